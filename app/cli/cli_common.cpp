@@ -1,0 +1,29 @@
+#include "cli_common.h"
+
+#include <QJsonDocument>
+
+#include <cstdio>
+
+namespace commprof::cli {
+
+void printJson(const QJsonObject& doc) {
+    const QByteArray bytes = QJsonDocument(doc).toJson(QJsonDocument::Indented);
+    std::fwrite(bytes.constData(), 1, static_cast<std::size_t>(bytes.size()), stdout);
+    std::fflush(stdout);
+}
+
+void printError(const QString& message) {
+    std::fprintf(stderr, "commprof: %s\n", qPrintable(message));
+}
+
+void printText(const QString& text) {
+    std::fputs(qPrintable(text), stdout);
+    std::fflush(stdout);
+}
+
+int usage(const QString& text) {
+    std::fprintf(stderr, "usage: %s\n", qPrintable(text));
+    return BadInput;
+}
+
+} // namespace commprof::cli

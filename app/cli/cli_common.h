@@ -1,0 +1,21 @@
+#pragma once
+// What every subcommand shares: exit codes and output conventions (docs/cli.md).
+
+#include <QJsonObject>
+#include <QStringList>
+
+namespace commprof::cli {
+
+enum ExitCode : int { Ok = 0, NotFine = 1, BadInput = 2 };
+
+// One JSON document on stdout.
+void printJson(const QJsonObject& doc);
+// Human text and errors go to stderr.
+void printError(const QString& message);
+void printText(const QString& text);
+
+int usage(const QString& text);
+
+int traceCommand(const QStringList& args);
+
+} // namespace commprof::cli

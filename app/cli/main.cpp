@@ -1,0 +1,38 @@
+// commprof: the headless front end. Each subcommand lives in its own cmd_*.cpp.
+
+#include "cli_common.h"
+
+#include <QCoreApplication>
+
+#include <functional>
+#include <map>
+
+using namespace commprof::cli;
+
+namespace {
+
+const char* kUsage = "commprof <command> [args]\n"
+                     "  trace summarize TRACE [--json] [--hta]   per-step figures of a Chrome trace\n";
+
+} // namespace
+
+int main(int argc, char** argv) {
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName("commprof");
+    QStringList args = app.arguments().mid(1);
+    if (args.isEmpty() || args.first() == "--help" || args.first() == "-h") {
+        std::fputs(kUsage, args.isEmpty() ? stderr : stdout);
+        return args.isEmpty() ? BadInput : Ok;
+    }
+    const std::map<QString, std::function<int(const QStringList&)>> commands{
+        {"trace", traceCommand},
+    };
+    const QString name = args.takeFirst();
+    const auto it = commands.find(name);
+    if (it == commands.end()) {
+        printError(QString("unknown command '%1'").arg(name));
+        std::fputs(kUsage, stderr);
+        return BadInput;
+    }
+    return it->second(args);
+}

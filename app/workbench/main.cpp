@@ -1,0 +1,39 @@
+// commprof-workbench [--results DIR] [--trace FILE] [--screenshot OUTDIR]
+
+#include "main_window.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QTimer>
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    QApplication::setApplicationName("commprof-workbench");
+    QCommandLineParser parser;
+    parser.setApplicationDescription("Measure what data-parallel training spends on communication.");
+    parser.addHelpOption();
+    const QCommandLineOption results("results", "Open a results directory.", "DIR");
+    const QCommandLineOption traceOpt("trace", "Open a Chrome trace.", "FILE");
+    const QCommandLineOption shot("screenshot", "Render each main view to OUTDIR/*.png and exit.", "OUTDIR");
+    parser.addOptions({results, traceOpt, shot});
+    parser.process(app);
+
+    commprof::workbench::MainWindow window;
+    window.resize(1280, 800);
+    if (parser.isSet(results)) {
+        window.openResults(parser.value(results));
+    }
+    if (parser.isSet(traceOpt)) {
+        window.openTrace(parser.value(traceOpt));
+    }
+    if (parser.isSet(shot)) {
+        window.show();
+        QTimer::singleShot(1500, &window, [&] {
+            const bool ok = window.saveScreenshots(parser.value(shot));
+            QApplication::exit(ok ? 0 : 1);
+        });
+        return QApplication::exec();
+    }
+    window.show();
+    return QApplication::exec();
+}

@@ -1,0 +1,94 @@
+#include "main_window.h"
+
+#include "models/step_table_model.h"
+#include "step_table_view.h"
+#include "trace/step_metrics.h"
+#include "trace/trace_reader.h"
+
+#include <QCloseEvent>
+#include <QDir>
+#include <QFileDialog>
+#include <QFutureWatcher>
+#include <QMenuBar>
+#include <QSettings>
+#include <QStatusBar>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace commprof::workbench {
+namespace {
+
+struct ParsedTrace {
+    trace::TraceSummary summary;
+    QString error;
+};
+
+ParsedTrace parseTrace(const QString& path) {
+    try {
+        return {trace::summarize(trace::readTraceFile(path.toStdString())), {}};
+    } catch (const trace::TraceError& e) {
+        return {{}, QString::fromStdString(e.what())};
+    }
+}
+
+} // namespace
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+    setWindowTitle("commprof workbench");
+    steps_ = new models::StepTableModel(this);
+    auto* table = new widgets::StepTableView(this);
+    table->setModel(steps_);
+    setCentralWidget(table);
+
+    QMenu* file = menuBar()->addMenu("&File");
+    file->addAction("Open &trace...", QKeySequence::Open, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, "Open Chrome trace", resultsDir_,
+                                                          "Chrome traces (*.json *.json.gz);;All files (*)");
+        if (!path.isEmpty()) {
+            openTrace(path);
+        }
+    });
+    file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
+    restoreLayout();
+    statusBar()->showMessage("Open a trace or a results directory");
+}
+
+void MainWindow::openResults(const QString& dir) {
+    resultsDir_ = dir;
+    statusBar()->showMessage(QString("Results: %1").arg(QDir(dir).absolutePath()));
+}
+
+void MainWindow::openTrace(const QString& path) {
+    statusBar()->showMessage(QString("Parsing %1 ...").arg(path));
+    auto* watcher = new QFutureWatcher<ParsedTrace>(this);
+    connect(watcher, &QFutureWatcher<ParsedTrace>::finished, this, [this, watcher, path] {
+        const ParsedTrace parsed = watcher->result();
+        watcher->deleteLater();
+        if (!parsed.error.isEmpty()) {
+            statusBar()->showMessage(parsed.error);
+            return;
+        }
+        steps_->setSummary(parsed.summary);
+        statusBar()->showMessage(QString("%1: %2 steps").arg(path).arg(parsed.summary.steps.size()));
+    });
+    watcher->setFuture(QtConcurrent::run(parseTrace, path));
+}
+
+bool MainWindow::saveScreenshots(const QString& outDir) {
+    QDir().mkpath(outDir);
+    return grab().save(QDir(outDir).filePath("main.png"));
+}
+
+void MainWindow::restoreLayout() {
+    QSettings settings("commprof", "workbench");
+    restoreGeometry(settings.value("geometry").toByteArray());
+    restoreState(settings.value("state").toByteArray());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    QSettings settings("commprof", "workbench");
+    settings.setValue("geometry", saveGeometry());
+    settings.setValue("state", saveState());
+    event->accept();
+}
+
+} // namespace commprof::workbench

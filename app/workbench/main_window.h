@@ -1,0 +1,31 @@
+#pragma once
+// The workbench's main window: docks, menus, and the wiring between views and models.
+
+#include <QMainWindow>
+
+namespace commprof::models {
+class StepTableModel;
+}
+
+namespace commprof::workbench {
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    void openResults(const QString& dir);
+    // Parses off the GUI thread; the table fills in when the result arrives.
+    void openTrace(const QString& path);
+    // Renders every main view to OUTDIR/<view>.png.
+    bool saveScreenshots(const QString& outDir);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void restoreLayout();
+    models::StepTableModel* steps_ = nullptr;
+    QString resultsDir_;
+};
+
+} // namespace commprof::workbench

@@ -1,0 +1,67 @@
+#include "step_table_model.h"
+
+namespace commprof::models {
+
+void StepTableModel::setSummary(const trace::TraceSummary& summary) {
+    beginResetModel();
+    summary_ = summary;
+    endResetModel();
+}
+
+int StepTableModel::rowCount(const QModelIndex& parent) const {
+    if (parent.isValid() || summary_.steps.empty()) {
+        return 0;
+    }
+    return int(summary_.steps.size()) + 1;
+}
+
+int StepTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+const trace::StepMetrics& StepTableModel::rowMetrics(int row) const {
+    return row < int(summary_.steps.size()) ? summary_.steps[std::size_t(row)] : summary_.totals;
+}
+
+QVariant StepTableModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid() || index.row() >= rowCount()) {
+        return {};
+    }
+    const bool totalRow = index.row() == int(summary_.steps.size());
+    const auto& m = rowMetrics(index.row());
+    if (role == Qt::TextAlignmentRole) {
+        return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    }
+    if (role != Qt::DisplayRole) {
+        return {};
+    }
+    switch (index.column()) {
+    case Step:
+        return totalRow ? QVariant("total") : QVariant(m.step);
+    case StepUs:
+        return QString::number(m.stepUs, 'f', 1);
+    case ComputeUs:
+        return QString::number(m.computeUs, 'f', 1);
+    case CommUs:
+        return QString::number(m.commUs, 'f', 1);
+    case BookkeepingUs:
+        return QString::number(m.bookkeepingUs, 'f', 1);
+    case OverlapUs:
+        return QString::number(m.overlapUs, 'f', 1);
+    case ExposedUs:
+        return QString::number(m.exposedCommUs, 'f', 1);
+    case Efficiency:
+        return m.overlapEfficiency ? QString::number(*m.overlapEfficiency * 100.0, 'f', 1) + " %" : QString("n/a");
+    default:
+        return {};
+    }
+}
+
+QVariant StepTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (role != Qt::DisplayRole || orientation != Qt::Horizontal) {
+        return {};
+    }
+    static const char* names[ColumnCount] = {"step",         "step µs",    "compute µs",  "comm µs",
+                                             "bookkeeping µs", "overlap µs", "exposed µs", "overlap eff."};
+    return section >= 0 && section < ColumnCount ? QVariant(names[section]) : QVariant();
+}
+
+} // namespace commprof::models

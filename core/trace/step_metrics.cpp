@@ -1,0 +1,146 @@
+#include "step_metrics.h"
+
+#include <algorithm>
+#include <charconv>
+#include <limits>
+#include <map>
+
+namespace commprof::trace {
+namespace {
+
+std::optional<double> ratio(double num, double den) {
+    if (!(den > 0.0)) {
+        return std::nullopt;
+    }
+    return num / den;
+}
+
+void finishRatios(StepMetrics& m) {
+    m.exposedCommUs = m.commUs - m.overlapUs;
+    m.overlapEfficiency = ratio(m.overlapUs, m.commUs);
+    m.commOverheadFraction = ratio(m.exposedCommUs, m.stepUs);
+}
+
+} // namespace
+
+std::optional<int> profilerStepNumber(const std::string& name) {
+    constexpr std::string_view prefix = "ProfilerStep#";
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) {
+        return std::nullopt;
+    }
+    int n = 0;
+    const char* first = name.data() + prefix.size();
+    const char* last = name.data() + name.size();
+    const auto res = std::from_chars(first, last, n);
+    if (res.ec != std::errc() || res.ptr != last) {
+        return std::nullopt;
+    }
+    return n;
+}
+
+std::vector<StepWindow> stepWindows(const Trace& trace, bool* marked) {
+    // Decide per distinct name, not per event.
+    std::vector<std::optional<int>> stepOfName(trace.strings.size());
+    for (std::uint32_t id = 0; id < trace.strings.size(); ++id) {
+        stepOfName[id] = profilerStepNumber(trace.strings.at(id));
+    }
+    std::map<int, Span> windows;
+    for (const auto& e : trace.events) {
+        if (const auto n = stepOfName[e.name]) {
+            auto [it, fresh] = windows.try_emplace(*n, Span{e.startUs, e.endUs});
+            if (!fresh) {
+                it->second.start = std::min(it->second.start, e.startUs);
+                it->second.end = std::max(it->second.end, e.endUs);
+            }
+        }
+    }
+    std::vector<StepWindow> out;
+    if (marked) {
+        *marked = !windows.empty();
+    }
+    if (windows.empty()) {
+        if (trace.events.empty()) {
+            return out;
+        }
+        Span all{std::numeric_limits<double>::max(), std::numeric_limits<double>::lowest()};
+        for (const auto& e : trace.events) {
+            all.start = std::min(all.start, e.startUs);
+            all.end = std::max(all.end, e.endUs);
+        }
+        out.push_back({0, all});
+        return out;
+    }
+    for (const auto& [n, span] : windows) {
+        out.push_back({n, span});
+    }
+    return out;
+}
+
+ClassSpans classSpans(const Trace& trace) {
+    std::vector<Span> compute, comm, bookkeeping;
+    for (const auto& e : trace.events) {
+        switch (e.cls) {
+        case EventClass::Compute:
+            compute.push_back({e.startUs, e.endUs});
+            break;
+        case EventClass::Communication:
+            comm.push_back({e.startUs, e.endUs});
+            break;
+        case EventClass::Bookkeeping:
+            bookkeeping.push_back({e.startUs, e.endUs});
+            break;
+        case EventClass::NotCounted:
+            break;
+        }
+    }
+    ClassSpans out{SpanSet::unionOf(std::move(compute)), SpanSet::unionOf(std::move(comm)),
+                   SpanSet::unionOf(std::move(bookkeeping))};
+    if (trace.regime == Regime::Host) {
+        out.compute = out.compute.subtract(out.bookkeeping);
+    }
+    return out;
+}
+
+StepMetrics measureWindow(const ClassSpans& spans, const StepWindow& w) {
+    StepMetrics m;
+    m.step = w.step;
+    m.startUs = w.window.start;
+    m.endUs = w.window.end;
+    m.stepUs = w.window.length();
+    m.computeUs = spans.compute.lengthWithin(w.window);
+    m.commUs = spans.communication.lengthWithin(w.window);
+    m.bookkeepingUs = spans.bookkeeping.lengthWithin(w.window);
+    m.overlapUs = spans.compute.clip(w.window).intersect(spans.communication.clip(w.window)).length();
+    finishRatios(m);
+    return m;
+}
+
+TraceSummary summarize(const Trace& trace) {
+    TraceSummary s;
+    s.regime = trace.regime;
+    s.warnings = trace.warnings;
+    const ClassSpans spans = classSpans(trace);
+    for (const auto& w : stepWindows(trace, &s.stepsMarked)) {
+        s.steps.push_back(measureWindow(spans, w));
+    }
+    StepMetrics& t = s.totals;
+    t.step = -1;
+    for (const auto& m : s.steps) {
+        t.stepUs += m.stepUs;
+        t.computeUs += m.computeUs;
+        t.commUs += m.commUs;
+        t.bookkeepingUs += m.bookkeepingUs;
+        t.overlapUs += m.overlapUs;
+    }
+    if (!s.steps.empty()) {
+        t.startUs = s.steps.front().startUs;
+        t.endUs = s.steps.back().endUs;
+    }
+    finishRatios(t);
+    if (s.steps.empty()) {
+        s.warnings.push_back("the trace holds no duration events");
+    }
+    return s;
+}
+
+} // namespace commprof::trace

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Installs what commprof needs (Debian 12 packages), builds it, and either runs the default
+# experiment or the test suite.
+#
+#   packaging/bootstrap.sh run    build, run configs/experiments/smoke.yaml into ./results/,
+#                                 write the report, open the workbench on it
+#   packaging/bootstrap.sh test   build and run the ctest suite
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+BUILD=${COMMPROF_BUILD_DIR:-$ROOT/build}
+JOBS=${COMMPROF_JOBS:-$(nproc)}
+
+PACKAGES=(
+  build-essential cmake ninja-build ccache pkg-config
+  qt6-base-dev libgl-dev libqcustomplot-dev fonts-dejavu-core
+  libyaml-cpp-dev libsqlite3-dev libsimdjson-dev zlib1g-dev
+  libtorch-dev libgloo-dev
+)
+
+install_packages() {
+  local missing=()
+  for p in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -eq 0 ]; then
+    return
+  fi
+  echo "bootstrap: installing ${missing[*]}" >&2
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+}
+
+build() {
+  cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release >&2
+  cmake --build "$BUILD" -j "$JOBS" >&2
+}
+
+run_default_matrix() {
+  local out="$ROOT/results"
+  local bin="$BUILD/bin"
+  mkdir -p "$out"
+  "$bin/commprof" probe || true
+  "$bin/commprof" run "$ROOT/configs/experiments/smoke.yaml" --out "$out/smoke" --resume
+  "$bin/commprof" ingest "$out/smoke"
+  "$bin/commprof" cells "$out/smoke"
+  "$bin/commprof" report "$out/smoke" --out "$out/smoke/report"
+  if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+    "$bin/commprof-workbench" --results "$out/smoke"
+  else
+    echo
+    echo "No display: results are in $out/smoke, figures and cells.csv in $out/smoke/report."
+    echo "Open them later with: $bin/commprof-workbench --results $out/smoke"
+  fi
+}
+
+case "${1:-}" in
+  run)
+    install_packages
+    build
+    run_default_matrix
+    ;;
+  test)
+    install_packages
+    build
+    ctest --test-dir "$BUILD" --output-on-failure -j "$JOBS"
+    ;;
+  *)
+    echo "usage: $0 run|test" >&2
+    exit 2
+    ;;
+esac

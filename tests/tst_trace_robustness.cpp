@@ -1,0 +1,150 @@
+// Bad input gives a clear error naming the file, or a partial result with warnings; never a
+// crash, a hang or a NaN.
+
+#include "trace/step_metrics.h"
+#include "trace/trace_reader.h"
+#include "trace_builder.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <zlib.h>
+
+using namespace commprof::trace;
+
+class TstTraceRobustness : public QObject {
+    Q_OBJECT
+private slots:
+    void badInputIsAClearError_data() {
+        QTest::addColumn<QByteArray>("content");
+        QTest::addColumn<QString>("expect");
+        QTest::newRow("empty") << QByteArray() << "empty file";
+        QTest::newRow("spaces") << QByteArray("   \n") << "empty file";
+        QTest::newRow("not json") << QByteArray("hello, world") << "not valid JSON";
+        QTest::newRow("number") << QByteArray("42") << "neither an object nor an array";
+        QTest::newRow("object without events") << QByteArray(R"({"foo": 1})") << "no 'traceEvents'";
+        QTest::newRow("events not array") << QByteArray(R"({"traceEvents": 3})") << "not an array";
+        QTest::newRow("truncated at start") << QByteArray("{\"traceEvents\":[{\"ph\":\"X\",\"na") << "not valid JSON";
+    }
+    void badInputIsAClearError() {
+        QFETCH(QByteArray, content);
+        QFETCH(QString, expect);
+        QTemporaryDir dir;
+        const QString path = dir.filePath("bad.json");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(content);
+        f.close();
+        try {
+            readTraceFile(path.toStdString());
+            QFAIL("expected a TraceError");
+        } catch (const TraceError& e) {
+            const QString msg = e.what();
+            QVERIFY2(msg.contains(path), qPrintable(msg));
+            QVERIFY2(msg.contains(expect), qPrintable(msg));
+        }
+    }
+
+    void missingFileNamesIt() {
+        try {
+            readTraceFile("/nonexistent/trace.json");
+            QFAIL("expected a TraceError");
+        } catch (const TraceError& e) {
+            QVERIFY(QString(e.what()).contains("/nonexistent/trace.json"));
+        }
+    }
+
+    void truncatedJsonKeepsWhatWasRead() {
+        QString text = TraceBuilder()
+                           .complete("ProfilerStep#1", 0, 100)
+                           .complete("aten::mm", 0, 10)
+                           .complete("gloo:all_reduce", 10, 10)
+                           .complete("aten::mm", 30, 10)
+                           .object();
+        text.chop(30);
+        Trace t;
+        try {
+            t = parseTraceText(text.toStdString(), "cut.json");
+        } catch (const TraceError& e) {
+            // simdjson may reject an unbalanced document up front; then it must say so clearly.
+            QVERIFY(QString(e.what()).contains("cut.json"));
+            return;
+        }
+        QVERIFY(!t.warnings.empty());
+        QVERIFY(!t.events.empty());
+    }
+
+    void truncatedGzipIsPartialWithWarning() {
+        TraceBuilder b;
+        b.complete("ProfilerStep#1", 0, 100);
+        for (int i = 0; i < 20000; ++i) {
+            b.complete("aten::add", i, 1);
+        }
+        const QString text = b.object();
+        QTemporaryDir dir;
+        const QString path = dir.filePath("cut.json.gz");
+        const QByteArray raw = text.toUtf8();
+        gzFile gz = gzopen(path.toLocal8Bit().constData(), "wb");
+        gzwrite(gz, raw.constData(), unsigned(raw.size()));
+        gzclose(gz);
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadWrite));
+        f.resize(f.size() / 2);
+        f.close();
+        try {
+            const Trace t = readTraceFile(path.toStdString());
+            QVERIFY(!t.warnings.empty());
+            const TraceSummary s = summarize(t);
+            QVERIFY(!s.warnings.empty());
+        } catch (const TraceError& e) {
+            QVERIFY(QString(e.what()).contains(path));
+        }
+    }
+
+    void negativeDurationsAndAbsurdTimesAreDroppedWithWarnings() {
+        const QString text = TraceBuilder()
+                                 .complete("ProfilerStep#1", 0, 100)
+                                 .complete("aten::mm", 0, 10)
+                                 .raw(R"({"ph":"X","name":"aten::mm","ts":5,"dur":-3,"pid":1,"tid":1})")
+                                 .raw(R"({"ph":"X","name":"aten::mm","ts":1e300,"dur":3,"pid":1,"tid":1})")
+                                 .raw(R"({"ph":"X","name":"aten::mm","ts":"abc","dur":3,"pid":1,"tid":1})")
+                                 .raw(R"({"ph":"X","name":"aten::mm","dur":3,"pid":1,"tid":1})")
+                                 .raw(R"({"ph":"E","ts":50,"pid":9,"tid":9})")
+                                 .raw(R"({"ph":"B","name":"aten::x","ts":50,"pid":9,"tid":9})")
+                                 .raw(R"(17)")
+                                 .object();
+        const Trace t = parseTraceText(text.toStdString(), "odd.json");
+        QCOMPARE(t.events.size(), std::size_t(2));
+        QString all;
+        for (const auto& w : t.warnings) {
+            all += QString::fromStdString(w) + "\n";
+        }
+        QVERIFY2(all.contains("negative duration"), qPrintable(all));
+        QVERIFY2(all.contains("absurd timestamp"), qPrintable(all));
+        QVERIFY2(all.contains("without a matching 'E'"), qPrintable(all));
+        QVERIFY2(all.contains("without a matching 'B'"), qPrintable(all));
+        QVERIFY2(all.contains("not objects"), qPrintable(all));
+        const TraceSummary s = summarize(t);
+        QCOMPARE(s.totals.computeUs, 10.0);
+    }
+
+    void quotedAndStringIdsAreAccepted() {
+        const QString text = R"({"traceEvents":[{"ph":"X","name":"aten::mm","ts":"12.5","dur":"2","pid":"host","tid":"main"}]})";
+        const Trace t = parseTraceText(text.toStdString(), "quoted.json");
+        QCOMPARE(t.events.size(), std::size_t(1));
+        QCOMPARE(t.events[0].startUs, 12.5);
+        QVERIFY(t.events[0].pid < 0);
+    }
+
+    void emptyEventListGivesNoNaN() {
+        const TraceSummary s = summarize(parseTraceText(R"({"traceEvents":[]})", "none.json"));
+        QVERIFY(s.steps.empty());
+        QVERIFY(!s.totals.overlapEfficiency.has_value());
+        QVERIFY(!s.totals.commOverheadFraction.has_value());
+        QVERIFY(!s.warnings.empty());
+    }
+};
+
+QTEST_APPLESS_MAIN(TstTraceRobustness)
+#include "tst_trace_robustness.moc"
