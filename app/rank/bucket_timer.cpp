@@ -1,0 +1,72 @@
+#include "bucket_timer.h"
+
+#include "chrome_trace.h"
+
+#include <time.h>
+
+namespace commprof::rank {
+
+std::int64_t monotonicNs() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return std::int64_t(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
+}
+
+std::size_t BucketLog::launch(int index, std::int64_t bytes, std::int64_t nparams) {
+    const std::int64_t now = monotonicNs();
+    std::lock_guard<std::mutex> lock(mutex_);
+    records_.push_back({iteration_.load(), index, bytes, nparams, now, 0});
+    return records_.size() - 1;
+}
+
+void BucketLog::complete(std::size_t slot) {
+    const std::int64_t now = monotonicNs();
+    std::lock_guard<std::mutex> lock(mutex_);
+    records_[slot].endNs = now;
+}
+
+std::vector<BucketRecord> BucketLog::takeNew() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<BucketRecord> out;
+    while (reported_ < records_.size() && records_[reported_].endNs != 0) {
+        out.push_back(records_[reported_++]);
+    }
+    return out;
+}
+
+std::vector<BucketRecord> BucketLog::all() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return records_;
+}
+
+c10::intrusive_ptr<c10::ivalue::Future> TimingCommHook::runHook(c10d::GradBucket& bucket) {
+    std::vector<at::Tensor> tensors{bucket.getBufferRef()};
+    // Divide first, as DDP's default hook does, so the sum cannot overflow in low precision.
+    tensors[0].div_(pg_->getSize());
+    if (!log_->recording()) {
+        return pg_->allreduce(tensors)->getFuture();
+    }
+    const std::int64_t bytes = tensors[0].numel() * std::int64_t(tensors[0].element_size());
+    const auto nparams = std::int64_t(bucket.getGradients().size());
+    const int iteration = log_->iteration();
+    const int index = int(bucket.getIndex());
+    const std::size_t slot = log_->launch(index, bytes, nparams);
+    const std::int64_t start = monotonicNs();
+    auto future = pg_->allreduce(tensors)->getFuture();
+    auto log = log_;
+    future->addCallback([log, slot, index, iteration, start](c10::ivalue::Future&) {
+        log->complete(slot);
+        ChromeTrace::instance().addSpan("c10d::allreduce_bucket#" + std::to_string(index), "comm_hook", start,
+                                        monotonicNs(), iteration);
+    });
+    return future;
+}
+
+at::Tensor TimingCommHook::parseHookResult(const c10::IValue& result) {
+    if (result.isTensor()) {
+        return result.toTensor();
+    }
+    return result.toTensorVector()[0];
+}
+
+} // namespace commprof::rank

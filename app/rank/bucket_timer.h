@@ -1,0 +1,59 @@
+#pragma once
+// The comm hook that times every gradient bucket: it does exactly what DDP's default hook
+// does (divide by the world size, all-reduce) and records launch and completion on a
+// monotonic clock shared by every process of the host.
+
+#include "c10d_compat.h"
+
+#include <atomic>
+#include <mutex>
+#include <vector>
+
+namespace commprof::rank {
+
+struct BucketRecord {
+    int iteration = 0;
+    int index = 0;
+    std::int64_t bytes = 0;
+    std::int64_t nparams = 0;
+    std::int64_t startNs = 0;
+    std::int64_t endNs = 0;
+};
+
+// CLOCK_MONOTONIC: the same clock in every process on one host.
+std::int64_t monotonicNs();
+
+class BucketLog {
+public:
+    void setIteration(int it) { iteration_.store(it); }
+    int iteration() const { return iteration_.load(); }
+    void setRecordFrom(int it) { recordFrom_ = it; }
+    bool recording() const { return iteration_.load() >= recordFrom_; }
+
+    // Returns the slot to complete later.
+    std::size_t launch(int index, std::int64_t bytes, std::int64_t nparams);
+    void complete(std::size_t slot);
+    // Records completed since the last call, for live progress lines.
+    std::vector<BucketRecord> takeNew();
+    std::vector<BucketRecord> all() const;
+
+private:
+    mutable std::mutex mutex_;
+    std::vector<BucketRecord> records_;
+    std::size_t reported_ = 0;
+    std::atomic<int> iteration_{0};
+    int recordFrom_ = 0;
+};
+
+class TimingCommHook : public c10d::CommHookInterface {
+public:
+    TimingCommHook(ProcessGroupPtr pg, std::shared_ptr<BucketLog> log) : pg_(std::move(pg)), log_(std::move(log)) {}
+    c10::intrusive_ptr<c10::ivalue::Future> runHook(c10d::GradBucket& bucket) override;
+    at::Tensor parseHookResult(const c10::IValue& result) override;
+
+private:
+    ProcessGroupPtr pg_;
+    std::shared_ptr<BucketLog> log_;
+};
+
+} // namespace commprof::rank

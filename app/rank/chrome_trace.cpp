@@ -1,0 +1,113 @@
+#include "chrome_trace.h"
+
+#include "bucket_timer.h"
+#include "json_writer.h"
+
+#include <ATen/record_function.h>
+
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cstdio>
+
+namespace commprof::rank {
+namespace {
+
+struct OpStart : at::ObserverContext {
+    std::int64_t startNs = 0;
+};
+
+std::unique_ptr<at::ObserverContext> onOpStart(const at::RecordFunction&) {
+    if (!ChromeTrace::instance().active()) {
+        return nullptr;
+    }
+    auto ctx = std::make_unique<OpStart>();
+    ctx->startNs = monotonicNs();
+    return ctx;
+}
+
+void onOpEnd(const at::RecordFunction& fn, at::ObserverContext* ctx) {
+    if (!ctx) {
+        return;
+    }
+    ChromeTrace::instance().addSpan(fn.name(), "cpu_op", static_cast<OpStart*>(ctx)->startNs, monotonicNs());
+}
+
+} // namespace
+
+long currentTid() {
+    thread_local const long tid = long(syscall(SYS_gettid));
+    return tid;
+}
+
+ChromeTrace& ChromeTrace::instance() {
+    static ChromeTrace trace;
+    return trace;
+}
+
+void ChromeTrace::install() {
+    at::addGlobalCallback(at::RecordFunctionCallback(onOpStart, onOpEnd)
+                              .scopes({at::RecordScope::FUNCTION, at::RecordScope::BACKWARD_FUNCTION,
+                                       at::RecordScope::USER_SCOPE}));
+}
+
+void ChromeTrace::addSpan(std::string name, const char* category, std::int64_t startNs, std::int64_t endNs,
+                          int iteration) {
+    if (!active()) {
+        return;
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    spans_.push_back({std::move(name), category, startNs, endNs, currentTid(), iteration});
+}
+
+std::size_t ChromeTrace::size() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return spans_.size();
+}
+
+bool ChromeTrace::write(const std::string& path, int rank, std::string& error) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const std::string tmp = path + ".tmp";
+    gzFile out = gzopen(tmp.c_str(), "wb6");
+    if (!out) {
+        error = "cannot write " + tmp;
+        return false;
+    }
+    const int pid = int(getpid());
+    std::string head = "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"producer\":\"commprof-rank\",\"rank\":" +
+                       std::to_string(rank) + ",\"clock\":\"CLOCK_MONOTONIC\"},\"traceEvents\":[\n";
+    head += "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + std::to_string(pid) +
+            ",\"args\":{\"name\":\"rank " + std::to_string(rank) + "\"}}";
+    gzwrite(out, head.data(), unsigned(head.size()));
+    std::string line;
+    for (const Span& s : spans_) {
+        JsonWriter j;
+        j.beginObject();
+        j.field("ph", "X");
+        j.field("cat", s.category);
+        j.field("name", s.name);
+        j.fieldRaw("ts", formatMicros(s.startNs));
+        j.fieldRaw("dur", formatMicros(s.endNs - s.startNs));
+        j.field("pid", pid);
+        j.field("tid", std::int64_t(s.tid));
+        if (s.iteration >= 0) {
+            j.key("args");
+            j.beginObject();
+            j.field("iteration", s.iteration);
+            j.endObject();
+        }
+        j.endObject();
+        line = ",\n" + j.str();
+        gzwrite(out, line.data(), unsigned(line.size()));
+    }
+    const std::string tail = "\n]}\n";
+    gzwrite(out, tail.data(), unsigned(tail.size()));
+    if (gzclose(out) != Z_OK || std::rename(tmp.c_str(), path.c_str()) != 0) {
+        error = "cannot finish " + path;
+        return false;
+    }
+    return true;
+}
+
+} // namespace commprof::rank

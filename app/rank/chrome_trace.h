@@ -1,0 +1,44 @@
+#pragma once
+// commprof-rank's own Chrome trace: every ATen op from RecordFunction callbacks, every bucket
+// all-reduce, and a ProfilerStep#N span per iteration, for the profiled window only.
+// Follows docs/trace-semantics.md (host regime) and loads in Perfetto.
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace commprof::rank {
+
+class ChromeTrace {
+public:
+    static ChromeTrace& instance();
+
+    // Registers the RecordFunction callback; without this call tracing costs nothing.
+    void install();
+    void setActive(bool active) { active_.store(active, std::memory_order_relaxed); }
+    bool active() const { return active_.load(std::memory_order_relaxed); }
+
+    void addSpan(std::string name, const char* category, std::int64_t startNs, std::int64_t endNs, int iteration = -1);
+    // Writes gzip JSON atomically (temp file, then rename). Returns false with a message on error.
+    bool write(const std::string& path, int rank, std::string& error) const;
+    std::size_t size() const;
+
+private:
+    struct Span {
+        std::string name;
+        const char* category;
+        std::int64_t startNs;
+        std::int64_t endNs;
+        long tid;
+        int iteration;
+    };
+    std::atomic<bool> active_{false};
+    mutable std::mutex mutex_;
+    std::vector<Span> spans_;
+};
+
+long currentTid();
+
+} // namespace commprof::rank

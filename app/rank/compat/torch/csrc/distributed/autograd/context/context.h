@@ -1,0 +1,25 @@
+#pragma once
+// Debian's libtorch 1.13 ships reducer.hpp, which includes this header, but not the header
+// itself. The Reducer only needs these two names; a shared_ptr has the same size whatever it
+// points to, so the Reducer's layout is unchanged. Never used on a full libtorch, whose own
+// header is found first only if this directory comes later on the include path.
+#include <functional>
+#include <memory>
+
+namespace at {
+class Tensor;
+}
+
+namespace torch {
+namespace distributed {
+namespace autograd {
+
+class DistAutogradContext {
+public:
+    using GradCallback = std::function<bool(at::Tensor&)>;
+};
+using ContextPtr = std::shared_ptr<DistAutogradContext>;
+
+} // namespace autograd
+} // namespace distributed
+} // namespace torch

@@ -1,0 +1,253 @@
+#include "ddp_loop.h"
+
+#include "bucket_timer.h"
+#include "chrome_trace.h"
+#include "json_writer.h"
+#include "models.h"
+#include "rendezvous.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <set>
+
+namespace commprof::rank {
+namespace {
+
+double msSince(std::int64_t startNs) { return double(monotonicNs() - startNs) / 1e6; }
+
+void emit(const std::string& line) {
+    std::fputs(line.c_str(), stdout);
+    std::fputc('\n', stdout);
+    std::fflush(stdout);
+}
+
+void emitBuckets(BucketLog& log, int rank) {
+    for (const auto& b : log.takeNew()) {
+        JsonWriter j;
+        j.beginObject();
+        j.field("event", "bucket");
+        j.field("rank", rank);
+        j.field("iter", b.iteration);
+        j.field("index", b.index);
+        j.field("bytes", b.bytes);
+        j.field("ms", double(b.endNs - b.startNs) / 1e6);
+        j.endObject();
+        emit(j.str());
+    }
+}
+
+std::unique_ptr<torch::optim::Optimizer> makeOptimizer(const std::string& name, std::vector<torch::Tensor> params) {
+    if (name == "adam") {
+        return std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(1e-4));
+    }
+    return std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(1e-4).momentum(0.9));
+}
+
+double checksum(const std::vector<torch::Tensor>& tensors, bool grads) {
+    double total = 0;
+    for (const auto& p : tensors) {
+        const auto& t = grads ? p.grad() : p;
+        if (t.defined()) {
+            total += t.to(torch::kDouble).sum().item<double>();
+        }
+    }
+    return total;
+}
+
+// After the run, one all-gather of every rank's per-iteration gradient checksums: an
+// all-reduced gradient must be bit-identical on every rank.
+bool checksumsAgree(ProcessGroupPtr& pg, const std::vector<IterationTimes>& its, int world, std::string& note) {
+    auto mine = torch::empty({std::int64_t(its.size())}, torch::kDouble);
+    for (std::size_t i = 0; i < its.size(); ++i) {
+        mine[std::int64_t(i)] = its[i].gradChecksum;
+    }
+    std::vector<std::vector<at::Tensor>> out(1);
+    for (int r = 0; r < world; ++r) {
+        out[0].push_back(torch::empty_like(mine));
+    }
+    std::vector<at::Tensor> in{mine};
+    pg->allgather(out, in)->wait();
+    for (int r = 0; r < world; ++r) {
+        if (!torch::equal(out[0][std::size_t(r)], mine)) {
+            auto diff = (out[0][std::size_t(r)] != mine).nonzero();
+            note = "rank " + std::to_string(r) + " differs first at iteration " +
+                   std::to_string(diff.numel() ? diff[0][0].item<std::int64_t>() : -1);
+            return false;
+        }
+    }
+    note = "identical on all " + std::to_string(world) + " ranks for every iteration";
+    return true;
+}
+
+std::string interconnectFor(const RankOptions& o) {
+    if (o.backend == "nccl") {
+        return o.worldSize == 1 ? "none" : "as_detected_by_nccl";
+    }
+    return o.device == "cuda" ? "pcie_host_staged" : "host_loopback";
+}
+
+} // namespace
+
+RankResult runDdp(const RankOptions& o) {
+    const std::int64_t wallStart = monotonicNs();
+    RankResult result;
+    result.options = o;
+    result.interconnect = interconnectFor(o);
+    if (o.threads > 0) {
+        torch::set_num_threads(o.threads);
+    }
+    if (o.backend == "nccl" && !kHasNccl) {
+        throw RunFailure("this libtorch (" + std::string(TORCH_VERSION) +
+                         ") was built without NCCL: --backend nccl is not available here");
+    }
+    if (o.device == "cuda" && !torch::cuda::is_available()) {
+        throw RunFailure(std::string("--device cuda: ") +
+                         (kHasCudaBuild ? "no CUDA device is visible" : "this libtorch was built without CUDA"));
+    }
+    const torch::Device device =
+        o.device == "cuda" ? torch::Device(torch::kCUDA, o.localRank % std::max<int>(1, int(torch::cuda::device_count())))
+                           : torch::Device(torch::kCPU);
+    result.deviceName = o.device == "cuda" ? "cuda:" + std::to_string(device.index()) : "cpu";
+
+    auto store = connectStore(o);
+    const auto timeout = std::chrono::milliseconds(std::int64_t(o.collectiveTimeoutS * 1000));
+    ProcessGroupPtr pg = o.backend == "nccl" ? makeNcclGroup(store, o.rank, o.worldSize, timeout)
+                                             : makeGlooGroup(store, o.rank, o.worldSize, o.masterAddr, timeout);
+
+    torch::manual_seed(o.seed);
+    SyntheticModel model = makeModel(o.family, o.params, device);
+    result.modelDescription = model.description;
+    result.actualParams = countParameters(*model.module);
+    const auto signature = modelSignature(*model.module);
+    result.signatureHash = signatureHash(signature);
+    checkFormation(*store, o, signature);
+
+    std::vector<torch::Tensor> params;
+    std::unordered_map<std::size_t, std::string> names;
+    for (const auto& p : model.module->named_parameters()) {
+        names[params.size()] = p.key();
+        result.params.push_back({p.key(), p.value().sizes().vec(), p.value().numel() * std::int64_t(p.value().element_size())});
+        params.push_back(p.value());
+    }
+
+    // Python DDP's setup: verify shapes across ranks, then broadcast rank 0's parameters.
+    {
+        torch::NoGradGuard noGrad; // the broadcast writes into leaf tensors
+        c10d::verify_params_across_processes(pg, params, c10::nullopt);
+        c10d::broadcast_coalesced(pg, params, 250 * 1024 * 1024, 0);
+    }
+
+    const auto firstCap = std::size_t(o.firstBucketMb * 1024 * 1024);
+    const auto cap = std::size_t(o.bucketCapMb * 1024 * 1024);
+    auto assignment = c10d::compute_bucket_assignment_by_size(params, {firstCap, cap}, std::vector<bool>(params.size(), false));
+    auto bucketIndices = std::get<0>(assignment);
+    auto perBucketLimits = std::get<1>(assignment);
+    // As Python DDP does: the last parameters' gradients are ready first.
+    std::reverse(bucketIndices.begin(), bucketIndices.end());
+    std::reverse(perBucketLimits.begin(), perBucketLimits.end());
+    result.initialBuckets = bucketIndices;
+
+    c10d::Reducer reducer(params, bucketIndices, perBucketLimits, pg, std::vector<bool>(params.size(), false),
+                          std::int64_t(cap), /*find_unused_parameters=*/false, /*gradient_as_bucket_view=*/false, names,
+                          std::int64_t(firstCap));
+    auto log = std::make_shared<BucketLog>();
+    log->setRecordFrom(o.recordFromIteration);
+    if (o.hook == "timing") {
+        reducer.register_comm_hook(std::make_unique<TimingCommHook>(pg, log));
+    } else {
+        reducer.register_builtin_comm_hook(c10d::BuiltinCommHookType::ALLREDUCE);
+    }
+
+    auto optimizer = makeOptimizer(o.optimizer, params);
+    // Batches exist on the device before any timing starts, seeded per rank.
+    at::Generator gen = at::detail::createCPUGenerator(o.seed * 1000003ULL + std::uint64_t(o.rank));
+    auto [input, target] = model.makeBatch(o.batchSize, gen);
+
+    ChromeTrace& trace = ChromeTrace::instance();
+    if (o.trace) {
+        trace.install();
+    }
+    const int traceEnd = o.traceFirstStep + o.traceSteps;
+
+    for (int it = 0; it < o.iterations; ++it) {
+        log->setIteration(it);
+        const bool traced = o.trace && it >= o.traceFirstStep && it < traceEnd;
+        trace.setActive(traced);
+        IterationTimes times;
+        times.iter = it;
+        const std::int64_t t0 = monotonicNs();
+
+        reducer.prepare_for_forward();
+        reducer.rebuild_buckets(); // a collective: every rank calls it at the same point
+        auto output = model.forward(input);
+        auto loss = torch::mse_loss(output, target);
+        reducer.prepare_for_backward({});
+        times.forwardMs = msSince(t0);
+
+        const std::int64_t t1 = monotonicNs();
+        loss.backward();
+        times.backwardMs = msSince(t1);
+
+        const std::int64_t t2 = monotonicNs();
+        optimizer->step();
+        times.optimizerMs = msSince(t2);
+        times.stepMs = msSince(t0);
+        const std::int64_t tEnd = monotonicNs();
+        trace.addSpan("ProfilerStep#" + std::to_string(it), "user_annotation", t0, tEnd, it);
+        trace.setActive(false);
+
+        // Outside the timed region: checksum, then zero gradients in place.
+        times.gradChecksum = checksum(params, true);
+        for (auto& p : params) {
+            if (p.grad().defined()) {
+                p.mutable_grad().zero_();
+            }
+        }
+        result.iterations.push_back(times);
+
+        JsonWriter j;
+        j.beginObject();
+        j.field("event", "iteration");
+        j.field("rank", o.rank);
+        j.field("iter", it);
+        j.field("of", o.iterations);
+        j.field("step_ms", times.stepMs);
+        j.field("loss", loss.item<double>());
+        j.endObject();
+        emit(j.str());
+        emitBuckets(*log, o.rank);
+    }
+
+    result.buckets = log->all();
+    std::set<int> countsSeen;
+    std::map<int, int> perIteration;
+    for (const auto& b : result.buckets) {
+        perIteration[b.iteration]++;
+    }
+    for (const auto& [iteration, count] : perIteration) {
+        countsSeen.insert(count);
+    }
+    result.bucketCountsSeen.assign(countsSeen.begin(), countsSeen.end());
+    result.rebuildDetected = countsSeen.size() > 1;
+    result.gradChecksumsAgree = checksumsAgree(pg, result.iterations, o.worldSize, result.gradChecksumNote);
+    {
+        torch::NoGradGuard noGrad;
+        result.paramChecksum = checksum(params, false);
+    }
+    result.peakHostBytes = peakHostBytes();
+    if (o.trace) {
+        std::string error;
+        const std::string path = o.outDir + "/trace_rank" + std::to_string(o.rank) + ".json.gz";
+        if (!trace.write(path, o.rank, error)) {
+            throw RunFailure(error);
+        }
+        result.traceFile = "trace_rank" + std::to_string(o.rank) + ".json.gz";
+    }
+    // Every rank reaches the end before any declares success.
+    pg->barrier()->wait();
+    result.wallS = double(monotonicNs() - wallStart) / 1e9;
+    return result;
+}
+
+} // namespace commprof::rank

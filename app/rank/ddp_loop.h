@@ -1,0 +1,15 @@
+#pragma once
+// One rank's DDP run: setup as Python DDP does it, then the timed loop over c10d::Reducer.
+
+#include "rank_result.h"
+
+namespace commprof::rank {
+
+struct RunFailure : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// Prints progress as JSON lines on stdout; throws on any failure.
+RankResult runDdp(const RankOptions& options);
+
+} // namespace commprof::rank

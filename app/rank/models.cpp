@@ -1,0 +1,130 @@
+#include "models.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace commprof::rank {
+namespace {
+
+constexpr int kMlpDepth = 6;
+constexpr int kBlocks = 4;
+constexpr int kSeqLen = 16;
+constexpr int kHeadDim = 64;
+
+// Hidden layers h x h, then an output layer sized to land on the requested count.
+struct MlpImpl : torch::nn::Module {
+    MlpImpl(std::int64_t width, std::int64_t outWidth) {
+        for (int i = 0; i < kMlpDepth; ++i) {
+            layers.push_back(register_module("fc" + std::to_string(i), torch::nn::Linear(width, width)));
+        }
+        head = register_module("head", torch::nn::Linear(width, outWidth));
+    }
+    torch::Tensor forward(torch::Tensor x) {
+        for (auto& l : layers) {
+            x = torch::relu(l->forward(x));
+        }
+        return head->forward(x);
+    }
+    std::vector<torch::nn::Linear> layers;
+    torch::nn::Linear head{nullptr};
+};
+
+struct BlockImpl : torch::nn::Module {
+    BlockImpl(std::int64_t d) : heads(d / kHeadDim) {
+        ln1 = register_module("ln1", torch::nn::LayerNorm(torch::nn::LayerNormOptions({d})));
+        qkv = register_module("qkv", torch::nn::Linear(d, 3 * d));
+        proj = register_module("proj", torch::nn::Linear(d, d));
+        ln2 = register_module("ln2", torch::nn::LayerNorm(torch::nn::LayerNormOptions({d})));
+        up = register_module("up", torch::nn::Linear(d, 4 * d));
+        down = register_module("down", torch::nn::Linear(4 * d, d));
+    }
+    torch::Tensor forward(torch::Tensor x) {
+        const auto b = x.size(0), s = x.size(1), d = x.size(2);
+        auto parts = qkv->forward(ln1->forward(x)).view({b, s, 3, heads, d / heads}).permute({2, 0, 3, 1, 4});
+        auto att = torch::softmax(torch::matmul(parts[0], parts[1].transpose(-2, -1)) / std::sqrt(double(d / heads)), -1);
+        auto y = torch::matmul(att, parts[2]).transpose(1, 2).reshape({b, s, d});
+        x = x + proj->forward(y);
+        return x + down->forward(torch::gelu(up->forward(ln2->forward(x))));
+    }
+    std::int64_t heads;
+    torch::nn::LayerNorm ln1{nullptr}, ln2{nullptr};
+    torch::nn::Linear qkv{nullptr}, proj{nullptr}, up{nullptr}, down{nullptr};
+};
+TORCH_MODULE(Block);
+
+struct TransformerImpl : torch::nn::Module {
+    TransformerImpl(std::int64_t d, std::int64_t outWidth) {
+        for (int i = 0; i < kBlocks; ++i) {
+            blocks.push_back(register_module("block" + std::to_string(i), Block(d)));
+        }
+        head = register_module("head", torch::nn::Linear(d, outWidth));
+    }
+    torch::Tensor forward(torch::Tensor x) {
+        for (auto& b : blocks) {
+            x = b->forward(x);
+        }
+        return head->forward(x);
+    }
+    std::vector<Block> blocks;
+    torch::nn::Linear head{nullptr};
+};
+
+// Output width so that total = body + width * (in + 1) is as close as possible to target.
+std::int64_t fillWidth(double target, double body, std::int64_t in) {
+    return std::max<std::int64_t>(1, std::llround((target - body) / double(in + 1)));
+}
+
+} // namespace
+
+std::int64_t countParameters(const torch::nn::Module& module) {
+    std::int64_t n = 0;
+    for (const auto& p : module.parameters()) {
+        n += p.numel();
+    }
+    return n;
+}
+
+SyntheticModel makeModel(const std::string& family, double params, const torch::Device& device) {
+    SyntheticModel m;
+    if (family == "mlp") {
+        // kMlpDepth layers of h*h + h and a head of about h outputs: (depth + 1)(h^2 + h) = params.
+        auto h = std::int64_t(std::floor((-1.0 + std::sqrt(1.0 + 4.0 * params / (kMlpDepth + 1))) / 2.0));
+        h = std::max<std::int64_t>(h, 8);
+        const double body = double(kMlpDepth) * double(h * h + h);
+        const std::int64_t out = fillWidth(params, body, h);
+        auto net = std::make_shared<MlpImpl>(h, out);
+        net->to(device);
+        m.module = net;
+        m.forward = [net](const torch::Tensor& x) { return net->forward(x); };
+        m.makeBatch = [h, out, device](int batch, at::Generator& gen) {
+            auto x = torch::randn({batch, h}, gen, torch::kFloat);
+            auto y = torch::randn({batch, out}, gen, torch::kFloat);
+            return std::make_pair(x.to(device), y.to(device));
+        };
+        m.description = "mlp: " + std::to_string(kMlpDepth) + " x Linear(" + std::to_string(h) + ") + head(" +
+                        std::to_string(out) + ")";
+    } else if (family == "transformer") {
+        // Per block: 12 d^2 + 13 d (qkv, proj, up, down, two layer norms); d a multiple of the head size.
+        const double perD2 = 12.0 * kBlocks;
+        auto d = std::int64_t(std::sqrt(params / (perD2 + 1.0)) / kHeadDim) * kHeadDim;
+        d = std::max<std::int64_t>(d, kHeadDim);
+        const double body = kBlocks * (12.0 * double(d * d) + 13.0 * double(d));
+        const std::int64_t out = fillWidth(params, body, d);
+        auto net = std::make_shared<TransformerImpl>(d, out);
+        net->to(device);
+        m.module = net;
+        m.forward = [net](const torch::Tensor& x) { return net->forward(x); };
+        m.makeBatch = [d, out, device](int batch, at::Generator& gen) {
+            auto x = torch::randn({batch, kSeqLen, d}, gen, torch::kFloat);
+            auto y = torch::randn({batch, kSeqLen, out}, gen, torch::kFloat);
+            return std::make_pair(x.to(device), y.to(device));
+        };
+        m.description = "transformer: " + std::to_string(kBlocks) + " blocks, d=" + std::to_string(d) +
+                        ", seq " + std::to_string(kSeqLen) + ", head(" + std::to_string(out) + ")";
+    } else {
+        throw std::invalid_argument("unknown model family '" + family + "'");
+    }
+    return m;
+}
+
+} // namespace commprof::rank

@@ -1,0 +1,169 @@
+#include "options.h"
+
+#include <cstdlib>
+#include <functional>
+#include <map>
+
+namespace commprof::rank {
+namespace {
+
+std::string env(const char* name, const char* fallback = nullptr) {
+    if (const char* v = std::getenv(name); v && *v) {
+        return v;
+    }
+    if (fallback) {
+        if (const char* v = std::getenv(fallback); v && *v) {
+            return v;
+        }
+    }
+    return {};
+}
+
+int toInt(const std::string& flag, const std::string& v) {
+    try {
+        std::size_t used = 0;
+        const int out = std::stoi(v, &used);
+        if (used != v.size()) {
+            throw std::invalid_argument(v);
+        }
+        return out;
+    } catch (const std::exception&) {
+        throw UsageError(flag + ": expected an integer, got '" + v + "'");
+    }
+}
+
+double toDouble(const std::string& flag, const std::string& v) {
+    try {
+        std::size_t used = 0;
+        const double out = std::stod(v, &used);
+        if (used != v.size()) {
+            throw std::invalid_argument(v);
+        }
+        return out;
+    } catch (const std::exception&) {
+        throw UsageError(flag + ": expected a number, got '" + v + "'");
+    }
+}
+
+std::string oneOf(const std::string& flag, const std::string& v, std::initializer_list<const char*> allowed) {
+    for (const char* a : allowed) {
+        if (v == a) {
+            return v;
+        }
+    }
+    std::string list;
+    for (const char* a : allowed) {
+        list += list.empty() ? a : std::string("|") + a;
+    }
+    throw UsageError(flag + ": expected " + list + ", got '" + v + "'");
+}
+
+} // namespace
+
+std::string usageText() {
+    return "commprof-rank [--model NAME] [--family mlp|transformer] [--params N] [--backend gloo|nccl]\n"
+           "              [--device cpu|cuda] [--layer LABEL] [--cell-id ID] [--iterations N] [--warmup N]\n"
+           "              [--record-from-iteration N] [--batch-size N] [--bucket-cap-mb X] [--first-bucket-mb X]\n"
+           "              [--optimizer sgd|adam] [--hook timing|default] [--seed N] [--threads N]\n"
+           "              [--trace] [--trace-first-step N] [--trace-steps N] [--out DIR]\n"
+           "              [--rendezvous-timeout-s S] [--collective-timeout-s S] [--listen-all]\n"
+           "       commprof-rank --version [--json]\n"
+           "Rendezvous from RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT, LOCAL_RANK (or SLURM_PROCID,\n"
+           "SLURM_NTASKS, SLURM_LOCALID).\n";
+}
+
+RankOptions parseOptions(int argc, char** argv) {
+    RankOptions o;
+    using Setter = std::function<void(const std::string&, const std::string&)>;
+    const std::map<std::string, Setter> withValue{
+        {"--model", [&](auto&, auto& v) { o.model = v; }},
+        {"--family", [&](auto& f, auto& v) { o.family = oneOf(f, v, {"mlp", "transformer"}); }},
+        {"--params", [&](auto& f, auto& v) { o.params = toDouble(f, v); }},
+        {"--backend", [&](auto& f, auto& v) { o.backend = oneOf(f, v, {"gloo", "nccl"}); }},
+        {"--device", [&](auto& f, auto& v) { o.device = oneOf(f, v, {"cpu", "cuda"}); }},
+        {"--layer", [&](auto&, auto& v) { o.layer = v; }},
+        {"--cell-id", [&](auto&, auto& v) { o.cellId = v; }},
+        {"--iterations", [&](auto& f, auto& v) { o.iterations = toInt(f, v); }},
+        {"--warmup", [&](auto& f, auto& v) { o.warmup = toInt(f, v); }},
+        {"--record-from-iteration", [&](auto& f, auto& v) { o.recordFromIteration = toInt(f, v); }},
+        {"--batch-size", [&](auto& f, auto& v) { o.batchSize = toInt(f, v); }},
+        {"--bucket-cap-mb", [&](auto& f, auto& v) { o.bucketCapMb = toDouble(f, v); }},
+        {"--first-bucket-mb", [&](auto& f, auto& v) { o.firstBucketMb = toDouble(f, v); }},
+        {"--optimizer", [&](auto& f, auto& v) { o.optimizer = oneOf(f, v, {"sgd", "adam"}); }},
+        {"--hook", [&](auto& f, auto& v) { o.hook = oneOf(f, v, {"timing", "default"}); }},
+        {"--seed", [&](auto& f, auto& v) { o.seed = static_cast<std::uint64_t>(toDouble(f, v)); }},
+        {"--threads", [&](auto& f, auto& v) { o.threads = toInt(f, v); }},
+        {"--trace-first-step", [&](auto& f, auto& v) { o.traceFirstStep = toInt(f, v); }},
+        {"--trace-steps", [&](auto& f, auto& v) { o.traceSteps = toInt(f, v); }},
+        {"--out", [&](auto&, auto& v) { o.outDir = v; }},
+        {"--rendezvous-timeout-s", [&](auto& f, auto& v) { o.rendezvousTimeoutS = toDouble(f, v); }},
+        {"--collective-timeout-s", [&](auto& f, auto& v) { o.collectiveTimeoutS = toDouble(f, v); }},
+    };
+    const std::map<std::string, bool*> flags{
+        {"--trace", &o.trace}, {"--version", &o.version}, {"--json", &o.json}, {"--listen-all", &o.listenAll}};
+
+    for (int i = 1; i < argc; ++i) {
+        std::string arg = argv[i];
+        std::string value;
+        bool inlineValue = false;
+        if (const auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+            value = arg.substr(eq + 1);
+            arg = arg.substr(0, eq);
+            inlineValue = true;
+        }
+        if (auto f = flags.find(arg); f != flags.end()) {
+            *f->second = true;
+            continue;
+        }
+        auto s = withValue.find(arg);
+        if (s == withValue.end()) {
+            throw UsageError("unknown flag '" + arg + "'");
+        }
+        if (!inlineValue) {
+            if (i + 1 >= argc) {
+                throw UsageError(arg + ": missing value");
+            }
+            value = argv[++i];
+        }
+        s->second(arg, value);
+    }
+
+    if (o.params < 1e4 || o.params > 2e9) {
+        throw UsageError("--params: expected 1e4..2e9, got " + std::to_string(o.params));
+    }
+    if (o.iterations < 1 || o.warmup < 0 || o.batchSize < 1 || o.bucketCapMb <= 0 || o.firstBucketMb <= 0) {
+        throw UsageError("--iterations, --batch-size, --bucket-cap-mb and --first-bucket-mb must be positive, "
+                         "--warmup not negative");
+    }
+    if (o.recordFromIteration < 0) {
+        o.recordFromIteration = o.warmup;
+    }
+    if (o.traceFirstStep < 0) {
+        o.traceFirstStep = o.recordFromIteration;
+    }
+    if (o.layer.empty()) {
+        o.layer = o.backend == "nccl" ? "nccl" : (o.device == "cuda" ? "gloo_cuda" : "gloo_cpu");
+    }
+
+    const std::string rank = env("RANK", "SLURM_PROCID");
+    const std::string world = env("WORLD_SIZE", "SLURM_NTASKS");
+    const std::string local = env("LOCAL_RANK", "SLURM_LOCALID");
+    o.rank = rank.empty() ? 0 : toInt("RANK", rank);
+    o.worldSize = world.empty() ? 1 : toInt("WORLD_SIZE", world);
+    o.localRank = local.empty() ? 0 : toInt("LOCAL_RANK", local);
+    if (const auto a = env("MASTER_ADDR"); !a.empty()) {
+        o.masterAddr = a;
+    }
+    if (const auto p = env("MASTER_PORT"); !p.empty()) {
+        o.masterPort = toInt("MASTER_PORT", p);
+    }
+    if (o.worldSize < 1 || o.rank < 0 || o.rank >= o.worldSize) {
+        throw UsageError("RANK " + std::to_string(o.rank) + " is outside WORLD_SIZE " + std::to_string(o.worldSize));
+    }
+    if (o.masterPort < 1 || o.masterPort > 65535) {
+        throw UsageError("MASTER_PORT " + std::to_string(o.masterPort) + " is not a port");
+    }
+    return o;
+}
+
+} // namespace commprof::rank

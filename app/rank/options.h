@@ -1,0 +1,61 @@
+#pragma once
+// Command-line flags and rendezvous environment of one rank (docs/cli.md, commprof-rank).
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace commprof::rank {
+
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct RankOptions {
+    // Model
+    std::string model = "mlp2m";
+    std::string family = "mlp"; // mlp | transformer
+    double params = 2.0e6;
+    // Measurement layer
+    std::string backend = "gloo"; // gloo | nccl
+    std::string device = "cpu";   // cpu | cuda
+    std::string layer;            // label travelling with every number; derived when empty
+    std::string cellId;
+    // Loop
+    int iterations = 30;
+    int warmup = 5;
+    int recordFromIteration = -1; // -1: the warmup count
+    int batchSize = 32;
+    double bucketCapMb = 25.0;
+    double firstBucketMb = 1.0;
+    std::string optimizer = "sgd"; // sgd | adam
+    std::string hook = "timing";   // timing | default (DDP's own all-reduce, for comparisons)
+    std::uint64_t seed = 1234;
+    int threads = 0;               // intra-op threads; 0 leaves libtorch's default
+    // Tracing
+    bool trace = false;
+    int traceFirstStep = -1; // -1: the first recorded iteration
+    int traceSteps = 8;
+    // Output and rendezvous
+    std::string outDir = ".";
+    double rendezvousTimeoutS = 60;
+    double collectiveTimeoutS = 60;
+    bool listenAll = false; // bind the store on every interface (multi-host); off by default
+    // Modes
+    bool version = false;
+    bool json = false;
+
+    // From the environment (torchrun, then SLURM)
+    int rank = 0;
+    int worldSize = 1;
+    int localRank = 0;
+    std::string masterAddr = "127.0.0.1";
+    int masterPort = 29500;
+};
+
+// Throws UsageError naming the flag.
+RankOptions parseOptions(int argc, char** argv);
+std::string usageText();
+
+} // namespace commprof::rank

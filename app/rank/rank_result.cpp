@@ -1,0 +1,184 @@
+#include "rank_result.h"
+
+#include "c10d_compat.h"
+#include "json_writer.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <stdexcept>
+
+namespace commprof::rank {
+
+std::int64_t peakHostBytes() {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line)) {
+        if (line.rfind("VmHWM:", 0) == 0) {
+            return std::stoll(line.substr(6)) * 1024;
+        }
+    }
+    return 0;
+}
+
+void writeFileAtomically(const std::string& path, const std::string& content) {
+    const std::string tmp = path + ".tmp";
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) {
+        throw std::runtime_error("cannot write " + tmp);
+    }
+    std::size_t done = 0;
+    while (done < content.size()) {
+        const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+        if (n <= 0) {
+            ::close(fd);
+            throw std::runtime_error("short write to " + tmp);
+        }
+        done += std::size_t(n);
+    }
+    ::fsync(fd);
+    ::close(fd);
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        throw std::runtime_error("cannot rename " + tmp + " to " + path);
+    }
+}
+
+std::string rankResultJson(const RankResult& r) {
+    const RankOptions& o = r.options;
+    JsonWriter j;
+    j.beginObject();
+    j.field("schema_version", kRankSchemaVersion);
+    j.field("producer", "commprof-rank");
+    j.field("cell_id", o.cellId);
+    j.field("rank", o.rank);
+    j.field("local_rank", o.localRank);
+    j.field("world_size", o.worldSize);
+    j.field("backend", o.backend);
+    j.field("device", o.device);
+    j.field("device_name", r.deviceName);
+    j.field("layer", o.layer);
+    j.field("interconnect", r.interconnect);
+    j.key("model");
+    j.beginObject();
+    j.field("name", o.model);
+    j.field("family", o.family);
+    j.field("params", r.actualParams);
+    j.field("requested_params", o.params);
+    j.field("signature", r.signatureHash);
+    j.field("description", r.modelDescription);
+    j.endObject();
+    j.field("torch_version", std::string(TORCH_VERSION));
+    j.field("nccl_version", ncclVersionString());
+    j.key("config");
+    j.beginObject();
+    j.field("iterations", o.iterations);
+    j.field("warmup", o.warmup);
+    j.field("batch_size", o.batchSize);
+    j.field("bucket_cap_mb", o.bucketCapMb);
+    j.field("first_bucket_mb", o.firstBucketMb);
+    j.field("optimizer", o.optimizer);
+    j.field("hook", o.hook);
+    j.field("seed", o.seed);
+    j.field("threads", o.threads);
+    j.endObject();
+    j.key("parameters");
+    j.beginArray();
+    for (const auto& p : r.params) {
+        j.beginObject();
+        j.field("name", p.name);
+        j.key("shape");
+        j.beginArray();
+        for (auto d : p.shape) {
+            j.value(d);
+        }
+        j.endArray();
+        j.field("bytes", p.bytes);
+        j.endObject();
+    }
+    j.endArray();
+    j.key("initial_buckets");
+    j.beginArray();
+    for (const auto& b : r.initialBuckets) {
+        j.beginArray();
+        for (auto i : b) {
+            j.value(std::int64_t(i));
+        }
+        j.endArray();
+    }
+    j.endArray();
+    j.key("iterations");
+    j.beginArray();
+    for (const auto& it : r.iterations) {
+        j.beginObject();
+        j.field("iter", it.iter);
+        j.field("forward_ms", it.forwardMs);
+        j.field("backward_ms", it.backwardMs);
+        j.field("optimizer_ms", it.optimizerMs);
+        j.field("step_ms", it.stepMs);
+        j.field("grad_checksum", it.gradChecksum);
+        j.endObject();
+    }
+    j.endArray();
+    j.field("record_from_iteration", o.recordFromIteration);
+    j.key("buckets");
+    j.beginArray();
+    for (const auto& b : r.buckets) {
+        j.beginObject();
+        j.field("iter", b.iteration);
+        j.field("index", b.index);
+        j.field("bytes", b.bytes);
+        j.field("nparams", b.nparams);
+        j.field("start_ns", b.startNs);
+        j.field("end_ns", b.endNs);
+        j.endObject();
+    }
+    j.endArray();
+    j.key("bucket_counts_seen");
+    j.beginArray();
+    for (int c : r.bucketCountsSeen) {
+        j.value(c);
+    }
+    j.endArray();
+    j.field("rebuild_detected", r.rebuildDetected);
+    j.field("grad_checksums_agree", r.gradChecksumsAgree);
+    j.field("grad_checksum_note", r.gradChecksumNote);
+    j.field("param_checksum", r.paramChecksum);
+    j.field("peak_host_bytes", r.peakHostBytes);
+    j.field("peak_device_bytes", r.peakDeviceBytes);
+    j.field("clock", "CLOCK_MONOTONIC");
+    if (!r.traceFile.empty()) {
+        j.field("trace_file", r.traceFile);
+    }
+    j.field("wall_s", r.wallS);
+    j.endObject();
+    return j.str() + "\n";
+}
+
+std::string versionJson() {
+    JsonWriter j;
+    j.beginObject();
+    j.field("torch_version", std::string(TORCH_VERSION));
+    j.field("cuda", torch::cuda::is_available());
+    j.field("cuda_build", kHasCudaBuild);
+    j.key("cuda_archs");
+    j.beginArray();
+#ifdef TORCH_CUDA_ARCH_LIST_STR
+    j.value(TORCH_CUDA_ARCH_LIST_STR);
+#endif
+    j.endArray();
+    j.field("gloo", true);
+    j.field("nccl", kHasNccl);
+    j.field("nccl_version", ncclVersionString());
+#ifdef USE_KINETO
+    j.field("kineto", true);
+#else
+    j.field("kineto", false);
+#endif
+    j.endObject();
+    return j.str() + "\n";
+}
+
+} // namespace commprof::rank

@@ -1,0 +1,56 @@
+#pragma once
+// Everything one rank measured, and its file rank{R}.json (docs/formats.md).
+
+#include "bucket_timer.h"
+#include "options.h"
+
+#include <string>
+#include <vector>
+
+namespace commprof::rank {
+
+constexpr int kRankSchemaVersion = 1;
+
+struct IterationTimes {
+    int iter = 0;
+    double forwardMs = 0, backwardMs = 0, optimizerMs = 0, stepMs = 0;
+    double gradChecksum = 0;
+};
+
+struct ParamInfo {
+    std::string name;
+    std::vector<std::int64_t> shape;
+    std::int64_t bytes = 0;
+};
+
+struct RankResult {
+    RankOptions options;
+    std::string modelDescription;
+    std::int64_t actualParams = 0;
+    std::string signatureHash;
+    std::vector<ParamInfo> params;
+    std::string interconnect;
+    std::string deviceName;
+    std::vector<IterationTimes> iterations;
+    std::vector<BucketRecord> buckets;
+    std::vector<int> bucketCountsSeen;
+    std::vector<std::vector<std::size_t>> initialBuckets; // parameter indices per bucket, as assigned
+    bool rebuildDetected = false;
+    bool gradChecksumsAgree = false;
+    std::string gradChecksumNote;
+    double paramChecksum = 0;
+    std::int64_t peakHostBytes = 0;
+    std::int64_t peakDeviceBytes = 0;
+    std::string traceFile;
+    double wallS = 0;
+};
+
+std::string rankResultJson(const RankResult& r);
+// Temp file, fsync, rename: a reader never sees half a file.
+void writeFileAtomically(const std::string& path, const std::string& content);
+std::string versionJson();
+
+// Peak resident set size of this process (VmHWM), in bytes.
+std::int64_t peakHostBytes();
+
+} // namespace commprof::rank

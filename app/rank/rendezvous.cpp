@@ -1,0 +1,120 @@
+#include "rendezvous.h"
+
+#include <sstream>
+
+namespace commprof::rank {
+namespace {
+
+std::string join(const std::vector<std::string>& lines) {
+    std::string out;
+    for (const auto& l : lines) {
+        out += l;
+        out += '\n';
+    }
+    return out;
+}
+
+std::vector<std::string> split(const std::vector<std::uint8_t>& bytes) {
+    std::vector<std::string> out;
+    std::string cur;
+    for (auto b : bytes) {
+        if (b == '\n') {
+            out.push_back(cur);
+            cur.clear();
+        } else {
+            cur += char(b);
+        }
+    }
+    return out;
+}
+
+std::string shapeOf(const at::Tensor& t) {
+    std::string s = "[";
+    for (std::int64_t i = 0; i < t.dim(); ++i) {
+        s += (i ? "," : "") + std::to_string(t.size(i));
+    }
+    return s + "]";
+}
+
+} // namespace
+
+c10::intrusive_ptr<c10d::Store> connectStore(const RankOptions& o) {
+    c10d::TCPStoreOptions opts;
+    opts.port = std::uint16_t(o.masterPort);
+    opts.isServer = o.rank == 0;
+    opts.numWorkers = std::size_t(o.worldSize);
+    // libtorch 1.13's server-side wait for workers ignores the timeout; wait on keys instead.
+    opts.waitWorkers = false;
+    opts.timeout = std::chrono::milliseconds(std::int64_t(o.rendezvousTimeoutS * 1000));
+    try {
+        auto store = c10::make_intrusive<c10d::TCPStore>(o.masterAddr, opts);
+        store->set("commprof/arrived/" + std::to_string(o.rank), std::vector<std::uint8_t>{1});
+        std::vector<std::string> keys;
+        for (int r = 0; r < o.worldSize; ++r) {
+            keys.push_back("commprof/arrived/" + std::to_string(r));
+        }
+        store->wait(keys, opts.timeout);
+        return store;
+    } catch (const std::exception& e) {
+        std::string what = e.what();
+        if (what.find("ddress already in use") != std::string::npos) {
+            throw RendezvousError("rendezvous port " + std::to_string(o.masterPort) + " on " + o.masterAddr +
+                                  " is already in use");
+        }
+        throw RendezvousError("rendezvous at " + o.masterAddr + ":" + std::to_string(o.masterPort) + " failed within " +
+                              std::to_string(int(o.rendezvousTimeoutS)) + " s (world size " +
+                              std::to_string(o.worldSize) + "): " + what.substr(0, what.find('\n')));
+    }
+}
+
+std::vector<std::string> modelSignature(const torch::nn::Module& module) {
+    std::vector<std::string> out;
+    for (const auto& p : module.named_parameters()) {
+        out.push_back("param " + p.key() + " " + std::string(c10::toString(p.value().scalar_type())) +
+                      shapeOf(p.value()));
+    }
+    for (const auto& b : module.named_buffers()) {
+        out.push_back("buffer " + b.key() + " " + std::string(c10::toString(b.value().scalar_type())) +
+                      shapeOf(b.value()));
+    }
+    return out;
+}
+
+std::string signatureHash(const std::vector<std::string>& signature) {
+    std::uint64_t h = 1469598103934665603ULL; // FNV-1a 64
+    for (const auto& line : signature) {
+        for (unsigned char c : line + "\n") {
+            h ^= c;
+            h *= 1099511628211ULL;
+        }
+    }
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", (unsigned long long)h);
+    return buf;
+}
+
+void checkFormation(c10d::Store& store, const RankOptions& o, const std::vector<std::string>& signature) {
+    const std::string mine = join(signature);
+    store.set("commprof/signature/" + std::to_string(o.rank), std::vector<std::uint8_t>(mine.begin(), mine.end()));
+    std::vector<std::string> keys;
+    for (int r = 0; r < o.worldSize; ++r) {
+        keys.push_back("commprof/signature/" + std::to_string(r));
+    }
+    store.wait(keys, std::chrono::milliseconds(std::int64_t(o.rendezvousTimeoutS * 1000)));
+    const std::vector<std::string> reference = split(store.get(keys[0]));
+    for (int r = 1; r < o.worldSize; ++r) {
+        const std::vector<std::string> other = split(store.get(keys[std::size_t(r)]));
+        const std::size_t n = std::max(reference.size(), other.size());
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::string a = i < reference.size() ? reference[i] : "(nothing)";
+            const std::string b = i < other.size() ? other[i] : "(nothing)";
+            if (a != b) {
+                throw RendezvousError("model signature mismatch between rank 0 and rank " + std::to_string(r) +
+                                      " at entry " + std::to_string(i) + ": rank 0 has '" + a + "', rank " +
+                                      std::to_string(r) + " has '" + b + "'");
+            }
+        }
+    }
+}
+
+} // namespace commprof::rank

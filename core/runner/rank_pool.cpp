@@ -1,0 +1,275 @@
+#include "rank_pool.h"
+
+#include "process_identity.h"
+
+#include <QDir>
+#include <QEventLoop>
+#include <QFile>
+#include <QJsonDocument>
+#include <QTimer>
+
+#include <algorithm>
+#include <climits>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace commprof::runner {
+namespace {
+
+constexpr int kTailBytes = 4000;
+constexpr int kRendezvousExit = 3;
+
+QString tail(const QByteArray& bytes) {
+    return QString::fromUtf8(bytes.right(kTailBytes)).trimmed();
+}
+
+} // namespace
+
+RankPool::RankPool(QObject* parent) : QObject(parent) {
+    qRegisterMetaType<commprof::runner::PoolOutcome>();
+}
+
+RankPool::~RankPool() {
+    for (auto& p : procs_) {
+        if (p && p->state() != QProcess::NotRunning) {
+            p->kill();
+            p->waitForFinished(1000);
+        }
+    }
+    removePidFiles();
+}
+
+int RankPool::freeLoopbackPort() {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) {
+        return 0;
+    }
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = 0;
+    socklen_t len = sizeof addr;
+    int port = 0;
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+        port = ntohs(addr.sin_port);
+    }
+    ::close(fd);
+    return port;
+}
+
+void RankPool::start(const PoolSpec& spec) {
+    spec_ = spec;
+    outcome_ = PoolOutcome{};
+    if (!spec_.pidDir.isEmpty()) {
+        QDir().mkpath(spec_.pidDir);
+    }
+    QDir().mkpath(spec_.workDir);
+    deadlineTimer_ = new QTimer(this);
+    deadlineTimer_->setSingleShot(true);
+    connect(deadlineTimer_, &QTimer::timeout, this, [this] {
+        outcome_.timedOut = true;
+        terminateAll("the cell's deadline passed");
+    });
+    const qint64 left = QDeadlineTimer(spec_.deadlineMs, Qt::PreciseTimer).remainingTime();
+    deadlineTimer_->start(int(std::max<qint64>(0, std::min<qint64>(left, INT_MAX))));
+    launchAttempt();
+}
+
+void RankPool::launchAttempt() {
+    ++outcome_.attempts;
+    outcome_.port = freeLoopbackPort();
+    outcome_.ranks.assign(std::size_t(spec_.worldSize), RankExit{});
+    procs_.clear();
+    stderr_.assign(std::size_t(spec_.worldSize), {});
+    stdoutPartial_.assign(std::size_t(spec_.worldSize), {});
+    terminating_ = false;
+    alive_ = spec_.worldSize;
+    emit logLine(QString("launching %1 rank(s) on 127.0.0.1:%2 (attempt %3)")
+                     .arg(spec_.worldSize)
+                     .arg(outcome_.port)
+                     .arg(outcome_.attempts));
+    for (int r = 0; r < spec_.worldSize; ++r) {
+        auto proc = std::make_unique<QProcess>();
+        QProcessEnvironment env = spec_.env;
+        env.insert("RANK", QString::number(r));
+        env.insert("LOCAL_RANK", QString::number(r));
+        env.insert("WORLD_SIZE", QString::number(spec_.worldSize));
+        env.insert("MASTER_ADDR", "127.0.0.1");
+        env.insert("MASTER_PORT", QString::number(outcome_.port));
+        proc->setProcessEnvironment(env);
+        proc->setWorkingDirectory(spec_.workDir);
+        QProcess* raw = proc.get();
+        connect(raw, &QProcess::readyReadStandardOutput, this, [this, raw, r] {
+            QByteArray& buf = stdoutPartial_[std::size_t(r)];
+            buf += raw->readAllStandardOutput();
+            int nl;
+            while ((nl = buf.indexOf('\n')) >= 0) {
+                const QByteArray line = buf.left(nl);
+                buf.remove(0, nl + 1);
+                const QJsonObject event = QJsonDocument::fromJson(line).object();
+                if (!event.isEmpty()) {
+                    emit progress(r, event);
+                }
+            }
+        });
+        connect(raw, &QProcess::readyReadStandardError, this, [this, raw, r] {
+            QByteArray& buf = stderr_[std::size_t(r)];
+            buf += raw->readAllStandardError();
+            if (buf.size() > 4 * kTailBytes) {
+                buf = buf.right(kTailBytes);
+            }
+        });
+        connect(raw, &QProcess::finished, this,
+                [this, r](int code, QProcess::ExitStatus status) { onRankFinished(r, code, status); });
+        connect(raw, &QProcess::errorOccurred, this, [this, r](QProcess::ProcessError error) {
+            if (error == QProcess::FailedToStart) {
+                stderr_[std::size_t(r)] += QByteArray("failed to start ") + spec_.program.toUtf8();
+                onRankFinished(r, 127, QProcess::CrashExit);
+            }
+        });
+        proc->start(spec_.program, spec_.args);
+        if (proc->waitForStarted(10000)) {
+            writePidFile(r, proc->processId());
+        }
+        procs_.push_back(std::move(proc));
+    }
+}
+
+qint64 RankPool::pid(int rank) const {
+    return rank >= 0 && std::size_t(rank) < procs_.size() && procs_[std::size_t(rank)] ? procs_[std::size_t(rank)]->processId() : 0;
+}
+
+void RankPool::writePidFile(int rank, qint64 pid) {
+    if (spec_.pidDir.isEmpty()) {
+        return;
+    }
+    writePidRecord(QDir(spec_.pidDir).filePath(QString("%1rank%2.pid").arg(spec_.pidTag).arg(rank)), pid);
+}
+
+void RankPool::removePidFiles() {
+    if (spec_.pidDir.isEmpty()) {
+        return;
+    }
+    for (int r = 0; r < spec_.worldSize; ++r) {
+        QFile::remove(QDir(spec_.pidDir).filePath(QString("%1rank%2.pid").arg(spec_.pidTag).arg(r)));
+    }
+}
+
+void RankPool::onRankFinished(int rank, int exitCode, QProcess::ExitStatus status) {
+    RankExit& ex = outcome_.ranks[std::size_t(rank)];
+    if (ex.exitCode != -1 || ex.crashed) {
+        return; // already recorded (FailedToStart and finished can both arrive)
+    }
+    ex.rank = rank;
+    ex.crashed = status == QProcess::CrashExit;
+    ex.exitCode = ex.crashed ? -1 : exitCode;
+    if (ex.crashed && exitCode == 127) {
+        ex.exitCode = 127;
+    }
+    auto* proc = procs_[std::size_t(rank)].get();
+    stderr_[std::size_t(rank)] += proc->readAllStandardError();
+    ex.stderrTail = tail(stderr_[std::size_t(rank)]);
+    --alive_;
+    emit logLine(QString("rank %1 exited %2").arg(rank).arg(ex.crashed ? QString("by signal") : QString::number(ex.exitCode)));
+    if ((ex.crashed || ex.exitCode != 0) && !terminating_) {
+        terminateAll(QString("rank %1 %2").arg(rank).arg(ex.crashed ? QString("was killed by a signal")
+                                                                   : QString("exited with code %1").arg(ex.exitCode)));
+    }
+    finishIfDone();
+}
+
+void RankPool::terminateAll(const QString& reason) {
+    if (outcome_.reason.isEmpty()) {
+        outcome_.reason = reason;
+    }
+    terminating_ = true;
+    for (auto& p : procs_) {
+        if (p->state() != QProcess::NotRunning) {
+            p->terminate();
+        }
+    }
+    if (!killTimer_) {
+        killTimer_ = new QTimer(this);
+        killTimer_->setSingleShot(true);
+        connect(killTimer_, &QTimer::timeout, this, &RankPool::killRemaining);
+    }
+    killTimer_->start(spec_.graceMs);
+}
+
+void RankPool::killRemaining() {
+    for (auto& p : procs_) {
+        if (p->state() != QProcess::NotRunning) {
+            emit logLine("a rank ignored SIGTERM: sending SIGKILL");
+            p->kill();
+        }
+    }
+}
+
+void RankPool::stop() {
+    if (!procs_.empty()) {
+        outcome_.stopped = true;
+        terminateAll("stopped on request");
+    }
+}
+
+bool RankPool::portClash() const {
+    for (std::size_t r = 0; r < outcome_.ranks.size(); ++r) {
+        if (outcome_.ranks[r].exitCode == kRendezvousExit && outcome_.ranks[r].stderrTail.contains("already in use")) {
+            return true;
+        }
+    }
+    return false;
+}
+
+void RankPool::finishIfDone() {
+    if (alive_ > 0) {
+        return;
+    }
+    if (killTimer_) {
+        killTimer_->stop();
+    }
+    const bool allZero = std::all_of(outcome_.ranks.begin(), outcome_.ranks.end(),
+                                     [](const RankExit& e) { return !e.crashed && e.exitCode == 0; });
+    const bool deadlineLeft = QDeadlineTimer(spec_.deadlineMs, Qt::PreciseTimer).remainingTime() > 0;
+    if (!allZero && portClash() && !outcome_.timedOut && !outcome_.stopped && deadlineLeft &&
+        outcome_.attempts <= spec_.maxPortRetries) {
+        emit logLine(QString("port %1 was taken: retrying on another port").arg(outcome_.port));
+        outcome_.reason.clear();
+        QTimer::singleShot(0, this, [this] { launchAttempt(); });
+        return;
+    }
+    if (deadlineTimer_) {
+        deadlineTimer_->stop();
+    }
+    outcome_.success = allZero && !outcome_.timedOut && !outcome_.stopped;
+    if (!outcome_.success && outcome_.reason.isEmpty()) {
+        outcome_.reason = "a rank failed";
+    }
+    removePidFiles();
+    // Destroy processes after the signal handlers return.
+    auto finished = std::move(procs_);
+    procs_.clear();
+    for (auto& p : finished) {
+        p.release()->deleteLater();
+    }
+    emit this->finished(outcome_);
+}
+
+PoolOutcome RankPool::runBlocking(const PoolSpec& spec) {
+    QEventLoop loop;
+    PoolOutcome result;
+    auto c = connect(this, &RankPool::finished, &loop, [&](const PoolOutcome& o) {
+        result = o;
+        loop.quit();
+    });
+    start(spec);
+    loop.exec();
+    disconnect(c);
+    return result;
+}
+
+} // namespace commprof::runner

@@ -1,0 +1,91 @@
+#pragma once
+// A pool of real commprof-rank processes for one cell: rendezvous on loopback, one absolute
+// deadline, every rank joined, all-or-nothing. On a rank failure or the deadline every rank
+// is ended (SIGTERM, then SIGKILL after a grace period).
+
+#include <QDeadlineTimer>
+#include <QJsonObject>
+#include <QObject>
+#include <QProcess>
+#include <QStringList>
+#include <QTimer>
+
+#include <memory>
+#include <vector>
+
+namespace commprof::runner {
+
+struct PoolSpec {
+    QString program;          // path to commprof-rank
+    QStringList args;         // flags shared by every rank
+    int worldSize = 1;
+    QString workDir;          // where the ranks write their files
+    QString pidDir;           // where pid files go, so a later launcher can end leftovers
+    QString pidTag;           // file name prefix for this pool's pid files
+    qint64 deadlineMs = 0;    // absolute, QDeadlineTimer-style; retries never extend it
+    int graceMs = 3000;       // between SIGTERM and SIGKILL
+    int maxPortRetries = 3;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+};
+
+struct RankExit {
+    int rank = 0;
+    int exitCode = -1;
+    bool crashed = false; // ended by a signal
+    QString stderrTail;
+};
+
+struct PoolOutcome {
+    bool success = false;
+    bool timedOut = false;
+    bool stopped = false; // ended on request
+    int port = 0;
+    int attempts = 0;
+    std::vector<RankExit> ranks;
+    QString reason; // empty on success
+};
+
+class RankPool : public QObject {
+    Q_OBJECT
+public:
+    explicit RankPool(QObject* parent = nullptr);
+    ~RankPool() override;
+
+    void start(const PoolSpec& spec);
+    void stop(); // ends every rank; finished() follows
+    bool running() const { return !procs_.empty(); }
+    qint64 pid(int rank) const;
+    // Runs an event loop until the pool finishes.
+    PoolOutcome runBlocking(const PoolSpec& spec);
+
+    static int freeLoopbackPort();
+
+signals:
+    void progress(int rank, const QJsonObject& event); // JSON lines from a rank's stdout
+    void finished(const commprof::runner::PoolOutcome& outcome);
+    void logLine(const QString& line);
+
+private:
+    void launchAttempt();
+    void onRankFinished(int rank, int exitCode, QProcess::ExitStatus status);
+    void terminateAll(const QString& reason);
+    void killRemaining();
+    void finishIfDone();
+    bool portClash() const;
+    void writePidFile(int rank, qint64 pid);
+    void removePidFiles();
+
+    PoolSpec spec_;
+    PoolOutcome outcome_;
+    std::vector<std::unique_ptr<QProcess>> procs_;
+    std::vector<QByteArray> stderr_;
+    std::vector<QByteArray> stdoutPartial_;
+    int alive_ = 0;
+    bool terminating_ = false;
+    QTimer* deadlineTimer_ = nullptr;
+    QTimer* killTimer_ = nullptr;
+};
+
+} // namespace commprof::runner
+
+Q_DECLARE_METATYPE(commprof::runner::PoolOutcome)

@@ -1,0 +1,290 @@
+// commprof-rank over real Gloo process groups: real processes, real files.
+
+#include "rank_files.h"
+#include "runner/rank_pool.h"
+
+#include <QElapsedTimer>
+#include <QMap>
+#include <QSet>
+#include <QTcpServer>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <csignal>
+
+using commprof::runner::PoolOutcome;
+using commprof::runner::PoolSpec;
+using commprof::runner::RankPool;
+
+namespace {
+
+QStringList smallModel(int iterations = 12, int warmup = 3) {
+    return {"--params", "4e5", "--iterations", QString::number(iterations), "--warmup", QString::number(warmup),
+            "--batch-size", "16", "--threads", "1", "--bucket-cap-mb", "0.5", "--first-bucket-mb", "0.25"};
+}
+
+PoolOutcome runPool(const QString& dir, int world, const QStringList& args, int* progressEvents = nullptr) {
+    PoolSpec spec;
+    spec.program = rankBinary();
+    spec.args = args + QStringList{"--out", dir, "--collective-timeout-s", "30", "--rendezvous-timeout-s", "30"};
+    spec.worldSize = world;
+    spec.workDir = dir;
+    spec.deadlineMs = QDeadlineTimer(240000).deadline();
+    RankPool pool;
+    int events = 0;
+    QObject::connect(&pool, &RankPool::progress, [&](int, const QJsonObject& e) {
+        if (e["event"].toString() == "iteration") {
+            ++events;
+        }
+    });
+    const PoolOutcome out = pool.runBlocking(spec);
+    if (progressEvents) {
+        *progressEvents = events;
+    }
+    return out;
+}
+
+QString failure(const PoolOutcome& o) {
+    QString s = o.reason;
+    for (const auto& r : o.ranks) {
+        s += QString("\nrank %1 exit %2: %3").arg(r.rank).arg(r.exitCode).arg(r.stderrTail);
+    }
+    return s;
+}
+
+// DDP's rule, applied in gradient-ready order (reverse registration order): a bucket closes
+// once it reaches its cap; the first cap is first_bucket_mb, the rest bucket_cap_mb.
+QList<qint64> expectedBucketBytes(const QJsonArray& params, double firstMb, double capMb) {
+    QList<qint64> out;
+    qint64 cur = 0;
+    qint64 limit = qint64(firstMb * 1024 * 1024);
+    for (int i = params.size() - 1; i >= 0; --i) {
+        cur += params[i].toObject()["bytes"].toInteger();
+        if (cur >= limit) {
+            out << cur;
+            cur = 0;
+            limit = qint64(capMb * 1024 * 1024);
+        }
+    }
+    if (cur) {
+        out << cur;
+    }
+    return out;
+}
+
+} // namespace
+
+class TstRankDdp : public QObject {
+    Q_OBJECT
+private slots:
+    void worldSizes_data() {
+        QTest::addColumn<int>("world");
+        QTest::newRow("ws1") << 1;
+        QTest::newRow("ws2") << 2;
+        QTest::newRow("ws4") << 4;
+    }
+    void worldSizes() {
+        QFETCH(int, world);
+        QTemporaryDir dir;
+        int events = 0;
+        const PoolOutcome out = runPool(dir.path(), world, smallModel(), &events);
+        QVERIFY2(out.success, qPrintable(failure(out)));
+        QCOMPARE(events, 12 * world);
+        QSet<QString> paramChecksums;
+        QSet<QString> signatures;
+        for (int r = 0; r < world; ++r) {
+            const QJsonObject f = readJsonFile(dir.filePath(QString("rank%1.json").arg(r)));
+            QCOMPARE(f["rank"].toInt(), r);
+            QCOMPARE(f["world_size"].toInt(), world);
+            QCOMPARE(f["layer"].toString(), QString("gloo_cpu"));
+            QCOMPARE(f["interconnect"].toString(), QString("host_loopback"));
+            QVERIFY(f["grad_checksums_agree"].toBool());
+            QCOMPARE(f["rebuild_detected"].toBool(), false);
+            QCOMPARE(f["bucket_counts_seen"].toArray().size(), 1);
+            const int perIteration = f["bucket_counts_seen"][0].toInt();
+            QVERIFY(perIteration >= 2);
+            QMap<int, int> seen;
+            for (const QJsonValue& bValue : f["buckets"].toArray()) {
+                const QJsonObject b = bValue.toObject();
+                QVERIFY(b["end_ns"].toInteger() > b["start_ns"].toInteger());
+                QVERIFY(b["bytes"].toInteger() > 0);
+                seen[b["iter"].toInt()]++;
+            }
+            QCOMPARE(seen.size(), 12 - 3); // every iteration from the end of warmup
+            for (int it = 3; it < 12; ++it) {
+                QCOMPARE(seen.value(it), perIteration);
+            }
+            QCOMPARE(f["iterations"].toArray().size(), 12);
+            for (const QJsonValue& itValue : f["iterations"].toArray()) {
+                const QJsonObject it = itValue.toObject();
+                QVERIFY(it["step_ms"].toDouble() > 0);
+                QVERIFY(it["step_ms"].toDouble() >= it["backward_ms"].toDouble());
+            }
+            QVERIFY(f["peak_host_bytes"].toInteger() > 10 * 1024 * 1024);
+            const double requested = f["model"]["requested_params"].toDouble();
+            QVERIFY(std::abs(f["model"]["params"].toDouble() - requested) / requested < 0.02);
+            paramChecksums << QString::number(f["param_checksum"].toDouble(), 'g', 17);
+            signatures << f["model"]["signature"].toString();
+        }
+        QCOMPARE(paramChecksums.size(), 1);
+        QCOMPARE(signatures.size(), 1);
+    }
+
+    void rebuildDetectedWhenRecordingFromIterationZero() {
+        QTemporaryDir dir;
+        const PoolOutcome out =
+            runPool(dir.path(), 2, smallModel(5, 2) + QStringList{"--record-from-iteration", "0", "--bucket-cap-mb", "0.3", "--first-bucket-mb", "0.1"});
+        QVERIFY2(out.success, qPrintable(failure(out)));
+        const QJsonObject f = readJsonFile(dir.filePath("rank0.json"));
+        QVERIFY(f["bucket_counts_seen"].toArray().size() > 1);
+        QCOMPARE(f["rebuild_detected"].toBool(), true);
+    }
+
+    void defaultCapsGiveDdpBucketSizes() {
+        QTemporaryDir dir;
+        const PoolOutcome out = runPool(dir.path(), 2, {"--params", "1e7", "--iterations", "3", "--warmup", "1", "--batch-size", "8", "--threads", "1"});
+        QVERIFY2(out.success, qPrintable(failure(out)));
+        const QJsonObject f = readJsonFile(dir.filePath("rank0.json"));
+        const QList<qint64> expected = expectedBucketBytes(f["parameters"].toArray(), 1.0, 25.0);
+        QCOMPARE(expected.size(), 3);
+        QVERIFY(expected[0] < 25 * 1024 * 1024);
+        QList<qint64> got;
+        for (const QJsonValue& bValue : f["buckets"].toArray()) {
+                const QJsonObject b = bValue.toObject();
+            if (b["iter"].toInt() == 2) {
+                got << b["bytes"].toInteger();
+            }
+        }
+        QCOMPARE(got, expected);
+    }
+
+    void transformerFamilyHasBucketsOfDifferentShapes() {
+        QTemporaryDir dir;
+        const PoolOutcome out = runPool(dir.path(), 2, {"--family", "transformer", "--params", "1e6", "--iterations", "4", "--warmup", "1", "--batch-size", "4", "--threads", "1", "--bucket-cap-mb", "1", "--first-bucket-mb", "0.5", "--optimizer", "adam"});
+        QVERIFY2(out.success, qPrintable(failure(out)));
+        const QJsonObject f = readJsonFile(dir.filePath("rank1.json"));
+        QVERIFY(std::abs(f["model"]["params"].toDouble() - 1e6) / 1e6 < 0.02);
+        QSet<qint64> sizes;
+        for (const QJsonValue& bValue : f["buckets"].toArray()) {
+                const QJsonObject b = bValue.toObject();
+            sizes << b["bytes"].toInteger();
+        }
+        QVERIFY(sizes.size() >= 2);
+        QVERIFY(f["grad_checksums_agree"].toBool());
+    }
+
+    void killedRankMakesSurvivorsExitNonZero() {
+        QTemporaryDir dir;
+        const int port = RankPool::freeLoopbackPort();
+        QList<QProcess*> procs;
+        for (int r = 0; r < 2; ++r) {
+            auto* p = new QProcess(this);
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            env.insert("RANK", QString::number(r));
+            env.insert("WORLD_SIZE", "2");
+            env.insert("MASTER_ADDR", "127.0.0.1");
+            env.insert("MASTER_PORT", QString::number(port));
+            p->setProcessEnvironment(env);
+            p->start(rankBinary(), smallModel(100000, 1) + QStringList{"--out", dir.path(), "--collective-timeout-s", "20"});
+            QVERIFY(p->waitForStarted());
+            procs << p;
+        }
+        // Wait until training is under way, then kill rank 1.
+        QByteArray out0;
+        QElapsedTimer t;
+        t.start();
+        while (!out0.contains("\"iter\":3,") && t.elapsed() < 60000) {
+            procs[0]->waitForReadyRead(500);
+            out0 += procs[0]->readAllStandardOutput();
+        }
+        QVERIFY(out0.contains("\"iter\":3,"));
+        ::kill(pid_t(procs[1]->processId()), SIGKILL);
+        t.restart();
+        QVERIFY2(procs[0]->waitForFinished(45000), "survivor hung after its peer died");
+        QVERIFY(t.elapsed() < 45000);
+        QVERIFY(procs[0]->exitStatus() == QProcess::CrashExit || procs[0]->exitCode() != 0);
+        QVERIFY(!QFile::exists(dir.filePath("rank0.json")));
+        procs[1]->waitForFinished();
+    }
+
+    void modelMismatchNamesBothRanks() {
+        QTemporaryDir dir;
+        PoolSpec spec;
+        spec.program = "/bin/sh";
+        // Rank 1 asks for a different model: the formation check must stop both.
+        spec.args = {"-c", QString("if [ \"$RANK\" = 1 ]; then P=5e5; else P=4e5; fi; exec '%1' --params $P --iterations 2 --warmup 0 --threads 1 --out '%2' --rendezvous-timeout-s 30")
+                               .arg(rankBinary(), dir.path())};
+        spec.worldSize = 2;
+        spec.workDir = dir.path();
+        spec.deadlineMs = QDeadlineTimer(120000).deadline();
+        RankPool pool;
+        const PoolOutcome out = pool.runBlocking(spec);
+        QVERIFY(!out.success);
+        bool named = false;
+        for (const auto& r : out.ranks) {
+            if (r.stderrTail.contains("mismatch between rank 0 and rank 1") && r.stderrTail.contains("fc0.weight")) {
+                named = true;
+            }
+        }
+        QVERIFY2(named, qPrintable(failure(out)));
+    }
+
+    void clearErrors_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<int>("expectExit");
+        QTest::addColumn<QString>("expectText");
+        QTest::newRow("bad flag") << QStringList{"--no-such-flag"} << 2 << "unknown flag '--no-such-flag'";
+        QTest::newRow("bad number") << QStringList{"--iterations", "many"} << 2 << "--iterations: expected an integer";
+        QTest::newRow("nccl on cpu build") << QStringList{"--backend", "nccl", "--device", "cuda"} << 1 << "without";
+    }
+    void clearErrors() {
+        QFETCH(QStringList, args);
+        QFETCH(int, expectExit);
+        QFETCH(QString, expectText);
+        QTemporaryDir dir;
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("MASTER_PORT", QString::number(RankPool::freeLoopbackPort()));
+        p.setProcessEnvironment(env);
+        p.start(rankBinary(), args + QStringList{"--out", dir.path()});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p.exitCode(), expectExit);
+        const QString err = p.readAllStandardError();
+        QVERIFY2(err.contains(expectText), qPrintable(err));
+    }
+
+    void portInUseIsReported() {
+        QTcpServer squatter;
+        QVERIFY(squatter.listen(QHostAddress::LocalHost, 0));
+        QTemporaryDir dir;
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("MASTER_PORT", QString::number(squatter.serverPort()));
+        p.setProcessEnvironment(env);
+        p.start(rankBinary(), {"--out", dir.path(), "--rendezvous-timeout-s", "5"});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 3);
+        QVERIFY(QString(p.readAllStandardError()).contains("already in use"));
+    }
+
+    void missingPeerTimesOut() {
+        QTemporaryDir dir;
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("RANK", "0");
+        env.insert("WORLD_SIZE", "2");
+        env.insert("MASTER_PORT", QString::number(RankPool::freeLoopbackPort()));
+        p.setProcessEnvironment(env);
+        QElapsedTimer t;
+        t.start();
+        p.start(rankBinary(), {"--out", dir.path(), "--rendezvous-timeout-s", "3"});
+        QVERIFY(p.waitForFinished(60000));
+        QVERIFY(t.elapsed() < 30000);
+        QCOMPARE(p.exitCode(), 3);
+        QVERIFY(QString(p.readAllStandardError()).contains("rendezvous"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TstRankDdp)
+#include "tst_rank_ddp.moc"
