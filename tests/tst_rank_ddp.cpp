@@ -2,6 +2,8 @@
 
 #include "rank_files.h"
 #include "runner/rank_pool.h"
+#include "trace/step_metrics.h"
+#include "trace/trace_reader.h"
 
 #include <QElapsedTimer>
 #include <QMap>
@@ -9,6 +11,7 @@
 #include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
 
 #include <csignal>
 
@@ -128,6 +131,77 @@ private slots:
         }
         QCOMPARE(paramChecksums.size(), 1);
         QCOMPARE(signatures.size(), 1);
+    }
+
+    void traceFollowsSemanticsAndAgreesWithHook() {
+        QTemporaryDir dir;
+        // Buckets of a few MB keep the all-reduces long against scheduling noise on a busy host.
+        const PoolOutcome out = runPool(dir.path(), 2, {"--params", "3e6", "--iterations", "10", "--warmup", "3", "--batch-size", "8", "--threads", "1", "--bucket-cap-mb", "4", "--first-bucket-mb", "1", "--trace", "--trace-steps", "5"});
+        QVERIFY2(out.success, qPrintable(failure(out)));
+        const QJsonObject f = readJsonFile(dir.filePath("rank0.json"));
+        QCOMPARE(f["trace_file"].toString(), QString("trace_rank0.json.gz"));
+        const auto trace = commprof::trace::readTraceFile(dir.filePath("trace_rank0.json.gz").toStdString());
+        QVERIFY(trace.warnings.empty());
+        const auto summary = commprof::trace::summarize(trace);
+        QCOMPARE(summary.regime, commprof::trace::Regime::Host);
+        QVERIFY(summary.stepsMarked);
+        QCOMPARE(int(summary.steps.size()), 5);
+        // Per step: the union of the hook's bucket intervals against the trace's communication.
+        QMap<int, std::vector<commprof::trace::Span>> hookSpans;
+        for (const QJsonValue& v : f["buckets"].toArray()) {
+            const QJsonObject b = v.toObject();
+            hookSpans[b["iter"].toInt()].push_back({b["start_ns"].toDouble() / 1000.0, b["end_ns"].toDouble() / 1000.0});
+        }
+        QList<double> ratios;
+        QString detail;
+        for (const auto& step : summary.steps) {
+            QVERIFY(step.computeUs > 0);
+            QVERIFY(step.commUs > 0);
+            const double hook = commprof::trace::SpanSet::unionOf(hookSpans.value(step.step)).length();
+            QVERIFY(hook > 0);
+            ratios << step.commUs / hook;
+            detail += QString("step %1: trace %2 us, hook %3 us\n").arg(step.step).arg(step.commUs).arg(hook);
+        }
+        std::sort(ratios.begin(), ratios.end());
+        const double median = ratios[ratios.size() / 2];
+        QVERIFY2(median > 0.9 && median < 1.1, qPrintable(detail));
+    }
+
+    void storeListensOnMasterAddrOnly() {
+        const int port = RankPool::freeLoopbackPort();
+        QTemporaryDir dir;
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("RANK", "0");
+        env.insert("WORLD_SIZE", "2");
+        env.insert("MASTER_ADDR", "127.0.0.1");
+        env.insert("MASTER_PORT", QString::number(port));
+        p.setProcessEnvironment(env);
+        p.start(rankBinary(), {"--out", dir.path(), "--rendezvous-timeout-s", "10"});
+        QVERIFY(p.waitForStarted());
+        // /proc/net/tcp{,6} list listening sockets (state 0A) as hex address:port.
+        const QString portHex = QString("%1").arg(port, 4, 16, QChar('0')).toUpper();
+        QStringList listeners;
+        QElapsedTimer t;
+        t.start();
+        while (listeners.isEmpty() && t.elapsed() < 8000) {
+            for (const char* table : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+                QFile f(table);
+                if (!f.open(QIODevice::ReadOnly)) {
+                    continue;
+                }
+                for (const QByteArray& line : f.readAll().split('\n')) {
+                    const QList<QByteArray> cols = line.simplified().split(' ');
+                    if (cols.size() > 3 && cols[3] == "0A" && cols[1].endsWith(":" + portHex.toLatin1())) {
+                        listeners << cols[1];
+                    }
+                }
+            }
+            QThread::msleep(50);
+        }
+        p.kill();
+        p.waitForFinished();
+        QCOMPARE(listeners, QStringList{"0100007F:" + portHex});
     }
 
     void rebuildDetectedWhenRecordingFromIterationZero() {

@@ -7,6 +7,8 @@
 #include "trace/trace_reader.h"
 
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTest>
 
 using namespace commprof::trace;
@@ -102,6 +104,34 @@ private slots:
         QVERIFY2(within(h.computeTimeUs, compute), qPrintable(QString::number(h.computeTimeUs)));
         QVERIFY2(within(h.nonComputeTimeUs, nonCompute), qPrintable(QString::number(h.nonComputeTimeUs)));
         QVERIFY2(within(h.kernelTimeUs, kernel), qPrintable(QString::number(h.kernelTimeUs)));
+    }
+
+    // Traces recorded here from real PyTorch DDP (data/traces/recorded/record_ddp_traces.py),
+    // against totals computed by that script's independent reading of the semantics.
+    void recordedDdpTraces_data() {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QJsonObject>("expected");
+        QFile f(COMMPROF_TEST_DATA "/traces/recorded/expected.json");
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonObject all = QJsonDocument::fromJson(f.readAll()).object();
+        QVERIFY(all.size() >= 6);
+        for (auto it = all.begin(); it != all.end(); ++it) {
+            QTest::newRow(qPrintable(it.key())) << it.key() << it.value().toObject();
+        }
+    }
+    void recordedDdpTraces() {
+        QFETCH(QString, file);
+        QFETCH(QJsonObject, expected);
+        const Trace t = readTraceFile(QString(COMMPROF_TEST_DATA "/traces/recorded/" + file).toStdString());
+        const TraceSummary s = summarize(t);
+        QCOMPARE(s.regime, Regime::Host);
+        QCOMPARE(int(s.steps.size()), expected["steps"].toInt());
+        QVERIFY(close(s.totals.computeUs, expected["compute_us"].toDouble()));
+        QVERIFY(close(s.totals.commUs, expected["comm_us"].toDouble()));
+        QVERIFY(close(s.totals.bookkeepingUs, expected["bookkeeping_us"].toDouble()));
+        QVERIFY(close(s.totals.overlapUs, expected["overlap_us"].toDouble()));
+        QVERIFY(s.totals.commUs > 0);
+        QVERIFY(s.totals.bookkeepingUs > 0);
     }
 
     void otherProducersParse_data() {

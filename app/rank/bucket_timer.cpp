@@ -54,12 +54,16 @@ c10::intrusive_ptr<c10::ivalue::Future> TimingCommHook::runHook(c10d::GradBucket
     const std::int64_t start = monotonicNs();
     auto future = pg_->allreduce(tensors)->getFuture();
     auto log = log_;
-    future->addCallback([log, slot, index, iteration, start](c10::ivalue::Future&) {
-        log->complete(slot);
-        ChromeTrace::instance().addSpan("c10d::allreduce_bucket#" + std::to_string(index), "comm_hook", start,
-                                        monotonicNs(), iteration);
-    });
-    return future;
+    // then(), not addCallback(): the Reducer waits on the returned future, and a plain
+    // callback may still be running when waiters of the original future wake up.
+    return future->then(
+        [log, slot, index, iteration, start](c10::ivalue::Future& done) {
+            log->complete(slot);
+            ChromeTrace::instance().addSpan("c10d::allreduce_bucket#" + std::to_string(index), "comm_hook", start,
+                                            monotonicNs(), iteration);
+            return done.value();
+        },
+        future->elementType());
 }
 
 at::Tensor TimingCommHook::parseHookResult(const c10::IValue& result) {

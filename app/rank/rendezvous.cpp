@@ -1,6 +1,8 @@
 #include "rendezvous.h"
 
-#include <sstream>
+#include "bound_store.h"
+
+#include <cstdlib>
 
 namespace commprof::rank {
 namespace {
@@ -39,21 +41,29 @@ std::string shapeOf(const at::Tensor& t) {
 } // namespace
 
 c10::intrusive_ptr<c10d::Store> connectStore(const RankOptions& o) {
-    c10d::TCPStoreOptions opts;
-    opts.port = std::uint16_t(o.masterPort);
-    opts.isServer = o.rank == 0;
-    opts.numWorkers = std::size_t(o.worldSize);
-    // libtorch 1.13's server-side wait for workers ignores the timeout; wait on keys instead.
-    opts.waitWorkers = false;
-    opts.timeout = std::chrono::milliseconds(std::int64_t(o.rendezvousTimeoutS * 1000));
+    const auto timeout = std::chrono::milliseconds(std::int64_t(o.rendezvousTimeoutS * 1000));
     try {
-        auto store = c10::make_intrusive<c10d::TCPStore>(o.masterAddr, opts);
-        store->set("commprof/arrived/" + std::to_string(o.rank), std::vector<std::uint8_t>{1});
+        c10::intrusive_ptr<c10d::Store> store;
+        if (std::getenv("TORCHELASTIC_USE_AGENT_STORE") && std::string(std::getenv("TORCHELASTIC_USE_AGENT_STORE")) == "True") {
+            // Under torchrun the agent already serves a TCPStore at MASTER_ADDR:MASTER_PORT.
+            c10d::TCPStoreOptions opts;
+            opts.port = std::uint16_t(o.masterPort);
+            opts.isServer = false;
+            opts.waitWorkers = false;
+            opts.timeout = timeout;
+            store = c10::make_intrusive<c10d::TCPStore>(o.masterAddr, opts);
+        } else {
+            // Rank 0 serves on MASTER_ADDR only (every interface only with --listen-all).
+            store = c10::make_intrusive<BoundStore>(o.listenAll && o.rank == 0 ? "0.0.0.0" : o.masterAddr,
+                                                    o.masterPort, o.rank == 0, timeout);
+        }
+        const std::string prefix = "commprof/arrived/";
+        store->set(prefix + std::to_string(o.rank), std::vector<std::uint8_t>{1});
         std::vector<std::string> keys;
         for (int r = 0; r < o.worldSize; ++r) {
-            keys.push_back("commprof/arrived/" + std::to_string(r));
+            keys.push_back(prefix + std::to_string(r));
         }
-        store->wait(keys, opts.timeout);
+        store->wait(keys, timeout);
         return store;
     } catch (const std::exception& e) {
         std::string what = e.what();
