@@ -17,5 +17,7 @@ void printText(const QString& text);
 int usage(const QString& text);
 
 int traceCommand(const QStringList& args);
+int planCommand(const QStringList& args);
+int runCommand(const QStringList& args);
 
 } // namespace commprof::cli

@@ -12,6 +12,8 @@ using namespace commprof::cli;
 namespace {
 
 const char* kUsage = "commprof <command> [args]\n"
+                     "  plan MATRIX.yaml [--profile F] [--host-budget-gib X] [--device-budget-gib Y] [--json]\n"
+                     "  run MATRIX.yaml --out DIR [--resume] [--only CELL_ID] [--json-progress]\n"
                      "  trace summarize TRACE [--json] [--hta]   per-step figures of a Chrome trace\n";
 
 } // namespace
@@ -26,6 +28,8 @@ int main(int argc, char** argv) {
     }
     const std::map<QString, std::function<int(const QStringList&)>> commands{
         {"trace", traceCommand},
+        {"plan", planCommand},
+        {"run", runCommand},
     };
     const QString name = args.takeFirst();
     const auto it = commands.find(name);

@@ -7,6 +7,9 @@
 #include "rendezvous.h"
 
 #include <algorithm>
+#ifdef USE_CUDA
+#include <c10/cuda/CUDACachingAllocator.h>
+#endif
 #include <chrono>
 #include <cstdio>
 #include <set>
@@ -236,6 +239,12 @@ RankResult runDdp(const RankOptions& o) {
         result.paramChecksum = checksum(params, false);
     }
     result.peakHostBytes = peakHostBytes();
+#ifdef USE_CUDA
+    if (device.is_cuda()) {
+        const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index());
+        result.peakDeviceBytes = stats.reserved_bytes[std::size_t(c10::cuda::CUDACachingAllocator::StatType::AGGREGATE)].peak;
+    }
+#endif
     if (o.trace) {
         std::string error;
         const std::string path = o.outDir + "/trace_rank" + std::to_string(o.rank) + ".json.gz";

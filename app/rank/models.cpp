@@ -1,15 +1,17 @@
 #include "models.h"
 
+#include "model_dims.h"
+
 #include <cmath>
 #include <stdexcept>
 
 namespace commprof::rank {
 namespace {
 
-constexpr int kMlpDepth = 6;
-constexpr int kBlocks = 4;
-constexpr int kSeqLen = 16;
-constexpr int kHeadDim = 64;
+using dims::kBlocks;
+using dims::kHeadDim;
+using dims::kMlpDepth;
+using dims::kSeqLen;
 
 // Hidden layers h x h, then an output layer sized to land on the requested count.
 struct MlpImpl : torch::nn::Module {
@@ -69,11 +71,6 @@ struct TransformerImpl : torch::nn::Module {
     torch::nn::Linear head{nullptr};
 };
 
-// Output width so that total = body + width * (in + 1) is as close as possible to target.
-std::int64_t fillWidth(double target, double body, std::int64_t in) {
-    return std::max<std::int64_t>(1, std::llround((target - body) / double(in + 1)));
-}
-
 } // namespace
 
 std::int64_t countParameters(const torch::nn::Module& module) {
@@ -87,11 +84,9 @@ std::int64_t countParameters(const torch::nn::Module& module) {
 SyntheticModel makeModel(const std::string& family, double params, const torch::Device& device) {
     SyntheticModel m;
     if (family == "mlp") {
-        // kMlpDepth layers of h*h + h and a head of about h outputs: (depth + 1)(h^2 + h) = params.
-        auto h = std::int64_t(std::floor((-1.0 + std::sqrt(1.0 + 4.0 * params / (kMlpDepth + 1))) / 2.0));
-        h = std::max<std::int64_t>(h, 8);
-        const double body = double(kMlpDepth) * double(h * h + h);
-        const std::int64_t out = fillWidth(params, body, h);
+        const auto shape = dims::mlpDims(params);
+        const std::int64_t h = shape.width;
+        const std::int64_t out = shape.outWidth;
         auto net = std::make_shared<MlpImpl>(h, out);
         net->to(device);
         m.module = net;
@@ -104,12 +99,9 @@ SyntheticModel makeModel(const std::string& family, double params, const torch::
         m.description = "mlp: " + std::to_string(kMlpDepth) + " x Linear(" + std::to_string(h) + ") + head(" +
                         std::to_string(out) + ")";
     } else if (family == "transformer") {
-        // Per block: 12 d^2 + 13 d (qkv, proj, up, down, two layer norms); d a multiple of the head size.
-        const double perD2 = 12.0 * kBlocks;
-        auto d = std::int64_t(std::sqrt(params / (perD2 + 1.0)) / kHeadDim) * kHeadDim;
-        d = std::max<std::int64_t>(d, kHeadDim);
-        const double body = kBlocks * (12.0 * double(d * d) + 13.0 * double(d));
-        const std::int64_t out = fillWidth(params, body, d);
+        const auto shape = dims::transformerDims(params);
+        const std::int64_t d = shape.width;
+        const std::int64_t out = shape.outWidth;
         auto net = std::make_shared<TransformerImpl>(d, out);
         net->to(device);
         m.module = net;

@@ -1,0 +1,80 @@
+// commprof plan MATRIX.yaml [--profile FILE] [--host-budget-gib X] [--device-budget-gib Y] [--gpus N] [--json]
+
+#include "cli_common.h"
+
+#include "feasibility/plan.h"
+
+namespace commprof::cli {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+} // namespace
+
+int planCommand(const QStringList& args) {
+    const QString use = "commprof plan MATRIX.yaml [--profile FILE] [--host-budget-gib X] [--device-budget-gib Y] [--gpus N] [--json]";
+    QString path;
+    bool json = false;
+    feasibility::PlanOptions options;
+    for (int i = 0; i < args.size(); ++i) {
+        const QString& a = args[i];
+        auto value = [&](double& out) {
+            bool ok = false;
+            out = i + 1 < args.size() ? args[++i].toDouble(&ok) : 0;
+            return ok && out > 0;
+        };
+        double v = 0;
+        if (a == "--json") {
+            json = true;
+        } else if (a == "--profile" && i + 1 < args.size()) {
+            options.profilePath = args[++i];
+        } else if (a == "--host-budget-gib") {
+            if (!value(v)) return usage(use);
+            options.overrides.hostGib = v;
+        } else if (a == "--device-budget-gib") {
+            if (!value(v)) return usage(use);
+            options.overrides.deviceGib = v;
+        } else if (a == "--gpus") {
+            if (!value(v)) return usage(use);
+            options.overrides.gpus = int(v);
+        } else if (a.startsWith("--") || !path.isEmpty()) {
+            return usage(use);
+        } else {
+            path = a;
+        }
+    }
+    if (path.isEmpty()) {
+        return usage(use);
+    }
+    try {
+        const feasibility::Plan plan = feasibility::makePlan(path, options);
+        if (json) {
+            printJson(feasibility::toJson(plan));
+            return Ok;
+        }
+        QString text = QString("%1: %2 cells; host budget %3 GiB (%4), device budget %5 GiB (%6), %7 GPU(s)\n")
+                           .arg(plan.matrix.name)
+                           .arg(plan.cells.size())
+                           .arg(plan.budget.hostBytes / kGiB, 0, 'f', 2)
+                           .arg(plan.budget.hostSource)
+                           .arg(plan.budget.deviceBytes / kGiB, 0, 'f', 2)
+                           .arg(plan.budget.deviceSource)
+                           .arg(plan.budget.gpus);
+        for (const auto& pc : plan.cells) {
+            text += QString("%1 %2  host %3 GiB%4  binding %5%6\n")
+                        .arg(pc.cell.id, -32)
+                        .arg(pc.estimate.feasible ? "feasible  " : "INFEASIBLE")
+                        .arg(pc.estimate.host.total() / kGiB, 6, 'f', 2)
+                        .arg(pc.estimate.device.used ? QString("  device %1 GiB").arg(pc.estimate.device.total() / kGiB, 6, 'f', 2) : QString())
+                        .arg(feasibility::toString(pc.estimate.binding))
+                        .arg(pc.estimate.reason.isEmpty() ? QString() : "  (" + pc.estimate.reason + ")");
+        }
+        printText(text);
+        return Ok;
+    } catch (const matrix::MatrixError& e) {
+        printError(QString::fromStdString(e.what()));
+        return BadInput;
+    }
+}
+
+} // namespace commprof::cli

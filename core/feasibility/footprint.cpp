@@ -1,0 +1,165 @@
+#include "footprint.h"
+
+#include "model_dims.h"
+
+#include <QJsonArray>
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace commprof::feasibility {
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+// Bytes of activations kept for backward by one rank, for the model families of model_dims.h.
+double activationBytes(const matrix::Cell& cell, const Coefficients& k) {
+    const double batch = cell.config.batchSize;
+    if (cell.model.family == "transformer") {
+        const auto d = dims::transformerDims(cell.model.params);
+        const double tokens = batch * dims::kSeqLen;
+        const double perBlock = tokens * double(d.width) * k["transformer_activation_floats_per_token_width"] * 4.0 +
+                                batch * double(d.heads) * dims::kSeqLen * dims::kSeqLen * 4.0 * 2.0;
+        return dims::kBlocks * perBlock + tokens * double(d.outWidth) * 4.0 * 2.0;
+    }
+    const auto d = dims::mlpDims(cell.model.params);
+    return (dims::kMlpDepth * batch * double(d.width) * k["mlp_activation_floats_per_unit"] +
+            batch * double(d.outWidth) * 2.0) * 4.0;
+}
+
+void add(Demand& d, const QString& name, double bytes) {
+    if (bytes > 0) {
+        d.terms.push_back({name, d.pool, bytes});
+    }
+}
+
+} // namespace
+
+const char* toString(Pool pool) { return pool == Pool::Device ? "device" : "host"; }
+
+double Demand::total() const {
+    double t = 0;
+    for (const auto& term : terms) {
+        t += term.bytes;
+    }
+    return t;
+}
+
+double Demand::ratio() const {
+    const double t = total();
+    if (budgetBytes <= 0) {
+        return t > 0 ? std::numeric_limits<double>::infinity() : 0.0;
+    }
+    return t / budgetBytes;
+}
+
+Coefficients::Coefficients()
+    : table_{
+          {"process_baseline_mib", 163.0, "MiB per rank",
+           "measured: VmHWM of commprof-rank with a 1e5-parameter MLP, world size 1, Debian libtorch 1.13 (docs/feasibility.md)"},
+          {"param_bytes", 4.0, "bytes per parameter", "fp32 weights"},
+          {"grad_bytes", 4.0, "bytes per parameter", "fp32 gradients"},
+          {"bucket_bytes", 4.0, "bytes per parameter",
+           "DDP bucket buffers: one flat fp32 copy of the gradients (gradient_as_bucket_view=false)"},
+          {"sgd_state_bytes", 4.0, "bytes per parameter", "SGD momentum buffer, fp32"},
+          {"adam_state_bytes", 8.0, "bytes per parameter",
+           "Adam exp_avg + exp_avg_sq, fp32 (ZeRO, Rajbhandari et al. 2020, sec. 3.1; accelerate estimate-memory counts Adam as 2x the fp32 model)"},
+          {"mlp_activation_floats_per_unit", 3.0, "floats per batch x width x layer",
+           "saved Linear input, pre-activation and ReLU output per layer"},
+          {"transformer_activation_floats_per_token_width", 17.0, "floats per token x width x block",
+           "Korthikanti et al. 2022, 'Reducing Activation Recomputation': 34 s b h bytes per layer in fp16, i.e. 17 values per token and width"},
+          {"cuda_context_device_mib", 500.0, "MiB per rank on the device",
+           "CUDA context and cuBLAS/cuDNN workspaces as commonly reported for PyTorch (300-600 MiB); to be refitted from measured peaks"},
+          {"cuda_runtime_host_mib", 300.0, "MiB per rank on the host",
+           "host side of the CUDA runtime; fitted so the reference WSL study's 50M gloo_cuda x 8 cell needs 9.7 GiB"},
+          {"gloo_cuda_staging_factor", 2.0, "x gradient bytes on the host",
+           "gloo over CUDA tensors pins host buffers in both directions"},
+      } {}
+
+double Coefficients::operator[](const char* key) const {
+    for (const auto& c : table_) {
+        if (std::string_view(c.key) == key) {
+            return c.value;
+        }
+    }
+    throw std::invalid_argument(std::string("unknown coefficient ") + key);
+}
+
+void Coefficients::set(const QString& key, double value) {
+    for (auto& c : table_) {
+        if (key == c.key) {
+            c.value = value;
+            return;
+        }
+    }
+    throw std::invalid_argument("unknown coefficient '" + key.toStdString() + "'");
+}
+
+FootprintEstimate estimate(const matrix::Cell& cell, const Coefficients& k, const MachineBudget& budget) {
+    FootprintEstimate e;
+    e.host.pool = Pool::Host;
+    e.device.pool = Pool::Device;
+    e.host.used = true;
+    e.host.budgetBytes = budget.hostBytes;
+    e.device.budgetBytes = budget.deviceBytes;
+    const double ws = cell.worldSize;
+    const double p = cell.model.params;
+    const bool cuda = cell.layer.device == "cuda";
+    const double optimizerBytes = cell.config.optimizer == "adam" ? k["adam_state_bytes"] : k["sgd_state_bytes"];
+    const double gradBytes = p * k["grad_bytes"];
+
+    add(e.host, "process baseline", ws * k["process_baseline_mib"] * kMiB);
+    // Where the model lives: the host for CPU cells, the device for CUDA cells.
+    Demand& modelPool = cuda ? e.device : e.host;
+    double ranksOnPool = ws;
+    if (cuda) {
+        e.device.used = true;
+        add(e.host, "CUDA runtime (host side)", ws * k["cuda_runtime_host_mib"] * kMiB);
+        if (cell.layer.backend == "gloo") {
+            add(e.host, "gloo host staging buffers", ws * k["gloo_cuda_staging_factor"] * gradBytes);
+        }
+        // Budgets are per GPU: NCCL puts one rank on each GPU, gloo over CUDA shares them.
+        ranksOnPool = cell.layer.backend == "nccl" ? 1.0 : std::ceil(ws / std::max(1, budget.gpus));
+        add(e.device, "CUDA context", ranksOnPool * k["cuda_context_device_mib"] * kMiB);
+    }
+    add(modelPool, "parameters", ranksOnPool * p * k["param_bytes"]);
+    add(modelPool, "gradients", ranksOnPool * gradBytes);
+    add(modelPool, "DDP bucket buffers", ranksOnPool * p * k["bucket_bytes"]);
+    add(modelPool, "optimizer state (" + cell.config.optimizer + ")", ranksOnPool * p * optimizerBytes);
+    add(modelPool, "activations", ranksOnPool * activationBytes(cell, k));
+
+    const bool hostFits = e.host.total() <= e.host.budgetBytes;
+    const bool deviceFits = !e.device.used || e.device.total() <= e.device.budgetBytes;
+    e.feasible = hostFits && deviceFits;
+    e.binding = (e.device.used && e.device.ratio() > e.host.ratio()) ? Pool::Device : Pool::Host;
+    if (!e.feasible) {
+        const Demand& d = e.binding == Pool::Device ? e.device : e.host;
+        e.reason = d.budgetBytes <= 0 ? QString("no %1 memory on this machine").arg(toString(d.pool))
+                                      : QString("%1 demand %2 GiB exceeds the budget of %3 GiB")
+                                            .arg(toString(d.pool))
+                                            .arg(d.total() / (kMiB * 1024), 0, 'f', 2)
+                                            .arg(d.budgetBytes / (kMiB * 1024), 0, 'f', 2);
+    }
+    return e;
+}
+
+QJsonObject toJson(const FootprintEstimate& e) {
+    QJsonObject pools;
+    QJsonArray terms;
+    for (const Demand* d : {&e.host, &e.device}) {
+        if (d->used) {
+            pools[toString(d->pool)] = QJsonObject{{"demand_bytes", d->total()}, {"budget_bytes", d->budgetBytes}};
+        }
+        for (const auto& t : d->terms) {
+            terms.append(QJsonObject{{"name", t.name}, {"pool", toString(t.pool)}, {"bytes", t.bytes}});
+        }
+    }
+    QJsonObject out{{"feasible", e.feasible}, {"binding", toString(e.binding)}, {"pools", pools}, {"terms", terms}};
+    if (!e.reason.isEmpty()) {
+        out["reason"] = e.reason;
+    }
+    return out;
+}
+
+} // namespace commprof::feasibility

@@ -1,0 +1,36 @@
+#pragma once
+// A matrix expanded into cells, each with its footprint against the resolved budget: what
+// `commprof plan` prints, `commprof run` executes and the designer shows.
+
+#include "feasibility/footprint.h"
+#include "feasibility/machine_profile.h"
+#include "matrix/matrix.h"
+
+#include <QJsonObject>
+
+#include <optional>
+
+namespace commprof::feasibility {
+
+struct PlannedCell {
+    matrix::Cell cell;
+    FootprintEstimate estimate;
+};
+
+struct Plan {
+    matrix::Matrix matrix;
+    MachineBudget budget;
+    Coefficients coefficients;
+    std::vector<PlannedCell> cells;
+};
+
+struct PlanOptions {
+    QString profilePath;
+    BudgetOverrides overrides;
+};
+
+Plan makePlan(const matrix::Matrix& m, const PlanOptions& options); // throws matrix::MatrixError
+Plan makePlan(const QString& matrixPath, const PlanOptions& options);
+QJsonObject toJson(const Plan& plan);
+
+} // namespace commprof::feasibility

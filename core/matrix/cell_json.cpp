@@ -1,0 +1,34 @@
+#include "cell_json.h"
+
+namespace commprof::matrix {
+
+QJsonObject runConfigJson(const RunConfig& c) {
+    return QJsonObject{{"iterations", c.iterations},
+                       {"warmup", c.warmup},
+                       {"batch_size", c.batchSize},
+                       {"bucket_cap_mb", c.bucketCapMb},
+                       {"first_bucket_mb", c.firstBucketMb},
+                       {"optimizer", c.optimizer},
+                       {"timeout_s", c.timeoutS},
+                       {"trace", QJsonObject{{"enabled", c.trace.enabled},
+                                             {"first_step", c.trace.firstStep},
+                                             {"steps", c.trace.steps}}}};
+}
+
+QJsonObject cellJson(const Cell& cell, const feasibility::FootprintEstimate& estimate) {
+    QJsonObject o = feasibility::toJson(estimate);
+    o["id"] = cell.id;
+    o["model"] = cell.model.name;
+    o["family"] = cell.model.family;
+    o["params"] = cell.model.params;
+    o["layer"] = cell.layer.name;
+    o["backend"] = cell.layer.backend;
+    o["device"] = cell.layer.device;
+    o["interconnect"] = cell.layer.interconnect;
+    o["world_size"] = cell.worldSize;
+    o["repeat"] = cell.repeat;
+    o["config"] = runConfigJson(cell.config);
+    return o;
+}
+
+} // namespace commprof::matrix

@@ -1,0 +1,101 @@
+#pragma once
+// An experiment matrix as written in configs/experiments/*.yaml, and the cells it expands to.
+
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+#include <stdexcept>
+#include <vector>
+
+namespace commprof::matrix {
+
+// Every error names the file, the line and column (1-based), and the offending key.
+struct MatrixError : std::runtime_error {
+    MatrixError(QString file, int line, int column, QString key, const QString& message);
+    QString file;
+    int line;
+    int column;
+    QString key;
+};
+
+struct TraceConfig {
+    bool enabled = false;
+    int firstStep = -1; // -1: the end of warmup
+    int steps = 8;
+};
+
+struct RunConfig {
+    int iterations = 30;
+    int warmup = 5;
+    int batchSize = 32;
+    double bucketCapMb = 25.0;
+    double firstBucketMb = 1.0;
+    QString optimizer = "sgd";
+    TraceConfig trace;
+    double timeoutS = 420;
+};
+
+struct ModelSpec {
+    QString name;
+    QString family = "mlp";
+    double params = 0;
+};
+
+struct LayerSpec {
+    QString name;    // gloo_cpu | gloo_cuda | nccl
+    QString backend; // gloo | nccl
+    QString device;  // cpu | cuda
+    QString interconnect;
+    std::optional<RunConfig> overrides; // per-layer defaults, merged over the matrix defaults
+};
+
+struct ExcludeRule {
+    std::optional<QString> model;
+    std::optional<QString> layer;
+    std::optional<int> worldSize;
+};
+
+// Host and device budgets: explicit GiB, or "auto" (from the probe), minus a reserve.
+struct BudgetSpec {
+    std::optional<double> hostGib;   // nullopt: auto
+    std::optional<double> deviceGib; // nullopt: auto
+    double reserveGib = 1.0;
+};
+
+struct Matrix {
+    QString file;
+    QString name;
+    RunConfig defaults;
+    std::vector<ModelSpec> models;
+    std::vector<LayerSpec> layers;
+    std::vector<int> worldSizes;
+    std::vector<std::pair<int, int>> worldSizeMarks; // (line, column) of each entry
+    int repeats = 1;
+    std::vector<ExcludeRule> excludes;
+    BudgetSpec budget;
+};
+
+struct Cell {
+    QString id; // safe as a single path component
+    ModelSpec model;
+    LayerSpec layer;
+    int worldSize = 1;
+    int repeat = 0;
+    RunConfig config;
+};
+
+// What the machine allows, for the checks that depend on it.
+struct MachineLimits {
+    int gpus = 0;
+};
+
+Matrix loadMatrix(const QString& path); // throws MatrixError
+Matrix parseMatrix(const QByteArray& yaml, const QString& fileName);
+std::vector<Cell> expand(const Matrix& m, const MachineLimits& limits); // throws MatrixError
+
+// Lower-case letters, digits and '_' only: a name from YAML can never leave the results dir.
+QString sanitizeId(const QString& text);
+bool knownLayer(const QString& name);
+
+} // namespace commprof::matrix

@@ -1,0 +1,31 @@
+#pragma once
+// What the host can give: memory (the cgroup ceiling when there is one, not MemTotal) and GPUs.
+// Paths are parameters so tests can point them at a fake /proc-style root.
+
+#include <QString>
+
+#include <optional>
+
+namespace commprof::probe {
+
+struct HostMemory {
+    double totalBytes = 0;
+    double availableBytes = 0;
+    std::optional<double> cgroupLimitBytes; // memory.max / memory.limit_in_bytes, when set
+    double budgetBytes() const;              // min(available, cgroup limit)
+    QString source() const;
+};
+
+HostMemory readHostMemory(const QString& root = "/");
+
+struct GpuInfo {
+    QString name;
+    double memoryBytes = 0;
+    QString computeCapability;
+};
+
+// Parses `nvidia-smi --query-gpu=name,memory.total,compute_cap --format=csv,noheader,nounits`
+// from PATH; empty when there is no nvidia-smi or no GPU.
+QList<GpuInfo> queryGpus();
+
+} // namespace commprof::probe

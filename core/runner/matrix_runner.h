@@ -1,0 +1,75 @@
+#pragma once
+// Runs a plan cell by cell into a results directory (docs/formats.md): infeasible cells are
+// recorded as skipped_infeasible with their numbers, feasible ones become a RankPool; a
+// manifest is written last, atomically, only when every rank succeeded.
+
+#include "feasibility/plan.h"
+#include "runner/rank_pool.h"
+
+#include <QObject>
+#include <QString>
+
+namespace commprof::runner {
+
+struct RunOptions {
+    QString outDir;
+    QString rankProgram;
+    bool resume = false;
+    QString onlyCell;
+    int graceMs = 3000;
+};
+
+enum class CellState { Pending, Running, Complete, Failed, SkippedInfeasible, Skipped };
+const char* toString(CellState s);
+
+struct RunSummary {
+    int complete = 0;
+    int failed = 0;
+    int skippedInfeasible = 0;
+    int resumed = 0;
+    bool stopped = false;
+};
+
+class MatrixRunner : public QObject {
+    Q_OBJECT
+public:
+    MatrixRunner(feasibility::Plan plan, RunOptions options, QObject* parent = nullptr);
+
+    void start();
+    void pauseAfterCurrentCell() { pauseRequested_ = true; }
+    void stop(); // ends the running cell's ranks; the cell is recorded as failed (stopped)
+    RunSummary runBlocking();
+    const feasibility::Plan& plan() const { return plan_; }
+
+signals:
+    void cellStateChanged(const QString& cellId, commprof::runner::CellState state, const QString& detail);
+    void rankProgress(const QString& cellId, int rank, const QJsonObject& event);
+    void logLine(const QString& cellId, const QString& line);
+    void finished(const commprof::runner::RunSummary& summary);
+
+private:
+    void next();
+    void runCell(const feasibility::PlannedCell& pc);
+    void onPoolFinished(const feasibility::PlannedCell& pc, const PoolOutcome& outcome);
+    QStringList rankArgs(const feasibility::PlannedCell& pc, const QString& cellDir) const;
+    QString cellDir(const QString& id) const;
+    void writeRunJson();
+
+    feasibility::Plan plan_;
+    RunOptions options_;
+    std::size_t nextIndex_ = 0;
+    RankPool* pool_ = nullptr;
+    RunSummary summary_;
+    bool pauseRequested_ = false;
+    bool stopRequested_ = false;
+    qint64 cellStartMs_ = 0;
+};
+
+// The rank files of a finished cell, checked before a manifest is written. Empty on success.
+QString verifyRankFiles(const QString& cellDir, int worldSize);
+bool writeJsonAtomically(const QString& path, const QJsonObject& doc);
+
+} // namespace commprof::runner
+
+Q_DECLARE_METATYPE(commprof::runner::CellState)
+Q_DECLARE_METATYPE(commprof::runner::RunSummary)
