@@ -32,7 +32,7 @@ PoolOutcome runPool(const QString& dir, int world, const QStringList& args, int*
     spec.args = args + QStringList{"--out", dir, "--collective-timeout-s", "30", "--rendezvous-timeout-s", "30"};
     spec.worldSize = world;
     spec.workDir = dir;
-    spec.deadlineMs = QDeadlineTimer(240000).deadline();
+    spec.deadline = QDeadlineTimer(240000);
     RankPool pool;
     int events = 0;
     QObject::connect(&pool, &RankPool::progress, [&](int, const QJsonObject& e) {
@@ -290,7 +290,7 @@ private slots:
                                .arg(rankBinary(), dir.path())};
         spec.worldSize = 2;
         spec.workDir = dir.path();
-        spec.deadlineMs = QDeadlineTimer(120000).deadline();
+        spec.deadline = QDeadlineTimer(120000);
         RankPool pool;
         const PoolOutcome out = pool.runBlocking(spec);
         QVERIFY(!out.success);

@@ -5,6 +5,7 @@
 #include "trace/trace_reader.h"
 #include "trace_builder.h"
 
+#include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
@@ -135,6 +136,27 @@ private slots:
         QCOMPARE(t.events.size(), std::size_t(1));
         QCOMPARE(t.events[0].startUs, 12.5);
         QVERIFY(t.events[0].pid < 0);
+    }
+
+    // The fuzzer's corpus (tests/data/fuzz) replayed on every run: each input either parses or
+    // is refused with a TraceError, and nothing computed from it is NaN.
+    void fuzzCorpusReplays() {
+        const QDir dir(COMMPROF_TEST_DATA "/fuzz");
+        const QStringList files = dir.entryList(QDir::Files);
+        QVERIFY(files.size() >= 5);
+        for (const QString& name : files) {
+            QFile f(dir.filePath(name));
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            const QByteArray bytes = f.readAll();
+            try {
+                const TraceSummary s = summarize(parseTraceText(std::string_view(bytes.constData(), std::size_t(bytes.size())), name.toStdString()));
+                for (const auto& m : s.steps) {
+                    QVERIFY(!std::isnan(m.computeUs) && !std::isnan(m.commUs));
+                }
+            } catch (const TraceError& e) {
+                QVERIFY(QString(e.what()).contains(name));
+            }
+        }
     }
 
     void emptyEventListGivesNoNaN() {

@@ -35,8 +35,10 @@ int planCommand(const QStringList& args) {
             if (!value(v)) return usage(use);
             options.overrides.deviceGib = v;
         } else if (a == "--gpus") {
-            if (!value(v)) return usage(use);
-            options.overrides.gpus = int(v);
+            bool ok = false;
+            const int n = i + 1 < args.size() ? args[++i].toInt(&ok) : -1;
+            if (!ok || n < 0) return usage(use);
+            options.overrides.gpus = n;
         } else if (a.startsWith("--") || !path.isEmpty()) {
             return usage(use);
         } else {

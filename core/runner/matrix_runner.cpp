@@ -185,7 +185,7 @@ void MatrixRunner::runCell(const feasibility::PlannedCell& pc) {
     spec.pidTag = pc.cell.id + "_";
     spec.graceMs = options_.graceMs;
     // One absolute deadline, computed once: port retries inside the pool never extend it.
-    spec.deadlineMs = QDeadlineTimer(qint64(pc.cell.config.timeoutS * 1000)).deadline();
+    spec.deadline = QDeadlineTimer(qint64(pc.cell.config.timeoutS * 1000));
 
     pool_ = new RankPool(this);
     const QString id = pc.cell.id;

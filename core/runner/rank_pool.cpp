@@ -74,14 +74,14 @@ void RankPool::start(const PoolSpec& spec) {
         outcome_.timedOut = true;
         terminateAll("the cell's deadline passed");
     });
-    const qint64 left = QDeadlineTimer(spec_.deadlineMs, Qt::PreciseTimer).remainingTime();
-    deadlineTimer_->start(int(std::max<qint64>(0, std::min<qint64>(left, INT_MAX))));
+    const qint64 left = spec_.deadline.remainingTime(); // -1: forever
+    deadlineTimer_->start(int(left < 0 ? INT_MAX : std::min<qint64>(left, INT_MAX)));
     launchAttempt();
 }
 
 void RankPool::launchAttempt() {
     ++outcome_.attempts;
-    outcome_.port = freeLoopbackPort();
+    outcome_.port = (outcome_.attempts == 1 && spec_.firstPort > 0) ? spec_.firstPort : freeLoopbackPort();
     outcome_.ranks.assign(std::size_t(spec_.worldSize), RankExit{});
     procs_.clear();
     stderr_.assign(std::size_t(spec_.worldSize), {});
@@ -234,7 +234,7 @@ void RankPool::finishIfDone() {
     }
     const bool allZero = std::all_of(outcome_.ranks.begin(), outcome_.ranks.end(),
                                      [](const RankExit& e) { return !e.crashed && e.exitCode == 0; });
-    const bool deadlineLeft = QDeadlineTimer(spec_.deadlineMs, Qt::PreciseTimer).remainingTime() > 0;
+    const bool deadlineLeft = !spec_.deadline.hasExpired();
     if (!allZero && portClash() && !outcome_.timedOut && !outcome_.stopped && deadlineLeft &&
         outcome_.attempts <= spec_.maxPortRetries) {
         emit logLine(QString("port %1 was taken: retrying on another port").arg(outcome_.port));

@@ -22,9 +22,10 @@ struct PoolSpec {
     QString workDir;          // where the ranks write their files
     QString pidDir;           // where pid files go, so a later launcher can end leftovers
     QString pidTag;           // file name prefix for this pool's pid files
-    qint64 deadlineMs = 0;    // absolute, QDeadlineTimer-style; retries never extend it
+    QDeadlineTimer deadline;  // absolute; retries never extend it
     int graceMs = 3000;       // between SIGTERM and SIGKILL
     int maxPortRetries = 3;
+    int firstPort = 0;        // 0: pick a free loopback port; otherwise try this one first
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
 };
 

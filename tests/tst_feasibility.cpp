@@ -1,0 +1,125 @@
+// Per-pool feasibility: which pools a cell draws on, the reference study's numbers, and the
+// plan JSON of docs/cli.md.
+
+#include "cli_runner.h"
+#include "feasibility/plan.h"
+
+#include <QJsonArray>
+#include <QTemporaryFile>
+#include <QTest>
+
+using namespace commprof;
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+QJsonObject cellById(const QJsonObject& plan, const QString& id) {
+    for (const QJsonValue& v : plan["cells"].toArray()) {
+        if (v.toObject()["id"].toString() == id) {
+            return v.toObject();
+        }
+    }
+    return {};
+}
+
+QJsonObject referencePlan() {
+    const CliResult r = runCli("commprof", {"plan", COMMPROF_SOURCE_DIR "/configs/experiments/full.yaml", "--profile",
+                                            COMMPROF_SOURCE_DIR "/configs/machines/reference_wsl_rtx5070.yaml", "--json"});
+    return r.exitCode == 0 ? r.json() : QJsonObject{};
+}
+
+} // namespace
+
+class TstFeasibility : public QObject {
+    Q_OBJECT
+private slots:
+    void cpuCellsDrawOnTheHostOnly() {
+        const QJsonObject plan = referencePlan();
+        QVERIFY(!plan.isEmpty());
+        int cpuCells = 0;
+        for (const QJsonValue& v : plan["cells"].toArray()) {
+            const QJsonObject c = v.toObject();
+            if (c["layer"].toString() != "gloo_cpu") {
+                continue;
+            }
+            ++cpuCells;
+            QVERIFY(!c["pools"].toObject().contains("device"));
+            QCOMPARE(c["binding"].toString(), QString("host"));
+            for (const QJsonValue& t : c["terms"].toArray()) {
+                QCOMPARE(t.toObject()["pool"].toString(), QString("host"));
+            }
+        }
+        QCOMPARE(cpuCells, 15);
+    }
+
+    void aCudaCellDrawsOnBothPools() {
+        const QJsonObject c = cellById(referencePlan(), "mlp10m_gloo_cuda_ws2_r0");
+        QVERIFY(c["pools"].toObject()["host"].toObject()["demand_bytes"].toDouble() > 0);
+        QVERIFY(c["pools"].toObject()["device"].toObject()["demand_bytes"].toDouble() > 0);
+        QStringList terms;
+        for (const QJsonValue& t : c["terms"].toArray()) {
+            terms << t.toObject()["name"].toString();
+        }
+        QVERIFY(terms.contains("CUDA runtime (host side)"));
+        QVERIFY(terms.contains("gloo host staging buffers"));
+        QVERIFY(terms.contains("CUDA context"));
+        QVERIFY(terms.contains("optimizer state (sgd)"));
+    }
+
+    void referenceStudyGlooCudaAtEightRanksIsHostBound() {
+        const QJsonObject plan = referencePlan();
+        const QJsonObject c8 = cellById(plan, "mlp50m_gloo_cuda_ws8_r0");
+        QCOMPARE(c8["feasible"].toBool(), false);
+        QCOMPARE(c8["binding"].toString(), QString("host"));
+        const double host = c8["pools"].toObject()["host"].toObject()["demand_bytes"].toDouble() / kGiB;
+        QVERIFY2(std::abs(host - 9.7) < 0.1, qPrintable(QString::number(host)));
+        QCOMPARE(c8["pools"].toObject()["host"].toObject()["budget_bytes"].toDouble() / kGiB, 9.34);
+        QCOMPARE(cellById(plan, "mlp50m_gloo_cuda_ws4_r0")["feasible"].toBool(), true);
+        QCOMPARE(cellById(plan, "mlp10m_gloo_cuda_ws8_r0")["feasible"].toBool(), true);
+    }
+
+    void infeasibleCellsAreKeptWithTheirNumbers() {
+        const QJsonObject plan = referencePlan();
+        QCOMPARE(plan["cells"].toArray().size(), 33);
+        const QJsonObject c = cellById(plan, "mlp400m_gloo_cuda_ws16_r0");
+        QCOMPARE(c["feasible"].toBool(), false);
+        QCOMPARE(c["binding"].toString(), QString("device"));
+        QVERIFY(c["reason"].toString().contains("device demand"));
+    }
+
+    void adamNeedsMoreThanSgd() {
+        matrix::Cell cell;
+        cell.model = {"m", "mlp", 1e7};
+        cell.layer = {"gloo_cpu", "gloo", "cpu", "host_loopback", {}};
+        cell.worldSize = 2;
+        feasibility::MachineBudget budget{64 * kGiB, 0, 0, "test", "test"};
+        const feasibility::Coefficients k;
+        const double sgd = feasibility::estimate(cell, k, budget).host.total();
+        cell.config.optimizer = "adam";
+        const double adam = feasibility::estimate(cell, k, budget).host.total();
+        QCOMPARE(adam - sgd, 2 * 1e7 * 4.0);
+    }
+
+    void noGpuMakesCudaCellsInfeasibleNotErrors() {
+        const CliResult r = runCli("commprof", {"plan", COMMPROF_SOURCE_DIR "/configs/experiments/smoke_gloo_cuda.yaml", "--gpus", "0", "--host-budget-gib", "16", "--json"});
+        QCOMPARE(r.exitCode, 0);
+        for (const QJsonValue& v : r.json()["cells"].toArray()) {
+            QCOMPARE(v.toObject()["feasible"].toBool(), false);
+            QCOMPARE(v.toObject()["binding"].toString(), QString("device"));
+        }
+    }
+
+    void profileWithUnknownCoefficientIsAnError() {
+        QTemporaryFile f;
+        QVERIFY(f.open());
+        f.write("name: bad\ncoefficients:\n  proces_baseline_mib: 1\n");
+        f.close();
+        const CliResult r = runCli("commprof", {"plan", COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml", "--profile", f.fileName(), "--json"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(QString(r.err).contains(f.fileName() + ":3:3"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TstFeasibility)
+#include "tst_feasibility.moc"
