@@ -110,6 +110,26 @@ private slots:
         }
         QVERIFY(QFile::exists(out.filePath("run.json")));
         QVERIFY(pidRecords(out.path()).isEmpty());
+
+        // Calibration: predicted against measured peaks, and a refit that covers every cell.
+        const QString profile = out.filePath("refit.yaml");
+        const CliResult cal = runCli("commprof", {"calibrate", out.path(), "--json", "--write-profile", profile});
+        QVERIFY2(cal.exitCode == 0, cal.err.constData());
+        const QJsonObject c = cal.json();
+        QCOMPARE(c["cells"].toArray().size(), 2);
+        QVERIFY(c["completed_cells_infeasible_after_refit"].toArray().isEmpty());
+        const double before = c["process_baseline_mib_before"].toDouble() * 1048576.0;
+        const double refit = c["process_baseline_mib_refit"].toDouble() * 1048576.0;
+        for (const QJsonValue& v : c["cells"].toArray()) {
+            const QJsonObject cell = v.toObject();
+            QVERIFY(cell["measured_host_bytes_per_rank"].toDouble() > 50e6);
+            QVERIFY(cell["predicted_host_bytes_per_rank"].toDouble() - before + refit >= cell["measured_host_bytes_per_rank"].toDouble() - 1);
+        }
+        const CliResult replan = runCli("commprof", {"plan", COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml", "--profile", profile, "--host-budget-gib", "8", "--json"});
+        QCOMPARE(replan.exitCode, 0);
+        for (const QJsonValue& v : replan.json()["cells"].toArray()) {
+            QVERIFY(v.toObject()["feasible"].toBool());
+        }
     }
 
     void killedRankLeavesNoManifestAndTheRunMovesOn() {

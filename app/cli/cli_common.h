@@ -19,5 +19,6 @@ int usage(const QString& text);
 int traceCommand(const QStringList& args);
 int planCommand(const QStringList& args);
 int runCommand(const QStringList& args);
+int calibrateCommand(const QStringList& args);
 
 } // namespace commprof::cli

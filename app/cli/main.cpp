@@ -14,6 +14,7 @@ namespace {
 const char* kUsage = "commprof <command> [args]\n"
                      "  plan MATRIX.yaml [--profile F] [--host-budget-gib X] [--device-budget-gib Y] [--json]\n"
                      "  run MATRIX.yaml --out DIR [--resume] [--only CELL_ID] [--json-progress]\n"
+                     "  calibrate DIR [--profile F] [--write-profile F] [--json]\n"
                      "  trace summarize TRACE [--json] [--hta]   per-step figures of a Chrome trace\n";
 
 } // namespace
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
         {"trace", traceCommand},
         {"plan", planCommand},
         {"run", runCommand},
+        {"calibrate", calibrateCommand},
     };
     const QString name = args.takeFirst();
     const auto it = commands.find(name);

@@ -1,0 +1,75 @@
+// commprof calibrate DIR [--profile FILE] [--write-profile FILE] [--json]
+
+#include "cli_common.h"
+
+#include "feasibility/calibration.h"
+#include "feasibility/machine_profile.h"
+
+#include <QFile>
+
+namespace commprof::cli {
+
+int calibrateCommand(const QStringList& args) {
+    const QString use = "commprof calibrate DIR [--profile FILE] [--write-profile FILE] [--json]";
+    QString dir, profilePath, writePath;
+    bool json = false;
+    for (int i = 0; i < args.size(); ++i) {
+        if (args[i] == "--json") {
+            json = true;
+        } else if (args[i] == "--profile" && i + 1 < args.size()) {
+            profilePath = args[++i];
+        } else if (args[i] == "--write-profile" && i + 1 < args.size()) {
+            writePath = args[++i];
+        } else if (args[i].startsWith("--") || !dir.isEmpty()) {
+            return usage(use);
+        } else {
+            dir = args[i];
+        }
+    }
+    if (dir.isEmpty()) {
+        return usage(use);
+    }
+    feasibility::Coefficients k;
+    try {
+        if (!profilePath.isEmpty()) {
+            k = feasibility::loadProfile(profilePath).coefficients;
+        }
+    } catch (const matrix::MatrixError& e) {
+        printError(QString::fromStdString(e.what()));
+        return BadInput;
+    }
+    const feasibility::Calibration c = feasibility::calibrate(dir, k);
+    if (c.cells.empty()) {
+        printError(dir + ": no complete cells to calibrate against");
+        return NotFine;
+    }
+    if (!writePath.isEmpty()) {
+        QFile f(writePath);
+        if (!f.open(QIODevice::WriteOnly)) {
+            printError(writePath + ": cannot write");
+            return BadInput;
+        }
+        f.write(QString("# refitted by commprof calibrate from %1 (%2 complete cells)\nname: refit\ncoefficients:\n  process_baseline_mib: %3\n")
+                    .arg(dir).arg(c.cells.size()).arg(c.baselineRefit / (1024.0 * 1024.0), 0, 'f', 1).toUtf8());
+    }
+    if (json) {
+        printJson(feasibility::toJson(c));
+    } else {
+        QString text;
+        for (const auto& cell : c.cells) {
+            text += QString("%1  predicted %2 MiB/rank, measured %3 MiB/rank, error %4 %\n")
+                        .arg(cell.cellId, -32)
+                        .arg(cell.predictedHostPerRank / 1048576.0, 8, 'f', 1)
+                        .arg(cell.measuredHostPerRank / 1048576.0, 8, 'f', 1)
+                        .arg(cell.hostErrorFraction() * 100.0, 6, 'f', 1);
+        }
+        text += QString("process baseline: %1 MiB now, %2 MiB refitted%3\n")
+                    .arg(c.baselineBefore / 1048576.0, 0, 'f', 1)
+                    .arg(c.baselineRefit / 1048576.0, 0, 'f', 1)
+                    .arg(writePath.isEmpty() ? QString(" (write it with --write-profile FILE)") : " -> " + writePath);
+        printText(text);
+    }
+    return c.stillInfeasibleAfterRefit.empty() ? Ok : NotFine;
+}
+
+} // namespace commprof::cli

@@ -1,0 +1,106 @@
+#include "calibration.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+
+#include <algorithm>
+
+namespace commprof::feasibility {
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+QJsonObject readJson(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(f.readAll()).object() : QJsonObject{};
+}
+
+} // namespace
+
+double CellCalibration::hostErrorFraction() const {
+    return predictedHostPerRank > 0 ? (measuredHostPerRank - predictedHostPerRank) / predictedHostPerRank : 0.0;
+}
+
+Calibration calibrate(const QString& resultsDir, const Coefficients& k) {
+    Calibration out;
+    out.baselineBefore = k["process_baseline_mib"] * kMiB;
+    const QDir cells(QDir(resultsDir).filePath("cells"));
+    double needed = 0;
+    std::vector<std::pair<QString, QJsonObject>> completed;
+    for (const QString& id : cells.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
+        const QString dir = cells.filePath(id);
+        const QJsonObject cell = readJson(dir + "/cell.json");
+        if (cell["status"].toString() != "complete" || !QFile::exists(dir + "/manifest.json")) {
+            continue;
+        }
+        CellCalibration c;
+        c.cellId = id;
+        c.worldSize = cell["world_size"].toInt();
+        c.layer = cell["layer"].toString();
+        if (c.worldSize < 1) {
+            continue;
+        }
+        for (const QJsonValue& tv : cell["terms"].toArray()) {
+            const QJsonObject t = tv.toObject();
+            const double perRank = t["bytes"].toDouble() / c.worldSize;
+            if (t["pool"].toString() == "host") {
+                c.predictedHostPerRank += perRank;
+                c.hostTerms.push_back({t["name"].toString(), Pool::Host, perRank});
+            } else {
+                c.predictedDevicePerRank += perRank;
+            }
+        }
+        for (int r = 0; r < c.worldSize; ++r) {
+            const QJsonObject rank = readJson(QString("%1/rank%2.json").arg(dir).arg(r));
+            c.measuredHostPerRank = std::max(c.measuredHostPerRank, rank["peak_host_bytes"].toDouble());
+            c.measuredDevicePerRank = std::max(c.measuredDevicePerRank, rank["peak_device_bytes"].toDouble());
+        }
+        // The baseline that would make this cell's prediction cover what it used.
+        const double otherTerms = c.predictedHostPerRank - out.baselineBefore;
+        needed = std::max(needed, c.measuredHostPerRank - otherTerms);
+        completed.emplace_back(id, cell);
+        out.cells.push_back(c);
+    }
+    out.baselineRefit = out.cells.empty() ? out.baselineBefore : needed;
+    // A refit must not reject a cell that ran: check each against its recorded host budget.
+    for (const auto& c : out.cells) {
+        const QJsonObject cell = std::find_if(completed.begin(), completed.end(), [&](const auto& p) { return p.first == c.cellId; })->second;
+        const double budget = cell["pools"].toObject()["host"].toObject()["budget_bytes"].toDouble();
+        const double refit = (c.predictedHostPerRank - out.baselineBefore + out.baselineRefit) * c.worldSize;
+        if (budget > 0 && refit > budget) {
+            out.stillInfeasibleAfterRefit.push_back(c.cellId);
+        }
+    }
+    return out;
+}
+
+QJsonObject toJson(const Calibration& c) {
+    QJsonArray cells;
+    for (const auto& cell : c.cells) {
+        QJsonArray terms;
+        for (const auto& t : cell.hostTerms) {
+            terms.append(QJsonObject{{"name", t.name}, {"bytes_per_rank", t.bytes}});
+        }
+        cells.append(QJsonObject{{"id", cell.cellId},
+                                 {"world_size", cell.worldSize},
+                                 {"layer", cell.layer},
+                                 {"predicted_host_bytes_per_rank", cell.predictedHostPerRank},
+                                 {"measured_host_bytes_per_rank", cell.measuredHostPerRank},
+                                 {"host_error_fraction", cell.hostErrorFraction()},
+                                 {"predicted_device_bytes_per_rank", cell.predictedDevicePerRank},
+                                 {"measured_device_bytes_per_rank", cell.measuredDevicePerRank},
+                                 {"host_terms", terms}});
+    }
+    QJsonArray rejected;
+    for (const auto& id : c.stillInfeasibleAfterRefit) {
+        rejected.append(id);
+    }
+    return QJsonObject{{"cells", cells},
+                       {"process_baseline_mib_before", c.baselineBefore / kMiB},
+                       {"process_baseline_mib_refit", c.baselineRefit / kMiB},
+                       {"completed_cells_infeasible_after_refit", rejected}};
+}
+
+} // namespace commprof::feasibility
