@@ -39,21 +39,32 @@ build() {
   cmake --build "$BUILD" -j "$JOBS" >&2
 }
 
+has_command() {
+  "$BUILD/bin/commprof" --help 2>/dev/null | grep -q "^  $1 "
+}
+
 run_default_matrix() {
   local out="$ROOT/results"
   local bin="$BUILD/bin"
   mkdir -p "$out"
-  "$bin/commprof" probe || true
+  if has_command probe; then "$bin/commprof" probe || true; fi
+  "$bin/commprof" plan "$ROOT/configs/experiments/smoke.yaml"
   "$bin/commprof" run "$ROOT/configs/experiments/smoke.yaml" --out "$out/smoke" --resume
-  "$bin/commprof" ingest "$out/smoke"
-  "$bin/commprof" cells "$out/smoke"
-  "$bin/commprof" report "$out/smoke" --out "$out/smoke/report"
+  "$bin/commprof" calibrate "$out/smoke" || true
+  if has_command ingest; then "$bin/commprof" ingest "$out/smoke"; fi
+  if has_command cells; then "$bin/commprof" cells "$out/smoke"; fi
+  if has_command report; then "$bin/commprof" report "$out/smoke" --out "$out/smoke/report"; fi
+  for trace in "$out"/smoke/cells/*/trace_rank0.json.gz; do
+    [ -f "$trace" ] && "$bin/commprof" trace summarize "$trace"
+  done
+  local trace="$out/smoke/cells/mlp2m_gloo_cpu_ws2_r0/trace_rank0.json.gz"
   if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
-    "$bin/commprof-workbench" --results "$out/smoke"
+    "$bin/commprof-workbench" --results "$out/smoke" --trace "$trace"
   else
     echo
-    echo "No display: results are in $out/smoke, figures and cells.csv in $out/smoke/report."
-    echo "Open them later with: $bin/commprof-workbench --results $out/smoke"
+    echo "No display: results are in $out/smoke (one folder per cell under cells/)."
+    if has_command report; then echo "Figures and cells.csv are in $out/smoke/report."; fi
+    echo "Open them later with: $bin/commprof-workbench --results $out/smoke --trace $trace"
   fi
 }
 
