@@ -20,5 +20,6 @@ int traceCommand(const QStringList& args);
 int planCommand(const QStringList& args);
 int runCommand(const QStringList& args);
 int calibrateCommand(const QStringList& args);
+int probeCommand(const QStringList& args);
 
 } // namespace commprof::cli

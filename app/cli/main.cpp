@@ -15,6 +15,7 @@ const char* kUsage = "commprof <command> [args]\n"
                      "  plan MATRIX.yaml [--profile F] [--host-budget-gib X] [--device-budget-gib Y] [--json]\n"
                      "  run MATRIX.yaml --out DIR [--resume] [--only CELL_ID] [--json-progress]\n"
                      "  calibrate DIR [--profile F] [--write-profile F] [--json]\n"
+                     "  probe [--json] [--results DIR] [--ports A-B] [--cleanup] [--no-formation]\n"
                      "  trace summarize TRACE [--json] [--hta]   per-step figures of a Chrome trace\n";
 
 } // namespace
@@ -32,6 +33,7 @@ int main(int argc, char** argv) {
         {"plan", planCommand},
         {"run", runCommand},
         {"calibrate", calibrateCommand},
+        {"probe", probeCommand},
     };
     const QString name = args.takeFirst();
     const auto it = commands.find(name);

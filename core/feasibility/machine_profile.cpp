@@ -71,8 +71,15 @@ MachineProfile loadProfile(const QString& path) {
     return p;
 }
 
-MachineBudget resolveBudget(const matrix::Matrix& m, const MachineProfile* profile, const BudgetOverrides& cli) {
+MachineFacts currentMachine() { return {probe::readHostMemory(), probe::queryGpus()}; }
+
+MachineBudget resolveBudget(const matrix::Matrix& m, const MachineProfile* profile, const BudgetOverrides& cli,
+                            const std::optional<MachineFacts>& facts) {
     MachineBudget b;
+    // The probe runs only for what the command line and profile leave to "auto".
+    const bool needHost = !cli.hostGib && !(profile && profile->hostGib) && !m.budget.hostGib;
+    const bool needGpus = !cli.gpus && !(profile && profile->gpus);
+    const MachineFacts machine = facts ? *facts : (needHost || needGpus) ? currentMachine() : MachineFacts{};
     const double reserve = m.budget.reserveGib * kGiB;
     if (cli.hostGib) {
         b.hostBytes = *cli.hostGib * kGiB;
@@ -84,11 +91,11 @@ MachineBudget resolveBudget(const matrix::Matrix& m, const MachineProfile* profi
         b.hostBytes = *m.budget.hostGib * kGiB - reserve;
         b.hostSource = QString("matrix budget.host_gib minus %1 GiB reserve").arg(m.budget.reserveGib);
     } else {
-        const probe::HostMemory mem = probe::readHostMemory();
+        const probe::HostMemory& mem = machine.memory;
         b.hostBytes = std::max(0.0, mem.budgetBytes() - reserve);
         b.hostSource = QString("probe (%1) minus %2 GiB reserve").arg(mem.source()).arg(m.budget.reserveGib);
     }
-    const QList<probe::GpuInfo> gpus = (cli.gpus || (profile && profile->gpus)) ? QList<probe::GpuInfo>{} : probe::queryGpus();
+    const QList<probe::GpuInfo>& gpus = machine.gpus;
     b.gpus = cli.gpus ? *cli.gpus : (profile && profile->gpus) ? *profile->gpus : int(gpus.size());
     if (cli.deviceGib) {
         b.deviceBytes = *cli.deviceGib * kGiB;

@@ -4,6 +4,7 @@
 
 #include "feasibility/footprint.h"
 #include "matrix/matrix.h"
+#include "probe/host_memory.h"
 
 #include <optional>
 
@@ -25,6 +26,14 @@ struct BudgetOverrides {
     std::optional<int> gpus;
 };
 
-MachineBudget resolveBudget(const matrix::Matrix& m, const MachineProfile* profile, const BudgetOverrides& cli);
+// What "auto" budgets are made from; read from this machine unless given.
+struct MachineFacts {
+    probe::HostMemory memory;
+    QList<probe::GpuInfo> gpus;
+};
+MachineFacts currentMachine();
+
+MachineBudget resolveBudget(const matrix::Matrix& m, const MachineProfile* profile, const BudgetOverrides& cli,
+                            const std::optional<MachineFacts>& facts = std::nullopt);
 
 } // namespace commprof::feasibility

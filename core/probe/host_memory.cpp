@@ -56,18 +56,9 @@ HostMemory readHostMemory(const QString& root) {
     return m;
 }
 
-QList<GpuInfo> queryGpus() {
+QList<GpuInfo> parseNvidiaSmi(const QByteArray& csv) {
     QList<GpuInfo> out;
-    const QString smi = QStandardPaths::findExecutable("nvidia-smi");
-    if (smi.isEmpty()) {
-        return out;
-    }
-    QProcess p;
-    p.start(smi, {"--query-gpu=name,memory.total,compute_cap", "--format=csv,noheader,nounits"});
-    if (!p.waitForFinished(10000) || p.exitCode() != 0) {
-        return out;
-    }
-    for (const QByteArray& line : p.readAllStandardOutput().split('\n')) {
+    for (const QByteArray& line : csv.split('\n')) {
         const QList<QByteArray> cols = line.split(',');
         if (cols.size() < 3) {
             continue;
@@ -76,6 +67,19 @@ QList<GpuInfo> queryGpus() {
                        QString(cols[2]).trimmed()});
     }
     return out;
+}
+
+QList<GpuInfo> queryGpus() {
+    const QString smi = QStandardPaths::findExecutable("nvidia-smi");
+    if (smi.isEmpty()) {
+        return {};
+    }
+    QProcess p;
+    p.start(smi, {"--query-gpu=name,memory.total,compute_cap", "--format=csv,noheader,nounits"});
+    if (!p.waitForFinished(10000) || p.exitCode() != 0) {
+        return {};
+    }
+    return parseNvidiaSmi(p.readAllStandardOutput());
 }
 
 } // namespace commprof::probe

@@ -2,6 +2,7 @@
 // What the host can give: memory (the cgroup ceiling when there is one, not MemTotal) and GPUs.
 // Paths are parameters so tests can point them at a fake /proc-style root.
 
+#include <QList>
 #include <QString>
 
 #include <optional>
@@ -27,5 +28,6 @@ struct GpuInfo {
 // Parses `nvidia-smi --query-gpu=name,memory.total,compute_cap --format=csv,noheader,nounits`
 // from PATH; empty when there is no nvidia-smi or no GPU.
 QList<GpuInfo> queryGpus();
+QList<GpuInfo> parseNvidiaSmi(const QByteArray& csv);
 
 } // namespace commprof::probe

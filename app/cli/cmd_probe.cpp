@@ -1,0 +1,79 @@
+// commprof probe [--json] [--results DIR] [--ports FIRST-LAST] [--cleanup] [--no-formation]
+
+#include "cli_common.h"
+
+#include "probe/probe.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QJsonArray>
+
+namespace commprof::cli {
+
+int probeCommand(const QStringList& args) {
+    const QString use = "commprof probe [--json] [--results DIR] [--ports FIRST-LAST] [--cleanup] [--no-formation]";
+    probe::ProbeOptions o;
+    const QByteArray rank = qgetenv("COMMPROF_RANK");
+    o.rankProgram = rank.isEmpty() ? QDir(QCoreApplication::applicationDirPath()).filePath("commprof-rank") : QString(rank);
+    bool json = false;
+    for (int i = 0; i < args.size(); ++i) {
+        const QString& a = args[i];
+        if (a == "--json") {
+            json = true;
+        } else if (a == "--cleanup") {
+            o.cleanup = true;
+        } else if (a == "--no-formation") {
+            o.formation = false;
+        } else if (a == "--results" && i + 1 < args.size()) {
+            o.resultsDir = args[++i];
+        } else if (a == "--ports" && i + 1 < args.size()) {
+            const QStringList range = args[++i].split('-');
+            bool ok1 = false, ok2 = false;
+            const int first = range.value(0).toInt(&ok1);
+            const int last = range.value(1, range.value(0)).toInt(&ok2);
+            if (!ok1 || !ok2 || first < 1 || last > 65535 || last < first) {
+                return usage(use);
+            }
+            o.firstPort = first;
+            o.portCount = last - first + 1;
+        } else {
+            return usage(use);
+        }
+    }
+    const probe::ProbeReport r = probe::runProbe(o);
+    if (json) {
+        printJson(r.toJson());
+    } else {
+        const QJsonObject d = r.details;
+        const QJsonObject host = d["host"].toObject();
+        const QJsonObject rk = d["rank"].toObject();
+        const QJsonObject b = d["budgets"].toObject();
+        QString text = QString("host      %1, %2 cores, %3 GiB total, %4 GiB available\n")
+                           .arg(host["cpu_model"].toString()).arg(host["cores"].toInt())
+                           .arg(host["mem_total_bytes"].toDouble() / 1073741824.0, 0, 'f', 1)
+                           .arg(host["mem_available_bytes"].toDouble() / 1073741824.0, 0, 'f', 1);
+        text += QString("rank      libtorch %1, CUDA %2, Gloo %3, NCCL %4, Kineto %5\n")
+                    .arg(rk["torch_version"].toString(), rk["cuda_build"].toBool() ? "yes" : "no",
+                         rk["gloo"].toBool() ? "yes" : "no",
+                         rk["nccl"].toBool() ? "yes " + rk["nccl_version"].toString() : QString("no"),
+                         rk["kineto"].toBool() ? "yes" : "no");
+        text += QString("gpus      %1\n").arg(d["gpus"].toArray().isEmpty() ? QString("none") : QString::number(d["gpus"].toArray().size()));
+        text += QString("budgets   host %1 GiB (%2), device %3 GiB (%4)\n")
+                    .arg(b["host_bytes"].toDouble() / 1073741824.0, 0, 'f', 2).arg(b["host_source"].toString())
+                    .arg(b["device_bytes"].toDouble() / 1073741824.0, 0, 'f', 2).arg(b["device_source"].toString());
+        if (d.contains("formation")) {
+            text += "formation " + d["formation"].toObject()["detail"].toString() + "\n";
+        }
+        for (const QString& i : r.issues) {
+            text += "ISSUE     " + i + "\n";
+        }
+        for (const QString& w : r.warnings) {
+            text += "warning   " + w + "\n";
+        }
+        text += r.verdict() + "\n";
+        printText(text);
+    }
+    return r.issues.isEmpty() ? Ok : NotFine;
+}
+
+} // namespace commprof::cli
