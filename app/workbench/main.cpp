@@ -15,7 +15,8 @@ int main(int argc, char** argv) {
     const QCommandLineOption results("results", "Open a results directory.", "DIR");
     const QCommandLineOption traceOpt("trace", "Open a Chrome trace.", "FILE");
     const QCommandLineOption shot("screenshot", "Render each main view to OUTDIR/*.png and exit.", "OUTDIR");
-    parser.addOptions({results, traceOpt, shot});
+    const QCommandLineOption probeOpt("probe", "Run the environment probe at start.");
+    parser.addOptions({results, traceOpt, shot, probeOpt});
     parser.process(app);
 
     commprof::workbench::MainWindow window;
@@ -26,9 +27,12 @@ int main(int argc, char** argv) {
     if (parser.isSet(traceOpt)) {
         window.openTrace(parser.value(traceOpt));
     }
+    if (parser.isSet(probeOpt)) {
+        window.runProbe();
+    }
     if (parser.isSet(shot)) {
         window.show();
-        QTimer::singleShot(1500, &window, [&] {
+        QTimer::singleShot(parser.isSet(probeOpt) ? 6000 : 1500, &window, [&] {
             const bool ok = window.saveScreenshots(parser.value(shot));
             QApplication::exit(ok ? 0 : 1);
         });

@@ -1,11 +1,16 @@
 #include "main_window.h"
 
+#include "models/probe_model.h"
 #include "models/step_table_model.h"
+#include "probe/probe.h"
+#include "probe_view.h"
 #include "step_table_view.h"
 #include "trace/step_metrics.h"
 #include "trace/trace_reader.h"
 
 #include <QCloseEvent>
+#include <QCoreApplication>
+#include <QDockWidget>
 #include <QDir>
 #include <QFileDialog>
 #include <QFutureWatcher>
@@ -39,6 +44,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     table->setModel(steps_);
     setCentralWidget(table);
 
+    probeModel_ = new models::ProbeModel(this);
+    probeView_ = new widgets::ProbeView(this);
+    probeView_->setModel(probeModel_);
+    connect(probeView_, &widgets::ProbeView::probeRequested, this, &MainWindow::runProbe);
+    auto* probeDock = new QDockWidget("Probe", this);
+    probeDock->setObjectName("probeDock");
+    probeDock->setWidget(probeView_);
+    addDockWidget(Qt::BottomDockWidgetArea, probeDock);
+
     QMenu* file = menuBar()->addMenu("&File");
     file->addAction("Open &trace...", QKeySequence::Open, this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, "Open Chrome trace", resultsDir_,
@@ -48,6 +62,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         }
     });
     file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
+    QMenu* tools = menuBar()->addMenu("&Tools");
+    tools->addAction("Run &probe", QKeySequence("Ctrl+Shift+P"), this, &MainWindow::runProbe);
+    QMenu* view = menuBar()->addMenu("&View");
+    view->addAction(probeDock->toggleViewAction());
     restoreLayout();
     statusBar()->showMessage("Open a trace or a results directory");
 }
@@ -73,9 +91,27 @@ void MainWindow::openTrace(const QString& path) {
     watcher->setFuture(QtConcurrent::run(parseTrace, path));
 }
 
+void MainWindow::runProbe() {
+    probeView_->setBusy(true);
+    probe::ProbeOptions options;
+    options.rankProgram = QDir(QCoreApplication::applicationDirPath()).filePath("commprof-rank");
+    if (!resultsDir_.isEmpty()) {
+        options.resultsDir = resultsDir_;
+    }
+    auto* watcher = new QFutureWatcher<probe::ProbeReport>(this);
+    connect(watcher, &QFutureWatcher<probe::ProbeReport>::finished, this, [this, watcher] {
+        probeModel_->setReport(watcher->result());
+        probeView_->setBusy(false);
+        watcher->deleteLater();
+    });
+    watcher->setFuture(QtConcurrent::run([options] { return probe::runProbe(options); }));
+}
+
 bool MainWindow::saveScreenshots(const QString& outDir) {
     QDir().mkpath(outDir);
-    return grab().save(QDir(outDir).filePath("main.png"));
+    bool ok = grab().save(QDir(outDir).filePath("main.png"));
+    ok = probeView_->grab().save(QDir(outDir).filePath("probe.png")) && ok;
+    return ok;
 }
 
 void MainWindow::restoreLayout() {

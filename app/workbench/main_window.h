@@ -5,6 +5,10 @@
 
 namespace commprof::models {
 class StepTableModel;
+class ProbeModel;
+}
+namespace commprof::widgets {
+class ProbeView;
 }
 
 namespace commprof::workbench {
@@ -16,6 +20,8 @@ public:
     void openResults(const QString& dir);
     // Parses off the GUI thread; the table fills in when the result arrives.
     void openTrace(const QString& path);
+    // Runs the environment probe off the GUI thread.
+    void runProbe();
     // Renders every main view to OUTDIR/<view>.png.
     bool saveScreenshots(const QString& outDir);
 
@@ -25,6 +31,8 @@ protected:
 private:
     void restoreLayout();
     models::StepTableModel* steps_ = nullptr;
+    models::ProbeModel* probeModel_ = nullptr;
+    widgets::ProbeView* probeView_ = nullptr;
     QString resultsDir_;
 };
 
