@@ -21,5 +21,7 @@ int planCommand(const QStringList& args);
 int runCommand(const QStringList& args);
 int calibrateCommand(const QStringList& args);
 int probeCommand(const QStringList& args);
+int ingestCommand(const QStringList& args);
+int cellsCommand(const QStringList& args);
 
 } // namespace commprof::cli

@@ -16,6 +16,8 @@ const char* kUsage = "commprof <command> [args]\n"
                      "  run MATRIX.yaml --out DIR [--resume] [--only CELL_ID] [--json-progress]\n"
                      "  calibrate DIR [--profile F] [--write-profile F] [--json]\n"
                      "  probe [--json] [--results DIR] [--ports A-B] [--cleanup] [--no-formation]\n"
+                     "  ingest DIR [--db FILE]\n"
+                     "  cells DIR [--db FILE] [--json | --csv]\n"
                      "  trace summarize TRACE [--json] [--hta]   per-step figures of a Chrome trace\n";
 
 } // namespace
@@ -34,6 +36,8 @@ int main(int argc, char** argv) {
         {"run", runCommand},
         {"calibrate", calibrateCommand},
         {"probe", probeCommand},
+        {"ingest", ingestCommand},
+        {"cells", cellsCommand},
     };
     const QString name = args.takeFirst();
     const auto it = commands.find(name);

@@ -1,0 +1,68 @@
+#include "cost_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace commprof::analysis {
+
+double algorithmicBandwidth(double bytes, double seconds) { return seconds > 0 ? bytes / seconds : 0.0; }
+
+double busBandwidth(double bytes, double seconds, int worldSize) {
+    return worldSize > 0 ? algorithmicBandwidth(bytes, seconds) * 2.0 * (worldSize - 1) / worldSize : 0.0;
+}
+
+double AlphaBetaFit::predict(double bytes, int p) const {
+    return 2.0 * (p - 1) * alpha + 2.0 * (p - 1) / double(p) * bytes * beta;
+}
+
+std::optional<AlphaBetaFit> fitAlphaBeta(const std::vector<BucketSample>& samples) {
+    // Normal equations of y = a x1 + b x2 without intercept.
+    double s11 = 0, s12 = 0, s22 = 0, s1y = 0, s2y = 0;
+    std::vector<double> floor;
+    AlphaBetaFit fit;
+    for (const auto& s : samples) {
+        if (s.worldSize <= 1) {
+            floor.push_back(s.seconds);
+            continue;
+        }
+        const double x1 = 2.0 * (s.worldSize - 1);
+        const double x2 = 2.0 * (s.worldSize - 1) / s.worldSize * s.bytes;
+        s11 += x1 * x1;
+        s12 += x1 * x2;
+        s22 += x2 * x2;
+        s1y += x1 * s.seconds;
+        s2y += x2 * s.seconds;
+        ++fit.samples;
+    }
+    if (!floor.empty()) {
+        std::nth_element(floor.begin(), floor.begin() + long(floor.size() / 2), floor.end());
+        fit.latencyFloor = floor[floor.size() / 2];
+    }
+    const double det = s11 * s22 - s12 * s12;
+    if (fit.samples < 2 || !(std::fabs(det) > 1e-300 * std::max(1.0, s11 * s22))) {
+        return std::nullopt;
+    }
+    fit.alpha = (s1y * s22 - s2y * s12) / det;
+    fit.beta = (s2y * s11 - s1y * s12) / det;
+    double mean = 0;
+    for (const auto& s : samples) {
+        if (s.worldSize > 1) {
+            mean += s.seconds;
+        }
+    }
+    mean /= fit.samples;
+    double ssRes = 0, ssTot = 0;
+    for (const auto& s : samples) {
+        if (s.worldSize <= 1) {
+            continue;
+        }
+        const double r = s.seconds - fit.predict(s.bytes, s.worldSize);
+        fit.residuals.push_back(r);
+        ssRes += r * r;
+        ssTot += (s.seconds - mean) * (s.seconds - mean);
+    }
+    fit.r2 = ssTot > 0 ? 1.0 - ssRes / ssTot : 1.0;
+    return fit;
+}
+
+} // namespace commprof::analysis

@@ -1,0 +1,35 @@
+#pragma once
+// Bandwidth figures and the alpha-beta (latency + bandwidth) model of a ring all-reduce:
+//   T(n, p) = 2 (p - 1) alpha + 2 (p - 1) / p * n * beta
+// for n bytes over p ranks, fitted per measurement layer from bucket timings.
+
+#include <optional>
+#include <vector>
+
+namespace commprof::analysis {
+
+struct BucketSample {
+    int worldSize = 1;
+    double bytes = 0;
+    double seconds = 0;
+};
+
+// Algorithmic bandwidth: bytes / time.
+double algorithmicBandwidth(double bytes, double seconds);
+// Bus bandwidth as nccl-tests defines it for all-reduce: algbw * 2 (p - 1) / p.
+double busBandwidth(double bytes, double seconds, int worldSize);
+
+struct AlphaBetaFit {
+    double alpha = 0; // seconds per step of the ring
+    double beta = 0;  // seconds per byte
+    double r2 = 0;
+    int samples = 0;  // those with p > 1 (p = 1 moves nothing and constrains neither term)
+    std::vector<double> residuals; // seconds, measured - predicted, in input order (p > 1 only)
+    std::optional<double> latencyFloor; // median time at p = 1: launch and synchronisation only
+    double predict(double bytes, int worldSize) const;
+};
+
+// Least squares in (alpha, beta); nullopt when the samples cannot determine both.
+std::optional<AlphaBetaFit> fitAlphaBeta(const std::vector<BucketSample>& samples);
+
+} // namespace commprof::analysis

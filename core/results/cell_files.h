@@ -1,0 +1,34 @@
+#pragma once
+// What one cell directory holds, read once, and the completeness rule of docs/formats.md:
+// a cell is complete only with a manifest, a rank 0 file, and as many rank files as the world
+// size recorded inside them, all agreeing on world size, cell id and model signature.
+
+#include <QJsonObject>
+#include <QMap>
+#include <QString>
+#include <QStringList>
+
+namespace commprof::results {
+
+struct CellFiles {
+    QString dir;
+    QString id;                       // the directory name
+    QJsonObject cell;                 // cell.json (the runner's record), empty if absent
+    bool hasManifest = false;
+    QMap<int, QJsonObject> ranks;     // rank{R}.json that parsed
+    QStringList unreadable;           // "rank2.json unparseable: ..."
+    QStringList leftovers;            // *.tmp files a dying rank left
+    QMap<int, QString> traces;        // rank -> trace path
+};
+
+CellFiles readCellDir(const QString& dir);
+
+struct Completeness {
+    QString status; // complete | incomplete | failed | skipped_infeasible
+    QStringList reasons;
+    int worldSize = 0;
+};
+
+Completeness judge(const CellFiles& files);
+
+} // namespace commprof::results

@@ -1,0 +1,124 @@
+#include "ingest.h"
+
+#include "analysis/cell_metrics.h"
+#include "results/cell_files.h"
+#include "store/schema.h"
+#include "store/sqlite_db.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+
+namespace commprof::store {
+namespace {
+
+QVariant opt(const std::optional<double>& v) { return v ? QVariant(*v) : QVariant(); }
+
+void insertCell(Database& db, const QString& runDir, const results::CellFiles& f) {
+    const results::Completeness c = results::judge(f);
+    const bool hasData = !f.ranks.isEmpty();
+    const analysis::CellMetrics m = hasData ? analysis::analyzeCell(f) : analysis::CellMetrics{};
+    const QString key = QDir(f.dir).canonicalPath();
+    const QJsonObject& cell = f.cell;
+    const QJsonObject rank0 = f.ranks.value(0, f.ranks.isEmpty() ? QJsonObject{} : f.ranks.first());
+    const QJsonObject pools = cell["pools"].toObject();
+
+    Transaction t(db);
+    for (const char* table : {"ranks", "iterations", "buckets", "trace_steps", "estimates"}) {
+        db.prepare(QString("DELETE FROM %1 WHERE cell_key = ?").arg(table)).bind(key).run();
+    }
+    db.prepare("DELETE FROM cells WHERE key = ?").bind(key).run();
+    db.prepare("INSERT INTO cells VALUES (?,?,?,?,?, ?,?,?,?,?, ?,?,?,?,?, ?,?,?,?,?, ?,?,?,?,?, ?,?,?,?,?)")
+        .bindAll({key, runDir, f.id, c.status, QJsonDocument(QJsonArray::fromStringList(c.reasons)).toJson(QJsonDocument::Compact),
+                  c.worldSize, cell["layer"].toString(rank0["layer"].toString()),
+                  cell["interconnect"].toString(rank0["interconnect"].toString()),
+                  cell["model"].toString(rank0["model"].toObject()["name"].toString()),
+                  cell["family"].toString(rank0["model"].toObject()["family"].toString()),
+                  cell["params"].toDouble(rank0["model"].toObject()["params"].toDouble()),
+                  cell["backend"].toString(rank0["backend"].toString()), cell["device"].toString(rank0["device"].toString()),
+                  cell["repeat"].toInt(), cell.contains("feasible") ? QVariant(cell["feasible"].toBool()) : QVariant(),
+                  cell["binding"].toString(), opt(m.stepMs), opt(m.hookCommMs), opt(m.traceCommMs),
+                  opt(m.hookTraceAgreement), m.agreementFlagged, opt(m.overlapEfficiency), opt(m.commOverheadFraction),
+                  opt(m.exposedCommMs), opt(m.computeMs), opt(m.bookkeepingMs), m.peakHostBytes, m.peakDeviceBytes,
+                  pools["host"].toObject()["demand_bytes"].toDouble(),
+                  pools.contains("device") ? QVariant(pools["device"].toObject()["demand_bytes"].toDouble()) : QVariant()})
+        .run();
+    Statement rankStmt = db.prepare("INSERT INTO ranks VALUES (?,?,?,?,?,?,?,?)");
+    Statement iterStmt = db.prepare("INSERT INTO iterations VALUES (?,?,?,?,?,?,?)");
+    Statement bucketStmt = db.prepare("INSERT INTO buckets VALUES (?,?,?,?,?,?,?,?)");
+    for (auto it = f.ranks.begin(); it != f.ranks.end(); ++it) {
+        const QJsonObject& r = it.value();
+        rankStmt.bindAll({key, it.key(), r["torch_version"].toString(), r["param_checksum"].toDouble(),
+                          r["grad_checksums_agree"].toBool(), r["model"].toObject()["signature"].toString(),
+                          r["peak_host_bytes"].toDouble(), r["peak_device_bytes"].toDouble()})
+            .run();
+        for (const QJsonValue& v : r["iterations"].toArray()) {
+            const QJsonObject i = v.toObject();
+            iterStmt.bindAll({key, it.key(), i["iter"].toInt(), i["forward_ms"].toDouble(), i["backward_ms"].toDouble(),
+                              i["optimizer_ms"].toDouble(), i["step_ms"].toDouble()})
+                .run();
+        }
+        for (const QJsonValue& v : r["buckets"].toArray()) {
+            const QJsonObject b = v.toObject();
+            bucketStmt.bindAll({key, it.key(), b["iter"].toInt(), b["index"].toInt(), b["bytes"].toInteger(),
+                                b["nparams"].toInteger(), b["start_ns"].toInteger(), b["end_ns"].toInteger()})
+                .run();
+        }
+    }
+    Statement stepStmt = db.prepare("INSERT INTO trace_steps VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    for (const auto& s : m.traceSteps) {
+        stepStmt.bindAll({key, 0, s.step, s.startUs, s.endUs, s.stepUs, s.computeUs, s.commUs, s.bookkeepingUs,
+                          s.overlapUs, s.exposedCommUs, opt(s.overlapEfficiency), opt(s.commOverheadFraction)})
+            .run();
+    }
+    Statement estStmt = db.prepare("INSERT OR REPLACE INTO estimates VALUES (?,?,?,?)");
+    for (const QJsonValue& v : cell["terms"].toArray()) {
+        const QJsonObject term = v.toObject();
+        estStmt.bindAll({key, term["pool"].toString(), term["name"].toString(), term["bytes"].toDouble()}).run();
+    }
+    t.commit();
+}
+
+} // namespace
+
+QString defaultDbPath(const QString& resultsDir) { return QDir(resultsDir).filePath("results.sqlite"); }
+
+IngestSummary ingest(const QString& resultsDir, const QString& dbPath,
+                     const std::function<void(int, int, const QString&)>& progress) {
+    const QDir cellsDir(QDir(resultsDir).filePath("cells"));
+    if (!QDir(resultsDir).exists()) {
+        throw StoreError((resultsDir + ": no such results directory").toStdString());
+    }
+    Database db(dbPath);
+    migrate(db);
+    const QString runDir = QDir(resultsDir).canonicalPath();
+    {
+        QFile runFile(QDir(resultsDir).filePath("run.json"));
+        const QJsonObject run = runFile.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(runFile.readAll()).object() : QJsonObject{};
+        Transaction t(db);
+        db.prepare("INSERT OR REPLACE INTO runs VALUES (?,?,?,?)")
+            .bindAll({runDir, run["matrix"].toString(), run["started_at"].toString(),
+                      QString::fromUtf8(QJsonDocument(run).toJson(QJsonDocument::Compact))})
+            .run();
+        t.commit();
+    }
+    IngestSummary s;
+    const QStringList ids = cellsDir.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
+    for (const QString& id : ids) {
+        const results::CellFiles files = results::readCellDir(cellsDir.filePath(id));
+        insertCell(db, runDir, files);
+        const QString status = results::judge(files).status;
+        ++s.cells;
+        s.complete += status == "complete";
+        s.incomplete += status == "incomplete";
+        s.failed += status == "failed";
+        s.skippedInfeasible += status == "skipped_infeasible";
+        if (progress) {
+            progress(s.cells, int(ids.size()), id);
+        }
+    }
+    return s;
+}
+
+} // namespace commprof::store

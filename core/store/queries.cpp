@@ -1,0 +1,98 @@
+#include "queries.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+
+namespace commprof::store {
+namespace {
+
+std::optional<double> optD(const QVariant& v) { return v.isNull() ? std::nullopt : std::optional<double>(v.toDouble()); }
+QJsonValue json(const std::optional<double>& v) { return v ? QJsonValue(*v) : QJsonValue(QJsonValue::Null); }
+
+} // namespace
+
+std::vector<CellRow> cells(Database& db, const QString& runDir) {
+    Statement s = db.prepare(
+        "SELECT key, id, status, reasons, world_size, layer, interconnect, model, family, params, backend, device, "
+        "feasible, binding, step_ms, hook_comm_ms, trace_comm_ms, hook_trace_agreement, agreement_flagged, "
+        "overlap_efficiency, comm_overhead_fraction, exposed_comm_ms, compute_ms, bookkeeping_ms, peak_host_bytes, "
+        "peak_device_bytes, host_demand_bytes, device_demand_bytes FROM cells "
+        "WHERE (?1 IS NULL OR run_dir = ?1) ORDER BY run_dir, id");
+    s.bind(runDir.isEmpty() ? QVariant() : QVariant(runDir));
+    std::vector<CellRow> out;
+    while (s.step()) {
+        CellRow c;
+        int i = 0;
+        c.key = s.column(i++).toString();
+        c.id = s.column(i++).toString();
+        c.status = s.column(i++).toString();
+        for (const QJsonValue& r : QJsonDocument::fromJson(s.column(i++).toString().toUtf8()).array()) {
+            c.reasons << r.toString();
+        }
+        c.worldSize = s.column(i++).toInt();
+        c.layer = s.column(i++).toString();
+        c.interconnect = s.column(i++).toString();
+        c.model = s.column(i++).toString();
+        c.family = s.column(i++).toString();
+        c.params = s.column(i++).toDouble();
+        c.backend = s.column(i++).toString();
+        c.device = s.column(i++).toString();
+        const QVariant feasible = s.column(i++);
+        c.feasible = feasible.isNull() ? std::nullopt : std::optional<bool>(feasible.toBool());
+        c.binding = s.column(i++).toString();
+        c.stepMs = optD(s.column(i++));
+        c.hookCommMs = optD(s.column(i++));
+        c.traceCommMs = optD(s.column(i++));
+        c.hookTraceAgreement = optD(s.column(i++));
+        c.agreementFlagged = s.column(i++).toBool();
+        c.overlapEfficiency = optD(s.column(i++));
+        c.commOverheadFraction = optD(s.column(i++));
+        c.exposedCommMs = optD(s.column(i++));
+        c.computeMs = optD(s.column(i++));
+        c.bookkeepingMs = optD(s.column(i++));
+        c.peakHostBytes = s.column(i++).toDouble();
+        c.peakDeviceBytes = s.column(i++).toDouble();
+        c.hostDemandBytes = optD(s.column(i++));
+        c.deviceDemandBytes = optD(s.column(i++));
+        out.push_back(c);
+    }
+    return out;
+}
+
+std::vector<BucketRow> buckets(Database& db, const QString& cellKey) {
+    Statement s = db.prepare("SELECT rank, iter, idx, bytes, nparams, start_ns, end_ns FROM buckets WHERE cell_key = ? "
+                             "ORDER BY rank, iter, idx");
+    s.bind(cellKey);
+    std::vector<BucketRow> out;
+    while (s.step()) {
+        out.push_back({s.column(0).toInt(), s.column(1).toInt(), s.column(2).toInt(), s.column(3).toLongLong(),
+                       s.column(4).toLongLong(), s.column(5).toLongLong(), s.column(6).toLongLong()});
+    }
+    return out;
+}
+
+QJsonObject toJson(const CellRow& c) {
+    return QJsonObject{{"id", c.id},
+                       {"status", c.status},
+                       {"reasons", QJsonArray::fromStringList(c.reasons)},
+                       {"world_size", c.worldSize},
+                       {"layer", c.layer},
+                       {"interconnect", c.interconnect},
+                       {"model", c.model},
+                       {"params", c.params},
+                       {"step_ms", json(c.stepMs)},
+                       {"comm_ms", json(c.traceCommMs ? c.traceCommMs : c.hookCommMs)},
+                       {"hook_comm_ms", json(c.hookCommMs)},
+                       {"trace_comm_ms", json(c.traceCommMs)},
+                       {"overlap_efficiency", json(c.overlapEfficiency)},
+                       {"comm_overhead_fraction", json(c.commOverheadFraction)},
+                       {"exposed_comm_ms", json(c.exposedCommMs)},
+                       {"hook_trace_agreement", json(c.hookTraceAgreement)},
+                       {"agreement_flagged", c.agreementFlagged},
+                       {"peak_host_bytes", c.peakHostBytes},
+                       {"peak_device_bytes", c.peakDeviceBytes},
+                       {"host_demand_bytes", json(c.hostDemandBytes)},
+                       {"device_demand_bytes", json(c.deviceDemandBytes)}};
+}
+
+} // namespace commprof::store

@@ -1,0 +1,38 @@
+#pragma once
+// The queries the GUI and the CLI share.
+
+#include "store/sqlite_db.h"
+
+#include <QJsonObject>
+#include <QStringList>
+
+#include <optional>
+#include <vector>
+
+namespace commprof::store {
+
+struct CellRow {
+    QString key, id, status, layer, interconnect, model, family, backend, device, binding;
+    QStringList reasons;
+    int worldSize = 0;
+    double params = 0;
+    std::optional<bool> feasible;
+    std::optional<double> stepMs, hookCommMs, traceCommMs, hookTraceAgreement, overlapEfficiency, commOverheadFraction,
+        exposedCommMs, computeMs, bookkeepingMs;
+    bool agreementFlagged = false;
+    double peakHostBytes = 0, peakDeviceBytes = 0;
+    std::optional<double> hostDemandBytes, deviceDemandBytes;
+    bool complete() const { return status == "complete"; }
+};
+
+struct BucketRow {
+    int rank = 0, iter = 0, index = 0;
+    qint64 bytes = 0, nparams = 0, startNs = 0, endNs = 0;
+    double seconds() const { return double(endNs - startNs) / 1e9; }
+};
+
+std::vector<CellRow> cells(Database& db, const QString& runDir = {});
+std::vector<BucketRow> buckets(Database& db, const QString& cellKey);
+QJsonObject toJson(const CellRow& c);
+
+} // namespace commprof::store

@@ -1,0 +1,59 @@
+#include "schema.h"
+
+#include <QStringList>
+
+namespace commprof::store {
+namespace {
+
+// Migration N takes the schema from version N-1 to N. Never edit one that has shipped.
+const QStringList kMigrations = {
+    // 1: the tables
+    R"(
+CREATE TABLE schema_version(version INTEGER NOT NULL, applied_at TEXT NOT NULL DEFAULT (datetime('now')));
+CREATE TABLE runs(dir TEXT PRIMARY KEY, matrix TEXT, started_at TEXT, run_json TEXT);
+CREATE TABLE cells(
+  key TEXT PRIMARY KEY, run_dir TEXT NOT NULL, id TEXT NOT NULL, status TEXT NOT NULL, reasons TEXT NOT NULL,
+  world_size INTEGER, layer TEXT, interconnect TEXT, model TEXT, family TEXT, params REAL, backend TEXT,
+  device TEXT, repeat INTEGER, feasible INTEGER, binding TEXT,
+  step_ms REAL, hook_comm_ms REAL, trace_comm_ms REAL, hook_trace_agreement REAL, agreement_flagged INTEGER,
+  overlap_efficiency REAL, comm_overhead_fraction REAL, exposed_comm_ms REAL, compute_ms REAL, bookkeeping_ms REAL,
+  peak_host_bytes REAL, peak_device_bytes REAL, host_demand_bytes REAL, device_demand_bytes REAL);
+CREATE TABLE ranks(cell_key TEXT NOT NULL, rank INTEGER NOT NULL, torch_version TEXT, param_checksum REAL,
+  grad_checksums_agree INTEGER, signature TEXT, peak_host_bytes REAL, peak_device_bytes REAL,
+  PRIMARY KEY(cell_key, rank));
+CREATE TABLE iterations(cell_key TEXT NOT NULL, rank INTEGER NOT NULL, iter INTEGER NOT NULL, forward_ms REAL,
+  backward_ms REAL, optimizer_ms REAL, step_ms REAL, PRIMARY KEY(cell_key, rank, iter));
+CREATE TABLE buckets(cell_key TEXT NOT NULL, rank INTEGER NOT NULL, iter INTEGER NOT NULL, idx INTEGER NOT NULL,
+  bytes INTEGER, nparams INTEGER, start_ns INTEGER, end_ns INTEGER, PRIMARY KEY(cell_key, rank, iter, idx));
+CREATE TABLE trace_steps(cell_key TEXT NOT NULL, rank INTEGER NOT NULL, step INTEGER NOT NULL, start_us REAL,
+  end_us REAL, step_us REAL, compute_us REAL, comm_us REAL, bookkeeping_us REAL, overlap_us REAL,
+  exposed_comm_us REAL, overlap_efficiency REAL, comm_overhead_fraction REAL, PRIMARY KEY(cell_key, rank, step));
+CREATE TABLE estimates(cell_key TEXT NOT NULL, pool TEXT NOT NULL, term TEXT NOT NULL, bytes REAL,
+  PRIMARY KEY(cell_key, pool, term));
+)",
+    // 2: the lookups the views make per cell
+    R"(
+CREATE INDEX cells_by_run ON cells(run_dir, id);
+CREATE INDEX buckets_by_size ON buckets(cell_key, bytes);
+)",
+};
+
+} // namespace
+
+void migrate(Database& db) {
+    int version = db.userVersion();
+    if (version > kSchemaVersion) {
+        throw StoreError(QString("%1: database schema version %2 is newer than this build's %3")
+                             .arg(db.path()).arg(version).arg(kSchemaVersion).toStdString());
+    }
+    while (version < kSchemaVersion) {
+        Transaction t(db);
+        db.exec(kMigrations[version]);
+        ++version;
+        db.exec(QString("INSERT INTO schema_version(version) VALUES (%1)").arg(version));
+        db.exec(QString("PRAGMA user_version = %1").arg(version));
+        t.commit();
+    }
+}
+
+} // namespace commprof::store

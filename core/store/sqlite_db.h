@@ -1,0 +1,72 @@
+#pragma once
+// A thin RAII layer over the SQLite C API: a connection, prepared statements, transactions.
+
+#include <QString>
+#include <QVariant>
+
+#include <stdexcept>
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace commprof::store {
+
+struct StoreError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+class Statement;
+
+class Database {
+public:
+    explicit Database(const QString& path); // opens (creating) and turns on WAL; throws StoreError
+    ~Database();
+    Database(const Database&) = delete;
+    Database& operator=(const Database&) = delete;
+
+    void exec(const QString& sql);
+    Statement prepare(const QString& sql);
+    int userVersion();
+    const QString& path() const { return path_; }
+    sqlite3* handle() const { return db_; }
+
+private:
+    QString path_;
+    sqlite3* db_ = nullptr;
+};
+
+class Statement {
+public:
+    Statement(sqlite3* db, const QString& sql);
+    ~Statement();
+    Statement(Statement&& other) noexcept;
+    Statement(const Statement&) = delete;
+
+    // Binds in order; a null QVariant (or a NaN) binds SQL NULL.
+    Statement& bind(const QVariant& value);
+    Statement& bindAll(const QVariantList& values);
+    bool step();  // true while a row is available
+    void run();   // step to completion, then reset for reuse
+    void reset();
+    QVariant column(int i) const;
+    int columnCount() const;
+
+private:
+    sqlite3* db_;
+    sqlite3_stmt* stmt_ = nullptr;
+    int next_ = 1;
+};
+
+// BEGIN IMMEDIATE ... COMMIT, rolled back if not committed.
+class Transaction {
+public:
+    explicit Transaction(Database& db);
+    ~Transaction();
+    void commit();
+
+private:
+    Database& db_;
+    bool done_ = false;
+};
+
+} // namespace commprof::store
