@@ -23,5 +23,6 @@ int calibrateCommand(const QStringList& args);
 int probeCommand(const QStringList& args);
 int ingestCommand(const QStringList& args);
 int cellsCommand(const QStringList& args);
+int reportCommand(const QStringList& args);
 
 } // namespace commprof::cli

@@ -2,9 +2,12 @@
 
 #include "cli_common.h"
 
+#include <QApplication>
 #include <QCoreApplication>
 
 #include <functional>
+#include <memory>
+#include <string>
 #include <map>
 
 using namespace commprof::cli;
@@ -18,14 +21,20 @@ const char* kUsage = "commprof <command> [args]\n"
                      "  probe [--json] [--results DIR] [--ports A-B] [--cleanup] [--no-formation]\n"
                      "  ingest DIR [--db FILE]\n"
                      "  cells DIR [--db FILE] [--json | --csv]\n"
+                     "  report DIR --out OUTDIR [--db FILE]\n"
                      "  trace summarize TRACE [--json] [--hta]   per-step figures of a Chrome trace\n";
 
 } // namespace
 
 int main(int argc, char** argv) {
-    QCoreApplication app(argc, argv);
+    // Only `report` draws (QCustomPlot needs a QApplication); it renders offscreen.
+    const bool drawing = argc > 1 && std::string(argv[1]) == "report";
+    if (drawing && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    }
+    std::unique_ptr<QCoreApplication> app(drawing ? new QApplication(argc, argv) : new QCoreApplication(argc, argv));
     QCoreApplication::setApplicationName("commprof");
-    QStringList args = app.arguments().mid(1);
+    QStringList args = QCoreApplication::arguments().mid(1);
     if (args.isEmpty() || args.first() == "--help" || args.first() == "-h") {
         std::fputs(kUsage, args.isEmpty() ? stderr : stdout);
         return args.isEmpty() ? BadInput : Ok;
@@ -38,6 +47,7 @@ int main(int argc, char** argv) {
         {"probe", probeCommand},
         {"ingest", ingestCommand},
         {"cells", cellsCommand},
+        {"report", reportCommand},
     };
     const QString name = args.takeFirst();
     const auto it = commands.find(name);

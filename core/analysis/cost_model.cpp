@@ -16,7 +16,9 @@ double AlphaBetaFit::predict(double bytes, int p) const {
 }
 
 std::optional<AlphaBetaFit> fitAlphaBeta(const std::vector<BucketSample>& samples) {
-    // Normal equations of y = a x1 + b x2 without intercept.
+    // Weighted normal equations of y = a x1 + b x2 without intercept. Timing noise is
+    // relative (a few % of each bucket's time), so each sample is weighted by 1/y^2: plain
+    // least squares would let the largest buckets' noise swamp the latency term.
     double s11 = 0, s12 = 0, s22 = 0, s1y = 0, s2y = 0;
     std::vector<double> floor;
     AlphaBetaFit fit;
@@ -25,13 +27,17 @@ std::optional<AlphaBetaFit> fitAlphaBeta(const std::vector<BucketSample>& sample
             floor.push_back(s.seconds);
             continue;
         }
+        if (!(s.seconds > 0)) {
+            continue;
+        }
+        const double w = 1.0 / (s.seconds * s.seconds);
         const double x1 = 2.0 * (s.worldSize - 1);
         const double x2 = 2.0 * (s.worldSize - 1) / s.worldSize * s.bytes;
-        s11 += x1 * x1;
-        s12 += x1 * x2;
-        s22 += x2 * x2;
-        s1y += x1 * s.seconds;
-        s2y += x2 * s.seconds;
+        s11 += w * x1 * x1;
+        s12 += w * x1 * x2;
+        s22 += w * x2 * x2;
+        s1y += w * x1 * s.seconds;
+        s2y += w * x2 * s.seconds;
         ++fit.samples;
     }
     if (!floor.empty()) {
@@ -46,14 +52,14 @@ std::optional<AlphaBetaFit> fitAlphaBeta(const std::vector<BucketSample>& sample
     fit.beta = (s2y * s11 - s1y * s12) / det;
     double mean = 0;
     for (const auto& s : samples) {
-        if (s.worldSize > 1) {
+        if (s.worldSize > 1 && s.seconds > 0) {
             mean += s.seconds;
         }
     }
     mean /= fit.samples;
     double ssRes = 0, ssTot = 0;
     for (const auto& s : samples) {
-        if (s.worldSize <= 1) {
+        if (s.worldSize <= 1 || !(s.seconds > 0)) {
             continue;
         }
         const double r = s.seconds - fit.predict(s.bytes, s.worldSize);

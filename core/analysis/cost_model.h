@@ -29,7 +29,8 @@ struct AlphaBetaFit {
     double predict(double bytes, int worldSize) const;
 };
 
-// Least squares in (alpha, beta); nullopt when the samples cannot determine both.
+// Least squares in (alpha, beta), weighted for relative error; nullopt when the samples
+// cannot determine both.
 std::optional<AlphaBetaFit> fitAlphaBeta(const std::vector<BucketSample>& samples);
 
 } // namespace commprof::analysis

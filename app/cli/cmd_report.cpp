@@ -1,0 +1,50 @@
+// commprof report DIR --out OUTDIR [--db FILE]
+// Figures come from the workbench's own plot code (widgets/result_plots), rendered offscreen.
+
+#include "cli_common.h"
+
+#include "report_writer.h"
+#include "store/ingest.h"
+
+#include <QDir>
+#include <QFile>
+
+#include <cstdio>
+
+namespace commprof::cli {
+
+int reportCommand(const QStringList& args) {
+    const QString use = "commprof report DIR --out OUTDIR [--db FILE]";
+    QString dir, out, db;
+    for (int i = 0; i < args.size(); ++i) {
+        if (args[i] == "--out" && i + 1 < args.size()) {
+            out = args[++i];
+        } else if (args[i] == "--db" && i + 1 < args.size()) {
+            db = args[++i];
+        } else if (args[i].startsWith("--") || !dir.isEmpty()) {
+            return usage(use);
+        } else {
+            dir = args[i];
+        }
+    }
+    if (dir.isEmpty() || out.isEmpty()) {
+        return usage(use);
+    }
+    if (db.isEmpty()) {
+        db = store::defaultDbPath(dir);
+    }
+    try {
+        store::ingest(dir, db); // idempotent: the report always reflects the directory as it is
+        store::Database database(db);
+        const report::ReportData data = report::loadReportData(database, QDir(dir).canonicalPath());
+        for (const QString& f : widgets::writeReport(data, out)) {
+            std::fprintf(stderr, "wrote %s\n", qPrintable(f));
+        }
+        return Ok;
+    } catch (const std::exception& e) {
+        printError(QString::fromStdString(e.what()));
+        return BadInput;
+    }
+}
+
+} // namespace commprof::cli

@@ -1,0 +1,31 @@
+#pragma once
+// Everything a report draws and quotes, from the store. Aggregates, fitted lines and macros
+// take complete cells only; incomplete and failed cells are carried along, flagged.
+
+#include "analysis/cost_model.h"
+#include "store/queries.h"
+
+#include <QMap>
+
+namespace commprof::report {
+
+struct LayerSamples {
+    std::vector<analysis::BucketSample> samples; // complete cells' recorded buckets
+    std::optional<analysis::AlphaBetaFit> fit;
+};
+
+struct ReportData {
+    std::vector<store::CellRow> cells;     // every cell
+    QMap<QString, LayerSamples> byLayer;   // layer -> buckets of complete cells and the fit
+};
+
+ReportData loadReportData(store::Database& db, const QString& runDir);
+
+// LaTeX \newcommand lines for the headline figures, from complete cells only.
+QString macrosTex(const ReportData& data);
+
+// The complete cell a headline quotes: the largest world size (then model) of the layer, or
+// of any layer when layer is empty.
+const store::CellRow* largestComplete(const std::vector<store::CellRow>& cells, const QString& layer = {});
+
+} // namespace commprof::report

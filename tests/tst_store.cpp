@@ -1,0 +1,308 @@
+// The results store, completeness, analysis and report, over a real `commprof run` of
+// smoke.yaml and a real SQLite file.
+
+#include "analysis/cost_model.h"
+#include "cli_runner.h"
+#include "rank_files.h"
+#include "report/report_data.h"
+#include "store/ingest.h"
+#include "store/queries.h"
+#include "store/schema.h"
+#include "trace/intervals.h"
+
+#include <QDir>
+#include <QImage>
+#include <QJsonArray>
+#include <QRandomGenerator>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <csignal>
+
+using namespace commprof;
+
+namespace {
+
+bool copyDir(const QString& from, const QString& to) {
+    QDir().mkpath(to);
+    for (const QFileInfo& fi : QDir(from).entryInfoList(QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot)) {
+        const QString dest = QDir(to).filePath(fi.fileName());
+        if (fi.isDir() ? !copyDir(fi.filePath(), dest) : !QFile::copy(fi.filePath(), dest)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+void writeJson(const QString& path, const QJsonObject& o) {
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(QJsonDocument(o).toJson());
+}
+
+double medianOf(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+QString dumpTables(const QString& db) {
+    store::Database d(db);
+    QString out;
+    for (const char* t : {"runs", "cells", "ranks", "iterations", "buckets", "trace_steps", "estimates"}) {
+        store::Statement s = d.prepare(QString("SELECT * FROM %1 ORDER BY 1, 2, 3").arg(t));
+        while (s.step()) {
+            for (int i = 0; i < s.columnCount(); ++i) {
+                out += s.column(i).toString() + "|";
+            }
+            out += "\n";
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+class TstStore : public QObject {
+    Q_OBJECT
+    QTemporaryDir work_;
+    QString smoke_; // a real run of smoke.yaml, never modified
+
+private slots:
+    void initTestCase() {
+        smoke_ = work_.filePath("smoke");
+        const CliResult r = runCli("commprof", {"run", COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml", "--out", smoke_});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+    }
+
+    void ingestMatchesTheRankFiles() {
+        const QString dir = work_.filePath("ingest_real");
+        QVERIFY(copyDir(smoke_, dir));
+        const CliResult r = runCli("commprof", {"cells", dir, "--json"});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonArray cells = r.json()["cells"].toArray();
+        QCOMPARE(cells.size(), 2);
+        for (const QJsonValue& v : cells) {
+            const QJsonObject c = v.toObject();
+            QCOMPARE(c["status"].toString(), QString("complete"));
+            const QString cellDir = dir + "/cells/" + c["id"].toString();
+            std::vector<double> steps;
+            std::map<int, std::vector<trace::Span>> perIter;
+            for (int rank = 0; rank < c["world_size"].toInt(); ++rank) {
+                const QJsonObject f = readJsonFile(QString("%1/rank%2.json").arg(cellDir).arg(rank));
+                for (const QJsonValue& it : f["iterations"].toArray()) {
+                    if (it.toObject()["iter"].toInt() >= f["record_from_iteration"].toInt()) {
+                        steps.push_back(it.toObject()["step_ms"].toDouble());
+                    }
+                }
+                if (rank == 0) {
+                    for (const QJsonValue& b : f["buckets"].toArray()) {
+                        perIter[b.toObject()["iter"].toInt()].push_back({b.toObject()["start_ns"].toDouble() / 1e3, b.toObject()["end_ns"].toDouble() / 1e3});
+                    }
+                }
+            }
+            QCOMPARE(c["step_ms"].toDouble(), medianOf(steps));
+            std::vector<double> hook;
+            for (auto& [it, spans] : perIter) {
+                hook.push_back(trace::SpanSet::unionOf(spans).length() / 1000.0);
+            }
+            QVERIFY(std::abs(c["hook_comm_ms"].toDouble() - medianOf(hook)) < 1e-9);
+            const double agreement = c["hook_trace_agreement"].toDouble();
+            QVERIFY2(agreement > 0.9 && agreement < 1.1, qPrintable(QString::number(agreement)));
+            QCOMPARE(c["agreement_flagged"].toBool(), false);
+            QVERIFY(!c["overlap_efficiency"].isNull());
+        }
+        store::Database db(store::defaultDbPath(dir));
+        store::Statement count = db.prepare("SELECT COUNT(*) FROM iterations");
+        QVERIFY(count.step());
+        QCOMPARE(count.column(0).toInt(), 30 * 3); // 30 iterations x (1 + 2) ranks
+    }
+
+    void oomLeftoversAreIncompleteAndNeverQuoted() {
+        const QString dir = work_.filePath("oom");
+        QVERIFY(copyDir(smoke_, dir));
+        // What a host OOM at the end of a world-size-8 cell leaves: ranks 2-4 wrote their files,
+        // two ranks died mid-write, rank 0 and the manifest never came.
+        const QString cell = dir + "/cells/mlp2m_gloo_cpu_ws8_r0";
+        QDir().mkpath(cell);
+        QJsonObject cellJson = readJsonFile(dir + "/cells/mlp2m_gloo_cpu_ws2_r0/cell.json");
+        cellJson["id"] = "mlp2m_gloo_cpu_ws8_r0";
+        cellJson["world_size"] = 8;
+        cellJson["status"] = "running";
+        writeJson(cell + "/cell.json", cellJson);
+        const QJsonObject donor = readJsonFile(dir + "/cells/mlp2m_gloo_cpu_ws2_r0/rank1.json");
+        for (int r : {2, 3, 4}) {
+            QJsonObject f = donor;
+            f["rank"] = r;
+            f["world_size"] = 8;
+            f["cell_id"] = "mlp2m_gloo_cpu_ws8_r0";
+            writeJson(QString("%1/rank%2.json").arg(cell).arg(r), f);
+        }
+        for (int r : {5, 6}) {
+            QFile tmp(QString("%1/rank%2.json.tmp").arg(cell).arg(r));
+            QVERIFY(tmp.open(QIODevice::WriteOnly));
+            tmp.write("{\"schema_version\":1,\"ra");
+        }
+        const CliResult r = runCli("commprof", {"cells", dir, "--json"});
+        QCOMPARE(r.exitCode, 0);
+        QJsonObject oom;
+        for (const QJsonValue& v : r.json()["cells"].toArray()) {
+            if (v.toObject()["id"].toString() == "mlp2m_gloo_cpu_ws8_r0") {
+                oom = v.toObject();
+            }
+        }
+        QCOMPARE(oom["status"].toString(), QString("incomplete"));
+        const QStringList reasons = oom["reasons"].toVariant().toStringList();
+        QVERIFY2(reasons.contains("no manifest"), qPrintable(reasons.join("; ")));
+        QVERIFY(reasons.contains("missing rank0.json"));
+        QVERIFY(reasons.contains("3 rank files, world_size 8"));
+        QVERIFY(reasons.filter("rank5.json.tmp").size() == 1);
+
+        const QString out = work_.filePath("oom_report");
+        const CliResult rep = runCli("commprof", {"report", dir, "--out", out});
+        QVERIFY2(rep.exitCode == 0, rep.err.constData());
+        QFile macros(out + "/macros.tex");
+        QVERIFY(macros.open(QIODevice::ReadOnly));
+        const QString tex = macros.readAll();
+        QVERIFY(tex.contains("\\newcommand{\\commprofHeadlineWorldSize}{2}"));
+        QVERIFY(tex.contains("\\newcommand{\\commprofCompleteCells}{2}"));
+        QVERIFY(tex.contains("\\newcommand{\\commprofNotCompleteCells}{1}"));
+        QFile csv(out + "/cells.csv");
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        const QString table = csv.readAll();
+        QVERIFY(table.contains("mlp2m_gloo_cpu_ws8_r0,incomplete,"));
+        QVERIFY(!table.contains("nan", Qt::CaseInsensitive));
+        // The fit saw only complete cells' buckets.
+        store::Database db(store::defaultDbPath(dir));
+        const report::ReportData data = report::loadReportData(db, QDir(dir).canonicalPath());
+        std::size_t completeBuckets = 0;
+        for (const auto& c : data.cells) {
+            if (c.complete()) {
+                completeBuckets += store::buckets(db, c.key).size();
+            }
+        }
+        QCOMPARE(data.byLayer["gloo_cpu"].samples.size(), completeBuckets);
+    }
+
+    void ingestTwiceChangesNothing() {
+        const QString dir = work_.filePath("twice");
+        QVERIFY(copyDir(smoke_, dir));
+        QCOMPARE(runCli("commprof", {"ingest", dir}).exitCode, 0);
+        const QString first = dumpTables(store::defaultDbPath(dir));
+        QCOMPARE(runCli("commprof", {"ingest", dir}).exitCode, 0);
+        QCOMPARE(dumpTables(store::defaultDbPath(dir)), first);
+        QVERIFY(first.size() > 1000);
+    }
+
+    void killedIngestLeavesAConsistentDatabase() {
+        const QString dir = work_.filePath("big");
+        QVERIFY(copyDir(smoke_, dir));
+        const QString donor = dir + "/cells/mlp2m_gloo_cpu_ws2_r0";
+        for (int i = 0; i < 120; ++i) {
+            QVERIFY(copyDir(donor, QString("%1/cells/copy%2_ws2_r0").arg(dir).arg(i, 3, 10, QChar('0'))));
+        }
+        QProcess ingest;
+        ingest.setReadChannel(QProcess::StandardError);
+        ingest.start(COMMPROF_BIN_DIR "/commprof", {"ingest", dir});
+        QByteArray err;
+        while (!err.contains("ingested 10/") && ingest.waitForReadyRead(30000)) {
+            err += ingest.readAllStandardError();
+        }
+        QVERIFY2(err.contains("ingested 10/"), err.constData());
+        ::kill(pid_t(ingest.processId()), SIGKILL);
+        ingest.waitForFinished();
+        QCOMPARE(ingest.exitStatus(), QProcess::CrashExit);
+
+        const CliResult again = runCli("commprof", {"ingest", dir});
+        QCOMPARE(again.exitCode, 0);
+        store::Database db(store::defaultDbPath(dir));
+        store::Statement check = db.prepare("PRAGMA integrity_check");
+        QVERIFY(check.step());
+        QCOMPARE(check.column(0).toString(), QString("ok"));
+        store::Statement perCell = db.prepare("SELECT c.id, COUNT(i.iter) FROM cells c LEFT JOIN iterations i ON i.cell_key = c.key GROUP BY c.key");
+        int cells = 0;
+        while (perCell.step()) {
+            ++cells;
+            const int expected = perCell.column(0).toString().contains("ws1") ? 30 : 60;
+            QCOMPARE(perCell.column(1).toInt(), expected);
+        }
+        QCOMPARE(cells, 122);
+    }
+
+    void costModelRecoversAlphaAndBeta() {
+        const double alpha = 30e-6;  // 30 us per ring step
+        const double beta = 1.0e-9;  // 1 GB/s
+        QRandomGenerator rng(42);
+        std::vector<analysis::BucketSample> samples;
+        for (int p : {2, 4, 8}) {
+            for (double mb : {0.25, 1.0, 4.0, 16.0, 25.0, 64.0}) {
+                for (int rep = 0; rep < 5; ++rep) {
+                    const double bytes = mb * 1048576.0;
+                    const double exact = 2.0 * (p - 1) * alpha + 2.0 * (p - 1) / p * bytes * beta;
+                    const double noise = 1.0 + 0.03 * (rng.generateDouble() * 2.0 - 1.0);
+                    samples.push_back({p, bytes, exact * noise});
+                }
+            }
+        }
+        samples.push_back({1, 1e6, 15e-6});
+        const auto fit = analysis::fitAlphaBeta(samples);
+        QVERIFY(fit.has_value());
+        QVERIFY2(std::abs(fit->alpha - alpha) / alpha < 0.05, qPrintable(QString::number(fit->alpha)));
+        QVERIFY2(std::abs(fit->beta - beta) / beta < 0.05, qPrintable(QString::number(fit->beta)));
+        QVERIFY(fit->r2 > 0.99);
+        QCOMPARE(fit->samples, 90);
+        QCOMPARE(int(fit->residuals.size()), 90);
+        QCOMPARE(*fit->latencyFloor, 15e-6);
+        QVERIFY(!analysis::fitAlphaBeta({{2, 1e6, 1e-3}}).has_value());
+    }
+
+    void bandwidthDefinitions() {
+        QCOMPARE(analysis::algorithmicBandwidth(1e9, 2.0), 5e8);
+        QCOMPARE(analysis::busBandwidth(1e9, 2.0, 4), 5e8 * 2.0 * 3.0 / 4.0);
+        QCOMPARE(analysis::busBandwidth(1e9, 2.0, 1), 0.0);
+    }
+
+    void reportWritesRealFiles() {
+        const QString out = work_.filePath("report");
+        const CliResult r = runCli("commprof", {"report", smoke_, "--out", out, "--db", work_.filePath("report.sqlite")});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        for (const char* fig : {"overhead_vs_world_size", "bucket_time_vs_bytes", "time_breakdown", "hook_trace_agreement"}) {
+            QFile pdf(QString("%1/%2.pdf").arg(out, fig));
+            QVERIFY(pdf.open(QIODevice::ReadOnly));
+            QVERIFY(pdf.size() > 1000);
+            QCOMPARE(pdf.read(5), QByteArray("%PDF-"));
+            const QImage png(QString("%1/%2.png").arg(out, fig));
+            QVERIFY(!png.isNull());
+            QSet<QRgb> colours;
+            int nonWhite = 0;
+            for (int y = 0; y < png.height(); y += 3) {
+                for (int x = 0; x < png.width(); x += 3) {
+                    const QRgb px = png.pixel(x, y);
+                    colours.insert(px);
+                    nonWhite += qGray(px) < 240;
+                }
+            }
+            QVERIFY2(colours.size() > 8 && nonWhite > 500, fig);
+        }
+        QVERIFY(QFile(out + "/cells.csv").size() > 100);
+        QVERIFY(QFile(out + "/macros.tex").size() > 100);
+    }
+
+    void schemaHasVersionsAndRefusesTheFuture() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("x.sqlite");
+        {
+            store::Database db(path);
+            store::migrate(db);
+            store::Statement s = db.prepare("SELECT group_concat(version) FROM schema_version");
+            QVERIFY(s.step());
+            QCOMPARE(s.column(0).toString(), QString("1,2"));
+            QCOMPARE(db.userVersion(), store::kSchemaVersion);
+            db.exec("PRAGMA user_version = 99");
+        }
+        store::Database db(path);
+        QVERIFY_THROWS_EXCEPTION(store::StoreError, store::migrate(db));
+    }
+};
+
+QTEST_GUILESS_MAIN(TstStore)
+#include "tst_store.moc"
