@@ -285,6 +285,25 @@ private slots:
         }
         QVERIFY(QFile(out + "/cells.csv").size() > 100);
         QVERIFY(QFile(out + "/macros.tex").size() > 100);
+        const QJsonObject fits = readJsonFile(out + "/fit.json");
+        QVERIFY(fits["gloo_cpu"].toObject().contains("r2"));
+        QVERIFY(fits["gloo_cpu"].toObject()["residuals_s"].toArray().size() > 10);
+        QFile buckets(out + "/buckets.csv");
+        QVERIFY(buckets.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = buckets.readAll().split('\n');
+        QVERIFY(lines.size() > 20);
+        // busbw = algbw * 2 (n - 1) / n, checked on a world-size-2 row.
+        for (const QByteArray& line : lines) {
+            const QList<QByteArray> cols = line.split(',');
+            if (cols.size() == 10 && cols[2] == "2") {
+                QVERIFY(std::abs(cols[9].toDouble() - cols[8].toDouble()) <= 1e-5 * cols[8].toDouble());
+                break;
+            }
+        }
+        // The steps query returns what the trace gave.
+        store::Database db(work_.filePath("report.sqlite"));
+        const auto rows = store::cells(db, QDir(smoke_).canonicalPath());
+        QCOMPARE(store::steps(db, rows.back().key).size(), std::size_t(8));
     }
 
     void schemaHasVersionsAndRefusesTheFuture() {

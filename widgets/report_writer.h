@@ -9,6 +9,6 @@
 namespace commprof::widgets {
 
 // Returns the files written; throws std::runtime_error naming a file that could not be.
-QStringList writeReport(const report::ReportData& data, const QString& outDir);
+QStringList writeReport(store::Database& db, const report::ReportData& data, const QString& outDir);
 
 } // namespace commprof::widgets

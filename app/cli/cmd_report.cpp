@@ -37,7 +37,7 @@ int reportCommand(const QStringList& args) {
         store::ingest(dir, db); // idempotent: the report always reflects the directory as it is
         store::Database database(db);
         const report::ReportData data = report::loadReportData(database, QDir(dir).canonicalPath());
-        for (const QString& f : widgets::writeReport(data, out)) {
+        for (const QString& f : widgets::writeReport(database, data, out)) {
             std::fprintf(stderr, "wrote %s\n", qPrintable(f));
         }
         return Ok;

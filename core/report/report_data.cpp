@@ -1,5 +1,6 @@
 #include "report_data.h"
 
+#include <QJsonArray>
 #include <QStringList>
 
 namespace commprof::report {
@@ -46,6 +47,51 @@ ReportData loadReportData(store::Database& db, const QString& runDir) {
         it->fit = analysis::fitAlphaBeta(it->samples);
     }
     return d;
+}
+
+QJsonObject fitsJson(const ReportData& data) {
+    QJsonObject out;
+    for (auto it = data.byLayer.begin(); it != data.byLayer.end(); ++it) {
+        QJsonObject layer{{"samples", int(it->samples.size())}};
+        if (it->fit) {
+            QJsonArray residuals;
+            for (double r : it->fit->residuals) {
+                residuals.append(r);
+            }
+            layer["alpha_s"] = it->fit->alpha;
+            layer["beta_s_per_byte"] = it->fit->beta;
+            layer["bandwidth_bytes_per_s"] = it->fit->beta > 0 ? QJsonValue(1.0 / it->fit->beta) : QJsonValue();
+            layer["r2"] = it->fit->r2;
+            layer["residuals_s"] = residuals;
+            layer["latency_floor_s"] = it->fit->latencyFloor ? QJsonValue(*it->fit->latencyFloor) : QJsonValue();
+        } else {
+            layer["fit"] = "not enough complete cells with more than one rank";
+        }
+        out[it.key()] = layer;
+    }
+    return out;
+}
+
+QString bucketsCsv(store::Database& db, const ReportData& data) {
+    QString out = "cell,layer,world_size,rank,iter,index,bytes,seconds,algbw_bytes_per_s,busbw_bytes_per_s\n";
+    for (const auto& c : data.cells) {
+        if (!c.complete()) {
+            continue;
+        }
+        for (const auto& b : store::buckets(db, c.key)) {
+            out += QString("%1,%2,%3,%4,%5,%6,%7,%8,%9,%10\n")
+                       .arg(c.id, c.layer)
+                       .arg(c.worldSize)
+                       .arg(b.rank)
+                       .arg(b.iter)
+                       .arg(b.index)
+                       .arg(b.bytes)
+                       .arg(b.seconds(), 0, 'g', 9)
+                       .arg(analysis::algorithmicBandwidth(double(b.bytes), b.seconds()), 0, 'g', 6)
+                       .arg(analysis::busBandwidth(double(b.bytes), b.seconds(), c.worldSize), 0, 'g', 6);
+        }
+    }
+    return out;
 }
 
 const store::CellRow* largestComplete(const std::vector<store::CellRow>& cells, const QString& layer) {

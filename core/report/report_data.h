@@ -5,6 +5,7 @@
 #include "analysis/cost_model.h"
 #include "store/queries.h"
 
+#include <QJsonObject>
 #include <QMap>
 
 namespace commprof::report {
@@ -20,6 +21,11 @@ struct ReportData {
 };
 
 ReportData loadReportData(store::Database& db, const QString& runDir);
+
+// Per layer: alpha, beta, R^2, residuals and the latency floor of world-size-1 cells.
+QJsonObject fitsJson(const ReportData& data);
+// Every recorded bucket of complete cells with its algorithmic and bus bandwidth.
+QString bucketsCsv(store::Database& db, const ReportData& data);
 
 // LaTeX \newcommand lines for the headline figures, from complete cells only.
 QString macrosTex(const ReportData& data);

@@ -71,6 +71,30 @@ std::vector<BucketRow> buckets(Database& db, const QString& cellKey) {
     return out;
 }
 
+std::vector<trace::StepMetrics> steps(Database& db, const QString& cellKey) {
+    Statement s = db.prepare("SELECT step, start_us, end_us, step_us, compute_us, comm_us, bookkeeping_us, overlap_us, "
+                             "exposed_comm_us, overlap_efficiency, comm_overhead_fraction FROM trace_steps "
+                             "WHERE cell_key = ? AND rank = 0 ORDER BY step");
+    s.bind(cellKey);
+    std::vector<trace::StepMetrics> out;
+    while (s.step()) {
+        trace::StepMetrics m;
+        m.step = s.column(0).toInt();
+        m.startUs = s.column(1).toDouble();
+        m.endUs = s.column(2).toDouble();
+        m.stepUs = s.column(3).toDouble();
+        m.computeUs = s.column(4).toDouble();
+        m.commUs = s.column(5).toDouble();
+        m.bookkeepingUs = s.column(6).toDouble();
+        m.overlapUs = s.column(7).toDouble();
+        m.exposedCommUs = s.column(8).toDouble();
+        m.overlapEfficiency = optD(s.column(9));
+        m.commOverheadFraction = optD(s.column(10));
+        out.push_back(m);
+    }
+    return out;
+}
+
 QJsonObject toJson(const CellRow& c) {
     return QJsonObject{{"id", c.id},
                        {"status", c.status},

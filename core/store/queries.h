@@ -2,6 +2,7 @@
 // The queries the GUI and the CLI share.
 
 #include "store/sqlite_db.h"
+#include "trace/step_metrics.h"
 
 #include <QJsonObject>
 #include <QStringList>
@@ -33,6 +34,7 @@ struct BucketRow {
 
 std::vector<CellRow> cells(Database& db, const QString& runDir = {});
 std::vector<BucketRow> buckets(Database& db, const QString& cellKey);
+std::vector<trace::StepMetrics> steps(Database& db, const QString& cellKey);
 QJsonObject toJson(const CellRow& c);
 
 } // namespace commprof::store
