@@ -24,5 +24,6 @@ int probeCommand(const QStringList& args);
 int ingestCommand(const QStringList& args);
 int cellsCommand(const QStringList& args);
 int reportCommand(const QStringList& args);
+int diffCommand(const QStringList& args);
 
 } // namespace commprof::cli

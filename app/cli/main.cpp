@@ -22,6 +22,7 @@ const char* kUsage = "commprof <command> [args]\n"
                      "  ingest DIR [--db FILE]\n"
                      "  cells DIR [--db FILE] [--json | --csv]\n"
                      "  report DIR --out OUTDIR [--db FILE]\n"
+                     "  diff RUN_A RUN_B [--json] | diff --arms --out DIR --change FLAGS [--base FLAGS]\n"
                      "  trace summarize TRACE [--json] [--hta]   per-step figures of a Chrome trace\n";
 
 } // namespace
@@ -48,6 +49,7 @@ int main(int argc, char** argv) {
         {"ingest", ingestCommand},
         {"cells", cellsCommand},
         {"report", reportCommand},
+        {"diff", diffCommand},
     };
     const QString name = args.takeFirst();
     const auto it = commands.find(name);

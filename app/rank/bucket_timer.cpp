@@ -1,6 +1,7 @@
 #include "bucket_timer.h"
 
 #include "chrome_trace.h"
+#include "fingerprint.h"
 
 #include <time.h>
 
@@ -41,18 +42,52 @@ std::vector<BucketRecord> BucketLog::all() const {
 
 c10::intrusive_ptr<c10::ivalue::Future> TimingCommHook::runHook(c10d::GradBucket& bucket) {
     std::vector<at::Tensor> tensors{bucket.getBufferRef()};
+    Fingerprinter& fp = Fingerprinter::instance();
+    const bool capture = fp.captureSemantic();
+    if (capture) {
+        fp.record("ddp::grads_before_reduce#" + std::to_string(bucket.getIndex()), {}, bucket.getGradients());
+    }
     // Divide first, as DDP's default hook does, so the sum cannot overflow in low precision.
     tensors[0].div_(pg_->getSize());
-    if (!log_->recording()) {
-        return pg_->allreduce(tensors)->getFuture();
+    const at::Tensor buffer = tensors[0];
+    if (!fp.enabled()) {
+        return timed([&] { return pg_->allreduce(tensors)->getFuture(); }, bucket, buffer);
     }
-    const std::int64_t bytes = tensors[0].numel() * std::int64_t(tensors[0].element_size());
+    // Fingerprinting: the collective's input is digested at launch, its output at completion.
+    const std::string name = "ddp::allreduce_bucket#" + std::to_string(bucket.getIndex());
+    const bool collective = fp.captureCollectives();
+    const std::string inputDigest = collective ? fp.tensorsJson(tensors) : std::string();
+    fp.collectiveStarted(buffer.storage().data());
+    return timed(
+        [&] {
+            auto future = pg_->allreduce(tensors)->getFuture();
+            return future->then(
+                [buffer, name, inputDigest, collective](c10::ivalue::Future& done) {
+                    Fingerprinter& f = Fingerprinter::instance();
+                    f.collectiveFinished(buffer.storage().data());
+                    if (collective) {
+                        f.writeRecord(name, "semantic", inputDigest, f.tensorsJson({buffer}), true, nullptr);
+                    }
+                    return done.value();
+                },
+                future->elementType());
+        },
+        bucket, buffer);
+}
+
+c10::intrusive_ptr<c10::ivalue::Future>
+TimingCommHook::timed(const std::function<c10::intrusive_ptr<c10::ivalue::Future>()>& launch, c10d::GradBucket& bucket,
+                      const at::Tensor& buffer) {
+    if (!log_->recording()) {
+        return launch();
+    }
+    const std::int64_t bytes = buffer.numel() * std::int64_t(buffer.element_size());
     const auto nparams = std::int64_t(bucket.getGradients().size());
     const int iteration = log_->iteration();
     const int index = int(bucket.getIndex());
     const std::size_t slot = log_->launch(index, bytes, nparams);
     const std::int64_t start = monotonicNs();
-    auto future = pg_->allreduce(tensors)->getFuture();
+    auto future = launch();
     auto log = log_;
     // then(), not addCallback(): the Reducer waits on the returned future, and a plain
     // callback may still be running when waiters of the original future wake up.

@@ -6,6 +6,7 @@
 #include "c10d_compat.h"
 
 #include <atomic>
+#include <functional>
 #include <mutex>
 #include <vector>
 
@@ -52,6 +53,9 @@ public:
     at::Tensor parseHookResult(const c10::IValue& result) override;
 
 private:
+    // Wraps a launched all-reduce's future so its completion is recorded.
+    c10::intrusive_ptr<c10::ivalue::Future> timed(const std::function<c10::intrusive_ptr<c10::ivalue::Future>()>& launch,
+                                                  c10d::GradBucket& bucket, const at::Tensor& buffer);
     ProcessGroupPtr pg_;
     std::shared_ptr<BucketLog> log_;
 };

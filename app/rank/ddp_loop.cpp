@@ -2,9 +2,12 @@
 
 #include "bucket_timer.h"
 #include "chrome_trace.h"
+#include "fingerprint.h"
 #include "json_writer.h"
 #include "models.h"
 #include "rendezvous.h"
+
+#include <ATen/record_function.h>
 
 #include <algorithm>
 #ifdef USE_CUDA
@@ -48,6 +51,7 @@ std::unique_ptr<torch::optim::Optimizer> makeOptimizer(const std::string& name, 
 }
 
 double checksum(const std::vector<torch::Tensor>& tensors, bool grads) {
+    at::DisableRecordFunctionGuard notTheModel; // instrumentation, not ops to trace or fingerprint
     double total = 0;
     for (const auto& p : tensors) {
         const auto& t = grads ? p.grad() : p;
@@ -171,10 +175,13 @@ RankResult runDdp(const RankOptions& o) {
     if (o.trace) {
         trace.install();
     }
+    Fingerprinter& fp = Fingerprinter::instance();
+    fp.configure(o);
     const int traceEnd = o.traceFirstStep + o.traceSteps;
 
     for (int it = 0; it < o.iterations; ++it) {
         log->setIteration(it);
+        fp.setIteration(it);
         const bool traced = o.trace && it >= o.traceFirstStep && it < traceEnd;
         trace.setActive(traced);
         IterationTimes times;
@@ -195,6 +202,11 @@ RankResult runDdp(const RankOptions& o) {
         const std::int64_t t2 = monotonicNs();
         optimizer->step();
         times.optimizerMs = msSince(t2);
+        if (fp.captureSemantic()) {
+            for (std::size_t i = 0; i < params.size(); ++i) {
+                fp.record("optim::param_after_step:" + names[i], {}, {params[i]});
+            }
+        }
         times.stepMs = msSince(t0);
         const std::int64_t tEnd = monotonicNs();
         trace.addSpan("ProfilerStep#" + std::to_string(it), "user_annotation", t0, tEnd, it);
@@ -209,6 +221,7 @@ RankResult runDdp(const RankOptions& o) {
         }
         result.iterations.push_back(times);
 
+        at::DisableRecordFunctionGuard notTheModel;
         JsonWriter j;
         j.beginObject();
         j.field("event", "iteration");
@@ -222,6 +235,8 @@ RankResult runDdp(const RankOptions& o) {
         emitBuckets(*log, o.rank);
     }
 
+    fp.setIteration(-1); // nothing after the loop is captured
+    fp.close();
     result.buckets = log->all();
     std::set<int> countsSeen;
     std::map<int, int> perIteration;

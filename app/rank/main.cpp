@@ -2,6 +2,7 @@
 // 2 bad usage, 3 rendezvous failed (port in use, peer missing, model mismatch).
 
 #include "ddp_loop.h"
+#include "fingerprint.h"
 #include "options.h"
 #include "rendezvous.h"
 
@@ -19,6 +20,10 @@ int main(int argc, char** argv) {
     } catch (const UsageError& e) {
         std::fprintf(stderr, "commprof-rank: %s\n%s", e.what(), usageText().c_str());
         return 2;
+    }
+    if (options.digestSelftest) {
+        std::fputs(digestSelftestJson().c_str(), stdout);
+        return 0;
     }
     if (options.version) {
         std::fputs(versionJson().c_str(), stdout);

@@ -1,8 +1,10 @@
 #include "options.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <random>
 
 namespace commprof::rank {
 namespace {
@@ -58,7 +60,42 @@ std::string oneOf(const std::string& flag, const std::string& v, std::initialize
     throw UsageError(flag + ": expected " + list + ", got '" + v + "'");
 }
 
+// "all" or "0,3,8-15"
+std::vector<int> parseRanks(const std::string& flag, const std::string& v) {
+    std::vector<int> out;
+    if (v == "all") {
+        return out;
+    }
+    std::size_t start = 0;
+    while (start <= v.size()) {
+        const std::size_t comma = v.find(',', start);
+        const std::string part = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        const std::size_t dash = part.find('-');
+        if (dash == std::string::npos) {
+            out.push_back(toInt(flag, part));
+        } else {
+            const int a = toInt(flag, part.substr(0, dash));
+            const int b = toInt(flag, part.substr(dash + 1));
+            if (b < a) {
+                throw UsageError(flag + ": empty range '" + part + "'");
+            }
+            for (int r = a; r <= b; ++r) {
+                out.push_back(r);
+            }
+        }
+        if (comma == std::string::npos) {
+            break;
+        }
+        start = comma + 1;
+    }
+    return out;
+}
+
 } // namespace
+
+bool RankOptions::perturbsRank(int r) const {
+    return !perturbOp.empty() && (perturbRanks.empty() || std::find(perturbRanks.begin(), perturbRanks.end(), r) != perturbRanks.end());
+}
 
 std::string usageText() {
     return "commprof-rank [--model NAME] [--family mlp|transformer] [--params N] [--backend gloo|nccl]\n"
@@ -67,6 +104,10 @@ std::string usageText() {
            "              [--optimizer sgd|adam] [--hook timing|default] [--seed N] [--threads N]\n"
            "              [--trace] [--trace-first-step N] [--trace-steps N] [--out DIR]\n"
            "              [--rendezvous-timeout-s S] [--collective-timeout-s S] [--listen-all]\n"
+           "              [--fingerprint semantic|op|semantic,op] [--fp-iters START:END[:EVERY]]\n"
+           "              [--fp-ranks all|0,3,8-15] [--fp-max-records N] [--fp-max-bytes N] [--fp-chunk-dim D]\n"
+           "              [--perturb OP@RANKS:ITER]   (RANKS: 1, 0,3, 8-15 or all)\n"
+           "       commprof-rank --digest-selftest\n"
            "       commprof-rank --version [--json]\n"
            "Rendezvous from RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT, LOCAL_RANK (or SLURM_PROCID,\n"
            "SLURM_NTASKS, SLURM_LOCALID).\n";
@@ -91,16 +132,62 @@ RankOptions parseOptions(int argc, char** argv) {
         {"--first-bucket-mb", [&](auto& f, auto& v) { o.firstBucketMb = toDouble(f, v); }},
         {"--optimizer", [&](auto& f, auto& v) { o.optimizer = oneOf(f, v, {"sgd", "adam"}); }},
         {"--hook", [&](auto& f, auto& v) { o.hook = oneOf(f, v, {"timing", "default"}); }},
-        {"--seed", [&](auto& f, auto& v) { o.seed = static_cast<std::uint64_t>(toDouble(f, v)); }},
+        {"--seed",
+         [&](auto& f, auto& v) {
+             // "random": a different seed every run, the classic source of a run that will not repeat.
+             o.seed = v == "random" ? (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}()
+                                    : static_cast<std::uint64_t>(toDouble(f, v));
+         }},
         {"--threads", [&](auto& f, auto& v) { o.threads = toInt(f, v); }},
         {"--trace-first-step", [&](auto& f, auto& v) { o.traceFirstStep = toInt(f, v); }},
         {"--trace-steps", [&](auto& f, auto& v) { o.traceSteps = toInt(f, v); }},
         {"--out", [&](auto&, auto& v) { o.outDir = v; }},
         {"--rendezvous-timeout-s", [&](auto& f, auto& v) { o.rendezvousTimeoutS = toDouble(f, v); }},
         {"--collective-timeout-s", [&](auto& f, auto& v) { o.collectiveTimeoutS = toDouble(f, v); }},
+        {"--fingerprint",
+         [&](auto& f, auto& v) {
+             for (const std::string layer : {std::string("semantic"), std::string("op")}) {
+                 if (v.find(layer) != std::string::npos) {
+                     (layer == "op" ? o.fpOp : o.fpSemantic) = true;
+                 }
+             }
+             if (!o.fpOp && !o.fpSemantic) {
+                 throw UsageError(f + ": expected semantic, op or semantic,op, got '" + v + "'");
+             }
+         }},
+        {"--fp-iters",
+         [&](auto& f, auto& v) {
+             const auto c1 = v.find(':');
+             if (c1 == std::string::npos) {
+                 throw UsageError(f + ": expected START:END[:EVERY], got '" + v + "'");
+             }
+             const auto c2 = v.find(':', c1 + 1);
+             o.fpIterStart = toInt(f, v.substr(0, c1));
+             o.fpIterEnd = toInt(f, v.substr(c1 + 1, c2 == std::string::npos ? std::string::npos : c2 - c1 - 1));
+             o.fpIterEvery = c2 == std::string::npos ? 1 : toInt(f, v.substr(c2 + 1));
+             if (o.fpIterEvery < 1 || o.fpIterEnd <= o.fpIterStart) {
+                 throw UsageError(f + ": empty iteration range '" + v + "'");
+             }
+         }},
+        {"--fp-ranks", [&](auto& f, auto& v) { o.fpRanks = parseRanks(f, v); }},
+        {"--fp-max-records", [&](auto& f, auto& v) { o.fpMaxRecords = static_cast<long long>(toDouble(f, v)); }},
+        {"--fp-max-bytes", [&](auto& f, auto& v) { o.fpMaxBytes = static_cast<long long>(toDouble(f, v)); }},
+        {"--fp-chunk-dim", [&](auto& f, auto& v) { o.fpChunkDim = toInt(f, v); }},
+        {"--perturb",
+         [&](auto& f, auto& v) {
+             const auto at = v.rfind('@');
+             const auto colon = v.rfind(':');
+             if (at == std::string::npos || colon == std::string::npos || colon < at) {
+                 throw UsageError(f + ": expected OP@RANK:ITER, got '" + v + "'");
+             }
+             o.perturbOp = v.substr(0, at);
+             o.perturbRanks = parseRanks(f, v.substr(at + 1, colon - at - 1));
+             o.perturbIter = toInt(f, v.substr(colon + 1));
+         }},
     };
     const std::map<std::string, bool*> flags{
-        {"--trace", &o.trace}, {"--version", &o.version}, {"--json", &o.json}, {"--listen-all", &o.listenAll}};
+        {"--trace", &o.trace}, {"--version", &o.version}, {"--json", &o.json}, {"--listen-all", &o.listenAll},
+        {"--digest-selftest", &o.digestSelftest}};
 
     for (int i = 1; i < argc; ++i) {
         std::string arg = argv[i];

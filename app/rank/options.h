@@ -37,6 +37,21 @@ struct RankOptions {
     bool trace = false;
     int traceFirstStep = -1; // -1: the first recorded iteration
     int traceSteps = 8;
+    // Determinism capture (off by default: nothing is installed without --fingerprint)
+    bool fpSemantic = false;
+    bool fpOp = false;
+    int fpIterStart = 0;
+    int fpIterEnd = 1 << 30; // exclusive
+    int fpIterEvery = 1;
+    std::vector<int> fpRanks; // empty: all
+    long long fpMaxRecords = -1;
+    long long fpMaxBytes = -1;
+    int fpChunkDim = -1;
+    std::string perturbOp; // --perturb OP@RANK:ITER
+    std::vector<int> perturbRanks; // empty with a perturbOp: every rank
+    bool perturbsRank(int r) const;
+    int perturbIter = -1;
+    bool digestSelftest = false;
     // Output and rendezvous
     std::string outDir = ".";
     double rendezvousTimeoutS = 60;

@@ -1,0 +1,139 @@
+// commprof diff RUN_A RUN_B [--json]
+// commprof diff --arms --out DIR --change "RANK FLAGS" [--base "RANK FLAGS"] [--world N]
+
+#include "cli_common.h"
+
+#include "determinism/divergence.h"
+#include "runner/rank_pool.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QJsonArray>
+
+namespace commprof::cli {
+namespace {
+
+QString rankProgram() {
+    const QByteArray env = qgetenv("COMMPROF_RANK");
+    return env.isEmpty() ? QDir(QCoreApplication::applicationDirPath()).filePath("commprof-rank") : QString(env);
+}
+
+// Runs one arm: a pool of ranks with fingerprinting on, into dir.
+QString runArm(const QString& dir, const QStringList& flags, int world) {
+    runner::PoolSpec spec;
+    spec.program = rankProgram();
+    spec.args = flags + QStringList{"--out", dir, "--fingerprint", "semantic"};
+    spec.worldSize = world;
+    spec.workDir = dir;
+    spec.deadline = QDeadlineTimer(600000);
+    runner::RankPool pool;
+    const runner::PoolOutcome out = pool.runBlocking(spec);
+    return out.success ? QString() : out.reason + (out.ranks.empty() ? QString() : ": " + out.ranks.front().stderrTail);
+}
+
+int armsCommand(const QStringList& args) {
+    const QString use = "commprof diff --arms --out DIR --change \"FLAGS\" [--base \"FLAGS\"] [--world N] [--json]";
+    QString out, change, base = "--params 2e5 --iterations 8 --warmup 1 --threads 1 --batch-size 8";
+    int world = 2;
+    bool json = false;
+    for (int i = 0; i < args.size(); ++i) {
+        if (args[i] == "--arms") {
+            continue;
+        } else if (args[i] == "--out" && i + 1 < args.size()) {
+            out = args[++i];
+        } else if (args[i] == "--change" && i + 1 < args.size()) {
+            change = args[++i];
+        } else if (args[i] == "--base" && i + 1 < args.size()) {
+            base = args[++i];
+        } else if (args[i] == "--world" && i + 1 < args.size()) {
+            world = args[++i].toInt();
+        } else if (args[i] == "--json") {
+            json = true;
+        } else {
+            return usage(use);
+        }
+    }
+    if (out.isEmpty() || change.isEmpty() || world < 1) {
+        return usage(use);
+    }
+    const QStringList baseFlags = base.split(' ', Qt::SkipEmptyParts);
+    const QStringList changedFlags = baseFlags + change.split(' ', Qt::SkipEmptyParts);
+    for (const auto& [name, flags] : {std::pair{QString("unchanged_1"), baseFlags}, std::pair{QString("unchanged_2"), baseFlags},
+                                      std::pair{QString("changed_1"), changedFlags}, std::pair{QString("changed_2"), changedFlags}}) {
+        const QString dir = QDir(out).filePath(name);
+        QDir(dir).removeRecursively();
+        QDir().mkpath(dir);
+        const QString failure = runArm(dir, flags, world);
+        if (!failure.isEmpty()) {
+            printError(QString("arm %1 failed: %2").arg(name, failure));
+            return NotFine;
+        }
+    }
+    try {
+        const auto unchanged = determinism::diffDirs(QDir(out).filePath("unchanged_1"), QDir(out).filePath("unchanged_2"));
+        const auto changed = determinism::diffDirs(QDir(out).filePath("changed_1"), QDir(out).filePath("changed_2"));
+        const bool live = unchanged.diverged();
+        const bool fixed = !changed.diverged();
+        const QJsonObject doc{{"repro_live", live},
+                              {"changed_bit_identical", fixed},
+                              {"verdict", live && fixed ? "the change makes the run deterministic"
+                                          : !live       ? "the unchanged runs do not diverge: nothing to fix here"
+                                                        : "the change does not make the run deterministic"},
+                              {"unchanged", determinism::toJson(unchanged)},
+                              {"changed", determinism::toJson(changed)}};
+        if (json) {
+            printJson(doc);
+        } else {
+            printText(doc["verdict"].toString() + "\n");
+        }
+        return live && fixed ? Ok : NotFine;
+    } catch (const std::exception& e) {
+        printError(QString::fromStdString(e.what()));
+        return BadInput;
+    }
+}
+
+} // namespace
+
+int diffCommand(const QStringList& args) {
+    if (args.contains("--arms")) {
+        return armsCommand(args);
+    }
+    QStringList dirs;
+    bool json = false;
+    for (const QString& a : args) {
+        if (a == "--json") {
+            json = true;
+        } else if (a.startsWith("--")) {
+            return usage("commprof diff RUN_A RUN_B [--json]");
+        } else {
+            dirs << a;
+        }
+    }
+    if (dirs.size() != 2) {
+        return usage("commprof diff RUN_A RUN_B [--json]");
+    }
+    try {
+        const determinism::DiffReport r = determinism::diffDirs(dirs[0], dirs[1]);
+        if (json) {
+            printJson(determinism::toJson(r));
+        } else {
+            QString text = r.summary + "\n";
+            for (const auto& d : r.ranks) {
+                text += QString("rank %1: %2").arg(d.rank).arg(determinism::toString(d.verdict));
+                if (d.first) {
+                    text += QString(" at %1 (iteration %2, %3 layer, inputs %4)")
+                                .arg(d.first->id).arg(d.first->iteration).arg(d.first->layer, d.inputsMatched ? "matched" : "differed");
+                }
+                text += d.note.isEmpty() ? "\n" : "; " + d.note + "\n";
+            }
+            printText(text);
+        }
+        return r.diverged() ? NotFine : Ok;
+    } catch (const std::exception& e) {
+        printError(QString::fromStdString(e.what()));
+        return BadInput;
+    }
+}
+
+} // namespace commprof::cli

@@ -1,0 +1,286 @@
+#include "divergence.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QMap>
+#include <QSet>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace commprof::determinism {
+namespace {
+
+bool sameTensors(const QJsonArray& a, const QJsonArray& b) { return a == b; }
+
+int order(Verdict v) {
+    switch (v) {
+    case Verdict::Origin: return 0;
+    case Verdict::ControlFlow: return 1;
+    case Verdict::Receiver: return 2;
+    case Verdict::Clean: return 3;
+    }
+    return 4;
+}
+
+// Ops whose outputs hold whatever bytes the allocator had: their digests are probe artifacts.
+bool producesUninitialized(const QString& name) {
+    return name.startsWith("aten::empty") || name.startsWith("aten::new_empty") || name == "aten::resize_" ||
+           name == "aten::resize_as_";
+}
+
+// The rank's first record whose inputs matched and whose outputs did not: that op made a
+// different value from the same inputs. Before any such record, a record whose inputs differ
+// can only be reading bytes no op wrote (an allocation inside a kernel, reused memory): no
+// difference can flow without an origin first. If no such record exists but something
+// differed, the rank received the difference from outside what was traced.
+RankDivergence firstDivergence(const FpStream& a, const FpStream& b) {
+    RankDivergence d;
+    d.rank = a.rank;
+    std::optional<std::pair<FpRecord, FpRecord>> firstDiffering;
+    for (const FpRecord& ra : a.records) {
+        const auto it = b.byKey.find(ra.key());
+        if (it == b.byKey.end()) {
+            if (b.truncated && ra.seq >= qint64(b.records.size())) {
+                d.note = "run B's stream was truncated by its record budget here";
+                break;
+            }
+            d.verdict = Verdict::ControlFlow;
+            d.first = ra;
+            d.note = "run B has no record " + ra.key();
+            return d;
+        }
+        const FpRecord& rb = b.records[std::size_t(*it)];
+        if (!ra.artifact.isEmpty() || producesUninitialized(ra.name) || sameTensors(ra.outputs, rb.outputs)) {
+            continue; // equal, or a known probe artifact (uninitialized memory, a buffer in flight)
+        }
+        if (sameTensors(ra.inputs, rb.inputs)) {
+            d.first = ra;
+            d.other = rb;
+            d.inputsMatched = true;
+            d.verdict = Verdict::Origin;
+            return d;
+        }
+        if (!firstDiffering) {
+            firstDiffering = std::make_pair(ra, rb);
+        }
+    }
+    // Records only B has: its control flow took another path.
+    for (const FpRecord& rb : b.records) {
+        if (!a.byKey.contains(rb.key()) && !(a.truncated && rb.seq >= qint64(a.records.size()))) {
+            d.verdict = Verdict::ControlFlow;
+            d.first = rb;
+            d.note = "run A has no record " + rb.key();
+            return d;
+        }
+    }
+    if (firstDiffering && a.truncated == b.truncated) {
+        // Differences with no origin: either unwritten bytes, or a difference that entered from
+        // outside the trace. Only the latter reaches the end of the stream: compare the last
+        // semantic state (parameters after the step) to tell them apart.
+        bool endsDifferent = false;
+        for (auto it = a.records.rbegin(); it != a.records.rend(); ++it) {
+            const auto ib = b.byKey.find(it->key());
+            if (ib != b.byKey.end() && it->artifact.isEmpty() && !producesUninitialized(it->name) &&
+                !sameTensors(it->outputs, b.records[std::size_t(*ib)].outputs)) {
+                endsDifferent = true;
+                break;
+            }
+            if (ib != b.byKey.end() && it->layer == "semantic") {
+                break; // the last semantic record matched: the runs end in the same state
+            }
+        }
+        if (endsDifferent) {
+            d.verdict = Verdict::Receiver;
+            d.first = firstDiffering->first;
+            d.other = firstDiffering->second;
+            d.inputsMatched = false;
+            d.note = "its inputs differed first: the difference came from outside the traced ranks or iterations";
+        }
+    }
+    return d;
+}
+
+} // namespace
+
+const char* toString(Verdict v) {
+    switch (v) {
+    case Verdict::Clean: return "clean";
+    case Verdict::Origin: return "origin";
+    case Verdict::Receiver: return "receiver";
+    case Verdict::ControlFlow: return "control_flow";
+    }
+    return "unknown";
+}
+
+DiffReport diff(const QMap<int, FpStream>& a, const QMap<int, FpStream>& b, int worldSize) {
+    DiffReport r;
+    r.worldSize = worldSize;
+    for (auto it = a.begin(); it != a.end(); ++it) {
+        if (b.contains(it.key())) {
+            r.tracedRanks << it.key();
+        }
+    }
+    const bool allTraced = worldSize > 0 && r.tracedRanks.size() == worldSize;
+    for (int rank : r.tracedRanks) {
+        RankDivergence d = firstDivergence(a[rank], b[rank]);
+        // A collective's output depends on every rank's input: with its local input unchanged it
+        // received the difference, unless every rank's input matched (then the collective itself
+        // is nondeterministic).
+        if (d.verdict == Verdict::Origin && d.first && d.first->collective) {
+            QList<int> changedInputs;
+            for (int other : r.tracedRanks) {
+                const auto ia = a[other].byKey.find(d.first->key());
+                const auto ib = b[other].byKey.find(d.first->key());
+                if (ia != a[other].byKey.end() && ib != b[other].byKey.end() &&
+                    !sameTensors(a[other].records[std::size_t(*ia)].inputs, b[other].records[std::size_t(*ib)].inputs)) {
+                    changedInputs << other;
+                }
+            }
+            if (!changedInputs.isEmpty()) {
+                d.verdict = Verdict::Receiver;
+                d.inputsMatched = false;
+                QStringList ranks;
+                for (int c : changedInputs) {
+                    ranks << QString::number(c);
+                }
+                d.note = "collective: the input of rank(s) " + ranks.join(",") + " differed";
+            } else if (!allTraced) {
+                d.verdict = Verdict::Receiver;
+                d.inputsMatched = false;
+                d.note = "collective: its inputs from untraced ranks are unknown";
+            } else {
+                d.note = "collective with identical inputs on every rank gave different outputs";
+            }
+        }
+        r.ranks.push_back(d);
+    }
+    std::stable_sort(r.ranks.begin(), r.ranks.end(),
+                     [](const RankDivergence& x, const RankDivergence& y) { return order(x.verdict) < order(y.verdict); });
+
+    QMap<QString, QList<int>> originsByOp;
+    bool anyDivergence = false;
+    for (const auto& d : r.ranks) {
+        anyDivergence = anyDivergence || d.verdict != Verdict::Clean;
+        if (d.verdict == Verdict::Origin) {
+            originsByOp[d.first->name] << d.rank;
+        }
+    }
+    QList<int> traced = r.tracedRanks;
+    QStringList tracedText;
+    for (int t : traced) {
+        tracedText << QString::number(t);
+    }
+    if (!anyDivergence) {
+        r.pattern = "none";
+        r.summary = QString("no divergence in ranks %1").arg(tracedText.join(","));
+    } else if (originsByOp.isEmpty()) {
+        r.pattern = "outside_window";
+        r.summary = QString("divergence found, but no origin in the traced ranks (%1) or iterations: only receivers; "
+                            "widen the traced ranks or iterations").arg(tracedText.join(","));
+    } else {
+        QString op;
+        int most = 0;
+        for (auto it = originsByOp.begin(); it != originsByOp.end(); ++it) {
+            if (it->size() > most) {
+                most = int(it->size());
+                op = it.key();
+            }
+        }
+        if (most >= 2) {
+            r.pattern = "op_nondeterministic";
+            r.summary = QString("%1 ranks are origins at %2: the op itself is nondeterministic").arg(most).arg(op);
+        } else {
+            r.pattern = "input_distribution";
+            r.summary = QString("origin on rank %1 at %2 only: suspect the input distribution (reduction order or placement)")
+                            .arg(originsByOp.first().first())
+                            .arg(originsByOp.firstKey());
+        }
+    }
+
+    // Discriminators: records of the first origin's op name, grouped by shapes and dtypes.
+    const auto firstOrigin = std::find_if(r.ranks.begin(), r.ranks.end(), [](const RankDivergence& d) { return d.verdict == Verdict::Origin; });
+    if (firstOrigin != r.ranks.end()) {
+        QMap<QString, Discriminator> groups;
+        const FpStream& sa = a[firstOrigin->rank];
+        const FpStream& sb = b[firstOrigin->rank];
+        for (const FpRecord& ra : sa.records) {
+            if (ra.name != firstOrigin->first->name) {
+                continue;
+            }
+            Discriminator& g = groups[ra.signature()];
+            g.signature = ra.signature();
+            const auto ib = sb.byKey.find(ra.key());
+            const bool clean = ib != sb.byKey.end() && sameTensors(ra.outputs, sb.records[std::size_t(*ib)].outputs);
+            (clean ? g.clean : g.divergent)++;
+        }
+        for (const auto& g : groups) {
+            r.discriminators.push_back(g);
+        }
+    }
+    return r;
+}
+
+DiffReport diffDirs(const QString& dirA, const QString& dirB) {
+    const QMap<int, FpStream> a = loadFingerprints(dirA);
+    const QMap<int, FpStream> b = loadFingerprints(dirB);
+    if (a.isEmpty()) {
+        throw std::runtime_error((dirA + ": no fp_rank*.jsonl (run commprof-rank with --fingerprint)").toStdString());
+    }
+    if (b.isEmpty()) {
+        throw std::runtime_error((dirB + ": no fp_rank*.jsonl (run commprof-rank with --fingerprint)").toStdString());
+    }
+    // The world size from the streams' headers or rank files.
+    int world = 0;
+    for (const QString& dir : {dirA}) {
+        for (const QString& f : QDir(dir).entryList({"fp_rank*.jsonl"})) {
+            QFile file(QDir(dir).filePath(f));
+            if (file.open(QIODevice::ReadOnly)) {
+                world = std::max(world, QJsonDocument::fromJson(file.readLine()).object()["world_size"].toInt());
+            }
+        }
+    }
+    return diff(a, b, world);
+}
+
+QJsonObject toJson(const FpRecord& r) {
+    return QJsonObject{{"id", r.id},       {"seq", r.seq},         {"iteration", r.iteration}, {"layer", r.layer},
+                       {"name", r.name},   {"collective", r.collective}, {"artifact", r.artifact},
+                       {"inputs", r.inputs}, {"outputs", r.outputs}};
+}
+
+QJsonObject toJson(const DiffReport& r) {
+    QJsonArray ranks;
+    for (const auto& d : r.ranks) {
+        QJsonObject o{{"rank", d.rank}, {"verdict", toString(d.verdict)}};
+        if (d.first) {
+            o["first"] = QJsonObject{{"id", d.first->id},
+                                     {"seq", d.first->seq},
+                                     {"iteration", d.first->iteration},
+                                     {"layer", d.first->layer},
+                                     {"name", d.first->name},
+                                     {"inputs_matched", d.inputsMatched}};
+            o["a"] = toJson(*d.first);
+        }
+        if (d.other) {
+            o["b"] = toJson(*d.other);
+        }
+        if (!d.note.isEmpty()) {
+            o["note"] = d.note;
+        }
+        ranks.append(o);
+    }
+    QJsonArray traced;
+    for (int t : r.tracedRanks) {
+        traced.append(t);
+    }
+    QJsonArray disc;
+    for (const auto& g : r.discriminators) {
+        disc.append(QJsonObject{{"signature", g.signature}, {"clean", g.clean}, {"divergent", g.divergent}});
+    }
+    return QJsonObject{{"ranks", ranks},        {"pattern", r.pattern},      {"traced_ranks", traced},
+                       {"world_size", r.worldSize}, {"summary", r.summary}, {"discriminators", disc}};
+}
+
+} // namespace commprof::determinism

@@ -1,0 +1,165 @@
+// The determinism debugger over real ranks (world size 2, gloo on CPU): planted divergences
+// must be found where they were planted, and identical runs must stay clean.
+
+#include "cli_runner.h"
+#include "rank_files.h"
+#include "runner/rank_pool.h"
+
+#include <QDir>
+#include <QJsonArray>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace commprof;
+
+namespace {
+
+const QStringList kModel{"--params", "2e5", "--iterations", "6", "--warmup", "1", "--threads", "1", "--batch-size", "8",
+                         "--bucket-cap-mb", "0.25", "--first-bucket-mb", "0.1"};
+
+QString runArm(const QTemporaryDir& work, const QString& name, const QStringList& extra) {
+    const QString dir = work.filePath(name);
+    QDir().mkpath(dir);
+    runner::PoolSpec spec;
+    spec.program = rankBinary();
+    spec.args = kModel + QStringList{"--out", dir} + extra;
+    spec.worldSize = 2;
+    spec.workDir = dir;
+    spec.deadline = QDeadlineTimer(120000);
+    runner::RankPool pool;
+    const runner::PoolOutcome out = pool.runBlocking(spec);
+    return out.success ? dir : QString();
+}
+
+QJsonObject rankEntry(const QJsonObject& report, int rank) {
+    for (const QJsonValue& v : report["ranks"].toArray()) {
+        if (v.toObject()["rank"].toInt() == rank) {
+            return v.toObject();
+        }
+    }
+    return {};
+}
+
+} // namespace
+
+class TstDeterminism : public QObject {
+    Q_OBJECT
+    QTemporaryDir work_;
+    QString clean_;
+
+private slots:
+    void initTestCase() {
+        clean_ = runArm(work_, "clean", {"--fingerprint", "semantic,op"});
+        QVERIFY(!clean_.isEmpty());
+        QVERIFY(QFile::exists(clean_ + "/fp_rank0.jsonl"));
+        QVERIFY(QFile::exists(clean_ + "/fp_rank1.jsonl"));
+    }
+
+    void identicalRunsDoNotDiverge() {
+        const QString again = runArm(work_, "clean_again", {"--fingerprint", "semantic,op"});
+        const CliResult r = runCli("commprof", {"diff", clean_, again, "--json"});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject d = r.json();
+        QCOMPARE(d["pattern"].toString(), QString("none"));
+        QCOMPARE(d["traced_ranks"].toArray().size(), 2);
+        for (const QJsonValue& v : d["ranks"].toArray()) {
+            QCOMPARE(v.toObject()["verdict"].toString(), QString("clean"));
+        }
+    }
+
+    void plantedOriginOnRankOne() {
+        const QString planted = runArm(work_, "planted", {"--fingerprint", "semantic,op", "--perturb", "aten::addmm@1:3"});
+        const CliResult r = runCli("commprof", {"diff", clean_, planted, "--json"});
+        QCOMPARE(r.exitCode, 1);
+        const QJsonObject d = r.json();
+        const QJsonObject r1 = rankEntry(d, 1);
+        QCOMPARE(r1["verdict"].toString(), QString("origin"));
+        QCOMPARE(r1["first"].toObject()["id"].toString(), QString("aten::addmm:0"));
+        QCOMPARE(r1["first"].toObject()["iteration"].toInt(), 3);
+        QCOMPARE(r1["first"].toObject()["inputs_matched"].toBool(), true);
+        const QJsonObject r0 = rankEntry(d, 0);
+        QCOMPARE(r0["verdict"].toString(), QString("receiver"));
+        QVERIFY(r0["first"].toObject()["id"].toString().startsWith("ddp::allreduce_bucket#"));
+        QCOMPARE(r0["first"].toObject()["iteration"].toInt(), 3);
+        // Ranks are ordered by the input test: the origin first.
+        QCOMPARE(d["ranks"].toArray()[0].toObject()["rank"].toInt(), 1);
+        QCOMPARE(d["pattern"].toString(), QString("input_distribution"));
+        // Discriminators: addmm records of other shapes, clean or divergent.
+        QVERIFY(!d["discriminators"].toArray().isEmpty());
+    }
+
+    void bothRanksMeanTheOpItself() {
+        const QString planted = runArm(work_, "both", {"--fingerprint", "semantic,op", "--perturb", "aten::addmm@all:3"});
+        const CliResult r = runCli("commprof", {"diff", clean_, planted, "--json"});
+        QCOMPARE(r.exitCode, 1);
+        QCOMPARE(r.json()["pattern"].toString(), QString("op_nondeterministic"));
+        QCOMPARE(rankEntry(r.json(), 0)["verdict"].toString(), QString("origin"));
+        QCOMPARE(rankEntry(r.json(), 1)["verdict"].toString(), QString("origin"));
+    }
+
+    void originOutsideTracedRanksIsSaidSo() {
+        const QString a = runArm(work_, "only0_a", {"--fingerprint", "semantic,op", "--fp-ranks", "0"});
+        const QString b = runArm(work_, "only0_b", {"--fingerprint", "semantic,op", "--fp-ranks", "0", "--perturb", "aten::addmm@1:3"});
+        QVERIFY(!QFile::exists(b + "/fp_rank1.jsonl"));
+        const CliResult r = runCli("commprof", {"diff", a, b, "--json"});
+        QCOMPARE(r.exitCode, 1);
+        const QJsonObject d = r.json();
+        QCOMPARE(d["pattern"].toString(), QString("outside_window"));
+        QCOMPARE(d["traced_ranks"].toArray(), QJsonArray({0}));
+        QCOMPARE(rankEntry(d, 0)["verdict"].toString(), QString("receiver"));
+        QVERIFY(d["summary"].toString().contains("no origin"));
+    }
+
+    void digestIsOrderIndependentAndPositionAware() {
+        QProcess p;
+        p.start(rankBinary(), {"--digest-selftest"});
+        QVERIFY(p.waitForFinished(60000));
+        const QJsonObject o = QJsonDocument::fromJson(p.readAllStandardOutput()).object();
+        QVERIFY(o["threads"].toInt() >= 2);
+        QCOMPARE(o["one_thread"].toString(), o["many_threads"].toString()); // another reduction layout
+        QCOMPARE(o["clone"].toString(), o["one_thread"].toString());
+        QCOMPARE(o["as_int32_view"].toString(), o["one_thread"].toString()); // bytes, not dtype
+        QVERIFY(o["row_permutation"].toString() != o["one_thread"].toString());
+        QVERIFY(o["two_rows_swapped"].toString() != o["one_thread"].toString());
+        QVERIFY(o["one_ulp"].toString() != o["one_thread"].toString());
+    }
+
+    void scopeAndBudget() {
+        const QString dir = runArm(work_, "scoped", {"--fingerprint", "semantic", "--fp-iters", "2:5:2", "--fp-max-records", "10"});
+        QFile f(dir + "/fp_rank0.jsonl");
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        int records = 0;
+        bool truncated = false;
+        QSet<int> iterations;
+        for (const QByteArray& line : f.readAll().split('\n')) {
+            const QJsonObject o = QJsonDocument::fromJson(line).object();
+            if (o.contains("seq")) {
+                ++records;
+                iterations.insert(o["iter"].toInt());
+            }
+            truncated = truncated || o["truncated"].toBool();
+        }
+        QVERIFY(records <= 10 && records > 0);
+        QVERIFY(truncated);
+        QVERIFY(iterations.subtract({2, 4}).isEmpty());
+    }
+
+    void armsProveAFix() {
+        QTemporaryDir out;
+        const CliResult r = runCli("commprof", {"diff", "--arms", "--out", out.path(), "--base",
+                                                kModel.join(' ') + " --seed random", "--change", "--seed 1234", "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(r.json()["repro_live"].toBool(), true);
+        QCOMPARE(r.json()["changed_bit_identical"].toBool(), true);
+    }
+
+    void badInputExitsTwo() {
+        QTemporaryDir empty;
+        const CliResult r = runCli("commprof", {"diff", empty.path(), clean_, "--json"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(QString(r.err).contains(empty.path()));
+    }
+};
+
+QTEST_GUILESS_MAIN(TstDeterminism)
+#include "tst_determinism.moc"
