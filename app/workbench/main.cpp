@@ -16,7 +16,8 @@ int main(int argc, char** argv) {
     const QCommandLineOption traceOpt("trace", "Open a Chrome trace.", "FILE");
     const QCommandLineOption shot("screenshot", "Render each main view to OUTDIR/*.png and exit.", "OUTDIR");
     const QCommandLineOption probeOpt("probe", "Run the environment probe at start.");
-    parser.addOptions({results, traceOpt, shot, probeOpt});
+    const QCommandLineOption compareOpt("compare", "Compare two fingerprinted runs: A,B.", "A,B");
+    parser.addOptions({results, traceOpt, shot, probeOpt, compareOpt});
     parser.process(app);
 
     commprof::workbench::MainWindow window;
@@ -29,6 +30,12 @@ int main(int argc, char** argv) {
     }
     if (parser.isSet(probeOpt)) {
         window.runProbe();
+    }
+    if (parser.isSet(compareOpt)) {
+        const QStringList dirs = parser.value(compareOpt).split(',');
+        if (dirs.size() == 2) {
+            window.compareRuns(dirs[0], dirs[1]);
+        }
     }
     if (parser.isSet(shot)) {
         window.show();

@@ -3,6 +3,8 @@
 #include "models/probe_model.h"
 #include "models/step_table_model.h"
 #include "probe/probe.h"
+#include "determinism/divergence.h"
+#include "diff_view.h"
 #include "probe_view.h"
 #include "step_table_view.h"
 #include "trace/step_metrics.h"
@@ -53,6 +55,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     probeDock->setWidget(probeView_);
     addDockWidget(Qt::BottomDockWidgetArea, probeDock);
 
+    diffView_ = new widgets::DiffView(this);
+    auto* diffDock = new QDockWidget("Determinism", this);
+    diffDock->setObjectName("diffDock");
+    diffDock->setWidget(diffView_);
+    addDockWidget(Qt::RightDockWidgetArea, diffDock);
+
     QMenu* file = menuBar()->addMenu("&File");
     file->addAction("Open &trace...", QKeySequence::Open, this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, "Open Chrome trace", resultsDir_,
@@ -61,11 +69,19 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             openTrace(path);
         }
     });
+    file->addAction("&Compare fingerprinted runs...", QKeySequence("Ctrl+D"), this, [this] {
+        const QString a = QFileDialog::getExistingDirectory(this, "Run A (holds fp_rank*.jsonl)", resultsDir_);
+        const QString b = a.isEmpty() ? QString() : QFileDialog::getExistingDirectory(this, "Run B", a);
+        if (!b.isEmpty()) {
+            compareRuns(a, b);
+        }
+    });
     file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
     QMenu* tools = menuBar()->addMenu("&Tools");
     tools->addAction("Run &probe", QKeySequence("Ctrl+Shift+P"), this, &MainWindow::runProbe);
     QMenu* view = menuBar()->addMenu("&View");
     view->addAction(probeDock->toggleViewAction());
+    view->addAction(diffDock->toggleViewAction());
     restoreLayout();
     statusBar()->showMessage("Open a trace or a results directory");
 }
@@ -91,6 +107,37 @@ void MainWindow::openTrace(const QString& path) {
     watcher->setFuture(QtConcurrent::run(parseTrace, path));
 }
 
+void MainWindow::compareRuns(const QString& dirA, const QString& dirB) {
+    struct Loaded {
+        determinism::DiffReport report;
+        QMap<int, determinism::FpStream> a, b;
+        QString error;
+    };
+    statusBar()->showMessage(QString("Comparing %1 with %2 ...").arg(dirA, dirB));
+    auto* watcher = new QFutureWatcher<Loaded>(this);
+    connect(watcher, &QFutureWatcher<Loaded>::finished, this, [this, watcher] {
+        const Loaded l = watcher->result();
+        watcher->deleteLater();
+        if (!l.error.isEmpty()) {
+            statusBar()->showMessage(l.error);
+            return;
+        }
+        diffView_->show(l.report, l.a, l.b);
+        statusBar()->showMessage(l.report.summary);
+    });
+    watcher->setFuture(QtConcurrent::run([dirA, dirB] {
+        Loaded l;
+        try {
+            l.a = determinism::loadFingerprints(dirA);
+            l.b = determinism::loadFingerprints(dirB);
+            l.report = determinism::diffDirs(dirA, dirB);
+        } catch (const std::exception& e) {
+            l.error = QString::fromStdString(e.what());
+        }
+        return l;
+    }));
+}
+
 void MainWindow::runProbe() {
     probeView_->setBusy(true);
     probe::ProbeOptions options;
@@ -111,6 +158,7 @@ bool MainWindow::saveScreenshots(const QString& outDir) {
     QDir().mkpath(outDir);
     bool ok = grab().save(QDir(outDir).filePath("main.png"));
     ok = probeView_->grab().save(QDir(outDir).filePath("probe.png")) && ok;
+    ok = diffView_->grab().save(QDir(outDir).filePath("determinism.png")) && ok;
     return ok;
 }
 

@@ -9,6 +9,7 @@ class ProbeModel;
 }
 namespace commprof::widgets {
 class ProbeView;
+class DiffView;
 }
 
 namespace commprof::workbench {
@@ -20,6 +21,8 @@ public:
     void openResults(const QString& dir);
     // Parses off the GUI thread; the table fills in when the result arrives.
     void openTrace(const QString& path);
+    // Diffs two fingerprinted runs off the GUI thread and shows the first divergence.
+    void compareRuns(const QString& dirA, const QString& dirB);
     // Runs the environment probe off the GUI thread.
     void runProbe();
     // Renders every main view to OUTDIR/<view>.png.
@@ -33,6 +36,7 @@ private:
     models::StepTableModel* steps_ = nullptr;
     models::ProbeModel* probeModel_ = nullptr;
     widgets::ProbeView* probeView_ = nullptr;
+    widgets::DiffView* diffView_ = nullptr;
     QString resultsDir_;
 };
 

@@ -115,6 +115,9 @@ const char* toString(Verdict v) {
 }
 
 DiffReport diff(const QMap<int, FpStream>& a, const QMap<int, FpStream>& b, int worldSize) {
+    // QMap's const operator[] returns a copy: look streams up by reference instead.
+    const auto streamA = [&a](int rank) -> const FpStream& { return *a.constFind(rank); };
+    const auto streamB = [&b](int rank) -> const FpStream& { return *b.constFind(rank); };
     DiffReport r;
     r.worldSize = worldSize;
     for (auto it = a.begin(); it != a.end(); ++it) {
@@ -124,17 +127,19 @@ DiffReport diff(const QMap<int, FpStream>& a, const QMap<int, FpStream>& b, int 
     }
     const bool allTraced = worldSize > 0 && r.tracedRanks.size() == worldSize;
     for (int rank : r.tracedRanks) {
-        RankDivergence d = firstDivergence(a[rank], b[rank]);
+        RankDivergence d = firstDivergence(streamA(rank), streamB(rank));
         // A collective's output depends on every rank's input: with its local input unchanged it
         // received the difference, unless every rank's input matched (then the collective itself
         // is nondeterministic).
         if (d.verdict == Verdict::Origin && d.first && d.first->collective) {
             QList<int> changedInputs;
             for (int other : r.tracedRanks) {
-                const auto ia = a[other].byKey.find(d.first->key());
-                const auto ib = b[other].byKey.find(d.first->key());
-                if (ia != a[other].byKey.end() && ib != b[other].byKey.end() &&
-                    !sameTensors(a[other].records[std::size_t(*ia)].inputs, b[other].records[std::size_t(*ib)].inputs)) {
+                const FpStream& oa = streamA(other);
+                const FpStream& ob = streamB(other);
+                const auto ia = oa.byKey.find(d.first->key());
+                const auto ib = ob.byKey.find(d.first->key());
+                if (ia != oa.byKey.end() && ib != ob.byKey.end() &&
+                    !sameTensors(oa.records[std::size_t(*ia)].inputs, ob.records[std::size_t(*ib)].inputs)) {
                     changedInputs << other;
                 }
             }
@@ -203,8 +208,8 @@ DiffReport diff(const QMap<int, FpStream>& a, const QMap<int, FpStream>& b, int 
     const auto firstOrigin = std::find_if(r.ranks.begin(), r.ranks.end(), [](const RankDivergence& d) { return d.verdict == Verdict::Origin; });
     if (firstOrigin != r.ranks.end()) {
         QMap<QString, Discriminator> groups;
-        const FpStream& sa = a[firstOrigin->rank];
-        const FpStream& sb = b[firstOrigin->rank];
+        const FpStream& sa = streamA(firstOrigin->rank);
+        const FpStream& sb = streamB(firstOrigin->rank);
         for (const FpRecord& ra : sa.records) {
             if (ra.name != firstOrigin->first->name) {
                 continue;

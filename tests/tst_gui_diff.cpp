@@ -1,0 +1,79 @@
+// The determinism view over two real fingerprinted runs, rendered offscreen.
+
+#include "determinism/divergence.h"
+#include "diff_view.h"
+#include "models/divergence_models.h"
+#include "rank_files.h"
+#include "runner/rank_pool.h"
+
+#include <QAbstractItemModelTester>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace commprof;
+
+namespace {
+
+QString runArm(const QTemporaryDir& work, const QString& name, const QStringList& extra) {
+    const QString dir = work.filePath(name);
+    runner::PoolSpec spec;
+    spec.program = rankBinary();
+    spec.args = QStringList{"--params", "1e5", "--iterations", "5", "--warmup", "1", "--threads", "1", "--batch-size", "4",
+                            "--out", dir, "--fingerprint", "semantic,op"} + extra;
+    spec.worldSize = 2;
+    spec.workDir = dir;
+    spec.deadline = QDeadlineTimer(120000);
+    runner::RankPool pool;
+    return pool.runBlocking(spec).success ? dir : QString();
+}
+
+} // namespace
+
+class TstGuiDiff : public QObject {
+    Q_OBJECT
+private slots:
+    void viewShowsTheFirstDivergenceSideBySide() {
+        QTemporaryDir work;
+        const QString a = runArm(work, "a", {});
+        const QString b = runArm(work, "b", {"--perturb", "aten::addmm@1:2"});
+        QVERIFY(!a.isEmpty() && !b.isEmpty());
+        const auto streamsA = determinism::loadFingerprints(a);
+        const auto streamsB = determinism::loadFingerprints(b);
+        const determinism::DiffReport report = determinism::diffDirs(a, b);
+        QCOMPARE(report.pattern, QString("input_distribution"));
+
+        widgets::DiffView view;
+        QAbstractItemModelTester t1(view.verdicts(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t2(view.sideBySide(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t3(view.discriminators(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        view.show(report, streamsA, streamsB);
+        QVERIFY(view.summaryText().contains("input_distribution"));
+        QCOMPARE(view.verdicts()->rowCount(), 2);
+        QCOMPARE(view.verdicts()->data(view.verdicts()->index(0, 1)).toString(), QString("origin"));
+        const int focus = view.sideBySide()->focusRow();
+        QVERIFY(focus >= 0);
+        const auto* side = view.sideBySide();
+        QCOMPARE(side->data(side->index(focus, models::SideBySideModel::Identity)).toString(), QString("aten::addmm:0"));
+        QVERIFY(side->data(side->index(focus, models::SideBySideModel::Status)).toString().startsWith("FIRST DIVERGENCE"));
+        QVERIFY(side->data(side->index(focus, models::SideBySideModel::DigestA)) !=
+                side->data(side->index(focus, models::SideBySideModel::DigestB)));
+        QVERIFY(view.discriminators()->rowCount() >= 1);
+        view.selectRank(1); // the receiver
+        QVERIFY(side->data(side->index(side->focusRow(), models::SideBySideModel::Identity)).toString().startsWith("ddp::allreduce_bucket#"));
+
+        view.resize(1000, 700);
+        view.QWidget::show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        const QImage shot = view.grab().toImage();
+        QSet<QRgb> colours;
+        for (int y = 0; y < shot.height(); y += 4) {
+            for (int x = 0; x < shot.width(); x += 4) {
+                colours.insert(shot.pixel(x, y));
+            }
+        }
+        QVERIFY(colours.size() > 10);
+    }
+};
+
+QTEST_MAIN(TstGuiDiff)
+#include "tst_gui_diff.moc"
