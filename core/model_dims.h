@@ -9,15 +9,15 @@
 
 namespace commprof::dims {
 
-constexpr int kMlpDepth = 6;     // hidden Linear(h, h) layers, then a head
-constexpr int kBlocks = 4;       // transformer blocks, then a head
-constexpr int kSeqLen = 16;      // tokens per sample in the transformer family
+constexpr int kMlpDepth = 6; // hidden Linear(h, h) layers, then a head
+constexpr int kBlocks = 4;   // transformer blocks, then a head
+constexpr int kSeqLen = 16;  // tokens per sample in the transformer family
 constexpr int kHeadDim = 64;
 
 struct ModelDims {
-    std::int64_t width = 0;  // h (MLP) or d (transformer)
+    std::int64_t width = 0; // h (MLP) or d (transformer)
     std::int64_t outWidth = 0;
-    std::int64_t heads = 0;  // transformer only
+    std::int64_t heads = 0; // transformer only
 };
 
 inline std::int64_t fillWidth(double target, double body, std::int64_t in) {
@@ -26,7 +26,8 @@ inline std::int64_t fillWidth(double target, double body, std::int64_t in) {
 
 // (depth + 1) (h^2 + h) ~= params; the head's width absorbs the rounding.
 inline ModelDims mlpDims(double params) {
-    auto h = std::int64_t(std::floor((-1.0 + std::sqrt(1.0 + 4.0 * params / (kMlpDepth + 1))) / 2.0));
+    auto h =
+        std::int64_t(std::floor((-1.0 + std::sqrt(1.0 + 4.0 * params / (kMlpDepth + 1))) / 2.0));
     h = std::max<std::int64_t>(h, 8);
     const double body = double(kMlpDepth) * double(h * h + h);
     return {h, fillWidth(params, body, h), 0};

@@ -15,4 +15,6 @@ inline QJsonObject readJsonFile(const QString& path) {
     return QJsonDocument::fromJson(f.readAll()).object();
 }
 
-inline QString rankBinary() { return QString(COMMPROF_BIN_DIR "/commprof-rank"); }
+inline QString rankBinary() {
+    return QString(COMMPROF_BIN_DIR "/commprof-rank");
+}

@@ -30,7 +30,10 @@ public:
         return complete(name, ts, dur, "gpu_memcpy", 7, true);
     }
     TraceBuilder& begin(const QString& name, double ts, int tid = 1) {
-        events_ << QString(R"({"ph":"B","name":"%1","ts":%2,"pid":1,"tid":%3})").arg(name).arg(ts).arg(tid);
+        events_ << QString(R"({"ph":"B","name":"%1","ts":%2,"pid":1,"tid":%3})")
+                       .arg(name)
+                       .arg(ts)
+                       .arg(tid);
         return *this;
     }
     TraceBuilder& end(double ts, int tid = 1) {

@@ -14,8 +14,9 @@ using namespace commprof;
 
 namespace {
 
-const QStringList kModel{"--params", "2e5", "--iterations", "6", "--warmup", "1", "--threads", "1", "--batch-size", "8",
-                         "--bucket-cap-mb", "0.25", "--first-bucket-mb", "0.1"};
+const QStringList kModel{"--params",          "2e5", "--iterations", "6", "--warmup",        "1",
+                         "--threads",         "1",   "--batch-size", "8", "--bucket-cap-mb", "0.25",
+                         "--first-bucket-mb", "0.1"};
 
 QString runArm(const QTemporaryDir& work, const QString& name, const QStringList& extra) {
     const QString dir = work.filePath(name);
@@ -68,7 +69,8 @@ private slots:
     }
 
     void plantedOriginOnRankOne() {
-        const QString planted = runArm(work_, "planted", {"--fingerprint", "semantic,op", "--perturb", "aten::addmm@1:3"});
+        const QString planted = runArm(
+            work_, "planted", {"--fingerprint", "semantic,op", "--perturb", "aten::addmm@1:3"});
         const CliResult r = runCli("commprof", {"diff", clean_, planted, "--json"});
         QCOMPARE(r.exitCode, 1);
         const QJsonObject d = r.json();
@@ -89,7 +91,8 @@ private slots:
     }
 
     void bothRanksMeanTheOpItself() {
-        const QString planted = runArm(work_, "both", {"--fingerprint", "semantic,op", "--perturb", "aten::addmm@all:3"});
+        const QString planted = runArm(
+            work_, "both", {"--fingerprint", "semantic,op", "--perturb", "aten::addmm@all:3"});
         const CliResult r = runCli("commprof", {"diff", clean_, planted, "--json"});
         QCOMPARE(r.exitCode, 1);
         QCOMPARE(r.json()["pattern"].toString(), QString("op_nondeterministic"));
@@ -98,8 +101,11 @@ private slots:
     }
 
     void originOutsideTracedRanksIsSaidSo() {
-        const QString a = runArm(work_, "only0_a", {"--fingerprint", "semantic,op", "--fp-ranks", "0"});
-        const QString b = runArm(work_, "only0_b", {"--fingerprint", "semantic,op", "--fp-ranks", "0", "--perturb", "aten::addmm@1:3"});
+        const QString a =
+            runArm(work_, "only0_a", {"--fingerprint", "semantic,op", "--fp-ranks", "0"});
+        const QString b = runArm(
+            work_, "only0_b",
+            {"--fingerprint", "semantic,op", "--fp-ranks", "0", "--perturb", "aten::addmm@1:3"});
         QVERIFY(!QFile::exists(b + "/fp_rank1.jsonl"));
         const CliResult r = runCli("commprof", {"diff", a, b, "--json"});
         QCOMPARE(r.exitCode, 1);
@@ -116,7 +122,8 @@ private slots:
         QVERIFY(p.waitForFinished(60000));
         const QJsonObject o = QJsonDocument::fromJson(p.readAllStandardOutput()).object();
         QVERIFY(o["threads"].toInt() >= 2);
-        QCOMPARE(o["one_thread"].toString(), o["many_threads"].toString()); // another reduction layout
+        QCOMPARE(o["one_thread"].toString(),
+                 o["many_threads"].toString()); // another reduction layout
         QCOMPARE(o["clone"].toString(), o["one_thread"].toString());
         QCOMPARE(o["as_int32_view"].toString(), o["one_thread"].toString()); // bytes, not dtype
         QVERIFY(o["row_permutation"].toString() != o["one_thread"].toString());
@@ -125,7 +132,9 @@ private slots:
     }
 
     void scopeAndBudget() {
-        const QString dir = runArm(work_, "scoped", {"--fingerprint", "semantic", "--fp-iters", "2:5:2", "--fp-max-records", "10"});
+        const QString dir =
+            runArm(work_, "scoped",
+                   {"--fingerprint", "semantic", "--fp-iters", "2:5:2", "--fp-max-records", "10"});
         QFile f(dir + "/fp_rank0.jsonl");
         QVERIFY(f.open(QIODevice::ReadOnly));
         int records = 0;
@@ -147,7 +156,8 @@ private slots:
     void armsProveAFix() {
         QTemporaryDir out;
         const CliResult r = runCli("commprof", {"diff", "--arms", "--out", out.path(), "--base",
-                                                kModel.join(' ') + " --seed random", "--change", "--seed 1234", "--json"});
+                                                kModel.join(' ') + " --seed random", "--change",
+                                                "--seed 1234", "--json"});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QCOMPARE(r.json()["repro_live"].toBool(), true);
         QCOMPARE(r.json()["changed_bit_identical"].toBool(), true);

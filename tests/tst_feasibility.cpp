@@ -24,8 +24,9 @@ QJsonObject cellById(const QJsonObject& plan, const QString& id) {
 }
 
 QJsonObject referencePlan() {
-    const CliResult r = runCli("commprof", {"plan", COMMPROF_SOURCE_DIR "/configs/experiments/full.yaml", "--profile",
-                                            COMMPROF_SOURCE_DIR "/configs/machines/reference_wsl_rtx5070.yaml", "--json"});
+    const CliResult r = runCli(
+        "commprof", {"plan", COMMPROF_SOURCE_DIR "/configs/experiments/full.yaml", "--profile",
+                     COMMPROF_SOURCE_DIR "/configs/machines/reference_wsl_rtx5070.yaml", "--json"});
     return r.exitCode == 0 ? r.json() : QJsonObject{};
 }
 
@@ -72,7 +73,8 @@ private slots:
         const QJsonObject c8 = cellById(plan, "mlp50m_gloo_cuda_ws8_r0");
         QCOMPARE(c8["feasible"].toBool(), false);
         QCOMPARE(c8["binding"].toString(), QString("host"));
-        const double host = c8["pools"].toObject()["host"].toObject()["demand_bytes"].toDouble() / kGiB;
+        const double host =
+            c8["pools"].toObject()["host"].toObject()["demand_bytes"].toDouble() / kGiB;
         QVERIFY2(std::abs(host - 9.7) < 0.1, qPrintable(QString::number(host)));
         QCOMPARE(c8["pools"].toObject()["host"].toObject()["budget_bytes"].toDouble() / kGiB, 9.34);
         QCOMPARE(cellById(plan, "mlp50m_gloo_cuda_ws4_r0")["feasible"].toBool(), true);
@@ -102,7 +104,9 @@ private slots:
     }
 
     void noGpuMakesCudaCellsInfeasibleNotErrors() {
-        const CliResult r = runCli("commprof", {"plan", COMMPROF_SOURCE_DIR "/configs/experiments/smoke_gloo_cuda.yaml", "--gpus", "0", "--host-budget-gib", "16", "--json"});
+        const CliResult r = runCli(
+            "commprof", {"plan", COMMPROF_SOURCE_DIR "/configs/experiments/smoke_gloo_cuda.yaml",
+                         "--gpus", "0", "--host-budget-gib", "16", "--json"});
         QCOMPARE(r.exitCode, 0);
         for (const QJsonValue& v : r.json()["cells"].toArray()) {
             QCOMPARE(v.toObject()["feasible"].toBool(), false);
@@ -115,7 +119,9 @@ private slots:
         QVERIFY(f.open());
         f.write("name: bad\ncoefficients:\n  proces_baseline_mib: 1\n");
         f.close();
-        const CliResult r = runCli("commprof", {"plan", COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml", "--profile", f.fileName(), "--json"});
+        const CliResult r =
+            runCli("commprof", {"plan", COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml",
+                                "--profile", f.fileName(), "--json"});
         QCOMPARE(r.exitCode, 2);
         QVERIFY(QString(r.err).contains(f.fileName() + ":3:3"));
     }

@@ -18,8 +18,10 @@ QString runArm(const QTemporaryDir& work, const QString& name, const QStringList
     const QString dir = work.filePath(name);
     runner::PoolSpec spec;
     spec.program = rankBinary();
-    spec.args = QStringList{"--params", "1e5", "--iterations", "5", "--warmup", "1", "--threads", "1", "--batch-size", "4",
-                            "--out", dir, "--fingerprint", "semantic,op"} + extra;
+    spec.args = QStringList{"--params",      "1e5",        "--iterations", "5", "--warmup", "1",
+                            "--threads",     "1",          "--batch-size", "4", "--out",    dir,
+                            "--fingerprint", "semantic,op"} +
+                extra;
     spec.worldSize = 2;
     spec.workDir = dir;
     spec.deadline = QDeadlineTimer(120000);
@@ -43,9 +45,12 @@ private slots:
         QCOMPARE(report.pattern, QString("input_distribution"));
 
         widgets::DiffView view;
-        QAbstractItemModelTester t1(view.verdicts(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QAbstractItemModelTester t2(view.sideBySide(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QAbstractItemModelTester t3(view.discriminators(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t1(view.verdicts(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t2(view.sideBySide(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t3(view.discriminators(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
         view.show(report, streamsA, streamsB);
         QVERIFY(view.summaryText().contains("input_distribution"));
         QCOMPARE(view.verdicts()->rowCount(), 2);
@@ -53,13 +58,18 @@ private slots:
         const int focus = view.sideBySide()->focusRow();
         QVERIFY(focus >= 0);
         const auto* side = view.sideBySide();
-        QCOMPARE(side->data(side->index(focus, models::SideBySideModel::Identity)).toString(), QString("aten::addmm:0"));
-        QVERIFY(side->data(side->index(focus, models::SideBySideModel::Status)).toString().startsWith("FIRST DIVERGENCE"));
+        QCOMPARE(side->data(side->index(focus, models::SideBySideModel::Identity)).toString(),
+                 QString("aten::addmm:0"));
+        QVERIFY(side->data(side->index(focus, models::SideBySideModel::Status))
+                    .toString()
+                    .startsWith("FIRST DIVERGENCE"));
         QVERIFY(side->data(side->index(focus, models::SideBySideModel::DigestA)) !=
                 side->data(side->index(focus, models::SideBySideModel::DigestB)));
         QVERIFY(view.discriminators()->rowCount() >= 1);
         view.selectRank(1); // the receiver
-        QVERIFY(side->data(side->index(side->focusRow(), models::SideBySideModel::Identity)).toString().startsWith("ddp::allreduce_bucket#"));
+        QVERIFY(side->data(side->index(side->focusRow(), models::SideBySideModel::Identity))
+                    .toString()
+                    .startsWith("ddp::allreduce_bucket#"));
 
         view.resize(1000, 700);
         view.QWidget::show();

@@ -31,7 +31,8 @@ private slots:
         const probe::ProbeReport report = probe::runProbe(o);
 
         models::ProbeModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         widgets::ProbeView view;
         view.setModel(&model);
         model.setReport(report);
@@ -39,7 +40,8 @@ private slots:
         QVERIFY(model.rowCount() >= report.issues.size() + report.warnings.size() + 4);
         bool sawWarning = false;
         for (int r = 0; r < model.rowCount(); ++r) {
-            if (model.data(model.index(r, 0), models::ProbeModel::SeverityRole).toString() == "warning") {
+            if (model.data(model.index(r, 0), models::ProbeModel::SeverityRole).toString() ==
+                "warning") {
                 sawWarning = true;
                 QVERIFY(model.data(model.index(r, 2)).toString().contains("NCCL"));
             }

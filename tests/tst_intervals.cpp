@@ -28,7 +28,8 @@ private slots:
         QFETCH(double, expectSubtract);
         QFETCH(int, shift);
         const SpanSet a = SpanSet::unionOf({{0, 2}, {10, 12}});
-        const SpanSet b = SpanSet::unionOf({{0.0 + shift, 2.0 + shift}, {10.0 + shift, 12.0 + shift}});
+        const SpanSet b =
+            SpanSet::unionOf({{0.0 + shift, 2.0 + shift}, {10.0 + shift, 12.0 + shift}});
         QCOMPARE(a.intersect(b).length(), expectIntersect);
         QCOMPARE(a.subtract(b).length(), expectSubtract);
         QCOMPARE(a.intersect(b).length() + a.subtract(b).length(), a.length());

@@ -14,9 +14,12 @@ using namespace commprof;
 
 namespace {
 
-matrix::Matrix parse(const QString& yaml) { return matrix::parseMatrix(yaml.toUtf8(), "inline.yaml"); }
+matrix::Matrix parse(const QString& yaml) {
+    return matrix::parseMatrix(yaml.toUtf8(), "inline.yaml");
+}
 
-const QString kBase = "name: t\nmodels: [{name: m, params: 1e6}]\nlayers: [{name: gloo_cpu}]\nworld_sizes: [1, 2]\n";
+const QString kBase =
+    "name: t\nmodels: [{name: m, params: 1e6}]\nlayers: [{name: gloo_cpu}]\nworld_sizes: [1, 2]\n";
 
 } // namespace
 
@@ -25,8 +28,10 @@ class TstMatrix : public QObject {
 private slots:
     void shippedMatricesParse_data() {
         QTest::addColumn<QString>("file");
-        for (const QString& f : QDir(COMMPROF_SOURCE_DIR "/configs/experiments").entryList({"*.yaml"})) {
-            QTest::newRow(qPrintable(f)) << QString(COMMPROF_SOURCE_DIR "/configs/experiments/" + f);
+        for (const QString& f :
+             QDir(COMMPROF_SOURCE_DIR "/configs/experiments").entryList({"*.yaml"})) {
+            QTest::newRow(qPrintable(f))
+                << QString(COMMPROF_SOURCE_DIR "/configs/experiments/" + f);
         }
     }
     void shippedMatricesParse() {
@@ -36,7 +41,8 @@ private slots:
     }
 
     void smokeIsTheDocumentedDefault() {
-        const matrix::Matrix m = matrix::loadMatrix(COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml");
+        const matrix::Matrix m =
+            matrix::loadMatrix(COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml");
         const auto cells = matrix::expand(m, {0});
         QCOMPARE(cells.size(), std::size_t(2));
         QCOMPARE(cells[0].id, QString("mlp2m_gloo_cpu_ws1_r0"));
@@ -47,18 +53,21 @@ private slots:
     }
 
     void fullStudyCoversModelsLayersWorldSizes() {
-        const auto cells = matrix::expand(matrix::loadMatrix(COMMPROF_SOURCE_DIR "/configs/experiments/full.yaml"), {1});
+        const auto cells = matrix::expand(
+            matrix::loadMatrix(COMMPROF_SOURCE_DIR "/configs/experiments/full.yaml"), {1});
         // 3 models x (gloo_cpu 5 + gloo_cuda 5 + nccl 1)
         QCOMPARE(cells.size(), std::size_t(33));
         QCOMPARE(cells[6].id, QString("mlp10m_gloo_cuda_ws2_r0"));
     }
 
     void excludesRepeatsAndOverrides() {
-        const matrix::Matrix m = parse(
-            "name: t\ndefaults: {iterations: 20, warmup: 2}\nrepeats: 2\n"
-            "models: [{name: a, params: 1e6}, {name: b, params: 2e6, family: transformer}]\n"
-            "layers:\n  - {name: gloo_cpu, overrides: {iterations: 7, warmup: 1}}\n  - {name: gloo_cuda}\n"
-            "world_sizes: [1, 2, 4]\nexclude:\n  - {model: b, layer: gloo_cuda}\n  - {world_size: 4}\n");
+        const matrix::Matrix m =
+            parse("name: t\ndefaults: {iterations: 20, warmup: 2}\nrepeats: 2\n"
+                  "models: [{name: a, params: 1e6}, {name: b, params: 2e6, family: transformer}]\n"
+                  "layers:\n  - {name: gloo_cpu, overrides: {iterations: 7, warmup: 1}}\n  - "
+                  "{name: gloo_cuda}\n"
+                  "world_sizes: [1, 2, 4]\nexclude:\n  - {model: b, layer: gloo_cuda}\n  - "
+                  "{world_size: 4}\n");
         const auto cells = matrix::expand(m, {1});
         // a: 2 layers x 2 ws x 2 repeats = 8; b: gloo_cpu x 2 ws x 2 repeats = 4
         QCOMPARE(cells.size(), std::size_t(12));
@@ -80,7 +89,10 @@ private slots:
     }
     void idsNeverLeaveTheResultsDirectory() {
         QFETCH(QString, name);
-        const matrix::Matrix m = parse(QString("name: t\nmodels: [{name: '%1', params: 1e6}]\nlayers: [{name: gloo_cpu}]\nworld_sizes: [1]\n").arg(name));
+        const matrix::Matrix m =
+            parse(QString("name: t\nmodels: [{name: '%1', params: 1e6}]\nlayers: [{name: "
+                          "gloo_cpu}]\nworld_sizes: [1]\n")
+                      .arg(name));
         const auto cells = matrix::expand(m, {0});
         const QString id = cells.at(0).id;
         QVERIFY2(!id.contains('/') && !id.contains("..") && !id.contains(' '), qPrintable(id));
@@ -105,8 +117,8 @@ private slots:
                 continue;
             }
             const QStringList parts = line.split(QRegularExpression("\\s+"));
-            QTest::newRow(qPrintable(parts[0])) << parts[0] << parts[1].toInt() << parts[2].toInt() << parts[3]
-                                                << QStringList(parts.mid(4)).join(' ');
+            QTest::newRow(qPrintable(parts[0])) << parts[0] << parts[1].toInt() << parts[2].toInt()
+                                                << parts[3] << QStringList(parts.mid(4)).join(' ');
             ++rows;
         }
         QVERIFY(rows >= 12);
@@ -122,13 +134,16 @@ private slots:
         QCOMPARE(r.exitCode, 2);
         QVERIFY(r.out.isEmpty());
         const QString expect = QString("%1:%2:%3: %4: ").arg(path).arg(line).arg(column).arg(key);
-        QVERIFY2(QString(r.err).contains(expect), qPrintable(QString(r.err) + "\nexpected: " + expect));
+        QVERIFY2(QString(r.err).contains(expect),
+                 qPrintable(QString(r.err) + "\nexpected: " + expect));
         QVERIFY2(QString(r.err).contains(text), qPrintable(r.err));
     }
 
     void runRejectsABadMatrixBeforeWritingAnything() {
         QTemporaryDir out;
-        const CliResult r = runCli("commprof", {"run", COMMPROF_TEST_DATA "/bad_matrices/02_negative_world_size.yaml", "--out", out.filePath("r")});
+        const CliResult r = runCli(
+            "commprof", {"run", COMMPROF_TEST_DATA "/bad_matrices/02_negative_world_size.yaml",
+                         "--out", out.filePath("r")});
         QCOMPARE(r.exitCode, 2);
         QVERIFY(!QFile::exists(out.filePath("r")));
     }

@@ -36,8 +36,10 @@ void writeFile(const QString& path, const QByteArray& content, bool executable =
 // A /proc-style root: 16 GiB of RAM, 12 GiB available, a 6 GiB cgroup ceiling.
 QString fakeRoot(const QTemporaryDir& dir) {
     const QString root = dir.filePath("root");
-    writeFile(root + "/proc/meminfo", "MemTotal:       16777216 kB\nMemFree:  1000 kB\nMemAvailable:   12582912 kB\n");
-    writeFile(root + "/proc/cpuinfo", "processor\t: 0\nmodel name\t: Fake CPU 9000\nprocessor\t: 1\nmodel name\t: Fake CPU 9000\n");
+    writeFile(root + "/proc/meminfo",
+              "MemTotal:       16777216 kB\nMemFree:  1000 kB\nMemAvailable:   12582912 kB\n");
+    writeFile(root + "/proc/cpuinfo", "processor\t: 0\nmodel name\t: Fake CPU 9000\nprocessor\t: "
+                                      "1\nmodel name\t: Fake CPU 9000\n");
     writeFile(root + "/sys/fs/cgroup/memory.max", "6442450944\n");
     return root;
 }
@@ -60,8 +62,9 @@ class TstProbe : public QObject {
 private slots:
     void thisMachine() {
         QTemporaryDir dir;
-        const CliResult r = runCli("commprof", {"probe", "--json", "--results", dir.path(), "--ports",
-                                                QString::number(runner::RankPool::freeLoopbackPort())});
+        const CliResult r =
+            runCli("commprof", {"probe", "--json", "--results", dir.path(), "--ports",
+                                QString::number(runner::RankPool::freeLoopbackPort())});
         const QJsonObject p = r.json();
         QVERIFY2(!p.isEmpty(), r.err.constData());
         const bool ready = p["verdict"].toString().startsWith("READY");
@@ -89,7 +92,8 @@ private slots:
         QCOMPARE(host["cores"].toInt(), 2);
         QCOMPARE(host["cgroup_limit_bytes"].toDouble(), 6442450944.0);
         const QJsonObject b = r.details["budgets"].toObject();
-        QCOMPARE(b["host_bytes"].toDouble(), 6442450944.0 - 1073741824.0); // minus the 1 GiB reserve
+        QCOMPARE(b["host_bytes"].toDouble(),
+                 6442450944.0 - 1073741824.0); // minus the 1 GiB reserve
         QVERIFY(b["host_source"].toString().contains("cgroup"));
         QVERIFY(r.warnings.filter("cgroup memory limit").size() == 1);
     }
@@ -97,11 +101,16 @@ private slots:
     void gpuArchNotCoveredIsAnIssue() {
         QTemporaryDir dir;
         probe::ProbeOptions o = baseOptions(dir);
-        writeFile(dir.filePath("bin/nvidia-smi"), "#!/bin/sh\necho 'NVIDIA H200, 143771, 9.0'\necho 'NVIDIA H200, 143771, 9.0'\n", true);
+        writeFile(dir.filePath("bin/nvidia-smi"),
+                  "#!/bin/sh\necho 'NVIDIA H200, 143771, 9.0'\necho 'NVIDIA H200, 143771, 9.0'\n",
+                  true);
         // Stands in for a CUDA build of commprof-rank compiled for Ampere only.
         writeFile(dir.filePath("bin/commprof-rank"),
-                  "#!/bin/sh\necho '{\"torch_version\":\"2.4.0\",\"cuda\":true,\"cuda_build\":true,\"cuda_archs\":[\"sm_80\",\"sm_86\"],"
-                  "\"gloo\":true,\"nccl\":true,\"nccl_version\":\"2.20.5\",\"kineto\":true}'\n", true);
+                  "#!/bin/sh\necho "
+                  "'{\"torch_version\":\"2.4.0\",\"cuda\":true,\"cuda_build\":true,\"cuda_archs\":["
+                  "\"sm_80\",\"sm_86\"],"
+                  "\"gloo\":true,\"nccl\":true,\"nccl_version\":\"2.20.5\",\"kineto\":true}'\n",
+                  true);
         o.rankProgram = dir.filePath("bin/commprof-rank");
         o.env.insert("PATH", dir.filePath("bin") + ":" + o.env.value("PATH"));
         const probe::ProbeReport r = probe::runProbe(o);
@@ -120,7 +129,8 @@ private slots:
     void gpuWithoutCudaBuildIsAWarning() {
         QTemporaryDir dir;
         probe::ProbeOptions o = baseOptions(dir);
-        writeFile(dir.filePath("bin/nvidia-smi"), "#!/bin/sh\necho 'NVIDIA GeForce RTX 5070, 12227, 12.0'\n", true);
+        writeFile(dir.filePath("bin/nvidia-smi"),
+                  "#!/bin/sh\necho 'NVIDIA GeForce RTX 5070, 12227, 12.0'\n", true);
         o.env.insert("PATH", dir.filePath("bin") + ":" + o.env.value("PATH"));
         const probe::ProbeReport r = probe::runProbe(o);
         QVERIFY(r.issues.isEmpty());
@@ -150,11 +160,13 @@ private slots:
         const probe::ProbeReport r = probe::runProbe(o);
         const QStringList hits = r.warnings.filter(QString("port %1 is in use").arg(o.firstPort));
         QCOMPARE(hits.size(), 1);
-        QVERIFY2(hits[0].contains(QString("(pid %1)").arg(QCoreApplication::applicationPid())), qPrintable(hits[0]));
+        QVERIFY2(hits[0].contains(QString("(pid %1)").arg(QCoreApplication::applicationPid())),
+                 qPrintable(hits[0]));
 
         runner::PoolSpec spec;
         spec.program = rankBinary();
-        spec.args = {"--params", "2e4", "--iterations", "1", "--warmup", "0", "--threads", "1", "--out", dir.path()};
+        spec.args = {"--params",  "2e4", "--iterations", "1",       "--warmup", "0",
+                     "--threads", "1",   "--out",        dir.path()};
         spec.worldSize = 2;
         spec.workDir = dir.path();
         spec.firstPort = o.firstPort;

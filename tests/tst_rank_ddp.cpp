@@ -22,14 +22,22 @@ using commprof::runner::RankPool;
 namespace {
 
 QStringList smallModel(int iterations = 12, int warmup = 3) {
-    return {"--params", "4e5", "--iterations", QString::number(iterations), "--warmup", QString::number(warmup),
-            "--batch-size", "16", "--threads", "1", "--bucket-cap-mb", "0.5", "--first-bucket-mb", "0.25"};
+    return {"--params",          "4e5",
+            "--iterations",      QString::number(iterations),
+            "--warmup",          QString::number(warmup),
+            "--batch-size",      "16",
+            "--threads",         "1",
+            "--bucket-cap-mb",   "0.5",
+            "--first-bucket-mb", "0.25"};
 }
 
-PoolOutcome runPool(const QString& dir, int world, const QStringList& args, int* progressEvents = nullptr) {
+PoolOutcome runPool(const QString& dir, int world, const QStringList& args,
+                    int* progressEvents = nullptr) {
     PoolSpec spec;
     spec.program = rankBinary();
-    spec.args = args + QStringList{"--out", dir, "--collective-timeout-s", "30", "--rendezvous-timeout-s", "30"};
+    spec.args =
+        args +
+        QStringList{"--out", dir, "--collective-timeout-s", "30", "--rendezvous-timeout-s", "30"};
     spec.worldSize = world;
     spec.workDir = dir;
     spec.deadline = QDeadlineTimer(240000);
@@ -136,11 +144,16 @@ private slots:
     void traceFollowsSemanticsAndAgreesWithHook() {
         QTemporaryDir dir;
         // Buckets of a few MB keep the all-reduces long against scheduling noise on a busy host.
-        const PoolOutcome out = runPool(dir.path(), 2, {"--params", "3e6", "--iterations", "10", "--warmup", "3", "--batch-size", "8", "--threads", "1", "--bucket-cap-mb", "4", "--first-bucket-mb", "1", "--trace", "--trace-steps", "5"});
+        const PoolOutcome out =
+            runPool(dir.path(), 2,
+                    {"--params", "3e6", "--iterations", "10", "--warmup", "3", "--batch-size", "8",
+                     "--threads", "1", "--bucket-cap-mb", "4", "--first-bucket-mb", "1", "--trace",
+                     "--trace-steps", "5"});
         QVERIFY2(out.success, qPrintable(failure(out)));
         const QJsonObject f = readJsonFile(dir.filePath("rank0.json"));
         QCOMPARE(f["trace_file"].toString(), QString("trace_rank0.json.gz"));
-        const auto trace = commprof::trace::readTraceFile(dir.filePath("trace_rank0.json.gz").toStdString());
+        const auto trace =
+            commprof::trace::readTraceFile(dir.filePath("trace_rank0.json.gz").toStdString());
         QVERIFY(trace.warnings.empty());
         const auto summary = commprof::trace::summarize(trace);
         QCOMPARE(summary.regime, commprof::trace::Regime::Host);
@@ -150,17 +163,22 @@ private slots:
         QMap<int, std::vector<commprof::trace::Span>> hookSpans;
         for (const QJsonValue& v : f["buckets"].toArray()) {
             const QJsonObject b = v.toObject();
-            hookSpans[b["iter"].toInt()].push_back({b["start_ns"].toDouble() / 1000.0, b["end_ns"].toDouble() / 1000.0});
+            hookSpans[b["iter"].toInt()].push_back(
+                {b["start_ns"].toDouble() / 1000.0, b["end_ns"].toDouble() / 1000.0});
         }
         QList<double> ratios;
         QString detail;
         for (const auto& step : summary.steps) {
             QVERIFY(step.computeUs > 0);
             QVERIFY(step.commUs > 0);
-            const double hook = commprof::trace::SpanSet::unionOf(hookSpans.value(step.step)).length();
+            const double hook =
+                commprof::trace::SpanSet::unionOf(hookSpans.value(step.step)).length();
             QVERIFY(hook > 0);
             ratios << step.commUs / hook;
-            detail += QString("step %1: trace %2 us, hook %3 us\n").arg(step.step).arg(step.commUs).arg(hook);
+            detail += QString("step %1: trace %2 us, hook %3 us\n")
+                          .arg(step.step)
+                          .arg(step.commUs)
+                          .arg(hook);
         }
         std::sort(ratios.begin(), ratios.end());
         const double median = ratios[ratios.size() / 2];
@@ -192,7 +210,8 @@ private slots:
                 }
                 for (const QByteArray& line : f.readAll().split('\n')) {
                     const QList<QByteArray> cols = line.simplified().split(' ');
-                    if (cols.size() > 3 && cols[3] == "0A" && cols[1].endsWith(":" + portHex.toLatin1())) {
+                    if (cols.size() > 3 && cols[3] == "0A" &&
+                        cols[1].endsWith(":" + portHex.toLatin1())) {
                         listeners << cols[1];
                     }
                 }
@@ -206,8 +225,10 @@ private slots:
 
     void rebuildDetectedWhenRecordingFromIterationZero() {
         QTemporaryDir dir;
-        const PoolOutcome out =
-            runPool(dir.path(), 2, smallModel(5, 2) + QStringList{"--record-from-iteration", "0", "--bucket-cap-mb", "0.3", "--first-bucket-mb", "0.1"});
+        const PoolOutcome out = runPool(
+            dir.path(), 2,
+            smallModel(5, 2) + QStringList{"--record-from-iteration", "0", "--bucket-cap-mb", "0.3",
+                                           "--first-bucket-mb", "0.1"});
         QVERIFY2(out.success, qPrintable(failure(out)));
         const QJsonObject f = readJsonFile(dir.filePath("rank0.json"));
         QVERIFY(f["bucket_counts_seen"].toArray().size() > 1);
@@ -216,7 +237,9 @@ private slots:
 
     void defaultCapsGiveDdpBucketSizes() {
         QTemporaryDir dir;
-        const PoolOutcome out = runPool(dir.path(), 2, {"--params", "1e7", "--iterations", "3", "--warmup", "1", "--batch-size", "8", "--threads", "1"});
+        const PoolOutcome out = runPool(dir.path(), 2,
+                                        {"--params", "1e7", "--iterations", "3", "--warmup", "1",
+                                         "--batch-size", "8", "--threads", "1"});
         QVERIFY2(out.success, qPrintable(failure(out)));
         const QJsonObject f = readJsonFile(dir.filePath("rank0.json"));
         const QList<qint64> expected = expectedBucketBytes(f["parameters"].toArray(), 1.0, 25.0);
@@ -224,7 +247,7 @@ private slots:
         QVERIFY(expected[0] < 25 * 1024 * 1024);
         QList<qint64> got;
         for (const QJsonValue& bValue : f["buckets"].toArray()) {
-                const QJsonObject b = bValue.toObject();
+            const QJsonObject b = bValue.toObject();
             if (b["iter"].toInt() == 2) {
                 got << b["bytes"].toInteger();
             }
@@ -234,13 +257,17 @@ private slots:
 
     void transformerFamilyHasBucketsOfDifferentShapes() {
         QTemporaryDir dir;
-        const PoolOutcome out = runPool(dir.path(), 2, {"--family", "transformer", "--params", "1e6", "--iterations", "4", "--warmup", "1", "--batch-size", "4", "--threads", "1", "--bucket-cap-mb", "1", "--first-bucket-mb", "0.5", "--optimizer", "adam"});
+        const PoolOutcome out =
+            runPool(dir.path(), 2,
+                    {"--family", "transformer", "--params", "1e6", "--iterations", "4", "--warmup",
+                     "1", "--batch-size", "4", "--threads", "1", "--bucket-cap-mb", "1",
+                     "--first-bucket-mb", "0.5", "--optimizer", "adam"});
         QVERIFY2(out.success, qPrintable(failure(out)));
         const QJsonObject f = readJsonFile(dir.filePath("rank1.json"));
         QVERIFY(std::abs(f["model"]["params"].toDouble() - 1e6) / 1e6 < 0.02);
         QSet<qint64> sizes;
         for (const QJsonValue& bValue : f["buckets"].toArray()) {
-                const QJsonObject b = bValue.toObject();
+            const QJsonObject b = bValue.toObject();
             sizes << b["bytes"].toInteger();
         }
         QVERIFY(sizes.size() >= 2);
@@ -259,7 +286,9 @@ private slots:
             env.insert("MASTER_ADDR", "127.0.0.1");
             env.insert("MASTER_PORT", QString::number(port));
             p->setProcessEnvironment(env);
-            p->start(rankBinary(), smallModel(100000, 1) + QStringList{"--out", dir.path(), "--collective-timeout-s", "20"});
+            p->start(rankBinary(),
+                     smallModel(100000, 1) +
+                         QStringList{"--out", dir.path(), "--collective-timeout-s", "20"});
             QVERIFY(p->waitForStarted());
             procs << p;
         }
@@ -286,8 +315,11 @@ private slots:
         PoolSpec spec;
         spec.program = "/bin/sh";
         // Rank 1 asks for a different model: the formation check must stop both.
-        spec.args = {"-c", QString("if [ \"$RANK\" = 1 ]; then P=5e5; else P=4e5; fi; exec '%1' --params $P --iterations 2 --warmup 0 --threads 1 --out '%2' --rendezvous-timeout-s 30")
-                               .arg(rankBinary(), dir.path())};
+        spec.args = {
+            "-c",
+            QString("if [ \"$RANK\" = 1 ]; then P=5e5; else P=4e5; fi; exec '%1' --params $P "
+                    "--iterations 2 --warmup 0 --threads 1 --out '%2' --rendezvous-timeout-s 30")
+                .arg(rankBinary(), dir.path())};
         spec.worldSize = 2;
         spec.workDir = dir.path();
         spec.deadline = QDeadlineTimer(120000);
@@ -296,7 +328,8 @@ private slots:
         QVERIFY(!out.success);
         bool named = false;
         for (const auto& r : out.ranks) {
-            if (r.stderrTail.contains("mismatch between rank 0 and rank 1") && r.stderrTail.contains("fc0.weight")) {
+            if (r.stderrTail.contains("mismatch between rank 0 and rank 1") &&
+                r.stderrTail.contains("fc0.weight")) {
                 named = true;
             }
         }
@@ -307,9 +340,12 @@ private slots:
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<int>("expectExit");
         QTest::addColumn<QString>("expectText");
-        QTest::newRow("bad flag") << QStringList{"--no-such-flag"} << 2 << "unknown flag '--no-such-flag'";
-        QTest::newRow("bad number") << QStringList{"--iterations", "many"} << 2 << "--iterations: expected an integer";
-        QTest::newRow("nccl on cpu build") << QStringList{"--backend", "nccl", "--device", "cuda"} << 1 << "without";
+        QTest::newRow("bad flag") << QStringList{"--no-such-flag"} << 2
+                                  << "unknown flag '--no-such-flag'";
+        QTest::newRow("bad number")
+            << QStringList{"--iterations", "many"} << 2 << "--iterations: expected an integer";
+        QTest::newRow("nccl on cpu build")
+            << QStringList{"--backend", "nccl", "--device", "cuda"} << 1 << "without";
     }
     void clearErrors() {
         QFETCH(QStringList, args);

@@ -34,16 +34,17 @@ const QString kLongThenShort =
     "name: kill_test\n"
     "defaults: {iterations: 400, warmup: 2, batch_size: 8, timeout_s: 120}\n"
     "models: [{name: tiny, params: 2e5}]\n"
-    "layers: [{name: gloo_cpu, overrides: {iterations: 400, warmup: 2, batch_size: 8, timeout_s: 120}}]\n"
+    "layers: [{name: gloo_cpu, overrides: {iterations: 400, warmup: 2, batch_size: 8, timeout_s: "
+    "120}}]\n"
     "world_sizes: [2, 1]\n";
 
 // A short ws1 cell first, then a long ws2 cell.
-const QString kShortThenLong =
-    "name: resume_test\n"
-    "models: [{name: tiny, params: 2e5}]\n"
-    "layers: [{name: gloo_cpu, overrides: {iterations: 400, warmup: 2, batch_size: 8, timeout_s: 120}}]\n"
-    "world_sizes: [1, 2]\n"
-    "exclude: []\n";
+const QString kShortThenLong = "name: resume_test\n"
+                               "models: [{name: tiny, params: 2e5}]\n"
+                               "layers: [{name: gloo_cpu, overrides: {iterations: 400, warmup: 2, "
+                               "batch_size: 8, timeout_s: 120}}]\n"
+                               "world_sizes: [1, 2]\n"
+                               "exclude: []\n";
 
 QList<PidRecord> pidRecords(const QString& outDir) {
     QList<PidRecord> out;
@@ -58,7 +59,8 @@ QList<PidRecord> pidRecords(const QString& outDir) {
 }
 
 // Reads --json-progress lines until `pred` holds or the timeout passes.
-bool waitForProgress(QProcess& p, QByteArray& seen, const std::function<bool(const QJsonObject&)>& pred, int timeoutMs) {
+bool waitForProgress(QProcess& p, QByteArray& seen,
+                     const std::function<bool(const QJsonObject&)>& pred, int timeoutMs) {
     QElapsedTimer t;
     t.start();
     while (t.elapsed() < timeoutMs) {
@@ -79,7 +81,8 @@ bool waitForProgress(QProcess& p, QByteArray& seen, const std::function<bool(con
 
 QProcess* startRun(QObject* parent, const QStringList& args) {
     auto* p = new QProcess(parent);
-    p->start(COMMPROF_BIN_DIR "/commprof", QStringList{"run"} + args + QStringList{"--json-progress"});
+    p->start(COMMPROF_BIN_DIR "/commprof",
+             QStringList{"run"} + args + QStringList{"--json-progress"});
     return p;
 }
 
@@ -90,7 +93,9 @@ class TstRunner : public QObject {
 private slots:
     void smokeRunCompletes() {
         QTemporaryDir out;
-        const CliResult r = runCli("commprof", {"run", COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml", "--out", out.path(), "--json-progress"});
+        const CliResult r =
+            runCli("commprof", {"run", COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml",
+                                "--out", out.path(), "--json-progress"});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QSet<QString> ranksSeen;
         for (const QByteArray& line : r.out.split('\n')) {
@@ -100,7 +105,8 @@ private slots:
             }
         }
         QCOMPARE(ranksSeen.size(), 3); // ws1: rank 0; ws2: ranks 0 and 1
-        for (const QString& id : {QString("mlp2m_gloo_cpu_ws1_r0"), QString("mlp2m_gloo_cpu_ws2_r0")}) {
+        for (const QString& id :
+             {QString("mlp2m_gloo_cpu_ws1_r0"), QString("mlp2m_gloo_cpu_ws2_r0")}) {
             const QString dir = out.filePath("cells/" + id);
             const QJsonObject manifest = readJsonFile(dir + "/manifest.json");
             QCOMPARE(manifest["cell_id"].toString(), id);
@@ -113,7 +119,8 @@ private slots:
 
         // Calibration: predicted against measured peaks, and a refit that covers every cell.
         const QString profile = out.filePath("refit.yaml");
-        const CliResult cal = runCli("commprof", {"calibrate", out.path(), "--json", "--write-profile", profile});
+        const CliResult cal =
+            runCli("commprof", {"calibrate", out.path(), "--json", "--write-profile", profile});
         QVERIFY2(cal.exitCode == 0, cal.err.constData());
         const QJsonObject c = cal.json();
         QCOMPARE(c["cells"].toArray().size(), 2);
@@ -123,9 +130,12 @@ private slots:
         for (const QJsonValue& v : c["cells"].toArray()) {
             const QJsonObject cell = v.toObject();
             QVERIFY(cell["measured_host_bytes_per_rank"].toDouble() > 50e6);
-            QVERIFY(cell["predicted_host_bytes_per_rank"].toDouble() - before + refit >= cell["measured_host_bytes_per_rank"].toDouble() - 1);
+            QVERIFY(cell["predicted_host_bytes_per_rank"].toDouble() - before + refit >=
+                    cell["measured_host_bytes_per_rank"].toDouble() - 1);
         }
-        const CliResult replan = runCli("commprof", {"plan", COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml", "--profile", profile, "--host-budget-gib", "8", "--json"});
+        const CliResult replan =
+            runCli("commprof", {"plan", COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml",
+                                "--profile", profile, "--host-budget-gib", "8", "--json"});
         QCOMPARE(replan.exitCode, 0);
         for (const QJsonValue& v : replan.json()["cells"].toArray()) {
             QVERIFY(v.toObject()["feasible"].toBool());
@@ -137,9 +147,13 @@ private slots:
         const QString matrix = writeMatrix(out, kLongThenShort);
         QProcess* run = startRun(this, {matrix, "--out", out.filePath("r")});
         QByteArray seen;
-        QVERIFY(waitForProgress(*run, seen, [](const QJsonObject& o) {
-            return o["cell"].toString() == "tiny_gloo_cpu_ws2_r0" && o["event"].toString() == "iteration" && o["iter"].toInt() >= 3;
-        }, 60000));
+        QVERIFY(waitForProgress(
+            *run, seen,
+            [](const QJsonObject& o) {
+                return o["cell"].toString() == "tiny_gloo_cpu_ws2_r0" &&
+                       o["event"].toString() == "iteration" && o["iter"].toInt() >= 3;
+            },
+            60000));
         const QList<PidRecord> pids = pidRecords(out.filePath("r"));
         QCOMPARE(pids.size(), 2);
         PidRecord victim, survivor;
@@ -167,9 +181,13 @@ private slots:
         const QString results = out.filePath("r");
         QProcess* run = startRun(this, {matrix, "--out", results});
         QByteArray seen;
-        QVERIFY(waitForProgress(*run, seen, [](const QJsonObject& o) {
-            return o["cell"].toString() == "tiny_gloo_cpu_ws2_r0" && o["event"].toString() == "iteration" && o["iter"].toInt() >= 3;
-        }, 90000));
+        QVERIFY(waitForProgress(
+            *run, seen,
+            [](const QJsonObject& o) {
+                return o["cell"].toString() == "tiny_gloo_cpu_ws2_r0" &&
+                       o["event"].toString() == "iteration" && o["iter"].toInt() >= 3;
+            },
+            90000));
         const QString doneManifest = results + "/cells/tiny_gloo_cpu_ws1_r0/manifest.json";
         QVERIFY(QFile::exists(doneManifest));
         const QDateTime doneAt = QFileInfo(doneManifest).lastModified();
@@ -178,18 +196,20 @@ private slots:
         ::kill(pid_t(run->processId()), SIGKILL);
         run->waitForFinished();
         // Ranks may outlive their launcher (or die of SIGPIPE on their next progress line).
-        const CliResult resumed = runCli("commprof", {"run", matrix, "--out", results, "--resume"}, 300000);
+        const CliResult resumed =
+            runCli("commprof", {"run", matrix, "--out", results, "--resume"}, 300000);
         QVERIFY2(resumed.exitCode == 0, resumed.err.constData());
         for (const PidRecord& r : orphans) {
             QVERIFY(!stillRunning(r)); // none is left once the next launch has started
-
         }
         QCOMPARE(QFileInfo(doneManifest).lastModified(), doneAt); // not re-run
-        QVERIFY(QString(resumed.err).contains("tiny_gloo_cpu_ws1_r0") && QString(resumed.err).contains("complete in an earlier run"));
+        QVERIFY(QString(resumed.err).contains("tiny_gloo_cpu_ws1_r0") &&
+                QString(resumed.err).contains("complete in an earlier run"));
         const QString again = results + "/cells/tiny_gloo_cpu_ws2_r0";
         QVERIFY(QFile::exists(again + "/manifest.json"));
         // The interrupted attempt was moved aside, not mixed in.
-        const QStringList aside = QDir(results + "/.aside").entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+        const QStringList aside =
+            QDir(results + "/.aside").entryList(QDir::Dirs | QDir::NoDotAndDotDot);
         QCOMPARE(aside.size(), 1);
         QVERIFY(aside[0].startsWith("tiny_gloo_cpu_ws2_r0."));
         QVERIFY(!QFile::exists(results + "/.aside/" + aside[0] + "/manifest.json"));
@@ -204,7 +224,8 @@ private slots:
         QTemporaryDir dir;
         PoolSpec spec;
         spec.program = rankBinary();
-        spec.args = {"--params", "2e5", "--iterations", "3", "--warmup", "1", "--threads", "1", "--out", dir.path()};
+        spec.args = {"--params",  "2e5", "--iterations", "3",       "--warmup", "1",
+                     "--threads", "1",   "--out",        dir.path()};
         spec.worldSize = 2;
         spec.workDir = dir.path();
         spec.firstPort = squatter.serverPort();
@@ -239,7 +260,8 @@ private slots:
         QTemporaryDir dir;
         PoolSpec spec;
         spec.program = rankBinary();
-        spec.args = {"--params", "2e5", "--iterations", "100000", "--warmup", "1", "--threads", "1", "--out", dir.path()};
+        spec.args = {"--params",  "2e5", "--iterations", "100000",  "--warmup", "1",
+                     "--threads", "1",   "--out",        dir.path()};
         spec.worldSize = 2;
         spec.workDir = dir.path();
         spec.graceMs = 1000;

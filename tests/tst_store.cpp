@@ -25,7 +25,8 @@ namespace {
 
 bool copyDir(const QString& from, const QString& to) {
     QDir().mkpath(to);
-    for (const QFileInfo& fi : QDir(from).entryInfoList(QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot)) {
+    for (const QFileInfo& fi :
+         QDir(from).entryInfoList(QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot)) {
         const QString dest = QDir(to).filePath(fi.fileName());
         if (fi.isDir() ? !copyDir(fi.filePath(), dest) : !QFile::copy(fi.filePath(), dest)) {
             return false;
@@ -48,7 +49,8 @@ double medianOf(std::vector<double> v) {
 QString dumpTables(const QString& db) {
     store::Database d(db);
     QString out;
-    for (const char* t : {"runs", "cells", "ranks", "iterations", "buckets", "trace_steps", "estimates"}) {
+    for (const char* t :
+         {"runs", "cells", "ranks", "iterations", "buckets", "trace_steps", "estimates"}) {
         store::Statement s = d.prepare(QString("SELECT * FROM %1 ORDER BY 1, 2, 3").arg(t));
         while (s.step()) {
             for (int i = 0; i < s.columnCount(); ++i) {
@@ -70,7 +72,9 @@ class TstStore : public QObject {
 private slots:
     void initTestCase() {
         smoke_ = work_.filePath("smoke");
-        const CliResult r = runCli("commprof", {"run", COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml", "--out", smoke_});
+        const CliResult r =
+            runCli("commprof",
+                   {"run", COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml", "--out", smoke_});
         QVERIFY2(r.exitCode == 0, r.err.constData());
     }
 
@@ -88,7 +92,8 @@ private slots:
             std::vector<double> steps;
             std::map<int, std::vector<trace::Span>> perIter;
             for (int rank = 0; rank < c["world_size"].toInt(); ++rank) {
-                const QJsonObject f = readJsonFile(QString("%1/rank%2.json").arg(cellDir).arg(rank));
+                const QJsonObject f =
+                    readJsonFile(QString("%1/rank%2.json").arg(cellDir).arg(rank));
                 for (const QJsonValue& it : f["iterations"].toArray()) {
                     if (it.toObject()["iter"].toInt() >= f["record_from_iteration"].toInt()) {
                         steps.push_back(it.toObject()["step_ms"].toDouble());
@@ -96,7 +101,9 @@ private slots:
                 }
                 if (rank == 0) {
                     for (const QJsonValue& b : f["buckets"].toArray()) {
-                        perIter[b.toObject()["iter"].toInt()].push_back({b.toObject()["start_ns"].toDouble() / 1e3, b.toObject()["end_ns"].toDouble() / 1e3});
+                        perIter[b.toObject()["iter"].toInt()].push_back(
+                            {b.toObject()["start_ns"].toDouble() / 1e3,
+                             b.toObject()["end_ns"].toDouble() / 1e3});
                     }
                 }
             }
@@ -198,7 +205,8 @@ private slots:
         QVERIFY(copyDir(smoke_, dir));
         const QString donor = dir + "/cells/mlp2m_gloo_cpu_ws2_r0";
         for (int i = 0; i < 120; ++i) {
-            QVERIFY(copyDir(donor, QString("%1/cells/copy%2_ws2_r0").arg(dir).arg(i, 3, 10, QChar('0'))));
+            QVERIFY(copyDir(donor,
+                            QString("%1/cells/copy%2_ws2_r0").arg(dir).arg(i, 3, 10, QChar('0'))));
         }
         QProcess ingest;
         ingest.setReadChannel(QProcess::StandardError);
@@ -218,7 +226,8 @@ private slots:
         store::Statement check = db.prepare("PRAGMA integrity_check");
         QVERIFY(check.step());
         QCOMPARE(check.column(0).toString(), QString("ok"));
-        store::Statement perCell = db.prepare("SELECT c.id, COUNT(i.iter) FROM cells c LEFT JOIN iterations i ON i.cell_key = c.key GROUP BY c.key");
+        store::Statement perCell = db.prepare("SELECT c.id, COUNT(i.iter) FROM cells c LEFT JOIN "
+                                              "iterations i ON i.cell_key = c.key GROUP BY c.key");
         int cells = 0;
         while (perCell.step()) {
             ++cells;
@@ -229,8 +238,8 @@ private slots:
     }
 
     void costModelRecoversAlphaAndBeta() {
-        const double alpha = 30e-6;  // 30 us per ring step
-        const double beta = 1.0e-9;  // 1 GB/s
+        const double alpha = 30e-6; // 30 us per ring step
+        const double beta = 1.0e-9; // 1 GB/s
         QRandomGenerator rng(42);
         std::vector<analysis::BucketSample> samples;
         for (int p : {2, 4, 8}) {
@@ -246,7 +255,8 @@ private slots:
         samples.push_back({1, 1e6, 15e-6});
         const auto fit = analysis::fitAlphaBeta(samples);
         QVERIFY(fit.has_value());
-        QVERIFY2(std::abs(fit->alpha - alpha) / alpha < 0.05, qPrintable(QString::number(fit->alpha)));
+        QVERIFY2(std::abs(fit->alpha - alpha) / alpha < 0.05,
+                 qPrintable(QString::number(fit->alpha)));
         QVERIFY2(std::abs(fit->beta - beta) / beta < 0.05, qPrintable(QString::number(fit->beta)));
         QVERIFY(fit->r2 > 0.99);
         QCOMPARE(fit->samples, 90);
@@ -263,9 +273,11 @@ private slots:
 
     void reportWritesRealFiles() {
         const QString out = work_.filePath("report");
-        const CliResult r = runCli("commprof", {"report", smoke_, "--out", out, "--db", work_.filePath("report.sqlite")});
+        const CliResult r = runCli(
+            "commprof", {"report", smoke_, "--out", out, "--db", work_.filePath("report.sqlite")});
         QVERIFY2(r.exitCode == 0, r.err.constData());
-        for (const char* fig : {"overhead_vs_world_size", "bucket_time_vs_bytes", "time_breakdown", "hook_trace_agreement"}) {
+        for (const char* fig : {"overhead_vs_world_size", "bucket_time_vs_bytes", "time_breakdown",
+                                "hook_trace_agreement"}) {
             QFile pdf(QString("%1/%2.pdf").arg(out, fig));
             QVERIFY(pdf.open(QIODevice::ReadOnly));
             QVERIFY(pdf.size() > 1000);
@@ -296,7 +308,8 @@ private slots:
         for (const QByteArray& line : lines) {
             const QList<QByteArray> cols = line.split(',');
             if (cols.size() == 10 && cols[2] == "2") {
-                QVERIFY(std::abs(cols[9].toDouble() - cols[8].toDouble()) <= 1e-5 * cols[8].toDouble());
+                QVERIFY(std::abs(cols[9].toDouble() - cols[8].toDouble()) <=
+                        1e-5 * cols[8].toDouble());
                 break;
             }
         }

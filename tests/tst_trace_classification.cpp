@@ -23,21 +23,40 @@ private slots:
         QTest::addColumn<QString>("cat");
         QTest::addColumn<QString>("name");
         QTest::addColumn<int>("cls");
-        QTest::newRow("nccl kernel") << "kernel" << "ncclKernel_AllReduce_RING_LL_Sum_float" << int(EventClass::Communication);
-        QTest::newRow("nccl dev kernel") << "kernel" << "ncclDevKernel_AllReduce_Sum_f32_RING_LL" << int(EventClass::Communication);
-        QTest::newRow("NCCL any case") << "kernel" << "someNCCLthing" << int(EventClass::Communication);
-        QTest::newRow("gemm") << "kernel" << "ampere_sgemm_128x64_tn" << int(EventClass::Compute);
-        QTest::newRow("DtoD") << "gpu_memcpy" << "Memcpy DtoD (Device -> Device)" << int(EventClass::Bookkeeping);
-        QTest::newRow("HtoD") << "gpu_memcpy" << "Memcpy HtoD (Pageable -> Device)" << int(EventClass::Communication);
-        QTest::newRow("DtoH") << "gpu_memcpy" << "Memcpy DtoH (Device -> Pinned)" << int(EventClass::Communication);
-        QTest::newRow("PtoP") << "gpu_memcpy" << "Memcpy PtoP (Device -> Device)" << int(EventClass::Communication);
-        QTest::newRow("memset") << "gpu_memset" << "Memset (Device)" << int(EventClass::Bookkeeping);
-        QTest::newRow("host gloo") << "cpu_op" << "gloo:all_reduce" << int(EventClass::Communication);
-        QTest::newRow("host nccl") << "cpu_op" << "nccl:all_reduce" << int(EventClass::Communication);
-        QTest::newRow("host c10d") << "cpu_op" << "c10d::allreduce_" << int(EventClass::Communication);
-        QTest::newRow("record_param_comms") << "cpu_op" << "record_param_comms" << int(EventClass::Communication);
-        QTest::newRow("host aten") << "cpu_op" << "aten::mm" << int(EventClass::NotCounted);
-        QTest::newRow("runtime") << "cuda_runtime" << "cudaLaunchKernel" << int(EventClass::NotCounted);
+        QTest::newRow("nccl kernel")
+            << "kernel"
+            << "ncclKernel_AllReduce_RING_LL_Sum_float" << int(EventClass::Communication);
+        QTest::newRow("nccl dev kernel")
+            << "kernel"
+            << "ncclDevKernel_AllReduce_Sum_f32_RING_LL" << int(EventClass::Communication);
+        QTest::newRow("NCCL any case") << "kernel"
+                                       << "someNCCLthing" << int(EventClass::Communication);
+        QTest::newRow("gemm") << "kernel"
+                              << "ampere_sgemm_128x64_tn" << int(EventClass::Compute);
+        QTest::newRow("DtoD") << "gpu_memcpy"
+                              << "Memcpy DtoD (Device -> Device)" << int(EventClass::Bookkeeping);
+        QTest::newRow("HtoD") << "gpu_memcpy"
+                              << "Memcpy HtoD (Pageable -> Device)"
+                              << int(EventClass::Communication);
+        QTest::newRow("DtoH") << "gpu_memcpy"
+                              << "Memcpy DtoH (Device -> Pinned)" << int(EventClass::Communication);
+        QTest::newRow("PtoP") << "gpu_memcpy"
+                              << "Memcpy PtoP (Device -> Device)" << int(EventClass::Communication);
+        QTest::newRow("memset") << "gpu_memset"
+                                << "Memset (Device)" << int(EventClass::Bookkeeping);
+        QTest::newRow("host gloo") << "cpu_op"
+                                   << "gloo:all_reduce" << int(EventClass::Communication);
+        QTest::newRow("host nccl") << "cpu_op"
+                                   << "nccl:all_reduce" << int(EventClass::Communication);
+        QTest::newRow("host c10d") << "cpu_op"
+                                   << "c10d::allreduce_" << int(EventClass::Communication);
+        QTest::newRow("record_param_comms")
+            << "cpu_op"
+            << "record_param_comms" << int(EventClass::Communication);
+        QTest::newRow("host aten") << "cpu_op"
+                                   << "aten::mm" << int(EventClass::NotCounted);
+        QTest::newRow("runtime") << "cuda_runtime"
+                                 << "cudaLaunchKernel" << int(EventClass::NotCounted);
     }
     void deviceTable() {
         QFETCH(QString, cat);
@@ -51,7 +70,8 @@ private slots:
         QTest::addColumn<int>("cls");
         QTest::newRow("gloo") << "gloo:all_reduce" << int(EventClass::Communication);
         QTest::newRow("c10d") << "c10d::allreduce_" << int(EventClass::Communication);
-        QTest::newRow("reducer") << "torch.distributed.ddp.reducer::copy_bucket_to_grad" << int(EventClass::Bookkeeping);
+        QTest::newRow("reducer") << "torch.distributed.ddp.reducer::copy_bucket_to_grad"
+                                 << int(EventClass::Bookkeeping);
         QTest::newRow("bucket copy") << "ddp::bucket_copy_in" << int(EventClass::Bookkeeping);
         QTest::newRow("aten") << "aten::addmm" << int(EventClass::Compute);
         QTest::newRow("other") << "ProfilerStep#3" << int(EventClass::NotCounted);
@@ -64,10 +84,14 @@ private slots:
     }
 
     void regimeFollowsDeviceCategories() {
-        QCOMPARE(parseTraceText(TraceBuilder().complete("aten::mm", 0, 1).object().toStdString(), "t").regime,
-                 Regime::Host);
-        QCOMPARE(parseTraceText(TraceBuilder().memcpy("Memcpy HtoD", 0, 1).object().toStdString(), "t").regime,
-                 Regime::Device);
+        QCOMPARE(
+            parseTraceText(TraceBuilder().complete("aten::mm", 0, 1).object().toStdString(), "t")
+                .regime,
+            Regime::Host);
+        QCOMPARE(
+            parseTraceText(TraceBuilder().memcpy("Memcpy HtoD", 0, 1).object().toStdString(), "t")
+                .regime,
+            Regime::Device);
     }
 
     void hostComputeExcludesBookkeeping() {
@@ -125,12 +149,13 @@ private slots:
 
     void deviceEventsAfterHostMarkerExtendTheStep() {
         // The host marks 0..10; its kernels run until 25, and the device projection says so.
-        const auto s = summarizeText(TraceBuilder()
-                                         .complete("ProfilerStep#4", 0, 10, "user_annotation")
-                                         .complete("ProfilerStep#4", 2, 23, "gpu_user_annotation", 7, true)
-                                         .kernel("volta_sgemm", 3, 12)
-                                         .kernel("ncclKernel_AllReduce", 12, 13)
-                                         .object());
+        const auto s =
+            summarizeText(TraceBuilder()
+                              .complete("ProfilerStep#4", 0, 10, "user_annotation")
+                              .complete("ProfilerStep#4", 2, 23, "gpu_user_annotation", 7, true)
+                              .kernel("volta_sgemm", 3, 12)
+                              .kernel("ncclKernel_AllReduce", 12, 13)
+                              .object());
         QCOMPARE(s.regime, Regime::Device);
         QCOMPARE(s.steps.size(), std::size_t(1));
         QCOMPARE(s.steps[0].startUs, 0.0);
@@ -141,7 +166,8 @@ private slots:
     }
 
     void unmarkedTraceIsOneWindow() {
-        const auto s = summarizeText(TraceBuilder().complete("aten::mm", 5, 5).complete("gloo:x", 20, 5).array());
+        const auto s = summarizeText(
+            TraceBuilder().complete("aten::mm", 5, 5).complete("gloo:x", 20, 5).array());
         QVERIFY(!s.stepsMarked);
         QCOMPARE(s.steps.size(), std::size_t(1));
         QCOMPARE(s.steps[0].step, 0);
@@ -154,10 +180,10 @@ private slots:
                                          .begin("aten::mm", 1, 1)
                                          .begin("gloo:all_reduce", 2, 2)
                                          .begin("aten::relu", 3, 1)
-                                         .end(4, 1)  // closes aten::relu
-                                         .end(6, 1)  // closes aten::mm
-                                         .end(9, 2)  // closes gloo
-                                         .end(10)    // closes the step (tid 1 stack is now empty?)
+                                         .end(4, 1) // closes aten::relu
+                                         .end(6, 1) // closes aten::mm
+                                         .end(9, 2) // closes gloo
+                                         .end(10)   // closes the step (tid 1 stack is now empty?)
                                          .object());
         // tid 1 holds ProfilerStep, aten::mm, aten::relu: the final E closes ProfilerStep.
         QCOMPARE(s.steps.size(), std::size_t(1));

@@ -23,7 +23,9 @@ QString fixture(const QString& name) {
     return QString(COMMPROF_SHARED_FIXTURES "/traces/%1.json.gz").arg(name);
 }
 
-bool close(double got, double want) { return std::abs(got - want) <= std::max(1.0, std::abs(want) * 1e-4); }
+bool close(double got, double want) {
+    return std::abs(got - want) <= std::max(1.0, std::abs(want) * 1e-4);
+}
 
 } // namespace
 
@@ -39,11 +41,14 @@ private slots:
         QTest::addColumn<double>("bookkeeping");
         QTest::addColumn<double>("overlap");
         QTest::newRow("kineto_nccl_ddp_ws2_rank0")
-            << "kineto_nccl_ddp_ws2_rank0" << "device" << 3 << 115655.843 << 51006.881 << 2653.570 << 8241.265;
+            << "kineto_nccl_ddp_ws2_rank0"
+            << "device" << 3 << 115655.843 << 51006.881 << 2653.570 << 8241.265;
         QTest::newRow("kineto_nccl_ddp_ws2_large_rank1")
-            << "kineto_nccl_ddp_ws2_large_rank1" << "device" << 5 << 620516.0 << 437977.0 << 22754.0 << 1364.0;
+            << "kineto_nccl_ddp_ws2_large_rank1"
+            << "device" << 5 << 620516.0 << 437977.0 << 22754.0 << 1364.0;
         QTest::newRow("legacy_gloo_ddp_rank0")
-            << "legacy_gloo_ddp_rank0" << "host" << 4 << 123651.0 << 66772.0 << 774.0 << 18425.0;
+            << "legacy_gloo_ddp_rank0"
+            << "host" << 4 << 123651.0 << 66772.0 << 774.0 << 18425.0;
     }
     void referenceTotals() {
         QFETCH(QString, file);
@@ -62,10 +67,14 @@ private slots:
         QCOMPARE(QString(toString(s.regime)), regime);
         QVERIFY(s.stepsMarked);
         QCOMPARE(int(s.steps.size()), steps);
-        QVERIFY2(close(s.totals.computeUs, compute), qPrintable(QString::number(s.totals.computeUs, 'f', 3)));
-        QVERIFY2(close(s.totals.commUs, comm), qPrintable(QString::number(s.totals.commUs, 'f', 3)));
-        QVERIFY2(close(s.totals.bookkeepingUs, bookkeeping), qPrintable(QString::number(s.totals.bookkeepingUs, 'f', 3)));
-        QVERIFY2(close(s.totals.overlapUs, overlap), qPrintable(QString::number(s.totals.overlapUs, 'f', 3)));
+        QVERIFY2(close(s.totals.computeUs, compute),
+                 qPrintable(QString::number(s.totals.computeUs, 'f', 3)));
+        QVERIFY2(close(s.totals.commUs, comm),
+                 qPrintable(QString::number(s.totals.commUs, 'f', 3)));
+        QVERIFY2(close(s.totals.bookkeepingUs, bookkeeping),
+                 qPrintable(QString::number(s.totals.bookkeepingUs, 'f', 3)));
+        QVERIFY2(close(s.totals.overlapUs, overlap),
+                 qPrintable(QString::number(s.totals.overlapUs, 'f', 3)));
         for (const auto& m : s.steps) {
             QVERIFY(m.stepUs > 0);
             QVERIFY(m.computeUs <= m.stepUs + 1e-6);
@@ -83,7 +92,8 @@ private slots:
         QTest::newRow("kineto_nccl_ddp_ws2_rank0")
             << "kineto_nccl_ddp_ws2_rank0" << 14.31 << 338781.0 << 75169.0 << 21636.0 << 435586.0;
         QTest::newRow("kineto_nccl_ddp_ws2_large_rank1")
-            << "kineto_nccl_ddp_ws2_large_rank1" << 0.0 << 643612.0 << 496485.0 << 256572.0 << 1396669.0;
+            << "kineto_nccl_ddp_ws2_large_rank1" << 0.0 << 643612.0 << 496485.0 << 256572.0
+            << 1396669.0;
     }
     void htaFigures() {
         QFETCH(QString, file);
@@ -99,10 +109,13 @@ private slots:
         const HtaFigures h = commprof::trace::htaFigures(readTraceFile(path.toStdString()));
         QVERIFY(h.compCommOverlapPctg.has_value());
         QVERIFY(std::abs(*h.compCommOverlapPctg - pctg) <= 0.05);
-        auto within = [](double got, double want) { return std::abs(got - want) <= std::abs(want) * 1e-3; };
+        auto within = [](double got, double want) {
+            return std::abs(got - want) <= std::abs(want) * 1e-3;
+        };
         QVERIFY2(within(h.idleTimeUs, idle), qPrintable(QString::number(h.idleTimeUs)));
         QVERIFY2(within(h.computeTimeUs, compute), qPrintable(QString::number(h.computeTimeUs)));
-        QVERIFY2(within(h.nonComputeTimeUs, nonCompute), qPrintable(QString::number(h.nonComputeTimeUs)));
+        QVERIFY2(within(h.nonComputeTimeUs, nonCompute),
+                 qPrintable(QString::number(h.nonComputeTimeUs)));
         QVERIFY2(within(h.kernelTimeUs, kernel), qPrintable(QString::number(h.kernelTimeUs)));
     }
 
@@ -122,7 +135,8 @@ private slots:
     void recordedDdpTraces() {
         QFETCH(QString, file);
         QFETCH(QJsonObject, expected);
-        const Trace t = readTraceFile(QString(COMMPROF_TEST_DATA "/traces/recorded/" + file).toStdString());
+        const Trace t =
+            readTraceFile(QString(COMMPROF_TEST_DATA "/traces/recorded/" + file).toStdString());
         const TraceSummary s = summarize(t);
         QCOMPARE(s.regime, Regime::Host);
         QCOMPARE(int(s.steps.size()), expected["steps"].toInt());
@@ -137,10 +151,14 @@ private slots:
     void otherProducersParse_data() {
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("regime");
-        QTest::newRow("cpu only gloo") << "kineto_cpu_only_gloo_rank34" << "host";
-        QTest::newRow("rocm") << "kineto_rocm_minitoy" << "device";
-        QTest::newRow("ws128 sampled") << "kineto_nccl_ws128_sampled_rank0" << "device";
-        QTest::newRow("legacy rank1") << "legacy_gloo_ddp_rank1" << "host";
+        QTest::newRow("cpu only gloo") << "kineto_cpu_only_gloo_rank34"
+                                       << "host";
+        QTest::newRow("rocm") << "kineto_rocm_minitoy"
+                              << "device";
+        QTest::newRow("ws128 sampled") << "kineto_nccl_ws128_sampled_rank0"
+                                       << "device";
+        QTest::newRow("legacy rank1") << "legacy_gloo_ddp_rank1"
+                                      << "host";
     }
     void otherProducersParse() {
         QFETCH(QString, file);

@@ -26,7 +26,8 @@ private slots:
         QTest::newRow("number") << QByteArray("42") << "neither an object nor an array";
         QTest::newRow("object without events") << QByteArray(R"({"foo": 1})") << "no 'traceEvents'";
         QTest::newRow("events not array") << QByteArray(R"({"traceEvents": 3})") << "not an array";
-        QTest::newRow("truncated at start") << QByteArray("{\"traceEvents\":[{\"ph\":\"X\",\"na") << "not valid JSON";
+        QTest::newRow("truncated at start")
+            << QByteArray("{\"traceEvents\":[{\"ph\":\"X\",\"na") << "not valid JSON";
     }
     void badInputIsAClearError() {
         QFETCH(QByteArray, content);
@@ -104,17 +105,18 @@ private slots:
     }
 
     void negativeDurationsAndAbsurdTimesAreDroppedWithWarnings() {
-        const QString text = TraceBuilder()
-                                 .complete("ProfilerStep#1", 0, 100)
-                                 .complete("aten::mm", 0, 10)
-                                 .raw(R"({"ph":"X","name":"aten::mm","ts":5,"dur":-3,"pid":1,"tid":1})")
-                                 .raw(R"({"ph":"X","name":"aten::mm","ts":1e300,"dur":3,"pid":1,"tid":1})")
-                                 .raw(R"({"ph":"X","name":"aten::mm","ts":"abc","dur":3,"pid":1,"tid":1})")
-                                 .raw(R"({"ph":"X","name":"aten::mm","dur":3,"pid":1,"tid":1})")
-                                 .raw(R"({"ph":"E","ts":50,"pid":9,"tid":9})")
-                                 .raw(R"({"ph":"B","name":"aten::x","ts":50,"pid":9,"tid":9})")
-                                 .raw(R"(17)")
-                                 .object();
+        const QString text =
+            TraceBuilder()
+                .complete("ProfilerStep#1", 0, 100)
+                .complete("aten::mm", 0, 10)
+                .raw(R"({"ph":"X","name":"aten::mm","ts":5,"dur":-3,"pid":1,"tid":1})")
+                .raw(R"({"ph":"X","name":"aten::mm","ts":1e300,"dur":3,"pid":1,"tid":1})")
+                .raw(R"({"ph":"X","name":"aten::mm","ts":"abc","dur":3,"pid":1,"tid":1})")
+                .raw(R"({"ph":"X","name":"aten::mm","dur":3,"pid":1,"tid":1})")
+                .raw(R"({"ph":"E","ts":50,"pid":9,"tid":9})")
+                .raw(R"({"ph":"B","name":"aten::x","ts":50,"pid":9,"tid":9})")
+                .raw(R"(17)")
+                .object();
         const Trace t = parseTraceText(text.toStdString(), "odd.json");
         QCOMPARE(t.events.size(), std::size_t(2));
         QString all;
@@ -131,7 +133,8 @@ private slots:
     }
 
     void quotedAndStringIdsAreAccepted() {
-        const QString text = R"({"traceEvents":[{"ph":"X","name":"aten::mm","ts":"12.5","dur":"2","pid":"host","tid":"main"}]})";
+        const QString text =
+            R"({"traceEvents":[{"ph":"X","name":"aten::mm","ts":"12.5","dur":"2","pid":"host","tid":"main"}]})";
         const Trace t = parseTraceText(text.toStdString(), "quoted.json");
         QCOMPARE(t.events.size(), std::size_t(1));
         QCOMPARE(t.events[0].startUs, 12.5);
@@ -149,7 +152,9 @@ private slots:
             QVERIFY(f.open(QIODevice::ReadOnly));
             const QByteArray bytes = f.readAll();
             try {
-                const TraceSummary s = summarize(parseTraceText(std::string_view(bytes.constData(), std::size_t(bytes.size())), name.toStdString()));
+                const TraceSummary s = summarize(
+                    parseTraceText(std::string_view(bytes.constData(), std::size_t(bytes.size())),
+                                   name.toStdString()));
                 for (const auto& m : s.steps) {
                     QVERIFY(!std::isnan(m.computeUs) && !std::isnan(m.commUs));
                 }

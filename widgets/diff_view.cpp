@@ -27,7 +27,8 @@ DiffView::DiffView(QWidget* parent) : QWidget(parent) {
     verdicts_ = new models::RankVerdictModel(this);
     sideBySide_ = new models::SideBySideModel(this);
     discriminators_ = new models::DiscriminatorModel(this);
-    summary_ = new QLabel("Compare two fingerprinted runs (File > Compare fingerprinted runs)", this);
+    summary_ =
+        new QLabel("Compare two fingerprinted runs (File > Compare fingerprinted runs)", this);
     summary_->setWordWrap(true);
     ranksView_ = table(this, verdicts_);
     sideView_ = table(this, sideBySide_);
@@ -44,7 +45,8 @@ DiffView::DiffView(QWidget* parent) : QWidget(parent) {
     layout->addWidget(split, 1);
 }
 
-void DiffView::show(const determinism::DiffReport& report, const QMap<int, determinism::FpStream>& a,
+void DiffView::show(const determinism::DiffReport& report,
+                    const QMap<int, determinism::FpStream>& a,
                     const QMap<int, determinism::FpStream>& b) {
     report_ = report;
     a_ = a;
@@ -73,6 +75,8 @@ void DiffView::selectRank(int row) {
     }
 }
 
-QString DiffView::summaryText() const { return summary_->text(); }
+QString DiffView::summaryText() const {
+    return summary_->text();
+}
 
 } // namespace commprof::widgets

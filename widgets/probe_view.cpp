@@ -45,7 +45,9 @@ void ProbeView::setBusy(bool busy) {
     }
 }
 
-QString ProbeView::verdictText() const { return verdict_->text(); }
+QString ProbeView::verdictText() const {
+    return verdict_->text();
+}
 
 void ProbeView::refreshVerdict() {
     if (!model_ || model_->rowCount() == 0) {
@@ -53,7 +55,9 @@ void ProbeView::refreshVerdict() {
     }
     const QString v = model_->report().verdict();
     verdict_->setText(v);
-    verdict_->setStyleSheet(v.startsWith("ISSUES") ? "color: #be1e1e" : v == "READY" ? "color: #1e823c" : "color: #b46e00");
+    verdict_->setStyleSheet(v.startsWith("ISSUES") ? "color: #be1e1e"
+                            : v == "READY"         ? "color: #1e823c"
+                                                   : "color: #b46e00");
     table_->resizeColumnsToContents();
     table_->resizeRowsToContents();
 }

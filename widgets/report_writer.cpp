@@ -28,7 +28,8 @@ void writeText(const QString& path, const QString& text, QStringList& written) {
 
 } // namespace
 
-QStringList writeReport(store::Database& db, const report::ReportData& data, const QString& outDir) {
+QStringList writeReport(store::Database& db, const report::ReportData& data,
+                        const QString& outDir) {
     if (!QDir().mkpath(outDir)) {
         throw std::runtime_error(("cannot create " + outDir).toStdString());
     }
@@ -37,7 +38,8 @@ QStringList writeReport(store::Database& db, const report::ReportData& data, con
     writeText(out.filePath("cells.csv"), report::cellsCsv(data.cells), written);
     writeText(out.filePath("macros.tex"), report::macrosTex(data), written);
     writeText(out.filePath("buckets.csv"), report::bucketsCsv(db, data), written);
-    writeText(out.filePath("fit.json"), QString::fromUtf8(QJsonDocument(report::fitsJson(data)).toJson()), written);
+    writeText(out.filePath("fit.json"),
+              QString::fromUtf8(QJsonDocument(report::fitsJson(data)).toJson()), written);
     QCustomPlot plot;
     plot.resize(kWidth, kHeight);
     for (const FigureSpec& fig : reportFigures()) {

@@ -8,15 +8,16 @@
 namespace commprof::widgets {
 namespace {
 
-const QList<QColor> kPalette{QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44),
-                             QColor(148, 103, 189), QColor(140, 86, 75), QColor(23, 190, 207)};
+const QList<QColor> kPalette{QColor(31, 119, 180),  QColor(255, 127, 14), QColor(44, 160, 44),
+                             QColor(148, 103, 189), QColor(140, 86, 75),  QColor(23, 190, 207)};
 const QColor kFlagged(200, 30, 30);
 
 void reset(QCustomPlot& plot, const QString& title, const QString& x, const QString& y) {
     plot.clearPlottables();
     plot.clearItems();
     plot.plotLayout()->clear();
-    plot.plotLayout()->addElement(0, 0, new QCPTextElement(&plot, title, QFont("sans", 11, QFont::Bold)));
+    plot.plotLayout()->addElement(0, 0,
+                                  new QCPTextElement(&plot, title, QFont("sans", 11, QFont::Bold)));
     plot.plotLayout()->addElement(1, 0, new QCPAxisRect(&plot));
     auto* rect = static_cast<QCPAxisRect*>(plot.plotLayout()->element(1, 0));
     plot.xAxis = rect->axis(QCPAxis::atBottom);
@@ -44,12 +45,15 @@ void addFlagged(QCustomPlot& plot, const QVector<double>& xs, const QString& lab
     g->setData(xs, QVector<double>(xs.size(), 0.0));
 }
 
-QString cellLabel(const store::CellRow& c) { return QString("%1 %2 ws%3").arg(c.model, c.layer).arg(c.worldSize); }
+QString cellLabel(const store::CellRow& c) {
+    return QString("%1 %2 ws%3").arg(c.model, c.layer).arg(c.worldSize);
+}
 
 } // namespace
 
 void drawOverheadVsWorldSize(QCustomPlot& plot, const report::ReportData& data) {
-    reset(plot, "Communication overhead vs world size", "world size (ranks)", "exposed communication / step (%)");
+    reset(plot, "Communication overhead vs world size", "world size (ranks)",
+          "exposed communication / step (%)");
     QMap<QString, QMap<int, double>> series;
     QVector<double> flagged;
     for (const auto& c : data.cells) {
@@ -79,7 +83,8 @@ void drawOverheadVsWorldSize(QCustomPlot& plot, const report::ReportData& data) 
 }
 
 void drawBucketTimeVsBytes(QCustomPlot& plot, const report::ReportData& data) {
-    reset(plot, "Bucket all-reduce time vs bytes, with the alpha-beta fit", "bucket size (MiB)", "all-reduce time (ms)");
+    reset(plot, "Bucket all-reduce time vs bytes, with the alpha-beta fit", "bucket size (MiB)",
+          "all-reduce time (ms)");
     int i = 0;
     for (auto it = data.byLayer.begin(); it != data.byLayer.end(); ++it, ++i) {
         const QColor colour = kPalette[i % kPalette.size()];
@@ -102,7 +107,10 @@ void drawBucketTimeVsBytes(QCustomPlot& plot, const report::ReportData& data) {
                 continue;
             }
             QCPGraph* line = plot.addGraph();
-            line->setName(QString("%1 fit, %2 ranks (R² %3)").arg(it.key()).arg(p).arg(it->fit->r2, 0, 'f', 2));
+            line->setName(QString("%1 fit, %2 ranks (R² %3)")
+                              .arg(it.key())
+                              .arg(p)
+                              .arg(it->fit->r2, 0, 'f', 2));
             line->setPen(QPen(colour, 1.5, Qt::DashLine));
             for (int k = 0; k <= 20; ++k) {
                 const double bytes = maxBytes * k / 20.0;
@@ -188,7 +196,8 @@ void drawAgreement(QCustomPlot& plot, const report::ReportData& data) {
         auto* line = new QCPItemStraightLine(&plot);
         line->point1->setCoords(0, level);
         line->point2->setCoords(1, level);
-        line->setPen(QPen(level == 1.0 ? Qt::darkGray : kFlagged, 1, level == 1.0 ? Qt::SolidLine : Qt::DashLine));
+        line->setPen(QPen(level == 1.0 ? Qt::darkGray : kFlagged, 1,
+                          level == 1.0 ? Qt::SolidLine : Qt::DashLine));
     }
     addFlagged(plot, flaggedKeys, "incomplete / failed (not data)");
     plot.xAxis->setTicker(ticker);

@@ -49,8 +49,12 @@ int calibrateCommand(const QStringList& args) {
             printError(writePath + ": cannot write");
             return BadInput;
         }
-        f.write(QString("# refitted by commprof calibrate from %1 (%2 complete cells)\nname: refit\ncoefficients:\n  process_baseline_mib: %3\n")
-                    .arg(dir).arg(c.cells.size()).arg(c.baselineRefit / (1024.0 * 1024.0), 0, 'f', 1).toUtf8());
+        f.write(QString("# refitted by commprof calibrate from %1 (%2 complete cells)\nname: "
+                        "refit\ncoefficients:\n  process_baseline_mib: %3\n")
+                    .arg(dir)
+                    .arg(c.cells.size())
+                    .arg(c.baselineRefit / (1024.0 * 1024.0), 0, 'f', 1)
+                    .toUtf8());
     }
     if (json) {
         printJson(feasibility::toJson(c));
@@ -66,7 +70,8 @@ int calibrateCommand(const QStringList& args) {
         text += QString("process baseline: %1 MiB now, %2 MiB refitted%3\n")
                     .arg(c.baselineBefore / 1048576.0, 0, 'f', 1)
                     .arg(c.baselineRefit / 1048576.0, 0, 'f', 1)
-                    .arg(writePath.isEmpty() ? QString(" (write it with --write-profile FILE)") : " -> " + writePath);
+                    .arg(writePath.isEmpty() ? QString(" (write it with --write-profile FILE)")
+                                             : " -> " + writePath);
         printText(text);
     }
     return c.stillInfeasibleAfterRefit.empty() ? Ok : NotFine;

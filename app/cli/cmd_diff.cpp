@@ -15,7 +15,8 @@ namespace {
 
 QString rankProgram() {
     const QByteArray env = qgetenv("COMMPROF_RANK");
-    return env.isEmpty() ? QDir(QCoreApplication::applicationDirPath()).filePath("commprof-rank") : QString(env);
+    return env.isEmpty() ? QDir(QCoreApplication::applicationDirPath()).filePath("commprof-rank")
+                         : QString(env);
 }
 
 // Runs one arm: a pool of ranks with fingerprinting on, into dir.
@@ -28,11 +29,14 @@ QString runArm(const QString& dir, const QStringList& flags, int world) {
     spec.deadline = QDeadlineTimer(600000);
     runner::RankPool pool;
     const runner::PoolOutcome out = pool.runBlocking(spec);
-    return out.success ? QString() : out.reason + (out.ranks.empty() ? QString() : ": " + out.ranks.front().stderrTail);
+    return out.success
+               ? QString()
+               : out.reason + (out.ranks.empty() ? QString() : ": " + out.ranks.front().stderrTail);
 }
 
 int armsCommand(const QStringList& args) {
-    const QString use = "commprof diff --arms --out DIR --change \"FLAGS\" [--base \"FLAGS\"] [--world N] [--json]";
+    const QString use =
+        "commprof diff --arms --out DIR --change \"FLAGS\" [--base \"FLAGS\"] [--world N] [--json]";
     QString out, change, base = "--params 2e5 --iterations 8 --warmup 1 --threads 1 --batch-size 8";
     int world = 2;
     bool json = false;
@@ -58,8 +62,10 @@ int armsCommand(const QStringList& args) {
     }
     const QStringList baseFlags = base.split(' ', Qt::SkipEmptyParts);
     const QStringList changedFlags = baseFlags + change.split(' ', Qt::SkipEmptyParts);
-    for (const auto& [name, flags] : {std::pair{QString("unchanged_1"), baseFlags}, std::pair{QString("unchanged_2"), baseFlags},
-                                      std::pair{QString("changed_1"), changedFlags}, std::pair{QString("changed_2"), changedFlags}}) {
+    for (const auto& [name, flags] : {std::pair{QString("unchanged_1"), baseFlags},
+                                      std::pair{QString("unchanged_2"), baseFlags},
+                                      std::pair{QString("changed_1"), changedFlags},
+                                      std::pair{QString("changed_2"), changedFlags}}) {
         const QString dir = QDir(out).filePath(name);
         QDir(dir).removeRecursively();
         QDir().mkpath(dir);
@@ -70,17 +76,20 @@ int armsCommand(const QStringList& args) {
         }
     }
     try {
-        const auto unchanged = determinism::diffDirs(QDir(out).filePath("unchanged_1"), QDir(out).filePath("unchanged_2"));
-        const auto changed = determinism::diffDirs(QDir(out).filePath("changed_1"), QDir(out).filePath("changed_2"));
+        const auto unchanged = determinism::diffDirs(QDir(out).filePath("unchanged_1"),
+                                                     QDir(out).filePath("unchanged_2"));
+        const auto changed =
+            determinism::diffDirs(QDir(out).filePath("changed_1"), QDir(out).filePath("changed_2"));
         const bool live = unchanged.diverged();
         const bool fixed = !changed.diverged();
-        const QJsonObject doc{{"repro_live", live},
-                              {"changed_bit_identical", fixed},
-                              {"verdict", live && fixed ? "the change makes the run deterministic"
-                                          : !live       ? "the unchanged runs do not diverge: nothing to fix here"
-                                                        : "the change does not make the run deterministic"},
-                              {"unchanged", determinism::toJson(unchanged)},
-                              {"changed", determinism::toJson(changed)}};
+        const QJsonObject doc{
+            {"repro_live", live},
+            {"changed_bit_identical", fixed},
+            {"verdict", live && fixed ? "the change makes the run deterministic"
+                        : !live       ? "the unchanged runs do not diverge: nothing to fix here"
+                                      : "the change does not make the run deterministic"},
+            {"unchanged", determinism::toJson(unchanged)},
+            {"changed", determinism::toJson(changed)}};
         if (json) {
             printJson(doc);
         } else {
@@ -123,7 +132,9 @@ int diffCommand(const QStringList& args) {
                 text += QString("rank %1: %2").arg(d.rank).arg(determinism::toString(d.verdict));
                 if (d.first) {
                     text += QString(" at %1 (iteration %2, %3 layer, inputs %4)")
-                                .arg(d.first->id).arg(d.first->iteration).arg(d.first->layer, d.inputsMatched ? "matched" : "differed");
+                                .arg(d.first->id)
+                                .arg(d.first->iteration)
+                                .arg(d.first->layer, d.inputsMatched ? "matched" : "differed");
                 }
                 text += d.note.isEmpty() ? "\n" : "; " + d.note + "\n";
             }

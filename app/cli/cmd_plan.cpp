@@ -1,4 +1,5 @@
-// commprof plan MATRIX.yaml [--profile FILE] [--host-budget-gib X] [--device-budget-gib Y] [--gpus N] [--json]
+// commprof plan MATRIX.yaml [--profile FILE] [--host-budget-gib X] [--device-budget-gib Y] [--gpus
+// N] [--json]
 
 #include "cli_common.h"
 
@@ -12,7 +13,8 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 } // namespace
 
 int planCommand(const QStringList& args) {
-    const QString use = "commprof plan MATRIX.yaml [--profile FILE] [--host-budget-gib X] [--device-budget-gib Y] [--gpus N] [--json]";
+    const QString use = "commprof plan MATRIX.yaml [--profile FILE] [--host-budget-gib X] "
+                        "[--device-budget-gib Y] [--gpus N] [--json]";
     QString path;
     bool json = false;
     feasibility::PlanOptions options;
@@ -29,15 +31,18 @@ int planCommand(const QStringList& args) {
         } else if (a == "--profile" && i + 1 < args.size()) {
             options.profilePath = args[++i];
         } else if (a == "--host-budget-gib") {
-            if (!value(v)) return usage(use);
+            if (!value(v))
+                return usage(use);
             options.overrides.hostGib = v;
         } else if (a == "--device-budget-gib") {
-            if (!value(v)) return usage(use);
+            if (!value(v))
+                return usage(use);
             options.overrides.deviceGib = v;
         } else if (a == "--gpus") {
             bool ok = false;
             const int n = i + 1 < args.size() ? args[++i].toInt(&ok) : -1;
-            if (!ok || n < 0) return usage(use);
+            if (!ok || n < 0)
+                return usage(use);
             options.overrides.gpus = n;
         } else if (a.startsWith("--") || !path.isEmpty()) {
             return usage(use);
@@ -54,22 +59,27 @@ int planCommand(const QStringList& args) {
             printJson(feasibility::toJson(plan));
             return Ok;
         }
-        QString text = QString("%1: %2 cells; host budget %3 GiB (%4), device budget %5 GiB (%6), %7 GPU(s)\n")
-                           .arg(plan.matrix.name)
-                           .arg(plan.cells.size())
-                           .arg(plan.budget.hostBytes / kGiB, 0, 'f', 2)
-                           .arg(plan.budget.hostSource)
-                           .arg(plan.budget.deviceBytes / kGiB, 0, 'f', 2)
-                           .arg(plan.budget.deviceSource)
-                           .arg(plan.budget.gpus);
+        QString text =
+            QString("%1: %2 cells; host budget %3 GiB (%4), device budget %5 GiB (%6), %7 GPU(s)\n")
+                .arg(plan.matrix.name)
+                .arg(plan.cells.size())
+                .arg(plan.budget.hostBytes / kGiB, 0, 'f', 2)
+                .arg(plan.budget.hostSource)
+                .arg(plan.budget.deviceBytes / kGiB, 0, 'f', 2)
+                .arg(plan.budget.deviceSource)
+                .arg(plan.budget.gpus);
         for (const auto& pc : plan.cells) {
             text += QString("%1 %2  host %3 GiB%4  binding %5%6\n")
                         .arg(pc.cell.id, -32)
                         .arg(pc.estimate.feasible ? "feasible  " : "INFEASIBLE")
                         .arg(pc.estimate.host.total() / kGiB, 6, 'f', 2)
-                        .arg(pc.estimate.device.used ? QString("  device %1 GiB").arg(pc.estimate.device.total() / kGiB, 6, 'f', 2) : QString())
+                        .arg(pc.estimate.device.used
+                                 ? QString("  device %1 GiB")
+                                       .arg(pc.estimate.device.total() / kGiB, 6, 'f', 2)
+                                 : QString())
                         .arg(feasibility::toString(pc.estimate.binding))
-                        .arg(pc.estimate.reason.isEmpty() ? QString() : "  (" + pc.estimate.reason + ")");
+                        .arg(pc.estimate.reason.isEmpty() ? QString()
+                                                          : "  (" + pc.estimate.reason + ")");
         }
         printText(text);
         return Ok;

@@ -11,10 +11,13 @@
 namespace commprof::cli {
 
 int probeCommand(const QStringList& args) {
-    const QString use = "commprof probe [--json] [--results DIR] [--ports FIRST-LAST] [--cleanup] [--no-formation]";
+    const QString use =
+        "commprof probe [--json] [--results DIR] [--ports FIRST-LAST] [--cleanup] [--no-formation]";
     probe::ProbeOptions o;
     const QByteArray rank = qgetenv("COMMPROF_RANK");
-    o.rankProgram = rank.isEmpty() ? QDir(QCoreApplication::applicationDirPath()).filePath("commprof-rank") : QString(rank);
+    o.rankProgram = rank.isEmpty()
+                        ? QDir(QCoreApplication::applicationDirPath()).filePath("commprof-rank")
+                        : QString(rank);
     bool json = false;
     for (int i = 0; i < args.size(); ++i) {
         const QString& a = args[i];
@@ -49,18 +52,25 @@ int probeCommand(const QStringList& args) {
         const QJsonObject rk = d["rank"].toObject();
         const QJsonObject b = d["budgets"].toObject();
         QString text = QString("host      %1, %2 cores, %3 GiB total, %4 GiB available\n")
-                           .arg(host["cpu_model"].toString()).arg(host["cores"].toInt())
+                           .arg(host["cpu_model"].toString())
+                           .arg(host["cores"].toInt())
                            .arg(host["mem_total_bytes"].toDouble() / 1073741824.0, 0, 'f', 1)
                            .arg(host["mem_available_bytes"].toDouble() / 1073741824.0, 0, 'f', 1);
-        text += QString("rank      libtorch %1, CUDA %2, Gloo %3, NCCL %4, Kineto %5\n")
-                    .arg(rk["torch_version"].toString(), rk["cuda_build"].toBool() ? "yes" : "no",
-                         rk["gloo"].toBool() ? "yes" : "no",
-                         rk["nccl"].toBool() ? "yes " + rk["nccl_version"].toString() : QString("no"),
-                         rk["kineto"].toBool() ? "yes" : "no");
-        text += QString("gpus      %1\n").arg(d["gpus"].toArray().isEmpty() ? QString("none") : QString::number(d["gpus"].toArray().size()));
+        text +=
+            QString("rank      libtorch %1, CUDA %2, Gloo %3, NCCL %4, Kineto %5\n")
+                .arg(rk["torch_version"].toString(), rk["cuda_build"].toBool() ? "yes" : "no",
+                     rk["gloo"].toBool() ? "yes" : "no",
+                     rk["nccl"].toBool() ? "yes " + rk["nccl_version"].toString() : QString("no"),
+                     rk["kineto"].toBool() ? "yes" : "no");
+        text +=
+            QString("gpus      %1\n")
+                .arg(d["gpus"].toArray().isEmpty() ? QString("none")
+                                                   : QString::number(d["gpus"].toArray().size()));
         text += QString("budgets   host %1 GiB (%2), device %3 GiB (%4)\n")
-                    .arg(b["host_bytes"].toDouble() / 1073741824.0, 0, 'f', 2).arg(b["host_source"].toString())
-                    .arg(b["device_bytes"].toDouble() / 1073741824.0, 0, 'f', 2).arg(b["device_source"].toString());
+                    .arg(b["host_bytes"].toDouble() / 1073741824.0, 0, 'f', 2)
+                    .arg(b["host_source"].toString())
+                    .arg(b["device_bytes"].toDouble() / 1073741824.0, 0, 'f', 2)
+                    .arg(b["device_source"].toString());
         if (d.contains("formation")) {
             text += "formation " + d["formation"].toObject()["detail"].toString() + "\n";
         }

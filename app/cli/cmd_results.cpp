@@ -50,11 +50,14 @@ int ingestCommand(const QStringList& args) {
         return usage("commprof ingest DIR [--db FILE]");
     }
     try {
-        const store::IngestSummary s = store::ingest(a.dir, a.db, [](int done, int total, const QString& id) {
-            std::fprintf(stderr, "ingested %d/%d %s\n", done, total, qPrintable(id));
-        });
-        std::fprintf(stderr, "%d cells: %d complete, %d incomplete, %d failed, %d skipped_infeasible -> %s\n", s.cells,
-                     s.complete, s.incomplete, s.failed, s.skippedInfeasible, qPrintable(a.db));
+        const store::IngestSummary s =
+            store::ingest(a.dir, a.db, [](int done, int total, const QString& id) {
+                std::fprintf(stderr, "ingested %d/%d %s\n", done, total, qPrintable(id));
+            });
+        std::fprintf(
+            stderr,
+            "%d cells: %d complete, %d incomplete, %d failed, %d skipped_infeasible -> %s\n",
+            s.cells, s.complete, s.incomplete, s.failed, s.skippedInfeasible, qPrintable(a.db));
         return Ok;
     } catch (const store::StoreError& e) {
         printError(QString::fromStdString(e.what()));
@@ -84,13 +87,14 @@ int cellsCommand(const QStringList& args) {
         } else {
             QString text;
             for (const auto& r : rows) {
-                text += QString("%1 %2 ws%3 step %4 ms comm %5 ms%6\n")
-                            .arg(r.id, -32)
-                            .arg(r.status, -18)
-                            .arg(r.worldSize)
-                            .arg(r.stepMs ? QString::number(*r.stepMs, 'f', 2) : QString("-"))
-                            .arg(r.traceCommMs ? QString::number(*r.traceCommMs, 'f', 2) : QString("-"))
-                            .arg(r.reasons.isEmpty() ? QString() : "  (" + r.reasons.join("; ") + ")");
+                text +=
+                    QString("%1 %2 ws%3 step %4 ms comm %5 ms%6\n")
+                        .arg(r.id, -32)
+                        .arg(r.status, -18)
+                        .arg(r.worldSize)
+                        .arg(r.stepMs ? QString::number(*r.stepMs, 'f', 2) : QString("-"))
+                        .arg(r.traceCommMs ? QString::number(*r.traceCommMs, 'f', 2) : QString("-"))
+                        .arg(r.reasons.isEmpty() ? QString() : "  (" + r.reasons.join("; ") + ")");
             }
             printText(text);
         }

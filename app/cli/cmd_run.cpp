@@ -27,7 +27,8 @@ void onSignal(int) {
 
 QString rankProgram() {
     const QByteArray env = qgetenv("COMMPROF_RANK");
-    return env.isEmpty() ? QDir(QCoreApplication::applicationDirPath()).filePath("commprof-rank") : QString(env);
+    return env.isEmpty() ? QDir(QCoreApplication::applicationDirPath()).filePath("commprof-rank")
+                         : QString(env);
 }
 
 void emitLine(const QJsonObject& o) {
@@ -40,7 +41,8 @@ void emitLine(const QJsonObject& o) {
 } // namespace
 
 int runCommand(const QStringList& args) {
-    const QString use = "commprof run MATRIX.yaml --out DIR [--resume] [--only CELL_ID] [--json-progress] [--profile FILE]";
+    const QString use = "commprof run MATRIX.yaml --out DIR [--resume] [--only CELL_ID] "
+                        "[--json-progress] [--profile FILE]";
     QString path;
     runner::RunOptions options;
     feasibility::PlanOptions planOptions;
@@ -75,7 +77,8 @@ int runCommand(const QStringList& args) {
         return BadInput;
     }
     if (!options.onlyCell.isEmpty() &&
-        std::none_of(plan.cells.begin(), plan.cells.end(), [&](const auto& pc) { return pc.cell.id == options.onlyCell; })) {
+        std::none_of(plan.cells.begin(), plan.cells.end(),
+                     [&](const auto& pc) { return pc.cell.id == options.onlyCell; })) {
         printError(QString("%1: no cell '%2' in this matrix").arg(path, options.onlyCell));
         return BadInput;
     }
@@ -86,34 +89,46 @@ int runCommand(const QStringList& args) {
     std::signal(SIGTERM, onSignal);
     const bool tty = ::isatty(STDERR_FILENO);
     QMap<QString, QMap<int, int>> iterations; // cell -> rank -> last iteration
-    QObject::connect(&run, &runner::MatrixRunner::cellStateChanged, [&](const QString& id, runner::CellState s, const QString& detail) {
-        if (jsonProgress) {
-            emitLine({{"event", "cell"}, {"id", id}, {"state", runner::toString(s)}, {"detail", detail}});
-        }
-        std::fprintf(stderr, "%s%-34s %s %s\n", tty ? "\r\033[K" : "", qPrintable(id), runner::toString(s), qPrintable(detail));
-    });
-    QObject::connect(&run, &runner::MatrixRunner::rankProgress, [&](const QString& id, int rank, const QJsonObject& e) {
-        if (jsonProgress) {
-            QJsonObject o = e;
-            o["cell"] = id;
-            emitLine(o);
-        }
-        if (tty && e["event"].toString() == "iteration") {
-            iterations[id][rank] = e["iter"].toInt() + 1;
-            const int of = std::max(1, e["of"].toInt());
-            int done = 0;
-            for (int v : iterations[id]) done += v;
-            const int ranks = iterations[id].size();
-            const int width = 30;
-            const int filled = width * done / (of * std::max(1, ranks));
-            std::fprintf(stderr, "\r\033[K%-34s [%s%s] %d/%d  %.1f ms", qPrintable(id), QByteArray(filled, '#').constData(),
-                         QByteArray(width - filled, '.').constData(), iterations[id][rank], of, e["step_ms"].toDouble());
-        }
-    });
+    QObject::connect(&run, &runner::MatrixRunner::cellStateChanged,
+                     [&](const QString& id, runner::CellState s, const QString& detail) {
+                         if (jsonProgress) {
+                             emitLine({{"event", "cell"},
+                                       {"id", id},
+                                       {"state", runner::toString(s)},
+                                       {"detail", detail}});
+                         }
+                         std::fprintf(stderr, "%s%-34s %s %s\n", tty ? "\r\033[K" : "",
+                                      qPrintable(id), runner::toString(s), qPrintable(detail));
+                     });
+    QObject::connect(&run, &runner::MatrixRunner::rankProgress,
+                     [&](const QString& id, int rank, const QJsonObject& e) {
+                         if (jsonProgress) {
+                             QJsonObject o = e;
+                             o["cell"] = id;
+                             emitLine(o);
+                         }
+                         if (tty && e["event"].toString() == "iteration") {
+                             iterations[id][rank] = e["iter"].toInt() + 1;
+                             const int of = std::max(1, e["of"].toInt());
+                             int done = 0;
+                             for (int v : iterations[id])
+                                 done += v;
+                             const int ranks = iterations[id].size();
+                             const int width = 30;
+                             const int filled = width * done / (of * std::max(1, ranks));
+                             std::fprintf(stderr, "\r\033[K%-34s [%s%s] %d/%d  %.1f ms",
+                                          qPrintable(id), QByteArray(filled, '#').constData(),
+                                          QByteArray(width - filled, '.').constData(),
+                                          iterations[id][rank], of, e["step_ms"].toDouble());
+                         }
+                     });
     const runner::RunSummary s = run.runBlocking();
     gRunner = nullptr;
-    std::fprintf(stderr, "%d complete, %d failed, %d skipped_infeasible, %d already complete%s; results in %s\n", s.complete,
-                 s.failed, s.skippedInfeasible, s.resumed, s.stopped ? ", stopped early" : "", qPrintable(options.outDir));
+    std::fprintf(
+        stderr,
+        "%d complete, %d failed, %d skipped_infeasible, %d already complete%s; results in %s\n",
+        s.complete, s.failed, s.skippedInfeasible, s.resumed, s.stopped ? ", stopped early" : "",
+        qPrintable(options.outDir));
     return s.failed > 0 || s.stopped ? NotFine : Ok;
 }
 

@@ -85,7 +85,9 @@ int summarizeCommand(const QStringList& args) {
                 for (const char* key : {"comp_comm_overlap_pctg", "idle_time_us", "compute_time_us",
                                         "non_compute_time_us", "kernel_time_us"}) {
                     const QJsonValue v = doc.value(key);
-                    text += QString("  %1: %2\n").arg(key, v.isNull() ? "null" : QString::number(v.toDouble(), 'f', 2));
+                    text +=
+                        QString("  %1: %2\n")
+                            .arg(key, v.isNull() ? "null" : QString::number(v.toDouble(), 'f', 2));
                 }
             }
             printText(text);

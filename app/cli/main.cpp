@@ -6,24 +6,25 @@
 #include <QCoreApplication>
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
-#include <map>
 
 using namespace commprof::cli;
 
 namespace {
 
-const char* kUsage = "commprof <command> [args]\n"
-                     "  plan MATRIX.yaml [--profile F] [--host-budget-gib X] [--device-budget-gib Y] [--json]\n"
-                     "  run MATRIX.yaml --out DIR [--resume] [--only CELL_ID] [--json-progress]\n"
-                     "  calibrate DIR [--profile F] [--write-profile F] [--json]\n"
-                     "  probe [--json] [--results DIR] [--ports A-B] [--cleanup] [--no-formation]\n"
-                     "  ingest DIR [--db FILE]\n"
-                     "  cells DIR [--db FILE] [--json | --csv]\n"
-                     "  report DIR --out OUTDIR [--db FILE]\n"
-                     "  diff RUN_A RUN_B [--json] | diff --arms --out DIR --change FLAGS [--base FLAGS]\n"
-                     "  trace summarize TRACE [--json] [--hta]   per-step figures of a Chrome trace\n";
+const char* kUsage =
+    "commprof <command> [args]\n"
+    "  plan MATRIX.yaml [--profile F] [--host-budget-gib X] [--device-budget-gib Y] [--json]\n"
+    "  run MATRIX.yaml --out DIR [--resume] [--only CELL_ID] [--json-progress]\n"
+    "  calibrate DIR [--profile F] [--write-profile F] [--json]\n"
+    "  probe [--json] [--results DIR] [--ports A-B] [--cleanup] [--no-formation]\n"
+    "  ingest DIR [--db FILE]\n"
+    "  cells DIR [--db FILE] [--json | --csv]\n"
+    "  report DIR --out OUTDIR [--db FILE]\n"
+    "  diff RUN_A RUN_B [--json] | diff --arms --out DIR --change FLAGS [--base FLAGS]\n"
+    "  trace summarize TRACE [--json] [--hta]   per-step figures of a Chrome trace\n";
 
 } // namespace
 
@@ -33,7 +34,8 @@ int main(int argc, char** argv) {
     if (drawing && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
         qputenv("QT_QPA_PLATFORM", "offscreen");
     }
-    std::unique_ptr<QCoreApplication> app(drawing ? new QApplication(argc, argv) : new QCoreApplication(argc, argv));
+    std::unique_ptr<QCoreApplication> app(drawing ? new QApplication(argc, argv)
+                                                  : new QCoreApplication(argc, argv));
     QCoreApplication::setApplicationName("commprof");
     QStringList args = QCoreApplication::arguments().mid(1);
     if (args.isEmpty() || args.first() == "--help" || args.first() == "-h") {
@@ -41,15 +43,9 @@ int main(int argc, char** argv) {
         return args.isEmpty() ? BadInput : Ok;
     }
     const std::map<QString, std::function<int(const QStringList&)>> commands{
-        {"trace", traceCommand},
-        {"plan", planCommand},
-        {"run", runCommand},
-        {"calibrate", calibrateCommand},
-        {"probe", probeCommand},
-        {"ingest", ingestCommand},
-        {"cells", cellsCommand},
-        {"report", reportCommand},
-        {"diff", diffCommand},
+        {"trace", traceCommand},         {"plan", planCommand},     {"run", runCommand},
+        {"calibrate", calibrateCommand}, {"probe", probeCommand},   {"ingest", ingestCommand},
+        {"cells", cellsCommand},         {"report", reportCommand}, {"diff", diffCommand},
     };
     const QString name = args.takeFirst();
     const auto it = commands.find(name);

@@ -19,7 +19,16 @@ namespace {
 
 // Wire format: every message is u32 length + body. A request body is op byte + fields; a
 // field is u32 length + bytes.
-enum Op : char { Set = 's', Get = 'g', Add = 'a', Check = 'c', Wait = 'w', Delete = 'd', Count = 'n', CompareSet = 'x' };
+enum Op : char {
+    Set = 's',
+    Get = 'g',
+    Add = 'a',
+    Check = 'c',
+    Wait = 'w',
+    Delete = 'd',
+    Count = 'n',
+    CompareSet = 'x'
+};
 
 void putU32(std::string& out, std::uint32_t v) {
     for (int i = 0; i < 4; ++i) {
@@ -98,8 +107,12 @@ bool receiveMessage(int fd, std::string& body) {
     return readAll(fd, body, n);
 }
 
-std::string bytes(const std::vector<uint8_t>& v) { return std::string(v.begin(), v.end()); }
-std::vector<uint8_t> vec(const std::string& s) { return std::vector<uint8_t>(s.begin(), s.end()); }
+std::string bytes(const std::vector<uint8_t>& v) {
+    return std::string(v.begin(), v.end());
+}
+std::vector<uint8_t> vec(const std::string& s) {
+    return std::vector<uint8_t>(s.begin(), s.end());
+}
 
 addrinfo* resolve(const std::string& host, int port, bool passive) {
     addrinfo hints{};
@@ -138,8 +151,9 @@ public:
         }
         ::freeaddrinfo(res);
         if (listenFd_ < 0) {
-            throw std::runtime_error(err == EADDRINUSE ? "address already in use"
-                                                       : std::string("cannot listen: ") + std::strerror(err));
+            throw std::runtime_error(err == EADDRINUSE
+                                         ? "address already in use"
+                                         : std::string("cannot listen: ") + std::strerror(err));
         }
         // Detached: the threads block in accept/recv until the process exits.
         std::thread([this] { acceptLoop(); }).detach();
@@ -202,7 +216,8 @@ private:
             const std::string expected = getField(body, pos);
             const std::string desired = getField(body, pos);
             auto it = data_.find(key);
-            if ((it == data_.end() && expected.empty()) || (it != data_.end() && it->second == expected)) {
+            if ((it == data_.end() && expected.empty()) ||
+                (it != data_.end() && it->second == expected)) {
                 data_[key] = desired;
                 changed_.notify_all();
                 return desired;
@@ -217,7 +232,8 @@ private:
             for (std::uint32_t i = 0; i < n; ++i) {
                 keys.push_back(getField(body, pos));
             }
-            const bool ok = changed_.wait_for(lock, std::chrono::milliseconds(timeoutMs), [&] { return haveAll(keys); });
+            const bool ok = changed_.wait_for(lock, std::chrono::milliseconds(timeoutMs),
+                                              [&] { return haveAll(keys); });
             if (!ok) {
                 return "0";
             }
@@ -254,7 +270,8 @@ private:
     std::map<std::string, std::string> data_;
 };
 
-BoundStore::BoundStore(const std::string& host, int port, bool serve, std::chrono::milliseconds timeout)
+BoundStore::BoundStore(const std::string& host, int port, bool serve,
+                       std::chrono::milliseconds timeout)
     : c10d::Store(timeout) {
     if (serve) {
         server_ = std::make_shared<BoundStoreServer>(host, port);
@@ -280,8 +297,9 @@ BoundStore::BoundStore(const std::string& host, int port, bool serve, std::chron
         ::freeaddrinfo(res);
         if (fd_ < 0) {
             if (std::chrono::steady_clock::now() > deadline) {
-                throw std::runtime_error("no rendezvous server at " + host + ":" + std::to_string(port) + " (" +
-                                         std::strerror(lastErr) + ")");
+                throw std::runtime_error("no rendezvous server at " + host + ":" +
+                                         std::to_string(port) + " (" + std::strerror(lastErr) +
+                                         ")");
             }
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
         }
@@ -310,7 +328,8 @@ void BoundStore::set(const std::string& key, const std::vector<uint8_t>& value) 
     request(m);
 }
 
-std::vector<uint8_t> BoundStore::compareSet(const std::string& key, const std::vector<uint8_t>& expected,
+std::vector<uint8_t> BoundStore::compareSet(const std::string& key,
+                                            const std::vector<uint8_t>& expected,
                                             const std::vector<uint8_t>& desired) {
     std::string m(1, CompareSet);
     putField(m, key);
@@ -354,11 +373,16 @@ bool BoundStore::check(const std::vector<std::string>& keys) {
     return request(m) == "1";
 }
 
-int64_t BoundStore::getNumKeys() { return std::stoll(request(std::string(1, Count))); }
+int64_t BoundStore::getNumKeys() {
+    return std::stoll(request(std::string(1, Count)));
+}
 
-void BoundStore::wait(const std::vector<std::string>& keys) { wait(keys, timeout_); }
+void BoundStore::wait(const std::vector<std::string>& keys) {
+    wait(keys, timeout_);
+}
 
-void BoundStore::wait(const std::vector<std::string>& keys, const std::chrono::milliseconds& timeout) {
+void BoundStore::wait(const std::vector<std::string>& keys,
+                      const std::chrono::milliseconds& timeout) {
     std::string m(1, Wait);
     putU32(m, std::uint32_t(timeout.count()));
     putU32(m, std::uint32_t(keys.size()));
@@ -367,7 +391,8 @@ void BoundStore::wait(const std::vector<std::string>& keys, const std::chrono::m
     }
     if (request(m) != "1") {
         throw std::runtime_error("rendezvous: timed out after " + std::to_string(timeout.count()) +
-                                 " ms waiting for " + std::to_string(keys.size()) + " key(s), first '" +
+                                 " ms waiting for " + std::to_string(keys.size()) +
+                                 " key(s), first '" +
                                  (keys.empty() ? std::string() : keys.front()) + "'");
     }
 }

@@ -29,7 +29,8 @@ public:
     bool check(const std::vector<std::string>& keys) override;
     int64_t getNumKeys() override;
     void wait(const std::vector<std::string>& keys) override;
-    void wait(const std::vector<std::string>& keys, const std::chrono::milliseconds& timeout) override;
+    void wait(const std::vector<std::string>& keys,
+              const std::chrono::milliseconds& timeout) override;
 
 private:
     std::string request(const std::string& message);

@@ -45,7 +45,8 @@ c10::intrusive_ptr<c10::ivalue::Future> TimingCommHook::runHook(c10d::GradBucket
     Fingerprinter& fp = Fingerprinter::instance();
     const bool capture = fp.captureSemantic();
     if (capture) {
-        fp.record("ddp::grads_before_reduce#" + std::to_string(bucket.getIndex()), {}, bucket.getGradients());
+        fp.record("ddp::grads_before_reduce#" + std::to_string(bucket.getIndex()), {},
+                  bucket.getGradients());
     }
     // Divide first, as DDP's default hook does, so the sum cannot overflow in low precision.
     tensors[0].div_(pg_->getSize());
@@ -66,7 +67,8 @@ c10::intrusive_ptr<c10::ivalue::Future> TimingCommHook::runHook(c10d::GradBucket
                     Fingerprinter& f = Fingerprinter::instance();
                     f.collectiveFinished(buffer.storage().data());
                     if (collective) {
-                        f.writeRecord(name, "semantic", inputDigest, f.tensorsJson({buffer}), true, nullptr);
+                        f.writeRecord(name, "semantic", inputDigest, f.tensorsJson({buffer}), true,
+                                      nullptr);
                     }
                     return done.value();
                 },
@@ -76,8 +78,8 @@ c10::intrusive_ptr<c10::ivalue::Future> TimingCommHook::runHook(c10d::GradBucket
 }
 
 c10::intrusive_ptr<c10::ivalue::Future>
-TimingCommHook::timed(const std::function<c10::intrusive_ptr<c10::ivalue::Future>()>& launch, c10d::GradBucket& bucket,
-                      const at::Tensor& buffer) {
+TimingCommHook::timed(const std::function<c10::intrusive_ptr<c10::ivalue::Future>()>& launch,
+                      c10d::GradBucket& bucket, const at::Tensor& buffer) {
     if (!log_->recording()) {
         return launch();
     }
@@ -94,8 +96,8 @@ TimingCommHook::timed(const std::function<c10::intrusive_ptr<c10::ivalue::Future
     return future->then(
         [log, slot, index, iteration, start](c10::ivalue::Future& done) {
             log->complete(slot);
-            ChromeTrace::instance().addSpan("c10d::allreduce_bucket#" + std::to_string(index), "comm_hook", start,
-                                            monotonicNs(), iteration);
+            ChromeTrace::instance().addSpan("c10d::allreduce_bucket#" + std::to_string(index),
+                                            "comm_hook", start, monotonicNs(), iteration);
             return done.value();
         },
         future->elementType());

@@ -48,14 +48,16 @@ private:
 
 class TimingCommHook : public c10d::CommHookInterface {
 public:
-    TimingCommHook(ProcessGroupPtr pg, std::shared_ptr<BucketLog> log) : pg_(std::move(pg)), log_(std::move(log)) {}
+    TimingCommHook(ProcessGroupPtr pg, std::shared_ptr<BucketLog> log)
+        : pg_(std::move(pg)), log_(std::move(log)) {}
     c10::intrusive_ptr<c10::ivalue::Future> runHook(c10d::GradBucket& bucket) override;
     at::Tensor parseHookResult(const c10::IValue& result) override;
 
 private:
     // Wraps a launched all-reduce's future so its completion is recorded.
-    c10::intrusive_ptr<c10::ivalue::Future> timed(const std::function<c10::intrusive_ptr<c10::ivalue::Future>()>& launch,
-                                                  c10d::GradBucket& bucket, const at::Tensor& buffer);
+    c10::intrusive_ptr<c10::ivalue::Future>
+    timed(const std::function<c10::intrusive_ptr<c10::ivalue::Future>()>& launch,
+          c10d::GradBucket& bucket, const at::Tensor& buffer);
     ProcessGroupPtr pg_;
     std::shared_ptr<BucketLog> log_;
 };

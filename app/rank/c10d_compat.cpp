@@ -8,11 +8,12 @@ namespace commprof::rank {
 // From 2.0 a process group is a front for per-device backends.
 namespace {
 ProcessGroupPtr wrapBackend(const c10::intrusive_ptr<c10d::Store>& store, int rank, int world,
-                            c10::intrusive_ptr<c10d::Backend> backend, c10d::ProcessGroup::BackendType type,
-                            c10::DeviceType device) {
-    auto pg = c10::make_intrusive<c10d::ProcessGroup>(store, rank, world,
-                                                      c10::make_intrusive<c10d::ProcessGroup::Options>(
-                                                          type == c10d::ProcessGroup::BackendType::NCCL ? "nccl" : "gloo"));
+                            c10::intrusive_ptr<c10d::Backend> backend,
+                            c10d::ProcessGroup::BackendType type, c10::DeviceType device) {
+    auto pg = c10::make_intrusive<c10d::ProcessGroup>(
+        store, rank, world,
+        c10::make_intrusive<c10d::ProcessGroup::Options>(
+            type == c10d::ProcessGroup::BackendType::NCCL ? "nccl" : "gloo"));
     pg->setBackend(device, type, backend);
     pg->setDefaultBackend(type);
     return pg;
@@ -28,7 +29,8 @@ ProcessGroupPtr makeGlooGroup(const c10::intrusive_ptr<c10d::Store>& store, int 
     options->threads = 2;
 #if TORCH_VERSION_MAJOR >= 2
     auto backend = c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, world, options);
-    auto pg = wrapBackend(store, rank, world, backend, c10d::ProcessGroup::BackendType::GLOO, c10::DeviceType::CPU);
+    auto pg = wrapBackend(store, rank, world, backend, c10d::ProcessGroup::BackendType::GLOO,
+                          c10::DeviceType::CPU);
     pg->setBackend(c10::DeviceType::CUDA, c10d::ProcessGroup::BackendType::GLOO, backend);
     return pg;
 #else
@@ -43,7 +45,8 @@ ProcessGroupPtr makeNcclGroup(const c10::intrusive_ptr<c10d::Store>& store, int 
     options->timeout = timeout;
 #if TORCH_VERSION_MAJOR >= 2
     auto backend = c10::make_intrusive<c10d::ProcessGroupNCCL>(store, rank, world, options);
-    return wrapBackend(store, rank, world, backend, c10d::ProcessGroup::BackendType::NCCL, c10::DeviceType::CUDA);
+    return wrapBackend(store, rank, world, backend, c10d::ProcessGroup::BackendType::NCCL,
+                       c10::DeviceType::CUDA);
 #else
     return c10::make_intrusive<c10d::ProcessGroupNCCL>(store, rank, world, options);
 #endif
@@ -52,7 +55,8 @@ ProcessGroupPtr makeNcclGroup(const c10::intrusive_ptr<c10d::Store>& store, int 
     (void)rank;
     (void)world;
     (void)timeout;
-    throw std::runtime_error("this libtorch was built without NCCL: --backend nccl is not available");
+    throw std::runtime_error(
+        "this libtorch was built without NCCL: --backend nccl is not available");
 #endif
 }
 

@@ -31,7 +31,8 @@ void onOpEnd(const at::RecordFunction& fn, at::ObserverContext* ctx) {
     if (!ctx) {
         return;
     }
-    ChromeTrace::instance().addSpan(fn.name(), "cpu_op", static_cast<OpStart*>(ctx)->startNs, monotonicNs());
+    ChromeTrace::instance().addSpan(fn.name(), "cpu_op", static_cast<OpStart*>(ctx)->startNs,
+                                    monotonicNs());
 }
 
 } // namespace
@@ -47,13 +48,14 @@ ChromeTrace& ChromeTrace::instance() {
 }
 
 void ChromeTrace::install() {
-    at::addGlobalCallback(at::RecordFunctionCallback(onOpStart, onOpEnd)
-                              .scopes({at::RecordScope::FUNCTION, at::RecordScope::BACKWARD_FUNCTION,
-                                       at::RecordScope::USER_SCOPE}));
+    at::addGlobalCallback(
+        at::RecordFunctionCallback(onOpStart, onOpEnd)
+            .scopes({at::RecordScope::FUNCTION, at::RecordScope::BACKWARD_FUNCTION,
+                     at::RecordScope::USER_SCOPE}));
 }
 
-void ChromeTrace::addSpan(std::string name, const char* category, std::int64_t startNs, std::int64_t endNs,
-                          int iteration) {
+void ChromeTrace::addSpan(std::string name, const char* category, std::int64_t startNs,
+                          std::int64_t endNs, int iteration) {
     if (!active()) {
         return;
     }
@@ -75,8 +77,9 @@ bool ChromeTrace::write(const std::string& path, int rank, std::string& error) c
         return false;
     }
     const int pid = int(getpid());
-    std::string head = "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"producer\":\"commprof-rank\",\"rank\":" +
-                       std::to_string(rank) + ",\"clock\":\"CLOCK_MONOTONIC\"},\"traceEvents\":[\n";
+    std::string head =
+        "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"producer\":\"commprof-rank\",\"rank\":" +
+        std::to_string(rank) + ",\"clock\":\"CLOCK_MONOTONIC\"},\"traceEvents\":[\n";
     head += "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + std::to_string(pid) +
             ",\"args\":{\"name\":\"rank " + std::to_string(rank) + "\"}}";
     gzwrite(out, head.data(), unsigned(head.size()));

@@ -20,7 +20,8 @@ public:
     void setActive(bool active) { active_.store(active, std::memory_order_relaxed); }
     bool active() const { return active_.load(std::memory_order_relaxed); }
 
-    void addSpan(std::string name, const char* category, std::int64_t startNs, std::int64_t endNs, int iteration = -1);
+    void addSpan(std::string name, const char* category, std::int64_t startNs, std::int64_t endNs,
+                 int iteration = -1);
     // Writes gzip JSON atomically (temp file, then rename). Returns false with a message on error.
     bool write(const std::string& path, int rank, std::string& error) const;
     std::size_t size() const;

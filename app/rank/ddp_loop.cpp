@@ -20,7 +20,9 @@
 namespace commprof::rank {
 namespace {
 
-double msSince(std::int64_t startNs) { return double(monotonicNs() - startNs) / 1e6; }
+double msSince(std::int64_t startNs) {
+    return double(monotonicNs() - startNs) / 1e6;
+}
 
 void emit(const std::string& line) {
     std::fputs(line.c_str(), stdout);
@@ -43,11 +45,13 @@ void emitBuckets(BucketLog& log, int rank) {
     }
 }
 
-std::unique_ptr<torch::optim::Optimizer> makeOptimizer(const std::string& name, std::vector<torch::Tensor> params) {
+std::unique_ptr<torch::optim::Optimizer> makeOptimizer(const std::string& name,
+                                                       std::vector<torch::Tensor> params) {
     if (name == "adam") {
         return std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(1e-4));
     }
-    return std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(1e-4).momentum(0.9));
+    return std::make_unique<torch::optim::SGD>(params,
+                                               torch::optim::SGDOptions(1e-4).momentum(0.9));
 }
 
 double checksum(const std::vector<torch::Tensor>& tensors, bool grads) {
@@ -64,7 +68,8 @@ double checksum(const std::vector<torch::Tensor>& tensors, bool grads) {
 
 // After the run, one all-gather of every rank's per-iteration gradient checksums: an
 // all-reduced gradient must be bit-identical on every rank.
-bool checksumsAgree(ProcessGroupPtr& pg, const std::vector<IterationTimes>& its, int world, std::string& note) {
+bool checksumsAgree(ProcessGroupPtr& pg, const std::vector<IterationTimes>& its, int world,
+                    std::string& note) {
     auto mine = torch::empty({std::int64_t(its.size())}, torch::kDouble);
     for (std::size_t i = 0; i < its.size(); ++i) {
         mine[std::int64_t(i)] = its[i].gradChecksum;
@@ -109,18 +114,22 @@ RankResult runDdp(const RankOptions& o) {
                          ") was built without NCCL: --backend nccl is not available here");
     }
     if (o.device == "cuda" && !torch::cuda::is_available()) {
-        throw RunFailure(std::string("--device cuda: ") +
-                         (kHasCudaBuild ? "no CUDA device is visible" : "this libtorch was built without CUDA"));
+        throw RunFailure(
+            std::string("--device cuda: ") +
+            (kHasCudaBuild ? "no CUDA device is visible" : "this libtorch was built without CUDA"));
     }
     const torch::Device device =
-        o.device == "cuda" ? torch::Device(torch::kCUDA, o.localRank % std::max<int>(1, int(torch::cuda::device_count())))
-                           : torch::Device(torch::kCPU);
+        o.device == "cuda"
+            ? torch::Device(torch::kCUDA,
+                            o.localRank % std::max<int>(1, int(torch::cuda::device_count())))
+            : torch::Device(torch::kCPU);
     result.deviceName = o.device == "cuda" ? "cuda:" + std::to_string(device.index()) : "cpu";
 
     auto store = connectStore(o);
     const auto timeout = std::chrono::milliseconds(std::int64_t(o.collectiveTimeoutS * 1000));
-    ProcessGroupPtr pg = o.backend == "nccl" ? makeNcclGroup(store, o.rank, o.worldSize, timeout)
-                                             : makeGlooGroup(store, o.rank, o.worldSize, o.masterAddr, timeout);
+    ProcessGroupPtr pg = o.backend == "nccl"
+                             ? makeNcclGroup(store, o.rank, o.worldSize, timeout)
+                             : makeGlooGroup(store, o.rank, o.worldSize, o.masterAddr, timeout);
 
     torch::manual_seed(o.seed);
     SyntheticModel model = makeModel(o.family, o.params, device);
@@ -134,7 +143,8 @@ RankResult runDdp(const RankOptions& o) {
     std::unordered_map<std::size_t, std::string> names;
     for (const auto& p : model.module->named_parameters()) {
         names[params.size()] = p.key();
-        result.params.push_back({p.key(), p.value().sizes().vec(), p.value().numel() * std::int64_t(p.value().element_size())});
+        result.params.push_back({p.key(), p.value().sizes().vec(),
+                                 p.value().numel() * std::int64_t(p.value().element_size())});
         params.push_back(p.value());
     }
 
@@ -147,7 +157,8 @@ RankResult runDdp(const RankOptions& o) {
 
     const auto firstCap = std::size_t(o.firstBucketMb * 1024 * 1024);
     const auto cap = std::size_t(o.bucketCapMb * 1024 * 1024);
-    auto assignment = c10d::compute_bucket_assignment_by_size(params, {firstCap, cap}, std::vector<bool>(params.size(), false));
+    auto assignment = c10d::compute_bucket_assignment_by_size(
+        params, {firstCap, cap}, std::vector<bool>(params.size(), false));
     auto bucketIndices = std::get<0>(assignment);
     auto perBucketLimits = std::get<1>(assignment);
     // As Python DDP does: the last parameters' gradients are ready first.
@@ -155,9 +166,10 @@ RankResult runDdp(const RankOptions& o) {
     std::reverse(perBucketLimits.begin(), perBucketLimits.end());
     result.initialBuckets = bucketIndices;
 
-    c10d::Reducer reducer(params, bucketIndices, perBucketLimits, pg, std::vector<bool>(params.size(), false),
-                          std::int64_t(cap), /*find_unused_parameters=*/false, /*gradient_as_bucket_view=*/false, names,
-                          std::int64_t(firstCap));
+    c10d::Reducer reducer(params, bucketIndices, perBucketLimits, pg,
+                          std::vector<bool>(params.size(), false), std::int64_t(cap),
+                          /*find_unused_parameters=*/false, /*gradient_as_bucket_view=*/false,
+                          names, std::int64_t(firstCap));
     auto log = std::make_shared<BucketLog>();
     log->setRecordFrom(o.recordFromIteration);
     if (o.hook == "timing") {
@@ -248,7 +260,8 @@ RankResult runDdp(const RankOptions& o) {
     }
     result.bucketCountsSeen.assign(countsSeen.begin(), countsSeen.end());
     result.rebuildDetected = countsSeen.size() > 1;
-    result.gradChecksumsAgree = checksumsAgree(pg, result.iterations, o.worldSize, result.gradChecksumNote);
+    result.gradChecksumsAgree =
+        checksumsAgree(pg, result.iterations, o.worldSize, result.gradChecksumNote);
     {
         torch::NoGradGuard noGrad;
         result.paramChecksum = checksum(params, false);
@@ -257,7 +270,9 @@ RankResult runDdp(const RankOptions& o) {
 #ifdef USE_CUDA
     if (device.is_cuda()) {
         const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index());
-        result.peakDeviceBytes = stats.reserved_bytes[std::size_t(c10::cuda::CUDACachingAllocator::StatType::AGGREGATE)].peak;
+        result.peakDeviceBytes =
+            stats.reserved_bytes[std::size_t(c10::cuda::CUDACachingAllocator::StatType::AGGREGATE)]
+                .peak;
     }
 #endif
     if (o.trace) {

@@ -23,7 +23,9 @@ std::string hex(std::uint64_t v) {
     return buf;
 }
 
-std::string dtypeName(const at::Tensor& t) { return std::string(c10::toString(t.scalar_type())); }
+std::string dtypeName(const at::Tensor& t) {
+    return std::string(c10::toString(t.scalar_type()));
+}
 
 } // namespace
 
@@ -37,7 +39,8 @@ std::uint64_t digestBytes(const at::Tensor& input) {
     const std::int64_t nbytes = t.numel() * std::int64_t(t.element_size());
     // The bytes as words: 4-byte words when they fit, single bytes otherwise.
     const at::Tensor flat = t.view({-1});
-    at::Tensor words = (nbytes % 4 == 0 && t.element_size() <= 8) ? flat.view(at::kInt) : flat.view(at::kByte);
+    at::Tensor words =
+        (nbytes % 4 == 0 && t.element_size() <= 8) ? flat.view(at::kInt) : flat.view(at::kByte);
     words = words.to(at::kLong);
     const at::Tensor index = at::arange(words.numel(), words.options());
     // splitmix-style mixing of (word, position); int64 arithmetic wraps modulo 2^64.
@@ -45,7 +48,8 @@ std::uint64_t digestBytes(const at::Tensor& input) {
     x = at::bitwise_xor(x, at::bitwise_right_shift(x, 31));
     x = x * kMixB;
     x = at::bitwise_xor(x, at::bitwise_right_shift(x, 29));
-    return static_cast<std::uint64_t>(x.sum().item<std::int64_t>()) ^ static_cast<std::uint64_t>(nbytes);
+    return static_cast<std::uint64_t>(x.sum().item<std::int64_t>()) ^
+           static_cast<std::uint64_t>(nbytes);
 }
 
 std::string digestHex(const at::Tensor& t, int chunkDim) {
@@ -67,7 +71,8 @@ struct FingerprintCallbacks {
         }
         if (!fp.enabled()) {
             // An untraced rank only plants the perturbation: no digests.
-            return fp.o_.perturbOp == fn.name() && !fp.perturbed_ ? std::make_unique<OpContext>() : nullptr;
+            return fp.o_.perturbOp == fn.name() && !fp.perturbed_ ? std::make_unique<OpContext>()
+                                                                  : nullptr;
         }
         auto ctx = std::make_unique<OpContext>();
         bool inflight = false;
@@ -98,9 +103,9 @@ struct FingerprintCallbacks {
             }
         }
         const std::string name = fn.name();
-        if (!fp.perturbed_ && !fp.o_.perturbOp.empty() && name == fp.o_.perturbOp && fp.o_.perturbsRank(fp.o_.rank) &&
-            fp.iteration_ == fp.o_.perturbIter && !outputs.empty() && outputs[0].is_floating_point() &&
-            outputs[0].numel() > 0) {
+        if (!fp.perturbed_ && !fp.o_.perturbOp.empty() && name == fp.o_.perturbOp &&
+            fp.o_.perturbsRank(fp.o_.rank) && fp.iteration_ == fp.o_.perturbIter &&
+            !outputs.empty() && outputs[0].is_floating_point() && outputs[0].numel() > 0) {
             // One ulp on the largest element (a ReLU would swallow a change to a negative one),
             // bypassing autograd's version counter: a planted origin.
             at::DisableRecordFunctionGuard noRecording;
@@ -108,9 +113,10 @@ struct FingerprintCallbacks {
             at::Tensor data = outputs[0].variable_data().view({-1});
             const std::int64_t where = data.argmax().item<std::int64_t>();
             const double v = data[where].item<double>();
-            const double bumped = outputs[0].scalar_type() == at::kFloat
-                                      ? double(std::nextafter(float(v), std::numeric_limits<float>::infinity()))
-                                      : std::nextafter(v, std::numeric_limits<double>::infinity());
+            const double bumped =
+                outputs[0].scalar_type() == at::kFloat
+                    ? double(std::nextafter(float(v), std::numeric_limits<float>::infinity()))
+                    : std::nextafter(v, std::numeric_limits<double>::infinity());
             data[where].fill_(bumped);
             fp.perturbed_ = true;
         }
@@ -123,7 +129,9 @@ struct FingerprintCallbacks {
         inputs += "]";
         const bool uninitialized = name.rfind("aten::empty", 0) == 0 || name == "aten::new_empty";
         fp.writeRecord(name, "op", inputs, fp.tensorsJson(outputs), false,
-                       uninitialized ? "uninitialized" : ctx->inflight ? "inflight_collective" : nullptr);
+                       uninitialized   ? "uninitialized"
+                       : ctx->inflight ? "inflight_collective"
+                                       : nullptr);
     }
 
     struct OpContext : at::ObserverContext {
@@ -143,11 +151,13 @@ void Fingerprinter::configure(const RankOptions& o) {
         return;
     }
     o_ = o;
-    if (!o.fpRanks.empty() && std::find(o.fpRanks.begin(), o.fpRanks.end(), o.rank) == o.fpRanks.end()) {
+    if (!o.fpRanks.empty() &&
+        std::find(o.fpRanks.begin(), o.fpRanks.end(), o.rank) == o.fpRanks.end()) {
         // Not a traced rank: capture nothing, but still plant a perturbation if asked.
         if (o.perturbsRank(o.rank)) {
             op_ = true;
-            at::addGlobalCallback(at::RecordFunctionCallback(FingerprintCallbacks::onStart, FingerprintCallbacks::onEnd)
+            at::addGlobalCallback(at::RecordFunctionCallback(FingerprintCallbacks::onStart,
+                                                             FingerprintCallbacks::onEnd)
                                       .needsInputs(true)
                                       .needsOutputs(true)
                                       .scopes({at::RecordScope::FUNCTION}));
@@ -162,18 +172,21 @@ void Fingerprinter::configure(const RankOptions& o) {
     semantic_ = o.fpSemantic;
     op_ = o.fpOp || !o.perturbOp.empty();
     if (op_) {
-        at::addGlobalCallback(at::RecordFunctionCallback(FingerprintCallbacks::onStart, FingerprintCallbacks::onEnd)
-                                  .needsInputs(true)
-                                  .needsOutputs(true)
-                                  .scopes({at::RecordScope::FUNCTION}));
+        at::addGlobalCallback(
+            at::RecordFunctionCallback(FingerprintCallbacks::onStart, FingerprintCallbacks::onEnd)
+                .needsInputs(true)
+                .needsOutputs(true)
+                .scopes({at::RecordScope::FUNCTION}));
     }
     JsonWriter j;
     j.beginObject();
     j.field("header", true);
     j.field("rank", o.rank);
     j.field("world_size", o.worldSize);
-    j.field("layers", std::string(o.fpSemantic ? "semantic" : "") + (o.fpSemantic && o.fpOp ? "," : "") + (o.fpOp ? "op" : ""));
-    j.field("digest", "sum64 of splitmix(word, index) over 4-byte words (or bytes), xor byte count");
+    j.field("layers", std::string(o.fpSemantic ? "semantic" : "") +
+                          (o.fpSemantic && o.fpOp ? "," : "") + (o.fpOp ? "op" : ""));
+    j.field("digest",
+            "sum64 of splitmix(word, index) over 4-byte words (or bytes), xor byte count");
     j.endObject();
     write(j.str());
 }
@@ -182,7 +195,8 @@ void Fingerprinter::setIteration(int it) {
     std::lock_guard<std::mutex> lock(mutex_);
     iteration_ = it;
     occurrences_.clear();
-    inScope_ = it >= o_.fpIterStart && it < o_.fpIterEnd && (it - o_.fpIterStart) % o_.fpIterEvery == 0;
+    inScope_ =
+        it >= o_.fpIterStart && it < o_.fpIterEnd && (it - o_.fpIterStart) % o_.fpIterEvery == 0;
     // The perturbation must land even outside the captured window.
     if (it == o_.perturbIter && o_.perturbsRank(o_.rank)) {
         inScope_ = true;
@@ -229,12 +243,14 @@ std::string Fingerprinter::tensorsJson(const std::vector<at::Tensor>& ts) {
 }
 
 void Fingerprinter::record(const std::string& name, const std::vector<at::Tensor>& inputs,
-                           const std::vector<at::Tensor>& outputs, bool collective, const char* artifact) {
+                           const std::vector<at::Tensor>& outputs, bool collective,
+                           const char* artifact) {
     writeRecord(name, "semantic", tensorsJson(inputs), tensorsJson(outputs), collective, artifact);
 }
 
-void Fingerprinter::writeRecord(const std::string& name, const char* layer, const std::string& inputs,
-                                const std::string& outputs, bool collective, const char* artifact) {
+void Fingerprinter::writeRecord(const std::string& name, const char* layer,
+                                const std::string& inputs, const std::string& outputs,
+                                bool collective, const char* artifact) {
     if (!file_) {
         return;
     }
@@ -242,7 +258,8 @@ void Fingerprinter::writeRecord(const std::string& name, const char* layer, cons
     if (budgetHit_) {
         return;
     }
-    const std::string id = name + ":" + std::to_string(occurrences_[std::string(layer) + "/" + name]++);
+    const std::string id =
+        name + ":" + std::to_string(occurrences_[std::string(layer) + "/" + name]++);
     JsonWriter j;
     j.beginObject();
     j.field("seq", std::int64_t(seq_));
@@ -260,9 +277,11 @@ void Fingerprinter::writeRecord(const std::string& name, const char* layer, cons
     j.fieldRaw("outputs", outputs);
     j.endObject();
     const std::string line = j.str();
-    if ((o_.fpMaxRecords >= 0 && seq_ >= o_.fpMaxRecords) || (o_.fpMaxBytes >= 0 && bytes_ + (long long)line.size() > o_.fpMaxBytes)) {
+    if ((o_.fpMaxRecords >= 0 && seq_ >= o_.fpMaxRecords) ||
+        (o_.fpMaxBytes >= 0 && bytes_ + (long long)line.size() > o_.fpMaxBytes)) {
         budgetHit_ = true;
-        const std::string note = "{\"truncated\":true,\"records\":" + std::to_string(seq_) + ",\"bytes\":" + std::to_string(bytes_) + "}\n";
+        const std::string note = "{\"truncated\":true,\"records\":" + std::to_string(seq_) +
+                                 ",\"bytes\":" + std::to_string(bytes_) + "}\n";
         std::fputs(note.c_str(), file_);
         return;
     }
@@ -297,7 +316,8 @@ std::string digestSelftestJson() {
     const at::Tensor permuted = t.index_select(0, at::randperm(t.size(0)));
     const at::Tensor swapped = at::cat({t.slice(0, 1, 2), t.slice(0, 0, 1), t.slice(0, 2)}, 0);
     at::Tensor bumped = t.clone();
-    bumped.view({-1})[0] = std::nextafter(bumped.view({-1})[0].item<float>(), std::numeric_limits<float>::infinity());
+    bumped.view({-1})[0] =
+        std::nextafter(bumped.view({-1})[0].item<float>(), std::numeric_limits<float>::infinity());
     JsonWriter j;
     j.beginObject();
     j.field("one_thread", hex(one));

@@ -39,8 +39,9 @@ public:
 
     // Semantic records. Collective records carry collective=true: their output depends on
     // every rank's input.
-    void record(const std::string& name, const std::vector<at::Tensor>& inputs, const std::vector<at::Tensor>& outputs,
-                bool collective = false, const char* artifact = nullptr);
+    void record(const std::string& name, const std::vector<at::Tensor>& inputs,
+                const std::vector<at::Tensor>& outputs, bool collective = false,
+                const char* artifact = nullptr);
     // Buffers of all-reduces in flight: an op that reads one sees a value in motion.
     void collectiveStarted(const void* data);
     void collectiveFinished(const void* data);
@@ -49,8 +50,8 @@ public:
     // For records whose inputs and outputs are digested at different moments (a collective's
     // input at launch, its output at completion).
     std::string tensorsJson(const std::vector<at::Tensor>& ts);
-    void writeRecord(const std::string& name, const char* layer, const std::string& inputs, const std::string& outputs,
-                     bool collective, const char* artifact);
+    void writeRecord(const std::string& name, const char* layer, const std::string& inputs,
+                     const std::string& outputs, bool collective, const char* artifact);
 
 private:
     friend struct FingerprintCallbacks;

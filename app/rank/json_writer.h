@@ -31,12 +31,27 @@ public:
         out_ += ':';
         afterKey_ = true;
     }
-    void value(const std::string& v) { prefix(); quote(v); }
+    void value(const std::string& v) {
+        prefix();
+        quote(v);
+    }
     void value(const char* v) { value(std::string(v)); }
-    void value(bool v) { prefix(); out_ += v ? "true" : "false"; }
-    void value(int v) { prefix(); out_ += std::to_string(v); }
-    void value(std::int64_t v) { prefix(); out_ += std::to_string(v); }
-    void value(std::uint64_t v) { prefix(); out_ += std::to_string(v); }
+    void value(bool v) {
+        prefix();
+        out_ += v ? "true" : "false";
+    }
+    void value(int v) {
+        prefix();
+        out_ += std::to_string(v);
+    }
+    void value(std::int64_t v) {
+        prefix();
+        out_ += std::to_string(v);
+    }
+    void value(std::uint64_t v) {
+        prefix();
+        out_ += std::to_string(v);
+    }
     void value(double v) {
         prefix();
         if (!std::isfinite(v)) {
@@ -47,8 +62,14 @@ public:
         std::snprintf(buf, sizeof buf, "%.17g", v);
         out_ += buf;
     }
-    void null() { prefix(); out_ += "null"; }
-    void raw(const std::string& json) { prefix(); out_ += json; }
+    void null() {
+        prefix();
+        out_ += "null";
+    }
+    void raw(const std::string& json) {
+        prefix();
+        out_ += json;
+    }
     template <typename T> void field(const std::string& k, const T& v) {
         key(k);
         value(v);
@@ -88,10 +109,18 @@ private:
         out_ += '"';
         for (unsigned char c : s) {
             switch (c) {
-            case '"': out_ += "\\\""; break;
-            case '\\': out_ += "\\\\"; break;
-            case '\n': out_ += "\\n"; break;
-            case '\t': out_ += "\\t"; break;
+            case '"':
+                out_ += "\\\"";
+                break;
+            case '\\':
+                out_ += "\\\\";
+                break;
+            case '\n':
+                out_ += "\\n";
+                break;
+            case '\t':
+                out_ += "\\t";
+                break;
             default:
                 if (c < 0x20) {
                     char buf[8];

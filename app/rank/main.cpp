@@ -33,7 +33,8 @@ int main(int argc, char** argv) {
     ::mkdir(options.outDir.c_str(), 0755);
     try {
         const RankResult result = runDdp(options);
-        writeFileAtomically(options.outDir + "/rank" + std::to_string(options.rank) + ".json", rankResultJson(result));
+        writeFileAtomically(options.outDir + "/rank" + std::to_string(options.rank) + ".json",
+                            rankResultJson(result));
         return 0;
     } catch (const RendezvousError& e) {
         std::cerr << prefix << e.what() << std::endl;

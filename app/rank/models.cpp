@@ -17,7 +17,8 @@ using dims::kSeqLen;
 struct MlpImpl : torch::nn::Module {
     MlpImpl(std::int64_t width, std::int64_t outWidth) {
         for (int i = 0; i < kMlpDepth; ++i) {
-            layers.push_back(register_module("fc" + std::to_string(i), torch::nn::Linear(width, width)));
+            layers.push_back(
+                register_module("fc" + std::to_string(i), torch::nn::Linear(width, width)));
         }
         head = register_module("head", torch::nn::Linear(width, outWidth));
     }
@@ -42,8 +43,11 @@ struct BlockImpl : torch::nn::Module {
     }
     torch::Tensor forward(torch::Tensor x) {
         const auto b = x.size(0), s = x.size(1), d = x.size(2);
-        auto parts = qkv->forward(ln1->forward(x)).view({b, s, 3, heads, d / heads}).permute({2, 0, 3, 1, 4});
-        auto att = torch::softmax(torch::matmul(parts[0], parts[1].transpose(-2, -1)) / std::sqrt(double(d / heads)), -1);
+        auto parts = qkv->forward(ln1->forward(x))
+                         .view({b, s, 3, heads, d / heads})
+                         .permute({2, 0, 3, 1, 4});
+        auto att = torch::softmax(
+            torch::matmul(parts[0], parts[1].transpose(-2, -1)) / std::sqrt(double(d / heads)), -1);
         auto y = torch::matmul(att, parts[2]).transpose(1, 2).reshape({b, s, d});
         x = x + proj->forward(y);
         return x + down->forward(torch::gelu(up->forward(ln2->forward(x))));
@@ -96,8 +100,8 @@ SyntheticModel makeModel(const std::string& family, double params, const torch::
             auto y = torch::randn({batch, out}, gen, torch::kFloat);
             return std::make_pair(x.to(device), y.to(device));
         };
-        m.description = "mlp: " + std::to_string(kMlpDepth) + " x Linear(" + std::to_string(h) + ") + head(" +
-                        std::to_string(out) + ")";
+        m.description = "mlp: " + std::to_string(kMlpDepth) + " x Linear(" + std::to_string(h) +
+                        ") + head(" + std::to_string(out) + ")";
     } else if (family == "transformer") {
         const auto shape = dims::transformerDims(params);
         const std::int64_t d = shape.width;
@@ -111,8 +115,9 @@ SyntheticModel makeModel(const std::string& family, double params, const torch::
             auto y = torch::randn({batch, kSeqLen, out}, gen, torch::kFloat);
             return std::make_pair(x.to(device), y.to(device));
         };
-        m.description = "transformer: " + std::to_string(kBlocks) + " blocks, d=" + std::to_string(d) +
-                        ", seq " + std::to_string(kSeqLen) + ", head(" + std::to_string(out) + ")";
+        m.description = "transformer: " + std::to_string(kBlocks) +
+                        " blocks, d=" + std::to_string(d) + ", seq " + std::to_string(kSeqLen) +
+                        ", head(" + std::to_string(out) + ")";
     } else {
         throw std::invalid_argument("unknown model family '" + family + "'");
     }

@@ -47,7 +47,8 @@ double toDouble(const std::string& flag, const std::string& v) {
     }
 }
 
-std::string oneOf(const std::string& flag, const std::string& v, std::initializer_list<const char*> allowed) {
+std::string oneOf(const std::string& flag, const std::string& v,
+                  std::initializer_list<const char*> allowed) {
     for (const char* a : allowed) {
         if (v == a) {
             return v;
@@ -69,7 +70,8 @@ std::vector<int> parseRanks(const std::string& flag, const std::string& v) {
     std::size_t start = 0;
     while (start <= v.size()) {
         const std::size_t comma = v.find(',', start);
-        const std::string part = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        const std::string part =
+            v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
         const std::size_t dash = part.find('-');
         if (dash == std::string::npos) {
             out.push_back(toInt(flag, part));
@@ -94,22 +96,29 @@ std::vector<int> parseRanks(const std::string& flag, const std::string& v) {
 } // namespace
 
 bool RankOptions::perturbsRank(int r) const {
-    return !perturbOp.empty() && (perturbRanks.empty() || std::find(perturbRanks.begin(), perturbRanks.end(), r) != perturbRanks.end());
+    return !perturbOp.empty() &&
+           (perturbRanks.empty() ||
+            std::find(perturbRanks.begin(), perturbRanks.end(), r) != perturbRanks.end());
 }
 
 std::string usageText() {
-    return "commprof-rank [--model NAME] [--family mlp|transformer] [--params N] [--backend gloo|nccl]\n"
-           "              [--device cpu|cuda] [--layer LABEL] [--cell-id ID] [--iterations N] [--warmup N]\n"
-           "              [--record-from-iteration N] [--batch-size N] [--bucket-cap-mb X] [--first-bucket-mb X]\n"
+    return "commprof-rank [--model NAME] [--family mlp|transformer] [--params N] [--backend "
+           "gloo|nccl]\n"
+           "              [--device cpu|cuda] [--layer LABEL] [--cell-id ID] [--iterations N] "
+           "[--warmup N]\n"
+           "              [--record-from-iteration N] [--batch-size N] [--bucket-cap-mb X] "
+           "[--first-bucket-mb X]\n"
            "              [--optimizer sgd|adam] [--hook timing|default] [--seed N] [--threads N]\n"
            "              [--trace] [--trace-first-step N] [--trace-steps N] [--out DIR]\n"
            "              [--rendezvous-timeout-s S] [--collective-timeout-s S] [--listen-all]\n"
            "              [--fingerprint semantic|op|semantic,op] [--fp-iters START:END[:EVERY]]\n"
-           "              [--fp-ranks all|0,3,8-15] [--fp-max-records N] [--fp-max-bytes N] [--fp-chunk-dim D]\n"
+           "              [--fp-ranks all|0,3,8-15] [--fp-max-records N] [--fp-max-bytes N] "
+           "[--fp-chunk-dim D]\n"
            "              [--perturb OP@RANKS:ITER]   (RANKS: 1, 0,3, 8-15 or all)\n"
            "       commprof-rank --digest-selftest\n"
            "       commprof-rank --version [--json]\n"
-           "Rendezvous from RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT, LOCAL_RANK (or SLURM_PROCID,\n"
+           "Rendezvous from RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT, LOCAL_RANK (or "
+           "SLURM_PROCID,\n"
            "SLURM_NTASKS, SLURM_LOCALID).\n";
 }
 
@@ -118,10 +127,19 @@ RankOptions parseOptions(int argc, char** argv) {
     using Setter = std::function<void(const std::string&, const std::string&)>;
     const std::map<std::string, Setter> withValue{
         {"--model", [&](auto&, auto& v) { o.model = v; }},
-        {"--family", [&](auto& f, auto& v) { o.family = oneOf(f, v, {"mlp", "transformer"}); }},
+        {"--family",
+         [&](auto& f, auto& v) {
+             o.family = oneOf(f, v, {"mlp", "transformer"});
+         }},
         {"--params", [&](auto& f, auto& v) { o.params = toDouble(f, v); }},
-        {"--backend", [&](auto& f, auto& v) { o.backend = oneOf(f, v, {"gloo", "nccl"}); }},
-        {"--device", [&](auto& f, auto& v) { o.device = oneOf(f, v, {"cpu", "cuda"}); }},
+        {"--backend",
+         [&](auto& f, auto& v) {
+             o.backend = oneOf(f, v, {"gloo", "nccl"});
+         }},
+        {"--device",
+         [&](auto& f, auto& v) {
+             o.device = oneOf(f, v, {"cpu", "cuda"});
+         }},
         {"--layer", [&](auto&, auto& v) { o.layer = v; }},
         {"--cell-id", [&](auto&, auto& v) { o.cellId = v; }},
         {"--iterations", [&](auto& f, auto& v) { o.iterations = toInt(f, v); }},
@@ -130,25 +148,35 @@ RankOptions parseOptions(int argc, char** argv) {
         {"--batch-size", [&](auto& f, auto& v) { o.batchSize = toInt(f, v); }},
         {"--bucket-cap-mb", [&](auto& f, auto& v) { o.bucketCapMb = toDouble(f, v); }},
         {"--first-bucket-mb", [&](auto& f, auto& v) { o.firstBucketMb = toDouble(f, v); }},
-        {"--optimizer", [&](auto& f, auto& v) { o.optimizer = oneOf(f, v, {"sgd", "adam"}); }},
-        {"--hook", [&](auto& f, auto& v) { o.hook = oneOf(f, v, {"timing", "default"}); }},
+        {"--optimizer",
+         [&](auto& f, auto& v) {
+             o.optimizer = oneOf(f, v, {"sgd", "adam"});
+         }},
+        {"--hook",
+         [&](auto& f, auto& v) {
+             o.hook = oneOf(f, v, {"timing", "default"});
+         }},
         {"--seed",
          [&](auto& f, auto& v) {
-             // "random": a different seed every run, the classic source of a run that will not repeat.
-             o.seed = v == "random" ? (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}()
-                                    : static_cast<std::uint64_t>(toDouble(f, v));
+             // "random": a different seed every run, the classic source of a run that will not
+             // repeat.
+             o.seed = v == "random"
+                          ? (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}()
+                          : static_cast<std::uint64_t>(toDouble(f, v));
          }},
         {"--threads", [&](auto& f, auto& v) { o.threads = toInt(f, v); }},
         {"--trace-first-step", [&](auto& f, auto& v) { o.traceFirstStep = toInt(f, v); }},
         {"--trace-steps", [&](auto& f, auto& v) { o.traceSteps = toInt(f, v); }},
         {"--out", [&](auto&, auto& v) { o.outDir = v; }},
-        {"--rendezvous-timeout-s", [&](auto& f, auto& v) { o.rendezvousTimeoutS = toDouble(f, v); }},
-        {"--collective-timeout-s", [&](auto& f, auto& v) { o.collectiveTimeoutS = toDouble(f, v); }},
+        {"--rendezvous-timeout-s",
+         [&](auto& f, auto& v) { o.rendezvousTimeoutS = toDouble(f, v); }},
+        {"--collective-timeout-s",
+         [&](auto& f, auto& v) { o.collectiveTimeoutS = toDouble(f, v); }},
         {"--fingerprint",
          [&](auto& f, auto& v) {
-             for (const std::string layer : {std::string("semantic"), std::string("op")}) {
+             for (const char* layer : {"semantic", "op"}) {
                  if (v.find(layer) != std::string::npos) {
-                     (layer == "op" ? o.fpOp : o.fpSemantic) = true;
+                     (std::string(layer) == "op" ? o.fpOp : o.fpSemantic) = true;
                  }
              }
              if (!o.fpOp && !o.fpSemantic) {
@@ -163,15 +191,18 @@ RankOptions parseOptions(int argc, char** argv) {
              }
              const auto c2 = v.find(':', c1 + 1);
              o.fpIterStart = toInt(f, v.substr(0, c1));
-             o.fpIterEnd = toInt(f, v.substr(c1 + 1, c2 == std::string::npos ? std::string::npos : c2 - c1 - 1));
+             o.fpIterEnd = toInt(
+                 f, v.substr(c1 + 1, c2 == std::string::npos ? std::string::npos : c2 - c1 - 1));
              o.fpIterEvery = c2 == std::string::npos ? 1 : toInt(f, v.substr(c2 + 1));
              if (o.fpIterEvery < 1 || o.fpIterEnd <= o.fpIterStart) {
                  throw UsageError(f + ": empty iteration range '" + v + "'");
              }
          }},
         {"--fp-ranks", [&](auto& f, auto& v) { o.fpRanks = parseRanks(f, v); }},
-        {"--fp-max-records", [&](auto& f, auto& v) { o.fpMaxRecords = static_cast<long long>(toDouble(f, v)); }},
-        {"--fp-max-bytes", [&](auto& f, auto& v) { o.fpMaxBytes = static_cast<long long>(toDouble(f, v)); }},
+        {"--fp-max-records",
+         [&](auto& f, auto& v) { o.fpMaxRecords = static_cast<long long>(toDouble(f, v)); }},
+        {"--fp-max-bytes",
+         [&](auto& f, auto& v) { o.fpMaxBytes = static_cast<long long>(toDouble(f, v)); }},
         {"--fp-chunk-dim", [&](auto& f, auto& v) { o.fpChunkDim = toInt(f, v); }},
         {"--perturb",
          [&](auto& f, auto& v) {
@@ -185,9 +216,11 @@ RankOptions parseOptions(int argc, char** argv) {
              o.perturbIter = toInt(f, v.substr(colon + 1));
          }},
     };
-    const std::map<std::string, bool*> flags{
-        {"--trace", &o.trace}, {"--version", &o.version}, {"--json", &o.json}, {"--listen-all", &o.listenAll},
-        {"--digest-selftest", &o.digestSelftest}};
+    const std::map<std::string, bool*> flags{{"--trace", &o.trace},
+                                             {"--version", &o.version},
+                                             {"--json", &o.json},
+                                             {"--listen-all", &o.listenAll},
+                                             {"--digest-selftest", &o.digestSelftest}};
 
     for (int i = 1; i < argc; ++i) {
         std::string arg = argv[i];
@@ -218,9 +251,11 @@ RankOptions parseOptions(int argc, char** argv) {
     if (o.params < 1e4 || o.params > 2e9) {
         throw UsageError("--params: expected 1e4..2e9, got " + std::to_string(o.params));
     }
-    if (o.iterations < 1 || o.warmup < 0 || o.batchSize < 1 || o.bucketCapMb <= 0 || o.firstBucketMb <= 0) {
-        throw UsageError("--iterations, --batch-size, --bucket-cap-mb and --first-bucket-mb must be positive, "
-                         "--warmup not negative");
+    if (o.iterations < 1 || o.warmup < 0 || o.batchSize < 1 || o.bucketCapMb <= 0 ||
+        o.firstBucketMb <= 0) {
+        throw UsageError(
+            "--iterations, --batch-size, --bucket-cap-mb and --first-bucket-mb must be positive, "
+            "--warmup not negative");
     }
     if (o.recordFromIteration < 0) {
         o.recordFromIteration = o.warmup;
@@ -245,7 +280,8 @@ RankOptions parseOptions(int argc, char** argv) {
         o.masterPort = toInt("MASTER_PORT", p);
     }
     if (o.worldSize < 1 || o.rank < 0 || o.rank >= o.worldSize) {
-        throw UsageError("RANK " + std::to_string(o.rank) + " is outside WORLD_SIZE " + std::to_string(o.worldSize));
+        throw UsageError("RANK " + std::to_string(o.rank) + " is outside WORLD_SIZE " +
+                         std::to_string(o.worldSize));
     }
     if (o.masterPort < 1 || o.masterPort > 65535) {
         throw UsageError("MASTER_PORT " + std::to_string(o.masterPort) + " is not a port");

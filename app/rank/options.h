@@ -32,7 +32,7 @@ struct RankOptions {
     std::string optimizer = "sgd"; // sgd | adam
     std::string hook = "timing";   // timing | default (DDP's own all-reduce, for comparisons)
     std::uint64_t seed = 1234;
-    int threads = 0;               // intra-op threads; 0 leaves libtorch's default
+    int threads = 0; // intra-op threads; 0 leaves libtorch's default
     // Tracing
     bool trace = false;
     int traceFirstStep = -1; // -1: the first recorded iteration
@@ -47,7 +47,7 @@ struct RankOptions {
     long long fpMaxRecords = -1;
     long long fpMaxBytes = -1;
     int fpChunkDim = -1;
-    std::string perturbOp; // --perturb OP@RANK:ITER
+    std::string perturbOp;         // --perturb OP@RANK:ITER
     std::vector<int> perturbRanks; // empty with a perturbOp: every rank
     bool perturbsRank(int r) const;
     int perturbIter = -1;

@@ -34,7 +34,8 @@ struct RankResult {
     std::vector<IterationTimes> iterations;
     std::vector<BucketRecord> buckets;
     std::vector<int> bucketCountsSeen;
-    std::vector<std::vector<std::size_t>> initialBuckets; // parameter indices per bucket, as assigned
+    std::vector<std::vector<std::size_t>>
+        initialBuckets; // parameter indices per bucket, as assigned
     bool rebuildDetected = false;
     bool gradChecksumsAgree = false;
     std::string gradChecksumNote;

@@ -44,7 +44,8 @@ c10::intrusive_ptr<c10d::Store> connectStore(const RankOptions& o) {
     const auto timeout = std::chrono::milliseconds(std::int64_t(o.rendezvousTimeoutS * 1000));
     try {
         c10::intrusive_ptr<c10d::Store> store;
-        if (std::getenv("TORCHELASTIC_USE_AGENT_STORE") && std::string(std::getenv("TORCHELASTIC_USE_AGENT_STORE")) == "True") {
+        if (std::getenv("TORCHELASTIC_USE_AGENT_STORE") &&
+            std::string(std::getenv("TORCHELASTIC_USE_AGENT_STORE")) == "True") {
             // Under torchrun the agent already serves a TCPStore at MASTER_ADDR:MASTER_PORT.
             c10d::TCPStoreOptions opts;
             opts.port = std::uint16_t(o.masterPort);
@@ -54,7 +55,8 @@ c10::intrusive_ptr<c10d::Store> connectStore(const RankOptions& o) {
             store = c10::make_intrusive<c10d::TCPStore>(o.masterAddr, opts);
         } else {
             // Rank 0 serves on MASTER_ADDR only (every interface only with --listen-all).
-            store = c10::make_intrusive<BoundStore>(o.listenAll && o.rank == 0 ? "0.0.0.0" : o.masterAddr,
+            store = c10::make_intrusive<BoundStore>(o.listenAll && o.rank == 0 ? "0.0.0.0"
+                                                                               : o.masterAddr,
                                                     o.masterPort, o.rank == 0, timeout);
         }
         const std::string prefix = "commprof/arrived/";
@@ -68,24 +70,25 @@ c10::intrusive_ptr<c10d::Store> connectStore(const RankOptions& o) {
     } catch (const std::exception& e) {
         std::string what = e.what();
         if (what.find("ddress already in use") != std::string::npos) {
-            throw RendezvousError("rendezvous port " + std::to_string(o.masterPort) + " on " + o.masterAddr +
-                                  " is already in use");
+            throw RendezvousError("rendezvous port " + std::to_string(o.masterPort) + " on " +
+                                  o.masterAddr + " is already in use");
         }
-        throw RendezvousError("rendezvous at " + o.masterAddr + ":" + std::to_string(o.masterPort) + " failed within " +
-                              std::to_string(int(o.rendezvousTimeoutS)) + " s (world size " +
-                              std::to_string(o.worldSize) + "): " + what.substr(0, what.find('\n')));
+        throw RendezvousError("rendezvous at " + o.masterAddr + ":" + std::to_string(o.masterPort) +
+                              " failed within " + std::to_string(int(o.rendezvousTimeoutS)) +
+                              " s (world size " + std::to_string(o.worldSize) +
+                              "): " + what.substr(0, what.find('\n')));
     }
 }
 
 std::vector<std::string> modelSignature(const torch::nn::Module& module) {
     std::vector<std::string> out;
     for (const auto& p : module.named_parameters()) {
-        out.push_back("param " + p.key() + " " + std::string(c10::toString(p.value().scalar_type())) +
-                      shapeOf(p.value()));
+        out.push_back("param " + p.key() + " " +
+                      std::string(c10::toString(p.value().scalar_type())) + shapeOf(p.value()));
     }
     for (const auto& b : module.named_buffers()) {
-        out.push_back("buffer " + b.key() + " " + std::string(c10::toString(b.value().scalar_type())) +
-                      shapeOf(b.value()));
+        out.push_back("buffer " + b.key() + " " +
+                      std::string(c10::toString(b.value().scalar_type())) + shapeOf(b.value()));
     }
     return out;
 }
@@ -103,9 +106,11 @@ std::string signatureHash(const std::vector<std::string>& signature) {
     return buf;
 }
 
-void checkFormation(c10d::Store& store, const RankOptions& o, const std::vector<std::string>& signature) {
+void checkFormation(c10d::Store& store, const RankOptions& o,
+                    const std::vector<std::string>& signature) {
     const std::string mine = join(signature);
-    store.set("commprof/signature/" + std::to_string(o.rank), std::vector<std::uint8_t>(mine.begin(), mine.end()));
+    store.set("commprof/signature/" + std::to_string(o.rank),
+              std::vector<std::uint8_t>(mine.begin(), mine.end()));
     std::vector<std::string> keys;
     for (int r = 0; r < o.worldSize; ++r) {
         keys.push_back("commprof/signature/" + std::to_string(r));
@@ -119,9 +124,10 @@ void checkFormation(c10d::Store& store, const RankOptions& o, const std::vector<
             const std::string a = i < reference.size() ? reference[i] : "(nothing)";
             const std::string b = i < other.size() ? other[i] : "(nothing)";
             if (a != b) {
-                throw RendezvousError("model signature mismatch between rank 0 and rank " + std::to_string(r) +
-                                      " at entry " + std::to_string(i) + ": rank 0 has '" + a + "', rank " +
-                                      std::to_string(r) + " has '" + b + "'");
+                throw RendezvousError("model signature mismatch between rank 0 and rank " +
+                                      std::to_string(r) + " at entry " + std::to_string(i) +
+                                      ": rank 0 has '" + a + "', rank " + std::to_string(r) +
+                                      " has '" + b + "'");
             }
         }
     }

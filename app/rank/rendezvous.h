@@ -22,6 +22,7 @@ std::string signatureHash(const std::vector<std::string>& signature);
 // Publishes this rank's signature and compares every rank's with rank 0's. Throws
 // RendezvousError naming both ranks and the first differing entry; every rank reaches the
 // same verdict, so all of them stop.
-void checkFormation(c10d::Store& store, const RankOptions& o, const std::vector<std::string>& signature);
+void checkFormation(c10d::Store& store, const RankOptions& o,
+                    const std::vector<std::string>& signature);
 
 } // namespace commprof::rank

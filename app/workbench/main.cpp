@@ -10,11 +10,13 @@ int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QApplication::setApplicationName("commprof-workbench");
     QCommandLineParser parser;
-    parser.setApplicationDescription("Measure what data-parallel training spends on communication.");
+    parser.setApplicationDescription(
+        "Measure what data-parallel training spends on communication.");
     parser.addHelpOption();
     const QCommandLineOption results("results", "Open a results directory.", "DIR");
     const QCommandLineOption traceOpt("trace", "Open a Chrome trace.", "FILE");
-    const QCommandLineOption shot("screenshot", "Render each main view to OUTDIR/*.png and exit.", "OUTDIR");
+    const QCommandLineOption shot("screenshot", "Render each main view to OUTDIR/*.png and exit.",
+                                  "OUTDIR");
     const QCommandLineOption probeOpt("probe", "Run the environment probe at start.");
     const QCommandLineOption compareOpt("compare", "Compare two fingerprinted runs: A,B.", "A,B");
     parser.addOptions({results, traceOpt, shot, probeOpt, compareOpt});

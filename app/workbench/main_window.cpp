@@ -1,10 +1,10 @@
 #include "main_window.h"
 
+#include "determinism/divergence.h"
+#include "diff_view.h"
 #include "models/probe_model.h"
 #include "models/step_table_model.h"
 #include "probe/probe.h"
-#include "determinism/divergence.h"
-#include "diff_view.h"
 #include "probe_view.h"
 #include "step_table_view.h"
 #include "trace/step_metrics.h"
@@ -12,8 +12,8 @@
 
 #include <QCloseEvent>
 #include <QCoreApplication>
-#include <QDockWidget>
 #include <QDir>
+#include <QDockWidget>
 #include <QFileDialog>
 #include <QFutureWatcher>
 #include <QMenuBar>
@@ -63,15 +63,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
     QMenu* file = menuBar()->addMenu("&File");
     file->addAction("Open &trace...", QKeySequence::Open, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, "Open Chrome trace", resultsDir_,
-                                                          "Chrome traces (*.json *.json.gz);;All files (*)");
+        const QString path =
+            QFileDialog::getOpenFileName(this, "Open Chrome trace", resultsDir_,
+                                         "Chrome traces (*.json *.json.gz);;All files (*)");
         if (!path.isEmpty()) {
             openTrace(path);
         }
     });
     file->addAction("&Compare fingerprinted runs...", QKeySequence("Ctrl+D"), this, [this] {
-        const QString a = QFileDialog::getExistingDirectory(this, "Run A (holds fp_rank*.jsonl)", resultsDir_);
-        const QString b = a.isEmpty() ? QString() : QFileDialog::getExistingDirectory(this, "Run B", a);
+        const QString a =
+            QFileDialog::getExistingDirectory(this, "Run A (holds fp_rank*.jsonl)", resultsDir_);
+        const QString b =
+            a.isEmpty() ? QString() : QFileDialog::getExistingDirectory(this, "Run B", a);
         if (!b.isEmpty()) {
             compareRuns(a, b);
         }
@@ -102,7 +105,8 @@ void MainWindow::openTrace(const QString& path) {
             return;
         }
         steps_->setSummary(parsed.summary);
-        statusBar()->showMessage(QString("%1: %2 steps").arg(path).arg(parsed.summary.steps.size()));
+        statusBar()->showMessage(
+            QString("%1: %2 steps").arg(path).arg(parsed.summary.steps.size()));
     });
     watcher->setFuture(QtConcurrent::run(parseTrace, path));
 }

@@ -6,11 +6,11 @@
 namespace commprof::models {
 class StepTableModel;
 class ProbeModel;
-}
+} // namespace commprof::models
 namespace commprof::widgets {
 class ProbeView;
 class DiffView;
-}
+} // namespace commprof::widgets
 
 namespace commprof::workbench {
 

@@ -40,7 +40,8 @@ CellMetrics analyzeCell(const results::CellFiles& files) {
     if (files.ranks.contains(0)) {
         for (const QJsonValue& v : files.ranks[0]["buckets"].toArray()) {
             const QJsonObject b = v.toObject();
-            perIteration[b["iter"].toInt()].push_back({b["start_ns"].toDouble() / 1000.0, b["end_ns"].toDouble() / 1000.0});
+            perIteration[b["iter"].toInt()].push_back(
+                {b["start_ns"].toDouble() / 1000.0, b["end_ns"].toDouble() / 1000.0});
         }
     }
     std::map<int, double> hookUs;
@@ -53,7 +54,8 @@ CellMetrics analyzeCell(const results::CellFiles& files) {
 
     if (files.traces.contains(0)) {
         try {
-            const trace::TraceSummary s = trace::summarize(trace::readTraceFile(files.traces[0].toStdString()));
+            const trace::TraceSummary s =
+                trace::summarize(trace::readTraceFile(files.traces[0].toStdString()));
             m.traceSteps = s.steps;
             for (const auto& w : s.warnings) {
                 m.warnings << QString::fromStdString(w);

@@ -13,8 +13,9 @@ namespace commprof::analysis {
 constexpr double kAgreementTolerance = 0.10;
 
 struct CellMetrics {
-    std::optional<double> stepMs;             // median over recorded iterations, every rank
-    std::optional<double> hookCommMs;         // median per recorded iteration: union of rank 0's bucket intervals
+    std::optional<double> stepMs; // median over recorded iterations, every rank
+    std::optional<double>
+        hookCommMs; // median per recorded iteration: union of rank 0's bucket intervals
     std::optional<double> traceCommMs;        // median per traced step of rank 0's trace
     std::optional<double> hookTraceAgreement; // trace / hook, summed over the steps both saw
     bool agreementFlagged = false;            // beyond +-10 %, or one side zero

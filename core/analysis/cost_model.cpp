@@ -5,10 +5,13 @@
 
 namespace commprof::analysis {
 
-double algorithmicBandwidth(double bytes, double seconds) { return seconds > 0 ? bytes / seconds : 0.0; }
+double algorithmicBandwidth(double bytes, double seconds) {
+    return seconds > 0 ? bytes / seconds : 0.0;
+}
 
 double busBandwidth(double bytes, double seconds, int worldSize) {
-    return worldSize > 0 ? algorithmicBandwidth(bytes, seconds) * 2.0 * (worldSize - 1) / worldSize : 0.0;
+    return worldSize > 0 ? algorithmicBandwidth(bytes, seconds) * 2.0 * (worldSize - 1) / worldSize
+                         : 0.0;
 }
 
 double AlphaBetaFit::predict(double bytes, int p) const {

@@ -23,7 +23,7 @@ struct AlphaBetaFit {
     double alpha = 0; // seconds per step of the ring
     double beta = 0;  // seconds per byte
     double r2 = 0;
-    int samples = 0;  // those with p > 1 (p = 1 moves nothing and constrains neither term)
+    int samples = 0; // those with p > 1 (p = 1 moves nothing and constrains neither term)
     std::vector<double> residuals; // seconds, measured - predicted, in input order (p > 1 only)
     std::optional<double> latencyFloor; // median time at p = 1: launch and synchronisation only
     double predict(double bytes, int worldSize) const;

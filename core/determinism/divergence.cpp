@@ -12,22 +12,28 @@
 namespace commprof::determinism {
 namespace {
 
-bool sameTensors(const QJsonArray& a, const QJsonArray& b) { return a == b; }
+bool sameTensors(const QJsonArray& a, const QJsonArray& b) {
+    return a == b;
+}
 
 int order(Verdict v) {
     switch (v) {
-    case Verdict::Origin: return 0;
-    case Verdict::ControlFlow: return 1;
-    case Verdict::Receiver: return 2;
-    case Verdict::Clean: return 3;
+    case Verdict::Origin:
+        return 0;
+    case Verdict::ControlFlow:
+        return 1;
+    case Verdict::Receiver:
+        return 2;
+    case Verdict::Clean:
+        return 3;
     }
     return 4;
 }
 
 // Ops whose outputs hold whatever bytes the allocator had: their digests are probe artifacts.
 bool producesUninitialized(const QString& name) {
-    return name.startsWith("aten::empty") || name.startsWith("aten::new_empty") || name == "aten::resize_" ||
-           name == "aten::resize_as_";
+    return name.startsWith("aten::empty") || name.startsWith("aten::new_empty") ||
+           name == "aten::resize_" || name == "aten::resize_as_";
 }
 
 // The rank's first record whose inputs matched and whose outputs did not: that op made a
@@ -52,7 +58,8 @@ RankDivergence firstDivergence(const FpStream& a, const FpStream& b) {
             return d;
         }
         const FpRecord& rb = b.records[std::size_t(*it)];
-        if (!ra.artifact.isEmpty() || producesUninitialized(ra.name) || sameTensors(ra.outputs, rb.outputs)) {
+        if (!ra.artifact.isEmpty() || producesUninitialized(ra.name) ||
+            sameTensors(ra.outputs, rb.outputs)) {
             continue; // equal, or a known probe artifact (uninitialized memory, a buffer in flight)
         }
         if (sameTensors(ra.inputs, rb.inputs)) {
@@ -96,7 +103,8 @@ RankDivergence firstDivergence(const FpStream& a, const FpStream& b) {
             d.first = firstDiffering->first;
             d.other = firstDiffering->second;
             d.inputsMatched = false;
-            d.note = "its inputs differed first: the difference came from outside the traced ranks or iterations";
+            d.note = "its inputs differed first: the difference came from outside the traced ranks "
+                     "or iterations";
         }
     }
     return d;
@@ -106,10 +114,14 @@ RankDivergence firstDivergence(const FpStream& a, const FpStream& b) {
 
 const char* toString(Verdict v) {
     switch (v) {
-    case Verdict::Clean: return "clean";
-    case Verdict::Origin: return "origin";
-    case Verdict::Receiver: return "receiver";
-    case Verdict::ControlFlow: return "control_flow";
+    case Verdict::Clean:
+        return "clean";
+    case Verdict::Origin:
+        return "origin";
+    case Verdict::Receiver:
+        return "receiver";
+    case Verdict::ControlFlow:
+        return "control_flow";
     }
     return "unknown";
 }
@@ -139,7 +151,8 @@ DiffReport diff(const QMap<int, FpStream>& a, const QMap<int, FpStream>& b, int 
                 const auto ia = oa.byKey.find(d.first->key());
                 const auto ib = ob.byKey.find(d.first->key());
                 if (ia != oa.byKey.end() && ib != ob.byKey.end() &&
-                    !sameTensors(oa.records[std::size_t(*ia)].inputs, ob.records[std::size_t(*ib)].inputs)) {
+                    !sameTensors(oa.records[std::size_t(*ia)].inputs,
+                                 ob.records[std::size_t(*ib)].inputs)) {
                     changedInputs << other;
                 }
             }
@@ -162,7 +175,9 @@ DiffReport diff(const QMap<int, FpStream>& a, const QMap<int, FpStream>& b, int 
         r.ranks.push_back(d);
     }
     std::stable_sort(r.ranks.begin(), r.ranks.end(),
-                     [](const RankDivergence& x, const RankDivergence& y) { return order(x.verdict) < order(y.verdict); });
+                     [](const RankDivergence& x, const RankDivergence& y) {
+                         return order(x.verdict) < order(y.verdict);
+                     });
 
     QMap<QString, QList<int>> originsByOp;
     bool anyDivergence = false;
@@ -182,8 +197,10 @@ DiffReport diff(const QMap<int, FpStream>& a, const QMap<int, FpStream>& b, int 
         r.summary = QString("no divergence in ranks %1").arg(tracedText.join(","));
     } else if (originsByOp.isEmpty()) {
         r.pattern = "outside_window";
-        r.summary = QString("divergence found, but no origin in the traced ranks (%1) or iterations: only receivers; "
-                            "widen the traced ranks or iterations").arg(tracedText.join(","));
+        r.summary = QString("divergence found, but no origin in the traced ranks (%1) or "
+                            "iterations: only receivers; "
+                            "widen the traced ranks or iterations")
+                        .arg(tracedText.join(","));
     } else {
         QString op;
         int most = 0;
@@ -195,17 +212,22 @@ DiffReport diff(const QMap<int, FpStream>& a, const QMap<int, FpStream>& b, int 
         }
         if (most >= 2) {
             r.pattern = "op_nondeterministic";
-            r.summary = QString("%1 ranks are origins at %2: the op itself is nondeterministic").arg(most).arg(op);
+            r.summary = QString("%1 ranks are origins at %2: the op itself is nondeterministic")
+                            .arg(most)
+                            .arg(op);
         } else {
             r.pattern = "input_distribution";
-            r.summary = QString("origin on rank %1 at %2 only: suspect the input distribution (reduction order or placement)")
+            r.summary = QString("origin on rank %1 at %2 only: suspect the input distribution "
+                                "(reduction order or placement)")
                             .arg(originsByOp.first().first())
                             .arg(originsByOp.firstKey());
         }
     }
 
     // Discriminators: records of the first origin's op name, grouped by shapes and dtypes.
-    const auto firstOrigin = std::find_if(r.ranks.begin(), r.ranks.end(), [](const RankDivergence& d) { return d.verdict == Verdict::Origin; });
+    const auto firstOrigin =
+        std::find_if(r.ranks.begin(), r.ranks.end(),
+                     [](const RankDivergence& d) { return d.verdict == Verdict::Origin; });
     if (firstOrigin != r.ranks.end()) {
         QMap<QString, Discriminator> groups;
         const FpStream& sa = streamA(firstOrigin->rank);
@@ -217,7 +239,8 @@ DiffReport diff(const QMap<int, FpStream>& a, const QMap<int, FpStream>& b, int 
             Discriminator& g = groups[ra.signature()];
             g.signature = ra.signature();
             const auto ib = sb.byKey.find(ra.key());
-            const bool clean = ib != sb.byKey.end() && sameTensors(ra.outputs, sb.records[std::size_t(*ib)].outputs);
+            const bool clean = ib != sb.byKey.end() &&
+                               sameTensors(ra.outputs, sb.records[std::size_t(*ib)].outputs);
             (clean ? g.clean : g.divergent)++;
         }
         for (const auto& g : groups) {
@@ -231,10 +254,12 @@ DiffReport diffDirs(const QString& dirA, const QString& dirB) {
     const QMap<int, FpStream> a = loadFingerprints(dirA);
     const QMap<int, FpStream> b = loadFingerprints(dirB);
     if (a.isEmpty()) {
-        throw std::runtime_error((dirA + ": no fp_rank*.jsonl (run commprof-rank with --fingerprint)").toStdString());
+        throw std::runtime_error(
+            (dirA + ": no fp_rank*.jsonl (run commprof-rank with --fingerprint)").toStdString());
     }
     if (b.isEmpty()) {
-        throw std::runtime_error((dirB + ": no fp_rank*.jsonl (run commprof-rank with --fingerprint)").toStdString());
+        throw std::runtime_error(
+            (dirB + ": no fp_rank*.jsonl (run commprof-rank with --fingerprint)").toStdString());
     }
     // The world size from the streams' headers or rank files.
     int world = 0;
@@ -242,7 +267,8 @@ DiffReport diffDirs(const QString& dirA, const QString& dirB) {
         for (const QString& f : QDir(dir).entryList({"fp_rank*.jsonl"})) {
             QFile file(QDir(dir).filePath(f));
             if (file.open(QIODevice::ReadOnly)) {
-                world = std::max(world, QJsonDocument::fromJson(file.readLine()).object()["world_size"].toInt());
+                world = std::max(
+                    world, QJsonDocument::fromJson(file.readLine()).object()["world_size"].toInt());
             }
         }
     }
@@ -250,9 +276,15 @@ DiffReport diffDirs(const QString& dirA, const QString& dirB) {
 }
 
 QJsonObject toJson(const FpRecord& r) {
-    return QJsonObject{{"id", r.id},       {"seq", r.seq},         {"iteration", r.iteration}, {"layer", r.layer},
-                       {"name", r.name},   {"collective", r.collective}, {"artifact", r.artifact},
-                       {"inputs", r.inputs}, {"outputs", r.outputs}};
+    return QJsonObject{{"id", r.id},
+                       {"seq", r.seq},
+                       {"iteration", r.iteration},
+                       {"layer", r.layer},
+                       {"name", r.name},
+                       {"collective", r.collective},
+                       {"artifact", r.artifact},
+                       {"inputs", r.inputs},
+                       {"outputs", r.outputs}};
 }
 
 QJsonObject toJson(const DiffReport& r) {
@@ -282,10 +314,12 @@ QJsonObject toJson(const DiffReport& r) {
     }
     QJsonArray disc;
     for (const auto& g : r.discriminators) {
-        disc.append(QJsonObject{{"signature", g.signature}, {"clean", g.clean}, {"divergent", g.divergent}});
+        disc.append(QJsonObject{
+            {"signature", g.signature}, {"clean", g.clean}, {"divergent", g.divergent}});
     }
-    return QJsonObject{{"ranks", ranks},        {"pattern", r.pattern},      {"traced_ranks", traced},
-                       {"world_size", r.worldSize}, {"summary", r.summary}, {"discriminators", disc}};
+    return QJsonObject{{"ranks", ranks},         {"pattern", r.pattern},
+                       {"traced_ranks", traced}, {"world_size", r.worldSize},
+                       {"summary", r.summary},   {"discriminators", disc}};
 }
 
 } // namespace commprof::determinism

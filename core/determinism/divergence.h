@@ -15,8 +15,8 @@ const char* toString(Verdict v);
 struct RankDivergence {
     int rank = 0;
     Verdict verdict = Verdict::Clean;
-    std::optional<FpRecord> first;  // run A's record at the first divergence
-    std::optional<FpRecord> other;  // run B's counterpart, when there is one
+    std::optional<FpRecord> first; // run A's record at the first divergence
+    std::optional<FpRecord> other; // run B's counterpart, when there is one
     bool inputsMatched = false;
     QString note;
 };
@@ -28,8 +28,9 @@ struct Discriminator {
 };
 
 struct DiffReport {
-    std::vector<RankDivergence> ranks; // origins first, then control flow, then receivers, then clean
-    QString pattern;                   // none | op_nondeterministic | input_distribution | outside_window
+    std::vector<RankDivergence>
+        ranks;       // origins first, then control flow, then receivers, then clean
+    QString pattern; // none | op_nondeterministic | input_distribution | outside_window
     QList<int> tracedRanks;
     int worldSize = 0;
     QString summary;

@@ -26,7 +26,9 @@ QString shapes(const QJsonArray& tensors) {
 
 } // namespace
 
-QString FpRecord::signature() const { return shapes(inputs) + " -> " + shapes(outputs); }
+QString FpRecord::signature() const {
+    return shapes(inputs) + " -> " + shapes(outputs);
+}
 
 QMap<int, FpStream> loadFingerprints(const QString& dir) {
     QMap<int, FpStream> out;
@@ -53,7 +55,11 @@ QMap<int, FpStream> loadFingerprints(const QString& dir) {
             QJsonParseError err;
             const QJsonObject o = QJsonDocument::fromJson(line, &err).object();
             if (err.error != QJsonParseError::NoError) {
-                throw std::runtime_error(QString("%1:%2: not a JSON record: %3").arg(s.path).arg(lineNo).arg(err.errorString()).toStdString());
+                throw std::runtime_error(QString("%1:%2: not a JSON record: %3")
+                                             .arg(s.path)
+                                             .arg(lineNo)
+                                             .arg(err.errorString())
+                                             .toStdString());
             }
             if (o.contains("header")) {
                 continue;
@@ -75,7 +81,8 @@ QMap<int, FpStream> loadFingerprints(const QString& dir) {
             s.byKey.insert(r.key(), int(s.records.size()));
             s.records.push_back(r);
         }
-        std::sort(s.records.begin(), s.records.end(), [](const FpRecord& a, const FpRecord& b) { return a.seq < b.seq; });
+        std::sort(s.records.begin(), s.records.end(),
+                  [](const FpRecord& a, const FpRecord& b) { return a.seq < b.seq; });
         s.byKey.clear();
         for (int i = 0; i < int(s.records.size()); ++i) {
             s.byKey.insert(s.records[std::size_t(i)].key(), i);

@@ -14,13 +14,16 @@ constexpr double kMiB = 1024.0 * 1024.0;
 
 QJsonObject readJson(const QString& path) {
     QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(f.readAll()).object() : QJsonObject{};
+    return f.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(f.readAll()).object()
+                                       : QJsonObject{};
 }
 
 } // namespace
 
 double CellCalibration::hostErrorFraction() const {
-    return predictedHostPerRank > 0 ? (measuredHostPerRank - predictedHostPerRank) / predictedHostPerRank : 0.0;
+    return predictedHostPerRank > 0
+               ? (measuredHostPerRank - predictedHostPerRank) / predictedHostPerRank
+               : 0.0;
 }
 
 Calibration calibrate(const QString& resultsDir, const Coefficients& k) {
@@ -54,8 +57,10 @@ Calibration calibrate(const QString& resultsDir, const Coefficients& k) {
         }
         for (int r = 0; r < c.worldSize; ++r) {
             const QJsonObject rank = readJson(QString("%1/rank%2.json").arg(dir).arg(r));
-            c.measuredHostPerRank = std::max(c.measuredHostPerRank, rank["peak_host_bytes"].toDouble());
-            c.measuredDevicePerRank = std::max(c.measuredDevicePerRank, rank["peak_device_bytes"].toDouble());
+            c.measuredHostPerRank =
+                std::max(c.measuredHostPerRank, rank["peak_host_bytes"].toDouble());
+            c.measuredDevicePerRank =
+                std::max(c.measuredDevicePerRank, rank["peak_device_bytes"].toDouble());
         }
         // The baseline that would make this cell's prediction cover what it used.
         const double otherTerms = c.predictedHostPerRank - out.baselineBefore;
@@ -66,9 +71,14 @@ Calibration calibrate(const QString& resultsDir, const Coefficients& k) {
     out.baselineRefit = out.cells.empty() ? out.baselineBefore : needed;
     // A refit must not reject a cell that ran: check each against its recorded host budget.
     for (const auto& c : out.cells) {
-        const QJsonObject cell = std::find_if(completed.begin(), completed.end(), [&](const auto& p) { return p.first == c.cellId; })->second;
-        const double budget = cell["pools"].toObject()["host"].toObject()["budget_bytes"].toDouble();
-        const double refit = (c.predictedHostPerRank - out.baselineBefore + out.baselineRefit) * c.worldSize;
+        const QJsonObject cell =
+            std::find_if(completed.begin(), completed.end(), [&](const auto& p) {
+                return p.first == c.cellId;
+            })->second;
+        const double budget =
+            cell["pools"].toObject()["host"].toObject()["budget_bytes"].toDouble();
+        const double refit =
+            (c.predictedHostPerRank - out.baselineBefore + out.baselineRefit) * c.worldSize;
         if (budget > 0 && refit > budget) {
             out.stillInfeasibleAfterRefit.push_back(c.cellId);
         }

@@ -15,12 +15,12 @@ struct CellCalibration {
     QString cellId;
     int worldSize = 0;
     QString layer;
-    double predictedHostPerRank = 0;   // bytes
-    double measuredHostPerRank = 0;    // max VmHWM over ranks
+    double predictedHostPerRank = 0; // bytes
+    double measuredHostPerRank = 0;  // max VmHWM over ranks
     double predictedDevicePerRank = 0;
-    double measuredDevicePerRank = 0;  // max device peak over ranks
-    std::vector<Term> hostTerms;       // per rank, as predicted
-    double hostErrorFraction() const;  // (measured - predicted) / predicted
+    double measuredDevicePerRank = 0; // max device peak over ranks
+    std::vector<Term> hostTerms;      // per rank, as predicted
+    double hostErrorFraction() const; // (measured - predicted) / predicted
 };
 
 struct Calibration {

@@ -19,13 +19,15 @@ double activationBytes(const matrix::Cell& cell, const Coefficients& k) {
     if (cell.model.family == "transformer") {
         const auto d = dims::transformerDims(cell.model.params);
         const double tokens = batch * dims::kSeqLen;
-        const double perBlock = tokens * double(d.width) * k["transformer_activation_floats_per_token_width"] * 4.0 +
-                                batch * double(d.heads) * dims::kSeqLen * dims::kSeqLen * 4.0 * 2.0;
+        const double perBlock =
+            tokens * double(d.width) * k["transformer_activation_floats_per_token_width"] * 4.0 +
+            batch * double(d.heads) * dims::kSeqLen * dims::kSeqLen * 4.0 * 2.0;
         return dims::kBlocks * perBlock + tokens * double(d.outWidth) * 4.0 * 2.0;
     }
     const auto d = dims::mlpDims(cell.model.params);
     return (dims::kMlpDepth * batch * double(d.width) * k["mlp_activation_floats_per_unit"] +
-            batch * double(d.outWidth) * 2.0) * 4.0;
+            batch * double(d.outWidth) * 2.0) *
+           4.0;
 }
 
 void add(Demand& d, const QString& name, double bytes) {
@@ -36,7 +38,9 @@ void add(Demand& d, const QString& name, double bytes) {
 
 } // namespace
 
-const char* toString(Pool pool) { return pool == Pool::Device ? "device" : "host"; }
+const char* toString(Pool pool) {
+    return pool == Pool::Device ? "device" : "host";
+}
 
 double Demand::total() const {
     double t = 0;
@@ -57,22 +61,29 @@ double Demand::ratio() const {
 Coefficients::Coefficients()
     : table_{
           {"process_baseline_mib", 163.0, "MiB per rank",
-           "measured: VmHWM of commprof-rank with a 1e5-parameter MLP, world size 1, Debian libtorch 1.13 (docs/feasibility.md)"},
+           "measured: VmHWM of commprof-rank with a 1e5-parameter MLP, world size 1, Debian "
+           "libtorch 1.13 (docs/feasibility.md)"},
           {"param_bytes", 4.0, "bytes per parameter", "fp32 weights"},
           {"grad_bytes", 4.0, "bytes per parameter", "fp32 gradients"},
           {"bucket_bytes", 4.0, "bytes per parameter",
-           "DDP bucket buffers: one flat fp32 copy of the gradients (gradient_as_bucket_view=false)"},
+           "DDP bucket buffers: one flat fp32 copy of the gradients "
+           "(gradient_as_bucket_view=false)"},
           {"sgd_state_bytes", 4.0, "bytes per parameter", "SGD momentum buffer, fp32"},
           {"adam_state_bytes", 8.0, "bytes per parameter",
-           "Adam exp_avg + exp_avg_sq, fp32 (ZeRO, Rajbhandari et al. 2020, sec. 3.1; accelerate estimate-memory counts Adam as 2x the fp32 model)"},
+           "Adam exp_avg + exp_avg_sq, fp32 (ZeRO, Rajbhandari et al. 2020, sec. 3.1; accelerate "
+           "estimate-memory counts Adam as 2x the fp32 model)"},
           {"mlp_activation_floats_per_unit", 3.0, "floats per batch x width x layer",
            "saved Linear input, pre-activation and ReLU output per layer"},
-          {"transformer_activation_floats_per_token_width", 17.0, "floats per token x width x block",
-           "Korthikanti et al. 2022, 'Reducing Activation Recomputation': 34 s b h bytes per layer in fp16, i.e. 17 values per token and width"},
+          {"transformer_activation_floats_per_token_width", 17.0,
+           "floats per token x width x block",
+           "Korthikanti et al. 2022, 'Reducing Activation Recomputation': 34 s b h bytes per layer "
+           "in fp16, i.e. 17 values per token and width"},
           {"cuda_context_device_mib", 500.0, "MiB per rank on the device",
-           "CUDA context and cuBLAS/cuDNN workspaces as commonly reported for PyTorch (300-600 MiB); to be refitted from measured peaks"},
+           "CUDA context and cuBLAS/cuDNN workspaces as commonly reported for PyTorch (300-600 "
+           "MiB); to be refitted from measured peaks"},
           {"cuda_runtime_host_mib", 300.0, "MiB per rank on the host",
-           "host side of the CUDA runtime; fitted so the reference WSL study's 50M gloo_cuda x 8 cell needs 9.7 GiB"},
+           "host side of the CUDA runtime; fitted so the reference WSL study's 50M gloo_cuda x 8 "
+           "cell needs 9.7 GiB"},
           {"gloo_cuda_staging_factor", 2.0, "x gradient bytes on the host",
            "gloo over CUDA tensors pins host buffers in both directions"},
       } {}
@@ -96,7 +107,8 @@ void Coefficients::set(const QString& key, double value) {
     throw std::invalid_argument("unknown coefficient '" + key.toStdString() + "'");
 }
 
-FootprintEstimate estimate(const matrix::Cell& cell, const Coefficients& k, const MachineBudget& budget) {
+FootprintEstimate estimate(const matrix::Cell& cell, const Coefficients& k,
+                           const MachineBudget& budget) {
     FootprintEstimate e;
     e.host.pool = Pool::Host;
     e.device.pool = Pool::Device;
@@ -106,7 +118,8 @@ FootprintEstimate estimate(const matrix::Cell& cell, const Coefficients& k, cons
     const double ws = cell.worldSize;
     const double p = cell.model.params;
     const bool cuda = cell.layer.device == "cuda";
-    const double optimizerBytes = cell.config.optimizer == "adam" ? k["adam_state_bytes"] : k["sgd_state_bytes"];
+    const double optimizerBytes =
+        cell.config.optimizer == "adam" ? k["adam_state_bytes"] : k["sgd_state_bytes"];
     const double gradBytes = p * k["grad_bytes"];
 
     add(e.host, "process baseline", ws * k["process_baseline_mib"] * kMiB);
@@ -117,7 +130,8 @@ FootprintEstimate estimate(const matrix::Cell& cell, const Coefficients& k, cons
         e.device.used = true;
         add(e.host, "CUDA runtime (host side)", ws * k["cuda_runtime_host_mib"] * kMiB);
         if (cell.layer.backend == "gloo") {
-            add(e.host, "gloo host staging buffers", ws * k["gloo_cuda_staging_factor"] * gradBytes);
+            add(e.host, "gloo host staging buffers",
+                ws * k["gloo_cuda_staging_factor"] * gradBytes);
         }
         // Budgets are per GPU: NCCL puts one rank on each GPU, gloo over CUDA shares them.
         ranksOnPool = cell.layer.backend == "nccl" ? 1.0 : std::ceil(ws / std::max(1, budget.gpus));
@@ -126,7 +140,8 @@ FootprintEstimate estimate(const matrix::Cell& cell, const Coefficients& k, cons
     add(modelPool, "parameters", ranksOnPool * p * k["param_bytes"]);
     add(modelPool, "gradients", ranksOnPool * gradBytes);
     add(modelPool, "DDP bucket buffers", ranksOnPool * p * k["bucket_bytes"]);
-    add(modelPool, "optimizer state (" + cell.config.optimizer + ")", ranksOnPool * p * optimizerBytes);
+    add(modelPool, "optimizer state (" + cell.config.optimizer + ")",
+        ranksOnPool * p * optimizerBytes);
     add(modelPool, "activations", ranksOnPool * activationBytes(cell, k));
 
     const bool hostFits = e.host.total() <= e.host.budgetBytes;
@@ -135,11 +150,12 @@ FootprintEstimate estimate(const matrix::Cell& cell, const Coefficients& k, cons
     e.binding = (e.device.used && e.device.ratio() > e.host.ratio()) ? Pool::Device : Pool::Host;
     if (!e.feasible) {
         const Demand& d = e.binding == Pool::Device ? e.device : e.host;
-        e.reason = d.budgetBytes <= 0 ? QString("no %1 memory on this machine").arg(toString(d.pool))
-                                      : QString("%1 demand %2 GiB exceeds the budget of %3 GiB")
-                                            .arg(toString(d.pool))
-                                            .arg(d.total() / (kMiB * 1024), 0, 'f', 2)
-                                            .arg(d.budgetBytes / (kMiB * 1024), 0, 'f', 2);
+        e.reason = d.budgetBytes <= 0
+                       ? QString("no %1 memory on this machine").arg(toString(d.pool))
+                       : QString("%1 demand %2 GiB exceeds the budget of %3 GiB")
+                             .arg(toString(d.pool))
+                             .arg(d.total() / (kMiB * 1024), 0, 'f', 2)
+                             .arg(d.budgetBytes / (kMiB * 1024), 0, 'f', 2);
     }
     return e;
 }
@@ -149,13 +165,18 @@ QJsonObject toJson(const FootprintEstimate& e) {
     QJsonArray terms;
     for (const Demand* d : {&e.host, &e.device}) {
         if (d->used) {
-            pools[toString(d->pool)] = QJsonObject{{"demand_bytes", d->total()}, {"budget_bytes", d->budgetBytes}};
+            pools[toString(d->pool)] =
+                QJsonObject{{"demand_bytes", d->total()}, {"budget_bytes", d->budgetBytes}};
         }
         for (const auto& t : d->terms) {
-            terms.append(QJsonObject{{"name", t.name}, {"pool", toString(t.pool)}, {"bytes", t.bytes}});
+            terms.append(
+                QJsonObject{{"name", t.name}, {"pool", toString(t.pool)}, {"bytes", t.bytes}});
         }
     }
-    QJsonObject out{{"feasible", e.feasible}, {"binding", toString(e.binding)}, {"pools", pools}, {"terms", terms}};
+    QJsonObject out{{"feasible", e.feasible},
+                    {"binding", toString(e.binding)},
+                    {"pools", pools},
+                    {"terms", terms}};
     if (!e.reason.isEmpty()) {
         out["reason"] = e.reason;
     }

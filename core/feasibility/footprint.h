@@ -65,7 +65,8 @@ struct MachineBudget {
     QString deviceSource;
 };
 
-FootprintEstimate estimate(const matrix::Cell& cell, const Coefficients& k, const MachineBudget& budget);
+FootprintEstimate estimate(const matrix::Cell& cell, const Coefficients& k,
+                           const MachineBudget& budget);
 
 QJsonObject toJson(const FootprintEstimate& e);
 

@@ -11,7 +11,8 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-[[noreturn]] void fail(const QString& file, const YAML::Node& n, const QString& key, const QString& msg) {
+[[noreturn]] void fail(const QString& file, const YAML::Node& n, const QString& key,
+                       const QString& msg) {
     throw matrix::MatrixError(file, n.Mark().line + 1, n.Mark().column + 1, key, msg);
 }
 
@@ -35,7 +36,8 @@ MachineProfile loadProfile(const QString& path) {
     try {
         root = YAML::Load(f.readAll().toStdString());
     } catch (const YAML::ParserException& e) {
-        throw matrix::MatrixError(path, e.mark.line + 1, e.mark.column + 1, "yaml", QString::fromStdString(e.msg));
+        throw matrix::MatrixError(path, e.mark.line + 1, e.mark.column + 1, "yaml",
+                                  QString::fromStdString(e.msg));
     }
     if (!root.IsMap()) {
         throw matrix::MatrixError(path, 1, 1, "document", "expected a mapping");
@@ -65,21 +67,26 @@ MachineProfile loadProfile(const QString& path) {
                 }
             }
         } else {
-            fail(path, it->first, key, "unknown key (name, host_gib, device_gib, gpus, coefficients)");
+            fail(path, it->first, key,
+                 "unknown key (name, host_gib, device_gib, gpus, coefficients)");
         }
     }
     return p;
 }
 
-MachineFacts currentMachine() { return {probe::readHostMemory(), probe::queryGpus()}; }
+MachineFacts currentMachine() {
+    return {probe::readHostMemory(), probe::queryGpus()};
+}
 
-MachineBudget resolveBudget(const matrix::Matrix& m, const MachineProfile* profile, const BudgetOverrides& cli,
-                            const std::optional<MachineFacts>& facts) {
+MachineBudget resolveBudget(const matrix::Matrix& m, const MachineProfile* profile,
+                            const BudgetOverrides& cli, const std::optional<MachineFacts>& facts) {
     MachineBudget b;
     // The probe runs only for what the command line and profile leave to "auto".
     const bool needHost = !cli.hostGib && !(profile && profile->hostGib) && !m.budget.hostGib;
     const bool needGpus = !cli.gpus && !(profile && profile->gpus);
-    const MachineFacts machine = facts ? *facts : (needHost || needGpus) ? currentMachine() : MachineFacts{};
+    const MachineFacts machine = facts                    ? *facts
+                                 : (needHost || needGpus) ? currentMachine()
+                                                          : MachineFacts{};
     const double reserve = m.budget.reserveGib * kGiB;
     if (cli.hostGib) {
         b.hostBytes = *cli.hostGib * kGiB;
@@ -89,11 +96,13 @@ MachineBudget resolveBudget(const matrix::Matrix& m, const MachineProfile* profi
         b.hostSource = "profile " + profile->name;
     } else if (m.budget.hostGib) {
         b.hostBytes = *m.budget.hostGib * kGiB - reserve;
-        b.hostSource = QString("matrix budget.host_gib minus %1 GiB reserve").arg(m.budget.reserveGib);
+        b.hostSource =
+            QString("matrix budget.host_gib minus %1 GiB reserve").arg(m.budget.reserveGib);
     } else {
         const probe::HostMemory& mem = machine.memory;
         b.hostBytes = std::max(0.0, mem.budgetBytes() - reserve);
-        b.hostSource = QString("probe (%1) minus %2 GiB reserve").arg(mem.source()).arg(m.budget.reserveGib);
+        b.hostSource =
+            QString("probe (%1) minus %2 GiB reserve").arg(mem.source()).arg(m.budget.reserveGib);
     }
     const QList<probe::GpuInfo>& gpus = machine.gpus;
     b.gpus = cli.gpus ? *cli.gpus : (profile && profile->gpus) ? *profile->gpus : int(gpus.size());
@@ -105,14 +114,17 @@ MachineBudget resolveBudget(const matrix::Matrix& m, const MachineProfile* profi
         b.deviceSource = "profile " + profile->name;
     } else if (m.budget.deviceGib) {
         b.deviceBytes = *m.budget.deviceGib * kGiB - reserve;
-        b.deviceSource = QString("matrix budget.device_gib minus %1 GiB reserve").arg(m.budget.reserveGib);
+        b.deviceSource =
+            QString("matrix budget.device_gib minus %1 GiB reserve").arg(m.budget.reserveGib);
     } else if (!gpus.isEmpty()) {
         double smallest = gpus.front().memoryBytes;
         for (const auto& g : gpus) {
             smallest = std::min(smallest, g.memoryBytes);
         }
         b.deviceBytes = std::max(0.0, smallest - reserve);
-        b.deviceSource = QString("nvidia-smi (smallest of %1 GPU(s)) minus %2 GiB reserve").arg(gpus.size()).arg(m.budget.reserveGib);
+        b.deviceSource = QString("nvidia-smi (smallest of %1 GPU(s)) minus %2 GiB reserve")
+                             .arg(gpus.size())
+                             .arg(m.budget.reserveGib);
     } else {
         b.deviceBytes = 0;
         b.deviceSource = "no GPU found (nvidia-smi absent or empty)";

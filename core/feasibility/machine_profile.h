@@ -33,7 +33,8 @@ struct MachineFacts {
 };
 MachineFacts currentMachine();
 
-MachineBudget resolveBudget(const matrix::Matrix& m, const MachineProfile* profile, const BudgetOverrides& cli,
+MachineBudget resolveBudget(const matrix::Matrix& m, const MachineProfile* profile,
+                            const BudgetOverrides& cli,
                             const std::optional<MachineFacts>& facts = std::nullopt);
 
 } // namespace commprof::feasibility

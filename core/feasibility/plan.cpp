@@ -32,7 +32,8 @@ QJsonObject toJson(const Plan& plan) {
     }
     QJsonArray coefficients;
     for (const auto& c : plan.coefficients.table()) {
-        coefficients.append(QJsonObject{{"key", c.key}, {"value", c.value}, {"unit", c.unit}, {"source", c.source}});
+        coefficients.append(QJsonObject{
+            {"key", c.key}, {"value", c.value}, {"unit", c.unit}, {"source", c.source}});
     }
     return QJsonObject{
         {"matrix", plan.matrix.name},

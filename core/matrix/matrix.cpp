@@ -27,8 +27,9 @@ int editDistance(const QString& a, const QString& b) {
     for (int i = 1; i <= a.size(); ++i) {
         cur[0] = i;
         for (int j = 1; j <= b.size(); ++j) {
-            cur[std::size_t(j)] = std::min({prev[std::size_t(j)] + 1, cur[std::size_t(j - 1)] + 1,
-                                            prev[std::size_t(j - 1)] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            cur[std::size_t(j)] =
+                std::min({prev[std::size_t(j)] + 1, cur[std::size_t(j - 1)] + 1,
+                          prev[std::size_t(j - 1)] + (a[i - 1] == b[j - 1] ? 0 : 1)});
         }
         std::swap(prev, cur);
     }
@@ -36,7 +37,8 @@ int editDistance(const QString& a, const QString& b) {
 }
 
 // Rejects keys outside `allowed`, suggesting the closest one for a likely typo.
-void checkKeys(const Ctx& c, const YAML::Node& map, const QStringList& allowed, const QString& where) {
+void checkKeys(const Ctx& c, const YAML::Node& map, const QStringList& allowed,
+               const QString& where) {
     for (auto it = map.begin(); it != map.end(); ++it) {
         const QString key = QString::fromStdString(it->first.as<std::string>());
         if (allowed.contains(key)) {
@@ -53,7 +55,8 @@ void checkKeys(const Ctx& c, const YAML::Node& map, const QStringList& allowed, 
         }
         c.fail(it->first, key,
                QString("unknown key in %1%2 (allowed: %3)")
-                   .arg(where, best.isEmpty() ? QString() : QString("; did you mean '%1'?").arg(best),
+                   .arg(where,
+                        best.isEmpty() ? QString() : QString("; did you mean '%1'?").arg(best),
                         allowed.join(", ")));
     }
 }
@@ -86,7 +89,8 @@ double number(const Ctx& c, const YAML::Node& n, const QString& key) {
     bool ok = false;
     const double v = QString::fromStdString(n.Scalar()).toDouble(&ok);
     if (!ok || !std::isfinite(v)) {
-        c.fail(n, key, QString("expected a number, got '%1'").arg(QString::fromStdString(n.Scalar())));
+        c.fail(n, key,
+               QString("expected a number, got '%1'").arg(QString::fromStdString(n.Scalar())));
     }
     return v;
 }
@@ -94,7 +98,10 @@ double number(const Ctx& c, const YAML::Node& n, const QString& key) {
 int integer(const Ctx& c, const YAML::Node& n, const QString& key, int min) {
     const double v = number(c, n, key);
     if (v != std::floor(v) || v < min || v > 1e6) {
-        c.fail(n, key, QString("expected an integer >= %1, got %2").arg(min).arg(QString::fromStdString(n.Scalar())));
+        c.fail(n, key,
+               QString("expected an integer >= %1, got %2")
+                   .arg(min)
+                   .arg(QString::fromStdString(n.Scalar())));
     }
     return int(v);
 }
@@ -118,43 +125,57 @@ QString oneOf(const Ctx& c, const YAML::Node& n, const QString& key, const QStri
     return v;
 }
 
-const QStringList kRunKeys{"iterations", "warmup", "batch_size", "bucket_cap_mb", "first_bucket_mb",
-                           "optimizer", "trace", "timeout_s"};
+const QStringList kRunKeys{"iterations",      "warmup",    "batch_size", "bucket_cap_mb",
+                           "first_bucket_mb", "optimizer", "trace",      "timeout_s"};
 
 void readRunConfig(const Ctx& c, const YAML::Node& n, RunConfig& r, const QString& where) {
     requireMap(c, n, where);
     checkKeys(c, n, kRunKeys, where);
-    if (n["iterations"]) r.iterations = integer(c, n["iterations"], "iterations", 1);
-    if (n["warmup"]) r.warmup = integer(c, n["warmup"], "warmup", 0);
-    if (n["batch_size"]) r.batchSize = integer(c, n["batch_size"], "batch_size", 1);
+    if (n["iterations"])
+        r.iterations = integer(c, n["iterations"], "iterations", 1);
+    if (n["warmup"])
+        r.warmup = integer(c, n["warmup"], "warmup", 0);
+    if (n["batch_size"])
+        r.batchSize = integer(c, n["batch_size"], "batch_size", 1);
     if (n["bucket_cap_mb"]) {
         r.bucketCapMb = number(c, n["bucket_cap_mb"], "bucket_cap_mb");
-        if (r.bucketCapMb <= 0) c.fail(n["bucket_cap_mb"], "bucket_cap_mb", "must be positive");
+        if (r.bucketCapMb <= 0)
+            c.fail(n["bucket_cap_mb"], "bucket_cap_mb", "must be positive");
     }
     if (n["first_bucket_mb"]) {
         r.firstBucketMb = number(c, n["first_bucket_mb"], "first_bucket_mb");
-        if (r.firstBucketMb <= 0) c.fail(n["first_bucket_mb"], "first_bucket_mb", "must be positive");
+        if (r.firstBucketMb <= 0)
+            c.fail(n["first_bucket_mb"], "first_bucket_mb", "must be positive");
     }
-    if (n["optimizer"]) r.optimizer = oneOf(c, n["optimizer"], "optimizer", {"sgd", "adam"});
+    if (n["optimizer"])
+        r.optimizer = oneOf(c, n["optimizer"], "optimizer", {"sgd", "adam"});
     if (n["timeout_s"]) {
         r.timeoutS = number(c, n["timeout_s"], "timeout_s");
-        if (r.timeoutS <= 0) c.fail(n["timeout_s"], "timeout_s", "must be positive");
+        if (r.timeoutS <= 0)
+            c.fail(n["timeout_s"], "timeout_s", "must be positive");
     }
     if (const YAML::Node t = n["trace"]) {
         requireMap(c, t, "trace");
         checkKeys(c, t, {"enabled", "first_step", "steps"}, "trace");
-        if (t["enabled"]) r.trace.enabled = boolean(c, t["enabled"], "enabled");
-        if (t["first_step"]) r.trace.firstStep = integer(c, t["first_step"], "first_step", 0);
-        if (t["steps"]) r.trace.steps = integer(c, t["steps"], "steps", 1);
+        if (t["enabled"])
+            r.trace.enabled = boolean(c, t["enabled"], "enabled");
+        if (t["first_step"])
+            r.trace.firstStep = integer(c, t["first_step"], "first_step", 0);
+        if (t["steps"])
+            r.trace.steps = integer(c, t["steps"], "steps", 1);
     }
     if (r.warmup >= r.iterations) {
-        c.fail(n["warmup"] ? n["warmup"] : n, "warmup", QString("warmup (%1) must be below iterations (%2)").arg(r.warmup).arg(r.iterations));
+        c.fail(
+            n["warmup"] ? n["warmup"] : n, "warmup",
+            QString("warmup (%1) must be below iterations (%2)").arg(r.warmup).arg(r.iterations));
     }
 }
 
 LayerSpec layerDefaults(const QString& name) {
-    if (name == "gloo_cpu") return {name, "gloo", "cpu", "host_loopback", {}};
-    if (name == "gloo_cuda") return {name, "gloo", "cuda", "pcie_host_staged", {}};
+    if (name == "gloo_cpu")
+        return {name, "gloo", "cpu", "host_loopback", {}};
+    if (name == "gloo_cuda")
+        return {name, "gloo", "cuda", "pcie_host_staged", {}};
     return {name, "nccl", "cuda", "as_detected", {}};
 }
 
@@ -163,17 +184,21 @@ std::optional<double> budgetValue(const Ctx& c, const YAML::Node& n, const QStri
         return std::nullopt;
     }
     const double v = number(c, n, key);
-    if (v <= 0) c.fail(n, key, "must be positive or 'auto'");
+    if (v <= 0)
+        c.fail(n, key, "must be positive or 'auto'");
     return v;
 }
 
 } // namespace
 
 MatrixError::MatrixError(QString f, int l, int col, QString k, const QString& message)
-    : std::runtime_error(QString("%1:%2:%3: %4: %5").arg(f).arg(l).arg(col).arg(k, message).toStdString()),
+    : std::runtime_error(
+          QString("%1:%2:%3: %4: %5").arg(f).arg(l).arg(col).arg(k, message).toStdString()),
       file(std::move(f)), line(l), column(col), key(std::move(k)) {}
 
-bool knownLayer(const QString& name) { return name == "gloo_cpu" || name == "gloo_cuda" || name == "nccl"; }
+bool knownLayer(const QString& name) {
+    return name == "gloo_cpu" || name == "gloo_cuda" || name == "nccl";
+}
 
 QString sanitizeId(const QString& text) {
     QString out;
@@ -181,8 +206,10 @@ QString sanitizeId(const QString& text) {
         out += (ch.isLetterOrNumber() && ch.unicode() < 128) ? ch : QChar('_');
     }
     out.replace(QRegularExpression("_+"), "_");
-    while (out.startsWith('_')) out.remove(0, 1);
-    while (out.endsWith('_')) out.chop(1);
+    while (out.startsWith('_'))
+        out.remove(0, 1);
+    while (out.endsWith('_'))
+        out.chop(1);
     return out.isEmpty() ? QString("x") : out.left(80);
 }
 
@@ -200,12 +227,17 @@ Matrix parseMatrix(const QByteArray& yaml, const QString& fileName) {
     try {
         root = YAML::Load(yaml.toStdString());
     } catch (const YAML::ParserException& e) {
-        throw MatrixError(fileName, e.mark.line + 1, e.mark.column + 1, "yaml", QString::fromStdString(e.msg));
+        throw MatrixError(fileName, e.mark.line + 1, e.mark.column + 1, "yaml",
+                          QString::fromStdString(e.msg));
     }
     if (!root.IsMap()) {
-        throw MatrixError(fileName, 1, 1, "document", "expected a mapping with name, models, layers, world_sizes");
+        throw MatrixError(fileName, 1, 1, "document",
+                          "expected a mapping with name, models, layers, world_sizes");
     }
-    checkKeys(c, root, {"name", "defaults", "models", "layers", "world_sizes", "repeats", "exclude", "budget"}, "the matrix");
+    checkKeys(
+        c, root,
+        {"name", "defaults", "models", "layers", "world_sizes", "repeats", "exclude", "budget"},
+        "the matrix");
     Matrix m;
     m.file = fileName;
     for (const char* required : {"name", "models", "layers", "world_sizes"}) {
@@ -214,34 +246,46 @@ Matrix parseMatrix(const QByteArray& yaml, const QString& fileName) {
         }
     }
     m.name = str(c, root["name"], "name");
-    if (root["defaults"]) readRunConfig(c, root["defaults"], m.defaults, "defaults");
-    if (root["repeats"]) m.repeats = integer(c, root["repeats"], "repeats", 1);
+    if (root["defaults"])
+        readRunConfig(c, root["defaults"], m.defaults, "defaults");
+    if (root["repeats"])
+        m.repeats = integer(c, root["repeats"], "repeats", 1);
 
     QSet<QString> modelNames;
     for (const YAML::Node& n : requireSeq(c, root["models"], "models")) {
         requireMap(c, n, "models");
         checkKeys(c, n, {"name", "family", "params"}, "a model");
-        if (!n["name"] || !n["params"]) c.fail(n, "models", "each model needs name and params");
+        if (!n["name"] || !n["params"])
+            c.fail(n, "models", "each model needs name and params");
         ModelSpec s;
         s.name = str(c, n["name"], "name");
-        if (n["family"]) s.family = oneOf(c, n["family"], "family", {"mlp", "transformer"});
+        if (n["family"])
+            s.family = oneOf(c, n["family"], "family", {"mlp", "transformer"});
         s.params = number(c, n["params"], "params");
-        if (s.params < 1e4 || s.params > 2e9) c.fail(n["params"], "params", "expected 1e4 .. 2e9 parameters");
-        if (modelNames.contains(s.name)) c.fail(n["name"], "name", QString("model '%1' is listed twice").arg(s.name));
+        if (s.params < 1e4 || s.params > 2e9)
+            c.fail(n["params"], "params", "expected 1e4 .. 2e9 parameters");
+        if (modelNames.contains(s.name))
+            c.fail(n["name"], "name", QString("model '%1' is listed twice").arg(s.name));
         modelNames.insert(s.name);
         m.models.push_back(s);
     }
-    if (m.models.empty()) c.fail(root["models"], "models", "at least one model is needed");
+    if (m.models.empty())
+        c.fail(root["models"], "models", "at least one model is needed");
 
     for (const YAML::Node& n : requireSeq(c, root["layers"], "layers")) {
         requireMap(c, n, "layers");
         checkKeys(c, n, {"name", "backend", "device", "overrides"}, "a layer");
-        if (!n["name"]) c.fail(n, "layers", "each layer needs a name");
+        if (!n["name"])
+            c.fail(n, "layers", "each layer needs a name");
         const QString name = str(c, n["name"], "name");
-        if (!knownLayer(name)) c.fail(n["name"], "name", QString("unknown layer '%1' (gloo_cpu, gloo_cuda, nccl)").arg(name));
+        if (!knownLayer(name))
+            c.fail(n["name"], "name",
+                   QString("unknown layer '%1' (gloo_cpu, gloo_cuda, nccl)").arg(name));
         LayerSpec l = layerDefaults(name);
-        if (n["backend"] && str(c, n["backend"], "backend") != l.backend) c.fail(n["backend"], "backend", QString("layer %1 runs on %2").arg(name, l.backend));
-        if (n["device"] && str(c, n["device"], "device") != l.device) c.fail(n["device"], "device", QString("layer %1 runs on %2").arg(name, l.device));
+        if (n["backend"] && str(c, n["backend"], "backend") != l.backend)
+            c.fail(n["backend"], "backend", QString("layer %1 runs on %2").arg(name, l.backend));
+        if (n["device"] && str(c, n["device"], "device") != l.device)
+            c.fail(n["device"], "device", QString("layer %1 runs on %2").arg(name, l.device));
         if (n["overrides"]) {
             RunConfig o = m.defaults;
             readRunConfig(c, n["overrides"], o, "overrides");
@@ -249,16 +293,22 @@ Matrix parseMatrix(const QByteArray& yaml, const QString& fileName) {
         }
         m.layers.push_back(l);
     }
-    if (m.layers.empty()) c.fail(root["layers"], "layers", "at least one layer is needed");
+    if (m.layers.empty())
+        c.fail(root["layers"], "layers", "at least one layer is needed");
 
     for (const YAML::Node& n : requireSeq(c, root["world_sizes"], "world_sizes")) {
         const double v = number(c, n, "world_sizes");
-        if (v < 1 || v != std::floor(v)) c.fail(n, "world_sizes", QString("world size must be a positive integer, got %1").arg(QString::fromStdString(n.Scalar())));
-        if (v > 1024) c.fail(n, "world_sizes", "world size above 1024 ranks on one host");
+        if (v < 1 || v != std::floor(v))
+            c.fail(n, "world_sizes",
+                   QString("world size must be a positive integer, got %1")
+                       .arg(QString::fromStdString(n.Scalar())));
+        if (v > 1024)
+            c.fail(n, "world_sizes", "world size above 1024 ranks on one host");
         m.worldSizes.push_back(int(v));
         m.worldSizeMarks.emplace_back(n.Mark().line + 1, n.Mark().column + 1);
     }
-    if (m.worldSizes.empty()) c.fail(root["world_sizes"], "world_sizes", "at least one world size is needed");
+    if (m.worldSizes.empty())
+        c.fail(root["world_sizes"], "world_sizes", "at least one world size is needed");
 
     if (root["exclude"]) {
         for (const YAML::Node& n : requireSeq(c, root["exclude"], "exclude")) {
@@ -267,22 +317,28 @@ Matrix parseMatrix(const QByteArray& yaml, const QString& fileName) {
             ExcludeRule r;
             if (n["model"]) {
                 r.model = str(c, n["model"], "model");
-                if (!modelNames.contains(*r.model)) c.fail(n["model"], "model", QString("unknown model '%1'").arg(*r.model));
+                if (!modelNames.contains(*r.model))
+                    c.fail(n["model"], "model", QString("unknown model '%1'").arg(*r.model));
             }
             if (n["layer"]) {
                 r.layer = str(c, n["layer"], "layer");
-                if (!knownLayer(*r.layer)) c.fail(n["layer"], "layer", QString("unknown layer '%1'").arg(*r.layer));
+                if (!knownLayer(*r.layer))
+                    c.fail(n["layer"], "layer", QString("unknown layer '%1'").arg(*r.layer));
             }
-            if (n["world_size"]) r.worldSize = integer(c, n["world_size"], "world_size", 1);
+            if (n["world_size"])
+                r.worldSize = integer(c, n["world_size"], "world_size", 1);
             m.excludes.push_back(r);
         }
     }
     if (const YAML::Node b = root["budget"]) {
         requireMap(c, b, "budget");
         checkKeys(c, b, {"host_gib", "device_gib", "reserve_gib"}, "budget");
-        if (b["host_gib"]) m.budget.hostGib = budgetValue(c, b["host_gib"], "host_gib");
-        if (b["device_gib"]) m.budget.deviceGib = budgetValue(c, b["device_gib"], "device_gib");
-        if (b["reserve_gib"]) m.budget.reserveGib = number(c, b["reserve_gib"], "reserve_gib");
+        if (b["host_gib"])
+            m.budget.hostGib = budgetValue(c, b["host_gib"], "host_gib");
+        if (b["device_gib"])
+            m.budget.deviceGib = budgetValue(c, b["device_gib"], "device_gib");
+        if (b["reserve_gib"])
+            m.budget.reserveGib = number(c, b["reserve_gib"], "reserve_gib");
     }
     return m;
 }
@@ -294,10 +350,12 @@ std::vector<Cell> expand(const Matrix& m, const MachineLimits& limits) {
         for (const LayerSpec& layer : m.layers) {
             for (std::size_t wi = 0; wi < m.worldSizes.size(); ++wi) {
                 const int ws = m.worldSizes[wi];
-                const auto mark = wi < m.worldSizeMarks.size() ? m.worldSizeMarks[wi] : std::make_pair(0, 0);
+                const auto mark =
+                    wi < m.worldSizeMarks.size() ? m.worldSizeMarks[wi] : std::make_pair(0, 0);
                 bool excluded = false;
                 for (const ExcludeRule& r : m.excludes) {
-                    if ((!r.model || *r.model == model.name) && (!r.layer || *r.layer == layer.name) &&
+                    if ((!r.model || *r.model == model.name) &&
+                        (!r.layer || *r.layer == layer.name) &&
                         (!r.worldSize || *r.worldSize == ws)) {
                         excluded = true;
                     }
@@ -308,8 +366,10 @@ std::vector<Cell> expand(const Matrix& m, const MachineLimits& limits) {
                 // NCCL refuses two ranks on one GPU; a machine with GPUs must have one per rank.
                 if (layer.backend == "nccl" && limits.gpus > 0 && ws > limits.gpus) {
                     throw MatrixError(m.file, mark.first, mark.second, "world_sizes",
-                                      QString("layer nccl needs one GPU per rank: world size %1 on a machine with %2 GPU(s)")
-                                          .arg(ws).arg(limits.gpus));
+                                      QString("layer nccl needs one GPU per rank: world size %1 on "
+                                              "a machine with %2 GPU(s)")
+                                          .arg(ws)
+                                          .arg(limits.gpus));
                 }
                 for (int rep = 0; rep < m.repeats; ++rep) {
                     Cell cell;
@@ -318,9 +378,14 @@ std::vector<Cell> expand(const Matrix& m, const MachineLimits& limits) {
                     cell.worldSize = ws;
                     cell.repeat = rep;
                     cell.config = layer.overrides ? *layer.overrides : m.defaults;
-                    cell.id = QString("%1_%2_ws%3_r%4").arg(sanitizeId(model.name), layer.name).arg(ws).arg(rep);
+                    cell.id = QString("%1_%2_ws%3_r%4")
+                                  .arg(sanitizeId(model.name), layer.name)
+                                  .arg(ws)
+                                  .arg(rep);
                     if (ids.contains(cell.id)) {
-                        throw MatrixError(m.file, 0, 0, "models", QString("two cells would share the id '%1'").arg(cell.id));
+                        throw MatrixError(
+                            m.file, 0, 0, "models",
+                            QString("two cells would share the id '%1'").arg(cell.id));
                     }
                     ids.insert(cell.id);
                     cells.push_back(cell);

@@ -29,21 +29,34 @@ void RankVerdictModel::setReport(const determinism::DiffReport& report) {
     endResetModel();
 }
 
-int RankVerdictModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(report_.ranks.size()); }
-int RankVerdictModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : 5; }
+int RankVerdictModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : int(report_.ranks.size());
+}
+int RankVerdictModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : 5;
+}
 
 QVariant RankVerdictModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid() || index.row() >= rowCount() || (role != Qt::DisplayRole && role != Qt::ToolTipRole)) {
+    if (!index.isValid() || index.row() >= rowCount() ||
+        (role != Qt::DisplayRole && role != Qt::ToolTipRole)) {
         return {};
     }
     const auto& d = report_.ranks[std::size_t(index.row())];
     switch (index.column()) {
-    case 0: return d.rank;
-    case 1: return determinism::toString(d.verdict);
-    case 2: return d.first ? d.first->id : QString();
-    case 3: return d.first ? QVariant(d.first->iteration) : QVariant();
-    case 4: return d.first ? (d.inputsMatched ? "inputs matched" : "inputs differed") + (d.note.isEmpty() ? QString() : "; " + d.note) : d.note;
-    default: return {};
+    case 0:
+        return d.rank;
+    case 1:
+        return determinism::toString(d.verdict);
+    case 2:
+        return d.first ? d.first->id : QString();
+    case 3:
+        return d.first ? QVariant(d.first->iteration) : QVariant();
+    case 4:
+        return d.first ? (d.inputsMatched ? "inputs matched" : "inputs differed") +
+                             (d.note.isEmpty() ? QString() : "; " + d.note)
+                       : d.note;
+    default:
+        return {};
     }
 }
 
@@ -51,8 +64,8 @@ QVariant RankVerdictModel::headerData(int s, Qt::Orientation o, int role) const 
     return header(s, o, role, {"rank", "verdict", "first differing record", "iteration", "why"});
 }
 
-void SideBySideModel::setStreams(const determinism::FpStream& a, const determinism::FpStream& b, const QString& focusKey,
-                                 int radius) {
+void SideBySideModel::setStreams(const determinism::FpStream& a, const determinism::FpStream& b,
+                                 const QString& focusKey, int radius) {
     beginResetModel();
     rows_.clear();
     focusRow_ = -1;
@@ -71,7 +84,9 @@ void SideBySideModel::setStreams(const determinism::FpStream& a, const determini
             } else {
                 const auto& o = other.records[std::size_t(*it)];
                 row.digestB = digests(o.outputs);
-                row.status = !r.artifact.isEmpty() ? "artifact: " + r.artifact : r.outputs == o.outputs ? "same" : "differs";
+                row.status = !r.artifact.isEmpty()    ? "artifact: " + r.artifact
+                             : r.outputs == o.outputs ? "same"
+                                                      : "differs";
             }
             if (i == focus) {
                 focusRow_ = int(rows_.size());
@@ -83,22 +98,34 @@ void SideBySideModel::setStreams(const determinism::FpStream& a, const determini
     endResetModel();
 }
 
-int SideBySideModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(rows_.size()); }
-int SideBySideModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int SideBySideModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : int(rows_.size());
+}
+int SideBySideModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant SideBySideModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid() || index.row() >= rowCount() || (role != Qt::DisplayRole && role != Qt::ToolTipRole)) {
+    if (!index.isValid() || index.row() >= rowCount() ||
+        (role != Qt::DisplayRole && role != Qt::ToolTipRole)) {
         return {};
     }
     const Row& r = rows_[index.row()];
     switch (index.column()) {
-    case Seq: return r.seq;
-    case Identity: return r.id;
-    case Iteration: return r.iteration;
-    case DigestA: return r.digestA;
-    case DigestB: return r.digestB;
-    case Status: return r.status;
-    default: return {};
+    case Seq:
+        return r.seq;
+    case Identity:
+        return r.id;
+    case Iteration:
+        return r.iteration;
+    case DigestA:
+        return r.digestA;
+    case DigestB:
+        return r.digestB;
+    case Status:
+        return r.status;
+    default:
+        return {};
     }
 }
 
@@ -112,24 +139,34 @@ void DiscriminatorModel::setReport(const determinism::DiffReport& report) {
     endResetModel();
 }
 
-int DiscriminatorModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(rows_.size()); }
-int DiscriminatorModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : 3; }
+int DiscriminatorModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : int(rows_.size());
+}
+int DiscriminatorModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : 3;
+}
 
 QVariant DiscriminatorModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid() || index.row() >= rowCount() || (role != Qt::DisplayRole && role != Qt::ToolTipRole)) {
+    if (!index.isValid() || index.row() >= rowCount() ||
+        (role != Qt::DisplayRole && role != Qt::ToolTipRole)) {
         return {};
     }
     const auto& d = rows_[std::size_t(index.row())];
     switch (index.column()) {
-    case 0: return d.signature;
-    case 1: return d.clean;
-    case 2: return d.divergent;
-    default: return {};
+    case 0:
+        return d.signature;
+    case 1:
+        return d.clean;
+    case 2:
+        return d.divergent;
+    default:
+        return {};
     }
 }
 
 QVariant DiscriminatorModel::headerData(int s, Qt::Orientation o, int role) const {
-    return header(s, o, role, {"same op, inputs -> outputs (shapes, dtypes)", "clean", "divergent"});
+    return header(s, o, role,
+                  {"same op, inputs -> outputs (shapes, dtypes)", "clean", "divergent"});
 }
 
 } // namespace commprof::models

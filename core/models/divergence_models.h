@@ -16,7 +16,8 @@ public:
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
 
 private:
     determinism::DiffReport report_;
@@ -28,12 +29,14 @@ class SideBySideModel : public QAbstractTableModel {
 public:
     enum Column { Seq, Identity, Iteration, DigestA, DigestB, Status, ColumnCount };
     using QAbstractTableModel::QAbstractTableModel;
-    void setStreams(const determinism::FpStream& a, const determinism::FpStream& b, const QString& focusKey, int radius = 8);
+    void setStreams(const determinism::FpStream& a, const determinism::FpStream& b,
+                    const QString& focusKey, int radius = 8);
     int focusRow() const { return focusRow_; }
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
 
 private:
     struct Row {
@@ -54,7 +57,8 @@ public:
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
 
 private:
     std::vector<determinism::Discriminator> rows_;

@@ -16,21 +16,32 @@ void ProbeModel::setReport(const probe::ProbeReport& report) {
     }
     const QJsonObject d = report.details;
     const QJsonObject host = d["host"].toObject();
-    rows_.push_back({"ok", "host", QString("%1, %2 cores, %3 GiB available")
-                                       .arg(host["cpu_model"].toString())
-                                       .arg(host["cores"].toInt())
-                                       .arg(host["mem_available_bytes"].toDouble() / 1073741824.0, 0, 'f', 1)});
+    rows_.push_back({"ok", "host",
+                     QString("%1, %2 cores, %3 GiB available")
+                         .arg(host["cpu_model"].toString())
+                         .arg(host["cores"].toInt())
+                         .arg(host["mem_available_bytes"].toDouble() / 1073741824.0, 0, 'f', 1)});
     const QJsonObject rank = d["rank"].toObject();
     if (!rank.isEmpty()) {
-        rows_.push_back({"ok", "rank worker", QString("libtorch %1, CUDA %2, Gloo %3, NCCL %4")
-                                                  .arg(rank["torch_version"].toString(), rank["cuda_build"].toBool() ? "yes" : "no",
-                                                       rank["gloo"].toBool() ? "yes" : "no", rank["nccl"].toBool() ? "yes" : "no")});
+        rows_.push_back(
+            {"ok", "rank worker",
+             QString("libtorch %1, CUDA %2, Gloo %3, NCCL %4")
+                 .arg(rank["torch_version"].toString(), rank["cuda_build"].toBool() ? "yes" : "no",
+                      rank["gloo"].toBool() ? "yes" : "no", rank["nccl"].toBool() ? "yes" : "no")});
     }
-    rows_.push_back({"ok", "GPUs", d["gpus"].toArray().isEmpty() ? QString("none visible")
-                                                                  : QString::number(d["gpus"].toArray().size()) + " visible"});
+    rows_.push_back({"ok", "GPUs",
+                     d["gpus"].toArray().isEmpty()
+                         ? QString("none visible")
+                         : QString::number(d["gpus"].toArray().size()) + " visible"});
     const QJsonObject b = d["budgets"].toObject();
-    rows_.push_back({"ok", "host budget", QString("%1 GiB (%2)").arg(b["host_bytes"].toDouble() / 1073741824.0, 0, 'f', 2).arg(b["host_source"].toString())});
-    rows_.push_back({"ok", "device budget", QString("%1 GiB (%2)").arg(b["device_bytes"].toDouble() / 1073741824.0, 0, 'f', 2).arg(b["device_source"].toString())});
+    rows_.push_back({"ok", "host budget",
+                     QString("%1 GiB (%2)")
+                         .arg(b["host_bytes"].toDouble() / 1073741824.0, 0, 'f', 2)
+                         .arg(b["host_source"].toString())});
+    rows_.push_back({"ok", "device budget",
+                     QString("%1 GiB (%2)")
+                         .arg(b["device_bytes"].toDouble() / 1073741824.0, 0, 'f', 2)
+                         .arg(b["device_source"].toString())});
     if (d.contains("formation")) {
         rows_.push_back({d["formation"].toObject()["ok"].toBool() ? "ok" : "issue", "formation",
                          d["formation"].toObject()["detail"].toString()});
@@ -38,9 +49,13 @@ void ProbeModel::setReport(const probe::ProbeReport& report) {
     endResetModel();
 }
 
-int ProbeModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(rows_.size()); }
+int ProbeModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : int(rows_.size());
+}
 
-int ProbeModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int ProbeModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant ProbeModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || index.row() >= rows_.size()) {
@@ -54,10 +69,14 @@ QVariant ProbeModel::data(const QModelIndex& index, int role) const {
         return {};
     }
     switch (index.column()) {
-    case Severity: return r.severity;
-    case Check: return r.check;
-    case Finding: return r.finding;
-    default: return {};
+    case Severity:
+        return r.severity;
+    case Check:
+        return r.check;
+    case Finding:
+        return r.finding;
+    default:
+        return {};
     }
 }
 

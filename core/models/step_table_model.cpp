@@ -15,7 +15,9 @@ int StepTableModel::rowCount(const QModelIndex& parent) const {
     return int(summary_.steps.size()) + 1;
 }
 
-int StepTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int StepTableModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 const trace::StepMetrics& StepTableModel::rowMetrics(int row) const {
     return row < int(summary_.steps.size()) ? summary_.steps[std::size_t(row)] : summary_.totals;
@@ -49,7 +51,8 @@ QVariant StepTableModel::data(const QModelIndex& index, int role) const {
     case ExposedUs:
         return QString::number(m.exposedCommUs, 'f', 1);
     case Efficiency:
-        return m.overlapEfficiency ? QString::number(*m.overlapEfficiency * 100.0, 'f', 1) + " %" : QString("n/a");
+        return m.overlapEfficiency ? QString::number(*m.overlapEfficiency * 100.0, 'f', 1) + " %"
+                                   : QString("n/a");
     default:
         return {};
     }
@@ -59,8 +62,9 @@ QVariant StepTableModel::headerData(int section, Qt::Orientation orientation, in
     if (role != Qt::DisplayRole || orientation != Qt::Horizontal) {
         return {};
     }
-    static const char* names[ColumnCount] = {"step",         "step µs",    "compute µs",  "comm µs",
-                                             "bookkeeping µs", "overlap µs", "exposed µs", "overlap eff."};
+    static const char* names[ColumnCount] = {"step",       "step µs",        "compute µs",
+                                             "comm µs",    "bookkeeping µs", "overlap µs",
+                                             "exposed µs", "overlap eff."};
     return section >= 0 && section < ColumnCount ? QVariant(names[section]) : QVariant();
 }
 

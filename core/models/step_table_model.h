@@ -10,7 +10,17 @@ namespace commprof::models {
 class StepTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Step, StepUs, ComputeUs, CommUs, BookkeepingUs, OverlapUs, ExposedUs, Efficiency, ColumnCount };
+    enum Column {
+        Step,
+        StepUs,
+        ComputeUs,
+        CommUs,
+        BookkeepingUs,
+        OverlapUs,
+        ExposedUs,
+        Efficiency,
+        ColumnCount
+    };
 
     using QAbstractTableModel::QAbstractTableModel;
     void setSummary(const trace::TraceSummary& summary);
@@ -19,7 +29,8 @@ public:
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
 
 private:
     const trace::StepMetrics& rowMetrics(int row) const;

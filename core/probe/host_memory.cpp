@@ -43,7 +43,8 @@ HostMemory readHostMemory(const QString& root) {
     const QByteArray meminfo = readFile(r.filePath("proc/meminfo"));
     m.totalBytes = meminfoKb(meminfo, "MemTotal") * 1024.0;
     m.availableBytes = meminfoKb(meminfo, "MemAvailable") * 1024.0;
-    for (const char* path : {"sys/fs/cgroup/memory.max", "sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+    for (const char* path :
+         {"sys/fs/cgroup/memory.max", "sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
         const QByteArray v = readFile(r.filePath(path)).trimmed();
         bool ok = false;
         const double limit = v.toDouble(&ok);

@@ -13,7 +13,7 @@ struct HostMemory {
     double totalBytes = 0;
     double availableBytes = 0;
     std::optional<double> cgroupLimitBytes; // memory.max / memory.limit_in_bytes, when set
-    double budgetBytes() const;              // min(available, cgroup limit)
+    double budgetBytes() const;             // min(available, cgroup limit)
     QString source() const;
 };
 

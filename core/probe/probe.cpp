@@ -32,10 +32,13 @@ QByteArray readFile(const QString& path) {
 }
 
 QString findIn(const QProcessEnvironment& env, const QString& program) {
-    return QStandardPaths::findExecutable(program, env.value("PATH").split(':', Qt::SkipEmptyParts));
+    return QStandardPaths::findExecutable(program,
+                                          env.value("PATH").split(':', Qt::SkipEmptyParts));
 }
 
-QString gib(double bytes) { return QString::number(bytes / kGiB, 'f', 2) + " GiB"; }
+QString gib(double bytes) {
+    return QString::number(bytes / kGiB, 'f', 2) + " GiB";
+}
 
 bool portFree(int port) {
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -64,15 +67,21 @@ void checkHost(const ProbeOptions& o, ProbeReport& r) {
         }
     }
     const HostMemory mem = readHostMemory(o.root);
-    QJsonObject host{{"cpu_model", cpuModel}, {"cores", cores}, {"mem_total_bytes", mem.totalBytes},
-                     {"mem_available_bytes", mem.availableBytes}, {"results_dir", QDir(o.resultsDir).absolutePath()}};
-    host["cgroup_limit_bytes"] = mem.cgroupLimitBytes ? QJsonValue(*mem.cgroupLimitBytes) : QJsonValue();
+    QJsonObject host{{"cpu_model", cpuModel},
+                     {"cores", cores},
+                     {"mem_total_bytes", mem.totalBytes},
+                     {"mem_available_bytes", mem.availableBytes},
+                     {"results_dir", QDir(o.resultsDir).absolutePath()}};
+    host["cgroup_limit_bytes"] =
+        mem.cgroupLimitBytes ? QJsonValue(*mem.cgroupLimitBytes) : QJsonValue();
     if (mem.totalBytes <= 0) {
         r.issues << "cannot read memory size from " + root.filePath("proc/meminfo");
     }
     if (mem.cgroupLimitBytes) {
-        r.warnings << QString("a cgroup memory limit of %1 applies (MemTotal says %2): budgets use the limit")
-                          .arg(gib(*mem.cgroupLimitBytes), gib(mem.totalBytes));
+        r.warnings
+            << QString(
+                   "a cgroup memory limit of %1 applies (MemTotal says %2): budgets use the limit")
+                   .arg(gib(*mem.cgroupLimitBytes), gib(mem.totalBytes));
     }
     // Disk and writability of the results directory (or the nearest existing parent).
     QString dir = QDir(o.resultsDir).absolutePath();
@@ -105,7 +114,8 @@ void checkRankAndGpus(const ProbeOptions& o, ProbeReport& r) {
         p.setProcessEnvironment(o.env);
         p.start(o.rankProgram, {"--version", "--json"});
         if (!p.waitForFinished(30000) || p.exitCode() != 0) {
-            r.issues << QString("%1 --version --json failed: %2").arg(o.rankProgram, QString(p.readAllStandardError()).trimmed());
+            r.issues << QString("%1 --version --json failed: %2")
+                            .arg(o.rankProgram, QString(p.readAllStandardError()).trimmed());
         } else {
             rank = QJsonDocument::fromJson(p.readAllStandardOutput()).object();
             if (!rank["gloo"].toBool()) {
@@ -122,17 +132,23 @@ void checkRankAndGpus(const ProbeOptions& o, ProbeReport& r) {
         archs << a.toString().split(QRegularExpression("[ ;,]"), Qt::SkipEmptyParts);
     }
     for (const GpuInfo& g : gpus) {
-        gpuJson.append(QJsonObject{{"name", g.name}, {"memory_bytes", g.memoryBytes}, {"compute_capability", g.computeCapability}});
-        if (rank["cuda_build"].toBool() && !archs.isEmpty() && !archCovers(archs, g.computeCapability)) {
-            r.issues << QString("%1 (compute capability %2) is not covered by the rank worker's CUDA archs (%3): "
+        gpuJson.append(QJsonObject{{"name", g.name},
+                                   {"memory_bytes", g.memoryBytes},
+                                   {"compute_capability", g.computeCapability}});
+        if (rank["cuda_build"].toBool() && !archs.isEmpty() &&
+            !archCovers(archs, g.computeCapability)) {
+            r.issues << QString("%1 (compute capability %2) is not covered by the rank worker's "
+                                "CUDA archs (%3): "
                                 "the first kernel would die with \"no kernel image is available\"")
                             .arg(g.name, g.computeCapability, archs.join(" "));
         }
     }
     r.details["gpus"] = gpuJson;
     if (!gpus.isEmpty() && !rank.isEmpty() && !rank["cuda_build"].toBool()) {
-        r.warnings << QString("%1 GPU(s) visible, but the rank worker's libtorch %2 has no CUDA: only gloo_cpu can run")
-                          .arg(gpus.size()).arg(rank["torch_version"].toString());
+        r.warnings << QString("%1 GPU(s) visible, but the rank worker's libtorch %2 has no CUDA: "
+                              "only gloo_cpu can run")
+                          .arg(gpus.size())
+                          .arg(rank["torch_version"].toString());
     }
     if (gpus.isEmpty() && rank["nccl"].toBool()) {
         r.warnings << "the rank worker has NCCL but no GPU is visible";
@@ -154,9 +170,11 @@ void checkNccl(const ProbeOptions& o, ProbeReport& r) {
     if (versions.size() > 1) {
         QStringList sorted(versions.begin(), versions.end());
         sorted.sort();
-        r.warnings << QString("more than one NCCL version on the library path (%1): which one loads depends on the "
-                              "search order; a skew between ranks or hosts hangs or corrupts collectives")
-                          .arg(sorted.join(", "));
+        r.warnings
+            << QString("more than one NCCL version on the library path (%1): which one loads "
+                       "depends on the "
+                       "search order; a skew between ranks or hosts hangs or corrupts collectives")
+                   .arg(sorted.join(", "));
     }
 }
 
@@ -169,7 +187,8 @@ void checkPorts(const ProbeOptions& o, ProbeReport& r) {
             const QString holder = portHolder(p, o.root);
             entry["holder"] = holder;
             r.warnings << QString("rendezvous port %1 is in use%2; the runner will pick another")
-                              .arg(p).arg(holder.isEmpty() ? QString() : " by " + holder);
+                              .arg(p)
+                              .arg(holder.isEmpty() ? QString() : " by " + holder);
         }
         ports.append(entry);
     }
@@ -188,11 +207,15 @@ void checkStaleRanks(const ProbeOptions& o, ProbeReport& r) {
     if (!stale.isEmpty()) {
         if (o.cleanup) {
             const int ended = runner::endRecordedProcesses(pidDir);
-            r.warnings << QString("ended %1 commprof-rank process(es) left by an earlier launcher").arg(ended);
+            r.warnings << QString("ended %1 commprof-rank process(es) left by an earlier launcher")
+                              .arg(ended);
         } else {
-            r.issues << QString("%1 commprof-rank process(es) left by an earlier launcher are still running "
-                                "(see %2); end them with `commprof probe --cleanup`")
-                            .arg(stale.size()).arg(pidDir);
+            r.issues
+                << QString(
+                       "%1 commprof-rank process(es) left by an earlier launcher are still running "
+                       "(see %2); end them with `commprof probe --cleanup`")
+                       .arg(stale.size())
+                       .arg(pidDir);
         }
     }
     r.details["stale_ranks"] = stale;
@@ -202,8 +225,10 @@ void checkBudgets(const ProbeOptions& o, ProbeReport& r) {
     const matrix::Matrix defaults;
     const feasibility::MachineBudget b = feasibility::resolveBudget(
         defaults, nullptr, {}, feasibility::MachineFacts{readHostMemory(o.root), queryGpus(o.env)});
-    r.details["budgets"] = QJsonObject{{"host_bytes", b.hostBytes}, {"host_source", b.hostSource},
-                                       {"device_bytes", b.deviceBytes}, {"device_source", b.deviceSource},
+    r.details["budgets"] = QJsonObject{{"host_bytes", b.hostBytes},
+                                       {"host_source", b.hostSource},
+                                       {"device_bytes", b.deviceBytes},
+                                       {"device_source", b.deviceSource},
                                        {"gpus", b.gpus}};
     if (b.hostBytes <= 0) {
         r.issues << "no host memory left for ranks after the reserve";
@@ -218,20 +243,24 @@ void checkFormation(const ProbeOptions& o, ProbeReport& r) {
     QTemporaryDir dir;
     runner::PoolSpec spec;
     spec.program = o.rankProgram;
-    spec.args = {"--params", "2e4", "--iterations", "1", "--warmup", "0", "--threads", "1", "--out", dir.path(),
-                 "--rendezvous-timeout-s", "20"};
+    spec.args = {
+        "--params", "2e4",      "--iterations",           "1", "--warmup", "0", "--threads", "1",
+        "--out",    dir.path(), "--rendezvous-timeout-s", "20"};
     spec.worldSize = 2;
     spec.workDir = dir.path();
     spec.env = o.env;
     spec.deadline = QDeadlineTimer(60000);
     runner::RankPool pool;
     const runner::PoolOutcome out = pool.runBlocking(spec);
-    QString detail = out.success ? QString("2 ranks formed on 127.0.0.1:%1 and agreed on the model signature").arg(out.port)
-                                 : out.reason;
+    QString detail =
+        out.success ? QString("2 ranks formed on 127.0.0.1:%1 and agreed on the model signature")
+                          .arg(out.port)
+                    : out.reason;
     if (!out.success) {
         for (const auto& rank : out.ranks) {
             if (!rank.stderrTail.isEmpty()) {
-                detail += "; rank " + QString::number(rank.rank) + ": " + rank.stderrTail.section('\n', -1);
+                detail += "; rank " + QString::number(rank.rank) + ": " +
+                          rank.stderrTail.section('\n', -1);
             }
         }
         r.issues << "formation check failed: " + detail;
@@ -245,7 +274,8 @@ QString ProbeReport::verdict() const {
     if (!issues.isEmpty()) {
         return QString("ISSUES (%1 errors, %2 warnings)").arg(issues.size()).arg(warnings.size());
     }
-    return warnings.isEmpty() ? QString("READY") : QString("READY (%1 warnings)").arg(warnings.size());
+    return warnings.isEmpty() ? QString("READY")
+                              : QString("READY (%1 warnings)").arg(warnings.size());
 }
 
 QJsonObject ProbeReport::toJson() const {
@@ -272,7 +302,10 @@ QList<GpuInfo> queryGpus(const QProcessEnvironment& env) {
 
 QStringList ncclLibraries(const QProcessEnvironment& env) {
     QStringList dirs = env.value("LD_LIBRARY_PATH").split(':', Qt::SkipEmptyParts);
-    dirs << "/usr/local/cuda/lib64" << "/usr/lib/x86_64-linux-gnu" << "/usr/lib64" << "/usr/lib";
+    dirs << "/usr/local/cuda/lib64"
+         << "/usr/lib/x86_64-linux-gnu"
+         << "/usr/lib64"
+         << "/usr/lib";
     QStringList out;
     QSet<QString> seen;
     for (const QString& d : dirs) {
@@ -288,7 +321,8 @@ QStringList ncclLibraries(const QProcessEnvironment& env) {
 }
 
 QString ncclVersionOf(const QString& libraryPath) {
-    const QRegularExpressionMatch m = QRegularExpression("libnccl\\.so\\.(\\d+(?:\\.\\d+)*)$").match(libraryPath);
+    const QRegularExpressionMatch m =
+        QRegularExpression("libnccl\\.so\\.(\\d+(?:\\.\\d+)*)$").match(libraryPath);
     return m.hasMatch() ? m.captured(1) : QString();
 }
 
@@ -308,16 +342,20 @@ QString portHolder(int port, const QString& root) {
         return {};
     }
     const QString target = "socket:[" + inode + "]";
-    for (const QString& pid : QDir(r.filePath("proc")).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+    for (const QString& pid :
+         QDir(r.filePath("proc")).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
         bool numeric = false;
         pid.toLongLong(&numeric);
         if (!numeric) {
             continue;
         }
         const QDir fds(r.filePath("proc/" + pid + "/fd"));
-        for (const QFileInfo& fd : fds.entryInfoList(QDir::System | QDir::Files | QDir::NoDotAndDotDot)) {
-            if (fd.symLinkTarget().endsWith(target) || QFile::symLinkTarget(fd.absoluteFilePath()) == target) {
-                const QString comm = QString(readFile(r.filePath("proc/" + pid + "/comm"))).trimmed();
+        for (const QFileInfo& fd :
+             fds.entryInfoList(QDir::System | QDir::Files | QDir::NoDotAndDotDot)) {
+            if (fd.symLinkTarget().endsWith(target) ||
+                QFile::symLinkTarget(fd.absoluteFilePath()) == target) {
+                const QString comm =
+                    QString(readFile(r.filePath("proc/" + pid + "/comm"))).trimmed();
                 return QString("%1 (pid %2)").arg(comm, pid);
             }
         }

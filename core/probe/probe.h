@@ -11,14 +11,14 @@
 namespace commprof::probe {
 
 struct ProbeOptions {
-    QString root = "/";          // where proc/ and sys/ are read; a fake tree in tests
+    QString root = "/"; // where proc/ and sys/ are read; a fake tree in tests
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment(); // PATH, LD_LIBRARY_PATH
-    QString rankProgram;         // commprof-rank to ask for --version --json
+    QString rankProgram; // commprof-rank to ask for --version --json
     QString resultsDir = "results";
-    int firstPort = 29500;       // the rendezvous port range checked
+    int firstPort = 29500; // the rendezvous port range checked
     int portCount = 10;
-    bool cleanup = false;        // end stale ranks found through the runner's pid files
-    bool formation = true;       // run a two-rank formation over gloo on loopback
+    bool cleanup = false;  // end stale ranks found through the runner's pid files
+    bool formation = true; // run a two-rank formation over gloo on loopback
 };
 
 struct ProbeReport {
@@ -34,7 +34,8 @@ ProbeReport runProbe(const ProbeOptions& options);
 // Pieces the probe is made of, tested one by one.
 QList<GpuInfo> queryGpus(const QProcessEnvironment& env);
 QStringList ncclLibraries(const QProcessEnvironment& env);
-QString ncclVersionOf(const QString& libraryPath); // from the file name: libnccl.so.2.18.3 -> 2.18.3
+QString
+ncclVersionOf(const QString& libraryPath); // from the file name: libnccl.so.2.18.3 -> 2.18.3
 // The process holding a listening TCP port, as "name (pid N)", from /proc; empty if not visible.
 QString portHolder(int port, const QString& root = "/");
 bool archCovers(const QStringList& compiledArchs, const QString& computeCapability);

@@ -19,8 +19,10 @@ QString num(const std::optional<double>& v, int precision = 6) {
 } // namespace
 
 QString cellsCsv(const std::vector<store::CellRow>& cells) {
-    QString out = "id,status,reasons,model,params,layer,interconnect,world_size,step_ms,hook_comm_ms,trace_comm_ms,"
-                  "hook_trace_agreement,agreement_flagged,overlap_efficiency,comm_overhead_fraction,exposed_comm_ms,"
+    QString out = "id,status,reasons,model,params,layer,interconnect,world_size,step_ms,hook_comm_"
+                  "ms,trace_comm_ms,"
+                  "hook_trace_agreement,agreement_flagged,overlap_efficiency,comm_overhead_"
+                  "fraction,exposed_comm_ms,"
                   "peak_host_bytes,peak_device_bytes,host_demand_bytes,device_demand_bytes\n";
     for (const auto& c : cells) {
         QStringList row{field(c.id),

@@ -25,7 +25,9 @@ QString cmd(const QString& name, const QString& value) {
     return QString("\\newcommand{\\commprof%1}{%2}\n").arg(name, value);
 }
 
-QString percent(double fraction) { return QString::number(fraction * 100.0, 'f', 1) + "\\%"; }
+QString percent(double fraction) {
+    return QString::number(fraction * 100.0, 'f', 1) + "\\%";
+}
 
 } // namespace
 
@@ -60,10 +62,12 @@ QJsonObject fitsJson(const ReportData& data) {
             }
             layer["alpha_s"] = it->fit->alpha;
             layer["beta_s_per_byte"] = it->fit->beta;
-            layer["bandwidth_bytes_per_s"] = it->fit->beta > 0 ? QJsonValue(1.0 / it->fit->beta) : QJsonValue();
+            layer["bandwidth_bytes_per_s"] =
+                it->fit->beta > 0 ? QJsonValue(1.0 / it->fit->beta) : QJsonValue();
             layer["r2"] = it->fit->r2;
             layer["residuals_s"] = residuals;
-            layer["latency_floor_s"] = it->fit->latencyFloor ? QJsonValue(*it->fit->latencyFloor) : QJsonValue();
+            layer["latency_floor_s"] =
+                it->fit->latencyFloor ? QJsonValue(*it->fit->latencyFloor) : QJsonValue();
         } else {
             layer["fit"] = "not enough complete cells with more than one rank";
         }
@@ -73,7 +77,8 @@ QJsonObject fitsJson(const ReportData& data) {
 }
 
 QString bucketsCsv(store::Database& db, const ReportData& data) {
-    QString out = "cell,layer,world_size,rank,iter,index,bytes,seconds,algbw_bytes_per_s,busbw_bytes_per_s\n";
+    QString out =
+        "cell,layer,world_size,rank,iter,index,bytes,seconds,algbw_bytes_per_s,busbw_bytes_per_s\n";
     for (const auto& c : data.cells) {
         if (!c.complete()) {
             continue;
@@ -88,19 +93,22 @@ QString bucketsCsv(store::Database& db, const ReportData& data) {
                        .arg(b.bytes)
                        .arg(b.seconds(), 0, 'g', 9)
                        .arg(analysis::algorithmicBandwidth(double(b.bytes), b.seconds()), 0, 'g', 6)
-                       .arg(analysis::busBandwidth(double(b.bytes), b.seconds(), c.worldSize), 0, 'g', 6);
+                       .arg(analysis::busBandwidth(double(b.bytes), b.seconds(), c.worldSize), 0,
+                            'g', 6);
         }
     }
     return out;
 }
 
-const store::CellRow* largestComplete(const std::vector<store::CellRow>& cells, const QString& layer) {
+const store::CellRow* largestComplete(const std::vector<store::CellRow>& cells,
+                                      const QString& layer) {
     const store::CellRow* best = nullptr;
     for (const auto& c : cells) {
         if (!c.complete() || !c.commOverheadFraction || (!layer.isEmpty() && c.layer != layer)) {
             continue;
         }
-        if (!best || c.worldSize > best->worldSize || (c.worldSize == best->worldSize && c.params > best->params)) {
+        if (!best || c.worldSize > best->worldSize ||
+            (c.worldSize == best->worldSize && c.params > best->params)) {
             best = &c;
         }
     }
@@ -142,13 +150,16 @@ QString macrosTex(const ReportData& data) {
                 tex += cmd(n + "OverlapEfficiency", percent(*c->overlapEfficiency));
             }
             if (c->hookTraceAgreement) {
-                tex += cmd(n + "HookTraceAgreement", QString::number(*c->hookTraceAgreement, 'f', 3));
+                tex +=
+                    cmd(n + "HookTraceAgreement", QString::number(*c->hookTraceAgreement, 'f', 3));
             }
         }
         const auto fit = data.byLayer.value(layer).fit;
         if (fit) {
             tex += cmd(n + "AlphaUs", QString::number(fit->alpha * 1e6, 'f', 1));
-            tex += cmd(n + "BandwidthGBs", fit->beta > 0 ? QString::number(1.0 / fit->beta / 1e9, 'f', 2) : QString("n/a"));
+            tex += cmd(n + "BandwidthGBs", fit->beta > 0
+                                               ? QString::number(1.0 / fit->beta / 1e9, 'f', 2)
+                                               : QString("n/a"));
             tex += cmd(n + "FitRsquared", QString::number(fit->r2, 'f', 3));
         }
     }

@@ -16,8 +16,8 @@ struct LayerSamples {
 };
 
 struct ReportData {
-    std::vector<store::CellRow> cells;     // every cell
-    QMap<QString, LayerSamples> byLayer;   // layer -> buckets of complete cells and the fit
+    std::vector<store::CellRow> cells;   // every cell
+    QMap<QString, LayerSamples> byLayer; // layer -> buckets of complete cells and the fit
 };
 
 ReportData loadReportData(store::Database& db, const QString& runDir);
@@ -32,6 +32,7 @@ QString macrosTex(const ReportData& data);
 
 // The complete cell a headline quotes: the largest world size (then model) of the layer, or
 // of any layer when layer is empty.
-const store::CellRow* largestComplete(const std::vector<store::CellRow>& cells, const QString& layer = {});
+const store::CellRow* largestComplete(const std::vector<store::CellRow>& cells,
+                                      const QString& layer = {});
 
 } // namespace commprof::report

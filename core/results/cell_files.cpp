@@ -43,7 +43,9 @@ CellFiles readCellDir(const QString& dir) {
         QJsonParseError err;
         const QJsonDocument doc = QJsonDocument::fromJson(rf.readAll(), &err);
         if (err.error != QJsonParseError::NoError || !doc.isObject()) {
-            f.unreadable << QString("%1 unparseable: %2 at byte %3").arg(name, err.errorString()).arg(err.offset);
+            f.unreadable << QString("%1 unparseable: %2 at byte %3")
+                                .arg(name, err.errorString())
+                                .arg(err.offset);
             continue;
         }
         f.ranks[m.captured(1).toInt()] = doc.object();
@@ -83,7 +85,8 @@ Completeness judge(const CellFiles& f) {
     if (cellIds.size() > 1) {
         c.reasons << "rank files disagree on cell_id";
     }
-    if (!f.ranks.isEmpty() && cellIds.size() == 1 && !f.cell.isEmpty() && *cellIds.begin() != f.cell["id"].toString()) {
+    if (!f.ranks.isEmpty() && cellIds.size() == 1 && !f.cell.isEmpty() &&
+        *cellIds.begin() != f.cell["id"].toString()) {
         c.reasons << QString("rank files belong to cell '%1'").arg(*cellIds.begin());
     }
     if (signatures.size() > 1) {

@@ -12,13 +12,13 @@ namespace commprof::results {
 
 struct CellFiles {
     QString dir;
-    QString id;                       // the directory name
-    QJsonObject cell;                 // cell.json (the runner's record), empty if absent
+    QString id;       // the directory name
+    QJsonObject cell; // cell.json (the runner's record), empty if absent
     bool hasManifest = false;
-    QMap<int, QJsonObject> ranks;     // rank{R}.json that parsed
-    QStringList unreadable;           // "rank2.json unparseable: ..."
-    QStringList leftovers;            // *.tmp files a dying rank left
-    QMap<int, QString> traces;        // rank -> trace path
+    QMap<int, QJsonObject> ranks; // rank{R}.json that parsed
+    QStringList unreadable;       // "rank2.json unparseable: ..."
+    QStringList leftovers;        // *.tmp files a dying rank left
+    QMap<int, QString> traces;    // rank -> trace path
 };
 
 CellFiles readCellDir(const QString& dir);

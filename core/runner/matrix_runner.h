@@ -42,7 +42,8 @@ public:
     const feasibility::Plan& plan() const { return plan_; }
 
 signals:
-    void cellStateChanged(const QString& cellId, commprof::runner::CellState state, const QString& detail);
+    void cellStateChanged(const QString& cellId, commprof::runner::CellState state,
+                          const QString& detail);
     void rankProgress(const QString& cellId, int rank, const QJsonObject& event);
     void logLine(const QString& cellId, const QString& line);
     void finished(const commprof::runner::RunSummary& summary);

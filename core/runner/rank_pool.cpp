@@ -81,7 +81,8 @@ void RankPool::start(const PoolSpec& spec) {
 
 void RankPool::launchAttempt() {
     ++outcome_.attempts;
-    outcome_.port = (outcome_.attempts == 1 && spec_.firstPort > 0) ? spec_.firstPort : freeLoopbackPort();
+    outcome_.port =
+        (outcome_.attempts == 1 && spec_.firstPort > 0) ? spec_.firstPort : freeLoopbackPort();
     outcome_.ranks.assign(std::size_t(spec_.worldSize), RankExit{});
     procs_.clear();
     stderr_.assign(std::size_t(spec_.worldSize), {});
@@ -123,8 +124,9 @@ void RankPool::launchAttempt() {
                 buf = buf.right(kTailBytes);
             }
         });
-        connect(raw, &QProcess::finished, this,
-                [this, r](int code, QProcess::ExitStatus status) { onRankFinished(r, code, status); });
+        connect(raw, &QProcess::finished, this, [this, r](int code, QProcess::ExitStatus status) {
+            onRankFinished(r, code, status);
+        });
         connect(raw, &QProcess::errorOccurred, this, [this, r](QProcess::ProcessError error) {
             if (error == QProcess::FailedToStart) {
                 stderr_[std::size_t(r)] += QByteArray("failed to start ") + spec_.program.toUtf8();
@@ -140,14 +142,17 @@ void RankPool::launchAttempt() {
 }
 
 qint64 RankPool::pid(int rank) const {
-    return rank >= 0 && std::size_t(rank) < procs_.size() && procs_[std::size_t(rank)] ? procs_[std::size_t(rank)]->processId() : 0;
+    return rank >= 0 && std::size_t(rank) < procs_.size() && procs_[std::size_t(rank)]
+               ? procs_[std::size_t(rank)]->processId()
+               : 0;
 }
 
 void RankPool::writePidFile(int rank, qint64 pid) {
     if (spec_.pidDir.isEmpty()) {
         return;
     }
-    writePidRecord(QDir(spec_.pidDir).filePath(QString("%1rank%2.pid").arg(spec_.pidTag).arg(rank)), pid);
+    writePidRecord(QDir(spec_.pidDir).filePath(QString("%1rank%2.pid").arg(spec_.pidTag).arg(rank)),
+                   pid);
 }
 
 void RankPool::removePidFiles() {
@@ -155,7 +160,8 @@ void RankPool::removePidFiles() {
         return;
     }
     for (int r = 0; r < spec_.worldSize; ++r) {
-        QFile::remove(QDir(spec_.pidDir).filePath(QString("%1rank%2.pid").arg(spec_.pidTag).arg(r)));
+        QFile::remove(
+            QDir(spec_.pidDir).filePath(QString("%1rank%2.pid").arg(spec_.pidTag).arg(r)));
     }
 }
 
@@ -174,10 +180,14 @@ void RankPool::onRankFinished(int rank, int exitCode, QProcess::ExitStatus statu
     stderr_[std::size_t(rank)] += proc->readAllStandardError();
     ex.stderrTail = tail(stderr_[std::size_t(rank)]);
     --alive_;
-    emit logLine(QString("rank %1 exited %2").arg(rank).arg(ex.crashed ? QString("by signal") : QString::number(ex.exitCode)));
+    emit logLine(QString("rank %1 exited %2")
+                     .arg(rank)
+                     .arg(ex.crashed ? QString("by signal") : QString::number(ex.exitCode)));
     if ((ex.crashed || ex.exitCode != 0) && !terminating_) {
-        terminateAll(QString("rank %1 %2").arg(rank).arg(ex.crashed ? QString("was killed by a signal")
-                                                                   : QString("exited with code %1").arg(ex.exitCode)));
+        terminateAll(QString("rank %1 %2")
+                         .arg(rank)
+                         .arg(ex.crashed ? QString("was killed by a signal")
+                                         : QString("exited with code %1").arg(ex.exitCode)));
     }
     finishIfDone();
 }
@@ -218,7 +228,8 @@ void RankPool::stop() {
 
 bool RankPool::portClash() const {
     for (std::size_t r = 0; r < outcome_.ranks.size(); ++r) {
-        if (outcome_.ranks[r].exitCode == kRendezvousExit && outcome_.ranks[r].stderrTail.contains("already in use")) {
+        if (outcome_.ranks[r].exitCode == kRendezvousExit &&
+            outcome_.ranks[r].stderrTail.contains("already in use")) {
             return true;
         }
     }
@@ -232,8 +243,9 @@ void RankPool::finishIfDone() {
     if (killTimer_) {
         killTimer_->stop();
     }
-    const bool allZero = std::all_of(outcome_.ranks.begin(), outcome_.ranks.end(),
-                                     [](const RankExit& e) { return !e.crashed && e.exitCode == 0; });
+    const bool allZero =
+        std::all_of(outcome_.ranks.begin(), outcome_.ranks.end(),
+                    [](const RankExit& e) { return !e.crashed && e.exitCode == 0; });
     const bool deadlineLeft = !spec_.deadline.hasExpired();
     if (!allZero && portClash() && !outcome_.timedOut && !outcome_.stopped && deadlineLeft &&
         outcome_.attempts <= spec_.maxPortRetries) {

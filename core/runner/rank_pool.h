@@ -16,16 +16,16 @@
 namespace commprof::runner {
 
 struct PoolSpec {
-    QString program;          // path to commprof-rank
-    QStringList args;         // flags shared by every rank
+    QString program;  // path to commprof-rank
+    QStringList args; // flags shared by every rank
     int worldSize = 1;
-    QString workDir;          // where the ranks write their files
-    QString pidDir;           // where pid files go, so a later launcher can end leftovers
-    QString pidTag;           // file name prefix for this pool's pid files
-    QDeadlineTimer deadline;  // absolute; retries never extend it
-    int graceMs = 3000;       // between SIGTERM and SIGKILL
+    QString workDir;         // where the ranks write their files
+    QString pidDir;          // where pid files go, so a later launcher can end leftovers
+    QString pidTag;          // file name prefix for this pool's pid files
+    QDeadlineTimer deadline; // absolute; retries never extend it
+    int graceMs = 3000;      // between SIGTERM and SIGKILL
     int maxPortRetries = 3;
-    int firstPort = 0;        // 0: pick a free loopback port; otherwise try this one first
+    int firstPort = 0; // 0: pick a free loopback port; otherwise try this one first
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
 };
 

@@ -13,7 +13,9 @@
 namespace commprof::store {
 namespace {
 
-QVariant opt(const std::optional<double>& v) { return v ? QVariant(*v) : QVariant(); }
+QVariant opt(const std::optional<double>& v) {
+    return v ? QVariant(*v) : QVariant();
+}
 
 void insertCell(Database& db, const QString& runDir, const results::CellFiles& f) {
     const results::Completeness c = results::judge(f);
@@ -29,60 +31,94 @@ void insertCell(Database& db, const QString& runDir, const results::CellFiles& f
         db.prepare(QString("DELETE FROM %1 WHERE cell_key = ?").arg(table)).bind(key).run();
     }
     db.prepare("DELETE FROM cells WHERE key = ?").bind(key).run();
-    db.prepare("INSERT INTO cells VALUES (?,?,?,?,?, ?,?,?,?,?, ?,?,?,?,?, ?,?,?,?,?, ?,?,?,?,?, ?,?,?,?,?)")
-        .bindAll({key, runDir, f.id, c.status, QJsonDocument(QJsonArray::fromStringList(c.reasons)).toJson(QJsonDocument::Compact),
-                  c.worldSize, cell["layer"].toString(rank0["layer"].toString()),
-                  cell["interconnect"].toString(rank0["interconnect"].toString()),
-                  cell["model"].toString(rank0["model"].toObject()["name"].toString()),
-                  cell["family"].toString(rank0["model"].toObject()["family"].toString()),
-                  cell["params"].toDouble(rank0["model"].toObject()["params"].toDouble()),
-                  cell["backend"].toString(rank0["backend"].toString()), cell["device"].toString(rank0["device"].toString()),
-                  cell["repeat"].toInt(), cell.contains("feasible") ? QVariant(cell["feasible"].toBool()) : QVariant(),
-                  cell["binding"].toString(), opt(m.stepMs), opt(m.hookCommMs), opt(m.traceCommMs),
-                  opt(m.hookTraceAgreement), m.agreementFlagged, opt(m.overlapEfficiency), opt(m.commOverheadFraction),
-                  opt(m.exposedCommMs), opt(m.computeMs), opt(m.bookkeepingMs), m.peakHostBytes, m.peakDeviceBytes,
-                  pools["host"].toObject()["demand_bytes"].toDouble(),
-                  pools.contains("device") ? QVariant(pools["device"].toObject()["demand_bytes"].toDouble()) : QVariant()})
+    db.prepare("INSERT INTO cells VALUES (?,?,?,?,?, ?,?,?,?,?, ?,?,?,?,?, ?,?,?,?,?, ?,?,?,?,?, "
+               "?,?,?,?,?)")
+        .bindAll(
+            {key,
+             runDir,
+             f.id,
+             c.status,
+             QJsonDocument(QJsonArray::fromStringList(c.reasons)).toJson(QJsonDocument::Compact),
+             c.worldSize,
+             cell["layer"].toString(rank0["layer"].toString()),
+             cell["interconnect"].toString(rank0["interconnect"].toString()),
+             cell["model"].toString(rank0["model"].toObject()["name"].toString()),
+             cell["family"].toString(rank0["model"].toObject()["family"].toString()),
+             cell["params"].toDouble(rank0["model"].toObject()["params"].toDouble()),
+             cell["backend"].toString(rank0["backend"].toString()),
+             cell["device"].toString(rank0["device"].toString()),
+             cell["repeat"].toInt(),
+             cell.contains("feasible") ? QVariant(cell["feasible"].toBool()) : QVariant(),
+             cell["binding"].toString(),
+             opt(m.stepMs),
+             opt(m.hookCommMs),
+             opt(m.traceCommMs),
+             opt(m.hookTraceAgreement),
+             m.agreementFlagged,
+             opt(m.overlapEfficiency),
+             opt(m.commOverheadFraction),
+             opt(m.exposedCommMs),
+             opt(m.computeMs),
+             opt(m.bookkeepingMs),
+             m.peakHostBytes,
+             m.peakDeviceBytes,
+             pools["host"].toObject()["demand_bytes"].toDouble(),
+             pools.contains("device")
+                 ? QVariant(pools["device"].toObject()["demand_bytes"].toDouble())
+                 : QVariant()})
         .run();
     Statement rankStmt = db.prepare("INSERT INTO ranks VALUES (?,?,?,?,?,?,?,?)");
     Statement iterStmt = db.prepare("INSERT INTO iterations VALUES (?,?,?,?,?,?,?)");
     Statement bucketStmt = db.prepare("INSERT INTO buckets VALUES (?,?,?,?,?,?,?,?)");
     for (auto it = f.ranks.begin(); it != f.ranks.end(); ++it) {
         const QJsonObject& r = it.value();
-        rankStmt.bindAll({key, it.key(), r["torch_version"].toString(), r["param_checksum"].toDouble(),
-                          r["grad_checksums_agree"].toBool(), r["model"].toObject()["signature"].toString(),
-                          r["peak_host_bytes"].toDouble(), r["peak_device_bytes"].toDouble()})
+        rankStmt
+            .bindAll({key, it.key(), r["torch_version"].toString(), r["param_checksum"].toDouble(),
+                      r["grad_checksums_agree"].toBool(),
+                      r["model"].toObject()["signature"].toString(),
+                      r["peak_host_bytes"].toDouble(), r["peak_device_bytes"].toDouble()})
             .run();
         for (const QJsonValue& v : r["iterations"].toArray()) {
             const QJsonObject i = v.toObject();
-            iterStmt.bindAll({key, it.key(), i["iter"].toInt(), i["forward_ms"].toDouble(), i["backward_ms"].toDouble(),
-                              i["optimizer_ms"].toDouble(), i["step_ms"].toDouble()})
+            iterStmt
+                .bindAll({key, it.key(), i["iter"].toInt(), i["forward_ms"].toDouble(),
+                          i["backward_ms"].toDouble(), i["optimizer_ms"].toDouble(),
+                          i["step_ms"].toDouble()})
                 .run();
         }
         for (const QJsonValue& v : r["buckets"].toArray()) {
             const QJsonObject b = v.toObject();
-            bucketStmt.bindAll({key, it.key(), b["iter"].toInt(), b["index"].toInt(), b["bytes"].toInteger(),
-                                b["nparams"].toInteger(), b["start_ns"].toInteger(), b["end_ns"].toInteger()})
+            bucketStmt
+                .bindAll({key, it.key(), b["iter"].toInt(), b["index"].toInt(),
+                          b["bytes"].toInteger(), b["nparams"].toInteger(),
+                          b["start_ns"].toInteger(), b["end_ns"].toInteger()})
                 .run();
         }
     }
     Statement stepStmt = db.prepare("INSERT INTO trace_steps VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
     for (const auto& s : m.traceSteps) {
-        stepStmt.bindAll({key, 0, s.step, s.startUs, s.endUs, s.stepUs, s.computeUs, s.commUs, s.bookkeepingUs,
-                          s.overlapUs, s.exposedCommUs, opt(s.overlapEfficiency), opt(s.commOverheadFraction)})
+        stepStmt
+            .bindAll({key, 0, s.step, s.startUs, s.endUs, s.stepUs, s.computeUs, s.commUs,
+                      s.bookkeepingUs, s.overlapUs, s.exposedCommUs, opt(s.overlapEfficiency),
+                      opt(s.commOverheadFraction)})
             .run();
     }
     Statement estStmt = db.prepare("INSERT OR REPLACE INTO estimates VALUES (?,?,?,?)");
     for (const QJsonValue& v : cell["terms"].toArray()) {
         const QJsonObject term = v.toObject();
-        estStmt.bindAll({key, term["pool"].toString(), term["name"].toString(), term["bytes"].toDouble()}).run();
+        estStmt
+            .bindAll(
+                {key, term["pool"].toString(), term["name"].toString(), term["bytes"].toDouble()})
+            .run();
     }
     t.commit();
 }
 
 } // namespace
 
-QString defaultDbPath(const QString& resultsDir) { return QDir(resultsDir).filePath("results.sqlite"); }
+QString defaultDbPath(const QString& resultsDir) {
+    return QDir(resultsDir).filePath("results.sqlite");
+}
 
 IngestSummary ingest(const QString& resultsDir, const QString& dbPath,
                      const std::function<void(int, int, const QString&)>& progress) {
@@ -95,7 +131,9 @@ IngestSummary ingest(const QString& resultsDir, const QString& dbPath,
     const QString runDir = QDir(resultsDir).canonicalPath();
     {
         QFile runFile(QDir(resultsDir).filePath("run.json"));
-        const QJsonObject run = runFile.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(runFile.readAll()).object() : QJsonObject{};
+        const QJsonObject run = runFile.open(QIODevice::ReadOnly)
+                                    ? QJsonDocument::fromJson(runFile.readAll()).object()
+                                    : QJsonObject{};
         Transaction t(db);
         db.prepare("INSERT OR REPLACE INTO runs VALUES (?,?,?,?)")
             .bindAll({runDir, run["matrix"].toString(), run["started_at"].toString(),

@@ -6,18 +6,24 @@
 namespace commprof::store {
 namespace {
 
-std::optional<double> optD(const QVariant& v) { return v.isNull() ? std::nullopt : std::optional<double>(v.toDouble()); }
-QJsonValue json(const std::optional<double>& v) { return v ? QJsonValue(*v) : QJsonValue(QJsonValue::Null); }
+std::optional<double> optD(const QVariant& v) {
+    return v.isNull() ? std::nullopt : std::optional<double>(v.toDouble());
+}
+QJsonValue json(const std::optional<double>& v) {
+    return v ? QJsonValue(*v) : QJsonValue(QJsonValue::Null);
+}
 
 } // namespace
 
 std::vector<CellRow> cells(Database& db, const QString& runDir) {
-    Statement s = db.prepare(
-        "SELECT key, id, status, reasons, world_size, layer, interconnect, model, family, params, backend, device, "
-        "feasible, binding, step_ms, hook_comm_ms, trace_comm_ms, hook_trace_agreement, agreement_flagged, "
-        "overlap_efficiency, comm_overhead_fraction, exposed_comm_ms, compute_ms, bookkeeping_ms, peak_host_bytes, "
-        "peak_device_bytes, host_demand_bytes, device_demand_bytes FROM cells "
-        "WHERE (?1 IS NULL OR run_dir = ?1) ORDER BY run_dir, id");
+    Statement s = db.prepare("SELECT key, id, status, reasons, world_size, layer, interconnect, "
+                             "model, family, params, backend, device, "
+                             "feasible, binding, step_ms, hook_comm_ms, trace_comm_ms, "
+                             "hook_trace_agreement, agreement_flagged, "
+                             "overlap_efficiency, comm_overhead_fraction, exposed_comm_ms, "
+                             "compute_ms, bookkeeping_ms, peak_host_bytes, "
+                             "peak_device_bytes, host_demand_bytes, device_demand_bytes FROM cells "
+                             "WHERE (?1 IS NULL OR run_dir = ?1) ORDER BY run_dir, id");
     s.bind(runDir.isEmpty() ? QVariant() : QVariant(runDir));
     std::vector<CellRow> out;
     while (s.step()) {
@@ -26,7 +32,8 @@ std::vector<CellRow> cells(Database& db, const QString& runDir) {
         c.key = s.column(i++).toString();
         c.id = s.column(i++).toString();
         c.status = s.column(i++).toString();
-        for (const QJsonValue& r : QJsonDocument::fromJson(s.column(i++).toString().toUtf8()).array()) {
+        for (const QJsonValue& r :
+             QJsonDocument::fromJson(s.column(i++).toString().toUtf8()).array()) {
             c.reasons << r.toString();
         }
         c.worldSize = s.column(i++).toInt();
@@ -60,21 +67,24 @@ std::vector<CellRow> cells(Database& db, const QString& runDir) {
 }
 
 std::vector<BucketRow> buckets(Database& db, const QString& cellKey) {
-    Statement s = db.prepare("SELECT rank, iter, idx, bytes, nparams, start_ns, end_ns FROM buckets WHERE cell_key = ? "
-                             "ORDER BY rank, iter, idx");
+    Statement s = db.prepare(
+        "SELECT rank, iter, idx, bytes, nparams, start_ns, end_ns FROM buckets WHERE cell_key = ? "
+        "ORDER BY rank, iter, idx");
     s.bind(cellKey);
     std::vector<BucketRow> out;
     while (s.step()) {
-        out.push_back({s.column(0).toInt(), s.column(1).toInt(), s.column(2).toInt(), s.column(3).toLongLong(),
-                       s.column(4).toLongLong(), s.column(5).toLongLong(), s.column(6).toLongLong()});
+        out.push_back({s.column(0).toInt(), s.column(1).toInt(), s.column(2).toInt(),
+                       s.column(3).toLongLong(), s.column(4).toLongLong(), s.column(5).toLongLong(),
+                       s.column(6).toLongLong()});
     }
     return out;
 }
 
 std::vector<trace::StepMetrics> steps(Database& db, const QString& cellKey) {
-    Statement s = db.prepare("SELECT step, start_us, end_us, step_us, compute_us, comm_us, bookkeeping_us, overlap_us, "
-                             "exposed_comm_us, overlap_efficiency, comm_overhead_fraction FROM trace_steps "
-                             "WHERE cell_key = ? AND rank = 0 ORDER BY step");
+    Statement s = db.prepare(
+        "SELECT step, start_us, end_us, step_us, compute_us, comm_us, bookkeeping_us, overlap_us, "
+        "exposed_comm_us, overlap_efficiency, comm_overhead_fraction FROM trace_steps "
+        "WHERE cell_key = ? AND rank = 0 ORDER BY step");
     s.bind(cellKey);
     std::vector<trace::StepMetrics> out;
     while (s.step()) {

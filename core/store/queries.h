@@ -18,8 +18,8 @@ struct CellRow {
     int worldSize = 0;
     double params = 0;
     std::optional<bool> feasible;
-    std::optional<double> stepMs, hookCommMs, traceCommMs, hookTraceAgreement, overlapEfficiency, commOverheadFraction,
-        exposedCommMs, computeMs, bookkeepingMs;
+    std::optional<double> stepMs, hookCommMs, traceCommMs, hookTraceAgreement, overlapEfficiency,
+        commOverheadFraction, exposedCommMs, computeMs, bookkeepingMs;
     bool agreementFlagged = false;
     double peakHostBytes = 0, peakDeviceBytes = 0;
     std::optional<double> hostDemandBytes, deviceDemandBytes;

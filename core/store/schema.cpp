@@ -44,7 +44,10 @@ void migrate(Database& db) {
     int version = db.userVersion();
     if (version > kSchemaVersion) {
         throw StoreError(QString("%1: database schema version %2 is newer than this build's %3")
-                             .arg(db.path()).arg(version).arg(kSchemaVersion).toStdString());
+                             .arg(db.path())
+                             .arg(version)
+                             .arg(kSchemaVersion)
+                             .toStdString());
     }
     while (version < kSchemaVersion) {
         Transaction t(db);

@@ -14,7 +14,8 @@ namespace {
 } // namespace
 
 Database::Database(const QString& path) : path_(path) {
-    if (sqlite3_open_v2(path.toUtf8().constData(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
+    if (sqlite3_open_v2(path.toUtf8().constData(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                        nullptr) != SQLITE_OK) {
         const QString msg = path + ": cannot open database: " + (db_ ? sqlite3_errmsg(db_) : "");
         sqlite3_close(db_);
         db_ = nullptr;
@@ -27,7 +28,9 @@ Database::Database(const QString& path) : path_(path) {
     exec("PRAGMA foreign_keys=ON");
 }
 
-Database::~Database() { sqlite3_close(db_); }
+Database::~Database() {
+    sqlite3_close(db_);
+}
 
 void Database::exec(const QString& sql) {
     char* err = nullptr;
@@ -38,7 +41,9 @@ void Database::exec(const QString& sql) {
     }
 }
 
-Statement Database::prepare(const QString& sql) { return Statement(db_, sql); }
+Statement Database::prepare(const QString& sql) {
+    return Statement(db_, sql);
+}
 
 int Database::userVersion() {
     Statement s = prepare("PRAGMA user_version");
@@ -51,9 +56,12 @@ Statement::Statement(sqlite3* db, const QString& sql) : db_(db) {
     }
 }
 
-Statement::~Statement() { sqlite3_finalize(stmt_); }
+Statement::~Statement() {
+    sqlite3_finalize(stmt_);
+}
 
-Statement::Statement(Statement&& other) noexcept : db_(other.db_), stmt_(other.stmt_), next_(other.next_) {
+Statement::Statement(Statement&& other) noexcept
+    : db_(other.db_), stmt_(other.stmt_), next_(other.next_) {
     other.stmt_ = nullptr;
 }
 
@@ -72,7 +80,8 @@ Statement& Statement::bind(const QVariant& v) {
             rc = sqlite3_bind_int64(stmt_, i, v.toLongLong());
             break;
         case QMetaType::Double:
-            rc = std::isfinite(v.toDouble()) ? sqlite3_bind_double(stmt_, i, v.toDouble()) : sqlite3_bind_null(stmt_, i);
+            rc = std::isfinite(v.toDouble()) ? sqlite3_bind_double(stmt_, i, v.toDouble())
+                                             : sqlite3_bind_null(stmt_, i);
             break;
         default: {
             const QByteArray text = v.toString().toUtf8();
@@ -116,7 +125,9 @@ void Statement::reset() {
     next_ = 1;
 }
 
-int Statement::columnCount() const { return sqlite3_column_count(stmt_); }
+int Statement::columnCount() const {
+    return sqlite3_column_count(stmt_);
+}
 
 QVariant Statement::column(int i) const {
     switch (sqlite3_column_type(stmt_, i)) {
@@ -131,7 +142,9 @@ QVariant Statement::column(int i) const {
     }
 }
 
-Transaction::Transaction(Database& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
+Transaction::Transaction(Database& db) : db_(db) {
+    db_.exec("BEGIN IMMEDIATE");
+}
 
 Transaction::~Transaction() {
     if (!done_) {

@@ -45,8 +45,8 @@ public:
     // Binds in order; a null QVariant (or a NaN) binds SQL NULL.
     Statement& bind(const QVariant& value);
     Statement& bindAll(const QVariantList& values);
-    bool step();  // true while a row is available
-    void run();   // step to completion, then reset for reuse
+    bool step(); // true while a row is available
+    void run();  // step to completion, then reset for reuse
     void reset();
     QVariant column(int i) const;
     int columnCount() const;

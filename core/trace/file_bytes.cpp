@@ -67,7 +67,8 @@ PaddedBuffer readMaybeGzip(const std::string& path) {
     const std::size_t fileSize = end > 0 ? static_cast<std::size_t>(end) : 0;
 
     unsigned char magic[2] = {};
-    const bool gz = std::fread(magic, 1, 2, file.get()) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+    const bool gz =
+        std::fread(magic, 1, 2, file.get()) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
     std::fseek(file.get(), 0, SEEK_SET);
 
     PaddedBuffer buf;
@@ -88,7 +89,8 @@ PaddedBuffer readMaybeGzip(const std::string& path) {
         if (buf.capacity == buf.size) {
             grow(buf, buf.capacity * 2); // only when the size hint was wrong (input over 4 GiB)
         }
-        const auto want = static_cast<unsigned>(std::min<std::size_t>(buf.capacity - buf.size, 1u << 30));
+        const auto want =
+            static_cast<unsigned>(std::min<std::size_t>(buf.capacity - buf.size, 1u << 30));
         const int got = gzread(in, buf.data.get() + buf.size, want);
         if (got < 0) {
             int code = 0;

@@ -15,10 +15,12 @@ enum class HtaKernelType { Computation, Communication, Memory };
 
 // HTA's kernel typing: by name only, over every event that carries a stream.
 HtaKernelType htaKernelType(std::string_view name) {
-    if (name.find("ncclKernel") != std::string_view::npos || name.substr(0, 13) == "ncclDevKernel") {
+    if (name.find("ncclKernel") != std::string_view::npos ||
+        name.substr(0, 13) == "ncclDevKernel") {
         return HtaKernelType::Communication;
     }
-    if (name.find("Memcpy") != std::string_view::npos || name.find("Memset") != std::string_view::npos) {
+    if (name.find("Memcpy") != std::string_view::npos ||
+        name.find("Memset") != std::string_view::npos) {
         return HtaKernelType::Memory;
     }
     return HtaKernelType::Computation;
@@ -27,7 +29,8 @@ HtaKernelType htaKernelType(std::string_view name) {
 // HTA's merge: sort by start and fuse spans that start at or before the running end. Unlike
 // SpanSet it keeps spans that rounding made empty or negative, and so must we to match it.
 std::vector<Span> htaMerge(std::vector<Span> spans) {
-    std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.start < b.start; });
+    std::sort(spans.begin(), spans.end(),
+              [](const Span& a, const Span& b) { return a.start < b.start; });
     std::vector<Span> out;
     for (const Span& s : spans) {
         if (!out.empty() && s.start <= out.back().end) {
@@ -100,7 +103,8 @@ HtaFigures htaFigures(const Trace& trace) {
     if (commTime > 0) {
         const double overlap =
             SpanSet::unionOf(computeMerged).intersect(SpanSet::unionOf(commMerged)).length();
-        out.compCommOverlapPctg = std::round(100.0 * overlap / commTime * 100.0) / 100.0; // HTA prints two decimals
+        out.compCommOverlapPctg =
+            std::round(100.0 * overlap / commTime * 100.0) / 100.0; // HTA prints two decimals
     }
     return out;
 }

@@ -5,7 +5,8 @@
 namespace commprof::trace {
 
 SpanSet SpanSet::unionOf(std::vector<Span> spans) {
-    std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.start < b.start; });
+    std::sort(spans.begin(), spans.end(),
+              [](const Span& a, const Span& b) { return a.start < b.start; });
     SpanSet out;
     for (const Span& s : spans) {
         if (!(s.end > s.start)) {

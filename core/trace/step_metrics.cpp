@@ -110,7 +110,8 @@ StepMetrics measureWindow(const ClassSpans& spans, const StepWindow& w) {
     m.computeUs = spans.compute.lengthWithin(w.window);
     m.commUs = spans.communication.lengthWithin(w.window);
     m.bookkeepingUs = spans.bookkeeping.lengthWithin(w.window);
-    m.overlapUs = spans.compute.clip(w.window).intersect(spans.communication.clip(w.window)).length();
+    m.overlapUs =
+        spans.compute.clip(w.window).intersect(spans.communication.clip(w.window)).length();
     finishRatios(m);
     return m;
 }

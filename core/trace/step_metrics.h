@@ -27,8 +27,8 @@ struct StepMetrics {
     int step = 0;
     double startUs = 0, endUs = 0, stepUs = 0;
     double computeUs = 0, commUs = 0, bookkeepingUs = 0, overlapUs = 0, exposedCommUs = 0;
-    std::optional<double> overlapEfficiency;     // null when commUs == 0
-    std::optional<double> commOverheadFraction;  // null when stepUs == 0
+    std::optional<double> overlapEfficiency;    // null when commUs == 0
+    std::optional<double> commOverheadFraction; // null when stepUs == 0
 };
 
 struct TraceSummary {

@@ -5,7 +5,9 @@
 namespace commprof::trace {
 namespace {
 
-QJsonValue orNull(const std::optional<double>& v) { return v ? QJsonValue(*v) : QJsonValue(QJsonValue::Null); }
+QJsonValue orNull(const std::optional<double>& v) {
+    return v ? QJsonValue(*v) : QJsonValue(QJsonValue::Null);
+}
 
 } // namespace
 

@@ -16,9 +16,13 @@ const char* toString(EventClass cls) {
     return "not_counted";
 }
 
-const char* toString(Regime regime) { return regime == Regime::Device ? "device" : "host"; }
+const char* toString(Regime regime) {
+    return regime == Regime::Device ? "device" : "host";
+}
 
-StringTable::StringTable() { intern({}); }
+StringTable::StringTable() {
+    intern({});
+}
 
 std::uint32_t StringTable::intern(std::string_view text) {
     if (auto it = index_.find(text); it != index_.end()) {

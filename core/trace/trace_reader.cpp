@@ -108,7 +108,8 @@ public:
             warn(std::to_string(unclosed) + " 'B' events without a matching 'E' were dropped");
         }
         if (unmatchedEnds_) {
-            warn(std::to_string(unmatchedEnds_) + " 'E' events without a matching 'B' were ignored");
+            warn(std::to_string(unmatchedEnds_) +
+                 " 'E' events without a matching 'B' were ignored");
         }
         if (negative_) {
             warn(std::to_string(negative_) + " events with a negative duration were dropped");
@@ -190,7 +191,8 @@ private:
             return static_cast<std::int64_t>(value.get_double().value());
         }
         if (value.type() == od::json_type::string) {
-            return -static_cast<std::int64_t>(trace_.strings.intern(value.get_string().value())) - 1;
+            return -static_cast<std::int64_t>(trace_.strings.intern(value.get_string().value())) -
+                   1;
         }
         return 0;
     }
@@ -222,7 +224,8 @@ Trace parsePadded(PaddedBuffer& buf, const std::string& source) {
         trace.warnings.push_back(buf.damage);
     }
     std::size_t firstNonSpace = 0;
-    while (firstNonSpace < buf.size && std::isspace(static_cast<unsigned char>(buf.data[firstNonSpace]))) {
+    while (firstNonSpace < buf.size &&
+           std::isspace(static_cast<unsigned char>(buf.data[firstNonSpace]))) {
         ++firstNonSpace;
     }
     if (firstNonSpace == buf.size) {
@@ -235,7 +238,8 @@ Trace parsePadded(PaddedBuffer& buf, const std::string& source) {
     od::document doc;
     bool started = false;
     try {
-        doc = parser.iterate(simdjson::padded_string_view(buf.data.get(), buf.size, buf.capacity + simdjson::SIMDJSON_PADDING));
+        doc = parser.iterate(simdjson::padded_string_view(
+            buf.data.get(), buf.size, buf.capacity + simdjson::SIMDJSON_PADDING));
         started = true;
         const od::json_type rootType = doc.type();
         if (rootType == od::json_type::array) {
@@ -254,7 +258,8 @@ Trace parsePadded(PaddedBuffer& buf, const std::string& source) {
                 collectArray(v.get_array(), collector, skippedNonObjects);
             }
             if (!found) {
-                throw TraceError(source + ": JSON object has no 'traceEvents' field; not a Chrome trace");
+                throw TraceError(source +
+                                 ": JSON object has no 'traceEvents' field; not a Chrome trace");
             }
         } else {
             throw TraceError(source + ": top-level JSON is neither an object nor an array");
@@ -269,8 +274,9 @@ Trace parsePadded(PaddedBuffer& buf, const std::string& source) {
         if (trace.events.empty()) {
             throw TraceError(source + ": not valid JSON" + where + ": " + err.what());
         }
-        trace.warnings.push_back("JSON ends or breaks" + where + " (" + err.what() + "); kept the " +
-                                 std::to_string(trace.events.size()) + " events read before it");
+        trace.warnings.push_back("JSON ends or breaks" + where + " (" + err.what() +
+                                 "); kept the " + std::to_string(trace.events.size()) +
+                                 " events read before it");
     }
     collector.finish();
     if (skippedNonObjects) {

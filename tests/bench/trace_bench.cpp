@@ -32,8 +32,9 @@ double timeCommand(const std::string& cmd) {
 } // namespace
 
 int main(int argc, char** argv) {
-    const std::string path =
-        argc > 1 ? argv[1] : COMMPROF_SHARED_FIXTURES "/traces/kineto_nccl_ddp_ws2_large_rank1.json.gz";
+    const std::string path = argc > 1 ? argv[1]
+                                      : COMMPROF_SHARED_FIXTURES
+                                 "/traces/kineto_nccl_ddp_ws2_large_rank1.json.gz";
     const int repeats = argc > 2 ? std::atoi(argv[2]) : 5;
     std::vector<double> ours, zcat;
     std::size_t events = 0;
@@ -67,10 +68,11 @@ int main(int argc, char** argv) {
     getrusage(RUSAGE_SELF, &usage);
     const double peakBytes = double(usage.ru_maxrss) * 1024.0;
     std::printf("trace: %s\nevents: %zu\n", path.c_str(), events);
-    std::printf("median parse+summarize+hta: %.3f s\nmedian zcat:               %.3f s\n", ours[ours.size() / 2],
-                zcat[zcat.size() / 2]);
-    std::printf("ratio to zcat: %.2fx (goal <= 1.5x)\n", ours[ours.size() / 2] / zcat[zcat.size() / 2]);
-    std::printf("peak RSS: %.1f MiB, uncompressed %.1f MiB, ratio %.2fx (goal < 2.5x)\n", peakBytes / 1048576.0,
-                uncompressed / 1048576.0, peakBytes / uncompressed);
+    std::printf("median parse+summarize+hta: %.3f s\nmedian zcat:               %.3f s\n",
+                ours[ours.size() / 2], zcat[zcat.size() / 2]);
+    std::printf("ratio to zcat: %.2fx (goal <= 1.5x)\n",
+                ours[ours.size() / 2] / zcat[zcat.size() / 2]);
+    std::printf("peak RSS: %.1f MiB, uncompressed %.1f MiB, ratio %.2fx (goal < 2.5x)\n",
+                peakBytes / 1048576.0, uncompressed / 1048576.0, peakBytes / uncompressed);
     return 0;
 }
