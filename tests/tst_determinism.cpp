@@ -153,6 +153,28 @@ private slots:
         QVERIFY(iterations.subtract({2, 4}).isEmpty());
     }
 
+    void chunkedDigestsGiveOneValuePerSlice() {
+        const QString dir =
+            runArm(work_, "chunked",
+                   {"--fingerprint", "semantic", "--fp-iters", "2:3", "--fp-chunk-dim", "0"});
+        QFile f(dir + "/fp_rank0.jsonl");
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        bool checked = false;
+        for (const QByteArray& line : f.readAll().split('\n')) {
+            const QJsonObject o = QJsonDocument::fromJson(line).object();
+            for (const QJsonValue& t : o["outputs"].toArray()) {
+                const QJsonObject tensor = t.toObject();
+                const int rows =
+                    tensor["shape"].toArray().isEmpty() ? 0 : tensor["shape"][0].toInt();
+                if (rows > 1) {
+                    QCOMPARE(tensor["digest"].toString().split(':').size(), rows);
+                    checked = true;
+                }
+            }
+        }
+        QVERIFY(checked);
+    }
+
     void armsProveAFix() {
         QTemporaryDir out;
         const CliResult r = runCli("commprof", {"diff", "--arms", "--out", out.path(), "--base",

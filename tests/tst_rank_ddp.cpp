@@ -274,6 +274,30 @@ private slots:
         QVERIFY(f["grad_checksums_agree"].toBool());
     }
 
+    void presetNamesSizeTheModel_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("family");
+        QTest::addColumn<double>("params");
+        QTest::newRow("mlp1m") << "mlp1m"
+                               << "mlp" << 1e6;
+        QTest::newRow("transformer2m") << "transformer2m"
+                                       << "transformer" << 2e6;
+    }
+    void presetNamesSizeTheModel() {
+        QFETCH(QString, model);
+        QFETCH(QString, family);
+        QFETCH(double, params);
+        QTemporaryDir dir;
+        const PoolOutcome out = runPool(dir.path(), 1,
+                                        {"--model", model, "--iterations", "2", "--warmup", "1",
+                                         "--batch-size", "2", "--threads", "1"});
+        QVERIFY2(out.success, qPrintable(failure(out)));
+        const QJsonObject m = readJsonFile(dir.filePath("rank0.json"))["model"].toObject();
+        QCOMPARE(m["name"].toString(), model);
+        QCOMPARE(m["family"].toString(), family);
+        QVERIFY(std::abs(m["params"].toDouble() - params) / params < 0.02);
+    }
+
     void killedRankMakesSurvivorsExitNonZero() {
         QTemporaryDir dir;
         const int port = RankPool::freeLoopbackPort();

@@ -79,6 +79,18 @@ bool waitForProgress(QProcess& p, QByteArray& seen,
     return false;
 }
 
+// Until the cell's ranks report the given iteration (the ws2 cell is then mid-run).
+bool waitForIteration(QProcess& run, const QString& cell, int iteration) {
+    QByteArray seen;
+    return waitForProgress(
+        run, seen,
+        [&](const QJsonObject& o) {
+            return o["cell"].toString() == cell && o["event"].toString() == "iteration" &&
+                   o["iter"].toInt() >= iteration;
+        },
+        90000);
+}
+
 QProcess* startRun(QObject* parent, const QStringList& args) {
     auto* p = new QProcess(parent);
     p->start(COMMPROF_BIN_DIR "/commprof",
@@ -146,14 +158,7 @@ private slots:
         QTemporaryDir out;
         const QString matrix = writeMatrix(out, kLongThenShort);
         QProcess* run = startRun(this, {matrix, "--out", out.filePath("r")});
-        QByteArray seen;
-        QVERIFY(waitForProgress(
-            *run, seen,
-            [](const QJsonObject& o) {
-                return o["cell"].toString() == "tiny_gloo_cpu_ws2_r0" &&
-                       o["event"].toString() == "iteration" && o["iter"].toInt() >= 3;
-            },
-            60000));
+        QVERIFY(waitForIteration(*run, "tiny_gloo_cpu_ws2_r0", 3));
         const QList<PidRecord> pids = pidRecords(out.filePath("r"));
         QCOMPARE(pids.size(), 2);
         PidRecord victim, survivor;
@@ -180,14 +185,7 @@ private slots:
         const QString matrix = writeMatrix(out, kShortThenLong);
         const QString results = out.filePath("r");
         QProcess* run = startRun(this, {matrix, "--out", results});
-        QByteArray seen;
-        QVERIFY(waitForProgress(
-            *run, seen,
-            [](const QJsonObject& o) {
-                return o["cell"].toString() == "tiny_gloo_cpu_ws2_r0" &&
-                       o["event"].toString() == "iteration" && o["iter"].toInt() >= 3;
-            },
-            90000));
+        QVERIFY(waitForIteration(*run, "tiny_gloo_cpu_ws2_r0", 3));
         const QString doneManifest = results + "/cells/tiny_gloo_cpu_ws1_r0/manifest.json";
         QVERIFY(QFile::exists(doneManifest));
         const QDateTime doneAt = QFileInfo(doneManifest).lastModified();

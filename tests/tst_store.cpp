@@ -3,6 +3,7 @@
 
 #include "analysis/cost_model.h"
 #include "cli_runner.h"
+#include "image_checks.h"
 #include "rank_files.h"
 #include "report/report_data.h"
 #include "store/ingest.h"
@@ -284,16 +285,7 @@ private slots:
             QCOMPARE(pdf.read(5), QByteArray("%PDF-"));
             const QImage png(QString("%1/%2.png").arg(out, fig));
             QVERIFY(!png.isNull());
-            QSet<QRgb> colours;
-            int nonWhite = 0;
-            for (int y = 0; y < png.height(); y += 3) {
-                for (int x = 0; x < png.width(); x += 3) {
-                    const QRgb px = png.pixel(x, y);
-                    colours.insert(px);
-                    nonWhite += qGray(px) < 240;
-                }
-            }
-            QVERIFY2(colours.size() > 8 && nonWhite > 500, fig);
+            QVERIFY2(distinctColours(png, 3) > 8 && inkedPixels(png) > 500, fig);
         }
         QVERIFY(QFile(out + "/cells.csv").size() > 100);
         QVERIFY(QFile(out + "/macros.tex").size() > 100);

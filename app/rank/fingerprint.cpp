@@ -227,11 +227,7 @@ std::string Fingerprinter::tensorsJson(const std::vector<at::Tensor>& ts) {
             j.field("defined", false);
         } else {
             j.key("shape");
-            j.beginArray();
-            for (auto d : t.sizes()) {
-                j.value(std::int64_t(d));
-            }
-            j.endArray();
+            j.intArray(t.sizes());
             j.field("dtype", dtypeName(t));
             j.field("numel", std::int64_t(t.numel()));
             j.field("digest", digestHex(t, o_.fpChunkDim));

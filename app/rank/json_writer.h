@@ -74,6 +74,14 @@ public:
         key(k);
         value(v);
     }
+    // An array of integers from any container of them.
+    template <typename C> void intArray(const C& values) {
+        beginArray();
+        for (const auto& v : values) {
+            value(static_cast<std::int64_t>(v));
+        }
+        endArray();
+    }
     void fieldRaw(const std::string& k, const std::string& json) {
         key(k);
         raw(json);

@@ -4,7 +4,9 @@
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <optional>
 #include <random>
+#include <type_traits>
 
 namespace commprof::rank {
 namespace {
@@ -21,30 +23,26 @@ std::string env(const char* name, const char* fallback = nullptr) {
     return {};
 }
 
-int toInt(const std::string& flag, const std::string& v) {
+// A whole-string number of type T, or a UsageError naming the flag.
+template <typename T>
+T parseNumber(const std::string& flag, const std::string& v, const char* what) {
     try {
         std::size_t used = 0;
-        const int out = std::stoi(v, &used);
+        const T out = std::is_integral_v<T> ? T(std::stoi(v, &used)) : T(std::stod(v, &used));
         if (used != v.size()) {
             throw std::invalid_argument(v);
         }
         return out;
     } catch (const std::exception&) {
-        throw UsageError(flag + ": expected an integer, got '" + v + "'");
+        throw UsageError(flag + ": expected " + what + ", got '" + v + "'");
     }
 }
 
+int toInt(const std::string& flag, const std::string& v) {
+    return parseNumber<int>(flag, v, "an integer");
+}
 double toDouble(const std::string& flag, const std::string& v) {
-    try {
-        std::size_t used = 0;
-        const double out = std::stod(v, &used);
-        if (used != v.size()) {
-            throw std::invalid_argument(v);
-        }
-        return out;
-    } catch (const std::exception&) {
-        throw UsageError(flag + ": expected a number, got '" + v + "'");
-    }
+    return parseNumber<double>(flag, v, "a number");
 }
 
 std::string oneOf(const std::string& flag, const std::string& v,
@@ -95,6 +93,27 @@ std::vector<int> parseRanks(const std::string& flag, const std::string& v) {
 
 } // namespace
 
+std::optional<std::pair<std::string, double>> presetOf(const std::string& model) {
+    for (const char* name : {"transformer", "mlp"}) {
+        const std::string family = name;
+        if (model.rfind(family, 0) != 0 || model.size() < family.size() + 2) {
+            continue;
+        }
+        const std::string size = model.substr(family.size());
+        const char unit = size.back();
+        const double scale = unit == 'm' ? 1e6 : unit == 'k' ? 1e3 : 0;
+        try {
+            std::size_t used = 0;
+            const double n = std::stod(size.substr(0, size.size() - 1), &used);
+            if (scale > 0 && used == size.size() - 1 && n > 0) {
+                return std::make_pair(family, n * scale);
+            }
+        } catch (const std::exception&) {
+        }
+    }
+    return std::nullopt;
+}
+
 bool RankOptions::perturbsRank(int r) const {
     return !perturbOp.empty() &&
            (perturbRanks.empty() ||
@@ -124,6 +143,8 @@ std::string usageText() {
 
 RankOptions parseOptions(int argc, char** argv) {
     RankOptions o;
+    bool paramsGiven = false;
+    bool familyGiven = false;
     using Setter = std::function<void(const std::string&, const std::string&)>;
     const std::map<std::string, Setter> withValue{
         {"--model", [&](auto&, auto& v) { o.model = v; }},
@@ -131,7 +152,11 @@ RankOptions parseOptions(int argc, char** argv) {
          [&](auto& f, auto& v) {
              o.family = oneOf(f, v, {"mlp", "transformer"});
          }},
-        {"--params", [&](auto& f, auto& v) { o.params = toDouble(f, v); }},
+        {"--params",
+         [&](auto& f, auto& v) {
+             o.params = toDouble(f, v);
+             paramsGiven = true;
+         }},
         {"--backend",
          [&](auto& f, auto& v) {
              o.backend = oneOf(f, v, {"gloo", "nccl"});
@@ -248,6 +273,18 @@ RankOptions parseOptions(int argc, char** argv) {
         s->second(arg, value);
     }
 
+    // Presets: a model named like mlp50m or transformer400m sizes itself when --params and
+    // --family are not given.
+    if (!paramsGiven || !familyGiven) {
+        if (const auto preset = presetOf(o.model)) {
+            if (!paramsGiven) {
+                o.params = preset->second;
+            }
+            if (!familyGiven) {
+                o.family = preset->first;
+            }
+        }
+    }
     if (o.params < 1e4 || o.params > 2e9) {
         throw UsageError("--params: expected 1e4..2e9, got " + std::to_string(o.params));
     }

@@ -2,6 +2,7 @@
 // Command-line flags and rendezvous environment of one rank (docs/cli.md, commprof-rank).
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -68,6 +69,9 @@ struct RankOptions {
     std::string masterAddr = "127.0.0.1";
     int masterPort = 29500;
 };
+
+// "mlp50m" -> (mlp, 5e7), "transformer400m" -> (transformer, 4e8); nullopt for other names.
+std::optional<std::pair<std::string, double>> presetOf(const std::string& model);
 
 // Throws UsageError naming the flag.
 RankOptions parseOptions(int argc, char** argv);

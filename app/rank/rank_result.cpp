@@ -90,11 +90,7 @@ std::string rankResultJson(const RankResult& r) {
         j.beginObject();
         j.field("name", p.name);
         j.key("shape");
-        j.beginArray();
-        for (auto d : p.shape) {
-            j.value(d);
-        }
-        j.endArray();
+        j.intArray(p.shape);
         j.field("bytes", p.bytes);
         j.endObject();
     }
@@ -102,11 +98,7 @@ std::string rankResultJson(const RankResult& r) {
     j.key("initial_buckets");
     j.beginArray();
     for (const auto& b : r.initialBuckets) {
-        j.beginArray();
-        for (auto i : b) {
-            j.value(std::int64_t(i));
-        }
-        j.endArray();
+        j.intArray(b);
     }
     j.endArray();
     j.key("iterations");
@@ -137,11 +129,7 @@ std::string rankResultJson(const RankResult& r) {
     }
     j.endArray();
     j.key("bucket_counts_seen");
-    j.beginArray();
-    for (int c : r.bucketCountsSeen) {
-        j.value(c);
-    }
-    j.endArray();
+    j.intArray(r.bucketCountsSeen);
     j.field("rebuild_detected", r.rebuildDetected);
     j.field("grad_checksums_agree", r.gradChecksumsAgree);
     j.field("grad_checksum_note", r.gradChecksumNote);

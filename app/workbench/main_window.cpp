@@ -7,6 +7,8 @@
 #include "probe/probe.h"
 #include "probe_view.h"
 #include "step_table_view.h"
+#include "timeline/timeline_data.h"
+#include "timeline_view.h"
 #include "trace/step_metrics.h"
 #include "trace/trace_reader.h"
 
@@ -18,6 +20,7 @@
 #include <QFutureWatcher>
 #include <QMenuBar>
 #include <QSettings>
+#include <QSplitter>
 #include <QStatusBar>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -26,14 +29,19 @@ namespace {
 
 struct ParsedTrace {
     trace::TraceSummary summary;
+    std::shared_ptr<const timeline::TimelineData> timeline;
     QString error;
 };
 
 ParsedTrace parseTrace(const QString& path) {
     try {
-        return {trace::summarize(trace::readTraceFile(path.toStdString())), {}};
+        trace::Trace t = trace::readTraceFile(path.toStdString());
+        trace::TraceSummary summary = trace::summarize(t);
+        return {std::move(summary),
+                std::make_shared<timeline::TimelineData>(timeline::buildTimeline(std::move(t))),
+                {}};
     } catch (const trace::TraceError& e) {
-        return {{}, QString::fromStdString(e.what())};
+        return {{}, nullptr, QString::fromStdString(e.what())};
     }
 }
 
@@ -44,7 +52,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     steps_ = new models::StepTableModel(this);
     auto* table = new widgets::StepTableView(this);
     table->setModel(steps_);
-    setCentralWidget(table);
+    timeline_ = new widgets::TimelineView(this);
+    connect(timeline_, &widgets::TimelineView::eventSelected, this,
+            [this](int, const QString& description) {
+                statusBar()->showMessage(QString(description).replace('\n', "  "));
+            });
+    auto* inspector = new QSplitter(Qt::Vertical, this);
+    inspector->addWidget(timeline_);
+    inspector->addWidget(table);
+    inspector->setStretchFactor(0, 3);
+    setCentralWidget(inspector);
 
     probeModel_ = new models::ProbeModel(this);
     probeView_ = new widgets::ProbeView(this);
@@ -105,6 +122,7 @@ void MainWindow::openTrace(const QString& path) {
             return;
         }
         steps_->setSummary(parsed.summary);
+        timeline_->setData(parsed.timeline);
         statusBar()->showMessage(
             QString("%1: %2 steps").arg(path).arg(parsed.summary.steps.size()));
     });

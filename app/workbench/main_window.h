@@ -10,6 +10,7 @@ class ProbeModel;
 namespace commprof::widgets {
 class ProbeView;
 class DiffView;
+class TimelineView;
 } // namespace commprof::widgets
 
 namespace commprof::workbench {
@@ -37,6 +38,7 @@ private:
     models::ProbeModel* probeModel_ = nullptr;
     widgets::ProbeView* probeView_ = nullptr;
     widgets::DiffView* diffView_ = nullptr;
+    widgets::TimelineView* timeline_ = nullptr;
     QString resultsDir_;
 };
 

@@ -20,31 +20,16 @@ import sys
 import tempfile
 import time
 
+from benchlib import free_port, run_ranks
+
 import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
 import torch.nn as nn
 
 
-def free_port():
-    import socket
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 def run_rank(binary, world, args, hook, out):
-    port = free_port()
-    procs = []
-    for r in range(world):
-        env = dict(os.environ, RANK=str(r), WORLD_SIZE=str(world), MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
-        procs.append(subprocess.Popen([binary, "--out", out, "--hook", hook] + args, env=env,
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE))
-    for p in procs:
-        if p.wait() != 0:
-            sys.exit("commprof-rank failed: " + p.stderr.read().decode())
+    run_ranks(binary, world, ["--out", out, "--hook", hook] + args)
     files = [json.load(open(os.path.join(out, "rank%d.json" % r))) for r in range(world)]
     return files
 

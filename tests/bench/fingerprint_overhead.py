@@ -8,31 +8,15 @@ each and the ratios to no capture. Usage: fingerprint_overhead.py BUILD_BIN_DIR 
 import argparse
 import json
 import os
-import socket
 import statistics
-import subprocess
-import sys
 import tempfile
 
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+from benchlib import run_ranks
 
 
 def run(binary, extra, args):
     with tempfile.TemporaryDirectory() as out:
-        port = free_port()
-        procs = [subprocess.Popen([binary, "--out", out] + args + extra,
-                                  env=dict(os.environ, RANK=str(r), WORLD_SIZE="2", MASTER_ADDR="127.0.0.1",
-                                           MASTER_PORT=str(port)),
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for r in range(2)]
-        for p in procs:
-            if p.wait() != 0:
-                sys.exit(p.stderr.read().decode())
+        run_ranks(binary, 2, ["--out", out] + args + extra)
         f = json.load(open(os.path.join(out, "rank0.json")))
         fp = os.path.join(out, "fp_rank0.jsonl")
         size = os.path.getsize(fp) if os.path.exists(fp) else 0
