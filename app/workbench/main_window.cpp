@@ -2,6 +2,8 @@
 
 #include "determinism/divergence.h"
 #include "diff_view.h"
+#include "matrix_designer.h"
+#include "models/cell_table_model.h"
 #include "models/probe_model.h"
 #include "models/step_table_model.h"
 #include "probe/probe.h"
@@ -78,7 +80,20 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     diffDock->setWidget(diffView_);
     addDockWidget(Qt::RightDockWidgetArea, diffDock);
 
+    designer_ = new widgets::MatrixDesigner(this);
+    auto* designerDock = new QDockWidget("Matrix designer", this);
+    designerDock->setObjectName("designerDock");
+    designerDock->setWidget(designer_);
+    addDockWidget(Qt::LeftDockWidgetArea, designerDock);
+    tabifyDockWidget(designerDock, diffDock);
+
     QMenu* file = menuBar()->addMenu("&File");
+    file->addAction("Open &matrix...", QKeySequence("Ctrl+M"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, "Open experiment matrix", "configs/experiments", "YAML (*.yaml *.yml)");
+        if (!path.isEmpty()) {
+            openMatrix(path);
+        }
+    });
     file->addAction("Open &trace...", QKeySequence::Open, this, [this] {
         const QString path =
             QFileDialog::getOpenFileName(this, "Open Chrome trace", resultsDir_,
@@ -102,6 +117,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     QMenu* view = menuBar()->addMenu("&View");
     view->addAction(probeDock->toggleViewAction());
     view->addAction(diffDock->toggleViewAction());
+    view->addAction(designerDock->toggleViewAction());
     restoreLayout();
     statusBar()->showMessage("Open a trace or a results directory");
 }
@@ -109,6 +125,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 void MainWindow::openResults(const QString& dir) {
     resultsDir_ = dir;
     statusBar()->showMessage(QString("Results: %1").arg(QDir(dir).absolutePath()));
+}
+
+void MainWindow::openMatrix(const QString& path) {
+    designer_->loadFile(path);
+    statusBar()->showMessage(QString("Matrix %1: %2 cells").arg(path).arg(designer_->cells()->rowCount()));
 }
 
 void MainWindow::openTrace(const QString& path) {
@@ -181,6 +202,8 @@ bool MainWindow::saveScreenshots(const QString& outDir) {
     bool ok = grab().save(QDir(outDir).filePath("main.png"));
     ok = probeView_->grab().save(QDir(outDir).filePath("probe.png")) && ok;
     ok = diffView_->grab().save(QDir(outDir).filePath("determinism.png")) && ok;
+    ok = designer_->grab().save(QDir(outDir).filePath("designer.png")) && ok;
+    ok = timeline_->grab().save(QDir(outDir).filePath("timeline.png")) && ok;
     return ok;
 }
 

@@ -11,6 +11,7 @@ namespace commprof::widgets {
 class ProbeView;
 class DiffView;
 class TimelineView;
+class MatrixDesigner;
 } // namespace commprof::widgets
 
 namespace commprof::workbench {
@@ -20,6 +21,7 @@ class MainWindow : public QMainWindow {
 public:
     explicit MainWindow(QWidget* parent = nullptr);
     void openResults(const QString& dir);
+    void openMatrix(const QString& path);
     // Parses off the GUI thread; the table fills in when the result arrives.
     void openTrace(const QString& path);
     // Diffs two fingerprinted runs off the GUI thread and shows the first divergence.
@@ -39,6 +41,7 @@ private:
     widgets::ProbeView* probeView_ = nullptr;
     widgets::DiffView* diffView_ = nullptr;
     widgets::TimelineView* timeline_ = nullptr;
+    widgets::MatrixDesigner* designer_ = nullptr;
     QString resultsDir_;
 };
 

@@ -1,0 +1,45 @@
+#include "yaml_highlighter.h"
+
+#include <QRegularExpression>
+
+namespace commprof::widgets {
+
+YamlHighlighter::YamlHighlighter(QTextDocument* document) : QSyntaxHighlighter(document) {}
+
+void YamlHighlighter::setErrorLine(int line) {
+    if (line != errorLine_) {
+        errorLine_ = line;
+        rehighlight();
+    }
+}
+
+void YamlHighlighter::highlightBlock(const QString& text) {
+    static const QRegularExpression key("([A-Za-z_][A-Za-z0-9_]*)\\s*:");
+    static const QRegularExpression number("\\b-?[0-9]+(\\.[0-9]+)?([eE][-+]?[0-9]+)?\\b");
+    static const QRegularExpression comment("#.*$");
+    QTextCharFormat keyFormat, numberFormat, commentFormat;
+    keyFormat.setForeground(QColor(0, 90, 160));
+    keyFormat.setFontWeight(QFont::Bold);
+    numberFormat.setForeground(QColor(150, 60, 0));
+    commentFormat.setForeground(QColor(120, 120, 120));
+    for (auto it = number.globalMatch(text); it.hasNext();) {
+        const auto m = it.next();
+        setFormat(int(m.capturedStart()), int(m.capturedLength()), numberFormat);
+    }
+    for (auto it = key.globalMatch(text); it.hasNext();) {
+        const auto m = it.next();
+        setFormat(int(m.capturedStart(1)), int(m.capturedLength(1)), keyFormat);
+    }
+    if (const auto m = comment.match(text); m.hasMatch()) {
+        setFormat(int(m.capturedStart()), int(m.capturedLength()), commentFormat);
+    }
+    if (errorLine_ > 0 && currentBlock().blockNumber() + 1 == errorLine_) {
+        QTextCharFormat error;
+        error.setUnderlineStyle(QTextCharFormat::WaveUnderline);
+        error.setUnderlineColor(Qt::red);
+        error.setBackground(QColor(255, 230, 230));
+        setFormat(0, std::max(1, int(text.size())), error);
+    }
+}
+
+} // namespace commprof::widgets
