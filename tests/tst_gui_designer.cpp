@@ -9,9 +9,9 @@
 #include <QAbstractItemModelTester>
 #include <QListWidget>
 #include <QPlainTextEdit>
-#include <QTextCursor>
 #include <QSignalSpy>
 #include <QTest>
+#include <QTextCursor>
 
 using namespace commprof;
 
@@ -20,7 +20,8 @@ class TstGuiDesigner : public QObject {
 private slots:
     void editingWorldSizesReplansAndTyposAreMarked() {
         widgets::MatrixDesigner designer;
-        QAbstractItemModelTester tester(designer.cells(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(designer.cells(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         designer.setBudgets(8.0, std::nullopt, 0);
         designer.loadFile(COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml");
         QCOMPARE(designer.cells()->rowCount(), 2);
@@ -37,7 +38,8 @@ private slots:
         QCOMPARE(designer.cells()->rowCount(), 3);
         QCOMPARE(designer.worldSizes()->count(), 3);
         const double after = designer.bars()->estimate().host.total();
-        QVERIFY2(std::abs(after / before - 4.0) < 1e-9, qPrintable(QString::number(after / before))); // ws8 vs ws2
+        QVERIFY2(std::abs(after / before - 4.0) < 1e-9,
+                 qPrintable(QString::number(after / before))); // ws8 vs ws2
         QCOMPARE(designer.bars()->estimate().host.budgetBytes, 8.0 * 1024 * 1024 * 1024);
 
         // A typo, typed as a user would (one character deleted): marked at its line, and the
@@ -47,7 +49,8 @@ private slots:
         QTextCursor cursor(designer.editor()->document());
         cursor.setPosition(int(text.indexOf("world_sizes:") + QString("world_size").size()));
         cursor.deleteChar();
-        QTRY_COMPARE_WITH_TIMEOUT(designer.errorLine(), line, widgets::MatrixDesigner::kDebounceMs * 10);
+        QTRY_COMPARE_WITH_TIMEOUT(designer.errorLine(), line,
+                                  widgets::MatrixDesigner::kDebounceMs * 10);
         QVERIFY(designer.errorText().contains("did you mean 'world_sizes'"));
         QCOMPARE(designer.cells()->rowCount(), 3);
 
@@ -70,7 +73,9 @@ private slots:
         const auto& worst = designer.bars()->estimate();
         QVERIFY(!worst.feasible);
         QVERIFY(worst.reason.contains("host demand"));
-        QCOMPARE(designer.cells()->data(designer.cells()->index(1, models::CellTableModel::Feasible)).toString(),
+        QCOMPARE(designer.cells()
+                     ->data(designer.cells()->index(1, models::CellTableModel::Feasible))
+                     .toString(),
                  QString("skipped_infeasible"));
     }
 };

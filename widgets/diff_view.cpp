@@ -69,7 +69,8 @@ void DiffView::selectRank(int row) {
         sideView_->resizeColumnsToContents();
         if (sideBySide_->focusRow() >= 0) {
             sideView_->selectRow(sideBySide_->focusRow());
-            sideView_->scrollTo(sideBySide_->index(sideBySide_->focusRow(), 0), QAbstractItemView::PositionAtCenter);
+            sideView_->scrollTo(sideBySide_->index(sideBySide_->focusRow(), 0),
+                                QAbstractItemView::PositionAtCenter);
         }
     } else {
         sideBySide_->setStreams({}, {}, {});

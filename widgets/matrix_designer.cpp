@@ -67,8 +67,10 @@ MatrixDesigner::MatrixDesigner(QWidget* parent) : QWidget(parent) {
     auto budgetsChanged = [this] {
         hostGib_->setEnabled(!hostAuto_->isChecked());
         deviceGib_->setEnabled(!deviceAuto_->isChecked());
-        overrides_.hostGib = hostAuto_->isChecked() ? std::nullopt : std::optional<double>(hostGib_->value());
-        overrides_.deviceGib = deviceAuto_->isChecked() ? std::nullopt : std::optional<double>(deviceGib_->value());
+        overrides_.hostGib =
+            hostAuto_->isChecked() ? std::nullopt : std::optional<double>(hostGib_->value());
+        overrides_.deviceGib =
+            deviceAuto_->isChecked() ? std::nullopt : std::optional<double>(deviceGib_->value());
         debounce_->start();
     };
     for (QCheckBox* c : {hostAuto_, deviceAuto_}) {
@@ -125,7 +127,8 @@ void MatrixDesigner::setText(const QString& yaml, const QString& fileName) {
     replanNow();
 }
 
-void MatrixDesigner::setBudgets(std::optional<double> hostGib, std::optional<double> deviceGib, std::optional<int> gpus) {
+void MatrixDesigner::setBudgets(std::optional<double> hostGib, std::optional<double> deviceGib,
+                                std::optional<int> gpus) {
     overrides_ = {hostGib, deviceGib, gpus};
     hostAuto_->blockSignals(true);
     deviceAuto_->blockSignals(true);
@@ -138,13 +141,18 @@ void MatrixDesigner::setBudgets(std::optional<double> hostGib, std::optional<dou
     replanNow();
 }
 
-int MatrixDesigner::errorLine() const { return highlighter_->errorLine(); }
-QString MatrixDesigner::errorText() const { return error_->text(); }
+int MatrixDesigner::errorLine() const {
+    return highlighter_->errorLine();
+}
+QString MatrixDesigner::errorText() const {
+    return error_->text();
+}
 
 void MatrixDesigner::replanNow() {
     debounce_->stop();
     try {
-        const matrix::Matrix m = matrix::parseMatrix(editor_->toPlainText().toUtf8(), fileName_.isEmpty() ? "matrix.yaml" : fileName_);
+        const matrix::Matrix m = matrix::parseMatrix(
+            editor_->toPlainText().toUtf8(), fileName_.isEmpty() ? "matrix.yaml" : fileName_);
         feasibility::PlanOptions options;
         options.overrides = overrides_;
         const feasibility::Plan plan = feasibility::makePlan(m, options);
@@ -152,11 +160,14 @@ void MatrixDesigner::replanNow() {
         error_->clear();
         models_->clear();
         for (const auto& model : m.models) {
-            models_->addItem(QString("%1  (%2, %3M params)").arg(model.name, model.family).arg(model.params / 1e6, 0, 'g', 4));
+            models_->addItem(QString("%1  (%2, %3M params)")
+                                 .arg(model.name, model.family)
+                                 .arg(model.params / 1e6, 0, 'g', 4));
         }
         layers_->clear();
         for (const auto& layer : m.layers) {
-            layers_->addItem(QString("%1  (%2 on %3, %4)").arg(layer.name, layer.backend, layer.device, layer.interconnect));
+            layers_->addItem(QString("%1  (%2 on %3, %4)")
+                                 .arg(layer.name, layer.backend, layer.device, layer.interconnect));
         }
         worldSizes_->clear();
         for (int ws : m.worldSizes) {

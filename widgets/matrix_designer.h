@@ -40,7 +40,8 @@ public:
     int errorLine() const;
     QString errorText() const;
     // Budgets: explicit GiB, or auto (from the probe) when unchecked.
-    void setBudgets(std::optional<double> hostGib, std::optional<double> deviceGib, std::optional<int> gpus);
+    void setBudgets(std::optional<double> hostGib, std::optional<double> deviceGib,
+                    std::optional<int> gpus);
     void replanNow();
 
 signals:

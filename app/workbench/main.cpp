@@ -19,7 +19,8 @@ int main(int argc, char** argv) {
                                   "OUTDIR");
     const QCommandLineOption probeOpt("probe", "Run the environment probe at start.");
     const QCommandLineOption compareOpt("compare", "Compare two fingerprinted runs: A,B.", "A,B");
-    const QCommandLineOption matrixOpt("matrix", "Open an experiment matrix in the designer.", "YAML");
+    const QCommandLineOption matrixOpt("matrix", "Open an experiment matrix in the designer.",
+                                       "YAML");
     parser.addOptions({results, traceOpt, shot, probeOpt, compareOpt, matrixOpt});
     parser.process(app);
 
@@ -31,7 +32,8 @@ int main(int argc, char** argv) {
     if (parser.isSet(traceOpt)) {
         window.openTrace(parser.value(traceOpt));
     }
-    window.openMatrix(parser.isSet(matrixOpt) ? parser.value(matrixOpt) : QString("configs/experiments/smoke.yaml"));
+    window.openMatrix(parser.isSet(matrixOpt) ? parser.value(matrixOpt)
+                                              : QString("configs/experiments/smoke.yaml"));
     if (parser.isSet(probeOpt)) {
         window.runProbe();
     }

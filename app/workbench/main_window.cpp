@@ -8,6 +8,7 @@
 #include "models/step_table_model.h"
 #include "probe/probe.h"
 #include "probe_view.h"
+#include "run_monitor.h"
 #include "step_table_view.h"
 #include "timeline/timeline_data.h"
 #include "timeline_view.h"
@@ -86,10 +87,27 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     designerDock->setWidget(designer_);
     addDockWidget(Qt::LeftDockWidgetArea, designerDock);
     tabifyDockWidget(designerDock, diffDock);
+    monitor_ = new widgets::RunMonitor(this);
+    auto* monitorDock = new QDockWidget("Run monitor", this);
+    monitorDock->setObjectName("monitorDock");
+    monitorDock->setWidget(monitor_);
+    addDockWidget(Qt::LeftDockWidgetArea, monitorDock);
+    tabifyDockWidget(designerDock, monitorDock);
+    designerDock->raise();
+    connect(designer_, &widgets::MatrixDesigner::planChanged, monitor_,
+            [this](const feasibility::Plan& plan) {
+                monitor_->setPlan(plan);
+                const QString out = resultsDir_.isEmpty()
+                                        ? QDir("results").filePath(plan.matrix.name)
+                                        : resultsDir_;
+                monitor_->setOutput(
+                    out, QDir(QCoreApplication::applicationDirPath()).filePath("commprof-rank"));
+            });
 
     QMenu* file = menuBar()->addMenu("&File");
     file->addAction("Open &matrix...", QKeySequence("Ctrl+M"), this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, "Open experiment matrix", "configs/experiments", "YAML (*.yaml *.yml)");
+        const QString path = QFileDialog::getOpenFileName(
+            this, "Open experiment matrix", "configs/experiments", "YAML (*.yaml *.yml)");
         if (!path.isEmpty()) {
             openMatrix(path);
         }
@@ -118,6 +136,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     view->addAction(probeDock->toggleViewAction());
     view->addAction(diffDock->toggleViewAction());
     view->addAction(designerDock->toggleViewAction());
+    view->addAction(monitorDock->toggleViewAction());
+    QMenu* run = menuBar()->addMenu("&Run");
+    run->addAction("&Start", QKeySequence("F5"), monitor_, &widgets::RunMonitor::start);
+    run->addAction("&Pause after this cell", QKeySequence("F6"), monitor_,
+                   &widgets::RunMonitor::pauseAfterCurrentCell);
+    run->addAction("S&top", QKeySequence("Shift+F5"), monitor_, &widgets::RunMonitor::stop);
     restoreLayout();
     statusBar()->showMessage("Open a trace or a results directory");
 }
@@ -129,7 +153,8 @@ void MainWindow::openResults(const QString& dir) {
 
 void MainWindow::openMatrix(const QString& path) {
     designer_->loadFile(path);
-    statusBar()->showMessage(QString("Matrix %1: %2 cells").arg(path).arg(designer_->cells()->rowCount()));
+    statusBar()->showMessage(
+        QString("Matrix %1: %2 cells").arg(path).arg(designer_->cells()->rowCount()));
 }
 
 void MainWindow::openTrace(const QString& path) {
@@ -204,6 +229,7 @@ bool MainWindow::saveScreenshots(const QString& outDir) {
     ok = diffView_->grab().save(QDir(outDir).filePath("determinism.png")) && ok;
     ok = designer_->grab().save(QDir(outDir).filePath("designer.png")) && ok;
     ok = timeline_->grab().save(QDir(outDir).filePath("timeline.png")) && ok;
+    ok = monitor_->grab().save(QDir(outDir).filePath("run_monitor.png")) && ok;
     return ok;
 }
 

@@ -12,6 +12,7 @@ class ProbeView;
 class DiffView;
 class TimelineView;
 class MatrixDesigner;
+class RunMonitor;
 } // namespace commprof::widgets
 
 namespace commprof::workbench {
@@ -42,6 +43,7 @@ private:
     widgets::DiffView* diffView_ = nullptr;
     widgets::TimelineView* timeline_ = nullptr;
     widgets::MatrixDesigner* designer_ = nullptr;
+    widgets::RunMonitor* monitor_ = nullptr;
     QString resultsDir_;
 };
 

@@ -25,24 +25,39 @@ int CellTableModel::worstRow() const {
     return worst;
 }
 
-int CellTableModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(plan_.cells.size()); }
-int CellTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int CellTableModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : int(plan_.cells.size());
+}
+int CellTableModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant CellTableModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid() || index.row() >= rowCount() || (role != Qt::DisplayRole && role != Qt::ToolTipRole)) {
+    if (!index.isValid() || index.row() >= rowCount() ||
+        (role != Qt::DisplayRole && role != Qt::ToolTipRole)) {
         return {};
     }
     const auto& pc = plan_.cells[std::size_t(index.row())];
     switch (index.column()) {
-    case Id: return pc.cell.id;
-    case Layer: return pc.cell.layer.name;
-    case WorldSize: return pc.cell.worldSize;
-    case Feasible: return pc.estimate.feasible ? "yes" : "skipped_infeasible";
-    case Binding: return feasibility::toString(pc.estimate.binding);
-    case HostGiB: return QString::number(pc.estimate.host.total() / kGiB, 'f', 2);
-    case DeviceGiB: return pc.estimate.device.used ? QString::number(pc.estimate.device.total() / kGiB, 'f', 2) : QString("-");
-    case Reason: return pc.estimate.reason;
-    default: return {};
+    case Id:
+        return pc.cell.id;
+    case Layer:
+        return pc.cell.layer.name;
+    case WorldSize:
+        return pc.cell.worldSize;
+    case Feasible:
+        return pc.estimate.feasible ? "yes" : "skipped_infeasible";
+    case Binding:
+        return feasibility::toString(pc.estimate.binding);
+    case HostGiB:
+        return QString::number(pc.estimate.host.total() / kGiB, 'f', 2);
+    case DeviceGiB:
+        return pc.estimate.device.used ? QString::number(pc.estimate.device.total() / kGiB, 'f', 2)
+                                       : QString("-");
+    case Reason:
+        return pc.estimate.reason;
+    default:
+        return {};
     }
 }
 
@@ -50,7 +65,8 @@ QVariant CellTableModel::headerData(int section, Qt::Orientation orientation, in
     if (role != Qt::DisplayRole || orientation != Qt::Horizontal) {
         return {};
     }
-    static const char* names[ColumnCount] = {"cell", "layer", "ranks", "feasible", "binding", "host GiB", "device GiB", "why not"};
+    static const char* names[ColumnCount] = {"cell",    "layer",    "ranks",      "feasible",
+                                             "binding", "host GiB", "device GiB", "why not"};
     return section >= 0 && section < ColumnCount ? QVariant(names[section]) : QVariant();
 }
 

@@ -10,7 +10,17 @@ namespace commprof::models {
 class CellTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Id, Layer, WorldSize, Feasible, Binding, HostGiB, DeviceGiB, Reason, ColumnCount };
+    enum Column {
+        Id,
+        Layer,
+        WorldSize,
+        Feasible,
+        Binding,
+        HostGiB,
+        DeviceGiB,
+        Reason,
+        ColumnCount
+    };
     using QAbstractTableModel::QAbstractTableModel;
     void setPlan(const feasibility::Plan& plan);
     const feasibility::Plan& plan() const { return plan_; }
@@ -20,7 +30,8 @@ public:
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
 
 private:
     feasibility::Plan plan_;
