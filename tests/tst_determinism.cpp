@@ -33,7 +33,7 @@ QString runArm(const QTemporaryDir& work, const QString& name, const QStringList
 }
 
 QJsonObject rankEntry(const QJsonObject& report, int rank) {
-    for (const QJsonValue& v : report["ranks"].toArray()) {
+    for (const QJsonValue v : report["ranks"].toArray()) {
         if (v.toObject()["rank"].toInt() == rank) {
             return v.toObject();
         }
@@ -63,7 +63,7 @@ private slots:
         const QJsonObject d = r.json();
         QCOMPARE(d["pattern"].toString(), QString("none"));
         QCOMPARE(d["traced_ranks"].toArray().size(), 2);
-        for (const QJsonValue& v : d["ranks"].toArray()) {
+        for (const QJsonValue v : d["ranks"].toArray()) {
             QCOMPARE(v.toObject()["verdict"].toString(), QString("clean"));
         }
     }
@@ -162,7 +162,7 @@ private slots:
         bool checked = false;
         for (const QByteArray& line : f.readAll().split('\n')) {
             const QJsonObject o = QJsonDocument::fromJson(line).object();
-            for (const QJsonValue& t : o["outputs"].toArray()) {
+            for (const QJsonValue t : o["outputs"].toArray()) {
                 const QJsonObject tensor = t.toObject();
                 const int rows =
                     tensor["shape"].toArray().isEmpty() ? 0 : tensor["shape"][0].toInt();

@@ -15,7 +15,7 @@ namespace {
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 QJsonObject cellById(const QJsonObject& plan, const QString& id) {
-    for (const QJsonValue& v : plan["cells"].toArray()) {
+    for (const QJsonValue v : plan["cells"].toArray()) {
         if (v.toObject()["id"].toString() == id) {
             return v.toObject();
         }
@@ -39,7 +39,7 @@ private slots:
         const QJsonObject plan = referencePlan();
         QVERIFY(!plan.isEmpty());
         int cpuCells = 0;
-        for (const QJsonValue& v : plan["cells"].toArray()) {
+        for (const QJsonValue v : plan["cells"].toArray()) {
             const QJsonObject c = v.toObject();
             if (c["layer"].toString() != "gloo_cpu") {
                 continue;
@@ -47,7 +47,7 @@ private slots:
             ++cpuCells;
             QVERIFY(!c["pools"].toObject().contains("device"));
             QCOMPARE(c["binding"].toString(), QString("host"));
-            for (const QJsonValue& t : c["terms"].toArray()) {
+            for (const QJsonValue t : c["terms"].toArray()) {
                 QCOMPARE(t.toObject()["pool"].toString(), QString("host"));
             }
         }
@@ -59,7 +59,7 @@ private slots:
         QVERIFY(c["pools"].toObject()["host"].toObject()["demand_bytes"].toDouble() > 0);
         QVERIFY(c["pools"].toObject()["device"].toObject()["demand_bytes"].toDouble() > 0);
         QStringList terms;
-        for (const QJsonValue& t : c["terms"].toArray()) {
+        for (const QJsonValue t : c["terms"].toArray()) {
             terms << t.toObject()["name"].toString();
         }
         QVERIFY(terms.contains("CUDA runtime (host side)"));
@@ -108,7 +108,7 @@ private slots:
             "commprof", {"plan", COMMPROF_SOURCE_DIR "/configs/experiments/smoke_gloo_cuda.yaml",
                          "--gpus", "0", "--host-budget-gib", "16", "--json"});
         QCOMPARE(r.exitCode, 0);
-        for (const QJsonValue& v : r.json()["cells"].toArray()) {
+        for (const QJsonValue v : r.json()["cells"].toArray()) {
             QCOMPARE(v.toObject()["feasible"].toBool(), false);
             QCOMPARE(v.toObject()["binding"].toString(), QString("device"));
         }

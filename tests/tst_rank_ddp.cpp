@@ -115,7 +115,7 @@ private slots:
             const int perIteration = f["bucket_counts_seen"][0].toInt();
             QVERIFY(perIteration >= 2);
             QMap<int, int> seen;
-            for (const QJsonValue& bValue : f["buckets"].toArray()) {
+            for (const QJsonValue bValue : f["buckets"].toArray()) {
                 const QJsonObject b = bValue.toObject();
                 QVERIFY(b["end_ns"].toInteger() > b["start_ns"].toInteger());
                 QVERIFY(b["bytes"].toInteger() > 0);
@@ -126,7 +126,7 @@ private slots:
                 QCOMPARE(seen.value(it), perIteration);
             }
             QCOMPARE(f["iterations"].toArray().size(), 12);
-            for (const QJsonValue& itValue : f["iterations"].toArray()) {
+            for (const QJsonValue itValue : f["iterations"].toArray()) {
                 const QJsonObject it = itValue.toObject();
                 QVERIFY(it["step_ms"].toDouble() > 0);
                 QVERIFY(it["step_ms"].toDouble() >= it["backward_ms"].toDouble());
@@ -161,7 +161,7 @@ private slots:
         QCOMPARE(int(summary.steps.size()), 5);
         // Per step: the union of the hook's bucket intervals against the trace's communication.
         QMap<int, std::vector<commprof::trace::Span>> hookSpans;
-        for (const QJsonValue& v : f["buckets"].toArray()) {
+        for (const QJsonValue v : f["buckets"].toArray()) {
             const QJsonObject b = v.toObject();
             hookSpans[b["iter"].toInt()].push_back(
                 {b["start_ns"].toDouble() / 1000.0, b["end_ns"].toDouble() / 1000.0});
@@ -246,7 +246,7 @@ private slots:
         QCOMPARE(expected.size(), 3);
         QVERIFY(expected[0] < 25 * 1024 * 1024);
         QList<qint64> got;
-        for (const QJsonValue& bValue : f["buckets"].toArray()) {
+        for (const QJsonValue bValue : f["buckets"].toArray()) {
             const QJsonObject b = bValue.toObject();
             if (b["iter"].toInt() == 2) {
                 got << b["bytes"].toInteger();
@@ -266,7 +266,7 @@ private slots:
         const QJsonObject f = readJsonFile(dir.filePath("rank1.json"));
         QVERIFY(std::abs(f["model"]["params"].toDouble() - 1e6) / 1e6 < 0.02);
         QSet<qint64> sizes;
-        for (const QJsonValue& bValue : f["buckets"].toArray()) {
+        for (const QJsonValue bValue : f["buckets"].toArray()) {
             const QJsonObject b = bValue.toObject();
             sizes << b["bytes"].toInteger();
         }

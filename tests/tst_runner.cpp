@@ -139,7 +139,7 @@ private slots:
         QVERIFY(c["completed_cells_infeasible_after_refit"].toArray().isEmpty());
         const double before = c["process_baseline_mib_before"].toDouble() * 1048576.0;
         const double refit = c["process_baseline_mib_refit"].toDouble() * 1048576.0;
-        for (const QJsonValue& v : c["cells"].toArray()) {
+        for (const QJsonValue v : c["cells"].toArray()) {
             const QJsonObject cell = v.toObject();
             QVERIFY(cell["measured_host_bytes_per_rank"].toDouble() > 50e6);
             QVERIFY(cell["predicted_host_bytes_per_rank"].toDouble() - before + refit >=
@@ -149,7 +149,7 @@ private slots:
             runCli("commprof", {"plan", COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml",
                                 "--profile", profile, "--host-budget-gib", "8", "--json"});
         QCOMPARE(replan.exitCode, 0);
-        for (const QJsonValue& v : replan.json()["cells"].toArray()) {
+        for (const QJsonValue v : replan.json()["cells"].toArray()) {
             QVERIFY(v.toObject()["feasible"].toBool());
         }
     }

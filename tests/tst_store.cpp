@@ -86,7 +86,7 @@ private slots:
         QCOMPARE(r.exitCode, 0);
         const QJsonArray cells = r.json()["cells"].toArray();
         QCOMPARE(cells.size(), 2);
-        for (const QJsonValue& v : cells) {
+        for (const QJsonValue v : cells) {
             const QJsonObject c = v.toObject();
             QCOMPARE(c["status"].toString(), QString("complete"));
             const QString cellDir = dir + "/cells/" + c["id"].toString();
@@ -95,13 +95,13 @@ private slots:
             for (int rank = 0; rank < c["world_size"].toInt(); ++rank) {
                 const QJsonObject f =
                     readJsonFile(QString("%1/rank%2.json").arg(cellDir).arg(rank));
-                for (const QJsonValue& it : f["iterations"].toArray()) {
+                for (const QJsonValue it : f["iterations"].toArray()) {
                     if (it.toObject()["iter"].toInt() >= f["record_from_iteration"].toInt()) {
                         steps.push_back(it.toObject()["step_ms"].toDouble());
                     }
                 }
                 if (rank == 0) {
-                    for (const QJsonValue& b : f["buckets"].toArray()) {
+                    for (const QJsonValue b : f["buckets"].toArray()) {
                         perIter[b.toObject()["iter"].toInt()].push_back(
                             {b.toObject()["start_ns"].toDouble() / 1e3,
                              b.toObject()["end_ns"].toDouble() / 1e3});
@@ -153,7 +153,7 @@ private slots:
         const CliResult r = runCli("commprof", {"cells", dir, "--json"});
         QCOMPARE(r.exitCode, 0);
         QJsonObject oom;
-        for (const QJsonValue& v : r.json()["cells"].toArray()) {
+        for (const QJsonValue v : r.json()["cells"].toArray()) {
             if (v.toObject()["id"].toString() == "mlp2m_gloo_cpu_ws8_r0") {
                 oom = v.toObject();
             }

@@ -129,10 +129,8 @@ void drawStackedBreakdown(QCustomPlot& plot, const report::ReportData& data) {
     QVector<double> keys, compute, exposed, bookkeeping;
     QVector<double> flagged;
     double x = 1;
-    for (const auto& c : data.cells) {
-        if (c.status == "skipped_infeasible") {
-            continue;
-        }
+    for (const store::CellRow* cp : axisCells(data)) {
+        const store::CellRow& c = *cp;
         if (c.complete() && c.computeMs && c.exposedCommMs) {
             keys << x;
             compute << *c.computeMs;
@@ -174,10 +172,8 @@ void drawAgreement(QCustomPlot& plot, const report::ReportData& data) {
     auto ticker = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
     QVector<double> keys, values, flaggedKeys;
     double x = 1;
-    for (const auto& c : data.cells) {
-        if (c.status == "skipped_infeasible") {
-            continue;
-        }
+    for (const store::CellRow* cp : axisCells(data)) {
+        const store::CellRow& c = *cp;
         ticker->addTick(x, cellLabel(c));
         if (c.complete() && c.hookTraceAgreement) {
             keys << x;
@@ -204,6 +200,112 @@ void drawAgreement(QCustomPlot& plot, const report::ReportData& data) {
     plot.xAxis->setTickLabelRotation(30);
     plot.xAxis->setRange(0, x);
     plot.yAxis->setRange(0, 1.5);
+}
+
+std::vector<const store::CellRow*> axisCells(const report::ReportData& data) {
+    std::vector<const store::CellRow*> out;
+    for (const auto& c : data.cells) {
+        if (c.status != "skipped_infeasible") {
+            out.push_back(&c);
+        }
+    }
+    return out;
+}
+
+void highlightCell(QCustomPlot& plot, const char* figure, const report::ReportData& data,
+                   const QString& cellId) {
+    for (int i = plot.graphCount() - 1; i >= 0; --i) {
+        if (plot.graph(i)->name() == "selection") {
+            plot.removeGraph(i);
+        }
+    }
+    for (int i = plot.itemCount() - 1; i >= 0; --i) {
+        if (plot.item(i)->objectName() == "selection") {
+            plot.removeItem(i);
+        }
+    }
+    const store::CellRow* cell = nullptr;
+    for (const auto& c : data.cells) {
+        if (c.id == cellId) {
+            cell = &c;
+        }
+    }
+    if (cell) {
+        const QString name(figure);
+        QCPGraph* g = nullptr;
+        auto mark = [&] {
+            g = plot.addGraph();
+            g->setName("selection");
+            g->setLineStyle(QCPGraph::lsNone);
+            g->setScatterStyle(
+                QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(Qt::black, 2.5), Qt::NoBrush, 14));
+            g->removeFromLegend();
+        };
+        if (name == "overhead_vs_world_size") {
+            mark();
+            g->addData(cell->worldSize, cell->complete() && cell->commOverheadFraction
+                                            ? *cell->commOverheadFraction * 100.0
+                                            : 0.0);
+        } else if (name == "bucket_time_vs_bytes") {
+            mark();
+            for (const auto& s : data.bucketsByCell.value(cellId)) {
+                g->addData(s.bytes / 1048576.0, s.seconds * 1e3);
+            }
+        } else {
+            const auto cells = axisCells(data);
+            for (std::size_t i = 0; i < cells.size(); ++i) {
+                if (cells[i]->id == cellId) {
+                    auto* box = new QCPItemRect(&plot);
+                    box->setObjectName("selection");
+                    box->topLeft->setCoords(double(i) + 1 - 0.45, plot.yAxis->range().upper * 0.98);
+                    box->bottomRight->setCoords(double(i) + 1 + 0.45, plot.yAxis->range().lower);
+                    box->setPen(QPen(Qt::black, 2.5, Qt::DashLine));
+                }
+            }
+        }
+    }
+    plot.replot();
+}
+
+QString cellAt(const QCustomPlot& plot, const char* figure, const report::ReportData& data,
+               QPointF pos) {
+    const QString name(figure);
+    const double x = plot.xAxis->pixelToCoord(pos.x());
+    const double y = plot.yAxis->pixelToCoord(pos.y());
+    QString best;
+    double bestDist = 20.0; // pixels
+    auto consider = [&](const QString& id, double cx, double cy) {
+        const double dx = plot.xAxis->coordToPixel(cx) - pos.x();
+        const double dy = plot.yAxis->coordToPixel(cy) - pos.y();
+        const double d = std::sqrt(dx * dx + dy * dy);
+        if (d < bestDist) {
+            bestDist = d;
+            best = id;
+        }
+    };
+    if (name == "overhead_vs_world_size") {
+        for (const auto& c : data.cells) {
+            if (c.status != "skipped_infeasible") {
+                consider(c.id, c.worldSize,
+                         c.complete() && c.commOverheadFraction ? *c.commOverheadFraction * 100.0
+                                                                : 0.0);
+            }
+        }
+    } else if (name == "bucket_time_vs_bytes") {
+        for (auto it = data.bucketsByCell.begin(); it != data.bucketsByCell.end(); ++it) {
+            for (const auto& s : *it) {
+                consider(it.key(), s.bytes / 1048576.0, s.seconds * 1e3);
+            }
+        }
+    } else {
+        const auto cells = axisCells(data);
+        const long i = std::lround(x) - 1;
+        (void)y;
+        if (i >= 0 && i < long(cells.size()) && std::abs(x - double(i + 1)) < 0.45) {
+            best = cells[std::size_t(i)]->id;
+        }
+    }
+    return best;
 }
 
 const std::vector<FigureSpec>& reportFigures() {

@@ -31,18 +31,21 @@ int planCommand(const QStringList& args) {
         } else if (a == "--profile" && i + 1 < args.size()) {
             options.profilePath = args[++i];
         } else if (a == "--host-budget-gib") {
-            if (!value(v))
+            if (!value(v)) {
                 return usage(use);
+            }
             options.overrides.hostGib = v;
         } else if (a == "--device-budget-gib") {
-            if (!value(v))
+            if (!value(v)) {
                 return usage(use);
+            }
             options.overrides.deviceGib = v;
         } else if (a == "--gpus") {
             bool ok = false;
             const int n = i + 1 < args.size() ? args[++i].toInt(&ok) : -1;
-            if (!ok || n < 0)
+            if (!ok || n < 0) {
                 return usage(use);
+            }
             options.overrides.gpus = n;
         } else if (a.startsWith("--") || !path.isEmpty()) {
             return usage(use);

@@ -8,8 +8,11 @@
 #include "models/step_table_model.h"
 #include "probe/probe.h"
 #include "probe_view.h"
+#include "report_writer.h"
+#include "results_view.h"
 #include "run_monitor.h"
 #include "step_table_view.h"
+#include "store/ingest.h"
 #include "timeline/timeline_data.h"
 #include "timeline_view.h"
 #include "trace/step_metrics.h"
@@ -104,6 +107,21 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                     out, QDir(QCoreApplication::applicationDirPath()).filePath("commprof-rank"));
             });
 
+    results_ = new widgets::ResultsView(this);
+    auto* resultsDock = new QDockWidget("Results", this);
+    resultsDock->setObjectName("resultsDock");
+    resultsDock->setWidget(results_);
+    addDockWidget(Qt::BottomDockWidgetArea, resultsDock);
+    tabifyDockWidget(probeDock, resultsDock);
+    resultsDock->raise();
+    // Inspecting a cell: its rank 0 trace in the timeline and the per-step table.
+    connect(results_, &widgets::ResultsView::cellSelected, this, [this](const QString& id) {
+        const QString trace = QDir(resultsDir_).filePath("cells/" + id + "/trace_rank0.json.gz");
+        if (!id.isEmpty() && QFile::exists(trace)) {
+            openTrace(trace);
+        }
+    });
+
     QMenu* file = menuBar()->addMenu("&File");
     file->addAction("Open &matrix...", QKeySequence("Ctrl+M"), this, [this] {
         const QString path = QFileDialog::getOpenFileName(
@@ -129,6 +147,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             compareRuns(a, b);
         }
     });
+    file->addAction("&Export report and figures...", QKeySequence("Ctrl+E"), this, [this] {
+        const QString out = QFileDialog::getExistingDirectory(this, "Export into", resultsDir_);
+        if (!out.isEmpty()) {
+            exportReport(out);
+        }
+    });
     file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
     QMenu* tools = menuBar()->addMenu("&Tools");
     tools->addAction("Run &probe", QKeySequence("Ctrl+Shift+P"), this, &MainWindow::runProbe);
@@ -148,7 +172,48 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
 void MainWindow::openResults(const QString& dir) {
     resultsDir_ = dir;
-    statusBar()->showMessage(QString("Results: %1").arg(QDir(dir).absolutePath()));
+    statusBar()->showMessage(QString("Loading results %1 ...").arg(QDir(dir).absolutePath()));
+    struct Loaded {
+        report::ReportData data;
+        QString error;
+    };
+    auto* watcher = new QFutureWatcher<Loaded>(this);
+    connect(watcher, &QFutureWatcher<Loaded>::finished, this, [this, watcher, dir] {
+        const Loaded l = watcher->result();
+        watcher->deleteLater();
+        if (!l.error.isEmpty()) {
+            statusBar()->showMessage(l.error);
+            return;
+        }
+        results_->setData(l.data);
+        statusBar()->showMessage(QString("Results %1: %2 cells").arg(dir).arg(l.data.cells.size()));
+    });
+    watcher->setFuture(QtConcurrent::run([dir] {
+        Loaded l;
+        try {
+            store::ingest(dir, store::defaultDbPath(dir)); // idempotent; the GUI reads through WAL
+            store::Database db(store::defaultDbPath(dir));
+            l.data = report::loadReportData(db, QDir(dir).canonicalPath());
+        } catch (const std::exception& e) {
+            l.error = QString::fromStdString(e.what());
+        }
+        return l;
+    }));
+}
+
+bool MainWindow::exportReport(const QString& outDir) {
+    try {
+        store::Database db(store::defaultDbPath(resultsDir_));
+        const report::ReportData data =
+            report::loadReportData(db, QDir(resultsDir_).canonicalPath());
+        const QStringList files = widgets::writeReport(db, data, outDir) +
+                                  results_->exportPlots(QDir(outDir).filePath("plots"));
+        statusBar()->showMessage(QString("Exported %1 files to %2").arg(files.size()).arg(outDir));
+        return true;
+    } catch (const std::exception& e) {
+        statusBar()->showMessage(QString::fromStdString(e.what()));
+        return false;
+    }
 }
 
 void MainWindow::openMatrix(const QString& path) {
@@ -230,6 +295,7 @@ bool MainWindow::saveScreenshots(const QString& outDir) {
     ok = designer_->grab().save(QDir(outDir).filePath("designer.png")) && ok;
     ok = timeline_->grab().save(QDir(outDir).filePath("timeline.png")) && ok;
     ok = monitor_->grab().save(QDir(outDir).filePath("run_monitor.png")) && ok;
+    ok = results_->grab().save(QDir(outDir).filePath("results.png")) && ok;
     return ok;
 }
 

@@ -13,6 +13,7 @@ class DiffView;
 class TimelineView;
 class MatrixDesigner;
 class RunMonitor;
+class ResultsView;
 } // namespace commprof::widgets
 
 namespace commprof::workbench {
@@ -23,6 +24,8 @@ public:
     explicit MainWindow(QWidget* parent = nullptr);
     void openResults(const QString& dir);
     void openMatrix(const QString& path);
+    // Writes the report (cells.csv, macros.tex, figures) and every plot as PDF/PNG/SVG.
+    bool exportReport(const QString& outDir);
     // Parses off the GUI thread; the table fills in when the result arrives.
     void openTrace(const QString& path);
     // Diffs two fingerprinted runs off the GUI thread and shows the first divergence.
@@ -44,6 +47,7 @@ private:
     widgets::TimelineView* timeline_ = nullptr;
     widgets::MatrixDesigner* designer_ = nullptr;
     widgets::RunMonitor* monitor_ = nullptr;
+    widgets::ResultsView* results_ = nullptr;
     QString resultsDir_;
 };
 

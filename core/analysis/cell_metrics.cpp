@@ -25,7 +25,7 @@ CellMetrics analyzeCell(const results::CellFiles& files) {
     for (auto it = files.ranks.begin(); it != files.ranks.end(); ++it) {
         const QJsonObject& r = it.value();
         const int from = r["record_from_iteration"].toInt();
-        for (const QJsonValue& v : r["iterations"].toArray()) {
+        for (const QJsonValue v : r["iterations"].toArray()) {
             if (v.toObject()["iter"].toInt() >= from) {
                 steps.push_back(v.toObject()["step_ms"].toDouble());
             }
@@ -38,7 +38,7 @@ CellMetrics analyzeCell(const results::CellFiles& files) {
     // The hook: per iteration, the union of rank 0's bucket intervals (ns -> us).
     std::map<int, std::vector<trace::Span>> perIteration;
     if (files.ranks.contains(0)) {
-        for (const QJsonValue& v : files.ranks[0]["buckets"].toArray()) {
+        for (const QJsonValue v : files.ranks[0]["buckets"].toArray()) {
             const QJsonObject b = v.toObject();
             perIteration[b["iter"].toInt()].push_back(
                 {b["start_ns"].toDouble() / 1000.0, b["end_ns"].toDouble() / 1000.0});

@@ -13,10 +13,10 @@ namespace {
 
 QString shapes(const QJsonArray& tensors) {
     QStringList parts;
-    for (const QJsonValue& v : tensors) {
+    for (const QJsonValue v : tensors) {
         const QJsonObject t = v.toObject();
         QStringList dims;
-        for (const QJsonValue& d : t["shape"].toArray()) {
+        for (const QJsonValue d : t["shape"].toArray()) {
             dims << QString::number(d.toInteger());
         }
         parts << t["dtype"].toString() + "[" + dims.join(",") + "]";

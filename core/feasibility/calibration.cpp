@@ -45,7 +45,7 @@ Calibration calibrate(const QString& resultsDir, const Coefficients& k) {
         if (c.worldSize < 1) {
             continue;
         }
-        for (const QJsonValue& tv : cell["terms"].toArray()) {
+        for (const QJsonValue tv : cell["terms"].toArray()) {
             const QJsonObject t = tv.toObject();
             const double perRank = t["bytes"].toDouble() / c.worldSize;
             if (t["pool"].toString() == "host") {

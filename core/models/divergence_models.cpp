@@ -8,7 +8,7 @@ namespace {
 
 QString digests(const QJsonArray& tensors) {
     QStringList out;
-    for (const QJsonValue& t : tensors) {
+    for (const QJsonValue t : tensors) {
         out << t.toObject()["digest"].toString().left(12);
     }
     return out.join(" ");

@@ -128,7 +128,7 @@ void checkRankAndGpus(const ProbeOptions& o, ProbeReport& r) {
     const QList<GpuInfo> gpus = queryGpus(o.env);
     QJsonArray gpuJson;
     QStringList archs;
-    for (const QJsonValue& a : rank["cuda_archs"].toArray()) {
+    for (const QJsonValue a : rank["cuda_archs"].toArray()) {
         archs << a.toString().split(QRegularExpression("[ ;,]"), Qt::SkipEmptyParts);
     }
     for (const GpuInfo& g : gpus) {

@@ -39,9 +39,11 @@ ReportData loadReportData(store::Database& db, const QString& runDir) {
             continue;
         }
         LayerSamples& layer = d.byLayer[c.layer];
+        auto& own = d.bucketsByCell[c.id];
         for (const auto& b : store::buckets(db, c.key)) {
             if (b.endNs > b.startNs) {
                 layer.samples.push_back({c.worldSize, double(b.bytes), b.seconds()});
+                own.push_back(layer.samples.back());
             }
         }
     }

@@ -18,6 +18,7 @@ struct LayerSamples {
 struct ReportData {
     std::vector<store::CellRow> cells;   // every cell
     QMap<QString, LayerSamples> byLayer; // layer -> buckets of complete cells and the fit
+    QMap<QString, std::vector<analysis::BucketSample>> bucketsByCell; // complete cells, by id
 };
 
 ReportData loadReportData(store::Database& db, const QString& runDir);

@@ -19,7 +19,7 @@
 namespace commprof::runner {
 namespace {
 
-constexpr int kTailBytes = 4000;
+constexpr qsizetype kTailBytes = 4000;
 constexpr int kRendezvousExit = 3;
 
 QString tail(const QByteArray& bytes) {

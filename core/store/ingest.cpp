@@ -78,7 +78,7 @@ void insertCell(Database& db, const QString& runDir, const results::CellFiles& f
                       r["model"].toObject()["signature"].toString(),
                       r["peak_host_bytes"].toDouble(), r["peak_device_bytes"].toDouble()})
             .run();
-        for (const QJsonValue& v : r["iterations"].toArray()) {
+        for (const QJsonValue v : r["iterations"].toArray()) {
             const QJsonObject i = v.toObject();
             iterStmt
                 .bindAll({key, it.key(), i["iter"].toInt(), i["forward_ms"].toDouble(),
@@ -86,7 +86,7 @@ void insertCell(Database& db, const QString& runDir, const results::CellFiles& f
                           i["step_ms"].toDouble()})
                 .run();
         }
-        for (const QJsonValue& v : r["buckets"].toArray()) {
+        for (const QJsonValue v : r["buckets"].toArray()) {
             const QJsonObject b = v.toObject();
             bucketStmt
                 .bindAll({key, it.key(), b["iter"].toInt(), b["index"].toInt(),
@@ -104,7 +104,7 @@ void insertCell(Database& db, const QString& runDir, const results::CellFiles& f
             .run();
     }
     Statement estStmt = db.prepare("INSERT OR REPLACE INTO estimates VALUES (?,?,?,?)");
-    for (const QJsonValue& v : cell["terms"].toArray()) {
+    for (const QJsonValue v : cell["terms"].toArray()) {
         const QJsonObject term = v.toObject();
         estStmt
             .bindAll(

@@ -32,7 +32,7 @@ std::vector<CellRow> cells(Database& db, const QString& runDir) {
         c.key = s.column(i++).toString();
         c.id = s.column(i++).toString();
         c.status = s.column(i++).toString();
-        for (const QJsonValue& r :
+        for (const QJsonValue r :
              QJsonDocument::fromJson(s.column(i++).toString().toUtf8()).array()) {
             c.reasons << r.toString();
         }

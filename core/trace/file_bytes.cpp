@@ -101,8 +101,11 @@ PaddedBuffer readMaybeGzip(const std::string& path) {
                 break;
             }
             gzclose(in);
-            throw TraceError(path + ": corrupt gzip data after " + std::to_string(buf.size) +
-                             " decompressed bytes: " + why);
+            std::string message = path;
+            message +=
+                ": corrupt gzip data after " + std::to_string(buf.size) + " decompressed bytes: ";
+            message += why;
+            throw TraceError(message);
         }
         if (got == 0) {
             break;

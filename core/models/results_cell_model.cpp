@@ -1,0 +1,94 @@
+#include "results_cell_model.h"
+
+namespace commprof::models {
+namespace {
+
+QVariant fixed(const std::optional<double>& v, int decimals, double scale = 1.0,
+               const char* suffix = "") {
+    return v ? QVariant(QString::number(*v * scale, 'f', decimals) + suffix)
+             : QVariant(QString("-"));
+}
+
+} // namespace
+
+void ResultsCellModel::setCells(std::vector<store::CellRow> cells) {
+    beginResetModel();
+    cells_ = std::move(cells);
+    endResetModel();
+}
+
+int ResultsCellModel::rowOf(const QString& id) const {
+    for (int i = 0; i < int(cells_.size()); ++i) {
+        if (cells_[std::size_t(i)].id == id) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+QString ResultsCellModel::idAt(int row) const {
+    return row >= 0 && row < int(cells_.size()) ? cells_[std::size_t(row)].id : QString();
+}
+
+int ResultsCellModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : int(cells_.size());
+}
+int ResultsCellModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant ResultsCellModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid() || index.row() >= rowCount()) {
+        return {};
+    }
+    const store::CellRow& c = cells_[std::size_t(index.row())];
+    const bool flagged = c.status == "incomplete" || c.status == "failed";
+    if (role == CellIdRole) {
+        return c.id;
+    }
+    if (role == FlaggedRole) {
+        return flagged;
+    }
+    if (role == Qt::ToolTipRole) {
+        return c.reasons.isEmpty() ? QVariant() : QVariant(c.reasons.join("\n"));
+    }
+    if (role != Qt::DisplayRole) {
+        return {};
+    }
+    // A flagged cell's figures are not data: only its status and reasons are shown.
+    const bool show = c.complete();
+    switch (index.column()) {
+    case Id:
+        return c.id;
+    case Status:
+        return flagged ? "⚑ " + c.status : c.status;
+    case WorldSize:
+        return c.worldSize;
+    case Layer:
+        return c.layer;
+    case StepMs:
+        return show ? fixed(c.stepMs, 1) : QVariant("-");
+    case CommMs:
+        return show ? fixed(c.traceCommMs ? c.traceCommMs : c.hookCommMs, 2) : QVariant("-");
+    case Overhead:
+        return show ? fixed(c.commOverheadFraction, 1, 100.0, " %") : QVariant("-");
+    case Agreement:
+        return show ? fixed(c.hookTraceAgreement, 3) : QVariant("-");
+    case Reasons:
+        return c.reasons.join("; ");
+    default:
+        return {};
+    }
+}
+
+QVariant ResultsCellModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (role != Qt::DisplayRole || orientation != Qt::Horizontal) {
+        return {};
+    }
+    static const char* names[ColumnCount] = {"cell",         "status",     "ranks",
+                                             "layer",        "step ms",    "comm ms/step",
+                                             "exposed comm", "trace/hook", "reasons"};
+    return section >= 0 && section < ColumnCount ? QVariant(names[section]) : QVariant();
+}
+
+} // namespace commprof::models

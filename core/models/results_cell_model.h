@@ -1,0 +1,42 @@
+#pragma once
+// Every cell of a results directory with its status, reasons and figures. Incomplete and
+// failed cells are listed, flagged, with their reasons; their figures are not shown as data.
+
+#include "store/queries.h"
+
+#include <QAbstractTableModel>
+
+namespace commprof::models {
+
+class ResultsCellModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column {
+        Id,
+        Status,
+        WorldSize,
+        Layer,
+        StepMs,
+        CommMs,
+        Overhead,
+        Agreement,
+        Reasons,
+        ColumnCount
+    };
+    enum Role { CellIdRole = Qt::UserRole + 1, FlaggedRole };
+    using QAbstractTableModel::QAbstractTableModel;
+    void setCells(std::vector<store::CellRow> cells);
+    int rowOf(const QString& cellId) const;
+    QString idAt(int row) const;
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
+
+private:
+    std::vector<store::CellRow> cells_;
+};
+
+} // namespace commprof::models
