@@ -1,5 +1,6 @@
 // Results: linked plots and the cell table over a real run plus an incomplete cell, offscreen.
 
+#include "cell_inspector_panel.h"
 #include "cli_runner.h"
 #include "image_checks.h"
 #include "models/results_cell_model.h"
@@ -150,6 +151,18 @@ private slots:
             complete += c.complete() ? data_.bucketsByCell.value(c.id).size() : 0;
         }
         QCOMPARE(data_.byLayer["gloo_cpu"].samples.size(), complete);
+    }
+
+    void inspectorShowsTheCellsTwoInstruments() {
+        widgets::CellInspectorPanel panel;
+        panel.showCell(data_, "mlp2m_gloo_cpu_ws2_r0");
+        QVERIFY(panel.agreementText().contains("trace / hook"));
+        QVERIFY(panel.agreementText().contains("within"));
+        QCOMPARE(panel.plot()->graph(0)->dataCount(),
+                 int(data_.bucketsByCell.value("mlp2m_gloo_cpu_ws2_r0").size()));
+        panel.showCell(data_, "mlp2m_gloo_cpu_ws8_r0");
+        QVERIFY(panel.agreementText().contains("incomplete"));
+        QCOMPARE(panel.plot()->graphCount(), 0);
     }
 
     void exportWritesNonBlankFiles() {

@@ -3,12 +3,14 @@
 
 #include "cli_runner.h"
 #include "image_checks.h"
+#include "models/step_table_model.h"
 #include "timeline/time_axis.h"
 #include "timeline/timeline_data.h"
 #include "timeline_view.h"
 #include "trace/classification.h"
 #include "trace/trace_reader.h"
 
+#include <QAbstractItemModelTester>
 #include <QJsonArray>
 #include <QSignalSpy>
 #include <QTest>
@@ -78,6 +80,17 @@ private slots:
         QVERIFY(std::abs(comm - totals["comm_us"].toDouble()) < 1e-3);
         QVERIFY(std::abs(bookkeeping - totals["bookkeeping_us"].toDouble()) < 1e-3);
         QVERIFY(data.lanes.size() > 3); // raw lanes per thread and stream follow the class lanes
+        // The per-step table beside the timeline shows the same summary.
+        models::StepTableModel stepTable;
+        QAbstractItemModelTester tester(&stepTable,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        stepTable.setSummary(trace::summarize(data.trace));
+        QCOMPARE(stepTable.rowCount(), int(data.steps.size()) + 1);
+        QCOMPARE(
+            stepTable
+                .data(stepTable.index(stepTable.rowCount() - 1, models::StepTableModel::CommUs))
+                .toString(),
+            QString::number(totals["comm_us"].toDouble(), 'f', 1));
     }
 
     void levelOfDetailBoundsTheWorkAtAMillionEvents() {

@@ -21,7 +21,11 @@ int main(int argc, char** argv) {
     const QCommandLineOption compareOpt("compare", "Compare two fingerprinted runs: A,B.", "A,B");
     const QCommandLineOption matrixOpt("matrix", "Open an experiment matrix in the designer.",
                                        "YAML");
-    parser.addOptions({results, traceOpt, shot, probeOpt, compareOpt, matrixOpt});
+    const QCommandLineOption runOpt(
+        "run", "Start running the matrix at once (into --results, or results/<matrix name>).");
+    const QCommandLineOption selectOpt("select", "Select a cell of the results.", "CELL_ID");
+    parser.addOptions(
+        {results, traceOpt, shot, probeOpt, compareOpt, matrixOpt, runOpt, selectOpt});
     parser.process(app);
 
     commprof::workbench::MainWindow window;
@@ -43,9 +47,17 @@ int main(int argc, char** argv) {
             window.compareRuns(dirs[0], dirs[1]);
         }
     }
+    if (parser.isSet(runOpt)) {
+        window.startRun();
+    }
+    if (parser.isSet(selectOpt)) {
+        QTimer::singleShot(3000, &window,
+                           [&] { window.selectResultsCell(parser.value(selectOpt)); });
+    }
     if (parser.isSet(shot)) {
         window.show();
-        QTimer::singleShot(parser.isSet(probeOpt) ? 6000 : 1500, &window, [&] {
+        const int wait = parser.isSet(runOpt) ? 9000 : parser.isSet(probeOpt) ? 6000 : 4500;
+        QTimer::singleShot(wait, &window, [&] {
             const bool ok = window.saveScreenshots(parser.value(shot));
             QApplication::exit(ok ? 0 : 1);
         });

@@ -1,5 +1,6 @@
 #include "main_window.h"
 
+#include "cell_inspector_panel.h"
 #include "determinism/divergence.h"
 #include "diff_view.h"
 #include "matrix_designer.h"
@@ -63,10 +64,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             [this](int, const QString& description) {
                 statusBar()->showMessage(QString(description).replace('\n', "  "));
             });
-    auto* inspector = new QSplitter(Qt::Vertical, this);
-    inspector->addWidget(timeline_);
-    inspector->addWidget(table);
-    inspector->setStretchFactor(0, 3);
+    inspector_ = new widgets::CellInspectorPanel(this);
+    auto* traceSide = new QSplitter(Qt::Vertical, this);
+    traceSide->addWidget(timeline_);
+    traceSide->addWidget(table);
+    traceSide->setStretchFactor(0, 3);
+    auto* inspector = new QSplitter(Qt::Horizontal, this);
+    inspector->addWidget(traceSide);
+    inspector->addWidget(inspector_);
+    inspector->setStretchFactor(0, 4);
     setCentralWidget(inspector);
 
     probeModel_ = new models::ProbeModel(this);
@@ -117,6 +123,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     // Inspecting a cell: its rank 0 trace in the timeline and the per-step table.
     connect(results_, &widgets::ResultsView::cellSelected, this, [this](const QString& id) {
         const QString trace = QDir(resultsDir_).filePath("cells/" + id + "/trace_rank0.json.gz");
+        if (resultsData_) {
+            inspector_->showCell(*resultsData_, id);
+        }
         if (!id.isEmpty() && QFile::exists(trace)) {
             openTrace(trace);
         }
@@ -185,6 +194,7 @@ void MainWindow::openResults(const QString& dir) {
             statusBar()->showMessage(l.error);
             return;
         }
+        resultsData_ = std::make_shared<report::ReportData>(l.data);
         results_->setData(l.data);
         statusBar()->showMessage(QString("Results %1: %2 cells").arg(dir).arg(l.data.cells.size()));
     });
@@ -271,6 +281,14 @@ void MainWindow::compareRuns(const QString& dirA, const QString& dirB) {
     }));
 }
 
+void MainWindow::startRun() {
+    monitor_->start();
+}
+
+void MainWindow::selectResultsCell(const QString& id) {
+    results_->selectCell(id);
+}
+
 void MainWindow::runProbe() {
     probeView_->setBusy(true);
     probe::ProbeOptions options;
@@ -296,6 +314,7 @@ bool MainWindow::saveScreenshots(const QString& outDir) {
     ok = timeline_->grab().save(QDir(outDir).filePath("timeline.png")) && ok;
     ok = monitor_->grab().save(QDir(outDir).filePath("run_monitor.png")) && ok;
     ok = results_->grab().save(QDir(outDir).filePath("results.png")) && ok;
+    ok = inspector_->grab().save(QDir(outDir).filePath("cell_inspector.png")) && ok;
     return ok;
 }
 

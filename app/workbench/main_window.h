@@ -1,7 +1,11 @@
 #pragma once
 // The workbench's main window: docks, menus, and the wiring between views and models.
 
+#include "report/report_data.h"
+
 #include <QMainWindow>
+
+#include <memory>
 
 namespace commprof::models {
 class StepTableModel;
@@ -14,6 +18,7 @@ class TimelineView;
 class MatrixDesigner;
 class RunMonitor;
 class ResultsView;
+class CellInspectorPanel;
 } // namespace commprof::widgets
 
 namespace commprof::workbench {
@@ -30,6 +35,9 @@ public:
     void openTrace(const QString& path);
     // Diffs two fingerprinted runs off the GUI thread and shows the first divergence.
     void compareRuns(const QString& dirA, const QString& dirB);
+    // Starts the run monitor on the designer's plan.
+    void startRun();
+    void selectResultsCell(const QString& id);
     // Runs the environment probe off the GUI thread.
     void runProbe();
     // Renders every main view to OUTDIR/<view>.png.
@@ -48,6 +56,8 @@ private:
     widgets::MatrixDesigner* designer_ = nullptr;
     widgets::RunMonitor* monitor_ = nullptr;
     widgets::ResultsView* results_ = nullptr;
+    widgets::CellInspectorPanel* inspector_ = nullptr;
+    std::shared_ptr<const report::ReportData> resultsData_;
     QString resultsDir_;
 };
 
