@@ -52,6 +52,7 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(designer.errorLine(), line,
                                   widgets::MatrixDesigner::kDebounceMs * 10);
         QVERIFY(designer.errorText().contains("did you mean 'world_sizes'"));
+        QCOMPARE(designer.errorColumn(), 1); // the key starts the line
         QCOMPARE(designer.cells()->rowCount(), 3);
 
         // Undo brings the matrix back.

@@ -144,6 +144,9 @@ void MatrixDesigner::setBudgets(std::optional<double> hostGib, std::optional<dou
 int MatrixDesigner::errorLine() const {
     return highlighter_->errorLine();
 }
+int MatrixDesigner::errorColumn() const {
+    return highlighter_->errorColumn();
+}
 QString MatrixDesigner::errorText() const {
     return error_->text();
 }
@@ -156,7 +159,7 @@ void MatrixDesigner::replanNow() {
         feasibility::PlanOptions options;
         options.overrides = overrides_;
         const feasibility::Plan plan = feasibility::makePlan(m, options);
-        highlighter_->setErrorLine(0);
+        highlighter_->setError(0, 0);
         error_->clear();
         models_->clear();
         for (const auto& model : m.models) {
@@ -179,7 +182,7 @@ void MatrixDesigner::replanNow() {
         emit planChanged(plan);
     } catch (const matrix::MatrixError& e) {
         // Keep the last good plan on screen; mark where the text is wrong.
-        highlighter_->setErrorLine(e.line);
+        highlighter_->setError(e.line, e.column);
         error_->setText(QString::fromStdString(e.what()));
     }
 }

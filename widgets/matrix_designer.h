@@ -38,6 +38,7 @@ public:
     FeasibilityBars* bars() const { return bars_; }
     QListWidget* worldSizes() const { return worldSizes_; }
     int errorLine() const;
+    int errorColumn() const;
     QString errorText() const;
     // Budgets: explicit GiB, or auto (from the probe) when unchecked.
     void setBudgets(std::optional<double> hostGib, std::optional<double> deviceGib,

@@ -27,10 +27,12 @@ QColor classColour(trace::EventClass c) {
 }
 
 QString formatUs(double us) {
-    if (us >= 1e6)
+    if (us >= 1e6) {
         return QString::number(us / 1e6, 'f', 3) + " s";
-    if (us >= 1e3)
+    }
+    if (us >= 1e3) {
         return QString::number(us / 1e3, 'f', 3) + " ms";
+    }
     return QString::number(us, 'f', 3) + " µs";
 }
 

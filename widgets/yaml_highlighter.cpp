@@ -6,9 +6,10 @@ namespace commprof::widgets {
 
 YamlHighlighter::YamlHighlighter(QTextDocument* document) : QSyntaxHighlighter(document) {}
 
-void YamlHighlighter::setErrorLine(int line) {
-    if (line != errorLine_) {
+void YamlHighlighter::setError(int line, int column) {
+    if (line != errorLine_ || column != errorColumn_) {
         errorLine_ = line;
+        errorColumn_ = column;
         rehighlight();
     }
 }
@@ -39,6 +40,18 @@ void YamlHighlighter::highlightBlock(const QString& text) {
         error.setUnderlineColor(Qt::red);
         error.setBackground(QColor(255, 230, 230));
         setFormat(0, std::max(1, int(text.size())), error);
+        // The offending token itself, from the reported column to the end of the word.
+        if (errorColumn_ > 0 && errorColumn_ <= text.size()) {
+            int end = errorColumn_ - 1;
+            while (end < text.size() && (text[end].isLetterOrNumber() || text[end] == '_' ||
+                                         text[end] == '.' || text[end] == '-')) {
+                ++end;
+            }
+            QTextCharFormat token = error;
+            token.setBackground(QColor(255, 170, 170));
+            token.setFontWeight(QFont::Bold);
+            setFormat(errorColumn_ - 1, std::max(1, end - errorColumn_ + 1), token);
+        }
     }
 }
 

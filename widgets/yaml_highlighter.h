@@ -9,14 +9,17 @@ class YamlHighlighter : public QSyntaxHighlighter {
     Q_OBJECT
 public:
     explicit YamlHighlighter(QTextDocument* document);
-    void setErrorLine(int line); // 1-based; 0 clears
+    // 1-based line and column of the error; line 0 clears.
+    void setError(int line, int column);
     int errorLine() const { return errorLine_; }
+    int errorColumn() const { return errorColumn_; }
 
 protected:
     void highlightBlock(const QString& text) override;
 
 private:
     int errorLine_ = 0;
+    int errorColumn_ = 0;
 };
 
 } // namespace commprof::widgets

@@ -111,8 +111,9 @@ int runCommand(const QStringList& args) {
                              iterations[id][rank] = e["iter"].toInt() + 1;
                              const int of = std::max(1, e["of"].toInt());
                              int done = 0;
-                             for (int v : iterations[id])
+                             for (int v : iterations[id]) {
                                  done += v;
+                             }
                              const int ranks = iterations[id].size();
                              const int width = 30;
                              const int filled = width * done / (of * std::max(1, ranks));

@@ -118,7 +118,7 @@ bool boolean(const Ctx& c, const YAML::Node& n, const QString& key) {
 }
 
 QString oneOf(const Ctx& c, const YAML::Node& n, const QString& key, const QStringList& allowed) {
-    const QString v = str(c, n, key);
+    QString v = str(c, n, key);
     if (!allowed.contains(v)) {
         c.fail(n, key, QString("'%1' is not one of %2").arg(v, allowed.join(", ")));
     }
@@ -131,38 +131,48 @@ const QStringList kRunKeys{"iterations",      "warmup",    "batch_size", "bucket
 void readRunConfig(const Ctx& c, const YAML::Node& n, RunConfig& r, const QString& where) {
     requireMap(c, n, where);
     checkKeys(c, n, kRunKeys, where);
-    if (n["iterations"])
+    if (n["iterations"]) {
         r.iterations = integer(c, n["iterations"], "iterations", 1);
-    if (n["warmup"])
+    }
+    if (n["warmup"]) {
         r.warmup = integer(c, n["warmup"], "warmup", 0);
-    if (n["batch_size"])
+    }
+    if (n["batch_size"]) {
         r.batchSize = integer(c, n["batch_size"], "batch_size", 1);
+    }
     if (n["bucket_cap_mb"]) {
         r.bucketCapMb = number(c, n["bucket_cap_mb"], "bucket_cap_mb");
-        if (r.bucketCapMb <= 0)
+        if (r.bucketCapMb <= 0) {
             c.fail(n["bucket_cap_mb"], "bucket_cap_mb", "must be positive");
+        }
     }
     if (n["first_bucket_mb"]) {
         r.firstBucketMb = number(c, n["first_bucket_mb"], "first_bucket_mb");
-        if (r.firstBucketMb <= 0)
+        if (r.firstBucketMb <= 0) {
             c.fail(n["first_bucket_mb"], "first_bucket_mb", "must be positive");
+        }
     }
-    if (n["optimizer"])
+    if (n["optimizer"]) {
         r.optimizer = oneOf(c, n["optimizer"], "optimizer", {"sgd", "adam"});
+    }
     if (n["timeout_s"]) {
         r.timeoutS = number(c, n["timeout_s"], "timeout_s");
-        if (r.timeoutS <= 0)
+        if (r.timeoutS <= 0) {
             c.fail(n["timeout_s"], "timeout_s", "must be positive");
+        }
     }
     if (const YAML::Node t = n["trace"]) {
         requireMap(c, t, "trace");
         checkKeys(c, t, {"enabled", "first_step", "steps"}, "trace");
-        if (t["enabled"])
+        if (t["enabled"]) {
             r.trace.enabled = boolean(c, t["enabled"], "enabled");
-        if (t["first_step"])
+        }
+        if (t["first_step"]) {
             r.trace.firstStep = integer(c, t["first_step"], "first_step", 0);
-        if (t["steps"])
+        }
+        if (t["steps"]) {
             r.trace.steps = integer(c, t["steps"], "steps", 1);
+        }
     }
     if (r.warmup >= r.iterations) {
         c.fail(
@@ -172,10 +182,12 @@ void readRunConfig(const Ctx& c, const YAML::Node& n, RunConfig& r, const QStrin
 }
 
 LayerSpec layerDefaults(const QString& name) {
-    if (name == "gloo_cpu")
+    if (name == "gloo_cpu") {
         return {name, "gloo", "cpu", "host_loopback", {}};
-    if (name == "gloo_cuda")
+    }
+    if (name == "gloo_cuda") {
         return {name, "gloo", "cuda", "pcie_host_staged", {}};
+    }
     return {name, "nccl", "cuda", "as_detected", {}};
 }
 
@@ -184,8 +196,9 @@ std::optional<double> budgetValue(const Ctx& c, const YAML::Node& n, const QStri
         return std::nullopt;
     }
     const double v = number(c, n, key);
-    if (v <= 0)
+    if (v <= 0) {
         c.fail(n, key, "must be positive or 'auto'");
+    }
     return v;
 }
 
@@ -206,10 +219,12 @@ QString sanitizeId(const QString& text) {
         out += (ch.isLetterOrNumber() && ch.unicode() < 128) ? ch : QChar('_');
     }
     out.replace(QRegularExpression("_+"), "_");
-    while (out.startsWith('_'))
+    while (out.startsWith('_')) {
         out.remove(0, 1);
-    while (out.endsWith('_'))
+    }
+    while (out.endsWith('_')) {
         out.chop(1);
+    }
     return out.isEmpty() ? QString("x") : out.left(80);
 }
 
@@ -246,46 +261,57 @@ Matrix parseMatrix(const QByteArray& yaml, const QString& fileName) {
         }
     }
     m.name = str(c, root["name"], "name");
-    if (root["defaults"])
+    if (root["defaults"]) {
         readRunConfig(c, root["defaults"], m.defaults, "defaults");
-    if (root["repeats"])
+    }
+    if (root["repeats"]) {
         m.repeats = integer(c, root["repeats"], "repeats", 1);
+    }
 
     QSet<QString> modelNames;
     for (const YAML::Node& n : requireSeq(c, root["models"], "models")) {
         requireMap(c, n, "models");
         checkKeys(c, n, {"name", "family", "params"}, "a model");
-        if (!n["name"] || !n["params"])
+        if (!n["name"] || !n["params"]) {
             c.fail(n, "models", "each model needs name and params");
+        }
         ModelSpec s;
         s.name = str(c, n["name"], "name");
-        if (n["family"])
+        if (n["family"]) {
             s.family = oneOf(c, n["family"], "family", {"mlp", "transformer"});
+        }
         s.params = number(c, n["params"], "params");
-        if (s.params < 1e4 || s.params > 2e9)
+        if (s.params < 1e4 || s.params > 2e9) {
             c.fail(n["params"], "params", "expected 1e4 .. 2e9 parameters");
-        if (modelNames.contains(s.name))
+        }
+        if (modelNames.contains(s.name)) {
             c.fail(n["name"], "name", QString("model '%1' is listed twice").arg(s.name));
+        }
         modelNames.insert(s.name);
         m.models.push_back(s);
     }
-    if (m.models.empty())
+    if (m.models.empty()) {
         c.fail(root["models"], "models", "at least one model is needed");
+    }
 
     for (const YAML::Node& n : requireSeq(c, root["layers"], "layers")) {
         requireMap(c, n, "layers");
         checkKeys(c, n, {"name", "backend", "device", "overrides"}, "a layer");
-        if (!n["name"])
+        if (!n["name"]) {
             c.fail(n, "layers", "each layer needs a name");
+        }
         const QString name = str(c, n["name"], "name");
-        if (!knownLayer(name))
+        if (!knownLayer(name)) {
             c.fail(n["name"], "name",
                    QString("unknown layer '%1' (gloo_cpu, gloo_cuda, nccl)").arg(name));
+        }
         LayerSpec l = layerDefaults(name);
-        if (n["backend"] && str(c, n["backend"], "backend") != l.backend)
+        if (n["backend"] && str(c, n["backend"], "backend") != l.backend) {
             c.fail(n["backend"], "backend", QString("layer %1 runs on %2").arg(name, l.backend));
-        if (n["device"] && str(c, n["device"], "device") != l.device)
+        }
+        if (n["device"] && str(c, n["device"], "device") != l.device) {
             c.fail(n["device"], "device", QString("layer %1 runs on %2").arg(name, l.device));
+        }
         if (n["overrides"]) {
             RunConfig o = m.defaults;
             readRunConfig(c, n["overrides"], o, "overrides");
@@ -293,22 +319,26 @@ Matrix parseMatrix(const QByteArray& yaml, const QString& fileName) {
         }
         m.layers.push_back(l);
     }
-    if (m.layers.empty())
+    if (m.layers.empty()) {
         c.fail(root["layers"], "layers", "at least one layer is needed");
+    }
 
     for (const YAML::Node& n : requireSeq(c, root["world_sizes"], "world_sizes")) {
         const double v = number(c, n, "world_sizes");
-        if (v < 1 || v != std::floor(v))
+        if (v < 1 || v != std::floor(v)) {
             c.fail(n, "world_sizes",
                    QString("world size must be a positive integer, got %1")
                        .arg(QString::fromStdString(n.Scalar())));
-        if (v > 1024)
+        }
+        if (v > 1024) {
             c.fail(n, "world_sizes", "world size above 1024 ranks on one host");
+        }
         m.worldSizes.push_back(int(v));
         m.worldSizeMarks.emplace_back(n.Mark().line + 1, n.Mark().column + 1);
     }
-    if (m.worldSizes.empty())
+    if (m.worldSizes.empty()) {
         c.fail(root["world_sizes"], "world_sizes", "at least one world size is needed");
+    }
 
     if (root["exclude"]) {
         for (const YAML::Node& n : requireSeq(c, root["exclude"], "exclude")) {
@@ -317,28 +347,34 @@ Matrix parseMatrix(const QByteArray& yaml, const QString& fileName) {
             ExcludeRule r;
             if (n["model"]) {
                 r.model = str(c, n["model"], "model");
-                if (!modelNames.contains(*r.model))
+                if (!modelNames.contains(*r.model)) {
                     c.fail(n["model"], "model", QString("unknown model '%1'").arg(*r.model));
+                }
             }
             if (n["layer"]) {
                 r.layer = str(c, n["layer"], "layer");
-                if (!knownLayer(*r.layer))
+                if (!knownLayer(*r.layer)) {
                     c.fail(n["layer"], "layer", QString("unknown layer '%1'").arg(*r.layer));
+                }
             }
-            if (n["world_size"])
+            if (n["world_size"]) {
                 r.worldSize = integer(c, n["world_size"], "world_size", 1);
+            }
             m.excludes.push_back(r);
         }
     }
     if (const YAML::Node b = root["budget"]) {
         requireMap(c, b, "budget");
         checkKeys(c, b, {"host_gib", "device_gib", "reserve_gib"}, "budget");
-        if (b["host_gib"])
+        if (b["host_gib"]) {
             m.budget.hostGib = budgetValue(c, b["host_gib"], "host_gib");
-        if (b["device_gib"])
+        }
+        if (b["device_gib"]) {
             m.budget.deviceGib = budgetValue(c, b["device_gib"], "device_gib");
-        if (b["reserve_gib"])
+        }
+        if (b["reserve_gib"]) {
             m.budget.reserveGib = number(c, b["reserve_gib"], "reserve_gib");
+        }
     }
     return m;
 }

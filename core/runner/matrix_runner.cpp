@@ -19,15 +19,17 @@ namespace {
 QJsonObject readJson(const QString& path, QString* error = nullptr) {
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly)) {
-        if (error)
+        if (error) {
             *error = "cannot open";
+        }
         return {};
     }
     QJsonParseError pe;
     const QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &pe);
     if (pe.error != QJsonParseError::NoError || !doc.isObject()) {
-        if (error)
+        if (error) {
             *error = pe.errorString();
+        }
         return {};
     }
     return doc.object();
