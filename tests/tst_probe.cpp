@@ -150,6 +150,26 @@ private slots:
         QCOMPARE(probe::ncclVersionOf("/x/libnccl.so.2.21.5"), QString("2.21.5"));
     }
 
+    void nccLVersionsMustAgreeAcrossHosts() {
+        QTemporaryDir dir;
+        probe::ProbeOptions o = baseOptions(dir);
+        writeFile(dir.filePath("lib/libnccl.so.2.21.5"), "");
+        o.env.insert("LD_LIBRARY_PATH", dir.filePath("lib"));
+        // The other hosts' `commprof probe --json` reports: one agrees, one does not.
+        writeFile(
+            dir.filePath("node1.json"),
+            R"({"host":{"hostname":"node1"},"nccl_libraries":[{"path":"/x/libnccl.so.2.21.5","version":"2.21.5"}]})");
+        writeFile(
+            dir.filePath("node2.json"),
+            R"({"host":{"hostname":"node2"},"nccl_libraries":[{"path":"/x/libnccl.so.2.18.3","version":"2.18.3"}]})");
+        o.otherHosts = {dir.filePath("node1.json"), dir.filePath("node2.json")};
+        const probe::ProbeReport r = probe::runProbe(o);
+        const QStringList hits = r.issues.filter("NCCL differs between hosts");
+        QCOMPARE(hits.size(), 1);
+        QVERIFY(hits[0].contains("node2 has 2.18.3"));
+        QCOMPARE(r.details["hosts"].toArray().size(), 2);
+    }
+
     void occupiedPortIsNamedAndTheRunnerMovesOn() {
         QTcpServer squatter;
         QVERIFY(squatter.listen(QHostAddress::LocalHost, 0));

@@ -27,6 +27,11 @@ int probeCommand(const QStringList& args) {
             o.cleanup = true;
         } else if (a == "--no-formation") {
             o.formation = false;
+        } else if (a == "--compare-hosts") {
+            // The remaining arguments: probe --json reports of the other hosts.
+            while (i + 1 < args.size() && !args[i + 1].startsWith("--")) {
+                o.otherHosts << args[++i];
+            }
         } else if (a == "--results" && i + 1 < args.size()) {
             o.resultsDir = args[++i];
         } else if (a == "--ports" && i + 1 < args.size()) {

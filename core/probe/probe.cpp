@@ -11,6 +11,7 @@
 #include <QProcess>
 #include <QRegularExpression>
 #include <QStandardPaths>
+#include <QSysInfo>
 #include <QTemporaryDir>
 #include <QTemporaryFile>
 #include <QThread>
@@ -176,6 +177,47 @@ void checkNccl(const ProbeOptions& o, ProbeReport& r) {
                        "search order; a skew between ranks or hosts hangs or corrupts collectives")
                    .arg(sorted.join(", "));
     }
+}
+
+// In a multi-host run every host must load the same NCCL: compare this host's versions with
+// the probe reports of the others.
+void checkHostsAgreeOnNccl(const ProbeOptions& o, ProbeReport& r) {
+    if (o.otherHosts.isEmpty()) {
+        return;
+    }
+    auto versionsOf = [](const QJsonArray& libs) {
+        QStringList v;
+        for (const QJsonValue lib : libs) {
+            const QString version = lib.toObject()["version"].toString();
+            if (!version.isEmpty() && !v.contains(version)) {
+                v << version;
+            }
+        }
+        v.sort();
+        return v;
+    };
+    const QStringList mine = versionsOf(r.details["nccl_libraries"].toArray());
+    QJsonArray hosts;
+    for (const QString& path : o.otherHosts) {
+        QFile f(path);
+        if (!f.open(QIODevice::ReadOnly)) {
+            r.issues << QString("cannot read the probe report %1").arg(path);
+            continue;
+        }
+        const QJsonObject other = QJsonDocument::fromJson(f.readAll()).object();
+        const QString host = other["host"].toObject()["hostname"].toString(path);
+        const QStringList theirs = versionsOf(other["nccl_libraries"].toArray());
+        hosts.append(
+            QJsonObject{{"host", host}, {"nccl_versions", QJsonArray::fromStringList(theirs)}});
+        if (theirs != mine) {
+            r.issues << QString("NCCL differs between hosts: this host has %1, %2 has %3; ranks on "
+                                "different NCCL "
+                                "versions can hang or corrupt collectives")
+                            .arg(mine.isEmpty() ? QString("none") : mine.join(", "), host,
+                                 theirs.isEmpty() ? QString("none") : theirs.join(", "));
+        }
+    }
+    r.details["hosts"] = hosts;
 }
 
 void checkPorts(const ProbeOptions& o, ProbeReport& r) {
@@ -382,6 +424,7 @@ ProbeReport runProbe(const ProbeOptions& options) {
     checkHost(options, r);
     checkRankAndGpus(options, r);
     checkNccl(options, r);
+    checkHostsAgreeOnNccl(options, r);
     checkPorts(options, r);
     checkStaleRanks(options, r);
     checkBudgets(options, r);

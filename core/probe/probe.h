@@ -19,6 +19,8 @@ struct ProbeOptions {
     int portCount = 10;
     bool cleanup = false;  // end stale ranks found through the runner's pid files
     bool formation = true; // run a two-rank formation over gloo on loopback
+    QStringList
+        otherHosts; // `commprof probe --json` reports of the other hosts of a multi-host run
 };
 
 struct ProbeReport {
