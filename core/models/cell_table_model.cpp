@@ -25,11 +25,13 @@ int CellTableModel::worstRow() const {
     return worst;
 }
 
-int CellTableModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : int(plan_.cells.size());
-}
-int CellTableModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : ColumnCount;
+CellTableModel::CellTableModel(QObject* parent)
+    : TableModel(
+          {"cell", "layer", "ranks", "feasible", "binding", "host GiB", "device GiB", "why not"},
+          parent) {}
+
+int CellTableModel::rows() const {
+    return int(plan_.cells.size());
 }
 
 QVariant CellTableModel::data(const QModelIndex& index, int role) const {
@@ -59,15 +61,6 @@ QVariant CellTableModel::data(const QModelIndex& index, int role) const {
     default:
         return {};
     }
-}
-
-QVariant CellTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (role != Qt::DisplayRole || orientation != Qt::Horizontal) {
-        return {};
-    }
-    static const char* names[ColumnCount] = {"cell",    "layer",    "ranks",      "feasible",
-                                             "binding", "host GiB", "device GiB", "why not"};
-    return section >= 0 && section < ColumnCount ? QVariant(names[section]) : QVariant();
 }
 
 } // namespace commprof::models

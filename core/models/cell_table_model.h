@@ -3,11 +3,11 @@
 
 #include "feasibility/plan.h"
 
-#include <QAbstractTableModel>
+#include "models/table_model.h"
 
 namespace commprof::models {
 
-class CellTableModel : public QAbstractTableModel {
+class CellTableModel : public TableModel {
     Q_OBJECT
 public:
     enum Column {
@@ -21,17 +21,16 @@ public:
         Reason,
         ColumnCount
     };
-    using QAbstractTableModel::QAbstractTableModel;
+    explicit CellTableModel(QObject* parent = nullptr);
     void setPlan(const feasibility::Plan& plan);
     const feasibility::Plan& plan() const { return plan_; }
     // The cell closest to (or furthest past) its limit: what the bars show with no selection.
     int worstRow() const;
 
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation,
-                        int role = Qt::DisplayRole) const override;
+
+protected:
+    int rows() const override;
 
 private:
     feasibility::Plan plan_;

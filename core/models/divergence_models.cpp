@@ -14,13 +14,6 @@ QString digests(const QJsonArray& tensors) {
     return out.join(" ");
 }
 
-QVariant header(int section, Qt::Orientation o, int role, const QStringList& names) {
-    if (role != Qt::DisplayRole || o != Qt::Horizontal || section < 0 || section >= names.size()) {
-        return {};
-    }
-    return names[section];
-}
-
 } // namespace
 
 void RankVerdictModel::setReport(const determinism::DiffReport& report) {
@@ -29,11 +22,11 @@ void RankVerdictModel::setReport(const determinism::DiffReport& report) {
     endResetModel();
 }
 
-int RankVerdictModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : int(report_.ranks.size());
-}
-int RankVerdictModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : 5;
+RankVerdictModel::RankVerdictModel(QObject* parent)
+    : TableModel({"rank", "verdict", "first differing record", "iteration", "why"}, parent) {}
+
+int RankVerdictModel::rows() const {
+    return int(report_.ranks.size());
 }
 
 QVariant RankVerdictModel::data(const QModelIndex& index, int role) const {
@@ -58,10 +51,6 @@ QVariant RankVerdictModel::data(const QModelIndex& index, int role) const {
     default:
         return {};
     }
-}
-
-QVariant RankVerdictModel::headerData(int s, Qt::Orientation o, int role) const {
-    return header(s, o, role, {"rank", "verdict", "first differing record", "iteration", "why"});
 }
 
 void SideBySideModel::setStreams(const determinism::FpStream& a, const determinism::FpStream& b,
@@ -98,11 +87,11 @@ void SideBySideModel::setStreams(const determinism::FpStream& a, const determini
     endResetModel();
 }
 
-int SideBySideModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : int(rows_.size());
-}
-int SideBySideModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : ColumnCount;
+SideBySideModel::SideBySideModel(QObject* parent)
+    : TableModel({"seq", "record", "iteration", "run A outputs", "run B outputs", ""}, parent) {}
+
+int SideBySideModel::rows() const {
+    return int(rows_.size());
 }
 
 QVariant SideBySideModel::data(const QModelIndex& index, int role) const {
@@ -129,21 +118,17 @@ QVariant SideBySideModel::data(const QModelIndex& index, int role) const {
     }
 }
 
-QVariant SideBySideModel::headerData(int s, Qt::Orientation o, int role) const {
-    return header(s, o, role, {"seq", "record", "iteration", "run A outputs", "run B outputs", ""});
-}
-
 void DiscriminatorModel::setReport(const determinism::DiffReport& report) {
     beginResetModel();
     rows_ = report.discriminators;
     endResetModel();
 }
 
-int DiscriminatorModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : int(rows_.size());
-}
-int DiscriminatorModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : 3;
+DiscriminatorModel::DiscriminatorModel(QObject* parent)
+    : TableModel({"same op, inputs -> outputs (shapes, dtypes)", "clean", "divergent"}, parent) {}
+
+int DiscriminatorModel::rows() const {
+    return int(rows_.size());
 }
 
 QVariant DiscriminatorModel::data(const QModelIndex& index, int role) const {
@@ -162,11 +147,6 @@ QVariant DiscriminatorModel::data(const QModelIndex& index, int role) const {
     default:
         return {};
     }
-}
-
-QVariant DiscriminatorModel::headerData(int s, Qt::Orientation o, int role) const {
-    return header(s, o, role,
-                  {"same op, inputs -> outputs (shapes, dtypes)", "clean", "divergent"});
 }
 
 } // namespace commprof::models

@@ -4,39 +4,37 @@
 
 #include "determinism/divergence.h"
 
-#include <QAbstractTableModel>
+#include "models/table_model.h"
 
 namespace commprof::models {
 
-class RankVerdictModel : public QAbstractTableModel {
+class RankVerdictModel : public TableModel {
     Q_OBJECT
 public:
-    using QAbstractTableModel::QAbstractTableModel;
+    explicit RankVerdictModel(QObject* parent = nullptr);
     void setReport(const determinism::DiffReport& report);
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation,
-                        int role = Qt::DisplayRole) const override;
+
+protected:
+    int rows() const override;
 
 private:
     determinism::DiffReport report_;
 };
 
 // Records of run A (and B's counterparts) within `radius` records of a rank's first divergence.
-class SideBySideModel : public QAbstractTableModel {
+class SideBySideModel : public TableModel {
     Q_OBJECT
 public:
     enum Column { Seq, Identity, Iteration, DigestA, DigestB, Status, ColumnCount };
-    using QAbstractTableModel::QAbstractTableModel;
+    explicit SideBySideModel(QObject* parent = nullptr);
     void setStreams(const determinism::FpStream& a, const determinism::FpStream& b,
                     const QString& focusKey, int radius = 8);
     int focusRow() const { return focusRow_; }
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation,
-                        int role = Qt::DisplayRole) const override;
+
+protected:
+    int rows() const override;
 
 private:
     struct Row {
@@ -49,16 +47,15 @@ private:
     int focusRow_ = -1;
 };
 
-class DiscriminatorModel : public QAbstractTableModel {
+class DiscriminatorModel : public TableModel {
     Q_OBJECT
 public:
-    using QAbstractTableModel::QAbstractTableModel;
+    explicit DiscriminatorModel(QObject* parent = nullptr);
     void setReport(const determinism::DiffReport& report);
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation,
-                        int role = Qt::DisplayRole) const override;
+
+protected:
+    int rows() const override;
 
 private:
     std::vector<determinism::Discriminator> rows_;

@@ -49,12 +49,10 @@ void ProbeModel::setReport(const probe::ProbeReport& report) {
     endResetModel();
 }
 
-int ProbeModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : int(rows_.size());
-}
+ProbeModel::ProbeModel(QObject* parent) : TableModel({"", "check", "finding"}, parent) {}
 
-int ProbeModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : ColumnCount;
+int ProbeModel::rows() const {
+    return int(rows_.size());
 }
 
 QVariant ProbeModel::data(const QModelIndex& index, int role) const {
@@ -78,14 +76,6 @@ QVariant ProbeModel::data(const QModelIndex& index, int role) const {
     default:
         return {};
     }
-}
-
-QVariant ProbeModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (role != Qt::DisplayRole || orientation != Qt::Horizontal) {
-        return {};
-    }
-    static const char* names[ColumnCount] = {"", "check", "finding"};
-    return section >= 0 && section < ColumnCount ? QVariant(names[section]) : QVariant();
 }
 
 } // namespace commprof::models

@@ -3,25 +3,24 @@
 
 #include "probe/probe.h"
 
-#include <QAbstractTableModel>
+#include "models/table_model.h"
 
 namespace commprof::models {
 
-class ProbeModel : public QAbstractTableModel {
+class ProbeModel : public TableModel {
     Q_OBJECT
 public:
     enum Column { Severity, Check, Finding, ColumnCount };
     enum Role { SeverityRole = Qt::UserRole + 1 };
 
-    using QAbstractTableModel::QAbstractTableModel;
+    explicit ProbeModel(QObject* parent = nullptr);
     void setReport(const probe::ProbeReport& report);
     const probe::ProbeReport& report() const { return report_; }
 
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation,
-                        int role = Qt::DisplayRole) const override;
+
+protected:
+    int rows() const override;
 
 private:
     struct Row {

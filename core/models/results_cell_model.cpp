@@ -30,11 +30,13 @@ QString ResultsCellModel::idAt(int row) const {
     return row >= 0 && row < int(cells_.size()) ? cells_[std::size_t(row)].id : QString();
 }
 
-int ResultsCellModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : int(cells_.size());
-}
-int ResultsCellModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : ColumnCount;
+ResultsCellModel::ResultsCellModel(QObject* parent)
+    : TableModel({"cell", "status", "ranks", "layer", "step ms", "comm ms/step", "exposed comm",
+                  "trace/hook", "reasons"},
+                 parent) {}
+
+int ResultsCellModel::rows() const {
+    return int(cells_.size());
 }
 
 QVariant ResultsCellModel::data(const QModelIndex& index, int role) const {
@@ -79,16 +81,6 @@ QVariant ResultsCellModel::data(const QModelIndex& index, int role) const {
     default:
         return {};
     }
-}
-
-QVariant ResultsCellModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (role != Qt::DisplayRole || orientation != Qt::Horizontal) {
-        return {};
-    }
-    static const char* names[ColumnCount] = {"cell",         "status",     "ranks",
-                                             "layer",        "step ms",    "comm ms/step",
-                                             "exposed comm", "trace/hook", "reasons"};
-    return section >= 0 && section < ColumnCount ? QVariant(names[section]) : QVariant();
 }
 
 } // namespace commprof::models

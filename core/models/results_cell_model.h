@@ -4,11 +4,11 @@
 
 #include "store/queries.h"
 
-#include <QAbstractTableModel>
+#include "models/table_model.h"
 
 namespace commprof::models {
 
-class ResultsCellModel : public QAbstractTableModel {
+class ResultsCellModel : public TableModel {
     Q_OBJECT
 public:
     enum Column {
@@ -24,16 +24,15 @@ public:
         ColumnCount
     };
     enum Role { CellIdRole = Qt::UserRole + 1, FlaggedRole };
-    using QAbstractTableModel::QAbstractTableModel;
+    explicit ResultsCellModel(QObject* parent = nullptr);
     void setCells(std::vector<store::CellRow> cells);
     int rowOf(const QString& cellId) const;
     QString idAt(int row) const;
 
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation,
-                        int role = Qt::DisplayRole) const override;
+
+protected:
+    int rows() const override;
 
 private:
     std::vector<store::CellRow> cells_;

@@ -77,11 +77,11 @@ void RunStateModel::tick() {
     }
 }
 
-int RunStateModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : int(rows_.size());
-}
-int RunStateModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : ColumnCount;
+RunStateModel::RunStateModel(QObject* parent)
+    : TableModel({"cell", "state", "elapsed / deadline", "ranks", "detail"}, parent) {}
+
+int RunStateModel::rows() const {
+    return int(rows_.size());
 }
 
 QVariant RunStateModel::data(const QModelIndex& index, int role) const {
@@ -115,15 +115,6 @@ QVariant RunStateModel::data(const QModelIndex& index, int role) const {
     default:
         return {};
     }
-}
-
-QVariant RunStateModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (role != Qt::DisplayRole || orientation != Qt::Horizontal) {
-        return {};
-    }
-    static const char* names[ColumnCount] = {"cell", "state", "elapsed / deadline", "ranks",
-                                             "detail"};
-    return section >= 0 && section < ColumnCount ? QVariant(names[section]) : QVariant();
 }
 
 } // namespace commprof::models

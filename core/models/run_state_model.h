@@ -5,13 +5,13 @@
 
 #include "runner/matrix_runner.h"
 
-#include <QAbstractTableModel>
+#include "models/table_model.h"
 #include <QElapsedTimer>
 #include <QMap>
 
 namespace commprof::models {
 
-class RunStateModel : public QAbstractTableModel {
+class RunStateModel : public TableModel {
     Q_OBJECT
 public:
     enum Column { Cell, State, Elapsed, Ranks, Detail, ColumnCount };
@@ -31,7 +31,7 @@ public:
         QMap<int, RankProgress> ranks;
     };
 
-    using QAbstractTableModel::QAbstractTableModel;
+    explicit RunStateModel(QObject* parent = nullptr);
     void setPlan(const feasibility::Plan& plan);
     void onCellState(const QString& id, runner::CellState state, const QString& detail);
     void onRankProgress(const QString& id, int rank, const QJsonObject& event);
@@ -40,14 +40,13 @@ public:
     const CellRow* cell(const QString& id) const;
     QString currentCell() const { return current_; }
 
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation,
-                        int role = Qt::DisplayRole) const override;
 
 signals:
     void bucketTimed(const QString& cellId, int rank, int iteration, double ms, qint64 bytes);
+
+protected:
+    int rows() const override;
 
 private:
     int rowOf(const QString& id) const;

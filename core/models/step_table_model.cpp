@@ -8,15 +8,16 @@ void StepTableModel::setSummary(const trace::TraceSummary& summary) {
     endResetModel();
 }
 
-int StepTableModel::rowCount(const QModelIndex& parent) const {
-    if (parent.isValid() || summary_.steps.empty()) {
+StepTableModel::StepTableModel(QObject* parent)
+    : TableModel({"step", "step µs", "compute µs", "comm µs", "bookkeeping µs", "overlap µs",
+                  "exposed µs", "overlap eff."},
+                 parent) {}
+
+int StepTableModel::rows() const {
+    if (summary_.steps.empty()) {
         return 0;
     }
     return int(summary_.steps.size()) + 1;
-}
-
-int StepTableModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : ColumnCount;
 }
 
 const trace::StepMetrics& StepTableModel::rowMetrics(int row) const {
@@ -56,16 +57,6 @@ QVariant StepTableModel::data(const QModelIndex& index, int role) const {
     default:
         return {};
     }
-}
-
-QVariant StepTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (role != Qt::DisplayRole || orientation != Qt::Horizontal) {
-        return {};
-    }
-    static const char* names[ColumnCount] = {"step",       "step µs",        "compute µs",
-                                             "comm µs",    "bookkeeping µs", "overlap µs",
-                                             "exposed µs", "overlap eff."};
-    return section >= 0 && section < ColumnCount ? QVariant(names[section]) : QVariant();
 }
 
 } // namespace commprof::models

@@ -3,11 +3,11 @@
 
 #include "trace/step_metrics.h"
 
-#include <QAbstractTableModel>
+#include "models/table_model.h"
 
 namespace commprof::models {
 
-class StepTableModel : public QAbstractTableModel {
+class StepTableModel : public TableModel {
     Q_OBJECT
 public:
     enum Column {
@@ -22,15 +22,14 @@ public:
         ColumnCount
     };
 
-    using QAbstractTableModel::QAbstractTableModel;
+    explicit StepTableModel(QObject* parent = nullptr);
     void setSummary(const trace::TraceSummary& summary);
     const trace::TraceSummary& summary() const { return summary_; }
 
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation,
-                        int role = Qt::DisplayRole) const override;
+
+protected:
+    int rows() const override;
 
 private:
     const trace::StepMetrics& rowMetrics(int row) const;

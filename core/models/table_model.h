@@ -1,0 +1,38 @@
+#pragma once
+// What every flat table model here shares: fixed, named columns and no children. A subclass
+// says how many rows it has (rows()) and what a cell shows (data()).
+
+#include <QAbstractTableModel>
+#include <QStringList>
+
+namespace commprof::models {
+
+class TableModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    TableModel(QStringList columns, QObject* parent)
+        : QAbstractTableModel(parent), columns_(std::move(columns)) {}
+
+    int rowCount(const QModelIndex& parent = {}) const final {
+        return parent.isValid() ? 0 : rows();
+    }
+    int columnCount(const QModelIndex& parent = {}) const final {
+        return parent.isValid() ? 0 : int(columns_.size());
+    }
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const final {
+        if (role != Qt::DisplayRole || orientation != Qt::Horizontal || section < 0 ||
+            section >= columns_.size()) {
+            return {};
+        }
+        return columns_[section];
+    }
+
+protected:
+    virtual int rows() const = 0;
+
+private:
+    QStringList columns_;
+};
+
+} // namespace commprof::models
