@@ -1,6 +1,7 @@
 #pragma once
 // Reading rank files in tests.
 
+#include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -17,4 +18,35 @@ inline QJsonObject readJsonFile(const QString& path) {
 
 inline QString rankBinary() {
     return QString(COMMPROF_BIN_DIR "/commprof-rank");
+}
+
+inline bool writeJsonFile(const QString& path, const QJsonObject& o) {
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly) && f.write(QJsonDocument(o).toJson()) > 0;
+}
+
+// What a host OOM at the end of a world-size-8 cell leaves in a results directory of the smoke
+// matrix: ranks 2-4 wrote their files (copied from the real ws2 cell), two ranks died
+// mid-write (.tmp files), rank 0 and the manifest never came.
+inline bool addOomLeftovers(const QString& resultsDir) {
+    const QString donor = resultsDir + "/cells/mlp2m_gloo_cpu_ws2_r0";
+    const QString cell = resultsDir + "/cells/mlp2m_gloo_cpu_ws8_r0";
+    QDir().mkpath(cell);
+    QJsonObject cellJson = readJsonFile(donor + "/cell.json");
+    cellJson["id"] = "mlp2m_gloo_cpu_ws8_r0";
+    cellJson["world_size"] = 8;
+    cellJson["status"] = "running";
+    bool ok = writeJsonFile(cell + "/cell.json", cellJson);
+    for (int r : {2, 3, 4}) {
+        QJsonObject f = readJsonFile(donor + "/rank1.json");
+        f["rank"] = r;
+        f["world_size"] = 8;
+        f["cell_id"] = "mlp2m_gloo_cpu_ws8_r0";
+        ok = writeJsonFile(QString("%1/rank%2.json").arg(cell).arg(r), f) && ok;
+    }
+    for (int r : {5, 6}) {
+        QFile tmp(QString("%1/rank%2.json.tmp").arg(cell).arg(r));
+        ok = tmp.open(QIODevice::WriteOnly) && tmp.write("{\"schema_version\":1,\"ra") > 0 && ok;
+    }
+    return ok;
 }

@@ -50,26 +50,7 @@ private slots:
             runCli("commprof",
                    {"run", COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml", "--out", dir});
         QVERIFY2(r.exitCode == 0, r.err.constData());
-        // An incomplete world-size-8 cell: ranks 2-4 only, no manifest.
-        const QString cell = dir + "/cells/mlp2m_gloo_cpu_ws8_r0";
-        QDir().mkpath(cell);
-        QJsonObject cellJson = readJsonFile(dir + "/cells/mlp2m_gloo_cpu_ws2_r0/cell.json");
-        cellJson["id"] = "mlp2m_gloo_cpu_ws8_r0";
-        cellJson["world_size"] = 8;
-        cellJson["status"] = "running";
-        QFile cf(cell + "/cell.json");
-        QVERIFY(cf.open(QIODevice::WriteOnly));
-        cf.write(QJsonDocument(cellJson).toJson());
-        cf.close();
-        for (int rank : {2, 3, 4}) {
-            QJsonObject f = readJsonFile(dir + "/cells/mlp2m_gloo_cpu_ws2_r0/rank1.json");
-            f["rank"] = rank;
-            f["world_size"] = 8;
-            f["cell_id"] = "mlp2m_gloo_cpu_ws8_r0";
-            QFile rf(QString("%1/rank%2.json").arg(cell).arg(rank));
-            QVERIFY(rf.open(QIODevice::WriteOnly));
-            rf.write(QJsonDocument(f).toJson());
-        }
+        QVERIFY(addOomLeftovers(dir));
         store::ingest(dir, store::defaultDbPath(dir));
         store::Database db(store::defaultDbPath(dir));
         data_ = report::loadReportData(db, QDir(dir).canonicalPath());

@@ -36,12 +36,6 @@ bool copyDir(const QString& from, const QString& to) {
     return true;
 }
 
-void writeJson(const QString& path, const QJsonObject& o) {
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(QJsonDocument(o).toJson());
-}
-
 double medianOf(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
@@ -128,28 +122,7 @@ private slots:
     void oomLeftoversAreIncompleteAndNeverQuoted() {
         const QString dir = work_.filePath("oom");
         QVERIFY(copyDir(smoke_, dir));
-        // What a host OOM at the end of a world-size-8 cell leaves: ranks 2-4 wrote their files,
-        // two ranks died mid-write, rank 0 and the manifest never came.
-        const QString cell = dir + "/cells/mlp2m_gloo_cpu_ws8_r0";
-        QDir().mkpath(cell);
-        QJsonObject cellJson = readJsonFile(dir + "/cells/mlp2m_gloo_cpu_ws2_r0/cell.json");
-        cellJson["id"] = "mlp2m_gloo_cpu_ws8_r0";
-        cellJson["world_size"] = 8;
-        cellJson["status"] = "running";
-        writeJson(cell + "/cell.json", cellJson);
-        const QJsonObject donor = readJsonFile(dir + "/cells/mlp2m_gloo_cpu_ws2_r0/rank1.json");
-        for (int r : {2, 3, 4}) {
-            QJsonObject f = donor;
-            f["rank"] = r;
-            f["world_size"] = 8;
-            f["cell_id"] = "mlp2m_gloo_cpu_ws8_r0";
-            writeJson(QString("%1/rank%2.json").arg(cell).arg(r), f);
-        }
-        for (int r : {5, 6}) {
-            QFile tmp(QString("%1/rank%2.json.tmp").arg(cell).arg(r));
-            QVERIFY(tmp.open(QIODevice::WriteOnly));
-            tmp.write("{\"schema_version\":1,\"ra");
-        }
+        QVERIFY(addOomLeftovers(dir));
         const CliResult r = runCli("commprof", {"cells", dir, "--json"});
         QCOMPARE(r.exitCode, 0);
         QJsonObject oom;
