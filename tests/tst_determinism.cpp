@@ -125,6 +125,7 @@ private slots:
         QCOMPARE(o["one_thread"].toString(),
                  o["many_threads"].toString()); // another reduction layout
         QCOMPARE(o["clone"].toString(), o["one_thread"].toString());
+        QCOMPARE(o["cpu_loop"].toString(), o["one_thread"].toString()); // the CPU path, same value
         QCOMPARE(o["as_int32_view"].toString(), o["one_thread"].toString()); // bytes, not dtype
         QVERIFY(o["row_permutation"].toString() != o["one_thread"].toString());
         QVERIFY(o["two_rows_swapped"].toString() != o["one_thread"].toString());

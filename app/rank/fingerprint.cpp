@@ -29,7 +29,52 @@ std::string dtypeName(const at::Tensor& t) {
 
 } // namespace
 
-std::uint64_t digestBytes(const at::Tensor& input) {
+namespace {
+
+// One word's contribution: a splitmix64-style mix of its value and its position. int64
+// arithmetic wraps modulo 2^64 and >> is an arithmetic shift, exactly as torch's int64 ops do,
+// so the CPU loop and the tensor-op path below give identical digests.
+inline std::int64_t mix(std::int64_t word, std::int64_t position) {
+    std::uint64_t x = std::uint64_t(word) * std::uint64_t(kGolden) +
+                      std::uint64_t(position + 1) * std::uint64_t(kMixA);
+    x ^= std::uint64_t(std::int64_t(x) >> 31);
+    x *= std::uint64_t(kMixB);
+    x ^= std::uint64_t(std::int64_t(x) >> 29);
+    return std::int64_t(x);
+}
+
+// Tensors on the CPU: a plain loop over the bytes where they lie.
+std::uint64_t digestOnCpu(const at::Tensor& t, std::int64_t nbytes) {
+    std::uint64_t sum = 0;
+    const auto* bytes = static_cast<const std::uint8_t*>(t.data_ptr());
+    if (nbytes % 4 == 0) {
+        for (std::int64_t i = 0; i < nbytes / 4; ++i) {
+            std::int32_t word;
+            std::memcpy(&word, bytes + 4 * i, 4);
+            sum += std::uint64_t(mix(word, i));
+        }
+    } else {
+        for (std::int64_t i = 0; i < nbytes; ++i) {
+            sum += std::uint64_t(mix(bytes[i], i));
+        }
+    }
+    return sum;
+}
+
+// Tensors on a device: the same arithmetic as tensor ops, so only the sum reaches the host.
+std::uint64_t digestWithTensorOps(const at::Tensor& t, std::int64_t nbytes) {
+    const at::Tensor flat = t.view({-1});
+    at::Tensor words = nbytes % 4 == 0 ? flat.view(at::kInt) : flat.view(at::kByte);
+    words = words.to(at::kLong);
+    const at::Tensor index = at::arange(words.numel(), words.options());
+    at::Tensor x = words * kGolden + (index + 1) * kMixA;
+    x = at::bitwise_xor(x, at::bitwise_right_shift(x, 31));
+    x = x * kMixB;
+    x = at::bitwise_xor(x, at::bitwise_right_shift(x, 29));
+    return static_cast<std::uint64_t>(x.sum().item<std::int64_t>());
+}
+
+std::uint64_t digestPrepared(const at::Tensor& input, bool forceTensorOps) {
     at::DisableRecordFunctionGuard noRecording; // the digest's own ops are not ops of the model
     at::NoGradGuard noGrad;
     if (!input.defined() || input.numel() == 0) {
@@ -37,19 +82,15 @@ std::uint64_t digestBytes(const at::Tensor& input) {
     }
     const at::Tensor t = input.contiguous();
     const std::int64_t nbytes = t.numel() * std::int64_t(t.element_size());
-    // The bytes as words: 4-byte words when they fit, single bytes otherwise.
-    const at::Tensor flat = t.view({-1});
-    at::Tensor words =
-        (nbytes % 4 == 0 && t.element_size() <= 8) ? flat.view(at::kInt) : flat.view(at::kByte);
-    words = words.to(at::kLong);
-    const at::Tensor index = at::arange(words.numel(), words.options());
-    // splitmix-style mixing of (word, position); int64 arithmetic wraps modulo 2^64.
-    at::Tensor x = words * kGolden + (index + 1) * kMixA;
-    x = at::bitwise_xor(x, at::bitwise_right_shift(x, 31));
-    x = x * kMixB;
-    x = at::bitwise_xor(x, at::bitwise_right_shift(x, 29));
-    return static_cast<std::uint64_t>(x.sum().item<std::int64_t>()) ^
-           static_cast<std::uint64_t>(nbytes);
+    const std::uint64_t sum =
+        (t.is_cpu() && !forceTensorOps) ? digestOnCpu(t, nbytes) : digestWithTensorOps(t, nbytes);
+    return sum ^ static_cast<std::uint64_t>(nbytes);
+}
+
+} // namespace
+
+std::uint64_t digestBytes(const at::Tensor& input) {
+    return digestPrepared(input, false);
 }
 
 std::string digestHex(const at::Tensor& t, int chunkDim) {
@@ -304,10 +345,12 @@ std::string digestSelftestJson() {
     at::manual_seed(7);
     const at::Tensor t = at::randn({257, 129});
     const int threads = at::get_num_threads();
+    // The reduction as tensor ops under two thread layouts (as on a device), and the CPU loop.
     at::set_num_threads(1);
-    const std::uint64_t one = digestBytes(t);
+    const std::uint64_t one = digestPrepared(t, true);
     at::set_num_threads(std::max(2, threads));
-    const std::uint64_t many = digestBytes(t);
+    const std::uint64_t many = digestPrepared(t, true);
+    const std::uint64_t loop = digestBytes(t);
     const std::uint64_t viaChunks = digestBytes(t.clone().contiguous());
     const at::Tensor permuted = t.index_select(0, at::randperm(t.size(0)));
     const at::Tensor swapped = at::cat({t.slice(0, 1, 2), t.slice(0, 0, 1), t.slice(0, 2)}, 0);
@@ -318,6 +361,7 @@ std::string digestSelftestJson() {
     j.beginObject();
     j.field("one_thread", hex(one));
     j.field("many_threads", hex(many));
+    j.field("cpu_loop", hex(loop));
     j.field("threads", std::max(2, threads));
     j.field("clone", hex(viaChunks));
     j.field("row_permutation", hex(digestBytes(permuted)));
