@@ -3,26 +3,21 @@
 
 #include "cli_common.h"
 
+#include "runner/rank_program.h"
+
 #include "determinism/divergence.h"
 #include "runner/rank_pool.h"
 
-#include <QCoreApplication>
 #include <QDir>
 #include <QJsonArray>
 
 namespace commprof::cli {
 namespace {
 
-QString rankProgram() {
-    const QByteArray env = qgetenv("COMMPROF_RANK");
-    return env.isEmpty() ? QDir(QCoreApplication::applicationDirPath()).filePath("commprof-rank")
-                         : QString(env);
-}
-
 // Runs one arm: a pool of ranks with fingerprinting on, into dir.
 QString runArm(const QString& dir, const QStringList& flags, int world) {
     runner::PoolSpec spec;
-    spec.program = rankProgram();
+    spec.program = runner::defaultRankProgram();
     spec.args = flags + QStringList{"--out", dir, "--fingerprint", "semantic"};
     spec.worldSize = world;
     spec.workDir = dir;

@@ -3,6 +3,7 @@
 #include "cli_common.h"
 
 #include "probe/probe.h"
+#include "runner/rank_program.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -14,10 +15,7 @@ int probeCommand(const QStringList& args) {
     const QString use =
         "commprof probe [--json] [--results DIR] [--ports FIRST-LAST] [--cleanup] [--no-formation]";
     probe::ProbeOptions o;
-    const QByteArray rank = qgetenv("COMMPROF_RANK");
-    o.rankProgram = rank.isEmpty()
-                        ? QDir(QCoreApplication::applicationDirPath()).filePath("commprof-rank")
-                        : QString(rank);
+    o.rankProgram = runner::defaultRankProgram();
     bool json = false;
     for (int i = 0; i < args.size(); ++i) {
         const QString& a = args[i];

@@ -2,10 +2,10 @@
 
 #include "cli_common.h"
 
+#include "runner/rank_program.h"
+
 #include "runner/matrix_runner.h"
 
-#include <QCoreApplication>
-#include <QDir>
 #include <QJsonDocument>
 #include <QMap>
 
@@ -23,12 +23,6 @@ void onSignal(int) {
     if (gRunner) {
         QMetaObject::invokeMethod(gRunner, &runner::MatrixRunner::stop, Qt::QueuedConnection);
     }
-}
-
-QString rankProgram() {
-    const QByteArray env = qgetenv("COMMPROF_RANK");
-    return env.isEmpty() ? QDir(QCoreApplication::applicationDirPath()).filePath("commprof-rank")
-                         : QString(env);
 }
 
 void emitLine(const QJsonObject& o) {
@@ -68,7 +62,7 @@ int runCommand(const QStringList& args) {
     if (path.isEmpty() || options.outDir.isEmpty()) {
         return usage(use);
     }
-    options.rankProgram = rankProgram();
+    options.rankProgram = runner::defaultRankProgram();
     feasibility::Plan plan;
     try {
         plan = feasibility::makePlan(path, planOptions);

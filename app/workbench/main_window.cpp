@@ -12,6 +12,7 @@
 #include "report_writer.h"
 #include "results_view.h"
 #include "run_monitor.h"
+#include "runner/rank_program.h"
 #include "step_table_view.h"
 #include "store/ingest.h"
 #include "timeline/timeline_data.h"
@@ -109,8 +110,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                 const QString out = resultsDir_.isEmpty()
                                         ? QDir("results").filePath(plan.matrix.name)
                                         : resultsDir_;
-                monitor_->setOutput(
-                    out, QDir(QCoreApplication::applicationDirPath()).filePath("commprof-rank"));
+                monitor_->setOutput(out, runner::defaultRankProgram());
             });
 
     results_ = new widgets::ResultsView(this);
@@ -292,7 +292,7 @@ void MainWindow::selectResultsCell(const QString& id) {
 void MainWindow::runProbe() {
     probeView_->setBusy(true);
     probe::ProbeOptions options;
-    options.rankProgram = QDir(QCoreApplication::applicationDirPath()).filePath("commprof-rank");
+    options.rankProgram = runner::defaultRankProgram();
     if (!resultsDir_.isEmpty()) {
         options.resultsDir = resultsDir_;
     }

@@ -57,8 +57,9 @@ HtaFigures htaFigures(const Trace& trace) {
     // start of the last host-side ProfilerStep.
     double cutoff = std::numeric_limits<double>::infinity();
     double lastStepStart = -std::numeric_limits<double>::infinity();
+    const std::vector<std::optional<int>> stepOfName = stepNumbersByName(trace);
     for (const auto& e : trace.events) {
-        if (!e.onStream && profilerStepNumber(trace.name(e)) && e.startUs > lastStepStart) {
+        if (!e.onStream && stepOfName[e.name] && e.startUs > lastStepStart) {
             lastStepStart = e.startUs;
             cutoff = e.startUs;
         }

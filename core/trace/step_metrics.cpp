@@ -38,12 +38,16 @@ std::optional<int> profilerStepNumber(const std::string& name) {
     return n;
 }
 
-std::vector<StepWindow> stepWindows(const Trace& trace, bool* marked) {
-    // Decide per distinct name, not per event.
-    std::vector<std::optional<int>> stepOfName(trace.strings.size());
+std::vector<std::optional<int>> stepNumbersByName(const Trace& trace) {
+    std::vector<std::optional<int>> out(trace.strings.size());
     for (std::uint32_t id = 0; id < trace.strings.size(); ++id) {
-        stepOfName[id] = profilerStepNumber(trace.strings.at(id));
+        out[id] = profilerStepNumber(trace.strings.at(id));
     }
+    return out;
+}
+
+std::vector<StepWindow> stepWindows(const Trace& trace, bool* marked) {
+    const std::vector<std::optional<int>> stepOfName = stepNumbersByName(trace);
     std::map<int, Span> windows;
     for (const auto& e : trace.events) {
         if (const auto n = stepOfName[e.name]) {

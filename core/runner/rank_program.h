@@ -1,0 +1,10 @@
+#pragma once
+// Where commprof-rank is: $COMMPROF_RANK, else beside the running executable.
+
+#include <QString>
+
+namespace commprof::runner {
+
+QString defaultRankProgram();
+
+} // namespace commprof::runner
