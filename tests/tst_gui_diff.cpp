@@ -40,9 +40,9 @@ private slots:
         const QString a = runArm(work, "a", {});
         const QString b = runArm(work, "b", {"--perturb", "aten::addmm@1:2"});
         QVERIFY(!a.isEmpty() && !b.isEmpty());
-        const auto streamsA = determinism::loadFingerprints(a);
-        const auto streamsB = determinism::loadFingerprints(b);
-        const determinism::DiffReport report = determinism::diffDirs(a, b);
+        const determinism::LoadedRuns runs = determinism::loadRuns(a, b);
+        QCOMPARE(runs.worldSize, 2);
+        const determinism::DiffReport report = determinism::diff(runs);
         QCOMPARE(report.pattern, QString("input_distribution"));
 
         widgets::DiffView view;
@@ -52,7 +52,7 @@ private slots:
                                     QAbstractItemModelTester::FailureReportingMode::QtTest);
         QAbstractItemModelTester t3(view.discriminators(),
                                     QAbstractItemModelTester::FailureReportingMode::QtTest);
-        view.show(report, streamsA, streamsB);
+        view.setRuns(report, runs);
         QVERIFY(view.summaryText().contains("input_distribution"));
         QCOMPARE(view.verdicts()->rowCount(), 2);
         QCOMPARE(view.verdicts()->data(view.verdicts()->index(0, 1)).toString(), QString("origin"));
@@ -73,7 +73,7 @@ private slots:
                     .startsWith("ddp::allreduce_bucket#"));
 
         view.resize(1000, 700);
-        view.QWidget::show();
+        view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         const QImage shot = view.grab().toImage();
         QVERIFY(distinctColours(shot) > 10);

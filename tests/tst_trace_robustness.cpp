@@ -64,17 +64,15 @@ private slots:
                            .complete("gloo:all_reduce", 10, 10)
                            .complete("aten::mm", 30, 10)
                            .object();
-        text.chop(30);
-        Trace t;
-        try {
-            t = parseTraceText(text.toStdString(), "cut.json");
-        } catch (const TraceError& e) {
-            // simdjson may reject an unbalanced document up front; then it must say so clearly.
-            QVERIFY(QString(e.what()).contains("cut.json"));
-            return;
-        }
-        QVERIFY(!t.warnings.empty());
-        QVERIFY(!t.events.empty());
+        text.chop(30); // cuts into the last event
+        const Trace t = parseTraceText(text.toStdString(), "cut.json");
+        QCOMPARE(t.events.size(), std::size_t(3));
+        QCOMPARE(t.warnings.size(), std::size_t(1));
+        QVERIFY2(QString::fromStdString(t.warnings[0]).contains("input ends early"),
+                 t.warnings[0].c_str());
+        const TraceSummary s = summarize(t);
+        QCOMPARE(s.totals.computeUs, 10.0);
+        QCOMPARE(s.totals.commUs, 10.0);
     }
 
     void truncatedGzipIsPartialWithWarning() {
@@ -94,13 +92,22 @@ private slots:
         QVERIFY(f.open(QIODevice::ReadWrite));
         f.resize(f.size() / 2);
         f.close();
+        const Trace t = readTraceFile(path.toStdString());
+        QVERIFY(t.events.size() > 1000 && t.events.size() < 20001);
+        bool said = false;
+        for (const auto& w : t.warnings) {
+            said = said || QString::fromStdString(w).contains("input ends early");
+        }
+        QVERIFY(said);
+    }
+
+    void unrepairableJsonIsAClearError() {
+        // Cut inside the first event: nothing complete to keep.
         try {
-            const Trace t = readTraceFile(path.toStdString());
-            QVERIFY(!t.warnings.empty());
-            const TraceSummary s = summarize(t);
-            QVERIFY(!s.warnings.empty());
+            parseTraceText(R"({"traceEvents":[{"ph":"X","name":"aten::mm","ts":1)", "early.json");
+            QFAIL("expected a TraceError");
         } catch (const TraceError& e) {
-            QVERIFY(QString(e.what()).contains(path));
+            QVERIFY(QString(e.what()).contains("early.json: not valid JSON"));
         }
     }
 

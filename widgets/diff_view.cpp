@@ -45,12 +45,9 @@ DiffView::DiffView(QWidget* parent) : QWidget(parent) {
     layout->addWidget(split, 1);
 }
 
-void DiffView::show(const determinism::DiffReport& report,
-                    const QMap<int, determinism::FpStream>& a,
-                    const QMap<int, determinism::FpStream>& b) {
+void DiffView::setRuns(const determinism::DiffReport& report, const determinism::LoadedRuns& runs) {
     report_ = report;
-    a_ = a;
-    b_ = b;
+    runs_ = runs;
     summary_->setText(QString("<b>%1</b>: %2").arg(report.pattern, report.summary.toHtmlEscaped()));
     verdicts_->setReport(report);
     discriminators_->setReport(report);
@@ -64,8 +61,8 @@ void DiffView::selectRank(int row) {
         return;
     }
     const auto& d = report_.ranks[std::size_t(row)];
-    if (d.first && a_.contains(d.rank) && b_.contains(d.rank)) {
-        sideBySide_->setStreams(a_[d.rank], b_[d.rank], d.first->key());
+    if (d.first && runs_.a.contains(d.rank) && runs_.b.contains(d.rank)) {
+        sideBySide_->setStreams(runs_.a[d.rank], runs_.b[d.rank], d.first->key());
         sideView_->resizeColumnsToContents();
         if (sideBySide_->focusRow() >= 0) {
             sideView_->selectRow(sideBySide_->focusRow());

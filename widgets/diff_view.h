@@ -22,8 +22,7 @@ class DiffView : public QWidget {
 public:
     explicit DiffView(QWidget* parent = nullptr);
     // The report and both runs' streams, as loaded off the GUI thread.
-    void show(const determinism::DiffReport& report, const QMap<int, determinism::FpStream>& a,
-              const QMap<int, determinism::FpStream>& b);
+    void setRuns(const determinism::DiffReport& report, const determinism::LoadedRuns& runs);
     void selectRank(int row);
     QString summaryText() const;
     models::SideBySideModel* sideBySide() const { return sideBySide_; }
@@ -39,7 +38,7 @@ private:
     models::SideBySideModel* sideBySide_;
     models::DiscriminatorModel* discriminators_;
     determinism::DiffReport report_;
-    QMap<int, determinism::FpStream> a_, b_;
+    determinism::LoadedRuns runs_;
 };
 
 } // namespace commprof::widgets

@@ -156,7 +156,11 @@ void MatrixDesigner::replanNow() {
     try {
         const matrix::Matrix m = matrix::parseMatrix(
             editor_->toPlainText().toUtf8(), fileName_.isEmpty() ? "matrix.yaml" : fileName_);
+        if (!machine_) {
+            machine_ = feasibility::currentMachine();
+        }
         feasibility::PlanOptions options;
+        options.facts = machine_;
         options.overrides = overrides_;
         const feasibility::Plan plan = feasibility::makePlan(m, options);
         highlighter_->setError(0, 0);

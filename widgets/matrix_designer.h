@@ -66,6 +66,8 @@ private:
     QCheckBox* deviceAuto_;
     QDoubleSpinBox* deviceGib_;
     feasibility::BudgetOverrides overrides_;
+    // Read once: replanning on every pause in typing must not run nvidia-smi each time.
+    std::optional<feasibility::MachineFacts> machine_;
 };
 
 } // namespace commprof::widgets

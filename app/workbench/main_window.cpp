@@ -253,7 +253,7 @@ void MainWindow::openTrace(const QString& path) {
 void MainWindow::compareRuns(const QString& dirA, const QString& dirB) {
     struct Loaded {
         determinism::DiffReport report;
-        QMap<int, determinism::FpStream> a, b;
+        determinism::LoadedRuns runs;
         QString error;
     };
     statusBar()->showMessage(QString("Comparing %1 with %2 ...").arg(dirA, dirB));
@@ -265,15 +265,14 @@ void MainWindow::compareRuns(const QString& dirA, const QString& dirB) {
             statusBar()->showMessage(l.error);
             return;
         }
-        diffView_->show(l.report, l.a, l.b);
+        diffView_->setRuns(l.report, l.runs);
         statusBar()->showMessage(l.report.summary);
     });
     watcher->setFuture(QtConcurrent::run([dirA, dirB] {
         Loaded l;
         try {
-            l.a = determinism::loadFingerprints(dirA);
-            l.b = determinism::loadFingerprints(dirB);
-            l.report = determinism::diffDirs(dirA, dirB);
+            l.runs = determinism::loadRuns(dirA, dirB);
+            l.report = determinism::diff(l.runs);
         } catch (const std::exception& e) {
             l.error = QString::fromStdString(e.what());
         }

@@ -1,8 +1,5 @@
 #include "divergence.h"
 
-#include <QDir>
-#include <QFile>
-#include <QJsonDocument>
 #include <QMap>
 #include <QSet>
 
@@ -250,29 +247,26 @@ DiffReport diff(const QMap<int, FpStream>& a, const QMap<int, FpStream>& b, int 
     return r;
 }
 
-DiffReport diffDirs(const QString& dirA, const QString& dirB) {
-    const QMap<int, FpStream> a = loadFingerprints(dirA);
-    const QMap<int, FpStream> b = loadFingerprints(dirB);
-    if (a.isEmpty()) {
-        throw std::runtime_error(
-            (dirA + ": no fp_rank*.jsonl (run commprof-rank with --fingerprint)").toStdString());
-    }
-    if (b.isEmpty()) {
-        throw std::runtime_error(
-            (dirB + ": no fp_rank*.jsonl (run commprof-rank with --fingerprint)").toStdString());
-    }
-    // The world size from the streams' headers or rank files.
-    int world = 0;
-    for (const QString& dir : {dirA}) {
-        for (const QString& f : QDir(dir).entryList({"fp_rank*.jsonl"})) {
-            QFile file(QDir(dir).filePath(f));
-            if (file.open(QIODevice::ReadOnly)) {
-                world = std::max(
-                    world, QJsonDocument::fromJson(file.readLine()).object()["world_size"].toInt());
-            }
+LoadedRuns loadRuns(const QString& dirA, const QString& dirB) {
+    LoadedRuns runs{loadFingerprints(dirA), loadFingerprints(dirB), 0};
+    for (const auto& [dir, streams] : {std::pair{dirA, &runs.a}, std::pair{dirB, &runs.b}}) {
+        if (streams->isEmpty()) {
+            throw std::runtime_error(
+                (dir + ": no fp_rank*.jsonl (run commprof-rank with --fingerprint)").toStdString());
         }
     }
-    return diff(a, b, world);
+    for (const FpStream& s : runs.a) {
+        runs.worldSize = std::max(runs.worldSize, s.worldSize);
+    }
+    return runs;
+}
+
+DiffReport diff(const LoadedRuns& runs) {
+    return diff(runs.a, runs.b, runs.worldSize);
+}
+
+DiffReport diffDirs(const QString& dirA, const QString& dirB) {
+    return diff(loadRuns(dirA, dirB));
 }
 
 QJsonObject toJson(const FpRecord& r) {

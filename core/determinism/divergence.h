@@ -40,6 +40,14 @@ struct DiffReport {
 
 // worldSize: how many ranks the runs had (to know whether every rank was traced).
 DiffReport diff(const QMap<int, FpStream>& a, const QMap<int, FpStream>& b, int worldSize);
+// Both runs' streams, loaded once: the report and the view are built from the same reads.
+struct LoadedRuns {
+    QMap<int, FpStream> a;
+    QMap<int, FpStream> b;
+    int worldSize = 0;
+};
+LoadedRuns loadRuns(const QString& dirA, const QString& dirB); // throws std::runtime_error
+DiffReport diff(const LoadedRuns& runs);
 DiffReport diffDirs(const QString& dirA, const QString& dirB); // throws std::runtime_error
 QJsonObject toJson(const DiffReport& r);
 QJsonObject toJson(const FpRecord& r);

@@ -62,6 +62,7 @@ QMap<int, FpStream> loadFingerprints(const QString& dir) {
                                              .toStdString());
             }
             if (o.contains("header")) {
+                s.worldSize = o["world_size"].toInt();
                 continue;
             }
             if (o["truncated"].toBool()) {

@@ -26,6 +26,7 @@ struct FpRecord {
 
 struct FpStream {
     int rank = -1;
+    int worldSize = 0; // from the stream's header
     QString path;
     std::vector<FpRecord> records; // in seq order
     QMap<QString, int> byKey;      // key -> index into records

@@ -14,7 +14,7 @@ Plan makePlan(const matrix::Matrix& m, const PlanOptions& options) {
         profile = loadProfile(options.profilePath);
         plan.coefficients = profile->coefficients;
     }
-    plan.budget = resolveBudget(m, profile ? &*profile : nullptr, options.overrides);
+    plan.budget = resolveBudget(m, profile ? &*profile : nullptr, options.overrides, options.facts);
     for (const matrix::Cell& cell : matrix::expand(m, {plan.budget.gpus})) {
         plan.cells.push_back({cell, estimate(cell, plan.coefficients, plan.budget)});
     }

@@ -27,6 +27,7 @@ struct Plan {
 struct PlanOptions {
     QString profilePath;
     BudgetOverrides overrides;
+    std::optional<MachineFacts> facts; // what "auto" budgets use; read from this machine when unset
 };
 
 Plan makePlan(const matrix::Matrix& m, const PlanOptions& options); // throws matrix::MatrixError

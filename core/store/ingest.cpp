@@ -17,7 +17,8 @@ QVariant opt(const std::optional<double>& v) {
     return v ? QVariant(*v) : QVariant();
 }
 
-void insertCell(Database& db, const QString& runDir, const results::CellFiles& f) {
+// Returns the cell's status.
+QString insertCell(Database& db, const QString& runDir, const results::CellFiles& f) {
     const results::Completeness c = results::judge(f);
     const bool hasData = !f.ranks.isEmpty();
     const analysis::CellMetrics m = hasData ? analysis::analyzeCell(f) : analysis::CellMetrics{};
@@ -112,6 +113,7 @@ void insertCell(Database& db, const QString& runDir, const results::CellFiles& f
             .run();
     }
     t.commit();
+    return c.status;
 }
 
 } // namespace
@@ -145,8 +147,7 @@ IngestSummary ingest(const QString& resultsDir, const QString& dbPath,
     const QStringList ids = cellsDir.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
     for (const QString& id : ids) {
         const results::CellFiles files = results::readCellDir(cellsDir.filePath(id));
-        insertCell(db, runDir, files);
-        const QString status = results::judge(files).status;
+        const QString status = insertCell(db, runDir, files);
         ++s.cells;
         s.complete += status == "complete";
         s.incomplete += status == "incomplete";

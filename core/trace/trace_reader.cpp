@@ -8,6 +8,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <utility>
 
@@ -217,21 +218,9 @@ void collectArray(od::array events, EventCollector& collector, std::size_t& skip
     }
 }
 
-Trace parsePadded(PaddedBuffer& buf, const std::string& source) {
-    Trace trace;
-    trace.source = source;
-    if (!buf.damage.empty()) {
-        trace.warnings.push_back(buf.damage);
-    }
-    std::size_t firstNonSpace = 0;
-    while (firstNonSpace < buf.size &&
-           std::isspace(static_cast<unsigned char>(buf.data[firstNonSpace]))) {
-        ++firstNonSpace;
-    }
-    if (firstNonSpace == buf.size) {
-        throw TraceError(source + ": empty file, expected a Chrome trace (JSON object or array)");
-    }
-
+// One pass of the on-demand parser over buf into trace. Throws simdjson_error for malformed
+// JSON and TraceError for JSON that is not a trace.
+void parseEvents(Trace& trace, PaddedBuffer& buf, const std::string& source) {
     od::parser parser;
     EventCollector collector(trace);
     std::size_t skippedNonObjects = 0;
@@ -265,23 +254,94 @@ Trace parsePadded(PaddedBuffer& buf, const std::string& source) {
             throw TraceError(source + ": top-level JSON is neither an object nor an array");
         }
     } catch (const simdjson::simdjson_error& err) {
+        if (trace.events.empty()) {
+            throw;
+        }
         std::string where;
         const char* loc = nullptr;
-        // A document that never started has no location to ask for.
         if (started && doc.current_location().get(loc) == simdjson::SUCCESS && loc) {
             where = " at byte " + std::to_string(loc - buf.data.get());
         }
-        if (trace.events.empty()) {
-            throw TraceError(source + ": not valid JSON" + where + ": " + err.what());
-        }
-        trace.warnings.push_back("JSON ends or breaks" + where + " (" + err.what() +
-                                 "); kept the " + std::to_string(trace.events.size()) +
-                                 " events read before it");
+        trace.warnings.push_back("JSON breaks" + where + " (" + err.what() + "); kept the " +
+                                 std::to_string(trace.events.size()) + " events read before it");
     }
     collector.finish();
     if (skippedNonObjects) {
         trace.warnings.push_back(std::to_string(skippedNonObjects) +
                                  " entries of traceEvents are not objects and were skipped");
+    }
+}
+
+// A trace cut off mid-write (a profiler killed while exporting, a partial copy) fails the
+// parser's first pass as a whole. Cut it back after one of the last complete objects and close
+// the brackets; the events before the cut are kept and a warning says so.
+bool parseTruncated(Trace& trace, PaddedBuffer& buf, const std::string& source,
+                    std::size_t rootAt) {
+    constexpr int kAttempts = 16;
+    const std::string closing = buf.data[rootAt] == '{' ? "]}" : "]";
+    const std::size_t originalSize = buf.size;
+    std::size_t pos = originalSize;
+    for (int attempt = 0; attempt < kAttempts; ++attempt) {
+        while (pos > rootAt + 1 && buf.data[pos - 1] != '}') {
+            --pos;
+        }
+        if (pos <= rootAt + 1 || pos + closing.size() > buf.capacity) {
+            return false;
+        }
+        const std::size_t cut = pos; // just after a '}'
+        --pos;
+        std::memcpy(buf.data.get() + cut, closing.data(), closing.size());
+        buf.size = cut + closing.size();
+        Trace candidate;
+        candidate.source = source;
+        try {
+            parseEvents(candidate, buf, source);
+        } catch (const simdjson::simdjson_error&) {
+            continue;
+        } catch (const TraceError&) {
+            continue;
+        }
+        if (candidate.events.empty()) {
+            continue;
+        }
+        trace.events = std::move(candidate.events);
+        trace.strings = std::move(candidate.strings);
+        trace.warnings.push_back("input ends early: kept the " +
+                                 std::to_string(trace.events.size()) + " events in its first " +
+                                 std::to_string(cut) + " of " + std::to_string(originalSize) +
+                                 " bytes; the rest was cut off");
+        for (auto& w : candidate.warnings) {
+            trace.warnings.push_back(std::move(w));
+        }
+        return true;
+    }
+    return false;
+}
+
+Trace parsePadded(PaddedBuffer& buf, const std::string& source) {
+    Trace trace;
+    trace.source = source;
+    if (!buf.damage.empty()) {
+        trace.warnings.push_back(buf.damage);
+    }
+    std::size_t firstNonSpace = 0;
+    while (firstNonSpace < buf.size &&
+           std::isspace(static_cast<unsigned char>(buf.data[firstNonSpace]))) {
+        ++firstNonSpace;
+    }
+    if (firstNonSpace == buf.size) {
+        throw TraceError(source + ": empty file, expected a Chrome trace (JSON object or array)");
+    }
+    try {
+        parseEvents(trace, buf, source);
+    } catch (const simdjson::simdjson_error& err) {
+        const auto code = err.error();
+        const bool truncated =
+            code == simdjson::INCOMPLETE_ARRAY_OR_OBJECT || code == simdjson::UNCLOSED_STRING;
+        if (!truncated || !parseTruncated(trace, buf, source, firstNonSpace)) {
+            throw TraceError(source + ": not valid JSON: " + err.what() +
+                             (buf.damage.empty() ? std::string() : " (" + buf.damage + ")"));
+        }
     }
     classify(trace);
     return trace;
