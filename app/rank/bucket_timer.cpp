@@ -13,10 +13,10 @@ std::int64_t monotonicNs() {
     return std::int64_t(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
 }
 
-std::size_t BucketLog::launch(int index, std::int64_t bytes, std::int64_t nparams) {
-    const std::int64_t now = monotonicNs();
+std::size_t BucketLog::launch(int index, std::int64_t bytes, std::int64_t nparams,
+                              std::int64_t startNs) {
     std::lock_guard<std::mutex> lock(mutex_);
-    records_.push_back({iteration_.load(), index, bytes, nparams, now, 0});
+    records_.push_back({iteration_.load(), index, bytes, nparams, startNs, 0});
     return records_.size() - 1;
 }
 
@@ -87,8 +87,9 @@ TimingCommHook::timed(const std::function<c10::intrusive_ptr<c10::ivalue::Future
     const auto nparams = std::int64_t(bucket.getGradients().size());
     const int iteration = log_->iteration();
     const int index = int(bucket.getIndex());
-    const std::size_t slot = log_->launch(index, bytes, nparams);
+    // One clock reading for the rank file's record and the trace's span.
     const std::int64_t start = monotonicNs();
+    const std::size_t slot = log_->launch(index, bytes, nparams, start);
     auto future = launch();
     auto log = log_;
     // then(), not addCallback(): the Reducer waits on the returned future, and a plain

@@ -32,7 +32,7 @@ public:
     bool recording() const { return iteration_.load() >= recordFrom_; }
 
     // Returns the slot to complete later.
-    std::size_t launch(int index, std::int64_t bytes, std::int64_t nparams);
+    std::size_t launch(int index, std::int64_t bytes, std::int64_t nparams, std::int64_t startNs);
     void complete(std::size_t slot);
     // Records completed since the last call, for live progress lines.
     std::vector<BucketRecord> takeNew();

@@ -130,7 +130,7 @@ void RankPool::launchAttempt() {
         connect(raw, &QProcess::errorOccurred, this, [this, r](QProcess::ProcessError error) {
             if (error == QProcess::FailedToStart) {
                 stderr_[std::size_t(r)] += QByteArray("failed to start ") + spec_.program.toUtf8();
-                onRankFinished(r, 127, QProcess::CrashExit);
+                onRankFinished(r, 127, QProcess::NormalExit); // as a shell reports it
             }
         });
         proc->start(spec_.program, spec_.args);
@@ -173,9 +173,6 @@ void RankPool::onRankFinished(int rank, int exitCode, QProcess::ExitStatus statu
     ex.rank = rank;
     ex.crashed = status == QProcess::CrashExit;
     ex.exitCode = ex.crashed ? -1 : exitCode;
-    if (ex.crashed && exitCode == 127) {
-        ex.exitCode = 127;
-    }
     auto* proc = procs_[std::size_t(rank)].get();
     stderr_[std::size_t(rank)] += proc->readAllStandardError();
     ex.stderrTail = tail(stderr_[std::size_t(rank)]);
