@@ -8,6 +8,7 @@
 #include "rank_files.h"
 #include "runner/process_identity.h"
 #include "runner/rank_pool.h"
+#include "waiting_rank.h"
 
 #include <QDir>
 #include <QFile>
@@ -200,10 +201,13 @@ private slots:
     void staleRanksAreFoundAndCleanedUp() {
         QTemporaryDir dir;
         probe::ProbeOptions o = baseOptions(dir);
-        qint64 pid = 0;
-        QVERIFY(QProcess::startDetached("/bin/sleep", {"60"}, {}, &pid));
+        const QString runId = runner::randomToken();
+        const qint64 pid = startWaitingRank(runId, dir.path());
+        QVERIFY(pid > 0);
+        QTRY_VERIFY(runner::processStartTime(pid) != 0);
         QDir().mkpath(o.resultsDir + "/.pids");
-        QVERIFY(runner::writePidRecord(o.resultsDir + "/.pids/cell_rank0.pid", pid));
+        QVERIFY(
+            runner::writePidRecord(o.resultsDir + "/.pids/cell_rank0.pid", pid, runId).isEmpty());
         const probe::ProbeReport found = probe::runProbe(o);
         QCOMPARE(found.issues.filter("left by an earlier launcher").size(), 1);
         QCOMPARE(found.details["stale_ranks"].toArray().size(), 1);

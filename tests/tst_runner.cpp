@@ -5,6 +5,7 @@
 #include "rank_files.h"
 #include "runner/process_identity.h"
 #include "runner/rank_pool.h"
+#include "waiting_rank.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -237,18 +238,20 @@ private slots:
 
     void pidFilesEndOnlyWhatTheRunnerStarted() {
         QTemporaryDir dir;
-        qint64 pid = 0;
-        QVERIFY(QProcess::startDetached("/bin/sleep", {"60"}, {}, &pid));
-        QVERIFY(writePidRecord(dir.filePath("cell_rank0.pid"), pid));
+        const QString runId = randomToken();
+        const qint64 rank = startWaitingRank(runId, dir.path());
+        QVERIFY(rank > 0);
+        QTRY_VERIFY(processStartTime(rank) != 0);
+        QVERIFY(writePidRecord(dir.filePath("cell_rank0.pid"), rank, runId).isEmpty());
         // A record whose start time does not match is a reused pid: it must be left alone.
         qint64 other = 0;
         QVERIFY(QProcess::startDetached("/bin/sleep", {"60"}, {}, &other));
         QFile stale(dir.filePath("cell_rank1.pid"));
         QVERIFY(stale.open(QIODevice::WriteOnly));
-        stale.write(QString("%1 1\n").arg(other).toUtf8());
+        stale.write(QString("%1 1 %2\n").arg(other).arg(runId).toUtf8());
         stale.close();
         QCOMPARE(endRecordedProcesses(dir.path(), 2000), 1);
-        QTRY_VERIFY(processStartTime(pid) == 0);
+        QTRY_VERIFY(processStartTime(rank) == 0);
         QVERIFY(processStartTime(other) != 0);
         ::kill(pid_t(other), SIGKILL);
         QVERIFY(QDir(dir.path()).entryList({"*.pid"}).isEmpty());

@@ -2,35 +2,99 @@
 
 #include "cli_common.h"
 
+#include "runner/matrix_runner.h"
 #include "runner/rank_program.h"
 
-#include "runner/matrix_runner.h"
-
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QMap>
+#include <QSocketNotifier>
 
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <fcntl.h>
 #include <unistd.h>
 
 namespace commprof::cli {
 namespace {
 
-runner::MatrixRunner* gRunner = nullptr;
+// Self-pipe: the handler only writes a byte (async-signal-safe); the event loop reads it and
+// stops the run from ordinary code.
+int gSignalPipe[2] = {-1, -1};
 
 void onSignal(int) {
-    // Ctrl-C: end the running cell's ranks cleanly; the event loop does the rest.
-    if (gRunner) {
-        QMetaObject::invokeMethod(gRunner, &runner::MatrixRunner::stop, Qt::QueuedConnection);
-    }
+    const int saved = errno;
+    const char byte = 1;
+    [[maybe_unused]] const ssize_t n = ::write(gSignalPipe[1], &byte, 1);
+    errno = saved;
 }
 
-void emitLine(const QJsonObject& o) {
-    const QByteArray line = QJsonDocument(o).toJson(QJsonDocument::Compact);
-    std::fwrite(line.constData(), 1, std::size_t(line.size()), stdout);
-    std::fputc('\n', stdout);
-    std::fflush(stdout);
-}
+// SIGINT and SIGTERM stop the run (the running cell's ranks end cleanly) for as long as this
+// lives; the previous handlers come back afterwards.
+class StopOnSignal {
+public:
+    explicit StopOnSignal(runner::MatrixRunner& run) {
+        if (::pipe2(gSignalPipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+            return;
+        }
+        notifier_ = new QSocketNotifier(gSignalPipe[0], QSocketNotifier::Read);
+        QObject::connect(notifier_, &QSocketNotifier::activated, notifier_, [&run] {
+            char buf[64];
+            while (::read(gSignalPipe[0], buf, sizeof buf) > 0) {
+            }
+            run.stop();
+        });
+        struct sigaction sa {};
+        sa.sa_handler = onSignal;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESTART;
+        ::sigaction(SIGINT, &sa, &oldInt_);
+        ::sigaction(SIGTERM, &sa, &oldTerm_);
+    }
+    ~StopOnSignal() {
+        if (!notifier_) {
+            return;
+        }
+        ::sigaction(SIGINT, &oldInt_, nullptr);
+        ::sigaction(SIGTERM, &oldTerm_, nullptr);
+        delete notifier_;
+        ::close(gSignalPipe[0]);
+        ::close(gSignalPipe[1]);
+        gSignalPipe[0] = gSignalPipe[1] = -1;
+    }
+    StopOnSignal(const StopOnSignal&) = delete;
+    StopOnSignal& operator=(const StopOnSignal&) = delete;
+
+private:
+    QSocketNotifier* notifier_ = nullptr;
+    struct sigaction oldInt_ {};
+    struct sigaction oldTerm_ {};
+};
+
+// Progress on stdout for as long as someone reads it: a reader that goes away (`| head`) ends
+// the progress, never the run.
+class ProgressOut {
+public:
+    explicit ProgressOut(bool on) : on_(on) {}
+    bool on() const { return on_; }
+    void emitLine(const QJsonObject& o) {
+        if (!on_) {
+            return;
+        }
+        const QByteArray line = QJsonDocument(o).toJson(QJsonDocument::Compact) + '\n';
+        if (std::fwrite(line.constData(), 1, std::size_t(line.size()), stdout) !=
+                std::size_t(line.size()) ||
+            std::fflush(stdout) != 0) {
+            on_ = false;
+            std::clearerr(stdout);
+            std::fprintf(stderr, "commprof: progress output closed; the run goes on\n");
+        }
+    }
+
+private:
+    bool on_;
+};
 
 } // namespace
 
@@ -44,7 +108,8 @@ int runCommand(const QStringList& args) {
     for (int i = 0; i < args.size(); ++i) {
         const QString& a = args[i];
         if (a == "--out" && i + 1 < args.size()) {
-            options.outDir = args[++i];
+            // Absolute here: the ranks run in their cell's folder.
+            options.outDir = QFileInfo(args[++i]).absoluteFilePath();
         } else if (a == "--resume") {
             options.resume = true;
         } else if (a == "--only" && i + 1 < args.size()) {
@@ -78,28 +143,25 @@ int runCommand(const QStringList& args) {
     }
 
     runner::MatrixRunner run(plan, options);
-    gRunner = &run;
-    std::signal(SIGINT, onSignal);
-    std::signal(SIGTERM, onSignal);
+    const StopOnSignal stopOnSignal(run);
+    ProgressOut progress(jsonProgress);
     const bool tty = ::isatty(STDERR_FILENO);
     QMap<QString, QMap<int, int>> iterations; // cell -> rank -> last iteration
     QObject::connect(&run, &runner::MatrixRunner::cellStateChanged,
                      [&](const QString& id, runner::CellState s, const QString& detail) {
-                         if (jsonProgress) {
-                             emitLine({{"event", "cell"},
-                                       {"id", id},
-                                       {"state", runner::toString(s)},
-                                       {"detail", detail}});
-                         }
+                         progress.emitLine({{"event", "cell"},
+                                            {"id", id},
+                                            {"state", runner::toString(s)},
+                                            {"detail", detail}});
                          std::fprintf(stderr, "%s%-34s %s %s\n", tty ? "\r\033[K" : "",
                                       qPrintable(id), runner::toString(s), qPrintable(detail));
                      });
     QObject::connect(&run, &runner::MatrixRunner::rankProgress,
                      [&](const QString& id, int rank, const QJsonObject& e) {
-                         if (jsonProgress) {
+                         if (progress.on()) {
                              QJsonObject o = e;
                              o["cell"] = id;
-                             emitLine(o);
+                             progress.emitLine(o);
                          }
                          if (tty && e["event"].toString() == "iteration") {
                              iterations[id][rank] = e["iter"].toInt() + 1;
@@ -110,7 +172,8 @@ int runCommand(const QStringList& args) {
                              }
                              const int ranks = iterations[id].size();
                              const int width = 30;
-                             const int filled = width * done / (of * std::max(1, ranks));
+                             const int filled =
+                                 std::clamp(width * done / (of * std::max(1, ranks)), 0, width);
                              std::fprintf(stderr, "\r\033[K%-34s [%s%s] %d/%d  %.1f ms",
                                           qPrintable(id), QByteArray(filled, '#').constData(),
                                           QByteArray(width - filled, '.').constData(),
@@ -118,13 +181,20 @@ int runCommand(const QStringList& args) {
                          }
                      });
     const runner::RunSummary s = run.runBlocking();
-    gRunner = nullptr;
+    if (!s.refused.isEmpty()) {
+        printError(s.refused);
+        return BadInput;
+    }
+    // Kept in memory because the disk may have had no room for them.
+    for (const QString& w : s.writeFailures) {
+        printError("could not write " + w);
+    }
     std::fprintf(
         stderr,
         "%d complete, %d failed, %d skipped_infeasible, %d already complete%s; results in %s\n",
         s.complete, s.failed, s.skippedInfeasible, s.resumed, s.stopped ? ", stopped early" : "",
         qPrintable(options.outDir));
-    return s.failed > 0 || s.stopped ? NotFine : Ok;
+    return s.failed > 0 || s.stopped || !s.writeFailures.isEmpty() ? NotFine : Ok;
 }
 
 } // namespace commprof::cli

@@ -5,6 +5,8 @@
 #include <QApplication>
 #include <QCoreApplication>
 
+#include <csignal>
+#include <exception>
 #include <functional>
 #include <map>
 #include <memory>
@@ -29,6 +31,9 @@ const char* kUsage =
 } // namespace
 
 int main(int argc, char** argv) {
+    // A closed stdout (`| head`) or a file-size limit is an error to report, not a death.
+    std::signal(SIGPIPE, SIG_IGN);
+    std::signal(SIGXFSZ, SIG_IGN);
     // Only `report` draws (QCustomPlot needs a QApplication); it renders offscreen.
     const bool drawing = argc > 1 && std::string(argv[1]) == "report";
     if (drawing && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
@@ -54,5 +59,11 @@ int main(int argc, char** argv) {
         std::fputs(kUsage, stderr);
         return BadInput;
     }
-    return it->second(args);
+    try {
+        return it->second(args);
+    } catch (const std::exception& e) {
+        // The last boundary: whatever a command did not foresee ends it with a message.
+        printError(QString("%1: %2").arg(name, QString::fromLocal8Bit(e.what())));
+        return BadInput;
+    }
 }

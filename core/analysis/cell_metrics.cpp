@@ -86,7 +86,8 @@ CellMetrics analyzeCell(const results::CellFiles& files) {
                 m.warnings << "the trace shows communication in steps the hook did not record";
             }
         } catch (const trace::TraceError& e) {
-            m.warnings << QString::fromStdString(e.what());
+            m.traceError = QString::fromStdString(e.what());
+            m.warnings << m.traceError;
         }
     }
     return m;

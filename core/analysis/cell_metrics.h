@@ -28,6 +28,7 @@ struct CellMetrics {
     double peakDeviceBytes = 0;
     std::vector<trace::StepMetrics> traceSteps;
     QStringList warnings;
+    QString traceError; // rank 0's trace exists but could not be read: the cell is not complete
 };
 
 CellMetrics analyzeCell(const results::CellFiles& files);

@@ -1,53 +1,46 @@
 #include "machine_profile.h"
 
+#include "matrix/yaml_input.h"
 #include "probe/host_memory.h"
 
-#include <yaml-cpp/yaml.h>
-
-#include <QFile>
+#include <QSet>
 
 namespace commprof::feasibility {
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
+// Far above any real machine or coefficient, and finite.
+constexpr double kMaxValue = 1.0e6;
+
 [[noreturn]] void fail(const QString& file, const YAML::Node& n, const QString& key,
                        const QString& msg) {
-    throw matrix::MatrixError(file, n.Mark().line + 1, n.Mark().column + 1, key, msg);
+    matrix::failAt(file, n, key, msg);
 }
 
 double positive(const QString& file, const YAML::Node& n, const QString& key) {
     bool ok = false;
     const double v = n.IsScalar() ? QString::fromStdString(n.Scalar()).toDouble(&ok) : 0;
-    if (!ok || v <= 0) {
-        fail(file, n, key, "expected a positive number");
+    if (!ok || !(v > 0) || v > kMaxValue) {
+        fail(file, n, key, QString("expected a number above 0 and at most %1").arg(kMaxValue));
     }
     return v;
 }
 
-} // namespace
-
-MachineProfile loadProfile(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) {
-        throw matrix::MatrixError(path, 0, 0, "file", "cannot read: " + f.errorString());
-    }
-    YAML::Node root;
-    try {
-        root = YAML::Load(f.readAll().toStdString());
-    } catch (const YAML::ParserException& e) {
-        throw matrix::MatrixError(path, e.mark.line + 1, e.mark.column + 1, "yaml",
-                                  QString::fromStdString(e.msg));
-    }
+MachineProfile parseProfile(const QString& path, const YAML::Node& root) {
     if (!root.IsMap()) {
         throw matrix::MatrixError(path, 1, 1, "document", "expected a mapping");
     }
     MachineProfile p;
+    QSet<QString> seen;
     for (auto it = root.begin(); it != root.end(); ++it) {
-        const QString key = QString::fromStdString(it->first.as<std::string>());
+        const QString key = matrix::keyName(path, it->first, seen);
         const YAML::Node v = it->second;
         if (key == "name") {
-            p.name = QString::fromStdString(v.as<std::string>());
+            if (!v.IsScalar()) {
+                fail(path, v, key, "expected a string");
+            }
+            p.name = QString::fromStdString(v.Scalar());
         } else if (key == "host_gib") {
             p.hostGib = positive(path, v, key);
         } else if (key == "device_gib") {
@@ -58,8 +51,9 @@ MachineProfile loadProfile(const QString& path) {
             if (!v.IsMap()) {
                 fail(path, v, key, "expected a mapping of coefficient: value");
             }
+            QSet<QString> seenCoefficients;
             for (auto c = v.begin(); c != v.end(); ++c) {
-                const QString ck = QString::fromStdString(c->first.as<std::string>());
+                const QString ck = matrix::keyName(path, c->first, seenCoefficients);
                 try {
                     p.coefficients.set(ck, positive(path, c->second, ck));
                 } catch (const std::invalid_argument& e) {
@@ -72,6 +66,18 @@ MachineProfile loadProfile(const QString& path) {
         }
     }
     return p;
+}
+
+} // namespace
+
+MachineProfile loadProfile(const QString& path) {
+    const YAML::Node root = matrix::loadYaml(matrix::readYamlFile(path), path);
+    try {
+        return parseProfile(path, root);
+    } catch (const YAML::Exception& e) {
+        throw matrix::MatrixError(path, e.mark.line + 1, e.mark.column + 1, "yaml",
+                                  QString::fromStdString(e.msg));
+    }
 }
 
 MachineFacts currentMachine() {

@@ -1,21 +1,32 @@
 #include "matrix.h"
 
-#include <yaml-cpp/yaml.h>
+#include "files/safe_file.h"
+#include "matrix/yaml_input.h"
 
-#include <QFile>
+#include <QMap>
 #include <QRegularExpression>
 #include <QSet>
 
+#include <algorithm>
 #include <cmath>
 
 namespace commprof::matrix {
 namespace {
 
+// The workbench lists 100k cells comfortably; a million is the most one machine can mean.
+constexpr qint64 kDefaultMaxCells = 1000000;
+
+// Upper bounds of the numeric fields: far above any real run, low enough that no arithmetic
+// made from them (deadlines in ms, bucket sizes in bytes) overflows.
+constexpr double kMaxTimeoutS = 7 * 24 * 3600.0;
+constexpr double kMaxBucketMb = 65536.0;
+constexpr double kMaxGib = 1.0e6;
+constexpr int kMaxCount = 1000000;
+
 struct Ctx {
     QString file;
     [[noreturn]] void fail(const YAML::Node& at, const QString& key, const QString& msg) const {
-        const YAML::Mark m = at.Mark();
-        throw MatrixError(file, m.line + 1, m.column + 1, key, msg);
+        failAt(file, at, key, msg);
     }
 };
 
@@ -36,11 +47,13 @@ int editDistance(const QString& a, const QString& b) {
     return prev[std::size_t(b.size())];
 }
 
-// Rejects keys outside `allowed`, suggesting the closest one for a likely typo.
+// Rejects keys outside `allowed`, suggesting the closest one for a likely typo, and keys that
+// are not plain names or that are given twice.
 void checkKeys(const Ctx& c, const YAML::Node& map, const QStringList& allowed,
                const QString& where) {
+    QSet<QString> seen;
     for (auto it = map.begin(); it != map.end(); ++it) {
-        const QString key = QString::fromStdString(it->first.as<std::string>());
+        const QString key = keyName(c.file, it->first, seen);
         if (allowed.contains(key)) {
             continue;
         }
@@ -79,7 +92,7 @@ QString str(const Ctx& c, const YAML::Node& n, const QString& key) {
     if (!n.IsScalar()) {
         c.fail(n, key, "expected a string");
     }
-    return QString::fromStdString(n.as<std::string>());
+    return QString::fromStdString(n.Scalar());
 }
 
 double number(const Ctx& c, const YAML::Node& n, const QString& key) {
@@ -95,15 +108,28 @@ double number(const Ctx& c, const YAML::Node& n, const QString& key) {
     return v;
 }
 
-int integer(const Ctx& c, const YAML::Node& n, const QString& key, int min) {
+int integer(const Ctx& c, const YAML::Node& n, const QString& key, int min, int max = kMaxCount) {
     const double v = number(c, n, key);
-    if (v != std::floor(v) || v < min || v > 1e6) {
+    if (v != std::floor(v) || v < min || v > max) {
         c.fail(n, key,
-               QString("expected an integer >= %1, got %2")
+               QString("expected an integer from %1 to %2, got %3")
                    .arg(min)
+                   .arg(max)
                    .arg(QString::fromStdString(n.Scalar())));
     }
     return int(v);
+}
+
+// A number in (0, max].
+double positive(const Ctx& c, const YAML::Node& n, const QString& key, double max) {
+    const double v = number(c, n, key);
+    if (v <= 0 || v > max) {
+        c.fail(n, key,
+               QString("must be above 0 and at most %1, got %2")
+                   .arg(max)
+                   .arg(QString::fromStdString(n.Scalar())));
+    }
+    return v;
 }
 
 bool boolean(const Ctx& c, const YAML::Node& n, const QString& key) {
@@ -141,25 +167,16 @@ void readRunConfig(const Ctx& c, const YAML::Node& n, RunConfig& r, const QStrin
         r.batchSize = integer(c, n["batch_size"], "batch_size", 1);
     }
     if (n["bucket_cap_mb"]) {
-        r.bucketCapMb = number(c, n["bucket_cap_mb"], "bucket_cap_mb");
-        if (r.bucketCapMb <= 0) {
-            c.fail(n["bucket_cap_mb"], "bucket_cap_mb", "must be positive");
-        }
+        r.bucketCapMb = positive(c, n["bucket_cap_mb"], "bucket_cap_mb", kMaxBucketMb);
     }
     if (n["first_bucket_mb"]) {
-        r.firstBucketMb = number(c, n["first_bucket_mb"], "first_bucket_mb");
-        if (r.firstBucketMb <= 0) {
-            c.fail(n["first_bucket_mb"], "first_bucket_mb", "must be positive");
-        }
+        r.firstBucketMb = positive(c, n["first_bucket_mb"], "first_bucket_mb", kMaxBucketMb);
     }
     if (n["optimizer"]) {
         r.optimizer = oneOf(c, n["optimizer"], "optimizer", {"sgd", "adam"});
     }
     if (n["timeout_s"]) {
-        r.timeoutS = number(c, n["timeout_s"], "timeout_s");
-        if (r.timeoutS <= 0) {
-            c.fail(n["timeout_s"], "timeout_s", "must be positive");
-        }
+        r.timeoutS = positive(c, n["timeout_s"], "timeout_s", kMaxTimeoutS);
     }
     if (const YAML::Node t = n["trace"]) {
         requireMap(c, t, "trace");
@@ -195,11 +212,7 @@ std::optional<double> budgetValue(const Ctx& c, const YAML::Node& n, const QStri
     if (n.IsScalar() && n.Scalar() == "auto") {
         return std::nullopt;
     }
-    const double v = number(c, n, key);
-    if (v <= 0) {
-        c.fail(n, key, "must be positive or 'auto'");
-    }
-    return v;
+    return positive(c, n, key, kMaxGib);
 }
 
 } // namespace
@@ -228,23 +241,36 @@ QString sanitizeId(const QString& text) {
     return out.isEmpty() ? QString("x") : out.left(80);
 }
 
-Matrix loadMatrix(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) {
-        throw MatrixError(path, 0, 0, "file", "cannot read: " + f.errorString());
-    }
-    return parseMatrix(f.readAll(), path);
+qint64 defaultMaxCells() {
+    return files::limitFromEnv("COMMPROF_MAX_CELLS", kDefaultMaxCells);
 }
+
+Matrix loadMatrix(const QString& path) {
+    return parseMatrix(readYamlFile(path), path);
+}
+
+namespace {
+
+Matrix parseRoot(const Ctx& c, const YAML::Node& root);
+
+} // namespace
 
 Matrix parseMatrix(const QByteArray& yaml, const QString& fileName) {
     const Ctx c{fileName};
-    YAML::Node root;
+    const YAML::Node root = loadYaml(yaml, fileName);
     try {
-        root = YAML::Load(yaml.toStdString());
-    } catch (const YAML::ParserException& e) {
+        return parseRoot(c, root);
+    } catch (const YAML::Exception& e) {
+        // A conversion this parser did not foresee: still an error at the node, never an abort.
         throw MatrixError(fileName, e.mark.line + 1, e.mark.column + 1, "yaml",
                           QString::fromStdString(e.msg));
     }
+}
+
+namespace {
+
+Matrix parseRoot(const Ctx& c, const YAML::Node& root) {
+    const QString& fileName = c.file;
     if (!root.IsMap()) {
         throw MatrixError(fileName, 1, 1, "document",
                           "expected a mapping with name, models, layers, world_sizes");
@@ -260,7 +286,8 @@ Matrix parseMatrix(const QByteArray& yaml, const QString& fileName) {
             throw MatrixError(fileName, 1, 1, required, "required key is missing");
         }
     }
-    m.name = str(c, root["name"], "name");
+    // Front ends make a results folder of it: reduced like a cell id, it stays one folder name.
+    m.name = sanitizeId(str(c, root["name"], "name"));
     if (root["defaults"]) {
         readRunConfig(c, root["defaults"], m.defaults, "defaults");
     }
@@ -269,6 +296,7 @@ Matrix parseMatrix(const QByteArray& yaml, const QString& fileName) {
     }
 
     QSet<QString> modelNames;
+    QMap<QString, ModelSpec> modelIds; // the id part each model makes -> the model
     for (const YAML::Node& n : requireSeq(c, root["models"], "models")) {
         requireMap(c, n, "models");
         checkKeys(c, n, {"name", "family", "params"}, "a model");
@@ -280,6 +308,8 @@ Matrix parseMatrix(const QByteArray& yaml, const QString& fileName) {
         if (n["family"]) {
             s.family = oneOf(c, n["family"], "family", {"mlp", "transformer"});
         }
+        s.line = n["name"].Mark().line + 1;
+        s.column = n["name"].Mark().column + 1;
         s.params = number(c, n["params"], "params");
         if (s.params < 1e4 || s.params > 2e9) {
             c.fail(n["params"], "params", "expected 1e4 .. 2e9 parameters");
@@ -287,6 +317,15 @@ Matrix parseMatrix(const QByteArray& yaml, const QString& fileName) {
         if (modelNames.contains(s.name)) {
             c.fail(n["name"], "name", QString("model '%1' is listed twice").arg(s.name));
         }
+        const QString id = sanitizeId(s.name);
+        if (const auto other = modelIds.find(id); other != modelIds.end()) {
+            c.fail(n["name"], "name",
+                   QString("model '%1' makes the same cell id part '%2' as model '%3' at line "
+                           "%4; rename one")
+                       .arg(s.name, id, other->name)
+                       .arg(other->line));
+        }
+        modelIds.insert(id, s);
         modelNames.insert(s.name);
         m.models.push_back(s);
     }
@@ -304,6 +343,11 @@ Matrix parseMatrix(const QByteArray& yaml, const QString& fileName) {
         if (!knownLayer(name)) {
             c.fail(n["name"], "name",
                    QString("unknown layer '%1' (gloo_cpu, gloo_cuda, nccl)").arg(name));
+        }
+        for (const LayerSpec& earlier : m.layers) {
+            if (earlier.name == name) {
+                c.fail(n["name"], "name", QString("layer '%1' is listed twice").arg(name));
+            }
         }
         LayerSpec l = layerDefaults(name);
         if (n["backend"] && str(c, n["backend"], "backend") != l.backend) {
@@ -332,6 +376,9 @@ Matrix parseMatrix(const QByteArray& yaml, const QString& fileName) {
         }
         if (v > 1024) {
             c.fail(n, "world_sizes", "world size above 1024 ranks on one host");
+        }
+        if (std::find(m.worldSizes.begin(), m.worldSizes.end(), int(v)) != m.worldSizes.end()) {
+            c.fail(n, "world_sizes", QString("world size %1 is listed twice").arg(int(v)));
         }
         m.worldSizes.push_back(int(v));
         m.worldSizeMarks.emplace_back(n.Mark().line + 1, n.Mark().column + 1);
@@ -374,14 +421,23 @@ Matrix parseMatrix(const QByteArray& yaml, const QString& fileName) {
         }
         if (b["reserve_gib"]) {
             m.budget.reserveGib = number(c, b["reserve_gib"], "reserve_gib");
+            if (m.budget.reserveGib < 0 || m.budget.reserveGib > kMaxGib) {
+                c.fail(
+                    b["reserve_gib"], "reserve_gib",
+                    QString("must be from 0 to %1, got %2").arg(kMaxGib).arg(m.budget.reserveGib));
+            }
         }
     }
     return m;
 }
 
+} // namespace
+
 std::vector<Cell> expand(const Matrix& m, const MachineLimits& limits) {
     std::vector<Cell> cells;
     QSet<QString> ids;
+    const double product = double(m.models.size()) * double(m.layers.size()) *
+                           double(m.worldSizes.size()) * double(m.repeats);
     for (const ModelSpec& model : m.models) {
         for (const LayerSpec& layer : m.layers) {
             for (std::size_t wi = 0; wi < m.worldSizes.size(); ++wi) {
@@ -408,6 +464,19 @@ std::vector<Cell> expand(const Matrix& m, const MachineLimits& limits) {
                                           .arg(limits.gpus));
                 }
                 for (int rep = 0; rep < m.repeats; ++rep) {
+                    if (qint64(cells.size()) >= limits.maxCells) {
+                        throw MatrixError(
+                            m.file, 1, 1, "cells",
+                            QString("the matrix expands to more than %1 cells (%2 models x %3 "
+                                    "layers x %4 world sizes x %5 repeats = %6 before exclusions), "
+                                    "above the limit of %1; raise it with COMMPROF_MAX_CELLS=N")
+                                .arg(limits.maxCells)
+                                .arg(m.models.size())
+                                .arg(m.layers.size())
+                                .arg(m.worldSizes.size())
+                                .arg(m.repeats)
+                                .arg(product, 0, 'g', 12));
+                    }
                     Cell cell;
                     cell.model = model;
                     cell.layer = layer;
@@ -420,7 +489,7 @@ std::vector<Cell> expand(const Matrix& m, const MachineLimits& limits) {
                                   .arg(rep);
                     if (ids.contains(cell.id)) {
                         throw MatrixError(
-                            m.file, 0, 0, "models",
+                            m.file, model.line, model.column, "name",
                             QString("two cells would share the id '%1'").arg(cell.id));
                     }
                     ids.insert(cell.id);

@@ -40,6 +40,8 @@ struct ModelSpec {
     QString name;
     QString family = "mlp";
     double params = 0;
+    int line = 0; // where the name is written (1-based), for errors about it
+    int column = 0;
 };
 
 struct LayerSpec {
@@ -65,7 +67,7 @@ struct BudgetSpec {
 
 struct Matrix {
     QString file;
-    QString name;
+    QString name; // reduced like a cell id: safe as a folder name under results/
     RunConfig defaults;
     std::vector<ModelSpec> models;
     std::vector<LayerSpec> layers;
@@ -85,9 +87,13 @@ struct Cell {
     RunConfig config;
 };
 
+// The most cells a matrix may expand to (COMMPROF_MAX_CELLS overrides it).
+qint64 defaultMaxCells();
+
 // What the machine allows, for the checks that depend on it.
 struct MachineLimits {
     int gpus = 0;
+    qint64 maxCells = defaultMaxCells();
 };
 
 Matrix loadMatrix(const QString& path); // throws MatrixError

@@ -1,8 +1,10 @@
 #include "probe.h"
 
 #include "feasibility/machine_profile.h"
+#include "files/safe_file.h"
 #include "runner/process_identity.h"
 #include "runner/rank_pool.h"
+#include "runner/results_lock.h"
 
 #include <QDir>
 #include <QFile>
@@ -240,9 +242,24 @@ void checkPorts(const ProbeOptions& o, ProbeReport& r) {
 void checkStaleRanks(const ProbeOptions& o, ProbeReport& r) {
     const QString pidDir = QDir(o.resultsDir).filePath(".pids");
     QJsonArray stale;
-    for (const QString& f : QDir(pidDir).entryList({"*.pid"})) {
+    r.details["stale_ranks"] = stale;
+    if (files::isLink(pidDir)) {
+        r.issues << QString("%1 is a symbolic link; commprof never follows links inside a results "
+                            "folder (remove it)")
+                        .arg(pidDir);
+        return;
+    }
+    // While a run holds the folder its ranks are not stale, whatever the pid files say.
+    if (const qint64 holder = runner::ResultsLock::holder(o.resultsDir); holder != 0) {
+        r.warnings << QString("a commprof run (%1) is using %2: its ranks are not stale")
+                          .arg(holder > 0 ? QString("pid %1").arg(holder) : QString("pid unknown"),
+                               o.resultsDir);
+        return;
+    }
+    for (const QString& f : QDir(pidDir).entryList({"*.pid"}, QDir::Files | QDir::System)) {
         runner::PidRecord rec;
-        if (runner::readPidRecord(QDir(pidDir).filePath(f), rec) && runner::stillRunning(rec)) {
+        // Only a commprof-rank carrying the run id its pid file names is ever reported or ended.
+        if (runner::readPidRecord(QDir(pidDir).filePath(f), rec) && runner::isRecordedRank(rec)) {
             stale.append(QJsonObject{{"pid", rec.pid}, {"pid_file", rec.path}});
         }
     }

@@ -1,54 +1,94 @@
 #include "cell_files.h"
 
+#include "files/safe_file.h"
+#include "results/rank_file.h"
+
 #include <QDir>
-#include <QFile>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QRegularExpression>
 #include <QSet>
 
 namespace commprof::results {
+namespace {
+
+// cell.json and manifest.json are a few kilobytes.
+constexpr qint64 kMaxRecordBytes = 16 * 1024 * 1024;
+
+} // namespace
+
+QJsonObject readRecord(const QString& path, QString* problem) {
+    try {
+        const QByteArray bytes =
+            files::readRegularFile(path, kMaxRecordBytes, files::Links::Refuse);
+        QJsonParseError err;
+        const QJsonDocument doc = QJsonDocument::fromJson(bytes, &err);
+        if (err.error == QJsonParseError::NoError && doc.isObject()) {
+            return doc.object();
+        }
+        if (problem) {
+            *problem = QString("%1 unparseable: %2")
+                           .arg(QFileInfo(path).fileName(), err.error == QJsonParseError::NoError
+                                                                ? QString("not an object")
+                                                                : err.errorString());
+        }
+    } catch (const files::FileError& e) {
+        if (problem) {
+            *problem = QFileInfo(path).fileName() + ": " + e.detail;
+        }
+    }
+    return {};
+}
 
 CellFiles readCellDir(const QString& dir) {
     CellFiles f;
     f.dir = dir;
     f.id = QFileInfo(dir).fileName();
     const QDir d(dir);
-    {
-        QFile c(d.filePath("cell.json"));
-        if (c.open(QIODevice::ReadOnly)) {
-            f.cell = QJsonDocument::fromJson(c.readAll()).object();
+    if (QFileInfo::exists(d.filePath("cell.json")) || files::isLink(d.filePath("cell.json"))) {
+        QString problem;
+        f.cell = readRecord(d.filePath("cell.json"), &problem);
+        if (!problem.isEmpty()) {
+            f.unreadable << problem;
         }
     }
-    f.hasManifest = QFile::exists(d.filePath("manifest.json"));
-    static const QRegularExpression rankFile("^rank(\\d+)\\.json$");
-    static const QRegularExpression traceFile("^trace_rank(\\d+)\\.json\\.gz$");
-    for (const QString& name : d.entryList(QDir::Files, QDir::Name)) {
+    const QFileInfo manifest(d.filePath("manifest.json"));
+    f.hasManifest = manifest.isFile() && !manifest.isSymLink();
+    if (manifest.isSymLink()) {
+        f.unreadable << "manifest.json: a symbolic link, not a manifest";
+    }
+    static const QRegularExpression rankFile("^rank(0|[1-9]\\d{0,3})\\.json$");
+    static const QRegularExpression traceFile("^trace_rank(0|[1-9]\\d{0,3})\\.json\\.gz$");
+    // Links, devices and FIFOs are listed too: readRankFile refuses them with a reason.
+    for (const QString& name : d.entryList(QDir::Files | QDir::System, QDir::Name)) {
         if (name.endsWith(".tmp")) {
             f.leftovers << name;
             continue;
         }
         if (const auto m = traceFile.match(name); m.hasMatch()) {
-            f.traces[m.captured(1).toInt()] = d.filePath(name);
+            const QFileInfo trace(d.filePath(name));
+            if (trace.isSymLink() || !trace.isFile()) {
+                f.unreadable << name + ": not a regular file (links and devices are never read)";
+            } else {
+                f.traces[m.captured(1).toInt()] = trace.filePath();
+            }
             continue;
         }
         const auto m = rankFile.match(name);
         if (!m.hasMatch()) {
             continue;
         }
-        QFile rf(d.filePath(name));
-        if (!rf.open(QIODevice::ReadOnly)) {
-            f.unreadable << name + " unreadable: " + rf.errorString();
+        const RankFile rf = readRankFile(d.filePath(name));
+        if (!rf.ok()) {
+            f.unreadable << rf.problem;
             continue;
         }
-        QJsonParseError err;
-        const QJsonDocument doc = QJsonDocument::fromJson(rf.readAll(), &err);
-        if (err.error != QJsonParseError::NoError || !doc.isObject()) {
-            f.unreadable << QString("%1 unparseable: %2 at byte %3")
-                                .arg(name, err.errorString())
-                                .arg(err.offset);
+        const int rank = m.captured(1).toInt();
+        if (rf.doc["rank"].toInt() != rank) {
+            f.unreadable << QString("%1: says rank %2").arg(name).arg(rf.doc["rank"].toInt());
             continue;
         }
-        f.ranks[m.captured(1).toInt()] = doc.object();
+        f.ranks[rank] = rf.doc;
     }
     return f;
 }
@@ -97,6 +137,9 @@ Completeness judge(const CellFiles& f) {
     }
     if (f.ranks.isEmpty() && c.worldSize == 0) {
         c.reasons << "no rank files";
+    }
+    if (f.ranks.contains(0) && f.ranks[0].contains("trace_file") && !f.traces.contains(0)) {
+        c.reasons << "rank 0 wrote a trace, but trace_rank0.json.gz is missing";
     }
     c.reasons << f.unreadable;
     if (!f.leftovers.isEmpty()) {

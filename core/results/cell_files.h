@@ -23,6 +23,10 @@ struct CellFiles {
 
 CellFiles readCellDir(const QString& dir);
 
+// A small JSON record of the runner's (cell.json, manifest.json, run.json): a regular file, not
+// a link, holding an object. Empty with *problem set otherwise.
+QJsonObject readRecord(const QString& path, QString* problem = nullptr);
+
 struct Completeness {
     QString status; // complete | incomplete | failed | skipped_infeasible
     QStringList reasons;

@@ -1,38 +1,56 @@
 #include "matrix_runner.h"
 
+#include "files/safe_file.h"
 #include "matrix/cell_json.h"
+#include "matrix/yaml_input.h"
+#include "results/rank_file.h"
 #include "runner/process_identity.h"
 
 #include <QDateTime>
 #include <QDir>
 #include <QEventLoop>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QSaveFile>
+#include <QStandardPaths>
 #include <QThread>
 #include <QTimer>
+
+#include <cstdio>
 
 namespace commprof::runner {
 namespace {
 
-QJsonObject readJson(const QString& path, QString* error = nullptr) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) {
-        if (error) {
-            *error = "cannot open";
-        }
-        return {};
+// What the runner keeps at the top of a results folder. None of them may be a link: through
+// one, a run would write, move or delete files elsewhere.
+const char* const kFolderEntries[] = {".lock",
+                                      ".pids",
+                                      ".aside",
+                                      "cells",
+                                      "run.json",
+                                      "results.sqlite",
+                                      "results.sqlite-wal",
+                                      "results.sqlite-shm",
+                                      "results.sqlite-journal"};
+
+QString linkRefused(const QString& path) {
+    return path + ": a symbolic link; commprof never follows links inside a results folder "
+                  "(remove it)";
+}
+
+QString absoluteProgram(const QString& program) {
+    if (program.contains('/')) {
+        return QFileInfo(program).absoluteFilePath();
     }
-    QJsonParseError pe;
-    const QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &pe);
-    if (pe.error != QJsonParseError::NoError || !doc.isObject()) {
-        if (error) {
-            *error = pe.errorString();
-        }
-        return {};
-    }
-    return doc.object();
+    const QString found = QStandardPaths::findExecutable(program);
+    return found.isEmpty() ? program : found;
+}
+
+// A manifest counts only as a regular file, never as a link to one.
+bool hasManifest(const QString& cellDir) {
+    const QFileInfo f(QDir(cellDir).filePath("manifest.json"));
+    return f.isFile() && !f.isSymLink();
 }
 
 } // namespace
@@ -55,30 +73,25 @@ const char* toString(CellState s) {
     return "unknown";
 }
 
-bool writeJsonAtomically(const QString& path, const QJsonObject& doc) {
-    QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly)) {
-        return false;
-    }
-    f.write(QJsonDocument(doc).toJson(QJsonDocument::Indented));
-    return f.commit();
+QString writeJsonAtomically(const QString& path, const QJsonObject& doc) {
+    return files::writeAtomically(path, QJsonDocument(doc).toJson(QJsonDocument::Indented));
 }
 
 QString verifyRankFiles(const QString& dir, int worldSize) {
     for (int r = 0; r < worldSize; ++r) {
         const QString path = QDir(dir).filePath(QString("rank%1.json").arg(r));
-        QString error;
-        const QJsonObject o = readJson(path, &error);
-        if (o.isEmpty()) {
-            return QString("rank%1.json %2")
-                .arg(r)
-                .arg(QFile::exists(path) ? "unparseable: " + error : QString("missing"));
+        if (!QFileInfo::exists(path) && !files::isLink(path)) {
+            return QString("rank%1.json missing").arg(r);
         }
-        if (o["world_size"].toInt() != worldSize || o["rank"].toInt() != r) {
+        const results::RankFile f = results::readRankFile(path);
+        if (!f.ok()) {
+            return f.problem;
+        }
+        if (f.doc["world_size"].toInt() != worldSize || f.doc["rank"].toInt() != r) {
             return QString("rank%1.json says rank %2 of %3, expected rank %1 of %4")
                 .arg(r)
-                .arg(o["rank"].toInt())
-                .arg(o["world_size"].toInt())
+                .arg(f.doc["rank"].toInt())
+                .arg(f.doc["world_size"].toInt())
                 .arg(worldSize);
         }
     }
@@ -89,36 +102,95 @@ MatrixRunner::MatrixRunner(feasibility::Plan plan, RunOptions options, QObject* 
     : QObject(parent), plan_(std::move(plan)), options_(std::move(options)) {
     qRegisterMetaType<commprof::runner::CellState>();
     qRegisterMetaType<commprof::runner::RunSummary>();
+    // The ranks run in their cell's folder: a relative path would mean something else there.
+    if (!options_.outDir.isEmpty()) {
+        options_.outDir = QDir::cleanPath(QDir(options_.outDir).absolutePath());
+    }
+    options_.rankProgram = absoluteProgram(options_.rankProgram);
 }
 
 QString MatrixRunner::cellDir(const QString& id) const {
     return QDir(options_.outDir).filePath("cells/" + id);
 }
 
-void MatrixRunner::writeRunJson() {
-    QFile yaml(plan_.matrix.file);
-    const QString yamlText =
-        yaml.open(QIODevice::ReadOnly) ? QString::fromUtf8(yaml.readAll()) : QString();
+QString MatrixRunner::writeRunJson() {
+    QString yamlText;
+    try {
+        yamlText = QString::fromUtf8(matrix::readYamlFile(plan_.matrix.file));
+    } catch (const matrix::MatrixError&) {
+        // A plan made from the designer's text has no file; run.json still records the plan.
+    }
     QJsonObject doc = feasibility::toJson(plan_);
     doc.remove("cells");
     doc["matrix_yaml"] = yamlText;
+    doc["run_id"] = runId_;
     doc["started_at"] = QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
     doc["host"] = QSysInfo::machineHostName();
     doc["cpu_cores"] = QThread::idealThreadCount();
-    writeJsonAtomically(QDir(options_.outDir).filePath("run.json"), doc);
+    return writeJsonAtomically(QDir(options_.outDir).filePath("run.json"), doc);
 }
 
-void MatrixRunner::start() {
-    QDir().mkpath(QDir(options_.outDir).filePath("cells"));
+// Everything that must hold before the first cell; the reason the run cannot start otherwise.
+QString MatrixRunner::prepare() {
+    const QFileInfo program(options_.rankProgram);
+    if (!program.isFile() || !program.isExecutable()) {
+        return QString("commprof-rank not found or not executable at '%1' (COMMPROF_RANK names "
+                       "it; by default it is beside commprof)")
+            .arg(options_.rankProgram);
+    }
+    if (options_.outDir.isEmpty()) {
+        return "no results folder given";
+    }
+    if (const QString e = files::makeDirs(options_.outDir); !e.isEmpty()) {
+        return e;
+    }
+    const QDir out(options_.outDir);
+    for (const char* entry : kFolderEntries) {
+        if (files::isLink(out.filePath(entry))) {
+            return linkRefused(out.filePath(entry));
+        }
+    }
+    // Before anything is ended, moved or written: another run may own this folder.
+    if (const QString e = lock_.acquire(options_.outDir); !e.isEmpty()) {
+        return e;
+    }
+    if (const QString e = files::makeDirs(out.filePath("cells"), options_.outDir); !e.isEmpty()) {
+        return e;
+    }
+    const QDir cells(out.filePath("cells"));
+    for (const QString& entry :
+         cells.entryList(QDir::AllEntries | QDir::System | QDir::Hidden | QDir::NoDotAndDotDot)) {
+        if (files::isLink(cells.filePath(entry))) {
+            return linkRefused(cells.filePath(entry));
+        }
+    }
     // Ranks left by a launcher that was killed: end them before anything else starts.
-    const int stale = endRecordedProcesses(QDir(options_.outDir).filePath(".pids"));
+    const int stale = endRecordedProcesses(out.filePath(".pids"));
     if (stale > 0) {
         emit logLine({},
                      QString("ended %1 rank process(es) left by an earlier launcher").arg(stale));
     }
-    writeRunJson();
+    return writeRunJson();
+}
+
+void MatrixRunner::start() {
+    runId_ = randomToken();
+    summary_ = RunSummary{};
+    const QString refusal = prepare();
+    if (!refusal.isEmpty()) {
+        summary_.refused = refusal;
+        emit logLine({}, "run refused: " + refusal);
+        // Never from inside start(): callers connect to finished() and then wait for it.
+        QTimer::singleShot(0, this, &MatrixRunner::finish);
+        return;
+    }
     nextIndex_ = 0;
     QTimer::singleShot(0, this, &MatrixRunner::next);
+}
+
+void MatrixRunner::finish() {
+    lock_.release();
+    emit finished(summary_);
 }
 
 void MatrixRunner::stop() {
@@ -128,7 +200,18 @@ void MatrixRunner::stop() {
     }
 }
 
+void MatrixRunner::failCell(const feasibility::PlannedCell& pc, const QString& failure,
+                            const QStringList& writeFailures) {
+    for (const QString& w : writeFailures) {
+        summary_.writeFailures << pc.cell.id + ": " + w;
+        emit logLine(pc.cell.id, "write failed: " + w);
+    }
+    ++summary_.failed;
+    emit cellStateChanged(pc.cell.id, CellState::Failed, failure);
+}
+
 void MatrixRunner::next() {
+    const QDir out(options_.outDir);
     while (nextIndex_ < plan_.cells.size()) {
         if (stopRequested_ || pauseRequested_) {
             summary_.stopped = true;
@@ -139,35 +222,58 @@ void MatrixRunner::next() {
             continue;
         }
         const QString dir = cellDir(pc.cell.id);
-        if (options_.resume && QFile::exists(QDir(dir).filePath("manifest.json"))) {
+        if (files::isLink(dir)) {
+            const QString e = linkRefused(dir);
+            failCell(pc, e, {e});
+            continue;
+        }
+        if (options_.resume && hasManifest(dir)) {
             ++summary_.resumed;
             emit cellStateChanged(pc.cell.id, CellState::Skipped, "complete in an earlier run");
             continue;
         }
-        if (QDir(dir).exists()) {
+        if (QFileInfo::exists(dir)) {
             // Never mix new files with what an earlier, interrupted attempt left.
-            const QString aside =
-                QDir(options_.outDir)
-                    .filePath(QString(".aside/%1.%2")
-                                  .arg(pc.cell.id, QDateTime::currentDateTimeUtc().toString(
-                                                       "yyyyMMddThhmmsszzz")));
-            QDir().mkpath(QFileInfo(aside).path());
-            QDir().rename(dir, aside);
+            const QString aside = out.filePath(
+                QString(".aside/%1.%2")
+                    .arg(pc.cell.id,
+                         QDateTime::currentDateTimeUtc().toString("yyyyMMddThhmmsszzz")));
+            QString e = files::makeDirs(out.filePath(".aside"), options_.outDir);
+            if (e.isEmpty() && !QDir().rename(dir, aside)) {
+                e = QString("cannot move %1 aside to %2").arg(dir, aside);
+            }
+            if (!e.isEmpty()) {
+                failCell(pc, e, {e});
+                continue;
+            }
             emit logLine(pc.cell.id, "moved an earlier attempt aside to " + aside);
         }
-        QDir().mkpath(dir);
+        if (const QString e = files::makeDirs(dir, options_.outDir); !e.isEmpty()) {
+            failCell(pc, e, {e});
+            continue;
+        }
         QJsonObject cellDoc = matrix::cellJson(pc.cell, pc.estimate);
         if (!pc.estimate.feasible) {
             cellDoc["status"] = "skipped_infeasible";
-            writeJsonAtomically(QDir(dir).filePath("cell.json"), cellDoc);
+            if (const QString e = writeJsonAtomically(QDir(dir).filePath("cell.json"), cellDoc);
+                !e.isEmpty()) {
+                failCell(pc, e, {e});
+                continue;
+            }
             ++summary_.skippedInfeasible;
             emit cellStateChanged(pc.cell.id, CellState::SkippedInfeasible, pc.estimate.reason);
+            continue;
+        }
+        cellDoc["status"] = "running";
+        if (const QString e = writeJsonAtomically(QDir(dir).filePath("cell.json"), cellDoc);
+            !e.isEmpty()) {
+            failCell(pc, e, {e}); // no rank runs where its cell cannot be recorded
             continue;
         }
         runCell(pc);
         return;
     }
-    emit finished(summary_);
+    finish();
 }
 
 QStringList MatrixRunner::rankArgs(const feasibility::PlannedCell& pc, const QString& dir) const {
@@ -221,10 +327,6 @@ QStringList MatrixRunner::rankArgs(const feasibility::PlannedCell& pc, const QSt
 
 void MatrixRunner::runCell(const feasibility::PlannedCell& pc) {
     const QString dir = cellDir(pc.cell.id);
-    QJsonObject cellDoc = matrix::cellJson(pc.cell, pc.estimate);
-    cellDoc["status"] = "running";
-    writeJsonAtomically(QDir(dir).filePath("cell.json"), cellDoc);
-
     PoolSpec spec;
     spec.program = options_.rankProgram;
     spec.args = rankArgs(pc, dir);
@@ -232,6 +334,7 @@ void MatrixRunner::runCell(const feasibility::PlannedCell& pc) {
     spec.workDir = dir;
     spec.pidDir = QDir(options_.outDir).filePath(".pids");
     spec.pidTag = pc.cell.id + "_";
+    spec.runId = runId_;
     spec.graceMs = options_.graceMs;
     // One absolute deadline, computed once: port retries inside the pool never extend it.
     spec.deadline = QDeadlineTimer(qint64(pc.cell.config.timeoutS * 1000));
@@ -278,38 +381,57 @@ void MatrixRunner::onPoolFinished(const feasibility::PlannedCell& pc, const Pool
     if (outcome.success && !failure.isEmpty()) {
         log += "rank files: " + failure + "\n";
     }
-    QFile lf(QDir(dir).filePath("launcher.log"));
-    if (lf.open(QIODevice::WriteOnly | QIODevice::Append)) {
-        lf.write(log.toUtf8());
+    // Every write is checked; one that fails (a full disk) leaves the cell incomplete, and the
+    // reason, which may not fit on the disk, is kept for the summary.
+    QStringList writeFailures;
+    if (const QString e = files::appendTo(QDir(dir).filePath("launcher.log"), log.toUtf8());
+        !e.isEmpty()) {
+        writeFailures << e;
     }
     QJsonObject cellDoc = matrix::cellJson(pc.cell, pc.estimate);
-    if (failure.isEmpty()) {
+    const QString manifest = QDir(dir).filePath("manifest.json");
+    if (failure.isEmpty() && writeFailures.isEmpty()) {
         QJsonArray ranks;
         for (int r = 0; r < pc.cell.worldSize; ++r) {
             ranks.append(QString("rank%1.json").arg(r));
         }
         // Last, atomically, and only now: its presence is what "complete" means.
-        writeJsonAtomically(QDir(dir).filePath("manifest.json"),
-                            QJsonObject{{"cell_id", pc.cell.id},
-                                        {"world_size", pc.cell.worldSize},
-                                        {"rank_files", ranks},
-                                        {"finished_at", QDateTime::currentDateTimeUtc().toString(
-                                                            Qt::ISODateWithMs)},
-                                        {"wall_s", wallS},
-                                        {"port", outcome.port},
-                                        {"attempts", outcome.attempts}});
-        cellDoc["status"] = "complete";
-        writeJsonAtomically(QDir(dir).filePath("cell.json"), cellDoc);
+        QString e = writeJsonAtomically(
+            manifest, QJsonObject{{"cell_id", pc.cell.id},
+                                  {"world_size", pc.cell.worldSize},
+                                  {"rank_files", ranks},
+                                  {"finished_at",
+                                   QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs)},
+                                  {"wall_s", wallS},
+                                  {"port", outcome.port},
+                                  {"attempts", outcome.attempts}});
+        if (e.isEmpty()) {
+            cellDoc["status"] = "complete";
+            e = writeJsonAtomically(QDir(dir).filePath("cell.json"), cellDoc);
+            if (!e.isEmpty()) {
+                QFile::remove(manifest); // a cell whose record failed is not complete
+            }
+        }
+        if (!e.isEmpty()) {
+            writeFailures << e;
+        }
+    }
+    if (failure.isEmpty() && writeFailures.isEmpty()) {
         ++summary_.complete;
         emit cellStateChanged(pc.cell.id, CellState::Complete,
                               QString("%1 s").arg(wallS, 0, 'f', 1));
     } else {
+        if (failure.isEmpty()) {
+            failure = "could not write the cell's records: " + writeFailures.join("; ");
+        }
         cellDoc["status"] = "failed";
         cellDoc["failure"] = failure;
         cellDoc["stopped"] = outcome.stopped;
-        writeJsonAtomically(QDir(dir).filePath("cell.json"), cellDoc);
-        ++summary_.failed;
-        emit cellStateChanged(pc.cell.id, CellState::Failed, failure);
+        if (const QString e = writeJsonAtomically(QDir(dir).filePath("cell.json"), cellDoc);
+            !e.isEmpty()) {
+            writeFailures << e;
+        }
+        failCell(pc, failure, writeFailures);
     }
     pool_->deleteLater();
     pool_ = nullptr;

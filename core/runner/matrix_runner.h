@@ -1,10 +1,14 @@
 #pragma once
 // Runs a plan cell by cell into a results directory (docs/formats.md): infeasible cells are
 // recorded as skipped_infeasible with their numbers, feasible ones become a RankPool; a
-// manifest is written last, atomically, only when every rank succeeded.
+// manifest is written last, atomically, only when every rank succeeded. The folder is locked
+// for the run, never entered through a symbolic link, and every write is checked: a file that
+// could not be written (a full disk) makes its cell incomplete, and the reason is kept in
+// memory for the summary.
 
 #include "feasibility/plan.h"
 #include "runner/rank_pool.h"
+#include "runner/results_lock.h"
 
 #include <QObject>
 #include <QString>
@@ -12,8 +16,8 @@
 namespace commprof::runner {
 
 struct RunOptions {
-    QString outDir;
-    QString rankProgram;
+    QString outDir;      // made absolute: ranks run in their cell's folder
+    QString rankProgram; // made absolute (or found on PATH) likewise
     bool resume = false;
     QString onlyCell;
     int graceMs = 3000;
@@ -28,6 +32,8 @@ struct RunSummary {
     int skippedInfeasible = 0;
     int resumed = 0;
     bool stopped = false;
+    QString refused;           // non-empty: the run did not start, and why
+    QStringList writeFailures; // "cell: file: reason" for every write that failed
 };
 
 class MatrixRunner : public QObject {
@@ -49,15 +55,21 @@ signals:
     void finished(const commprof::runner::RunSummary& summary);
 
 private:
+    QString prepare();
     void next();
+    void finish();
     void runCell(const feasibility::PlannedCell& pc);
     void onPoolFinished(const feasibility::PlannedCell& pc, const PoolOutcome& outcome);
+    void failCell(const feasibility::PlannedCell& pc, const QString& failure,
+                  const QStringList& writeFailures);
     QStringList rankArgs(const feasibility::PlannedCell& pc, const QString& cellDir) const;
     QString cellDir(const QString& id) const;
-    void writeRunJson();
+    QString writeRunJson();
 
     feasibility::Plan plan_;
     RunOptions options_;
+    QString runId_;
+    ResultsLock lock_;
     std::size_t nextIndex_ = 0;
     RankPool* pool_ = nullptr;
     RunSummary summary_;
@@ -68,7 +80,8 @@ private:
 
 // The rank files of a finished cell, checked before a manifest is written. Empty on success.
 QString verifyRankFiles(const QString& cellDir, int worldSize);
-bool writeJsonAtomically(const QString& path, const QJsonObject& doc);
+// Empty on success, else "PATH: reason".
+QString writeJsonAtomically(const QString& path, const QJsonObject& doc);
 
 } // namespace commprof::runner
 

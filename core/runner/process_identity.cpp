@@ -1,21 +1,60 @@
 #include "process_identity.h"
 
+#include "files/safe_file.h"
+
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
-#include <QSaveFile>
+#include <QFileInfo>
+#include <QList>
+#include <QRandomGenerator>
 #include <QThread>
 
 #include <csignal>
+#include <unistd.h>
 
 namespace commprof::runner {
+namespace {
+
+constexpr qint64 kMaxPidFileBytes = 4096;
+constexpr qint64 kMaxEnvironBytes = 4 * 1024 * 1024;
+const char kRankBinary[] = "commprof-rank";
+
+QString executableOf(qint64 pid) {
+    char target[4096];
+    const QByteArray link = QString("/proc/%1/exe").arg(pid).toLocal8Bit();
+    const ssize_t n = ::readlink(link.constData(), target, sizeof target - 1);
+    if (n <= 0) {
+        return {};
+    }
+    QString path = QFile::decodeName(QByteArray(target, int(n)));
+    // A binary rebuilt while it runs shows as "PATH (deleted)".
+    if (path.endsWith(" (deleted)")) {
+        path.chop(10);
+    }
+    return path;
+}
+
+bool environmentHolds(qint64 pid, const QByteArray& entry) {
+    try {
+        const QByteArray env = files::readRegularFile(QString("/proc/%1/environ").arg(pid),
+                                                      kMaxEnvironBytes, files::Links::Follow);
+        return env.split('\0').contains(entry);
+    } catch (const files::FileError&) {
+        return false;
+    }
+}
+
+} // namespace
 
 quint64 processStartTime(qint64 pid) {
-    QFile f(QString("/proc/%1/stat").arg(pid));
-    if (!f.open(QIODevice::ReadOnly)) {
+    QByteArray stat;
+    try {
+        stat = files::readRegularFile(QString("/proc/%1/stat").arg(pid), kMaxPidFileBytes,
+                                      files::Links::Follow);
+    } catch (const files::FileError&) {
         return 0;
     }
-    const QByteArray stat = f.readAll();
     // The command name (field 2) may hold spaces; fields after the last ')' are plain.
     const int close = stat.lastIndexOf(')');
     if (close < 0) {
@@ -29,28 +68,29 @@ quint64 processStartTime(qint64 pid) {
     return fields[19].toULongLong();
 }
 
-bool writePidRecord(const QString& path, qint64 pid) {
-    QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly)) {
-        return false;
-    }
-    f.write(QString("%1 %2\n").arg(pid).arg(processStartTime(pid)).toUtf8());
-    return f.commit();
+QString writePidRecord(const QString& path, qint64 pid, const QString& runId) {
+    return files::writeAtomically(
+        path, QString("%1 %2 %3\n").arg(pid).arg(processStartTime(pid)).arg(runId).toUtf8());
 }
 
 bool readPidRecord(const QString& path, PidRecord& out) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) {
+    QByteArray text;
+    try {
+        text = files::readRegularFile(path, kMaxPidFileBytes, files::Links::Refuse);
+    } catch (const files::FileError&) {
         return false;
     }
-    const QList<QByteArray> parts = f.readAll().trimmed().split(' ');
-    if (parts.size() != 2) {
+    const QList<QByteArray> parts = text.trimmed().split(' ');
+    if (parts.size() != 3) {
         return false;
     }
-    out.pid = parts[0].toLongLong();
-    out.startTime = parts[1].toULongLong();
+    bool pidOk = false;
+    bool startOk = false;
+    out.pid = parts[0].toLongLong(&pidOk);
+    out.startTime = parts[1].toULongLong(&startOk);
+    out.runId = QString::fromLatin1(parts[2]);
     out.path = path;
-    return out.pid > 0;
+    return pidOk && startOk && out.pid > 0 && !out.runId.isEmpty();
 }
 
 bool stillRunning(const PidRecord& record) {
@@ -58,17 +98,25 @@ bool stillRunning(const PidRecord& record) {
     return now != 0 && now == record.startTime;
 }
 
+bool isRecordedRank(const PidRecord& record) {
+    return stillRunning(record) && QFileInfo(executableOf(record.pid)).fileName() == kRankBinary &&
+           environmentHolds(record.pid, "COMMPROF_RUN_ID=" + record.runId.toLatin1());
+}
+
 int endRecordedProcesses(const QString& dir, int graceMs) {
+    if (files::isLink(dir)) {
+        return 0; // never act on records that live elsewhere
+    }
     QList<PidRecord> live;
-    const QStringList files = QDir(dir).entryList({"*.pid"}, QDir::Files);
-    for (const QString& name : files) {
+    const QStringList names = QDir(dir).entryList({"*.pid"}, QDir::Files | QDir::System);
+    for (const QString& name : names) {
         PidRecord r;
         const QString path = QDir(dir).filePath(name);
-        if (readPidRecord(path, r) && stillRunning(r)) {
+        if (readPidRecord(path, r) && isRecordedRank(r)) {
             ::kill(pid_t(r.pid), SIGTERM);
             live.push_back(r);
         } else {
-            QFile::remove(path);
+            QFile::remove(path); // unlinks a planted link itself, never its target
         }
     }
     QElapsedTimer clock;
@@ -83,6 +131,15 @@ int endRecordedProcesses(const QString& dir, int graceMs) {
         QFile::remove(r.path);
     }
     return int(live.size());
+}
+
+QString randomToken(int bits) {
+    QByteArray bytes(qsizetype((bits + 7) / 8), '\0');
+    QRandomGenerator* rng = QRandomGenerator::system();
+    for (char& b : bytes) {
+        b = char(rng->bounded(256));
+    }
+    return QString::fromLatin1(bytes.toHex());
 }
 
 } // namespace commprof::runner

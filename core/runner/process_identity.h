@@ -1,6 +1,7 @@
 #pragma once
-// Identifies a process by pid plus kernel start time, so a pid file can never make the runner
-// end an unrelated process that reused the pid.
+// Identifies a rank process the runner started, so a pid file can never make commprof signal
+// anything else: the pid plus the kernel's start time (a reused pid is never touched), and the
+// process must be a commprof-rank binary whose environment carries the run id it was given.
 
 #include <QString>
 
@@ -12,16 +13,25 @@ quint64 processStartTime(qint64 pid);
 struct PidRecord {
     qint64 pid = 0;
     quint64 startTime = 0;
-    QString path; // the pid file
+    QString runId; // COMMPROF_RUN_ID of the rank
+    QString path;  // the pid file
 };
 
-bool writePidRecord(const QString& path, qint64 pid);
+// "PID STARTTIME RUNID". Empty on success, else why not.
+QString writePidRecord(const QString& path, qint64 pid, const QString& runId);
 bool readPidRecord(const QString& path, PidRecord& out);
 // True when the recorded process still runs (same pid, same start time).
 bool stillRunning(const PidRecord& record);
+// True when the recorded process still runs, /proc/PID/exe is a commprof-rank binary and its
+// environment holds COMMPROF_RUN_ID=<the record's run id>: a rank this run id's launcher started.
+bool isRecordedRank(const PidRecord& record);
 
-// Ends the processes recorded in DIR/*.pid (SIGTERM, then SIGKILL) and removes the files.
-// Returns how many were still running.
+// Ends the ranks recorded in DIR/*.pid (SIGTERM, then SIGKILL) and removes the files. A record
+// whose process is gone or is not such a rank is removed and its process left alone. Returns
+// how many ranks were ended.
 int endRecordedProcesses(const QString& dir, int graceMs = 2000);
+
+// A secret of `bits` random bits from the system's generator, in lower-case hex.
+QString randomToken(int bits = 128);
 
 } // namespace commprof::runner

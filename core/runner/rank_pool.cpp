@@ -20,7 +20,9 @@ namespace commprof::runner {
 namespace {
 
 constexpr qsizetype kTailBytes = 4000;
+constexpr qsizetype kMaxProgressLine = 1024 * 1024;
 constexpr int kRendezvousExit = 3;
+constexpr int kCannotRunExit = 127; // as a shell reports a program it cannot run
 
 QString tail(const QByteArray& bytes) {
     return QString::fromUtf8(bytes.right(kTailBytes)).trimmed();
@@ -63,6 +65,9 @@ int RankPool::freeLoopbackPort() {
 
 void RankPool::start(const PoolSpec& spec) {
     spec_ = spec;
+    if (spec_.runId.isEmpty()) {
+        spec_.runId = randomToken();
+    }
     outcome_ = PoolOutcome{};
     if (!spec_.pidDir.isEmpty()) {
         QDir().mkpath(spec_.pidDir);
@@ -89,21 +94,29 @@ void RankPool::launchAttempt() {
     stdoutPartial_.assign(std::size_t(spec_.worldSize), {});
     terminating_ = false;
     alive_ = spec_.worldSize;
+    // A fresh secret for every rendezvous: rank 0's store serves only clients that present it.
+    const QString storeToken = randomToken();
     emit logLine(QString("launching %1 rank(s) on 127.0.0.1:%2 (attempt %3)")
                      .arg(spec_.worldSize)
                      .arg(outcome_.port)
                      .arg(outcome_.attempts));
+    launching_ = true;
+    int started = 0;
     for (int r = 0; r < spec_.worldSize; ++r) {
-        auto proc = std::make_unique<QProcess>();
+        outcome_.ranks[std::size_t(r)].rank = r;
+        // Held before it starts: a failure to start is reported while start() still runs.
+        procs_.push_back(std::make_unique<QProcess>());
+        QProcess* raw = procs_.back().get();
         QProcessEnvironment env = spec_.env;
         env.insert("RANK", QString::number(r));
         env.insert("LOCAL_RANK", QString::number(r));
         env.insert("WORLD_SIZE", QString::number(spec_.worldSize));
         env.insert("MASTER_ADDR", "127.0.0.1");
         env.insert("MASTER_PORT", QString::number(outcome_.port));
-        proc->setProcessEnvironment(env);
-        proc->setWorkingDirectory(spec_.workDir);
-        QProcess* raw = proc.get();
+        env.insert("COMMPROF_STORE_TOKEN", storeToken);
+        env.insert("COMMPROF_RUN_ID", spec_.runId);
+        raw->setProcessEnvironment(env);
+        raw->setWorkingDirectory(spec_.workDir);
         connect(raw, &QProcess::readyReadStandardOutput, this, [this, raw, r] {
             QByteArray& buf = stdoutPartial_[std::size_t(r)];
             buf += raw->readAllStandardOutput();
@@ -116,6 +129,9 @@ void RankPool::launchAttempt() {
                     emit progress(r, event);
                 }
             }
+            if (buf.size() > kMaxProgressLine) {
+                buf.clear(); // not a progress line
+            }
         });
         connect(raw, &QProcess::readyReadStandardError, this, [this, raw, r] {
             QByteArray& buf = stderr_[std::size_t(r)];
@@ -127,18 +143,44 @@ void RankPool::launchAttempt() {
         connect(raw, &QProcess::finished, this, [this, r](int code, QProcess::ExitStatus status) {
             onRankFinished(r, code, status);
         });
-        connect(raw, &QProcess::errorOccurred, this, [this, r](QProcess::ProcessError error) {
-            if (error == QProcess::FailedToStart) {
-                stderr_[std::size_t(r)] += QByteArray("failed to start ") + spec_.program.toUtf8();
-                onRankFinished(r, 127, QProcess::NormalExit); // as a shell reports it
+        connect(raw, &QProcess::errorOccurred, this, [this, raw, r](QProcess::ProcessError error) {
+            if (error != QProcess::FailedToStart) {
+                return;
             }
+            stderr_[std::size_t(r)] += QString("failed to start %1 in %2: %3")
+                                           .arg(spec_.program, spec_.workDir, raw->errorString())
+                                           .toUtf8();
+            if (!launching_) {
+                onRankFinished(r, kCannotRunExit, QProcess::NormalExit);
+            } // else launchAttempt settles it once its loop is done
         });
-        proc->start(spec_.program, spec_.args);
-        if (proc->waitForStarted(10000)) {
-            writePidFile(r, proc->processId());
+        raw->start(spec_.program, spec_.args);
+        if (!raw->waitForStarted(10000)) {
+            break;
         }
-        procs_.push_back(std::move(proc));
+        writePidFile(r, raw->processId());
+        ++started;
     }
+    launching_ = false;
+    if (started < spec_.worldSize) {
+        onFailedToStart(started);
+    }
+}
+
+// Rank `started` could not be started; the ranks after it were never tried.
+void RankPool::onFailedToStart(int started) {
+    for (int r = started; r < spec_.worldSize; ++r) {
+        RankExit& ex = outcome_.ranks[std::size_t(r)];
+        ex.exitCode = kCannotRunExit;
+        ex.stderrTail = r == started ? tail(stderr_[std::size_t(r)])
+                                     : QString("not started: rank %1 failed to start").arg(started);
+    }
+    alive_ -= spec_.worldSize - started;
+    terminateAll(QString("rank %1 failed to start: %2")
+                     .arg(started)
+                     .arg(tail(stderr_[std::size_t(started)])));
+    // Never from inside start(): a caller connects to finished() after start() returns.
+    QTimer::singleShot(0, this, &RankPool::finishIfDone);
 }
 
 qint64 RankPool::pid(int rank) const {
@@ -151,8 +193,12 @@ void RankPool::writePidFile(int rank, qint64 pid) {
     if (spec_.pidDir.isEmpty()) {
         return;
     }
-    writePidRecord(QDir(spec_.pidDir).filePath(QString("%1rank%2.pid").arg(spec_.pidTag).arg(rank)),
-                   pid);
+    const QString error = writePidRecord(
+        QDir(spec_.pidDir).filePath(QString("%1rank%2.pid").arg(spec_.pidTag).arg(rank)), pid,
+        spec_.runId);
+    if (!error.isEmpty()) {
+        emit logLine("cannot record the rank's pid: " + error);
+    }
 }
 
 void RankPool::removePidFiles() {
@@ -173,8 +219,9 @@ void RankPool::onRankFinished(int rank, int exitCode, QProcess::ExitStatus statu
     ex.rank = rank;
     ex.crashed = status == QProcess::CrashExit;
     ex.exitCode = ex.crashed ? -1 : exitCode;
-    auto* proc = procs_[std::size_t(rank)].get();
-    stderr_[std::size_t(rank)] += proc->readAllStandardError();
+    if (QProcess* proc = procs_[std::size_t(rank)].get()) {
+        stderr_[std::size_t(rank)] += proc->readAllStandardError();
+    }
     ex.stderrTail = tail(stderr_[std::size_t(rank)]);
     --alive_;
     emit logLine(QString("rank %1 exited %2")
@@ -234,8 +281,8 @@ bool RankPool::portClash() const {
 }
 
 void RankPool::finishIfDone() {
-    if (alive_ > 0) {
-        return;
+    if (alive_ > 0 || procs_.empty() || relaunchPending_) {
+        return; // still running, already finished, or a retry is on its way
     }
     if (killTimer_) {
         killTimer_->stop();
@@ -248,7 +295,11 @@ void RankPool::finishIfDone() {
         outcome_.attempts <= spec_.maxPortRetries) {
         emit logLine(QString("port %1 was taken: retrying on another port").arg(outcome_.port));
         outcome_.reason.clear();
-        QTimer::singleShot(0, this, [this] { launchAttempt(); });
+        relaunchPending_ = true;
+        QTimer::singleShot(0, this, [this] {
+            relaunchPending_ = false;
+            launchAttempt();
+        });
         return;
     }
     if (deadlineTimer_) {

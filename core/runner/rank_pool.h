@@ -27,6 +27,9 @@ struct PoolSpec {
     int maxPortRetries = 3;
     int firstPort = 0; // 0: pick a free loopback port; otherwise try this one first
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    // COMMPROF_RUN_ID of every rank and in the pid files, so only this run's ranks are ever
+    // ended through them; a fresh one when empty.
+    QString runId;
 };
 
 struct RankExit {
@@ -68,6 +71,7 @@ signals:
 
 private:
     void launchAttempt();
+    void onFailedToStart(int started);
     void onRankFinished(int rank, int exitCode, QProcess::ExitStatus status);
     void terminateAll(const QString& reason);
     void killRemaining();
@@ -83,6 +87,8 @@ private:
     std::vector<QByteArray> stdoutPartial_;
     int alive_ = 0;
     bool terminating_ = false;
+    bool launching_ = false;       // inside launchAttempt's loop
+    bool relaunchPending_ = false; // a port-clash retry is queued
     QTimer* deadlineTimer_ = nullptr;
     QTimer* killTimer_ = nullptr;
 };

@@ -1,0 +1,26 @@
+#pragma once
+// One rank{R}.json as commprof-rank writes it (docs/formats.md), read and checked before
+// anything uses it: a regular file (never a link, a device or a FIFO) of bounded size, a JSON
+// object, and the fields the store keys on (rank, world size, iteration and bucket numbers) in
+// range and unique. What is wrong is one line naming the file and the field.
+
+#include <QByteArray>
+#include <QJsonObject>
+#include <QString>
+
+namespace commprof::results {
+
+struct RankFile {
+    QJsonObject doc;
+    QString problem; // empty when the file is usable
+    bool ok() const { return problem.isEmpty(); }
+};
+
+// The largest rank file read (COMMPROF_MAX_RANK_FILE_BYTES overrides it).
+qint64 maxRankFileBytes();
+
+RankFile readRankFile(const QString& path);
+// `name` (the file name) starts every problem.
+RankFile parseRankFile(const QByteArray& bytes, const QString& name);
+
+} // namespace commprof::results
