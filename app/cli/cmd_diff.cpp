@@ -8,11 +8,16 @@
 #include "determinism/divergence.h"
 #include "runner/rank_pool.h"
 
+#include "files/safe_file.h"
+
 #include <QDir>
+#include <QFileInfo>
 #include <QJsonArray>
 
 namespace commprof::cli {
 namespace {
+
+constexpr int kMaxWorld = 1024; // ranks on one host, as a matrix allows
 
 // Runs one arm: a pool of ranks with fingerprinting on, into dir.
 QString runArm(const QString& dir, const QStringList& flags, int world) {
@@ -39,7 +44,7 @@ int armsCommand(const QStringList& args) {
         if (args[i] == "--arms") {
             continue;
         } else if (args[i] == "--out" && i + 1 < args.size()) {
-            out = args[++i];
+            out = QFileInfo(args[++i]).absoluteFilePath(); // the ranks run in their arm's folder
         } else if (args[i] == "--change" && i + 1 < args.size()) {
             change = args[++i];
         } else if (args[i] == "--base" && i + 1 < args.size()) {
@@ -52,7 +57,7 @@ int armsCommand(const QStringList& args) {
             return usage(use);
         }
     }
-    if (out.isEmpty() || change.isEmpty() || world < 1) {
+    if (out.isEmpty() || change.isEmpty() || world < 1 || world > kMaxWorld) {
         return usage(use);
     }
     const QStringList baseFlags = base.split(' ', Qt::SkipEmptyParts);
@@ -62,8 +67,15 @@ int armsCommand(const QStringList& args) {
                                       std::pair{QString("changed_1"), changedFlags},
                                       std::pair{QString("changed_2"), changedFlags}}) {
         const QString dir = QDir(out).filePath(name);
+        if (files::isLink(dir)) { // removing through it would empty another folder
+            printError(files::linkRefused(dir));
+            return BadInput;
+        }
         QDir(dir).removeRecursively();
-        QDir().mkpath(dir);
+        if (const QString e = files::makeDirs(dir); !e.isEmpty()) {
+            printError(e);
+            return BadInput;
+        }
         const QString failure = runArm(dir, flags, world);
         if (!failure.isEmpty()) {
             printError(QString("arm %1 failed: %2").arg(name, failure));

@@ -9,6 +9,8 @@ namespace commprof::cli {
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr double kMaxBudgetGib = 1.0e6; // as a matrix's budget section allows
+constexpr int kMaxGpus = 1024;
 
 } // namespace
 
@@ -23,7 +25,7 @@ int planCommand(const QStringList& args) {
         auto value = [&](double& out) {
             bool ok = false;
             out = i + 1 < args.size() ? args[++i].toDouble(&ok) : 0;
-            return ok && out > 0;
+            return ok && out > 0 && out <= kMaxBudgetGib;
         };
         double v = 0;
         if (a == "--json") {
@@ -43,7 +45,7 @@ int planCommand(const QStringList& args) {
         } else if (a == "--gpus") {
             bool ok = false;
             const int n = i + 1 < args.size() ? args[++i].toInt(&ok) : -1;
-            if (!ok || n < 0) {
+            if (!ok || n < 0 || n > kMaxGpus) {
                 return usage(use);
             }
             options.overrides.gpus = n;

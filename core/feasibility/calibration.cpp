@@ -1,9 +1,9 @@
 #include "calibration.h"
 
+#include "results/cell_files.h"
+
 #include <QDir>
-#include <QFile>
 #include <QJsonArray>
-#include <QJsonDocument>
 
 #include <algorithm>
 
@@ -11,12 +11,6 @@ namespace commprof::feasibility {
 namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
-
-QJsonObject readJson(const QString& path) {
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(f.readAll()).object()
-                                       : QJsonObject{};
-}
 
 } // namespace
 
@@ -33,9 +27,10 @@ Calibration calibrate(const QString& resultsDir, const Coefficients& k) {
     double needed = 0;
     std::vector<std::pair<QString, QJsonObject>> completed;
     for (const QString& id : cells.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
-        const QString dir = cells.filePath(id);
-        const QJsonObject cell = readJson(dir + "/cell.json");
-        if (cell["status"].toString() != "complete" || !QFile::exists(dir + "/manifest.json")) {
+        // Complete by the one rule, read through the one checked reader.
+        const results::CellFiles files = results::readCellDir(cells.filePath(id));
+        const QJsonObject& cell = files.cell;
+        if (cell["status"].toString() != "complete" || results::judge(files).status != "complete") {
             continue;
         }
         CellCalibration c;
@@ -55,8 +50,7 @@ Calibration calibrate(const QString& resultsDir, const Coefficients& k) {
                 c.predictedDevicePerRank += perRank;
             }
         }
-        for (int r = 0; r < c.worldSize; ++r) {
-            const QJsonObject rank = readJson(QString("%1/rank%2.json").arg(dir).arg(r));
+        for (const QJsonObject& rank : files.ranks) {
             c.measuredHostPerRank =
                 std::max(c.measuredHostPerRank, rank["peak_host_bytes"].toDouble());
             c.measuredDevicePerRank =

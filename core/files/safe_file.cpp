@@ -138,7 +138,7 @@ QString appendTo(const QString& path, const QByteArray& bytes) {
                O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0644);
     if (fd < 0) {
         const int e = errno;
-        return path + ": " + (e == ELOOP ? kLinkRefused : "cannot open: " + reason(e));
+        return e == ELOOP ? linkRefused(path) : path + ": cannot open: " + reason(e);
     }
     struct stat st {};
     int error = ::fstat(fd, &st) != 0 ? errno : S_ISREG(st.st_mode) ? 0 : EINVAL;
@@ -166,7 +166,7 @@ QString makeDirs(const QString& dir, const QString& inside) {
         struct stat st {};
         if ((checked ? ::lstat(name.constData(), &st) : ::stat(name.constData(), &st)) == 0) {
             if (S_ISLNK(st.st_mode)) {
-                return sofar + ": " + kLinkRefused;
+                return linkRefused(sofar);
             }
             if (!S_ISDIR(st.st_mode)) {
                 return QString("cannot create %1: %2 is not a directory").arg(target, sofar);
@@ -182,6 +182,10 @@ QString makeDirs(const QString& dir, const QString& inside) {
         }
     }
     return {};
+}
+
+QString linkRefused(const QString& path) {
+    return path + ": " + kLinkRefused;
 }
 
 bool isLink(const QString& path) {

@@ -41,6 +41,8 @@ QString makeDirs(const QString& dir, const QString& inside = {});
 
 // True when PATH itself is a symbolic link (dangling or not).
 bool isLink(const QString& path);
+// "PATH: a symbolic link; ..." saying that commprof refuses it.
+QString linkRefused(const QString& path);
 
 // A size or count limit: the environment variable NAME when it holds a positive integer,
 // else `fallback`.

@@ -433,26 +433,59 @@ Matrix parseRoot(const Ctx& c, const YAML::Node& root) {
 
 } // namespace
 
-std::vector<Cell> expand(const Matrix& m, const MachineLimits& limits) {
-    std::vector<Cell> cells;
-    QSet<QString> ids;
+namespace {
+
+bool excluded(const Matrix& m, const ModelSpec& model, const LayerSpec& layer, int ws) {
+    return std::any_of(m.excludes.begin(), m.excludes.end(), [&](const ExcludeRule& r) {
+        return (!r.model || *r.model == model.name) && (!r.layer || *r.layer == layer.name) &&
+               (!r.worldSize || *r.worldSize == ws);
+    });
+}
+
+// Counted before anything is built, so a matrix of a billion cells is refused in a moment.
+void checkCellCount(const Matrix& m, const MachineLimits& limits) {
     const double product = double(m.models.size()) * double(m.layers.size()) *
                            double(m.worldSizes.size()) * double(m.repeats);
+    if (product <= double(limits.maxCells)) {
+        return;
+    }
+    qint64 count = 0;
     for (const ModelSpec& model : m.models) {
+        for (const LayerSpec& layer : m.layers) {
+            for (const int ws : m.worldSizes) {
+                count += excluded(m, model, layer, ws) ? 0 : m.repeats;
+                if (count > limits.maxCells) {
+                    throw MatrixError(
+                        m.file, 1, 1, "cells",
+                        QString("the matrix expands to more than %1 cells (%2 models x %3 layers "
+                                "x %4 world sizes x %5 repeats = %6 before exclusions), above "
+                                "the limit of %1; raise it with COMMPROF_MAX_CELLS=N")
+                            .arg(limits.maxCells)
+                            .arg(m.models.size())
+                            .arg(m.layers.size())
+                            .arg(m.worldSizes.size())
+                            .arg(m.repeats)
+                            .arg(product, 0, 'f', 0));
+                }
+            }
+        }
+    }
+}
+
+} // namespace
+
+std::vector<Cell> expand(const Matrix& m, const MachineLimits& limits) {
+    checkCellCount(m, limits);
+    std::vector<Cell> cells;
+    QSet<QString> ids;
+    for (const ModelSpec& model : m.models) {
+        const QString modelId = sanitizeId(model.name);
         for (const LayerSpec& layer : m.layers) {
             for (std::size_t wi = 0; wi < m.worldSizes.size(); ++wi) {
                 const int ws = m.worldSizes[wi];
                 const auto mark =
                     wi < m.worldSizeMarks.size() ? m.worldSizeMarks[wi] : std::make_pair(0, 0);
-                bool excluded = false;
-                for (const ExcludeRule& r : m.excludes) {
-                    if ((!r.model || *r.model == model.name) &&
-                        (!r.layer || *r.layer == layer.name) &&
-                        (!r.worldSize || *r.worldSize == ws)) {
-                        excluded = true;
-                    }
-                }
-                if (excluded) {
+                if (excluded(m, model, layer, ws)) {
                     continue;
                 }
                 // NCCL refuses two ranks on one GPU; a machine with GPUs must have one per rank.
@@ -464,29 +497,13 @@ std::vector<Cell> expand(const Matrix& m, const MachineLimits& limits) {
                                           .arg(limits.gpus));
                 }
                 for (int rep = 0; rep < m.repeats; ++rep) {
-                    if (qint64(cells.size()) >= limits.maxCells) {
-                        throw MatrixError(
-                            m.file, 1, 1, "cells",
-                            QString("the matrix expands to more than %1 cells (%2 models x %3 "
-                                    "layers x %4 world sizes x %5 repeats = %6 before exclusions), "
-                                    "above the limit of %1; raise it with COMMPROF_MAX_CELLS=N")
-                                .arg(limits.maxCells)
-                                .arg(m.models.size())
-                                .arg(m.layers.size())
-                                .arg(m.worldSizes.size())
-                                .arg(m.repeats)
-                                .arg(product, 0, 'g', 12));
-                    }
                     Cell cell;
                     cell.model = model;
                     cell.layer = layer;
                     cell.worldSize = ws;
                     cell.repeat = rep;
                     cell.config = layer.overrides ? *layer.overrides : m.defaults;
-                    cell.id = QString("%1_%2_ws%3_r%4")
-                                  .arg(sanitizeId(model.name), layer.name)
-                                  .arg(ws)
-                                  .arg(rep);
+                    cell.id = QString("%1_%2_ws%3_r%4").arg(modelId, layer.name).arg(ws).arg(rep);
                     if (ids.contains(cell.id)) {
                         throw MatrixError(
                             m.file, model.line, model.column, "name",

@@ -2,12 +2,14 @@
 
 #include "files/safe_file.h"
 
+#include <yaml-cpp/depthguard.h>
+
 namespace commprof::matrix {
 namespace {
 
 // Real matrices and profiles are a few kilobytes; yaml-cpp needs about 80 times the text in
-// memory, so this bounds a parse to a few hundred megabytes and a few seconds.
-constexpr qint64 kDefaultMaxYamlBytes = 4 * 1024 * 1024;
+// memory, so this bounds a parse to about 250 MB and 4 s.
+constexpr qint64 kDefaultMaxYamlBytes = 2 * 1024 * 1024;
 
 } // namespace
 
@@ -34,6 +36,10 @@ YAML::Node loadYaml(const QByteArray& text, const QString& file) {
     }
     try {
         return YAML::Load(text.toStdString());
+    } catch (const YAML::DeepRecursion& e) {
+        // yaml-cpp's own message for this is "bad file".
+        throw MatrixError(file, e.mark.line + 1, e.mark.column + 1, "yaml",
+                          QString("nested more than %1 levels deep").arg(e.depth()));
     } catch (const YAML::Exception& e) {
         throw MatrixError(file, e.mark.line + 1, e.mark.column + 1, "yaml",
                           QString::fromStdString(e.msg));

@@ -244,9 +244,7 @@ void checkStaleRanks(const ProbeOptions& o, ProbeReport& r) {
     QJsonArray stale;
     r.details["stale_ranks"] = stale;
     if (files::isLink(pidDir)) {
-        r.issues << QString("%1 is a symbolic link; commprof never follows links inside a results "
-                            "folder (remove it)")
-                        .arg(pidDir);
+        r.issues << files::linkRefused(pidDir);
         return;
     }
     // While a run holds the folder its ranks are not stale, whatever the pid files say.

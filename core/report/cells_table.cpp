@@ -1,16 +1,11 @@
 #include "cells_table.h"
 
+#include "report/text_fields.h"
+
 #include <QStringList>
 
 namespace commprof::report {
 namespace {
-
-QString field(const QString& s) {
-    if (s.contains(',') || s.contains('"') || s.contains('\n')) {
-        return '"' + QString(s).replace("\"", "\"\"") + '"';
-    }
-    return s;
-}
 
 QString num(const std::optional<double>& v, int precision = 6) {
     return v ? QString::number(*v, 'g', precision) : QString(); // empty, never NaN
@@ -25,13 +20,13 @@ QString cellsCsv(const std::vector<store::CellRow>& cells) {
                   "fraction,exposed_comm_ms,"
                   "peak_host_bytes,peak_device_bytes,host_demand_bytes,device_demand_bytes\n";
     for (const auto& c : cells) {
-        QStringList row{field(c.id),
-                        c.status,
-                        field(c.reasons.join("; ")),
-                        field(c.model),
+        QStringList row{csvField(c.id),
+                        csvField(c.status),
+                        csvField(c.reasons.join("; ")),
+                        csvField(c.model),
                         QString::number(c.params, 'g', 6),
-                        c.layer,
-                        c.interconnect,
+                        csvField(c.layer),
+                        csvField(c.interconnect),
                         QString::number(c.worldSize),
                         num(c.stepMs),
                         num(c.hookCommMs),

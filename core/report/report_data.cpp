@@ -1,5 +1,7 @@
 #include "report_data.h"
 
+#include "report/text_fields.h"
+
 #include <QJsonArray>
 #include <QStringList>
 
@@ -87,7 +89,7 @@ QString bucketsCsv(store::Database& db, const ReportData& data) {
         }
         for (const auto& b : store::buckets(db, c.key)) {
             out += QString("%1,%2,%3,%4,%5,%6,%7,%8,%9,%10\n")
-                       .arg(c.id, c.layer)
+                       .arg(csvField(c.id), csvField(c.layer))
                        .arg(c.worldSize)
                        .arg(b.rank)
                        .arg(b.iter)
@@ -133,8 +135,8 @@ QString macrosTex(const ReportData& data) {
     if (headline) {
         tex += cmd("HeadlineCommOverhead", percent(*headline->commOverheadFraction));
         tex += cmd("HeadlineWorldSize", QString::number(headline->worldSize));
-        tex += cmd("HeadlineLayer", QString(headline->layer).replace("_", "\\_"));
-        tex += cmd("HeadlineModel", QString(headline->model).replace("_", "\\_"));
+        tex += cmd("HeadlineLayer", texText(headline->layer));
+        tex += cmd("HeadlineModel", texText(headline->model));
         tex += cmd("HeadlineStepMs", QString::number(*headline->stepMs, 'f', 1));
     }
     QStringList layers;

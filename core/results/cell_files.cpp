@@ -45,6 +45,10 @@ CellFiles readCellDir(const QString& dir) {
     f.dir = dir;
     f.id = QFileInfo(dir).fileName();
     const QDir d(dir);
+    if (files::isLink(dir)) {
+        f.unreadable << "the cell folder is a symbolic link; not read";
+        return f;
+    }
     if (QFileInfo::exists(d.filePath("cell.json")) || files::isLink(d.filePath("cell.json"))) {
         QString problem;
         f.cell = readRecord(d.filePath("cell.json"), &problem);

@@ -4,6 +4,7 @@
 #include "matrix/cell_json.h"
 #include "matrix/yaml_input.h"
 #include "results/rank_file.h"
+#include "results/results_folder.h"
 #include "runner/process_identity.h"
 
 #include <QDateTime>
@@ -17,27 +18,8 @@
 #include <QThread>
 #include <QTimer>
 
-#include <cstdio>
-
 namespace commprof::runner {
 namespace {
-
-// What the runner keeps at the top of a results folder. None of them may be a link: through
-// one, a run would write, move or delete files elsewhere.
-const char* const kFolderEntries[] = {".lock",
-                                      ".pids",
-                                      ".aside",
-                                      "cells",
-                                      "run.json",
-                                      "results.sqlite",
-                                      "results.sqlite-wal",
-                                      "results.sqlite-shm",
-                                      "results.sqlite-journal"};
-
-QString linkRefused(const QString& path) {
-    return path + ": a symbolic link; commprof never follows links inside a results folder "
-                  "(remove it)";
-}
 
 QString absoluteProgram(const QString& program) {
     if (program.contains('/')) {
@@ -145,10 +127,8 @@ QString MatrixRunner::prepare() {
         return e;
     }
     const QDir out(options_.outDir);
-    for (const char* entry : kFolderEntries) {
-        if (files::isLink(out.filePath(entry))) {
-            return linkRefused(out.filePath(entry));
-        }
+    if (const QString e = results::linkInFolder(options_.outDir); !e.isEmpty()) {
+        return e;
     }
     // Before anything is ended, moved or written: another run may own this folder.
     if (const QString e = lock_.acquire(options_.outDir); !e.isEmpty()) {
@@ -156,13 +136,6 @@ QString MatrixRunner::prepare() {
     }
     if (const QString e = files::makeDirs(out.filePath("cells"), options_.outDir); !e.isEmpty()) {
         return e;
-    }
-    const QDir cells(out.filePath("cells"));
-    for (const QString& entry :
-         cells.entryList(QDir::AllEntries | QDir::System | QDir::Hidden | QDir::NoDotAndDotDot)) {
-        if (files::isLink(cells.filePath(entry))) {
-            return linkRefused(cells.filePath(entry));
-        }
     }
     // Ranks left by a launcher that was killed: end them before anything else starts.
     const int stale = endRecordedProcesses(out.filePath(".pids"));
@@ -223,7 +196,7 @@ void MatrixRunner::next() {
         }
         const QString dir = cellDir(pc.cell.id);
         if (files::isLink(dir)) {
-            const QString e = linkRefused(dir);
+            const QString e = files::linkRefused(dir);
             failCell(pc, e, {e});
             continue;
         }

@@ -1,5 +1,7 @@
 #include "results_lock.h"
 
+#include "files/safe_file.h"
+
 #include <QDir>
 #include <QFile>
 
@@ -46,8 +48,7 @@ QString ResultsLock::acquire(const QString& dir) {
                           O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) {
         const int e = errno;
-        return e == ELOOP ? path + ": a symbolic link; commprof never follows links inside a "
-                                   "results folder (remove it)"
+        return e == ELOOP ? files::linkRefused(path)
                           : QString("%1: cannot open: %2").arg(path, std::strerror(e));
     }
     struct stat st {};

@@ -2,11 +2,11 @@
 
 #include "analysis/cell_metrics.h"
 #include "results/cell_files.h"
+#include "results/results_folder.h"
 #include "store/schema.h"
 #include "store/sqlite_db.h"
 
 #include <QDir>
-#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 
@@ -19,9 +19,16 @@ QVariant opt(const std::optional<double>& v) {
 
 // Returns the cell's status.
 QString insertCell(Database& db, const QString& runDir, const results::CellFiles& f) {
-    const results::Completeness c = results::judge(f);
+    results::Completeness c = results::judge(f);
     const bool hasData = !f.ranks.isEmpty();
     const analysis::CellMetrics m = hasData ? analysis::analyzeCell(f) : analysis::CellMetrics{};
+    // A trace that cannot be read is missing data, not a reason to quote the hook's figure.
+    if (!m.traceError.isEmpty()) {
+        c.reasons << "trace unreadable: " + m.traceError;
+        if (c.status == "complete") {
+            c.status = "incomplete";
+        }
+    }
     const QString key = QDir(f.dir).canonicalPath();
     const QJsonObject& cell = f.cell;
     const QJsonObject rank0 = f.ranks.value(0, f.ranks.isEmpty() ? QJsonObject{} : f.ranks.first());
@@ -116,6 +123,25 @@ QString insertCell(Database& db, const QString& runDir, const results::CellFiles
     return c.status;
 }
 
+// A cell the store could not take as it is: recorded with the reason and no figures, so one
+// bad cell never keeps the others out.
+QString insertUnstorable(Database& db, const QString& runDir, const results::CellFiles& f,
+                         const QString& reason) {
+    const QString key = QDir(f.dir).canonicalPath();
+    Transaction t(db);
+    for (const char* table : {"ranks", "iterations", "buckets", "trace_steps", "estimates"}) {
+        db.prepare(QString("DELETE FROM %1 WHERE cell_key = ?").arg(table)).bind(key).run();
+    }
+    db.prepare("DELETE FROM cells WHERE key = ?").bind(key).run();
+    db.prepare("INSERT INTO cells(key, run_dir, id, status, reasons) VALUES (?,?,?,?,?)")
+        .bindAll({key, runDir, f.id, "incomplete",
+                  QJsonDocument(QJsonArray{"could not be stored: " + reason})
+                      .toJson(QJsonDocument::Compact)})
+        .run();
+    t.commit();
+    return "incomplete";
+}
+
 } // namespace
 
 QString defaultDbPath(const QString& resultsDir) {
@@ -128,14 +154,14 @@ IngestSummary ingest(const QString& resultsDir, const QString& dbPath,
     if (!QDir(resultsDir).exists()) {
         throw StoreError((resultsDir + ": no such results directory").toStdString());
     }
+    if (const QString link = results::linkInFolder(resultsDir); !link.isEmpty()) {
+        throw StoreError(link.toStdString());
+    }
     Database db(dbPath);
     migrate(db);
     const QString runDir = QDir(resultsDir).canonicalPath();
     {
-        QFile runFile(QDir(resultsDir).filePath("run.json"));
-        const QJsonObject run = runFile.open(QIODevice::ReadOnly)
-                                    ? QJsonDocument::fromJson(runFile.readAll()).object()
-                                    : QJsonObject{};
+        const QJsonObject run = results::readRecord(QDir(resultsDir).filePath("run.json"));
         Transaction t(db);
         db.prepare("INSERT OR REPLACE INTO runs VALUES (?,?,?,?)")
             .bindAll({runDir, run["matrix"].toString(), run["started_at"].toString(),
@@ -147,7 +173,12 @@ IngestSummary ingest(const QString& resultsDir, const QString& dbPath,
     const QStringList ids = cellsDir.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
     for (const QString& id : ids) {
         const results::CellFiles files = results::readCellDir(cellsDir.filePath(id));
-        const QString status = insertCell(db, runDir, files);
+        QString status;
+        try {
+            status = insertCell(db, runDir, files);
+        } catch (const StoreError& e) {
+            status = insertUnstorable(db, runDir, files, QString::fromStdString(e.what()));
+        }
         ++s.cells;
         s.complete += status == "complete";
         s.incomplete += status == "incomplete";

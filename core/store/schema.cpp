@@ -41,6 +41,12 @@ CREATE INDEX buckets_by_size ON buckets(cell_key, bytes);
 } // namespace
 
 void migrate(Database& db) {
+    if (db.userVersion() == kSchemaVersion) {
+        return; // the common case, and the only one a read-only database can be in
+    }
+    // One writer at a time (BEGIN IMMEDIATE), and the version read again inside the
+    // transaction: two processes migrating a new database at once apply each migration once.
+    Transaction t(db);
     int version = db.userVersion();
     if (version > kSchemaVersion) {
         throw StoreError(QString("%1: database schema version %2 is newer than this build's %3")
@@ -49,14 +55,16 @@ void migrate(Database& db) {
                              .arg(kSchemaVersion)
                              .toStdString());
     }
+    if (version == kSchemaVersion) {
+        return; // another process migrated it meanwhile; the transaction rolls back
+    }
     while (version < kSchemaVersion) {
-        Transaction t(db);
         db.exec(kMigrations[version]);
         ++version;
         db.exec(QString("INSERT INTO schema_version(version) VALUES (%1)").arg(version));
         db.exec(QString("PRAGMA user_version = %1").arg(version));
-        t.commit();
     }
+    t.commit();
 }
 
 } // namespace commprof::store

@@ -8,8 +8,8 @@ namespace commprof::store {
 
 constexpr int kSchemaVersion = 2;
 
-// Brings the database to kSchemaVersion, one migration per transaction. Throws StoreError for
-// a database newer than this build.
+// Brings the database to kSchemaVersion in one exclusive transaction, so concurrent callers
+// never apply a migration twice. Throws StoreError for a database newer than this build.
 void migrate(Database& db);
 
 } // namespace commprof::store

@@ -1,5 +1,7 @@
 #include "sqlite_db.h"
 
+#include "files/safe_file.h"
+
 #include <sqlite3.h>
 
 #include <cmath>
@@ -14,7 +16,14 @@ namespace {
 } // namespace
 
 Database::Database(const QString& path) : path_(path) {
-    if (sqlite3_open_v2(path.toUtf8().constData(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+    // A link at the database or beside it would put the database, or its journal, elsewhere.
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+        if (files::isLink(path + suffix)) {
+            throw StoreError(files::linkRefused(path + suffix).toStdString());
+        }
+    }
+    if (sqlite3_open_v2(path.toUtf8().constData(), &db_,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW,
                         nullptr) != SQLITE_OK) {
         const QString msg = path + ": cannot open database: " + (db_ ? sqlite3_errmsg(db_) : "");
         sqlite3_close(db_);

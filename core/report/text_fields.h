@@ -1,0 +1,17 @@
+#pragma once
+// Text from results (model names, ids, reasons) as it goes into report files, where a
+// spreadsheet or LaTeX would otherwise read it as a formula or a command.
+
+#include <QString>
+
+namespace commprof::report {
+
+// One CSV field: quoted when it holds a comma, quote or line break; a leading '=', '+', '-',
+// '@', tab or carriage return is neutralised with a leading apostrophe, so a spreadsheet shows
+// the text instead of evaluating it (OWASP's advice on CSV injection).
+QString csvField(const QString& text);
+
+// Plain text inside a LaTeX command: every special character escaped.
+QString texText(const QString& text);
+
+} // namespace commprof::report
