@@ -10,6 +10,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <sys/stat.h>
+
 using namespace commprof;
 
 namespace {
@@ -149,6 +151,160 @@ private slots:
     }
 
     void baseParses() { QCOMPARE(matrix::expand(parse(kBase), {0}).size(), std::size_t(2)); }
+
+    // Keys that are lists or mappings: an error at the key in the designer's parser (the same
+    // core function), in plan (bad_matrices 16-18) and in run, never an abort.
+    void keysThatAreNotNamesAreErrorsEverywhere_data() {
+        QTest::addColumn<QString>("yaml");
+        QTest::addColumn<int>("line");
+        QTest::addColumn<int>("column");
+        QTest::newRow("complex key") << QString("name: t\n? [a, b]\n: 1\n") << 2 << 3;
+        QTest::newRow("flow list key") << QString("{[x]: 1}\n") << 1 << 2;
+        QTest::newRow("inside a model")
+            << QString("name: t\nmodels: [{name: m, params: 1e6, [p]: 1}]\nlayers: [{name: "
+                       "gloo_cpu}]\nworld_sizes: [1]\n")
+            << 2 << 33;
+    }
+    void keysThatAreNotNamesAreErrorsEverywhere() {
+        QFETCH(QString, yaml);
+        QFETCH(int, line);
+        QFETCH(int, column);
+        try {
+            parse(yaml);
+            QFAIL("no error");
+        } catch (const matrix::MatrixError& e) {
+            QCOMPARE(e.line, line);
+            QCOMPARE(e.column, column);
+            QCOMPARE(e.key, QString("key"));
+        }
+        QTemporaryDir dir;
+        const QString path = dir.filePath("keys.yaml");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(yaml.toUtf8());
+        f.close();
+        const CliResult r = runCli("commprof", {"run", path, "--out", dir.filePath("r")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(
+            QString(r.err).contains(QString("%1:%2:%3: key: ").arg(path).arg(line).arg(column)),
+            r.err.constData());
+        QVERIFY(!QFile::exists(dir.filePath("r")));
+    }
+
+    // A matrix far above any real one is refused before it is parsed, saying the limit and how
+    // to raise it; raised, the same file parses.
+    void oversizedMatrixIsRefusedWithItsLimit() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("big.yaml");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("name: big\nlayers: [{name: gloo_cpu}]\nworld_sizes: [1]\nmodels:\n");
+        for (int i = 0; f.size() < 3 * 1024 * 1024; ++i) {
+            f.write(QString("  - {name: m%1, params: 1e5}\n").arg(i).toUtf8());
+        }
+        f.close();
+        const CliResult r = runCli("commprof", {"plan", path}, 120000);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(QString(r.err).contains(path + ":0:0: file: ") &&
+                     QString(r.err).contains("above the limit of 2097152 bytes") &&
+                     QString(r.err).contains("COMMPROF_MAX_MATRIX_BYTES"),
+                 r.err.constData());
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("COMMPROF_MAX_MATRIX_BYTES", "8388608");
+        QCOMPARE(runCli("commprof", {"plan", path, "--json"}, 120000, env).exitCode, 0);
+    }
+
+    // 100 models x 3 layers x 1000 world sizes x 1000 repeats: 300 million cells.
+    void tooManyCellsAreRefusedWithTheLimit() {
+        QTemporaryDir dir;
+        QString sizes;
+        for (int ws = 1; ws <= 1000; ++ws) {
+            sizes += QString(ws > 1 ? ", %1" : "%1").arg(ws);
+        }
+        QString models;
+        for (int i = 0; i < 100; ++i) {
+            models += QString("  - {name: m%1, params: 1e5}\n").arg(i);
+        }
+        const QString path = dir.filePath("cells.yaml");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QString("name: many\nrepeats: 1000\nmodels:\n%1layers: [{name: gloo_cpu}, {name: "
+                        "gloo_cuda}, {name: nccl}]\nworld_sizes: [%2]\n")
+                    .arg(models, sizes)
+                    .toUtf8());
+        f.close();
+        const CliResult r = runCli("commprof", {"plan", path}, 120000);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(QString(r.err).contains(path + ":1:1: cells: ") &&
+                     QString(r.err).contains("= 300000000 before exclusions") &&
+                     QString(r.err).contains("above the limit of 1000000") &&
+                     QString(r.err).contains("COMMPROF_MAX_CELLS"),
+                 r.err.constData());
+        // The limit is the user's to move: 2 x 2 cells against a limit of 3, then of 4.
+        const QString small = dir.filePath("small.yaml");
+        QFile s(small);
+        QVERIFY(s.open(QIODevice::WriteOnly));
+        s.write("name: small\nmodels: [{name: a, params: 1e5}, {name: b, params: 1e5}]\n"
+                "layers: [{name: gloo_cpu}]\nworld_sizes: [1, 2]\n");
+        s.close();
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("COMMPROF_MAX_CELLS", "3");
+        const CliResult low = runCli("commprof", {"plan", small}, 60000, env);
+        QCOMPARE(low.exitCode, 2);
+        QVERIFY2(QString(low.err).contains("above the limit of 3"), low.err.constData());
+        env.insert("COMMPROF_MAX_CELLS", "4");
+        QCOMPARE(runCli("commprof", {"plan", small}, 60000, env).exitCode, 0);
+    }
+
+    // The default limit leaves room for the large matrices the workbench is used with.
+    void hundredThousandCellsPlan() {
+        QString sizes;
+        for (int ws = 1; ws <= 100; ++ws) {
+            sizes += QString(ws > 1 ? ", %1" : "%1").arg(ws);
+        }
+        QString models;
+        for (int i = 0; i < 100; ++i) {
+            models += QString("  - {name: m%1, params: 1e5}\n").arg(i);
+        }
+        const matrix::Matrix m =
+            parse(QString("name: k100\nrepeats: 10\nmodels:\n%1layers: [{name: gloo_cpu}]\n"
+                          "world_sizes: [%2]\n")
+                      .arg(models, sizes));
+        QCOMPARE(matrix::expand(m, {0}).size(), std::size_t(100000));
+    }
+
+    // A device or a FIFO named as a matrix is refused at once, never read until memory runs out
+    // or a writer comes.
+    void onlyRegularFilesAreRead() {
+        QTemporaryDir dir;
+        const QString fifo = dir.filePath("matrix.yaml");
+        QVERIFY(::mkfifo(fifo.toLocal8Bit().constData(), 0600) == 0);
+        for (const QString& path : {QString("/dev/zero"), fifo}) {
+            const CliResult r = runCli("commprof", {"plan", path}, 60000);
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(QString(r.err).contains(path + ":0:0: file: not a regular file"),
+                     r.err.constData());
+        }
+    }
+
+    // The matrix name becomes a results folder in the workbench (results/<name>): like a cell
+    // id it is one safe path component, whatever the YAML says.
+    void matrixNameNeverLeavesTheResultsFolder_data() {
+        QTest::addColumn<QString>("name");
+        QTest::newRow("dotdot") << "../../x";
+        QTest::newRow("absolute") << "/tmp/commprof-elsewhere";
+        QTest::newRow("dots only") << "..";
+    }
+    void matrixNameNeverLeavesTheResultsFolder() {
+        QFETCH(QString, name);
+        const matrix::Matrix m =
+            parse(QString("name: '%1'\nmodels: [{name: m, params: 1e6}]\nlayers: [{name: "
+                          "gloo_cpu}]\nworld_sizes: [1]\n")
+                      .arg(name));
+        QVERIFY2(QRegularExpression("^[a-z0-9_]+$").match(m.name).hasMatch(), qPrintable(m.name));
+        const QString results = QDir::cleanPath(QDir("results").absolutePath());
+        QVERIFY(QDir::cleanPath(QDir(results).absoluteFilePath(m.name)).startsWith(results + "/"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TstMatrix)

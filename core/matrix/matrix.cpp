@@ -126,7 +126,7 @@ double positive(const Ctx& c, const YAML::Node& n, const QString& key, double ma
     if (v <= 0 || v > max) {
         c.fail(n, key,
                QString("must be above 0 and at most %1, got %2")
-                   .arg(max)
+                   .arg(max, 0, 'g', 12)
                    .arg(QString::fromStdString(n.Scalar())));
     }
     return v;
@@ -424,7 +424,7 @@ Matrix parseRoot(const Ctx& c, const YAML::Node& root) {
             if (m.budget.reserveGib < 0 || m.budget.reserveGib > kMaxGib) {
                 c.fail(
                     b["reserve_gib"], "reserve_gib",
-                    QString("must be from 0 to %1, got %2").arg(kMaxGib).arg(m.budget.reserveGib));
+                    QString("must be from 0 to %1, got %2").arg(kMaxGib, 0, 'g', 12).arg(m.budget.reserveGib));
             }
         }
     }
