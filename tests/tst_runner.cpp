@@ -3,6 +3,7 @@
 
 #include "cli_runner.h"
 #include "rank_files.h"
+#include "run_helpers.h"
 #include "runner/process_identity.h"
 #include "runner/rank_pool.h"
 #include "waiting_rank.h"
@@ -22,14 +23,6 @@ using namespace commprof::runner;
 
 namespace {
 
-QString writeMatrix(const QTemporaryDir& dir, const QString& body) {
-    const QString path = dir.filePath("matrix.yaml");
-    QFile f(path);
-    f.open(QIODevice::WriteOnly);
-    f.write(body.toUtf8());
-    return path;
-}
-
 // Two cells: a long ws2 cell first, then a short ws1 cell.
 const QString kLongThenShort =
     "name: kill_test\n"
@@ -46,58 +39,6 @@ const QString kShortThenLong = "name: resume_test\n"
                                "batch_size: 8, timeout_s: 120}}]\n"
                                "world_sizes: [1, 2]\n"
                                "exclude: []\n";
-
-QList<PidRecord> pidRecords(const QString& outDir) {
-    QList<PidRecord> out;
-    const QDir d(QDir(outDir).filePath(".pids"));
-    for (const QString& f : d.entryList({"*.pid"})) {
-        PidRecord r;
-        if (readPidRecord(d.filePath(f), r)) {
-            out << r;
-        }
-    }
-    return out;
-}
-
-// Reads --json-progress lines until `pred` holds or the timeout passes.
-bool waitForProgress(QProcess& p, QByteArray& seen,
-                     const std::function<bool(const QJsonObject&)>& pred, int timeoutMs) {
-    QElapsedTimer t;
-    t.start();
-    while (t.elapsed() < timeoutMs) {
-        p.waitForReadyRead(200);
-        seen += p.readAllStandardOutput();
-        for (const QByteArray& line : seen.split('\n')) {
-            const QJsonObject o = QJsonDocument::fromJson(line).object();
-            if (!o.isEmpty() && pred(o)) {
-                return true;
-            }
-        }
-        if (p.state() == QProcess::NotRunning) {
-            return false;
-        }
-    }
-    return false;
-}
-
-// Until the cell's ranks report the given iteration (the ws2 cell is then mid-run).
-bool waitForIteration(QProcess& run, const QString& cell, int iteration) {
-    QByteArray seen;
-    return waitForProgress(
-        run, seen,
-        [&](const QJsonObject& o) {
-            return o["cell"].toString() == cell && o["event"].toString() == "iteration" &&
-                   o["iter"].toInt() >= iteration;
-        },
-        90000);
-}
-
-QProcess* startRun(QObject* parent, const QStringList& args) {
-    auto* p = new QProcess(parent);
-    p->start(COMMPROF_BIN_DIR "/commprof",
-             QStringList{"run"} + args + QStringList{"--json-progress"});
-    return p;
-}
 
 } // namespace
 

@@ -1,0 +1,76 @@
+#pragma once
+// Driving `commprof run` in tests: matrices written to disk, --json-progress read as it comes,
+// the runner's pid files.
+
+#include "runner/process_identity.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+
+#include <functional>
+
+inline QString writeMatrix(const QTemporaryDir& dir, const QString& body,
+                           const QString& name = "matrix.yaml") {
+    const QString path = dir.filePath(name);
+    QFile f(path);
+    f.open(QIODevice::WriteOnly);
+    f.write(body.toUtf8());
+    return path;
+}
+
+inline QList<commprof::runner::PidRecord> pidRecords(const QString& outDir) {
+    QList<commprof::runner::PidRecord> out;
+    const QDir d(QDir(outDir).filePath(".pids"));
+    for (const QString& f : d.entryList({"*.pid"})) {
+        commprof::runner::PidRecord r;
+        if (commprof::runner::readPidRecord(d.filePath(f), r)) {
+            out << r;
+        }
+    }
+    return out;
+}
+
+// Reads --json-progress lines until `pred` holds or the timeout passes.
+inline bool waitForProgress(QProcess& p, QByteArray& seen,
+                            const std::function<bool(const QJsonObject&)>& pred, int timeoutMs) {
+    QElapsedTimer t;
+    t.start();
+    while (t.elapsed() < timeoutMs) {
+        p.waitForReadyRead(200);
+        seen += p.readAllStandardOutput();
+        for (const QByteArray& line : seen.split('\n')) {
+            const QJsonObject o = QJsonDocument::fromJson(line).object();
+            if (!o.isEmpty() && pred(o)) {
+                return true;
+            }
+        }
+        if (p.state() == QProcess::NotRunning) {
+            return false;
+        }
+    }
+    return false;
+}
+
+// Until the cell's ranks report the given iteration (the cell is then mid-run).
+inline bool waitForIteration(QProcess& run, const QString& cell, int iteration) {
+    QByteArray seen;
+    return waitForProgress(
+        run, seen,
+        [&](const QJsonObject& o) {
+            return o["cell"].toString() == cell && o["event"].toString() == "iteration" &&
+                   o["iter"].toInt() >= iteration;
+        },
+        90000);
+}
+
+inline QProcess* startRun(QObject* parent, const QStringList& args) {
+    auto* p = new QProcess(parent);
+    p->start(COMMPROF_BIN_DIR "/commprof",
+             QStringList{"run"} + args + QStringList{"--json-progress"});
+    return p;
+}
