@@ -16,6 +16,19 @@ inline QJsonObject readJsonFile(const QString& path) {
     return QJsonDocument::fromJson(f.readAll()).object();
 }
 
+// A results directory copied, to be altered by a test without touching the original.
+inline bool copyDir(const QString& from, const QString& to) {
+    QDir().mkpath(to);
+    for (const QFileInfo& fi :
+         QDir(from).entryInfoList(QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot)) {
+        const QString dest = QDir(to).filePath(fi.fileName());
+        if (fi.isDir() ? !copyDir(fi.filePath(), dest) : !QFile::copy(fi.filePath(), dest)) {
+            return false;
+        }
+    }
+    return true;
+}
+
 inline QString rankBinary() {
     return QString(COMMPROF_BIN_DIR "/commprof-rank");
 }

@@ -24,18 +24,6 @@ using namespace commprof;
 
 namespace {
 
-bool copyDir(const QString& from, const QString& to) {
-    QDir().mkpath(to);
-    for (const QFileInfo& fi :
-         QDir(from).entryInfoList(QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot)) {
-        const QString dest = QDir(to).filePath(fi.fileName());
-        if (fi.isDir() ? !copyDir(fi.filePath(), dest) : !QFile::copy(fi.filePath(), dest)) {
-            return false;
-        }
-    }
-    return true;
-}
-
 double medianOf(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
