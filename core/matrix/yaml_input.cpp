@@ -9,7 +9,7 @@ namespace {
 
 // Real matrices and profiles are a few kilobytes; yaml-cpp needs about 80 times the text in
 // memory, so this bounds a parse to about 250 MB and 4 s.
-constexpr qint64 kDefaultMaxYamlBytes = 2 * 1024 * 1024;
+constexpr qint64 kDefaultMaxYamlBytes = 2LL * 1024 * 1024;
 
 } // namespace
 
@@ -55,7 +55,7 @@ QString keyName(const QString& file, const YAML::Node& key, QSet<QString>& seen)
     if (!key.IsScalar()) {
         failAt(file, key, "key", "a key must be a plain name, not a list or a mapping");
     }
-    const QString name = QString::fromStdString(key.Scalar());
+    QString name = QString::fromStdString(key.Scalar());
     if (seen.contains(name)) {
         failAt(file, key, name, QString("'%1' is given twice in this mapping").arg(name));
     }

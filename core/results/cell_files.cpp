@@ -13,7 +13,7 @@ namespace commprof::results {
 namespace {
 
 // cell.json and manifest.json are a few kilobytes.
-constexpr qint64 kMaxRecordBytes = 16 * 1024 * 1024;
+constexpr qint64 kMaxRecordBytes = 16LL * 1024 * 1024;
 
 } // namespace
 

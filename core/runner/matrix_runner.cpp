@@ -18,6 +18,8 @@
 #include <QThread>
 #include <QTimer>
 
+#include <functional>
+
 namespace commprof::runner {
 namespace {
 
@@ -123,19 +125,18 @@ QString MatrixRunner::prepare() {
     if (options_.outDir.isEmpty()) {
         return "no results folder given";
     }
-    if (const QString e = files::makeDirs(options_.outDir); !e.isEmpty()) {
-        return e;
-    }
     const QDir out(options_.outDir);
-    if (const QString e = results::linkInFolder(options_.outDir); !e.isEmpty()) {
-        return e;
-    }
-    // Before anything is ended, moved or written: another run may own this folder.
-    if (const QString e = lock_.acquire(options_.outDir); !e.isEmpty()) {
-        return e;
-    }
-    if (const QString e = files::makeDirs(out.filePath("cells"), options_.outDir); !e.isEmpty()) {
-        return e;
+    const std::function<QString()> steps[] = {
+        [&] { return files::makeDirs(options_.outDir); },
+        [&] { return results::linkInFolder(options_.outDir); },
+        // Before anything is ended, moved or written: another run may own this folder.
+        [&] { return lock_.acquire(options_.outDir); },
+        [&] { return files::makeDirs(out.filePath("cells"), options_.outDir); },
+    };
+    for (const auto& step : steps) {
+        if (QString e = step(); !e.isEmpty()) {
+            return e;
+        }
     }
     // Ranks left by a launcher that was killed: end them before anything else starts.
     const int stale = endRecordedProcesses(out.filePath(".pids"));

@@ -17,7 +17,7 @@ namespace commprof::runner {
 namespace {
 
 constexpr qint64 kMaxPidFileBytes = 4096;
-constexpr qint64 kMaxEnvironBytes = 4 * 1024 * 1024;
+constexpr qint64 kMaxEnvironBytes = 4LL * 1024 * 1024;
 const char kRankBinary[] = "commprof-rank";
 
 QString executableOf(qint64 pid) {

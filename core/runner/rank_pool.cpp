@@ -20,7 +20,7 @@ namespace commprof::runner {
 namespace {
 
 constexpr qsizetype kTailBytes = 4000;
-constexpr qsizetype kMaxProgressLine = 1024 * 1024;
+constexpr qsizetype kMaxProgressLine = 1024LL * 1024;
 constexpr int kRendezvousExit = 3;
 constexpr int kCannotRunExit = 127; // as a shell reports a program it cannot run
 

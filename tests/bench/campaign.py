@@ -15,6 +15,7 @@ nothing but Python's standard library and the built binaries, and it is not part
 the pass/fail tests of each item live in tests/tst_*.cpp.
 """
 import argparse
+import contextlib
 import glob
 import json
 import os
@@ -37,19 +38,17 @@ from benchlib import free_port  # noqa: E402
 SOURCE = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 GIB = 1 << 30
 
-QUICK = """name: quick
-defaults: {iterations: 6, warmup: 1, batch_size: 8, timeout_s: 120}
-models: [{name: tiny, params: 2e5}]
-layers: [{name: gloo_cpu}]
-world_sizes: [1]
-"""
+
+def matrix_text(name, iterations, warmup, timeout_s, world_size):
+    """One cell of a 2e5-parameter MLP over gloo on the CPU."""
+    return ("name: %s\ndefaults: {iterations: %d, warmup: %d, batch_size: 8, timeout_s: %d}\n"
+            "models: [{name: tiny, params: 2e5}]\nlayers: [{name: gloo_cpu}]\n"
+            "world_sizes: [%d]\n" % (name, iterations, warmup, timeout_s, world_size))
+
+
+QUICK = matrix_text("quick", 6, 1, 120, 1)  # a ws1 cell of a second or two
 QUICK_CELL = "tiny_gloo_cpu_ws1_r0"
-LONG = """name: long
-defaults: {iterations: 400, warmup: 2, batch_size: 8, timeout_s: 300}
-models: [{name: tiny, params: 2e5}]
-layers: [{name: gloo_cpu}]
-world_sizes: [2]
-"""
+LONG = matrix_text("long", 400, 2, 300, 2)  # a ws2 cell that runs for a while
 LONG_CELL = "tiny_gloo_cpu_ws2_r0"
 FORMULA = '=HYPERLINK("http://example.com","x")'
 RESULTS_MATRIX = """name: abuse
@@ -94,7 +93,12 @@ class Result:
         return "exit %d: %s" % (self.code, self.text.strip().splitlines()[-1:] or "")
 
 
-def run(args, env=None, cwd=None, timeout=120, limit_as=None, stdin=None):
+# No case may take the machine's memory: every process runs under this address-space limit
+# (a build that reads /dev/zero to the end fails here with bad_alloc instead).
+DEFAULT_AS = 8 * GIB
+
+
+def run(args, env=None, cwd=None, timeout=120, limit_as=DEFAULT_AS, stdin=None):
     """Runs ARGS to completion (or kills its process group at the timeout), with its peak RSS."""
     def limits():
         if limit_as:
@@ -131,9 +135,10 @@ class Background:
     """A process whose stdout JSON lines are collected as they come."""
 
     def __init__(self, args, env=None, cwd=None):
-        self.p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                  stdin=subprocess.DEVNULL, env=dict(os.environ, **(env or {})),
-                                  cwd=cwd)
+        self.p = subprocess.Popen(
+            args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+            env=dict(os.environ, **(env or {})), cwd=cwd,
+            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (DEFAULT_AS, DEFAULT_AS)))
         self.events, self.err = [], []
         threading.Thread(target=self._read_out, daemon=True).start()
         threading.Thread(target=lambda: self.err.append(self.p.stderr.read()), daemon=True).start()
@@ -170,6 +175,23 @@ class Background:
     def stderr(self):
         time.sleep(0.1)
         return b"".join(self.err).decode(errors="replace")
+
+
+@contextlib.contextmanager
+def running(c, name, matrix=LONG, iteration=3):
+    """`commprof run` of MATRIX with its first cell (LONG_CELL) past ITERATION; what is still
+    running afterwards is stopped with SIGTERM."""
+    d = c.tmp(name)
+    out = d + "/r"
+    run_ = Background([c.commprof, "run", write(d + "/m.yaml", matrix), "--out", out,
+                       "--json-progress"])
+    try:
+        expect(run_.iteration(LONG_CELL, iteration), "the cell never ran")
+        yield d, out, run_
+    finally:
+        if run_.p.poll() is None:
+            run_.p.send_signal(signal.SIGTERM)
+            run_.finish(60)
 
 
 def write(path, text, mode="w"):
@@ -418,7 +440,7 @@ def big_matrix(path, size):
 @case(3, "a 50 MB matrix")
 def _(c):
     d = c.tmp("matrix_50mb")
-    r = c.cli("plan", big_matrix(d + "/big.yaml", 50 << 20), timeout=120, limit_as=8 * GIB)
+    r = c.cli("plan", big_matrix(d + "/big.yaml", 50 << 20), timeout=120)
     c.refused(r, text="COMMPROF_MAX_MATRIX_BYTES")
     expect(r.secs < 30 and r.rss_kb < 512 * 1024,
            "%.1f s, %d MB" % (r.secs, r.rss_kb // 1024))
@@ -432,14 +454,14 @@ def _(c):
                  "name: many\nrepeats: 1000\nmodels:\n%slayers: [{name: gloo_cpu}, {name: "
                  "gloo_cuda}, {name: nccl}]\nworld_sizes: [%s]\n"
                  % (models, ", ".join(str(i) for i in range(1, 1001))))
-    r = c.cli("plan", path, timeout=120, limit_as=8 * GIB)
+    r = c.cli("plan", path, timeout=120)
     c.refused(r, text="COMMPROF_MAX_CELLS")
     expect(r.secs < 30 and r.rss_kb < 512 * 1024, "%.1f s, %d MB" % (r.secs, r.rss_kb // 1024))
 
 
 @case(3, "the matrix is /dev/zero")
 def _(c):
-    c.refused(c.cli("plan", "/dev/zero", timeout=60, limit_as=8 * GIB), text="not a regular file")
+    c.refused(c.cli("plan", "/dev/zero", timeout=60), text="not a regular file")
 
 
 @case(3, "the matrix is a FIFO")
@@ -503,7 +525,7 @@ def _(c):
     d = c.results_copy("rank_zero_cal")
     os.remove(d + "/cells/%s/rank1.json" % TINY2)
     os.symlink("/dev/zero", d + "/cells/%s/rank1.json" % TINY2)
-    r = c.cli("calibrate", d, "--json", timeout=60, limit_as=8 * GIB)
+    r = c.cli("calibrate", d, "--json", timeout=60)
     expect(r.code in (0, 1) and not r.timed_out, r.describe())
 
 
@@ -521,7 +543,7 @@ def _(c):
     d = c.results_copy("trace_zero")
     os.remove(d + "/cells/%s/trace_rank0.json.gz" % TINY2)
     os.symlink("/dev/zero", d + "/cells/%s/trace_rank0.json.gz" % TINY2)
-    r = c.cli("cells", d, "--json", timeout=60, limit_as=8 * GIB)
+    r = c.cli("cells", d, "--json", timeout=60)
     expect(r.code == 0, r.describe())
     cell = {x["id"]: x for x in json.loads(r.out)["cells"]}[TINY2]
     expect(cell["status"] == "incomplete", json.dumps(cell["reasons"]))
@@ -652,16 +674,8 @@ def _(c):
 
 @case(4, "runner: every rank gets its cell's token and the run id")
 def _(c):
-    d = c.tmp("token")
-    out = d + "/r"
-    run_ = Background([c.commprof, "run", write(d + "/m.yaml", LONG), "--out", out,
-                       "--json-progress"])
-    try:
-        expect(run_.iteration(LONG_CELL, 2), "the cell never ran")
+    with running(c, "token", iteration=2) as (d, out, run_):
         envs = [environ(pid) for pid, _ in pid_records(out)]
-    finally:
-        run_.p.send_signal(signal.SIGINT)
-        run_.finish(60)
     tokens = {e.get("COMMPROF_STORE_TOKEN", "") for e in envs}
     ids = {e.get("COMMPROF_RUN_ID", "") for e in envs}
     token = next(iter(tokens))
@@ -696,14 +710,10 @@ def _(c):
 for _sig in (signal.SIGINT, signal.SIGTERM):
     @case(5, "%s mid-run" % _sig.name)
     def _(c, sig=_sig):
-        d = c.tmp("signal")
-        out = d + "/r"
-        run_ = Background([c.commprof, "run", write(d + "/m.yaml", LONG), "--out", out,
-                           "--json-progress"])
-        expect(run_.iteration(LONG_CELL, 3), "the cell never ran")
-        ranks = pid_records(out)
-        run_.p.send_signal(sig)
-        code = run_.finish(60)
+        with running(c, "signal") as (d, out, run_):
+            ranks = pid_records(out)
+            run_.p.send_signal(sig)
+            code = run_.finish(60)
         time.sleep(0.5)
         expect(code == 1, "exit %s" % code)
         expect(not any(alive(r) for r in ranks), "ranks left running")
@@ -828,31 +838,19 @@ def _(c):
 for _extra in ([], ["--resume"]):
     @case(8, "a second run on a folder in use" + (" with --resume" if _extra else ""))
     def _(c, extra=_extra):
-        d = c.tmp("second")
-        out = d + "/r"
-        m = write(d + "/m.yaml", LONG)
-        first = Background([c.commprof, "run", m, "--out", out, "--json-progress"])
-        try:
-            expect(first.iteration(LONG_CELL, 3), "the first run never ran")
+        with running(c, "second") as (d, out, first):
             ranks = pid_records(out)
-            r = c.cli("run", m, "--out", out, *extra, timeout=60)
+            r = c.cli("run", d + "/m.yaml", "--out", out, *extra, timeout=60)
             expect(all(alive(x) for x in ranks), "the first run's ranks were ended")
             expect(not os.path.exists(out + "/.aside"), "the first run's cell was moved aside")
             c.refused(r, text="pid %d" % first.p.pid)
-        finally:
-            first.p.send_signal(signal.SIGTERM)
-            first.finish(60)
 
 
 @case(8, "the folder of a run killed with SIGKILL is free again")
 def _(c):
-    d = c.tmp("killed_lock")
-    out = d + "/r"
-    first = Background([c.commprof, "run", write(d + "/m.yaml", LONG), "--out", out,
-                        "--json-progress"])
-    expect(first.iteration(LONG_CELL, 2), "the first run never ran")
-    first.p.kill()
-    first.finish(10)
+    with running(c, "killed_lock", iteration=2) as (d, out, first):
+        first.p.kill()
+        first.finish(10)
     r = c.cli("run", write(d + "/q.yaml", QUICK), "--out", out, timeout=120)
     expect(r.code == 0, r.describe())
 
@@ -1103,29 +1101,21 @@ def _(c):
 
 @case(0, "a rank killed mid-cell: the cell fails, the run goes on")
 def _(c):
-    d = c.tmp("kill_rank")
-    out = d + "/r"
-    run_ = Background([c.commprof, "run", write(d + "/m.yaml", LONG.replace(
-        "world_sizes: [2]", "world_sizes: [2, 1]")), "--out", out, "--json-progress"])
-    expect(run_.iteration(LONG_CELL, 3), "the cell never ran")
-    victim = max(pid_records(out))
-    os.kill(victim[0], signal.SIGKILL)
-    code = run_.finish(300)
+    with running(c, "kill_rank", LONG.replace("world_sizes: [2]", "world_sizes: [2, 1]")) \
+            as (d, out, run_):
+        os.kill(max(pid_records(out))[0], signal.SIGKILL)
+        code = run_.finish(300)
     expect(code == 1, "exit %s" % code)
     expect(os.path.exists(out + "/cells/%s/manifest.json" % QUICK_CELL), "the run did not go on")
 
 
 @case(0, "the runner killed, then --resume")
 def _(c):
-    d = c.tmp("kill_runner")
-    out = d + "/r"
-    m = write(d + "/m.yaml", LONG)
-    run_ = Background([c.commprof, "run", m, "--out", out, "--json-progress"])
-    expect(run_.iteration(LONG_CELL, 3), "the cell never ran")
-    orphans = pid_records(out)
-    run_.p.kill()
-    run_.finish(10)
-    resumed = c.cli("run", m, "--out", out, "--resume", timeout=600)
+    with running(c, "kill_runner") as (d, out, run_):
+        orphans = pid_records(out)
+        run_.p.kill()
+        run_.finish(10)
+    resumed = c.cli("run", d + "/m.yaml", "--out", out, "--resume", timeout=600)
     expect(resumed.code == 0, resumed.describe())
     expect(not any(alive(o) for o in orphans), "orphan ranks left")
     expect(len(os.listdir(out + "/.aside")) == 1, "the interrupted attempt was not moved aside")
@@ -1133,14 +1123,11 @@ def _(c):
 
 @case(0, "a rank stopped with SIGSTOP: the deadline ends the cell")
 def _(c):
-    d = c.tmp("sigstop")
-    out = d + "/r"
-    run_ = Background([c.commprof, "run", write(d + "/m.yaml", LONG.replace(
-        "timeout_s: 300", "timeout_s: 15")), "--out", out, "--json-progress"])
-    expect(run_.iteration(LONG_CELL, 2), "the cell never ran")
-    for pid, _ in pid_records(out):
-        os.kill(pid, signal.SIGSTOP)
-    code = run_.finish(60)
+    with running(c, "sigstop", LONG.replace("timeout_s: 300", "timeout_s: 15"), 2) \
+            as (d, out, run_):
+        for pid, _ in pid_records(out):
+            os.kill(pid, signal.SIGSTOP)
+        code = run_.finish(60)
     expect(code == 1, "exit %s" % code)
 
 
@@ -1188,19 +1175,11 @@ for _path in sorted(glob.glob(os.path.join(SOURCE, "tests/data/bad_matrices/[01]
 
 @case(0, "the store listens on loopback only")
 def _(c):
-    d = c.tmp("loopback")
-    out = d + "/r"
-    run_ = Background([c.commprof, "run", write(d + "/m.yaml", LONG), "--out", out,
-                       "--json-progress"])
-    try:
-        expect(run_.iteration(LONG_CELL, 1), "the cell never ran")
+    with running(c, "loopback", iteration=1) as (d, out, run_):
         port = int(environ(pid_records(out)[0][0]).get("MASTER_PORT", "0"))
         listeners = [line.split()[1] for line in open("/proc/net/tcp").readlines()[1:]
                      if line.split()[3] == "0A" and int(line.split()[1].split(":")[1], 16) == port]
         expect(listeners == ["0100007F:%04X" % port], "listening on %s" % listeners)
-    finally:
-        run_.p.send_signal(signal.SIGINT)
-        run_.finish(60)
 
 
 @case(0, "shell syntax in a model name is never executed")
