@@ -422,9 +422,10 @@ Matrix parseRoot(const Ctx& c, const YAML::Node& root) {
         if (b["reserve_gib"]) {
             m.budget.reserveGib = number(c, b["reserve_gib"], "reserve_gib");
             if (m.budget.reserveGib < 0 || m.budget.reserveGib > kMaxGib) {
-                c.fail(
-                    b["reserve_gib"], "reserve_gib",
-                    QString("must be from 0 to %1, got %2").arg(kMaxGib, 0, 'g', 12).arg(m.budget.reserveGib));
+                c.fail(b["reserve_gib"], "reserve_gib",
+                       QString("must be from 0 to %1, got %2")
+                           .arg(kMaxGib, 0, 'g', 12)
+                           .arg(m.budget.reserveGib));
             }
         }
     }

@@ -510,42 +510,37 @@ def _(c):
     expect("bad_alloc" not in r.text, r.text.strip())
 
 
+def planted_in_cell(c, name, file, plant):
+    """A copy of the reference results with TINY2's FILE replaced by what PLANT makes there."""
+    d = c.results_copy(name)
+    path = d + "/cells/%s/%s" % (TINY2, file)
+    os.remove(path)
+    plant(path)
+    return d
+
+
+def zero(path):
+    os.symlink("/dev/zero", path)
+
+
 @case(3, "rank1.json is a link to /dev/zero: cells")
 def _(c):
-    d = c.results_copy("rank_zero")
-    os.remove(d + "/cells/%s/rank1.json" % TINY2)
-    os.symlink("/dev/zero", d + "/cells/%s/rank1.json" % TINY2)
-    cell = c.cells(d)[TINY2]
+    cell = c.cells(planted_in_cell(c, "rank_zero", "rank1.json", zero))[TINY2]
     expect(cell["status"] == "incomplete" and "symbolic link" in " ".join(cell["reasons"]),
            json.dumps(cell["reasons"]))
 
 
-@case(3, "rank1.json is a link to /dev/zero: calibrate")
-def _(c):
-    d = c.results_copy("rank_zero_cal")
-    os.remove(d + "/cells/%s/rank1.json" % TINY2)
-    os.symlink("/dev/zero", d + "/cells/%s/rank1.json" % TINY2)
-    r = c.cli("calibrate", d, "--json", timeout=60)
-    expect(r.code in (0, 1) and not r.timed_out, r.describe())
-
-
-@case(3, "rank1.json is a FIFO: calibrate")
-def _(c):
-    d = c.results_copy("rank_fifo")
-    os.remove(d + "/cells/%s/rank1.json" % TINY2)
-    os.mkfifo(d + "/cells/%s/rank1.json" % TINY2)
-    r = c.cli("calibrate", d, "--json", timeout=60)
-    expect(r.code in (0, 1) and not r.timed_out, r.describe())
+for _label, _plant in (("a link to /dev/zero", zero), ("a FIFO", os.mkfifo)):
+    @case(3, "rank1.json is %s: calibrate" % _label)
+    def _(c, plant=_plant):
+        r = c.cli("calibrate", planted_in_cell(c, "rank_cal", "rank1.json", plant), "--json",
+                  timeout=60)
+        expect(r.code in (0, 1) and not r.timed_out, r.describe())
 
 
 @case(3, "trace_rank0.json.gz is a link to /dev/zero: cells")
 def _(c):
-    d = c.results_copy("trace_zero")
-    os.remove(d + "/cells/%s/trace_rank0.json.gz" % TINY2)
-    os.symlink("/dev/zero", d + "/cells/%s/trace_rank0.json.gz" % TINY2)
-    r = c.cli("cells", d, "--json", timeout=60)
-    expect(r.code == 0, r.describe())
-    cell = {x["id"]: x for x in json.loads(r.out)["cells"]}[TINY2]
+    cell = c.cells(planted_in_cell(c, "trace_zero", "trace_rank0.json.gz", zero))[TINY2]
     expect(cell["status"] == "incomplete", json.dumps(cell["reasons"]))
 
 
