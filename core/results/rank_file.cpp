@@ -77,18 +77,23 @@ public:
         return true;
     }
 
-    QJsonArray array(const QJsonObject& o, const QString& field) {
+    // Calls each(element, "field[i].") for every element of the array at `field` (missing:
+    // none), stopping at the first problem; an element that is not an object is one.
+    template <typename Each>
+    void eachObject(const QJsonObject& o, const QString& field, Each each) {
         const QJsonValue v = o.value(field);
         if (problem_.isEmpty() && !v.isUndefined() && !v.isArray()) {
             fail(field, "expected an array, found " + kindOf(v));
         }
-        return v.toArray();
-    }
-
-    bool object(const QJsonValue& v, const QString& where) {
-        return !problem_.isEmpty() ? false
-               : v.isObject()      ? true
-                                   : fail(where, "expected an object, found " + kindOf(v));
+        const QJsonArray array = v.toArray();
+        for (qsizetype i = 0; i < array.size() && problem_.isEmpty(); ++i) {
+            const QString where = QString("%1[%2].").arg(field).arg(i);
+            if (!array[i].isObject()) {
+                fail(where.chopped(1), "expected an object, found " + kindOf(array[i]));
+                return;
+            }
+            each(array[i].toObject(), where);
+        }
     }
 
     bool fail(const QString& field, const QString& message) {
@@ -119,13 +124,7 @@ QString check(const QJsonObject& doc, const QString& name) {
         c.nonNegative(doc, field, {});
     }
     QSet<qint64> iterations;
-    const QJsonArray its = c.array(doc, "iterations");
-    for (qsizetype i = 0; i < its.size() && c.problem().isEmpty(); ++i) {
-        const QString where = QString("iterations[%1].").arg(i);
-        if (!c.object(its[i], where.chopped(1))) {
-            break;
-        }
-        const QJsonObject it = its[i].toObject();
+    c.eachObject(doc, "iterations", [&](const QJsonObject& it, const QString& where) {
         qint64 iter = 0;
         if (c.integer(it, "iter", where, 0, kMaxIteration, &iter) && iterations.contains(iter)) {
             c.fail(where + "iter", QString("iteration %1 is listed twice").arg(iter));
@@ -134,15 +133,9 @@ QString check(const QJsonObject& doc, const QString& name) {
         for (const char* t : {"forward_ms", "backward_ms", "optimizer_ms", "step_ms"}) {
             c.nonNegative(it, t, where);
         }
-    }
+    });
     QSet<QPair<qint64, qint64>> buckets;
-    const QJsonArray bs = c.array(doc, "buckets");
-    for (qsizetype i = 0; i < bs.size() && c.problem().isEmpty(); ++i) {
-        const QString where = QString("buckets[%1].").arg(i);
-        if (!c.object(bs[i], where.chopped(1))) {
-            break;
-        }
-        const QJsonObject b = bs[i].toObject();
+    c.eachObject(doc, "buckets", [&](const QJsonObject& b, const QString& where) {
         qint64 iter = 0;
         qint64 index = 0;
         c.integer(b, "iter", where, 0, kMaxIteration, &iter);
@@ -155,7 +148,7 @@ QString check(const QJsonObject& doc, const QString& name) {
         for (const char* n : {"bytes", "nparams", "start_ns", "end_ns"}) {
             c.integer(b, n, where, 0, std::numeric_limits<qint64>::max() / 2);
         }
-    }
+    });
     return c.problem();
 }
 
