@@ -2,6 +2,8 @@
 
 #include <ATen/core/grad_mode.h>
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <stdexcept>
 #include <type_traits>
@@ -87,6 +89,11 @@ std::string ncclVersionString() {
 #else
     return "";
 #endif
+}
+
+bool libtorchHasKineto() {
+    // Kineto linked into libtorch exports its entry point, libkineto::api().
+    return ::dlsym(RTLD_DEFAULT, "_ZN9libkineto3apiEv") != nullptr;
 }
 
 BucketAssignment assignBuckets(const std::vector<at::Tensor>& params, std::size_t firstCapBytes,

@@ -43,6 +43,10 @@ ProcessGroupPtr makeNcclGroup(const c10::intrusive_ptr<c10d::Store>& store, int 
 
 std::string ncclVersionString();
 
+// Whether the libtorch this process runs was built with Kineto (torch.profiler's engine). Its
+// USE_KINETO is a flag of libtorch's own build, invisible to code that includes its headers.
+bool libtorchHasKineto();
+
 // A store of our own. Recent PyTorch (2.7 on) makes Store::clone() pure virtual; declared here
 // without `override` it overrides that one where it exists and is merely ours elsewhere.
 class CompatStore : public c10d::Store {
