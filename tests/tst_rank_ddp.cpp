@@ -230,12 +230,7 @@ private slots:
         const int port = RankPool::freeLoopbackPort();
         QTemporaryDir dir;
         QProcess p;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert("RANK", "0");
-        env.insert("WORLD_SIZE", "2");
-        env.insert("MASTER_ADDR", "127.0.0.1");
-        env.insert("MASTER_PORT", QString::number(port));
-        p.setProcessEnvironment(env);
+        p.setProcessEnvironment(rankEnvironment(0, 2, port));
         p.start(rankBinary(), {"--out", dir.path(), "--rendezvous-timeout-s", "10"});
         QVERIFY(p.waitForStarted());
         // /proc/net/tcp{,6} list listening sockets (state 0A) as hex address:port.
@@ -391,12 +386,7 @@ private slots:
         QList<QProcess*> procs;
         for (int r = 0; r < 2; ++r) {
             auto* p = new QProcess(this);
-            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-            env.insert("RANK", QString::number(r));
-            env.insert("WORLD_SIZE", "2");
-            env.insert("MASTER_ADDR", "127.0.0.1");
-            env.insert("MASTER_PORT", QString::number(port));
-            p->setProcessEnvironment(env);
+            p->setProcessEnvironment(rankEnvironment(r, 2, port));
             p->start(rankBinary(),
                      smallModel(100000, 1) +
                          QStringList{"--out", dir.path(), "--collective-timeout-s", "20"});
@@ -492,11 +482,7 @@ private slots:
     void missingPeerTimesOut() {
         QTemporaryDir dir;
         QProcess p;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert("RANK", "0");
-        env.insert("WORLD_SIZE", "2");
-        env.insert("MASTER_PORT", QString::number(RankPool::freeLoopbackPort()));
-        p.setProcessEnvironment(env);
+        p.setProcessEnvironment(rankEnvironment(0, 2, RankPool::freeLoopbackPort()));
         QElapsedTimer t;
         t.start();
         p.start(rankBinary(), {"--out", dir.path(), "--rendezvous-timeout-s", "3"});
