@@ -90,8 +90,10 @@ make_root() {
   rm -rf "$partial"
   mkdir -p "$CACHE"
   say "making a $SUITE root from $MIRROR in $ROOTFS"
-  mmdebstrap --variant=apt --quiet "$SUITE" "$partial" "$MIRROR" >&2 ||
+  if ! mmdebstrap --variant=apt --quiet "$SUITE" "$partial" "$MIRROR" >&2; then
+    rm -rf "$partial"
     die "mmdebstrap could not make a $SUITE root from $MIRROR: is the mirror reachable?"
+  fi
   mv "$partial" "$ROOTFS"
 }
 
