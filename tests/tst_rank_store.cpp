@@ -93,7 +93,7 @@ public:
                 const quint32 n = quint32(quint8(in[0])) | quint32(quint8(in[1])) << 8 |
                                   quint32(quint8(in[2])) << 16 | quint32(quint8(in[3])) << 24;
                 if (quint32(in.size()) - 4 >= n) {
-                    const QByteArray body = in.mid(4, int(n));
+                    QByteArray body = in.mid(4, int(n));
                     in.remove(0, int(n) + 4);
                     return body;
                 }
@@ -258,8 +258,8 @@ QList<Abuse> abuses() {
          "closed"},
         {"length 0", u32(0), "closed"},
         {"key count beyond the body", framed("w" + u32(10) + u32(0xFFFFFFFFu)), "closed"},
-        {"key count beyond the limit", framed("c" + u32(70000) + QByteArray(70000 * 4, '\0')),
-         "closed"},
+        {"key count beyond the limit",
+         framed("c" + u32(70000) + QByteArray(qsizetype{70000} * 4, '\0')), "closed"},
         {"value over 16 MiB", setRequest("big", QByteArray((16 << 20) + 16, 'v')), "closed"},
         {"key over 4 KiB", setRequest(QByteArray(5000, 'k'), "v"), "closed"},
         {"bytes after the request", framed("n" + QByteArray("junk")), "closed"},
@@ -403,7 +403,7 @@ private slots:
         QVERIFY(abuser->closedWithoutReply(10000));
         const qint64 peak = procStatus(pid, "VmHWM");
         QVERIFY2(
-            peak - rssBefore < 64 * 1024,
+            peak - rssBefore < qint64{64} * 1024,
             qPrintable(
                 QString("rank 0 grew from %1 kB to a peak of %2 kB").arg(rssBefore).arg(peak)));
         const QString problems = cell.completeWithRank1();
@@ -481,6 +481,7 @@ private slots:
         const qint64 threadsBefore = procStatus(pid, "Threads");
         const qint64 fdsBefore = openFiles(pid);
         std::vector<std::unique_ptr<RawClient>> flood;
+        flood.reserve(2000);
         for (int i = 0; i < 2000; ++i) {
             flood.push_back(std::make_unique<RawClient>(cell.port()));
         }

@@ -121,7 +121,7 @@ std::unique_ptr<c10d::Reducer> makeReducer(const std::vector<at::Tensor>& params
 void syncParamsFromRank0(const ProcessGroupPtr& pg, std::vector<at::Tensor>& params) {
     at::NoGradGuard noGrad; // the broadcast writes into leaf tensors
     c10d::verify_params_across_processes(pg, params, {});
-    c10d::broadcast_coalesced(pg, params, 250 * 1024 * 1024, 0);
+    c10d::broadcast_coalesced(pg, params, std::size_t{250} << 20, 0); // Python DDP's size
 }
 
 } // namespace commprof::rank

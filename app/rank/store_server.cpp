@@ -29,7 +29,7 @@ using store::ProtocolError;
 // A client that has connected but not yet said hello; a rank says it at once.
 constexpr std::size_t kMaxPendingHellos = 32;
 constexpr auto kHelloTimeout = std::chrono::seconds(5);
-constexpr std::size_t kReadChunk = 64 * 1024;
+constexpr std::size_t kReadChunk = std::size_t{64} * 1024;
 // Accepting fails when the process is out of descriptors: stop listening for a moment rather
 // than spin on a socket that stays readable.
 constexpr auto kListenBackoff = std::chrono::milliseconds(100);
