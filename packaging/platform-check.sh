@@ -28,7 +28,7 @@ case "$RELEASE" in
 esac
 shift $(($# >= 2 ? 2 : $#))
 if [ "$(id -u)" -ne 0 ]; then
-  exec sudo --preserve-env=COMMPROF_CACHE,COMMPROF_MIRROR,COMMPROF_JOBS bash "$0" "$RELEASE" "$ACTION" "$@"
+  exec sudo --preserve-env=COMMPROF_CACHE,COMMPROF_MIRROR,COMMPROF_JOBS,CCACHE_DISABLE bash "$0" "$RELEASE" "$ACTION" "$@"
 fi
 
 CACHE=${COMMPROF_CACHE:-$HOME/.cache/commprof}/$RELEASE
@@ -76,7 +76,7 @@ in_root() {
     TERM="${TERM:-dumb}" DEBIAN_FRONTEND=noninteractive CCACHE_DIR=/ccache \
     CCACHE_MAXSIZE="${CCACHE_SIZE:-10G}" \
     CCACHE_SLOPPINESS=include_file_ctime,include_file_mtime,pch_defines,time_macros \
-    COMMPROF_JOBS="$JOBS" "$@"
+    ${CCACHE_DISABLE:+CCACHE_DISABLE=$CCACHE_DISABLE} COMMPROF_JOBS="$JOBS" "$@"
 }
 
 make_root() {
