@@ -138,7 +138,8 @@ std::string usageText() {
            "       commprof-rank --version [--json]\n"
            "Rendezvous from RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT, LOCAL_RANK (or "
            "SLURM_PROCID,\n"
-           "SLURM_NTASKS, SLURM_LOCALID).\n";
+           "SLURM_NTASKS, SLURM_LOCALID); rank 0's store admits only clients that present\n"
+           "COMMPROF_STORE_TOKEN when it is set.\n";
 }
 
 RankOptions parseOptions(int argc, char** argv) {
@@ -316,6 +317,7 @@ RankOptions parseOptions(int argc, char** argv) {
     if (const auto p = env("MASTER_PORT"); !p.empty()) {
         o.masterPort = toInt("MASTER_PORT", p);
     }
+    o.storeToken = env("COMMPROF_STORE_TOKEN");
     if (o.worldSize < 1 || o.rank < 0 || o.rank >= o.worldSize) {
         throw UsageError("RANK " + std::to_string(o.rank) + " is outside WORLD_SIZE " +
                          std::to_string(o.worldSize));

@@ -68,6 +68,7 @@ struct RankOptions {
     int localRank = 0;
     std::string masterAddr = "127.0.0.1";
     int masterPort = 29500;
+    std::string storeToken; // COMMPROF_STORE_TOKEN: what a store client presents first
 };
 
 // "mlp50m" -> (mlp, 5e7), "transformer400m" -> (transformer, 4e8); nullopt for other names.
