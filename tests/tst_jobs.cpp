@@ -131,6 +131,47 @@ private slots:
         }
     }
 
+    void stepsRunOnePerTurnAndStopWhenCancelled() {
+        jobs::JobTracker tracker;
+        QList<int> ran;
+        bool done = false;
+        QSignalSpy progress(&tracker, &jobs::JobTracker::progressed);
+        tracker.startSteps(
+            "figures", 3, [&](int i) { ran << i; }, [&] { done = true; });
+        QVERIFY(ran.isEmpty()); // nothing runs inside the call: the caller's slot returns first
+        QTRY_VERIFY(done);
+        QCOMPARE(ran, (QList<int>{0, 1, 2}));
+        QCOMPARE(progress.count(), 3);
+
+        ran.clear();
+        done = false;
+        tracker.startSteps(
+            "figures", 100,
+            [&](int i) {
+                ran << i;
+                if (i == 1) {
+                    tracker.cancel();
+                }
+            },
+            [&] { done = true; });
+        QTest::qWait(200);
+        QCOMPARE(ran, (QList<int>{0, 1}));
+        QVERIFY(!done);
+        QVERIFY(!tracker.running());
+
+        QString failure;
+        tracker.startSteps(
+            "figures", 3,
+            [&](int i) {
+                if (i == 1) {
+                    throw std::runtime_error("cannot write fig.pdf");
+                }
+            },
+            [&] { done = true; }, [&](const QString& m) { failure = m; });
+        QTRY_COMPARE(failure, QString("cannot write fig.pdf"));
+        QVERIFY(!done);
+    }
+
     void aTrackerThatIsGoneIsNeverCalledBack() {
         bool delivered = false;
         std::atomic<bool> started{false};

@@ -68,6 +68,65 @@ quint64 JobTracker::begin(const QString& label) {
     return generation;
 }
 
+struct JobTracker::Steps {
+    quint64 generation = 0;
+    int count = 0;
+    std::function<void(int)> step;
+    std::function<void()> done;
+    std::function<void(const QString&)> failed;
+};
+
+quint64 JobTracker::startSteps(const QString& label, int count, std::function<void(int)> step,
+                               std::function<void()> done,
+                               std::function<void(const QString&)> failed) {
+    auto steps = std::make_shared<Steps>();
+    steps->generation = begin(label);
+    steps->count = count;
+    steps->step = std::move(step);
+    steps->done = std::move(done);
+    steps->failed = std::move(failed);
+    QMetaObject::invokeMethod(
+        this, [this, steps] { runStep(steps, 0); }, Qt::QueuedConnection);
+    return steps->generation;
+}
+
+void JobTracker::runStep(const std::shared_ptr<Steps>& steps, int index) {
+    if (shared_->current.load() != steps->generation) {
+        return; // cancelled, or a newer job took over
+    }
+    QString error;
+    try {
+        if (index < steps->count) {
+            steps->step(index);
+            emit progressed(index + 1, steps->count, {});
+        }
+        if (index + 1 < steps->count) {
+            QMetaObject::invokeMethod(
+                this, [this, steps, index] { runStep(steps, index + 1); }, Qt::QueuedConnection);
+            return;
+        }
+    } catch (const std::exception& e) {
+        error = QString::fromUtf8(e.what());
+    } catch (...) {
+        error = "unknown error";
+    }
+    running_ = false;
+    if (error.isEmpty() && steps->done) {
+        try {
+            steps->done(); // may start this tracker's next job
+        } catch (const std::exception& e) {
+            error = QString::fromUtf8(e.what());
+        }
+    }
+    if (!error.isEmpty()) {
+        if (steps->failed) {
+            steps->failed(error);
+        }
+        emit failedWith(label_, error);
+    }
+    finishIfCurrent(steps->generation);
+}
+
 void JobTracker::cancel() {
     ++shared_->current;
     if (running_) {

@@ -96,6 +96,13 @@ public:
         return generation;
     }
 
+    // Work that must run on the GUI thread (drawing with widgets), cut into steps: one step
+    // per turn of the event loop, so the window stays live, with progress after each and the
+    // same generation rule (a newer job or cancel() stops the rest). step(i) may throw; then
+    // failed(message) is called and no later step runs.
+    quint64 startSteps(const QString& label, int count, std::function<void(int)> step,
+                       std::function<void()> done, std::function<void(const QString&)> failed = {});
+
     // Makes the running job stale: its result will be dropped. Emits finished() at once.
     void cancel();
     bool running() const { return running_; }
@@ -116,6 +123,8 @@ private:
     // tracker idle. Safe to call from any thread, also after the tracker is gone.
     static void deliver(const JobContext& context, std::function<void(JobTracker&)> fn);
     void finishIfCurrent(quint64 generation);
+    struct Steps;
+    void runStep(const std::shared_ptr<Steps>& steps, int index);
 
     std::shared_ptr<detail::Shared> shared_ = std::make_shared<detail::Shared>();
     bool running_ = false;
