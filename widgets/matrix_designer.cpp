@@ -337,6 +337,9 @@ void MatrixDesigner::applyPlan(const Planned& planned) {
     if (!planned.plan) {
         // Keep the last good plan on screen; mark where the text is wrong.
         showError(planned.errorLine, planned.errorColumn, planned.error, revealNextError_);
+        if (revealNextError_) {
+            emit loadedWithError(planned.error);
+        }
         revealNextError_ = false;
         return;
     }

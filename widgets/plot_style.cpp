@@ -111,8 +111,8 @@ void fitAxis(QCPAxis* axis, const QVector<double>& values, bool fromZero, bool a
         ticker->setLogBase(10);
         ticker->setSubTickCount(8);
         axis->setTicker(ticker);
-        axis->setNumberFormat("gb");
-        axis->setNumberPrecision(3);
+        axis->setNumberFormat("g");
+        axis->setNumberPrecision(4);
         const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
         const double decades = std::max(0.3, std::log10(*hi / *lo));
         axis->setRange(std::pow(10.0, std::log10(*lo) - 0.08 * decades),
@@ -121,7 +121,7 @@ void fitAxis(QCPAxis* axis, const QVector<double>& values, bool fromZero, bool a
     }
     axis->setScaleType(QCPAxis::stLinear);
     axis->setTicker(QSharedPointer<QCPAxisTicker>::create());
-    axis->setNumberFormat("gb");
+    axis->setNumberFormat("g");
     if (values.isEmpty()) {
         axis->setRange(0, 1);
         return;
@@ -159,7 +159,7 @@ void resetFigure(QCustomPlot& plot, const QString& title, const QString& x, cons
     plot.clearPlottables();
     plot.clearItems();
     plot.plotLayout()->clear();
-    auto* heading = new QCPTextElement(&plot, title, style.font(1.0, true));
+    auto* heading = new QCPTextElement(&plot, title, style.font(style.titleDeltaPt, true));
     heading->setMargins(QMargins(2, 2, 2, 0));
     plot.plotLayout()->addElement(0, 0, heading);
     auto* rect = new QCPAxisRect(&plot);
@@ -170,7 +170,7 @@ void resetFigure(QCustomPlot& plot, const QString& title, const QString& x, cons
     plot.xAxis2 = rect->axis(QCPAxis::atTop);
     plot.yAxis2 = rect->axis(QCPAxis::atRight);
     for (QCPAxis* a : {plot.xAxis, plot.yAxis}) {
-        a->setTickLabelFont(style.font(-0.5));
+        a->setTickLabelFont(style.font());
         a->setLabelFont(style.font());
         a->setLabelPadding(2);
     }
@@ -180,7 +180,7 @@ void resetFigure(QCustomPlot& plot, const QString& title, const QString& x, cons
     rect->insetLayout()->addElement(plot.legend, Qt::AlignTop | Qt::AlignRight);
     plot.legend->setLayer("legend");
     plot.legend->setVisible(true);
-    plot.legend->setFont(style.font(-0.5));
+    plot.legend->setFont(style.font());
     plot.legend->setIconSize(20, 14);
     plot.legend->setRowSpacing(1);
     plot.legend->setBrush(QColor(255, 255, 255, 235));

@@ -18,6 +18,7 @@ namespace commprof::widgets {
 // Text sizes of a figure. The screen uses the application's font; a paper uses 8-9 pt.
 struct FigureStyle {
     double fontPt = 9.0;
+    double titleDeltaPt = 1.0; // a paper keeps every text within its 8-9 pt
     QFont font(double delta = 0.0, bool bold = false) const;
 };
 

@@ -87,6 +87,7 @@ QStringList writeFigure(const FigureSpec& figure, const report::ReportData& data
     plot.resize(w, h);
     FigureStyle style;
     style.fontPt = options.fontPt;
+    style.titleDeltaPt = 0.0;
     figure.draw(plot, data, style);
     placeLegend(plot);
 

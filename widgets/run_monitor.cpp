@@ -1,6 +1,7 @@
 #include "run_monitor.h"
 
 #include "flagged_row_delegate.h"
+#include "jobs/release.h"
 #include "models/run_state_model.h"
 #include "plot_style.h"
 
@@ -135,7 +136,7 @@ RunMonitor::~RunMonitor() {
 }
 
 void RunMonitor::setPlan(std::shared_ptr<const feasibility::Plan> plan) {
-    plan_ = std::move(plan);
+    jobs::releaseInBackground(std::exchange(plan_, std::move(plan)));
     planShown_ = false;
     // A 100k-cell plan is listed only when someone looks, and never under a running run.
     if (!runner_ && isVisible()) {

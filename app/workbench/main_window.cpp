@@ -123,6 +123,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(designer_, &widgets::MatrixDesigner::modificationChanged, this,
             &MainWindow::updateTitle);
     connect(designer_, &widgets::MatrixDesigner::fileNameChanged, this, &MainWindow::updateTitle);
+    connect(designer_, &widgets::MatrixDesigner::loadedWithError, this, [this](const QString& m) {
+        messages_->warning("The matrix has an error", m + "\nThe designer marks it (F8 goes there).");
+    });
     connect(designer_, &widgets::MatrixDesigner::planFailed, this,
             [this](const QString& m) { reportError("The matrix could not be planned", m); });
     connect(monitor_, &widgets::RunMonitor::outputChangeRequested, this,
@@ -152,7 +155,7 @@ void MainWindow::buildMenus() {
     });
     recentMenu_ = file->addMenu("Open &recent results");
     rebuildRecentMenu();
-    file->addAction("Re&load results", QKeySequence::Refresh, this, &MainWindow::reloadResults);
+    file->addAction("Re&load results", QKeySequence(Qt::CTRL | Qt::Key_R), this, &MainWindow::reloadResults);
     file->addSeparator();
     file->addAction("Open &matrix...", QKeySequence("Ctrl+M"), this, [this] {
         const QString path = QFileDialog::getOpenFileName(
@@ -162,7 +165,7 @@ void MainWindow::buildMenus() {
         }
     });
     file->addAction("&Save matrix", QKeySequence::Save, this, [this] { saveMatrix(); });
-    file->addAction("Save matrix &as...", QKeySequence::SaveAs, this, [this] { saveMatrixAs(); });
+    file->addAction("Save matrix &as...", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this, [this] { saveMatrixAs(); });
     file->addSeparator();
     file->addAction("Open &trace...", QKeySequence("Ctrl+T"), this, [this] {
         const QString path =
@@ -183,7 +186,7 @@ void MainWindow::buildMenus() {
     });
     file->addAction("&Export...", QKeySequence("Ctrl+E"), this, &MainWindow::showExportDialog);
     file->addSeparator();
-    file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
+    file->addAction("&Quit", QKeySequence(Qt::CTRL | Qt::Key_Q), this, &QWidget::close);
 
     viewMenu_ = menuBar()->addMenu("&View");
     for (QDockWidget* d : docks_) {
