@@ -224,6 +224,11 @@ QVector<QRectF> dataRegions(const QCustomPlot& plot) {
     return out;
 }
 
+void setFigureSize(QCustomPlot& plot, QSize size) {
+    plot.resize(size);
+    plot.setViewport(QRect(QPoint(0, 0), size));
+}
+
 void placeLegend(QCustomPlot& plot) {
     QCPLegend* legend = plot.legend;
     QCPAxisRect* rect = plot.axisRect();
@@ -270,7 +275,7 @@ void placeLegend(QCustomPlot& plot) {
     }
     // No free corner: below the axis rect, in as many columns as fit.
     rect->insetLayout()->take(legend);
-    legend->setWrap(std::clamp(plot.width() / widest, 1, items));
+    legend->setWrap(std::clamp(plot.viewport().width() / widest, 1, items));
     legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
     plot.plotLayout()->addElement(plot.plotLayout()->rowCount(), 0, legend);
     plot.plotLayout()->setRowStretchFactor(plot.plotLayout()->rowCount() - 1, 0.001);

@@ -84,7 +84,7 @@ QStringList writeFigure(const FigureSpec& figure, const report::ReportData& data
     const int unitsPerInch = plot.logicalDpiX();
     const int w = int(std::lround(options.widthIn * unitsPerInch));
     const int h = int(std::lround(options.heightIn() * unitsPerInch));
-    plot.resize(w, h);
+    setFigureSize(plot, {w, h});
     FigureStyle style;
     style.fontPt = options.fontPt;
     style.titleDeltaPt = 0.0;
