@@ -80,7 +80,7 @@ private slots:
             QVERIFY2(points > 0, qPrintable(figure));
         }
         QVERIFY(w.inspector()->headline().contains(worst));
-        QVERIFY(w.inspector()->figures()->rowOf("trace / hook") >= 0);
+        QVERIFY(w.inspector()->figures()->rowOf("trace / hook, same steps") >= 0);
         QCOMPARE(w.currentTrace(),
                  QDir(QDir(run_).absolutePath()).filePath("cells/" + worst + "/trace_rank0.json.gz"));
         // The step table holds the trace's steps (the CLI's count) plus a totals row.

@@ -247,6 +247,8 @@ void placeLegend(QCustomPlot& plot) {
     int widest = 1;
     for (int i = 0; i < legend->itemCount(); ++i) {
         if (QCPAbstractLegendItem* item = legend->item(i)) { // a wrapped grid has empty cells
+            // An item clips to its rectangle: room below the text keeps underscores visible.
+            item->setMargins(QMargins(0, 0, 0, 2));
             ++items;
             widest = std::max(widest, item->minimumOuterSizeHint().width() + 8);
         }

@@ -13,6 +13,7 @@
 #include <QFile>
 #include <QScreen>
 #include <QSettings>
+#include <QThreadPool>
 #include <QTimer>
 
 namespace {
@@ -23,7 +24,8 @@ constexpr int kShotMaxWaitMs = 600000;
 
 bool busy(const commprof::workbench::MainWindow& w) {
     return w.resultsJobs()->running() || w.traceJobs()->running() ||
-           w.designer()->planner()->running() || w.exportJobs()->running();
+           w.designer()->planner()->running() || w.exportJobs()->running() ||
+           w.probeJobs()->running() || w.diffJobs()->running();
 }
 
 } // namespace
@@ -132,5 +134,9 @@ int main(int argc, char** argv) {
         });
         poll->start(200);
     }
-    return QApplication::exec();
+    const int code = QApplication::exec();
+    // Jobs still at work (a probe forming ranks) finish while the application object they
+    // rely on is alive; their results go nowhere.
+    QThreadPool::globalInstance()->waitForDone();
+    return code;
 }

@@ -85,6 +85,8 @@ public:
     jobs::JobTracker* traceJobs() const { return traceJobs_; }
     jobs::JobTracker* resultsJobs() const { return resultsJobs_; }
     jobs::JobTracker* exportJobs() const { return exportJobs_; }
+    jobs::JobTracker* probeJobs() const { return probeJobs_; }
+    jobs::JobTracker* diffJobs() const { return diffJobs_; }
     QString resultsDir() const { return resultsDir_; }
     QString currentTrace() const { return currentTrace_; }
     QList<QDockWidget*> docks() const { return docks_; }

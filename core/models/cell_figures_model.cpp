@@ -46,11 +46,10 @@ void CellFiguresModel::setCell(const store::CellRow* cell) {
                              percentOf(cell->exposedCommMs, cell->stepMs)});
             rows_.push_back({"bookkeeping", ms(cell->bookkeepingMs),
                              percentOf(cell->bookkeepingMs, cell->stepMs)});
-            rows_.push_back({"communication, comm hook", ms(cell->hookCommMs),
-                             "median per step over every recorded iteration (rank 0's bucket "
-                             "all-reduces)"});
-            rows_.push_back({"communication, trace", ms(cell->traceCommMs),
-                             "median per step over the traced steps (rank 0's trace)"});
+            rows_.push_back({"comm. per step, hook", ms(cell->hookCommMs),
+                             "median of the recorded iterations"});
+            rows_.push_back({"comm. per step, trace", ms(cell->traceCommMs),
+                             "median of the traced steps"});
             if (cell->hookTraceAgreement) {
                 // Not the ratio of the two medians above: both instruments summed over the
                 // steps both of them saw, so the comparison is like for like.
@@ -64,7 +63,7 @@ void CellFiguresModel::setCell(const store::CellRow* cell) {
             if (cell->overlapEfficiency) {
                 rows_.push_back({"overlap efficiency",
                                  QString::number(*cell->overlapEfficiency * 100.0, 'f', 1) + " %",
-                                 "share of communication hidden behind compute"});
+                                 "of communication hidden by compute"});
             }
         }
     }
@@ -91,6 +90,9 @@ QVariant CellFiguresModel::data(const QModelIndex& index, int role) const {
     const Row& r = rows_[index.row()];
     if (role == FlaggedRole) {
         return r.flagged;
+    }
+    if (role == Qt::ToolTipRole && !r.tip.isEmpty()) {
+        return r.tip;
     }
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole) {
         return {};
