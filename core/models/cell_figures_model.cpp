@@ -55,10 +55,10 @@ void CellFiguresModel::setCell(const store::CellRow* cell) {
                 // steps both of them saw, so the comparison is like for like.
                 const double r = *cell->hookTraceAgreement;
                 const double tol = analysis::kAgreementTolerance;
-                rows_.push_back(
-                    {"trace / hook", QString::number(r, 'f', 3),
-                     agreementVerdict(r, tol) + "; sums over the steps both instruments saw",
-                     std::abs(r - 1.0) > tol});
+                rows_.push_back({"trace / hook, same steps", QString::number(r, 'f', 3),
+                                 agreementVerdict(r, tol), std::abs(r - 1.0) > tol,
+                                 "Both instruments summed over the steps both of them saw: not "
+                                 "the ratio of the two medians above"});
             }
             if (cell->overlapEfficiency) {
                 rows_.push_back({"overlap efficiency",
