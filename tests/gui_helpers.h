@@ -6,9 +6,12 @@
 
 #include <QAbstractButton>
 #include <QApplication>
+#include <QDir>
+#include <QFile>
 #include <QMessageBox>
 #include <QSettings>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QTimer>
 
 // Settings in a test location, emptied: no layout or recent list from elsewhere.
@@ -17,12 +20,33 @@ inline void isolateSettings() {
     QSettings("commprof", "workbench").clear();
 }
 
+inline QString readFile(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+}
+
+inline bool writeFile(const QString& path, const QByteArray& bytes) {
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size();
+}
+
 // Runs `commprof run smoke.yaml --out DIR` for real. Returns the error, or empty.
 inline QString runSmoke(const QString& dir) {
     const CliResult r = runCli(
         "commprof", {"run", COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml", "--out", dir});
     return r.exitCode == 0 ? QString() : QString::fromUtf8(r.err);
 }
+
+// A real smoke run in a temporary folder, made once per suite (initTestCase calls make()).
+struct SmokeRun {
+    QTemporaryDir work;
+    QString dir;
+    QString make() {
+        isolateSettings();
+        dir = QDir(work.path()).filePath("smoke");
+        return runSmoke(dir);
+    }
+};
 
 // Answers the next modal message box within timeoutMs: records its text, presses a button.
 class DialogAnswer : public QObject {

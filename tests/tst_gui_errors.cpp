@@ -62,11 +62,8 @@ private slots:
 
     void aBrokenYamlIsMarkedAndSaid() {
         const QString path = work_.filePath("typo.yaml");
-        QFile f(path);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write("name: t\nmodels: [{name: m, params: 1e6}]\nlayers: [{name: gloo_cpu}]\n"
-                "world_sizez: [1]\n");
-        f.close();
+        QVERIFY(writeFile(path, "name: t\nmodels: [{name: m, params: 1e6}]\n"
+                                "layers: [{name: gloo_cpu}]\nworld_sizez: [1]\n"));
         workbench::MainWindow w;
         w.show();
         QVERIFY(w.openMatrix(path));
@@ -104,10 +101,7 @@ private slots:
     void aFolderThatIsNotAResultsFolderIsRefusedAndLeftAlone() {
         const QString dir = work_.filePath("papers");
         QVERIFY(QDir().mkpath(dir));
-        QFile f(QDir(dir).filePath("draft.tex"));
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write("\\documentclass{article}\n");
-        f.close();
+        QVERIFY(writeFile(QDir(dir).filePath("draft.tex"), "\\documentclass{article}\n"));
         const QStringList before = contents(dir);
         workbench::MainWindow w;
         w.show();
@@ -127,13 +121,11 @@ private slots:
     }
 
     void aTruncatedTraceIsShownAsDamaged() {
-        const QByteArray whole = gunzip(COMMPROF_TEST_DATA "/traces/kineto_nccl_ddp_ws2_rank0.json.gz");
+        const QByteArray whole =
+            gunzip(COMMPROF_TEST_DATA "/traces/kineto_nccl_ddp_ws2_rank0.json.gz");
         QVERIFY(whole.size() > 1000000);
         const QString cut = work_.filePath("cut.json");
-        QFile f(cut);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(whole.left(whole.size() * 6 / 10));
-        f.close();
+        QVERIFY(writeFile(cut, whole.left(whole.size() * 6 / 10)));
         workbench::MainWindow w;
         w.show();
         QSignalSpy shown(&w, &workbench::MainWindow::traceShown);

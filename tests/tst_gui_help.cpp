@@ -55,10 +55,10 @@ private slots:
     }
 
     void aJobShowsInTheStatusBarAndCancelDropsIt() {
-        QTemporaryDir work;
-        const QString run = work.filePath("smoke");
-        const QString error = runSmoke(run);
+        SmokeRun smoke;
+        const QString error = smoke.make();
         QVERIFY2(error.isEmpty(), qPrintable(error));
+        const QString run = smoke.dir;
         workbench::MainWindow w;
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));

@@ -15,15 +15,6 @@
 
 using namespace commprof;
 
-namespace {
-
-QString readFile(const QString& path) {
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
-}
-
-} // namespace
-
 class TstGuiMatrixFiles : public QObject {
     Q_OBJECT
     QTemporaryDir work_;
@@ -53,7 +44,8 @@ private slots:
             QVERIFY(w.isWindowModified());
             typed = editor->toPlainText();
             QVERIFY(typed.endsWith("# tuned by hand\n"));
-            QCOMPARE(readFile(path), readFile(COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml"));
+            QCOMPARE(readFile(path),
+                     readFile(COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml"));
             QTest::keySequence(&w, QKeySequence::Save); // Ctrl+S, through the menu's action
             QVERIFY(!w.isWindowModified());
             QCOMPARE(readFile(path), typed);
@@ -74,7 +66,8 @@ private slots:
         QCOMPARE(readFile(target), w.designer()->editor()->toPlainText());
         QVERIFY(w.windowTitle().startsWith("variant.yaml"));
         // The project's file was not touched.
-        QVERIFY(!readFile(COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml").contains("variant"));
+        QVERIFY(
+            !readFile(COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml").contains("variant"));
     }
 
     void aMissingMatrixIsSaidSo() {

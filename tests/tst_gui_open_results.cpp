@@ -29,15 +29,14 @@ using namespace commprof;
 
 class TstGuiOpenResults : public QObject {
     Q_OBJECT
-    QTemporaryDir work_;
+    SmokeRun smoke_;
     QString run_;
 
 private slots:
     void initTestCase() {
-        isolateSettings();
-        run_ = QDir(work_.path()).filePath("smoke");
-        const QString error = runSmoke(run_);
+        const QString error = smoke_.make();
         QVERIFY2(error.isEmpty(), qPrintable(error));
+        run_ = smoke_.dir;
     }
 
     void aCellIsSelectedAndEveryPanelHasContent() {
@@ -81,10 +80,12 @@ private slots:
         }
         QVERIFY(w.inspector()->headline().contains(worst));
         QVERIFY(w.inspector()->figures()->rowOf("trace / hook, same steps") >= 0);
-        QCOMPARE(w.currentTrace(),
-                 QDir(QDir(run_).absolutePath()).filePath("cells/" + worst + "/trace_rank0.json.gz"));
+        QCOMPARE(
+            w.currentTrace(),
+            QDir(QDir(run_).absolutePath()).filePath("cells/" + worst + "/trace_rank0.json.gz"));
         // The step table holds the trace's steps (the CLI's count) plus a totals row.
-        const CliResult steps = runCli("commprof", {"trace", "summarize", w.currentTrace(), "--json"});
+        const CliResult steps =
+            runCli("commprof", {"trace", "summarize", w.currentTrace(), "--json"});
         QCOMPARE(w.steps()->rowCount(), steps.json()["steps"].toArray().size() + 1);
         // The designer shows the matrix the run recorded, as the file it came from.
         QFile runJson(QDir(run_).filePath("run.json"));

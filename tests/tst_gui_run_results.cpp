@@ -46,10 +46,7 @@ private slots:
 
     void aFolderOfOtherFilesIsNotRunInto() {
         QTemporaryDir work;
-        QFile other(work.filePath("notes.txt"));
-        QVERIFY(other.open(QIODevice::WriteOnly));
-        other.write("mine\n");
-        other.close();
+        QVERIFY(writeFile(work.filePath("notes.txt"), "mine\n"));
         workbench::MainWindow w;
         QSignalSpy planned(w.designer(), &widgets::MatrixDesigner::planChanged);
         QVERIFY(w.openMatrix(COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml"));

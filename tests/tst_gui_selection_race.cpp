@@ -19,19 +19,19 @@ using namespace commprof;
 
 class TstGuiSelectionRace : public QObject {
     Q_OBJECT
-    QTemporaryDir work_;
+    SmokeRun smoke_;
     QString run_;
 
 private slots:
     void initTestCase() {
-        isolateSettings();
-        run_ = QDir(work_.path()).filePath("smoke");
-        const QString error = runSmoke(run_);
+        const QString error = smoke_.make();
         QVERIFY2(error.isEmpty(), qPrintable(error));
+        run_ = smoke_.dir;
     }
 
     void theLaterSelectionWins() {
-        const QString big = COMMPROF_SHARED_FIXTURES "/traces/kineto_nccl_ddp_ws2_large_rank1.json.gz";
+        const QString big =
+            COMMPROF_SHARED_FIXTURES "/traces/kineto_nccl_ddp_ws2_large_rank1.json.gz";
         if (!QFile::exists(big)) {
             QSKIP("the 54 MB fixture is not in ../shared/fixtures");
         }
@@ -44,8 +44,10 @@ private slots:
         // After ingest: the first cell's trace becomes the slow one.
         const QString slowCell = "mlp2m_gloo_cpu_ws1_r0";
         const QString fastCell = "mlp2m_gloo_cpu_ws2_r0";
-        const QString slowTrace = QDir(run_).absoluteFilePath("cells/" + slowCell + "/trace_rank0.json.gz");
-        const QString fastTrace = QDir(run_).absoluteFilePath("cells/" + fastCell + "/trace_rank0.json.gz");
+        const QString slowTrace =
+            QDir(run_).absoluteFilePath("cells/" + slowCell + "/trace_rank0.json.gz");
+        const QString fastTrace =
+            QDir(run_).absoluteFilePath("cells/" + fastCell + "/trace_rank0.json.gz");
         QVERIFY(QFile::remove(slowTrace));
         QVERIFY(QFile::copy(big, slowTrace));
         w.selectResultsCell(fastCell); // start from the other one, so both selections change it

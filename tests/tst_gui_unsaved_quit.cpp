@@ -13,21 +13,16 @@
 
 using namespace commprof;
 
-namespace {
-
-QString readFile(const QString& path) {
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
-}
-
-} // namespace
-
 class TstGuiUnsavedQuit : public QObject {
     Q_OBJECT
     QTemporaryDir work_;
     QString path_;
 
-    void edit(workbench::MainWindow& w) {
+    // Shown and active (shortcuts go to the active window), the matrix open and edited.
+    void showEdited(workbench::MainWindow& w) {
+        w.show();
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
         QVERIFY(w.openMatrix(path_));
         w.designer()->editor()->appendPlainText("# unsaved");
         QVERIFY(w.isWindowModified());
@@ -44,9 +39,7 @@ private slots:
 
     void cancelKeepsTheWindowAndTheEdits() {
         workbench::MainWindow w;
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        edit(w);
+        showEdited(w);
         DialogAnswer answer(QMessageBox::Cancel);
         QVERIFY(!w.close());
         QVERIFY(answer.seen());
@@ -58,10 +51,7 @@ private slots:
 
     void ctrlQAsksTooAndSaveWrites() {
         workbench::MainWindow w;
-        w.show();
-        w.activateWindow();
-        QVERIFY(QTest::qWaitForWindowActive(&w)); // shortcuts go to the active window
-        edit(w);
+        showEdited(w);
         DialogAnswer answer(QMessageBox::Save);
         QTest::keyClick(&w, Qt::Key_Q, Qt::ControlModifier);
         QVERIFY(answer.seen());
@@ -71,9 +61,7 @@ private slots:
 
     void discardQuitsWithoutWriting() {
         workbench::MainWindow w;
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        edit(w);
+        showEdited(w);
         DialogAnswer answer(QMessageBox::Discard);
         QVERIFY(w.close());
         QVERIFY(answer.seen());

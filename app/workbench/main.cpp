@@ -20,6 +20,7 @@ namespace {
 
 constexpr int kShotMinWaitMs = 2500;
 constexpr int kShotMidRunMs = 9000;
+constexpr int kShotPoints = 40;
 constexpr int kShotMaxWaitMs = 600000;
 
 bool busy(const commprof::workbench::MainWindow& w) {
@@ -123,7 +124,11 @@ int main(int argc, char** argv) {
         const bool midRun = parser.isSet(runOpt);
         QObject::connect(poll, &QTimer::timeout, &window, [&, clock, poll, midRun] {
             const qint64 t = clock->elapsed();
-            const bool ready = midRun ? t > kShotMidRunMs : t > kShotMinWaitMs && !busy(window);
+            // Mid-run: once the live plot has a few iterations' buckets to show.
+            const bool ready =
+                midRun ? t > kShotMidRunMs && (window.monitor()->plottedPoints() >= kShotPoints ||
+                                               !window.monitor()->running())
+                       : t > kShotMinWaitMs && !busy(window);
             if (!ready && t < kShotMaxWaitMs) {
                 return;
             }

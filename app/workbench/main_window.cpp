@@ -8,6 +8,7 @@
 #include "diff_view.h"
 #include "job_status.h"
 #include "jobs/job_tracker.h"
+#include "layout_helpers.h"
 #include "matrix_designer.h"
 #include "message_bar.h"
 #include "models/probe_model.h"
@@ -80,12 +81,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                 statusBar()->showMessage(QString(description).replace('\n', "  "), 10000);
             });
     messages_ = new widgets::MessageBar(this);
-    auto* traceSide = new QSplitter(Qt::Vertical, this);
-    traceSide->setChildrenCollapsible(false);
-    traceSide->addWidget(timeline_);
-    traceSide->addWidget(stepTable_);
-    traceSide->setStretchFactor(0, 3);
-    traceSide->setStretchFactor(1, 2);
+    QSplitter* traceSide =
+        widgets::makeSplitter(Qt::Vertical, {{timeline_, 3}, {stepTable_, 2}}, this);
     auto* centre = new QWidget(this);
     auto* centreLayout = new QVBoxLayout(centre);
     centreLayout->setContentsMargins(0, 0, 0, 0);
@@ -124,7 +121,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             &MainWindow::updateTitle);
     connect(designer_, &widgets::MatrixDesigner::fileNameChanged, this, &MainWindow::updateTitle);
     connect(designer_, &widgets::MatrixDesigner::loadedWithError, this, [this](const QString& m) {
-        messages_->warning("The matrix has an error", m + "\nThe designer marks it (F8 goes there).");
+        messages_->warning("The matrix has an error",
+                           m + "\nThe designer marks it (F8 goes there).");
     });
     connect(designer_, &widgets::MatrixDesigner::planFailed, this,
             [this](const QString& m) { reportError("The matrix could not be planned", m); });
@@ -155,7 +153,8 @@ void MainWindow::buildMenus() {
     });
     recentMenu_ = file->addMenu("Open &recent results");
     rebuildRecentMenu();
-    file->addAction("Re&load results", QKeySequence(Qt::CTRL | Qt::Key_R), this, &MainWindow::reloadResults);
+    file->addAction("Re&load results", QKeySequence(Qt::CTRL | Qt::Key_R), this,
+                    &MainWindow::reloadResults);
     file->addSeparator();
     file->addAction("Open &matrix...", QKeySequence("Ctrl+M"), this, [this] {
         const QString path = QFileDialog::getOpenFileName(
@@ -165,7 +164,8 @@ void MainWindow::buildMenus() {
         }
     });
     file->addAction("&Save matrix", QKeySequence::Save, this, [this] { saveMatrix(); });
-    file->addAction("Save matrix &as...", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this, [this] { saveMatrixAs(); });
+    file->addAction("Save matrix &as...", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this,
+                    [this] { saveMatrixAs(); });
     file->addSeparator();
     file->addAction("Open &trace...", QKeySequence("Ctrl+T"), this, [this] {
         const QString path =
@@ -338,6 +338,16 @@ void MainWindow::refuse(const QString& title, const QString& text) {
 
 void MainWindow::reportError(const QString& title, const QString& text) {
     messages_->error(title, text);
+}
+
+bool MainWindow::attempt(const QString& title, const std::function<void()>& fn) {
+    try {
+        fn();
+        return true;
+    } catch (const std::exception& e) {
+        reportError(title, QString::fromUtf8(e.what()));
+        return false;
+    }
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -8,6 +8,7 @@
 
 #include <QMainWindow>
 
+#include <functional>
 #include <memory>
 
 class QDockWidget;
@@ -111,6 +112,8 @@ private:
     // True to go on: saved, discarded, or nothing to save; false when the user cancelled.
     bool maybeSaveMatrix(const QString& why);
     void refuse(const QString& title, const QString& text);
+    // Runs fn; an exception becomes a message under title. True when fn finished.
+    bool attempt(const QString& title, const std::function<void()>& fn);
     void updateTitle();
     void rememberResults(const QString& dir);
     void rebuildRecentMenu();

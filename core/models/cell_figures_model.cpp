@@ -48,8 +48,8 @@ void CellFiguresModel::setCell(const store::CellRow* cell) {
                              percentOf(cell->bookkeepingMs, cell->stepMs)});
             rows_.push_back({"comm. per step, hook", ms(cell->hookCommMs),
                              "median of the recorded iterations"});
-            rows_.push_back({"comm. per step, trace", ms(cell->traceCommMs),
-                             "median of the traced steps"});
+            rows_.push_back(
+                {"comm. per step, trace", ms(cell->traceCommMs), "median of the traced steps"});
             if (cell->hookTraceAgreement) {
                 // Not the ratio of the two medians above: both instruments summed over the
                 // steps both of them saw, so the comparison is like for like.
@@ -91,8 +91,8 @@ QVariant CellFiguresModel::data(const QModelIndex& index, int role) const {
     if (role == FlaggedRole) {
         return r.flagged;
     }
-    if (role == Qt::ToolTipRole && !r.tip.isEmpty()) {
-        return r.tip;
+    if (role == Qt::ToolTipRole) {
+        return r.tip.isEmpty() ? r.note : r.tip; // the meaning, also where its column is hidden
     }
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole) {
         return {};
