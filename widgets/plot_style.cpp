@@ -160,6 +160,8 @@ void resetFigure(QCustomPlot& plot, const QString& title, const QString& x, cons
     plot.clearItems();
     plot.plotLayout()->clear();
     auto* heading = new QCPTextElement(&plot, title, style.font(style.titleDeltaPt, true));
+    heading->setObjectName("title");
+    heading->setProperty("fullTitle", title);
     heading->setMargins(QMargins(2, 2, 2, 0));
     plot.plotLayout()->addElement(0, 0, heading);
     auto* rect = new QCPAxisRect(&plot);
@@ -229,7 +231,19 @@ void setFigureSize(QCustomPlot& plot, QSize size) {
     plot.setViewport(QRect(QPoint(0, 0), size));
 }
 
+void fitTitle(QCustomPlot& plot) {
+    for (int i = 0; i < plot.plotLayout()->elementCount(); ++i) {
+        auto* t = qobject_cast<QCPTextElement*>(plot.plotLayout()->elementAt(i));
+        if (t && t->objectName() == "title") {
+            const QString full = t->property("fullTitle").toString();
+            t->setText(QFontMetrics(t->font()).elidedText(full, Qt::ElideRight,
+                                                          plot.viewport().width() - 8));
+        }
+    }
+}
+
 void placeLegend(QCustomPlot& plot) {
+    fitTitle(plot);
     QCPLegend* legend = plot.legend;
     QCPAxisRect* rect = plot.axisRect();
     if (!legend || !rect) {
@@ -268,7 +282,8 @@ void placeLegend(QCustomPlot& plot) {
           Qt::AlignBottom | Qt::AlignRight, Qt::AlignBottom | Qt::AlignLeft}) {
         rect->insetLayout()->setInsetAlignment(index, corner);
         plot.replot(QCustomPlot::rpImmediateRefresh); // lays out the legend and the axes
-        const QRectF box = QRectF(legend->outerRect()).adjusted(-2, -2, 2, 2);
+        // A few pixels of air: a legend touching a point reads as covering it.
+        const QRectF box = QRectF(legend->outerRect()).adjusted(-6, -6, 6, 6);
         const QVector<QRectF> data = dataRegions(plot);
         if (std::none_of(data.begin(), data.end(),
                          [&](const QRectF& r) { return r.intersects(box); })) {

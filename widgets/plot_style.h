@@ -55,6 +55,8 @@ QVector<QRectF> dataRegions(const QCustomPlot& plot);
 // Lays a plot out at a size whether or not it is on screen (a hidden widget gets its resize
 // event only when shown): for export, and for tests.
 void setFigureSize(QCustomPlot& plot, QSize size);
+// Elides the title to the plot's width; the whole title is kept to fit it again on resize.
+void fitTitle(QCustomPlot& plot);
 // Puts the legend in the first corner of the axis rect that covers no data region, else below
 // the axis rect. Replots.
 void placeLegend(QCustomPlot& plot);

@@ -105,7 +105,7 @@ std::vector<const store::CellRow*> axisCells(const report::ReportData& data) {
 
 void drawOverheadVsWorldSize(QCustomPlot& plot, const report::ReportData& data,
                              const FigureStyle& style) {
-    resetFigure(plot, "Exposed communication vs world size", "world size (ranks)",
+    resetFigure(plot, "Exposed comm. vs world size", "world size (ranks)",
                 "exposed comm. (% of step)", style);
     // One series per model and layer: the layer gives the colour, the model the marker.
     QMap<QString, QMap<int, double>> series;
@@ -340,7 +340,7 @@ void highlightCell(QCustomPlot& plot, const char* figure, const report::ReportDa
             QCPGraph* g = mark();
             // Thin rings: a cell has many buckets, and the marks must not hide the others.
             g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle,
-                                               QPen(QColor(0, 0, 0, 150), 1.0), Qt::NoBrush, 7));
+                                               QPen(QColor(0, 0, 0, 90), 1.0), Qt::NoBrush, 7));
             for (const auto& s : data.bucketsByCell.value(cellId)) {
                 g->addData(mib(s.bytes), s.seconds * 1e3);
             }
