@@ -15,7 +15,7 @@ JOBS=${COMMPROF_JOBS:-$(nproc)}
 PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config
   qt6-base-dev qt6-svg-dev libgl-dev libqcustomplot-dev fonts-dejavu-core
-  libyaml-cpp-dev libsqlite3-dev libsimdjson-dev zlib1g-dev
+  libyaml-cpp-dev libsqlite3-dev libsimdjson-dev zlib1g-dev libisal-dev libdeflate-dev
   libtorch-dev libgloo-dev
 )
 
