@@ -358,7 +358,13 @@ HtaFigures htaFigures(const Trace& trace, std::optional<Span> window) {
     if (window) {
         table.keepWindow(*window);
     }
-    return table.figures();
+    HtaFigures out = table.figures();
+    if (trace.htaFacts.rootIsArray && out.kernelTimeUs) {
+        out.warnings.push_back("HTA 0.6.1 cannot read a trace that is a bare array of events "
+                               "(it expects an object with traceEvents); these figures apply "
+                               "its rules as if it could");
+    }
+    return out;
 }
 
 } // namespace commprof::trace

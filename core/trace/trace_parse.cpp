@@ -649,11 +649,11 @@ void readTopLevelObjects(const char* text, const Skeleton& sk, Trace& trace) {
                 }
                 (void)field.value();
             }
-            throw TraceError(source +
-                             ": JSON object has no 'traceEvents' field; not a Chrome trace");
+            throw NotATraceError(source +
+                                 ": JSON object has no 'traceEvents' field; not a Chrome trace");
         }
         if (type != od::json_type::array) {
-            throw TraceError(source + ": top-level JSON is neither an object nor an array");
+            throw NotATraceError(source + ": top-level JSON is neither an object nor an array");
         }
     } catch (const simdjson::simdjson_error& err) {
         throw TraceError(source + ": not valid JSON: " + err.what() +
@@ -709,6 +709,7 @@ Trace parseTraceBuffer(PaddedBuffer& buf, const std::string& source, const Parse
     if (text[root] == '[') {
         sk.rootIsArray = true;
         sk.arrayStart = root + 1;
+        trace.htaFacts.rootIsArray = true;
     } else if (text[root] == '{') {
         scanKeys(top, text, size, root + 1, sk, true);
         if (sk.arrayStart == npos || text[sk.arrayStart - 1] != '[') {
