@@ -1,7 +1,9 @@
 // Every trace of the public corpus (data/traces/corpus: HTA's own test data, the TensorBoard
 // plugin's samples, AMD, MTIA, Triton, 2021-era Kineto) against what HTA 0.6.1 printed for it
 // (hta_reference.json): the four temporal figures within 1 us, the overlap within 0.05
-// percentage points. Every trace gets an answer, and no figure anywhere is negative.
+// percentage points. Every trace gets an answer, and no figure anywhere is negative. The same
+// for data/traces/synthetic, small traces written for HTA paths no corpus trace reaches (its
+// MTIA filter), with what HTA 0.6.1 printed for them.
 
 #include "trace/hta_figures.h"
 #include "trace/step_metrics.h"
@@ -11,20 +13,28 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMap>
 #include <QTest>
 
 using namespace commprof::trace;
 
 namespace {
 
-const QString kCorpus = COMMPROF_TEST_DATA "/traces/corpus";
+const QString kTraces = COMMPROF_TEST_DATA "/traces";
 
-QJsonArray referenceEntries() {
-    QFile f(kCorpus + "/hta_reference.json");
+// The entries of one reference file, their paths made relative to data/traces.
+QJsonArray referenceEntries(const QString& set) {
+    QFile f(kTraces + "/" + set + "/hta_reference.json");
     if (!f.open(QIODevice::ReadOnly)) {
         return {};
     }
-    return QJsonDocument::fromJson(f.readAll()).object()["traces"].toArray();
+    QJsonArray out;
+    for (const QJsonValue& v : QJsonDocument::fromJson(f.readAll()).object()["traces"].toArray()) {
+        QJsonObject e = v.toObject();
+        e["path"] = set + "/" + e["path"].toString();
+        out.append(e);
+    }
+    return out;
 }
 
 bool within(const std::optional<double>& got, const QJsonValue& want, double tolerance) {
@@ -64,31 +74,34 @@ QList<QPair<QString, double>> figures(const StepMetrics& m) {
 class TstTraceCorpus : public QObject {
     Q_OBJECT
 private:
-    int agreed_ = 0;
-    int compared_ = 0;
+    QMap<QString, int> agreed_; // per set: corpus, synthetic
+    QMap<QString, int> compared_;
 
 private slots:
     void corpusIsComplete() {
-        const QJsonArray entries = referenceEntries();
+        const QJsonArray entries = referenceEntries("corpus");
         QCOMPARE(entries.size(), 44);
         for (const QJsonValue& v : entries) {
-            const QString path = kCorpus + "/" + v.toObject()["path"].toString();
+            const QString path = kTraces + "/" + v.toObject()["path"].toString();
             QVERIFY2(QFile::exists(path), qPrintable(path));
         }
+        QVERIFY(!referenceEntries("synthetic").isEmpty());
     }
 
     void agreesWithHta_data() {
         QTest::addColumn<QString>("path");
         QTest::addColumn<QJsonObject>("entry");
-        for (const QJsonValue& v : referenceEntries()) {
-            const QJsonObject e = v.toObject();
-            QTest::newRow(qPrintable(e["path"].toString())) << e["path"].toString() << e;
+        for (const QString& set : {"corpus", "synthetic"}) {
+            for (const QJsonValue& v : referenceEntries(set)) {
+                const QJsonObject e = v.toObject();
+                QTest::newRow(qPrintable(e["path"].toString())) << e["path"].toString() << e;
+            }
         }
     }
     void agreesWithHta() {
         QFETCH(QString, path);
         QFETCH(QJsonObject, entry);
-        const std::string file = (kCorpus + "/" + path).toStdString();
+        const std::string file = (kTraces + "/" + path).toStdString();
         Trace t;
         try {
             t = readTraceFile(file);
@@ -138,7 +151,8 @@ private slots:
             }
             return;
         }
-        ++compared_;
+        const QString set = path.section('/', 0, 0);
+        ++compared_[set];
         const QJsonObject ref = entry["hta"].toObject();
         const QString got =
             QString("idle %1 compute %2 non-compute %3 kernel %4 overlap %5")
@@ -150,11 +164,14 @@ private slots:
         QVERIFY2(within(h.kernelTimeUs, ref["kernel_time_us"], 1.0), qPrintable(got));
         QVERIFY2(within(h.compCommOverlapPctg, ref["comp_comm_overlap_pct"], 0.05),
                  qPrintable(got));
-        ++agreed_;
+        ++agreed_[set];
     }
 
     void cleanupTestCase() {
-        qInfo("agreement with HTA 0.6.1: %d of %d traces HTA read", agreed_, compared_);
+        for (auto it = compared_.begin(); it != compared_.end(); ++it) {
+            qInfo("%s: agreement with HTA 0.6.1 on %d of %d traces HTA read", qPrintable(it.key()),
+                  agreed_.value(it.key()), it.value());
+        }
     }
 };
 
