@@ -776,23 +776,26 @@ Trace parseTraceBuffer(PaddedBuffer& buf, const std::string& source, const Parse
     std::size_t arrayEnd = npos;
     std::size_t serialFrom = first;
     bool needSerial = true;
+    // The chunks whose starts are checked: chunk i's start is where chunk i-1 stopped.
+    std::size_t checked = results.empty() ? 0 : 1;
+    while (checked < results.size() && results[checked - 1].end.kind == Stretch::Stopped &&
+           results[checked - 1].end.next == plan.starts[checked]) {
+        ++checked;
+    }
+    // Damage anywhere: one pass over the whole text decides what is kept and what the warnings
+    // say (a text simdjson refuses as a whole is cut back from its end), so chunks never
+    // change the answer for a damaged file, only the time a sound one takes.
+    const bool damaged = std::any_of(results.begin(), results.begin() + std::ptrdiff_t(checked),
+                                     [](const ChunkResult& r) {
+                                         return r.end.kind == Stretch::Broken;
+                                     });
     std::size_t joinedElements = 0;
-    for (std::size_t i = 0; i < results.size(); ++i) {
+    for (std::size_t i = 0; i < checked && !damaged; ++i) {
         ChunkResult& r = results[i];
-        if (i > 0 && !(results[i - 1].end.kind == Stretch::Stopped &&
-                       results[i - 1].end.next == plan.starts[i])) {
-            break; // the guess was wrong: read on sequentially from the checked position
-        }
-        if (r.end.kind == Stretch::Broken) {
-            // Damage: read this chunk again in one pass from its (checked) start, so the
-            // warnings are exactly those of a single pass over the whole text.
-            serialFrom = plan.starts[i];
-            break;
-        }
         joinedElements += r.fragment.elements;
         joiner.add(r.fragment);
         if (r.end.kind == Stretch::Stopped) {
-            serialFrom = r.end.next;
+            serialFrom = r.end.next; // read on sequentially from the last checked position
             continue;
         }
         if (!r.end.closedByUs) {
