@@ -1,6 +1,7 @@
 // `commprof trace summarize` end to end: the real executable, the JSON shape of docs/cli.md.
 
 #include "cli_runner.h"
+#include "gzip_files.h"
 
 #include <QDir>
 #include <QFile>
@@ -9,49 +10,22 @@
 #include <QTest>
 
 #include <sys/stat.h>
-#include <zlib.h>
 
 namespace {
 
-// One gzip member holding `bytes` copies of `fill`, after `head`.
-QByteArray gzipMember(const QByteArray& head, char fill, qint64 bytes) {
-    z_stream z{};
-    deflateInit2(&z, 9, Z_DEFLATED, 31, 9, Z_DEFAULT_STRATEGY);
-    QByteArray out;
-    QByteArray block(1 << 20, fill);
-    char buf[1 << 16];
-    auto pump = [&](const QByteArray& in, int flush) {
-        z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.constData()));
-        z.avail_in = uInt(in.size());
-        do {
-            z.next_out = reinterpret_cast<Bytef*>(buf);
-            z.avail_out = sizeof buf;
-            deflate(&z, flush);
-            out.append(buf, int(sizeof buf - z.avail_out));
-        } while (z.avail_out == 0);
-    };
-    pump(head, Z_NO_FLUSH);
-    for (qint64 done = 0; done < bytes; done += block.size()) {
-        pump(block, Z_NO_FLUSH);
-    }
-    pump({}, Z_FINISH);
-    deflateEnd(&z);
-    return out;
-}
-
-// A gzip file of `members` copies of one member: gzip readers decompress them back to back.
 QString writeBomb(const QTemporaryDir& dir, const QString& name, const QByteArray& head, char fill,
                   int members) {
-    const QByteArray first = gzipMember(head, fill, 64 << 20);
-    const QByteArray rest = gzipMember({}, fill, 64 << 20);
     const QString path = dir.filePath(name);
-    QFile f(path);
-    f.open(QIODevice::WriteOnly);
-    f.write(first);
-    for (int i = 1; i < members; ++i) {
-        f.write(rest);
-    }
+    writeGzipBomb(path, head, fill, members);
     return path;
+}
+
+// `commprof trace SUB FIXTURE ARGS...` on one of data/traces' fixtures.
+CliResult onFixture(const QString& sub, const QString& fixture, const QStringList& args = {}) {
+    return runCli(
+        "commprof",
+        QStringList{"trace", sub, QString(COMMPROF_TEST_DATA "/traces/%1.json.gz").arg(fixture)} +
+            args);
 }
 
 } // namespace
@@ -60,9 +34,7 @@ class TstCliTrace : public QObject {
     Q_OBJECT
 private slots:
     void summarizeJsonShape() {
-        const auto r = runCli(
-            "commprof", {"trace", "summarize",
-                         COMMPROF_TEST_DATA "/traces/legacy_gloo_ddp_rank0.json.gz", "--json"});
+        const auto r = onFixture("summarize", "legacy_gloo_ddp_rank0", {"--json"});
         QCOMPARE(r.exitCode, 0);
         const QJsonObject doc = r.json();
         QCOMPARE(doc["regime"].toString(), QString("host"));
@@ -81,10 +53,7 @@ private slots:
     }
 
     void htaFiguresAreAdded() {
-        const auto r =
-            runCli("commprof", {"trace", "summarize",
-                                COMMPROF_TEST_DATA "/traces/kineto_nccl_ddp_ws2_rank0.json.gz",
-                                "--json", "--hta"});
+        const auto r = onFixture("summarize", "kineto_nccl_ddp_ws2_rank0", {"--json", "--hta"});
         QCOMPARE(r.exitCode, 0);
         const QJsonObject doc = r.json();
         QCOMPARE(doc["comp_comm_overlap_pctg"].toDouble(), 14.31);
@@ -93,9 +62,7 @@ private slots:
     }
 
     void textOutputWithoutJson() {
-        const auto r =
-            runCli("commprof", {"trace", "summarize",
-                                COMMPROF_TEST_DATA "/traces/legacy_gloo_ddp_rank0.json.gz"});
+        const auto r = onFixture("summarize", "legacy_gloo_ddp_rank0");
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.out.contains("regime: host"));
         QVERIFY(r.out.contains("total"));
@@ -207,9 +174,7 @@ private slots:
     }
 
     void memoryAndCollectivesInEverySummary() {
-        const auto r = runCli(
-            "commprof", {"trace", "summarize",
-                         COMMPROF_TEST_DATA "/traces/kineto_nccl_ddp_ws2_rank0.json.gz", "--json"});
+        const auto r = onFixture("summarize", "kineto_nccl_ddp_ws2_rank0", {"--json"});
         QCOMPARE(r.exitCode, 0);
         const QJsonObject doc = r.json();
         for (const QJsonValue& step : doc["steps"].toArray()) {
@@ -223,10 +188,7 @@ private slots:
 
     // A host-only trace has no HTA figures: null, with a warning, never zeros.
     void htaFiguresAreNullWithoutDeviceEvents() {
-        const auto r =
-            runCli("commprof",
-                   {"trace", "summarize",
-                    COMMPROF_TEST_DATA "/traces/legacy_gloo_ddp_rank0.json.gz", "--json", "--hta"});
+        const auto r = onFixture("summarize", "legacy_gloo_ddp_rank0", {"--json", "--hta"});
         QCOMPARE(r.exitCode, 0);
         const QJsonObject doc = r.json();
         for (const char* key : {"comp_comm_overlap_pctg", "idle_time_us", "compute_time_us",
@@ -256,9 +218,7 @@ private slots:
     }
 
     void collectivesListsRecordsAndKinds() {
-        const auto r = runCli(
-            "commprof", {"trace", "collectives",
-                         COMMPROF_TEST_DATA "/traces/kineto_nccl_ddp_ws2_rank0.json.gz", "--json"});
+        const auto r = onFixture("collectives", "kineto_nccl_ddp_ws2_rank0", {"--json"});
         QCOMPARE(r.exitCode, 0);
         const QJsonObject doc = r.json();
         const QJsonArray records = doc["collectives"].toArray();
@@ -269,9 +229,7 @@ private slots:
             QVERIFY2(records[0].toObject().contains(key), key);
         }
         QVERIFY(!doc["summary"].toArray().isEmpty());
-        const auto text =
-            runCli("commprof", {"trace", "collectives",
-                                COMMPROF_TEST_DATA "/traces/kineto_nccl_ddp_ws2_rank0.json.gz"});
+        const auto text = onFixture("collectives", "kineto_nccl_ddp_ws2_rank0");
         QCOMPARE(text.exitCode, 0);
         QVERIFY(text.out.contains("all_reduce"));
         QCOMPARE(runCli("commprof", {"trace", "collectives"}).exitCode, 2);

@@ -30,6 +30,20 @@ QString ncclKernel(const QString& collective, qint64 in, qint64 out, int group,
         .arg(dtype);
 }
 
+// A host record_param_comms span at 0 on thread 1 with PyTorch 2.x's message args.
+QString paramComms(double dur, qint64 nelems, int group) {
+    return QString(R"({"ph":"X","cat":"cpu_op","name":"record_param_comms","ts":0,"dur":%1,)"
+                   R"("pid":1,"tid":1,"args":{"Collective name":"allreduce","dtype":"Float",)"
+                   R"("In msg nelems":%2,"Out msg nelems":%2,"Group size":%3}})")
+        .arg(dur)
+        .arg(nelems)
+        .arg(group);
+}
+
+Trace parsed(const TraceBuilder& b) {
+    return parseTraceText(b.object().toStdString(), "hand-built");
+}
+
 CollectiveRecord only(const QString& json) {
     const Trace t = parseTraceText(json.toStdString(), "hand-built");
     if (t.collectives.size() != 1) {
@@ -117,11 +131,8 @@ private slots:
     }
 
     void withoutSizesBandwidthIsNull() {
-        const Trace t = parseTraceText(TraceBuilder()
-                                           .kernel("ncclKernel_AllReduce_RING_LL_Sum_float", 0, 10)
-                                           .object()
-                                           .toStdString(),
-                                       "no sizes");
+        const Trace t =
+            parsed(TraceBuilder().kernel("ncclKernel_AllReduce_RING_LL_Sum_float", 0, 10));
         QCOMPARE(t.collectives.size(), std::size_t(1));
         QCOMPARE(QString::fromStdString(t.collectives[0].kind), QString("all_reduce"));
         QVERIFY(!t.collectives[0].bytes && !t.collectives[0].algbwGBps &&
@@ -139,9 +150,7 @@ private slots:
     void kernelTakesSizesFromItsLaunchingSpan() {
         const QString json =
             TraceBuilder()
-                .raw(R"({"ph":"X","cat":"cpu_op","name":"record_param_comms","ts":0,"dur":20,)"
-                     R"("pid":1,"tid":1,"args":{"Collective name":"allreduce","dtype":"Float",)"
-                     R"("In msg nelems":500000,"Out msg nelems":500000,"Group size":3}})")
+                .raw(paramComms(20, 500000, 3))
                 .launched("kernel", "ncclKernel_AllReduce_RING_LL_Sum_float", 30, 500, 11, 5, 1)
                 .object();
         const Trace t = parseTraceText(json.toStdString(), "launch");
@@ -156,26 +165,20 @@ private slots:
     // Without collective kernels (gloo), host spans are the records: the sized
     // record_param_comms spans, not the gloo: spans nested in them.
     void hostRecordsPreferSizedSpans() {
-        const QString json =
-            TraceBuilder()
-                .raw(R"({"ph":"X","cat":"cpu_op","name":"record_param_comms","ts":0,"dur":100,)"
-                     R"("pid":1,"tid":1,"args":{"Collective name":"allreduce","dtype":"Float",)"
-                     R"("In msg nelems":250000,"Out msg nelems":250000,"Group size":2}})")
-                .complete("gloo:all_reduce", 10, 80, "user_annotation", 1)
-                .complete("gloo:all_reduce", 10, 80, "user_annotation", 2)
-                .object();
+        const QString json = TraceBuilder()
+                                 .raw(paramComms(100, 250000, 2))
+                                 .complete("gloo:all_reduce", 10, 80, "user_annotation", 1)
+                                 .complete("gloo:all_reduce", 10, 80, "user_annotation", 2)
+                                 .object();
         const Trace t = parseTraceText(json.toStdString(), "gloo");
         QCOMPARE(t.collectives.size(), std::size_t(1));
         // 1e6 bytes in 100 us = 10 GB/s; busbw 10 x 2(1)/2.
         QVERIFY(!t.collectives[0].onDevice);
         QVERIFY(std::abs(*t.collectives[0].busbwGBps - 10.0) < 1e-9);
         // With no sized spans, the outermost gloo: span per thread; never the hook's own span.
-        const Trace plain = parseTraceText(TraceBuilder()
-                                               .complete("c10d::allreduce_bucket#0", 0, 100)
-                                               .complete("gloo:all_reduce", 10, 80)
-                                               .object()
-                                               .toStdString(),
-                                           "plain");
+        const Trace plain = parsed(TraceBuilder()
+                                       .complete("c10d::allreduce_bucket#0", 0, 100)
+                                       .complete("gloo:all_reduce", 10, 80));
         QCOMPARE(plain.collectives.size(), std::size_t(1));
         QCOMPARE(QString::fromStdString(plain.collectives[0].written), QString("gloo:all_reduce"));
     }

@@ -2,6 +2,7 @@
 // collective arguments, each event's full args on demand), checked against an independent
 // reading of the same file with Qt's own JSON parser.
 
+#include "gzip_files.h"
 #include "trace/event_details.h"
 #include "trace/trace_reader.h"
 #include "trace_builder.h"
@@ -13,25 +14,11 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include <zlib.h>
-
 using namespace commprof::trace;
 
 namespace {
 
 const QString kNccl = COMMPROF_TEST_DATA "/traces/kineto_nccl_ddp_ws2_rank0.json.gz";
-
-QByteArray gunzip(const QString& path) {
-    gzFile in = gzopen(path.toLocal8Bit().constData(), "rb");
-    QByteArray out;
-    char buf[1 << 16];
-    int got = 0;
-    while ((got = gzread(in, buf, sizeof buf)) > 0) {
-        out.append(buf, got);
-    }
-    gzclose(in);
-    return out;
-}
 
 // The fixture as Qt reads it: every X event with its args.
 QJsonArray qtEvents() {

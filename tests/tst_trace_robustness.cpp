@@ -1,6 +1,7 @@
 // Bad input gives a clear error naming the file, or a partial result with warnings; never a
 // crash, a hang or a NaN.
 
+#include "gzip_files.h"
 #include "trace/step_metrics.h"
 #include "trace/trace_reader.h"
 #include "trace_builder.h"
@@ -10,23 +11,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include <zlib.h>
-
 using namespace commprof::trace;
 
 namespace {
-
-QByteArray gunzip(const QString& path) {
-    gzFile in = gzopen(path.toLocal8Bit().constData(), "rb");
-    QByteArray out;
-    char buf[1 << 16];
-    int got = 0;
-    while ((got = gzread(in, buf, sizeof buf)) > 0) {
-        out.append(buf, got);
-    }
-    gzclose(in);
-    return out;
-}
 
 // Everything parsed from a text, as one comparable string.
 QString fingerprint(const Trace& t) {
