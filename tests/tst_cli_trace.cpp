@@ -15,7 +15,7 @@ namespace {
 
 QString writeBomb(const QTemporaryDir& dir, const QString& name, const QByteArray& head, char fill,
                   int members) {
-    const QString path = dir.filePath(name);
+    QString path = dir.filePath(name);
     writeGzipBomb(path, head, fill, members);
     return path;
 }
@@ -76,10 +76,7 @@ private slots:
         QVERIFY(r.out.isEmpty());
         QCOMPARE(runCli("commprof", {"trace", "summarize"}).exitCode, 2);
         QCOMPARE(runCli("commprof", {"nosuchcommand"}).exitCode, 2);
-        const auto window =
-            runCli("commprof",
-                   {"trace", "summarize",
-                    COMMPROF_TEST_DATA "/traces/legacy_gloo_ddp_rank0.json.gz", "--window", "9:3"});
+        const auto window = onFixture("summarize", "legacy_gloo_ddp_rank0", {"--window", "9:3"});
         QCOMPARE(window.exitCode, 2);
         QVERIFY(window.err.contains("--window"));
     }
@@ -177,9 +174,9 @@ private slots:
         const auto r = onFixture("summarize", "kineto_nccl_ddp_ws2_rank0", {"--json"});
         QCOMPARE(r.exitCode, 0);
         const QJsonObject doc = r.json();
-        for (const QJsonValue& step : doc["steps"].toArray()) {
+        for (const auto& step : doc["steps"].toArray()) {
             QVERIFY(step.toObject().contains("memory_us"));
-            QVERIFY(step["comm_bytes"].toDouble() > 0);
+            QVERIFY(step.toObject()["comm_bytes"].toDouble() > 0);
         }
         QVERIFY(doc["totals"].toObject().contains("memory_us"));
         QCOMPARE(doc["distributed"]["world_size"].toInt(), 2);

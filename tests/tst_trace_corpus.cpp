@@ -29,7 +29,7 @@ QJsonArray referenceEntries(const QString& set) {
         return {};
     }
     QJsonArray out;
-    for (const QJsonValue& v : QJsonDocument::fromJson(f.readAll()).object()["traces"].toArray()) {
+    for (const auto& v : QJsonDocument::fromJson(f.readAll()).object()["traces"].toArray()) {
         QJsonObject e = v.toObject();
         e["path"] = set + "/" + e["path"].toString();
         out.append(e);
@@ -81,7 +81,7 @@ private slots:
     void corpusIsComplete() {
         const QJsonArray entries = referenceEntries("corpus");
         QCOMPARE(entries.size(), 44);
-        for (const QJsonValue& v : entries) {
+        for (const auto& v : entries) {
             const QString path = kTraces + "/" + v.toObject()["path"].toString();
             QVERIFY2(QFile::exists(path), qPrintable(path));
         }
@@ -92,7 +92,7 @@ private slots:
         QTest::addColumn<QString>("path");
         QTest::addColumn<QJsonObject>("entry");
         for (const QString& set : {"corpus", "synthetic"}) {
-            for (const QJsonValue& v : referenceEntries(set)) {
+            for (const auto& v : referenceEntries(set)) {
                 const QJsonObject e = v.toObject();
                 QTest::newRow(qPrintable(e["path"].toString())) << e["path"].toString() << e;
             }

@@ -34,7 +34,7 @@ private slots:
     void eventsMatchAnIndependentReading() {
         const Trace t = readTraceFile(kNccl.toStdString());
         QJsonArray xs;
-        for (const QJsonValue& v : qtEvents()) {
+        for (const auto& v : qtEvents()) {
             if (v.toObject()["ph"].toString() == "X") {
                 xs.append(v);
             }

@@ -310,6 +310,7 @@ int summarizeJob(const TraceArgs& a) {
         ranks.push_back(r);
     }
     std::vector<trace::TraceSummary> sums;
+    sums.reserve(traces.size());
     for (const trace::Trace* t : traces) {
         sums.push_back(trace::summarize(*t, a.window));
     }

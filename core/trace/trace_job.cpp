@@ -104,6 +104,7 @@ std::vector<std::string> traceFilesIn(const std::string& directory) {
     }
     std::sort(names.begin(), names.end(), naturalLess);
     std::vector<std::string> out;
+    out.reserve(names.size());
     for (const auto& n : names) {
         out.push_back((fs::path(directory) / n).string());
     }
@@ -138,6 +139,7 @@ std::vector<LoadedTrace> readTraces(const std::vector<std::string>& files, ReadO
         }
     };
     std::vector<std::thread> pool;
+    pool.reserve(parallel);
     for (std::size_t t = 1; t < parallel; ++t) {
         pool.emplace_back(work);
     }

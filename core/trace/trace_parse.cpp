@@ -758,6 +758,7 @@ Trace parseTraceBuffer(PaddedBuffer& buf, const std::string& source, const Parse
         };
         std::vector<std::thread> pool;
         const int extra = std::min<int>(threads, int(chunks)) - 1;
+        pool.reserve(std::size_t(std::max(extra, 0)));
         for (int t = 0; t < extra; ++t) {
             pool.emplace_back(work);
         }
@@ -785,10 +786,9 @@ Trace parseTraceBuffer(PaddedBuffer& buf, const std::string& source, const Parse
     // Damage anywhere: one pass over the whole text decides what is kept and what the warnings
     // say (a text simdjson refuses as a whole is cut back from its end), so chunks never
     // change the answer for a damaged file, only the time a sound one takes.
-    const bool damaged = std::any_of(results.begin(), results.begin() + std::ptrdiff_t(checked),
-                                     [](const ChunkResult& r) {
-                                         return r.end.kind == Stretch::Broken;
-                                     });
+    const bool damaged =
+        std::any_of(results.begin(), results.begin() + std::ptrdiff_t(checked),
+                    [](const ChunkResult& r) { return r.end.kind == Stretch::Broken; });
     std::size_t joinedElements = 0;
     for (std::size_t i = 0; i < checked && !damaged; ++i) {
         ChunkResult& r = results[i];

@@ -128,15 +128,18 @@ int main(int argc, char** argv) {
     const std::string cli = COMMPROF_BIN_DIR "/commprof";
     const std::vector<unsigned char> gz = fileBytes(path);
     const std::vector<std::string> job(8, path);
+    const std::string zcatCommand = "zcat '" + path + "' > /dev/null";
+    std::string command = "'" + cli;
+    command += "' trace summarize '" + path;
+    command += "' --json --hta > /dev/null";
     std::map<std::string, std::vector<double>> t;
     for (int i = 0; i < repeats; ++i) {
         // Interleaved, so every variant sees the same machine load.
-        t["zcat"].push_back(timed([&] { run("zcat '" + path + "' > /dev/null"); }));
+        t["zcat"].push_back(timed([&] { run(zcatCommand); }));
         t["libdeflate"].push_back(timed([&] { libdeflateInflate(gz); }));
         t["isal"].push_back(timed([&] { isalInflate(gz); }));
         t["summarize"].push_back(timed([&] { summarizeOnce(path); }));
-        t["command"].push_back(timed(
-            [&] { run("'" + cli + "' trace summarize '" + path + "' --json --hta > /dev/null"); }));
+        t["command"].push_back(timed([&] { run(command); }));
         if (i < 3) {
             t["8 one by one"].push_back(timed([&] {
                 for (const auto& p : job) {
@@ -154,8 +157,8 @@ int main(int argc, char** argv) {
     std::printf("medians of %d interleaved runs:\n", repeats);
     for (const char* key : {"zcat", "libdeflate", "isal", "summarize", "command"}) {
         std::printf("  %-28s %.3f s  %.2fx zcat\n",
-                    key == std::string("libdeflate") ? "inflate only, libdeflate"
-                    : key == std::string("isal")     ? "inflate only, ISA-L"
+                    key == std::string("libdeflate")  ? "inflate only, libdeflate"
+                    : key == std::string("isal")      ? "inflate only, ISA-L"
                     : key == std::string("summarize") ? "summarize (in-process)"
                     : key == std::string("command")   ? "commprof trace summarize --hta"
                                                       : "zcat > /dev/null",
