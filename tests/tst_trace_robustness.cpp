@@ -57,7 +57,7 @@ QString outcome(std::string_view text, ParseOptions options) {
 // The same text parsed in one pass and in small checked chunks on several threads.
 void expectSameInChunks(const QByteArray& text, const QString& what) {
     const std::string_view view(text.constData(), std::size_t(text.size()));
-    const QString serial = outcome(view, ParseOptions{1, 1 << 20});
+    const QString serial = outcome(view, ParseOptions{1, std::size_t(1) << 40}); // one pass
     for (const auto& [threads, chunk] : {std::pair{2, std::size_t(64)},
                                          {3, std::size_t(777)},
                                          {2, std::size_t(4096)},

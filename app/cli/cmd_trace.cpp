@@ -11,6 +11,7 @@
 #include "trace/summary_json.h"
 #include "trace/trace_job.h"
 #include "trace/trace_reader.h"
+#include "trace/trace_report.h"
 
 #include <QFileInfo>
 #include <QJsonArray>
@@ -194,16 +195,13 @@ std::vector<trace::CollectiveRecord> inWindow(const std::vector<trace::Collectiv
 
 int summarizeOne(const TraceArgs& a) {
     const trace::Trace t = trace::readTraceFile(a.paths.first().toStdString(), a.read);
-    const trace::TraceSummary s = trace::summarize(t, a.window);
-    std::optional<trace::HtaFigures> hta;
-    if (a.hta) {
-        hta = trace::htaFigures(t, a.window);
-    }
+    const trace::TraceReport report = trace::reportOf(t, a.window, a.hta);
+    const auto& hta = report.hta;
     if (a.json) {
-        printJson(singleDocument(t, s, hta));
+        printJson(singleDocument(t, report.summary, hta));
         return Ok;
     }
-    QString text = formatSummary(s);
+    QString text = formatSummary(report.summary);
     text += formatKinds(trace::summarizeByKind(inWindow(t.collectives, a.window)));
     if (hta) {
         text += formatHta(*hta);

@@ -152,7 +152,37 @@ EventClass classify(const TraceContext& trace, const EventFacts& event) {
     return EventClass::NotCounted;
 }
 
-std::vector<bool> launchedByCollective(const Trace& trace, const NameFacts& names) {
+LaunchIndex::LaunchIndex(const Trace& trace) : launch_(trace.events.size(), kNone) {
+    const auto& events = trace.events;
+    // Runtime calls by correlation, the earliest in file order first.
+    std::vector<std::pair<std::int64_t, std::uint32_t>> hosts;
+    for (std::uint32_t i = 0; i < events.size(); ++i) {
+        if (!events[i].deviceWork() && events[i].correlation >= 0) {
+            hosts.emplace_back(events[i].correlation, i);
+        }
+    }
+    std::sort(hosts.begin(), hosts.end());
+    for (std::uint32_t i = 0; i < events.size(); ++i) {
+        const auto& e = events[i];
+        if (e.deviceWork() && e.correlation >= 0) {
+            const auto it =
+                std::lower_bound(hosts.begin(), hosts.end(),
+                                 std::pair<std::int64_t, std::uint32_t>{e.correlation, 0});
+            if (it != hosts.end() && it->first == e.correlation) {
+                launch_[i] = it->second;
+            }
+        }
+    }
+    for (const FlowLink& f : trace.flows) {
+        if (launch_[f.device] == kNone && events[f.device].deviceWork() &&
+            !events[f.launch].deviceWork()) {
+            launch_[f.device] = f.launch;
+        }
+    }
+}
+
+std::vector<bool> launchedByCollective(const Trace& trace, const NameFacts& names,
+                                       const LaunchIndex& launches) {
     const auto& events = trace.events;
     std::vector<bool> out(events.size(), false);
     // Host collective spans per thread, merged.
@@ -183,24 +213,11 @@ std::vector<bool> launchedByCollective(const Trace& trace, const NameFacts& name
         --pos;
         return launch.startUs >= pos->start && launch.endUs <= pos->end;
     };
-    std::unordered_map<std::int64_t, std::uint32_t> launchOf;
     for (std::uint32_t i = 0; i < events.size(); ++i) {
-        const auto& e = events[i];
-        if (!e.deviceWork() && e.correlation >= 0) {
-            launchOf.emplace(e.correlation, i);
-        }
-    }
-    for (std::uint32_t i = 0; i < events.size(); ++i) {
-        const auto& e = events[i];
-        if (e.deviceWork() && e.correlation >= 0) {
-            if (auto it = launchOf.find(e.correlation); it != launchOf.end()) {
-                out[i] = inside(events[it->second]);
+        if (events[i].deviceWork()) {
+            if (const auto launch = launches.launchOf(i)) {
+                out[i] = inside(events[*launch]);
             }
-        }
-    }
-    for (const FlowLink& f : trace.flows) {
-        if (events[f.device].deviceWork() && !events[f.launch].deviceWork() && !out[f.device]) {
-            out[f.device] = inside(events[f.launch]);
         }
     }
     return out;
@@ -225,45 +242,55 @@ TraceContext traceContext(const Trace& trace, const NameFacts& names) {
     return ctx;
 }
 
-void classify(Trace& trace) {
-    // Device work depends on (category, stream); decide each category once per stream kind.
-    std::unordered_map<std::uint64_t, bool> work;
+void markDeviceWork(Trace& trace) {
+    // Device work depends on (category, stream): decide it once per category and stream kind.
+    std::vector<std::int8_t> work(2 * trace.strings.size(), -1);
     for (auto& e : trace.events) {
-        const std::uint64_t key =
-            (std::uint64_t(e.category) << 1) | std::uint64_t(e.onStream && e.stream >= 0);
-        auto it = work.find(key);
-        if (it == work.end()) {
-            it = work.emplace(key, isDeviceWork(trace.category(e), e)).first;
+        std::int8_t& w = work[2 * std::size_t(e.category) + (e.onStream && e.stream >= 0)];
+        if (w < 0) {
+            w = isDeviceWork(trace.category(e), e) ? 1 : 0;
         }
-        if (it->second) {
+        if (w) {
             e.flags |= kDeviceWork;
         } else {
             e.flags &= std::uint8_t(~kDeviceWork);
         }
     }
-    const NameFacts names(trace);
+}
+
+void classify(Trace& trace, const NameFacts& names, const LaunchIndex& launches) {
     const TraceContext ctx = traceContext(trace, names);
     trace.regime = ctx.regime;
     const std::vector<bool> launched = ctx.regime == Regime::Device
-                                           ? launchedByCollective(trace, names)
+                                           ? launchedByCollective(trace, names, launches)
                                            : std::vector<bool>(trace.events.size(), false);
-    // Without a launch link a class depends only on (category, name, device work).
-    std::unordered_map<std::uint64_t, EventClass> memo;
+    // Without a launch link a class depends only on (name, category, device work); almost
+    // every name comes with one category, so remember the last answer per name.
+    struct Memo {
+        std::uint32_t category = 0;
+        std::int8_t deviceWork = -1;
+        EventClass cls = EventClass::NotCounted;
+    };
+    std::vector<Memo> memo(trace.strings.size());
     for (std::size_t i = 0; i < trace.events.size(); ++i) {
         auto& e = trace.events[i];
-        const EventFacts facts{trace.category(e), trace.name(e), e.deviceWork(), launched[i]};
-        if (launched[i]) {
-            e.cls = classify(ctx, facts);
+        Memo& m = memo[e.name];
+        if (!launched[i] && m.deviceWork == std::int8_t(e.deviceWork()) &&
+            m.category == e.category) {
+            e.cls = m.cls;
             continue;
         }
-        const std::uint64_t key =
-            (std::uint64_t(e.name) << 33) | (std::uint64_t(e.category) << 1) | e.deviceWork();
-        auto it = memo.find(key);
-        if (it == memo.end()) {
-            it = memo.emplace(key, classify(ctx, facts)).first;
+        const EventFacts facts{trace.category(e), trace.name(e), e.deviceWork(), launched[i]};
+        e.cls = classify(ctx, facts);
+        if (!launched[i]) {
+            m = {e.category, std::int8_t(e.deviceWork()), e.cls};
         }
-        e.cls = it->second;
     }
+}
+
+void classify(Trace& trace) {
+    markDeviceWork(trace);
+    classify(trace, NameFacts(trace), LaunchIndex(trace));
 }
 
 } // namespace commprof::trace

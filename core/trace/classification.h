@@ -4,6 +4,7 @@
 
 #include "trace_event.h"
 
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -81,10 +82,29 @@ private:
     std::vector<std::uint8_t> bits_;
 };
 
+// For each device event, the host event that launched it: the runtime call with the same
+// args.correlation, else the one an ac2g flow joins it to. Needs the device-work flags.
+class LaunchIndex {
+public:
+    explicit LaunchIndex(const Trace& trace);
+    std::optional<std::uint32_t> launchOf(std::uint32_t device) const {
+        return launch_[device] == kNone ? std::nullopt : std::optional(launch_[device]);
+    }
+
+private:
+    static constexpr std::uint32_t kNone = ~std::uint32_t(0);
+    std::vector<std::uint32_t> launch_; // per event
+};
+
+// Sets the device-work flag of every event (isDeviceWork, decided once per category).
+void markDeviceWork(Trace& trace);
 // For each event, whether its launch lies inside a host collective span on the same thread.
-std::vector<bool> launchedByCollective(const Trace& trace, const NameFacts& names);
+std::vector<bool> launchedByCollective(const Trace& trace, const NameFacts& names,
+                                       const LaunchIndex& launches);
 TraceContext traceContext(const Trace& trace, const NameFacts& names);
-// Sets the device-work flags, trace.regime and every event's class.
+// Sets trace.regime and every event's class, after markDeviceWork; names and launches must be
+// of this trace. The overload without them does all of it.
+void classify(Trace& trace, const NameFacts& names, const LaunchIndex& launches);
 void classify(Trace& trace);
 
 } // namespace commprof::trace

@@ -242,11 +242,15 @@ void fillBandwidth(CollectiveRecord& r) {
 }
 
 std::vector<CollectiveRecord> collectiveRecords(const Trace& trace) {
+    return collectiveRecords(trace, NameFacts(trace), LaunchIndex(trace));
+}
+
+std::vector<CollectiveRecord> collectiveRecords(const Trace& trace, const NameFacts& names,
+                                                const LaunchIndex& launches) {
     std::unordered_map<std::uint32_t, std::size_t> argsByEvent;
     for (std::size_t i = 0; i < trace.comms.size(); ++i) {
         argsByEvent.emplace(trace.comms[i].event, i);
     }
-    const NameFacts names(trace);
     std::vector<std::uint32_t> kernels, sized, named, c10d;
     for (std::uint32_t i = 0; i < trace.events.size(); ++i) {
         const TraceEvent& e = trace.events[i];
@@ -271,28 +275,10 @@ std::vector<CollectiveRecord> collectiveRecords(const Trace& trace) {
     std::vector<CollectiveRecord> out;
     if (!kernels.empty()) {
         // A kernel without its own sizes takes them from the span that launched it.
-        std::unordered_map<std::int64_t, std::uint32_t> launchOf;
-        for (std::uint32_t i = 0; i < trace.events.size(); ++i) {
-            const auto& e = trace.events[i];
-            if (!e.deviceWork() && e.correlation >= 0) {
-                launchOf.emplace(e.correlation, i);
-            }
-        }
-        std::unordered_map<std::uint32_t, std::uint32_t> launchByFlow;
-        for (const FlowLink& f : trace.flows) {
-            launchByFlow.emplace(f.device, f.launch);
-        }
         for (std::uint32_t k : kernels) {
             const CommArgs* args = argsOf(trace, k, argsByEvent);
             if (!args) {
-                std::optional<std::uint32_t> launch;
-                if (auto it = launchOf.find(trace.events[k].correlation);
-                    trace.events[k].correlation >= 0 && it != launchOf.end()) {
-                    launch = it->second;
-                } else if (auto f = launchByFlow.find(k); f != launchByFlow.end()) {
-                    launch = f->second;
-                }
-                if (launch) {
+                if (const auto launch = launches.launchOf(k)) {
                     args = enclosingArgs(trace, trace.events[*launch], sized, argsByEvent);
                 }
             }

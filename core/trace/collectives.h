@@ -31,6 +31,10 @@ void fillBandwidth(CollectiveRecord& r);
 // that launched it); otherwise one per outermost host span of a collective, preferring spans
 // that carry sizes (record_param_comms), then gloo:/nccl: spans, then c10d:: ones.
 std::vector<CollectiveRecord> collectiveRecords(const Trace& trace);
+class NameFacts;
+class LaunchIndex;
+std::vector<CollectiveRecord> collectiveRecords(const Trace& trace, const NameFacts& names,
+                                                const LaunchIndex& launches);
 
 struct KindSummary {
     std::string kind;

@@ -44,12 +44,22 @@ std::optional<double> numberOf(od::value& value) {
     }
 }
 
-std::optional<std::int64_t> integerOf(od::value& value) {
-    if (value.type() == od::json_type::number) {
-        std::int64_t out = 0;
-        if (value.get_int64().get(out) == simdjson::SUCCESS) {
-            return out;
+bool isFloatLiteral(std::string_view token) {
+    for (char c : token) {
+        if (c == '.' || c == 'e' || c == 'E') {
+            return true;
         }
+        if (c == ',' || c == '}' || c == ' ' || c == '\n') {
+            break;
+        }
+    }
+    return false;
+}
+
+std::optional<std::int64_t> integerOf(od::value& value) {
+    std::int64_t out = 0;
+    if (value.get_int64().get(out) == simdjson::SUCCESS) {
+        return out;
     }
     const auto d = numberOf(value);
     if (!d || !std::isfinite(*d) || std::fabs(*d) > 9.0e18) {
@@ -261,23 +271,28 @@ void EventCollector::add(od::value element) {
         case 't':
             if (key == "ts") {
                 hasTs = true;
-                const od::json_type t = value.type();
-                if (t == od::json_type::number) {
-                    tsFloat = value.get_number_type() == od::number_type::floating_point_number;
-                } else if (t == od::json_type::string) {
+                if (value.get_double().get(ts) == simdjson::SUCCESS) {
+                    // Written with a fraction or an exponent? Only asked until one is found.
+                    tsFloat = !out_.tsFloatOrMissing && isFloatLiteral(value.raw_json_token());
+                } else if (value.type() == od::json_type::string) {
                     tsString = true;
+                    ts = readTime(value);
                 } else {
                     tsFloat = value.is_null();
+                    ts = NAN;
                 }
-                ts = readTime(value);
             } else if (key == "tid") {
                 e.tid = readId(value);
             }
             break;
         case 'd':
             if (key == "dur") {
-                hasDur = !value.is_null();
-                dur = readTime(value);
+                if (value.get_double().get(dur) == simdjson::SUCCESS) {
+                    hasDur = true;
+                } else {
+                    hasDur = !value.is_null();
+                    dur = readTime(value);
+                }
             }
             break;
         case 'a':

@@ -121,8 +121,10 @@ double htaOverlap(const std::vector<Span>& comm, const std::vector<Span>& comp) 
 
 class HtaTable {
 public:
-    explicit HtaTable(const Trace& trace) : trace_(trace) {
+    explicit HtaTable(const Trace& trace)
+        : trace_(trace), symbol_(trace.strings.size(), 0), step_(trace.strings.size(), 0) {
         const bool round = trace.htaFacts.tsColumnIsFloat;
+        rows_.reserve(trace.events.size());
         for (const auto& e : trace.events) {
             if (!e.htaRow()) {
                 continue;
@@ -135,12 +137,13 @@ public:
                   e.correlation,
                   e.tid};
             rows_.push_back(r);
-            symbols_.insert(e.name);
-            symbols_.insert(e.category);
+            symbol_[e.name] = 1;
+            symbol_[e.category] = 1;
         }
-        for (std::uint32_t id : symbols_) {
-            if (isProfilerStepSymbol(trace.strings.at(id))) {
-                stepSymbols_.insert(id);
+        for (std::uint32_t id = 0; id < symbol_.size(); ++id) {
+            if (symbol_[id] && isProfilerStepSymbol(trace.strings.at(id))) {
+                step_[id] = 1;
+                ++stepSymbols_;
             }
         }
     }
@@ -148,7 +151,7 @@ public:
     // _filter_irrelevant_gpu_kernels: with two or more step names, keep only the device events
     // that some host event started before the last step launched.
     void cutLastStep() {
-        if (stepSymbols_.size() < 2) {
+        if (stepSymbols_ < 2) {
             return;
         }
         if (isMtia()) {
@@ -225,7 +228,7 @@ public:
 
 private:
     bool named(const Row& r, std::string_view n) const { return trace_.strings.at(r.name) == n; }
-    bool isStep(const Row& r) const { return stepSymbols_.count(r.name) > 0; }
+    bool isStep(const Row& r) const { return step_[r.name] != 0; }
 
     // infer_gpu_type: MTIA by the backend, else by the launch call names.
     bool isMtia() const {
@@ -234,7 +237,7 @@ private:
         }
         auto has = [&](std::string_view s) {
             const auto id = trace_.strings.find(s);
-            return id && symbols_.count(*id);
+            return id && symbol_[*id];
         };
         if (has("cudaLaunchKernel") || has("hipLaunchKernel")) {
             return false;
@@ -339,8 +342,11 @@ private:
 
     const Trace& trace_;
     std::vector<Row> rows_;
-    std::unordered_set<std::uint32_t> symbols_;
-    std::unordered_set<std::uint32_t> stepSymbols_;
+    // Per interned string: whether it names a row or its category (HTA's symbol table), and
+    // whether it is a ProfilerStep#N symbol.
+    std::vector<std::uint8_t> symbol_;
+    std::vector<std::uint8_t> step_;
+    std::size_t stepSymbols_ = 0;
 };
 
 } // namespace

@@ -503,32 +503,44 @@ private:
         if (flows_.empty()) {
             return;
         }
-        std::unordered_map<std::int64_t, std::uint32_t> byCorrelation;
+        // (correlation, on a stream, event), sorted: the first event per key is the one.
+        struct Keyed {
+            std::int64_t correlation;
+            bool onStream;
+            std::uint32_t event;
+            bool operator<(const Keyed& o) const {
+                return std::tie(correlation, onStream, event) <
+                       std::tie(o.correlation, o.onStream, o.event);
+            }
+        };
+        std::vector<Keyed> byCorrelation;
         for (std::uint32_t i = 0; i < trace_.events.size(); ++i) {
-            if (trace_.events[i].correlation >= 0) {
-                byCorrelation.emplace(
-                    trace_.events[i].correlation * 2 + (trace_.events[i].onStream ? 1 : 0), i);
+            const TraceEvent& e = trace_.events[i];
+            if (e.correlation >= 0) {
+                byCorrelation.push_back({e.correlation, e.onStream, i});
             }
         }
-        auto matches = [&](const FlowRecord& f, std::uint32_t i) {
-            const TraceEvent& e = trace_.events[i];
-            return e.pid == f.pid && e.tid == f.tid && e.startUs == f.ts;
-        };
-        std::vector<const FlowRecord*> unresolved;
-        std::unordered_map<std::int64_t,
-                           std::pair<std::optional<std::uint32_t>, std::optional<std::uint32_t>>>
-            ends;
-        for (const FlowRecord& f : flows_) {
-            std::optional<std::uint32_t> hit;
-            for (int side = 0; side < 2 && !hit; ++side) {
-                if (auto it = byCorrelation.find(f.id * 2 + side);
-                    it != byCorrelation.end() && matches(f, it->second)) {
-                    hit = it->second;
+        std::sort(byCorrelation.begin(), byCorrelation.end());
+        auto matching = [&](const FlowRecord& f) -> std::optional<std::uint32_t> {
+            for (bool onStream : {false, true}) {
+                const auto it = std::lower_bound(byCorrelation.begin(), byCorrelation.end(),
+                                                 Keyed{f.id, onStream, 0});
+                if (it != byCorrelation.end() && it->correlation == f.id &&
+                    it->onStream == onStream) {
+                    const TraceEvent& e = trace_.events[it->event];
+                    if (e.pid == f.pid && e.tid == f.tid && e.startUs == f.ts) {
+                        return it->event;
+                    }
                 }
             }
-            if (hit) {
-                auto& slot = ends[f.id];
-                (f.start ? slot.first : slot.second) = hit;
+            return std::nullopt;
+        };
+        std::vector<FlowEnd> ends;
+        ends.reserve(flows_.size());
+        std::vector<const FlowRecord*> unresolved;
+        for (const FlowRecord& f : flows_) {
+            if (const auto hit = matching(f)) {
+                ends.push_back({f.id, *hit, f.start});
             } else {
                 unresolved.push_back(&f);
             }
@@ -536,20 +548,33 @@ private:
         if (!unresolved.empty()) {
             bindByTime(unresolved, ends);
         }
-        std::vector<std::pair<std::int64_t, FlowLink>> links;
-        for (const auto& [id, pair] : ends) {
-            if (pair.first && pair.second && *pair.first != *pair.second) {
-                links.push_back({id, FlowLink{*pair.first, *pair.second}});
+        // Per flow id, its (last) start and (last) finish make the link.
+        std::stable_sort(ends.begin(), ends.end(),
+                         [](const FlowEnd& x, const FlowEnd& y) { return x.id < y.id; });
+        std::vector<FlowLink> links;
+        for (std::size_t i = 0; i < ends.size();) {
+            std::optional<std::uint32_t> launch, device;
+            std::size_t j = i;
+            for (; j < ends.size() && ends[j].id == ends[i].id; ++j) {
+                (ends[j].start ? launch : device) = ends[j].event;
             }
+            if (launch && device && *launch != *device) {
+                links.push_back({*launch, *device});
+            }
+            i = j;
         }
         std::sort(links.begin(), links.end(),
-                  [](const auto& a, const auto& b) { return a.second.launch < b.second.launch; });
-        for (const auto& [id, link] : links) {
-            trace_.flows.push_back(link);
-        }
+                  [](const FlowLink& x, const FlowLink& y) { return x.launch < y.launch; });
+        trace_.flows.insert(trace_.flows.end(), links.begin(), links.end());
     }
 
-    template <class Ends> void bindByTime(const std::vector<const FlowRecord*>& flows, Ends& ends) {
+    struct FlowEnd {
+        std::int64_t id;
+        std::uint32_t event;
+        bool start;
+    };
+
+    void bindByTime(const std::vector<const FlowRecord*>& flows, std::vector<FlowEnd>& ends) {
         std::map<std::pair<std::int64_t, std::int64_t>, std::vector<std::uint32_t>> lanes;
         for (const FlowRecord* f : flows) {
             lanes.try_emplace({f->pid, f->tid});
@@ -583,8 +608,7 @@ private:
                 }
             }
             if (hit) {
-                auto& slot = ends[f->id];
-                (f->start ? slot.first : slot.second) = hit;
+                ends.push_back({f->id, *hit, f->start});
             }
         }
     }
@@ -736,9 +760,11 @@ Trace parseTraceBuffer(PaddedBuffer& buf, const std::string& source, const Parse
     }
 
     const std::size_t first = top.skipSpace(sk.arrayStart);
+    // Large texts are read in chunks even on one thread: simdjson's index then stays the size
+    // of a chunk, not of the whole text.
     const int threads = std::max(1, options.threads);
     Plan plan;
-    if (threads > 1 && size - first >= 2 * options.chunkBytes) {
+    if (options.chunkBytes > 0 && (size - first) / 2 >= options.chunkBytes) {
         plan = planChunks(text, size, first, options.chunkBytes);
     } else {
         plan.starts.push_back(first);

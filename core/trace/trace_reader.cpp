@@ -9,8 +9,11 @@
 namespace commprof::trace {
 
 void finishTrace(Trace& trace) {
-    classify(trace);
-    trace.collectives = collectiveRecords(trace);
+    const NameFacts names(trace);
+    markDeviceWork(trace);
+    const LaunchIndex launches(trace);
+    classify(trace, names, launches);
+    trace.collectives = collectiveRecords(trace, names, launches);
 }
 
 Trace readTraceFile(const std::string& path, const ReadOptions& options) {

@@ -8,15 +8,13 @@
 // and the peak RSS of a fresh process that summarizes the file once, against its
 // uncompressed size. Usage: trace_bench [TRACE] [REPEATS]
 
-#include "trace/hta_figures.h"
-#include "trace/step_metrics.h"
 #include "trace/trace_job.h"
 #include "trace/trace_reader.h"
+#include "trace/trace_report.h"
 
 #include <isa-l/igzip_lib.h>
 #include <libdeflate.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -87,11 +85,11 @@ void isalInflate(const std::vector<unsigned char>& gz) {
     }
 }
 
+// What `commprof trace summarize --hta` computes for one file.
 void summarizeOnce(const std::string& path) {
     const auto trace = commprof::trace::readTraceFile(path);
-    const auto summary = commprof::trace::summarize(trace);
-    const auto hta = commprof::trace::htaFigures(trace);
-    if (summary.steps.empty() || !hta.kernelTimeUs) {
+    const auto report = commprof::trace::reportOf(trace, std::nullopt, true);
+    if (report.summary.steps.empty() || !report.hta->kernelTimeUs) {
         std::fprintf(stderr, "unexpected: no steps or no HTA figures\n");
     }
 }
@@ -102,25 +100,32 @@ void run(const std::string& cmd) {
     }
 }
 
-// Peak RSS of a child that summarizes the file once.
-double childPeakBytes(const std::string& path) {
-    const pid_t pid = fork();
-    if (pid == 0) {
-        summarizeOnce(path);
-        rusage usage{};
-        getrusage(RUSAGE_SELF, &usage);
-        std::_Exit(0 * int(usage.ru_maxrss));
+// Peak RSS of a fresh process (this program again, with --once) that summarizes the file once.
+double childPeakBytes(const char* self, const std::string& path) {
+    std::string cmd = "'";
+    cmd += self;
+    cmd += "' --once '" + path + "'";
+    FILE* p = popen(cmd.c_str(), "r");
+    double bytes = 0;
+    if (!p || std::fscanf(p, "%lf", &bytes) != 1) {
+        bytes = 0;
     }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    rusage usage{};
-    getrusage(RUSAGE_CHILDREN, &usage);
-    return double(usage.ru_maxrss) * 1024.0;
+    if (p) {
+        pclose(p);
+    }
+    return bytes;
 }
 
 } // namespace
 
 int main(int argc, char** argv) {
+    if (argc == 3 && std::string(argv[1]) == "--once") {
+        summarizeOnce(argv[2]);
+        rusage usage{};
+        getrusage(RUSAGE_SELF, &usage);
+        std::printf("%.0f\n", double(usage.ru_maxrss) * 1024.0);
+        return 0;
+    }
     const std::string path = argc > 1 ? argv[1]
                                       : COMMPROF_SHARED_FIXTURES
                                  "/traces/kineto_nccl_ddp_ws2_large_rank1.json.gz";
@@ -142,8 +147,10 @@ int main(int argc, char** argv) {
         t["command"].push_back(timed([&] { run(command); }));
         if (i < 3) {
             t["8 one by one"].push_back(timed([&] {
+                commprof::trace::ReadOptions oneThread;
+                oneThread.threads = 1;
                 for (const auto& p : job) {
-                    commprof::trace::readTraceFile(p);
+                    commprof::trace::readTraceFile(p, oneThread);
                 }
             }));
             t["8 in parallel"].push_back(
@@ -164,11 +171,11 @@ int main(int argc, char** argv) {
                                                       : "zcat > /dev/null",
                     median(t[key]), median(t[key]) / zcat);
     }
-    std::printf("8 rank traces: %.3f s in parallel, %.3f s one by one (%.2fx)\n",
+    std::printf("8 rank traces: %.3f s in parallel, %.3f s one by one on one thread (%.2fx)\n",
                 median(t["8 in parallel"]), median(t["8 one by one"]),
                 median(t["8 in parallel"]) / median(t["8 one by one"]));
     std::printf("summarize / zcat: %.2fx (goal <= 0.6x)\n", median(t["summarize"]) / zcat);
-    const double peak = childPeakBytes(path);
+    const double peak = childPeakBytes(argv[0], path);
     std::printf("peak RSS: %.1f MiB, %.2fx the uncompressed size (goal <= 2x)\n", peak / 1048576.0,
                 peak / uncompressed);
     return 0;

@@ -46,7 +46,7 @@ void checkFigures(const StepMetrics& m) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);
-    const std::optional<Trace> one = parse(text, ParseOptions{1, std::size_t(1) << 20});
+    const std::optional<Trace> one = parse(text, ParseOptions{1, std::size_t(1) << 40});
     const std::optional<Trace> chunked = parse(text, ParseOptions{2, 64});
     check(one.has_value() == chunked.has_value());
     if (!one) {
