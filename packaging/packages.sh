@@ -6,7 +6,7 @@ COMMPROF_PACKAGES=(
   # build
   build-essential cmake ninja-build ccache pkg-config
   qt6-base-dev qt6-svg-dev libgl-dev libqcustomplot-dev fonts-dejavu-core
-  libyaml-cpp-dev libsqlite3-dev libsimdjson-dev zlib1g-dev libdeflate-dev
+  libyaml-cpp-dev libsqlite3-dev libsimdjson-dev zlib1g-dev libisal-dev libdeflate-dev
   libtorch-dev libgloo-dev
   # tests: PyTorch's own Python DDP is the reference (tst_rank_ddp, tests/bench, trace recording)
   python3-torch
