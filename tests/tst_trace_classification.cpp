@@ -322,6 +322,15 @@ private slots:
                                               .memcpy(copy, 12, 4)
                                               .object()
                                        << int(EventClass::Memory) << false;
+        // hta_tests/trace_compare/base: nccl: host spans whose kernels were not captured,
+        // and pinned input copies. Not host-staged: only gloo stages through the host.
+        QTest::newRow("nccl spans, no kernels")
+            << TraceBuilder()
+                   .complete("nccl:all_reduce", 20, 10, "user_annotation", 3)
+                   .kernel("sgemm", 0, 10)
+                   .memcpy(copy, 12, 4)
+                   .object()
+            << int(EventClass::Memory) << false;
         QTest::newRow("nccl") << TraceBuilder()
                                      .complete("nccl:all_reduce", 20, 10, "user_annotation", 3)
                                      .kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL", 20, 8)

@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstdio>
 #include <set>
+#include <thread>
 
 namespace commprof::rank {
 namespace {
@@ -199,6 +200,9 @@ RankResult runDdp(const RankOptions& o) {
         IterationTimes times;
         times.iter = it;
         const std::int64_t t0 = monotonicNs();
+        if (o.delayRank == o.rank && o.delayMs > 0) { // a planted straggler (--delay-rank)
+            std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(o.delayMs));
+        }
 
         reducer.prepare_for_forward();
         reducer.rebuild_buckets(); // a collective: every rank calls it at the same point

@@ -45,6 +45,19 @@ double toDouble(const std::string& flag, const std::string& v) {
     return parseNumber<double>(flag, v, "a number");
 }
 
+// "R:MS": rank R sleeps MS milliseconds before each forward.
+void parseDelay(const std::string& flag, const std::string& v, RankOptions& o) {
+    const auto colon = v.find(':');
+    if (colon == std::string::npos) {
+        throw UsageError(flag + ": expected RANK:MS, got '" + v + "'");
+    }
+    o.delayRank = toInt(flag, v.substr(0, colon));
+    o.delayMs = toDouble(flag, v.substr(colon + 1));
+    if (o.delayRank < 0 || o.delayMs < 0 || o.delayMs > 600000) {
+        throw UsageError(flag + ": expected a rank >= 0 and 0..600000 ms, got '" + v + "'");
+    }
+}
+
 std::string oneOf(const std::string& flag, const std::string& v,
                   std::initializer_list<const char*> allowed) {
     for (const char* a : allowed) {
@@ -134,6 +147,8 @@ std::string usageText() {
            "              [--fp-ranks all|0,3,8-15] [--fp-max-records N] [--fp-max-bytes N] "
            "[--fp-chunk-dim D]\n"
            "              [--perturb OP@RANKS:ITER]   (RANKS: 1, 0,3, 8-15 or all)\n"
+           "              [--delay-rank R:MS]   (or COMMPROF_DELAY_RANK=R:MS: a planted "
+           "straggler)\n"
            "       commprof-rank --digest-selftest\n"
            "       commprof-rank --version [--json]\n"
            "Rendezvous from RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT, LOCAL_RANK (or "
@@ -143,6 +158,11 @@ std::string usageText() {
 
 RankOptions parseOptions(int argc, char** argv) {
     RankOptions o;
+    // The environment plants the delay through a real `commprof run`, whose ranks inherit it;
+    // the flag, read below, wins.
+    if (const auto delay = env("COMMPROF_DELAY_RANK"); !delay.empty()) {
+        parseDelay("COMMPROF_DELAY_RANK", delay, o);
+    }
     bool paramsGiven = false;
     bool familyGiven = false;
     using Setter = std::function<void(const std::string&, const std::string&)>;
@@ -229,6 +249,7 @@ RankOptions parseOptions(int argc, char** argv) {
         {"--fp-max-bytes",
          [&](auto& f, auto& v) { o.fpMaxBytes = static_cast<long long>(toDouble(f, v)); }},
         {"--fp-chunk-dim", [&](auto& f, auto& v) { o.fpChunkDim = toInt(f, v); }},
+        {"--delay-rank", [&](auto& f, auto& v) { parseDelay(f, v, o); }},
         {"--perturb",
          [&](auto& f, auto& v) {
              const auto at = v.rfind('@');

@@ -53,6 +53,10 @@ struct RankOptions {
     bool perturbsRank(int r) const;
     int perturbIter = -1;
     bool digestSelftest = false;
+    // Fault injection: --delay-rank R:MS (or COMMPROF_DELAY_RANK=R:MS) sleeps MS before each
+    // forward on rank R, a planted straggler.
+    int delayRank = -1;
+    double delayMs = 0;
     // Output and rendezvous
     std::string outDir = ".";
     double rendezvousTimeoutS = 60;

@@ -118,6 +118,7 @@ NameFacts::NameFacts(const Trace& trace) : bits_(trace.strings.size(), 0) {
         std::uint8_t b = 0;
         b |= isCollectiveKernelName(s) ? kCollectiveKernel : 0;
         b |= isHostCollectiveName(s) ? kHostCollective : 0;
+        b |= startsWith(s, "gloo:") ? kGlooSpan : 0;
         b |= (s == "gpu_memcpy" || s == "Memcpy") ? kCopyCategory : 0;
         b |= startsWith(s, "Memcpy") ? kCopyName : 0;
         b |= (s == "gpu_memset" || s == "Memset") ? kMemsetCategory : 0;
@@ -207,7 +208,7 @@ std::vector<bool> launchedByCollective(const Trace& trace, const NameFacts& name
 
 TraceContext traceContext(const Trace& trace, const NameFacts& names) {
     TraceContext ctx;
-    bool hostCollective = false;
+    bool glooSpan = false;
     bool collectiveKernel = false;
     for (const auto& e : trace.events) {
         if (e.deviceWork()) {
@@ -215,10 +216,12 @@ TraceContext traceContext(const Trace& trace, const NameFacts& names) {
             collectiveKernel = collectiveKernel || (!names.copy(e) && !names.memset(e) &&
                                                     names.collectiveKernel(e.name));
         } else {
-            hostCollective = hostCollective || names.hostCollective(e.name);
+            glooSpan = glooSpan || names.glooSpan(e.name);
         }
     }
-    ctx.hostStaged = ctx.regime == Regime::Device && hostCollective && !collectiveKernel;
+    // Only gloo stages through the host: nccl: spans without kernels are an NCCL trace whose
+    // kernels were not captured (docs/trace-semantics.md).
+    ctx.hostStaged = ctx.regime == Regime::Device && glooSpan && !collectiveKernel;
     return ctx;
 }
 

@@ -23,8 +23,8 @@ struct EventFacts {
 // What the rules know about the whole trace.
 struct TraceContext {
     Regime regime = Regime::Host;
-    // Host spans of collectives, device work, and no collective kernels: gloo over device
-    // tensors, whose staging copies come from gloo's own threads.
+    // gloo's host spans, device work, and no collective kernels: gloo over device tensors,
+    // whose staging copies come from gloo's own threads.
     bool hostStaged = false;
 };
 
@@ -59,6 +59,7 @@ public:
     explicit NameFacts(const Trace& trace);
     bool collectiveKernel(std::uint32_t name) const { return bits_[name] & kCollectiveKernel; }
     bool hostCollective(std::uint32_t name) const { return bits_[name] & kHostCollective; }
+    bool glooSpan(std::uint32_t name) const { return bits_[name] & kGlooSpan; }
     // A copy or memset by its category or name.
     bool copy(const TraceEvent& e) const {
         return (bits_[e.category] & kCopyCategory) || (bits_[e.name] & kCopyName);
@@ -75,6 +76,7 @@ private:
         kCopyName = 8,
         kMemsetCategory = 16,
         kMemsetName = 32,
+        kGlooSpan = 64,
     };
     std::vector<std::uint8_t> bits_;
 };

@@ -297,6 +297,7 @@ void EventCollector::add(od::value element) {
         }
     }
     // Everything below runs only once the whole object was read without error.
+    ++out_.elements;
     if (!hasTs || tsFloat) {
         out_.tsFloatOrMissing = true;
     }

@@ -52,6 +52,7 @@ struct Fragment {
     std::vector<StackOp> stackOps;
     std::vector<MetaRecord> meta;
     std::vector<FlowRecord> flows;
+    std::size_t elements = 0; // objects read whole, whatever they held
     std::size_t negative = 0;
     std::size_t badTime = 0;
     std::size_t nonObjects = 0;

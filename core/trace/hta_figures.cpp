@@ -196,12 +196,19 @@ public:
         const std::vector<Span> commGroups = htaMerge(std::move(comm));
         const double computeTime = runTime(computeGroups);
         const double nonCompute = kernelTime - computeTime - idle;
+        const std::string numbers =
+            "idle " + std::to_string(idle) + ", compute " + std::to_string(computeTime) +
+            ", non-compute " + std::to_string(nonCompute) + " of " + std::to_string(kernelTime) +
+            " us, after rounding sub-microsecond events inwards";
         if (!(idle <= kernelTime && computeTime <= kernelTime && nonCompute >= 0)) {
-            out.warnings.push_back(
-                "HTA 0.6.1's own checks fail on this trace (idle " + std::to_string(idle) +
-                ", compute " + std::to_string(computeTime) + ", non-compute " +
-                std::to_string(nonCompute) + " of " + std::to_string(kernelTime) +
-                " us, after rounding sub-microsecond events inwards): it has no figures for it");
+            out.warnings.push_back("HTA 0.6.1's own checks fail on this trace (" + numbers +
+                                   "): it has no figures for it");
+            return out;
+        }
+        // HTA would print these; a negative time is no figure (docs/trace-semantics.md).
+        if (idle < 0 || computeTime < 0 || kernelTime < 0) {
+            out.warnings.push_back("HTA's rules give a negative time on this trace (" + numbers +
+                                   "): no figures");
             return out;
         }
         out.kernelTimeUs = kernelTime;
@@ -358,7 +365,13 @@ HtaFigures htaFigures(const Trace& trace, std::optional<Span> window) {
     if (window) {
         table.keepWindow(*window);
     }
-    return table.figures();
+    HtaFigures out = table.figures();
+    if (trace.htaFacts.rootIsArray && out.kernelTimeUs) {
+        out.warnings.push_back("HTA 0.6.1 cannot read a trace that is a bare array of events "
+                               "(it expects an object with traceEvents); these figures apply "
+                               "its rules as if it could");
+    }
+    return out;
 }
 
 } // namespace commprof::trace

@@ -10,4 +10,11 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// Valid JSON that is not a Chrome trace (no traceEvents): a rank file or a manifest beside the
+// traces in a directory, which a directory listing skips.
+class NotATraceError : public TraceError {
+public:
+    using TraceError::TraceError;
+};
+
 } // namespace commprof::trace

@@ -160,6 +160,8 @@ struct HtaFileFacts {
     // Some event's `ts` is written with a fraction or exponent, or missing: pandas then holds
     // the column as float64 and HTA rounds every event inwards to whole microseconds.
     bool tsColumnIsFloat = false;
+    // The document is a bare array of events: HTA's loader reads only objects.
+    bool rootIsArray = false;
 };
 
 struct Trace {

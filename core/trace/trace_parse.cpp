@@ -120,6 +120,7 @@ Stretch readStretch(od::parser& parser, char* copy, std::size_t copyLen, std::si
     const char* origin = copy + 1;
     EventCollector collector(fragment, origin, from);
     std::size_t elementStart = from;
+    bool inElement = false;
     od::document doc;
     bool started = false;
     try {
@@ -134,13 +135,24 @@ Stretch readStretch(od::parser& parser, char* copy, std::size_t copyLen, std::si
                 out.next = elementStart;
                 return out;
             }
+            inElement = true;
             collector.add(v);
+            inElement = false;
             out.nothingRead = false;
         }
     } catch (const simdjson::simdjson_error& err) {
         out.kind = Stretch::Broken;
         out.error = err.what();
         out.elementStart = elementStart;
+        if (!inElement && !out.nothingRead) {
+            // Broken between elements: the break is where the last whole element ends, so
+            // that reading on from there never reads that element twice.
+            const TopLevel scan(copy, copyLen);
+            const std::size_t end = scan.endOfValue(elementStart - from + 1);
+            if (end != TopLevel::npos) {
+                out.elementStart = from + end - 1;
+            }
+        }
         const char* loc = nullptr;
         out.refused = !started;
         out.atEnd = started && (doc.current_location().get(loc) != simdjson::SUCCESS || !loc ||
@@ -255,15 +267,15 @@ struct SerialResult {
     std::vector<std::string> warnings;
 };
 
-std::string endsEarly(std::size_t events, std::size_t kept, std::size_t size) {
-    return "input ends early: kept the " + std::to_string(events) + " events in its first " +
+std::string endsEarly(std::size_t elements, std::size_t kept, std::size_t size) {
+    return "input ends early: kept the " + std::to_string(elements) + " elements in its first " +
            std::to_string(kept) + " of " + std::to_string(size) + " bytes; the rest was cut off";
 }
 
 // One sequential pass from `start` to the end, in place. A text that ends inside an element
 // keeps the elements before it; one that simdjson refuses as a whole (a string never closed)
 // is cut back after complete objects until it parses.
-SerialResult readSerial(PaddedBuffer& buf, std::size_t start, std::size_t eventsBefore,
+SerialResult readSerial(PaddedBuffer& buf, std::size_t start, std::size_t elementsBefore,
                         const std::string& source) {
     char* text = buf.data.get();
     const std::size_t size = buf.size;
@@ -285,12 +297,12 @@ SerialResult readSerial(PaddedBuffer& buf, std::size_t start, std::size_t events
                                       buf.capacity + simdjson::SIMDJSON_PADDING - docBegin, text,
                                       start, npos, fragment);
         text[end] = savedEnd;
-        const std::size_t events = eventsBefore + fragment.events.size();
-        const bool readSomething = events > 0 || !fragment.stackOps.empty();
+        const std::size_t elements = elementsBefore + fragment.elements;
+        const bool readSomething = elements > 0;
         if (s.kind == Stretch::Closed) {
             result.fragment = std::move(fragment);
             if (s.closedByUs || end != size) {
-                result.warnings.push_back(endsEarly(events, end, size));
+                result.warnings.push_back(endsEarly(elements, end, size));
             } else {
                 result.arrayEnd = s.arrayEnd;
             }
@@ -304,24 +316,26 @@ SerialResult readSerial(PaddedBuffer& buf, std::size_t start, std::size_t events
                 break; // broken before anything could be read: not valid JSON
             }
             result.fragment = std::move(fragment);
-            result.warnings.push_back("JSON breaks at byte " + std::to_string(s.elementStart) +
-                                      " (" + s.error + "); kept the " + std::to_string(events) +
-                                      " events read before it");
+            // Nothing read here: the break is where this pass began (a chunk handed it over).
+            const std::size_t at = s.nothingRead ? start : s.elementStart;
+            result.warnings.push_back("JSON breaks at byte " + std::to_string(at) + " (" + s.error +
+                                      "); kept the " + std::to_string(elements) +
+                                      " elements read before it");
             break;
         }
         if (!s.nothingRead) {
             result.fragment = std::move(fragment);
-            result.warnings.push_back(endsEarly(events, s.elementStart, size));
+            result.warnings.push_back(endsEarly(elements, s.elementStart, size));
             break;
         }
         // Nothing read in this stretch: cut back after the last '}' before the end, if any.
-        std::size_t p = end;
+        std::size_t p = end - 1;
         while (p > start && text[p - 1] != '}') {
             --p;
         }
         if (p <= start) {
-            if (eventsBefore > 0) {
-                result.warnings.push_back(endsEarly(eventsBefore, start, size));
+            if (elementsBefore > 0) {
+                result.warnings.push_back(endsEarly(elementsBefore, start, size));
                 firstError.clear();
             }
             break;
@@ -329,9 +343,11 @@ SerialResult readSerial(PaddedBuffer& buf, std::size_t start, std::size_t events
         end = p;
     }
     text[docBegin] = savedBefore;
-    const bool anything = eventsBefore > 0 || !result.fragment.events.empty() ||
-                          !result.fragment.stackOps.empty() || result.arrayEnd != npos ||
-                          !result.warnings.empty();
+    if (result.warnings.empty() && result.arrayEnd == npos && elementsBefore > 0) {
+        result.warnings.push_back(endsEarly(elementsBefore, start, size)); // attempts ran out
+    }
+    const bool anything = elementsBefore > 0 || result.fragment.elements > 0 ||
+                          result.arrayEnd != npos || !result.warnings.empty();
     if (!anything && !firstError.empty()) {
         throw TraceError(source + ": not valid JSON: " + firstError +
                          (buf.damage.empty() ? std::string() : " (" + buf.damage + ")"));
@@ -649,11 +665,11 @@ void readTopLevelObjects(const char* text, const Skeleton& sk, Trace& trace) {
                 }
                 (void)field.value();
             }
-            throw TraceError(source +
-                             ": JSON object has no 'traceEvents' field; not a Chrome trace");
+            throw NotATraceError(source +
+                                 ": JSON object has no 'traceEvents' field; not a Chrome trace");
         }
         if (type != od::json_type::array) {
-            throw TraceError(source + ": top-level JSON is neither an object nor an array");
+            throw NotATraceError(source + ": top-level JSON is neither an object nor an array");
         }
     } catch (const simdjson::simdjson_error& err) {
         throw TraceError(source + ": not valid JSON: " + err.what() +
@@ -709,6 +725,7 @@ Trace parseTraceBuffer(PaddedBuffer& buf, const std::string& source, const Parse
     if (text[root] == '[') {
         sk.rootIsArray = true;
         sk.arrayStart = root + 1;
+        trace.htaFacts.rootIsArray = true;
     } else if (text[root] == '{') {
         scanKeys(top, text, size, root + 1, sk, true);
         if (sk.arrayStart == npos || text[sk.arrayStart - 1] != '[') {
@@ -759,31 +776,35 @@ Trace parseTraceBuffer(PaddedBuffer& buf, const std::string& source, const Parse
     std::size_t arrayEnd = npos;
     std::size_t serialFrom = first;
     bool needSerial = true;
-    std::size_t joinedEvents = 0;
+    std::size_t joinedElements = 0;
     for (std::size_t i = 0; i < results.size(); ++i) {
         ChunkResult& r = results[i];
         if (i > 0 && !(results[i - 1].end.kind == Stretch::Stopped &&
                        results[i - 1].end.next == plan.starts[i])) {
             break; // the guess was wrong: read on sequentially from the checked position
         }
-        joinedEvents += r.fragment.events.size();
+        if (r.end.kind == Stretch::Broken) {
+            // Damage: read this chunk again in one pass from its (checked) start, so the
+            // warnings are exactly those of a single pass over the whole text.
+            serialFrom = plan.starts[i];
+            break;
+        }
+        joinedElements += r.fragment.elements;
         joiner.add(r.fragment);
         if (r.end.kind == Stretch::Stopped) {
             serialFrom = r.end.next;
             continue;
         }
-        if (r.end.kind == Stretch::Closed && !r.end.closedByUs) {
+        if (!r.end.closedByUs) {
             arrayEnd = r.end.arrayEnd;
             needSerial = false;
         } else {
-            // Broken: read on from the element that broke. Closed by our own bracket: the text
-            // ended first, and the sequential pass over nothing says so.
-            serialFrom = r.end.kind == Stretch::Broken ? r.end.elementStart : size;
+            serialFrom = size; // the text ended first: the pass over nothing says so
         }
         break;
     }
     if (needSerial) {
-        SerialResult s = readSerial(buf, serialFrom, joinedEvents, source);
+        SerialResult s = readSerial(buf, serialFrom, joinedElements, source);
         joiner.add(s.fragment);
         arrayEnd = s.arrayEnd;
         for (auto& w : s.warnings) {
