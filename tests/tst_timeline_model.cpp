@@ -3,6 +3,7 @@
 // vertical layout and the slice colours. Each is checked against a hand calculation or an
 // independent reading of the same file with Qt's own JSON parser.
 
+#include "cli_runner.h"
 #include "timeline/palette.h"
 #include "timeline/rank_matching.h"
 #include "timeline/ruler.h"
@@ -385,6 +386,40 @@ private slots:
         QCOMPARE(f.memoryUs, 0.0);
         QCOMPARE(ranges[0].window.start, 40.0);
         QCOMPARE(ranges[0].window.end, 220.0);
+    }
+
+    void rangeFiguresEqualSummarizeWindow() {
+        // The range a user drags over the middle of a real trace's second step, measured by the
+        // timeline, against `commprof trace summarize --window` on the same microseconds.
+        const auto stack =
+            timeline::stackRanks({rankOf(trace::readTraceFile(kNccl.toStdString()))});
+        const auto& step = stack.ranks[0]->steps.at(1).window;
+        const double from = stack.toDisplay(0, step.start + step.length() / 3);
+        const double to = stack.toDisplay(0, step.start + step.length() * 2 / 3);
+        const auto ranges = timeline::measureRange(stack, from, to);
+        QCOMPARE(int(ranges.size()), 1);
+        const auto& w = ranges[0].window;
+        const CliResult r =
+            runCli("commprof", {"trace", "summarize", kNccl, "--json", "--window",
+                                QString("%1:%2").arg(w.start, 0, 'f', 6).arg(w.end, 0, 'f', 6)});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject cli = r.json()["window"].toObject();
+        const auto& f = ranges[0].figures;
+        const std::pair<const char*, double> figures[] = {{"step_us", f.stepUs},
+                                                          {"compute_us", f.computeUs},
+                                                          {"comm_us", f.commUs},
+                                                          {"bookkeeping_us", f.bookkeepingUs},
+                                                          {"memory_us", f.memoryUs},
+                                                          {"overlap_us", f.overlapUs},
+                                                          {"exposed_comm_us", f.exposedCommUs}};
+        for (const auto& [key, value] : figures) {
+            QVERIFY2(cli.contains(key), key);
+            QVERIFY2(
+                std::abs(cli[key].toDouble() - value) < 1e-3,
+                qPrintable(QString("%1: %2 vs %3").arg(key).arg(cli[key].toDouble()).arg(value)));
+        }
+        // Not a window where everything is zero: the comparison says something.
+        QVERIFY(f.computeUs > 0 && f.commUs > 0);
     }
 
     void searchCounts() {

@@ -86,8 +86,8 @@ class TstTimelineRanks : public QObject {
 private slots:
     void initTestCase() {
         const QString run = work_.filePath("run");
-        const CliResult r = runCli(
-            "commprof", {"run", COMMPROF_TEST_DATA "/timeline_ws3.yaml", "--out", run});
+        const CliResult r =
+            runCli("commprof", {"run", COMMPROF_TEST_DATA "/timeline_ws3.yaml", "--out", run});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         cell_ = QDir(run).filePath("cells/mlp1m_gloo_cpu_ws3_r0");
         QCOMPARE(timeline::traceFilesOfCell(cell_).size(), 3);
@@ -132,8 +132,7 @@ private slots:
             const int iter = firstTraced + key.first;
             const qint64 ns0 = startNs(0, iter, key.second);
             QVERIFY(ns0 > 0);
-            const double shown0 =
-                stack.toDisplay(0, stack.ranks[0]->trace.events[event0].startUs);
+            const double shown0 = stack.toDisplay(0, stack.ranks[0]->trace.events[event0].startUs);
             for (int r = 1; r < 3; ++r) {
                 const auto it = hooks[std::size_t(r)].find(key);
                 QVERIFY(it != hooks[std::size_t(r)].end());

@@ -1,8 +1,5 @@
 #include "rank_timeline.h"
 
-#include <QFileInfo>
-#include <QRegularExpression>
-
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -52,18 +49,6 @@ ProcessGroup makeGroup(const trace::Trace& t, std::int64_t pid) {
 }
 
 } // namespace
-
-int rankOfTrace(const trace::Trace& trace, const QString& path, int fallback) {
-    if (trace.distributed.rank) {
-        return int(*trace.distributed.rank);
-    }
-    if (trace.producerRank) {
-        return int(*trace.producerRank);
-    }
-    static const QRegularExpression lastNumber("(\\d+)(?!.*\\d)");
-    const auto m = lastNumber.match(QFileInfo(path).fileName());
-    return m.hasMatch() ? m.captured(1).toInt() : fallback;
-}
 
 const SliceRow& RankTimeline::rowOf(std::uint32_t event) const {
     const SlicePlace& p = places[event];

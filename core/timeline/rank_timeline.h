@@ -66,10 +66,6 @@ struct RankTimeline {
     double selfTimeUs(std::uint32_t event) const;
 };
 
-// The rank a trace belongs to: distributedInfo.rank, else commprof-rank's otherData.rank, else
-// the last number in the file name ("trace_rank2.json.gz"), else `fallback`.
-int rankOfTrace(const trace::Trace& trace, const QString& path, int fallback);
-
 RankTimeline buildRankTimeline(trace::Trace trace, int rank, const QString& path);
 
 } // namespace commprof::timeline

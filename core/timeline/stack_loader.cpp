@@ -1,15 +1,13 @@
 #include "stack_loader.h"
 
 #include "trace/trace_error.h"
-#include "trace/trace_reader.h"
+#include "trace/trace_job.h"
 
 #include <QCollator>
 #include <QDir>
+#include <QtConcurrent/QtConcurrentMap>
 
 #include <algorithm>
-#include <atomic>
-#include <mutex>
-#include <thread>
 
 namespace commprof::timeline {
 
@@ -27,55 +25,40 @@ QStringList traceFilesOfCell(const QString& cellDir) {
 
 TimelineStack loadStack(const QStringList& files, const std::function<bool()>& cancelled,
                         int parallel) {
-    const int n = int(files.size());
-    std::vector<std::shared_ptr<const RankTimeline>> built(static_cast<std::size_t>(n));
-    std::vector<QString> errors(static_cast<std::size_t>(n));
-    trace::ReadOptions options = trace::ReadOptions::fromEnvironment();
-    if (n > 1) {
-        options.threads = 1; // the files are the parallelism
+    std::vector<std::string> paths;
+    for (const QString& f : files) {
+        paths.push_back(f.toStdString());
     }
-    std::atomic<int> next{0};
-    auto work = [&] {
-        for (int i = next++; i < n; i = next++) {
-            if (cancelled && cancelled()) {
-                return;
-            }
-            const std::string path = files[i].toStdString();
-            try {
-                trace::Trace t = trace::readTraceFile(path, options);
-                const int rank = rankOfTrace(t, files[i], i);
-                built[std::size_t(i)] = std::make_shared<const RankTimeline>(
-                    buildRankTimeline(std::move(t), rank, files[i]));
-            } catch (const std::exception& e) {
-                errors[std::size_t(i)] = QString::fromUtf8(e.what());
-            }
-        }
-    };
-    const int workers = std::clamp(
-        parallel > 0 ? parallel : int(std::thread::hardware_concurrency()), 1, std::max(1, n));
-    std::vector<std::thread> threads;
-    for (int w = 1; w < workers; ++w) {
-        threads.emplace_back(work);
-    }
-    work();
-    for (auto& t : threads) {
-        t.join();
-    }
-    std::vector<std::shared_ptr<const RankTimeline>> ranks;
+    // Parsing, the larger part, one file per core; then each rank's lanes, rows and levels.
+    std::vector<trace::LoadedTrace> read = trace::readTraces(
+        paths, trace::ReadOptions::fromEnvironment(), std::size_t(std::max(0, parallel)));
     std::vector<QString> warnings;
-    for (int i = 0; i < n; ++i) {
-        if (built[std::size_t(i)]) {
-            ranks.push_back(built[std::size_t(i)]);
-        } else if (!errors[std::size_t(i)].isEmpty()) {
-            warnings.push_back(errors[std::size_t(i)]);
+    std::vector<int> ok;
+    for (int i = 0; i < int(read.size()); ++i) {
+        if (read[std::size_t(i)].trace) {
+            ok.push_back(i);
+        } else {
+            warnings.push_back(QString::fromStdString(read[std::size_t(i)].error));
         }
     }
-    if (ranks.empty() && !(cancelled && cancelled())) {
+    if (ok.empty()) {
         QStringList all(warnings.begin(), warnings.end());
         throw trace::TraceError(all.isEmpty() ? std::string("no trace files given")
                                               : all.join("\n").toStdString());
     }
-    // Warnings the parser kept about a damaged file (input ends early) go with the stack too.
+    std::vector<std::shared_ptr<const RankTimeline>> ranks(ok.size());
+    QtConcurrent::blockingMap(ok, [&](int i) {
+        if (cancelled && cancelled()) {
+            return;
+        }
+        trace::Trace& t = *read[std::size_t(i)].trace;
+        const int rank = trace::rankOf(t).value_or(i);
+        const auto slot = std::size_t(std::find(ok.begin(), ok.end(), i) - ok.begin());
+        ranks[slot] =
+            std::make_shared<const RankTimeline>(buildRankTimeline(std::move(t), rank, files[i]));
+    });
+    ranks.erase(std::remove(ranks.begin(), ranks.end(), nullptr), ranks.end());
+    // What the parser kept warnings about (a damaged file) goes with the stack too.
     for (const auto& r : ranks) {
         for (const auto& w : r->trace.warnings) {
             warnings.push_back(QString("%1: %2").arg(r->path, QString::fromStdString(w)));
