@@ -1,6 +1,7 @@
 #include "cell_inspector_panel.h"
 
 #include "flagged_row_delegate.h"
+#include "layout_helpers.h"
 #include "models/cell_figures_model.h"
 #include "plot_style.h"
 #include "result_plots.h"
@@ -40,12 +41,7 @@ CellInspectorPanel::CellInspectorPanel(QWidget* parent) : QWidget(parent) {
     resetFigure(*plot_, "Bucket times (comm hook)", "bucket (recorded order)", "all-reduce (ms)",
                 FigureStyle{font().pointSizeF()});
     plot_->legend->setVisible(false);
-    auto* split = new QSplitter(Qt::Vertical, this);
-    split->setChildrenCollapsible(false);
-    split->addWidget(table_);
-    split->addWidget(plot_);
-    split->setStretchFactor(0, 1);
-    split->setStretchFactor(1, 1);
+    QSplitter* split = makeSplitter(Qt::Vertical, {{table_, 1}, {plot_, 1}}, this);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(headline_);
@@ -82,6 +78,12 @@ void CellInspectorPanel::showCell(const report::ReportData& data, const QString&
     countTicks(plot_->xAxis);
     fitAxis(plot_->yAxis, times, true);
     plot_->replot();
+}
+
+void CellInspectorPanel::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    table_->setColumnHidden(models::CellFiguresModel::Note, width() < kNotesFromWidth);
+    table_->resizeRowsToContents();
 }
 
 QString CellInspectorPanel::headline() const {

@@ -26,7 +26,11 @@ public:
     models::CellFiguresModel* figures() const { return figures_; }
     QCustomPlot* plot() const { return plot_; }
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
+    static constexpr int kNotesFromWidth = 420; // narrower: the meanings go to tooltips
     QLabel* headline_;
     models::CellFiguresModel* figures_;
     QTableView* table_;

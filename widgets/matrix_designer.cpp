@@ -4,6 +4,7 @@
 #include "feasibility_bars.h"
 #include "flagged_row_delegate.h"
 #include "jobs/job_tracker.h"
+#include "layout_helpers.h"
 #include "models/cell_table_model.h"
 #include "yaml_highlighter.h"
 
@@ -44,7 +45,9 @@ QListWidget* shortList(QWidget* parent) {
     auto* l = new QListWidget(parent);
     l->setMinimumHeight(24);
     l->setMaximumHeight(64);
-    l->setTextElideMode(Qt::ElideMiddle);
+    l->setTextElideMode(Qt::ElideRight);
+    l->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff); // elided, the whole text as tooltip
+    l->setResizeMode(QListView::Adjust);
     return l;
 }
 
@@ -156,29 +159,12 @@ MatrixDesigner::MatrixDesigner(QWidget* parent) : QWidget(parent) {
     leftLayout->setContentsMargins(0, 0, 0, 0);
     leftLayout->addWidget(editor_, 1);
     leftLayout->addWidget(error_);
-    auto* top = new QSplitter(Qt::Horizontal, this);
-    top->setChildrenCollapsible(false);
-    top->addWidget(left);
-    top->addWidget(formBox);
     // The YAML is what people edit: it takes the width; the lists only summarise it.
-    top->setStretchFactor(0, 1);
-    top->setStretchFactor(1, 0);
+    QSplitter* top = makeSplitter(Qt::Horizontal, {{left, 1}, {formBox, 0}}, this);
     formBox->setMinimumWidth(180);
     top->setSizes({600, 230});
-    auto* tableBox = new QWidget(this);
-    auto* tableLayout = new QVBoxLayout(tableBox);
-    tableLayout->setContentsMargins(0, 0, 0, 0);
-    tableLayout->setSpacing(2);
-    tableLayout->addWidget(filter_);
-    tableLayout->addWidget(table_, 1);
-    auto* split = new QSplitter(Qt::Vertical, this);
-    split->setChildrenCollapsible(false);
-    split->addWidget(top);
-    split->addWidget(tableBox);
-    split->addWidget(bars_);
-    split->setStretchFactor(0, 4);
-    split->setStretchFactor(1, 4);
-    split->setStretchFactor(2, 0);
+    QSplitter* split = makeSplitter(
+        Qt::Vertical, {{top, 4}, {filteredTable(filter_, table_, this), 4}, {bars_, 0}}, this);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addWidget(split);
@@ -337,6 +323,9 @@ void MatrixDesigner::applyPlan(const Planned& planned) {
     if (!planned.plan) {
         // Keep the last good plan on screen; mark where the text is wrong.
         showError(planned.errorLine, planned.errorColumn, planned.error, revealNextError_);
+        if (revealNextError_) {
+            emit loadedWithError(planned.error);
+        }
         revealNextError_ = false;
         return;
     }
@@ -349,11 +338,15 @@ void MatrixDesigner::applyPlan(const Planned& planned) {
         models_->addItem(QString("%1  (%2, %3M params)")
                              .arg(model.name, model.family)
                              .arg(model.params / 1e6, 0, 'g', 4));
+        models_->item(models_->count() - 1)
+            ->setToolTip(models_->item(models_->count() - 1)->text());
     }
     layers_->clear();
     for (const auto& layer : plan.matrix.layers) {
         layers_->addItem(QString("%1  (%2 on %3, %4)")
                              .arg(layer.name, layer.backend, layer.device, layer.interconnect));
+        layers_->item(layers_->count() - 1)
+            ->setToolTip(layers_->item(layers_->count() - 1)->text());
     }
     worldSizes_->clear();
     for (int ws : plan.matrix.worldSizes) {

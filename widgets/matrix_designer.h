@@ -81,6 +81,8 @@ signals:
     void planChanged(std::shared_ptr<const commprof::feasibility::Plan> plan);
     void modificationChanged(bool modified);
     void fileNameChanged(const QString& fileName);
+    // A matrix just loaded (file or results) does not parse: worth more than the inline mark.
+    void loadedWithError(const QString& message);
     // An error the YAML did not cause (the planner itself failed): for the message bar.
     void planFailed(const QString& message);
 

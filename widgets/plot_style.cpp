@@ -111,8 +111,8 @@ void fitAxis(QCPAxis* axis, const QVector<double>& values, bool fromZero, bool a
         ticker->setLogBase(10);
         ticker->setSubTickCount(8);
         axis->setTicker(ticker);
-        axis->setNumberFormat("gb");
-        axis->setNumberPrecision(3);
+        axis->setNumberFormat("g");
+        axis->setNumberPrecision(4);
         const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
         const double decades = std::max(0.3, std::log10(*hi / *lo));
         axis->setRange(std::pow(10.0, std::log10(*lo) - 0.08 * decades),
@@ -121,7 +121,7 @@ void fitAxis(QCPAxis* axis, const QVector<double>& values, bool fromZero, bool a
     }
     axis->setScaleType(QCPAxis::stLinear);
     axis->setTicker(QSharedPointer<QCPAxisTicker>::create());
-    axis->setNumberFormat("gb");
+    axis->setNumberFormat("g");
     if (values.isEmpty()) {
         axis->setRange(0, 1);
         return;
@@ -159,7 +159,7 @@ void resetFigure(QCustomPlot& plot, const QString& title, const QString& x, cons
     plot.clearPlottables();
     plot.clearItems();
     plot.plotLayout()->clear();
-    auto* heading = new QCPTextElement(&plot, title, style.font(1.0, true));
+    auto* heading = new QCPTextElement(&plot, title, style.font(style.titleDeltaPt, true));
     heading->setMargins(QMargins(2, 2, 2, 0));
     plot.plotLayout()->addElement(0, 0, heading);
     auto* rect = new QCPAxisRect(&plot);
@@ -170,7 +170,7 @@ void resetFigure(QCustomPlot& plot, const QString& title, const QString& x, cons
     plot.xAxis2 = rect->axis(QCPAxis::atTop);
     plot.yAxis2 = rect->axis(QCPAxis::atRight);
     for (QCPAxis* a : {plot.xAxis, plot.yAxis}) {
-        a->setTickLabelFont(style.font(-0.5));
+        a->setTickLabelFont(style.font());
         a->setLabelFont(style.font());
         a->setLabelPadding(2);
     }
@@ -180,7 +180,7 @@ void resetFigure(QCustomPlot& plot, const QString& title, const QString& x, cons
     rect->insetLayout()->addElement(plot.legend, Qt::AlignTop | Qt::AlignRight);
     plot.legend->setLayer("legend");
     plot.legend->setVisible(true);
-    plot.legend->setFont(style.font(-0.5));
+    plot.legend->setFont(style.font());
     plot.legend->setIconSize(20, 14);
     plot.legend->setRowSpacing(1);
     plot.legend->setBrush(QColor(255, 255, 255, 235));
@@ -224,6 +224,11 @@ QVector<QRectF> dataRegions(const QCustomPlot& plot) {
     return out;
 }
 
+void setFigureSize(QCustomPlot& plot, QSize size) {
+    plot.resize(size);
+    plot.setViewport(QRect(QPoint(0, 0), size));
+}
+
 void placeLegend(QCustomPlot& plot) {
     QCPLegend* legend = plot.legend;
     QCPAxisRect* rect = plot.axisRect();
@@ -242,6 +247,8 @@ void placeLegend(QCustomPlot& plot) {
     int widest = 1;
     for (int i = 0; i < legend->itemCount(); ++i) {
         if (QCPAbstractLegendItem* item = legend->item(i)) { // a wrapped grid has empty cells
+            // An item clips to its rectangle: room below the text keeps underscores visible.
+            item->setMargins(QMargins(0, 0, 0, 2));
             ++items;
             widest = std::max(widest, item->minimumOuterSizeHint().width() + 8);
         }
@@ -270,7 +277,7 @@ void placeLegend(QCustomPlot& plot) {
     }
     // No free corner: below the axis rect, in as many columns as fit.
     rect->insetLayout()->take(legend);
-    legend->setWrap(std::clamp(plot.width() / widest, 1, items));
+    legend->setWrap(std::clamp(plot.viewport().width() / widest, 1, items));
     legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
     plot.plotLayout()->addElement(plot.plotLayout()->rowCount(), 0, legend);
     plot.plotLayout()->setRowStretchFactor(plot.plotLayout()->rowCount() - 1, 0.001);

@@ -18,6 +18,7 @@ namespace commprof::widgets {
 // Text sizes of a figure. The screen uses the application's font; a paper uses 8-9 pt.
 struct FigureStyle {
     double fontPt = 9.0;
+    double titleDeltaPt = 1.0; // a paper keeps every text within its 8-9 pt
     QFont font(double delta = 0.0, bool bold = false) const;
 };
 
@@ -51,6 +52,9 @@ void resetFigure(QCustomPlot& plot, const QString& title, const QString& x, cons
 // Where data is drawn, in widget pixels: every point of every graph (as a small square), every
 // bar, every flagged marker. The legend must avoid all of them.
 QVector<QRectF> dataRegions(const QCustomPlot& plot);
+// Lays a plot out at a size whether or not it is on screen (a hidden widget gets its resize
+// event only when shown): for export, and for tests.
+void setFigureSize(QCustomPlot& plot, QSize size);
 // Puts the legend in the first corner of the axis rect that covers no data region, else below
 // the axis rect. Replots.
 void placeLegend(QCustomPlot& plot);

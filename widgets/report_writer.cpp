@@ -84,14 +84,24 @@ QStringList writeFigure(const FigureSpec& figure, const report::ReportData& data
     const int unitsPerInch = plot.logicalDpiX();
     const int w = int(std::lround(options.widthIn * unitsPerInch));
     const int h = int(std::lround(options.heightIn() * unitsPerInch));
-    plot.resize(w, h);
+    setFigureSize(plot, {w, h});
     FigureStyle style;
     style.fontPt = options.fontPt;
+    style.titleDeltaPt = 0.0;
     figure.draw(plot, data, style);
     placeLegend(plot);
 
     QStringList written;
     const QString base = QDir(outDir).filePath(figure.name);
+    // Draws the laid-out figure into a device; the file is written when the painter ends.
+    const auto paint = [&](QPaintDevice& device, const QString& path, double scale = 1.0) {
+        QCPPainter painter;
+        failUnless(painter.begin(&device), path);
+        painter.setMode(QCPPainter::pmNoCaching);
+        painter.scale(scale, scale);
+        plot.toPainter(&painter, w, h);
+        failUnless(painter.end(), path);
+    };
     if (options.pdf) {
         const QString path = base + ".pdf";
         QPdfWriter pdf(path);
@@ -100,10 +110,7 @@ QStringList writeFigure(const FigureSpec& figure, const report::ReportData& data
         pdf.setResolution(unitsPerInch);
         pdf.setTitle(figure.title);
         pdf.setCreator("commprof");
-        QCPPainter painter;
-        failUnless(painter.begin(&pdf), path);
-        plot.toPainter(&painter, w, h);
-        failUnless(painter.end(), path);
+        paint(pdf, path);
         written << path;
     }
     if (options.svg) {
@@ -114,10 +121,7 @@ QStringList writeFigure(const FigureSpec& figure, const report::ReportData& data
         svg.setSize(QSize(w, h));
         svg.setViewBox(QRect(0, 0, w, h));
         svg.setTitle(figure.title);
-        QCPPainter painter;
-        failUnless(painter.begin(&svg), path);
-        plot.toPainter(&painter, w, h);
-        failUnless(painter.end(), path);
+        paint(svg, path);
         written << path;
     }
     if (options.png) {
@@ -129,12 +133,7 @@ QStringList writeFigure(const FigureSpec& figure, const report::ReportData& data
         // Paint at the layout's unit per inch, scaled up to the requested dpi.
         image.setDotsPerMeterX(int(std::lround(unitsPerInch / kMetresPerInch)));
         image.setDotsPerMeterY(int(std::lround(unitsPerInch / kMetresPerInch)));
-        QCPPainter painter;
-        failUnless(painter.begin(&image), path);
-        painter.setMode(QCPPainter::pmNoCaching);
-        painter.scale(scale, scale);
-        plot.toPainter(&painter, w, h);
-        painter.end();
+        paint(image, path, scale);
         image.setDotsPerMeterX(int(std::lround(options.dpi / kMetresPerInch)));
         image.setDotsPerMeterY(int(std::lround(options.dpi / kMetresPerInch)));
         failUnless(image.save(path, "PNG"), path);

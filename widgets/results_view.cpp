@@ -1,6 +1,7 @@
 #include "results_view.h"
 
 #include "flagged_row_delegate.h"
+#include "layout_helpers.h"
 #include "models/results_cell_model.h"
 #include "result_plots.h"
 
@@ -50,8 +51,7 @@ ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
     connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &ResultsView::onSelectionChanged);
 
-    auto* plots = new QSplitter(Qt::Horizontal, this);
-    plots->setChildrenCollapsible(false);
+    QSplitter* plots = makeSplitter(Qt::Horizontal, {}, this);
     for (const QString& name : shownFigures()) {
         auto* plot = new QCustomPlot(plots);
         plot->setMinimumSize(220, 150);
@@ -76,18 +76,8 @@ ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
             }
         });
     }
-    auto* tableBox = new QWidget(this);
-    auto* tableLayout = new QVBoxLayout(tableBox);
-    tableLayout->setContentsMargins(0, 0, 0, 0);
-    tableLayout->setSpacing(2);
-    tableLayout->addWidget(filter_);
-    tableLayout->addWidget(table_, 1);
-    auto* split = new QSplitter(Qt::Vertical, this);
-    split->setChildrenCollapsible(false);
-    split->addWidget(plots);
-    split->addWidget(tableBox);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 2);
+    QSplitter* split =
+        makeSplitter(Qt::Vertical, {{plots, 3}, {filteredTable(filter_, table_, this), 2}}, this);
     split->setSizes({600, 400});
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);

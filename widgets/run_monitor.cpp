@@ -1,6 +1,8 @@
 #include "run_monitor.h"
 
 #include "flagged_row_delegate.h"
+#include "jobs/release.h"
+#include "layout_helpers.h"
 #include "models/run_state_model.h"
 #include "plot_style.h"
 
@@ -47,7 +49,7 @@ RunMonitor::RunMonitor(QWidget* parent) : QWidget(parent) {
     QHeaderView* header = table_->horizontalHeader();
     header->setResizeContentsPrecision(200);
     for (int c : {models::RunStateModel::Cell, models::RunStateModel::State,
-                  models::RunStateModel::Elapsed}) {
+                  models::RunStateModel::Elapsed, models::RunStateModel::Ranks}) {
         header->setSectionResizeMode(c, QHeaderView::ResizeToContents);
     }
     header->setStretchLastSection(true);
@@ -109,15 +111,8 @@ RunMonitor::RunMonitor(QWidget* parent) : QWidget(parent) {
     buttons->addWidget(stopButton_);
     buttons->addWidget(overall_, 1);
     buttons->addWidget(eta_);
-    auto* split = new QSplitter(Qt::Vertical, this);
-    split->setChildrenCollapsible(false);
-    split->addWidget(table_);
-    split->addWidget(bars);
-    split->addWidget(plot_);
-    split->addWidget(log_);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(2, 3);
-    split->setStretchFactor(3, 2);
+    QSplitter* split =
+        makeSplitter(Qt::Vertical, {{table_, 3}, {bars, 0}, {plot_, 3}, {log_, 2}}, this);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addLayout(where);
@@ -135,7 +130,7 @@ RunMonitor::~RunMonitor() {
 }
 
 void RunMonitor::setPlan(std::shared_ptr<const feasibility::Plan> plan) {
-    plan_ = std::move(plan);
+    jobs::releaseInBackground(std::exchange(plan_, std::move(plan)));
     planShown_ = false;
     // A 100k-cell plan is listed only when someone looks, and never under a running run.
     if (!runner_ && isVisible()) {
@@ -166,6 +161,14 @@ QString RunMonitor::logText() const {
     return log_->toPlainText();
 }
 
+int RunMonitor::plottedPoints() const {
+    int n = 0;
+    for (int i = 0; i < plot_->graphCount(); ++i) {
+        n += plot_->graph(i)->dataCount();
+    }
+    return n;
+}
+
 QString RunMonitor::etaText() const {
     return eta_->text();
 }
@@ -189,6 +192,15 @@ void RunMonitor::startCellPlot(const QString& cellId) {
     plot_->xAxis->setRange(0, 1);
     plot_->yAxis->setRange(0, 1);
     plot_->legend->setVisible(false);
+    // Until the first bucket is recorded (after warmup) the plot says what it waits for.
+    auto* waiting = new QCPItemText(plot_);
+    waiting->setObjectName("waiting");
+    waiting->position->setType(QCPItemPosition::ptAxisRectRatio);
+    waiting->position->setCoords(0.5, 0.5);
+    waiting->setColor(palette().color(QPalette::PlaceholderText));
+    waiting->setText(cellId.isEmpty() ? QString("no cell running")
+                                      : QString("waiting for the first recorded bucket "
+                                                "(after warmup)"));
     // One graph per rank, in rank order, so the legend reads rank 0, 1, ... whichever rank
     // reports first.
     const auto* cell = plan_ && !cellId.isEmpty() ? model_->cell(cellId) : nullptr;
@@ -222,6 +234,11 @@ void RunMonitor::onBucket(const QString& cellId, int rank, int iteration, double
         startCellPlot(cellId); // only the running cell's points, never the previous cell's
     }
     const int before = plot_->graphCount();
+    for (int i = plot_->itemCount() - 1; i >= 0; --i) {
+        if (plot_->item(i)->objectName() == "waiting") {
+            plot_->removeItem(i);
+        }
+    }
     QCPGraph* g = rankGraph(rank);
     const bool firstPoint = g->dataCount() == 0;
     g->addData(iteration, ms);

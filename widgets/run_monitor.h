@@ -43,6 +43,7 @@ public:
     QCustomPlot* bucketPlot() const { return plot_; }
     QProgressBar* overallProgress() const { return overall_; }
     QString etaText() const;
+    int plottedPoints() const; // bucket times of the running cell on the live plot
     bool running() const { return runner_ != nullptr; }
     QString logText() const;
     QPlainTextEdit* log() const { return log_; }

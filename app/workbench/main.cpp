@@ -13,17 +13,20 @@
 #include <QFile>
 #include <QScreen>
 #include <QSettings>
+#include <QThreadPool>
 #include <QTimer>
 
 namespace {
 
 constexpr int kShotMinWaitMs = 2500;
 constexpr int kShotMidRunMs = 9000;
+constexpr int kShotPoints = 40;
 constexpr int kShotMaxWaitMs = 600000;
 
 bool busy(const commprof::workbench::MainWindow& w) {
     return w.resultsJobs()->running() || w.traceJobs()->running() ||
-           w.designer()->planner()->running() || w.exportJobs()->running();
+           w.designer()->planner()->running() || w.exportJobs()->running() ||
+           w.probeJobs()->running() || w.diffJobs()->running();
 }
 
 } // namespace
@@ -121,7 +124,11 @@ int main(int argc, char** argv) {
         const bool midRun = parser.isSet(runOpt);
         QObject::connect(poll, &QTimer::timeout, &window, [&, clock, poll, midRun] {
             const qint64 t = clock->elapsed();
-            const bool ready = midRun ? t > kShotMidRunMs : t > kShotMinWaitMs && !busy(window);
+            // Mid-run: once the live plot has a few iterations' buckets to show.
+            const bool ready =
+                midRun ? t > kShotMidRunMs && (window.monitor()->plottedPoints() >= kShotPoints ||
+                                               !window.monitor()->running())
+                       : t > kShotMinWaitMs && !busy(window);
             if (!ready && t < kShotMaxWaitMs) {
                 return;
             }
@@ -132,5 +139,9 @@ int main(int argc, char** argv) {
         });
         poll->start(200);
     }
-    return QApplication::exec();
+    const int code = QApplication::exec();
+    // Jobs still at work (a probe forming ranks) finish while the application object they
+    // rely on is alive; their results go nowhere.
+    QThreadPool::globalInstance()->waitForDone();
+    return code;
 }

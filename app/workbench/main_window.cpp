@@ -8,6 +8,7 @@
 #include "diff_view.h"
 #include "job_status.h"
 #include "jobs/job_tracker.h"
+#include "layout_helpers.h"
 #include "matrix_designer.h"
 #include "message_bar.h"
 #include "models/probe_model.h"
@@ -121,6 +122,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(designer_, &widgets::MatrixDesigner::modificationChanged, this,
             &MainWindow::updateTitle);
     connect(designer_, &widgets::MatrixDesigner::fileNameChanged, this, &MainWindow::updateTitle);
+    connect(designer_, &widgets::MatrixDesigner::loadedWithError, this, [this](const QString& m) {
+        messages_->warning("The matrix has an error",
+                           m + "\nThe designer marks it (F8 goes there).");
+    });
     connect(designer_, &widgets::MatrixDesigner::planFailed, this,
             [this](const QString& m) { reportError("The matrix could not be planned", m); });
     connect(monitor_, &widgets::RunMonitor::outputChangeRequested, this,
@@ -150,7 +155,8 @@ void MainWindow::buildMenus() {
     });
     recentMenu_ = file->addMenu("Open &recent results");
     rebuildRecentMenu();
-    file->addAction("Re&load results", QKeySequence::Refresh, this, &MainWindow::reloadResults);
+    file->addAction("Re&load results", QKeySequence(Qt::CTRL | Qt::Key_R), this,
+                    &MainWindow::reloadResults);
     file->addSeparator();
     file->addAction("Open &matrix...", QKeySequence("Ctrl+M"), this, [this] {
         const QString path = QFileDialog::getOpenFileName(
@@ -160,7 +166,8 @@ void MainWindow::buildMenus() {
         }
     });
     file->addAction("&Save matrix", QKeySequence::Save, this, [this] { saveMatrix(); });
-    file->addAction("Save matrix &as...", QKeySequence::SaveAs, this, [this] { saveMatrixAs(); });
+    file->addAction("Save matrix &as...", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this,
+                    [this] { saveMatrixAs(); });
     file->addSeparator();
     file->addAction("Open &trace...", QKeySequence("Ctrl+T"), this, [this] {
         const QString path =
@@ -181,7 +188,7 @@ void MainWindow::buildMenus() {
     });
     file->addAction("&Export...", QKeySequence("Ctrl+E"), this, &MainWindow::showExportDialog);
     file->addSeparator();
-    file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
+    file->addAction("&Quit", QKeySequence(Qt::CTRL | Qt::Key_Q), this, &QWidget::close);
 
     viewMenu_ = menuBar()->addMenu("&View");
     for (QDockWidget* d : docks_) {
@@ -333,6 +340,16 @@ void MainWindow::refuse(const QString& title, const QString& text) {
 
 void MainWindow::reportError(const QString& title, const QString& text) {
     messages_->error(title, text);
+}
+
+bool MainWindow::attempt(const QString& title, const std::function<void()>& fn) {
+    try {
+        fn();
+        return true;
+    } catch (const std::exception& e) {
+        reportError(title, QString::fromUtf8(e.what()));
+        return false;
+    }
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -8,6 +8,7 @@
 
 #include <QMainWindow>
 
+#include <functional>
 #include <memory>
 
 class QDockWidget;
@@ -87,6 +88,8 @@ public:
     jobs::JobTracker* traceJobs() const { return traceJobs_; }
     jobs::JobTracker* resultsJobs() const { return resultsJobs_; }
     jobs::JobTracker* exportJobs() const { return exportJobs_; }
+    jobs::JobTracker* probeJobs() const { return probeJobs_; }
+    jobs::JobTracker* diffJobs() const { return diffJobs_; }
     QString resultsDir() const { return resultsDir_; }
     QString currentTrace() const { return currentTrace_; }
     QList<QDockWidget*> docks() const { return docks_; }
@@ -111,6 +114,8 @@ private:
     // True to go on: saved, discarded, or nothing to save; false when the user cancelled.
     bool maybeSaveMatrix(const QString& why);
     void refuse(const QString& title, const QString& text);
+    // Runs fn; an exception becomes a message under title. True when fn finished.
+    bool attempt(const QString& title, const std::function<void()>& fn);
     void updateTitle();
     void rememberResults(const QString& dir);
     void rebuildRecentMenu();

@@ -184,10 +184,7 @@ bool MainWindow::openMatrix(const QString& path) {
     if (!maybeSaveMatrix("Opening another matrix replaces the text in the editor.")) {
         return false;
     }
-    try {
-        designer_->loadFile(path);
-    } catch (const std::exception& e) {
-        reportError("Cannot open matrix", QString::fromUtf8(e.what()));
+    if (!attempt("Cannot open matrix", [&] { designer_->loadFile(path); })) {
         return false;
     }
     statusBar()->showMessage("Matrix " + QDir::toNativeSeparators(path), 5000);
@@ -213,10 +210,7 @@ bool MainWindow::saveMatrixAs(const QString& path) {
             return false;
         }
     }
-    try {
-        designer_->saveTo(target);
-    } catch (const std::exception& e) {
-        reportError("Cannot save the matrix", QString::fromUtf8(e.what()));
+    if (!attempt("Cannot save the matrix", [&] { designer_->saveTo(target); })) {
         return false;
     }
     statusBar()->showMessage("Saved " + QDir::toNativeSeparators(target), 5000);

@@ -46,25 +46,24 @@ void CellFiguresModel::setCell(const store::CellRow* cell) {
                              percentOf(cell->exposedCommMs, cell->stepMs)});
             rows_.push_back({"bookkeeping", ms(cell->bookkeepingMs),
                              percentOf(cell->bookkeepingMs, cell->stepMs)});
-            rows_.push_back({"communication, comm hook", ms(cell->hookCommMs),
-                             "median per step over every recorded iteration (rank 0's bucket "
-                             "all-reduces)"});
-            rows_.push_back({"communication, trace", ms(cell->traceCommMs),
-                             "median per step over the traced steps (rank 0's trace)"});
+            rows_.push_back({"comm. per step, hook", ms(cell->hookCommMs),
+                             "median of the recorded iterations"});
+            rows_.push_back(
+                {"comm. per step, trace", ms(cell->traceCommMs), "median of the traced steps"});
             if (cell->hookTraceAgreement) {
                 // Not the ratio of the two medians above: both instruments summed over the
                 // steps both of them saw, so the comparison is like for like.
                 const double r = *cell->hookTraceAgreement;
                 const double tol = analysis::kAgreementTolerance;
-                rows_.push_back(
-                    {"trace / hook", QString::number(r, 'f', 3),
-                     agreementVerdict(r, tol) + "; sums over the steps both instruments saw",
-                     std::abs(r - 1.0) > tol});
+                rows_.push_back({"trace / hook, same steps", QString::number(r, 'f', 3),
+                                 agreementVerdict(r, tol), std::abs(r - 1.0) > tol,
+                                 "Both instruments summed over the steps both of them saw: not "
+                                 "the ratio of the two medians above"});
             }
             if (cell->overlapEfficiency) {
                 rows_.push_back({"overlap efficiency",
                                  QString::number(*cell->overlapEfficiency * 100.0, 'f', 1) + " %",
-                                 "share of communication hidden behind compute"});
+                                 "of communication hidden by compute"});
             }
         }
     }
@@ -91,6 +90,9 @@ QVariant CellFiguresModel::data(const QModelIndex& index, int role) const {
     const Row& r = rows_[index.row()];
     if (role == FlaggedRole) {
         return r.flagged;
+    }
+    if (role == Qt::ToolTipRole) {
+        return r.tip.isEmpty() ? r.note : r.tip; // the meaning, also where its column is hidden
     }
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole) {
         return {};

@@ -28,6 +28,7 @@ private:
     struct Row {
         QString figure, value, note;
         bool flagged = false;
+        QString tip; // more than fits on the line
     };
     QList<Row> rows_;
 };

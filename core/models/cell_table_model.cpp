@@ -1,5 +1,9 @@
 #include "cell_table_model.h"
 
+#include "jobs/release.h"
+
+#include <QScopedValueRollback>
+
 #include <algorithm>
 #include <numeric>
 
@@ -83,7 +87,8 @@ int CellTableModel::worstCell(const feasibility::Plan& plan) {
 
 void CellTableModel::setPlan(std::shared_ptr<const feasibility::Plan> plan,
                              std::optional<std::vector<int>> order) {
-    plan_ = plan ? std::move(plan) : std::make_shared<const feasibility::Plan>();
+    jobs::releaseInBackground(std::exchange(
+        plan_, plan ? std::move(plan) : std::make_shared<const feasibility::Plan>()));
     reorder(order ? std::move(*order)
                   : CellTableModel::order(*plan_, filter_, sortColumn_, sortOrder_));
 }
@@ -133,7 +138,8 @@ int CellTableModel::planIndexAt(int row) const {
 int CellTableModel::rowOfCell(const QString& cellId) {
     for (int row = 0; row < int(order_.size()); ++row) {
         if (plan_->cells[std::size_t(order_[std::size_t(row)])].cell.id == cellId) {
-            if (row >= loaded_) {
+            if (row >= loaded_ && !fetching_) {
+                const QScopedValueRollback<bool> inside(fetching_, true);
                 beginInsertRows({}, loaded_, row);
                 loaded_ = row + 1;
                 endInsertRows();
@@ -153,9 +159,11 @@ bool CellTableModel::canFetchMore(const QModelIndex& parent) const {
 }
 
 void CellTableModel::fetchMore(const QModelIndex& parent) {
-    if (!canFetchMore(parent)) {
+    // Views and testers may ask again from inside the insertion they caused.
+    if (fetching_ || !canFetchMore(parent)) {
         return;
     }
+    const QScopedValueRollback<bool> inside(fetching_, true);
     const int more = std::min(kChunk, int(order_.size()) - loaded_);
     beginInsertRows({}, loaded_, loaded_ + more - 1);
     loaded_ += more;

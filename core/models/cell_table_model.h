@@ -69,6 +69,7 @@ private:
     std::shared_ptr<const feasibility::Plan> plan_;
     std::vector<int> order_;
     int loaded_ = 0;
+    bool fetching_ = false;
     QString filter_;
     int sortColumn_ = -1;
     Qt::SortOrder sortOrder_ = Qt::AscendingOrder;
