@@ -17,7 +17,7 @@
 #include "results_view.h"
 #include "run_monitor.h"
 #include "step_table_view.h"
-#include "timeline_view.h"
+#include "trace_inspector.h"
 
 #include <QApplication>
 #include <QCloseEvent>
@@ -72,23 +72,25 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     probeJobs_ = new jobs::JobTracker(this);
     diffJobs_ = new jobs::JobTracker(this);
 
-    steps_ = new models::StepTableModel(this);
-    stepTable_ = new widgets::StepTableView(this);
-    stepTable_->setModel(steps_);
-    timeline_ = new widgets::TimelineView(this);
-    connect(timeline_, &widgets::TimelineView::eventSelected, this,
-            [this](int, const QString& description) {
-                statusBar()->showMessage(QString(description).replace('\n', "  "), 10000);
+    // The trace inspector: timeline of every rank, search, details and the step table.
+    traceInspector_ = new widgets::TraceInspector(traceJobs_, this);
+    timeline_ = traceInspector_->timeline();
+    stepTable_ = traceInspector_->stepTable();
+    steps_ = traceInspector_->steps();
+    connect(traceInspector_, &widgets::TraceInspector::sliceSelected, this,
+            [this](const QString& description) { statusBar()->showMessage(description, 10000); });
+    connect(traceInspector_, &widgets::TraceInspector::loaded, this, &MainWindow::onTraceLoaded);
+    connect(traceInspector_, &widgets::TraceInspector::loadFailed, this,
+            [this](const QString& what, const QString& e) {
+                reportError("Cannot open the trace " + QFileInfo(what).fileName(), e);
             });
     messages_ = new widgets::MessageBar(this);
-    QSplitter* traceSide =
-        widgets::makeSplitter(Qt::Vertical, {{timeline_, 3}, {stepTable_, 2}}, this);
     auto* centre = new QWidget(this);
     auto* centreLayout = new QVBoxLayout(centre);
     centreLayout->setContentsMargins(0, 0, 0, 0);
     centreLayout->setSpacing(0);
     centreLayout->addWidget(messages_);
-    centreLayout->addWidget(traceSide, 1);
+    centreLayout->addWidget(traceInspector_, 1);
     setCentralWidget(centre);
 
     designer_ = new widgets::MatrixDesigner(this);
@@ -377,7 +379,7 @@ bool MainWindow::saveScreenshots(const QString& outDir) {
     bool ok = grab().save(out.filePath("workbench.png"));
     const std::initializer_list<std::pair<QWidget*, const char*>> views{
         {probeView_, "probe.png"},         {diffView_, "determinism.png"},
-        {designer_, "designer.png"},       {timeline_, "timeline.png"},
+        {designer_, "designer.png"},       {traceInspector_, "timeline.png"},
         {monitor_, "run_monitor.png"},     {results_, "results.png"},
         {inspector_, "cell_inspector.png"}};
     for (const auto& [view, name] : views) {

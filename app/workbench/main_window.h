@@ -33,6 +33,7 @@ class ResultsView;
 class RunMonitor;
 class StepTableView;
 class TimelineView;
+class TraceInspector;
 } // namespace commprof::widgets
 
 namespace commprof::workbench {
@@ -79,6 +80,7 @@ public:
     widgets::ResultsView* results() const { return results_; }
     widgets::RunMonitor* monitor() const { return monitor_; }
     widgets::TimelineView* timeline() const { return timeline_; }
+    widgets::TraceInspector* traceInspector() const { return traceInspector_; }
     widgets::CellInspectorPanel* inspector() const { return inspector_; }
     widgets::StepTableView* stepTable() const { return stepTable_; }
     models::StepTableModel* steps() const { return steps_; }
@@ -124,12 +126,14 @@ private:
     void chooseRunOutput();
     struct LoadedResults;
     void onResultsLoaded(const QString& dir, const LoadedResults& loaded);
+    void onTraceLoaded(const QString& primaryTrace, const QStringList& warnings);
 
     models::StepTableModel* steps_ = nullptr;
     models::ProbeModel* probeModel_ = nullptr;
     widgets::ProbeView* probeView_ = nullptr;
     widgets::DiffView* diffView_ = nullptr;
     widgets::TimelineView* timeline_ = nullptr;
+    widgets::TraceInspector* traceInspector_ = nullptr;
     widgets::StepTableView* stepTable_ = nullptr;
     widgets::MatrixDesigner* designer_ = nullptr;
     widgets::RunMonitor* monitor_ = nullptr;

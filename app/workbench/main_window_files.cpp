@@ -21,10 +21,7 @@
 #include "run_monitor.h"
 #include "runner/rank_program.h"
 #include "store/ingest.h"
-#include "timeline/timeline_data.h"
-#include "timeline_view.h"
-#include "trace/step_metrics.h"
-#include "trace/trace_reader.h"
+#include "trace_inspector.h"
 
 #include <QDir>
 #include <QFile>
@@ -36,11 +33,6 @@
 
 namespace commprof::workbench {
 namespace {
-
-struct ParsedTrace {
-    trace::TraceSummary summary;
-    std::shared_ptr<const timeline::TimelineData> timeline;
-};
 
 QString nameOf(const QString& path) {
     return QFileInfo(path).fileName();
@@ -146,14 +138,12 @@ void MainWindow::showResultsCell(const QString& id) {
     if (resultsData_) {
         inspector_->showCell(*resultsData_, id);
     }
-    const QString trace = QDir(resultsDir_).filePath("cells/" + id + "/trace_rank0.json.gz");
-    if (!id.isEmpty() && QFile::exists(trace)) {
-        openTrace(trace);
+    const QString cell = QDir(resultsDir_).filePath("cells/" + id);
+    if (!id.isEmpty() && QFile::exists(cell + "/trace_rank0.json.gz")) {
+        traceInspector_->openCell(cell); // every rank, stacked
     } else {
         // Never leave another cell's trace on screen under this cell's name.
-        traceJobs_->cancel();
-        timeline_->setData(nullptr);
-        steps_->setSummary({});
+        traceInspector_->clear();
         currentTrace_.clear();
         if (!id.isEmpty()) {
             statusBar()->showMessage(QString("%1 has no trace").arg(id), 5000);
@@ -229,39 +219,24 @@ bool MainWindow::saveMatrixAs(const QString& path) {
 }
 
 void MainWindow::openTrace(const QString& path) {
-    traceJobs_->start(
-        "Parsing " + nameOf(path),
-        [path](const jobs::JobContext& job) {
-            trace::Trace t = trace::readTraceFile(path.toStdString());
-            job.throwIfCancelled();
-            ParsedTrace parsed;
-            parsed.summary = trace::summarize(t);
-            job.throwIfCancelled();
-            parsed.timeline =
-                std::make_shared<timeline::TimelineData>(timeline::buildTimeline(std::move(t)));
-            return parsed;
-        },
-        [this, path](const ParsedTrace& parsed) {
-            steps_->setSummary(parsed.summary);
-            timeline_->setData(parsed.timeline);
-            currentTrace_ = path;
-            if (!parsed.summary.warnings.empty()) {
-                QStringList warnings;
-                for (const auto& w : parsed.summary.warnings) {
-                    warnings << QString::fromStdString(w);
-                }
-                messages_->warning("The trace " + nameOf(path) + " is damaged",
-                                   QDir::toNativeSeparators(path) + ": " + warnings.join("; ") +
-                                       "\nThe timeline and the step table show only what was "
-                                       "kept.");
-            }
-            statusBar()->showMessage(
-                QString("%1: %2 steps").arg(nameOf(path)).arg(parsed.summary.steps.size()), 5000);
-            emit traceShown(path);
-        },
-        [this, path](const QString& e) {
-            reportError("Cannot open the trace " + nameOf(path), e);
-        });
+    // A cell folder opens with all its ranks.
+    if (QFileInfo(path).isDir()) {
+        traceInspector_->openCell(path);
+    } else {
+        traceInspector_->openTrace(path);
+    }
+}
+
+void MainWindow::onTraceLoaded(const QString& primaryTrace, const QStringList& warnings) {
+    currentTrace_ = primaryTrace;
+    if (!warnings.isEmpty()) {
+        messages_->warning("The trace " + nameOf(primaryTrace) + " is damaged",
+                           warnings.join("\n") +
+                               "\nThe timeline and the step table show only what was kept.");
+    }
+    statusBar()->showMessage(
+        QString("%1: %2 steps").arg(nameOf(primaryTrace)).arg(steps_->rowCount() - 1), 5000);
+    emit traceShown(primaryTrace);
 }
 
 void MainWindow::showExportDialog() {
