@@ -12,7 +12,7 @@ namespace commprof::cli {
 namespace {
 
 constexpr qint64 kRedrawMs = 100; // iteration events of many ranks need not each repaint
-constexpr int kBarWidth = 30;
+constexpr int kBarWidth = 20;
 
 int terminalWidth(std::FILE* stream) {
     winsize ws{};
@@ -126,17 +126,17 @@ QString RunProgressView::cellLine(const QString& id, const Running& r) const {
         slowest = std::min(slowest, v);
     }
     const double elapsedS = double(clock_.elapsed() - r.startMs) / 1000.0;
-    QString line = QString("  %1  %2 rank%3  iteration %4/%5")
+    QString line = QString("  %1  %2 rank%3  iter %4/%5")
                        .arg(id)
                        .arg(ranks)
                        .arg(ranks == 1 ? "" : "s")
                        .arg(slowest)
                        .arg(r.of);
     if (r.lastStepMs > 0) {
-        line += QString("  step %1 ms").arg(r.lastStepMs, 0, 'f', 1);
+        line += QString("  %1 ms/step").arg(r.lastStepMs, 0, 'f', 1);
     }
     if (p && p->timeoutS > 0) {
-        line += QString("  deadline in %1").arg(duration(p->timeoutS - elapsedS));
+        line += QString("  %1 to deadline").arg(duration(p->timeoutS - elapsedS));
     }
     return line;
 }
