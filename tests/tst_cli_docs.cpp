@@ -32,12 +32,11 @@ QStringList bashComplete(const QString& program, const QStringList& words) {
     for (const QString& w : words) {
         quoted << "'" + w + "'";
     }
-    const QString script =
-        QString("source '%1/%2.bash'; COMP_WORDS=(%3); COMP_CWORD=%4; _%5; "
-                "printf '%s\\n' \"${COMPREPLY[@]}\"")
-            .arg(kDocs, program, quoted.join(' '))
-            .arg(words.size() - 1)
-            .arg(QString(program).replace('-', '_'));
+    const QString script = QString("source '%1/%2.bash'; COMP_WORDS=(%3); COMP_CWORD=%4; _%5; "
+                                   "printf '%s\\n' \"${COMPREPLY[@]}\"")
+                               .arg(kDocs, program, quoted.join(' '))
+                               .arg(words.size() - 1)
+                               .arg(QString(program).replace('-', '_'));
     QProcess p;
     p.start("bash", {"--norc", "-c", script});
     p.waitForFinished(30000);

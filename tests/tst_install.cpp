@@ -18,8 +18,8 @@ struct Ran {
     QByteArray out, err;
 };
 
-Ran runIn(const QString& cwd, const QString& program, const QStringList& args,
-          const QString& path, int timeoutMs = 600000) {
+Ran runIn(const QString& cwd, const QString& program, const QStringList& args, const QString& path,
+          int timeoutMs = 600000) {
     QProcessEnvironment env;
     env.insert("PATH", path);
     env.insert("HOME", cwd);
@@ -64,7 +64,8 @@ private slots:
         QVERIFY(!prefix_.path().startsWith(COMMPROF_SOURCE_DIR));
         QVERIFY(!prefix_.path().startsWith(COMMPROF_BINARY_DIR));
         QProcess install;
-        install.start(CMAKE_COMMAND, {"--install", COMMPROF_BINARY_DIR, "--prefix", prefix_.path()});
+        install.start(CMAKE_COMMAND,
+                      {"--install", COMMPROF_BINARY_DIR, "--prefix", prefix_.path()});
         QVERIFY(install.waitForFinished(300000));
         QVERIFY2(install.exitCode() == 0, install.readAllStandardError().constData());
         bin_ = prefix_.filePath("bin");
@@ -112,7 +113,8 @@ private slots:
     void planAndRunAnInstalledExample() {
         const QString path = bin_ + ":" + systemPath_;
         const QString smoke = prefix_.filePath("share/commprof/configs/experiments/smoke.yaml");
-        const Ran plan = runIn(elsewhere_.path(), bin_ + "/commprof", {"plan", smoke, "--json"}, path);
+        const Ran plan =
+            runIn(elsewhere_.path(), bin_ + "/commprof", {"plan", smoke, "--json"}, path);
         QCOMPARE(plan.exitCode, 0);
         // The example as written: one model, one layer, world sizes 1 and 2.
         const QJsonArray cells = QJsonDocument::fromJson(plan.out).object()["cells"].toArray();
@@ -120,9 +122,9 @@ private slots:
         QCOMPARE(cells[0].toObject()["id"].toString(), QString("mlp2m_gloo_cpu_ws1_r0"));
 
         const QString out = QDir(elsewhere_.path()).filePath("results");
-        const Ran run = runIn(elsewhere_.path(), bin_ + "/commprof",
-                              {"run", smoke, "--out", "results", "--only", "mlp2m_gloo_cpu_ws1_r0"},
-                              path);
+        const Ran run =
+            runIn(elsewhere_.path(), bin_ + "/commprof",
+                  {"run", smoke, "--out", "results", "--only", "mlp2m_gloo_cpu_ws1_r0"}, path);
         QVERIFY2(run.exitCode == 0, run.err.constData());
         const QString cell = out + "/cells/mlp2m_gloo_cpu_ws1_r0";
         QVERIFY(QFile::exists(cell + "/manifest.json"));

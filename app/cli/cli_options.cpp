@@ -7,8 +7,10 @@ const options::Program& commprofProgram() {
     const Option json{"--json", "", "Print one JSON document on stdout", {}};
     const Option db{"--db", "FILE", "SQLite database (default: DIR/results.sqlite)", {}};
     const Option profile{"--profile", "FILE", "Machine profile with the memory coefficients", {}};
-    const Option maxTrace{"--max-trace-size", "SIZE",
-                          "Refuse traces larger than SIZE (4G, 512M, bytes) up front", {}};
+    const Option maxTrace{"--max-trace-size",
+                          "SIZE",
+                          "Refuse traces larger than SIZE (4G, 512M, bytes) up front",
+                          {}};
     const Option format{"--format",
                         "FORMAT",
                         "Output as a table for reading (the default), JSON or CSV",
@@ -44,9 +46,7 @@ const options::Program& commprofProgram() {
             {"calibrate",
              "DIR",
              "Compare predicted and measured host memory; refit the baseline",
-             {profile,
-              {"--write-profile", "FILE", "Write the refitted profile here", {}},
-              json}},
+             {profile, {"--write-profile", "FILE", "Write the refitted profile here", {}}, json}},
             {"probe",
              "",
              "Check the host, the rank worker, GPUs, ports and rank formation",
@@ -55,7 +55,10 @@ const options::Program& commprofProgram() {
               {"--ports", "FIRST-LAST", "Rendezvous port range to check", {}},
               {"--cleanup", "", "End stale ranks recorded by an earlier run", {}},
               {"--no-formation", "", "Skip the two-rank formation over Gloo", {}},
-              {"--compare-hosts", "REPORT...", "Other hosts' probe --json reports to compare", {}}}},
+              {"--compare-hosts",
+               "REPORT...",
+               "Other hosts' probe --json reports to compare",
+               {}}}},
             {"ingest", "DIR", "Load a results folder into SQLite", {db}},
             {"cells",
              "DIR",

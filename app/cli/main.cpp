@@ -24,7 +24,8 @@ namespace {
 const options::Command* commandOf(const QStringList& args, int& words) {
     const auto& program = commprofProgram();
     if (args.size() > 1) {
-        if (const auto* c = options::findCommand(program, (args[0] + ' ' + args[1]).toStdString())) {
+        if (const auto* c =
+                options::findCommand(program, (args[0] + ' ' + args[1]).toStdString())) {
             words = 2;
             return c;
         }

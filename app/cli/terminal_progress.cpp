@@ -217,11 +217,8 @@ ProgressLine::ProgressLine(std::FILE* out, bool live, QString what, int plainEve
 void ProgressLine::update(int done, int total, const QString& name) {
     if (live_) {
         const double f = total > 0 ? double(done) / total : 1.0;
-        const QString line = QString("%1 %2 %3/%4 %5")
-                                 .arg(what_, bar(f, kBarWidth))
-                                 .arg(done)
-                                 .arg(total)
-                                 .arg(name);
+        const QString line =
+            QString("%1 %2 %3/%4 %5").arg(what_, bar(f, kBarWidth)).arg(done).arg(total).arg(name);
         std::fprintf(out_, "\r\033[K%s", qPrintable(fit(line, terminalWidth(out_))));
         std::fflush(out_);
         open_ = true;

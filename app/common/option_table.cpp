@@ -21,7 +21,8 @@ std::vector<std::string> paragraphs(const std::string& text) {
     std::size_t start = 0;
     while (start < text.size()) {
         const std::size_t end = text.find("\n\n", start);
-        out.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
+        out.push_back(
+            text.substr(start, end == std::string::npos ? std::string::npos : end - start));
         if (end == std::string::npos) {
             break;
         }
@@ -81,8 +82,9 @@ std::string roffParagraphs(const std::string& text) {
 std::string roffOptions(const std::vector<Option>& options) {
     std::string out;
     for (const Option& o : options) {
-        out += ".TP\n.B " + roff(o.flag) + (o.takesValue() ? " \\fI" + roff(valueText(o)) + "\\fR" : "") +
-               "\n" + roff(o.help) + "\n";
+        out += ".TP\n.B " + roff(o.flag) +
+               (o.takesValue() ? " \\fI" + roff(valueText(o)) + "\\fR" : "") + "\n" + roff(o.help) +
+               "\n";
     }
     return out;
 }
@@ -135,8 +137,8 @@ std::string bashValueCase(const std::vector<Option>& options) {
         }
         const std::string reply = !o.choices.empty()
                                       ? "compgen -W \"" + join(o.choices, " ") + "\" -- \"$cur\""
-                                      : namesFolder(o) ? "compgen -d -- \"$cur\""
-                                                       : "compgen -f -- \"$cur\"";
+                                  : namesFolder(o) ? "compgen -d -- \"$cur\""
+                                                   : "compgen -f -- \"$cur\"";
         out += "        " + o.flag + ") COMPREPLY=($(" + reply + ")); return ;;\n";
     }
     return out;
@@ -238,8 +240,8 @@ std::string commandHelp(const Program& program, const Command& command) {
     }
     for (const Option& o : command.options) {
         const std::string head = optionHead(o);
-        out += "  " + head + std::string(head.size() < 26 ? 26 - head.size() : 1, ' ') + o.help +
-               "\n";
+        out +=
+            "  " + head + std::string(head.size() < 26 ? 26 - head.size() : 1, ' ') + o.help + "\n";
     }
     return out;
 }
@@ -262,8 +264,8 @@ std::string helpText(const Program& program) {
     }
     for (const Option& o : program.options) {
         const std::string head = optionHead(o);
-        out += "  " + head + std::string(head.size() < 26 ? 26 - head.size() : 1, ' ') + o.help +
-               "\n";
+        out +=
+            "  " + head + std::string(head.size() < 26 ? 26 - head.size() : 1, ' ') + o.help + "\n";
     }
     for (const Section& s : program.sections) {
         out += "\n" + s.title + "\n" + s.text + "\n";
@@ -277,13 +279,13 @@ std::string manPage(const Program& program, const std::string& version) {
     out += ".SH NAME\n" + roff(program.name) + " \\- " + roff(program.summary) + "\n";
     out += ".SH SYNOPSIS\n";
     if (program.commands.empty()) {
-        out += ".B " + roff(program.name) + "\n" + roff(usageLine(program, nullptr).substr(
-                                                      program.name.size() + 1)) +
-               "\n";
+        out += ".B " + roff(program.name) + "\n" +
+               roff(usageLine(program, nullptr).substr(program.name.size() + 1)) + "\n";
     } else {
         for (const Command& c : program.commands) {
             out += ".B " + roff(program.name + " " + c.name) + "\n" +
-                   (c.operands.empty() ? "" : "\\fI" + roff(c.operands) + "\\fR ") + "[options]\n.br\n";
+                   (c.operands.empty() ? "" : "\\fI" + roff(c.operands) + "\\fR ") +
+                   "[options]\n.br\n";
         }
     }
     out += ".SH DESCRIPTION\n" + roffParagraphs(program.description);
@@ -306,7 +308,9 @@ std::string manPage(const Program& program, const std::string& version) {
 std::string bashCompletion(const Program& program) {
     const std::string fn = bashFunctionName(program);
     std::string out = "# bash completion for " + program.name + ", generated from its options\n";
-    out += fn + "() {\n    local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\"\n";
+    out +=
+        fn +
+        "() {\n    local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\"\n";
     if (program.commands.empty()) {
         out += "    case \"$prev\" in\n" + bashValueCase(program.options) + "    esac\n";
         out += "    if [[ \"$cur\" == -* ]]; then\n        COMPREPLY=($(compgen -W \"" +

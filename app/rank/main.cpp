@@ -19,7 +19,8 @@ int main(int argc, char** argv) {
     try {
         options = parseOptions(argc, argv);
     } catch (const UsageError& e) {
-        std::fprintf(stderr, "commprof-rank: %s\nusage: %s'commprof-rank --help' describes each flag.\n",
+        std::fprintf(stderr,
+                     "commprof-rank: %s\nusage: %s'commprof-rank --help' describes each flag.\n",
                      e.what(), usageText().c_str());
         return 2;
     } catch (const std::logic_error& e) {
