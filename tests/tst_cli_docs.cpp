@@ -37,10 +37,8 @@ QStringList bashComplete(const QString& program, const QStringList& words) {
                                .arg(kDocs, program, quoted.join(' '))
                                .arg(words.size() - 1)
                                .arg(QString(program).replace('-', '_'));
-    QProcess p;
-    p.start("bash", {"--norc", "-c", script});
-    p.waitForFinished(30000);
-    return QString::fromUtf8(p.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts);
+    return QString::fromUtf8(runProgram("bash", {"--norc", "-c", script}, 30000).out)
+        .split('\n', Qt::SkipEmptyParts);
 }
 
 QSet<QString> toSet(const QStringList& l) {
@@ -49,19 +47,11 @@ QSet<QString> toSet(const QStringList& l) {
 
 // man(1) as a user runs it, plain ASCII so flags read as typed.
 CliResult man(const QString& page) {
-    QProcess p;
     auto env = QProcessEnvironment::systemEnvironment();
     env.insert("MANWIDTH", "100");
     env.insert("MANPAGER", "cat");
     env.insert("PAGER", "cat");
-    p.setProcessEnvironment(env);
-    p.start("man", {"--warnings", "-E", "ascii", "-l", page});
-    CliResult r;
-    p.waitForFinished(60000);
-    r.exitCode = p.exitCode();
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
+    return runProgram("man", {"--warnings", "-E", "ascii", "-l", page}, 60000, env);
 }
 
 } // namespace
@@ -175,10 +165,8 @@ private slots:
             QSKIP("zsh is not installed (packaging/packages.sh lists it)");
         }
         for (const char* program : {"commprof", "commprof-rank", "commprof-workbench"}) {
-            QProcess p;
-            p.start("zsh", {"-n", kDocs + "/_" + program});
-            p.waitForFinished(30000);
-            QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+            const CliResult r = runProgram("zsh", {"-n", kDocs + "/_" + program}, 30000);
+            QVERIFY2(r.exitCode == 0, r.err.constData());
         }
     }
 };

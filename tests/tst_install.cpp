@@ -2,6 +2,8 @@
 // outside the source and build trees with nothing of the build on PATH: the version, a plan of
 // an installed example, a one-cell run, and commprof-rank found beside commprof or on PATH.
 
+#include "cli_runner.h"
+
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
@@ -13,32 +15,14 @@
 
 namespace {
 
-struct Ran {
-    int exitCode = -1;
-    QByteArray out, err;
-};
-
-Ran runIn(const QString& cwd, const QString& program, const QStringList& args, const QString& path,
-          int timeoutMs = 600000) {
+// Only what a user's shell would have: no COMMPROF_RANK, nothing of the build.
+CliResult runIn(const QString& cwd, const QString& program, const QStringList& args,
+                const QString& path) {
     QProcessEnvironment env;
     env.insert("PATH", path);
     env.insert("HOME", cwd);
     env.insert("LANG", "C.UTF-8");
-    QProcess p;
-    p.setProcessEnvironment(env); // nothing else: no COMMPROF_RANK, no build paths
-    p.setWorkingDirectory(cwd);
-    p.start(program, args);
-    Ran r;
-    if (!p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished();
-        r.err = "timed out";
-        return r;
-    }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
+    return runProgram(program, args, 600000, env, cwd);
 }
 
 // Small enough to run in a few seconds: what the rank lookup cases need.
@@ -100,11 +84,11 @@ private slots:
 
     void versionAndHelpFromThePrefix() {
         const QString path = bin_ + ":" + systemPath_;
-        const Ran v = runIn(elsewhere_.path(), bin_ + "/commprof", {"--version"}, path);
+        const CliResult v = runIn(elsewhere_.path(), bin_ + "/commprof", {"--version"}, path);
         QCOMPARE(v.exitCode, 0);
         QCOMPARE(v.out.trimmed(), QByteArray("commprof " COMMPROF_PROJECT_VERSION));
         for (const char* program : {"commprof-rank", "commprof-workbench"}) {
-            const Ran h = runIn(elsewhere_.path(), bin_ + "/" + program, {"--help"}, path);
+            const CliResult h = runIn(elsewhere_.path(), bin_ + "/" + program, {"--help"}, path);
             QCOMPARE(h.exitCode, 0);
             QVERIFY(h.out.contains(QByteArray("usage: ") + program));
         }
@@ -113,7 +97,7 @@ private slots:
     void planAndRunAnInstalledExample() {
         const QString path = bin_ + ":" + systemPath_;
         const QString smoke = prefix_.filePath("share/commprof/configs/experiments/smoke.yaml");
-        const Ran plan =
+        const CliResult plan =
             runIn(elsewhere_.path(), bin_ + "/commprof", {"plan", smoke, "--json"}, path);
         QCOMPARE(plan.exitCode, 0);
         // The example as written: one model, one layer, world sizes 1 and 2.
@@ -122,7 +106,7 @@ private slots:
         QCOMPARE(cells[0].toObject()["id"].toString(), QString("mlp2m_gloo_cpu_ws1_r0"));
 
         const QString out = QDir(elsewhere_.path()).filePath("results");
-        const Ran run =
+        const CliResult run =
             runIn(elsewhere_.path(), bin_ + "/commprof",
                   {"run", smoke, "--out", "results", "--only", "mlp2m_gloo_cpu_ws1_r0"}, path);
         QVERIFY2(run.exitCode == 0, run.err.constData());
@@ -150,12 +134,13 @@ private slots:
         QFile::setPermissions(work.filePath("ranks/commprof-rank"),
                               QFile::permissions(bin_ + "/commprof-rank"));
 
-        const Ran none = runIn(work.path(), alone, {"run", "tiny.yaml", "--out", "a"}, systemPath_);
+        const CliResult none =
+            runIn(work.path(), alone, {"run", "tiny.yaml", "--out", "a"}, systemPath_);
         QCOMPARE(none.exitCode, 2);
         QVERIFY2(none.err.contains("commprof-rank"), none.err.constData());
 
-        const Ran onPath = runIn(work.path(), alone, {"run", "tiny.yaml", "--out", "b"},
-                                 work.filePath("ranks") + ":" + systemPath_);
+        const CliResult onPath = runIn(work.path(), alone, {"run", "tiny.yaml", "--out", "b"},
+                                       work.filePath("ranks") + ":" + systemPath_);
         QVERIFY2(onPath.exitCode == 0, onPath.err.constData());
         QVERIFY(QFile::exists(work.filePath("b/cells/mlp_tiny_gloo_cpu_ws1_r0/manifest.json")));
     }

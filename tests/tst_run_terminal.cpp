@@ -30,22 +30,9 @@ CliResult onTerminal(const QStringList& args) {
     for (const QString& a : args) {
         words << shellQuote(a);
     }
-    QProcess p;
     auto env = QProcessEnvironment::systemEnvironment();
     env.insert("TERM", "xterm");
-    p.setProcessEnvironment(env);
-    p.setStandardInputFile(QProcess::nullDevice());
-    p.start("script", {"-q", "-e", "-c", words.join(' '), "/dev/null"});
-    CliResult r;
-    if (!p.waitForFinished(300000)) {
-        p.kill();
-        p.waitForFinished();
-        return r;
-    }
-    r.exitCode = p.exitCode();
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
+    return runProgram("script", {"-q", "-e", "-c", words.join(' '), "/dev/null"}, 300000, env);
 }
 
 } // namespace

@@ -42,6 +42,17 @@ std::string optionHead(const Option& o) {
     return o.flag + (o.takesValue() ? " " + valueText(o) : "");
 }
 
+// "options:" and a line per option, help text in a column.
+std::string optionList(const std::vector<Option>& options) {
+    std::string out = options.empty() ? "" : "\noptions:\n";
+    for (const Option& o : options) {
+        const std::string head = optionHead(o);
+        out +=
+            "  " + head + std::string(head.size() < 26 ? 26 - head.size() : 1, ' ') + o.help + "\n";
+    }
+    return out;
+}
+
 std::string optionSynopsis(const Option& o) {
     return "[" + optionHead(o) + "]";
 }
@@ -235,14 +246,7 @@ std::string usageLine(const Program& program, const Command* command) {
 
 std::string commandHelp(const Program& program, const Command& command) {
     std::string out = "usage: " + usageLine(program, &command) + "\n\n" + command.summary + "\n";
-    if (!command.options.empty()) {
-        out += "\noptions:\n";
-    }
-    for (const Option& o : command.options) {
-        const std::string head = optionHead(o);
-        out +=
-            "  " + head + std::string(head.size() < 26 ? 26 - head.size() : 1, ' ') + o.help + "\n";
-    }
+    out += optionList(command.options);
     return out;
 }
 
@@ -259,14 +263,7 @@ std::string helpText(const Program& program) {
         }
         out += "\n'" + program.name + " COMMAND --help' lists a command's options.\n";
     }
-    if (!program.options.empty()) {
-        out += "\noptions:\n";
-    }
-    for (const Option& o : program.options) {
-        const std::string head = optionHead(o);
-        out +=
-            "  " + head + std::string(head.size() < 26 ? 26 - head.size() : 1, ' ') + o.help + "\n";
-    }
+    out += optionList(program.options);
     for (const Section& s : program.sections) {
         out += "\n" + s.title + "\n" + s.text + "\n";
     }
