@@ -89,6 +89,7 @@ in_root() {
 install_deb() {
   in_root apt-get update -qq >&2 &&
     in_root apt-get install -y -qq -o APT::Keep-Downloaded-Packages=true \
+      -o Dpkg::Options::=--force-unsafe-io \
       "/tmp/$(basename "$DEB")" >&2
 }
 

@@ -88,6 +88,21 @@ private slots:
         QVERIFY(lines[4].startsWith("2 complete, 0 failed"));
     }
 
+    // Ingest (and report, through it) redraws one counter line on a terminal; a log gets a
+    // line per cell.
+    void ingestCountsOnOneLine() {
+        const QString dir = work_.filePath("pipe"); // the piped run's results
+        const CliResult tty = onTerminal({"ingest", dir, "--db", work_.filePath("a.sqlite")});
+        QCOMPARE(tty.exitCode, 0);
+        QVERIFY2(tty.out.contains("\r\033[Kingested [####################] 2/2 "),
+                 tty.out.constData());
+        const CliResult piped =
+            runCli("commprof", {"ingest", dir, "--db", work_.filePath("b.sqlite")});
+        QCOMPARE(piped.exitCode, 0);
+        QVERIFY(!piped.err.contains('\033'));
+        QVERIFY(piped.err.contains("ingested 1/2 ") && piped.err.contains("ingested 2/2 "));
+    }
+
     void jsonProgressStaysJsonLines() {
         const CliResult r = runCli(
             "commprof", {"run", matrix_, "--out", work_.filePath("json"), "--json-progress"});
