@@ -157,6 +157,7 @@ std::string bashValueCase(const std::vector<Option>& options) {
 
 std::vector<std::string> flagsOf(const std::vector<Option>& options) {
     std::vector<std::string> out;
+    out.reserve(options.size());
     for (const Option& o : options) {
         out.push_back(o.flag);
     }
@@ -198,7 +199,8 @@ std::string zshArguments(const std::vector<Option>& options, const std::string& 
                      : namesFolder(o)   ? "_files -/"
                                         : "_files");
         }
-        out += indent + "    " + spec + "' \\\n";
+        out += indent;
+        out += "    " + spec + "' \\\n";
     }
     out += indent + "    '*:file:_files'\n";
     return out;
