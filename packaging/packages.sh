@@ -10,6 +10,9 @@ COMMPROF_PACKAGES=(
   libtorch-dev libgloo-dev
   # tests: PyTorch's own Python DDP is the reference (tst_rank_ddp, tests/bench, trace recording)
   python3-torch
+  # tests: man pages rendered with man(1), the zsh completion parsed by zsh, the live run view
+  # driven through a pseudo-terminal by script(1), the .deb made by dpkg-shlibdeps
+  man-db zsh bsdutils dpkg-dev
 )
 
 # [release:package]=the name on that release
@@ -31,6 +34,7 @@ commprof_without() {
     libtorch-dev | libgloo-dev) echo "commprof-rank and every test that runs ranks" ;;
     python3-torch) echo "the Python DDP reference of tst_rank_ddp and the Python benchmarks" ;;
     ccache | pkg-config | fonts-dejavu-core) echo "" ;;
+    man-db | zsh | bsdutils | dpkg-dev) echo "checks of the man pages, completions, terminal view and .deb" ;;
     *) echo "everything but commprof-rank (configured with -DCOMMPROF_RANK_ONLY=ON, no ctest)" ;;
   esac
 }

@@ -26,4 +26,17 @@ int usage(const QString& text) {
     return BadInput;
 }
 
+std::optional<Format> parseFormat(const QString& name) {
+    if (name == "table") {
+        return Format::Table;
+    }
+    if (name == "json") {
+        return Format::Json;
+    }
+    if (name == "csv") {
+        return Format::Csv;
+    }
+    return std::nullopt;
+}
+
 } // namespace commprof::cli

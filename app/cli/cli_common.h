@@ -4,6 +4,8 @@
 #include <QJsonObject>
 #include <QStringList>
 
+#include <optional>
+
 namespace commprof::cli {
 
 enum ExitCode : int { Ok = 0, NotFine = 1, BadInput = 2 };
@@ -15,6 +17,11 @@ void printError(const QString& message);
 void printText(const QString& text);
 
 int usage(const QString& text);
+
+// What `--format` asks for; a table for reading is the default.
+enum class Format { Table, Json, Csv };
+// "table", "json" or "csv"; nullopt for anything else.
+std::optional<Format> parseFormat(const QString& name);
 
 int traceCommand(const QStringList& args);
 int planCommand(const QStringList& args);
