@@ -1,6 +1,7 @@
 # What commprof needs from Debian: one list for every supported release, sourced by
 # bootstrap.sh (installs it on Debian 12) and platform-check.sh (installs it in a Debian 13
-# root). A package named differently on a release goes in COMMPROF_RENAMED.
+# root). A package named differently on a release goes in COMMPROF_RENAMED, one that only
+# a release needs in COMMPROF_RELEASE_ONLY.
 
 COMMPROF_PACKAGES=(
   # build
@@ -18,11 +19,19 @@ COMMPROF_PACKAGES=(
 # [release:package]=the name on that release
 declare -A COMMPROF_RENAMED=()
 
+# [release]=packages only that release needs: from Debian 13 Qt's SVG icon engine and image
+# plugins are a package of their own (in Debian 12 libqt6svg6 carries them), and without them
+# the workbench's SVG icon is empty.
+declare -A COMMPROF_RELEASE_ONLY=([debian13]="qt6-svg-plugins")
+
 # commprof_packages RELEASE: the list, one name a line, as RELEASE calls them.
 commprof_packages() {
   local p
   for p in "${COMMPROF_PACKAGES[@]}"; do
     echo "${COMMPROF_RENAMED[$1:$p]:-$p}"
+  done
+  for p in ${COMMPROF_RELEASE_ONLY[$1]:-}; do
+    echo "$p"
   done
 }
 
