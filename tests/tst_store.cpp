@@ -32,8 +32,8 @@ double medianOf(std::vector<double> v) {
 QString dumpTables(const QString& db) {
     store::Database d(db);
     QString out;
-    for (const char* t :
-         {"runs", "cells", "ranks", "iterations", "buckets", "trace_steps", "estimates"}) {
+    for (const char* t : {"runs", "cells", "ranks", "iterations", "buckets", "trace_steps",
+                          "estimates", "rank_figures", "bucket_matches", "step_spread"}) {
         store::Statement s = d.prepare(QString("SELECT * FROM %1 ORDER BY 1, 2, 3").arg(t));
         while (s.step()) {
             for (int i = 0; i < s.columnCount(); ++i) {
@@ -99,7 +99,25 @@ private slots:
             const double agreement = c["hook_trace_agreement"].toDouble();
             QVERIFY2(agreement > 0.9 && agreement < 1.1, qPrintable(QString::number(agreement)));
             QCOMPARE(c["agreement_flagged"].toBool(), false);
+            // The ratio is the quotient of the two totals stored beside it, and the backend is
+            // gloo's own spans, not the hook's.
+            QVERIFY(std::abs(agreement - c["backend_total_ms"].toDouble() /
+                                             c["hook_total_ms"].toDouble()) < 1e-9);
+            QCOMPARE(c["backend_source"].toString(), QString("gloo:* host spans"));
+            QVERIFY(c["buckets_compared"].toInt() > 0);
             QVERIFY(!c["overlap_efficiency"].isNull());
+        }
+        {
+            // Every rank's trace is in the store, not only rank 0's.
+            store::Database db(store::defaultDbPath(dir));
+            store::Statement ranks = db.prepare(
+                "SELECT COUNT(*) FROM (SELECT DISTINCT cell_key, rank FROM trace_steps)");
+            QVERIFY(ranks.step());
+            QCOMPARE(ranks.column(0).toInt(), 3);
+            store::Statement figures = db.prepare(
+                "SELECT COUNT(*) FROM rank_figures WHERE hook_ms > 0 AND backend_ms > 0");
+            QVERIFY(figures.step());
+            QCOMPARE(figures.column(0).toInt(), 3);
         }
         store::Database db(store::defaultDbPath(dir));
         store::Statement count = db.prepare("SELECT COUNT(*) FROM iterations");
@@ -280,7 +298,7 @@ private slots:
             store::migrate(db);
             store::Statement s = db.prepare("SELECT group_concat(version) FROM schema_version");
             QVERIFY(s.step());
-            QCOMPARE(s.column(0).toString(), QString("1,2"));
+            QCOMPARE(s.column(0).toString(), QString("1,2,3"));
             QCOMPARE(db.userVersion(), store::kSchemaVersion);
             db.exec("PRAGMA user_version = 99");
         }

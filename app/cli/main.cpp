@@ -28,7 +28,9 @@ const char* kUsage =
     "  diff RUN_A RUN_B [--json] | diff --arms --out DIR --change FLAGS [--base FLAGS]\n"
     "  trace summarize TRACE_OR_DIR... [--json] [--hta] [--window START:END]\n"
     "                                   per-step figures; several ranks: skew and stragglers\n"
-    "  trace collectives TRACE [--json]  one record per collective, bytes and bandwidth\n";
+    "  trace collectives TRACE [--json]  one record per collective, bytes and bandwidth\n"
+    "  sweep run --world-size N --out DIR [--kinds K,...] [--max-bytes B] [--iters N]\n"
+    "  sweep summarize DIR [--json]      collective sweep: busbw per size, alpha-beta fit\n";
 
 } // namespace
 
@@ -53,6 +55,7 @@ int main(int argc, char** argv) {
         {"trace", traceCommand},         {"plan", planCommand},     {"run", runCommand},
         {"calibrate", calibrateCommand}, {"probe", probeCommand},   {"ingest", ingestCommand},
         {"cells", cellsCommand},         {"report", reportCommand}, {"diff", diffCommand},
+        {"sweep", sweepCommand},
     };
     const QString name = args.takeFirst();
     const auto it = commands.find(name);
