@@ -6,9 +6,8 @@
 #include "analysis/cell_metrics.h"
 #include "analysis/instrument_agreement.h"
 #include "gzip_files.h"
-#include "rank_files.h"
+#include "pool_helpers.h"
 #include "results/cell_files.h"
-#include "runner/rank_pool.h"
 #include "trace/step_metrics.h"
 #include "trace/trace_reader.h"
 
@@ -20,9 +19,10 @@ using namespace commprof;
 
 namespace {
 
-// Buckets of a few MB keep the all-reduces long against scheduling noise on a busy host.
+// Buckets of 8 MB keep each all-reduce long (tens of ms) against what a gloo worker thread
+// waking late costs the hook on a busy host (milliseconds).
 const QStringList kModel{"--params",
-                         "3e6",
+                         "8e6",
                          "--iterations",
                          "9",
                          "--warmup",
@@ -32,36 +32,12 @@ const QStringList kModel{"--params",
                          "--threads",
                          "1",
                          "--bucket-cap-mb",
-                         "4",
+                         "8",
                          "--first-bucket-mb",
                          "1",
                          "--trace",
                          "--trace-steps",
                          "5"};
-
-runner::PoolOutcome
-runPool(const QString& dir, int world, const QStringList& args,
-        const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
-    runner::PoolSpec spec;
-    spec.program = rankBinary();
-    spec.args =
-        args +
-        QStringList{"--out", dir, "--collective-timeout-s", "60", "--rendezvous-timeout-s", "60"};
-    spec.worldSize = world;
-    spec.workDir = dir;
-    spec.env = env;
-    spec.deadline = QDeadlineTimer(300000);
-    runner::RankPool pool;
-    return pool.runBlocking(spec);
-}
-
-QString failure(const runner::PoolOutcome& o) {
-    QString s = o.reason;
-    for (const auto& r : o.ranks) {
-        s += QString("\nrank %1 exit %2: %3").arg(r.rank).arg(r.exitCode).arg(r.stderrTail);
-    }
-    return s;
-}
 
 // The same figures read by the standard library alone.
 QJsonObject reference(const QString& rankFile, const QString& traceFile) {
@@ -99,8 +75,8 @@ private slots:
     void initTestCase() {
         honest_ = work_.filePath("honest");
         QDir().mkpath(honest_);
-        const auto out = runPool(honest_, 2, kModel);
-        QVERIFY2(out.success, qPrintable(failure(out)));
+        const auto out = runRankPool(honest_, 2, kModel);
+        QVERIFY2(out.success, qPrintable(poolFailure(out)));
     }
 
     void honestHookAgreesWithTheBackend() {
@@ -174,8 +150,8 @@ private slots:
         QDir().mkpath(dir);
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert("COMMPROF_HOOK_DELAY_MS", "40");
-        const auto out = runPool(dir, 2, kModel, env);
-        QVERIFY2(out.success, qPrintable(failure(out)));
+        const auto out = runRankPool(dir, 2, kModel, env);
+        QVERIFY2(out.success, qPrintable(poolFailure(out)));
         for (int rank = 0; rank < 2; ++rank) {
             const analysis::InstrumentAgreement a = agreementOf(dir, rank);
             const QJsonObject ref =

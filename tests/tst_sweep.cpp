@@ -2,37 +2,19 @@
 // against factors computed by hand, and the alpha-beta fit with its refusals.
 
 #include "analysis/collective_sweep.h"
-#include "rank_files.h"
+#include "cli_runner.h"
+#include "pool_helpers.h"
 #include "report/report_data.h"
-#include "runner/rank_pool.h"
 
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <cmath>
 
 using namespace commprof;
 
 namespace {
-
-runner::PoolOutcome runPool(const QString& dir, int world, const QStringList& args) {
-    runner::PoolSpec spec;
-    spec.program = rankBinary();
-    spec.args =
-        args +
-        QStringList{"--out", dir, "--collective-timeout-s", "60", "--rendezvous-timeout-s", "60"};
-    spec.worldSize = world;
-    spec.workDir = dir;
-    spec.deadline = QDeadlineTimer(300000);
-    runner::RankPool pool;
-    return pool.runBlocking(spec);
-}
-
-QString failure(const runner::PoolOutcome& o) {
-    QString s = o.reason;
-    for (const auto& r : o.ranks) {
-        s += QString("\nrank %1 exit %2: %3").arg(r.rank).arg(r.exitCode).arg(r.stderrTail);
-    }
-    return s;
-}
 
 const analysis::SweepSeries* seriesOf(const std::vector<analysis::SweepSeries>& all,
                                       const QString& kind) {
@@ -53,6 +35,7 @@ analysis::SweepPoint timed(double bytes, double us) {
 class TstSweep : public QObject {
     Q_OBJECT
     QTemporaryDir work_;
+    QString sweep2_; // the world-size-2 sweep, once it ran
 
 private slots:
     // nccl-tests' factors, written out by hand for each kind: all_reduce 2(n-1)/n,
@@ -152,11 +135,12 @@ private slots:
     void sweepAtWorldSizeTwo() {
         const QString dir = work_.filePath("ws2");
         QDir().mkpath(dir);
+        sweep2_ = dir;
         const auto out =
-            runPool(dir, 2,
-                    {"--sweep", "all_reduce,all_gather,reduce_scatter,broadcast",
-                     "--sweep-max-bytes", "4194304", "--threads", "1", "--sweep-iters", "21"});
-        QVERIFY2(out.success, qPrintable(failure(out)));
+            runRankPool(dir, 2,
+                        {"--sweep", "all_reduce,all_gather,reduce_scatter,broadcast",
+                         "--sweep-max-bytes", "4194304", "--threads", "1", "--sweep-iters", "21"});
+        QVERIFY2(out.success, qPrintable(poolFailure(out)));
         QStringList problems;
         const auto series = analysis::readSweep(dir, &problems);
         QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
@@ -212,15 +196,71 @@ private slots:
         }
     }
 
+    // Each bucket of a traced DDP run predicted from the sweep's fit: the prediction per step is
+    // worked out by hand from the fit's alpha and beta and the rank file's bucket sizes, and the
+    // verdict (within the measured range or not, and by how much) follows the printed numbers.
+    void ddpPredictedFromTheSweep() {
+        QVERIFY(!sweep2_.isEmpty());
+        const QString ddp = work_.filePath("ddp");
+        QDir().mkpath(ddp);
+        const auto out = runRankPool(ddp, 2,
+                                     {"--params", "3e6", "--iterations", "8", "--warmup", "3",
+                                      "--batch-size", "8", "--threads", "1", "--bucket-cap-mb", "4",
+                                      "--first-bucket-mb", "1", "--trace", "--trace-steps", "4"});
+        QVERIFY2(out.success, qPrintable(poolFailure(out)));
+        const CliResult r =
+            runCli("commprof", {"sweep", "summarize", sweep2_, "--json", "--ddp", ddp});
+        const QJsonObject doc = r.json();
+        QVERIFY2(doc.contains("ddp"), r.err.constData());
+        QJsonObject fit;
+        for (const QJsonValue v : doc["series"].toArray()) {
+            if (v.toObject()["kind"].toString() == "all_reduce") {
+                fit = v.toObject()["fit"].toObject();
+            }
+        }
+        QVERIFY(!fit["refused"].toBool());
+        const double alpha = fit["alpha_us"].toDouble();
+        const double beta = fit["beta_us_per_byte"].toDouble();
+        double byHand = 0;
+        const QJsonObject rank0 = readJsonFile(ddp + "/rank0.json");
+        for (const QJsonValue b : rank0["buckets"].toArray()) {
+            if (b.toObject()["iter"].toInt() == 3) {
+                byHand += alpha + beta * b.toObject()["bytes"].toDouble();
+            }
+        }
+        const QJsonObject d = doc["ddp"].toObject();
+        const double predicted = d["predicted_us_per_step"].toDouble();
+        const double measured = d["measured_us_per_step"].toDouble();
+        const double lo = d["measured_min_us"].toDouble();
+        const double hi = d["measured_max_us"].toDouble();
+        QVERIFY2(std::abs(predicted - byHand) < 1e-6 * byHand,
+                 qPrintable(QString("%1 vs %2").arg(predicted).arg(byHand)));
+        QVERIFY(d["rank_steps"].toInt() > 0 && d["rank_steps"].toInt() <= 8); // 2 ranks x 4 steps
+        QVERIFY(lo > 0 && lo <= measured && measured <= hi);
+        QCOMPARE(d["within_range"].toBool(), predicted >= lo && predicted <= hi);
+        QVERIFY(std::abs(d["off_by"].toDouble() - (predicted / measured - 1.0)) < 1e-9);
+        QVERIFY(d["queued_us_per_step"].toDouble() >= 0);
+        for (const QJsonValue b : d["buckets"].toArray()) {
+            const QJsonObject o = b.toObject();
+            QVERIFY(std::abs(o["fraction_of_sweep_bandwidth"].toDouble() -
+                             o["predicted_us"].toDouble() / o["measured_us"].toDouble()) < 1e-9);
+        }
+        // The text says it in words.
+        const CliResult text = runCli("commprof", {"sweep", "summarize", sweep2_, "--ddp", ddp});
+        QVERIFY(text.out.contains("off by"));
+        QVERIFY(text.out.contains("of the sweep's bandwidth at this size"));
+        qInfo().noquote() << text.out.mid(text.out.indexOf("DDP all-reduce"));
+    }
+
     // At three ranks the factors differ from 1: busbw checked against algbw times the factor
     // worked out by hand, on real measurements.
     void busbwAtWorldSizeThree() {
         const QString dir = work_.filePath("ws3");
         QDir().mkpath(dir);
-        const auto out = runPool(dir, 3,
-                                 {"--sweep", "all_reduce,all_gather", "--sweep-max-bytes", "65536",
-                                  "--threads", "1", "--sweep-iters", "3"});
-        QVERIFY2(out.success, qPrintable(failure(out)));
+        const auto out = runRankPool(dir, 3,
+                                     {"--sweep", "all_reduce,all_gather", "--sweep-max-bytes",
+                                      "65536", "--threads", "1", "--sweep-iters", "3"});
+        QVERIFY2(out.success, qPrintable(poolFailure(out)));
         const auto series = analysis::readSweep(dir);
         const auto* ar = seriesOf(series, "all_reduce");
         const auto* ag = seriesOf(series, "all_gather");

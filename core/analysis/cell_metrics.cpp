@@ -64,6 +64,14 @@ void judgeCell(CellMetrics& m) {
     // does not flag the cell: on a shared host one rank's thread wake-ups can cost it more
     // than a tenth of its collectives' time while the cell as a whole agrees.
     m.agreementFlagged = cell.flagged;
+    if (cell.flagged && m.ranks.size() == 1) {
+        // One rank moves no data: gloo's all-reduce runs for microseconds, and what the hook
+        // adds (a worker thread waking up) is all there is. The ratio is shown, not judged.
+        m.agreementFlagged = false;
+        m.agreementReason = "not judged at world size 1: nothing is communicated, the hook "
+                            "measures launch and wake-up only";
+        return;
+    }
     if (cell.flagged) {
         m.agreementReason =
             (QStringList{QString::fromStdString(cell.reason)} + rankReasons).join("; ");
