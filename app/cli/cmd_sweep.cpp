@@ -170,16 +170,50 @@ int summarize(const QString& dir, bool json, const QString& ddpCell = {}) {
                    (problems.isEmpty() ? QString() : ": " + problems.join("; ")));
         return BadInput;
     }
+    std::optional<analysis::DdpPrediction> prediction;
+    if (!ddpCell.isEmpty()) {
+        QString problem;
+        const analysis::CellMetrics m = analysis::analyzeCell(results::readCellDir(ddpCell));
+        const int world = int(m.ranks.size());
+        const analysis::SweepSeries* allReduce = nullptr;
+        for (const auto& s : series) {
+            if (s.kind == "all_reduce" && s.worldSize == world) {
+                allReduce = &s;
+            }
+        }
+        if (!allReduce) {
+            problem =
+                QString("%1: no all_reduce sweep at its world size %2").arg(ddpCell).arg(world);
+        } else {
+            const auto fit = analysis::fitLinear(allReduce->points);
+            prediction = analysis::predictDdp(m.ranks, fit);
+            if (!prediction) {
+                problem = fit.refused
+                              ? "fit refused: " + fit.reason
+                              : ddpCell + ": no traced step with every bucket's backend span";
+            }
+        }
+        if (!problem.isEmpty()) {
+            problems << problem;
+        }
+    }
     if (json) {
         QJsonArray all;
         for (const auto& s : series) {
             all.append(seriesJson(s));
         }
-        printJson(QJsonObject{
-            {"dir", dir}, {"series", all}, {"problems", QJsonArray::fromStringList(problems)}});
+        QJsonObject doc{
+            {"dir", dir}, {"series", all}, {"problems", QJsonArray::fromStringList(problems)}};
+        if (prediction) {
+            doc["ddp"] = predictionJson(*prediction);
+        }
+        printJson(doc);
     } else {
         for (const auto& s : series) {
             printText(seriesText(s));
+        }
+        if (prediction) {
+            printText(predictionText(*prediction));
         }
         for (const QString& p : problems) {
             printError(p);
