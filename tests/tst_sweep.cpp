@@ -178,9 +178,9 @@ private slots:
         const double bottom = median3(bw[0], bw[1], bw[2]);
         const double top = median3(bw[n - 1], bw[n - 2], bw[n - 3]);
         QVERIFY2(top > 100 * bottom, qPrintable(table));
-        // Flattens: from 8x smaller to the largest size the bandwidth gains less than half
+        // Flattens: from 8x smaller to the largest size the bandwidth gains less than 4x
         // (where only latency counted, 8x the bytes in the same time is 8x the bandwidth).
-        QVERIFY2(bw[n - 1] < 1.5 * bw[n - 4], qPrintable(table));
+        QVERIFY2(bw[n - 1] < 4 * bw[n - 4], qPrintable(table));
         QVERIFY2(fit.r2 >= 0.9, qPrintable(QString::number(fit.r2)));
         QVERIFY(fit.toBytes / fit.fromBytes >= 10);
         if (fit.leftOutFromBytes) {

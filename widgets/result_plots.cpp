@@ -260,7 +260,7 @@ void drawStackedBreakdown(QCustomPlot& plot, const report::ReportData& data,
 }
 
 void drawAgreement(QCustomPlot& plot, const report::ReportData& data, const FigureStyle& style) {
-    resetFigure(plot, "Hook vs backend: communication per step", "", "backend / hook", style);
+    resetFigure(plot, "Hook vs backend per step", "", "backend / hook", style);
     const auto cells = axisCells(data);
     QMap<QString, QCPBars*> byLayer;
     QVector<double> values{1.0 + analysis::kAgreementTolerance};
@@ -441,7 +441,7 @@ const std::vector<FigureSpec>& reportFigures() {
         {"overhead_vs_world_size", "Exposed communication vs world size", drawOverheadVsWorldSize},
         {"bucket_time_vs_bytes", "Bucket all-reduce time vs size", drawBucketTimeVsBytes},
         {"time_breakdown", "Median step by kind", drawStackedBreakdown},
-        {"hook_trace_agreement", "Hook vs backend agreement", drawAgreement},
+        {"hook_trace_agreement", "Hook vs backend", drawAgreement},
     };
     return figures;
 }
