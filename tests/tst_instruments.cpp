@@ -176,6 +176,34 @@ private slots:
                  qPrintable(m.agreementReason));
     }
 
+    // Every rank's trace read: a planted straggler (rank 1 sleeps 150 ms before each forward)
+    // is the cell's slowest rank, by collective arrival, though under DDP every rank's step
+    // lasts as long.
+    void plantedStragglerIsTheSlowestRank() {
+        const QString dir = work_.filePath("straggler");
+        QDir().mkpath(dir);
+        const auto out = runRankPool(dir, 2,
+                                     {"--params", "4e5", "--iterations", "8", "--warmup", "3",
+                                      "--batch-size", "16", "--threads", "1", "--trace",
+                                      "--trace-steps", "4", "--delay-rank", "1:150"});
+        QVERIFY2(out.success, qPrintable(poolFailure(out)));
+        const analysis::CellMetrics m = analysis::analyzeCell(results::readCellDir(dir));
+        QCOMPARE(int(m.ranks.size()), 2);
+        QCOMPARE(int(m.spread.size()), 4);
+        QVERIFY(m.slowestRank);
+        QCOMPARE(*m.slowestRank, 1);
+        for (const auto& s : m.spread) {
+            QCOMPARE(s.slowestRank.value_or(-1), 1);
+        }
+        // Rank 0 waits for rank 1 in its first collective of every step: its exposed
+        // communication holds most of the 150 ms, rank 1's none of it.
+        QVERIFY(m.ranks[0].exposedCommMs && m.ranks[1].exposedCommMs);
+        QVERIFY2(
+            *m.ranks[0].exposedCommMs > *m.ranks[1].exposedCommMs + 75,
+            qPrintable(
+                QString("%1 vs %2").arg(*m.ranks[0].exposedCommMs).arg(*m.ranks[1].exposedCommMs)));
+    }
+
     // Without the backend's spans, the trace still holds the hook's own span for every bucket;
     // counted as the backend, it would agree with the hook by construction.
     void hooksOwnSpanIsNeverTheBackend() {
