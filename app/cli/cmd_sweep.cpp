@@ -233,7 +233,7 @@ int run(const QStringList& args) {
         if (i + 1 >= args.size()) {
             return usage(QString("%1: missing value\n%2").arg(a, kUsage));
         }
-        const QString v = args[++i];
+        const QString& v = args[++i];
         bool ok = true;
         if (a == "--world-size") {
             spec.worldSize = v.toInt(&ok);
@@ -264,7 +264,7 @@ int run(const QStringList& args) {
     }
     spec.args = QStringList{"--sweep", kinds, "--threads", "1", "--out", out} + rankArgs;
     spec.workDir = out;
-    spec.deadline = QDeadlineTimer(3600 * 1000);
+    spec.deadline = QDeadlineTimer(qint64(3600) * 1000);
     runner::RankPool pool;
     const runner::PoolOutcome outcome = pool.runBlocking(spec);
     if (!outcome.success) {

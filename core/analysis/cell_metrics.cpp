@@ -15,6 +15,7 @@ namespace {
 std::optional<double> medianMs(const std::vector<trace::StepMetrics>& steps,
                                double trace::StepMetrics::*field) {
     std::vector<double> v;
+    v.reserve(steps.size());
     for (const auto& s : steps) {
         v.push_back(s.*field / 1000.0);
     }
@@ -159,6 +160,7 @@ CellMetrics analyzeCell(const results::CellFiles& files) {
             perIteration[b.iteration].push_back({b.startUs, b.endUs});
         }
         std::vector<double> hookMs;
+        hookMs.reserve(perIteration.size());
         for (auto& [iter, spans] : perIteration) {
             hookMs.push_back(trace::SpanSet::unionOf(spans).length() / 1000.0);
         }
@@ -203,6 +205,7 @@ CellMetrics analyzeCell(const results::CellFiles& files) {
     }
     judgeCell(m);
     std::vector<const trace::Trace*> tracePtrs;
+    tracePtrs.reserve(traces.size());
     for (const trace::Trace& t : traces) {
         tracePtrs.push_back(&t);
     }

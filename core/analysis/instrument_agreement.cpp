@@ -61,6 +61,7 @@ InstrumentAgreement compareInstruments(const trace::Trace& trace,
         std::sort(buckets.begin(), buckets.end(),
                   [](const HookBucket& x, const HookBucket& y) { return x.startUs < y.startUs; });
         std::vector<trace::Span> intervals;
+        intervals.reserve(buckets.size());
         for (const HookBucket& b : buckets) {
             intervals.push_back({b.startUs, b.endUs});
         }
