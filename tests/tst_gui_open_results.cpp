@@ -79,7 +79,7 @@ private slots:
             QVERIFY2(points > 0, qPrintable(figure));
         }
         QVERIFY(w.inspector()->headline().contains(worst));
-        QVERIFY(w.inspector()->figures()->rowOf("trace / hook, same steps") >= 0);
+        QVERIFY(w.inspector()->figures()->rowOf("backend / hook, same steps") >= 0);
         QCOMPARE(
             w.currentTrace(),
             QDir(QDir(run_).absolutePath()).filePath("cells/" + worst + "/trace_rank0.json.gz"));

@@ -145,22 +145,37 @@ private slots:
         widgets::CellInspectorPanel panel;
         panel.showCell(data_, "mlp2m_gloo_cpu_ws2_r0");
         const models::CellFiguresModel* f = panel.figures();
-        const int ratioRow = f->rowOf("trace / hook, same steps");
+        const int ratioRow = f->rowOf("backend / hook, same steps");
         QVERIFY(ratioRow >= 0);
         const double ratio = f->data(f->index(ratioRow, 1)).toString().toDouble();
         const store::CellRow* cell = widgets::findCell(data_, "mlp2m_gloo_cpu_ws2_r0");
         QVERIFY(std::abs(ratio - *cell->hookTraceAgreement) < 5e-4);
-        // It is not the ratio of the two medians shown above it, and it says so.
-        QVERIFY(f->data(f->index(ratioRow, 0), Qt::ToolTipRole).toString().contains("not the ratio"));
+        // The ratio is the quotient of the two figures shown above it (as displayed, to their
+        // two decimals), so the three cannot contradict each other.
+        const auto msOf = [&](const char* figure) {
+            const int row = f->rowOf(figure);
+            return row < 0 ? -1.0
+                           : f->data(f->index(row, 1)).toString().section(' ', 0, 0).toDouble();
+        };
+        const double hook = msOf("hook, per compared step");
+        const double backend = msOf("backend, per compared step");
+        QVERIFY(hook > 0 && backend > 0);
+        QVERIFY2(std::abs(backend / hook - ratio) < 0.01 * ratio + 0.01 / hook,
+                 qPrintable(QString("%1 / %2 vs %3").arg(backend).arg(hook).arg(ratio)));
         // The verdict follows the number beside it (by hand: within 10 % of 1 or not).
         const QString verdict = f->data(f->index(ratioRow, 2)).toString();
         QCOMPARE(verdict.startsWith("agree within"), std::abs(ratio - 1.0) <= 0.10);
+        // Every rank has its own row.
+        for (int r = 0; r < cell->worldSize; ++r) {
+            QVERIFY2(f->rowOf(QString("rank %1").arg(r)) >= 0, qPrintable(QString::number(r)));
+        }
         QCOMPARE(panel.plot()->graph(0)->dataCount(),
                  int(data_.bucketsByCell.value("mlp2m_gloo_cpu_ws2_r0").size()));
         panel.showCell(data_, "mlp2m_gloo_cpu_ws8_r0");
         QCOMPARE(f->data(f->index(0, 1)).toString(), QString("incomplete"));
         QVERIFY(f->data(f->index(0, 2)).toString().contains("3 rank files, world_size 8"));
-        QCOMPARE(f->rowOf("trace / hook, same steps"), -1); // an incomplete cell's figures are not shown
+        QCOMPARE(f->rowOf("backend / hook, same steps"),
+                 -1); // an incomplete cell's figures are not shown
         QCOMPARE(panel.plot()->graphCount(), 0);
     }
 
@@ -168,9 +183,9 @@ private slots:
         QCOMPARE(models::agreementVerdict(1.05, 0.10), QString("agree within ±10 %"));
         QCOMPARE(models::agreementVerdict(0.9, 0.10), QString("agree within ±10 %"));
         QCOMPARE(models::agreementVerdict(1.23, 0.10),
-                 QString("trace 23.0 % above hook (beyond ±10 %)"));
+                 QString("backend 23.0 % above hook (beyond ±10 %)"));
         QCOMPARE(models::agreementVerdict(0.5, 0.10),
-                 QString("trace 50.0 % below hook (beyond ±10 %)"));
+                 QString("backend 50.0 % below hook (beyond ±10 %)"));
     }
 
     void tableSortsNumbersAsNumbersAndFilters() {

@@ -32,8 +32,8 @@ double medianOf(std::vector<double> v) {
 QString dumpTables(const QString& db) {
     store::Database d(db);
     QString out;
-    for (const char* t :
-         {"runs", "cells", "ranks", "iterations", "buckets", "trace_steps", "estimates"}) {
+    for (const char* t : {"runs", "cells", "ranks", "iterations", "buckets", "trace_steps",
+                          "estimates", "rank_figures", "bucket_matches", "step_spread"}) {
         store::Statement s = d.prepare(QString("SELECT * FROM %1 ORDER BY 1, 2, 3").arg(t));
         while (s.step()) {
             for (int i = 0; i < s.columnCount(); ++i) {
@@ -97,9 +97,37 @@ private slots:
             }
             QVERIFY(std::abs(c["hook_comm_ms"].toDouble() - medianOf(hook)) < 1e-9);
             const double agreement = c["hook_trace_agreement"].toDouble();
-            QVERIFY2(agreement > 0.9 && agreement < 1.1, qPrintable(QString::number(agreement)));
-            QCOMPARE(c["agreement_flagged"].toBool(), false);
+            // The verdict follows the ratio (tst_instruments holds an honest cell to 10 % with
+            // buckets long enough against a busy host's thread wake-ups; the smoke model's first
+            // bucket is 1 MB, where a late wake-up alone can cost the hook a fifth).
+            if (c["world_size"].toInt() > 1) {
+                QCOMPARE(c["agreement_flagged"].toBool(), std::abs(agreement - 1.0) > 0.10);
+                QVERIFY2(agreement > 0.5 && agreement < 1.1,
+                         qPrintable(QString::number(agreement)));
+            } else {
+                // One rank communicates nothing: the ratio is shown and not judged.
+                QVERIFY(c["agreement_reason"].toString().contains("not judged at world size 1"));
+                QCOMPARE(c["agreement_flagged"].toBool(), false);
+            }
+            // The ratio is the quotient of the two totals stored beside it, and the backend is
+            // gloo's own spans, not the hook's.
+            QVERIFY(std::abs(agreement - c["backend_total_ms"].toDouble() /
+                                             c["hook_total_ms"].toDouble()) < 1e-9);
+            QCOMPARE(c["backend_source"].toString(), QString("gloo:* host spans"));
+            QVERIFY(c["buckets_compared"].toInt() > 0);
             QVERIFY(!c["overlap_efficiency"].isNull());
+        }
+        {
+            // Every rank's trace is in the store, not only rank 0's.
+            store::Database db(store::defaultDbPath(dir));
+            store::Statement ranks = db.prepare(
+                "SELECT COUNT(*) FROM (SELECT DISTINCT cell_key, rank FROM trace_steps)");
+            QVERIFY(ranks.step());
+            QCOMPARE(ranks.column(0).toInt(), 3);
+            store::Statement figures = db.prepare(
+                "SELECT COUNT(*) FROM rank_figures WHERE hook_ms > 0 AND backend_ms > 0");
+            QVERIFY(figures.step());
+            QCOMPARE(figures.column(0).toInt(), 3);
         }
         store::Database db(store::defaultDbPath(dir));
         store::Statement count = db.prepare("SELECT COUNT(*) FROM iterations");
@@ -280,7 +308,7 @@ private slots:
             store::migrate(db);
             store::Statement s = db.prepare("SELECT group_concat(version) FROM schema_version");
             QVERIFY(s.step());
-            QCOMPARE(s.column(0).toString(), QString("1,2"));
+            QCOMPARE(s.column(0).toString(), QString("1,2,3"));
             QCOMPARE(db.userVersion(), store::kSchemaVersion);
             db.exec("PRAGMA user_version = 99");
         }

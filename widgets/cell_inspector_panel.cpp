@@ -50,7 +50,8 @@ CellInspectorPanel::CellInspectorPanel(QWidget* parent) : QWidget(parent) {
 
 void CellInspectorPanel::showCell(const report::ReportData& data, const QString& cellId) {
     const store::CellRow* cell = findCell(data, cellId);
-    figures_->setCell(cell);
+    const auto ranks = data.ranksByCell.find(cellId);
+    figures_->setCell(cell, ranks == data.ranksByCell.end() ? nullptr : &ranks.value());
     table_->resizeRowsToContents();
     plot_->clearGraphs();
     if (!cell) {

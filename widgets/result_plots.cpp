@@ -260,7 +260,7 @@ void drawStackedBreakdown(QCustomPlot& plot, const report::ReportData& data,
 }
 
 void drawAgreement(QCustomPlot& plot, const report::ReportData& data, const FigureStyle& style) {
-    resetFigure(plot, "Hook vs trace: communication per step", "", "trace / hook", style);
+    resetFigure(plot, "Hook vs backend per step", "", "backend / hook", style);
     const auto cells = axisCells(data);
     QMap<QString, QCPBars*> byLayer;
     QVector<double> values{1.0 + analysis::kAgreementTolerance};
@@ -431,7 +431,7 @@ QString toolTipAt(const QCustomPlot& plot, const char* figure, const report::Rep
     lines << QString("compute %1, exposed comm %2, bookkeeping %3")
                  .arg(ms(c->computeMs), ms(c->exposedCommMs), ms(c->bookkeepingMs));
     if (c->hookTraceAgreement) {
-        lines << QString("trace / hook %1").arg(*c->hookTraceAgreement, 0, 'f', 3);
+        lines << QString("backend / hook %1").arg(*c->hookTraceAgreement, 0, 'f', 3);
     }
     return lines.join('\n');
 }
@@ -441,7 +441,7 @@ const std::vector<FigureSpec>& reportFigures() {
         {"overhead_vs_world_size", "Exposed communication vs world size", drawOverheadVsWorldSize},
         {"bucket_time_vs_bytes", "Bucket all-reduce time vs size", drawBucketTimeVsBytes},
         {"time_breakdown", "Median step by kind", drawStackedBreakdown},
-        {"hook_trace_agreement", "Hook vs trace agreement", drawAgreement},
+        {"hook_trace_agreement", "Hook vs backend", drawAgreement},
     };
     return figures;
 }

@@ -32,5 +32,6 @@ int ingestCommand(const QStringList& args);
 int cellsCommand(const QStringList& args);
 int reportCommand(const QStringList& args);
 int diffCommand(const QStringList& args);
+int sweepCommand(const QStringList& args);
 
 } // namespace commprof::cli

@@ -109,6 +109,7 @@ int main(int argc, char** argv) {
         {"trace", traceCommand},         {"plan", planCommand},     {"run", runCommand},
         {"calibrate", calibrateCommand}, {"probe", probeCommand},   {"ingest", ingestCommand},
         {"cells", cellsCommand},         {"report", reportCommand}, {"diff", diffCommand},
+        {"sweep", sweepCommand},
     };
     const QString name = args.takeFirst();
     const auto it = commands.find(name);

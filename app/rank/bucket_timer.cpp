@@ -3,6 +3,9 @@
 #include "chrome_trace.h"
 #include "fingerprint.h"
 
+#include <chrono>
+#include <thread>
+
 #include <time.h>
 
 namespace commprof::rank {
@@ -92,16 +95,44 @@ TimingCommHook::timed(const std::function<c10::intrusive_ptr<c10::ivalue::Future
     const std::size_t slot = log_->launch(index, bytes, nparams, start);
     auto future = launch();
     auto log = log_;
+    const auto record = [log, slot, index, iteration, start] {
+        log->complete(slot);
+        ChromeTrace::instance().addSpan("c10d::allreduce_bucket#" + std::to_string(index),
+                                        "comm_hook", start, monotonicNs(), iteration);
+    };
+    if (completionDelayMs_ > 0) {
+        return delayedCompletion(future, record, completionDelayMs_);
+    }
     // then(), not addCallback(): the Reducer waits on the returned future, and a plain
     // callback may still be running when waiters of the original future wake up.
     return future->then(
-        [log, slot, index, iteration, start](c10::ivalue::Future& done) {
-            log->complete(slot);
-            ChromeTrace::instance().addSpan("c10d::allreduce_bucket#" + std::to_string(index),
-                                            "comm_hook", start, monotonicNs(), iteration);
+        [record](c10::ivalue::Future& done) {
+            record();
             return done.value();
         },
         future->elementType());
+}
+
+// Test only (--hook-delay-ms). The backend's own span ends after the callbacks its future runs
+// inline on the backend's thread, so sleeping there would delay both instruments alike. The
+// delay runs on a thread of its own instead: the backend is done, and the hook (and the
+// Reducer, which waits on the returned future) completes `delayMs` later.
+c10::intrusive_ptr<c10::ivalue::Future>
+TimingCommHook::delayedCompletion(const c10::intrusive_ptr<c10::ivalue::Future>& future,
+                                  std::function<void()> record, double delayMs) {
+    auto result = c10::make_intrusive<c10::ivalue::Future>(future->elementType());
+    future->addCallback([result, record, delayMs](c10::ivalue::Future& done) {
+        if (done.hasError()) {
+            result->setError(done.exception_ptr());
+            return;
+        }
+        std::thread([result, record, delayMs, value = done.value()] {
+            std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(delayMs));
+            record();
+            result->markCompleted(value);
+        }).detach();
+    });
+    return result;
 }
 
 at::Tensor TimingCommHook::parseHookResult(const c10::IValue& result) {

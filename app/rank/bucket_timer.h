@@ -48,8 +48,10 @@ private:
 
 class TimingCommHook : public c10d::CommHookInterface {
 public:
-    TimingCommHook(ProcessGroupPtr pg, std::shared_ptr<BucketLog> log)
-        : pg_(std::move(pg)), log_(std::move(log)) {}
+    // completionDelayMs > 0 is for tests only: the hook completes that long after the backend
+    // did, so it over-measures and must disagree with the backend's spans.
+    TimingCommHook(ProcessGroupPtr pg, std::shared_ptr<BucketLog> log, double completionDelayMs = 0)
+        : pg_(std::move(pg)), log_(std::move(log)), completionDelayMs_(completionDelayMs) {}
     c10::intrusive_ptr<c10::ivalue::Future> runHook(c10d::GradBucket& bucket) override;
     at::Tensor parseHookResult(const c10::IValue& result) override;
 
@@ -58,8 +60,12 @@ private:
     c10::intrusive_ptr<c10::ivalue::Future>
     timed(const std::function<c10::intrusive_ptr<c10::ivalue::Future>()>& launch,
           c10d::GradBucket& bucket, const at::Tensor& buffer);
+    static c10::intrusive_ptr<c10::ivalue::Future>
+    delayedCompletion(const c10::intrusive_ptr<c10::ivalue::Future>& future,
+                      std::function<void()> record, double delayMs);
     ProcessGroupPtr pg_;
     std::shared_ptr<BucketLog> log_;
+    double completionDelayMs_ = 0;
 };
 
 } // namespace commprof::rank

@@ -160,7 +160,7 @@ RankResult runDdp(const RankOptions& o) {
     auto log = std::make_shared<BucketLog>();
     log->setRecordFrom(o.recordFromIteration);
     if (o.hook == "timing") {
-        reducer.register_comm_hook(std::make_unique<TimingCommHook>(pg, log));
+        reducer.register_comm_hook(std::make_unique<TimingCommHook>(pg, log, o.hookDelayMs));
     } else {
         reducer.register_builtin_comm_hook(c10d::BuiltinCommHookType::ALLREDUCE);
     }

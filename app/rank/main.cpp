@@ -1,6 +1,7 @@
 // commprof-rank: one rank of a DDP measurement. Exit codes: 0 success, 1 the run failed,
 // 2 bad usage, 3 rendezvous failed (port in use, peer missing, model mismatch).
 
+#include "collective_sweep.h"
 #include "ddp_loop.h"
 #include "fingerprint.h"
 #include "options.h"
@@ -42,6 +43,10 @@ int main(int argc, char** argv) {
     const std::string prefix = "commprof-rank[" + std::to_string(options.rank) + "]: ";
     ::mkdir(options.outDir.c_str(), 0755);
     try {
+        if (!options.sweepKinds.empty()) {
+            runSweep(options);
+            return 0;
+        }
         const RankResult result = runDdp(options);
         writeFileAtomically(options.outDir + "/rank" + std::to_string(options.rank) + ".json",
                             rankResultJson(result));

@@ -60,6 +60,33 @@ void parseDelay(const std::string& flag, const std::string& v, RankOptions& o) {
     }
 }
 
+double parseHookDelay(const std::string& flag, const std::string& v) {
+    const double ms = toDouble(flag, v);
+    if (ms < 0 || ms > 60000) {
+        throw UsageError(flag + ": expected 0..60000 ms, got '" + v + "'");
+    }
+    return ms;
+}
+
+std::vector<std::string> parseSweepKinds(const std::string& flag, const std::string& v) {
+    std::vector<std::string> kinds;
+    std::size_t from = 0;
+    while (from <= v.size()) {
+        const auto comma = std::min(v.find(',', from), v.size());
+        const std::string kind = v.substr(from, comma - from);
+        if (kind != "all_reduce" && kind != "all_gather" && kind != "reduce_scatter" &&
+            kind != "broadcast") {
+            throw UsageError(flag +
+                             ": expected a list of all_reduce, all_gather, reduce_scatter, "
+                             "broadcast, got '" +
+                             kind + "'");
+        }
+        kinds.push_back(kind);
+        from = comma + 1;
+    }
+    return kinds;
+}
+
 std::string oneOf(const std::string& flag, const std::string& v,
                   std::initializer_list<const char*> allowed) {
     for (const char* a : allowed) {
@@ -145,6 +172,9 @@ RankOptions parseOptions(int argc, char** argv) {
     // the flag, read below, wins.
     if (const auto delay = env("COMMPROF_DELAY_RANK"); !delay.empty()) {
         parseDelay("COMMPROF_DELAY_RANK", delay, o);
+    }
+    if (const auto hookDelay = env("COMMPROF_HOOK_DELAY_MS"); !hookDelay.empty()) {
+        o.hookDelayMs = parseHookDelay("COMMPROF_HOOK_DELAY_MS", hookDelay);
     }
     bool paramsGiven = false;
     bool familyGiven = false;
@@ -233,6 +263,18 @@ RankOptions parseOptions(int argc, char** argv) {
          [&](auto& f, auto& v) { o.fpMaxBytes = static_cast<long long>(toDouble(f, v)); }},
         {"--fp-chunk-dim", [&](auto& f, auto& v) { o.fpChunkDim = toInt(f, v); }},
         {"--delay-rank", [&](auto& f, auto& v) { parseDelay(f, v, o); }},
+        {"--hook-delay-ms", [&](auto& f, auto& v) { o.hookDelayMs = parseHookDelay(f, v); }},
+        {"--sweep", [&](auto& f, auto& v) { o.sweepKinds = parseSweepKinds(f, v); }},
+        {"--sweep-max-bytes",
+         [&](auto& f, auto& v) {
+             const double b = toDouble(f, v);
+             if (!(b >= 8 && b <= double(std::int64_t(1) << 40))) {
+                 throw UsageError(f + ": expected 8 to 2^40 bytes, got '" + v + "'");
+             }
+             o.sweepMaxBytes = std::int64_t(b);
+         }},
+        {"--sweep-warmup", [&](auto& f, auto& v) { o.sweepWarmup = toInt(f, v); }},
+        {"--sweep-iters", [&](auto& f, auto& v) { o.sweepIterations = toInt(f, v); }},
         {"--perturb",
          [&](auto& f, auto& v) {
              const auto at = v.rfind('@');
@@ -311,6 +353,9 @@ RankOptions parseOptions(int argc, char** argv) {
         throw UsageError(
             "--iterations, --batch-size, --bucket-cap-mb and --first-bucket-mb must be positive, "
             "--warmup not negative");
+    }
+    if (o.sweepIterations < 1 || o.sweepWarmup < 0) {
+        throw UsageError("--sweep-iters must be positive, --sweep-warmup not negative");
     }
     if (o.recordFromIteration < 0) {
         o.recordFromIteration = o.warmup;

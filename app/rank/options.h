@@ -57,6 +57,15 @@ struct RankOptions {
     // forward on rank R, a planted straggler.
     int delayRank = -1;
     double delayMs = 0;
+    // Test only: --hook-delay-ms MS (or COMMPROF_HOOK_DELAY_MS) sleeps MS in the timing hook's
+    // completion callback before it records the end, so the hook over-measures every bucket and
+    // must disagree with the backend's own spans.
+    double hookDelayMs = 0;
+    // Collective sweep (--sweep KINDS): no DDP run; sizes from 8 B doubling to sweepMaxBytes.
+    std::vector<std::string> sweepKinds;
+    std::int64_t sweepMaxBytes = std::int64_t(256) << 20;
+    int sweepWarmup = 2;
+    int sweepIterations = 11; // the median of 11 stands against a busy host's outliers
     // Output and rendezvous
     std::string outDir = ".";
     double rendezvousTimeoutS = 60;

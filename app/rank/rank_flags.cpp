@@ -56,6 +56,17 @@ const options::Program& rankProgram() {
              "R:MS",
              "Rank R sleeps MS before each forward (a planted straggler)",
              {}},
+            {"--hook-delay-ms",
+             "MS",
+             "Test only: the timing hook completes MS later, so it over-measures",
+             {}},
+            {"--sweep",
+             "KINDS",
+             "Collective sweep instead of training: all_reduce,all_gather,reduce_scatter,broadcast",
+             {}},
+            {"--sweep-max-bytes", "N", "Largest message of the sweep (default 256 MiB)", {}},
+            {"--sweep-warmup", "N", "Untimed repetitions per size (default 2)", {}},
+            {"--sweep-iters", "N", "Timed repetitions per size (default 11)", {}},
             {"--digest-selftest", "", "Print the digest self-test as JSON and exit", {}},
         },
         {},
@@ -63,7 +74,8 @@ const options::Program& rankProgram() {
           "RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT as torchrun sets them, else "
           "SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID.\n\n"
           "COMMPROF_STORE_TOKEN: rank 0's store admits only clients that present it.\n\n"
-          "COMMPROF_DELAY_RANK=R:MS: as --delay-rank."},
+          "COMMPROF_DELAY_RANK=R:MS: as --delay-rank.\n\n"
+          "COMMPROF_HOOK_DELAY_MS=MS: as --hook-delay-ms."},
          {"EXIT STATUS",
           "0 success; 1 the run failed; 2 bad usage; 3 rendezvous failed (port in use, peer "
           "missing, model mismatch)."},

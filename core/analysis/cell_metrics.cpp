@@ -1,6 +1,7 @@
 #include "cell_metrics.h"
 
 #include "trace/intervals.h"
+#include "trace/trace_job.h"
 #include "trace/trace_reader.h"
 
 #include <QJsonArray>
@@ -9,6 +10,113 @@
 #include <map>
 
 namespace commprof::analysis {
+namespace {
+
+std::optional<double> medianMs(const std::vector<trace::StepMetrics>& steps,
+                               double trace::StepMetrics::*field) {
+    std::vector<double> v;
+    v.reserve(steps.size());
+    for (const auto& s : steps) {
+        v.push_back(s.*field / 1000.0);
+    }
+    return median(v);
+}
+
+// The rank-0 figures the cell has always quoted, from rank 0's summary.
+void fillRankZeroFigures(CellMetrics& m, const trace::TraceSummary& s) {
+    m.traceSteps = s.steps;
+    m.traceCommMs = medianMs(s.steps, &trace::StepMetrics::commUs);
+    m.computeMs = medianMs(s.steps, &trace::StepMetrics::computeUs);
+    m.bookkeepingMs = medianMs(s.steps, &trace::StepMetrics::bookkeepingUs);
+    m.exposedCommMs = medianMs(s.steps, &trace::StepMetrics::exposedCommUs);
+    m.overlapEfficiency = s.totals.overlapEfficiency;
+    m.commOverheadFraction = s.totals.commOverheadFraction;
+}
+
+// The cell's verdict: both instruments summed over every rank's compared steps, and any rank
+// that disagrees on its own named.
+void judgeCell(CellMetrics& m) {
+    InstrumentAgreement cell;
+    QStringList rankReasons;
+    for (const RankFigures& r : m.ranks) {
+        const InstrumentAgreement& a = r.agreement;
+        cell.steps += a.steps;
+        cell.hookUs += a.hookUs;
+        cell.backendUs += a.backendUs;
+        m.bucketsCompared += int(a.buckets.size());
+        m.bucketsMatched += a.bucketsMatched;
+        if (cell.backendSource.empty()) {
+            cell.backendSource = a.backendSource;
+        }
+        if (a.flagged) {
+            rankReasons << QString("rank %1: %2").arg(r.rank).arg(QString::fromStdString(a.reason));
+        }
+    }
+    judgeAgreement(cell);
+    m.agreementSteps = cell.steps;
+    m.backendSource = QString::fromStdString(cell.backendSource);
+    if (cell.steps > 0) {
+        m.hookTotalMs = cell.hookUs / 1000.0;
+        m.backendTotalMs = cell.backendUs / 1000.0;
+    }
+    m.hookTraceAgreement = cell.ratio;
+    // The cell's verdict is the two instruments over all its ranks. A rank beyond the tolerance
+    // on its own is named in the reason of a flagged cell and shown in its own row; alone it
+    // does not flag the cell: on a shared host one rank's thread wake-ups can cost it more
+    // than a tenth of its collectives' time while the cell as a whole agrees.
+    m.agreementFlagged = cell.flagged;
+    if (cell.flagged && m.ranks.size() == 1) {
+        // One rank moves no data: gloo's all-reduce runs for microseconds, and what the hook
+        // adds (a worker thread waking up) is all there is. The ratio is shown, not judged.
+        m.agreementFlagged = false;
+        m.agreementReason = "not judged at world size 1: nothing is communicated, the hook "
+                            "measures launch and wake-up only";
+        return;
+    }
+    if (cell.flagged) {
+        m.agreementReason =
+            (QStringList{QString::fromStdString(cell.reason)} + rankReasons).join("; ");
+    }
+}
+
+// Per traced step across ranks: the spread of step times, and the slowest rank by collective
+// arrival (trace/trace_job.h: under DDP every rank's step lasts as long as the slowest one's, so
+// only arrival order tells which rank the others waited for).
+void fillSpread(CellMetrics& m, const std::vector<const trace::Trace*>& traces,
+                const std::vector<int>& ranks, const std::vector<trace::TraceSummary>& sums) {
+    if (traces.size() < 2) {
+        return;
+    }
+    const trace::JobAnalysis job = trace::analyzeJob(traces, ranks, sums);
+    std::map<int, int> slowestCount;
+    std::vector<double> skews;
+    for (const trace::StepVerdict& v : job.steps) {
+        if (v.stepUs.size() < 2) {
+            continue;
+        }
+        const auto [lo, hi] =
+            std::minmax_element(v.stepUs.begin(), v.stepUs.end(),
+                                [](const auto& a, const auto& b) { return a.second < b.second; });
+        StepSpread s{v.step, (hi->second - lo->second) / 1000.0, v.slowestRank};
+        if (s.slowestRank) {
+            ++slowestCount[*s.slowestRank];
+        }
+        skews.push_back(s.skewMs);
+        m.spread.push_back(s);
+    }
+    m.medianSkewMs = median(skews);
+    const auto most =
+        std::max_element(slowestCount.begin(), slowestCount.end(),
+                         [](const auto& a, const auto& b) { return a.second < b.second; });
+    if (most != slowestCount.end()) {
+        m.slowestRank = most->first;
+    }
+    for (const std::string& w : job.warnings) {
+        m.warnings << QString::fromStdString(w);
+    }
+}
+
+} // namespace
 
 std::optional<double> median(std::vector<double> values) {
     if (values.empty()) {
@@ -17,6 +125,16 @@ std::optional<double> median(std::vector<double> values) {
     std::sort(values.begin(), values.end());
     const std::size_t n = values.size();
     return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+std::vector<HookBucket> hookBuckets(const QJsonObject& rankFile) {
+    std::vector<HookBucket> out;
+    for (const QJsonValue v : rankFile["buckets"].toArray()) {
+        const QJsonObject b = v.toObject();
+        out.push_back({b["iter"].toInt(), b["index"].toInt(), b["start_ns"].toDouble() / 1000.0,
+                       b["end_ns"].toDouble() / 1000.0, b["bytes"].toDouble()});
+    }
+    return out;
 }
 
 CellMetrics analyzeCell(const results::CellFiles& files) {
@@ -35,61 +153,63 @@ CellMetrics analyzeCell(const results::CellFiles& files) {
     }
     m.stepMs = median(steps);
 
-    // The hook: per iteration, the union of rank 0's bucket intervals (ns -> us).
-    std::map<int, std::vector<trace::Span>> perIteration;
+    // The hook alone: per iteration, the union of rank 0's bucket intervals.
     if (files.ranks.contains(0)) {
-        for (const QJsonValue v : files.ranks[0]["buckets"].toArray()) {
-            const QJsonObject b = v.toObject();
-            perIteration[b["iter"].toInt()].push_back(
-                {b["start_ns"].toDouble() / 1000.0, b["end_ns"].toDouble() / 1000.0});
+        std::map<int, std::vector<trace::Span>> perIteration;
+        for (const HookBucket& b : hookBuckets(files.ranks[0])) {
+            perIteration[b.iteration].push_back({b.startUs, b.endUs});
         }
+        std::vector<double> hookMs;
+        hookMs.reserve(perIteration.size());
+        for (auto& [iter, spans] : perIteration) {
+            hookMs.push_back(trace::SpanSet::unionOf(spans).length() / 1000.0);
+        }
+        m.hookCommMs = median(hookMs);
     }
-    std::map<int, double> hookUs;
-    std::vector<double> hookMs;
-    for (auto& [iter, spans] : perIteration) {
-        hookUs[iter] = trace::SpanSet::unionOf(spans).length();
-        hookMs.push_back(hookUs[iter] / 1000.0);
-    }
-    m.hookCommMs = median(hookMs);
 
-    if (files.traces.contains(0)) {
-        try {
-            const trace::TraceSummary s =
-                trace::summarize(trace::readTraceFile(files.traces[0].toStdString()));
-            m.traceSteps = s.steps;
-            for (const auto& w : s.warnings) {
-                m.warnings << QString::fromStdString(w);
-            }
-            std::vector<double> comm, compute, bookkeeping, exposed;
-            double traceSum = 0, hookSum = 0;
-            for (const auto& st : s.steps) {
-                comm.push_back(st.commUs / 1000.0);
-                compute.push_back(st.computeUs / 1000.0);
-                bookkeeping.push_back(st.bookkeepingUs / 1000.0);
-                exposed.push_back(st.exposedCommUs / 1000.0);
-                if (auto h = hookUs.find(st.step); h != hookUs.end()) {
-                    traceSum += st.commUs;
-                    hookSum += h->second;
+    // Every rank's trace against its own hook.
+    std::vector<trace::Trace> traces;
+    traces.reserve(files.ranks.size());
+    std::vector<int> tracedRanks;
+    std::vector<trace::TraceSummary> sums;
+    for (auto it = files.ranks.begin(); it != files.ranks.end(); ++it) {
+        RankFigures rf;
+        rf.rank = it.key();
+        if (files.traces.contains(rf.rank)) {
+            try {
+                traces.push_back(trace::readTraceFile(files.traces[rf.rank].toStdString()));
+                const trace::TraceSummary s = trace::summarize(traces.back());
+                rf.traceSteps = s.steps;
+                rf.stepMs = medianMs(s.steps, &trace::StepMetrics::stepUs);
+                rf.commMs = medianMs(s.steps, &trace::StepMetrics::commUs);
+                rf.exposedCommMs = medianMs(s.steps, &trace::StepMetrics::exposedCommUs);
+                rf.agreement = compareInstruments(traces.back(), hookBuckets(it.value()));
+                if (rf.rank == 0) {
+                    fillRankZeroFigures(m, s);
                 }
+                for (const auto& w : s.warnings) {
+                    m.warnings
+                        << QString("rank %1: %2").arg(rf.rank).arg(QString::fromStdString(w));
+                }
+                tracedRanks.push_back(rf.rank);
+                sums.push_back(s);
+            } catch (const trace::TraceError& e) {
+                rf.traceError = QString::fromStdString(e.what());
+                if (m.traceError.isEmpty()) {
+                    m.traceError = rf.traceError;
+                }
+                m.warnings << rf.traceError;
             }
-            m.traceCommMs = median(comm);
-            m.computeMs = median(compute);
-            m.bookkeepingMs = median(bookkeeping);
-            m.exposedCommMs = median(exposed);
-            m.overlapEfficiency = s.totals.overlapEfficiency;
-            m.commOverheadFraction = s.totals.commOverheadFraction;
-            if (hookSum > 0) {
-                m.hookTraceAgreement = traceSum / hookSum;
-                m.agreementFlagged = std::abs(*m.hookTraceAgreement - 1.0) > kAgreementTolerance;
-            } else if (traceSum > 0) {
-                m.agreementFlagged = true; // a value on one side and zero on the other
-                m.warnings << "the trace shows communication in steps the hook did not record";
-            }
-        } catch (const trace::TraceError& e) {
-            m.traceError = QString::fromStdString(e.what());
-            m.warnings << m.traceError;
         }
+        m.ranks.push_back(std::move(rf));
     }
+    judgeCell(m);
+    std::vector<const trace::Trace*> tracePtrs;
+    tracePtrs.reserve(traces.size());
+    for (const trace::Trace& t : traces) {
+        tracePtrs.push_back(&t);
+    }
+    fillSpread(m, tracePtrs, tracedRanks, sums);
     return m;
 }
 

@@ -1,7 +1,9 @@
 #pragma once
-// Per-cell figures from a cell's rank files and rank 0's trace: the two instruments (the comm
-// hook's bucket intervals and the trace's communication) side by side.
+// Per-cell figures from a cell's rank files and every rank's trace: the two instruments (the comm
+// hook's bucket intervals and the backend's own collective work) side by side, per rank and for
+// the cell, and the spread across ranks.
 
+#include "analysis/instrument_agreement.h"
 #include "results/cell_files.h"
 #include "trace/step_metrics.h"
 
@@ -10,15 +12,38 @@
 
 namespace commprof::analysis {
 
-constexpr double kAgreementTolerance = 0.10;
+// One rank's figures: medians over its traced steps, and its two instruments.
+struct RankFigures {
+    int rank = 0;
+    std::optional<double> stepMs, commMs, exposedCommMs; // medians over the traced steps
+    std::vector<trace::StepMetrics> traceSteps;
+    InstrumentAgreement agreement;
+    QString traceError;
+};
+
+// One traced step across ranks.
+struct StepSpread {
+    int step = 0;
+    double skewMs = 0; // longest rank's step minus shortest
+    std::optional<int> slowestRank;
+};
 
 struct CellMetrics {
     std::optional<double> stepMs; // median over recorded iterations, every rank
     std::optional<double>
         hookCommMs; // median per recorded iteration: union of rank 0's bucket intervals
-    std::optional<double> traceCommMs;        // median per traced step of rank 0's trace
-    std::optional<double> hookTraceAgreement; // trace / hook, summed over the steps both saw
+    std::optional<double> traceCommMs; // median per traced step of rank 0's trace
+    // The two instruments over the traced steps of every rank with a trace, summed: per step
+    // and rank, the union of the hook's bucket intervals and the union of the backend's work.
+    int agreementSteps = 0;                   // rank-steps compared
+    std::optional<double> hookTotalMs;        // hook, summed over those rank-steps
+    std::optional<double> backendTotalMs;     // backend, summed over the same rank-steps
+    std::optional<double> hookTraceAgreement; // backend / hook: backendTotalMs / hookTotalMs
     bool agreementFlagged = false;            // beyond +-10 %, or one side zero
+    QString agreementReason;                  // why it is flagged
+    QString backendSource;                    // "gloo:* host spans" or "collective kernels"
+    int bucketsCompared = 0;
+    int bucketsMatched = 0;
     std::optional<double> overlapEfficiency;
     std::optional<double> commOverheadFraction;
     std::optional<double> exposedCommMs;
@@ -26,12 +51,19 @@ struct CellMetrics {
     std::optional<double> bookkeepingMs;
     double peakHostBytes = 0;
     double peakDeviceBytes = 0;
-    std::vector<trace::StepMetrics> traceSteps;
+    std::vector<trace::StepMetrics> traceSteps; // rank 0's
+    std::vector<RankFigures> ranks;             // every rank with a rank file, by rank
+    std::vector<StepSpread> spread;             // per traced step, over the ranks with a trace
+    std::optional<int> slowestRank;             // slowest at most traced steps
+    std::optional<double> medianSkewMs;
     QStringList warnings;
-    QString traceError; // rank 0's trace exists but could not be read: the cell is not complete
+    QString traceError; // a trace exists but could not be read: the cell is not complete
 };
 
 CellMetrics analyzeCell(const results::CellFiles& files);
+
+// The hook's bucket intervals of one rank file, in trace microseconds.
+std::vector<HookBucket> hookBuckets(const QJsonObject& rankFile);
 
 std::optional<double> median(std::vector<double> values);
 

@@ -19,13 +19,13 @@ QString percentOf(const std::optional<double>& part, const std::optional<double>
 
 } // namespace
 
-QString agreementVerdict(double traceOverHook, double tolerance) {
-    const double deviation = traceOverHook - 1.0;
+QString agreementVerdict(double backendOverHook, double tolerance) {
+    const double deviation = backendOverHook - 1.0;
     const QString band = QString("±%1 %").arg(tolerance * 100.0, 0, 'g', 3);
     if (std::abs(deviation) <= tolerance) {
         return QString("agree within %1").arg(band);
     }
-    return QString("trace %1 % %2 hook (beyond %3)")
+    return QString("backend %1 % %2 hook (beyond %3)")
         .arg(std::abs(deviation) * 100.0, 0, 'f', 1)
         .arg(deviation > 0 ? "above" : "below", band);
 }
@@ -33,7 +33,75 @@ QString agreementVerdict(double traceOverHook, double tolerance) {
 CellFiguresModel::CellFiguresModel(QObject* parent)
     : TableModel({"figure", "value", "meaning"}, parent) {}
 
-void CellFiguresModel::setCell(const store::CellRow* cell) {
+// The two instruments over the same rank-steps: the ratio shown is the quotient of the two
+// figures shown above it, so the three can never contradict each other.
+void CellFiguresModel::addInstrumentRows(const store::CellRow& cell) {
+    rows_.push_back({"comm. per step, trace", ms(cell.traceCommMs),
+                     "rank 0, median of the traced steps (every communication span)"});
+    if (!cell.hookTotalMs || !cell.backendTotalMs || cell.agreementSteps <= 0) {
+        rows_.push_back({"backend / hook, same steps", "n/a",
+                         cell.agreementReason.isEmpty() ? "no traced step the hook also recorded"
+                                                        : cell.agreementReason,
+                         cell.agreementFlagged});
+        return;
+    }
+    const double steps = cell.agreementSteps;
+    const QString source = cell.backendSource.isEmpty() ? "none" : cell.backendSource;
+    rows_.push_back({"hook, per compared step", ms(*cell.hookTotalMs / steps),
+                     QString("union of the hook's bucket intervals, %1 rank-steps of every "
+                             "traced rank")
+                         .arg(cell.agreementSteps)});
+    rows_.push_back(
+        {"backend, per compared step", ms(*cell.backendTotalMs / steps),
+         QString("union of the backend's own work (%1), the same rank-steps").arg(source)});
+    const double tol = analysis::kAgreementTolerance;
+    if (cell.hookTraceAgreement) {
+        const double r = *cell.hookTraceAgreement;
+        const QString verdict = agreementVerdict(r, tol);
+        rows_.push_back(
+            {"backend / hook, same steps", QString::number(r, 'f', 3),
+             cell.agreementReason.isEmpty() ? verdict : verdict + ": " + cell.agreementReason,
+             cell.agreementFlagged,
+             "The two figures above divided: the hook's own span in the trace is "
+             "never counted as the backend's"});
+    } else {
+        rows_.push_back({"backend / hook, same steps", "n/a", cell.agreementReason, true});
+    }
+    if (cell.bucketsCompared > 0) {
+        rows_.push_back({"buckets matched",
+                         QString("%1 of %2").arg(cell.bucketsMatched).arg(cell.bucketsCompared),
+                         "hook intervals that contain a backend span",
+                         cell.bucketsMatched < cell.bucketsCompared});
+    }
+}
+
+void CellFiguresModel::addRankRows(const store::CellRow& cell,
+                                   const std::vector<store::RankFiguresRow>& ranks) {
+    if (cell.slowestRank) {
+        rows_.push_back({"slowest rank", QString("rank %1").arg(*cell.slowestRank),
+                         cell.medianSkewMs
+                             ? QString("last to arrive at most steps; step times differ by %1 "
+                                       "across ranks (median)")
+                                   .arg(ms(cell.medianSkewMs))
+                             : QString("last to arrive at most steps")});
+    }
+    for (const store::RankFiguresRow& r : ranks) {
+        const QString value = QString("step %1 · comm %2 · exposed %3")
+                                  .arg(ms(r.stepMs), ms(r.commMs), ms(r.exposedCommMs));
+        QString note = r.traceError;
+        if (note.isEmpty()) {
+            note = r.agreement ? QString("backend / hook %1%2")
+                                     .arg(*r.agreement, 0, 'f', 3)
+                                     .arg(r.agreementFlagged ? ": " + r.agreementReason : "")
+                               : QString("no trace");
+        }
+        rows_.push_back({QString("rank %1").arg(r.rank), value, note,
+                         r.agreementFlagged || !r.traceError.isEmpty()});
+    }
+}
+
+void CellFiguresModel::setCell(const store::CellRow* cell,
+                               const std::vector<store::RankFiguresRow>* ranks) {
     beginResetModel();
     rows_.clear();
     if (cell) {
@@ -46,24 +114,14 @@ void CellFiguresModel::setCell(const store::CellRow* cell) {
                              percentOf(cell->exposedCommMs, cell->stepMs)});
             rows_.push_back({"bookkeeping", ms(cell->bookkeepingMs),
                              percentOf(cell->bookkeepingMs, cell->stepMs)});
-            rows_.push_back({"comm. per step, hook", ms(cell->hookCommMs),
-                             "median of the recorded iterations"});
-            rows_.push_back(
-                {"comm. per step, trace", ms(cell->traceCommMs), "median of the traced steps"});
-            if (cell->hookTraceAgreement) {
-                // Not the ratio of the two medians above: both instruments summed over the
-                // steps both of them saw, so the comparison is like for like.
-                const double r = *cell->hookTraceAgreement;
-                const double tol = analysis::kAgreementTolerance;
-                rows_.push_back({"trace / hook, same steps", QString::number(r, 'f', 3),
-                                 agreementVerdict(r, tol), std::abs(r - 1.0) > tol,
-                                 "Both instruments summed over the steps both of them saw: not "
-                                 "the ratio of the two medians above"});
-            }
             if (cell->overlapEfficiency) {
                 rows_.push_back({"overlap efficiency",
                                  QString::number(*cell->overlapEfficiency * 100.0, 'f', 1) + " %",
                                  "of communication hidden by compute"});
+            }
+            addInstrumentRows(*cell);
+            if (ranks) {
+                addRankRows(*cell, *ranks);
             }
         }
     }

@@ -16,7 +16,10 @@ public:
     enum Role { FlaggedRole = Qt::UserRole + 1 }; // a row that says something is wrong
 
     explicit CellFiguresModel(QObject* parent = nullptr);
-    void setCell(const store::CellRow* cell); // nullptr clears
+    // nullptr clears; ranks, where given, adds one row per rank (its step, communication and
+    // exposed communication, and its own two instruments).
+    void setCell(const store::CellRow* cell,
+                 const std::vector<store::RankFiguresRow>* ranks = nullptr);
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     // The row of a figure by its name, or -1.
     int rowOf(const QString& figure) const;
@@ -25,6 +28,8 @@ protected:
     int rows() const override;
 
 private:
+    void addInstrumentRows(const store::CellRow& cell);
+    void addRankRows(const store::CellRow& cell, const std::vector<store::RankFiguresRow>& ranks);
     struct Row {
         QString figure, value, note;
         bool flagged = false;
@@ -33,7 +38,7 @@ private:
     QList<Row> rows_;
 };
 
-// "agree within ±10 %" or "trace 23.0 % above hook (beyond ±10 %)", from the ratio itself.
-QString agreementVerdict(double traceOverHook, double tolerance);
+// "agree within ±10 %" or "backend 23.0 % above hook (beyond ±10 %)", from the ratio itself.
+QString agreementVerdict(double backendOverHook, double tolerance);
 
 } // namespace commprof::models

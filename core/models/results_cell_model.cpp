@@ -63,7 +63,7 @@ QString ResultsCellModel::idAt(int row) const {
 
 ResultsCellModel::ResultsCellModel(QObject* parent)
     : TableModel({"cell", "status", "ranks", "layer", "step ms", "comm ms/step", "exposed comm",
-                  "trace/hook", "reasons"},
+                  "backend/hook", "reasons"},
                  parent) {}
 
 int ResultsCellModel::rows() const {

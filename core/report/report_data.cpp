@@ -42,6 +42,7 @@ ReportData loadReportData(store::Database& db, const QString& runDir) {
         }
         LayerSamples& layer = d.byLayer[c.layer];
         auto& own = d.bucketsByCell[c.id];
+        d.ranksByCell[c.id] = store::rankFigures(db, c.key);
         for (const auto& b : store::buckets(db, c.key)) {
             if (b.endNs > b.startNs) {
                 layer.samples.push_back({c.worldSize, double(b.bytes), b.seconds()});
@@ -159,7 +160,13 @@ QString macrosTex(const ReportData& data) {
             }
         }
         const auto fit = data.byLayer.value(layer).fit;
-        if (fit) {
+        if (fit && !(fit->r2 >= 0 && fit->beta > 0)) {
+            // A fit worse than the samples' mean describes nothing: it is never exported.
+            tex += QString("%% %1: bucket fit refused (R^2 = %2, beta %3 s/B)\n")
+                       .arg(layer)
+                       .arg(fit->r2, 0, 'f', 3)
+                       .arg(fit->beta, 0, 'g', 3);
+        } else if (fit) {
             tex += cmd(n + "AlphaUs", QString::number(fit->alpha * 1e6, 'f', 1));
             tex += cmd(n + "BandwidthGBs", fit->beta > 0
                                                ? QString::number(1.0 / fit->beta / 1e9, 'f', 2)

@@ -19,6 +19,7 @@ struct ReportData {
     std::vector<store::CellRow> cells;   // every cell
     QMap<QString, LayerSamples> byLayer; // layer -> buckets of complete cells and the fit
     QMap<QString, std::vector<analysis::BucketSample>> bucketsByCell; // complete cells, by id
+    QMap<QString, std::vector<store::RankFiguresRow>> ranksByCell;    // complete cells, by id
 };
 
 ReportData loadReportData(store::Database& db, const QString& runDir);

@@ -16,6 +16,60 @@ namespace {
 QVariant opt(const std::optional<double>& v) {
     return v ? QVariant(*v) : QVariant();
 }
+QVariant optInt(const std::optional<int>& v) {
+    return v ? QVariant(*v) : QVariant();
+}
+
+// Every table that holds rows of one cell, besides `cells` itself.
+constexpr const char* kPerCellTables[] = {"ranks",          "iterations", "buckets",
+                                          "trace_steps",    "estimates",  "rank_figures",
+                                          "bucket_matches", "step_spread"};
+
+void deleteCell(Database& db, const QString& key) {
+    for (const char* table : kPerCellTables) {
+        db.prepare(QString("DELETE FROM %1 WHERE cell_key = ?").arg(table)).bind(key).run();
+    }
+    db.prepare("DELETE FROM cells WHERE key = ?").bind(key).run();
+}
+
+// Both instruments of every rank, the per-bucket match and the spread across ranks.
+void insertRankFigures(Database& db, const QString& key, const analysis::CellMetrics& m) {
+    db.prepare("UPDATE cells SET hook_total_ms = ?, backend_total_ms = ?, agreement_steps = ?, "
+               "agreement_reason = ?, backend_source = ?, buckets_compared = ?, "
+               "buckets_matched = ?, slowest_rank = ?, median_skew_ms = ? WHERE key = ?")
+        .bindAll({opt(m.hookTotalMs), opt(m.backendTotalMs), m.agreementSteps, m.agreementReason,
+                  m.backendSource, m.bucketsCompared, m.bucketsMatched, optInt(m.slowestRank),
+                  opt(m.medianSkewMs), key})
+        .run();
+    Statement rankStmt = db.prepare("INSERT INTO rank_figures VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+    Statement matchStmt = db.prepare("INSERT OR REPLACE INTO bucket_matches VALUES (?,?,?,?,?,?)");
+    Statement stepStmt = db.prepare("INSERT INTO trace_steps VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    for (const analysis::RankFigures& r : m.ranks) {
+        const analysis::InstrumentAgreement& a = r.agreement;
+        const bool compared = a.steps > 0;
+        rankStmt
+            .bindAll({key, r.rank, opt(r.stepMs), opt(r.commMs), opt(r.exposedCommMs),
+                      compared ? QVariant(a.hookUs / 1000.0) : QVariant(),
+                      compared ? QVariant(a.backendUs / 1000.0) : QVariant(), opt(a.ratio),
+                      a.flagged, QString::fromStdString(a.reason), r.traceError})
+            .run();
+        for (const analysis::BucketMatch& b : a.buckets) {
+            matchStmt.bindAll({key, r.rank, b.iteration, b.index, b.hookUs, opt(b.backendUs)})
+                .run();
+        }
+        for (const auto& s : r.traceSteps) {
+            stepStmt
+                .bindAll({key, r.rank, s.step, s.startUs, s.endUs, s.stepUs, s.computeUs, s.commUs,
+                          s.bookkeepingUs, s.overlapUs, s.exposedCommUs, opt(s.overlapEfficiency),
+                          opt(s.commOverheadFraction)})
+                .run();
+        }
+    }
+    Statement spreadStmt = db.prepare("INSERT INTO step_spread VALUES (?,?,?,?)");
+    for (const analysis::StepSpread& s : m.spread) {
+        spreadStmt.bindAll({key, s.step, s.skewMs, optInt(s.slowestRank)}).run();
+    }
+}
 
 // Returns the cell's status.
 QString insertCell(Database& db, const QString& runDir, const results::CellFiles& f) {
@@ -35,12 +89,15 @@ QString insertCell(Database& db, const QString& runDir, const results::CellFiles
     const QJsonObject pools = cell["pools"].toObject();
 
     Transaction t(db);
-    for (const char* table : {"ranks", "iterations", "buckets", "trace_steps", "estimates"}) {
-        db.prepare(QString("DELETE FROM %1 WHERE cell_key = ?").arg(table)).bind(key).run();
-    }
-    db.prepare("DELETE FROM cells WHERE key = ?").bind(key).run();
-    db.prepare("INSERT INTO cells VALUES (?,?,?,?,?, ?,?,?,?,?, ?,?,?,?,?, ?,?,?,?,?, ?,?,?,?,?, "
-               "?,?,?,?,?)")
+    deleteCell(db, key);
+    // Columns named: later migrations add columns that are filled in afterwards.
+    db.prepare("INSERT INTO cells(key, run_dir, id, status, reasons, world_size, layer, "
+               "interconnect, model, family, params, backend, device, repeat, feasible, binding, "
+               "step_ms, hook_comm_ms, trace_comm_ms, hook_trace_agreement, agreement_flagged, "
+               "overlap_efficiency, comm_overhead_fraction, exposed_comm_ms, compute_ms, "
+               "bookkeeping_ms, peak_host_bytes, peak_device_bytes, host_demand_bytes, "
+               "device_demand_bytes) VALUES (?,?,?,?,?, ?,?,?,?,?, ?,?,?,?,?, ?,?,?,?,?, "
+               "?,?,?,?,?, ?,?,?,?,?)")
         .bindAll(
             {key,
              runDir,
@@ -103,14 +160,7 @@ QString insertCell(Database& db, const QString& runDir, const results::CellFiles
                 .run();
         }
     }
-    Statement stepStmt = db.prepare("INSERT INTO trace_steps VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
-    for (const auto& s : m.traceSteps) {
-        stepStmt
-            .bindAll({key, 0, s.step, s.startUs, s.endUs, s.stepUs, s.computeUs, s.commUs,
-                      s.bookkeepingUs, s.overlapUs, s.exposedCommUs, opt(s.overlapEfficiency),
-                      opt(s.commOverheadFraction)})
-            .run();
-    }
+    insertRankFigures(db, key, m);
     Statement estStmt = db.prepare("INSERT OR REPLACE INTO estimates VALUES (?,?,?,?)");
     for (const QJsonValue v : cell["terms"].toArray()) {
         const QJsonObject term = v.toObject();
@@ -129,10 +179,7 @@ QString insertUnstorable(Database& db, const QString& runDir, const results::Cel
                          const QString& reason) {
     const QString key = QDir(f.dir).canonicalPath();
     Transaction t(db);
-    for (const char* table : {"ranks", "iterations", "buckets", "trace_steps", "estimates"}) {
-        db.prepare(QString("DELETE FROM %1 WHERE cell_key = ?").arg(table)).bind(key).run();
-    }
-    db.prepare("DELETE FROM cells WHERE key = ?").bind(key).run();
+    deleteCell(db, key);
     db.prepare("INSERT INTO cells(key, run_dir, id, status, reasons) VALUES (?,?,?,?,?)")
         .bindAll({key, runDir, f.id, "incomplete",
                   QJsonDocument(QJsonArray{"could not be stored: " + reason})

@@ -16,14 +16,18 @@ QJsonValue json(const std::optional<double>& v) {
 } // namespace
 
 std::vector<CellRow> cells(Database& db, const QString& runDir) {
-    Statement s = db.prepare("SELECT key, id, status, reasons, world_size, layer, interconnect, "
-                             "model, family, params, backend, device, "
-                             "feasible, binding, step_ms, hook_comm_ms, trace_comm_ms, "
-                             "hook_trace_agreement, agreement_flagged, "
-                             "overlap_efficiency, comm_overhead_fraction, exposed_comm_ms, "
-                             "compute_ms, bookkeeping_ms, peak_host_bytes, "
-                             "peak_device_bytes, host_demand_bytes, device_demand_bytes FROM cells "
-                             "WHERE (?1 IS NULL OR run_dir = ?1) ORDER BY run_dir, id");
+    Statement s =
+        db.prepare("SELECT key, id, status, reasons, world_size, layer, interconnect, "
+                   "model, family, params, backend, device, "
+                   "feasible, binding, step_ms, hook_comm_ms, trace_comm_ms, "
+                   "hook_trace_agreement, agreement_flagged, "
+                   "overlap_efficiency, comm_overhead_fraction, exposed_comm_ms, "
+                   "compute_ms, bookkeeping_ms, peak_host_bytes, "
+                   "peak_device_bytes, host_demand_bytes, device_demand_bytes, hook_total_ms, "
+                   "backend_total_ms, agreement_steps, agreement_reason, backend_source, "
+                   "buckets_compared, buckets_matched, slowest_rank, median_skew_ms "
+                   "FROM cells "
+                   "WHERE (?1 IS NULL OR run_dir = ?1) ORDER BY run_dir, id");
     s.bind(runDir.isEmpty() ? QVariant() : QVariant(runDir));
     std::vector<CellRow> out;
     while (s.step()) {
@@ -61,6 +65,16 @@ std::vector<CellRow> cells(Database& db, const QString& runDir) {
         c.peakDeviceBytes = s.column(i++).toDouble();
         c.hostDemandBytes = optD(s.column(i++));
         c.deviceDemandBytes = optD(s.column(i++));
+        c.hookTotalMs = optD(s.column(i++));
+        c.backendTotalMs = optD(s.column(i++));
+        c.agreementSteps = s.column(i++).toInt();
+        c.agreementReason = s.column(i++).toString();
+        c.backendSource = s.column(i++).toString();
+        c.bucketsCompared = s.column(i++).toInt();
+        c.bucketsMatched = s.column(i++).toInt();
+        const QVariant slowest = s.column(i++);
+        c.slowestRank = slowest.isNull() ? std::nullopt : std::optional<int>(slowest.toInt());
+        c.medianSkewMs = optD(s.column(i++));
         out.push_back(c);
     }
     return out;
@@ -105,28 +119,61 @@ std::vector<trace::StepMetrics> steps(Database& db, const QString& cellKey) {
     return out;
 }
 
+std::vector<RankFiguresRow> rankFigures(Database& db, const QString& cellKey) {
+    Statement s = db.prepare("SELECT rank, step_ms, comm_ms, exposed_comm_ms, hook_ms, backend_ms, "
+                             "agreement, agreement_flagged, agreement_reason, trace_error "
+                             "FROM rank_figures WHERE cell_key = ? ORDER BY rank");
+    s.bind(cellKey);
+    std::vector<RankFiguresRow> out;
+    while (s.step()) {
+        RankFiguresRow r;
+        int i = 0;
+        r.rank = s.column(i++).toInt();
+        r.stepMs = optD(s.column(i++));
+        r.commMs = optD(s.column(i++));
+        r.exposedCommMs = optD(s.column(i++));
+        r.hookMs = optD(s.column(i++));
+        r.backendMs = optD(s.column(i++));
+        r.agreement = optD(s.column(i++));
+        r.agreementFlagged = s.column(i++).toBool();
+        r.agreementReason = s.column(i++).toString();
+        r.traceError = s.column(i++).toString();
+        out.push_back(r);
+    }
+    return out;
+}
+
 QJsonObject toJson(const CellRow& c) {
-    return QJsonObject{{"id", c.id},
-                       {"status", c.status},
-                       {"reasons", QJsonArray::fromStringList(c.reasons)},
-                       {"world_size", c.worldSize},
-                       {"layer", c.layer},
-                       {"interconnect", c.interconnect},
-                       {"model", c.model},
-                       {"params", c.params},
-                       {"step_ms", json(c.stepMs)},
-                       {"comm_ms", json(c.traceCommMs ? c.traceCommMs : c.hookCommMs)},
-                       {"hook_comm_ms", json(c.hookCommMs)},
-                       {"trace_comm_ms", json(c.traceCommMs)},
-                       {"overlap_efficiency", json(c.overlapEfficiency)},
-                       {"comm_overhead_fraction", json(c.commOverheadFraction)},
-                       {"exposed_comm_ms", json(c.exposedCommMs)},
-                       {"hook_trace_agreement", json(c.hookTraceAgreement)},
-                       {"agreement_flagged", c.agreementFlagged},
-                       {"peak_host_bytes", c.peakHostBytes},
-                       {"peak_device_bytes", c.peakDeviceBytes},
-                       {"host_demand_bytes", json(c.hostDemandBytes)},
-                       {"device_demand_bytes", json(c.deviceDemandBytes)}};
+    return QJsonObject{
+        {"id", c.id},
+        {"status", c.status},
+        {"reasons", QJsonArray::fromStringList(c.reasons)},
+        {"world_size", c.worldSize},
+        {"layer", c.layer},
+        {"interconnect", c.interconnect},
+        {"model", c.model},
+        {"params", c.params},
+        {"step_ms", json(c.stepMs)},
+        {"comm_ms", json(c.traceCommMs ? c.traceCommMs : c.hookCommMs)},
+        {"hook_comm_ms", json(c.hookCommMs)},
+        {"trace_comm_ms", json(c.traceCommMs)},
+        {"overlap_efficiency", json(c.overlapEfficiency)},
+        {"comm_overhead_fraction", json(c.commOverheadFraction)},
+        {"exposed_comm_ms", json(c.exposedCommMs)},
+        {"hook_trace_agreement", json(c.hookTraceAgreement)},
+        {"agreement_flagged", c.agreementFlagged},
+        {"agreement_reason", c.agreementReason},
+        {"hook_total_ms", json(c.hookTotalMs)},
+        {"backend_total_ms", json(c.backendTotalMs)},
+        {"backend_source", c.backendSource},
+        {"buckets_compared", c.bucketsCompared},
+        {"buckets_matched", c.bucketsMatched},
+        {"slowest_rank", c.slowestRank ? QJsonValue(*c.slowestRank) : QJsonValue(QJsonValue::Null)},
+        {"median_skew_ms", json(c.medianSkewMs)},
+        {"peak_host_bytes", c.peakHostBytes},
+        {"peak_device_bytes", c.peakDeviceBytes},
+        {"host_demand_bytes", json(c.hostDemandBytes)},
+        {"device_demand_bytes", json(c.deviceDemandBytes)}};
 }
 
 } // namespace commprof::store

@@ -23,6 +23,12 @@ struct CellRow {
     bool agreementFlagged = false;
     double peakHostBytes = 0, peakDeviceBytes = 0;
     std::optional<double> hostDemandBytes, deviceDemandBytes;
+    // The two instruments over every rank's traced steps (analysis/cell_metrics.h).
+    std::optional<double> hookTotalMs, backendTotalMs;
+    int agreementSteps = 0, bucketsCompared = 0, bucketsMatched = 0;
+    QString agreementReason, backendSource;
+    std::optional<int> slowestRank;
+    std::optional<double> medianSkewMs;
     bool complete() const { return status == "complete"; }
 };
 
@@ -32,9 +38,18 @@ struct BucketRow {
     double seconds() const { return double(endNs - startNs) / 1e9; }
 };
 
+// One rank of a cell: medians over its traced steps and its two instruments.
+struct RankFiguresRow {
+    int rank = 0;
+    std::optional<double> stepMs, commMs, exposedCommMs, hookMs, backendMs, agreement;
+    bool agreementFlagged = false;
+    QString agreementReason, traceError;
+};
+
 std::vector<CellRow> cells(Database& db, const QString& runDir = {});
 std::vector<BucketRow> buckets(Database& db, const QString& cellKey);
 std::vector<trace::StepMetrics> steps(Database& db, const QString& cellKey);
+std::vector<RankFiguresRow> rankFigures(Database& db, const QString& cellKey);
 QJsonObject toJson(const CellRow& c);
 
 } // namespace commprof::store

@@ -36,6 +36,25 @@ CREATE TABLE estimates(cell_key TEXT NOT NULL, pool TEXT NOT NULL, term TEXT NOT
 CREATE INDEX cells_by_run ON cells(run_dir, id);
 CREATE INDEX buckets_by_size ON buckets(cell_key, bytes);
 )",
+    // 3: both instruments on every rank, the per-bucket match, and the spread across ranks
+    R"(
+ALTER TABLE cells ADD COLUMN hook_total_ms REAL;
+ALTER TABLE cells ADD COLUMN backend_total_ms REAL;
+ALTER TABLE cells ADD COLUMN agreement_steps INTEGER;
+ALTER TABLE cells ADD COLUMN agreement_reason TEXT;
+ALTER TABLE cells ADD COLUMN backend_source TEXT;
+ALTER TABLE cells ADD COLUMN buckets_compared INTEGER;
+ALTER TABLE cells ADD COLUMN buckets_matched INTEGER;
+ALTER TABLE cells ADD COLUMN slowest_rank INTEGER;
+ALTER TABLE cells ADD COLUMN median_skew_ms REAL;
+CREATE TABLE rank_figures(cell_key TEXT NOT NULL, rank INTEGER NOT NULL, step_ms REAL, comm_ms REAL,
+  exposed_comm_ms REAL, hook_ms REAL, backend_ms REAL, agreement REAL, agreement_flagged INTEGER,
+  agreement_reason TEXT, trace_error TEXT, PRIMARY KEY(cell_key, rank));
+CREATE TABLE bucket_matches(cell_key TEXT NOT NULL, rank INTEGER NOT NULL, iter INTEGER NOT NULL,
+  idx INTEGER NOT NULL, hook_us REAL, backend_us REAL, PRIMARY KEY(cell_key, rank, iter, idx));
+CREATE TABLE step_spread(cell_key TEXT NOT NULL, step INTEGER NOT NULL, skew_ms REAL, slowest_rank INTEGER,
+  PRIMARY KEY(cell_key, step));
+)",
 };
 
 } // namespace

@@ -1,0 +1,303 @@
+// commprof sweep run --world-size N --out DIR [--kinds K,...] [--max-bytes B] [--iters N]
+//                    [--warmup N]
+// commprof sweep summarize DIR [--json]
+// The collective sweep of commprof-rank --sweep over loopback, and its figures: per kind and
+// size the slowest rank's median time, nccl-tests' algbw and busbw, and the alpha-beta fit or
+// the reason it was refused.
+
+#include "cli_common.h"
+
+#include "analysis/collective_sweep.h"
+#include "analysis/ddp_prediction.h"
+#include "results/cell_files.h"
+#include "runner/rank_pool.h"
+#include "runner/rank_program.h"
+
+#include <QDir>
+#include <QJsonArray>
+
+namespace commprof::cli {
+namespace {
+
+const char* kUsage = "commprof sweep run --world-size N --out DIR [--kinds K,...] "
+                     "[--max-bytes B] [--iters N] [--warmup N]\n"
+                     "commprof sweep summarize DIR [--json] [--ddp CELL_DIR]";
+
+QJsonObject fitJson(const analysis::LinearFit& f) {
+    QJsonObject o{{"refused", f.refused},
+                  {"method", f.method},
+                  {"sizes", f.sizes},
+                  {"from_bytes", f.fromBytes},
+                  {"to_bytes", f.toBytes}};
+    if (f.leftOutFromBytes) {
+        o["left_out_from_bytes"] = *f.leftOutFromBytes;
+        o["note"] = f.note;
+    }
+    if (f.refused) {
+        o["reason"] = f.reason;
+    } else {
+        o["alpha_us"] = f.alphaUs;
+        o["beta_us_per_byte"] = f.betaUsPerByte;
+        o["asymptotic_GBps"] = f.asymptoticGBps();
+        o["r2"] = f.r2;
+    }
+    return o;
+}
+
+QJsonObject seriesJson(const analysis::SweepSeries& s) {
+    QJsonArray points;
+    for (const auto& p : s.points) {
+        QJsonObject perRank;
+        for (const auto& [rank, us] : p.us) {
+            perRank[QString::number(rank)] = us;
+        }
+        points.append(
+            QJsonObject{{"bytes", p.bytes},
+                        {"slowest_us", p.slowestUs},
+                        {"slowest_rank", p.slowestRank},
+                        {"algbw_GBps", p.algbwGBps},
+                        {"busbw_GBps", p.busbwGBps ? QJsonValue(*p.busbwGBps) : QJsonValue()},
+                        {"us_by_rank", perRank}});
+    }
+    QJsonObject o{{"layer", s.layer},
+                  {"kind", s.kind},
+                  {"world_size", s.worldSize},
+                  {"points", points},
+                  {"fit", fitJson(analysis::fitLinear(s.points))}};
+    if (!s.unsupported.isEmpty()) {
+        o["unsupported"] = s.unsupported;
+    }
+    return o;
+}
+
+QString seriesText(const analysis::SweepSeries& s) {
+    QString out = QString("%1 %2 at world size %3\n").arg(s.layer, s.kind).arg(s.worldSize);
+    if (!s.unsupported.isEmpty()) {
+        return out + "  not measured: " + s.unsupported + "\n";
+    }
+    out += QString("  %1 %2 %3 %4 %5\n")
+               .arg("bytes", 12)
+               .arg("time_us", 12)
+               .arg("algbw_GB/s", 11)
+               .arg("busbw_GB/s", 11)
+               .arg("slowest", 8);
+    for (const auto& p : s.points) {
+        out += QString("  %1 %2 %3 %4 %5\n")
+                   .arg(p.bytes, 12, 'f', 0)
+                   .arg(p.slowestUs, 12, 'f', 1)
+                   .arg(p.algbwGBps, 11, 'f', 4)
+                   .arg(p.busbwGBps ? QString::number(*p.busbwGBps, 'f', 4) : QString("n/a"), 11)
+                   .arg(QString("rank %1").arg(p.slowestRank), 8);
+    }
+    const auto fit = analysis::fitLinear(s.points);
+    if (!fit.note.isEmpty()) {
+        out += "  " + fit.note + "\n";
+    }
+    out += fit.refused
+               ? "  fit refused: " + fit.reason + "\n"
+               : QString("  fit: alpha %1 us, beta %2 us/B (%3 GB/s), R^2 %4 over %5 sizes, "
+                         "%6..%7 B (%8)\n")
+                     .arg(fit.alphaUs, 0, 'f', 1)
+                     .arg(fit.betaUsPerByte, 0, 'g', 4)
+                     .arg(fit.asymptoticGBps(), 0, 'f', 3)
+                     .arg(fit.r2, 0, 'f', 3)
+                     .arg(fit.sizes)
+                     .arg(fit.fromBytes, 0, 'f', 0)
+                     .arg(fit.toBytes, 0, 'f', 0)
+                     .arg(fit.method);
+    return out;
+}
+
+QJsonObject predictionJson(const analysis::DdpPrediction& d) {
+    QJsonArray buckets;
+    for (const auto& b : d.buckets) {
+        buckets.append(QJsonObject{{"index", b.index},
+                                   {"bytes", b.bytes},
+                                   {"predicted_us", b.predictedUs},
+                                   {"measured_us", b.measuredUs},
+                                   {"queued_us", b.queuedUs},
+                                   {"samples", b.samples},
+                                   {"fraction_of_sweep_bandwidth", b.sweepFraction()}});
+    }
+    return QJsonObject{{"rank_steps", d.rankSteps},
+                       {"predicted_us_per_step", d.predictedUsPerStep},
+                       {"measured_us_per_step", d.measuredUsPerStep},
+                       {"measured_min_us", d.measuredMinUs},
+                       {"measured_max_us", d.measuredMaxUs},
+                       {"within_range", d.withinRange()},
+                       {"off_by", d.offBy()},
+                       {"queued_us_per_step", d.queuedUsPerStep},
+                       {"hook_us_per_step", d.hookUsPerStep},
+                       {"buckets", buckets}};
+}
+
+QString predictionText(const analysis::DdpPrediction& d) {
+    QString out = QString("DDP all-reduce per step, %1 rank-steps: predicted %2 ms, measured "
+                          "(backend spans) %3 ms, range %4..%5 ms: prediction %6, off by %7 %\n")
+                      .arg(d.rankSteps)
+                      .arg(d.predictedUsPerStep / 1000.0, 0, 'f', 3)
+                      .arg(d.measuredUsPerStep / 1000.0, 0, 'f', 3)
+                      .arg(d.measuredMinUs / 1000.0, 0, 'f', 3)
+                      .arg(d.measuredMaxUs / 1000.0, 0, 'f', 3)
+                      .arg(d.withinRange() ? "within the range" : "outside the range")
+                      .arg(d.offBy() * 100.0, 0, 'f', 1);
+    out += QString("  queueing behind earlier buckets: %1 ms per step (hook launch to the "
+                   "backend span's start, summed over the step's buckets); hook union %2 ms\n")
+               .arg(d.queuedUsPerStep / 1000.0, 0, 'f', 3)
+               .arg(d.hookUsPerStep / 1000.0, 0, 'f', 3);
+    for (const auto& b : d.buckets) {
+        out += QString("  bucket %1, %2 B: predicted %3 us, measured %4 us, queued %5 us: DDP "
+                       "reached %6 % of the sweep's bandwidth at this size\n")
+                   .arg(b.index)
+                   .arg(b.bytes, 0, 'f', 0)
+                   .arg(b.predictedUs, 0, 'f', 1)
+                   .arg(b.measuredUs, 0, 'f', 1)
+                   .arg(b.queuedUs, 0, 'f', 1)
+                   .arg(b.sweepFraction() * 100.0, 0, 'f', 1);
+    }
+    return out;
+}
+
+int summarize(const QString& dir, bool json, const QString& ddpCell = {}) {
+    if (!QDir(dir).exists()) {
+        printError(dir + ": no such directory");
+        return BadInput;
+    }
+    QStringList problems;
+    const auto series = analysis::readSweep(dir, &problems);
+    if (series.empty()) {
+        printError(dir + ": no sweep_rank*.json files" +
+                   (problems.isEmpty() ? QString() : ": " + problems.join("; ")));
+        return BadInput;
+    }
+    std::optional<analysis::DdpPrediction> prediction;
+    if (!ddpCell.isEmpty()) {
+        QString problem;
+        const analysis::CellMetrics m = analysis::analyzeCell(results::readCellDir(ddpCell));
+        const int world = int(m.ranks.size());
+        const analysis::SweepSeries* allReduce = nullptr;
+        for (const auto& s : series) {
+            if (s.kind == "all_reduce" && s.worldSize == world) {
+                allReduce = &s;
+            }
+        }
+        if (!allReduce) {
+            problem =
+                QString("%1: no all_reduce sweep at its world size %2").arg(ddpCell).arg(world);
+        } else {
+            const auto fit = analysis::fitLinear(allReduce->points);
+            prediction = analysis::predictDdp(m.ranks, fit);
+            if (!prediction) {
+                problem = fit.refused
+                              ? "fit refused: " + fit.reason
+                              : ddpCell + ": no traced step with every bucket's backend span";
+            }
+        }
+        if (!problem.isEmpty()) {
+            problems << problem;
+        }
+    }
+    if (json) {
+        QJsonArray all;
+        for (const auto& s : series) {
+            all.append(seriesJson(s));
+        }
+        QJsonObject doc{
+            {"dir", dir}, {"series", all}, {"problems", QJsonArray::fromStringList(problems)}};
+        if (prediction) {
+            doc["ddp"] = predictionJson(*prediction);
+        }
+        printJson(doc);
+    } else {
+        for (const auto& s : series) {
+            printText(seriesText(s));
+        }
+        if (prediction) {
+            printText(predictionText(*prediction));
+        }
+        for (const QString& p : problems) {
+            printError(p);
+        }
+    }
+    return problems.isEmpty() ? Ok : NotFine;
+}
+
+int run(const QStringList& args) {
+    runner::PoolSpec spec;
+    spec.program = runner::defaultRankProgram();
+    QString kinds = "all_reduce,all_gather,reduce_scatter,broadcast";
+    QString out;
+    QStringList rankArgs;
+    for (int i = 0; i < args.size(); ++i) {
+        const QString& a = args[i];
+        if (i + 1 >= args.size()) {
+            return usage(QString("%1: missing value\n%2").arg(a, kUsage));
+        }
+        const QString& v = args[++i];
+        bool ok = true;
+        if (a == "--world-size") {
+            spec.worldSize = v.toInt(&ok);
+            ok = ok && spec.worldSize >= 1 && spec.worldSize <= 64;
+        } else if (a == "--out") {
+            out = v;
+        } else if (a == "--kinds") {
+            kinds = v;
+        } else if (a == "--max-bytes" || a == "--iters" || a == "--warmup") {
+            // commprof-rank checks the values and names its own flag in any error.
+            rankArgs << (a == "--max-bytes" ? "--sweep-max-bytes"
+                         : a == "--iters"   ? "--sweep-iters"
+                                            : "--sweep-warmup")
+                     << v;
+        } else {
+            return usage(QString("unknown option '%1'\n%2").arg(a, kUsage));
+        }
+        if (!ok) {
+            return usage(QString("%1: expected 1..64, got '%2'").arg(a, v));
+        }
+    }
+    if (out.isEmpty()) {
+        return usage(QString("--out is required\n%1").arg(kUsage));
+    }
+    if (!QDir().mkpath(out)) {
+        printError(out + ": cannot create");
+        return BadInput;
+    }
+    spec.args = QStringList{"--sweep", kinds, "--threads", "1", "--out", out} + rankArgs;
+    spec.workDir = out;
+    spec.deadline = QDeadlineTimer(qint64(3600) * 1000);
+    runner::RankPool pool;
+    const runner::PoolOutcome outcome = pool.runBlocking(spec);
+    if (!outcome.success) {
+        QString why = outcome.reason;
+        for (const auto& r : outcome.ranks) {
+            if (r.exitCode != 0) {
+                why += QString("\nrank %1 exit %2: %3")
+                           .arg(r.rank)
+                           .arg(r.exitCode)
+                           .arg(r.stderrTail.trimmed());
+            }
+        }
+        printError("sweep failed: " + why);
+        return NotFine;
+    }
+    return summarize(out, false);
+}
+
+} // namespace
+
+int sweepCommand(const QStringList& args) {
+    if (args.value(0) == "summarize" && args.size() >= 2) {
+        const QStringList rest = args.mid(2);
+        const int ddp = int(rest.indexOf("--ddp"));
+        if (ddp >= 0 && ddp + 1 >= rest.size()) {
+            return usage(QString("--ddp: missing value\n%1").arg(kUsage));
+        }
+        return summarize(args[1], rest.contains("--json"), ddp >= 0 ? rest[ddp + 1] : QString());
+    }
+    if (args.value(0) == "run") {
+        return run(args.mid(1));
+    }
+    return usage(kUsage);
+}
+
+} // namespace commprof::cli

@@ -1,0 +1,144 @@
+#include "collective_sweep.h"
+
+#include "bucket_timer.h"
+#include "c10d_compat.h"
+#include "json_writer.h"
+#include "rank_result.h"
+#include "rendezvous.h"
+
+#include <ATen/record_function.h>
+
+#include <cstdio>
+
+namespace commprof::rank {
+namespace {
+
+// The elements of one rank's tensors for a message of `bytes` in nccl-tests' terms: all_gather's
+// size is the gathered output, reduce_scatter's the input; each rank holds 1/n of it.
+std::int64_t elementsPerRank(const std::string& kind, std::int64_t bytes, int world) {
+    const std::int64_t total = std::max<std::int64_t>(1, bytes / 4);
+    return kind == "all_gather" || kind == "reduce_scatter" ? total / world : total;
+}
+
+// Launches one collective of `kind` and waits for it.
+void runOnce(c10d::ProcessGroup& pg, const std::string& kind, std::vector<at::Tensor>& one,
+             std::vector<std::vector<at::Tensor>>& many) {
+    if (kind == "all_reduce") {
+        pg.allreduce(one)->wait();
+    } else if (kind == "broadcast") {
+        pg.broadcast(one)->wait();
+    } else if (kind == "all_gather") {
+        pg.allgather(many, one)->wait();
+    } else { // reduce_scatter
+        pg.reduce_scatter(one, many)->wait();
+    }
+}
+
+void emit(const std::string& line) {
+    std::fputs(line.c_str(), stdout);
+    std::fputc('\n', stdout);
+    std::fflush(stdout);
+}
+
+} // namespace
+
+std::string runSweep(const RankOptions& o) {
+    at::DisableRecordFunctionGuard untraced;
+    auto store = connectStore(o);
+    const auto timeout = std::chrono::milliseconds(std::int64_t(o.collectiveTimeoutS * 1000));
+    ProcessGroupPtr pg = o.backend == "nccl"
+                             ? makeNcclGroup(store, o.rank, o.worldSize, timeout)
+                             : makeGlooGroup(store, o.rank, o.worldSize, o.masterAddr, timeout);
+    const torch::Device device =
+        o.device == "cuda" ? torch::Device(torch::kCUDA, o.localRank) : torch::Device(torch::kCPU);
+    const auto options = torch::TensorOptions().dtype(torch::kFloat).device(device);
+    JsonWriter j;
+    j.beginObject();
+    j.field("schema", kRankSchemaVersion);
+    j.field("rank", o.rank);
+    j.field("world_size", o.worldSize);
+    j.field("backend", o.backend);
+    j.field("device", o.device);
+    j.field("layer", o.layer);
+    j.field("cell_id", o.cellId);
+    j.field("dtype", "float32");
+    j.field("warmup", o.sweepWarmup);
+    j.field("iterations", o.sweepIterations);
+    j.field("max_bytes", o.sweepMaxBytes);
+    j.key("kinds");
+    j.beginArray();
+    for (const std::string& kind : o.sweepKinds) {
+        j.beginObject();
+        j.field("kind", kind);
+        j.key("sizes");
+        j.beginArray();
+        std::string unsupported;
+        for (std::int64_t bytes = 8; bytes <= o.sweepMaxBytes && unsupported.empty(); bytes *= 2) {
+            const std::int64_t n = elementsPerRank(kind, bytes, o.worldSize);
+            if (n < 1) {
+                continue; // fewer bytes than ranks: no message per rank
+            }
+            std::vector<at::Tensor> one{torch::ones({n}, options)};
+            std::vector<std::vector<at::Tensor>> many(1);
+            for (int r = 0; r < o.worldSize; ++r) {
+                many[0].push_back(torch::ones({n}, options));
+            }
+            std::vector<double> timesUs;
+            try {
+                for (int it = 0; it < o.sweepWarmup + o.sweepIterations; ++it) {
+                    pg->barrier()->wait();
+                    const std::int64_t t0 = monotonicNs();
+                    runOnce(*pg, kind, one, many);
+                    if (device.is_cuda()) {
+                        torch::cuda::synchronize(device.index());
+                    }
+                    if (it >= o.sweepWarmup) {
+                        timesUs.push_back(double(monotonicNs() - t0) / 1000.0);
+                    }
+                }
+            } catch (const c10::Error& e) {
+                // A backend without this collective (gloo in libtorch 1.13 has no
+                // reduce_scatter) refuses its first launch on every rank alike: said once, not
+                // measured. Any later failure is a failed run.
+                if (bytes != 8 || !timesUs.empty()) {
+                    throw;
+                }
+                const std::string what = e.what();
+                unsupported = what.substr(0, what.find('\n'));
+                break;
+            }
+            const std::int64_t actual =
+                kind == "all_gather" || kind == "reduce_scatter" ? n * 4 * o.worldSize : n * 4;
+            j.beginObject();
+            j.field("bytes", actual);
+            j.key("times_us");
+            j.beginArray();
+            for (double t : timesUs) {
+                j.value(t);
+            }
+            j.endArray();
+            j.endObject();
+            JsonWriter p;
+            p.beginObject();
+            p.field("event", "sweep");
+            p.field("rank", o.rank);
+            p.field("kind", kind);
+            p.field("bytes", actual);
+            p.endObject();
+            emit(p.str());
+        }
+        j.endArray();
+        if (!unsupported.empty()) {
+            j.field("unsupported", unsupported);
+        }
+        j.endObject();
+    }
+    j.endArray();
+    j.endObject();
+    pg->barrier()->wait();
+    const std::string path = o.outDir + "/sweep_rank" + std::to_string(o.rank) + ".json";
+    writeFileAtomically(path, j.str());
+    return path;
+}
+
+} // namespace commprof::rank

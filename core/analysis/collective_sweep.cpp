@@ -1,0 +1,200 @@
+#include "collective_sweep.h"
+
+#include "analysis/cell_metrics.h"
+#include "results/cell_files.h"
+#include "trace/collectives.h"
+
+#include <QDir>
+#include <QJsonArray>
+#include <QJsonObject>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace commprof::analysis {
+
+SweepPoint sweepPoint(const QString& kind, double bytes, int worldSize,
+                      const std::map<int, double>& usByRank) {
+    SweepPoint p;
+    p.bytes = bytes;
+    p.us = usByRank;
+    for (const auto& [rank, us] : usByRank) {
+        if (us > p.slowestUs) {
+            p.slowestUs = us;
+            p.slowestRank = rank;
+        }
+    }
+    if (p.slowestUs > 0) {
+        p.algbwGBps = bytes / (p.slowestUs * 1e-6) / 1e9;
+        if (const auto f = trace::busBandwidthFactor(kind.toStdString(), worldSize)) {
+            p.busbwGBps = p.algbwGBps * *f;
+        }
+    }
+    return p;
+}
+
+std::vector<SweepSeries> readSweep(const QString& dir, QStringList* problems) {
+    // (kind) -> size -> rank -> median us
+    std::map<QString, std::map<double, std::map<int, double>>> times;
+    std::map<QString, QString> unsupported;
+    QString layer;
+    int world = 0;
+    const QStringList files = QDir(dir).entryList({"sweep_rank*.json"}, QDir::Files, QDir::Name);
+    for (const QString& name : files) {
+        QString problem;
+        const QJsonObject f = results::readRecord(QDir(dir).filePath(name), &problem);
+        if (f.isEmpty()) {
+            if (problems) {
+                *problems << (problem.isEmpty() ? name + ": empty" : problem);
+            }
+            continue;
+        }
+        const int rank = f["rank"].toInt(-1);
+        world = std::max(world, f["world_size"].toInt());
+        layer = f["layer"].toString(layer);
+        for (const QJsonValue kv : f["kinds"].toArray()) {
+            const QJsonObject k = kv.toObject();
+            const QString kind = k["kind"].toString();
+            if (k.contains("unsupported")) {
+                unsupported[kind] = k["unsupported"].toString();
+            }
+            for (const QJsonValue sv : k["sizes"].toArray()) {
+                const QJsonObject s = sv.toObject();
+                std::vector<double> us;
+                for (const QJsonValue t : s["times_us"].toArray()) {
+                    if (t.toDouble() > 0) {
+                        us.push_back(t.toDouble());
+                    }
+                }
+                if (const auto m = median(us); m && rank >= 0) {
+                    times[kind][s["bytes"].toDouble()][rank] = *m;
+                } else if (problems) {
+                    *problems << QString("%1: %2 at %3 bytes has no timed iteration")
+                                     .arg(name, kind)
+                                     .arg(s["bytes"].toDouble());
+                }
+            }
+        }
+    }
+    std::set<QString> kinds;
+    for (const auto& [kind, sizes] : times) {
+        kinds.insert(kind);
+    }
+    for (const auto& [kind, why] : unsupported) {
+        kinds.insert(kind);
+    }
+    std::vector<SweepSeries> out;
+    for (const QString& kind : kinds) {
+        SweepSeries s{layer, kind, world, {}, unsupported.count(kind) ? unsupported[kind] : ""};
+        for (const auto& [bytes, ranks] : times[kind]) {
+            if (int(ranks.size()) != world && problems) {
+                *problems << QString("%1 at %2 bytes: %3 of %4 ranks reported")
+                                 .arg(kind)
+                                 .arg(bytes)
+                                 .arg(ranks.size())
+                                 .arg(world);
+            }
+            s.points.push_back(sweepPoint(kind, bytes, world, ranks));
+        }
+        out.push_back(s);
+    }
+    return out;
+}
+
+LinearFit fitLinear(const std::vector<SweepPoint>& points) {
+    LinearFit fit;
+    fit.method = "least squares of time = alpha + bytes * beta, each size weighted by "
+                 "1 / time; R^2 of the same weighted problem";
+    std::vector<const SweepPoint*> use;
+    for (const SweepPoint& p : points) {
+        if (p.bytes > 0 && p.slowestUs > 0) {
+            use.push_back(&p);
+        }
+    }
+    std::sort(use.begin(), use.end(),
+              [](const SweepPoint* a, const SweepPoint* b) { return a->bytes < b->bytes; });
+    // One alpha and one beta describe one regime. Where the bandwidth falls well below the peak
+    // it had reached and stays there (messages past a cache size, another algorithm), the sizes
+    // from there on are another regime and are left out, said so. One slow size that the next
+    // recovers from is noise, and stays in.
+    double peak = 0, peakBytes = 0;
+    for (std::size_t cut = 0; cut < use.size(); ++cut) {
+        const bool staysBelow =
+            peak > 0 && std::all_of(use.begin() + long(cut), use.end(), [&](const SweepPoint* p) {
+                return p->algbwGBps < kRegimeDrop * peak;
+            });
+        if (staysBelow) {
+            fit.leftOutFromBytes = use[cut]->bytes;
+            fit.note = QString("sizes from %1 B on are left out: bandwidth stayed below %2 % of "
+                               "its peak at %3 B")
+                           .arg(use[cut]->bytes, 0, 'f', 0)
+                           .arg(kRegimeDrop * 100.0, 0, 'f', 0)
+                           .arg(peakBytes, 0, 'f', 0);
+            use.resize(cut);
+            break;
+        }
+        if (use[cut]->algbwGBps > peak) {
+            peak = use[cut]->algbwGBps;
+            peakBytes = use[cut]->bytes;
+        }
+    }
+    std::set<double> sizes;
+    for (const SweepPoint* p : use) {
+        sizes.insert(p->bytes);
+    }
+    fit.sizes = int(sizes.size());
+    if (fit.sizes > 0) {
+        fit.fromBytes = *sizes.begin();
+        fit.toBytes = *sizes.rbegin();
+    }
+    if (fit.sizes < kMinFitSizes) {
+        fit.reason =
+            QString("%1 size(s): a fit needs at least %2").arg(fit.sizes).arg(kMinFitSizes);
+        return fit;
+    }
+    const double span = fit.toBytes / fit.fromBytes;
+    if (span < kMinFitSpan) {
+        fit.reason = QString("the sizes span %1x: a fit needs at least %2x")
+                         .arg(span, 0, 'g', 3)
+                         .arg(kMinFitSpan, 0, 'g', 3);
+        return fit;
+    }
+    double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (const SweepPoint* p : use) {
+        const double w = 1.0 / p->slowestUs;
+        sw += w;
+        sx += w * p->bytes;
+        sy += w * p->slowestUs;
+        sxx += w * p->bytes * p->bytes;
+        sxy += w * p->bytes * p->slowestUs;
+    }
+    const double det = sw * sxx - sx * sx;
+    if (!(det > 0)) {
+        fit.reason = "the sizes do not determine both terms";
+        return fit;
+    }
+    fit.betaUsPerByte = (sw * sxy - sx * sy) / det;
+    fit.alphaUs = (sy - fit.betaUsPerByte * sx) / sw;
+    const double mean = sy / sw;
+    double ssRes = 0, ssTot = 0;
+    for (const SweepPoint* p : use) {
+        const double w = 1.0 / p->slowestUs;
+        ssRes += w * std::pow(p->slowestUs - fit.predictUs(p->bytes), 2);
+        ssTot += w * std::pow(p->slowestUs - mean, 2);
+    }
+    fit.r2 = ssTot > 0 ? 1.0 - ssRes / ssTot : 0.0;
+    if (!(fit.betaUsPerByte > 0)) {
+        fit.reason = "beta came out negative or zero: time does not grow with size here";
+        return fit;
+    }
+    if (!(fit.r2 >= 0)) {
+        fit.reason = QString("R^2 = %1: the line describes these times worse than their mean")
+                         .arg(fit.r2, 0, 'f', 2);
+        return fit;
+    }
+    fit.refused = false;
+    return fit;
+}
+
+} // namespace commprof::analysis

@@ -1,0 +1,74 @@
+#pragma once
+// The collective sweep of commprof-rank --sweep (sweep_rank{R}.json, docs/formats.md): per
+// collective kind and message size, each rank's median time, the slowest rank, and nccl-tests'
+// algorithmic and bus bandwidth; and the latency-bandwidth fit time = alpha + bytes * beta where
+// the sizes can determine it.
+
+#include <QString>
+#include <QStringList>
+
+#include <map>
+#include <optional>
+#include <vector>
+
+namespace commprof::analysis {
+
+struct SweepPoint {
+    double bytes = 0;         // nccl-tests' size: all_gather's output, reduce_scatter's input
+    std::map<int, double> us; // per rank: median of the timed iterations
+    int slowestRank = 0;
+    double slowestUs = 0;            // the time the point is quoted at: the slowest rank's median
+    double algbwGBps = 0;            // bytes / slowestUs
+    std::optional<double> busbwGBps; // algbw * nccl-tests' factor for the kind and world size
+};
+
+struct SweepSeries {
+    QString layer, kind;
+    int worldSize = 0;
+    std::vector<SweepPoint> points; // by size
+    QString unsupported;            // the backend refused this kind: why
+};
+
+// time = alpha + bytes * beta, or a refusal that says why.
+struct LinearFit {
+    bool refused = true;
+    QString reason; // why it was refused
+    QString method;
+    double alphaUs = 0;
+    double betaUsPerByte = 0;
+    double r2 = 0;
+    int sizes = 0;
+    double fromBytes = 0, toBytes = 0;      // the sizes fitted
+    std::optional<double> leftOutFromBytes; // sizes from here on were another regime
+    QString note;                           // why they were left out
+    double predictUs(double bytes) const { return alphaUs + bytes * betaUsPerByte; }
+    // 1 / beta, in GB/s: the bandwidth the fit approaches at large sizes.
+    double asymptoticGBps() const { return betaUsPerByte > 0 ? 1e-3 / betaUsPerByte : 0.0; }
+};
+
+// At least this many distinct sizes, spanning at least this factor, for a fit to be made.
+inline constexpr int kMinFitSizes = 3;
+inline constexpr double kMinFitSpan = 10.0;
+// From the first size whose bandwidth, and every larger size's, is below this fraction of the
+// peak reached at smaller sizes, another regime: those sizes are left out of the fit.
+inline constexpr double kRegimeDrop = 0.8;
+
+// One point from every rank's median time; bandwidths by nccl-tests' definitions.
+SweepPoint sweepPoint(const QString& kind, double bytes, int worldSize,
+                      const std::map<int, double>& usByRank);
+
+// The sweep_rank*.json files of one directory, merged across ranks. Problems (a file that does
+// not parse, ranks that disagree on sizes) are added to *problems naming the file.
+std::vector<SweepSeries> readSweep(const QString& dir, QStringList* problems = nullptr);
+
+// Least squares of time against bytes, each point weighted by 1 / time: timing noise grows
+// with the time but less than in proportion (a busy host adds whole scheduler slices to the
+// smallest sizes), and under 1 / time^2 those outliers at the bottom decided the line, under
+// equal weights the largest sizes alone did (measured on this host, docs/measurement.md);
+// R^2 is that of the same
+// weighted problem. Sizes from the first whose bandwidth stays below kRegimeDrop of the peak
+// before it are left out (note says so). Refused with fewer than kMinFitSizes sizes, a span under
+// kMinFitSpan, or a fit that does not describe the data (R^2 below 0, or a negative beta).
+LinearFit fitLinear(const std::vector<SweepPoint>& points);
+
+} // namespace commprof::analysis

@@ -1,0 +1,29 @@
+#pragma once
+// Real commprof-rank processes in tests: one pool of ranks over loopback, and what went wrong.
+
+#include "rank_files.h"
+#include "runner/rank_pool.h"
+
+inline commprof::runner::PoolOutcome
+runRankPool(const QString& dir, int world, const QStringList& args,
+            const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
+    commprof::runner::PoolSpec spec;
+    spec.program = rankBinary();
+    spec.args =
+        args +
+        QStringList{"--out", dir, "--collective-timeout-s", "60", "--rendezvous-timeout-s", "60"};
+    spec.worldSize = world;
+    spec.workDir = dir;
+    spec.env = env;
+    spec.deadline = QDeadlineTimer(300000);
+    commprof::runner::RankPool pool;
+    return pool.runBlocking(spec);
+}
+
+inline QString poolFailure(const commprof::runner::PoolOutcome& o) {
+    QString s = o.reason;
+    for (const auto& r : o.ranks) {
+        s += QString("\nrank %1 exit %2: %3").arg(r.rank).arg(r.exitCode).arg(r.stderrTail);
+    }
+    return s;
+}

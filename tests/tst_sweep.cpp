@@ -1,0 +1,305 @@
+// commprof-rank --sweep on real Gloo process groups, nccl-tests' bandwidth definitions checked
+// against factors computed by hand, and the alpha-beta fit with its refusals.
+
+#include "analysis/collective_sweep.h"
+#include "cli_runner.h"
+#include "pool_helpers.h"
+#include "report/report_data.h"
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+
+using namespace commprof;
+
+namespace {
+
+const analysis::SweepSeries* seriesOf(const std::vector<analysis::SweepSeries>& all,
+                                      const QString& kind) {
+    for (const auto& s : all) {
+        if (s.kind == kind) {
+            return &s;
+        }
+    }
+    return nullptr;
+}
+
+analysis::SweepPoint timed(double bytes, double us) {
+    return analysis::sweepPoint("all_reduce", bytes, 2, {{0, us}, {1, us}});
+}
+
+} // namespace
+
+class TstSweep : public QObject {
+    Q_OBJECT
+    QTemporaryDir work_;
+    QString sweep2_; // the world-size-2 sweep, once it ran
+
+private slots:
+    // nccl-tests' factors, written out by hand for each kind: all_reduce 2(n-1)/n,
+    // all_gather and reduce_scatter (n-1)/n, broadcast 1.
+    void bandwidthFactorsByHand_data() {
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<int>("world");
+        QTest::addColumn<double>("factor");
+        QTest::newRow("all_reduce n=2") << "all_reduce" << 2 << 1.0;
+        QTest::newRow("all_reduce n=3") << "all_reduce" << 3 << 4.0 / 3.0;
+        QTest::newRow("all_reduce n=4") << "all_reduce" << 4 << 1.5;
+        QTest::newRow("all_gather n=2") << "all_gather" << 2 << 0.5;
+        QTest::newRow("all_gather n=3") << "all_gather" << 3 << 2.0 / 3.0;
+        QTest::newRow("all_gather n=4") << "all_gather" << 4 << 0.75;
+        QTest::newRow("reduce_scatter n=2") << "reduce_scatter" << 2 << 0.5;
+        QTest::newRow("reduce_scatter n=3") << "reduce_scatter" << 3 << 2.0 / 3.0;
+        QTest::newRow("reduce_scatter n=4") << "reduce_scatter" << 4 << 0.75;
+        QTest::newRow("broadcast n=2") << "broadcast" << 2 << 1.0;
+        QTest::newRow("broadcast n=3") << "broadcast" << 3 << 1.0;
+        QTest::newRow("broadcast n=4") << "broadcast" << 4 << 1.0;
+    }
+    void bandwidthFactorsByHand() {
+        QFETCH(QString, kind);
+        QFETCH(int, world);
+        QFETCH(double, factor);
+        // 3 MB in 1.5 ms on the slowest rank: algbw 2 GB/s, by hand.
+        std::map<int, double> us;
+        for (int r = 0; r < world; ++r) {
+            us[r] = r == world - 1 ? 1500.0 : 1000.0;
+        }
+        const auto p = analysis::sweepPoint(kind, 3e6, world, us);
+        QCOMPARE(p.slowestRank, world - 1);
+        QCOMPARE(p.slowestUs, 1500.0);
+        QVERIFY(std::abs(p.algbwGBps - 2.0) < 1e-12);
+        QVERIFY(p.busbwGBps);
+        QVERIFY(std::abs(*p.busbwGBps - 2.0 * factor) < 1e-12);
+    }
+
+    void fitRecoversALineAndRefusesWhatCannotBeFitted() {
+        // Exact times of alpha 20 us + 1 ns per byte over 1 KB .. 1 MB.
+        std::vector<analysis::SweepPoint> line;
+        for (double b = 1024; b <= 1 << 20; b *= 4) {
+            line.push_back(timed(b, 20.0 + b * 1e-3));
+        }
+        const auto fit = analysis::fitLinear(line);
+        QVERIFY2(!fit.refused, qPrintable(fit.reason));
+        QVERIFY(std::abs(fit.alphaUs - 20.0) < 1e-6);
+        QVERIFY(std::abs(fit.betaUsPerByte - 1e-3) < 1e-12);
+        QVERIFY(std::abs(fit.r2 - 1.0) < 1e-9);
+        QVERIFY(std::abs(fit.asymptoticGBps() - 1.0) < 1e-9);
+        // A regime change at the top: bandwidth halves from 2 MB on; those sizes are left out
+        // and the line below is still exact.
+        auto withDrop = line;
+        withDrop.push_back(timed(4194304, 2 * (20.0 + 4194304 * 1e-3)));
+        const auto cut = analysis::fitLinear(withDrop);
+        QVERIFY2(!cut.refused, qPrintable(cut.reason));
+        QCOMPARE(*cut.leftOutFromBytes, 4194304.0);
+        QCOMPARE(cut.toBytes, double(1 << 20));
+        QVERIFY(std::abs(cut.alphaUs - 20.0) < 1e-6);
+        // Two sizes: refused.
+        auto two = analysis::fitLinear({line[0], line[1]});
+        QVERIFY(two.refused);
+        QVERIFY(two.reason.contains("at least 3"));
+        // Three sizes spanning 4x: refused.
+        auto narrow = analysis::fitLinear({timed(1000, 21), timed(2000, 22), timed(4000, 24)});
+        QVERIFY(narrow.refused);
+        QVERIFY2(narrow.reason.contains("span 4x"), qPrintable(narrow.reason));
+        // Time falling with size: refused, never a negative beta or R^2 passed on.
+        auto falling = analysis::fitLinear(
+            {timed(100, 90), timed(1000, 50), timed(10000, 30), timed(100000, 10)});
+        QVERIFY(falling.refused);
+    }
+
+    // The bucket fit of a layer whose buckets queue behind each other came out at R^2 = -0.2 on
+    // the smoke matrix: such a fit is never a macro.
+    void macrosNeverExportANegativeRsquared() {
+        report::ReportData data;
+        store::CellRow cell;
+        cell.id = "c";
+        cell.layer = "gloo_cpu";
+        cell.status = "complete";
+        data.cells.push_back(cell);
+        analysis::AlphaBetaFit bad;
+        bad.alpha = 1e-4;
+        bad.beta = 1e-9;
+        bad.r2 = -0.2;
+        data.byLayer["gloo_cpu"].fit = bad;
+        QString tex = report::macrosTex(data);
+        QVERIFY2(!tex.contains("FitRsquared"), qPrintable(tex));
+        QVERIFY2(!tex.contains("AlphaUs"), qPrintable(tex));
+        QVERIFY2(tex.contains("bucket fit refused (R^2 = -0.200"), qPrintable(tex));
+        data.byLayer["gloo_cpu"].fit->r2 = 0.95;
+        tex = report::macrosTex(data);
+        QVERIFY2(tex.contains("FitRsquared}{0.950}"), qPrintable(tex));
+    }
+
+    void sweepAtWorldSizeTwo() {
+        const QString dir = work_.filePath("ws2");
+        QDir().mkpath(dir);
+        sweep2_ = dir;
+        const auto out =
+            runRankPool(dir, 2,
+                        {"--sweep", "all_reduce,all_gather,reduce_scatter,broadcast",
+                         "--sweep-max-bytes", "4194304", "--threads", "1", "--sweep-iters", "21"});
+        QVERIFY2(out.success, qPrintable(poolFailure(out)));
+        QStringList problems;
+        const auto series = analysis::readSweep(dir, &problems);
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
+        const auto* ar = seriesOf(series, "all_reduce");
+        QVERIFY(ar);
+        QCOMPARE(ar->worldSize, 2);
+        QCOMPARE(int(ar->points.size()), 20); // 8 B .. 4 MiB, doubling
+        QCOMPARE(ar->points.front().bytes, 8.0);
+        QCOMPARE(ar->points.back().bytes, 4194304.0);
+        QString table;
+        for (const auto& p : ar->points) {
+            QCOMPARE(int(p.us.size()), 2);
+            table += QString("%1 B: %2 us, busbw %3 GB/s\n")
+                         .arg(p.bytes)
+                         .arg(p.slowestUs)
+                         .arg(p.busbwGBps.value_or(-1));
+        }
+        qInfo().noquote() << table;
+        const auto fit = analysis::fitLinear(ar->points);
+        QVERIFY2(!fit.refused, qPrintable(fit.reason));
+        qInfo("all_reduce ws2: alpha %.1f us, beta %.4g us/B (%.3f GB/s), R^2 %.3f over %.0f..%.0f "
+              "B",
+              fit.alphaUs, fit.betaUsPerByte, fit.asymptoticGBps(), fit.r2, fit.fromBytes,
+              fit.toBytes);
+        // Bandwidth rises with size: the three largest sizes move data more than a hundred times
+        // faster than the three smallest.
+        std::vector<double> bw;
+        for (const auto& p : ar->points) {
+            bw.push_back(*p.busbwGBps);
+        }
+        const std::size_t n = bw.size();
+        const auto median3 = [](double a, double b, double c) {
+            return std::max(std::min(a, b), std::min(std::max(a, b), c));
+        };
+        const double bottom = median3(bw[0], bw[1], bw[2]);
+        const double top = median3(bw[n - 1], bw[n - 2], bw[n - 3]);
+        QVERIFY2(top > 100 * bottom, qPrintable(table));
+        // Flattens: from 8x smaller to the largest size the bandwidth gains less than 4x
+        // (where only latency counted, 8x the bytes in the same time is 8x the bandwidth).
+        QVERIFY2(bw[n - 1] < 4 * bw[n - 4], qPrintable(table));
+        QVERIFY2(fit.r2 >= 0.9, qPrintable(QString::number(fit.r2)));
+        QVERIFY(fit.toBytes / fit.fromBytes >= 10);
+        if (fit.leftOutFromBytes) {
+            qInfo().noquote() << fit.note;
+        }
+        QVERIFY(fit.alphaUs > 0);
+        // Every kind the backend has is measured; one it lacks says so and has no points.
+        for (const char* kind : {"all_gather", "broadcast", "reduce_scatter"}) {
+            const auto* s = seriesOf(series, kind);
+            QVERIFY2(s, kind);
+            QVERIFY2(!s->points.empty() || !s->unsupported.isEmpty(), kind);
+            QVERIFY2(s->points.empty() || s->unsupported.isEmpty(), kind);
+        }
+    }
+
+    // Each bucket of a traced DDP run predicted from the sweep's fit: the prediction per step is
+    // worked out by hand from the fit's alpha and beta and the rank file's bucket sizes, and the
+    // verdict (within the measured range or not, and by how much) follows the printed numbers.
+    void ddpPredictedFromTheSweep() {
+        QVERIFY(!sweep2_.isEmpty());
+        const QString ddp = work_.filePath("ddp");
+        QDir().mkpath(ddp);
+        const auto out = runRankPool(ddp, 2,
+                                     {"--params", "3e6", "--iterations", "8", "--warmup", "3",
+                                      "--batch-size", "8", "--threads", "1", "--bucket-cap-mb", "4",
+                                      "--first-bucket-mb", "1", "--trace", "--trace-steps", "4"});
+        QVERIFY2(out.success, qPrintable(poolFailure(out)));
+        const CliResult r =
+            runCli("commprof", {"sweep", "summarize", sweep2_, "--json", "--ddp", ddp});
+        const QJsonObject doc = r.json();
+        QVERIFY2(doc.contains("ddp"), r.err.constData());
+        QJsonObject fit;
+        for (const QJsonValue v : doc["series"].toArray()) {
+            if (v.toObject()["kind"].toString() == "all_reduce") {
+                fit = v.toObject()["fit"].toObject();
+            }
+        }
+        QVERIFY(!fit["refused"].toBool());
+        const double alpha = fit["alpha_us"].toDouble();
+        const double beta = fit["beta_us_per_byte"].toDouble();
+        double byHand = 0;
+        const QJsonObject rank0 = readJsonFile(ddp + "/rank0.json");
+        for (const QJsonValue b : rank0["buckets"].toArray()) {
+            if (b.toObject()["iter"].toInt() == 3) {
+                byHand += alpha + beta * b.toObject()["bytes"].toDouble();
+            }
+        }
+        const QJsonObject d = doc["ddp"].toObject();
+        const double predicted = d["predicted_us_per_step"].toDouble();
+        const double measured = d["measured_us_per_step"].toDouble();
+        const double lo = d["measured_min_us"].toDouble();
+        const double hi = d["measured_max_us"].toDouble();
+        QVERIFY2(std::abs(predicted - byHand) < 1e-6 * byHand,
+                 qPrintable(QString("%1 vs %2").arg(predicted).arg(byHand)));
+        QVERIFY(d["rank_steps"].toInt() > 0 && d["rank_steps"].toInt() <= 8); // 2 ranks x 4 steps
+        QVERIFY(lo > 0 && lo <= measured && measured <= hi);
+        QCOMPARE(d["within_range"].toBool(), predicted >= lo && predicted <= hi);
+        QVERIFY(std::abs(d["off_by"].toDouble() - (predicted / measured - 1.0)) < 1e-9);
+        QVERIFY(d["queued_us_per_step"].toDouble() >= 0);
+        for (const QJsonValue b : d["buckets"].toArray()) {
+            const QJsonObject o = b.toObject();
+            QVERIFY(std::abs(o["fraction_of_sweep_bandwidth"].toDouble() -
+                             o["predicted_us"].toDouble() / o["measured_us"].toDouble()) < 1e-9);
+        }
+        // The text says it in words.
+        const CliResult text = runCli("commprof", {"sweep", "summarize", sweep2_, "--ddp", ddp});
+        QVERIFY(text.out.contains("off by"));
+        QVERIFY(text.out.contains("of the sweep's bandwidth at this size"));
+        qInfo().noquote() << text.out.mid(text.out.indexOf("DDP all-reduce"));
+    }
+
+    // At three ranks the factors differ from 1: busbw checked against algbw times the factor
+    // worked out by hand, on real measurements.
+    void busbwAtWorldSizeThree() {
+        const QString dir = work_.filePath("ws3");
+        QDir().mkpath(dir);
+        const auto out = runRankPool(dir, 3,
+                                     {"--sweep", "all_reduce,all_gather", "--sweep-max-bytes",
+                                      "65536", "--threads", "1", "--sweep-iters", "3"});
+        QVERIFY2(out.success, qPrintable(poolFailure(out)));
+        const auto series = analysis::readSweep(dir);
+        const auto* ar = seriesOf(series, "all_reduce");
+        const auto* ag = seriesOf(series, "all_gather");
+        QVERIFY(ar && ag);
+        QCOMPARE(ar->worldSize, 3);
+        QVERIFY(!ar->points.empty() && !ag->points.empty());
+        for (const auto& p : ar->points) {
+            QCOMPARE(int(p.us.size()), 3);
+            const double algbw = p.bytes / (p.slowestUs / 1e6) / 1e9;
+            QVERIFY(std::abs(p.algbwGBps - algbw) < 1e-9 * algbw);
+            QVERIFY(std::abs(*p.busbwGBps - algbw * 4.0 / 3.0) < 1e-9 * algbw);
+        }
+        for (const auto& p : ag->points) {
+            // Sizes are the gathered output: a multiple of 3 ranks x 4-byte floats.
+            QCOMPARE(std::fmod(p.bytes, 12.0), 0.0);
+            QVERIFY(std::abs(*p.busbwGBps - p.algbwGBps * 2.0 / 3.0) < 1e-9 * p.algbwGBps);
+        }
+    }
+
+    void badSweepFlagsAreUsageErrors_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("named");
+        QTest::newRow("unknown kind")
+            << QStringList{"--sweep", "all_reduce,alltoall"} << "alltoall";
+        QTest::newRow("tiny max") << QStringList{"--sweep", "all_reduce", "--sweep-max-bytes", "4"}
+                                  << "--sweep-max-bytes";
+        QTest::newRow("no iterations")
+            << QStringList{"--sweep", "all_reduce", "--sweep-iters", "0"} << "--sweep-iters";
+    }
+    void badSweepFlagsAreUsageErrors() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, named);
+        QProcess p;
+        p.start(rankBinary(), args);
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 2);
+        QVERIFY(p.readAllStandardError().contains(named.toUtf8()));
+    }
+};
+
+QTEST_GUILESS_MAIN(TstSweep)
+#include "tst_sweep.moc"
