@@ -26,4 +26,29 @@ int usage(const QString& text) {
     return BadInput;
 }
 
+bool parseLauncher(const QString& text, std::optional<matrix::LauncherKind>& out) {
+    if (text == "local" || text == "slurm") {
+        out = text == "slurm" ? matrix::LauncherKind::Slurm : matrix::LauncherKind::Local;
+        return true;
+    }
+    return false;
+}
+
+QString slurmStateText(const QJsonObject& s) {
+    QString text = s["state"].toString();
+    if (!s["job_id"].toString().isEmpty()) {
+        text += " job " + s["job_id"].toString();
+    }
+    if (!s["step_id"].toString().isEmpty()) {
+        text += " step " + s["step_id"].toString();
+    }
+    if (s.contains("nodes")) {
+        text += " on " + s["nodes"].toString();
+    }
+    if (s.contains("reason")) {
+        text += " (" + s["reason"].toString() + ")";
+    }
+    return text;
+}
+
 } // namespace commprof::cli

@@ -1,8 +1,12 @@
 #pragma once
 // What every subcommand shares: exit codes and output conventions (docs/cli.md).
 
+#include "matrix/launcher.h"
+
 #include <QJsonObject>
 #include <QStringList>
+
+#include <optional>
 
 namespace commprof::cli {
 
@@ -15,6 +19,11 @@ void printError(const QString& message);
 void printText(const QString& text);
 
 int usage(const QString& text);
+
+// --launcher local|slurm; false for anything else.
+bool parseLauncher(const QString& text, std::optional<matrix::LauncherKind>& out);
+// "RUNNING job 12 step 12.0 on vm (reason)" from a launcher state.
+QString slurmStateText(const QJsonObject& state);
 
 int traceCommand(const QStringList& args);
 int planCommand(const QStringList& args);

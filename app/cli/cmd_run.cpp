@@ -1,4 +1,5 @@
 // commprof run MATRIX.yaml --out DIR [--resume] [--only CELL_ID] [--json-progress] [--profile F]
+//              [--launcher local|slurm]
 
 #include "cli_common.h"
 
@@ -100,7 +101,7 @@ private:
 
 int runCommand(const QStringList& args) {
     const QString use = "commprof run MATRIX.yaml --out DIR [--resume] [--only CELL_ID] "
-                        "[--json-progress] [--profile FILE]";
+                        "[--json-progress] [--profile FILE] [--launcher local|slurm]";
     QString path;
     runner::RunOptions options;
     feasibility::PlanOptions planOptions;
@@ -118,6 +119,10 @@ int runCommand(const QStringList& args) {
             planOptions.profilePath = args[++i];
         } else if (a == "--json-progress") {
             jsonProgress = true;
+        } else if (a == "--launcher" && i + 1 < args.size()) {
+            if (!parseLauncher(args[++i], planOptions.launcher)) {
+                return usage(use);
+            }
         } else if (a.startsWith("--") || !path.isEmpty()) {
             return usage(use);
         } else {
@@ -155,6 +160,15 @@ int runCommand(const QStringList& args) {
                                             {"detail", detail}});
                          std::fprintf(stderr, "%s%-34s %s %s\n", tty ? "\r\033[K" : "",
                                       qPrintable(id), runner::toString(s), qPrintable(detail));
+                     });
+    QObject::connect(&run, &runner::MatrixRunner::launcherState,
+                     [&](const QString& id, const QJsonObject& state) {
+                         QJsonObject o = state;
+                         o["event"] = "slurm";
+                         o["cell"] = id;
+                         progress.emitLine(o);
+                         std::fprintf(stderr, "%s%-34s slurm %s\n", tty ? "\r\033[K" : "",
+                                      qPrintable(id), qPrintable(slurmStateText(state)));
                      });
     QObject::connect(&run, &runner::MatrixRunner::rankProgress,
                      [&](const QString& id, int rank, const QJsonObject& e) {
