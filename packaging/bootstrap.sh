@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs what commprof needs (Debian 12 packages), builds it, and either runs the default
-# experiment or the test suite.
+# Installs what commprof needs (Debian 12 packages, listed in packages.sh), builds it, and
+# either runs the default experiment or the test suite.
 #
 #   packaging/bootstrap.sh run    build, run configs/experiments/smoke.yaml into ./results/,
 #                                 write the report, open the workbench on it
@@ -12,12 +12,9 @@ ROOT=$(pwd)
 BUILD=${COMMPROF_BUILD_DIR:-$ROOT/build}
 JOBS=${COMMPROF_JOBS:-$(nproc)}
 
-PACKAGES=(
-  build-essential cmake ninja-build ccache pkg-config
-  qt6-base-dev qt6-svg-dev libgl-dev libqcustomplot-dev fonts-dejavu-core
-  libyaml-cpp-dev libsqlite3-dev libsimdjson-dev zlib1g-dev
-  libtorch-dev libgloo-dev
-)
+# shellcheck source=packages.sh
+source "$ROOT/packaging/packages.sh"
+mapfile -t PACKAGES < <(commprof_packages debian12)
 
 install_packages() {
   local missing=()
@@ -77,7 +74,8 @@ case "${1:-}" in
   test)
     install_packages
     build
-    ctest --test-dir "$BUILD" --output-on-failure -j "$JOBS"
+    # python3-torch is in the list: the Python DDP reference must run, never skip.
+    COMMPROF_REQUIRE_PYTORCH=1 ctest --test-dir "$BUILD" --output-on-failure -j "$JOBS"
     ;;
   *)
     echo "usage: $0 run|test" >&2

@@ -6,6 +6,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcessEnvironment>
 #include <QString>
 
 inline QJsonObject readJsonFile(const QString& path) {
@@ -31,6 +32,22 @@ inline bool copyDir(const QString& from, const QString& to) {
 
 inline QString rankBinary() {
     return QString(COMMPROF_BIN_DIR "/commprof-rank");
+}
+
+// The torchrun-style rendezvous environment of one rank on loopback; the store token is left
+// unset unless given.
+inline QProcessEnvironment rankEnvironment(int rank, int world, int port,
+                                           const QString& storeToken = QString()) {
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("RANK", QString::number(rank));
+    env.insert("WORLD_SIZE", QString::number(world));
+    env.insert("MASTER_ADDR", "127.0.0.1");
+    env.insert("MASTER_PORT", QString::number(port));
+    env.remove("COMMPROF_STORE_TOKEN");
+    if (!storeToken.isNull()) {
+        env.insert("COMMPROF_STORE_TOKEN", storeToken);
+    }
+    return env;
 }
 
 inline bool writeJsonFile(const QString& path, const QJsonObject& o) {

@@ -1,19 +1,51 @@
 // The matrix designer, offscreen: editing world sizes changes the cells and the bars, a YAML
-// typo is marked at its line, and the last good plan stays on screen.
+// typo is marked at its line (text, gutter) and the last good plan stays on screen; the
+// feasibility panel keeps the machine's figure when "auto" is unticked, tells a binding pool
+// that is over budget from one that is merely closest, tints infeasible rows, keeps the
+// selected row across edits, and says why a pool has no budget.
 
+#include "code_editor.h"
 #include "feasibility_bars.h"
 #include "image_checks.h"
+#include "jobs/job_tracker.h"
 #include "matrix_designer.h"
 #include "models/cell_table_model.h"
 
 #include <QAbstractItemModelTester>
+#include <QCheckBox>
+#include <QDoubleSpinBox>
+#include <QLineEdit>
 #include <QListWidget>
-#include <QPlainTextEdit>
 #include <QSignalSpy>
+#include <QTableView>
 #include <QTest>
 #include <QTextCursor>
 
 using namespace commprof;
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr int kPlanWaitMs = 30000;
+
+// Waits for the plan that follows a change (after the debounce, off the GUI thread).
+bool waitForPlan(widgets::MatrixDesigner& d) {
+    QSignalSpy planned(&d, &widgets::MatrixDesigner::planChanged);
+    return planned.wait(kPlanWaitMs);
+}
+
+int redPixels(const QImage& image) {
+    int n = 0;
+    for (int y = 0; y < image.height(); ++y) {
+        for (int x = 0; x < image.width(); ++x) {
+            const QColor c = image.pixelColor(x, y);
+            n += c.red() > 150 && c.green() < 80 && c.blue() < 80;
+        }
+    }
+    return n;
+}
+
+} // namespace
 
 class TstGuiDesigner : public QObject {
     Q_OBJECT
@@ -24,60 +56,185 @@ private slots:
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         designer.setBudgets(8.0, std::nullopt, 0);
         designer.loadFile(COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml");
-        QCOMPARE(designer.cells()->rowCount(), 2);
+        QTRY_COMPARE_WITH_TIMEOUT(designer.cells()->rowCount(), 2, kPlanWaitMs);
         QCOMPARE(designer.worldSizes()->count(), 2);
+        QCOMPARE(designer.summary(), QString("2 cells: 2 feasible, 0 skipped_infeasible"));
         const double before = designer.bars()->estimate().host.total();
         QVERIFY(before > 0);
 
         // Type a larger world size: after the debounce, three cells and a bigger worst cell.
-        QSignalSpy replanned(&designer, &widgets::MatrixDesigner::planChanged);
         QString text = designer.editor()->toPlainText();
         text.replace("world_sizes: [1, 2]", "world_sizes: [1, 2, 8]");
         designer.editor()->setPlainText(text);
-        QVERIFY(replanned.wait(widgets::MatrixDesigner::kDebounceMs * 10));
+        QVERIFY(waitForPlan(designer));
         QCOMPARE(designer.cells()->rowCount(), 3);
         QCOMPARE(designer.worldSizes()->count(), 3);
+        QCOMPARE(designer.summary(), QString("3 cells: 3 feasible, 0 skipped_infeasible"));
         const double after = designer.bars()->estimate().host.total();
         QVERIFY2(std::abs(after / before - 4.0) < 1e-9,
                  qPrintable(QString::number(after / before))); // ws8 vs ws2
-        QCOMPARE(designer.bars()->estimate().host.budgetBytes, 8.0 * 1024 * 1024 * 1024);
+        QCOMPARE(designer.bars()->estimate().host.budgetBytes, 8.0 * kGiB);
 
-        // A typo, typed as a user would (one character deleted): marked at its line, and the
-        // cells stay as they were.
+        // A typo, typed as a user would (one character deleted): marked at its line in the
+        // text and in the gutter, and the cells stay as they were.
         text = designer.editor()->toPlainText();
-        const int line = text.left(text.indexOf("world_sizes")).count('\n') + 1;
+        const int line = int(text.left(text.indexOf("world_sizes")).count('\n')) + 1;
         QTextCursor cursor(designer.editor()->document());
         cursor.setPosition(int(text.indexOf("world_sizes:") + QString("world_size").size()));
         cursor.deleteChar();
-        QTRY_COMPARE_WITH_TIMEOUT(designer.errorLine(), line,
-                                  widgets::MatrixDesigner::kDebounceMs * 10);
+        QTRY_COMPARE_WITH_TIMEOUT(designer.errorLine(), line, kPlanWaitMs);
         QVERIFY(designer.errorText().contains("did you mean 'world_sizes'"));
         QCOMPARE(designer.errorColumn(), 1); // the key starts the line
+        QCOMPARE(designer.editor()->markedLine(), line);
         QCOMPARE(designer.cells()->rowCount(), 3);
+
+        // Go to the error: the cursor lands on its line.
+        designer.goToError();
+        QCOMPARE(designer.editor()->textCursor().blockNumber() + 1, line);
 
         // Undo brings the matrix back.
         designer.editor()->undo();
-        designer.replanNow();
+        QVERIFY(waitForPlan(designer));
         QCOMPARE(designer.errorLine(), 0);
+        QCOMPARE(designer.editor()->markedLine(), 0);
 
         designer.resize(1100, 800);
         designer.show();
         QVERIFY(QTest::qWaitForWindowExposed(&designer));
         QVERIFY(distinctColours(designer.bars()->grab().toImage()) > 5);
+        QVERIFY(designer.editor()->gutterWidth() > 10); // line numbers are drawn
     }
 
-    void infeasibleCellsStayWithTheirNumbers() {
+    void anErrorFarDownIsBroughtIntoViewWhenTheFileOpens() {
+        widgets::MatrixDesigner designer;
+        designer.resize(700, 500);
+        designer.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&designer));
+        QString yaml;
+        for (int i = 0; i < 150; ++i) {
+            yaml += QString("# comment line %1\n").arg(i);
+        }
+        yaml += "name: far\nmodels: [{name: m, params: 1e6}]\nlayers: [{name: gloo_cpu}]\n"
+                "world_sizez: [1]\n";
+        designer.setText(yaml, "far.yaml");
+        QTRY_COMPARE_WITH_TIMEOUT(designer.errorLine(), 154, kPlanWaitMs);
+        QVERIFY2(designer.editor()->firstVisibleLine() > 100,
+                 qPrintable(QString::number(designer.editor()->firstVisibleLine())));
+    }
+
+    void infeasibleCellsStayWithTheirNumbersAndAreTinted() {
         widgets::MatrixDesigner designer;
         designer.setBudgets(0.3, std::nullopt, 0); // ws1 needs about 0.19 GiB, ws2 about 0.38
         designer.loadFile(COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml");
+        QVERIFY(waitForPlan(designer));
         QCOMPARE(designer.cells()->rowCount(), 2);
         const auto& worst = designer.bars()->estimate();
         QVERIFY(!worst.feasible);
         QVERIFY(worst.reason.contains("host demand"));
-        QCOMPARE(designer.cells()
-                     ->data(designer.cells()->index(1, models::CellTableModel::Feasible))
-                     .toString(),
+        auto* cells = designer.cells();
+        QCOMPARE(cells->data(cells->index(1, models::CellTableModel::Feasible)).toString(),
                  QString("skipped_infeasible"));
+        QCOMPARE(cells->data(cells->index(1, 0), models::CellTableModel::InfeasibleRole).toBool(),
+                 true);
+        QCOMPARE(cells->data(cells->index(0, 0), models::CellTableModel::InfeasibleRole).toBool(),
+                 false);
+        designer.resize(1100, 800);
+        designer.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&designer));
+        // On screen: the infeasible row is tinted red, the feasible one is not.
+        QTableView* table = designer.cellTable();
+        table->clearSelection();
+        const QImage shot = table->viewport()->grab().toImage();
+        const auto tint = [&](int row) {
+            const QRect r = table->visualRect(cells->index(row, models::CellTableModel::Layer));
+            return shot.pixelColor(r.right() - 3, r.center().y());
+        };
+        QVERIFY2(tint(1).red() > tint(1).green() + 15, qPrintable(tint(1).name()));
+        QVERIFY2(std::abs(tint(0).red() - tint(0).green()) < 10, qPrintable(tint(0).name()));
+    }
+
+    void theBindingPoolOverBudgetIsRedAndMerelyClosestIsNot() {
+        widgets::FeasibilityBars bars;
+        bars.resize(600, 160);
+        feasibility::FootprintEstimate e;
+        e.host.pool = feasibility::Pool::Host;
+        e.host.used = true;
+        e.host.budgetBytes = 4 * kGiB;
+        e.host.terms = {{"parameters", feasibility::Pool::Host, 1 * kGiB}};
+        e.feasible = true;
+        e.binding = feasibility::Pool::Host;
+        bars.setEstimate("fits", e);
+        QCOMPARE(redPixels(bars.grab().toImage()), 0);
+        QVERIFY(bars.caption(e.host).startsWith("1.00 GiB of 4.00 GiB (25 %)"));
+
+        e.host.terms = {{"parameters", feasibility::Pool::Host, 6 * kGiB}};
+        e.feasible = false;
+        e.reason = "host demand 6.00 GiB > budget 4.00 GiB";
+        bars.setEstimate("too big", e);
+        QVERIFY(redPixels(bars.grab().toImage()) > 200);
+
+        // A pool with no budget says so, in full.
+        feasibility::Demand device;
+        device.pool = feasibility::Pool::Device;
+        device.used = true;
+        device.terms = {{"weights", feasibility::Pool::Device, 0.64 * kGiB}};
+        const QString caption = bars.caption(device);
+        QCOMPARE(caption, QString("needs 0.64 GiB; no device memory to give (budget 0)"));
+        QVERIFY(bars.fontMetrics().horizontalAdvance(caption) < bars.width() - 80);
+    }
+
+    void uncheckingAutoKeepsTheMachinesFigure() {
+        widgets::MatrixDesigner designer;
+        designer.loadFile(COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml");
+        QVERIFY(waitForPlan(designer));
+        const double machine = designer.plan()->budget.hostBytes / kGiB;
+        QVERIFY(machine > 0.5);
+        QCOMPARE(designer.hostBudget()->value(), std::round(machine * 100) / 100);
+        designer.hostAuto()->setChecked(false);
+        QVERIFY(designer.hostBudget()->isEnabled());
+        QVERIFY(waitForPlan(designer));
+        // The budget in use is still the machine's figure (to the box's 0.01 GiB), not a default.
+        QVERIFY2(
+            std::abs(designer.plan()->budget.hostBytes / kGiB - machine) < 0.006,
+            qPrintable(
+                QString("%1 vs %2").arg(designer.plan()->budget.hostBytes / kGiB).arg(machine)));
+        designer.hostBudget()->setValue(0.25);
+        QVERIFY(waitForPlan(designer));
+        QCOMPARE(designer.plan()->budget.hostBytes, 0.25 * kGiB);
+    }
+
+    void theSelectedRowSurvivesEdits() {
+        widgets::MatrixDesigner designer;
+        designer.setBudgets(8.0, std::nullopt, 0);
+        designer.loadFile(COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml");
+        QVERIFY(waitForPlan(designer));
+        designer.selectCell("mlp2m_gloo_cpu_ws1_r0");
+        QCOMPARE(designer.selectedCell(), QString("mlp2m_gloo_cpu_ws1_r0"));
+        QCOMPARE(designer.bars()->cellId(), QString("mlp2m_gloo_cpu_ws1_r0"));
+        designer.editor()->appendPlainText("# a comment");
+        QVERIFY(waitForPlan(designer));
+        QCOMPARE(designer.selectedCell(), QString("mlp2m_gloo_cpu_ws1_r0"));
+        QCOMPARE(designer.bars()->cellId(), QString("mlp2m_gloo_cpu_ws1_r0"));
+        QVERIFY(designer.isModified());
+    }
+
+    void sortAndFilterWorkOnThePlan() {
+        widgets::MatrixDesigner designer;
+        designer.setBudgets(8.0, std::nullopt, 0);
+        designer.setText("name: s\nmodels: [{name: a, params: 1e6}, {name: b, params: 3e6}]\n"
+                         "layers: [{name: gloo_cpu}]\nworld_sizes: [4, 1, 2]\n",
+                         "s.yaml");
+        QVERIFY(waitForPlan(designer));
+        auto* cells = designer.cells();
+        QAbstractItemModelTester tester(cells,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(cells->rowCount(), 6);
+        cells->sort(models::CellTableModel::HostGiB, Qt::DescendingOrder);
+        // b at 4 ranks needs the most (3x the parameters of a, 4 ranks): by hand.
+        QCOMPARE(cells->data(cells->index(0, 0)).toString(), QString("b_gloo_cpu_ws4_r0"));
+        QCOMPARE(cells->data(cells->index(5, 0)).toString(), QString("a_gloo_cpu_ws1_r0"));
+        designer.cellFilter()->setText("ws2");
+        QCOMPARE(cells->rowCount(), 2);
     }
 };
 

@@ -3,6 +3,7 @@
 #include "cell_inspector_panel.h"
 #include "cli_runner.h"
 #include "image_checks.h"
+#include "models/cell_figures_model.h"
 #include "models/results_cell_model.h"
 #include "rank_files.h"
 #include "report/report_data.h"
@@ -14,7 +15,10 @@
 
 #include <QAbstractItemModelTester>
 #include <QDir>
+#include <QLineEdit>
 #include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -111,17 +115,20 @@ private slots:
                     .toString()
                     .contains("3 rank files, world_size 8"));
         QCOMPARE(m->data(m->index(row, models::ResultsCellModel::StepMs)).toString(), QString("-"));
-        // In the plot: a red cross at world size 8, not a point of a series.
+        // In the plot: a flagged marker at world size 8, not a point of a series.
         QCustomPlot* overhead = view.plot("overhead_vs_world_size");
         bool flagged = false;
+        for (int i = 0; i < overhead->itemCount(); ++i) {
+            const auto* t = qobject_cast<QCPItemText*>(overhead->item(i));
+            if (t && t->objectName() == "flagged") {
+                flagged = t->property("cellId").toString() == "mlp2m_gloo_cpu_ws8_r0" &&
+                          t->position->key() == 8;
+            }
+        }
         for (int i = 0; i < overhead->graphCount(); ++i) {
             const QCPGraph* g = overhead->graph(i);
-            if (g->name().startsWith("incomplete")) {
-                flagged = g->data()->size() == 1 && g->data()->begin()->key == 8;
-            } else {
-                for (auto it = g->data()->begin(); it != g->data()->end(); ++it) {
-                    QVERIFY(it->key != 8);
-                }
+            for (auto it = g->data()->begin(); it != g->data()->end(); ++it) {
+                QVERIFY(it->key != 8);
             }
         }
         QVERIFY(flagged);
@@ -137,35 +144,48 @@ private slots:
     void inspectorShowsTheCellsTwoInstruments() {
         widgets::CellInspectorPanel panel;
         panel.showCell(data_, "mlp2m_gloo_cpu_ws2_r0");
-        QVERIFY(panel.agreementText().contains("trace / hook"));
-        QVERIFY(panel.agreementText().contains("within"));
+        const models::CellFiguresModel* f = panel.figures();
+        const int ratioRow = f->rowOf("trace / hook, same steps");
+        QVERIFY(ratioRow >= 0);
+        const double ratio = f->data(f->index(ratioRow, 1)).toString().toDouble();
+        const store::CellRow* cell = widgets::findCell(data_, "mlp2m_gloo_cpu_ws2_r0");
+        QVERIFY(std::abs(ratio - *cell->hookTraceAgreement) < 5e-4);
+        // It is not the ratio of the two medians shown above it, and it says so.
+        QVERIFY(f->data(f->index(ratioRow, 0), Qt::ToolTipRole).toString().contains("not the ratio"));
+        // The verdict follows the number beside it (by hand: within 10 % of 1 or not).
+        const QString verdict = f->data(f->index(ratioRow, 2)).toString();
+        QCOMPARE(verdict.startsWith("agree within"), std::abs(ratio - 1.0) <= 0.10);
         QCOMPARE(panel.plot()->graph(0)->dataCount(),
                  int(data_.bucketsByCell.value("mlp2m_gloo_cpu_ws2_r0").size()));
         panel.showCell(data_, "mlp2m_gloo_cpu_ws8_r0");
-        QVERIFY(panel.agreementText().contains("incomplete"));
+        QCOMPARE(f->data(f->index(0, 1)).toString(), QString("incomplete"));
+        QVERIFY(f->data(f->index(0, 2)).toString().contains("3 rank files, world_size 8"));
+        QCOMPARE(f->rowOf("trace / hook, same steps"), -1); // an incomplete cell's figures are not shown
         QCOMPARE(panel.plot()->graphCount(), 0);
     }
 
-    void exportWritesNonBlankFiles() {
+    void verdictWordsFollowTheRatio() {
+        QCOMPARE(models::agreementVerdict(1.05, 0.10), QString("agree within ±10 %"));
+        QCOMPARE(models::agreementVerdict(0.9, 0.10), QString("agree within ±10 %"));
+        QCOMPARE(models::agreementVerdict(1.23, 0.10),
+                 QString("trace 23.0 % above hook (beyond ±10 %)"));
+        QCOMPARE(models::agreementVerdict(0.5, 0.10),
+                 QString("trace 50.0 % below hook (beyond ±10 %)"));
+    }
+
+    void tableSortsNumbersAsNumbersAndFilters() {
         widgets::ResultsView view;
-        view.resize(1200, 700);
         view.setData(data_);
-        const QString out = work_.filePath("export");
-        const QStringList files = view.exportPlots(out);
-        QCOMPARE(files.size(), 9);
-        for (const QString& f : files) {
-            QFile file(f);
-            QVERIFY(file.open(QIODevice::ReadOnly));
-            const QByteArray head = file.read(400);
-            if (f.endsWith(".pdf")) {
-                QVERIFY(head.startsWith("%PDF-"));
-            } else if (f.endsWith(".svg")) {
-                QVERIFY(head.contains("<svg"));
-                QVERIFY(file.size() > 2000);
-            } else {
-                QVERIFY(distinctColours(QImage(f), 3) > 8);
-            }
-        }
+        QSortFilterProxyModel* sorted = view.sortedModel();
+        view.table()->sortByColumn(models::ResultsCellModel::WorldSize, Qt::DescendingOrder);
+        QCOMPARE(sorted->data(sorted->index(0, models::ResultsCellModel::WorldSize)).toInt(), 8);
+        QCOMPARE(sorted->data(sorted->index(2, models::ResultsCellModel::WorldSize)).toInt(), 1);
+        view.filter()->setText("incomplete");
+        QCOMPARE(sorted->rowCount(), 1);
+        // Selecting a cell the filter hides shows it rather than selecting nothing.
+        view.selectCell("mlp2m_gloo_cpu_ws1_r0");
+        QCOMPARE(view.selectedCell(), QString("mlp2m_gloo_cpu_ws1_r0"));
+        QCOMPARE(sorted->rowCount(), 3);
     }
 };
 

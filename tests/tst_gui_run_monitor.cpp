@@ -10,7 +10,12 @@
 
 #include <QAbstractItemModelTester>
 #include <QDir>
+#include <QHeaderView>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QScrollBar>
 #include <QSignalSpy>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -18,10 +23,11 @@ using namespace commprof;
 
 namespace {
 
-feasibility::Plan planOf(const QString& yaml) {
+std::shared_ptr<const feasibility::Plan> planOf(const QString& yaml) {
     feasibility::PlanOptions o;
     o.overrides = {16.0, std::nullopt, 0};
-    return feasibility::makePlan(matrix::parseMatrix(yaml.toUtf8(), "inline.yaml"), o);
+    return std::make_shared<const feasibility::Plan>(
+        feasibility::makePlan(matrix::parseMatrix(yaml.toUtf8(), "inline.yaml"), o));
 }
 
 } // namespace
@@ -36,15 +42,21 @@ private slots:
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         feasibility::PlanOptions o;
         o.overrides = {16.0, std::nullopt, 0};
-        monitor.setPlan(
-            feasibility::makePlan(COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml", o));
+        monitor.setPlan(std::make_shared<const feasibility::Plan>(
+            feasibility::makePlan(COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml", o)));
         monitor.setOutput(out.path(), rankBinary());
         monitor.resize(900, 700);
         monitor.show();
         QSignalSpy done(&monitor, &widgets::RunMonitor::finished);
         monitor.start();
         QVERIFY(monitor.running());
-        QVERIFY(done.wait(240000));
+        QCOMPARE(monitor.overallProgress()->maximum(), 2);
+        // Mid-run, once the first cell is done: an estimate of the time left.
+        QTRY_VERIFY_WITH_TIMEOUT(monitor.model()->cellsFinished() >= 1 || done.count() > 0, 240000);
+        if (done.isEmpty()) {
+            QVERIFY2(monitor.etaText().contains("left"), qPrintable(monitor.etaText()));
+        }
+        QVERIFY(done.count() > 0 || done.wait(240000));
         const auto summary = done.takeFirst().at(0).value<runner::RunSummary>();
         QCOMPARE(summary.complete, 2);
         for (const auto& [id, world] : {std::pair{QString("mlp2m_gloo_cpu_ws1_r0"), 1},
@@ -60,9 +72,57 @@ private slots:
             }
             QVERIFY(QFile::exists(out.filePath("cells/" + id + "/manifest.json")));
         }
-        QVERIFY(monitor.bucketPlot()->graphCount() >= 2);
-        QVERIFY(monitor.bucketPlot()->graph(0)->dataCount() > 10);
-        QVERIFY(monitor.logText().contains("run finished: 2 complete"));
+        QCOMPARE(monitor.overallProgress()->value(), 2);
+        // The live plot holds the last cell's points only: one graph per rank of ws2, named
+        // in the legend, over whole iterations.
+        QCustomPlot* plot = monitor.bucketPlot();
+        QCOMPARE(plot->graphCount(), 2);
+        QCOMPARE(plot->graph(0)->name(), QString("rank 0"));
+        QVERIFY(plot->legend->visible());
+        QVERIFY(plot->graph(0)->dataCount() > 10);
+        plot->replot();
+        for (double tick : plot->xAxis->tickVector()) {
+            QCOMPARE(tick, std::round(tick));
+        }
+        // No point on or outside the frame.
+        for (int g = 0; g < plot->graphCount(); ++g) {
+            for (auto it = plot->graph(g)->data()->begin(); it != plot->graph(g)->data()->end();
+                 ++it) {
+                QVERIFY(plot->xAxis->range().contains(it->key) &&
+                        it->key > plot->xAxis->range().lower);
+                QVERIFY(plot->yAxis->range().contains(it->value) &&
+                        it->value < plot->yAxis->range().upper);
+            }
+        }
+        QVERIFY(monitor.logText().contains("run finished: 2 complete, 0 failed, 0 stopped"));
+        // The log follows its tail.
+        QCOMPARE(monitor.log()->verticalScrollBar()->value(),
+                 monitor.log()->verticalScrollBar()->maximum());
+        // The cell column is wide enough for the whole id, the header for its title.
+        const QFontMetrics fm = monitor.table()->fontMetrics();
+        QVERIFY(monitor.table()->columnWidth(0) >= fm.horizontalAdvance("mlp2m_gloo_cpu_ws2_r0"));
+        QVERIFY(monitor.table()->columnWidth(2) >=
+                monitor.table()->horizontalHeader()->fontMetrics().horizontalAdvance(
+                    "elapsed / deadline"));
+    }
+
+    void etaFollowsFinishedCells() {
+        models::RunStateModel m;
+        m.setPlan(planOf("name: e\nmodels: [{name: tiny, params: 2e5}]\n"
+                         "layers: [{name: gloo_cpu}]\nworld_sizes: [1, 2, 3]\n"));
+        QVERIFY(!m.etaSeconds()); // no basis yet
+        m.onCellState("tiny_gloo_cpu_ws1_r0", runner::CellState::Running, {});
+        QTest::qWait(300);
+        m.onCellState("tiny_gloo_cpu_ws1_r0", runner::CellState::Complete, {});
+        const double cellS = m.cell("tiny_gloo_cpu_ws1_r0")->elapsedMs / 1000.0;
+        QVERIFY(cellS >= 0.3);
+        // Two cells to go, each as long as the one that ran (by hand: 2 x its time).
+        QVERIFY(std::abs(*m.etaSeconds() - 2 * cellS) < 1e-9);
+        m.onCellState("tiny_gloo_cpu_ws2_r0", runner::CellState::Running, {});
+        m.onCellState("tiny_gloo_cpu_ws2_r0", runner::CellState::Complete, {});
+        m.onCellState("tiny_gloo_cpu_ws3_r0", runner::CellState::SkippedInfeasible, {});
+        QCOMPARE(m.cellsFinished(), 3);
+        QCOMPARE(*m.etaSeconds(), 0.0);
     }
 
     void stopEndsEveryRankAndLeavesTheDirectoryConsistent() {
@@ -88,6 +148,13 @@ private slots:
         monitor.stop();
         QVERIFY(done.wait(60000));
         QVERIFY(done.takeFirst().at(0).value<runner::RunSummary>().stopped);
+        // The user's Stop is "stopped" here, not a failure.
+        const int row = monitor.model()->rowOf("tiny_gloo_cpu_ws2_r0");
+        QCOMPARE(monitor.model()
+                     ->data(monitor.model()->index(row, models::RunStateModel::State))
+                     .toString(),
+                 QString("stopped"));
+        QVERIFY2(monitor.logText().contains("0 failed, 1 stopped"), qPrintable(monitor.logText()));
         for (const auto& r : ranks) {
             QVERIFY(!runner::stillRunning(r));
         }

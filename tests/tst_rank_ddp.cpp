@@ -83,6 +83,47 @@ QList<qint64> expectedBucketBytes(const QJsonArray& params, double firstMb, doub
     return out;
 }
 
+// The torch version of Debian's python3, or an empty string when it has none.
+QString pythonTorchVersion() {
+    QProcess p;
+    p.start("/usr/bin/python3", {"-c", "import torch; print(torch.__version__)"});
+    if (!p.waitForFinished(120000) || p.exitCode() != 0) {
+        return {};
+    }
+    return QString(p.readAllStandardOutput()).trimmed();
+}
+
+// PyTorch's own Python DDP on the model of a rank file (tests/pytorch_reference.py).
+QJsonObject pytorchReference(const QString& rankFile, const QStringList& args, QString& error) {
+    QProcess p;
+    p.start("/usr/bin/python3",
+            QStringList{COMMPROF_SOURCE_DIR "/tests/pytorch_reference.py", rankFile} + args);
+    if (!p.waitForFinished(180000) || p.exitCode() != 0) {
+        error = p.readAllStandardError();
+        return {};
+    }
+    return QJsonDocument::fromJson(p.readAllStandardOutput()).object();
+}
+
+QList<qint64> toList(const QJsonValue& array) {
+    QList<qint64> out;
+    for (const QJsonValue v : array.toArray()) {
+        out << v.toInteger();
+    }
+    return out;
+}
+
+QList<qint64> bucketBytesAt(const QJsonObject& rankFile, int iteration) {
+    QList<qint64> out;
+    for (const QJsonValue bValue : rankFile["buckets"].toArray()) {
+        const QJsonObject b = bValue.toObject();
+        if (b["iter"].toInt() == iteration) {
+            out << b["bytes"].toInteger();
+        }
+    }
+    return out;
+}
+
 } // namespace
 
 class TstRankDdp : public QObject {
@@ -189,12 +230,7 @@ private slots:
         const int port = RankPool::freeLoopbackPort();
         QTemporaryDir dir;
         QProcess p;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert("RANK", "0");
-        env.insert("WORLD_SIZE", "2");
-        env.insert("MASTER_ADDR", "127.0.0.1");
-        env.insert("MASTER_PORT", QString::number(port));
-        p.setProcessEnvironment(env);
+        p.setProcessEnvironment(rankEnvironment(0, 2, port));
         p.start(rankBinary(), {"--out", dir.path(), "--rendezvous-timeout-s", "10"});
         QVERIFY(p.waitForStarted());
         // /proc/net/tcp{,6} list listening sockets (state 0A) as hex address:port.
@@ -245,14 +281,60 @@ private slots:
         const QList<qint64> expected = expectedBucketBytes(f["parameters"].toArray(), 1.0, 25.0);
         QCOMPARE(expected.size(), 3);
         QVERIFY(expected[0] < 25 * 1024 * 1024);
-        QList<qint64> got;
-        for (const QJsonValue bValue : f["buckets"].toArray()) {
-            const QJsonObject b = bValue.toObject();
-            if (b["iter"].toInt() == 2) {
-                got << b["bytes"].toInteger();
+        QCOMPARE(bucketBytesAt(f, 2), expected);
+    }
+
+    // The buckets after DDP's rebuild against Python DDP's own on this platform's PyTorch.
+    // With an explicit cap, 1.13 keeps a 1 MiB first bucket and 2.x caps it like the rest.
+    void bucketsMatchPythonDdp_data() {
+        QTest::addColumn<QString>("params");
+        QTest::addColumn<double>("capMb"); // 0: DDP's defaults
+        QTest::newRow("default caps, 3 buckets") << "1e7" << 0.0;
+        QTest::newRow("explicit 0.25 MiB cap") << "4e5" << 0.25;
+    }
+    void bucketsMatchPythonDdp() {
+        QFETCH(QString, params);
+        QFETCH(double, capMb);
+        const QString version = pythonTorchVersion();
+        if (version.isEmpty()) {
+            if (qEnvironmentVariableIsSet("COMMPROF_REQUIRE_PYTORCH")) {
+                QFAIL("/usr/bin/python3 cannot import torch (install python3-torch)");
             }
+            QSKIP("/usr/bin/python3 has no torch: no Python DDP to compare with");
         }
-        QCOMPARE(got, expected);
+        const bool twoX = version.section('.', 0, 0).toInt() >= 2;
+        const double firstMb = capMb == 0 ? 1.0 : (twoX ? capMb : 1.0);
+        QStringList args{"--params",  params, "--iterations",      "3",
+                         "--warmup",  "1",    "--batch-size",      "8",
+                         "--threads", "1",    "--first-bucket-mb", QString::number(firstMb)};
+        QStringList refArgs;
+        if (capMb > 0) {
+            args << "--bucket-cap-mb" << QString::number(capMb);
+            refArgs << "--bucket-cap-mb" << QString::number(capMb);
+        }
+        QTemporaryDir dir;
+        const PoolOutcome out = runPool(dir.path(), 2, args);
+        QVERIFY2(out.success, qPrintable(failure(out)));
+        const QJsonObject f = readJsonFile(dir.filePath("rank0.json"));
+        QString error;
+        const QJsonObject ref = pytorchReference(dir.filePath("rank0.json"), refArgs, error);
+        QVERIFY2(!ref.isEmpty(), qPrintable(error));
+        qInfo("python torch %s, commprof-rank libtorch %s: Python DDP rebuilt %s",
+              qPrintable(ref["torch_version"].toString()),
+              qPrintable(f["torch_version"].toString()),
+              qPrintable(QJsonDocument(ref["ddp_rebuilt_bucket_bytes"].toArray())
+                             .toJson(QJsonDocument::Compact)));
+        QCOMPARE(ref["first_bucket_bytes"].toInteger(), qint64(firstMb * 1024 * 1024));
+        const QList<qint64> got = bucketBytesAt(f, 2);
+        QCOMPARE(got, toList(ref["ddp_rebuilt_bucket_bytes"]));
+        QCOMPARE(got, toList(ref["assignment_bucket_bytes"]));
+        const QJsonArray parameters = f["parameters"].toArray();
+        const double cap = capMb > 0 ? capMb : 25.0;
+        QCOMPARE(got, expectedBucketBytes(parameters, firstMb, cap));
+        if (capMb > 0) {
+            // The row tells the rules apart: the other version's first bucket would differ.
+            QVERIFY(got != expectedBucketBytes(parameters, twoX ? 1.0 : capMb, cap));
+        }
     }
 
     void transformerFamilyHasBucketsOfDifferentShapes() {
@@ -304,12 +386,7 @@ private slots:
         QList<QProcess*> procs;
         for (int r = 0; r < 2; ++r) {
             auto* p = new QProcess(this);
-            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-            env.insert("RANK", QString::number(r));
-            env.insert("WORLD_SIZE", "2");
-            env.insert("MASTER_ADDR", "127.0.0.1");
-            env.insert("MASTER_PORT", QString::number(port));
-            p->setProcessEnvironment(env);
+            p->setProcessEnvironment(rankEnvironment(r, 2, port));
             p->start(rankBinary(),
                      smallModel(100000, 1) +
                          QStringList{"--out", dir.path(), "--collective-timeout-s", "20"});
@@ -405,11 +482,7 @@ private slots:
     void missingPeerTimesOut() {
         QTemporaryDir dir;
         QProcess p;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert("RANK", "0");
-        env.insert("WORLD_SIZE", "2");
-        env.insert("MASTER_PORT", QString::number(RankPool::freeLoopbackPort()));
-        p.setProcessEnvironment(env);
+        p.setProcessEnvironment(rankEnvironment(0, 2, RankPool::freeLoopbackPort()));
         QElapsedTimer t;
         t.start();
         p.start(rankBinary(), {"--out", dir.path(), "--rendezvous-timeout-s", "3"});

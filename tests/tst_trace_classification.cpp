@@ -14,11 +14,27 @@ namespace {
 TraceSummary summarizeText(const QString& json) {
     return summarize(parseTraceText(json.toStdString(), "hand-built"));
 }
+
+// The class of the first event named `name`.
+EventClass classOf(const Trace& t, const QString& name) {
+    for (const auto& e : t.events) {
+        if (t.name(e) == name.toStdString()) {
+            return e.cls;
+        }
+    }
+    return EventClass(255);
+}
+
+EventClass classIn(const QString& json, const QString& name) {
+    return classOf(parseTraceText(json.toStdString(), "hand-built"), name);
+}
 } // namespace
 
 class TstTraceClassification : public QObject {
     Q_OBJECT
 private slots:
+    // Rows of the device table that depend only on the event itself, in a trace that is
+    // neither host-staged nor has launch links.
     void deviceTable_data() {
         QTest::addColumn<QString>("cat");
         QTest::addColumn<QString>("name");
@@ -31,38 +47,74 @@ private slots:
             << "ncclDevKernel_AllReduce_Sum_f32_RING_LL" << int(EventClass::Communication);
         QTest::newRow("NCCL any case") << "kernel"
                                        << "someNCCLthing" << int(EventClass::Communication);
+        QTest::newRow("rccl kernel") << "kernel"
+                                     << "rcclGenericKernel" << int(EventClass::Communication);
+        QTest::newRow("symmetric memory")
+            << "kernel"
+            << "multimem_all_reduce_kernel" << int(EventClass::Communication);
+        QTest::newRow("custom all-reduce") << "kernel"
+                                           << "void vllm::cross_device_allreduce_1stage<float, 8>"
+                                           << int(EventClass::Communication);
+        QTest::newRow("custom reduce-scatter")
+            << "kernel"
+            << "reduce_scatter_kernel" << int(EventClass::Communication);
         QTest::newRow("gemm") << "kernel"
                               << "ampere_sgemm_128x64_tn" << int(EventClass::Compute);
         QTest::newRow("DtoD") << "gpu_memcpy"
                               << "Memcpy DtoD (Device -> Device)" << int(EventClass::Bookkeeping);
         QTest::newRow("HtoD") << "gpu_memcpy"
-                              << "Memcpy HtoD (Pageable -> Device)"
-                              << int(EventClass::Communication);
+                              << "Memcpy HtoD (Pageable -> Device)" << int(EventClass::Memory);
         QTest::newRow("DtoH") << "gpu_memcpy"
-                              << "Memcpy DtoH (Device -> Pinned)" << int(EventClass::Communication);
+                              << "Memcpy DtoH (Device -> Pinned)" << int(EventClass::Memory);
         QTest::newRow("PtoP") << "gpu_memcpy"
-                              << "Memcpy PtoP (Device -> Device)" << int(EventClass::Communication);
+                              << "Memcpy PtoP (Device -> Device)" << int(EventClass::Memory);
         QTest::newRow("memset") << "gpu_memset"
                                 << "Memset (Device)" << int(EventClass::Bookkeeping);
-        QTest::newRow("host gloo") << "cpu_op"
-                                   << "gloo:all_reduce" << int(EventClass::Communication);
-        QTest::newRow("host nccl") << "cpu_op"
-                                   << "nccl:all_reduce" << int(EventClass::Communication);
-        QTest::newRow("host c10d") << "cpu_op"
-                                   << "c10d::allreduce_" << int(EventClass::Communication);
-        QTest::newRow("record_param_comms")
-            << "cpu_op"
-            << "record_param_comms" << int(EventClass::Communication);
-        QTest::newRow("host aten") << "cpu_op"
-                                   << "aten::mm" << int(EventClass::NotCounted);
-        QTest::newRow("runtime") << "cuda_runtime"
-                                 << "cudaLaunchKernel" << int(EventClass::NotCounted);
+        QTest::newRow("2021 Kernel") << "Kernel"
+                                     << "volta_sgemm_128x64_nn" << int(EventClass::Compute);
+        QTest::newRow("2021 Memcpy DtoD")
+            << "Memcpy"
+            << "Memcpy DtoD (Device -> Device)" << int(EventClass::Bookkeeping);
+        QTest::newRow("2021 Memcpy HtoD")
+            << "Memcpy"
+            << "Memcpy HtoD (Pageable -> Device)" << int(EventClass::Memory);
+        QTest::newRow("2021 Memset") << "Memset"
+                                     << "Memset (Device)" << int(EventClass::Bookkeeping);
+        QTest::newRow("MTIA work") << "mtia_ccp_events"
+                                   << "job_exe_subgraph" << int(EventClass::Compute);
     }
     void deviceTable() {
         QFETCH(QString, cat);
         QFETCH(QString, name);
         QFETCH(int, cls);
-        QCOMPARE(int(classify(Regime::Device, cat.toStdString(), name.toStdString())), cls);
+        const QString json = TraceBuilder()
+                                 .complete("aten::mm", 0, 5, "cpu_op")
+                                 .complete(name, 1, 2, cat, 7, true)
+                                 .object();
+        const Trace t = parseTraceText(json.toStdString(), "hand-built");
+        QCOMPARE(t.regime, Regime::Device);
+        QCOMPARE(int(classOf(t, name)), cls);
+    }
+
+    void hostSpansInTheDeviceRegime_data() {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<int>("cls");
+        QTest::newRow("host gloo") << "gloo:all_reduce" << int(EventClass::Communication);
+        QTest::newRow("host nccl") << "nccl:all_reduce" << int(EventClass::Communication);
+        QTest::newRow("host c10d") << "c10d::allreduce_" << int(EventClass::Communication);
+        QTest::newRow("record_param_comms")
+            << "record_param_comms" << int(EventClass::Communication);
+        QTest::newRow("host aten") << "aten::mm" << int(EventClass::NotCounted);
+        QTest::newRow("runtime") << "cudaLaunchKernel" << int(EventClass::NotCounted);
+    }
+    void hostSpansInTheDeviceRegime() {
+        QFETCH(QString, name);
+        QFETCH(int, cls);
+        const QString json = TraceBuilder()
+                                 .complete(name, 0, 5, "cpu_op")
+                                 .kernel("ncclDevKernel_AllReduce", 10, 2)
+                                 .object();
+        QCOMPARE(int(classIn(json, name)), cls);
     }
 
     void hostTable_data() {
@@ -76,11 +128,16 @@ private slots:
         QTest::newRow("aten") << "aten::addmm" << int(EventClass::Compute);
         QTest::newRow("other") << "ProfilerStep#3" << int(EventClass::NotCounted);
         QTest::newRow("python") << "forward" << int(EventClass::NotCounted);
+        // commprof-rank's own hook span: counting it would compare the hook with itself.
+        QTest::newRow("hook span") << "c10d::allreduce_bucket#3" << int(EventClass::NotCounted);
     }
     void hostTable() {
         QFETCH(QString, name);
         QFETCH(int, cls);
-        QCOMPARE(int(classify(Regime::Host, "", name.toStdString())), cls);
+        const Trace t = parseTraceText(TraceBuilder().complete(name, 0, 5).object().toStdString(),
+                                       "hand-built");
+        QCOMPARE(t.regime, Regime::Host);
+        QCOMPARE(int(classOf(t, name)), cls);
     }
 
     void regimeFollowsDeviceCategories() {
@@ -190,6 +247,128 @@ private slots:
         QCOMPARE(s.steps[0].stepUs, 10.0);
         QCOMPARE(s.steps[0].computeUs, 5.0);
         QCOMPARE(s.steps[0].commUs, 7.0);
+    }
+
+    // ROCm writes "stream":"0x0" on hipLaunchKernel: a host call, not device work.
+    void runtimeCallsNamingAStreamStayHost() {
+        const QString json =
+            TraceBuilder()
+                .complete("aten::mm", 0, 10, "cpu_op")
+                .raw(R"({"ph":"X","cat":"cuda_runtime","name":"hipLaunchKernel","ts":2,"dur":3,)"
+                     R"("pid":1,"tid":1,"args":{"stream":"0x0","correlation":5}})")
+                .raw(R"({"ph":"X","cat":"cuda_driver","name":"cuLaunchKernel","ts":6,"dur":1,)"
+                     R"("pid":1,"tid":1,"args":{"stream":7}})")
+                .object();
+        const Trace t = parseTraceText(json.toStdString(), "rocm");
+        QCOMPARE(t.regime, Regime::Host);
+        for (const auto& e : t.events) {
+            QVERIFY(!e.deviceWork());
+        }
+    }
+
+    // A kernel whose launch lies inside a collective's host span on the same thread is part
+    // of that collective; the same kernel launched elsewhere, or from another thread while the
+    // collective runs, is compute.
+    void kernelLaunchedByACollectiveByCorrelation() {
+        const QString json = TraceBuilder()
+                                 .complete("record_param_comms", 0, 20, "cpu_op", 1)
+                                 .launched("kernel", "reduce_kernel_in", 22, 5, 42, 5, 1)
+                                 .launched("kernel", "reduce_kernel_out", 40, 5, 43, 30, 1)
+                                 .launched("kernel", "reduce_kernel_other_thread", 50, 5, 44, 6, 2)
+                                 .object();
+        const Trace t = parseTraceText(json.toStdString(), "by correlation");
+        QCOMPARE(classOf(t, "reduce_kernel_in"), EventClass::Communication);
+        QCOMPARE(classOf(t, "reduce_kernel_out"), EventClass::Compute);
+        QCOMPARE(classOf(t, "reduce_kernel_other_thread"), EventClass::Compute);
+    }
+
+    // Without args.correlation, the ac2g flow joins launch and kernel.
+    void kernelLaunchedByACollectiveByFlow() {
+        const QString json =
+            TraceBuilder()
+                .complete("nccl:all_reduce", 0, 20, "user_annotation", 1)
+                .complete("cudaLaunchKernel", 5, 1, "cuda_runtime", 1)
+                .raw(R"({"ph":"s","cat":"ac2g","name":"ac2g","id":9,"ts":5,"pid":1,"tid":1})")
+                .raw(R"({"ph":"X","cat":"kernel","name":"copy_kernel","ts":25,"dur":4,)"
+                     R"("pid":0,"tid":7,"args":{"stream":7}})")
+                .raw(R"({"ph":"f","cat":"ac2g","name":"ac2g","id":9,"ts":25,"pid":0,"tid":7,)"
+                     R"("bp":"e"})")
+                .kernel("sgemm", 40, 4)
+                .object();
+        const Trace t = parseTraceText(json.toStdString(), "by flow");
+        QCOMPARE(t.flows.size(), std::size_t(1));
+        QCOMPARE(classOf(t, "copy_kernel"), EventClass::Communication);
+        QCOMPARE(classOf(t, "sgemm"), EventClass::Compute);
+    }
+
+    // The same host-to-device copy is traffic between ranks in a host-staged trace (gloo over
+    // CUDA tensors: host collective spans, no collective kernels), input loading in a
+    // single-device trace and in an NCCL trace, and part of a collective when one launched it.
+    void hostToDeviceCopy_data() {
+        QTest::addColumn<QString>("json");
+        QTest::addColumn<int>("cls");
+        QTest::addColumn<bool>("hostStaged");
+        const QString copy = "Memcpy HtoD (Pageable -> Device)";
+        QTest::newRow("host-staged")
+            << TraceBuilder()
+                   .complete("gloo:all_reduce", 0, 30, "user_annotation", 3)
+                   .kernel("sgemm", 0, 10)
+                   .memcpy(copy, 12, 4)
+                   .object()
+            << int(EventClass::Communication) << true;
+        QTest::newRow("single device") << TraceBuilder()
+                                              .complete("aten::copy_", 0, 30, "cpu_op")
+                                              .kernel("sgemm", 0, 10)
+                                              .memcpy(copy, 12, 4)
+                                              .object()
+                                       << int(EventClass::Memory) << false;
+        // hta_tests/trace_compare/base: nccl: host spans whose kernels were not captured,
+        // and pinned input copies. Not host-staged: only gloo stages through the host.
+        QTest::newRow("nccl spans, no kernels")
+            << TraceBuilder()
+                   .complete("nccl:all_reduce", 20, 10, "user_annotation", 3)
+                   .kernel("sgemm", 0, 10)
+                   .memcpy(copy, 12, 4)
+                   .object()
+            << int(EventClass::Memory) << false;
+        QTest::newRow("nccl") << TraceBuilder()
+                                     .complete("nccl:all_reduce", 20, 10, "user_annotation", 3)
+                                     .kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL", 20, 8)
+                                     .memcpy(copy, 12, 4)
+                                     .object()
+                              << int(EventClass::Memory) << false;
+        QTest::newRow("nccl, launched by the collective")
+            << TraceBuilder()
+                   .complete("record_param_comms", 0, 10, "cpu_op", 1)
+                   .kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL", 20, 8)
+                   .launched("gpu_memcpy", copy, 12, 4, 77, 3, 1)
+                   .object()
+            << int(EventClass::Communication) << false;
+    }
+    void hostToDeviceCopy() {
+        QFETCH(QString, json);
+        QFETCH(int, cls);
+        QFETCH(bool, hostStaged);
+        const Trace t = parseTraceText(json.toStdString(), "copy");
+        QCOMPARE(t.regime, Regime::Device);
+        QCOMPARE(traceContext(t, NameFacts(t)).hostStaged, hostStaged);
+        QCOMPARE(int(classOf(t, "Memcpy HtoD (Pageable -> Device)")), cls);
+        const TraceSummary s = summarize(t);
+        const double expectedMemory = cls == int(EventClass::Memory) ? 4.0 : 0.0;
+        QCOMPARE(s.totals.memoryUs, expectedMemory);
+    }
+
+    // Memory is its own figure: never folded into compute or communication.
+    void memoryIsItsOwnFigure() {
+        const auto s = summarizeText(TraceBuilder()
+                                         .complete("ProfilerStep#1", 0, 100, "user_annotation")
+                                         .kernel("sgemm", 0, 40)
+                                         .memcpy("Memcpy HtoD (Pinned -> Device)", 30, 20)
+                                         .memcpy("Memcpy DtoH (Device -> Pinned)", 60, 10)
+                                         .object());
+        QCOMPARE(s.totals.memoryUs, 30.0);
+        QCOMPARE(s.totals.computeUs, 40.0);
+        QCOMPARE(s.totals.commUs, 0.0);
     }
 };
 

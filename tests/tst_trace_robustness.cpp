@@ -1,6 +1,7 @@
 // Bad input gives a clear error naming the file, or a partial result with warnings; never a
 // crash, a hang or a NaN.
 
+#include "gzip_files.h"
 #include "trace/step_metrics.h"
 #include "trace/trace_reader.h"
 #include "trace_builder.h"
@@ -10,9 +11,88 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include <zlib.h>
-
 using namespace commprof::trace;
+
+namespace {
+
+// Everything parsed from a text, as one comparable string.
+QString fingerprint(const Trace& t) {
+    QString out;
+    for (const auto& e : t.events) {
+        out += QString("%1|%2|%3|%4|%5|%6|%7|%8|%9|%10\n")
+                   .arg(e.startUs, 0, 'f', 3)
+                   .arg(e.endUs, 0, 'f', 3)
+                   .arg(QString::fromStdString(t.name(e)), QString::fromStdString(t.category(e)))
+                   .arg(QString::fromStdString(t.idText(e.pid)),
+                        QString::fromStdString(t.idText(e.tid)))
+                   .arg(e.correlation)
+                   .arg(e.offset)
+                   .arg(int(e.cls))
+                   .arg(int(e.flags));
+    }
+    for (const auto& f : t.flows) {
+        out += QString("flow %1 %2\n").arg(f.launch).arg(f.device);
+    }
+    out += QString("comms %1 collectives %2 processes %3 threads %4 float %5\n")
+               .arg(t.comms.size())
+               .arg(t.collectives.size())
+               .arg(t.processes.size())
+               .arg(t.threads.size())
+               .arg(t.htaFacts.tsColumnIsFloat);
+    for (const auto& w : t.warnings) {
+        out += QString::fromStdString(w) + "\n";
+    }
+    return out;
+}
+
+// What parsing gives: the fingerprint, or the error.
+QString outcome(std::string_view text, ParseOptions options) {
+    try {
+        return fingerprint(parseTraceText(text, "t", options));
+    } catch (const TraceError& e) {
+        return QString("error: ") + e.what();
+    }
+}
+
+// The same text parsed in one pass and in small checked chunks on several threads.
+void expectSameInChunks(const QByteArray& text, const QString& what) {
+    const std::string_view view(text.constData(), std::size_t(text.size()));
+    const QString serial = outcome(view, ParseOptions{1, std::size_t(1) << 40}); // one pass
+    for (const auto& [threads, chunk] : {std::pair{2, std::size_t(64)},
+                                         {3, std::size_t(777)},
+                                         {2, std::size_t(4096)},
+                                         {2, std::size_t(65536)}}) {
+        if (chunk < 1024 && text.size() > (256 << 10)) {
+            continue; // tiny chunks on a large text only cost time
+        }
+        const QString chunked = outcome(view, ParseOptions{threads, chunk});
+        QVERIFY2(chunked == serial, qPrintable(QString("%1: %2 threads, %3-byte chunks differ")
+                                                   .arg(what)
+                                                   .arg(threads)
+                                                   .arg(chunk)));
+    }
+}
+
+// Many events in Kineto's layout (one field per line), some with arrays of objects in their
+// args laid out so that a chunk boundary guess can land inside them.
+QByteArray kinetoLike(int events) {
+    QByteArray out = "{\n  \"schemaVersion\": 1,\n  \"traceEvents\": [\n";
+    for (int i = 0; i < events; ++i) {
+        out += QString("  {\n    \"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::op%1\", "
+                       "\"pid\": 1, \"tid\": %2,\n    \"ts\": %3, \"dur\": 2,\n    "
+                       "\"args\": {\n      \"list\": [\n{\"a\": 1},\n{\"b\": \"x, {y}\"}],\n"
+                       "      \"External id\": %1\n    }\n  }%4\n")
+                   .arg(i)
+                   .arg(i % 3)
+                   .arg(i * 3)
+                   .arg(i + 1 < events ? "," : "")
+                   .toUtf8();
+    }
+    out += "  ],\n  \"traceName\": \"x\"\n}\n";
+    return out;
+}
+
+} // namespace
 
 class TstTraceRobustness : public QObject {
     Q_OBJECT
@@ -158,6 +238,7 @@ private slots:
             QFile f(dir.filePath(name));
             QVERIFY(f.open(QIODevice::ReadOnly));
             const QByteArray bytes = f.readAll();
+            expectSameInChunks(bytes, name);
             try {
                 const TraceSummary s = summarize(
                     parseTraceText(std::string_view(bytes.constData(), std::size_t(bytes.size())),
@@ -169,6 +250,27 @@ private slots:
                 QVERIFY(QString(e.what()).contains(name));
             }
         }
+    }
+
+    // Chunks on several threads give exactly what one pass gives: on a real trace, on a
+    // layout that puts "},\n{" inside events, on a text broken in the middle, and on one cut
+    // off mid-string.
+    void chunkedParsingMatchesOnePass() {
+        expectSameInChunks(gunzip(COMMPROF_TEST_DATA "/traces/kineto_nccl_ddp_ws2_rank0.json.gz"),
+                           "real trace");
+        const QByteArray layout = kinetoLike(3000);
+        expectSameInChunks(layout, "nested lists");
+        QByteArray broken = layout;
+        broken.insert(broken.size() / 2, "\n@@@\n");
+        expectSameInChunks(broken, "broken in the middle");
+        QByteArray cut = layout.left(layout.size() * 2 / 3);
+        cut.append("    \"name\": \"unfinis");
+        expectSameInChunks(cut, "cut off mid-string");
+        const Trace t =
+            parseTraceText(std::string_view(broken.constData(), std::size_t(broken.size())),
+                           "broken", ParseOptions{2, 4096});
+        QVERIFY(t.events.size() > 1000 && t.events.size() < 3000);
+        QVERIFY(QString::fromStdString(t.warnings.back()).contains("JSON breaks at byte"));
     }
 
     void emptyEventListGivesNoNaN() {

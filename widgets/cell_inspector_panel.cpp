@@ -1,75 +1,93 @@
 #include "cell_inspector_panel.h"
 
-#include "analysis/cell_metrics.h"
+#include "flagged_row_delegate.h"
+#include "layout_helpers.h"
+#include "models/cell_figures_model.h"
+#include "plot_style.h"
+#include "result_plots.h"
 
 #include <qcustomplot.h>
 
+#include <QHeaderView>
 #include <QLabel>
+#include <QSplitter>
+#include <QTableView>
 #include <QVBoxLayout>
 
 namespace commprof::widgets {
 
 CellInspectorPanel::CellInspectorPanel(QWidget* parent) : QWidget(parent) {
-    agreement_ = new QLabel("Select a cell in Results", this);
-    agreement_->setWordWrap(true);
+    headline_ = new QLabel("Select a cell in Results", this);
+    headline_->setWordWrap(true);
+    headline_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    figures_ = new models::CellFiguresModel(this);
+    table_ = new QTableView(this);
+    table_->setModel(figures_);
+    table_->verticalHeader()->hide();
+    table_->horizontalHeader()->hide();
+    table_->setWordWrap(true);
+    table_->setTextElideMode(Qt::ElideRight);
+    table_->setShowGrid(false);
+    table_->setAlternatingRowColors(true);
+    table_->setSelectionMode(QAbstractItemView::NoSelection);
+    table_->setItemDelegate(new FlaggedRowDelegate(models::CellFiguresModel::FlaggedRole, table_));
+    table_->horizontalHeader()->setSectionResizeMode(models::CellFiguresModel::Figure,
+                                                     QHeaderView::ResizeToContents);
+    table_->horizontalHeader()->setSectionResizeMode(models::CellFiguresModel::Value,
+                                                     QHeaderView::ResizeToContents);
+    table_->horizontalHeader()->setStretchLastSection(true);
     plot_ = new QCustomPlot(this);
-    plot_->xAxis->setLabel("bucket (recorded order)");
-    plot_->yAxis->setLabel("all-reduce (ms)");
-    plot_->setMinimumWidth(260);
+    plot_->setMinimumSize(200, 140);
+    resetFigure(*plot_, "Bucket times (comm hook)", "bucket (recorded order)", "all-reduce (ms)",
+                FigureStyle{font().pointSizeF()});
+    plot_->legend->setVisible(false);
+    QSplitter* split = makeSplitter(Qt::Vertical, {{table_, 1}, {plot_, 1}}, this);
     auto* layout = new QVBoxLayout(this);
-    layout->addWidget(agreement_);
-    layout->addWidget(plot_, 1);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(headline_);
+    layout->addWidget(split, 1);
 }
 
 void CellInspectorPanel::showCell(const report::ReportData& data, const QString& cellId) {
+    const store::CellRow* cell = findCell(data, cellId);
+    figures_->setCell(cell);
+    table_->resizeRowsToContents();
     plot_->clearGraphs();
-    const store::CellRow* cell = nullptr;
-    for (const auto& c : data.cells) {
-        if (c.id == cellId) {
-            cell = &c;
-        }
-    }
     if (!cell) {
-        agreement_->setText("Select a cell in Results");
+        headline_->setText("Select a cell in Results");
         plot_->replot();
         return;
     }
-    if (!cell->complete()) {
-        agreement_->setText(
-            QString("<b>%1</b> is %2: %3")
-                .arg(cell->id, cell->status, cell->reasons.join("; ").toHtmlEscaped()));
-        plot_->replot();
-        return;
+    headline_->setText(QString("<b>%1</b> &nbsp; %2 · %3 ranks")
+                           .arg(cell->id.toHtmlEscaped(), cell->layer.toHtmlEscaped())
+                           .arg(cell->worldSize));
+    const auto& samples = data.bucketsByCell.value(cellId);
+    QVector<double> times;
+    if (!samples.empty()) {
+        QCPGraph* g = plot_->addGraph();
+        g->setLineStyle(QCPGraph::lsNone);
+        const QColor colour = layerColour(cell->layer);
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, colour, colour, 5));
+        double i = 0;
+        for (const auto& s : samples) {
+            g->addData(i++, s.seconds * 1e3);
+            times << s.seconds * 1e3;
+        }
+        plot_->xAxis->setRange(-1, i);
     }
-    QCPGraph* g = plot_->addGraph();
-    g->setLineStyle(QCPGraph::lsNone);
-    g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(255, 127, 14), 5));
-    double i = 0;
-    for (const auto& s : data.bucketsByCell.value(cellId)) {
-        g->addData(i++, s.seconds * 1e3);
-    }
-    plot_->rescaleAxes();
-    plot_->yAxis->setRangeLower(0);
+    countTicks(plot_->xAxis);
+    fitAxis(plot_->yAxis, times, true);
     plot_->replot();
-    const auto ms = [](const std::optional<double>& v) {
-        return v ? QString::number(*v, 'f', 2) + " ms" : QString("n/a");
-    };
-    QString verdict = "n/a";
-    if (cell->hookTraceAgreement) {
-        verdict =
-            QString("%1 (%2)")
-                .arg(*cell->hookTraceAgreement, 0, 'f', 3)
-                .arg(cell->agreementFlagged
-                         ? QString("DISAGREE beyond ±%1 %").arg(analysis::kAgreementTolerance * 100)
-                         : QString("within ±%1 %").arg(analysis::kAgreementTolerance * 100));
-    }
-    agreement_->setText(
-        QString("<b>%1</b><br>comm hook: %2 per step<br>trace: %3 per step<br>trace / hook: %4")
-            .arg(cell->id, ms(cell->hookCommMs), ms(cell->traceCommMs), verdict));
 }
 
-QString CellInspectorPanel::agreementText() const {
-    return agreement_->text();
+void CellInspectorPanel::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    table_->setColumnHidden(models::CellFiguresModel::Note, width() < kNotesFromWidth);
+    table_->resizeRowsToContents();
+}
+
+QString CellInspectorPanel::headline() const {
+    return headline_->text();
 }
 
 } // namespace commprof::widgets

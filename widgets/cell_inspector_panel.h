@@ -1,6 +1,7 @@
 #pragma once
-// Beside the timeline: one cell's bucket all-reduce times (the comm hook's instrument) and
-// how they agree with the trace's communication per step.
+// Beside the timeline: the selected cell's figures (step, compute, exposed communication, the
+// two instruments of communication and how they agree) and its bucket all-reduce times as the
+// comm hook recorded them.
 
 #include "report/report_data.h"
 
@@ -8,6 +9,11 @@
 
 class QCustomPlot;
 class QLabel;
+class QTableView;
+
+namespace commprof::models {
+class CellFiguresModel;
+}
 
 namespace commprof::widgets {
 
@@ -16,11 +22,18 @@ class CellInspectorPanel : public QWidget {
 public:
     explicit CellInspectorPanel(QWidget* parent = nullptr);
     void showCell(const report::ReportData& data, const QString& cellId);
-    QString agreementText() const;
+    QString headline() const;
+    models::CellFiguresModel* figures() const { return figures_; }
     QCustomPlot* plot() const { return plot_; }
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
-    QLabel* agreement_;
+    static constexpr int kNotesFromWidth = 420; // narrower: the meanings go to tooltips
+    QLabel* headline_;
+    models::CellFiguresModel* figures_;
+    QTableView* table_;
     QCustomPlot* plot_;
 };
 

@@ -8,14 +8,24 @@ namespace commprof::widgets {
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr int kBarHeight = 24;
+constexpr int kCaption = 18;
 const QList<QColor> kTermColours{QColor(31, 119, 180),  QColor(255, 127, 14),  QColor(44, 160, 44),
                                  QColor(214, 39, 40),   QColor(148, 103, 189), QColor(140, 86, 75),
                                  QColor(227, 119, 194), QColor(127, 127, 127)};
 
+QString gib(double bytes) {
+    return QString::number(bytes / kGiB, 'f', 2) + " GiB";
+}
+
 } // namespace
 
 FeasibilityBars::FeasibilityBars(QWidget* parent) : QWidget(parent) {
-    setMinimumHeight(110);
+    setMinimumHeight(2 * kCaption + kBarHeight + 12);
+}
+
+QSize FeasibilityBars::sizeHint() const {
+    return {520, kCaption + 2 * (kBarHeight + kCaption + 8) + 8};
 }
 
 void FeasibilityBars::setEstimate(const QString& cellId,
@@ -26,55 +36,78 @@ void FeasibilityBars::setEstimate(const QString& cellId,
     update();
 }
 
+void FeasibilityBars::clear() {
+    hasEstimate_ = false;
+    update();
+}
+
+QString FeasibilityBars::caption(const feasibility::Demand& d) const {
+    if (d.budgetBytes <= 0) {
+        return QString("needs %1; no %2 memory to give (budget 0)")
+            .arg(gib(d.total()), feasibility::toString(d.pool));
+    }
+    return QString("%1 of %2 (%3 %)")
+        .arg(gib(d.total()), gib(d.budgetBytes))
+        .arg(d.total() / d.budgetBytes * 100.0, 0, 'f', 0);
+}
+
 void FeasibilityBars::paintEvent(QPaintEvent*) {
     QPainter p(this);
     p.fillRect(rect(), palette().base());
+    const QFontMetrics fm = fontMetrics();
     if (!hasEstimate_) {
-        p.drawText(rect(), Qt::AlignCenter, "no cell");
+        p.setPen(palette().color(QPalette::PlaceholderText));
+        p.drawText(rect(), Qt::AlignCenter, "no cell: the matrix has not been planned yet");
         return;
     }
-    const int left = 70, right = 10, barH = 26;
-    const int w = width() - left - right;
-    p.drawText(QRect(4, 2, width() - 8, 18), Qt::AlignLeft | Qt::AlignVCenter,
-               QString("%1: %2").arg(
-                   cellId_, estimate_.feasible ? "feasible" : "infeasible - " + estimate_.reason));
-    int y = 26;
+    const int left = fm.horizontalAdvance("device") + 14;
+    const int right = 10;
+    const int w = std::max(10, width() - left - right);
+    const QString verdict = estimate_.feasible ? "feasible" : "infeasible: " + estimate_.reason;
+    p.setPen(estimate_.feasible ? palette().color(QPalette::Text) : QColor(170, 20, 20));
+    p.drawText(QRect(4, 2, width() - 8, kCaption), Qt::AlignLeft | Qt::AlignVCenter,
+               fm.elidedText(cellId_ + ": " + verdict, Qt::ElideMiddle, width() - 8));
+    int y = kCaption + 6;
     for (const feasibility::Demand* d : {&estimate_.host, &estimate_.device}) {
         if (!d->used) {
             continue;
         }
         // The scale holds both the demand and the budget, so an overflow is visible.
         const double scale = std::max({d->total(), d->budgetBytes, 1.0}) * 1.05;
-        p.setPen(palette().text().color());
-        p.drawText(QRect(4, y, left - 8, barH), Qt::AlignLeft | Qt::AlignVCenter,
+        p.setPen(palette().color(QPalette::Text));
+        p.drawText(QRect(4, y, left - 8, kBarHeight), Qt::AlignLeft | Qt::AlignVCenter,
                    feasibility::toString(d->pool));
         double x = left;
         int colour = 0;
         for (const auto& term : d->terms) {
             const double tw = w * term.bytes / scale;
-            p.fillRect(QRectF(x, y, tw, barH), kTermColours[colour++ % kTermColours.size()]);
+            p.fillRect(QRectF(x, y, tw, kBarHeight), kTermColours[colour++ % kTermColours.size()]);
             if (tw > 60) {
                 p.setPen(Qt::white);
-                p.drawText(QRectF(x + 3, y, tw - 6, barH), Qt::AlignLeft | Qt::AlignVCenter,
-                           term.name);
+                p.drawText(QRectF(x + 3, y, tw - 6, kBarHeight), Qt::AlignLeft | Qt::AlignVCenter,
+                           fm.elidedText(term.name, Qt::ElideRight, int(tw - 6)));
             }
             x += tw;
         }
+        const bool over = d->total() > d->budgetBytes;
         // The budget: a vertical line, red when the demand passes it.
         const double bx = left + w * d->budgetBytes / scale;
-        p.setPen(QPen(d->total() > d->budgetBytes ? Qt::red : Qt::black, 2));
-        p.drawLine(QPointF(bx, y - 3), QPointF(bx, y + barH + 3));
-        if (estimate_.binding == d->pool) {
-            p.setPen(QPen(QColor(200, 30, 30), 2, Qt::DashLine));
-            p.drawRect(QRectF(left - 2, y - 2, w + 4, barH + 4));
+        p.setPen(QPen(over ? QColor(200, 30, 30) : palette().color(QPalette::Text), 2));
+        p.drawLine(QPointF(bx, y - 3), QPointF(bx, y + kBarHeight + 3));
+        const bool binding = estimate_.binding == d->pool;
+        if (binding) {
+            // Past its budget: a solid red frame. Merely the closest to its limit: grey dashes.
+            p.setPen(over ? QPen(QColor(200, 30, 30), 2)
+                          : QPen(QColor(120, 120, 120), 1.5, Qt::DashLine));
+            p.setBrush(Qt::NoBrush);
+            p.drawRect(QRectF(left - 2, y - 2, w + 4, kBarHeight + 4));
         }
-        p.setPen(palette().text().color());
-        p.drawText(QRect(left, y + barH + 2, w, 16), Qt::AlignLeft,
-                   QString("%1 of %2 GiB%3")
-                       .arg(d->total() / kGiB, 0, 'f', 2)
-                       .arg(d->budgetBytes / kGiB, 0, 'f', 2)
-                       .arg(estimate_.binding == d->pool ? "  (binding)" : ""));
-        y += barH + 24;
+        const QString note =
+            binding ? (over ? "  (over budget)" : "  (binding: closest to its limit)") : QString();
+        p.setPen(over ? QColor(170, 20, 20) : palette().color(QPalette::Text));
+        p.drawText(QRect(left, y + kBarHeight + 3, w, kCaption), Qt::AlignLeft | Qt::AlignVCenter,
+                   fm.elidedText(caption(*d) + note, Qt::ElideRight, w));
+        y += kBarHeight + kCaption + 8;
     }
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // Per-pool feasibility bars for one cell: each pool's demand as stacked, named terms against
-// its budget line; the binding pool is outlined. A CPU cell shows the host pool only.
+// its budget line. The binding pool is framed: solid red when it is past its budget, grey
+// dashes when it is only the closest to its limit. A CPU cell shows the host pool only.
 
 #include "feasibility/footprint.h"
 
@@ -13,8 +14,12 @@ class FeasibilityBars : public QWidget {
 public:
     explicit FeasibilityBars(QWidget* parent = nullptr);
     void setEstimate(const QString& cellId, const feasibility::FootprintEstimate& estimate);
+    void clear();
     const feasibility::FootprintEstimate& estimate() const { return estimate_; }
-    QSize sizeHint() const override { return {520, 150}; }
+    QString cellId() const { return cellId_; }
+    // The line under a pool's bar: demand against budget, or why there is no budget.
+    QString caption(const feasibility::Demand& demand) const;
+    QSize sizeHint() const override;
 
 protected:
     void paintEvent(QPaintEvent* event) override;

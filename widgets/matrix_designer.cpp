@@ -1,144 +1,260 @@
 #include "matrix_designer.h"
 
+#include "code_editor.h"
 #include "feasibility_bars.h"
+#include "flagged_row_delegate.h"
+#include "jobs/job_tracker.h"
+#include "layout_helpers.h"
 #include "models/cell_table_model.h"
 #include "yaml_highlighter.h"
 
 #include <QCheckBox>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
-#include <QPlainTextEdit>
+#include <QSaveFile>
 #include <QSplitter>
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <stdexcept>
+
 namespace commprof::widgets {
 namespace {
 
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
 QDoubleSpinBox* gibBox(QWidget* parent) {
     auto* b = new QDoubleSpinBox(parent);
-    b->setRange(0.1, 4096);
+    b->setRange(0.0, 65536);
     b->setDecimals(2);
     b->setSuffix(" GiB");
-    b->setValue(16);
     b->setEnabled(false);
+    b->setKeyboardTracking(false);
     return b;
+}
+
+QListWidget* shortList(QWidget* parent) {
+    auto* l = new QListWidget(parent);
+    l->setMinimumHeight(24);
+    l->setMaximumHeight(64);
+    l->setTextElideMode(Qt::ElideRight);
+    l->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff); // elided, the whole text as tooltip
+    l->setResizeMode(QListView::Adjust);
+    return l;
 }
 
 } // namespace
 
+// What a plan job hands back: the plan, or the YAML's error with its place.
+struct MatrixDesigner::Planned {
+    std::shared_ptr<const feasibility::Plan> plan;
+    std::vector<int> order;
+    int worst = -1;
+    int feasible = 0;
+    feasibility::MachineFacts machine;
+    int errorLine = 0;
+    int errorColumn = 0;
+    QString error;
+};
+
 MatrixDesigner::MatrixDesigner(QWidget* parent) : QWidget(parent) {
-    editor_ = new QPlainTextEdit(this);
-    editor_->setFont(QFont("monospace"));
-    editor_->setLineWrapMode(QPlainTextEdit::NoWrap);
+    editor_ = new CodeEditor(this);
     highlighter_ = new YamlHighlighter(editor_->document());
     error_ = new QLabel(this);
     error_->setStyleSheet("color: #be1e1e");
     error_->setWordWrap(true);
-    models_ = new QListWidget(this);
-    layers_ = new QListWidget(this);
-    worldSizes_ = new QListWidget(this);
+    error_->setTextInteractionFlags(Qt::TextBrowserInteraction);
+    connect(error_, &QLabel::linkActivated, this, &MatrixDesigner::goToError);
+    models_ = shortList(this);
+    layers_ = shortList(this);
+    worldSizes_ = shortList(this);
+    worldSizes_->setFlow(QListView::LeftToRight); // "1 2 4 8" on one line
+    worldSizes_->setWrapping(true);
+    worldSizes_->setSpacing(2);
     cells_ = new models::CellTableModel(this);
+    filter_ = new QLineEdit(this);
+    filter_->setPlaceholderText("Filter cells (id or layer)");
+    filter_->setClearButtonEnabled(true);
     table_ = new QTableView(this);
     table_->setModel(cells_);
     table_->verticalHeader()->hide();
+    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    table_->setSortingEnabled(true);
+    table_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
     table_->horizontalHeader()->setStretchLastSection(true);
+    table_->setTextElideMode(Qt::ElideMiddle);
+    table_->setItemDelegate(new FlaggedRowDelegate(models::CellTableModel::InfeasibleRole, table_));
     bars_ = new FeasibilityBars(this);
     hostAuto_ = new QCheckBox("auto", this);
     hostAuto_->setChecked(true);
+    hostAuto_->setToolTip("From this machine: available memory (or the cgroup limit) minus the "
+                          "matrix's reserve");
     deviceAuto_ = new QCheckBox("auto", this);
     deviceAuto_->setChecked(true);
+    deviceAuto_->setToolTip("From this machine: the smallest visible GPU's memory");
     hostGib_ = gibBox(this);
     deviceGib_ = gibBox(this);
+    planner_ = new jobs::JobTracker(this);
 
     debounce_ = new QTimer(this);
     debounce_->setSingleShot(true);
     debounce_->setInterval(kDebounceMs);
     connect(editor_, &QPlainTextEdit::textChanged, debounce_, qOverload<>(&QTimer::start));
     connect(debounce_, &QTimer::timeout, this, &MatrixDesigner::replanNow);
-    auto budgetsChanged = [this] {
-        hostGib_->setEnabled(!hostAuto_->isChecked());
-        deviceGib_->setEnabled(!deviceAuto_->isChecked());
-        overrides_.hostGib =
-            hostAuto_->isChecked() ? std::nullopt : std::optional<double>(hostGib_->value());
-        overrides_.deviceGib =
-            deviceAuto_->isChecked() ? std::nullopt : std::optional<double>(deviceGib_->value());
-        debounce_->start();
-    };
+    connect(editor_->document(), &QTextDocument::modificationChanged, this,
+            &MatrixDesigner::modificationChanged);
     for (QCheckBox* c : {hostAuto_, deviceAuto_}) {
-        connect(c, &QCheckBox::toggled, this, budgetsChanged);
+        connect(c, &QCheckBox::toggled, this, &MatrixDesigner::budgetsEdited);
     }
     for (QDoubleSpinBox* b : {hostGib_, deviceGib_}) {
-        connect(b, &QDoubleSpinBox::valueChanged, this, budgetsChanged);
+        connect(b, &QDoubleSpinBox::valueChanged, this, &MatrixDesigner::budgetsEdited);
     }
+    connect(filter_, &QLineEdit::textChanged, this, [this](const QString& text) {
+        cells_->setFilter(text);
+        selectCell(selectedId_);
+    });
     connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-            [this](const QModelIndex& current) { showCell(current.row()); });
+            [this](const QModelIndex& current) {
+                if (current.isValid()) {
+                    const int i = cells_->planIndexAt(current.row());
+                    selectedId_ = i >= 0 ? cells_->plan().cells[std::size_t(i)].cell.id : QString();
+                }
+                showCellAt(current.isValid() ? current.row() : -1);
+            });
 
     auto* form = new QFormLayout;
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     form->addRow("models", models_);
     form->addRow("layers", layers_);
     form->addRow("world sizes", worldSizes_);
     auto* host = new QHBoxLayout;
-    host->addWidget(hostGib_);
+    host->addWidget(hostGib_, 1);
     host->addWidget(hostAuto_);
     auto* device = new QHBoxLayout;
-    device->addWidget(deviceGib_);
+    device->addWidget(deviceGib_, 1);
     device->addWidget(deviceAuto_);
-    form->addRow("host budget", host);
-    form->addRow("device budget", device);
+    auto* budgets = new QLabel("<b>budgets</b>", this);
+    budgets->setToolTip("Memory a cell may use, per pool; auto reads this machine");
+    form->addRow(budgets);
+    form->addRow("host", host);
+    form->addRow("device", device);
     auto* formBox = new QWidget(this);
-    formBox->setLayout(form);
+    auto* formColumn = new QVBoxLayout(formBox);
+    formColumn->setContentsMargins(0, 0, 0, 0);
+    formColumn->addLayout(form);
+    formColumn->addStretch(1);
 
     auto* left = new QWidget(this);
     auto* leftLayout = new QVBoxLayout(left);
     leftLayout->setContentsMargins(0, 0, 0, 0);
     leftLayout->addWidget(editor_, 1);
     leftLayout->addWidget(error_);
-    auto* top = new QSplitter(Qt::Horizontal, this);
-    top->addWidget(left);
-    top->addWidget(formBox);
-    top->setStretchFactor(0, 3);
-    auto* split = new QSplitter(Qt::Vertical, this);
-    split->addWidget(top);
-    split->addWidget(table_);
-    split->addWidget(bars_);
+    // The YAML is what people edit: it takes the width; the lists only summarise it.
+    QSplitter* top = makeSplitter(Qt::Horizontal, {{left, 1}, {formBox, 0}}, this);
+    formBox->setMinimumWidth(180);
+    top->setSizes({600, 230});
+    QSplitter* split = makeSplitter(
+        Qt::Vertical, {{top, 4}, {filteredTable(filter_, table_, this), 4}, {bars_, 0}}, this);
     auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
     layout->addWidget(split);
 }
 
 void MatrixDesigner::loadFile(const QString& path) {
     QFile f(path);
-    if (f.open(QIODevice::ReadOnly)) {
-        setText(QString::fromUtf8(f.readAll()), path);
+    if (!f.open(QIODevice::ReadOnly)) {
+        throw std::runtime_error(
+            QString("cannot open matrix %1: %2").arg(path, f.errorString()).toStdString());
     }
+    setText(QString::fromUtf8(f.readAll()), path);
 }
 
 void MatrixDesigner::setText(const QString& yaml, const QString& fileName) {
     fileName_ = fileName;
+    sizedColumns_ = false;
+    revealNextError_ = true; // an error in a file just opened is shown, wherever it is
     editor_->setPlainText(yaml);
+    editor_->document()->setModified(false);
+    emit fileNameChanged(fileName_);
     replanNow();
+}
+
+void MatrixDesigner::saveTo(const QString& path) {
+    QSaveFile f(path);
+    const QByteArray bytes = editor_->toPlainText().toUtf8();
+    if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit()) {
+        throw std::runtime_error(
+            QString("cannot save %1: %2").arg(path, f.errorString()).toStdString());
+    }
+    editor_->document()->setModified(false);
+    if (path != fileName_) {
+        fileName_ = path;
+        emit fileNameChanged(fileName_);
+        replanNow(); // errors now name the new file
+    }
+}
+
+bool MatrixDesigner::isModified() const {
+    return editor_->document()->isModified();
+}
+
+std::shared_ptr<const feasibility::Plan> MatrixDesigner::plan() const {
+    return cells_->sharedPlan();
 }
 
 void MatrixDesigner::setBudgets(std::optional<double> hostGib, std::optional<double> deviceGib,
                                 std::optional<int> gpus) {
     overrides_ = {hostGib, deviceGib, gpus};
-    hostAuto_->blockSignals(true);
-    deviceAuto_->blockSignals(true);
+    for (QWidget* w :
+         std::initializer_list<QWidget*>{hostAuto_, deviceAuto_, hostGib_, deviceGib_}) {
+        w->blockSignals(true);
+    }
     hostAuto_->setChecked(!hostGib);
     deviceAuto_->setChecked(!deviceGib);
+    hostGib_->setEnabled(bool(hostGib));
+    deviceGib_->setEnabled(bool(deviceGib));
     hostGib_->setValue(hostGib.value_or(hostGib_->value()));
     deviceGib_->setValue(deviceGib.value_or(deviceGib_->value()));
-    hostAuto_->blockSignals(false);
-    deviceAuto_->blockSignals(false);
+    for (QWidget* w :
+         std::initializer_list<QWidget*>{hostAuto_, deviceAuto_, hostGib_, deviceGib_}) {
+        w->blockSignals(false);
+    }
     replanNow();
+}
+
+void MatrixDesigner::budgetsEdited() {
+    // Unticking "auto" starts from the figure in use (shown in the box), never from a default.
+    hostGib_->setEnabled(!hostAuto_->isChecked());
+    deviceGib_->setEnabled(!deviceAuto_->isChecked());
+    overrides_.hostGib =
+        hostAuto_->isChecked() ? std::nullopt : std::optional<double>(hostGib_->value());
+    overrides_.deviceGib =
+        deviceAuto_->isChecked() ? std::nullopt : std::optional<double>(deviceGib_->value());
+    debounce_->start();
+}
+
+void MatrixDesigner::showResolvedBudgets() {
+    const feasibility::MachineBudget& b = cells_->plan().budget;
+    for (auto [box, automatic, bytes, source] :
+         {std::tuple{hostGib_, hostAuto_, b.hostBytes, b.hostSource},
+          std::tuple{deviceGib_, deviceAuto_, b.deviceBytes, b.deviceSource}}) {
+        if (automatic->isChecked()) {
+            box->blockSignals(true);
+            box->setValue(bytes / kGiB);
+            box->blockSignals(false);
+        }
+        box->setToolTip(source);
+    }
 }
 
 int MatrixDesigner::errorLine() const {
@@ -148,53 +264,161 @@ int MatrixDesigner::errorColumn() const {
     return highlighter_->errorColumn();
 }
 QString MatrixDesigner::errorText() const {
-    return error_->text();
+    return error_->property("plainError").toString();
+}
+
+QString MatrixDesigner::summary() const {
+    const int n = int(cells_->plan().cells.size());
+    return QString("%1 cells: %2 feasible, %3 skipped_infeasible")
+        .arg(n)
+        .arg(feasibleCount_)
+        .arg(n - feasibleCount_);
 }
 
 void MatrixDesigner::replanNow() {
     debounce_->stop();
-    try {
-        const matrix::Matrix m = matrix::parseMatrix(
-            editor_->toPlainText().toUtf8(), fileName_.isEmpty() ? "matrix.yaml" : fileName_);
-        if (!machine_) {
-            machine_ = feasibility::currentMachine();
-        }
-        feasibility::PlanOptions options;
-        options.facts = machine_;
-        options.overrides = overrides_;
-        const feasibility::Plan plan = feasibility::makePlan(m, options);
-        highlighter_->setError(0, 0);
-        error_->clear();
-        models_->clear();
-        for (const auto& model : m.models) {
-            models_->addItem(QString("%1  (%2, %3M params)")
-                                 .arg(model.name, model.family)
-                                 .arg(model.params / 1e6, 0, 'g', 4));
-        }
-        layers_->clear();
-        for (const auto& layer : m.layers) {
-            layers_->addItem(QString("%1  (%2 on %3, %4)")
-                                 .arg(layer.name, layer.backend, layer.device, layer.interconnect));
-        }
-        worldSizes_->clear();
-        for (int ws : m.worldSizes) {
-            worldSizes_->addItem(QString::number(ws));
-        }
-        cells_->setPlan(plan);
-        table_->resizeColumnsToContents();
-        showCell(cells_->worstRow());
-        emit planChanged(plan);
-    } catch (const matrix::MatrixError& e) {
+    const QByteArray yaml = editor_->toPlainText().toUtf8();
+    const QString file = fileName_.isEmpty() ? QString("matrix.yaml") : fileName_;
+    feasibility::PlanOptions options;
+    options.facts = machine_;
+    options.overrides = overrides_;
+    const QString filter = cells_->filter();
+    const int sortColumn = cells_->sortColumn();
+    const Qt::SortOrder sortOrder = cells_->sortOrder();
+    planner_->start(
+        "Planning " + QFileInfo(file).fileName(),
+        [yaml, file, options, filter, sortColumn, sortOrder](const jobs::JobContext& job) {
+            Planned out;
+            try {
+                const matrix::Matrix m = matrix::parseMatrix(yaml, file);
+                job.throwIfCancelled();
+                feasibility::PlanOptions o = options;
+                if (!o.facts) {
+                    o.facts = feasibility::currentMachine(); // runs nvidia-smi: never on the GUI
+                }
+                out.machine = *o.facts;
+                auto plan = std::make_shared<feasibility::Plan>(feasibility::makePlan(m, o));
+                job.throwIfCancelled();
+                out.order = models::CellTableModel::order(*plan, filter, sortColumn, sortOrder);
+                out.worst = models::CellTableModel::worstCell(*plan);
+                for (const auto& pc : plan->cells) {
+                    out.feasible += pc.estimate.feasible ? 1 : 0;
+                }
+                out.plan = std::move(plan);
+            } catch (const matrix::MatrixError& e) {
+                out.errorLine = e.line;
+                out.errorColumn = e.column;
+                out.error = QString::fromUtf8(e.what());
+            }
+            return out;
+        },
+        [this](const Planned& planned) { applyPlan(planned); },
+        [this](const QString& message) {
+            showError(0, 0, message, false);
+            emit planFailed(message);
+        });
+}
+
+void MatrixDesigner::applyPlan(const Planned& planned) {
+    if (!planned.plan) {
         // Keep the last good plan on screen; mark where the text is wrong.
-        highlighter_->setError(e.line, e.column);
-        error_->setText(QString::fromStdString(e.what()));
+        showError(planned.errorLine, planned.errorColumn, planned.error, revealNextError_);
+        if (revealNextError_) {
+            emit loadedWithError(planned.error);
+        }
+        revealNextError_ = false;
+        return;
+    }
+    revealNextError_ = false;
+    machine_ = planned.machine;
+    showError(0, 0, {}, false);
+    const feasibility::Plan& plan = *planned.plan;
+    models_->clear();
+    for (const auto& model : plan.matrix.models) {
+        models_->addItem(QString("%1  (%2, %3M params)")
+                             .arg(model.name, model.family)
+                             .arg(model.params / 1e6, 0, 'g', 4));
+        models_->item(models_->count() - 1)
+            ->setToolTip(models_->item(models_->count() - 1)->text());
+    }
+    layers_->clear();
+    for (const auto& layer : plan.matrix.layers) {
+        layers_->addItem(QString("%1  (%2 on %3, %4)")
+                             .arg(layer.name, layer.backend, layer.device, layer.interconnect));
+        layers_->item(layers_->count() - 1)
+            ->setToolTip(layers_->item(layers_->count() - 1)->text());
+    }
+    worldSizes_->clear();
+    for (int ws : plan.matrix.worldSizes) {
+        worldSizes_->addItem(QString::number(ws));
+    }
+    worstCell_ = planned.worst;
+    feasibleCount_ = planned.feasible;
+    const QString keep = selectedId_;
+    cells_->setPlan(planned.plan, planned.order);
+    if (!sizedColumns_) {
+        table_->resizeColumnsToContents();
+        sizedColumns_ = true;
+    }
+    showResolvedBudgets();
+    selectCell(keep);
+    if (selectedCell().isEmpty()) {
+        showCellAt(-1);
+    }
+    emit planChanged(planned.plan);
+}
+
+void MatrixDesigner::showError(int line, int column, const QString& message, bool reveal) {
+    highlighter_->setError(line, column);
+    editor_->setMarkedLine(line);
+    error_->setProperty("plainError", message);
+    if (message.isEmpty()) {
+        error_->clear();
+        return;
+    }
+    error_->setText(
+        message.toHtmlEscaped() +
+        (line > 0 ? QString(" &nbsp;<a href=\"#error\">go to line %1</a>").arg(line) : QString()));
+    if (reveal && line > 0) {
+        editor_->revealLine(line);
     }
 }
 
-void MatrixDesigner::showCell(int row) {
+void MatrixDesigner::goToError() {
+    if (errorLine() > 0) {
+        editor_->goTo(errorLine(), errorColumn());
+    }
+}
+
+QString MatrixDesigner::selectedCell() const {
+    const QModelIndex current = table_->selectionModel()->currentIndex();
+    const int i = current.isValid() && table_->selectionModel()->isRowSelected(current.row())
+                      ? cells_->planIndexAt(current.row())
+                      : -1;
+    return i >= 0 ? cells_->plan().cells[std::size_t(i)].cell.id : QString();
+}
+
+void MatrixDesigner::selectCell(const QString& cellId) {
+    const int row = cellId.isEmpty() ? -1 : cells_->rowOfCell(cellId);
+    if (row < 0) {
+        table_->selectionModel()->clear();
+        return;
+    }
+    table_->selectRow(row);
+    table_->scrollTo(cells_->index(row, 0));
+    showCellAt(row);
+}
+
+void MatrixDesigner::showCellAt(int row) {
     const auto& cells = cells_->plan().cells;
-    if (row >= 0 && row < int(cells.size())) {
-        bars_->setEstimate(cells[std::size_t(row)].cell.id, cells[std::size_t(row)].estimate);
+    int i = cells_->planIndexAt(row);
+    if (i < 0) {
+        i = worstCell_; // no selection: the cell closest to (or furthest past) its limit
+    }
+    if (i >= 0 && i < int(cells.size())) {
+        bars_->setEstimate(cells[std::size_t(i)].cell.id, cells[std::size_t(i)].estimate);
+    } else {
+        bars_->clear();
     }
 }
 

@@ -1,27 +1,34 @@
 #pragma once
-// The matrix designer: a YAML editor (highlighting, undo, the error marked at its line), the
-// matrix as lists of models, layers and world sizes, the expanded cells, and per-pool
-// feasibility bars for the selected cell or the worst one. Everything updates as the user
-// types, debounced.
+// The matrix designer: a YAML editor (line numbers, highlighting, undo, the error marked at its
+// line), the matrix as lists of models, layers and world sizes, the expanded cells (lazy,
+// sortable, filterable; infeasible rows tinted), and per-pool feasibility bars for the selected
+// cell or the worst one. Planning runs off the GUI thread, debounced after each edit, so a
+// matrix of 100k cells never stalls typing; a newer edit makes an older plan stale.
 
 #include "feasibility/plan.h"
 
 #include <QWidget>
 
+#include <memory>
+
+class QCheckBox;
+class QDoubleSpinBox;
 class QLabel;
+class QLineEdit;
 class QListWidget;
-class QPlainTextEdit;
 class QTableView;
 class QTimer;
-class QDoubleSpinBox;
-class QCheckBox;
 
 namespace commprof::models {
 class CellTableModel;
 }
+namespace commprof::jobs {
+class JobTracker;
+}
 
 namespace commprof::widgets {
 
+class CodeEditor;
 class FeasibilityBars;
 class YamlHighlighter;
 
@@ -31,32 +38,70 @@ public:
     static constexpr int kDebounceMs = 300;
     explicit MatrixDesigner(QWidget* parent = nullptr);
 
+    // Reads a matrix file into the editor; throws std::runtime_error naming the file when it
+    // cannot be read (the editor is then left as it was).
     void loadFile(const QString& path);
+    // Shows a text; fileName is what errors name and where Save writes (empty: untitled).
     void setText(const QString& yaml, const QString& fileName);
-    QPlainTextEdit* editor() const { return editor_; }
+    // Writes the editor's text to path atomically; path becomes the file. Throws on failure.
+    void saveTo(const QString& path);
+    QString fileName() const { return fileName_; }
+    bool isModified() const;
+
+    CodeEditor* editor() const { return editor_; }
     models::CellTableModel* cells() const { return cells_; }
+    QTableView* cellTable() const { return table_; }
+    QLineEdit* cellFilter() const { return filter_; }
     FeasibilityBars* bars() const { return bars_; }
     QListWidget* worldSizes() const { return worldSizes_; }
+    QCheckBox* hostAuto() const { return hostAuto_; }
+    QCheckBox* deviceAuto() const { return deviceAuto_; }
+    QDoubleSpinBox* hostBudget() const { return hostGib_; }
+    QDoubleSpinBox* deviceBudget() const { return deviceGib_; }
+    jobs::JobTracker* planner() const { return planner_; }
+    std::shared_ptr<const feasibility::Plan> plan() const;
+
     int errorLine() const;
     int errorColumn() const;
     QString errorText() const;
-    // Budgets: explicit GiB, or auto (from the probe) when unchecked.
+    // "33 cells: 30 feasible, 3 skipped_infeasible" for the current plan.
+    QString summary() const;
+    QString selectedCell() const;
+    void selectCell(const QString& cellId);
+
+    // Budgets: explicit GiB, or auto (from this machine) when nullopt.
     void setBudgets(std::optional<double> hostGib, std::optional<double> deviceGib,
                     std::optional<int> gpus);
+    // Plans the editor's text now, off the GUI thread (cancelling any plan in flight).
     void replanNow();
+    // Brings the current error into view and puts the cursor on it.
+    void goToError();
 
 signals:
-    void planChanged(const commprof::feasibility::Plan& plan);
+    void planChanged(std::shared_ptr<const commprof::feasibility::Plan> plan);
+    void modificationChanged(bool modified);
+    void fileNameChanged(const QString& fileName);
+    // A matrix just loaded (file or results) does not parse: worth more than the inline mark.
+    void loadedWithError(const QString& message);
+    // An error the YAML did not cause (the planner itself failed): for the message bar.
+    void planFailed(const QString& message);
 
 private:
-    void showCell(int row);
+    struct Planned;
+    void applyPlan(const Planned& planned);
+    void showError(int line, int column, const QString& message, bool reveal);
+    void showCellAt(int row);
+    void budgetsEdited();
+    void showResolvedBudgets();
+
     QString fileName_;
-    QPlainTextEdit* editor_;
+    CodeEditor* editor_;
     YamlHighlighter* highlighter_;
     QLabel* error_;
     QListWidget* models_;
     QListWidget* layers_;
     QListWidget* worldSizes_;
+    QLineEdit* filter_;
     QTableView* table_;
     models::CellTableModel* cells_;
     FeasibilityBars* bars_;
@@ -65,9 +110,16 @@ private:
     QDoubleSpinBox* hostGib_;
     QCheckBox* deviceAuto_;
     QDoubleSpinBox* deviceGib_;
+    jobs::JobTracker* planner_;
     feasibility::BudgetOverrides overrides_;
-    // Read once: replanning on every pause in typing must not run nvidia-smi each time.
+    // Read once, off the GUI thread: replanning on every pause in typing must not run
+    // nvidia-smi each time.
     std::optional<feasibility::MachineFacts> machine_;
+    QString selectedId_;
+    int worstCell_ = -1;
+    int feasibleCount_ = 0;
+    bool revealNextError_ = false;
+    bool sizedColumns_ = false;
 };
 
 } // namespace commprof::widgets

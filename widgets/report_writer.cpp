@@ -7,16 +7,19 @@
 
 #include <QDir>
 #include <QJsonDocument>
+#include <QPdfWriter>
 #include <QSaveFile>
+#include <QSvgGenerator>
 
+#include <cmath>
 #include <stdexcept>
 
 namespace commprof::widgets {
 namespace {
 
-// Publication size: a two-column figure at 300 dpi is about 7 x 4.3 inches.
-constexpr int kWidth = 1050;
-constexpr int kHeight = 650;
+// Figures keep the proportions of a typical paper figure.
+constexpr double kAspect = 0.62;
+constexpr double kMetresPerInch = 0.0254;
 
 void writeText(const QString& path, const QString& text, QStringList& written) {
     QSaveFile f(path);
@@ -26,13 +29,41 @@ void writeText(const QString& path, const QString& text, QStringList& written) {
     written << path;
 }
 
-} // namespace
+void failUnless(bool ok, const QString& path) {
+    if (!ok) {
+        throw std::runtime_error(("cannot write " + path).toStdString());
+    }
+}
 
-QStringList writeReport(store::Database& db, const report::ReportData& data,
-                        const QString& outDir) {
+void makeDir(const QString& outDir) {
     if (!QDir().mkpath(outDir)) {
         throw std::runtime_error(("cannot create " + outDir).toStdString());
     }
+}
+
+} // namespace
+
+double ExportOptions::heightIn() const {
+    return widthIn * kAspect;
+}
+
+QStringList ExportOptions::formats() const {
+    QStringList out;
+    if (pdf) {
+        out << "pdf";
+    }
+    if (svg) {
+        out << "svg";
+    }
+    if (png) {
+        out << "png";
+    }
+    return out;
+}
+
+QStringList writeTables(store::Database& db, const report::ReportData& data,
+                        const QString& outDir) {
+    makeDir(outDir);
     QStringList written;
     const QDir out(outDir);
     writeText(out.filePath("cells.csv"), report::cellsCsv(data.cells), written);
@@ -40,17 +71,82 @@ QStringList writeReport(store::Database& db, const report::ReportData& data,
     writeText(out.filePath("buckets.csv"), report::bucketsCsv(db, data), written);
     writeText(out.filePath("fit.json"),
               QString::fromUtf8(QJsonDocument(report::fitsJson(data)).toJson()), written);
+    return written;
+}
+
+QStringList writeFigure(const FigureSpec& figure, const report::ReportData& data,
+                        const QString& outDir, const ExportOptions& options) {
+    makeDir(outDir);
+    // Lay the figure out in the units its fonts are measured in (the screen's logical dpi),
+    // and give every output that same unit per inch: the text keeps its point size and the
+    // layout computed for it is the layout drawn.
     QCustomPlot plot;
-    plot.resize(kWidth, kHeight);
+    const int unitsPerInch = plot.logicalDpiX();
+    const int w = int(std::lround(options.widthIn * unitsPerInch));
+    const int h = int(std::lround(options.heightIn() * unitsPerInch));
+    setFigureSize(plot, {w, h});
+    FigureStyle style;
+    style.fontPt = options.fontPt;
+    style.titleDeltaPt = 0.0;
+    figure.draw(plot, data, style);
+    placeLegend(plot);
+
+    QStringList written;
+    const QString base = QDir(outDir).filePath(figure.name);
+    // Draws the laid-out figure into a device; the file is written when the painter ends.
+    const auto paint = [&](QPaintDevice& device, const QString& path, double scale = 1.0) {
+        QCPPainter painter;
+        failUnless(painter.begin(&device), path);
+        painter.setMode(QCPPainter::pmNoCaching);
+        painter.scale(scale, scale);
+        plot.toPainter(&painter, w, h);
+        failUnless(painter.end(), path);
+    };
+    if (options.pdf) {
+        const QString path = base + ".pdf";
+        QPdfWriter pdf(path);
+        pdf.setPageSize(QPageSize(QSizeF(options.widthIn, options.heightIn()), QPageSize::Inch));
+        pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+        pdf.setResolution(unitsPerInch);
+        pdf.setTitle(figure.title);
+        pdf.setCreator("commprof");
+        paint(pdf, path);
+        written << path;
+    }
+    if (options.svg) {
+        const QString path = base + ".svg";
+        QSvgGenerator svg;
+        svg.setFileName(path);
+        svg.setResolution(unitsPerInch);
+        svg.setSize(QSize(w, h));
+        svg.setViewBox(QRect(0, 0, w, h));
+        svg.setTitle(figure.title);
+        paint(svg, path);
+        written << path;
+    }
+    if (options.png) {
+        const QString path = base + ".png";
+        const double scale = double(options.dpi) / unitsPerInch;
+        QImage image(int(std::lround(w * scale)), int(std::lround(h * scale)),
+                     QImage::Format_ARGB32_Premultiplied);
+        image.fill(Qt::white);
+        // Paint at the layout's unit per inch, scaled up to the requested dpi.
+        image.setDotsPerMeterX(int(std::lround(unitsPerInch / kMetresPerInch)));
+        image.setDotsPerMeterY(int(std::lround(unitsPerInch / kMetresPerInch)));
+        paint(image, path, scale);
+        image.setDotsPerMeterX(int(std::lround(options.dpi / kMetresPerInch)));
+        image.setDotsPerMeterY(int(std::lround(options.dpi / kMetresPerInch)));
+        failUnless(image.save(path, "PNG"), path);
+        written << path;
+    }
+    return written;
+}
+
+QStringList writeReport(store::Database& db, const report::ReportData& data, const QString& outDir,
+                        const ExportOptions& options) {
+    QStringList written = options.tables ? writeTables(db, data, outDir) : QStringList{};
     for (const FigureSpec& fig : reportFigures()) {
-        fig.draw(plot, data);
-        plot.replot();
-        const QString pdf = out.filePath(QString(fig.name) + ".pdf");
-        const QString png = out.filePath(QString(fig.name) + ".png");
-        if (!plot.savePdf(pdf, kWidth, kHeight) || !plot.savePng(png, kWidth, kHeight, 2.0)) {
-            throw std::runtime_error(("cannot render " + QString(fig.name)).toStdString());
-        }
-        written << pdf << png;
+        written << writeFigure(fig, data, outDir, options);
     }
     return written;
 }

@@ -1,6 +1,7 @@
 #pragma once
-// Writes a report directory: cells.csv, macros.tex and every figure as PDF and PNG, rendered
-// offscreen by the workbench's own plot code.
+// Writes a report directory: cells.csv, buckets.csv, fit.json, macros.tex, and every figure
+// once, in the chosen formats, at a paper's column width with 8-9 pt text, rendered by the
+// workbench's own plot code. `commprof report` and the workbench's Export both come here.
 
 #include "report/report_data.h"
 
@@ -8,7 +9,31 @@
 
 namespace commprof::widgets {
 
-// Returns the files written; throws std::runtime_error naming a file that could not be.
-QStringList writeReport(store::Database& db, const report::ReportData& data, const QString& outDir);
+struct FigureSpec;
+
+struct ExportOptions {
+    static constexpr double kSingleColumnIn = 3.3;
+    static constexpr double kDoubleColumnIn = 7.0;
+    bool pdf = true;
+    bool svg = false;
+    bool png = true;
+    double widthIn = kDoubleColumnIn;
+    double fontPt = 9.0;
+    int dpi = 300; // PNG only
+    bool tables = true;
+    double heightIn() const;
+    QStringList formats() const;
+};
+
+// cells.csv, buckets.csv, fit.json, macros.tex. Throws std::runtime_error naming a file that
+// could not be written. Safe to call off the GUI thread.
+QStringList writeTables(store::Database& db, const report::ReportData& data, const QString& outDir);
+// One figure in every chosen format, as OUTDIR/<name>.<ext>. GUI thread only (it draws with a
+// widget). Throws std::runtime_error naming a file that could not be written.
+QStringList writeFigure(const FigureSpec& figure, const report::ReportData& data,
+                        const QString& outDir, const ExportOptions& options);
+// Tables (if options.tables) and every figure. Returns the files written.
+QStringList writeReport(store::Database& db, const report::ReportData& data, const QString& outDir,
+                        const ExportOptions& options = {});
 
 } // namespace commprof::widgets

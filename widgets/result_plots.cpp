@@ -1,205 +1,96 @@
 #include "result_plots.h"
 
+#include "analysis/cell_metrics.h"
+
 #include <qcustomplot.h>
 
 #include <QMap>
 #include <QSet>
 
+#include <cmath>
+
 namespace commprof::widgets {
 namespace {
 
-const QList<QColor> kPalette{QColor(31, 119, 180),  QColor(255, 127, 14), QColor(44, 160, 44),
-                             QColor(148, 103, 189), QColor(140, 86, 75),  QColor(23, 190, 207)};
-const QColor kFlagged(200, 30, 30);
+constexpr double kBarWidth = 0.6;
+constexpr double kPickRadiusPx = 20.0;
 
-void reset(QCustomPlot& plot, const QString& title, const QString& x, const QString& y) {
-    plot.clearPlottables();
-    plot.clearItems();
-    plot.plotLayout()->clear();
-    plot.plotLayout()->addElement(0, 0,
-                                  new QCPTextElement(&plot, title, QFont("sans", 11, QFont::Bold)));
-    plot.plotLayout()->addElement(1, 0, new QCPAxisRect(&plot));
-    auto* rect = static_cast<QCPAxisRect*>(plot.plotLayout()->element(1, 0));
-    plot.xAxis = rect->axis(QCPAxis::atBottom);
-    plot.yAxis = rect->axis(QCPAxis::atLeft);
-    plot.xAxis2 = rect->axis(QCPAxis::atTop);
-    plot.yAxis2 = rect->axis(QCPAxis::atRight);
-    plot.xAxis->setLabel(x);
-    plot.yAxis->setLabel(y);
-    plot.legend = new QCPLegend;
-    rect->insetLayout()->addElement(plot.legend, Qt::AlignTop | Qt::AlignLeft);
-    plot.legend->setLayer("legend");
-    plot.legend->setVisible(true);
-    plot.legend->setFont(QFont("sans", 8));
+bool flagged(const store::CellRow& c) {
+    return c.status == "incomplete" || c.status == "failed";
 }
 
-// Incomplete and failed cells: a red cross on the x axis, never a data point.
-void addFlagged(QCustomPlot& plot, const QVector<double>& xs, const QString& label) {
-    if (xs.isEmpty()) {
-        return;
+double mib(double bytes) {
+    return bytes / 1048576.0;
+}
+
+std::optional<double> overheadPercent(const store::CellRow& c) {
+    if (c.complete() && c.commOverheadFraction) {
+        return *c.commOverheadFraction * 100.0;
     }
-    QCPGraph* g = plot.addGraph();
-    g->setName(label);
-    g->setLineStyle(QCPGraph::lsNone);
-    g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCross, kFlagged, 10));
-    g->setData(xs, QVector<double>(xs.size(), 0.0));
+    return std::nullopt;
 }
 
-QString cellLabel(const store::CellRow& c) {
-    return QString("%1 %2 ws%3").arg(c.model, c.layer).arg(c.worldSize);
+// Every world size a figure shows, ascending: its index picks the dash and the marker.
+QVector<double> worldSizes(const report::ReportData& data) {
+    QSet<int> seen;
+    for (const auto& c : data.cells) {
+        if (c.status != "skipped_infeasible") {
+            seen.insert(c.worldSize);
+        }
+    }
+    QVector<double> out;
+    for (int ws : seen) {
+        out << ws;
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+int indexOf(const QVector<double>& sorted, int worldSize) {
+    return int(std::lower_bound(sorted.begin(), sorted.end(), double(worldSize)) - sorted.begin());
+}
+
+QCPItemText* flaggedItem(const QCustomPlot& plot, const QString& cellId) {
+    for (int i = 0; i < plot.itemCount(); ++i) {
+        auto* t = qobject_cast<QCPItemText*>(plot.item(i));
+        if (t && t->objectName() == "flagged" && t->property("cellId").toString() == cellId) {
+            return t;
+        }
+    }
+    return nullptr;
+}
+
+// A bar's label, on two short lines: what varies first (the world size), then the model and,
+// when the figure holds several, the layer. Short lines keep neighbours from overlapping.
+QString barLabel(const store::CellRow& c, bool manyLayers) {
+    return QString("ws%1\n%2").arg(c.worldSize).arg(manyLayers ? c.model + " " + c.layer : c.model);
+}
+
+void categoryAxis(QCustomPlot& plot, const std::vector<const store::CellRow*>& cells) {
+    QSet<QString> layers;
+    for (const store::CellRow* c : cells) {
+        layers.insert(c->layer);
+    }
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    double x = 1;
+    for (const store::CellRow* c : cells) {
+        ticker->addTick(x++, barLabel(*c, layers.size() > 1));
+    }
+    plot.xAxis->setTicker(ticker);
+    plot.xAxis->setSubTicks(false);
+    plot.xAxis->setTickLabelRotation(cells.size() > 6 ? 30 : 0);
+    plot.xAxis->setRange(0.4, double(cells.size()) + 0.6);
 }
 
 } // namespace
 
-void drawOverheadVsWorldSize(QCustomPlot& plot, const report::ReportData& data) {
-    reset(plot, "Communication overhead vs world size", "world size (ranks)",
-          "exposed communication / step (%)");
-    QMap<QString, QMap<int, double>> series;
-    QVector<double> flagged;
+const store::CellRow* findCell(const report::ReportData& data, const QString& cellId) {
     for (const auto& c : data.cells) {
-        if (c.complete() && c.commOverheadFraction) {
-            series[c.model + " " + c.layer][c.worldSize] = *c.commOverheadFraction * 100.0;
-        } else if (c.status == "incomplete" || c.status == "failed") {
-            flagged << c.worldSize;
+        if (c.id == cellId) {
+            return &c;
         }
     }
-    int i = 0;
-    for (auto it = series.begin(); it != series.end(); ++it, ++i) {
-        QCPGraph* g = plot.addGraph();
-        g->setName(it.key());
-        g->setPen(QPen(kPalette[i % kPalette.size()], 2));
-        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 7));
-        for (auto p = it->begin(); p != it->end(); ++p) {
-            g->addData(p.key(), p.value());
-        }
-    }
-    addFlagged(plot, flagged, "incomplete / failed (not data)");
-    plot.xAxis->setScaleType(QCPAxis::stLogarithmic);
-    plot.xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
-    plot.rescaleAxes();
-    plot.xAxis->scaleRange(1.3, plot.xAxis->range().center());
-    plot.yAxis->setRangeLower(0);
-    plot.yAxis->setRangeUpper(std::max(1.0, plot.yAxis->range().upper * 1.15));
-}
-
-void drawBucketTimeVsBytes(QCustomPlot& plot, const report::ReportData& data) {
-    reset(plot, "Bucket all-reduce time vs bytes, with the alpha-beta fit", "bucket size (MiB)",
-          "all-reduce time (ms)");
-    int i = 0;
-    for (auto it = data.byLayer.begin(); it != data.byLayer.end(); ++it, ++i) {
-        const QColor colour = kPalette[i % kPalette.size()];
-        QCPGraph* points = plot.addGraph();
-        points->setName(it.key() + " buckets");
-        points->setLineStyle(QCPGraph::lsNone);
-        points->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, colour, 4));
-        QSet<int> worldSizes;
-        double maxBytes = 0;
-        for (const auto& s : it->samples) {
-            points->addData(s.bytes / 1048576.0, s.seconds * 1e3);
-            worldSizes.insert(s.worldSize);
-            maxBytes = std::max(maxBytes, s.bytes);
-        }
-        if (!it->fit) {
-            continue;
-        }
-        for (int p : worldSizes) {
-            if (p < 2) {
-                continue;
-            }
-            QCPGraph* line = plot.addGraph();
-            line->setName(QString("%1 fit, %2 ranks (R² %3)")
-                              .arg(it.key())
-                              .arg(p)
-                              .arg(it->fit->r2, 0, 'f', 2));
-            line->setPen(QPen(colour, 1.5, Qt::DashLine));
-            for (int k = 0; k <= 20; ++k) {
-                const double bytes = maxBytes * k / 20.0;
-                line->addData(bytes / 1048576.0, it->fit->predict(bytes, p) * 1e3);
-            }
-        }
-    }
-    plot.rescaleAxes();
-    plot.xAxis->setRangeLower(0);
-    plot.yAxis->setRangeLower(0);
-}
-
-void drawStackedBreakdown(QCustomPlot& plot, const report::ReportData& data) {
-    reset(plot, "Per-step time by kind (median step, rank 0 trace)", "cell", "ms per step");
-    auto ticker = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
-    QVector<double> keys, compute, exposed, bookkeeping;
-    QVector<double> flagged;
-    double x = 1;
-    for (const store::CellRow* cp : axisCells(data)) {
-        const store::CellRow& c = *cp;
-        if (c.complete() && c.computeMs && c.exposedCommMs) {
-            keys << x;
-            compute << *c.computeMs;
-            exposed << *c.exposedCommMs;
-            bookkeeping << c.bookkeepingMs.value_or(0.0);
-            ticker->addTick(x, cellLabel(c));
-        } else {
-            flagged << x;
-            ticker->addTick(x, cellLabel(c) + "\n(" + c.status + ")");
-        }
-        x += 1;
-    }
-    auto bars = [&](const QString& name, const QVector<double>& values, const QColor& colour) {
-        auto* b = new QCPBars(plot.xAxis, plot.yAxis);
-        b->setName(name);
-        b->setBrush(colour);
-        b->setPen(QPen(colour.darker(130)));
-        b->setWidth(0.6);
-        b->setData(keys, values);
-        return b;
-    };
-    QCPBars* c1 = bars("compute", compute, kPalette[0]);
-    QCPBars* c2 = bars("exposed communication", exposed, kPalette[1]);
-    QCPBars* c3 = bars("bookkeeping", bookkeeping, kPalette[2]);
-    c2->moveAbove(c1);
-    c3->moveAbove(c2);
-    addFlagged(plot, flagged, "incomplete / failed (not data)");
-    plot.xAxis->setTicker(ticker);
-    plot.xAxis->setTickLabelRotation(30);
-    plot.xAxis->setRange(0, x);
-    plot.rescaleAxes(true);
-    plot.xAxis->setRange(0, x);
-    plot.yAxis->setRangeLower(0);
-    plot.yAxis->setRangeUpper(std::max(1.0, plot.yAxis->range().upper * 1.2));
-}
-
-void drawAgreement(QCustomPlot& plot, const report::ReportData& data) {
-    reset(plot, "Comm hook vs trace: communication per step", "cell", "trace / hook");
-    auto ticker = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
-    QVector<double> keys, values, flaggedKeys;
-    double x = 1;
-    for (const store::CellRow* cp : axisCells(data)) {
-        const store::CellRow& c = *cp;
-        ticker->addTick(x, cellLabel(c));
-        if (c.complete() && c.hookTraceAgreement) {
-            keys << x;
-            values << *c.hookTraceAgreement;
-        } else {
-            flaggedKeys << x;
-        }
-        x += 1;
-    }
-    auto* b = new QCPBars(plot.xAxis, plot.yAxis);
-    b->setName("trace comm / hook comm");
-    b->setBrush(kPalette[0]);
-    b->setWidth(0.5);
-    b->setData(keys, values);
-    for (double level : {0.9, 1.0, 1.1}) {
-        auto* line = new QCPItemStraightLine(&plot);
-        line->point1->setCoords(0, level);
-        line->point2->setCoords(1, level);
-        line->setPen(QPen(level == 1.0 ? Qt::darkGray : kFlagged, 1,
-                          level == 1.0 ? Qt::SolidLine : Qt::DashLine));
-    }
-    addFlagged(plot, flaggedKeys, "incomplete / failed (not data)");
-    plot.xAxis->setTicker(ticker);
-    plot.xAxis->setTickLabelRotation(30);
-    plot.xAxis->setRange(0, x);
-    plot.yAxis->setRange(0, 1.5);
+    return nullptr;
 }
 
 std::vector<const store::CellRow*> axisCells(const report::ReportData& data) {
@@ -212,6 +103,205 @@ std::vector<const store::CellRow*> axisCells(const report::ReportData& data) {
     return out;
 }
 
+void drawOverheadVsWorldSize(QCustomPlot& plot, const report::ReportData& data,
+                             const FigureStyle& style) {
+    resetFigure(plot, "Exposed comm. vs world size", "world size (ranks)",
+                "exposed comm. (% of step)", style);
+    // One series per model and layer: the layer gives the colour, the model the marker.
+    QMap<QString, QMap<int, double>> series;
+    QMap<QString, QString> layerOf;
+    QStringList models;
+    QVector<double> values;
+    for (const auto& c : data.cells) {
+        if (const auto v = overheadPercent(c)) {
+            const QString key = c.model + " " + c.layer;
+            series[key][c.worldSize] = *v;
+            layerOf[key] = c.layer;
+            values << *v;
+            if (!models.contains(c.model)) {
+                models << c.model;
+            }
+        }
+    }
+    for (auto it = series.begin(); it != series.end(); ++it) {
+        QCPGraph* g = plot.addGraph();
+        g->setName(it.key());
+        const QColor colour = layerColour(layerOf[it.key()]);
+        g->setPen(QPen(colour, 2));
+        const int model = int(models.indexOf(it.key().section(' ', 0, 0)));
+        g->setScatterStyle(QCPScatterStyle(worldSizeShape(model), colour, colour, 8));
+        for (auto p = it->begin(); p != it->end(); ++p) {
+            g->addData(p.key(), p.value());
+        }
+    }
+    const QVector<double> sizes = worldSizes(data);
+    integerTicks(plot.xAxis, sizes);
+    if (spansDecades(sizes)) {
+        plot.xAxis->setScaleType(QCPAxis::stLogarithmic);
+        plot.xAxis->setRange(sizes.front() / 1.5, sizes.back() * 1.5);
+    } else if (!sizes.isEmpty()) {
+        plot.xAxis->setRange(sizes.front() - 0.5, sizes.back() + 0.5);
+    }
+    fitAxis(plot.yAxis, values, true);
+    bool anyFlagged = false;
+    for (const auto& c : data.cells) {
+        if (flagged(c)) {
+            addFlaggedMarker(plot, c.worldSize, c.id, c.status);
+            anyFlagged = true;
+        }
+    }
+    if (anyFlagged) {
+        addFlaggedLegendEntry(plot);
+    }
+}
+
+void drawBucketTimeVsBytes(QCustomPlot& plot, const report::ReportData& data,
+                           const FigureStyle& style) {
+    resetFigure(plot, "Bucket all-reduce time vs size", "bucket size (MiB)", "all-reduce time (ms)",
+                style);
+    const QVector<double> sizes = worldSizes(data);
+    QVector<double> xs, ys;
+    for (const auto& layer : data.byLayer) {
+        for (const auto& s : layer.samples) {
+            xs << mib(s.bytes);
+            ys << s.seconds * 1e3;
+        }
+    }
+    const bool logX = spansDecades(xs);
+    for (auto it = data.byLayer.begin(); it != data.byLayer.end(); ++it) {
+        const QColor colour = layerColour(it.key());
+        QMap<int, QCPGraph*> points;
+        double minBytes = 0, maxBytes = 0;
+        for (const auto& s : it->samples) {
+            QCPGraph*& g = points[s.worldSize];
+            if (!g) {
+                g = plot.addGraph();
+                g->setName(QString("%1, %2 rank%3")
+                               .arg(it.key())
+                               .arg(s.worldSize)
+                               .arg(s.worldSize == 1 ? "" : "s"));
+                g->setLineStyle(QCPGraph::lsNone);
+                g->setScatterStyle(QCPScatterStyle(worldSizeShape(indexOf(sizes, s.worldSize)),
+                                                   colour, colour, 5));
+            }
+            g->addData(mib(s.bytes), s.seconds * 1e3);
+            minBytes = minBytes == 0 ? s.bytes : std::min(minBytes, s.bytes);
+            maxBytes = std::max(maxBytes, s.bytes);
+        }
+        if (!it->fit) {
+            continue;
+        }
+        for (auto p = points.begin(); p != points.end(); ++p) {
+            if (p.key() < 2) {
+                continue; // one rank does not communicate: no line to fit
+            }
+            QCPGraph* line = plot.addGraph();
+            line->setName(QString("%1 fit, %2 ranks (R\u00b2 %3)")
+                              .arg(it.key())
+                              .arg(p.key())
+                              .arg(it->fit->r2, 0, 'f', 2));
+            line->setPen(QPen(colour, 1.5, worldSizeDash(indexOf(sizes, p.key()))));
+            const double lo = logX ? minBytes : 0.0;
+            for (int k = 0; k <= 40; ++k) {
+                const double bytes =
+                    logX ? lo * std::pow(maxBytes / lo, k / 40.0) : lo + (maxBytes - lo) * k / 40.0;
+                const double ms = it->fit->predict(bytes, p.key()) * 1e3;
+                if (ms > 0) {
+                    line->addData(mib(bytes), ms);
+                }
+            }
+        }
+    }
+    fitAxis(plot.xAxis, xs, true);
+    fitAxis(plot.yAxis, ys, true);
+}
+
+void drawStackedBreakdown(QCustomPlot& plot, const report::ReportData& data,
+                          const FigureStyle& style) {
+    resetFigure(plot, "Median step by kind (rank 0)", "", "ms per step", style);
+    const auto cells = axisCells(data);
+    QVector<double> keys, compute, exposed, bookkeeping, totals;
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+        const store::CellRow& c = *cells[i];
+        if (c.complete() && c.computeMs && c.exposedCommMs) {
+            keys << double(i + 1);
+            compute << *c.computeMs;
+            exposed << *c.exposedCommMs;
+            bookkeeping << c.bookkeepingMs.value_or(0.0);
+            totals << compute.back() + exposed.back() + bookkeeping.back();
+        }
+    }
+    auto bars = [&](const QString& name, const QVector<double>& values, const QColor& colour) {
+        auto* b = new QCPBars(plot.xAxis, plot.yAxis);
+        b->setName(name);
+        b->setBrush(colour);
+        b->setPen(QPen(colour.darker(130)));
+        b->setWidth(kBarWidth);
+        b->setData(keys, values);
+        return b;
+    };
+    QCPBars* c1 = bars("compute", compute, computeColour());
+    QCPBars* c2 = bars("exposed communication", exposed, communicationColour());
+    QCPBars* c3 = bars("bookkeeping", bookkeeping, bookkeepingColour());
+    c2->moveAbove(c1);
+    c3->moveAbove(c2);
+    categoryAxis(plot, cells);
+    fitAxis(plot.yAxis, totals, true, false); // stacked bars need a linear axis from zero
+    bool anyFlagged = false;
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+        if (flagged(*cells[i])) {
+            addFlaggedMarker(plot, double(i + 1), cells[i]->id, cells[i]->status);
+            anyFlagged = true;
+        }
+    }
+    if (anyFlagged) {
+        addFlaggedLegendEntry(plot);
+    }
+}
+
+void drawAgreement(QCustomPlot& plot, const report::ReportData& data, const FigureStyle& style) {
+    resetFigure(plot, "Hook vs trace: communication per step", "", "trace / hook", style);
+    const auto cells = axisCells(data);
+    QMap<QString, QCPBars*> byLayer;
+    QVector<double> values{1.0 + analysis::kAgreementTolerance};
+    bool anyFlagged = false;
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+        const store::CellRow& c = *cells[i];
+        if (c.complete() && c.hookTraceAgreement) {
+            QCPBars*& b = byLayer[c.layer];
+            if (!b) {
+                b = new QCPBars(plot.xAxis, plot.yAxis);
+                b->setName(c.layer);
+                b->setBrush(layerColour(c.layer));
+                b->setPen(QPen(layerColour(c.layer).darker(130)));
+                b->setWidth(kBarWidth);
+            }
+            b->addData(double(i + 1), *c.hookTraceAgreement);
+            values << *c.hookTraceAgreement;
+        } else if (flagged(c)) {
+            anyFlagged = true;
+        }
+    }
+    categoryAxis(plot, cells);
+    fitAxis(plot.yAxis, values, true, false); // a ratio around 1: linear reads best
+    for (const double level :
+         {1.0 - analysis::kAgreementTolerance, 1.0, 1.0 + analysis::kAgreementTolerance}) {
+        auto* line = new QCPItemStraightLine(&plot);
+        line->point1->setCoords(0, level);
+        line->point2->setCoords(1, level);
+        line->setPen(QPen(level == 1.0 ? Qt::darkGray : flaggedColour(), 1,
+                          level == 1.0 ? Qt::SolidLine : Qt::DashLine));
+    }
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+        if (flagged(*cells[i])) {
+            addFlaggedMarker(plot, double(i + 1), cells[i]->id, cells[i]->status);
+        }
+    }
+    if (anyFlagged) {
+        addFlaggedLegendEntry(plot);
+    }
+}
+
 void highlightCell(QCustomPlot& plot, const char* figure, const report::ReportData& data,
                    const QString& cellId) {
     for (int i = plot.graphCount() - 1; i >= 0; --i) {
@@ -220,36 +310,39 @@ void highlightCell(QCustomPlot& plot, const char* figure, const report::ReportDa
         }
     }
     for (int i = plot.itemCount() - 1; i >= 0; --i) {
-        if (plot.item(i)->objectName() == "selection") {
+        QCPAbstractItem* item = plot.item(i);
+        if (item->objectName() == "selection") {
             plot.removeItem(i);
+        } else if (auto* t = qobject_cast<QCPItemText*>(item); t && t->objectName() == "flagged") {
+            t->setPen(Qt::NoPen);
         }
     }
-    const store::CellRow* cell = nullptr;
-    for (const auto& c : data.cells) {
-        if (c.id == cellId) {
-            cell = &c;
-        }
-    }
+    const store::CellRow* cell = findCell(data, cellId);
     if (cell) {
         const QString name(figure);
-        QCPGraph* g = nullptr;
-        auto mark = [&] {
-            g = plot.addGraph();
+        auto mark = [&plot] {
+            QCPGraph* g = plot.addGraph();
             g->setName("selection");
             g->setLineStyle(QCPGraph::lsNone);
-            g->setScatterStyle(
-                QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(Qt::black, 2.5), Qt::NoBrush, 14));
             g->removeFromLegend();
+            return g;
         };
-        if (name == "overhead_vs_world_size") {
-            mark();
-            g->addData(cell->worldSize, cell->complete() && cell->commOverheadFraction
-                                            ? *cell->commOverheadFraction * 100.0
-                                            : 0.0);
+        if (QCPItemText* t = flaggedItem(plot, cellId)) {
+            t->setPen(QPen(Qt::black, 2)); // a flagged cell is marked where it is drawn
+        } else if (name == "overhead_vs_world_size") {
+            if (const auto v = overheadPercent(*cell)) {
+                QCPGraph* g = mark();
+                g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(Qt::black, 2.5),
+                                                   Qt::NoBrush, 15));
+                g->addData(cell->worldSize, *v);
+            }
         } else if (name == "bucket_time_vs_bytes") {
-            mark();
+            QCPGraph* g = mark();
+            // Thin rings: a cell has many buckets, and the marks must not hide the others.
+            g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle,
+                                               QPen(QColor(0, 0, 0, 90), 1.0), Qt::NoBrush, 7));
             for (const auto& s : data.bucketsByCell.value(cellId)) {
-                g->addData(s.bytes / 1048576.0, s.seconds * 1e3);
+                g->addData(mib(s.bytes), s.seconds * 1e3);
             }
         } else {
             const auto cells = axisCells(data);
@@ -257,9 +350,11 @@ void highlightCell(QCustomPlot& plot, const char* figure, const report::ReportDa
                 if (cells[i]->id == cellId) {
                     auto* box = new QCPItemRect(&plot);
                     box->setObjectName("selection");
-                    box->topLeft->setCoords(double(i) + 1 - 0.45, plot.yAxis->range().upper * 0.98);
-                    box->bottomRight->setCoords(double(i) + 1 + 0.45, plot.yAxis->range().lower);
-                    box->setPen(QPen(Qt::black, 2.5, Qt::DashLine));
+                    box->topLeft->setTypeY(QCPItemPosition::ptAxisRectRatio);
+                    box->bottomRight->setTypeY(QCPItemPosition::ptAxisRectRatio);
+                    box->topLeft->setCoords(double(i) + 1 - 0.45, 0.0);
+                    box->bottomRight->setCoords(double(i) + 1 + 0.45, 1.0);
+                    box->setPen(QPen(Qt::black, 2, Qt::DashLine));
                 }
             }
         }
@@ -270,37 +365,42 @@ void highlightCell(QCustomPlot& plot, const char* figure, const report::ReportDa
 QString cellAt(const QCustomPlot& plot, const char* figure, const report::ReportData& data,
                QPointF pos) {
     const QString name(figure);
-    const double x = plot.xAxis->pixelToCoord(pos.x());
-    const double y = plot.yAxis->pixelToCoord(pos.y());
     QString best;
-    double bestDist = 20.0; // pixels
-    auto consider = [&](const QString& id, double cx, double cy) {
-        const double dx = plot.xAxis->coordToPixel(cx) - pos.x();
-        const double dy = plot.yAxis->coordToPixel(cy) - pos.y();
-        const double d = std::sqrt(dx * dx + dy * dy);
+    double bestDist = kPickRadiusPx;
+    auto consider = [&](const QString& id, QPointF at) {
+        const double d = std::hypot(at.x() - pos.x(), at.y() - pos.y());
         if (d < bestDist) {
             bestDist = d;
             best = id;
         }
     };
+    for (int i = 0; i < plot.itemCount(); ++i) {
+        if (const auto* t = qobject_cast<const QCPItemText*>(plot.item(i));
+            t && t->objectName() == "flagged") {
+            const QRectF r(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition());
+            if (r.normalized().adjusted(-4, -4, 4, 4).contains(pos)) {
+                return t->property("cellId").toString();
+            }
+        }
+    }
     if (name == "overhead_vs_world_size") {
         for (const auto& c : data.cells) {
-            if (c.status != "skipped_infeasible") {
-                consider(c.id, c.worldSize,
-                         c.complete() && c.commOverheadFraction ? *c.commOverheadFraction * 100.0
-                                                                : 0.0);
+            if (const auto v = overheadPercent(c)) {
+                consider(c.id,
+                         {plot.xAxis->coordToPixel(c.worldSize), plot.yAxis->coordToPixel(*v)});
             }
         }
     } else if (name == "bucket_time_vs_bytes") {
         for (auto it = data.bucketsByCell.begin(); it != data.bucketsByCell.end(); ++it) {
             for (const auto& s : *it) {
-                consider(it.key(), s.bytes / 1048576.0, s.seconds * 1e3);
+                consider(it.key(), {plot.xAxis->coordToPixel(mib(s.bytes)),
+                                    plot.yAxis->coordToPixel(s.seconds * 1e3)});
             }
         }
     } else {
+        const double x = plot.xAxis->pixelToCoord(pos.x());
         const auto cells = axisCells(data);
         const long i = std::lround(x) - 1;
-        (void)y;
         if (i >= 0 && i < long(cells.size()) && std::abs(x - double(i + 1)) < 0.45) {
             best = cells[std::size_t(i)]->id;
         }
@@ -308,14 +408,51 @@ QString cellAt(const QCustomPlot& plot, const char* figure, const report::Report
     return best;
 }
 
+QString toolTipAt(const QCustomPlot& plot, const char* figure, const report::ReportData& data,
+                  QPointF pos) {
+    const store::CellRow* c = findCell(data, cellAt(plot, figure, data, pos));
+    if (!c) {
+        return {};
+    }
+    QStringList lines{c->id,
+                      QString("%1 · %2 · %3 ranks").arg(c->status, c->layer).arg(c->worldSize)};
+    if (!c->complete()) {
+        lines << c->reasons.join("; ");
+        return lines.join('\n');
+    }
+    const auto ms = [](const std::optional<double>& v) {
+        return v ? QString::number(*v, 'f', 2) + " ms" : QString("n/a");
+    };
+    if (const auto v = overheadPercent(*c)) {
+        lines << QString("exposed communication %1 % of a %2 step")
+                     .arg(*v, 0, 'f', 2)
+                     .arg(ms(c->stepMs));
+    }
+    lines << QString("compute %1, exposed comm %2, bookkeeping %3")
+                 .arg(ms(c->computeMs), ms(c->exposedCommMs), ms(c->bookkeepingMs));
+    if (c->hookTraceAgreement) {
+        lines << QString("trace / hook %1").arg(*c->hookTraceAgreement, 0, 'f', 3);
+    }
+    return lines.join('\n');
+}
+
 const std::vector<FigureSpec>& reportFigures() {
     static const std::vector<FigureSpec> figures{
-        {"overhead_vs_world_size", drawOverheadVsWorldSize},
-        {"bucket_time_vs_bytes", drawBucketTimeVsBytes},
-        {"time_breakdown", drawStackedBreakdown},
-        {"hook_trace_agreement", drawAgreement},
+        {"overhead_vs_world_size", "Exposed communication vs world size", drawOverheadVsWorldSize},
+        {"bucket_time_vs_bytes", "Bucket all-reduce time vs size", drawBucketTimeVsBytes},
+        {"time_breakdown", "Median step by kind", drawStackedBreakdown},
+        {"hook_trace_agreement", "Hook vs trace agreement", drawAgreement},
     };
     return figures;
+}
+
+const FigureSpec* figureNamed(const QString& name) {
+    for (const FigureSpec& f : reportFigures()) {
+        if (name == f.name) {
+            return &f;
+        }
+    }
+    return nullptr;
 }
 
 } // namespace commprof::widgets

@@ -1,125 +1,157 @@
 #include "results_view.h"
 
+#include "flagged_row_delegate.h"
+#include "layout_helpers.h"
 #include "models/results_cell_model.h"
 #include "result_plots.h"
 
 #include <qcustomplot.h>
 
-#include <QDir>
+#include <QApplication>
 #include <QHeaderView>
-#include <QPainter>
+#include <QLineEdit>
+#include <QSortFilterProxyModel>
 #include <QSplitter>
-#include <QSvgGenerator>
 #include <QTableView>
+#include <QTimer>
+#include <QToolTip>
 #include <QVBoxLayout>
 
-#include <stdexcept>
-
 namespace commprof::widgets {
-namespace {
 
-constexpr int kExportWidth = 1050;
-constexpr int kExportHeight = 650;
-
-} // namespace
+const QStringList& ResultsView::shownFigures() {
+    static const QStringList figures{"overhead_vs_world_size", "bucket_time_vs_bytes",
+                                     "time_breakdown"};
+    return figures;
+}
 
 ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
     model_ = new models::ResultsCellModel(this);
+    proxy_ = new QSortFilterProxyModel(this);
+    proxy_->setSourceModel(model_);
+    proxy_->setSortRole(models::ResultsCellModel::SortRole);
+    proxy_->setFilterKeyColumn(-1);
+    proxy_->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    filter_ = new QLineEdit(this);
+    filter_->setPlaceholderText("Filter cells (id, status, layer, reason)");
+    filter_->setClearButtonEnabled(true);
+    connect(filter_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
     table_ = new QTableView(this);
-    table_->setModel(model_);
+    table_->setModel(proxy_);
     table_->verticalHeader()->hide();
+    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    table_->setSortingEnabled(true);
+    table_->sortByColumn(-1, Qt::AscendingOrder); // the results' own order until a click
+    table_->setAlternatingRowColors(true);
+    table_->setItemDelegate(new FlaggedRowDelegate(models::ResultsCellModel::FlaggedRole, table_));
+    table_->setTextElideMode(Qt::ElideMiddle);
     table_->horizontalHeader()->setStretchLastSection(true);
     connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &ResultsView::onSelectionChanged);
 
-    auto* plots = new QSplitter(Qt::Horizontal, this);
-    for (const char* figure :
-         {"overhead_vs_world_size", "bucket_time_vs_bytes", "time_breakdown"}) {
+    QSplitter* plots = makeSplitter(Qt::Horizontal, {}, this);
+    for (const QString& name : shownFigures()) {
         auto* plot = new QCustomPlot(plots);
-        plot->setMinimumSize(280, 220);
+        plot->setMinimumSize(220, 150);
+        plot->setMouseTracking(true);
+        plot->installEventFilter(this);
         plots->addWidget(plot);
+        const QByteArray figure = name.toLatin1();
         plots_.emplace_back(figure, plot);
         // A click in any plot selects the cell under it, which every view then marks.
         connect(plot, &QCustomPlot::mousePress, this, [this, plot, figure](QMouseEvent* e) {
-            const QString id = cellAt(*plot, figure, data_, e->position());
+            const QString id = cellAt(*plot, figure.constData(), data_, e->position());
             if (!id.isEmpty()) {
                 selectCell(id);
             }
         });
+        connect(plot, &QCustomPlot::mouseMove, this, [this, plot, figure](QMouseEvent* e) {
+            const QString tip = toolTipAt(figure.constData(), e->position());
+            if (tip.isEmpty()) {
+                QToolTip::hideText();
+            } else {
+                QToolTip::showText(plot->mapToGlobal(e->position().toPoint()), tip, plot);
+            }
+        });
     }
-    auto* split = new QSplitter(Qt::Vertical, this);
-    split->addWidget(plots);
-    split->addWidget(table_);
+    QSplitter* split =
+        makeSplitter(Qt::Vertical, {{plots, 3}, {filteredTable(filter_, table_, this), 2}}, this);
+    split->setSizes({600, 400});
     auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
     layout->addWidget(split);
 }
 
+bool ResultsView::eventFilter(QObject* watched, QEvent* event) {
+    if (event->type() == QEvent::Resize) {
+        for (auto& [figure, plot] : plots_) {
+            if (plot == watched) {
+                // After the resize is laid out: where the legend fits depends on the new size.
+                QTimer::singleShot(0, plot, [plot] { placeLegend(*plot); });
+            }
+        }
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
 void ResultsView::setData(const report::ReportData& data) {
+    const QString keep = selectedCell();
     data_ = data;
     model_->setCells(data.cells);
     table_->resizeColumnsToContents();
     for (auto& [figure, plot] : plots_) {
-        for (const FigureSpec& spec : reportFigures()) {
-            if (std::string(spec.name) == figure) {
-                spec.draw(*plot, data_);
-            }
+        if (const FigureSpec* spec = figureNamed(QString::fromLatin1(figure))) {
+            FigureStyle style;
+            style.fontPt = QApplication::font().pointSizeF() > 0 ? QApplication::font().pointSizeF()
+                                                                 : style.fontPt;
+            spec->draw(*plot, data_, style);
         }
-        plot->replot();
+        placeLegend(*plot);
     }
+    selectCell(keep);
 }
 
 QCustomPlot* ResultsView::plot(const char* figure) const {
     for (const auto& [name, plot] : plots_) {
-        if (std::string(name) == figure) {
+        if (name == figure) {
             return plot;
         }
     }
     return nullptr;
 }
 
+QString ResultsView::toolTipAt(const char* figure, QPointF pos) const {
+    const QCustomPlot* p = plot(figure);
+    return p ? widgets::toolTipAt(*p, figure, data_, pos) : QString();
+}
+
 void ResultsView::selectCell(const QString& cellId) {
     const int row = model_->rowOf(cellId);
-    if (row >= 0) {
-        table_->selectRow(row);
+    if (row < 0) {
+        return;
     }
+    QModelIndex at = proxy_->mapFromSource(model_->index(row, 0));
+    if (!at.isValid()) {
+        filter_->clear(); // the cell was filtered out: show it rather than select nothing
+        at = proxy_->mapFromSource(model_->index(row, 0));
+    }
+    table_->selectRow(at.row());
+    table_->scrollTo(at);
 }
 
 QString ResultsView::selectedCell() const {
     const QModelIndexList rows = table_->selectionModel()->selectedRows();
-    return rows.isEmpty() ? QString() : model_->idAt(rows.first().row());
+    return rows.isEmpty() ? QString() : model_->idAt(proxy_->mapToSource(rows.first()).row());
 }
 
 void ResultsView::onSelectionChanged() {
     const QString id = selectedCell();
     for (auto& [figure, plot] : plots_) {
-        highlightCell(*plot, figure, data_, id);
+        highlightCell(*plot, figure.constData(), data_, id);
     }
     emit cellSelected(id);
-}
-
-QStringList ResultsView::exportPlots(const QString& outDir) const {
-    QDir().mkpath(outDir);
-    QStringList written;
-    for (const auto& [figure, plot] : plots_) {
-        const QString base = QDir(outDir).filePath(figure);
-        if (!plot->savePdf(base + ".pdf", kExportWidth, kExportHeight) ||
-            !plot->savePng(base + ".png", kExportWidth, kExportHeight, 2.0)) {
-            throw std::runtime_error(("cannot export " + base).toStdString());
-        }
-        QSvgGenerator svg;
-        svg.setFileName(base + ".svg");
-        svg.setSize(QSize(kExportWidth, kExportHeight));
-        svg.setViewBox(QRect(0, 0, kExportWidth, kExportHeight));
-        svg.setTitle(figure);
-        QCPPainter painter;
-        painter.begin(&svg);
-        plot->toPainter(&painter, kExportWidth, kExportHeight);
-        painter.end();
-        written << base + ".pdf" << base + ".png" << base + ".svg";
-    }
-    return written;
 }
 
 } // namespace commprof::widgets

@@ -1,14 +1,17 @@
 #pragma once
-// Results: linked plots (overhead vs world size, bucket time vs bytes with the fitted
-// alpha-beta lines, stacked breakdown) and the cell table. One selection model is the single
-// source of truth: picking a cell in any plot or the table marks it in all of them.
-// Incomplete and failed cells are flagged and never in a fit or an aggregate.
+// Results: linked plots (exposed communication vs world size, bucket time vs size with the
+// fitted alpha-beta lines, the per-step breakdown) and the cell table, sortable and filterable.
+// One selection model is the single source of truth: picking a cell in any plot or the table
+// marks it in all of them. Hovering a plot names the cell under the cursor. Incomplete and
+// failed cells are flagged and never in a fit or an aggregate.
 
 #include "report/report_data.h"
 
 #include <QWidget>
 
 class QCustomPlot;
+class QLineEdit;
+class QSortFilterProxyModel;
 class QTableView;
 
 namespace commprof::models {
@@ -20,24 +23,36 @@ namespace commprof::widgets {
 class ResultsView : public QWidget {
     Q_OBJECT
 public:
+    // The figures shown side by side, by name (see reportFigures()).
+    static const QStringList& shownFigures();
+
     explicit ResultsView(QWidget* parent = nullptr);
     void setData(const report::ReportData& data);
+    const report::ReportData& data() const { return data_; }
     void selectCell(const QString& cellId);
     QString selectedCell() const;
     models::ResultsCellModel* model() const { return model_; }
+    QSortFilterProxyModel* sortedModel() const { return proxy_; }
+    QTableView* table() const { return table_; }
+    QLineEdit* filter() const { return filter_; }
     QCustomPlot* plot(const char* figure) const;
-    // Every plot as PDF, PNG and SVG at publication size. Returns the files written.
-    QStringList exportPlots(const QString& outDir) const;
+    // What hovering at a plot position shows (also as the tooltip).
+    QString toolTipAt(const char* figure, QPointF pos) const;
 
 signals:
     void cellSelected(const QString& cellId);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     void onSelectionChanged();
     report::ReportData data_;
     models::ResultsCellModel* model_;
+    QSortFilterProxyModel* proxy_;
+    QLineEdit* filter_;
     QTableView* table_;
-    std::vector<std::pair<const char*, QCustomPlot*>> plots_;
+    std::vector<std::pair<QByteArray, QCustomPlot*>> plots_;
 };
 
 } // namespace commprof::widgets

@@ -1,8 +1,12 @@
 #include "timeline_view.h"
 
+#include "timeline_painter.h"
+
 #include <QHelpEvent>
+#include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QScrollBar>
 #include <QToolTip>
 #include <QWheelEvent>
 
@@ -12,231 +16,567 @@
 namespace commprof::widgets {
 namespace {
 
-QColor classColour(trace::EventClass c) {
-    switch (c) {
-    case trace::EventClass::Compute:
-        return QColor(31, 119, 180);
-    case trace::EventClass::Communication:
-        return QColor(255, 127, 14);
-    case trace::EventClass::Bookkeeping:
-        return QColor(44, 160, 44);
-    case trace::EventClass::NotCounted:
-        break;
-    }
-    return QColor(150, 150, 150);
-}
-
-QString formatUs(double us) {
-    if (us >= 1e6) {
-        return QString::number(us / 1e6, 'f', 3) + " s";
-    }
-    if (us >= 1e3) {
-        return QString::number(us / 1e3, 'f', 3) + " ms";
-    }
-    return QString::number(us, 'f', 3) + " µs";
-}
+constexpr int kDragThresholdPx = 3;
+constexpr int kZoomBurstMs = 800; // zoom steps closer than this are one step back
+constexpr std::size_t kHistoryMax = 100;
+constexpr double kFitMargin = 0.01;
 
 } // namespace
 
 TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
     setMouseTracking(true);
-    setMinimumHeight(120);
+    setMinimumSize(480, 160);
     setFocusPolicy(Qt::StrongFocus);
+    setAttribute(Qt::WA_OpaquePaintEvent);
+    vscroll_ = new QScrollBar(Qt::Vertical, this);
+    vscroll_->setSingleStep(metrics_.sliceRow);
+    connect(vscroll_, &QScrollBar::valueChanged, this, [this] { update(); });
 }
 
-void TimelineView::setData(std::shared_ptr<const timeline::TimelineData> data) {
-    data_ = std::move(data);
-    selected_ = -1;
-    axis_ = timeline::TimeAxis(data_ ? data_->startUs : 0, data_ ? data_->endUs : 1,
-                               std::max(1, width() - kGutter));
-    setMinimumHeight(kRuler + (data_ ? int(data_->lanes.size()) : 0) * kLaneHeight + 4);
-    update();
+TimelineView::~TimelineView() = default;
+
+int TimelineView::tracksWidth() const {
+    return std::max(1, width() - kGutter - vscroll_->sizeHint().width());
 }
 
-void TimelineView::setVisibleRange(double startUs, double endUs) {
-    axis_ = timeline::TimeAxis(startUs, endUs, std::max(1, width() - kGutter));
-    update();
+int TimelineView::rowsHeight() const {
+    return std::max(0, height() - kHeaderHeight);
 }
 
-void TimelineView::zoomAt(double factor, double xPx) {
-    axis_.zoom(factor, xPx - kGutter);
-    if (data_) {
-        axis_.clamp(data_->startUs, data_->endUs);
-    }
+int TimelineView::scrollY() const {
+    return vscroll_->value();
+}
+
+void TimelineView::setStack(std::shared_ptr<const timeline::TimelineStack> stack) {
+    stack_ = std::move(stack);
+    collapsed_ = {};
+    selected_ = {};
+    matched_ = {};
+    range_.reset();
+    matches_.reset();
+    currentMatch_ = 0;
+    history_.clear();
+    focusRank_ = 0;
+    originUs_ = 0;
+    originText_ = "from the trace start";
+    names_.assign(stack_ ? stack_->ranks.size() : 0, {});
+    relayout();
+    vscroll_->setValue(0);
+    fitAll();
+    history_.clear(); // the first view has nothing before it
+}
+
+void TimelineView::relayout() {
+    layout_ = stack_ ? timeline::TimelineLayout(*stack_, collapsed_, metrics_)
+                     : timeline::TimelineLayout();
+    vscroll_->setRange(0, std::max(0, layout_.height() - rowsHeight()));
+    vscroll_->setPageStep(std::max(1, rowsHeight()));
     update();
 }
 
 void TimelineView::resizeEvent(QResizeEvent*) {
-    axis_.setWidth(std::max(1, width() - kGutter));
+    const int sw = vscroll_->sizeHint().width();
+    vscroll_->setGeometry(width() - sw, kHeaderHeight, sw, rowsHeight());
+    axis_.setWidth(tracksWidth());
+    relayout();
 }
 
-QPoint TimelineView::pointOf(int lane, double us) const {
-    return QPoint(kGutter + int(std::lround(axis_.toPixel(us))),
-                  kRuler + lane * kLaneHeight + kLaneHeight / 2);
+void TimelineView::clampAxis() {
+    const double total = stack_ ? stack_->endUs : 1.0;
+    const double margin = total * 0.05;
+    axis_.clamp(-margin, total + margin, kMinSpanUs);
 }
 
-int TimelineView::drawLane(QPainter& p, const timeline::Lane& lane, int y,
-                           const QColor& colour) const {
-    const double visStart = axis_.startUs();
-    const double visEnd = axis_.endUs();
-    const int w = axis_.widthPx();
-    int rects = 0;
-    double runStart = 0, runEnd = -1;
-    auto flush = [&] {
-        if (runEnd >= runStart) {
-            const int x0 = int(std::floor(std::max(0.0, runStart)));
-            const int x1 = int(std::ceil(std::min(double(w), runEnd)));
-            p.fillRect(QRect(kGutter + x0, y + 2, std::max(1, x1 - x0), kLaneHeight - 4), colour);
-            ++rects;
-        }
-    };
-    std::size_t i = lane.firstOverlapping(visStart);
-    const std::size_t n = lane.spans.size();
-    while (i < n && lane.spans[i].start < visEnd) {
-        const double px0 = axis_.toPixel(lane.spans[i].start);
-        const double column = std::floor(std::max(px0, 0.0));
-        // Every span starting in this pixel column is drawn by one rectangle: jump past them,
-        // extending the run to the furthest end among them.
-        const double nextColumnUs = axis_.toUs(column + 1);
-        const auto next =
-            std::lower_bound(lane.spans.begin() + long(i), lane.spans.end(), nextColumnUs,
-                             [](const trace::Span& s, double t) { return s.start < t; });
-        const std::size_t j = std::max<std::size_t>(i + 1, std::size_t(next - lane.spans.begin()));
-        const double px1 = axis_.toPixel(lane.maxEndPrefix[j - 1]);
-        if (runEnd >= runStart && column <= runEnd + 1) {
-            runEnd = std::max(runEnd, px1);
-        } else {
-            flush();
-            runStart = column;
-            runEnd = std::max(px1, column + 1);
-        }
-        i = j;
+void TimelineView::viewChanged() {
+    update();
+    emit visibleRangeChanged(axis_.startUs(), axis_.endUs());
+}
+
+void TimelineView::rememberView() {
+    if (!history_.empty() && history_.back().first == axis_.startUs() &&
+        history_.back().second == axis_.endUs()) {
+        return;
     }
-    flush();
-    return rects;
+    history_.emplace_back(axis_.startUs(), axis_.endUs());
+    if (history_.size() > kHistoryMax) {
+        history_.erase(history_.begin());
+    }
+}
+
+void TimelineView::rememberBurst() {
+    if (!lastZoom_.isValid() || lastZoom_.elapsed() > kZoomBurstMs) {
+        rememberView();
+    }
+    lastZoom_.start();
+}
+
+void TimelineView::setVisibleRange(double startUs, double endUs, bool remember) {
+    if (remember) {
+        rememberView();
+    }
+    axis_ = timeline::TimeAxis(startUs, endUs, tracksWidth());
+    clampAxis();
+    viewChanged();
+}
+
+void TimelineView::fitAll() {
+    const double total = stack_ ? stack_->endUs : 1.0;
+    setVisibleRange(-total * kFitMargin, total * (1 + kFitMargin), true);
+}
+
+void TimelineView::zoomAt(double factor, double xPx) {
+    rememberBurst();
+    axis_.zoom(factor, xPx - kGutter);
+    clampAxis();
+    viewChanged();
+}
+
+void TimelineView::panBy(double fractionOfSpan) {
+    axis_.pan(fractionOfSpan * axis_.widthPx());
+    clampAxis();
+    viewChanged();
+}
+
+bool TimelineView::back() {
+    if (history_.empty()) {
+        return false;
+    }
+    const auto [s, e] = history_.back();
+    history_.pop_back();
+    axis_ = timeline::TimeAxis(s, e, tracksWidth());
+    lastZoom_.invalidate();
+    viewChanged();
+    return true;
+}
+
+void TimelineView::zoomToSlice(timeline::SliceRef slice) {
+    if (!stack_ || !slice.valid() || std::size_t(slice.rank) >= stack_->ranks.size()) {
+        return;
+    }
+    const auto& e = stack_->ranks[std::size_t(slice.rank)]->trace.events[slice.event];
+    const double s = stack_->toDisplay(std::size_t(slice.rank), e.startUs);
+    const double d = std::max(e.durationUs(), kMinSpanUs);
+    setVisibleRange(s - d * 0.05, s + d * 1.05, true);
+    reveal(slice);
+}
+
+void TimelineView::zoomToStep(int stepIndex) {
+    if (!stack_ || stack_->ranks.empty()) {
+        return;
+    }
+    const std::size_t r = std::size_t(std::clamp(focusRank_, 0, int(stack_->ranks.size()) - 1));
+    const auto& steps = stack_->ranks[r]->steps;
+    if (stepIndex < 0 || std::size_t(stepIndex) >= steps.size()) {
+        return;
+    }
+    const auto& w = steps[std::size_t(stepIndex)].window;
+    const double s = stack_->toDisplay(r, w.start);
+    const double e = stack_->toDisplay(r, w.end);
+    setVisibleRange(s - (e - s) * 0.02, e + (e - s) * 0.02, true);
+}
+
+void TimelineView::setOrigin(double displayUs, const QString& what) {
+    originUs_ = displayUs;
+    originText_ = what;
+    update();
+}
+
+void TimelineView::setFocusRank(int rankIndex) {
+    focusRank_ = rankIndex;
+    update();
+}
+
+void TimelineView::select(timeline::SliceRef slice, bool revealIt) {
+    selected_ = slice;
+    if (slice.valid() && revealIt) {
+        reveal(slice);
+    }
+    update();
+}
+
+void TimelineView::setMatched(const timeline::MatchedSlices& matched) {
+    matched_ = matched;
+    update();
+}
+
+void TimelineView::setRange(std::optional<std::pair<double, double>> range) {
+    range_ = range;
+    update();
+}
+
+void TimelineView::setMatches(std::shared_ptr<const timeline::SearchMatches> matches) {
+    matches_ = std::move(matches);
+    currentMatch_ = matches_ ? matches_->count() : 0;
+    update();
+}
+
+void TimelineView::setCurrentMatch(std::size_t index) {
+    currentMatch_ = index;
+    if (matches_ && index < matches_->count()) {
+        reveal(matches_->slices[index]);
+    }
+    update();
+}
+
+void TimelineView::setColouring(Colouring colouring) {
+    colouring_ = colouring;
+    update();
+}
+
+void TimelineView::toggleRank(int rankIndex) {
+    collapsed_.toggleRank(rankIndex);
+    relayout();
+}
+
+void TimelineView::toggleGroup(int rankIndex, int group) {
+    collapsed_.toggleGroup(rankIndex, group);
+    relayout();
+}
+
+void TimelineView::scrollToRow(std::size_t row) {
+    if (row >= layout_.rows().size()) {
+        return;
+    }
+    const auto& r = layout_.rows()[row];
+    if (r.top < scrollY() || r.bottom() > scrollY() + rowsHeight()) {
+        vscroll_->setValue(r.top - rowsHeight() / 3);
+    }
+}
+
+void TimelineView::reveal(timeline::SliceRef slice) {
+    if (!stack_ || !slice.valid() || std::size_t(slice.rank) >= stack_->ranks.size()) {
+        return;
+    }
+    const auto& rank = *stack_->ranks[std::size_t(slice.rank)];
+    const auto& place = rank.places[slice.event];
+    // Whatever hides it opens, as in Perfetto.
+    bool changed = false;
+    if (collapsed_.rankCollapsed(slice.rank)) {
+        collapsed_.toggleRank(slice.rank);
+        changed = true;
+    }
+    if (collapsed_.groupCollapsed(slice.rank, int(place.group))) {
+        collapsed_.toggleGroup(slice.rank, int(place.group));
+        changed = true;
+    }
+    if (changed) {
+        relayout();
+    }
+    scrollToRow(layout_.rowOfSlice(slice.rank, place));
+    const auto& e = rank.trace.events[slice.event];
+    const double s = stack_->toDisplay(std::size_t(slice.rank), e.startUs);
+    const double end = s + e.durationUs();
+    const double span = axis_.endUs() - axis_.startUs();
+    if (end < axis_.startUs() || s > axis_.endUs()) {
+        const double mid = s + e.durationUs() / 2;
+        axis_ = timeline::TimeAxis(mid - span / 2, mid + span / 2, tracksWidth());
+        clampAxis();
+        viewChanged();
+    }
+}
+
+std::optional<QPoint> TimelineView::pointOfRow(std::size_t row, double displayUs) const {
+    if (row >= layout_.rows().size()) {
+        return std::nullopt;
+    }
+    const auto& r = layout_.rows()[row];
+    const int y = kHeaderHeight + r.top - scrollY() + r.height / 2;
+    if (y < kHeaderHeight || y >= height()) {
+        return std::nullopt;
+    }
+    return QPoint(int(std::lround(xOfTime(displayUs))), y);
+}
+
+double TimelineView::timeAtX(double xPx) const {
+    return axis_.toUs(xPx - kGutter);
+}
+
+double TimelineView::xOfTime(double displayUs) const {
+    return kGutter + axis_.toPixel(displayUs);
+}
+
+std::optional<QPoint> TimelineView::pointOfSlice(timeline::SliceRef slice) const {
+    if (!stack_ || !slice.valid() || std::size_t(slice.rank) >= stack_->ranks.size()) {
+        return std::nullopt;
+    }
+    const auto& rank = *stack_->ranks[std::size_t(slice.rank)];
+    const auto& e = rank.trace.events[slice.event];
+    const double s =
+        std::max(stack_->toDisplay(std::size_t(slice.rank), e.startUs), axis_.startUs());
+    const double end = std::min(stack_->toDisplay(std::size_t(slice.rank), e.endUs), axis_.endUs());
+    if (end < s) {
+        return std::nullopt;
+    }
+    return pointOfRow(layout_.rowOfSlice(slice.rank, rank.places[slice.event]), (s + end) / 2);
+}
+
+std::optional<timeline::SliceRef> TimelineView::sliceAt(QPoint p) const {
+    if (!stack_ || p.x() < kGutter || p.x() >= kGutter + tracksWidth() || p.y() < kHeaderHeight) {
+        return std::nullopt;
+    }
+    const std::size_t i = layout_.rowAt(p.y() - kHeaderHeight + scrollY());
+    if (i >= layout_.rows().size()) {
+        return std::nullopt;
+    }
+    const auto& row = layout_.rows()[i];
+    if (row.kind != timeline::RowKind::Slices) {
+        return std::nullopt;
+    }
+    const auto& rank = *stack_->ranks[std::size_t(row.rank)];
+    const auto& lane = rank.groups[std::size_t(row.group)].lanes[std::size_t(row.lane)];
+    if (std::size_t(row.depth) >= lane.rows.size()) {
+        return std::nullopt;
+    }
+    const auto& sliceRow = lane.rows[std::size_t(row.depth)];
+    const double t = stack_->toTrace(std::size_t(row.rank), timeAtX(p.x()));
+    // Up to two pixels either side: a one-pixel kernel can still be clicked.
+    const std::size_t k = sliceRow.sliceAt(t, 2 * axis_.usPerPixel());
+    if (k >= sliceRow.size()) {
+        return std::nullopt;
+    }
+    return timeline::SliceRef{row.rank, sliceRow.events[k]};
+}
+
+QString TimelineView::describe(timeline::SliceRef slice) const {
+    if (!stack_ || !slice.valid()) {
+        return {};
+    }
+    const auto& t = stack_->ranks[std::size_t(slice.rank)]->trace;
+    const auto& e = t.events[slice.event];
+    return QString("%1\n%2 · %3")
+        .arg(QString::fromStdString(t.name(e)), timeline::formatDuration(e.durationUs()),
+             trace::toString(e.cls));
+}
+
+TimelineView::NameCache& TimelineView::namesOf(int rank) const {
+    auto& cache = names_[std::size_t(rank)];
+    if (cache.text.empty()) {
+        const std::size_t n = stack_->ranks[std::size_t(rank)]->trace.strings.size();
+        cache.text.resize(n);
+        cache.advance.assign(n, -1.0f);
+        cache.colour.assign(n, 0);
+    }
+    return cache;
+}
+
+const QString& TimelineView::nameText(int rank, std::uint32_t name) const {
+    QString& text = namesOf(rank).text[name];
+    if (text.isNull()) {
+        text = QString::fromStdString(stack_->ranks[std::size_t(rank)]->trace.strings.at(name));
+    }
+    return text;
+}
+
+QRgb TimelineView::nameColour(int rank, std::uint32_t name) const {
+    QRgb& colour = namesOf(rank).colour[name];
+    if (colour == 0) {
+        const auto c =
+            timeline::nameColour(stack_->ranks[std::size_t(rank)]->trace.strings.at(name));
+        colour = qRgb(c.r, c.g, c.b);
+    }
+    return colour;
+}
+
+float TimelineView::nameAdvance(int rank, std::uint32_t name) const {
+    const QString& text = nameText(rank, name);
+    float& advance = namesOf(rank).advance[name];
+    if (advance < 0) {
+        QFont f = font();
+        f.setPixelSize(11);
+        advance = float(QFontMetrics(f).horizontalAdvance(text));
+    }
+    return advance;
 }
 
 void TimelineView::paintEvent(QPaintEvent*) {
     QPainter p(this);
-    p.fillRect(rect(), palette().base());
-    lastRects_ = 0;
-    if (!data_) {
-        p.drawText(rect(), Qt::AlignCenter, "Open a trace to see its timeline");
+    TimelinePainter(*this, p).paint();
+}
+
+double TimelineView::anchorX() const {
+    if (hoverX_ && *hoverX_ >= kGutter && *hoverX_ < kGutter + tracksWidth()) {
+        return *hoverX_;
+    }
+    return kGutter + tracksWidth() / 2.0;
+}
+
+void TimelineView::keyPressEvent(QKeyEvent* event) {
+    switch (event->key()) {
+    case Qt::Key_W:
+    case Qt::Key_Plus:
+    case Qt::Key_Equal:
+        zoomAt(kKeyZoomFactor, anchorX());
+        break;
+    case Qt::Key_S:
+    case Qt::Key_Minus:
+        zoomAt(1.0 / kKeyZoomFactor, anchorX());
+        break;
+    case Qt::Key_A:
+        panBy(-kKeyPanFraction);
+        break;
+    case Qt::Key_D:
+        panBy(kKeyPanFraction);
+        break;
+    case Qt::Key_Home:
+    case Qt::Key_F:
+        fitAll();
+        break;
+    case Qt::Key_Backspace:
+        back();
+        break;
+    case Qt::Key_Escape:
+        if (selected_.valid() || range_) {
+            selected_ = {};
+            range_.reset();
+            emit sliceSelected({});
+            emit rangeSelected(0, 0);
+            update();
+        }
+        break;
+    default:
+        QWidget::keyPressEvent(event);
         return;
     }
-    const int w = axis_.widthPx();
-    // Step windows, shaded alternately and labelled on the ruler.
-    for (std::size_t s = 0; s < data_->steps.size(); ++s) {
-        const auto& step = data_->steps[s];
-        const double x0 = std::max(0.0, axis_.toPixel(step.window.start));
-        const double x1 = std::min(double(w), axis_.toPixel(step.window.end));
-        if (x1 <= 0 || x0 >= w) {
-            continue;
-        }
-        p.fillRect(QRectF(kGutter + x0, 0, x1 - x0, height()),
-                   s % 2 ? QColor(240, 240, 250) : QColor(250, 246, 236));
-        p.setPen(Qt::darkGray);
-        p.drawText(QRectF(kGutter + x0 + 3, 2, std::max(0.0, x1 - x0 - 3), kRuler - 4),
-                   Qt::AlignLeft | Qt::AlignVCenter, QString("step %1").arg(step.step));
-    }
-    int y = kRuler;
-    for (const auto& lane : data_->lanes) {
-        if (y > height()) {
-            break;
-        }
-        p.setPen(palette().text().color());
-        p.drawText(QRect(4, y, kGutter - 8, kLaneHeight), Qt::AlignLeft | Qt::AlignVCenter,
-                   lane.title);
-        lastRects_ +=
-            drawLane(p, lane, y, lane.classLane ? classColour(lane.cls) : QColor(110, 110, 130));
-        y += kLaneHeight;
-    }
-    if (selected_ >= 0) {
-        const auto& e = data_->trace.events[std::size_t(selected_)];
-        p.setPen(QPen(Qt::red, 2));
-        const double x0 = axis_.toPixel(e.startUs), x1 = axis_.toPixel(e.endUs);
-        p.drawRect(QRectF(kGutter + x0, kRuler, std::max(2.0, x1 - x0), y - kRuler));
-    }
-    p.setPen(Qt::gray);
-    p.drawLine(kGutter, 0, kGutter, height());
-    p.drawText(QRect(4, 2, kGutter - 8, kRuler - 4), Qt::AlignLeft | Qt::AlignVCenter,
-               formatUs(axis_.endUs() - axis_.startUs()) + " shown");
-}
-
-std::optional<TimelineView::Hit> TimelineView::hitAt(QPoint pt) const {
-    if (!data_ || pt.x() < kGutter || pt.y() < kRuler) {
-        return std::nullopt;
-    }
-    const int laneIndex = (pt.y() - kRuler) / kLaneHeight;
-    if (laneIndex >= int(data_->lanes.size())) {
-        return std::nullopt;
-    }
-    const auto& lane = data_->lanes[std::size_t(laneIndex)];
-    const double t = axis_.toUs(pt.x() - kGutter);
-    const double tol = axis_.usPerPixel();
-    std::optional<Hit> best;
-    for (std::size_t i = lane.firstOverlapping(t - tol);
-         i < lane.spans.size() && lane.spans[i].start <= t + tol; ++i) {
-        if (lane.spans[i].end >= t - tol) {
-            // The latest-starting span under the cursor is the innermost one.
-            best = Hit{laneIndex, lane.classLane ? -1 : int(lane.events[i]), lane.spans[i]};
-        }
-    }
-    return best;
-}
-
-QString TimelineView::describe(const Hit& hit) const {
-    if (hit.event < 0) {
-        return QString("%1 (union)\n%2")
-            .arg(data_->lanes[std::size_t(hit.lane)].title, formatUs(hit.span.length()));
-    }
-    const auto& e = data_->trace.events[std::size_t(hit.event)];
-    return QString("%1\n%2, %3")
-        .arg(QString::fromStdString(data_->trace.name(e)), formatUs(e.durationUs()),
-             trace::toString(e.cls));
-}
-
-void TimelineView::wheelEvent(QWheelEvent* event) {
-    const double steps = event->angleDelta().y() / 120.0;
-    zoomAt(std::pow(1.25, steps), event->position().x());
     event->accept();
 }
 
+void TimelineView::wheelEvent(QWheelEvent* event) {
+    const QPoint delta = event->angleDelta();
+    if (event->modifiers() & Qt::ControlModifier) {
+        zoomAt(std::pow(kWheelZoomBase, delta.y() / 120.0), event->position().x());
+    } else if ((event->modifiers() & Qt::ShiftModifier) || delta.x() != 0) {
+        const int d = delta.x() != 0 ? delta.x() : delta.y();
+        panBy(-d / 120.0 * kKeyPanFraction / 2);
+    } else {
+        vscroll_->setValue(vscroll_->value() - delta.y() / 120 * 3 * metrics_.sliceRow);
+    }
+    event->accept();
+}
+
+int TimelineView::stepAtX(double xPx) const {
+    if (!stack_ || stack_->ranks.empty()) {
+        return -1;
+    }
+    const std::size_t r = std::size_t(std::clamp(focusRank_, 0, int(stack_->ranks.size()) - 1));
+    const double t = stack_->toTrace(r, timeAtX(xPx));
+    const auto& steps = stack_->ranks[r]->steps;
+    for (std::size_t s = 0; s < steps.size(); ++s) {
+        if (t >= steps[s].window.start && t <= steps[s].window.end) {
+            return int(s);
+        }
+    }
+    return -1;
+}
+
 void TimelineView::mousePressEvent(QMouseEvent* event) {
-    dragFrom_ = event->pos();
-    dragged_ = false;
+    setFocus(Qt::MouseFocusReason);
+    if (event->button() != Qt::LeftButton || !stack_) {
+        return;
+    }
+    const QPoint pos = event->position().toPoint();
+    if (pos.y() >= kRulerHeight && pos.y() < kHeaderHeight && pos.x() >= kGutter) {
+        if (const int s = stepAtX(pos.x()); s >= 0) {
+            zoomToStep(s);
+            emit stepActivated(s);
+        }
+        return;
+    }
+    if (pos.y() < kRulerHeight && pos.x() < kGutter) {
+        setOrigin(0, "from the trace start");
+        emit originReset();
+        return;
+    }
+    if (pos.y() >= kHeaderHeight && pos.x() < kGutter) {
+        const std::size_t i = layout_.rowAt(pos.y() - kHeaderHeight + scrollY());
+        if (i < layout_.rows().size()) {
+            const auto& row = layout_.rows()[i];
+            if (row.kind == timeline::RowKind::Rank) {
+                toggleRank(row.rank);
+            } else if (row.kind == timeline::RowKind::Process) {
+                toggleGroup(row.rank, row.group);
+            }
+        }
+        return;
+    }
+    pressAt_ = pos;
+    panning_ = false;
+    measuring_ = (event->modifiers() & Qt::ShiftModifier) && pos.x() >= kGutter;
+    if (measuring_) {
+        measureFromUs_ = timeAtX(pos.x());
+        range_ = std::make_pair(measureFromUs_, measureFromUs_);
+    }
 }
 
 void TimelineView::mouseMoveEvent(QMouseEvent* event) {
-    if (dragFrom_ && (event->buttons() & Qt::LeftButton)) {
-        const int dx = event->pos().x() - dragFrom_->x();
-        if (std::abs(dx) > 2 || dragged_) {
-            axis_.pan(-dx);
-            if (data_) {
-                axis_.clamp(data_->startUs, data_->endUs);
+    const QPoint pos = event->position().toPoint();
+    const bool inTracks = pos.x() >= kGutter && pos.x() < kGutter + tracksWidth();
+    hoverX_ = inTracks ? std::optional<double>(pos.x()) : std::nullopt;
+    if (pressAt_ && (event->buttons() & Qt::LeftButton)) {
+        if (measuring_) {
+            const double t = timeAtX(std::clamp(pos.x(), kGutter, kGutter + tracksWidth()));
+            range_ = std::make_pair(std::min(measureFromUs_, t), std::max(measureFromUs_, t));
+        } else {
+            const int dx = pos.x() - pressAt_->x();
+            const int dy = pos.y() - pressAt_->y();
+            if (panning_ || std::abs(dx) > kDragThresholdPx || std::abs(dy) > kDragThresholdPx) {
+                panning_ = true;
+                axis_.pan(-dx);
+                clampAxis();
+                vscroll_->setValue(vscroll_->value() - dy);
+                pressAt_ = pos;
+                viewChanged();
             }
-            dragFrom_ = event->pos();
-            dragged_ = true;
-            update();
+        }
+    }
+    update();
+}
+
+void TimelineView::mouseReleaseEvent(QMouseEvent* event) {
+    if (!pressAt_) {
+        return;
+    }
+    const QPoint pos = event->position().toPoint();
+    if (measuring_) {
+        if (range_ && range_->second > range_->first) {
+            emit rangeSelected(range_->first, range_->second);
+        } else {
+            range_.reset();
+            emit rangeSelected(0, 0);
+        }
+    } else if (!panning_) {
+        const auto hit = sliceAt(pos);
+        selected_ = hit.value_or(timeline::SliceRef{});
+        emit sliceSelected(selected_);
+    }
+    pressAt_.reset();
+    measuring_ = false;
+    panning_ = false;
+    update();
+}
+
+void TimelineView::mouseDoubleClickEvent(QMouseEvent* event) {
+    const QPoint pos = event->position().toPoint();
+    if (const auto hit = sliceAt(pos)) {
+        selected_ = *hit;
+        zoomToSlice(*hit);
+        emit sliceSelected(*hit);
+        emit sliceActivated(*hit);
+    } else if (pos.y() >= kRulerHeight && pos.y() < kHeaderHeight) {
+        if (const int s = stepAtX(pos.x()); s >= 0) {
+            zoomToStep(s);
         }
     }
 }
 
-void TimelineView::mouseReleaseEvent(QMouseEvent* event) {
-    if (!dragged_) {
-        if (const auto hit = hitAt(event->pos()); hit && hit->event >= 0) {
-            selected_ = hit->event;
-            emit eventSelected(selected_, describe(*hit));
-            update();
-        }
-    }
-    dragFrom_.reset();
+void TimelineView::leaveEvent(QEvent*) {
+    hoverX_.reset();
+    update();
 }
 
 bool TimelineView::event(QEvent* e) {
     if (e->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(e);
-        if (const auto hit = hitAt(help->pos())) {
+        if (const auto hit = sliceAt(help->pos())) {
             QToolTip::showText(help->globalPos(), describe(*hit), this);
         } else {
             QToolTip::hideText();

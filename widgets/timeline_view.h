@@ -1,64 +1,183 @@
 #pragma once
-// The trace timeline: class lanes (compute, communication, bookkeeping as union spans), one
-// lane per thread or stream of raw events, step windows shaded. Wheel zooms about the cursor,
-// drag pans, hovering shows an event's name and duration, a click selects it. Drawing merges
-// everything that falls into one pixel column, so a frame costs O(visible columns x log n)
-// per lane, whatever the number of events.
+// The trace timeline: a time ruler, every rank of a stacked timeline with its class lanes and
+// its processes' threads and streams (one row per call-stack depth), named slices, and the
+// navigation Perfetto and Nsight Systems users expect:
+//
+//   W / S, + / -     zoom in / out at the cursor (kKeyZoomFactor per press)
+//   A / D            pan by kKeyPanFraction of the visible span
+//   Ctrl+wheel       zoom at the cursor; wheel scrolls the lanes; Shift+wheel pans
+//   drag             pan;  Shift+drag measures a time range
+//   Home, F          fit everything;  double-click zooms to a slice or a step
+//   Backspace        back to the previous view;  Esc clears the selection and the range
+//   click            selects a slice, collapses a rank or process header, zooms to a step band
+//
+// Drawing touches only what is visible: per shown row, a binary search to the first visible
+// slice, then one rectangle per slice at least a pixel wide and one per pixel column for
+// everything narrower (a jump by binary search to the next column), so a frame costs
+// O(rows shown x columns x log n), whatever the number of events.
 
+#include "timeline/palette.h"
+#include "timeline/rank_matching.h"
+#include "timeline/ruler.h"
+#include "timeline/slice_ref.h"
+#include "timeline/slice_search.h"
 #include "timeline/time_axis.h"
-#include "timeline/timeline_data.h"
+#include "timeline/timeline_layout.h"
+#include "timeline/timeline_stack.h"
 
+#include <QElapsedTimer>
+#include <QRgb>
 #include <QWidget>
 
 #include <memory>
 #include <optional>
+#include <vector>
+
+class QScrollBar;
 
 namespace commprof::widgets {
 
 class TimelineView : public QWidget {
     Q_OBJECT
 public:
-    static constexpr int kGutter = 170;
-    static constexpr int kRuler = 22;
-    static constexpr int kLaneHeight = 18;
+    static constexpr int kGutter = 240;     // lane names
+    static constexpr int kRulerHeight = 32; // annotations, then tick labels and ticks
+    static constexpr int kStripHeight = 18; // step bands and search marks
+    static constexpr int kHeaderHeight = kRulerHeight + kStripHeight;
+    static constexpr double kKeyZoomFactor = 1.5;
+    static constexpr double kKeyPanFraction = 0.2;
+    static constexpr double kWheelZoomBase = 1.25; // per wheel notch
+    static constexpr double kMinSpanUs = 0.01;     // 10 ns across the whole width
+    enum class Colouring { ByName, ByClass };
 
     explicit TimelineView(QWidget* parent = nullptr);
-    void setData(std::shared_ptr<const timeline::TimelineData> data);
-    const timeline::TimeAxis& axis() const { return axis_; }
-    void setVisibleRange(double startUs, double endUs);
-    void zoomAt(double factor, double xPx);
+    ~TimelineView() override;
 
-    struct Hit {
-        int lane = -1;
-        int event = -1; // index into the trace's events; -1 on a class lane
-        trace::Span span;
-    };
-    std::optional<Hit> hitAt(QPoint p) const;
-    QString describe(const Hit& hit) const;
-    int selectedEvent() const { return selected_; }
+    void setStack(std::shared_ptr<const timeline::TimelineStack> stack);
+    const timeline::TimelineStack* stack() const { return stack_.get(); }
+    const timeline::TimelineLayout& layout() const { return layout_; }
+
+    // The visible window, in display microseconds (0 = the earliest event of all ranks).
+    const timeline::TimeAxis& axis() const { return axis_; }
+    int tracksWidth() const;
+    // remember: keep the current window for Backspace first.
+    void setVisibleRange(double startUs, double endUs, bool remember = false);
+    void fitAll();
+    void zoomAt(double factor, double xPx); // xPx in widget coordinates
+    void panBy(double fractionOfSpan);
+    bool back(); // false when there is no earlier view
+    void zoomToSlice(timeline::SliceRef slice);
+    void zoomToStep(int stepIndex); // a step of the focused rank
+    std::size_t historyDepth() const { return history_.size(); }
+
+    // The ruler's zero: the trace start (0) or a selected step's start.
+    void setOrigin(double displayUs, const QString& what);
+    double origin() const { return originUs_; }
+    QString originText() const { return originText_; }
+    // Whose steps the band strip shows (index into the stack's ranks).
+    void setFocusRank(int rankIndex);
+    int focusRank() const { return focusRank_; }
+
+    void select(timeline::SliceRef slice, bool reveal = true);
+    timeline::SliceRef selected() const { return selected_; }
+    // The matching instances on every rank, outlined with their skew (set by the owner).
+    void setMatched(const timeline::MatchedSlices& matched);
+    void setRange(std::optional<std::pair<double, double>> range);
+    std::optional<std::pair<double, double>> range() const { return range_; }
+    void setMatches(std::shared_ptr<const timeline::SearchMatches> matches);
+    void setCurrentMatch(std::size_t index); // reveals it
+    void setColouring(Colouring colouring);
+    Colouring colouring() const { return colouring_; }
+    void toggleRank(int rankIndex);
+    void toggleGroup(int rankIndex, int group);
+    const timeline::CollapseState& collapsed() const { return collapsed_; }
+    int scrollY() const;
+    void scrollToRow(std::size_t row);
+
+    // Geometry, for tests and for the owner: the widget point at the middle of a slice's
+    // visible part (nullopt when it is not on screen), and the slice under a point.
+    std::optional<QPoint> pointOfSlice(timeline::SliceRef slice) const;
+    std::optional<timeline::SliceRef> sliceAt(QPoint p) const;
+    std::optional<QPoint> pointOfRow(std::size_t row, double displayUs) const;
+    double timeAtX(double xPx) const;
+    double xOfTime(double displayUs) const;
+    QString describe(timeline::SliceRef slice) const;
+
     int lastFrameRects() const { return lastRects_; }
-    QPoint pointOf(int lane, double us) const; // the widget point at a lane's middle and a time
+    int lastFrameLabels() const { return lastLabels_; }
 
 signals:
-    void eventSelected(int eventIndex, const QString& description);
+    void sliceSelected(timeline::SliceRef slice);     // invalid: cleared
+    void sliceActivated(timeline::SliceRef slice);    // double-clicked
+    void rangeSelected(double startUs, double endUs); // start == end: cleared
+    void stepActivated(int stepIndex);
+    void visibleRangeChanged(double startUs, double endUs);
+    void originReset();
 
 protected:
     void paintEvent(QPaintEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
     void wheelEvent(QWheelEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
     void mouseReleaseEvent(QMouseEvent* event) override;
+    void mouseDoubleClickEvent(QMouseEvent* event) override;
+    void leaveEvent(QEvent* event) override;
     bool event(QEvent* event) override;
 
 private:
-    int drawLane(class QPainter& p, const timeline::Lane& lane, int y, const QColor& colour) const;
-    std::shared_ptr<const timeline::TimelineData> data_;
+    friend class TimelinePainter;
+    void relayout();
+    void clampAxis();
+    void rememberView();
+    void rememberBurst(); // once per burst of zoom steps
+    void viewChanged();
+    void reveal(timeline::SliceRef slice);
+    double anchorX() const; // the cursor inside the tracks, else their middle
+    int stepAtX(double xPx) const;
+    int rowsHeight() const;
+
+    std::shared_ptr<const timeline::TimelineStack> stack_;
+    timeline::TimelineLayout layout_;
+    timeline::CollapseState collapsed_;
+    timeline::LayoutMetrics metrics_;
     timeline::TimeAxis axis_;
-    int selected_ = -1;
-    std::optional<QPoint> dragFrom_;
-    bool dragged_ = false;
+    std::vector<std::pair<double, double>> history_;
+    QElapsedTimer lastZoom_;
+    double originUs_ = 0;
+    QString originText_ = "from the trace start";
+    int focusRank_ = 0;
+    timeline::SliceRef selected_;
+    timeline::MatchedSlices matched_;
+    std::optional<std::pair<double, double>> range_;
+    std::shared_ptr<const timeline::SearchMatches> matches_;
+    std::size_t currentMatch_ = 0;
+    Colouring colouring_ = Colouring::ByName;
+    QScrollBar* vscroll_ = nullptr;
+
+    // Pointer state.
+    std::optional<double> hoverX_;
+    std::optional<QPoint> pressAt_;
+    bool panning_ = false;
+    bool measuring_ = false;
+    double measureFromUs_ = 0;
+
+    // Per rank, per interned name: the name as QString and its width in the current font,
+    // filled as slices are first labelled.
+    struct NameCache {
+        std::vector<QString> text;
+        std::vector<float> advance;
+        std::vector<QRgb> colour; // 0: not yet known (every colour is opaque)
+    };
+    mutable std::vector<NameCache> names_;
+    NameCache& namesOf(int rank) const;
+    const QString& nameText(int rank, std::uint32_t name) const;
+    float nameAdvance(int rank, std::uint32_t name) const;
+    QRgb nameColour(int rank, std::uint32_t name) const;
+
     mutable int lastRects_ = 0;
+    mutable int lastLabels_ = 0;
 };
 
 } // namespace commprof::widgets

@@ -1,111 +1,418 @@
-// commprof trace summarize TRACE [--json] [--hta]
+// commprof trace summarize TRACE_OR_DIR... [--json] [--hta] [--window START:END]
+// commprof trace collectives TRACE [--json]
+// (both take --max-trace-size SIZE)
 
 #include "cli_common.h"
 
+#include "trace/collectives.h"
 #include "trace/hta_figures.h"
+#include "trace/job_json.h"
 #include "trace/step_metrics.h"
 #include "trace/summary_json.h"
+#include "trace/trace_job.h"
 #include "trace/trace_reader.h"
+#include "trace/trace_report.h"
 
+#include <QFileInfo>
 #include <QJsonArray>
+
+#include <optional>
+#include <set>
 
 namespace commprof::cli {
 namespace {
+
+const char* kSummarizeUsage = "commprof trace summarize TRACE_OR_DIR... [--json] [--hta] "
+                              "[--window START:END] [--max-trace-size SIZE]";
+const char* kCollectivesUsage = "commprof trace collectives TRACE [--json] [--max-trace-size SIZE]";
+
+struct TraceArgs {
+    QStringList paths;
+    bool json = false;
+    bool hta = false;
+    std::optional<trace::Span> window;
+    trace::ReadOptions read;
+};
+
+// Throws trace::TraceError (bad input, exit 2) with the message to print.
+TraceArgs parseArgs(const QStringList& args, bool allowWindowAndHta) {
+    TraceArgs out;
+    out.read = trace::ReadOptions::fromEnvironment();
+    for (int i = 0; i < args.size(); ++i) {
+        const QString& a = args[i];
+        auto value = [&]() -> QString {
+            if (i + 1 >= args.size()) {
+                throw trace::TraceError(a.toStdString() + ": missing value");
+            }
+            return args[++i];
+        };
+        if (a == "--json") {
+            out.json = true;
+        } else if (a == "--hta" && allowWindowAndHta) {
+            out.hta = true;
+        } else if (a == "--window" && allowWindowAndHta) {
+            const QString v = value();
+            const QStringList parts = v.split(':');
+            bool okStart = false, okEnd = false;
+            const double start = parts.size() == 2 ? parts[0].toDouble(&okStart) : 0;
+            const double end = parts.size() == 2 ? parts[1].toDouble(&okEnd) : 0;
+            if (!okStart || !okEnd || !(end > start)) {
+                throw trace::TraceError("--window: expected START:END in the trace's "
+                                        "microseconds with START < END, got '" +
+                                        v.toStdString() + "'");
+            }
+            out.window = trace::Span{start, end};
+        } else if (a == trace::kMaxTraceSizeFlag) {
+            const QString v = value();
+            const auto size = trace::parseByteSize(v.toStdString());
+            if (!size) {
+                throw trace::TraceError(std::string(trace::kMaxTraceSizeFlag) +
+                                        ": expected a size such as 4G, 512M or 1073741824, got '" +
+                                        v.toStdString() + "'");
+            }
+            out.read.maxTextBytes = *size;
+        } else if (a.startsWith("--")) {
+            throw trace::TraceError("unknown option '" + a.toStdString() + "'");
+        } else {
+            out.paths << a;
+        }
+    }
+    return out;
+}
+
+QString figure(double v) {
+    return QString::number(v, 'f', 1);
+}
 
 QString formatSummary(const trace::TraceSummary& s) {
     QString out = QString("regime: %1, %2 step(s)%3\n")
                       .arg(trace::toString(s.regime))
                       .arg(s.steps.size())
                       .arg(s.stepsMarked ? "" : " (no ProfilerStep markers: one window)");
-    out += QString("%1 %2 %3 %4 %5 %6 %7\n")
+    out += QString("%1 %2 %3 %4 %5 %6 %7 %8\n")
                .arg("step", 6)
                .arg("step_us", 12)
                .arg("compute_us", 12)
                .arg("comm_us", 12)
                .arg("bookkeep_us", 12)
+               .arg("memory_us", 12)
                .arg("overlap_us", 12)
                .arg("exposed_us", 12);
     auto row = [&](const QString& label, const trace::StepMetrics& m) {
-        out += QString("%1 %2 %3 %4 %5 %6 %7\n")
+        out += QString("%1 %2 %3 %4 %5 %6 %7 %8\n")
                    .arg(label, 6)
-                   .arg(m.stepUs, 12, 'f', 1)
-                   .arg(m.computeUs, 12, 'f', 1)
-                   .arg(m.commUs, 12, 'f', 1)
-                   .arg(m.bookkeepingUs, 12, 'f', 1)
-                   .arg(m.overlapUs, 12, 'f', 1)
-                   .arg(m.exposedCommUs, 12, 'f', 1);
+                   .arg(figure(m.stepUs), 12)
+                   .arg(figure(m.computeUs), 12)
+                   .arg(figure(m.commUs), 12)
+                   .arg(figure(m.bookkeepingUs), 12)
+                   .arg(figure(m.memoryUs), 12)
+                   .arg(figure(m.overlapUs), 12)
+                   .arg(figure(m.exposedCommUs), 12);
     };
     for (const auto& m : s.steps) {
         row(QString::number(m.step), m);
     }
     row("total", s.totals);
+    if (s.windowFigures) {
+        row("window", *s.windowFigures);
+    }
     for (const auto& w : s.warnings) {
         out += QString("warning: %1\n").arg(QString::fromStdString(w));
     }
     return out;
 }
 
-int summarizeCommand(const QStringList& args) {
-    QString path;
-    bool json = false;
-    bool hta = false;
-    for (const QString& a : args) {
-        if (a == "--json") {
-            json = true;
-        } else if (a == "--hta") {
-            hta = true;
-        } else if (a.startsWith("--")) {
-            printError(QString("trace summarize: unknown option '%1'").arg(a));
-            return BadInput;
-        } else if (path.isEmpty()) {
-            path = a;
-        } else {
-            return usage("commprof trace summarize TRACE [--json] [--hta]");
+QString formatHta(const trace::HtaFigures& h) {
+    QString text = "HTA-compatible figures:\n";
+    const QJsonObject doc = trace::toJson(h);
+    for (const char* key : {"comp_comm_overlap_pctg", "idle_time_us", "compute_time_us",
+                            "non_compute_time_us", "kernel_time_us"}) {
+        const QJsonValue v = doc.value(key);
+        text += QString("  %1: %2\n")
+                    .arg(key, v.isNull() ? "null" : QString::number(v.toDouble(), 'f', 2));
+    }
+    for (const auto& w : h.warnings) {
+        text += QString("warning: HTA: %1\n").arg(QString::fromStdString(w));
+    }
+    return text;
+}
+
+QString formatKinds(const std::vector<trace::KindSummary>& kinds) {
+    if (kinds.empty()) {
+        return "collectives: none\n";
+    }
+    QString out = QString("%1 %2 %3 %4\n")
+                      .arg("collective", -16)
+                      .arg("count", 7)
+                      .arg("total_bytes", 16)
+                      .arg("median_busbw_GB/s", 18);
+    for (const auto& k : kinds) {
+        out += QString("%1 %2 %3 %4\n")
+                   .arg(QString::fromStdString(k.kind), -16)
+                   .arg(k.count, 7)
+                   .arg(k.sized ? QString::number(k.totalBytes, 'f', 0) : QString("null"), 16)
+                   .arg(k.medianBusbwGBps ? QString::number(*k.medianBusbwGBps, 'f', 3)
+                                          : QString("null"),
+                        18);
+    }
+    return out;
+}
+
+// One trace's summarize document: trace-semantics figures, collectives by kind, and with
+// --hta HTA's five figures at the top level (their warnings join the others).
+QJsonObject singleDocument(const trace::Trace& t, const trace::TraceSummary& s,
+                           const std::optional<trace::HtaFigures>& hta) {
+    QJsonObject doc = trace::toJson(s);
+    doc.insert("source", QString::fromStdString(t.source));
+    doc.insert("distributed", trace::toJson(t.distributed));
+    doc.insert("collectives",
+               QJsonObject{{"count", qint64(t.collectives.size())},
+                           {"by_kind", trace::toJson(trace::summarizeByKind(t.collectives))}});
+    if (hta) {
+        const QJsonObject h = trace::toJson(*hta);
+        for (auto it = h.begin(); it != h.end(); ++it) {
+            doc.insert(it.key(), it.value());
+        }
+        QJsonArray warnings = doc["warnings"].toArray();
+        for (const auto& w : hta->warnings) {
+            warnings.append("HTA: " + QString::fromStdString(w));
+        }
+        doc.insert("warnings", warnings);
+    }
+    return doc;
+}
+
+std::vector<trace::CollectiveRecord> inWindow(const std::vector<trace::CollectiveRecord>& all,
+                                              const std::optional<trace::Span>& window) {
+    std::vector<trace::CollectiveRecord> out;
+    for (const auto& r : all) {
+        if (!window || (r.startUs >= window->start && r.startUs < window->end)) {
+            out.push_back(r);
         }
     }
-    if (path.isEmpty()) {
-        return usage("commprof trace summarize TRACE [--json] [--hta]");
-    }
-    try {
-        const trace::Trace t = trace::readTraceFile(path.toStdString());
-        const trace::TraceSummary summary = trace::summarize(t);
-        QJsonObject doc = trace::toJson(summary);
-        if (hta) {
-            const QJsonObject h = trace::toJson(trace::htaFigures(t));
-            for (auto it = h.begin(); it != h.end(); ++it) {
-                doc.insert(it.key(), it.value());
-            }
-        }
-        if (json) {
-            printJson(doc);
-        } else {
-            QString text = formatSummary(summary);
-            if (hta) {
-                text += "HTA-compatible figures:\n";
-                for (const char* key : {"comp_comm_overlap_pctg", "idle_time_us", "compute_time_us",
-                                        "non_compute_time_us", "kernel_time_us"}) {
-                    const QJsonValue v = doc.value(key);
-                    text +=
-                        QString("  %1: %2\n")
-                            .arg(key, v.isNull() ? "null" : QString::number(v.toDouble(), 'f', 2));
-                }
-            }
-            printText(text);
-        }
+    return out;
+}
+
+int summarizeOne(const TraceArgs& a) {
+    const trace::Trace t = trace::readTraceFile(a.paths.first().toStdString(), a.read);
+    const trace::TraceReport report = trace::reportOf(t, a.window, a.hta);
+    const auto& hta = report.hta;
+    if (a.json) {
+        printJson(singleDocument(t, report.summary, hta));
         return Ok;
-    } catch (const trace::TraceError& e) {
-        printError(QString::fromStdString(e.what()));
-        return BadInput;
     }
+    QString text = formatSummary(report.summary);
+    text += formatKinds(trace::summarizeByKind(inWindow(t.collectives, a.window)));
+    if (hta) {
+        text += formatHta(*hta);
+    }
+    printText(text);
+    return Ok;
+}
+
+QString formatJob(const std::vector<int>& ranks, const std::vector<trace::TraceSummary>& sums,
+                  const trace::JobAnalysis& job) {
+    QString out = QString("%1 %2 %3 %4 %5 %6\n")
+                      .arg("rank", 5)
+                      .arg("steps", 6)
+                      .arg("step_us", 12)
+                      .arg("compute_us", 12)
+                      .arg("comm_us", 12)
+                      .arg("memory_us", 12);
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+        const auto& t = sums[i].totals;
+        out += QString("%1 %2 %3 %4 %5 %6\n")
+                   .arg(ranks[i], 5)
+                   .arg(sums[i].steps.size(), 6)
+                   .arg(figure(t.stepUs), 12)
+                   .arg(figure(t.computeUs), 12)
+                   .arg(figure(t.commUs), 12)
+                   .arg(figure(t.memoryUs), 12);
+    }
+    out += QString("%1 collectives matched across ranks\n").arg(job.instances.size());
+    for (const auto& r : job.ranks) {
+        out += QString("rank %1: last at %2 of %3, median lateness %4 us%5\n")
+                   .arg(r.rank)
+                   .arg(r.lastArrivals)
+                   .arg(r.instances)
+                   .arg(figure(r.medianLatenessUs))
+                   .arg(r.straggler ? "  <- straggler" : "");
+    }
+    out += QString("straggler: last at two thirds or more of the collectives and median "
+                   "lateness above %1 us (%2 of the median step, %3 us)\n")
+               .arg(figure(job.thresholdUs))
+               .arg(trace::kStragglerStepFraction)
+               .arg(figure(job.medianStepUs));
+    for (const auto& v : job.steps) {
+        out += QString("step %1: slowest rank %2, %3 us of waiting over %4 collectives\n")
+                   .arg(v.step)
+                   .arg(v.slowestRank ? QString::number(*v.slowestRank) : QString("-"))
+                   .arg(figure(v.waitUs))
+                   .arg(v.instances);
+    }
+    for (const auto& w : job.warnings) {
+        out += QString("warning: %1\n").arg(QString::fromStdString(w));
+    }
+    return out;
+}
+
+int summarizeJob(const TraceArgs& a) {
+    std::vector<std::string> files;
+    std::vector<bool> fromDirectory;
+    for (const QString& p : a.paths) {
+        if (QFileInfo(p).isDir()) {
+            for (auto& f : trace::traceFilesIn(p.toStdString())) {
+                files.push_back(std::move(f));
+                fromDirectory.push_back(true);
+            }
+        } else {
+            files.push_back(p.toStdString());
+            fromDirectory.push_back(false);
+        }
+    }
+    std::vector<trace::LoadedTrace> loaded = trace::readTraces(files, a.read);
+    std::vector<const trace::Trace*> traces;
+    std::vector<int> ranks;
+    std::vector<std::string> notes;
+    std::string skipped; // a results cell holds rank files and a manifest beside its traces
+    for (std::size_t i = 0; i < loaded.size(); ++i) {
+        if (!loaded[i].trace) {
+            if (loaded[i].notATrace && fromDirectory[i]) {
+                skipped += (skipped.empty() ? "" : ", ") +
+                           QFileInfo(QString::fromStdString(files[i])).fileName().toStdString();
+                continue;
+            }
+            throw trace::TraceError(loaded[i].error);
+        }
+        traces.push_back(&*loaded[i].trace);
+    }
+    if (!skipped.empty()) {
+        notes.push_back("skipped JSON files that are not Chrome traces: " + skipped);
+    }
+    if (traces.empty()) {
+        throw trace::TraceError(a.paths.join(", ").toStdString() +
+                                ": no Chrome traces among the files found");
+    }
+    // Ranks as the traces say, else their order; a rank claimed twice falls back to order.
+    std::set<int> seen;
+    for (std::size_t i = 0; i < traces.size(); ++i) {
+        int r = trace::rankOf(*traces[i]).value_or(int(i));
+        if (!seen.insert(r).second) {
+            notes.push_back(traces[i]->source + ": rank " + std::to_string(r) +
+                            " appears twice; numbered by position instead");
+            r = int(i);
+            while (!seen.insert(r).second) {
+                r += int(traces.size());
+            }
+        }
+        ranks.push_back(r);
+    }
+    std::vector<trace::TraceSummary> sums;
+    sums.reserve(traces.size());
+    for (const trace::Trace* t : traces) {
+        sums.push_back(trace::summarize(*t, a.window));
+    }
+    trace::JobAnalysis job = trace::analyzeJob(traces, ranks, sums, a.window);
+    for (auto& n : notes) {
+        job.warnings.push_back(std::move(n));
+    }
+    if (a.json) {
+        QJsonArray rankDocs;
+        for (std::size_t i = 0; i < traces.size(); ++i) {
+            std::optional<trace::HtaFigures> hta;
+            if (a.hta) {
+                hta = trace::htaFigures(*traces[i], a.window);
+            }
+            QJsonObject doc = singleDocument(*traces[i], sums[i], hta);
+            doc.insert("rank", ranks[i]);
+            rankDocs.append(doc);
+        }
+        QJsonObject out = trace::toJson(job);
+        out.insert("ranks", rankDocs);
+        printJson(out);
+        return Ok;
+    }
+    printText(formatJob(ranks, sums, job));
+    return Ok;
+}
+
+int collectivesCommand(const TraceArgs& a) {
+    if (a.paths.size() != 1) {
+        return usage(kCollectivesUsage);
+    }
+    const trace::Trace t = trace::readTraceFile(a.paths.first().toStdString(), a.read);
+    const auto kinds = trace::summarizeByKind(t.collectives);
+    if (a.json) {
+        QJsonArray records;
+        for (const auto& r : t.collectives) {
+            records.append(trace::toJson(r));
+        }
+        QJsonArray warnings;
+        for (const auto& w : t.warnings) {
+            warnings.append(QString::fromStdString(w));
+        }
+        printJson(QJsonObject{{"source", QString::fromStdString(t.source)},
+                              {"distributed", trace::toJson(t.distributed)},
+                              {"collectives", records},
+                              {"summary", trace::toJson(kinds)},
+                              {"warnings", warnings}});
+        return Ok;
+    }
+    QString text = QString("%1 %2 %3 %4 %5 %6\n")
+                       .arg("kind", -16)
+                       .arg("start_us", 20)
+                       .arg("duration_us", 12)
+                       .arg("bytes", 14)
+                       .arg("algbw_GB/s", 11)
+                       .arg("busbw_GB/s", 11);
+    auto orNull = [](const std::optional<double>& v, int decimals) {
+        return v ? QString::number(*v, 'f', decimals) : QString("null");
+    };
+    for (const auto& r : t.collectives) {
+        text += QString("%1 %2 %3 %4 %5 %6\n")
+                    .arg(QString::fromStdString(r.kind), -16)
+                    .arg(QString::number(r.startUs, 'f', 3), 20)
+                    .arg(figure(r.durationUs), 12)
+                    .arg(orNull(r.bytes, 0), 14)
+                    .arg(orNull(r.algbwGBps, 3), 11)
+                    .arg(orNull(r.busbwGBps, 3), 11);
+    }
+    text += formatKinds(kinds);
+    for (const auto& w : t.warnings) {
+        text += QString("warning: %1\n").arg(QString::fromStdString(w));
+    }
+    printText(text);
+    return Ok;
 }
 
 } // namespace
 
 int traceCommand(const QStringList& args) {
-    if (args.isEmpty() || args.first() != "summarize") {
-        return usage("commprof trace summarize TRACE [--json] [--hta]");
+    const QString sub = args.isEmpty() ? QString() : args.first();
+    if (sub != "summarize" && sub != "collectives") {
+        return usage(QString(kSummarizeUsage) + "\n       " + kCollectivesUsage);
     }
-    return summarizeCommand(args.mid(1));
+    // The boundary: no input may end the process; every failure is a message and exit 2.
+    try {
+        const TraceArgs a = parseArgs(args.mid(1), sub == "summarize");
+        if (sub == "collectives") {
+            return collectivesCommand(a);
+        }
+        if (a.paths.isEmpty()) {
+            return usage(kSummarizeUsage);
+        }
+        const bool one = a.paths.size() == 1 && !QFileInfo(a.paths.first()).isDir();
+        return one ? summarizeOne(a) : summarizeJob(a);
+    } catch (const trace::TraceError& e) {
+        printError(QString::fromStdString(e.what()));
+    } catch (const std::bad_alloc&) {
+        printError("trace " + sub +
+                   ": out of memory; a smaller --max-trace-size refuses such "
+                   "traces up front");
+    } catch (const std::exception& e) {
+        printError("trace " + sub + ": " + QString::fromStdString(e.what()));
+    }
+    return BadInput;
 }
 
 } // namespace commprof::cli

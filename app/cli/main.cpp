@@ -26,7 +26,9 @@ const char* kUsage =
     "  cells DIR [--db FILE] [--json | --csv]\n"
     "  report DIR --out OUTDIR [--db FILE]\n"
     "  diff RUN_A RUN_B [--json] | diff --arms --out DIR --change FLAGS [--base FLAGS]\n"
-    "  trace summarize TRACE [--json] [--hta]   per-step figures of a Chrome trace\n";
+    "  trace summarize TRACE_OR_DIR... [--json] [--hta] [--window START:END]\n"
+    "                                   per-step figures; several ranks: skew and stragglers\n"
+    "  trace collectives TRACE [--json]  one record per collective, bytes and bandwidth\n";
 
 } // namespace
 

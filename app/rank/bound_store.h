@@ -1,7 +1,6 @@
 #pragma once
-// A key-value rendezvous store whose server listens on one address only. libtorch 1.13's
-// TCPStore server always listens on every interface; rank 0 of a workbench pool must not.
-// Ranks 1..N-1 and rank 0 itself talk to it over one TCP connection each.
+// The rendezvous store's client: a c10d::Store over one TCP connection to the StoreServer
+// that rank 0 runs (store_server.h). The connection's first frame presents the cell's token.
 
 #include "c10d_compat.h"
 
@@ -11,13 +10,20 @@
 
 namespace commprof::rank {
 
-class BoundStoreServer;
+class StoreServer;
 
-class BoundStore : public c10d::Store {
+struct StoreAddress {
+    std::string host;
+    int port = 0;
+    std::string token; // empty: the server must run without one
+};
+
+class BoundStore : public CompatStore {
 public:
-    // Rank 0 passes serve=true: it binds host:port (EADDRINUSE is reported as such) before
-    // connecting. Everyone retries the connection until the timeout.
-    BoundStore(const std::string& host, int port, bool serve, std::chrono::milliseconds timeout);
+    // Connects (retrying until the timeout: the server may not be up yet) and says hello.
+    // `server` is kept alive as long as this client or a clone of it lives.
+    BoundStore(StoreAddress address, std::chrono::milliseconds timeout,
+               std::shared_ptr<StoreServer> server = nullptr);
     ~BoundStore() override;
 
     void set(const std::string& key, const std::vector<uint8_t>& value) override;
@@ -31,10 +37,15 @@ public:
     void wait(const std::vector<std::string>& keys) override;
     void wait(const std::vector<std::string>& keys,
               const std::chrono::milliseconds& timeout) override;
+    // Another connection to the same server.
+    c10::intrusive_ptr<c10d::Store> clone() override;
 
 private:
-    std::string request(const std::string& message);
-    std::shared_ptr<BoundStoreServer> server_;
+    // Sends one request and returns the reply's payload; `waitMs` extends the deadline of a
+    // get or wait beyond the store's timeout by what the server may take.
+    std::string request(const std::string& message, std::chrono::milliseconds waitMs = {});
+    StoreAddress address_;
+    std::shared_ptr<StoreServer> server_;
     int fd_ = -1;
     std::mutex mutex_;
 };

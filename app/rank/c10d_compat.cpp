@@ -1,25 +1,49 @@
 #include "c10d_compat.h"
 
+#include <ATen/core/grad_mode.h>
+
+#include <dlfcn.h>
+
+#include <algorithm>
 #include <stdexcept>
+#include <type_traits>
 
 namespace commprof::rank {
+namespace {
+
+// 2.0 to 2.5 give a ProcessGroup an Options object naming its backend; 2.6 dropped it.
+template <typename PG, typename = void> struct HasGroupOptions : std::false_type {};
+template <typename PG>
+struct HasGroupOptions<PG, std::void_t<typename PG::Options>> : std::true_type {};
+
+template <typename PG>
+c10::intrusive_ptr<PG> makeFrontGroup(const c10::intrusive_ptr<c10d::Store>& store, int rank,
+                                      int world, const std::string& backendName) {
+    if constexpr (HasGroupOptions<PG>::value) {
+        return c10::make_intrusive<PG>(store, rank, world,
+                                       c10::make_intrusive<typename PG::Options>(backendName));
+    } else {
+        return c10::make_intrusive<PG>(store, rank, world);
+    }
+}
 
 #if TORCH_VERSION_MAJOR >= 2
 // From 2.0 a process group is a front for per-device backends.
-namespace {
 ProcessGroupPtr wrapBackend(const c10::intrusive_ptr<c10d::Store>& store, int rank, int world,
                             c10::intrusive_ptr<c10d::Backend> backend,
-                            c10d::ProcessGroup::BackendType type, c10::DeviceType device) {
-    auto pg = c10::make_intrusive<c10d::ProcessGroup>(
-        store, rank, world,
-        c10::make_intrusive<c10d::ProcessGroup::Options>(
-            type == c10d::ProcessGroup::BackendType::NCCL ? "nccl" : "gloo"));
-    pg->setBackend(device, type, backend);
+                            c10d::ProcessGroup::BackendType type,
+                            std::initializer_list<c10::DeviceType> devices) {
+    const bool nccl = type == c10d::ProcessGroup::BackendType::NCCL;
+    auto pg = makeFrontGroup<c10d::ProcessGroup>(store, rank, world, nccl ? "nccl" : "gloo");
+    for (const auto device : devices) {
+        pg->setBackend(device, type, backend);
+    }
     pg->setDefaultBackend(type);
     return pg;
 }
-} // namespace
 #endif
+
+} // namespace
 
 ProcessGroupPtr makeGlooGroup(const c10::intrusive_ptr<c10d::Store>& store, int rank, int world,
                               const std::string& bindAddress, std::chrono::milliseconds timeout) {
@@ -27,14 +51,13 @@ ProcessGroupPtr makeGlooGroup(const c10::intrusive_ptr<c10d::Store>& store, int 
     // Gloo's transport binds to this address only: loopback for a single-host pool.
     options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname(bindAddress));
     options->threads = 2;
+    auto gloo = c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, world, options);
 #if TORCH_VERSION_MAJOR >= 2
-    auto backend = c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, world, options);
-    auto pg = wrapBackend(store, rank, world, backend, c10d::ProcessGroup::BackendType::GLOO,
-                          c10::DeviceType::CPU);
-    pg->setBackend(c10::DeviceType::CUDA, c10d::ProcessGroup::BackendType::GLOO, backend);
-    return pg;
+    // Gloo also serves CUDA tensors (staged through the host).
+    return wrapBackend(store, rank, world, gloo, c10d::ProcessGroup::BackendType::GLOO,
+                       {c10::DeviceType::CPU, c10::DeviceType::CUDA});
 #else
-    return c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, world, options);
+    return gloo;
 #endif
 }
 
@@ -43,12 +66,12 @@ ProcessGroupPtr makeNcclGroup(const c10::intrusive_ptr<c10d::Store>& store, int 
 #ifdef USE_C10D_NCCL
     auto options = c10d::ProcessGroupNCCL::Options::create();
     options->timeout = timeout;
+    auto nccl = c10::make_intrusive<c10d::ProcessGroupNCCL>(store, rank, world, options);
 #if TORCH_VERSION_MAJOR >= 2
-    auto backend = c10::make_intrusive<c10d::ProcessGroupNCCL>(store, rank, world, options);
-    return wrapBackend(store, rank, world, backend, c10d::ProcessGroup::BackendType::NCCL,
-                       c10::DeviceType::CUDA);
+    return wrapBackend(store, rank, world, nccl, c10d::ProcessGroup::BackendType::NCCL,
+                       {c10::DeviceType::CUDA});
 #else
-    return c10::make_intrusive<c10d::ProcessGroupNCCL>(store, rank, world, options);
+    return nccl;
 #endif
 #else
     (void)store;
@@ -66,6 +89,39 @@ std::string ncclVersionString() {
 #else
     return "";
 #endif
+}
+
+bool libtorchHasKineto() {
+    // Kineto linked into libtorch exports its entry point, libkineto::api().
+    return ::dlsym(RTLD_DEFAULT, "_ZN9libkineto3apiEv") != nullptr;
+}
+
+BucketAssignment assignBuckets(const std::vector<at::Tensor>& params, std::size_t firstCapBytes,
+                               std::size_t capBytes) {
+    auto assignment = c10d::compute_bucket_assignment_by_size(
+        params, {firstCapBytes, capBytes}, std::vector<bool>(params.size(), false));
+    BucketAssignment out{std::get<0>(assignment), std::get<1>(assignment)};
+    // As Python DDP does: the last parameters' gradients are ready first.
+    std::reverse(out.indices.begin(), out.indices.end());
+    std::reverse(out.limits.begin(), out.limits.end());
+    return out;
+}
+
+std::unique_ptr<c10d::Reducer> makeReducer(const std::vector<at::Tensor>& params,
+                                           const BucketAssignment& buckets, ProcessGroupPtr pg,
+                                           std::size_t firstCapBytes, std::size_t capBytes,
+                                           std::unordered_map<std::size_t, std::string> names) {
+    return std::make_unique<c10d::Reducer>(
+        params, buckets.indices, buckets.limits, std::move(pg),
+        std::vector<bool>(params.size(), false), std::int64_t(capBytes),
+        /*find_unused_parameters=*/false, /*gradient_as_bucket_view=*/false, std::move(names),
+        std::int64_t(firstCapBytes));
+}
+
+void syncParamsFromRank0(const ProcessGroupPtr& pg, std::vector<at::Tensor>& params) {
+    at::NoGradGuard noGrad; // the broadcast writes into leaf tensors
+    c10d::verify_params_across_processes(pg, params, {});
+    c10d::broadcast_coalesced(pg, params, std::size_t{250} << 20, 0); // Python DDP's size
 }
 
 } // namespace commprof::rank

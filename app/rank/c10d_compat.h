@@ -1,6 +1,7 @@
 #pragma once
-// The one place that knows which libtorch is at hand: 1.13 (Debian, CPU) or 2.x (the
-// PyTorch wheel on a GPU machine). Everything else includes this instead of c10d headers.
+// The one place that knows which libtorch is at hand: 1.13 (Debian 12), 2.6 (Debian 13) or a
+// 2.x PyTorch wheel on a GPU machine. Everything else includes this instead of c10d headers
+// and calls the functions below where the two differ.
 
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
@@ -13,6 +14,8 @@
 
 #include <memory>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 namespace commprof::rank {
 
@@ -39,5 +42,38 @@ ProcessGroupPtr makeNcclGroup(const c10::intrusive_ptr<c10d::Store>& store, int 
                               std::chrono::milliseconds timeout);
 
 std::string ncclVersionString();
+
+// Whether the libtorch this process runs was built with Kineto (torch.profiler's engine). Its
+// USE_KINETO is a flag of libtorch's own build, invisible to code that includes its headers.
+bool libtorchHasKineto();
+
+// A store of our own. Recent PyTorch (2.7 on) makes Store::clone() pure virtual; declared here
+// without `override` it overrides that one where it exists and is merely ours elsewhere.
+class CompatStore : public c10d::Store {
+public:
+    using c10d::Store::Store;
+    // Another handle on the same underlying store, usable from another thread.
+    virtual c10::intrusive_ptr<c10d::Store> clone() = 0; // NOLINT(modernize-use-override)
+};
+
+// DDP's bucket assignment, in the order the Reducer takes it (the last parameters' gradients
+// are ready first): indices into `params` per bucket, and each bucket's size limit.
+struct BucketAssignment {
+    std::vector<std::vector<std::size_t>> indices;
+    std::vector<std::size_t> limits;
+};
+BucketAssignment assignBuckets(const std::vector<at::Tensor>& params, std::size_t firstCapBytes,
+                               std::size_t capBytes);
+
+// PyTorch's c10d::Reducer for dense parameters that are all used (find_unused_parameters off,
+// gradients copied out of the buckets), with DDP's small first bucket after the rebuild.
+std::unique_ptr<c10d::Reducer> makeReducer(const std::vector<at::Tensor>& params,
+                                           const BucketAssignment& buckets, ProcessGroupPtr pg,
+                                           std::size_t firstCapBytes, std::size_t capBytes,
+                                           std::unordered_map<std::size_t, std::string> names);
+
+// Python DDP's setup: checks every rank holds the same parameter shapes, then broadcasts rank
+// 0's values.
+void syncParamsFromRank0(const ProcessGroupPtr& pg, std::vector<at::Tensor>& params);
 
 } // namespace commprof::rank

@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstdio>
 #include <set>
+#include <thread>
 
 namespace commprof::rank {
 namespace {
@@ -148,28 +149,14 @@ RankResult runDdp(const RankOptions& o) {
         params.push_back(p.value());
     }
 
-    // Python DDP's setup: verify shapes across ranks, then broadcast rank 0's parameters.
-    {
-        torch::NoGradGuard noGrad; // the broadcast writes into leaf tensors
-        c10d::verify_params_across_processes(pg, params, c10::nullopt);
-        c10d::broadcast_coalesced(pg, params, 250 * 1024 * 1024, 0);
-    }
+    syncParamsFromRank0(pg, params);
 
     const auto firstCap = std::size_t(o.firstBucketMb * 1024 * 1024);
     const auto cap = std::size_t(o.bucketCapMb * 1024 * 1024);
-    auto assignment = c10d::compute_bucket_assignment_by_size(
-        params, {firstCap, cap}, std::vector<bool>(params.size(), false));
-    auto bucketIndices = std::get<0>(assignment);
-    auto perBucketLimits = std::get<1>(assignment);
-    // As Python DDP does: the last parameters' gradients are ready first.
-    std::reverse(bucketIndices.begin(), bucketIndices.end());
-    std::reverse(perBucketLimits.begin(), perBucketLimits.end());
-    result.initialBuckets = bucketIndices;
-
-    c10d::Reducer reducer(params, bucketIndices, perBucketLimits, pg,
-                          std::vector<bool>(params.size(), false), std::int64_t(cap),
-                          /*find_unused_parameters=*/false, /*gradient_as_bucket_view=*/false,
-                          names, std::int64_t(firstCap));
+    const BucketAssignment buckets = assignBuckets(params, firstCap, cap);
+    result.initialBuckets = buckets.indices;
+    const auto reducerPtr = makeReducer(params, buckets, pg, firstCap, cap, names);
+    c10d::Reducer& reducer = *reducerPtr;
     auto log = std::make_shared<BucketLog>();
     log->setRecordFrom(o.recordFromIteration);
     if (o.hook == "timing") {
@@ -199,6 +186,9 @@ RankResult runDdp(const RankOptions& o) {
         IterationTimes times;
         times.iter = it;
         const std::int64_t t0 = monotonicNs();
+        if (o.delayRank == o.rank && o.delayMs > 0) { // a planted straggler (--delay-rank)
+            std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(o.delayMs));
+        }
 
         reducer.prepare_for_forward();
         reducer.rebuild_buckets(); // a collective: every rank calls it at the same point

@@ -45,6 +45,19 @@ double toDouble(const std::string& flag, const std::string& v) {
     return parseNumber<double>(flag, v, "a number");
 }
 
+// "R:MS": rank R sleeps MS milliseconds before each forward.
+void parseDelay(const std::string& flag, const std::string& v, RankOptions& o) {
+    const auto colon = v.find(':');
+    if (colon == std::string::npos) {
+        throw UsageError(flag + ": expected RANK:MS, got '" + v + "'");
+    }
+    o.delayRank = toInt(flag, v.substr(0, colon));
+    o.delayMs = toDouble(flag, v.substr(colon + 1));
+    if (o.delayRank < 0 || o.delayMs < 0 || o.delayMs > 600000) {
+        throw UsageError(flag + ": expected a rank >= 0 and 0..600000 ms, got '" + v + "'");
+    }
+}
+
 std::string oneOf(const std::string& flag, const std::string& v,
                   std::initializer_list<const char*> allowed) {
     for (const char* a : allowed) {
@@ -134,15 +147,23 @@ std::string usageText() {
            "              [--fp-ranks all|0,3,8-15] [--fp-max-records N] [--fp-max-bytes N] "
            "[--fp-chunk-dim D]\n"
            "              [--perturb OP@RANKS:ITER]   (RANKS: 1, 0,3, 8-15 or all)\n"
+           "              [--delay-rank R:MS]   (or COMMPROF_DELAY_RANK=R:MS: a planted "
+           "straggler)\n"
            "       commprof-rank --digest-selftest\n"
            "       commprof-rank --version [--json]\n"
            "Rendezvous from RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT, LOCAL_RANK (or "
            "SLURM_PROCID,\n"
-           "SLURM_NTASKS, SLURM_LOCALID).\n";
+           "SLURM_NTASKS, SLURM_LOCALID); rank 0's store admits only clients that present\n"
+           "COMMPROF_STORE_TOKEN when it is set.\n";
 }
 
 RankOptions parseOptions(int argc, char** argv) {
     RankOptions o;
+    // The environment plants the delay through a real `commprof run`, whose ranks inherit it;
+    // the flag, read below, wins.
+    if (const auto delay = env("COMMPROF_DELAY_RANK"); !delay.empty()) {
+        parseDelay("COMMPROF_DELAY_RANK", delay, o);
+    }
     bool paramsGiven = false;
     bool familyGiven = false;
     using Setter = std::function<void(const std::string&, const std::string&)>;
@@ -229,6 +250,7 @@ RankOptions parseOptions(int argc, char** argv) {
         {"--fp-max-bytes",
          [&](auto& f, auto& v) { o.fpMaxBytes = static_cast<long long>(toDouble(f, v)); }},
         {"--fp-chunk-dim", [&](auto& f, auto& v) { o.fpChunkDim = toInt(f, v); }},
+        {"--delay-rank", [&](auto& f, auto& v) { parseDelay(f, v, o); }},
         {"--perturb",
          [&](auto& f, auto& v) {
              const auto at = v.rfind('@');
@@ -316,6 +338,7 @@ RankOptions parseOptions(int argc, char** argv) {
     if (const auto p = env("MASTER_PORT"); !p.empty()) {
         o.masterPort = toInt("MASTER_PORT", p);
     }
+    o.storeToken = env("COMMPROF_STORE_TOKEN");
     if (o.worldSize < 1 || o.rank < 0 || o.rank >= o.worldSize) {
         throw UsageError("RANK " + std::to_string(o.rank) + " is outside WORLD_SIZE " +
                          std::to_string(o.worldSize));

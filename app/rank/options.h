@@ -53,6 +53,10 @@ struct RankOptions {
     bool perturbsRank(int r) const;
     int perturbIter = -1;
     bool digestSelftest = false;
+    // Fault injection: --delay-rank R:MS (or COMMPROF_DELAY_RANK=R:MS) sleeps MS before each
+    // forward on rank R, a planted straggler.
+    int delayRank = -1;
+    double delayMs = 0;
     // Output and rendezvous
     std::string outDir = ".";
     double rendezvousTimeoutS = 60;
@@ -68,6 +72,7 @@ struct RankOptions {
     int localRank = 0;
     std::string masterAddr = "127.0.0.1";
     int masterPort = 29500;
+    std::string storeToken; // COMMPROF_STORE_TOKEN: what a store client presents first
 };
 
 // "mlp50m" -> (mlp, 5e7), "transformer400m" -> (transformer, 4e8); nullopt for other names.

@@ -160,11 +160,7 @@ std::string versionJson() {
     j.field("gloo", true);
     j.field("nccl", kHasNccl);
     j.field("nccl_version", ncclVersionString());
-#ifdef USE_KINETO
-    j.field("kineto", true);
-#else
-    j.field("kineto", false);
-#endif
+    j.field("kineto", libtorchHasKineto());
     j.endObject();
     return j.str() + "\n";
 }

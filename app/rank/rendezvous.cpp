@@ -1,8 +1,11 @@
 #include "rendezvous.h"
 
 #include "bound_store.h"
+#include "store_server.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <iostream>
 
 namespace commprof::rank {
 namespace {
@@ -38,6 +41,19 @@ std::string shapeOf(const at::Tensor& t) {
     return s + "]";
 }
 
+// Rank 0 serves on MASTER_ADDR only (every interface only with --listen-all), to the ranks of
+// this cell (and their clones), none of whose waits may outlast the rank's own timeouts.
+StoreServerConfig serverConfig(const RankOptions& o) {
+    StoreServerConfig c;
+    c.host = o.listenAll ? "0.0.0.0" : o.masterAddr;
+    c.port = o.masterPort;
+    c.token = o.storeToken;
+    c.waitCap = std::chrono::milliseconds(
+        std::int64_t(std::max(o.rendezvousTimeoutS, o.collectiveTimeoutS) * 1000));
+    c.maxClients = 2 * o.worldSize + 16;
+    return c;
+}
+
 } // namespace
 
 c10::intrusive_ptr<c10d::Store> connectStore(const RankOptions& o) {
@@ -54,10 +70,17 @@ c10::intrusive_ptr<c10d::Store> connectStore(const RankOptions& o) {
             opts.timeout = timeout;
             store = c10::make_intrusive<c10d::TCPStore>(o.masterAddr, opts);
         } else {
-            // Rank 0 serves on MASTER_ADDR only (every interface only with --listen-all).
-            store = c10::make_intrusive<BoundStore>(o.listenAll && o.rank == 0 ? "0.0.0.0"
-                                                                               : o.masterAddr,
-                                                    o.masterPort, o.rank == 0, timeout);
+            std::shared_ptr<StoreServer> server;
+            if (o.rank == 0) {
+                server = std::make_shared<StoreServer>(serverConfig(o));
+                if (o.storeToken.empty()) {
+                    std::cerr << "commprof-rank[0]: warning: COMMPROF_STORE_TOKEN is not set, so "
+                                 "the rendezvous store on port "
+                              << o.masterPort << " admits any local process" << std::endl;
+                }
+            }
+            store = c10::make_intrusive<BoundStore>(
+                StoreAddress{o.masterAddr, o.masterPort, o.storeToken}, timeout, server);
         }
         const std::string prefix = "commprof/arrived/";
         store->set(prefix + std::to_string(o.rank), std::vector<std::uint8_t>{1});

@@ -1,43 +1,101 @@
-// commprof-workbench [--results DIR] [--trace FILE] [--screenshot OUTDIR]
+// commprof-workbench [--results DIR] [--matrix YAML] [--trace FILE] [--probe] [--compare A,B]
+//                    [--run] [--output DIR] [--select CELL] [--size WxH] [--screenshot OUTDIR]
 
+#include "application.h"
+#include "jobs/job_tracker.h"
 #include "main_window.h"
+#include "matrix_designer.h"
+#include "run_monitor.h"
 
-#include <QApplication>
 #include <QCommandLineParser>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QScreen>
+#include <QSettings>
+#include <QThreadPool>
 #include <QTimer>
 
+namespace {
+
+constexpr int kShotMinWaitMs = 2500;
+constexpr int kShotMidRunMs = 9000;
+constexpr int kShotPoints = 40;
+constexpr int kShotMaxWaitMs = 600000;
+
+bool busy(const commprof::workbench::MainWindow& w) {
+    return w.resultsJobs()->running() || w.traceJobs()->running() ||
+           w.designer()->planner()->running() || w.exportJobs()->running() ||
+           w.probeJobs()->running() || w.diffJobs()->running();
+}
+
+} // namespace
+
 int main(int argc, char** argv) {
-    QApplication app(argc, argv);
+    commprof::workbench::Application app(argc, argv);
     QApplication::setApplicationName("commprof-workbench");
+    QApplication::setApplicationVersion(COMMPROF_VERSION);
+    QApplication::setDesktopFileName("org.commprof.Workbench");
+    QApplication::setWindowIcon(QIcon(":/commprof/commprof.svg"));
     QCommandLineParser parser;
     parser.setApplicationDescription(
         "Measure what data-parallel training spends on communication.");
     parser.addHelpOption();
-    const QCommandLineOption results("results", "Open a results directory.", "DIR");
+    parser.addVersionOption();
+    const QCommandLineOption results("results", "Open a results folder.", "DIR");
     const QCommandLineOption traceOpt("trace", "Open a Chrome trace.", "FILE");
-    const QCommandLineOption shot("screenshot", "Render each main view to OUTDIR/*.png and exit.",
-                                  "OUTDIR");
+    const QCommandLineOption shot(
+        "screenshot", "Render the window and each view to OUTDIR/*.png once loaded, and exit.",
+        "OUTDIR");
     const QCommandLineOption probeOpt("probe", "Run the environment probe at start.");
     const QCommandLineOption compareOpt("compare", "Compare two fingerprinted runs: A,B.", "A,B");
     const QCommandLineOption matrixOpt("matrix", "Open an experiment matrix in the designer.",
                                        "YAML");
-    const QCommandLineOption runOpt(
-        "run", "Start running the matrix at once (into --results, or results/<matrix name>).");
+    const QCommandLineOption runOpt("run", "Start running the matrix at once.");
+    const QCommandLineOption outputOpt(
+        "output", "Where a run writes (default: the open results, or results/<matrix name>).",
+        "DIR");
     const QCommandLineOption selectOpt("select", "Select a cell of the results.", "CELL_ID");
-    parser.addOptions(
-        {results, traceOpt, shot, probeOpt, compareOpt, matrixOpt, runOpt, selectOpt});
+    const QCommandLineOption sizeOpt("size", "Window size, e.g. 1366x768.", "WxH");
+    parser.addOptions({results, traceOpt, shot, probeOpt, compareOpt, matrixOpt, runOpt, outputOpt,
+                       selectOpt, sizeOpt});
     parser.process(app);
 
     commprof::workbench::MainWindow window;
-    window.resize(1280, 800);
+    app.setErrorSink([&window](const QString& e) { window.reportError("Unexpected error", e); });
+    if (parser.isSet(sizeOpt)) {
+        const QStringList wh = parser.value(sizeOpt).split('x');
+        if (wh.size() == 2) {
+            window.resize(wh[0].toInt(), wh[1].toInt());
+        }
+    } else if (QSettings("commprof", "workbench").value("geometry").isNull()) {
+        const QRect screen = QGuiApplication::primaryScreen()->availableGeometry();
+        window.resize(screen.size() * 0.92);
+    }
+    if (parser.isSet(matrixOpt)) {
+        window.openMatrix(parser.value(matrixOpt));
+    } else if (!parser.isSet(results)) {
+        // The default matrix: the project's file when run from the project, else the copy
+        // built into the program (untitled, so Save asks where).
+        const QString smoke = "configs/experiments/smoke.yaml";
+        if (QFile::exists(smoke)) {
+            window.openMatrix(smoke);
+        } else {
+            QFile embedded(":/commprof/default_matrix.yaml");
+            if (embedded.open(QIODevice::ReadOnly)) {
+                window.designer()->setText(QString::fromUtf8(embedded.readAll()), {});
+            }
+        }
+    }
     if (parser.isSet(results)) {
         window.openResults(parser.value(results));
     }
     if (parser.isSet(traceOpt)) {
         window.openTrace(parser.value(traceOpt));
     }
-    window.openMatrix(parser.isSet(matrixOpt) ? parser.value(matrixOpt)
-                                              : QString("configs/experiments/smoke.yaml"));
+    if (parser.isSet(outputOpt)) {
+        window.setRunOutput(parser.value(outputOpt));
+    }
     if (parser.isSet(probeOpt)) {
         window.runProbe();
     }
@@ -48,21 +106,42 @@ int main(int argc, char** argv) {
         }
     }
     if (parser.isSet(runOpt)) {
-        window.startRun();
+        // After the first plan of the matrix has arrived.
+        QObject::connect(
+            window.designer(), &commprof::widgets::MatrixDesigner::planChanged, &window,
+            [&window] { window.startRun(); }, Qt::SingleShotConnection);
     }
     if (parser.isSet(selectOpt)) {
-        QTimer::singleShot(3000, &window,
-                           [&] { window.selectResultsCell(parser.value(selectOpt)); });
-    }
-    if (parser.isSet(shot)) {
-        window.show();
-        const int wait = parser.isSet(runOpt) ? 9000 : parser.isSet(probeOpt) ? 6000 : 4500;
-        QTimer::singleShot(wait, &window, [&] {
-            const bool ok = window.saveScreenshots(parser.value(shot));
-            QApplication::exit(ok ? 0 : 1);
-        });
-        return QApplication::exec();
+        QObject::connect(&window, &commprof::workbench::MainWindow::resultsOpened, &window,
+                         [&window, id = parser.value(selectOpt)] { window.selectResultsCell(id); });
     }
     window.show();
-    return QApplication::exec();
+    if (parser.isSet(shot)) {
+        // Pictures once everything asked for is loaded (or mid-run, for the run monitor).
+        auto* clock = new QElapsedTimer;
+        clock->start();
+        auto* poll = new QTimer(&window);
+        const bool midRun = parser.isSet(runOpt);
+        QObject::connect(poll, &QTimer::timeout, &window, [&, clock, poll, midRun] {
+            const qint64 t = clock->elapsed();
+            // Mid-run: once the live plot has a few iterations' buckets to show.
+            const bool ready =
+                midRun ? t > kShotMidRunMs && (window.monitor()->plottedPoints() >= kShotPoints ||
+                                               !window.monitor()->running())
+                       : t > kShotMinWaitMs && !busy(window);
+            if (!ready && t < kShotMaxWaitMs) {
+                return;
+            }
+            poll->stop();
+            QTimer::singleShot(500, &window, [&window, out = parser.value(shot)] {
+                QApplication::exit(window.saveScreenshots(out) ? 0 : 1);
+            });
+        });
+        poll->start(200);
+    }
+    const int code = QApplication::exec();
+    // Jobs still at work (a probe forming ranks) finish while the application object they
+    // rely on is alive; their results go nowhere.
+    QThreadPool::globalInstance()->waitForDone();
+    return code;
 }

@@ -1,137 +1,163 @@
+// The window itself: views, docks, menus, layout, title. The file lifecycle is in
+// main_window_files.cpp.
+
 #include "main_window.h"
 
+#include "about_dialog.h"
 #include "cell_inspector_panel.h"
-#include "determinism/divergence.h"
 #include "diff_view.h"
+#include "job_status.h"
+#include "jobs/job_tracker.h"
+#include "layout_helpers.h"
 #include "matrix_designer.h"
-#include "models/cell_table_model.h"
+#include "message_bar.h"
 #include "models/probe_model.h"
 #include "models/step_table_model.h"
-#include "probe/probe.h"
 #include "probe_view.h"
-#include "report_writer.h"
 #include "results_view.h"
 #include "run_monitor.h"
-#include "runner/rank_program.h"
 #include "step_table_view.h"
-#include "store/ingest.h"
-#include "timeline/timeline_data.h"
-#include "timeline_view.h"
-#include "trace/step_metrics.h"
-#include "trace/trace_reader.h"
+#include "trace_inspector.h"
 
+#include <QApplication>
 #include <QCloseEvent>
 #include <QCoreApplication>
+#include <QDesktopServices>
 #include <QDir>
 #include <QDockWidget>
 #include <QFileDialog>
-#include <QFutureWatcher>
+#include <QFileInfo>
+#include <QLabel>
 #include <QMenuBar>
+#include <QMessageBox>
+#include <QScreen>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
-#include <QtConcurrent/QtConcurrentRun>
+#include <QTimer>
+#include <QUrl>
+#include <QVBoxLayout>
 
-namespace commprof::workbench {
-namespace {
-
-struct ParsedTrace {
-    trace::TraceSummary summary;
-    std::shared_ptr<const timeline::TimelineData> timeline;
-    QString error;
-};
-
-ParsedTrace parseTrace(const QString& path) {
-    try {
-        trace::Trace t = trace::readTraceFile(path.toStdString());
-        trace::TraceSummary summary = trace::summarize(t);
-        return {std::move(summary),
-                std::make_shared<timeline::TimelineData>(timeline::buildTimeline(std::move(t))),
-                {}};
-    } catch (const trace::TraceError& e) {
-        return {{}, nullptr, QString::fromStdString(e.what())};
-    }
+// The resources live in this static library: referencing them here keeps them linked in.
+static void initResources() {
+    Q_INIT_RESOURCE(commprof);
 }
 
-} // namespace
+namespace commprof::workbench {
+
+QDockWidget* MainWindow::addDock(const QString& title, const QString& name, QWidget* widget,
+                                 Qt::DockWidgetArea area) {
+    auto* dock = new QDockWidget(title, this);
+    dock->setObjectName(name);
+    dock->setWidget(widget);
+    addDockWidget(area, dock);
+    docks_ << dock;
+    return dock;
+}
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
-    setWindowTitle("commprof workbench");
-    steps_ = new models::StepTableModel(this);
-    auto* table = new widgets::StepTableView(this);
-    table->setModel(steps_);
-    timeline_ = new widgets::TimelineView(this);
-    connect(timeline_, &widgets::TimelineView::eventSelected, this,
-            [this](int, const QString& description) {
-                statusBar()->showMessage(QString(description).replace('\n', "  "));
-            });
-    inspector_ = new widgets::CellInspectorPanel(this);
-    auto* traceSide = new QSplitter(Qt::Vertical, this);
-    traceSide->addWidget(timeline_);
-    traceSide->addWidget(table);
-    traceSide->setStretchFactor(0, 3);
-    auto* inspector = new QSplitter(Qt::Horizontal, this);
-    inspector->addWidget(traceSide);
-    inspector->addWidget(inspector_);
-    inspector->setStretchFactor(0, 4);
-    setCentralWidget(inspector);
+    initResources();
+    setWindowIcon(QIcon(":/commprof/commprof.svg"));
+    setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks |
+                   QMainWindow::AllowNestedDocks);
+    // The designer and the run monitor take the full height on the left; the results span
+    // the rest of the width below the timeline.
+    setCorner(Qt::TopLeftCorner, Qt::LeftDockWidgetArea);
+    setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+    setCorner(Qt::BottomRightCorner, Qt::BottomDockWidgetArea);
 
+    traceJobs_ = new jobs::JobTracker(this);
+    resultsJobs_ = new jobs::JobTracker(this);
+    exportJobs_ = new jobs::JobTracker(this);
+    probeJobs_ = new jobs::JobTracker(this);
+    diffJobs_ = new jobs::JobTracker(this);
+
+    // The trace inspector: timeline of every rank, search, details and the step table.
+    traceInspector_ = new widgets::TraceInspector(traceJobs_, this);
+    timeline_ = traceInspector_->timeline();
+    stepTable_ = traceInspector_->stepTable();
+    steps_ = traceInspector_->steps();
+    connect(traceInspector_, &widgets::TraceInspector::sliceSelected, this,
+            [this](const QString& description) { statusBar()->showMessage(description, 10000); });
+    connect(traceInspector_, &widgets::TraceInspector::loaded, this, &MainWindow::onTraceLoaded);
+    connect(traceInspector_, &widgets::TraceInspector::loadFailed, this,
+            [this](const QString& what, const QString& e) {
+                reportError("Cannot open the trace " + QFileInfo(what).fileName(), e);
+            });
+    messages_ = new widgets::MessageBar(this);
+    auto* centre = new QWidget(this);
+    auto* centreLayout = new QVBoxLayout(centre);
+    centreLayout->setContentsMargins(0, 0, 0, 0);
+    centreLayout->setSpacing(0);
+    centreLayout->addWidget(messages_);
+    centreLayout->addWidget(traceInspector_, 1);
+    setCentralWidget(centre);
+
+    designer_ = new widgets::MatrixDesigner(this);
+    monitor_ = new widgets::RunMonitor(this);
+    diffView_ = new widgets::DiffView(this);
+    inspector_ = new widgets::CellInspectorPanel(this);
+    results_ = new widgets::ResultsView(this);
     probeModel_ = new models::ProbeModel(this);
     probeView_ = new widgets::ProbeView(this);
     probeView_->setModel(probeModel_);
+    addDock("Matrix designer", "designerDock", designer_, Qt::LeftDockWidgetArea);
+    addDock("Run monitor", "monitorDock", monitor_, Qt::LeftDockWidgetArea);
+    addDock("Determinism", "diffDock", diffView_, Qt::LeftDockWidgetArea);
+    addDock("Cell inspector", "inspectorDock", inspector_, Qt::RightDockWidgetArea);
+    addDock("Results", "resultsDock", results_, Qt::BottomDockWidgetArea);
+    addDock("Probe", "probeDock", probeView_, Qt::BottomDockWidgetArea);
+
+    jobStatus_ = new widgets::JobStatus(this);
+    for (jobs::JobTracker* t :
+         {traceJobs_, resultsJobs_, exportJobs_, probeJobs_, diffJobs_, designer_->planner()}) {
+        jobStatus_->watch(t);
+    }
+    statusBar()->addPermanentWidget(jobStatus_);
+    planStatus_ = new QLabel(this);
+    statusBar()->addPermanentWidget(planStatus_);
+
     connect(probeView_, &widgets::ProbeView::probeRequested, this, &MainWindow::runProbe);
-    auto* probeDock = new QDockWidget("Probe", this);
-    probeDock->setObjectName("probeDock");
-    probeDock->setWidget(probeView_);
-    addDockWidget(Qt::BottomDockWidgetArea, probeDock);
+    connect(designer_, &widgets::MatrixDesigner::planChanged, this, &MainWindow::onPlanChanged);
+    connect(designer_, &widgets::MatrixDesigner::modificationChanged, this,
+            &MainWindow::updateTitle);
+    connect(designer_, &widgets::MatrixDesigner::fileNameChanged, this, &MainWindow::updateTitle);
+    connect(designer_, &widgets::MatrixDesigner::loadedWithError, this, [this](const QString& m) {
+        messages_->warning("The matrix has an error",
+                           m + "\nThe designer marks it (F8 goes there).");
+    });
+    connect(designer_, &widgets::MatrixDesigner::planFailed, this,
+            [this](const QString& m) { reportError("The matrix could not be planned", m); });
+    connect(monitor_, &widgets::RunMonitor::outputChangeRequested, this,
+            &MainWindow::chooseRunOutput);
+    connect(monitor_, &widgets::RunMonitor::finished, this,
+            [this](const runner::RunSummary&, const QString& outDir) { onRunFinished(outDir); });
+    connect(results_, &widgets::ResultsView::cellSelected, this, &MainWindow::showResultsCell);
 
-    diffView_ = new widgets::DiffView(this);
-    auto* diffDock = new QDockWidget("Determinism", this);
-    diffDock->setObjectName("diffDock");
-    diffDock->setWidget(diffView_);
-    addDockWidget(Qt::RightDockWidgetArea, diffDock);
+    buildMenus();
+    restoreLayout();
+    updateTitle();
+    statusBar()->showMessage("Open a results folder (Ctrl+O), a matrix (Ctrl+M) or a trace "
+                             "(Ctrl+T)",
+                             15000);
+}
 
-    designer_ = new widgets::MatrixDesigner(this);
-    auto* designerDock = new QDockWidget("Matrix designer", this);
-    designerDock->setObjectName("designerDock");
-    designerDock->setWidget(designer_);
-    addDockWidget(Qt::LeftDockWidgetArea, designerDock);
-    tabifyDockWidget(designerDock, diffDock);
-    monitor_ = new widgets::RunMonitor(this);
-    auto* monitorDock = new QDockWidget("Run monitor", this);
-    monitorDock->setObjectName("monitorDock");
-    monitorDock->setWidget(monitor_);
-    addDockWidget(Qt::LeftDockWidgetArea, monitorDock);
-    tabifyDockWidget(designerDock, monitorDock);
-    designerDock->raise();
-    connect(designer_, &widgets::MatrixDesigner::planChanged, monitor_,
-            [this](const feasibility::Plan& plan) {
-                monitor_->setPlan(plan);
-                const QString out = resultsDir_.isEmpty()
-                                        ? QDir("results").filePath(plan.matrix.name)
-                                        : resultsDir_;
-                monitor_->setOutput(out, runner::defaultRankProgram());
-            });
+MainWindow::~MainWindow() = default;
 
-    results_ = new widgets::ResultsView(this);
-    auto* resultsDock = new QDockWidget("Results", this);
-    resultsDock->setObjectName("resultsDock");
-    resultsDock->setWidget(results_);
-    addDockWidget(Qt::BottomDockWidgetArea, resultsDock);
-    tabifyDockWidget(probeDock, resultsDock);
-    resultsDock->raise();
-    // Inspecting a cell: its rank 0 trace in the timeline and the per-step table.
-    connect(results_, &widgets::ResultsView::cellSelected, this, [this](const QString& id) {
-        const QString trace = QDir(resultsDir_).filePath("cells/" + id + "/trace_rank0.json.gz");
-        if (resultsData_) {
-            inspector_->showCell(*resultsData_, id);
-        }
-        if (!id.isEmpty() && QFile::exists(trace)) {
-            openTrace(trace);
+void MainWindow::buildMenus() {
+    QMenu* file = menuBar()->addMenu("&File");
+    file->addAction("&Open results...", QKeySequence::Open, this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(
+            this, "Open results folder", resultsDir_.isEmpty() ? "results" : resultsDir_);
+        if (!dir.isEmpty()) {
+            openResults(dir);
         }
     });
-
-    QMenu* file = menuBar()->addMenu("&File");
+    recentMenu_ = file->addMenu("Open &recent results");
+    rebuildRecentMenu();
+    file->addAction("Re&load results", QKeySequence(Qt::CTRL | Qt::Key_R), this,
+                    &MainWindow::reloadResults);
+    file->addSeparator();
     file->addAction("Open &matrix...", QKeySequence("Ctrl+M"), this, [this] {
         const QString path = QFileDialog::getOpenFileName(
             this, "Open experiment matrix", "configs/experiments", "YAML (*.yaml *.yml)");
@@ -139,7 +165,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             openMatrix(path);
         }
     });
-    file->addAction("Open &trace...", QKeySequence::Open, this, [this] {
+    file->addAction("&Save matrix", QKeySequence::Save, this, [this] { saveMatrix(); });
+    file->addAction("Save matrix &as...", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this,
+                    [this] { saveMatrixAs(); });
+    file->addSeparator();
+    file->addAction("Open &trace...", QKeySequence("Ctrl+T"), this, [this] {
         const QString path =
             QFileDialog::getOpenFileName(this, "Open Chrome trace", resultsDir_,
                                          "Chrome traces (*.json *.json.gz);;All files (*)");
@@ -156,178 +186,212 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             compareRuns(a, b);
         }
     });
-    file->addAction("&Export report and figures...", QKeySequence("Ctrl+E"), this, [this] {
-        const QString out = QFileDialog::getExistingDirectory(this, "Export into", resultsDir_);
-        if (!out.isEmpty()) {
-            exportReport(out);
-        }
-    });
-    file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
-    QMenu* tools = menuBar()->addMenu("&Tools");
-    tools->addAction("Run &probe", QKeySequence("Ctrl+Shift+P"), this, &MainWindow::runProbe);
-    QMenu* view = menuBar()->addMenu("&View");
-    view->addAction(probeDock->toggleViewAction());
-    view->addAction(diffDock->toggleViewAction());
-    view->addAction(designerDock->toggleViewAction());
-    view->addAction(monitorDock->toggleViewAction());
+    file->addAction("&Export...", QKeySequence("Ctrl+E"), this, &MainWindow::showExportDialog);
+    file->addSeparator();
+    file->addAction("&Quit", QKeySequence(Qt::CTRL | Qt::Key_Q), this, &QWidget::close);
+
+    viewMenu_ = menuBar()->addMenu("&View");
+    for (QDockWidget* d : docks_) {
+        viewMenu_->addAction(d->toggleViewAction());
+    }
+    viewMenu_->addSeparator();
+    viewMenu_->addAction("&Reset layout", QKeySequence("Ctrl+Shift+R"), this,
+                         &MainWindow::resetLayout);
+
     QMenu* run = menuBar()->addMenu("&Run");
-    run->addAction("&Start", QKeySequence("F5"), monitor_, &widgets::RunMonitor::start);
+    run->addAction("Choose &output folder...", this, &MainWindow::chooseRunOutput);
+    run->addAction("&Start", QKeySequence("F5"), this, &MainWindow::startRun);
     run->addAction("&Pause after this cell", QKeySequence("F6"), monitor_,
                    &widgets::RunMonitor::pauseAfterCurrentCell);
     run->addAction("S&top", QKeySequence("Shift+F5"), monitor_, &widgets::RunMonitor::stop);
-    restoreLayout();
-    statusBar()->showMessage("Open a trace or a results directory");
-}
 
-void MainWindow::openResults(const QString& dir) {
-    resultsDir_ = dir;
-    statusBar()->showMessage(QString("Loading results %1 ...").arg(QDir(dir).absolutePath()));
-    struct Loaded {
-        report::ReportData data;
-        QString error;
-    };
-    auto* watcher = new QFutureWatcher<Loaded>(this);
-    connect(watcher, &QFutureWatcher<Loaded>::finished, this, [this, watcher, dir] {
-        const Loaded l = watcher->result();
-        watcher->deleteLater();
-        if (!l.error.isEmpty()) {
-            statusBar()->showMessage(l.error);
-            return;
+    QMenu* tools = menuBar()->addMenu("&Tools");
+    tools->addAction("Run &probe", QKeySequence("Ctrl+Shift+P"), this, &MainWindow::runProbe);
+    tools->addAction("Go to matrix &error", QKeySequence("F8"), designer_,
+                     &widgets::MatrixDesigner::goToError);
+
+    QMenu* help = menuBar()->addMenu("&Help");
+    help->addAction("&Documentation", QKeySequence::HelpContents, this, [this] {
+        const QString docs = documentationPath();
+        if (docs.isEmpty() || !QDesktopServices::openUrl(QUrl::fromLocalFile(docs))) {
+            reportError("No documentation found",
+                        "The docs folder is neither installed nor beside the program.");
         }
-        resultsData_ = std::make_shared<report::ReportData>(l.data);
-        results_->setData(l.data);
-        statusBar()->showMessage(QString("Results %1: %2 cells").arg(dir).arg(l.data.cells.size()));
     });
-    watcher->setFuture(QtConcurrent::run([dir] {
-        Loaded l;
-        try {
-            store::ingest(dir, store::defaultDbPath(dir)); // idempotent; the GUI reads through WAL
-            store::Database db(store::defaultDbPath(dir));
-            l.data = report::loadReportData(db, QDir(dir).canonicalPath());
-        } catch (const std::exception& e) {
-            l.error = QString::fromStdString(e.what());
-        }
-        return l;
-    }));
+    help->addAction("&About commprof", this, &MainWindow::showAbout);
 }
 
-bool MainWindow::exportReport(const QString& outDir) {
-    try {
-        store::Database db(store::defaultDbPath(resultsDir_));
-        const report::ReportData data =
-            report::loadReportData(db, QDir(resultsDir_).canonicalPath());
-        const QStringList files = widgets::writeReport(db, data, outDir) +
-                                  results_->exportPlots(QDir(outDir).filePath("plots"));
-        statusBar()->showMessage(QString("Exported %1 files to %2").arg(files.size()).arg(outDir));
+QString MainWindow::documentationPath() {
+    const QDir bin(QCoreApplication::applicationDirPath());
+    for (const QString& candidate :
+         {bin.filePath("../share/doc/commprof"), bin.filePath("../../docs"),
+          QStringLiteral(COMMPROF_SOURCE_DOCS)}) {
+        if (QFileInfo(candidate + "/cli.md").exists()) {
+            return QDir(candidate).canonicalPath();
+        }
+    }
+    return {};
+}
+
+void MainWindow::showAbout() {
+    auto* about = new AboutDialog(this);
+    about->setAttribute(Qt::WA_DeleteOnClose);
+    about->open();
+}
+
+void MainWindow::applyDefaultLayout() {
+    QDockWidget* designer = findChild<QDockWidget*>("designerDock");
+    QDockWidget* monitor = findChild<QDockWidget*>("monitorDock");
+    QDockWidget* diff = findChild<QDockWidget*>("diffDock");
+    QDockWidget* inspector = findChild<QDockWidget*>("inspectorDock");
+    QDockWidget* results = findChild<QDockWidget*>("resultsDock");
+    QDockWidget* probe = findChild<QDockWidget*>("probeDock");
+    for (QDockWidget* d : docks_) {
+        d->setFloating(false);
+        d->show();
+    }
+    addDockWidget(Qt::LeftDockWidgetArea, designer);
+    addDockWidget(Qt::LeftDockWidgetArea, monitor);
+    addDockWidget(Qt::LeftDockWidgetArea, diff);
+    tabifyDockWidget(designer, monitor);
+    tabifyDockWidget(designer, diff);
+    addDockWidget(Qt::RightDockWidgetArea, inspector);
+    addDockWidget(Qt::BottomDockWidgetArea, results);
+    addDockWidget(Qt::BottomDockWidgetArea, probe);
+    tabifyDockWidget(results, probe);
+    designer->raise();
+    results->raise();
+    applyDefaultSizes();
+}
+
+void MainWindow::applyDefaultSizes() {
+    QDockWidget* designer = findChild<QDockWidget*>("designerDock");
+    QDockWidget* inspector = findChild<QDockWidget*>("inspectorDock");
+    QDockWidget* results = findChild<QDockWidget*>("resultsDock");
+    // Proportions that work from 1366x768 to 1920x1080: the designer a third of the width,
+    // the inspector a fifth, the results half of the height.
+    const QSize s = size();
+    resizeDocks({designer}, {int(s.width() * 0.33)}, Qt::Horizontal);
+    resizeDocks({inspector}, {int(s.width() * 0.2)}, Qt::Horizontal);
+    resizeDocks({results}, {int(s.height() * 0.5)}, Qt::Vertical);
+}
+
+void MainWindow::resetLayout() {
+    applyDefaultLayout();
+    statusBar()->showMessage("Layout reset", 3000);
+}
+
+void MainWindow::restoreLayout() {
+    applyDefaultLayout();
+    QSettings settings("commprof", "workbench");
+    restoreGeometry(settings.value("geometry").toByteArray());
+    // A layout from another version of the window may miss docks: the default stays then.
+    sizesPending_ = !restoreState(settings.value("state").toByteArray(), kLayoutVersion);
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+    QMainWindow::showEvent(event);
+    if (sizesPending_) {
+        // Dock proportions need the window's real size, known only once it is shown.
+        sizesPending_ = false;
+        QTimer::singleShot(0, this, &MainWindow::applyDefaultSizes);
+    }
+}
+
+void MainWindow::updateTitle() {
+    // The title names the matrix (with [*] for unsaved edits) and the results folder.
+    const QString matrix = designer_->fileName().isEmpty()
+                               ? QString("untitled matrix")
+                               : QFileInfo(designer_->fileName()).fileName();
+    QStringList parts{matrix + "[*]"};
+    if (!resultsDir_.isEmpty()) {
+        parts << QDir::toNativeSeparators(resultsDir_);
+    }
+    parts << "commprof workbench";
+    setWindowTitle(parts.join(QString::fromUtf8(" \u2014 ")));
+    setWindowModified(designer_->isModified());
+}
+
+bool MainWindow::maybeSaveMatrix(const QString& why) {
+    if (!designer_->isModified()) {
         return true;
-    } catch (const std::exception& e) {
-        statusBar()->showMessage(QString::fromStdString(e.what()));
+    }
+    QMessageBox box(QMessageBox::Warning, "Unsaved matrix",
+                    QString("The matrix %1 has unsaved changes.")
+                        .arg(designer_->fileName().isEmpty()
+                                 ? QString("(untitled)")
+                                 : QFileInfo(designer_->fileName()).fileName()),
+                    QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
+    box.setInformativeText(why);
+    box.setDefaultButton(QMessageBox::Save);
+    switch (box.exec()) {
+    case QMessageBox::Save:
+        return saveMatrix();
+    case QMessageBox::Discard:
+        return true;
+    default:
         return false;
     }
 }
 
-void MainWindow::openMatrix(const QString& path) {
-    designer_->loadFile(path);
-    statusBar()->showMessage(
-        QString("Matrix %1: %2 cells").arg(path).arg(designer_->cells()->rowCount()));
+void MainWindow::refuse(const QString& title, const QString& text) {
+    QMessageBox::warning(this, title, text);
 }
 
-void MainWindow::openTrace(const QString& path) {
-    statusBar()->showMessage(QString("Parsing %1 ...").arg(path));
-    auto* watcher = new QFutureWatcher<ParsedTrace>(this);
-    connect(watcher, &QFutureWatcher<ParsedTrace>::finished, this, [this, watcher, path] {
-        const ParsedTrace parsed = watcher->result();
-        watcher->deleteLater();
-        if (!parsed.error.isEmpty()) {
-            statusBar()->showMessage(parsed.error);
-            return;
-        }
-        steps_->setSummary(parsed.summary);
-        timeline_->setData(parsed.timeline);
-        statusBar()->showMessage(
-            QString("%1: %2 steps").arg(path).arg(parsed.summary.steps.size()));
-    });
-    watcher->setFuture(QtConcurrent::run(parseTrace, path));
+void MainWindow::reportError(const QString& title, const QString& text) {
+    messages_->error(title, text);
 }
 
-void MainWindow::compareRuns(const QString& dirA, const QString& dirB) {
-    struct Loaded {
-        determinism::DiffReport report;
-        determinism::LoadedRuns runs;
-        QString error;
-    };
-    statusBar()->showMessage(QString("Comparing %1 with %2 ...").arg(dirA, dirB));
-    auto* watcher = new QFutureWatcher<Loaded>(this);
-    connect(watcher, &QFutureWatcher<Loaded>::finished, this, [this, watcher] {
-        const Loaded l = watcher->result();
-        watcher->deleteLater();
-        if (!l.error.isEmpty()) {
-            statusBar()->showMessage(l.error);
-            return;
-        }
-        diffView_->setRuns(l.report, l.runs);
-        statusBar()->showMessage(l.report.summary);
-    });
-    watcher->setFuture(QtConcurrent::run([dirA, dirB] {
-        Loaded l;
-        try {
-            l.runs = determinism::loadRuns(dirA, dirB);
-            l.report = determinism::diff(l.runs);
-        } catch (const std::exception& e) {
-            l.error = QString::fromStdString(e.what());
-        }
-        return l;
-    }));
-}
-
-void MainWindow::startRun() {
-    monitor_->start();
-}
-
-void MainWindow::selectResultsCell(const QString& id) {
-    results_->selectCell(id);
-}
-
-void MainWindow::runProbe() {
-    probeView_->setBusy(true);
-    probe::ProbeOptions options;
-    options.rankProgram = runner::defaultRankProgram();
-    if (!resultsDir_.isEmpty()) {
-        options.resultsDir = resultsDir_;
+bool MainWindow::attempt(const QString& title, const std::function<void()>& fn) {
+    try {
+        fn();
+        return true;
+    } catch (const std::exception& e) {
+        reportError(title, QString::fromUtf8(e.what()));
+        return false;
     }
-    auto* watcher = new QFutureWatcher<probe::ProbeReport>(this);
-    connect(watcher, &QFutureWatcher<probe::ProbeReport>::finished, this, [this, watcher] {
-        probeModel_->setReport(watcher->result());
-        probeView_->setBusy(false);
-        watcher->deleteLater();
-    });
-    watcher->setFuture(QtConcurrent::run([options] { return probe::runProbe(options); }));
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    if (monitor_->running()) {
+        const auto answer = QMessageBox::question(
+            this, "A run is in progress",
+            "Quitting stops the run: every rank of the running cell is ended and the cell is "
+            "recorded as stopped. Quit anyway?");
+        if (answer != QMessageBox::Yes) {
+            event->ignore();
+            return;
+        }
+    }
+    if (!maybeSaveMatrix("Quitting discards them unless you save.")) {
+        event->ignore();
+        return;
+    }
+    QSettings settings("commprof", "workbench");
+    settings.setValue("geometry", saveGeometry());
+    settings.setValue("state", saveState(kLayoutVersion));
+    event->accept();
 }
 
 bool MainWindow::saveScreenshots(const QString& outDir) {
     QDir().mkpath(outDir);
-    bool ok = grab().save(QDir(outDir).filePath("main.png"));
-    ok = probeView_->grab().save(QDir(outDir).filePath("probe.png")) && ok;
-    ok = diffView_->grab().save(QDir(outDir).filePath("determinism.png")) && ok;
-    ok = designer_->grab().save(QDir(outDir).filePath("designer.png")) && ok;
-    ok = timeline_->grab().save(QDir(outDir).filePath("timeline.png")) && ok;
-    ok = monitor_->grab().save(QDir(outDir).filePath("run_monitor.png")) && ok;
-    ok = results_->grab().save(QDir(outDir).filePath("results.png")) && ok;
-    ok = inspector_->grab().save(QDir(outDir).filePath("cell_inspector.png")) && ok;
+    const QDir out(outDir);
+    bool ok = grab().save(out.filePath("workbench.png"));
+    const std::initializer_list<std::pair<QWidget*, const char*>> views{
+        {probeView_, "probe.png"},         {diffView_, "determinism.png"},
+        {designer_, "designer.png"},       {traceInspector_, "timeline.png"},
+        {monitor_, "run_monitor.png"},     {results_, "results.png"},
+        {inspector_, "cell_inspector.png"}};
+    for (const auto& [view, name] : views) {
+        // A view in a tab behind another has no size of its own: show it for the picture.
+        if (auto* dock = qobject_cast<QDockWidget*>(view->parentWidget())) {
+            dock->raise();
+        }
+        QApplication::processEvents();
+        ok = view->grab().save(out.filePath(name)) && ok;
+    }
+    applyDefaultLayout();
     return ok;
-}
-
-void MainWindow::restoreLayout() {
-    QSettings settings("commprof", "workbench");
-    restoreGeometry(settings.value("geometry").toByteArray());
-    restoreState(settings.value("state").toByteArray());
-}
-
-void MainWindow::closeEvent(QCloseEvent* event) {
-    QSettings settings("commprof", "workbench");
-    settings.setValue("geometry", saveGeometry());
-    settings.setValue("state", saveState());
-    event->accept();
 }
 
 } // namespace commprof::workbench

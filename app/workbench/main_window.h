@@ -1,24 +1,39 @@
 #pragma once
-// The workbench's main window: docks, menus, and the wiring between views and models.
+// The workbench's main window: the file lifecycle (results, matrix, trace, export), docks that
+// can always be found again, one way of showing errors (the message bar; a dialog where the
+// user must decide), background jobs with progress and cancel, and the wiring between views.
 
 #include "report/report_data.h"
+#include "report_writer.h"
 
 #include <QMainWindow>
 
+#include <functional>
 #include <memory>
 
+class QDockWidget;
+class QLabel;
+class QMenu;
+
+namespace commprof::jobs {
+class JobTracker;
+}
 namespace commprof::models {
 class StepTableModel;
 class ProbeModel;
 } // namespace commprof::models
 namespace commprof::widgets {
-class ProbeView;
-class DiffView;
-class TimelineView;
-class MatrixDesigner;
-class RunMonitor;
-class ResultsView;
 class CellInspectorPanel;
+class DiffView;
+class JobStatus;
+class MatrixDesigner;
+class MessageBar;
+class ProbeView;
+class ResultsView;
+class RunMonitor;
+class StepTableView;
+class TimelineView;
+class TraceInspector;
 } // namespace commprof::widgets
 
 namespace commprof::workbench {
@@ -26,39 +41,121 @@ namespace commprof::workbench {
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
+    static constexpr int kLayoutVersion = 2;
+    static constexpr int kRecentMax = 8;
+
     explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // Files. Each reports its own errors (message bar, or a dialog where the user must decide).
+    // Opens a results folder off the GUI thread; a folder that is not one is refused with a
+    // dialog and left untouched.
     void openResults(const QString& dir);
-    void openMatrix(const QString& path);
-    // Writes the report (cells.csv, macros.tex, figures) and every plot as PDF/PNG/SVG.
-    bool exportReport(const QString& outDir);
-    // Parses off the GUI thread; the table fills in when the result arrives.
+    void reloadResults();
+    // Asks about unsaved changes first. False when the user cancelled or the file could not
+    // be read.
+    bool openMatrix(const QString& path);
+    bool saveMatrix();
+    // An empty path asks for one.
+    bool saveMatrixAs(const QString& path = {});
     void openTrace(const QString& path);
-    // Diffs two fingerprinted runs off the GUI thread and shows the first divergence.
+    void exportReport(const QString& outDir, const widgets::ExportOptions& options);
     void compareRuns(const QString& dirA, const QString& dirB);
-    // Starts the run monitor on the designer's plan.
+    // Where a run started here writes; shown in the run monitor before it starts.
+    void setRunOutput(const QString& dir);
     void startRun();
     void selectResultsCell(const QString& id);
-    // Runs the environment probe off the GUI thread.
     void runProbe();
-    // Renders every main view to OUTDIR/<view>.png.
+    void resetLayout();
+    void showAbout();
+    // The documentation folder Help -> Documentation opens; empty if none is found.
+    static QString documentationPath();
     bool saveScreenshots(const QString& outDir);
+
+    // Shows an error in the message bar; for anything a slot could not handle.
+    void reportError(const QString& title, const QString& text);
+
+    widgets::MessageBar* messages() const { return messages_; }
+    widgets::MatrixDesigner* designer() const { return designer_; }
+    widgets::ResultsView* results() const { return results_; }
+    widgets::RunMonitor* monitor() const { return monitor_; }
+    widgets::TimelineView* timeline() const { return timeline_; }
+    widgets::TraceInspector* traceInspector() const { return traceInspector_; }
+    widgets::CellInspectorPanel* inspector() const { return inspector_; }
+    widgets::StepTableView* stepTable() const { return stepTable_; }
+    models::StepTableModel* steps() const { return steps_; }
+    widgets::JobStatus* jobStatus() const { return jobStatus_; }
+    jobs::JobTracker* traceJobs() const { return traceJobs_; }
+    jobs::JobTracker* resultsJobs() const { return resultsJobs_; }
+    jobs::JobTracker* exportJobs() const { return exportJobs_; }
+    jobs::JobTracker* probeJobs() const { return probeJobs_; }
+    jobs::JobTracker* diffJobs() const { return diffJobs_; }
+    QString resultsDir() const { return resultsDir_; }
+    QString currentTrace() const { return currentTrace_; }
+    QList<QDockWidget*> docks() const { return docks_; }
+    QMenu* viewMenu() const { return viewMenu_; }
+    QStringList recentResults() const;
+
+signals:
+    void resultsOpened(const QString& dir);
+    void traceShown(const QString& path);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void showEvent(QShowEvent* event) override;
 
 private:
+    QDockWidget* addDock(const QString& title, const QString& name, QWidget* widget,
+                         Qt::DockWidgetArea area);
+    void buildMenus();
+    void applyDefaultLayout();
+    void applyDefaultSizes();
     void restoreLayout();
+    // True to go on: saved, discarded, or nothing to save; false when the user cancelled.
+    bool maybeSaveMatrix(const QString& why);
+    void refuse(const QString& title, const QString& text);
+    // Runs fn; an exception becomes a message under title. True when fn finished.
+    bool attempt(const QString& title, const std::function<void()>& fn);
+    void updateTitle();
+    void rememberResults(const QString& dir);
+    void rebuildRecentMenu();
+    void showResultsCell(const QString& id);
+    void onPlanChanged();
+    void onRunFinished(const QString& outDir);
+    void showExportDialog();
+    void chooseRunOutput();
+    struct LoadedResults;
+    void onResultsLoaded(const QString& dir, const LoadedResults& loaded);
+    void onTraceLoaded(const QString& primaryTrace, const QStringList& warnings);
+
     models::StepTableModel* steps_ = nullptr;
     models::ProbeModel* probeModel_ = nullptr;
     widgets::ProbeView* probeView_ = nullptr;
     widgets::DiffView* diffView_ = nullptr;
     widgets::TimelineView* timeline_ = nullptr;
+    widgets::TraceInspector* traceInspector_ = nullptr;
+    widgets::StepTableView* stepTable_ = nullptr;
     widgets::MatrixDesigner* designer_ = nullptr;
     widgets::RunMonitor* monitor_ = nullptr;
     widgets::ResultsView* results_ = nullptr;
     widgets::CellInspectorPanel* inspector_ = nullptr;
+    widgets::MessageBar* messages_ = nullptr;
+    widgets::JobStatus* jobStatus_ = nullptr;
+    QLabel* planStatus_ = nullptr;
+    jobs::JobTracker* traceJobs_ = nullptr;
+    jobs::JobTracker* resultsJobs_ = nullptr;
+    jobs::JobTracker* exportJobs_ = nullptr;
+    jobs::JobTracker* probeJobs_ = nullptr;
+    jobs::JobTracker* diffJobs_ = nullptr;
+    QList<QDockWidget*> docks_;
+    QMenu* viewMenu_ = nullptr;
+    QMenu* recentMenu_ = nullptr;
     std::shared_ptr<const report::ReportData> resultsData_;
     QString resultsDir_;
+    QString currentTrace_;
+    bool runOutputChosen_ = false;
+    bool sizesPending_ = true;
+    widgets::ExportOptions exportOptions_;
 };
 
 } // namespace commprof::workbench

@@ -1,21 +1,81 @@
 #include "cell_table_model.h"
 
+#include "jobs/release.h"
+
+#include <QScopedValueRollback>
+
+#include <algorithm>
+#include <numeric>
+
 namespace commprof::models {
 namespace {
+
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+// What a column sorts by: a number where the column holds numbers.
+QVariant sortKey(const feasibility::PlannedCell& pc, int column) {
+    switch (column) {
+    case CellTableModel::Layer:
+        return pc.cell.layer.name;
+    case CellTableModel::WorldSize:
+        return pc.cell.worldSize;
+    case CellTableModel::Feasible:
+        return pc.estimate.feasible;
+    case CellTableModel::Binding:
+        return QString(feasibility::toString(pc.estimate.binding));
+    case CellTableModel::HostGiB:
+        return pc.estimate.host.total();
+    case CellTableModel::DeviceGiB:
+        return pc.estimate.device.used ? pc.estimate.device.total() : -1.0;
+    case CellTableModel::Reason:
+        return pc.estimate.reason;
+    default:
+        return pc.cell.id;
+    }
 }
 
-void CellTableModel::setPlan(const feasibility::Plan& plan) {
-    beginResetModel();
-    plan_ = plan;
-    endResetModel();
+bool less(const QVariant& a, const QVariant& b) {
+    return QVariant::compare(a, b) == QPartialOrdering::Less;
 }
 
-int CellTableModel::worstRow() const {
+} // namespace
+
+CellTableModel::CellTableModel(QObject* parent)
+    : TableModel(
+          {"cell", "layer", "ranks", "feasible", "binding", "host GiB", "device GiB", "why not"},
+          parent),
+      plan_(std::make_shared<const feasibility::Plan>()) {}
+
+std::vector<int> CellTableModel::order(const feasibility::Plan& plan, const QString& filter,
+                                       int sortColumn, Qt::SortOrder sortOrder) {
+    std::vector<int> out;
+    out.reserve(plan.cells.size());
+    for (int i = 0; i < int(plan.cells.size()); ++i) {
+        const auto& c = plan.cells[std::size_t(i)].cell;
+        if (filter.isEmpty() || c.id.contains(filter, Qt::CaseInsensitive) ||
+            c.layer.name.contains(filter, Qt::CaseInsensitive)) {
+            out.push_back(i);
+        }
+    }
+    if (sortColumn >= 0 && sortColumn < ColumnCount) {
+        std::vector<QVariant> keys(plan.cells.size());
+        for (int i : out) {
+            keys[std::size_t(i)] = sortKey(plan.cells[std::size_t(i)], sortColumn);
+        }
+        std::stable_sort(out.begin(), out.end(), [&](int a, int b) {
+            return sortOrder == Qt::AscendingOrder
+                       ? less(keys[std::size_t(a)], keys[std::size_t(b)])
+                       : less(keys[std::size_t(b)], keys[std::size_t(a)]);
+        });
+    }
+    return out;
+}
+
+int CellTableModel::worstCell(const feasibility::Plan& plan) {
     int worst = -1;
     double ratio = -1;
-    for (int i = 0; i < int(plan_.cells.size()); ++i) {
-        const auto& e = plan_.cells[std::size_t(i)].estimate;
+    for (int i = 0; i < int(plan.cells.size()); ++i) {
+        const auto& e = plan.cells[std::size_t(i)].estimate;
         const double r = std::max(e.host.ratio(), e.device.used ? e.device.ratio() : 0.0);
         if (r > ratio) {
             ratio = r;
@@ -25,21 +85,110 @@ int CellTableModel::worstRow() const {
     return worst;
 }
 
-CellTableModel::CellTableModel(QObject* parent)
-    : TableModel(
-          {"cell", "layer", "ranks", "feasible", "binding", "host GiB", "device GiB", "why not"},
-          parent) {}
+void CellTableModel::setPlan(std::shared_ptr<const feasibility::Plan> plan,
+                             std::optional<std::vector<int>> order) {
+    jobs::releaseInBackground(std::exchange(
+        plan_, plan ? std::move(plan) : std::make_shared<const feasibility::Plan>()));
+    reorder(order ? std::move(*order)
+                  : CellTableModel::order(*plan_, filter_, sortColumn_, sortOrder_));
+}
+
+void CellTableModel::reorder(std::vector<int> order) {
+    beginResetModel();
+    order_ = std::move(order);
+    loaded_ = std::min(int(order_.size()), kChunk);
+    endResetModel();
+}
+
+void CellTableModel::setFilter(const QString& text) {
+    if (text != filter_) {
+        filter_ = text;
+        reorder(order(*plan_, filter_, sortColumn_, sortOrder_));
+    }
+}
+
+void CellTableModel::sort(int column, Qt::SortOrder order) {
+    sortColumn_ = column;
+    sortOrder_ = order;
+    emit layoutAboutToBeChanged();
+    const std::vector<int> before = order_;
+    order_ = CellTableModel::order(*plan_, filter_, sortColumn_, sortOrder_);
+    // A sort keeps as many rows loaded as before, and the selection on the same cells.
+    loaded_ = std::min(int(order_.size()), std::max(loaded_, kChunk));
+    std::vector<int> rowOfPlanIndex(plan_->cells.size(), -1);
+    for (int row = 0; row < loaded_; ++row) {
+        rowOfPlanIndex[std::size_t(order_[std::size_t(row)])] = row;
+    }
+    const QModelIndexList from = persistentIndexList();
+    QModelIndexList to;
+    for (const QModelIndex& i : from) {
+        const int row = i.row() < int(before.size())
+                            ? rowOfPlanIndex[std::size_t(before[std::size_t(i.row())])]
+                            : -1;
+        to << (row < 0 ? QModelIndex() : index(row, i.column()));
+    }
+    changePersistentIndexList(from, to);
+    emit layoutChanged();
+}
+
+int CellTableModel::planIndexAt(int row) const {
+    return row >= 0 && row < int(order_.size()) ? order_[std::size_t(row)] : -1;
+}
+
+int CellTableModel::rowOfCell(const QString& cellId) {
+    for (int row = 0; row < int(order_.size()); ++row) {
+        if (plan_->cells[std::size_t(order_[std::size_t(row)])].cell.id == cellId) {
+            if (row >= loaded_ && !fetching_) {
+                const QScopedValueRollback<bool> inside(fetching_, true);
+                beginInsertRows({}, loaded_, row);
+                loaded_ = row + 1;
+                endInsertRows();
+            }
+            return row;
+        }
+    }
+    return -1;
+}
 
 int CellTableModel::rows() const {
-    return int(plan_.cells.size());
+    return loaded_;
+}
+
+bool CellTableModel::canFetchMore(const QModelIndex& parent) const {
+    return !parent.isValid() && loaded_ < int(order_.size());
+}
+
+void CellTableModel::fetchMore(const QModelIndex& parent) {
+    // Views and testers may ask again from inside the insertion they caused.
+    if (fetching_ || !canFetchMore(parent)) {
+        return;
+    }
+    const QScopedValueRollback<bool> inside(fetching_, true);
+    const int more = std::min(kChunk, int(order_.size()) - loaded_);
+    beginInsertRows({}, loaded_, loaded_ + more - 1);
+    loaded_ += more;
+    endInsertRows();
 }
 
 QVariant CellTableModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid() || index.row() >= rowCount() ||
-        (role != Qt::DisplayRole && role != Qt::ToolTipRole)) {
+    if (!index.isValid() || index.row() >= loaded_) {
         return {};
     }
-    const auto& pc = plan_.cells[std::size_t(index.row())];
+    const auto& pc = plan_->cells[std::size_t(order_[std::size_t(index.row())])];
+    if (role == InfeasibleRole) {
+        return !pc.estimate.feasible;
+    }
+    if (role == PlanIndexRole) {
+        return order_[std::size_t(index.row())];
+    }
+    if (role == Qt::TextAlignmentRole) {
+        const bool numeric =
+            index.column() == WorldSize || index.column() == HostGiB || index.column() == DeviceGiB;
+        return QVariant(Qt::AlignVCenter | (numeric ? Qt::AlignRight : Qt::AlignLeft));
+    }
+    if (role != Qt::DisplayRole && role != Qt::ToolTipRole) {
+        return {};
+    }
     switch (index.column()) {
     case Id:
         return pc.cell.id;

@@ -1,5 +1,7 @@
 #include "results_cell_model.h"
 
+#include <limits>
+
 namespace commprof::models {
 namespace {
 
@@ -7,6 +9,35 @@ QVariant fixed(const std::optional<double>& v, int decimals, double scale = 1.0,
                const char* suffix = "") {
     return v ? QVariant(QString::number(*v * scale, 'f', decimals) + suffix)
              : QVariant(QString("-"));
+}
+
+QVariant number(const std::optional<double>& v) {
+    return v ? *v : -std::numeric_limits<double>::infinity();
+}
+
+QVariant sortKey(const store::CellRow& c, int column) {
+    // Flagged cells' figures are not data, so they sort with the missing ones.
+    const bool show = c.complete();
+    switch (column) {
+    case ResultsCellModel::WorldSize:
+        return c.worldSize;
+    case ResultsCellModel::StepMs:
+        return show ? number(c.stepMs) : number({});
+    case ResultsCellModel::CommMs:
+        return show ? number(c.traceCommMs ? c.traceCommMs : c.hookCommMs) : number({});
+    case ResultsCellModel::Overhead:
+        return show ? number(c.commOverheadFraction) : number({});
+    case ResultsCellModel::Agreement:
+        return show ? number(c.hookTraceAgreement) : number({});
+    case ResultsCellModel::Id:
+        return c.id;
+    case ResultsCellModel::Status:
+        return c.status;
+    case ResultsCellModel::Layer:
+        return c.layer;
+    default:
+        return c.reasons.join("; ");
+    }
 }
 
 } // namespace
@@ -50,6 +81,14 @@ QVariant ResultsCellModel::data(const QModelIndex& index, int role) const {
     }
     if (role == FlaggedRole) {
         return flagged;
+    }
+    if (role == SortRole) {
+        return sortKey(c, index.column());
+    }
+    if (role == Qt::TextAlignmentRole) {
+        const bool numeric =
+            index.column() >= WorldSize && index.column() <= Agreement && index.column() != Layer;
+        return QVariant(Qt::AlignVCenter | (numeric ? Qt::AlignRight : Qt::AlignLeft));
     }
     if (role == Qt::ToolTipRole) {
         return c.reasons.isEmpty() ? QVariant() : QVariant(c.reasons.join("\n"));

@@ -23,7 +23,8 @@ public:
         Reasons,
         ColumnCount
     };
-    enum Role { CellIdRole = Qt::UserRole + 1, FlaggedRole };
+    // SortRole: numbers as numbers (a missing figure sorts first), text as text.
+    enum Role { CellIdRole = Qt::UserRole + 1, FlaggedRole, SortRole };
     explicit ResultsCellModel(QObject* parent = nullptr);
     void setCells(std::vector<store::CellRow> cells);
     int rowOf(const QString& cellId) const;

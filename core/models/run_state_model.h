@@ -1,13 +1,19 @@
 #pragma once
 // What the run monitor shows, fed by MatrixRunner's signals: each cell's state and elapsed
-// time against its deadline, each rank's iteration progress and last step time, and every
-// iteration event seen (so a test can check the monitor saw them all).
+// time against its deadline, each rank's iteration progress and last step time, every
+// iteration event seen (so a test can check the monitor saw them all), the run's overall
+// progress and an estimate of the time left. A cell the user stopped is "stopped", not
+// "failed".
 
 #include "runner/matrix_runner.h"
 
 #include "models/table_model.h"
 #include <QElapsedTimer>
+#include <QHash>
 #include <QMap>
+
+#include <memory>
+#include <optional>
 
 namespace commprof::models {
 
@@ -15,6 +21,7 @@ class RunStateModel : public TableModel {
     Q_OBJECT
 public:
     enum Column { Cell, State, Elapsed, Ranks, Detail, ColumnCount };
+    enum Role { RunningRole = Qt::UserRole + 1, TroubleRole };
     struct RankProgress {
         int iteration = 0; // iterations done
         int of = 0;
@@ -24,34 +31,48 @@ public:
     struct CellRow {
         QString id;
         runner::CellState state = runner::CellState::Pending;
+        bool stopped = false; // ended by the user's Stop
         QString detail;
         double deadlineS = 0;
         QElapsedTimer clock;
         qint64 elapsedMs = -1;
         QMap<int, RankProgress> ranks;
+        bool finished() const; // in a state it will not leave in this run
     };
 
     explicit RunStateModel(QObject* parent = nullptr);
-    void setPlan(const feasibility::Plan& plan);
+    void setPlan(std::shared_ptr<const feasibility::Plan> plan);
     void onCellState(const QString& id, runner::CellState state, const QString& detail);
     void onRankProgress(const QString& id, int rank, const QJsonObject& event);
     void tick(); // refreshes elapsed times of running cells
+    // The next failure of the running cell is the user's Stop.
+    void markStopRequested();
 
     const CellRow* cell(const QString& id) const;
+    int rowOf(const QString& id) const;
     QString currentCell() const { return current_; }
+    int cellsFinished() const;
+    int cellCount() const { return int(rows_.size()); }
+    int stoppedCount() const;
+    // Seconds left: the mean time of the cells finished so far (or the running cell's projection
+    // from its iterations) times the cells still to run. Nothing before there is a basis.
+    std::optional<double> etaSeconds() const;
 
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
 
 signals:
     void bucketTimed(const QString& cellId, int rank, int iteration, double ms, qint64 bytes);
+    void currentCellChanged(const QString& cellId);
 
 protected:
     int rows() const override;
 
 private:
-    int rowOf(const QString& id) const;
+    QString stateText(const CellRow& r) const;
     QList<CellRow> rows_;
+    QHash<QString, int> rowOfId_;
     QString current_;
+    bool stopRequested_ = false;
 };
 
 } // namespace commprof::models

@@ -3,6 +3,9 @@
 #include "files/safe_file.h"
 
 #include <QDir>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
 
 namespace commprof::results {
 
@@ -34,6 +37,55 @@ QString linkInFolder(const QString& dir) {
         }
     }
     return {};
+}
+
+namespace {
+
+bool looksLikeCell(const QDir& cell) {
+    return cell.exists("cell.json") || cell.exists("manifest.json") ||
+           !cell.entryList({"rank*.json"}, QDir::Files).isEmpty();
+}
+
+} // namespace
+
+FolderCheck checkResultsFolder(const QString& dir) {
+    const QFileInfo info(dir);
+    if (!info.exists()) {
+        return {false, QString("%1 does not exist").arg(dir)};
+    }
+    if (!info.isDir()) {
+        return {false, QString("%1 is a file, not a results folder").arg(dir)};
+    }
+    const QDir root(dir);
+    if (root.exists("run.json")) {
+        return {true, {}};
+    }
+    const QDir cells(root.filePath("cells"));
+    if (cells.exists()) {
+        for (const QString& name : cells.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+            if (looksLikeCell(QDir(cells.filePath(name)))) {
+                return {true, {}};
+            }
+        }
+    }
+    return {false, QString("%1 is not a results folder: it has no run.json and no cells/ "
+                           "folder of cells (what `commprof run --out` writes)")
+                       .arg(QDir::toNativeSeparators(info.absoluteFilePath()))};
+}
+
+RunMatrix matrixOfRun(const QString& dir) {
+    // run.json holds a copy of the matrix, itself capped at a few MiB; anything larger, a link
+    // or a non-regular file is not what a run wrote, and the designer simply keeps its matrix.
+    constexpr qint64 maxRunJson = 16 << 20;
+    QByteArray bytes;
+    try {
+        bytes = files::readRegularFile(QDir(dir).filePath("run.json"), maxRunJson,
+                                       files::Links::Refuse);
+    } catch (const files::FileError&) {
+        return {};
+    }
+    const QJsonObject run = QJsonDocument::fromJson(bytes).object();
+    return {run["matrix_yaml"].toString(), run["file"].toString()};
 }
 
 } // namespace commprof::results

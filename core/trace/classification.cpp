@@ -1,8 +1,11 @@
 #include "classification.h"
 
+#include "intervals.h"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <map>
 #include <unordered_map>
 
 namespace commprof::trace {
@@ -11,66 +14,123 @@ namespace {
 bool startsWith(std::string_view s, std::string_view prefix) {
     return s.substr(0, prefix.size()) == prefix;
 }
-
-bool containsNoCase(std::string_view haystack, std::string_view needle) {
-    return std::search(haystack.begin(), haystack.end(), needle.begin(), needle.end(),
-                       [](char a, char b) {
-                           return std::tolower(static_cast<unsigned char>(a)) ==
-                                  std::tolower(static_cast<unsigned char>(b));
-                       }) != haystack.end();
+bool endsWith(std::string_view s, std::string_view suffix) {
+    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
-bool isKernel(std::string_view cat) {
-    return cat == "kernel";
+bool isKernel(const EventFacts& e) {
+    return e.deviceWork && !isCopy(e.category, e.name) && !isMemset(e.category, e.name);
 }
-bool isMemcpy(std::string_view cat) {
-    return cat == "gpu_memcpy";
+bool isDeviceCopy(const EventFacts& e) {
+    return e.deviceWork && isCopy(e.category, e.name);
+}
+bool isDeviceToDevice(std::string_view name) {
+    return name.find("DtoD") != std::string_view::npos;
 }
 
-const std::array<ClassificationRule, 7> kDeviceTable{{
-    {"kernel named *nccl* (any case)",
-     [](std::string_view c, std::string_view n) {
-         return isKernel(c) && containsNoCase(n, "nccl");
-     },
+using Ctx = const TraceContext&;
+using Ev = const EventFacts&;
+
+const std::array<ClassificationRule, 9> kDeviceTable{{
+    {"kernel of a collective library or implementation (nccl, rccl, multimem_, all_reduce, ...)",
+     [](Ctx, Ev e) { return isKernel(e) && isCollectiveKernelName(e.name); },
      EventClass::Communication},
-    {"any other kernel", [](std::string_view c, std::string_view) { return isKernel(c); },
-     EventClass::Compute},
-    {"gpu_memcpy device to device",
-     [](std::string_view c, std::string_view n) {
-         return isMemcpy(c) && n.find("DtoD") != std::string_view::npos;
-     },
+    {"any kernel launched by a collective",
+     [](Ctx, Ev e) { return isKernel(e) && e.launchedByCollective; }, EventClass::Communication},
+    {"any other kernel", [](Ctx, Ev e) { return isKernel(e); }, EventClass::Compute},
+    {"device-to-device copy", [](Ctx, Ev e) { return isDeviceCopy(e) && isDeviceToDevice(e.name); },
      EventClass::Bookkeeping},
-    {"any other gpu_memcpy (crosses a device boundary)",
-     [](std::string_view c, std::string_view) { return isMemcpy(c); }, EventClass::Communication},
-    {"gpu_memset", [](std::string_view c, std::string_view) { return c == "gpu_memset"; },
+    {"memset", [](Ctx, Ev e) { return e.deviceWork && isMemset(e.category, e.name); },
      EventClass::Bookkeeping},
-    {"host gloo:/nccl:/c10d::/record_param_comms",
-     [](std::string_view, std::string_view n) { return isHostCommunicationName(n); },
+    {"HtoD / DtoH / PtoP copy in a host-staged trace, or launched by a collective",
+     [](Ctx t, Ev e) { return isDeviceCopy(e) && (t.hostStaged || e.launchedByCollective); },
      EventClass::Communication},
-    {"every other host event", [](std::string_view, std::string_view) { return true; },
-     EventClass::NotCounted},
+    {"any other HtoD / DtoH / PtoP copy (input loading, offload)",
+     [](Ctx, Ev e) { return isDeviceCopy(e); }, EventClass::Memory},
+    {"host span of a collective",
+     [](Ctx, Ev e) { return !e.deviceWork && isHostCollectiveName(e.name); },
+     EventClass::Communication},
+    {"every other host event", [](Ctx, Ev) { return true; }, EventClass::NotCounted},
 }};
 
 const std::array<ClassificationRule, 4> kHostTable{{
-    {"gloo:/nccl:/c10d::/record_param_comms",
-     [](std::string_view, std::string_view n) { return isHostCommunicationName(n); },
+    {"host span of a collective", [](Ctx, Ev e) { return isHostCollectiveName(e.name); },
      EventClass::Communication},
     {"torch.distributed.ddp.reducer::* or ddp::bucket_copy*",
-     [](std::string_view, std::string_view n) {
-         return startsWith(n, "torch.distributed.ddp.reducer::") ||
-                startsWith(n, "ddp::bucket_copy");
+     [](Ctx, Ev e) {
+         return startsWith(e.name, "torch.distributed.ddp.reducer::") ||
+                startsWith(e.name, "ddp::bucket_copy");
      },
      EventClass::Bookkeeping},
     // Compute minus bookkeeping is applied by the metrics, which see both span sets.
-    {"aten::*", [](std::string_view, std::string_view n) { return startsWith(n, "aten::"); },
-     EventClass::Compute},
-    {"anything else", [](std::string_view, std::string_view) { return true; },
-     EventClass::NotCounted},
+    {"aten::*", [](Ctx, Ev e) { return startsWith(e.name, "aten::"); }, EventClass::Compute},
+    {"anything else", [](Ctx, Ev) { return true; }, EventClass::NotCounted},
 }};
+
+bool isHostSideCategory(std::string_view c) {
+    static const std::array<std::string_view, 11> named{
+        "cpu_op", "user_annotation", "python_function",     "Operator", "Runtime", "Trace", "ac2g",
+        "fwdbwd", "cuda_sync",       "cuda_profiler_range", "overhead"};
+    return std::find(named.begin(), named.end(), c) != named.end() || endsWith(c, "_runtime") ||
+           endsWith(c, "_driver") || endsWith(c, "annotation") || endsWith(c, "_sync");
+}
 
 } // namespace
 
-bool isHostCommunicationName(std::string_view name) {
+bool isCopy(std::string_view category, std::string_view name) {
+    return category == "gpu_memcpy" || category == "Memcpy" || startsWith(name, "Memcpy");
+}
+
+bool isMemset(std::string_view category, std::string_view name) {
+    return category == "gpu_memset" || category == "Memset" || startsWith(name, "Memset");
+}
+
+bool isDeviceWork(std::string_view category, const TraceEvent& e) {
+    static const std::array<std::string_view, 7> known{
+        "kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset", "mtia_ccp_events"};
+    if (std::find(known.begin(), known.end(), category) != known.end()) {
+        return true;
+    }
+    return e.onStream && e.stream >= 0 && !category.empty() && !isHostSideCategory(category);
+}
+
+bool isCollectiveKernelName(std::string_view name) {
+    if (startsWith(name, "multimem_")) {
+        return true;
+    }
+    std::string lower(name);
+    for (char& c : lower) {
+        c = char(std::tolower(static_cast<unsigned char>(c)));
+    }
+    for (std::string_view needle :
+         {"nccl", "rccl", "all_reduce", "allreduce", "all_gather", "allgather", "reduce_scatter",
+          "reducescatter", "all_to_all", "alltoall"}) {
+        if (lower.find(needle) != std::string::npos) {
+            return true;
+        }
+    }
+    return false;
+}
+
+NameFacts::NameFacts(const Trace& trace) : bits_(trace.strings.size(), 0) {
+    for (std::uint32_t id = 0; id < bits_.size(); ++id) {
+        const std::string& s = trace.strings.at(id);
+        std::uint8_t b = 0;
+        b |= isCollectiveKernelName(s) ? kCollectiveKernel : 0;
+        b |= isHostCollectiveName(s) ? kHostCollective : 0;
+        b |= startsWith(s, "gloo:") ? kGlooSpan : 0;
+        b |= (s == "gpu_memcpy" || s == "Memcpy") ? kCopyCategory : 0;
+        b |= startsWith(s, "Memcpy") ? kCopyName : 0;
+        b |= (s == "gpu_memset" || s == "Memset") ? kMemsetCategory : 0;
+        b |= startsWith(s, "Memset") ? kMemsetName : 0;
+        bits_[id] = b;
+    }
+}
+
+bool isHostCollectiveName(std::string_view name) {
+    if (startsWith(name, "c10d::allreduce_bucket#")) {
+        return false;
+    }
     return startsWith(name, "gloo:") || startsWith(name, "nccl:") || startsWith(name, "c10d::") ||
            name.find("record_param_comms") != std::string_view::npos;
 }
@@ -82,38 +142,155 @@ std::span<const ClassificationRule> hostRegimeTable() {
     return kHostTable;
 }
 
-EventClass classify(Regime regime, std::string_view category, std::string_view name) {
-    const auto table = regime == Regime::Device ? deviceRegimeTable() : hostRegimeTable();
+EventClass classify(const TraceContext& trace, const EventFacts& event) {
+    const auto table = trace.regime == Regime::Device ? deviceRegimeTable() : hostRegimeTable();
     for (const auto& rule : table) {
-        if (rule.matches(category, name)) {
+        if (rule.matches(trace, event)) {
             return rule.cls;
         }
     }
     return EventClass::NotCounted;
 }
 
-Regime detectRegime(const Trace& trace) {
-    for (const auto& e : trace.events) {
-        const auto& c = trace.category(e);
-        if (c == "kernel" || c == "gpu_memcpy" || c == "gpu_memset") {
-            return Regime::Device;
+LaunchIndex::LaunchIndex(const Trace& trace) : launch_(trace.events.size(), kNone) {
+    const auto& events = trace.events;
+    // Runtime calls by correlation, the earliest in file order first.
+    std::vector<std::pair<std::int64_t, std::uint32_t>> hosts;
+    for (std::uint32_t i = 0; i < events.size(); ++i) {
+        if (!events[i].deviceWork() && events[i].correlation >= 0) {
+            hosts.emplace_back(events[i].correlation, i);
         }
     }
-    return Regime::Host;
+    std::sort(hosts.begin(), hosts.end());
+    for (std::uint32_t i = 0; i < events.size(); ++i) {
+        const auto& e = events[i];
+        if (e.deviceWork() && e.correlation >= 0) {
+            const auto it =
+                std::lower_bound(hosts.begin(), hosts.end(),
+                                 std::pair<std::int64_t, std::uint32_t>{e.correlation, 0});
+            if (it != hosts.end() && it->first == e.correlation) {
+                launch_[i] = it->second;
+            }
+        }
+    }
+    for (const FlowLink& f : trace.flows) {
+        if (launch_[f.device] == kNone && events[f.device].deviceWork() &&
+            !events[f.launch].deviceWork()) {
+            launch_[f.device] = f.launch;
+        }
+    }
+}
+
+std::vector<bool> launchedByCollective(const Trace& trace, const NameFacts& names,
+                                       const LaunchIndex& launches) {
+    const auto& events = trace.events;
+    std::vector<bool> out(events.size(), false);
+    // Host collective spans per thread, merged.
+    std::map<std::pair<std::int64_t, std::int64_t>, std::vector<Span>> spans;
+    for (const auto& e : events) {
+        if (!e.deviceWork() && names.hostCollective(e.name)) {
+            spans[{e.pid, e.tid}].push_back({e.startUs, e.endUs});
+        }
+    }
+    if (spans.empty()) {
+        return out;
+    }
+    std::map<std::pair<std::int64_t, std::int64_t>, SpanSet> lanes;
+    for (auto& [key, list] : spans) {
+        lanes.emplace(key, SpanSet::unionOf(std::move(list)));
+    }
+    auto inside = [&](const TraceEvent& launch) {
+        const auto it = lanes.find({launch.pid, launch.tid});
+        if (it == lanes.end()) {
+            return false;
+        }
+        const auto& s = it->second.spans();
+        auto pos = std::upper_bound(s.begin(), s.end(), launch.startUs,
+                                    [](double t, const Span& sp) { return t < sp.start; });
+        if (pos == s.begin()) {
+            return false;
+        }
+        --pos;
+        return launch.startUs >= pos->start && launch.endUs <= pos->end;
+    };
+    for (std::uint32_t i = 0; i < events.size(); ++i) {
+        if (events[i].deviceWork()) {
+            if (const auto launch = launches.launchOf(i)) {
+                out[i] = inside(events[*launch]);
+            }
+        }
+    }
+    return out;
+}
+
+TraceContext traceContext(const Trace& trace, const NameFacts& names) {
+    TraceContext ctx;
+    bool glooSpan = false;
+    bool collectiveKernel = false;
+    for (const auto& e : trace.events) {
+        if (e.deviceWork()) {
+            ctx.regime = Regime::Device;
+            collectiveKernel = collectiveKernel || (!names.copy(e) && !names.memset(e) &&
+                                                    names.collectiveKernel(e.name));
+        } else {
+            glooSpan = glooSpan || names.glooSpan(e.name);
+        }
+    }
+    // Only gloo stages through the host: nccl: spans without kernels are an NCCL trace whose
+    // kernels were not captured (docs/trace-semantics.md).
+    ctx.hostStaged = ctx.regime == Regime::Device && glooSpan && !collectiveKernel;
+    return ctx;
+}
+
+void markDeviceWork(Trace& trace) {
+    // Device work depends on (category, stream): decide it once per category and stream kind.
+    std::vector<std::int8_t> work(2 * trace.strings.size(), -1);
+    for (auto& e : trace.events) {
+        std::int8_t& w = work[2 * std::size_t(e.category) + (e.onStream && e.stream >= 0)];
+        if (w < 0) {
+            w = isDeviceWork(trace.category(e), e) ? 1 : 0;
+        }
+        if (w) {
+            e.flags |= kDeviceWork;
+        } else {
+            e.flags &= std::uint8_t(~kDeviceWork);
+        }
+    }
+}
+
+void classify(Trace& trace, const NameFacts& names, const LaunchIndex& launches) {
+    const TraceContext ctx = traceContext(trace, names);
+    trace.regime = ctx.regime;
+    const std::vector<bool> launched = ctx.regime == Regime::Device
+                                           ? launchedByCollective(trace, names, launches)
+                                           : std::vector<bool>(trace.events.size(), false);
+    // Without a launch link a class depends only on (name, category, device work); almost
+    // every name comes with one category, so remember the last answer per name.
+    struct Memo {
+        std::uint32_t category = 0;
+        std::int8_t deviceWork = -1;
+        EventClass cls = EventClass::NotCounted;
+    };
+    std::vector<Memo> memo(trace.strings.size());
+    for (std::size_t i = 0; i < trace.events.size(); ++i) {
+        auto& e = trace.events[i];
+        Memo& m = memo[e.name];
+        if (!launched[i] && m.deviceWork == std::int8_t(e.deviceWork()) &&
+            m.category == e.category) {
+            e.cls = m.cls;
+            continue;
+        }
+        const EventFacts facts{trace.category(e), trace.name(e), e.deviceWork(), launched[i]};
+        e.cls = classify(ctx, facts);
+        if (!launched[i]) {
+            m = {e.category, std::int8_t(e.deviceWork()), e.cls};
+        }
+    }
 }
 
 void classify(Trace& trace) {
-    trace.regime = detectRegime(trace);
-    // Classes depend only on (category, name): decide each distinct pair once.
-    std::unordered_map<std::uint64_t, EventClass> memo;
-    for (auto& e : trace.events) {
-        const std::uint64_t key = (std::uint64_t(e.name) << 32) | e.category;
-        auto it = memo.find(key);
-        if (it == memo.end()) {
-            it = memo.emplace(key, classify(trace.regime, trace.category(e), trace.name(e))).first;
-        }
-        e.cls = it->second;
-    }
+    markDeviceWork(trace);
+    classify(trace, NameFacts(trace), LaunchIndex(trace));
 }
 
 } // namespace commprof::trace

@@ -1,111 +1,381 @@
 #include "hta_figures.h"
 
-#include "intervals.h"
 #include "step_metrics.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string_view>
+#include <unordered_set>
 
 namespace commprof::trace {
 namespace {
 
-enum class HtaKernelType { Computation, Communication, Memory };
-
-// HTA's kernel typing: by name only, over every event that carries a stream.
-HtaKernelType htaKernelType(std::string_view name) {
-    if (name.find("ncclKernel") != std::string_view::npos ||
-        name.substr(0, 13) == "ncclDevKernel") {
-        return HtaKernelType::Communication;
-    }
-    if (name.find("Memcpy") != std::string_view::npos ||
-        name.find("Memset") != std::string_view::npos) {
-        return HtaKernelType::Memory;
-    }
-    return HtaKernelType::Computation;
+bool startsWith(std::string_view s, std::string_view p) {
+    return s.substr(0, p.size()) == p;
+}
+bool contains(std::string_view s, std::string_view p) {
+    return s.find(p) != std::string_view::npos;
 }
 
-// HTA's merge: sort by start and fuse spans that start at or before the running end. Unlike
-// SpanSet it keeps spans that rounding made empty or negative, and so must we to match it.
-std::vector<Span> htaMerge(std::vector<Span> spans) {
-    std::sort(spans.begin(), spans.end(),
-              [](const Span& a, const Span& b) { return a.start < b.start; });
-    std::vector<Span> out;
-    for (const Span& s : spans) {
-        if (!out.empty() && s.start <= out.back().end) {
-            out.back().end = std::max(out.back().end, s.end);
-        } else {
-            out.push_back(s);
+bool isProfilerStepSymbol(std::string_view s) {
+    constexpr std::string_view prefix = "ProfilerStep#";
+    return startsWith(s, prefix) && s.size() > prefix.size() &&
+           std::isdigit(static_cast<unsigned char>(s[prefix.size()]));
+}
+
+// ComputeKernelGroupingPattern, matched at the start of the name as Python's re.match does.
+bool htaNotCompute(std::string_view n) {
+    if (startsWith(n, "cuda")) {
+        if (n.find("LaunchKernel", 4) != std::string_view::npos) {
+            return true;
         }
+    }
+    for (std::string_view prefix :
+         {"nccl", "Stream Wait Event", "runFunction", "hip", "job_exe", "packet", "pe_exe",
+          "cpum_exe_subgraph", "hccl", "collective_subgraph_execution"}) {
+        if (startsWith(n, prefix)) {
+            return true;
+        }
+    }
+    return contains(n, "Memcpy") || contains(n, "Memset") || contains(n, "dma") ||
+           contains(n, "Sync");
+}
+
+bool htaMemoryName(std::string_view n) {
+    return startsWith(n, "Memcpy") || startsWith(n, "hipMemcpy") || startsWith(n, "Memset") ||
+           startsWith(n, "hipMemset") || startsWith(n, "dma");
+}
+
+// One row of HTA's event table, after its loader: times rounded inwards when the ts column is
+// float, stream normalised.
+struct Row {
+    double ts = 0;
+    double end = 0;
+    std::uint32_t name = 0;
+    std::uint32_t category = 0;
+    std::int32_t stream = -1;
+    std::int64_t correlation = -1;
+    std::int64_t tid = 0;
+};
+
+// HTA's merge_kernel_intervals: sort by start, open a new group when a start lies after the
+// running maximum of all earlier ends. Groups keep spans that rounding made negative.
+std::vector<Span> htaMerge(std::vector<Span> spans) {
+    std::stable_sort(spans.begin(), spans.end(),
+                     [](const Span& a, const Span& b) { return a.start < b.start; });
+    std::vector<Span> out;
+    double runningEnd = -std::numeric_limits<double>::infinity();
+    for (const Span& s : spans) {
+        if (out.empty() || s.start > runningEnd) {
+            out.push_back(s);
+        } else {
+            out.back().end = std::max(out.back().end, s.end);
+        }
+        runningEnd = std::max(runningEnd, s.end);
     }
     return out;
 }
 
-double totalLength(const std::vector<Span>& spans) {
+double runTime(const std::vector<Span>& groups) {
     double t = 0;
-    for (const Span& s : spans) {
-        t += s.length();
+    for (const Span& s : groups) {
+        t += s.end - s.start;
     }
     return t;
 }
 
-} // namespace
+// get_comm_comp_overlap's sweep: +1/-1 at communication starts/ends, +2/-2 at computation
+// ones; time spent with the running sum at 3 is overlap.
+double htaOverlap(const std::vector<Span>& comm, const std::vector<Span>& comp) {
+    struct Mark {
+        double time;
+        int status;
+    };
+    std::vector<Mark> marks;
+    marks.reserve(2 * (comm.size() + comp.size()));
+    for (const Span& s : comm) {
+        marks.push_back({s.start, 1});
+    }
+    for (const Span& s : comm) {
+        marks.push_back({s.end, -1});
+    }
+    for (const Span& s : comp) {
+        marks.push_back({s.start, 2});
+    }
+    for (const Span& s : comp) {
+        marks.push_back({s.end, -2});
+    }
+    std::stable_sort(marks.begin(), marks.end(),
+                     [](const Mark& a, const Mark& b) { return a.time < b.time; });
+    double overlap = 0;
+    int running = 0;
+    for (std::size_t i = 0; i + 1 < marks.size(); ++i) {
+        running += marks[i].status;
+        if (running == 3) {
+            overlap += marks[i + 1].time - marks[i].time;
+        }
+    }
+    return overlap;
+}
 
-HtaFigures htaFigures(const Trace& trace) {
-    // HTA leaves out the last profiler step: it drops events that start at or after the
-    // start of the last host-side ProfilerStep.
-    double cutoff = std::numeric_limits<double>::infinity();
-    double lastStepStart = -std::numeric_limits<double>::infinity();
-    const std::vector<std::optional<int>> stepOfName = stepNumbersByName(trace);
-    for (const auto& e : trace.events) {
-        if (!e.onStream && stepOfName[e.name] && e.startUs > lastStepStart) {
-            lastStepStart = e.startUs;
-            cutoff = e.startUs;
+class HtaTable {
+public:
+    explicit HtaTable(const Trace& trace)
+        : trace_(trace), symbol_(trace.strings.size(), 0), step_(trace.strings.size(), 0) {
+        const bool round = trace.htaFacts.tsColumnIsFloat;
+        rows_.reserve(trace.events.size());
+        for (const auto& e : trace.events) {
+            if (!e.htaRow()) {
+                continue;
+            }
+            Row r{round ? std::ceil(e.startUs) : e.startUs,
+                  round ? std::floor(e.endUs) : e.endUs,
+                  e.name,
+                  e.category,
+                  e.stream,
+                  e.correlation,
+                  e.tid};
+            rows_.push_back(r);
+            symbol_[e.name] = 1;
+            symbol_[e.category] = 1;
+        }
+        for (std::uint32_t id = 0; id < symbol_.size(); ++id) {
+            if (symbol_[id] && isProfilerStepSymbol(trace.strings.at(id))) {
+                step_[id] = 1;
+                ++stepSymbols_;
+            }
         }
     }
-    std::vector<Span> all, compute, comm;
-    for (const auto& e : trace.events) {
-        if (!e.onStream) {
-            continue;
+
+    // _filter_irrelevant_gpu_kernels: with two or more step names, keep only the device events
+    // that some host event started before the last step launched.
+    void cutLastStep() {
+        if (stepSymbols_ < 2) {
+            return;
         }
-        // HTA rounds fractional microseconds inwards: ceil(start), floor(end).
-        const double start = std::ceil(e.startUs);
-        const double end = std::floor(e.endUs);
-        if (start >= cutoff) {
-            continue;
-        }
-        const Span s{start, end};
-        all.push_back(s);
-        switch (htaKernelType(trace.name(e))) {
-        case HtaKernelType::Computation:
-            compute.push_back(s);
-            break;
-        case HtaKernelType::Communication:
-            comm.push_back(s);
-            break;
-        case HtaKernelType::Memory:
-            break;
+        if (isMtia()) {
+            cutMtia();
+        } else {
+            cutByCorrelation();
         }
     }
-    HtaFigures out;
-    out.deviceEvents = all.size();
-    const std::vector<Span> allMerged = htaMerge(std::move(all));
-    if (allMerged.empty()) {
+
+    void keepWindow(Span w) {
+        std::erase_if(rows_, [&](const Row& r) { return !(r.ts >= w.start && r.end <= w.end); });
+    }
+
+    HtaFigures figures() const {
+        HtaFigures out;
+        std::vector<Span> all, compute, comm;
+        for (const Row& r : rows_) {
+            if (r.stream == -1) {
+                continue;
+            }
+            const Span s{r.ts, r.end};
+            all.push_back(s);
+            switch (htaKernelType(trace_.strings.at(r.name))) {
+            case HtaKernelType::Computation:
+                compute.push_back(s);
+                break;
+            case HtaKernelType::Communication:
+                comm.push_back(s);
+                break;
+            case HtaKernelType::Memory:
+            case HtaKernelType::Other:
+                break;
+            }
+        }
+        out.deviceEvents = all.size();
+        if (all.empty()) {
+            out.warnings.push_back("no device events (a number other than -1 in args.stream): "
+                                   "HTA has no figures for this trace");
+            return out;
+        }
+        const std::vector<Span> groups = htaMerge(std::move(all));
+        const double kernelTime = groups.back().end - groups.front().start;
+        const double idle = kernelTime - runTime(groups);
+        const std::vector<Span> computeGroups = htaMerge(std::move(compute));
+        const std::vector<Span> commGroups = htaMerge(std::move(comm));
+        const double computeTime = runTime(computeGroups);
+        const double nonCompute = kernelTime - computeTime - idle;
+        const std::string numbers =
+            "idle " + std::to_string(idle) + ", compute " + std::to_string(computeTime) +
+            ", non-compute " + std::to_string(nonCompute) + " of " + std::to_string(kernelTime) +
+            " us, after rounding sub-microsecond events inwards";
+        if (!(idle <= kernelTime && computeTime <= kernelTime && nonCompute >= 0)) {
+            out.warnings.push_back("HTA 0.6.1's own checks fail on this trace (" + numbers +
+                                   "): it has no figures for it");
+            return out;
+        }
+        // HTA would print these; a negative time is no figure (docs/trace-semantics.md).
+        if (idle < 0 || computeTime < 0 || kernelTime < 0) {
+            out.warnings.push_back("HTA's rules give a negative time on this trace (" + numbers +
+                                   "): no figures");
+            return out;
+        }
+        out.kernelTimeUs = kernelTime;
+        out.idleTimeUs = idle;
+        out.computeTimeUs = computeTime;
+        out.nonComputeTimeUs = nonCompute;
+        const double commTime = runTime(commGroups);
+        if (commTime > 0) {
+            const double ratio = htaOverlap(commGroups, computeGroups) / commTime;
+            out.compCommOverlapPctg = std::round(100.0 * ratio * 100.0) / 100.0;
+        }
         return out;
     }
-    const std::vector<Span> computeMerged = htaMerge(std::move(compute));
-    const std::vector<Span> commMerged = htaMerge(std::move(comm));
-    out.kernelTimeUs = allMerged.back().end - allMerged.front().start;
-    out.idleTimeUs = out.kernelTimeUs - totalLength(allMerged);
-    out.computeTimeUs = totalLength(computeMerged);
-    out.nonComputeTimeUs = out.kernelTimeUs - out.computeTimeUs - out.idleTimeUs;
-    const double commTime = totalLength(commMerged);
-    if (commTime > 0) {
-        const double overlap =
-            SpanSet::unionOf(computeMerged).intersect(SpanSet::unionOf(commMerged)).length();
-        out.compCommOverlapPctg =
-            std::round(100.0 * overlap / commTime * 100.0) / 100.0; // HTA prints two decimals
+
+private:
+    bool named(const Row& r, std::string_view n) const { return trace_.strings.at(r.name) == n; }
+    bool isStep(const Row& r) const { return step_[r.name] != 0; }
+
+    // infer_gpu_type: MTIA by the backend, else by the launch call names.
+    bool isMtia() const {
+        if (trace_.distributed.backend.find("mtia:hccl") != std::string::npos) {
+            return true;
+        }
+        auto has = [&](std::string_view s) {
+            const auto id = trace_.strings.find(s);
+            return id && symbol_[*id];
+        };
+        if (has("cudaLaunchKernel") || has("hipLaunchKernel")) {
+            return false;
+        }
+        return has("runFunction - job_prep_and_submit_for_execution");
+    }
+
+    // GPUKernelFilter: a numbered stream and a correlation, or a device-wide sync.
+    bool isGpuRow(const Row& r) const {
+        return (r.stream >= 0 && r.correlation >= 0) || named(r, "Event Sync") ||
+               named(r, "Context Sync");
+    }
+
+    void cutByCorrelation() {
+        double lastStepStart = -std::numeric_limits<double>::infinity();
+        double firstCpu = std::numeric_limits<double>::infinity();
+        bool anyCpu = false, anyStep = false;
+        for (const Row& r : rows_) {
+            if (isGpuRow(r)) {
+                continue;
+            }
+            anyCpu = true;
+            firstCpu = std::min(firstCpu, r.ts);
+            if (isStep(r)) {
+                anyStep = true;
+                lastStepStart = std::max(lastStepStart, r.ts);
+            }
+        }
+        if (!anyCpu) {
+            return;
+        }
+        const double cut = anyStep ? lastStepStart : firstCpu;
+        std::unordered_set<std::int64_t> launched;
+        for (const Row& r : rows_) {
+            if (!isGpuRow(r) && r.ts < cut) {
+                launched.insert(r.correlation);
+            }
+        }
+        std::erase_if(rows_, [&](const Row& r) {
+            return isGpuRow(r) ? launched.count(r.correlation) == 0 : !(r.ts < cut);
+        });
+    }
+
+    static bool cpuCategory(std::string_view c) {
+        // CPU_EVENTS_CATEGORY_PATTERN with re.match: (cpu_op)|(user_annotation)|(^(.+)_runtime)
+        return startsWith(c, "cpu_op") || startsWith(c, "user_annotation") ||
+               c.find("_runtime", 1) != std::string_view::npos;
+    }
+    static bool kernelCategory(std::string_view c) {
+        // KERNEL_CATEGORY_PATTERN with re.match: (kernel)|(gpu_mem.+)|(mtia_ccp_events)
+        return startsWith(c, "kernel") || (startsWith(c, "gpu_mem") && c.size() > 7) ||
+               startsWith(c, "mtia_ccp_events");
+    }
+
+    // filter_mtia_kernels_for_one_rank, with _fix_mtia_memory_kernels.
+    void cutMtia() {
+        double tStart = std::numeric_limits<double>::infinity();
+        double tEnd = -std::numeric_limits<double>::infinity();
+        for (const Row& r : rows_) {
+            if (cpuCategory(trace_.strings.at(r.category)) && isStep(r)) {
+                tStart = std::min(tStart, r.ts);
+                tEnd = std::max(tEnd, r.end);
+            }
+        }
+        std::vector<bool> keep(rows_.size(), false);
+        std::unordered_set<std::int64_t> ids;
+        for (std::size_t i = 0; i < rows_.size(); ++i) {
+            const Row& r = rows_[i];
+            if (cpuCategory(trace_.strings.at(r.category)) && r.ts >= tStart && r.end <= tEnd) {
+                keep[i] = true;
+                if (r.correlation != -1) {
+                    ids.insert(r.correlation);
+                }
+            }
+        }
+        std::vector<Span> steps;
+        for (const Row& r : rows_) {
+            if (isStep(r)) {
+                steps.push_back({r.ts, r.end});
+            }
+        }
+        for (std::size_t i = 0; i < rows_.size(); ++i) {
+            Row& r = rows_[i];
+            if (kernelCategory(trace_.strings.at(r.category)) && ids.count(r.correlation)) {
+                keep[i] = true;
+            }
+            if (htaMemoryName(trace_.strings.at(r.name))) {
+                for (const Span& s : steps) {
+                    if (r.ts >= s.start && r.ts <= s.end) {
+                        keep[i] = true;
+                        if (r.stream == -1) {
+                            r.stream = std::int32_t(r.tid);
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        std::size_t k = 0;
+        std::erase_if(rows_, [&](const Row&) { return !keep[k++]; });
+    }
+
+    const Trace& trace_;
+    std::vector<Row> rows_;
+    // Per interned string: whether it names a row or its category (HTA's symbol table), and
+    // whether it is a ProfilerStep#N symbol.
+    std::vector<std::uint8_t> symbol_;
+    std::vector<std::uint8_t> step_;
+    std::size_t stepSymbols_ = 0;
+};
+
+} // namespace
+
+HtaKernelType htaKernelType(std::string_view name) {
+    if (startsWith(name, "nccl") || startsWith(name, "hip") || startsWith(name, "hccl") ||
+        contains(name, "ncclKernel")) {
+        return HtaKernelType::Communication;
+    }
+    if (htaMemoryName(name)) {
+        return HtaKernelType::Memory;
+    }
+    if (!htaNotCompute(name)) {
+        return HtaKernelType::Computation;
+    }
+    return HtaKernelType::Other;
+}
+
+HtaFigures htaFigures(const Trace& trace, std::optional<Span> window) {
+    HtaTable table(trace);
+    table.cutLastStep();
+    if (window) {
+        table.keepWindow(*window);
+    }
+    HtaFigures out = table.figures();
+    if (trace.htaFacts.rootIsArray && out.kernelTimeUs) {
+        out.warnings.push_back("HTA 0.6.1 cannot read a trace that is a bare array of events "
+                               "(it expects an object with traceEvents); these figures apply "
+                               "its rules as if it could");
     }
     return out;
 }

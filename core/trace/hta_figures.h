@@ -1,23 +1,34 @@
 #pragma once
-// Figures under Holistic Trace Analysis' own definitions (get_comm_comp_overlap and
-// get_temporal_breakdown), so users can check commprof against HTA. These are not
-// commprof's own semantics: they look only at device events and ignore host communication.
+// Figures under Holistic Trace Analysis 0.6.1's own definitions (get_comm_comp_overlap and
+// get_temporal_breakdown), quirks included, so users can check commprof against HTA. These
+// are not commprof's own semantics: see docs/trace-semantics.md, "HTA-compatible figures".
 
+#include "intervals.h"
 #include "trace_event.h"
 
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace commprof::trace {
 
+// HTA's kernel types, by name (hta/common/types.py, hta/utils/utils.py: get_kernel_type).
+enum class HtaKernelType { Communication, Memory, Computation, Other };
+HtaKernelType htaKernelType(std::string_view name);
+
 struct HtaFigures {
-    std::optional<double> compCommOverlapPctg; // null when there is no communication kernel
-    double idleTimeUs = 0;
-    double computeTimeUs = 0;
-    double nonComputeTimeUs = 0;
-    double kernelTimeUs = 0;
+    // All null when the trace has no device events, or when HTA itself would fail on it (its
+    // own checks); `warnings` then says which.
+    std::optional<double> compCommOverlapPctg; // also null when there is no communication
+    std::optional<double> idleTimeUs;
+    std::optional<double> computeTimeUs;
+    std::optional<double> nonComputeTimeUs;
+    std::optional<double> kernelTimeUs;
     std::size_t deviceEvents = 0;
+    std::vector<std::string> warnings;
 };
 
-HtaFigures htaFigures(const Trace& trace);
+// window: HTA's TimeRangeFilter, events entirely inside it (trace microseconds).
+HtaFigures htaFigures(const Trace& trace, std::optional<Span> window = std::nullopt);
 
 } // namespace commprof::trace

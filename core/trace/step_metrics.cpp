@@ -16,7 +16,8 @@ std::optional<double> ratio(double num, double den) {
 }
 
 void finishRatios(StepMetrics& m) {
-    m.exposedCommUs = m.commUs - m.overlapUs;
+    // overlap and comm are measured separately; rounding must not make their difference < 0.
+    m.exposedCommUs = std::max(0.0, m.commUs - m.overlapUs);
     m.overlapEfficiency = ratio(m.overlapUs, m.commUs);
     m.commOverheadFraction = ratio(m.exposedCommUs, m.stepUs);
 }
@@ -81,7 +82,7 @@ std::vector<StepWindow> stepWindows(const Trace& trace, bool* marked) {
 }
 
 ClassSpans classSpans(const Trace& trace) {
-    std::vector<Span> compute, comm, bookkeeping;
+    std::vector<Span> compute, comm, bookkeeping, memory;
     for (const auto& e : trace.events) {
         switch (e.cls) {
         case EventClass::Compute:
@@ -93,12 +94,15 @@ ClassSpans classSpans(const Trace& trace) {
         case EventClass::Bookkeeping:
             bookkeeping.push_back({e.startUs, e.endUs});
             break;
+        case EventClass::Memory:
+            memory.push_back({e.startUs, e.endUs});
+            break;
         case EventClass::NotCounted:
             break;
         }
     }
     ClassSpans out{SpanSet::unionOf(std::move(compute)), SpanSet::unionOf(std::move(comm)),
-                   SpanSet::unionOf(std::move(bookkeeping))};
+                   SpanSet::unionOf(std::move(bookkeeping)), SpanSet::unionOf(std::move(memory))};
     if (trace.regime == Regime::Host) {
         out.compute = out.compute.subtract(out.bookkeeping);
     }
@@ -114,36 +118,82 @@ StepMetrics measureWindow(const ClassSpans& spans, const StepWindow& w) {
     m.computeUs = spans.compute.lengthWithin(w.window);
     m.commUs = spans.communication.lengthWithin(w.window);
     m.bookkeepingUs = spans.bookkeeping.lengthWithin(w.window);
+    m.memoryUs = spans.memory.lengthWithin(w.window);
     m.overlapUs =
         spans.compute.clip(w.window).intersect(spans.communication.clip(w.window)).length();
     finishRatios(m);
     return m;
 }
 
-TraceSummary summarize(const Trace& trace) {
+namespace {
+
+void countCollectives(const Trace& trace, StepMetrics& m) {
+    double bytes = 0;
+    bool allSized = true;
+    for (const auto& c : trace.collectives) {
+        if (c.startUs >= m.startUs && c.startUs < m.endUs) {
+            ++m.collectives;
+            if (c.bytes) {
+                bytes += *c.bytes;
+            } else {
+                allSized = false;
+            }
+        }
+    }
+    if (allSized) {
+        m.commBytes = bytes;
+    }
+}
+
+} // namespace
+
+TraceSummary summarize(const Trace& trace, std::optional<Span> window) {
     TraceSummary s;
     s.regime = trace.regime;
     s.warnings = trace.warnings;
+    s.window = window;
     const ClassSpans spans = classSpans(trace);
-    for (const auto& w : stepWindows(trace, &s.stepsMarked)) {
+    for (auto w : stepWindows(trace, &s.stepsMarked)) {
+        if (window) {
+            w.window.start = std::max(w.window.start, window->start);
+            w.window.end = std::min(w.window.end, window->end);
+            if (!(w.window.end > w.window.start)) {
+                continue;
+            }
+        }
         s.steps.push_back(measureWindow(spans, w));
+        countCollectives(trace, s.steps.back());
     }
     StepMetrics& t = s.totals;
     t.step = -1;
+    t.commBytes = 0.0;
     for (const auto& m : s.steps) {
         t.stepUs += m.stepUs;
         t.computeUs += m.computeUs;
         t.commUs += m.commUs;
         t.bookkeepingUs += m.bookkeepingUs;
+        t.memoryUs += m.memoryUs;
         t.overlapUs += m.overlapUs;
+        t.collectives += m.collectives;
+        if (t.commBytes && m.commBytes) {
+            *t.commBytes += *m.commBytes;
+        } else {
+            t.commBytes.reset();
+        }
     }
     if (!s.steps.empty()) {
         t.startUs = s.steps.front().startUs;
         t.endUs = s.steps.back().endUs;
     }
     finishRatios(t);
-    if (s.steps.empty()) {
+    if (window) {
+        s.windowFigures = measureWindow(spans, StepWindow{-1, *window});
+        countCollectives(trace, *s.windowFigures);
+    }
+    if (trace.events.empty()) {
         s.warnings.push_back("the trace holds no duration events");
+    } else if (s.steps.empty() && window) {
+        s.warnings.push_back("no step overlaps the window");
     }
     return s;
 }

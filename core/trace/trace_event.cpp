@@ -10,6 +10,8 @@ const char* toString(EventClass cls) {
         return "communication";
     case EventClass::Bookkeeping:
         return "bookkeeping";
+    case EventClass::Memory:
+        return "memory";
     case EventClass::NotCounted:
         break;
     }
@@ -24,6 +26,22 @@ StringTable::StringTable() {
     intern({});
 }
 
+// The index holds views into strings_, so a copy rebuilds it over its own strings.
+StringTable::StringTable(const StringTable& other) : strings_(other.strings_) {
+    index_.reserve(strings_.size());
+    for (std::uint32_t id = 0; id < strings_.size(); ++id) {
+        index_.emplace(strings_[id], id);
+    }
+}
+
+StringTable& StringTable::operator=(const StringTable& other) {
+    if (this != &other) {
+        StringTable copy(other);
+        *this = std::move(copy);
+    }
+    return *this;
+}
+
 std::uint32_t StringTable::intern(std::string_view text) {
     if (auto it = index_.find(text); it != index_.end()) {
         return it->second;
@@ -32,6 +50,43 @@ std::uint32_t StringTable::intern(std::string_view text) {
     strings_.emplace_back(text);
     index_.emplace(strings_.back(), id);
     return id;
+}
+
+std::optional<std::uint32_t> StringTable::find(std::string_view text) const {
+    if (auto it = index_.find(text); it != index_.end()) {
+        return it->second;
+    }
+    return std::nullopt;
+}
+
+std::string Trace::idText(std::int64_t id) const {
+    if (isStringIdValue(id) && std::uint64_t(id - kStringIdBase) < strings.size()) {
+        return strings.at(std::uint32_t(id - kStringIdBase));
+    }
+    return std::to_string(id);
+}
+
+std::string Trace::laneName(std::int64_t pid, std::int64_t tid) const {
+    std::string process;
+    const auto p = processes.find(pid);
+    if (p != processes.end() && !p->second.name.empty()) {
+        process = p->second.name;
+    } else {
+        process = "process " + idText(pid);
+    }
+    if (p != processes.end() && !p->second.labels.empty()) {
+        process += " (" + p->second.labels + ")"; // Kineto: "python3.10 (GPU 0)"
+    }
+    std::string thread;
+    if (auto t = threads.find({pid, tid}); t != threads.end() && !t->second.name.empty()) {
+        thread = t->second.name;
+        while (!thread.empty() && thread.back() == ' ') { // Kineto writes "stream 7 "
+            thread.pop_back();
+        }
+    } else {
+        thread = "thread " + idText(tid);
+    }
+    return process + " / " + thread;
 }
 
 } // namespace commprof::trace

@@ -1,21 +1,25 @@
 #pragma once
-// Reads a Chrome trace (plain or gzip, object or bare array) into a Trace and classifies it.
+// Reads a Chrome trace (plain or gzip, object or bare array) into a classified Trace with its
+// collective records.
 
+#include "trace_error.h"
 #include "trace_event.h"
+#include "trace_input.h"
+#include "trace_parse.h"
 
-#include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace commprof::trace {
 
-// Thrown when nothing usable could be read; the message names the file.
-class TraceError : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
-
+// options: size limit and threads; by default COMMPROF_MAX_TRACE_SIZE or the built-in limit.
+Trace readTraceFile(const std::string& path, const ReadOptions& options);
 Trace readTraceFile(const std::string& path);
 // For fuzzing and tests: parse text already in memory (plain JSON only).
-Trace parseTraceText(std::string_view text, const std::string& sourceName);
+Trace parseTraceText(std::string_view text, const std::string& sourceName,
+                     const ParseOptions& options = {});
+
+// What the parser does after reading: classification, then the collective records.
+void finishTrace(Trace& trace);
 
 } // namespace commprof::trace

@@ -9,7 +9,10 @@ Reports median step times and two ratios:
   timing hook / DDP default hook    (goal: < 1.01)
 
 Usage: tests/bench/ddp_vs_python.py BUILD_BIN_DIR [--params 2e6] [--world 2] [--rounds 3]
-Needs Debian's python3-torch (1.13).
+Needs Debian's python3-torch: 1.13 on Debian 12; 2.6 in the Debian 13 root, run there with
+  packaging/platform-check.sh debian13 run python3 /src/tests/bench/ddp_vs_python.py /build/bin
+Both sides use DDP's default caps (a 1 MiB first bucket, then 25 MiB): Python DDP is built
+without bucket_cap_mb, since from 2.0 an explicit cap also caps the first bucket.
 """
 import argparse
 import json
@@ -27,6 +30,9 @@ import torch.distributed as dist
 import torch.multiprocessing as mp
 import torch.nn as nn
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from pytorch_reference import Mlp, mlp_shapes  # noqa: E402
+
 
 def run_rank(binary, world, args, hook, out):
     run_ranks(binary, world, ["--out", out, "--hook", hook] + args)
@@ -38,23 +44,13 @@ def median_step_ms(iterations, warmup):
     return statistics.median(i["step_ms"] for i in iterations[warmup:])
 
 
-class Mlp(nn.Module):
-    def __init__(self, shapes):
-        super().__init__()
-        self.layers = nn.ModuleList(nn.Linear(i, o) for o, i in shapes)
-
-    def forward(self, x):
-        for layer in self.layers[:-1]:
-            x = torch.relu(layer(x))
-        return self.layers[-1](x)
-
-
 def python_worker(rank, world, port, shapes, cfg, result_path):
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    # Debian's torch 2.6 is built without libuv, which its TCPStore asks for by default.
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), USE_LIBUV="0")
     torch.set_num_threads(cfg["threads"])
     dist.init_process_group("gloo", rank=rank, world_size=world)
     torch.manual_seed(1234)
-    model = nn.parallel.DistributedDataParallel(Mlp(shapes), bucket_cap_mb=cfg["bucket_cap_mb"])
+    model = nn.parallel.DistributedDataParallel(Mlp(shapes))
     opt = torch.optim.SGD(model.parameters(), lr=1e-4, momentum=0.9)
     g = torch.Generator().manual_seed(rank)
     x = torch.randn(cfg["batch_size"], shapes[0][1], generator=g)
@@ -104,7 +100,7 @@ def main():
             f = files[0]
             results[hook].append(median_step_ms(f["iterations"], warmup))
             if shapes is None:
-                shapes = [p["shape"] for p in f["parameters"] if p["name"].endswith("weight")]
+                shapes = mlp_shapes(f)
                 cfg = dict(f["config"], threads=a.threads)
         steps = run_python(a.world, shapes, cfg)
         results["python"].append(statistics.median(steps[warmup:]))
@@ -112,6 +108,7 @@ def main():
               (rnd, results["python"][-1], results["default"][-1], results["timing"][-1]), flush=True)
     med = {k: statistics.median(v) for k, v in results.items()}
     print(json.dumps({
+        "torch_version": torch.__version__, "rank_torch_version": f["torch_version"],
         "params": a.params, "world_size": a.world, "batch_size": a.batch_size, "threads_per_rank": a.threads,
         "median_step_ms": med,
         "rank_over_python": med["timing"] / med["python"],

@@ -1,78 +1,182 @@
-// Parses a large trace (default: the 54 MB benchmark trace) and compares the wall time with
-// `zcat` of the same file, the floor for anything that must read every byte. Also reports
-// peak RSS against the uncompressed size. Usage: trace_bench [TRACE] [REPEATS]
+// Reading a large trace against `zcat` of the same file, the floor for anything that must
+// read every byte, side by side in one loop so both see the same machine load:
+//   - zcat FILE > /dev/null
+//   - inflating alone into memory, with libdeflate and with ISA-L (why ISA-L reads the files)
+//   - summarize: read + classify + collectives + per-step figures + HTA figures, in-process
+//   - the command itself: commprof trace summarize FILE --json --hta > /dev/null
+//   - a job's 8 rank traces: read one after another, and in parallel as `summarize DIR` does
+// and the peak RSS of a fresh process that summarizes the file once, against its
+// uncompressed size. Usage: trace_bench [TRACE] [REPEATS]
 
-#include "trace/hta_figures.h"
-#include "trace/step_metrics.h"
+#include "trace/trace_job.h"
 #include "trace/trace_reader.h"
+#include "trace/trace_report.h"
 
+#include <isa-l/igzip_lib.h>
+#include <libdeflate.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace {
 
-double seconds(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+using Clock = std::chrono::steady_clock;
+
+double seconds(Clock::time_point a, Clock::time_point b) {
     return std::chrono::duration<double>(b - a).count();
 }
 
-double timeCommand(const std::string& cmd) {
-    const auto t0 = std::chrono::steady_clock::now();
+template <class F> double timed(F&& f) {
+    const auto t0 = Clock::now();
+    f();
+    return seconds(t0, Clock::now());
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+std::vector<unsigned char> fileBytes(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), {}};
+}
+
+std::size_t gzipSize(const std::vector<unsigned char>& gz) {
+    const std::size_t n = gz.size();
+    return gz[n - 4] | (gz[n - 3] << 8) | (gz[n - 2] << 16) | (std::size_t(gz[n - 1]) << 24);
+}
+
+// Inflating into a fresh buffer, as a reader must (page faults included).
+void libdeflateInflate(const std::vector<unsigned char>& gz) {
+    const std::size_t size = gzipSize(gz);
+    std::unique_ptr<char[]> out(new char[size]);
+    libdeflate_decompressor* d = libdeflate_alloc_decompressor();
+    std::size_t got = 0;
+    if (libdeflate_gzip_decompress(d, gz.data(), gz.size(), out.get(), size, &got) !=
+        LIBDEFLATE_SUCCESS) {
+        std::fprintf(stderr, "libdeflate failed\n");
+    }
+    libdeflate_free_decompressor(d);
+}
+
+void isalInflate(const std::vector<unsigned char>& gz) {
+    const std::size_t size = gzipSize(gz);
+    std::unique_ptr<char[]> out(new char[size]);
+    auto state = std::make_unique<inflate_state>();
+    isal_inflate_init(state.get());
+    state->crc_flag = ISAL_GZIP;
+    state->next_in = const_cast<unsigned char*>(gz.data());
+    state->avail_in = std::uint32_t(gz.size());
+    state->next_out = reinterpret_cast<std::uint8_t*>(out.get());
+    state->avail_out = std::uint32_t(size);
+    if (isal_inflate(state.get()) != ISAL_DECOMP_OK) {
+        std::fprintf(stderr, "ISA-L failed\n");
+    }
+}
+
+// What `commprof trace summarize --hta` computes for one file.
+void summarizeOnce(const std::string& path) {
+    const auto trace = commprof::trace::readTraceFile(path);
+    const auto report = commprof::trace::reportOf(trace, std::nullopt, true);
+    if (report.summary.steps.empty() || !report.hta->kernelTimeUs) {
+        std::fprintf(stderr, "unexpected: no steps or no HTA figures\n");
+    }
+}
+
+void run(const std::string& cmd) {
     if (std::system(cmd.c_str()) != 0) {
         std::fprintf(stderr, "command failed: %s\n", cmd.c_str());
     }
-    return seconds(t0, std::chrono::steady_clock::now());
+}
+
+// Peak RSS of a fresh process (this program again, with --once) that summarizes the file once.
+double childPeakBytes(const char* self, const std::string& path) {
+    std::string cmd = "'";
+    cmd += self;
+    cmd += "' --once '" + path + "'";
+    FILE* p = popen(cmd.c_str(), "r");
+    double bytes = 0;
+    if (!p || std::fscanf(p, "%lf", &bytes) != 1) {
+        bytes = 0;
+    }
+    if (p) {
+        pclose(p);
+    }
+    return bytes;
 }
 
 } // namespace
 
 int main(int argc, char** argv) {
+    if (argc == 3 && std::string(argv[1]) == "--once") {
+        summarizeOnce(argv[2]);
+        rusage usage{};
+        getrusage(RUSAGE_SELF, &usage);
+        std::printf("%.0f\n", double(usage.ru_maxrss) * 1024.0);
+        return 0;
+    }
     const std::string path = argc > 1 ? argv[1]
                                       : COMMPROF_SHARED_FIXTURES
                                  "/traces/kineto_nccl_ddp_ws2_large_rank1.json.gz";
-    const int repeats = argc > 2 ? std::atoi(argv[2]) : 5;
-    std::vector<double> ours, zcat;
-    std::size_t events = 0;
+    const int repeats = argc > 2 ? std::atoi(argv[2]) : 7;
+    const std::string cli = COMMPROF_BIN_DIR "/commprof";
+    const std::vector<unsigned char> gz = fileBytes(path);
+    const std::vector<std::string> job(8, path);
+    const std::string zcatCommand = "zcat '" + path + "' > /dev/null";
+    std::string command = "'" + cli;
+    command += "' trace summarize '" + path;
+    command += "' --json --hta > /dev/null";
+    std::map<std::string, std::vector<double>> t;
     for (int i = 0; i < repeats; ++i) {
-        // Interleave so both see the same machine load.
-        zcat.push_back(timeCommand("zcat '" + path + "' > /dev/null"));
-        const auto t0 = std::chrono::steady_clock::now();
-        const auto trace = commprof::trace::readTraceFile(path);
-        const auto summary = commprof::trace::summarize(trace);
-        const auto hta = commprof::trace::htaFigures(trace);
-        ours.push_back(seconds(t0, std::chrono::steady_clock::now()));
-        events = trace.events.size();
-        if (summary.steps.empty() || hta.kernelTimeUs < 0) {
-            return 1;
+        // Interleaved, so every variant sees the same machine load.
+        t["zcat"].push_back(timed([&] { run(zcatCommand); }));
+        t["libdeflate"].push_back(timed([&] { libdeflateInflate(gz); }));
+        t["isal"].push_back(timed([&] { isalInflate(gz); }));
+        t["summarize"].push_back(timed([&] { summarizeOnce(path); }));
+        t["command"].push_back(timed([&] { run(command); }));
+        if (i < 3) {
+            t["8 one by one"].push_back(timed([&] {
+                commprof::trace::ReadOptions oneThread;
+                oneThread.threads = 1;
+                for (const auto& p : job) {
+                    commprof::trace::readTraceFile(p, oneThread);
+                }
+            }));
+            t["8 in parallel"].push_back(
+                timed([&] { commprof::trace::readTraces(job, commprof::trace::ReadOptions()); }));
         }
     }
-    std::sort(ours.begin(), ours.end());
-    std::sort(zcat.begin(), zcat.end());
-    const double uncompressed = [&] {
-        FILE* p = popen(("zcat '" + path + "' | wc -c").c_str(), "r");
-        double n = 0;
-        if (p && std::fscanf(p, "%lf", &n) != 1) {
-            n = 0;
-        }
-        if (p) {
-            pclose(p);
-        }
-        return n;
-    }();
-    rusage usage{};
-    getrusage(RUSAGE_SELF, &usage);
-    const double peakBytes = double(usage.ru_maxrss) * 1024.0;
-    std::printf("trace: %s\nevents: %zu\n", path.c_str(), events);
-    std::printf("median parse+summarize+hta: %.3f s\nmedian zcat:               %.3f s\n",
-                ours[ours.size() / 2], zcat[zcat.size() / 2]);
-    std::printf("ratio to zcat: %.2fx (goal <= 1.5x)\n",
-                ours[ours.size() / 2] / zcat[zcat.size() / 2]);
-    std::printf("peak RSS: %.1f MiB, uncompressed %.1f MiB, ratio %.2fx (goal < 2.5x)\n",
-                peakBytes / 1048576.0, uncompressed / 1048576.0, peakBytes / uncompressed);
+    const double zcat = median(t["zcat"]);
+    const double uncompressed = double(gzipSize(gz));
+    std::printf("trace: %s (%.1f MiB compressed, %.1f MiB uncompressed)\n", path.c_str(),
+                double(gz.size()) / 1048576.0, uncompressed / 1048576.0);
+    std::printf("medians of %d interleaved runs:\n", repeats);
+    for (const char* key : {"zcat", "libdeflate", "isal", "summarize", "command"}) {
+        std::printf("  %-28s %.3f s  %.2fx zcat\n",
+                    key == std::string("libdeflate")  ? "inflate only, libdeflate"
+                    : key == std::string("isal")      ? "inflate only, ISA-L"
+                    : key == std::string("summarize") ? "summarize (in-process)"
+                    : key == std::string("command")   ? "commprof trace summarize --hta"
+                                                      : "zcat > /dev/null",
+                    median(t[key]), median(t[key]) / zcat);
+    }
+    std::printf("8 rank traces: %.3f s in parallel, %.3f s one by one on one thread (%.2fx)\n",
+                median(t["8 in parallel"]), median(t["8 one by one"]),
+                median(t["8 in parallel"]) / median(t["8 one by one"]));
+    std::printf("summarize / zcat: %.2fx (goal <= 0.6x)\n", median(t["summarize"]) / zcat);
+    const double peak = childPeakBytes(argv[0], path);
+    std::printf("peak RSS: %.1f MiB, %.2fx the uncompressed size (goal <= 2x)\n", peak / 1048576.0,
+                peak / uncompressed);
     return 0;
 }

@@ -1,8 +1,8 @@
 #pragma once
 // Debian's libtorch 1.13 ships reducer.hpp, which includes this header, but not the header
 // itself. The Reducer only needs these two names; a shared_ptr has the same size whatever it
-// points to, so the Reducer's layout is unchanged. Never used on a full libtorch, whose own
-// header is found first only if this directory comes later on the include path.
+// points to, so the Reducer's layout is unchanged. app/rank/CMakeLists.txt puts this directory
+// on the include path only when libtorch lacks the real header.
 #include <functional>
 #include <memory>
 

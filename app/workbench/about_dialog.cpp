@@ -1,0 +1,86 @@
+#include "about_dialog.h"
+
+#include "jobs/job_tracker.h"
+#include "runner/rank_program.h"
+
+#include <QDialogButtonBox>
+#include <QHBoxLayout>
+#include <QIcon>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QProcess>
+#include <QVBoxLayout>
+
+#include <stdexcept>
+
+namespace commprof::workbench {
+
+QString rankLibtorchVersion(const QString& rankProgram) {
+    QProcess p;
+    p.start(rankProgram, {"--version", "--json"});
+    if (!p.waitForFinished(30000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) {
+        throw std::runtime_error(QString("%1 did not answer --version: %2")
+                                     .arg(rankProgram, p.errorString())
+                                     .toStdString());
+    }
+    const QJsonObject v = QJsonDocument::fromJson(p.readAllStandardOutput()).object();
+    if (!v.contains("torch_version")) {
+        throw std::runtime_error(
+            QString("%1 --version --json has no torch_version").arg(rankProgram).toStdString());
+    }
+    QStringList traits{
+        v["cuda_build"].toBool() ? "CUDA build" : "CPU only",
+        QString("Gloo %1").arg(v["gloo"].toBool() ? "yes" : "no"),
+        QString("NCCL %1").arg(v["nccl"].toBool() ? v["nccl_version"].toString() : QString("no")),
+        QString("Kineto %1").arg(v["kineto"].toBool() ? "yes" : "no")};
+    return QString("%1 (%2)").arg(v["torch_version"].toString(), traits.join(", "));
+}
+
+AboutDialog::AboutDialog(QWidget* parent) : QDialog(parent) {
+    setWindowTitle("About commprof");
+    auto* icon = new QLabel(this);
+    icon->setPixmap(QIcon(":/commprof/commprof.svg").pixmap(64, 64));
+    auto* what = new QLabel("<b>commprof workbench</b><br>Measures what data-parallel training "
+                            "spends on communication.",
+                            this);
+    what->setWordWrap(true);
+    versions_ = new QLabel(this);
+    versions_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    auto* top = new QHBoxLayout;
+    top->addWidget(icon, 0, Qt::AlignTop);
+    top->addWidget(what, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(top);
+    layout->addWidget(versions_);
+    layout->addWidget(buttons);
+    showVersions("asking commprof-rank...");
+
+    query_ = new jobs::JobTracker(this);
+    const QString rank = runner::defaultRankProgram();
+    query_->start(
+        "Asking commprof-rank for its version",
+        [rank](const jobs::JobContext&) { return rankLibtorchVersion(rank); },
+        [this](const QString& v) {
+            showVersions(v);
+            emit rankVersionKnown();
+        },
+        [this](const QString& e) {
+            showVersions("unknown: " + e);
+            emit rankVersionKnown();
+        });
+}
+
+void AboutDialog::showVersions(const QString& libtorch) {
+    versions_->setText(QString("commprof %1<br>libtorch %2<br>Qt %3 (built with %4)")
+                           .arg(QStringLiteral(COMMPROF_VERSION), libtorch.toHtmlEscaped(),
+                                qVersion(), QT_VERSION_STR));
+}
+
+QString AboutDialog::versionsText() const {
+    return versions_->text();
+}
+
+} // namespace commprof::workbench

@@ -1,0 +1,35 @@
+#pragma once
+// Help > About: the versions of commprof, of the libtorch the rank worker was built with (asked
+// of `commprof-rank --version --json`, off the GUI thread) and of Qt.
+
+#include <QDialog>
+
+class QLabel;
+
+namespace commprof::jobs {
+class JobTracker;
+}
+
+namespace commprof::workbench {
+
+class AboutDialog : public QDialog {
+    Q_OBJECT
+public:
+    explicit AboutDialog(QWidget* parent = nullptr);
+    QString versionsText() const;
+    jobs::JobTracker* query() const { return query_; }
+
+signals:
+    void rankVersionKnown();
+
+private:
+    void showVersions(const QString& libtorch);
+    QLabel* versions_;
+    jobs::JobTracker* query_;
+};
+
+// What `commprof-rank --version --json` says about its libtorch, in words; throws with the
+// reason when the program cannot be run or answers something else.
+QString rankLibtorchVersion(const QString& rankProgram);
+
+} // namespace commprof::workbench

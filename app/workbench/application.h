@@ -1,0 +1,23 @@
+#pragma once
+// The workbench's application object: the last line of defence for "no input may end the
+// process". An exception that escapes a slot or an event handler is caught here and shown,
+// instead of terminating the program.
+
+#include <QApplication>
+
+#include <functional>
+
+namespace commprof::workbench {
+
+class Application : public QApplication {
+    Q_OBJECT
+public:
+    Application(int& argc, char** argv);
+    bool notify(QObject* receiver, QEvent* event) override;
+    void setErrorSink(std::function<void(const QString&)> sink) { sink_ = std::move(sink); }
+
+private:
+    std::function<void(const QString&)> sink_;
+};
+
+} // namespace commprof::workbench

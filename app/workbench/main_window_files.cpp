@@ -1,0 +1,400 @@
+// The file lifecycle of the main window: results folders, matrices, traces, export, runs.
+// Everything slow runs as a background job; every failure ends up in front of the user.
+
+#include "main_window.h"
+
+#include "cell_inspector_panel.h"
+#include "determinism/divergence.h"
+#include "diff_view.h"
+#include "export_dialog.h"
+#include "jobs/job_tracker.h"
+#include "matrix_designer.h"
+#include "message_bar.h"
+#include "models/probe_model.h"
+#include "models/results_cell_model.h"
+#include "models/step_table_model.h"
+#include "probe/probe.h"
+#include "probe_view.h"
+#include "result_plots.h"
+#include "results/results_folder.h"
+#include "results_view.h"
+#include "run_monitor.h"
+#include "runner/rank_program.h"
+#include "store/ingest.h"
+#include "trace_inspector.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+#include <QSettings>
+#include <QStatusBar>
+
+namespace commprof::workbench {
+namespace {
+
+QString nameOf(const QString& path) {
+    return QFileInfo(path).fileName();
+}
+
+// The cell a results folder opens on: the complete cell where communication costs the most
+// (the one worth looking at first), else the first cell that ran.
+QString cellToOpenOn(const report::ReportData& data) {
+    const store::CellRow* worst = nullptr;
+    for (const auto& c : data.cells) {
+        if (c.complete() && c.commOverheadFraction &&
+            (!worst || *c.commOverheadFraction > *worst->commOverheadFraction)) {
+            worst = &c;
+        }
+    }
+    if (worst) {
+        return worst->id;
+    }
+    const auto cells = widgets::axisCells(data);
+    return cells.empty() ? QString() : cells.front()->id;
+}
+
+QString readText(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+}
+
+} // namespace
+
+struct MainWindow::LoadedResults {
+    report::ReportData data;
+    results::RunMatrix matrix;
+    store::IngestSummary ingested;
+};
+
+void MainWindow::openResults(const QString& dir) {
+    const QString abs = QDir(dir).absolutePath();
+    const results::FolderCheck check = results::checkResultsFolder(abs);
+    if (!check.ok) {
+        refuse("Not a results folder", check.reason);
+        return;
+    }
+    resultsJobs_->start(
+        "Opening results " + nameOf(abs),
+        [abs](const jobs::JobContext& job) {
+            LoadedResults l;
+            const QString db = store::defaultDbPath(abs);
+            // Idempotent; one transaction per cell, so a cancel leaves a consistent store.
+            l.ingested = store::ingest(abs, db, [&job](int done, int total, const QString& id) {
+                job.throwIfCancelled();
+                job.progress(done, total, id);
+            });
+            store::Database database(db);
+            l.data = report::loadReportData(database, QDir(abs).canonicalPath());
+            l.matrix = results::matrixOfRun(abs);
+            return l;
+        },
+        [this, abs](const LoadedResults& l) { onResultsLoaded(abs, l); },
+        [this, abs](const QString& e) { reportError("Cannot open results " + abs, e); });
+}
+
+void MainWindow::onResultsLoaded(const QString& dir, const LoadedResults& l) {
+    const bool same = dir == resultsDir_;
+    const QString keep = same ? results_->selectedCell() : QString();
+    resultsDir_ = dir;
+    resultsData_ = std::make_shared<const report::ReportData>(l.data);
+    rememberResults(dir);
+    results_->setData(l.data);
+    // The designer shows the matrix the results were run from (run.json keeps a copy). When
+    // the file it came from still says the same, it stays that file, so Save writes there.
+    if (!same && !l.matrix.yaml.isEmpty() &&
+        maybeSaveMatrix("Opening results shows the matrix they were run from.")) {
+        const bool fileMatches =
+            !l.matrix.sourceFile.isEmpty() && readText(l.matrix.sourceFile) == l.matrix.yaml;
+        designer_->setText(l.matrix.yaml, fileMatches ? l.matrix.sourceFile : QString());
+    }
+    if (!runOutputChosen_) {
+        monitor_->setOutput(dir, runner::defaultRankProgram());
+    }
+    const QString open =
+        !keep.isEmpty() && results_->model()->rowOf(keep) >= 0 ? keep : cellToOpenOn(l.data);
+    if (!open.isEmpty()) {
+        results_->selectCell(open);
+    }
+    updateTitle();
+    statusBar()->showMessage(QString("Results %1: %2 cells (%3 complete)")
+                                 .arg(QDir::toNativeSeparators(dir))
+                                 .arg(l.data.cells.size())
+                                 .arg(l.ingested.complete),
+                             10000);
+    emit resultsOpened(dir);
+}
+
+void MainWindow::reloadResults() {
+    if (resultsDir_.isEmpty()) {
+        statusBar()->showMessage("No results folder is open", 5000);
+        return;
+    }
+    openResults(resultsDir_);
+}
+
+void MainWindow::showResultsCell(const QString& id) {
+    if (resultsData_) {
+        inspector_->showCell(*resultsData_, id);
+    }
+    const QString cell = QDir(resultsDir_).filePath("cells/" + id);
+    if (!id.isEmpty() && QFile::exists(cell + "/trace_rank0.json.gz")) {
+        traceInspector_->openCell(cell); // every rank, stacked
+    } else {
+        // Never leave another cell's trace on screen under this cell's name.
+        traceInspector_->clear();
+        currentTrace_.clear();
+        if (!id.isEmpty()) {
+            statusBar()->showMessage(QString("%1 has no trace").arg(id), 5000);
+        }
+    }
+}
+
+void MainWindow::selectResultsCell(const QString& id) {
+    results_->selectCell(id);
+}
+
+QStringList MainWindow::recentResults() const {
+    return QSettings("commprof", "workbench").value("recentResults").toStringList();
+}
+
+void MainWindow::rememberResults(const QString& dir) {
+    QStringList recent = recentResults();
+    recent.removeAll(dir);
+    recent.prepend(dir);
+    while (recent.size() > kRecentMax) {
+        recent.removeLast();
+    }
+    QSettings("commprof", "workbench").setValue("recentResults", recent);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu() {
+    recentMenu_->clear();
+    const QStringList recent = recentResults();
+    for (const QString& dir : recent) {
+        recentMenu_->addAction(QDir::toNativeSeparators(dir), this,
+                               [this, dir] { openResults(dir); });
+    }
+    recentMenu_->setEnabled(!recent.isEmpty());
+}
+
+bool MainWindow::openMatrix(const QString& path) {
+    if (!maybeSaveMatrix("Opening another matrix replaces the text in the editor.")) {
+        return false;
+    }
+    if (!attempt("Cannot open matrix", [&] { designer_->loadFile(path); })) {
+        return false;
+    }
+    statusBar()->showMessage("Matrix " + QDir::toNativeSeparators(path), 5000);
+    return true;
+}
+
+bool MainWindow::saveMatrix() {
+    if (designer_->fileName().isEmpty()) {
+        return saveMatrixAs();
+    }
+    return saveMatrixAs(designer_->fileName());
+}
+
+bool MainWindow::saveMatrixAs(const QString& path) {
+    QString target = path;
+    if (target.isEmpty()) {
+        target = QFileDialog::getSaveFileName(this, "Save matrix as",
+                                              designer_->fileName().isEmpty()
+                                                  ? QString("configs/experiments")
+                                                  : designer_->fileName(),
+                                              "YAML (*.yaml *.yml)");
+        if (target.isEmpty()) {
+            return false;
+        }
+    }
+    if (!attempt("Cannot save the matrix", [&] { designer_->saveTo(target); })) {
+        return false;
+    }
+    statusBar()->showMessage("Saved " + QDir::toNativeSeparators(target), 5000);
+    updateTitle();
+    return true;
+}
+
+void MainWindow::openTrace(const QString& path) {
+    // A cell folder opens with all its ranks.
+    if (QFileInfo(path).isDir()) {
+        traceInspector_->openCell(path);
+    } else {
+        traceInspector_->openTrace(path);
+    }
+}
+
+void MainWindow::onTraceLoaded(const QString& primaryTrace, const QStringList& warnings) {
+    currentTrace_ = primaryTrace;
+    if (!warnings.isEmpty()) {
+        messages_->warning("The trace " + nameOf(primaryTrace) + " is damaged",
+                           warnings.join("\n") +
+                               "\nThe timeline and the step table show only what was kept.");
+    }
+    statusBar()->showMessage(
+        QString("%1: %2 steps").arg(nameOf(primaryTrace)).arg(steps_->rowCount() - 1), 5000);
+    emit traceShown(primaryTrace);
+}
+
+void MainWindow::showExportDialog() {
+    if (!resultsData_) {
+        reportError("Nothing to export", "Open a results folder first (File > Open results).");
+        return;
+    }
+    auto* dialog = new widgets::ExportDialog(QDir(resultsDir_).filePath("report"), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setOptions(exportOptions_);
+    connect(dialog, &QDialog::accepted, this, [this, dialog] {
+        exportOptions_ = dialog->options();
+        exportReport(dialog->outDir(), exportOptions_);
+    });
+    dialog->open();
+}
+
+void MainWindow::exportReport(const QString& outDir, const widgets::ExportOptions& options) {
+    if (!resultsData_) {
+        reportError("Nothing to export", "Open a results folder first (File > Open results).");
+        return;
+    }
+    const auto data = resultsData_;
+    const QString dir = resultsDir_;
+    const auto fail = [this, outDir](const QString& e) {
+        reportError("Export to " + QDir::toNativeSeparators(outDir) + " failed", e);
+    };
+    // The tables read the store: off the GUI thread. The figures draw with a widget: on the
+    // GUI thread, one per turn of the event loop.
+    exportJobs_->start(
+        "Exporting tables",
+        [data, dir, outDir, options](const jobs::JobContext&) {
+            if (!options.tables) {
+                return QStringList{};
+            }
+            store::Database db(store::defaultDbPath(dir));
+            return widgets::writeTables(db, *data, outDir);
+        },
+        [this, data, outDir, options, fail](const QStringList& tables) {
+            auto written = std::make_shared<QStringList>(tables);
+            const auto& figures = widgets::reportFigures();
+            exportJobs_->startSteps(
+                "Exporting figures", int(figures.size()),
+                [data, outDir, options, written, &figures](int i) {
+                    *written << widgets::writeFigure(figures[std::size_t(i)], *data, outDir,
+                                                     options);
+                },
+                [this, written, outDir] {
+                    statusBar()->showMessage(QString("Exported %1 files to %2")
+                                                 .arg(written->size())
+                                                 .arg(QDir::toNativeSeparators(outDir)),
+                                             10000);
+                },
+                fail);
+        },
+        fail);
+}
+
+void MainWindow::compareRuns(const QString& dirA, const QString& dirB) {
+    struct Loaded {
+        determinism::DiffReport report;
+        determinism::LoadedRuns runs;
+    };
+    diffJobs_->start(
+        "Comparing " + nameOf(dirA) + " with " + nameOf(dirB),
+        [dirA, dirB](const jobs::JobContext&) {
+            Loaded l;
+            l.runs = determinism::loadRuns(dirA, dirB);
+            l.report = determinism::diff(l.runs);
+            return l;
+        },
+        [this](const Loaded& l) {
+            diffView_->setRuns(l.report, l.runs);
+            statusBar()->showMessage(l.report.summary, 10000);
+        },
+        [this, dirA, dirB](const QString& e) {
+            reportError(QString("Cannot compare %1 with %2").arg(dirA, dirB), e);
+        });
+}
+
+void MainWindow::runProbe() {
+    probeView_->setBusy(true);
+    probe::ProbeOptions options;
+    options.rankProgram = runner::defaultRankProgram();
+    if (!resultsDir_.isEmpty()) {
+        options.resultsDir = resultsDir_;
+    }
+    probeJobs_->start(
+        "Probing this machine",
+        [options](const jobs::JobContext&) { return probe::runProbe(options); },
+        [this](const probe::ProbeReport& r) {
+            probeModel_->setReport(r);
+            probeView_->setBusy(false);
+        },
+        [this](const QString& e) {
+            probeView_->setBusy(false);
+            reportError("The probe failed", e);
+        });
+    connect(
+        probeJobs_, &jobs::JobTracker::finished, probeView_,
+        [this] { probeView_->setBusy(probeJobs_->running()); }, Qt::SingleShotConnection);
+}
+
+void MainWindow::onPlanChanged() {
+    const auto plan = designer_->plan();
+    monitor_->setPlan(plan);
+    planStatus_->setText(designer_->summary());
+    if (!runOutputChosen_ && resultsDir_.isEmpty()) {
+        monitor_->setOutput(QDir("results").absoluteFilePath(plan->matrix.name),
+                            runner::defaultRankProgram());
+    }
+}
+
+void MainWindow::setRunOutput(const QString& dir) {
+    runOutputChosen_ = true;
+    monitor_->setOutput(dir, runner::defaultRankProgram());
+}
+
+void MainWindow::chooseRunOutput() {
+    const QString dir = QFileDialog::getExistingDirectory(this, "Write the run's results into",
+                                                          monitor_->outputDir());
+    if (!dir.isEmpty()) {
+        setRunOutput(dir);
+    }
+}
+
+void MainWindow::startRun() {
+    const QString out = monitor_->outputDir();
+    if (out.isEmpty()) {
+        chooseRunOutput();
+        if (monitor_->outputDir().isEmpty()) {
+            return;
+        }
+    }
+    // A run writes into a new folder or continues a results folder; it never scribbles into
+    // some other folder that happens to be there.
+    const QDir dir(monitor_->outputDir());
+    if (dir.exists() && !dir.isEmpty() && !results::checkResultsFolder(dir.path()).ok) {
+        refuse("Not a results folder",
+               QString("%1 already holds other files. Choose an empty folder or a results "
+                       "folder to continue (Run > Choose output folder).")
+                   .arg(QDir::toNativeSeparators(dir.path())));
+        return;
+    }
+    if (!designer_->errorText().isEmpty()) {
+        reportError("The matrix has an error",
+                    designer_->errorText() + "\nThe run uses the last plan that worked.");
+    }
+    if (!designer_->plan() || designer_->plan()->cells.empty()) {
+        reportError("Nothing to run", "The matrix has no cells yet.");
+        return;
+    }
+    monitor_->start();
+}
+
+void MainWindow::onRunFinished(const QString& outDir) {
+    // The run's results, opened when it ends (ingest runs as part of opening).
+    openResults(outDir);
+}
+
+} // namespace commprof::workbench

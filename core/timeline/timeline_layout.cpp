@@ -1,0 +1,101 @@
+#include "timeline_layout.h"
+
+#include <algorithm>
+
+namespace commprof::timeline {
+namespace {
+constexpr std::size_t kNone = std::size_t(-1);
+}
+
+void CollapseState::toggleRank(int rank) {
+    if (!ranks.erase(rank)) {
+        ranks.insert(rank);
+    }
+}
+
+void CollapseState::toggleGroup(int rank, int group) {
+    if (!groups.erase({rank, group})) {
+        groups.insert({rank, group});
+    }
+}
+
+TimelineLayout::TimelineLayout(const TimelineStack& stack, const CollapseState& collapsed,
+                               const LayoutMetrics& metrics) {
+    int y = 0;
+    auto add = [&](LayoutRow row, int height) {
+        row.top = y;
+        row.height = height;
+        y += height;
+        rows_.push_back(row);
+        return rows_.size() - 1;
+    };
+    for (int r = 0; r < int(stack.ranks.size()); ++r) {
+        const RankTimeline& rank = *stack.ranks[std::size_t(r)];
+        rankRow_.push_back(add({RowKind::Rank, r}, metrics.rankHeader));
+        groupRow_.emplace_back(rank.groups.size(), rankRow_.back());
+        lane_.emplace_back(rank.groups.size());
+        if (collapsed.rankCollapsed(r)) {
+            continue;
+        }
+        for (int c = 0; c < int(rank.classLanes.size()); ++c) {
+            add({RowKind::ClassLane, r, c}, metrics.classRow);
+        }
+        for (int g = 0; g < int(rank.groups.size()); ++g) {
+            const ProcessGroup& group = rank.groups[std::size_t(g)];
+            groupRow_.back()[std::size_t(g)] = add({RowKind::Process, r, g}, metrics.processHeader);
+            auto& lanes = lane_.back()[std::size_t(g)];
+            lanes.assign(group.lanes.size(), kNone);
+            if (collapsed.groupCollapsed(r, g)) {
+                continue;
+            }
+            for (int l = 0; l < int(group.lanes.size()); ++l) {
+                const auto& lane = group.lanes[std::size_t(l)];
+                lanes[std::size_t(l)] = rows_.size();
+                for (int d = 0; d < int(std::max<std::size_t>(1, lane.rows.size())); ++d) {
+                    add({RowKind::Slices, r, g, l, d}, metrics.sliceRow);
+                }
+            }
+        }
+    }
+    height_ = y;
+}
+
+std::size_t TimelineLayout::rowAt(int y) const {
+    if (y < 0 || y >= height_) {
+        return rows_.size();
+    }
+    // Rows are contiguous: the last one whose top is at or above y holds it.
+    const auto it = std::upper_bound(rows_.begin(), rows_.end(), y,
+                                     [](int v, const LayoutRow& r) { return v < r.top; });
+    return std::size_t(it - rows_.begin()) - 1;
+}
+
+std::size_t TimelineLayout::firstRowFrom(int y) const {
+    return y < 0 ? 0 : rowAt(y);
+}
+
+std::size_t TimelineLayout::rowOfSlice(int rank, const SlicePlace& place) const {
+    if (rank < 0 || std::size_t(rank) >= lane_.size()) {
+        return rows_.size();
+    }
+    const auto& groups = lane_[std::size_t(rank)];
+    if (place.group >= groups.size()) {
+        return rankRow_[std::size_t(rank)];
+    }
+    const auto& lanes = groups[place.group];
+    if (place.lane >= lanes.size() || lanes[place.lane] == kNone) {
+        return groupRow_[std::size_t(rank)][place.group];
+    }
+    return lanes[place.lane] + place.depth;
+}
+
+std::pair<std::size_t, std::size_t> TimelineLayout::rowsOfRank(int rank) const {
+    if (rank < 0 || std::size_t(rank) >= rankRow_.size()) {
+        return {rows_.size(), rows_.size()};
+    }
+    const std::size_t next =
+        std::size_t(rank) + 1 < rankRow_.size() ? rankRow_[std::size_t(rank) + 1] : rows_.size();
+    return {rankRow_[std::size_t(rank)], next};
+}
+
+} // namespace commprof::timeline

@@ -1,0 +1,98 @@
+#include "timeline_stack.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace commprof::timeline {
+
+ClockAlignment alignClocks(const std::vector<const RankTimeline*>& ranks) {
+    ClockAlignment a;
+    a.shiftUs.assign(ranks.size(), 0.0);
+    if (ranks.size() < 2) {
+        return a;
+    }
+    double latestStart = std::numeric_limits<double>::lowest();
+    double earliestEnd = std::numeric_limits<double>::max();
+    for (const auto* r : ranks) {
+        latestStart = std::max(latestStart, r->startUs);
+        earliestEnd = std::min(earliestEnd, r->endUs);
+    }
+    if (latestStart < earliestEnd) {
+        a.mode = ClockMode::Shared;
+        return a;
+    }
+    a.mode = ClockMode::AlignedOnCollective;
+    // Each rank's anchor: the end of its first collective, else its first event.
+    auto anchor = [&](const RankTimeline& r) {
+        if (!r.trace.collectives.empty()) {
+            const auto& c = r.trace.collectives.front();
+            return c.startUs + c.durationUs;
+        }
+        return r.startUs;
+    };
+    const auto* ref = ranks.front();
+    const bool refHasCollective = !ref->trace.collectives.empty();
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+        const bool has = !ranks[i]->trace.collectives.empty();
+        if (!has) {
+            a.withoutCollective.push_back(ranks[i]->rank);
+        }
+        // Like with like: two collective ends, or two first events.
+        const double mine = has && refHasCollective ? anchor(*ranks[i]) : ranks[i]->startUs;
+        const double theirs = has && refHasCollective ? anchor(*ref) : ref->startUs;
+        a.shiftUs[i] = theirs - mine;
+    }
+    const QString kind = refHasCollective
+                             ? QString::fromStdString(ref->trace.collectives.front().kind)
+                             : QString("collective");
+    a.note = QString("clocks differ (the traces do not overlap in time): ranks aligned on the "
+                     "end of their first %1")
+                 .arg(kind);
+    if (!a.withoutCollective.empty()) {
+        QStringList names;
+        for (int r : a.withoutCollective) {
+            names << QString::number(r);
+        }
+        a.note +=
+            QString("; rank %1 has none and is aligned on its first event").arg(names.join(", "));
+    }
+    return a;
+}
+
+int TimelineStack::indexOfRank(int rank) const {
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+        if (ranks[i]->rank == rank) {
+            return int(i);
+        }
+    }
+    return -1;
+}
+
+TimelineStack stackRanks(std::vector<std::shared_ptr<const RankTimeline>> ranks) {
+    TimelineStack s;
+    std::stable_sort(ranks.begin(), ranks.end(),
+                     [](const auto& a, const auto& b) { return a->rank < b->rank; });
+    s.ranks = std::move(ranks);
+    std::vector<const RankTimeline*> raw;
+    for (const auto& r : s.ranks) {
+        raw.push_back(r.get());
+    }
+    s.clocks = alignClocks(raw);
+    double start = std::numeric_limits<double>::max();
+    double end = std::numeric_limits<double>::lowest();
+    for (std::size_t i = 0; i < s.ranks.size(); ++i) {
+        start = std::min(start, s.ranks[i]->startUs + s.clocks.shiftUs[i]);
+        end = std::max(end, s.ranks[i]->endUs + s.clocks.shiftUs[i]);
+    }
+    if (s.ranks.empty()) {
+        start = 0;
+        end = 1;
+    }
+    for (std::size_t i = 0; i < s.ranks.size(); ++i) {
+        s.offsetsUs.push_back(s.clocks.shiftUs[i] - start);
+    }
+    s.endUs = std::max(end - start, 1e-3);
+    return s;
+}
+
+} // namespace commprof::timeline

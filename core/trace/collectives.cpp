@@ -1,0 +1,326 @@
+#include "collectives.h"
+
+#include "classification.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <unordered_map>
+
+namespace commprof::trace {
+namespace {
+
+std::string squashed(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    for (char c : s) {
+        if (std::isalnum(static_cast<unsigned char>(c))) {
+            out += char(std::tolower(static_cast<unsigned char>(c)));
+        }
+    }
+    return out;
+}
+
+std::optional<double> median(std::vector<double> v) {
+    if (v.empty()) {
+        return std::nullopt;
+    }
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+const CommArgs* argsOf(const Trace& trace, std::uint32_t event,
+                       const std::unordered_map<std::uint32_t, std::size_t>& byEvent) {
+    if (auto it = byEvent.find(event); it != byEvent.end()) {
+        return &trace.comms[it->second];
+    }
+    return nullptr;
+}
+
+CollectiveRecord makeRecord(const Trace& trace, std::uint32_t index, const CommArgs* args) {
+    const TraceEvent& e = trace.events[index];
+    CollectiveRecord r;
+    r.event = index;
+    r.written = trace.name(e);
+    r.onDevice = e.deviceWork();
+    r.startUs = e.startUs;
+    r.durationUs = e.durationUs();
+    if (args) {
+        if (!args->collective.empty()) {
+            r.written = args->collective;
+        }
+        r.dtype = args->dtype;
+        r.inNelems = args->inNelems;
+        r.outNelems = args->outNelems;
+        r.groupSize = args->groupSize;
+        r.seq = args->seq;
+        r.processGroup = args->processGroup;
+        r.processGroupDesc = args->processGroupDesc;
+    }
+    r.kind = collectiveKind(r.written);
+    if (r.kind == "other" && r.written != trace.name(e)) {
+        r.kind = collectiveKind(trace.name(e));
+    }
+    fillBandwidth(r);
+    return r;
+}
+
+// Outermost spans per thread among `candidates` (indices sorted by start).
+std::vector<std::uint32_t> outermost(const Trace& trace, std::vector<std::uint32_t> candidates) {
+    std::sort(candidates.begin(), candidates.end(), [&](std::uint32_t a, std::uint32_t b) {
+        const auto& x = trace.events[a];
+        const auto& y = trace.events[b];
+        if (x.startUs != y.startUs) {
+            return x.startUs < y.startUs;
+        }
+        return x.endUs > y.endUs;
+    });
+    std::map<std::pair<std::int64_t, std::int64_t>, double> openUntil;
+    std::vector<std::uint32_t> out;
+    for (std::uint32_t i : candidates) {
+        const auto& e = trace.events[i];
+        auto [it, fresh] = openUntil.try_emplace({e.pid, e.tid}, e.endUs);
+        if (!fresh) {
+            if (e.endUs <= it->second && e.startUs < it->second) {
+                continue; // inside an earlier span on this thread
+            }
+            it->second = e.endUs;
+        }
+        out.push_back(i);
+    }
+    return out;
+}
+
+// The record_param_comms-style span with sizes that encloses `launch` on its thread.
+const CommArgs* enclosingArgs(const Trace& trace, const TraceEvent& launch,
+                              const std::vector<std::uint32_t>& sizedHostSpans,
+                              const std::unordered_map<std::uint32_t, std::size_t>& byEvent) {
+    const CommArgs* best = nullptr;
+    double bestLength = 0;
+    for (std::uint32_t i : sizedHostSpans) {
+        const auto& s = trace.events[i];
+        if (s.pid == launch.pid && s.tid == launch.tid && s.startUs <= launch.startUs &&
+            launch.endUs <= s.endUs && (!best || s.durationUs() < bestLength)) {
+            best = argsOf(trace, i, byEvent);
+            bestLength = s.durationUs();
+        }
+    }
+    return best;
+}
+
+} // namespace
+
+std::string collectiveKind(std::string_view written) {
+    const std::string s = squashed(written);
+    auto has = [&](const char* needle) { return s.find(needle) != std::string::npos; };
+    if (has("allreduce")) {
+        return "all_reduce";
+    }
+    if (has("reducescatter")) {
+        return "reduce_scatter";
+    }
+    if (has("allgather")) {
+        return "all_gather";
+    }
+    if (has("alltoall")) {
+        return "all_to_all";
+    }
+    if (has("broadcast")) {
+        return "broadcast";
+    }
+    if (has("sendrecv")) {
+        return "send_recv";
+    }
+    if (has("barrier")) {
+        return "barrier";
+    }
+    if (has("send")) {
+        return "send";
+    }
+    if (has("recv")) {
+        return "recv";
+    }
+    if (has("gather")) {
+        return "gather";
+    }
+    if (has("scatter")) {
+        return "scatter";
+    }
+    if (has("reduce")) {
+        return "reduce";
+    }
+    return "other";
+}
+
+std::optional<int> dtypeBytes(std::string_view dtype) {
+    static const std::map<std::string_view, int> sizes{{"Float", 4},
+                                                       {"float", 4},
+                                                       {"Double", 8},
+                                                       {"double", 8},
+                                                       {"Half", 2},
+                                                       {"half", 2},
+                                                       {"BFloat16", 2},
+                                                       {"bfloat16", 2},
+                                                       {"Int", 4},
+                                                       {"int", 4},
+                                                       {"Long", 8},
+                                                       {"long", 8},
+                                                       {"Short", 2},
+                                                       {"short", 2},
+                                                       {"Char", 1},
+                                                       {"Byte", 1},
+                                                       {"Bool", 1},
+                                                       {"bool", 1},
+                                                       {"ComplexHalf", 4},
+                                                       {"ComplexFloat", 8},
+                                                       {"ComplexDouble", 16},
+                                                       {"Float8_e5m2", 1},
+                                                       {"Float8_e4m3fn", 1},
+                                                       {"Float8_e5m2fnuz", 1},
+                                                       {"Float8_e4m3fnuz", 1},
+                                                       {"UInt16", 2},
+                                                       {"UInt32", 4},
+                                                       {"UInt64", 8},
+                                                       {"QInt8", 1},
+                                                       {"QUInt8", 1},
+                                                       {"QInt32", 4}};
+    if (auto it = sizes.find(dtype); it != sizes.end()) {
+        return it->second;
+    }
+    return std::nullopt;
+}
+
+std::optional<double> busBandwidthFactor(std::string_view kind, std::optional<std::int64_t> n) {
+    if (kind == "broadcast" || kind == "reduce" || kind == "send_recv" || kind == "send" ||
+        kind == "recv") {
+        return 1.0;
+    }
+    if (!n || *n < 1) {
+        return std::nullopt;
+    }
+    const double ranks = double(*n);
+    if (kind == "all_reduce") {
+        return 2.0 * (ranks - 1) / ranks;
+    }
+    if (kind == "all_gather" || kind == "reduce_scatter" || kind == "all_to_all") {
+        return (ranks - 1) / ranks;
+    }
+    return std::nullopt;
+}
+
+void fillBandwidth(CollectiveRecord& r) {
+    r.bytes.reset();
+    r.algbwGBps.reset();
+    r.busbwGBps.reset();
+    const auto size = dtypeBytes(r.dtype);
+    if (!size) {
+        return;
+    }
+    std::optional<std::int64_t> elements;
+    if (r.kind == "all_gather" || r.kind == "reduce_scatter" || r.kind == "gather" ||
+        r.kind == "scatter") {
+        if (r.inNelems && r.outNelems) {
+            elements = std::max(*r.inNelems, *r.outNelems); // nccl-tests' "size"
+        } else {
+            elements = r.inNelems ? r.inNelems : r.outNelems;
+        }
+    } else {
+        elements = r.inNelems ? r.inNelems : r.outNelems;
+    }
+    if (!elements || *elements < 0) {
+        return;
+    }
+    r.bytes = double(*elements) * *size;
+    if (!(r.durationUs > 0)) {
+        return;
+    }
+    r.algbwGBps = *r.bytes / (r.durationUs * 1e-6) / 1e9;
+    if (const auto f = busBandwidthFactor(r.kind, r.groupSize)) {
+        r.busbwGBps = *r.algbwGBps * *f;
+    }
+}
+
+std::vector<CollectiveRecord> collectiveRecords(const Trace& trace) {
+    return collectiveRecords(trace, NameFacts(trace), LaunchIndex(trace));
+}
+
+std::vector<CollectiveRecord> collectiveRecords(const Trace& trace, const NameFacts& names,
+                                                const LaunchIndex& launches) {
+    std::unordered_map<std::uint32_t, std::size_t> argsByEvent;
+    for (std::size_t i = 0; i < trace.comms.size(); ++i) {
+        argsByEvent.emplace(trace.comms[i].event, i);
+    }
+    std::vector<std::uint32_t> kernels, sized, named, c10d;
+    for (std::uint32_t i = 0; i < trace.events.size(); ++i) {
+        const TraceEvent& e = trace.events[i];
+        if (e.deviceWork()) {
+            if (!names.copy(e) && !names.memset(e) && names.collectiveKernel(e.name)) {
+                kernels.push_back(i);
+            }
+            continue;
+        }
+        if (!names.hostCollective(e.name)) {
+            continue;
+        }
+        const std::string& name = trace.name(e);
+        if (argsByEvent.count(i)) {
+            sized.push_back(i);
+        } else if (name.rfind("c10d::", 0) == 0) {
+            c10d.push_back(i);
+        } else {
+            named.push_back(i);
+        }
+    }
+    std::vector<CollectiveRecord> out;
+    if (!kernels.empty()) {
+        // A kernel without its own sizes takes them from the span that launched it.
+        for (std::uint32_t k : kernels) {
+            const CommArgs* args = argsOf(trace, k, argsByEvent);
+            if (!args) {
+                if (const auto launch = launches.launchOf(k)) {
+                    args = enclosingArgs(trace, trace.events[*launch], sized, argsByEvent);
+                }
+            }
+            out.push_back(makeRecord(trace, k, args));
+        }
+    } else {
+        const auto& tier = !sized.empty() ? sized : (!named.empty() ? named : c10d);
+        for (std::uint32_t i : outermost(trace, tier)) {
+            out.push_back(makeRecord(trace, i, argsOf(trace, i, argsByEvent)));
+        }
+    }
+    std::stable_sort(
+        out.begin(), out.end(),
+        [](const CollectiveRecord& a, const CollectiveRecord& b) { return a.startUs < b.startUs; });
+    return out;
+}
+
+std::vector<KindSummary> summarizeByKind(const std::vector<CollectiveRecord>& records) {
+    std::map<std::string, KindSummary> byKind;
+    std::map<std::string, std::vector<double>> bus, alg;
+    for (const auto& r : records) {
+        KindSummary& k = byKind[r.kind];
+        k.kind = r.kind;
+        ++k.count;
+        if (r.bytes) {
+            ++k.sized;
+            k.totalBytes += *r.bytes;
+        }
+        if (r.busbwGBps) {
+            bus[r.kind].push_back(*r.busbwGBps);
+        }
+        if (r.algbwGBps) {
+            alg[r.kind].push_back(*r.algbwGBps);
+        }
+    }
+    std::vector<KindSummary> out;
+    for (auto& [kind, k] : byKind) {
+        k.medianBusbwGBps = median(bus[kind]);
+        k.medianAlgbwGBps = median(alg[kind]);
+        out.push_back(k);
+    }
+    return out;
+}
+
+} // namespace commprof::trace

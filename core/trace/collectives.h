@@ -1,0 +1,49 @@
+#pragma once
+// Collectives as records: which events are the trace's collective operations, their message
+// sizes, and bandwidth with nccl-tests' factors (docs/trace-semantics.md, "Collectives and
+// bandwidth").
+
+#include "trace_event.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace commprof::trace {
+
+// all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, reduce, send_recv, send,
+// recv, barrier, gather, scatter, or "other", from a collective's name as any producer writes
+// it ("allreduce", "_allgather_base", "ncclDevKernel_AllReduce_Sum_f32_RING_LL",
+// "gloo:all_reduce", "multimem_all_reduce_kernel").
+std::string collectiveKind(std::string_view written);
+// Bytes per element of a PyTorch dtype name ("Float" 4, "BFloat16" 2, ...); nullopt if unknown.
+std::optional<int> dtypeBytes(std::string_view dtype);
+// nccl-tests' bus bandwidth factor for n ranks: all_reduce 2(n-1)/n; all_gather,
+// reduce_scatter, all_to_all (n-1)/n; broadcast, reduce, send/recv 1. nullopt for other kinds
+// or when n is needed and unknown.
+std::optional<double> busBandwidthFactor(std::string_view kind, std::optional<std::int64_t> n);
+// Fills bytes, algbw and busbw from the record's message fields and duration.
+void fillBandwidth(CollectiveRecord& r);
+
+// The collective records of a classified trace, in start order. One per collective kernel when
+// the trace has them (sizes from the kernel's own args, else from the record_param_comms span
+// that launched it); otherwise one per outermost host span of a collective, preferring spans
+// that carry sizes (record_param_comms), then gloo:/nccl: spans, then c10d:: ones.
+std::vector<CollectiveRecord> collectiveRecords(const Trace& trace);
+class NameFacts;
+class LaunchIndex;
+std::vector<CollectiveRecord> collectiveRecords(const Trace& trace, const NameFacts& names,
+                                                const LaunchIndex& launches);
+
+struct KindSummary {
+    std::string kind;
+    std::size_t count = 0;
+    std::size_t sized = 0; // records whose bytes are known
+    double totalBytes = 0; // over the sized records
+    std::optional<double> medianBusbwGBps;
+    std::optional<double> medianAlgbwGBps;
+};
+std::vector<KindSummary> summarizeByKind(const std::vector<CollectiveRecord>& records);
+
+} // namespace commprof::trace

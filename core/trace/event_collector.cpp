@@ -1,0 +1,382 @@
+#include "event_collector.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+namespace commprof::trace {
+namespace {
+
+namespace od = simdjson::ondemand;
+
+// A timestamp beyond this (about 3,000 years in microseconds) is not a real clock reading.
+constexpr double kAbsurdUs = 1e17;
+
+bool validTime(double v) {
+    return std::isfinite(v) && std::fabs(v) < kAbsurdUs;
+}
+
+std::optional<double> parseNumberText(std::string_view s) {
+    while (!s.empty() && s.front() == ' ') {
+        s.remove_prefix(1);
+    }
+    while (!s.empty() && s.back() == ' ') {
+        s.remove_suffix(1);
+    }
+    double out = NAN;
+    const auto res = std::from_chars(s.data(), s.data() + s.size(), out);
+    if (s.empty() || res.ec != std::errc() || res.ptr != s.data() + s.size()) {
+        return std::nullopt;
+    }
+    return out;
+}
+
+// A number, or a string that holds one (as pandas' to_numeric reads it); nullopt otherwise.
+std::optional<double> numberOf(od::value& value) {
+    switch (value.type()) {
+    case od::json_type::number:
+        return double(value.get_double());
+    case od::json_type::string:
+        return parseNumberText(stringView(value));
+    default:
+        return std::nullopt;
+    }
+}
+
+bool isFloatLiteral(std::string_view token) {
+    for (char c : token) {
+        if (c == '.' || c == 'e' || c == 'E') {
+            return true;
+        }
+        if (c == ',' || c == '}' || c == ' ' || c == '\n') {
+            break;
+        }
+    }
+    return false;
+}
+
+std::optional<std::int64_t> integerOf(od::value& value) {
+    std::int64_t out = 0;
+    if (value.get_int64().get(out) == simdjson::SUCCESS) {
+        return out;
+    }
+    const auto d = numberOf(value);
+    if (!d || !std::isfinite(*d) || std::fabs(*d) > 9.0e18) {
+        return std::nullopt;
+    }
+    return std::int64_t(*d);
+}
+
+// HTA's stream normalisation: to_numeric(errors="coerce"), NaN -> -1, then astype(int).
+std::int32_t htaStream(od::value& value) {
+    const auto d = numberOf(value);
+    if (!d || !std::isfinite(*d)) {
+        return -1;
+    }
+    const double t = std::trunc(*d);
+    constexpr double lo = std::numeric_limits<std::int32_t>::min();
+    constexpr double hi = std::numeric_limits<std::int32_t>::max();
+    return std::int32_t(std::clamp(t, lo, hi));
+}
+
+std::string stringOf(od::value& value) {
+    if (value.type() == od::json_type::string) {
+        return std::string(stringView(value));
+    }
+    // Some producers write numbers where others write strings ("Process Group Name": 0).
+    const std::string_view raw = value.raw_json_token();
+    std::string_view t = raw;
+    while (!t.empty() &&
+           (t.back() == ' ' || t.back() == '\n' || t.back() == '\r' || t.back() == '\t')) {
+        t.remove_suffix(1);
+    }
+    return std::string(t);
+}
+
+} // namespace
+
+std::string_view stringView(od::value& value) {
+    std::string_view tok = value.raw_json_token();
+    while (!tok.empty() && tok.back() != '"') {
+        tok.remove_suffix(1); // raw tokens may carry the whitespace that follows them
+    }
+    if (tok.size() >= 2 && tok.substr(1, tok.size() - 2).find('\\') == std::string_view::npos) {
+        return tok.substr(1, tok.size() - 2);
+    }
+    return value.get_string();
+}
+
+std::uint32_t EventCollector::internString(od::value& value) {
+    if (value.type() != od::json_type::string) {
+        return 0;
+    }
+    return out_.strings.intern(stringView(value));
+}
+
+std::int64_t EventCollector::readId(od::value& value) {
+    if (value.type() == od::json_type::string) {
+        return stringIdValue(out_.strings.intern(stringView(value)));
+    }
+    return integerOf(value).value_or(0);
+}
+
+double EventCollector::readTime(od::value& value) {
+    switch (value.type()) {
+    case od::json_type::number:
+        return value.get_double();
+    case od::json_type::string: // some producers quote large timestamps
+        return parseNumberText(stringView(value)).value_or(NAN);
+    default:
+        return NAN;
+    }
+}
+
+void EventCollector::readArgs(od::object args, TraceEvent& e, MetaRecord& meta, bool& hasMeta) {
+    bool comm = false;
+    for (auto field : args) {
+        const od::raw_json_string key = field.key();
+        od::value value = field.value();
+        switch (*key.raw()) {
+        case 's':
+            if (key == "stream") {
+                e.onStream = true;
+                e.stream = htaStream(value);
+            } else if (key == "sort_index") { // ph "M"; ph may come after args
+                if (const auto n = integerOf(value)) {
+                    meta.number = *n;
+                    hasMeta = true;
+                }
+            }
+            break;
+        case 'c':
+            if (key == "correlation") {
+                e.correlation = integerOf(value).value_or(-1);
+            }
+            break;
+        case 'n':
+            if (key == "name") {
+                meta.text = stringOf(value);
+                hasMeta = true;
+            }
+            break;
+        case 'l':
+            if (key == "labels") {
+                meta.text = stringOf(value);
+                hasMeta = true;
+            }
+            break;
+        case 'C':
+            if (key == "Collective name") {
+                comm_.collective = stringOf(value);
+                comm = true;
+            }
+            break;
+        case 'd':
+            if (key == "dtype") {
+                comm_.dtype = stringOf(value);
+            }
+            break;
+        case 'I':
+            if (key == "In msg nelems") {
+                comm_.inNelems = integerOf(value);
+            }
+            break;
+        case 'O':
+            if (key == "Out msg nelems") {
+                comm_.outNelems = integerOf(value);
+            }
+            break;
+        case 'G':
+            if (key == "Group size") {
+                comm_.groupSize = integerOf(value);
+            }
+            break;
+        case 'S':
+            if (key == "Seq") {
+                comm_.seq = integerOf(value);
+            }
+            break;
+        case 'P':
+            if (key == "Process Group Name") {
+                comm_.processGroup = stringOf(value);
+            } else if (key == "Process Group Description") {
+                comm_.processGroupDesc = stringOf(value);
+            } else if (key == "Process Group Ranks") {
+                comm_.processGroupRanks = stringOf(value);
+            }
+            break;
+        default:
+            break;
+        }
+    }
+    if (comm) {
+        e.flags |= kHasCommArgs;
+    }
+}
+
+void EventCollector::add(od::value element) {
+    if (element.type() != od::json_type::object) {
+        ++out_.nonObjects;
+        return;
+    }
+    TraceEvent e;
+    e.offset = base_ + std::uint64_t(element.raw_json_token().data() - origin_);
+    comm_ = CommArgs{};
+    MetaRecord meta;
+    bool hasMeta = false;
+    char ph = 0;
+    double ts = NAN;
+    double dur = NAN;
+    bool hasTs = false, tsFloat = false, tsString = false, hasDur = false, hasCat = false;
+    bool traceCat = false;
+    std::int64_t flowId = 0;
+    bool hasFlowId = false;
+    std::string_view metaName;
+    bool argsSeen = false;
+    od::object obj = element.get_object();
+    for (auto field : obj) {
+        // Raw keys: comparing in place avoids copying every key into simdjson's string buffer.
+        const od::raw_json_string key = field.key();
+        od::value value = field.value();
+        switch (*key.raw()) {
+        case 'p':
+            if (key == "ph") {
+                const char* raw = value.get_raw_json_string().value().raw();
+                ph = *raw == '"' ? 0 : *raw;
+            } else if (key == "pid") {
+                e.pid = readId(value);
+            }
+            break;
+        case 'n':
+            if (key == "name") {
+                if (value.type() == od::json_type::string) {
+                    metaName = stringView(value);
+                    e.name = out_.strings.intern(metaName);
+                }
+            }
+            break;
+        case 'c':
+            if (key == "cat") {
+                if (value.type() == od::json_type::string) {
+                    const std::string_view c = stringView(value);
+                    traceCat = c == "Trace";
+                    e.category = out_.strings.intern(c);
+                    hasCat = true;
+                } else {
+                    hasCat = !value.is_null();
+                }
+            }
+            break;
+        case 't':
+            if (key == "ts") {
+                hasTs = true;
+                if (value.get_double().get(ts) == simdjson::SUCCESS) {
+                    // Written with a fraction or an exponent? Only asked until one is found.
+                    tsFloat = !out_.tsFloatOrMissing && isFloatLiteral(value.raw_json_token());
+                } else if (value.type() == od::json_type::string) {
+                    tsString = true;
+                    ts = readTime(value);
+                } else {
+                    tsFloat = value.is_null();
+                    ts = NAN;
+                }
+            } else if (key == "tid") {
+                e.tid = readId(value);
+            }
+            break;
+        case 'd':
+            if (key == "dur") {
+                if (value.get_double().get(dur) == simdjson::SUCCESS) {
+                    hasDur = true;
+                } else {
+                    hasDur = !value.is_null();
+                    dur = readTime(value);
+                }
+            }
+            break;
+        case 'a':
+            if (key == "args" && value.type() == od::json_type::object) {
+                argsSeen = true;
+                readArgs(value.get_object(), e, meta, hasMeta);
+            }
+            break;
+        case 'i':
+            if (key == "id") {
+                flowId = readId(value);
+                hasFlowId = true;
+            }
+            break;
+        default:
+            break;
+        }
+    }
+    // Everything below runs only once the whole object was read without error.
+    ++out_.elements;
+    if (!hasTs || tsFloat) {
+        out_.tsFloatOrMissing = true;
+    }
+    out_.tsString = out_.tsString || tsString;
+    switch (ph) {
+    case 'X': {
+        if (!validTime(ts) || !std::isfinite(dur) || dur > kAbsurdUs) {
+            ++out_.badTime;
+            return;
+        }
+        if (dur < 0) {
+            ++out_.negative;
+            return;
+        }
+        e.startUs = ts;
+        e.endUs = ts + dur;
+        if (hasDur && hasCat && !traceCat) {
+            e.flags |= kHtaRow;
+        }
+        if (e.flags & kHasCommArgs) {
+            comm_.event = std::uint32_t(out_.events.size());
+            out_.comms.push_back(std::move(comm_));
+        }
+        out_.events.push_back(e);
+        return;
+    }
+    case 'B':
+    case 'E':
+        e.startUs = ts;
+        e.flags &= std::uint8_t(~kHasCommArgs);
+        out_.stackOps.push_back({ph == 'B', e});
+        return;
+    case 'M': {
+        if (!argsSeen || !hasMeta) {
+            return;
+        }
+        if (metaName == "process_name") {
+            meta.kind = MetaRecord::ProcessName;
+        } else if (metaName == "process_labels") {
+            meta.kind = MetaRecord::ProcessLabels;
+        } else if (metaName == "process_sort_index") {
+            meta.kind = MetaRecord::ProcessSortIndex;
+        } else if (metaName == "thread_name") {
+            meta.kind = MetaRecord::ThreadName;
+        } else if (metaName == "thread_sort_index") {
+            meta.kind = MetaRecord::ThreadSortIndex;
+        } else {
+            return;
+        }
+        meta.pid = e.pid;
+        meta.tid = e.tid;
+        out_.meta.push_back(std::move(meta));
+        return;
+    }
+    case 's':
+    case 'f':
+    case 't':
+        if (hasFlowId && validTime(ts) && out_.strings.at(e.category) == "ac2g") {
+            out_.flows.push_back({flowId, e.pid, e.tid, ts, ph == 's'});
+        }
+        return;
+    default:
+        return;
+    }
+}
+
+} // namespace commprof::trace

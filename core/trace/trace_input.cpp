@@ -1,0 +1,375 @@
+#include "trace_input.h"
+
+#include "trace_error.h"
+
+#include <isa-l/igzip_lib.h>
+#include <simdjson.h>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+namespace commprof::trace {
+namespace {
+
+constexpr std::size_t kReadBlock = std::size_t(4) << 20;
+
+class Fd {
+public:
+    explicit Fd(int fd) : fd_(fd) {}
+    ~Fd() {
+        if (fd_ >= 0) {
+            ::close(fd_);
+        }
+    }
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+    int get() const { return fd_; }
+
+private:
+    int fd_;
+};
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) {
+    throw TraceError(path + ": " + what);
+}
+
+std::string limitMessage(const std::string& path, std::uint64_t limit, const char* how) {
+    return path + ": " + how + " more than " + formatByteSize(limit) +
+           ", the limit on a trace's size; raise it with " + kMaxTraceSizeFlag + " SIZE or " +
+           kMaxTraceSizeEnv + "=SIZE (for example 8G)";
+}
+
+// Grows buf to at least minCapacity usable bytes (plus padding), keeping its contents.
+void reserve(PaddedBuffer& buf, std::size_t minCapacity) {
+    if (minCapacity <= buf.capacity && buf.data) {
+        return;
+    }
+    buf.data.resize(minCapacity + simdjson::SIMDJSON_PADDING);
+    buf.capacity = minCapacity;
+}
+
+void padTail(PaddedBuffer& buf) {
+    std::memset(buf.data.get() + buf.size, 0, simdjson::SIMDJSON_PADDING);
+}
+
+// Fills block from fd; returns the bytes read (0 at end of file).
+std::size_t readSome(int fd, const std::string& path, unsigned char* block, std::size_t want) {
+    for (;;) {
+        const ssize_t got = ::read(fd, block, want);
+        if (got >= 0) {
+            return std::size_t(got);
+        }
+        if (errno != EINTR) {
+            fail(path, std::string("cannot read: ") + std::strerror(errno));
+        }
+    }
+}
+
+// A Chrome trace starts with '{' or '[' after any whitespace. Checked on the first inflated
+// bytes, so a bomb of zeros stops at once instead of at the size limit.
+void checkLooksLikeJson(const PaddedBuffer& buf, const std::string& path) {
+    for (std::size_t i = 0; i < buf.size; ++i) {
+        const auto c = static_cast<unsigned char>(buf.data.get()[i]);
+        if (std::isspace(c)) {
+            continue;
+        }
+        if (c != '{' && c != '[') {
+            char hex[8];
+            std::snprintf(hex, sizeof hex, "0x%02x", c);
+            fail(path, std::string("not a Chrome trace: the decompressed text starts with byte ") +
+                           hex + " at offset " + std::to_string(i) +
+                           ", not with a JSON object or array");
+        }
+        return;
+    }
+}
+
+const char* isalError(int rc) {
+    switch (rc) {
+    case ISAL_INVALID_BLOCK:
+        return "invalid deflate block";
+    case ISAL_INVALID_SYMBOL:
+        return "invalid deflate symbol";
+    case ISAL_INVALID_LOOKBACK:
+        return "invalid back-reference distance";
+    case ISAL_INVALID_WRAPPER:
+        return "invalid gzip header";
+    case ISAL_UNSUPPORTED_METHOD:
+        return "unsupported compression method";
+    case ISAL_INCORRECT_CHECKSUM:
+        return "checksum mismatch";
+    default:
+        return "corrupt gzip data";
+    }
+}
+
+void readPlain(int fd, const std::string& path, std::uint64_t fileSize, const ReadOptions& options,
+               PaddedBuffer& buf) {
+    if (fileSize > options.maxTextBytes) {
+        throw TraceError(limitMessage(path, options.maxTextBytes, "is"));
+    }
+    reserve(buf, std::size_t(fileSize) + 1);
+    while (buf.size < fileSize) {
+        const std::size_t got =
+            readSome(fd, path, reinterpret_cast<unsigned char*>(buf.data.get()) + buf.size,
+                     std::min<std::size_t>(fileSize - buf.size, kReadBlock));
+        if (got == 0) {
+            break; // the file shrank while being read: keep what is there
+        }
+        buf.size += got;
+    }
+}
+
+// gzip stores the uncompressed size modulo 2^32 in its last four bytes: a good first guess,
+// capped by the limit so a lying trailer cannot make us allocate too much.
+std::size_t initialCapacity(int fd, std::uint64_t fileSize, std::uint64_t limit) {
+    std::uint64_t guess = fileSize * 8;
+    unsigned char tail[4] = {};
+    if (fileSize >= 18 && ::pread(fd, tail, 4, off_t(fileSize - 4)) == 4) {
+        const std::uint64_t isize =
+            tail[0] | (tail[1] << 8) | (tail[2] << 16) | (std::uint64_t(tail[3]) << 24);
+        if (isize >= fileSize) {
+            guess = isize + 1;
+        }
+    }
+    return std::size_t(std::min<std::uint64_t>(std::max<std::uint64_t>(guess, 1 << 16), limit + 1));
+}
+
+void readGzip(int fd, const std::string& path, std::uint64_t fileSize, const ReadOptions& options,
+              PaddedBuffer& buf) {
+    const std::uint64_t limit = options.maxTextBytes;
+    reserve(buf, initialCapacity(fd, fileSize, limit));
+    std::vector<unsigned char> in(kReadBlock);
+    auto state = std::make_unique<inflate_state>();
+    isal_inflate_init(state.get());
+    state->crc_flag = ISAL_GZIP;
+    bool endOfFile = false;
+    bool checkedStart = false;
+    bool memberDone = false;
+    std::uint64_t trailing = 0;
+    for (;;) {
+        if (state->avail_in == 0 && !endOfFile) {
+            const std::size_t got = readSome(fd, path, in.data(), in.size());
+            endOfFile = got == 0;
+            state->next_in = in.data();
+            state->avail_in = std::uint32_t(got);
+        }
+        if (memberDone) {
+            if (state->avail_in == 0) {
+                if (endOfFile) {
+                    break;
+                }
+                continue;
+            }
+            // Another gzip member follows (concatenated files), or trailing garbage.
+            if (state->avail_in >= 2 && state->next_in[0] == 0x1f && state->next_in[1] == 0x8b) {
+                uint8_t* next = state->next_in;
+                const std::uint32_t avail = state->avail_in;
+                isal_inflate_reset(state.get());
+                state->crc_flag = ISAL_GZIP;
+                state->next_in = next;
+                state->avail_in = avail;
+                memberDone = false;
+            } else {
+                trailing += state->avail_in;
+                state->avail_in = 0;
+                continue;
+            }
+        }
+        if (buf.size == buf.capacity) {
+            if (buf.size > limit) {
+                throw TraceError(limitMessage(path, limit, "decompresses to"));
+            }
+            reserve(buf, std::size_t(
+                             std::min<std::uint64_t>(std::uint64_t(buf.capacity) * 2, limit + 1)));
+        }
+        const std::size_t room = std::min<std::size_t>(buf.capacity - buf.size, 1u << 30);
+        state->next_out = reinterpret_cast<uint8_t*>(buf.data.get()) + buf.size;
+        state->avail_out = std::uint32_t(room);
+        const int rc = isal_inflate(state.get());
+        buf.size += room - state->avail_out;
+        if (rc < 0) {
+            fail(path, std::string(isalError(rc)) + " after " + std::to_string(buf.size) +
+                           " decompressed bytes");
+        }
+        if (!checkedStart && buf.size >= 64) {
+            checkLooksLikeJson(buf, path);
+            checkedStart = true;
+        }
+        if (buf.size > limit) {
+            throw TraceError(limitMessage(path, limit, "decompresses to"));
+        }
+        if (state->block_state == ISAL_BLOCK_FINISH) {
+            memberDone = true;
+            continue;
+        }
+        if (state->avail_in == 0 && endOfFile && state->avail_out != 0) {
+            buf.damage =
+                "gzip stream ends early after " + std::to_string(buf.size) + " decompressed bytes";
+            break;
+        }
+    }
+    if (!checkedStart) {
+        checkLooksLikeJson(buf, path);
+    }
+    if (trailing) {
+        buf.note = std::to_string(trailing) + " bytes after the end of the gzip data were ignored";
+    }
+}
+
+} // namespace
+
+MappedBytes::~MappedBytes() {
+    if (data_) {
+        ::munmap(data_, bytes_);
+    }
+}
+
+MappedBytes::MappedBytes(MappedBytes&& other) noexcept
+    : data_(std::exchange(other.data_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
+
+MappedBytes& MappedBytes::operator=(MappedBytes&& other) noexcept {
+    if (this != &other) {
+        if (data_) {
+            ::munmap(data_, bytes_);
+        }
+        data_ = std::exchange(other.data_, nullptr);
+        bytes_ = std::exchange(other.bytes_, 0);
+    }
+    return *this;
+}
+
+void MappedBytes::resize(std::size_t bytes) {
+    void* p =
+        data_ ? ::mremap(data_, bytes_, bytes, MREMAP_MAYMOVE)
+              : ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        throw std::bad_alloc();
+    }
+    data_ = static_cast<char*>(p);
+    bytes_ = bytes;
+    ::madvise(data_, bytes_, MADV_HUGEPAGE); // advice only: fine when the system says no
+}
+
+std::optional<std::uint64_t> parseByteSize(std::string_view text) {
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
+        text.remove_suffix(1);
+    }
+    if (text.empty()) {
+        return std::nullopt;
+    }
+    double scale = 1;
+    switch (std::toupper(static_cast<unsigned char>(text.back()))) {
+    case 'K':
+        scale = 1024.0;
+        break;
+    case 'M':
+        scale = 1024.0 * 1024;
+        break;
+    case 'G':
+        scale = 1024.0 * 1024 * 1024;
+        break;
+    case 'T':
+        scale = 1024.0 * 1024 * 1024 * 1024;
+        break;
+    default:
+        break;
+    }
+    if (scale != 1) {
+        text.remove_suffix(1);
+    }
+    const std::string number(text);
+    char* end = nullptr;
+    const double value = std::strtod(number.c_str(), &end);
+    if (number.empty() || end != number.c_str() + number.size() || !std::isfinite(value) ||
+        value < 1 || value * scale > 9.0e18) {
+        return std::nullopt;
+    }
+    return std::uint64_t(value * scale);
+}
+
+std::string formatByteSize(std::uint64_t bytes) {
+    const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+    int unit = 0;
+    double v = double(bytes);
+    while (v >= 1024 && unit < 4 && std::fmod(v, 1024) == 0) {
+        v /= 1024;
+        ++unit;
+    }
+    char text[64];
+    std::snprintf(text, sizeof text, "%.0f %s", v, units[unit]);
+    return text;
+}
+
+ReadOptions ReadOptions::fromEnvironment() {
+    ReadOptions o;
+    if (const char* v = std::getenv(kMaxTraceSizeEnv); v && *v) {
+        const auto size = parseByteSize(v);
+        if (!size) {
+            throw TraceError(std::string(kMaxTraceSizeEnv) +
+                             ": expected a size such as 4G, 512M or 1073741824, got '" + v + "'");
+        }
+        o.maxTextBytes = *size;
+    }
+    return o;
+}
+
+PaddedBuffer copyToPadded(const char* text, std::size_t size) {
+    PaddedBuffer buf;
+    reserve(buf, size + 1);
+    std::memcpy(buf.data.get(), text, size);
+    buf.size = size;
+    padTail(buf);
+    return buf;
+}
+
+PaddedBuffer readTraceText(const std::string& path, const ReadOptions& options) {
+    // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below anyway.
+    Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+    if (fd.get() < 0) {
+        fail(path, std::string("cannot open: ") + std::strerror(errno));
+    }
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0) {
+        fail(path, std::string("cannot stat: ") + std::strerror(errno));
+    }
+    if (S_ISDIR(st.st_mode)) {
+        fail(path, "is a directory, not a trace file");
+    }
+    if (!S_ISREG(st.st_mode)) {
+        const char* kind = S_ISCHR(st.st_mode)    ? "a character device"
+                           : S_ISBLK(st.st_mode)  ? "a block device"
+                           : S_ISFIFO(st.st_mode) ? "a pipe"
+                           : S_ISSOCK(st.st_mode) ? "a socket"
+                                                  : "not a regular file";
+        fail(path, std::string("is ") + kind + "; only regular files are read as traces");
+    }
+    ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) & ~O_NONBLOCK);
+    const auto fileSize = std::uint64_t(st.st_size);
+
+    unsigned char magic[2] = {};
+    const bool gz = ::pread(fd.get(), magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+    PaddedBuffer buf;
+    buf.gzip = gz;
+    if (gz) {
+        readGzip(fd.get(), path, fileSize, options, buf);
+    } else {
+        readPlain(fd.get(), path, fileSize, options, buf);
+    }
+    reserve(buf, buf.size + 1);
+    padTail(buf);
+    return buf;
+}
+
+} // namespace commprof::trace

@@ -1,0 +1,294 @@
+#include "trace_job.h"
+
+#include "trace_reader.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <filesystem>
+#include <regex>
+#include <set>
+#include <thread>
+
+namespace commprof::trace {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool endsWith(const std::string& s, const std::string& suffix) {
+    return s.size() >= suffix.size() &&
+           s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// "trace_rank10" after "trace_rank2".
+bool naturalLess(const std::string& a, const std::string& b) {
+    std::size_t i = 0, j = 0;
+    while (i < a.size() && j < b.size()) {
+        if (std::isdigit(static_cast<unsigned char>(a[i])) &&
+            std::isdigit(static_cast<unsigned char>(b[j]))) {
+            std::size_t ei = i, ej = j;
+            while (ei < a.size() && std::isdigit(static_cast<unsigned char>(a[ei]))) {
+                ++ei;
+            }
+            while (ej < b.size() && std::isdigit(static_cast<unsigned char>(b[ej]))) {
+                ++ej;
+            }
+            const std::string na = a.substr(i, ei - i), nb = b.substr(j, ej - j);
+            if (na.size() != nb.size()) {
+                return na.size() < nb.size();
+            }
+            if (na != nb) {
+                return na < nb;
+            }
+            i = ei;
+            j = ej;
+        } else {
+            if (a[i] != b[j]) {
+                return a[i] < b[j];
+            }
+            ++i;
+            ++j;
+        }
+    }
+    return a.size() - i < b.size() - j;
+}
+
+double median(std::vector<double> v) {
+    if (v.empty()) {
+        return 0;
+    }
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// The step whose window holds t, if any.
+std::optional<int> stepAt(const std::vector<StepWindow>& steps, double t) {
+    for (const auto& s : steps) {
+        if (t >= s.window.start && t < s.window.end) {
+            return s.step;
+        }
+    }
+    return std::nullopt;
+}
+
+struct InstanceKey {
+    std::string processGroup;
+    std::optional<std::int64_t> seq;
+    std::optional<int> step;
+    std::size_t ordinal = 0;
+    auto tie() const { return std::tie(processGroup, seq, step, ordinal); }
+    bool operator<(const InstanceKey& o) const { return tie() < o.tie(); }
+};
+
+} // namespace
+
+std::vector<std::string> traceFilesIn(const std::string& directory) {
+    std::error_code ec;
+    std::vector<std::string> names;
+    for (fs::directory_iterator it(directory, ec), end; !ec && it != end; it.increment(ec)) {
+        std::string name = it->path().filename().string();
+        std::string lower = name;
+        std::transform(lower.begin(), lower.end(), lower.begin(),
+                       [](unsigned char c) { return char(std::tolower(c)); });
+        if (endsWith(lower, ".json") || endsWith(lower, ".json.gz")) {
+            names.push_back(std::move(name));
+        }
+    }
+    if (ec) {
+        throw TraceError(directory + ": cannot list the directory: " + ec.message());
+    }
+    if (names.empty()) {
+        throw TraceError(directory +
+                         ": no traces in this directory (looked for *.json and *.json.gz files)");
+    }
+    std::sort(names.begin(), names.end(), naturalLess);
+    std::vector<std::string> out;
+    out.reserve(names.size());
+    for (const auto& n : names) {
+        out.push_back((fs::path(directory) / n).string());
+    }
+    return out;
+}
+
+std::vector<LoadedTrace> readTraces(const std::vector<std::string>& files, ReadOptions options,
+                                    std::size_t parallel) {
+    std::vector<LoadedTrace> out(files.size());
+    if (parallel == 0) {
+        parallel = std::max(1u, std::thread::hardware_concurrency());
+    }
+    parallel = std::min(parallel, files.size());
+    if (files.size() > 1) {
+        options.threads = 1; // the files themselves keep every core busy
+    }
+    std::atomic<std::size_t> next{0};
+    auto work = [&] {
+        for (std::size_t i = next++; i < files.size(); i = next++) {
+            try {
+                out[i].trace = readTraceFile(files[i], options);
+            } catch (const NotATraceError& e) {
+                out[i].error = e.what();
+                out[i].notATrace = true;
+            } catch (const TraceError& e) {
+                out[i].error = e.what();
+            } catch (const std::bad_alloc&) {
+                out[i].error = files[i] + ": out of memory while reading it";
+            } catch (const std::exception& e) {
+                out[i].error = files[i] + ": " + e.what();
+            }
+        }
+    };
+    std::vector<std::thread> pool;
+    pool.reserve(parallel);
+    for (std::size_t t = 1; t < parallel; ++t) {
+        pool.emplace_back(work);
+    }
+    work();
+    for (auto& t : pool) {
+        t.join();
+    }
+    return out;
+}
+
+std::optional<int> rankOf(const Trace& trace) {
+    if (trace.distributed.rank) {
+        return int(*trace.distributed.rank);
+    }
+    if (trace.producerRank) {
+        return int(*trace.producerRank);
+    }
+    static const std::regex rankInName(R"(rank[-_]?(\d+))", std::regex::icase);
+    const std::string name = fs::path(trace.source).filename().string();
+    std::smatch m;
+    if (std::regex_search(name, m, rankInName)) {
+        return std::stoi(m[1].str());
+    }
+    return std::nullopt;
+}
+
+JobAnalysis analyzeJob(const std::vector<const Trace*>& traces, const std::vector<int>& ranks,
+                       const std::vector<TraceSummary>& summaries, std::optional<Span> window) {
+    JobAnalysis job;
+    // Each rank's collectives, keyed so the same collective has the same key on every rank.
+    std::map<InstanceKey, CollectiveInstance> byKey;
+    for (std::size_t r = 0; r < traces.size(); ++r) {
+        const Trace& t = *traces[r];
+        const std::vector<StepWindow> steps = stepWindows(t);
+        std::map<std::tuple<std::string, std::optional<int>>, std::size_t> ordinals;
+        for (const CollectiveRecord& c : t.collectives) {
+            if (window && !(c.startUs >= window->start && c.startUs < window->end)) {
+                continue;
+            }
+            InstanceKey key;
+            key.processGroup = c.processGroup.empty() ? "default" : c.processGroup;
+            if (c.seq) {
+                key.seq = c.seq;
+            } else {
+                key.step = stepAt(steps, c.startUs);
+                key.ordinal = ordinals[{key.processGroup, key.step}]++;
+            }
+            CollectiveInstance& inst = byKey[key];
+            inst.processGroup = key.processGroup;
+            inst.seq = key.seq;
+            inst.step = c.seq ? stepAt(steps, c.startUs) : key.step;
+            inst.ordinal = key.ordinal;
+            inst.kind = c.kind;
+            if (std::none_of(inst.arrivals.begin(), inst.arrivals.end(),
+                             [&](const Arrival& a) { return a.rank == ranks[r]; })) {
+                inst.arrivals.push_back({ranks[r], c.startUs});
+            }
+        }
+    }
+    std::map<int, RankLateness> lateness;
+    std::map<int, std::vector<double>> latenessSamples;
+    for (int rank : ranks) {
+        lateness[rank].rank = rank;
+    }
+    for (auto& [key, inst] : byKey) {
+        if (inst.arrivals.size() < 2) {
+            continue;
+        }
+        std::sort(inst.arrivals.begin(), inst.arrivals.end(),
+                  [](const Arrival& a, const Arrival& b) { return a.rank < b.rank; });
+        const auto [first, last] = std::minmax_element(
+            inst.arrivals.begin(), inst.arrivals.end(),
+            [](const Arrival& a, const Arrival& b) { return a.startUs < b.startUs; });
+        inst.firstRank = first->rank;
+        inst.lastRank = last->rank;
+        inst.skewUs = last->startUs - first->startUs;
+        std::vector<double> starts;
+        for (const Arrival& a : inst.arrivals) {
+            starts.push_back(a.startUs);
+        }
+        const double mid = median(starts);
+        for (const Arrival& a : inst.arrivals) {
+            ++lateness[a.rank].instances;
+            latenessSamples[a.rank].push_back(a.startUs - mid);
+        }
+        if (inst.skewUs > 0) {
+            ++lateness[inst.lastRank].lastArrivals;
+        }
+        job.instances.push_back(inst);
+    }
+
+    std::vector<double> stepTimes;
+    for (const auto& s : summaries) {
+        if (s.stepsMarked) {
+            for (const auto& m : s.steps) {
+                stepTimes.push_back(m.stepUs);
+            }
+        }
+    }
+    job.medianStepUs = median(stepTimes);
+    job.thresholdUs = stepTimes.empty()
+                          ? kStragglerFloorUs
+                          : std::max(kStragglerFloorUs, kStragglerStepFraction * job.medianStepUs);
+    for (auto& [rank, l] : lateness) {
+        l.medianLatenessUs = median(latenessSamples[rank]);
+        l.straggler = l.instances > 0 &&
+                      double(l.lastArrivals) >= kStragglerLastShare * double(l.instances) &&
+                      l.medianLatenessUs > job.thresholdUs;
+        job.ranks.push_back(l);
+    }
+
+    // Per step: the rank that arrived last at most of its collectives, else the longest step.
+    std::map<int, StepVerdict> steps;
+    for (std::size_t r = 0; r < summaries.size(); ++r) {
+        if (!summaries[r].stepsMarked) {
+            continue;
+        }
+        for (const auto& m : summaries[r].steps) {
+            steps[m.step].step = m.step;
+            steps[m.step].stepUs[ranks[r]] = m.stepUs;
+        }
+    }
+    std::map<int, std::map<int, std::size_t>> lastInStep;
+    for (const auto& inst : job.instances) {
+        if (inst.step && steps.count(*inst.step)) {
+            StepVerdict& v = steps[*inst.step];
+            ++v.instances;
+            v.waitUs += inst.skewUs;
+            ++lastInStep[*inst.step][inst.lastRank];
+        }
+    }
+    for (auto& [n, v] : steps) {
+        if (const auto it = lastInStep.find(n); it != lastInStep.end()) {
+            v.slowestRank =
+                std::max_element(it->second.begin(), it->second.end(),
+                                 [](const auto& a, const auto& b) { return a.second < b.second; })
+                    ->first;
+        } else if (!v.stepUs.empty()) {
+            v.slowestRank =
+                std::max_element(v.stepUs.begin(), v.stepUs.end(),
+                                 [](const auto& a, const auto& b) { return a.second < b.second; })
+                    ->first;
+        }
+        job.steps.push_back(v);
+    }
+    if (job.instances.empty() && traces.size() > 1) {
+        job.warnings.push_back("no collective could be matched across ranks: no skew to report");
+    }
+    return job;
+}
+
+} // namespace commprof::trace

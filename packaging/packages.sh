@@ -1,0 +1,36 @@
+# What commprof needs from Debian: one list for every supported release, sourced by
+# bootstrap.sh (installs it on Debian 12) and platform-check.sh (installs it in a Debian 13
+# root). A package named differently on a release goes in COMMPROF_RENAMED.
+
+COMMPROF_PACKAGES=(
+  # build
+  build-essential cmake ninja-build ccache pkg-config
+  qt6-base-dev qt6-svg-dev libgl-dev libqcustomplot-dev fonts-dejavu-core
+  libyaml-cpp-dev libsqlite3-dev libsimdjson-dev zlib1g-dev libisal-dev libdeflate-dev
+  libtorch-dev libgloo-dev
+  # tests: PyTorch's own Python DDP is the reference (tst_rank_ddp, tests/bench, trace recording)
+  python3-torch
+)
+
+# [release:package]=the name on that release
+declare -A COMMPROF_RENAMED=()
+
+# commprof_packages RELEASE: the list, one name a line, as RELEASE calls them.
+commprof_packages() {
+  local p
+  for p in "${COMMPROF_PACKAGES[@]}"; do
+    echo "${COMMPROF_RENAMED[$1:$p]:-$p}"
+  done
+}
+
+# commprof_without PACKAGE: what cannot be built or tested without it ("" when nothing is lost,
+# "fatal" when nothing can be built).
+commprof_without() {
+  case "$1" in
+    build-essential | cmake | ninja-build) echo "fatal" ;;
+    libtorch-dev | libgloo-dev) echo "commprof-rank and every test that runs ranks" ;;
+    python3-torch) echo "the Python DDP reference of tst_rank_ddp and the Python benchmarks" ;;
+    ccache | pkg-config | fonts-dejavu-core) echo "" ;;
+    *) echo "everything but commprof-rank (configured with -DCOMMPROF_RANK_ONLY=ON, no ctest)" ;;
+  esac
+}

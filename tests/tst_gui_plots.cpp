@@ -1,0 +1,293 @@
+// The result plots on the real widget: world-size ticks are integers, the legend rectangle
+// covers no data point's pixel, an axis is logarithmic exactly where its data span more than
+// ten times, a failed or incomplete cell is never drawn at y = 0, fit lines differ per world
+// size, a layer keeps its colour across figures, and hovering names the cell.
+
+#include "gui_helpers.h"
+#include "rank_files.h"
+#include "report/report_data.h"
+#include "result_plots.h"
+#include "store/ingest.h"
+
+#include <qcustomplot.h>
+
+#include <QDir>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace commprof;
+
+namespace {
+
+// Every place data is drawn, in pixels, computed here from the plot's own data and axes.
+QVector<QRectF> dataPixels(QCustomPlot& plot) {
+    QVector<QRectF> out;
+    for (int i = 0; i < plot.graphCount(); ++i) {
+        QCPGraph* g = plot.graph(i);
+        const double r = std::max(2.0, g->scatterStyle().size() / 2.0);
+        for (auto it = g->data()->begin(); it != g->data()->end(); ++it) {
+            const QPointF p(plot.xAxis->coordToPixel(it->key), plot.yAxis->coordToPixel(it->value));
+            out << QRectF(p.x() - r, p.y() - r, 2 * r, 2 * r);
+        }
+    }
+    for (int i = 0; i < plot.plottableCount(); ++i) {
+        auto* bars = qobject_cast<QCPBars*>(plot.plottable(i));
+        if (!bars) {
+            continue;
+        }
+        for (auto it = bars->data()->begin(); it != bars->data()->end(); ++it) {
+            double base = 0;
+            for (QCPBars* b = bars->barBelow(); b; b = b->barBelow()) {
+                const auto at = b->data()->findBegin(it->key);
+                base += at != b->data()->end() && at->key == it->key ? at->value : 0.0;
+            }
+            out << QRectF(QPointF(plot.xAxis->coordToPixel(it->key - bars->width() / 2),
+                                  plot.yAxis->coordToPixel(base + it->value)),
+                          QPointF(plot.xAxis->coordToPixel(it->key + bars->width() / 2),
+                                  plot.yAxis->coordToPixel(base)))
+                       .normalized();
+        }
+    }
+    return out;
+}
+
+report::ReportData synthetic(const QVector<int>& worldSizes, double minBytes, double maxBytes) {
+    report::ReportData d;
+    auto& layer = d.byLayer["gloo_cpu"];
+    for (int ws : worldSizes) {
+        store::CellRow c;
+        c.id = QString("m_gloo_cpu_ws%1_r0").arg(ws);
+        c.status = "complete";
+        c.model = "m";
+        c.layer = "gloo_cpu";
+        c.worldSize = ws;
+        c.commOverheadFraction = 0.01 * ws;
+        c.computeMs = 100.0;
+        c.exposedCommMs = 2.0 * ws;
+        c.bookkeepingMs = 1.0;
+        c.stepMs = 103.0 + 2.0 * ws;
+        c.hookTraceAgreement = 1.0;
+        d.cells.push_back(c);
+        for (int k = 0; k < 6; ++k) {
+            const double bytes = minBytes * std::pow(maxBytes / minBytes, k / 5.0);
+            const double seconds = 1e-5 + bytes / 1e9 * (ws - 1) / ws * 2;
+            layer.samples.push_back({ws, bytes, seconds});
+            d.bucketsByCell[c.id].push_back(layer.samples.back());
+        }
+    }
+    layer.fit = analysis::fitAlphaBeta(layer.samples);
+    return d;
+}
+
+double span(const QVector<double>& v) {
+    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+    return *hi / *lo;
+}
+
+} // namespace
+
+class TstGuiPlots : public QObject {
+    Q_OBJECT
+    QTemporaryDir work_;
+    report::ReportData real_;
+
+    void draw(QCustomPlot& plot, const char* figure, const report::ReportData& data, QSize size) {
+        widgets::setFigureSize(plot, size);
+        widgets::figureNamed(figure)->draw(plot, data, {});
+        widgets::placeLegend(plot);
+    }
+
+private slots:
+    void initTestCase() {
+        isolateSettings();
+        const QString dir = work_.filePath("run");
+        const QString error = runSmoke(dir);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QVERIFY(addOomLeftovers(dir)); // an incomplete cell at world size 8
+        store::ingest(dir, store::defaultDbPath(dir));
+        store::Database db(store::defaultDbPath(dir));
+        real_ = report::loadReportData(db, QDir(dir).canonicalPath());
+        QCOMPARE(int(real_.cells.size()), 3);
+    }
+
+    void worldSizeTicksAreIntegers_data() {
+        QTest::addColumn<int>("dataset");
+        QTest::addColumn<QSize>("size");
+        for (const QSize s : {QSize(300, 220), QSize(500, 350), QSize(1200, 600)}) {
+            QTest::addRow("smoke run (1, 2, incomplete 8) %dx%d", s.width(), s.height()) << 0 << s;
+            QTest::addRow("smoke run, complete cells (1, 2) %dx%d", s.width(), s.height())
+                << 1 << s;
+            QTest::addRow("1 to 16 ranks %dx%d", s.width(), s.height()) << 2 << s;
+        }
+    }
+    void worldSizeTicksAreIntegers() {
+        QFETCH(int, dataset);
+        QFETCH(QSize, size);
+        auto data = dataset == 2 ? synthetic({1, 2, 3, 4, 8, 16}, 1e5, 2.5e7) : real_;
+        if (dataset == 1) {
+            std::erase_if(data.cells, [](const store::CellRow& c) { return !c.complete(); });
+        }
+        QCustomPlot plot;
+        draw(plot, "overhead_vs_world_size", data, size);
+        const QVector<double> ticks = plot.xAxis->tickVector();
+        QVERIFY(!ticks.isEmpty());
+        for (int i = 0; i < ticks.size(); ++i) {
+            QCOMPARE(ticks[i], std::round(ticks[i]));
+            QCOMPARE(plot.xAxis->tickVectorLabels()[i], QString::number(std::llround(ticks[i])));
+        }
+    }
+
+    void theLegendCoversNoDataPoint_data() {
+        QTest::addColumn<QString>("figure");
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<bool>("real");
+        for (const auto& f : widgets::reportFigures()) {
+            for (const QSize s : {QSize(300, 220), QSize(430, 280), QSize(900, 520)}) {
+                for (bool real : {true, false}) {
+                    QTest::addRow("%s %dx%d %s", f.name, s.width(), s.height(),
+                                  real ? "smoke" : "synthetic")
+                        << QString(f.name) << s << real;
+                }
+            }
+        }
+    }
+    void theLegendCoversNoDataPoint() {
+        QFETCH(QString, figure);
+        QFETCH(QSize, size);
+        QFETCH(bool, real);
+        const auto data = real ? real_ : synthetic({1, 2, 4, 8}, 1e6, 2.6e7);
+        QCustomPlot plot;
+        draw(plot, figure.toLatin1().constData(), data, size);
+        QVERIFY(plot.legend->visible());
+        const QRectF legend = plot.legend->outerRect();
+        for (const QRectF& r : dataPixels(plot)) {
+            QVERIFY2(!legend.intersects(r),
+                     qPrintable(QString("legend %1,%2 %3x%4 covers data at %5,%6")
+                                    .arg(legend.x())
+                                    .arg(legend.y())
+                                    .arg(legend.width())
+                                    .arg(legend.height())
+                                    .arg(r.center().x())
+                                    .arg(r.center().y())));
+        }
+    }
+
+    void logAxesExactlyWhereDataSpanDecades_data() {
+        QTest::addColumn<double>("minBytes");
+        QTest::addColumn<double>("maxBytes");
+        QTest::newRow("0.1 to 25 MiB") << 1e5 << 2.6e7;
+        QTest::newRow("1 to 4 MiB") << 1e6 << 4e6;
+    }
+    void logAxesExactlyWhereDataSpanDecades() {
+        QFETCH(double, minBytes);
+        QFETCH(double, maxBytes);
+        const auto data = synthetic({2, 4}, minBytes, maxBytes);
+        QCustomPlot plot;
+        draw(plot, "bucket_time_vs_bytes", data, {600, 400});
+        QVector<double> xs, ys;
+        for (const auto& s : data.byLayer["gloo_cpu"].samples) {
+            xs << s.bytes;
+            ys << s.seconds;
+        }
+        QCOMPARE(plot.xAxis->scaleType() == QCPAxis::stLogarithmic, span(xs) > 10);
+        QCOMPARE(plot.yAxis->scaleType() == QCPAxis::stLogarithmic, span(ys) > 10);
+        // The real smoke run: exposed communication of 0.2 % and 13 % spans more than ten.
+        QCustomPlot overhead;
+        draw(overhead, "overhead_vs_world_size", real_, {600, 400});
+        QVector<double> fractions;
+        for (const auto& c : real_.cells) {
+            if (c.complete()) {
+                fractions << *c.commOverheadFraction;
+            }
+        }
+        QCOMPARE(overhead.yAxis->scaleType() == QCPAxis::stLogarithmic, span(fractions) > 10);
+    }
+
+    void aFailedCellIsNotDrawnAtZero() {
+        auto data = real_;
+        for (auto& c : data.cells) {
+            if (c.id == "mlp2m_gloo_cpu_ws1_r0") {
+                c.status = "failed"; // as a cell whose ranks crashed is recorded
+                c.reasons = {"rank 1 exited 134"};
+            }
+        }
+        for (const char* figure : {"overhead_vs_world_size", "time_breakdown"}) {
+            QCustomPlot plot;
+            draw(plot, figure, data, {600, 400});
+            plot.replot();
+            QStringList marked;
+            for (int i = 0; i < plot.itemCount(); ++i) {
+                auto* t = qobject_cast<QCPItemText*>(plot.item(i));
+                if (!t || t->objectName() != "flagged") {
+                    continue;
+                }
+                marked << t->property("cellId").toString();
+                const double y = t->position->pixelPosition().y();
+                const QRect axis = plot.axisRect()->rect();
+                // In the band at the top of the axis rect, nowhere near y = 0 or the bottom.
+                QVERIFY2(y < axis.top() + axis.height() * 0.15, figure);
+                if (plot.yAxis->scaleType() == QCPAxis::stLinear) {
+                    QVERIFY(std::abs(y - plot.yAxis->coordToPixel(0)) > 20);
+                }
+                QVERIFY(t->text().contains(
+                    t->property("cellId").toString() == "mlp2m_gloo_cpu_ws1_r0" ? "failed"
+                                                                                : "incomplete"));
+            }
+            marked.sort();
+            QCOMPARE(marked, (QStringList{"mlp2m_gloo_cpu_ws1_r0", "mlp2m_gloo_cpu_ws8_r0"}));
+            // No plotted value belongs to them: no point at world size 1 or 8, no bar at their
+            // places on the axis.
+            for (int i = 0; i < plot.graphCount(); ++i) {
+                for (auto it = plot.graph(i)->data()->begin(); it != plot.graph(i)->data()->end();
+                     ++it) {
+                    if (QString(figure) == "overhead_vs_world_size") {
+                        QVERIFY(it->key != 1 && it->key != 8);
+                    }
+                    QVERIFY(it->value != 0);
+                }
+            }
+            for (int i = 0; i < plot.plottableCount(); ++i) {
+                if (auto* b = qobject_cast<QCPBars*>(plot.plottable(i))) {
+                    for (auto it = b->data()->begin(); it != b->data()->end(); ++it) {
+                        const auto* cell = widgets::axisCells(data)[std::size_t(it->key) - 1];
+                        QVERIFY(cell->complete());
+                    }
+                }
+            }
+        }
+    }
+
+    void fitLinesDifferPerWorldSizeAndLayersKeepTheirColour() {
+        const auto data = synthetic({2, 4}, 1e6, 2.6e7);
+        QCustomPlot buckets, overhead;
+        draw(buckets, "bucket_time_vs_bytes", data, {600, 400});
+        draw(overhead, "overhead_vs_world_size", data, {600, 400});
+        QList<QCPGraph*> fits;
+        for (int i = 0; i < buckets.graphCount(); ++i) {
+            if (buckets.graph(i)->name().contains("fit")) {
+                fits << buckets.graph(i);
+            }
+        }
+        QCOMPARE(fits.size(), 2);
+        QVERIFY(fits[0]->pen().style() != fits[1]->pen().style());
+        QVERIFY(fits[0]->name() != fits[1]->name());
+        QCOMPARE(fits[0]->pen().color(), fits[1]->pen().color()); // one layer, one colour
+        QCOMPARE(overhead.graph(0)->pen().color(), fits[0]->pen().color());
+    }
+
+    void hoveringNamesTheCell() {
+        QCustomPlot plot;
+        draw(plot, "overhead_vs_world_size", real_, {600, 400});
+        const store::CellRow* ws2 = widgets::findCell(real_, "mlp2m_gloo_cpu_ws2_r0");
+        const QPointF at(plot.xAxis->coordToPixel(2),
+                         plot.yAxis->coordToPixel(*ws2->commOverheadFraction * 100.0));
+        const QString tip =
+            widgets::toolTipAt(plot, "overhead_vs_world_size", real_, at + QPointF(3, 2));
+        QVERIFY2(tip.startsWith("mlp2m_gloo_cpu_ws2_r0\n"), qPrintable(tip));
+        QVERIFY(tip.contains(QString::number(*ws2->commOverheadFraction * 100.0, 'f', 2)));
+        QVERIFY(widgets::toolTipAt(plot, "overhead_vs_world_size", real_, {2, 2}).isEmpty());
+    }
+};
+
+QTEST_MAIN(TstGuiPlots)
+#include "tst_gui_plots.moc"

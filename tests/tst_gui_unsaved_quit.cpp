@@ -1,0 +1,84 @@
+// Journey: quit with unsaved changes. The window asks first; Cancel keeps it open with the
+// edits, Save writes them, Discard quits without writing. Ctrl+Q asks the same way.
+
+#include "code_editor.h"
+#include "gui_helpers.h"
+#include "main_window.h"
+#include "matrix_designer.h"
+
+#include <QFile>
+#include <QPlainTextEdit>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace commprof;
+
+class TstGuiUnsavedQuit : public QObject {
+    Q_OBJECT
+    QTemporaryDir work_;
+    QString path_;
+
+    // Shown and active (shortcuts go to the active window), the matrix open and edited.
+    void showEdited(workbench::MainWindow& w) {
+        w.show();
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        QVERIFY(w.openMatrix(path_));
+        w.designer()->editor()->appendPlainText("# unsaved");
+        QVERIFY(w.isWindowModified());
+    }
+
+private slots:
+    void init() {
+        isolateSettings();
+        path_ = work_.filePath("m.yaml");
+        QFile::remove(path_);
+        QVERIFY(QFile::copy(COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml", path_));
+        QFile::setPermissions(path_, QFile::ReadOwner | QFile::WriteOwner);
+    }
+
+    void cancelKeepsTheWindowAndTheEdits() {
+        workbench::MainWindow w;
+        showEdited(w);
+        DialogAnswer answer(QMessageBox::Cancel);
+        QVERIFY(!w.close());
+        QVERIFY(answer.seen());
+        QVERIFY2(answer.text().contains("unsaved changes"), qPrintable(answer.text()));
+        QVERIFY(w.isVisible());
+        QVERIFY(w.designer()->editor()->toPlainText().endsWith("# unsaved"));
+        QVERIFY(!readFile(path_).contains("# unsaved"));
+    }
+
+    void ctrlQAsksTooAndSaveWrites() {
+        workbench::MainWindow w;
+        showEdited(w);
+        DialogAnswer answer(QMessageBox::Save);
+        QTest::keyClick(&w, Qt::Key_Q, Qt::ControlModifier);
+        QVERIFY(answer.seen());
+        QVERIFY(!w.isVisible());
+        QVERIFY(readFile(path_).endsWith("# unsaved"));
+    }
+
+    void discardQuitsWithoutWriting() {
+        workbench::MainWindow w;
+        showEdited(w);
+        DialogAnswer answer(QMessageBox::Discard);
+        QVERIFY(w.close());
+        QVERIFY(answer.seen());
+        QVERIFY(!readFile(path_).contains("# unsaved"));
+    }
+
+    void nothingToSaveMeansNoQuestion() {
+        workbench::MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openMatrix(path_));
+        DialogAnswer answer(QMessageBox::Cancel, 1000);
+        QVERIFY(w.close());
+        QTest::qWait(100);
+        QVERIFY(!answer.seen());
+    }
+};
+
+QTEST_MAIN(TstGuiUnsavedQuit)
+#include "tst_gui_unsaved_quit.moc"

@@ -1,0 +1,83 @@
+#include "job_status.h"
+
+#include "jobs/job_tracker.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QProgressBar>
+#include <QStyle>
+#include <QToolButton>
+
+namespace commprof::widgets {
+
+JobStatus::JobStatus(QWidget* parent) : QWidget(parent) {
+    label_ = new QLabel(this);
+    bar_ = new QProgressBar(this);
+    bar_->setMaximumWidth(160);
+    bar_->setMaximumHeight(fontMetrics().height() + 4);
+    bar_->setTextVisible(false);
+    cancel_ = new QToolButton(this);
+    cancel_->setText("Cancel");
+    cancel_->setAutoRaise(true);
+    cancel_->setIcon(style()->standardIcon(QStyle::SP_DialogCancelButton));
+    cancel_->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    connect(cancel_, &QToolButton::clicked, this, [this] {
+        if (shown_) {
+            shown_->cancel();
+        }
+    });
+    auto* row = new QHBoxLayout(this);
+    row->setContentsMargins(0, 0, 0, 0);
+    row->addWidget(label_);
+    row->addWidget(bar_);
+    row->addWidget(cancel_);
+    setVisible(false);
+}
+
+void JobStatus::watch(jobs::JobTracker* tracker) {
+    connect(tracker, &jobs::JobTracker::started, this, [this, tracker] {
+        trackers_.removeAll(tracker);
+        trackers_ << tracker;
+        bar_->setRange(0, 0); // busy until the job says how far it is
+        refresh();
+    });
+    connect(tracker, &jobs::JobTracker::finished, this, &JobStatus::refresh);
+    connect(tracker, &jobs::JobTracker::progressed, this,
+            [this, tracker](int done, int total, const QString& what) {
+                if (tracker != shown_) {
+                    return;
+                }
+                bar_->setRange(0, std::max(0, total));
+                bar_->setValue(done);
+                label_->setText(what.isEmpty() ? tracker->label() : tracker->label() + ": " + what);
+            });
+    connect(tracker, &QObject::destroyed, this, [this, tracker] {
+        trackers_.removeAll(tracker);
+        if (shown_ == tracker) {
+            shown_ = nullptr;
+        }
+        refresh();
+    });
+}
+
+void JobStatus::refresh() {
+    shown_ = nullptr;
+    for (auto it = trackers_.rbegin(); it != trackers_.rend(); ++it) {
+        if ((*it)->running()) {
+            shown_ = *it;
+            break;
+        }
+    }
+    if (!shown_) {
+        setVisible(false);
+        return;
+    }
+    label_->setText(shown_->label() + "...");
+    setVisible(true);
+}
+
+QString JobStatus::text() const {
+    return isVisible() ? label_->text() : QString();
+}
+
+} // namespace commprof::widgets

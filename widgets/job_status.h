@@ -1,0 +1,34 @@
+#pragma once
+// In the status bar: what runs in the background right now, its progress, and a Cancel
+// button. Every job tracker of the window is watched; the most recently started job is shown.
+
+#include <QWidget>
+
+class QLabel;
+class QProgressBar;
+class QToolButton;
+
+namespace commprof::jobs {
+class JobTracker;
+}
+
+namespace commprof::widgets {
+
+class JobStatus : public QWidget {
+    Q_OBJECT
+public:
+    explicit JobStatus(QWidget* parent = nullptr);
+    void watch(jobs::JobTracker* tracker);
+    QString text() const;
+    jobs::JobTracker* shown() const { return shown_; }
+
+private:
+    void refresh();
+    QList<jobs::JobTracker*> trackers_; // most recently started last
+    jobs::JobTracker* shown_ = nullptr;
+    QLabel* label_;
+    QProgressBar* bar_;
+    QToolButton* cancel_;
+};
+
+} // namespace commprof::widgets

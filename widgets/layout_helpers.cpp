@@ -1,0 +1,31 @@
+#include "layout_helpers.h"
+
+#include <QLineEdit>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace commprof::widgets {
+
+QSplitter* makeSplitter(Qt::Orientation orientation,
+                        std::initializer_list<std::pair<QWidget*, int>> panes, QWidget* parent) {
+    auto* split = new QSplitter(orientation, parent);
+    split->setChildrenCollapsible(false);
+    int i = 0;
+    for (const auto& [pane, stretch] : panes) {
+        split->addWidget(pane);
+        split->setStretchFactor(i++, stretch);
+    }
+    return split;
+}
+
+QWidget* filteredTable(QLineEdit* filter, QTableView* table, QWidget* parent) {
+    auto* box = new QWidget(parent);
+    auto* layout = new QVBoxLayout(box);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    layout->addWidget(filter);
+    layout->addWidget(table, 1);
+    return box;
+}
+
+} // namespace commprof::widgets

@@ -1,0 +1,39 @@
+#pragma once
+// The one place user-facing errors and warnings appear: a bar above the views with the full
+// text (selectable, never cut), kept until the user closes it. Several messages stack, newest
+// first. The status bar is only for transient information.
+
+#include <QFrame>
+#include <QStringList>
+
+class QLabel;
+class QToolButton;
+class QVBoxLayout;
+
+namespace commprof::widgets {
+
+class MessageBar : public QWidget {
+    Q_OBJECT
+public:
+    enum class Severity { Error, Warning, Information };
+    static constexpr int kMaxShown = 4;
+
+    explicit MessageBar(QWidget* parent = nullptr);
+    void show(Severity severity, const QString& title, const QString& text);
+    void error(const QString& title, const QString& text) { show(Severity::Error, title, text); }
+    void warning(const QString& title, const QString& text) {
+        show(Severity::Warning, title, text);
+    }
+    void clearAll();
+    // The messages on screen, newest first, as "title: text".
+    QStringList shownMessages() const;
+    int count() const;
+
+signals:
+    void changed();
+
+private:
+    QVBoxLayout* stack_;
+};
+
+} // namespace commprof::widgets

@@ -1,0 +1,71 @@
+#pragma once
+// How every plot of the workbench and of `commprof report` looks, in one place: one colour per
+// measurement layer, one dash (and marker) per world size, one colour per kind of time (the
+// timeline's), one colour per rank; integer ticks where the axis counts things; a log axis
+// where the values span more than a decade; a legend that never covers data; and missing data
+// drawn as its own annotated marker, never as a value.
+
+#include <QColor>
+#include <QFont>
+#include <QPen>
+#include <QString>
+#include <QVector>
+
+#include <qcustomplot.h>
+
+namespace commprof::widgets {
+
+// Text sizes of a figure. The screen uses the application's font; a paper uses 8-9 pt.
+struct FigureStyle {
+    double fontPt = 9.0;
+    double titleDeltaPt = 1.0; // a paper keeps every text within its 8-9 pt
+    QFont font(double delta = 0.0, bool bold = false) const;
+};
+
+QColor layerColour(const QString& layer);
+QColor rankColour(int rank);
+// Compute, exposed communication, bookkeeping: the timeline's class colours.
+QColor computeColour();
+QColor communicationColour();
+QColor bookkeepingColour();
+QColor flaggedColour();
+
+// Dash and marker of the index-th world size in ascending order (1 -> solid, 2 -> dash, ...).
+Qt::PenStyle worldSizeDash(int index);
+QCPScatterStyle::ScatterShape worldSizeShape(int index);
+
+// True when the positive values span more than a decade: then an axis is logarithmic.
+bool spansDecades(const QVector<double>& values);
+// Makes the axis logarithmic (with decade ticks) when the values span decades and allowLog,
+// linear otherwise, and fits its range to the values with headroom for the flagged band;
+// `fromZero` keeps a linear axis starting at 0.
+void fitAxis(QCPAxis* axis, const QVector<double>& values, bool fromZero, bool allowLog = true);
+// Ticks exactly at these integers (world sizes, iterations), whatever the zoom.
+void integerTicks(QCPAxis* axis, const QVector<double>& at);
+// Ticks at whole numbers only, at a readable spacing: for counts like iterations.
+void countTicks(QCPAxis* axis);
+
+// A fresh figure: title on top, one axis rect, a legend; fonts from the style.
+void resetFigure(QCustomPlot& plot, const QString& title, const QString& x, const QString& y,
+                 const FigureStyle& style);
+
+// Where data is drawn, in widget pixels: every point of every graph (as a small square), every
+// bar, every flagged marker. The legend must avoid all of them.
+QVector<QRectF> dataRegions(const QCustomPlot& plot);
+// Lays a plot out at a size whether or not it is on screen (a hidden widget gets its resize
+// event only when shown): for export, and for tests.
+void setFigureSize(QCustomPlot& plot, QSize size);
+// Elides the title to the plot's width; the whole title is kept to fit it again on resize.
+void fitTitle(QCustomPlot& plot);
+// Puts the legend in the first corner of the axis rect that covers no data region, else below
+// the axis rect. Replots.
+void placeLegend(QCustomPlot& plot);
+
+// A cell with no data at x: a red cross with its status, in a band at the top of the axis
+// rect, so it can never be read as a value. Returns the item (named "flagged").
+QCPItemText* addFlaggedMarker(QCustomPlot& plot, double x, const QString& cellId,
+                              const QString& status);
+// The legend entry that explains flagged markers (a graph with no data).
+void addFlaggedLegendEntry(QCustomPlot& plot);
+
+} // namespace commprof::widgets

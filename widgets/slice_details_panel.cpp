@@ -1,0 +1,201 @@
+#include "slice_details_panel.h"
+
+#include "timeline/ruler.h"
+
+#include <QTextBrowser>
+#include <QUrl>
+#include <QVBoxLayout>
+
+namespace commprof::widgets {
+namespace {
+
+QString esc(const QString& s) {
+    return s.toHtmlEscaped();
+}
+
+QString row(const QString& key, const QString& value) {
+    return QString("<tr><td style='color:#555;padding-right:10px'>%1</td><td>%2</td></tr>")
+        .arg(esc(key), value);
+}
+
+QString linkTo(const timeline::SliceRef& s, const QString& text) {
+    return QString("<a href='slice:%1:%2'>%3</a>").arg(s.rank).arg(s.event).arg(esc(text));
+}
+
+} // namespace
+
+SliceDetailsPanel::SliceDetailsPanel(QWidget* parent) : QWidget(parent) {
+    browser_ = new QTextBrowser(this);
+    browser_->setOpenLinks(false);
+    browser_->setFrameShape(QFrame::NoFrame);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(browser_);
+    connect(browser_, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
+        const QStringList parts = url.toString().split(':');
+        if (parts.size() == 3 && parts[0] == "slice") {
+            emit sliceRequested({parts[1].toInt(), parts[2].toUInt()});
+        }
+    });
+    setMinimumWidth(300);
+    render();
+}
+
+void SliceDetailsPanel::showSlice(const timeline::SliceDetails& slice,
+                                  const timeline::MatchedSlices& matched,
+                                  const std::vector<int>& rankNumbers, double originUs) {
+    slice_ = slice;
+    matched_ = matched;
+    rankNumbers_ = rankNumbers;
+    sliceOrigin_ = originUs;
+    hasSlice_ = slice.slice.valid();
+    args_.reset();
+    argsError_.clear();
+    render();
+}
+
+void SliceDetailsPanel::showArgs(const std::optional<Args>& args, const QString& error) {
+    args_ = args;
+    argsError_ = error;
+    render();
+}
+
+void SliceDetailsPanel::clearSlice() {
+    hasSlice_ = false;
+    slice_ = {};
+    matched_ = {};
+    render();
+}
+
+void SliceDetailsPanel::showRange(double fromUs, double toUs,
+                                  const std::vector<timeline::RankRange>& ranks, double originUs) {
+    using timeline::formatDuration;
+    QString html = QString("<h3>Range %1</h3><p style='color:#555'>from %2 to %3</p>")
+                       .arg(formatDuration(toUs - fromUs), formatDuration(fromUs - originUs),
+                            formatDuration(toUs - originUs));
+    // One column per rank keeps the table narrow at any panel width.
+    html += "<table cellspacing='0' cellpadding='2' style='font-size:small'><tr><td></td>";
+    for (const auto& r : ranks) {
+        html += QString("<td align='right' style='color:#555'>rank %1</td>").arg(r.rankNumber);
+    }
+    html += "</tr>";
+    auto line = [&](const char* label, auto figure, bool bold) {
+        html += QString("<tr><td style='color:#555;padding-right:8px'>%1</td>").arg(label);
+        for (const auto& r : ranks) {
+            const QString v = formatDuration(figure(r.figures));
+            html += QString("<td align='right'>%1</td>").arg(bold ? "<b>" + v + "</b>" : v);
+        }
+        html += "</tr>";
+    };
+    using M = trace::StepMetrics;
+    line(
+        "compute", [](const M& m) { return m.computeUs; }, false);
+    line(
+        "communication", [](const M& m) { return m.commUs; }, false);
+    line(
+        "bookkeeping", [](const M& m) { return m.bookkeepingUs; }, false);
+    line(
+        "memory", [](const M& m) { return m.memoryUs; }, false);
+    line(
+        "overlap", [](const M& m) { return m.overlapUs; }, false);
+    line(
+        "exposed comm.", [](const M& m) { return m.exposedCommUs; }, true);
+    html += "</table><p style='color:#555'>Union lengths inside the range, as "
+            "<tt>commprof trace summarize --window</tt> counts them; exposed communication is "
+            "communication not overlapped by compute.</p>";
+    rangeHtml_ = html;
+    render();
+}
+
+void SliceDetailsPanel::clearRange() {
+    rangeHtml_.clear();
+    render();
+}
+
+QString SliceDetailsPanel::plainText() const {
+    return browser_->toPlainText();
+}
+
+void SliceDetailsPanel::render() {
+    using timeline::formatDuration;
+    QString html;
+    if (!hasSlice_ && rangeHtml_.isEmpty()) {
+        html = "<p style='color:#666'>Click a slice to see its details. Shift+drag across the "
+               "timeline to measure a range.</p>"
+               "<p style='color:#666'><b>W</b>/<b>S</b> zoom, <b>A</b>/<b>D</b> pan, "
+               "<b>Ctrl</b>+wheel zoom, <b>F</b> fit, <b>Backspace</b> back, "
+               "double-click zooms to a slice, <b>Ctrl+F</b> finds slices.</p>";
+    }
+    if (hasSlice_) {
+        const auto& s = slice_;
+        html += QString("<h3 style='margin-bottom:2px'>%1</h3>").arg(esc(s.name));
+        html += "<table cellspacing='0' cellpadding='1'>";
+        html += row("rank", QString::number(s.rankNumber));
+        html += row("category", esc(s.category));
+        html += row("class", esc(s.cls));
+        html += row("lane", esc(s.lane));
+        html += row("start", formatDuration(s.startUs - sliceOrigin_));
+        html += row("duration", formatDuration(s.durationUs));
+        html += row("self time", formatDuration(s.selfUs));
+        if (s.stream >= 0) {
+            html += row("stream", QString::number(s.stream));
+        }
+        if (s.correlation >= 0) {
+            html += row("correlation", QString::number(s.correlation));
+        }
+        html += "</table>";
+        if (!s.partners.empty()) {
+            html +=
+                "<h4 style='margin-bottom:2px'>Flow</h4><table cellspacing='0' cellpadding='1'>";
+            for (const auto& p : s.partners) {
+                html += row(p.isDevice ? "launched →" : "← launched by",
+                            linkTo(p.slice, p.name) +
+                                QString("<br><span style='color:#666'>%1, %2, at %3</span>")
+                                    .arg(esc(p.lane), esc(p.via),
+                                         formatDuration(p.startUs - sliceOrigin_)));
+            }
+            html += "</table>";
+        }
+        if (matched_.slices.size() > 1) {
+            html += QString("<h4 style='margin-bottom:2px'>On every rank: skew %1</h4>")
+                        .arg(formatDuration(matched_.skewUs));
+            html += QString("<p style='color:#666;margin-top:0'>matched by %1</p>")
+                        .arg(esc(matched_.matchedBy));
+            html += "<table cellspacing='0' cellpadding='1'>";
+            const double first =
+                *std::min_element(matched_.startsUs.begin(), matched_.startsUs.end());
+            for (std::size_t i = 0; i < matched_.slices.size(); ++i) {
+                const auto& m = matched_.slices[i];
+                const int number =
+                    m.rank < int(rankNumbers_.size()) ? rankNumbers_[std::size_t(m.rank)] : m.rank;
+                QString text = "+" + formatDuration(matched_.startsUs[i] - first);
+                if (m.rank == matched_.lastRank && matched_.skewUs > 0) {
+                    text += " (last)";
+                }
+                html += row(QString("rank %1").arg(number), linkTo(m, text));
+            }
+            html += "</table>";
+        }
+        html += "<h4 style='margin-bottom:2px'>Args</h4>";
+        if (!argsError_.isEmpty()) {
+            html += QString("<p style='color:#a00'>%1</p>").arg(esc(argsError_));
+        } else if (!args_) {
+            html += "<p style='color:#666'>reading…</p>";
+        } else if (args_->empty()) {
+            html += "<p style='color:#666'>none</p>";
+        } else {
+            html += "<table cellspacing='0' cellpadding='1'>";
+            for (const auto& [key, value] : *args_) {
+                html += row(QString::fromStdString(key),
+                            "<tt>" + esc(QString::fromStdString(value)) + "</tt>");
+            }
+            html += "</table>";
+        }
+    }
+    if (!rangeHtml_.isEmpty()) {
+        html += (hasSlice_ ? "<hr>" : "") + rangeHtml_;
+    }
+    browser_->setHtml(html);
+}
+
+} // namespace commprof::widgets

@@ -1,0 +1,65 @@
+#pragma once
+// One frame of the TimelineView: rows (backgrounds, step bands, slices with level of detail and
+// labels), overlays (search matches, the selection, its flow partners, the same slice on every
+// rank, the measured range, the hover line), the lane names and the ruler.
+
+#include "timeline/palette.h"
+#include "timeline/ruler.h"
+#include "timeline/slice_ref.h"
+#include "timeline/slice_row.h"
+#include "timeline/timeline_layout.h"
+
+#include <QColor>
+#include <QFont>
+#include <QFontMetrics>
+#include <QRgb>
+
+#include <vector>
+
+class QPainter;
+
+namespace commprof::widgets {
+
+class TimelineView;
+
+QColor toQColor(timeline::Rgb c);
+
+class TimelinePainter {
+public:
+    TimelinePainter(const TimelineView& view, QPainter& painter);
+    void paint();
+
+private:
+    int yOfRow(const timeline::LayoutRow& row) const;
+    double xOf(double displayUs) const; // widget x
+    QRectF sliceRect(timeline::SliceRef slice, bool* onScreen) const;
+
+    void paintRows();
+    void paintRowBackground(const timeline::LayoutRow& row, int y);
+    void paintStepBands(int rank, int top, int bottom);
+    void paintSlices(const timeline::SliceRow& row, int rank, int y, int h, bool classLane,
+                     trace::EventClass cls);
+    void paintLabel(const QRectF& slice, int rank, std::uint32_t name, QColor fill);
+    void paintOverlays();
+    void paintArrow(QPointF from, QPointF to, QColor colour);
+    void paintGutter();
+    void paintHeader();
+    void paintStrip(int top);
+
+    const TimelineView& v_;
+    QPainter& p_;
+    QFont labelFont_;
+    QFontMetrics fm_;
+    int tracksLeft_;
+    int tracksRight_;
+    int rowsTop_;
+    int rowsBottom_;
+    std::size_t firstRow_ = 0;
+    std::size_t lastRow_ = 0; // one past
+    timeline::Ruler ruler_;
+    std::vector<QRgb> line_; // one row's pixels of slices too narrow for a rectangle
+    int rects_ = 0;
+    int labels_ = 0;
+};
+
+} // namespace commprof::widgets

@@ -1,0 +1,374 @@
+#include "trace_inspector.h"
+
+#include "jobs/job_tracker.h"
+#include "models/step_table_model.h"
+#include "slice_details_panel.h"
+#include "step_table_view.h"
+#include "timeline/rank_matching.h"
+#include "timeline/ruler.h"
+#include "timeline/slice_details.h"
+#include "timeline/slice_search.h"
+#include "timeline/stack_loader.h"
+#include "timeline_search_bar.h"
+#include "timeline_view.h"
+#include "trace/event_details.h"
+
+#include <QComboBox>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QShortcut>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+#include <mutex>
+
+namespace commprof::widgets {
+
+// One lazily opened reader of event args per rank; a reader is not thread-safe.
+struct TraceInspector::ArgReader {
+    std::mutex mutex;
+    std::string path;
+    std::unique_ptr<trace::EventDetails> details;
+};
+
+namespace {
+
+struct SelectionFacts {
+    timeline::SliceRef slice;
+    timeline::MatchedSlices matched;
+    std::optional<SliceDetailsPanel::Args> args;
+    QString argsError;
+};
+
+} // namespace
+
+TraceInspector::TraceInspector(jobs::JobTracker* loads, QWidget* parent)
+    : QWidget(parent), loads_(loads ? loads : new jobs::JobTracker(this)) {
+    selectionJobs_ = new jobs::JobTracker(this);
+    searchJobs_ = new jobs::JobTracker(this);
+    timeline_ = new TimelineView(this);
+    details_ = new SliceDetailsPanel(this);
+    searchBar_ = new TimelineSearchBar(this);
+    steps_ = new models::StepTableModel(this);
+    stepTable_ = new StepTableView(this);
+    stepTable_->setModel(steps_);
+
+    colouring_ = new QComboBox(this);
+    colouring_->addItems({"Colour by name", "Colour by class"});
+    colouring_->setToolTip("Slices coloured by a stable hash of their name, or by what the "
+                           "metrics count them as");
+    focus_ = new QComboBox(this);
+    focus_->setToolTip("Whose steps the band strip and the step table show");
+    focus_->setEnabled(false);
+    summary_ = new QLabel(this);
+    summary_->setStyleSheet("color:#555");
+
+    auto* bar = new QHBoxLayout;
+    bar->setContentsMargins(4, 2, 4, 2);
+    bar->addWidget(searchBar_, 3);
+    bar->addWidget(colouring_);
+    bar->addWidget(focus_);
+    bar->addWidget(summary_, 2);
+
+    auto* side = new QSplitter(Qt::Horizontal, this);
+    side->addWidget(timeline_);
+    side->addWidget(details_);
+    side->setStretchFactor(0, 4);
+    side->setStretchFactor(1, 1);
+    side->setChildrenCollapsible(false);
+    auto* top = new QWidget(this);
+    auto* topLayout = new QVBoxLayout(top);
+    topLayout->setContentsMargins(0, 0, 0, 0);
+    topLayout->setSpacing(0);
+    topLayout->addLayout(bar);
+    topLayout->addWidget(side, 1);
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(top);
+    split->addWidget(stepTable_);
+    split->setStretchFactor(0, 4);
+    split->setStretchFactor(1, 1);
+    split->setChildrenCollapsible(false);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(split);
+
+    auto* find = new QShortcut(QKeySequence::Find, this);
+    find->setContext(Qt::WidgetWithChildrenShortcut);
+    connect(find, &QShortcut::activated, searchBar_, &TimelineSearchBar::focusSearch);
+    auto* next = new QShortcut(QKeySequence::FindNext, this);
+    next->setContext(Qt::WidgetWithChildrenShortcut);
+    connect(next, &QShortcut::activated, this, [this] { nextMatch(true); });
+    auto* prev = new QShortcut(QKeySequence::FindPrevious, this);
+    prev->setContext(Qt::WidgetWithChildrenShortcut);
+    connect(prev, &QShortcut::activated, this, [this] { nextMatch(false); });
+
+    connect(timeline_, &TimelineView::sliceSelected, this, &TraceInspector::onSliceSelected);
+    connect(details_, &SliceDetailsPanel::sliceRequested, this, &TraceInspector::selectSlice);
+    connect(timeline_, &TimelineView::rangeSelected, this, &TraceInspector::onRange);
+    connect(timeline_, &TimelineView::stepActivated, this, [this](int step) {
+        stepTable_->selectStep(step);
+        onStepChosen(step);
+    });
+    connect(timeline_, &TimelineView::originReset, this, [this] { stepTable_->selectStep(-1); });
+    connect(stepTable_, &StepTableView::stepChosen, this, &TraceInspector::onStepChosen);
+    connect(searchBar_, &TimelineSearchBar::searchChanged, this, &TraceInspector::search);
+    connect(searchBar_, &TimelineSearchBar::nextRequested, this, [this] { nextMatch(true); });
+    connect(searchBar_, &TimelineSearchBar::previousRequested, this, [this] { nextMatch(false); });
+    connect(colouring_, &QComboBox::currentIndexChanged, this, [this](int i) {
+        timeline_->setColouring(i == 1 ? TimelineView::Colouring::ByClass
+                                       : TimelineView::Colouring::ByName);
+    });
+    connect(focus_, &QComboBox::currentIndexChanged, this, &TraceInspector::setFocusRank);
+}
+
+TraceInspector::~TraceInspector() = default;
+
+void TraceInspector::openTrace(const QString& path) {
+    openFiles({path});
+}
+
+void TraceInspector::openCell(const QString& cellDir) {
+    const QStringList files = timeline::traceFilesOfCell(cellDir);
+    if (files.isEmpty()) {
+        loads_->cancel();
+        emit loadFailed(cellDir, QString("%1 holds no trace_rank<R>.json.gz: the cell was run "
+                                         "without tracing, or did not get that far")
+                                     .arg(cellDir));
+        return;
+    }
+    openFiles(files);
+}
+
+void TraceInspector::openFiles(const QStringList& files) {
+    what_ = files.size() == 1 ? QFileInfo(files.first()).fileName()
+                              : QString("%1 ranks of %2")
+                                    .arg(files.size())
+                                    .arg(QFileInfo(QFileInfo(files.first()).path()).fileName());
+    loads_->start(
+        "Reading " + what_,
+        [files](const jobs::JobContext& job) {
+            auto stack = std::make_shared<const timeline::TimelineStack>(
+                timeline::loadStack(files, [&job] { return job.cancelled(); }));
+            job.throwIfCancelled();
+            return stack;
+        },
+        [this](const std::shared_ptr<const timeline::TimelineStack>& stack) { setStack(stack); },
+        [this, files](const QString& error) {
+            emit loadFailed(files.size() == 1 ? files.first() : what_, error);
+        });
+}
+
+void TraceInspector::clear() {
+    loads_->cancel();
+    setStack(nullptr);
+}
+
+void TraceInspector::setStack(std::shared_ptr<const timeline::TimelineStack> stack) {
+    stack_ = std::move(stack);
+    selectionJobs_->cancel();
+    searchJobs_->cancel();
+    matches_.reset();
+    currentMatch_ = 0;
+    readers_.clear();
+    timeline_->setStack(stack_);
+    details_->clearSlice();
+    details_->clearRange();
+    {
+        const QSignalBlocker block(focus_);
+        focus_->clear();
+        if (stack_) {
+            for (const auto& r : stack_->ranks) {
+                focus_->addItem(QString("Steps of rank %1").arg(r->rank));
+                auto reader = std::make_shared<ArgReader>();
+                reader->path = r->path.toStdString();
+                readers_.push_back(std::move(reader));
+            }
+        }
+        focus_->setEnabled(focus_->count() > 1);
+        focus_->setVisible(focus_->count() > 1);
+    }
+    setFocusRank(0);
+    if (!stack_) {
+        summary_->clear();
+        return;
+    }
+    std::size_t events = 0;
+    for (const auto& r : stack_->ranks) {
+        events += r->trace.events.size();
+    }
+    summary_->setText(QString("%1 rank%2, %L3 slices, %4")
+                          .arg(stack_->ranks.size())
+                          .arg(stack_->ranks.size() == 1 ? "" : "s")
+                          .arg(events)
+                          .arg(timeline::formatDuration(stack_->endUs)));
+    if (!searchBar_->text().isEmpty()) {
+        search(searchBar_->text(), searchBar_->regex());
+    }
+    QStringList warnings(stack_->warnings.begin(), stack_->warnings.end());
+    emit loaded(primaryTrace(), warnings);
+}
+
+QString TraceInspector::primaryTrace() const {
+    if (!stack_ || stack_->ranks.empty()) {
+        return {};
+    }
+    const int i = std::clamp(timeline_->focusRank(), 0, int(stack_->ranks.size()) - 1);
+    return stack_->ranks[std::size_t(i)]->path;
+}
+
+void TraceInspector::setFocusRank(int rankIndex) {
+    timeline_->setFocusRank(std::max(0, rankIndex));
+    if (!stack_ || stack_->ranks.empty()) {
+        steps_->setSummary({});
+        return;
+    }
+    const int i = std::clamp(rankIndex, 0, int(stack_->ranks.size()) - 1);
+    steps_->setSummary(stack_->ranks[std::size_t(i)]->summary);
+    if (focus_->currentIndex() != i) {
+        const QSignalBlocker block(focus_);
+        focus_->setCurrentIndex(i);
+    }
+}
+
+void TraceInspector::selectSlice(timeline::SliceRef slice) {
+    timeline_->select(slice, true);
+    onSliceSelected(slice);
+}
+
+void TraceInspector::onSliceSelected(timeline::SliceRef slice) {
+    if (!stack_ || !slice.valid()) {
+        selectionJobs_->cancel();
+        timeline_->setMatched({});
+        details_->clearSlice();
+        return;
+    }
+    const auto details = timeline::describeSlice(*stack_, slice);
+    std::vector<int> numbers;
+    for (const auto& r : stack_->ranks) {
+        numbers.push_back(r->rank);
+    }
+    timeline_->setMatched({});
+    details_->showSlice(details, {}, numbers, timeline_->origin());
+    emit sliceSelected(timeline_->describe(slice).replace('\n', "  "));
+    const auto stack = stack_;
+    const auto reader = readers_[std::size_t(slice.rank)];
+    const std::uint64_t offset =
+        stack->ranks[std::size_t(slice.rank)]->trace.events[slice.event].offset;
+    selectionJobs_->start(
+        "Reading the slice's args",
+        [stack, reader, slice, offset](const jobs::JobContext& job) {
+            SelectionFacts f;
+            f.slice = slice;
+            if (stack->ranks.size() > 1) {
+                f.matched = timeline::matchAcrossRanks(*stack, slice);
+            }
+            job.throwIfCancelled();
+            try {
+                const std::lock_guard lock(reader->mutex);
+                if (!reader->details) {
+                    reader->details = std::make_unique<trace::EventDetails>(reader->path);
+                }
+                f.args = reader->details->args(offset);
+            } catch (const std::exception& e) {
+                f.argsError = QString("The args could not be read again: %1").arg(e.what());
+            }
+            return f;
+        },
+        [this, details, numbers](const SelectionFacts& f) {
+            if (!(timeline_->selected() == f.slice)) {
+                return;
+            }
+            timeline_->setMatched(f.matched);
+            details_->showSlice(details, f.matched, numbers, timeline_->origin());
+            details_->showArgs(f.args, f.argsError);
+        });
+}
+
+void TraceInspector::onRange(double fromUs, double toUs) {
+    if (!stack_ || !(toUs > fromUs)) {
+        details_->clearRange();
+        return;
+    }
+    details_->showRange(fromUs, toUs, timeline::measureRange(*stack_, fromUs, toUs),
+                        timeline_->origin());
+}
+
+void TraceInspector::onStepChosen(int stepIndex) {
+    if (!stack_ || stack_->ranks.empty()) {
+        return;
+    }
+    const std::size_t r =
+        std::size_t(std::clamp(timeline_->focusRank(), 0, int(stack_->ranks.size()) - 1));
+    const auto& steps = stack_->ranks[r]->steps;
+    if (stepIndex < 0 || std::size_t(stepIndex) >= steps.size()) {
+        timeline_->setOrigin(0, "from the trace start");
+        timeline_->fitAll();
+        return;
+    }
+    const auto& step = steps[std::size_t(stepIndex)];
+    timeline_->zoomToStep(stepIndex);
+    timeline_->setOrigin(stack_->toDisplay(r, step.window.start),
+                         QString("from the start of step %1").arg(step.step));
+}
+
+void TraceInspector::search(const QString& text, bool regex) {
+    if (searchBar_->text() != text || searchBar_->regex() != regex) {
+        const QSignalBlocker block(searchBar_);
+        searchBar_->setQuery(text, regex);
+    }
+    pendingStep_ = 0;
+    if (!stack_ || text.isEmpty()) {
+        searchJobs_->cancel();
+        matches_.reset();
+        timeline_->setMatches(nullptr);
+        searchBar_->setResult(0, 0);
+        return;
+    }
+    const auto stack = stack_;
+    searchJobs_->start(
+        "Finding " + text,
+        [stack, text, regex](const jobs::JobContext&) {
+            return std::make_shared<const timeline::SearchMatches>(
+                timeline::searchSlices(*stack, text, regex));
+        },
+        [this](const std::shared_ptr<const timeline::SearchMatches>& m) {
+            matches_ = m;
+            currentMatch_ = m->count();
+            timeline_->setMatches(m);
+            searchBar_->setResult(m->count(), currentMatch_, m->error);
+            if (pendingStep_ != 0) {
+                nextMatch(pendingStep_ > 0);
+            }
+            pendingStep_ = 0;
+        });
+}
+
+void TraceInspector::nextMatch(bool forward) {
+    if (searchJobs_->running()) {
+        pendingStep_ = forward ? 1 : -1; // done when the matches arrive
+        return;
+    }
+    if (!matches_ || matches_->count() == 0) {
+        return;
+    }
+    const std::size_t n = matches_->count();
+    std::size_t i;
+    if (currentMatch_ < n) {
+        i = forward ? (currentMatch_ + 1) % n : (currentMatch_ + n - 1) % n;
+    } else {
+        // From what is on screen: the first match after its left edge (or before its right).
+        i = matches_->nextAfter(forward ? timeline_->axis().startUs() : timeline_->axis().endUs(),
+                                forward);
+    }
+    showMatch(i);
+}
+
+void TraceInspector::showMatch(std::size_t index) {
+    currentMatch_ = index;
+    timeline_->setCurrentMatch(index);
+    searchBar_->setResult(matches_->count(), index, matches_->error);
+    selectSlice(matches_->slices[index]);
+}
+
+} // namespace commprof::widgets

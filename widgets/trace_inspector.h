@@ -1,0 +1,107 @@
+#pragma once
+// The trace inspector: one trace, or every rank of a cell, as a stacked timeline with its
+// search bar, details panel and per-step table, all linked. The main window creates one and
+// calls openTrace(), openCell() or clear(); everything else happens in here.
+//
+// Loading runs off the GUI thread through a JobTracker (the owner's, so its status bar shows
+// it, or one of our own): every rank's trace is parsed and laid out in parallel, and a newer
+// request makes an older one stale, so a slow earlier cell never replaces a later one. Event
+// args and the cross-rank match of a selection, and searches, run the same way.
+
+#include "timeline/slice_ref.h"
+#include "timeline/timeline_stack.h"
+
+#include <QStringList>
+#include <QWidget>
+
+#include <memory>
+#include <vector>
+
+class QComboBox;
+class QLabel;
+class QSplitter;
+
+namespace commprof::jobs {
+class JobTracker;
+}
+namespace commprof::models {
+class StepTableModel;
+}
+namespace commprof::timeline {
+struct SearchMatches;
+}
+
+namespace commprof::widgets {
+
+class SliceDetailsPanel;
+class StepTableView;
+class TimelineSearchBar;
+class TimelineView;
+
+class TraceInspector : public QWidget {
+    Q_OBJECT
+public:
+    // loads: where trace loading runs (shown by the owner); null: a tracker of our own.
+    explicit TraceInspector(jobs::JobTracker* loads = nullptr, QWidget* parent = nullptr);
+    ~TraceInspector() override;
+
+    void openTrace(const QString& path);
+    // Every trace_rank<R>.json(.gz) of a cell folder, stacked.
+    void openCell(const QString& cellDir);
+    void openFiles(const QStringList& files);
+    void clear();
+    // Shows an already built stack (tests, benchmarks).
+    void setStack(std::shared_ptr<const timeline::TimelineStack> stack);
+
+    const timeline::TimelineStack* stack() const { return stack_.get(); }
+    // The trace whose steps the table shows (rank 0's by default).
+    QString primaryTrace() const;
+    void setFocusRank(int rankIndex);
+    void selectSlice(timeline::SliceRef slice);
+    void search(const QString& text, bool regex);
+    void nextMatch(bool forward);
+    const timeline::SearchMatches* matches() const { return matches_.get(); }
+
+    TimelineView* timeline() const { return timeline_; }
+    SliceDetailsPanel* details() const { return details_; }
+    TimelineSearchBar* searchBar() const { return searchBar_; }
+    StepTableView* stepTable() const { return stepTable_; }
+    models::StepTableModel* steps() const { return steps_; }
+    jobs::JobTracker* loads() const { return loads_; }
+    jobs::JobTracker* selectionJobs() const { return selectionJobs_; }
+    jobs::JobTracker* searchJobs() const { return searchJobs_; }
+
+signals:
+    // The primary trace's path, and what the parser warned about (a damaged file, a rank that
+    // could not be read).
+    void loaded(const QString& primaryTrace, const QStringList& warnings);
+    void loadFailed(const QString& what, const QString& message);
+    void sliceSelected(const QString& description);
+
+private:
+    void onSliceSelected(timeline::SliceRef slice);
+    void onRange(double fromUs, double toUs);
+    void onStepChosen(int stepIndex);
+    void showMatch(std::size_t index);
+    struct ArgReader;
+
+    jobs::JobTracker* loads_ = nullptr;
+    jobs::JobTracker* selectionJobs_ = nullptr;
+    jobs::JobTracker* searchJobs_ = nullptr;
+    TimelineView* timeline_ = nullptr;
+    SliceDetailsPanel* details_ = nullptr;
+    TimelineSearchBar* searchBar_ = nullptr;
+    StepTableView* stepTable_ = nullptr;
+    models::StepTableModel* steps_ = nullptr;
+    QComboBox* colouring_ = nullptr;
+    QComboBox* focus_ = nullptr;
+    QLabel* summary_ = nullptr;
+    std::shared_ptr<const timeline::TimelineStack> stack_;
+    std::shared_ptr<const timeline::SearchMatches> matches_;
+    std::size_t currentMatch_ = 0;
+    int pendingStep_ = 0; // next (+1) or previous (-1) asked for while the search ran
+    std::vector<std::shared_ptr<ArgReader>> readers_; // per rank
+    QString what_;                                    // what is being loaded, for messages
+};
+
+} // namespace commprof::widgets
