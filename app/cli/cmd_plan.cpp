@@ -84,8 +84,9 @@ int planCommand(const QStringList& args) {
         }
         const QString per = plan.budget.perNode ? " per node" : "";
         QString text =
-            QString("%1: %2 cells; host budget %3 GiB%8 (%4), device budget %5 GiB (%6), %7 GPU(s)%8"
-                    "\n")
+            QString(
+                "%1: %2 cells; host budget %3 GiB%8 (%4), device budget %5 GiB (%6), %7 GPU(s)%8"
+                "\n")
                 .arg(plan.matrix.name)
                 .arg(plan.cells.size())
                 .arg(plan.budget.hostBytes / kGiB, 0, 'f', 2)

@@ -161,6 +161,13 @@ int runCommand(const QStringList& args) {
                          std::fprintf(stderr, "%s%-34s %s %s\n", tty ? "\r\033[K" : "",
                                       qPrintable(id), runner::toString(s), qPrintable(detail));
                      });
+    // What the run itself did before its cells (ranks or Slurm jobs of a killed run ended).
+    QObject::connect(
+        &run, &runner::MatrixRunner::logLine, [&](const QString& id, const QString& line) {
+            if (id.isEmpty()) {
+                std::fprintf(stderr, "%scommprof: %s\n", tty ? "\r\033[K" : "", qPrintable(line));
+            }
+        });
     QObject::connect(&run, &runner::MatrixRunner::launcherState,
                      [&](const QString& id, const QJsonObject& state) {
                          QJsonObject o = state;

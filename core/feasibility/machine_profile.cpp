@@ -81,7 +81,7 @@ MachineProfile loadProfile(const QString& path) {
 }
 
 MachineFacts currentMachine() {
-    return {probe::readHostMemory(), probe::queryGpus()};
+    return {probe::readHostMemory(), probe::queryGpus(), std::nullopt};
 }
 
 MachineBudget resolveBudget(const matrix::Matrix& m, const MachineProfile* profile,
@@ -112,9 +112,8 @@ MachineBudget resolveBudget(const matrix::Matrix& m, const MachineProfile* profi
         b.hostSource = QString("scontrol show node: smallest RealMemory of %1 node(s) of %2 minus "
                                "%3 GiB reserve")
                            .arg(slurm->nodes.size())
-                           .arg(slurm->allocation.isEmpty()
-                                    ? "partition " + slurm->partition
-                                    : "allocation " + slurm->allocation)
+                           .arg(slurm->allocation.isEmpty() ? "partition " + slurm->partition
+                                                            : "allocation " + slurm->allocation)
                            .arg(m.budget.reserveGib);
     } else {
         const probe::HostMemory& mem = machine.memory;
@@ -123,12 +122,11 @@ MachineBudget resolveBudget(const matrix::Matrix& m, const MachineProfile* profi
                            .arg(mem.source())
                            .arg(m.budget.reserveGib)
                            .arg(!perNode ? QString()
-                                : slurm ? "; Slurm could not be asked: " + slurm->problem
-                                        : QString("; Slurm was not asked"));
+                                : slurm  ? "; Slurm could not be asked: " + slurm->problem
+                                         : QString("; Slurm was not asked"));
     }
     const QList<probe::GpuInfo>& gpus = machine.gpus;
-    const int autoGpus =
-        slurm && slurm->reachable() ? slurm->smallestGpus() : int(gpus.size());
+    const int autoGpus = slurm && slurm->reachable() ? slurm->smallestGpus() : int(gpus.size());
     b.gpus = cli.gpus ? *cli.gpus : (profile && profile->gpus) ? *profile->gpus : autoGpus;
     b.perNode = perNode;
     b.cpusPerNode = slurm && slurm->reachable() ? slurm->smallestCpus() : 0;

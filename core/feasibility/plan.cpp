@@ -24,9 +24,8 @@ PlannedCell placeCell(const matrix::Cell& cell, const matrix::LauncherSpec& laun
         }
     }
     if (budget.perNode && !pc.estimate.feasible) {
-        pc.estimate.reason += QString(" on a node with %1 of the %2 rank(s)")
-                                  .arg(busiest)
-                                  .arg(cell.worldSize);
+        pc.estimate.reason +=
+            QString(" on a node with %1 of the %2 rank(s)").arg(busiest).arg(cell.worldSize);
     }
     return pc;
 }
@@ -56,8 +55,7 @@ Plan makePlan(const matrix::Matrix& m, const PlanOptions& options) {
     plan.budget =
         resolveBudget(plan.matrix, profile ? &*profile : nullptr, options.overrides, facts);
     for (const matrix::Cell& cell : matrix::expand(plan.matrix, {plan.budget.gpus})) {
-        plan.cells.push_back(
-            placeCell(cell, plan.matrix.launcher, plan.coefficients, plan.budget));
+        plan.cells.push_back(placeCell(cell, plan.matrix.launcher, plan.coefficients, plan.budget));
     }
     return plan;
 }

@@ -21,7 +21,7 @@ struct NodeDemand {
 
 struct PlannedCell {
     matrix::Cell cell;
-    FootprintEstimate estimate; // of the busiest node: what decides feasibility
+    FootprintEstimate estimate;    // of the busiest node: what decides feasibility
     std::vector<NodeDemand> nodes; // one per node the cell's ranks are placed on
 };
 

@@ -19,7 +19,7 @@ struct LauncherSpec {
     LauncherKind kind = LauncherKind::Local;
     QString partition; // empty: the cluster's default partition
     QString account;
-    std::optional<int> nodes;         // spread each cell over this many nodes (at most one per rank)
+    std::optional<int> nodes; // spread each cell over this many nodes (at most one per rank)
     std::optional<int> ntasksPerNode; // or put at most this many ranks on a node
     std::optional<int> timeLimitS;    // Slurm's --time; by default the cell's own deadline
     QStringList extraArgs;            // given to sbatch (or to srun inside an allocation)

@@ -220,8 +220,7 @@ QString slurmName(const Ctx& c, const YAML::Node& n, const QString& key) {
     const QString v = str(c, n, key);
     static const QRegularExpression plain("^[A-Za-z0-9_.-]{1,64}$");
     if (!plain.match(v).hasMatch()) {
-        c.fail(n, key,
-               QString("'%1' is not a Slurm name (1 to 64 of A-Z a-z 0-9 _ . -)").arg(v));
+        c.fail(n, key, QString("'%1' is not a Slurm name (1 to 64 of A-Z a-z 0-9 _ . -)").arg(v));
     }
     return v;
 }
@@ -251,12 +250,46 @@ int timeLimit(const Ctx& c, const YAML::Node& n, const QString& key) {
 }
 
 // Options commprof gives sbatch and srun itself: an extra argument may not change them.
-const QStringList kOwnSlurmOptions{
-    "--job-name", "-J", "--comment", "--output", "-o", "--error", "-e", "--chdir", "-D",
-    "--wait", "-W", "--parsable", "--nodes", "-N", "--ntasks", "-n", "--ntasks-per-node",
-    "--time", "-t", "--partition", "-p", "--account", "-A", "--export", "--wrap", "--array",
-    "-a", "--label", "-l", "--unbuffered", "-u", "--kill-on-bad-exit", "-K", "--jobid",
-    "--nodelist", "-w", "--verbose", "-v", "--quiet", "-Q"};
+const QStringList kOwnSlurmOptions{"--job-name",
+                                   "-J",
+                                   "--comment",
+                                   "--output",
+                                   "-o",
+                                   "--error",
+                                   "-e",
+                                   "--chdir",
+                                   "-D",
+                                   "--wait",
+                                   "-W",
+                                   "--parsable",
+                                   "--nodes",
+                                   "-N",
+                                   "--ntasks",
+                                   "-n",
+                                   "--ntasks-per-node",
+                                   "--time",
+                                   "-t",
+                                   "--partition",
+                                   "-p",
+                                   "--account",
+                                   "-A",
+                                   "--export",
+                                   "--wrap",
+                                   "--array",
+                                   "-a",
+                                   "--label",
+                                   "-l",
+                                   "--unbuffered",
+                                   "-u",
+                                   "--kill-on-bad-exit",
+                                   "-K",
+                                   "--jobid",
+                                   "--nodelist",
+                                   "-w",
+                                   "--verbose",
+                                   "-v",
+                                   "--quiet",
+                                   "-Q"};
 
 QString extraArg(const Ctx& c, const YAML::Node& n) {
     const QString a = str(c, n, "extra_args");
@@ -289,7 +322,7 @@ void readLauncher(const Ctx& c, const YAML::Node& n, Matrix& m) {
     LauncherSpec& l = m.launcher;
     if (n["kind"]) {
         l.kind = oneOf(c, n["kind"], "kind", {"local", "slurm"}) == "slurm" ? LauncherKind::Slurm
-                                                                              : LauncherKind::Local;
+                                                                            : LauncherKind::Local;
     }
     if (n["partition"]) {
         l.partition = slurmName(c, n["partition"], "partition");
@@ -398,11 +431,10 @@ Matrix parseRoot(const Ctx& c, const YAML::Node& root) {
         throw MatrixError(fileName, 1, 1, "document",
                           "expected a mapping with name, models, layers, world_sizes");
     }
-    checkKeys(
-        c, root,
-        {"name", "defaults", "models", "layers", "world_sizes", "repeats", "exclude", "budget",
-         "launcher"},
-        "the matrix");
+    checkKeys(c, root,
+              {"name", "defaults", "models", "layers", "world_sizes", "repeats", "exclude",
+               "budget", "launcher"},
+              "the matrix");
     Matrix m;
     m.file = fileName;
     for (const char* required : {"name", "models", "layers", "world_sizes"}) {

@@ -1,5 +1,6 @@
 #include "slurm_cluster.h"
 
+#include <QJsonArray>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QStandardPaths>
@@ -54,8 +55,8 @@ QString ToolResult::problem(const QString& what) const {
     return QString("%1: exit %2%3").arg(what).arg(exitCode).arg(text.isEmpty() ? "" : ": " + text);
 }
 
-ToolResult runTool(const QString& program, const QStringList& args,
-                   const QProcessEnvironment& env, int timeoutMs) {
+ToolResult runTool(const QString& program, const QStringList& args, const QProcessEnvironment& env,
+                   int timeoutMs) {
     ToolResult r;
     if (program.isEmpty()) {
         return r;
@@ -181,9 +182,9 @@ SlurmCluster querySlurmCluster(const QString& partition, const QProcessEnvironme
         c.problem = nodes.problem("scontrol show node");
         return c;
     }
-    const QStringList allocated =
-        c.allocation.isEmpty() ? QStringList{}
-                               : expandHostnames(env.value("SLURM_JOB_NODELIST"), env);
+    const QStringList allocated = c.allocation.isEmpty()
+                                      ? QStringList{}
+                                      : expandHostnames(env.value("SLURM_JOB_NODELIST"), env);
     for (const SlurmNode& n : parseSlurmNodes(nodes.out)) {
         if (c.allocation.isEmpty() ? n.partitions.contains(c.partition)
                                    : allocated.contains(n.name)) {
@@ -191,11 +192,60 @@ SlurmCluster querySlurmCluster(const QString& partition, const QProcessEnvironme
         }
     }
     if (c.nodes.isEmpty()) {
-        c.problem = c.allocation.isEmpty()
-                        ? QString("partition '%1' has no nodes").arg(c.partition)
-                        : QString("no node of allocation %1 is known to scontrol").arg(c.allocation);
+        c.problem =
+            c.allocation.isEmpty()
+                ? QString("partition '%1' has no nodes").arg(c.partition)
+                : QString("no node of allocation %1 is known to scontrol").arg(c.allocation);
     }
     return c;
+}
+
+} // namespace commprof::probe
+
+namespace commprof::probe {
+
+SlurmProbe probeSlurm(const QString& partition, const QProcessEnvironment& env) {
+    SlurmProbe p;
+    p.tools = findSlurmTools(env);
+    if (const QStringList missing = p.tools.missing(); !missing.isEmpty()) {
+        p.issues << "not on PATH: " + missing.join(", ");
+    }
+    p.cluster = querySlurmCluster(partition, env);
+    if (!p.cluster.reachable()) {
+        p.issues << p.cluster.problem;
+    } else if (p.cluster.allocation.isEmpty() && !p.cluster.partitionUp) {
+        p.issues << QString("partition '%1' is not UP").arg(p.cluster.partition);
+    }
+    return p;
+}
+
+QJsonObject SlurmProbe::toJson() const {
+    QJsonObject commands;
+    const std::pair<const char*, const QString*> all[] = {
+        {"srun", &tools.srun},       {"sbatch", &tools.sbatch}, {"scontrol", &tools.scontrol},
+        {"scancel", &tools.scancel}, {"squeue", &tools.squeue}, {"sacct", &tools.sacct}};
+    for (const auto& [name, path] : all) {
+        commands[name] = path->isEmpty() ? QJsonValue() : QJsonValue(*path);
+    }
+    QJsonArray nodeList;
+    int idle = 0;
+    for (const SlurmNode& n : cluster.nodes) {
+        idle += n.idle() ? 1 : 0;
+        nodeList.append(QJsonObject{{"name", n.name},
+                                    {"state", n.state},
+                                    {"idle", n.idle()},
+                                    {"cpus", n.cpus},
+                                    {"memory_bytes", n.memoryBytes},
+                                    {"gpus", n.gpus}});
+    }
+    return QJsonObject{{"commands", commands},
+                       {"partition", cluster.partition},
+                       {"partition_up", cluster.partitionUp},
+                       {"allocation", cluster.allocation},
+                       {"nodes", nodeList},
+                       {"idle_nodes", idle},
+                       {"issues", QJsonArray::fromStringList(issues)},
+                       {"ok", issues.isEmpty()}};
 }
 
 } // namespace commprof::probe

@@ -4,6 +4,7 @@
 // and a host list expanded (`scontrol show hostnames`). No Slurm library is linked: a cluster's
 // own commands speak its protocol version.
 
+#include <QJsonObject>
 #include <QList>
 #include <QMap>
 #include <QProcessEnvironment>
@@ -28,8 +29,8 @@ struct ToolResult {
     QString problem(const QString& what) const; // "what: exit N: stderr" for the messages
 };
 // Runs a short client command and waits for it (at most timeoutMs).
-ToolResult runTool(const QString& program, const QStringList& args,
-                   const QProcessEnvironment& env, int timeoutMs = 30000);
+ToolResult runTool(const QString& program, const QStringList& args, const QProcessEnvironment& env,
+                   int timeoutMs = 30000);
 
 // One record of `scontrol show job|step|node|partition -o`: "Key=Value Key=Value ...", values
 // may hold spaces (OS=Linux 6.1 ...); a key is a word that starts a token and ends with '='.
@@ -68,6 +69,17 @@ struct SlurmCluster {
     int smallestGpus() const;
 };
 SlurmCluster querySlurmCluster(const QString& partition, const QProcessEnvironment& env);
+
+// `commprof probe --launcher slurm`: the client commands found, the partition (or allocation)
+// and its nodes with their state. `issues` lists what stops a Slurm run (a command missing, no
+// such partition, a partition not UP, no node); nodes that are not idle are only reported.
+struct SlurmProbe {
+    SlurmTools tools;
+    SlurmCluster cluster;
+    QStringList issues;
+    QJsonObject toJson() const;
+};
+SlurmProbe probeSlurm(const QString& partition, const QProcessEnvironment& env);
 
 // `scontrol show hostnames LIST`: vm[01-03] -> vm01, vm02, vm03. Empty on failure.
 QStringList expandHostnames(const QString& nodeList, const QProcessEnvironment& env);

@@ -3,9 +3,9 @@
 #include "files/safe_file.h"
 #include "matrix/cell_json.h"
 #include "matrix/yaml_input.h"
+#include "probe/slurm_cluster.h"
 #include "results/rank_file.h"
 #include "results/results_folder.h"
-#include "probe/slurm_cluster.h"
 #include "runner/process_identity.h"
 #include "runner/slurm_jobs.h"
 

@@ -47,8 +47,8 @@ QString slurmJobComment(const QString& runId) {
 }
 
 bool slurmStateActive(const QString& state) {
-    static const QStringList active{"PENDING",   "RUNNING",  "SUSPENDED", "CONFIGURING",
-                                    "COMPLETING", "REQUEUED", "RESIZING",  "STOPPED",
+    static const QStringList active{"PENDING",    "RUNNING",   "SUSPENDED",    "CONFIGURING",
+                                    "COMPLETING", "REQUEUED",  "RESIZING",     "STOPPED",
                                     "SIGNALING",  "STAGE_OUT", "REQUEUE_HOLD", "REQUEUE_FED"};
     return active.contains(state.section(' ', 0, 0));
 }

@@ -168,6 +168,7 @@ void SlurmLauncher::launchAttempt() {
     cancelWhenKnown_ = false;
     finishing_ = false;
     stepId_.clear();
+    masterAddr_.clear();
     state_.clear();
     jobId_ = mode_ == Mode::Allocation ? launch_.env.value("SLURM_JOB_ID") : QString();
 
@@ -218,8 +219,8 @@ void SlurmLauncher::launchAttempt() {
     });
     connect(client, &QProcess::errorOccurred, this, [this, client](QProcess::ProcessError e) {
         if (e == QProcess::FailedToStart && client == client_) {
-            keepLast(srunLines_, QString("cannot start %1: %2")
-                                     .arg(client->program(), client->errorString()));
+            keepLast(srunLines_,
+                     QString("cannot start %1: %2").arg(client->program(), client->errorString()));
             onClientFinished(kCannotRunExit, QProcess::NormalExit);
         }
     });
@@ -261,9 +262,8 @@ void SlurmLauncher::takeLine(const QByteArray& raw) {
         }
     }
     if (s.rank >= 0 && s.rank < launch_.worldSize) {
-        const QJsonObject event = s.text.startsWith('{')
-                                      ? QJsonDocument::fromJson(s.text).object()
-                                      : QJsonObject{};
+        const QJsonObject event =
+            s.text.startsWith('{') ? QJsonDocument::fromJson(s.text).object() : QJsonObject{};
         if (!event.isEmpty()) {
             emit progress(s.rank, event);
             return;
@@ -273,6 +273,10 @@ void SlurmLauncher::takeLine(const QByteArray& raw) {
         if (err.size() > 4 * kTailBytes) {
             err = err.right(kTailBytes);
         }
+        return;
+    }
+    if (const QString master = announcedMaster(line); !master.isEmpty()) {
+        masterAddr_ = master; // the batch script found it on the job's first node
         return;
     }
     if (const QString step = launchedStep(line); !step.isEmpty()) {
@@ -300,8 +304,8 @@ void SlurmLauncher::tailJobOutput() {
         return;
     }
     const QString path = QDir(launch_.workDir).filePath(QString("slurm-%1.out").arg(jobId_));
-    const int fd = ::open(QFile::encodeName(path).constData(),
-                          O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    const int fd =
+        ::open(QFile::encodeName(path).constData(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         return; // not there yet (a pending job)
     }
@@ -488,8 +492,8 @@ void SlurmLauncher::settle(int triesLeft) {
     }
     ask(tools_.scontrol, {"show", "job", "-o", jobId_},
         [this, triesLeft](const probe::ToolResult& t) {
-            const Record r = t.ok() ? probe::parseSlurmRecord(t.out.split('\n').value(0))
-                                    : Record{};
+            const Record r =
+                t.ok() ? probe::parseSlurmRecord(t.out.split('\n').value(0)) : Record{};
             if (slurmStateActive(r.value("JobState")) && triesLeft > 0) {
                 QTimer::singleShot(kSettleMs, this, [this, triesLeft] { settle(triesLeft - 1); });
                 return;
@@ -556,16 +560,17 @@ void SlurmLauncher::conclude(const Record& slurm, const Record& accounting) {
     }
     // Slurm's view: sacct, else scontrol (a job of its own), else what srun said of the step.
     QString state = accounting.value("State", slurm.value("JobState"));
-    QString reason = accounting.contains("State") ? accounting.value("Reason")
-                                                  : slurm.value("Reason");
+    QString reason =
+        accounting.contains("State") ? accounting.value("Reason") : slurm.value("Reason");
     const QString exitCode = accounting.value("ExitCode", slurm.value("ExitCode"));
     const bool cancelled = std::any_of(notices_.begin(), notices_.end(),
                                        [](const QString& n) { return n.contains("CANCELLED"); });
     if (state.isEmpty() && !target().isEmpty()) {
         state = cancelled ? "CANCELLED" : clientExit_ == 0 ? "COMPLETED" : "FAILED";
     }
-    const bool ranksOk = std::all_of(outcome_.ranks.begin(), outcome_.ranks.end(),
-                                     [](const RankExit& e) { return !e.crashed && e.exitCode == 0; });
+    const bool ranksOk =
+        std::all_of(outcome_.ranks.begin(), outcome_.ranks.end(),
+                    [](const RankExit& e) { return !e.crashed && e.exitCode == 0; });
     outcome_.success = clientExit_ == 0 && ranksOk && !outcome_.timedOut && !outcome_.stopped &&
                        !target().isEmpty() && (state.isEmpty() || state == "COMPLETED");
     const QString account = target().isEmpty() ? QString() : slurmAccount(state, reason, exitCode);
@@ -593,18 +598,18 @@ void SlurmLauncher::conclude(const Record& slurm, const Record& accounting) {
         }
         outcome_.reason = why.isEmpty() ? account : account.isEmpty() ? why : why + "; " + account;
     }
-    outcome_.launcher = QJsonObject{
-        {"kind", "slurm"},
-        {"mode", mode_ == Mode::OwnJob ? "sbatch" : "allocation"},
-        {"job_id", jobId_},
-        {"step_id", stepId_},
-        {"state", state},
-        {"reason", reason},
-        {"exit_code", exitCode},
-        {"nodes", nodes_.isEmpty() ? slurm.value("NodeList") : nodes_},
-        {"master_addr", masterAddr_.isEmpty() ? QJsonValue() : QJsonValue(masterAddr_)},
-        {"port", outcome_.port},
-        {"accounting", accounting.contains("State")}};
+    outcome_.launcher =
+        QJsonObject{{"kind", "slurm"},
+                    {"mode", mode_ == Mode::OwnJob ? "sbatch" : "allocation"},
+                    {"job_id", jobId_},
+                    {"step_id", stepId_},
+                    {"state", state},
+                    {"reason", reason},
+                    {"exit_code", exitCode},
+                    {"nodes", nodes_.isEmpty() ? slurm.value("NodeList") : nodes_},
+                    {"master_addr", masterAddr_.isEmpty() ? QJsonValue() : QJsonValue(masterAddr_)},
+                    {"port", outcome_.port},
+                    {"accounting", accounting.contains("State")}};
     if (mode_ == Mode::OwnJob) {
         outcome_.launcher["script"] = "slurm_job.sh";
         outcome_.launcher["output"] = jobId_.isEmpty() ? QString() : "slurm-" + jobId_ + ".out";

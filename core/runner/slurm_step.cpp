@@ -33,8 +33,12 @@ QStringList srunOptions(const matrix::LauncherSpec& spec, int worldSize, const Q
         exports << e;
     }
     // --verbose for the step id and every task's exit; --label to tell the ranks apart.
-    QStringList o{"--verbose", "--label", "--unbuffered", "--kill-on-bad-exit=1",
-                  "--job-name=" + name, QString("--time=%1").arg(minutes),
+    QStringList o{"--verbose",
+                  "--label",
+                  "--unbuffered",
+                  "--kill-on-bad-exit=1",
+                  "--job-name=" + name,
+                  QString("--time=%1").arg(minutes),
                   "--export=" + exports.join(',')};
     o << placement(spec, worldSize);
     if (!nodeList.isEmpty()) {
@@ -85,6 +89,7 @@ QByteArray batchScript(const QString& cellId, const QStringList& directives, int
                  "fi\n"
                  "MASTER_PORT=%2\n"
                  "export MASTER_ADDR MASTER_PORT\n"
+                 "echo \"commprof: MASTER_ADDR=$MASTER_ADDR\"\n"
                  "exec %3\n")
              .arg(cellId)
              .arg(port)
@@ -105,6 +110,12 @@ SrunLine splitLabel(const QByteArray& line) {
 QString launchedStep(const QByteArray& line) {
     static const QRegularExpression re("launching StepId=(\\d+\\.\\d+)");
     const QRegularExpressionMatch m = re.match(QString::fromUtf8(line));
+    return m.hasMatch() ? m.captured(1) : QString();
+}
+
+QString announcedMaster(const QByteArray& line) {
+    static const QRegularExpression re("^commprof: MASTER_ADDR=(\\S+)$");
+    const QRegularExpressionMatch m = re.match(QString::fromUtf8(line).trimmed());
     return m.hasMatch() ? m.captured(1) : QString();
 }
 

@@ -47,6 +47,8 @@ SrunLine splitLabel(const QByteArray& line);
 
 // "srun: launching StepId=12.3 on host ..." -> "12.3"; empty when the line is not that.
 QString launchedStep(const QByteArray& line);
+// The batch script's "commprof: MASTER_ADDR=host" line -> "host"; empty when the line is not that.
+QString announcedMaster(const QByteArray& line);
 // slurmstepd's "*** JOB 12 ON vm CANCELLED AT ... ***" (or STEP), trimmed; empty otherwise.
 QString stepdNotice(const QByteArray& line);
 // srun's "node: task(s) 0-1,3: Exited with exit code 2 | Killed | Completed | ..." sets those
