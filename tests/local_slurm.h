@@ -2,8 +2,11 @@
 // A one-node Slurm cluster of the test's own: slurm.conf generated into a temporary folder with
 // free ports, munged with its own socket and key, slurmctld and slurmd, all of them stopped by
 // pid when the cluster is destroyed (or stop() is called), whatever the tests did. The clients
-// (srun, sbatch, scontrol, ...) find it through SLURM_CONF in env().
+// (srun, sbatch, scontrol, ...) find it through SLURM_CONF in env(). The daemons run in the
+// foreground as children of the test with a parent-death signal, so that a test that crashes
+// still takes them with it.
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -15,10 +18,34 @@
 #include <QThread>
 
 #include <csignal>
+#include <memory>
+#include <vector>
 
 #include <pwd.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+// Every process whose command line names `text` (a results folder): what a cell left behind.
+inline QStringList processesNaming(const QString& text) {
+    QStringList found;
+    const QByteArray needle = text.toUtf8();
+    for (const QString& pid : QDir("/proc").entryList(QDir::Dirs)) {
+        bool numeric = false;
+        pid.toLongLong(&numeric);
+        if (!numeric || pid.toLongLong() == QCoreApplication::applicationPid()) {
+            continue;
+        }
+        QFile f("/proc/" + pid + "/cmdline");
+        if (f.open(QIODevice::ReadOnly)) {
+            QByteArray cmd = f.readAll();
+            if (cmd.contains(needle)) {
+                found << pid + ": " + QString::fromUtf8(cmd.replace('\0', ' ')).left(200);
+            }
+        }
+    }
+    return found;
+}
 
 class LocalSlurm {
 public:
@@ -251,43 +278,43 @@ private:
         return {};
     }
 
+    // A daemon in the foreground, as a child of the test that the kernel ends (SIGTERM) when
+    // the test process dies in any way, an abort included.
     qint64 launch(const QString& name, const QStringList& args, const QString& outFile) {
         QString program = QStandardPaths::findExecutable(name);
         if (program.isEmpty()) {
             program =
                 QStandardPaths::findExecutable(name, {"/usr/sbin", "/sbin", "/usr/local/sbin"});
         }
-        QProcess p;
-        p.setProgram(program);
-        p.setArguments(args);
-        p.setProcessEnvironment(env());
-        p.setStandardOutputFile(dir_.filePath("log/" + outFile));
-        p.setStandardErrorFile(dir_.filePath("log/" + outFile), QIODevice::Append);
-        qint64 pid = 0;
-        p.startDetached(&pid);
+        auto p = std::make_unique<QProcess>();
+        p->setProgram(program);
+        p->setArguments(args);
+        p->setProcessEnvironment(env());
+        p->setStandardOutputFile(dir_.filePath("log/" + outFile));
+        p->setStandardErrorFile(dir_.filePath("log/" + outFile), QIODevice::Append);
+        p->setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGTERM); });
+        p->start();
+        if (!p->waitForStarted(10000)) {
+            return 0;
+        }
+        const qint64 pid = p->processId();
+        daemons_.push_back(std::move(p));
         return pid;
     }
 
-    static void end(qint64& pid) {
+    // SIGTERM by pid, SIGKILL after 20 s.
+    void end(qint64& pid) {
         if (pid <= 0) {
             return;
         }
         ::kill(pid_t(pid), SIGTERM);
-        // Detached daemons are reparented: gone is "no such process" (or a zombie of init's).
-        if (!waitFor([&] { return ::kill(pid_t(pid), 0) != 0 || isZombie(pid); }, 20000)) {
-            ::kill(pid_t(pid), SIGKILL);
+        for (auto& p : daemons_) {
+            if (p->processId() == pid && !p->waitForFinished(20000)) {
+                ::kill(pid_t(pid), SIGKILL);
+                p->waitForFinished(5000);
+            }
         }
         pid = 0;
-    }
-
-    static bool isZombie(qint64 pid) {
-        QFile f(QString("/proc/%1/stat").arg(pid));
-        if (!f.open(QIODevice::ReadOnly)) {
-            return true;
-        }
-        const QByteArray s = f.readAll();
-        const qsizetype close = s.lastIndexOf(')');
-        return close > 0 && s.mid(close + 2, 1) == "Z";
     }
 
     QTemporaryDir dir_{QDir::tempPath() + "/commprof-slurm-XXXXXX"};
@@ -295,4 +322,5 @@ private:
     qint64 mungePid_ = 0;
     qint64 ctldPid_ = 0;
     qint64 slurmdPid_ = 0;
+    std::vector<std::unique_ptr<QProcess>> daemons_;
 };

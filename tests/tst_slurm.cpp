@@ -45,27 +45,6 @@ int freePort() {
     return s.serverPort();
 }
 
-// Every process whose command line names `text` (a results folder): what a cell left behind.
-QStringList processesNaming(const QString& text) {
-    QStringList found;
-    const QByteArray needle = text.toUtf8();
-    for (const QString& pid : QDir("/proc").entryList(QDir::Dirs)) {
-        bool numeric = false;
-        pid.toLongLong(&numeric);
-        if (!numeric || pid.toLongLong() == QCoreApplication::applicationPid()) {
-            continue;
-        }
-        QFile f("/proc/" + pid + "/cmdline");
-        if (f.open(QIODevice::ReadOnly)) {
-            QByteArray cmd = f.readAll();
-            if (cmd.contains(needle)) {
-                found << pid + ": " + QString::fromUtf8(cmd.replace('\0', ' ')).left(200);
-            }
-        }
-    }
-    return found;
-}
-
 QStringList jsonKeys(const QString& path) {
     QStringList keys = readJsonFile(path).keys();
     keys.sort();

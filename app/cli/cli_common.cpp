@@ -34,21 +34,4 @@ bool parseLauncher(const QString& text, std::optional<matrix::LauncherKind>& out
     return false;
 }
 
-QString slurmStateText(const QJsonObject& s) {
-    QString text = s["state"].toString();
-    if (!s["job_id"].toString().isEmpty()) {
-        text += " job " + s["job_id"].toString();
-    }
-    if (!s["step_id"].toString().isEmpty()) {
-        text += " step " + s["step_id"].toString();
-    }
-    if (s.contains("nodes")) {
-        text += " on " + s["nodes"].toString();
-    }
-    if (s.contains("reason")) {
-        text += " (" + s["reason"].toString() + ")";
-    }
-    return text;
-}
-
 } // namespace commprof::cli

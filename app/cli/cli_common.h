@@ -22,8 +22,6 @@ int usage(const QString& text);
 
 // --launcher local|slurm; false for anything else.
 bool parseLauncher(const QString& text, std::optional<matrix::LauncherKind>& out);
-// "RUNNING job 12 step 12.0 on vm (reason)" from a launcher state.
-QString slurmStateText(const QJsonObject& state);
 
 int traceCommand(const QStringList& args);
 int planCommand(const QStringList& args);

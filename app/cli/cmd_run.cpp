@@ -5,6 +5,7 @@
 
 #include "runner/matrix_runner.h"
 #include "runner/rank_program.h"
+#include "runner/slurm_step.h"
 
 #include <QFileInfo>
 #include <QJsonDocument>
@@ -175,7 +176,8 @@ int runCommand(const QStringList& args) {
                          o["cell"] = id;
                          progress.emitLine(o);
                          std::fprintf(stderr, "%s%-34s slurm %s\n", tty ? "\r\033[K" : "",
-                                      qPrintable(id), qPrintable(slurmStateText(state)));
+                                      qPrintable(id),
+                                      qPrintable(runner::schedulerStateText(state)));
                      });
     QObject::connect(&run, &runner::MatrixRunner::rankProgress,
                      [&](const QString& id, int rank, const QJsonObject& e) {

@@ -7,6 +7,7 @@
 #include "runner/rank_pool.h"
 
 #include <QByteArray>
+#include <QJsonObject>
 #include <QString>
 #include <QStringList>
 
@@ -54,5 +55,8 @@ QString stepdNotice(const QByteArray& line);
 // srun's "node: task(s) 0-1,3: Exited with exit code 2 | Killed | Completed | ..." sets those
 // ranks' exits. False when the line is not one.
 bool readTaskExits(const QByteArray& line, std::vector<RankExit>& ranks);
+
+// "RUNNING job 12 step 12.0 on vm (reason)": a launcher's stateChanged() for people.
+QString schedulerStateText(const QJsonObject& state);
 
 } // namespace commprof::runner
