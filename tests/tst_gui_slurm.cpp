@@ -95,6 +95,7 @@ private slots:
                 .toObject()["job_id"]
                 .toString();
         QVERIFY(!shortJob.isEmpty());
+        QVERIFY2(!seen[shortCell].isEmpty(), "the monitor showed no scheduler state");
         QVERIFY2(seen[shortCell].last().startsWith("COMPLETED job " + shortJob),
                  qPrintable(seen[shortCell].join(" | ")));
         QVERIFY2(seen[shortCell].join('\n').contains("RUNNING job " + shortJob),
