@@ -72,6 +72,14 @@ public:
         return missing;
     }
 
+    // Why a suite that needs Slurm is skipped here; empty when it can run.
+    static QString skipReason() {
+        const QStringList missing = missingPrograms();
+        return missing.isEmpty() ? QString()
+                                 : "Slurm is not installed (missing: " + missing.join(", ") +
+                                       "); packaging/bootstrap.sh installs slurm-wlm and munge";
+    }
+
     // Starts the daemons and waits until the node is idle. Empty on success, else why not (the
     // daemons' logs are in the message).
     QString start() {

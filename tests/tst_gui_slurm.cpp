@@ -26,10 +26,8 @@ class TstGuiSlurm : public QObject {
 
 private slots:
     void initTestCase() {
-        const QStringList missing = LocalSlurm::missingPrograms();
-        if (!missing.isEmpty()) {
-            QSKIP(qPrintable("Slurm is not installed (missing: " + missing.join(", ") +
-                             "); packaging/bootstrap.sh installs slurm-wlm and munge"));
+        if (const QString why = LocalSlurm::skipReason(); !why.isEmpty()) {
+            QSKIP(qPrintable(why));
         }
         const QString e = slurm_.start();
         QVERIFY2(e.isEmpty(), qPrintable(e));

@@ -5,7 +5,9 @@
 // cluster. Skipped only when Slurm's programs are not installed.
 
 #include "cli_runner.h"
+#include "feasibility/plan.h"
 #include "local_slurm.h"
+#include "models/cell_table_model.h"
 #include "rank_files.h"
 #include "run_helpers.h"
 #include "runner/slurm_jobs.h"
@@ -14,6 +16,7 @@
 #include <QDirIterator>
 #include <QFileInfo>
 #include <QJsonArray>
+#include <QRegularExpression>
 #include <QSet>
 #include <QTest>
 
@@ -88,14 +91,14 @@ class TstSlurm : public QObject {
 
 private slots:
     void initTestCase() {
-        const QStringList missing = LocalSlurm::missingPrograms();
-        if (!missing.isEmpty()) {
-            QSKIP(qPrintable("Slurm is not installed (missing: " + missing.join(", ") +
-                             "); packaging/bootstrap.sh installs slurm-wlm and munge"));
+        if (const QString why = LocalSlurm::skipReason(); !why.isEmpty()) {
+            QSKIP(qPrintable(why));
         }
         const QString e = slurm_.start();
         QVERIFY2(e.isEmpty(), qPrintable(e));
         env_ = slurm_.env();
+        // For what runs in this process (a plan made here asks Slurm through it).
+        qputenv("SLURM_CONF", QFile::encodeName(slurm_.conf()));
     }
 
     void cleanupTestCase() { slurm_.stop(); }
@@ -280,6 +283,45 @@ private slots:
         const CliResult text = commprof({"plan", matrix});
         QVERIFY2(text.exitCode == 0, text.err.constData());
         QVERIFY2(QString(text.out).contains("per node"), text.out.constData());
+
+        // Four ranks, at most two a node: two nodes of two ranks, each node carrying what
+        // the two-rank cell carries on its one node.
+        const QString spread = writeMatrix(
+            dir, matrixText("spread", 12, 300, "[2, 4]", freePort(), ", ntasks_per_node: 2"),
+            "spread.yaml");
+        const CliResult sp = commprof({"plan", spread, "--json"});
+        QVERIFY2(sp.exitCode == 0, sp.err.constData());
+        const QJsonArray cells = sp.json()["cells"].toArray();
+        QCOMPARE(cells.size(), 2);
+        const QJsonArray two = cells[0].toObject()["nodes"].toArray();
+        const QJsonArray four = cells[1].toObject()["nodes"].toArray();
+        QCOMPARE(two.size(), 1);
+        QCOMPARE(four.size(), 2);
+        for (const QJsonValue n : four) {
+            QCOMPARE(n.toObject()["ranks"].toInt(), 2);
+            QCOMPARE(n.toObject()["host_bytes"].toDouble(),
+                     two[0].toObject()["host_bytes"].toDouble());
+        }
+        const CliResult spText = commprof({"plan", spread});
+        QVERIFY2(QString(spText.out)
+                     .contains(QRegularExpression(
+                         "tiny_gloo_cpu_ws4_r0 .* on 2 node\\(s\\): ranks 2\\+2, host ")),
+                 spText.out.constData());
+        // The designer's table shows the same per node.
+        commprof::feasibility::PlanOptions o;
+        const auto plan = std::make_shared<const commprof::feasibility::Plan>(
+            commprof::feasibility::makePlan(spread, o));
+        commprof::models::CellTableModel table;
+        table.setPlan(plan, {});
+        int row = 0;
+        while (row < table.rowCount() &&
+               table.index(row, commprof::models::CellTableModel::Id).data() !=
+                   "tiny_gloo_cpu_ws4_r0") {
+            ++row;
+        }
+        const QString shown =
+            table.index(row, commprof::models::CellTableModel::Nodes).data().toString();
+        QVERIFY2(shown.startsWith("ranks 2+2, host "), qPrintable(shown));
     }
 
     void probeFindsThePartitionAndItsIdleNode() {

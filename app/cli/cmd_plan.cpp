@@ -12,20 +12,6 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kMaxBudgetGib = 1.0e6; // as a matrix's budget section allows
 constexpr int kMaxGpus = 1024;
 
-// "  on the busiest of 3 node(s): ranks 2+2+1, host 0.71+0.71+0.36 GiB"
-QString perNodeText(const feasibility::PlannedCell& pc) {
-    QStringList ranks, host, device;
-    for (const feasibility::NodeDemand& n : pc.nodes) {
-        ranks << QString::number(n.ranks);
-        host << QString::number(n.hostBytes / kGiB, 'f', 2);
-        device << QString::number(n.deviceBytes / kGiB, 'f', 2);
-    }
-    return QString("  on the busiest of %1 node(s): ranks %2, host %3 GiB%4")
-        .arg(pc.nodes.size())
-        .arg(ranks.join('+'), host.join('+'),
-             pc.estimate.device.used ? ", device " + device.join('+') + " GiB" : QString());
-}
-
 } // namespace
 
 int planCommand(const QStringList& args) {
@@ -107,7 +93,10 @@ int planCommand(const QStringList& args) {
                         .arg(feasibility::toString(pc.estimate.binding))
                         .arg(pc.estimate.reason.isEmpty() ? QString()
                                                           : "  (" + pc.estimate.reason + ")")
-                        .arg(plan.budget.perNode ? perNodeText(pc) : QString());
+                        .arg(plan.budget.perNode ? QString("  on %1 node(s): %2")
+                                                       .arg(pc.nodes.size())
+                                                       .arg(feasibility::nodeDemandText(pc))
+                                                 : QString());
         }
         printText(text);
         return Ok;

@@ -98,4 +98,17 @@ QJsonObject toJson(const Plan& plan) {
     };
 }
 
+QString nodeDemandText(const PlannedCell& pc) {
+    constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+    QStringList ranks, host, device;
+    for (const NodeDemand& n : pc.nodes) {
+        ranks << QString::number(n.ranks);
+        host << QString::number(n.hostBytes / kGiB, 'f', 2);
+        device << QString::number(n.deviceBytes / kGiB, 'f', 2);
+    }
+    return QString("ranks %1, host %2 GiB%3")
+        .arg(ranks.join('+'), host.join('+'),
+             pc.estimate.device.used ? ", device " + device.join('+') + " GiB" : QString());
+}
+
 } // namespace commprof::feasibility

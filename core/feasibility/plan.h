@@ -43,4 +43,8 @@ Plan makePlan(const matrix::Matrix& m, const PlanOptions& options); // throws ma
 Plan makePlan(const QString& matrixPath, const PlanOptions& options);
 QJsonObject toJson(const Plan& plan);
 
+// Each node's share of a cell: "ranks 2+2+1, host 0.71+0.71+0.36 GiB" (", device ..." for a
+// GPU cell), first node first.
+QString nodeDemandText(const PlannedCell& pc);
+
 } // namespace commprof::feasibility

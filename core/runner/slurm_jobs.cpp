@@ -2,6 +2,7 @@
 
 #include "files/safe_file.h"
 #include "probe/slurm_cluster.h"
+#include "runner/process_identity.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -13,8 +14,6 @@
 
 namespace commprof::runner {
 namespace {
-
-constexpr qint64 kMaxRecordBytes = 4096;
 
 // The record as Slurm has it now: `scontrol show job|step -o ID`; empty when Slurm no longer
 // knows it.
@@ -58,15 +57,9 @@ QString writeJobRecord(const QString& path, const JobRecord& r) {
 }
 
 bool readJobRecord(const QString& path, JobRecord& out) {
-    QByteArray text;
-    try {
-        text = files::readRegularFile(path, kMaxRecordBytes, files::Links::Refuse);
-    } catch (const files::FileError&) {
-        return false;
-    }
-    const QList<QByteArray> parts = text.trimmed().split(' ');
+    const QList<QByteArray> parts = readRecordWords(path, 3);
     static const QRegularExpression id("^\\d+(\\.\\d+)?$");
-    if (parts.size() != 3) {
+    if (parts.isEmpty()) {
         return false;
     }
     out = {QString::fromLatin1(parts[0]), QString::fromUtf8(parts[1]),
