@@ -33,6 +33,7 @@ constexpr int kClientGraceMs = 70000;
 constexpr int kSettleTries = 240;
 constexpr int kSettleMs = 500;
 constexpr int kToolTimeoutMs = 30000;
+constexpr int kWaiterGraceMs = 3000;
 
 QString tail(const QByteArray& bytes) {
     return QString::fromUtf8(bytes.right(kTailBytes)).trimmed();
@@ -169,6 +170,8 @@ void SlurmLauncher::launchAttempt() {
     finishing_ = false;
     stepId_.clear();
     masterAddr_.clear();
+    waiterEnding_ = false;
+    waiterExit_.reset();
     state_.clear();
     jobId_ = mode_ == Mode::Allocation ? launch_.env.value("SLURM_JOB_ID") : QString();
 
@@ -345,10 +348,34 @@ void SlurmLauncher::poll() {
             const Record r = probe::parseSlurmRecord(t.out.split('\n').value(0));
             if (mode_ == Mode::OwnJob) {
                 setState(r.value("JobState"), r.value("Reason"), r.value("NodeList"));
+                endWaiterOnceJobEnded(r);
             } else {
                 setState(r.value("State"), {}, r.value("NodeList"));
             }
         });
+}
+
+// sbatch --wait polls the job at growing intervals (up to half a minute here) and its exit code
+// is the job's. Once scontrol says the job has ended, and sbatch still waits a few seconds
+// later, sbatch is ended and the job's own exit code stands for its.
+void SlurmLauncher::endWaiterOnceJobEnded(const Record& job) {
+    const QString state = job.value("JobState");
+    if (state.isEmpty() || slurmStateActive(state) || waiterEnding_ || !clientRunning(client_)) {
+        return;
+    }
+    waiterEnding_ = true;
+    const QString exitCode = job.value("ExitCode"); // "CODE:SIGNAL"
+    QTimer::singleShot(kWaiterGraceMs, this, [this, state, exitCode] {
+        if (!clientRunning(client_) || finishing_) {
+            return;
+        }
+        const int code = exitCode.section(':', 0, 0).toInt();
+        const int signal = exitCode.section(':', 1, 1).toInt();
+        waiterExit_ = signal > 0 ? 128 + signal : code;
+        emit logLine(QString("the job ended (%1, exit code %2); sbatch --wait was still waiting")
+                         .arg(state, exitCode));
+        client_->kill();
+    });
 }
 
 void SlurmLauncher::setState(const QString& state, const QString& reason, const QString& nodes) {
@@ -468,7 +495,7 @@ void SlurmLauncher::onClientFinished(int exitCode, QProcess::ExitStatus status) 
     }
     finishing_ = true;
     killTimer_->stop();
-    clientExit_ = status == QProcess::NormalExit ? exitCode : -1;
+    clientExit_ = status == QProcess::NormalExit ? exitCode : waiterExit_.value_or(-1);
     for (const QProcess::ProcessChannel c : {QProcess::StandardOutput, QProcess::StandardError}) {
         readClient(c);
         if (QByteArray& rest = clientPartial_[c == QProcess::StandardOutput ? 0 : 1];

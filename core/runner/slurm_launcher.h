@@ -17,6 +17,7 @@
 #include <QTimer>
 
 #include <functional>
+#include <optional>
 
 namespace commprof::runner {
 
@@ -41,6 +42,7 @@ private:
     void poll();
     void onJobKnown(const QString& id);
     void onStepKnown(const QString& id);
+    void endWaiterOnceJobEnded(const Record& job);
     void setState(const QString& state, const QString& reason, const QString& nodes);
     void cancel(const QString& why);
     void onClientFinished(int exitCode, QProcess::ExitStatus status);
@@ -79,6 +81,8 @@ private:
     bool cancelWhenKnown_ = false;
     bool polling_ = false;
     bool finishing_ = false;
+    bool waiterEnding_ = false;
+    std::optional<int> waiterExit_; // the job's exit code, when sbatch --wait was ended
     QTimer* deadlineTimer_;
     QTimer* pollTimer_;
     QTimer* killTimer_;
