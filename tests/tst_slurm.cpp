@@ -245,8 +245,9 @@ private slots:
         // salloc holds a 2-task allocation and runs commprof inside it, on this machine.
         QProcess salloc;
         salloc.setProcessEnvironment(env_);
-        salloc.start("salloc", {"--ntasks=2", "--job-name=commprof_alloc_test",
-                                COMMPROF_BIN_DIR "/commprof", "run", matrix, "--out", results});
+        const QString commprofBin = COMMPROF_BIN_DIR "/commprof";
+        salloc.start("salloc", {"--ntasks=2", "--job-name=commprof_alloc_test", commprofBin, "run",
+                                matrix, "--out", results});
         QVERIFY(salloc.waitForFinished(600000));
         QVERIFY2(salloc.exitCode() == 0, salloc.readAllStandardError().constData());
         QSet<QString> allocations;

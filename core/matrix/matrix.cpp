@@ -217,7 +217,7 @@ std::optional<double> budgetValue(const Ctx& c, const YAML::Node& n, const QStri
 
 // A Slurm name (partition, account): it lands in a batch script, so only plain characters.
 QString slurmName(const Ctx& c, const YAML::Node& n, const QString& key) {
-    const QString v = str(c, n, key);
+    QString v = str(c, n, key);
     static const QRegularExpression plain("^[A-Za-z0-9_.-]{1,64}$");
     if (!plain.match(v).hasMatch()) {
         c.fail(n, key, QString("'%1' is not a Slurm name (1 to 64 of A-Z a-z 0-9 _ . -)").arg(v));
@@ -292,7 +292,7 @@ const QStringList kOwnSlurmOptions{"--job-name",
                                    "-Q"};
 
 QString extraArg(const Ctx& c, const YAML::Node& n) {
-    const QString a = str(c, n, "extra_args");
+    QString a = str(c, n, "extra_args");
     static const QRegularExpression plain("^-[^\\s\"'\\\\]{1,199}$");
     if (!plain.match(a).hasMatch()) {
         c.fail(n, "extra_args",
