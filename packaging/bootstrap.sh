@@ -5,6 +5,8 @@
 #   packaging/bootstrap.sh run    build, run configs/experiments/smoke.yaml into ./results/,
 #                                 write the report, open the workbench on it
 #   packaging/bootstrap.sh test   build and run the ctest suite
+#   packaging/bootstrap.sh package  build and make the Debian package (CPack) in the build folder;
+#                                 packaging/deb-check.sh installs it into a clean Debian 12 root
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -77,8 +79,14 @@ case "${1:-}" in
     # python3-torch is in the list: the Python DDP reference must run, never skip.
     COMMPROF_REQUIRE_PYTORCH=1 ctest --test-dir "$BUILD" --output-on-failure -j "$JOBS"
     ;;
+  package)
+    install_packages
+    build
+    (cd "$BUILD" && cpack -G DEB >&2)
+    ls "$BUILD"/commprof_*.deb
+    ;;
   *)
-    echo "usage: $0 run|test" >&2
+    echo "usage: $0 run|test|package" >&2
     exit 2
     ;;
 esac

@@ -12,6 +12,9 @@ COMMPROF_PACKAGES=(
   python3-torch
   # tests: tst_slurm starts a one-node Slurm of its own (slurmctld, slurmd, munged)
   slurm-wlm munge
+  # tests: man pages rendered with man(1), the zsh completion parsed by zsh, the live run view
+  # driven through a pseudo-terminal by script(1), the .deb made by dpkg-shlibdeps
+  man-db zsh bsdutils dpkg-dev
 )
 
 # [release:package]=the name on that release
@@ -34,6 +37,7 @@ commprof_without() {
     python3-torch) echo "the Python DDP reference of tst_rank_ddp and the Python benchmarks" ;;
     slurm-wlm | munge) echo "tst_slurm (skipped): the Slurm launcher against a real Slurm" ;;
     ccache | pkg-config | fonts-dejavu-core) echo "" ;;
+    man-db | zsh | bsdutils | dpkg-dev) echo "checks of the man pages, completions, terminal view and .deb" ;;
     *) echo "everything but commprof-rank (configured with -DCOMMPROF_RANK_ONLY=ON, no ctest)" ;;
   esac
 }

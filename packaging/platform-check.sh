@@ -137,7 +137,7 @@ plan_build() {
     case "$p" in
       libtorch-dev | libgloo-dev) CMAKE_FLAGS+=(-DCOMMPROF_BUILD_RANK=OFF) ;;
       python3-torch) HAVE_PYTORCH=0 ;;
-      ccache | pkg-config | fonts-dejavu-core) ;;
+      ccache | pkg-config | fonts-dejavu-core | man-db | zsh | bsdutils | dpkg-dev) ;;
       *)
         CMAKE_FLAGS+=(-DCOMMPROF_RANK_ONLY=ON)
         RUN_CTEST=0

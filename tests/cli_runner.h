@@ -13,11 +13,19 @@ struct CliResult {
     QJsonObject json() const { return QJsonDocument::fromJson(out).object(); }
 };
 
-inline CliResult runCli(const QString& program, const QStringList& args, int timeoutMs = 600000,
-                        const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
+// Any program, with nothing on its stdin: exit code (-1 for a crash or a timeout), stdout,
+// stderr.
+inline CliResult
+runProgram(const QString& program, const QStringList& args, int timeoutMs = 600000,
+           const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment(),
+           const QString& workingDir = {}) {
     QProcess p;
     p.setProcessEnvironment(env);
-    p.start(QString(COMMPROF_BIN_DIR "/") + program, args);
+    p.setStandardInputFile(QProcess::nullDevice());
+    if (!workingDir.isEmpty()) {
+        p.setWorkingDirectory(workingDir);
+    }
+    p.start(program, args);
     CliResult r;
     if (!p.waitForFinished(timeoutMs)) {
         p.kill();
@@ -29,4 +37,10 @@ inline CliResult runCli(const QString& program, const QStringList& args, int tim
     r.out = p.readAllStandardOutput();
     r.err = p.readAllStandardError();
     return r;
+}
+
+// One of the built programs.
+inline CliResult runCli(const QString& program, const QStringList& args, int timeoutMs = 600000,
+                        const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
+    return runProgram(QString(COMMPROF_BIN_DIR "/") + program, args, timeoutMs, env);
 }

@@ -2,9 +2,11 @@
 
 #include "code_editor.h"
 #include "feasibility_bars.h"
+#include "files/safe_file.h"
 #include "flagged_row_delegate.h"
 #include "jobs/job_tracker.h"
 #include "layout_helpers.h"
+#include "matrix/yaml_input.h"
 #include "models/cell_table_model.h"
 #include "yaml_highlighter.h"
 
@@ -18,7 +20,6 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
-#include <QSaveFile>
 #include <QSplitter>
 #include <QTableView>
 #include <QTimer>
@@ -171,12 +172,9 @@ MatrixDesigner::MatrixDesigner(QWidget* parent) : QWidget(parent) {
 }
 
 void MatrixDesigner::loadFile(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) {
-        throw std::runtime_error(
-            QString("cannot open matrix %1: %2").arg(path, f.errorString()).toStdString());
-    }
-    setText(QString::fromUtf8(f.readAll()), path);
+    // The same bounded, regular-file-only read as `commprof plan`: a FIFO or /dev/zero given as
+    // a matrix is refused with its reason instead of hanging the GUI.
+    setText(QString::fromUtf8(matrix::readYamlFile(path)), path);
 }
 
 void MatrixDesigner::setText(const QString& yaml, const QString& fileName) {
@@ -190,11 +188,10 @@ void MatrixDesigner::setText(const QString& yaml, const QString& fileName) {
 }
 
 void MatrixDesigner::saveTo(const QString& path) {
-    QSaveFile f(path);
-    const QByteArray bytes = editor_->toPlainText().toUtf8();
-    if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit()) {
-        throw std::runtime_error(
-            QString("cannot save %1: %2").arg(path, f.errorString()).toStdString());
+    // Checked down to fsync, so a full disk is reported and the old file stays whole.
+    if (const QString error = files::writeAtomically(path, editor_->toPlainText().toUtf8());
+        !error.isEmpty()) {
+        throw std::runtime_error(("cannot save " + error).toStdString());
     }
     editor_->document()->setModified(false);
     if (path != fileName_) {

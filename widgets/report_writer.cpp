@@ -1,5 +1,6 @@
 #include "report_writer.h"
 
+#include "files/safe_file.h"
 #include "report/cells_table.h"
 #include "result_plots.h"
 
@@ -8,7 +9,6 @@
 #include <QDir>
 #include <QJsonDocument>
 #include <QPdfWriter>
-#include <QSaveFile>
 #include <QSvgGenerator>
 
 #include <cmath>
@@ -22,9 +22,8 @@ constexpr double kAspect = 0.62;
 constexpr double kMetresPerInch = 0.0254;
 
 void writeText(const QString& path, const QString& text, QStringList& written) {
-    QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly) || f.write(text.toUtf8()) < 0 || !f.commit()) {
-        throw std::runtime_error(("cannot write " + path).toStdString());
+    if (const QString error = files::writeAtomically(path, text.toUtf8()); !error.isEmpty()) {
+        throw std::runtime_error(("cannot write " + error).toStdString());
     }
     written << path;
 }

@@ -37,7 +37,7 @@ SliceDetailsPanel::SliceDetailsPanel(QWidget* parent) : QWidget(parent) {
             emit sliceRequested({parts[1].toInt(), parts[2].toUInt()});
         }
     });
-    setMinimumWidth(300);
+    setMinimumWidth(240);
     render();
 }
 

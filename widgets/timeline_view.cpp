@@ -25,7 +25,7 @@ constexpr double kFitMargin = 0.01;
 
 TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
     setMouseTracking(true);
-    setMinimumSize(480, 160);
+    setMinimumSize(360, 160);
     setFocusPolicy(Qt::StrongFocus);
     setAttribute(Qt::WA_OpaquePaintEvent);
     vscroll_ = new QScrollBar(Qt::Vertical, this);

@@ -34,4 +34,17 @@ bool parseLauncher(const QString& text, std::optional<matrix::LauncherKind>& out
     return false;
 }
 
+std::optional<Format> parseFormat(const QString& name) {
+    if (name == "table") {
+        return Format::Table;
+    }
+    if (name == "json") {
+        return Format::Json;
+    }
+    if (name == "csv") {
+        return Format::Csv;
+    }
+    return std::nullopt;
+}
+
 } // namespace commprof::cli

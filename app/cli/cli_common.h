@@ -23,6 +23,11 @@ int usage(const QString& text);
 // --launcher local|slurm; false for anything else.
 bool parseLauncher(const QString& text, std::optional<matrix::LauncherKind>& out);
 
+// What `--format` asks for; a table for reading is the default.
+enum class Format { Table, Json, Csv };
+// "table", "json" or "csv"; nullopt for anything else.
+std::optional<Format> parseFormat(const QString& name);
+
 int traceCommand(const QStringList& args);
 int planCommand(const QStringList& args);
 int runCommand(const QStringList& args);

@@ -2,6 +2,7 @@
 // Figures come from the workbench's own plot code (widgets/result_plots), rendered offscreen.
 
 #include "cli_common.h"
+#include "terminal_progress.h"
 
 #include "report_writer.h"
 #include "store/ingest.h"
@@ -34,7 +35,16 @@ int reportCommand(const QStringList& args) {
         db = store::defaultDbPath(dir);
     }
     try {
-        store::ingest(dir, db); // idempotent: the report always reflects the directory as it is
+        // Idempotent: the report always reflects the directory as it is. Only a terminal sees the
+        // progress; a log gets the files written.
+        const bool live = isLiveTerminal(stderr);
+        ProgressLine line(stderr, live, "ingested");
+        store::ingest(dir, db, [&](int done, int total, const QString& id) {
+            if (live) {
+                line.update(done, total, id);
+            }
+        });
+        line.finish();
         store::Database database(db);
         const report::ReportData data = report::loadReportData(database, QDir(dir).canonicalPath());
         for (const QString& f : widgets::writeReport(database, data, out)) {

@@ -1,6 +1,7 @@
-// commprof ingest DIR [--db FILE]; commprof cells DIR [--db FILE] (--json | --csv)
+// commprof ingest DIR [--db FILE]; commprof cells DIR [--db FILE] [--format table|json|csv]
 
 #include "cli_common.h"
+#include "terminal_progress.h"
 
 #include "report/cells_table.h"
 #include "store/ingest.h"
@@ -18,8 +19,7 @@ namespace {
 struct ResultsArgs {
     QString dir;
     QString db;
-    bool json = false;
-    bool csv = false;
+    Format format = Format::Table;
 };
 
 bool parseResultsArgs(const QStringList& args, ResultsArgs& out) {
@@ -27,9 +27,15 @@ bool parseResultsArgs(const QStringList& args, ResultsArgs& out) {
         if (args[i] == "--db" && i + 1 < args.size()) {
             out.db = args[++i];
         } else if (args[i] == "--json") {
-            out.json = true;
+            out.format = Format::Json;
         } else if (args[i] == "--csv") {
-            out.csv = true;
+            out.format = Format::Csv;
+        } else if (args[i] == "--format" && i + 1 < args.size()) {
+            const auto f = parseFormat(args[++i]);
+            if (!f) {
+                return false;
+            }
+            out.format = *f;
         } else if (args[i].startsWith("--") || !out.dir.isEmpty()) {
             return false;
         } else {
@@ -50,10 +56,12 @@ int ingestCommand(const QStringList& args) {
         return usage("commprof ingest DIR [--db FILE]");
     }
     try {
+        ProgressLine line(stderr, isLiveTerminal(stderr), "ingested");
         const store::IngestSummary s =
-            store::ingest(a.dir, a.db, [](int done, int total, const QString& id) {
-                std::fprintf(stderr, "ingested %d/%d %s\n", done, total, qPrintable(id));
+            store::ingest(a.dir, a.db, [&line](int done, int total, const QString& id) {
+                line.update(done, total, id);
             });
+        line.finish();
         std::fprintf(
             stderr,
             "%d cells: %d complete, %d incomplete, %d failed, %d skipped_infeasible -> %s\n",
@@ -68,7 +76,7 @@ int ingestCommand(const QStringList& args) {
 int cellsCommand(const QStringList& args) {
     ResultsArgs a;
     if (!parseResultsArgs(args, a)) {
-        return usage("commprof cells DIR [--db FILE] [--json | --csv]");
+        return usage("commprof cells DIR [--db FILE] [--format table|json|csv]");
     }
     try {
         if (!QFile::exists(a.db)) {
@@ -76,13 +84,13 @@ int cellsCommand(const QStringList& args) {
         }
         store::Database db(a.db);
         const auto rows = store::cells(db, QDir(a.dir).canonicalPath());
-        if (a.json) {
+        if (a.format == Format::Json) {
             QJsonArray arr;
             for (const auto& r : rows) {
                 arr.append(store::toJson(r));
             }
             printJson(QJsonObject{{"cells", arr}});
-        } else if (a.csv) {
+        } else if (a.format == Format::Csv) {
             printText(report::cellsCsv(rows));
         } else {
             QString text;

@@ -2,6 +2,7 @@
 //              [--launcher local|slurm]
 
 #include "cli_common.h"
+#include "terminal_progress.h"
 
 #include "runner/matrix_runner.h"
 #include "runner/rank_program.h"
@@ -9,7 +10,6 @@
 
 #include <QFileInfo>
 #include <QJsonDocument>
-#include <QMap>
 #include <QSocketNotifier>
 
 #include <cerrno>
@@ -151,34 +151,38 @@ int runCommand(const QStringList& args) {
     runner::MatrixRunner run(plan, options);
     const StopOnSignal stopOnSignal(run);
     ProgressOut progress(jsonProgress);
-    const bool tty = ::isatty(STDERR_FILENO);
-    QMap<QString, QMap<int, int>> iterations; // cell -> rank -> last iteration
+    std::vector<RunProgressView::CellPlan> cells;
+    for (const auto& pc : plan.cells) {
+        if (options.onlyCell.isEmpty() || pc.cell.id == options.onlyCell) {
+            cells.push_back({pc.cell.id, pc.cell.worldSize, pc.cell.config.iterations,
+                             pc.cell.config.timeoutS});
+        }
+    }
+    RunProgressView view(stderr, isLiveTerminal(stderr), std::move(cells));
     QObject::connect(&run, &runner::MatrixRunner::cellStateChanged,
                      [&](const QString& id, runner::CellState s, const QString& detail) {
                          progress.emitLine({{"event", "cell"},
                                             {"id", id},
                                             {"state", runner::toString(s)},
                                             {"detail", detail}});
-                         std::fprintf(stderr, "%s%-34s %s %s\n", tty ? "\r\033[K" : "",
-                                      qPrintable(id), runner::toString(s), qPrintable(detail));
+                         view.cellState(id, runner::toString(s), detail);
                      });
     // What the run itself did before its cells (ranks or Slurm jobs of a killed run ended).
-    QObject::connect(
-        &run, &runner::MatrixRunner::logLine, [&](const QString& id, const QString& line) {
-            if (id.isEmpty()) {
-                std::fprintf(stderr, "%scommprof: %s\n", tty ? "\r\033[K" : "", qPrintable(line));
-            }
-        });
-    QObject::connect(&run, &runner::MatrixRunner::launcherState,
-                     [&](const QString& id, const QJsonObject& state) {
-                         QJsonObject o = state;
-                         o["event"] = "slurm";
-                         o["cell"] = id;
-                         progress.emitLine(o);
-                         std::fprintf(stderr, "%s%-34s slurm %s\n", tty ? "\r\033[K" : "",
-                                      qPrintable(id),
-                                      qPrintable(runner::schedulerStateText(state)));
+    QObject::connect(&run, &runner::MatrixRunner::logLine,
+                     [&](const QString& id, const QString& line) {
+                         if (id.isEmpty()) {
+                             view.note("commprof: " + line);
+                         }
                      });
+    QObject::connect(
+        &run, &runner::MatrixRunner::launcherState,
+        [&](const QString& id, const QJsonObject& state) {
+            QJsonObject o = state;
+            o["event"] = "slurm";
+            o["cell"] = id;
+            progress.emitLine(o);
+            view.note(QString("%1 slurm %2").arg(id, -34).arg(runner::schedulerStateText(state)));
+        });
     QObject::connect(&run, &runner::MatrixRunner::rankProgress,
                      [&](const QString& id, int rank, const QJsonObject& e) {
                          if (progress.on()) {
@@ -186,24 +190,13 @@ int runCommand(const QStringList& args) {
                              o["cell"] = id;
                              progress.emitLine(o);
                          }
-                         if (tty && e["event"].toString() == "iteration") {
-                             iterations[id][rank] = e["iter"].toInt() + 1;
-                             const int of = std::max(1, e["of"].toInt());
-                             int done = 0;
-                             for (int v : iterations[id]) {
-                                 done += v;
-                             }
-                             const int ranks = iterations[id].size();
-                             const int width = 30;
-                             const int filled =
-                                 std::clamp(width * done / (of * std::max(1, ranks)), 0, width);
-                             std::fprintf(stderr, "\r\033[K%-34s [%s%s] %d/%d  %.1f ms",
-                                          qPrintable(id), QByteArray(filled, '#').constData(),
-                                          QByteArray(width - filled, '.').constData(),
-                                          iterations[id][rank], of, e["step_ms"].toDouble());
+                         if (e["event"].toString() == "iteration") {
+                             view.iteration(id, rank, e["iter"].toInt(), e["of"].toInt(),
+                                            e["step_ms"].toDouble());
                          }
                      });
     const runner::RunSummary s = run.runBlocking();
+    view.finish();
     if (!s.refused.isEmpty()) {
         printError(s.refused);
         return BadInput;

@@ -1,4 +1,5 @@
-// commprof trace summarize TRACE_OR_DIR... [--json] [--hta] [--window START:END]
+// commprof trace summarize TRACE_OR_DIR... [--json | --format table|json|csv] [--hta]
+//                          [--window START:END]
 // commprof trace collectives TRACE [--json]
 // (both take --max-trace-size SIZE)
 
@@ -22,13 +23,14 @@
 namespace commprof::cli {
 namespace {
 
-const char* kSummarizeUsage = "commprof trace summarize TRACE_OR_DIR... [--json] [--hta] "
-                              "[--window START:END] [--max-trace-size SIZE]";
+const char* kSummarizeUsage = "commprof trace summarize TRACE_OR_DIR... [--json] "
+                              "[--format table|json|csv] [--hta] [--window START:END] "
+                              "[--max-trace-size SIZE]";
 const char* kCollectivesUsage = "commprof trace collectives TRACE [--json] [--max-trace-size SIZE]";
 
 struct TraceArgs {
     QStringList paths;
-    bool json = false;
+    Format format = Format::Table;
     bool hta = false;
     std::optional<trace::Span> window;
     trace::ReadOptions read;
@@ -47,7 +49,15 @@ TraceArgs parseArgs(const QStringList& args, bool allowWindowAndHta) {
             return args[++i];
         };
         if (a == "--json") {
-            out.json = true;
+            out.format = Format::Json;
+        } else if (a == "--format" && allowWindowAndHta) {
+            const QString v = value();
+            const auto f = parseFormat(v);
+            if (!f) {
+                throw trace::TraceError("--format: expected table, json or csv, got '" +
+                                        v.toStdString() + "'");
+            }
+            out.format = *f;
         } else if (a == "--hta" && allowWindowAndHta) {
             out.hta = true;
         } else if (a == "--window" && allowWindowAndHta) {
@@ -118,6 +128,36 @@ QString formatSummary(const trace::TraceSummary& s) {
     }
     for (const auto& w : s.warnings) {
         out += QString("warning: %1\n").arg(QString::fromStdString(w));
+    }
+    return out;
+}
+
+// One row per step for a spreadsheet; a job adds a row per rank and step. Totals are left to
+// the reader, who can sum the columns.
+QString stepsCsvHeader() {
+    return "rank,step,start_us,end_us,step_us,compute_us,comm_us,bookkeeping_us,memory_us,"
+           "overlap_us,exposed_comm_us,collectives,comm_bytes\n";
+}
+
+QString stepsCsvRows(const std::optional<int>& rank, const trace::TraceSummary& s) {
+    QString out;
+    auto n = [](double v) { return QString::number(v, 'f', 3); };
+    for (const auto& m : s.steps) {
+        out += QStringList{rank ? QString::number(*rank) : QString(),
+                           QString::number(m.step),
+                           n(m.startUs),
+                           n(m.endUs),
+                           n(m.stepUs),
+                           n(m.computeUs),
+                           n(m.commUs),
+                           n(m.bookkeepingUs),
+                           n(m.memoryUs),
+                           n(m.overlapUs),
+                           n(m.exposedCommUs),
+                           QString::number(m.collectives),
+                           m.commBytes ? QString::number(*m.commBytes, 'f', 0) : QString()}
+                   .join(',') +
+               '\n';
     }
     return out;
 }
@@ -197,7 +237,11 @@ int summarizeOne(const TraceArgs& a) {
     const trace::Trace t = trace::readTraceFile(a.paths.first().toStdString(), a.read);
     const trace::TraceReport report = trace::reportOf(t, a.window, a.hta);
     const auto& hta = report.hta;
-    if (a.json) {
+    if (a.format == Format::Csv) {
+        printText(stepsCsvHeader() + stepsCsvRows(trace::rankOf(t), report.summary));
+        return Ok;
+    }
+    if (a.format == Format::Json) {
         printJson(singleDocument(t, report.summary, hta));
         return Ok;
     }
@@ -316,7 +360,15 @@ int summarizeJob(const TraceArgs& a) {
     for (auto& n : notes) {
         job.warnings.push_back(std::move(n));
     }
-    if (a.json) {
+    if (a.format == Format::Csv) {
+        QString csv = stepsCsvHeader();
+        for (std::size_t i = 0; i < sums.size(); ++i) {
+            csv += stepsCsvRows(ranks[i], sums[i]);
+        }
+        printText(csv);
+        return Ok;
+    }
+    if (a.format == Format::Json) {
         QJsonArray rankDocs;
         for (std::size_t i = 0; i < traces.size(); ++i) {
             std::optional<trace::HtaFigures> hta;
@@ -342,7 +394,7 @@ int collectivesCommand(const TraceArgs& a) {
     }
     const trace::Trace t = trace::readTraceFile(a.paths.first().toStdString(), a.read);
     const auto kinds = trace::summarizeByKind(t.collectives);
-    if (a.json) {
+    if (a.format == Format::Json) {
         QJsonArray records;
         for (const auto& r : t.collectives) {
             records.append(trace::toJson(r));

@@ -1,6 +1,7 @@
 // commprof: the headless front end. Each subcommand lives in its own cmd_*.cpp.
 
 #include "cli_common.h"
+#include "cli_options.h"
 
 #include <QApplication>
 #include <QCoreApplication>
@@ -10,25 +11,81 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 using namespace commprof::cli;
+namespace options = commprof::options;
 
 namespace {
 
-const char* kUsage =
-    "commprof <command> [args]\n"
-    "  plan MATRIX.yaml [--profile F] [--host-budget-gib X] [--device-budget-gib Y] [--json]\n"
-    "  run MATRIX.yaml --out DIR [--resume] [--only CELL_ID] [--json-progress]\n"
-    "  calibrate DIR [--profile F] [--write-profile F] [--json]\n"
-    "  probe [--json] [--results DIR] [--ports A-B] [--cleanup] [--no-formation]\n"
-    "  ingest DIR [--db FILE]\n"
-    "  cells DIR [--db FILE] [--json | --csv]\n"
-    "  report DIR --out OUTDIR [--db FILE]\n"
-    "  diff RUN_A RUN_B [--json] | diff --arms --out DIR --change FLAGS [--base FLAGS]\n"
-    "  trace summarize TRACE_OR_DIR... [--json] [--hta] [--window START:END]\n"
-    "                                   per-step figures; several ranks: skew and stragglers\n"
-    "  trace collectives TRACE [--json]  one record per collective, bytes and bandwidth\n";
+// The command a line names: one word, or two for a command with a verb ("trace summarize").
+const options::Command* commandOf(const QStringList& args, int& words) {
+    const auto& program = commprofProgram();
+    if (args.size() > 1) {
+        if (const auto* c =
+                options::findCommand(program, (args[0] + ' ' + args[1]).toStdString())) {
+            words = 2;
+            return c;
+        }
+    }
+    words = 1;
+    return args.isEmpty() ? nullptr : options::findCommand(program, args[0].toStdString());
+}
+
+std::vector<std::string> toStd(const QStringList& list) {
+    std::vector<std::string> out;
+    for (const QString& s : list) {
+        out.push_back(s.toStdString());
+    }
+    return out;
+}
+
+// --help anywhere, and flags the table does not list, are answered here before a command runs,
+// so a command can only accept what its --help and man page describe.
+std::optional<int> answeredFromTable(const QStringList& args) {
+    const auto& program = commprofProgram();
+    if (args.isEmpty() || args.first() == "--help" || args.first() == "-h") {
+        std::fputs(options::helpText(program).c_str(), args.isEmpty() ? stderr : stdout);
+        return args.isEmpty() ? BadInput : Ok;
+    }
+    if (args.first() == "--version") {
+        std::printf("commprof %s\n", COMMPROF_VERSION);
+        return Ok;
+    }
+    int words = 0;
+    const options::Command* command = commandOf(args, words);
+    if (!command) {
+        // A command with verbs named without a valid one: its verbs' usage.
+        std::string verbs;
+        for (const auto& c : program.commands) {
+            if (QString::fromStdString(c.name).section(' ', 0, 0) == args.first()) {
+                verbs += "  " + options::usageLine(program, &c) + "\n";
+            }
+        }
+        if (!verbs.empty()) {
+            const bool help = args.contains("--help") || args.contains("-h");
+            std::fputs(verbs.c_str(), help ? stdout : stderr);
+            return help ? Ok : BadInput;
+        }
+        return std::nullopt; // main reports the unknown command
+    }
+    const QStringList rest = args.mid(words);
+    if (rest.contains("--help") || rest.contains("-h")) {
+        std::fputs(options::commandHelp(program, *command).c_str(), stdout);
+        return Ok;
+    }
+    const auto unknown = options::unknownFlags(command->options, toStd(rest));
+    if (!unknown.empty()) {
+        printError(QString("%1: unknown option '%2'")
+                       .arg(QString::fromStdString(command->name),
+                            QString::fromStdString(unknown.front())));
+        std::fprintf(stderr, "usage: %s\n", options::usageLine(program, command).c_str());
+        return BadInput;
+    }
+    return std::nullopt;
+}
 
 } // namespace
 
@@ -45,9 +102,8 @@ int main(int argc, char** argv) {
                                                   : new QCoreApplication(argc, argv));
     QCoreApplication::setApplicationName("commprof");
     QStringList args = QCoreApplication::arguments().mid(1);
-    if (args.isEmpty() || args.first() == "--help" || args.first() == "-h") {
-        std::fputs(kUsage, args.isEmpty() ? stderr : stdout);
-        return args.isEmpty() ? BadInput : Ok;
+    if (const auto answered = answeredFromTable(args)) {
+        return *answered;
     }
     const std::map<QString, std::function<int(const QStringList&)>> commands{
         {"trace", traceCommand},         {"plan", planCommand},     {"run", runCommand},
@@ -58,7 +114,7 @@ int main(int argc, char** argv) {
     const auto it = commands.find(name);
     if (it == commands.end()) {
         printError(QString("unknown command '%1'").arg(name));
-        std::fputs(kUsage, stderr);
+        std::fputs(options::helpText(commprofProgram()).c_str(), stderr);
         return BadInput;
     }
     try {

@@ -4,6 +4,7 @@
 #include "ddp_loop.h"
 #include "fingerprint.h"
 #include "options.h"
+#include "rank_flags.h"
 #include "rendezvous.h"
 
 #include <sys/stat.h>
@@ -18,8 +19,17 @@ int main(int argc, char** argv) {
     try {
         options = parseOptions(argc, argv);
     } catch (const UsageError& e) {
-        std::fprintf(stderr, "commprof-rank: %s\n%s", e.what(), usageText().c_str());
+        std::fprintf(stderr,
+                     "commprof-rank: %s\nusage: %s'commprof-rank --help' describes each flag.\n",
+                     e.what(), usageText().c_str());
         return 2;
+    } catch (const std::logic_error& e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        return 1;
+    }
+    if (options.help) {
+        std::fputs(commprof::options::helpText(rankProgram()).c_str(), stdout);
+        return 0;
     }
     if (options.digestSelftest) {
         std::fputs(digestSelftestJson().c_str(), stdout);

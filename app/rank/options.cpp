@@ -1,5 +1,7 @@
 #include "options.h"
 
+#include "rank_flags.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
@@ -134,27 +136,7 @@ bool RankOptions::perturbsRank(int r) const {
 }
 
 std::string usageText() {
-    return "commprof-rank [--model NAME] [--family mlp|transformer] [--params N] [--backend "
-           "gloo|nccl]\n"
-           "              [--device cpu|cuda] [--layer LABEL] [--cell-id ID] [--iterations N] "
-           "[--warmup N]\n"
-           "              [--record-from-iteration N] [--batch-size N] [--bucket-cap-mb X] "
-           "[--first-bucket-mb X]\n"
-           "              [--optimizer sgd|adam] [--hook timing|default] [--seed N] [--threads N]\n"
-           "              [--trace] [--trace-first-step N] [--trace-steps N] [--out DIR]\n"
-           "              [--rendezvous-timeout-s S] [--collective-timeout-s S] [--listen-all]\n"
-           "              [--fingerprint semantic|op|semantic,op] [--fp-iters START:END[:EVERY]]\n"
-           "              [--fp-ranks all|0,3,8-15] [--fp-max-records N] [--fp-max-bytes N] "
-           "[--fp-chunk-dim D]\n"
-           "              [--perturb OP@RANKS:ITER]   (RANKS: 1, 0,3, 8-15 or all)\n"
-           "              [--delay-rank R:MS]   (or COMMPROF_DELAY_RANK=R:MS: a planted "
-           "straggler)\n"
-           "       commprof-rank --digest-selftest\n"
-           "       commprof-rank --version [--json]\n"
-           "Rendezvous from RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT, LOCAL_RANK (or "
-           "SLURM_PROCID,\n"
-           "SLURM_NTASKS, SLURM_LOCALID); rank 0's store admits only clients that present\n"
-           "COMMPROF_STORE_TOKEN when it is set.\n";
+    return options::usageLine(rankProgram(), nullptr) + "\n";
 }
 
 RankOptions parseOptions(int argc, char** argv) {
@@ -267,7 +249,18 @@ RankOptions parseOptions(int argc, char** argv) {
                                              {"--version", &o.version},
                                              {"--json", &o.json},
                                              {"--listen-all", &o.listenAll},
-                                             {"--digest-selftest", &o.digestSelftest}};
+                                             {"--digest-selftest", &o.digestSelftest},
+                                             {"--help", &o.help}};
+    // The table is what --help and the man page say; a flag parsed here and missing there, or
+    // the other way round, is a build that must not pass a single test.
+    for (const auto& opt : rankProgram().options) {
+        if (opt.takesValue() ? !withValue.count(opt.flag) : !flags.count(opt.flag)) {
+            throw std::logic_error("commprof-rank: " + opt.flag + " is documented but not parsed");
+        }
+    }
+    if (withValue.size() + flags.size() != rankProgram().options.size()) {
+        throw std::logic_error("commprof-rank: a parsed flag is missing from its documentation");
+    }
 
     for (int i = 1; i < argc; ++i) {
         std::string arg = argv[i];
@@ -295,6 +288,9 @@ RankOptions parseOptions(int argc, char** argv) {
         s->second(arg, value);
     }
 
+    if (o.help) {
+        return o;
+    }
     // Presets: a model named like mlp50m or transformer400m sizes itself when --params and
     // --family are not given.
     if (!paramsGiven || !familyGiven) {

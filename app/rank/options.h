@@ -64,6 +64,7 @@ struct RankOptions {
     bool listenAll = false; // bind the store on every interface (multi-host); off by default
     // Modes
     bool version = false;
+    bool help = false;
     bool json = false;
 
     // From the environment (torchrun, then SLURM)
@@ -80,6 +81,7 @@ std::optional<std::pair<std::string, double>> presetOf(const std::string& model)
 
 // Throws UsageError naming the flag.
 RankOptions parseOptions(int argc, char** argv);
+// One line naming every flag; --help prints the whole table (rank_flags.h).
 std::string usageText();
 
 } // namespace commprof::rank

@@ -1,11 +1,11 @@
-// commprof-workbench [--results DIR] [--matrix YAML] [--trace FILE] [--probe] [--compare A,B]
-//                    [--run] [--output DIR] [--select CELL] [--size WxH] [--screenshot OUTDIR]
+// commprof-workbench: options in workbench_options.cpp (also its man page and completions).
 
 #include "application.h"
 #include "jobs/job_tracker.h"
 #include "main_window.h"
 #include "matrix_designer.h"
 #include "run_monitor.h"
+#include "workbench_options.h"
 
 #include <QCommandLineParser>
 #include <QDir>
@@ -15,6 +15,10 @@
 #include <QSettings>
 #include <QThreadPool>
 #include <QTimer>
+
+#include <cstdio>
+#include <map>
+#include <string>
 
 namespace {
 
@@ -32,6 +36,19 @@ bool busy(const commprof::workbench::MainWindow& w) {
 } // namespace
 
 int main(int argc, char** argv) {
+    // Answered before a window system is needed, so they work on a machine without a display.
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--help" || a == "-h") {
+            std::fputs(commprof::options::helpText(commprof::workbench::workbenchProgram()).c_str(),
+                       stdout);
+            return 0;
+        }
+        if (a == "--version" || a == "-v") {
+            std::printf("commprof-workbench %s\n", COMMPROF_VERSION);
+            return 0;
+        }
+    }
     commprof::workbench::Application app(argc, argv);
     QApplication::setApplicationName("commprof-workbench");
     QApplication::setApplicationVersion(COMMPROF_VERSION);
@@ -39,26 +56,31 @@ int main(int argc, char** argv) {
     QApplication::setWindowIcon(QIcon(":/commprof/commprof.svg"));
     QCommandLineParser parser;
     parser.setApplicationDescription(
-        "Measure what data-parallel training spends on communication.");
+        QString::fromStdString(commprof::workbench::workbenchProgram().summary));
     parser.addHelpOption();
     parser.addVersionOption();
-    const QCommandLineOption results("results", "Open a results folder.", "DIR");
-    const QCommandLineOption traceOpt("trace", "Open a Chrome trace.", "FILE");
-    const QCommandLineOption shot(
-        "screenshot", "Render the window and each view to OUTDIR/*.png once loaded, and exit.",
-        "OUTDIR");
-    const QCommandLineOption probeOpt("probe", "Run the environment probe at start.");
-    const QCommandLineOption compareOpt("compare", "Compare two fingerprinted runs: A,B.", "A,B");
-    const QCommandLineOption matrixOpt("matrix", "Open an experiment matrix in the designer.",
-                                       "YAML");
-    const QCommandLineOption runOpt("run", "Start running the matrix at once.");
-    const QCommandLineOption outputOpt(
-        "output", "Where a run writes (default: the open results, or results/<matrix name>).",
-        "DIR");
-    const QCommandLineOption selectOpt("select", "Select a cell of the results.", "CELL_ID");
-    const QCommandLineOption sizeOpt("size", "Window size, e.g. 1366x768.", "WxH");
-    parser.addOptions({results, traceOpt, shot, probeOpt, compareOpt, matrixOpt, runOpt, outputOpt,
-                       selectOpt, sizeOpt});
+    // Every other option comes from the table the man page is made from.
+    std::map<QString, QCommandLineOption> opt;
+    for (const auto& o : commprof::workbench::workbenchProgram().options) {
+        const QString name = QString::fromStdString(o.flag).mid(2);
+        if (name == "help" || name == "version") {
+            continue;
+        }
+        QCommandLineOption option(name, QString::fromStdString(o.help),
+                                  QString::fromStdString(o.value));
+        parser.addOption(option);
+        opt.emplace(name, option);
+    }
+    const QCommandLineOption& results = opt.at("results");
+    const QCommandLineOption& traceOpt = opt.at("trace");
+    const QCommandLineOption& shot = opt.at("screenshot");
+    const QCommandLineOption& probeOpt = opt.at("probe");
+    const QCommandLineOption& compareOpt = opt.at("compare");
+    const QCommandLineOption& matrixOpt = opt.at("matrix");
+    const QCommandLineOption& runOpt = opt.at("run");
+    const QCommandLineOption& outputOpt = opt.at("output");
+    const QCommandLineOption& selectOpt = opt.at("select");
+    const QCommandLineOption& sizeOpt = opt.at("size");
     parser.process(app);
 
     commprof::workbench::MainWindow window;

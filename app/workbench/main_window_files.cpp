@@ -8,6 +8,7 @@
 #include "diff_view.h"
 #include "export_dialog.h"
 #include "jobs/job_tracker.h"
+#include "matrix/yaml_input.h"
 #include "matrix_designer.h"
 #include "message_bar.h"
 #include "models/probe_model.h"
@@ -55,9 +56,14 @@ QString cellToOpenOn(const report::ReportData& data) {
     return cells.empty() ? QString() : cells.front()->id;
 }
 
+// The file a run was started from, to tell whether it still holds the run's matrix; any file
+// that cannot be read as a matrix (gone, a FIFO, too large) simply does not.
 QString readText(const QString& path) {
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+    try {
+        return QString::fromUtf8(matrix::readYamlFile(path));
+    } catch (const std::exception&) {
+        return {};
+    }
 }
 
 } // namespace

@@ -121,7 +121,7 @@ QString MatrixRunner::prepare() {
     const QFileInfo program(options_.rankProgram);
     if (!program.isFile() || !program.isExecutable()) {
         return QString("commprof-rank not found or not executable at '%1' (COMMPROF_RANK names "
-                       "it; by default it is beside commprof)")
+                       "it; by default it is beside commprof, else on PATH)")
             .arg(options_.rankProgram);
     }
     if (options_.outDir.isEmpty()) {

@@ -1,5 +1,5 @@
 #pragma once
-// Where commprof-rank is: $COMMPROF_RANK, else beside the running executable.
+// Where commprof-rank is: $COMMPROF_RANK, else beside the running executable, else on PATH.
 
 #include <QString>
 

@@ -41,4 +41,28 @@ cp "$work/shots_1366x768/workbench.png" "$out/workbench_1366.png"
 for f in workbench designer run_monitor timeline cell_inspector results determinism probe; do
   cp "$work/shots_1920x1080/$f.png" "$out/$f.png"
 done
+# The trace timeline on its own: the 54 MB Kineto fixture, and every rank of a world-size-3 cell.
+cat > "$work/ws3.yaml" <<'YAML'
+name: timeline_ws3
+defaults:
+  iterations: 14
+  warmup: 3
+  batch_size: 32
+  trace: {enabled: true, first_step: 6, steps: 4}
+  timeout_s: 300
+models:
+  - {name: mlp2m, family: mlp, params: 2.0e6}
+layers:
+  - {name: gloo_cpu, backend: gloo, device: cpu}
+world_sizes: [3]
+YAML
+"$bin/commprof" run "$work/ws3.yaml" --out "$work/ws3" >&2
+kineto=${COMMPROF_FIXTURES:-../shared/fixtures}/traces/kineto_nccl_ddp_ws2_large_rank1.json.gz
+for size in 1920x1080 1366x768; do
+  suffix=$([ "$size" = 1920x1080 ] || echo _1366)
+  QT_QPA_PLATFORM=offscreen "$bin/timeline_shots" "$out/timeline_kineto$suffix.png" "$size" \
+    "$kineto" --step 1 --select nccl
+  QT_QPA_PLATFORM=offscreen "$bin/timeline_shots" "$out/timeline_ws3$suffix.png" "$size" \
+    "$work/ws3/cells/mlp2m_gloo_cpu_ws3_r0" --step 1 --select allreduce
+done
 echo "screenshots in $out (work files in $work)" >&2

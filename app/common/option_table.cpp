@@ -1,0 +1,411 @@
+#include "option_table.h"
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+namespace commprof::options {
+namespace {
+
+std::vector<std::string> words(const std::string& s) {
+    std::vector<std::string> out;
+    std::istringstream in(s);
+    for (std::string w; in >> w;) {
+        out.push_back(w);
+    }
+    return out;
+}
+
+std::vector<std::string> paragraphs(const std::string& text) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        const std::size_t end = text.find("\n\n", start);
+        out.push_back(
+            text.substr(start, end == std::string::npos ? std::string::npos : end - start));
+        if (end == std::string::npos) {
+            break;
+        }
+        start = end + 2;
+    }
+    return out;
+}
+
+std::string join(const std::vector<std::string>& v, const std::string& sep);
+
+// "--format table|json|csv": fixed values read better than their placeholder.
+std::string valueText(const Option& o) {
+    return o.choices.empty() ? o.value : join(o.choices, "|");
+}
+
+std::string optionHead(const Option& o) {
+    return o.flag + (o.takesValue() ? " " + valueText(o) : "");
+}
+
+// "options:" and a line per option, help text in a column.
+std::string optionList(const std::vector<Option>& options) {
+    std::string out = options.empty() ? "" : "\noptions:\n";
+    for (const Option& o : options) {
+        const std::string head = optionHead(o);
+        out +=
+            "  " + head + std::string(head.size() < 26 ? 26 - head.size() : 1, ' ') + o.help + "\n";
+    }
+    return out;
+}
+
+std::string optionSynopsis(const Option& o) {
+    return "[" + optionHead(o) + "]";
+}
+
+// Roff treats a backslash as an escape and a leading dot or quote as a request; a hyphen is
+// typeset as a minus only when written \-.
+std::string roff(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        if (c == '\\') {
+            out += "\\e";
+        } else if (c == '-') {
+            out += "\\-";
+        } else {
+            out += c;
+        }
+    }
+    if (!out.empty() && (out[0] == '.' || out[0] == '\'')) {
+        out = "\\&" + out;
+    }
+    return out;
+}
+
+std::string roffParagraphs(const std::string& text) {
+    std::string out;
+    bool first = true;
+    for (const std::string& p : paragraphs(text)) {
+        out += first ? "" : ".PP\n";
+        first = false;
+        std::istringstream lines(p);
+        for (std::string line; std::getline(lines, line);) {
+            out += roff(line) + "\n";
+        }
+    }
+    return out;
+}
+
+std::string roffOptions(const std::vector<Option>& options) {
+    std::string out;
+    for (const Option& o : options) {
+        out += ".TP\n.B " + roff(o.flag) +
+               (o.takesValue() ? " \\fI" + roff(valueText(o)) + "\\fR" : "") + "\n" + roff(o.help) +
+               "\n";
+    }
+    return out;
+}
+
+std::string upper(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
+    return s;
+}
+
+// Command names that take a verb ("trace summarize") complete in two steps.
+std::vector<std::string> firstWords(const Program& p) {
+    std::vector<std::string> out;
+    for (const Command& c : p.commands) {
+        const std::string w = words(c.name).front();
+        if (std::find(out.begin(), out.end(), w) == out.end()) {
+            out.push_back(w);
+        }
+    }
+    return out;
+}
+
+std::vector<std::string> verbsOf(const Program& p, const std::string& first) {
+    std::vector<std::string> out;
+    for (const Command& c : p.commands) {
+        const auto w = words(c.name);
+        if (w.size() > 1 && w[0] == first) {
+            out.push_back(w[1]);
+        }
+    }
+    return out;
+}
+
+std::string join(const std::vector<std::string>& v, const std::string& sep) {
+    std::string out;
+    for (const std::string& s : v) {
+        out += (out.empty() ? "" : sep) + s;
+    }
+    return out;
+}
+
+bool namesFolder(const Option& o) {
+    return o.value.find("DIR") != std::string::npos;
+}
+
+std::string bashValueCase(const std::vector<Option>& options) {
+    std::string out;
+    for (const Option& o : options) {
+        if (!o.takesValue()) {
+            continue;
+        }
+        const std::string reply = !o.choices.empty()
+                                      ? "compgen -W \"" + join(o.choices, " ") + "\" -- \"$cur\""
+                                  : namesFolder(o) ? "compgen -d -- \"$cur\""
+                                                   : "compgen -f -- \"$cur\"";
+        out += "        " + o.flag + ") COMPREPLY=($(" + reply + ")); return ;;\n";
+    }
+    return out;
+}
+
+std::vector<std::string> flagsOf(const std::vector<Option>& options) {
+    std::vector<std::string> out;
+    out.reserve(options.size());
+    for (const Option& o : options) {
+        out.push_back(o.flag);
+    }
+    return out;
+}
+
+std::string bashFunctionName(const Program& p) {
+    std::string name = "_" + p.name;
+    std::replace(name.begin(), name.end(), '-', '_');
+    return name;
+}
+
+// zsh's _arguments specs use [ ] : as syntax; help text only needs to read well.
+std::string zshText(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        if (c == '[' || c == '(') {
+            out += '{';
+        } else if (c == ']' || c == ')') {
+            out += '}';
+        } else if (c == ':') {
+            out += ' ';
+        } else if (c == '\'') {
+            out += "'\\''";
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
+std::string zshArguments(const std::vector<Option>& options, const std::string& indent) {
+    std::string out = indent + "_arguments -s \\\n";
+    for (const Option& o : options) {
+        std::string spec = "'" + o.flag + "[" + zshText(o.help) + "]";
+        if (o.takesValue()) {
+            spec += ":" + zshText(o.value) + ":" +
+                    (!o.choices.empty() ? "(" + join(o.choices, " ") + ")"
+                     : namesFolder(o)   ? "_files -/"
+                                        : "_files");
+        }
+        out += indent;
+        out += "    " + spec + "' \\\n";
+    }
+    out += indent + "    '*:file:_files'\n";
+    return out;
+}
+
+} // namespace
+
+bool Option::takesSeveral() const {
+    return value.size() > 3 && value.compare(value.size() - 3, 3, "...") == 0;
+}
+
+const Command* findCommand(const Program& program, const std::string& name) {
+    for (const Command& c : program.commands) {
+        if (c.name == name) {
+            return &c;
+        }
+    }
+    return nullptr;
+}
+
+const Option* findOption(const std::vector<Option>& options, const std::string& flag) {
+    for (const Option& o : options) {
+        if (o.flag == flag) {
+            return &o;
+        }
+    }
+    return nullptr;
+}
+
+std::string usageLine(const Program& program, const Command* command) {
+    std::string out = program.name;
+    const std::vector<Option>& opts = command ? command->options : program.options;
+    if (command) {
+        out += " " + command->name;
+    }
+    const std::string& operands = command ? command->operands : program.operands;
+    if (!operands.empty()) {
+        out += " " + operands;
+    }
+    for (const Option& o : opts) {
+        out += " " + optionSynopsis(o);
+    }
+    return out;
+}
+
+std::string commandHelp(const Program& program, const Command& command) {
+    std::string out = "usage: " + usageLine(program, &command) + "\n\n" + command.summary + "\n";
+    out += optionList(command.options);
+    return out;
+}
+
+std::string helpText(const Program& program) {
+    std::string out = program.name + ": " + program.summary + "\n\n";
+    if (program.commands.empty()) {
+        out += "usage: " + usageLine(program, nullptr) + "\n";
+    } else {
+        out += "usage: " + program.name + " COMMAND [ARGS]\n\ncommands:\n";
+        for (const Command& c : program.commands) {
+            const std::string head = c.name + (c.operands.empty() ? "" : " " + c.operands);
+            out += "  " + head + std::string(head.size() < 38 ? 38 - head.size() : 1, ' ') +
+                   c.summary + "\n";
+        }
+        out += "\n'" + program.name + " COMMAND --help' lists a command's options.\n";
+    }
+    out += optionList(program.options);
+    for (const Section& s : program.sections) {
+        out += "\n" + s.title + "\n" + s.text + "\n";
+    }
+    return out;
+}
+
+std::string manPage(const Program& program, const std::string& version) {
+    std::string out = ".TH " + upper(program.name) + " 1 \"\" \"" + program.name + " " + version +
+                      "\" \"User Commands\"\n";
+    out += ".SH NAME\n" + roff(program.name) + " \\- " + roff(program.summary) + "\n";
+    out += ".SH SYNOPSIS\n";
+    if (program.commands.empty()) {
+        out += ".B " + roff(program.name) + "\n" +
+               roff(usageLine(program, nullptr).substr(program.name.size() + 1)) + "\n";
+    } else {
+        for (const Command& c : program.commands) {
+            out += ".B " + roff(program.name + " " + c.name) + "\n" +
+                   (c.operands.empty() ? "" : "\\fI" + roff(c.operands) + "\\fR ") +
+                   "[options]\n.br\n";
+        }
+    }
+    out += ".SH DESCRIPTION\n" + roffParagraphs(program.description);
+    if (!program.commands.empty()) {
+        out += ".SH COMMANDS\n";
+        for (const Command& c : program.commands) {
+            out += ".SS " + roff(c.name + (c.operands.empty() ? "" : " " + c.operands)) + "\n" +
+                   roff(c.summary) + "\n" + roffOptions(c.options);
+        }
+    }
+    if (!program.options.empty()) {
+        out += ".SH OPTIONS\n" + roffOptions(program.options);
+    }
+    for (const Section& s : program.sections) {
+        out += ".SH " + roff(upper(s.title)) + "\n" + roffParagraphs(s.text);
+    }
+    return out;
+}
+
+std::string bashCompletion(const Program& program) {
+    const std::string fn = bashFunctionName(program);
+    std::string out = "# bash completion for " + program.name + ", generated from its options\n";
+    out +=
+        fn +
+        "() {\n    local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\"\n";
+    if (program.commands.empty()) {
+        out += "    case \"$prev\" in\n" + bashValueCase(program.options) + "    esac\n";
+        out += "    if [[ \"$cur\" == -* ]]; then\n        COMPREPLY=($(compgen -W \"" +
+               join(flagsOf(program.options), " ") + "\" -- \"$cur\"))\n    else\n" +
+               "        COMPREPLY=($(compgen -f -- \"$cur\"))\n    fi\n}\n";
+    } else {
+        std::vector<std::string> top = firstWords(program);
+        for (const std::string& f : flagsOf(program.options)) {
+            top.push_back(f);
+        }
+        out += "    if [[ $COMP_CWORD -eq 1 ]]; then\n        COMPREPLY=($(compgen -W \"" +
+               join(top, " ") + "\" -- \"$cur\")); return\n    fi\n";
+        out += "    local cmd=\"${COMP_WORDS[1]}\"\n    case \"$cmd\" in\n";
+        for (const std::string& w : firstWords(program)) {
+            const auto verbs = verbsOf(program, w);
+            if (verbs.empty()) {
+                continue;
+            }
+            out += "    " + w + ")\n        if [[ $COMP_CWORD -eq 2 ]]; then\n" +
+                   "            COMPREPLY=($(compgen -W \"" + join(verbs, " ") +
+                   "\" -- \"$cur\")); return\n        fi\n" +
+                   "        cmd=\"$cmd ${COMP_WORDS[2]}\" ;;\n";
+        }
+        out += "    esac\n    local opts=\"--help\"\n    case \"$cmd\" in\n";
+        for (const Command& c : program.commands) {
+            out += "    \"" + c.name + "\")\n        opts=\"" + join(flagsOf(c.options), " ") +
+                   " --help\"\n        case \"$prev\" in\n" + bashValueCase(c.options) +
+                   "        esac ;;\n";
+        }
+        out += "    esac\n    if [[ \"$cur\" == -* ]]; then\n"
+               "        COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n    else\n"
+               "        COMPREPLY=($(compgen -f -- \"$cur\"))\n    fi\n}\n";
+    }
+    out += "complete -o filenames -F " + fn + " " + program.name + "\n";
+    return out;
+}
+
+std::string zshCompletion(const Program& program) {
+    const std::string fn = bashFunctionName(program);
+    std::string out = "#compdef " + program.name + "\n# zsh completion for " + program.name +
+                      ", generated from its options\n" + fn + "() {\n";
+    if (program.commands.empty()) {
+        out += zshArguments(program.options, "    ");
+    } else {
+        out += "    local -a commands\n    commands=(\n";
+        for (const std::string& w : firstWords(program)) {
+            std::string summary;
+            for (const Command& c : program.commands) {
+                if (words(c.name).front() == w) {
+                    summary += (summary.empty() ? "" : "; ") + c.summary;
+                }
+            }
+            out += "        '" + w + ":" + zshText(summary) + "'\n";
+        }
+        out += "    )\n    if (( CURRENT == 2 )); then\n        _describe command commands\n"
+               "        return\n    fi\n    local cmd=\"${words[2]}\"\n";
+        for (const std::string& w : firstWords(program)) {
+            const auto verbs = verbsOf(program, w);
+            if (verbs.empty()) {
+                continue;
+            }
+            out += "    if [[ $cmd == " + w + " ]]; then\n        if (( CURRENT == 3 )); then\n" +
+                   "            compadd -- " + join(verbs, " ") +
+                   "\n            return\n        fi\n        cmd=\"$cmd ${words[3]}\"\n    fi\n";
+        }
+        out += "    case \"$cmd\" in\n";
+        for (const Command& c : program.commands) {
+            std::vector<Option> opts = c.options;
+            opts.push_back({"--help", "", "Show this command's options", {}});
+            out += "    '" + c.name + "')\n" + zshArguments(opts, "        ") + "        ;;\n";
+        }
+        out += "    esac\n";
+    }
+    out += "}\n" + fn + " \"$@\"\n";
+    return out;
+}
+
+std::vector<std::string> unknownFlags(const std::vector<Option>& options,
+                                      const std::vector<std::string>& args) {
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        if (args[i].rfind("--", 0) != 0) {
+            continue;
+        }
+        const Option* o = findOption(options, args[i]);
+        if (!o) {
+            out.push_back(args[i]);
+        } else if (o->takesSeveral()) {
+            while (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0) {
+                ++i;
+            }
+        } else if (o->takesValue()) {
+            ++i;
+        }
+    }
+    return out;
+}
+
+} // namespace commprof::options

@@ -1,0 +1,75 @@
+#include "rank_flags.h"
+
+namespace commprof::rank {
+
+const options::Program& rankProgram() {
+    static const options::Program program{
+        "commprof-rank",
+        "one rank of a data-parallel (DDP) communication measurement",
+        "commprof-rank trains a synthetic model with PyTorch's own DDP reducer (c10d::Reducer) "
+        "and records, per iteration, the step time and every gradient bucket's all-reduce. "
+        "commprof run starts one per rank; it also runs under torchrun or srun.\n\n"
+        "Flags also take the form --flag=value.",
+        "",
+        {
+            {"--help", "", "Show the flags and exit", {}},
+            {"--version", "", "Print libtorch, CUDA, Gloo and NCCL versions and exit", {}},
+            {"--json", "", "With --version: one JSON document", {}},
+            {"--model", "NAME", "Model preset (mlp2m, mlp50m, transformer400m, ...)", {}},
+            {"--family", "FAMILY", "Model family", {"mlp", "transformer"}},
+            {"--params", "N", "Parameter count, 1e4..2e9", {}},
+            {"--backend", "BACKEND", "Process group backend", {"gloo", "nccl"}},
+            {"--device", "DEVICE", "Where the model lives", {"cpu", "cuda"}},
+            {"--layer", "LABEL", "Label travelling with every number (default from backend)", {}},
+            {"--cell-id", "ID", "Cell this rank belongs to", {}},
+            {"--iterations", "N", "Iterations to run", {}},
+            {"--warmup", "N", "Iterations not recorded", {}},
+            {"--record-from-iteration", "N", "First recorded iteration (default: --warmup)", {}},
+            {"--batch-size", "N", "Samples per rank and step", {}},
+            {"--bucket-cap-mb", "X", "DDP bucket size cap in MB", {}},
+            {"--first-bucket-mb", "X", "DDP first bucket size in MB", {}},
+            {"--optimizer", "NAME", "Optimizer", {"sgd", "adam"}},
+            {"--hook",
+             "HOOK",
+             "Communication hook: timed, or DDP's own all-reduce",
+             {"timing", "default"}},
+            {"--seed", "N", "Random seed, or 'random'", {}},
+            {"--threads", "N", "Intra-op threads (0: libtorch's default)", {}},
+            {"--trace", "", "Write a Chrome trace of the profiled steps", {}},
+            {"--trace-first-step", "N", "First traced step (default: first recorded)", {}},
+            {"--trace-steps", "N", "Steps traced", {}},
+            {"--out", "DIR", "Where rankN.json and the trace go", {}},
+            {"--rendezvous-timeout-s", "S", "Seconds to wait for every rank to join", {}},
+            {"--collective-timeout-s", "S", "Seconds a collective may take", {}},
+            {"--listen-all", "", "Bind rank 0's store on every interface (multi-host)", {}},
+            {"--fingerprint",
+             "LAYERS",
+             "Record digests: semantic, op or semantic,op",
+             {"semantic", "op", "semantic,op"}},
+            {"--fp-iters", "START:END[:EVERY]", "Iterations fingerprinted", {}},
+            {"--fp-ranks", "RANKS", "Ranks fingerprinted: all, or 0,3,8-15", {}},
+            {"--fp-max-records", "N", "At most N fingerprint records", {}},
+            {"--fp-max-bytes", "N", "At most N bytes of fingerprints", {}},
+            {"--fp-chunk-dim", "D", "Chunk digests along dimension D", {}},
+            {"--perturb", "OP@RANKS:ITER", "Perturb OP on RANKS (1, 0,3, 8-15, all) at ITER", {}},
+            {"--delay-rank",
+             "R:MS",
+             "Rank R sleeps MS before each forward (a planted straggler)",
+             {}},
+            {"--digest-selftest", "", "Print the digest self-test as JSON and exit", {}},
+        },
+        {},
+        {{"ENVIRONMENT",
+          "RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT as torchrun sets them, else "
+          "SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID.\n\n"
+          "COMMPROF_STORE_TOKEN: rank 0's store admits only clients that present it.\n\n"
+          "COMMPROF_DELAY_RANK=R:MS: as --delay-rank."},
+         {"EXIT STATUS",
+          "0 success; 1 the run failed; 2 bad usage; 3 rendezvous failed (port in use, peer "
+          "missing, model mismatch)."},
+         {"SEE ALSO", "commprof(1), commprof-workbench(1)"}},
+    };
+    return program;
+}
+
+} // namespace commprof::rank
