@@ -80,6 +80,18 @@ public:
                                        "); packaging/bootstrap.sh installs slurm-wlm and munge";
     }
 
+    // This process's own environment as env() has it, for what the test runs in-process (the
+    // runner, a plan) and asks Slurm through it.
+    void useInThisProcess() const {
+        const QProcessEnvironment wanted = env();
+        for (const QString& k : QProcessEnvironment::systemEnvironment().keys()) {
+            if (!wanted.contains(k)) {
+                qunsetenv(qPrintable(k));
+            }
+        }
+        qputenv("SLURM_CONF", QFile::encodeName(conf()));
+    }
+
     // Starts the daemons and waits until the node is idle. Empty on success, else why not (the
     // daemons' logs are in the message).
     QString start() {
@@ -332,3 +344,15 @@ private:
     qint64 slurmdPid_ = 0;
     std::vector<std::unique_ptr<QProcess>> daemons_;
 };
+
+// In initTestCase: skipped (saying why) without Slurm's programs, failed when the cluster does
+// not start, otherwise the cluster runs and this process uses it.
+#define COMMPROF_START_LOCAL_SLURM(cluster)                                                        \
+    do {                                                                                           \
+        if (const QString why = LocalSlurm::skipReason(); !why.isEmpty()) {                        \
+            QSKIP(qPrintable(why));                                                                \
+        }                                                                                          \
+        const QString problem = (cluster).start();                                                 \
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));                                          \
+        (cluster).useInThisProcess();                                                              \
+    } while (false)

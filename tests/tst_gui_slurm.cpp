@@ -25,21 +25,7 @@ class TstGuiSlurm : public QObject {
     }
 
 private slots:
-    void initTestCase() {
-        if (const QString why = LocalSlurm::skipReason(); !why.isEmpty()) {
-            QSKIP(qPrintable(why));
-        }
-        const QString e = slurm_.start();
-        QVERIFY2(e.isEmpty(), qPrintable(e));
-        // The workbench's runner and plan ask Slurm through this process's environment.
-        const QProcessEnvironment env = slurm_.env();
-        for (const QString& k : QProcessEnvironment::systemEnvironment().keys()) {
-            if (!env.contains(k)) {
-                qunsetenv(qPrintable(k));
-            }
-        }
-        qputenv("SLURM_CONF", QFile::encodeName(slurm_.conf()));
-    }
+    void initTestCase() { COMMPROF_START_LOCAL_SLURM(slurm_); }
 
     void cleanupTestCase() { slurm_.stop(); }
 

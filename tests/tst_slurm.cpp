@@ -91,14 +91,8 @@ class TstSlurm : public QObject {
 
 private slots:
     void initTestCase() {
-        if (const QString why = LocalSlurm::skipReason(); !why.isEmpty()) {
-            QSKIP(qPrintable(why));
-        }
-        const QString e = slurm_.start();
-        QVERIFY2(e.isEmpty(), qPrintable(e));
+        COMMPROF_START_LOCAL_SLURM(slurm_);
         env_ = slurm_.env();
-        // For what runs in this process (a plan made here asks Slurm through it).
-        qputenv("SLURM_CONF", QFile::encodeName(slurm_.conf()));
     }
 
     void cleanupTestCase() { slurm_.stop(); }
