@@ -274,7 +274,6 @@ private:
                     "TaskPlugin=task/none\n"
                     "SelectType=select/cons_tres\n"
                     "SelectTypeParameters=CR_CPU\n"
-                    "SwitchType=switch/none\n"
                     "MpiDefault=none\n"
                     "JobAcctGatherType=jobacct_gather/none\n"
                     "AccountingStorageType=accounting_storage/none\n"
