@@ -11,6 +11,8 @@ COMMPROF_PACKAGES=(
   libtorch-dev libgloo-dev
   # tests: PyTorch's own Python DDP is the reference (tst_rank_ddp, tests/bench, trace recording)
   python3-torch
+  # tests: tst_slurm starts a one-node Slurm of its own (slurmctld, slurmd, munged)
+  slurm-wlm munge
   # tests: man pages rendered with man(1), the zsh completion parsed by zsh, the live run view
   # driven through a pseudo-terminal by script(1), the .deb made by dpkg-shlibdeps
   man-db zsh bsdutils dpkg-dev
@@ -42,6 +44,7 @@ commprof_without() {
     build-essential | cmake | ninja-build) echo "fatal" ;;
     libtorch-dev | libgloo-dev) echo "commprof-rank and every test that runs ranks" ;;
     python3-torch) echo "the Python DDP reference of tst_rank_ddp and the Python benchmarks" ;;
+    slurm-wlm | munge) echo "tst_slurm (skipped): the Slurm launcher against a real Slurm" ;;
     ccache | pkg-config | fonts-dejavu-core) echo "" ;;
     man-db | zsh | bsdutils | dpkg-dev) echo "checks of the man pages, completions, terminal view and .deb" ;;
     *) echo "everything but commprof-rank (configured with -DCOMMPROF_RANK_ONLY=ON, no ctest)" ;;

@@ -353,6 +353,8 @@ void MatrixDesigner::applyPlan(const Planned& planned) {
     feasibleCount_ = planned.feasible;
     const QString keep = selectedId_;
     cells_->setPlan(planned.plan, planned.order);
+    // Per-node demand only where budgets are per node (the Slurm launcher).
+    table_->setColumnHidden(models::CellTableModel::Nodes, !planned.plan->budget.perNode);
     if (!sizedColumns_) {
         table_->resizeColumnsToContents();
         sizedColumns_ = true;

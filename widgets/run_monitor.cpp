@@ -132,6 +132,9 @@ RunMonitor::~RunMonitor() {
 void RunMonitor::setPlan(std::shared_ptr<const feasibility::Plan> plan) {
     jobs::releaseInBackground(std::exchange(plan_, std::move(plan)));
     planShown_ = false;
+    // Slurm's view of each cell's job; the local launcher has none.
+    table_->setColumnHidden(models::RunStateModel::Scheduler,
+                            !plan_ || plan_->matrix.launcher.kind != matrix::LauncherKind::Slurm);
     // A 100k-cell plan is listed only when someone looks, and never under a running run.
     if (!runner_ && isVisible()) {
         model_->setPlan(plan_);
@@ -280,6 +283,8 @@ void RunMonitor::start() {
             &models::RunStateModel::onCellState);
     connect(runner_, &runner::MatrixRunner::rankProgress, model_,
             &models::RunStateModel::onRankProgress);
+    connect(runner_, &runner::MatrixRunner::launcherState, model_,
+            &models::RunStateModel::onLauncherState);
     connect(runner_, &runner::MatrixRunner::cellStateChanged, this,
             [this](const QString& id, runner::CellState s, const QString& d) {
                 appendLog(QString("%1: %2 %3").arg(id, runner::toString(s), d));
@@ -331,7 +336,9 @@ void RunMonitor::pauseAfterCurrentCell() {
 void RunMonitor::stop() {
     if (runner_) {
         model_->markStopRequested();
-        appendLog("stopping: ending every rank of the running cell");
+        appendLog(plan_ && plan_->matrix.launcher.kind == matrix::LauncherKind::Slurm
+                      ? "stopping: cancelling the running cell's Slurm job (scancel)"
+                      : "stopping: ending every rank of the running cell");
         QMetaObject::invokeMethod(runner_, &runner::MatrixRunner::stop, Qt::QueuedConnection);
     }
 }

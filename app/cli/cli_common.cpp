@@ -26,6 +26,14 @@ int usage(const QString& text) {
     return BadInput;
 }
 
+bool parseLauncher(const QString& text, std::optional<matrix::LauncherKind>& out) {
+    if (text == "local" || text == "slurm") {
+        out = text == "slurm" ? matrix::LauncherKind::Slurm : matrix::LauncherKind::Local;
+        return true;
+    }
+    return false;
+}
+
 std::optional<Format> parseFormat(const QString& name) {
     if (name == "table") {
         return Format::Table;

@@ -1,6 +1,8 @@
 #pragma once
 // What every subcommand shares: exit codes and output conventions (docs/cli.md).
 
+#include "matrix/launcher.h"
+
 #include <QJsonObject>
 #include <QStringList>
 
@@ -17,6 +19,9 @@ void printError(const QString& message);
 void printText(const QString& text);
 
 int usage(const QString& text);
+
+// --launcher local|slurm; false for anything else.
+bool parseLauncher(const QString& text, std::optional<matrix::LauncherKind>& out);
 
 // What `--format` asks for; a table for reading is the default.
 enum class Format { Table, Json, Csv };

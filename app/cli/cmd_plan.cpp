@@ -1,5 +1,5 @@
 // commprof plan MATRIX.yaml [--profile FILE] [--host-budget-gib X] [--device-budget-gib Y] [--gpus
-// N] [--json]
+// N] [--launcher local|slurm] [--json]
 
 #include "cli_common.h"
 
@@ -16,7 +16,7 @@ constexpr int kMaxGpus = 1024;
 
 int planCommand(const QStringList& args) {
     const QString use = "commprof plan MATRIX.yaml [--profile FILE] [--host-budget-gib X] "
-                        "[--device-budget-gib Y] [--gpus N] [--json]";
+                        "[--device-budget-gib Y] [--gpus N] [--launcher local|slurm] [--json]";
     QString path;
     bool json = false;
     feasibility::PlanOptions options;
@@ -32,6 +32,10 @@ int planCommand(const QStringList& args) {
             json = true;
         } else if (a == "--profile" && i + 1 < args.size()) {
             options.profilePath = args[++i];
+        } else if (a == "--launcher" && i + 1 < args.size()) {
+            if (!parseLauncher(args[++i], options.launcher)) {
+                return usage(use);
+            }
         } else if (a == "--host-budget-gib") {
             if (!value(v)) {
                 return usage(use);
@@ -64,17 +68,21 @@ int planCommand(const QStringList& args) {
             printJson(feasibility::toJson(plan));
             return Ok;
         }
+        const QString per = plan.budget.perNode ? " per node" : "";
         QString text =
-            QString("%1: %2 cells; host budget %3 GiB (%4), device budget %5 GiB (%6), %7 GPU(s)\n")
+            QString(
+                "%1: %2 cells; host budget %3 GiB%8 (%4), device budget %5 GiB (%6), %7 GPU(s)%8"
+                "\n")
                 .arg(plan.matrix.name)
                 .arg(plan.cells.size())
                 .arg(plan.budget.hostBytes / kGiB, 0, 'f', 2)
                 .arg(plan.budget.hostSource)
                 .arg(plan.budget.deviceBytes / kGiB, 0, 'f', 2)
                 .arg(plan.budget.deviceSource)
-                .arg(plan.budget.gpus);
+                .arg(plan.budget.gpus)
+                .arg(per);
         for (const auto& pc : plan.cells) {
-            text += QString("%1 %2  host %3 GiB%4  binding %5%6\n")
+            text += QString("%1 %2  host %3 GiB%4  binding %5%6%7\n")
                         .arg(pc.cell.id, -32)
                         .arg(pc.estimate.feasible ? "feasible  " : "INFEASIBLE")
                         .arg(pc.estimate.host.total() / kGiB, 6, 'f', 2)
@@ -84,7 +92,11 @@ int planCommand(const QStringList& args) {
                                  : QString())
                         .arg(feasibility::toString(pc.estimate.binding))
                         .arg(pc.estimate.reason.isEmpty() ? QString()
-                                                          : "  (" + pc.estimate.reason + ")");
+                                                          : "  (" + pc.estimate.reason + ")")
+                        .arg(plan.budget.perNode ? QString("  on %1 node(s): %2")
+                                                       .arg(pc.nodes.size())
+                                                       .arg(feasibility::nodeDemandText(pc))
+                                                 : QString());
         }
         printText(text);
         return Ok;

@@ -1,8 +1,10 @@
 // commprof probe [--json] [--results DIR] [--ports FIRST-LAST] [--cleanup] [--no-formation]
+// commprof probe --launcher slurm [--partition NAME] [--json]
 
 #include "cli_common.h"
 
 #include "probe/probe.h"
+#include "probe/slurm_cluster.h"
 #include "runner/rank_program.h"
 
 #include <QCoreApplication>
@@ -10,17 +12,66 @@
 #include <QJsonArray>
 
 namespace commprof::cli {
+namespace {
+
+// Slurm's side only: its commands, the partition and whether its nodes are idle.
+int probeSlurm(const QString& partition, bool json) {
+    const probe::SlurmProbe p =
+        probe::probeSlurm(partition, QProcessEnvironment::systemEnvironment());
+    if (json) {
+        printJson(p.toJson());
+        return p.issues.isEmpty() ? Ok : NotFine;
+    }
+    const QJsonObject o = p.toJson();
+    QString text;
+    const QJsonObject commands = o["commands"].toObject();
+    for (auto it = commands.begin(); it != commands.end(); ++it) {
+        text += QString("%1 %2\n")
+                    .arg(it.key(), -9)
+                    .arg(it.value().isNull() ? "NOT FOUND" : it.value().toString());
+    }
+    text += p.cluster.allocation.isEmpty()
+                ? QString("partition %1 (%2)\n")
+                      .arg(p.cluster.partition.isEmpty() ? "?" : p.cluster.partition,
+                           p.cluster.partitionUp ? "UP" : "not UP")
+                : QString("allocation %1\n").arg(p.cluster.allocation);
+    for (const probe::SlurmNode& n : p.cluster.nodes) {
+        text += QString("node      %1 %2, %3 CPUs, %4 GiB, %5 GPU(s)\n")
+                    .arg(n.name, n.idle() ? "idle" : "busy: " + n.state)
+                    .arg(n.cpus)
+                    .arg(n.memoryBytes / 1073741824.0, 0, 'f', 1)
+                    .arg(n.gpus);
+    }
+    text +=
+        QString("%1 of %2 node(s) idle\n").arg(o["idle_nodes"].toInt()).arg(p.cluster.nodes.size());
+    for (const QString& i : p.issues) {
+        text += "ISSUE     " + i + "\n";
+    }
+    printText(text);
+    return p.issues.isEmpty() ? Ok : NotFine;
+}
+
+} // namespace
 
 int probeCommand(const QStringList& args) {
-    const QString use =
-        "commprof probe [--json] [--results DIR] [--ports FIRST-LAST] [--cleanup] [--no-formation]";
+    const QString use = "commprof probe [--json] [--results DIR] [--ports FIRST-LAST] [--cleanup] "
+                        "[--no-formation]\n"
+                        "       commprof probe --launcher local|slurm [--partition NAME] [--json]";
     probe::ProbeOptions o;
     o.rankProgram = runner::defaultRankProgram();
     bool json = false;
+    std::optional<matrix::LauncherKind> launcher;
+    QString partition;
     for (int i = 0; i < args.size(); ++i) {
         const QString& a = args[i];
         if (a == "--json") {
             json = true;
+        } else if (a == "--launcher" && i + 1 < args.size()) {
+            if (!parseLauncher(args[++i], launcher)) {
+                return usage(use);
+            }
+        } else if (a == "--partition" && i + 1 < args.size()) {
+            partition = args[++i];
         } else if (a == "--cleanup") {
             o.cleanup = true;
         } else if (a == "--no-formation") {
@@ -45,6 +96,9 @@ int probeCommand(const QStringList& args) {
         } else {
             return usage(use);
         }
+    }
+    if (launcher == matrix::LauncherKind::Slurm) {
+        return probeSlurm(partition, json);
     }
     const probe::ProbeReport r = probe::runProbe(o);
     if (json) {

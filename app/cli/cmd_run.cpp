@@ -1,10 +1,12 @@
 // commprof run MATRIX.yaml --out DIR [--resume] [--only CELL_ID] [--json-progress] [--profile F]
+//              [--launcher local|slurm]
 
 #include "cli_common.h"
 #include "terminal_progress.h"
 
 #include "runner/matrix_runner.h"
 #include "runner/rank_program.h"
+#include "runner/slurm_step.h"
 
 #include <QFileInfo>
 #include <QJsonDocument>
@@ -100,7 +102,7 @@ private:
 
 int runCommand(const QStringList& args) {
     const QString use = "commprof run MATRIX.yaml --out DIR [--resume] [--only CELL_ID] "
-                        "[--json-progress] [--profile FILE]";
+                        "[--json-progress] [--profile FILE] [--launcher local|slurm]";
     QString path;
     runner::RunOptions options;
     feasibility::PlanOptions planOptions;
@@ -118,6 +120,10 @@ int runCommand(const QStringList& args) {
             planOptions.profilePath = args[++i];
         } else if (a == "--json-progress") {
             jsonProgress = true;
+        } else if (a == "--launcher" && i + 1 < args.size()) {
+            if (!parseLauncher(args[++i], planOptions.launcher)) {
+                return usage(use);
+            }
         } else if (a.startsWith("--") || !path.isEmpty()) {
             return usage(use);
         } else {
@@ -161,6 +167,22 @@ int runCommand(const QStringList& args) {
                                             {"detail", detail}});
                          view.cellState(id, runner::toString(s), detail);
                      });
+    // What the run itself did before its cells (ranks or Slurm jobs of a killed run ended).
+    QObject::connect(&run, &runner::MatrixRunner::logLine,
+                     [&](const QString& id, const QString& line) {
+                         if (id.isEmpty()) {
+                             view.note("commprof: " + line);
+                         }
+                     });
+    QObject::connect(
+        &run, &runner::MatrixRunner::launcherState,
+        [&](const QString& id, const QJsonObject& state) {
+            QJsonObject o = state;
+            o["event"] = "slurm";
+            o["cell"] = id;
+            progress.emitLine(o);
+            view.note(QString("%1 slurm %2").arg(id, -34).arg(runner::schedulerStateText(state)));
+        });
     QObject::connect(&run, &runner::MatrixRunner::rankProgress,
                      [&](const QString& id, int rank, const QJsonObject& e) {
                          if (progress.on()) {

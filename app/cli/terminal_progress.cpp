@@ -62,6 +62,12 @@ const RunProgressView::CellPlan* RunProgressView::planOf(const QString& id) cons
     return nullptr;
 }
 
+void RunProgressView::note(const QString& line) {
+    clearLive();
+    std::fprintf(out_, "%s\n", qPrintable(line));
+    draw(true);
+}
+
 void RunProgressView::cellState(const QString& id, const QString& state, const QString& detail) {
     if (state == "running") {
         Running r;

@@ -30,6 +30,8 @@ public:
     // state: the runner's state name ("running", "complete", "failed", "skipped", ...).
     void cellState(const QString& id, const QString& state, const QString& detail);
     void iteration(const QString& id, int rank, int iter, int of, double stepMs);
+    // A line for the scroll-back (the run's own messages, a scheduler's state of a cell).
+    void note(const QString& line);
     // The final bar (100 % when every cell ended), and the cursor left below it.
     void finish();
 

@@ -63,6 +63,8 @@ struct MachineBudget {
     int gpus = 0;
     QString hostSource;
     QString deviceSource;
+    bool perNode = false; // Slurm: host memory and GPUs of one node, not of this machine
+    int cpusPerNode = 0;  // Slurm: the smallest node's CPUs; 0 when unknown
 };
 
 FootprintEstimate estimate(const matrix::Cell& cell, const Coefficients& k,

@@ -81,7 +81,7 @@ MachineProfile loadProfile(const QString& path) {
 }
 
 MachineFacts currentMachine() {
-    return {probe::readHostMemory(), probe::queryGpus()};
+    return {probe::readHostMemory(), probe::queryGpus(), std::nullopt};
 }
 
 MachineBudget resolveBudget(const matrix::Matrix& m, const MachineProfile* profile,
@@ -93,6 +93,8 @@ MachineBudget resolveBudget(const matrix::Matrix& m, const MachineProfile* profi
     const MachineFacts machine = facts                    ? *facts
                                  : (needHost || needGpus) ? currentMachine()
                                                           : MachineFacts{};
+    const bool perNode = m.launcher.kind == matrix::LauncherKind::Slurm;
+    const probe::SlurmCluster* slurm = perNode && machine.slurm ? &*machine.slurm : nullptr;
     const double reserve = m.budget.reserveGib * kGiB;
     if (cli.hostGib) {
         b.hostBytes = *cli.hostGib * kGiB;
@@ -102,16 +104,32 @@ MachineBudget resolveBudget(const matrix::Matrix& m, const MachineProfile* profi
         b.hostSource = "profile " + profile->name;
     } else if (m.budget.hostGib) {
         b.hostBytes = *m.budget.hostGib * kGiB - reserve;
-        b.hostSource =
-            QString("matrix budget.host_gib minus %1 GiB reserve").arg(m.budget.reserveGib);
+        b.hostSource = QString("matrix budget.host_gib%1 minus %2 GiB reserve")
+                           .arg(perNode ? " (per node)" : "")
+                           .arg(m.budget.reserveGib);
+    } else if (slurm && slurm->reachable()) {
+        b.hostBytes = std::max(0.0, slurm->smallestMemoryBytes() - reserve);
+        b.hostSource = QString("scontrol show node: smallest RealMemory of %1 node(s) of %2 minus "
+                               "%3 GiB reserve")
+                           .arg(slurm->nodes.size())
+                           .arg(slurm->allocation.isEmpty() ? "partition " + slurm->partition
+                                                            : "allocation " + slurm->allocation)
+                           .arg(m.budget.reserveGib);
     } else {
         const probe::HostMemory& mem = machine.memory;
         b.hostBytes = std::max(0.0, mem.budgetBytes() - reserve);
-        b.hostSource =
-            QString("probe (%1) minus %2 GiB reserve").arg(mem.source()).arg(m.budget.reserveGib);
+        b.hostSource = QString("probe (%1) minus %2 GiB reserve%3")
+                           .arg(mem.source())
+                           .arg(m.budget.reserveGib)
+                           .arg(!perNode ? QString()
+                                : slurm  ? "; Slurm could not be asked: " + slurm->problem
+                                         : QString("; Slurm was not asked"));
     }
     const QList<probe::GpuInfo>& gpus = machine.gpus;
-    b.gpus = cli.gpus ? *cli.gpus : (profile && profile->gpus) ? *profile->gpus : int(gpus.size());
+    const int autoGpus = slurm && slurm->reachable() ? slurm->smallestGpus() : int(gpus.size());
+    b.gpus = cli.gpus ? *cli.gpus : (profile && profile->gpus) ? *profile->gpus : autoGpus;
+    b.perNode = perNode;
+    b.cpusPerNode = slurm && slurm->reachable() ? slurm->smallestCpus() : 0;
     if (cli.deviceGib) {
         b.deviceBytes = *cli.deviceGib * kGiB;
         b.deviceSource = "--device-budget-gib";

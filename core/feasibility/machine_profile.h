@@ -5,6 +5,7 @@
 #include "feasibility/footprint.h"
 #include "matrix/matrix.h"
 #include "probe/host_memory.h"
+#include "probe/slurm_cluster.h"
 
 #include <optional>
 
@@ -30,6 +31,9 @@ struct BudgetOverrides {
 struct MachineFacts {
     probe::HostMemory memory;
     QList<probe::GpuInfo> gpus;
+    // Under Slurm the budgets are per node: the smallest node of the partition (or of the
+    // allocation) as scontrol describes it; this machine's figures when Slurm cannot be asked.
+    std::optional<probe::SlurmCluster> slurm;
 };
 MachineFacts currentMachine();
 

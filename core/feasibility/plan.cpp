@@ -6,17 +6,56 @@
 
 namespace commprof::feasibility {
 
+namespace {
+
+// Every node's demand, and the busiest node's estimate against the per-node budget.
+PlannedCell placeCell(const matrix::Cell& cell, const matrix::LauncherSpec& launcher,
+                      const Coefficients& k, const MachineBudget& budget) {
+    PlannedCell pc{cell, {}, {}};
+    int busiest = 0;
+    for (const int ranks : matrix::ranksPerNode(launcher, cell.worldSize)) {
+        matrix::Cell onNode = cell;
+        onNode.worldSize = ranks;
+        const FootprintEstimate e = estimate(onNode, k, budget);
+        pc.nodes.push_back({ranks, e.host.total(), e.device.used ? e.device.total() : 0.0});
+        if (ranks > busiest) {
+            busiest = ranks;
+            pc.estimate = e;
+        }
+    }
+    if (budget.perNode && !pc.estimate.feasible) {
+        pc.estimate.reason +=
+            QString(" on a node with %1 of the %2 rank(s)").arg(busiest).arg(cell.worldSize);
+    }
+    return pc;
+}
+
+} // namespace
+
 Plan makePlan(const matrix::Matrix& m, const PlanOptions& options) {
     Plan plan;
     plan.matrix = m;
+    if (options.launcher) {
+        plan.matrix.launcher.kind = *options.launcher;
+    }
     std::optional<MachineProfile> profile;
     if (!options.profilePath.isEmpty()) {
         profile = loadProfile(options.profilePath);
         plan.coefficients = profile->coefficients;
     }
-    plan.budget = resolveBudget(m, profile ? &*profile : nullptr, options.overrides, options.facts);
-    for (const matrix::Cell& cell : matrix::expand(m, {plan.budget.gpus})) {
-        plan.cells.push_back({cell, estimate(cell, plan.coefficients, plan.budget)});
+    std::optional<MachineFacts> facts = options.facts;
+    if (plan.matrix.launcher.kind == matrix::LauncherKind::Slurm && !(facts && facts->slurm)) {
+        // Budgets per node, from the nodes a run would use.
+        if (!facts) {
+            facts = currentMachine();
+        }
+        facts->slurm = probe::querySlurmCluster(plan.matrix.launcher.partition,
+                                                QProcessEnvironment::systemEnvironment());
+    }
+    plan.budget =
+        resolveBudget(plan.matrix, profile ? &*profile : nullptr, options.overrides, facts);
+    for (const matrix::Cell& cell : matrix::expand(plan.matrix, {plan.budget.gpus})) {
+        plan.cells.push_back(placeCell(cell, plan.matrix.launcher, plan.coefficients, plan.budget));
     }
     return plan;
 }
@@ -28,7 +67,15 @@ Plan makePlan(const QString& matrixPath, const PlanOptions& options) {
 QJsonObject toJson(const Plan& plan) {
     QJsonArray cells;
     for (const auto& pc : plan.cells) {
-        cells.append(matrix::cellJson(pc.cell, pc.estimate));
+        QJsonObject cell = matrix::cellJson(pc.cell, pc.estimate);
+        QJsonArray nodes;
+        for (const NodeDemand& n : pc.nodes) {
+            nodes.append(QJsonObject{{"ranks", n.ranks},
+                                     {"host_demand_bytes", n.hostBytes},
+                                     {"device_demand_bytes", n.deviceBytes}});
+        }
+        cell["nodes"] = nodes;
+        cells.append(cell);
     }
     QJsonArray coefficients;
     for (const auto& c : plan.coefficients.table()) {
@@ -42,10 +89,26 @@ QJsonObject toJson(const Plan& plan) {
                                {"host_source", plan.budget.hostSource},
                                {"device_bytes", plan.budget.deviceBytes},
                                {"device_source", plan.budget.deviceSource},
-                               {"gpus", plan.budget.gpus}}},
+                               {"gpus", plan.budget.gpus},
+                               {"per", plan.budget.perNode ? "node" : "machine"},
+                               {"cpus_per_node", plan.budget.cpusPerNode}}},
+        {"launcher", matrix::toJson(plan.matrix.launcher)},
         {"coefficients", coefficients},
         {"cells", cells},
     };
+}
+
+QString nodeDemandText(const PlannedCell& pc) {
+    constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+    QStringList ranks, host, device;
+    for (const NodeDemand& n : pc.nodes) {
+        ranks << QString::number(n.ranks);
+        host << QString::number(n.hostBytes / kGiB, 'f', 2);
+        device << QString::number(n.deviceBytes / kGiB, 'f', 2);
+    }
+    return QString("ranks %1, host %2 GiB%3")
+        .arg(ranks.join('+'), host.join('+'),
+             pc.estimate.device.used ? ", device " + device.join('+') + " GiB" : QString());
 }
 
 } // namespace commprof::feasibility

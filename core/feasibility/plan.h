@@ -12,9 +12,17 @@
 
 namespace commprof::feasibility {
 
+// The demand of the ranks one node holds.
+struct NodeDemand {
+    int ranks = 0;
+    double hostBytes = 0;
+    double deviceBytes = 0; // per GPU; 0 for a CPU cell
+};
+
 struct PlannedCell {
     matrix::Cell cell;
-    FootprintEstimate estimate;
+    FootprintEstimate estimate;    // of the busiest node: what decides feasibility
+    std::vector<NodeDemand> nodes; // one per node the cell's ranks are placed on
 };
 
 struct Plan {
@@ -28,10 +36,15 @@ struct PlanOptions {
     QString profilePath;
     BudgetOverrides overrides;
     std::optional<MachineFacts> facts; // what "auto" budgets use; read from this machine when unset
+    std::optional<matrix::LauncherKind> launcher; // overrides the matrix's launcher.kind
 };
 
 Plan makePlan(const matrix::Matrix& m, const PlanOptions& options); // throws matrix::MatrixError
 Plan makePlan(const QString& matrixPath, const PlanOptions& options);
 QJsonObject toJson(const Plan& plan);
+
+// Each node's share of a cell: "ranks 2+2+1, host 0.71+0.71+0.36 GiB" (", device ..." for a
+// GPU cell), first node first.
+QString nodeDemandText(const PlannedCell& pc);
 
 } // namespace commprof::feasibility

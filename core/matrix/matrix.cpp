@@ -215,6 +215,162 @@ std::optional<double> budgetValue(const Ctx& c, const YAML::Node& n, const QStri
     return positive(c, n, key, kMaxGib);
 }
 
+// A Slurm name (partition, account): it lands in a batch script, so only plain characters.
+QString slurmName(const Ctx& c, const YAML::Node& n, const QString& key) {
+    QString v = str(c, n, key);
+    static const QRegularExpression plain("^[A-Za-z0-9_.-]{1,64}$");
+    if (!plain.match(v).hasMatch()) {
+        c.fail(n, key, QString("'%1' is not a Slurm name (1 to 64 of A-Z a-z 0-9 _ . -)").arg(v));
+    }
+    return v;
+}
+
+// Slurm's --time: whole minutes, or "[D-]HH:MM:SS". In seconds, at most kMaxTimeoutS.
+int timeLimit(const Ctx& c, const YAML::Node& n, const QString& key) {
+    const QString text = str(c, n, key);
+    static const QRegularExpression clock("^(?:(\\d{1,2})-)?(\\d{1,3}):(\\d{2}):(\\d{2})$");
+    double seconds = -1;
+    if (const QRegularExpressionMatch m = clock.match(text); m.hasMatch()) {
+        if (m.captured(3).toInt() < 60 && m.captured(4).toInt() < 60) {
+            seconds = m.captured(1).toDouble() * 86400 + m.captured(2).toDouble() * 3600 +
+                      m.captured(3).toDouble() * 60 + m.captured(4).toDouble();
+        }
+    } else {
+        bool ok = false;
+        const double minutes = text.toDouble(&ok);
+        seconds = ok && minutes == std::floor(minutes) ? minutes * 60 : -1;
+    }
+    if (seconds <= 0 || seconds > kMaxTimeoutS) {
+        c.fail(n, key,
+               QString("expected whole minutes or [D-]HH:MM:SS, above 0 and at most 7 days, got "
+                       "'%1'")
+                   .arg(text));
+    }
+    return int(seconds);
+}
+
+// Options commprof gives sbatch and srun itself: an extra argument may not change them.
+const QStringList kOwnSlurmOptions{"--job-name",
+                                   "-J",
+                                   "--comment",
+                                   "--output",
+                                   "-o",
+                                   "--error",
+                                   "-e",
+                                   "--chdir",
+                                   "-D",
+                                   "--wait",
+                                   "-W",
+                                   "--parsable",
+                                   "--nodes",
+                                   "-N",
+                                   "--ntasks",
+                                   "-n",
+                                   "--ntasks-per-node",
+                                   "--time",
+                                   "-t",
+                                   "--partition",
+                                   "-p",
+                                   "--account",
+                                   "-A",
+                                   "--export",
+                                   "--wrap",
+                                   "--array",
+                                   "-a",
+                                   "--label",
+                                   "-l",
+                                   "--unbuffered",
+                                   "-u",
+                                   "--kill-on-bad-exit",
+                                   "-K",
+                                   "--jobid",
+                                   "--nodelist",
+                                   "-w",
+                                   "--verbose",
+                                   "-v",
+                                   "--quiet",
+                                   "-Q"};
+
+QString extraArg(const Ctx& c, const YAML::Node& n) {
+    QString a = str(c, n, "extra_args");
+    static const QRegularExpression plain("^-[^\\s\"'\\\\]{1,199}$");
+    if (!plain.match(a).hasMatch()) {
+        c.fail(n, "extra_args",
+               QString("'%1' is not one option (it starts with '-', has no spaces, quotes or "
+                       "backslashes, and is at most 200 characters)")
+                   .arg(a));
+    }
+    const QString name = a.startsWith("--") ? a.section('=', 0, 0) : a.left(2);
+    if (kOwnSlurmOptions.contains(name)) {
+        c.fail(n, "extra_args",
+               QString("%1 is set by commprof (use the launcher's own keys: partition, account, "
+                       "nodes, ntasks_per_node, time_limit)")
+                   .arg(name));
+    }
+    return a;
+}
+
+constexpr int kMaxExtraArgs = 64;
+constexpr int kMaxNodes = 1024;
+
+void readLauncher(const Ctx& c, const YAML::Node& n, Matrix& m) {
+    requireMap(c, n, "launcher");
+    checkKeys(c, n,
+              {"kind", "partition", "nodes", "ntasks_per_node", "time_limit", "account",
+               "extra_args", "rendezvous_port"},
+              "launcher");
+    LauncherSpec& l = m.launcher;
+    if (n["kind"]) {
+        l.kind = oneOf(c, n["kind"], "kind", {"local", "slurm"}) == "slurm" ? LauncherKind::Slurm
+                                                                            : LauncherKind::Local;
+    }
+    if (n["partition"]) {
+        l.partition = slurmName(c, n["partition"], "partition");
+    }
+    if (n["account"]) {
+        l.account = slurmName(c, n["account"], "account");
+    }
+    if (n["nodes"] && n["ntasks_per_node"]) {
+        c.fail(n["ntasks_per_node"], "ntasks_per_node",
+               "give nodes or ntasks_per_node, not both: each decides where the ranks go");
+    }
+    if (n["nodes"]) {
+        l.nodes = integer(c, n["nodes"], "nodes", 1, kMaxNodes);
+    }
+    if (n["ntasks_per_node"]) {
+        l.ntasksPerNode = integer(c, n["ntasks_per_node"], "ntasks_per_node", 1, kMaxNodes);
+    }
+    if (n["rendezvous_port"]) {
+        l.rendezvousPort = integer(c, n["rendezvous_port"], "rendezvous_port", 1024, 65535 - 8);
+    }
+    if (const YAML::Node extra = n["extra_args"]) {
+        requireSeq(c, extra, "extra_args");
+        if (extra.size() > std::size_t(kMaxExtraArgs)) {
+            c.fail(extra, "extra_args", QString("at most %1 arguments").arg(kMaxExtraArgs));
+        }
+        for (const YAML::Node& a : extra) {
+            l.extraArgs << extraArg(c, a);
+        }
+    }
+    if (n["time_limit"]) {
+        l.timeLimitS = timeLimit(c, n["time_limit"], "time_limit");
+        // Slurm would end a cell before its own deadline, and call it a time-out of Slurm's.
+        double longest = m.defaults.timeoutS;
+        for (const LayerSpec& layer : m.layers) {
+            if (layer.overrides) {
+                longest = std::max(longest, layer.overrides->timeoutS);
+            }
+        }
+        if (*l.timeLimitS < longest) {
+            c.fail(n["time_limit"], "time_limit",
+                   QString("%1 s is below the longest timeout_s of the matrix (%2 s): Slurm would "
+                           "end a cell before its deadline; raise time_limit or lower timeout_s")
+                       .arg(*l.timeLimitS)
+                       .arg(longest));
+        }
+    }
+}
+
 } // namespace
 
 MatrixError::MatrixError(QString f, int l, int col, QString k, const QString& message)
@@ -275,10 +431,10 @@ Matrix parseRoot(const Ctx& c, const YAML::Node& root) {
         throw MatrixError(fileName, 1, 1, "document",
                           "expected a mapping with name, models, layers, world_sizes");
     }
-    checkKeys(
-        c, root,
-        {"name", "defaults", "models", "layers", "world_sizes", "repeats", "exclude", "budget"},
-        "the matrix");
+    checkKeys(c, root,
+              {"name", "defaults", "models", "layers", "world_sizes", "repeats", "exclude",
+               "budget", "launcher"},
+              "the matrix");
     Matrix m;
     m.file = fileName;
     for (const char* required : {"name", "models", "layers", "world_sizes"}) {
@@ -429,6 +585,9 @@ Matrix parseRoot(const Ctx& c, const YAML::Node& root) {
             }
         }
     }
+    if (root["launcher"]) {
+        readLauncher(c, root["launcher"], m); // after the layers: time_limit covers their timeouts
+    }
     return m;
 }
 
@@ -489,13 +648,22 @@ std::vector<Cell> expand(const Matrix& m, const MachineLimits& limits) {
                 if (excluded(m, model, layer, ws)) {
                     continue;
                 }
-                // NCCL refuses two ranks on one GPU; a machine with GPUs must have one per rank.
-                if (layer.backend == "nccl" && limits.gpus > 0 && ws > limits.gpus) {
-                    throw MatrixError(m.file, mark.first, mark.second, "world_sizes",
-                                      QString("layer nccl needs one GPU per rank: world size %1 on "
-                                              "a machine with %2 GPU(s)")
-                                          .arg(ws)
-                                          .arg(limits.gpus));
+                // NCCL refuses two ranks on one GPU; a node with GPUs must have one per rank.
+                const std::vector<int> placed = ranksPerNode(m.launcher, ws);
+                const int busiest = *std::max_element(placed.begin(), placed.end());
+                if (layer.backend == "nccl" && limits.gpus > 0 && busiest > limits.gpus) {
+                    throw MatrixError(
+                        m.file, mark.first, mark.second, "world_sizes",
+                        placed.size() == 1
+                            ? QString("layer nccl needs one GPU per rank: world size %1 on a "
+                                      "machine with %2 GPU(s)")
+                                  .arg(ws)
+                                  .arg(limits.gpus)
+                            : QString("layer nccl needs one GPU per rank: world size %1 puts %2 "
+                                      "ranks on a node with %3 GPU(s)")
+                                  .arg(ws)
+                                  .arg(busiest)
+                                  .arg(limits.gpus));
                 }
                 for (int rep = 0; rep < m.repeats; ++rep) {
                     Cell cell;

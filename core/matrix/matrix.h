@@ -1,6 +1,8 @@
 #pragma once
 // An experiment matrix as written in configs/experiments/*.yaml, and the cells it expands to.
 
+#include "matrix/launcher.h"
+
 #include <QString>
 #include <QStringList>
 
@@ -76,6 +78,7 @@ struct Matrix {
     int repeats = 1;
     std::vector<ExcludeRule> excludes;
     BudgetSpec budget;
+    LauncherSpec launcher;
 };
 
 struct Cell {

@@ -41,9 +41,9 @@ bool less(const QVariant& a, const QVariant& b) {
 } // namespace
 
 CellTableModel::CellTableModel(QObject* parent)
-    : TableModel(
-          {"cell", "layer", "ranks", "feasible", "binding", "host GiB", "device GiB", "why not"},
-          parent),
+    : TableModel({"cell", "layer", "ranks", "feasible", "binding", "host GiB", "device GiB",
+                  "why not", "per node"},
+                 parent),
       plan_(std::make_shared<const feasibility::Plan>()) {}
 
 std::vector<int> CellTableModel::order(const feasibility::Plan& plan, const QString& filter,
@@ -87,8 +87,8 @@ int CellTableModel::worstCell(const feasibility::Plan& plan) {
 
 void CellTableModel::setPlan(std::shared_ptr<const feasibility::Plan> plan,
                              std::optional<std::vector<int>> order) {
-    jobs::releaseInBackground(std::exchange(
-        plan_, plan ? std::move(plan) : std::make_shared<const feasibility::Plan>()));
+    jobs::releaseInBackground(
+        std::exchange(plan_, plan ? std::move(plan) : std::make_shared<const feasibility::Plan>()));
     reorder(order ? std::move(*order)
                   : CellTableModel::order(*plan_, filter_, sortColumn_, sortOrder_));
 }
@@ -207,6 +207,8 @@ QVariant CellTableModel::data(const QModelIndex& index, int role) const {
                                        : QString("-");
     case Reason:
         return pc.estimate.reason;
+    case Nodes:
+        return plan_->budget.perNode ? feasibility::nodeDemandText(pc) : QString();
     default:
         return {};
     }

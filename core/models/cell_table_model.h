@@ -24,6 +24,7 @@ public:
         HostGiB,
         DeviceGiB,
         Reason,
+        Nodes, // under Slurm: each node's share of the cell
         ColumnCount
     };
     enum Role { InfeasibleRole = Qt::UserRole + 1, PlanIndexRole };

@@ -1,5 +1,7 @@
 #include "run_state_model.h"
 
+#include "runner/slurm_step.h"
+
 #include <QJsonObject>
 
 namespace commprof::models {
@@ -24,7 +26,7 @@ bool RunStateModel::CellRow::finished() const {
 }
 
 RunStateModel::RunStateModel(QObject* parent)
-    : TableModel({"cell", "state", "elapsed / deadline", "ranks", "detail"}, parent) {}
+    : TableModel({"cell", "state", "elapsed / deadline", "ranks", "detail", "scheduler"}, parent) {}
 
 void RunStateModel::setPlan(std::shared_ptr<const feasibility::Plan> plan) {
     beginResetModel();
@@ -98,6 +100,15 @@ void RunStateModel::onRankProgress(const QString& id, int rank, const QJsonObjec
         emit bucketTimed(id, rank, event["iter"].toInt(), event["ms"].toDouble(),
                          event["bytes"].toInteger());
     }
+}
+
+void RunStateModel::onLauncherState(const QString& id, const QJsonObject& state) {
+    const int i = rowOf(id);
+    if (i < 0) {
+        return;
+    }
+    rows_[i].scheduler = state;
+    emit dataChanged(index(i, Scheduler), index(i, Scheduler));
 }
 
 void RunStateModel::tick() {
@@ -205,6 +216,8 @@ QVariant RunStateModel::data(const QModelIndex& index, int role) const {
     }
     case Detail:
         return r.stopped ? "stopped by the user: " + r.detail : r.detail;
+    case Scheduler:
+        return r.scheduler.isEmpty() ? QString() : runner::schedulerStateText(r.scheduler);
     default:
         return {};
     }

@@ -3,13 +3,15 @@
 // time against its deadline, each rank's iteration progress and last step time, every
 // iteration event seen (so a test can check the monitor saw them all), the run's overall
 // progress and an estimate of the time left. A cell the user stopped is "stopped", not
-// "failed".
+// "failed". Under Slurm each cell also shows the scheduler's state of its job (PENDING,
+// RUNNING, COMPLETED, FAILED or CANCELLED with Slurm's reason, and the job id).
 
 #include "runner/matrix_runner.h"
 
 #include "models/table_model.h"
 #include <QElapsedTimer>
 #include <QHash>
+#include <QJsonObject>
 #include <QMap>
 
 #include <memory>
@@ -20,7 +22,7 @@ namespace commprof::models {
 class RunStateModel : public TableModel {
     Q_OBJECT
 public:
-    enum Column { Cell, State, Elapsed, Ranks, Detail, ColumnCount };
+    enum Column { Cell, State, Elapsed, Ranks, Detail, Scheduler, ColumnCount };
     enum Role { RunningRole = Qt::UserRole + 1, TroubleRole };
     struct RankProgress {
         int iteration = 0; // iterations done
@@ -37,6 +39,7 @@ public:
         QElapsedTimer clock;
         qint64 elapsedMs = -1;
         QMap<int, RankProgress> ranks;
+        QJsonObject scheduler; // the launcher's last state (Slurm: state, job id, reason)
         bool finished() const; // in a state it will not leave in this run
     };
 
@@ -44,6 +47,7 @@ public:
     void setPlan(std::shared_ptr<const feasibility::Plan> plan);
     void onCellState(const QString& id, runner::CellState state, const QString& detail);
     void onRankProgress(const QString& id, int rank, const QJsonObject& event);
+    void onLauncherState(const QString& id, const QJsonObject& state);
     void tick(); // refreshes elapsed times of running cells
     // The next failure of the running cell is the user's Stop.
     void markStopRequested();

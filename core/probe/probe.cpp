@@ -281,7 +281,8 @@ void checkStaleRanks(const ProbeOptions& o, ProbeReport& r) {
 void checkBudgets(const ProbeOptions& o, ProbeReport& r) {
     const matrix::Matrix defaults;
     const feasibility::MachineBudget b = feasibility::resolveBudget(
-        defaults, nullptr, {}, feasibility::MachineFacts{readHostMemory(o.root), queryGpus(o.env)});
+        defaults, nullptr, {},
+        feasibility::MachineFacts{readHostMemory(o.root), queryGpus(o.env), std::nullopt});
     r.details["budgets"] = QJsonObject{{"host_bytes", b.hostBytes},
                                        {"host_source", b.hostSource},
                                        {"device_bytes", b.deviceBytes},

@@ -3,9 +3,11 @@
 #include "files/safe_file.h"
 #include "matrix/cell_json.h"
 #include "matrix/yaml_input.h"
+#include "probe/slurm_cluster.h"
 #include "results/rank_file.h"
 #include "results/results_folder.h"
 #include "runner/process_identity.h"
+#include "runner/slurm_jobs.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -125,6 +127,15 @@ QString MatrixRunner::prepare() {
     if (options_.outDir.isEmpty()) {
         return "no results folder given";
     }
+    if (plan_.matrix.launcher.kind == matrix::LauncherKind::Slurm) {
+        const QStringList missing =
+            probe::findSlurmTools(QProcessEnvironment::systemEnvironment()).missing();
+        if (!missing.isEmpty()) {
+            return QString("the slurm launcher needs Slurm's client commands on PATH; not found: "
+                           "%1")
+                .arg(missing.join(", "));
+        }
+    }
     const QDir out(options_.outDir);
     const std::function<QString()> steps[] = {
         [&] { return files::makeDirs(options_.outDir); },
@@ -138,11 +149,20 @@ QString MatrixRunner::prepare() {
             return e;
         }
     }
-    // Ranks left by a launcher that was killed: end them before anything else starts.
-    const int stale = endRecordedProcesses(out.filePath(".pids"));
-    if (stale > 0) {
+    // Ranks, jobs and steps left by a launcher that was killed: end them before anything
+    // else starts.
+    if (const int stale = endRecordedProcesses(pidDirOf(options_.outDir)); stale > 0) {
         emit logLine({},
                      QString("ended %1 rank process(es) left by an earlier launcher").arg(stale));
+    }
+    if (QFileInfo::exists(jobDirOf(options_.outDir))) {
+        const int jobs =
+            endRecordedJobs(jobDirOf(options_.outDir), QProcessEnvironment::systemEnvironment());
+        if (jobs > 0) {
+            emit logLine({}, QString("cancelled %1 Slurm job(s) or step(s) left by an earlier "
+                                     "launcher")
+                                 .arg(jobs));
+        }
     }
     return writeRunJson();
 }
@@ -169,8 +189,8 @@ void MatrixRunner::finish() {
 
 void MatrixRunner::stop() {
     stopRequested_ = true;
-    if (pool_) {
-        pool_->stop();
+    if (launcher_) {
+        launcher_->stop();
     }
 }
 
@@ -252,7 +272,11 @@ void MatrixRunner::next() {
 
 QStringList MatrixRunner::rankArgs(const feasibility::PlannedCell& pc, const QString& dir) const {
     const matrix::Cell& c = pc.cell;
-    const int threads = std::max(1, QThread::idealThreadCount() / std::max(1, c.worldSize));
+    // The cores of the node the busiest share of the ranks runs on.
+    const bool slurm = plan_.matrix.launcher.kind == matrix::LauncherKind::Slurm;
+    const int ranksHere = pc.nodes.empty() ? c.worldSize : pc.nodes.front().ranks;
+    const int cores = slurm ? plan_.budget.cpusPerNode : QThread::idealThreadCount();
+    const int threads = std::max(1, cores / std::max(1, ranksHere));
     QStringList a{"--cell-id",
                   c.id,
                   "--model",
@@ -301,32 +325,37 @@ QStringList MatrixRunner::rankArgs(const feasibility::PlannedCell& pc, const QSt
 
 void MatrixRunner::runCell(const feasibility::PlannedCell& pc) {
     const QString dir = cellDir(pc.cell.id);
-    PoolSpec spec;
-    spec.program = options_.rankProgram;
-    spec.args = rankArgs(pc, dir);
-    spec.worldSize = pc.cell.worldSize;
-    spec.workDir = dir;
-    spec.pidDir = QDir(options_.outDir).filePath(".pids");
-    spec.pidTag = pc.cell.id + "_";
-    spec.runId = runId_;
-    spec.graceMs = options_.graceMs;
-    // One absolute deadline, computed once: port retries inside the pool never extend it.
-    spec.deadline = QDeadlineTimer(qint64(pc.cell.config.timeoutS * 1000));
+    CellLaunch launch;
+    launch.cellId = pc.cell.id;
+    launch.program = options_.rankProgram;
+    launch.args = rankArgs(pc, dir);
+    launch.worldSize = pc.cell.worldSize;
+    launch.workDir = dir;
+    launch.resultsDir = options_.outDir;
+    launch.runId = runId_;
+    launch.graceMs = options_.graceMs;
+    launch.launcher = plan_.matrix.launcher;
+    // One absolute deadline, computed once: retries (and a Slurm queue) never extend it.
+    launch.deadline = QDeadlineTimer(qint64(pc.cell.config.timeoutS * 1000));
 
-    pool_ = new RankPool(this);
+    launcher_ = makeLauncher(plan_.matrix.launcher.kind, this);
     const QString id = pc.cell.id;
-    connect(pool_, &RankPool::progress, this,
+    connect(launcher_, &CellLauncher::progress, this,
             [this, id](int rank, const QJsonObject& e) { emit rankProgress(id, rank, e); });
-    connect(pool_, &RankPool::logLine, this,
+    connect(launcher_, &CellLauncher::logLine, this,
             [this, id](const QString& line) { emit logLine(id, line); });
+    connect(launcher_, &CellLauncher::stateChanged, this,
+            [this, id](const QJsonObject& state) { emit launcherState(id, state); });
     const std::size_t index = nextIndex_ - 1;
-    connect(pool_, &RankPool::finished, this,
+    connect(launcher_, &CellLauncher::finished, this,
             [this, index](const PoolOutcome& o) { onPoolFinished(plan_.cells[index], o); });
     cellStartMs_ = QDateTime::currentMSecsSinceEpoch();
-    emit cellStateChanged(
-        id, CellState::Running,
-        QString("%1 rank(s), deadline %2 s").arg(pc.cell.worldSize).arg(pc.cell.config.timeoutS));
-    pool_->start(spec);
+    emit cellStateChanged(id, CellState::Running,
+                          QString("%1 rank(s), %2, deadline %3 s")
+                              .arg(pc.cell.worldSize)
+                              .arg(matrix::toString(plan_.matrix.launcher.kind))
+                              .arg(pc.cell.config.timeoutS));
+    launcher_->start(launch);
 }
 
 void MatrixRunner::onPoolFinished(const feasibility::PlannedCell& pc, const PoolOutcome& outcome) {
@@ -342,6 +371,7 @@ void MatrixRunner::onPoolFinished(const feasibility::PlannedCell& pc, const Pool
     if (outcome.timedOut) {
         log += QString("deadline of %1 s passed\n").arg(pc.cell.config.timeoutS);
     }
+    log += outcome.launcherLog;
     for (const RankExit& r : outcome.ranks) {
         log += QString("rank %1: %2\n")
                    .arg(r.rank)
@@ -363,6 +393,7 @@ void MatrixRunner::onPoolFinished(const feasibility::PlannedCell& pc, const Pool
         writeFailures << e;
     }
     QJsonObject cellDoc = matrix::cellJson(pc.cell, pc.estimate);
+    cellDoc["launcher"] = outcome.launcher;
     const QString manifest = QDir(dir).filePath("manifest.json");
     if (failure.isEmpty() && writeFailures.isEmpty()) {
         QJsonArray ranks;
@@ -378,7 +409,8 @@ void MatrixRunner::onPoolFinished(const feasibility::PlannedCell& pc, const Pool
                                    QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs)},
                                   {"wall_s", wallS},
                                   {"port", outcome.port},
-                                  {"attempts", outcome.attempts}});
+                                  {"attempts", outcome.attempts},
+                                  {"launcher", outcome.launcher}});
         if (e.isEmpty()) {
             cellDoc["status"] = "complete";
             e = writeJsonAtomically(QDir(dir).filePath("cell.json"), cellDoc);
@@ -407,8 +439,8 @@ void MatrixRunner::onPoolFinished(const feasibility::PlannedCell& pc, const Pool
         }
         failCell(pc, failure, writeFailures);
     }
-    pool_->deleteLater();
-    pool_ = nullptr;
+    launcher_->deleteLater();
+    launcher_ = nullptr;
     QTimer::singleShot(0, this, &MatrixRunner::next);
 }
 

@@ -1,13 +1,14 @@
 #pragma once
 // Runs a plan cell by cell into a results directory (docs/formats.md): infeasible cells are
-// recorded as skipped_infeasible with their numbers, feasible ones become a RankPool; a
-// manifest is written last, atomically, only when every rank succeeded. The folder is locked
+// recorded as skipped_infeasible with their numbers, feasible ones are started by the plan's
+// launcher (a local rank pool, or one Slurm step); a manifest is written last, atomically,
+// only when every rank succeeded. The folder is locked
 // for the run, never entered through a symbolic link, and every write is checked: a file that
 // could not be written (a full disk) makes its cell incomplete, and the reason is kept in
 // memory for the summary.
 
 #include "feasibility/plan.h"
-#include "runner/rank_pool.h"
+#include "runner/cell_launcher.h"
 #include "runner/results_lock.h"
 
 #include <QObject>
@@ -43,7 +44,8 @@ public:
 
     void start();
     void pauseAfterCurrentCell() { pauseRequested_ = true; }
-    void stop(); // ends the running cell's ranks; the cell is recorded as failed (stopped)
+    void stop(); // ends the running cell's ranks (scancel under Slurm); the cell is recorded as
+                 // failed (stopped)
     RunSummary runBlocking();
     const feasibility::Plan& plan() const { return plan_; }
 
@@ -52,6 +54,9 @@ signals:
                           const QString& detail);
     void rankProgress(const QString& cellId, int rank, const QJsonObject& event);
     void logLine(const QString& cellId, const QString& line);
+    // The scheduler's state of the running cell (Slurm: PENDING / RUNNING / COMPLETED / FAILED /
+    // CANCELLED, with reason, job and step ids), each time it changes.
+    void launcherState(const QString& cellId, const QJsonObject& state);
     void finished(const commprof::runner::RunSummary& summary);
 
 private:
@@ -71,7 +76,7 @@ private:
     QString runId_;
     ResultsLock lock_;
     std::size_t nextIndex_ = 0;
-    RankPool* pool_ = nullptr;
+    CellLauncher* launcher_ = nullptr;
     RunSummary summary_;
     bool pauseRequested_ = false;
     bool stopRequested_ = false;

@@ -73,15 +73,20 @@ QString writePidRecord(const QString& path, qint64 pid, const QString& runId) {
         path, QString("%1 %2 %3\n").arg(pid).arg(processStartTime(pid)).arg(runId).toUtf8());
 }
 
-bool readPidRecord(const QString& path, PidRecord& out) {
+QList<QByteArray> readRecordWords(const QString& path, int count) {
     QByteArray text;
     try {
         text = files::readRegularFile(path, kMaxPidFileBytes, files::Links::Refuse);
     } catch (const files::FileError&) {
-        return false;
+        return {};
     }
-    const QList<QByteArray> parts = text.trimmed().split(' ');
-    if (parts.size() != 3) {
+    const QList<QByteArray> words = text.trimmed().split(' ');
+    return words.size() == count ? words : QList<QByteArray>{};
+}
+
+bool readPidRecord(const QString& path, PidRecord& out) {
+    const QList<QByteArray> parts = readRecordWords(path, 3);
+    if (parts.isEmpty()) {
         return false;
     }
     bool pidOk = false;

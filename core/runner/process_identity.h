@@ -3,6 +3,8 @@
 // anything else: the pid plus the kernel's start time (a reused pid is never touched), and the
 // process must be a commprof-rank binary whose environment carries the run id it was given.
 
+#include <QByteArray>
+#include <QList>
 #include <QString>
 
 namespace commprof::runner {
@@ -20,6 +22,9 @@ struct PidRecord {
 // "PID STARTTIME RUNID". Empty on success, else why not.
 QString writePidRecord(const QString& path, qint64 pid, const QString& runId);
 bool readPidRecord(const QString& path, PidRecord& out);
+// The space-separated words of a small record file (a pid file, a Slurm job record): exactly
+// `count` of them, or none when the file is missing, a link, too large or has another count.
+QList<QByteArray> readRecordWords(const QString& path, int count);
 // True when the recorded process still runs (same pid, same start time).
 bool stillRunning(const PidRecord& record);
 // True when the recorded process still runs, /proc/PID/exe is a commprof-rank binary and its

@@ -46,7 +46,9 @@ struct PoolOutcome {
     int port = 0;
     int attempts = 0;
     std::vector<RankExit> ranks;
-    QString reason; // empty on success
+    QString reason;       // empty on success
+    QJsonObject launcher; // how the cell ran (kind; Slurm job and step ids, state, reason)
+    QString launcherLog;  // the launcher's own lines for launcher.log
 };
 
 class RankPool : public QObject {

@@ -1,0 +1,91 @@
+#pragma once
+// The Slurm launcher: a cell's ranks as one srun step. Inside an allocation (commprof run
+// itself under salloc or sbatch: SLURM_JOB_ID is set) the step runs in that allocation, on its
+// first nodes; otherwise each cell asks for an allocation of its own, `sbatch --wait` of a
+// batch script written into the cell's folder that calls srun. MASTER_ADDR is the first host
+// of the step's nodes. The cell's deadline becomes --time and, when it passes, scancel. While
+// the cell runs, Slurm's state of it is polled (scontrol) and reported; at its end the job's
+// state, reason and exit codes (sacct where accounting runs, else scontrol and srun's own
+// report of each task) say why it failed. The job or step is recorded under .jobs so a later
+// run cancels it if this one is killed.
+
+#include "probe/slurm_cluster.h"
+#include "runner/cell_launcher.h"
+
+#include <QMap>
+#include <QProcess>
+#include <QTimer>
+
+#include <functional>
+#include <optional>
+
+namespace commprof::runner {
+
+class SlurmLauncher : public CellLauncher {
+    Q_OBJECT
+public:
+    explicit SlurmLauncher(QObject* parent = nullptr);
+    ~SlurmLauncher() override;
+    void start(const CellLaunch& launch) override;
+    void stop() override;
+
+private:
+    enum class Mode { Allocation, OwnJob };
+    using Record = QMap<QString, QString>;
+
+    void launchAttempt();
+    QString stepCommand(QStringList& command, QProcessEnvironment& env, int port, int minutes);
+    QString jobCommand(QStringList& command, int port, int minutes);
+    void readClient(QProcess::ProcessChannel channel);
+    void takeLine(const QByteArray& line);
+    void tailJobOutput();
+    void poll();
+    void onJobKnown(const QString& id);
+    void onStepKnown(const QString& id);
+    void endWaiterOnceJobEnded(const Record& job);
+    void setState(const QString& state, const QString& reason, const QString& nodes);
+    void cancel(const QString& why);
+    void onClientFinished(int exitCode, QProcess::ExitStatus status);
+    void settle(int triesLeft);
+    void readAccounting(const Record& slurm);
+    void conclude(const Record& slurm, const Record& accounting);
+    QString slurmAccount(const QString& state, const QString& reason,
+                         const QString& exitCode) const;
+    void finishAttempt();
+    // Runs a short Slurm command without blocking the event loop.
+    void ask(const QString& program, const QStringList& args,
+             const std::function<void(const probe::ToolResult&)>& done);
+    QString target() const; // what scancel ends: the job, or the step inside an allocation
+    void recordTarget();
+    void removeRecord();
+
+    CellLaunch launch_;
+    probe::SlurmTools tools_;
+    Mode mode_ = Mode::OwnJob;
+    PoolOutcome outcome_;
+    QProcess* client_ = nullptr; // srun (inside an allocation) or sbatch --wait
+    int clientExit_ = -1;
+    QByteArray clientPartial_[2];
+    QByteArray filePartial_;
+    qint64 fileOffset_ = 0;
+    QString jobId_;
+    QString stepId_;
+    QString state_;
+    QString reason_;
+    QString nodes_;
+    QString masterAddr_;
+    QStringList notices_;   // slurmstepd's *** lines
+    QStringList srunLines_; // srun's and sbatch's own error lines, the last few
+    std::vector<QByteArray> rankErr_;
+    bool cancelling_ = false;
+    bool cancelWhenKnown_ = false;
+    bool polling_ = false;
+    bool finishing_ = false;
+    bool waiterEnding_ = false;
+    std::optional<int> waiterExit_; // the job's exit code, when sbatch --wait was ended
+    QTimer* deadlineTimer_;
+    QTimer* pollTimer_;
+    QTimer* killTimer_;
+};
+
+} // namespace commprof::runner
