@@ -223,7 +223,11 @@ private slots:
         }
         std::sort(ratios.begin(), ratios.end());
         const double median = ratios[ratios.size() / 2];
-        QVERIFY2(median > 0.9 && median < 1.1, qPrintable(detail));
+        // The trace's communication is gloo's own spans, inside the hook's intervals: never
+        // above the hook by more than rounding, and below it by the time gloo's worker takes
+        // to wake, which a busy machine stretches. The 10 % judgement of the two instruments
+        // is tst_instruments', which runs alone; here the trace must follow the hook.
+        QVERIFY2(median > 0.75 && median < 1.1, qPrintable(detail));
     }
 
     void storeListensOnMasterAddrOnly() {
