@@ -11,6 +11,9 @@
 inline QByteArray gunzip(const QString& path) {
     gzFile in = gzopen(path.toLocal8Bit().constData(), "rb");
     QByteArray out;
+    if (!in) {
+        return out; // a missing fixture reads as empty, and the test's own check says so
+    }
     char buf[1 << 16];
     int got = 0;
     while ((got = gzread(in, buf, sizeof buf)) > 0) {

@@ -5,6 +5,8 @@
 
 #include "application.h"
 #include "gui_helpers.h"
+#include "gzip_files.h"
+#include "job_waits.h"
 #include "jobs/job_tracker.h"
 #include "main_window.h"
 #include "matrix_designer.h"
@@ -26,29 +28,6 @@ namespace {
 
 QStringList contents(const QString& dir) {
     return QDir(dir).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden);
-}
-
-QByteArray gunzip(const QString& path) {
-    gzFile f = gzopen(path.toLocal8Bit().constData(), "rb");
-    QByteArray out;
-    char buf[1 << 16];
-    int n = 0;
-    while (f && (n = gzread(f, buf, sizeof buf)) > 0) {
-        out.append(buf, n);
-    }
-    if (f) {
-        gzclose(f);
-    }
-    return out;
-}
-
-bool waitIdle(jobs::JobTracker* t) {
-    QElapsedTimer clock;
-    clock.start();
-    while (t->running() && clock.elapsed() < 60000) {
-        QTest::qWait(20);
-    }
-    return !t->running();
 }
 
 } // namespace

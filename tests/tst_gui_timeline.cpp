@@ -4,7 +4,9 @@
 // timeline select each other, search steps through its matches, groups collapse, and level of
 // detail bounds the work at a million events.
 
+#include "gzip_files.h"
 #include "image_checks.h"
+#include "job_waits.h"
 #include "jobs/job_tracker.h"
 #include "models/step_table_model.h"
 #include "slice_details_panel.h"
@@ -26,35 +28,12 @@
 #include <QTest>
 #include <QWheelEvent>
 
-#include <zlib.h>
-
 using namespace commprof;
 using widgets::TimelineView;
 
 namespace {
 
 const QString kNccl = COMMPROF_TEST_DATA "/traces/kineto_nccl_ddp_ws2_rank0.json.gz";
-
-QByteArray gunzip(const QString& path) {
-    gzFile in = gzopen(path.toLocal8Bit().constData(), "rb");
-    QByteArray out;
-    char buf[1 << 16];
-    int got = 0;
-    while ((got = gzread(in, buf, sizeof buf)) > 0) {
-        out.append(buf, got);
-    }
-    gzclose(in);
-    return out;
-}
-
-bool waitIdle(jobs::JobTracker* t, int ms = 60000) {
-    QElapsedTimer clock;
-    clock.start();
-    while (t->running() && clock.elapsed() < ms) {
-        QTest::qWait(10);
-    }
-    return !t->running();
-}
 
 std::shared_ptr<const timeline::TimelineStack> stackOf(trace::Trace t) {
     auto rank = std::make_shared<const timeline::RankTimeline>(

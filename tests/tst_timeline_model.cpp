@@ -4,6 +4,7 @@
 // independent reading of the same file with Qt's own JSON parser.
 
 #include "cli_runner.h"
+#include "gzip_files.h"
 #include "timeline/palette.h"
 #include "timeline/rank_matching.h"
 #include "timeline/ruler.h"
@@ -20,8 +21,6 @@
 #include <QRegularExpression>
 #include <QTest>
 
-#include <zlib.h>
-
 #include <cmath>
 #include <map>
 #include <set>
@@ -31,18 +30,6 @@ using namespace commprof;
 namespace {
 
 const QString kNccl = COMMPROF_TEST_DATA "/traces/kineto_nccl_ddp_ws2_rank0.json.gz";
-
-QByteArray gunzip(const QString& path) {
-    gzFile in = gzopen(path.toLocal8Bit().constData(), "rb");
-    QByteArray out;
-    char buf[1 << 16];
-    int got = 0;
-    while ((got = gzread(in, buf, sizeof buf)) > 0) {
-        out.append(buf, got);
-    }
-    gzclose(in);
-    return out;
-}
 
 trace::Trace parse(const TraceBuilder& b, const char* name = "hand-written") {
     return trace::parseTraceText(b.object().toStdString(), name);

@@ -6,6 +6,7 @@
 // found here independently with Qt's JSON parser, and the ruler says so.
 
 #include "cli_runner.h"
+#include "gzip_files.h"
 #include "jobs/job_tracker.h"
 #include "rank_files.h"
 #include "timeline/rank_matching.h"
@@ -18,25 +19,11 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include <zlib.h>
-
 #include <map>
 
 using namespace commprof;
 
 namespace {
-
-QByteArray gunzip(const QString& path) {
-    gzFile in = gzopen(path.toLocal8Bit().constData(), "rb");
-    QByteArray out;
-    char buf[1 << 16];
-    int got = 0;
-    while ((got = gzread(in, buf, sizeof buf)) > 0) {
-        out.append(buf, got);
-    }
-    gzclose(in);
-    return out;
-}
 
 QJsonObject traceJson(const QString& path) {
     return QJsonDocument::fromJson(gunzip(path)).object();

@@ -9,6 +9,7 @@
 //   --search TEXT   find slices by TEXT
 //   --range A:B     measure the range from A to B, fractions of the visible width
 
+#include "job_waits.h"
 #include "jobs/job_tracker.h"
 #include "slice_details_panel.h"
 #include "step_table_view.h"
@@ -23,16 +24,7 @@
 
 using namespace commprof;
 
-namespace {
-
-bool waitIdle(jobs::JobTracker* t) {
-    for (int i = 0; i < 6000 && t->running(); ++i) {
-        QTest::qWait(20);
-    }
-    return !t->running();
-}
-
-} // namespace
+namespace {} // namespace
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
