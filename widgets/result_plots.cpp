@@ -191,6 +191,14 @@ void drawBucketTimeVsBytes(QCustomPlot& plot, const report::ReportData& data,
         if (!it->fit) {
             continue;
         }
+        if (!it->fit->describesSamples()) {
+            // Said in the legend, with no line: a refused fit drawn would read as a model.
+            QCPGraph* refused = plot.addGraph();
+            refused->setPen(Qt::NoPen);
+            refused->setName(
+                QString("%1 fit refused (R\u00b2 %2)").arg(it.key()).arg(it->fit->r2, 0, 'f', 2));
+            continue;
+        }
         for (auto p = points.begin(); p != points.end(); ++p) {
             if (p.key() < 2) {
                 continue; // one rank does not communicate: no line to fit

@@ -27,6 +27,9 @@ struct AlphaBetaFit {
     std::vector<double> residuals; // seconds, measured - predicted, in input order (p > 1 only)
     std::optional<double> latencyFloor; // median time at p = 1: launch and synchronisation only
     double predict(double bytes, int worldSize) const;
+    // A line worse than the samples' own mean, or one where time falls with size, describes
+    // nothing: it is neither drawn nor exported.
+    bool describesSamples() const { return r2 >= 0 && beta > 0; }
 };
 
 // Least squares in (alpha, beta), weighted for relative error; nullopt when the samples

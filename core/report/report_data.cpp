@@ -160,17 +160,14 @@ QString macrosTex(const ReportData& data) {
             }
         }
         const auto fit = data.byLayer.value(layer).fit;
-        if (fit && !(fit->r2 >= 0 && fit->beta > 0)) {
-            // A fit worse than the samples' mean describes nothing: it is never exported.
+        if (fit && !fit->describesSamples()) {
             tex += QString("%% %1: bucket fit refused (R^2 = %2, beta %3 s/B)\n")
                        .arg(layer)
                        .arg(fit->r2, 0, 'f', 3)
                        .arg(fit->beta, 0, 'g', 3);
         } else if (fit) {
             tex += cmd(n + "AlphaUs", QString::number(fit->alpha * 1e6, 'f', 1));
-            tex += cmd(n + "BandwidthGBs", fit->beta > 0
-                                               ? QString::number(1.0 / fit->beta / 1e9, 'f', 2)
-                                               : QString("n/a"));
+            tex += cmd(n + "BandwidthGBs", QString::number(1.0 / fit->beta / 1e9, 'f', 2));
             tex += cmd(n + "FitRsquared", QString::number(fit->r2, 'f', 3));
         }
     }
