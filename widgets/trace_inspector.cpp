@@ -1,6 +1,7 @@
 #include "trace_inspector.h"
 
 #include "jobs/job_tracker.h"
+#include "layout_helpers.h"
 #include "models/step_table_model.h"
 #include "slice_details_panel.h"
 #include "step_table_view.h"
@@ -71,24 +72,14 @@ TraceInspector::TraceInspector(jobs::JobTracker* loads, QWidget* parent)
     bar->addWidget(focus_);
     bar->addWidget(summary_, 2);
 
-    auto* side = new QSplitter(Qt::Horizontal, this);
-    side->addWidget(timeline_);
-    side->addWidget(details_);
-    side->setStretchFactor(0, 4);
-    side->setStretchFactor(1, 1);
-    side->setChildrenCollapsible(false);
+    QSplitter* side = makeSplitter(Qt::Horizontal, {{timeline_, 4}, {details_, 1}}, this);
     auto* top = new QWidget(this);
     auto* topLayout = new QVBoxLayout(top);
     topLayout->setContentsMargins(0, 0, 0, 0);
     topLayout->setSpacing(0);
     topLayout->addLayout(bar);
     topLayout->addWidget(side, 1);
-    auto* split = new QSplitter(Qt::Vertical, this);
-    split->addWidget(top);
-    split->addWidget(stepTable_);
-    split->setStretchFactor(0, 4);
-    split->setStretchFactor(1, 1);
-    split->setChildrenCollapsible(false);
+    QSplitter* split = makeSplitter(Qt::Vertical, {{top, 4}, {stepTable_, 1}}, this);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(split);
