@@ -214,6 +214,32 @@ private slots:
         }
     }
 
+    void windowRestrictsTheCollectivesToo() {
+        // The records `trace collectives` lists, counted by the test: those starting inside the
+        // second step's window must be exactly what summarize --window --json reports.
+        const QString fixture = "kineto_nccl_ddp_ws2_rank0";
+        const QJsonObject all = onFixture("summarize", fixture, {"--json"}).json();
+        const QJsonObject second = all["steps"].toArray()[1].toObject();
+        const double from = second["start_us"].toDouble();
+        const double to = second["end_us"].toDouble();
+        int inside = 0;
+        for (const QJsonValue v :
+             onFixture("collectives", fixture, {"--json"}).json()["collectives"].toArray()) {
+            const double start = v.toObject()["start_us"].toDouble();
+            inside += start >= from && start < to ? 1 : 0;
+        }
+        QVERIFY(inside > 0 && inside < all["collectives"]["count"].toInt());
+        const QString window = QString("%1:%2").arg(from, 0, 'f', 3).arg(to, 0, 'f', 3);
+        const QJsonObject doc =
+            onFixture("summarize", fixture, {"--json", "--window", window}).json();
+        QCOMPARE(doc["collectives"]["count"].toInt(), inside);
+        int byKind = 0;
+        for (const QJsonValue k : doc["collectives"]["by_kind"].toArray()) {
+            byKind += k.toObject()["count"].toInt();
+        }
+        QCOMPARE(byKind, inside);
+    }
+
     void collectivesListsRecordsAndKinds() {
         const auto r = onFixture("collectives", "kineto_nccl_ddp_ws2_rank0", {"--json"});
         QCOMPARE(r.exitCode, 0);

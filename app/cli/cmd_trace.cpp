@@ -201,13 +201,15 @@ QString formatKinds(const std::vector<trace::KindSummary>& kinds) {
 // One trace's summarize document: trace-semantics figures, collectives by kind, and with
 // --hta HTA's five figures at the top level (their warnings join the others).
 QJsonObject singleDocument(const trace::Trace& t, const trace::TraceSummary& s,
-                           const std::optional<trace::HtaFigures>& hta) {
+                           const std::optional<trace::HtaFigures>& hta,
+                           const std::optional<trace::Span>& window) {
+    const auto collectives = trace::collectivesIn(t.collectives, window);
     QJsonObject doc = trace::toJson(s);
     doc.insert("source", QString::fromStdString(t.source));
     doc.insert("distributed", trace::toJson(t.distributed));
     doc.insert("collectives",
-               QJsonObject{{"count", qint64(t.collectives.size())},
-                           {"by_kind", trace::toJson(trace::summarizeByKind(t.collectives))}});
+               QJsonObject{{"count", qint64(collectives.size())},
+                           {"by_kind", trace::toJson(trace::summarizeByKind(collectives))}});
     if (hta) {
         const QJsonObject h = trace::toJson(*hta);
         for (auto it = h.begin(); it != h.end(); ++it) {
@@ -222,17 +224,6 @@ QJsonObject singleDocument(const trace::Trace& t, const trace::TraceSummary& s,
     return doc;
 }
 
-std::vector<trace::CollectiveRecord> inWindow(const std::vector<trace::CollectiveRecord>& all,
-                                              const std::optional<trace::Span>& window) {
-    std::vector<trace::CollectiveRecord> out;
-    for (const auto& r : all) {
-        if (!window || (r.startUs >= window->start && r.startUs < window->end)) {
-            out.push_back(r);
-        }
-    }
-    return out;
-}
-
 int summarizeOne(const TraceArgs& a) {
     const trace::Trace t = trace::readTraceFile(a.paths.first().toStdString(), a.read);
     const trace::TraceReport report = trace::reportOf(t, a.window, a.hta);
@@ -242,11 +233,11 @@ int summarizeOne(const TraceArgs& a) {
         return Ok;
     }
     if (a.format == Format::Json) {
-        printJson(singleDocument(t, report.summary, hta));
+        printJson(singleDocument(t, report.summary, hta, a.window));
         return Ok;
     }
     QString text = formatSummary(report.summary);
-    text += formatKinds(trace::summarizeByKind(inWindow(t.collectives, a.window)));
+    text += formatKinds(trace::summarizeByKind(trace::collectivesIn(t.collectives, a.window)));
     if (hta) {
         text += formatHta(*hta);
     }
@@ -375,7 +366,7 @@ int summarizeJob(const TraceArgs& a) {
             if (a.hta) {
                 hta = trace::htaFigures(*traces[i], a.window);
             }
-            QJsonObject doc = singleDocument(*traces[i], sums[i], hta);
+            QJsonObject doc = singleDocument(*traces[i], sums[i], hta, a.window);
             doc.insert("rank", ranks[i]);
             rankDocs.append(doc);
         }

@@ -323,4 +323,19 @@ std::vector<KindSummary> summarizeByKind(const std::vector<CollectiveRecord>& re
     return out;
 }
 
+bool startsIn(const CollectiveRecord& record, const std::optional<Span>& window) {
+    return !window || (record.startUs >= window->start && record.startUs < window->end);
+}
+
+std::vector<CollectiveRecord> collectivesIn(const std::vector<CollectiveRecord>& records,
+                                            const std::optional<Span>& window) {
+    std::vector<CollectiveRecord> out;
+    for (const auto& r : records) {
+        if (startsIn(r, window)) {
+            out.push_back(r);
+        }
+    }
+    return out;
+}
+
 } // namespace commprof::trace

@@ -3,6 +3,7 @@
 // sizes, and bandwidth with nccl-tests' factors (docs/trace-semantics.md, "Collectives and
 // bandwidth").
 
+#include "intervals.h"
 #include "trace_event.h"
 
 #include <optional>
@@ -45,5 +46,11 @@ struct KindSummary {
     std::optional<double> medianAlgbwGBps;
 };
 std::vector<KindSummary> summarizeByKind(const std::vector<CollectiveRecord>& records);
+
+// Whether a collective belongs to a --window: it starts inside it (every one does without a
+// window). The records, the per-kind summary and the straggler report all count by this rule.
+bool startsIn(const CollectiveRecord& record, const std::optional<Span>& window);
+std::vector<CollectiveRecord> collectivesIn(const std::vector<CollectiveRecord>& records,
+                                            const std::optional<Span>& window);
 
 } // namespace commprof::trace

@@ -1,5 +1,6 @@
 #include "trace_job.h"
 
+#include "collectives.h"
 #include "trace_reader.h"
 
 #include <algorithm>
@@ -176,7 +177,7 @@ JobAnalysis analyzeJob(const std::vector<const Trace*>& traces, const std::vecto
         const std::vector<StepWindow> steps = stepWindows(t);
         std::map<std::tuple<std::string, std::optional<int>>, std::size_t> ordinals;
         for (const CollectiveRecord& c : t.collectives) {
-            if (window && !(c.startUs >= window->start && c.startUs < window->end)) {
+            if (!startsIn(c, window)) {
                 continue;
             }
             InstanceKey key;
