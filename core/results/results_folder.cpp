@@ -1,10 +1,10 @@
 #include "results_folder.h"
 
+#include "cell_files.h"
 #include "files/safe_file.h"
 
 #include <QDir>
 #include <QFileInfo>
-#include <QJsonDocument>
 #include <QJsonObject>
 
 namespace commprof::results {
@@ -74,17 +74,9 @@ FolderCheck checkResultsFolder(const QString& dir) {
 }
 
 RunMatrix matrixOfRun(const QString& dir) {
-    // run.json holds a copy of the matrix, itself capped at a few MiB; anything larger, a link
-    // or a non-regular file is not what a run wrote, and the designer simply keeps its matrix.
-    constexpr qint64 maxRunJson = 16 << 20;
-    QByteArray bytes;
-    try {
-        bytes = files::readRegularFile(QDir(dir).filePath("run.json"), maxRunJson,
-                                       files::Links::Refuse);
-    } catch (const files::FileError&) {
-        return {};
-    }
-    const QJsonObject run = QJsonDocument::fromJson(bytes).object();
+    // A run.json that is missing, a link, too large or not JSON is not what a run wrote: it
+    // reads as empty, and the designer simply keeps its matrix.
+    const QJsonObject run = readRecord(QDir(dir).filePath("run.json"));
     return {run["matrix_yaml"].toString(), run["file"].toString()};
 }
 

@@ -59,15 +59,6 @@ ClockAlignment alignClocks(const std::vector<const RankTimeline*>& ranks) {
     return a;
 }
 
-int TimelineStack::indexOfRank(int rank) const {
-    for (std::size_t i = 0; i < ranks.size(); ++i) {
-        if (ranks[i]->rank == rank) {
-            return int(i);
-        }
-    }
-    return -1;
-}
-
 TimelineStack stackRanks(std::vector<std::shared_ptr<const RankTimeline>> ranks) {
     TimelineStack s;
     std::stable_sort(ranks.begin(), ranks.end(),

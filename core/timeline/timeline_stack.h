@@ -41,8 +41,6 @@ struct TimelineStack {
 
     double toDisplay(std::size_t rank, double traceUs) const { return traceUs + offsetsUs[rank]; }
     double toTrace(std::size_t rank, double displayUs) const { return displayUs - offsetsUs[rank]; }
-    // The index of the rank numbered `rank`, or -1.
-    int indexOfRank(int rank) const;
 };
 
 TimelineStack stackRanks(std::vector<std::shared_ptr<const RankTimeline>> ranks);

@@ -241,10 +241,6 @@ void fillBandwidth(CollectiveRecord& r) {
     }
 }
 
-std::vector<CollectiveRecord> collectiveRecords(const Trace& trace) {
-    return collectiveRecords(trace, NameFacts(trace), LaunchIndex(trace));
-}
-
 std::vector<CollectiveRecord> collectiveRecords(const Trace& trace, const NameFacts& names,
                                                 const LaunchIndex& launches) {
     std::unordered_map<std::uint32_t, std::size_t> argsByEvent;

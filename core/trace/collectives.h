@@ -30,8 +30,8 @@ void fillBandwidth(CollectiveRecord& r);
 // The collective records of a classified trace, in start order. One per collective kernel when
 // the trace has them (sizes from the kernel's own args, else from the record_param_comms span
 // that launched it); otherwise one per outermost host span of a collective, preferring spans
-// that carry sizes (record_param_comms), then gloo:/nccl: spans, then c10d:: ones.
-std::vector<CollectiveRecord> collectiveRecords(const Trace& trace);
+// that carry sizes (record_param_comms), then gloo:/nccl: spans, then c10d:: ones. NAMES and
+// LAUNCHES are the trace's own (computed once per trace, see finishTrace).
 class NameFacts;
 class LaunchIndex;
 std::vector<CollectiveRecord> collectiveRecords(const Trace& trace, const NameFacts& names,

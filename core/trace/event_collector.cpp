@@ -107,13 +107,6 @@ std::string_view stringView(od::value& value) {
     return value.get_string();
 }
 
-std::uint32_t EventCollector::internString(od::value& value) {
-    if (value.type() != od::json_type::string) {
-        return 0;
-    }
-    return out_.strings.intern(stringView(value));
-}
-
 std::int64_t EventCollector::readId(od::value& value) {
     if (value.type() == od::json_type::string) {
         return stringIdValue(out_.strings.intern(stringView(value)));

@@ -73,7 +73,6 @@ public:
 
 private:
     void readArgs(simdjson::ondemand::object args, TraceEvent& e, MetaRecord& meta, bool& hasMeta);
-    std::uint32_t internString(simdjson::ondemand::value& value);
     std::int64_t readId(simdjson::ondemand::value& value);
     double readTime(simdjson::ondemand::value& value);
 

@@ -115,7 +115,7 @@ struct Stretch {
 // doc holds '[' + text[from, to) + ']' at `copy`; copy + 1 corresponds to text + from.
 // Elements starting at or after stopAt are left unread.
 Stretch readStretch(od::parser& parser, char* copy, std::size_t copyLen, std::size_t copyCapacity,
-                    const char* text, std::size_t from, std::size_t stopAt, Fragment& fragment) {
+                    std::size_t from, std::size_t stopAt, Fragment& fragment) {
     Stretch out;
     const char* origin = copy + 1;
     EventCollector collector(fragment, origin, from);
@@ -172,7 +172,6 @@ Stretch readStretch(od::parser& parser, char* copy, std::size_t copyLen, std::si
     }
     out.closedByUs = close + 1 >= copyLen;
     out.arrayEnd = from + close - 1;
-    (void)text;
     return out;
 }
 
@@ -194,8 +193,7 @@ public:
         for (;;) {
             const std::size_t cut = cutAfter(stopAt, slack);
             copy(from, cut);
-            out.end =
-                readStretch(parser_, buf_.get(), len_, bufSize_, text_, from, stopAt, out.fragment);
+            out.end = readStretch(parser_, buf_.get(), len_, bufSize_, from, stopAt, out.fragment);
             // The element that straddles the chunk's end did not fit in the slack: take more.
             if (out.end.kind == Stretch::Broken && out.end.atEnd && cut < size_ &&
                 out.end.elementStart < stopAt) {
@@ -294,8 +292,8 @@ SerialResult readSerial(PaddedBuffer& buf, std::size_t start, std::size_t elemen
         const char savedEnd = text[end];
         text[end] = ']';
         const Stretch s = readStretch(parser, text + docBegin, end + 1 - docBegin,
-                                      buf.capacity + simdjson::SIMDJSON_PADDING - docBegin, text,
-                                      start, npos, fragment);
+                                      buf.capacity + simdjson::SIMDJSON_PADDING - docBegin, start,
+                                      npos, fragment);
         text[end] = savedEnd;
         const std::size_t elements = elementsBefore + fragment.elements;
         const bool readSomething = elements > 0;
