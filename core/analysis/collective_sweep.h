@@ -15,9 +15,9 @@ namespace commprof::analysis {
 
 struct SweepPoint {
     double bytes = 0;         // nccl-tests' size: all_gather's output, reduce_scatter's input
-    std::map<int, double> us; // per rank: median of the timed iterations
+    std::map<int, double> us; // per rank: the fastest timed iteration
     int slowestRank = 0;
-    double slowestUs = 0;            // the time the point is quoted at: the slowest rank's median
+    double slowestUs = 0;            // the time the point is quoted at: the slowest rank's
     double algbwGBps = 0;            // bytes / slowestUs
     std::optional<double> busbwGBps; // algbw * nccl-tests' factor for the kind and world size
 };
