@@ -118,15 +118,6 @@ void fillSpread(CellMetrics& m, const std::vector<const trace::Trace*>& traces,
 
 } // namespace
 
-std::optional<double> median(std::vector<double> values) {
-    if (values.empty()) {
-        return std::nullopt;
-    }
-    std::sort(values.begin(), values.end());
-    const std::size_t n = values.size();
-    return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
 std::vector<HookBucket> hookBuckets(const QJsonObject& rankFile) {
     std::vector<HookBucket> out;
     for (const QJsonValue v : rankFile["buckets"].toArray()) {

@@ -5,6 +5,7 @@
 
 #include "analysis/instrument_agreement.h"
 #include "results/cell_files.h"
+#include "trace/statistics.h"
 #include "trace/step_metrics.h"
 
 #include <optional>
@@ -65,6 +66,6 @@ CellMetrics analyzeCell(const results::CellFiles& files);
 // The hook's bucket intervals of one rank file, in trace microseconds.
 std::vector<HookBucket> hookBuckets(const QJsonObject& rankFile);
 
-std::optional<double> median(std::vector<double> values);
+using trace::median; // the one median (trace/statistics.h)
 
 } // namespace commprof::analysis

@@ -1,6 +1,7 @@
 #include "collectives.h"
 
 #include "classification.h"
+#include "statistics.h"
 
 #include <algorithm>
 #include <cctype>
@@ -19,15 +20,6 @@ std::string squashed(std::string_view s) {
         }
     }
     return out;
-}
-
-std::optional<double> median(std::vector<double> v) {
-    if (v.empty()) {
-        return std::nullopt;
-    }
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 const CommArgs* argsOf(const Trace& trace, std::uint32_t event,

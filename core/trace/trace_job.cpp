@@ -1,6 +1,7 @@
 #include "trace_job.h"
 
 #include "collectives.h"
+#include "statistics.h"
 #include "trace_reader.h"
 
 #include <algorithm>
@@ -52,15 +53,6 @@ bool naturalLess(const std::string& a, const std::string& b) {
         }
     }
     return a.size() - i < b.size() - j;
-}
-
-double median(std::vector<double> v) {
-    if (v.empty()) {
-        return 0;
-    }
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 // The step whose window holds t, if any.
@@ -221,7 +213,7 @@ JobAnalysis analyzeJob(const std::vector<const Trace*>& traces, const std::vecto
         for (const Arrival& a : inst.arrivals) {
             starts.push_back(a.startUs);
         }
-        const double mid = median(starts);
+        const double mid = median(starts).value_or(0);
         for (const Arrival& a : inst.arrivals) {
             ++lateness[a.rank].instances;
             latenessSamples[a.rank].push_back(a.startUs - mid);
@@ -240,12 +232,12 @@ JobAnalysis analyzeJob(const std::vector<const Trace*>& traces, const std::vecto
             }
         }
     }
-    job.medianStepUs = median(stepTimes);
+    job.medianStepUs = median(stepTimes).value_or(0);
     job.thresholdUs = stepTimes.empty()
                           ? kStragglerFloorUs
                           : std::max(kStragglerFloorUs, kStragglerStepFraction * job.medianStepUs);
     for (auto& [rank, l] : lateness) {
-        l.medianLatenessUs = median(latenessSamples[rank]);
+        l.medianLatenessUs = median(latenessSamples[rank]).value_or(0);
         l.straggler = l.instances > 0 &&
                       double(l.lastArrivals) >= kStragglerLastShare * double(l.instances) &&
                       l.medianLatenessUs > job.thresholdUs;
