@@ -71,6 +71,7 @@ QString readText(const QString& path) {
 struct MainWindow::LoadedResults {
     report::ReportData data;
     results::RunMatrix matrix;
+    bool sourceHoldsMatrix = false; // the file the run was started from still says the same
     store::IngestSummary ingested;
 };
 
@@ -94,6 +95,8 @@ void MainWindow::openResults(const QString& dir) {
             store::Database database(db);
             l.data = report::loadReportData(database, QDir(abs).canonicalPath());
             l.matrix = results::matrixOfRun(abs);
+            l.sourceHoldsMatrix =
+                !l.matrix.sourceFile.isEmpty() && readText(l.matrix.sourceFile) == l.matrix.yaml;
             return l;
         },
         [this, abs](const LoadedResults& l) { onResultsLoaded(abs, l); },
@@ -111,9 +114,7 @@ void MainWindow::onResultsLoaded(const QString& dir, const LoadedResults& l) {
     // the file it came from still says the same, it stays that file, so Save writes there.
     if (!same && !l.matrix.yaml.isEmpty() &&
         maybeSaveMatrix("Opening results shows the matrix they were run from.")) {
-        const bool fileMatches =
-            !l.matrix.sourceFile.isEmpty() && readText(l.matrix.sourceFile) == l.matrix.yaml;
-        designer_->setText(l.matrix.yaml, fileMatches ? l.matrix.sourceFile : QString());
+        designer_->setText(l.matrix.yaml, l.sourceHoldsMatrix ? l.matrix.sourceFile : QString());
     }
     if (!runOutputChosen_) {
         monitor_->setOutput(dir, runner::defaultRankProgram());
