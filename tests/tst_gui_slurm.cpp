@@ -82,8 +82,8 @@ private slots:
         QVERIFY2(!seen[shortCell].isEmpty(), "the monitor showed no scheduler state");
         QVERIFY2(seen[shortCell].last().startsWith("COMPLETED job " + shortJob),
                  qPrintable(seen[shortCell].join(" | ")));
-        QVERIFY2(seen[shortCell].join('\n').contains("RUNNING job " + shortJob),
-                 qPrintable(seen[shortCell].join(" | ")));
+        // Whether a poll caught the short job RUNNING is a race with its few seconds of work;
+        // the long cell below must be seen RUNNING.
 
         done.clear();
         monitor.setPlan(planOfRun(100000, 2));

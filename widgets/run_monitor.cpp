@@ -187,6 +187,8 @@ void RunMonitor::appendLog(const QString& line) {
 
 void RunMonitor::startCellPlot(const QString& cellId) {
     plotCell_ = cellId;
+    plotKeys_ = {};
+    plotValues_ = {};
     resetFigure(*plot_,
                 cellId.isEmpty() ? QString("Bucket all-reduce times")
                                  : QString("Bucket all-reduce times: %1").arg(cellId),
@@ -245,18 +247,11 @@ void RunMonitor::onBucket(const QString& cellId, int rank, int iteration, double
     QCPGraph* g = rankGraph(rank);
     const bool firstPoint = g->dataCount() == 0;
     g->addData(iteration, ms);
-    QVector<double> xs, ys;
-    for (int i = 0; i < plot_->graphCount(); ++i) { // graphs with no point yet add nothing
-        for (auto it = plot_->graph(i)->data()->constBegin();
-             it != plot_->graph(i)->data()->constEnd(); ++it) {
-            xs << it->key;
-            ys << it->value;
-        }
-    }
+    plotKeys_.widen(iteration);
+    plotValues_.widen(ms);
     // Whole iterations with room on both sides: no point sits on the frame.
-    const auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
-    plot_->xAxis->setRange(*lo - 0.6, *hi + 0.6);
-    fitAxis(plot_->yAxis, ys, true);
+    plot_->xAxis->setRange(plotKeys_.lo - 0.6, plotKeys_.hi + 0.6);
+    fitAxis(plot_->yAxis, QVector<double>{plotValues_.lo, plotValues_.hi}, true);
     if (firstPoint || plot_->graphCount() != before) {
         placeLegend(*plot_); // a new rank on the legend
     }

@@ -13,6 +13,8 @@
 
 #include <QWidget>
 
+#include <algorithm>
+#include <limits>
 #include <memory>
 
 class QCustomPlot;
@@ -86,6 +88,14 @@ private:
     QList<QProgressBar*> bars_;
     QCustomPlot* plot_;
     QString plotCell_;
+    // The running cell's points' extent, widened per point: the axes follow a streaming run
+    // without rescanning every point on each bucket.
+    struct Extent {
+        double lo = std::numeric_limits<double>::infinity();
+        double hi = -std::numeric_limits<double>::infinity();
+        void widen(double v) { lo = std::min(lo, v), hi = std::max(hi, v); }
+    };
+    Extent plotKeys_, plotValues_;
     QPlainTextEdit* log_;
     QPushButton* startButton_;
     QPushButton* pauseButton_;
