@@ -6,10 +6,8 @@
 #include <QDialogButtonBox>
 #include <QHBoxLayout>
 #include <QIcon>
-#include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
-#include <QProcess>
 #include <QVBoxLayout>
 
 #include <stdexcept>
@@ -17,18 +15,7 @@
 namespace commprof::workbench {
 
 QString rankLibtorchVersion(const QString& rankProgram) {
-    QProcess p;
-    p.start(rankProgram, {"--version", "--json"});
-    if (!p.waitForFinished(30000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) {
-        throw std::runtime_error(QString("%1 did not answer --version: %2")
-                                     .arg(rankProgram, p.errorString())
-                                     .toStdString());
-    }
-    const QJsonObject v = QJsonDocument::fromJson(p.readAllStandardOutput()).object();
-    if (!v.contains("torch_version")) {
-        throw std::runtime_error(
-            QString("%1 --version --json has no torch_version").arg(rankProgram).toStdString());
-    }
+    const QJsonObject v = runner::rankVersion(rankProgram);
     QStringList traits{
         v["cuda_build"].toBool() ? "CUDA build" : "CPU only",
         QString("Gloo %1").arg(v["gloo"].toBool() ? "yes" : "no"),

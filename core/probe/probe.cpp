@@ -4,6 +4,7 @@
 #include "files/safe_file.h"
 #include "runner/process_identity.h"
 #include "runner/rank_pool.h"
+#include "runner/rank_program.h"
 #include "runner/results_lock.h"
 
 #include <QDir>
@@ -113,17 +114,13 @@ void checkRankAndGpus(const ProbeOptions& o, ProbeReport& r) {
     if (o.rankProgram.isEmpty() || !QFileInfo(o.rankProgram).isExecutable()) {
         r.issues << QString("commprof-rank not found at '%1'").arg(o.rankProgram);
     } else {
-        QProcess p;
-        p.setProcessEnvironment(o.env);
-        p.start(o.rankProgram, {"--version", "--json"});
-        if (!p.waitForFinished(30000) || p.exitCode() != 0) {
-            r.issues << QString("%1 --version --json failed: %2")
-                            .arg(o.rankProgram, QString(p.readAllStandardError()).trimmed());
-        } else {
-            rank = QJsonDocument::fromJson(p.readAllStandardOutput()).object();
+        try {
+            rank = runner::rankVersion(o.rankProgram, o.env);
             if (!rank["gloo"].toBool()) {
                 r.issues << "the rank worker's libtorch has no Gloo: the gloo layers cannot run";
             }
+        } catch (const std::runtime_error& e) {
+            r.issues << QString::fromStdString(e.what());
         }
     }
     r.details["rank"] = rank;

@@ -3,7 +3,11 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
+#include <QJsonDocument>
+#include <QProcess>
 #include <QStandardPaths>
+
+#include <stdexcept>
 
 namespace commprof::runner {
 
@@ -19,6 +23,24 @@ QString defaultRankProgram() {
     const QString onPath = QStandardPaths::findExecutable("commprof-rank");
     // Missing everywhere: the path beside is what the error message names.
     return onPath.isEmpty() ? beside : onPath;
+}
+
+QJsonObject rankVersion(const QString& program, const QProcessEnvironment& env) {
+    QProcess p;
+    p.setProcessEnvironment(env);
+    p.start(program, {"--version", "--json"});
+    if (!p.waitForFinished(30000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) {
+        const QString err = QString(p.readAllStandardError()).trimmed();
+        throw std::runtime_error(QString("%1 --version --json failed: %2")
+                                     .arg(program, err.isEmpty() ? p.errorString() : err)
+                                     .toStdString());
+    }
+    const QJsonObject v = QJsonDocument::fromJson(p.readAllStandardOutput()).object();
+    if (!v.contains("torch_version")) {
+        throw std::runtime_error(
+            QString("%1 --version --json has no torch_version").arg(program).toStdString());
+    }
+    return v;
 }
 
 } // namespace commprof::runner
