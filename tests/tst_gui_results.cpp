@@ -141,6 +141,27 @@ private slots:
         QCOMPARE(data_.byLayer["gloo_cpu"].samples.size(), complete);
     }
 
+    void tableSaysWhichRatiosAreNotJudged() {
+        models::ResultsCellModel model;
+        model.setCells(data_.cells);
+        const auto agreement = [&](const QString& id, int role) {
+            return model.index(model.rowOf(id), models::ResultsCellModel::Agreement).data(role);
+        };
+        // World size 1 moves nothing: its ratio is shown with the reason it was not judged.
+        QVERIFY2(
+            agreement("mlp2m_gloo_cpu_ws1_r0", Qt::DisplayRole).toString().endsWith("(not judged)"),
+            qPrintable(agreement("mlp2m_gloo_cpu_ws1_r0", Qt::DisplayRole).toString()));
+        QVERIFY(agreement("mlp2m_gloo_cpu_ws1_r0", Qt::ToolTipRole)
+                    .toString()
+                    .contains("world size 1"));
+        // A judged cell's ratio stands alone, to the store's three decimals.
+        const store::CellRow* ws2 = widgets::findCell(data_, "mlp2m_gloo_cpu_ws2_r0");
+        const QString shown = agreement("mlp2m_gloo_cpu_ws2_r0", Qt::DisplayRole).toString();
+        QCOMPARE(shown, ws2->agreementFlagged
+                            ? "⚑ " + QString::number(*ws2->hookTraceAgreement, 'f', 3)
+                            : QString::number(*ws2->hookTraceAgreement, 'f', 3));
+    }
+
     void inspectorShowsTheCellsTwoInstruments() {
         widgets::CellInspectorPanel panel;
         panel.showCell(data_, "mlp2m_gloo_cpu_ws2_r0");

@@ -91,6 +91,9 @@ QVariant ResultsCellModel::data(const QModelIndex& index, int role) const {
         return QVariant(Qt::AlignVCenter | (numeric ? Qt::AlignRight : Qt::AlignLeft));
     }
     if (role == Qt::ToolTipRole) {
+        if (index.column() == Agreement && !c.agreementReason.isEmpty()) {
+            return c.agreementReason; // flagged, or why it was not judged
+        }
         return c.reasons.isEmpty() ? QVariant() : QVariant(c.reasons.join("\n"));
     }
     if (role != Qt::DisplayRole) {
@@ -114,7 +117,17 @@ QVariant ResultsCellModel::data(const QModelIndex& index, int role) const {
     case Overhead:
         return show ? fixed(c.commOverheadFraction, 1, 100.0, " %") : QVariant("-");
     case Agreement:
-        return show ? fixed(c.hookTraceAgreement, 3) : QVariant("-");
+        // A ratio beyond 10 % is flagged, one that was not judged says so: a bare 0.236 next to
+        // 1.007 would read as a measurement to trust.
+        if (!show) {
+            return "-";
+        }
+        if (c.agreementFlagged) {
+            return "⚑ " + fixed(c.hookTraceAgreement, 3).toString();
+        }
+        return c.agreementReason.isEmpty()
+                   ? fixed(c.hookTraceAgreement, 3)
+                   : fixed(c.hookTraceAgreement, 3).toString() + " (not judged)";
     case Reasons:
         return c.reasons.join("; ");
     default:
