@@ -5,6 +5,7 @@
 #include "main_window.h"
 #include "matrix_designer.h"
 #include "models/results_cell_model.h"
+#include "models/run_state_model.h"
 #include "results_view.h"
 #include "run_monitor.h"
 
@@ -42,6 +43,15 @@ private slots:
         QVERIFY(!w.results()->selectedCell().isEmpty());
         QVERIFY(QFile::exists(QDir(out).filePath("results.sqlite")));
         QVERIFY(w.windowTitle().contains(QDir::toNativeSeparators(out)));
+        // Opening the results re-plans the run's matrix in the designer: the monitor still
+        // shows how the run ended, not two pending cells.
+        QTest::qWait(1000);
+        const auto* states = w.monitor()->model();
+        for (int row = 0; row < states->rowCount(); ++row) {
+            const QString state =
+                states->index(row, models::RunStateModel::State).data().toString();
+            QVERIFY2(state.startsWith("complete"), qPrintable(state));
+        }
     }
 
     void aFolderOfOtherFilesIsNotRunInto() {

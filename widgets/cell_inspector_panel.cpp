@@ -31,11 +31,11 @@ CellInspectorPanel::CellInspectorPanel(QWidget* parent) : QWidget(parent) {
     table_->setAlternatingRowColors(true);
     table_->setSelectionMode(QAbstractItemView::NoSelection);
     table_->setItemDelegate(new FlaggedRowDelegate(models::CellFiguresModel::FlaggedRole, table_));
-    table_->horizontalHeader()->setSectionResizeMode(models::CellFiguresModel::Figure,
-                                                     QHeaderView::ResizeToContents);
-    table_->horizontalHeader()->setSectionResizeMode(models::CellFiguresModel::Value,
-                                                     QHeaderView::ResizeToContents);
-    table_->horizontalHeader()->setStretchLastSection(true);
+    // Labels and values share the width and wrap, so a narrow dock still shows every figure
+    // (sized to their contents, the per-rank values pushed the column off the edge).
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    table_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    table_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     plot_ = new QCustomPlot(this);
     plot_->setMinimumSize(200, 140);
     resetFigure(*plot_, "Bucket times (comm hook)", "bucket (recorded order)", "all-reduce (ms)",
@@ -52,7 +52,6 @@ void CellInspectorPanel::showCell(const report::ReportData& data, const QString&
     const store::CellRow* cell = findCell(data, cellId);
     const auto ranks = data.ranksByCell.find(cellId);
     figures_->setCell(cell, ranks == data.ranksByCell.end() ? nullptr : &ranks.value());
-    table_->resizeRowsToContents();
     plot_->clearGraphs();
     if (!cell) {
         headline_->setText("Select a cell in Results");
@@ -84,7 +83,6 @@ void CellInspectorPanel::showCell(const report::ReportData& data, const QString&
 void CellInspectorPanel::resizeEvent(QResizeEvent* event) {
     QWidget::resizeEvent(event);
     table_->setColumnHidden(models::CellFiguresModel::Note, width() < kNotesFromWidth);
-    table_->resizeRowsToContents();
 }
 
 QString CellInspectorPanel::headline() const {

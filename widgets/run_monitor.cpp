@@ -8,6 +8,8 @@
 
 #include <qcustomplot.h>
 
+#include <algorithm>
+
 #include <QDir>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -129,12 +131,26 @@ RunMonitor::~RunMonitor() {
     }
 }
 
+namespace {
+
+bool sameCells(const feasibility::Plan& a, const feasibility::Plan& b) {
+    return std::equal(a.cells.begin(), a.cells.end(), b.cells.begin(), b.cells.end(),
+                      [](const auto& x, const auto& y) { return x.cell.id == y.cell.id; });
+}
+
+} // namespace
+
 void RunMonitor::setPlan(std::shared_ptr<const feasibility::Plan> plan) {
     jobs::releaseInBackground(std::exchange(plan_, std::move(plan)));
-    planShown_ = false;
     // Slurm's view of each cell's job; the local launcher has none.
     table_->setColumnHidden(models::RunStateModel::Scheduler,
                             !plan_ || plan_->matrix.launcher.kind != matrix::LauncherKind::Slurm);
+    if (finishedPlan_ && plan_ && sameCells(*finishedPlan_, *plan_)) {
+        planShown_ = true; // the finished run's states stay on screen
+        return;
+    }
+    jobs::releaseInBackground(std::exchange(finishedPlan_, nullptr));
+    planShown_ = false;
     // A 100k-cell plan is listed only when someone looks, and never under a running run.
     if (!runner_ && isVisible()) {
         model_->setPlan(plan_);
@@ -262,6 +278,7 @@ void RunMonitor::start() {
     if (runner_ || !plan_ || plan_->cells.empty() || outDir_.isEmpty()) {
         return;
     }
+    jobs::releaseInBackground(std::exchange(finishedPlan_, nullptr));
     model_->setPlan(plan_);
     planShown_ = true;
     startCellPlot({});
@@ -316,6 +333,7 @@ void RunMonitor::onRunFinished(const runner::RunSummary& s) {
     changeOutput_->setEnabled(true);
     pauseButton_->setEnabled(false);
     stopButton_->setEnabled(false);
+    finishedPlan_ = plan_;
     updateProgress();
     emit finished(s, outDir_);
 }

@@ -88,6 +88,10 @@ private:
     QList<QProgressBar*> bars_;
     QCustomPlot* plot_;
     QString plotCell_;
+    // The plan of the run whose end the table shows: a new plan with the same cells (the
+    // designer re-plans when the run's results open) keeps those states instead of resetting
+    // them to pending.
+    std::shared_ptr<const feasibility::Plan> finishedPlan_;
     // The running cell's points' extent, widened per point: the axes follow a streaming run
     // without rescanning every point on each bucket.
     struct Extent {
