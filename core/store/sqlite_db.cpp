@@ -2,12 +2,17 @@
 
 #include "files/safe_file.h"
 
+#include <QElapsedTimer>
+#include <QThread>
+
 #include <sqlite3.h>
 
 #include <cmath>
 
 namespace commprof::store {
 namespace {
+
+constexpr int kBusyTimeoutMs = 10000;
 
 [[noreturn]] void fail(sqlite3* db, const QString& what) {
     throw StoreError((what + ": " + (db ? sqlite3_errmsg(db) : "out of memory")).toStdString());
@@ -30,9 +35,17 @@ Database::Database(const QString& path) : path_(path) {
         db_ = nullptr;
         throw StoreError(msg.toStdString());
     }
-    sqlite3_busy_timeout(db_, 10000);
-    // WAL lets the GUI read while an ingest writes.
-    exec("PRAGMA journal_mode=WAL");
+    sqlite3_busy_timeout(db_, kBusyTimeoutMs);
+    // WAL lets the GUI read while an ingest writes. Switching a new database to it needs an
+    // exclusive lock for which SQLite does not call the busy handler, so two first ingests
+    // of one folder would see "database is locked": wait for the other as the timeout says.
+    QElapsedTimer waited;
+    waited.start();
+    while (sqlite3_exec(db_, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr) == SQLITE_BUSY &&
+           waited.elapsed() < kBusyTimeoutMs) {
+        QThread::msleep(10);
+    }
+    exec("PRAGMA journal_mode=WAL"); // now, or with the error that says why not
     exec("PRAGMA synchronous=NORMAL");
     exec("PRAGMA foreign_keys=ON");
 }
