@@ -255,13 +255,16 @@ JobAnalysis analyzeJob(const std::vector<const Trace*>& traces, const std::vecto
             steps[m.step].stepUs[ranks[r]] = m.stepUs;
         }
     }
-    std::map<int, std::map<int, std::size_t>> lastInStep;
+    // Per step and rank, how long the others waited for it: the skew of each collective it
+    // arrived last at. Counting arrivals instead let the later, already synchronised buckets
+    // of a step (where who is last is noise) outvote the one a late rank held up.
+    std::map<int, std::map<int, double>> lastInStep;
     for (const auto& inst : job.instances) {
         if (inst.step && steps.count(*inst.step)) {
             StepVerdict& v = steps[*inst.step];
             ++v.instances;
             v.waitUs += inst.skewUs;
-            ++lastInStep[*inst.step][inst.lastRank];
+            lastInStep[*inst.step][inst.lastRank] += inst.skewUs;
         }
     }
     for (auto& [n, v] : steps) {
