@@ -14,6 +14,8 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
+#include <QThreadPool>
 
 using namespace commprof;
 
@@ -53,16 +55,26 @@ private slots:
         w.selectResultsCell(fastCell); // start from the other one, so both selections change it
         QTRY_VERIFY_WITH_TIMEOUT(!w.traceJobs()->running(), 60000);
 
-        QElapsedTimer slowParse;
-        slowParse.start();
+        // The slow parse has started on the pool (so it will run to its end and deliver),
+        // and the second selection comes before the event loop could deliver its result,
+        // however fast the parse: the race is certain, not a matter of timing.
         w.selectResultsCell(slowCell);
-        QTest::qWait(150); // the slow parse is under way
         QVERIFY(w.traceJobs()->running());
+        QElapsedTimer started;
+        started.start();
+        while (QThreadPool::globalInstance()->activeThreadCount() == 0 &&
+               started.elapsed() < 10000) {
+            QThread::msleep(1); // no event loop here: nothing may be delivered yet
+        }
+        QVERIFY(QThreadPool::globalInstance()->activeThreadCount() > 0);
         w.selectResultsCell(fastCell);
         QTRY_VERIFY_WITH_TIMEOUT(!w.traceJobs()->running(), 60000);
         QCOMPARE(w.currentTrace(), fastTrace);
-        // Long enough for the slow parse to have finished and been dropped.
-        QTest::qWait(int(std::max<qint64>(4000, 3 * slowParse.elapsed())));
+        // Every job, the slow parse included, has ended and its result has been delivered (or
+        // dropped): the later selection still holds.
+        QVERIFY(QThreadPool::globalInstance()->waitForDone(60000));
+        QCoreApplication::processEvents();
+        QTest::qWait(50);
         QCOMPARE(w.currentTrace(), fastTrace);
         QCOMPARE(w.results()->selectedCell(), fastCell);
         const CliResult r = runCli("commprof", {"trace", "summarize", fastTrace, "--json"});
