@@ -63,6 +63,9 @@ in_root() {
   unshare --mount --propagation private -- /bin/bash -euc '
     root=$1 src=$2 build=$3 ccache=$4 shared=$5
     shift 5
+    # The root shares the host network, so it resolves the host names as the host does (a
+    # Slurm node is named by the host name, and the ranks rendezvous at it).
+    mount --bind /etc/hosts "$root/etc/hosts"
     mount --bind "$src" "$root/src"
     mount --bind "$build" "$root/build"
     mount --bind "$ccache" "$root/ccache"
