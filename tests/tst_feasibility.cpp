@@ -92,7 +92,8 @@ private slots:
 
     void adamNeedsMoreThanSgd() {
         matrix::Cell cell;
-        cell.model = {"m", "mlp", 1e7};
+        cell.model.name = "m";
+        cell.model.params = 1e7;
         cell.layer = {"gloo_cpu", "gloo", "cpu", "host_loopback", {}};
         cell.worldSize = 2;
         feasibility::MachineBudget budget{64 * kGiB, 0, 0, "test", "test"};

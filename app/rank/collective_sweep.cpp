@@ -79,8 +79,11 @@ std::string runSweep(const RankOptions& o) {
                 continue; // fewer bytes than ranks: no message per rank
             }
             std::vector<at::Tensor> one{torch::ones({n}, options)};
+            // The gathered side only where the kind has one: the plan budgets a sweep at three
+            // times its largest message per rank (docs/feasibility.md).
+            const bool gathered = kind == "all_gather" || kind == "reduce_scatter";
             std::vector<std::vector<at::Tensor>> many(1);
-            for (int r = 0; r < o.worldSize; ++r) {
+            for (int r = 0; gathered && r < o.worldSize; ++r) {
                 many[0].push_back(torch::ones({n}, options));
             }
             std::vector<double> timesUs;

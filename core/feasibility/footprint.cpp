@@ -86,6 +86,9 @@ Coefficients::Coefficients()
            "cell needs 9.7 GiB"},
           {"gloo_cuda_staging_factor", 2.0, "x gradient bytes on the host",
            "gloo over CUDA tensors pins host buffers in both directions"},
+          {"sweep_buffer_factor", 3.0, "x the largest message per rank",
+           "commprof-rank --sweep holds a message and, for all_gather and reduce_scatter, the "
+           "gathered side; the backend's scratch copy of it is the third"},
       } {}
 
 double Coefficients::operator[](const char* key) const {
@@ -122,6 +125,9 @@ FootprintEstimate estimate(const matrix::Cell& cell, const Coefficients& k,
         cell.config.optimizer == "adam" ? k["adam_state_bytes"] : k["sgd_state_bytes"];
     const double gradBytes = p * k["grad_bytes"];
 
+    // A sweep's messages take the place of the gradients: what gloo stages and the pools hold.
+    const double messageBytes = cell.isSweep() ? cell.sweepMaxBytes : gradBytes;
+
     add(e.host, "process baseline", ws * k["process_baseline_mib"] * kMiB);
     // Where the model lives: the host for CPU cells, the device for CUDA cells.
     Demand& modelPool = cuda ? e.device : e.host;
@@ -131,11 +137,17 @@ FootprintEstimate estimate(const matrix::Cell& cell, const Coefficients& k,
         add(e.host, "CUDA runtime (host side)", ws * k["cuda_runtime_host_mib"] * kMiB);
         if (cell.layer.backend == "gloo") {
             add(e.host, "gloo host staging buffers",
-                ws * k["gloo_cuda_staging_factor"] * gradBytes);
+                ws * k["gloo_cuda_staging_factor"] * messageBytes);
         }
         // Budgets are per GPU: NCCL puts one rank on each GPU, gloo over CUDA shares them.
         ranksOnPool = cell.layer.backend == "nccl" ? 1.0 : std::ceil(ws / std::max(1, budget.gpus));
         add(e.device, "CUDA context", ranksOnPool * k["cuda_context_device_mib"] * kMiB);
+    }
+    if (cell.isSweep()) {
+        add(modelPool, "sweep message buffers",
+            ranksOnPool * k["sweep_buffer_factor"] * cell.sweepMaxBytes);
+        decideFeasibility(e);
+        return e;
     }
     add(modelPool, "parameters", ranksOnPool * p * k["param_bytes"]);
     add(modelPool, "gradients", ranksOnPool * gradBytes);
@@ -143,7 +155,11 @@ FootprintEstimate estimate(const matrix::Cell& cell, const Coefficients& k,
     add(modelPool, "optimizer state (" + cell.config.optimizer + ")",
         ranksOnPool * p * optimizerBytes);
     add(modelPool, "activations", ranksOnPool * activationBytes(cell, k));
+    decideFeasibility(e);
+    return e;
+}
 
+void decideFeasibility(FootprintEstimate& e) {
     const bool hostFits = e.host.total() <= e.host.budgetBytes;
     const bool deviceFits = !e.device.used || e.device.total() <= e.device.budgetBytes;
     e.feasible = hostFits && deviceFits;
@@ -157,7 +173,6 @@ FootprintEstimate estimate(const matrix::Cell& cell, const Coefficients& k,
                              .arg(d.total() / (kMiB * 1024), 0, 'f', 2)
                              .arg(d.budgetBytes / (kMiB * 1024), 0, 'f', 2);
     }
-    return e;
 }
 
 QJsonObject toJson(const FootprintEstimate& e) {

@@ -4,13 +4,15 @@
 
 #include <QJsonArray>
 
+#include <cmath>
+
 namespace commprof::feasibility {
 
 namespace {
 
 // Every node's demand, and the busiest node's estimate against the per-node budget.
-PlannedCell placeCell(const matrix::Cell& cell, const matrix::LauncherSpec& launcher,
-                      const Coefficients& k, const MachineBudget& budget) {
+PlannedCell placeNodes(const matrix::Cell& cell, const matrix::LauncherSpec& launcher,
+                       const Coefficients& k, const MachineBudget& budget) {
     PlannedCell pc{cell, {}, {}};
     int busiest = 0;
     for (const int ranks : matrix::ranksPerNode(launcher, cell.worldSize)) {
@@ -26,6 +28,28 @@ PlannedCell placeCell(const matrix::Cell& cell, const matrix::LauncherSpec& laun
     if (budget.perNode && !pc.estimate.feasible) {
         pc.estimate.reason +=
             QString(" on a node with %1 of the %2 rank(s)").arg(busiest).arg(cell.worldSize);
+    }
+    return pc;
+}
+
+// A sweep that would not fit stops at the largest power of two that does (its sizes double
+// from 8 B, so that is the largest size it runs anyway); one that does not fit even at 8 B is
+// infeasible with the numbers of its full size.
+PlannedCell placeCell(const matrix::Cell& cell, const matrix::LauncherSpec& launcher,
+                      const Coefficients& k, const MachineBudget& budget) {
+    PlannedCell pc = placeNodes(cell, launcher, k, budget);
+    if (!cell.isSweep() || pc.estimate.feasible) {
+        return pc;
+    }
+    matrix::Cell capped = cell;
+    capped.sweepCappedFrom = cell.sweepMaxBytes;
+    for (double bytes = std::exp2(std::floor(std::log2(cell.sweepMaxBytes))); bytes >= 8;
+         bytes /= 2) {
+        capped.sweepMaxBytes = bytes;
+        if (PlannedCell smaller = placeNodes(capped, launcher, k, budget);
+            smaller.estimate.feasible) {
+            return smaller;
+        }
     }
     return pc;
 }

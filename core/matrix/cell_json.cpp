@@ -1,5 +1,7 @@
 #include "cell_json.h"
 
+#include <QJsonArray>
+
 namespace commprof::matrix {
 
 QJsonObject runConfigJson(const RunConfig& c) {
@@ -28,6 +30,20 @@ QJsonObject cellJson(const Cell& cell, const feasibility::FootprintEstimate& est
     o["world_size"] = cell.worldSize;
     o["repeat"] = cell.repeat;
     o["config"] = runConfigJson(cell.config);
+    o["kind"] = cell.model.kind;
+    if (cell.isSweep()) {
+        const SweepSpec& w = cell.model.sweep;
+        QJsonObject sweep{{"collectives", QJsonArray::fromStringList(w.collectives)},
+                          {"max_bytes", cell.sweepMaxBytes},
+                          {"iterations", w.iterations},
+                          {"warmup", w.warmup}};
+        if (cell.sweepCappedFrom) {
+            sweep["requested_max_bytes"] = *cell.sweepCappedFrom;
+        }
+        o["sweep"] = sweep;
+        o.remove("family");
+        o.remove("params");
+    }
     return o;
 }
 

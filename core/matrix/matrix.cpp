@@ -425,6 +425,73 @@ Matrix parseMatrix(const QByteArray& yaml, const QString& fileName) {
 
 namespace {
 
+// The message sizes a sweep may go up to: at least one float, at most 16 GiB.
+constexpr double kMaxSweepBytes = 16.0 * 1024 * 1024 * 1024;
+
+SweepSpec readSweep(const Ctx& c, const YAML::Node& n) {
+    SweepSpec s;
+    if (const YAML::Node k = n["collectives"]) {
+        s.collectives.clear();
+        for (const YAML::Node& v : requireSeq(c, k, "collectives")) {
+            const QString kind = oneOf(c, v, "collectives", kSweepCollectives);
+            if (s.collectives.contains(kind)) {
+                c.fail(v, "collectives", QString("'%1' is listed twice").arg(kind));
+            }
+            s.collectives << kind;
+        }
+        if (s.collectives.isEmpty()) {
+            c.fail(k, "collectives", "at least one collective is needed");
+        }
+    }
+    if (n["max_bytes"]) {
+        s.maxBytes = number(c, n["max_bytes"], "max_bytes");
+        if (s.maxBytes < 8 || s.maxBytes > kMaxSweepBytes) {
+            c.fail(n["max_bytes"], "max_bytes",
+                   QString("expected 8 .. %1 bytes, got %2")
+                       .arg(kMaxSweepBytes, 0, 'f', 0)
+                       .arg(QString::fromStdString(n["max_bytes"].Scalar())));
+        }
+    }
+    if (n["iterations"]) {
+        s.iterations = integer(c, n["iterations"], "iterations", 1, 1000);
+    }
+    if (n["warmup"]) {
+        s.warmup = integer(c, n["warmup"], "warmup", 0, 1000);
+    }
+    return s;
+}
+
+ModelSpec readModel(const Ctx& c, const YAML::Node& n) {
+    ModelSpec s;
+    if (n["kind"]) {
+        s.kind = oneOf(c, n["kind"], "kind", {"ddp", "sweep"});
+    }
+    if (s.isSweep()) {
+        checkKeys(c, n, {"name", "kind", "collectives", "max_bytes", "iterations", "warmup"},
+                  "a sweep (kind: sweep)");
+        if (!n["name"]) {
+            c.fail(n, "models", "a sweep needs a name");
+        }
+        s.sweep = readSweep(c, n);
+    } else {
+        checkKeys(c, n, {"name", "kind", "family", "params"}, "a model");
+        if (!n["name"] || !n["params"]) {
+            c.fail(n, "models", "each model needs name and params");
+        }
+        if (n["family"]) {
+            s.family = oneOf(c, n["family"], "family", {"mlp", "transformer"});
+        }
+        s.params = number(c, n["params"], "params");
+        if (s.params < 1e4 || s.params > 2e9) {
+            c.fail(n["params"], "params", "expected 1e4 .. 2e9 parameters");
+        }
+    }
+    s.name = str(c, n["name"], "name");
+    s.line = n["name"].Mark().line + 1;
+    s.column = n["name"].Mark().column + 1;
+    return s;
+}
+
 Matrix parseRoot(const Ctx& c, const YAML::Node& root) {
     const QString& fileName = c.file;
     if (!root.IsMap()) {
@@ -455,21 +522,7 @@ Matrix parseRoot(const Ctx& c, const YAML::Node& root) {
     QMap<QString, ModelSpec> modelIds; // the id part each model makes -> the model
     for (const YAML::Node& n : requireSeq(c, root["models"], "models")) {
         requireMap(c, n, "models");
-        checkKeys(c, n, {"name", "family", "params"}, "a model");
-        if (!n["name"] || !n["params"]) {
-            c.fail(n, "models", "each model needs name and params");
-        }
-        ModelSpec s;
-        s.name = str(c, n["name"], "name");
-        if (n["family"]) {
-            s.family = oneOf(c, n["family"], "family", {"mlp", "transformer"});
-        }
-        s.line = n["name"].Mark().line + 1;
-        s.column = n["name"].Mark().column + 1;
-        s.params = number(c, n["params"], "params");
-        if (s.params < 1e4 || s.params > 2e9) {
-            c.fail(n["params"], "params", "expected 1e4 .. 2e9 parameters");
-        }
+        ModelSpec s = readModel(c, n);
         if (modelNames.contains(s.name)) {
             c.fail(n["name"], "name", QString("model '%1' is listed twice").arg(s.name));
         }
@@ -672,6 +725,7 @@ std::vector<Cell> expand(const Matrix& m, const MachineLimits& limits) {
                     cell.worldSize = ws;
                     cell.repeat = rep;
                     cell.config = layer.overrides ? *layer.overrides : m.defaults;
+                    cell.sweepMaxBytes = model.isSweep() ? model.sweep.maxBytes : 0.0;
                     cell.id = QString("%1_%2_ws%3_r%4").arg(modelId, layer.name).arg(ws).arg(rep);
                     if (ids.contains(cell.id)) {
                         throw MatrixError(

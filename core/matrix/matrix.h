@@ -38,12 +38,29 @@ struct RunConfig {
     double timeoutS = 420;
 };
 
+// The collectives commprof-rank --sweep knows, in the order it runs them.
+inline const QStringList kSweepCollectives{"all_reduce", "all_gather", "reduce_scatter",
+                                           "broadcast"};
+inline constexpr double kDefaultSweepMaxBytes = 256.0 * 1024 * 1024;
+
+// What a `kind: sweep` entry runs instead of training: commprof-rank --sweep.
+struct SweepSpec {
+    QStringList collectives = kSweepCollectives;
+    double maxBytes = kDefaultSweepMaxBytes; // as written; the plan may cap it (Cell)
+    int iterations = 11;                     // timed repetitions per size
+    int warmup = 2;
+};
+
+// An entry of `models:`: a model to train under DDP, or (kind: sweep) a collective sweep.
 struct ModelSpec {
     QString name;
+    QString kind = "ddp"; // ddp | sweep
     QString family = "mlp";
-    double params = 0;
-    int line = 0; // where the name is written (1-based), for errors about it
+    double params = 0; // 0 for a sweep
+    SweepSpec sweep;   // kind sweep only
+    int line = 0;      // where the name is written (1-based), for errors about it
     int column = 0;
+    bool isSweep() const { return kind == "sweep"; }
 };
 
 struct LayerSpec {
@@ -88,6 +105,11 @@ struct Cell {
     int worldSize = 1;
     int repeat = 0;
     RunConfig config;
+    // A sweep's largest message: the entry's max_bytes, or less where the plan capped it to
+    // the memory budget (then sweepCappedFrom holds what was asked for).
+    double sweepMaxBytes = 0;
+    std::optional<double> sweepCappedFrom;
+    bool isSweep() const { return model.isSweep(); }
 };
 
 // The most cells a matrix may expand to (COMMPROF_MAX_CELLS overrides it).

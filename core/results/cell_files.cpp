@@ -62,6 +62,7 @@ CellFiles readCellDir(const QString& dir) {
         f.unreadable << "manifest.json: a symbolic link, not a manifest";
     }
     static const QRegularExpression rankFile("^rank(0|[1-9]\\d{0,3})\\.json$");
+    static const QRegularExpression sweepFile("^sweep_rank(0|[1-9]\\d{0,3})\\.json$");
     static const QRegularExpression traceFile("^trace_rank(0|[1-9]\\d{0,3})\\.json\\.gz$");
     // Links, devices and FIFOs are listed too: readRankFile refuses them with a reason.
     for (const QString& name : d.entryList(QDir::Files | QDir::System, QDir::Name)) {
@@ -79,7 +80,8 @@ CellFiles readCellDir(const QString& dir) {
             continue;
         }
         const auto m = rankFile.match(name);
-        if (!m.hasMatch()) {
+        const auto sweep = m.hasMatch() ? m : sweepFile.match(name);
+        if (!sweep.hasMatch()) {
             continue;
         }
         const RankFile rf = readRankFile(d.filePath(name));
@@ -87,12 +89,12 @@ CellFiles readCellDir(const QString& dir) {
             f.unreadable << rf.problem;
             continue;
         }
-        const int rank = m.captured(1).toInt();
+        const int rank = sweep.captured(1).toInt();
         if (rf.doc["rank"].toInt() != rank) {
             f.unreadable << QString("%1: says rank %2").arg(name).arg(rf.doc["rank"].toInt());
             continue;
         }
-        f.ranks[rank] = rf.doc;
+        (m.hasMatch() ? f.ranks : f.sweeps)[rank] = rf.doc;
     }
     return f;
 }
@@ -109,7 +111,11 @@ Completeness judge(const CellFiles& f) {
     // The world size as the rank files state it; the runner's record when none says.
     QSet<int> worldSizes;
     QSet<QString> cellIds, signatures;
-    for (auto it = f.ranks.begin(); it != f.ranks.end(); ++it) {
+    // A sweep's rank files are sweep_rank{R}.json, with no model.
+    const bool sweep = f.isSweep();
+    const QMap<int, QJsonObject>& ranks = sweep ? f.sweeps : f.ranks;
+    const QString rank0 = sweep ? "sweep_rank0.json" : "rank0.json";
+    for (auto it = ranks.begin(); it != ranks.end(); ++it) {
         worldSizes.insert(it.value()["world_size"].toInt());
         cellIds.insert(it.value()["cell_id"].toString());
         signatures.insert(it.value()["model"].toObject()["signature"].toString());
@@ -120,8 +126,8 @@ Completeness judge(const CellFiles& f) {
     if (!f.hasManifest) {
         c.reasons << "no manifest";
     }
-    if (!f.ranks.contains(0)) {
-        c.reasons << "missing rank0.json";
+    if (!ranks.contains(0)) {
+        c.reasons << "missing " + rank0;
     }
     if (worldSizes.size() > 1) {
         c.reasons << "rank files disagree on world_size";
@@ -129,17 +135,17 @@ Completeness judge(const CellFiles& f) {
     if (cellIds.size() > 1) {
         c.reasons << "rank files disagree on cell_id";
     }
-    if (!f.ranks.isEmpty() && cellIds.size() == 1 && !f.cell.isEmpty() &&
+    if (!ranks.isEmpty() && cellIds.size() == 1 && !f.cell.isEmpty() &&
         *cellIds.begin() != f.cell["id"].toString()) {
         c.reasons << QString("rank files belong to cell '%1'").arg(*cellIds.begin());
     }
     if (signatures.size() > 1) {
         c.reasons << "rank files disagree on the model signature";
     }
-    if (c.worldSize > 0 && f.ranks.size() != c.worldSize) {
-        c.reasons << QString("%1 rank files, world_size %2").arg(f.ranks.size()).arg(c.worldSize);
+    if (c.worldSize > 0 && ranks.size() != c.worldSize) {
+        c.reasons << QString("%1 rank files, world_size %2").arg(ranks.size()).arg(c.worldSize);
     }
-    if (f.ranks.isEmpty() && c.worldSize == 0) {
+    if (ranks.isEmpty() && c.worldSize == 0) {
         c.reasons << "no rank files";
     }
     if (f.ranks.contains(0) && f.ranks[0].contains("trace_file") && !f.traces.contains(0)) {

@@ -19,6 +19,8 @@ struct CellFiles {
     QStringList unreadable;       // "rank2.json unparseable: ..."
     QStringList leftovers;        // *.tmp files a dying rank left
     QMap<int, QString> traces;    // rank -> trace path
+    QMap<int, QJsonObject> sweeps; // sweep_rank{R}.json that parsed (a kind: sweep cell)
+    bool isSweep() const { return cell["kind"].toString() == "sweep" || !sweeps.isEmpty(); }
 };
 
 CellFiles readCellDir(const QString& dir);

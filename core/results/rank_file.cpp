@@ -108,8 +108,7 @@ private:
     QString problem_;
 };
 
-QString check(const QJsonObject& doc, const QString& name) {
-    Checker c(name);
+void checkRankOfWorld(Checker& c, const QJsonObject& doc) {
     qint64 worldSize = 0;
     qint64 rank = 0;
     c.integer(doc, "world_size", {}, 1, kMaxWorldSize, &worldSize);
@@ -117,6 +116,35 @@ QString check(const QJsonObject& doc, const QString& name) {
     if (c.problem().isEmpty() && rank >= worldSize) {
         c.fail("rank", QString("rank %1 of a world of %2").arg(rank).arg(worldSize));
     }
+}
+
+// sweep_rank{R}.json: per kind, sizes with their timed repetitions.
+QString checkSweep(const QJsonObject& doc, const QString& name) {
+    Checker c(name);
+    checkRankOfWorld(c, doc);
+    c.eachObject(doc, "kinds", [&](const QJsonObject& k, const QString& where) {
+        if (!k["kind"].isString()) {
+            c.fail(where + "kind", "expected a string, found " + kindOf(k["kind"]));
+        }
+        c.eachObject(k, "sizes", [&](const QJsonObject& size, const QString& at) {
+            c.integer(size, "bytes", where + at, 1, std::numeric_limits<qint64>::max() / 2);
+            const QJsonValue times = size["times_us"];
+            if (c.problem().isEmpty() && !times.isArray()) {
+                c.fail(where + at + "times_us", "expected an array, found " + kindOf(times));
+            }
+            for (const QJsonValue t : times.toArray()) {
+                if (c.problem().isEmpty() && !(t.isDouble() && t.toDouble() >= 0)) {
+                    c.fail(where + at + "times_us", "expected numbers >= 0, found " + kindOf(t));
+                }
+            }
+        });
+    });
+    return c.problem();
+}
+
+QString check(const QJsonObject& doc, const QString& name) {
+    Checker c(name);
+    checkRankOfWorld(c, doc);
     if (doc.contains("record_from_iteration")) {
         c.integer(doc, "record_from_iteration", {}, 0, kMaxIteration);
     }
@@ -182,7 +210,7 @@ RankFile parseRankFile(const QByteArray& bytes, const QString& name) {
                     .arg(name, doc.isArray() ? QString("an array") : QString("no value"))};
     }
     RankFile out{doc.object(), {}};
-    out.problem = check(out.doc, name);
+    out.problem = name.startsWith("sweep_rank") ? checkSweep(out.doc, name) : check(out.doc, name);
     if (!out.ok()) {
         out.doc = {};
     }

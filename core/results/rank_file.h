@@ -1,5 +1,6 @@
 #pragma once
-// One rank{R}.json as commprof-rank writes it (docs/formats.md), read and checked before
+// One rank{R}.json (or a sweep's sweep_rank{R}.json) as commprof-rank writes it
+// (docs/formats.md), read and checked before
 // anything uses it: a regular file (never a link, a device or a FIFO) of bounded size, a JSON
 // object, and the fields the store keys on (rank, world size, iteration and bucket numbers) in
 // range and unique. What is wrong is one line naming the file and the field.
@@ -20,7 +21,7 @@ struct RankFile {
 qint64 maxRankFileBytes();
 
 RankFile readRankFile(const QString& path);
-// `name` (the file name) starts every problem.
+// `name` (the file name) starts every problem; sweep_rank*.json is checked as a sweep's file.
 RankFile parseRankFile(const QByteArray& bytes, const QString& name);
 
 } // namespace commprof::results

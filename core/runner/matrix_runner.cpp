@@ -63,9 +63,13 @@ QString writeJsonAtomically(const QString& path, const QJsonObject& doc) {
     return files::writeAtomically(path, QJsonDocument(doc).toJson(QJsonDocument::Indented));
 }
 
-QString verifyRankFiles(const QString& dir, int worldSize) {
+QString rankFileName(bool sweep, int rank) {
+    return QString(sweep ? "sweep_rank%1.json" : "rank%1.json").arg(rank);
+}
+
+QString verifyRankFiles(const QString& dir, int worldSize, bool sweep) {
     for (int r = 0; r < worldSize; ++r) {
-        const QString path = QDir(dir).filePath(QString("rank%1.json").arg(r));
+        const QString path = QDir(dir).filePath(rankFileName(sweep, r));
         if (!QFileInfo::exists(path) && !files::isLink(path)) {
             return QString("rank%1.json missing").arg(r);
         }
@@ -74,10 +78,11 @@ QString verifyRankFiles(const QString& dir, int worldSize) {
             return f.problem;
         }
         if (f.doc["world_size"].toInt() != worldSize || f.doc["rank"].toInt() != r) {
-            return QString("rank%1.json says rank %2 of %3, expected rank %1 of %4")
-                .arg(r)
+            return QString("%1 says rank %2 of %3, expected rank %4 of %5")
+                .arg(rankFileName(sweep, r))
                 .arg(f.doc["rank"].toInt())
                 .arg(f.doc["world_size"].toInt())
+                .arg(r)
                 .arg(worldSize);
         }
     }
@@ -277,6 +282,33 @@ QStringList MatrixRunner::rankArgs(const feasibility::PlannedCell& pc, const QSt
     const int ranksHere = pc.nodes.empty() ? c.worldSize : pc.nodes.front().ranks;
     const int cores = slurm ? plan_.budget.cpusPerNode : QThread::idealThreadCount();
     const int threads = std::max(1, cores / std::max(1, ranksHere));
+    if (c.isSweep()) {
+        // One intra-op thread: the collectives' own threads are what is measured.
+        return QStringList{"--cell-id",
+                           c.id,
+                           "--backend",
+                           c.layer.backend,
+                           "--device",
+                           c.layer.device,
+                           "--layer",
+                           c.layer.name,
+                           "--sweep",
+                           c.model.sweep.collectives.join(','),
+                           "--sweep-max-bytes",
+                           QString::number(c.sweepMaxBytes, 'f', 0),
+                           "--sweep-iters",
+                           QString::number(c.model.sweep.iterations),
+                           "--sweep-warmup",
+                           QString::number(c.model.sweep.warmup),
+                           "--threads",
+                           "1",
+                           "--out",
+                           dir,
+                           "--rendezvous-timeout-s",
+                           QString::number(std::min(60.0, c.config.timeoutS)),
+                           "--collective-timeout-s",
+                           QString::number(std::min(60.0, c.config.timeoutS))};
+    }
     QStringList a{"--cell-id",
                   c.id,
                   "--model",
@@ -381,7 +413,9 @@ void MatrixRunner::onPoolFinished(const feasibility::PlannedCell& pc, const Pool
             log += "  stderr tail:\n    " + QString(r.stderrTail).replace("\n", "\n    ") + "\n";
         }
     }
-    QString failure = outcome.success ? verifyRankFiles(dir, pc.cell.worldSize) : outcome.reason;
+    QString failure = outcome.success
+                          ? verifyRankFiles(dir, pc.cell.worldSize, pc.cell.isSweep())
+                          : outcome.reason;
     if (outcome.success && !failure.isEmpty()) {
         log += "rank files: " + failure + "\n";
     }
@@ -398,7 +432,7 @@ void MatrixRunner::onPoolFinished(const feasibility::PlannedCell& pc, const Pool
     if (failure.isEmpty() && writeFailures.isEmpty()) {
         QJsonArray ranks;
         for (int r = 0; r < pc.cell.worldSize; ++r) {
-            ranks.append(QString("rank%1.json").arg(r));
+            ranks.append(rankFileName(pc.cell.isSweep(), r));
         }
         // Last, atomically, and only now: its presence is what "complete" means.
         QString e = writeJsonAtomically(

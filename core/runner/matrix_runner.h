@@ -84,7 +84,7 @@ private:
 };
 
 // The rank files of a finished cell, checked before a manifest is written. Empty on success.
-QString verifyRankFiles(const QString& cellDir, int worldSize);
+QString verifyRankFiles(const QString& cellDir, int worldSize, bool sweep = false);
 // Empty on success, else "PATH: reason".
 QString writeJsonAtomically(const QString& path, const QJsonObject& doc);
 
