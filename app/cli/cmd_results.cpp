@@ -6,6 +6,8 @@
 #include "report/cells_table.h"
 #include "store/ingest.h"
 #include "store/queries.h"
+#include "store/schema.h"
+#include "store/sweep_rows.h"
 
 #include <QDir>
 #include <QFile>
@@ -83,11 +85,14 @@ int cellsCommand(const QStringList& args) {
             store::ingest(a.dir, a.db);
         }
         store::Database db(a.db);
+        store::migrate(db); // a database of an earlier build gains the newer tables
         const auto rows = store::cells(db, QDir(a.dir).canonicalPath());
         if (a.format == Format::Json) {
             QJsonArray arr;
             for (const auto& r : rows) {
-                arr.append(store::toJson(r));
+                QJsonObject cell = store::toJson(r);
+                store::addSweepFigures(db, r.key, r.isSweep(), cell);
+                arr.append(cell);
             }
             printJson(QJsonObject{{"cells", arr}});
         } else if (a.format == Format::Csv) {

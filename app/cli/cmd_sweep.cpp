@@ -23,53 +23,6 @@ const char* kUsage = "commprof sweep run --world-size N --out DIR [--kinds K,...
                      "[--max-bytes B] [--iters N] [--warmup N]\n"
                      "commprof sweep summarize DIR [--json] [--ddp CELL_DIR]";
 
-QJsonObject fitJson(const analysis::LinearFit& f) {
-    QJsonObject o{{"refused", f.refused},
-                  {"method", f.method},
-                  {"sizes", f.sizes},
-                  {"from_bytes", f.fromBytes},
-                  {"to_bytes", f.toBytes}};
-    if (f.leftOutFromBytes) {
-        o["left_out_from_bytes"] = *f.leftOutFromBytes;
-        o["note"] = f.note;
-    }
-    if (f.refused) {
-        o["reason"] = f.reason;
-    } else {
-        o["alpha_us"] = f.alphaUs;
-        o["beta_us_per_byte"] = f.betaUsPerByte;
-        o["asymptotic_GBps"] = f.asymptoticGBps();
-        o["r2"] = f.r2;
-    }
-    return o;
-}
-
-QJsonObject seriesJson(const analysis::SweepSeries& s) {
-    QJsonArray points;
-    for (const auto& p : s.points) {
-        QJsonObject perRank;
-        for (const auto& [rank, us] : p.us) {
-            perRank[QString::number(rank)] = us;
-        }
-        points.append(
-            QJsonObject{{"bytes", p.bytes},
-                        {"slowest_us", p.slowestUs},
-                        {"slowest_rank", p.slowestRank},
-                        {"algbw_GBps", p.algbwGBps},
-                        {"busbw_GBps", p.busbwGBps ? QJsonValue(*p.busbwGBps) : QJsonValue()},
-                        {"us_by_rank", perRank}});
-    }
-    QJsonObject o{{"layer", s.layer},
-                  {"kind", s.kind},
-                  {"world_size", s.worldSize},
-                  {"points", points},
-                  {"fit", fitJson(analysis::fitLinear(s.points))}};
-    if (!s.unsupported.isEmpty()) {
-        o["unsupported"] = s.unsupported;
-    }
-    return o;
-}
-
 QString seriesText(const analysis::SweepSeries& s) {
     QString out = QString("%1 %2 at world size %3\n").arg(s.layer, s.kind).arg(s.worldSize);
     if (!s.unsupported.isEmpty()) {
@@ -108,56 +61,6 @@ QString seriesText(const analysis::SweepSeries& s) {
     return out;
 }
 
-QJsonObject predictionJson(const analysis::DdpPrediction& d) {
-    QJsonArray buckets;
-    for (const auto& b : d.buckets) {
-        buckets.append(QJsonObject{{"index", b.index},
-                                   {"bytes", b.bytes},
-                                   {"predicted_us", b.predictedUs},
-                                   {"measured_us", b.measuredUs},
-                                   {"queued_us", b.queuedUs},
-                                   {"samples", b.samples},
-                                   {"fraction_of_sweep_bandwidth", b.sweepFraction()}});
-    }
-    return QJsonObject{{"rank_steps", d.rankSteps},
-                       {"predicted_us_per_step", d.predictedUsPerStep},
-                       {"measured_us_per_step", d.measuredUsPerStep},
-                       {"measured_min_us", d.measuredMinUs},
-                       {"measured_max_us", d.measuredMaxUs},
-                       {"within_range", d.withinRange()},
-                       {"off_by", d.offBy()},
-                       {"queued_us_per_step", d.queuedUsPerStep},
-                       {"hook_us_per_step", d.hookUsPerStep},
-                       {"buckets", buckets}};
-}
-
-QString predictionText(const analysis::DdpPrediction& d) {
-    QString out = QString("DDP all-reduce per step, %1 rank-steps: predicted %2 ms, measured "
-                          "(backend spans) %3 ms, range %4..%5 ms: prediction %6, off by %7 %\n")
-                      .arg(d.rankSteps)
-                      .arg(d.predictedUsPerStep / 1000.0, 0, 'f', 3)
-                      .arg(d.measuredUsPerStep / 1000.0, 0, 'f', 3)
-                      .arg(d.measuredMinUs / 1000.0, 0, 'f', 3)
-                      .arg(d.measuredMaxUs / 1000.0, 0, 'f', 3)
-                      .arg(d.withinRange() ? "within the range" : "outside the range")
-                      .arg(d.offBy() * 100.0, 0, 'f', 1);
-    out += QString("  queueing behind earlier buckets: %1 ms per step (hook launch to the "
-                   "backend span's start, summed over the step's buckets); hook union %2 ms\n")
-               .arg(d.queuedUsPerStep / 1000.0, 0, 'f', 3)
-               .arg(d.hookUsPerStep / 1000.0, 0, 'f', 3);
-    for (const auto& b : d.buckets) {
-        out += QString("  bucket %1, %2 B: predicted %3 us, measured %4 us, queued %5 us: DDP "
-                       "reached %6 % of the sweep's bandwidth at this size\n")
-                   .arg(b.index)
-                   .arg(b.bytes, 0, 'f', 0)
-                   .arg(b.predictedUs, 0, 'f', 1)
-                   .arg(b.measuredUs, 0, 'f', 1)
-                   .arg(b.queuedUs, 0, 'f', 1)
-                   .arg(b.sweepFraction() * 100.0, 0, 'f', 1);
-    }
-    return out;
-}
-
 int summarize(const QString& dir, bool json, const QString& ddpCell = {}) {
     if (!QDir(dir).exists()) {
         printError(dir + ": no such directory");
@@ -185,12 +88,11 @@ int summarize(const QString& dir, bool json, const QString& ddpCell = {}) {
             problem =
                 QString("%1: no all_reduce sweep at its world size %2").arg(ddpCell).arg(world);
         } else {
-            const auto fit = analysis::fitLinear(allReduce->points);
-            prediction = analysis::predictDdp(m.ranks, fit);
+            QString why;
+            prediction = analysis::predictDdp(m.ranks, allReduce->points,
+                                              analysis::fitLinear(allReduce->points), &why);
             if (!prediction) {
-                problem = fit.refused
-                              ? "fit refused: " + fit.reason
-                              : ddpCell + ": no traced step with every bucket's backend span";
+                problem = ddpCell + ": " + why;
             }
         }
         if (!problem.isEmpty()) {
@@ -200,12 +102,12 @@ int summarize(const QString& dir, bool json, const QString& ddpCell = {}) {
     if (json) {
         QJsonArray all;
         for (const auto& s : series) {
-            all.append(seriesJson(s));
+            all.append(analysis::toJson(s, analysis::fitLinear(s.points)));
         }
         QJsonObject doc{
             {"dir", dir}, {"series", all}, {"problems", QJsonArray::fromStringList(problems)}};
         if (prediction) {
-            doc["ddp"] = predictionJson(*prediction);
+            doc["ddp"] = analysis::toJson(*prediction);
         }
         printJson(doc);
     } else {
@@ -213,7 +115,7 @@ int summarize(const QString& dir, bool json, const QString& ddpCell = {}) {
             printText(seriesText(s));
         }
         if (prediction) {
-            printText(predictionText(*prediction));
+            printText(analysis::describe(*prediction));
         }
         for (const QString& p : problems) {
             printError(p);

@@ -2,6 +2,7 @@
 
 #include "analysis/cell_metrics.h"
 #include "results/cell_files.h"
+#include "results/rank_file.h"
 #include "trace/collectives.h"
 
 #include <QDir>
@@ -15,7 +16,8 @@
 namespace commprof::analysis {
 
 SweepPoint sweepPoint(const QString& kind, double bytes, int worldSize,
-                      const std::map<int, double>& usByRank) {
+                      const std::map<int, double>& usByRank,
+                      const std::map<int, double>& typicalUsByRank) {
     SweepPoint p;
     p.bytes = bytes;
     p.us = usByRank;
@@ -24,6 +26,9 @@ SweepPoint sweepPoint(const QString& kind, double bytes, int worldSize,
             p.slowestUs = us;
             p.slowestRank = rank;
         }
+    }
+    for (const auto& [rank, us] : typicalUsByRank) {
+        p.typicalUs = std::max(p.typicalUs, us);
     }
     if (p.slowestUs > 0) {
         p.algbwGBps = bytes / (p.slowestUs * 1e-6) / 1e9;
@@ -35,21 +40,21 @@ SweepPoint sweepPoint(const QString& kind, double bytes, int worldSize,
 }
 
 std::vector<SweepSeries> readSweep(const QString& dir, QStringList* problems) {
-    // (kind) -> size -> rank -> fastest us
-    std::map<QString, std::map<double, std::map<int, double>>> times;
+    // (kind) -> size -> rank -> fastest us, and the median
+    std::map<QString, std::map<double, std::map<int, double>>> times, typical;
     std::map<QString, QString> unsupported;
     QString layer;
     int world = 0;
     const QStringList files = QDir(dir).entryList({"sweep_rank*.json"}, QDir::Files, QDir::Name);
     for (const QString& name : files) {
-        QString problem;
-        const QJsonObject f = results::readRecord(QDir(dir).filePath(name), &problem);
-        if (f.isEmpty()) {
+        const results::RankFile file = results::readRankFile(QDir(dir).filePath(name));
+        if (!file.ok()) {
             if (problems) {
-                *problems << (problem.isEmpty() ? name + ": empty" : problem);
+                *problems << file.problem;
             }
             continue;
         }
+        const QJsonObject& f = file.doc;
         const int rank = f["rank"].toInt(-1);
         world = std::max(world, f["world_size"].toInt());
         layer = f["layer"].toString(layer);
@@ -73,6 +78,7 @@ std::vector<SweepSeries> readSweep(const QString& dir, QStringList* problems) {
                 if (!us.empty() && rank >= 0) {
                     times[kind][s["bytes"].toDouble()][rank] =
                         *std::min_element(us.begin(), us.end());
+                    typical[kind][s["bytes"].toDouble()][rank] = *median(us);
                 } else if (problems) {
                     *problems << QString("%1: %2 at %3 bytes has no timed iteration")
                                      .arg(name, kind)
@@ -99,11 +105,39 @@ std::vector<SweepSeries> readSweep(const QString& dir, QStringList* problems) {
                                  .arg(ranks.size())
                                  .arg(world);
             }
-            s.points.push_back(sweepPoint(kind, bytes, world, ranks));
+            s.points.push_back(sweepPoint(kind, bytes, world, ranks, typical[kind][bytes]));
         }
         out.push_back(s);
     }
     return out;
+}
+
+std::optional<double> typicalUsAt(const std::vector<SweepPoint>& points, double bytes) {
+    std::vector<const SweepPoint*> known;
+    for (const SweepPoint& p : points) {
+        if (p.bytes > 0 && p.typicalUs > 0) {
+            known.push_back(&p);
+        }
+    }
+    if (known.empty()) {
+        return std::nullopt;
+    }
+    std::sort(known.begin(), known.end(),
+              [](const SweepPoint* a, const SweepPoint* b) { return a->bytes < b->bytes; });
+    if (bytes <= known.front()->bytes) {
+        return known.front()->typicalUs;
+    }
+    if (bytes >= known.back()->bytes) {
+        // Past the largest size the time is bandwidth-bound: in proportion to the bytes.
+        return known.back()->typicalUs * bytes / known.back()->bytes;
+    }
+    const auto above = std::lower_bound(
+        known.begin(), known.end(), bytes,
+        [](const SweepPoint* p, double b) { return p->bytes < b; });
+    const SweepPoint* hi = *above;
+    const SweepPoint* lo = *(above - 1);
+    const double t = std::log(bytes / lo->bytes) / std::log(hi->bytes / lo->bytes);
+    return std::exp(std::log(lo->typicalUs) + t * std::log(hi->typicalUs / lo->typicalUs));
 }
 
 LinearFit fitLinear(const std::vector<SweepPoint>& points) {
@@ -199,6 +233,56 @@ LinearFit fitLinear(const std::vector<SweepPoint>& points) {
     }
     fit.refused = false;
     return fit;
+}
+
+QJsonObject toJson(const LinearFit& f) {
+    QJsonObject o{{"refused", f.refused},
+                  {"method", f.method},
+                  {"sizes", f.sizes},
+                  {"from_bytes", f.fromBytes},
+                  {"to_bytes", f.toBytes}};
+    if (f.leftOutFromBytes) {
+        o["left_out_from_bytes"] = *f.leftOutFromBytes;
+        o["note"] = f.note;
+    }
+    if (f.refused) {
+        o["reason"] = f.reason;
+    } else {
+        o["alpha_us"] = f.alphaUs;
+        o["beta_us_per_byte"] = f.betaUsPerByte;
+        o["asymptotic_GBps"] = f.asymptoticGBps();
+        o["r_squared"] = f.r2;
+    }
+    return o;
+}
+
+QJsonObject toJson(const SweepSeries& s, const LinearFit& fit) {
+    QJsonArray points;
+    for (const SweepPoint& p : s.points) {
+        QJsonObject point{{"bytes", p.bytes},
+                          {"slowest_us", p.slowestUs},
+                          {"typical_us", p.typicalUs},
+                          {"slowest_rank", p.slowestRank},
+                          {"algbw_GBps", p.algbwGBps},
+                          {"busbw_GBps", p.busbwGBps ? QJsonValue(*p.busbwGBps) : QJsonValue()}};
+        if (!p.us.empty()) {
+            QJsonObject perRank;
+            for (const auto& [rank, us] : p.us) {
+                perRank[QString::number(rank)] = us;
+            }
+            point["us_by_rank"] = perRank;
+        }
+        points.append(point);
+    }
+    QJsonObject o{{"layer", s.layer},
+                  {"kind", s.kind},
+                  {"world_size", s.worldSize},
+                  {"points", points},
+                  {"fit", toJson(fit)}};
+    if (!s.unsupported.isEmpty()) {
+        o["unsupported"] = s.unsupported;
+    }
+    return o;
 }
 
 } // namespace commprof::analysis

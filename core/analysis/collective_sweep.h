@@ -4,6 +4,7 @@
 // algorithmic and bus bandwidth; and the latency-bandwidth fit time = alpha + bytes * beta where
 // the sizes can determine it.
 
+#include <QJsonObject>
 #include <QString>
 #include <QStringList>
 
@@ -19,6 +20,9 @@ struct SweepPoint {
     int slowestRank = 0;
     double slowestUs = 0;            // the time the point is quoted at: the slowest rank's
     double algbwGBps = 0;            // bytes / slowestUs
+    // The slowest rank's median repetition: what the size typically takes on this host, the
+    // figure a DDP bucket's all-reduce (a median over steps) is predicted from.
+    double typicalUs = 0;
     std::optional<double> busbwGBps; // algbw * nccl-tests' factor for the kind and world size
 };
 
@@ -55,7 +59,14 @@ inline constexpr double kRegimeDrop = 0.8;
 
 // One point from every rank's median time; bandwidths by nccl-tests' definitions.
 SweepPoint sweepPoint(const QString& kind, double bytes, int worldSize,
-                      const std::map<int, double>& usByRank);
+                      const std::map<int, double>& usByRank,
+                      const std::map<int, double>& typicalUsByRank = {});
+
+// The typical time (typicalUs) of a message of `bytes`, from the points around it: linear in
+// log(time) against log(bytes) between the two measured sizes that bracket it; below the
+// smallest size that size's time (latency-bound), above the largest that time scaled by the
+// bytes (bandwidth-bound); nullopt without points.
+std::optional<double> typicalUsAt(const std::vector<SweepPoint>& points, double bytes);
 
 // The sweep_rank*.json files of one directory, merged across ranks. Problems (a file that does
 // not parse, ranks that disagree on sizes) are added to *problems naming the file.
@@ -70,5 +81,10 @@ std::vector<SweepSeries> readSweep(const QString& dir, QStringList* problems = n
 // before it are left out (note says so). Refused with fewer than kMinFitSizes sizes, a span under
 // kMinFitSpan, or a fit that does not describe the data (R^2 below 0, or a negative beta).
 LinearFit fitLinear(const std::vector<SweepPoint>& points);
+
+// As sweep summarize --json and cells --json print them (docs/formats.md): per size the
+// slowest rank's fastest and typical time, algbw and busbw; the fit, or why it was refused.
+QJsonObject toJson(const LinearFit& f);
+QJsonObject toJson(const SweepSeries& s, const LinearFit& fit);
 
 } // namespace commprof::analysis

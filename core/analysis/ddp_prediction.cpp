@@ -1,68 +1,203 @@
 #include "ddp_prediction.h"
 
+#include <QJsonArray>
+
 #include <algorithm>
 #include <map>
 
 namespace commprof::analysis {
+namespace {
+
+// One bucket of one step, on every rank.
+struct Instance {
+    std::vector<const BucketMatch*> ranks;
+    bool complete() const {
+        return std::all_of(ranks.begin(), ranks.end(), [](const BucketMatch* b) {
+            return b->backendUs && b->backendStartUs;
+        });
+    }
+    // The collective's own time: the span of the rank that arrived last.
+    double ownUs() const { return *last()->backendUs; }
+    // How long the first rank to arrive waited for the last.
+    double waitUs() const {
+        const auto first = std::min_element(ranks.begin(), ranks.end(), byStart);
+        return *last()->backendStartUs - *(*first)->backendStartUs;
+    }
+
+private:
+    static bool byStart(const BucketMatch* a, const BucketMatch* b) {
+        return *a->backendStartUs < *b->backendStartUs;
+    }
+    const BucketMatch* last() const { return *std::max_element(ranks.begin(), ranks.end(), byStart); }
+};
+
+void fail(QString* why, const QString& text) {
+    if (why) {
+        *why = text;
+    }
+}
+
+} // namespace
 
 std::optional<DdpPrediction> predictDdp(const std::vector<RankFigures>& ranks,
-                                        const LinearFit& fit) {
-    if (fit.refused) {
+                                        const std::vector<SweepPoint>& allReduce,
+                                        const LinearFit& fit, QString* why) {
+    if (!typicalUsAt(allReduce, 1)) {
+        fail(why, "the all_reduce sweep has no timed size");
         return std::nullopt;
     }
-    DdpPrediction d;
-    std::vector<double> measured, queued, hook, predicted;
-    struct Samples {
-        double bytes = 0;
-        std::vector<double> measured, queued;
-    };
-    std::map<int, Samples> byIndex;
+    // step -> bucket index -> the bucket on every rank
+    std::map<int, std::map<int, Instance>> steps;
+    std::vector<double> queued, backend;
     for (const RankFigures& r : ranks) {
-        std::map<int, std::vector<const BucketMatch*>> bySteps;
+        std::map<int, std::pair<double, double>> perStep; // step -> (queued, backend) sums
         for (const BucketMatch& b : r.agreement.buckets) {
-            bySteps[b.iteration].push_back(&b);
+            steps[b.iteration][b.index].ranks.push_back(&b);
+            perStep[b.iteration].first += b.queuedUs.value_or(0);
+            perStep[b.iteration].second += b.backendUs.value_or(0);
         }
-        for (const auto& [step, buckets] : bySteps) {
-            double m = 0, q = 0, p = 0;
-            bool complete = true;
-            for (const BucketMatch* b : buckets) {
-                complete = complete && b->backendUs.has_value();
-                m += b->backendUs.value_or(0);
-                q += b->queuedUs.value_or(0);
-                p += fit.predictUs(b->bytes);
-            }
-            if (!complete) {
-                continue; // a bucket without its backend span: no like-for-like sum
-            }
-            ++d.rankSteps;
-            measured.push_back(m);
-            queued.push_back(q);
-            predicted.push_back(p);
-            for (const BucketMatch* b : buckets) {
-                Samples& s = byIndex[b->index];
-                s.bytes = b->bytes;
-                s.measured.push_back(*b->backendUs);
-                s.queued.push_back(*b->queuedUs);
-            }
-        }
-        if (r.agreement.steps > 0) {
-            hook.push_back(r.agreement.hookUs / r.agreement.steps);
+        for (const auto& [step, sums] : perStep) {
+            queued.push_back(sums.first);
+            backend.push_back(sums.second);
         }
     }
-    if (d.rankSteps == 0) {
+    DdpPrediction d;
+    std::vector<double> measured, waits;
+    struct Samples {
+        double bytes = 0;
+        std::vector<double> own, wait, queued;
+    };
+    std::map<int, Samples> byIndex;
+    const std::size_t world = ranks.size();
+    for (const auto& [step, buckets] : steps) {
+        const bool whole = std::all_of(buckets.begin(), buckets.end(), [&](const auto& b) {
+            return b.second.ranks.size() == world && b.second.complete();
+        });
+        if (!whole) {
+            continue; // a rank or a span missing: no like-for-like sum for this step
+        }
+        ++d.steps;
+        double own = 0, wait = 0;
+        for (const auto& [index, instance] : buckets) {
+            own += instance.ownUs();
+            wait += instance.waitUs();
+            Samples& s = byIndex[index];
+            s.bytes = instance.ranks.front()->bytes;
+            s.own.push_back(instance.ownUs());
+            s.wait.push_back(instance.waitUs());
+            for (const BucketMatch* b : instance.ranks) {
+                s.queued.push_back(b->queuedUs.value_or(0));
+            }
+        }
+        measured.push_back(own);
+        waits.push_back(wait);
+    }
+    if (d.steps == 0) {
+        fail(why, "no traced step has every bucket's backend span on every rank");
         return std::nullopt;
     }
     d.measuredUsPerStep = *median(measured);
     d.measuredMinUs = *std::min_element(measured.begin(), measured.end());
     d.measuredMaxUs = *std::max_element(measured.begin(), measured.end());
-    d.queuedUsPerStep = *median(queued);
-    d.predictedUsPerStep = *median(predicted);
-    d.hookUsPerStep = median(hook).value_or(0);
+    d.waitUsPerStep = *median(waits);
+    d.queuedUsPerStep = median(queued).value_or(0);
+    d.backendUsPerStep = median(backend).value_or(0);
+    double fitSum = 0;
     for (const auto& [index, s] : byIndex) {
-        d.buckets.push_back({index, s.bytes, fit.predictUs(s.bytes), *median(s.measured),
-                             *median(s.queued), int(s.measured.size())});
+        BucketPrediction b;
+        b.index = index;
+        b.bytes = s.bytes;
+        b.predictedUs = *typicalUsAt(allReduce, s.bytes);
+        if (!fit.refused) {
+            b.fitUs = fit.predictUs(s.bytes);
+            fitSum += *b.fitUs;
+        }
+        b.measuredUs = *median(s.own);
+        b.waitUs = *median(s.wait);
+        b.queuedUs = *median(s.queued);
+        b.samples = int(s.own.size());
+        d.predictedUsPerStep += b.predictedUs;
+        d.buckets.push_back(b);
+    }
+    if (!fit.refused) {
+        d.fitUsPerStep = fitSum;
     }
     return d;
+}
+
+namespace {
+
+QJsonValue orNull(const std::optional<double>& v) {
+    return v ? QJsonValue(*v) : QJsonValue(QJsonValue::Null);
+}
+
+QString ms(double us) {
+    return QString::number(us / 1000.0, 'f', 3);
+}
+
+} // namespace
+
+QJsonObject toJson(const DdpPrediction& d) {
+    QJsonArray buckets;
+    for (const BucketPrediction& b : d.buckets) {
+        buckets.append(QJsonObject{{"index", b.index},
+                                   {"bytes", b.bytes},
+                                   {"predicted_us", b.predictedUs},
+                                   {"fit_us", orNull(b.fitUs)},
+                                   {"measured_us", b.measuredUs},
+                                   {"wait_us", b.waitUs},
+                                   {"queued_us", b.queuedUs},
+                                   {"samples", b.samples},
+                                   {"fraction_of_sweep_bandwidth", b.sweepFraction()}});
+    }
+    return QJsonObject{{"steps", d.steps},
+                       {"predicted_ms_per_step", d.predictedUsPerStep / 1000.0},
+                       {"fit_ms_per_step", d.fitUsPerStep
+                                               ? QJsonValue(*d.fitUsPerStep / 1000.0)
+                                               : QJsonValue(QJsonValue::Null)},
+                       {"measured_ms_per_step", d.measuredUsPerStep / 1000.0},
+                       {"measured_min_ms", d.measuredMinUs / 1000.0},
+                       {"measured_max_ms", d.measuredMaxUs / 1000.0},
+                       {"within_range", d.withinRange()},
+                       {"off_by", d.offBy()},
+                       {"wait_ms_per_step", d.waitUsPerStep / 1000.0},
+                       {"queued_ms_per_step", d.queuedUsPerStep / 1000.0},
+                       {"backend_ms_per_step", d.backendUsPerStep / 1000.0},
+                       {"buckets", buckets}};
+}
+
+QString describe(const DdpPrediction& d) {
+    QString out =
+        QString("DDP all-reduce per step over %1 traced step(s): predicted %2 ms from the "
+                "sweep's typical times, measured %3 ms (the collective's own time: the span of "
+                "the rank that arrived last), range %4..%5 ms: the prediction is %6, off by "
+                "%7 %\n")
+            .arg(d.steps)
+            .arg(ms(d.predictedUsPerStep), ms(d.measuredUsPerStep), ms(d.measuredMinUs),
+                 ms(d.measuredMaxUs),
+                 d.withinRange() ? "within the range" : "outside the range")
+            .arg(d.offBy() * 100.0, 0, 'f', 1);
+    if (d.fitUsPerStep) {
+        out += QString("  the fit's line (the sweep's fastest repetitions) gives %1 ms: the best "
+                       "case\n")
+                   .arg(ms(*d.fitUsPerStep));
+    }
+    out += QString("  besides: %1 ms waiting for the last rank to arrive, %2 ms queued behind "
+                   "earlier buckets (the hook's launch to the backend span's start); each "
+                   "rank's backend spans sum to %3 ms\n")
+               .arg(ms(d.waitUsPerStep), ms(d.queuedUsPerStep), ms(d.backendUsPerStep));
+    for (const BucketPrediction& b : d.buckets) {
+        out += QString("  bucket %1, %2 B: predicted %3 us, measured %4 us, waited %5 us, "
+                       "queued %6 us: DDP reached %7 % of the sweep's bandwidth at this size\n")
+                   .arg(b.index)
+                   .arg(b.bytes, 0, 'f', 0)
+                   .arg(b.predictedUs, 0, 'f', 1)
+                   .arg(b.measuredUs, 0, 'f', 1)
+                   .arg(b.waitUs, 0, 'f', 1)
+                   .arg(b.queuedUs, 0, 'f', 1)
+                   .arg(b.sweepFraction() * 100.0, 0, 'f', 1);
+    }
+    return out;
 }
 
 } // namespace commprof::analysis

@@ -1,12 +1,22 @@
 #pragma once
-// The sweep's cost model against DDP: each bucket's all-reduce predicted from the fit
-// time = alpha + bytes * beta of the same layer and world size, against the backend's own span
-// for that bucket (what it took once it ran) and the hook's interval (launch to completion,
-// queueing included).
+// The sweep against DDP: each bucket's all-reduce predicted from the all_reduce sweep of the
+// same layer and world size, against what the bucket's collective took once every rank had
+// arrived.
+//
+// Like for like: the sweep times a collective that all ranks enter together (a barrier before
+// each repetition), so the measured side is the collective's own time, the backend span of the
+// rank that arrived last (the others' spans also hold their wait for it, reported apart as the
+// arrival wait). The prediction is the sweep's typical (median) time at the bucket's size,
+// interpolated between the sizes measured, since a step's figure is a median too; the fit's
+// line (the sweep's fastest repetitions) is reported beside it as the best case.
 
 #include "analysis/cell_metrics.h"
 #include "analysis/collective_sweep.h"
 
+#include <QJsonObject>
+#include <QString>
+
+#include <optional>
 #include <vector>
 
 namespace commprof::analysis {
@@ -14,23 +24,27 @@ namespace commprof::analysis {
 struct BucketPrediction {
     int index = 0;
     double bytes = 0;
-    double predictedUs = 0;
-    double measuredUs = 0; // median backend span over every rank and traced step
-    double queuedUs = 0;   // median wait from launch to the backend span's start
-    int samples = 0;
+    double predictedUs = 0;      // the sweep's typical time at this size
+    std::optional<double> fitUs; // alpha + bytes * beta, where the fit was made
+    double measuredUs = 0;       // median over steps of the collective's own time
+    double waitUs = 0;  // median over steps of the first rank's wait for the last to arrive
+    double queuedUs = 0; // median over rank-steps of the hook's launch to the backend's start
+    int samples = 0;     // steps
     // The sweep's time over DDP's at this size: the fraction of the sweep's bandwidth DDP
     // reached.
     double sweepFraction() const { return measuredUs > 0 ? predictedUs / measuredUs : 0.0; }
 };
 
 struct DdpPrediction {
-    int rankSteps = 0;             // traced steps, over all ranks, with every bucket matched
-    double predictedUsPerStep = 0; // sum over one step's buckets of the prediction
-    double measuredUsPerStep = 0;  // median over rank-steps of the sum of backend spans
-    double measuredMinUs = 0, measuredMaxUs = 0; // their range
-    double queuedUsPerStep = 0;                  // median over rank-steps of the summed queueing
-    double hookUsPerStep = 0;                    // median over rank-steps of the hook's union
-    std::vector<BucketPrediction> buckets;       // by bucket index
+    int steps = 0;                 // traced steps with every bucket's span on every rank
+    double predictedUsPerStep = 0; // the step's buckets' predictions, summed
+    std::optional<double> fitUsPerStep;
+    double measuredUsPerStep = 0;                // median over steps of the summed own times
+    double measuredMinUs = 0, measuredMaxUs = 0; // their range over the steps
+    double waitUsPerStep = 0;   // median over steps of the summed arrival waits
+    double queuedUsPerStep = 0; // median over rank-steps of the summed queueing
+    double backendUsPerStep = 0; // median over rank-steps of the summed backend spans (waits in)
+    std::vector<BucketPrediction> buckets; // by bucket index
     bool withinRange() const {
         return predictedUsPerStep >= measuredMinUs && predictedUsPerStep <= measuredMaxUs;
     }
@@ -40,8 +54,16 @@ struct DdpPrediction {
     }
 };
 
-// nullopt when the fit was refused or no step has every bucket matched.
+// `allReduce`: the sweep's all_reduce points at the cell's layer and world size; `fit` their
+// line (refused fits give no fitUs). nullopt with *why set when there are no points or no step
+// has every bucket's backend span on every rank.
 std::optional<DdpPrediction> predictDdp(const std::vector<RankFigures>& ranks,
-                                        const LinearFit& fit);
+                                        const std::vector<SweepPoint>& allReduce,
+                                        const LinearFit& fit, QString* why = nullptr);
+
+// As cells --json and sweep summarize --json print it (docs/formats.md).
+QJsonObject toJson(const DdpPrediction& d);
+// The report's lines: the per-step verdict, where the time went, and each bucket.
+QString describe(const DdpPrediction& d);
 
 } // namespace commprof::analysis

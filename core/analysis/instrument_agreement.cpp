@@ -69,13 +69,13 @@ InstrumentAgreement compareInstruments(const trace::Trace& trace,
         a.hookUs += trace::SpanSet::unionOf(intervals).clip(w.window).length();
         a.backendUs += backendUnion.lengthWithin(w.window);
         for (const HookBucket& b : buckets) {
-            BucketMatch m{b.iteration,         b.index,      b.bytes,
-                          b.endUs - b.startUs, std::nullopt, std::nullopt};
+            BucketMatch m{b.iteration, b.index, b.bytes, b.endUs - b.startUs, {}, {}, {}};
             for (std::size_t i = 0; sameClock && i < backend.size(); ++i) {
                 if (!taken[i] && backend[i].start >= b.startUs - kClockSlackUs &&
                     backend[i].start <= b.endUs + kClockSlackUs) {
                     taken[i] = true;
                     m.backendUs = backend[i].length();
+                    m.backendStartUs = backend[i].start;
                     m.queuedUs = std::max(0.0, backend[i].start - b.startUs);
                     ++a.bucketsMatched;
                     break;

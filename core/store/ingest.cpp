@@ -5,10 +5,14 @@
 #include "results/results_folder.h"
 #include "store/schema.h"
 #include "store/sqlite_db.h"
+#include "store/sweep_rows.h"
 
 #include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
+
+#include <algorithm>
+#include <map>
 
 namespace commprof::store {
 namespace {
@@ -21,9 +25,37 @@ QVariant optInt(const std::optional<int>& v) {
 }
 
 // Every table that holds rows of one cell, besides `cells` itself.
-constexpr const char* kPerCellTables[] = {"ranks",          "iterations", "buckets",
-                                          "trace_steps",    "estimates",  "rank_figures",
-                                          "bucket_matches", "step_spread"};
+constexpr const char* kPerCellTables[] = {
+    "ranks",        "iterations",     "buckets",      "trace_steps",
+    "estimates",    "rank_figures",   "bucket_matches", "step_spread",
+    "sweep_points", "sweep_fits",     "ddp_predictions", "bucket_predictions"};
+
+// The complete sweeps of a results folder: (layer, world size) -> the cell id and its all_reduce
+// points, the first cell by id where repeats give several.
+struct SweepSource {
+    QString cellId;
+    std::vector<analysis::SweepPoint> allReduce;
+};
+using SweepsByShape = std::map<std::pair<QString, int>, SweepSource>;
+
+// What the sweep of the cell's layer and world size predicts of its buckets, or why nothing.
+StoredPrediction predictFromSweep(const results::CellFiles& f, const analysis::CellMetrics& m,
+                                  const SweepsByShape& sweeps) {
+    StoredPrediction p;
+    const QString layer = f.cell["layer"].toString();
+    const int world = f.cell["world_size"].toInt(int(m.ranks.size()));
+    const auto it = sweeps.find({layer, world});
+    if (it == sweeps.end() || it->second.allReduce.empty()) {
+        p.note = QString("no complete all_reduce sweep of %1 at world size %2 in this run")
+                     .arg(layer)
+                     .arg(world);
+        return p;
+    }
+    p.sweepCell = it->second.cellId;
+    p.prediction = analysis::predictDdp(m.ranks, it->second.allReduce,
+                                        analysis::fitLinear(it->second.allReduce), &p.note);
+    return p;
+}
 
 void deleteCell(Database& db, const QString& key) {
     for (const char* table : kPerCellTables) {
@@ -72,9 +104,18 @@ void insertRankFigures(Database& db, const QString& key, const analysis::CellMet
 }
 
 // Returns the cell's status.
-QString insertCell(Database& db, const QString& runDir, const results::CellFiles& f) {
+QString insertCell(Database& db, const QString& runDir, const results::CellFiles& f,
+                   const SweepsByShape& sweeps) {
     results::Completeness c = results::judge(f);
     const bool hasData = !f.ranks.isEmpty();
+    QStringList sweepProblems;
+    const std::vector<analysis::SweepSeries> series =
+        f.isSweep() ? analysis::readSweep(f.dir, &sweepProblems)
+                    : std::vector<analysis::SweepSeries>{};
+    if (!sweepProblems.isEmpty() && c.status == "complete") {
+        c.status = "incomplete";
+    }
+    c.reasons << sweepProblems;
     const analysis::CellMetrics m = hasData ? analysis::analyzeCell(f) : analysis::CellMetrics{};
     // A trace that cannot be read is missing data, not a reason to quote the hook's figure.
     if (!m.traceError.isEmpty()) {
@@ -96,8 +137,8 @@ QString insertCell(Database& db, const QString& runDir, const results::CellFiles
                "step_ms, hook_comm_ms, trace_comm_ms, hook_trace_agreement, agreement_flagged, "
                "overlap_efficiency, comm_overhead_fraction, exposed_comm_ms, compute_ms, "
                "bookkeeping_ms, peak_host_bytes, peak_device_bytes, host_demand_bytes, "
-               "device_demand_bytes) VALUES (?,?,?,?,?, ?,?,?,?,?, ?,?,?,?,?, ?,?,?,?,?, "
-               "?,?,?,?,?, ?,?,?,?,?)")
+               "device_demand_bytes, kind) VALUES (?,?,?,?,?, ?,?,?,?,?, ?,?,?,?,?, ?,?,?,?,?, "
+               "?,?,?,?,?, ?,?,?,?,?, ?)")
         .bindAll(
             {key,
              runDir,
@@ -130,7 +171,8 @@ QString insertCell(Database& db, const QString& runDir, const results::CellFiles
              pools["host"].toObject()["demand_bytes"].toDouble(),
              pools.contains("device")
                  ? QVariant(pools["device"].toObject()["demand_bytes"].toDouble())
-                 : QVariant()})
+                 : QVariant(),
+             f.isSweep() ? "sweep" : "ddp"})
         .run();
     Statement rankStmt = db.prepare("INSERT INTO ranks VALUES (?,?,?,?,?,?,?,?)");
     Statement iterStmt = db.prepare("INSERT INTO iterations VALUES (?,?,?,?,?,?,?)");
@@ -161,6 +203,11 @@ QString insertCell(Database& db, const QString& runDir, const results::CellFiles
         }
     }
     insertRankFigures(db, key, m);
+    if (f.isSweep()) {
+        insertSweep(db, key, series);
+    } else if (hasData && c.status == "complete") {
+        insertPrediction(db, key, predictFromSweep(f, m, sweeps));
+    }
     Statement estStmt = db.prepare("INSERT OR REPLACE INTO estimates VALUES (?,?,?,?)");
     for (const QJsonValue v : cell["terms"].toArray()) {
         const QJsonObject term = v.toObject();
@@ -218,14 +265,33 @@ IngestSummary ingest(const QString& resultsDir, const QString& dbPath,
     }
     IngestSummary s;
     const QStringList ids = cellsDir.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
+    // Sweeps first: the DDP cells of their layer and world size are predicted from them.
+    std::vector<results::CellFiles> cells;
     for (const QString& id : ids) {
-        const results::CellFiles files = results::readCellDir(cellsDir.filePath(id));
+        cells.push_back(results::readCellDir(cellsDir.filePath(id)));
+    }
+    std::stable_partition(cells.begin(), cells.end(),
+                          [](const results::CellFiles& f) { return f.isSweep(); });
+    SweepsByShape sweeps;
+    for (const results::CellFiles& files : cells) {
         QString status;
         try {
-            status = insertCell(db, runDir, files);
+            status = insertCell(db, runDir, files, sweeps);
         } catch (const StoreError& e) {
             status = insertUnstorable(db, runDir, files, QString::fromStdString(e.what()));
         }
+        if (files.isSweep() && status == "complete") {
+            const std::pair<QString, int> shape{files.cell["layer"].toString(),
+                                                files.cell["world_size"].toInt()};
+            if (!sweeps.count(shape)) {
+                for (const auto& series : store::sweeps(db, QDir(files.dir).canonicalPath())) {
+                    if (series.series.kind == "all_reduce") {
+                        sweeps[shape] = {files.id, series.series.points};
+                    }
+                }
+            }
+        }
+        const QString& id = files.id;
         ++s.cells;
         s.complete += status == "complete";
         s.incomplete += status == "incomplete";

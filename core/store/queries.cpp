@@ -25,7 +25,7 @@ std::vector<CellRow> cells(Database& db, const QString& runDir) {
                    "compute_ms, bookkeeping_ms, peak_host_bytes, "
                    "peak_device_bytes, host_demand_bytes, device_demand_bytes, hook_total_ms, "
                    "backend_total_ms, agreement_steps, agreement_reason, backend_source, "
-                   "buckets_compared, buckets_matched, slowest_rank, median_skew_ms "
+                   "buckets_compared, buckets_matched, slowest_rank, median_skew_ms, kind "
                    "FROM cells "
                    "WHERE (?1 IS NULL OR run_dir = ?1) ORDER BY run_dir, id");
     s.bind(runDir.isEmpty() ? QVariant() : QVariant(runDir));
@@ -75,6 +75,7 @@ std::vector<CellRow> cells(Database& db, const QString& runDir) {
         const QVariant slowest = s.column(i++);
         c.slowestRank = slowest.isNull() ? std::nullopt : std::optional<int>(slowest.toInt());
         c.medianSkewMs = optD(s.column(i++));
+        c.kind = s.column(i++).toString();
         out.push_back(c);
     }
     return out;
@@ -146,6 +147,7 @@ std::vector<RankFiguresRow> rankFigures(Database& db, const QString& cellKey) {
 QJsonObject toJson(const CellRow& c) {
     return QJsonObject{
         {"id", c.id},
+        {"kind", c.kind},
         {"status", c.status},
         {"reasons", QJsonArray::fromStringList(c.reasons)},
         {"world_size", c.worldSize},

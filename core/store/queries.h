@@ -13,7 +13,7 @@
 namespace commprof::store {
 
 struct CellRow {
-    QString key, id, status, layer, interconnect, model, family, backend, device, binding;
+    QString key, id, kind, status, layer, interconnect, model, family, backend, device, binding;
     QStringList reasons;
     int worldSize = 0;
     double params = 0;
@@ -30,6 +30,7 @@ struct CellRow {
     std::optional<int> slowestRank;
     std::optional<double> medianSkewMs;
     bool complete() const { return status == "complete"; }
+    bool isSweep() const { return kind == "sweep"; }
 };
 
 struct BucketRow {

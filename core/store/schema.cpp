@@ -55,6 +55,20 @@ CREATE TABLE bucket_matches(cell_key TEXT NOT NULL, rank INTEGER NOT NULL, iter 
 CREATE TABLE step_spread(cell_key TEXT NOT NULL, step INTEGER NOT NULL, skew_ms REAL, slowest_rank INTEGER,
   PRIMARY KEY(cell_key, step));
 )",
+    // 4: collective sweeps (kind: sweep cells) and the DDP prediction made from them
+    R"(
+ALTER TABLE cells ADD COLUMN kind TEXT NOT NULL DEFAULT 'ddp';
+CREATE TABLE sweep_points(cell_key TEXT NOT NULL, kind TEXT NOT NULL, bytes REAL NOT NULL, time_us REAL,
+  typical_us REAL, slowest_rank INTEGER, algbw_gbps REAL, busbw_gbps REAL, PRIMARY KEY(cell_key, kind, bytes));
+CREATE TABLE sweep_fits(cell_key TEXT NOT NULL, kind TEXT NOT NULL, unsupported TEXT, refused INTEGER,
+  reason TEXT, method TEXT, alpha_us REAL, beta_us_per_byte REAL, r2 REAL, sizes INTEGER, from_bytes REAL,
+  to_bytes REAL, left_out_from_bytes REAL, note TEXT, PRIMARY KEY(cell_key, kind));
+CREATE TABLE ddp_predictions(cell_key TEXT PRIMARY KEY, sweep_cell TEXT, note TEXT, steps INTEGER,
+  predicted_ms REAL, fit_ms REAL, measured_ms REAL, measured_min_ms REAL, measured_max_ms REAL, wait_ms REAL,
+  queued_ms REAL, backend_ms REAL);
+CREATE TABLE bucket_predictions(cell_key TEXT NOT NULL, idx INTEGER NOT NULL, bytes REAL, predicted_us REAL,
+  fit_us REAL, measured_us REAL, wait_us REAL, queued_us REAL, samples INTEGER, PRIMARY KEY(cell_key, idx));
+)",
 };
 
 } // namespace

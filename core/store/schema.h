@@ -6,7 +6,7 @@
 
 namespace commprof::store {
 
-constexpr int kSchemaVersion = 3;
+constexpr int kSchemaVersion = 4;
 
 // Brings the database to kSchemaVersion in one exclusive transaction, so concurrent callers
 // never apply a migration twice. Throws StoreError for a database newer than this build.

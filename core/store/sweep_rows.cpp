@@ -1,0 +1,178 @@
+#include "sweep_rows.h"
+
+#include <QJsonArray>
+
+namespace commprof::store {
+namespace {
+
+QVariant opt(const std::optional<double>& v) {
+    return v ? QVariant(*v) : QVariant();
+}
+std::optional<double> optD(const QVariant& v) {
+    return v.isNull() ? std::nullopt : std::optional<double>(v.toDouble());
+}
+
+} // namespace
+
+void insertSweep(Database& db, const QString& cellKey,
+                 const std::vector<analysis::SweepSeries>& series) {
+    Statement point = db.prepare("INSERT OR REPLACE INTO sweep_points VALUES (?,?,?,?,?,?,?,?)");
+    Statement fitRow =
+        db.prepare("INSERT OR REPLACE INTO sweep_fits VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    for (const analysis::SweepSeries& s : series) {
+        for (const analysis::SweepPoint& p : s.points) {
+            point
+                .bindAll({cellKey, s.kind, p.bytes, p.slowestUs, p.typicalUs, p.slowestRank,
+                          p.algbwGBps, opt(p.busbwGBps)})
+                .run();
+        }
+        const analysis::LinearFit f = analysis::fitLinear(s.points);
+        fitRow
+            .bindAll({cellKey, s.kind, s.unsupported.isEmpty() ? QVariant() : s.unsupported,
+                      f.refused, f.reason, f.method, f.refused ? QVariant() : f.alphaUs,
+                      f.refused ? QVariant() : f.betaUsPerByte, f.refused ? QVariant() : f.r2,
+                      f.sizes, f.fromBytes, f.toBytes, opt(f.leftOutFromBytes), f.note})
+            .run();
+    }
+}
+
+std::vector<StoredSweep> sweeps(Database& db, const QString& cellKey) {
+    std::vector<StoredSweep> out;
+    Statement cell = db.prepare("SELECT layer, world_size FROM cells WHERE key = ?");
+    cell.bind(cellKey);
+    QString layer;
+    int world = 0;
+    if (cell.step()) {
+        layer = cell.column(0).toString();
+        world = cell.column(1).toInt();
+    }
+    Statement fits = db.prepare(
+        "SELECT kind, unsupported, refused, reason, method, alpha_us, beta_us_per_byte, r2, "
+        "sizes, from_bytes, to_bytes, left_out_from_bytes, note FROM sweep_fits "
+        "WHERE cell_key = ? ORDER BY kind");
+    fits.bind(cellKey);
+    while (fits.step()) {
+        StoredSweep s;
+        int i = 0;
+        s.series.layer = layer;
+        s.series.worldSize = world;
+        s.series.kind = fits.column(i++).toString();
+        s.series.unsupported = fits.column(i++).toString();
+        s.fit.refused = fits.column(i++).toBool();
+        s.fit.reason = fits.column(i++).toString();
+        s.fit.method = fits.column(i++).toString();
+        s.fit.alphaUs = fits.column(i++).toDouble();
+        s.fit.betaUsPerByte = fits.column(i++).toDouble();
+        s.fit.r2 = fits.column(i++).toDouble();
+        s.fit.sizes = fits.column(i++).toInt();
+        s.fit.fromBytes = fits.column(i++).toDouble();
+        s.fit.toBytes = fits.column(i++).toDouble();
+        s.fit.leftOutFromBytes = optD(fits.column(i++));
+        s.fit.note = fits.column(i++).toString();
+        out.push_back(s);
+    }
+    Statement points =
+        db.prepare("SELECT bytes, time_us, typical_us, slowest_rank, algbw_gbps, busbw_gbps "
+                   "FROM sweep_points WHERE cell_key = ? AND kind = ? ORDER BY bytes");
+    for (StoredSweep& s : out) {
+        points.bindAll({cellKey, s.series.kind});
+        while (points.step()) {
+            analysis::SweepPoint p;
+            p.bytes = points.column(0).toDouble();
+            p.slowestUs = points.column(1).toDouble();
+            p.typicalUs = points.column(2).toDouble();
+            p.slowestRank = points.column(3).toInt();
+            p.algbwGBps = points.column(4).toDouble();
+            p.busbwGBps = optD(points.column(5));
+            s.series.points.push_back(p);
+        }
+        points.reset(); // for the next kind
+    }
+    return out;
+}
+
+void insertPrediction(Database& db, const QString& cellKey, const StoredPrediction& p) {
+    const analysis::DdpPrediction d = p.prediction.value_or(analysis::DdpPrediction{});
+    const bool has = p.prediction.has_value();
+    const auto ms = [&](double us) { return has ? QVariant(us / 1000.0) : QVariant(); };
+    db.prepare("INSERT OR REPLACE INTO ddp_predictions VALUES (?,?,?,?,?,?,?,?,?,?,?,?)")
+        .bindAll({cellKey, p.sweepCell, p.note, d.steps, ms(d.predictedUsPerStep),
+                  d.fitUsPerStep ? ms(*d.fitUsPerStep) : QVariant(), ms(d.measuredUsPerStep),
+                  ms(d.measuredMinUs), ms(d.measuredMaxUs), ms(d.waitUsPerStep),
+                  ms(d.queuedUsPerStep), ms(d.backendUsPerStep)})
+        .run();
+    Statement bucket =
+        db.prepare("INSERT OR REPLACE INTO bucket_predictions VALUES (?,?,?,?,?,?,?,?,?)");
+    for (const analysis::BucketPrediction& b : d.buckets) {
+        bucket
+            .bindAll({cellKey, b.index, b.bytes, b.predictedUs, opt(b.fitUs), b.measuredUs,
+                      b.waitUs, b.queuedUs, b.samples})
+            .run();
+    }
+}
+
+std::optional<StoredPrediction> prediction(Database& db, const QString& cellKey) {
+    Statement s = db.prepare(
+        "SELECT sweep_cell, note, steps, predicted_ms, fit_ms, measured_ms, measured_min_ms, "
+        "measured_max_ms, wait_ms, queued_ms, backend_ms FROM ddp_predictions WHERE cell_key = ?");
+    s.bind(cellKey);
+    if (!s.step()) {
+        return std::nullopt;
+    }
+    StoredPrediction p;
+    p.sweepCell = s.column(0).toString();
+    p.note = s.column(1).toString();
+    if (s.column(3).isNull()) {
+        return p;
+    }
+    const auto us = [&](int i) { return s.column(i).toDouble() * 1000.0; };
+    analysis::DdpPrediction d;
+    d.steps = s.column(2).toInt();
+    d.predictedUsPerStep = us(3);
+    if (!s.column(4).isNull()) {
+        d.fitUsPerStep = us(4);
+    }
+    d.measuredUsPerStep = us(5);
+    d.measuredMinUs = us(6);
+    d.measuredMaxUs = us(7);
+    d.waitUsPerStep = us(8);
+    d.queuedUsPerStep = us(9);
+    d.backendUsPerStep = us(10);
+    Statement b = db.prepare("SELECT idx, bytes, predicted_us, fit_us, measured_us, wait_us, "
+                             "queued_us, samples FROM bucket_predictions WHERE cell_key = ? "
+                             "ORDER BY idx");
+    b.bind(cellKey);
+    while (b.step()) {
+        analysis::BucketPrediction bp;
+        bp.index = b.column(0).toInt();
+        bp.bytes = b.column(1).toDouble();
+        bp.predictedUs = b.column(2).toDouble();
+        bp.fitUs = optD(b.column(3));
+        bp.measuredUs = b.column(4).toDouble();
+        bp.waitUs = b.column(5).toDouble();
+        bp.queuedUs = b.column(6).toDouble();
+        bp.samples = b.column(7).toInt();
+        d.buckets.push_back(bp);
+    }
+    p.prediction = d;
+    return p;
+}
+
+void addSweepFigures(Database& db, const QString& cellKey, bool sweep, QJsonObject& cell) {
+    if (sweep) {
+        QJsonArray all;
+        for (const StoredSweep& s : sweeps(db, cellKey)) {
+            all.append(analysis::toJson(s.series, s.fit));
+        }
+        cell["sweep"] = all;
+        return;
+    }
+    const std::optional<StoredPrediction> p = prediction(db, cellKey);
+    cell["prediction"] = p && p->prediction ? QJsonValue(analysis::toJson(*p->prediction))
+                                            : QJsonValue(QJsonValue::Null);
+    cell["prediction_note"] = p ? p->note : QString("not predicted: the cell is not complete");
+    cell["sweep_cell"] = p && !p->sweepCell.isEmpty() ? QJsonValue(p->sweepCell)
+                                                      : QJsonValue(QJsonValue::Null);
+}
+
+} // namespace commprof::store

@@ -1,0 +1,38 @@
+#pragma once
+// The store's rows of collective sweeps (kind: sweep cells: per kind their points and fit) and
+// of the DDP prediction each DDP cell gets from the sweep of its layer and world size.
+
+#include "analysis/collective_sweep.h"
+#include "analysis/ddp_prediction.h"
+#include "store/sqlite_db.h"
+
+#include <QJsonObject>
+
+#include <optional>
+#include <vector>
+
+namespace commprof::store {
+
+struct StoredSweep {
+    analysis::SweepSeries series; // points without per-rank times
+    analysis::LinearFit fit;
+};
+
+struct StoredPrediction {
+    QString sweepCell; // the sweep cell's id; empty when there was none
+    QString note;      // why there is no prediction
+    std::optional<analysis::DdpPrediction> prediction;
+};
+
+void insertSweep(Database& db, const QString& cellKey,
+                 const std::vector<analysis::SweepSeries>& series);
+std::vector<StoredSweep> sweeps(Database& db, const QString& cellKey);
+
+void insertPrediction(Database& db, const QString& cellKey, const StoredPrediction& p);
+std::optional<StoredPrediction> prediction(Database& db, const QString& cellKey);
+
+// cells --json's figures of these tables for one cell: a sweep's series with their fits
+// ("sweep"), or a DDP cell's prediction ("prediction", "prediction_note", "sweep_cell").
+void addSweepFigures(Database& db, const QString& cellKey, bool sweep, QJsonObject& cell);
+
+} // namespace commprof::store
