@@ -6,6 +6,7 @@
 
 #include <QJsonArray>
 #include <QTemporaryFile>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace commprof;
@@ -51,7 +52,7 @@ private slots:
                 QCOMPARE(t.toObject()["pool"].toString(), QString("host"));
             }
         }
-        QCOMPARE(cpuCells, 15);
+        QCOMPARE(cpuCells, 20); // 3 models and the sweep x 5 world sizes
     }
 
     void aCudaCellDrawsOnBothPools() {
@@ -83,7 +84,7 @@ private slots:
 
     void infeasibleCellsAreKeptWithTheirNumbers() {
         const QJsonObject plan = referencePlan();
-        QCOMPARE(plan["cells"].toArray().size(), 33);
+        QCOMPARE(plan["cells"].toArray().size(), 44);
         const QJsonObject c = cellById(plan, "mlp400m_gloo_cuda_ws16_r0");
         QCOMPARE(c["feasible"].toBool(), false);
         QCOMPARE(c["binding"].toString(), QString("device"));
@@ -113,6 +114,36 @@ private slots:
             QCOMPARE(v.toObject()["feasible"].toBool(), false);
             QCOMPARE(v.toObject()["binding"].toString(), QString("device"));
         }
+    }
+
+    // A sweep asks 256 MiB at world size 4 on a 2 GiB host budget: 4 x 163 MiB of process
+    // baseline leave 1396 MiB for 4 ranks x 3 buffers, at most 116 MiB each, so it stops at
+    // 64 MiB, the largest power of two that fits; at 0.5 GiB even 8 B do not fit after the
+    // baseline, and the cell is infeasible with the numbers of what was asked.
+    void sweepIsCappedToTheBudget() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("sweep.yaml");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("name: s\nmodels: [{name: sweep, kind: sweep}]\nlayers: [{name: gloo_cpu}]\n"
+                "world_sizes: [4]\n");
+        f.close();
+        const auto plan = [&](const char* gib) {
+            const CliResult r = runCli("commprof", {"plan", path, "--host-budget-gib", gib,
+                                                    "--gpus", "0", "--json"});
+            return r.json()["cells"].toArray()[0].toObject();
+        };
+        const QJsonObject capped = plan("2");
+        QVERIFY(capped["feasible"].toBool());
+        QCOMPARE(capped["sweep"].toObject()["max_bytes"].toDouble(), 64.0 * 1024 * 1024);
+        QCOMPARE(capped["sweep"].toObject()["requested_max_bytes"].toDouble(),
+                 256.0 * 1024 * 1024);
+        const QJsonObject roomy = plan("64");
+        QCOMPARE(roomy["sweep"].toObject()["max_bytes"].toDouble(), 256.0 * 1024 * 1024);
+        QVERIFY(!roomy["sweep"].toObject().contains("requested_max_bytes"));
+        const QJsonObject none = plan("0.5");
+        QVERIFY(!none["feasible"].toBool());
+        QCOMPARE(none["sweep"].toObject()["max_bytes"].toDouble(), 256.0 * 1024 * 1024);
     }
 
     void profileWithUnknownCoefficientIsAnError() {

@@ -46,19 +46,87 @@ private slots:
         const matrix::Matrix m =
             matrix::loadMatrix(COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml");
         const auto cells = matrix::expand(m, {0});
-        QCOMPARE(cells.size(), std::size_t(2));
+        QCOMPARE(cells.size(), std::size_t(5));
         QCOMPARE(cells[0].id, QString("mlp2m_gloo_cpu_ws1_r0"));
         QCOMPARE(cells[1].id, QString("mlp2m_gloo_cpu_ws2_r0"));
         QCOMPARE(cells[1].layer.interconnect, QString("host_loopback"));
         QVERIFY(cells[0].config.trace.enabled);
         QCOMPARE(cells[0].config.trace.firstStep, 10);
+        // A sweep at world sizes 1, 2 and 3, past the 2M model's largest bucket (6.9 MB).
+        for (int i = 2; i < 5; ++i) {
+            QVERIFY(cells[std::size_t(i)].isSweep());
+            QCOMPARE(cells[std::size_t(i)].worldSize, i - 1);
+            QVERIFY(cells[std::size_t(i)].sweepMaxBytes >= 8e6);
+        }
+    }
+
+    void sweepEntriesExpandToSweepCells() {
+        const matrix::Matrix m = parse(
+            "name: t\nmodels:\n  - {name: m, params: 1e6}\n  - {name: s, kind: sweep, "
+            "collectives: [broadcast, all_reduce], max_bytes: 65536, iterations: 5, warmup: 1}\n"
+            "layers: [{name: gloo_cpu}]\nworld_sizes: [2]\n");
+        const auto cells = matrix::expand(m, {0});
+        QCOMPARE(cells.size(), std::size_t(2));
+        const matrix::Cell& s = cells[1];
+        QCOMPARE(s.id, QString("s_gloo_cpu_ws2_r0"));
+        QVERIFY(s.isSweep() && !cells[0].isSweep());
+        QCOMPARE(s.model.sweep.collectives, QStringList({"broadcast", "all_reduce"}));
+        QCOMPARE(s.sweepMaxBytes, 65536.0);
+        QCOMPARE(s.model.sweep.iterations, 5);
+        QCOMPARE(s.model.sweep.warmup, 1);
+        // Defaults: every kind, 256 MiB.
+        const auto d = matrix::expand(
+            parse("name: t\nmodels: [{name: s, kind: sweep}]\nlayers: [{name: gloo_cpu}]\n"
+                  "world_sizes: [1]\n"),
+            {0});
+        QCOMPARE(d[0].model.sweep.collectives, matrix::kSweepCollectives);
+        QCOMPARE(d[0].sweepMaxBytes, 256.0 * 1024 * 1024);
+    }
+
+    void badSweepEntriesNameTheKey_data() {
+        QTest::addColumn<QString>("entry");
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<int>("column");
+        QTest::addColumn<QString>("text");
+        QTest::newRow("unknown collective")
+            << "{name: s, kind: sweep, collectives: [all_reduce, alltoall]}" << "collectives" << 54
+            << "'alltoall' is not one of";
+        QTest::newRow("params on a sweep") << "{name: s, kind: sweep, params: 1e6}" << "params"
+                                           << 28 << "unknown key in a sweep";
+        QTest::newRow("max_bytes below a float")
+            << "{name: s, kind: sweep, max_bytes: 4}" << "max_bytes" << 39 << "expected 8 ..";
+        QTest::newRow("sweep keys on a model")
+            << "{name: m, params: 1e6, max_bytes: 64}" << "max_bytes" << 28 << "unknown key in a model";
+        QTest::newRow("unknown kind") << "{name: m, kind: train}" << "kind" << 21 << "is not one of";
+        QTest::newRow("a collective twice")
+            << "{name: s, kind: sweep, collectives: [broadcast, broadcast]}" << "collectives" << 53
+            << "listed twice";
+    }
+    void badSweepEntriesNameTheKey() {
+        QFETCH(QString, entry);
+        QFETCH(QString, key);
+        QFETCH(int, column);
+        QFETCH(QString, text);
+        try {
+            parse("name: t\nmodels:\n  - " + entry +
+                  "\nlayers: [{name: gloo_cpu}]\nworld_sizes: [1]\n");
+            QFAIL("accepted");
+        } catch (const matrix::MatrixError& e) {
+            QCOMPARE(e.key, key);
+            QCOMPARE(e.line, 3);
+            QCOMPARE(e.column, column);
+            QVERIFY2(QString(e.what()).contains(text), e.what());
+        }
     }
 
     void fullStudyCoversModelsLayersWorldSizes() {
         const auto cells = matrix::expand(
             matrix::loadMatrix(COMMPROF_SOURCE_DIR "/configs/experiments/full.yaml"), {1});
-        // 3 models x (gloo_cpu 5 + gloo_cuda 5 + nccl 1)
-        QCOMPARE(cells.size(), std::size_t(33));
+        // (3 models + the sweep) x (gloo_cpu 5 + gloo_cuda 5 + nccl 1)
+        QCOMPARE(cells.size(), std::size_t(44));
+        QCOMPARE(std::count_if(cells.begin(), cells.end(),
+                               [](const matrix::Cell& c) { return c.isSweep(); }),
+                 11);
         QCOMPARE(cells[6].id, QString("mlp10m_gloo_cuda_ws2_r0"));
     }
 
