@@ -50,6 +50,43 @@ bool parseResultsArgs(const QStringList& args, ResultsArgs& out) {
     return !out.dir.isEmpty();
 }
 
+// Under a cell's line: a sweep's fits, or a DDP cell's all-reduce against its sweep.
+QString sweepLines(store::Database& db, const store::CellRow& r) {
+    QString out;
+    if (r.isSweep()) {
+        for (const store::StoredSweep& s : store::sweeps(db, r.key)) {
+            out += QString("    %1: %2\n")
+                       .arg(s.series.kind,
+                            !s.series.unsupported.isEmpty()
+                                ? "not measured: " + s.series.unsupported
+                            : s.fit.refused
+                                ? "fit refused: " + s.fit.reason
+                                : QString("alpha %1 us, 1/beta %2 GB/s, R^2 %3 over %4 sizes")
+                                      .arg(s.fit.alphaUs, 0, 'f', 1)
+                                      .arg(s.fit.asymptoticGBps(), 0, 'f', 3)
+                                      .arg(s.fit.r2, 0, 'f', 3)
+                                      .arg(s.fit.sizes));
+        }
+        return out;
+    }
+    const auto p = store::prediction(db, r.key);
+    if (p && p->prediction) {
+        const analysis::DdpPrediction& d = *p->prediction;
+        out += QString("    all-reduce per step: predicted %1 ms from %2, measured %3 ms (range "
+                       "%4..%5): %6, off by %7 %\n")
+                   .arg(d.predictedUsPerStep / 1000.0, 0, 'f', 2)
+                   .arg(p->sweepCell)
+                   .arg(d.measuredUsPerStep / 1000.0, 0, 'f', 2)
+                   .arg(d.measuredMinUs / 1000.0, 0, 'f', 2)
+                   .arg(d.measuredMaxUs / 1000.0, 0, 'f', 2)
+                   .arg(d.withinRange() ? "within" : "outside")
+                   .arg(d.offBy() * 100.0, 0, 'f', 1);
+    } else if (p) {
+        out += "    all-reduce not predicted: " + p->note + "\n";
+    }
+    return out;
+}
+
 } // namespace
 
 int ingestCommand(const QStringList& args) {
@@ -108,6 +145,7 @@ int cellsCommand(const QStringList& args) {
                         .arg(r.stepMs ? QString::number(*r.stepMs, 'f', 2) : QString("-"))
                         .arg(r.traceCommMs ? QString::number(*r.traceCommMs, 'f', 2) : QString("-"))
                         .arg(r.reasons.isEmpty() ? QString() : "  (" + r.reasons.join("; ") + ")");
+                text += sweepLines(db, r);
             }
             printText(text);
         }

@@ -73,6 +73,7 @@ std::string runSweep(const RankOptions& o) {
         j.key("sizes");
         j.beginArray();
         std::string unsupported;
+        bool measuredAny = false; // the first size launched may be past 8 B (8 B over 3 ranks)
         for (std::int64_t bytes = 8; bytes <= o.sweepMaxBytes && unsupported.empty(); bytes *= 2) {
             const std::int64_t n = elementsPerRank(kind, bytes, o.worldSize);
             if (n < 1) {
@@ -103,13 +104,14 @@ std::string runSweep(const RankOptions& o) {
                 // A backend without this collective (gloo in libtorch 1.13 has no
                 // reduce_scatter) refuses its first launch on every rank alike: said once, not
                 // measured. Any later failure is a failed run.
-                if (bytes != 8 || !timesUs.empty()) {
+                if (measuredAny || !timesUs.empty()) {
                     throw;
                 }
                 const std::string what = e.what();
                 unsupported = what.substr(0, what.find('\n'));
                 break;
             }
+            measuredAny = true;
             const std::int64_t actual =
                 kind == "all_gather" || kind == "reduce_scatter" ? n * 4 * o.worldSize : n * 4;
             j.beginObject();

@@ -42,6 +42,10 @@ void fail(QString* why, const QString& text) {
 std::optional<DdpPrediction> predictDdp(const std::vector<RankFigures>& ranks,
                                         const std::vector<SweepPoint>& allReduce,
                                         const LinearFit& fit, QString* why) {
+    if (ranks.size() < 2) {
+        fail(why, "world size 1: the all-reduce moves nothing between ranks; not predicted");
+        return std::nullopt;
+    }
     if (!typicalUsAt(allReduce, 1)) {
         fail(why, "the all_reduce sweep has no timed size");
         return std::nullopt;

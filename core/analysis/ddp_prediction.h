@@ -55,8 +55,8 @@ struct DdpPrediction {
 };
 
 // `allReduce`: the sweep's all_reduce points at the cell's layer and world size; `fit` their
-// line (refused fits give no fitUs). nullopt with *why set when there are no points or no step
-// has every bucket's backend span on every rank.
+// line (refused fits give no fitUs). nullopt with *why set at world size 1 (nothing moves), when
+// there are no points, or when no step has every bucket's backend span on every rank.
 std::optional<DdpPrediction> predictDdp(const std::vector<RankFigures>& ranks,
                                         const std::vector<SweepPoint>& allReduce,
                                         const LinearFit& fit, QString* why = nullptr);
