@@ -5,8 +5,8 @@
 #include "feasibility/plan.h"
 
 #include <QJsonArray>
-#include <QTemporaryFile>
 #include <QTemporaryDir>
+#include <QTemporaryFile>
 #include <QTest>
 
 using namespace commprof;
@@ -129,15 +129,14 @@ private slots:
                 "world_sizes: [4]\n");
         f.close();
         const auto plan = [&](const char* gib) {
-            const CliResult r = runCli("commprof", {"plan", path, "--host-budget-gib", gib,
-                                                    "--gpus", "0", "--json"});
+            const CliResult r = runCli(
+                "commprof", {"plan", path, "--host-budget-gib", gib, "--gpus", "0", "--json"});
             return r.json()["cells"].toArray()[0].toObject();
         };
         const QJsonObject capped = plan("2");
         QVERIFY(capped["feasible"].toBool());
         QCOMPARE(capped["sweep"].toObject()["max_bytes"].toDouble(), 64.0 * 1024 * 1024);
-        QCOMPARE(capped["sweep"].toObject()["requested_max_bytes"].toDouble(),
-                 256.0 * 1024 * 1024);
+        QCOMPARE(capped["sweep"].toObject()["requested_max_bytes"].toDouble(), 256.0 * 1024 * 1024);
         const QJsonObject roomy = plan("64");
         QCOMPARE(roomy["sweep"].toObject()["max_bytes"].toDouble(), 256.0 * 1024 * 1024);
         QVERIFY(!roomy["sweep"].toObject().contains("requested_max_bytes"));

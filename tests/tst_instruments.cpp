@@ -214,8 +214,8 @@ private slots:
         int hookSpans = 0, removed = 0;
         for (const QByteArray& line : gunzip(traceFile).split('\n')) {
             const bool hookSpan = line.contains("\"name\":\"c10d::allreduce_bucket#");
-            if (!hookSpan && (line.contains("\"name\":\"gloo:") ||
-                              line.contains("\"name\":\"c10d::"))) {
+            if (!hookSpan &&
+                (line.contains("\"name\":\"gloo:") || line.contains("\"name\":\"c10d::"))) {
                 ++removed;
                 continue;
             }

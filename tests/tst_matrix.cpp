@@ -89,18 +89,19 @@ private slots:
         QTest::addColumn<int>("column");
         QTest::addColumn<QString>("text");
         QTest::newRow("unknown collective")
-            << "{name: s, kind: sweep, collectives: [all_reduce, alltoall]}" << "collectives" << 54
-            << "'alltoall' is not one of";
-        QTest::newRow("params on a sweep") << "{name: s, kind: sweep, params: 1e6}" << "params"
-                                           << 28 << "unknown key in a sweep";
-        QTest::newRow("max_bytes below a float")
-            << "{name: s, kind: sweep, max_bytes: 4}" << "max_bytes" << 39 << "expected 8 ..";
-        QTest::newRow("sweep keys on a model")
-            << "{name: m, params: 1e6, max_bytes: 64}" << "max_bytes" << 28 << "unknown key in a model";
-        QTest::newRow("unknown kind") << "{name: m, kind: train}" << "kind" << 21 << "is not one of";
+            << "{name: s, kind: sweep, collectives: [all_reduce, alltoall]}"
+            << "collectives" << 54 << "'alltoall' is not one of";
+        QTest::newRow("params on a sweep") << "{name: s, kind: sweep, params: 1e6}"
+                                           << "params" << 28 << "unknown key in a sweep";
+        QTest::newRow("max_bytes below a float") << "{name: s, kind: sweep, max_bytes: 4}"
+                                                 << "max_bytes" << 39 << "expected 8 ..";
+        QTest::newRow("sweep keys on a model") << "{name: m, params: 1e6, max_bytes: 64}"
+                                               << "max_bytes" << 28 << "unknown key in a model";
+        QTest::newRow("unknown kind") << "{name: m, kind: train}"
+                                      << "kind" << 21 << "is not one of";
         QTest::newRow("a collective twice")
-            << "{name: s, kind: sweep, collectives: [broadcast, broadcast]}" << "collectives" << 53
-            << "listed twice";
+            << "{name: s, kind: sweep, collectives: [broadcast, broadcast]}"
+            << "collectives" << 53 << "listed twice";
     }
     void badSweepEntriesNameTheKey() {
         QFETCH(QString, entry);

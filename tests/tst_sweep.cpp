@@ -167,7 +167,7 @@ private slots:
         sweep[1].bytes = 4000;
         sweep[1].typicalUs = 40;
         QString why;
-        const auto d = analysis::predictDdp(ranks, sweep, analysis::fitLinear(sweep), &why);
+        const auto d = analysis::predictDdp(ranks, sweep, analysis::fitLinear(sweep), 0, &why);
         QVERIFY2(d, qPrintable(why));
         QCOMPARE(d->steps, 1); // step 6 lacks rank 1's span of bucket 0
         // bucket 0: rank 1 arrived last (120): own 30, wait 20; bucket 1: rank 0 (200): 80, 10
@@ -183,10 +183,25 @@ private slots:
         QVERIFY(!d->withinRange());
         QVERIFY(std::abs(d->offBy() - (100.0 / 110.0 - 1.0)) < 1e-12);
         QVERIFY(std::abs(d->buckets[0].sweepFraction() - 20.0 / 30.0) < 1e-12);
+        // Two cores shared: rank 0 computed on 2 threads through all of bucket 0's own time
+        // (120..150), rank 1 on 1 thread for half of it; runnable 1 + 2 + 1 + 0.5 = 4.5, a
+        // share of 2 / 4.5, so 20 us alone take 45 us. Bucket 1 (200..280) ran with no compute:
+        // 2 threads on 2 cores, a share of 1.
+        ranks[0].threads = 2;
+        ranks[0].hostCompute = trace::SpanSet::unionOf({{0, 160}});
+        ranks[1].hostCompute = trace::SpanSet::unionOf({{135, 150}});
+        const auto shared = analysis::predictDdp(ranks, sweep, analysis::fitLinear(sweep), 2, &why);
+        QVERIFY2(shared, qPrintable(why));
+        QVERIFY(std::abs(shared->buckets[0].cpuShare - 2.0 / 4.5) < 1e-12);
+        QVERIFY(std::abs(shared->buckets[0].predictedUs - 45.0) < 1e-9);
+        QCOMPARE(shared->buckets[1].cpuShare, 1.0);
+        QVERIFY(std::abs(shared->predictedUsPerStep - 125.0) < 1e-9);
+        QVERIFY(std::abs(shared->sweepUsPerStep - 100.0) < 1e-9);
+        QVERIFY(shared->withinRange() == false && shared->offBy() > 0);
         // Two sizes cannot be fitted: no best case is claimed.
         QVERIFY(!d->fitUsPerStep && !d->buckets[0].fitUs);
         // Without a sweep there is nothing to predict from, and it says so.
-        QVERIFY(!analysis::predictDdp(ranks, {}, analysis::fitLinear({}), &why));
+        QVERIFY(!analysis::predictDdp(ranks, {}, analysis::fitLinear({}), 0, &why));
         QVERIFY2(why.contains("no timed size"), qPrintable(why));
     }
 
@@ -316,12 +331,15 @@ private slots:
             }
         }
         const QJsonObject d = doc["ddp"].toObject();
+        const double alone = d["sweep_ms_per_step"].toDouble() * 1000.0;
         const double predicted = d["predicted_ms_per_step"].toDouble() * 1000.0;
         const double measured = d["measured_ms_per_step"].toDouble();
         const double lo = d["measured_min_ms"].toDouble();
         const double hi = d["measured_max_ms"].toDouble();
-        QVERIFY2(std::abs(predicted - byHand) < 1e-6 * byHand,
-                 qPrintable(QString("%1 vs %2").arg(predicted).arg(byHand)));
+        QVERIFY2(std::abs(alone - byHand) < 1e-6 * byHand,
+                 qPrintable(QString("%1 vs %2").arg(alone).arg(byHand)));
+        // Sharing the cores can only slow the sweep's time down.
+        QVERIFY(predicted >= alone * (1 - 1e-9));
         QVERIFY(d["steps"].toInt() > 0 && d["steps"].toInt() <= 4);
         QVERIFY(lo > 0 && lo <= measured && measured <= hi);
         QCOMPARE(d["within_range"].toBool(), predicted / 1000.0 >= lo && predicted / 1000.0 <= hi);
@@ -330,7 +348,10 @@ private slots:
         for (const QJsonValue b : d["buckets"].toArray()) {
             const QJsonObject o = b.toObject();
             QVERIFY(std::abs(o["fraction_of_sweep_bandwidth"].toDouble() -
-                             o["predicted_us"].toDouble() / o["measured_us"].toDouble()) < 1e-9);
+                             o["sweep_us"].toDouble() / o["measured_us"].toDouble()) < 1e-9);
+            QVERIFY(std::abs(o["predicted_us"].toDouble() -
+                             o["sweep_us"].toDouble() / o["cpu_share"].toDouble()) < 1e-9);
+            QVERIFY(o["cpu_share"].toDouble() > 0 && o["cpu_share"].toDouble() <= 1);
         }
         // The text says it in words.
         const CliResult text = runCli("commprof", {"sweep", "summarize", sweep2_, "--ddp", ddp});

@@ -55,17 +55,17 @@ QString sweepLines(store::Database& db, const store::CellRow& r) {
     QString out;
     if (r.isSweep()) {
         for (const store::StoredSweep& s : store::sweeps(db, r.key)) {
-            out += QString("    %1: %2\n")
-                       .arg(s.series.kind,
-                            !s.series.unsupported.isEmpty()
-                                ? "not measured: " + s.series.unsupported
-                            : s.fit.refused
-                                ? "fit refused: " + s.fit.reason
-                                : QString("alpha %1 us, 1/beta %2 GB/s, R^2 %3 over %4 sizes")
-                                      .arg(s.fit.alphaUs, 0, 'f', 1)
-                                      .arg(s.fit.asymptoticGBps(), 0, 'f', 3)
-                                      .arg(s.fit.r2, 0, 'f', 3)
-                                      .arg(s.fit.sizes));
+            out +=
+                QString("    %1: %2\n")
+                    .arg(s.series.kind,
+                         !s.series.unsupported.isEmpty() ? "not measured: " + s.series.unsupported
+                         : s.fit.refused
+                             ? "fit refused: " + s.fit.reason
+                             : QString("alpha %1 us, 1/beta %2 GB/s, R^2 %3 over %4 sizes")
+                                   .arg(s.fit.alphaUs, 0, 'f', 1)
+                                   .arg(s.fit.asymptoticGBps(), 0, 'f', 3)
+                                   .arg(s.fit.r2, 0, 'f', 3)
+                                   .arg(s.fit.sizes));
         }
         return out;
     }

@@ -15,6 +15,7 @@
 
 #include <QDir>
 #include <QJsonArray>
+#include <QThread>
 
 namespace commprof::cli {
 namespace {
@@ -89,8 +90,10 @@ int summarize(const QString& dir, bool json, const QString& ddpCell = {}) {
                 QString("%1: no all_reduce sweep at its world size %2").arg(ddpCell).arg(world);
         } else {
             QString why;
+            // The cell ran on this host: loopback ranks of one machine share its cores.
             prediction = analysis::predictDdp(m.ranks, allReduce->points,
-                                              analysis::fitLinear(allReduce->points), &why);
+                                              analysis::fitLinear(allReduce->points),
+                                              QThread::idealThreadCount(), &why);
             if (!prediction) {
                 problem = ddpCell + ": " + why;
             }

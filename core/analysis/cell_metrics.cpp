@@ -166,6 +166,7 @@ CellMetrics analyzeCell(const results::CellFiles& files) {
     for (auto it = files.ranks.begin(); it != files.ranks.end(); ++it) {
         RankFigures rf;
         rf.rank = it.key();
+        rf.threads = std::max(1, it.value()["config"].toObject()["threads"].toInt(1));
         if (files.traces.contains(rf.rank)) {
             try {
                 traces.push_back(trace::readTraceFile(files.traces[rf.rank].toStdString()));
@@ -175,6 +176,9 @@ CellMetrics analyzeCell(const results::CellFiles& files) {
                 rf.commMs = medianMs(s.steps, &trace::StepMetrics::commUs);
                 rf.exposedCommMs = medianMs(s.steps, &trace::StepMetrics::exposedCommUs);
                 rf.agreement = compareInstruments(traces.back(), hookBuckets(it.value()));
+                if (s.regime == trace::Regime::Host) {
+                    rf.hostCompute = trace::classSpans(traces.back()).compute;
+                }
                 if (rf.rank == 0) {
                     fillRankZeroFigures(m, s);
                 }

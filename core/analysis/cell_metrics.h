@@ -20,6 +20,10 @@ struct RankFigures {
     std::vector<trace::StepMetrics> traceSteps;
     InstrumentAgreement agreement;
     QString traceError;
+    // Host-regime traces: when the rank's own compute ran (for how the cores were shared), and
+    // the intra-op threads it ran on.
+    trace::SpanSet hostCompute;
+    int threads = 1;
 };
 
 // One traced step across ranks.

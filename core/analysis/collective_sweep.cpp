@@ -131,9 +131,8 @@ std::optional<double> typicalUsAt(const std::vector<SweepPoint>& points, double 
         // Past the largest size the time is bandwidth-bound: in proportion to the bytes.
         return known.back()->typicalUs * bytes / known.back()->bytes;
     }
-    const auto above = std::lower_bound(
-        known.begin(), known.end(), bytes,
-        [](const SweepPoint* p, double b) { return p->bytes < b; });
+    const auto above = std::lower_bound(known.begin(), known.end(), bytes,
+                                        [](const SweepPoint* p, double b) { return p->bytes < b; });
     const SweepPoint* hi = *above;
     const SweepPoint* lo = *(above - 1);
     const double t = std::log(bytes / lo->bytes) / std::log(hi->bytes / lo->bytes);

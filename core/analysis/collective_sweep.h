@@ -18,8 +18,8 @@ struct SweepPoint {
     double bytes = 0;         // nccl-tests' size: all_gather's output, reduce_scatter's input
     std::map<int, double> us; // per rank: the fastest timed iteration
     int slowestRank = 0;
-    double slowestUs = 0;            // the time the point is quoted at: the slowest rank's
-    double algbwGBps = 0;            // bytes / slowestUs
+    double slowestUs = 0; // the time the point is quoted at: the slowest rank's
+    double algbwGBps = 0; // bytes / slowestUs
     // The slowest rank's median repetition: what the size typically takes on this host, the
     // figure a DDP bucket's all-reduce (a median over steps) is predicted from.
     double typicalUs = 0;

@@ -11,10 +11,10 @@ namespace {
 // One bucket of one step, on every rank.
 struct Instance {
     std::vector<const BucketMatch*> ranks;
+    std::vector<const RankFigures*> figures; // the rank of each, in the same order
     bool complete() const {
-        return std::all_of(ranks.begin(), ranks.end(), [](const BucketMatch* b) {
-            return b->backendUs && b->backendStartUs;
-        });
+        return std::all_of(ranks.begin(), ranks.end(),
+                           [](const BucketMatch* b) { return b->backendUs && b->backendStartUs; });
     }
     // The collective's own time: the span of the rank that arrived last.
     double ownUs() const { return *last()->backendUs; }
@@ -23,12 +23,28 @@ struct Instance {
         const auto first = std::min_element(ranks.begin(), ranks.end(), byStart);
         return *last()->backendStartUs - *(*first)->backendStartUs;
     }
+    // The share of `cpus` cores the collective had over its own time: each rank runs it on one
+    // thread, and its compute on its intra-op threads for the part of that time it ran.
+    double cpuShare(int cpus) const {
+        const trace::Span own{*last()->backendStartUs, *last()->backendStartUs + ownUs()};
+        if (cpus <= 0 || own.length() <= 0) {
+            return 1.0;
+        }
+        double runnable = 0;
+        for (std::size_t i = 0; i < ranks.size(); ++i) {
+            const double computing = figures[i]->hostCompute.lengthWithin(own) / own.length();
+            runnable += 1.0 + figures[i]->threads * computing;
+        }
+        return std::min(1.0, cpus / runnable);
+    }
 
 private:
     static bool byStart(const BucketMatch* a, const BucketMatch* b) {
         return *a->backendStartUs < *b->backendStartUs;
     }
-    const BucketMatch* last() const { return *std::max_element(ranks.begin(), ranks.end(), byStart); }
+    const BucketMatch* last() const {
+        return *std::max_element(ranks.begin(), ranks.end(), byStart);
+    }
 };
 
 void fail(QString* why, const QString& text) {
@@ -41,7 +57,7 @@ void fail(QString* why, const QString& text) {
 
 std::optional<DdpPrediction> predictDdp(const std::vector<RankFigures>& ranks,
                                         const std::vector<SweepPoint>& allReduce,
-                                        const LinearFit& fit, QString* why) {
+                                        const LinearFit& fit, int hostCpus, QString* why) {
     if (ranks.size() < 2) {
         fail(why, "world size 1: the all-reduce moves nothing between ranks; not predicted");
         return std::nullopt;
@@ -56,7 +72,9 @@ std::optional<DdpPrediction> predictDdp(const std::vector<RankFigures>& ranks,
     for (const RankFigures& r : ranks) {
         std::map<int, std::pair<double, double>> perStep; // step -> (queued, backend) sums
         for (const BucketMatch& b : r.agreement.buckets) {
-            steps[b.iteration][b.index].ranks.push_back(&b);
+            Instance& instance = steps[b.iteration][b.index];
+            instance.ranks.push_back(&b);
+            instance.figures.push_back(&r);
             perStep[b.iteration].first += b.queuedUs.value_or(0);
             perStep[b.iteration].second += b.backendUs.value_or(0);
         }
@@ -66,10 +84,11 @@ std::optional<DdpPrediction> predictDdp(const std::vector<RankFigures>& ranks,
         }
     }
     DdpPrediction d;
+    d.hostCpus = hostCpus;
     std::vector<double> measured, waits;
     struct Samples {
         double bytes = 0;
-        std::vector<double> own, wait, queued;
+        std::vector<double> own, wait, queued, share;
     };
     std::map<int, Samples> byIndex;
     const std::size_t world = ranks.size();
@@ -89,6 +108,7 @@ std::optional<DdpPrediction> predictDdp(const std::vector<RankFigures>& ranks,
             s.bytes = instance.ranks.front()->bytes;
             s.own.push_back(instance.ownUs());
             s.wait.push_back(instance.waitUs());
+            s.share.push_back(instance.cpuShare(hostCpus));
             for (const BucketMatch* b : instance.ranks) {
                 s.queued.push_back(b->queuedUs.value_or(0));
             }
@@ -111,7 +131,9 @@ std::optional<DdpPrediction> predictDdp(const std::vector<RankFigures>& ranks,
         BucketPrediction b;
         b.index = index;
         b.bytes = s.bytes;
-        b.predictedUs = *typicalUsAt(allReduce, s.bytes);
+        b.sweepUs = *typicalUsAt(allReduce, s.bytes);
+        b.cpuShare = *median(s.share);
+        b.predictedUs = b.sweepUs / b.cpuShare;
         if (!fit.refused) {
             b.fitUs = fit.predictUs(s.bytes);
             fitSum += *b.fitUs;
@@ -121,6 +143,7 @@ std::optional<DdpPrediction> predictDdp(const std::vector<RankFigures>& ranks,
         b.queuedUs = *median(s.queued);
         b.samples = int(s.own.size());
         d.predictedUsPerStep += b.predictedUs;
+        d.sweepUsPerStep += b.sweepUs;
         d.buckets.push_back(b);
     }
     if (!fit.refused) {
@@ -146,6 +169,8 @@ QJsonObject toJson(const DdpPrediction& d) {
     for (const BucketPrediction& b : d.buckets) {
         buckets.append(QJsonObject{{"index", b.index},
                                    {"bytes", b.bytes},
+                                   {"sweep_us", b.sweepUs},
+                                   {"cpu_share", b.cpuShare},
                                    {"predicted_us", b.predictedUs},
                                    {"fit_us", orNull(b.fitUs)},
                                    {"measured_us", b.measuredUs},
@@ -155,10 +180,11 @@ QJsonObject toJson(const DdpPrediction& d) {
                                    {"fraction_of_sweep_bandwidth", b.sweepFraction()}});
     }
     return QJsonObject{{"steps", d.steps},
+                       {"host_cpus", d.hostCpus},
+                       {"sweep_ms_per_step", d.sweepUsPerStep / 1000.0},
                        {"predicted_ms_per_step", d.predictedUsPerStep / 1000.0},
-                       {"fit_ms_per_step", d.fitUsPerStep
-                                               ? QJsonValue(*d.fitUsPerStep / 1000.0)
-                                               : QJsonValue(QJsonValue::Null)},
+                       {"fit_ms_per_step", d.fitUsPerStep ? QJsonValue(*d.fitUsPerStep / 1000.0)
+                                                          : QJsonValue(QJsonValue::Null)},
                        {"measured_ms_per_step", d.measuredUsPerStep / 1000.0},
                        {"measured_min_ms", d.measuredMinUs / 1000.0},
                        {"measured_max_ms", d.measuredMaxUs / 1000.0},
@@ -173,14 +199,20 @@ QJsonObject toJson(const DdpPrediction& d) {
 QString describe(const DdpPrediction& d) {
     QString out =
         QString("DDP all-reduce per step over %1 traced step(s): predicted %2 ms from the "
-                "sweep's typical times, measured %3 ms (the collective's own time: the span of "
-                "the rank that arrived last), range %4..%5 ms: the prediction is %6, off by "
-                "%7 %\n")
+                "sweep's typical times and the CPU share each bucket had, measured %3 ms (the "
+                "collective's own time: the span of the rank that arrived last), range %4..%5 "
+                "ms: the prediction is %6, off by %7 %\n")
             .arg(d.steps)
             .arg(ms(d.predictedUsPerStep), ms(d.measuredUsPerStep), ms(d.measuredMinUs),
-                 ms(d.measuredMaxUs),
-                 d.withinRange() ? "within the range" : "outside the range")
+                 ms(d.measuredMaxUs), d.withinRange() ? "within the range" : "outside the range")
             .arg(d.offBy() * 100.0, 0, 'f', 1);
+    out += d.hostCpus > 0
+               ? QString("  the sweep alone took %1 ms; the buckets shared %2 core(s) with the "
+                         "ranks' compute (processor sharing: cores / runnable threads)\n")
+                     .arg(ms(d.sweepUsPerStep))
+                     .arg(d.hostCpus)
+               : QString("  the host's CPU count is unknown: no sharing of the cores is "
+                         "predicted\n");
     if (d.fitUsPerStep) {
         out += QString("  the fit's line (the sweep's fastest repetitions) gives %1 ms: the best "
                        "case\n")
@@ -191,10 +223,13 @@ QString describe(const DdpPrediction& d) {
                    "rank's backend spans sum to %3 ms\n")
                .arg(ms(d.waitUsPerStep), ms(d.queuedUsPerStep), ms(d.backendUsPerStep));
     for (const BucketPrediction& b : d.buckets) {
-        out += QString("  bucket %1, %2 B: predicted %3 us, measured %4 us, waited %5 us, "
-                       "queued %6 us: DDP reached %7 % of the sweep's bandwidth at this size\n")
+        out += QString("  bucket %1, %2 B: sweep %3 us at a CPU share of %4 %: predicted %5 "
+                       "us, measured %6 us, waited %7 us, queued %8 us: DDP reached %9 % of the "
+                       "sweep's bandwidth at this size\n")
                    .arg(b.index)
                    .arg(b.bytes, 0, 'f', 0)
+                   .arg(b.sweepUs, 0, 'f', 1)
+                   .arg(b.cpuShare * 100.0, 0, 'f', 0)
                    .arg(b.predictedUs, 0, 'f', 1)
                    .arg(b.measuredUs, 0, 'f', 1)
                    .arg(b.waitUs, 0, 'f', 1)

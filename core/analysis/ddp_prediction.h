@@ -9,6 +9,13 @@
 // arrival wait). The prediction is the sweep's typical (median) time at the bucket's size,
 // interpolated between the sizes measured, since a step's figure is a median too; the fit's
 // line (the sweep's fastest repetitions) is reported beside it as the best case.
+//
+// Gloo's collectives are CPU work, and the sweep had the host's cores to itself; in DDP a
+// bucket that is reduced while the backward pass still runs shares them. Where the traces are in
+// the host regime and the host's CPU count is known, the prediction divides the sweep's time by
+// the CPU share the collective had: cores / runnable threads, counting on every rank one thread
+// for the collective and its intra-op threads for the fraction of the collective's own time that
+// the rank's compute ran (processor sharing; capped at 1).
 
 #include "analysis/cell_metrics.h"
 #include "analysis/collective_sweep.h"
@@ -24,25 +31,29 @@ namespace commprof::analysis {
 struct BucketPrediction {
     int index = 0;
     double bytes = 0;
-    double predictedUs = 0;      // the sweep's typical time at this size
+    double sweepUs = 0;          // the sweep's typical time at this size
+    double cpuShare = 1;         // median over steps of the share of the cores it had
+    double predictedUs = 0;      // sweepUs / cpuShare
     std::optional<double> fitUs; // alpha + bytes * beta, where the fit was made
     double measuredUs = 0;       // median over steps of the collective's own time
-    double waitUs = 0;  // median over steps of the first rank's wait for the last to arrive
+    double waitUs = 0;   // median over steps of the first rank's wait for the last to arrive
     double queuedUs = 0; // median over rank-steps of the hook's launch to the backend's start
     int samples = 0;     // steps
-    // The sweep's time over DDP's at this size: the fraction of the sweep's bandwidth DDP
-    // reached.
-    double sweepFraction() const { return measuredUs > 0 ? predictedUs / measuredUs : 0.0; }
+    // The sweep's time (alone on the cores) over DDP's at this size: the fraction of the
+    // sweep's bandwidth DDP reached.
+    double sweepFraction() const { return measuredUs > 0 ? sweepUs / measuredUs : 0.0; }
 };
 
 struct DdpPrediction {
     int steps = 0;                 // traced steps with every bucket's span on every rank
+    int hostCpus = 0;              // the cores shared; 0: unknown, no sharing applied
+    double sweepUsPerStep = 0;     // the step's buckets' sweep times, summed (no sharing)
     double predictedUsPerStep = 0; // the step's buckets' predictions, summed
     std::optional<double> fitUsPerStep;
     double measuredUsPerStep = 0;                // median over steps of the summed own times
     double measuredMinUs = 0, measuredMaxUs = 0; // their range over the steps
-    double waitUsPerStep = 0;   // median over steps of the summed arrival waits
-    double queuedUsPerStep = 0; // median over rank-steps of the summed queueing
+    double waitUsPerStep = 0;                    // median over steps of the summed arrival waits
+    double queuedUsPerStep = 0;                  // median over rank-steps of the summed queueing
     double backendUsPerStep = 0; // median over rank-steps of the summed backend spans (waits in)
     std::vector<BucketPrediction> buckets; // by bucket index
     bool withinRange() const {
@@ -55,11 +66,12 @@ struct DdpPrediction {
 };
 
 // `allReduce`: the sweep's all_reduce points at the cell's layer and world size; `fit` their
-// line (refused fits give no fitUs). nullopt with *why set at world size 1 (nothing moves), when
+// line (refused fits give no fitUs); `hostCpus` the cores of the host the ranks shared (0:
+// unknown). nullopt with *why set at world size 1 (nothing moves), when
 // there are no points, or when no step has every bucket's backend span on every rank.
 std::optional<DdpPrediction> predictDdp(const std::vector<RankFigures>& ranks,
                                         const std::vector<SweepPoint>& allReduce,
-                                        const LinearFit& fit, QString* why = nullptr);
+                                        const LinearFit& fit, int hostCpus, QString* why = nullptr);
 
 // As cells --json and sweep summarize --json print it (docs/formats.md).
 QJsonObject toJson(const DdpPrediction& d);

@@ -30,7 +30,7 @@ struct BucketMatch {
     int index = 0;
     double bytes = 0;
     double hookUs = 0;
-    std::optional<double> backendUs; // the backend span that starts inside the hook's interval
+    std::optional<double> backendUs;      // the backend span that starts inside the hook's interval
     std::optional<double> backendStartUs; // its start: ranks of one host share the clock
     // From the hook's launch to the backend span's start: on gloo, the time the bucket waited
     // for one of the process group's worker threads (busy with earlier buckets).

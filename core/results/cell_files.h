@@ -15,10 +15,10 @@ struct CellFiles {
     QString id;       // the directory name
     QJsonObject cell; // cell.json (the runner's record), empty if absent
     bool hasManifest = false;
-    QMap<int, QJsonObject> ranks; // rank{R}.json that parsed
-    QStringList unreadable;       // "rank2.json unparseable: ..."
-    QStringList leftovers;        // *.tmp files a dying rank left
-    QMap<int, QString> traces;    // rank -> trace path
+    QMap<int, QJsonObject> ranks;  // rank{R}.json that parsed
+    QStringList unreadable;        // "rank2.json unparseable: ..."
+    QStringList leftovers;         // *.tmp files a dying rank left
+    QMap<int, QString> traces;     // rank -> trace path
     QMap<int, QJsonObject> sweeps; // sweep_rank{R}.json that parsed (a kind: sweep cell)
     bool isSweep() const { return cell["kind"].toString() == "sweep" || !sweeps.isEmpty(); }
 };

@@ -413,9 +413,8 @@ void MatrixRunner::onPoolFinished(const feasibility::PlannedCell& pc, const Pool
             log += "  stderr tail:\n    " + QString(r.stderrTail).replace("\n", "\n    ") + "\n";
         }
     }
-    QString failure = outcome.success
-                          ? verifyRankFiles(dir, pc.cell.worldSize, pc.cell.isSweep())
-                          : outcome.reason;
+    QString failure = outcome.success ? verifyRankFiles(dir, pc.cell.worldSize, pc.cell.isSweep())
+                                      : outcome.reason;
     if (outcome.success && !failure.isEmpty()) {
         log += "rank files: " + failure + "\n";
     }

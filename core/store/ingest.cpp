@@ -26,9 +26,9 @@ QVariant optInt(const std::optional<int>& v) {
 
 // Every table that holds rows of one cell, besides `cells` itself.
 constexpr const char* kPerCellTables[] = {
-    "ranks",        "iterations",     "buckets",      "trace_steps",
-    "estimates",    "rank_figures",   "bucket_matches", "step_spread",
-    "sweep_points", "sweep_fits",     "ddp_predictions", "bucket_predictions"};
+    "ranks",        "iterations",   "buckets",         "trace_steps",
+    "estimates",    "rank_figures", "bucket_matches",  "step_spread",
+    "sweep_points", "sweep_fits",   "ddp_predictions", "bucket_predictions"};
 
 // The complete sweeps of a results folder: (layer, world size) -> the cell id and its all_reduce
 // points, the first cell by id where repeats give several.
@@ -40,7 +40,7 @@ using SweepsByShape = std::map<std::pair<QString, int>, SweepSource>;
 
 // What the sweep of the cell's layer and world size predicts of its buckets, or why nothing.
 StoredPrediction predictFromSweep(const results::CellFiles& f, const analysis::CellMetrics& m,
-                                  const SweepsByShape& sweeps) {
+                                  const SweepsByShape& sweeps, int hostCpus) {
     StoredPrediction p;
     const QString layer = f.cell["layer"].toString();
     const int world = f.cell["world_size"].toInt(int(m.ranks.size()));
@@ -52,8 +52,9 @@ StoredPrediction predictFromSweep(const results::CellFiles& f, const analysis::C
         return p;
     }
     p.sweepCell = it->second.cellId;
-    p.prediction = analysis::predictDdp(m.ranks, it->second.allReduce,
-                                        analysis::fitLinear(it->second.allReduce), &p.note);
+    p.prediction =
+        analysis::predictDdp(m.ranks, it->second.allReduce,
+                             analysis::fitLinear(it->second.allReduce), hostCpus, &p.note);
     return p;
 }
 
@@ -105,7 +106,7 @@ void insertRankFigures(Database& db, const QString& key, const analysis::CellMet
 
 // Returns the cell's status.
 QString insertCell(Database& db, const QString& runDir, const results::CellFiles& f,
-                   const SweepsByShape& sweeps) {
+                   const SweepsByShape& sweeps, int hostCpus) {
     results::Completeness c = results::judge(f);
     const bool hasData = !f.ranks.isEmpty();
     QStringList sweepProblems;
@@ -206,7 +207,7 @@ QString insertCell(Database& db, const QString& runDir, const results::CellFiles
     if (f.isSweep()) {
         insertSweep(db, key, series);
     } else if (hasData && c.status == "complete") {
-        insertPrediction(db, key, predictFromSweep(f, m, sweeps));
+        insertPrediction(db, key, predictFromSweep(f, m, sweeps, hostCpus));
     }
     Statement estStmt = db.prepare("INSERT OR REPLACE INTO estimates VALUES (?,?,?,?)");
     for (const QJsonValue v : cell["terms"].toArray()) {
@@ -254,8 +255,11 @@ IngestSummary ingest(const QString& resultsDir, const QString& dbPath,
     Database db(dbPath);
     migrate(db);
     const QString runDir = QDir(resultsDir).canonicalPath();
+    // The cores the run's ranks shared, as the runner recorded them (run.json's cpu_cores).
+    int hostCpus = 0;
     {
         const QJsonObject run = results::readRecord(QDir(resultsDir).filePath("run.json"));
+        hostCpus = run["cpu_cores"].toInt();
         Transaction t(db);
         db.prepare("INSERT OR REPLACE INTO runs VALUES (?,?,?,?)")
             .bindAll({runDir, run["matrix"].toString(), run["started_at"].toString(),
@@ -276,7 +280,7 @@ IngestSummary ingest(const QString& resultsDir, const QString& dbPath,
     for (const results::CellFiles& files : cells) {
         QString status;
         try {
-            status = insertCell(db, runDir, files, sweeps);
+            status = insertCell(db, runDir, files, sweeps, hostCpus);
         } catch (const StoreError& e) {
             status = insertUnstorable(db, runDir, files, QString::fromStdString(e.what()));
         }

@@ -64,9 +64,10 @@ CREATE TABLE sweep_fits(cell_key TEXT NOT NULL, kind TEXT NOT NULL, unsupported 
   reason TEXT, method TEXT, alpha_us REAL, beta_us_per_byte REAL, r2 REAL, sizes INTEGER, from_bytes REAL,
   to_bytes REAL, left_out_from_bytes REAL, note TEXT, PRIMARY KEY(cell_key, kind));
 CREATE TABLE ddp_predictions(cell_key TEXT PRIMARY KEY, sweep_cell TEXT, note TEXT, steps INTEGER,
-  predicted_ms REAL, fit_ms REAL, measured_ms REAL, measured_min_ms REAL, measured_max_ms REAL, wait_ms REAL,
+  host_cpus INTEGER, sweep_ms REAL, predicted_ms REAL, fit_ms REAL, measured_ms REAL, measured_min_ms REAL, measured_max_ms REAL, wait_ms REAL,
   queued_ms REAL, backend_ms REAL);
-CREATE TABLE bucket_predictions(cell_key TEXT NOT NULL, idx INTEGER NOT NULL, bytes REAL, predicted_us REAL,
+CREATE TABLE bucket_predictions(cell_key TEXT NOT NULL, idx INTEGER NOT NULL, bytes REAL, sweep_us REAL,
+  cpu_share REAL, predicted_us REAL,
   fit_us REAL, measured_us REAL, wait_us REAL, queued_us REAL, samples INTEGER, PRIMARY KEY(cell_key, idx));
 )",
 };

@@ -95,18 +95,18 @@ void insertPrediction(Database& db, const QString& cellKey, const StoredPredicti
     const analysis::DdpPrediction d = p.prediction.value_or(analysis::DdpPrediction{});
     const bool has = p.prediction.has_value();
     const auto ms = [&](double us) { return has ? QVariant(us / 1000.0) : QVariant(); };
-    db.prepare("INSERT OR REPLACE INTO ddp_predictions VALUES (?,?,?,?,?,?,?,?,?,?,?,?)")
-        .bindAll({cellKey, p.sweepCell, p.note, d.steps, ms(d.predictedUsPerStep),
-                  d.fitUsPerStep ? ms(*d.fitUsPerStep) : QVariant(), ms(d.measuredUsPerStep),
-                  ms(d.measuredMinUs), ms(d.measuredMaxUs), ms(d.waitUsPerStep),
-                  ms(d.queuedUsPerStep), ms(d.backendUsPerStep)})
+    db.prepare("INSERT OR REPLACE INTO ddp_predictions VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
+        .bindAll({cellKey, p.sweepCell, p.note, d.steps, d.hostCpus, ms(d.sweepUsPerStep),
+                  ms(d.predictedUsPerStep), d.fitUsPerStep ? ms(*d.fitUsPerStep) : QVariant(),
+                  ms(d.measuredUsPerStep), ms(d.measuredMinUs), ms(d.measuredMaxUs),
+                  ms(d.waitUsPerStep), ms(d.queuedUsPerStep), ms(d.backendUsPerStep)})
         .run();
     Statement bucket =
-        db.prepare("INSERT OR REPLACE INTO bucket_predictions VALUES (?,?,?,?,?,?,?,?,?)");
+        db.prepare("INSERT OR REPLACE INTO bucket_predictions VALUES (?,?,?,?,?,?,?,?,?,?,?)");
     for (const analysis::BucketPrediction& b : d.buckets) {
         bucket
-            .bindAll({cellKey, b.index, b.bytes, b.predictedUs, opt(b.fitUs), b.measuredUs,
-                      b.waitUs, b.queuedUs, b.samples})
+            .bindAll({cellKey, b.index, b.bytes, b.sweepUs, b.cpuShare, b.predictedUs, opt(b.fitUs),
+                      b.measuredUs, b.waitUs, b.queuedUs, b.samples})
             .run();
     }
 }
@@ -114,7 +114,8 @@ void insertPrediction(Database& db, const QString& cellKey, const StoredPredicti
 std::optional<StoredPrediction> prediction(Database& db, const QString& cellKey) {
     Statement s = db.prepare(
         "SELECT sweep_cell, note, steps, predicted_ms, fit_ms, measured_ms, measured_min_ms, "
-        "measured_max_ms, wait_ms, queued_ms, backend_ms FROM ddp_predictions WHERE cell_key = ?");
+        "measured_max_ms, wait_ms, queued_ms, backend_ms, host_cpus, sweep_ms "
+        "FROM ddp_predictions WHERE cell_key = ?");
     s.bind(cellKey);
     if (!s.step()) {
         return std::nullopt;
@@ -138,9 +139,11 @@ std::optional<StoredPrediction> prediction(Database& db, const QString& cellKey)
     d.waitUsPerStep = us(8);
     d.queuedUsPerStep = us(9);
     d.backendUsPerStep = us(10);
+    d.hostCpus = s.column(11).toInt();
+    d.sweepUsPerStep = us(12);
     Statement b = db.prepare("SELECT idx, bytes, predicted_us, fit_us, measured_us, wait_us, "
-                             "queued_us, samples FROM bucket_predictions WHERE cell_key = ? "
-                             "ORDER BY idx");
+                             "queued_us, samples, sweep_us, cpu_share FROM bucket_predictions "
+                             "WHERE cell_key = ? ORDER BY idx");
     b.bind(cellKey);
     while (b.step()) {
         analysis::BucketPrediction bp;
@@ -152,6 +155,8 @@ std::optional<StoredPrediction> prediction(Database& db, const QString& cellKey)
         bp.waitUs = b.column(5).toDouble();
         bp.queuedUs = b.column(6).toDouble();
         bp.samples = b.column(7).toInt();
+        bp.sweepUs = b.column(8).toDouble();
+        bp.cpuShare = b.column(9).toDouble();
         d.buckets.push_back(bp);
     }
     p.prediction = d;
@@ -171,8 +176,8 @@ void addSweepFigures(Database& db, const QString& cellKey, bool sweep, QJsonObje
     cell["prediction"] = p && p->prediction ? QJsonValue(analysis::toJson(*p->prediction))
                                             : QJsonValue(QJsonValue::Null);
     cell["prediction_note"] = p ? p->note : QString("not predicted: the cell is not complete");
-    cell["sweep_cell"] = p && !p->sweepCell.isEmpty() ? QJsonValue(p->sweepCell)
-                                                      : QJsonValue(QJsonValue::Null);
+    cell["sweep_cell"] =
+        p && !p->sweepCell.isEmpty() ? QJsonValue(p->sweepCell) : QJsonValue(QJsonValue::Null);
 }
 
 } // namespace commprof::store
