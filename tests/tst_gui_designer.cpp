@@ -55,7 +55,7 @@ private slots:
         QAbstractItemModelTester tester(designer.cells(),
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         designer.setBudgets(8.0, std::nullopt, 0);
-        designer.loadFile(COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml");
+        designer.loadFile(COMMPROF_TEST_DATA "/two_ddp_cells.yaml");
         QTRY_COMPARE_WITH_TIMEOUT(designer.cells()->rowCount(), 2, kPlanWaitMs);
         QCOMPARE(designer.worldSizes()->count(), 2);
         QCOMPARE(designer.summary(), QString("2 cells: 2 feasible, 0 skipped_infeasible"));
@@ -125,7 +125,7 @@ private slots:
     void infeasibleCellsStayWithTheirNumbersAndAreTinted() {
         widgets::MatrixDesigner designer;
         designer.setBudgets(0.3, std::nullopt, 0); // ws1 needs about 0.19 GiB, ws2 about 0.38
-        designer.loadFile(COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml");
+        designer.loadFile(COMMPROF_TEST_DATA "/two_ddp_cells.yaml");
         QVERIFY(waitForPlan(designer));
         QCOMPARE(designer.cells()->rowCount(), 2);
         const auto& worst = designer.bars()->estimate();
@@ -185,7 +185,7 @@ private slots:
 
     void uncheckingAutoKeepsTheMachinesFigure() {
         widgets::MatrixDesigner designer;
-        designer.loadFile(COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml");
+        designer.loadFile(COMMPROF_TEST_DATA "/two_ddp_cells.yaml");
         QVERIFY(waitForPlan(designer));
         const double machine = designer.plan()->budget.hostBytes / kGiB;
         QVERIFY(machine > 0.5);
@@ -206,7 +206,7 @@ private slots:
     void theSelectedRowSurvivesEdits() {
         widgets::MatrixDesigner designer;
         designer.setBudgets(8.0, std::nullopt, 0);
-        designer.loadFile(COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml");
+        designer.loadFile(COMMPROF_TEST_DATA "/two_ddp_cells.yaml");
         QVERIFY(waitForPlan(designer));
         designer.selectCell("mlp2m_gloo_cpu_ws1_r0");
         QCOMPARE(designer.selectedCell(), QString("mlp2m_gloo_cpu_ws1_r0"));

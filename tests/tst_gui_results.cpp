@@ -58,7 +58,7 @@ private slots:
         store::ingest(dir, store::defaultDbPath(dir));
         store::Database db(store::defaultDbPath(dir));
         data_ = report::loadReportData(db, QDir(dir).canonicalPath());
-        QCOMPARE(int(data_.cells.size()), 3);
+        QCOMPARE(int(data_.cells.size()), 6); // 2 DDP cells, 3 sweeps, the planted one
     }
 
     void selectionLinksAcrossPlotsAndTable() {

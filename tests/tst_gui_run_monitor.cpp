@@ -1,4 +1,4 @@
-// The run monitor driving real rank processes over smoke.yaml, offscreen.
+// The run monitor driving real rank processes over a two-cell matrix, offscreen.
 
 #include "feasibility/plan.h"
 #include "models/run_state_model.h"
@@ -43,7 +43,7 @@ private slots:
         feasibility::PlanOptions o;
         o.overrides = {16.0, std::nullopt, 0};
         monitor.setPlan(std::make_shared<const feasibility::Plan>(
-            feasibility::makePlan(COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml", o)));
+            feasibility::makePlan(COMMPROF_TEST_DATA "/two_ddp_cells.yaml", o)));
         monitor.setOutput(out.path(), rankBinary());
         monitor.resize(900, 700);
         monitor.show();

@@ -29,7 +29,7 @@ private slots:
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         QSignalSpy planned(w.designer(), &widgets::MatrixDesigner::planChanged);
-        QVERIFY(w.openMatrix(COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml"));
+        QVERIFY(w.openMatrix(COMMPROF_TEST_DATA "/two_ddp_cells.yaml"));
         QVERIFY(planned.wait(60000));
         w.setRunOutput(out);
         QCOMPARE(w.monitor()->outputDir(), out); // shown before the run starts
@@ -59,7 +59,7 @@ private slots:
         QVERIFY(writeFile(work.filePath("notes.txt"), "mine\n"));
         workbench::MainWindow w;
         QSignalSpy planned(w.designer(), &widgets::MatrixDesigner::planChanged);
-        QVERIFY(w.openMatrix(COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml"));
+        QVERIFY(w.openMatrix(COMMPROF_TEST_DATA "/two_ddp_cells.yaml"));
         QVERIFY(planned.wait(60000));
         w.setRunOutput(work.path());
         DialogAnswer answer(QMessageBox::Ok);

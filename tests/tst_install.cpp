@@ -100,9 +100,9 @@ private slots:
         const CliResult plan =
             runIn(elsewhere_.path(), bin_ + "/commprof", {"plan", smoke, "--json"}, path);
         QCOMPARE(plan.exitCode, 0);
-        // The example as written: one model, one layer, world sizes 1 and 2.
+        // The example as written: one model at world sizes 1 and 2, a sweep at 1, 2 and 3.
         const QJsonArray cells = QJsonDocument::fromJson(plan.out).object()["cells"].toArray();
-        QCOMPARE(cells.size(), 2);
+        QCOMPARE(cells.size(), 5);
         QCOMPARE(cells[0].toObject()["id"].toString(), QString("mlp2m_gloo_cpu_ws1_r0"));
 
         const QString out = QDir(elsewhere_.path()).filePath("results");

@@ -77,7 +77,7 @@ private slots:
             runCli("commprof", {"calibrate", out.path(), "--json", "--write-profile", profile});
         QVERIFY2(cal.exitCode == 0, cal.err.constData());
         const QJsonObject c = cal.json();
-        QCOMPARE(c["cells"].toArray().size(), 2);
+        QCOMPARE(c["cells"].toArray().size(), 5); // two DDP cells, three sweeps
         QVERIFY(c["completed_cells_infeasible_after_refit"].toArray().isEmpty());
         const double before = c["process_baseline_mib_before"].toDouble() * 1048576.0;
         const double refit = c["process_baseline_mib_refit"].toDouble() * 1048576.0;

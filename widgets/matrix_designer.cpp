@@ -332,9 +332,12 @@ void MatrixDesigner::applyPlan(const Planned& planned) {
     const feasibility::Plan& plan = *planned.plan;
     models_->clear();
     for (const auto& model : plan.matrix.models) {
-        models_->addItem(QString("%1  (%2, %3M params)")
-                             .arg(model.name, model.family)
-                             .arg(model.params / 1e6, 0, 'g', 4));
+        models_->addItem(model.isSweep() ? QString("%1  (collective sweep: %2, up to %3 MiB)")
+                                               .arg(model.name, model.sweep.collectives.join(", "))
+                                               .arg(model.sweep.maxBytes / 1048576.0, 0, 'g', 4)
+                                         : QString("%1  (%2, %3M params)")
+                                               .arg(model.name, model.family)
+                                               .arg(model.params / 1e6, 0, 'g', 4));
         models_->item(models_->count() - 1)
             ->setToolTip(models_->item(models_->count() - 1)->text());
     }

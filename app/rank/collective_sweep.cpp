@@ -139,6 +139,8 @@ std::string runSweep(const RankOptions& o) {
         j.endObject();
     }
     j.endArray();
+    // What the plan's sweep buffer term is calibrated against (commprof calibrate).
+    j.field("peak_host_bytes", peakHostBytes());
     j.endObject();
     pg->barrier()->wait();
     const std::string path = o.outDir + "/sweep_rank" + std::to_string(o.rank) + ".json";

@@ -50,7 +50,7 @@ Calibration calibrate(const QString& resultsDir, const Coefficients& k) {
                 c.predictedDevicePerRank += perRank;
             }
         }
-        for (const QJsonObject& rank : files.ranks) {
+        for (const QJsonObject& rank : files.isSweep() ? files.sweeps : files.ranks) {
             c.measuredHostPerRank =
                 std::max(c.measuredHostPerRank, rank["peak_host_bytes"].toDouble());
             c.measuredDevicePerRank =

@@ -96,6 +96,15 @@ void RunStateModel::onRankProgress(const QString& id, int rank, const QJsonObjec
         p.lastStepMs = event["step_ms"].toDouble();
         ++p.eventsSeen;
         emit dataChanged(index(i, Ranks), index(i, Ranks));
+    } else if (kind == "sweep") {
+        RankProgress& p = rows_[i].ranks[rank];
+        const double bytes = event["bytes"].toDouble();
+        p.sweptLast = QString("%1 %2").arg(
+            event["kind"].toString(), bytes >= 1048576 ? QString("%1 MiB").arg(bytes / 1048576.0)
+                                      : bytes >= 1024  ? QString("%1 KiB").arg(bytes / 1024.0)
+                                                       : QString("%1 B").arg(bytes));
+        ++p.eventsSeen;
+        emit dataChanged(index(i, Ranks), index(i, Ranks));
     } else if (kind == "bucket") {
         emit bucketTimed(id, rank, event["iter"].toInt(), event["ms"].toDouble(),
                          event["bytes"].toInteger());
@@ -206,6 +215,10 @@ QVariant RunStateModel::data(const QModelIndex& index, int role) const {
     case Ranks: {
         QStringList parts;
         for (auto it = r.ranks.begin(); it != r.ranks.end(); ++it) {
+            if (!it->sweptLast.isEmpty()) {
+                parts << QString("r%1 %2").arg(it.key()).arg(it->sweptLast);
+                continue;
+            }
             parts << QString("r%1 %2/%3 %4 ms")
                          .arg(it.key())
                          .arg(it->iteration)

@@ -29,6 +29,7 @@ public:
         int of = 0;
         double lastStepMs = 0;
         int eventsSeen = 0;
+        QString sweptLast; // a sweep cell: the last kind and size it measured
     };
     struct CellRow {
         QString id;

@@ -281,70 +281,38 @@ QStringList MatrixRunner::rankArgs(const feasibility::PlannedCell& pc, const QSt
     const bool slurm = plan_.matrix.launcher.kind == matrix::LauncherKind::Slurm;
     const int ranksHere = pc.nodes.empty() ? c.worldSize : pc.nodes.front().ranks;
     const int cores = slurm ? plan_.budget.cpusPerNode : QThread::idealThreadCount();
-    const int threads = std::max(1, cores / std::max(1, ranksHere));
-    if (c.isSweep()) {
-        // One intra-op thread: the collectives' own threads are what is measured.
-        return QStringList{"--cell-id",
-                           c.id,
-                           "--backend",
-                           c.layer.backend,
-                           "--device",
-                           c.layer.device,
-                           "--layer",
-                           c.layer.name,
-                           "--sweep",
-                           c.model.sweep.collectives.join(','),
-                           "--sweep-max-bytes",
-                           QString::number(c.sweepMaxBytes, 'f', 0),
-                           "--sweep-iters",
-                           QString::number(c.model.sweep.iterations),
-                           "--sweep-warmup",
-                           QString::number(c.model.sweep.warmup),
-                           "--threads",
-                           "1",
-                           "--out",
-                           dir,
-                           "--rendezvous-timeout-s",
-                           QString::number(std::min(60.0, c.config.timeoutS)),
-                           "--collective-timeout-s",
-                           QString::number(std::min(60.0, c.config.timeoutS))};
-    }
+    // A sweep has one intra-op thread: the collectives' own threads are what it measures.
+    const int threads = c.isSweep() ? 1 : std::max(1, cores / std::max(1, ranksHere));
+    const QString timeout = QString::number(std::min(60.0, c.config.timeoutS));
     QStringList a{"--cell-id",
                   c.id,
-                  "--model",
-                  c.model.name,
-                  "--family",
-                  c.model.family,
-                  "--params",
-                  QString::number(c.model.params, 'g', 12),
                   "--backend",
                   c.layer.backend,
                   "--device",
                   c.layer.device,
                   "--layer",
                   c.layer.name,
-                  "--iterations",
-                  QString::number(c.config.iterations),
-                  "--warmup",
-                  QString::number(c.config.warmup),
-                  "--batch-size",
-                  QString::number(c.config.batchSize),
-                  "--bucket-cap-mb",
-                  QString::number(c.config.bucketCapMb),
-                  "--first-bucket-mb",
-                  QString::number(c.config.firstBucketMb),
-                  "--optimizer",
-                  c.config.optimizer,
                   "--threads",
                   QString::number(threads),
-                  "--seed",
-                  QString::number(1234 + c.repeat),
                   "--out",
                   dir,
                   "--rendezvous-timeout-s",
-                  QString::number(std::min(60.0, c.config.timeoutS)),
+                  timeout,
                   "--collective-timeout-s",
-                  QString::number(std::min(60.0, c.config.timeoutS))};
+                  timeout};
+    if (c.isSweep()) {
+        return a << "--sweep" << c.model.sweep.collectives.join(',') << "--sweep-max-bytes"
+                 << QString::number(c.sweepMaxBytes, 'f', 0) << "--sweep-iters"
+                 << QString::number(c.model.sweep.iterations) << "--sweep-warmup"
+                 << QString::number(c.model.sweep.warmup);
+    }
+    a << "--model" << c.model.name << "--family" << c.model.family << "--params"
+      << QString::number(c.model.params, 'g', 12) << "--iterations"
+      << QString::number(c.config.iterations) << "--warmup" << QString::number(c.config.warmup)
+      << "--batch-size" << QString::number(c.config.batchSize) << "--bucket-cap-mb"
+      << QString::number(c.config.bucketCapMb) << "--first-bucket-mb"
+      << QString::number(c.config.firstBucketMb) << "--optimizer" << c.config.optimizer << "--seed"
+      << QString::number(1234 + c.repeat);
     if (c.config.trace.enabled) {
         a << "--trace"
           << "--trace-steps" << QString::number(c.config.trace.steps);
