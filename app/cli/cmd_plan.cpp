@@ -97,6 +97,16 @@ int planCommand(const QStringList& args) {
                                                        .arg(pc.nodes.size())
                                                        .arg(feasibility::nodeDemandText(pc))
                                                  : QString());
+            if (pc.cell.isSweep()) {
+                const auto mib = [](double b) { return QString::number(b / 1048576.0, 'g', 6); };
+                text +=
+                    QString("    sweep %1 to %2 MiB%3\n")
+                        .arg(pc.cell.model.sweep.collectives.join(','), mib(pc.cell.sweepMaxBytes))
+                        .arg(pc.cell.sweepCappedFrom
+                                 ? QString(" (capped from %1 MiB to fit the budget)")
+                                       .arg(mib(*pc.cell.sweepCappedFrom))
+                                 : QString());
+            }
         }
         printText(text);
         return Ok;
