@@ -1,12 +1,20 @@
 #pragma once
-// cells.csv: every cell, incomplete ones included with their status and reasons.
+// cells.csv: every cell, incomplete ones included with their status and reasons; DDP cells
+// with the all-reduce per step their layer's sweep predicted.
 
 #include "store/queries.h"
+#include "store/sweep_rows.h"
 
+#include <QMap>
 #include <QString>
 
 namespace commprof::report {
 
-QString cellsCsv(const std::vector<store::CellRow>& cells);
+using Predictions = QMap<QString, store::StoredPrediction>; // by cell id
+
+// The stored predictions of the complete DDP cells among `cells`.
+Predictions predictionsOf(store::Database& db, const std::vector<store::CellRow>& cells);
+
+QString cellsCsv(const std::vector<store::CellRow>& cells, const Predictions& predictions = {});
 
 } // namespace commprof::report
