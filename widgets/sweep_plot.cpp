@@ -1,6 +1,7 @@
 #include "sweep_plot.h"
 
 #include "result_plots.h"
+#include "trace/trace_input.h"
 
 #include <qcustomplot.h>
 
@@ -14,7 +15,6 @@ namespace {
 
 constexpr double kDefaultMinBytes = 8;
 constexpr double kDefaultMaxBytes = 4194304;
-constexpr int kMaxSizeTicks = 7;
 
 // The kinds in the order nccl-tests lists them; each has its own dash, all_reduce solid.
 const QStringList kKinds{"all_reduce", "all_gather", "reduce_scatter", "broadcast"};
@@ -38,29 +38,76 @@ QColor worldSizeShade(const QColor& layer, int index) {
     return layer.darker(kDarker[std::max(0, index) % 4]);
 }
 
-// 65536 -> "64 KiB": sizes are powers of two, so binary units give whole numbers.
 QString sizeLabel(double bytes) {
-    static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int unit = 0;
-    while (bytes >= 1024 && unit < 4) {
-        bytes /= 1024;
-        ++unit;
-    }
-    return QString("%1 %2").arg(QString::number(bytes, 'g', 4), kUnits[unit]);
+    return QString::fromStdString(trace::formatByteSize(std::uint64_t(std::llround(bytes))));
 }
 
-// A log axis of message sizes with ticks at powers of two, every so many doublings that at
-// most kMaxSizeTicks fit, labelled in binary units.
+// Ticks at powers of two, labelled in binary units, every so many doublings that the labels fit
+// the axis as it is now laid out (a replot after a resize asks again).
+class SizeTicker : public QCPAxisTicker {
+public:
+    explicit SizeTicker(const QCPAxis* axis) : axis_(axis) {}
+
+protected:
+    QVector<double> createTickVector(double, const QCPRange& range) override {
+        const double labelPx =
+            QFontMetricsF(axis_->tickLabelFont()).horizontalAdvance("512 KiB") + kTickLabelGapPx;
+        const int room = std::max(2, int(double(axis_->axisRect()->width()) / labelPx));
+        const int first = int(std::ceil(std::log2(range.lower)));
+        const int last = int(std::floor(std::log2(range.upper)));
+        // Doublings per tick: a step that divides 10 puts ticks on KiB and MiB boundaries.
+        int step = 1;
+        for (const int s : {1, 2, 5, 10, 20, 30}) {
+            step = s;
+            if ((last - first) / s + 1 <= room) {
+                break;
+            }
+        }
+        QVector<double> ticks;
+        for (int k = first; k <= last; ++k) {
+            if (k % step == 0) {
+                ticks << std::ldexp(1.0, k);
+            }
+        }
+        return ticks;
+    }
+    QString getTickLabel(double tick, const QLocale&, QChar, int) override {
+        return sizeLabel(tick);
+    }
+    int getSubTickCount(double) override { return 0; }
+
+private:
+    static constexpr double kTickLabelGapPx = 14;
+    const QCPAxis* axis_;
+};
+
+// Decade ticks on a log axis, as many decades apart as the axis' height needs for its labels
+// not to touch (asked again at each replot, so a resize re-spaces them).
+class DecadeTicker : public QCPAxisTickerLog {
+public:
+    explicit DecadeTicker(const QCPAxis* axis) : axis_(axis) {
+        setLogBase(10);
+        setSubTickCount(8);
+    }
+
+protected:
+    QVector<double> createTickVector(double tickStep, const QCPRange& range) override {
+        const double rowPx = QFontMetricsF(axis_->tickLabelFont()).height() * kRowsPerLabel;
+        const int room = std::max(2, int(double(axis_->axisRect()->height()) / rowPx));
+        const int decades = int(std::ceil(std::log10(range.upper / range.lower)));
+        setTickCount(std::clamp(decades, 1, room));
+        return QCPAxisTickerLog::createTickVector(tickStep, range);
+    }
+
+private:
+    static constexpr double kRowsPerLabel = 1.5;
+    const QCPAxis* axis_;
+};
+
+// A log axis of message sizes from lo to hi, with room on either side for the end markers.
 void sizeAxis(QCPAxis* axis, double lo, double hi) {
     axis->setScaleType(QCPAxis::stLogarithmic);
-    const int first = int(std::floor(std::log2(lo)));
-    const int last = int(std::ceil(std::log2(hi)));
-    const int step = std::max(1, int(std::ceil(double(last - first) / (kMaxSizeTicks - 1))));
-    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-    for (int k = first; k <= last; k += step) {
-        ticker->addTick(std::ldexp(1.0, k), sizeLabel(std::ldexp(1.0, k)));
-    }
-    axis->setTicker(ticker);
+    axis->setTicker(QSharedPointer<SizeTicker>::create(axis));
     axis->setSubTicks(false);
     axis->setRange(lo / 1.5, hi * 1.5);
 }
@@ -154,8 +201,8 @@ std::vector<SweepLine> sweepLines(const report::ReportData& data, QStringList* n
 
 void drawSweepBandwidth(QCustomPlot& plot, const report::ReportData& data,
                         const FigureStyle& style) {
-    resetFigure(plot, "Collective bus bandwidth vs size", "message size (bytes)",
-                "bus bandwidth (GB/s)", style);
+    resetFigure(plot, "Collective bus bandwidth vs size", "message size (bytes)", "busbw (GB/s)",
+                style);
     QStringList notes;
     const std::vector<SweepLine> lines = sweepLines(data, &notes);
     const QVector<int> sizes = lineWorldSizes(lines);
@@ -181,9 +228,8 @@ void drawSweepBandwidth(QCustomPlot& plot, const report::ReportData& data,
     sizeAxis(plot.xAxis, minBytes, maxBytes);
     fitAxis(plot.yAxis, ys, true);
     if (plot.yAxis->scaleType() == QCPAxis::stLogarithmic) {
-        // A tick at every decade: bandwidth is read in orders of magnitude.
-        const QCPRange r = plot.yAxis->range();
-        plot.yAxis->ticker()->setTickCount(int(std::ceil(std::log10(r.upper / r.lower))) + 1);
+        // Bandwidth is read in orders of magnitude: a tick per decade where there is room.
+        plot.yAxis->setTicker(QSharedPointer<DecadeTicker>::create(plot.yAxis));
     }
 
     std::vector<const store::CellRow*> flagged;

@@ -2,6 +2,7 @@
 
 #include "report/cells_table.h"
 #include "report/text_fields.h"
+#include "trace/trace_input.h"
 
 #include <QJsonArray>
 #include <QSet>
@@ -194,6 +195,57 @@ const store::CellRow* largestComplete(const std::vector<store::CellRow>& cells,
         }
     }
     return best;
+}
+
+QMap<QString, QString> cellNotes(const ReportData& data) {
+    QMap<QString, QString> out;
+    for (const auto& c : data.cells) {
+        const auto it = data.sweepsByCell.constFind(c.id);
+        if (it == data.sweepsByCell.constEnd()) {
+            continue;
+        }
+        QStringList kinds;
+        QString allReduce;
+        for (const store::StoredSweep& s : *it) {
+            kinds << s.series.kind;
+            if (s.series.kind != "all_reduce" || s.series.points.empty()) {
+                continue;
+            }
+            // One rank's busbw is 0 (it moves nothing): its algbw is the figure there is.
+            const bool bus = c.worldSize > 1;
+            const auto bw = [bus](const analysis::SweepPoint& p) {
+                return bus ? p.busbwGBps.value_or(0.0) : p.algbwGBps;
+            };
+            const auto peak =
+                std::max_element(s.series.points.begin(), s.series.points.end(),
+                                 [&](const auto& a, const auto& b) { return bw(a) < bw(b); });
+            allReduce =
+                QString("; all_reduce peak %1 %2 GB/s at %3")
+                    .arg(bus ? "busbw" : "algbw")
+                    .arg(bw(*peak), 0, 'g', 3)
+                    .arg(QString::fromStdString(trace::formatByteSize(std::uint64_t(peak->bytes))));
+            allReduce += s.fit.refused ? QString(", fit refused: %1").arg(s.fit.reason)
+                                       : QString(", fit %1 us + bytes / %2 GB/s (R\u00b2 %3)")
+                                             .arg(s.fit.alphaUs, 0, 'f', 1)
+                                             .arg(s.fit.asymptoticGBps(), 0, 'f', 2)
+                                             .arg(s.fit.r2, 0, 'f', 3);
+        }
+        out[c.id] = "sweep of " + kinds.join(", ") + allReduce;
+    }
+    for (auto it = data.predictionsByCell.begin(); it != data.predictionsByCell.end(); ++it) {
+        if (!it->prediction) {
+            out[it.key()] = it->note;
+            continue;
+        }
+        const analysis::DdpPrediction& p = *it->prediction;
+        out[it.key()] = QString("all-reduce per step: %1 ms predicted by %2, %3 ms measured "
+                                "(off by %4 %)")
+                            .arg(p.predictedUsPerStep / 1000.0, 0, 'f', 2)
+                            .arg(it->sweepCell)
+                            .arg(p.measuredUsPerStep / 1000.0, 0, 'f', 2)
+                            .arg(p.offBy() * 100.0, 0, 'f', 1);
+    }
+    return out;
 }
 
 QString sweepCsv(const ReportData& data) {

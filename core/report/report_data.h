@@ -37,6 +37,10 @@ QString bucketsCsv(store::Database& db, const ReportData& data);
 // LaTeX \newcommand lines for the headline figures, from complete cells only.
 QString macrosTex(const ReportData& data);
 
+// A line per complete cell that has no reasons to show: for a sweep, its all_reduce peak and
+// fit; for a DDP cell, the all-reduce per step its sweep predicted against the measured.
+QMap<QString, QString> cellNotes(const ReportData& data);
+
 // Every recorded point of complete sweep cells, one row per cell, kind and size.
 QString sweepCsv(const ReportData& data);
 
