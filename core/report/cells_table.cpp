@@ -26,13 +26,12 @@ Predictions predictionsOf(store::Database& db, const std::vector<store::CellRow>
 }
 
 QString cellsCsv(const std::vector<store::CellRow>& cells, const Predictions& predictions) {
-    QString out =
-        "id,kind,status,reasons,model,params,layer,interconnect,world_size,step_ms,hook_comm_"
-        "ms,trace_comm_ms,"
-        "hook_trace_agreement,agreement_flagged,overlap_efficiency,comm_overhead_"
-        "fraction,exposed_comm_ms,"
-        "peak_host_bytes,peak_device_bytes,host_demand_bytes,device_demand_bytes,"
-        "predicted_allreduce_ms,measured_allreduce_ms,prediction_off_by\n";
+    QString out = "id,status,reasons,model,params,layer,interconnect,world_size,step_ms,hook_comm_"
+                  "ms,trace_comm_ms,"
+                  "hook_trace_agreement,agreement_flagged,overlap_efficiency,comm_overhead_"
+                  "fraction,exposed_comm_ms,"
+                  "peak_host_bytes,peak_device_bytes,host_demand_bytes,device_demand_bytes,kind,"
+                  "predicted_allreduce_ms,measured_allreduce_ms,prediction_off_by\n";
     for (const auto& c : cells) {
         std::optional<analysis::DdpPrediction> p;
         if (const auto it = predictions.find(c.id); it != predictions.end()) {
@@ -42,7 +41,6 @@ QString cellsCsv(const std::vector<store::CellRow>& cells, const Predictions& pr
             return p ? std::optional<double>(us / 1000.0) : std::nullopt;
         };
         QStringList row{csvField(c.id),
-                        csvField(c.kind),
                         csvField(c.status),
                         csvField(c.reasons.join("; ")),
                         csvField(c.model),
@@ -62,6 +60,7 @@ QString cellsCsv(const std::vector<store::CellRow>& cells, const Predictions& pr
                         QString::number(c.peakDeviceBytes, 'f', 0),
                         num(c.hostDemandBytes, 12),
                         num(c.deviceDemandBytes, 12),
+                        csvField(c.kind),
                         num(ms(p ? p->predictedUsPerStep : 0)),
                         num(ms(p ? p->measuredUsPerStep : 0)),
                         num(p ? std::optional<double>(p->offBy()) : std::nullopt)};

@@ -1,6 +1,7 @@
 #pragma once
-// cells.csv: every cell, incomplete ones included with their status and reasons; DDP cells
-// with the all-reduce per step their layer's sweep predicted.
+// cells.csv: every cell, incomplete ones included with their status and reasons; then (after the
+// columns earlier versions wrote, so their positions hold) its kind and, for a DDP cell, the
+// all-reduce per step the sweep of its layer and world size predicted.
 
 #include "store/queries.h"
 #include "store/sweep_rows.h"
