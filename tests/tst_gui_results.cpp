@@ -143,6 +143,11 @@ QStringList flaggedIds(const QCustomPlot& plot) {
     return out;
 }
 
+QString readText(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+}
+
 // RFC 4180: fields in double quotes may hold commas and doubled quotes.
 QList<QStringList> csvRows(const QString& path) {
     QFile f(path);
@@ -391,9 +396,8 @@ private slots:
         for (const QJsonValue c : cells) {
             byId[c.toObject()["id"].toString()] = c.toObject();
         }
-        QFile csvFile(out + "/cells.csv");
-        QVERIFY(csvFile.open(QIODevice::ReadOnly));
-        QVERIFY(!QString(csvFile.readAll()).contains("nan", Qt::CaseInsensitive));
+        QVERIFY(!readText(out + "/cells.csv").contains("nan", Qt::CaseInsensitive));
+        QVERIFY(!readText(out + "/sweep.csv").contains("nan", Qt::CaseInsensitive));
         const QList<QStringList> table = csvRows(out + "/cells.csv");
         const QStringList header = table.front();
         const auto col = [&](const QString& name) { return int(header.indexOf(name)); };
@@ -415,9 +419,8 @@ private slots:
                 near(row[col("prediction_off_by")].toDouble(), pred["off_by"].toDouble(), 1e-5));
         }
 
-        QFile macros(out + "/macros.tex");
-        QVERIFY(macros.open(QIODevice::ReadOnly));
-        const QString tex = macros.readAll();
+        const QString tex = readText(out + "/macros.tex");
+        QVERIFY(!tex.isEmpty());
         for (const QJsonValue s : byId["sweep_gloo_cpu_ws2_r0"]["sweep"].toArray()) {
             const QJsonObject fit = s.toObject()["fit"].toObject();
             if (s.toObject()["kind"].toString() != "all_reduce") {
@@ -476,9 +479,7 @@ private slots:
         const QString out = work_.filePath("refused_report");
         const CliResult r = runCli("commprof", {"report", run, "--out", out});
         QVERIFY2(r.exitCode == 0, r.err.constData());
-        QFile macros(out + "/macros.tex");
-        QVERIFY(macros.open(QIODevice::ReadOnly));
-        const QString tex = macros.readAll();
+        const QString tex = readText(out + "/macros.tex");
         QVERIFY2(!tex.contains("GlooCpuWsTwoAllReduce"), qPrintable(tex));
         QVERIFY2(tex.contains("% gloo_cpu ws2 all_reduce (cell sweep_gloo_cpu_ws2_r0): sweep fit "
                               "refused: "),
