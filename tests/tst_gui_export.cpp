@@ -66,7 +66,8 @@ PdfFacts readPdf(const QString& path) {
         const auto cm = QRegularExpression(R"(([0-9.]+) 0 0 -?([0-9.]+) [0-9.]+ [0-9.]+ cm)")
                             .match(QString::fromLatin1(content));
         const double scale = cm.hasMatch() ? cm.captured(1).toDouble() : 1.0;
-        for (auto it = QRegularExpression(R"(/F\d+ ([0-9.]+) Tf)").globalMatch(QString::fromLatin1(content));
+        for (auto it = QRegularExpression(R"(/F\d+ ([0-9.]+) Tf)")
+                           .globalMatch(QString::fromLatin1(content));
              it.hasNext();) {
             facts.textPt << it.next().captured(1).toDouble() * scale;
         }
@@ -103,9 +104,9 @@ private slots:
         const QString out = work_.filePath("each_once");
         store::Database db(store::defaultDbPath(run_));
         const QStringList written = widgets::writeReport(db, data_, out, o);
-        QStringList expected{"buckets.csv", "cells.csv", "fit.json", "macros.tex"};
+        QStringList expected{"buckets.csv", "cells.csv", "fit.json", "macros.tex", "sweep.csv"};
         for (const char* f : {"overhead_vs_world_size", "bucket_time_vs_bytes", "time_breakdown",
-                              "hook_trace_agreement"}) {
+                              "hook_trace_agreement", "sweep_bandwidth"}) {
             expected << QString(f) + ".pdf" << QString(f) + ".svg";
         }
         expected.sort();

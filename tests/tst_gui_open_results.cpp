@@ -69,6 +69,13 @@ private slots:
         QCOMPARE(w.results()->selectedCell(), worst);
         QCOMPARE(w.results()->model()->rowCount(), int(rows.size()));
         for (const QString& figure : widgets::ResultsView::shownFigures()) {
+            const auto& cells = w.results()->data().cells;
+            if (figure == "sweep_bandwidth" &&
+                std::none_of(cells.begin(), cells.end(),
+                             [](const store::CellRow& c) { return c.isSweep(); })) {
+                // No sweep cell in the run: no sweep page (tst_gui_results checks the figure).
+                continue;
+            }
             QCustomPlot* plot = w.results()->plot(figure.toLatin1().constData());
             int points = 0;
             for (int i = 0; i < plot->plottableCount(); ++i) {

@@ -76,6 +76,32 @@ report::ReportData synthetic(const QVector<int>& worldSizes, double minBytes, do
         }
     }
     layer.fit = analysis::fitAlphaBeta(layer.samples);
+    // A sweep cell of all_reduce and broadcast at each world size above one: bandwidth rising
+    // with size from 8 B over the decades the byte sizes span, then flattening.
+    for (int ws : worldSizes) {
+        if (ws < 2) {
+            continue;
+        }
+        store::CellRow c;
+        c.id = QString("sweep_gloo_cpu_ws%1_r0").arg(ws);
+        c.kind = "sweep";
+        c.status = "complete";
+        c.model = "sweep";
+        c.layer = "gloo_cpu";
+        c.worldSize = ws;
+        d.cells.push_back(c);
+        for (const char* kind : {"all_reduce", "broadcast"}) {
+            store::StoredSweep s;
+            s.series.kind = kind;
+            s.series.layer = "gloo_cpu";
+            s.series.worldSize = ws;
+            for (double bytes = 8; bytes <= maxBytes; bytes *= 2) {
+                s.series.points.push_back(
+                    analysis::sweepPoint(kind, bytes, ws, {{0, 50.0 + bytes * 1e-3 * ws}}));
+            }
+            d.sweepsByCell[c.id].push_back(s);
+        }
+    }
     return d;
 }
 
@@ -107,7 +133,7 @@ private slots:
         store::ingest(dir, store::defaultDbPath(dir));
         store::Database db(store::defaultDbPath(dir));
         real_ = report::loadReportData(db, QDir(dir).canonicalPath());
-        QCOMPARE(int(real_.cells.size()), 3);
+        QCOMPARE(int(real_.cells.size()), 6); // 2 DDP cells, 3 sweeps, the planted one
     }
 
     void worldSizeTicksAreIntegers_data() {

@@ -1,4 +1,7 @@
-// Results: linked plots and the cell table over a real run plus an incomplete cell, offscreen.
+// Results: linked plots and the cell table over a real run plus an incomplete cell, offscreen;
+// and over a real run with sweep cells (plus a failed one): the sweep figure against the
+// sweep_rank files worked out by hand, its selection and hover, and what `commprof report`
+// exports of it.
 
 #include "cell_inspector_panel.h"
 #include "cli_runner.h"
@@ -9,13 +12,16 @@
 #include "report/report_data.h"
 #include "result_plots.h"
 #include "results_view.h"
+#include "run_helpers.h"
 #include "store/ingest.h"
 
 #include <qcustomplot.h>
 
 #include <QAbstractItemModelTester>
 #include <QDir>
+#include <QJsonArray>
 #include <QLineEdit>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTableView>
@@ -40,12 +46,143 @@ bool hasSelectionMark(QCustomPlot* plot) {
     return false;
 }
 
+// A tiny DDP model and a sweep of three kinds up to 64 KiB, at one and two ranks.
+const char* const kSweepMatrix = R"(name: sweep_view
+defaults: {iterations: 8, warmup: 2, batch_size: 8, trace: {enabled: true, first_step: 3, steps: 4}, timeout_s: 300}
+models:
+  - {name: tiny, family: mlp, params: 2.0e5}
+  - {name: sweep, kind: sweep, collectives: [all_reduce, all_gather, broadcast], max_bytes: 65536, iterations: 3}
+layers: [{name: gloo_cpu}]
+world_sizes: [1, 2]
+)";
+
+// One size of one kind, from every rank's sweep_rank file, by hand: each rank's fastest
+// repetition and its median (3 repetitions: the middle one), the slowest rank's of each.
+struct HandPoint {
+    double bytes = 0, fastestUs = 0, typicalUs = 0;
+};
+
+std::map<QString, std::vector<HandPoint>> handSweep(const QString& cellDir) {
+    std::map<QString, std::map<double, HandPoint>> bySize;
+    for (const QString& f : QDir(cellDir).entryList({"sweep_rank*.json"})) {
+        for (const QJsonValue k : readJsonFile(cellDir + "/" + f)["kinds"].toArray()) {
+            for (const QJsonValue size : k.toObject()["sizes"].toArray()) {
+                QList<double> us;
+                for (const QJsonValue t : size.toObject()["times_us"].toArray()) {
+                    us << t.toDouble();
+                }
+                std::sort(us.begin(), us.end());
+                HandPoint& p =
+                    bySize[k.toObject()["kind"].toString()][size.toObject()["bytes"].toDouble()];
+                p.bytes = size.toObject()["bytes"].toDouble();
+                p.fastestUs = std::max(p.fastestUs, us.front());
+                p.typicalUs = std::max(p.typicalUs, us[us.size() / 2]);
+            }
+        }
+    }
+    std::map<QString, std::vector<HandPoint>> out;
+    for (const auto& [kind, sizes] : bySize) {
+        for (const auto& [bytes, p] : sizes) {
+            out[kind].push_back(p);
+        }
+    }
+    return out;
+}
+
+// nccl-tests' bus bandwidth factors at two ranks, written out: 2(n-1)/n, (n-1)/n, 1.
+double busFactorAtTwo(const QString& kind) {
+    return kind == "all_reduce" ? 1.0 : kind == "all_gather" ? 0.5 : 1.0;
+}
+
+double gbps(double bytes, double us) {
+    return bytes / us / 1e3;
+}
+
+bool near(double a, double b, double rel = 1e-6) {
+    return std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b));
+}
+
+// A sweep cell the runner recorded as failed: rank 0 wrote its file (copied from the real ws2
+// sweep), rank 1 crashed, no manifest.
+bool addFailedSweep(const QString& run) {
+    const QString donor = run + "/cells/sweep_gloo_cpu_ws2_r0";
+    const QString cell = run + "/cells/sweep_gloo_cpu_ws3_r0";
+    QDir().mkpath(cell);
+    QJsonObject cellJson = readJsonFile(donor + "/cell.json");
+    cellJson["id"] = "sweep_gloo_cpu_ws3_r0";
+    cellJson["world_size"] = 3;
+    cellJson["status"] = "failed";
+    cellJson["failure"] = "rank 1 exited 134";
+    QJsonObject rank0 = readJsonFile(donor + "/sweep_rank0.json");
+    rank0["world_size"] = 3;
+    rank0["cell_id"] = "sweep_gloo_cpu_ws3_r0";
+    return writeJsonFile(cell + "/cell.json", cellJson) &&
+           writeJsonFile(cell + "/sweep_rank0.json", rank0);
+}
+
+// The graphs of a figure that carry data, by legend name.
+QMap<QString, const QCPGraph*> dataGraphs(const QCustomPlot& plot) {
+    QMap<QString, const QCPGraph*> out;
+    for (int i = 0; i < plot.graphCount(); ++i) {
+        const QCPGraph* g = plot.graph(i);
+        if (g->name() != "selection" && g->dataCount() > 0) {
+            out[g->name()] = g;
+        }
+    }
+    return out;
+}
+
+QStringList flaggedIds(const QCustomPlot& plot) {
+    QStringList out;
+    for (int i = 0; i < plot.itemCount(); ++i) {
+        if (const auto* t = qobject_cast<QCPItemText*>(plot.item(i));
+            t && t->objectName() == "flagged") {
+            out << t->property("cellId").toString();
+        }
+    }
+    return out;
+}
+
+QString readText(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+}
+
+// RFC 4180: fields in double quotes may hold commas and doubled quotes.
+QList<QStringList> csvRows(const QString& path) {
+    QFile f(path);
+    f.open(QIODevice::ReadOnly);
+    QList<QStringList> rows;
+    for (const QString& line : QString(f.readAll()).split('\n', Qt::SkipEmptyParts)) {
+        QStringList fields{QString()};
+        bool quoted = false;
+        for (int i = 0; i < line.size(); ++i) {
+            if (line[i] == '"') {
+                if (quoted && i + 1 < line.size() && line[i + 1] == '"') {
+                    fields.back() += '"';
+                    ++i;
+                } else {
+                    quoted = !quoted;
+                }
+            } else if (line[i] == ',' && !quoted) {
+                fields << QString();
+            } else {
+                fields.back() += line[i];
+            }
+        }
+        rows << fields;
+    }
+    return rows;
+}
+
 } // namespace
 
 class TstGuiResults : public QObject {
     Q_OBJECT
     QTemporaryDir work_;
     report::ReportData data_;
+    QString sweepRun_;
+    report::ReportData sweepData_;
 
 private slots:
     void initTestCase() {
@@ -59,6 +196,331 @@ private slots:
         store::Database db(store::defaultDbPath(dir));
         data_ = report::loadReportData(db, QDir(dir).canonicalPath());
         QCOMPARE(int(data_.cells.size()), 6); // 2 DDP cells, 3 sweeps, the planted one
+
+        sweepRun_ = work_.filePath("sweep_run");
+        const CliResult sweep =
+            runCli("commprof", {"run", writeMatrix(work_, kSweepMatrix), "--out", sweepRun_});
+        QVERIFY2(sweep.exitCode == 0, sweep.err.constData());
+        QVERIFY(addFailedSweep(sweepRun_));
+        store::ingest(sweepRun_, store::defaultDbPath(sweepRun_));
+        store::Database sweepDb(store::defaultDbPath(sweepRun_));
+        sweepData_ = report::loadReportData(sweepDb, QDir(sweepRun_).canonicalPath());
+        QCOMPARE(int(sweepData_.cells.size()), 5);
+    }
+
+    // Every complete sweep series of two ranks is one line whose points are the sweep_rank
+    // files' sizes and bus bandwidths, worked out here by hand; one rank's series are named in
+    // the note, not drawn; the failed sweep is a flagged marker, never a line.
+    void sweepFigureDrawsTheRankFilesNumbers() {
+        widgets::ResultsView view;
+        view.resize(1400, 800);
+        view.setData(sweepData_);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        const QCustomPlot* plot = view.plot("sweep_bandwidth");
+        const auto graphs = dataGraphs(*plot);
+        const auto hand = handSweep(sweepRun_ + "/cells/sweep_gloo_cpu_ws2_r0");
+        QCOMPARE(int(hand.size()), 3);
+        QCOMPARE(graphs.keys(), (QStringList{"gloo_cpu ws2 all_gather", "gloo_cpu ws2 all_reduce",
+                                             "gloo_cpu ws2 broadcast"}));
+        for (const auto& [kind, points] : hand) {
+            const QCPGraph* g = graphs.value("gloo_cpu ws2 " + kind);
+            QVERIFY2(g, qPrintable(kind));
+            QCOMPARE(g->property("cellId").toString(), QString("sweep_gloo_cpu_ws2_r0"));
+            QCOMPARE(g->dataCount(), int(points.size()));
+            QCOMPARE(points.front().bytes, 8.0);
+            QCOMPARE(points.back().bytes, 65536.0);
+            for (int i = 0; i < g->dataCount(); ++i) {
+                const HandPoint& p = points[std::size_t(i)];
+                QCOMPARE(g->data()->at(i)->key, p.bytes);
+                const double busbw = gbps(p.bytes, p.fastestUs) * busFactorAtTwo(kind);
+                QVERIFY2(near(g->data()->at(i)->value, busbw),
+                         qPrintable(QString("%1 %2 B: %3 vs %4")
+                                        .arg(kind)
+                                        .arg(p.bytes)
+                                        .arg(g->data()->at(i)->value)
+                                        .arg(busbw)));
+            }
+        }
+        QCOMPARE(plot->xAxis->scaleType(), QCPAxis::stLogarithmic);
+        QCOMPARE(plot->yAxis->scaleType(), QCPAxis::stLogarithmic);
+        QVERIFY(plot->xAxis->label().contains("bytes"));
+        QVERIFY(plot->yAxis->label().contains("GB/s"));
+        // One rank moves no data: said in the note under the axes.
+        bool noted = false;
+        for (int i = 0; i < plot->plotLayout()->elementCount(); ++i) {
+            const auto* t = qobject_cast<QCPTextElement*>(plot->plotLayout()->elementAt(i));
+            noted = noted || (t && t->objectName() == "note" && t->text().contains("gloo_cpu ws1"));
+        }
+        QVERIFY(noted);
+        // The failed sweep: flagged, with no line.
+        QCOMPARE(flaggedIds(*plot), QStringList{"sweep_gloo_cpu_ws3_r0"});
+        for (const QCPGraph* g : graphs) {
+            QVERIFY(g->property("cellId").toString() != "sweep_gloo_cpu_ws3_r0");
+        }
+        const int row = view.model()->rowOf("sweep_gloo_cpu_ws3_r0");
+        const auto* m = view.model();
+        QCOMPARE(m->data(m->index(row, 0), models::ResultsCellModel::FlaggedRole).toBool(), true);
+        QCOMPARE(m->data(m->index(row, models::ResultsCellModel::Status)).toString(),
+                 QString("⚑ failed"));
+        QCOMPARE(m->data(m->index(row, models::ResultsCellModel::Kind)).toString(),
+                 QString("sweep"));
+        QVERIFY(m->data(m->index(row, models::ResultsCellModel::Reasons))
+                    .toString()
+                    .contains("rank 1 exited 134"));
+        // A complete sweep's row says what it measured where a DDP cell has its step figures.
+        const int ws2 = view.model()->rowOf("sweep_gloo_cpu_ws2_r0");
+        QCOMPARE(m->data(m->index(ws2, models::ResultsCellModel::StepMs)).toString(), QString("-"));
+        QVERIFY(m->data(m->index(ws2, models::ResultsCellModel::Reasons))
+                    .toString()
+                    .startsWith("sweep of "));
+    }
+
+    // The DDP figures and aggregates leave every sweep cell out, the failed one included.
+    void sweepCellsStayOutOfTheDdpFigures() {
+        QStringList ddp;
+        for (const auto& c : sweepData_.cells) {
+            if (c.model == "tiny") {
+                ddp << c.id;
+            }
+        }
+        QCOMPARE(ddp.size(), 2);
+        QStringList onAxis;
+        for (const store::CellRow* c : widgets::axisCells(sweepData_)) {
+            onAxis << c->id;
+        }
+        QCOMPARE(onAxis, ddp);
+        widgets::ResultsView view;
+        view.setData(sweepData_);
+        for (const char* fig : {"overhead_vs_world_size", "time_breakdown"}) {
+            QVERIFY2(flaggedIds(*view.plot(fig)).isEmpty(), fig);
+        }
+        QCustomPlot* overhead = view.plot("overhead_vs_world_size");
+        for (int i = 0; i < overhead->graphCount(); ++i) {
+            for (auto it = overhead->graph(i)->data()->begin();
+                 it != overhead->graph(i)->data()->end(); ++it) {
+                QVERIFY(it->key == 1 || it->key == 2); // no point at the failed sweep's 3 ranks
+            }
+        }
+        QCOMPARE(QStringList(sweepData_.byLayer.keys()), QStringList{"gloo_cpu"});
+        std::size_t buckets = 0;
+        for (const QString& id : ddp) {
+            buckets += sweepData_.bucketsByCell.value(id).size();
+        }
+        QCOMPARE(sweepData_.byLayer["gloo_cpu"].samples.size(), buckets);
+        QVERIFY(!sweepData_.bucketsByCell.contains("sweep_gloo_cpu_ws2_r0"));
+    }
+
+    // Selecting a sweep cell brings its page forward and marks its lines; a click on one of its
+    // points (placed from the hand-computed bandwidth) selects it; hovering names the point.
+    void sweepSelectionAndHover() {
+        widgets::ResultsView view;
+        view.resize(1400, 800);
+        view.setData(sweepData_);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.selectCell("tiny_gloo_cpu_ws2_r0");
+        QVERIFY(view.showsFigure("overhead_vs_world_size"));
+        view.selectCell("sweep_gloo_cpu_ws2_r0");
+        QVERIFY(view.showsFigure("sweep_bandwidth"));
+        QCustomPlot* plot = view.plot("sweep_bandwidth");
+        QVERIFY(hasSelectionMark(plot));
+        QTest::qWait(50); // the page's first layout at its size
+        plot->replot(QCustomPlot::rpImmediateRefresh);
+
+        view.selectCell("tiny_gloo_cpu_ws1_r0");
+        view.selectCell("sweep_gloo_cpu_ws3_r0"); // flagged: outlined where it is marked
+        QCOMPARE(view.selectedCell(), QString("sweep_gloo_cpu_ws3_r0"));
+        QVERIFY(view.showsFigure("sweep_bandwidth"));
+
+        const HandPoint p = handSweep(sweepRun_ + "/cells/sweep_gloo_cpu_ws2_r0")["all_reduce"][10];
+        const double busbw = gbps(p.bytes, p.fastestUs);
+        const QPoint at(int(plot->xAxis->coordToPixel(p.bytes)),
+                        int(plot->yAxis->coordToPixel(busbw)));
+        QTest::mouseClick(plot, Qt::LeftButton, {}, at);
+        QCOMPARE(view.selectedCell(), QString("sweep_gloo_cpu_ws2_r0"));
+        const QString tip = view.toolTipAt("sweep_bandwidth", at);
+        QVERIFY2(tip.startsWith("sweep_gloo_cpu_ws2_r0\n"), qPrintable(tip));
+        // The nearest point may be another kind's at the same size; the size and the numbers
+        // shown are that point's.
+        QVERIFY2(tip.contains(QString("(%1 B)").arg(p.bytes, 0, 'f', 0)), qPrintable(tip));
+        if (tip.contains("all_reduce at")) {
+            QVERIFY2(tip.contains(QString("busbw %1 GB/s").arg(busbw, 0, 'g', 4)), qPrintable(tip));
+            QVERIFY2(tip.contains(QString("time %1 us").arg(p.fastestUs, 0, 'f', 1)),
+                     qPrintable(tip));
+        }
+        QVERIFY(view.toolTipAt("sweep_bandwidth", QPointF(3, 3)).isEmpty());
+    }
+
+    // sweep.csv holds every point of every complete sweep (the rank files' numbers by hand);
+    // cells.csv has the kind and each DDP cell's prediction (cells --json's), never NaN; the
+    // macros carry each not-refused all_reduce fit (cells --json's) and the headline's off-by.
+    void reportExportsTheSweep() {
+        const QString out = work_.filePath("sweep_report");
+        const CliResult r = runCli("commprof", {"report", sweepRun_, "--out", out});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY(QFile::exists(out + "/sweep_bandwidth.pdf"));
+        QVERIFY(QFile::exists(out + "/sweep_bandwidth.png"));
+        const QList<QStringList> sweep = csvRows(out + "/sweep.csv");
+        QCOMPARE(
+            sweep.front().join(','),
+            QString("cell,layer,world_size,kind,bytes,time_us,typical_us,algbw_GBps,busbw_GBps"));
+        int expected = 0;
+        for (const int ws : {1, 2}) {
+            const QString id = QString("sweep_gloo_cpu_ws%1_r0").arg(ws);
+            for (const auto& [kind, points] : handSweep(sweepRun_ + "/cells/" + id)) {
+                for (const HandPoint& p : points) {
+                    ++expected;
+                    const auto row = std::find_if(sweep.begin(), sweep.end(), [&](const auto& c) {
+                        return c[0] == id && c[3] == kind && c[4].toDouble() == p.bytes;
+                    });
+                    QVERIFY2(row != sweep.end(), qPrintable(id + " " + kind));
+                    const double factor =
+                        ws == 1 ? (kind == "broadcast" ? 1.0 : 0.0) : busFactorAtTwo(kind);
+                    QCOMPARE((*row)[1], QString("gloo_cpu"));
+                    QCOMPARE((*row)[2].toInt(), ws);
+                    QVERIFY(near((*row)[5].toDouble(), p.fastestUs));
+                    QVERIFY(near((*row)[6].toDouble(), p.typicalUs));
+                    QVERIFY(near((*row)[7].toDouble(), gbps(p.bytes, p.fastestUs)));
+                    QVERIFY2(near((*row)[8].toDouble(), gbps(p.bytes, p.fastestUs) * factor) ||
+                                 (factor == 0 && (*row)[8].toDouble() == 0),
+                             qPrintable((*row).join(',')));
+                }
+            }
+        }
+        QCOMPARE(int(sweep.size()) - 1, expected); // the failed sweep's points are not exported
+
+        const QJsonArray cells =
+            runCli("commprof", {"cells", sweepRun_, "--json"}).json()["cells"].toArray();
+        QMap<QString, QJsonObject> byId;
+        for (const QJsonValue c : cells) {
+            byId[c.toObject()["id"].toString()] = c.toObject();
+        }
+        QVERIFY(!readText(out + "/cells.csv").contains("nan", Qt::CaseInsensitive));
+        QVERIFY(!readText(out + "/sweep.csv").contains("nan", Qt::CaseInsensitive));
+        const QList<QStringList> table = csvRows(out + "/cells.csv");
+        const QStringList header = table.front();
+        const auto col = [&](const QString& name) { return int(header.indexOf(name)); };
+        QVERIFY(col("kind") >= 0 && col("prediction_off_by") >= 0);
+        for (const QStringList& row : table.mid(1)) {
+            const QJsonObject c = byId.value(row[0]);
+            QCOMPARE(row[col("kind")], c["kind"].toString());
+            const QJsonObject pred = c["prediction"].toObject();
+            if (c["kind"].toString() == "sweep" || pred.isEmpty()) {
+                QVERIFY2(row[col("predicted_allreduce_ms")].isEmpty(), qPrintable(row[0]));
+                QVERIFY(row[col("prediction_off_by")].isEmpty());
+                continue;
+            }
+            QVERIFY(near(row[col("predicted_allreduce_ms")].toDouble(),
+                         pred["predicted_ms_per_step"].toDouble(), 1e-5));
+            QVERIFY(near(row[col("measured_allreduce_ms")].toDouble(),
+                         pred["measured_ms_per_step"].toDouble(), 1e-5));
+            QVERIFY(
+                near(row[col("prediction_off_by")].toDouble(), pred["off_by"].toDouble(), 1e-5));
+        }
+
+        const QString tex = readText(out + "/macros.tex");
+        QVERIFY(!tex.isEmpty());
+        for (const QJsonValue s : byId["sweep_gloo_cpu_ws2_r0"]["sweep"].toArray()) {
+            const QJsonObject fit = s.toObject()["fit"].toObject();
+            if (s.toObject()["kind"].toString() != "all_reduce") {
+                continue;
+            }
+            const QString alpha = "\\newcommand{\\commprofGlooCpuWsTwoAllReduceAlphaUs}";
+            QCOMPARE(tex.contains(alpha), !fit["refused"].toBool());
+            if (!fit["refused"].toBool()) {
+                QVERIFY2(tex.contains(alpha + "{" +
+                                      QString::number(fit["alpha_us"].toDouble(), 'f', 1) + "}"),
+                         qPrintable(tex));
+                QVERIFY(tex.contains("\\newcommand{\\commprofGlooCpuWsTwoAllReduceBandwidthGBs}{" +
+                                     QString::number(fit["asymptotic_GBps"].toDouble(), 'f', 2) +
+                                     "}"));
+                QVERIFY(tex.contains("\\newcommand{\\commprofGlooCpuWsTwoAllReduceFitRsquared}{" +
+                                     QString::number(fit["r_squared"].toDouble(), 'f', 3) + "}"));
+            }
+        }
+        // The headline is the largest complete DDP cell: tiny at two ranks.
+        const QJsonObject headline = byId["tiny_gloo_cpu_ws2_r0"]["prediction"].toObject();
+        QVERIFY(!headline.isEmpty());
+        QVERIFY2(tex.contains("\\newcommand{\\commprofHeadlinePredictionOffBy}{" +
+                              QString::number(headline["off_by"].toDouble() * 100, 'f', 1) +
+                              "\\%}"),
+                 qPrintable(tex));
+        QVERIFY(tex.contains("\\newcommand{\\commprofNotCompleteSweepCells}{1}"));
+        QVERIFY(tex.contains("\\newcommand{\\commprofCompleteCells}{2}"));
+        // Command names are letters only.
+        const QRegularExpression name(R"(\\newcommand\{\\([^}]*)\})");
+        for (auto it = name.globalMatch(tex); it.hasNext();) {
+            const QString n = it.next().captured(1);
+            QVERIFY2(QRegularExpression("^[A-Za-z]+$").match(n).hasMatch(), qPrintable(n));
+        }
+    }
+
+    // A sweep whose all_reduce has two sizes cannot be fitted: ingest refuses it, and the
+    // report never exports it, saying why in a comment.
+    void aRefusedSweepFitIsNeverExported() {
+        const QString run = work_.filePath("refused_run");
+        QVERIFY(copyDir(sweepRun_, run));
+        QFile::remove(store::defaultDbPath(run));
+        const QString cell = run + "/cells/sweep_gloo_cpu_ws2_r0";
+        for (const QString& f : QDir(cell).entryList({"sweep_rank*.json"})) {
+            QJsonObject doc = readJsonFile(cell + "/" + f);
+            QJsonArray kinds = doc["kinds"].toArray();
+            for (int i = 0; i < kinds.size(); ++i) {
+                QJsonObject k = kinds[i].toObject();
+                if (k["kind"].toString() == "all_reduce") {
+                    k["sizes"] = QJsonArray{k["sizes"].toArray()[0], k["sizes"].toArray()[1]};
+                    kinds[i] = k;
+                }
+            }
+            doc["kinds"] = kinds;
+            QVERIFY(writeJsonFile(cell + "/" + f, doc));
+        }
+        const QString out = work_.filePath("refused_report");
+        const CliResult r = runCli("commprof", {"report", run, "--out", out});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QString tex = readText(out + "/macros.tex");
+        QVERIFY2(!tex.contains("GlooCpuWsTwoAllReduce"), qPrintable(tex));
+        QVERIFY2(tex.contains("% gloo_cpu ws2 all_reduce (cell sweep_gloo_cpu_ws2_r0): sweep fit "
+                              "refused: "),
+                 qPrintable(tex));
+        // The other sweep's fit is still there, where it was not refused.
+        const QJsonArray cells =
+            runCli("commprof", {"cells", run, "--json"}).json()["cells"].toArray();
+        for (const QJsonValue c : cells) {
+            if (c.toObject()["id"].toString() != "sweep_gloo_cpu_ws1_r0") {
+                continue;
+            }
+            for (const QJsonValue s : c.toObject()["sweep"].toArray()) {
+                if (s.toObject()["kind"].toString() == "all_reduce") {
+                    QCOMPARE(tex.contains("GlooCpuWsOneAllReduceAlphaUs"),
+                             !s.toObject()["fit"].toObject()["refused"].toBool());
+                }
+            }
+        }
+    }
+
+    // Results without a sweep cell: no sweep page, and the figure (as exported) says so.
+    void noSweepCellsSaysSo() {
+        report::ReportData ddpOnly = data_; // the smoke run without its sweep cells
+        ddpOnly.cells.erase(std::remove_if(ddpOnly.cells.begin(), ddpOnly.cells.end(),
+                                           [](const store::CellRow& c) { return c.isSweep(); }),
+                            ddpOnly.cells.end());
+        ddpOnly.sweepsByCell.clear();
+        widgets::ResultsView view;
+        view.setData(ddpOnly);
+        QVERIFY(!view.showsFigure("sweep_bandwidth"));
+        QVERIFY(view.showsFigure("overhead_vs_world_size"));
+        QCustomPlot plot;
+        widgets::setFigureSize(plot, {600, 400});
+        widgets::figureNamed("sweep_bandwidth")->draw(plot, ddpOnly, {});
+        bool said = false;
+        for (int i = 0; i < plot.itemCount(); ++i) {
+            const auto* t = qobject_cast<QCPItemText*>(plot.item(i));
+            said = said || (t && t->text().startsWith("No sweep cells"));
+        }
+        QVERIFY(said);
+        QCOMPARE(plot.graphCount(), 0);
     }
 
     void selectionLinksAcrossPlotsAndTable() {
@@ -214,14 +676,18 @@ private slots:
         view.setData(data_);
         QSortFilterProxyModel* sorted = view.sortedModel();
         view.table()->sortByColumn(models::ResultsCellModel::WorldSize, Qt::DescendingOrder);
-        QCOMPARE(sorted->data(sorted->index(0, models::ResultsCellModel::WorldSize)).toInt(), 8);
-        QCOMPARE(sorted->data(sorted->index(2, models::ResultsCellModel::WorldSize)).toInt(), 1);
+        // The planted world size 8, the sweeps at 3, 2 and 1, the DDP cells at 2 and 1.
+        QList<int> order;
+        for (int row = 0; row < sorted->rowCount(); ++row) {
+            order << sorted->data(sorted->index(row, models::ResultsCellModel::WorldSize)).toInt();
+        }
+        QCOMPARE(order, QList<int>({8, 3, 2, 2, 1, 1}));
         view.filter()->setText("incomplete");
         QCOMPARE(sorted->rowCount(), 1);
         // Selecting a cell the filter hides shows it rather than selecting nothing.
         view.selectCell("mlp2m_gloo_cpu_ws1_r0");
         QCOMPARE(view.selectedCell(), QString("mlp2m_gloo_cpu_ws1_r0"));
-        QCOMPARE(sorted->rowCount(), 3);
+        QCOMPARE(sorted->rowCount(), 6);
     }
 };
 

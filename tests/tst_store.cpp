@@ -164,7 +164,8 @@ private slots:
         QVERIFY(macros.open(QIODevice::ReadOnly));
         const QString tex = macros.readAll();
         QVERIFY(tex.contains("\\newcommand{\\commprofHeadlineWorldSize}{2}"));
-        QVERIFY(tex.contains("\\newcommand{\\commprofCompleteCells}{2}"));
+        QVERIFY(tex.contains("\\newcommand{\\commprofCompleteCells}{2}")); // DDP cells
+        QVERIFY(tex.contains("\\newcommand{\\commprofCompleteSweepCells}{3}"));
         QVERIFY(tex.contains("\\newcommand{\\commprofNotCompleteCells}{1}"));
         QFile csv(out + "/cells.csv");
         QVERIFY(csv.open(QIODevice::ReadOnly));

@@ -65,9 +65,11 @@ QStringList writeTables(store::Database& db, const report::ReportData& data,
     makeDir(outDir);
     QStringList written;
     const QDir out(outDir);
-    writeText(out.filePath("cells.csv"), report::cellsCsv(data.cells), written);
+    writeText(out.filePath("cells.csv"), report::cellsCsv(data.cells, data.predictionsByCell),
+              written);
     writeText(out.filePath("macros.tex"), report::macrosTex(data), written);
     writeText(out.filePath("buckets.csv"), report::bucketsCsv(db, data), written);
+    writeText(out.filePath("sweep.csv"), report::sweepCsv(data), written);
     writeText(out.filePath("fit.json"),
               QString::fromUtf8(QJsonDocument(report::fitsJson(data)).toJson()), written);
     return written;

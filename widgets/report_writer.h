@@ -1,6 +1,6 @@
 #pragma once
-// Writes a report directory: cells.csv, buckets.csv, fit.json, macros.tex, and every figure
-// once, in the chosen formats, at a paper's column width with 8-9 pt text, rendered by the
+// Writes a report directory: cells.csv, buckets.csv, sweep.csv, fit.json, macros.tex, and every
+// figure once, in the chosen formats, at a paper's column width with 8-9 pt text, rendered by the
 // workbench's own plot code. `commprof report` and the workbench's Export both come here.
 
 #include "report/report_data.h"
@@ -25,8 +25,8 @@ struct ExportOptions {
     QStringList formats() const;
 };
 
-// cells.csv, buckets.csv, fit.json, macros.tex. Throws std::runtime_error naming a file that
-// could not be written. Safe to call off the GUI thread.
+// cells.csv, buckets.csv, sweep.csv, fit.json, macros.tex. Throws std::runtime_error naming a file
+// that could not be written. Safe to call off the GUI thread.
 QStringList writeTables(store::Database& db, const report::ReportData& data, const QString& outDir);
 // One figure in every chosen format, as OUTDIR/<name>.<ext>. GUI thread only (it draws with a
 // widget). Throws std::runtime_error naming a file that could not be written.

@@ -1,6 +1,7 @@
 #include "result_plots.h"
 
 #include "analysis/cell_metrics.h"
+#include "sweep_plot.h"
 
 #include <qcustomplot.h>
 
@@ -15,10 +16,6 @@ namespace {
 constexpr double kBarWidth = 0.6;
 constexpr double kPickRadiusPx = 20.0;
 
-bool flagged(const store::CellRow& c) {
-    return c.status == "incomplete" || c.status == "failed";
-}
-
 double mib(double bytes) {
     return bytes / 1048576.0;
 }
@@ -30,11 +27,11 @@ std::optional<double> overheadPercent(const store::CellRow& c) {
     return std::nullopt;
 }
 
-// Every world size a figure shows, ascending: its index picks the dash and the marker.
+// Every world size a DDP figure shows, ascending: its index picks the dash and the marker.
 QVector<double> worldSizes(const report::ReportData& data) {
     QSet<int> seen;
     for (const auto& c : data.cells) {
-        if (c.status != "skipped_infeasible") {
+        if (c.status != "skipped_infeasible" && !c.isSweep()) {
             seen.insert(c.worldSize);
         }
     }
@@ -84,6 +81,10 @@ void categoryAxis(QCustomPlot& plot, const std::vector<const store::CellRow*>& c
 
 } // namespace
 
+bool flaggedCell(const store::CellRow& c) {
+    return c.status == "incomplete" || c.status == "failed";
+}
+
 const store::CellRow* findCell(const report::ReportData& data, const QString& cellId) {
     for (const auto& c : data.cells) {
         if (c.id == cellId) {
@@ -96,7 +97,7 @@ const store::CellRow* findCell(const report::ReportData& data, const QString& ce
 std::vector<const store::CellRow*> axisCells(const report::ReportData& data) {
     std::vector<const store::CellRow*> out;
     for (const auto& c : data.cells) {
-        if (c.status != "skipped_infeasible") {
+        if (c.status != "skipped_infeasible" && !c.isSweep()) {
             out.push_back(&c);
         }
     }
@@ -145,7 +146,7 @@ void drawOverheadVsWorldSize(QCustomPlot& plot, const report::ReportData& data,
     fitAxis(plot.yAxis, values, true);
     bool anyFlagged = false;
     for (const auto& c : data.cells) {
-        if (flagged(c)) {
+        if (flaggedCell(c) && !c.isSweep()) {
             addFlaggedMarker(plot, c.worldSize, c.id, c.status);
             anyFlagged = true;
         }
@@ -257,7 +258,7 @@ void drawStackedBreakdown(QCustomPlot& plot, const report::ReportData& data,
     fitAxis(plot.yAxis, totals, true, false); // stacked bars need a linear axis from zero
     bool anyFlagged = false;
     for (std::size_t i = 0; i < cells.size(); ++i) {
-        if (flagged(*cells[i])) {
+        if (flaggedCell(*cells[i])) {
             addFlaggedMarker(plot, double(i + 1), cells[i]->id, cells[i]->status);
             anyFlagged = true;
         }
@@ -286,7 +287,7 @@ void drawAgreement(QCustomPlot& plot, const report::ReportData& data, const Figu
             }
             b->addData(double(i + 1), *c.hookTraceAgreement);
             values << *c.hookTraceAgreement;
-        } else if (flagged(c)) {
+        } else if (flaggedCell(c)) {
             anyFlagged = true;
         }
     }
@@ -301,7 +302,7 @@ void drawAgreement(QCustomPlot& plot, const report::ReportData& data, const Figu
                           level == 1.0 ? Qt::SolidLine : Qt::DashLine));
     }
     for (std::size_t i = 0; i < cells.size(); ++i) {
-        if (flagged(*cells[i])) {
+        if (flaggedCell(*cells[i])) {
             addFlaggedMarker(plot, double(i + 1), cells[i]->id, cells[i]->status);
         }
     }
@@ -344,6 +345,8 @@ void highlightCell(QCustomPlot& plot, const char* figure, const report::ReportDa
                                                    Qt::NoBrush, 15));
                 g->addData(cell->worldSize, *v);
             }
+        } else if (name == "sweep_bandwidth") {
+            markSweepCell(plot, data, cellId);
         } else if (name == "bucket_time_vs_bytes") {
             QCPGraph* g = mark();
             // Thin rings: a cell has many buckets, and the marks must not hide the others.
@@ -398,6 +401,10 @@ QString cellAt(const QCustomPlot& plot, const char* figure, const report::Report
                          {plot.xAxis->coordToPixel(c.worldSize), plot.yAxis->coordToPixel(*v)});
             }
         }
+    } else if (name == "sweep_bandwidth") {
+        if (const auto pick = sweepPickAt(plot, data, pos, kPickRadiusPx)) {
+            best = pick->line.cell->id;
+        }
     } else if (name == "bucket_time_vs_bytes") {
         for (auto it = data.bucketsByCell.begin(); it != data.bucketsByCell.end(); ++it) {
             for (const auto& s : *it) {
@@ -418,6 +425,11 @@ QString cellAt(const QCustomPlot& plot, const char* figure, const report::Report
 
 QString toolTipAt(const QCustomPlot& plot, const char* figure, const report::ReportData& data,
                   QPointF pos) {
+    if (QString(figure) == "sweep_bandwidth") {
+        if (const auto pick = sweepPickAt(plot, data, pos, kPickRadiusPx)) {
+            return describeSweepPick(*pick);
+        }
+    }
     const store::CellRow* c = findCell(data, cellAt(plot, figure, data, pos));
     if (!c) {
         return {};
@@ -450,6 +462,7 @@ const std::vector<FigureSpec>& reportFigures() {
         {"bucket_time_vs_bytes", "Bucket all-reduce time vs size", drawBucketTimeVsBytes},
         {"time_breakdown", "Median step by kind", drawStackedBreakdown},
         {"hook_trace_agreement", "Hook vs backend", drawAgreement},
+        {"sweep_bandwidth", "Collective bus bandwidth vs size", drawSweepBandwidth},
     };
     return figures;
 }

@@ -30,7 +30,9 @@ QString cellAt(const QCustomPlot& plot, const char* figure, const report::Report
 // What hovering at a widget position shows: the cell's id, status and figures, or empty.
 QString toolTipAt(const QCustomPlot& plot, const char* figure, const report::ReportData& data,
                   QPointF pos);
-// The cells the breakdown and agreement figures put on their x axis, in order.
+// An incomplete or failed cell: drawn as a flagged marker, never as data.
+bool flaggedCell(const store::CellRow& c);
+// The DDP cells the breakdown and agreement figures put on their x axis, in order.
 std::vector<const store::CellRow*> axisCells(const report::ReportData& data);
 const store::CellRow* findCell(const report::ReportData& data, const QString& cellId);
 

@@ -12,16 +12,23 @@
 #include <QLineEdit>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
+#include <QTabBar>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTimer>
 #include <QToolTip>
 #include <QVBoxLayout>
 
 namespace commprof::widgets {
+namespace {
+
+constexpr const char* kSweepFigure = "sweep_bandwidth";
+
+} // namespace
 
 const QStringList& ResultsView::shownFigures() {
     static const QStringList figures{"overhead_vs_world_size", "bucket_time_vs_bytes",
-                                     "time_breakdown"};
+                                     "time_breakdown", kSweepFigure};
     return figures;
 }
 
@@ -51,13 +58,22 @@ ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
     connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &ResultsView::onSelectionChanged);
 
-    QSplitter* plots = makeSplitter(Qt::Horizontal, {}, this);
+    // The DDP figures side by side; the sweep's on a page of its own, as wide as the view: its
+    // size axis spans twenty doublings and its legend a line per layer, world size and kind.
+    figureTabs_ = new QTabWidget(this);
+    figureTabs_->setDocumentMode(true);
+    QSplitter* plots = makeSplitter(Qt::Horizontal, {}, figureTabs_);
+    figureTabs_->addTab(plots, "DDP cells");
     for (const QString& name : shownFigures()) {
         auto* plot = new QCustomPlot(plots);
         plot->setMinimumSize(220, 150);
         plot->setMouseTracking(true);
         plot->installEventFilter(this);
-        plots->addWidget(plot);
+        if (name == kSweepFigure) {
+            figureTabs_->addTab(plot, "Collective sweep");
+        } else {
+            plots->addWidget(plot);
+        }
         const QByteArray figure = name.toLatin1();
         plots_.emplace_back(figure, plot);
         // A click in any plot selects the cell under it, which every view then marks.
@@ -76,8 +92,8 @@ ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
             }
         });
     }
-    QSplitter* split =
-        makeSplitter(Qt::Vertical, {{plots, 3}, {filteredTable(filter_, table_, this), 2}}, this);
+    QSplitter* split = makeSplitter(
+        Qt::Vertical, {{figureTabs_, 3}, {filteredTable(filter_, table_, this), 2}}, this);
     split->setSizes({600, 400});
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
@@ -99,8 +115,17 @@ bool ResultsView::eventFilter(QObject* watched, QEvent* event) {
 void ResultsView::setData(const report::ReportData& data) {
     const QString keep = selectedCell();
     data_ = data;
-    model_->setCells(data.cells);
+    model_->setCells(data.cells, report::cellNotes(data));
     table_->resizeColumnsToContents();
+    const bool anySweep = std::any_of(data.cells.begin(), data.cells.end(),
+                                      [](const store::CellRow& c) { return c.isSweep(); });
+    // Results without a sweep cell give the sweep page nothing to show: no tabs then (an
+    // exported sweep figure says so in words).
+    figureTabs_->setTabVisible(figureTabs_->indexOf(plot(kSweepFigure)), anySweep);
+    figureTabs_->tabBar()->setVisible(anySweep);
+    if (!anySweep) {
+        figureTabs_->setCurrentIndex(0);
+    }
     for (auto& [figure, plot] : plots_) {
         if (const FigureSpec* spec = figureNamed(QString::fromLatin1(figure))) {
             FigureStyle style;
@@ -146,8 +171,21 @@ QString ResultsView::selectedCell() const {
     return rows.isEmpty() ? QString() : model_->idAt(proxy_->mapToSource(rows.first()).row());
 }
 
+bool ResultsView::showsFigure(const char* figure) const {
+    QCustomPlot* p = plot(figure);
+    const int page = figureTabs_->indexOf(p);
+    return p && figureTabs_->isTabVisible(page < 0 ? 0 : page) &&
+           figureTabs_->currentIndex() == (page < 0 ? 0 : page);
+}
+
 void ResultsView::onSelectionChanged() {
     const QString id = selectedCell();
+    // The figures that draw the cell come to the front: a sweep's page for a sweep cell.
+    if (const store::CellRow* c = findCell(data_, id)) {
+        const int sweepPage = figureTabs_->indexOf(plot(kSweepFigure));
+        figureTabs_->setCurrentIndex(
+            c->isSweep() && figureTabs_->isTabVisible(sweepPage) ? sweepPage : 0);
+    }
     for (auto& [figure, plot] : plots_) {
         highlightCell(*plot, figure.constData(), data_, id);
     }

@@ -1,6 +1,7 @@
 #pragma once
 // Results: linked plots (exposed communication vs world size, bucket time vs size with the
-// fitted alpha-beta lines, the per-step breakdown) and the cell table, sortable and filterable.
+// fitted alpha-beta lines, the per-step breakdown, and where the results hold sweep cells their
+// bus bandwidth against size) and the cell table, sortable and filterable.
 // One selection model is the single source of truth: picking a cell in any plot or the table
 // marks it in all of them. Hovering a plot names the cell under the cursor. Incomplete and
 // failed cells are flagged and never in a fit or an aggregate.
@@ -13,6 +14,7 @@ class QCustomPlot;
 class QLineEdit;
 class QSortFilterProxyModel;
 class QTableView;
+class QTabWidget;
 
 namespace commprof::models {
 class ResultsCellModel;
@@ -23,7 +25,8 @@ namespace commprof::widgets {
 class ResultsView : public QWidget {
     Q_OBJECT
 public:
-    // The figures shown side by side, by name (see reportFigures()).
+    // The figures shown, by name (see reportFigures()): the DDP ones side by side, and
+    // sweep_bandwidth on a page of its own where the results hold a sweep cell.
     static const QStringList& shownFigures();
 
     explicit ResultsView(QWidget* parent = nullptr);
@@ -36,6 +39,8 @@ public:
     QTableView* table() const { return table_; }
     QLineEdit* filter() const { return filter_; }
     QCustomPlot* plot(const char* figure) const;
+    // Whether the figure is on the page shown (the DDP figures, or the sweep's).
+    bool showsFigure(const char* figure) const;
     // What hovering at a plot position shows (also as the tooltip).
     QString toolTipAt(const char* figure, QPointF pos) const;
 
@@ -52,6 +57,7 @@ private:
     QSortFilterProxyModel* proxy_;
     QLineEdit* filter_;
     QTableView* table_;
+    QTabWidget* figureTabs_;
     std::vector<std::pair<QByteArray, QCustomPlot*>> plots_;
 };
 

@@ -133,7 +133,7 @@ int cellsCommand(const QStringList& args) {
             }
             printJson(QJsonObject{{"cells", arr}});
         } else if (a.format == Format::Csv) {
-            printText(report::cellsCsv(rows));
+            printText(report::cellsCsv(rows, report::predictionsOf(db, rows)));
         } else {
             QString text;
             for (const auto& r : rows) {

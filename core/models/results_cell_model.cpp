@@ -15,7 +15,7 @@ QVariant number(const std::optional<double>& v) {
     return v ? *v : -std::numeric_limits<double>::infinity();
 }
 
-QVariant sortKey(const store::CellRow& c, int column) {
+QVariant sortKey(const store::CellRow& c, const QString& note, int column) {
     // Flagged cells' figures are not data, so they sort with the missing ones.
     const bool show = c.complete();
     switch (column) {
@@ -31,20 +31,23 @@ QVariant sortKey(const store::CellRow& c, int column) {
         return show ? number(c.hookTraceAgreement) : number({});
     case ResultsCellModel::Id:
         return c.id;
+    case ResultsCellModel::Kind:
+        return c.kind;
     case ResultsCellModel::Status:
         return c.status;
     case ResultsCellModel::Layer:
         return c.layer;
     default:
-        return c.reasons.join("; ");
+        return c.reasons.isEmpty() ? note : c.reasons.join("; ");
     }
 }
 
 } // namespace
 
-void ResultsCellModel::setCells(std::vector<store::CellRow> cells) {
+void ResultsCellModel::setCells(std::vector<store::CellRow> cells, QMap<QString, QString> notes) {
     beginResetModel();
     cells_ = std::move(cells);
+    notes_ = std::move(notes);
     endResetModel();
 }
 
@@ -62,8 +65,8 @@ QString ResultsCellModel::idAt(int row) const {
 }
 
 ResultsCellModel::ResultsCellModel(QObject* parent)
-    : TableModel({"cell", "status", "ranks", "layer", "step ms", "comm ms/step", "exposed comm",
-                  "backend/hook", "reasons"},
+    : TableModel({"cell", "kind", "status", "ranks", "layer", "step ms", "comm ms/step",
+                  "exposed comm", "backend/hook", "reasons / notes"},
                  parent) {}
 
 int ResultsCellModel::rows() const {
@@ -83,7 +86,7 @@ QVariant ResultsCellModel::data(const QModelIndex& index, int role) const {
         return flagged;
     }
     if (role == SortRole) {
-        return sortKey(c, index.column());
+        return sortKey(c, notes_.value(c.id), index.column());
     }
     if (role == Qt::TextAlignmentRole) {
         const bool numeric =
@@ -94,7 +97,10 @@ QVariant ResultsCellModel::data(const QModelIndex& index, int role) const {
         if (index.column() == Agreement && !c.agreementReason.isEmpty()) {
             return c.agreementReason; // flagged, or why it was not judged
         }
-        return c.reasons.isEmpty() ? QVariant() : QVariant(c.reasons.join("\n"));
+        if (!c.reasons.isEmpty()) {
+            return c.reasons.join("\n");
+        }
+        return notes_.contains(c.id) ? QVariant(notes_.value(c.id)) : QVariant();
     }
     if (role != Qt::DisplayRole) {
         return {};
@@ -104,6 +110,8 @@ QVariant ResultsCellModel::data(const QModelIndex& index, int role) const {
     switch (index.column()) {
     case Id:
         return c.id;
+    case Kind:
+        return c.kind;
     case Status:
         return flagged ? "⚑ " + c.status : c.status;
     case WorldSize:
@@ -129,7 +137,7 @@ QVariant ResultsCellModel::data(const QModelIndex& index, int role) const {
                    ? fixed(c.hookTraceAgreement, 3)
                    : fixed(c.hookTraceAgreement, 3).toString() + " (not judged)";
     case Reasons:
-        return c.reasons.join("; ");
+        return c.reasons.isEmpty() ? notes_.value(c.id) : c.reasons.join("; ");
     default:
         return {};
     }

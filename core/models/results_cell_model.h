@@ -1,10 +1,13 @@
 #pragma once
-// Every cell of a results directory with its status, reasons and figures. Incomplete and
+// Every cell of a results directory with its kind, status, reasons and figures. Incomplete and
 // failed cells are listed, flagged, with their reasons; their figures are not shown as data.
+// A sweep cell has no step figures: its note (the sweep's summary) says what it measured.
 
 #include "store/queries.h"
 
 #include "models/table_model.h"
+
+#include <QMap>
 
 namespace commprof::models {
 
@@ -13,6 +16,7 @@ class ResultsCellModel : public TableModel {
 public:
     enum Column {
         Id,
+        Kind,
         Status,
         WorldSize,
         Layer,
@@ -26,7 +30,8 @@ public:
     // SortRole: numbers as numbers (a missing figure sorts first), text as text.
     enum Role { CellIdRole = Qt::UserRole + 1, FlaggedRole, SortRole };
     explicit ResultsCellModel(QObject* parent = nullptr);
-    void setCells(std::vector<store::CellRow> cells);
+    // notes: by cell id, shown where a cell has no reasons (report::cellNotes).
+    void setCells(std::vector<store::CellRow> cells, QMap<QString, QString> notes = {});
     int rowOf(const QString& cellId) const;
     QString idAt(int row) const;
 
@@ -37,6 +42,7 @@ protected:
 
 private:
     std::vector<store::CellRow> cells_;
+    QMap<QString, QString> notes_;
 };
 
 } // namespace commprof::models

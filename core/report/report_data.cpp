@@ -1,8 +1,11 @@
 #include "report_data.h"
 
+#include "report/cells_table.h"
 #include "report/text_fields.h"
+#include "trace/trace_input.h"
 
 #include <QJsonArray>
+#include <QSet>
 #include <QStringList>
 
 namespace commprof::report {
@@ -31,6 +34,74 @@ QString percent(double fraction) {
     return QString::number(fraction * 100.0, 'f', 1) + "\\%";
 }
 
+// 16 -> OneSix: a world size in a command name, which takes letters only.
+QString numberName(int n) {
+    static const char* const kDigits[] = {"Zero", "One", "Two",   "Three", "Four",
+                                          "Five", "Six", "Seven", "Eight", "Nine"};
+    QString out;
+    for (const QChar d : QString::number(n)) {
+        out += kDigits[d.digitValue()];
+    }
+    return out;
+}
+
+// A TeX comment stays one line whatever the text holds.
+QString commentText(const QString& text) {
+    return QString(text).replace('\n', ' ').replace('\r', ' ');
+}
+
+// The sweep fits as macros: per layer and world size, the all_reduce fit of the first complete
+// sweep cell (the one the DDP cells were predicted from); a refused fit only as a comment.
+QString sweepMacros(const ReportData& data) {
+    QString tex;
+    QSet<QPair<QString, int>> done;
+    for (const auto& c : data.cells) {
+        if (!c.isSweep() || !c.complete() || done.contains({c.layer, c.worldSize})) {
+            continue;
+        }
+        for (const store::StoredSweep& s : data.sweepsByCell.value(c.id)) {
+            if (s.series.kind != "all_reduce" || s.series.points.empty()) {
+                continue;
+            }
+            done.insert({c.layer, c.worldSize});
+            const QString what =
+                QString("%1 ws%2 all_reduce (cell %3)").arg(c.layer).arg(c.worldSize).arg(c.id);
+            if (s.fit.refused) {
+                tex += "% " + commentText(what + ": sweep fit refused: " + s.fit.reason) + "\n";
+                continue;
+            }
+            const QString n = macroName(c.layer) + "Ws" + numberName(c.worldSize) + "AllReduce";
+            tex += "% " + commentText(what + ": " + s.fit.method) + "\n";
+            if (c.worldSize == 1) {
+                tex += "% one rank moves no data: this is the backend's own cost, not a link\n";
+            }
+            tex += cmd(n + "AlphaUs", QString::number(s.fit.alphaUs, 'f', 1));
+            tex += cmd(n + "BandwidthGBs", QString::number(s.fit.asymptoticGBps(), 'f', 2));
+            tex += cmd(n + "FitRsquared", QString::number(s.fit.r2, 'f', 3));
+        }
+    }
+    return tex;
+}
+
+// The headline cell's all-reduce per step as the sweep predicted it, and how far off that was.
+QString predictionMacros(const ReportData& data, const store::CellRow& headline) {
+    const auto it = data.predictionsByCell.find(headline.id);
+    if (it == data.predictionsByCell.end() || !it->prediction) {
+        const QString why =
+            it == data.predictionsByCell.end() ? QString("not predicted") : it->note;
+        return "% " + commentText(headline.id + ": no prediction from a sweep: " + why) + "\n";
+    }
+    const analysis::DdpPrediction& p = *it->prediction;
+    QString tex;
+    tex +=
+        cmd("HeadlinePredictedAllReduceMs", QString::number(p.predictedUsPerStep / 1000.0, 'f', 2));
+    tex +=
+        cmd("HeadlineMeasuredAllReduceMs", QString::number(p.measuredUsPerStep / 1000.0, 'f', 2));
+    tex += cmd("HeadlinePredictionOffBy", percent(p.offBy()));
+    tex += cmd("HeadlinePredictionSweepCell", texText(it->sweepCell));
+    return tex;
+}
+
 } // namespace
 
 ReportData loadReportData(store::Database& db, const QString& runDir) {
@@ -38,6 +109,10 @@ ReportData loadReportData(store::Database& db, const QString& runDir) {
     d.cells = store::cells(db, runDir);
     for (const auto& c : d.cells) {
         if (!c.complete()) {
+            continue;
+        }
+        if (c.isSweep()) {
+            d.sweepsByCell[c.id] = store::sweeps(db, c.key);
             continue;
         }
         LayerSamples& layer = d.byLayer[c.layer];
@@ -53,6 +128,7 @@ ReportData loadReportData(store::Database& db, const QString& runDir) {
     for (auto it = d.byLayer.begin(); it != d.byLayer.end(); ++it) {
         it->fit = analysis::fitAlphaBeta(it->samples);
     }
+    d.predictionsByCell = predictionsOf(db, d.cells);
     return d;
 }
 
@@ -85,7 +161,7 @@ QString bucketsCsv(store::Database& db, const ReportData& data) {
     QString out =
         "cell,layer,world_size,rank,iter,index,bytes,seconds,algbw_bytes_per_s,busbw_bytes_per_s\n";
     for (const auto& c : data.cells) {
-        if (!c.complete()) {
+        if (!c.complete() || c.isSweep()) {
             continue;
         }
         for (const auto& b : store::buckets(db, c.key)) {
@@ -109,7 +185,8 @@ const store::CellRow* largestComplete(const std::vector<store::CellRow>& cells,
                                       const QString& layer) {
     const store::CellRow* best = nullptr;
     for (const auto& c : cells) {
-        if (!c.complete() || !c.commOverheadFraction || (!layer.isEmpty() && c.layer != layer)) {
+        if (!c.complete() || c.isSweep() || !c.commOverheadFraction ||
+            (!layer.isEmpty() && c.layer != layer)) {
             continue;
         }
         if (!best || c.worldSize > best->worldSize ||
@@ -120,14 +197,92 @@ const store::CellRow* largestComplete(const std::vector<store::CellRow>& cells,
     return best;
 }
 
-QString macrosTex(const ReportData& data) {
-    int complete = 0;
+QMap<QString, QString> cellNotes(const ReportData& data) {
+    QMap<QString, QString> out;
     for (const auto& c : data.cells) {
-        complete += c.complete();
+        const auto it = data.sweepsByCell.constFind(c.id);
+        if (it == data.sweepsByCell.constEnd()) {
+            continue;
+        }
+        QStringList kinds;
+        QString allReduce;
+        for (const store::StoredSweep& s : *it) {
+            kinds << s.series.kind;
+            if (s.series.kind != "all_reduce" || s.series.points.empty()) {
+                continue;
+            }
+            // One rank's busbw is 0 (it moves nothing): its algbw is the figure there is.
+            const bool bus = c.worldSize > 1;
+            const auto bw = [bus](const analysis::SweepPoint& p) {
+                return bus ? p.busbwGBps.value_or(0.0) : p.algbwGBps;
+            };
+            const auto peak =
+                std::max_element(s.series.points.begin(), s.series.points.end(),
+                                 [&](const auto& a, const auto& b) { return bw(a) < bw(b); });
+            allReduce =
+                QString("; all_reduce peak %1 %2 GB/s at %3")
+                    .arg(bus ? "busbw" : "algbw")
+                    .arg(bw(*peak), 0, 'g', 3)
+                    .arg(QString::fromStdString(trace::formatByteSize(std::uint64_t(peak->bytes))));
+            allReduce += s.fit.refused ? QString(", fit refused: %1").arg(s.fit.reason)
+                                       : QString(", fit %1 us + bytes / %2 GB/s (R\u00b2 %3)")
+                                             .arg(s.fit.alphaUs, 0, 'f', 1)
+                                             .arg(s.fit.asymptoticGBps(), 0, 'f', 2)
+                                             .arg(s.fit.r2, 0, 'f', 3);
+        }
+        out[c.id] = "sweep of " + kinds.join(", ") + allReduce;
+    }
+    for (auto it = data.predictionsByCell.begin(); it != data.predictionsByCell.end(); ++it) {
+        if (!it->prediction) {
+            out[it.key()] = it->note;
+            continue;
+        }
+        const analysis::DdpPrediction& p = *it->prediction;
+        out[it.key()] = QString("all-reduce per step: %1 ms predicted by %2, %3 ms measured "
+                                "(off by %4 %)")
+                            .arg(p.predictedUsPerStep / 1000.0, 0, 'f', 2)
+                            .arg(it->sweepCell)
+                            .arg(p.measuredUsPerStep / 1000.0, 0, 'f', 2)
+                            .arg(p.offBy() * 100.0, 0, 'f', 1);
+    }
+    return out;
+}
+
+QString sweepCsv(const ReportData& data) {
+    QString out = "cell,layer,world_size,kind,bytes,time_us,typical_us,algbw_GBps,busbw_GBps\n";
+    const auto num = [](double v) { return QString::number(v, 'g', 9); };
+    for (const auto& c : data.cells) {
+        for (const store::StoredSweep& s : data.sweepsByCell.value(c.id)) {
+            for (const analysis::SweepPoint& p : s.series.points) {
+                QStringList row{csvField(c.id),
+                                csvField(c.layer),
+                                QString::number(c.worldSize),
+                                csvField(s.series.kind),
+                                QString::number(p.bytes, 'f', 0),
+                                num(p.slowestUs),
+                                num(p.typicalUs),
+                                num(p.algbwGBps),
+                                p.busbwGBps ? num(*p.busbwGBps) : QString()}; // empty, never NaN
+                out += row.join(',') + "\n";
+            }
+        }
+    }
+    return out;
+}
+
+QString macrosTex(const ReportData& data) {
+    int complete = 0, ddp = 0, sweepsComplete = 0, sweeps = 0;
+    for (const auto& c : data.cells) {
+        (c.isSweep() ? sweeps : ddp) += 1;
+        (c.isSweep() ? sweepsComplete : complete) += c.complete();
     }
     QString tex = "% Generated by commprof report from complete cells only; do not edit.\n";
+    tex += "% Layers and world sizes in names are spelled in letters: gloo_cpu at 16 ranks is "
+           "GlooCpuWsOneSix.\n";
     tex += cmd("CompleteCells", QString::number(complete));
-    tex += cmd("NotCompleteCells", QString::number(int(data.cells.size()) - complete));
+    tex += cmd("NotCompleteCells", QString::number(ddp - complete));
+    tex += cmd("CompleteSweepCells", QString::number(sweepsComplete));
+    tex += cmd("NotCompleteSweepCells", QString::number(sweeps - sweepsComplete));
     // The headline: the largest complete gloo-over-CUDA cell, else the largest of any layer.
     const store::CellRow* headline = largestComplete(data.cells, "gloo_cuda");
     if (!headline) {
@@ -139,10 +294,11 @@ QString macrosTex(const ReportData& data) {
         tex += cmd("HeadlineLayer", texText(headline->layer));
         tex += cmd("HeadlineModel", texText(headline->model));
         tex += cmd("HeadlineStepMs", QString::number(*headline->stepMs, 'f', 1));
+        tex += predictionMacros(data, *headline);
     }
     QStringList layers;
     for (const auto& c : data.cells) {
-        if (!layers.contains(c.layer)) {
+        if (!c.isSweep() && !layers.contains(c.layer)) {
             layers << c.layer;
         }
     }
@@ -161,7 +317,7 @@ QString macrosTex(const ReportData& data) {
         }
         const auto fit = data.byLayer.value(layer).fit;
         if (fit && !fit->describesSamples()) {
-            tex += QString("%% %1: bucket fit refused (R^2 = %2, beta %3 s/B)\n")
+            tex += QString("% %1: bucket fit refused (R^2 = %2, beta %3 s/B)\n")
                        .arg(layer)
                        .arg(fit->r2, 0, 'f', 3)
                        .arg(fit->beta, 0, 'g', 3);
@@ -171,7 +327,7 @@ QString macrosTex(const ReportData& data) {
             tex += cmd(n + "FitRsquared", QString::number(fit->r2, 'f', 3));
         }
     }
-    return tex;
+    return tex + sweepMacros(data);
 }
 
 } // namespace commprof::report

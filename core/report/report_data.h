@@ -1,9 +1,12 @@
 #pragma once
 // Everything a report draws and quotes, from the store. Aggregates, fitted lines and macros
-// take complete cells only; incomplete and failed cells are carried along, flagged.
+// take complete cells only; incomplete and failed cells are carried along, flagged. Sweep cells
+// (kind: sweep) have no steps or buckets: the DDP figures leave them out, and their series are
+// kept apart, with each DDP cell's prediction from them.
 
 #include "analysis/cost_model.h"
 #include "store/queries.h"
+#include "store/sweep_rows.h"
 
 #include <QJsonObject>
 #include <QMap>
@@ -20,6 +23,8 @@ struct ReportData {
     QMap<QString, LayerSamples> byLayer; // layer -> buckets of complete cells and the fit
     QMap<QString, std::vector<analysis::BucketSample>> bucketsByCell; // complete cells, by id
     QMap<QString, std::vector<store::RankFiguresRow>> ranksByCell;    // complete cells, by id
+    QMap<QString, std::vector<store::StoredSweep>> sweepsByCell;      // complete sweep cells, by id
+    QMap<QString, store::StoredPrediction> predictionsByCell;         // complete DDP cells, by id
 };
 
 ReportData loadReportData(store::Database& db, const QString& runDir);
@@ -32,7 +37,14 @@ QString bucketsCsv(store::Database& db, const ReportData& data);
 // LaTeX \newcommand lines for the headline figures, from complete cells only.
 QString macrosTex(const ReportData& data);
 
-// The complete cell a headline quotes: the largest world size (then model) of the layer, or
+// A line per complete cell that has no reasons to show: for a sweep, its all_reduce peak and
+// fit; for a DDP cell, the all-reduce per step its sweep predicted against the measured.
+QMap<QString, QString> cellNotes(const ReportData& data);
+
+// Every recorded point of complete sweep cells, one row per cell, kind and size.
+QString sweepCsv(const ReportData& data);
+
+// The complete DDP cell a headline quotes: the largest world size (then model) of the layer, or
 // of any layer when layer is empty.
 const store::CellRow* largestComplete(const std::vector<store::CellRow>& cells,
                                       const QString& layer = {});

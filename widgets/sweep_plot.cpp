@@ -1,0 +1,329 @@
+#include "sweep_plot.h"
+
+#include "result_plots.h"
+#include "trace/trace_input.h"
+
+#include <qcustomplot.h>
+
+#include <QMap>
+
+#include <algorithm>
+#include <cmath>
+
+namespace commprof::widgets {
+namespace {
+
+constexpr double kDefaultMinBytes = 8;
+constexpr double kDefaultMaxBytes = 4194304;
+
+// The kinds in the order nccl-tests lists them; each has its own dash, all_reduce solid.
+const QStringList kKinds{"all_reduce", "all_gather", "reduce_scatter", "broadcast"};
+
+Qt::PenStyle kindDash(const QString& kind) {
+    static const QList<Qt::PenStyle> dashes{Qt::SolidLine, Qt::DashLine, Qt::DashDotLine,
+                                            Qt::DotLine};
+    const auto i = kKinds.indexOf(kind);
+    return i < 0 ? Qt::DashDotDotLine : dashes[i];
+}
+
+int kindOrder(const QString& kind) {
+    const auto i = kKinds.indexOf(kind);
+    return i < 0 ? int(kKinds.size()) : int(i);
+}
+
+// The layer's colour, darker for each further world size: a layer stays one hue, and
+// neighbouring world sizes differ by more than a shade.
+QColor worldSizeShade(const QColor& layer, int index) {
+    static const int kDarker[] = {100, 185, 135, 240};
+    return layer.darker(kDarker[std::max(0, index) % 4]);
+}
+
+QString sizeLabel(double bytes) {
+    return QString::fromStdString(trace::formatByteSize(std::uint64_t(std::llround(bytes))));
+}
+
+// Ticks at powers of two, labelled in binary units, every so many doublings that the labels fit
+// the axis as it is now laid out (a replot after a resize asks again).
+class SizeTicker : public QCPAxisTicker {
+public:
+    explicit SizeTicker(const QCPAxis* axis) : axis_(axis) {}
+
+protected:
+    QVector<double> createTickVector(double, const QCPRange& range) override {
+        const double labelPx =
+            QFontMetricsF(axis_->tickLabelFont()).horizontalAdvance("512 KiB") + kTickLabelGapPx;
+        const int room = std::max(2, int(double(axis_->axisRect()->width()) / labelPx));
+        const int first = int(std::ceil(std::log2(range.lower)));
+        const int last = int(std::floor(std::log2(range.upper)));
+        // Doublings per tick: a step that divides 10 puts ticks on KiB and MiB boundaries.
+        int step = 1;
+        for (const int s : {1, 2, 5, 10, 20, 30}) {
+            step = s;
+            if ((last - first) / s + 1 <= room) {
+                break;
+            }
+        }
+        QVector<double> ticks;
+        for (int k = first; k <= last; ++k) {
+            if (k % step == 0) {
+                ticks << std::ldexp(1.0, k);
+            }
+        }
+        return ticks;
+    }
+    QString getTickLabel(double tick, const QLocale&, QChar, int) override {
+        return sizeLabel(tick);
+    }
+    int getSubTickCount(double) override { return 0; }
+
+private:
+    static constexpr double kTickLabelGapPx = 14;
+    const QCPAxis* axis_;
+};
+
+// Decade ticks on a log axis, as many decades apart as the axis' height needs for its labels
+// not to touch (asked again at each replot, so a resize re-spaces them).
+class DecadeTicker : public QCPAxisTickerLog {
+public:
+    explicit DecadeTicker(const QCPAxis* axis) : axis_(axis) {
+        setLogBase(10);
+        setSubTickCount(8);
+    }
+
+protected:
+    QVector<double> createTickVector(double tickStep, const QCPRange& range) override {
+        const double rowPx = QFontMetricsF(axis_->tickLabelFont()).height() * kRowsPerLabel;
+        const int room = std::max(2, int(double(axis_->axisRect()->height()) / rowPx));
+        const int decades = int(std::ceil(std::log10(range.upper / range.lower)));
+        setTickCount(std::clamp(decades, 1, room));
+        return QCPAxisTickerLog::createTickVector(tickStep, range);
+    }
+
+private:
+    static constexpr double kRowsPerLabel = 1.5;
+    const QCPAxis* axis_;
+};
+
+// A log axis of message sizes from lo to hi, with room on either side for the end markers.
+void sizeAxis(QCPAxis* axis, double lo, double hi) {
+    axis->setScaleType(QCPAxis::stLogarithmic);
+    axis->setTicker(QSharedPointer<SizeTicker>::create(axis));
+    axis->setSubTicks(false);
+    axis->setRange(lo / 1.5, hi * 1.5);
+}
+
+bool hasBusBandwidth(const analysis::SweepSeries& s) {
+    return std::all_of(s.points.begin(), s.points.end(), [](const analysis::SweepPoint& p) {
+        return p.busbwGBps && *p.busbwGBps > 0;
+    });
+}
+
+QString shapeName(const store::CellRow& c) {
+    return QString("%1 ws%2").arg(c.layer).arg(c.worldSize);
+}
+
+// The sorted world sizes of the lines: a line's index there picks its marker and shade.
+QVector<int> lineWorldSizes(const std::vector<SweepLine>& lines) {
+    QVector<int> out;
+    for (const SweepLine& l : lines) {
+        out << l.cell->worldSize;
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+QPointF pixelOf(const QCustomPlot& plot, const analysis::SweepPoint& p) {
+    return {plot.xAxis->coordToPixel(p.bytes), plot.yAxis->coordToPixel(*p.busbwGBps)};
+}
+
+double segmentDistance(QPointF pos, QPointF a, QPointF b) {
+    const QPointF ab = b - a;
+    const double len2 = QPointF::dotProduct(ab, ab);
+    const double t = len2 > 0 ? std::clamp(QPointF::dotProduct(pos - a, ab) / len2, 0.0, 1.0) : 0.0;
+    const QPointF at = a + t * ab - pos;
+    return std::hypot(at.x(), at.y());
+}
+
+} // namespace
+
+QString SweepLine::name() const {
+    return shapeName(*cell) + " " + sweep->series.kind;
+}
+
+std::vector<SweepLine> sweepLines(const report::ReportData& data, QStringList* notes) {
+    std::vector<SweepLine> out;
+    // why -> the cell's layer and world size -> kinds, so a note names each cell once
+    QMap<QString, QMap<QString, QStringList>> left;
+    for (const auto& c : data.cells) {
+        const auto it = data.sweepsByCell.constFind(c.id);
+        if (!c.isSweep() || !c.complete() || it == data.sweepsByCell.constEnd()) {
+            continue;
+        }
+        std::vector<const store::StoredSweep*> kinds;
+        for (const store::StoredSweep& s : *it) {
+            kinds.push_back(&s);
+        }
+        std::stable_sort(kinds.begin(), kinds.end(), [](const auto* a, const auto* b) {
+            return kindOrder(a->series.kind) < kindOrder(b->series.kind);
+        });
+        for (const store::StoredSweep* s : kinds) {
+            // One rank moves no data: nccl-tests' factor gives busbw 0 (broadcast: the
+            // algbw of a copy that never leaves the process), so nothing is drawn at 1.
+            QString why;
+            if (!s->series.unsupported.isEmpty()) {
+                why = "not measured, the backend has none";
+            } else if (s->series.points.empty()) {
+                why = "not measured, no sizes";
+            } else if (c.worldSize == 1) {
+                why = "not drawn, one rank moves no data";
+            } else if (!hasBusBandwidth(s->series)) {
+                why = "not drawn, no busbw for the kind";
+            }
+            if (why.isEmpty()) {
+                out.push_back({&c, s});
+            } else {
+                left[why][shapeName(c)] << s->series.kind;
+            }
+        }
+    }
+    if (notes) {
+        for (auto why = left.begin(); why != left.end(); ++why) {
+            QStringList cells;
+            for (auto cell = why->begin(); cell != why->end(); ++cell) {
+                cells << QString("%1 (%2)").arg(cell.key(), cell->join(", "));
+            }
+            *notes << why.key() + ": " + cells.join("; ");
+        }
+    }
+    return out;
+}
+
+void drawSweepBandwidth(QCustomPlot& plot, const report::ReportData& data,
+                        const FigureStyle& style) {
+    resetFigure(plot, "Collective bus bandwidth vs size", "message size (bytes)", "busbw (GB/s)",
+                style);
+    QStringList notes;
+    const std::vector<SweepLine> lines = sweepLines(data, &notes);
+    const QVector<int> sizes = lineWorldSizes(lines);
+    QVector<double> xs, ys;
+    for (const SweepLine& line : lines) {
+        const int w =
+            int(std::lower_bound(sizes.begin(), sizes.end(), line.cell->worldSize) - sizes.begin());
+        const QColor colour = worldSizeShade(layerColour(line.cell->layer), w);
+        QCPGraph* g = plot.addGraph();
+        g->setName(line.name());
+        g->setProperty("cellId", line.cell->id);
+        g->setPen(QPen(colour, 1.6, kindDash(line.sweep->series.kind)));
+        g->setScatterStyle(QCPScatterStyle(worldSizeShape(w), colour, colour, 5));
+        for (const analysis::SweepPoint& p : line.sweep->series.points) {
+            g->addData(p.bytes, *p.busbwGBps);
+            xs << p.bytes;
+            ys << *p.busbwGBps;
+        }
+    }
+    const auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
+    const double minBytes = xs.isEmpty() ? kDefaultMinBytes : *lo;
+    const double maxBytes = xs.isEmpty() ? kDefaultMaxBytes : std::max(*hi, 2 * *lo);
+    sizeAxis(plot.xAxis, minBytes, maxBytes);
+    fitAxis(plot.yAxis, ys, true);
+    if (plot.yAxis->scaleType() == QCPAxis::stLogarithmic) {
+        // Bandwidth is read in orders of magnitude: a tick per decade where there is room.
+        plot.yAxis->setTicker(QSharedPointer<DecadeTicker>::create(plot.yAxis));
+    }
+
+    std::vector<const store::CellRow*> flagged;
+    bool anySweep = false;
+    for (const auto& c : data.cells) {
+        anySweep = anySweep || c.isSweep();
+        if (c.isSweep() && flaggedCell(c)) {
+            flagged.push_back(&c);
+        }
+    }
+    // Flagged cells have no size to stand at: spread along the band at the top.
+    const double span = std::log(plot.xAxis->range().upper / plot.xAxis->range().lower);
+    for (std::size_t i = 0; i < flagged.size(); ++i) {
+        const double x =
+            plot.xAxis->range().lower * std::exp(span * (double(i) + 0.5) / double(flagged.size()));
+        addFlaggedMarker(plot, x, flagged[i]->id,
+                         shapeName(*flagged[i]) + " sweep " + flagged[i]->status);
+    }
+    if (!flagged.empty()) {
+        addFlaggedLegendEntry(plot);
+    }
+    if (lines.empty()) {
+        auto* empty = new QCPItemText(&plot);
+        empty->setObjectName("empty");
+        empty->position->setType(QCPItemPosition::ptAxisRectRatio);
+        empty->position->setCoords(0.5, 0.5);
+        empty->setFont(style.font());
+        empty->setText(anySweep ? "No complete sweep series to draw"
+                                : "No sweep cells in these results:\nadd a kind: sweep entry "
+                                  "to the matrix's models");
+    }
+    if (!notes.isEmpty()) {
+        auto* note = new QCPTextElement(&plot, notes.join('\n'), style.font(-0.5));
+        note->setObjectName("note");
+        note->setTextColor(QColor(90, 90, 90));
+        note->setMargins(QMargins(4, 0, 4, 2));
+        plot.plotLayout()->addElement(plot.plotLayout()->rowCount(), 0, note);
+        plot.plotLayout()->setRowStretchFactor(plot.plotLayout()->rowCount() - 1, 0.001);
+    }
+}
+
+void markSweepCell(QCustomPlot& plot, const report::ReportData& data, const QString& cellId) {
+    for (const SweepLine& line : sweepLines(data)) {
+        if (line.cell->id != cellId) {
+            continue;
+        }
+        QCPGraph* g = plot.addGraph();
+        g->setName("selection");
+        g->removeFromLegend();
+        g->setPen(QPen(QColor(0, 0, 0, 110), 3.5));
+        g->setScatterStyle(
+            QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(Qt::black, 1.5), Qt::NoBrush, 8));
+        for (const analysis::SweepPoint& p : line.sweep->series.points) {
+            g->addData(p.bytes, *p.busbwGBps);
+        }
+    }
+}
+
+std::optional<SweepPick> sweepPickAt(const QCustomPlot& plot, const report::ReportData& data,
+                                     QPointF pos, double radiusPx) {
+    std::optional<SweepPick> best;
+    double bestDist = radiusPx;
+    for (const SweepLine& line : sweepLines(data)) {
+        const auto& points = line.sweep->series.points;
+        for (std::size_t i = 0; i < points.size(); ++i) {
+            const QPointF a = pixelOf(plot, points[i]);
+            const QPointF b = pixelOf(plot, points[std::min(i + 1, points.size() - 1)]);
+            const double d = segmentDistance(pos, a, b);
+            if (d < bestDist) {
+                bestDist = d;
+                const bool nearA = std::hypot(a.x() - pos.x(), a.y() - pos.y()) <=
+                                   std::hypot(b.x() - pos.x(), b.y() - pos.y());
+                best = SweepPick{line, &points[nearA ? i : std::min(i + 1, points.size() - 1)]};
+            }
+        }
+    }
+    return best;
+}
+
+QString describeSweepPick(const SweepPick& pick) {
+    const store::CellRow& c = *pick.line.cell;
+    const analysis::SweepPoint& p = *pick.point;
+    return QStringList{c.id, QString("%1 · %2 · %3 ranks").arg(c.status, c.layer).arg(c.worldSize),
+                       QString("%1 at %2 (%3 B)")
+                           .arg(pick.line.sweep->series.kind, sizeLabel(p.bytes))
+                           .arg(p.bytes, 0, 'f', 0),
+                       QString("busbw %1 GB/s · algbw %2 GB/s")
+                           .arg(p.busbwGBps.value_or(0), 0, 'g', 4)
+                           .arg(p.algbwGBps, 0, 'g', 4),
+                       QString("time %1 us (rank %2's fastest), typical %3 us")
+                           .arg(p.slowestUs, 0, 'f', 1)
+                           .arg(p.slowestRank)
+                           .arg(p.typicalUs, 0, 'f', 1)}
+        .join('\n');
+}
+
+} // namespace commprof::widgets
