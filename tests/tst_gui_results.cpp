@@ -662,6 +662,55 @@ private slots:
         QCOMPARE(panel.plot()->graphCount(), 0);
     }
 
+    // The DDP cell's all-reduce against its sweep, and a sweep cell's fits, as cells --json
+    // prints them (an independent reader of the same store); a sweep cell's empty bucket plot
+    // says why.
+    void inspectorShowsThePredictionAndTheSweep() {
+        const CliResult r = runCli("commprof", {"cells", work_.filePath("run"), "--json"});
+        QJsonObject ws2, sweep2;
+        for (const QJsonValue v : r.json()["cells"].toArray()) {
+            if (v.toObject()["id"].toString() == "mlp2m_gloo_cpu_ws2_r0") {
+                ws2 = v.toObject();
+            } else if (v.toObject()["id"].toString() == "sweep_gloo_cpu_ws2_r0") {
+                sweep2 = v.toObject();
+            }
+        }
+        QVERIFY2(ws2["prediction"].isObject(), r.out.constData());
+        widgets::CellInspectorPanel panel;
+        panel.showCell(data_, "mlp2m_gloo_cpu_ws2_r0");
+        const models::CellFiguresModel* f = panel.figures();
+        const auto value = [&](const char* figure) {
+            const int row = f->rowOf(figure);
+            return row < 0 ? QString() : f->data(f->index(row, 1)).toString();
+        };
+        const QJsonObject p = ws2["prediction"].toObject();
+        QCOMPARE(value("all-reduce predicted"),
+                 QString::number(p["predicted_ms_per_step"].toDouble(), 'f', 2) + " ms");
+        QCOMPARE(value("all-reduce measured"),
+                 QString::number(p["measured_ms_per_step"].toDouble(), 'f', 2) + " ms");
+        QCOMPARE(value("prediction off by"),
+                 QString("%1 %").arg(p["off_by"].toDouble() * 100.0, 0, 'f', 1));
+        panel.showCell(data_, "sweep_gloo_cpu_ws2_r0");
+        for (const QJsonValue v : sweep2["sweep"].toArray()) {
+            const QJsonObject s = v.toObject();
+            const QString kind = s["kind"].toString();
+            if (s.contains("unsupported")) {
+                QCOMPARE(value(qPrintable(kind)), QString("not measured"));
+                continue;
+            }
+            const QJsonObject fit = s["fit"].toObject();
+            QCOMPARE(value(qPrintable(kind + " fit")),
+                     fit["refused"].toBool()
+                         ? QString("refused")
+                         : QString("%1 us + bytes / %2 GB/s")
+                               .arg(fit["alpha_us"].toDouble(), 0, 'f', 1)
+                               .arg(fit["asymptotic_GBps"].toDouble(), 0, 'f', 2));
+        }
+        QCOMPARE(panel.plot()->graphCount(), 0);
+        QVERIFY(panel.plot()->itemCount() == 1);
+        QVERIFY(qobject_cast<QCPItemText*>(panel.plot()->item(0))->text().contains("sweep"));
+    }
+
     void verdictWordsFollowTheRatio() {
         QCOMPARE(models::agreementVerdict(1.05, 0.10), QString("agree within ±10 %"));
         QCOMPARE(models::agreementVerdict(0.9, 0.10), QString("agree within ±10 %"));

@@ -51,8 +51,13 @@ CellInspectorPanel::CellInspectorPanel(QWidget* parent) : QWidget(parent) {
 void CellInspectorPanel::showCell(const report::ReportData& data, const QString& cellId) {
     const store::CellRow* cell = findCell(data, cellId);
     const auto ranks = data.ranksByCell.find(cellId);
-    figures_->setCell(cell, ranks == data.ranksByCell.end() ? nullptr : &ranks.value());
+    const auto prediction = data.predictionsByCell.find(cellId);
+    const auto sweeps = data.sweepsByCell.find(cellId);
+    figures_->setCell(cell, ranks == data.ranksByCell.end() ? nullptr : &ranks.value(),
+                      prediction == data.predictionsByCell.end() ? nullptr : &prediction.value(),
+                      sweeps == data.sweepsByCell.end() ? nullptr : &sweeps.value());
     plot_->clearGraphs();
+    plot_->clearItems();
     if (!cell) {
         headline_->setText("Select a cell in Results");
         plot_->replot();
@@ -74,6 +79,15 @@ void CellInspectorPanel::showCell(const report::ReportData& data, const QString&
             times << s.seconds * 1e3;
         }
         plot_->xAxis->setRange(-1, i);
+    }
+    if (samples.empty()) {
+        // Never a silently empty plot: say why there is nothing to draw.
+        auto* why = new QCPItemText(plot_);
+        why->position->setType(QCPItemPosition::ptAxisRectRatio);
+        why->position->setCoords(0.5, 0.5);
+        why->setText(cell->isSweep() ? "A sweep cell has no buckets:\nits bandwidth is in Results, "
+                                       "Collective sweep"
+                                     : "No bucket timings recorded for this cell");
     }
     countTicks(plot_->xAxis);
     fitAxis(plot_->yAxis, times, true);

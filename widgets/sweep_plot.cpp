@@ -262,7 +262,7 @@ void drawSweepBandwidth(QCustomPlot& plot, const report::ReportData& data,
                                   "to the matrix's models");
     }
     if (!notes.isEmpty()) {
-        auto* note = new QCPTextElement(&plot, notes.join('\n'), style.font(-0.5));
+        auto* note = new QCPTextElement(&plot, notes.join('\n'), style.font());
         note->setObjectName("note");
         note->setTextColor(QColor(90, 90, 90));
         note->setMargins(QMargins(4, 0, 4, 2));

@@ -100,13 +100,71 @@ void CellFiguresModel::addRankRows(const store::CellRow& cell,
     }
 }
 
+// Every figure of the prediction is one the text beside it derives from, as in the report.
+void CellFiguresModel::addPredictionRows(const store::StoredPrediction& p) {
+    if (!p.prediction) {
+        rows_.push_back({"all-reduce predicted", "n/a", p.note, false});
+        return;
+    }
+    const analysis::DdpPrediction& d = *p.prediction;
+    const auto msOf = [](double us) { return QString::number(us / 1000.0, 'f', 2) + " ms"; };
+    rows_.push_back({"all-reduce predicted", msOf(d.predictedUsPerStep),
+                     QString("per step, from %1: %2 alone, at the CPU share each bucket had")
+                         .arg(p.sweepCell, msOf(d.sweepUsPerStep))});
+    rows_.push_back({"all-reduce measured", msOf(d.measuredUsPerStep),
+                     QString("the collective's own time (last rank's span), median of %1 "
+                             "steps, range %2 .. %3")
+                         .arg(d.steps)
+                         .arg(msOf(d.measuredMinUs), msOf(d.measuredMaxUs))});
+    rows_.push_back({"prediction off by", QString("%1 %").arg(d.offBy() * 100.0, 0, 'f', 1),
+                     d.withinRange() ? "within the measured range" : "outside the measured range",
+                     !d.withinRange()});
+    rows_.push_back({"waiting for the last rank", msOf(d.waitUsPerStep),
+                     "per step, the first rank's wait for the last, summed over buckets"});
+}
+
+void CellFiguresModel::addSweepRows(const std::vector<store::StoredSweep>& sweeps) {
+    for (const store::StoredSweep& s : sweeps) {
+        const analysis::LinearFit& f = s.fit;
+        if (!s.series.unsupported.isEmpty()) {
+            rows_.push_back({s.series.kind, "not measured", s.series.unsupported, false});
+            continue;
+        }
+        double peak = 0, at = 0;
+        for (const analysis::SweepPoint& pt : s.series.points) {
+            if (pt.busbwGBps && *pt.busbwGBps > peak) {
+                peak = *pt.busbwGBps;
+                at = pt.bytes;
+            }
+        }
+        rows_.push_back(
+            {s.series.kind + " peak busbw", QString("%1 GB/s").arg(peak, 0, 'f', 2),
+             QString("at %1 B, %2 sizes").arg(at, 0, 'f', 0).arg(s.series.points.size())});
+        rows_.push_back({s.series.kind + " fit",
+                         f.refused ? QString("refused")
+                                   : QString("%1 us + bytes / %2 GB/s")
+                                         .arg(f.alphaUs, 0, 'f', 1)
+                                         .arg(f.asymptoticGBps(), 0, 'f', 2),
+                         f.refused
+                             ? f.reason
+                             : QString("R^2 %1 over %2 sizes").arg(f.r2, 0, 'f', 3).arg(f.sizes),
+                         false});
+    }
+}
+
 void CellFiguresModel::setCell(const store::CellRow* cell,
-                               const std::vector<store::RankFiguresRow>* ranks) {
+                               const std::vector<store::RankFiguresRow>* ranks,
+                               const store::StoredPrediction* prediction,
+                               const std::vector<store::StoredSweep>* sweeps) {
     beginResetModel();
     rows_.clear();
     if (cell) {
         rows_.push_back({"status", cell->status, cell->reasons.join("; "), !cell->complete()});
-        if (cell->complete()) {
+        if (cell->isSweep()) {
+            if (sweeps) {
+                addSweepRows(*sweeps);
+            }
+        } else if (cell->complete()) {
             rows_.push_back({"step (median)", ms(cell->stepMs), {}});
             rows_.push_back(
                 {"compute", ms(cell->computeMs), percentOf(cell->computeMs, cell->stepMs)});
@@ -120,6 +178,9 @@ void CellFiguresModel::setCell(const store::CellRow* cell,
                                  "of communication hidden by compute"});
             }
             addInstrumentRows(*cell);
+            if (prediction) {
+                addPredictionRows(*prediction);
+            }
             if (ranks) {
                 addRankRows(*cell, *ranks);
             }

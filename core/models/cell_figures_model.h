@@ -4,6 +4,7 @@
 // never contradict the figure. New figures (other instruments, sweeps) are new rows.
 
 #include "store/queries.h"
+#include "store/sweep_rows.h"
 
 #include "models/table_model.h"
 
@@ -18,8 +19,11 @@ public:
     explicit CellFiguresModel(QObject* parent = nullptr);
     // nullptr clears; ranks, where given, adds one row per rank (its step, communication and
     // exposed communication, and its own two instruments).
+    // A DDP cell's prediction from its sweep, and a sweep cell's series, add their rows.
     void setCell(const store::CellRow* cell,
-                 const std::vector<store::RankFiguresRow>* ranks = nullptr);
+                 const std::vector<store::RankFiguresRow>* ranks = nullptr,
+                 const store::StoredPrediction* prediction = nullptr,
+                 const std::vector<store::StoredSweep>* sweeps = nullptr);
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     // The row of a figure by its name, or -1.
     int rowOf(const QString& figure) const;
@@ -30,6 +34,8 @@ protected:
 private:
     void addInstrumentRows(const store::CellRow& cell);
     void addRankRows(const store::CellRow& cell, const std::vector<store::RankFiguresRow>& ranks);
+    void addPredictionRows(const store::StoredPrediction& p);
+    void addSweepRows(const std::vector<store::StoredSweep>& sweeps);
     struct Row {
         QString figure, value, note;
         bool flagged = false;
