@@ -43,7 +43,7 @@ QString seriesText(const analysis::SweepSeries& s) {
                    .arg(p.busbwGBps ? QString::number(*p.busbwGBps, 'f', 4) : QString("n/a"), 11)
                    .arg(QString("rank %1").arg(p.slowestRank), 8);
     }
-    const auto fit = analysis::fitLinear(s.points);
+    const auto fit = analysis::fitSeries(s);
     if (!fit.note.isEmpty()) {
         out += "  " + fit.note + "\n";
     }
@@ -91,9 +91,9 @@ int summarize(const QString& dir, bool json, const QString& ddpCell = {}) {
         } else {
             QString why;
             // The cell ran on this host: loopback ranks of one machine share its cores.
-            prediction = analysis::predictDdp(m.ranks, allReduce->points,
-                                              analysis::fitLinear(allReduce->points),
-                                              QThread::idealThreadCount(), &why);
+            prediction =
+                analysis::predictDdp(m.ranks, allReduce->points, analysis::fitSeries(*allReduce),
+                                     QThread::idealThreadCount(), &why);
             if (!prediction) {
                 problem = ddpCell + ": " + why;
             }
@@ -105,7 +105,7 @@ int summarize(const QString& dir, bool json, const QString& ddpCell = {}) {
     if (json) {
         QJsonArray all;
         for (const auto& s : series) {
-            all.append(analysis::toJson(s, analysis::fitLinear(s.points)));
+            all.append(analysis::toJson(s, analysis::fitSeries(s)));
         }
         QJsonObject doc{
             {"dir", dir}, {"series", all}, {"problems", QJsonArray::fromStringList(problems)}};

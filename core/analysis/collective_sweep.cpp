@@ -139,6 +139,15 @@ std::optional<double> typicalUsAt(const std::vector<SweepPoint>& points, double 
     return std::exp(std::log(lo->typicalUs) + t * std::log(hi->typicalUs / lo->typicalUs));
 }
 
+LinearFit fitSeries(const SweepSeries& series) {
+    if (series.worldSize < 2) {
+        LinearFit fit = fitLinear({});
+        fit.reason = "world size 1: nothing moves between ranks, so there is no link to fit";
+        return fit;
+    }
+    return fitLinear(series.points);
+}
+
 LinearFit fitLinear(const std::vector<SweepPoint>& points) {
     LinearFit fit;
     fit.method = "least squares of time = alpha + bytes * beta, each size weighted by "

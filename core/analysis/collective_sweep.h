@@ -81,6 +81,9 @@ std::vector<SweepSeries> readSweep(const QString& dir, QStringList* problems = n
 // before it are left out (note says so). Refused with fewer than kMinFitSizes sizes, a span under
 // kMinFitSpan, or a fit that does not describe the data (R^2 below 0, or a negative beta).
 LinearFit fitLinear(const std::vector<SweepPoint>& points);
+// A series' fit: refused at world size 1, where nothing moves between ranks and the times are
+// a local copy's (its "bandwidth" would be memory's), else fitLinear of its points.
+LinearFit fitSeries(const SweepSeries& series);
 
 // As sweep summarize --json and cells --json print them (docs/formats.md): per size the
 // slowest rank's fastest and typical time, algbw and busbw; the fit, or why it was refused.

@@ -26,7 +26,7 @@ void insertSweep(Database& db, const QString& cellKey,
                           p.algbwGBps, opt(p.busbwGBps)})
                 .run();
         }
-        const analysis::LinearFit f = analysis::fitLinear(s.points);
+        const analysis::LinearFit f = analysis::fitSeries(s);
         fitRow
             .bindAll({cellKey, s.kind, s.unsupported.isEmpty() ? QVariant() : s.unsupported,
                       f.refused, f.reason, f.method, f.refused ? QVariant() : f.alphaUs,
