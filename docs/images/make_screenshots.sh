@@ -41,6 +41,10 @@ cp "$work/shots_1366x768/workbench.png" "$out/workbench_1366.png"
 for f in workbench designer run_monitor timeline cell_inspector results determinism probe; do
   cp "$work/shots_1920x1080/$f.png" "$out/$f.png"
 done
+# The results with the world-size-2 sweep selected: its bandwidth figure comes forward.
+QT_QPA_PLATFORM=offscreen "$bin/commprof-workbench" --size 1920x1080 \
+  --results "$work/smoke" --select sweep_gloo_cpu_ws2_r0 --screenshot "$work/shots_sweep"
+cp "$work/shots_sweep/results.png" "$out/results_sweep.png"
 # The trace timeline on its own: the 54 MB Kineto fixture, and every rank of a world-size-3 cell.
 cat > "$work/ws3.yaml" <<'YAML'
 name: timeline_ws3
