@@ -1,14 +1,14 @@
 #include "fragment_join.h"
 
+#include "id_table.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
 #include <string>
-#include <tuple>
 
 namespace commprof::trace {
-
 void FragmentJoiner::add(Fragment& f) {
     std::vector<std::uint32_t> map(f.strings.size());
     for (std::uint32_t i = 0; i < map.size(); ++i) {
@@ -144,32 +144,33 @@ void FragmentJoiner::resolveFlows() {
     if (flows_.empty()) {
         return;
     }
-    // (correlation, on a stream, event), sorted: the first event per key is the one.
-    struct Keyed {
-        std::int64_t correlation;
-        bool onStream;
-        std::uint32_t event;
-        bool operator<(const Keyed& o) const {
-            return std::tie(correlation, onStream, event) <
-                   std::tie(o.correlation, o.onStream, o.event);
-        }
+    // The first event (in file order) per correlation, off a stream and on one.
+    constexpr std::uint32_t kNone = ~std::uint32_t(0);
+    struct FirstEvents {
+        std::uint32_t offStream = kNone;
+        std::uint32_t onStream = kNone;
     };
-    std::vector<Keyed> byCorrelation;
+    IdTable<FirstEvents> byCorrelation(flows_.size());
     for (std::uint32_t i = 0; i < trace_.events.size(); ++i) {
         const TraceEvent& e = trace_.events[i];
         if (e.correlation >= 0) {
-            byCorrelation.push_back({e.correlation, e.onStream, i});
+            FirstEvents& first = byCorrelation.at(e.correlation, {});
+            std::uint32_t& slot = e.onStream ? first.onStream : first.offStream;
+            if (slot == kNone) {
+                slot = i;
+            }
         }
     }
-    std::sort(byCorrelation.begin(), byCorrelation.end());
     auto matching = [&](const FlowRecord& f) -> std::optional<std::uint32_t> {
-        for (bool onStream : {false, true}) {
-            const auto it = std::lower_bound(byCorrelation.begin(), byCorrelation.end(),
-                                             Keyed{f.id, onStream, 0});
-            if (it != byCorrelation.end() && it->correlation == f.id && it->onStream == onStream) {
-                const TraceEvent& e = trace_.events[it->event];
+        const FirstEvents* first = f.id >= 0 ? byCorrelation.find(f.id) : nullptr;
+        if (!first) {
+            return std::nullopt;
+        }
+        for (const std::uint32_t i : {first->offStream, first->onStream}) {
+            if (i != kNone) {
+                const TraceEvent& e = trace_.events[i];
                 if (e.pid == f.pid && e.tid == f.tid && e.startUs == f.ts) {
-                    return it->event;
+                    return i;
                 }
             }
         }
