@@ -1,6 +1,6 @@
 #pragma once
-// Parses a trace file while it is inflated, a piece of about a megabyte at a time, so the text
-// never exists whole in memory: each piece is parsed as soon as it is complete, by the reading
+// Parses a trace file while it is inflated, a piece of a few hundred kilobytes at a time, so the
+// text never exists whole in memory: each piece is parsed as soon as it is complete, by the reading
 // thread or by another, while the next one is inflated. Inflating overlaps parsing, no page of
 // a text-sized buffer has to be faulted in and cleared, and the pieces' buffers are reused.
 //
@@ -25,7 +25,9 @@ namespace commprof::trace {
 
 struct StreamOptions {
     int threads = 1; // parsing threads, the reading one included
-    std::size_t pieceBytes = std::size_t(1) << 20;
+    // A quarter of a megabyte: a piece's text and simdjson's index of it then stay in the
+    // core's own cache while it is parsed (a megabyte measured 8 % more CPU time).
+    std::size_t pieceBytes = std::size_t(256) << 10;
     std::uint64_t maxTextBytes = kDefaultMaxTraceBytes;
 };
 
