@@ -17,6 +17,7 @@ public:
     explicit FragmentJoiner(Trace& trace) : trace_(trace) {}
 
     void reserve(std::size_t events) { trace_.events.reserve(events); }
+    std::size_t events() const { return trace_.events.size(); }
 
     void add(Fragment& f);
 

@@ -29,6 +29,8 @@ public:
     // TraceError when the file cannot be read.
     std::size_t read(char* into, std::size_t room);
     bool irregular() const { return irregular_; }
+    // TraceFile::textSizeHint.
+    std::uint64_t textSizeHint() const { return file_.textSizeHint(); }
 
 private:
     std::size_t inflate(char* into, std::size_t room);

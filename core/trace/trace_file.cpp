@@ -54,6 +54,19 @@ TraceFile::~TraceFile() {
     ::close(fd_);
 }
 
+std::uint64_t TraceFile::textSizeHint() const {
+    if (!gzip_) {
+        return size_;
+    }
+    unsigned char tail[4] = {};
+    if (size_ < 18 || ::pread(fd_, tail, 4, off_t(size_ - 4)) != 4) {
+        return 0;
+    }
+    const std::uint64_t isize =
+        tail[0] | (tail[1] << 8) | (tail[2] << 16) | (std::uint64_t(tail[3]) << 24);
+    return isize >= size_ ? isize : 0;
+}
+
 std::size_t TraceFile::read(void* into, std::size_t want) const {
     for (;;) {
         const ssize_t got = ::read(fd_, into, want);

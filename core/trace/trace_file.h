@@ -21,6 +21,10 @@ public:
     std::uint64_t size() const { return size_; }
     // By its magic bytes, not by its name.
     bool gzip() const { return gzip_; }
+    // How long the text is, as far as the file says before it is read: a plain file's size, or
+    // the size a gzip trailer gives (modulo 2^32), unless that is less than the file; 0 when
+    // unknown. A hint for sizing buffers, never a bound.
+    std::uint64_t textSizeHint() const;
     // Up to `want` bytes from the current position; 0 at the end. Throws TraceError.
     std::size_t read(void* into, std::size_t want) const;
 

@@ -100,25 +100,18 @@ void readPlain(const TraceFile& file, const ReadOptions& options, PaddedBuffer& 
     }
 }
 
-// gzip stores the uncompressed size modulo 2^32 in its last four bytes: a good first guess,
-// capped by the limit so a lying trailer cannot make us allocate too much.
-std::size_t initialCapacity(int fd, std::uint64_t fileSize, std::uint64_t limit) {
-    std::uint64_t guess = fileSize * 8;
-    unsigned char tail[4] = {};
-    if (fileSize >= 18 && ::pread(fd, tail, 4, off_t(fileSize - 4)) == 4) {
-        const std::uint64_t isize =
-            tail[0] | (tail[1] << 8) | (tail[2] << 16) | (std::uint64_t(tail[3]) << 24);
-        if (isize >= fileSize) {
-            guess = isize + 1;
-        }
-    }
+// The size the gzip trailer gives is a good first guess, capped by the limit so a lying trailer
+// cannot make us allocate too much.
+std::size_t initialCapacity(const TraceFile& file, std::uint64_t limit) {
+    const std::uint64_t hint = file.textSizeHint();
+    const std::uint64_t guess = hint ? hint + 1 : file.size() * 8;
     return std::size_t(std::min<std::uint64_t>(std::max<std::uint64_t>(guess, 1 << 16), limit + 1));
 }
 
 void readGzip(const TraceFile& file, const ReadOptions& options, PaddedBuffer& buf) {
     const std::string& path = file.path();
     const std::uint64_t limit = options.maxTextBytes;
-    reserve(buf, initialCapacity(file.fd(), file.size(), limit));
+    reserve(buf, initialCapacity(file, limit));
     std::vector<unsigned char> in(kReadBlock);
     auto state = std::make_unique<inflate_state>();
     isal_inflate_init(state.get());

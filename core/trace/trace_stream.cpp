@@ -71,7 +71,9 @@ struct PieceResult {
     Fragment fragment;
     Stretch end;
     bool sound = false;
-    PieceBuffer buffer; // the last piece's, for what follows the array
+    bool parsed = false;
+    std::uint64_t textEnd = 0; // the file offset just past its elements
+    PieceBuffer buffer;        // the last piece's, for what follows the array
 };
 
 // A piece's elements, and whether the guess that made its end holds: every piece but the last
@@ -117,9 +119,16 @@ std::size_t lastBoundary(const char* text, std::size_t lo, std::size_t hi, std::
 }
 
 // Pieces from the reading thread to the parsing ones, their results in file order, and the
-// buffers of parsed pieces for the reading thread to fill again.
+// buffers of parsed pieces for the reading thread to fill again. Parsed pieces are joined into
+// the trace in file order as soon as all before them are, by whichever thread finds them
+// ready: the join runs while other pieces are parsed, and a piece's memory is free for the
+// next ones.
 class PieceQueue {
 public:
+    // textSizeHint: TraceFile::textSizeHint, to size the trace's events once.
+    PieceQueue(FragmentJoiner& joiner, std::uint64_t textSizeHint)
+        : joiner_(joiner), textSizeHint_(textSizeHint) {}
+
     void submit(Piece piece) {
         {
             const std::lock_guard<std::mutex> lock(mutex_);
@@ -187,8 +196,15 @@ public:
         changed_.notify_all();
     }
 
+    // Once every parsing thread has ended: whether every piece was sound and joined.
+    bool complete() {
+        std::unique_lock<std::mutex> lock(mutex_);
+        joinReady(lock);
+        return !failed_ && joined_ == results_.size();
+    }
+
     // Once every parsing thread has ended.
-    std::deque<PieceResult>& results() { return results_; }
+    const std::deque<PieceResult>& results() const { return results_; }
 
 private:
     // Called and returns with the lock held.
@@ -210,15 +226,59 @@ private:
                 // Out of memory, say: the whole-text path meets it again and reports it.
             }
         }
+        out.textEnd = piece.from + piece.docLen - 2;
         if (piece.last) {
             out.buffer = std::move(piece.buffer);
         }
         lock.lock();
+        out.parsed = true;
         failed_ = failed_ || !sound;
         if (piece.buffer.capacity()) {
             spare_.push_back(std::move(piece.buffer));
         }
+        joinReady(lock);
         return true;
+    }
+
+    // Joins the parsed pieces that follow the joined ones, unless another thread is at it.
+    // Called and returns with the lock held.
+    void joinReady(std::unique_lock<std::mutex>& lock) {
+        if (joining_) {
+            return;
+        }
+        joining_ = true;
+        while (!failed_ && joined_ < results_.size() && results_[joined_].parsed) {
+            Fragment& fragment = results_[joined_].fragment;
+            const std::uint64_t textEnd = results_[joined_].textEnd;
+            const bool first = joined_ == 0;
+            lock.unlock();
+            bool ok = true;
+            try {
+                joiner_.add(fragment);
+                if (first) {
+                    reserveEvents(textEnd);
+                }
+            } catch (...) {
+                ok = false; // out of memory: the whole-text path meets it again
+            }
+            lock.lock();
+            ++joined_;
+            failed_ = failed_ || !ok;
+        }
+        joining_ = false;
+    }
+
+    // Room for the events the whole text will hold at the first piece's density, and a
+    // quarter more: the event array then grows in place instead of being copied at every
+    // doubling into fresh pages. Pages reserved and never written cost no memory.
+    void reserveEvents(std::uint64_t textRead) {
+        if (textSizeHint_ <= textRead || textRead == 0) {
+            return;
+        }
+        const double perByte = double(joiner_.events()) / double(textRead);
+        // No event takes fewer than 16 bytes of text: a bound on a strange first piece.
+        const double most = double(textSizeHint_) / 16;
+        joiner_.reserve(std::size_t(std::min(most, 1.25 * perByte * double(textSizeHint_))));
     }
 
     std::mutex mutex_;
@@ -226,6 +286,10 @@ private:
     std::deque<Piece> waiting_;
     std::deque<PieceResult> results_;
     std::vector<PieceBuffer> spare_;
+    FragmentJoiner& joiner_;
+    std::uint64_t textSizeHint_;
+    std::size_t joined_ = 0; // pieces joined, in file order
+    bool joining_ = false;   // a thread is joining
     bool closed_ = false;
     bool failed_ = false;
 };
@@ -270,7 +334,9 @@ public:
         if (!readHead(head, filled, sk, first)) {
             return std::nullopt;
         }
-        PieceQueue queue;
+        Trace trace;
+        FragmentJoiner joiner(trace);
+        PieceQueue queue(joiner, source_.textSizeHint());
         od::parser parser;
         {
             Workers workers(queue, std::max(1, options_.threads) - 1);
@@ -281,10 +347,11 @@ public:
             while (queue.parseOne(parser)) {
             }
         } // every piece parsed, every parsing thread ended
-        if (queue.failed()) {
+        if (!queue.complete()) {
             return std::nullopt;
         }
-        return join(queue.results(), sk);
+        finish(trace, joiner, queue.results().back(), sk);
+        return trace;
     }
 
 private:
@@ -379,22 +446,12 @@ private:
         }
     }
 
-    std::optional<Trace> join(std::deque<PieceResult>& results, Skeleton& sk) {
-        Trace trace;
+    // What follows the array (the keys after traceEvents, in the last piece's text), and what
+    // the joiner does once every fragment is in.
+    void finish(Trace& trace, FragmentJoiner& joiner, const PieceResult& last, Skeleton& sk) {
         trace.source = path_;
         trace.textBytes = total_;
         trace.htaFacts.rootIsArray = sk.rootIsArray;
-        FragmentJoiner joiner(trace);
-        std::size_t events = 0;
-        for (const PieceResult& r : results) {
-            events += r.fragment.events.size();
-        }
-        joiner.reserve(events);
-        for (PieceResult& r : results) {
-            joiner.add(r.fragment);
-        }
-        // What follows the array: the keys after traceEvents, in the last piece's text.
-        const PieceResult& last = results.back();
         const std::uint64_t arrayEnd = last.end.arrayEnd;
         if (!sk.rootIsArray && arrayEnd + 1 < total_) {
             const char* tail = last.buffer.text();
@@ -404,7 +461,6 @@ private:
         }
         readTopLevelObjects(sk, trace);
         joiner.finish();
-        return trace;
     }
 
     std::string path_;
