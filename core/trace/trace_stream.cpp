@@ -14,6 +14,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -299,8 +300,12 @@ private:
 class Workers {
 public:
     Workers(PieceQueue& queue, int count) : queue_(queue) {
-        for (int i = 0; i < count; ++i) {
-            threads_.emplace_back([this] { queue_.work(); });
+        try {
+            for (int i = 0; i < count; ++i) {
+                threads_.emplace_back([this] { queue_.work(); });
+            }
+        } catch (const std::system_error&) {
+            // No more threads to be had: the ones started, and the reading thread, do it all.
         }
     }
     ~Workers() { finish(); }
