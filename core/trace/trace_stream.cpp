@@ -300,6 +300,7 @@ private:
 class Workers {
 public:
     Workers(PieceQueue& queue, int count) : queue_(queue) {
+        threads_.reserve(std::size_t(std::max(count, 0)));
         try {
             for (int i = 0; i < count; ++i) {
                 threads_.emplace_back([this] { queue_.work(); });
