@@ -375,6 +375,10 @@ private slots:
         const TraceBuilder b = oneStep(300);
         expectStreamedAsWhole(b.object().toUtf8(), "one event a line", Streams::Always);
         expectStreamedAsWhole(b.array().toUtf8(), "bare array", Streams::Always);
+        QByteArray crlf = b.object().toUtf8();
+        crlf.replace("\n", "\r\n");
+        expectStreamedAsWhole(crlf, "CRLF lines", Streams::Always);
+        expectStreamedAsWhole(R"({"traceEvents": [ ]})", "no events", Streams::Always);
         QByteArray single = b.object().toUtf8();
         single.replace('\n', ' ');
         expectStreamedAsWhole(single, "one line", Streams::Always);
