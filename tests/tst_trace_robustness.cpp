@@ -4,6 +4,7 @@
 #include "gzip_files.h"
 #include "trace/step_metrics.h"
 #include "trace/trace_reader.h"
+#include "trace/trace_stream.h"
 #include "trace_builder.h"
 
 #include <QDir>
@@ -39,6 +40,13 @@ QString fingerprint(const Trace& t) {
                .arg(t.processes.size())
                .arg(t.threads.size())
                .arg(t.htaFacts.tsColumnIsFloat);
+    out += QString("text %1 array %2 rank %3 world %4 backend %5 producer %6\n")
+               .arg(t.textBytes)
+               .arg(t.htaFacts.rootIsArray)
+               .arg(t.distributed.rank.value_or(-1))
+               .arg(t.distributed.worldSize.value_or(-1))
+               .arg(QString::fromStdString(t.distributed.backend))
+               .arg(t.producerRank.value_or(-1));
     for (const auto& w : t.warnings) {
         out += QString::fromStdString(w) + "\n";
     }
@@ -90,6 +98,88 @@ QByteArray kinetoLike(int events) {
     }
     out += "  ],\n  \"traceName\": \"x\"\n}\n";
     return out;
+}
+
+// A step of compute and communication, one event a line.
+TraceBuilder oneStep(int events) {
+    TraceBuilder b;
+    b.complete("ProfilerStep#1", 0, 100);
+    for (int i = 0; i < events; ++i) {
+        b.complete(i % 2 ? "aten::mm" : "nccl:all_reduce", i / 3.0, 0.25);
+    }
+    return b;
+}
+
+QByteArray gzipText(const QByteArray& text) {
+    return gzipMember(text, ' ', 0);
+}
+
+void writeFile(const QString& path, const QByteArray& bytes) {
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(bytes);
+}
+
+// What the whole-text path gives for a file: all of it inflated into memory, then parsed in one
+// pass.
+QString wholeTextOutcome(const QString& path) {
+    try {
+        PaddedBuffer buf = readTraceText(path.toStdString(), ReadOptions());
+        Trace t = parseTraceBuffer(buf, path.toStdString(), ParseOptions{1, std::size_t(1) << 40});
+        finishTrace(t);
+        return fingerprint(t);
+    } catch (const TraceError& e) {
+        return QString("error: ") + e.what();
+    }
+}
+
+enum class Streams { Always, Never, Maybe };
+
+// A file read in pieces as it is inflated gives exactly what the whole-text path gives, or is
+// left to that path: as plain text and as gzip, in pieces of several sizes on several threads.
+void expectStreamedAsWhole(const QByteArray& text, const QString& what, Streams streams) {
+    QTemporaryDir dir;
+    const QString plain = dir.filePath("t.json");
+    const QString gz = dir.filePath("t.json.gz");
+    writeFile(plain, text);
+    writeFile(gz, gzipText(text));
+    for (const QString& path : {plain, gz}) {
+        const QString whole = wholeTextOutcome(path);
+        for (const auto& [threads, piece] : {std::pair{1, std::size_t(64)},
+                                             {2, std::size_t(777)},
+                                             {3, std::size_t(4096)},
+                                             {2, std::size_t(1) << 20}}) {
+            if (piece < 4096 && text.size() > (256 << 10)) {
+                continue; // tiny pieces on a large text only cost time
+            }
+            const QString how = QString("%1 (%2): %3 threads, %4-byte pieces")
+                                    .arg(what, path.endsWith(".gz") ? "gzip" : "plain")
+                                    .arg(threads)
+                                    .arg(piece);
+            std::optional<Trace> t;
+            try {
+                t = readTraceStreamed(path.toStdString(), StreamOptions{threads, piece});
+            } catch (const TraceError& e) {
+                QVERIFY2(whole == QString("error: ") + e.what(), qPrintable(how));
+                continue;
+            }
+            QVERIFY2(t.has_value() || streams != Streams::Always,
+                     qPrintable(how + ": left to the whole-text path"));
+            QVERIFY2(!t.has_value() || streams != Streams::Never,
+                     qPrintable(how + ": read in pieces"));
+            if (t) {
+                finishTrace(*t);
+                QVERIFY2(fingerprint(*t) == whole, qPrintable(how + ": differs"));
+            }
+        }
+        QString read;
+        try {
+            read = fingerprint(readTraceFile(path.toStdString()));
+        } catch (const TraceError& e) {
+            read = QString("error: ") + e.what();
+        }
+        QVERIFY2(read == whole, qPrintable(what + ": readTraceFile differs"));
+    }
 }
 
 } // namespace
@@ -229,7 +319,8 @@ private slots:
     }
 
     // The fuzzer's corpus (tests/data/fuzz) replayed on every run: each input either parses or
-    // is refused with a TraceError, and nothing computed from it is NaN.
+    // is refused with a TraceError, the same in chunks, read from a file in pieces, or whole, and
+    // nothing computed from it is NaN.
     void fuzzCorpusReplays() {
         const QDir dir(COMMPROF_TEST_DATA "/fuzz");
         const QStringList files = dir.entryList(QDir::Files);
@@ -239,6 +330,7 @@ private slots:
             QVERIFY(f.open(QIODevice::ReadOnly));
             const QByteArray bytes = f.readAll();
             expectSameInChunks(bytes, name);
+            expectStreamedAsWhole(bytes, name, Streams::Maybe);
             try {
                 const TraceSummary s = summarize(
                     parseTraceText(std::string_view(bytes.constData(), std::size_t(bytes.size())),
@@ -271,6 +363,81 @@ private slots:
                            "broken", ParseOptions{2, 4096});
         QVERIFY(t.events.size() > 1000 && t.events.size() < 3000);
         QVERIFY(QString::fromStdString(t.warnings.back()).contains("JSON breaks at byte"));
+    }
+
+    // Reading a file in pieces while it is inflated gives what reading it whole gives, and
+    // leaves every file that is not sound to the whole-text path.
+    void streamedReadMatchesWholeText() {
+        const QByteArray real =
+            gunzip(COMMPROF_TEST_DATA "/traces/kineto_nccl_ddp_ws2_rank0.json.gz");
+        QVERIFY(real.size() > (1 << 20));
+        expectStreamedAsWhole(real, "real trace", Streams::Always);
+        const TraceBuilder b = oneStep(300);
+        expectStreamedAsWhole(b.object().toUtf8(), "one event a line", Streams::Always);
+        expectStreamedAsWhole(b.array().toUtf8(), "bare array", Streams::Always);
+        QByteArray crlf = b.object().toUtf8();
+        crlf.replace("\n", "\r\n");
+        expectStreamedAsWhole(crlf, "CRLF lines", Streams::Always);
+        expectStreamedAsWhole(R"({"traceEvents": [ ]})", "no events", Streams::Always);
+        QByteArray single = b.object().toUtf8();
+        single.replace('\n', ' ');
+        expectStreamedAsWhole(single, "one line", Streams::Always);
+        // Keys around the events, distributedInfo after them, and a long head.
+        QByteArray around = b.object().toUtf8();
+        around.insert(1, "\"deviceProperties\": [" + QByteArray(5000, ' ') +
+                             "{\"id\": 0}],\n\"otherData\": {\"rank\": 3},\n");
+        around.insert(around.size() - 1,
+                      ",\n\"distributedInfo\": {\"rank\": 1, \"world_size\": 4, \"backend\": "
+                      "\"nccl\"}");
+        expectStreamedAsWhole(around, "keys around the events", Streams::Always);
+        // A boundary guessed inside an event's args, and inside an array after traceEvents
+        // that holds what look like events: the guess must not hold.
+        const QByteArray nested = kinetoLike(3000);
+        expectStreamedAsWhole(nested, "nested lists", Streams::Maybe);
+        QByteArray after = b.object().toUtf8();
+        after.insert(after.size() - 1, ",\n\"more\": [\n" + b.array().mid(1).toUtf8());
+        expectStreamedAsWhole(after, "events after the events", Streams::Maybe);
+        // Damage: the whole-text path says what is wrong.
+        QByteArray broken = nested;
+        broken.insert(broken.size() / 2, "\n@@@\n");
+        expectStreamedAsWhole(broken, "broken in the middle", Streams::Never);
+        QByteArray cut = nested.left(nested.size() * 2 / 3);
+        cut.append("    \"name\": \"unfinis");
+        expectStreamedAsWhole(cut, "cut off mid-string", Streams::Never);
+        expectStreamedAsWhole(nested.left(nested.size() - 40), "array never closed",
+                              Streams::Never);
+        expectStreamedAsWhole("hello, world", "not JSON", Streams::Never);
+        expectStreamedAsWhole(R"({"foo": 1})", "no traceEvents", Streams::Never);
+        expectStreamedAsWhole("", "empty", Streams::Never);
+    }
+
+    // A gzip file that is not one sound member is read whole, which says what is wrong with it.
+    void irregularGzipIsReadWhole() {
+        const QByteArray text = oneStep(2000).object().toUtf8();
+        const QByteArray member = gzipText(text);
+        QByteArray corrupt = member;
+        corrupt[corrupt.size() / 2] = char(corrupt[corrupt.size() / 2] ^ 0x55);
+        QTemporaryDir dir;
+        const std::vector<std::pair<QString, QByteArray>> files = {
+            {"two members", member + member},
+            {"bytes after the end", member + "garbage"},
+            {"cut", member.left(member.size() / 2)},
+            {"corrupt", corrupt},
+            {"wrong checksum", member.left(member.size() - 8) + QByteArray(8, '\x01')},
+        };
+        for (const auto& [what, bytes] : files) {
+            const QString path = dir.filePath(what + ".json.gz");
+            writeFile(path, bytes);
+            QVERIFY2(!readTraceStreamed(path.toStdString(), StreamOptions{2, 4096}),
+                     qPrintable(what + " was read in pieces"));
+            QString read;
+            try {
+                read = fingerprint(readTraceFile(path.toStdString()));
+            } catch (const TraceError& e) {
+                read = QString("error: ") + e.what();
+            }
+            QCOMPARE(read, wholeTextOutcome(path));
+        }
     }
 
     void emptyEventListGivesNoNaN() {

@@ -1,5 +1,6 @@
 #include "classification.h"
 
+#include "id_table.h"
 #include "intervals.h"
 
 #include <algorithm>
@@ -154,22 +155,18 @@ EventClass classify(const TraceContext& trace, const EventFacts& event) {
 
 LaunchIndex::LaunchIndex(const Trace& trace) : launch_(trace.events.size(), kNone) {
     const auto& events = trace.events;
-    // Runtime calls by correlation, the earliest in file order first.
-    std::vector<std::pair<std::int64_t, std::uint32_t>> hosts;
+    // The earliest runtime call in file order per correlation.
+    IdTable<std::uint32_t> hosts(trace.flows.size());
     for (std::uint32_t i = 0; i < events.size(); ++i) {
         if (!events[i].deviceWork() && events[i].correlation >= 0) {
-            hosts.emplace_back(events[i].correlation, i);
+            hosts.at(events[i].correlation, i);
         }
     }
-    std::sort(hosts.begin(), hosts.end());
     for (std::uint32_t i = 0; i < events.size(); ++i) {
         const auto& e = events[i];
         if (e.deviceWork() && e.correlation >= 0) {
-            const auto it =
-                std::lower_bound(hosts.begin(), hosts.end(),
-                                 std::pair<std::int64_t, std::uint32_t>{e.correlation, 0});
-            if (it != hosts.end() && it->first == e.correlation) {
-                launch_[i] = it->second;
+            if (const std::uint32_t* host = hosts.find(e.correlation)) {
+                launch_[i] = *host;
             }
         }
     }

@@ -107,6 +107,14 @@ std::string_view stringView(od::value& value) {
     return value.get_string();
 }
 
+std::int64_t EventCollector::readId(od::value& value, LastId& last) {
+    const std::string_view token = value.raw_json_token();
+    if (token != last.token) {
+        last = {token, readId(value)};
+    }
+    return last.id;
+}
+
 std::int64_t EventCollector::readId(od::value& value) {
     if (value.type() == od::json_type::string) {
         return stringIdValue(out_.strings.intern(stringView(value)));
@@ -238,7 +246,7 @@ void EventCollector::add(od::value element) {
                 const char* raw = value.get_raw_json_string().value().raw();
                 ph = *raw == '"' ? 0 : *raw;
             } else if (key == "pid") {
-                e.pid = readId(value);
+                e.pid = readId(value, lastPid_);
             }
             break;
         case 'n':
@@ -275,7 +283,7 @@ void EventCollector::add(od::value element) {
                     ts = NAN;
                 }
             } else if (key == "tid") {
-                e.tid = readId(value);
+                e.tid = readId(value, lastTid_);
             }
             break;
         case 'd':

@@ -73,6 +73,13 @@ public:
 
 private:
     void readArgs(simdjson::ondemand::object args, TraceEvent& e, MetaRecord& meta, bool& hasMeta);
+    // The last id read from one field, by its JSON token: most events repeat their
+    // neighbours' pid and tid, and the same bytes always read as the same id.
+    struct LastId {
+        std::string_view token;
+        std::int64_t id = 0;
+    };
+    std::int64_t readId(simdjson::ondemand::value& value, LastId& last);
     std::int64_t readId(simdjson::ondemand::value& value);
     double readTime(simdjson::ondemand::value& value);
 
@@ -80,6 +87,7 @@ private:
     const char* origin_;
     std::uint64_t base_;
     CommArgs comm_; // scratch for the element being read
+    LastId lastPid_, lastTid_;
 };
 
 // A string value as a view into the JSON text when it has no escapes (no copy), else

@@ -1,12 +1,12 @@
 #include "hta_figures.h"
 
+#include "id_table.h"
 #include "step_metrics.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string_view>
-#include <unordered_set>
 
 namespace commprof::trace {
 namespace {
@@ -120,9 +120,14 @@ double htaOverlap(const std::vector<Span>& comm, const std::vector<Span>& comp) 
 }
 
 class HtaTable {
+    static std::uint32_t idOf(const Trace& trace, std::string_view name) {
+        return trace.strings.find(name).value_or(~std::uint32_t(0));
+    }
+
 public:
     explicit HtaTable(const Trace& trace)
-        : trace_(trace), symbol_(trace.strings.size(), 0), step_(trace.strings.size(), 0) {
+        : trace_(trace), symbol_(trace.strings.size(), 0), step_(trace.strings.size(), 0),
+          eventSync_(idOf(trace, "Event Sync")), contextSync_(idOf(trace, "Context Sync")) {
         const bool round = trace.htaFacts.tsColumnIsFloat;
         rows_.reserve(trace.events.size());
         for (const auto& e : trace.events) {
@@ -168,13 +173,21 @@ public:
     HtaFigures figures() const {
         HtaFigures out;
         std::vector<Span> all, compute, comm;
+        // Decided once per name: a trace has a few hundred kernel names for its many kernels.
+        std::vector<std::int8_t> kinds(trace_.strings.size(), -1);
+        auto kindOf = [&](std::uint32_t name) {
+            if (kinds[name] < 0) {
+                kinds[name] = std::int8_t(htaKernelType(trace_.strings.at(name)));
+            }
+            return HtaKernelType(kinds[name]);
+        };
         for (const Row& r : rows_) {
             if (r.stream == -1) {
                 continue;
             }
             const Span s{r.ts, r.end};
             all.push_back(s);
-            switch (htaKernelType(trace_.strings.at(r.name))) {
+            switch (kindOf(r.name)) {
             case HtaKernelType::Computation:
                 compute.push_back(s);
                 break;
@@ -227,7 +240,6 @@ public:
     }
 
 private:
-    bool named(const Row& r, std::string_view n) const { return trace_.strings.at(r.name) == n; }
     bool isStep(const Row& r) const { return step_[r.name] != 0; }
 
     // infer_gpu_type: MTIA by the backend, else by the launch call names.
@@ -247,8 +259,8 @@ private:
 
     // GPUKernelFilter: a numbered stream and a correlation, or a device-wide sync.
     bool isGpuRow(const Row& r) const {
-        return (r.stream >= 0 && r.correlation >= 0) || named(r, "Event Sync") ||
-               named(r, "Context Sync");
+        return (r.stream >= 0 && r.correlation >= 0) || r.name == eventSync_ ||
+               r.name == contextSync_;
     }
 
     void cutByCorrelation() {
@@ -270,14 +282,14 @@ private:
             return;
         }
         const double cut = anyStep ? lastStepStart : firstCpu;
-        std::unordered_set<std::int64_t> launched;
+        IdTable<bool> launched(rows_.size() / 2);
         for (const Row& r : rows_) {
             if (!isGpuRow(r) && r.ts < cut) {
-                launched.insert(r.correlation);
+                launched.at(r.correlation, true);
             }
         }
         std::erase_if(rows_, [&](const Row& r) {
-            return isGpuRow(r) ? launched.count(r.correlation) == 0 : !(r.ts < cut);
+            return isGpuRow(r) ? !launched.find(r.correlation) : !(r.ts < cut);
         });
     }
 
@@ -303,13 +315,13 @@ private:
             }
         }
         std::vector<bool> keep(rows_.size(), false);
-        std::unordered_set<std::int64_t> ids;
+        IdTable<bool> ids;
         for (std::size_t i = 0; i < rows_.size(); ++i) {
             const Row& r = rows_[i];
             if (cpuCategory(trace_.strings.at(r.category)) && r.ts >= tStart && r.end <= tEnd) {
                 keep[i] = true;
                 if (r.correlation != -1) {
-                    ids.insert(r.correlation);
+                    ids.at(r.correlation, true);
                 }
             }
         }
@@ -321,7 +333,7 @@ private:
         }
         for (std::size_t i = 0; i < rows_.size(); ++i) {
             Row& r = rows_[i];
-            if (kernelCategory(trace_.strings.at(r.category)) && ids.count(r.correlation)) {
+            if (kernelCategory(trace_.strings.at(r.category)) && ids.find(r.correlation)) {
                 keep[i] = true;
             }
             if (htaMemoryName(trace_.strings.at(r.name))) {
@@ -347,6 +359,9 @@ private:
     std::vector<std::uint8_t> symbol_;
     std::vector<std::uint8_t> step_;
     std::size_t stepSymbols_ = 0;
+    // The string ids of the device-wide syncs' names; no event's name when not interned.
+    std::uint32_t eventSync_;
+    std::uint32_t contextSync_;
 };
 
 } // namespace

@@ -1,18 +1,16 @@
 #include "trace_input.h"
 
 #include "trace_error.h"
+#include "trace_file.h"
 
 #include <isa-l/igzip_lib.h>
 #include <simdjson.h>
 
-#include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -23,22 +21,6 @@ namespace commprof::trace {
 namespace {
 
 constexpr std::size_t kReadBlock = std::size_t(4) << 20;
-
-class Fd {
-public:
-    explicit Fd(int fd) : fd_(fd) {}
-    ~Fd() {
-        if (fd_ >= 0) {
-            ::close(fd_);
-        }
-    }
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-    int get() const { return fd_; }
-
-private:
-    int fd_;
-};
 
 [[noreturn]] void fail(const std::string& path, const std::string& what) {
     throw TraceError(path + ": " + what);
@@ -61,19 +43,6 @@ void reserve(PaddedBuffer& buf, std::size_t minCapacity) {
 
 void padTail(PaddedBuffer& buf) {
     std::memset(buf.data.get() + buf.size, 0, simdjson::SIMDJSON_PADDING);
-}
-
-// Fills block from fd; returns the bytes read (0 at end of file).
-std::size_t readSome(int fd, const std::string& path, unsigned char* block, std::size_t want) {
-    for (;;) {
-        const ssize_t got = ::read(fd, block, want);
-        if (got >= 0) {
-            return std::size_t(got);
-        }
-        if (errno != EINTR) {
-            fail(path, std::string("cannot read: ") + std::strerror(errno));
-        }
-    }
 }
 
 // A Chrome trace starts with '{' or '[' after any whitespace. Checked on the first inflated
@@ -114,16 +83,16 @@ const char* isalError(int rc) {
     }
 }
 
-void readPlain(int fd, const std::string& path, std::uint64_t fileSize, const ReadOptions& options,
-               PaddedBuffer& buf) {
+void readPlain(const TraceFile& file, const ReadOptions& options, PaddedBuffer& buf) {
+    const std::string& path = file.path();
+    const std::uint64_t fileSize = file.size();
     if (fileSize > options.maxTextBytes) {
         throw TraceError(limitMessage(path, options.maxTextBytes, "is"));
     }
     reserve(buf, std::size_t(fileSize) + 1);
     while (buf.size < fileSize) {
-        const std::size_t got =
-            readSome(fd, path, reinterpret_cast<unsigned char*>(buf.data.get()) + buf.size,
-                     std::min<std::size_t>(fileSize - buf.size, kReadBlock));
+        const std::size_t got = file.read(buf.data.get() + buf.size,
+                                          std::min<std::size_t>(fileSize - buf.size, kReadBlock));
         if (got == 0) {
             break; // the file shrank while being read: keep what is there
         }
@@ -131,25 +100,18 @@ void readPlain(int fd, const std::string& path, std::uint64_t fileSize, const Re
     }
 }
 
-// gzip stores the uncompressed size modulo 2^32 in its last four bytes: a good first guess,
-// capped by the limit so a lying trailer cannot make us allocate too much.
-std::size_t initialCapacity(int fd, std::uint64_t fileSize, std::uint64_t limit) {
-    std::uint64_t guess = fileSize * 8;
-    unsigned char tail[4] = {};
-    if (fileSize >= 18 && ::pread(fd, tail, 4, off_t(fileSize - 4)) == 4) {
-        const std::uint64_t isize =
-            tail[0] | (tail[1] << 8) | (tail[2] << 16) | (std::uint64_t(tail[3]) << 24);
-        if (isize >= fileSize) {
-            guess = isize + 1;
-        }
-    }
+// The size the gzip trailer gives is a good first guess, capped by the limit so a lying trailer
+// cannot make us allocate too much.
+std::size_t initialCapacity(const TraceFile& file, std::uint64_t limit) {
+    const std::uint64_t hint = file.textSizeHint();
+    const std::uint64_t guess = hint ? hint + 1 : file.size() * 8;
     return std::size_t(std::min<std::uint64_t>(std::max<std::uint64_t>(guess, 1 << 16), limit + 1));
 }
 
-void readGzip(int fd, const std::string& path, std::uint64_t fileSize, const ReadOptions& options,
-              PaddedBuffer& buf) {
+void readGzip(const TraceFile& file, const ReadOptions& options, PaddedBuffer& buf) {
+    const std::string& path = file.path();
     const std::uint64_t limit = options.maxTextBytes;
-    reserve(buf, initialCapacity(fd, fileSize, limit));
+    reserve(buf, initialCapacity(file, limit));
     std::vector<unsigned char> in(kReadBlock);
     auto state = std::make_unique<inflate_state>();
     isal_inflate_init(state.get());
@@ -160,7 +122,7 @@ void readGzip(int fd, const std::string& path, std::uint64_t fileSize, const Rea
     std::uint64_t trailing = 0;
     for (;;) {
         if (state->avail_in == 0 && !endOfFile) {
-            const std::size_t got = readSome(fd, path, in.data(), in.size());
+            const std::size_t got = file.read(in.data(), in.size());
             endOfFile = got == 0;
             state->next_in = in.data();
             state->avail_in = std::uint32_t(got);
@@ -335,37 +297,13 @@ PaddedBuffer copyToPadded(const char* text, std::size_t size) {
 }
 
 PaddedBuffer readTraceText(const std::string& path, const ReadOptions& options) {
-    // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below anyway.
-    Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
-    if (fd.get() < 0) {
-        fail(path, std::string("cannot open: ") + std::strerror(errno));
-    }
-    struct stat st {};
-    if (::fstat(fd.get(), &st) != 0) {
-        fail(path, std::string("cannot stat: ") + std::strerror(errno));
-    }
-    if (S_ISDIR(st.st_mode)) {
-        fail(path, "is a directory, not a trace file");
-    }
-    if (!S_ISREG(st.st_mode)) {
-        const char* kind = S_ISCHR(st.st_mode)    ? "a character device"
-                           : S_ISBLK(st.st_mode)  ? "a block device"
-                           : S_ISFIFO(st.st_mode) ? "a pipe"
-                           : S_ISSOCK(st.st_mode) ? "a socket"
-                                                  : "not a regular file";
-        fail(path, std::string("is ") + kind + "; only regular files are read as traces");
-    }
-    ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) & ~O_NONBLOCK);
-    const auto fileSize = std::uint64_t(st.st_size);
-
-    unsigned char magic[2] = {};
-    const bool gz = ::pread(fd.get(), magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+    const TraceFile file(path);
     PaddedBuffer buf;
-    buf.gzip = gz;
-    if (gz) {
-        readGzip(fd.get(), path, fileSize, options, buf);
+    buf.gzip = file.gzip();
+    if (buf.gzip) {
+        readGzip(file, options, buf);
     } else {
-        readPlain(fd.get(), path, fileSize, options, buf);
+        readPlain(file, options, buf);
     }
     reserve(buf, buf.size + 1);
     padTail(buf);

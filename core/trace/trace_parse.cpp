@@ -1,21 +1,20 @@
 #include "trace_parse.h"
 
 #include "event_collector.h"
+#include "fragment_join.h"
 #include "json_scan.h"
+#include "stretch_reader.h"
 #include "trace_error.h"
+#include "trace_skeleton.h"
 
 #include <simdjson.h>
 
 #include <algorithm>
 #include <atomic>
-#include <cctype>
-#include <cmath>
 #include <cstring>
-#include <map>
 #include <memory>
-#include <optional>
 #include <thread>
-#include <unordered_map>
+#include <vector>
 
 namespace commprof::trace {
 namespace {
@@ -26,154 +25,6 @@ constexpr std::size_t npos = std::string::npos;
 constexpr std::size_t kInitialSlack = std::size_t(64) << 10;
 // How far past a chunk boundary to look for the next element before giving the boundary up.
 constexpr std::size_t kGuessWindow = std::size_t(1) << 20;
-
-struct Range {
-    std::size_t begin = 0;
-    std::size_t end = 0;
-};
-
-// What the top level of an object document holds around traceEvents.
-struct Skeleton {
-    bool rootIsArray = false;
-    std::size_t arrayStart = npos; // just after the '[' of the events
-    std::optional<Range> distributedInfo;
-    std::optional<Range> otherData;
-    bool malformed = false;
-};
-
-// Reads "key": value pairs of the root object from p until traceEvents (stop=true) or the end.
-// Returns the position after the last pair read.
-std::size_t scanKeys(const TopLevel& top, const char* text, std::size_t size, std::size_t p,
-                     Skeleton& sk, bool stopAtEvents) {
-    for (;;) {
-        p = top.skipSpace(p);
-        if (p >= size) {
-            sk.malformed = true;
-            return p;
-        }
-        if (text[p] == ',') {
-            p = top.skipSpace(p + 1);
-        }
-        if (p < size && text[p] == '}') {
-            return p + 1;
-        }
-        if (p >= size || text[p] != '"') {
-            sk.malformed = true;
-            return p;
-        }
-        const std::size_t keyEnd = top.endOfString(p);
-        if (keyEnd == npos) {
-            sk.malformed = true;
-            return p;
-        }
-        const std::string_view key(text + p + 1, keyEnd - p - 2);
-        p = top.skipSpace(keyEnd);
-        if (p >= size || text[p] != ':') {
-            sk.malformed = true;
-            return p;
-        }
-        p = top.skipSpace(p + 1);
-        if (key == "traceEvents" && stopAtEvents && sk.arrayStart == npos) {
-            if (p < size && text[p] == '[') {
-                sk.arrayStart = p + 1;
-                return p;
-            }
-            // Not an array: the caller reports it with the parser's words.
-            sk.arrayStart = p;
-            return p;
-        }
-        const std::size_t valueEnd = top.endOfValue(p);
-        if (valueEnd == npos) {
-            sk.malformed = true;
-            return p;
-        }
-        if (key == "distributedInfo") {
-            sk.distributedInfo = Range{p, valueEnd};
-        } else if (key == "otherData") {
-            sk.otherData = Range{p, valueEnd};
-        }
-        p = valueEnd;
-    }
-}
-
-// ---- Parsing a stretch of elements.
-
-// How reading a bracketed stretch of traceEvents ended.
-struct Stretch {
-    enum Kind { Stopped, Closed, Broken } kind = Broken;
-    std::size_t next = npos;         // Stopped: the first element at or after stopAt
-    std::size_t arrayEnd = npos;     // Closed: the position of traceEvents' ']'
-    bool closedByUs = false;         // Closed by the bracket we appended: the text ended first
-    std::size_t elementStart = npos; // Broken: where the unreadable element starts
-    bool atEnd = false;              // Broken by running into the end of the stretch
-    bool refused = false;            // simdjson refused the stretch as a whole (stage 1)
-    bool nothingRead = true;         // no element was read (a refused stretch, or one that breaks
-                                     // in its first element)
-    std::string error;
-};
-
-// doc holds '[' + text[from, to) + ']' at `copy`; copy + 1 corresponds to text + from.
-// Elements starting at or after stopAt are left unread.
-Stretch readStretch(od::parser& parser, char* copy, std::size_t copyLen, std::size_t copyCapacity,
-                    std::size_t from, std::size_t stopAt, Fragment& fragment) {
-    Stretch out;
-    const char* origin = copy + 1;
-    EventCollector collector(fragment, origin, from);
-    std::size_t elementStart = from;
-    bool inElement = false;
-    od::document doc;
-    bool started = false;
-    try {
-        doc = parser.iterate(simdjson::padded_string_view(copy, copyLen, copyCapacity));
-        started = true;
-        od::array arr = doc.get_array();
-        for (auto item : arr) {
-            od::value v = item.value();
-            elementStart = from + std::size_t(v.raw_json_token().data() - origin);
-            if (elementStart >= stopAt) {
-                out.kind = Stretch::Stopped;
-                out.next = elementStart;
-                return out;
-            }
-            inElement = true;
-            collector.add(v);
-            inElement = false;
-            out.nothingRead = false;
-        }
-    } catch (const simdjson::simdjson_error& err) {
-        out.kind = Stretch::Broken;
-        out.error = err.what();
-        out.elementStart = elementStart;
-        if (!inElement && !out.nothingRead) {
-            // Broken between elements: the break is where the last whole element ends, so
-            // that reading on from there never reads that element twice.
-            const TopLevel scan(copy, copyLen);
-            const std::size_t end = scan.endOfValue(elementStart - from + 1);
-            if (end != TopLevel::npos) {
-                out.elementStart = from + end - 1;
-            }
-        }
-        const char* loc = nullptr;
-        out.refused = !started;
-        out.atEnd = started && (doc.current_location().get(loc) != simdjson::SUCCESS || !loc ||
-                                std::size_t(loc - copy) + 1 >= copyLen);
-        return out;
-    }
-    // The array closed: find its ']' (the structural just before where the parser stands).
-    out.kind = Stretch::Closed;
-    std::size_t close = copyLen - 1;
-    const char* loc = nullptr;
-    if (doc.current_location().get(loc) == simdjson::SUCCESS && loc && loc > copy &&
-        std::size_t(loc - copy) < copyLen) {
-        close = std::size_t(loc - copy) - 1;
-        while (close > 0 && copy[close] != ']') {
-            --close;
-        }
-    }
-    out.closedByUs = close + 1 >= copyLen;
-    out.arrayEnd = from + close - 1;
-    return out;
-}
 
 struct ChunkResult {
     Fragment fragment;
@@ -353,326 +204,6 @@ SerialResult readSerial(PaddedBuffer& buf, std::size_t start, std::size_t elemen
     return result;
 }
 
-// ---- Joining fragments into a Trace.
-
-class Joiner {
-public:
-    explicit Joiner(Trace& trace) : trace_(trace) {}
-
-    void reserve(std::size_t events) { trace_.events.reserve(events); }
-
-    void add(Fragment& f) {
-        std::vector<std::uint32_t> map(f.strings.size());
-        for (std::uint32_t i = 0; i < map.size(); ++i) {
-            map[i] = trace_.strings.intern(f.strings.at(i));
-        }
-        auto id = [&](std::int64_t v) {
-            if (isStringIdValue(v) && std::uint64_t(v - kStringIdBase) < map.size()) {
-                return stringIdValue(map[std::size_t(v - kStringIdBase)]);
-            }
-            return v;
-        };
-        const auto base = std::uint32_t(trace_.events.size());
-        for (TraceEvent e : f.events) {
-            e.name = map[e.name];
-            e.category = map[e.category];
-            e.pid = id(e.pid);
-            e.tid = id(e.tid);
-            trace_.events.push_back(e);
-        }
-        // Each fragment's events are freed as soon as they are joined, so a large trace never
-        // holds two copies of its events.
-        std::vector<TraceEvent>().swap(f.events);
-        for (CommArgs& c : f.comms) {
-            c.event += base;
-            trace_.comms.push_back(std::move(c));
-        }
-        for (StackOp op : f.stackOps) {
-            op.event.name = map[op.event.name];
-            op.event.category = map[op.event.category];
-            op.event.pid = id(op.event.pid);
-            op.event.tid = id(op.event.tid);
-            stackOps_.push_back(op);
-        }
-        for (MetaRecord& m : f.meta) {
-            m.pid = id(m.pid);
-            m.tid = id(m.tid);
-            meta_.push_back(std::move(m));
-        }
-        for (FlowRecord fl : f.flows) {
-            fl.pid = id(fl.pid);
-            fl.tid = id(fl.tid);
-            fl.id = id(fl.id);
-            flows_.push_back(fl);
-        }
-        negative_ += f.negative;
-        badTime_ += f.badTime;
-        nonObjects_ += f.nonObjects;
-        tsFloatOrMissing_ = tsFloatOrMissing_ || f.tsFloatOrMissing;
-        tsString_ = tsString_ || f.tsString;
-    }
-
-    void finish() {
-        pairBeginEnd();
-        applyMeta();
-        resolveFlows();
-        trace_.htaFacts.tsColumnIsFloat = tsFloatOrMissing_ && !tsString_;
-        auto warn = [&](std::size_t n, const char* what) {
-            if (n) {
-                trace_.warnings.push_back(std::to_string(n) + what);
-            }
-        };
-        warn(negative_, " events with a negative duration were dropped");
-        warn(badTime_, " events with a missing, non-numeric or absurd timestamp were dropped");
-        warn(nonObjects_, " entries of traceEvents are not objects and were skipped");
-    }
-
-private:
-    void pairBeginEnd() {
-        std::map<std::pair<std::int64_t, std::int64_t>, std::vector<TraceEvent>> stacks;
-        std::size_t unmatchedEnds = 0;
-        for (const StackOp& op : stackOps_) {
-            auto& stack = stacks[{op.event.pid, op.event.tid}];
-            if (op.begin) {
-                if (std::isfinite(op.event.startUs) && std::fabs(op.event.startUs) < 1e17) {
-                    stack.push_back(op.event);
-                } else {
-                    ++badTime_;
-                }
-                continue;
-            }
-            if (stack.empty()) {
-                ++unmatchedEnds;
-                continue;
-            }
-            TraceEvent e = stack.back();
-            stack.pop_back();
-            const double end = op.event.startUs;
-            if (!std::isfinite(end) || std::fabs(end) >= 1e17) {
-                ++badTime_;
-            } else if (end < e.startUs) {
-                ++negative_;
-            } else {
-                e.endUs = end;
-                trace_.events.push_back(e);
-            }
-        }
-        std::size_t unclosed = 0;
-        for (const auto& [key, stack] : stacks) {
-            unclosed += stack.size();
-        }
-        if (unclosed) {
-            trace_.warnings.push_back(std::to_string(unclosed) +
-                                      " 'B' events without a matching 'E' were dropped");
-        }
-        if (unmatchedEnds) {
-            trace_.warnings.push_back(std::to_string(unmatchedEnds) +
-                                      " 'E' events without a matching 'B' were ignored");
-        }
-    }
-
-    void applyMeta() {
-        for (MetaRecord& m : meta_) {
-            switch (m.kind) {
-            case MetaRecord::ProcessName:
-                trace_.processes[m.pid].name = std::move(m.text);
-                break;
-            case MetaRecord::ProcessLabels:
-                trace_.processes[m.pid].labels = std::move(m.text);
-                break;
-            case MetaRecord::ProcessSortIndex:
-                trace_.processes[m.pid].sortIndex = m.number;
-                break;
-            case MetaRecord::ThreadName:
-                trace_.threads[{m.pid, m.tid}].name = std::move(m.text);
-                break;
-            case MetaRecord::ThreadSortIndex:
-                trace_.threads[{m.pid, m.tid}].sortIndex = m.number;
-                break;
-            }
-        }
-    }
-
-    // Each flow end binds to the event on its thread that starts at its timestamp (Kineto
-    // writes them so), or else to the innermost one that encloses it. Kineto numbers its ac2g
-    // flows with the correlation of the two events they join, so those are found by id and
-    // only checked against the timestamps; any other flow is looked up by time.
-    void resolveFlows() {
-        if (flows_.empty()) {
-            return;
-        }
-        // (correlation, on a stream, event), sorted: the first event per key is the one.
-        struct Keyed {
-            std::int64_t correlation;
-            bool onStream;
-            std::uint32_t event;
-            bool operator<(const Keyed& o) const {
-                return std::tie(correlation, onStream, event) <
-                       std::tie(o.correlation, o.onStream, o.event);
-            }
-        };
-        std::vector<Keyed> byCorrelation;
-        for (std::uint32_t i = 0; i < trace_.events.size(); ++i) {
-            const TraceEvent& e = trace_.events[i];
-            if (e.correlation >= 0) {
-                byCorrelation.push_back({e.correlation, e.onStream, i});
-            }
-        }
-        std::sort(byCorrelation.begin(), byCorrelation.end());
-        auto matching = [&](const FlowRecord& f) -> std::optional<std::uint32_t> {
-            for (bool onStream : {false, true}) {
-                const auto it = std::lower_bound(byCorrelation.begin(), byCorrelation.end(),
-                                                 Keyed{f.id, onStream, 0});
-                if (it != byCorrelation.end() && it->correlation == f.id &&
-                    it->onStream == onStream) {
-                    const TraceEvent& e = trace_.events[it->event];
-                    if (e.pid == f.pid && e.tid == f.tid && e.startUs == f.ts) {
-                        return it->event;
-                    }
-                }
-            }
-            return std::nullopt;
-        };
-        std::vector<FlowEnd> ends;
-        ends.reserve(flows_.size());
-        std::vector<const FlowRecord*> unresolved;
-        for (const FlowRecord& f : flows_) {
-            if (const auto hit = matching(f)) {
-                ends.push_back({f.id, *hit, f.start});
-            } else {
-                unresolved.push_back(&f);
-            }
-        }
-        if (!unresolved.empty()) {
-            bindByTime(unresolved, ends);
-        }
-        // Per flow id, its (last) start and (last) finish make the link.
-        std::stable_sort(ends.begin(), ends.end(),
-                         [](const FlowEnd& x, const FlowEnd& y) { return x.id < y.id; });
-        std::vector<FlowLink> links;
-        for (std::size_t i = 0; i < ends.size();) {
-            std::optional<std::uint32_t> launch, device;
-            std::size_t j = i;
-            for (; j < ends.size() && ends[j].id == ends[i].id; ++j) {
-                (ends[j].start ? launch : device) = ends[j].event;
-            }
-            if (launch && device && *launch != *device) {
-                links.push_back({*launch, *device});
-            }
-            i = j;
-        }
-        std::sort(links.begin(), links.end(),
-                  [](const FlowLink& x, const FlowLink& y) { return x.launch < y.launch; });
-        trace_.flows.insert(trace_.flows.end(), links.begin(), links.end());
-    }
-
-    struct FlowEnd {
-        std::int64_t id;
-        std::uint32_t event;
-        bool start;
-    };
-
-    void bindByTime(const std::vector<const FlowRecord*>& flows, std::vector<FlowEnd>& ends) {
-        std::map<std::pair<std::int64_t, std::int64_t>, std::vector<std::uint32_t>> lanes;
-        for (const FlowRecord* f : flows) {
-            lanes.try_emplace({f->pid, f->tid});
-        }
-        for (std::uint32_t i = 0; i < trace_.events.size(); ++i) {
-            const TraceEvent& e = trace_.events[i];
-            if (auto it = lanes.find({e.pid, e.tid}); it != lanes.end()) {
-                it->second.push_back(i);
-            }
-        }
-        for (auto& [key, idx] : lanes) {
-            std::stable_sort(idx.begin(), idx.end(), [&](std::uint32_t a, std::uint32_t b) {
-                return trace_.events[a].startUs < trace_.events[b].startUs;
-            });
-        }
-        for (const FlowRecord* f : flows) {
-            const auto& idx = lanes[{f->pid, f->tid}];
-            auto it =
-                std::upper_bound(idx.begin(), idx.end(), f->ts, [&](double t, std::uint32_t i) {
-                    return t < trace_.events[i].startUs;
-                });
-            // The latest event starting at or before ts that still covers it: among the few
-            // just before (nesting is shallow), prefer the innermost.
-            std::optional<std::uint32_t> hit;
-            for (int back = 0; back < 16 && it != idx.begin(); ++back) {
-                --it;
-                const TraceEvent& e = trace_.events[*it];
-                if (e.startUs <= f->ts && f->ts <= e.endUs) {
-                    hit = *it;
-                    break;
-                }
-            }
-            if (hit) {
-                ends.push_back({f->id, *hit, f->start});
-            }
-        }
-    }
-
-    Trace& trace_;
-    std::vector<StackOp> stackOps_;
-    std::vector<MetaRecord> meta_;
-    std::vector<FlowRecord> flows_;
-    std::size_t negative_ = 0, badTime_ = 0, nonObjects_ = 0;
-    bool tsFloatOrMissing_ = false, tsString_ = false;
-};
-
-// ---- Top-level fields.
-
-void readTopLevelObjects(const char* text, const Skeleton& sk, Trace& trace) {
-    auto parse = [&](const Range& r, auto&& use) {
-        const simdjson::padded_string copy(text + r.begin, r.end - r.begin);
-        od::parser parser;
-        try {
-            od::document doc = parser.iterate(copy);
-            od::object obj = doc.get_object();
-            for (auto field : obj) {
-                const std::string_view key = field.unescaped_key();
-                od::value v = field.value();
-                use(key, v);
-            }
-        } catch (const simdjson::simdjson_error&) {
-            // A malformed optional field does not make the trace unreadable.
-        }
-    };
-    auto integer = [](od::value& v) -> std::optional<std::int64_t> {
-        std::int64_t out = 0;
-        if (v.type() == od::json_type::number && v.get_int64().get(out) == simdjson::SUCCESS) {
-            return out;
-        }
-        return std::nullopt;
-    };
-    auto str = [](od::value& v) -> std::string {
-        if (v.type() == od::json_type::string) {
-            return std::string(std::string_view(v.get_string()));
-        }
-        return {};
-    };
-    if (sk.distributedInfo) {
-        trace.distributed.present = true;
-        parse(*sk.distributedInfo, [&](std::string_view key, od::value& v) {
-            if (key == "rank") {
-                trace.distributed.rank = integer(v);
-            } else if (key == "world_size") {
-                trace.distributed.worldSize = integer(v);
-            } else if (key == "backend") {
-                trace.distributed.backend = str(v);
-            } else if (key == "nccl_version") {
-                trace.distributed.ncclVersion = str(v);
-            }
-        });
-    }
-    if (sk.otherData) {
-        parse(*sk.otherData, [&](std::string_view key, od::value& v) {
-            if (key == "rank") {
-                trace.producerRank = integer(v);
-            }
-        });
-    }
-}
-
 // Why a document that is not a Chrome trace is refused, in the parser's words.
 [[noreturn]] void refuse(PaddedBuffer& buf, const std::string& source) {
     od::parser parser;
@@ -744,18 +275,10 @@ Trace parseTraceBuffer(PaddedBuffer& buf, const std::string& source, const Parse
         throw TraceError(source + ": empty file, expected a Chrome trace (JSON object or array)");
     }
     Skeleton sk;
-    if (text[root] == '[') {
-        sk.rootIsArray = true;
-        sk.arrayStart = root + 1;
-        trace.htaFacts.rootIsArray = true;
-    } else if (text[root] == '{') {
-        scanKeys(top, text, size, root + 1, sk, true);
-        if (sk.arrayStart == npos || text[sk.arrayStart - 1] != '[') {
-            refuse(buf, source);
-        }
-    } else {
+    if (!findEvents(top, text, size, sk)) {
         refuse(buf, source);
     }
+    trace.htaFacts.rootIsArray = sk.rootIsArray;
 
     const std::size_t first = top.skipSpace(sk.arrayStart);
     // Large texts are read in chunks even on one thread: simdjson's index then stays the size
@@ -792,7 +315,7 @@ Trace parseTraceBuffer(PaddedBuffer& buf, const std::string& source, const Parse
         }
     }
 
-    Joiner joiner(trace);
+    FragmentJoiner joiner(trace);
     std::size_t parallelEvents = 0;
     for (const auto& r : results) {
         parallelEvents += r.fragment.events.size();
@@ -841,7 +364,7 @@ Trace parseTraceBuffer(PaddedBuffer& buf, const std::string& source, const Parse
     if (!sk.rootIsArray && arrayEnd != npos && arrayEnd + 1 < size) {
         scanKeys(top, text, size, arrayEnd + 1, sk, false);
     }
-    readTopLevelObjects(text, sk, trace);
+    readTopLevelObjects(sk, trace);
     joiner.finish();
     return trace;
 }

@@ -2,6 +2,7 @@
 
 #include "classification.h"
 #include "collectives.h"
+#include "trace_stream.h"
 
 #include <algorithm>
 #include <thread>
@@ -17,16 +18,21 @@ void finishTrace(Trace& trace) {
 }
 
 Trace readTraceFile(const std::string& path, const ReadOptions& options) {
-    Trace trace;
-    {
+    const int threads = options.threads > 0 ? options.threads
+                                            : std::max(1, int(std::thread::hardware_concurrency()));
+    StreamOptions stream;
+    stream.threads = threads;
+    stream.maxTextBytes = options.maxTextBytes;
+    std::optional<Trace> trace = readTraceStreamed(path, stream);
+    if (!trace) {
+        // Damaged, cut, concatenated or otherwise unusual: read whole, which says what is wrong.
         PaddedBuffer buf = readTraceText(path, options);
         ParseOptions parse;
-        parse.threads = options.threads > 0 ? options.threads
-                                            : std::max(1, int(std::thread::hardware_concurrency()));
+        parse.threads = threads;
         trace = parseTraceBuffer(buf, path, parse);
     } // the text is gone before the derived data is built
-    finishTrace(trace);
-    return trace;
+    finishTrace(*trace);
+    return std::move(*trace);
 }
 
 Trace readTraceFile(const std::string& path) {

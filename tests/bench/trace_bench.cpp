@@ -2,7 +2,8 @@
 // read every byte, side by side in one loop so both see the same machine load:
 //   - zcat FILE > /dev/null
 //   - inflating alone into memory, with libdeflate and with ISA-L (why ISA-L reads the files)
-//   - summarize: read + classify + collectives + per-step figures + HTA figures, in-process
+//   - summarize: read + classify + collectives + per-step figures + HTA figures, in-process,
+//     on the machine's threads and on one (what a busy machine's second core gives it)
 //   - the command itself: commprof trace summarize FILE --json --hta > /dev/null
 //   - a job's 8 rank traces: read one after another, and in parallel as `summarize DIR` does
 // and the peak RSS of a fresh process that summarizes the file once, against its
@@ -86,12 +87,25 @@ void isalInflate(const std::vector<unsigned char>& gz) {
 }
 
 // What `commprof trace summarize --hta` computes for one file.
-void summarizeOnce(const std::string& path) {
-    const auto trace = commprof::trace::readTraceFile(path);
+void summarizeOnce(const std::string& path, int threads = 0) {
+    commprof::trace::ReadOptions options = commprof::trace::ReadOptions::fromEnvironment();
+    options.threads = threads;
+    const auto trace = commprof::trace::readTraceFile(path, options);
     const auto report = commprof::trace::reportOf(trace, std::nullopt, true);
     if (report.summary.steps.empty() || !report.hta->kernelTimeUs) {
         std::fprintf(stderr, "unexpected: no steps or no HTA figures\n");
     }
+}
+
+// The machine's 1-, 5- and 15-minute load averages: the figures only mean something next to
+// them on a shared machine.
+std::string loadAverage() {
+    std::ifstream in("/proc/loadavg");
+    double one = 0, five = 0, fifteen = 0;
+    in >> one >> five >> fifteen;
+    char text[64];
+    std::snprintf(text, sizeof text, "%.2f %.2f %.2f", one, five, fifteen);
+    return text;
 }
 
 void run(const std::string& cmd) {
@@ -138,12 +152,14 @@ int main(int argc, char** argv) {
     command += "' trace summarize '" + path;
     command += "' --json --hta > /dev/null";
     std::map<std::string, std::vector<double>> t;
+    const std::string loadBefore = loadAverage();
     for (int i = 0; i < repeats; ++i) {
         // Interleaved, so every variant sees the same machine load.
         t["zcat"].push_back(timed([&] { run(zcatCommand); }));
         t["libdeflate"].push_back(timed([&] { libdeflateInflate(gz); }));
         t["isal"].push_back(timed([&] { isalInflate(gz); }));
         t["summarize"].push_back(timed([&] { summarizeOnce(path); }));
+        t["summarize, one thread"].push_back(timed([&] { summarizeOnce(path, 1); }));
         t["command"].push_back(timed([&] { run(command); }));
         if (i < 3) {
             t["8 one by one"].push_back(timed([&] {
@@ -161,15 +177,17 @@ int main(int argc, char** argv) {
     const double uncompressed = double(gzipSize(gz));
     std::printf("trace: %s (%.1f MiB compressed, %.1f MiB uncompressed)\n", path.c_str(),
                 double(gz.size()) / 1048576.0, uncompressed / 1048576.0);
-    std::printf("medians of %d interleaved runs:\n", repeats);
-    for (const char* key : {"zcat", "libdeflate", "isal", "summarize", "command"}) {
-        std::printf("  %-28s %.3f s  %.2fx zcat\n",
-                    key == std::string("libdeflate")  ? "inflate only, libdeflate"
-                    : key == std::string("isal")      ? "inflate only, ISA-L"
-                    : key == std::string("summarize") ? "summarize (in-process)"
-                    : key == std::string("command")   ? "commprof trace summarize --hta"
-                                                      : "zcat > /dev/null",
-                    median(t[key]), median(t[key]) / zcat);
+    std::printf("medians of %d interleaved runs; load average %s before, %s after:\n", repeats,
+                loadBefore.c_str(), loadAverage().c_str());
+    const std::vector<std::pair<const char*, const char*>> rows = {
+        {"zcat", "zcat > /dev/null"},
+        {"libdeflate", "inflate only, libdeflate"},
+        {"isal", "inflate only, ISA-L"},
+        {"summarize", "summarize (in-process)"},
+        {"summarize, one thread", "summarize on one thread"},
+        {"command", "commprof trace summarize --hta"}};
+    for (const auto& [key, label] : rows) {
+        std::printf("  %-31s %.3f s  %.2fx zcat\n", label, median(t[key]), median(t[key]) / zcat);
     }
     std::printf("8 rank traces: %.3f s in parallel, %.3f s one by one on one thread (%.2fx)\n",
                 median(t["8 in parallel"]), median(t["8 one by one"]),

@@ -1,0 +1,486 @@
+#include "trace_stream.h"
+
+#include "fragment_join.h"
+#include "json_scan.h"
+#include "stretch_reader.h"
+#include "text_source.h"
+#include "trace_skeleton.h"
+
+#include <simdjson.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <system_error>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace commprof::trace {
+namespace {
+
+namespace od = simdjson::ondemand;
+
+constexpr std::size_t npos = std::string::npos;
+constexpr std::size_t kPadding = simdjson::SIMDJSON_PADDING;
+// How far back from a piece's end an element boundary is looked for before the piece grows.
+constexpr std::size_t kBoundaryWindow = std::size_t(1) << 20;
+// The most text read before traceEvents must have started; beyond it the whole-text path says
+// what the document is.
+constexpr std::size_t kMaxHead = std::size_t(64) << 20;
+// Pieces the reading thread may have waiting before it parses one itself.
+constexpr std::size_t kAhead = 2;
+
+// '[' at data()[0], then up to capacity() bytes of text, then room for ']' and the padding.
+class PieceBuffer {
+public:
+    PieceBuffer() = default;
+    explicit PieceBuffer(std::size_t capacity)
+        : data_(new char[capacity + 2 + kPadding]), capacity_(capacity) {} // not zero-filled
+
+    char* data() const { return data_.get(); }
+    char* text() const { return data_.get() + 1; }
+    std::size_t capacity() const { return capacity_; }
+    std::size_t allocated() const { return capacity_ + 2 + kPadding; }
+
+    // A larger buffer holding the same first `keep` bytes of text.
+    void grow(std::size_t capacity, std::size_t keep) {
+        PieceBuffer larger(capacity);
+        std::memcpy(larger.data(), data(), keep + 1);
+        *this = std::move(larger);
+    }
+
+private:
+    std::unique_ptr<char[]> data_;
+    std::size_t capacity_ = 0;
+};
+
+// One piece's document: '[' at data()[docStart], the elements from file offset `from`, ']'.
+struct Piece {
+    std::size_t index = 0;
+    PieceBuffer buffer;
+    std::size_t docStart = 0;
+    std::size_t docLen = 0;
+    std::uint64_t from = 0;
+    bool last = false;
+};
+
+struct PieceResult {
+    Fragment fragment;
+    Stretch end;
+    bool sound = false;
+    bool parsed = false;
+    std::uint64_t textEnd = 0; // the file offset just past its elements
+    PieceBuffer buffer;        // the last piece's, for what follows the array
+};
+
+// A piece's elements, and whether the guess that made its end holds: every piece but the last
+// must close exactly at the ']' written over its boundary ',', the last at the array's own.
+void parsePiece(od::parser& parser, Piece& piece, PieceResult& out) {
+    char* doc = piece.buffer.data() + piece.docStart;
+    out.end = readStretch(parser, doc, piece.docLen, piece.buffer.allocated() - piece.docStart,
+                          piece.from, npos, out.fragment);
+    out.sound = out.end.kind == Stretch::Closed && out.end.closedByUs != piece.last;
+}
+
+// The last element start in text[lo, hi) that begins a line: a '{' with only blanks before it on
+// its line, and a ',' before the newline (whitespace between). npos when there is none in the
+// last kBoundaryWindow bytes. A raw newline cannot be inside a JSON string, so the ',' and the
+// '{' are both structural; whether the ',' separates elements of traceEvents is for the parse
+// to show.
+std::size_t lastBoundary(const char* text, std::size_t lo, std::size_t hi, std::size_t& comma) {
+    const std::size_t floor = std::max(lo, hi > kBoundaryWindow ? hi - kBoundaryWindow : 0);
+    std::size_t end = hi;
+    while (end > floor) {
+        const void* nl = ::memrchr(text + floor, '\n', end - floor);
+        if (!nl) {
+            return npos;
+        }
+        const std::size_t line = std::size_t(static_cast<const char*>(nl) - text);
+        std::size_t g = line + 1;
+        while (g < hi && (text[g] == ' ' || text[g] == '\t' || text[g] == '\r')) {
+            ++g;
+        }
+        if (g < hi && text[g] == '{') {
+            std::size_t q = line;
+            while (q > lo && isJsonSpace(text[q - 1])) {
+                --q;
+            }
+            if (q > lo && text[q - 1] == ',') {
+                comma = q - 1;
+                return g;
+            }
+        }
+        end = line;
+    }
+    return npos;
+}
+
+// Pieces from the reading thread to the parsing ones, their results in file order, and the
+// buffers of parsed pieces for the reading thread to fill again. Parsed pieces are joined into
+// the trace in file order as soon as all before them are, by whichever thread finds them
+// ready: the join runs while other pieces are parsed, and a piece's memory is free for the
+// next ones.
+class PieceQueue {
+public:
+    // textSizeHint: TraceFile::textSizeHint, to size the trace's events once.
+    PieceQueue(FragmentJoiner& joiner, std::uint64_t textSizeHint)
+        : joiner_(joiner), textSizeHint_(textSizeHint) {}
+
+    void submit(Piece piece) {
+        {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            piece.index = results_.size();
+            results_.emplace_back();
+            waiting_.push_back(std::move(piece));
+        }
+        changed_.notify_one();
+    }
+
+    // A buffer for the next piece: a parsed piece's when one is free.
+    PieceBuffer buffer(std::size_t capacity) {
+        {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            while (!spare_.empty()) {
+                PieceBuffer b = std::move(spare_.back());
+                spare_.pop_back();
+                if (b.capacity() >= capacity) {
+                    return b;
+                }
+            }
+        }
+        return PieceBuffer(capacity);
+    }
+
+    std::size_t waiting() {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        return waiting_.size();
+    }
+
+    bool failed() {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        return failed_;
+    }
+
+    // Parses one waiting piece, if there is one.
+    bool parseOne(od::parser& parser) {
+        std::unique_lock<std::mutex> lock(mutex_);
+        return parseFront(parser, lock);
+    }
+
+    // A parsing thread: pieces until the queue is closed and empty.
+    void work() {
+        od::parser parser;
+        std::unique_lock<std::mutex> lock(mutex_);
+        for (;;) {
+            changed_.wait(lock, [&] { return !waiting_.empty() || closed_; });
+            if (!parseFront(parser, lock) && closed_) {
+                return;
+            }
+        }
+    }
+
+    // What is still waiting is not worth parsing: the file goes to the whole-text path.
+    void abandon() {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        failed_ = true;
+    }
+
+    void close() {
+        {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            closed_ = true;
+        }
+        changed_.notify_all();
+    }
+
+    // Once every parsing thread has ended: whether every piece was sound and joined.
+    bool complete() {
+        std::unique_lock<std::mutex> lock(mutex_);
+        joinReady(lock);
+        return !failed_ && joined_ == results_.size();
+    }
+
+    // Once every parsing thread has ended.
+    const std::deque<PieceResult>& results() const { return results_; }
+
+private:
+    // Called and returns with the lock held.
+    bool parseFront(od::parser& parser, std::unique_lock<std::mutex>& lock) {
+        if (waiting_.empty()) {
+            return false;
+        }
+        Piece piece = std::move(waiting_.front());
+        waiting_.pop_front();
+        PieceResult& out = results_[piece.index]; // elements of a deque stay where they are
+        const bool skip = failed_;
+        lock.unlock();
+        bool sound = false;
+        if (!skip) {
+            try {
+                parsePiece(parser, piece, out);
+                sound = out.sound;
+            } catch (...) {
+                // Out of memory, say: the whole-text path meets it again and reports it.
+            }
+        }
+        out.textEnd = piece.from + piece.docLen - 2;
+        if (piece.last) {
+            out.buffer = std::move(piece.buffer);
+        }
+        lock.lock();
+        out.parsed = true;
+        failed_ = failed_ || !sound;
+        if (piece.buffer.capacity()) {
+            spare_.push_back(std::move(piece.buffer));
+        }
+        joinReady(lock);
+        return true;
+    }
+
+    // Joins the parsed pieces that follow the joined ones, unless another thread is at it.
+    // Called and returns with the lock held.
+    void joinReady(std::unique_lock<std::mutex>& lock) {
+        if (joining_) {
+            return;
+        }
+        joining_ = true;
+        while (!failed_ && joined_ < results_.size() && results_[joined_].parsed) {
+            Fragment& fragment = results_[joined_].fragment;
+            const std::uint64_t textEnd = results_[joined_].textEnd;
+            const bool first = joined_ == 0;
+            lock.unlock();
+            bool ok = true;
+            try {
+                joiner_.add(fragment);
+                if (first) {
+                    reserveEvents(textEnd);
+                }
+            } catch (...) {
+                ok = false; // out of memory: the whole-text path meets it again
+            }
+            lock.lock();
+            ++joined_;
+            failed_ = failed_ || !ok;
+        }
+        joining_ = false;
+    }
+
+    // Room for the events the whole text will hold at the first piece's density, and a
+    // quarter more: the event array then grows in place instead of being copied at every
+    // doubling into fresh pages. Pages reserved and never written cost no memory.
+    void reserveEvents(std::uint64_t textRead) {
+        if (textSizeHint_ <= textRead || textRead == 0) {
+            return;
+        }
+        const double perByte = double(joiner_.events()) / double(textRead);
+        // No event takes fewer than 16 bytes of text: a bound on a strange first piece.
+        const double most = double(textSizeHint_) / 16;
+        joiner_.reserve(std::size_t(std::min(most, 1.25 * perByte * double(textSizeHint_))));
+    }
+
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::deque<Piece> waiting_;
+    std::deque<PieceResult> results_;
+    std::vector<PieceBuffer> spare_;
+    FragmentJoiner& joiner_;
+    std::uint64_t textSizeHint_;
+    std::size_t joined_ = 0; // pieces joined, in file order
+    bool joining_ = false;   // a thread is joining
+    bool closed_ = false;
+    bool failed_ = false;
+};
+
+// The parsing threads beside the reading one; ended (after the queue is closed) however the
+// reading thread leaves.
+class Workers {
+public:
+    Workers(PieceQueue& queue, int count) : queue_(queue) {
+        threads_.reserve(std::size_t(std::max(count, 0)));
+        try {
+            for (int i = 0; i < count; ++i) {
+                threads_.emplace_back([this] { queue_.work(); });
+            }
+        } catch (const std::system_error&) {
+            // No more threads to be had: the ones started, and the reading thread, do it all.
+        }
+    }
+    ~Workers() { finish(); }
+    Workers(const Workers&) = delete;
+    Workers& operator=(const Workers&) = delete;
+
+    void finish() {
+        queue_.close();
+        for (auto& t : threads_) {
+            if (t.joinable()) {
+                t.join();
+            }
+        }
+    }
+
+private:
+    PieceQueue& queue_;
+    std::vector<std::thread> threads_;
+};
+
+class StreamReader {
+public:
+    StreamReader(const std::string& path, const StreamOptions& options)
+        : path_(path), options_(options), source_(path) {}
+
+    std::optional<Trace> read() {
+        PieceBuffer head(options_.pieceBytes);
+        std::size_t filled = 0;
+        Skeleton sk;
+        std::size_t first = npos;
+        if (!readHead(head, filled, sk, first)) {
+            return std::nullopt;
+        }
+        Trace trace;
+        FragmentJoiner joiner(trace);
+        PieceQueue queue(joiner, source_.textSizeHint());
+        od::parser parser;
+        {
+            Workers workers(queue, std::max(1, options_.threads) - 1);
+            if (!readPieces(queue, parser, std::move(head), filled, first)) {
+                queue.abandon();
+                return std::nullopt;
+            }
+            while (queue.parseOne(parser)) {
+            }
+        } // every piece parsed, every parsing thread ended
+        if (!queue.complete()) {
+            return std::nullopt;
+        }
+        finish(trace, joiner, queue.results().back(), sk);
+        return trace;
+    }
+
+private:
+    // Reads into buf.text()[filled, capacity) until it is full or the text ends.
+    bool fill(PieceBuffer& buf, std::size_t& filled) {
+        while (filled < buf.capacity() && !ended_) {
+            const std::size_t got = source_.read(buf.text() + filled, buf.capacity() - filled);
+            ended_ = got == 0;
+            filled += got;
+            total_ += got;
+        }
+        return !source_.irregular() && total_ <= options_.maxTextBytes;
+    }
+
+    // The text up to the first element of traceEvents, and the keys before it.
+    bool readHead(PieceBuffer& head, std::size_t& filled, Skeleton& sk, std::size_t& first) {
+        for (;;) {
+            if (!fill(head, filled)) {
+                return false;
+            }
+            const TopLevel top(head.text(), filled);
+            const std::size_t root = top.skipSpace(0);
+            if (root < filled && head.text()[root] != '{' && head.text()[root] != '[') {
+                return false; // not a Chrome trace: the whole-text path says so
+            }
+            sk = Skeleton{};
+            if (findEvents(top, head.text(), filled, sk)) {
+                first = top.skipSpace(sk.arrayStart);
+                if (first < filled) {
+                    return true;
+                }
+            }
+            if (ended_ || head.capacity() >= kMaxHead) {
+                return false;
+            }
+            head.grow(head.capacity() * 2, filled);
+        }
+    }
+
+    // Cuts the text into pieces as it arrives and queues them; the reading thread parses too
+    // whenever more than kAhead pieces wait (always, when it is the only thread).
+    bool readPieces(PieceQueue& queue, od::parser& parser, PieceBuffer head, std::size_t filled,
+                    std::size_t first) {
+        const std::size_t ahead = options_.threads > 1 ? kAhead : 0;
+        Piece piece;
+        piece.buffer = std::move(head);
+        piece.docStart = first; // text()[first - 1]: the array's '[' or a blank after it
+        piece.from = first;
+        piece.buffer.data()[first] = '[';
+        std::uint64_t textBase = 0; // the file offset of piece.buffer.text()[0]
+        for (;;) {
+            if (!fill(piece.buffer, filled)) {
+                return false;
+            }
+            char* text = piece.buffer.text();
+            const std::size_t begin = std::size_t(piece.from - textBase);
+            if (ended_) {
+                text[filled] = ']';
+                std::memset(text + filled + 1, 0, kPadding);
+                piece.docLen = filled + 2 - piece.docStart;
+                piece.last = true;
+                lastTextBase_ = textBase;
+                queue.submit(std::move(piece));
+                return true;
+            }
+            std::size_t comma = 0;
+            const std::size_t next = lastBoundary(text, begin + 1, filled, comma);
+            if (next == npos) {
+                piece.buffer.grow(piece.buffer.capacity() * 2, filled);
+                continue;
+            }
+            const std::size_t carry = filled - next;
+            PieceBuffer following = queue.buffer(std::max(options_.pieceBytes, 2 * carry));
+            following.data()[0] = '[';
+            std::memcpy(following.text(), text + next, carry);
+            text[comma] = ']';
+            std::memset(text + comma + 1, 0, kPadding);
+            piece.docLen = comma + 2 - piece.docStart;
+            queue.submit(std::move(piece));
+
+            textBase += next;
+            piece = Piece{};
+            piece.buffer = std::move(following);
+            piece.from = textBase;
+            filled = carry;
+            while (queue.waiting() > ahead) {
+                queue.parseOne(parser);
+            }
+            if (queue.failed()) {
+                return false;
+            }
+        }
+    }
+
+    // What follows the array (the keys after traceEvents, in the last piece's text), and what
+    // the joiner does once every fragment is in.
+    void finish(Trace& trace, FragmentJoiner& joiner, const PieceResult& last, Skeleton& sk) {
+        trace.source = path_;
+        trace.textBytes = total_;
+        trace.htaFacts.rootIsArray = sk.rootIsArray;
+        const std::uint64_t arrayEnd = last.end.arrayEnd;
+        if (!sk.rootIsArray && arrayEnd + 1 < total_) {
+            const char* tail = last.buffer.text();
+            const auto tailSize = std::size_t(total_ - lastTextBase_);
+            scanKeys(TopLevel(tail, tailSize), tail, tailSize,
+                     std::size_t(arrayEnd + 1 - lastTextBase_), sk, false);
+        }
+        readTopLevelObjects(sk, trace);
+        joiner.finish();
+    }
+
+    std::string path_;
+    StreamOptions options_;
+    TextSource source_;
+    bool ended_ = false;
+    std::uint64_t total_ = 0;
+    std::uint64_t lastTextBase_ = 0; // the file offset of the last piece's text()[0]
+};
+
+} // namespace
+
+std::optional<Trace> readTraceStreamed(const std::string& path, const StreamOptions& options) {
+    return StreamReader(path, options).read();
+}
+
+} // namespace commprof::trace
