@@ -65,6 +65,7 @@ in_root() {
     shift 5
     # The root shares the host network, so it resolves the host names as the host does (a
     # Slurm node is named by the host name, and the ranks rendezvous at it).
+    [ -e "$root/etc/hosts" ] || : >"$root/etc/hosts" # a fresh root has none to mount over
     mount --bind /etc/hosts "$root/etc/hosts"
     mount --bind "$src" "$root/src"
     mount --bind "$build" "$root/build"
@@ -111,6 +112,7 @@ install_packages() {
     return
   fi
   say "installing the package list into the root"
+  in_root /bin/true || die "cannot enter the $SUITE root in $ROOTFS (the lines above say why)"
   in_root apt-get update -qq >&2 ||
     die "apt-get update in the $SUITE root failed: the mirror $MIRROR cannot be reached"
   local available=() p

@@ -17,9 +17,6 @@
 namespace commprof::store {
 namespace {
 
-QVariant opt(const std::optional<double>& v) {
-    return v ? QVariant(*v) : QVariant();
-}
 QVariant optInt(const std::optional<int>& v) {
     return v ? QVariant(*v) : QVariant();
 }
@@ -70,9 +67,9 @@ void insertRankFigures(Database& db, const QString& key, const analysis::CellMet
     db.prepare("UPDATE cells SET hook_total_ms = ?, backend_total_ms = ?, agreement_steps = ?, "
                "agreement_reason = ?, backend_source = ?, buckets_compared = ?, "
                "buckets_matched = ?, slowest_rank = ?, median_skew_ms = ? WHERE key = ?")
-        .bindAll({opt(m.hookTotalMs), opt(m.backendTotalMs), m.agreementSteps, m.agreementReason,
-                  m.backendSource, m.bucketsCompared, m.bucketsMatched, optInt(m.slowestRank),
-                  opt(m.medianSkewMs), key})
+        .bindAll({nullable(m.hookTotalMs), nullable(m.backendTotalMs), m.agreementSteps,
+                  m.agreementReason, m.backendSource, m.bucketsCompared, m.bucketsMatched,
+                  optInt(m.slowestRank), nullable(m.medianSkewMs), key})
         .run();
     Statement rankStmt = db.prepare("INSERT INTO rank_figures VALUES (?,?,?,?,?,?,?,?,?,?,?)");
     Statement matchStmt = db.prepare("INSERT OR REPLACE INTO bucket_matches VALUES (?,?,?,?,?,?)");
@@ -81,20 +78,21 @@ void insertRankFigures(Database& db, const QString& key, const analysis::CellMet
         const analysis::InstrumentAgreement& a = r.agreement;
         const bool compared = a.steps > 0;
         rankStmt
-            .bindAll({key, r.rank, opt(r.stepMs), opt(r.commMs), opt(r.exposedCommMs),
+            .bindAll({key, r.rank, nullable(r.stepMs), nullable(r.commMs),
+                      nullable(r.exposedCommMs),
                       compared ? QVariant(a.hookUs / 1000.0) : QVariant(),
-                      compared ? QVariant(a.backendUs / 1000.0) : QVariant(), opt(a.ratio),
+                      compared ? QVariant(a.backendUs / 1000.0) : QVariant(), nullable(a.ratio),
                       a.flagged, QString::fromStdString(a.reason), r.traceError})
             .run();
         for (const analysis::BucketMatch& b : a.buckets) {
-            matchStmt.bindAll({key, r.rank, b.iteration, b.index, b.hookUs, opt(b.backendUs)})
+            matchStmt.bindAll({key, r.rank, b.iteration, b.index, b.hookUs, nullable(b.backendUs)})
                 .run();
         }
         for (const auto& s : r.traceSteps) {
             stepStmt
                 .bindAll({key, r.rank, s.step, s.startUs, s.endUs, s.stepUs, s.computeUs, s.commUs,
-                          s.bookkeepingUs, s.overlapUs, s.exposedCommUs, opt(s.overlapEfficiency),
-                          opt(s.commOverheadFraction)})
+                          s.bookkeepingUs, s.overlapUs, s.exposedCommUs,
+                          nullable(s.overlapEfficiency), nullable(s.commOverheadFraction)})
                 .run();
         }
     }
@@ -157,16 +155,16 @@ QString insertCell(Database& db, const QString& runDir, const results::CellFiles
              cell["repeat"].toInt(),
              cell.contains("feasible") ? QVariant(cell["feasible"].toBool()) : QVariant(),
              cell["binding"].toString(),
-             opt(m.stepMs),
-             opt(m.hookCommMs),
-             opt(m.traceCommMs),
-             opt(m.hookTraceAgreement),
+             nullable(m.stepMs),
+             nullable(m.hookCommMs),
+             nullable(m.traceCommMs),
+             nullable(m.hookTraceAgreement),
              m.agreementFlagged,
-             opt(m.overlapEfficiency),
-             opt(m.commOverheadFraction),
-             opt(m.exposedCommMs),
-             opt(m.computeMs),
-             opt(m.bookkeepingMs),
+             nullable(m.overlapEfficiency),
+             nullable(m.commOverheadFraction),
+             nullable(m.exposedCommMs),
+             nullable(m.computeMs),
+             nullable(m.bookkeepingMs),
              m.peakHostBytes,
              m.peakDeviceBytes,
              pools["host"].toObject()["demand_bytes"].toDouble(),

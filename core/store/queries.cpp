@@ -6,9 +6,6 @@
 namespace commprof::store {
 namespace {
 
-std::optional<double> optD(const QVariant& v) {
-    return v.isNull() ? std::nullopt : std::optional<double>(v.toDouble());
-}
 QJsonValue json(const std::optional<double>& v) {
     return v ? QJsonValue(*v) : QJsonValue(QJsonValue::Null);
 }
@@ -51,22 +48,22 @@ std::vector<CellRow> cells(Database& db, const QString& runDir) {
         const QVariant feasible = s.column(i++);
         c.feasible = feasible.isNull() ? std::nullopt : std::optional<bool>(feasible.toBool());
         c.binding = s.column(i++).toString();
-        c.stepMs = optD(s.column(i++));
-        c.hookCommMs = optD(s.column(i++));
-        c.traceCommMs = optD(s.column(i++));
-        c.hookTraceAgreement = optD(s.column(i++));
+        c.stepMs = optionalDouble(s.column(i++));
+        c.hookCommMs = optionalDouble(s.column(i++));
+        c.traceCommMs = optionalDouble(s.column(i++));
+        c.hookTraceAgreement = optionalDouble(s.column(i++));
         c.agreementFlagged = s.column(i++).toBool();
-        c.overlapEfficiency = optD(s.column(i++));
-        c.commOverheadFraction = optD(s.column(i++));
-        c.exposedCommMs = optD(s.column(i++));
-        c.computeMs = optD(s.column(i++));
-        c.bookkeepingMs = optD(s.column(i++));
+        c.overlapEfficiency = optionalDouble(s.column(i++));
+        c.commOverheadFraction = optionalDouble(s.column(i++));
+        c.exposedCommMs = optionalDouble(s.column(i++));
+        c.computeMs = optionalDouble(s.column(i++));
+        c.bookkeepingMs = optionalDouble(s.column(i++));
         c.peakHostBytes = s.column(i++).toDouble();
         c.peakDeviceBytes = s.column(i++).toDouble();
-        c.hostDemandBytes = optD(s.column(i++));
-        c.deviceDemandBytes = optD(s.column(i++));
-        c.hookTotalMs = optD(s.column(i++));
-        c.backendTotalMs = optD(s.column(i++));
+        c.hostDemandBytes = optionalDouble(s.column(i++));
+        c.deviceDemandBytes = optionalDouble(s.column(i++));
+        c.hookTotalMs = optionalDouble(s.column(i++));
+        c.backendTotalMs = optionalDouble(s.column(i++));
         c.agreementSteps = s.column(i++).toInt();
         c.agreementReason = s.column(i++).toString();
         c.backendSource = s.column(i++).toString();
@@ -74,7 +71,7 @@ std::vector<CellRow> cells(Database& db, const QString& runDir) {
         c.bucketsMatched = s.column(i++).toInt();
         const QVariant slowest = s.column(i++);
         c.slowestRank = slowest.isNull() ? std::nullopt : std::optional<int>(slowest.toInt());
-        c.medianSkewMs = optD(s.column(i++));
+        c.medianSkewMs = optionalDouble(s.column(i++));
         c.kind = s.column(i++).toString();
         out.push_back(c);
     }
@@ -113,8 +110,8 @@ std::vector<trace::StepMetrics> steps(Database& db, const QString& cellKey) {
         m.bookkeepingUs = s.column(6).toDouble();
         m.overlapUs = s.column(7).toDouble();
         m.exposedCommUs = s.column(8).toDouble();
-        m.overlapEfficiency = optD(s.column(9));
-        m.commOverheadFraction = optD(s.column(10));
+        m.overlapEfficiency = optionalDouble(s.column(9));
+        m.commOverheadFraction = optionalDouble(s.column(10));
         out.push_back(m);
     }
     return out;
@@ -130,12 +127,12 @@ std::vector<RankFiguresRow> rankFigures(Database& db, const QString& cellKey) {
         RankFiguresRow r;
         int i = 0;
         r.rank = s.column(i++).toInt();
-        r.stepMs = optD(s.column(i++));
-        r.commMs = optD(s.column(i++));
-        r.exposedCommMs = optD(s.column(i++));
-        r.hookMs = optD(s.column(i++));
-        r.backendMs = optD(s.column(i++));
-        r.agreement = optD(s.column(i++));
+        r.stepMs = optionalDouble(s.column(i++));
+        r.commMs = optionalDouble(s.column(i++));
+        r.exposedCommMs = optionalDouble(s.column(i++));
+        r.hookMs = optionalDouble(s.column(i++));
+        r.backendMs = optionalDouble(s.column(i++));
+        r.agreement = optionalDouble(s.column(i++));
         r.agreementFlagged = s.column(i++).toBool();
         r.agreementReason = s.column(i++).toString();
         r.traceError = s.column(i++).toString();

@@ -4,6 +4,7 @@
 #include <QString>
 #include <QVariant>
 
+#include <optional>
 #include <stdexcept>
 
 struct sqlite3;
@@ -56,6 +57,14 @@ private:
     sqlite3_stmt* stmt_ = nullptr;
     int next_ = 1;
 };
+
+// A figure that may be absent, as SQL NULL, and back.
+inline QVariant nullable(const std::optional<double>& v) {
+    return v ? QVariant(*v) : QVariant();
+}
+inline std::optional<double> optionalDouble(const QVariant& v) {
+    return v.isNull() ? std::nullopt : std::optional<double>(v.toDouble());
+}
 
 // BEGIN IMMEDIATE ... COMMIT, rolled back if not committed.
 class Transaction {

@@ -3,16 +3,6 @@
 #include <QJsonArray>
 
 namespace commprof::store {
-namespace {
-
-QVariant opt(const std::optional<double>& v) {
-    return v ? QVariant(*v) : QVariant();
-}
-std::optional<double> optD(const QVariant& v) {
-    return v.isNull() ? std::nullopt : std::optional<double>(v.toDouble());
-}
-
-} // namespace
 
 void insertSweep(Database& db, const QString& cellKey,
                  const std::vector<analysis::SweepSeries>& series) {
@@ -23,7 +13,7 @@ void insertSweep(Database& db, const QString& cellKey,
         for (const analysis::SweepPoint& p : s.points) {
             point
                 .bindAll({cellKey, s.kind, p.bytes, p.slowestUs, p.typicalUs, p.slowestRank,
-                          p.algbwGBps, opt(p.busbwGBps)})
+                          p.algbwGBps, nullable(p.busbwGBps)})
                 .run();
         }
         const analysis::LinearFit f = analysis::fitSeries(s);
@@ -31,7 +21,7 @@ void insertSweep(Database& db, const QString& cellKey,
             .bindAll({cellKey, s.kind, s.unsupported.isEmpty() ? QVariant() : s.unsupported,
                       f.refused, f.reason, f.method, f.refused ? QVariant() : f.alphaUs,
                       f.refused ? QVariant() : f.betaUsPerByte, f.refused ? QVariant() : f.r2,
-                      f.sizes, f.fromBytes, f.toBytes, opt(f.leftOutFromBytes), f.note})
+                      f.sizes, f.fromBytes, f.toBytes, nullable(f.leftOutFromBytes), f.note})
             .run();
     }
 }
@@ -67,7 +57,7 @@ std::vector<StoredSweep> sweeps(Database& db, const QString& cellKey) {
         s.fit.sizes = fits.column(i++).toInt();
         s.fit.fromBytes = fits.column(i++).toDouble();
         s.fit.toBytes = fits.column(i++).toDouble();
-        s.fit.leftOutFromBytes = optD(fits.column(i++));
+        s.fit.leftOutFromBytes = optionalDouble(fits.column(i++));
         s.fit.note = fits.column(i++).toString();
         out.push_back(s);
     }
@@ -83,7 +73,7 @@ std::vector<StoredSweep> sweeps(Database& db, const QString& cellKey) {
             p.typicalUs = points.column(2).toDouble();
             p.slowestRank = points.column(3).toInt();
             p.algbwGBps = points.column(4).toDouble();
-            p.busbwGBps = optD(points.column(5));
+            p.busbwGBps = optionalDouble(points.column(5));
             s.series.points.push_back(p);
         }
         points.reset(); // for the next kind
@@ -105,8 +95,8 @@ void insertPrediction(Database& db, const QString& cellKey, const StoredPredicti
         db.prepare("INSERT OR REPLACE INTO bucket_predictions VALUES (?,?,?,?,?,?,?,?,?,?,?)");
     for (const analysis::BucketPrediction& b : d.buckets) {
         bucket
-            .bindAll({cellKey, b.index, b.bytes, b.sweepUs, b.cpuShare, b.predictedUs, opt(b.fitUs),
-                      b.measuredUs, b.waitUs, b.queuedUs, b.samples})
+            .bindAll({cellKey, b.index, b.bytes, b.sweepUs, b.cpuShare, b.predictedUs,
+                      nullable(b.fitUs), b.measuredUs, b.waitUs, b.queuedUs, b.samples})
             .run();
     }
 }
@@ -150,7 +140,7 @@ std::optional<StoredPrediction> prediction(Database& db, const QString& cellKey)
         bp.index = b.column(0).toInt();
         bp.bytes = b.column(1).toDouble();
         bp.predictedUs = b.column(2).toDouble();
-        bp.fitUs = optD(b.column(3));
+        bp.fitUs = optionalDouble(b.column(3));
         bp.measuredUs = b.column(4).toDouble();
         bp.waitUs = b.column(5).toDouble();
         bp.queuedUs = b.column(6).toDouble();
