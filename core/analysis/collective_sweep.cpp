@@ -40,11 +40,7 @@ SweepPoint sweepPoint(const QString& kind, double bytes, int worldSize,
 }
 
 std::vector<SweepSeries> readSweep(const QString& dir, QStringList* problems) {
-    // (kind) -> size -> rank -> fastest us, and the median
-    std::map<QString, std::map<double, std::map<int, double>>> times, typical;
-    std::map<QString, QString> unsupported;
-    QString layer;
-    int world = 0;
+    QMap<int, QJsonObject> docs;
     const QStringList files = QDir(dir).entryList({"sweep_rank*.json"}, QDir::Files, QDir::Name);
     for (const QString& name : files) {
         const results::RankFile file = results::readRankFile(QDir(dir).filePath(name));
@@ -54,8 +50,20 @@ std::vector<SweepSeries> readSweep(const QString& dir, QStringList* problems) {
             }
             continue;
         }
-        const QJsonObject& f = file.doc;
+        docs[file.doc["rank"].toInt()] = file.doc;
+    }
+    return mergeSweep(docs, problems);
+}
+
+std::vector<SweepSeries> mergeSweep(const QMap<int, QJsonObject>& docs, QStringList* problems) {
+    // (kind) -> size -> rank -> fastest us, and the median
+    std::map<QString, std::map<double, std::map<int, double>>> times, typical;
+    std::map<QString, QString> unsupported;
+    QString layer;
+    int world = 0;
+    for (const QJsonObject& f : docs) {
         const int rank = f["rank"].toInt(-1);
+        const QString name = QString("sweep_rank%1.json").arg(rank);
         world = std::max(world, f["world_size"].toInt());
         layer = f["layer"].toString(layer);
         for (const QJsonValue kv : f["kinds"].toArray()) {

@@ -5,6 +5,7 @@
 // the sizes can determine it.
 
 #include <QJsonObject>
+#include <QMap>
 #include <QString>
 #include <QStringList>
 
@@ -71,6 +72,9 @@ std::optional<double> typicalUsAt(const std::vector<SweepPoint>& points, double 
 // The sweep_rank*.json files of one directory, merged across ranks. Problems (a file that does
 // not parse, ranks that disagree on sizes) are added to *problems naming the file.
 std::vector<SweepSeries> readSweep(const QString& dir, QStringList* problems = nullptr);
+// The same from sweep files already read and checked (results::CellFiles::sweeps), by rank.
+std::vector<SweepSeries> mergeSweep(const QMap<int, QJsonObject>& docs,
+                                    QStringList* problems = nullptr);
 
 // Least squares of time against bytes, each point weighted by 1 / time: timing noise grows
 // with the time but less than in proportion (a busy host adds whole scheduler slices to the

@@ -109,7 +109,7 @@ QString insertCell(Database& db, const QString& runDir, const results::CellFiles
     const bool hasData = !f.ranks.isEmpty();
     QStringList sweepProblems;
     const std::vector<analysis::SweepSeries> series =
-        f.isSweep() ? analysis::readSweep(f.dir, &sweepProblems)
+        f.isSweep() ? analysis::mergeSweep(f.sweeps, &sweepProblems)
                     : std::vector<analysis::SweepSeries>{};
     if (!sweepProblems.isEmpty() && c.status == "complete") {
         c.status = "incomplete";
@@ -286,9 +286,9 @@ IngestSummary ingest(const QString& resultsDir, const QString& dbPath,
             const std::pair<QString, int> shape{files.cell["layer"].toString(),
                                                 files.cell["world_size"].toInt()};
             if (!sweeps.count(shape)) {
-                for (const auto& series : store::sweeps(db, QDir(files.dir).canonicalPath())) {
-                    if (series.series.kind == "all_reduce") {
-                        sweeps[shape] = {files.id, series.series.points};
+                for (const analysis::SweepSeries& series : analysis::mergeSweep(files.sweeps)) {
+                    if (series.kind == "all_reduce") {
+                        sweeps[shape] = {files.id, series.points};
                     }
                 }
             }
