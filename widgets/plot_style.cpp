@@ -1,5 +1,7 @@
 #include "plot_style.h"
 
+#include "spec/layers.h"
+
 #include <QHash>
 
 #include <algorithm>
@@ -58,14 +60,8 @@ QFont FigureStyle::font(double delta, bool bold) const {
 }
 
 QColor layerColour(const QString& layer) {
-    if (layer == "gloo_cpu") {
-        return {148, 103, 189};
-    }
-    if (layer == "gloo_cuda") {
-        return {140, 86, 75};
-    }
-    if (layer == "nccl") {
-        return {23, 190, 207};
+    if (const spec::Layer* l = spec::findLayer(layer.toStdString())) {
+        return {l->rgb[0], l->rgb[1], l->rgb[2]};
     }
     return kSpareLayerColours[int(qHash(layer) % uint(kSpareLayerColours.size()))];
 }

@@ -6,6 +6,7 @@
 #include "json_writer.h"
 #include "models.h"
 #include "rendezvous.h"
+#include "spec/layers.h"
 
 #include <ATen/record_function.h>
 
@@ -94,10 +95,8 @@ bool checksumsAgree(ProcessGroupPtr& pg, const std::vector<IterationTimes>& its,
 }
 
 std::string interconnectFor(const RankOptions& o) {
-    if (o.backend == "nccl") {
-        return o.worldSize == 1 ? "none" : "as_detected_by_nccl";
-    }
-    return o.device == "cuda" ? "pcie_host_staged" : "host_loopback";
+    const spec::Layer* layer = spec::layerOf(o.backend, o.device);
+    return layer ? std::string(spec::interconnectAt(*layer, o.worldSize)) : "unknown";
 }
 
 } // namespace

@@ -1,6 +1,6 @@
 #include "models.h"
 
-#include "model_dims.h"
+#include "spec/model_families.h"
 
 #include <cmath>
 #include <stdexcept>
@@ -87,8 +87,14 @@ std::int64_t countParameters(const torch::nn::Module& module) {
 
 SyntheticModel makeModel(const std::string& family, double params, const torch::Device& device) {
     SyntheticModel m;
+    const spec::ModelFamily* known = spec::findModelFamily(family);
+    if (!known) {
+        throw std::invalid_argument("unknown model family '" + family + "' (" +
+                                    spec::modelFamilyNames() + ")");
+    }
+    const std::string prefix = family + ": ";
     if (family == "mlp") {
-        const auto shape = dims::mlpDims(params);
+        const auto shape = known->dims(params);
         const std::int64_t h = shape.width;
         const std::int64_t out = shape.outWidth;
         auto net = std::make_shared<MlpImpl>(h, out);
@@ -100,10 +106,10 @@ SyntheticModel makeModel(const std::string& family, double params, const torch::
             auto y = torch::randn({batch, out}, gen, torch::kFloat);
             return std::make_pair(x.to(device), y.to(device));
         };
-        m.description = "mlp: " + std::to_string(kMlpDepth) + " x Linear(" + std::to_string(h) +
+        m.description = prefix + std::to_string(kMlpDepth) + " x Linear(" + std::to_string(h) +
                         ") + head(" + std::to_string(out) + ")";
     } else if (family == "transformer") {
-        const auto shape = dims::transformerDims(params);
+        const auto shape = known->dims(params);
         const std::int64_t d = shape.width;
         const std::int64_t out = shape.outWidth;
         auto net = std::make_shared<TransformerImpl>(d, out);
@@ -115,7 +121,7 @@ SyntheticModel makeModel(const std::string& family, double params, const torch::
             auto y = torch::randn({batch, kSeqLen, out}, gen, torch::kFloat);
             return std::make_pair(x.to(device), y.to(device));
         };
-        m.description = "transformer: " + std::to_string(kBlocks) +
+        m.description = prefix + std::to_string(kBlocks) +
                         " blocks, d=" + std::to_string(d) + ", seq " + std::to_string(kSeqLen) +
                         ", head(" + std::to_string(out) + ")";
     } else {

@@ -1,6 +1,8 @@
 #include "options.h"
 
 #include "rank_flags.h"
+#include "spec/layers.h"
+#include "spec/model_families.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -136,8 +138,8 @@ std::vector<int> parseRanks(const std::string& flag, const std::string& v) {
 } // namespace
 
 std::optional<std::pair<std::string, double>> presetOf(const std::string& model) {
-    for (const char* name : {"transformer", "mlp"}) {
-        const std::string family = name;
+    for (const spec::ModelFamily& f : spec::kModelFamilies) {
+        const std::string family(f.presetPrefix);
         if (model.rfind(family, 0) != 0 || model.size() < family.size() + 2) {
             continue;
         }
@@ -148,7 +150,7 @@ std::optional<std::pair<std::string, double>> presetOf(const std::string& model)
             std::size_t used = 0;
             const double n = std::stod(size.substr(0, size.size() - 1), &used);
             if (scale > 0 && used == size.size() - 1 && n > 0) {
-                return std::make_pair(family, n * scale);
+                return std::make_pair(std::string(f.name), n * scale);
             }
         } catch (const std::exception&) {
         }
@@ -364,7 +366,8 @@ RankOptions parseOptions(int argc, char** argv) {
         o.traceFirstStep = o.recordFromIteration;
     }
     if (o.layer.empty()) {
-        o.layer = o.backend == "nccl" ? "nccl" : (o.device == "cuda" ? "gloo_cuda" : "gloo_cpu");
+        const spec::Layer* layer = spec::layerOf(o.backend, o.device);
+        o.layer = layer ? std::string(layer->name) : o.backend + "_" + o.device;
     }
 
     const std::string rank = env("RANK", "SLURM_PROCID");

@@ -1,6 +1,7 @@
 #include "footprint.h"
 
-#include "model_dims.h"
+#include "spec/layers.h"
+#include "spec/model_families.h"
 
 #include <QJsonArray>
 
@@ -13,21 +14,11 @@ namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
 
-// Bytes of activations kept for backward by one rank, for the model families of model_dims.h.
-double activationBytes(const matrix::Cell& cell, const Coefficients& k) {
-    const double batch = cell.config.batchSize;
-    if (cell.model.family == "transformer") {
-        const auto d = dims::transformerDims(cell.model.params);
-        const double tokens = batch * dims::kSeqLen;
-        const double perBlock =
-            tokens * double(d.width) * k["transformer_activation_floats_per_token_width"] * 4.0 +
-            batch * double(d.heads) * dims::kSeqLen * dims::kSeqLen * 4.0 * 2.0;
-        return dims::kBlocks * perBlock + tokens * double(d.outWidth) * 4.0 * 2.0;
-    }
-    const auto d = dims::mlpDims(cell.model.params);
-    return (dims::kMlpDepth * batch * double(d.width) * k["mlp_activation_floats_per_unit"] +
-            batch * double(d.outWidth) * 2.0) *
-           4.0;
+// Bytes of activations kept for backward by one rank, by the family's own rule.
+double activationBytes(const matrix::Cell& cell, const spec::ModelFamily& family,
+                       const Coefficients& k) {
+    return family.activationBytes(family.dims(cell.model.params), cell.config.batchSize,
+                                  k[std::string(family.activationCoefficient).c_str()]);
 }
 
 void add(Demand& d, const QString& name, double bytes) {
@@ -120,7 +111,20 @@ FootprintEstimate estimate(const matrix::Cell& cell, const Coefficients& k,
     e.device.budgetBytes = budget.deviceBytes;
     const double ws = cell.worldSize;
     const double p = cell.model.params;
-    const bool cuda = cell.layer.device == "cuda";
+    const spec::Layer* layer = spec::findLayer(cell.layer.name.toStdString());
+    const spec::ModelFamily* family = spec::findModelFamily(cell.model.family.toStdString());
+    if (!layer || (!cell.isSweep() && !family)) {
+        // Never sized as some other layer or family: a cell of a name this build does not know
+        // cannot be planned at all.
+        e.feasible = false;
+        e.reason = layer ? QString("unknown model family '%1' (%2)")
+                               .arg(cell.model.family,
+                                    QString::fromStdString(spec::modelFamilyNames()))
+                         : QString("unknown layer '%1' (%2)")
+                               .arg(cell.layer.name, QString::fromStdString(spec::layerNames()));
+        return e;
+    }
+    const bool cuda = spec::usesDevice(*layer);
     const double optimizerBytes =
         cell.config.optimizer == "adam" ? k["adam_state_bytes"] : k["sgd_state_bytes"];
     const double gradBytes = p * k["grad_bytes"];
@@ -135,12 +139,14 @@ FootprintEstimate estimate(const matrix::Cell& cell, const Coefficients& k,
     if (cuda) {
         e.device.used = true;
         add(e.host, "CUDA runtime (host side)", ws * k["cuda_runtime_host_mib"] * kMiB);
-        if (cell.layer.backend == "gloo") {
+        if (layer->stagesThroughHost) {
             add(e.host, "gloo host staging buffers",
                 ws * k["gloo_cuda_staging_factor"] * messageBytes);
         }
         // Budgets are per GPU: NCCL puts one rank on each GPU, gloo over CUDA shares them.
-        ranksOnPool = cell.layer.backend == "nccl" ? 1.0 : std::ceil(ws / std::max(1, budget.gpus));
+        ranksOnPool = layer->gpus == spec::GpuRule::OnePerRank
+                          ? 1.0
+                          : std::ceil(ws / std::max(1, budget.gpus));
         add(e.device, "CUDA context", ranksOnPool * k["cuda_context_device_mib"] * kMiB);
     }
     if (cell.isSweep()) {
@@ -154,7 +160,7 @@ FootprintEstimate estimate(const matrix::Cell& cell, const Coefficients& k,
     add(modelPool, "DDP bucket buffers", ranksOnPool * p * k["bucket_bytes"]);
     add(modelPool, "optimizer state (" + cell.config.optimizer + ")",
         ranksOnPool * p * optimizerBytes);
-    add(modelPool, "activations", ranksOnPool * activationBytes(cell, k));
+    add(modelPool, "activations", ranksOnPool * activationBytes(cell, *family, k));
     decideFeasibility(e);
     return e;
 }

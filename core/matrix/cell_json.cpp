@@ -31,6 +31,11 @@ QJsonObject cellJson(const Cell& cell, const feasibility::FootprintEstimate& est
     o["repeat"] = cell.repeat;
     o["config"] = runConfigJson(cell.config);
     o["kind"] = cell.model.kind;
+    QJsonObject axes; // every axis' value, as exclude rules and the plots name it
+    for (const auto& [key, value] : cell.axes) {
+        axes[key] = value;
+    }
+    o["axes"] = axes;
     if (cell.isSweep()) {
         const SweepSpec& w = cell.model.sweep;
         QJsonObject sweep{{"collectives", QJsonArray::fromStringList(w.collectives)},

@@ -1,7 +1,9 @@
 #include "matrix.h"
 
 #include "files/safe_file.h"
+#include "matrix/axes.h"
 #include "matrix/yaml_input.h"
+#include "matrix/spec_names.h"
 
 #include <QMap>
 #include <QRegularExpression>
@@ -198,16 +200,6 @@ void readRunConfig(const Ctx& c, const YAML::Node& n, RunConfig& r, const QStrin
     }
 }
 
-LayerSpec layerDefaults(const QString& name) {
-    if (name == "gloo_cpu") {
-        return {name, "gloo", "cpu", "host_loopback", {}};
-    }
-    if (name == "gloo_cuda") {
-        return {name, "gloo", "cuda", "pcie_host_staged", {}};
-    }
-    return {name, "nccl", "cuda", "as_detected", {}};
-}
-
 std::optional<double> budgetValue(const Ctx& c, const YAML::Node& n, const QString& key) {
     if (n.IsScalar() && n.Scalar() == "auto") {
         return std::nullopt;
@@ -379,7 +371,11 @@ MatrixError::MatrixError(QString f, int l, int col, QString k, const QString& me
       file(std::move(f)), line(l), column(col), key(std::move(k)) {}
 
 bool knownLayer(const QString& name) {
-    return name == "gloo_cpu" || name == "gloo_cuda" || name == "nccl";
+    return spec::findLayer(name.toStdString()) != nullptr;
+}
+
+LayerSpec layerSpec(const spec::Layer& l) {
+    return {qName(l.name), qName(l.backend), qName(l.device), qName(l.interconnect), {}, 0, 0};
 }
 
 QString sanitizeId(const QString& text) {
@@ -479,7 +475,7 @@ ModelSpec readModel(const Ctx& c, const YAML::Node& n) {
             c.fail(n, "models", "each model needs name and params");
         }
         if (n["family"]) {
-            s.family = oneOf(c, n["family"], "family", {"mlp", "transformer"});
+            s.family = oneOf(c, n["family"], "family", modelFamilyList());
         }
         s.params = number(c, n["params"], "params");
         if (s.params < 1e4 || s.params > 2e9) {
@@ -549,16 +545,20 @@ Matrix parseRoot(const Ctx& c, const YAML::Node& root) {
             c.fail(n, "layers", "each layer needs a name");
         }
         const QString name = str(c, n["name"], "name");
-        if (!knownLayer(name)) {
+        const spec::Layer* known = spec::findLayer(name.toStdString());
+        if (!known) {
             c.fail(n["name"], "name",
-                   QString("unknown layer '%1' (gloo_cpu, gloo_cuda, nccl)").arg(name));
+                   QString("unknown layer '%1' (%2)")
+                       .arg(name, QString::fromStdString(spec::layerNames())));
         }
         for (const LayerSpec& earlier : m.layers) {
             if (earlier.name == name) {
                 c.fail(n["name"], "name", QString("layer '%1' is listed twice").arg(name));
             }
         }
-        LayerSpec l = layerDefaults(name);
+        LayerSpec l = layerSpec(*known);
+        l.line = n["name"].Mark().line + 1;
+        l.column = n["name"].Mark().column + 1;
         if (n["backend"] && str(c, n["backend"], "backend") != l.backend) {
             c.fail(n["backend"], "backend", QString("layer %1 runs on %2").arg(name, l.backend));
         }
@@ -600,21 +600,25 @@ Matrix parseRoot(const Ctx& c, const YAML::Node& root) {
         for (const YAML::Node& n : requireSeq(c, root["exclude"], "exclude")) {
             requireMap(c, n, "exclude");
             checkKeys(c, n, {"model", "layer", "world_size"}, "an exclude rule");
+            // Each value spelled as its axis spells it (matrix/axes.h), so matching is equality.
             ExcludeRule r;
             if (n["model"]) {
-                r.model = str(c, n["model"], "model");
-                if (!modelNames.contains(*r.model)) {
-                    c.fail(n["model"], "model", QString("unknown model '%1'").arg(*r.model));
+                const QString model = str(c, n["model"], "model");
+                if (!modelNames.contains(model)) {
+                    c.fail(n["model"], "model", QString("unknown model '%1'").arg(model));
                 }
+                r.match.emplace_back("model", model);
             }
             if (n["layer"]) {
-                r.layer = str(c, n["layer"], "layer");
-                if (!knownLayer(*r.layer)) {
-                    c.fail(n["layer"], "layer", QString("unknown layer '%1'").arg(*r.layer));
+                const QString layer = str(c, n["layer"], "layer");
+                if (!knownLayer(layer)) {
+                    c.fail(n["layer"], "layer", QString("unknown layer '%1'").arg(layer));
                 }
+                r.match.emplace_back("layer", layer);
             }
             if (n["world_size"]) {
-                r.worldSize = integer(c, n["world_size"], "world_size", 1);
+                r.match.emplace_back(
+                    "world_size", QString::number(integer(c, n["world_size"], "world_size", 1)));
             }
             m.excludes.push_back(r);
         }
@@ -648,41 +652,99 @@ Matrix parseRoot(const Ctx& c, const YAML::Node& root) {
 
 namespace {
 
-bool excluded(const Matrix& m, const ModelSpec& model, const LayerSpec& layer, int ws) {
+QString valueOf(const std::vector<std::pair<QString, QString>>& axes, const QString& key) {
+    for (const auto& [k, v] : axes) {
+        if (k == key) {
+            return v;
+        }
+    }
+    return {};
+}
+
+bool excluded(const Matrix& m, const std::vector<std::pair<QString, QString>>& axes) {
     return std::any_of(m.excludes.begin(), m.excludes.end(), [&](const ExcludeRule& r) {
-        return (!r.model || *r.model == model.name) && (!r.layer || *r.layer == layer.name) &&
-               (!r.worldSize || *r.worldSize == ws);
+        return std::all_of(r.match.begin(), r.match.end(),
+                           [&](const auto& kv) { return valueOf(axes, kv.first) == kv.second; });
+    });
+}
+
+// The model's cells: every combination of its axes, as (axis key, value) pairs and the value
+// indices, in expansion order; stops early when `visit` returns false.
+void forEachCellOf(
+    const Matrix& m, const ModelSpec& model, const std::vector<Axis>& axes,
+    const std::function<bool(const std::vector<std::pair<QString, QString>>&,
+                             const std::vector<std::size_t>&)>& visit) {
+    std::vector<std::pair<QString, QString>> values(axes.size() + 1);
+    values[0] = {"model", model.name};
+    forEachCombination(axes, [&](const std::vector<std::size_t>& at) {
+        for (std::size_t k = 0; k < axes.size(); ++k) {
+            values[k + 1] = {axes[k].key, axes[k].values[at[k]].text};
+        }
+        return excluded(m, values) || visit(values, at);
     });
 }
 
 // Counted before anything is built, so a matrix of a billion cells is refused in a moment.
 void checkCellCount(const Matrix& m, const MachineLimits& limits) {
-    const double product = double(m.models.size()) * double(m.layers.size()) *
-                           double(m.worldSizes.size()) * double(m.repeats);
+    double product = 0;
+    std::vector<std::vector<Axis>> axesPerModel;
+    for (const ModelSpec& model : m.models) {
+        axesPerModel.push_back(axesOf(m, model));
+        product += combinations(axesPerModel.back());
+    }
     if (product <= double(limits.maxCells)) {
         return;
     }
     qint64 count = 0;
-    for (const ModelSpec& model : m.models) {
-        for (const LayerSpec& layer : m.layers) {
-            for (const int ws : m.worldSizes) {
-                count += excluded(m, model, layer, ws) ? 0 : m.repeats;
-                if (count > limits.maxCells) {
-                    throw MatrixError(
-                        m.file, 1, 1, "cells",
-                        QString("the matrix expands to more than %1 cells (%2 models x %3 layers "
-                                "x %4 world sizes x %5 repeats = %6 before exclusions), above "
-                                "the limit of %1; raise it with COMMPROF_MAX_CELLS=N")
-                            .arg(limits.maxCells)
-                            .arg(m.models.size())
-                            .arg(m.layers.size())
-                            .arg(m.worldSizes.size())
-                            .arg(m.repeats)
-                            .arg(product, 0, 'f', 0));
-                }
-            }
-        }
+    for (std::size_t i = 0; i < m.models.size() && count <= limits.maxCells; ++i) {
+        forEachCellOf(m, m.models[i], axesPerModel[i], [&](const auto&, const auto&) {
+            return ++count <= limits.maxCells;
+        });
     }
+    if (count <= limits.maxCells) {
+        return;
+    }
+    // "2 models x 3 layers x 4 world sizes x 1 repeats", from the first model's axes: every
+    // model has the same ones.
+    QString formula = QString("%1 models").arg(m.models.size());
+    for (const Axis& a : axesPerModel.front()) {
+        formula += QString(" x %1 %2").arg(a.values.size()).arg(a.plural);
+    }
+    throw MatrixError(m.file, 1, 1, "cells",
+                      QString("the matrix expands to more than %1 cells (%2 = %3 before "
+                              "exclusions), above the limit of %1; raise it with "
+                              "COMMPROF_MAX_CELLS=N")
+                          .arg(limits.maxCells)
+                          .arg(formula)
+                          .arg(product, 0, 'f', 0));
+}
+
+// NCCL refuses two ranks on one GPU; a node with GPUs must have one per rank.
+void checkGpusPerRank(const Matrix& m, const MachineLimits& limits, const Cell& cell,
+                      const AxisValue& worldSize) {
+    const spec::Layer* layer = spec::findLayer(cell.layer.name.toStdString());
+    if (!layer || layer->gpus != spec::GpuRule::OnePerRank || limits.gpus <= 0) {
+        return;
+    }
+    const int ws = cell.worldSize;
+    const std::vector<int> placed = ranksPerNode(m.launcher, ws);
+    const int busiest = *std::max_element(placed.begin(), placed.end());
+    if (busiest <= limits.gpus) {
+        return;
+    }
+    throw MatrixError(m.file, worldSize.line, worldSize.column, "world_sizes",
+                      placed.size() == 1
+                          ? QString("layer %1 needs one GPU per rank: world size %2 on a "
+                                    "machine with %3 GPU(s)")
+                                .arg(cell.layer.name)
+                                .arg(ws)
+                                .arg(limits.gpus)
+                          : QString("layer %1 needs one GPU per rank: world size %2 puts %3 "
+                                    "ranks on a node with %4 GPU(s)")
+                                .arg(cell.layer.name)
+                                .arg(ws)
+                                .arg(busiest)
+                                .arg(limits.gpus));
 }
 
 } // namespace
@@ -692,51 +754,34 @@ std::vector<Cell> expand(const Matrix& m, const MachineLimits& limits) {
     std::vector<Cell> cells;
     QSet<QString> ids;
     for (const ModelSpec& model : m.models) {
+        const std::vector<Axis> axes = axesOf(m, model);
         const QString modelId = sanitizeId(model.name);
-        for (const LayerSpec& layer : m.layers) {
-            for (std::size_t wi = 0; wi < m.worldSizes.size(); ++wi) {
-                const int ws = m.worldSizes[wi];
-                const auto mark =
-                    wi < m.worldSizeMarks.size() ? m.worldSizeMarks[wi] : std::make_pair(0, 0);
-                if (excluded(m, model, layer, ws)) {
-                    continue;
-                }
-                // NCCL refuses two ranks on one GPU; a node with GPUs must have one per rank.
-                const std::vector<int> placed = ranksPerNode(m.launcher, ws);
-                const int busiest = *std::max_element(placed.begin(), placed.end());
-                if (layer.backend == "nccl" && limits.gpus > 0 && busiest > limits.gpus) {
-                    throw MatrixError(
-                        m.file, mark.first, mark.second, "world_sizes",
-                        placed.size() == 1
-                            ? QString("layer nccl needs one GPU per rank: world size %1 on a "
-                                      "machine with %2 GPU(s)")
-                                  .arg(ws)
-                                  .arg(limits.gpus)
-                            : QString("layer nccl needs one GPU per rank: world size %1 puts %2 "
-                                      "ranks on a node with %3 GPU(s)")
-                                  .arg(ws)
-                                  .arg(busiest)
-                                  .arg(limits.gpus));
-                }
-                for (int rep = 0; rep < m.repeats; ++rep) {
-                    Cell cell;
-                    cell.model = model;
-                    cell.layer = layer;
-                    cell.worldSize = ws;
-                    cell.repeat = rep;
-                    cell.config = layer.overrides ? *layer.overrides : m.defaults;
-                    cell.sweepMaxBytes = model.isSweep() ? model.sweep.maxBytes : 0.0;
-                    cell.id = QString("%1_%2_ws%3_r%4").arg(modelId, layer.name).arg(ws).arg(rep);
-                    if (ids.contains(cell.id)) {
-                        throw MatrixError(
-                            m.file, model.line, model.column, "name",
-                            QString("two cells would share the id '%1'").arg(cell.id));
-                    }
-                    ids.insert(cell.id);
-                    cells.push_back(cell);
+        forEachCellOf(m, model, axes, [&](const auto& values, const auto& at) {
+            Cell cell;
+            cell.model = model;
+            QStringList id{modelId};
+            for (std::size_t k = 0; k < axes.size(); ++k) {
+                axes[k].apply(cell, at[k]);
+                if (axes[k].alwaysInId || axes[k].values.size() > 1) {
+                    id << axes[k].values[at[k]].idPart;
                 }
             }
-        }
+            cell.axes = values;
+            cell.sweepMaxBytes = model.isSweep() ? model.sweep.maxBytes : 0.0;
+            cell.id = id.join('_');
+            for (std::size_t k = 0; k < axes.size(); ++k) {
+                if (axes[k].key == "world_size") {
+                    checkGpusPerRank(m, limits, cell, axes[k].values[at[k]]);
+                }
+            }
+            if (ids.contains(cell.id)) {
+                throw MatrixError(m.file, model.line, model.column, "name",
+                                  QString("two cells would share the id '%1'").arg(cell.id));
+            }
+            ids.insert(cell.id);
+            cells.push_back(cell);
+            return true;
+        });
     }
     return cells;
 }

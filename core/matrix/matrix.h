@@ -2,6 +2,7 @@
 // An experiment matrix as written in configs/experiments/*.yaml, and the cells it expands to.
 
 #include "matrix/launcher.h"
+#include "spec/layers.h"
 
 #include <QString>
 #include <QStringList>
@@ -63,18 +64,21 @@ struct ModelSpec {
     bool isSweep() const { return kind == "sweep"; }
 };
 
+// A layer of the matrix: its row of spec/layers.h, and the run settings it overrides.
 struct LayerSpec {
-    QString name;    // gloo_cpu | gloo_cuda | nccl
+    QString name;    // a name of spec::kLayers
     QString backend; // gloo | nccl
     QString device;  // cpu | cuda
     QString interconnect;
     std::optional<RunConfig> overrides; // per-layer defaults, merged over the matrix defaults
+    int line = 0; // where the name is written (1-based)
+    int column = 0;
 };
 
+// Cells whose axes take all of these values (axis key -> the value as the axis spells it) are
+// left out.
 struct ExcludeRule {
-    std::optional<QString> model;
-    std::optional<QString> layer;
-    std::optional<int> worldSize;
+    std::vector<std::pair<QString, QString>> match;
 };
 
 // Host and device budgets: explicit GiB, or "auto" (from the probe), minus a reserve.
@@ -109,6 +113,9 @@ struct Cell {
     // the memory budget (then sweepCappedFrom holds what was asked for).
     double sweepMaxBytes = 0;
     std::optional<double> sweepCappedFrom;
+    // Every axis' value for this cell, outermost first (matrix/axes.h): what exclude rules
+    // matched and what the plots tell series apart by.
+    std::vector<std::pair<QString, QString>> axes;
     bool isSweep() const { return model.isSweep(); }
 };
 
@@ -128,5 +135,7 @@ std::vector<Cell> expand(const Matrix& m, const MachineLimits& limits); // throw
 // Lower-case letters, digits and '_' only: a name from YAML can never leave the results dir.
 QString sanitizeId(const QString& text);
 bool knownLayer(const QString& name);
+// The layer's matrix defaults from spec/layers.h; `name` must be a known layer.
+LayerSpec layerSpec(const spec::Layer& layer);
 
 } // namespace commprof::matrix

@@ -1,5 +1,6 @@
 #include "report_data.h"
 
+#include "matrix/spec_names.h"
 #include "report/cells_table.h"
 #include "report/text_fields.h"
 #include "trace/trace_input.h"
@@ -283,8 +284,10 @@ QString macrosTex(const ReportData& data) {
     tex += cmd("NotCompleteCells", QString::number(ddp - complete));
     tex += cmd("CompleteSweepCells", QString::number(sweepsComplete));
     tex += cmd("NotCompleteSweepCells", QString::number(sweeps - sweepsComplete));
-    // The headline: the largest complete gloo-over-CUDA cell, else the largest of any layer.
-    const store::CellRow* headline = largestComplete(data.cells, "gloo_cuda");
+    // The headline: the largest complete cell of the headline layer, else of any layer.
+    const spec::Layer* preferred = spec::headlineLayer();
+    const store::CellRow* headline =
+        preferred ? largestComplete(data.cells, matrix::qName(preferred->name)) : nullptr;
     if (!headline) {
         headline = largestComplete(data.cells);
     }

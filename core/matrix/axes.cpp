@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "axes.h"
+
+#include "matrix/matrix.h"
+
+namespace commprof::matrix {
+
+std::vector<Axis> axesOf(const Matrix& m, const ModelSpec& model) {
+    Axis layer{"layer", "layers", {}, true, [&m](Cell& c, std::size_t i) {
+                   c.layer = m.layers[i];
+                   c.config = c.layer.overrides ? *c.layer.overrides : m.defaults;
+               }};
+    for (const LayerSpec& l : m.layers) {
+        layer.values.push_back({l.name, l.name, l.line, l.column});
+    }
+    Axis world{"world_size", "world sizes", {}, true,
+               [&m](Cell& c, std::size_t i) { c.worldSize = m.worldSizes[i]; }};
+    for (std::size_t i = 0; i < m.worldSizes.size(); ++i) {
+        const auto mark =
+            i < m.worldSizeMarks.size() ? m.worldSizeMarks[i] : std::make_pair(0, 0);
+        world.values.push_back({QString::number(m.worldSizes[i]),
+                                QString("ws%1").arg(m.worldSizes[i]), mark.first, mark.second});
+    }
+    Axis repeat{"repeat", "repeats", {}, true,
+                [](Cell& c, std::size_t i) { c.repeat = int(i); }};
+    for (int r = 0; r < m.repeats; ++r) {
+        repeat.values.push_back({QString::number(r), QString("r%1").arg(r), 0, 0});
+    }
+    (void)model; // every model has the matrix's axes; a model's own lists would enter here
+    return {std::move(layer), std::move(world), std::move(repeat)};
+}
+
+void forEachCombination(const std::vector<Axis>& axes,
+                        const std::function<bool(const std::vector<std::size_t>&)>& visit) {
+    for (const Axis& a : axes) {
+        if (a.values.empty()) {
+            return;
+        }
+    }
+    std::vector<std::size_t> at(axes.size(), 0);
+    while (true) {
+        if (!visit(at)) {
+            return;
+        }
+        // Odometer: the last axis turns fastest, as the nested loops it replaces did.
+        std::size_t k = axes.size();
+        while (k > 0) {
+            --k;
+            if (++at[k] < axes[k].values.size()) {
+                break;
+            }
+            at[k] = 0;
+            if (k == 0) {
+                return;
+            }
+        }
+        if (axes.empty()) {
+            return;
+        }
+    }
+}
+
+double combinations(const std::vector<Axis>& axes) {
+    double n = 1;
+    for (const Axis& a : axes) {
+        n *= double(a.values.size());
+    }
+    return n;
+}
+
+} // namespace commprof::matrix

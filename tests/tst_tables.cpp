@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// One table per concept: the layer and model-family tables drive the matrix and feasibility,
+// and the matrix is one product of axes. Each check compares against a hand enumeration or a
+// hand calculation, not against the tables' own output.
+
+#include "feasibility/footprint.h"
+#include "matrix/axes.h"
+#include "matrix/matrix.h"
+#include "spec/layers.h"
+#include "spec/model_families.h"
+
+#include <QTest>
+
+using namespace commprof;
+
+namespace {
+
+matrix::Matrix parse(const QString& yaml) {
+    return matrix::parseMatrix(yaml.toUtf8(), "inline.yaml");
+}
+
+matrix::Axis axis(const QString& key, int n) {
+    matrix::Axis a;
+    a.key = key;
+    for (int i = 0; i < n; ++i) {
+        a.values.push_back({QString::number(i), key + QString::number(i)});
+    }
+    return a;
+}
+
+} // namespace
+
+class TstTables : public QObject {
+    Q_OBJECT
+private slots:
+    // The product visits what three nested loops would, in their order.
+    void productIsTheNestedLoops() {
+        QStringList expected;
+        for (int a = 0; a < 2; ++a) {
+            for (int b = 0; b < 3; ++b) {
+                for (int c = 0; c < 2; ++c) {
+                    expected << QString("%1%2%3").arg(a).arg(b).arg(c);
+                }
+            }
+        }
+        QStringList seen;
+        matrix::forEachCombination({axis("a", 2), axis("b", 3), axis("c", 2)}, [&](const auto& at) {
+            seen << QString("%1%2%3").arg(at[0]).arg(at[1]).arg(at[2]);
+            return true;
+        });
+        QCOMPARE(seen, expected);
+        QCOMPARE(matrix::combinations({axis("a", 2), axis("b", 3), axis("c", 2)}), 12.0);
+    }
+
+    void productStopsWhenAskedAndOnAnEmptyAxis() {
+        int visits = 0;
+        matrix::forEachCombination({axis("a", 10), axis("b", 10)}, [&](const auto&) {
+            return ++visits < 5;
+        });
+        QCOMPARE(visits, 5);
+        visits = 0;
+        matrix::forEachCombination({axis("a", 3), axis("b", 0)}, [&](const auto&) {
+            ++visits;
+            return true;
+        });
+        QCOMPARE(visits, 0);
+    }
+
+    // Every cell says which value each axis took, model first, and excludes match on those.
+    void cellsCarryTheirAxisValues() {
+        const auto cells = matrix::expand(
+            parse("name: t\nrepeats: 2\nmodels: [{name: a, params: 1e6}]\nlayers: [{name: "
+                  "gloo_cpu}, {name: nccl}]\nworld_sizes: [1, 2]\nexclude: [{layer: nccl, "
+                  "world_size: 2}]\n"),
+            {1});
+        // 2 layers x 2 world sizes x 2 repeats, less nccl at 2 ranks (2 repeats)
+        QCOMPARE(cells.size(), std::size_t(6));
+        const auto& last = cells.back();
+        QCOMPARE(last.id, QString("a_nccl_ws1_r1"));
+        const std::vector<std::pair<QString, QString>> axes{
+            {"model", "a"}, {"layer", "nccl"}, {"world_size", "1"}, {"repeat", "1"}};
+        QCOMPARE(last.axes, axes);
+    }
+
+    // The layer table is what the matrix knows: its names, and each layer's facts.
+    void everyLayerOfTheTableIsAMatrixLayer() {
+        QString yaml = "name: t\nmodels: [{name: a, params: 1e6}]\nlayers: [";
+        for (const spec::Layer& l : spec::kLayers) {
+            yaml += QString("{name: %1}, ").arg(QString::fromUtf8(l.name.data(), int(l.name.size())));
+        }
+        yaml.chop(2);
+        yaml += "]\nworld_sizes: [2]\n";
+        const auto cells = matrix::expand(parse(yaml), {2});
+        QCOMPARE(cells.size(), spec::kLayers.size());
+        for (std::size_t i = 0; i < cells.size(); ++i) {
+            const spec::Layer& l = spec::kLayers[i];
+            QCOMPARE(cells[i].layer.backend.toStdString(), std::string(l.backend));
+            QCOMPARE(cells[i].layer.device.toStdString(), std::string(l.device));
+            QCOMPARE(cells[i].layer.interconnect.toStdString(), std::string(l.interconnect));
+        }
+        // The rank derives its layer from --backend and --device alone.
+        QCOMPARE(std::string(spec::layerOf("gloo", "cpu")->name), std::string("gloo_cpu"));
+        QCOMPARE(std::string(spec::layerOf("gloo", "cuda")->name), std::string("gloo_cuda"));
+        QCOMPARE(std::string(spec::layerOf("nccl", "cuda")->name), std::string("nccl"));
+        QVERIFY(!spec::layerOf("mpi", "cpu"));
+    }
+
+    void anUnknownLayerListsTheTable() {
+        try {
+            parse("name: t\nmodels: [{name: a, params: 1e6}]\nlayers: [{name: ucc}]\n"
+                  "world_sizes: [2]\n");
+            QFAIL("an unknown layer was accepted");
+        } catch (const matrix::MatrixError& e) {
+            QCOMPARE(e.line, 3);
+            QCOMPARE(QString(e.what()),
+                     QString("inline.yaml:3:17: name: unknown layer 'ucc' (gloo_cpu, gloo_cuda, "
+                             "nccl)"));
+        }
+    }
+
+    // A family is sized by its own rule: at 1e6 parameters the transformer's activations,
+    // by hand from docs/feasibility.md, are not the MLP's.
+    void eachFamilySizesItsOwnActivations() {
+        matrix::Cell cell;
+        cell.model.name = "m";
+        cell.model.params = 1e6;
+        cell.layer = {"gloo_cpu", "gloo", "cpu", "host_loopback", {}};
+        cell.worldSize = 1;
+        cell.config.batchSize = 8;
+        const feasibility::Coefficients k;
+        const feasibility::MachineBudget budget{64.0 * (1 << 30), 0, 0, "test", "test"};
+        const auto activations = [&](const QString& family) {
+            cell.model.family = family;
+            for (const auto& t : feasibility::estimate(cell, k, budget).host.terms) {
+                if (t.name == "activations") {
+                    return t.bytes;
+                }
+            }
+            return -1.0;
+        };
+        // mlp at 1e6: h = floor((-1 + sqrt(1 + 4e6 / 7)) / 2) = 377; out = round((1e6 - 6 (377^2
+        // + 377)) / 378) = 384; (6 x 8 x 377 x 3 + 8 x 384 x 2) x 4 bytes.
+        QCOMPARE(activations("mlp"), (6.0 * 8 * 377 * 3 + 8.0 * 384 * 2) * 4);
+        // transformer at 1e6: d = 128 (2 heads), out = round((1e6 - 4 (12 x 128^2 + 13 x 128))
+        // / 129) = 1604; per block 8 x 16 x 128 x 17 x 4 + 8 x 2 x 16 x 16 x 8.
+        const double perBlock = 8.0 * 16 * 128 * 17 * 4 + 8.0 * 2 * 16 * 16 * 8;
+        QCOMPARE(activations("transformer"), 4 * perBlock + 8.0 * 16 * 1604 * 8);
+    }
+
+    // A family this build does not know is never sized as an MLP: the cell cannot be planned.
+    void anUnknownFamilyIsNeverSizedAsAnotherOne() {
+        matrix::Cell cell;
+        cell.model.name = "m";
+        cell.model.params = 1e6;
+        cell.model.family = "mixture_of_experts";
+        cell.layer = {"gloo_cpu", "gloo", "cpu", "host_loopback", {}};
+        cell.worldSize = 1;
+        const feasibility::MachineBudget budget{64.0 * (1 << 30), 0, 0, "test", "test"};
+        const auto e = feasibility::estimate(cell, feasibility::Coefficients{}, budget);
+        QVERIFY(!e.feasible);
+        QVERIFY(e.host.terms.empty());
+        QCOMPARE(e.reason, QString("unknown model family 'mixture_of_experts' (mlp, transformer)"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TstTables)
+#include "tst_tables.moc"
