@@ -161,6 +161,93 @@ private slots:
         QVERIFY(e.host.terms.empty());
         QCOMPARE(e.reason, QString("unknown model family 'mixture_of_experts' (mlp, transformer)"));
     }
+
+
+    // DDP settings as lists: the product, in order, with the varying ones in the id.
+    void settingListsAreAxes() {
+        const auto cells = matrix::expand(
+            parse("name: t\ndefaults: {bucket_cap_mb: [0.25, 4], hook: [allreduce, powersgd]}\n"
+                  "models:\n  - {name: a, params: 1e6}\n  - {name: b, params: 1e6, hook: local}\n"
+                  "  - {name: s, kind: sweep}\nlayers: [{name: gloo_cpu}]\nworld_sizes: [2]\n"
+                  "exclude: [{model: a, hook: powersgd, bucket_cap_mb: 4}]\n"),
+            {0});
+        QStringList ids;
+        for (const auto& c : cells) {
+            ids << c.id;
+        }
+        // a: 2 caps x 2 hooks less one; b: its own hook; the sweep once, with no settings.
+        QCOMPARE(ids, (QStringList{"a_gloo_cpu_ws2_cap0p25_allreduce_r0",
+                                   "a_gloo_cpu_ws2_cap0p25_powersgd_r0",
+                                   "a_gloo_cpu_ws2_cap4_allreduce_r0",
+                                   "b_gloo_cpu_ws2_cap0p25_local_r0", "b_gloo_cpu_ws2_cap4_local_r0",
+                                   "s_gloo_cpu_ws2_r0"}));
+        QCOMPARE(cells[1].config.bucketCapMb, 0.25);
+        QCOMPARE(cells[1].config.hook, QString("powersgd"));
+        QCOMPARE(cells[3].config.hook, QString("local"));
+    }
+
+    void settingListErrorsPointAtTheValue_data() {
+        QTest::addColumn<QString>("yaml");
+        QTest::addColumn<QString>("error");
+        const QString tail = "models: [{name: a, params: 1e6}]\nlayers: [{name: gloo_cpu}]\n"
+                             "world_sizes: [2]\n";
+        QTest::newRow("unknown hook")
+            << "name: t\ndefaults: {hook: [allreduce, gossip]}\n" + tail
+            << "inline.yaml:2:30: hook: 'gossip' is not one of allreduce, fp16_compress, "
+               "bf16_compress, powersgd, local";
+        QTest::newRow("empty list") << "name: t\ndefaults: {bucket_cap_mb: []}\n" + tail
+                                    << "inline.yaml:2:27: bucket_cap_mb: an empty list: give at "
+                                       "least one value";
+        QTest::newRow("list where a value must be")
+            << "name: t\ndefaults: {iterations: [10, 20]}\n" + tail
+            << "inline.yaml:2:24: iterations: expected a number";
+        QTest::newRow("twice") << "name: t\ndefaults: {batch_size: [8, 8]}\n" + tail
+                               << "inline.yaml:2:28: batch_size: 8 is listed twice";
+        QTest::newRow("a layer overriding an axis")
+            << "name: t\ndefaults: {bucket_cap_mb: [1, 4]}\nmodels: [{name: a, params: 1e6}]\n"
+               "layers: [{name: gloo_cpu, overrides: {bucket_cap_mb: 2}}]\nworld_sizes: [2]\n"
+            << "inline.yaml:4:54: bucket_cap_mb: bucket_cap_mb is a list in defaults, an axis of "
+               "the matrix: a layer cannot override it (exclude the cells instead)";
+        QTest::newRow("a list in a layer")
+            << "name: t\nmodels: [{name: a, params: 1e6}]\nlayers: [{name: gloo_cpu, "
+               "overrides: {hook: [local]}}]\nworld_sizes: [2]\n"
+            << "inline.yaml:3:45: hook: a list is allowed in defaults or a model entry, not in "
+               "overrides";
+    }
+    void settingListErrorsPointAtTheValue() {
+        QFETCH(QString, yaml);
+        QFETCH(QString, error);
+        try {
+            matrix::expand(parse(yaml), {0});
+            QFAIL("accepted");
+        } catch (const matrix::MatrixError& e) {
+            QVERIFY2(QString(e.what()).startsWith(error), e.what());
+        }
+    }
+
+    // Ten settings of ten values each on one model: 10^10 cells, refused by the limit at once.
+    void aMillionCombinationsMeetTheLimit() {
+        QString lists;
+        for (const char* key : {"bucket_cap_mb", "first_bucket_mb", "batch_size"}) {
+            lists += QString("%1: [").arg(key);
+            for (int i = 1; i <= 101; ++i) {
+                lists += QString::number(i) + (i < 101 ? ", " : "], ");
+            }
+        }
+        lists.chop(2);
+        const auto m = parse("name: t\ndefaults: {" + lists +
+                             "}\nmodels: [{name: a, params: 1e6}]\nlayers: [{name: "
+                             "gloo_cpu}]\nworld_sizes: [2]\n");
+        try {
+            matrix::expand(m, {0});
+            QFAIL("accepted");
+        } catch (const matrix::MatrixError& e) {
+            QVERIFY2(QString(e.what()).contains("1 models x 1 layers x 1 world sizes x 101 batch "
+                                                "sizes x 101 bucket caps x 101 first bucket caps "
+                                                "x 1 repeats = 1030301 before exclusions"),
+                     e.what());
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TstTables)

@@ -65,12 +65,14 @@ struct BucketAssignment {
 BucketAssignment assignBuckets(const std::vector<at::Tensor>& params, std::size_t firstCapBytes,
                                std::size_t capBytes);
 
-// PyTorch's c10d::Reducer for dense parameters that are all used (find_unused_parameters off,
-// gradients copied out of the buckets), with DDP's small first bucket after the rebuild.
+// PyTorch's c10d::Reducer for dense parameters that are all used (find_unused_parameters off),
+// with DDP's small first bucket after the rebuild; the gradients are copied out of the buckets
+// unless `gradientAsBucketView`.
 std::unique_ptr<c10d::Reducer> makeReducer(const std::vector<at::Tensor>& params,
                                            const BucketAssignment& buckets, ProcessGroupPtr pg,
                                            std::size_t firstCapBytes, std::size_t capBytes,
-                                           std::unordered_map<std::size_t, std::string> names);
+                                           std::unordered_map<std::size_t, std::string> names,
+                                           bool gradientAsBucketView);
 
 // Python DDP's setup: checks every rank holds the same parameter shapes, then broadcasts rank
 // 0's values.

@@ -154,8 +154,12 @@ RankResult runDdp(const RankOptions& o) {
     const auto cap = std::size_t(o.bucketCapMb * 1024 * 1024);
     const BucketAssignment buckets = assignBuckets(params, firstCap, cap);
     result.initialBuckets = buckets.indices;
-    const auto reducerPtr = makeReducer(params, buckets, pg, firstCap, cap, names);
+    const auto reducerPtr =
+        makeReducer(params, buckets, pg, firstCap, cap, names, o.gradientAsBucketView);
     c10d::Reducer& reducer = *reducerPtr;
+    if (o.staticGraph) {
+        reducer.set_static_graph(); // before the first iteration, as DDP's _set_static_graph
+    }
     auto log = std::make_shared<BucketLog>();
     log->setRecordFrom(o.recordFromIteration);
     if (o.hook == "timing") {

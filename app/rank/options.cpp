@@ -290,6 +290,8 @@ RankOptions parseOptions(int argc, char** argv) {
          }},
     };
     const std::map<std::string, bool*> flags{{"--trace", &o.trace},
+                                             {"--gradient-as-bucket-view", &o.gradientAsBucketView},
+                                             {"--static-graph", &o.staticGraph},
                                              {"--version", &o.version},
                                              {"--json", &o.json},
                                              {"--listen-all", &o.listenAll},

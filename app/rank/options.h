@@ -36,6 +36,9 @@ struct RankOptions {
     int threads = 0; // intra-op threads; 0 leaves libtorch's default
     // Tracing
     bool trace = false;
+    // DDP's own options (torch.nn.parallel.DistributedDataParallel's keywords of the same names).
+    bool gradientAsBucketView = false;
+    bool staticGraph = false;
     int traceFirstStep = -1; // -1: the first recorded iteration
     int traceSteps = 8;
     // Determinism capture (off by default: nothing is installed without --fingerprint)

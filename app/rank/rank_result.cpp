@@ -78,6 +78,8 @@ std::string rankResultJson(const RankResult& r) {
     j.field("warmup", o.warmup);
     j.field("batch_size", o.batchSize);
     j.field("bucket_cap_mb", o.bucketCapMb);
+    j.field("gradient_as_bucket_view", o.gradientAsBucketView);
+    j.field("static_graph", o.staticGraph);
     j.field("first_bucket_mb", o.firstBucketMb);
     j.field("optimizer", o.optimizer);
     j.field("hook", o.hook);

@@ -157,7 +157,10 @@ FootprintEstimate estimate(const matrix::Cell& cell, const Coefficients& k,
     }
     add(modelPool, "parameters", ranksOnPool * p * k["param_bytes"]);
     add(modelPool, "gradients", ranksOnPool * gradBytes);
-    add(modelPool, "DDP bucket buffers", ranksOnPool * p * k["bucket_bytes"]);
+    // With gradient_as_bucket_view the gradients are views into the buckets: no second copy.
+    if (!cell.config.gradientAsBucketView) {
+        add(modelPool, "DDP bucket buffers", ranksOnPool * p * k["bucket_bytes"]);
+    }
     add(modelPool, "optimizer state (" + cell.config.optimizer + ")",
         ranksOnPool * p * optimizerBytes);
     add(modelPool, "activations", ranksOnPool * activationBytes(cell, *family, k));

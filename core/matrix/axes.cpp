@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "axes.h"
 
+#include "matrix/knobs.h"
 #include "matrix/matrix.h"
 
 namespace commprof::matrix {
@@ -26,8 +27,29 @@ std::vector<Axis> axesOf(const Matrix& m, const ModelSpec& model) {
     for (int r = 0; r < m.repeats; ++r) {
         repeat.values.push_back({QString::number(r), QString("r%1").arg(r), 0, 0});
     }
-    (void)model; // every model has the matrix's axes; a model's own lists would enter here
-    return {std::move(layer), std::move(world), std::move(repeat)};
+    std::vector<Axis> out{std::move(layer), std::move(world)};
+    // A sweep has no buckets: the DDP settings do not multiply its cells.
+    for (const Knob& k : knobs()) {
+        const KnobList* list = knobListOf(m, model, k.key);
+        if (!list || model.isSweep()) {
+            continue;
+        }
+        Axis a{k.key, k.plural, {}, false, [list, &k](Cell& c, std::size_t i) {
+                   k.apply(c.config, list->values[i]);
+               }};
+        for (std::size_t i = 0; i < list->values.size(); ++i) {
+            a.values.push_back({list->values[i], k.idPart(list->values[i]),
+                                list->marks[i].first, list->marks[i].second});
+        }
+        out.push_back(std::move(a));
+    }
+    out.push_back(std::move(repeat));
+    return out;
+}
+
+const KnobList* knobListOf(const Matrix& m, const ModelSpec& model, const QString& key) {
+    const KnobList* own = findList(model.knobs, key);
+    return own ? own : findList(m.defaultKnobLists, key);
 }
 
 void forEachCombination(const std::vector<Axis>& axes,

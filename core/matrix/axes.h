@@ -12,6 +12,7 @@
 namespace commprof::matrix {
 
 struct Cell;
+struct KnobList;
 struct Matrix;
 struct ModelSpec;
 
@@ -35,6 +36,10 @@ struct Axis {
 
 // The axes of a model's cells, outermost first: the last one varies fastest.
 std::vector<Axis> axesOf(const Matrix& m, const ModelSpec& model);
+
+// The values a DDP setting takes in a model's cells: the model's own, else the defaults' list;
+// null when the setting is the same in all of them (then it is no axis).
+const KnobList* knobListOf(const Matrix& m, const ModelSpec& model, const QString& key);
 
 // Every combination of value indices, in order; stops early when `visit` returns false.
 void forEachCombination(const std::vector<Axis>& axes,

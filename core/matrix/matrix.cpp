@@ -2,6 +2,8 @@
 
 #include "files/safe_file.h"
 #include "matrix/axes.h"
+#include "matrix/knobs.h"
+#include "matrix/yaml_fields.h"
 #include "matrix/yaml_input.h"
 #include "matrix/spec_names.h"
 
@@ -21,158 +23,32 @@ constexpr qint64 kDefaultMaxCells = 1000000;
 // Upper bounds of the numeric fields: far above any real run, low enough that no arithmetic
 // made from them (deadlines in ms, bucket sizes in bytes) overflows.
 constexpr double kMaxTimeoutS = 7 * 24 * 3600.0;
-constexpr double kMaxBucketMb = 65536.0;
 constexpr double kMaxGib = 1.0e6;
-constexpr int kMaxCount = 1000000;
 
-struct Ctx {
-    QString file;
-    [[noreturn]] void fail(const YAML::Node& at, const QString& key, const QString& msg) const {
-        failAt(file, at, key, msg);
-    }
-};
-
-int editDistance(const QString& a, const QString& b) {
-    std::vector<int> prev(std::size_t(b.size() + 1)), cur(std::size_t(b.size() + 1));
-    for (int j = 0; j <= b.size(); ++j) {
-        prev[std::size_t(j)] = j;
-    }
-    for (int i = 1; i <= a.size(); ++i) {
-        cur[0] = i;
-        for (int j = 1; j <= b.size(); ++j) {
-            cur[std::size_t(j)] =
-                std::min({prev[std::size_t(j)] + 1, cur[std::size_t(j - 1)] + 1,
-                          prev[std::size_t(j - 1)] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-        }
-        std::swap(prev, cur);
-    }
-    return prev[std::size_t(b.size())];
+QStringList runKeys() {
+    return QStringList{"iterations", "warmup", "optimizer", "trace", "timeout_s"} + knobKeys();
 }
 
-// Rejects keys outside `allowed`, suggesting the closest one for a likely typo, and keys that
-// are not plain names or that are given twice.
-void checkKeys(const Ctx& c, const YAML::Node& map, const QStringList& allowed,
-               const QString& where) {
-    QSet<QString> seen;
-    for (auto it = map.begin(); it != map.end(); ++it) {
-        const QString key = keyName(c.file, it->first, seen);
-        if (allowed.contains(key)) {
-            continue;
-        }
-        QString best;
-        int bestDist = 3;
-        for (const QString& a : allowed) {
-            const int d = editDistance(key, a);
-            if (d < bestDist) {
-                bestDist = d;
-                best = a;
-            }
-        }
-        c.fail(it->first, key,
-               QString("unknown key in %1%2 (allowed: %3)")
-                   .arg(where,
-                        best.isEmpty() ? QString() : QString("; did you mean '%1'?").arg(best),
-                        allowed.join(", ")));
-    }
-}
-
-YAML::Node requireMap(const Ctx& c, const YAML::Node& n, const QString& key) {
-    if (!n.IsMap()) {
-        c.fail(n, key, "expected a mapping");
-    }
-    return n;
-}
-
-YAML::Node requireSeq(const Ctx& c, const YAML::Node& n, const QString& key) {
-    if (!n.IsSequence()) {
-        c.fail(n, key, "expected a list");
-    }
-    return n;
-}
-
-QString str(const Ctx& c, const YAML::Node& n, const QString& key) {
-    if (!n.IsScalar()) {
-        c.fail(n, key, "expected a string");
-    }
-    return QString::fromStdString(n.Scalar());
-}
-
-double number(const Ctx& c, const YAML::Node& n, const QString& key) {
-    if (!n.IsScalar()) {
-        c.fail(n, key, "expected a number");
-    }
-    bool ok = false;
-    const double v = QString::fromStdString(n.Scalar()).toDouble(&ok);
-    if (!ok || !std::isfinite(v)) {
-        c.fail(n, key,
-               QString("expected a number, got '%1'").arg(QString::fromStdString(n.Scalar())));
-    }
-    return v;
-}
-
-int integer(const Ctx& c, const YAML::Node& n, const QString& key, int min, int max = kMaxCount) {
-    const double v = number(c, n, key);
-    if (v != std::floor(v) || v < min || v > max) {
-        c.fail(n, key,
-               QString("expected an integer from %1 to %2, got %3")
-                   .arg(min)
-                   .arg(max)
-                   .arg(QString::fromStdString(n.Scalar())));
-    }
-    return int(v);
-}
-
-// A number in (0, max].
-double positive(const Ctx& c, const YAML::Node& n, const QString& key, double max) {
-    const double v = number(c, n, key);
-    if (v <= 0 || v > max) {
-        c.fail(n, key,
-               QString("must be above 0 and at most %1, got %2")
-                   .arg(max, 0, 'g', 12)
-                   .arg(QString::fromStdString(n.Scalar())));
-    }
-    return v;
-}
-
-bool boolean(const Ctx& c, const YAML::Node& n, const QString& key) {
-    const QString s = str(c, n, key).toLower();
-    if (s == "true" || s == "yes" || s == "on") {
-        return true;
-    }
-    if (s == "false" || s == "no" || s == "off") {
-        return false;
-    }
-    c.fail(n, key, QString("expected true or false, got '%1'").arg(s));
-}
-
-QString oneOf(const Ctx& c, const YAML::Node& n, const QString& key, const QStringList& allowed) {
-    QString v = str(c, n, key);
-    if (!allowed.contains(v)) {
-        c.fail(n, key, QString("'%1' is not one of %2").arg(v, allowed.join(", ")));
-    }
-    return v;
-}
-
-const QStringList kRunKeys{"iterations",      "warmup",    "batch_size", "bucket_cap_mb",
-                           "first_bucket_mb", "optimizer", "trace",      "timeout_s"};
-
-void readRunConfig(const Ctx& c, const YAML::Node& n, RunConfig& r, const QString& where) {
+// `lists` receives the DDP settings given as lists (and the config their first value); null
+// where lists are not allowed (a layer's overrides).
+void readRunConfig(const Ctx& c, const YAML::Node& n, RunConfig& r, const QString& where,
+                   std::vector<KnobList>* lists) {
     requireMap(c, n, where);
-    checkKeys(c, n, kRunKeys, where);
+    checkKeys(c, n, runKeys(), where);
     if (n["iterations"]) {
         r.iterations = integer(c, n["iterations"], "iterations", 1);
     }
     if (n["warmup"]) {
         r.warmup = integer(c, n["warmup"], "warmup", 0);
     }
-    if (n["batch_size"]) {
-        r.batchSize = integer(c, n["batch_size"], "batch_size", 1);
-    }
-    if (n["bucket_cap_mb"]) {
-        r.bucketCapMb = positive(c, n["bucket_cap_mb"], "bucket_cap_mb", kMaxBucketMb);
-    }
-    if (n["first_bucket_mb"]) {
-        r.firstBucketMb = positive(c, n["first_bucket_mb"], "first_bucket_mb", kMaxBucketMb);
+    for (const Knob& k : knobs()) {
+        if (const YAML::Node v = n[k.key.toStdString()]) {
+            KnobList l = readKnob(c, k, v, lists != nullptr, where);
+            k.apply(r, l.values.front());
+            if (l.values.size() > 1) {
+                lists->push_back(std::move(l));
+            }
+        }
     }
     if (n["optimizer"]) {
         r.optimizer = oneOf(c, n["optimizer"], "optimizer", {"sgd", "adam"});
@@ -457,6 +333,31 @@ SweepSpec readSweep(const Ctx& c, const YAML::Node& n) {
     return s;
 }
 
+// A setting that is an axis (a list in defaults) or a model's own cannot be a layer's too: the
+// cell would silently take one of the two.
+void checkOverridesLeaveAxesAlone(const Ctx& c, const Matrix& m, const YAML::Node& overrides) {
+    for (const Knob& k : knobs()) {
+        const YAML::Node v = overrides[k.key.toStdString()];
+        if (!v) {
+            continue;
+        }
+        if (findList(m.defaultKnobLists, k.key)) {
+            c.fail(v, k.key,
+                   QString("%1 is a list in defaults, an axis of the matrix: a layer cannot "
+                           "override it (exclude the cells instead)")
+                       .arg(k.key));
+        }
+        for (const ModelSpec& model : m.models) {
+            if (findList(model.knobs, k.key)) {
+                c.fail(v, k.key,
+                       QString("%1 is set by model '%2' (line %3): a layer cannot override it too")
+                           .arg(k.key, model.name)
+                           .arg(model.line));
+            }
+        }
+    }
+}
+
 ModelSpec readModel(const Ctx& c, const YAML::Node& n) {
     ModelSpec s;
     if (n["kind"]) {
@@ -470,7 +371,12 @@ ModelSpec readModel(const Ctx& c, const YAML::Node& n) {
         }
         s.sweep = readSweep(c, n);
     } else {
-        checkKeys(c, n, {"name", "kind", "family", "params"}, "a model");
+        checkKeys(c, n, QStringList{"name", "kind", "family", "params"} + knobKeys(), "a model");
+        for (const Knob& k : knobs()) {
+            if (const YAML::Node v = n[k.key.toStdString()]) {
+                s.knobs.push_back(readKnob(c, k, v, true, "a model"));
+            }
+        }
         if (!n["name"] || !n["params"]) {
             c.fail(n, "models", "each model needs name and params");
         }
@@ -508,7 +414,7 @@ Matrix parseRoot(const Ctx& c, const YAML::Node& root) {
     // Front ends make a results folder of it: reduced like a cell id, it stays one folder name.
     m.name = sanitizeId(str(c, root["name"], "name"));
     if (root["defaults"]) {
-        readRunConfig(c, root["defaults"], m.defaults, "defaults");
+        readRunConfig(c, root["defaults"], m.defaults, "defaults", &m.defaultKnobLists);
     }
     if (root["repeats"]) {
         m.repeats = integer(c, root["repeats"], "repeats", 1);
@@ -567,7 +473,8 @@ Matrix parseRoot(const Ctx& c, const YAML::Node& root) {
         }
         if (n["overrides"]) {
             RunConfig o = m.defaults;
-            readRunConfig(c, n["overrides"], o, "overrides");
+            readRunConfig(c, n["overrides"], o, "overrides", nullptr);
+            checkOverridesLeaveAxesAlone(c, m, n["overrides"]);
             l.overrides = o;
         }
         m.layers.push_back(l);
@@ -599,7 +506,8 @@ Matrix parseRoot(const Ctx& c, const YAML::Node& root) {
     if (root["exclude"]) {
         for (const YAML::Node& n : requireSeq(c, root["exclude"], "exclude")) {
             requireMap(c, n, "exclude");
-            checkKeys(c, n, {"model", "layer", "world_size"}, "an exclude rule");
+            checkKeys(c, n, QStringList{"model", "layer", "world_size"} + knobKeys(),
+                      "an exclude rule");
             // Each value spelled as its axis spells it (matrix/axes.h), so matching is equality.
             ExcludeRule r;
             if (n["model"]) {
@@ -619,6 +527,11 @@ Matrix parseRoot(const Ctx& c, const YAML::Node& root) {
             if (n["world_size"]) {
                 r.match.emplace_back(
                     "world_size", QString::number(integer(c, n["world_size"], "world_size", 1)));
+            }
+            for (const Knob& k : knobs()) {
+                if (const YAML::Node v = n[k.key.toStdString()]) {
+                    r.match.emplace_back(k.key, k.read(c, v));
+                }
             }
             m.excludes.push_back(r);
         }
@@ -661,31 +574,75 @@ QString valueOf(const std::vector<std::pair<QString, QString>>& axes, const QStr
     return {};
 }
 
-bool excluded(const Matrix& m, const std::vector<std::pair<QString, QString>>& axes) {
+// An axis' value, or a setting's where it is no axis of this cell.
+QString settingOf(const Cell& cell, const QString& key) {
+    if (QString v = valueOf(cell.axes, key); !v.isNull()) {
+        return v;
+    }
+    const Knob* k = cell.isSweep() ? nullptr : findKnob(key);
+    return k ? k->valueOf(cell.config) : QString();
+}
+
+bool excluded(const Matrix& m, const Cell& cell) {
     return std::any_of(m.excludes.begin(), m.excludes.end(), [&](const ExcludeRule& r) {
         return std::all_of(r.match.begin(), r.match.end(),
-                           [&](const auto& kv) { return valueOf(axes, kv.first) == kv.second; });
+                           [&](const auto& kv) { return settingOf(cell, kv.first) == kv.second; });
     });
 }
 
-// The model's cells: every combination of its axes, as (axis key, value) pairs and the value
-// indices, in expansion order; stops early when `visit` returns false.
-void forEachCellOf(
-    const Matrix& m, const ModelSpec& model, const std::vector<Axis>& axes,
-    const std::function<bool(const std::vector<std::pair<QString, QString>>&,
-                             const std::vector<std::size_t>&)>& visit) {
-    std::vector<std::pair<QString, QString>> values(axes.size() + 1);
-    values[0] = {"model", model.name};
-    forEachCombination(axes, [&](const std::vector<std::size_t>& at) {
-        for (std::size_t k = 0; k < axes.size(); ++k) {
-            values[k + 1] = {axes[k].key, axes[k].values[at[k]].text};
+// Which DDP settings take more than one value over the matrix's DDP cells: those are in ids.
+QSet<QString> knobsInIds(const Matrix& m) {
+    QSet<QString> out;
+    for (const Knob& k : knobs()) {
+        QSet<QString> seen;
+        for (const ModelSpec& model : m.models) {
+            if (model.isSweep()) {
+                continue;
+            }
+            if (const KnobList* list = knobListOf(m, model, k.key)) {
+                for (const QString& v : list->values) {
+                    seen.insert(v);
+                }
+            } else {
+                seen.insert(k.valueOf(m.defaults));
+            }
         }
-        return excluded(m, values) || visit(values, at);
+        if (seen.size() > 1) {
+            out.insert(k.key);
+        }
+    }
+    return out;
+}
+
+// The model's cells in expansion order, with their axes applied, ids made and excluded ones
+// left out; stops early when `visit` returns false. The indices say which value each axis took.
+void forEachCellOf(const Matrix& m, const ModelSpec& model, const std::vector<Axis>& axes,
+                   const QSet<QString>& knobIds,
+                   const std::function<bool(Cell&, const std::vector<std::size_t>&)>& visit) {
+    const QString modelId = sanitizeId(model.name);
+    forEachCombination(axes, [&](const std::vector<std::size_t>& at) {
+        Cell cell;
+        cell.model = model;
+        cell.sweepMaxBytes = model.isSweep() ? model.sweep.maxBytes : 0.0;
+        QStringList id{modelId};
+        for (std::size_t k = 0; k < axes.size(); ++k) {
+            axes[k].apply(cell, at[k]);
+            if (axes[k].alwaysInId || knobIds.contains(axes[k].key)) {
+                id << axes[k].values[at[k]].idPart;
+            }
+        }
+        cell.id = id.join('_');
+        cell.axes.reserve(axes.size() + 1);
+        cell.axes.emplace_back("model", model.name);
+        for (std::size_t k = 0; k < axes.size(); ++k) {
+            cell.axes.emplace_back(axes[k].key, axes[k].values[at[k]].text);
+        }
+        return excluded(m, cell) || visit(cell, at);
     });
 }
 
 // Counted before anything is built, so a matrix of a billion cells is refused in a moment.
-void checkCellCount(const Matrix& m, const MachineLimits& limits) {
+void checkCellCount(const Matrix& m, const MachineLimits& limits, const QSet<QString>& knobIds) {
     double product = 0;
     std::vector<std::vector<Axis>> axesPerModel;
     for (const ModelSpec& model : m.models) {
@@ -695,20 +652,28 @@ void checkCellCount(const Matrix& m, const MachineLimits& limits) {
     if (product <= double(limits.maxCells)) {
         return;
     }
-    qint64 count = 0;
-    for (std::size_t i = 0; i < m.models.size() && count <= limits.maxCells; ++i) {
-        forEachCellOf(m, m.models[i], axesPerModel[i], [&](const auto&, const auto&) {
+    qint64 count = m.excludes.empty() ? limits.maxCells + 1 : 0; // nothing to count then
+    for (std::size_t i = 0; !m.excludes.empty() && i < m.models.size() && count <= limits.maxCells;
+         ++i) {
+        forEachCellOf(m, m.models[i], axesPerModel[i], knobIds, [&](Cell&, const auto&) {
             return ++count <= limits.maxCells;
         });
     }
     if (count <= limits.maxCells) {
         return;
     }
-    // "2 models x 3 layers x 4 world sizes x 1 repeats", from the first model's axes: every
-    // model has the same ones.
+    // "2 models x 3 layers x 4 world sizes x 1 repeats", with the first model's axes where
+    // every model has the same ones.
     QString formula = QString("%1 models").arg(m.models.size());
     for (const Axis& a : axesPerModel.front()) {
         formula += QString(" x %1 %2").arg(a.values.size()).arg(a.plural);
+    }
+    const bool sameAxes =
+        std::all_of(axesPerModel.begin(), axesPerModel.end(), [&](const auto& axes) {
+            return combinations(axes) == combinations(axesPerModel.front());
+        });
+    if (!sameAxes) {
+        formula = QString("%1 models, each with its own lists,").arg(m.models.size());
     }
     throw MatrixError(m.file, 1, 1, "cells",
                       QString("the matrix expands to more than %1 cells (%2 = %3 before "
@@ -750,25 +715,13 @@ void checkGpusPerRank(const Matrix& m, const MachineLimits& limits, const Cell& 
 } // namespace
 
 std::vector<Cell> expand(const Matrix& m, const MachineLimits& limits) {
-    checkCellCount(m, limits);
+    const QSet<QString> knobIds = knobsInIds(m);
+    checkCellCount(m, limits, knobIds);
     std::vector<Cell> cells;
     QSet<QString> ids;
     for (const ModelSpec& model : m.models) {
         const std::vector<Axis> axes = axesOf(m, model);
-        const QString modelId = sanitizeId(model.name);
-        forEachCellOf(m, model, axes, [&](const auto& values, const auto& at) {
-            Cell cell;
-            cell.model = model;
-            QStringList id{modelId};
-            for (std::size_t k = 0; k < axes.size(); ++k) {
-                axes[k].apply(cell, at[k]);
-                if (axes[k].alwaysInId || axes[k].values.size() > 1) {
-                    id << axes[k].values[at[k]].idPart;
-                }
-            }
-            cell.axes = values;
-            cell.sweepMaxBytes = model.isSweep() ? model.sweep.maxBytes : 0.0;
-            cell.id = id.join('_');
+        forEachCellOf(m, model, axes, knobIds, [&](Cell& cell, const auto& at) {
             for (std::size_t k = 0; k < axes.size(); ++k) {
                 if (axes[k].key == "world_size") {
                     checkGpusPerRank(m, limits, cell, axes[k].values[at[k]]);
@@ -779,7 +732,7 @@ std::vector<Cell> expand(const Matrix& m, const MachineLimits& limits) {
                                   QString("two cells would share the id '%1'").arg(cell.id));
             }
             ids.insert(cell.id);
-            cells.push_back(cell);
+            cells.push_back(std::move(cell));
             return true;
         });
     }

@@ -31,9 +31,13 @@ struct TraceConfig {
 struct RunConfig {
     int iterations = 30;
     int warmup = 5;
+    // The DDP settings a matrix may vary (matrix/knobs.h), PyTorch DDP's defaults.
     int batchSize = 32;
     double bucketCapMb = 25.0;
     double firstBucketMb = 1.0;
+    bool gradientAsBucketView = false;
+    bool staticGraph = false;
+    QString hook = "allreduce";
     QString optimizer = "sgd";
     TraceConfig trace;
     double timeoutS = 420;
@@ -52,6 +56,14 @@ struct SweepSpec {
     int warmup = 2;
 };
 
+// A DDP setting given as a list, in `defaults` or a model entry: one axis of the matrix
+// (matrix/knobs.h). Values are spelled as the knob spells them.
+struct KnobList {
+    QString key;
+    std::vector<QString> values;
+    std::vector<std::pair<int, int>> marks; // (line, column) of each value
+};
+
 // An entry of `models:`: a model to train under DDP, or (kind: sweep) a collective sweep.
 struct ModelSpec {
     QString name;
@@ -59,7 +71,10 @@ struct ModelSpec {
     QString family = "mlp";
     double params = 0; // 0 for a sweep
     SweepSpec sweep;   // kind sweep only
-    int line = 0;      // where the name is written (1-based), for errors about it
+    // The entry's own DDP settings (matrix/knobs.h), each a value or a list; they replace the
+    // defaults' for this model's cells.
+    std::vector<KnobList> knobs;
+    int line = 0; // where the name is written (1-based), for errors about it
     int column = 0;
     bool isSweep() const { return kind == "sweep"; }
 };
@@ -92,6 +107,7 @@ struct Matrix {
     QString file;
     QString name; // reduced like a cell id: safe as a folder name under results/
     RunConfig defaults;
+    std::vector<KnobList> defaultKnobLists; // the defaults' settings given as lists
     std::vector<ModelSpec> models;
     std::vector<LayerSpec> layers;
     std::vector<int> worldSizes;

@@ -2,6 +2,7 @@
 
 #include "files/safe_file.h"
 #include "matrix/cell_json.h"
+#include "matrix/knobs.h"
 #include "matrix/yaml_input.h"
 #include "probe/slurm_cluster.h"
 #include "results/rank_file.h"
@@ -309,9 +310,7 @@ QStringList MatrixRunner::rankArgs(const feasibility::PlannedCell& pc, const QSt
     a << "--model" << c.model.name << "--family" << c.model.family << "--params"
       << QString::number(c.model.params, 'g', 12) << "--iterations"
       << QString::number(c.config.iterations) << "--warmup" << QString::number(c.config.warmup)
-      << "--batch-size" << QString::number(c.config.batchSize) << "--bucket-cap-mb"
-      << QString::number(c.config.bucketCapMb) << "--first-bucket-mb"
-      << QString::number(c.config.firstBucketMb) << "--optimizer" << c.config.optimizer << "--seed"
+      << matrix::knobArguments(c.config) << "--optimizer" << c.config.optimizer << "--seed"
       << QString::number(1234 + c.repeat);
     if (c.config.trace.enabled) {
         a << "--trace"

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "knobs.h"
+
+#include "matrix/matrix.h"
+
+namespace commprof::matrix {
+namespace {
+
+// Far above any real bucket, low enough that the bytes fit any integer type on the way.
+constexpr double kMaxBucketMb = 65536.0;
+
+// The hooks commprof-rank runs over c10d::GradBucket (docs/measurement.md).
+const QStringList kHooks{"allreduce", "fp16_compress", "bf16_compress", "powersgd", "local"};
+
+QString number(double v) {
+    return QString::number(v, 'g', 12);
+}
+
+// "0.25" -> "0p25": cell ids are letters, digits and '_' only.
+QString idNumber(const QString& text) {
+    return QString(text).replace('.', 'p').replace('-', 'm').replace('+', "");
+}
+
+std::vector<Knob> makeKnobs() {
+    return {
+        {"batch_size", "batch sizes", "--batch-size", false,
+         [](const Ctx& c, const YAML::Node& n) {
+             return QString::number(integer(c, n, "batch_size", 1));
+         },
+         [](RunConfig& r, const QString& v) { r.batchSize = v.toInt(); },
+         [](const RunConfig& r) { return QString::number(r.batchSize); },
+         [](const QString& v) { return "b" + v; }},
+        {"bucket_cap_mb", "bucket caps", "--bucket-cap-mb", false,
+         [](const Ctx& c, const YAML::Node& n) {
+             return number(positive(c, n, "bucket_cap_mb", kMaxBucketMb));
+         },
+         [](RunConfig& r, const QString& v) { r.bucketCapMb = v.toDouble(); },
+         [](const RunConfig& r) { return number(r.bucketCapMb); },
+         [](const QString& v) { return "cap" + idNumber(v); }},
+        {"first_bucket_mb", "first bucket caps", "--first-bucket-mb", false,
+         [](const Ctx& c, const YAML::Node& n) {
+             return number(positive(c, n, "first_bucket_mb", kMaxBucketMb));
+         },
+         [](RunConfig& r, const QString& v) { r.firstBucketMb = v.toDouble(); },
+         [](const RunConfig& r) { return number(r.firstBucketMb); },
+         [](const QString& v) { return "first" + idNumber(v); }},
+        {"gradient_as_bucket_view", "gradient-as-bucket-view settings",
+         "--gradient-as-bucket-view", true,
+         [](const Ctx& c, const YAML::Node& n) {
+             return QString(boolean(c, n, "gradient_as_bucket_view") ? "true" : "false");
+         },
+         [](RunConfig& r, const QString& v) { r.gradientAsBucketView = v == "true"; },
+         [](const RunConfig& r) { return QString(r.gradientAsBucketView ? "true" : "false"); },
+         [](const QString& v) { return QString(v == "true" ? "view" : "copy"); }},
+        {"static_graph", "static-graph settings", "--static-graph", true,
+         [](const Ctx& c, const YAML::Node& n) {
+             return QString(boolean(c, n, "static_graph") ? "true" : "false");
+         },
+         [](RunConfig& r, const QString& v) { r.staticGraph = v == "true"; },
+         [](const RunConfig& r) { return QString(r.staticGraph ? "true" : "false"); },
+         [](const QString& v) { return QString(v == "true" ? "static" : "dynamic"); }},
+        {"hook", "hooks", "--hook", false,
+         [](const Ctx& c, const YAML::Node& n) { return oneOf(c, n, "hook", kHooks); },
+         [](RunConfig& r, const QString& v) { r.hook = v; },
+         [](const RunConfig& r) { return r.hook; }, [](const QString& v) { return v; }},
+    };
+}
+
+} // namespace
+
+const std::vector<Knob>& knobs() {
+    static const std::vector<Knob> table = makeKnobs();
+    return table;
+}
+
+const Knob* findKnob(const QString& key) {
+    for (const Knob& k : knobs()) {
+        if (k.key == key) {
+            return &k;
+        }
+    }
+    return nullptr;
+}
+
+QStringList knobKeys() {
+    QStringList out;
+    for (const Knob& k : knobs()) {
+        out << k.key;
+    }
+    return out;
+}
+
+QStringList knobArguments(const RunConfig& config) {
+    const RunConfig defaults;
+    QStringList a;
+    for (const Knob& k : knobs()) {
+        const QString v = k.valueOf(config);
+        if (k.isSwitch) {
+            if (v == "true") {
+                a << k.rankFlag;
+            }
+        } else if (k.key != "hook" || v != defaults.hook) {
+            // The rank's own default hook is the timed all-reduce: named only when it differs.
+            a << k.rankFlag << v;
+        }
+    }
+    return a;
+}
+
+KnobList readKnob(const Ctx& c, const Knob& knob, const YAML::Node& n, bool listAllowed,
+                  const QString& where) {
+    KnobList list{knob.key, {}, {}};
+    const auto add = [&](const YAML::Node& v) {
+        const QString text = knob.read(c, v);
+        for (const QString& earlier : list.values) {
+            if (earlier == text) {
+                c.fail(v, knob.key, QString("%1 is listed twice").arg(text));
+            }
+        }
+        list.values.push_back(text);
+        list.marks.emplace_back(v.Mark().line + 1, v.Mark().column + 1);
+    };
+    if (n.IsSequence()) {
+        if (!listAllowed) {
+            c.fail(n, knob.key,
+                   QString("a list is allowed in defaults or a model entry, not in %1").arg(where));
+        }
+        if (n.size() == 0) {
+            c.fail(n, knob.key, "an empty list: give at least one value");
+        }
+        for (const YAML::Node& v : n) {
+            add(v);
+        }
+    } else {
+        add(n);
+    }
+    return list;
+}
+
+const KnobList* findList(const std::vector<KnobList>& lists, const QString& key) {
+    for (const KnobList& l : lists) {
+        if (l.key == key) {
+            return &l;
+        }
+    }
+    return nullptr;
+}
+
+} // namespace commprof::matrix

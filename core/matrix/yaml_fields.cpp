@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "yaml_fields.h"
+
+#include <QSet>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace commprof::matrix {
+namespace {
+
+int editDistance(const QString& a, const QString& b) {
+    std::vector<int> prev(std::size_t(b.size() + 1)), cur(std::size_t(b.size() + 1));
+    for (int j = 0; j <= b.size(); ++j) {
+        prev[std::size_t(j)] = j;
+    }
+    for (int i = 1; i <= a.size(); ++i) {
+        cur[0] = i;
+        for (int j = 1; j <= b.size(); ++j) {
+            cur[std::size_t(j)] =
+                std::min({prev[std::size_t(j)] + 1, cur[std::size_t(j - 1)] + 1,
+                          prev[std::size_t(j - 1)] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        }
+        std::swap(prev, cur);
+    }
+    return prev[std::size_t(b.size())];
+}
+
+} // namespace
+
+// Rejects keys outside `allowed`, suggesting the closest one for a likely typo, and keys that
+// are not plain names or that are given twice.
+void checkKeys(const Ctx& c, const YAML::Node& map, const QStringList& allowed,
+               const QString& where) {
+    QSet<QString> seen;
+    for (auto it = map.begin(); it != map.end(); ++it) {
+        const QString key = keyName(c.file, it->first, seen);
+        if (allowed.contains(key)) {
+            continue;
+        }
+        QString best;
+        int bestDist = 3;
+        for (const QString& a : allowed) {
+            const int d = editDistance(key, a);
+            if (d < bestDist) {
+                bestDist = d;
+                best = a;
+            }
+        }
+        c.fail(it->first, key,
+               QString("unknown key in %1%2 (allowed: %3)")
+                   .arg(where,
+                        best.isEmpty() ? QString() : QString("; did you mean '%1'?").arg(best),
+                        allowed.join(", ")));
+    }
+}
+
+YAML::Node requireMap(const Ctx& c, const YAML::Node& n, const QString& key) {
+    if (!n.IsMap()) {
+        c.fail(n, key, "expected a mapping");
+    }
+    return n;
+}
+
+YAML::Node requireSeq(const Ctx& c, const YAML::Node& n, const QString& key) {
+    if (!n.IsSequence()) {
+        c.fail(n, key, "expected a list");
+    }
+    return n;
+}
+
+QString str(const Ctx& c, const YAML::Node& n, const QString& key) {
+    if (!n.IsScalar()) {
+        c.fail(n, key, "expected a string");
+    }
+    return QString::fromStdString(n.Scalar());
+}
+
+double number(const Ctx& c, const YAML::Node& n, const QString& key) {
+    if (!n.IsScalar()) {
+        c.fail(n, key, "expected a number");
+    }
+    bool ok = false;
+    const double v = QString::fromStdString(n.Scalar()).toDouble(&ok);
+    if (!ok || !std::isfinite(v)) {
+        c.fail(n, key,
+               QString("expected a number, got '%1'").arg(QString::fromStdString(n.Scalar())));
+    }
+    return v;
+}
+
+int integer(const Ctx& c, const YAML::Node& n, const QString& key, int min, int max) {
+    const double v = number(c, n, key);
+    if (v != std::floor(v) || v < min || v > max) {
+        c.fail(n, key,
+               QString("expected an integer from %1 to %2, got %3")
+                   .arg(min)
+                   .arg(max)
+                   .arg(QString::fromStdString(n.Scalar())));
+    }
+    return int(v);
+}
+
+// A number in (0, max].
+double positive(const Ctx& c, const YAML::Node& n, const QString& key, double max) {
+    const double v = number(c, n, key);
+    if (v <= 0 || v > max) {
+        c.fail(n, key,
+               QString("must be above 0 and at most %1, got %2")
+                   .arg(max, 0, 'g', 12)
+                   .arg(QString::fromStdString(n.Scalar())));
+    }
+    return v;
+}
+
+bool boolean(const Ctx& c, const YAML::Node& n, const QString& key) {
+    const QString s = str(c, n, key).toLower();
+    if (s == "true" || s == "yes" || s == "on") {
+        return true;
+    }
+    if (s == "false" || s == "no" || s == "off") {
+        return false;
+    }
+    c.fail(n, key, QString("expected true or false, got '%1'").arg(s));
+}
+
+QString oneOf(const Ctx& c, const YAML::Node& n, const QString& key, const QStringList& allowed) {
+    QString v = str(c, n, key);
+    if (!allowed.contains(v)) {
+        c.fail(n, key, QString("'%1' is not one of %2").arg(v, allowed.join(", ")));
+    }
+    return v;
+}
+
+} // namespace commprof::matrix
