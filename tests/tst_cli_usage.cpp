@@ -2,11 +2,14 @@
 // The option table drives parsing: options::parseArgs refuses what a command's row does not
 // allow, naming the flag or operand, and every usage error of commprof, whether the table or the
 // command found it, ends with the usage line rendered from the table, never one written by hand.
+// commprof-rank refuses a value outside a flag's choices in the words of its table.
 
 #include "cli_options.h"
 #include "cli_runner.h"
+#include "rank_flags.h"
 
 #include <QDir>
+#include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -158,6 +161,29 @@ private slots:
         QCOMPARE(lastLine(r.err), usageOf(command.toUtf8().constData()));
         QCOMPARE(QDir(dir.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries),
                  QStringList());
+    }
+
+    void rankRefusesAValueOutsideItsChoices_data() {
+        QTest::addColumn<QString>("flag");
+        QTest::addColumn<QString>("expected");
+        for (const auto& o : commprof::rank::rankProgram().options) {
+            if (!o.choices.empty()) {
+                QTest::newRow(o.flag.c_str())
+                    << QString::fromStdString(o.flag)
+                    << QString::fromStdString(options::choiceError(o, "bogus"));
+            }
+        }
+    }
+    void rankRefusesAValueOutsideItsChoices() {
+        QFETCH(QString, flag);
+        QFETCH(QString, expected);
+        if (!QFile::exists(COMMPROF_BIN_DIR "/commprof-rank")) {
+            QSKIP("commprof-rank is not built (no libtorch)");
+        }
+        QTemporaryDir dir;
+        const CliResult r = runCli("commprof-rank", {flag, "bogus", "--out", dir.path()}, 60000);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(expected.toUtf8()), r.err.constData());
     }
 };
 
