@@ -1,8 +1,8 @@
 #include "run_monitor.h"
 
 #include "flagged_row_delegate.h"
-#include "jobs/release.h"
 #include "layout_helpers.h"
+#include "models/run_controller.h"
 #include "models/run_state_model.h"
 #include "plot_style.h"
 
@@ -20,7 +20,6 @@
 #include <QScrollBar>
 #include <QSplitter>
 #include <QTableView>
-#include <QThread>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -39,8 +38,10 @@ QString duration(double seconds) {
 
 } // namespace
 
-RunMonitor::RunMonitor(QWidget* parent) : QWidget(parent) {
-    model_ = new models::RunStateModel(this);
+RunMonitor::RunMonitor(QWidget* parent) : RunMonitor(nullptr, parent) {}
+
+RunMonitor::RunMonitor(models::RunController* run, QWidget* parent)
+    : QWidget(parent), run_(run ? run : new models::RunController(this)), model_(run_->model()) {
     table_ = new QTableView(this);
     table_->setModel(model_);
     table_->verticalHeader()->hide();
@@ -64,9 +65,10 @@ RunMonitor::RunMonitor(QWidget* parent) : QWidget(parent) {
     startButton_ = new QPushButton("Start", this);
     pauseButton_ = new QPushButton("Pause after this cell", this);
     stopButton_ = new QPushButton("Stop", this);
-    connect(startButton_, &QPushButton::clicked, this, &RunMonitor::start);
-    connect(pauseButton_, &QPushButton::clicked, this, &RunMonitor::pauseAfterCurrentCell);
-    connect(stopButton_, &QPushButton::clicked, this, &RunMonitor::stop);
+    connect(startButton_, &QPushButton::clicked, run_, &models::RunController::start);
+    connect(pauseButton_, &QPushButton::clicked, run_,
+            &models::RunController::pauseAfterCurrentCell);
+    connect(stopButton_, &QPushButton::clicked, run_, &models::RunController::stop);
     pauseButton_->setEnabled(false);
     stopButton_->setEnabled(false);
     overall_ = new QProgressBar(this);
@@ -100,6 +102,10 @@ RunMonitor::RunMonitor(QWidget* parent) : QWidget(parent) {
     });
     connect(model_, &QAbstractItemModel::dataChanged, this, &RunMonitor::updateRankBars);
     connect(model_, &QAbstractItemModel::dataChanged, this, &RunMonitor::updateProgress);
+    connect(run_, &models::RunController::started, this, &RunMonitor::onStarted);
+    connect(run_, &models::RunController::finished, this, &RunMonitor::onRunFinished);
+    connect(run_, &models::RunController::logLine, this, &RunMonitor::appendLog);
+    connect(run_, &models::RunController::outputChanged, this, &RunMonitor::showOutput);
     auto* clock = new QTimer(this);
     connect(clock, &QTimer::timeout, model_, &models::RunStateModel::tick);
     clock->start(500);
@@ -120,60 +126,45 @@ RunMonitor::RunMonitor(QWidget* parent) : QWidget(parent) {
     layout->addLayout(where);
     layout->addLayout(buttons);
     layout->addWidget(split, 1);
-    setOutput({}, {});
-}
-
-RunMonitor::~RunMonitor() {
-    if (runnerThread_) {
-        // Deleting the runner in its thread ends its ranks (the pool's destructor does).
-        runnerThread_->quit();
-        runnerThread_->wait();
+    output_->setToolTip("Results are written here; the workbench opens them when the run ends.");
+    showOutput(run_->outputDir());
+    if (run_->running()) {
+        onStarted();
     }
 }
-
-namespace {
-
-bool sameCells(const feasibility::Plan& a, const feasibility::Plan& b) {
-    return std::equal(a.cells.begin(), a.cells.end(), b.cells.begin(), b.cells.end(),
-                      [](const auto& x, const auto& y) { return x.cell.id == y.cell.id; });
-}
-
-} // namespace
 
 void RunMonitor::setPlan(std::shared_ptr<const feasibility::Plan> plan) {
-    jobs::releaseInBackground(std::exchange(plan_, std::move(plan)));
+    run_->setPlan(std::move(plan));
     // Slurm's view of each cell's job; the local launcher has none.
-    table_->setColumnHidden(models::RunStateModel::Scheduler,
-                            !plan_ || plan_->matrix.launcher.kind != matrix::LauncherKind::Slurm);
-    if (finishedPlan_ && plan_ && sameCells(*finishedPlan_, *plan_)) {
-        planShown_ = true; // the finished run's states stay on screen
-        return;
-    }
-    jobs::releaseInBackground(std::exchange(finishedPlan_, nullptr));
-    planShown_ = false;
+    table_->setColumnHidden(models::RunStateModel::Scheduler, !run_->slurm());
     // A 100k-cell plan is listed only when someone looks, and never under a running run.
-    if (!runner_ && isVisible()) {
-        model_->setPlan(plan_);
-        planShown_ = true;
+    if (isVisible() && run_->showPlan()) {
         updateProgress();
     }
 }
 
 void RunMonitor::showEvent(QShowEvent* event) {
     QWidget::showEvent(event);
-    if (!runner_ && !planShown_ && plan_) {
-        model_->setPlan(plan_);
-        planShown_ = true;
+    if (run_->showPlan()) {
         updateProgress();
     }
 }
 
 void RunMonitor::setOutput(const QString& outDir, const QString& rankProgram) {
-    outDir_ = outDir.isEmpty() ? QString() : QDir(outDir).absolutePath();
-    rankProgram_ = rankProgram;
-    output_->setText(outDir_.isEmpty() ? QString("Output: not chosen")
-                                       : QString("Output: %1").arg(outDir_));
-    output_->setToolTip("Results are written here; the workbench opens them when the run ends.");
+    run_->setOutput(outDir, rankProgram); // shown through outputChanged
+}
+
+QString RunMonitor::outputDir() const {
+    return run_->outputDir();
+}
+
+bool RunMonitor::running() const {
+    return run_->running();
+}
+
+void RunMonitor::showOutput(const QString& outDir) {
+    output_->setText(outDir.isEmpty() ? QString("Output: not chosen")
+                                      : QString("Output: %1").arg(outDir));
 }
 
 QString RunMonitor::logText() const {
@@ -224,10 +215,11 @@ void RunMonitor::startCellPlot(const QString& cellId) {
                                                 "(after warmup)"));
     // One graph per rank, in rank order, so the legend reads rank 0, 1, ... whichever rank
     // reports first.
-    const auto* cell = plan_ && !cellId.isEmpty() ? model_->cell(cellId) : nullptr;
+    const auto& plan = run_->plan();
+    const auto* cell = plan && !cellId.isEmpty() ? model_->cell(cellId) : nullptr;
     const int row = cell ? model_->rowOf(cellId) : -1;
-    const int ranks = row >= 0 && row < int(plan_->cells.size())
-                          ? plan_->cells[std::size_t(row)].cell.worldSize
+    const int ranks = row >= 0 && row < int(plan->cells.size())
+                          ? plan->cells[std::size_t(row)].cell.worldSize
                           : 0;
     for (int r = 0; r < ranks; ++r) {
         rankGraph(r);
@@ -275,85 +267,33 @@ void RunMonitor::onBucket(const QString& cellId, int rank, int iteration, double
 }
 
 void RunMonitor::start() {
-    if (runner_ || !plan_ || plan_->cells.empty() || outDir_.isEmpty()) {
-        return;
-    }
-    jobs::releaseInBackground(std::exchange(finishedPlan_, nullptr));
-    model_->setPlan(plan_);
-    planShown_ = true;
+    run_->start();
+}
+
+void RunMonitor::pauseAfterCurrentCell() {
+    run_->pauseAfterCurrentCell();
+}
+
+void RunMonitor::stop() {
+    run_->stop();
+}
+
+void RunMonitor::onStarted() {
     startCellPlot({});
-    runner::RunOptions options;
-    options.outDir = outDir_;
-    options.rankProgram = rankProgram_;
-    options.resume = true;
-    runnerThread_ = new QThread(this);
-    runnerThread_->setObjectName("runner");
-    runner_ = new runner::MatrixRunner(*plan_, options);
-    runner_->moveToThread(runnerThread_);
-    connect(runnerThread_, &QThread::finished, runner_, &QObject::deleteLater);
-    connect(runner_, &runner::MatrixRunner::cellStateChanged, model_,
-            &models::RunStateModel::onCellState);
-    connect(runner_, &runner::MatrixRunner::rankProgress, model_,
-            &models::RunStateModel::onRankProgress);
-    connect(runner_, &runner::MatrixRunner::launcherState, model_,
-            &models::RunStateModel::onLauncherState);
-    connect(runner_, &runner::MatrixRunner::cellStateChanged, this,
-            [this](const QString& id, runner::CellState s, const QString& d) {
-                appendLog(QString("%1: %2 %3").arg(id, runner::toString(s), d));
-            });
-    connect(runner_, &runner::MatrixRunner::logLine, this,
-            [this](const QString& id, const QString& line) {
-                appendLog(id.isEmpty() ? line : id + ": " + line);
-            });
-    connect(runner_, &runner::MatrixRunner::finished, this, &RunMonitor::onRunFinished);
     startButton_->setEnabled(false);
     changeOutput_->setEnabled(false);
     pauseButton_->setEnabled(true);
     stopButton_->setEnabled(true);
-    appendLog(QString("run started: %1 cells into %2").arg(plan_->cells.size()).arg(outDir_));
-    runnerThread_->start();
-    QMetaObject::invokeMethod(runner_, &runner::MatrixRunner::start, Qt::QueuedConnection);
     updateProgress();
 }
 
-void RunMonitor::onRunFinished(const runner::RunSummary& s) {
-    const int stopped = model_->stoppedCount();
-    appendLog(QString("run %1: %2 complete, %3 failed, %4 stopped, %5 skipped_infeasible")
-                  .arg(s.stopped ? "ended early" : "finished")
-                  .arg(s.complete)
-                  .arg(s.failed - stopped)
-                  .arg(stopped)
-                  .arg(s.skippedInfeasible));
-    runnerThread_->quit();
-    runnerThread_->wait();
-    runnerThread_->deleteLater();
-    runnerThread_ = nullptr;
-    runner_ = nullptr; // deleted with its thread's end
+void RunMonitor::onRunFinished(const runner::RunSummary& s, const QString& outDir) {
     startButton_->setEnabled(true);
     changeOutput_->setEnabled(true);
     pauseButton_->setEnabled(false);
     stopButton_->setEnabled(false);
-    finishedPlan_ = plan_;
     updateProgress();
-    emit finished(s, outDir_);
-}
-
-void RunMonitor::pauseAfterCurrentCell() {
-    if (runner_) {
-        QMetaObject::invokeMethod(
-            runner_, [r = runner_] { r->pauseAfterCurrentCell(); }, Qt::QueuedConnection);
-        appendLog("pausing after the current cell");
-    }
-}
-
-void RunMonitor::stop() {
-    if (runner_) {
-        model_->markStopRequested();
-        appendLog(plan_ && plan_->matrix.launcher.kind == matrix::LauncherKind::Slurm
-                      ? "stopping: cancelling the running cell's Slurm job (scancel)"
-                      : "stopping: ending every rank of the running cell");
-        QMetaObject::invokeMethod(runner_, &runner::MatrixRunner::stop, Qt::QueuedConnection);
-    }
+    emit finished(s, outDir);
 }
 
 void RunMonitor::updateProgress() {
@@ -361,7 +301,7 @@ void RunMonitor::updateProgress() {
     overall_->setRange(0, std::max(1, total));
     overall_->setValue(model_->cellsFinished());
     const auto eta = model_->etaSeconds();
-    if (!runner_) {
+    if (!run_->running()) {
         eta_->setText(total == 0 ? QString() : QString("%1 cells planned").arg(total));
     } else {
         eta_->setText(eta ? "about " + duration(*eta) + " left" : QString("estimating..."));

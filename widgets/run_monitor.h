@@ -5,8 +5,7 @@
 // and its last step time; the running cell's bucket all-reduce times plotted as they stream
 // in, one colour per rank; the launcher log's tail, following new lines.
 //
-// The runner lives in a thread of its own: starting ranks, waiting for them and ending stale
-// ones never blocks the GUI. Its signals arrive here queued.
+// It displays a RunController, which owns the run, and forwards the buttons to it.
 
 #include "feasibility/plan.h"
 #include "runner/matrix_runner.h"
@@ -24,29 +23,32 @@ class QPlainTextEdit;
 class QProgressBar;
 class QPushButton;
 class QTableView;
-class QThread;
 class QVBoxLayout;
 
 namespace commprof::models {
+class RunController;
 class RunStateModel;
-}
+} // namespace commprof::models
 
 namespace commprof::widgets {
 
 class RunMonitor : public QWidget {
     Q_OBJECT
 public:
+    // A monitor of a run of its own.
     explicit RunMonitor(QWidget* parent = nullptr);
-    ~RunMonitor() override;
+    // A monitor of `run`, which it does not own; nothing of it is used once `run` is gone.
+    explicit RunMonitor(models::RunController* run, QWidget* parent = nullptr);
     void setPlan(std::shared_ptr<const feasibility::Plan> plan);
     void setOutput(const QString& outDir, const QString& rankProgram);
-    QString outputDir() const { return outDir_; }
+    QString outputDir() const;
+    models::RunController* controller() const { return run_; }
     models::RunStateModel* model() const { return model_; }
     QCustomPlot* bucketPlot() const { return plot_; }
     QProgressBar* overallProgress() const { return overall_; }
     QString etaText() const;
     int plottedPoints() const; // bucket times of the running cell on the live plot
-    bool running() const { return runner_ != nullptr; }
+    bool running() const;
     QString logText() const;
     QPlainTextEdit* log() const { return log_; }
     QTableView* table() const { return table_; }
@@ -71,13 +73,10 @@ private:
     void onBucket(const QString& cellId, int rank, int iteration, double ms);
     void startCellPlot(const QString& cellId);
     QCPGraph* rankGraph(int rank);
-    void onRunFinished(const runner::RunSummary& summary);
-    std::shared_ptr<const feasibility::Plan> plan_;
-    bool planShown_ = false;
-    QString outDir_;
-    QString rankProgram_;
-    runner::MatrixRunner* runner_ = nullptr; // lives in runnerThread_
-    QThread* runnerThread_ = nullptr;
+    void onStarted();
+    void onRunFinished(const runner::RunSummary& summary, const QString& outDir);
+    void showOutput(const QString& outDir);
+    models::RunController* run_;
     models::RunStateModel* model_;
     QLabel* output_;
     QPushButton* changeOutput_;
@@ -88,10 +87,6 @@ private:
     QList<QProgressBar*> bars_;
     QCustomPlot* plot_;
     QString plotCell_;
-    // The plan of the run whose end the table shows: a new plan with the same cells (the
-    // designer re-plans when the run's results open) keeps those states instead of resetting
-    // them to pending.
-    std::shared_ptr<const feasibility::Plan> finishedPlan_;
     // The running cell's points' extent, widened per point: the axes follow a streaming run
     // without rescanning every point on each bucket.
     struct Extent {

@@ -1,5 +1,7 @@
 #include "cli_common.h"
 
+#include "cli_options.h"
+
 #include <QJsonDocument>
 
 #include <cstdio>
@@ -21,30 +23,60 @@ void printText(const QString& text) {
     std::fflush(stdout);
 }
 
-int usage(const QString& text) {
-    std::fprintf(stderr, "usage: %s\n", qPrintable(text));
+Args::Args(const options::Command& command, options::ParsedArgs parsed)
+    : command_(&command), parsed_(std::move(parsed)) {}
+
+QStringList Args::operands() const {
+    QStringList out;
+    for (const std::string& o : parsed_.operands) {
+        out << QString::fromStdString(o);
+    }
+    return out;
+}
+
+bool Args::has(const char* flag) const {
+    return parsed_.has(flag);
+}
+
+QString Args::value(const char* flag, const QString& fallback) const {
+    const std::string v = parsed_.value(flag);
+    return v.empty() ? fallback : QString::fromStdString(v);
+}
+
+QStringList Args::values(const char* flag) const {
+    QStringList out;
+    for (const std::string& v : parsed_.values(flag)) {
+        out << QString::fromStdString(v);
+    }
+    return out;
+}
+
+int Args::usageError(const QString& message) const {
+    printError(QString::fromStdString(command_->name) + ": " + message);
+    std::fprintf(stderr, "usage: %s\n", options::usageLine(commprofProgram(), command_).c_str());
     return BadInput;
 }
 
-bool parseLauncher(const QString& text, std::optional<matrix::LauncherKind>& out) {
-    if (text == "local" || text == "slurm") {
-        out = text == "slurm" ? matrix::LauncherKind::Slurm : matrix::LauncherKind::Local;
-        return true;
+std::optional<matrix::LauncherKind> launcherOf(const Args& args) {
+    if (!args.has("--launcher")) {
+        return std::nullopt;
     }
-    return false;
+    return args.value("--launcher") == "slurm" ? matrix::LauncherKind::Slurm
+                                               : matrix::LauncherKind::Local;
 }
 
-std::optional<Format> parseFormat(const QString& name) {
-    if (name == "table") {
-        return Format::Table;
+Format formatOf(const Args& args) {
+    Format out = Format::Table;
+    for (const auto& [flag, value] : args.given()) {
+        if (flag == "--json" || (flag == "--format" && value == "json")) {
+            out = Format::Json;
+        } else if (flag == "--csv" || (flag == "--format" && value == "csv")) {
+            out = Format::Csv;
+        } else if (flag == "--format") {
+            out = Format::Table;
+        }
     }
-    if (name == "json") {
-        return Format::Json;
-    }
-    if (name == "csv") {
-        return Format::Csv;
-    }
-    return std::nullopt;
+    return out;
 }
 
 } // namespace commprof::cli

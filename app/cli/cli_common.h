@@ -1,7 +1,9 @@
 #pragma once
-// What every subcommand shares: exit codes and output conventions (docs/cli.md).
+// What every subcommand shares: exit codes, output conventions (docs/cli.md) and its line as the
+// option table parsed it.
 
 #include "matrix/launcher.h"
+#include "option_table.h"
 
 #include <QJsonObject>
 #include <QStringList>
@@ -18,25 +20,50 @@ void printJson(const QJsonObject& doc);
 void printError(const QString& message);
 void printText(const QString& text);
 
-int usage(const QString& text);
+// A command's line, parsed by its row of the option table (cli_options.h): every flag is one
+// the row lists, with its value and within its choices, and the operands and required flags are
+// there. What only the command can check it refuses with usageError.
+class Args {
+public:
+    Args(const options::Command& command, options::ParsedArgs parsed);
 
-// --launcher local|slurm; false for anything else.
-bool parseLauncher(const QString& text, std::optional<matrix::LauncherKind>& out);
+    const options::Command& command() const { return *command_; }
+    // Empty when the table accepts the line.
+    QString error() const { return QString::fromStdString(parsed_.error); }
+    QStringList operands() const;
+    bool has(const char* flag) const;
+    // The last value given for the flag; `fallback` when none, or an empty one, was given.
+    QString value(const char* flag, const QString& fallback = {}) const;
+    QStringList values(const char* flag) const;
+    // The flags in the order given, for flags that overlap (--json, --csv and --format).
+    const std::vector<std::pair<std::string, std::string>>& given() const { return parsed_.given; }
 
-// What `--format` asks for; a table for reading is the default.
+    // "commprof: plan: MESSAGE" and the command's usage line from the table; BadInput.
+    int usageError(const QString& message) const;
+
+private:
+    const options::Command* command_;
+    options::ParsedArgs parsed_;
+};
+
+// --launcher, when given.
+std::optional<matrix::LauncherKind> launcherOf(const Args& args);
+
+// What `--format` (or `--json`, `--csv`) asks for, the last given winning; a table by default.
 enum class Format { Table, Json, Csv };
-// "table", "json" or "csv"; nullopt for anything else.
-std::optional<Format> parseFormat(const QString& name);
+Format formatOf(const Args& args);
 
-int traceCommand(const QStringList& args);
-int planCommand(const QStringList& args);
-int runCommand(const QStringList& args);
-int calibrateCommand(const QStringList& args);
-int probeCommand(const QStringList& args);
-int ingestCommand(const QStringList& args);
-int cellsCommand(const QStringList& args);
-int reportCommand(const QStringList& args);
-int diffCommand(const QStringList& args);
-int sweepCommand(const QStringList& args);
+int traceSummarizeCommand(const Args& args);
+int traceCollectivesCommand(const Args& args);
+int planCommand(const Args& args);
+int runCommand(const Args& args);
+int calibrateCommand(const Args& args);
+int probeCommand(const Args& args);
+int ingestCommand(const Args& args);
+int cellsCommand(const Args& args);
+int reportCommand(const Args& args);
+int diffCommand(const Args& args);
+int sweepRunCommand(const Args& args);
+int sweepSummarizeCommand(const Args& args);
 
 } // namespace commprof::cli

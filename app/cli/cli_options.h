@@ -1,6 +1,6 @@
 #pragma once
-// commprof's command line, the one table that --help, the man page and the completions come
-// from, and that main checks every flag against before a command runs.
+// commprof's command line: the one table that main parses every command's line by, and that
+// --help, the usage lines, the man page and the completions are rendered from.
 
 #include "option_table.h"
 

@@ -1,4 +1,4 @@
-// commprof calibrate DIR [--profile FILE] [--write-profile FILE] [--json]
+// commprof calibrate: predicted against measured host memory, and a refitted baseline.
 
 #include "cli_common.h"
 
@@ -9,26 +9,11 @@
 
 namespace commprof::cli {
 
-int calibrateCommand(const QStringList& args) {
-    const QString use = "commprof calibrate DIR [--profile FILE] [--write-profile FILE] [--json]";
-    QString dir, profilePath, writePath;
-    bool json = false;
-    for (int i = 0; i < args.size(); ++i) {
-        if (args[i] == "--json") {
-            json = true;
-        } else if (args[i] == "--profile" && i + 1 < args.size()) {
-            profilePath = args[++i];
-        } else if (args[i] == "--write-profile" && i + 1 < args.size()) {
-            writePath = args[++i];
-        } else if (args[i].startsWith("--") || !dir.isEmpty()) {
-            return usage(use);
-        } else {
-            dir = args[i];
-        }
-    }
-    if (dir.isEmpty()) {
-        return usage(use);
-    }
+int calibrateCommand(const Args& args) {
+    const QString dir = args.operands().first();
+    const QString profilePath = args.value("--profile");
+    const QString writePath = args.value("--write-profile");
+    const bool json = args.has("--json");
     feasibility::Coefficients k;
     try {
         if (!profilePath.isEmpty()) {

@@ -1,5 +1,5 @@
-// commprof diff RUN_A RUN_B [--json]
-// commprof diff --arms --out DIR --change "RANK FLAGS" [--base "RANK FLAGS"] [--world N]
+// commprof diff: the first op whose output differs between two fingerprinted runs; with --arms
+// it runs a base and a changed arm twice each first, to prove a change makes a run repeat.
 
 #include "cli_common.h"
 
@@ -34,32 +34,31 @@ QString runArm(const QString& dir, const QStringList& flags, int world) {
                : out.reason + (out.ranks.empty() ? QString() : ": " + out.ranks.front().stderrTail);
 }
 
-int armsCommand(const QStringList& args) {
-    const QString use =
-        "commprof diff --arms --out DIR --change \"FLAGS\" [--base \"FLAGS\"] [--world N] [--json]";
-    QString out, change, base = "--params 2e5 --iterations 8 --warmup 1 --threads 1 --batch-size 8";
-    int world = 2;
-    bool json = false;
-    for (int i = 0; i < args.size(); ++i) {
-        if (args[i] == "--arms") {
-            continue;
-        } else if (args[i] == "--out" && i + 1 < args.size()) {
-            out = QFileInfo(args[++i]).absoluteFilePath(); // the ranks run in their arm's folder
-        } else if (args[i] == "--change" && i + 1 < args.size()) {
-            change = args[++i];
-        } else if (args[i] == "--base" && i + 1 < args.size()) {
-            base = args[++i];
-        } else if (args[i] == "--world" && i + 1 < args.size()) {
-            world = args[++i].toInt();
-        } else if (args[i] == "--json") {
-            json = true;
-        } else {
-            return usage(use);
+// The flags that only mean something with --arms.
+constexpr const char* kArmsFlags[] = {"--out", "--change", "--base", "--world"};
+
+int armsCommand(const Args& args) {
+    if (!args.operands().isEmpty()) {
+        return args.usageError("--arms runs its own RUN_A and RUN_B; none may be named");
+    }
+    for (const char* flag : {"--out", "--change"}) {
+        if (args.value(flag).isEmpty()) {
+            return args.usageError(QString("--arms needs %1").arg(flag));
         }
     }
-    if (out.isEmpty() || change.isEmpty() || world < 1 || world > kMaxWorld) {
-        return usage(use);
+    // The ranks run in their arm's folder.
+    const QString out = QFileInfo(args.value("--out")).absoluteFilePath();
+    const QString change = args.value("--change");
+    // An empty --base is a base of the rank's own defaults.
+    const QString base = args.has("--base")
+                             ? args.value("--base")
+                             : "--params 2e5 --iterations 8 --warmup 1 --threads 1 --batch-size 8";
+    const int world = args.has("--world") ? args.value("--world").toInt() : 2;
+    if (world < 1 || world > kMaxWorld) {
+        return args.usageError(
+            QString("--world: expected 1..%1, got '%2'").arg(kMaxWorld).arg(args.value("--world")));
     }
+    const bool json = args.has("--json");
     const QStringList baseFlags = base.split(' ', Qt::SkipEmptyParts);
     const QStringList changedFlags = baseFlags + change.split(' ', Qt::SkipEmptyParts);
     for (const auto& [name, flags] : {std::pair{QString("unchanged_1"), baseFlags},
@@ -111,24 +110,20 @@ int armsCommand(const QStringList& args) {
 
 } // namespace
 
-int diffCommand(const QStringList& args) {
-    if (args.contains("--arms")) {
+int diffCommand(const Args& args) {
+    if (args.has("--arms")) {
         return armsCommand(args);
     }
-    QStringList dirs;
-    bool json = false;
-    for (const QString& a : args) {
-        if (a == "--json") {
-            json = true;
-        } else if (a.startsWith("--")) {
-            return usage("commprof diff RUN_A RUN_B [--json]");
-        } else {
-            dirs << a;
+    for (const char* flag : kArmsFlags) {
+        if (args.has(flag)) {
+            return args.usageError(QString("%1 needs --arms").arg(flag));
         }
     }
+    const QStringList dirs = args.operands();
     if (dirs.size() != 2) {
-        return usage("commprof diff RUN_A RUN_B [--json]");
+        return args.usageError("expected RUN_A and RUN_B, or --arms");
     }
+    const bool json = args.has("--json");
     try {
         const determinism::DiffReport r = determinism::diffDirs(dirs[0], dirs[1]);
         if (json) {

@@ -1,5 +1,4 @@
-// commprof plan MATRIX.yaml [--profile FILE] [--host-budget-gib X] [--device-budget-gib Y] [--gpus
-// N] [--launcher local|slurm] [--json]
+// commprof plan: a matrix's cells, each with its host and device demand against the budget.
 
 #include "cli_common.h"
 
@@ -12,55 +11,48 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kMaxBudgetGib = 1.0e6; // as a matrix's budget section allows
 constexpr int kMaxGpus = 1024;
 
+// A budget in GiB given with `flag`, as a matrix's budget section allows it; false for a value
+// that is not one.
+bool readBudget(const Args& args, const char* flag, std::optional<double>& out) {
+    if (!args.has(flag)) {
+        return true;
+    }
+    bool ok = false;
+    const double v = args.value(flag).toDouble(&ok);
+    if (!ok || !(v > 0) || v > kMaxBudgetGib) {
+        return false;
+    }
+    out = v;
+    return true;
+}
+
 } // namespace
 
-int planCommand(const QStringList& args) {
-    const QString use = "commprof plan MATRIX.yaml [--profile FILE] [--host-budget-gib X] "
-                        "[--device-budget-gib Y] [--gpus N] [--launcher local|slurm] [--json]";
-    QString path;
-    bool json = false;
+int planCommand(const Args& args) {
+    const QString path = args.operands().first();
+    const bool json = args.has("--json");
     feasibility::PlanOptions options;
-    for (int i = 0; i < args.size(); ++i) {
-        const QString& a = args[i];
-        auto value = [&](double& out) {
-            bool ok = false;
-            out = i + 1 < args.size() ? args[++i].toDouble(&ok) : 0;
-            return ok && out > 0 && out <= kMaxBudgetGib;
-        };
-        double v = 0;
-        if (a == "--json") {
-            json = true;
-        } else if (a == "--profile" && i + 1 < args.size()) {
-            options.profilePath = args[++i];
-        } else if (a == "--launcher" && i + 1 < args.size()) {
-            if (!parseLauncher(args[++i], options.launcher)) {
-                return usage(use);
-            }
-        } else if (a == "--host-budget-gib") {
-            if (!value(v)) {
-                return usage(use);
-            }
-            options.overrides.hostGib = v;
-        } else if (a == "--device-budget-gib") {
-            if (!value(v)) {
-                return usage(use);
-            }
-            options.overrides.deviceGib = v;
-        } else if (a == "--gpus") {
-            bool ok = false;
-            const int n = i + 1 < args.size() ? args[++i].toInt(&ok) : -1;
-            if (!ok || n < 0 || n > kMaxGpus) {
-                return usage(use);
-            }
-            options.overrides.gpus = n;
-        } else if (a.startsWith("--") || !path.isEmpty()) {
-            return usage(use);
-        } else {
-            path = a;
+    options.profilePath = args.value("--profile");
+    options.launcher = launcherOf(args);
+    for (const auto& [flag, budget] :
+         {std::pair{"--host-budget-gib", &options.overrides.hostGib},
+          std::pair{"--device-budget-gib", &options.overrides.deviceGib}}) {
+        if (!readBudget(args, flag, *budget)) {
+            return args.usageError(QString("%1: expected above 0 up to %2 GiB, got '%3'")
+                                       .arg(flag)
+                                       .arg(kMaxBudgetGib)
+                                       .arg(args.value(flag)));
         }
     }
-    if (path.isEmpty()) {
-        return usage(use);
+    if (args.has("--gpus")) {
+        bool ok = false;
+        const int n = args.value("--gpus").toInt(&ok);
+        if (!ok || n < 0 || n > kMaxGpus) {
+            return args.usageError(QString("--gpus: expected 0..%1, got '%2'")
+                                       .arg(kMaxGpus)
+                                       .arg(args.value("--gpus")));
+        }
+        options.overrides.gpus = n;
     }
     try {
         const feasibility::Plan plan = feasibility::makePlan(path, options);

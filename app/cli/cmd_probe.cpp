@@ -1,5 +1,5 @@
-// commprof probe [--json] [--results DIR] [--ports FIRST-LAST] [--cleanup] [--no-formation]
-// commprof probe --launcher slurm [--partition NAME] [--json]
+// commprof probe: can this machine run a matrix, every reason at once; with --launcher slurm,
+// Slurm's side instead.
 
 #include "cli_common.h"
 
@@ -53,52 +53,30 @@ int probeSlurm(const QString& partition, bool json) {
 
 } // namespace
 
-int probeCommand(const QStringList& args) {
-    const QString use = "commprof probe [--json] [--results DIR] [--ports FIRST-LAST] [--cleanup] "
-                        "[--no-formation]\n"
-                        "       commprof probe --launcher local|slurm [--partition NAME] [--json]";
+int probeCommand(const Args& args) {
     probe::ProbeOptions o;
     o.rankProgram = runner::defaultRankProgram();
-    bool json = false;
-    std::optional<matrix::LauncherKind> launcher;
-    QString partition;
-    for (int i = 0; i < args.size(); ++i) {
-        const QString& a = args[i];
-        if (a == "--json") {
-            json = true;
-        } else if (a == "--launcher" && i + 1 < args.size()) {
-            if (!parseLauncher(args[++i], launcher)) {
-                return usage(use);
-            }
-        } else if (a == "--partition" && i + 1 < args.size()) {
-            partition = args[++i];
-        } else if (a == "--cleanup") {
-            o.cleanup = true;
-        } else if (a == "--no-formation") {
-            o.formation = false;
-        } else if (a == "--compare-hosts") {
-            // The remaining arguments: probe --json reports of the other hosts.
-            while (i + 1 < args.size() && !args[i + 1].startsWith("--")) {
-                o.otherHosts << args[++i];
-            }
-        } else if (a == "--results" && i + 1 < args.size()) {
-            o.resultsDir = args[++i];
-        } else if (a == "--ports" && i + 1 < args.size()) {
-            const QStringList range = args[++i].split('-');
-            bool ok1 = false, ok2 = false;
-            const int first = range.value(0).toInt(&ok1);
-            const int last = range.value(1, range.value(0)).toInt(&ok2);
-            if (!ok1 || !ok2 || first < 1 || last > 65535 || last < first) {
-                return usage(use);
-            }
-            o.firstPort = first;
-            o.portCount = last - first + 1;
-        } else {
-            return usage(use);
+    const bool json = args.has("--json");
+    const std::optional<matrix::LauncherKind> launcher = launcherOf(args);
+    o.cleanup = args.has("--cleanup");
+    o.formation = !args.has("--no-formation");
+    o.otherHosts = args.values("--compare-hosts");
+    o.resultsDir = args.value("--results", o.resultsDir);
+    if (args.has("--ports")) {
+        const QString ports = args.value("--ports");
+        const QStringList range = ports.split('-');
+        bool ok1 = false, ok2 = false;
+        const int first = range.value(0).toInt(&ok1);
+        const int last = range.value(1, range.value(0)).toInt(&ok2);
+        if (!ok1 || !ok2 || first < 1 || last > 65535 || last < first) {
+            return args.usageError(
+                QString("--ports: expected FIRST-LAST within 1-65535, got '%1'").arg(ports));
         }
+        o.firstPort = first;
+        o.portCount = last - first + 1;
     }
     if (launcher == matrix::LauncherKind::Slurm) {
-        return probeSlurm(partition, json);
+        return probeSlurm(args.value("--partition"), json);
     }
     const probe::ProbeReport r = probe::runProbe(o);
     if (json) {

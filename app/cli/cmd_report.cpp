@@ -1,4 +1,4 @@
-// commprof report DIR --out OUTDIR [--db FILE]
+// commprof report: the tables, LaTeX macros, fits and figures of a results folder.
 // Figures come from the workbench's own plot code (widgets/result_plots), rendered offscreen.
 
 #include "cli_common.h"
@@ -14,26 +14,10 @@
 
 namespace commprof::cli {
 
-int reportCommand(const QStringList& args) {
-    const QString use = "commprof report DIR --out OUTDIR [--db FILE]";
-    QString dir, out, db;
-    for (int i = 0; i < args.size(); ++i) {
-        if (args[i] == "--out" && i + 1 < args.size()) {
-            out = args[++i];
-        } else if (args[i] == "--db" && i + 1 < args.size()) {
-            db = args[++i];
-        } else if (args[i].startsWith("--") || !dir.isEmpty()) {
-            return usage(use);
-        } else {
-            dir = args[i];
-        }
-    }
-    if (dir.isEmpty() || out.isEmpty()) {
-        return usage(use);
-    }
-    if (db.isEmpty()) {
-        db = store::defaultDbPath(dir);
-    }
+int reportCommand(const Args& args) {
+    const QString dir = args.operands().first();
+    const QString out = args.value("--out");
+    const QString db = args.value("--db", store::defaultDbPath(dir));
     try {
         // Idempotent: the report always reflects the directory as it is. Only a terminal sees the
         // progress; a log gets the files written.

@@ -1,4 +1,4 @@
-// commprof ingest DIR [--db FILE]; commprof cells DIR [--db FILE] [--format table|json|csv]
+// commprof ingest and cells: a results folder into SQLite, and a row per cell from it.
 
 #include "cli_common.h"
 #include "terminal_progress.h"
@@ -20,34 +20,13 @@ namespace {
 
 struct ResultsArgs {
     QString dir;
-    QString db;
+    QString db; // DIR/results.sqlite unless --db names another
     Format format = Format::Table;
 };
 
-bool parseResultsArgs(const QStringList& args, ResultsArgs& out) {
-    for (int i = 0; i < args.size(); ++i) {
-        if (args[i] == "--db" && i + 1 < args.size()) {
-            out.db = args[++i];
-        } else if (args[i] == "--json") {
-            out.format = Format::Json;
-        } else if (args[i] == "--csv") {
-            out.format = Format::Csv;
-        } else if (args[i] == "--format" && i + 1 < args.size()) {
-            const auto f = parseFormat(args[++i]);
-            if (!f) {
-                return false;
-            }
-            out.format = *f;
-        } else if (args[i].startsWith("--") || !out.dir.isEmpty()) {
-            return false;
-        } else {
-            out.dir = args[i];
-        }
-    }
-    if (out.db.isEmpty() && !out.dir.isEmpty()) {
-        out.db = store::defaultDbPath(out.dir);
-    }
-    return !out.dir.isEmpty();
+ResultsArgs resultsArgs(const Args& args) {
+    const QString dir = args.operands().first();
+    return {dir, args.value("--db", store::defaultDbPath(dir)), formatOf(args)};
 }
 
 // Under a cell's line: a sweep's fits, or a DDP cell's all-reduce against its sweep.
@@ -89,11 +68,8 @@ QString sweepLines(store::Database& db, const store::CellRow& r) {
 
 } // namespace
 
-int ingestCommand(const QStringList& args) {
-    ResultsArgs a;
-    if (!parseResultsArgs(args, a)) {
-        return usage("commprof ingest DIR [--db FILE]");
-    }
+int ingestCommand(const Args& args) {
+    const ResultsArgs a = resultsArgs(args);
     try {
         ProgressLine line(stderr, isLiveTerminal(stderr), "ingested");
         const store::IngestSummary s =
@@ -112,11 +88,8 @@ int ingestCommand(const QStringList& args) {
     }
 }
 
-int cellsCommand(const QStringList& args) {
-    ResultsArgs a;
-    if (!parseResultsArgs(args, a)) {
-        return usage("commprof cells DIR [--db FILE] [--format table|json|csv]");
-    }
+int cellsCommand(const Args& args) {
+    const ResultsArgs a = resultsArgs(args);
     try {
         if (!QFile::exists(a.db)) {
             store::ingest(a.dir, a.db);

@@ -1,5 +1,4 @@
-// commprof run MATRIX.yaml --out DIR [--resume] [--only CELL_ID] [--json-progress] [--profile F]
-//              [--launcher local|slurm]
+// commprof run: a matrix's feasible cells, each a pool of ranks, with a live view on a terminal.
 
 #include "cli_common.h"
 #include "terminal_progress.h"
@@ -100,39 +99,17 @@ private:
 
 } // namespace
 
-int runCommand(const QStringList& args) {
-    const QString use = "commprof run MATRIX.yaml --out DIR [--resume] [--only CELL_ID] "
-                        "[--json-progress] [--profile FILE] [--launcher local|slurm]";
-    QString path;
+int runCommand(const Args& args) {
+    const QString path = args.operands().first();
     runner::RunOptions options;
+    // Absolute here: the ranks run in their cell's folder.
+    options.outDir = QFileInfo(args.value("--out")).absoluteFilePath();
+    options.resume = args.has("--resume");
+    options.onlyCell = args.value("--only");
     feasibility::PlanOptions planOptions;
-    bool jsonProgress = false;
-    for (int i = 0; i < args.size(); ++i) {
-        const QString& a = args[i];
-        if (a == "--out" && i + 1 < args.size()) {
-            // Absolute here: the ranks run in their cell's folder.
-            options.outDir = QFileInfo(args[++i]).absoluteFilePath();
-        } else if (a == "--resume") {
-            options.resume = true;
-        } else if (a == "--only" && i + 1 < args.size()) {
-            options.onlyCell = args[++i];
-        } else if (a == "--profile" && i + 1 < args.size()) {
-            planOptions.profilePath = args[++i];
-        } else if (a == "--json-progress") {
-            jsonProgress = true;
-        } else if (a == "--launcher" && i + 1 < args.size()) {
-            if (!parseLauncher(args[++i], planOptions.launcher)) {
-                return usage(use);
-            }
-        } else if (a.startsWith("--") || !path.isEmpty()) {
-            return usage(use);
-        } else {
-            path = a;
-        }
-    }
-    if (path.isEmpty() || options.outDir.isEmpty()) {
-        return usage(use);
-    }
+    planOptions.profilePath = args.value("--profile");
+    planOptions.launcher = launcherOf(args);
+    const bool jsonProgress = args.has("--json-progress");
     options.rankProgram = runner::defaultRankProgram();
     feasibility::Plan plan;
     try {

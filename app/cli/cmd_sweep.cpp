@@ -1,9 +1,6 @@
-// commprof sweep run --world-size N --out DIR [--kinds K,...] [--max-bytes B] [--iters N]
-//                    [--warmup N]
-// commprof sweep summarize DIR [--json]
-// The collective sweep of commprof-rank --sweep over loopback, and its figures: per kind and
-// size the slowest rank's median time, nccl-tests' algbw and busbw, and the alpha-beta fit or
-// the reason it was refused.
+// commprof sweep run and sweep summarize: the collective sweep of commprof-rank --sweep over
+// loopback, and its figures: per kind and size the slowest rank's median time, nccl-tests' algbw
+// and busbw, and the alpha-beta fit or the reason it was refused.
 
 #include "cli_common.h"
 
@@ -19,10 +16,6 @@
 
 namespace commprof::cli {
 namespace {
-
-const char* kUsage = "commprof sweep run --world-size N --out DIR [--kinds K,...] "
-                     "[--max-bytes B] [--iters N] [--warmup N]\n"
-                     "commprof sweep summarize DIR [--json] [--ddp CELL_DIR]";
 
 QString seriesText(const analysis::SweepSeries& s) {
     QString out = QString("%1 %2 at world size %3\n").arg(s.layer, s.kind).arg(s.worldSize);
@@ -127,41 +120,29 @@ int summarize(const QString& dir, bool json, const QString& ddpCell = {}) {
     return problems.isEmpty() ? Ok : NotFine;
 }
 
-int run(const QStringList& args) {
+} // namespace
+
+int sweepRunCommand(const Args& args) {
     runner::PoolSpec spec;
     spec.program = runner::defaultRankProgram();
-    QString kinds = "all_reduce,all_gather,reduce_scatter,broadcast";
-    QString out;
-    QStringList rankArgs;
-    for (int i = 0; i < args.size(); ++i) {
-        const QString& a = args[i];
-        if (i + 1 >= args.size()) {
-            return usage(QString("%1: missing value\n%2").arg(a, kUsage));
-        }
-        const QString& v = args[++i];
-        bool ok = true;
-        if (a == "--world-size") {
-            spec.worldSize = v.toInt(&ok);
-            ok = ok && spec.worldSize >= 1 && spec.worldSize <= 64;
-        } else if (a == "--out") {
-            out = v;
-        } else if (a == "--kinds") {
-            kinds = v;
-        } else if (a == "--max-bytes" || a == "--iters" || a == "--warmup") {
-            // commprof-rank checks the values and names its own flag in any error.
-            rankArgs << (a == "--max-bytes" ? "--sweep-max-bytes"
-                         : a == "--iters"   ? "--sweep-iters"
-                                            : "--sweep-warmup")
-                     << v;
-        } else {
-            return usage(QString("unknown option '%1'\n%2").arg(a, kUsage));
-        }
-        if (!ok) {
-            return usage(QString("%1: expected 1..64, got '%2'").arg(a, v));
+    if (args.has("--world-size")) {
+        bool ok = false;
+        spec.worldSize = args.value("--world-size").toInt(&ok);
+        if (!ok || spec.worldSize < 1 || spec.worldSize > 64) {
+            return args.usageError(
+                QString("--world-size: expected 1..64, got '%1'").arg(args.value("--world-size")));
         }
     }
-    if (out.isEmpty()) {
-        return usage(QString("--out is required\n%1").arg(kUsage));
+    const QString out = args.value("--out");
+    const QString kinds = args.value("--kinds", "all_reduce,all_gather,reduce_scatter,broadcast");
+    QStringList rankArgs;
+    // commprof-rank checks the values and names its own flag in any error.
+    for (const auto& [flag, rankFlag] :
+         {std::pair{"--max-bytes", "--sweep-max-bytes"}, std::pair{"--iters", "--sweep-iters"},
+          std::pair{"--warmup", "--sweep-warmup"}}) {
+        if (args.has(flag)) {
+            rankArgs << rankFlag << args.value(flag);
+        }
     }
     if (!QDir().mkpath(out)) {
         printError(out + ": cannot create");
@@ -188,21 +169,8 @@ int run(const QStringList& args) {
     return summarize(out, false);
 }
 
-} // namespace
-
-int sweepCommand(const QStringList& args) {
-    if (args.value(0) == "summarize" && args.size() >= 2) {
-        const QStringList rest = args.mid(2);
-        const int ddp = int(rest.indexOf("--ddp"));
-        if (ddp >= 0 && ddp + 1 >= rest.size()) {
-            return usage(QString("--ddp: missing value\n%1").arg(kUsage));
-        }
-        return summarize(args[1], rest.contains("--json"), ddp >= 0 ? rest[ddp + 1] : QString());
-    }
-    if (args.value(0) == "run") {
-        return run(args.mid(1));
-    }
-    return usage(kUsage);
+int sweepSummarizeCommand(const Args& args) {
+    return summarize(args.operands().first(), args.has("--json"), args.value("--ddp"));
 }
 
 } // namespace commprof::cli

@@ -1,7 +1,5 @@
-// commprof trace summarize TRACE_OR_DIR... [--json | --format table|json|csv] [--hta]
-//                          [--window START:END]
-// commprof trace collectives TRACE [--json]
-// (both take --max-trace-size SIZE)
+// commprof trace summarize and trace collectives: per-step figures of Chrome traces (several
+// ranks: skew and stragglers), and a record per collective.
 
 #include "cli_common.h"
 
@@ -17,16 +15,12 @@
 #include <QFileInfo>
 #include <QJsonArray>
 
+#include <functional>
 #include <optional>
 #include <set>
 
 namespace commprof::cli {
 namespace {
-
-const char* kSummarizeUsage = "commprof trace summarize TRACE_OR_DIR... [--json] "
-                              "[--format table|json|csv] [--hta] [--window START:END] "
-                              "[--max-trace-size SIZE]";
-const char* kCollectivesUsage = "commprof trace collectives TRACE [--json] [--max-trace-size SIZE]";
 
 struct TraceArgs {
     QStringList paths;
@@ -37,55 +31,34 @@ struct TraceArgs {
 };
 
 // Throws trace::TraceError (bad input, exit 2) with the message to print.
-TraceArgs parseArgs(const QStringList& args, bool allowWindowAndHta) {
+TraceArgs traceArgs(const Args& args) {
     TraceArgs out;
+    out.paths = args.operands();
+    out.format = formatOf(args);
+    out.hta = args.has("--hta");
     out.read = trace::ReadOptions::fromEnvironment();
-    for (int i = 0; i < args.size(); ++i) {
-        const QString& a = args[i];
-        auto value = [&]() -> QString {
-            if (i + 1 >= args.size()) {
-                throw trace::TraceError(a.toStdString() + ": missing value");
-            }
-            return args[++i];
-        };
-        if (a == "--json") {
-            out.format = Format::Json;
-        } else if (a == "--format" && allowWindowAndHta) {
-            const QString v = value();
-            const auto f = parseFormat(v);
-            if (!f) {
-                throw trace::TraceError("--format: expected table, json or csv, got '" +
-                                        v.toStdString() + "'");
-            }
-            out.format = *f;
-        } else if (a == "--hta" && allowWindowAndHta) {
-            out.hta = true;
-        } else if (a == "--window" && allowWindowAndHta) {
-            const QString v = value();
-            const QStringList parts = v.split(':');
-            bool okStart = false, okEnd = false;
-            const double start = parts.size() == 2 ? parts[0].toDouble(&okStart) : 0;
-            const double end = parts.size() == 2 ? parts[1].toDouble(&okEnd) : 0;
-            if (!okStart || !okEnd || !(end > start)) {
-                throw trace::TraceError("--window: expected START:END in the trace's "
-                                        "microseconds with START < END, got '" +
-                                        v.toStdString() + "'");
-            }
-            out.window = trace::Span{start, end};
-        } else if (a == trace::kMaxTraceSizeFlag) {
-            const QString v = value();
-            const auto size = trace::parseByteSize(v.toStdString());
-            if (!size) {
-                throw trace::TraceError(std::string(trace::kMaxTraceSizeFlag) +
-                                        ": expected a size such as 4G, 512M or 1073741824, got '" +
-                                        v.toStdString() + "'");
-            }
-            out.read.maxTextBytes = *size;
-        } else if (a.startsWith("--")) {
-            throw trace::TraceError("unknown option '" + a.toStdString() + "'");
-        } else {
-            out.paths << a;
+    if (args.has("--window")) {
+        const QString v = args.value("--window");
+        const QStringList parts = v.split(':');
+        bool okStart = false, okEnd = false;
+        const double start = parts.size() == 2 ? parts[0].toDouble(&okStart) : 0;
+        const double end = parts.size() == 2 ? parts[1].toDouble(&okEnd) : 0;
+        if (!okStart || !okEnd || !(end > start)) {
+            throw trace::TraceError("--window: expected START:END in the trace's "
+                                    "microseconds with START < END, got '" +
+                                    v.toStdString() + "'");
         }
+        out.window = trace::Span{start, end};
+    }
+    if (args.has(trace::kMaxTraceSizeFlag)) {
+        const QString v = args.value(trace::kMaxTraceSizeFlag);
+        const auto size = trace::parseByteSize(v.toStdString());
+        if (!size) {
+            throw trace::TraceError(std::string(trace::kMaxTraceSizeFlag) +
+                                    ": expected a size such as 4G, 512M or 1073741824, got '" +
+                                    v.toStdString() + "'");
+        }
+        out.read.maxTextBytes = *size;
     }
     return out;
 }
@@ -379,10 +352,7 @@ int summarizeJob(const TraceArgs& a) {
     return Ok;
 }
 
-int collectivesCommand(const TraceArgs& a) {
-    if (a.paths.size() != 1) {
-        return usage(kCollectivesUsage);
-    }
+int collectives(const TraceArgs& a) {
     const trace::Trace t = trace::readTraceFile(a.paths.first().toStdString(), a.read);
     const auto kinds = trace::summarizeByKind(t.collectives);
     if (a.format == Format::Json) {
@@ -428,34 +398,33 @@ int collectivesCommand(const TraceArgs& a) {
     return Ok;
 }
 
-} // namespace
-
-int traceCommand(const QStringList& args) {
-    const QString sub = args.isEmpty() ? QString() : args.first();
-    if (sub != "summarize" && sub != "collectives") {
-        return usage(QString(kSummarizeUsage) + "\n       " + kCollectivesUsage);
-    }
-    // The boundary: no input may end the process; every failure is a message and exit 2.
+// The boundary: no input may end the process; every failure is a message and exit 2.
+int guarded(const Args& args, const std::function<int(const TraceArgs&)>& command) {
+    const QString name = QString::fromStdString(args.command().name);
     try {
-        const TraceArgs a = parseArgs(args.mid(1), sub == "summarize");
-        if (sub == "collectives") {
-            return collectivesCommand(a);
-        }
-        if (a.paths.isEmpty()) {
-            return usage(kSummarizeUsage);
-        }
-        const bool one = a.paths.size() == 1 && !QFileInfo(a.paths.first()).isDir();
-        return one ? summarizeOne(a) : summarizeJob(a);
+        return command(traceArgs(args));
     } catch (const trace::TraceError& e) {
         printError(QString::fromStdString(e.what()));
     } catch (const std::bad_alloc&) {
-        printError("trace " + sub +
-                   ": out of memory; a smaller --max-trace-size refuses such "
-                   "traces up front");
+        printError(name + ": out of memory; a smaller --max-trace-size refuses such "
+                          "traces up front");
     } catch (const std::exception& e) {
-        printError("trace " + sub + ": " + QString::fromStdString(e.what()));
+        printError(name + ": " + QString::fromStdString(e.what()));
     }
     return BadInput;
+}
+
+} // namespace
+
+int traceSummarizeCommand(const Args& args) {
+    return guarded(args, [](const TraceArgs& a) {
+        const bool one = a.paths.size() == 1 && !QFileInfo(a.paths.first()).isDir();
+        return one ? summarizeOne(a) : summarizeJob(a);
+    });
+}
+
+int traceCollectivesCommand(const Args& args) {
+    return guarded(args, collectives);
 }
 
 } // namespace commprof::cli

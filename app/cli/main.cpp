@@ -42,8 +42,8 @@ std::vector<std::string> toStd(const QStringList& list) {
     return out;
 }
 
-// --help anywhere, and flags the table does not list, are answered here before a command runs,
-// so a command can only accept what its --help and man page describe.
+// --help anywhere, --version, and a command with verbs named without a valid verb are answered
+// here, from the table.
 std::optional<int> answeredFromTable(const QStringList& args) {
     const auto& program = commprofProgram();
     if (args.isEmpty() || args.first() == "--help" || args.first() == "-h") {
@@ -76,14 +76,6 @@ std::optional<int> answeredFromTable(const QStringList& args) {
         std::fputs(options::commandHelp(program, *command).c_str(), stdout);
         return Ok;
     }
-    const auto unknown = options::unknownFlags(command->options, toStd(rest));
-    if (!unknown.empty()) {
-        printError(QString("%1: unknown option '%2'")
-                       .arg(QString::fromStdString(command->name),
-                            QString::fromStdString(unknown.front())));
-        std::fprintf(stderr, "usage: %s\n", options::usageLine(program, command).c_str());
-        return BadInput;
-    }
     return std::nullopt;
 }
 
@@ -101,28 +93,44 @@ int main(int argc, char** argv) {
     std::unique_ptr<QCoreApplication> app(drawing ? new QApplication(argc, argv)
                                                   : new QCoreApplication(argc, argv));
     QCoreApplication::setApplicationName("commprof");
-    QStringList args = QCoreApplication::arguments().mid(1);
+    const QStringList args = QCoreApplication::arguments().mid(1);
     if (const auto answered = answeredFromTable(args)) {
         return *answered;
     }
-    const std::map<QString, std::function<int(const QStringList&)>> commands{
-        {"trace", traceCommand},         {"plan", planCommand},     {"run", runCommand},
-        {"calibrate", calibrateCommand}, {"probe", probeCommand},   {"ingest", ingestCommand},
-        {"cells", cellsCommand},         {"report", reportCommand}, {"diff", diffCommand},
-        {"sweep", sweepCommand},
+    // Keyed by the table's command names, so a line reaches only a command the table describes,
+    // parsed by its row: a command can only accept what its --help and man page say.
+    const std::map<std::string, std::function<int(const Args&)>> commands{
+        {"plan", planCommand},
+        {"run", runCommand},
+        {"calibrate", calibrateCommand},
+        {"probe", probeCommand},
+        {"ingest", ingestCommand},
+        {"cells", cellsCommand},
+        {"report", reportCommand},
+        {"diff", diffCommand},
+        {"trace summarize", traceSummarizeCommand},
+        {"trace collectives", traceCollectivesCommand},
+        {"sweep run", sweepRunCommand},
+        {"sweep summarize", sweepSummarizeCommand},
     };
-    const QString name = args.takeFirst();
-    const auto it = commands.find(name);
+    int words = 0;
+    const options::Command* command = commandOf(args, words);
+    const auto it = command ? commands.find(command->name) : commands.end();
     if (it == commands.end()) {
-        printError(QString("unknown command '%1'").arg(name));
+        printError(QString("unknown command '%1'").arg(args.first()));
         std::fputs(options::helpText(commprofProgram()).c_str(), stderr);
         return BadInput;
     }
+    const Args parsed(*command, options::parseArgs(*command, toStd(args.mid(words))));
+    if (!parsed.error().isEmpty()) {
+        return parsed.usageError(parsed.error());
+    }
     try {
-        return it->second(args);
+        return it->second(parsed);
     } catch (const std::exception& e) {
         // The last boundary: whatever a command did not foresee ends it with a message.
-        printError(QString("%1: %2").arg(name, QString::fromLocal8Bit(e.what())));
+        printError(QString("%1: %2").arg(QString::fromStdString(command->name),
+                                         QString::fromLocal8Bit(e.what())));
         return BadInput;
     }
 }

@@ -100,6 +100,18 @@ std::string roffOptions(const std::vector<Option>& options) {
     return out;
 }
 
+// The synopsis names the options a command cannot do without: "\-\-out \fIDIR\fR ".
+std::string roffRequired(const std::vector<Option>& options) {
+    std::string out;
+    for (const Option& o : options) {
+        if (o.required) {
+            out +=
+                roff(o.flag) + (o.takesValue() ? " \\fI" + roff(valueText(o)) + "\\fR" : "") + " ";
+        }
+    }
+    return out;
+}
+
 std::string upper(std::string s) {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
     return s;
@@ -206,10 +218,51 @@ std::string zshArguments(const std::vector<Option>& options, const std::string& 
     return out;
 }
 
+bool startsWithDashes(const std::string& arg) {
+    return arg.rfind("--", 0) == 0;
+}
+
+// The operands a command's text names.
+struct OperandSpec {
+    std::vector<std::string> names; // without brackets and dots
+    std::size_t needed = 0;         // the first `needed` names must be given
+    bool repeats = false;           // the last name may be given any number of times
+};
+
+OperandSpec operandSpec(const std::string& text) {
+    OperandSpec spec;
+    bool optional = false;
+    for (std::string w : words(text)) {
+        if (w.front() == '[') {
+            optional = true;
+            w.erase(0, 1);
+        }
+        const bool closes = !w.empty() && w.back() == ']';
+        if (closes) {
+            w.pop_back();
+        }
+        if (w.size() > 3 && w.compare(w.size() - 3, 3, "...") == 0) {
+            spec.repeats = true;
+            w.resize(w.size() - 3);
+        }
+        spec.needed += optional ? 0 : 1;
+        spec.names.push_back(w);
+        optional = optional && !closes;
+    }
+    return spec;
+}
+
 } // namespace
 
+Option required(Option option) {
+    option.required = true;
+    return option;
+}
+
 bool Option::takesSeveral() const {
-    return value.size() > 3 && value.compare(value.size() - 3, 3, "...") == 0;
+    // "K,..." is one comma-separated value, "REPORT..." one value per word.
+    return value.size() > 3 && value.compare(value.size() - 3, 3, "...") == 0 &&
+           value[value.size() - 4] != ',';
 }
 
 const Command* findCommand(const Program& program, const std::string& name) {
@@ -240,8 +293,13 @@ std::string usageLine(const Program& program, const Command* command) {
     if (!operands.empty()) {
         out += " " + operands;
     }
-    for (const Option& o : opts) {
-        out += " " + optionSynopsis(o);
+    // What the command cannot do without reads first, unbracketed.
+    for (const bool needed : {true, false}) {
+        for (const Option& o : opts) {
+            if (o.required == needed) {
+                out += " " + (needed ? optionHead(o) : optionSynopsis(o));
+            }
+        }
     }
     return out;
 }
@@ -284,7 +342,7 @@ std::string manPage(const Program& program, const std::string& version) {
         for (const Command& c : program.commands) {
             out += ".B " + roff(program.name + " " + c.name) + "\n" +
                    (c.operands.empty() ? "" : "\\fI" + roff(c.operands) + "\\fR ") +
-                   "[options]\n.br\n";
+                   roffRequired(c.options) + "[options]\n.br\n";
         }
     }
     out += ".SH DESCRIPTION\n" + roffParagraphs(program.description);
@@ -387,22 +445,84 @@ std::string zshCompletion(const Program& program) {
     return out;
 }
 
-std::vector<std::string> unknownFlags(const std::vector<Option>& options,
-                                      const std::vector<std::string>& args) {
+std::string choiceError(const Option& option, const std::string& value) {
+    const auto& c = option.choices;
+    if (c.empty() || std::find(c.begin(), c.end(), value) != c.end()) {
+        return {};
+    }
+    std::string list;
+    for (std::size_t i = 0; i < c.size(); ++i) {
+        list += (i == 0 ? "" : i + 1 == c.size() ? " or " : ", ") + c[i];
+    }
+    return option.flag + ": expected " + list + ", got '" + value + "'";
+}
+
+bool ParsedArgs::has(const std::string& flag) const {
+    return std::any_of(given.begin(), given.end(), [&](const auto& g) { return g.first == flag; });
+}
+
+std::string ParsedArgs::value(const std::string& flag, const std::string& fallback) const {
+    for (auto it = given.rbegin(); it != given.rend(); ++it) {
+        if (it->first == flag) {
+            return it->second;
+        }
+    }
+    return fallback;
+}
+
+std::vector<std::string> ParsedArgs::values(const std::string& flag) const {
     std::vector<std::string> out;
+    for (const auto& [f, v] : given) {
+        if (f == flag) {
+            out.push_back(v);
+        }
+    }
+    return out;
+}
+
+ParsedArgs parseArgs(const Command& command, const std::vector<std::string>& args) {
+    ParsedArgs out;
+    const auto refuse = [&out](std::string error) {
+        out.error = std::move(error);
+        return out;
+    };
     for (std::size_t i = 0; i < args.size(); ++i) {
-        if (args[i].rfind("--", 0) != 0) {
+        const std::string& a = args[i];
+        if (!startsWithDashes(a)) {
+            out.operands.push_back(a);
             continue;
         }
-        const Option* o = findOption(options, args[i]);
+        const Option* o = findOption(command.options, a);
         if (!o) {
-            out.push_back(args[i]);
+            return refuse("unknown option '" + a + "'");
+        }
+        if (!o->takesValue()) {
+            out.given.emplace_back(a, "");
         } else if (o->takesSeveral()) {
-            while (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0) {
-                ++i;
+            while (i + 1 < args.size() && !startsWithDashes(args[i + 1])) {
+                out.given.emplace_back(a, args[++i]);
             }
-        } else if (o->takesValue()) {
-            ++i;
+        } else if (i + 1 >= args.size()) {
+            return refuse(a + ": missing value");
+        } else if (std::string e = choiceError(*o, args[i + 1]); !e.empty()) {
+            return refuse(std::move(e));
+        } else {
+            // Taken whatever it looks like: `--change "--seed 1"` hands flags on.
+            out.given.emplace_back(a, args[++i]);
+        }
+    }
+    const OperandSpec spec = operandSpec(command.operands);
+    for (std::size_t k = 0; k < spec.needed; ++k) {
+        if (k >= out.operands.size() || out.operands[k].empty()) {
+            return refuse("missing " + spec.names[k]);
+        }
+    }
+    if (!spec.repeats && out.operands.size() > spec.names.size()) {
+        return refuse("unexpected argument '" + out.operands[spec.names.size()] + "'");
+    }
+    for (const Option& o : command.options) {
+        if (o.required && out.value(o.flag).empty()) {
+            return refuse(o.flag + " is required");
         }
     }
     return out;

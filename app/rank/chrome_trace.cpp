@@ -2,6 +2,7 @@
 
 #include "bucket_timer.h"
 #include "json_writer.h"
+#include "spec/rank_contract.h"
 
 #include <ATen/record_function.h>
 
@@ -70,7 +71,7 @@ std::size_t ChromeTrace::size() const {
 
 bool ChromeTrace::write(const std::string& path, int rank, std::string& error) const {
     std::lock_guard<std::mutex> lock(mutex_);
-    const std::string tmp = path + ".tmp";
+    const std::string tmp = path + spec::files::kPartial;
     gzFile out = gzopen(tmp.c_str(), "wb6");
     if (!out) {
         error = "cannot write " + tmp;

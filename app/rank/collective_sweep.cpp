@@ -5,6 +5,7 @@
 #include "json_writer.h"
 #include "rank_result.h"
 #include "rendezvous.h"
+#include "spec/rank_contract.h"
 
 #include <ATen/record_function.h>
 
@@ -125,10 +126,10 @@ std::string runSweep(const RankOptions& o) {
             j.endObject();
             JsonWriter p;
             p.beginObject();
-            p.field("event", "sweep");
-            p.field("rank", o.rank);
-            p.field("kind", kind);
-            p.field("bytes", actual);
+            p.field(spec::progress::kEvent, spec::progress::kSweep);
+            p.field(spec::progress::kRank, o.rank);
+            p.field(spec::progress::kKind, kind);
+            p.field(spec::progress::kBytes, actual);
             p.endObject();
             emit(p.str());
         }
@@ -143,7 +144,7 @@ std::string runSweep(const RankOptions& o) {
     j.field("peak_host_bytes", peakHostBytes());
     j.endObject();
     pg->barrier()->wait();
-    const std::string path = o.outDir + "/sweep_rank" + std::to_string(o.rank) + ".json";
+    const std::string path = o.outDir + "/" + spec::files::kSweep.of(o.rank);
     writeFileAtomically(path, j.str());
     return path;
 }

@@ -7,6 +7,7 @@
 #include "models.h"
 #include "rendezvous.h"
 #include "spec/layers.h"
+#include "spec/rank_contract.h"
 
 #include <ATen/record_function.h>
 
@@ -36,12 +37,12 @@ void emitBuckets(BucketLog& log, int rank) {
     for (const auto& b : log.takeNew()) {
         JsonWriter j;
         j.beginObject();
-        j.field("event", "bucket");
-        j.field("rank", rank);
-        j.field("iter", b.iteration);
-        j.field("index", b.index);
-        j.field("bytes", b.bytes);
-        j.field("ms", double(b.endNs - b.startNs) / 1e6);
+        j.field(spec::progress::kEvent, spec::progress::kBucket);
+        j.field(spec::progress::kRank, rank);
+        j.field(spec::progress::kIter, b.iteration);
+        j.field(spec::progress::kIndex, b.index);
+        j.field(spec::progress::kBytes, b.bytes);
+        j.field(spec::progress::kMs, double(b.endNs - b.startNs) / 1e6);
         j.endObject();
         emit(j.str());
     }
@@ -229,12 +230,12 @@ RankResult runDdp(const RankOptions& o) {
         at::DisableRecordFunctionGuard notTheModel;
         JsonWriter j;
         j.beginObject();
-        j.field("event", "iteration");
-        j.field("rank", o.rank);
-        j.field("iter", it);
-        j.field("of", o.iterations);
-        j.field("step_ms", times.stepMs);
-        j.field("loss", loss.item<double>());
+        j.field(spec::progress::kEvent, spec::progress::kIteration);
+        j.field(spec::progress::kRank, o.rank);
+        j.field(spec::progress::kIter, it);
+        j.field(spec::progress::kOf, o.iterations);
+        j.field(spec::progress::kStepMs, times.stepMs);
+        j.field(spec::progress::kLoss, loss.item<double>());
         j.endObject();
         emit(j.str());
         emitBuckets(*log, o.rank);
@@ -270,11 +271,10 @@ RankResult runDdp(const RankOptions& o) {
 #endif
     if (o.trace) {
         std::string error;
-        const std::string path = o.outDir + "/trace_rank" + std::to_string(o.rank) + ".json.gz";
-        if (!trace.write(path, o.rank, error)) {
+        result.traceFile = spec::files::kTrace.of(o.rank);
+        if (!trace.write(o.outDir + "/" + result.traceFile, o.rank, error)) {
             throw RunFailure(error);
         }
-        result.traceFile = "trace_rank" + std::to_string(o.rank) + ".json.gz";
     }
     // Every rank reaches the end before any declares success.
     pg->barrier()->wait();

@@ -1,6 +1,7 @@
 #include "fingerprint.h"
 
 #include "json_writer.h"
+#include "spec/rank_contract.h"
 
 #include <ATen/record_function.h>
 
@@ -205,7 +206,7 @@ void Fingerprinter::configure(const RankOptions& o) {
         }
         return;
     }
-    const std::string path = o.outDir + "/fp_rank" + std::to_string(o.rank) + ".jsonl";
+    const std::string path = o.outDir + "/" + spec::files::kFingerprint.of(o.rank);
     file_ = std::fopen(path.c_str(), "w");
     if (!file_) {
         throw std::runtime_error("cannot write " + path);

@@ -1,5 +1,5 @@
-// commprof-rank: one rank of a DDP measurement. Exit codes: 0 success, 1 the run failed,
-// 2 bad usage, 3 rendezvous failed (port in use, peer missing, model mismatch).
+// commprof-rank: one rank of a DDP measurement. Its exit codes, progress lines and file names
+// are the launchers' contract (spec/rank_contract.h).
 
 #include "collective_sweep.h"
 #include "ddp_loop.h"
@@ -7,6 +7,7 @@
 #include "options.h"
 #include "rank_flags.h"
 #include "rendezvous.h"
+#include "spec/rank_contract.h"
 
 #include <sys/stat.h>
 
@@ -14,6 +15,7 @@
 #include <iostream>
 
 using namespace commprof::rank;
+namespace exit_code = commprof::spec::exit_code;
 
 int main(int argc, char** argv) {
     RankOptions options;
@@ -23,41 +25,42 @@ int main(int argc, char** argv) {
         std::fprintf(stderr,
                      "commprof-rank: %s\nusage: %s'commprof-rank --help' describes each flag.\n",
                      e.what(), usageText().c_str());
-        return 2;
+        return exit_code::kUsage;
     } catch (const std::logic_error& e) {
         std::fprintf(stderr, "%s\n", e.what());
-        return 1;
+        return exit_code::kFailed;
     }
     if (options.help) {
         std::fputs(commprof::options::helpText(rankProgram()).c_str(), stdout);
-        return 0;
+        return exit_code::kOk;
     }
     if (options.digestSelftest) {
         std::fputs(digestSelftestJson().c_str(), stdout);
-        return 0;
+        return exit_code::kOk;
     }
     if (options.version) {
         std::fputs(versionJson().c_str(), stdout);
-        return 0;
+        return exit_code::kOk;
     }
     const std::string prefix = "commprof-rank[" + std::to_string(options.rank) + "]: ";
     ::mkdir(options.outDir.c_str(), 0755);
     try {
         if (!options.sweepKinds.empty()) {
             runSweep(options);
-            return 0;
+            return exit_code::kOk;
         }
         const RankResult result = runDdp(options);
-        writeFileAtomically(options.outDir + "/rank" + std::to_string(options.rank) + ".json",
+        writeFileAtomically(options.outDir + "/" +
+                                commprof::spec::files::kRankResult.of(options.rank),
                             rankResultJson(result));
-        return 0;
+        return exit_code::kOk;
     } catch (const RendezvousError& e) {
         std::cerr << prefix << e.what() << std::endl;
-        return 3;
+        return exit_code::kRendezvous;
     } catch (const std::exception& e) {
         std::string what = e.what();
         // c10 errors carry a C++ backtrace after the first line; the message is what matters.
         std::cerr << prefix << what.substr(0, what.find("\nException raised from")) << std::endl;
-        return 1;
+        return exit_code::kFailed;
     }
 }

@@ -89,18 +89,13 @@ std::vector<std::string> parseSweepKinds(const std::string& flag, const std::str
     return kinds;
 }
 
-std::string oneOf(const std::string& flag, const std::string& v,
-                  std::initializer_list<const char*> allowed) {
-    for (const char* a : allowed) {
-        if (v == a) {
-            return v;
-        }
+// The value when the flag's row of the table lists it among its choices.
+std::string oneOf(const std::string& flag, const std::string& v) {
+    if (std::string e = options::choiceError(*options::findOption(rankProgram().options, flag), v);
+        !e.empty()) {
+        throw UsageError(e);
     }
-    std::string list;
-    for (const char* a : allowed) {
-        list += list.empty() ? a : std::string("|") + a;
-    }
-    throw UsageError(flag + ": expected " + list + ", got '" + v + "'");
+    return v;
 }
 
 // "all" or "0,3,8-15"
@@ -183,23 +178,14 @@ RankOptions parseOptions(int argc, char** argv) {
     using Setter = std::function<void(const std::string&, const std::string&)>;
     const std::map<std::string, Setter> withValue{
         {"--model", [&](auto&, auto& v) { o.model = v; }},
-        {"--family",
-         [&](auto& f, auto& v) {
-             o.family = oneOf(f, v, {"mlp", "transformer"});
-         }},
+        {"--family", [&](auto& f, auto& v) { o.family = oneOf(f, v); }},
         {"--params",
          [&](auto& f, auto& v) {
              o.params = toDouble(f, v);
              paramsGiven = true;
          }},
-        {"--backend",
-         [&](auto& f, auto& v) {
-             o.backend = oneOf(f, v, {"gloo", "nccl"});
-         }},
-        {"--device",
-         [&](auto& f, auto& v) {
-             o.device = oneOf(f, v, {"cpu", "cuda"});
-         }},
+        {"--backend", [&](auto& f, auto& v) { o.backend = oneOf(f, v); }},
+        {"--device", [&](auto& f, auto& v) { o.device = oneOf(f, v); }},
         {"--layer", [&](auto&, auto& v) { o.layer = v; }},
         {"--cell-id", [&](auto&, auto& v) { o.cellId = v; }},
         {"--iterations", [&](auto& f, auto& v) { o.iterations = toInt(f, v); }},
@@ -208,14 +194,8 @@ RankOptions parseOptions(int argc, char** argv) {
         {"--batch-size", [&](auto& f, auto& v) { o.batchSize = toInt(f, v); }},
         {"--bucket-cap-mb", [&](auto& f, auto& v) { o.bucketCapMb = toDouble(f, v); }},
         {"--first-bucket-mb", [&](auto& f, auto& v) { o.firstBucketMb = toDouble(f, v); }},
-        {"--optimizer",
-         [&](auto& f, auto& v) {
-             o.optimizer = oneOf(f, v, {"sgd", "adam"});
-         }},
-        {"--hook",
-         [&](auto& f, auto& v) {
-             o.hook = oneOf(f, v, {"timing", "default"});
-         }},
+        {"--optimizer", [&](auto& f, auto& v) { o.optimizer = oneOf(f, v); }},
+        {"--hook", [&](auto& f, auto& v) { o.hook = oneOf(f, v); }},
         {"--seed",
          [&](auto& f, auto& v) {
              // "random": a different seed every run, the classic source of a run that will not
@@ -240,7 +220,9 @@ RankOptions parseOptions(int argc, char** argv) {
                  }
              }
              if (!o.fpOp && !o.fpSemantic) {
-                 throw UsageError(f + ": expected semantic, op or semantic,op, got '" + v + "'");
+                 // Looser than its choices ("op,semantic" too), so refused in their words.
+                 throw UsageError(
+                     options::choiceError(*options::findOption(rankProgram().options, f), v));
              }
          }},
         {"--fp-iters",

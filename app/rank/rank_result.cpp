@@ -2,6 +2,7 @@
 
 #include "c10d_compat.h"
 #include "json_writer.h"
+#include "spec/rank_contract.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -25,7 +26,7 @@ std::int64_t peakHostBytes() {
 }
 
 void writeFileAtomically(const std::string& path, const std::string& content) {
-    const std::string tmp = path + ".tmp";
+    const std::string tmp = path + spec::files::kPartial;
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0) {
         throw std::runtime_error("cannot write " + tmp);

@@ -1,6 +1,7 @@
 #include "rendezvous.h"
 
 #include "bound_store.h"
+#include "spec/rank_contract.h"
 #include "store_server.h"
 
 #include <algorithm>
@@ -93,8 +94,9 @@ c10::intrusive_ptr<c10d::Store> connectStore(const RankOptions& o) {
     } catch (const std::exception& e) {
         std::string what = e.what();
         if (what.find("ddress already in use") != std::string::npos) {
+            // Only rank 0 binds the port: the launchers retry on another port when it says so.
             throw RendezvousError("rendezvous port " + std::to_string(o.masterPort) + " on " +
-                                  o.masterAddr + " is already in use");
+                                  o.masterAddr + " " + spec::kPortInUse);
         }
         throw RendezvousError("rendezvous at " + o.masterAddr + ":" + std::to_string(o.masterPort) +
                               " failed within " + std::to_string(int(o.rendezvousTimeoutS)) +

@@ -12,6 +12,7 @@
 #include "matrix_designer.h"
 #include "message_bar.h"
 #include "models/probe_model.h"
+#include "models/run_controller.h"
 #include "models/step_table_model.h"
 #include "probe_view.h"
 #include "results_view.h"
@@ -94,7 +95,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setCentralWidget(centre);
 
     designer_ = new widgets::MatrixDesigner(this);
-    monitor_ = new widgets::RunMonitor(this);
+    // The run started here (F5, F6, Shift+F5 and the monitor's buttons); the monitor shows it.
+    run_ = new models::RunController(this);
+    monitor_ = new widgets::RunMonitor(run_, this);
     diffView_ = new widgets::DiffView(this);
     inspector_ = new widgets::CellInspectorPanel(this);
     results_ = new widgets::ResultsView(this);
@@ -130,7 +133,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             [this](const QString& m) { reportError("The matrix could not be planned", m); });
     connect(monitor_, &widgets::RunMonitor::outputChangeRequested, this,
             &MainWindow::chooseRunOutput);
-    connect(monitor_, &widgets::RunMonitor::finished, this,
+    connect(run_, &models::RunController::finished, this,
             [this](const runner::RunSummary&, const QString& outDir) { onRunFinished(outDir); });
     connect(results_, &widgets::ResultsView::cellSelected, this, &MainWindow::showResultsCell);
 
@@ -201,9 +204,9 @@ void MainWindow::buildMenus() {
     QMenu* run = menuBar()->addMenu("&Run");
     run->addAction("Choose &output folder...", this, &MainWindow::chooseRunOutput);
     run->addAction("&Start", QKeySequence("F5"), this, &MainWindow::startRun);
-    run->addAction("&Pause after this cell", QKeySequence("F6"), monitor_,
-                   &widgets::RunMonitor::pauseAfterCurrentCell);
-    run->addAction("S&top", QKeySequence("Shift+F5"), monitor_, &widgets::RunMonitor::stop);
+    run->addAction("&Pause after this cell", QKeySequence("F6"), run_,
+                   &models::RunController::pauseAfterCurrentCell);
+    run->addAction("S&top", QKeySequence("Shift+F5"), run_, &models::RunController::stop);
 
     QMenu* tools = menuBar()->addMenu("&Tools");
     tools->addAction("Run &probe", QKeySequence("Ctrl+Shift+P"), this, &MainWindow::runProbe);
@@ -353,7 +356,7 @@ bool MainWindow::attempt(const QString& title, const std::function<void()>& fn) 
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-    if (monitor_->running()) {
+    if (run_->running()) {
         const auto answer = QMessageBox::question(
             this, "A run is in progress",
             "Quitting stops the run: every rank of the running cell is ended and the cell is "

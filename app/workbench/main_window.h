@@ -21,6 +21,7 @@ class JobTracker;
 namespace commprof::models {
 class StepTableModel;
 class ProbeModel;
+class RunController;
 } // namespace commprof::models
 namespace commprof::widgets {
 class CellInspectorPanel;
@@ -136,6 +137,7 @@ private:
     widgets::TraceInspector* traceInspector_ = nullptr;
     widgets::StepTableView* stepTable_ = nullptr;
     widgets::MatrixDesigner* designer_ = nullptr;
+    models::RunController* run_ = nullptr; // the run started here; monitor_ shows it
     widgets::RunMonitor* monitor_ = nullptr;
     widgets::ResultsView* results_ = nullptr;
     widgets::CellInspectorPanel* inspector_ = nullptr;

@@ -13,6 +13,7 @@
 #include "message_bar.h"
 #include "models/probe_model.h"
 #include "models/results_cell_model.h"
+#include "models/run_controller.h"
 #include "models/step_table_model.h"
 #include "probe/probe.h"
 #include "probe_view.h"
@@ -363,24 +364,24 @@ void MainWindow::setRunOutput(const QString& dir) {
 }
 
 void MainWindow::chooseRunOutput() {
-    const QString dir = QFileDialog::getExistingDirectory(this, "Write the run's results into",
-                                                          monitor_->outputDir());
+    const QString dir =
+        QFileDialog::getExistingDirectory(this, "Write the run's results into", run_->outputDir());
     if (!dir.isEmpty()) {
         setRunOutput(dir);
     }
 }
 
 void MainWindow::startRun() {
-    const QString out = monitor_->outputDir();
+    const QString out = run_->outputDir();
     if (out.isEmpty()) {
         chooseRunOutput();
-        if (monitor_->outputDir().isEmpty()) {
+        if (run_->outputDir().isEmpty()) {
             return;
         }
     }
     // A run writes into a new folder or continues a results folder; it never scribbles into
     // some other folder that happens to be there.
-    const QDir dir(monitor_->outputDir());
+    const QDir dir(run_->outputDir());
     if (dir.exists() && !dir.isEmpty() && !results::checkResultsFolder(dir.path()).ok) {
         refuse("Not a results folder",
                QString("%1 already holds other files. Choose an empty folder or a results "
@@ -396,7 +397,7 @@ void MainWindow::startRun() {
         reportError("Nothing to run", "The matrix has no cells yet.");
         return;
     }
-    monitor_->start();
+    run_->start();
 }
 
 void MainWindow::onRunFinished(const QString& outDir) {

@@ -1,5 +1,7 @@
 #include "results_cell_model.h"
 
+#include "store/cell_columns.h"
+
 #include <limits>
 
 namespace commprof::models {
@@ -42,6 +44,26 @@ QVariant sortKey(const store::CellRow& c, const QString& note, int column) {
     }
 }
 
+// The cell column each Column shows, in the enum's order; its header is the column's.
+constexpr const char* kShown[ResultsCellModel::ColumnCount] = {"id",
+                                                               "kind",
+                                                               "status",
+                                                               "world_size",
+                                                               "layer",
+                                                               "step_ms",
+                                                               "comm_ms",
+                                                               "comm_overhead_fraction",
+                                                               "hook_trace_agreement",
+                                                               "reasons"};
+
+QStringList headers() {
+    QStringList out;
+    for (const char* name : kShown) {
+        out << store::cellColumn(name).view;
+    }
+    return out;
+}
+
 } // namespace
 
 void ResultsCellModel::setCells(std::vector<store::CellRow> cells, QMap<QString, QString> notes) {
@@ -64,10 +86,7 @@ QString ResultsCellModel::idAt(int row) const {
     return row >= 0 && row < int(cells_.size()) ? cells_[std::size_t(row)].id : QString();
 }
 
-ResultsCellModel::ResultsCellModel(QObject* parent)
-    : TableModel({"cell", "kind", "status", "ranks", "layer", "step ms", "comm ms/step",
-                  "exposed comm", "backend/hook", "reasons / notes"},
-                 parent) {}
+ResultsCellModel::ResultsCellModel(QObject* parent) : TableModel(headers(), parent) {}
 
 int ResultsCellModel::rows() const {
     return int(cells_.size());

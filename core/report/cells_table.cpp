@@ -7,8 +7,24 @@
 namespace commprof::report {
 namespace {
 
-QString num(const std::optional<double>& v, int precision = 6) {
-    return v ? QString::number(*v, 'g', precision) : QString(); // empty, never NaN
+// A column's value as cells.csv writes it: empty when absent, so never "nan" for a null;
+// free text neutralised against spreadsheet formulas, numbers in the column's format.
+QString csvValue(const store::CellColumn& column, const QVariant& v) {
+    if (!v.isValid()) {
+        return {};
+    }
+    switch (v.typeId()) {
+    case QMetaType::Bool:
+        return v.toBool() ? "1" : "0";
+    case QMetaType::Int:
+        return QString::number(v.toInt());
+    case QMetaType::Double:
+        return QString::number(v.toDouble(), column.csvFormat, column.csvPrecision);
+    case QMetaType::QStringList:
+        return csvField(v.toStringList().join("; "));
+    default:
+        return csvField(v.toString());
+    }
 }
 
 } // namespace
@@ -26,44 +42,21 @@ Predictions predictionsOf(store::Database& db, const std::vector<store::CellRow>
 }
 
 QString cellsCsv(const std::vector<store::CellRow>& cells, const Predictions& predictions) {
-    QString out = "id,status,reasons,model,params,layer,interconnect,world_size,step_ms,hook_comm_"
-                  "ms,trace_comm_ms,"
-                  "hook_trace_agreement,agreement_flagged,overlap_efficiency,comm_overhead_"
-                  "fraction,exposed_comm_ms,"
-                  "peak_host_bytes,peak_device_bytes,host_demand_bytes,device_demand_bytes,kind,"
-                  "predicted_allreduce_ms,measured_allreduce_ms,prediction_off_by\n";
-    for (const auto& c : cells) {
-        std::optional<analysis::DdpPrediction> p;
-        if (const auto it = predictions.find(c.id); it != predictions.end()) {
-            p = it->prediction;
+    const std::vector<const store::CellColumn*> columns = store::csvColumns();
+    QStringList header;
+    for (const store::CellColumn* c : columns) {
+        header << c->csv;
+    }
+    QString out = header.join(',') + "\n";
+    for (const auto& cell : cells) {
+        store::CellExtras extras;
+        if (const auto it = predictions.find(cell.id); it != predictions.end() && it->prediction) {
+            extras.prediction = &*it->prediction;
         }
-        const auto ms = [&](double us) {
-            return p ? std::optional<double>(us / 1000.0) : std::nullopt;
-        };
-        QStringList row{csvField(c.id),
-                        csvField(c.status),
-                        csvField(c.reasons.join("; ")),
-                        csvField(c.model),
-                        QString::number(c.params, 'g', 6),
-                        csvField(c.layer),
-                        csvField(c.interconnect),
-                        QString::number(c.worldSize),
-                        num(c.stepMs),
-                        num(c.hookCommMs),
-                        num(c.traceCommMs),
-                        num(c.hookTraceAgreement),
-                        c.agreementFlagged ? "1" : "0",
-                        num(c.overlapEfficiency),
-                        num(c.commOverheadFraction),
-                        num(c.exposedCommMs),
-                        QString::number(c.peakHostBytes, 'f', 0),
-                        QString::number(c.peakDeviceBytes, 'f', 0),
-                        num(c.hostDemandBytes, 12),
-                        num(c.deviceDemandBytes, 12),
-                        csvField(c.kind),
-                        num(ms(p ? p->predictedUsPerStep : 0)),
-                        num(ms(p ? p->measuredUsPerStep : 0)),
-                        num(p ? std::optional<double>(p->offBy()) : std::nullopt)};
+        QStringList row;
+        for (const store::CellColumn* c : columns) {
+            row << csvValue(*c, c->get(cell, extras));
+        }
         out += row.join(',') + "\n";
     }
     return out;

@@ -1,8 +1,10 @@
 #pragma once
 // cells.csv: every cell, incomplete ones included with their status and reasons; then (after the
 // columns earlier versions wrote, so their positions hold) its kind and, for a DDP cell, the
-// all-reduce per step the sweep of its layer and world size predicted.
+// all-reduce per step the sweep of its layer and world size predicted. The columns, their order
+// and number formats are store/cell_columns.cpp's.
 
+#include "store/cell_columns.h"
 #include "store/queries.h"
 #include "store/sweep_rows.h"
 

@@ -2,6 +2,7 @@
 
 #include "files/safe_file.h"
 #include "results/rank_file.h"
+#include "spec/rank_contract.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -14,6 +15,13 @@ namespace {
 
 // cell.json and manifest.json are a few kilobytes.
 constexpr qint64 kMaxRecordBytes = 16LL * 1024 * 1024;
+
+// PREFIX{R}SUFFIX for a rank from 0 to 9999 written without leading zeros; R is captured.
+QRegularExpression perRankName(const spec::PerRankFile& f) {
+    return QRegularExpression(
+        QString("^%1(0|[1-9]\\d{0,3})%2$")
+            .arg(QRegularExpression::escape(f.prefix), QRegularExpression::escape(f.suffix)));
+}
 
 } // namespace
 
@@ -49,24 +57,25 @@ CellFiles readCellDir(const QString& dir) {
         f.unreadable << "the cell folder is a symbolic link; not read";
         return f;
     }
-    if (QFileInfo::exists(d.filePath("cell.json")) || files::isLink(d.filePath("cell.json"))) {
+    if (QFileInfo::exists(d.filePath(spec::files::kCellRecord)) ||
+        files::isLink(d.filePath(spec::files::kCellRecord))) {
         QString problem;
-        f.cell = readRecord(d.filePath("cell.json"), &problem);
+        f.cell = readRecord(d.filePath(spec::files::kCellRecord), &problem);
         if (!problem.isEmpty()) {
             f.unreadable << problem;
         }
     }
-    const QFileInfo manifest(d.filePath("manifest.json"));
+    const QFileInfo manifest(d.filePath(spec::files::kManifest));
     f.hasManifest = manifest.isFile() && !manifest.isSymLink();
     if (manifest.isSymLink()) {
-        f.unreadable << "manifest.json: a symbolic link, not a manifest";
+        f.unreadable << QString(spec::files::kManifest) + ": a symbolic link, not a manifest";
     }
-    static const QRegularExpression rankFile("^rank(0|[1-9]\\d{0,3})\\.json$");
-    static const QRegularExpression sweepFile("^sweep_rank(0|[1-9]\\d{0,3})\\.json$");
-    static const QRegularExpression traceFile("^trace_rank(0|[1-9]\\d{0,3})\\.json\\.gz$");
+    static const QRegularExpression rankFile = perRankName(spec::files::kRankResult);
+    static const QRegularExpression sweepFile = perRankName(spec::files::kSweep);
+    static const QRegularExpression traceFile = perRankName(spec::files::kTrace);
     // Links, devices and FIFOs are listed too: readRankFile refuses them with a reason.
     for (const QString& name : d.entryList(QDir::Files | QDir::System, QDir::Name)) {
-        if (name.endsWith(".tmp")) {
+        if (name.endsWith(spec::files::kPartial)) {
             f.leftovers << name;
             continue;
         }
@@ -114,7 +123,8 @@ Completeness judge(const CellFiles& f) {
     // A sweep's rank files are sweep_rank{R}.json, with no model.
     const bool sweep = f.isSweep();
     const QMap<int, QJsonObject>& ranks = sweep ? f.sweeps : f.ranks;
-    const QString rank0 = sweep ? "sweep_rank0.json" : "rank0.json";
+    const QString rank0 =
+        QString::fromStdString((sweep ? spec::files::kSweep : spec::files::kRankResult).of(0));
     for (auto it = ranks.begin(); it != ranks.end(); ++it) {
         worldSizes.insert(it.value()["world_size"].toInt());
         cellIds.insert(it.value()["cell_id"].toString());
@@ -149,7 +159,8 @@ Completeness judge(const CellFiles& f) {
         c.reasons << "no rank files";
     }
     if (f.ranks.contains(0) && f.ranks[0].contains("trace_file") && !f.traces.contains(0)) {
-        c.reasons << "rank 0 wrote a trace, but trace_rank0.json.gz is missing";
+        c.reasons << QString("rank 0 wrote a trace, but %1 is missing")
+                         .arg(QString::fromStdString(spec::files::kTrace.of(0)));
     }
     c.reasons << f.unreadable;
     if (!f.leftovers.isEmpty()) {

@@ -1,6 +1,7 @@
 #include "rank_file.h"
 
 #include "files/safe_file.h"
+#include "spec/rank_contract.h"
 
 #include <QFileInfo>
 #include <QJsonArray>
@@ -210,7 +211,8 @@ RankFile parseRankFile(const QByteArray& bytes, const QString& name) {
                     .arg(name, doc.isArray() ? QString("an array") : QString("no value"))};
     }
     RankFile out{doc.object(), {}};
-    out.problem = name.startsWith("sweep_rank") ? checkSweep(out.doc, name) : check(out.doc, name);
+    out.problem = name.startsWith(spec::files::kSweep.prefix) ? checkSweep(out.doc, name)
+                                                              : check(out.doc, name);
     if (!out.ok()) {
         out.doc = {};
     }

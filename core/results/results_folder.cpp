@@ -2,6 +2,7 @@
 
 #include "cell_files.h"
 #include "files/safe_file.h"
+#include "spec/rank_contract.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -11,10 +12,10 @@ namespace commprof::results {
 
 const QStringList& folderEntries() {
     static const QStringList entries{".lock",
-                                     ".pids",
+                                     spec::files::kPidDir,
                                      ".aside",
                                      "cells",
-                                     "run.json",
+                                     spec::files::kRunRecord,
                                      "results.sqlite",
                                      "results.sqlite-wal",
                                      "results.sqlite-shm",
@@ -42,8 +43,9 @@ QString linkInFolder(const QString& dir) {
 namespace {
 
 bool looksLikeCell(const QDir& cell) {
-    return cell.exists("cell.json") || cell.exists("manifest.json") ||
-           !cell.entryList({"rank*.json"}, QDir::Files).isEmpty();
+    return cell.exists(spec::files::kCellRecord) || cell.exists(spec::files::kManifest) ||
+           !cell.entryList({QString::fromStdString(spec::files::kRankResult.glob())}, QDir::Files)
+                .isEmpty();
 }
 
 } // namespace
@@ -57,7 +59,7 @@ FolderCheck checkResultsFolder(const QString& dir) {
         return {false, QString("%1 is a file, not a results folder").arg(dir)};
     }
     const QDir root(dir);
-    if (root.exists("run.json")) {
+    if (root.exists(spec::files::kRunRecord)) {
         return {true, {}};
     }
     const QDir cells(root.filePath("cells"));
@@ -76,7 +78,7 @@ FolderCheck checkResultsFolder(const QString& dir) {
 RunMatrix matrixOfRun(const QString& dir) {
     // A run.json that is missing, a link, too large or not JSON is not what a run wrote: it
     // reads as empty, and the designer simply keeps its matrix.
-    const QJsonObject run = readRecord(QDir(dir).filePath("run.json"));
+    const QJsonObject run = readRecord(QDir(dir).filePath(spec::files::kRunRecord));
     return {run["matrix_yaml"].toString(), run["file"].toString()};
 }
 

@@ -1,6 +1,7 @@
 #include "local_launcher.h"
 
 #include "runner/slurm_launcher.h"
+#include "spec/rank_contract.h"
 
 #include <QDir>
 
@@ -36,7 +37,7 @@ void LocalLauncher::stop() {
 }
 
 QString pidDirOf(const QString& resultsDir) {
-    return QDir(resultsDir).filePath(".pids");
+    return QDir(resultsDir).filePath(spec::files::kPidDir);
 }
 
 QString jobDirOf(const QString& resultsDir) {

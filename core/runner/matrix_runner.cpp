@@ -9,6 +9,7 @@
 #include "results/results_folder.h"
 #include "runner/process_identity.h"
 #include "runner/slurm_jobs.h"
+#include "spec/rank_contract.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -36,7 +37,7 @@ QString absoluteProgram(const QString& program) {
 
 // A manifest counts only as a regular file, never as a link to one.
 bool hasManifest(const QString& cellDir) {
-    const QFileInfo f(QDir(cellDir).filePath("manifest.json"));
+    const QFileInfo f(QDir(cellDir).filePath(spec::files::kManifest));
     return f.isFile() && !f.isSymLink();
 }
 
@@ -65,14 +66,15 @@ QString writeJsonAtomically(const QString& path, const QJsonObject& doc) {
 }
 
 QString rankFileName(bool sweep, int rank) {
-    return QString(sweep ? "sweep_rank%1.json" : "rank%1.json").arg(rank);
+    return QString::fromStdString(
+        (sweep ? spec::files::kSweep : spec::files::kRankResult).of(rank));
 }
 
 QString verifyRankFiles(const QString& dir, int worldSize, bool sweep) {
     for (int r = 0; r < worldSize; ++r) {
         const QString path = QDir(dir).filePath(rankFileName(sweep, r));
         if (!QFileInfo::exists(path) && !files::isLink(path)) {
-            return QString("rank%1.json missing").arg(r);
+            return QString::fromStdString(spec::files::kRankResult.of(r)) + " missing";
         }
         const results::RankFile f = results::readRankFile(path);
         if (!f.ok()) {
@@ -119,7 +121,7 @@ QString MatrixRunner::writeRunJson() {
     doc["started_at"] = QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
     doc["host"] = QSysInfo::machineHostName();
     doc["cpu_cores"] = QThread::idealThreadCount();
-    return writeJsonAtomically(QDir(options_.outDir).filePath("run.json"), doc);
+    return writeJsonAtomically(QDir(options_.outDir).filePath(spec::files::kRunRecord), doc);
 }
 
 // Everything that must hold before the first cell; the reason the run cannot start otherwise.
@@ -255,7 +257,8 @@ void MatrixRunner::next() {
         QJsonObject cellDoc = matrix::cellJson(pc.cell, pc.estimate);
         if (!pc.estimate.feasible) {
             cellDoc["status"] = "skipped_infeasible";
-            if (const QString e = writeJsonAtomically(QDir(dir).filePath("cell.json"), cellDoc);
+            if (const QString e =
+                    writeJsonAtomically(QDir(dir).filePath(spec::files::kCellRecord), cellDoc);
                 !e.isEmpty()) {
                 failCell(pc, e, {e});
                 continue;
@@ -265,7 +268,8 @@ void MatrixRunner::next() {
             continue;
         }
         cellDoc["status"] = "running";
-        if (const QString e = writeJsonAtomically(QDir(dir).filePath("cell.json"), cellDoc);
+        if (const QString e =
+                writeJsonAtomically(QDir(dir).filePath(spec::files::kCellRecord), cellDoc);
             !e.isEmpty()) {
             failCell(pc, e, {e}); // no rank runs where its cell cannot be recorded
             continue;
@@ -388,13 +392,14 @@ void MatrixRunner::onPoolFinished(const feasibility::PlannedCell& pc, const Pool
     // Every write is checked; one that fails (a full disk) leaves the cell incomplete, and the
     // reason, which may not fit on the disk, is kept for the summary.
     QStringList writeFailures;
-    if (const QString e = files::appendTo(QDir(dir).filePath("launcher.log"), log.toUtf8());
+    if (const QString e =
+            files::appendTo(QDir(dir).filePath(spec::files::kLauncherLog), log.toUtf8());
         !e.isEmpty()) {
         writeFailures << e;
     }
     QJsonObject cellDoc = matrix::cellJson(pc.cell, pc.estimate);
     cellDoc["launcher"] = outcome.launcher;
-    const QString manifest = QDir(dir).filePath("manifest.json");
+    const QString manifest = QDir(dir).filePath(spec::files::kManifest);
     if (failure.isEmpty() && writeFailures.isEmpty()) {
         QJsonArray ranks;
         for (int r = 0; r < pc.cell.worldSize; ++r) {
@@ -413,7 +418,7 @@ void MatrixRunner::onPoolFinished(const feasibility::PlannedCell& pc, const Pool
                                   {"launcher", outcome.launcher}});
         if (e.isEmpty()) {
             cellDoc["status"] = "complete";
-            e = writeJsonAtomically(QDir(dir).filePath("cell.json"), cellDoc);
+            e = writeJsonAtomically(QDir(dir).filePath(spec::files::kCellRecord), cellDoc);
             if (!e.isEmpty()) {
                 QFile::remove(manifest); // a cell whose record failed is not complete
             }
@@ -433,7 +438,8 @@ void MatrixRunner::onPoolFinished(const feasibility::PlannedCell& pc, const Pool
         cellDoc["status"] = "failed";
         cellDoc["failure"] = failure;
         cellDoc["stopped"] = outcome.stopped;
-        if (const QString e = writeJsonAtomically(QDir(dir).filePath("cell.json"), cellDoc);
+        if (const QString e =
+                writeJsonAtomically(QDir(dir).filePath(spec::files::kCellRecord), cellDoc);
             !e.isEmpty()) {
             writeFailures << e;
         }

@@ -1,11 +1,11 @@
 #include "rank_pool.h"
 
 #include "process_identity.h"
+#include "spec/rank_contract.h"
 
 #include <QDir>
 #include <QEventLoop>
 #include <QFile>
-#include <QJsonDocument>
 #include <QTimer>
 
 #include <algorithm>
@@ -19,14 +19,7 @@
 namespace commprof::runner {
 namespace {
 
-constexpr qsizetype kTailBytes = 4000;
-constexpr qsizetype kMaxProgressLine = 1024LL * 1024;
-constexpr int kRendezvousExit = 3;
-constexpr int kCannotRunExit = 127; // as a shell reports a program it cannot run
-
-QString tail(const QByteArray& bytes) {
-    return QString::fromUtf8(bytes.right(kTailBytes)).trimmed();
-}
+constexpr int kCannotRunExit = spec::exit_code::kCannotRun;
 
 } // namespace
 
@@ -91,7 +84,7 @@ void RankPool::launchAttempt() {
     outcome_.ranks.assign(std::size_t(spec_.worldSize), RankExit{});
     procs_.clear();
     stderr_.assign(std::size_t(spec_.worldSize), {});
-    stdoutPartial_.assign(std::size_t(spec_.worldSize), {});
+    stdout_.assign(std::size_t(spec_.worldSize), {});
     terminating_ = false;
     alive_ = spec_.worldSize;
     // A fresh secret for every rendezvous: rank 0's store serves only clients that present it.
@@ -118,28 +111,16 @@ void RankPool::launchAttempt() {
         raw->setProcessEnvironment(env);
         raw->setWorkingDirectory(spec_.workDir);
         connect(raw, &QProcess::readyReadStandardOutput, this, [this, raw, r] {
-            QByteArray& buf = stdoutPartial_[std::size_t(r)];
-            buf += raw->readAllStandardOutput();
-            int nl;
-            while ((nl = buf.indexOf('\n')) >= 0) {
-                const QByteArray line = buf.left(nl);
-                buf.remove(0, nl + 1);
-                const QJsonObject event = QJsonDocument::fromJson(line).object();
-                if (!event.isEmpty()) {
-                    emit progress(r, event);
-                }
-            }
-            if (buf.size() > kMaxProgressLine) {
-                buf.clear(); // not a progress line
-            }
+            stdout_[std::size_t(r)].feed(raw->readAllStandardOutput(),
+                                         [this, r](const QByteArray& line) {
+                                             const QJsonObject event = progressEvent(line);
+                                             if (!event.isEmpty()) {
+                                                 emit progress(r, event);
+                                             }
+                                         });
         });
-        connect(raw, &QProcess::readyReadStandardError, this, [this, raw, r] {
-            QByteArray& buf = stderr_[std::size_t(r)];
-            buf += raw->readAllStandardError();
-            if (buf.size() > 4 * kTailBytes) {
-                buf = buf.right(kTailBytes);
-            }
-        });
+        connect(raw, &QProcess::readyReadStandardError, this,
+                [this, raw, r] { stderr_[std::size_t(r)].append(raw->readAllStandardError()); });
         connect(raw, &QProcess::finished, this, [this, r](int code, QProcess::ExitStatus status) {
             onRankFinished(r, code, status);
         });
@@ -147,9 +128,10 @@ void RankPool::launchAttempt() {
             if (error != QProcess::FailedToStart) {
                 return;
             }
-            stderr_[std::size_t(r)] += QString("failed to start %1 in %2: %3")
-                                           .arg(spec_.program, spec_.workDir, raw->errorString())
-                                           .toUtf8();
+            stderr_[std::size_t(r)].append(
+                QString("failed to start %1 in %2: %3")
+                    .arg(spec_.program, spec_.workDir, raw->errorString())
+                    .toUtf8());
             if (!launching_) {
                 onRankFinished(r, kCannotRunExit, QProcess::NormalExit);
             } // else launchAttempt settles it once its loop is done
@@ -172,13 +154,13 @@ void RankPool::onFailedToStart(int started) {
     for (int r = started; r < spec_.worldSize; ++r) {
         RankExit& ex = outcome_.ranks[std::size_t(r)];
         ex.exitCode = kCannotRunExit;
-        ex.stderrTail = r == started ? tail(stderr_[std::size_t(r)])
+        ex.stderrTail = r == started ? stderr_[std::size_t(r)].text()
                                      : QString("not started: rank %1 failed to start").arg(started);
     }
     alive_ -= spec_.worldSize - started;
     terminateAll(QString("rank %1 failed to start: %2")
                      .arg(started)
-                     .arg(tail(stderr_[std::size_t(started)])));
+                     .arg(stderr_[std::size_t(started)].text()));
     // Never from inside start(): a caller connects to finished() after start() returns.
     QTimer::singleShot(0, this, &RankPool::finishIfDone);
 }
@@ -189,13 +171,16 @@ qint64 RankPool::pid(int rank) const {
                : 0;
 }
 
+QString RankPool::pidFile(int rank) const {
+    return QDir(spec_.pidDir)
+        .filePath(spec_.pidTag + QString::fromStdString(spec::files::kPidFile.of(rank)));
+}
+
 void RankPool::writePidFile(int rank, qint64 pid) {
     if (spec_.pidDir.isEmpty()) {
         return;
     }
-    const QString error = writePidRecord(
-        QDir(spec_.pidDir).filePath(QString("%1rank%2.pid").arg(spec_.pidTag).arg(rank)), pid,
-        spec_.runId);
+    const QString error = writePidRecord(pidFile(rank), pid, spec_.runId);
     if (!error.isEmpty()) {
         emit logLine("cannot record the rank's pid: " + error);
     }
@@ -206,8 +191,7 @@ void RankPool::removePidFiles() {
         return;
     }
     for (int r = 0; r < spec_.worldSize; ++r) {
-        QFile::remove(
-            QDir(spec_.pidDir).filePath(QString("%1rank%2.pid").arg(spec_.pidTag).arg(r)));
+        QFile::remove(pidFile(r));
     }
 }
 
@@ -220,18 +204,15 @@ void RankPool::onRankFinished(int rank, int exitCode, QProcess::ExitStatus statu
     ex.crashed = status == QProcess::CrashExit;
     ex.exitCode = ex.crashed ? -1 : exitCode;
     if (QProcess* proc = procs_[std::size_t(rank)].get()) {
-        stderr_[std::size_t(rank)] += proc->readAllStandardError();
+        stderr_[std::size_t(rank)].append(proc->readAllStandardError());
     }
-    ex.stderrTail = tail(stderr_[std::size_t(rank)]);
+    ex.stderrTail = stderr_[std::size_t(rank)].text();
     --alive_;
     emit logLine(QString("rank %1 exited %2")
                      .arg(rank)
                      .arg(ex.crashed ? QString("by signal") : QString::number(ex.exitCode)));
     if ((ex.crashed || ex.exitCode != 0) && !terminating_) {
-        terminateAll(QString("rank %1 %2")
-                         .arg(rank)
-                         .arg(ex.crashed ? QString("was killed by a signal")
-                                         : QString("exited with code %1").arg(ex.exitCode)));
+        terminateAll(QString("rank %1 %2").arg(rank).arg(rankEnd(ex)));
     }
     finishIfDone();
 }
@@ -270,16 +251,6 @@ void RankPool::stop() {
     }
 }
 
-bool RankPool::portClash() const {
-    for (std::size_t r = 0; r < outcome_.ranks.size(); ++r) {
-        if (outcome_.ranks[r].exitCode == kRendezvousExit &&
-            outcome_.ranks[r].stderrTail.contains("already in use")) {
-            return true;
-        }
-    }
-    return false;
-}
-
 void RankPool::finishIfDone() {
     if (alive_ > 0 || procs_.empty() || relaunchPending_) {
         return; // still running, already finished, or a retry is on its way
@@ -290,9 +261,7 @@ void RankPool::finishIfDone() {
     const bool allZero =
         std::all_of(outcome_.ranks.begin(), outcome_.ranks.end(),
                     [](const RankExit& e) { return !e.crashed && e.exitCode == 0; });
-    const bool deadlineLeft = !spec_.deadline.hasExpired();
-    if (!allZero && portClash() && !outcome_.timedOut && !outcome_.stopped && deadlineLeft &&
-        outcome_.attempts <= spec_.maxPortRetries) {
+    if (!allZero && retryOnAnotherPort(outcome_, spec_.deadline, spec_.maxPortRetries)) {
         emit logLine(QString("port %1 was taken: retrying on another port").arg(outcome_.port));
         outcome_.reason.clear();
         relaunchPending_ = true;

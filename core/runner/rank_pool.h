@@ -3,6 +3,8 @@
 // deadline, every rank joined, all-or-nothing. On a rank failure or the deadline every rank
 // is ended (SIGTERM, then SIGKILL after a grace period).
 
+#include "runner/launcher_base.h"
+
 #include <QDeadlineTimer>
 #include <QJsonObject>
 #include <QObject>
@@ -24,31 +26,12 @@ struct PoolSpec {
     QString pidTag;          // file name prefix for this pool's pid files
     QDeadlineTimer deadline; // absolute; retries never extend it
     int graceMs = 3000;      // between SIGTERM and SIGKILL
-    int maxPortRetries = 3;
+    int maxPortRetries = kMaxPortRetries;
     int firstPort = 0; // 0: pick a free loopback port; otherwise try this one first
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     // COMMPROF_RUN_ID of every rank and in the pid files, so only this run's ranks are ever
     // ended through them; a fresh one when empty.
     QString runId;
-};
-
-struct RankExit {
-    int rank = 0;
-    int exitCode = -1;
-    bool crashed = false; // ended by a signal
-    QString stderrTail;
-};
-
-struct PoolOutcome {
-    bool success = false;
-    bool timedOut = false;
-    bool stopped = false; // ended on request
-    int port = 0;
-    int attempts = 0;
-    std::vector<RankExit> ranks;
-    QString reason;       // empty on success
-    QJsonObject launcher; // how the cell ran (kind; Slurm job and step ids, state, reason)
-    QString launcherLog;  // the launcher's own lines for launcher.log
 };
 
 class RankPool : public QObject {
@@ -78,15 +61,15 @@ private:
     void terminateAll(const QString& reason);
     void killRemaining();
     void finishIfDone();
-    bool portClash() const;
+    QString pidFile(int rank) const;
     void writePidFile(int rank, qint64 pid);
     void removePidFiles();
 
     PoolSpec spec_;
     PoolOutcome outcome_;
     std::vector<std::unique_ptr<QProcess>> procs_;
-    std::vector<QByteArray> stderr_;
-    std::vector<QByteArray> stdoutPartial_;
+    std::vector<StderrTail> stderr_;
+    std::vector<LineSplitter> stdout_;
     int alive_ = 0;
     bool terminating_ = false;
     bool launching_ = false;       // inside launchAttempt's loop
@@ -96,5 +79,3 @@ private:
 };
 
 } // namespace commprof::runner
-
-Q_DECLARE_METATYPE(commprof::runner::PoolOutcome)

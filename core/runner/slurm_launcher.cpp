@@ -1,30 +1,22 @@
 #include "slurm_launcher.h"
 
 #include "files/safe_file.h"
+#include "runner/launcher_base.h"
 #include "runner/process_identity.h"
 #include "runner/slurm_jobs.h"
 #include "runner/slurm_step.h"
+#include "spec/rank_contract.h"
 
 #include <QDir>
-#include <QJsonDocument>
+#include <QFile>
 
 #include <algorithm>
-#include <cerrno>
 #include <climits>
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace commprof::runner {
 namespace {
 
 constexpr int kPollMs = 1000;
-constexpr qsizetype kTailBytes = 4000;
-constexpr qint64 kMaxReadPerPoll = 1024LL * 1024;
-constexpr int kRendezvousExit = 3;
-constexpr int kCannotRunExit = 127;
-constexpr int kMaxPortRetries = 3;
 constexpr int kNoticeLines = 12;
 // After scancel Slurm signals the tasks and waits KillWait (30 s by default) before SIGKILL;
 // srun waits as long for the step. The client is killed only after that.
@@ -34,10 +26,6 @@ constexpr int kSettleTries = 240;
 constexpr int kSettleMs = 500;
 constexpr int kToolTimeoutMs = 30000;
 constexpr int kWaiterGraceMs = 3000;
-
-QString tail(const QByteArray& bytes) {
-    return QString::fromUtf8(bytes.right(kTailBytes)).trimmed();
-}
 
 void keepLast(QStringList& lines, const QString& line) {
     lines << line;
@@ -158,10 +146,10 @@ void SlurmLauncher::launchAttempt() {
         outcome_.ranks[std::size_t(r)].rank = r;
     }
     rankErr_.assign(std::size_t(launch_.worldSize), {});
-    clientPartial_[0].clear();
-    clientPartial_[1].clear();
-    filePartial_.clear();
-    fileOffset_ = 0;
+    clientLines_[0].clear();
+    clientLines_[1].clear();
+    jobOutput_.rewind();
+    jobOutputLines_.clear();
     notices_.clear();
     srunLines_.clear();
     clientExit_ = -1;
@@ -224,7 +212,7 @@ void SlurmLauncher::launchAttempt() {
         if (e == QProcess::FailedToStart && client == client_) {
             keepLast(srunLines_,
                      QString("cannot start %1: %2").arg(client->program(), client->errorString()));
-            onClientFinished(kCannotRunExit, QProcess::NormalExit);
+            onClientFinished(spec::exit_code::kCannotRun, QProcess::NormalExit);
         }
     });
     client->start(command.front(), command.mid(1));
@@ -235,24 +223,17 @@ void SlurmLauncher::readClient(QProcess::ProcessChannel channel) {
         return;
     }
     client_->setReadChannel(channel);
-    QByteArray& buf = clientPartial_[channel == QProcess::StandardOutput ? 0 : 1];
-    buf += client_->readAll();
-    int nl;
-    while ((nl = buf.indexOf('\n')) >= 0) {
-        const QByteArray line = buf.left(nl);
-        buf.remove(0, nl + 1);
-        if (mode_ == Mode::Allocation) {
-            takeLine(line); // srun's own output: labelled rank lines and its messages
-        } else if (channel == QProcess::StandardOutput && jobId_.isEmpty() &&
-                   !line.trimmed().isEmpty()) {
-            onJobKnown(QString::fromUtf8(line.trimmed()).section(';', 0, 0));
-        } else if (!line.trimmed().isEmpty()) {
-            keepLast(srunLines_, QString::fromUtf8(line).trimmed()); // sbatch's own messages
-        }
-    }
-    if (buf.size() > kMaxReadPerPoll) {
-        buf.clear(); // not a line
-    }
+    clientLines_[channel == QProcess::StandardOutput ? 0 : 1].feed(
+        client_->readAll(), [this, channel](const QByteArray& line) {
+            if (mode_ == Mode::Allocation) {
+                takeLine(line); // srun's own output: labelled rank lines and its messages
+            } else if (channel == QProcess::StandardOutput && jobId_.isEmpty() &&
+                       !line.trimmed().isEmpty()) {
+                onJobKnown(QString::fromUtf8(line.trimmed()).section(';', 0, 0));
+            } else if (!line.trimmed().isEmpty()) {
+                keepLast(srunLines_, QString::fromUtf8(line).trimmed()); // sbatch's own messages
+            }
+        });
 }
 
 void SlurmLauncher::takeLine(const QByteArray& raw) {
@@ -265,17 +246,11 @@ void SlurmLauncher::takeLine(const QByteArray& raw) {
         }
     }
     if (s.rank >= 0 && s.rank < launch_.worldSize) {
-        const QJsonObject event =
-            s.text.startsWith('{') ? QJsonDocument::fromJson(s.text).object() : QJsonObject{};
-        if (!event.isEmpty()) {
+        if (const QJsonObject event = progressEvent(s.text); !event.isEmpty()) {
             emit progress(s.rank, event);
             return;
         }
-        QByteArray& err = rankErr_[std::size_t(s.rank)];
-        err += s.text + '\n';
-        if (err.size() > 4 * kTailBytes) {
-            err = err.right(kTailBytes);
-        }
+        rankErr_[std::size_t(s.rank)].append(s.text + '\n');
         return;
     }
     if (const QString master = announcedMaster(line); !master.isEmpty()) {
@@ -306,28 +281,10 @@ void SlurmLauncher::tailJobOutput() {
     if (jobId_.isEmpty()) {
         return;
     }
-    const QString path = QDir(launch_.workDir).filePath(QString("slurm-%1.out").arg(jobId_));
-    const int fd =
-        ::open(QFile::encodeName(path).constData(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) {
-        return; // not there yet (a pending job)
-    }
-    struct stat st {};
-    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > fileOffset_) {
-        QByteArray chunk(qsizetype(std::min<qint64>(st.st_size - fileOffset_, kMaxReadPerPoll)),
-                         '\0');
-        const ssize_t n = ::pread(fd, chunk.data(), std::size_t(chunk.size()), fileOffset_);
-        if (n > 0) {
-            fileOffset_ += n;
-            filePartial_ += chunk.left(n);
-            int nl;
-            while ((nl = filePartial_.indexOf('\n')) >= 0) {
-                takeLine(filePartial_.left(nl));
-                filePartial_.remove(0, nl + 1);
-            }
-        }
-    }
-    ::close(fd);
+    // Nothing while the job is pending: Slurm creates the file when the job starts.
+    jobOutputLines_.feed(
+        jobOutput_.readMore(QDir(launch_.workDir).filePath(QString("slurm-%1.out").arg(jobId_))),
+        [this](const QByteArray& line) { takeLine(line); });
 }
 
 void SlurmLauncher::poll() {
@@ -498,10 +455,9 @@ void SlurmLauncher::onClientFinished(int exitCode, QProcess::ExitStatus status) 
     clientExit_ = status == QProcess::NormalExit ? exitCode : waiterExit_.value_or(-1);
     for (const QProcess::ProcessChannel c : {QProcess::StandardOutput, QProcess::StandardError}) {
         readClient(c);
-        if (QByteArray& rest = clientPartial_[c == QProcess::StandardOutput ? 0 : 1];
+        if (const QByteArray rest = clientLines_[c == QProcess::StandardOutput ? 0 : 1].takeRest();
             !rest.isEmpty()) {
-            mode_ == Mode::Allocation ? takeLine(rest) : keepLast(srunLines_, tail(rest));
-            rest.clear();
+            mode_ == Mode::Allocation ? takeLine(rest) : keepLast(srunLines_, tailText(rest));
         }
     }
     settle(kSettleTries);
@@ -526,9 +482,8 @@ void SlurmLauncher::settle(int triesLeft) {
                 return;
             }
             tailJobOutput();
-            if (!filePartial_.isEmpty()) {
-                takeLine(filePartial_);
-                filePartial_.clear();
+            if (const QByteArray rest = jobOutputLines_.takeRest(); !rest.isEmpty()) {
+                takeLine(rest);
             }
             readAccounting(r);
         });
@@ -583,7 +538,7 @@ void SlurmLauncher::conclude(const Record& slurm, const Record& accounting) {
         if (e.exitCode == -1 && !e.crashed && clientExit_ == 0) {
             e.exitCode = 0; // srun reports only the tasks that did not end well
         }
-        e.stderrTail = tail(rankErr_[r]);
+        e.stderrTail = rankErr_[r].text();
     }
     // Slurm's view: sacct, else scontrol (a job of its own), else what srun said of the step.
     QString state = accounting.value("State", slurm.value("JobState"));
@@ -611,11 +566,7 @@ void SlurmLauncher::conclude(const Record& slurm, const Record& accounting) {
         }
         QString why = outcome_.reason;
         if (why.isEmpty() && failedRank != outcome_.ranks.end() && !state.startsWith("CANCELLED")) {
-            why = QString("rank %1 %2")
-                      .arg(failedRank->rank)
-                      .arg(failedRank->crashed
-                               ? QString("was killed by a signal")
-                               : QString("exited with code %1").arg(failedRank->exitCode));
+            why = QString("rank %1 %2").arg(failedRank->rank).arg(rankEnd(*failedRank));
         }
         if (target().isEmpty() && why.isEmpty()) {
             why = QString("%1 exited %2%3")
@@ -653,10 +604,7 @@ void SlurmLauncher::conclude(const Record& slurm, const Record& accounting) {
 
 void SlurmLauncher::finishAttempt() {
     removeRecord();
-    const bool clash = !outcome_.ranks.empty() && outcome_.ranks[0].exitCode == kRendezvousExit &&
-                       outcome_.ranks[0].stderrTail.contains("already in use");
-    if (!outcome_.success && clash && !outcome_.timedOut && !outcome_.stopped &&
-        !launch_.deadline.hasExpired() && outcome_.attempts <= kMaxPortRetries) {
+    if (retryOnAnotherPort(outcome_, launch_.deadline)) {
         emit logLine(QString("port %1 was taken on %2: retrying on the next port")
                          .arg(outcome_.port)
                          .arg(masterAddr_.isEmpty() ? QString("the first node") : masterAddr_));

@@ -11,6 +11,8 @@
 
 #include "probe/slurm_cluster.h"
 #include "runner/cell_launcher.h"
+#include "runner/followed_file.h"
+#include "runner/launcher_base.h"
 
 #include <QMap>
 #include <QProcess>
@@ -65,9 +67,9 @@ private:
     PoolOutcome outcome_;
     QProcess* client_ = nullptr; // srun (inside an allocation) or sbatch --wait
     int clientExit_ = -1;
-    QByteArray clientPartial_[2];
-    QByteArray filePartial_;
-    qint64 fileOffset_ = 0;
+    LineSplitter clientLines_[2]; // stdout, stderr
+    FollowedFile jobOutput_;      // slurm-<job>.out of a job of its own
+    LineSplitter jobOutputLines_;
     QString jobId_;
     QString stepId_;
     QString state_;
@@ -76,7 +78,7 @@ private:
     QString masterAddr_;
     QStringList notices_;   // slurmstepd's *** lines
     QStringList srunLines_; // srun's and sbatch's own error lines, the last few
-    std::vector<QByteArray> rankErr_;
+    std::vector<StderrTail> rankErr_;
     bool cancelling_ = false;
     bool cancelWhenKnown_ = false;
     bool polling_ = false;

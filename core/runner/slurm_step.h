@@ -4,7 +4,7 @@
 // task's exit, slurmstepd's notices).
 
 #include "matrix/launcher.h"
-#include "runner/rank_pool.h"
+#include "runner/launcher_base.h"
 
 #include <QByteArray>
 #include <QJsonObject>

@@ -3,6 +3,7 @@
 #include "analysis/cell_metrics.h"
 #include "results/cell_files.h"
 #include "results/results_folder.h"
+#include "store/cell_sql.h"
 #include "store/schema.h"
 #include "store/sqlite_db.h"
 #include "store/sweep_rows.h"
@@ -64,13 +65,6 @@ void deleteCell(Database& db, const QString& key) {
 
 // Both instruments of every rank, the per-bucket match and the spread across ranks.
 void insertRankFigures(Database& db, const QString& key, const analysis::CellMetrics& m) {
-    db.prepare("UPDATE cells SET hook_total_ms = ?, backend_total_ms = ?, agreement_steps = ?, "
-               "agreement_reason = ?, backend_source = ?, buckets_compared = ?, "
-               "buckets_matched = ?, slowest_rank = ?, median_skew_ms = ? WHERE key = ?")
-        .bindAll({nullable(m.hookTotalMs), nullable(m.backendTotalMs), m.agreementSteps,
-                  m.agreementReason, m.backendSource, m.bucketsCompared, m.bucketsMatched,
-                  optInt(m.slowestRank), nullable(m.medianSkewMs), key})
-        .run();
     Statement rankStmt = db.prepare("INSERT INTO rank_figures VALUES (?,?,?,?,?,?,?,?,?,?,?)");
     Statement matchStmt = db.prepare("INSERT OR REPLACE INTO bucket_matches VALUES (?,?,?,?,?,?)");
     Statement stepStmt = db.prepare("INSERT INTO trace_steps VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
@@ -102,6 +96,62 @@ void insertRankFigures(Database& db, const QString& key, const analysis::CellMet
     }
 }
 
+// The cell's row of `cells`: what cell.json planned, or rank 0 said where it did not, and the
+// figures of its analysis.
+CellRow cellRowOf(const QString& key, const QString& runDir, const results::CellFiles& f,
+                  const results::Completeness& c, const analysis::CellMetrics& m) {
+    const QJsonObject& cell = f.cell;
+    const QJsonObject rank0 = f.ranks.value(0, f.ranks.isEmpty() ? QJsonObject{} : f.ranks.first());
+    const QJsonObject model = rank0["model"].toObject();
+    const QJsonObject pools = cell["pools"].toObject();
+    CellRow r;
+    r.key = key;
+    r.runDir = runDir;
+    r.id = f.id;
+    r.kind = f.isSweep() ? "sweep" : "ddp";
+    r.status = c.status;
+    r.reasons = c.reasons;
+    r.worldSize = c.worldSize;
+    r.layer = cell["layer"].toString(rank0["layer"].toString());
+    r.interconnect = cell["interconnect"].toString(rank0["interconnect"].toString());
+    r.model = cell["model"].toString(model["name"].toString());
+    r.family = cell["family"].toString(model["family"].toString());
+    r.params = cell["params"].toDouble(model["params"].toDouble());
+    r.backend = cell["backend"].toString(rank0["backend"].toString());
+    r.device = cell["device"].toString(rank0["device"].toString());
+    r.repeat = cell["repeat"].toInt();
+    if (cell.contains("feasible")) {
+        r.feasible = cell["feasible"].toBool();
+    }
+    r.binding = cell["binding"].toString();
+    r.stepMs = m.stepMs;
+    r.hookCommMs = m.hookCommMs;
+    r.traceCommMs = m.traceCommMs;
+    r.hookTraceAgreement = m.hookTraceAgreement;
+    r.agreementFlagged = m.agreementFlagged;
+    r.overlapEfficiency = m.overlapEfficiency;
+    r.commOverheadFraction = m.commOverheadFraction;
+    r.exposedCommMs = m.exposedCommMs;
+    r.computeMs = m.computeMs;
+    r.bookkeepingMs = m.bookkeepingMs;
+    r.peakHostBytes = m.peakHostBytes;
+    r.peakDeviceBytes = m.peakDeviceBytes;
+    r.hostDemandBytes = pools["host"].toObject()["demand_bytes"].toDouble();
+    if (pools.contains("device")) {
+        r.deviceDemandBytes = pools["device"].toObject()["demand_bytes"].toDouble();
+    }
+    r.hookTotalMs = m.hookTotalMs;
+    r.backendTotalMs = m.backendTotalMs;
+    r.agreementSteps = m.agreementSteps;
+    r.agreementReason = m.agreementReason;
+    r.backendSource = m.backendSource;
+    r.bucketsCompared = m.bucketsCompared;
+    r.bucketsMatched = m.bucketsMatched;
+    r.slowestRank = m.slowestRank;
+    r.medianSkewMs = m.medianSkewMs;
+    return r;
+}
+
 // Returns the cell's status.
 QString insertCell(Database& db, const QString& runDir, const results::CellFiles& f,
                    const SweepsByShape& sweeps, int hostCpus) {
@@ -125,54 +175,10 @@ QString insertCell(Database& db, const QString& runDir, const results::CellFiles
     }
     const QString key = QDir(f.dir).canonicalPath();
     const QJsonObject& cell = f.cell;
-    const QJsonObject rank0 = f.ranks.value(0, f.ranks.isEmpty() ? QJsonObject{} : f.ranks.first());
-    const QJsonObject pools = cell["pools"].toObject();
 
     Transaction t(db);
     deleteCell(db, key);
-    // Columns named: later migrations add columns that are filled in afterwards.
-    db.prepare("INSERT INTO cells(key, run_dir, id, status, reasons, world_size, layer, "
-               "interconnect, model, family, params, backend, device, repeat, feasible, binding, "
-               "step_ms, hook_comm_ms, trace_comm_ms, hook_trace_agreement, agreement_flagged, "
-               "overlap_efficiency, comm_overhead_fraction, exposed_comm_ms, compute_ms, "
-               "bookkeeping_ms, peak_host_bytes, peak_device_bytes, host_demand_bytes, "
-               "device_demand_bytes, kind) VALUES (?,?,?,?,?, ?,?,?,?,?, ?,?,?,?,?, ?,?,?,?,?, "
-               "?,?,?,?,?, ?,?,?,?,?, ?)")
-        .bindAll(
-            {key,
-             runDir,
-             f.id,
-             c.status,
-             QJsonDocument(QJsonArray::fromStringList(c.reasons)).toJson(QJsonDocument::Compact),
-             c.worldSize,
-             cell["layer"].toString(rank0["layer"].toString()),
-             cell["interconnect"].toString(rank0["interconnect"].toString()),
-             cell["model"].toString(rank0["model"].toObject()["name"].toString()),
-             cell["family"].toString(rank0["model"].toObject()["family"].toString()),
-             cell["params"].toDouble(rank0["model"].toObject()["params"].toDouble()),
-             cell["backend"].toString(rank0["backend"].toString()),
-             cell["device"].toString(rank0["device"].toString()),
-             cell["repeat"].toInt(),
-             cell.contains("feasible") ? QVariant(cell["feasible"].toBool()) : QVariant(),
-             cell["binding"].toString(),
-             nullable(m.stepMs),
-             nullable(m.hookCommMs),
-             nullable(m.traceCommMs),
-             nullable(m.hookTraceAgreement),
-             m.agreementFlagged,
-             nullable(m.overlapEfficiency),
-             nullable(m.commOverheadFraction),
-             nullable(m.exposedCommMs),
-             nullable(m.computeMs),
-             nullable(m.bookkeepingMs),
-             m.peakHostBytes,
-             m.peakDeviceBytes,
-             pools["host"].toObject()["demand_bytes"].toDouble(),
-             pools.contains("device")
-                 ? QVariant(pools["device"].toObject()["demand_bytes"].toDouble())
-                 : QVariant(),
-             f.isSweep() ? "sweep" : "ddp"})
-        .run();
+    insertCellRow(db, cellRowOf(key, runDir, f, c, m));
     Statement rankStmt = db.prepare("INSERT INTO ranks VALUES (?,?,?,?,?,?,?,?)");
     Statement iterStmt = db.prepare("INSERT INTO iterations VALUES (?,?,?,?,?,?,?)");
     Statement bucketStmt = db.prepare("INSERT INTO buckets VALUES (?,?,?,?,?,?,?,?)");
@@ -226,11 +232,13 @@ QString insertUnstorable(Database& db, const QString& runDir, const results::Cel
     const QString key = QDir(f.dir).canonicalPath();
     Transaction t(db);
     deleteCell(db, key);
-    db.prepare("INSERT INTO cells(key, run_dir, id, status, reasons) VALUES (?,?,?,?,?)")
-        .bindAll({key, runDir, f.id, "incomplete",
-                  QJsonDocument(QJsonArray{"could not be stored: " + reason})
-                      .toJson(QJsonDocument::Compact)})
-        .run();
+    CellRow row;
+    row.key = key;
+    row.runDir = runDir;
+    row.id = f.id;
+    row.status = "incomplete";
+    row.reasons = QStringList{"could not be stored: " + reason};
+    insertCellRow(db, row, CellColumnsWritten::Identity);
     t.commit();
     return "incomplete";
 }

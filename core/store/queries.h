@@ -1,6 +1,7 @@
 #pragma once
 // The queries the GUI and the CLI share.
 
+#include "store/cell_row.h"
 #include "store/sqlite_db.h"
 #include "trace/step_metrics.h"
 
@@ -11,27 +12,6 @@
 #include <vector>
 
 namespace commprof::store {
-
-struct CellRow {
-    QString key, id, kind, status, layer, interconnect, model, family, backend, device, binding;
-    QStringList reasons;
-    int worldSize = 0;
-    double params = 0;
-    std::optional<bool> feasible;
-    std::optional<double> stepMs, hookCommMs, traceCommMs, hookTraceAgreement, overlapEfficiency,
-        commOverheadFraction, exposedCommMs, computeMs, bookkeepingMs;
-    bool agreementFlagged = false;
-    double peakHostBytes = 0, peakDeviceBytes = 0;
-    std::optional<double> hostDemandBytes, deviceDemandBytes;
-    // The two instruments over every rank's traced steps (analysis/cell_metrics.h).
-    std::optional<double> hookTotalMs, backendTotalMs;
-    int agreementSteps = 0, bucketsCompared = 0, bucketsMatched = 0;
-    QString agreementReason, backendSource;
-    std::optional<int> slowestRank;
-    std::optional<double> medianSkewMs;
-    bool complete() const { return status == "complete"; }
-    bool isSweep() const { return kind == "sweep"; }
-};
 
 struct BucketRow {
     int rank = 0, iter = 0, index = 0;

@@ -1,5 +1,7 @@
 #include "schema.h"
 
+#include "store/cell_sql.h"
+
 #include <QStringList>
 
 namespace commprof::store {
@@ -72,6 +74,18 @@ CREATE TABLE bucket_predictions(cell_key TEXT NOT NULL, idx INTEGER NOT NULL, by
 )",
 };
 
+// The migrations above spell out their `cells` columns; a column added later is declared once,
+// in cell_columns.cpp, with the version that adds it, and its ALTER TABLE derives from that.
+constexpr int kCellsColumnsSpelledOutUpTo = 4;
+
+QString migrationTo(int version) {
+    QString sql = version <= kMigrations.size() ? kMigrations[version - 1] : QString();
+    if (version > kCellsColumnsSpelledOutUpTo) {
+        sql += cellsColumnsAddedIn(version, cellColumns());
+    }
+    return sql;
+}
+
 } // namespace
 
 void migrate(Database& db) {
@@ -93,8 +107,8 @@ void migrate(Database& db) {
         return; // another process migrated it meanwhile; the transaction rolls back
     }
     while (version < kSchemaVersion) {
-        db.exec(kMigrations[version]);
         ++version;
+        db.exec(migrationTo(version));
         db.exec(QString("INSERT INTO schema_version(version) VALUES (%1)").arg(version));
         db.exec(QString("PRAGMA user_version = %1").arg(version));
     }

@@ -6,6 +6,8 @@
 
 namespace commprof::store {
 
+// A new `cells` column raises it: the column's ALTER TABLE derives from its line in
+// cell_columns.cpp, whose `since` is the new version.
 constexpr int kSchemaVersion = 4;
 
 // Brings the database to kSchemaVersion in one exclusive transaction, so concurrent callers

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "run_controller.h"
+
+#include "jobs/release.h"
+#include "models/run_state_model.h"
+
+#include <QDir>
+#include <QThread>
+
+#include <algorithm>
+#include <utility>
+
+namespace commprof::models {
+namespace {
+
+bool sameCells(const feasibility::Plan& a, const feasibility::Plan& b) {
+    return std::equal(a.cells.begin(), a.cells.end(), b.cells.begin(), b.cells.end(),
+                      [](const auto& x, const auto& y) { return x.cell.id == y.cell.id; });
+}
+
+} // namespace
+
+RunController::RunController(QObject* parent) : QObject(parent), model_(new RunStateModel(this)) {}
+
+RunController::~RunController() {
+    if (runnerThread_) {
+        // Deleting the runner in its thread ends its ranks (the launcher's destructor does).
+        runnerThread_->quit();
+        runnerThread_->wait();
+    }
+}
+
+bool RunController::slurm() const {
+    return plan_ && plan_->matrix.launcher.kind == matrix::LauncherKind::Slurm;
+}
+
+void RunController::setPlan(std::shared_ptr<const feasibility::Plan> plan) {
+    jobs::releaseInBackground(std::exchange(plan_, std::move(plan)));
+    if (finishedPlan_ && plan_ && sameCells(*finishedPlan_, *plan_)) {
+        planShown_ = true; // the finished run's states stay
+        return;
+    }
+    jobs::releaseInBackground(std::exchange(finishedPlan_, nullptr));
+    planShown_ = false;
+}
+
+bool RunController::showPlan() {
+    if (runner_ || planShown_ || !plan_) {
+        return false;
+    }
+    model_->setPlan(plan_);
+    planShown_ = true;
+    return true;
+}
+
+void RunController::setOutput(const QString& outDir, const QString& rankProgram) {
+    outDir_ = outDir.isEmpty() ? QString() : QDir(outDir).absolutePath();
+    rankProgram_ = rankProgram;
+    emit outputChanged(outDir_);
+}
+
+void RunController::start() {
+    if (runner_ || !plan_ || plan_->cells.empty() || outDir_.isEmpty()) {
+        return;
+    }
+    jobs::releaseInBackground(std::exchange(finishedPlan_, nullptr));
+    model_->setPlan(plan_);
+    planShown_ = true;
+    runner::RunOptions options;
+    options.outDir = outDir_;
+    options.rankProgram = rankProgram_;
+    options.resume = true;
+    runnerThread_ = new QThread(this);
+    runnerThread_->setObjectName("runner");
+    runner_ = new runner::MatrixRunner(*plan_, options);
+    runner_->moveToThread(runnerThread_);
+    connect(runnerThread_, &QThread::finished, runner_, &QObject::deleteLater);
+    connect(runner_, &runner::MatrixRunner::cellStateChanged, model_, &RunStateModel::onCellState);
+    connect(runner_, &runner::MatrixRunner::rankProgress, model_, &RunStateModel::onRankProgress);
+    connect(runner_, &runner::MatrixRunner::launcherState, model_, &RunStateModel::onLauncherState);
+    connect(runner_, &runner::MatrixRunner::cellStateChanged, this,
+            [this](const QString& id, runner::CellState s, const QString& d) {
+                emit logLine(QString("%1: %2 %3").arg(id, runner::toString(s), d));
+            });
+    connect(runner_, &runner::MatrixRunner::logLine, this,
+            [this](const QString& id, const QString& line) {
+                emit logLine(id.isEmpty() ? line : id + ": " + line);
+            });
+    connect(runner_, &runner::MatrixRunner::finished, this, &RunController::onRunFinished);
+    emit started();
+    emit logLine(QString("run started: %1 cells into %2").arg(plan_->cells.size()).arg(outDir_));
+    runnerThread_->start();
+    QMetaObject::invokeMethod(runner_, &runner::MatrixRunner::start, Qt::QueuedConnection);
+}
+
+void RunController::onRunFinished(const runner::RunSummary& s) {
+    const int stopped = model_->stoppedCount();
+    emit logLine(QString("run %1: %2 complete, %3 failed, %4 stopped, %5 skipped_infeasible")
+                     .arg(s.stopped ? "ended early" : "finished")
+                     .arg(s.complete)
+                     .arg(s.failed - stopped)
+                     .arg(stopped)
+                     .arg(s.skippedInfeasible));
+    runnerThread_->quit();
+    runnerThread_->wait();
+    runnerThread_->deleteLater();
+    runnerThread_ = nullptr;
+    runner_ = nullptr; // deleted with its thread's end
+    finishedPlan_ = plan_;
+    emit finished(s, outDir_);
+}
+
+void RunController::pauseAfterCurrentCell() {
+    if (runner_) {
+        QMetaObject::invokeMethod(
+            runner_, [r = runner_] { r->pauseAfterCurrentCell(); }, Qt::QueuedConnection);
+        emit logLine("pausing after the current cell");
+    }
+}
+
+void RunController::stop() {
+    if (runner_) {
+        model_->markStopRequested();
+        emit logLine(slurm() ? "stopping: cancelling the running cell's Slurm job (scancel)"
+                             : "stopping: ending every rank of the running cell");
+        QMetaObject::invokeMethod(runner_, &runner::MatrixRunner::stop, Qt::QueuedConnection);
+    }
+}
+
+} // namespace commprof::models

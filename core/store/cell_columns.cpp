@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "cell_columns.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+
+#include <stdexcept>
+#include <string>
+
+namespace commprof::store {
+namespace {
+
+// A member as the column's value: absent is a null QVariant.
+template <typename T> QVariant variantOf(const T& v) {
+    return QVariant::fromValue(v);
+}
+template <typename T> QVariant variantOf(const std::optional<T>& v) {
+    return v ? QVariant::fromValue(*v) : QVariant();
+}
+
+// A stored value back into a member, as SQLite returns it (NULL as a null QVariant).
+void assign(QString& out, const QVariant& v) {
+    out = v.toString();
+}
+void assign(int& out, const QVariant& v) {
+    out = v.toInt();
+}
+void assign(double& out, const QVariant& v) {
+    out = v.toDouble();
+}
+void assign(bool& out, const QVariant& v) {
+    out = v.toBool();
+}
+void assign(QStringList& out, const QVariant& v) {
+    out.clear();
+    for (const QJsonValue r : QJsonDocument::fromJson(v.toString().toUtf8()).array()) {
+        out << r.toString();
+    }
+}
+template <typename T> void assign(std::optional<T>& out, const QVariant& v) {
+    if (v.isNull()) {
+        out.reset();
+    } else {
+        T value{};
+        assign(value, v);
+        out = value;
+    }
+}
+
+template <auto Member> QVariant get(const CellRow& row, const CellExtras&) {
+    return variantOf(row.*Member);
+}
+template <auto Member> void set(CellRow& row, const QVariant& v) {
+    assign(row.*Member, v);
+}
+
+QVariant predictionMs(const CellExtras& e, double analysis::DdpPrediction::*us) {
+    return e.prediction ? QVariant(e.prediction->*us / 1000.0) : QVariant();
+}
+
+// Stored columns in the order of the `cells` table (migrations 1, 3 and 4), then the derived
+// ones. A new stored column: a line here with `since` the new schema version (schema.h), and
+// the place that computes it in ingest (cellRowOf); the ALTER TABLE derives from the line.
+const std::vector<CellColumn> kColumns = {
+    {.name = "key",
+     .sqlType = "TEXT",
+     .since = 1,
+     .identity = true,
+     .doc = "the cell folder's canonical path; the child tables' `cell_key`",
+     .get = get<&CellRow::key>,
+     .set = set<&CellRow::key>},
+    {.name = "run_dir",
+     .sqlType = "TEXT",
+     .since = 1,
+     .identity = true,
+     .doc = "the results folder's canonical path",
+     .get = get<&CellRow::runDir>,
+     .set = set<&CellRow::runDir>},
+    {.name = "id",
+     .sqlType = "TEXT",
+     .since = 1,
+     .identity = true,
+     .json = "id",
+     .csv = "id",
+     .csvPosition = 0,
+     .view = "cell",
+     .doc = "the cell id, `<model>_<layer>_ws<N>_r<repeat>`",
+     .get = get<&CellRow::id>,
+     .set = set<&CellRow::id>},
+    {.name = "status",
+     .sqlType = "TEXT",
+     .since = 1,
+     .identity = true,
+     .json = "status",
+     .csv = "status",
+     .csvPosition = 1,
+     .view = "status",
+     .doc = "`complete`, `incomplete`, `failed` or `skipped_infeasible`",
+     .get = get<&CellRow::status>,
+     .set = set<&CellRow::status>},
+    {.name = "reasons",
+     .sqlType = "TEXT",
+     .since = 1,
+     .identity = true,
+     .json = "reasons",
+     .csv = "reasons",
+     .csvPosition = 2,
+     .view = "reasons / notes",
+     .doc = "why the cell is not complete: a JSON array in SQL and JSON, joined by `; ` in CSV",
+     .get = get<&CellRow::reasons>,
+     .set = set<&CellRow::reasons>},
+    {.name = "world_size",
+     .sqlType = "INTEGER",
+     .since = 1,
+     .json = "world_size",
+     .csv = "world_size",
+     .csvPosition = 7,
+     .view = "ranks",
+     .doc = "ranks of the cell",
+     .get = get<&CellRow::worldSize>,
+     .set = set<&CellRow::worldSize>},
+    {.name = "layer",
+     .sqlType = "TEXT",
+     .since = 1,
+     .json = "layer",
+     .csv = "layer",
+     .csvPosition = 5,
+     .view = "layer",
+     .doc = "measurement layer: `gloo_cpu`, `gloo_cuda` or `nccl`",
+     .get = get<&CellRow::layer>,
+     .set = set<&CellRow::layer>},
+    {.name = "interconnect",
+     .sqlType = "TEXT",
+     .since = 1,
+     .json = "interconnect",
+     .csv = "interconnect",
+     .csvPosition = 6,
+     .doc = "`host_loopback`, `pcie_host_staged` or `none`",
+     .get = get<&CellRow::interconnect>,
+     .set = set<&CellRow::interconnect>},
+    {.name = "model",
+     .sqlType = "TEXT",
+     .since = 1,
+     .json = "model",
+     .csv = "model",
+     .csvPosition = 3,
+     .doc = "model name",
+     .get = get<&CellRow::model>,
+     .set = set<&CellRow::model>},
+    {.name = "family",
+     .sqlType = "TEXT",
+     .since = 1,
+     .doc = "model family",
+     .get = get<&CellRow::family>,
+     .set = set<&CellRow::family>},
+    {.name = "params",
+     .sqlType = "REAL",
+     .since = 1,
+     .json = "params",
+     .csv = "params",
+     .csvPosition = 4,
+     .doc = "parameter count",
+     .get = get<&CellRow::params>,
+     .set = set<&CellRow::params>},
+    {.name = "backend",
+     .sqlType = "TEXT",
+     .since = 1,
+     .doc = "`gloo` or `nccl`",
+     .get = get<&CellRow::backend>,
+     .set = set<&CellRow::backend>},
+    {.name = "device",
+     .sqlType = "TEXT",
+     .since = 1,
+     .doc = "`cpu` or `cuda`",
+     .get = get<&CellRow::device>,
+     .set = set<&CellRow::device>},
+    {.name = "repeat",
+     .sqlType = "INTEGER",
+     .since = 1,
+     .doc = "repeat index of the cell",
+     .get = get<&CellRow::repeat>,
+     .set = set<&CellRow::repeat>},
+    {.name = "feasible",
+     .sqlType = "INTEGER",
+     .since = 1,
+     .doc = "the plan's verdict, 0 or 1; null where cell.json has none",
+     .get = get<&CellRow::feasible>,
+     .set = set<&CellRow::feasible>},
+    {.name = "binding",
+     .sqlType = "TEXT",
+     .since = 1,
+     .doc = "the pool closest to (or furthest past) its budget",
+     .get = get<&CellRow::binding>,
+     .set = set<&CellRow::binding>},
+    {.name = "step_ms",
+     .sqlType = "REAL",
+     .since = 1,
+     .json = "step_ms",
+     .csv = "step_ms",
+     .csvPosition = 8,
+     .view = "step ms",
+     .doc = "median step over the recorded iterations of every rank",
+     .get = get<&CellRow::stepMs>,
+     .set = set<&CellRow::stepMs>},
+    {.name = "hook_comm_ms",
+     .sqlType = "REAL",
+     .since = 1,
+     .json = "hook_comm_ms",
+     .csv = "hook_comm_ms",
+     .csvPosition = 9,
+     .doc = "median per recorded iteration of the union of rank 0's bucket intervals",
+     .get = get<&CellRow::hookCommMs>,
+     .set = set<&CellRow::hookCommMs>},
+    {.name = "trace_comm_ms",
+     .sqlType = "REAL",
+     .since = 1,
+     .json = "trace_comm_ms",
+     .csv = "trace_comm_ms",
+     .csvPosition = 10,
+     .doc = "median communication per traced step of rank 0's trace",
+     .get = get<&CellRow::traceCommMs>,
+     .set = set<&CellRow::traceCommMs>},
+    {.name = "hook_trace_agreement",
+     .sqlType = "REAL",
+     .since = 1,
+     .json = "hook_trace_agreement",
+     .csv = "hook_trace_agreement",
+     .csvPosition = 11,
+     .view = "backend/hook",
+     .doc = "`backend_total_ms` / `hook_total_ms`",
+     .get = get<&CellRow::hookTraceAgreement>,
+     .set = set<&CellRow::hookTraceAgreement>},
+    {.name = "agreement_flagged",
+     .sqlType = "INTEGER",
+     .since = 1,
+     .json = "agreement_flagged",
+     .csv = "agreement_flagged",
+     .csvPosition = 12,
+     .doc = "the agreement is beyond ±10 %, or one instrument saw nothing",
+     .get = get<&CellRow::agreementFlagged>,
+     .set = set<&CellRow::agreementFlagged>},
+    {.name = "overlap_efficiency",
+     .sqlType = "REAL",
+     .since = 1,
+     .json = "overlap_efficiency",
+     .csv = "overlap_efficiency",
+     .csvPosition = 13,
+     .doc = "overlapped / all communication over rank 0's traced steps (trace-semantics.md)",
+     .get = get<&CellRow::overlapEfficiency>,
+     .set = set<&CellRow::overlapEfficiency>},
+    {.name = "comm_overhead_fraction",
+     .sqlType = "REAL",
+     .since = 1,
+     .json = "comm_overhead_fraction",
+     .csv = "comm_overhead_fraction",
+     .csvPosition = 14,
+     .view = "exposed comm",
+     .doc = "exposed communication / step over rank 0's traced steps",
+     .get = get<&CellRow::commOverheadFraction>,
+     .set = set<&CellRow::commOverheadFraction>},
+    {.name = "exposed_comm_ms",
+     .sqlType = "REAL",
+     .since = 1,
+     .json = "exposed_comm_ms",
+     .csv = "exposed_comm_ms",
+     .csvPosition = 15,
+     .doc = "median exposed communication per traced step of rank 0",
+     .get = get<&CellRow::exposedCommMs>,
+     .set = set<&CellRow::exposedCommMs>},
+    {.name = "compute_ms",
+     .sqlType = "REAL",
+     .since = 1,
+     .doc = "median compute per traced step of rank 0",
+     .get = get<&CellRow::computeMs>,
+     .set = set<&CellRow::computeMs>},
+    {.name = "bookkeeping_ms",
+     .sqlType = "REAL",
+     .since = 1,
+     .doc = "median bookkeeping per traced step of rank 0",
+     .get = get<&CellRow::bookkeepingMs>,
+     .set = set<&CellRow::bookkeepingMs>},
+    {.name = "peak_host_bytes",
+     .sqlType = "REAL",
+     .since = 1,
+     .json = "peak_host_bytes",
+     .csv = "peak_host_bytes",
+     .csvPosition = 16,
+     .csvFormat = 'f',
+     .csvPrecision = 0,
+     .doc = "the largest VmHWM of the cell's ranks",
+     .get = get<&CellRow::peakHostBytes>,
+     .set = set<&CellRow::peakHostBytes>},
+    {.name = "peak_device_bytes",
+     .sqlType = "REAL",
+     .since = 1,
+     .json = "peak_device_bytes",
+     .csv = "peak_device_bytes",
+     .csvPosition = 17,
+     .csvFormat = 'f',
+     .csvPrecision = 0,
+     .doc = "the largest peak reserved device memory of the cell's ranks (0 on CPU)",
+     .get = get<&CellRow::peakDeviceBytes>,
+     .set = set<&CellRow::peakDeviceBytes>},
+    {.name = "host_demand_bytes",
+     .sqlType = "REAL",
+     .since = 1,
+     .json = "host_demand_bytes",
+     .csv = "host_demand_bytes",
+     .csvPosition = 18,
+     .csvPrecision = 12,
+     .doc = "the plan's host demand (feasibility.md)",
+     .get = get<&CellRow::hostDemandBytes>,
+     .set = set<&CellRow::hostDemandBytes>},
+    {.name = "device_demand_bytes",
+     .sqlType = "REAL",
+     .since = 1,
+     .json = "device_demand_bytes",
+     .csv = "device_demand_bytes",
+     .csvPosition = 19,
+     .csvPrecision = 12,
+     .doc = "the plan's device demand; null without a device pool",
+     .get = get<&CellRow::deviceDemandBytes>,
+     .set = set<&CellRow::deviceDemandBytes>},
+    {.name = "hook_total_ms",
+     .sqlType = "REAL",
+     .since = 3,
+     .json = "hook_total_ms",
+     .doc = "the hook's bucket intervals, summed over every rank's compared steps",
+     .get = get<&CellRow::hookTotalMs>,
+     .set = set<&CellRow::hookTotalMs>},
+    {.name = "backend_total_ms",
+     .sqlType = "REAL",
+     .since = 3,
+     .json = "backend_total_ms",
+     .doc = "the backend's own work, summed over the same steps",
+     .get = get<&CellRow::backendTotalMs>,
+     .set = set<&CellRow::backendTotalMs>},
+    {.name = "agreement_steps",
+     .sqlType = "INTEGER",
+     .since = 3,
+     .doc = "rank-steps the two instruments were compared over",
+     .get = get<&CellRow::agreementSteps>,
+     .set = set<&CellRow::agreementSteps>},
+    {.name = "agreement_reason",
+     .sqlType = "TEXT",
+     .since = 3,
+     .json = "agreement_reason",
+     .doc = "why the agreement is flagged or not judged",
+     .get = get<&CellRow::agreementReason>,
+     .set = set<&CellRow::agreementReason>},
+    {.name = "backend_source",
+     .sqlType = "TEXT",
+     .since = 3,
+     .json = "backend_source",
+     .doc = "`gloo:* host spans` or `collective kernels`",
+     .get = get<&CellRow::backendSource>,
+     .set = set<&CellRow::backendSource>},
+    {.name = "buckets_compared",
+     .sqlType = "INTEGER",
+     .since = 3,
+     .json = "buckets_compared",
+     .doc = "hook bucket intervals compared with the backend's spans",
+     .get = get<&CellRow::bucketsCompared>,
+     .set = set<&CellRow::bucketsCompared>},
+    {.name = "buckets_matched",
+     .sqlType = "INTEGER",
+     .since = 3,
+     .json = "buckets_matched",
+     .doc = "of those, the ones that contain a backend span",
+     .get = get<&CellRow::bucketsMatched>,
+     .set = set<&CellRow::bucketsMatched>},
+    {.name = "slowest_rank",
+     .sqlType = "INTEGER",
+     .since = 3,
+     .json = "slowest_rank",
+     .doc = "the last rank to arrive at most traced steps",
+     .get = get<&CellRow::slowestRank>,
+     .set = set<&CellRow::slowestRank>},
+    {.name = "median_skew_ms",
+     .sqlType = "REAL",
+     .since = 3,
+     .json = "median_skew_ms",
+     .doc = "median over traced steps of the longest rank's step minus the shortest",
+     .get = get<&CellRow::medianSkewMs>,
+     .set = set<&CellRow::medianSkewMs>},
+    {.name = "kind",
+     .sqlType = "TEXT",
+     .since = 4,
+     .json = "kind",
+     .csv = "kind",
+     .csvPosition = 20,
+     .view = "kind",
+     .doc = "`ddp` or `sweep`",
+     .get = get<&CellRow::kind>,
+     .set = set<&CellRow::kind>},
+    // Derived: computed where they are shown.
+    {.name = "comm_ms",
+     .json = "comm_ms",
+     .view = "comm ms/step",
+     .doc = "`trace_comm_ms` where there is a trace, else `hook_comm_ms`",
+     .get =
+         [](const CellRow& c, const CellExtras&) {
+             return variantOf(c.traceCommMs ? c.traceCommMs : c.hookCommMs);
+         }},
+    {.name = "predicted_allreduce_ms",
+     .csv = "predicted_allreduce_ms",
+     .csvPosition = 21,
+     .doc = "a DDP cell's all-reduce per step predicted from its sweep (measurement.md)",
+     .get =
+         [](const CellRow&, const CellExtras& e) {
+             return predictionMs(e, &analysis::DdpPrediction::predictedUsPerStep);
+         }},
+    {.name = "measured_allreduce_ms",
+     .csv = "measured_allreduce_ms",
+     .csvPosition = 22,
+     .doc = "the all-reduce per step measured, as the prediction defines it",
+     .get =
+         [](const CellRow&, const CellExtras& e) {
+             return predictionMs(e, &analysis::DdpPrediction::measuredUsPerStep);
+         }},
+    {.name = "prediction_off_by",
+     .csv = "prediction_off_by",
+     .csvPosition = 23,
+     .doc = "predicted / measured - 1; empty without a sweep",
+     .get =
+         [](const CellRow&, const CellExtras& e) {
+             return e.prediction ? QVariant(e.prediction->offBy()) : QVariant();
+         }},
+};
+
+} // namespace
+
+const std::vector<CellColumn>& cellColumns() {
+    return kColumns;
+}
+
+const CellColumn& cellColumn(const char* name) {
+    for (const CellColumn& c : kColumns) {
+        if (qstrcmp(c.name, name) == 0) {
+            return c;
+        }
+    }
+    throw std::out_of_range(std::string("no cell column ") + name);
+}
+
+std::vector<const CellColumn*> csvColumns() {
+    std::vector<const CellColumn*> out;
+    for (const CellColumn& c : kColumns) {
+        if (c.csv) {
+            if (out.size() <= std::size_t(c.csvPosition)) {
+                out.resize(std::size_t(c.csvPosition) + 1, nullptr);
+            }
+            out[std::size_t(c.csvPosition)] = &c;
+        }
+    }
+    return out;
+}
+
+QJsonValue jsonValue(const QVariant& v) {
+    if (!v.isValid()) {
+        return QJsonValue(QJsonValue::Null);
+    }
+    switch (v.typeId()) {
+    case QMetaType::Bool:
+        return v.toBool();
+    case QMetaType::Int:
+        return v.toInt();
+    case QMetaType::Double:
+        return v.toDouble();
+    case QMetaType::QStringList:
+        return QJsonArray::fromStringList(v.toStringList());
+    default:
+        return v.toString();
+    }
+}
+
+} // namespace commprof::store

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// One row of the `cells` table as the GUI and the CLI read it. Its columns, their SQL, JSON and
+// CSV forms, are declared in store/cell_columns.cpp.
+
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+
+namespace commprof::store {
+
+struct CellRow {
+    QString key, id, kind, status, layer, interconnect, model, family, backend, device, binding;
+    QString runDir; // the results folder's canonical path
+    int repeat = 0;
+    QStringList reasons;
+    int worldSize = 0;
+    double params = 0;
+    std::optional<bool> feasible;
+    std::optional<double> stepMs, hookCommMs, traceCommMs, hookTraceAgreement, overlapEfficiency,
+        commOverheadFraction, exposedCommMs, computeMs, bookkeepingMs;
+    bool agreementFlagged = false;
+    double peakHostBytes = 0, peakDeviceBytes = 0;
+    std::optional<double> hostDemandBytes, deviceDemandBytes;
+    // The two instruments over every rank's traced steps (analysis/cell_metrics.h).
+    std::optional<double> hookTotalMs, backendTotalMs;
+    int agreementSteps = 0, bucketsCompared = 0, bucketsMatched = 0;
+    QString agreementReason, backendSource;
+    std::optional<int> slowestRank;
+    std::optional<double> medianSkewMs;
+    bool complete() const { return status == "complete"; }
+    bool isSweep() const { return kind == "sweep"; }
+};
+
+} // namespace commprof::store
