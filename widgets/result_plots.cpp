@@ -1,6 +1,7 @@
 #include "result_plots.h"
 
 #include "analysis/cell_metrics.h"
+#include "report/series_names.h"
 #include "sweep_plot.h"
 
 #include <qcustomplot.h>
@@ -58,9 +59,10 @@ QCPItemText* flaggedItem(const QCustomPlot& plot, const QString& cellId) {
 }
 
 // A bar's label, on two short lines: what varies first (the world size), then the model and,
-// when the figure holds several, the layer. Short lines keep neighbours from overlapping.
-QString barLabel(const store::CellRow& c, bool manyLayers) {
-    return QString("ws%1\n%2").arg(c.worldSize).arg(manyLayers ? c.model + " " + c.layer : c.model);
+// when the figure holds several, the layer and any other setting that varies. Short lines keep
+// neighbours from overlapping.
+QString barLabel(const store::CellRow& c, bool manyLayers, const QStringList& varying) {
+    return QString("ws%1\n%2").arg(c.worldSize).arg(report::seriesName(c, varying, manyLayers));
 }
 
 void categoryAxis(QCustomPlot& plot, const std::vector<const store::CellRow*>& cells) {
@@ -68,10 +70,11 @@ void categoryAxis(QCustomPlot& plot, const std::vector<const store::CellRow*>& c
     for (const store::CellRow* c : cells) {
         layers.insert(c->layer);
     }
+    const QStringList varying = report::varyingAxes(cells, {"world_size", "repeat"});
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
     double x = 1;
     for (const store::CellRow* c : cells) {
-        ticker->addTick(x++, barLabel(*c, layers.size() > 1));
+        ticker->addTick(x++, barLabel(*c, layers.size() > 1, varying));
     }
     plot.xAxis->setTicker(ticker);
     plot.xAxis->setSubTicks(false);
@@ -108,15 +111,24 @@ void drawOverheadVsWorldSize(QCustomPlot& plot, const report::ReportData& data,
                              const FigureStyle& style) {
     resetFigure(plot, "Exposed comm. vs world size", "world size (ranks)",
                 "exposed comm. (% of step)", style);
-    // One series per model and layer: the layer gives the colour, the model the marker.
-    QMap<QString, QMap<int, double>> series;
+    // One series per combination of every axis that varies but the world size (the x axis):
+    // the layer gives the colour, the model the marker; repeats are points of their series.
+    std::vector<const store::CellRow*> drawn;
+    for (const auto& c : data.cells) {
+        if (overheadPercent(c)) {
+            drawn.push_back(&c);
+        }
+    }
+    const QStringList varying = report::varyingAxes(drawn, {"world_size", "repeat"});
+    QMap<QString, QMultiMap<int, double>> series;
     QMap<QString, QString> layerOf;
     QStringList models;
     QVector<double> values;
-    for (const auto& c : data.cells) {
+    for (const store::CellRow* cp : drawn) {
+        const store::CellRow& c = *cp;
         if (const auto v = overheadPercent(c)) {
-            const QString key = c.model + " " + c.layer;
-            series[key][c.worldSize] = *v;
+            const QString key = report::seriesName(c, varying);
+            series[key].insert(c.worldSize, *v);
             layerOf[key] = c.layer;
             values << *v;
             if (!models.contains(c.model)) {

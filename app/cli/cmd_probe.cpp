@@ -4,7 +4,7 @@
 #include "cli_common.h"
 
 #include "probe/probe.h"
-#include "probe/slurm_cluster.h"
+#include "platform/slurm_cluster.h"
 #include "runner/rank_program.h"
 
 #include <QCoreApplication>
@@ -16,8 +16,8 @@ namespace {
 
 // Slurm's side only: its commands, the partition and whether its nodes are idle.
 int probeSlurm(const QString& partition, bool json) {
-    const probe::SlurmProbe p =
-        probe::probeSlurm(partition, QProcessEnvironment::systemEnvironment());
+    const platform::SlurmProbe p =
+        platform::probeSlurm(partition, QProcessEnvironment::systemEnvironment());
     if (json) {
         printJson(p.toJson());
         return p.issues.isEmpty() ? Ok : NotFine;
@@ -35,7 +35,7 @@ int probeSlurm(const QString& partition, bool json) {
                       .arg(p.cluster.partition.isEmpty() ? "?" : p.cluster.partition,
                            p.cluster.partitionUp ? "UP" : "not UP")
                 : QString("allocation %1\n").arg(p.cluster.allocation);
-    for (const probe::SlurmNode& n : p.cluster.nodes) {
+    for (const platform::SlurmNode& n : p.cluster.nodes) {
         text += QString("node      %1 %2, %3 CPUs, %4 GiB, %5 GPU(s)\n")
                     .arg(n.name, n.idle() ? "idle" : "busy: " + n.state)
                     .arg(n.cpus)

@@ -1,7 +1,7 @@
 #include "machine_profile.h"
 
 #include "matrix/yaml_input.h"
-#include "probe/host_memory.h"
+#include "platform/host_memory.h"
 
 #include <QSet>
 
@@ -81,7 +81,7 @@ MachineProfile loadProfile(const QString& path) {
 }
 
 MachineFacts currentMachine() {
-    return {probe::readHostMemory(), probe::queryGpus(), std::nullopt};
+    return {platform::readHostMemory(), platform::queryGpus(), std::nullopt};
 }
 
 MachineBudget resolveBudget(const matrix::Matrix& m, const MachineProfile* profile,
@@ -94,7 +94,7 @@ MachineBudget resolveBudget(const matrix::Matrix& m, const MachineProfile* profi
                                  : (needHost || needGpus) ? currentMachine()
                                                           : MachineFacts{};
     const bool perNode = m.launcher.kind == matrix::LauncherKind::Slurm;
-    const probe::SlurmCluster* slurm = perNode && machine.slurm ? &*machine.slurm : nullptr;
+    const platform::SlurmCluster* slurm = perNode && machine.slurm ? &*machine.slurm : nullptr;
     const double reserve = m.budget.reserveGib * kGiB;
     if (cli.hostGib) {
         b.hostBytes = *cli.hostGib * kGiB;
@@ -116,7 +116,7 @@ MachineBudget resolveBudget(const matrix::Matrix& m, const MachineProfile* profi
                                                             : "allocation " + slurm->allocation)
                            .arg(m.budget.reserveGib);
     } else {
-        const probe::HostMemory& mem = machine.memory;
+        const platform::HostMemory& mem = machine.memory;
         b.hostBytes = std::max(0.0, mem.budgetBytes() - reserve);
         b.hostSource = QString("probe (%1) minus %2 GiB reserve%3")
                            .arg(mem.source())
@@ -125,7 +125,7 @@ MachineBudget resolveBudget(const matrix::Matrix& m, const MachineProfile* profi
                                 : slurm  ? "; Slurm could not be asked: " + slurm->problem
                                          : QString("; Slurm was not asked"));
     }
-    const QList<probe::GpuInfo>& gpus = machine.gpus;
+    const QList<platform::GpuInfo>& gpus = machine.gpus;
     const int autoGpus = slurm && slurm->reachable() ? slurm->smallestGpus() : int(gpus.size());
     b.gpus = cli.gpus ? *cli.gpus : (profile && profile->gpus) ? *profile->gpus : autoGpus;
     b.perNode = perNode;

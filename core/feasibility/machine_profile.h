@@ -4,8 +4,8 @@
 
 #include "feasibility/footprint.h"
 #include "matrix/matrix.h"
-#include "probe/host_memory.h"
-#include "probe/slurm_cluster.h"
+#include "platform/host_memory.h"
+#include "platform/slurm_cluster.h"
 
 #include <optional>
 
@@ -29,11 +29,11 @@ struct BudgetOverrides {
 
 // What "auto" budgets are made from; read from this machine unless given.
 struct MachineFacts {
-    probe::HostMemory memory;
-    QList<probe::GpuInfo> gpus;
+    platform::HostMemory memory;
+    QList<platform::GpuInfo> gpus;
     // Under Slurm the budgets are per node: the smallest node of the partition (or of the
     // allocation) as scontrol describes it; this machine's figures when Slurm cannot be asked.
-    std::optional<probe::SlurmCluster> slurm;
+    std::optional<platform::SlurmCluster> slurm;
 };
 MachineFacts currentMachine();
 

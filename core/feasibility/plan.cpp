@@ -1,6 +1,6 @@
 #include "plan.h"
 
-#include "matrix/cell_json.h"
+#include "feasibility/cell_json.h"
 
 #include <QJsonArray>
 
@@ -73,7 +73,7 @@ Plan makePlan(const matrix::Matrix& m, const PlanOptions& options) {
         if (!facts) {
             facts = currentMachine();
         }
-        facts->slurm = probe::querySlurmCluster(plan.matrix.launcher.partition,
+        facts->slurm = platform::querySlurmCluster(plan.matrix.launcher.partition,
                                                 QProcessEnvironment::systemEnvironment());
     }
     plan.budget =

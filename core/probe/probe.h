@@ -2,13 +2,19 @@
 // The environment probe: can this machine run a matrix, and if not, every reason at once.
 // Each check is independent: it adds issues (block a run) or warnings and never stops the rest.
 
-#include "probe/host_memory.h"
+#include "platform/host_memory.h"
 
 #include <QJsonObject>
 #include <QProcessEnvironment>
 #include <QStringList>
 
 namespace commprof::probe {
+
+// The probe reports on the machine's facts, which core/platform reads.
+using platform::GpuInfo;
+using platform::HostMemory;
+using platform::parseNvidiaSmi;
+using platform::readHostMemory;
 
 struct ProbeOptions {
     QString root = "/"; // where proc/ and sys/ are read; a fake tree in tests

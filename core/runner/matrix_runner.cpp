@@ -1,10 +1,10 @@
 #include "matrix_runner.h"
 
 #include "files/safe_file.h"
-#include "matrix/cell_json.h"
+#include "feasibility/cell_json.h"
 #include "matrix/knobs.h"
 #include "matrix/yaml_input.h"
-#include "probe/slurm_cluster.h"
+#include "platform/slurm_cluster.h"
 #include "results/rank_file.h"
 #include "results/results_folder.h"
 #include "runner/process_identity.h"
@@ -137,7 +137,7 @@ QString MatrixRunner::prepare() {
     }
     if (plan_.matrix.launcher.kind == matrix::LauncherKind::Slurm) {
         const QStringList missing =
-            probe::findSlurmTools(QProcessEnvironment::systemEnvironment()).missing();
+            platform::findSlurmTools(QProcessEnvironment::systemEnvironment()).missing();
         if (!missing.isEmpty()) {
             return QString("the slurm launcher needs Slurm's client commands on PATH; not found: "
                            "%1")

@@ -1,7 +1,7 @@
 #include "slurm_jobs.h"
 
 #include "files/safe_file.h"
-#include "probe/slurm_cluster.h"
+#include "platform/slurm_cluster.h"
 #include "runner/process_identity.h"
 
 #include <QDir>
@@ -19,15 +19,15 @@ namespace {
 // knows it.
 QMap<QString, QString> slurmRecord(const JobRecord& r, const QProcessEnvironment& env,
                                    const QString& scontrol, QString* problem) {
-    const probe::ToolResult t =
-        probe::runTool(scontrol, {"show", r.isStep() ? "step" : "job", "-o", r.id}, env);
+    const platform::ToolResult t =
+        platform::runTool(scontrol, {"show", r.isStep() ? "step" : "job", "-o", r.id}, env);
     if (!t.ran) {
         if (problem) {
             *problem = t.problem("scontrol");
         }
         return {};
     }
-    return t.ok() ? probe::parseSlurmRecord(t.out.split('\n').value(0)) : QMap<QString, QString>{};
+    return t.ok() ? platform::parseSlurmRecord(t.out.split('\n').value(0)) : QMap<QString, QString>{};
 }
 
 bool ownedByThisUser(const QString& userId) {
@@ -68,7 +68,7 @@ bool readJobRecord(const QString& path, JobRecord& out) {
 }
 
 bool isRecordedJob(const JobRecord& r, const QProcessEnvironment& env, QString* problem) {
-    const QString scontrol = probe::findSlurmTools(env).scontrol;
+    const QString scontrol = platform::findSlurmTools(env).scontrol;
     if (scontrol.isEmpty()) {
         if (problem) {
             *problem = "scontrol is not on PATH";
@@ -92,7 +92,7 @@ int endRecordedJobs(const QString& dir, const QProcessEnvironment& env, int wait
     if (files::isLink(dir)) {
         return 0; // never act on records that live elsewhere
     }
-    const probe::SlurmTools tools = probe::findSlurmTools(env);
+    const platform::SlurmTools tools = platform::findSlurmTools(env);
     QList<JobRecord> live;
     for (const QString& name : QDir(dir).entryList({"*.job"}, QDir::Files | QDir::System)) {
         const QString path = QDir(dir).filePath(name);
@@ -105,7 +105,7 @@ int endRecordedJobs(const QString& dir, const QProcessEnvironment& env, int wait
             continue; // cannot be checked here: kept for a run that can
         }
         if (isRecordedJob(r, env)) {
-            probe::runTool(tools.scancel, {r.id}, env);
+            platform::runTool(tools.scancel, {r.id}, env);
             live << r;
         } else {
             QFile::remove(path);

@@ -64,7 +64,7 @@ SlurmLauncher::~SlurmLauncher() {
     if (clientRunning(client_)) {
         // Torn down mid-cell (the workbench closed): nothing of the cell may keep running.
         if (!target().isEmpty() &&
-            probe::runTool(tools_.scancel, {target()}, launch_.env, kToolTimeoutMs).ok()) {
+            platform::runTool(tools_.scancel, {target()}, launch_.env, kToolTimeoutMs).ok()) {
             removeRecord();
         }
         client_->kill();
@@ -75,7 +75,7 @@ SlurmLauncher::~SlurmLauncher() {
 void SlurmLauncher::start(const CellLaunch& launch) {
     launch_ = launch;
     outcome_ = PoolOutcome{};
-    tools_ = probe::findSlurmTools(launch.env);
+    tools_ = platform::findSlurmTools(launch.env);
     mode_ = launch.env.contains("SLURM_JOB_ID") ? Mode::Allocation : Mode::OwnJob;
     const qint64 left = launch_.deadline.remainingTime(); // -1: forever
     deadlineTimer_->start(int(left < 0 ? INT_MAX : std::min<qint64>(left, INT_MAX)));
@@ -90,7 +90,7 @@ QString SlurmLauncher::target() const {
 QString SlurmLauncher::stepCommand(QStringList& command, QProcessEnvironment& env, int port,
                                    int minutes) {
     const QString nodeList = launch_.env.value("SLURM_JOB_NODELIST");
-    const QStringList hosts = probe::expandHostnames(nodeList, launch_.env);
+    const QStringList hosts = platform::expandHostnames(nodeList, launch_.env);
     const int needed = int(matrix::ranksPerNode(launch_.launcher, launch_.worldSize).size());
     if (hosts.isEmpty()) {
         return QString("cannot list the nodes of allocation %1 (SLURM_JOB_NODELIST '%2')")
@@ -297,12 +297,12 @@ void SlurmLauncher::poll() {
     }
     polling_ = true;
     ask(tools_.scontrol, {"show", mode_ == Mode::OwnJob ? "job" : "step", "-o", id},
-        [this](const probe::ToolResult& t) {
+        [this](const platform::ToolResult& t) {
             polling_ = false;
             if (!t.ok() || finishing_) {
                 return;
             }
-            const Record r = probe::parseSlurmRecord(t.out.split('\n').value(0));
+            const Record r = platform::parseSlurmRecord(t.out.split('\n').value(0));
             if (mode_ == Mode::OwnJob) {
                 setState(r.value("JobState"), r.value("Reason"), r.value("NodeList"));
                 endWaiterOnceJobEnded(r);
@@ -401,7 +401,7 @@ void SlurmLauncher::cancel(const QString& why) {
     const QString id = target();
     if (!id.isEmpty()) {
         emit logLine(QString("%1: scancel %2").arg(why, id));
-        ask(tools_.scancel, {id}, [this, id](const probe::ToolResult& t) {
+        ask(tools_.scancel, {id}, [this, id](const platform::ToolResult& t) {
             if (!t.ok()) {
                 emit logLine(t.problem("scancel " + id));
             }
@@ -421,13 +421,13 @@ void SlurmLauncher::stop() {
 }
 
 void SlurmLauncher::ask(const QString& program, const QStringList& args,
-                        const std::function<void(const probe::ToolResult&)>& done) {
+                        const std::function<void(const platform::ToolResult&)>& done) {
     auto* p = new QProcess(this);
     auto* timer = new QTimer(p);
     timer->setSingleShot(true);
     connect(timer, &QTimer::timeout, p, [p] { p->kill(); });
     connect(p, &QProcess::finished, this, [p, done](int code, QProcess::ExitStatus status) {
-        probe::ToolResult r;
+        platform::ToolResult r;
         r.ran = status == QProcess::NormalExit;
         r.exitCode = r.ran ? code : -1;
         r.out = p->readAllStandardOutput();
@@ -438,7 +438,7 @@ void SlurmLauncher::ask(const QString& program, const QStringList& args,
     connect(p, &QProcess::errorOccurred, this, [p, done](QProcess::ProcessError e) {
         if (e == QProcess::FailedToStart) {
             p->deleteLater();
-            done(probe::ToolResult{});
+            done(platform::ToolResult{});
         }
     });
     p->setProcessEnvironment(launch_.env);
@@ -474,9 +474,9 @@ void SlurmLauncher::settle(int triesLeft) {
         return;
     }
     ask(tools_.scontrol, {"show", "job", "-o", jobId_},
-        [this, triesLeft](const probe::ToolResult& t) {
+        [this, triesLeft](const platform::ToolResult& t) {
             const Record r =
-                t.ok() ? probe::parseSlurmRecord(t.out.split('\n').value(0)) : Record{};
+                t.ok() ? platform::parseSlurmRecord(t.out.split('\n').value(0)) : Record{};
             if (slurmStateActive(r.value("JobState")) && triesLeft > 0) {
                 QTimer::singleShot(kSettleMs, this, [this, triesLeft] { settle(triesLeft - 1); });
                 return;
@@ -497,7 +497,7 @@ void SlurmLauncher::readAccounting(const Record& slurm) {
         return;
     }
     ask(tools_.sacct, {"-j", id, "-n", "-P", "-X", "-o", "JobID,State,ExitCode,Reason"},
-        [this, slurm, id](const probe::ToolResult& t) {
+        [this, slurm, id](const platform::ToolResult& t) {
             Record acct;
             for (const QByteArray& line : t.out.split('\n')) {
                 const QList<QByteArray> f = line.split('|');

@@ -9,7 +9,7 @@
 // report of each task) say why it failed. The job or step is recorded under .jobs so a later
 // run cancels it if this one is killed.
 
-#include "probe/slurm_cluster.h"
+#include "platform/slurm_cluster.h"
 #include "runner/cell_launcher.h"
 #include "runner/followed_file.h"
 #include "runner/launcher_base.h"
@@ -56,13 +56,13 @@ private:
     void finishAttempt();
     // Runs a short Slurm command without blocking the event loop.
     void ask(const QString& program, const QStringList& args,
-             const std::function<void(const probe::ToolResult&)>& done);
+             const std::function<void(const platform::ToolResult&)>& done);
     QString target() const; // what scancel ends: the job, or the step inside an allocation
     void recordTarget();
     void removeRecord();
 
     CellLaunch launch_;
-    probe::SlurmTools tools_;
+    platform::SlurmTools tools_;
     Mode mode_ = Mode::OwnJob;
     PoolOutcome outcome_;
     QProcess* client_ = nullptr; // srun (inside an allocation) or sbatch --wait

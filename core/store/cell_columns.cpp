@@ -3,6 +3,7 @@
 
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QJsonObject>
 
 #include <stdexcept>
 #include <string>
@@ -36,6 +37,9 @@ void assign(QStringList& out, const QVariant& v) {
     for (const QJsonValue r : QJsonDocument::fromJson(v.toString().toUtf8()).array()) {
         out << r.toString();
     }
+}
+void assign(QVariantMap& out, const QVariant& v) {
+    out = QJsonDocument::fromJson(v.toString().toUtf8()).object().toVariantMap();
 }
 template <typename T> void assign(std::optional<T>& out, const QVariant& v) {
     if (v.isNull()) {
@@ -393,6 +397,14 @@ const std::vector<CellColumn> kColumns = {
      .doc = "`ddp` or `sweep`",
      .get = get<&CellRow::kind>,
      .set = set<&CellRow::kind>},
+    {.name = "axes",
+     .sqlType = "TEXT",
+     .since = 5,
+     .json = "axes",
+     .doc = "every axis' value, as an object (`model`, `layer`, `world_size`, each DDP setting "
+            "the matrix lists, `repeat`); the plots tell series apart by those that vary",
+     .get = get<&CellRow::axes>,
+     .set = set<&CellRow::axes>},
     // Derived: computed where they are shown.
     {.name = "comm_ms",
      .json = "comm_ms",
@@ -469,6 +481,8 @@ QJsonValue jsonValue(const QVariant& v) {
         return v.toDouble();
     case QMetaType::QStringList:
         return QJsonArray::fromStringList(v.toStringList());
+    case QMetaType::QVariantMap:
+        return QJsonObject::fromVariantMap(v.toMap());
     default:
         return v.toString();
     }

@@ -5,6 +5,7 @@
 
 #include <QString>
 #include <QStringList>
+#include <QVariantMap>
 
 #include <optional>
 
@@ -14,6 +15,9 @@ struct CellRow {
     QString key, id, kind, status, layer, interconnect, model, family, backend, device, binding;
     QString runDir; // the results folder's canonical path
     int repeat = 0;
+    // Every axis' value for the cell (matrix/axes.h: model, layer, world_size, the DDP settings
+    // the matrix lists, repeat), as cell.json's "axes" spells them.
+    QVariantMap axes;
     QStringList reasons;
     int worldSize = 0;
     double params = 0;

@@ -3,15 +3,20 @@
 
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QJsonObject>
 
 namespace commprof::store {
 namespace {
 
-// SQLite has no list type: a list is stored as its JSON array.
+// SQLite has no list or map type: a list is stored as its JSON array, a map as its object.
 QVariant sqlValue(const QVariant& v) {
     if (v.typeId() == QMetaType::QStringList) {
         return QString::fromUtf8(QJsonDocument(QJsonArray::fromStringList(v.toStringList()))
                                      .toJson(QJsonDocument::Compact));
+    }
+    if (v.typeId() == QMetaType::QVariantMap) {
+        return QString::fromUtf8(
+            QJsonDocument(QJsonObject::fromVariantMap(v.toMap())).toJson(QJsonDocument::Compact));
     }
     return v;
 }

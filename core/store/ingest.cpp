@@ -120,6 +120,13 @@ CellRow cellRowOf(const QString& key, const QString& runDir, const results::Cell
     r.backend = cell["backend"].toString(rank0["backend"].toString());
     r.device = cell["device"].toString(rank0["device"].toString());
     r.repeat = cell["repeat"].toInt();
+    r.axes = cell["axes"].toObject().toVariantMap();
+    if (r.axes.isEmpty()) { // a cell.json from before the axes were recorded
+        r.axes = {{"model", r.model},
+                  {"layer", r.layer},
+                  {"world_size", QString::number(r.worldSize)},
+                  {"repeat", QString::number(r.repeat)}};
+    }
     if (cell.contains("feasible")) {
         r.feasible = cell["feasible"].toBool();
     }

@@ -7,7 +7,7 @@
 
 #include <optional>
 
-namespace commprof::probe {
+namespace commprof::platform {
 
 struct HostMemory {
     double totalBytes = 0;
@@ -30,4 +30,4 @@ struct GpuInfo {
 QList<GpuInfo> queryGpus();
 QList<GpuInfo> parseNvidiaSmi(const QByteArray& csv);
 
-} // namespace commprof::probe
+} // namespace commprof::platform

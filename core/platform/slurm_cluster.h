@@ -11,7 +11,7 @@
 #include <QString>
 #include <QStringList>
 
-namespace commprof::probe {
+namespace commprof::platform {
 
 struct SlurmTools {
     QString srun, sbatch, scontrol, scancel, squeue, sacct; // empty: not on PATH
@@ -84,4 +84,4 @@ SlurmProbe probeSlurm(const QString& partition, const QProcessEnvironment& env);
 // `scontrol show hostnames LIST`: vm[01-03] -> vm01, vm02, vm03. Empty on failure.
 QStringList expandHostnames(const QString& nodeList, const QProcessEnvironment& env);
 
-} // namespace commprof::probe
+} // namespace commprof::platform

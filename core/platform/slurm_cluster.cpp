@@ -7,7 +7,7 @@
 
 #include <algorithm>
 
-namespace commprof::probe {
+namespace commprof::platform {
 namespace {
 
 constexpr qsizetype kMaxToolOutput = 8LL * 1024 * 1024;
@@ -200,9 +200,9 @@ SlurmCluster querySlurmCluster(const QString& partition, const QProcessEnvironme
     return c;
 }
 
-} // namespace commprof::probe
+} // namespace commprof::platform
 
-namespace commprof::probe {
+namespace commprof::platform {
 
 SlurmProbe probeSlurm(const QString& partition, const QProcessEnvironment& env) {
     SlurmProbe p;
@@ -248,4 +248,4 @@ QJsonObject SlurmProbe::toJson() const {
                        {"ok", issues.isEmpty()}};
 }
 
-} // namespace commprof::probe
+} // namespace commprof::platform

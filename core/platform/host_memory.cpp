@@ -7,7 +7,7 @@
 
 #include <algorithm>
 
-namespace commprof::probe {
+namespace commprof::platform {
 namespace {
 
 QByteArray readFile(const QString& path) {
@@ -83,4 +83,4 @@ QList<GpuInfo> queryGpus() {
     return parseNvidiaSmi(p.readAllStandardOutput());
 }
 
-} // namespace commprof::probe
+} // namespace commprof::platform
