@@ -3,6 +3,7 @@
 #include "event_collector.h"
 #include "fragment_join.h"
 #include "json_scan.h"
+#include "parallel_for.h"
 #include "stretch_reader.h"
 #include "trace_error.h"
 #include "trace_skeleton.h"
@@ -13,7 +14,7 @@
 #include <atomic>
 #include <cstring>
 #include <memory>
-#include <thread>
+#include <optional>
 #include <vector>
 
 namespace commprof::trace {
@@ -295,24 +296,18 @@ Trace parseTraceBuffer(PaddedBuffer& buf, const std::string& source, const Parse
     const std::size_t chunks = plan.starts.size();
     std::vector<ChunkResult> results(chunks > 1 ? chunks : 0);
     if (chunks > 1) {
-        std::atomic<std::size_t> nextChunk{0};
-        auto work = [&] {
-            ChunkReader reader(text, size);
-            for (std::size_t i = nextChunk++; i < chunks; i = nextChunk++) {
-                const std::size_t stopAt = i + 1 < chunks ? plan.starts[i + 1] : size;
-                reader.read(plan.starts[i], stopAt, results[i]);
+        // One reader per thread, its copy buffer and simdjson parser reused from chunk to chunk.
+        std::vector<std::optional<ChunkReader>> readers(
+            std::min<std::size_t>(std::size_t(threads), chunks));
+        parallelFor(chunks, threads, [&](std::size_t i, std::size_t worker) {
+            std::optional<ChunkReader>& reader = readers[worker];
+            if (!reader) {
+                reader.emplace(text, size);
             }
-        };
-        std::vector<std::thread> pool;
-        const int extra = std::min<int>(threads, int(chunks)) - 1;
-        pool.reserve(std::size_t(std::max(extra, 0)));
-        for (int t = 0; t < extra; ++t) {
-            pool.emplace_back(work);
-        }
-        work();
-        for (auto& t : pool) {
-            t.join();
-        }
+            const std::size_t stopAt = i + 1 < chunks ? plan.starts[i + 1] : size;
+            reader->read(plan.starts[i], stopAt, results[i]);
+        });
+        readers.clear(); // their buffers are not needed for the joins
     }
 
     FragmentJoiner joiner(trace);

@@ -2,6 +2,7 @@
 
 #include "fragment_join.h"
 #include "json_scan.h"
+#include "parallel_for.h"
 #include "stretch_reader.h"
 #include "text_source.h"
 #include "trace_skeleton.h"
@@ -14,8 +15,6 @@
 #include <deque>
 #include <memory>
 #include <mutex>
-#include <system_error>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -295,38 +294,6 @@ private:
     bool failed_ = false;
 };
 
-// The parsing threads beside the reading one; ended (after the queue is closed) however the
-// reading thread leaves.
-class Workers {
-public:
-    Workers(PieceQueue& queue, int count) : queue_(queue) {
-        threads_.reserve(std::size_t(std::max(count, 0)));
-        try {
-            for (int i = 0; i < count; ++i) {
-                threads_.emplace_back([this] { queue_.work(); });
-            }
-        } catch (const std::system_error&) {
-            // No more threads to be had: the ones started, and the reading thread, do it all.
-        }
-    }
-    ~Workers() { finish(); }
-    Workers(const Workers&) = delete;
-    Workers& operator=(const Workers&) = delete;
-
-    void finish() {
-        queue_.close();
-        for (auto& t : threads_) {
-            if (t.joinable()) {
-                t.join();
-            }
-        }
-    }
-
-private:
-    PieceQueue& queue_;
-    std::vector<std::thread> threads_;
-};
-
 class StreamReader {
 public:
     StreamReader(const std::string& path, const StreamOptions& options)
@@ -343,17 +310,18 @@ public:
         Trace trace;
         FragmentJoiner joiner(trace);
         PieceQueue queue(joiner, source_.textSizeHint());
-        od::parser parser;
-        {
-            Workers workers(queue, std::max(1, options_.threads) - 1);
-            if (!readPieces(queue, parser, std::move(head), filled, first)) {
-                queue.abandon();
-                return std::nullopt;
+        bool sound = false;
+        // Index 0, always the first to start, reads the text and parses too; the others parse
+        // what it queues, until it closes the queue.
+        const int threads = std::max(1, options_.threads);
+        parallelFor(std::size_t(threads), threads, [&](std::size_t index, std::size_t) {
+            if (index == 0) {
+                sound = readAll(queue, std::move(head), filled, first);
+            } else {
+                queue.work();
             }
-            while (queue.parseOne(parser)) {
-            }
-        } // every piece parsed, every parsing thread ended
-        if (!queue.complete()) {
+        }); // every piece parsed, every parsing thread ended
+        if (!sound || !queue.complete()) {
             return std::nullopt;
         }
         finish(trace, joiner, queue.results().back(), sk);
@@ -395,6 +363,23 @@ private:
             }
             head.grow(head.capacity() * 2, filled);
         }
+    }
+
+    // The reading thread's part: every piece read, queued and, with the others, parsed. The
+    // queue is closed however this ends, so the other parsing threads always end too.
+    bool readAll(PieceQueue& queue, PieceBuffer head, std::size_t filled, std::size_t first) {
+        struct Closer {
+            PieceQueue& queue;
+            ~Closer() { queue.close(); }
+        } closer{queue};
+        od::parser parser;
+        if (!readPieces(queue, parser, std::move(head), filled, first)) {
+            queue.abandon();
+            return false;
+        }
+        while (queue.parseOne(parser)) {
+        }
+        return true;
     }
 
     // Cuts the text into pieces as it arrives and queues them; the reading thread parses too
