@@ -117,6 +117,8 @@ std::vector<LoadedTrace> readTraces(const std::vector<std::string>& files, ReadO
     parallelFor(files.size(), int(parallel), [&](std::size_t i, std::size_t) {
         try {
             out[i].trace = readTraceFile(files[i], options);
+        } catch (const ReadCancelled&) {
+            out[i].cancelled = true;
         } catch (const NotATraceError& e) {
             out[i].error = e.what();
             out[i].notATrace = true;

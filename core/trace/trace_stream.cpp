@@ -164,6 +164,12 @@ public:
         return failed_;
     }
 
+    // Pieces parsed so far (not those skipped once the read failed or stopped).
+    std::size_t parsed() {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        return parsed_;
+    }
+
     // Parses one waiting piece, if there is one.
     bool parseOne(od::parser& parser) {
         std::unique_lock<std::mutex> lock(mutex_);
@@ -232,6 +238,7 @@ private:
         }
         lock.lock();
         out.parsed = true;
+        parsed_ += skip ? 0 : 1;
         failed_ = failed_ || !sound;
         if (piece.buffer.capacity()) {
             spare_.push_back(std::move(piece.buffer));
@@ -289,15 +296,17 @@ private:
     FragmentJoiner& joiner_;
     std::uint64_t textSizeHint_;
     std::size_t joined_ = 0; // pieces joined, in file order
-    bool joining_ = false;   // a thread is joining
+    std::size_t parsed_ = 0;
+    bool joining_ = false; // a thread is joining
     bool closed_ = false;
     bool failed_ = false;
 };
 
 class StreamReader {
 public:
-    StreamReader(const std::string& path, const StreamOptions& options)
-        : path_(path), options_(options), source_(path) {}
+    StreamReader(const std::string& path, const StreamOptions& options,
+                 const CancelCheck& cancelled)
+        : path_(path), options_(options), cancel_(cancelled), source_(path) {}
 
     std::optional<Trace> read() {
         PieceBuffer head(options_.pieceBytes);
@@ -321,6 +330,9 @@ public:
                 queue.work();
             }
         }); // every piece parsed, every parsing thread ended
+        if (stopped_) {
+            throw ReadCancelled(total_, queue.parsed());
+        }
         if (!sound || !queue.complete()) {
             return std::nullopt;
         }
@@ -422,6 +434,10 @@ private:
             std::memset(text + comma + 1, 0, kPadding);
             piece.docLen = comma + 2 - piece.docStart;
             queue.submit(std::move(piece));
+            if (isCancelled(cancel_)) {
+                stopped_ = true; // what is queued is skipped, not parsed
+                return false;
+            }
 
             textBase += next;
             piece = Piece{};
@@ -456,6 +472,8 @@ private:
 
     std::string path_;
     StreamOptions options_;
+    const CancelCheck& cancel_;
+    bool stopped_ = false; // cancel_ said so: nothing read is kept
     TextSource source_;
     bool ended_ = false;
     std::uint64_t total_ = 0;
@@ -464,8 +482,9 @@ private:
 
 } // namespace
 
-std::optional<Trace> readTraceStreamed(const std::string& path, const StreamOptions& options) {
-    return StreamReader(path, options).read();
+std::optional<Trace> readTraceStreamed(const std::string& path, const StreamOptions& options,
+                                       const CancelCheck& cancelled) {
+    return StreamReader(path, options, cancelled).read();
 }
 
 } // namespace commprof::trace
