@@ -55,9 +55,10 @@ private slots:
         w.selectResultsCell(fastCell); // start from the other one, so both selections change it
         QTRY_VERIFY_WITH_TIMEOUT(!w.traceJobs()->running(), 60000);
 
-        // The slow parse has started on the pool (so it will run to its end and deliver),
-        // and the second selection comes before the event loop could deliver its result,
-        // however fast the parse: the race is certain, not a matter of timing.
+        // The slow parse has started on the pool (superseded, it stops where it is, or it
+        // ends first and its result waits), and the second selection comes before the event
+        // loop could deliver any result, however fast the parse: the race is certain, not a
+        // matter of timing.
         w.selectResultsCell(slowCell);
         QVERIFY(w.traceJobs()->running());
         QElapsedTimer started;

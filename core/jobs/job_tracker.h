@@ -21,7 +21,9 @@
 
 namespace commprof::jobs {
 
-// Thrown by JobContext::throwIfCancelled(); a tracker treats it as a silent end, not an error.
+// Thrown by JobContext::throwIfCancelled(); a tracker treats it as a silent end, not an error,
+// as it does whatever a job throws once it is stale (work that passed cancelled() on to a
+// parser stops with the parser's own exception).
 struct Cancelled : std::exception {
     const char* what() const noexcept override { return "cancelled"; }
 };
@@ -85,6 +87,9 @@ public:
                 error = QString::fromUtf8(e.what());
             } catch (...) {
                 error = "unknown error";
+            }
+            if (context.cancelled()) {
+                return; // work told to stop (a parser's own "cancelled") ends silently too
             }
             deliver(context, [deliverFailed, error](JobTracker& tracker) {
                 if (*deliverFailed) {

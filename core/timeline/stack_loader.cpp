@@ -1,5 +1,6 @@
 #include "stack_loader.h"
 
+#include "trace/read_cancel.h"
 #include "trace/trace_error.h"
 #include "trace/trace_job.h"
 
@@ -30,8 +31,20 @@ TimelineStack loadStack(const QStringList& files, const std::function<bool()>& c
         paths.push_back(f.toStdString());
     }
     // Parsing, the larger part, one file per core; then each rank's lanes, rows and levels.
-    std::vector<trace::LoadedTrace> read = trace::readTraces(
-        paths, trace::ReadOptions::fromEnvironment(), std::size_t(std::max(0, parallel)));
+    trace::ReadOptions options = trace::ReadOptions::fromEnvironment();
+    options.cancelled = cancelled;
+    std::vector<trace::LoadedTrace> read =
+        trace::readTraces(paths, options, std::size_t(std::max(0, parallel)));
+    // A stopped read is neither a warning nor an error: nobody wants this stack any more.
+    const auto stopIfCancelled = [&] {
+        if (trace::isCancelled(cancelled)) {
+            throw trace::ReadCancelled(0, 0);
+        }
+    };
+    if (std::any_of(read.begin(), read.end(), [](const auto& r) { return r.cancelled; })) {
+        throw trace::ReadCancelled(0, 0);
+    }
+    stopIfCancelled();
     std::vector<QString> warnings;
     std::vector<int> ok;
     for (int i = 0; i < int(read.size()); ++i) {
@@ -48,7 +61,7 @@ TimelineStack loadStack(const QStringList& files, const std::function<bool()>& c
     }
     std::vector<std::shared_ptr<const RankTimeline>> ranks(ok.size());
     QtConcurrent::blockingMap(ok, [&](int i) {
-        if (cancelled && cancelled()) {
+        if (trace::isCancelled(cancelled)) {
             return;
         }
         trace::Trace& t = *read[std::size_t(i)].trace;
@@ -57,6 +70,7 @@ TimelineStack loadStack(const QStringList& files, const std::function<bool()>& c
         ranks[slot] =
             std::make_shared<const RankTimeline>(buildRankTimeline(std::move(t), rank, files[i]));
     });
+    stopIfCancelled();
     ranks.erase(std::remove(ranks.begin(), ranks.end(), nullptr), ranks.end());
     // What the parser kept warnings about (a damaged file) goes with the stack too.
     for (const auto& r : ranks) {

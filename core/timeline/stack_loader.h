@@ -16,8 +16,9 @@ namespace commprof::timeline {
 QStringList traceFilesOfCell(const QString& cellDir);
 
 // Throws trace::TraceError when no file could be read (every file's reason in the message).
-// When `cancelled` returns true, ranks not yet laid out are skipped and loadStack returns what
-// it has (the caller drops it). A rank's number: trace::rankOf, else its place in `files`.
+// Once `cancelled` returns true (asked by the parser between pieces of text, and before each
+// rank is laid out) the files still being read stop, nothing more is started, and loadStack
+// throws trace::ReadCancelled. A rank's number: trace::rankOf, else its place in `files`.
 TimelineStack loadStack(const QStringList& files, const std::function<bool()>& cancelled = {},
                         int parallel = 0);
 

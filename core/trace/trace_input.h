@@ -4,6 +4,8 @@
 // inflated with ISA-L. Only regular files are read, and never more than a set size: a gzip
 // bomb, a directory or a link to /dev/zero is a clear error, not an exhausted machine.
 
+#include "read_cancel.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -28,6 +30,8 @@ struct ReadOptions {
     std::uint64_t maxTextBytes = kDefaultMaxTraceBytes;
     // 0: the hardware's threads. The parser never uses more than it has chunks.
     int threads = 0;
+    // Once it returns true, readTraceFile stops and throws ReadCancelled (read_cancel.h).
+    CancelCheck cancelled;
     // kDefaultMaxTraceBytes, or COMMPROF_MAX_TRACE_SIZE when set. Throws TraceError when the
     // variable is malformed.
     static ReadOptions fromEnvironment();

@@ -1,11 +1,11 @@
 #include "trace_job.h"
 
 #include "collectives.h"
+#include "parallel_for.h"
 #include "statistics.h"
 #include "trace_reader.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cctype>
 #include <filesystem>
 #include <regex>
@@ -114,32 +114,22 @@ std::vector<LoadedTrace> readTraces(const std::vector<std::string>& files, ReadO
     if (files.size() > 1) {
         options.threads = 1; // the files themselves keep every core busy
     }
-    std::atomic<std::size_t> next{0};
-    auto work = [&] {
-        for (std::size_t i = next++; i < files.size(); i = next++) {
-            try {
-                out[i].trace = readTraceFile(files[i], options);
-            } catch (const NotATraceError& e) {
-                out[i].error = e.what();
-                out[i].notATrace = true;
-            } catch (const TraceError& e) {
-                out[i].error = e.what();
-            } catch (const std::bad_alloc&) {
-                out[i].error = files[i] + ": out of memory while reading it";
-            } catch (const std::exception& e) {
-                out[i].error = files[i] + ": " + e.what();
-            }
+    parallelFor(files.size(), int(parallel), [&](std::size_t i, std::size_t) {
+        try {
+            out[i].trace = readTraceFile(files[i], options);
+        } catch (const ReadCancelled&) {
+            out[i].cancelled = true;
+        } catch (const NotATraceError& e) {
+            out[i].error = e.what();
+            out[i].notATrace = true;
+        } catch (const TraceError& e) {
+            out[i].error = e.what();
+        } catch (const std::bad_alloc&) {
+            out[i].error = files[i] + ": out of memory while reading it";
+        } catch (const std::exception& e) {
+            out[i].error = files[i] + ": " + e.what();
         }
-    };
-    std::vector<std::thread> pool;
-    pool.reserve(parallel);
-    for (std::size_t t = 1; t < parallel; ++t) {
-        pool.emplace_back(work);
-    }
-    work();
-    for (auto& t : pool) {
-        t.join();
-    }
+    });
     return out;
 }
 

@@ -36,11 +36,13 @@ struct LoadedTrace {
     std::optional<Trace> trace;
     std::string error;      // why it could not be read, naming the file
     bool notATrace = false; // valid JSON without traceEvents
+    bool cancelled = false; // options.cancelled stopped it (or it never started): no error
 };
 
 // Reads every file, `parallel` at a time (0: the hardware's threads); each trace is parsed on
 // one thread when several are read at once. Results come back in the order given, and a file
-// that fails never stops the others.
+// that fails never stops the others; once options.cancelled says so, the files being read
+// stop and the rest are not started, all marked cancelled.
 std::vector<LoadedTrace> readTraces(const std::vector<std::string>& files, ReadOptions options,
                                     std::size_t parallel = 0);
 

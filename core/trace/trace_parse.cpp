@@ -3,6 +3,7 @@
 #include "event_collector.h"
 #include "fragment_join.h"
 #include "json_scan.h"
+#include "parallel_for.h"
 #include "stretch_reader.h"
 #include "trace_error.h"
 #include "trace_skeleton.h"
@@ -13,7 +14,7 @@
 #include <atomic>
 #include <cstring>
 #include <memory>
-#include <thread>
+#include <optional>
 #include <vector>
 
 namespace commprof::trace {
@@ -257,7 +258,8 @@ Plan planChunks(const char* text, std::size_t size, std::size_t first, std::size
 
 } // namespace
 
-Trace parseTraceBuffer(PaddedBuffer& buf, const std::string& source, const ParseOptions& options) {
+Trace parseTraceBuffer(PaddedBuffer& buf, const std::string& source, const ParseOptions& options,
+                       const CancelCheck& cancelled) {
     Trace trace;
     trace.source = source;
     trace.textBytes = buf.size;
@@ -295,23 +297,27 @@ Trace parseTraceBuffer(PaddedBuffer& buf, const std::string& source, const Parse
     const std::size_t chunks = plan.starts.size();
     std::vector<ChunkResult> results(chunks > 1 ? chunks : 0);
     if (chunks > 1) {
-        std::atomic<std::size_t> nextChunk{0};
-        auto work = [&] {
-            ChunkReader reader(text, size);
-            for (std::size_t i = nextChunk++; i < chunks; i = nextChunk++) {
-                const std::size_t stopAt = i + 1 < chunks ? plan.starts[i + 1] : size;
-                reader.read(plan.starts[i], stopAt, results[i]);
+        std::atomic<bool> stopped{false};
+        std::atomic<std::size_t> parsed{0};
+        // One reader per thread, its copy buffer and simdjson parser reused from chunk to chunk.
+        std::vector<std::optional<ChunkReader>> readers(
+            std::min<std::size_t>(std::size_t(threads), chunks));
+        parallelFor(chunks, threads, [&](std::size_t i, std::size_t worker) {
+            if (stopped.load(std::memory_order_relaxed) || isCancelled(cancelled)) {
+                stopped = true;
+                return;
             }
-        };
-        std::vector<std::thread> pool;
-        const int extra = std::min<int>(threads, int(chunks)) - 1;
-        pool.reserve(std::size_t(std::max(extra, 0)));
-        for (int t = 0; t < extra; ++t) {
-            pool.emplace_back(work);
-        }
-        work();
-        for (auto& t : pool) {
-            t.join();
+            std::optional<ChunkReader>& reader = readers[worker];
+            if (!reader) {
+                reader.emplace(text, size);
+            }
+            const std::size_t stopAt = i + 1 < chunks ? plan.starts[i + 1] : size;
+            reader->read(plan.starts[i], stopAt, results[i]);
+            ++parsed;
+        });
+        readers.clear(); // their buffers are not needed for the joins
+        if (stopped) {
+            throw ReadCancelled(size, parsed);
         }
     }
 
@@ -354,6 +360,9 @@ Trace parseTraceBuffer(PaddedBuffer& buf, const std::string& source, const Parse
         break;
     }
     if (needSerial) {
+        if (isCancelled(cancelled)) {
+            throw ReadCancelled(size, checked);
+        }
         SerialResult s = readSerial(buf, serialFrom, joinedElements, source);
         joiner.add(s.fragment);
         arrayEnd = s.arrayEnd;

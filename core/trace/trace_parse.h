@@ -24,6 +24,8 @@ struct ParseOptions {
 };
 
 // Throws TraceError naming source. buf is modified (separator bytes); its text is not kept.
-Trace parseTraceBuffer(PaddedBuffer& buf, const std::string& source, const ParseOptions& options);
+// Throws ReadCancelled once `cancelled` says so, asked before each chunk.
+Trace parseTraceBuffer(PaddedBuffer& buf, const std::string& source, const ParseOptions& options,
+                       const CancelCheck& cancelled = {});
 
 } // namespace commprof::trace

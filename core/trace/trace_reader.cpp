@@ -18,19 +18,25 @@ void finishTrace(Trace& trace) {
 }
 
 Trace readTraceFile(const std::string& path, const ReadOptions& options) {
+    if (isCancelled(options.cancelled)) {
+        throw ReadCancelled(0, 0);
+    }
     const int threads = options.threads > 0 ? options.threads
                                             : std::max(1, int(std::thread::hardware_concurrency()));
     StreamOptions stream;
     stream.threads = threads;
     stream.maxTextBytes = options.maxTextBytes;
-    std::optional<Trace> trace = readTraceStreamed(path, stream);
+    std::optional<Trace> trace = readTraceStreamed(path, stream, options.cancelled);
     if (!trace) {
         // Damaged, cut, concatenated or otherwise unusual: read whole, which says what is wrong.
         PaddedBuffer buf = readTraceText(path, options);
         ParseOptions parse;
         parse.threads = threads;
-        trace = parseTraceBuffer(buf, path, parse);
+        trace = parseTraceBuffer(buf, path, parse, options.cancelled);
     } // the text is gone before the derived data is built
+    if (isCancelled(options.cancelled)) {
+        throw ReadCancelled(trace->textBytes, 0); // parsed whole: only the figures are spared
+    }
     finishTrace(*trace);
     return std::move(*trace);
 }

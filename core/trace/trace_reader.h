@@ -2,6 +2,7 @@
 // Reads a Chrome trace (plain or gzip, object or bare array) into a classified Trace with its
 // collective records.
 
+#include "read_cancel.h"
 #include "trace_error.h"
 #include "trace_event.h"
 #include "trace_input.h"
@@ -12,7 +13,8 @@
 
 namespace commprof::trace {
 
-// options: size limit and threads; by default COMMPROF_MAX_TRACE_SIZE or the built-in limit.
+// options: size limit, threads and what stops it (ReadCancelled); by default
+// COMMPROF_MAX_TRACE_SIZE or the built-in limit.
 Trace readTraceFile(const std::string& path, const ReadOptions& options);
 Trace readTraceFile(const std::string& path);
 // For fuzzing and tests: parse text already in memory (plain JSON only).

@@ -2,6 +2,7 @@
 
 #include "fragment_join.h"
 #include "json_scan.h"
+#include "parallel_for.h"
 #include "stretch_reader.h"
 #include "text_source.h"
 #include "trace_skeleton.h"
@@ -14,8 +15,6 @@
 #include <deque>
 #include <memory>
 #include <mutex>
-#include <system_error>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -165,6 +164,12 @@ public:
         return failed_;
     }
 
+    // Pieces parsed so far (not those skipped once the read failed or stopped).
+    std::size_t parsed() {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        return parsed_;
+    }
+
     // Parses one waiting piece, if there is one.
     bool parseOne(od::parser& parser) {
         std::unique_lock<std::mutex> lock(mutex_);
@@ -233,6 +238,7 @@ private:
         }
         lock.lock();
         out.parsed = true;
+        parsed_ += skip ? 0 : 1;
         failed_ = failed_ || !sound;
         if (piece.buffer.capacity()) {
             spare_.push_back(std::move(piece.buffer));
@@ -290,47 +296,17 @@ private:
     FragmentJoiner& joiner_;
     std::uint64_t textSizeHint_;
     std::size_t joined_ = 0; // pieces joined, in file order
-    bool joining_ = false;   // a thread is joining
+    std::size_t parsed_ = 0;
+    bool joining_ = false; // a thread is joining
     bool closed_ = false;
     bool failed_ = false;
 };
 
-// The parsing threads beside the reading one; ended (after the queue is closed) however the
-// reading thread leaves.
-class Workers {
-public:
-    Workers(PieceQueue& queue, int count) : queue_(queue) {
-        threads_.reserve(std::size_t(std::max(count, 0)));
-        try {
-            for (int i = 0; i < count; ++i) {
-                threads_.emplace_back([this] { queue_.work(); });
-            }
-        } catch (const std::system_error&) {
-            // No more threads to be had: the ones started, and the reading thread, do it all.
-        }
-    }
-    ~Workers() { finish(); }
-    Workers(const Workers&) = delete;
-    Workers& operator=(const Workers&) = delete;
-
-    void finish() {
-        queue_.close();
-        for (auto& t : threads_) {
-            if (t.joinable()) {
-                t.join();
-            }
-        }
-    }
-
-private:
-    PieceQueue& queue_;
-    std::vector<std::thread> threads_;
-};
-
 class StreamReader {
 public:
-    StreamReader(const std::string& path, const StreamOptions& options)
-        : path_(path), options_(options), source_(path) {}
+    StreamReader(const std::string& path, const StreamOptions& options,
+                 const CancelCheck& cancelled)
+        : path_(path), options_(options), cancel_(cancelled), source_(path) {}
 
     std::optional<Trace> read() {
         PieceBuffer head(options_.pieceBytes);
@@ -343,17 +319,21 @@ public:
         Trace trace;
         FragmentJoiner joiner(trace);
         PieceQueue queue(joiner, source_.textSizeHint());
-        od::parser parser;
-        {
-            Workers workers(queue, std::max(1, options_.threads) - 1);
-            if (!readPieces(queue, parser, std::move(head), filled, first)) {
-                queue.abandon();
-                return std::nullopt;
+        bool sound = false;
+        // Index 0, always the first to start, reads the text and parses too; the others parse
+        // what it queues, until it closes the queue.
+        const int threads = std::max(1, options_.threads);
+        parallelFor(std::size_t(threads), threads, [&](std::size_t index, std::size_t) {
+            if (index == 0) {
+                sound = readAll(queue, std::move(head), filled, first);
+            } else {
+                queue.work();
             }
-            while (queue.parseOne(parser)) {
-            }
-        } // every piece parsed, every parsing thread ended
-        if (!queue.complete()) {
+        }); // every piece parsed, every parsing thread ended
+        if (stopped_) {
+            throw ReadCancelled(total_, queue.parsed());
+        }
+        if (!sound || !queue.complete()) {
             return std::nullopt;
         }
         finish(trace, joiner, queue.results().back(), sk);
@@ -397,6 +377,23 @@ private:
         }
     }
 
+    // The reading thread's part: every piece read, queued and, with the others, parsed. The
+    // queue is closed however this ends, so the other parsing threads always end too.
+    bool readAll(PieceQueue& queue, PieceBuffer head, std::size_t filled, std::size_t first) {
+        struct Closer {
+            PieceQueue& queue;
+            ~Closer() { queue.close(); }
+        } closer{queue};
+        od::parser parser;
+        if (!readPieces(queue, parser, std::move(head), filled, first)) {
+            queue.abandon();
+            return false;
+        }
+        while (queue.parseOne(parser)) {
+        }
+        return true;
+    }
+
     // Cuts the text into pieces as it arrives and queues them; the reading thread parses too
     // whenever more than kAhead pieces wait (always, when it is the only thread).
     bool readPieces(PieceQueue& queue, od::parser& parser, PieceBuffer head, std::size_t filled,
@@ -437,6 +434,10 @@ private:
             std::memset(text + comma + 1, 0, kPadding);
             piece.docLen = comma + 2 - piece.docStart;
             queue.submit(std::move(piece));
+            if (isCancelled(cancel_)) {
+                stopped_ = true; // what is queued is skipped, not parsed
+                return false;
+            }
 
             textBase += next;
             piece = Piece{};
@@ -471,6 +472,8 @@ private:
 
     std::string path_;
     StreamOptions options_;
+    const CancelCheck& cancel_;
+    bool stopped_ = false; // cancel_ said so: nothing read is kept
     TextSource source_;
     bool ended_ = false;
     std::uint64_t total_ = 0;
@@ -479,8 +482,9 @@ private:
 
 } // namespace
 
-std::optional<Trace> readTraceStreamed(const std::string& path, const StreamOptions& options) {
-    return StreamReader(path, options).read();
+std::optional<Trace> readTraceStreamed(const std::string& path, const StreamOptions& options,
+                                       const CancelCheck& cancelled) {
+    return StreamReader(path, options, cancelled).read();
 }
 
 } // namespace commprof::trace

@@ -32,7 +32,9 @@ struct StreamOptions {
 };
 
 // Throws TraceError as readTraceText does for a file it cannot open or refuses; nullopt when the
-// file must be read whole (see above). The trace is not classified yet (finishTrace).
-std::optional<Trace> readTraceStreamed(const std::string& path, const StreamOptions& options);
+// file must be read whole (see above). The trace is not classified yet (finishTrace). Throws
+// ReadCancelled once `cancelled` says so, asked after each piece is queued.
+std::optional<Trace> readTraceStreamed(const std::string& path, const StreamOptions& options,
+                                       const CancelCheck& cancelled = {});
 
 } // namespace commprof::trace

@@ -3,7 +3,8 @@
 //   - zcat FILE > /dev/null
 //   - inflating alone into memory, with libdeflate and with ISA-L (why ISA-L reads the files)
 //   - summarize: read + classify + collectives + per-step figures + HTA figures, in-process,
-//     on the machine's threads and on one (what a busy machine's second core gives it)
+//     on the machine's threads and on one (what a busy machine's second core gives it), and
+//     asked between pieces whether to stop, as the workbench reads (it never says so here)
 //   - the command itself: commprof trace summarize FILE --json --hta > /dev/null
 //   - a job's 8 rank traces: read one after another, and in parallel as `summarize DIR` does
 // and the peak RSS of a fresh process that summarizes the file once, against its
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -86,10 +88,15 @@ void isalInflate(const std::vector<unsigned char>& gz) {
     }
 }
 
-// What `commprof trace summarize --hta` computes for one file.
-void summarizeOnce(const std::string& path, int threads = 0) {
+// What `commprof trace summarize --hta` computes for one file; cancellable: asked between
+// pieces whether to stop, as the workbench's loads are (it never says so here).
+void summarizeOnce(const std::string& path, int threads = 0, bool cancellable = false) {
     commprof::trace::ReadOptions options = commprof::trace::ReadOptions::fromEnvironment();
     options.threads = threads;
+    std::atomic<bool> stop{false};
+    if (cancellable) {
+        options.cancelled = [&stop] { return stop.load(std::memory_order_relaxed); };
+    }
     const auto trace = commprof::trace::readTraceFile(path, options);
     const auto report = commprof::trace::reportOf(trace, std::nullopt, true);
     if (report.summary.steps.empty() || !report.hta->kernelTimeUs) {
@@ -160,6 +167,7 @@ int main(int argc, char** argv) {
         t["isal"].push_back(timed([&] { isalInflate(gz); }));
         t["summarize"].push_back(timed([&] { summarizeOnce(path); }));
         t["summarize, one thread"].push_back(timed([&] { summarizeOnce(path, 1); }));
+        t["summarize, cancellable"].push_back(timed([&] { summarizeOnce(path, 0, true); }));
         t["command"].push_back(timed([&] { run(command); }));
         if (i < 3) {
             t["8 one by one"].push_back(timed([&] {
@@ -185,6 +193,7 @@ int main(int argc, char** argv) {
         {"isal", "inflate only, ISA-L"},
         {"summarize", "summarize (in-process)"},
         {"summarize, one thread", "summarize on one thread"},
+        {"summarize, cancellable", "summarize, asked to stop"},
         {"command", "commprof trace summarize --hta"}};
     for (const auto& [key, label] : rows) {
         std::printf("  %-31s %.3f s  %.2fx zcat\n", label, median(t[key]), median(t[key]) / zcat);
