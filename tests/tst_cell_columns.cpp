@@ -30,6 +30,7 @@ store::CellRow fullRow(const QString& key) {
     r.status = "incomplete";
     r.layer = "gloo_cpu";
     r.interconnect = "host_loopback";
+    r.axes = {{"hook", "powersgd"}, {"bucket_cap_mb", "0.25"}, {"model", "mlp2m"}};
     r.model = "=mlp2m";
     r.family = "mlp";
     r.backend = "gloo";
@@ -179,10 +180,12 @@ private slots:
         QCOMPARE(
             QString::fromUtf8(QJsonDocument(store::toJson(row)).toJson(QJsonDocument::Compact)),
             QString(R"({"agreement_flagged":true,"agreement_reason":"backend 6.2 % above hook",)"
+                    R"("axes":{"bucket_cap_mb":"0.25","hook":"powersgd","model":"mlp2m"},)"
                     R"("backend_source":"gloo:* host spans","backend_total_ms":17,)"
+                    R"("bucket_cap_mb":0.25,)"
                     R"("buckets_compared":9,"buckets_matched":7,"comm_ms":3.5,)"
                     R"("comm_overhead_fraction":0.125,"device_demand_bytes":5,)"
-                    R"("exposed_comm_ms":0.875,"hook_comm_ms":3.25,"hook_total_ms":16,)"
+                    R"("exposed_comm_ms":0.875,"hook":"powersgd","hook_comm_ms":3.25,"hook_total_ms":16,)"
                     R"("hook_trace_agreement":1.0625,"host_demand_bytes":987654321012,)"
                     R"("id":"mlp2m_gloo_cpu_ws2_r1","interconnect":"host_loopback",)"
                     R"("kind":"ddp","layer":"gloo_cpu","median_skew_ms":0.5,"model":"=mlp2m",)"

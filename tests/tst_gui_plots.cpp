@@ -12,6 +12,7 @@
 #include <qcustomplot.h>
 
 #include <QDir>
+#include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -299,6 +300,50 @@ private slots:
         QVERIFY(fits[0]->name() != fits[1]->name());
         QCOMPARE(fits[0]->pen().color(), fits[1]->pen().color()); // one layer, one colour
         QCOMPARE(overhead.graph(0)->pen().color(), fits[0]->pen().color());
+    }
+
+    // Cells that differ in a DDP setting alone are two series and two labels, never one point
+    // overwriting the other; repeats are points of their series.
+    void cellsThatDifferInASettingAreSeriesOfTheirOwn() {
+        report::ReportData d;
+        const auto cell = [&](const QString& hook, int ws, int repeat, double fraction) {
+            store::CellRow c;
+            c.id = QString("m_gloo_cpu_ws%1_%2_r%3").arg(ws).arg(hook).arg(repeat);
+            c.status = "complete";
+            c.model = "m";
+            c.layer = "gloo_cpu";
+            c.worldSize = ws;
+            c.commOverheadFraction = fraction;
+            c.computeMs = c.exposedCommMs = c.bookkeepingMs = c.stepMs = 1.0;
+            c.axes = {{"model", "m"}, {"layer", "gloo_cpu"}, {"world_size", QString::number(ws)},
+                      {"hook", hook}, {"repeat", QString::number(repeat)}};
+            d.cells.push_back(c);
+        };
+        cell("allreduce", 2, 0, 0.10);
+        cell("allreduce", 2, 1, 0.12);
+        cell("powersgd", 2, 0, 0.05);
+        QCustomPlot overhead, bars;
+        draw(overhead, "overhead_vs_world_size", d, {600, 400});
+        draw(bars, "time_breakdown", d, {600, 400});
+        QStringList names;
+        int points = 0;
+        for (int i = 0; i < overhead.graphCount(); ++i) {
+            if (overhead.graph(i)->dataCount() > 0) {
+                names << overhead.graph(i)->name();
+                points += overhead.graph(i)->dataCount();
+            }
+        }
+        names.sort();
+        QCOMPARE(names, (QStringList{"m gloo_cpu hook=allreduce", "m gloo_cpu hook=powersgd"}));
+        QCOMPARE(points, 3);
+        auto* ticker = dynamic_cast<QCPAxisTickerText*>(bars.xAxis->ticker().data());
+        QVERIFY(ticker);
+        QSet<QString> labels;
+        for (const QString& l : ticker->ticks()) {
+            labels.insert(l);
+        }
+        QCOMPARE(labels.size(), 2); // the two repeats share a label; the hooks do not
+        QVERIFY(labels.contains("ws2\nm hook=powersgd"));
     }
 
     void hoveringNamesTheCell() {

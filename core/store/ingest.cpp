@@ -1,6 +1,8 @@
 #include "ingest.h"
 
 #include "analysis/cell_metrics.h"
+#include "feasibility/cell_json.h"
+#include "matrix/knobs.h"
 #include "results/cell_files.h"
 #include "results/results_folder.h"
 #include "store/cell_sql.h"
@@ -126,6 +128,13 @@ CellRow cellRowOf(const QString& key, const QString& runDir, const results::Cell
                   {"layer", r.layer},
                   {"world_size", QString::number(r.worldSize)},
                   {"repeat", QString::number(r.repeat)}};
+    }
+    // Every DDP setting, listed in the matrix or not, so that any of them can tell cells apart.
+    if (!f.isSweep()) {
+        const matrix::RunConfig config = matrix::knobConfigFromJson(cell["config"].toObject());
+        for (const matrix::Knob& k : matrix::knobs()) {
+            r.axes.insert(k.key, k.valueOf(config));
+        }
     }
     if (cell.contains("feasible")) {
         r.feasible = cell["feasible"].toBool();

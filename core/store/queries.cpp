@@ -86,6 +86,19 @@ QJsonObject toJson(const CellRow& c) {
             out.insert(column.json, jsonValue(column.get(c, {})));
         }
     }
+    // Each axis also under its matrix key's name (docs/cli.md), beside the columns of the same.
+    for (auto it = c.axes.begin(); it != c.axes.end(); ++it) {
+        if (out.contains(it.key())) {
+            continue;
+        }
+        // As the matrix writes the value: a number, true / false, or a name.
+        const QString text = it.value().toString();
+        bool isNumber = false;
+        const double number = text.toDouble(&isNumber);
+        out.insert(it.key(), text == "true" || text == "false" ? QJsonValue(text == "true")
+                             : isNumber                      ? QJsonValue(number)
+                                                             : QJsonValue(text));
+    }
     return out;
 }
 
