@@ -179,20 +179,21 @@ private slots:
         store::CellRow row = fullRow("k");
         QCOMPARE(
             QString::fromUtf8(QJsonDocument(store::toJson(row)).toJson(QJsonDocument::Compact)),
-            QString(R"({"agreement_flagged":true,"agreement_reason":"backend 6.2 % above hook",)"
-                    R"("axes":{"bucket_cap_mb":"0.25","hook":"powersgd","model":"mlp2m"},)"
-                    R"("backend_source":"gloo:* host spans","backend_total_ms":17,)"
-                    R"("bucket_cap_mb":0.25,)"
-                    R"("buckets_compared":9,"buckets_matched":7,"comm_ms":3.5,)"
-                    R"("comm_overhead_fraction":0.125,"device_demand_bytes":5,)"
-                    R"("exposed_comm_ms":0.875,"hook":"powersgd","hook_comm_ms":3.25,"hook_total_ms":16,)"
-                    R"("hook_trace_agreement":1.0625,"host_demand_bytes":987654321012,)"
-                    R"("id":"mlp2m_gloo_cpu_ws2_r1","interconnect":"host_loopback",)"
-                    R"("kind":"ddp","layer":"gloo_cpu","median_skew_ms":0.5,"model":"=mlp2m",)"
-                    R"("overlap_efficiency":0.75,"params":2000000,"peak_device_bytes":42,)"
-                    R"("peak_host_bytes":123456789,"reasons":["no manifest","rank1.json: a, b"],)"
-                    R"("slowest_rank":1,"status":"incomplete","step_ms":41.5,"trace_comm_ms":3.5,)"
-                    R"("world_size":2})"));
+            QString(
+                R"({"agreement_flagged":true,"agreement_reason":"backend 6.2 % above hook",)"
+                R"("axes":{"bucket_cap_mb":"0.25","hook":"powersgd","model":"mlp2m"},)"
+                R"("backend_source":"gloo:* host spans","backend_total_ms":17,)"
+                R"("bucket_cap_mb":0.25,)"
+                R"("buckets_compared":9,"buckets_matched":7,"comm_ms":3.5,)"
+                R"("comm_overhead_fraction":0.125,"device_demand_bytes":5,)"
+                R"("exposed_comm_ms":0.875,"hook":"powersgd","hook_comm_ms":3.25,"hook_total_ms":16,)"
+                R"("hook_trace_agreement":1.0625,"host_demand_bytes":987654321012,)"
+                R"("id":"mlp2m_gloo_cpu_ws2_r1","interconnect":"host_loopback",)"
+                R"("kind":"ddp","layer":"gloo_cpu","median_skew_ms":0.5,"model":"=mlp2m",)"
+                R"("overlap_efficiency":0.75,"params":2000000,"peak_device_bytes":42,)"
+                R"("peak_host_bytes":123456789,"reasons":["no manifest","rank1.json: a, b"],)"
+                R"("slowest_rank":1,"status":"incomplete","step_ms":41.5,"trace_comm_ms":3.5,)"
+                R"("world_size":2})"));
         // Without a trace, comm_ms is the hook's; undefined figures are null.
         row.traceCommMs.reset();
         row.slowestRank.reset();

@@ -315,8 +315,11 @@ private slots:
             c.worldSize = ws;
             c.commOverheadFraction = fraction;
             c.computeMs = c.exposedCommMs = c.bookkeepingMs = c.stepMs = 1.0;
-            c.axes = {{"model", "m"}, {"layer", "gloo_cpu"}, {"world_size", QString::number(ws)},
-                      {"hook", hook}, {"repeat", QString::number(repeat)}};
+            c.axes = {{"model", "m"},
+                      {"layer", "gloo_cpu"},
+                      {"world_size", QString::number(ws)},
+                      {"hook", hook},
+                      {"repeat", QString::number(repeat)}};
             d.cells.push_back(c);
         };
         cell("allreduce", 2, 0, 0.10);

@@ -54,9 +54,8 @@ private slots:
 
     void productStopsWhenAskedAndOnAnEmptyAxis() {
         int visits = 0;
-        matrix::forEachCombination({axis("a", 10), axis("b", 10)}, [&](const auto&) {
-            return ++visits < 5;
-        });
+        matrix::forEachCombination({axis("a", 10), axis("b", 10)},
+                                   [&](const auto&) { return ++visits < 5; });
         QCOMPARE(visits, 5);
         visits = 0;
         matrix::forEachCombination({axis("a", 3), axis("b", 0)}, [&](const auto&) {
@@ -86,7 +85,8 @@ private slots:
     void everyLayerOfTheTableIsAMatrixLayer() {
         QString yaml = "name: t\nmodels: [{name: a, params: 1e6}]\nlayers: [";
         for (const spec::Layer& l : spec::kLayers) {
-            yaml += QString("{name: %1}, ").arg(QString::fromUtf8(l.name.data(), int(l.name.size())));
+            yaml +=
+                QString("{name: %1}, ").arg(QString::fromUtf8(l.name.data(), int(l.name.size())));
         }
         yaml.chop(2);
         yaml += "]\nworld_sizes: [2]\n";
@@ -162,7 +162,6 @@ private slots:
         QCOMPARE(e.reason, QString("unknown model family 'mixture_of_experts' (mlp, transformer)"));
     }
 
-
     // DDP settings as lists: the product, in order, with the varying ones in the id.
     void settingListsAreAxes() {
         const auto cells = matrix::expand(
@@ -176,11 +175,11 @@ private slots:
             ids << c.id;
         }
         // a: 2 caps x 2 hooks less one; b: its own hook; the sweep once, with no settings.
-        QCOMPARE(ids, (QStringList{"a_gloo_cpu_ws2_cap0p25_allreduce_r0",
-                                   "a_gloo_cpu_ws2_cap0p25_powersgd_r0",
-                                   "a_gloo_cpu_ws2_cap4_allreduce_r0",
-                                   "b_gloo_cpu_ws2_cap0p25_local_r0", "b_gloo_cpu_ws2_cap4_local_r0",
-                                   "s_gloo_cpu_ws2_r0"}));
+        QCOMPARE(ids,
+                 (QStringList{"a_gloo_cpu_ws2_cap0p25_allreduce_r0",
+                              "a_gloo_cpu_ws2_cap0p25_powersgd_r0",
+                              "a_gloo_cpu_ws2_cap4_allreduce_r0", "b_gloo_cpu_ws2_cap0p25_local_r0",
+                              "b_gloo_cpu_ws2_cap4_local_r0", "s_gloo_cpu_ws2_r0"}));
         QCOMPARE(cells[1].config.bucketCapMb, 0.25);
         QCOMPARE(cells[1].config.hook, QString("powersgd"));
         QCOMPARE(cells[3].config.hook, QString("local"));

@@ -112,11 +112,11 @@ std::unique_ptr<c10d::Reducer> makeReducer(const std::vector<at::Tensor>& params
                                            std::size_t firstCapBytes, std::size_t capBytes,
                                            std::unordered_map<std::size_t, std::string> names,
                                            bool gradientAsBucketView) {
-    return std::make_unique<c10d::Reducer>(
-        params, buckets.indices, buckets.limits, std::move(pg),
-        std::vector<bool>(params.size(), false), std::int64_t(capBytes),
-        /*find_unused_parameters=*/false, gradientAsBucketView, std::move(names),
-        std::int64_t(firstCapBytes));
+    return std::make_unique<c10d::Reducer>(params, buckets.indices, buckets.limits, std::move(pg),
+                                           std::vector<bool>(params.size(), false),
+                                           std::int64_t(capBytes),
+                                           /*find_unused_parameters=*/false, gradientAsBucketView,
+                                           std::move(names), std::int64_t(firstCapBytes));
 }
 
 void syncParamsFromRank0(const ProcessGroupPtr& pg, std::vector<at::Tensor>& params) {

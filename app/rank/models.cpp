@@ -121,9 +121,8 @@ SyntheticModel makeModel(const std::string& family, double params, const torch::
             auto y = torch::randn({batch, kSeqLen, out}, gen, torch::kFloat);
             return std::make_pair(x.to(device), y.to(device));
         };
-        m.description = prefix + std::to_string(kBlocks) +
-                        " blocks, d=" + std::to_string(d) + ", seq " + std::to_string(kSeqLen) +
-                        ", head(" + std::to_string(out) + ")";
+        m.description = prefix + std::to_string(kBlocks) + " blocks, d=" + std::to_string(d) +
+                        ", seq " + std::to_string(kSeqLen) + ", head(" + std::to_string(out) + ")";
     } else {
         throw std::invalid_argument("unknown model family '" + family + "'");
     }

@@ -117,11 +117,11 @@ FootprintEstimate estimate(const matrix::Cell& cell, const Coefficients& k,
         // Never sized as some other layer or family: a cell of a name this build does not know
         // cannot be planned at all.
         e.feasible = false;
-        e.reason = layer ? QString("unknown model family '%1' (%2)")
-                               .arg(cell.model.family,
-                                    QString::fromStdString(spec::modelFamilyNames()))
-                         : QString("unknown layer '%1' (%2)")
-                               .arg(cell.layer.name, QString::fromStdString(spec::layerNames()));
+        e.reason =
+            layer ? QString("unknown model family '%1' (%2)")
+                        .arg(cell.model.family, QString::fromStdString(spec::modelFamilyNames()))
+                  : QString("unknown layer '%1' (%2)")
+                        .arg(cell.layer.name, QString::fromStdString(spec::layerNames()));
         return e;
     }
     const bool cuda = spec::usesDevice(*layer);

@@ -14,16 +14,15 @@ std::vector<Axis> axesOf(const Matrix& m, const ModelSpec& model) {
     for (const LayerSpec& l : m.layers) {
         layer.values.push_back({l.name, l.name, l.line, l.column});
     }
-    Axis world{"world_size", "world sizes", {}, true,
-               [&m](Cell& c, std::size_t i) { c.worldSize = m.worldSizes[i]; }};
+    Axis world{"world_size", "world sizes", {}, true, [&m](Cell& c, std::size_t i) {
+                   c.worldSize = m.worldSizes[i];
+               }};
     for (std::size_t i = 0; i < m.worldSizes.size(); ++i) {
-        const auto mark =
-            i < m.worldSizeMarks.size() ? m.worldSizeMarks[i] : std::make_pair(0, 0);
+        const auto mark = i < m.worldSizeMarks.size() ? m.worldSizeMarks[i] : std::make_pair(0, 0);
         world.values.push_back({QString::number(m.worldSizes[i]),
                                 QString("ws%1").arg(m.worldSizes[i]), mark.first, mark.second});
     }
-    Axis repeat{"repeat", "repeats", {}, true,
-                [](Cell& c, std::size_t i) { c.repeat = int(i); }};
+    Axis repeat{"repeat", "repeats", {}, true, [](Cell& c, std::size_t i) { c.repeat = int(i); }};
     for (int r = 0; r < m.repeats; ++r) {
         repeat.values.push_back({QString::number(r), QString("r%1").arg(r), 0, 0});
     }
@@ -38,8 +37,8 @@ std::vector<Axis> axesOf(const Matrix& m, const ModelSpec& model) {
                    k.apply(c.config, list->values[i]);
                }};
         for (std::size_t i = 0; i < list->values.size(); ++i) {
-            a.values.push_back({list->values[i], k.idPart(list->values[i]),
-                                list->marks[i].first, list->marks[i].second});
+            a.values.push_back({list->values[i], k.idPart(list->values[i]), list->marks[i].first,
+                                list->marks[i].second});
         }
         out.push_back(std::move(a));
     }

@@ -44,8 +44,8 @@ std::vector<Knob> makeKnobs() {
          [](RunConfig& r, const QString& v) { r.firstBucketMb = v.toDouble(); },
          [](const RunConfig& r) { return number(r.firstBucketMb); },
          [](const QString& v) { return "first" + idNumber(v); }},
-        {"gradient_as_bucket_view", "gradient-as-bucket-view settings",
-         "--gradient-as-bucket-view", true,
+        {"gradient_as_bucket_view", "gradient-as-bucket-view settings", "--gradient-as-bucket-view",
+         true,
          [](const Ctx& c, const YAML::Node& n) {
              return QString(boolean(c, n, "gradient_as_bucket_view") ? "true" : "false");
          },

@@ -3,9 +3,9 @@
 #include "files/safe_file.h"
 #include "matrix/axes.h"
 #include "matrix/knobs.h"
+#include "matrix/spec_names.h"
 #include "matrix/yaml_fields.h"
 #include "matrix/yaml_input.h"
-#include "matrix/spec_names.h"
 
 #include <QMap>
 #include <QRegularExpression>
@@ -525,8 +525,8 @@ Matrix parseRoot(const Ctx& c, const YAML::Node& root) {
                 r.match.emplace_back("layer", layer);
             }
             if (n["world_size"]) {
-                r.match.emplace_back(
-                    "world_size", QString::number(integer(c, n["world_size"], "world_size", 1)));
+                r.match.emplace_back("world_size",
+                                     QString::number(integer(c, n["world_size"], "world_size", 1)));
             }
             for (const Knob& k : knobs()) {
                 if (const YAML::Node v = n[k.key.toStdString()]) {
@@ -655,9 +655,8 @@ void checkCellCount(const Matrix& m, const MachineLimits& limits, const QSet<QSt
     qint64 count = m.excludes.empty() ? limits.maxCells + 1 : 0; // nothing to count then
     for (std::size_t i = 0; !m.excludes.empty() && i < m.models.size() && count <= limits.maxCells;
          ++i) {
-        forEachCellOf(m, m.models[i], axesPerModel[i], knobIds, [&](Cell&, const auto&) {
-            return ++count <= limits.maxCells;
-        });
+        forEachCellOf(m, m.models[i], axesPerModel[i], knobIds,
+                      [&](Cell&, const auto&) { return ++count <= limits.maxCells; });
     }
     if (count <= limits.maxCells) {
         return;

@@ -86,7 +86,7 @@ struct LayerSpec {
     QString device;  // cpu | cuda
     QString interconnect;
     std::optional<RunConfig> overrides; // per-layer defaults, merged over the matrix defaults
-    int line = 0; // where the name is written (1-based)
+    int line = 0;                       // where the name is written (1-based)
     int column = 0;
 };
 

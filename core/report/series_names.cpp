@@ -22,9 +22,8 @@ QStringList varyingAxes(const std::vector<const store::CellRow*>& cells,
     QStringList out;
     for (const QString& k : keys) {
         // An axis some cells lack (a sweep has no DDP settings) varies too.
-        const bool everywhere = std::all_of(cells.begin(), cells.end(), [&](const auto* c) {
-            return c->axes.contains(k);
-        });
+        const bool everywhere = std::all_of(cells.begin(), cells.end(),
+                                            [&](const auto* c) { return c->axes.contains(k); });
         if (!leaveOut.contains(k) && (values[k].size() > 1 || !everywhere)) {
             out << k;
         }

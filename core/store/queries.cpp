@@ -96,8 +96,8 @@ QJsonObject toJson(const CellRow& c) {
         bool isNumber = false;
         const double number = text.toDouble(&isNumber);
         out.insert(it.key(), text == "true" || text == "false" ? QJsonValue(text == "true")
-                             : isNumber                      ? QJsonValue(number)
-                                                             : QJsonValue(text));
+                             : isNumber                        ? QJsonValue(number)
+                                                               : QJsonValue(text));
     }
     return out;
 }
