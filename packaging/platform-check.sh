@@ -142,7 +142,8 @@ plan_build() {
     case "$p" in
       libtorch-dev | libgloo-dev) CMAKE_FLAGS+=(-DCOMMPROF_BUILD_RANK=OFF) ;;
       python3-torch) HAVE_PYTORCH=0 ;;
-      ccache | pkg-config | fonts-dejavu-core | man-db | zsh | bsdutils | dpkg-dev) ;;
+      ccache | pkg-config | fonts-dejavu-core | man-db | zsh | bsdutils | dpkg-dev | debhelper | lintian | reuse | appstream \
+        | desktop-file-utils) ;;
       *)
         CMAKE_FLAGS+=(-DCOMMPROF_RANK_ONLY=ON)
         RUN_CTEST=0
