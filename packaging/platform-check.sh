@@ -185,14 +185,17 @@ build_and_test() {
 # commprof run (Debian 12's torchrun, torch 1.13 on Python 3.11, does not start), checked like
 # the cell above minus what needs commprof run's manifest. torchrun serves the rendezvous store
 # (TORCHELASTIC_USE_AGENT_STORE), so this is the one path where commprof-rank is a TCPStore
-# client; Debian's torch 2.6 has no libuv, which torchrun's store asks for unless USE_LIBUV=0.
+# client. Debian's torch 2.6 has no libuv, and torchrun's own store asks for it with nothing to
+# turn that off: torchrun_without_libuv.py is torchrun's main with the classic store.
 torchrun_cell() {
   say "torchrun --nproc-per-node 2 --no-python commprof-rank: the same cell's ranks"
+  say "(plain torchrun, to show why the wrapper: $(in_root /bin/bash -c 'cd /tmp && timeout 120 torchrun --nproc-per-node 1 --no-python /bin/true 2>&1 | grep -m1 -o "RuntimeError: .*" || echo "it started"'))"
   in_root /bin/bash -euc '
     out=$(mktemp -d)
     port=$(python3 -c "import socket; s = socket.socket(); s.bind((\"127.0.0.1\", 0)); print(s.getsockname()[1])")
     cell=mlp2m_gloo_cpu_ws2_r0
-    USE_LIBUV=0 timeout 300 torchrun --nnodes 1 --nproc-per-node 2 \
+    mkdir -p "$out/cells/$cell" # commprof run makes the cell folder; here nothing does
+    timeout 300 python3 /src/packaging/torchrun_without_libuv.py --nnodes 1 --nproc-per-node 2 \
       --master-addr 127.0.0.1 --master-port "$port" --no-python \
       /build/bin/commprof-rank --cell-id "$cell" --model mlp2m --family mlp --params 2e6 \
       --iterations 30 --warmup 5 --batch-size 32 --threads 1 --out "$out/cells/$cell" >&2
