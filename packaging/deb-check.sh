@@ -108,6 +108,8 @@ use_installed() {
     commprof cells /tmp/results --format csv
     test -s /usr/share/man/man1/commprof.1.gz -o -s /usr/share/man/man1/commprof.1
     test -s /usr/share/bash-completion/completions/commprof
+    test -s /usr/share/doc/commprof/copyright
+    test -s /usr/share/doc/commprof/changelog.gz
   '
 }
 
