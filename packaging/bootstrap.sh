@@ -5,8 +5,10 @@
 #   packaging/bootstrap.sh run    build, run configs/experiments/smoke.yaml into ./results/,
 #                                 write the report, open the workbench on it
 #   packaging/bootstrap.sh test   build and run the ctest suite
-#   packaging/bootstrap.sh package  build and make the Debian package (CPack) in the build folder;
-#                                 packaging/deb-check.sh installs it into a clean Debian 12 root
+#   packaging/bootstrap.sh package  make the Debian package (debian/, dpkg-buildpackage) from a
+#                                 copy of the tree, and put commprof_*.deb and its -dbgsym into
+#                                 the build folder; packaging/deb-check.sh lints it and installs
+#                                 it into a clean Debian 12 root
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -36,6 +38,32 @@ install_packages() {
 build() {
   cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release >&2
   cmake --build "$BUILD" -j "$JOBS" >&2
+}
+
+# dpkg-buildpackage builds in the tree it is given and writes the packages beside it: it gets a
+# copy of the project's files (tracked and new, never build output) in the build folder, so the
+# checkout stays clean and nothing lands in its parent. The tests are not built or run there
+# (nocheck): `bootstrap.sh test` runs them. Set DEB_BUILD_OPTIONS to choose otherwise.
+package() {
+  local version out src
+  version=$(dpkg-parsechangelog -l "$ROOT/debian/changelog" -S Version)
+  out=$BUILD/debian-package
+  src=$out/commprof-$version
+  mkdir -p "$out"
+  rm -rf "$src" "$out"/*.deb "$out"/*.changes "$out"/*.buildinfo
+  mkdir -p "$src"
+  if git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1; then
+    git -C "$ROOT" ls-files -z --cached --others --exclude-standard |
+      (cd "$ROOT" && xargs -0 cp --parents -P -t "$src" 2>/dev/null || true)
+  else
+    tar -C "$ROOT" --exclude=./build --exclude=./results --exclude=./.git -c . | tar -C "$src" -x
+  fi
+  [ -x "$src/debian/rules" ] || { echo "bootstrap: could not copy the tree to $src" >&2; exit 1; }
+  local options=${DEB_BUILD_OPTIONS-"nocheck parallel=$JOBS"} profiles=""
+  case " $options " in *" nocheck "*) profiles=nocheck ;; esac
+  (cd "$src" &&
+    DEB_BUILD_OPTIONS=$options DEB_BUILD_PROFILES=$profiles dpkg-buildpackage -us -uc -b >&2)
+  cp "$out"/*.deb "$BUILD"/
 }
 
 has_command() {
@@ -81,8 +109,7 @@ case "${1:-}" in
     ;;
   package)
     install_packages
-    build
-    (cd "$BUILD" && cpack -G DEB >&2)
+    package
     ls "$BUILD"/commprof_*.deb
     ;;
   *)

@@ -5,6 +5,9 @@ tests/pytorch_reference.py), gradients that agree across ranks, and the hook aga
 agreement as `commprof cells` reports it. Prints one line per check; exit 1 if one fails.
 
 Usage: packaging/cell_check.py RESULTS_DIR CELL_ID COMMPROF_BINARY
+       packaging/cell_check.py --ranks-only RESULTS_DIR CELL_ID
+(--ranks-only: ranks that another launcher started, torchrun, with no manifest for `commprof
+cells` to read: the first two checks, and that the ranks were RANK 0..N-1 of WORLD_SIZE N.)
 """
 import json
 import os
@@ -16,7 +19,11 @@ import pytorch_reference  # noqa: E402
 
 
 def main():
-    results, cell, commprof = sys.argv[1:4]
+    ranks_only = sys.argv[1:2] == ["--ranks-only"]
+    if ranks_only:
+        results, cell = sys.argv[2:4]
+    else:
+        results, cell, commprof = sys.argv[1:4]
     cell_dir = os.path.join(results, "cells", cell)
     ranks = []
     r = 0
@@ -51,6 +58,12 @@ def main():
     check(agree and len(params) == 1,
           "gradients: %s; parameters after the last step identical on %d ranks: %s" %
           (rank0["grad_checksum_note"], len(ranks), len(params) == 1))
+
+    if ranks_only:
+        seen = sorted((f["rank"], f["world_size"]) for f in ranks)
+        check(seen == [(r, len(ranks)) for r in range(len(ranks))],
+              "ranks: (rank, world size) %s" % seen)
+        sys.exit(1 if failures else 0)
 
     cells = json.loads(subprocess.run([commprof, "cells", results, "--json"], check=True,
                                       capture_output=True, text=True).stdout)["cells"]

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Installs the Debian package with apt into a clean Debian 12 root made with mmdebstrap, and
-# checks that the installed programs work there: `commprof --version`, `commprof plan` on an
-# installed example and a one-cell `commprof run`.
+# Lints the Debian package and installs it with apt into a clean Debian 12 root made with
+# mmdebstrap, and checks that the installed programs work there: `commprof --version`,
+# `commprof plan` on an installed example and a one-cell `commprof run`. lintian (Debian 12's,
+# on the host) runs on the package and its -dbgsym beside it, and fails the check on any error
+# or warning; its info and pedantic tags are printed (docs/platforms.md says why each remains).
 #
 #   packaging/bootstrap.sh package && packaging/deb-check.sh [PATH/TO/commprof_*.deb]
 #
@@ -106,9 +108,23 @@ use_installed() {
     commprof cells /tmp/results --format csv
     test -s /usr/share/man/man1/commprof.1.gz -o -s /usr/share/man/man1/commprof.1
     test -s /usr/share/bash-completion/completions/commprof
+    test -s /usr/share/doc/commprof/copyright
+    test -s /usr/share/doc/commprof/changelog.gz
   '
 }
 
+lint() {
+  command -v lintian >/dev/null ||
+    apt-get install -y -qq --no-install-recommends lintian >&2 ||
+    { say "lintian is not installed and cannot be"; return 1; }
+  local debs=("$DEB") dbgsym
+  dbgsym=$(dirname "$DEB")/$(basename "$DEB" | sed 's/^commprof_/commprof-dbgsym_/')
+  [ -f "$dbgsym" ] && debs+=("$dbgsym")
+  say "lintian $(lintian --print-version) on ${debs[*]##*/}"
+  lintian --display-info --pedantic --fail-on error,warning "${debs[@]}" >&2
+}
+
+step "lintian: no error, no warning" lint
 step "clean Debian 12 root (cached)" make_base
 step "copy of the root" copy_base
 step "apt-get install ./$(basename "$DEB")" install_deb

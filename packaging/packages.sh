@@ -16,6 +16,10 @@ COMMPROF_PACKAGES=(
   # tests: man pages rendered with man(1), the zsh completion parsed by zsh, the live run view
   # driven through a pseudo-terminal by script(1), the .deb made by dpkg-shlibdeps
   man-db zsh bsdutils dpkg-dev
+  # the Debian package (debian/, built by dpkg-buildpackage) and what checks it and the sources:
+  # lintian on the .deb, reuse lint on the licences, appstreamcli and desktop-file-validate on
+  # the desktop metadata
+  debhelper lintian reuse appstream desktop-file-utils
 )
 
 # [release:package]=the name on that release
@@ -47,6 +51,8 @@ commprof_without() {
     slurm-wlm | munge) echo "tst_slurm (skipped): the Slurm launcher against a real Slurm" ;;
     ccache | pkg-config | fonts-dejavu-core) echo "" ;;
     man-db | zsh | bsdutils | dpkg-dev) echo "checks of the man pages, completions, terminal view and .deb" ;;
+    debhelper) echo "the Debian package (packaging/bootstrap.sh package)" ;;
+    lintian | reuse | appstream | desktop-file-utils) echo "the licence and metadata checks (skipped)" ;;
     *) echo "everything but commprof-rank (configured with -DCOMMPROF_RANK_ONLY=ON, no ctest)" ;;
   esac
 }

@@ -3,8 +3,11 @@
 # from that release's packages (the list in packages.sh, shared with bootstrap.sh). Today that
 # is Debian 13 (trixie: Qt 6.8, libtorch 2.6 and python3-torch 2.6, both without Kineto).
 #
-#   packaging/platform-check.sh debian13            build, ctest, and a 2-rank cell checked
-#                                                   against Python DDP
+#   packaging/platform-check.sh debian13            build, ctest, a 2-rank cell checked
+#                                                   against Python DDP, and the same cell's
+#                                                   ranks started by torchrun
+#   packaging/platform-check.sh debian13 torchrun   build commprof-rank alone and run that
+#                                                   torchrun step
 #   packaging/platform-check.sh debian13 run CMD..  one command in the root, where /src is this
 #                                                   tree, /build its build and /shared ../shared
 #   packaging/platform-check.sh debian13 shell      a shell there
@@ -22,7 +25,7 @@ ACTION=${2:-test}
 case "$RELEASE" in
   debian13) SUITE=trixie ;;
   *)
-    echo "usage: $0 debian13 [test | run CMD... | shell]" >&2
+    echo "usage: $0 debian13 [test | torchrun | run CMD... | shell]" >&2
     exit 2
     ;;
 esac
@@ -143,6 +146,7 @@ plan_build() {
       libtorch-dev | libgloo-dev) CMAKE_FLAGS+=(-DCOMMPROF_BUILD_RANK=OFF) ;;
       python3-torch) HAVE_PYTORCH=0 ;;
       ccache | pkg-config | fonts-dejavu-core | man-db | zsh | bsdutils | dpkg-dev) ;;
+      debhelper | lintian | reuse | appstream | desktop-file-utils) ;;
       *)
         CMAKE_FLAGS+=(-DCOMMPROF_RANK_ONLY=ON)
         RUN_CTEST=0
@@ -173,14 +177,49 @@ build_and_test() {
         --only mlp2m_gloo_cpu_ws2_r0 >&2
       python3 /src/packaging/cell_check.py "$out" mlp2m_gloo_cpu_ws2_r0 /build/bin/commprof
       rm -rf "$out"'
+    torchrun_cell
   fi
+}
+
+# The smoke matrix's 2-rank cell with its ranks started by torchrun --no-python instead of
+# commprof run (Debian 12's torchrun, torch 1.13 on Python 3.11, does not start), checked like
+# the cell above minus what needs commprof run's manifest. torchrun serves the rendezvous store
+# (TORCHELASTIC_USE_AGENT_STORE), so this is the one path where commprof-rank is a TCPStore
+# client. Debian's torch 2.6 has no libuv, and torchrun's own store asks for it with nothing to
+# turn that off: torchrun_without_libuv.py is torchrun's main with the classic store.
+torchrun_cell() {
+  say "torchrun --nproc-per-node 2 --no-python commprof-rank: the same cell's ranks"
+  say "(plain torchrun, to show why the wrapper: $(in_root /bin/bash -c 'cd /tmp && timeout 120 torchrun --nproc-per-node 1 --no-python /bin/true 2>&1 | grep -m1 -o "RuntimeError: .*" || echo "it started"'))"
+  in_root /bin/bash -euc '
+    out=$(mktemp -d)
+    port=$(python3 -c "import socket; s = socket.socket(); s.bind((\"127.0.0.1\", 0)); print(s.getsockname()[1])")
+    cell=mlp2m_gloo_cpu_ws2_r0
+    mkdir -p "$out/cells/$cell" # commprof run makes the cell folder; here nothing does
+    timeout 300 python3 /src/packaging/torchrun_without_libuv.py --nnodes 1 --nproc-per-node 2 \
+      --master-addr 127.0.0.1 --master-port "$port" --no-python \
+      /build/bin/commprof-rank --cell-id "$cell" --model mlp2m --family mlp --params 2e6 \
+      --iterations 30 --warmup 5 --batch-size 32 --threads 1 --out "$out/cells/$cell" >&2
+    python3 /src/packaging/cell_check.py --ranks-only "$out" "$cell"
+    rm -rf "$out"'
+}
+
+# Only what the torchrun step needs: commprof-rank.
+build_rank_and_torchrun() {
+  plan_build
+  [ "$HAVE_PYTORCH" -eq 1 ] || die "python3-torch (torchrun) is not in Debian $SUITE"
+  say "building commprof-rank in /build (-j $JOBS)"
+  in_root cmake -S /src -B /build "${CMAKE_FLAGS[@]}" >&2
+  in_root cmake --build /build -j "$JOBS" --target commprof-rank >&2
+  echo "Debian $SUITE commprof-rank --version --json: $(in_root /build/bin/commprof-rank --version --json)"
+  torchrun_cell
 }
 
 [ -d "$ROOTFS" ] || make_root
 install_packages
 case "$ACTION" in
   test) build_and_test ;;
+  torchrun) build_rank_and_torchrun ;;
   run) in_root "$@" ;;
   shell) in_root /bin/bash -l ;;
-  *) die "unknown action '$ACTION' (test, run or shell)" ;;
+  *) die "unknown action '$ACTION' (test, torchrun, run or shell)" ;;
 esac

@@ -69,9 +69,9 @@ private slots:
                  "share/man/man1/commprof-workbench.1",
                  "share/bash-completion/completions/commprof",
                  "share/zsh/vendor-completions/_commprof",
-                 "share/applications/org.commprof.Workbench.desktop",
-                 "share/icons/hicolor/scalable/apps/org.commprof.Workbench.svg",
-                 "share/metainfo/org.commprof.Workbench.metainfo.xml",
+                 "share/applications/org.commprof.workbench.desktop",
+                 "share/icons/hicolor/scalable/apps/org.commprof.workbench.svg",
+                 "share/metainfo/org.commprof.workbench.metainfo.xml",
              }) {
             QVERIFY2(QFileInfo(prefix_.filePath(f)).size() > 0, f);
         }

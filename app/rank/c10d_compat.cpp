@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <type_traits>
+#include <utility>
 
 namespace commprof::rank {
 namespace {
@@ -27,6 +28,17 @@ c10::intrusive_ptr<PG> makeFrontGroup(const c10::intrusive_ptr<c10d::Store>& sto
     }
 }
 
+// 2.4 added TCPStoreOptions::useLibUV (on by default); 1.13 has no such member.
+template <typename O, typename = void> struct HasUseLibUV : std::false_type {};
+template <typename O>
+struct HasUseLibUV<O, std::void_t<decltype(std::declval<O&>().useLibUV)>> : std::true_type {};
+
+template <typename O> void askForTheClassicStore(O& options) {
+    if constexpr (HasUseLibUV<O>::value) {
+        options.useLibUV = false;
+    }
+}
+
 #if TORCH_VERSION_MAJOR >= 2
 // From 2.0 a process group is a front for per-device backends.
 ProcessGroupPtr wrapBackend(const c10::intrusive_ptr<c10d::Store>& store, int rank, int world,
@@ -44,6 +56,16 @@ ProcessGroupPtr wrapBackend(const c10::intrusive_ptr<c10d::Store>& store, int ra
 #endif
 
 } // namespace
+
+c10d::TCPStoreOptions tcpStoreClientOptions(int port, std::chrono::milliseconds timeout) {
+    c10d::TCPStoreOptions opts;
+    opts.port = std::uint16_t(port);
+    opts.isServer = false;
+    opts.waitWorkers = false;
+    opts.timeout = timeout;
+    askForTheClassicStore(opts);
+    return opts;
+}
 
 ProcessGroupPtr makeGlooGroup(const c10::intrusive_ptr<c10d::Store>& store, int rank, int world,
                               const std::string& bindAddress, std::chrono::milliseconds timeout) {

@@ -47,6 +47,11 @@ std::string ncclVersionString();
 // USE_KINETO is a flag of libtorch's own build, invisible to code that includes its headers.
 bool libtorchHasKineto();
 
+// Options for a client of a TCPStore that another process serves (torchrun's agent). From 2.4
+// they ask for libuv by default, which a libtorch built without it (Debian 13's 2.6) refuses
+// even in a client; a client speaks the same protocol to either server, so it asks for none.
+c10d::TCPStoreOptions tcpStoreClientOptions(int port, std::chrono::milliseconds timeout);
+
 // A store of our own. Recent PyTorch (2.7 on) makes Store::clone() pure virtual; declared here
 // without `override` it overrides that one where it exists and is merely ours elsewhere.
 class CompatStore : public c10d::Store {

@@ -64,12 +64,8 @@ c10::intrusive_ptr<c10d::Store> connectStore(const RankOptions& o) {
         if (std::getenv("TORCHELASTIC_USE_AGENT_STORE") &&
             std::string(std::getenv("TORCHELASTIC_USE_AGENT_STORE")) == "True") {
             // Under torchrun the agent already serves a TCPStore at MASTER_ADDR:MASTER_PORT.
-            c10d::TCPStoreOptions opts;
-            opts.port = std::uint16_t(o.masterPort);
-            opts.isServer = false;
-            opts.waitWorkers = false;
-            opts.timeout = timeout;
-            store = c10::make_intrusive<c10d::TCPStore>(o.masterAddr, opts);
+            store = c10::make_intrusive<c10d::TCPStore>(
+                o.masterAddr, tcpStoreClientOptions(o.masterPort, timeout));
         } else {
             std::shared_ptr<StoreServer> server;
             if (o.rank == 0) {

@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
     commprof::workbench::Application app(argc, argv);
     QApplication::setApplicationName("commprof-workbench");
     QApplication::setApplicationVersion(COMMPROF_VERSION);
-    QApplication::setDesktopFileName("org.commprof.Workbench");
+    QApplication::setDesktopFileName("org.commprof.workbench");
     QApplication::setWindowIcon(QIcon(":/commprof/commprof.svg"));
     QCommandLineParser parser;
     parser.setApplicationDescription(
