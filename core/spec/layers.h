@@ -4,6 +4,8 @@
 // report's headline, plot colours and commprof-rank read. Plain C++17, header-only, so the rank
 // (no Qt) spells every layer, backend and interconnect exactly as core does.
 
+#include "spec/names.h"
+
 #include <array>
 #include <string>
 #include <string_view>
@@ -102,11 +104,7 @@ inline std::string_view interconnectAt(const Layer& l, int worldSize) {
 
 // "gloo_cpu, gloo_cuda, nccl": for messages that list what is allowed.
 inline std::string layerNames() {
-    std::string out;
-    for (const Layer& l : kLayers) {
-        out += (out.empty() ? "" : ", ") + std::string(l.name);
-    }
-    return out;
+    return namesOf(kLayers);
 }
 
 } // namespace commprof::spec

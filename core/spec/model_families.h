@@ -5,6 +5,8 @@
 // models from it, core/matrix accepts exactly its names and core/feasibility sizes activations
 // from it, so none of them can disagree.
 
+#include "spec/names.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -94,11 +96,7 @@ inline const ModelFamily* findModelFamily(std::string_view name) {
 
 // "mlp, transformer": for messages that list what is allowed.
 inline std::string modelFamilyNames() {
-    std::string out;
-    for (const ModelFamily& f : kModelFamilies) {
-        out += (out.empty() ? "" : ", ") + std::string(f.name);
-    }
-    return out;
+    return namesOf(kModelFamilies);
 }
 
 } // namespace commprof::spec
