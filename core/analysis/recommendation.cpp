@@ -40,23 +40,24 @@ double capOf(const results::CellFiles& f) {
 }
 
 // The first complete sweep (by cell id) of each layer and world size, as ingest takes it.
-std::map<std::pair<QString, int>, std::pair<QString, SweepSeries>>
-allReduceSweeps(const std::vector<results::CellFiles>& sweeps) {
-    std::map<std::pair<QString, int>, std::pair<QString, SweepSeries>> out;
+using SweepsByShape =
+    std::map<std::pair<QString, int>, std::pair<QString, std::vector<SweepPoint>>>;
+
+SweepsByShape allReduceSweeps(const std::vector<results::CellFiles>& sweeps) {
+    SweepsByShape out;
     for (const results::CellFiles& f : sweeps) {
         const std::pair<QString, int> shape{f.cell["layer"].toString(),
                                             f.cell["world_size"].toInt()};
-        for (const SweepSeries& s : mergeSweep(f.sweeps)) {
-            if (s.kind == "all_reduce" && !out.count(shape)) {
-                out[shape] = {f.id, s};
+        if (!out.count(shape)) {
+            if (auto points = allReducePoints(f.sweeps); !points.empty()) {
+                out[shape] = {f.id, std::move(points)};
             }
         }
     }
     return out;
 }
 
-void predict(Members& m,
-             const std::map<std::pair<QString, int>, std::pair<QString, SweepSeries>>& sweeps) {
+void predict(Members& m, const SweepsByShape& sweeps) {
     CapGroup& g = m.group;
     std::sort(m.cells.begin(), m.cells.end(),
               [](const auto& a, const auto& b) { return capOf(a) < capOf(b); });
@@ -72,6 +73,11 @@ void predict(Members& m,
         g.reason = why;
         return;
     }
+    if (g.worldSize < 2) {
+        g.reason = "world size 1: the all-reduce moves nothing between ranks, so no cap changes "
+                   "what it costs";
+        return;
+    }
     const auto sweep = sweeps.find({g.layer, g.worldSize});
     if (sweep == sweeps.end()) {
         g.reason = QString("no complete all_reduce sweep of %1 at world size %2 in this folder "
@@ -81,7 +87,7 @@ void predict(Members& m,
         return;
     }
     g.sweepCell = sweep->second.first;
-    g.fit = fitSeries(sweep->second.second);
+    g.fit = fitLinear(sweep->second.second);
     if (g.fit.refused) {
         g.reason =
             QString("the sweep %1's all_reduce fit was refused: %2").arg(g.sweepCell, g.fit.reason);
