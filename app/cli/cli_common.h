@@ -65,5 +65,6 @@ int reportCommand(const Args& args);
 int diffCommand(const Args& args);
 int sweepRunCommand(const Args& args);
 int sweepSummarizeCommand(const Args& args);
+int recommendCommand(const Args& args);
 
 } // namespace commprof::cli

@@ -116,6 +116,10 @@ const options::Program& commprofProgram() {
              "DIR",
              "Per-size time, algbw and busbw, and the alpha-beta fit (or why it is refused)",
              {json, {"--ddp", "CELL_DIR", "Predict this DDP cell's step from the fit", {}}}},
+            {"recommend",
+             "DIR",
+             "Predict each bucket cap's step from the sweep; measured beside predicted",
+             {json}},
         },
         {{"ENVIRONMENT",
           "COMMPROF_RANK: the commprof-rank program to run; without it, the one next to "

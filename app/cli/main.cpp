@@ -112,6 +112,7 @@ int main(int argc, char** argv) {
         {"trace collectives", traceCollectivesCommand},
         {"sweep run", sweepRunCommand},
         {"sweep summarize", sweepSummarizeCommand},
+        {"recommend", recommendCommand},
     };
     int words = 0;
     const options::Command* command = commandOf(args, words);

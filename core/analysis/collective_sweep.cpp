@@ -301,4 +301,13 @@ QJsonObject toJson(const SweepSeries& s, const LinearFit& fit) {
     return o;
 }
 
+std::vector<SweepPoint> allReducePoints(const QMap<int, QJsonObject>& docs) {
+    for (const SweepSeries& series : mergeSweep(docs)) {
+        if (series.kind == "all_reduce") {
+            return series.points;
+        }
+    }
+    return {};
+}
+
 } // namespace commprof::analysis

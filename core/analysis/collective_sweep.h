@@ -75,6 +75,9 @@ std::vector<SweepSeries> readSweep(const QString& dir, QStringList* problems = n
 // The same from sweep files already read and checked (results::CellFiles::sweeps), by rank.
 std::vector<SweepSeries> mergeSweep(const QMap<int, QJsonObject>& docs,
                                     QStringList* problems = nullptr);
+// The all_reduce points of a sweep's files (what DDP's buckets are predicted from); empty when
+// the sweep has none.
+std::vector<SweepPoint> allReducePoints(const QMap<int, QJsonObject>& docs);
 
 // Least squares of time against bytes, each point weighted by 1 / time: timing noise grows
 // with the time but less than in proportion (a busy host adds whole scheduler slices to the

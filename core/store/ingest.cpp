@@ -310,10 +310,8 @@ IngestSummary ingest(const QString& resultsDir, const QString& dbPath,
             const std::pair<QString, int> shape{files.cell["layer"].toString(),
                                                 files.cell["world_size"].toInt()};
             if (!sweeps.count(shape)) {
-                for (const analysis::SweepSeries& series : analysis::mergeSweep(files.sweeps)) {
-                    if (series.kind == "all_reduce") {
-                        sweeps[shape] = {files.id, series.points};
-                    }
+                if (auto points = analysis::allReducePoints(files.sweeps); !points.empty()) {
+                    sweeps[shape] = {files.id, std::move(points)};
                 }
             }
         }

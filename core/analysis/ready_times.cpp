@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ready_times.h"
+
+#include "trace/statistics.h"
+
+#include <QJsonArray>
+
+#include <algorithm>
+#include <map>
+
+namespace commprof::analysis {
+namespace {
+
+struct RecordedBucket {
+    int nparams = 0;
+    double bytes = 0;
+    double launchUs = 0; // from the backward's start
+};
+
+// Per recorded iteration of one rank file, its buckets by index, launch times from the
+// backward's start; iterations whose buckets are not all there are left out.
+std::map<int, std::vector<RecordedBucket>> recordedIterations(const QJsonObject& doc) {
+    std::map<int, double> backwardMs;
+    for (const QJsonValue& v : doc["iterations"].toArray()) {
+        backwardMs[v["iter"].toInt()] = v["backward_ms"].toDouble();
+    }
+    std::map<int, std::map<int, QJsonObject>> byIter;
+    for (const QJsonValue& v : doc["buckets"].toArray()) {
+        byIter[v["iter"].toInt()][v["index"].toInt()] = v.toObject();
+    }
+    std::map<int, std::vector<RecordedBucket>> out;
+    for (const auto& [iter, buckets] : byIter) {
+        if (!backwardMs.count(iter) || buckets.rbegin()->first != int(buckets.size()) - 1) {
+            continue;
+        }
+        double lastEndNs = 0;
+        for (const auto& [index, b] : buckets) {
+            lastEndNs = std::max(lastEndNs, b["end_ns"].toDouble());
+        }
+        const double backwardStartNs = lastEndNs - backwardMs[iter] * 1e6;
+        std::vector<RecordedBucket>& row = out[iter];
+        for (const auto& [index, b] : buckets) {
+            row.push_back({b["nparams"].toInt(), b["bytes"].toDouble(),
+                           (b["start_ns"].toDouble() - backwardStartNs) / 1e3});
+        }
+    }
+    return out;
+}
+
+double medianOf(const std::vector<double>& v) {
+    return trace::median(v).value_or(0.0);
+}
+
+} // namespace
+
+std::optional<ReadyTimes> readyTimesFromBuckets(const results::CellFiles& cell, QString* why) {
+    const auto fail = [&](const QString& reason) -> std::optional<ReadyTimes> {
+        if (why) {
+            *why = cell.id + ": " + reason;
+        }
+        return std::nullopt;
+    };
+    if (cell.ranks.isEmpty()) {
+        return fail("no rank files");
+    }
+    // Reverse registration order: the order the rebuilt buckets hold the parameters in.
+    std::vector<double> bytes;
+    const QJsonArray params = cell.ranks.first()["parameters"].toArray();
+    for (qsizetype i = params.size() - 1; i >= 0; --i) {
+        bytes.push_back(params[i].toObject()["bytes"].toDouble());
+    }
+    std::vector<RecordedBucket> layout; // the first recorded iteration's buckets
+    std::map<std::size_t, std::vector<double>> launches;
+    std::vector<double> forward, optimizer;
+    int samples = 0;
+    for (const QJsonObject& doc : cell.ranks) {
+        const int from = doc["record_from_iteration"].toInt();
+        for (const QJsonValue& v : doc["iterations"].toArray()) {
+            if (v["iter"].toInt() >= from) {
+                forward.push_back(v["forward_ms"].toDouble() * 1e3);
+                optimizer.push_back(v["optimizer_ms"].toDouble() * 1e3);
+            }
+        }
+        for (const auto& [iter, buckets] : recordedIterations(doc)) {
+            if (layout.empty()) {
+                layout = buckets;
+            }
+            if (buckets.size() != layout.size()) {
+                continue; // a rebuild changed the buckets: not the layout the times describe
+            }
+            for (std::size_t k = 0; k < buckets.size(); ++k) {
+                launches[k].push_back(buckets[k].launchUs);
+            }
+            ++samples;
+        }
+    }
+    if (layout.empty()) {
+        return fail("no recorded iteration with all its buckets");
+    }
+    ReadyTimes r;
+    r.sourceCell = cell.id;
+    r.samples = samples;
+    r.forwardUs = medianOf(forward);
+    r.optimizerUs = medianOf(optimizer);
+    std::size_t next = 0;
+    double previousLaunch = 0;
+    for (std::size_t k = 0; k < layout.size(); ++k) {
+        const RecordedBucket& b = layout[k];
+        if (next + std::size_t(b.nparams) > bytes.size()) {
+            return fail("its buckets hold more parameters than the model has");
+        }
+        double inBucket = 0;
+        for (std::size_t j = next; j < next + std::size_t(b.nparams); ++j) {
+            inBucket += bytes[j];
+        }
+        if (inBucket != b.bytes) {
+            return fail(QString("bucket %1's %2 bytes are not its parameters' in reverse "
+                                "registration order (%3): the ready order is unknown")
+                            .arg(k)
+                            .arg(b.bytes, 0, 'f', 0)
+                            .arg(inBucket, 0, 'f', 0));
+        }
+        // The reducer launches in order, so a median launch never precedes the one before.
+        const double launch = std::max(previousLaunch, medianOf(launches[k]));
+        double cumulative = 0;
+        for (std::size_t j = next; j < next + std::size_t(b.nparams); ++j) {
+            cumulative += bytes[j];
+            const double share = inBucket > 0 ? cumulative / inBucket : 1.0;
+            r.params.push_back({bytes[j], previousLaunch + share * (launch - previousLaunch)});
+        }
+        next += std::size_t(b.nparams);
+        previousLaunch = launch;
+    }
+    if (next != bytes.size()) {
+        return fail(QString("its buckets hold %1 of the model's %2 parameters")
+                        .arg(next)
+                        .arg(bytes.size()));
+    }
+    r.computeEndUs = previousLaunch;
+    return r;
+}
+
+std::optional<double> measuredStepMs(const results::CellFiles& cell) {
+    if (!cell.ranks.contains(0)) {
+        return std::nullopt;
+    }
+    const QJsonObject& doc = cell.ranks[0];
+    const int from = doc["record_from_iteration"].toInt();
+    std::vector<double> steps;
+    for (const QJsonValue& v : doc["iterations"].toArray()) {
+        if (v["iter"].toInt() >= from) {
+            steps.push_back(v["step_ms"].toDouble());
+        }
+    }
+    return trace::median(steps);
+}
+
+} // namespace commprof::analysis
