@@ -1,6 +1,7 @@
 #include "rank_result.h"
 
 #include "c10d_compat.h"
+#include "hooks/hook_factory.h"
 #include "json_writer.h"
 #include "spec/rank_contract.h"
 
@@ -236,6 +237,21 @@ std::string versionJson() {
     j.field("nccl", kHasNccl);
     j.field("nccl_version", ncclVersionString());
     j.field("kineto", libtorchHasKineto());
+    j.key("comm_hooks");
+    j.beginArray();
+    for (const auto& name : hookNames()) {
+        j.value(name);
+    }
+    j.endArray();
+    j.key("comm_hooks_refused");
+    j.beginObject();
+    j.key("gloo_cpu");
+    j.beginObject();
+    for (const auto& [hook, reason] : glooCpuRefusals()) {
+        j.field(hook, reason);
+    }
+    j.endObject();
+    j.endObject();
     j.endObject();
     return j.str() + "\n";
 }

@@ -5,6 +5,8 @@
 #include "hooks/compress_hook.h"
 #include "hooks/local_hook.h"
 
+#include <torch/csrc/distributed/c10d/HashStore.hpp>
+
 #include <stdexcept>
 
 namespace commprof::rank {
@@ -31,7 +33,37 @@ void checkWireType(const ProcessGroupPtr& pg, const RankOptions& o, at::ScalarTy
     }
 }
 
+at::ScalarType wireTypeOf(const std::string& hook) {
+    return hook == "bf16_compress" ? at::kBFloat16 : at::kHalf;
+}
+
 } // namespace
+
+const std::vector<std::string>& hookNames() {
+    static const std::vector<std::string> names{"allreduce", "fp16_compress", "bf16_compress",
+                                                "powersgd",  "local",         "default"};
+    return names;
+}
+
+std::map<std::string, std::string> glooCpuRefusals() {
+    std::map<std::string, std::string> refused;
+    try {
+        auto store = c10::make_intrusive<c10d::HashStore>();
+        auto pg = makeGlooGroup(store, 0, 1, "127.0.0.1", std::chrono::milliseconds(10000));
+        RankOptions o;
+        for (const std::string hook : {"fp16_compress", "bf16_compress"}) {
+            o.hook = hook;
+            try {
+                checkWireType(pg, o, wireTypeOf(hook), c10::Device(c10::kCPU));
+            } catch (const std::exception& e) {
+                refused[hook] = e.what();
+            }
+        }
+    } catch (const std::exception& e) {
+        refused["*"] = "no gloo group on 127.0.0.1 to try the hooks on: " + firstLine(e.what());
+    }
+    return refused;
+}
 
 InstalledHook installHook(c10d::Reducer& reducer, const RankOptions& o, const ProcessGroupPtr& pg,
                           std::shared_ptr<BucketLog> log, const c10::Device& device) {
@@ -46,7 +78,7 @@ InstalledHook installHook(c10d::Reducer& reducer, const RankOptions& o, const Pr
     if (name == "allreduce") {
         algorithm = std::make_unique<AllreduceHook>(pg);
     } else if (name == "fp16_compress" || name == "bf16_compress") {
-        const auto type = name == "fp16_compress" ? at::kHalf : at::kBFloat16;
+        const auto type = wireTypeOf(name);
         checkWireType(pg, o, type, device);
         algorithm = std::make_unique<CompressHook>(pg, type);
     } else if (name == "powersgd") {

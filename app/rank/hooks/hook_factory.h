@@ -7,7 +7,10 @@
 #include "hooks/powersgd_hook.h"
 #include "options.h"
 
+#include <map>
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace commprof::rank {
 
@@ -20,5 +23,11 @@ struct InstalledHook {
 InstalledHook installHook(c10d::Reducer& reducer, const RankOptions& options,
                           const ProcessGroupPtr& pg, std::shared_ptr<BucketLog> log,
                           const c10::Device& device);
+
+// The hooks this build has, and for the gloo_cpu layer (the one any machine can try) the hooks
+// its gloo cannot run, each with the backend's reason: for `--version --json`, so a plan can
+// refuse a cell before it runs.
+const std::vector<std::string>& hookNames();
+std::map<std::string, std::string> glooCpuRefusals();
 
 } // namespace commprof::rank
