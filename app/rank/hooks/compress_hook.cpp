@@ -10,7 +10,7 @@ FuturePtr CompressHook::run(c10d::GradBucket& bucket, std::int64_t& wireBytes) {
     wireBytes = compressed[0].numel() * std::int64_t(compressed[0].element_size());
     auto future = pg_->allreduce(compressed)->getFuture();
     return future->then(
-        [buffer](c10::ivalue::Future& done) mutable -> c10::IValue {
+        [buffer](c10::ivalue::Future& done) -> c10::IValue {
             // In place, as Python does, so the peak memory stays one bucket.
             buffer.copy_(done.value().toTensorVector()[0]);
             return buffer;
