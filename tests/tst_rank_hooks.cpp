@@ -153,14 +153,20 @@ private slots:
         if (!pythonError.isEmpty()) {
             qInfo("Python's gloo: %s", qPrintable(pythonError));
             QVERIFY(!out.success);
+            // Every rank fails alike; the pool stops the others once the first has failed, so
+            // at least one says why, and none crashed or succeeded.
+            int saidWhy = 0;
             for (const auto& r : out.ranks) {
-                QCOMPARE(r.exitCode, 1);
-                QVERIFY2(r.stderrTail.contains("--hook bf16_compress: the gloo backend") &&
-                             r.stderrTail.contains("cannot all-reduce BFloat16") &&
-                             r.stderrTail.contains(pythonError),
-                         qPrintable(failure(out)));
+                QVERIFY2(r.exitCode != 0, qPrintable(failure(out)));
                 QVERIFY2(!r.stderrTail.contains("terminate called"), qPrintable(failure(out)));
+                if (r.exitCode == 1 &&
+                    r.stderrTail.contains("--hook bf16_compress: the gloo backend") &&
+                    r.stderrTail.contains("cannot all-reduce BFloat16") &&
+                    r.stderrTail.contains(pythonError)) {
+                    ++saidWhy;
+                }
             }
+            QVERIFY2(saidWhy >= 1, qPrintable(failure(out)));
             QVERIFY(!QFile::exists(dir.filePath("rank0.json")));
             return;
         }
@@ -275,8 +281,8 @@ private slots:
         QTest::addColumn<QString>("expectText");
         QTest::newRow("unknown hook")
             << QStringList{"--hook", "fp8_compress"}
-            << "--hook: expected allreduce|fp16_compress|bf16_compress|powersgd|local|default|"
-               "timing, got 'fp8_compress'";
+            << "--hook: expected allreduce, fp16_compress, bf16_compress, powersgd, local, "
+               "default or timing, got 'fp8_compress'";
         QTest::newRow("powersgd before the rebuild")
             << QStringList{"--hook", "powersgd", "--powersgd-start-iter", "1"}
             << "--powersgd-start-iter: expected >= 2";
