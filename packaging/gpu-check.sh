@@ -3,6 +3,10 @@
 # no Qt. Builds commprof-rank alone against the wheel's libtorch, runs
 #   nccl at world size 1, gloo_cuda at world sizes 1, 2 and 4 (a ~50M-parameter MLP),
 #   and one traced cell,
+#   the comm hooks on CUDA tensors (a ~10M-parameter MLP): fp16_compress, bf16_compress,
+#   powersgd and local over nccl at world size 1, fp16_compress, bf16_compress and powersgd
+#   over gloo_cuda at world size 2 (a hook the backend cannot run fails its cell with the
+#   reason in stderr{R}.log, which the archive keeps),
 # with plain shell rendezvous, and packs rank files, traces and the machine's facts into one
 # small archive for `commprof ingest` and the tests/data/gpu fixtures.
 #
@@ -51,6 +55,15 @@ run_cell mlp50m_nccl_ws1_r0 1 "${COMMON[@]}" --backend nccl --device cuda --laye
 for ws in 1 2 4; do
   run_cell "mlp50m_gloo_cuda_ws${ws}_r0" "$ws" "${COMMON[@]}" --backend gloo --device cuda --layer gloo_cuda \
     $([ "$ws" = 2 ] && echo --trace --trace-first-step 10 --trace-steps 5)
+done
+
+# The hooks on CUDA tensors. PowerSGD starts at the first recorded iteration (3).
+HOOKS=(--model mlp10m --family mlp --params 1e7 --iterations 12 --warmup 3 --batch-size 32 --threads 4)
+for hook in fp16_compress bf16_compress powersgd local; do
+  run_cell "mlp10m_nccl_ws1_${hook}_r0" 1 "${HOOKS[@]}" --backend nccl --device cuda --layer nccl --hook "$hook"
+done
+for hook in fp16_compress bf16_compress powersgd; do
+  run_cell "mlp10m_gloo_cuda_ws2_${hook}_r0" 2 "${HOOKS[@]}" --backend gloo --device cuda --layer gloo_cuda --hook "$hook"
 done
 
 tar -C "$OUT" -czf "$OUT/gpu-check.tar.gz" cells torch.txt nvidia-smi.csv rank_version.json

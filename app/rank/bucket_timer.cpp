@@ -1,7 +1,6 @@
 #include "bucket_timer.h"
 
 #include "chrome_trace.h"
-#include "fingerprint.h"
 
 #include <chrono>
 #include <thread>
@@ -16,10 +15,10 @@ std::int64_t monotonicNs() {
     return std::int64_t(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
 }
 
-std::size_t BucketLog::launch(int index, std::int64_t bytes, std::int64_t nparams,
-                              std::int64_t startNs) {
+std::size_t BucketLog::launch(int index, std::int64_t bytes, std::int64_t wireBytes,
+                              std::int64_t nparams, std::int64_t startNs) {
     std::lock_guard<std::mutex> lock(mutex_);
-    records_.push_back({iteration_.load(), index, bytes, nparams, startNs, 0});
+    records_.push_back({iteration_.load(), index, bytes, wireBytes, nparams, startNs, 0});
     return records_.size() - 1;
 }
 
@@ -44,56 +43,22 @@ std::vector<BucketRecord> BucketLog::all() const {
 }
 
 c10::intrusive_ptr<c10::ivalue::Future> TimingCommHook::runHook(c10d::GradBucket& bucket) {
-    std::vector<at::Tensor> tensors{bucket.getBufferRef()};
-    Fingerprinter& fp = Fingerprinter::instance();
-    const bool capture = fp.captureSemantic();
-    if (capture) {
-        fp.record("ddp::grads_before_reduce#" + std::to_string(bucket.getIndex()), {},
-                  bucket.getGradients());
-    }
-    // Divide first, as DDP's default hook does, so the sum cannot overflow in low precision.
-    tensors[0].div_(pg_->getSize());
-    const at::Tensor buffer = tensors[0];
-    if (!fp.enabled()) {
-        return timed([&] { return pg_->allreduce(tensors)->getFuture(); }, bucket, buffer);
-    }
-    // Fingerprinting: the collective's input is digested at launch, its output at completion.
-    const std::string name = "ddp::allreduce_bucket#" + std::to_string(bucket.getIndex());
-    const bool collective = fp.captureCollectives();
-    const std::string inputDigest = collective ? fp.tensorsJson(tensors) : std::string();
-    fp.collectiveStarted(buffer.storage().data());
-    return timed(
-        [&] {
-            auto future = pg_->allreduce(tensors)->getFuture();
-            return future->then(
-                [buffer, name, inputDigest, collective](c10::ivalue::Future& done) {
-                    Fingerprinter& f = Fingerprinter::instance();
-                    f.collectiveFinished(buffer.storage().data());
-                    if (collective) {
-                        f.writeRecord(name, "semantic", inputDigest, f.tensorsJson({buffer}), true,
-                                      nullptr);
-                    }
-                    return done.value();
-                },
-                future->elementType());
-        },
-        bucket, buffer);
-}
-
-c10::intrusive_ptr<c10::ivalue::Future>
-TimingCommHook::timed(const std::function<c10::intrusive_ptr<c10::ivalue::Future>()>& launch,
-                      c10d::GradBucket& bucket, const at::Tensor& buffer) {
+    std::int64_t wireBytes = 0;
+    algorithm_->prepare(bucket);
     if (!log_->recording()) {
-        return launch();
+        return algorithm_->run(bucket, wireBytes);
     }
+    const at::Tensor& buffer = bucket.getBufferRef();
     const std::int64_t bytes = buffer.numel() * std::int64_t(buffer.element_size());
     const auto nparams = std::int64_t(bucket.getGradients().size());
     const int iteration = log_->iteration();
     const int index = int(bucket.getIndex());
     // One clock reading for the rank file's record and the trace's span.
     const std::int64_t start = monotonicNs();
-    const std::size_t slot = log_->launch(index, bytes, nparams, start);
-    auto future = launch();
+    auto future = algorithm_->run(bucket, wireBytes);
+    // Recorded after the launch, so a launch that throws leaves no half record; the future
+    // may already be complete (the local hook), and then() below still sees the slot.
+    const std::size_t slot = log_->launch(index, bytes, wireBytes, nparams, start);
     auto log = log_;
     const auto record = [log, slot, index, iteration, start] {
         log->complete(slot);

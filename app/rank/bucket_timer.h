@@ -1,12 +1,13 @@
 #pragma once
-// The comm hook that times every gradient bucket: it does exactly what DDP's default hook
-// does (divide by the world size, all-reduce) and records launch and completion on a
-// monotonic clock shared by every process of the host.
+// The comm hook that times every gradient bucket, whatever algorithm reduces it
+// (hooks/bucket_algorithm.h): it records launch and completion on a monotonic clock shared by
+// every process of the host, and the bucket's span in the Chrome trace.
 
-#include "c10d_compat.h"
+#include "hooks/bucket_algorithm.h"
 
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -16,6 +17,7 @@ struct BucketRecord {
     int iteration = 0;
     int index = 0;
     std::int64_t bytes = 0;
+    std::int64_t wireBytes = 0; // what the algorithm sent per rank (0 for the local hook)
     std::int64_t nparams = 0;
     std::int64_t startNs = 0;
     std::int64_t endNs = 0;
@@ -32,7 +34,8 @@ public:
     bool recording() const { return iteration_.load() >= recordFrom_; }
 
     // Returns the slot to complete later.
-    std::size_t launch(int index, std::int64_t bytes, std::int64_t nparams, std::int64_t startNs);
+    std::size_t launch(int index, std::int64_t bytes, std::int64_t wireBytes, std::int64_t nparams,
+                       std::int64_t startNs);
     void complete(std::size_t slot);
     // Records completed since the last call, for live progress lines.
     std::vector<BucketRecord> takeNew();
@@ -50,20 +53,18 @@ class TimingCommHook : public c10d::CommHookInterface {
 public:
     // completionDelayMs > 0 is for tests only: the hook completes that long after the backend
     // did, so it over-measures and must disagree with the backend's spans.
-    TimingCommHook(ProcessGroupPtr pg, std::shared_ptr<BucketLog> log, double completionDelayMs = 0)
-        : pg_(std::move(pg)), log_(std::move(log)), completionDelayMs_(completionDelayMs) {}
+    TimingCommHook(std::unique_ptr<BucketAlgorithm> algorithm, std::shared_ptr<BucketLog> log,
+                   double completionDelayMs = 0)
+        : algorithm_(std::move(algorithm)), log_(std::move(log)),
+          completionDelayMs_(completionDelayMs) {}
     c10::intrusive_ptr<c10::ivalue::Future> runHook(c10d::GradBucket& bucket) override;
     at::Tensor parseHookResult(const c10::IValue& result) override;
 
 private:
-    // Wraps a launched all-reduce's future so its completion is recorded.
-    c10::intrusive_ptr<c10::ivalue::Future>
-    timed(const std::function<c10::intrusive_ptr<c10::ivalue::Future>()>& launch,
-          c10d::GradBucket& bucket, const at::Tensor& buffer);
     static c10::intrusive_ptr<c10::ivalue::Future>
     delayedCompletion(const c10::intrusive_ptr<c10::ivalue::Future>& future,
                       std::function<void()> record, double delayMs);
-    ProcessGroupPtr pg_;
+    std::unique_ptr<BucketAlgorithm> algorithm_;
     std::shared_ptr<BucketLog> log_;
     double completionDelayMs_ = 0;
 };

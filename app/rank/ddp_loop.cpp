@@ -2,7 +2,10 @@
 
 #include "bucket_timer.h"
 #include "chrome_trace.h"
+#include "ddp_logging.h"
 #include "fingerprint.h"
+#include "grad_dump.h"
+#include "hooks/hook_factory.h"
 #include "json_writer.h"
 #include "models.h"
 #include "rendezvous.h"
@@ -155,7 +158,8 @@ RankResult runDdp(const RankOptions& o) {
     const auto cap = std::size_t(o.bucketCapMb * 1024 * 1024);
     const BucketAssignment buckets = assignBuckets(params, firstCap, cap);
     result.initialBuckets = buckets.indices;
-    const auto reducerPtr =
+    // Shared: the DDP logger holds the Reducer as Python's DDP object does.
+    const std::shared_ptr<c10d::Reducer> reducerPtr =
         makeReducer(params, buckets, pg, firstCap, cap, names, o.gradientAsBucketView);
     c10d::Reducer& reducer = *reducerPtr;
     if (o.staticGraph) {
@@ -163,11 +167,9 @@ RankResult runDdp(const RankOptions& o) {
     }
     auto log = std::make_shared<BucketLog>();
     log->setRecordFrom(o.recordFromIteration);
-    if (o.hook == "timing") {
-        reducer.register_comm_hook(std::make_unique<TimingCommHook>(pg, log, o.hookDelayMs));
-    } else {
-        reducer.register_builtin_comm_hook(c10d::BuiltinCommHookType::ALLREDUCE);
-    }
+    const InstalledHook hook = installHook(reducer, o, pg, log, device);
+    DdpLoggingRecorder ddpLogging(reducerPtr, o.hook, device);
+    GradDump gradDump;
 
     auto optimizer = makeOptimizer(o.optimizer, params);
     // Batches exist on the device before any timing starts, seeded per rank.
@@ -194,6 +196,7 @@ RankResult runDdp(const RankOptions& o) {
             std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(o.delayMs));
         }
 
+        ddpLogging.beforeForward();
         reducer.prepare_for_forward();
         reducer.rebuild_buckets(); // a collective: every rank calls it at the same point
         auto output = model.forward(input);
@@ -220,6 +223,10 @@ RankResult runDdp(const RankOptions& o) {
 
         // Outside the timed region: checksum, then zero gradients in place.
         times.gradChecksum = checksum(params, true);
+        if (o.dumpGrads) {
+            gradDump.add(params);
+        }
+        ddpLogging.collect();
         for (auto& p : params) {
             if (p.grad().defined()) {
                 p.mutable_grad().zero_();
@@ -243,6 +250,15 @@ RankResult runDdp(const RankOptions& o) {
 
     fp.setIteration(-1); // nothing after the loop is captured
     fp.close();
+    result.ddpLogging = ddpLogging.finish();
+    if (hook.powersgd) {
+        result.powersgdNumelBefore = hook.powersgd->numelBefore.load();
+        result.powersgdNumelAfter = hook.powersgd->numelAfter.load();
+        result.powersgdCompressedBuckets = hook.powersgd->compressedBuckets.load();
+    }
+    if (o.dumpGrads) {
+        gradDump.write(o.outDir + "/grads_rank" + std::to_string(o.rank) + ".pt");
+    }
     result.buckets = log->all();
     std::set<int> countsSeen;
     std::map<int, int> perIteration;

@@ -195,7 +195,13 @@ RankOptions parseOptions(int argc, char** argv) {
         {"--bucket-cap-mb", [&](auto& f, auto& v) { o.bucketCapMb = toDouble(f, v); }},
         {"--first-bucket-mb", [&](auto& f, auto& v) { o.firstBucketMb = toDouble(f, v); }},
         {"--optimizer", [&](auto& f, auto& v) { o.optimizer = oneOf(f, v); }},
-        {"--hook", [&](auto& f, auto& v) { o.hook = oneOf(f, v); }},
+        {"--hook",
+         [&](auto& f, auto& v) {
+             // "timing" is allreduce's older name, in scripts and results made before.
+             o.hook = oneOf(f, v) == "timing" ? "allreduce" : v;
+         }},
+        {"--powersgd-rank", [&](auto& f, auto& v) { o.powersgdRank = toInt(f, v); }},
+        {"--powersgd-start-iter", [&](auto& f, auto& v) { o.powersgdStartIter = toInt(f, v); }},
         {"--seed",
          [&](auto& f, auto& v) {
              // "random": a different seed every run, the classic source of a run that will not
@@ -278,6 +284,7 @@ RankOptions parseOptions(int argc, char** argv) {
                                              {"--json", &o.json},
                                              {"--listen-all", &o.listenAll},
                                              {"--digest-selftest", &o.digestSelftest},
+                                             {"--dump-grads", &o.dumpGrads},
                                              {"--help", &o.help}};
     // The table is what --help and the man page say; a flag parsed here and missing there, or
     // the other way round, is a build that must not pass a single test.
@@ -345,6 +352,22 @@ RankOptions parseOptions(int argc, char** argv) {
     }
     if (o.recordFromIteration < 0) {
         o.recordFromIteration = o.warmup;
+    }
+    if (o.powersgdStartIter < 0) {
+        // PyTorch's default (1000) would leave a cell of tens of iterations uncompressed: by
+        // default the recorded iterations are PowerSGD's.
+        o.powersgdStartIter = std::max(2, o.recordFromIteration);
+    }
+    if (o.powersgdRank < 1) {
+        throw UsageError("--powersgd-rank: expected a rank >= 1, got " +
+                         std::to_string(o.powersgdRank));
+    }
+    if (o.powersgdStartIter < 2) {
+        // PowerSGDState's own rule with error feedback and warm start on: DDP rebuilds its
+        // buckets after iteration 0, and memorised tensors must not outlive the old layout.
+        throw UsageError("--powersgd-start-iter: expected >= 2 (error feedback and warm start "
+                         "need the buckets DDP rebuilds after the first iteration), got " +
+                         std::to_string(o.powersgdStartIter));
     }
     if (o.traceFirstStep < 0) {
         o.traceFirstStep = o.recordFromIteration;

@@ -31,7 +31,12 @@ struct RankOptions {
     double bucketCapMb = 25.0;
     double firstBucketMb = 1.0;
     std::string optimizer = "sgd"; // sgd | adam
-    std::string hook = "timing";   // timing | default (DDP's own all-reduce, for comparisons)
+    // allreduce | fp16_compress | bf16_compress | powersgd | local | default (DDP's own untimed
+    // all-reduce, for comparisons); "timing", the older name of allreduce, is read as it.
+    std::string hook = "allreduce";
+    int powersgdRank = 1;       // PowerSGD's matrix_approximation_rank
+    int powersgdStartIter = -1; // start_powerSGD_iter; -1: the first recorded iteration, >= 2
+    bool dumpGrads = false;     // test only: every iteration's reduced gradients to grads_rankR.pt
     std::uint64_t seed = 1234;
     int threads = 0; // intra-op threads; 0 leaves libtorch's default
     // Tracing

@@ -1,6 +1,7 @@
 #include "rank_result.h"
 
 #include "c10d_compat.h"
+#include "hooks/hook_factory.h"
 #include "json_writer.h"
 #include "spec/rank_contract.h"
 
@@ -47,6 +48,62 @@ void writeFileAtomically(const std::string& path, const std::string& content) {
     }
 }
 
+namespace {
+
+// docs/formats.md, "ddp_logging".
+void writeDdpLogging(JsonWriter& j, const DdpLoggingResult& d, int recordFrom) {
+    j.key("ddp_logging");
+    j.beginObject();
+    j.field("available", d.available);
+    if (!d.reason.empty()) {
+        j.field("reason", d.reason);
+    }
+    j.field("source", "c10d::Logger");
+    j.field("timer", d.timer);
+    j.field("sample_rule", "the Reducer's iterations 1-10, then every 100th "
+                           "(kDDPRuntimeLoggingSampleRate); here 0-based");
+    std::vector<std::int64_t> sampled, recorded;
+    std::int64_t compute = 0, comm = 0, overlap = 0;
+    for (const auto& s : d.samples) {
+        sampled.push_back(s.iteration);
+        if (s.iteration >= recordFrom) {
+            recorded.push_back(s.iteration);
+            compute += s.backwardComputeNs;
+            comm += s.backwardCommNs;
+            overlap += s.overlapNs;
+        }
+    }
+    j.key("iterations_sampled");
+    j.intArray(sampled);
+    j.field("avg_forward_compute_time_ns", d.avgForwardComputeNs);
+    j.field("avg_backward_compute_time_ns", d.avgBackwardComputeNs);
+    j.field("avg_backward_comm_time_ns", d.avgBackwardCommNs);
+    j.field("avg_backward_compute_comm_overlap_time_ns", d.avgOverlapNs);
+    j.key("recorded_iterations_sampled");
+    j.intArray(recorded);
+    const auto n = std::int64_t(recorded.size());
+    if (n > 0) {
+        j.field("recorded_avg_backward_compute_time_ns", compute / n);
+        j.field("recorded_avg_backward_comm_time_ns", comm / n);
+        j.field("recorded_avg_backward_compute_comm_overlap_time_ns", overlap / n);
+    }
+    j.key("samples");
+    j.beginArray();
+    for (const auto& s : d.samples) {
+        j.beginObject();
+        j.field("iter", s.iteration);
+        j.field("forward_compute_time_ns", s.forwardComputeNs);
+        j.field("backward_compute_time_ns", s.backwardComputeNs);
+        j.field("backward_comm_time_ns", s.backwardCommNs);
+        j.field("backward_compute_comm_overlap_time_ns", s.overlapNs);
+        j.endObject();
+    }
+    j.endArray();
+    j.endObject();
+}
+
+} // namespace
+
 std::string rankResultJson(const RankResult& r) {
     const RankOptions& o = r.options;
     JsonWriter j;
@@ -84,6 +141,22 @@ std::string rankResultJson(const RankResult& r) {
     j.field("first_bucket_mb", o.firstBucketMb);
     j.field("optimizer", o.optimizer);
     j.field("hook", o.hook);
+    if (o.hook == "powersgd") {
+        j.key("powersgd");
+        j.beginObject();
+        j.field("matrix_approximation_rank", o.powersgdRank);
+        j.field("start_powerSGD_iter", o.powersgdStartIter);
+        j.field("min_compression_rate", 2.0);
+        j.field("use_error_feedback", true);
+        j.field("warm_start", true);
+        j.field("orthogonalization_epsilon", 0.0);
+        j.field("random_seed", 0);
+        j.field("batch_tensors_with_same_shape", false);
+        j.field("numel_before_compression", r.powersgdNumelBefore);
+        j.field("numel_after_compression", r.powersgdNumelAfter);
+        j.field("compressed_buckets", r.powersgdCompressedBuckets);
+        j.endObject();
+    }
     j.field("seed", o.seed);
     j.field("threads", o.threads);
     j.endObject();
@@ -125,6 +198,7 @@ std::string rankResultJson(const RankResult& r) {
         j.field("iter", b.iteration);
         j.field("index", b.index);
         j.field("bytes", b.bytes);
+        j.field("wire_bytes", b.wireBytes);
         j.field("nparams", b.nparams);
         j.field("start_ns", b.startNs);
         j.field("end_ns", b.endNs);
@@ -144,6 +218,7 @@ std::string rankResultJson(const RankResult& r) {
         j.field("trace_file", r.traceFile);
     }
     j.field("wall_s", r.wallS);
+    writeDdpLogging(j, r.ddpLogging, o.recordFromIteration);
     j.endObject();
     return j.str() + "\n";
 }
@@ -164,6 +239,21 @@ std::string versionJson() {
     j.field("nccl", kHasNccl);
     j.field("nccl_version", ncclVersionString());
     j.field("kineto", libtorchHasKineto());
+    j.key("comm_hooks");
+    j.beginArray();
+    for (const auto& name : hookNames()) {
+        j.value(name);
+    }
+    j.endArray();
+    j.key("comm_hooks_refused");
+    j.beginObject();
+    j.key("gloo_cpu");
+    j.beginObject();
+    for (const auto& [hook, reason] : glooCpuRefusals()) {
+        j.field(hook, reason);
+    }
+    j.endObject();
+    j.endObject();
     j.endObject();
     return j.str() + "\n";
 }

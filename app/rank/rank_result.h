@@ -2,6 +2,7 @@
 // Everything one rank measured, and its file rank{R}.json (docs/formats.md).
 
 #include "bucket_timer.h"
+#include "ddp_logging.h"
 #include "options.h"
 
 #include <string>
@@ -44,6 +45,11 @@ struct RankResult {
     std::int64_t peakDeviceBytes = 0;
     std::string traceFile;
     double wallS = 0;
+    DdpLoggingResult ddpLogging;
+    // --hook powersgd: PowerSGDState's compression statistics.
+    std::int64_t powersgdNumelBefore = 0;
+    std::int64_t powersgdNumelAfter = 0;
+    std::int64_t powersgdCompressedBuckets = 0;
 };
 
 std::string rankResultJson(const RankResult& r);
