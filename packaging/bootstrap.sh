@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Installs what commprof needs (Debian 12 packages, listed in packages.sh), builds it, and
 # either runs the default experiment or the test suite.
 #

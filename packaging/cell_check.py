@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Checks one multi-rank cell that `commprof run` wrote, on this platform's PyTorch:
 DDP's bucket rule (the buckets after the rebuild against Python DDP's own, from
 tests/pytorch_reference.py), gradients that agree across ranks, and the hook against trace

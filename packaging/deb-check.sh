@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Lints the Debian package and installs it with apt into a clean Debian 12 root made with
 # mmdebstrap, and checks that the installed programs work there: `commprof --version`,
 # `commprof plan` on an installed example and a one-cell `commprof run`. lintian (Debian 12's,

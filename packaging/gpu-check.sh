@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # GPU validation of the nccl and gloo_cuda layers, on a machine with a CUDA PyTorch wheel and
 # no Qt. Builds commprof-rank alone against the wheel's libtorch, runs
 #   nccl at world size 1, gloo_cuda at world sizes 1, 2 and 4 (a ~50M-parameter MLP),

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # What commprof needs from Debian: one list for every supported release, sourced by
 # bootstrap.sh (installs it on Debian 12) and platform-check.sh (installs it in a Debian 13
 # root). A package named differently on a release goes in COMMPROF_RENAMED, one that only

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Builds and tests commprof on another Debian release, in a root of its own made with mmdebstrap
 # from that release's packages (the list in packages.sh, shared with bootstrap.sh). Today that
 # is Debian 13 (trixie: Qt 6.8, libtorch 2.6 and python3-torch 2.6, both without Kineto).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The dependency rules of docs/architecture.md, checked on the sources themselves:
 # only app/rank includes torch, and core never includes Qt Widgets.
 file(GLOB_RECURSE not_rank

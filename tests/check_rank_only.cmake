@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # -DCOMMPROF_RANK_ONLY=ON must configure commprof-rank alone, with Qt and the other desktop
 # dependencies made unfindable: a GPU machine with only a CUDA libtorch builds it that way.
 set(dir ${BINARY_DIR}/rank-only-check)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // What the GUI journey tests share: settings kept out of the user's, a real smoke run to open,
 // and answering the modal dialogs the window asks.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Gzip for trace tests: reading a fixture's text back, and writing gzip files (bombs
 // included) with zlib, independently of the parser's own ISA-L reader.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Pixel checks for rendered widgets and figures: a blank or single-colour image is a bug.
 

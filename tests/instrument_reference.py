@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The two instruments of one commprof-rank rank, read by hand from its files with nothing but
 the standard library: the independent reference for analysis/instrument_agreement.
 

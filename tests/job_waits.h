@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Waiting, with the event loop running, until a background job tracker has nothing left to
 // do: what every GUI test and the screenshot tool do before looking at a view.

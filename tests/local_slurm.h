@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A one-node Slurm cluster of the test's own: slurm.conf generated into a temporary folder with
 // free ports, munged with its own socket and key, slurmctld and slurmd, all of them stopped by

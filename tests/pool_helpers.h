@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Real commprof-rank processes in tests: one pool of ranks over loopback, and what went wrong.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """PyTorch's own Python DDP on the model a commprof-rank rank file describes: the independent
 reference for commprof-rank's bucket layout, on whatever torch this python3 has (1.13 on
 Debian 12, 2.6 on Debian 13).

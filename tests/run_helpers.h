@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Driving `commprof run` in tests: matrices written to disk, --json-progress read as it comes,
 // the runner's pid files.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A large host trace built in memory, shaped like a profiled training loop: on each thread,
 // back-to-back steps (depth 0), each holding ops (depth 1) with two children (depth 2) and a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Builds small Chrome traces by hand for tests: one line per event, so each test reads like
 // the timeline it describes.

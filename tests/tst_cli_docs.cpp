@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // --help, man pages and shell completions: every binary answers --help, each generated page
 // renders with man(1) without a groff warning, and the completions offer exactly the commands
 // that docs/cli.md (written by hand) describes and that the real commprof dispatches.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // `--format table|json|csv` of `commprof cells` and `commprof trace summarize`: each format
 // carries the same figures, checked against sources the command does not compute: the
 // reference totals of the shared fixtures' README for the trace, and the rank files of a real

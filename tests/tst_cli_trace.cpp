@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // `commprof trace summarize` end to end: the real executable, the JSON shape of docs/cli.md.
 
 #include "cli_runner.h"

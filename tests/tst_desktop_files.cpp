@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The desktop integration installs where desktops look (cmake --install, component desktop):
 // an icon that renders, a desktop entry that starts the workbench with that icon, and AppStream
 // metadata naming the same application. appstreamcli (--pedantic) and desktop-file-validate

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The determinism debugger over real ranks (world size 2, gloo on CPU): planted divergences
 // must be found where they were planted, and identical runs must stay clean.
 

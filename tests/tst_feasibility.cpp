@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Per-pool feasibility: which pools a cell draws on, the reference study's numbers, and the
 // plan JSON of docs/cli.md.
 

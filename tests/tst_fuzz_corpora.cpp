@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The matrix and rank-file fuzzers' corpora (tests/data/fuzz_matrix, tests/data/fuzz_rank_file),
 // replayed on every run through the code the fuzzers drive (tests/fuzz/*_input.h): each input
 // is accepted, or refused with a reason; an abort, a NaN or a broken promise ends the test.

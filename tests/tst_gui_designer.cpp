@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The matrix designer, offscreen: editing world sizes changes the cells and the bars, a YAML
 // typo is marked at its line (text, gutter) and the last good plan stays on screen; the
 // feasibility panel keeps the machine's figure when "auto" is unticked, tells a binding pool

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The determinism view over two real fingerprinted runs, rendered offscreen.
 
 #include "determinism/divergence.h"

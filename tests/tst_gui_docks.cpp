@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Journey: close every dock, reopen each from View, reset the layout. A layout saved with a
 // dock closed still lists it in View. The window fits 1366x768 and, at 1920x1080, the default
 // layout shows tables with room for rows.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Journey: bad input. A broken YAML, a file that is not a trace, a folder that is not a results
 // folder and a truncated trace each put a visible message in front of the user (the message
 // bar, or a dialog where the user must decide), and the process lives on. An exception that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Export: the chosen formats only, each file once, a page as wide as a paper's column, text
 // between 8 and 9 pt on that page, PNG at the chosen dpi. The files are read back as files:
 // the PDF's page box and the sizes of its text runs, the SVG's physical size, the PNG's pixels.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Help and the window's furniture: About names the versions of commprof (as the project file
 // says), of libtorch (as commprof-rank says) and of Qt; Documentation finds the docs folder;
 // the window has its icon; a background job shows in the status bar and Cancel drops it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Journey: a matrix of 100,000 cells in the designer. Typing stays live: every keystroke is
 // handled in under 100 ms, and everything the GUI thread then does for it (the debounce,
 // handing the text to the planner, taking the plan back into a lazy table, repainting) never

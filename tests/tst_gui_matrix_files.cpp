@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Journey: edit a matrix, save it, open it again: the same text. The window marks unsaved
 // edits in its title, Ctrl+S saves, Save As moves the matrix to a new file, and a matrix that
 // cannot be read is said so.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Journey: open a results folder. A real smoke run is opened in the real main window; a cell
 // is selected (the one where communication costs most, by the CLI's own figures), and every
 // panel has content: the plots, the table, the inspector, the timeline and the step table,

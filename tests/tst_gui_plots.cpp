@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The result plots on the real widget: world-size ticks are integers, the legend rectangle
 // covers no data point's pixel, an axis is logarithmic exactly where its data span more than
 // ten times, a failed or incomplete cell is never drawn at y = 0, fit lines differ per world

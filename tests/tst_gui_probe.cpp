@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The Probe panel, rendered offscreen, over a real probe of this machine.
 
 #include "image_checks.h"

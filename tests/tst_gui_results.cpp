@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Results: linked plots and the cell table over a real run plus an incomplete cell, offscreen;
 // and over a real run with sweep cells (plus a failed one): the sweep figure against the
 // sweep_rank files worked out by hand, its selection and hover, and what `commprof report`

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The run monitor driving real rank processes over a two-cell matrix, offscreen.
 
 #include "feasibility/plan.h"

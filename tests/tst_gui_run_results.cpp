@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Journey: a run started from the window, with real ranks, ends with its results shown: the
 // output folder was shown before the start, and when the run ends the window opens it.
 

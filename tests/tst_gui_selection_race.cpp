@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Journey: two quick selections. The first cell's trace is the 54 MB benchmark trace (about a
 // second to parse), the second's is small; selecting one then the other at once must end with
 // the second cell's trace on screen, also after the first parse has finished.

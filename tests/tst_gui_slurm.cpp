@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The run monitor over the Slurm launcher, offscreen, against a one-node Slurm of the test's
 // own (local_slurm.h): each cell shows Slurm's state of its job with the job id, and Stop
 // cancels the running cell's job. Skipped only when Slurm's programs are not installed.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The trace inspector on real widgets, offscreen: keyboard and mouse navigation change the
 // visible range as the header of timeline_view.h specifies, a click fills the details panel
 // (checked against Qt's own reading of the trace), Shift+drag measures, the step table and the

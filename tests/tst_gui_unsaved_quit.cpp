@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Journey: quit with unsaved changes. The window asks first; Cancel keeps it open with the
 // edits, Save writes them, Discard quits without writing. Ctrl+Q asks the same way.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // `cmake --install` into a temporary prefix, then the installed programs run from a folder
 // outside the source and build trees with nothing of the build on PATH: the version, a plan of
 // an installed example, a one-cell run, and commprof-rank found beside commprof or on PATH.

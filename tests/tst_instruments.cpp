@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The two instruments of docs/trace-semantics.md ("Two instruments must agree") on real rank
 // processes over Gloo: the comm hook's bucket intervals against the backend's own gloo:* spans,
 // each checked against the same figures read by hand from the files

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The background-job mechanism: the latest request wins, cancel drops a running job's result,
 // errors from a worker arrive as messages, progress is reported, and a tracker that is gone
 // is never called back.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The matrix: parsing, expansion, safe ids, and errors that point at file:line:col.
 
 #include "cli_runner.h"

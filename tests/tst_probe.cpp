@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The environment probe. On this machine it runs for real; the checks for hardware this
 // machine lacks (GPUs, a CUDA build, several NCCL installs, a container's memory ceiling) run
 // against test doubles of the machine: a fake /proc-style root, a fake nvidia-smi on PATH,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // commprof-rank over real Gloo process groups: real processes, real files.
 
 #include "rank_files.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Rank 0's rendezvous store under abuse: a client written here from the protocol's description
 // (app/rank/store_protocol.h) talks to a real commprof-rank, then a real second rank must
 // still complete the cell. Frames: u32 little-endian length, then the body; a field is a u32

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Results folders that were tampered with or damaged (issue 20), read by the real `commprof`:
 // rank files that are links, devices, FIFOs, arrays or hold impossible iteration numbers, a
 // trace that cannot be read, a planted database link, concurrent first ingests, and a model

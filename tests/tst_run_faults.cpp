@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // `commprof run` under faults and abuse (issue 20), on the real binaries: a rank that cannot
 // start, the progress reader going away, a full disk, relative paths, two runs on one folder,
 // links planted in the results folder, pid files naming processes the runner never started,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The live view of `commprof run` seen through a real pseudo-terminal (script(1)): a line per
 // running cell and an overall bar that only moves forward and ends at 100 % with every cell
 // counted; piped, the same run prints plain lines without a control character, and

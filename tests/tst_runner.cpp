@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The matrix runner over real rank processes: complete cells, a rank killed mid-cell, the
 // runner itself killed and resumed, a port clash.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // `commprof run --launcher slurm` against a real one-node Slurm started by the test itself
 // (local_slurm.h): a small matrix completes with the local launcher's shape, a cell cancelled
 // with scancel and one past its deadline are flagged with Slurm's word and leave no process, a

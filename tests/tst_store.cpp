@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The results store, completeness, analysis and report, over a real `commprof run` of
 // smoke.yaml and a real SQLite file.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // commprof-rank --sweep on real Gloo process groups, nccl-tests' bandwidth definitions checked
 // against factors computed by hand, and the alpha-beta fit with its refusals.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The timeline's model without a window: the ruler's ticks and units, call-stack depth, lane
 // names and order, flow partners, range figures, search counts, cross-rank matching, the
 // vertical layout and the slice colours. Each is checked against a hand calculation or an

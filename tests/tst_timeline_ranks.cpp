@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Every rank of a real cell on one time axis: a world-size-3 `commprof run` with traces, read
 // as the inspector reads a cell. The common axis keeps the ranks' real timing (checked against
 // the rank files, which time each bucket on the same CLOCK_MONOTONIC); the same bucket is

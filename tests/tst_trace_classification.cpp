@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Each row of the classification tables in docs/trace-semantics.md, and the edge cases of
 // step windows, on traces built by hand.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Collectives as records: bytes and bandwidth by hand for every kind at world sizes 2, 3
 // and 8 (nccl-tests' definitions: algbw = size / time; busbw = algbw x 2(n-1)/n for
 // all-reduce, (n-1)/n for all-gather, reduce-scatter and all-to-all, 1 for broadcast and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Every trace of the public corpus (data/traces/corpus: HTA's own test data, the TensorBoard
 // plugin's samples, AMD, MTIA, Triton, 2021-era Kineto) against what HTA 0.6.1 printed for it
 // (hta_reference.json): the four temporal figures within 1 us, the overlap within 0.05

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Traces nobody on this project wrote, against the reference values in
 // data/traces/PROVENANCE.md (totals within 1 us or 0.01 %, whichever is larger) and against
 // what HTA 0.6.1 printed (0.05 percentage points, 0.1 %).

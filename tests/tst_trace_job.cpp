@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Several ranks' traces of one job: collectives matched across ranks, arrival skew, the
 // straggler verdict and the slowest rank per step. Hand-built traces for the matching rules;
 // then a real `commprof run` at world size 4 with a straggler planted through

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // What a parsed Trace offers beyond its figures (names, correlation ids, launch links,
 // collective arguments, each event's full args on demand), checked against an independent
 // reading of the same file with Qt's own JSON parser.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Bad input gives a clear error naming the file, or a partial result with warnings; never a
 // crash, a hang or a NaN.
 

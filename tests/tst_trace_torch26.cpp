@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Traces from PyTorch 2.6's torch.profiler (Debian 13: Kineto without CUPTI, so host events
 // only), recorded by data/traces/recorded_2_6/record_ddp_traces.py, against the totals of that
 // script's independent reading of docs/trace-semantics.md.

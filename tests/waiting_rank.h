@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A real commprof-rank that waits for a peer that never comes: a live rank process to record
 // in pid files. It ends itself when its rendezvous timeout passes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "cell_inspector_panel.h"
 
 #include "flagged_row_delegate.h"

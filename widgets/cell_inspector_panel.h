@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Beside the timeline: the selected cell's figures (step, compute, exposed communication, the
 // two instruments of communication and how they agree) and its bucket all-reduce times as the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A plain-text editor with line numbers in a gutter (the error's line marked there too) and a
 // way to bring a line into view without moving the user's cursor.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "diff_view.h"
 
 #include "models/divergence_models.h"

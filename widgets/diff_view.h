@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The determinism view: the verdict, each rank's first divergence, both streams side by side
 // around the selected rank's first divergence, and the discriminator table.

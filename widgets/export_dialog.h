@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Export: where to, which formats (PDF / SVG / PNG), a paper's single (3.3 in) or double
 // (7 in) column width, the text size (8-9 pt), the PNG resolution, and whether to write the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Per-pool feasibility bars for one cell: each pool's demand as stacked, named terms against
 // its budget line. The binding pool is framed: solid red when it is past its budget, grey

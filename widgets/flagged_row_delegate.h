@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Tints a table row whose model says so through a boolean role: a flagged results cell, an
 // infeasible planned cell. Models stay in core (no colours there); the tint is the view's.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "job_status.h"
 
 #include "jobs/job_tracker.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // In the status bar: what runs in the background right now, its progress, and a Cancel
 // button. Every job tracker of the window is watched; the most recently started job is shown.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The two arrangements every view here is built from: panes in a splitter that never
 // collapses one to nothing, and a table with its filter line above it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The matrix designer: a YAML editor (line numbers, highlighting, undo, the error marked at its
 // line), the matrix as lists of models, layers and world sizes, the expanded cells (lazy,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The one place user-facing errors and warnings appear: a bar above the views with the full
 // text (selectable, never cut), kept until the user closes it. Several messages stack, newest

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // How every plot of the workbench and of `commprof report` looks, in one place: one colour per
 // measurement layer, one dash (and marker) per world size, one colour per kind of time (the

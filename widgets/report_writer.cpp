@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "report_writer.h"
 
 #include "files/safe_file.h"

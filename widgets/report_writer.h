@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Writes a report directory: cells.csv, buckets.csv, sweep.csv, fit.json, macros.tex, and every
 // figure once, in the chosen formats, at a paper's column width with 8-9 pt text, rendered by the

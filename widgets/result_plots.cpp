@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "result_plots.h"
 
 #include "analysis/cell_metrics.h"

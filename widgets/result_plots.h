@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The result figures, drawn into a QCustomPlot from report data. The workbench shows these
 // plots and `commprof report` renders the same ones offscreen, so a figure in a paper is the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Results: linked plots (exposed communication vs world size, bucket time vs size with the
 // fitted alpha-beta lines, the per-step breakdown, and where the results hold sweep cells their

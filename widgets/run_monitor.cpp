@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "run_monitor.h"
 
 #include "flagged_row_delegate.h"

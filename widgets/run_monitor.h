@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The run monitor: where the run writes (shown before it starts), start, pause after the
 // current cell, and stop; the run's overall progress and time left; per cell its state and

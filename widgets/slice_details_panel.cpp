@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "slice_details_panel.h"
 
 #include "timeline/ruler.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The timeline's details panel: the selected slice (name, category, class, lane, start,
 // duration, self time, its args as the trace wrote them, its launch or kernel partners as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The per-step trace figures beside the timeline. Choosing a row asks the timeline to zoom to
 // that step (the totals row: to everything); the timeline's step bands select rows back.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The collective sweep figure: bus bandwidth against message size, log-log, one line per
 // complete sweep cell (layer x world size) and collective kind. A series with no bus bandwidth

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // One frame of the TimelineView: rows (backgrounds, step bands, slices with level of detail and
 // labels), overlays (search matches, the selection, its flow partners, the same slice on every

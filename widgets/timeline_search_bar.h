@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Find slices by name: a substring or, with ".*" on, a regular expression; Enter or the
 // arrows step to the next or previous match, and the count says where you are. Display only:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The trace timeline: a time ruler, every rank of a stacked timeline with its class lanes and
 // its processes' threads and streams (one row per call-stack depth), named slices, and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "trace_inspector.h"
 
 #include "jobs/job_tracker.h"

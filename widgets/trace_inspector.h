@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The trace inspector: one trace, or every rank of a cell, as a stacked timeline with its
 // search bar, details panel and per-step table, all linked. The main window creates one and

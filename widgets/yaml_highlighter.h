@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // YAML syntax highlighting for the matrix editor, with the line of the current error marked.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // What every subcommand shares: exit codes, output conventions (docs/cli.md) and its line as the
 // option table parsed it.

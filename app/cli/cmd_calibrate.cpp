@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // commprof calibrate: predicted against measured host memory, and a refitted baseline.
 
 #include "cli_common.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // commprof diff: the first op whose output differs between two fingerprinted runs; with --arms
 // it runs a base and a changed arm twice each first, to prove a change makes a run repeat.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // commprof plan: a matrix's cells, each with its host and device demand against the budget.
 
 #include "cli_common.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // commprof probe: can this machine run a matrix, every reason at once; with --launcher slurm,
 // Slurm's side instead.
 

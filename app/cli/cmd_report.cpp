@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // commprof report: the tables, LaTeX macros, fits and figures of a results folder.
 // Figures come from the workbench's own plot code (widgets/result_plots), rendered offscreen.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // commprof ingest and cells: a results folder into SQLite, and a row per cell from it.
 
 #include "cli_common.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // commprof run: a matrix's feasible cells, each a pool of ranks, with a live view on a terminal.
 
 #include "cli_common.h"

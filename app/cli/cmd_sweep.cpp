@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // commprof sweep run and sweep summarize: the collective sweep of commprof-rank --sweep over
 // loopback, and its figures: per kind and size the slowest rank's median time, nccl-tests' algbw
 // and busbw, and the alpha-beta fit or the reason it was refused.

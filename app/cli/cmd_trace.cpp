@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // commprof trace summarize and trace collectives: per-step figures of Chrome traces (several
 // ranks: skew and stragglers), and a record per collective.
 

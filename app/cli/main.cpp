@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // commprof: the headless front end. Each subcommand lives in its own cmd_*.cpp.
 
 #include "cli_common.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // What `commprof run` shows on stderr. On a terminal: a line per running cell (ranks,
 // iteration k/N, last step time, time left to the cell's deadline) under the finished cells'

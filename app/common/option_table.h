@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The one description of a program's command line: it parses the line, and --help, the usage
 // line of a usage error, the man page and the shell completions are all rendered from it, so

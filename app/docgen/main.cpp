@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // commprof-docgen OUTDIR VERSION: the man pages and shell completions of the three programs,
 // rendered from the very option tables the programs parse and print --help from.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The rendezvous store's client: a c10d::Store over one TCP connection to the StoreServer
 // that rank 0 runs (store_server.h). The connection's first frame presents the cell's token.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The comm hook that times every gradient bucket, whatever algorithm reduces it
 // (hooks/bucket_algorithm.h): it records launch and completion on a monotonic clock shared by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "c10d_compat.h"
 
 #include <ATen/core/grad_mode.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The one place that knows which libtorch is at hand: 1.13 (Debian 12), 2.6 (Debian 13) or a
 // 2.x PyTorch wheel on a GPU machine. Everything else includes this instead of c10d headers

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // commprof-rank's own Chrome trace: every ATen op from RecordFunction callbacks, every bucket
 // all-reduce, and a ProfilerStep#N span per iteration, for the profiled window only.

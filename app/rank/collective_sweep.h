@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // commprof-rank --sweep: collectives over message sizes from 8 B doubling to a maximum, like
 // nccl-tests' *_perf. Each size gets warmup iterations, then timed ones with a barrier before

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // One rank's DDP run: setup as Python DDP does it, then the timed loop over c10d::Reducer.
 

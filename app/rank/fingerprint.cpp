@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "fingerprint.h"
 
 #include "json_writer.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Determinism capture: per-rank JSONL streams of tensor digests (fp_rank{R}.jsonl), for
 // `commprof diff`. Two layers: "semantic" (bucket all-reduce input and output, gradients

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A minimal streaming JSON writer: the rank worker links no JSON library and no Qt.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // commprof-rank: one rank of a DDP measurement. Its exit codes, progress lines and file names
 // are the launchers' contract (spec/rank_contract.h).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Synthetic models of a requested parameter count (within 2 %): an MLP family and a
 // transformer-block family whose buckets differ in shape.

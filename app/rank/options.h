@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Command-line flags and rendezvous environment of one rank (docs/cli.md, commprof-rank).
 

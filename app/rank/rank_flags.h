@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // commprof-rank's command line as a table: parseOptions accepts exactly these flags, and
 // --help, the man page and the completions are rendered from it. Plain C++, no torch.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "rank_result.h"
 
 #include "c10d_compat.h"

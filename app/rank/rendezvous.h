@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Rendezvous over TCPStore and the formation check: every rank must hold the same model.
 

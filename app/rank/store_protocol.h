@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The rendezvous store's wire protocol, shared by the server (rank 0) and every client.
 //

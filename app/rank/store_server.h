@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The rendezvous store's server, run by rank 0: one thread polls every connection, so a flood
 // of connections costs file descriptors (bounded) and never threads. It listens on one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Sockets for the rendezvous store: the server's listening socket and a client's blocking
 // exchange with a deadline, so no peer can stall a rank past its timeout.

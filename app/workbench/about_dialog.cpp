@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "about_dialog.h"
 
 #include "jobs/job_tracker.h"

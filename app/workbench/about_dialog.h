@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Help > About: the versions of commprof, of the libtorch the rank worker was built with (asked
 // of `commprof-rank --version --json`, off the GUI thread) and of Qt.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The workbench's application object: the last line of defence for "no input may end the
 // process". An exception that escapes a slot or an event handler is caught here and shown,

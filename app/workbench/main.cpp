@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // commprof-workbench: options in workbench_options.cpp (also its man page and completions).
 
 #include "application.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The window itself: views, docks, menus, layout, title. The file lifecycle is in
 // main_window_files.cpp.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The workbench's main window: the file lifecycle (results, matrix, trace, export), docks that
 // can always be found again, one way of showing errors (the message bar; a dialog where the

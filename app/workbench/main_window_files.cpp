@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The file lifecycle of the main window: results folders, matrices, traces, export, runs.
 // Everything slow runs as a background job; every failure ends up in front of the user.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Per-cell figures from a cell's rank files and every rank's trace: the two instruments (the comm
 // hook's bucket intervals and the backend's own collective work) side by side, per rank and for

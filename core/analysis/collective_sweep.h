@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The collective sweep of commprof-rank --sweep (sweep_rank{R}.json, docs/formats.md): per
 // collective kind and message size, each rank's median time, the slowest rank, and nccl-tests'

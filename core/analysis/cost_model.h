@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Bandwidth figures and the alpha-beta (latency + bandwidth) model of a ring all-reduce:
 //   T(n, p) = 2 (p - 1) alpha + 2 (p - 1) / p * n * beta

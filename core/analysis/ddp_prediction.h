@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The sweep against DDP: each bucket's all-reduce predicted from the all_reduce sweep of the
 // same layer and world size, against what the bucket's collective took once every rank had

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The two instruments of one rank, kept independent (docs/trace-semantics.md, "Two instruments
 // must agree"): the comm hook's bucket intervals from the rank file, and the backend's own

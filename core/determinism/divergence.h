@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Where two fingerprinted runs first differ: per rank, aligned by op identity (never by
 // position), then a verdict across ranks (docs/cli.md, `commprof diff`).

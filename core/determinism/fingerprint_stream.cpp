@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "fingerprint_stream.h"
 
 #include <QDir>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // One rank's fp_rank{R}.jsonl (written by commprof-rank --fingerprint), as value types.
 

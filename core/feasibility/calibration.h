@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Predicted against measured memory for the cells of a results directory, and a refit of the
 // per-rank process baseline from them.

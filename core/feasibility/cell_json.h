@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // One cell as JSON: the shape of `plan --json` rows and of cells/<id>/cell.json.
 

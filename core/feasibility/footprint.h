@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Per-pool memory demand of a cell (host RAM, device memory) against the machine's budget.
 // Every number is a named term, so the GUI and the log can say why a cell does not fit.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "machine_profile.h"
 
 #include "matrix/yaml_input.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A machine profile (configs/machines/*.yaml): budgets, GPU count and coefficient overrides.
 // Budgets resolve in this order: command line, profile, the matrix's budget section, the probe.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "plan.h"
 
 #include "feasibility/cell_json.h"

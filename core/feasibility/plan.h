@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A matrix expanded into cells, each with its footprint against the resolved budget: what
 // `commprof plan` prints, `commprof run` executes and the designer shows.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // File access for everything commprof reads from or writes into a results folder (and the
 // inputs it is handed): a planted symbolic link is refused, never followed; only regular files

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // One way to run slow work off the GUI thread, after KDAB hotspot's job tracker: every request
 // gets a generation number, and a newer request (or cancel()) makes every older one stale. A

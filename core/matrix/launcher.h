@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // How a matrix's cells are started: `local` (a pool of rank processes on this machine) or
 // `slurm` (one srun step per cell inside a Slurm allocation), and where the ranks of a cell are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // An experiment matrix as written in configs/experiments/*.yaml, and the cells it expands to.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "yaml_input.h"
 
 #include "files/safe_file.h"

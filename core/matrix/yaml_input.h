@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The one way core reads YAML (matrices and machine profiles): bounded in size, and every
 // yaml-cpp failure (syntax, depth, a conversion) turned into a MatrixError at file:line:col,

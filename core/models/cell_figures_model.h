@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // One results cell's figures as rows of (figure, value, what it means), for the cell
 // inspector. Every verdict is worded from the very number shown beside it, so the text can

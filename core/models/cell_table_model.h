@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The expanded cells of a plan, with their feasibility: the designer's cell table. A matrix can
 // expand to 100k cells, so the table is lazy: it shows rows in chunks as the view scrolls

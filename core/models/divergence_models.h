@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Item models for the determinism view: the per-rank verdicts, the two streams side by side
 // around a rank's first divergence, and the discriminator table.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The probe's findings as a table: issues first, then warnings, then what was found fine.
 

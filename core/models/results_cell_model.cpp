@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "results_cell_model.h"
 
 #include "store/cell_columns.h"

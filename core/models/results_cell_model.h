@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Every cell of a results directory with its kind, status, reasons and figures. Incomplete and
 // failed cells are listed, flagged, with their reasons; their figures are not shown as data.

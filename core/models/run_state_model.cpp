@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "run_state_model.h"
 
 #include "runner/slurm_step.h"

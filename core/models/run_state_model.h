@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // What the run monitor shows, fed by MatrixRunner's signals: each cell's state and elapsed
 // time against its deadline, each rank's iteration progress and last step time, every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Per-step trace figures as a table model: one row per step plus a totals row.
 

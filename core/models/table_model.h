@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // What every flat table model here shares: fixed, named columns and no children. A subclass
 // says how many rows it has (rows()) and what a cell shows (data()).

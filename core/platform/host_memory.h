@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // What the host can give: memory (the cgroup ceiling when there is one, not MemTotal) and GPUs.
 // Paths are parameters so tests can point them at a fake /proc-style root.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // What commprof asks Slurm through its own client commands (srun, sbatch, scontrol, scancel,
 // squeue, sacct): which of them are on PATH, the partitions and nodes (`scontrol show ... -o`),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The environment probe: can this machine run a matrix, and if not, every reason at once.
 // Each check is independent: it adds issues (block a run) or warnings and never stops the rest.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // cells.csv: every cell, incomplete ones included with their status and reasons; then (after the
 // columns earlier versions wrote, so their positions hold) its kind and, for a DDP cell, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Everything a report draws and quotes, from the store. Aggregates, fitted lines and macros
 // take complete cells only; incomplete and failed cells are carried along, flagged. Sweep cells

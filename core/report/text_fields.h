@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Text from results (model names, ids, reasons) as it goes into report files, where a
 // spreadsheet or LaTeX would otherwise read it as a formula or a command.

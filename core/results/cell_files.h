@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // What one cell directory holds, read once, and the completeness rule of docs/formats.md:
 // a cell is complete only with a manifest, a rank 0 file, and as many rank files as the world

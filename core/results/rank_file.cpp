@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "rank_file.h"
 
 #include "files/safe_file.h"

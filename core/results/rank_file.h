@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // One rank{R}.json (or a sweep's sweep_rank{R}.json) as commprof-rank writes it
 // (docs/formats.md), read and checked before

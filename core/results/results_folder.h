@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // What a results folder is (docs/formats.md): the entries commprof keeps at its top, none of
 // which may be a symbolic link (through one, a run or an ingest would read, write, move or delete

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // What starts the ranks of one cell. `local` is a RankPool on this machine; `slurm` is one srun
 // step inside a Slurm allocation. Both keep the runner's contract: one absolute deadline, every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "local_launcher.h"
 
 #include "runner/slurm_launcher.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The local launcher: the cell's ranks as a RankPool of processes on this machine, rendezvous
 // on loopback, pid files under the results folder's .pids.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "matrix_runner.h"
 
 #include "files/safe_file.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Runs a plan cell by cell into a results directory (docs/formats.md): infeasible cells are
 // recorded as skipped_infeasible with their numbers, feasible ones are started by the plan's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Identifies a rank process the runner started, so a pid file can never make commprof signal
 // anything else: the pid plus the kernel's start time (a reused pid is never touched), and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "rank_pool.h"
 
 #include "process_identity.h"

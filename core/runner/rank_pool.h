@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A pool of real commprof-rank processes for one cell: rendezvous on loopback, one absolute
 // deadline, every rank joined, all-or-nothing. On a rank failure or the deadline every rank

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Where commprof-rank is: $COMMPROF_RANK, else beside the running executable, else on PATH.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // One run at a time per results folder: an exclusive flock on DIR/.lock, held for as long as a
 // run writes into DIR. A second run on the same folder is refused, naming the first one's pid,

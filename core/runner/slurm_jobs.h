@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Records of the Slurm jobs and steps a run started (RESULTS/.jobs/<cell>.job), so that a run
 // started after one that was killed cancels what that one left. As with pid files, a record is

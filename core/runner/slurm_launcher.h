@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The Slurm launcher: a cell's ranks as one srun step. Inside an allocation (commprof run
 // itself under salloc or sbatch: SLURM_JOB_ID is set) the step runs in that allocation, on its

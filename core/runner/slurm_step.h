@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The text of a cell's Slurm step: the srun options, the batch script that runs it in an
 // allocation of its own, and what srun writes back (labelled rank lines, the step id, each

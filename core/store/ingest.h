@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Loads a results directory into SQLite: one transaction per cell, so a crash mid-ingest
 // leaves every cell either as it was or as it now is. Ingesting twice changes nothing.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The results database's schema and its migrations, numbered by PRAGMA user_version and
 // mirrored in the schema_version table.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A thin RAII layer over the SQLite C API: a connection, prepared statements, transactions.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The store's rows of collective sweeps (kind: sweep cells: per kind their points and fit) and
 // of the DDP prediction each DDP cell gets from the sweep of its layer and world size.

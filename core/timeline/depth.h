@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Call-stack depth within one thread or stream: one row per depth, so a ProfilerStep and the
 // ops inside it are both visible.

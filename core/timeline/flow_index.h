@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Launch <-> device partners of a slice: the kernel or copy a runtime call started, or the
 // call that started a kernel. Kineto links them twice: an `ac2g` flow (Trace::flows) and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Slice colours of the trace timeline as plain RGB, so that the rules are tested without a
 // window: the four classes' colours, a stable colour per name (the same name gets the same

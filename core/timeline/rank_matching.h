@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The same operation on every rank, to show skew: the instances of one collective (or of any
 // slice) that the ranks ran together. A collective whose arguments carry a process group and

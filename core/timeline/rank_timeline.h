@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Everything the timeline draws for one rank's trace, built once off the GUI thread: the class
 // lanes (compute, communication, bookkeeping and memory as the metrics count them), then one

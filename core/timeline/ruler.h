@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The time ruler over a TimeAxis: major ticks at 1, 2 or 5 times a power of ten nanoseconds,
 // the smallest such step that keeps labels a given number of pixels apart, with one unit for

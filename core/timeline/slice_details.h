@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // What the details panel says about one slice and about a measured range, as values: the
 // panel only lays them out. Times are display times (see TimelineStack).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // One slice of a stacked timeline: which rank (index into TimelineStack::ranks) and which
 // event of that rank's trace.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // One drawn row of the timeline: slices that never overlap, in start order, so their ends are
 // in order too and every range query is a binary search. A thread's call-stack depth, a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Find slices by name across every rank of a stacked timeline: a substring or a regular
 // expression, both ignoring case (as Perfetto's search does). Each distinct name is tested

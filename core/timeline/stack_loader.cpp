@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "stack_loader.h"
 
 #include "trace/read_cancel.h"

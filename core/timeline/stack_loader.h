@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Reading every rank's trace of a cell into one stacked timeline, in parallel: the files are
 // parsed one per core (trace::readTraces), then each rank's lanes are built on its own worker,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The time-to-pixel mapping of the trace timeline: a visible window [start, end] in
 // microseconds onto [0, width) pixels, with zoom about a pixel and pan by pixels.

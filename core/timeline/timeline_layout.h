@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The vertical layout of a stacked timeline: which rows are shown, in what order, at what
 // height, given which groups are collapsed. Per rank: a header, the four class lanes, then one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Every rank of one cell (or one trace alone) on a common time axis. Display time is
 // microseconds from the earliest event of all ranks after alignment; each rank maps its own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The classification tables of docs/trace-semantics.md, one per regime. This is the only
 // place that decides what counts as compute, communication, bookkeeping or memory.

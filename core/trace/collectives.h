@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Collectives as records: which events are the trace's collective operations, their message
 // sizes, and bandwidth with nccl-tests' factors (docs/trace-semantics.md, "Collectives and

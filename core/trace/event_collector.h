@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Turns the JSON objects of one stretch of `traceEvents` into a Fragment: the duration events,
 // metadata, flows and collective arguments found there, with strings interned locally. The

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // One event's full JSON, for a details panel. A parsed Trace keeps no args (that would double
 // its memory); each TraceEvent keeps the byte offset of its object in the decompressed text,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "fragment_join.h"
 
 #include "id_table.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Joins the fragments of a trace's chunks, in file order, into one Trace: strings interned into
 // the trace's table, B/E pairs matched, `ph:"M"` names applied, ac2g flows resolved. However a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Figures under Holistic Trace Analysis 0.6.1's own definitions (get_comm_comp_overlap and
 // get_temporal_breakdown), quirks included, so users can check commprof against HTA. These

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A hash table keyed by 64-bit ids (correlations, flow ids), open addressing with linear
 // probing: a large trace looks ids up by the hundred thousand, and a sort plus binary searches,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The JSON shape of `commprof trace summarize` over several ranks' traces (docs/cli.md).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A minimal scanner over JSON text: enough to step over the values around traceEvents and to
 // find where one event object ends, without parsing what lies inside.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The one median every figure of commprof is quoted at (steps, skews, bandwidths, instruments).
 

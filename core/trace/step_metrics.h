@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Per-step compute / communication / bookkeeping / memory figures as
 // docs/trace-semantics.md defines them.

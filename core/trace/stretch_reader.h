@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Reads one bracketed stretch of `traceEvents` ('[' + elements + ']') into a Fragment, and says
 // how the stretch ended: where the array closed, where reading stopped, or where the JSON broke.

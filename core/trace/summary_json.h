@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The JSON shapes of `commprof trace summarize` and `commprof trace collectives`
 // (docs/cli.md). Ratios that are undefined are JSON null, never NaN.

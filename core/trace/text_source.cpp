@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "text_source.h"
 
 #include <isa-l/igzip_lib.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A trace file's text from the start, a piece at a time: inflated with ISA-L as it is asked
 // for, or read as it is. Only a file that readTraceText would read without a remark is read

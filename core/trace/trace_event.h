@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Compact value types for one parsed Chrome trace: a flat event array plus the interned
 // strings, lane names, launch links and collective arguments that point into it. Everything

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // An open trace file: only a regular file is read as a trace, so a directory, a pipe or a link
 // to a device is a clear error naming the file, never a read that waits or never ends.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Reads a trace file's text into one buffer with the tail padding simdjson needs, so the
 // decompressed text exists exactly once in memory. Gzip (by magic bytes, not by name) is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // All ranks' traces of one job at once: per collective instance, matched across ranks, the
 // arrival skew and the rank that arrived last; per rank, how often it was last and by how

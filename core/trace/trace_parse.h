@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Parses a trace's text into a Trace (events, names, flows, collective arguments), without
 // classifying it.

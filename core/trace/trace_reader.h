@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Reads a Chrome trace (plain or gzip, object or bare array) into a classified Trace with its
 // collective records.

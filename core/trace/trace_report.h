@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // What `commprof trace summarize` prints for one trace: its figures under trace-semantics.md
 // and, when asked, HTA's. The two read the trace independently, so HTA's run beside.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The top level of a trace document around `traceEvents`: whether the root is a bare array,
 // where the events start, and the `distributedInfo` and `otherData` objects written before or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Parses a trace file while it is inflated, a piece of a few hundred kilobytes at a time, so the
 // text never exists whole in memory: each piece is parsed as soon as it is complete, by the reading

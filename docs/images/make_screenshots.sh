@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Re-makes the README's screenshots from real runs, offscreen, at 1920x1080 and 1366x768:
 #   docs/images/make_screenshots.sh [BUILD_DIR]   (run from the project root; takes minutes)
 # The smoke matrix as `packaging/bootstrap.sh run` runs it, two fingerprinted runs with a

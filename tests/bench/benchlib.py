@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """What the Python benchmarks share: a free loopback port and launching commprof-rank ranks."""
 import os
 import socket

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Replays the fault-and-abuse campaign of issue 20 against the real binaries.
 
     tests/bench/campaign.py [--bin build/bin] [--only TEXT] [--list]

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """commprof-rank against PyTorch's own Python DDP, side by side on this machine.
 
 Same model (the MLP commprof-rank builds, read back from its rank file), batch, bucket caps,

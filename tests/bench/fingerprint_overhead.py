@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Cost of determinism capture in commprof-rank, side by side in one run.
 
 Runs world size 2 over gloo three ways, interleaved per round: no capture, the semantic layer,

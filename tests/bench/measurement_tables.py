@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The tables of docs/measurement.md from one results folder, read from `commprof cells --json`.
 
     build/bin/commprof run configs/experiments/smoke.yaml --out /tmp/m/smoke

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Peak host memory (VmHWM) of one commprof-rank process by model size: the source of the
 # feasibility model's process_baseline_mib (docs/feasibility.md).
 # Usage: tests/bench/rank_memory.sh BUILD_BIN_DIR

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Frame time of the trace timeline, offscreen, at every zoom from the whole trace down to
 // microseconds: one rank of a million nested, labelled events, then eight such ranks stacked,
 // then the 54 MB Kineto fixture alone and as eight ranks. The goal is under 16 ms a frame.

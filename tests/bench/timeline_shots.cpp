@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Renders the trace inspector offscreen to a PNG, as a user would see it at a given window
 // size, for the README's screenshots.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Reading a large trace against `zcat` of the same file, the floor for anything that must
 // read every byte, side by side in one loop so both see the same machine load:
 //   - zcat FILE > /dev/null

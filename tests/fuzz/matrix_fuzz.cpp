@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer target for the matrix parser, expansion and planning (tests/fuzz/matrix_input.h).
 
 #include "fuzz/matrix_input.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // What the matrix fuzzer does with one input, shared with the corpus replay in ctest: parse it
 // as the designer and the CLI do, expand it against a machine with one GPU, and plan it. A

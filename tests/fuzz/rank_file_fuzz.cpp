@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer target for the rank-file reader and what is computed from a rank file
 // (tests/fuzz/rank_file_input.h).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // What the rank-file fuzzer does with one input, shared with the corpus replay in ctest: read
 // it as rank 0 of a cell, judge the cell and compute its figures. A file the reader accepts

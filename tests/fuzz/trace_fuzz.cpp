@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Feeds arbitrary bytes to the trace parser and everything computed from it. A TraceError is
 // the expected answer to garbage; anything else (crash, hang, sanitizer report) is a bug. Each
 // input is parsed twice, in one pass and in tiny checked chunks on two threads: the two must

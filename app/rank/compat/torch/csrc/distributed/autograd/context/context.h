@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Debian's libtorch 1.13 ships reducer.hpp, which includes this header, but not the header
 // itself. The Reducer only needs these two names; a shared_ptr has the same size whatever it
