@@ -7,6 +7,7 @@
 #include "runner/matrix_runner.h"
 #include "runner/rank_program.h"
 #include "runner/slurm_step.h"
+#include "spec/rank_contract.h"
 
 #include <QFileInfo>
 #include <QJsonDocument>
@@ -168,9 +169,10 @@ int runCommand(const Args& args) {
                              o["cell"] = id;
                              progress.emitLine(o);
                          }
-                         if (e["event"].toString() == "iteration") {
-                             view.iteration(id, rank, e["iter"].toInt(), e["of"].toInt(),
-                                            e["step_ms"].toDouble());
+                         namespace P = spec::progress;
+                         if (e[P::kEvent].toString() == P::kIteration) {
+                             view.iteration(id, rank, e[P::kIter].toInt(), e[P::kOf].toInt(),
+                                            e[P::kStepMs].toDouble());
                          }
                      });
     const runner::RunSummary s = run.runBlocking();

@@ -4,6 +4,7 @@
 #include "analysis/cell_metrics.h"
 #include "results/cell_files.h"
 #include "results/rank_file.h"
+#include "spec/rank_contract.h"
 #include "trace/collectives.h"
 
 #include <QDir>
@@ -42,7 +43,7 @@ SweepPoint sweepPoint(const QString& kind, double bytes, int worldSize,
 
 std::vector<SweepSeries> readSweep(const QString& dir, QStringList* problems) {
     QMap<int, QJsonObject> docs;
-    const QStringList files = QDir(dir).entryList({"sweep_rank*.json"}, QDir::Files, QDir::Name);
+    const QStringList files = QDir(dir).entryList({QString::fromStdString(spec::files::kSweep.glob())}, QDir::Files, QDir::Name);
     for (const QString& name : files) {
         const results::RankFile file = results::readRankFile(QDir(dir).filePath(name));
         if (!file.ok()) {
@@ -64,7 +65,7 @@ std::vector<SweepSeries> mergeSweep(const QMap<int, QJsonObject>& docs, QStringL
     int world = 0;
     for (const QJsonObject& f : docs) {
         const int rank = f["rank"].toInt(-1);
-        const QString name = QString("sweep_rank%1.json").arg(rank);
+        const QString name = QString::fromStdString(spec::files::kSweep.of(rank));
         world = std::max(world, f["world_size"].toInt());
         layer = f["layer"].toString(layer);
         for (const QJsonValue kv : f["kinds"].toArray()) {

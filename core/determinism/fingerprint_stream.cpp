@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "fingerprint_stream.h"
 
+#include "spec/rank_contract.h"
+
 #include <QDir>
 #include <QFile>
 #include <QJsonDocument>
@@ -34,7 +36,7 @@ QString FpRecord::signature() const {
 QMap<int, FpStream> loadFingerprints(const QString& dir) {
     QMap<int, FpStream> out;
     static const QRegularExpression name("^fp_rank(\\d+)\\.jsonl$");
-    for (const QString& f : QDir(dir).entryList({"fp_rank*.jsonl"}, QDir::Files)) {
+    for (const QString& f : QDir(dir).entryList({QString::fromStdString(spec::files::kFingerprint.glob())}, QDir::Files)) {
         const auto m = name.match(f);
         if (!m.hasMatch()) {
             continue;

@@ -2,6 +2,7 @@
 #include "run_state_model.h"
 
 #include "runner/slurm_step.h"
+#include "spec/rank_contract.h"
 
 #include <QJsonObject>
 
@@ -89,26 +90,27 @@ void RunStateModel::onRankProgress(const QString& id, int rank, const QJsonObjec
     if (i < 0) {
         return;
     }
-    const QString kind = event["event"].toString();
-    if (kind == "iteration") {
+    namespace P = spec::progress; // the keys commprof-rank writes
+    const QString kind = event[P::kEvent].toString();
+    if (kind == P::kIteration) {
         RankProgress& p = rows_[i].ranks[rank];
-        p.iteration = event["iter"].toInt() + 1;
-        p.of = event["of"].toInt();
-        p.lastStepMs = event["step_ms"].toDouble();
+        p.iteration = event[P::kIter].toInt() + 1;
+        p.of = event[P::kOf].toInt();
+        p.lastStepMs = event[P::kStepMs].toDouble();
         ++p.eventsSeen;
         emit dataChanged(index(i, Ranks), index(i, Ranks));
-    } else if (kind == "sweep") {
+    } else if (kind == P::kSweep) {
         RankProgress& p = rows_[i].ranks[rank];
-        const double bytes = event["bytes"].toDouble();
+        const double bytes = event[P::kBytes].toDouble();
         p.sweptLast = QString("%1 %2").arg(
-            event["kind"].toString(), bytes >= 1048576 ? QString("%1 MiB").arg(bytes / 1048576.0)
+            event[P::kKind].toString(), bytes >= 1048576 ? QString("%1 MiB").arg(bytes / 1048576.0)
                                       : bytes >= 1024  ? QString("%1 KiB").arg(bytes / 1024.0)
                                                        : QString("%1 B").arg(bytes));
         ++p.eventsSeen;
         emit dataChanged(index(i, Ranks), index(i, Ranks));
-    } else if (kind == "bucket") {
-        emit bucketTimed(id, rank, event["iter"].toInt(), event["ms"].toDouble(),
-                         event["bytes"].toInteger());
+    } else if (kind == P::kBucket) {
+        emit bucketTimed(id, rank, event[P::kIter].toInt(), event[P::kMs].toDouble(),
+                         event[P::kBytes].toInteger());
     }
 }
 

@@ -7,6 +7,7 @@
 #include "runner/rank_pool.h"
 #include "runner/rank_program.h"
 #include "runner/results_lock.h"
+#include "spec/rank_contract.h"
 
 #include <QDir>
 #include <QFile>
@@ -252,7 +253,7 @@ void checkStaleRanks(const ProbeOptions& o, ProbeReport& r) {
                                o.resultsDir);
         return;
     }
-    for (const QString& f : QDir(pidDir).entryList({"*.pid"}, QDir::Files | QDir::System)) {
+    for (const QString& f : QDir(pidDir).entryList({QString("*") + spec::files::kPidFile.suffix}, QDir::Files | QDir::System)) {
         runner::PidRecord rec;
         // Only a commprof-rank carrying the run id its pid file names is ever reported or ended.
         if (runner::readPidRecord(QDir(pidDir).filePath(f), rec) && runner::isRecordedRank(rec)) {

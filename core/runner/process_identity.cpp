@@ -2,6 +2,7 @@
 #include "process_identity.h"
 
 #include "files/safe_file.h"
+#include "spec/rank_contract.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -114,7 +115,7 @@ int endRecordedProcesses(const QString& dir, int graceMs) {
         return 0; // never act on records that live elsewhere
     }
     QList<PidRecord> live;
-    const QStringList names = QDir(dir).entryList({"*.pid"}, QDir::Files | QDir::System);
+    const QStringList names = QDir(dir).entryList({QString("*") + spec::files::kPidFile.suffix}, QDir::Files | QDir::System);
     for (const QString& name : names) {
         PidRecord r;
         const QString path = QDir(dir).filePath(name);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "stack_loader.h"
 
+#include "spec/rank_contract.h"
 #include "trace/read_cancel.h"
 #include "trace/trace_error.h"
 #include "trace/trace_job.h"
@@ -15,7 +16,7 @@ namespace commprof::timeline {
 
 QStringList traceFilesOfCell(const QString& cellDir) {
     QStringList files =
-        QDir(cellDir).entryList({"trace_rank*.json.gz", "trace_rank*.json"}, QDir::Files);
+        QDir(cellDir).entryList({QString::fromStdString(spec::files::kTrace.glob()), QString(spec::files::kTrace.prefix) + "*.json"}, QDir::Files);
     QCollator numeric;
     numeric.setNumericMode(true);
     std::sort(files.begin(), files.end(), numeric);
