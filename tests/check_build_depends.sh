@@ -15,7 +15,8 @@ mapfile -t wanted < <(sed -n '/^Build-Depends:/,/^[A-Z]/p' "$src/debian/control"
 [ ${#wanted[@]} -gt 5 ] || { echo "could not read Build-Depends from debian/control" >&2; exit 1; }
 missing=0
 for p in "${wanted[@]}"; do
-  if ! printf '%s\n' "${listed[@]}" | grep -qx "$p"; then
+  # A here-string, not a pipe: under pipefail, grep -q leaving early would fail the printf.
+  if ! grep -qx -- "$p" <<<"$(printf '%s\n' "${listed[@]}")"; then
     echo "debian/control Build-Depends $p, which packaging/packages.sh does not list" >&2
     missing=1
   fi
