@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // commprof-rank over real Gloo process groups: real processes, real files.
 
-#include "rank_files.h"
-#include "runner/rank_pool.h"
+#include "pool_helpers.h"
 #include "trace/step_metrics.h"
 #include "trace/trace_reader.h"
 
@@ -56,13 +55,6 @@ PoolOutcome runPool(const QString& dir, int world, const QStringList& args,
     return out;
 }
 
-QString failure(const PoolOutcome& o) {
-    QString s = o.reason;
-    for (const auto& r : o.ranks) {
-        s += QString("\nrank %1 exit %2: %3").arg(r.rank).arg(r.exitCode).arg(r.stderrTail);
-    }
-    return s;
-}
 
 // DDP's rule, applied in gradient-ready order (reverse registration order): a bucket closes
 // once it reaches its cap; the first cap is first_bucket_mb, the rest bucket_cap_mb.
@@ -141,7 +133,7 @@ private slots:
         QTemporaryDir dir;
         int events = 0;
         const PoolOutcome out = runPool(dir.path(), world, smallModel(), &events);
-        QVERIFY2(out.success, qPrintable(failure(out)));
+        QVERIFY2(out.success, qPrintable(poolFailure(out)));
         QCOMPARE(events, 12 * world);
         QSet<QString> paramChecksums;
         QSet<QString> signatures;
@@ -191,7 +183,7 @@ private slots:
                     {"--params", "3e6", "--iterations", "10", "--warmup", "3", "--batch-size", "8",
                      "--threads", "1", "--bucket-cap-mb", "4", "--first-bucket-mb", "1", "--trace",
                      "--trace-steps", "5"});
-        QVERIFY2(out.success, qPrintable(failure(out)));
+        QVERIFY2(out.success, qPrintable(poolFailure(out)));
         const QJsonObject f = readJsonFile(dir.filePath("rank0.json"));
         QCOMPARE(f["trace_file"].toString(), QString("trace_rank0.json.gz"));
         const auto trace =
@@ -270,7 +262,7 @@ private slots:
             dir.path(), 2,
             smallModel(5, 2) + QStringList{"--record-from-iteration", "0", "--bucket-cap-mb", "0.3",
                                            "--first-bucket-mb", "0.1"});
-        QVERIFY2(out.success, qPrintable(failure(out)));
+        QVERIFY2(out.success, qPrintable(poolFailure(out)));
         const QJsonObject f = readJsonFile(dir.filePath("rank0.json"));
         QVERIFY(f["bucket_counts_seen"].toArray().size() > 1);
         QCOMPARE(f["rebuild_detected"].toBool(), true);
@@ -281,7 +273,7 @@ private slots:
         const PoolOutcome out = runPool(dir.path(), 2,
                                         {"--params", "1e7", "--iterations", "3", "--warmup", "1",
                                          "--batch-size", "8", "--threads", "1"});
-        QVERIFY2(out.success, qPrintable(failure(out)));
+        QVERIFY2(out.success, qPrintable(poolFailure(out)));
         const QJsonObject f = readJsonFile(dir.filePath("rank0.json"));
         const QList<qint64> expected = expectedBucketBytes(f["parameters"].toArray(), 1.0, 25.0);
         QCOMPARE(expected.size(), 3);
@@ -319,7 +311,7 @@ private slots:
         }
         QTemporaryDir dir;
         const PoolOutcome out = runPool(dir.path(), 2, args);
-        QVERIFY2(out.success, qPrintable(failure(out)));
+        QVERIFY2(out.success, qPrintable(poolFailure(out)));
         const QJsonObject f = readJsonFile(dir.filePath("rank0.json"));
         QString error;
         const QJsonObject ref = pytorchReference(dir.filePath("rank0.json"), refArgs, error);
@@ -349,7 +341,7 @@ private slots:
                     {"--family", "transformer", "--params", "1e6", "--iterations", "4", "--warmup",
                      "1", "--batch-size", "4", "--threads", "1", "--bucket-cap-mb", "1",
                      "--first-bucket-mb", "0.5", "--optimizer", "adam"});
-        QVERIFY2(out.success, qPrintable(failure(out)));
+        QVERIFY2(out.success, qPrintable(poolFailure(out)));
         const QJsonObject f = readJsonFile(dir.filePath("rank1.json"));
         QVERIFY(std::abs(f["model"]["params"].toDouble() - 1e6) / 1e6 < 0.02);
         QSet<qint64> sizes;
@@ -378,7 +370,7 @@ private slots:
         const PoolOutcome out = runPool(dir.path(), 1,
                                         {"--model", model, "--iterations", "2", "--warmup", "1",
                                          "--batch-size", "2", "--threads", "1"});
-        QVERIFY2(out.success, qPrintable(failure(out)));
+        QVERIFY2(out.success, qPrintable(poolFailure(out)));
         const QJsonObject m = readJsonFile(dir.filePath("rank0.json"))["model"].toObject();
         QCOMPARE(m["name"].toString(), model);
         QCOMPARE(m["family"].toString(), family);
@@ -439,7 +431,7 @@ private slots:
                 named = true;
             }
         }
-        QVERIFY2(named, qPrintable(failure(out)));
+        QVERIFY2(named, qPrintable(poolFailure(out)));
     }
 
     void clearErrors_data() {

@@ -3,8 +3,7 @@
 // seed, batches and buckets, gradient element by gradient element (tests/hook_reference.py),
 // and the DDP logger's times in the rank file.
 
-#include "rank_files.h"
-#include "runner/rank_pool.h"
+#include "pool_helpers.h"
 
 #include <QProcess>
 #include <QSet>
@@ -12,8 +11,6 @@
 #include <QTest>
 
 using commprof::runner::PoolOutcome;
-using commprof::runner::PoolSpec;
-using commprof::runner::RankPool;
 
 namespace {
 
@@ -25,27 +22,6 @@ QStringList model(const QString& params, int iterations = 8, int warmup = 2) {
             "--batch-size",      "16",
             "--threads",         "1",
             "--first-bucket-mb", "1"}; // Python DDP 1.13's first bucket, whatever the cap
-}
-
-PoolOutcome runPool(const QString& dir, int world, const QStringList& args) {
-    PoolSpec spec;
-    spec.program = rankBinary();
-    spec.args =
-        args +
-        QStringList{"--out", dir, "--collective-timeout-s", "60", "--rendezvous-timeout-s", "30"};
-    spec.worldSize = world;
-    spec.workDir = dir;
-    spec.deadline = QDeadlineTimer(240000);
-    RankPool pool;
-    return pool.runBlocking(spec);
-}
-
-QString failure(const PoolOutcome& o) {
-    QString s = o.reason;
-    for (const auto& r : o.ranks) {
-        s += QString("\nrank %1 exit %2: %3").arg(r.rank).arg(r.exitCode).arg(r.stderrTail);
-    }
-    return s;
 }
 
 bool pythonHasTorch() {
@@ -116,8 +92,8 @@ private slots:
         REQUIRE_PYTORCH();
         QTemporaryDir dir;
         const PoolOutcome out =
-            runPool(dir.path(), 2, args + QStringList{"--hook", hook, "--dump-grads"});
-        QVERIFY2(out.success, qPrintable(failure(out)));
+            runRankPool(dir.path(), 2, args + QStringList{"--hook", hook, "--dump-grads"});
+        QVERIFY2(out.success, qPrintable(poolFailure(out)));
         const QJsonObject f = readJsonFile(dir.filePath("rank0.json"));
         QCOMPARE(f["config"]["hook"].toString(), hook);
         if (hook == "powersgd") {
@@ -147,7 +123,7 @@ private slots:
         const QString pythonError = pythonGlooBf16Error();
         QTemporaryDir dir;
         const PoolOutcome out =
-            runPool(dir.path(), 2,
+            runRankPool(dir.path(), 2,
                     model("4e5") + QStringList{"--bucket-cap-mb", "0.5", "--hook", "bf16_compress",
                                                "--dump-grads"});
         if (!pythonError.isEmpty()) {
@@ -157,8 +133,8 @@ private slots:
             // at least one says why, and none crashed or succeeded.
             int saidWhy = 0;
             for (const auto& r : out.ranks) {
-                QVERIFY2(r.exitCode != 0, qPrintable(failure(out)));
-                QVERIFY2(!r.stderrTail.contains("terminate called"), qPrintable(failure(out)));
+                QVERIFY2(r.exitCode != 0, qPrintable(poolFailure(out)));
+                QVERIFY2(!r.stderrTail.contains("terminate called"), qPrintable(poolFailure(out)));
                 if (r.exitCode == 1 &&
                     r.stderrTail.contains("--hook bf16_compress: the gloo backend") &&
                     r.stderrTail.contains("cannot all-reduce BFloat16") &&
@@ -166,11 +142,11 @@ private slots:
                     ++saidWhy;
                 }
             }
-            QVERIFY2(saidWhy >= 1, qPrintable(failure(out)));
+            QVERIFY2(saidWhy >= 1, qPrintable(poolFailure(out)));
             QVERIFY(!QFile::exists(dir.filePath("rank0.json")));
             return;
         }
-        QVERIFY2(out.success, qPrintable(failure(out)));
+        QVERIFY2(out.success, qPrintable(poolFailure(out)));
         QString error;
         const QJsonObject ref = hookReference(dir.path(), error);
         QVERIFY2(!ref.isEmpty(), qPrintable(error));
@@ -184,11 +160,11 @@ private slots:
     void multiBucketPowersgd() {
         QTemporaryDir dir;
         const PoolOutcome out =
-            runPool(dir.path(), 2,
+            runRankPool(dir.path(), 2,
                     model("4e5", 8, 1) + QStringList{"--bucket-cap-mb", "0.5", "--hook", "powersgd",
                                                      "--powersgd-start-iter", "3",
                                                      "--record-from-iteration", "1"});
-        QVERIFY2(out.success, qPrintable(failure(out)));
+        QVERIFY2(out.success, qPrintable(poolFailure(out)));
         const QJsonObject f = readJsonFile(dir.filePath("rank0.json"));
         QVERIFY(f["grad_checksums_agree"].toBool());
         QSet<int> indices;
@@ -215,9 +191,9 @@ private slots:
     void localHookSendsNothing() {
         QTemporaryDir dir;
         const PoolOutcome out =
-            runPool(dir.path(), 2,
+            runRankPool(dir.path(), 2,
                     model("4e5", 6, 2) + QStringList{"--bucket-cap-mb", "0.5", "--hook", "local"});
-        QVERIFY2(out.success, qPrintable(failure(out)));
+        QVERIFY2(out.success, qPrintable(poolFailure(out)));
         const QJsonObject f = readJsonFile(dir.filePath("rank0.json"));
         const QJsonArray buckets = f["buckets"].toArray();
         QCOMPARE(buckets.size(), 4 * 2);
@@ -233,10 +209,10 @@ private slots:
     // averages, and the averages over the iterations the hook recorded too.
     void ddpLoggingDataInRankFile() {
         QTemporaryDir dir;
-        const PoolOutcome out = runPool(
+        const PoolOutcome out = runRankPool(
             dir.path(), 2,
             model("4e5", 12, 3) + QStringList{"--bucket-cap-mb", "0.5", "--hook", "timing"});
-        QVERIFY2(out.success, qPrintable(failure(out)));
+        QVERIFY2(out.success, qPrintable(poolFailure(out)));
         const QJsonObject f = readJsonFile(dir.filePath("rank1.json"));
         QCOMPARE(f["config"]["hook"].toString(), QString("allreduce")); // "timing" is its alias
         const QJsonObject d = f["ddp_logging"].toObject();
