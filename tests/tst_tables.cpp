@@ -3,8 +3,10 @@
 // and the matrix is one product of axes. Each check compares against a hand enumeration or a
 // hand calculation, not against the tables' own output.
 
+#include "feasibility/cell_json.h"
 #include "feasibility/footprint.h"
 #include "matrix/axes.h"
+#include "matrix/knobs.h"
 #include "matrix/matrix.h"
 #include "spec/layers.h"
 #include "spec/model_families.h"
@@ -222,6 +224,29 @@ private slots:
         } catch (const matrix::MatrixError& e) {
             QVERIFY2(QString(e.what()).startsWith(error), e.what());
         }
+    }
+
+    // What cell.json's config says of the settings reads back as the settings (ingest relies
+    // on it to key the store's axes), for every row of the table.
+    void settingsReadBackFromCellJson() {
+        matrix::RunConfig c;
+        c.batchSize = 8;
+        c.bucketCapMb = 0.25;
+        c.firstBucketMb = 2;
+        c.gradientAsBucketView = true;
+        c.staticGraph = true;
+        c.hook = "powersgd";
+        const matrix::RunConfig back = matrix::knobsFromJson(matrix::runConfigJson(c));
+        QCOMPARE(back.batchSize, 8);
+        QCOMPARE(back.bucketCapMb, 0.25);
+        QCOMPARE(back.firstBucketMb, 2.0);
+        QVERIFY(back.gradientAsBucketView);
+        QVERIFY(back.staticGraph);
+        QCOMPARE(back.hook, QString("powersgd"));
+        QCOMPARE(matrix::knobArguments(back),
+                 (QStringList{"--batch-size", "8", "--bucket-cap-mb", "0.25", "--first-bucket-mb",
+                              "2", "--gradient-as-bucket-view", "--static-graph", "--hook",
+                              "powersgd"}));
     }
 
     // Ten settings of ten values each on one model: 10^10 cells, refused by the limit at once.

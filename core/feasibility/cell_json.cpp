@@ -21,17 +21,6 @@ QJsonObject runConfigJson(const RunConfig& c) {
                                              {"steps", c.trace.steps}}}};
 }
 
-RunConfig knobConfigFromJson(const QJsonObject& config) {
-    RunConfig r;
-    r.batchSize = config["batch_size"].toInt(r.batchSize);
-    r.bucketCapMb = config["bucket_cap_mb"].toDouble(r.bucketCapMb);
-    r.firstBucketMb = config["first_bucket_mb"].toDouble(r.firstBucketMb);
-    r.gradientAsBucketView = config["gradient_as_bucket_view"].toBool(r.gradientAsBucketView);
-    r.staticGraph = config["static_graph"].toBool(r.staticGraph);
-    r.hook = config["hook"].toString(r.hook);
-    return r;
-}
-
 QJsonObject cellJson(const Cell& cell, const feasibility::FootprintEstimate& estimate) {
     QJsonObject o = feasibility::toJson(estimate);
     o["id"] = cell.id;

@@ -11,7 +11,5 @@ namespace commprof::matrix {
 
 QJsonObject cellJson(const Cell& cell, const feasibility::FootprintEstimate& estimate);
 QJsonObject runConfigJson(const RunConfig& c);
-// The DDP settings of a cell.json's "config" (matrix/knobs.h), DDP's defaults where absent.
-RunConfig knobConfigFromJson(const QJsonObject& config);
 
 } // namespace commprof::matrix

@@ -3,6 +3,8 @@
 
 #include "matrix/matrix.h"
 
+#include <QJsonValue>
+
 namespace commprof::matrix {
 namespace {
 
@@ -91,20 +93,31 @@ QStringList knobKeys() {
 }
 
 QStringList knobArguments(const RunConfig& config) {
-    const RunConfig defaults;
     QStringList a;
     for (const Knob& k : knobs()) {
         const QString v = k.valueOf(config);
-        if (k.isSwitch) {
-            if (v == "true") {
-                a << k.rankFlag;
-            }
-        } else if (k.key != "hook" || v != defaults.hook) {
-            // The rank's own default hook is the timed all-reduce: named only when it differs.
+        if (!k.isSwitch) {
             a << k.rankFlag << v;
+        } else if (v == "true") {
+            a << k.rankFlag;
         }
     }
     return a;
+}
+
+RunConfig knobsFromJson(const QJsonObject& config) {
+    RunConfig r;
+    for (const Knob& k : knobs()) {
+        const QJsonValue v = config[k.key];
+        if (v.isBool()) {
+            k.apply(r, v.toBool() ? "true" : "false");
+        } else if (v.isDouble()) {
+            k.apply(r, number(v.toDouble()));
+        } else if (v.isString()) {
+            k.apply(r, v.toString());
+        }
+    }
+    return r;
 }
 
 KnobList readKnob(const Ctx& c, const Knob& knob, const YAML::Node& n, bool listAllowed,

@@ -8,6 +8,7 @@
 #include "matrix/matrix.h"
 #include "matrix/yaml_fields.h"
 
+#include <QJsonObject>
 #include <QStringList>
 
 #include <functional>
@@ -33,6 +34,10 @@ QStringList knobKeys();
 
 // The rank flags that carry a cell's settings, in the table's order.
 QStringList knobArguments(const RunConfig& config);
+
+// The settings of a cell.json's "config" (DDP's defaults where absent): the inverse of what
+// feasibility/cell_json writes.
+RunConfig knobsFromJson(const QJsonObject& config);
 
 // Reads `n` (a value or a non-empty list) for `knob`; a list only where `listAllowed`.
 KnobList readKnob(const Ctx& c, const Knob& knob, const YAML::Node& n, bool listAllowed,

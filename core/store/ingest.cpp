@@ -2,7 +2,6 @@
 #include "ingest.h"
 
 #include "analysis/cell_metrics.h"
-#include "feasibility/cell_json.h"
 #include "matrix/knobs.h"
 #include "results/cell_files.h"
 #include "results/results_folder.h"
@@ -132,7 +131,7 @@ CellRow cellRowOf(const QString& key, const QString& runDir, const results::Cell
     }
     // Every DDP setting, listed in the matrix or not, so that any of them can tell cells apart.
     if (!f.isSweep()) {
-        const matrix::RunConfig config = matrix::knobConfigFromJson(cell["config"].toObject());
+        const matrix::RunConfig config = matrix::knobsFromJson(cell["config"].toObject());
         for (const matrix::Knob& k : matrix::knobs()) {
             r.axes.insert(k.key, k.valueOf(config));
         }
