@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "yaml_fields.h"
 
+#include "matrix/yaml_text.h"
+
 #include <QSet>
 
 #include <algorithm>
@@ -39,6 +41,13 @@ void checkKeys(const Ctx& c, const YAML::Node& map, const QStringList& allowed,
         if (allowed.contains(key)) {
             continue;
         }
+        if (key == "<<") {
+            // yaml-cpp keeps a merge key as a plain key: its mapping would be silently unread.
+            c.fail(it->first, key,
+                   QString("merge keys are not supported in %1: write its keys out (an alias "
+                           "*name may stand for a whole value)")
+                       .arg(where));
+        }
         QString best;
         int bestDist = 3;
         for (const QString& a : allowed) {
@@ -74,7 +83,7 @@ QString str(const Ctx& c, const YAML::Node& n, const QString& key) {
     if (!n.IsScalar()) {
         c.fail(n, key, "expected a string");
     }
-    return QString::fromStdString(n.Scalar());
+    return scalarText(c.file, n, key);
 }
 
 double number(const Ctx& c, const YAML::Node& n, const QString& key) {

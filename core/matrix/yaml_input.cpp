@@ -2,8 +2,12 @@
 #include "yaml_input.h"
 
 #include "files/safe_file.h"
+#include "matrix/yaml_text.h"
 
 #include <yaml-cpp/depthguard.h>
+
+#include <algorithm>
+#include <vector>
 
 namespace commprof::matrix {
 namespace {
@@ -35,8 +39,9 @@ YAML::Node loadYaml(const QByteArray& text, const QString& file) {
                               .arg(text.size())
                               .arg(maxYamlBytes()));
     }
+    std::vector<YAML::Node> documents;
     try {
-        return YAML::Load(text.toStdString());
+        documents = YAML::LoadAll(text.toStdString());
     } catch (const YAML::DeepRecursion& e) {
         // yaml-cpp's own message for this is "bad file".
         throw MatrixError(file, e.mark.line + 1, e.mark.column + 1, "yaml",
@@ -45,6 +50,14 @@ YAML::Node loadYaml(const QByteArray& text, const QString& file) {
         throw MatrixError(file, e.mark.line + 1, e.mark.column + 1, "yaml",
                           QString::fromStdString(e.msg));
     }
+    if (documents.size() > 1) {
+        // yaml-cpp's Load reads the first document and drops the rest without a word.
+        const YAML::Mark m = documents[1].Mark();
+        throw MatrixError(file, std::max(m.line, 0) + 1, std::max(m.column, 0) + 1, "document",
+                          "a second YAML document (after '---'): a matrix or profile is one "
+                          "document; remove it or give it a file of its own");
+    }
+    return documents.empty() ? YAML::Node() : documents.front();
 }
 
 void failAt(const QString& file, const YAML::Node& at, const QString& key, const QString& message) {
@@ -56,7 +69,7 @@ QString keyName(const QString& file, const YAML::Node& key, QSet<QString>& seen)
     if (!key.IsScalar()) {
         failAt(file, key, "key", "a key must be a plain name, not a list or a mapping");
     }
-    QString name = QString::fromStdString(key.Scalar());
+    QString name = scalarText(file, key, "key");
     if (seen.contains(name)) {
         failAt(file, key, name, QString("'%1' is given twice in this mapping").arg(name));
     }
