@@ -6,12 +6,15 @@
 #include "main_window.h"
 #include "matrix_designer.h"
 #include "run_monitor.h"
+#include "unattended.h"
 #include "workbench_options.h"
 
 #include <QCommandLineParser>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
+#include <QRegularExpression>
 #include <QScreen>
 #include <QSettings>
 #include <QThreadPool>
@@ -19,6 +22,7 @@
 
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <string>
 
 namespace {
@@ -27,6 +31,26 @@ constexpr int kShotMinWaitMs = 2500;
 constexpr int kShotMidRunMs = 9000;
 constexpr int kShotPoints = 40;
 constexpr int kShotMaxWaitMs = 600000;
+// --size: far above any screen Qt would map, low enough that a window and its pictures
+// (4 bytes a pixel, one per view) stay a few hundred MB and seconds.
+constexpr int kMinSide = 320;
+constexpr int kMaxSide = 8192;
+constexpr int kUsageExit = 2;
+
+int usageError(const QString& message) {
+    std::fprintf(stderr, "commprof-workbench: %s\n", qPrintable(message));
+    return kUsageExit;
+}
+
+// "1366x768" as a size within the bounds; an invalid size otherwise.
+QSize windowSize(const QString& text) {
+    static const QRegularExpression form("^(\\d{1,6})x(\\d{1,6})$");
+    const QRegularExpressionMatch m = form.match(text);
+    const QSize size = m.hasMatch() ? QSize(m.captured(1).toInt(), m.captured(2).toInt()) : QSize();
+    const bool within = size.width() >= kMinSide && size.width() <= kMaxSide &&
+                        size.height() >= kMinSide && size.height() <= kMaxSide;
+    return within ? size : QSize();
+}
 
 bool busy(const commprof::workbench::MainWindow& w) {
     return w.resultsJobs()->running() || w.traceJobs()->running() ||
@@ -84,13 +108,30 @@ int main(int argc, char** argv) {
     const QCommandLineOption& sizeOpt = opt.at("size");
     parser.process(app);
 
+    QSize size;
+    if (parser.isSet(sizeOpt) && !(size = windowSize(parser.value(sizeOpt))).isValid()) {
+        return usageError(QString("--size: expected WxH, each from %1 to %2, got '%3'")
+                              .arg(kMinSide)
+                              .arg(kMaxSide)
+                              .arg(parser.value(sizeOpt)));
+    }
+    // Said before anything loads, not after it has all been waited for.
+    std::unique_ptr<commprof::workbench::UnattendedDialogs> unattended;
+    if (parser.isSet(shot)) {
+        const QString out = parser.value(shot);
+        if (QFileInfo(out).exists() && !QFileInfo(out).isDir()) {
+            return usageError(QString("--screenshot %1: exists and is not a folder").arg(out));
+        }
+        if (!QDir().mkpath(out)) {
+            return usageError(QString("--screenshot %1: cannot create the folder").arg(out));
+        }
+        unattended = std::make_unique<commprof::workbench::UnattendedDialogs>();
+    }
+
     commprof::workbench::MainWindow window;
     app.setErrorSink([&window](const QString& e) { window.reportError("Unexpected error", e); });
-    if (parser.isSet(sizeOpt)) {
-        const QStringList wh = parser.value(sizeOpt).split('x');
-        if (wh.size() == 2) {
-            window.resize(wh[0].toInt(), wh[1].toInt());
-        }
+    if (size.isValid()) {
+        window.resize(size);
     } else if (QSettings("commprof", "workbench").value("geometry").isNull()) {
         const QRect screen = QGuiApplication::primaryScreen()->availableGeometry();
         window.resize(screen.size() * 0.92);
@@ -157,12 +198,23 @@ int main(int argc, char** argv) {
             }
             poll->stop();
             QTimer::singleShot(500, &window, [&window, out = parser.value(shot)] {
-                QApplication::exit(window.saveScreenshots(out) ? 0 : 1);
+                if (window.saveScreenshots(out)) {
+                    QApplication::exit(0);
+                    return;
+                }
+                std::fprintf(stderr,
+                             "commprof-workbench: --screenshot %s: a picture could not "
+                             "be written there\n",
+                             qPrintable(out));
+                QApplication::exit(1);
             });
         });
         poll->start(200);
     }
-    const int code = QApplication::exec();
+    // A dialog refused before the loop began (a results folder that is not one) ends it now.
+    const int code = unattended && unattended->refused()
+                         ? commprof::workbench::UnattendedDialogs::kExitCode
+                         : QApplication::exec();
     // Jobs still at work (a probe forming ranks) finish while the application object they
     // rely on is alive; their results go nowhere.
     QThreadPool::globalInstance()->waitForDone();

@@ -18,7 +18,8 @@ const options::Program& workbenchProgram() {
             {"--trace", "FILE", "Open a Chrome trace", {}},
             {"--screenshot",
              "OUTDIR",
-             "Render the window and each view to OUTDIR/*.png once loaded, and exit",
+             "Render the window and each view to OUTDIR/*.png once loaded, and exit; a dialog "
+             "is written to stderr instead and ends the program (exit 2)",
              {}},
             {"--probe", "", "Run the environment probe at start", {}},
             {"--compare", "A,B", "Compare two fingerprinted runs", {}},
@@ -29,7 +30,7 @@ const options::Program& workbenchProgram() {
              "Where a run writes (default: the open results, or results/<matrix name>)",
              {}},
             {"--select", "CELL_ID", "Select a cell of the results", {}},
-            {"--size", "WxH", "Window size, e.g. 1366x768", {}},
+            {"--size", "WxH", "Window size, e.g. 1366x768; each side from 320 to 8192", {}},
         },
         {},
         {{"ENVIRONMENT",

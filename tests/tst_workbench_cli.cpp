@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// commprof-workbench's command line, run as a program: a --screenshot run never waits on a
+// dialog, and options it cannot honour are refused at once, naming them. Every run has a
+// deadline, so a hang fails the test instead of blocking it.
+
+#include "cli_runner.h"
+
+#include <QDir>
+#include <QFile>
+#include <QImage>
+#include <QTemporaryDir>
+#include <QTest>
+
+namespace {
+
+constexpr int kDeadlineMs = 90000;
+
+CliResult workbench(const QStringList& args, const QString& home) {
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("QT_QPA_PLATFORM", "offscreen");
+    env.insert("HOME", home); // no saved layout or geometry of the user's
+    env.insert("XDG_CONFIG_HOME", home + "/.config");
+    return runProgram(COMMPROF_BIN_DIR "/commprof-workbench", args, kDeadlineMs, env);
+}
+
+} // namespace
+
+class TstWorkbenchCli : public QObject {
+    Q_OBJECT
+private slots:
+    // The refusal of a folder that is not a results folder asks nobody: it is said on stderr,
+    // naming the folder, and the run ends with exit 2, the folder as it was.
+    void screenshotOfAnEmptyFolderSaysWhyAndExits() {
+        QTemporaryDir dir;
+        const QString empty = dir.filePath("empty");
+        QVERIFY(QDir().mkpath(empty));
+        const CliResult r = workbench({"--results", empty, "--screenshot", dir.filePath("shots")},
+                                      dir.filePath("home"));
+        QVERIFY2(r.exitCode == 2, qPrintable(QString("exit %1: %2").arg(r.exitCode).arg(r.err)));
+        QVERIFY2(QString(r.err).contains("Not a results folder") && QString(r.err).contains(empty),
+                 r.err.constData());
+        QCOMPARE(QDir(empty).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden),
+                 QStringList());
+    }
+
+    // Pictures cannot go into a file: said at once, naming it, and the file is left alone.
+    void screenshotIntoARegularFileIsRefusedNamingIt() {
+        QTemporaryDir dir;
+        const QString file = dir.filePath("shots.png");
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::WriteOnly) && f.write("precious\n") == 9);
+        f.close();
+        const CliResult r = workbench({"--screenshot", file}, dir.filePath("home"));
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(QString(r.err).contains("--screenshot " + file + ": exists and is not a folder"),
+                 r.err.constData());
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll(), QByteArray("precious\n"));
+    }
+
+    void sizesOutsideTheBoundsAreUsageErrors_data() {
+        QTest::addColumn<QString>("size");
+        QTest::newRow("30000x30000") << "30000x30000";
+        QTest::newRow("8193 wide") << "8193x768";
+        QTest::newRow("too small") << "100x100";
+        QTest::newRow("not a size") << "big";
+        QTest::newRow("negative") << "-1366x768";
+        QTest::newRow("overflowing int") << "99999999999x768";
+    }
+    void sizesOutsideTheBoundsAreUsageErrors() {
+        QFETCH(QString, size);
+        QTemporaryDir dir;
+        const CliResult r = workbench({"--size", size, "--screenshot", dir.filePath("shots")},
+                                      dir.filePath("home"));
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(QString(r.err).contains("--size: expected WxH, each from 320 to 8192, got '" +
+                                         size + "'"),
+                 r.err.constData());
+        QVERIFY(!QFile::exists(dir.filePath("shots")));
+    }
+
+    // Within the bounds the size is the window's: the picture of the window has it.
+    void aSizeWithinTheBoundsIsTheWindowsSize() {
+        QTemporaryDir dir;
+        const QString shots = dir.filePath("shots");
+        const CliResult r = workbench({"--size", "1366x768", "--matrix",
+                                       COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml",
+                                       "--screenshot", shots},
+                                      dir.filePath("home"));
+        QVERIFY2(r.exitCode == 0, qPrintable(QString("exit %1: %2").arg(r.exitCode).arg(r.err)));
+        QCOMPARE(QImage(shots + "/workbench.png").size(), QSize(1366, 768));
+    }
+};
+
+QTEST_GUILESS_MAIN(TstWorkbenchCli)
+#include "tst_workbench_cli.moc"
