@@ -3,6 +3,8 @@
 
 #include "files/safe_file.h"
 #include "matrix/axes.h"
+#include "matrix/cell_stream.h"
+#include "matrix/exclusion.h"
 #include "matrix/knobs.h"
 #include "matrix/spec_names.h"
 #include "matrix/yaml_fields.h"
@@ -14,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_set>
 
 namespace commprof::matrix {
 namespace {
@@ -566,31 +569,6 @@ Matrix parseRoot(const Ctx& c, const YAML::Node& root) {
 
 namespace {
 
-QString valueOf(const std::vector<std::pair<QString, QString>>& axes, const QString& key) {
-    for (const auto& [k, v] : axes) {
-        if (k == key) {
-            return v;
-        }
-    }
-    return {};
-}
-
-// An axis' value, or a setting's where it is no axis of this cell.
-QString settingOf(const Cell& cell, const QString& key) {
-    if (QString v = valueOf(cell.axes, key); !v.isNull()) {
-        return v;
-    }
-    const Knob* k = cell.isSweep() ? nullptr : findKnob(key);
-    return k ? k->valueOf(cell.config) : QString();
-}
-
-bool excluded(const Matrix& m, const Cell& cell) {
-    return std::any_of(m.excludes.begin(), m.excludes.end(), [&](const ExcludeRule& r) {
-        return std::all_of(r.match.begin(), r.match.end(),
-                           [&](const auto& kv) { return settingOf(cell, kv.first) == kv.second; });
-    });
-}
-
 // Which DDP settings take more than one value over the matrix's DDP cells: those are in ids.
 QSet<QString> knobsInIds(const Matrix& m) {
     QSet<QString> out;
@@ -617,8 +595,8 @@ QSet<QString> knobsInIds(const Matrix& m) {
 
 // The model's cells in expansion order, with their axes applied, ids made and excluded ones
 // left out; stops early when `visit` returns false. The indices say which value each axis took.
-void forEachCellOf(const Matrix& m, const ModelSpec& model, const std::vector<Axis>& axes,
-                   const QSet<QString>& knobIds,
+void forEachCellOf(const ModelSpec& model, const std::vector<Axis>& axes,
+                   const QSet<QString>& knobIds, const ExcludeIndex& excludes,
                    const std::function<bool(Cell&, const std::vector<std::size_t>&)>& visit) {
     const QString modelId = sanitizeId(model.name);
     forEachCombination(axes, [&](const std::vector<std::size_t>& at) {
@@ -638,12 +616,13 @@ void forEachCellOf(const Matrix& m, const ModelSpec& model, const std::vector<Ax
         for (std::size_t k = 0; k < axes.size(); ++k) {
             cell.axes.emplace_back(axes[k].key, axes[k].values[at[k]].text);
         }
-        return excluded(m, cell) || visit(cell, at);
+        return excludes.excludes(cell) || visit(cell, at);
     });
 }
 
 // Counted before anything is built, so a matrix of a billion cells is refused in a moment.
-void checkCellCount(const Matrix& m, const MachineLimits& limits, const QSet<QString>& knobIds) {
+void checkCellCount(const Matrix& m, const MachineLimits& limits, const QSet<QString>& knobIds,
+                    const ExcludeIndex& excludes) {
     double product = 0;
     std::vector<std::vector<Axis>> axesPerModel;
     for (const ModelSpec& model : m.models) {
@@ -656,7 +635,7 @@ void checkCellCount(const Matrix& m, const MachineLimits& limits, const QSet<QSt
     qint64 count = m.excludes.empty() ? limits.maxCells + 1 : 0; // nothing to count then
     for (std::size_t i = 0; !m.excludes.empty() && i < m.models.size() && count <= limits.maxCells;
          ++i) {
-        forEachCellOf(m, m.models[i], axesPerModel[i], knobIds,
+        forEachCellOf(m.models[i], axesPerModel[i], knobIds, excludes,
                       [&](Cell&, const auto&) { return ++count <= limits.maxCells; });
     }
     if (count <= limits.maxCells) {
@@ -714,28 +693,51 @@ void checkGpusPerRank(const Matrix& m, const MachineLimits& limits, const Cell& 
 
 } // namespace
 
-std::vector<Cell> expand(const Matrix& m, const MachineLimits& limits) {
+void forEachCell(const Matrix& m, const MachineLimits& limits,
+                 const std::function<void(Cell&)>& visit) {
     const QSet<QString> knobIds = knobsInIds(m);
-    checkCellCount(m, limits, knobIds);
-    std::vector<Cell> cells;
-    QSet<QString> ids;
+    const ExcludeIndex excludes(m.excludes);
+    checkCellCount(m, limits, knobIds, excludes);
+    // Hashes, not ids, so a million cells cost a few MB here. A hash seen before sends us
+    // back over the cells for the first one with this id: one before this cell is a duplicate,
+    // else it was two ids with one hash.
+    std::unordered_set<std::size_t> seen;
+    std::size_t position = 0;
+    const auto firstWithId = [&](const QString& id) {
+        std::size_t at = 0;
+        bool found = false;
+        for (std::size_t i = 0; i < m.models.size() && !found; ++i) {
+            forEachCellOf(m.models[i], axesOf(m, m.models[i]), knobIds, excludes,
+                          [&](Cell& earlier, const auto&) {
+                              found = earlier.id == id;
+                              at += found ? 0 : 1;
+                              return !found;
+                          });
+        }
+        return at;
+    };
     for (const ModelSpec& model : m.models) {
         const std::vector<Axis> axes = axesOf(m, model);
-        forEachCellOf(m, model, axes, knobIds, [&](Cell& cell, const auto& at) {
+        forEachCellOf(model, axes, knobIds, excludes, [&](Cell& cell, const auto& at) {
             for (std::size_t k = 0; k < axes.size(); ++k) {
                 if (axes[k].key == "world_size") {
                     checkGpusPerRank(m, limits, cell, axes[k].values[at[k]]);
                 }
             }
-            if (ids.contains(cell.id)) {
+            if (!seen.insert(qHash(cell.id)).second && firstWithId(cell.id) < position) {
                 throw MatrixError(m.file, model.line, model.column, "name",
                                   QString("two cells would share the id '%1'").arg(cell.id));
             }
-            ids.insert(cell.id);
-            cells.push_back(std::move(cell));
+            ++position;
+            visit(cell);
             return true;
         });
     }
+}
+
+std::vector<Cell> expand(const Matrix& m, const MachineLimits& limits) {
+    std::vector<Cell> cells;
+    forEachCell(m, limits, [&](Cell& cell) { cells.push_back(std::move(cell)); });
     return cells;
 }
 
