@@ -5,6 +5,10 @@
 #include "feasibility/plan.h"
 #include "matrix/matrix.h"
 
+#include <QJsonDocument>
+#include <QRegularExpression>
+#include <algorithm>
+
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
@@ -19,6 +23,50 @@ namespace {
 
 matrix::Matrix parse(const QString& yaml) {
     return matrix::parseMatrix(yaml.toUtf8(), "inline.yaml");
+}
+
+matrix::MatrixError parseError(const QByteArray& yaml) {
+    try {
+        matrix::parseMatrix(yaml, "inline.yaml");
+    } catch (const matrix::MatrixError& e) {
+        return e;
+    }
+    return matrix::MatrixError("none", 0, 0, "none", "parsed without an error");
+}
+
+// 1-based line and column of the first `token` in `text`, counted here by hand.
+std::pair<int, int> positionOf(const QByteArray& text, const QByteArray& token) {
+    const qsizetype at = text.indexOf(token);
+    const qsizetype lineStart = text.lastIndexOf('\n', at) + 1;
+    return {int(text.left(at).count('\n')) + 1, int(at - lineStart) + 1};
+}
+
+QStringList idsOf(const std::vector<matrix::Cell>& cells) {
+    QStringList ids;
+    for (const matrix::Cell& c : cells) {
+        ids << c.id;
+    }
+    return ids;
+}
+
+bool writeText(const QString& path, const QByteArray& bytes) {
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size();
+}
+
+// 100 models x 100 world sizes x `repeats` over gloo_cpu: 10,000 cells a repeat, from a
+// matrix of a few kilobytes.
+QByteArray manyCellMatrix(int repeats) {
+    QByteArray text = "name: many\nrepeats: " + QByteArray::number(repeats) +
+                      "\nlayers: [{name: gloo_cpu}]\nworld_sizes: [";
+    for (int ws = 1; ws <= 100; ++ws) {
+        text += (ws > 1 ? ", " : "") + QByteArray::number(ws);
+    }
+    text += "]\nmodels:\n";
+    for (int i = 0; i < 100; ++i) {
+        text += "  - {name: m" + QByteArray::number(i) + ", params: 1e5}\n";
+    }
+    return text;
 }
 
 const QString kBase =
@@ -339,6 +387,234 @@ private slots:
                           "world_sizes: [%2]\n")
                       .arg(models, sizes));
         QCOMPARE(matrix::expand(m, {0}).size(), std::size_t(100000));
+    }
+
+    // plan --json writes its cells as it places them; the text is the document Qt makes of
+    // the whole plan held at once, byte for byte (sweeps, DDP lists and exclusions included).
+    void planJsonStreamsTheWholePlansDocument() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("m.yaml");
+        QVERIFY(writeText(path, "name: s\ndefaults: {bucket_cap_mb: [1, 25], hook: allreduce}\n"
+                                "models:\n  - {name: a, params: 1e6, hook: [allreduce, local]}\n"
+                                "  - {name: b, params: 2e6}\n  - {name: sw, kind: sweep}\n"
+                                "layers: [{name: gloo_cpu}, {name: gloo_cuda}]\n"
+                                "world_sizes: [1, 2]\nexclude: [{model: b, world_size: 2}]\n"));
+        const CliResult r = runCli("commprof", {"plan", path, "--json", "--host-budget-gib", "64",
+                                                "--device-budget-gib", "16", "--gpus", "2"});
+        QCOMPARE(r.exitCode, 0);
+        feasibility::PlanOptions options;
+        options.overrides.hostGib = 64;
+        options.overrides.deviceGib = 16;
+        options.overrides.gpus = 2;
+        const feasibility::Plan held = feasibility::makePlan(path, options);
+        // a: 2 layers x 2 world sizes x 2 caps x 2 hooks, b: 8 less its 4 at world size 2,
+        // the sweep: 2 x 2.
+        QCOMPARE(held.cells.size(), std::size_t(16 + 4 + 4));
+        const QJsonObject whole = feasibility::toJson(held);
+        QCOMPARE(QJsonDocument::fromJson(r.out).object(), whole);
+        QCOMPARE(r.out, QJsonDocument(whole).toJson(QJsonDocument::Indented));
+        // An empty plan (every cell excluded) is the same document too.
+        QVERIFY(writeText(path, kBase.toUtf8() + "exclude: [{model: m}]\n"));
+        const CliResult none =
+            runCli("commprof", {"plan", path, "--json", "--host-budget-gib", "64",
+                                "--device-budget-gib", "16", "--gpus", "0"});
+        QCOMPARE(none.exitCode, 0);
+        options.overrides.gpus = 0;
+        QCOMPARE(none.out, QJsonDocument(feasibility::toJson(feasibility::makePlan(path, options)))
+                               .toJson(QJsonDocument::Indented));
+    }
+
+    // A plan is held one cell at a time: 200,000 cells under a 1 GiB address space (holding
+    // them took 2.5 GB; a million, 8 GiB and bad_alloc). Counted as they stream through a
+    // pipe; the campaign plans the documented million.
+    void manyCellsPlanInBoundedMemory() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("many.yaml");
+        QVERIFY(writeText(path, manyCellMatrix(20)));
+        const CliResult r = runProgram(
+            "bash",
+            {"-c",
+             "ulimit -v 1048576; \"$0\" plan --json \"$1\" --host-budget-gib 64 --gpus 0 | awk "
+             "'/^            \"id\": / {n++; if (n == 1) first = $2; last = $2} END {print n, "
+             "first, last}'; exit ${PIPESTATUS[0]}",
+             COMMPROF_BIN_DIR "/commprof", path},
+            300000);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(QString(r.out).trimmed(),
+                 QString("200000 \"m0_gloo_cpu_ws1_r0\", \"m99_gloo_cpu_ws100_r19\","));
+    }
+
+    // Each rule excludes the cells whose every named key takes its value, the setting read
+    // from the cell's config where it is no axis, never from a sweep (which has none): checked
+    // against a plain walk over the rules, with rules of several key sets.
+    void excludeRulesMatchAsAPlainWalkDoes() {
+        const QString head =
+            "name: x\ndefaults: {bucket_cap_mb: [1, 25]}\nmodels:\n"
+            "  - {name: a, params: 1e6, hook: [allreduce, powersgd]}\n"
+            "  - {name: b, params: 1e6}\n  - {name: s, kind: sweep}\n"
+            "layers: [{name: gloo_cpu}, {name: gloo_cuda}]\nworld_sizes: [1, 2, 3]\n";
+        const std::vector<std::vector<std::pair<QString, QString>>> rules{
+            {{"model", "a"}, {"world_size", "1"}},
+            {{"layer", "gloo_cuda"}, {"world_size", "2"}},
+            {{"bucket_cap_mb", "25"}, {"hook", "powersgd"}},
+            {{"hook", "allreduce"}, {"world_size", "3"}},
+            {{"model", "s"}, {"bucket_cap_mb", "1"}},
+            {{"model", "b"}, {"layer", "gloo_cpu"}, {"world_size", "1"}},
+            {{"model", "b"}, {"layer", "gloo_cpu"}, {"world_size", "2"}},
+        };
+        QString exclude = "exclude:\n";
+        for (const auto& rule : rules) {
+            QStringList parts;
+            for (const auto& [k, v] : rule) {
+                parts << k + ": " + v;
+            }
+            exclude += "  - {" + parts.join(", ") + "}\n";
+        }
+        const auto setting = [](const matrix::Cell& c, const QString& key) -> QString {
+            if (key == "model") {
+                return c.model.name;
+            }
+            if (key == "layer") {
+                return c.layer.name;
+            }
+            if (key == "world_size") {
+                return QString::number(c.worldSize);
+            }
+            if (c.isSweep()) {
+                return {};
+            }
+            return key == "hook" ? c.config.hook : QString::number(c.config.bucketCapMb);
+        };
+        QStringList expected;
+        for (const matrix::Cell& c : matrix::expand(parse(head), {0})) {
+            const bool out = std::any_of(rules.begin(), rules.end(), [&](const auto& rule) {
+                return std::all_of(rule.begin(), rule.end(), [&](const auto& kv) {
+                    return setting(c, kv.first) == kv.second;
+                });
+            });
+            if (!out) {
+                expected << c.id;
+            }
+        }
+        // By hand: of a's 24 cells, 3 at world size 2 on gloo_cpu (not cap 25 with powersgd)
+        // and 2 at 3 (powersgd, cap 1); of b's 12, the 2 at 1 on gloo_cuda; of the sweep's 6,
+        // all but gloo_cuda at 2.
+        QCOMPARE(expected.size(), 5 + 2 + 5);
+        QCOMPARE(idsOf(matrix::expand(parse(head + exclude), {0})), expected);
+    }
+
+    // A second document was dropped without a word; now it is an error where it begins.
+    void aSecondYamlDocumentIsRefusedWhereItBegins_data() {
+        QTest::addColumn<QByteArray>("yaml");
+        QTest::addColumn<QByteArray>("at");
+        QTest::newRow("another matrix")
+            << (kBase.toUtf8() + "---\nname: u\n") << QByteArray("name: u");
+        QTest::newRow("an empty one")
+            << (kBase.toUtf8() + "---\n# nothing\n") << QByteArray("# nothing");
+        QTest::newRow("after an explicit start")
+            << ("--- # the matrix\n" + kBase.toUtf8() + "--- [7, 8]\n") << QByteArray("[7, 8]");
+    }
+    void aSecondYamlDocumentIsRefusedWhereItBegins() {
+        QFETCH(QByteArray, yaml);
+        QFETCH(QByteArray, at);
+        const matrix::MatrixError e = parseError(yaml);
+        QCOMPARE(e.key, QString("document"));
+        QVERIFY2(QString(e.what()).contains("a second YAML document"), e.what());
+        const auto [line, column] = positionOf(yaml, at);
+        if (at.startsWith('#')) {
+            // An empty document has no node of its own: at or after its '---'.
+            QVERIFY2(e.line >= line - 1, e.what());
+        } else {
+            QCOMPARE(std::make_pair(e.line, e.column), std::make_pair(line, column));
+        }
+    }
+
+    // A NUL (a "\0" escape) or bytes that are not UTF-8 never become a name: an error at the
+    // value, or at the key, naming what it is.
+    void nulAndInvalidUtf8AreRefusedAtTheValue_data() {
+        QTest::addColumn<QByteArray>("yaml");
+        QTest::addColumn<QByteArray>("at");
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QString>("text");
+        const QByteArray base = kBase.toUtf8();
+        QTest::newRow("NUL escape in a model name")
+            << QByteArray(base).replace("name: m,", "name: \"ti\\0ny\",")
+            << QByteArray("\"ti\\0ny\"") << "name"
+            << "NUL character (byte 3";
+        QTest::newRow("NUL escape in the matrix name")
+            << QByteArray(base).replace("name: t\n", "name: \"a\\x00b\"\n")
+            << QByteArray("\"a\\x00b\"") << "name"
+            << "NUL character (byte 2";
+        QTest::newRow("raw 0xff in a model name")
+            << QByteArray(base).replace("name: m,", "name: ti\xffny,") << QByteArray("ti\xffny")
+            << "name"
+            << "not UTF-8";
+        QTest::newRow("overlong '/' in the matrix name")
+            << QByteArray(base).replace("name: t\n", "name: a\xc0\xaf"
+                                                     "b\n")
+            << QByteArray("a\xc0\xaf") << "name"
+            << "not UTF-8";
+        QTest::newRow("a surrogate in a layer name")
+            << QByteArray(base).replace("{name: gloo_cpu}", "{name: gloo\xed\xa0\x80}")
+            << QByteArray("gloo\xed") << "name"
+            << "not UTF-8";
+        QTest::newRow("a key that is not UTF-8")
+            << (base + "r\xe9peats: 2\n") << QByteArray("r\xe9peats") << "key"
+            << "not UTF-8";
+    }
+    void nulAndInvalidUtf8AreRefusedAtTheValue() {
+        QFETCH(QByteArray, yaml);
+        QFETCH(QByteArray, at);
+        QFETCH(QString, key);
+        QFETCH(QString, text);
+        const matrix::MatrixError e = parseError(yaml);
+        QCOMPARE(e.key, key);
+        QVERIFY2(QString(e.what()).contains(text), e.what());
+        const auto [line, column] = positionOf(yaml, at);
+        QCOMPARE(e.line, line);
+        QCOMPARE(e.column, column);
+    }
+
+    // What the campaign found clean stays so: an alias stands for its anchor's value, a UTF-8
+    // BOM and CRLF line ends read as plain text (errors keep their line and column), and a
+    // merge key, which yaml-cpp leaves as a plain key, is an error at its line, never unread.
+    void aliasesBomAndCrlfReadAsPlainText() {
+        const QByteArray plain =
+            "name: t\ndefaults: {iterations: 12, warmup: 2}\nmodels: [{name: m, params: 1e6}]\n"
+            "layers: [{name: gloo_cpu, overrides: {iterations: 12, warmup: 2}}, {name: "
+            "gloo_cuda}]\n"
+            "world_sizes: [1, 2]\n";
+        const QByteArray aliased =
+            "name: t\ndefaults: &run {iterations: 12, warmup: 2}\nmodels: [{name: m, params: "
+            "1e6}]\n"
+            "layers: [{name: gloo_cpu, overrides: *run}, {name: gloo_cuda}]\n"
+            "world_sizes: &ws [1, 2]\n";
+        const QByteArray crlf = QByteArray(aliased).replace("\n", "\r\n");
+        const QByteArray bom = "\xef\xbb\xbf" + crlf;
+        const auto cells = matrix::expand(matrix::parseMatrix(plain, "p.yaml"), {0});
+        for (const QByteArray& variant : {aliased, crlf, bom}) {
+            const auto other = matrix::expand(matrix::parseMatrix(variant, "v.yaml"), {0});
+            QCOMPARE(idsOf(other), idsOf(cells));
+            QCOMPARE(other.front().layer.overrides->iterations, 12);
+            QCOMPARE(other.back().config.warmup, 2);
+        }
+        const QByteArray bad =
+            QByteArray(plain).replace("world_sizes: [1, 2]", "world_sizes: [1, -2]");
+        const auto [line, column] = positionOf(bad, "-2");
+        for (const QByteArray& variant :
+             {bad, QByteArray(bad).replace("\n", "\r\n"), "\xef\xbb\xbf" + bad}) {
+            const matrix::MatrixError e = parseError(variant);
+            QCOMPARE(e.key, QString("world_sizes"));
+            QCOMPARE(std::make_pair(e.line, e.column), std::make_pair(line, column));
+        }
+        const QByteArray merge =
+            "name: t\ndefaults:\n  <<: {iterations: 12, warmup: 2}\n"
+            "models: [{name: m, params: 1e6}]\nlayers: [{name: gloo_cpu}]\nworld_sizes: [1]\n";
+        const matrix::MatrixError e = parseError(merge);
+        QCOMPARE(e.key, QString("<<"));
+        QVERIFY2(QString(e.what()).contains("merge keys are not supported"), e.what());
+        QCOMPARE(e.line, 3);
+        QCOMPARE(e.column, 3);
     }
 
     // A device or a FIFO named as a matrix is refused at once, never read until memory runs out

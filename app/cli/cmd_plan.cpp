@@ -3,7 +3,10 @@
 
 #include "cli_common.h"
 
-#include "feasibility/plan.h"
+#include "feasibility/plan_stream.h"
+#include "matrix/cell_stream.h"
+
+#include <cstdio>
 
 namespace commprof::cli {
 namespace {
@@ -26,6 +29,54 @@ bool readBudget(const Args& args, const char* flag, std::optional<double>& out) 
     out = v;
     return true;
 }
+
+// One cell's line (and its sweep's, for a sweep).
+QString cellText(const feasibility::Plan& plan, const feasibility::PlannedCell& pc) {
+    QString text =
+        QString("%1 %2  host %3 GiB%4  binding %5%6%7\n")
+            .arg(pc.cell.id, -32)
+            .arg(pc.estimate.feasible ? "feasible  " : "INFEASIBLE")
+            .arg(pc.estimate.host.total() / kGiB, 6, 'f', 2)
+            .arg(pc.estimate.device.used
+                     ? QString("  device %1 GiB").arg(pc.estimate.device.total() / kGiB, 6, 'f', 2)
+                     : QString())
+            .arg(feasibility::toString(pc.estimate.binding))
+            .arg(pc.estimate.reason.isEmpty() ? QString() : "  (" + pc.estimate.reason + ")")
+            .arg(plan.budget.perNode ? QString("  on %1 node(s): %2")
+                                           .arg(pc.nodes.size())
+                                           .arg(feasibility::nodeDemandText(pc))
+                                     : QString());
+    if (pc.cell.isSweep()) {
+        const auto mib = [](double b) { return QString::number(b / 1048576.0, 'g', 6); };
+        text +=
+            QString("    sweep %1 to %2 MiB%3\n")
+                .arg(pc.cell.model.sweep.collectives.join(','), mib(pc.cell.sweepMaxBytes))
+                .arg(pc.cell.sweepCappedFrom ? QString(" (capped from %1 MiB to fit the budget)")
+                                                   .arg(mib(*pc.cell.sweepCappedFrom))
+                                             : QString());
+    }
+    return text;
+}
+
+// Stdout in 64 KiB writes: a plan is printed as its cells are placed, never held whole.
+class Output {
+public:
+    void operator()(const QByteArray& bytes) {
+        buffer_ += bytes;
+        if (buffer_.size() >= kChunk) {
+            flush();
+        }
+    }
+    void flush() {
+        std::fwrite(buffer_.constData(), 1, std::size_t(buffer_.size()), stdout);
+        std::fflush(stdout);
+        buffer_.clear();
+    }
+
+private:
+    static constexpr qsizetype kChunk = 64 * 1024;
+    QByteArray buffer_;
+};
 
 } // namespace
 
@@ -56,52 +107,34 @@ int planCommand(const Args& args) {
         options.overrides.gpus = n;
     }
     try {
-        const feasibility::Plan plan = feasibility::makePlan(path, options);
+        const feasibility::Plan plan =
+            feasibility::planWithoutCells(matrix::loadMatrix(path), options);
+        // Every cell is checked (and counted) before a byte is printed: a matrix whose
+        // millionth cell is an error prints the error alone, as a small one does.
+        qint64 count = 0;
+        matrix::forEachCell(plan.matrix, {plan.budget.gpus}, [&count](matrix::Cell&) { ++count; });
+        Output out;
         if (json) {
-            printJson(feasibility::toJson(plan));
+            feasibility::writeJson(plan, [&out](const QByteArray& b) { out(b); });
+            out.flush();
             return Ok;
         }
         const QString per = plan.budget.perNode ? " per node" : "";
-        QString text =
-            QString(
+        out(QString(
                 "%1: %2 cells; host budget %3 GiB%8 (%4), device budget %5 GiB (%6), %7 GPU(s)%8"
                 "\n")
                 .arg(plan.matrix.name)
-                .arg(plan.cells.size())
+                .arg(count)
                 .arg(plan.budget.hostBytes / kGiB, 0, 'f', 2)
                 .arg(plan.budget.hostSource)
                 .arg(plan.budget.deviceBytes / kGiB, 0, 'f', 2)
                 .arg(plan.budget.deviceSource)
                 .arg(plan.budget.gpus)
-                .arg(per);
-        for (const auto& pc : plan.cells) {
-            text += QString("%1 %2  host %3 GiB%4  binding %5%6%7\n")
-                        .arg(pc.cell.id, -32)
-                        .arg(pc.estimate.feasible ? "feasible  " : "INFEASIBLE")
-                        .arg(pc.estimate.host.total() / kGiB, 6, 'f', 2)
-                        .arg(pc.estimate.device.used
-                                 ? QString("  device %1 GiB")
-                                       .arg(pc.estimate.device.total() / kGiB, 6, 'f', 2)
-                                 : QString())
-                        .arg(feasibility::toString(pc.estimate.binding))
-                        .arg(pc.estimate.reason.isEmpty() ? QString()
-                                                          : "  (" + pc.estimate.reason + ")")
-                        .arg(plan.budget.perNode ? QString("  on %1 node(s): %2")
-                                                       .arg(pc.nodes.size())
-                                                       .arg(feasibility::nodeDemandText(pc))
-                                                 : QString());
-            if (pc.cell.isSweep()) {
-                const auto mib = [](double b) { return QString::number(b / 1048576.0, 'g', 6); };
-                text +=
-                    QString("    sweep %1 to %2 MiB%3\n")
-                        .arg(pc.cell.model.sweep.collectives.join(','), mib(pc.cell.sweepMaxBytes))
-                        .arg(pc.cell.sweepCappedFrom
-                                 ? QString(" (capped from %1 MiB to fit the budget)")
-                                       .arg(mib(*pc.cell.sweepCappedFrom))
-                                 : QString());
-            }
-        }
-        printText(text);
+                .arg(per)
+                .toUtf8());
+        feasibility::forEachPlannedCell(
+            plan, [&](const feasibility::PlannedCell& pc) { out(cellText(plan, pc).toUtf8()); });
+        out.flush();
         return Ok;
     } catch (const matrix::MatrixError& e) {
         printError(QString::fromStdString(e.what()));

@@ -2,8 +2,11 @@
 #include "plan.h"
 
 #include "feasibility/cell_json.h"
+#include "feasibility/plan_stream.h"
+#include "matrix/cell_stream.h"
 
 #include <QJsonArray>
+#include <QJsonDocument>
 
 #include <cmath>
 
@@ -57,7 +60,7 @@ PlannedCell placeCell(const matrix::Cell& cell, const matrix::LauncherSpec& laun
 
 } // namespace
 
-Plan makePlan(const matrix::Matrix& m, const PlanOptions& options) {
+Plan planWithoutCells(const matrix::Matrix& m, const PlanOptions& options) {
     Plan plan;
     plan.matrix = m;
     if (options.launcher) {
@@ -75,13 +78,22 @@ Plan makePlan(const matrix::Matrix& m, const PlanOptions& options) {
             facts = currentMachine();
         }
         facts->slurm = platform::querySlurmCluster(plan.matrix.launcher.partition,
-                                                QProcessEnvironment::systemEnvironment());
+                                                   QProcessEnvironment::systemEnvironment());
     }
     plan.budget =
         resolveBudget(plan.matrix, profile ? &*profile : nullptr, options.overrides, facts);
-    for (const matrix::Cell& cell : matrix::expand(plan.matrix, {plan.budget.gpus})) {
-        plan.cells.push_back(placeCell(cell, plan.matrix.launcher, plan.coefficients, plan.budget));
-    }
+    return plan;
+}
+
+void forEachPlannedCell(const Plan& plan, const std::function<void(const PlannedCell&)>& visit) {
+    matrix::forEachCell(plan.matrix, {plan.budget.gpus}, [&](const matrix::Cell& cell) {
+        visit(placeCell(cell, plan.matrix.launcher, plan.coefficients, plan.budget));
+    });
+}
+
+Plan makePlan(const matrix::Matrix& m, const PlanOptions& options) {
+    Plan plan = planWithoutCells(m, options);
+    forEachPlannedCell(plan, [&plan](const PlannedCell& pc) { plan.cells.push_back(pc); });
     return plan;
 }
 
@@ -89,18 +101,22 @@ Plan makePlan(const QString& matrixPath, const PlanOptions& options) {
     return makePlan(matrix::loadMatrix(matrixPath), options);
 }
 
+QJsonObject toJson(const PlannedCell& pc) {
+    QJsonObject cell = matrix::cellJson(pc.cell, pc.estimate);
+    QJsonArray nodes;
+    for (const NodeDemand& n : pc.nodes) {
+        nodes.append(QJsonObject{{"ranks", n.ranks},
+                                 {"host_demand_bytes", n.hostBytes},
+                                 {"device_demand_bytes", n.deviceBytes}});
+    }
+    cell["nodes"] = nodes;
+    return cell;
+}
+
 QJsonObject toJson(const Plan& plan) {
     QJsonArray cells;
     for (const auto& pc : plan.cells) {
-        QJsonObject cell = matrix::cellJson(pc.cell, pc.estimate);
-        QJsonArray nodes;
-        for (const NodeDemand& n : pc.nodes) {
-            nodes.append(QJsonObject{{"ranks", n.ranks},
-                                     {"host_demand_bytes", n.hostBytes},
-                                     {"device_demand_bytes", n.deviceBytes}});
-        }
-        cell["nodes"] = nodes;
-        cells.append(cell);
+        cells.append(toJson(pc));
     }
     QJsonArray coefficients;
     for (const auto& c : plan.coefficients.table()) {
@@ -121,6 +137,28 @@ QJsonObject toJson(const Plan& plan) {
         {"coefficients", coefficients},
         {"cells", cells},
     };
+}
+
+void writeJson(const Plan& plan, const std::function<void(const QByteArray&)>& write) {
+    // The document toJson makes, byte for byte: its text without cells, split where the empty
+    // array is, with each cell indented as that array's element would be.
+    const QByteArray whole = QJsonDocument(toJson(plan)).toJson(QJsonDocument::Indented);
+    const QByteArray open = "\"cells\": [";
+    const qsizetype at = whole.indexOf(open + "\n    ]");
+    if (!plan.cells.empty() || at < 0) {
+        write(whole); // cells already planned, or a layout this splice does not know
+        return;
+    }
+    write(whole.left(at + open.size()));
+    bool first = true;
+    forEachPlannedCell(plan, [&](const PlannedCell& pc) {
+        QByteArray text = QJsonDocument(toJson(pc)).toJson(QJsonDocument::Indented);
+        text.chop(1); // its final newline
+        text.replace("\n", "\n        ");
+        write((first ? "\n        " : ",\n        ") + text);
+        first = false;
+    });
+    write(whole.mid(at + open.size()));
 }
 
 QString nodeDemandText(const PlannedCell& pc) {
