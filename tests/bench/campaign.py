@@ -1093,6 +1093,106 @@ def _(c):
     expect("\\input{" not in open(d + "/../report/macros.tex").read(), "a LaTeX command got in")
 
 
+# --- issue 33: the matrix at its limits, YAML that is not plain, unattended screenshots --------
+
+def million_matrix(path, extra=""):
+    """100 models x 100 world sizes x 100 repeats: the documented limit of 1,000,000 cells."""
+    models = "".join("  - {name: m%d, params: 1e5}\n" % i for i in range(100))
+    return write(path, "name: million\nrepeats: 100\nlayers: [{name: gloo_cpu}]\nworld_sizes: [%s]\n"
+                 "models:\n%s%s" % (", ".join(str(w) for w in range(1, 101)), models, extra))
+
+
+@case(33, "plan --json of the documented 1,000,000 cells")
+def _(c):
+    d = c.tmp("million")
+    path = million_matrix(d + "/m.yaml")
+    expect(os.path.getsize(path) < 32 * 1024, "the matrix is %d bytes" % os.path.getsize(path))
+    r = run(["bash", "-c", 'exec "$0" plan --json "$1" --gpus 0 >/dev/null', c.commprof, path],
+            timeout=600)
+    expect(r.code == 0, r.describe())
+    expect(r.rss_kb < 512 * 1024, "peak RSS %d MB in %.0f s" % (r.rss_kb // 1024, r.secs))
+
+
+@case(33, "plan: 400,000 exclude rules over 1,000,000 cells (a 2 MiB matrix)")
+def _(c):
+    d = c.tmp("rules")
+    # Aliases of one rule: the only way 400,000 rules fit in the 2 MiB a matrix may have.
+    path = million_matrix(d + "/m.yaml", "exclude: [&r {model: m0, world_size: 1}%s]\n"
+                          % (", *r" * 399999))
+    expect(os.path.getsize(path) <= 2 << 20, "the matrix is %d bytes" % os.path.getsize(path))
+    r = run(["bash", "-c", 'exec "$0" plan "$1" --gpus 0 >"$2"', c.commprof, path, d + "/plan.txt"],
+            timeout=600)
+    expect(r.code == 0, r.describe())
+    with open(d + "/plan.txt") as f:
+        head = f.readline()
+    expect(head.startswith("million: 999900 cells;"), head.strip())
+    expect(r.secs < 120 and r.rss_kb < 1024 * 1024,
+           "%.0f s, peak RSS %d MB" % (r.secs, r.rss_kb // 1024))
+
+
+MATRIX_TEXTS = {
+    "a NUL (\\0 escape) in a model name": (QUICK.replace("name: tiny", 'name: "ti\\0ny"'), "NUL"),
+    "invalid UTF-8 in a model name": (QUICK.replace("name: tiny", "name: ti\udcffny"), "not UTF-8"),
+    "a second YAML document": (QUICK + "---\nname: other\n", "second YAML document"),
+    "a merge key": (QUICK.replace("defaults: {", "defaults: {<<: {warmup: 1}, "), "merge keys"),
+}
+for _label, (_text, _why) in MATRIX_TEXTS.items():
+    @case(33, "plan: " + _label)
+    def _(c, text=_text, why=_why):
+        d = c.tmp("text")
+        path = d + "/m.yaml"
+        with open(path, "wb") as f:
+            f.write(text.encode("utf-8", "surrogateescape"))
+        c.refused(c.cli("plan", path), text=why, located=path)
+
+
+@case(33, "plan: aliases, a UTF-8 BOM and CRLF read as the plain matrix")
+def _(c):
+    d = c.tmp("plain_text")
+    plain = write(d + "/plain.yaml", QUICK.replace("world_sizes: [1]", "world_sizes: [1, 2]"))
+    aliased = ("name: quick\ndefaults: &d {iterations: 6, warmup: 1, batch_size: 8, timeout_s: 120}\n"
+               "models: [{name: tiny, params: 2e5}]\nlayers: [{name: gloo_cpu, overrides: *d}]\n"
+               "world_sizes: [1, 2]\n")
+    path = d + "/other.yaml"
+    with open(path, "wb") as f:
+        f.write(b"\xef\xbb\xbf" + aliased.replace("\n", "\r\n").encode())
+
+    def cells(p):
+        r = c.cli("plan", p, "--json", "--gpus", "0", "--host-budget-gib", "8")
+        expect(r.code == 0, r.describe())
+        return [(x["id"], x["config"]) for x in json.loads(r.out)["cells"]]
+    expect(cells(path) == cells(plain), "the cells differ")
+
+
+@case(33, "workbench --results EMPTY --screenshot DIR")
+def _(c):
+    d = c.tmp("wb_empty")
+    os.makedirs(d + "/empty")
+    r = run([c.workbench, "--results", d + "/empty", "--screenshot", d + "/shots"],
+            env={"QT_QPA_PLATFORM": "offscreen"}, timeout=60)
+    c.refused(r, text=re.escape(d + "/empty"))
+    expect(os.listdir(d + "/empty") == [], "written into the folder: %s" % os.listdir(d + "/empty"))
+
+
+@case(33, "workbench --screenshot FILE, an existing regular file")
+def _(c):
+    d = c.tmp("wb_file")
+    target = write(d + "/shots.png", "precious\n")
+    r = run([c.workbench, "--screenshot", target], env={"QT_QPA_PLATFORM": "offscreen"},
+            timeout=60)
+    c.refused(r, text=re.escape(target))
+    expect(open(target).read() == "precious\n", "the file was changed")
+
+
+@case(33, "workbench --size 30000x30000")
+def _(c):
+    d = c.tmp("wb_size")
+    r = run([c.workbench, "--size", "30000x30000", "--screenshot", d + "/shots"],
+            env={"QT_QPA_PLATFORM": "offscreen"}, timeout=60)
+    c.refused(r, text="--size")
+    expect(r.secs < 10, "%.0f s to refuse" % r.secs)
+
+
 # --- what was clean before, replayed so it stays clean ---------------------------------------
 
 @case(0, "a rank killed mid-cell: the cell fails, the run goes on")
@@ -1214,7 +1314,7 @@ def main():
     parser.add_argument("--bin", default=os.path.join(SOURCE, "build", "bin"))
     parser.add_argument("--only", default="", help="run the cases whose name contains this")
     parser.add_argument("--item", type=int, help="run the cases of this item of issue 20 (0: "
-                        "what was clean before)")
+                        "what was clean before; 33: issue 33's matrix and screenshot cases)")
     parser.add_argument("--list", action="store_true")
     args = parser.parse_args()
     selected = [(i, n, f) for i, n, f in CASES
