@@ -503,6 +503,22 @@ private slots:
         QCOMPARE(idsOf(matrix::expand(parse(head + exclude), {0})), expected);
     }
 
+    // Only hashes of the ids are kept while expanding: two cells with one id are still refused,
+    // by the walk back to the earlier one (a matrix the parser would refuse, built here).
+    void twoCellsWithOneIdAreRefused() {
+        matrix::Matrix m = parse(kBase);
+        m.models.push_back(m.models.front());
+        try {
+            matrix::expand(m, {0});
+            QFAIL("no error");
+        } catch (const matrix::MatrixError& e) {
+            QVERIFY2(QString(e.what()).contains("two cells would share the id 'm_gloo_cpu_ws1_r0'"),
+                     e.what());
+        }
+        m.models.back().name = "n";
+        QCOMPARE(matrix::expand(m, {0}).size(), std::size_t(4));
+    }
+
     // A second document was dropped without a word; now it is an error where it begins.
     void aSecondYamlDocumentIsRefusedWhereItBegins_data() {
         QTest::addColumn<QByteArray>("yaml");
