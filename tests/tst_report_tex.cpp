@@ -165,6 +165,11 @@ private slots:
             names.insert(name);
         }
         QCOMPARE(defs.size(), tex.count("\\newcommand"));
+        // Comments included, the file is printable ASCII: it reads the same in any encoding.
+        for (const QChar ch : tex) {
+            QVERIFY2(ch == '\n' || (ch.unicode() >= 0x20 && ch.unicode() < 0x7F),
+                     qPrintable(QString("U+%1 in macros.tex").arg(ch.unicode(), 4, 16)));
+        }
         // Each layer's own overhead, 1% apart, once each, besides the headline's.
         QStringList overheads;
         for (const auto& [name, value] : defs) {

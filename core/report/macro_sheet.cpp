@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "macro_sheet.h"
 
+#include "report/text_fields.h"
+
 #include <QMap>
 #include <QSet>
 #include <QStringList>
@@ -35,11 +37,14 @@ QString letterName(const QString& text) {
 }
 
 QString commentText(const QString& text) {
-    QString out = text;
-    for (QChar& ch : out) {
-        const char16_t u = ch.unicode();
-        if (u < 0x20 || (u >= 0x7F && u < 0xA0)) {
-            ch = ' ';
+    QString out;
+    for (const char32_t c : text.toUcs4()) {
+        if (c < 0x20 || c == 0x7F) {
+            out += ' ';
+        } else if (c < 0x80) {
+            out += QChar(char16_t(c));
+        } else {
+            out += codePointText(c); // the file stays ASCII, whatever the input encoding
         }
     }
     return out;

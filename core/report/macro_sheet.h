@@ -15,7 +15,7 @@ namespace commprof::report {
 QString letterName(const QString& text);
 // 16 -> OneSix.
 QString numberName(int n);
-// A TeX comment's text: one line, no control characters.
+// A TeX comment's text: one line of printable ASCII (other characters as code points).
 QString commentText(const QString& text);
 
 class MacroSheet {

@@ -101,10 +101,6 @@ QString asciiTex(char32_t c) {
     }
 }
 
-QString codePoint(char32_t c) {
-    return QString("[U+%1]").arg(QString::number(uint(c), 16).toUpper(), 4, QChar('0'));
-}
-
 // é is e with an acute accent: \'{e}. Empty when the character is not an ASCII letter with
 // accents LaTeX has commands for.
 QString accented(char32_t c) {
@@ -126,6 +122,10 @@ QString accented(char32_t c) {
 
 } // namespace
 
+QString codePointText(char32_t c) {
+    return QString("[U+%1]").arg(QString::number(uint(c), 16).toUpper(), 4, QChar('0'));
+}
+
 QString texText(const QString& text) {
     QString out;
     for (const char32_t c : text.normalized(QString::NormalizationForm_C).toUcs4()) {
@@ -142,7 +142,7 @@ QString texText(const QString& text) {
         } else if (const QString a = accented(c); !a.isEmpty()) {
             out += a;
         } else {
-            out += codePoint(c); // a control character, or one pdflatex has no glyph for
+            out += codePointText(c); // a control character, or one pdflatex has no glyph for
         }
     }
     return out;

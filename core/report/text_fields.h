@@ -17,5 +17,7 @@ QString csvField(const QString& text);
 // LaTeX's accent commands (\'{e}), tabs and line breaks as spaces (a run of spaces as one),
 // and every other character (a control character, a symbol, CJK) as its code point, [U+2713].
 QString texText(const QString& text);
+// U+2713 -> "[U+2713]": a character spelled in ASCII.
+QString codePointText(char32_t c);
 
 } // namespace commprof::report
