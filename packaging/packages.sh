@@ -17,6 +17,8 @@ COMMPROF_PACKAGES=(
   # tests: man pages rendered with man(1), the zsh completion parsed by zsh, the live run view
   # driven through a pseudo-terminal by script(1), the .deb made by dpkg-shlibdeps
   man-db zsh bsdutils dpkg-dev
+  # tests: macros.tex compiled by pdflatex with LaTeX's kernel alone (tst_report_tex)
+  texlive-latex-base
   # the Debian package (debian/, built by dpkg-buildpackage) and what checks it and the sources:
   # lintian on the .deb, reuse lint on the licences, appstreamcli and desktop-file-validate on
   # the desktop metadata
@@ -52,6 +54,7 @@ commprof_without() {
     slurm-wlm | munge) echo "tst_slurm (skipped): the Slurm launcher against a real Slurm" ;;
     ccache | pkg-config | fonts-dejavu-core) echo "" ;;
     man-db | zsh | bsdutils | dpkg-dev) echo "checks of the man pages, completions, terminal view and .deb" ;;
+    texlive-latex-base) echo "tst_report_tex's pdflatex run on macros.tex (skipped)" ;;
     debhelper) echo "the Debian package (packaging/bootstrap.sh package)" ;;
     lintian | reuse | appstream | desktop-file-utils) echo "the licence and metadata checks (skipped)" ;;
     *) echo "everything but commprof-rank (configured with -DCOMMPROF_RANK_ONLY=ON, no ctest)" ;;

@@ -147,6 +147,7 @@ plan_build() {
       libtorch-dev | libgloo-dev) CMAKE_FLAGS+=(-DCOMMPROF_BUILD_RANK=OFF) ;;
       python3-torch) HAVE_PYTORCH=0 ;;
       ccache | pkg-config | fonts-dejavu-core | man-db | zsh | bsdutils | dpkg-dev) ;;
+      texlive-latex-base) ;;
       debhelper | lintian | reuse | appstream | desktop-file-utils) ;;
       *)
         CMAKE_FLAGS+=(-DCOMMPROF_RANK_ONLY=ON)

@@ -11,6 +11,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <tuple>
+
 using namespace commprof;
 
 namespace {
@@ -19,13 +21,14 @@ const QStringList kModel{"--params",          "2e5", "--iterations", "6", "--war
                          "--threads",         "1",   "--batch-size", "8", "--bucket-cap-mb", "0.25",
                          "--first-bucket-mb", "0.1"};
 
-QString runArm(const QTemporaryDir& work, const QString& name, const QStringList& extra) {
+QString runArm(const QTemporaryDir& work, const QString& name, const QStringList& extra,
+               int world = 2) {
     const QString dir = work.filePath(name);
     QDir().mkpath(dir);
     runner::PoolSpec spec;
     spec.program = rankBinary();
     spec.args = kModel + QStringList{"--out", dir} + extra;
-    spec.worldSize = 2;
+    spec.worldSize = world;
     spec.workDir = dir;
     spec.deadline = QDeadlineTimer(120000);
     runner::RankPool pool;
@@ -40,6 +43,13 @@ QJsonObject rankEntry(const QJsonObject& report, int rank) {
         }
     }
     return {};
+}
+
+// A copy of a run's folder, to be damaged by a test.
+QString copyRun(const QTemporaryDir& work, const QString& from, const QString& name) {
+    const QString dir = work.filePath(name);
+    QDir(dir).removeRecursively();
+    return copyDir(from, dir) ? dir : QString();
 }
 
 } // namespace
@@ -185,6 +195,90 @@ private slots:
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QCOMPARE(r.json()["repro_live"].toBool(), true);
         QCOMPARE(r.json()["changed_bit_identical"].toBool(), true);
+    }
+
+    // The method's first check: runs of another world size differ at the first all-reduce,
+    // which no op is to blame for. (Before, this blamed a bucket's all-reduce, exit 1.)
+    void runsOfAnotherWorldSizeAreNotComparable() {
+        const QString one = runArm(work_, "ws1", {"--fingerprint", "semantic,op"}, 1);
+        QVERIFY(!one.isEmpty());
+        for (const auto& [a, b, says] :
+             {std::tuple{clean_, one, QString("world size 2 against 1")},
+              std::tuple{one, clean_, QString("world size 1 against 2")}}) {
+            const CliResult r = runCli("commprof", {"diff", a, b, "--json"});
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(QString(r.err).contains("not comparable") && QString(r.err).contains(says),
+                     r.err.constData());
+            QVERIFY(r.out.isEmpty());
+        }
+        // Two layers against one: the op records of one run have no counterpart.
+        const QString semantic = runArm(work_, "semantic_only", {"--fingerprint", "semantic"});
+        const CliResult layers = runCli("commprof", {"diff", clean_, semantic});
+        QCOMPARE(layers.exitCode, 2);
+        QVERIFY2(QString(layers.err)
+                     .contains("fingerprint layers 'semantic,op' against "
+                               "'semantic'"),
+                 layers.err.constData());
+    }
+
+    // A name commprof-rank does not write is refused, named, rather than read as some rank's
+    // stream (fp_rank00 and fp_rank4294967296 were both read as rank 0, over the real one).
+    void fingerprintNamesTheRankWouldNotWriteAreRefused() {
+        for (const QString& name :
+             {QString("fp_rank00.jsonl"), QString("fp_rank4294967296.jsonl"),
+              QString("fp_rank01.jsonl"), QString("fp_rank2.jsonl"), QString("fp_rankX.jsonl")}) {
+            const QString dir = copyRun(work_, clean_, "names");
+            QVERIFY(QFile::copy(dir + "/fp_rank0.jsonl", dir + "/" + name));
+            const CliResult r = runCli("commprof", {"diff", clean_, dir});
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(QString(r.err).contains(dir + "/" + name), r.err.constData());
+        }
+        // Rank 1's stream under rank 0's name.
+        const QString swapped = copyRun(work_, clean_, "swapped");
+        QVERIFY(QFile::remove(swapped + "/fp_rank0.jsonl"));
+        QVERIFY(QFile::copy(swapped + "/fp_rank1.jsonl", swapped + "/fp_rank0.jsonl"));
+        const CliResult r = runCli("commprof", {"diff", clean_, swapped});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(QString(r.err).contains(swapped + "/fp_rank0.jsonl:1: rank 1 in the header"),
+                 r.err.constData());
+    }
+
+    // A fingerprint file, and each line, is read only up to a limit, named in the message with
+    // the variable that raises it; the line limit holds while the line is read.
+    void fingerprintSizeIsBounded() {
+        const QString dir = copyRun(work_, clean_, "big");
+        QFile f(dir + "/fp_rank1.jsonl");
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const int lines = f.readAll().count('\n');
+        f.close();
+        QVERIFY(f.open(QIODevice::Append));
+        const QByteArray junk(20 << 20, 'x'); // 20 MiB without a newline
+        QCOMPARE(f.write(junk), qint64(junk.size()));
+        f.close();
+        const CliResult byDefault = runCli("commprof", {"diff", clean_, dir});
+        QCOMPARE(byDefault.exitCode, 2);
+        const QString expected = QString("%1/fp_rank1.jsonl: line %2: longer than the limit of "
+                                         "16777216 bytes; raise it with "
+                                         "COMMPROF_MAX_FINGERPRINT_LINE_BYTES=N")
+                                     .arg(dir)
+                                     .arg(lines + 1);
+        QVERIFY2(QString(byDefault.err).contains(expected), byDefault.err.constData());
+
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("COMMPROF_MAX_FINGERPRINT_LINE_BYTES", QString::number(32 << 20));
+        const CliResult raised = runCli("commprof", {"diff", clean_, dir}, 60000, env);
+        QCOMPARE(raised.exitCode, 2);
+        QVERIFY2(QString(raised.err)
+                     .contains(QString("fp_rank1.jsonl:%1: not a JSON record").arg(lines + 1)),
+                 raised.err.constData());
+
+        env.insert("COMMPROF_MAX_FINGERPRINT_BYTES", "4096");
+        const CliResult file = runCli("commprof", {"diff", clean_, clean_}, 60000, env);
+        QCOMPARE(file.exitCode, 2);
+        QVERIFY2(QString(file.err).contains("fp_rank0.jsonl: ") &&
+                     QString(file.err).contains("bytes, above the limit of 4096 bytes; raise it "
+                                                "with COMMPROF_MAX_FINGERPRINT_BYTES=N"),
+                 file.err.constData());
     }
 
     void badInputExitsTwo() {

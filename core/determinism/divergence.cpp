@@ -248,17 +248,70 @@ DiffReport diff(const QMap<int, FpStream>& a, const QMap<int, FpStream>& b, int 
     return r;
 }
 
+namespace {
+
+// What a run's header lines say of it: the same in every one of its files.
+struct RunShape {
+    int worldSize = 0;
+    QString layers;
+    QString digest;
+    QString from; // the file it was read from
+};
+
+RunShape shapeOf(const QString& dir, const QMap<int, FpStream>& streams) {
+    if (streams.isEmpty()) {
+        throw std::runtime_error(
+            (dir + ": no fp_rank*.jsonl (run commprof-rank with --fingerprint)").toStdString());
+    }
+    const FpStream& first = streams.first();
+    const RunShape shape{first.worldSize, first.layers, first.digest, first.path};
+    for (const FpStream& s : streams) {
+        const auto differs = [&](const char* what, const QString& a, const QString& b) {
+            if (a != b) {
+                throw std::runtime_error(QString("%1: %2 %3, but %4 says %5: files of two runs")
+                                             .arg(s.path, what, b, shape.from, a)
+                                             .toStdString());
+            }
+        };
+        differs("world_size", QString::number(shape.worldSize), QString::number(s.worldSize));
+        differs("layers", shape.layers, s.layers);
+        differs("digest", shape.digest, s.digest);
+    }
+    return shape;
+}
+
+// Differences between runs mean something only for runs of the same world size, recorded the
+// same way (the method's first check: same seed, data, world size and configuration): a
+// world-size-1 run against a world-size-2 run differs at the first all-reduce, which is no op's
+// fault.
+void requireComparable(const RunShape& a, const RunShape& b) {
+    QStringList differ;
+    if (a.worldSize != b.worldSize) {
+        differ << QString("world size %1 against %2").arg(a.worldSize).arg(b.worldSize);
+    }
+    if (a.layers != b.layers) {
+        differ << QString("fingerprint layers '%1' against '%2'").arg(a.layers, b.layers);
+    }
+    if (a.digest != b.digest) {
+        differ << QString("digest '%1' against '%2'").arg(a.digest, b.digest);
+    }
+    if (!differ.isEmpty()) {
+        throw std::runtime_error(
+            QString("the runs are not comparable: %1 (%2 against %3); commprof diff compares runs "
+                    "of the same seed, data, world size and configuration")
+                .arg(differ.join("; "), a.from, b.from)
+                .toStdString());
+    }
+}
+
+} // namespace
+
 LoadedRuns loadRuns(const QString& dirA, const QString& dirB) {
     LoadedRuns runs{loadFingerprints(dirA), loadFingerprints(dirB), 0};
-    for (const auto& [dir, streams] : {std::pair{dirA, &runs.a}, std::pair{dirB, &runs.b}}) {
-        if (streams->isEmpty()) {
-            throw std::runtime_error(
-                (dir + ": no fp_rank*.jsonl (run commprof-rank with --fingerprint)").toStdString());
-        }
-    }
-    for (const FpStream& s : runs.a) {
-        runs.worldSize = std::max(runs.worldSize, s.worldSize);
-    }
+    const RunShape a = shapeOf(dirA, runs.a);
+    const RunShape b = shapeOf(dirB, runs.b);
+    requireComparable(a, b);
+    runs.worldSize = a.worldSize;
     return runs;
 }
 

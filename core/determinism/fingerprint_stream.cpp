@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "fingerprint_stream.h"
 
+#include "files/line_reader.h"
 #include "spec/rank_contract.h"
 
 #include <QDir>
@@ -33,65 +34,124 @@ QString FpRecord::signature() const {
     return shapes(inputs) + " -> " + shapes(outputs);
 }
 
-QMap<int, FpStream> loadFingerprints(const QString& dir) {
-    QMap<int, FpStream> out;
-    static const QRegularExpression name("^fp_rank(\\d+)\\.jsonl$");
-    for (const QString& f : QDir(dir).entryList({QString::fromStdString(spec::files::kFingerprint.glob())}, QDir::Files)) {
-        const auto m = name.match(f);
-        if (!m.hasMatch()) {
+qint64 maxFingerprintBytes() {
+    return files::limitFromEnv(kMaxFingerprintBytesEnv, kDefaultMaxFingerprintBytes);
+}
+
+qint64 maxFingerprintLineBytes() {
+    return files::limitFromEnv(kMaxFingerprintLineBytesEnv, kDefaultMaxFingerprintLineBytes);
+}
+
+namespace {
+
+[[noreturn]] void refuse(const QString& where, const QString& what) {
+    throw std::runtime_error((where + ": " + what).toStdString());
+}
+
+// fp_rank7.jsonl -> 7. A name the rank would not write (fp_rank00, fp_rank4294967296, fp_rankX)
+// is refused: read as some rank's, it would stand in for that rank's stream, or shadow it.
+int rankOfName(const QString& dir, const QString& file) {
+    static const QRegularExpression name(
+        QString("^%1(0|[1-9][0-9]{0,8})%2$")
+            .arg(QRegularExpression::escape(spec::files::kFingerprint.prefix),
+                 QRegularExpression::escape(spec::files::kFingerprint.suffix)));
+    const auto m = name.match(file);
+    if (!m.hasMatch()) {
+        refuse(QDir(dir).filePath(file),
+               "not a fingerprint file name: commprof-rank writes fp_rank{R}.jsonl, R a rank "
+               "(0 to world_size - 1) without leading zeros; rename or remove it");
+    }
+    return m.captured(1).toInt();
+}
+
+FpStream readStream(const QString& path, int rank) {
+    FpStream s;
+    s.rank = rank;
+    s.path = path;
+    const files::LineLimits limits{maxFingerprintBytes(), maxFingerprintLineBytes(),
+                                   QString("raise it with %1=N").arg(kMaxFingerprintBytesEnv),
+                                   QString("raise it with %1=N").arg(kMaxFingerprintLineBytesEnv)};
+    files::LineReader reader(path, limits, files::Links::Refuse);
+    bool header = false;
+    QByteArray raw;
+    while (reader.next(raw)) {
+        const QByteArray line = raw.trimmed();
+        const QString where = QString("%1:%2").arg(path).arg(reader.lineNumber());
+        if (line.isEmpty()) {
             continue;
         }
-        FpStream s;
-        s.rank = m.captured(1).toInt();
-        s.path = QDir(dir).filePath(f);
-        QFile file(s.path);
-        if (!file.open(QIODevice::ReadOnly)) {
-            throw std::runtime_error((s.path + ": cannot read").toStdString());
+        QJsonParseError err;
+        const QJsonDocument doc = QJsonDocument::fromJson(line, &err);
+        if (err.error != QJsonParseError::NoError || !doc.isObject()) {
+            refuse(where, "not a JSON record: " + (err.error != QJsonParseError::NoError
+                                                       ? err.errorString()
+                                                       : QString("not an object")));
         }
-        int lineNo = 0;
-        while (!file.atEnd()) {
-            const QByteArray line = file.readLine().trimmed();
-            ++lineNo;
-            if (line.isEmpty()) {
-                continue;
+        const QJsonObject o = doc.object();
+        if (o.contains("header")) {
+            if (header) {
+                refuse(where, "a second header");
             }
-            QJsonParseError err;
-            const QJsonObject o = QJsonDocument::fromJson(line, &err).object();
-            if (err.error != QJsonParseError::NoError) {
-                throw std::runtime_error(QString("%1:%2: not a JSON record: %3")
-                                             .arg(s.path)
-                                             .arg(lineNo)
-                                             .arg(err.errorString())
-                                             .toStdString());
+            header = true;
+            s.worldSize = o["world_size"].toInt();
+            s.layers = o["layers"].toString();
+            s.digest = o["digest"].toString();
+            if (s.worldSize < 1 || rank >= s.worldSize) {
+                refuse(where, QString("world_size %1: the file's rank %2 is not a rank of it")
+                                  .arg(o["world_size"].toVariant().toString())
+                                  .arg(rank));
             }
-            if (o.contains("header")) {
-                s.worldSize = o["world_size"].toInt();
-                continue;
+            if (o["rank"].toInt(-1) != rank) {
+                refuse(where, QString("rank %1 in the header, but the file is rank %2's")
+                                  .arg(o["rank"].toVariant().toString())
+                                  .arg(rank));
             }
-            if (o["truncated"].toBool()) {
-                s.truncated = true;
-                continue;
-            }
-            FpRecord r;
-            r.seq = o["seq"].toInteger();
-            r.iteration = o["iter"].toInt();
-            r.layer = o["layer"].toString();
-            r.id = o["id"].toString();
-            r.name = o["name"].toString();
-            r.collective = o["collective"].toBool();
-            r.artifact = o["artifact"].toString();
-            r.inputs = o["inputs"].toArray();
-            r.outputs = o["outputs"].toArray();
-            s.byKey.insert(r.key(), int(s.records.size()));
-            s.records.push_back(r);
+            continue;
         }
-        std::sort(s.records.begin(), s.records.end(),
-                  [](const FpRecord& a, const FpRecord& b) { return a.seq < b.seq; });
-        s.byKey.clear();
-        for (int i = 0; i < int(s.records.size()); ++i) {
-            s.byKey.insert(s.records[std::size_t(i)].key(), i);
+        if (!header) {
+            refuse(where, "a record before the header (commprof-rank writes the header first)");
         }
-        out.insert(s.rank, s);
+        if (o["truncated"].toBool()) {
+            s.truncated = true;
+            continue;
+        }
+        FpRecord r;
+        r.seq = o["seq"].toInteger();
+        r.iteration = o["iter"].toInt();
+        r.layer = o["layer"].toString();
+        r.id = o["id"].toString();
+        r.name = o["name"].toString();
+        r.collective = o["collective"].toBool();
+        r.artifact = o["artifact"].toString();
+        r.inputs = o["inputs"].toArray();
+        r.outputs = o["outputs"].toArray();
+        s.records.push_back(r);
+    }
+    if (!header) {
+        refuse(path, "no header line (not written by commprof-rank --fingerprint)");
+    }
+    std::sort(s.records.begin(), s.records.end(),
+              [](const FpRecord& a, const FpRecord& b) { return a.seq < b.seq; });
+    for (int i = 0; i < int(s.records.size()); ++i) {
+        s.byKey.insert(s.records[std::size_t(i)].key(), i);
+    }
+    return s;
+}
+
+} // namespace
+
+QMap<int, FpStream> loadFingerprints(const QString& dir) {
+    QMap<int, FpStream> out;
+    const QString glob = QString::fromStdString(spec::files::kFingerprint.glob());
+    // Every entry of the glob, not only files: a FIFO or directory of that name is refused.
+    for (const QString& f :
+         QDir(dir).entryList({glob}, QDir::AllEntries | QDir::System | QDir::NoDotAndDotDot)) {
+        const int rank = rankOfName(dir, f);
+        try {
+            out.insert(rank, readStream(QDir(dir).filePath(f), rank));
+        } catch (const files::FileError& e) {
+            throw std::runtime_error(e.what());
+        }
     }
     return out;
 }

@@ -51,8 +51,7 @@ void syncDirectoryOf(const QByteArray& path) {
 FileError::FileError(const QString& p, const QString& d)
     : std::runtime_error((p + ": " + d).toStdString()), path(p), detail(d) {}
 
-QByteArray readRegularFile(const QString& path, qint64 maxBytes, Links links,
-                           const QString& raise) {
+int openRegularFile(const QString& path, Links links) {
     const QByteArray name = QFile::encodeName(path);
     // O_NONBLOCK: opening a FIFO must not wait for a writer.
     const int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | (links == Links::Refuse ? O_NOFOLLOW : 0);
@@ -69,6 +68,14 @@ QByteArray readRegularFile(const QString& path, qint64 maxBytes, Links links,
         ::close(fd);
         throw FileError(path, "not a regular file (a device, FIFO or directory is never read)");
     }
+    return fd;
+}
+
+QByteArray readRegularFile(const QString& path, qint64 maxBytes, Links links,
+                           const QString& raise) {
+    const int fd = openRegularFile(path, links);
+    struct stat st {};
+    ::fstat(fd, &st);
     const auto tooLarge = [&](const QString& size) {
         return FileError(path, QString("%1, above the limit of %2 bytes%3")
                                    .arg(size)

@@ -28,6 +28,11 @@ enum class Links { Follow, Refuse };
 QByteArray readRegularFile(const QString& path, qint64 maxBytes, Links links,
                            const QString& raise = {});
 
+// Opens PATH for reading, non-blocking (a FIFO never waits for a writer), and returns its file
+// descriptor, which the caller closes. Throws FileError unless it is a regular file (or, with
+// Links::Refuse, when it is a symbolic link).
+int openRegularFile(const QString& path, Links links);
+
 // Writes PATH atomically: a fresh temporary file beside it (never following a link), every
 // write, fsync and close checked, then renamed over PATH (a link at PATH is replaced, not
 // followed). Returns an empty string on success, else "PATH: reason".

@@ -3,6 +3,7 @@
 
 #include "matrix/spec_names.h"
 #include "report/cells_table.h"
+#include "report/macro_sheet.h"
 #include "report/text_fields.h"
 #include "trace/trace_input.h"
 
@@ -13,49 +14,13 @@
 namespace commprof::report {
 namespace {
 
-// gloo_cuda -> GlooCuda: LaTeX command names take letters only.
-QString macroName(const QString& text) {
-    QString out;
-    bool upper = true;
-    for (const QChar ch : text) {
-        if (ch.isLetter()) {
-            out += upper ? ch.toUpper() : ch;
-            upper = false;
-        } else {
-            upper = true;
-        }
-    }
-    return out;
-}
-
-QString cmd(const QString& name, const QString& value) {
-    return QString("\\newcommand{\\commprof%1}{%2}\n").arg(name, value);
-}
-
 QString percent(double fraction) {
     return QString::number(fraction * 100.0, 'f', 1) + "\\%";
 }
 
-// 16 -> OneSix: a world size in a command name, which takes letters only.
-QString numberName(int n) {
-    static const char* const kDigits[] = {"Zero", "One", "Two",   "Three", "Four",
-                                          "Five", "Six", "Seven", "Eight", "Nine"};
-    QString out;
-    for (const QChar d : QString::number(n)) {
-        out += kDigits[d.digitValue()];
-    }
-    return out;
-}
-
-// A TeX comment stays one line whatever the text holds.
-QString commentText(const QString& text) {
-    return QString(text).replace('\n', ' ').replace('\r', ' ');
-}
-
 // The sweep fits as macros: per layer and world size, the all_reduce fit of the first complete
 // sweep cell (the one the DDP cells were predicted from); a refused fit only as a comment.
-QString sweepMacros(const ReportData& data) {
-    QString tex;
+void sweepMacros(const ReportData& data, MacroSheet& tex) {
     QSet<QPair<QString, int>> done;
     for (const auto& c : data.cells) {
         if (!c.isSweep() || !c.complete() || done.contains({c.layer, c.worldSize})) {
@@ -69,39 +34,38 @@ QString sweepMacros(const ReportData& data) {
             const QString what =
                 QString("%1 ws%2 all_reduce (cell %3)").arg(c.layer).arg(c.worldSize).arg(c.id);
             if (s.fit.refused) {
-                tex += "% " + commentText(what + ": sweep fit refused: " + s.fit.reason) + "\n";
+                tex.comment(what + ": sweep fit refused: " + s.fit.reason);
                 continue;
             }
-            const QString n = macroName(c.layer) + "Ws" + numberName(c.worldSize) + "AllReduce";
-            tex += "% " + commentText(what + ": " + s.fit.method) + "\n";
+            const QString n = "Ws" + numberName(c.worldSize) + "AllReduce";
+            tex.comment(what + ": " + s.fit.method);
             if (c.worldSize == 1) {
-                tex += "% one rank moves no data: this is the backend's own cost, not a link\n";
+                tex.comment("one rank moves no data: this is the backend's own cost, not a link");
             }
-            tex += cmd(n + "AlphaUs", QString::number(s.fit.alphaUs, 'f', 1));
-            tex += cmd(n + "BandwidthGBs", QString::number(s.fit.asymptoticGBps(), 'f', 2));
-            tex += cmd(n + "FitRsquared", QString::number(s.fit.r2, 'f', 3));
+            tex.defineFor(c.layer, n + "AlphaUs", QString::number(s.fit.alphaUs, 'f', 1));
+            tex.defineFor(c.layer, n + "BandwidthGBs",
+                          QString::number(s.fit.asymptoticGBps(), 'f', 2));
+            tex.defineFor(c.layer, n + "FitRsquared", QString::number(s.fit.r2, 'f', 3));
         }
     }
-    return tex;
 }
 
 // The headline cell's all-reduce per step as the sweep predicted it, and how far off that was.
-QString predictionMacros(const ReportData& data, const store::CellRow& headline) {
+void predictionMacros(const ReportData& data, const store::CellRow& headline, MacroSheet& tex) {
     const auto it = data.predictionsByCell.find(headline.id);
     if (it == data.predictionsByCell.end() || !it->prediction) {
         const QString why =
             it == data.predictionsByCell.end() ? QString("not predicted") : it->note;
-        return "% " + commentText(headline.id + ": no prediction from a sweep: " + why) + "\n";
+        tex.comment(headline.id + ": no prediction from a sweep: " + why);
+        return;
     }
     const analysis::DdpPrediction& p = *it->prediction;
-    QString tex;
-    tex +=
-        cmd("HeadlinePredictedAllReduceMs", QString::number(p.predictedUsPerStep / 1000.0, 'f', 2));
-    tex +=
-        cmd("HeadlineMeasuredAllReduceMs", QString::number(p.measuredUsPerStep / 1000.0, 'f', 2));
-    tex += cmd("HeadlinePredictionOffBy", percent(p.offBy()));
-    tex += cmd("HeadlinePredictionSweepCell", texText(it->sweepCell));
-    return tex;
+    tex.define("HeadlinePredictedAllReduceMs",
+               QString::number(p.predictedUsPerStep / 1000.0, 'f', 2));
+    tex.define("HeadlineMeasuredAllReduceMs",
+               QString::number(p.measuredUsPerStep / 1000.0, 'f', 2));
+    tex.define("HeadlinePredictionOffBy", percent(p.offBy()));
+    tex.define("HeadlinePredictionSweepCell", texText(it->sweepCell));
 }
 
 } // namespace
@@ -278,13 +242,14 @@ QString macrosTex(const ReportData& data) {
         (c.isSweep() ? sweeps : ddp) += 1;
         (c.isSweep() ? sweepsComplete : complete) += c.complete();
     }
-    QString tex = "% Generated by commprof report from complete cells only; do not edit.\n";
-    tex += "% Layers and world sizes in names are spelled in letters: gloo_cpu at 16 ranks is "
-           "GlooCpuWsOneSix.\n";
-    tex += cmd("CompleteCells", QString::number(complete));
-    tex += cmd("NotCompleteCells", QString::number(ddp - complete));
-    tex += cmd("CompleteSweepCells", QString::number(sweepsComplete));
-    tex += cmd("NotCompleteSweepCells", QString::number(sweeps - sweepsComplete));
+    MacroSheet tex;
+    tex.comment("Generated by commprof report from complete cells only; do not edit.");
+    tex.comment("Layers and world sizes in names are spelled in letters: gloo_cpu at 16 ranks is "
+                "GlooCpuWsOneSix.");
+    tex.define("CompleteCells", QString::number(complete));
+    tex.define("NotCompleteCells", QString::number(ddp - complete));
+    tex.define("CompleteSweepCells", QString::number(sweepsComplete));
+    tex.define("NotCompleteSweepCells", QString::number(sweeps - sweepsComplete));
     // The headline: the largest complete cell of the headline layer, else of any layer.
     const spec::Layer* preferred = spec::headlineLayer();
     const store::CellRow* headline =
@@ -293,12 +258,14 @@ QString macrosTex(const ReportData& data) {
         headline = largestComplete(data.cells);
     }
     if (headline) {
-        tex += cmd("HeadlineCommOverhead", percent(*headline->commOverheadFraction));
-        tex += cmd("HeadlineWorldSize", QString::number(headline->worldSize));
-        tex += cmd("HeadlineLayer", texText(headline->layer));
-        tex += cmd("HeadlineModel", texText(headline->model));
-        tex += cmd("HeadlineStepMs", QString::number(*headline->stepMs, 'f', 1));
-        tex += predictionMacros(data, *headline);
+        tex.define("HeadlineCommOverhead", percent(*headline->commOverheadFraction));
+        tex.define("HeadlineWorldSize", QString::number(headline->worldSize));
+        tex.define("HeadlineLayer", texText(headline->layer));
+        tex.define("HeadlineModel", texText(headline->model));
+        if (headline->stepMs) {
+            tex.define("HeadlineStepMs", QString::number(*headline->stepMs, 'f', 1));
+        }
+        predictionMacros(data, *headline, tex);
     }
     QStringList layers;
     for (const auto& c : data.cells) {
@@ -307,31 +274,31 @@ QString macrosTex(const ReportData& data) {
         }
     }
     for (const QString& layer : layers) {
-        const QString n = macroName(layer);
         if (const store::CellRow* c = largestComplete(data.cells, layer)) {
-            tex += cmd(n + "CommOverhead", percent(*c->commOverheadFraction));
-            tex += cmd(n + "WorldSize", QString::number(c->worldSize));
+            tex.defineFor(layer, "CommOverhead", percent(*c->commOverheadFraction));
+            tex.defineFor(layer, "WorldSize", QString::number(c->worldSize));
             if (c->overlapEfficiency) {
-                tex += cmd(n + "OverlapEfficiency", percent(*c->overlapEfficiency));
+                tex.defineFor(layer, "OverlapEfficiency", percent(*c->overlapEfficiency));
             }
             if (c->hookTraceAgreement) {
-                tex +=
-                    cmd(n + "HookTraceAgreement", QString::number(*c->hookTraceAgreement, 'f', 3));
+                tex.defineFor(layer, "HookTraceAgreement",
+                              QString::number(*c->hookTraceAgreement, 'f', 3));
             }
         }
         const auto fit = data.byLayer.value(layer).fit;
         if (fit && !fit->describesSamples()) {
-            tex += QString("% %1: bucket fit refused (R^2 = %2, beta %3 s/B)\n")
-                       .arg(layer)
-                       .arg(fit->r2, 0, 'f', 3)
-                       .arg(fit->beta, 0, 'g', 3);
+            tex.comment(QString("%1: bucket fit refused (R^2 = %2, beta %3 s/B)")
+                            .arg(layer)
+                            .arg(fit->r2, 0, 'f', 3)
+                            .arg(fit->beta, 0, 'g', 3));
         } else if (fit) {
-            tex += cmd(n + "AlphaUs", QString::number(fit->alpha * 1e6, 'f', 1));
-            tex += cmd(n + "BandwidthGBs", QString::number(1.0 / fit->beta / 1e9, 'f', 2));
-            tex += cmd(n + "FitRsquared", QString::number(fit->r2, 'f', 3));
+            tex.defineFor(layer, "AlphaUs", QString::number(fit->alpha * 1e6, 'f', 1));
+            tex.defineFor(layer, "BandwidthGBs", QString::number(1.0 / fit->beta / 1e9, 'f', 2));
+            tex.defineFor(layer, "FitRsquared", QString::number(fit->r2, 'f', 3));
         }
     }
-    return tex + sweepMacros(data);
+    sweepMacros(data, tex);
+    return tex.tex();
 }
 
 } // namespace commprof::report

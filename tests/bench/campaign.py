@@ -1191,6 +1191,89 @@ def _(c):
             env={"QT_QPA_PLATFORM": "offscreen"}, timeout=60)
     c.refused(r, text="--size")
     expect(r.secs < 10, "%.0f s to refuse" % r.secs)
+# --- issue 33: fingerprint files and LaTeX names (items 5, 6 and two questionable) -------------
+# Item 33 stands for the second campaign; each name says which of its items it plays.
+
+_FINGERPRINTED = {}
+
+
+def fingerprinted(c, world):
+    """The unchanged arm of `diff --arms` at WORLD ranks: a folder of real fp_rank*.jsonl."""
+    if world not in _FINGERPRINTED:
+        d = c.tmp("fp_ws%d" % world)
+        r = c.cli("diff", "--arms", "--out", d, "--change", "--seed 1", "--world", str(world),
+                  timeout=600)
+        if r.code not in (0, 1):
+            raise RuntimeError("diff --arms failed: " + r.describe())
+        _FINGERPRINTED[world] = d + "/unchanged_1"
+    return _FINGERPRINTED[world]
+
+
+def fingerprint_copy(c, name, world=2):
+    d = c.tmp(name) + "/run"
+    shutil.copytree(fingerprinted(c, world), d)
+    return d
+
+
+for _label, _env, _limit in (("", {}, "COMMPROF_MAX_FINGERPRINT_BYTES"),
+                             (" (file limit raised to 8G)",
+                              {"COMMPROF_MAX_FINGERPRINT_BYTES": str(8 * GIB)},
+                              "COMMPROF_MAX_FINGERPRINT_LINE_BYTES")):
+    @case(33, "issue 33/5: diff of a 3 GB fingerprint file without a newline" + _label)
+    def _(c, env=_env, limit=_limit):
+        d = fingerprint_copy(c, "fp_huge")
+        with open(d + "/fp_rank1.jsonl", "r+b") as f:  # sparse: costs no disk
+            f.truncate(3 * 10**9)
+        r = c.cli("diff", fingerprinted(c, 2), d, env=env, limit_as=2 * GIB, timeout=60)
+        c.refused(r, text=re.escape(d + "/fp_rank1.jsonl") + ".*" + limit + "=N")
+        expect(r.rss_kb < 200 * 1024 and r.secs < 20,
+               "RSS %d kB, %.1f s for a refusal" % (r.rss_kb, r.secs))
+
+
+@case(33, "issue 33/questionable: diff of a world-size-1 run against a world-size-2 run")
+def _(c):
+    one, two = fingerprinted(c, 1), fingerprinted(c, 2)
+    for a, b, says in ((one, two, "world size 1 against 2"), (two, one, "world size 2 against 1")):
+        c.refused(c.cli("diff", a, b), text="not comparable: " + says)
+
+
+for _name in ("fp_rank00.jsonl", "fp_rank4294967296.jsonl"):
+    @case(33, "issue 33/questionable: diff with a %s beside the real files" % _name)
+    def _(c, name=_name):
+        d = fingerprint_copy(c, "fp_name")
+        shutil.copy(d + "/fp_rank0.jsonl", d + "/" + name)
+        c.refused(c.cli("diff", fingerprinted(c, 2), d), text=re.escape(d + "/" + name))
+
+
+HOSTILE_NAMES = ["a\x01b\x0cc\x1bd\x7fe", "r\u00e9seau \u2713 \u65e5\u672c", "Headline",
+                 "# $ % & ~ _ ^ \\ { }"]
+
+
+@case(33, "issue 33/6: report with hostile model and layer names: pdflatex compiles macros.tex")
+def _(c):
+    expect(shutil.which("pdflatex"), "pdflatex is not installed (texlive-latex-base)")
+    d = c.results_copy("tex_hostile")
+    # Every cell a layer of its own: "Headline", control characters, accents and CJK, LaTeX's
+    # specials; the models too.
+    for path, name in zip(sorted(glob.glob(d + "/cells/*/cell.json")), HOSTILE_NAMES * 2):
+        doc = read_json(path)
+        doc["layer"] = name
+        doc["model"] = name
+        write(path, json.dumps(doc))
+    out = d + "/../report"
+    r = c.cli("report", d, "--out", out)
+    expect(r.code == 0, r.describe())
+    tex = open(out + "/macros.tex", "rb").read()
+    raw = [line for line in tex.splitlines() if any(b >= 0x7F or b < 0x20 for b in line)]
+    expect(not raw, "a raw byte in macros.tex: %r" % raw[:1])
+    names = re.findall(rb"\\newcommand\{\\commprof([^}]*)\}", tex)
+    expect(len(names) == len(set(names)), "a name defined twice")
+    expect(all(re.fullmatch(rb"[A-Za-z]+", n) for n in names), "a name that is not letters")
+    write(out + "/doc.tex", "\\documentclass{article}\n\\input{macros.tex}\n\\begin{document}\n"
+          + "".join("\\commprof%s\\par\n" % n.decode() for n in names) + "\\end{document}\n")
+    latex = run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape",
+                 "doc.tex"], cwd=out, timeout=120)
+    expect(latex.code == 0, "pdflatex: " + latex.out.decode(errors="replace")[-400:])
 
 
 # --- what was clean before, replayed so it stays clean ---------------------------------------
