@@ -104,6 +104,70 @@ QString predictionMacros(const ReportData& data, const store::CellRow& headline)
     return tex;
 }
 
+// The recommendation of each cap study, and how well its prediction held: per group of
+// `commprof recommend`, the recommended cap, the best measured cap, the measured step at the
+// recommended cap against the best one's, and the MAPE; the headline is the group of the
+// default hook (allreduce) with the most measured caps.
+QString tuningMacros(const ReportData& data) {
+    if (!data.tuning) {
+        return {};
+    }
+    QString tex;
+    const analysis::CapGroup* headline = nullptr;
+    for (const analysis::CapGroup& g : data.tuning->groups) {
+        if (!g.recommendedCapMb) {
+            tex +=
+                "% " + commentText(g.model + " " + g.layer + " " + g.hook + ": " + g.reason) + "\n";
+            continue;
+        }
+        const QString n = "Tuning" + macroName(g.model) + macroName(g.layer) + "Ws" +
+                          numberName(g.worldSize) + macroName(g.hook);
+        tex += cmd(n + "RecommendedCapMb", QString::number(*g.recommendedCapMb, 'g', 6));
+        if (g.mape) {
+            tex += cmd(n + "Mape", percent(*g.mape));
+        }
+        if ((!headline || g.measured() > headline->measured()) && g.hook == "allreduce") {
+            headline = &g;
+        }
+    }
+    if (headline) {
+        tex += cmd("TuningRecommendedCapMb", QString::number(*headline->recommendedCapMb, 'g', 6));
+        tex += cmd("TuningModel", texText(headline->model));
+        if (headline->mape) {
+            tex += cmd("TuningMape", percent(*headline->mape));
+        }
+        const analysis::CapCandidate* best = nullptr;
+        const analysis::CapCandidate* chosen = nullptr;
+        for (const analysis::CapCandidate& c : headline->candidates) {
+            if (c.measuredStepMs && (!best || *c.measuredStepMs < *best->measuredStepMs)) {
+                best = &c;
+            }
+            if (c.capMb == *headline->recommendedCapMb) {
+                chosen = &c;
+            }
+        }
+        if (best) {
+            tex += cmd("TuningBestMeasuredCapMb", QString::number(best->capMb, 'g', 6));
+        }
+        if (best && chosen && chosen->measuredStepMs) {
+            tex += cmd("TuningRecommendedOverBest",
+                       percent(*chosen->measuredStepMs / *best->measuredStepMs - 1.0));
+        }
+    }
+    // Per hook, the overlap tax of its first cell (by id) that has a `hook: local` twin.
+    QSet<QString> hooks;
+    for (const auto& c : data.cells) {
+        if (c.overlapTaxPercent && !hooks.contains(c.axes.value("hook").toString())) {
+            const QString hook = c.axes.value("hook").toString();
+            hooks.insert(hook);
+            tex += cmd("OverlapTax" + macroName(hook) + "Percent",
+                       QString::number(*c.overlapTaxPercent, 'f', 1) + "\\%");
+            tex += cmd("OverlapTax" + macroName(hook) + "Cell", texText(c.id));
+        }
+    }
+    return tex;
+}
+
 } // namespace
 
 ReportData loadReportData(store::Database& db, const QString& runDir) {
@@ -131,6 +195,15 @@ ReportData loadReportData(store::Database& db, const QString& runDir) {
         it->fit = analysis::fitAlphaBeta(it->samples);
     }
     d.predictionsByCell = predictionsOf(db, d.cells);
+    QSet<QString> caps;
+    for (const auto& c : d.cells) {
+        if (c.complete() && !c.isSweep()) {
+            caps.insert(c.axes.value("bucket_cap_mb").toString());
+        }
+    }
+    if (caps.size() > 1) {
+        d.tuning = analysis::recommend(runDir);
+    }
     return d;
 }
 
@@ -331,7 +404,40 @@ QString macrosTex(const ReportData& data) {
             tex += cmd(n + "FitRsquared", QString::number(fit->r2, 'f', 3));
         }
     }
-    return tex + sweepMacros(data);
+    return tex + sweepMacros(data) + tuningMacros(data);
+}
+
+QString recommendCsv(const analysis::Recommendations& r) {
+    QString out = "model,layer,world_size,hook,cap_mb,buckets,predicted_step_ms,"
+                  "predicted_exposed_comm_ms,measured_step_ms,measured_cell,error,recommended,"
+                  "reason\n";
+    const auto num = [](const std::optional<double>& v, int digits) {
+        return v ? QString::number(*v, 'f', digits) : QString();
+    };
+    for (const analysis::CapGroup& g : r.groups) {
+        const QString shape = QStringList{csvField(g.model), csvField(g.layer),
+                                          QString::number(g.worldSize), csvField(g.hook)}
+                                  .join(',');
+        if (g.candidates.empty()) {
+            out += shape + ",,,,,,,,," + csvField(g.reason) + "\n";
+            continue;
+        }
+        for (const analysis::CapCandidate& c : g.candidates) {
+            out += QStringList{shape,
+                               QString::number(c.capMb, 'g', 6),
+                               QString::number(c.buckets),
+                               QString::number(c.predictedStepMs, 'f', 3),
+                               QString::number(c.predictedExposedMs, 'f', 3),
+                               num(c.measuredStepMs, 3),
+                               csvField(c.measuredCell),
+                               num(c.error(), 4),
+                               g.recommendedCapMb == c.capMb ? "1" : "0",
+                               QString()}
+                       .join(',') +
+                   "\n";
+        }
+    }
+    return out;
 }
 
 } // namespace commprof::report
