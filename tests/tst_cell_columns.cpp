@@ -62,6 +62,12 @@ store::CellRow fullRow(const QString& key) {
     r.bucketsMatched = 7;
     r.agreementReason = "backend 6.2 % above hook";
     r.backendSource = "gloo:* host spans";
+    r.ddpBackwardComputeMs = 12.5;
+    r.ddpBackwardCommMs = 4.5;
+    r.ddpOverlapMs = 3.5;
+    r.ddpSamples = 14;
+    r.ddpHookRatio = 1.03125;
+    r.ddpHookReason = "";
     r.slowestRank = 1;
     r.medianSkewMs = 0.5;
     return r;
@@ -130,7 +136,8 @@ private slots:
                          "overlap_efficiency,comm_overhead_fraction,exposed_comm_ms,"
                          "peak_host_bytes,peak_device_bytes,host_demand_bytes,"
                          "device_demand_bytes,kind,predicted_allreduce_ms,measured_allreduce_ms,"
-                         "prediction_off_by"));
+                         "prediction_off_by,ddp_backward_compute_ms,ddp_backward_comm_ms,"
+                         "ddp_hook_ratio,overlap_tax_ms,overlap_tax_percent"));
     }
 
     void aRowComesBackAsWritten() {
@@ -177,6 +184,9 @@ private slots:
 
     void cellsJsonKeysAndValues() {
         store::CellRow row = fullRow("k");
+        row.overlapTaxMs = 1.5; // derived when read: set here as the query would
+        row.overlapTaxPercent = 12.5;
+        row.overlapTwin = "mlp2m_gloo_cpu_ws2_local_r1";
         QCOMPARE(
             QString::fromUtf8(QJsonDocument(store::toJson(row)).toJson(QJsonDocument::Compact)),
             QString(
@@ -185,12 +195,17 @@ private slots:
                 R"("backend_source":"gloo:* host spans","backend_total_ms":17,)"
                 R"("bucket_cap_mb":0.25,)"
                 R"("buckets_compared":9,"buckets_matched":7,"comm_ms":3.5,)"
-                R"("comm_overhead_fraction":0.125,"device_demand_bytes":5,)"
+                R"("comm_overhead_fraction":0.125,)"
+                R"("ddp_backward_comm_ms":4.5,"ddp_backward_compute_ms":12.5,)"
+                R"("ddp_hook_flagged":false,"ddp_hook_ratio":1.03125,"ddp_hook_reason":"",)"
+                R"("ddp_overlap_ms":3.5,"ddp_samples":14,"device_demand_bytes":5,)"
                 R"("exposed_comm_ms":0.875,"hook":"powersgd","hook_comm_ms":3.25,"hook_total_ms":16,)"
                 R"("hook_trace_agreement":1.0625,"host_demand_bytes":987654321012,)"
                 R"("id":"mlp2m_gloo_cpu_ws2_r1","interconnect":"host_loopback",)"
                 R"("kind":"ddp","layer":"gloo_cpu","median_skew_ms":0.5,"model":"=mlp2m",)"
-                R"("overlap_efficiency":0.75,"params":2000000,"peak_device_bytes":42,)"
+                R"("overlap_efficiency":0.75,"overlap_tax_ms":1.5,"overlap_tax_percent":12.5,)"
+                R"("overlap_twin":"mlp2m_gloo_cpu_ws2_local_r1","params":2000000,)"
+                R"("peak_device_bytes":42,)"
                 R"("peak_host_bytes":123456789,"reasons":["no manifest","rank1.json: a, b"],)"
                 R"("slowest_rank":1,"status":"incomplete","step_ms":41.5,"trace_comm_ms":3.5,)"
                 R"("world_size":2})"));
@@ -216,13 +231,15 @@ private slots:
         const QStringList lines =
             report::cellsCsv({fullRow("k"), without}, predictions).split('\n');
         QCOMPARE(lines.size(), 4); // header, two rows, and the last line's end
-        QCOMPARE(lines[1],
-                 QString(R"(mlp2m_gloo_cpu_ws2_r1,incomplete,"no manifest; rank1.json: a, b",)"
-                         "'=mlp2m,2e+06,gloo_cpu,host_loopback,2,41.5,3.25,3.5,1.0625,1,0.75,"
-                         "0.125,0.875,123456789,42,987654321012,5,ddp,2.5,2,0.25"));
-        QCOMPARE(lines[2], QString(R"(other,incomplete,"no manifest; rank1.json: a, b",)"
-                                   "'=mlp2m,2e+06,gloo_cpu,host_loopback,2,41.5,,3.5,1.0625,1,0.75,"
-                                   "0.125,0.875,123456789,42,987654321012,5,ddp,,,"));
+        QCOMPARE(
+            lines[1],
+            QString(R"(mlp2m_gloo_cpu_ws2_r1,incomplete,"no manifest; rank1.json: a, b",)"
+                    "'=mlp2m,2e+06,gloo_cpu,host_loopback,2,41.5,3.25,3.5,1.0625,1,0.75,"
+                    "0.125,0.875,123456789,42,987654321012,5,ddp,2.5,2,0.25,12.5,4.5,1.03125,,"));
+        QCOMPARE(lines[2],
+                 QString(R"(other,incomplete,"no manifest; rank1.json: a, b",)"
+                         "'=mlp2m,2e+06,gloo_cpu,host_loopback,2,41.5,,3.5,1.0625,1,0.75,"
+                         "0.125,0.875,123456789,42,987654321012,5,ddp,,,,12.5,4.5,1.03125,,"));
     }
 
     void resultsViewHeaders() {

@@ -134,6 +134,9 @@ private slots:
         o.fontPt = fontPt;
         const QString out = work_.filePath(QString("pdf_%1_%2").arg(widthIn).arg(fontPt));
         for (const auto& figure : widgets::reportFigures()) {
+            if (!figure.appliesTo(data_)) {
+                continue;
+            }
             widgets::writeFigure(figure, data_, out, o);
             const PdfFacts pdf = readPdf(QDir(out).filePath(QString(figure.name) + ".pdf"));
             QVERIFY2(std::abs(pdf.pageWidthPt - widthIn * 72) < 1.0,

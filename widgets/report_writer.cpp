@@ -73,6 +73,9 @@ QStringList writeTables(store::Database& db, const report::ReportData& data,
     writeText(out.filePath("sweep.csv"), report::sweepCsv(data), written);
     writeText(out.filePath("fit.json"),
               QString::fromUtf8(QJsonDocument(report::fitsJson(data)).toJson()), written);
+    if (data.tuning) {
+        writeText(out.filePath("recommend.csv"), report::recommendCsv(*data.tuning), written);
+    }
     return written;
 }
 
@@ -148,7 +151,9 @@ QStringList writeReport(store::Database& db, const report::ReportData& data, con
                         const ExportOptions& options) {
     QStringList written = options.tables ? writeTables(db, data, outDir) : QStringList{};
     for (const FigureSpec& fig : reportFigures()) {
-        written << writeFigure(fig, data, outDir, options);
+        if (fig.appliesTo(data)) {
+            written << writeFigure(fig, data, outDir, options);
+        }
     }
     return written;
 }

@@ -4,6 +4,7 @@
 #include "analysis/cell_metrics.h"
 #include "report/series_names.h"
 #include "sweep_plot.h"
+#include "tuning_plot.h"
 
 #include <qcustomplot.h>
 
@@ -360,6 +361,15 @@ void highlightCell(QCustomPlot& plot, const char* figure, const report::ReportDa
             }
         } else if (name == "sweep_bandwidth") {
             markSweepCell(plot, data, cellId);
+        } else if (name == "tuning") {
+            for (const TuningPoint& p : tuningPoints(data)) {
+                if (p.cellId == cellId) {
+                    QCPGraph* g = mark();
+                    g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle,
+                                                       QPen(Qt::black, 2.5), Qt::NoBrush, 15));
+                    g->addData(p.capMb, p.stepMs);
+                }
+            }
         } else if (name == "bucket_time_vs_bytes") {
             QCPGraph* g = mark();
             // Thin rings: a cell has many buckets, and the marks must not hide the others.
@@ -413,6 +423,11 @@ QString cellAt(const QCustomPlot& plot, const char* figure, const report::Report
                 consider(c.id,
                          {plot.xAxis->coordToPixel(c.worldSize), plot.yAxis->coordToPixel(*v)});
             }
+        }
+    } else if (name == "tuning") {
+        for (const TuningPoint& p : tuningPoints(data)) {
+            consider(p.cellId,
+                     {plot.xAxis->coordToPixel(p.capMb), plot.yAxis->coordToPixel(p.stepMs)});
         }
     } else if (name == "sweep_bandwidth") {
         if (const auto pick = sweepPickAt(plot, data, pos, kPickRadiusPx)) {
@@ -476,6 +491,8 @@ const std::vector<FigureSpec>& reportFigures() {
         {"time_breakdown", "Median step by kind", drawStackedBreakdown},
         {"hook_trace_agreement", "Hook vs backend", drawAgreement},
         {"sweep_bandwidth", "Collective bus bandwidth vs size", drawSweepBandwidth},
+        {"tuning", "Step time vs bucket cap", drawTuning,
+         [](const report::ReportData& d) { return d.tuning.has_value(); }},
     };
     return figures;
 }

@@ -41,6 +41,10 @@ struct FigureSpec {
     const char* name;
     const char* title; // for menus and file dialogs
     void (*draw)(QCustomPlot&, const report::ReportData&, const FigureStyle&);
+    // Whether the results hold what the figure is about; a report leaves out one that does not
+    // (the workbench hides its page). nullptr: every results folder.
+    bool (*applies)(const report::ReportData&) = nullptr;
+    bool appliesTo(const report::ReportData& data) const { return !applies || applies(data); }
 };
 // Every figure, in the order the results view shows them and a report writes them.
 const std::vector<FigureSpec>& reportFigures();

@@ -24,12 +24,13 @@ namespace commprof::widgets {
 namespace {
 
 constexpr const char* kSweepFigure = "sweep_bandwidth";
+constexpr const char* kTuningFigure = "tuning";
 
 } // namespace
 
 const QStringList& ResultsView::shownFigures() {
     static const QStringList figures{"overhead_vs_world_size", "bucket_time_vs_bytes",
-                                     "time_breakdown", kSweepFigure};
+                                     "time_breakdown", kSweepFigure, kTuningFigure};
     return figures;
 }
 
@@ -72,6 +73,8 @@ ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
         plot->installEventFilter(this);
         if (name == kSweepFigure) {
             figureTabs_->addTab(plot, "Collective sweep");
+        } else if (name == kTuningFigure) {
+            figureTabs_->addTab(plot, "Bucket cap study");
         } else {
             plots->addWidget(plot);
         }
@@ -123,8 +126,10 @@ void ResultsView::setData(const report::ReportData& data) {
     // Results without a sweep cell give the sweep page nothing to show: no tabs then (an
     // exported sweep figure says so in words).
     figureTabs_->setTabVisible(figureTabs_->indexOf(plot(kSweepFigure)), anySweep);
-    figureTabs_->tabBar()->setVisible(anySweep);
-    if (!anySweep) {
+    const bool tuning = figureNamed(kTuningFigure)->appliesTo(data);
+    figureTabs_->setTabVisible(figureTabs_->indexOf(plot(kTuningFigure)), tuning);
+    figureTabs_->tabBar()->setVisible(anySweep || tuning);
+    if (!figureTabs_->isTabVisible(figureTabs_->currentIndex())) {
         figureTabs_->setCurrentIndex(0);
     }
     for (auto& [figure, plot] : plots_) {
@@ -184,8 +189,12 @@ void ResultsView::onSelectionChanged() {
     // The figures that draw the cell come to the front: a sweep's page for a sweep cell.
     if (const store::CellRow* c = findCell(data_, id)) {
         const int sweepPage = figureTabs_->indexOf(plot(kSweepFigure));
-        figureTabs_->setCurrentIndex(
-            c->isSweep() && figureTabs_->isTabVisible(sweepPage) ? sweepPage : 0);
+        const int tuningPage = figureTabs_->indexOf(plot(kTuningFigure));
+        if (c->isSweep() && figureTabs_->isTabVisible(sweepPage)) {
+            figureTabs_->setCurrentIndex(sweepPage);
+        } else if (!c->isSweep() && figureTabs_->currentIndex() != tuningPage) {
+            figureTabs_->setCurrentIndex(0); // the cap study keeps its page: it draws the cell
+        }
     }
     for (auto& [figure, plot] : plots_) {
         highlightCell(*plot, figure.constData(), data_, id);

@@ -290,8 +290,10 @@ void MainWindow::exportReport(const QString& outDir, const widgets::ExportOption
             exportJobs_->startSteps(
                 "Exporting figures", int(figures.size()),
                 [data, outDir, options, written, &figures](int i) {
-                    *written << widgets::writeFigure(figures[std::size_t(i)], *data, outDir,
-                                                     options);
+                    if (figures[std::size_t(i)].appliesTo(*data)) {
+                        *written << widgets::writeFigure(figures[std::size_t(i)], *data, outDir,
+                                                         options);
+                    }
                 },
                 [this, written, outDir] {
                     statusBar()->showMessage(QString("Exported %1 files to %2")

@@ -144,6 +144,11 @@ CellMetrics analyzeCell(const results::CellFiles& files) {
         m.peakDeviceBytes = std::max(m.peakDeviceBytes, r["peak_device_bytes"].toDouble());
     }
     m.stepMs = median(steps);
+    m.ddpLogger = ddpLoggerFigures(files.ranks);
+    if (m.ddpLogger.flagged && files.ranks.size() == 1) {
+        m.ddpLogger.flagged = false; // as the trace's verdict (judgeCell): one rank moves no data
+        m.ddpLogger.reason = "not judged at world size 1: " + m.ddpLogger.reason;
+    }
 
     // The hook alone: per iteration, the union of rank 0's bucket intervals.
     if (files.ranks.contains(0)) {

@@ -4,6 +4,7 @@
 // hook's bucket intervals and the backend's own collective work) side by side, per rank and for
 // the cell, and the spread across ranks.
 
+#include "analysis/ddp_logger_agreement.h"
 #include "analysis/instrument_agreement.h"
 #include "results/cell_files.h"
 #include "trace/statistics.h"
@@ -48,6 +49,7 @@ struct CellMetrics {
     bool agreementFlagged = false;            // beyond +-10 %, or one side zero
     QString agreementReason;                  // why it is flagged
     QString backendSource;                    // "gloo:* host spans" or "collective kernels"
+    DdpLoggerFigures ddpLogger;               // the third instrument, every rank
     int bucketsCompared = 0;
     int bucketsMatched = 0;
     std::optional<double> overlapEfficiency;

@@ -34,6 +34,7 @@ protected:
 
 private:
     void addInstrumentRows(const store::CellRow& cell);
+    void addDdpLoggerRows(const store::CellRow& cell);
     void addRankRows(const store::CellRow& cell, const std::vector<store::RankFiguresRow>& ranks);
     void addPredictionRows(const store::StoredPrediction& p);
     void addSweepRows(const std::vector<store::StoredSweep>& sweeps);

@@ -68,6 +68,67 @@ void predictionMacros(const ReportData& data, const store::CellRow& headline, Ma
     tex.define("HeadlinePredictionSweepCell", texText(it->sweepCell));
 }
 
+// The recommendation of each cap study, and how well its prediction held: per group of
+// `commprof recommend`, the recommended cap and the MAPE; for the headline, the group of the
+// default hook (allreduce) with the most measured caps, also the best measured cap and the
+// measured step at the recommended cap against the best one's.
+void tuningMacros(const ReportData& data, MacroSheet& tex) {
+    if (!data.tuning) {
+        return;
+    }
+    const analysis::CapGroup* headline = nullptr;
+    for (const analysis::CapGroup& g : data.tuning->groups) {
+        if (!g.recommendedCapMb) {
+            tex.comment(g.model + " " + g.layer + " " + g.hook + ": " + g.reason);
+            continue;
+        }
+        const QString label =
+            QString("Tuning %1 %2 ws%3 %4").arg(g.model, g.layer).arg(g.worldSize).arg(g.hook);
+        tex.defineFor(label, "RecommendedCapMb", QString::number(*g.recommendedCapMb, 'g', 6));
+        if (g.mape) {
+            tex.defineFor(label, "Mape", percent(*g.mape));
+        }
+        if ((!headline || g.measured() > headline->measured()) && g.hook == "allreduce") {
+            headline = &g;
+        }
+    }
+    if (headline) {
+        tex.define("TuningRecommendedCapMb", QString::number(*headline->recommendedCapMb, 'g', 6));
+        tex.define("TuningModel", texText(headline->model));
+        if (headline->mape) {
+            tex.define("TuningMape", percent(*headline->mape));
+        }
+        const analysis::CapCandidate* best = nullptr;
+        const analysis::CapCandidate* chosen = nullptr;
+        for (const analysis::CapCandidate& c : headline->candidates) {
+            if (c.measuredStepMs && (!best || *c.measuredStepMs < *best->measuredStepMs)) {
+                best = &c;
+            }
+            if (c.capMb == *headline->recommendedCapMb) {
+                chosen = &c;
+            }
+        }
+        if (best) {
+            tex.define("TuningBestMeasuredCapMb", QString::number(best->capMb, 'g', 6));
+        }
+        if (best && chosen && chosen->measuredStepMs) {
+            tex.define("TuningRecommendedOverBest",
+                       percent(*chosen->measuredStepMs / *best->measuredStepMs - 1.0));
+        }
+    }
+    // Per hook, the overlap tax of its first cell (by id) that has a `hook: local` twin.
+    QSet<QString> hooks;
+    for (const auto& c : data.cells) {
+        const QString hook = c.axes.value("hook").toString();
+        if (c.overlapTaxPercent && !hooks.contains(hook)) {
+            hooks.insert(hook);
+            tex.defineFor("OverlapTax " + hook, "Percent",
+                          QString::number(*c.overlapTaxPercent, 'f', 1) + "\\%");
+            tex.defineFor("OverlapTax " + hook, "Cell", texText(c.id));
+        }
+    }
+}
+
 } // namespace
 
 ReportData loadReportData(store::Database& db, const QString& runDir) {
@@ -95,6 +156,15 @@ ReportData loadReportData(store::Database& db, const QString& runDir) {
         it->fit = analysis::fitAlphaBeta(it->samples);
     }
     d.predictionsByCell = predictionsOf(db, d.cells);
+    QSet<QString> caps;
+    for (const auto& c : d.cells) {
+        if (c.complete() && !c.isSweep()) {
+            caps.insert(c.axes.value("bucket_cap_mb").toString());
+        }
+    }
+    if (caps.size() > 1) {
+        d.tuning = analysis::recommend(runDir);
+    }
     return d;
 }
 
@@ -298,7 +368,41 @@ QString macrosTex(const ReportData& data) {
         }
     }
     sweepMacros(data, tex);
+    tuningMacros(data, tex);
     return tex.tex();
+}
+
+QString recommendCsv(const analysis::Recommendations& r) {
+    QString out = "model,layer,world_size,hook,cap_mb,buckets,predicted_step_ms,"
+                  "predicted_exposed_comm_ms,measured_step_ms,measured_cell,error,recommended,"
+                  "reason\n";
+    const auto num = [](const std::optional<double>& v, int digits) {
+        return v ? QString::number(*v, 'f', digits) : QString();
+    };
+    for (const analysis::CapGroup& g : r.groups) {
+        const QString shape = QStringList{csvField(g.model), csvField(g.layer),
+                                          QString::number(g.worldSize), csvField(g.hook)}
+                                  .join(',');
+        if (g.candidates.empty()) {
+            out += shape + ",,,,,,,,," + csvField(g.reason) + "\n";
+            continue;
+        }
+        for (const analysis::CapCandidate& c : g.candidates) {
+            out += QStringList{shape,
+                               QString::number(c.capMb, 'g', 6),
+                               QString::number(c.buckets),
+                               QString::number(c.predictedStepMs, 'f', 3),
+                               QString::number(c.predictedExposedMs, 'f', 3),
+                               num(c.measuredStepMs, 3),
+                               csvField(c.measuredCell),
+                               num(c.error(), 4),
+                               g.recommendedCapMb == c.capMb ? "1" : "0",
+                               QString()}
+                       .join(',') +
+                   "\n";
+        }
+    }
+    return out;
 }
 
 } // namespace commprof::report

@@ -6,6 +6,7 @@
 // kept apart, with each DDP cell's prediction from them.
 
 #include "analysis/cost_model.h"
+#include "analysis/recommendation.h"
 #include "store/queries.h"
 #include "store/sweep_rows.h"
 
@@ -26,6 +27,9 @@ struct ReportData {
     QMap<QString, std::vector<store::RankFiguresRow>> ranksByCell;    // complete cells, by id
     QMap<QString, std::vector<store::StoredSweep>> sweepsByCell;      // complete sweep cells, by id
     QMap<QString, store::StoredPrediction> predictionsByCell;         // complete DDP cells, by id
+    // `commprof recommend`'s groups, when the complete DDP cells vary their bucket cap; none
+    // otherwise (it reads the rank files again, which a folder without a cap study never pays).
+    std::optional<analysis::Recommendations> tuning;
 };
 
 ReportData loadReportData(store::Database& db, const QString& runDir);
@@ -34,6 +38,10 @@ ReportData loadReportData(store::Database& db, const QString& runDir);
 QJsonObject fitsJson(const ReportData& data);
 // Every recorded bucket of complete cells with its algorithmic and bus bandwidth.
 QString bucketsCsv(store::Database& db, const ReportData& data);
+
+// recommend.csv: a row per group and candidate cap, predicted beside measured; a group that
+// predicts nothing is one row with its reason.
+QString recommendCsv(const analysis::Recommendations& r);
 
 // LaTeX \newcommand lines for the headline figures, from complete cells only.
 QString macrosTex(const ReportData& data);

@@ -33,6 +33,15 @@ struct CellRow {
     QString agreementReason, backendSource;
     std::optional<int> slowestRank;
     std::optional<double> medianSkewMs;
+    // The third instrument, the Reducer's DDP logger (analysis/ddp_logger_agreement.h).
+    std::optional<double> ddpBackwardComputeMs, ddpBackwardCommMs, ddpOverlapMs, ddpHookRatio;
+    int ddpSamples = 0;
+    bool ddpHookFlagged = false;
+    QString ddpHookReason;
+    // Derived when read (store/overlap_tax.h), never stored: how much longer the backward's
+    // compute took than in the cell's `hook: local` twin.
+    std::optional<double> overlapTaxMs, overlapTaxPercent;
+    QString overlapTwin;
     bool complete() const { return status == "complete"; }
     bool isSweep() const { return kind == "sweep"; }
 };

@@ -161,6 +161,13 @@ CellRow cellRowOf(const QString& key, const QString& runDir, const results::Cell
     r.agreementSteps = m.agreementSteps;
     r.agreementReason = m.agreementReason;
     r.backendSource = m.backendSource;
+    r.ddpBackwardComputeMs = m.ddpLogger.backwardComputeMs;
+    r.ddpBackwardCommMs = m.ddpLogger.backwardCommMs;
+    r.ddpOverlapMs = m.ddpLogger.overlapMs;
+    r.ddpSamples = m.ddpLogger.samples;
+    r.ddpHookRatio = m.ddpLogger.ratio;
+    r.ddpHookFlagged = m.ddpLogger.flagged;
+    r.ddpHookReason = m.ddpLogger.reason;
     r.bucketsCompared = m.bucketsCompared;
     r.bucketsMatched = m.bucketsMatched;
     r.slowestRank = m.slowestRank;

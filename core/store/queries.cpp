@@ -2,6 +2,7 @@
 #include "queries.h"
 
 #include "store/cell_sql.h"
+#include "store/overlap_tax.h"
 
 namespace commprof::store {
 
@@ -14,6 +15,7 @@ std::vector<CellRow> cells(Database& db, const QString& runDir) {
     while (s.step()) {
         out.push_back(cellRowFrom(s));
     }
+    fillOverlapTax(out);
     return out;
 }
 

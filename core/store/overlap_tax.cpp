@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "overlap_tax.h"
+
+#include <QHash>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+namespace commprof::store {
+namespace {
+
+constexpr const char* kHook = "hook";
+constexpr const char* kLocal = "local";
+
+// The cell's axes but the hook, and its run: what a twin shares.
+QString twinKey(const CellRow& c) {
+    QVariantMap axes = c.axes;
+    axes.remove(kHook);
+    axes.insert("run_dir", c.runDir);
+    return QString::fromUtf8(
+        QJsonDocument(QJsonObject::fromVariantMap(axes)).toJson(QJsonDocument::Compact));
+}
+
+bool usable(const CellRow& c) {
+    return c.complete() && !c.isSweep() && c.ddpBackwardComputeMs.has_value();
+}
+
+} // namespace
+
+void fillOverlapTax(std::vector<CellRow>& cells) {
+    QHash<QString, const CellRow*> locals;
+    for (const CellRow& c : cells) {
+        if (usable(c) && c.axes.value(kHook).toString() == kLocal) {
+            locals.insert(twinKey(c), &c);
+        }
+    }
+    if (locals.isEmpty()) {
+        return;
+    }
+    for (CellRow& c : cells) {
+        if (!usable(c) || c.axes.value(kHook).toString() == kLocal) {
+            continue;
+        }
+        const CellRow* twin = locals.value(twinKey(c));
+        if (!twin || *twin->ddpBackwardComputeMs <= 0) {
+            continue;
+        }
+        c.overlapTwin = twin->id;
+        c.overlapTaxMs = *c.ddpBackwardComputeMs - *twin->ddpBackwardComputeMs;
+        c.overlapTaxPercent = *c.overlapTaxMs / *twin->ddpBackwardComputeMs * 100.0;
+    }
+}
+
+} // namespace commprof::store

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "tuning_plot.h"
+
+#include "result_plots.h"
+
+#include <qcustomplot.h>
+
+#include <QSet>
+
+#include <algorithm>
+
+namespace commprof::widgets {
+namespace {
+
+constexpr double kLineWidth = 1.6;
+constexpr double kMarkerPx = 6;
+
+// A colour per hook, fixed so that a hook keeps its colour across figures and reports.
+QColor hookColour(const QString& hook) {
+    static const QList<QPair<QString, QColor>> kColours{
+        {"allreduce", QColor(31, 119, 180)},    {"fp16_compress", QColor(255, 127, 14)},
+        {"bf16_compress", QColor(140, 86, 75)}, {"powersgd", QColor(44, 160, 44)},
+        {"local", QColor(127, 127, 127)},
+    };
+    for (const auto& [name, colour] : kColours) {
+        if (name == hook) {
+            return colour;
+        }
+    }
+    return QColor(148, 103, 189);
+}
+
+QString groupName(const analysis::CapGroup& g, bool manyShapes) {
+    return manyShapes
+               ? QString("%1 · %2 ws%3 · %4").arg(g.model, g.layer).arg(g.worldSize).arg(g.hook)
+               : g.hook;
+}
+
+QCPGraph* addGraph(QCustomPlot& plot, const QString& name, const QPen& pen,
+                   const QCPScatterStyle& scatter, bool line) {
+    QCPGraph* g = plot.addGraph();
+    g->setName(name);
+    g->setPen(pen);
+    g->setScatterStyle(scatter);
+    g->setLineStyle(line ? QCPGraph::lsLine : QCPGraph::lsNone);
+    return g;
+}
+
+// Legend entries that say what a line style or marker means, in grey.
+void addStyleEntries(QCustomPlot& plot) {
+    const QColor grey(90, 90, 90);
+    addGraph(plot, "predicted step", QPen(grey, kLineWidth), QCPScatterStyle::ssNone, true);
+    addGraph(plot, "measured step", QPen(grey),
+             QCPScatterStyle(QCPScatterStyle::ssDisc, grey, grey, kMarkerPx), false);
+    addGraph(plot, "predicted exposed comm.", QPen(grey, kLineWidth, Qt::DashLine),
+             QCPScatterStyle::ssNone, true);
+    addGraph(plot, "measured exposed comm.", QPen(grey),
+             QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(grey, 1.2), Qt::NoBrush, kMarkerPx),
+             false);
+    addGraph(plot, "recommended cap", QPen(Qt::black),
+             QCPScatterStyle(QCPScatterStyle::ssTriangle, QPen(Qt::black, 1.5), Qt::NoBrush, 11),
+             false);
+}
+
+} // namespace
+
+std::vector<TuningPoint> tuningPoints(const report::ReportData& data) {
+    std::vector<TuningPoint> out;
+    if (!data.tuning) {
+        return out;
+    }
+    for (const analysis::CapGroup& g : data.tuning->groups) {
+        for (const analysis::CapCandidate& c : g.candidates) {
+            if (c.measuredStepMs) {
+                out.push_back({c.measuredCell, c.capMb, *c.measuredStepMs});
+            }
+        }
+    }
+    return out;
+}
+
+void drawTuning(QCustomPlot& plot, const report::ReportData& data, const FigureStyle& style) {
+    resetFigure(plot, "Step time vs bucket cap", "bucket cap (MiB)", "per step (ms)", style);
+    plot.xAxis->setScaleType(QCPAxis::stLogarithmic);
+    QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
+    ticker->setLogBase(2);
+    ticker->setSubTickCount(0);
+    plot.xAxis->setTicker(ticker);
+    plot.xAxis->setNumberFormat("g");
+
+    QStringList notes;
+    QVector<double> caps, times;
+    std::vector<const analysis::CapGroup*> drawn;
+    if (data.tuning) {
+        QSet<QString> shapes;
+        for (const analysis::CapGroup& g : data.tuning->groups) {
+            shapes.insert(QString("%1|%2|%3").arg(g.model, g.layer).arg(g.worldSize));
+        }
+        for (const analysis::CapGroup& g : data.tuning->groups) {
+            if (g.candidates.empty()) {
+                notes << QString("%1 not predicted: %2").arg(groupName(g, true), g.reason);
+                continue;
+            }
+            drawn.push_back(&g);
+            const QColor colour = hookColour(g.hook);
+            QCPGraph* step = addGraph(plot, groupName(g, shapes.size() > 1),
+                                      QPen(colour, kLineWidth), QCPScatterStyle::ssNone, true);
+            QCPGraph* exposed = addGraph(plot, {}, QPen(colour, kLineWidth, Qt::DashLine),
+                                         QCPScatterStyle::ssNone, true);
+            exposed->removeFromLegend();
+            QCPGraph* measured = addGraph(
+                plot, {}, QPen(colour),
+                QCPScatterStyle(QCPScatterStyle::ssDisc, colour, colour, kMarkerPx), false);
+            measured->removeFromLegend();
+            QCPGraph* measuredExposed =
+                addGraph(plot, {}, QPen(colour),
+                         QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(colour, 1.2), Qt::NoBrush,
+                                         kMarkerPx),
+                         false);
+            measuredExposed->removeFromLegend();
+            for (const analysis::CapCandidate& c : g.candidates) {
+                step->addData(c.capMb, c.predictedStepMs);
+                exposed->addData(c.capMb, c.predictedExposedMs);
+                caps << c.capMb;
+                times << c.predictedStepMs << c.predictedExposedMs;
+                if (c.measuredStepMs) {
+                    measured->addData(c.capMb, *c.measuredStepMs);
+                    times << *c.measuredStepMs;
+                    const store::CellRow* cell = findCell(data, c.measuredCell);
+                    if (cell && cell->exposedCommMs) {
+                        measuredExposed->addData(c.capMb, *cell->exposedCommMs);
+                        times << *cell->exposedCommMs;
+                    }
+                }
+                if (g.recommendedCapMb == c.capMb) {
+                    QCPGraph* mark =
+                        addGraph(plot, {}, QPen(Qt::black),
+                                 QCPScatterStyle(QCPScatterStyle::ssTriangle, QPen(Qt::black, 1.5),
+                                                 Qt::NoBrush, 11),
+                                 false);
+                    mark->setObjectName("recommended");
+                    mark->removeFromLegend();
+                    mark->addData(c.capMb, c.predictedStepMs);
+                }
+            }
+        }
+    }
+    if (!drawn.empty()) {
+        addStyleEntries(plot);
+    }
+    // Incomplete cells of a cap study: at their cap, in the flagged band.
+    for (const auto& c : data.cells) {
+        if (data.tuning && !c.isSweep() && flaggedCell(c) && c.axes.contains("bucket_cap_mb")) {
+            const double cap = c.axes.value("bucket_cap_mb").toDouble();
+            if (cap > 0) {
+                addFlaggedMarker(plot, cap, c.id, c.status);
+                caps << cap;
+            }
+        }
+    }
+    if (!caps.isEmpty()) {
+        const auto [lo, hi] = std::minmax_element(caps.begin(), caps.end());
+        plot.xAxis->setRange(*lo / 1.5, *hi * 1.5);
+    } else {
+        plot.xAxis->setRange(0.125, 128);
+    }
+    fitAxis(plot.yAxis, times, true, false);
+    if (drawn.empty()) {
+        auto* empty = new QCPItemText(&plot);
+        empty->setObjectName("empty");
+        empty->position->setType(QCPItemPosition::ptAxisRectRatio);
+        empty->position->setCoords(0.5, 0.5);
+        empty->setFont(style.font());
+        empty->setText(data.tuning ? "No cap study could be predicted (see the note below)"
+                                   : "No bucket-cap study in these results:\nlist bucket_cap_mb "
+                                     "values in the matrix (configs/experiments/tuning.yaml)");
+    }
+    if (!notes.isEmpty()) {
+        auto* note = new QCPTextElement(&plot, notes.join('\n'), style.font());
+        note->setObjectName("note");
+        note->setTextColor(QColor(90, 90, 90));
+        note->setMargins(QMargins(4, 0, 4, 2));
+        plot.plotLayout()->addElement(plot.plotLayout()->rowCount(), 0, note);
+        plot.plotLayout()->setRowStretchFactor(plot.plotLayout()->rowCount() - 1, 0.001);
+    }
+}
+
+} // namespace commprof::widgets
