@@ -132,12 +132,33 @@ private slots:
     }
 
     void progressLines() {
-        QCOMPARE(progressEvent(R"({"event":"iteration","rank":1,"iter":7,"of":30})")
-                     .value(spec::progress::kIter)
-                     .toInt(),
-                 7);
-        QVERIFY(progressEvent("commprof-rank[0]: warning: {not json").isEmpty());
-        QVERIFY(progressEvent("[1,2]").isEmpty());
+        const QByteArray good = R"({"event":"iteration","rank":1,"iter":7,"of":30,"step_ms":2.5})";
+        QCOMPARE(progressEvent(good, 1).value(spec::progress::kIter).toInt(), 7);
+        QVERIFY(progressEvent("commprof-rank[0]: warning: {not json", 1).isEmpty());
+        QVERIFY(progressEvent("[1,2]", 1).isEmpty());
+        // Issue 33: a rank forging events. Another rank's (or no world's) number, numbers out
+        // of range or not finite, an unknown event: none is an event of this rank.
+        for (const QByteArray& forged : {
+                 QByteArray(R"({"event":"iteration","rank":1000000,"iter":7,"of":30,"step_ms":1})"),
+                 QByteArray(R"({"event":"iteration","rank":0,"iter":7,"of":30,"step_ms":1})"),
+                 QByteArray(R"({"event":"iteration","rank":1,"iter":-5,"of":30,"step_ms":1})"),
+                 QByteArray(R"({"event":"iteration","rank":1,"iter":30,"of":30,"step_ms":1})"),
+                 QByteArray(R"({"event":"iteration","rank":1,"iter":1.5,"of":30,"step_ms":1})"),
+                 QByteArray(R"({"event":"iteration","rank":1,"iter":7,"of":30,"step_ms":1e999})"),
+                 QByteArray(R"({"event":"iteration","rank":1,"iter":7,"of":30,"step_ms":-1})"),
+                 QByteArray(R"({"event":"iteration","rank":1,"iter":7,"of":30,"step_ms":"1"})"),
+                 QByteArray(R"({"event":"bucket","rank":1,"iter":7,"index":-1,"bytes":8,"ms":1})"),
+                 QByteArray(R"({"event":"sweep","rank":1,"kind":"all_reduce","bytes":1e300})"),
+                 QByteArray(R"({"event":"cell","rank":1,"id":"x","state":"complete"})"),
+             }) {
+            QVERIFY2(progressEvent(forged, 1).isEmpty(), forged.constData());
+        }
+        // Only the event's own fields pass: a rank cannot add the run's.
+        const QJsonObject kept = progressEvent(
+            R"({"event":"bucket","rank":1,"iter":7,"index":2,"bytes":8,"ms":1,"cell":"x"})", 1);
+        QCOMPARE(kept.keys(), (QStringList{"bytes", "event", "index", "iter", "ms", "rank"}));
+        // A loss the rank could not write (JSON has no NaN: null) leaves the event, not the loss.
+        QVERIFY(!progressEvent(good.chopped(1) + R"(,"loss":null})", 1).contains("loss"));
         QStringList lines;
         LineSplitter split;
         const auto take = [&](const QByteArray& l) { lines << QString::fromUtf8(l); };
@@ -148,6 +169,19 @@ private slots:
         // A partial line longer than any progress line is dropped, not kept growing.
         split.feed(QByteArray(qsizetype(spec::progress::kMaxLineBytes) + 1, 'x'), take);
         QCOMPARE(split.takeRest(), QByteArray());
+        // A line longer than that is dropped whole, whether it comes at once or in pieces, and
+        // its tail is not taken for a line of its own.
+        lines.clear();
+        const QByteArray huge =
+            good.chopped(1) + ",\"pad\":\"" + QByteArray(3 * 1024 * 1024, 'x') + "\"}\n";
+        split.feed(huge + "after\n", take);
+        QCOMPARE(lines, QStringList{"after"});
+        lines.clear();
+        for (qsizetype at = 0; at < huge.size(); at += 65536) {
+            split.feed(huge.mid(at, 65536), take);
+        }
+        split.feed("after\n", take);
+        QCOMPARE(lines, QStringList{"after"});
     }
 
     void stderrTailIsBounded() {

@@ -15,8 +15,10 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstddef>
 #include <cstdio>
 #include <fcntl.h>
+#include <iterator>
 #include <unistd.h>
 
 namespace commprof::cli {
@@ -33,8 +35,9 @@ void onSignal(int) {
     errno = saved;
 }
 
-// SIGINT and SIGTERM stop the run (the running cell's ranks end cleanly) for as long as this
-// lives; the previous handlers come back afterwards.
+// SIGINT, SIGTERM, SIGHUP (the terminal closed) and SIGQUIT stop the run (the running cell's
+// ranks end cleanly, the cell is recorded as stopped) for as long as this lives; the previous
+// handlers come back afterwards.
 class StopOnSignal {
 public:
     explicit StopOnSignal(runner::MatrixRunner& run) {
@@ -52,15 +55,17 @@ public:
         sa.sa_handler = onSignal;
         sigemptyset(&sa.sa_mask);
         sa.sa_flags = SA_RESTART;
-        ::sigaction(SIGINT, &sa, &oldInt_);
-        ::sigaction(SIGTERM, &sa, &oldTerm_);
+        for (std::size_t i = 0; i < std::size(kSignals); ++i) {
+            ::sigaction(kSignals[i], &sa, &old_[i]);
+        }
     }
     ~StopOnSignal() {
         if (!notifier_) {
             return;
         }
-        ::sigaction(SIGINT, &oldInt_, nullptr);
-        ::sigaction(SIGTERM, &oldTerm_, nullptr);
+        for (std::size_t i = 0; i < std::size(kSignals); ++i) {
+            ::sigaction(kSignals[i], &old_[i], nullptr);
+        }
         delete notifier_;
         ::close(gSignalPipe[0]);
         ::close(gSignalPipe[1]);
@@ -70,9 +75,9 @@ public:
     StopOnSignal& operator=(const StopOnSignal&) = delete;
 
 private:
+    static constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
     QSocketNotifier* notifier_ = nullptr;
-    struct sigaction oldInt_ {};
-    struct sigaction oldTerm_ {};
+    struct sigaction old_[std::size(kSignals)]{};
 };
 
 // Progress on stdout for as long as someone reads it: a reader that goes away (`| head`) ends
@@ -181,6 +186,9 @@ int runCommand(const Args& args) {
         printError(s.refused);
         return BadInput;
     }
+    if (!s.lost.isEmpty()) {
+        printError(s.lost);
+    }
     // Kept in memory because the disk may have had no room for them.
     for (const QString& w : s.writeFailures) {
         printError("could not write " + w);
@@ -190,7 +198,8 @@ int runCommand(const Args& args) {
         "%d complete, %d failed, %d skipped_infeasible, %d already complete%s; results in %s\n",
         s.complete, s.failed, s.skippedInfeasible, s.resumed, s.stopped ? ", stopped early" : "",
         qPrintable(options.outDir));
-    return s.failed > 0 || s.stopped || !s.writeFailures.isEmpty() ? NotFine : Ok;
+    return s.failed > 0 || s.stopped || !s.lost.isEmpty() || !s.writeFailures.isEmpty() ? NotFine
+                                                                                        : Ok;
 }
 
 } // namespace commprof::cli

@@ -384,12 +384,8 @@ void MainWindow::startRun() {
     }
     // A run writes into a new folder or continues a results folder; it never scribbles into
     // some other folder that happens to be there.
-    const QDir dir(run_->outputDir());
-    if (dir.exists() && !dir.isEmpty() && !results::checkResultsFolder(dir.path()).ok) {
-        refuse("Not a results folder",
-               QString("%1 already holds other files. Choose an empty folder or a results "
-                       "folder to continue (Run > Choose output folder).")
-                   .arg(QDir::toNativeSeparators(dir.path())));
+    if (const QString foreign = results::foreignFolder(run_->outputDir()); !foreign.isEmpty()) {
+        refuse("Not a results folder", foreign + " (Run > Choose output folder).");
         return;
     }
     if (!designer_->errorText().isEmpty()) {

@@ -94,6 +94,9 @@ void RunController::start() {
 }
 
 void RunController::onRunFinished(const runner::RunSummary& s) {
+    if (!s.lost.isEmpty()) {
+        emit logLine(s.lost);
+    }
     const int stopped = model_->stoppedCount();
     emit logLine(QString("run %1: %2 complete, %3 failed, %4 stopped, %5 skipped_infeasible")
                      .arg(s.stopped ? "ended early" : "finished")

@@ -76,6 +76,23 @@ FolderCheck checkResultsFolder(const QString& dir) {
                        .arg(QDir::toNativeSeparators(info.absoluteFilePath()))};
 }
 
+QString foreignFolder(const QString& dir) {
+    const QFileInfo info(dir);
+    if (!info.isDir() || checkResultsFolder(dir).ok) {
+        return {};
+    }
+    const QStringList entries =
+        QDir(dir).entryList(QDir::AllEntries | QDir::System | QDir::Hidden | QDir::NoDotAndDotDot);
+    for (const QString& entry : entries) {
+        if (!folderEntries().contains(entry)) {
+            return QString("%1 already holds other files (%2) and is not a results folder; "
+                           "choose an empty folder or a results folder to continue")
+                .arg(QDir::toNativeSeparators(info.absoluteFilePath()), entry);
+        }
+    }
+    return {}; // what a run that was refused early left: its own entries only
+}
+
 RunMatrix matrixOfRun(const QString& dir) {
     // A run.json that is missing, a link, too large or not JSON is not what a run wrote: it
     // reads as empty, and the designer simply keeps its matrix.

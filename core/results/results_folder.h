@@ -26,6 +26,11 @@ struct FolderCheck {
 // files. Reads only.
 FolderCheck checkResultsFolder(const QString& dir);
 
+// Why a run may not write into DIR: it exists and holds entries other than a results folder's
+// own (folderEntries()) without being a results folder; a run writes only into a new folder,
+// an empty one or one it can continue. Empty when it may. Reads only.
+QString foreignFolder(const QString& dir);
+
 struct RunMatrix {
     QString yaml;       // empty when run.json has no copy
     QString sourceFile; // the path the run was started with

@@ -6,6 +6,7 @@
 #include <QJsonDocument>
 
 #include <algorithm>
+#include <cmath>
 
 namespace commprof::runner {
 namespace {
@@ -17,20 +18,27 @@ constexpr qsizetype kMaxLine = qsizetype(spec::progress::kMaxLineBytes);
 
 void LineSplitter::feed(const QByteArray& bytes,
                         const std::function<void(const QByteArray&)>& onLine) {
-    partial_ += bytes;
     qsizetype from = 0;
     qsizetype nl;
-    while ((nl = partial_.indexOf('\n', from)) >= 0) {
-        onLine(partial_.mid(from, nl - from));
+    while ((nl = bytes.indexOf('\n', from)) >= 0) {
+        if (!dropping_ && partial_.size() + (nl - from) <= kMaxLine) {
+            onLine(partial_ + bytes.mid(from, nl - from));
+        }
+        partial_.clear();
+        dropping_ = false;
         from = nl + 1;
     }
-    partial_.remove(0, from);
-    if (partial_.size() > kMaxLine) {
-        partial_.clear(); // not a line anyone reads
+    if (!dropping_) {
+        partial_ += bytes.mid(from);
+        if (partial_.size() > kMaxLine) {
+            partial_.clear(); // not a line anyone reads, up to its newline
+            dropping_ = true;
+        }
     }
 }
 
 QByteArray LineSplitter::takeRest() {
+    dropping_ = false;
     return std::exchange(partial_, {});
 }
 
@@ -50,9 +58,64 @@ QString tailText(const QByteArray& bytes) {
     return QString::fromUtf8(bytes.right(kTailBytes)).trimmed();
 }
 
-QJsonObject progressEvent(const QByteArray& line) {
+namespace {
+
+// A whole number in [lo, hi] (JSON numbers are doubles; NaN fails every comparison).
+bool wholeIn(const QJsonValue& v, double lo, double hi) {
+    const double d = v.toDouble(std::nan(""));
+    return v.isDouble() && d >= lo && d <= hi && std::floor(d) == d;
+}
+
+bool finiteIn(const QJsonValue& v, double lo, double hi) {
+    const double d = v.toDouble(std::nan(""));
+    return v.isDouble() && std::isfinite(d) && d >= lo && d <= hi;
+}
+
+constexpr double kMaxInt = 2147483647.0;
+constexpr double kMaxMs = 1e9;     // eleven days: no step or bucket takes longer
+constexpr double kMaxBytes = 1e15; // a petabyte: no gradient bucket or message is larger
+
+// The fields of EVENT that its kind has, each in range; empty when one is missing or not.
+QJsonObject checkedFields(const QJsonObject& event, int rank) {
+    namespace P = spec::progress;
+    const QString kind = event[P::kEvent].toString();
+    if (!wholeIn(event[P::kRank], rank, rank)) {
+        return {};
+    }
+    QJsonObject out{{P::kEvent, kind}, {P::kRank, rank}};
+    const auto take = [&](const char* key, bool ok) {
+        out[key] = event[key];
+        return ok;
+    };
+    bool ok = false;
+    if (kind == P::kIteration) {
+        ok = take(P::kOf, wholeIn(event[P::kOf], 1, kMaxInt)) &&
+             take(P::kIter, wholeIn(event[P::kIter], 0, event[P::kOf].toDouble() - 1)) &&
+             take(P::kStepMs, finiteIn(event[P::kStepMs], 0, kMaxMs));
+        // A loss that diverged is written as null by the rank: the event stays, without it.
+        if (finiteIn(event[P::kLoss], -1e300, 1e300)) {
+            out[P::kLoss] = event[P::kLoss];
+        }
+    } else if (kind == P::kBucket) {
+        ok = take(P::kIter, wholeIn(event[P::kIter], 0, kMaxInt)) &&
+             take(P::kIndex, wholeIn(event[P::kIndex], 0, kMaxInt)) &&
+             take(P::kBytes, wholeIn(event[P::kBytes], 0, kMaxBytes)) &&
+             take(P::kMs, finiteIn(event[P::kMs], 0, kMaxMs));
+    } else if (kind == P::kSweep) {
+        ok =
+            take(P::kKind, event[P::kKind].isString() && event[P::kKind].toString().size() <= 64) &&
+            take(P::kBytes, wholeIn(event[P::kBytes], 0, kMaxBytes));
+    }
+    return ok ? out : QJsonObject{};
+}
+
+} // namespace
+
+QJsonObject progressEvent(const QByteArray& line, int rank) {
     const QByteArray text = line.trimmed();
-    return text.startsWith('{') ? QJsonDocument::fromJson(text).object() : QJsonObject{};
+    return text.startsWith('{') && qsizetype(text.size()) <= kMaxLine
+               ? checkedFields(QJsonDocument::fromJson(text).object(), rank)
+               : QJsonObject{};
 }
 
 QString rankEnd(const RankExit& rank) {

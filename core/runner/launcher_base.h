@@ -39,16 +39,21 @@ struct PoolOutcome {
 // Attempts after the first, on another port, when a rendezvous port was taken.
 inline constexpr int kMaxPortRetries = 3;
 
-// Bytes as they arrive, handed on line by line (without the newline). A partial line longer
-// than a progress line may be is dropped: it is not one, and must not grow without bound.
+// Bytes as they arrive, handed on line by line (without the newline). A line longer than a
+// progress line may be is dropped whole, up to its newline: it is not one, must not grow
+// without bound, and its tail must not pass for a line of its own.
 class LineSplitter {
 public:
     void feed(const QByteArray& bytes, const std::function<void(const QByteArray&)>& onLine);
     QByteArray takeRest(); // what followed the last newline, once the stream has ended
-    void clear() { partial_.clear(); }
+    void clear() {
+        partial_.clear();
+        dropping_ = false;
+    }
 
 private:
     QByteArray partial_;
+    bool dropping_ = false; // inside a line that was too long, until its newline
 };
 
 // The end of one rank's stderr, bounded however much it writes.
@@ -65,8 +70,10 @@ private:
 // The last spec::kStderrTailBytes of BYTES as text, trimmed.
 QString tailText(const QByteArray& bytes);
 
-// The event of a progress line (spec::progress), or an empty object when the line is not one.
-QJsonObject progressEvent(const QByteArray& line);
+// The event of a progress line (spec::progress) of rank RANK, or an empty object when the line
+// is not one: a known event whose rank is RANK and whose fields are finite numbers in range.
+// Only the event's own fields are kept, so a rank cannot speak for the run (or another rank).
+QJsonObject progressEvent(const QByteArray& line, int rank);
 
 // "exited with code 1" or "was killed by a signal", as the reason of a failed cell says it.
 QString rankEnd(const RankExit& rank);

@@ -1,17 +1,20 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "matrix_runner.h"
 
-#include "files/safe_file.h"
 #include "feasibility/cell_json.h"
+#include "files/safe_file.h"
 #include "matrix/knobs.h"
 #include "matrix/yaml_input.h"
 #include "platform/slurm_cluster.h"
+#include "platform/thread_limit.h"
+#include "results/cell_files.h"
 #include "results/rank_file.h"
 #include "results/results_folder.h"
 #include "runner/process_identity.h"
 #include "runner/slurm_jobs.h"
 #include "spec/rank_contract.h"
 
+#include <QCryptographicHash>
 #include <QDateTime>
 #include <QDir>
 #include <QEventLoop>
@@ -25,6 +28,8 @@
 
 #include <functional>
 
+#include <sys/stat.h>
+
 namespace commprof::runner {
 namespace {
 
@@ -34,6 +39,34 @@ QString absoluteProgram(const QString& program) {
     }
     const QString found = QStandardPaths::findExecutable(program);
     return found.isEmpty() ? program : found;
+}
+
+// What the cells of a plan measure, as one digest: a folder continued with --resume must hold
+// cells of the same matrix. The estimates (the host, a profile) and timeout_s (how long to
+// wait, not what is measured) may differ between the runs.
+QString cellsDigest(const feasibility::Plan& plan) {
+    QCryptographicHash hash(QCryptographicHash::Sha256);
+    for (const feasibility::PlannedCell& pc : plan.cells) {
+        QJsonObject cell = matrix::cellJson(pc.cell, feasibility::FootprintEstimate{});
+        QJsonObject config = cell["config"].toObject();
+        config.remove("timeout_s");
+        cell["config"] = config;
+        hash.addData(QJsonDocument(cell).toJson(QJsonDocument::Compact));
+        hash.addData(QByteArrayView("\n"));
+    }
+    return QString::fromLatin1(hash.result().toHex());
+}
+
+constexpr const char* kCellsDigest = "cells_sha256";
+
+// The folder as the run found it (device and inode): one deleted or replaced mid-run is not
+// made again, which would hide that everything in it was lost.
+std::pair<quint64, quint64> folderId(const QString& dir) {
+    struct stat st {};
+    if (::stat(QFile::encodeName(dir).constData(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+        return {};
+    }
+    return {quint64(st.st_dev), quint64(st.st_ino)};
 }
 
 // A manifest counts only as a regular file, never as a link to one.
@@ -119,6 +152,7 @@ QString MatrixRunner::writeRunJson() {
     doc.remove("cells");
     doc["matrix_yaml"] = yamlText;
     doc["run_id"] = runId_;
+    doc[kCellsDigest] = cellsDigest(plan_);
     doc["started_at"] = QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
     doc["host"] = QSysInfo::machineHostName();
     doc["cpu_cores"] = QThread::idealThreadCount();
@@ -147,10 +181,12 @@ QString MatrixRunner::prepare() {
     }
     const QDir out(options_.outDir);
     const std::function<QString()> steps[] = {
+        [&] { return results::foreignFolder(options_.outDir); },
         [&] { return files::makeDirs(options_.outDir); },
         [&] { return results::linkInFolder(options_.outDir); },
         // Before anything is ended, moved or written: another run may own this folder.
         [&] { return lock_.acquire(options_.outDir); },
+        [&] { return options_.resume ? sameMatrix() : QString(); },
         [&] { return files::makeDirs(out.filePath("cells"), options_.outDir); },
     };
     for (const auto& step : steps) {
@@ -173,7 +209,40 @@ QString MatrixRunner::prepare() {
                                  .arg(jobs));
         }
     }
+    outId_ = folderId(options_.outDir);
     return writeRunJson();
+}
+
+QString MatrixRunner::sameMatrix() const {
+    const QString path = QDir(options_.outDir).filePath(spec::files::kRunRecord);
+    if (!QFileInfo::exists(path) && !files::isLink(path)) {
+        return {}; // nothing recorded yet: a new folder, or one an early refusal left
+    }
+    QString problem;
+    const QJsonObject run = results::readRecord(path, &problem);
+    if (!problem.isEmpty()) {
+        return QString("%1: %2; --resume continues only a run this folder recorded")
+            .arg(options_.outDir, problem);
+    }
+    const QString recorded = run[kCellsDigest].toString();
+    if (!recorded.isEmpty() && recorded != cellsDigest(plan_)) {
+        return QString("%1: %2 records a run of another matrix (field %3 differs: its cells are "
+                       "not the cells of %4); resume with the matrix it was made from (its copy "
+                       "is run.json's matrix_yaml) or run into another --out")
+            .arg(options_.outDir, spec::files::kRunRecord, kCellsDigest,
+                 plan_.matrix.file.isEmpty() ? QString("this matrix") : plan_.matrix.file);
+    }
+    return {};
+}
+
+// Empty while the results folder is the one the run started in; otherwise why the run ends.
+QString MatrixRunner::folderLost() const {
+    if (folderId(options_.outDir) == outId_) {
+        return {};
+    }
+    return QString("the results folder %1 was deleted or replaced during the run; the run "
+                   "stops rather than make it again")
+        .arg(options_.outDir);
 }
 
 void MatrixRunner::start() {
@@ -223,6 +292,11 @@ void MatrixRunner::next() {
         const feasibility::PlannedCell& pc = plan_.cells[nextIndex_++];
         if (!options_.onlyCell.isEmpty() && pc.cell.id != options_.onlyCell) {
             continue;
+        }
+        if (const QString lost = folderLost(); !lost.isEmpty()) {
+            summary_.lost = lost;
+            emit logLine({}, lost);
+            break;
         }
         const QString dir = cellDir(pc.cell.id);
         if (files::isLink(dir)) {
@@ -281,14 +355,19 @@ void MatrixRunner::next() {
     finish();
 }
 
-QStringList MatrixRunner::rankArgs(const feasibility::PlannedCell& pc, const QString& dir) const {
+int MatrixRunner::rankThreads(const feasibility::PlannedCell& pc) const {
     const matrix::Cell& c = pc.cell;
     // The cores of the node the busiest share of the ranks runs on.
     const bool slurm = plan_.matrix.launcher.kind == matrix::LauncherKind::Slurm;
     const int ranksHere = pc.nodes.empty() ? c.worldSize : pc.nodes.front().ranks;
     const int cores = slurm ? plan_.budget.cpusPerNode : QThread::idealThreadCount();
     // A sweep has one intra-op thread: the collectives' own threads are what it measures.
-    const int threads = c.isSweep() ? 1 : std::max(1, cores / std::max(1, ranksHere));
+    return c.isSweep() ? 1 : std::max(1, cores / std::max(1, ranksHere));
+}
+
+QStringList MatrixRunner::rankArgs(const feasibility::PlannedCell& pc, const QString& dir) const {
+    const matrix::Cell& c = pc.cell;
+    const int threads = rankThreads(pc);
     const QString timeout = QString::number(std::min(60.0, c.config.timeoutS));
     QStringList a{"--cell-id",
                   c.id,
@@ -327,6 +406,21 @@ QStringList MatrixRunner::rankArgs(const feasibility::PlannedCell& pc, const QSt
     return a;
 }
 
+// Local ranks that would meet RLIMIT_NPROC can wait in their thread pool until the deadline
+// instead of failing, so the cell fails now, with the reason. Besides its intra-op pool a rank
+// runs three threads of its own, rank 0 one more (its store): counted in /proc/PID/task, 5 and
+// 4 for a ws2 cell at --threads 1 (which ran under a limit of 10 with the runner's own thread,
+// and failed under 9), and a ws1 cell at --threads 2 that waited until its deadline under 3.
+QString MatrixRunner::threadShortfall(const feasibility::PlannedCell& pc) const {
+    if (plan_.matrix.launcher.kind != matrix::LauncherKind::Local) {
+        return {}; // the ranks run on other nodes, under their limits
+    }
+    constexpr quint64 kThreadsBesidesThePool = 3;
+    const quint64 need =
+        quint64(pc.cell.worldSize) * (quint64(rankThreads(pc)) + kThreadsBesidesThePool) + 1;
+    return platform::threadShortfall(platform::readThreadLimit(), need);
+}
+
 void MatrixRunner::runCell(const feasibility::PlannedCell& pc) {
     const QString dir = cellDir(pc.cell.id);
     CellLaunch launch;
@@ -342,6 +436,18 @@ void MatrixRunner::runCell(const feasibility::PlannedCell& pc) {
     // One absolute deadline, computed once: retries (and a Slurm queue) never extend it.
     launch.deadline = QDeadlineTimer(qint64(pc.cell.config.timeoutS * 1000));
 
+    const std::size_t index = nextIndex_ - 1;
+    cellClock_.start();
+    if (const QString shortfall = threadShortfall(pc); !shortfall.isEmpty()) {
+        PoolOutcome o;
+        o.reason = shortfall + "; no rank was started";
+        for (int r = 0; r < pc.cell.worldSize; ++r) {
+            o.ranks.push_back(RankExit{r, spec::exit_code::kCannotRun, false, "not started"});
+        }
+        emit logLine(pc.cell.id, o.reason);
+        QTimer::singleShot(0, this, [this, index, o] { onPoolFinished(plan_.cells[index], o); });
+        return;
+    }
     launcher_ = makeLauncher(plan_.matrix.launcher.kind, this);
     const QString id = pc.cell.id;
     connect(launcher_, &CellLauncher::progress, this,
@@ -350,10 +456,8 @@ void MatrixRunner::runCell(const feasibility::PlannedCell& pc) {
             [this, id](const QString& line) { emit logLine(id, line); });
     connect(launcher_, &CellLauncher::stateChanged, this,
             [this, id](const QJsonObject& state) { emit launcherState(id, state); });
-    const std::size_t index = nextIndex_ - 1;
     connect(launcher_, &CellLauncher::finished, this,
             [this, index](const PoolOutcome& o) { onPoolFinished(plan_.cells[index], o); });
-    cellStartMs_ = QDateTime::currentMSecsSinceEpoch();
     emit cellStateChanged(id, CellState::Running,
                           QString("%1 rank(s), %2, deadline %3 s")
                               .arg(pc.cell.worldSize)
@@ -364,7 +468,7 @@ void MatrixRunner::runCell(const feasibility::PlannedCell& pc) {
 
 void MatrixRunner::onPoolFinished(const feasibility::PlannedCell& pc, const PoolOutcome& outcome) {
     const QString dir = cellDir(pc.cell.id);
-    const double wallS = double(QDateTime::currentMSecsSinceEpoch() - cellStartMs_) / 1000.0;
+    const double wallS = double(cellClock_.elapsed()) / 1000.0;
     QString log = QString("cell %1: %2 rank(s), port %3, %4 attempt(s), %5 s, %6\n")
                       .arg(pc.cell.id)
                       .arg(pc.cell.worldSize)
@@ -389,6 +493,18 @@ void MatrixRunner::onPoolFinished(const feasibility::PlannedCell& pc, const Pool
                                       : outcome.reason;
     if (outcome.success && !failure.isEmpty()) {
         log += "rank files: " + failure + "\n";
+    }
+    if (const QString lost = folderLost(); !lost.isEmpty()) {
+        // Nothing is written: every write would make the deleted folders again.
+        summary_.lost = lost;
+        ++summary_.failed;
+        emit cellStateChanged(pc.cell.id, CellState::Failed, lost);
+        if (launcher_) {
+            launcher_->deleteLater();
+            launcher_ = nullptr;
+        }
+        QTimer::singleShot(0, this, &MatrixRunner::finish);
+        return;
     }
     // Every write is checked; one that fails (a full disk) leaves the cell incomplete, and the
     // reason, which may not fit on the disk, is kept for the summary.
@@ -446,8 +562,10 @@ void MatrixRunner::onPoolFinished(const feasibility::PlannedCell& pc, const Pool
         }
         failCell(pc, failure, writeFailures);
     }
-    launcher_->deleteLater();
-    launcher_ = nullptr;
+    if (launcher_) {
+        launcher_->deleteLater();
+        launcher_ = nullptr;
+    }
     QTimer::singleShot(0, this, &MatrixRunner::next);
 }
 

@@ -12,8 +12,11 @@
 #include "runner/cell_launcher.h"
 #include "runner/results_lock.h"
 
+#include <QElapsedTimer>
 #include <QObject>
 #include <QString>
+
+#include <utility>
 
 namespace commprof::runner {
 
@@ -35,6 +38,8 @@ struct RunSummary {
     int resumed = 0;
     bool stopped = false;
     QString refused;           // non-empty: the run did not start, and why
+    QString lost;              // non-empty: the results folder went away mid-run, and the run
+                               // stopped
     QStringList writeFailures; // "cell: file: reason" for every write that failed
 };
 
@@ -68,9 +73,13 @@ private:
     void onPoolFinished(const feasibility::PlannedCell& pc, const PoolOutcome& outcome);
     void failCell(const feasibility::PlannedCell& pc, const QString& failure,
                   const QStringList& writeFailures);
+    int rankThreads(const feasibility::PlannedCell& pc) const;
+    QString threadShortfall(const feasibility::PlannedCell& pc) const;
     QStringList rankArgs(const feasibility::PlannedCell& pc, const QString& cellDir) const;
     QString cellDir(const QString& id) const;
     QString writeRunJson();
+    QString sameMatrix() const;
+    QString folderLost() const;
 
     feasibility::Plan plan_;
     RunOptions options_;
@@ -81,7 +90,8 @@ private:
     RunSummary summary_;
     bool pauseRequested_ = false;
     bool stopRequested_ = false;
-    qint64 cellStartMs_ = 0;
+    std::pair<quint64, quint64> outId_; // the results folder's device and inode
+    QElapsedTimer cellClock_; // monotonic: a wall clock stepped mid-cell moves no duration
 };
 
 // The rank files of a finished cell, checked before a manifest is written. Empty on success.

@@ -115,7 +115,11 @@ int endRecordedProcesses(const QString& dir, int graceMs) {
         return 0; // never act on records that live elsewhere
     }
     QList<PidRecord> live;
-    const QStringList names = QDir(dir).entryList({QString("*") + spec::files::kPidFile.suffix}, QDir::Files | QDir::System);
+    // A record still being written (FILE.pid.XXXXXX.tmp) when its launcher was killed names a
+    // rank as well: it is read like the rest, and removed whatever it holds.
+    const QString pid = QString("*") + spec::files::kPidFile.suffix;
+    const QStringList names =
+        QDir(dir).entryList({pid, pid + ".*" + spec::files::kPartial}, QDir::Files | QDir::System);
     for (const QString& name : names) {
         PidRecord r;
         const QString path = QDir(dir).filePath(name);

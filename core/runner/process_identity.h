@@ -32,7 +32,8 @@ bool stillRunning(const PidRecord& record);
 // environment holds COMMPROF_RUN_ID=<the record's run id>: a rank this run id's launcher started.
 bool isRecordedRank(const PidRecord& record);
 
-// Ends the ranks recorded in DIR/*.pid (SIGTERM, then SIGKILL) and removes the files. A record
+// Ends the ranks recorded in DIR/*.pid and DIR/*.pid.*.tmp (SIGTERM, then SIGKILL) and
+// removes the files. A record
 // whose process is gone or is not such a rank is removed and its process left alone. Returns
 // how many ranks were ended.
 int endRecordedProcesses(const QString& dir, int graceMs = 2000);

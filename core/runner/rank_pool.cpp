@@ -10,10 +10,14 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <cerrno>
 #include <climits>
+#include <csignal>
+#include <cstring>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -38,9 +42,12 @@ RankPool::~RankPool() {
     removePidFiles();
 }
 
-int RankPool::freeLoopbackPort() {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+int RankPool::freeLoopbackPort(QString* error) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) {
+        if (error) {
+            *error = QString("cannot open a socket: %1").arg(std::strerror(errno));
+        }
         return 0;
     }
     sockaddr_in addr{};
@@ -52,9 +59,29 @@ int RankPool::freeLoopbackPort() {
     if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
         ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
         port = ntohs(addr.sin_port);
+    } else if (error) {
+        *error = QString("cannot bind 127.0.0.1 to any port: %1").arg(std::strerror(errno));
     }
     ::close(fd);
     return port;
+}
+
+void RankPool::failWithoutPort(const QString& why) {
+    procs_.clear(); // a port-clash retry's earlier attempt, long finished
+    outcome_.ranks.assign(std::size_t(spec_.worldSize), RankExit{});
+    for (int r = 0; r < spec_.worldSize; ++r) {
+        outcome_.ranks[std::size_t(r)] = RankExit{r, kCannotRunExit, false, "not started"};
+    }
+    outcome_.reason =
+        QString("no free loopback port for the rendezvous (%1); no rank was started").arg(why);
+    emit logLine(outcome_.reason);
+    // Never from inside start(): a caller connects to finished() after start() returns.
+    QTimer::singleShot(0, this, [this] {
+        if (deadlineTimer_) {
+            deadlineTimer_->stop();
+        }
+        emit finished(outcome_);
+    });
 }
 
 void RankPool::start(const PoolSpec& spec) {
@@ -80,8 +107,13 @@ void RankPool::start(const PoolSpec& spec) {
 
 void RankPool::launchAttempt() {
     ++outcome_.attempts;
-    outcome_.port =
-        (outcome_.attempts == 1 && spec_.firstPort > 0) ? spec_.firstPort : freeLoopbackPort();
+    QString noPort;
+    outcome_.port = (outcome_.attempts == 1 && spec_.firstPort > 0) ? spec_.firstPort
+                                                                    : freeLoopbackPort(&noPort);
+    if (outcome_.port <= 0) {
+        failWithoutPort(noPort); // MASTER_PORT=0 would only fail in each rank, less clearly
+        return;
+    }
     outcome_.ranks.assign(std::size_t(spec_.worldSize), RankExit{});
     procs_.clear();
     stderr_.assign(std::size_t(spec_.worldSize), {});
@@ -111,10 +143,18 @@ void RankPool::launchAttempt() {
         env.insert("COMMPROF_RUN_ID", spec_.runId);
         raw->setProcessEnvironment(env);
         raw->setWorkingDirectory(spec_.workDir);
+        // A rank dies with the thread that started it, even when that is killed with SIGKILL
+        // and nothing is left to end it. Checked after it is set: the runner may have died
+        // between fork and prctl, and the rank would then already belong to another parent.
+        raw->setChildProcessModifier([parent = ::getpid()] {
+            if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) {
+                ::_exit(kCannotRunExit);
+            }
+        });
         connect(raw, &QProcess::readyReadStandardOutput, this, [this, raw, r] {
             stdout_[std::size_t(r)].feed(raw->readAllStandardOutput(),
                                          [this, r](const QByteArray& line) {
-                                             const QJsonObject event = progressEvent(line);
+                                             const QJsonObject event = progressEvent(line, r);
                                              if (!event.isEmpty()) {
                                                  emit progress(r, event);
                                              }

@@ -48,7 +48,8 @@ public:
     // Runs an event loop until the pool finishes.
     PoolOutcome runBlocking(const PoolSpec& spec);
 
-    static int freeLoopbackPort();
+    // A port of 127.0.0.1 free now, or 0 with why not in ERROR (no port free, loopback down).
+    static int freeLoopbackPort(QString* error = nullptr);
 
 signals:
     void progress(int rank, const QJsonObject& event); // JSON lines from a rank's stdout
@@ -58,6 +59,7 @@ signals:
 private:
     void launchAttempt();
     void onFailedToStart(int started);
+    void failWithoutPort(const QString& why);
     void onRankFinished(int rank, int exitCode, QProcess::ExitStatus status);
     void terminateAll(const QString& reason);
     void killRemaining();

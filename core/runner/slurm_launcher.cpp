@@ -247,7 +247,7 @@ void SlurmLauncher::takeLine(const QByteArray& raw) {
         }
     }
     if (s.rank >= 0 && s.rank < launch_.worldSize) {
-        if (const QJsonObject event = progressEvent(s.text); !event.isEmpty()) {
+        if (const QJsonObject event = progressEvent(s.text, s.rank); !event.isEmpty()) {
             emit progress(s.rank, event);
             return;
         }

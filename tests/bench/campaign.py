@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Replays the fault-and-abuse campaign of issue 20 against the real binaries.
+"""Replays the fault-and-abuse campaigns of issues 20 and 33 against the real binaries.
 
     tests/bench/campaign.py [--bin build/bin] [--only TEXT] [--list]
 
@@ -1388,6 +1388,188 @@ def _(c):
     (rss10, fd10), (rss59, fd59) = samples[10], samples[59]
     expect(rss59 - rss10 < 20 * 1024 and abs(fd59 - fd10) <= 2,
            "RSS %d -> %d kB, fds %d -> %d" % (rss10, rss59, fd10, fd59))
+
+
+# --- 33: the second campaign (issue 33): the runner's items ------------------------------------
+
+LONGER = LONG.replace("iterations: 400", "iterations: 1000000")  # runs until it is ended
+
+
+@case(33, "SIGKILL of run mid-cell: its ranks die with it")
+def _(c):
+    with running(c, "kill9", LONGER) as (d, out, run_):
+        ranks = pid_records(out)
+        for pid, _ in ranks:  # writing nothing, as a rank waiting for its peers: no SIGPIPE
+            os.kill(pid, signal.SIGSTOP)
+        run_.p.kill()
+        run_.finish(10)
+        end = time.time() + 5
+        while any(alive(r) for r in ranks) and time.time() < end:
+            time.sleep(0.05)
+        left = [r for r in ranks if alive(r)]
+        for pid, _ in left:
+            os.kill(pid, signal.SIGKILL)
+    expect(len(ranks) == 2 and not left, "ranks left running: %s" % left)
+
+
+@case(33, "--resume ends the rank a temporary pid record (.pid.XXXXXX.tmp) names")
+def _(c):
+    d = c.tmp("tmp_pid")
+    out = d + "/r"
+    run_id = "%032x" % int.from_bytes(os.urandom(16), "big")
+    env = dict(os.environ, RANK="0", WORLD_SIZE="2", MASTER_ADDR="127.0.0.1",
+               MASTER_PORT=str(free_port()), COMMPROF_RUN_ID=run_id,
+               COMMPROF_STORE_TOKEN="%032x" % int.from_bytes(os.urandom(16), "big"))
+    rank = subprocess.Popen([c.rank, "--params", "2e4", "--out", d, "--rendezvous-timeout-s",
+                             "120"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(0.5)
+        record = (rank.pid, start_time(rank.pid))
+        write(out + "/.pids/%s_rank0.pid.Ab3xYz.tmp" % QUICK_CELL,
+              "%d %d %s\n" % (record[0], record[1], run_id))
+        r = c.cli("run", write(d + "/m.yaml", QUICK), "--out", out, "--resume", timeout=300)
+        rank.wait(10)
+    except subprocess.TimeoutExpired:
+        pass
+    finally:
+        if rank.poll() is None:
+            rank.kill()
+            rank.wait()
+            raise Misbehaved("the rank the temporary record names was left running")
+    expect(r.code == 0, r.describe())
+    expect(not glob.glob(out + "/.pids/*.tmp"), "the temporary record was left")
+
+
+for _sig in (signal.SIGHUP, signal.SIGQUIT):
+    @case(33, "%s mid-run: the cell is recorded stopped, launcher.log written" % _sig.name)
+    def _(c, sig=_sig):
+        with running(c, "hup", LONGER) as (d, out, run_):
+            ranks = pid_records(out)
+            run_.p.send_signal(sig)
+            code = run_.finish(60)
+        time.sleep(0.5)
+        expect(code == 1, "exit %s" % code)
+        expect(not any(alive(r) for r in ranks), "ranks left running")
+        cell = read_json(out + "/cells/%s/cell.json" % LONG_CELL) or {}
+        expect(cell.get("status") == "failed" and cell.get("stopped"), json.dumps(cell)[:200])
+        expect(os.path.exists(out + "/cells/%s/launcher.log" % LONG_CELL), "no launcher.log")
+
+
+@case(33, "the wall clock stepped back an hour mid-cell")
+def _(c):
+    d = c.tmp("clock")
+    shim = d + "/clock_step_shim.so"
+    built = run(["c++", "-shared", "-fPIC", "-O1", "-o", shim,
+                 os.path.join(SOURCE, "tests/clock_step_shim.cpp"), "-ldl"], timeout=300)
+    if built.code != 0:
+        raise RuntimeError("cannot build the clock shim: " + built.describe())
+    trigger = d + "/step-back"
+    out = d + "/r"
+    run_ = Background([c.commprof, "run", write(d + "/m.yaml", QUICK.replace(
+        "iterations: 6", "iterations: 300")), "--out", out, "--json-progress"],
+        env={"LD_PRELOAD": shim, "COMMPROF_TEST_STEP_BACK_FILE": trigger})
+    start = time.time()
+    expect(run_.iteration(QUICK_CELL, 2), "the cell never ran")
+    write(trigger, "now\n")
+    code = run_.finish(300)
+    expect(code == 0, "exit %s" % code)
+    wall = (read_json(out + "/cells/%s/manifest.json" % QUICK_CELL) or {}).get("wall_s", -1)
+    expect(0 < wall <= time.time() - start + 1, "wall_s %s" % wall)
+
+
+@case(33, "no free port (a network namespace with its ephemeral ports reserved)")
+def _(c):
+    d = c.tmp("noport")
+    out = d + "/r"
+    r = run(["unshare", "-rn", "sh", "-c",
+             "echo '40000 40001' > /proc/sys/net/ipv4/ip_local_port_range && "
+             "echo 40000-40001 > /proc/sys/net/ipv4/ip_local_reserved_ports && "
+             'ip link set lo up && exec "$0" run "$1" --out "$2"',
+             c.commprof, write(d + "/m.yaml", QUICK), out])
+    expect(r.code == 1, r.describe())
+    cell = read_json(out + "/cells/%s/cell.json" % QUICK_CELL) or {}
+    expect("no free loopback port" in cell.get("failure", ""), json.dumps(cell)[:300])
+
+
+@case(33, "a rank that forges progress events and prints a 3 MB line")
+def _(c):
+    d = c.tmp("forger")
+    forger = write(d + "/commprof-rank", """#!/bin/sh
+echo 'junk {not json'
+echo '{"event":"iteration","rank":1000000,"iter":1,"of":5,"step_ms":1}'
+echo '{"event":"iteration","rank":0,"iter":-5,"of":5,"step_ms":1}'
+echo '{"event":"iteration","rank":0,"iter":1,"of":5,"step_ms":1e999}'
+echo '{"event":"cell","rank":0,"id":"x","state":"complete"}'
+printf '{"event":"iteration","rank":0,"iter":3,"of":5,"step_ms":1,"p":"'
+head -c 3000000 /dev/zero | tr '\\0' x
+echo '"}'
+echo '{"event":"iteration","rank":0,"iter":2,"of":5,"step_ms":1.5,"state":"complete"}'
+exit 1
+""")
+    os.chmod(forger, 0o755)
+    r = c.cli("run", write(d + "/m.yaml", QUICK), "--out", d + "/r", "--json-progress",
+              env={"COMMPROF_RANK": forger})
+    expect(r.code == 1, r.describe())
+    lines = r.out.splitlines()
+    expect(all(len(x) < 4096 for x in lines), "a long line was relayed")
+    relayed = [e for e in (json.loads(x) for x in lines) if "rank" in e]
+    expect([(e["rank"], e["iter"]) for e in relayed] == [(0, 2)] and "state" not in relayed[0],
+           "relayed: %s" % relayed)
+
+
+@case(33, "--resume with another matrix")
+def _(c):
+    d = c.tmp("other_matrix")
+    out = d + "/r"
+    expect(c.cli("run", write(d + "/a.yaml", QUICK), "--out", out).code == 0, "first run")
+    before = snapshot(out)
+    before.pop(".lock", None)
+    r = c.cli("run", write(d + "/b.yaml", QUICK.replace("iterations: 6", "iterations: 7")),
+              "--out", out, "--resume")
+    c.refused(r, text="run.json records a run of another matrix")
+    after = snapshot(out)
+    after.pop(".lock", None)
+    expect(after == before, "the folder changed")
+
+
+@case(33, "run --out a folder of unrelated files")
+def _(c):
+    d = c.tmp("foreign")
+    out = d + "/mine"
+    write(out + "/notes.txt", "mine\n")
+    before = snapshot(out)
+    c.refused(c.cli("run", write(d + "/m.yaml", QUICK), "--out", out),
+              text=re.escape(out) + " already holds other files")
+    expect(snapshot(out) == before, "the folder changed")
+
+
+@case(33, "the results folder deleted mid-run")
+def _(c):
+    with running(c, "deleted", LONG.replace("world_sizes: [2]", "world_sizes: [2, 1]")) \
+            as (d, out, run_):
+        shutil.rmtree(out)
+        code = run_.finish(120)
+        err = run_.stderr()
+    expect(code == 1, "exit %s" % code)
+    expect("was deleted or replaced during the run" in err, err.strip()[-300:])
+    expect(not os.path.exists(out), "the runner made the folder again")
+
+
+@case(33, "RLIMIT_NPROC too low for the ranks' threads")
+def _(c):
+    if os.getuid() != 0:
+        raise Misbehaved("run the campaign as root for this case (it runs the cell as nobody)")
+    d = c.tmp("nproc")
+    os.chmod(c.work, 0o711)  # nobody passes through the campaign's folder into this one
+    os.chmod(d, 0o777)
+    out = d + "/r"
+    m = write(d + "/m.yaml", QUICK.replace("timeout_s: 120", "timeout_s: 90"))
+    r = run(["prlimit", "--nproc=3", "setpriv", "--reuid=65534", "--regid=65534",
+             "--clear-groups", c.commprof, "run", m, "--out", out], timeout=120)
+    expect(r.code == 1 and r.secs < 30, r.describe())
+    cell = read_json(out + "/cells/%s/cell.json" % QUICK_CELL) or {}
+    expect("RLIMIT_NPROC" in cell.get("failure", ""), json.dumps(cell)[:300])
 
 
 # ---------------------------------------------------------------------------------------------
