@@ -78,7 +78,8 @@ CREATE TABLE bucket_predictions(cell_key TEXT NOT NULL, idx INTEGER NOT NULL, by
     // 6: what each cell's rows were made from, so that an unchanged cell is not read again
     // (cell_fingerprint.h). `shape` is the layer and world size that pair a DDP cell with a
     // sweep, `sweep_source` whether a sweep cell can predict that shape, `depends` the sweep and
-    // host figures a DDP cell's prediction was made from.
+    // host figures a DDP cell's prediction was made from. Also the DDP logger's `cells` columns
+    // (cell_columns.cpp, since 6).
     R"(
 CREATE TABLE cell_sources(cell_key TEXT PRIMARY KEY, run_dir TEXT NOT NULL, files TEXT NOT NULL,
   shape TEXT NOT NULL, sweep_source INTEGER NOT NULL, depends TEXT NOT NULL);
