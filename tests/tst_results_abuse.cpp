@@ -227,7 +227,7 @@ private slots:
             commprof::store::Statement versions =
                 d.prepare("SELECT group_concat(version) FROM schema_version");
             QVERIFY(versions.step());
-            QCOMPARE(versions.column(0).toString(), QString("1,2,3,4,5"));
+            QCOMPARE(versions.column(0).toString(), QString("1,2,3,4,5,6"));
             commprof::store::Statement cells = d.prepare("SELECT COUNT(*) FROM cells");
             QVERIFY(cells.step());
             QCOMPARE(cells.column(0).toInt(), 4);

@@ -13,13 +13,18 @@
 #include "trace/intervals.h"
 
 #include <QDir>
+#include <QDirIterator>
 #include <QImage>
 #include <QJsonArray>
 #include <QRandomGenerator>
+#include <QRegularExpression>
+#include <QScopeGuard>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <csignal>
+
+#include <unistd.h>
 
 using namespace commprof;
 
@@ -33,8 +38,10 @@ double medianOf(std::vector<double> v) {
 QString dumpTables(const QString& db) {
     store::Database d(db);
     QString out;
-    for (const char* t : {"runs", "cells", "ranks", "iterations", "buckets", "trace_steps",
-                          "estimates", "rank_figures", "bucket_matches", "step_spread"}) {
+    for (const char* t :
+         {"runs", "cells", "ranks", "iterations", "buckets", "trace_steps", "estimates",
+          "rank_figures", "bucket_matches", "step_spread", "sweep_points", "sweep_fits",
+          "ddp_predictions", "bucket_predictions", "cell_sources"}) {
         store::Statement s = d.prepare(QString("SELECT * FROM %1 ORDER BY 1, 2, 3").arg(t));
         while (s.step()) {
             for (int i = 0; i < s.columnCount(); ++i) {
@@ -45,6 +52,42 @@ QString dumpTables(const QString& db) {
     }
     return out;
 }
+
+// What an ingest from nothing makes of DIR as it is now: the independent source an incremental
+// ingest is held to.
+QString freshIngest(const QString& dir, const QString& db) {
+    QFile::remove(db);
+    const CliResult r = runCli("commprof", {"ingest", dir, "--db", db});
+    return r.exitCode == 0 ? dumpTables(db) : QString::fromUtf8(r.err);
+}
+
+QJsonObject cellById(const CliResult& cells, const QString& id) {
+    for (const QJsonValue v : cells.json()["cells"].toArray()) {
+        if (v.toObject()["id"].toString() == id) {
+            return v.toObject();
+        }
+    }
+    return {};
+}
+
+// Every entry of DIR and below, with its size and modification time: what "nothing written"
+// is checked against.
+QStringList listing(const QString& dir) {
+    QStringList out;
+    QDirIterator it(dir, QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot,
+                    QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QFileInfo f(it.next());
+        out << QString("%1 %2 %3")
+                   .arg(f.filePath())
+                   .arg(f.size())
+                   .arg(f.lastModified().toMSecsSinceEpoch());
+    }
+    out.sort();
+    return out;
+}
+
+constexpr const char* kWs2 = "mlp2m_gloo_cpu_ws2_r0";
 
 } // namespace
 
@@ -195,6 +238,154 @@ private slots:
         QVERIFY(first.size() > 1000);
     }
 
+    // Issue 30 item 3: an unchanged cell is not read again, an edited one is, and what the
+    // store then holds is what an ingest from nothing makes of the folder.
+    void reingestReadsOnlyTheEditedCell() {
+        const QString dir = work_.filePath("edited");
+        QVERIFY(copyDir(smoke_, dir));
+        QCOMPARE(runCli("commprof", {"ingest", dir}).exitCode, 0);
+        const CliResult unchanged = runCli("commprof", {"ingest", dir});
+        QVERIFY2(unchanged.err.contains("(0 read, 5 unchanged, 0 removed)"),
+                 unchanged.err.constData());
+        const QString rank1 = QString("%1/cells/%2/rank1.json").arg(dir, kWs2);
+        QJsonObject f = readJsonFile(rank1);
+        QJsonArray its = f["iterations"].toArray();
+        QJsonObject last = its.last().toObject();
+        last["step_ms"] = 1234.5;
+        its[its.size() - 1] = last;
+        f["iterations"] = its;
+        QVERIFY(writeJsonFile(rank1, f));
+        const CliResult again = runCli("commprof", {"ingest", dir});
+        QVERIFY2(again.err.contains("(1 read, 4 unchanged, 0 removed)"), again.err.constData());
+        const QString incremental = dumpTables(store::defaultDbPath(dir));
+        QVERIFY(incremental.contains("|1|29|"));
+        QVERIFY(incremental.contains("|1234.5|"));
+        QCOMPARE(incremental, freshIngest(dir, work_.filePath("edited_fresh.sqlite")));
+    }
+
+    // Issue 30 item 3: a cell folder that is gone takes its rows with it, and a DDP cell
+    // predicted from a sweep that is gone is predicted again (from nothing) though its own
+    // files did not change.
+    void removedSweepTakesItsRowsAndItsPredictions() {
+        const QString dir = work_.filePath("removed");
+        QVERIFY(copyDir(smoke_, dir));
+        const CliResult before = runCli("commprof", {"cells", dir, "--json"});
+        const QString sweep = cellById(before, kWs2)["sweep_cell"].toString();
+        QVERIFY2(!sweep.isEmpty(), before.out.constData());
+        QVERIFY(QDir(dir + "/cells/" + sweep).removeRecursively());
+        const CliResult ingest = runCli("commprof", {"ingest", dir});
+        QVERIFY2(ingest.err.contains("4 cells:") && ingest.err.contains("1 removed)"),
+                 ingest.err.constData());
+        const CliResult after = runCli("commprof", {"cells", dir, "--json"});
+        QCOMPARE(after.json()["cells"].toArray().size(), 4);
+        QVERIFY(cellById(after, sweep).isEmpty());
+        QVERIFY(cellById(after, kWs2)["sweep_cell"].isNull());
+        QVERIFY2(cellById(after, kWs2)["prediction_note"].toString().startsWith(
+                     "no complete all_reduce sweep of gloo_cpu at world size 2"),
+                 after.out.constData());
+        const QString incremental = dumpTables(store::defaultDbPath(dir));
+        QVERIFY(!incremental.contains("/" + sweep + "|"));
+        QCOMPARE(incremental, freshIngest(dir, work_.filePath("removed_fresh.sqlite")));
+    }
+
+    // Issue 33: a folder opened while `commprof run` writes into it. The cell read before its
+    // manifest came is not left incomplete once it has come: every open reads what changed.
+    void cellFinishedAfterAnOpenIsReadAgain() {
+        const QString dir = work_.filePath("running");
+        QVERIFY(copyDir(smoke_, dir));
+        const QString manifest = QString("%1/cells/%2/manifest.json").arg(dir, kWs2);
+        QVERIFY(QFile::rename(manifest, manifest + ".later"));
+        const CliResult during = runCli("commprof", {"cells", dir, "--json"});
+        QCOMPARE(cellById(during, kWs2)["status"].toString(), QString("incomplete"));
+        QVERIFY(QFile::rename(manifest + ".later", manifest));
+        const CliResult after = runCli("commprof", {"cells", dir, "--json"});
+        QCOMPARE(after.exitCode, 0);
+        QCOMPARE(cellById(after, kWs2)["status"].toString(), QString("complete"));
+        QVERIFY(cellById(after, kWs2)["step_ms"].toDouble() > 0);
+    }
+
+    // Issue 33 item 7: a folder that is not a results folder (empty, or an empty cells/) is
+    // refused by ingest, cells and report as the workbench refuses it: exit 2, the folder
+    // named, nothing written.
+    void foldersWithoutCellsAreRefused() {
+        for (const bool emptyCells : {false, true}) {
+            QTemporaryDir empty;
+            if (emptyCells) {
+                QVERIFY(QDir(empty.path()).mkdir("cells"));
+            }
+            const QStringList was = listing(empty.path());
+            const QString out = work_.filePath("refused_report");
+            for (const QStringList& args :
+                 {QStringList{"ingest", empty.path()}, QStringList{"cells", empty.path()},
+                  QStringList{"cells", empty.path(), "--json"},
+                  QStringList{"report", empty.path(), "--out", out}}) {
+                const CliResult r = runCli("commprof", args);
+                QCOMPARE(r.exitCode, 2);
+                QVERIFY2(r.err.contains(QDir(empty.path()).absolutePath().toUtf8() +
+                                        " is not a results folder"),
+                         r.err.constData());
+                QVERIFY(r.out.isEmpty());
+                QCOMPARE(listing(empty.path()), was);
+                QVERIFY(!QFileInfo::exists(out));
+            }
+        }
+    }
+
+    // Issue 33: reading a results folder needs no write access. On a read-only mount (as root)
+    // or with the write bits taken away: a current database is read as it is; a stale or
+    // missing one is brought up to date in memory, said on stderr; nothing is written.
+    void readOnlyFolderIsReadWithoutWriting() {
+        QTemporaryDir base;
+        const QString dir = base.filePath("ro");
+        QVERIFY(copyDir(smoke_, dir));
+        QCOMPARE(runCli("commprof", {"ingest", dir}).exitCode, 0);
+        const QString expected = QString::fromUtf8(runCli("commprof", {"cells", dir}).out);
+        QVERIFY(expected.contains(kWs2));
+        const QString stale = base.filePath("stale");
+        QVERIFY(copyDir(dir, stale));
+        QVERIFY(QDir(stale + "/cells/" + kWs2).removeRecursively());
+        // What `cells` says of the stale folder where it may write, for the read-only one.
+        const QString writableStale = base.filePath("stale_rw");
+        QVERIFY(copyDir(stale, writableStale));
+        const QString expectedStale =
+            QString::fromUtf8(runCli("commprof", {"cells", writableStale}).out);
+        QVERIFY(!expectedStale.contains(kWs2) && expectedStale.contains("sweep"));
+        const QString none = base.filePath("none");
+        QVERIFY(copyDir(dir, none));
+        QVERIFY(QFile::remove(none + "/results.sqlite"));
+        const QStringList folders{dir, stale, none};
+        const bool root = ::geteuid() == 0;
+        QStringList readOnly;
+        const auto restore = qScopeGuard([&] {
+            for (const QString& d : readOnly) {
+                QProcess::execute(root ? "umount" : "chmod",
+                                  root ? QStringList{"-l", d} : QStringList{"-R", "u+w", d});
+            }
+        });
+        for (const QString& d : folders) {
+            if (root && QProcess::execute("mount", {"--bind", "-o", "ro", d, d}) != 0) {
+                QSKIP("root, and no read-only bind mount can be made here");
+            }
+            if (!root) {
+                QVERIFY(QProcess::execute("chmod", {"-R", "a-w", d}) == 0);
+            }
+            readOnly << d;
+        }
+        QVERIFY(::access(QFile::encodeName(dir).constData(), W_OK) != 0);
+        for (const QString& d : folders) {
+            const QStringList was = listing(d);
+            const CliResult r = runCli("commprof", {"cells", d});
+            QVERIFY2(r.exitCode == 0, r.err.constData());
+            QCOMPARE(QString::fromUtf8(r.out), d == stale ? expectedStale : expected);
+            if (d == dir) {
+                QVERIFY2(r.err.isEmpty(), r.err.constData());
+            } else {
+                QVERIFY2(r.err.contains("results.sqlite cannot be written"), r.err.constData());
+            }
+            QCOMPARE(listing(d), was);
+        }
+    }
+
     void killedIngestLeavesAConsistentDatabase() {
         const QString dir = work_.filePath("big");
         QVERIFY(copyDir(smoke_, dir));
@@ -318,7 +509,7 @@ private slots:
             store::migrate(db);
             store::Statement s = db.prepare("SELECT group_concat(version) FROM schema_version");
             QVERIFY(s.step());
-            QCOMPARE(s.column(0).toString(), QString("1,2,3,4,5"));
+            QCOMPARE(s.column(0).toString(), QString("1,2,3,4,5,6"));
             QCOMPARE(db.userVersion(), store::kSchemaVersion);
             db.exec("PRAGMA user_version = 99");
         }

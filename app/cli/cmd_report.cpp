@@ -6,7 +6,7 @@
 #include "terminal_progress.h"
 
 #include "report_writer.h"
-#include "store/ingest.h"
+#include "store/open_results.h"
 
 #include <QDir>
 #include <QFile>
@@ -24,13 +24,17 @@ int reportCommand(const Args& args) {
         // progress; a log gets the files written.
         const bool live = isLiveTerminal(stderr);
         ProgressLine line(stderr, live, "ingested");
-        store::ingest(dir, db, [&](int done, int total, const QString& id) {
-            if (live) {
-                line.update(done, total, id);
-            }
-        });
+        const store::OpenedResults opened =
+            store::openResults(dir, db, [&](int done, int total, const QString& id) {
+                if (live) {
+                    line.update(done, total, id);
+                }
+            });
         line.finish();
-        store::Database database(db);
+        if (!opened.note.isEmpty()) {
+            printError(opened.note);
+        }
+        store::Database& database = *opened.db;
         const report::ReportData data = report::loadReportData(database, QDir(dir).canonicalPath());
         for (const QString& f : widgets::writeReport(database, data, out)) {
             std::fprintf(stderr, "wrote %s\n", qPrintable(f));

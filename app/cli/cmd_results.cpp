@@ -6,12 +6,11 @@
 
 #include "report/cells_table.h"
 #include "store/ingest.h"
+#include "store/open_results.h"
 #include "store/queries.h"
-#include "store/schema.h"
 #include "store/sweep_rows.h"
 
 #include <QDir>
-#include <QFile>
 #include <QJsonArray>
 
 #include <cstdio>
@@ -78,10 +77,11 @@ int ingestCommand(const Args& args) {
                 line.update(done, total, id);
             });
         line.finish();
-        std::fprintf(
-            stderr,
-            "%d cells: %d complete, %d incomplete, %d failed, %d skipped_infeasible -> %s\n",
-            s.cells, s.complete, s.incomplete, s.failed, s.skippedInfeasible, qPrintable(a.db));
+        std::fprintf(stderr,
+                     "%d cells: %d complete, %d incomplete, %d failed, %d skipped_infeasible "
+                     "(%d read, %d unchanged, %d removed) -> %s\n",
+                     s.cells, s.complete, s.incomplete, s.failed, s.skippedInfeasible, s.read,
+                     s.cells - s.read, s.removed, qPrintable(a.db));
         return Ok;
     } catch (const store::StoreError& e) {
         printError(QString::fromStdString(e.what()));
@@ -92,11 +92,12 @@ int ingestCommand(const Args& args) {
 int cellsCommand(const Args& args) {
     const ResultsArgs a = resultsArgs(args);
     try {
-        if (!QFile::exists(a.db)) {
-            store::ingest(a.dir, a.db);
+        // Brought up to date with the files first: a database never hides newer files.
+        const store::OpenedResults opened = store::openResults(a.dir, a.db);
+        if (!opened.note.isEmpty()) {
+            printError(opened.note);
         }
-        store::Database db(a.db);
-        store::migrate(db); // a database of an earlier build gains the newer tables
+        store::Database& db = *opened.db;
         const auto rows = store::cells(db, QDir(a.dir).canonicalPath());
         if (a.format == Format::Json) {
             QJsonArray arr;

@@ -24,6 +24,7 @@
 #include "run_monitor.h"
 #include "runner/rank_program.h"
 #include "store/ingest.h"
+#include "store/open_results.h"
 #include "trace_inspector.h"
 
 #include <QDir>
@@ -75,6 +76,7 @@ struct MainWindow::LoadedResults {
     results::RunMatrix matrix;
     bool sourceHoldsMatrix = false; // the file the run was started from still says the same
     store::IngestSummary ingested;
+    QString note; // the folder could not be written: what was read is in memory only
 };
 
 void MainWindow::openResults(const QString& dir) {
@@ -88,14 +90,16 @@ void MainWindow::openResults(const QString& dir) {
         "Opening results " + nameOf(abs),
         [abs](const jobs::JobContext& job) {
             LoadedResults l;
-            const QString db = store::defaultDbPath(abs);
-            // Idempotent; one transaction per cell, so a cancel leaves a consistent store.
-            l.ingested = store::ingest(abs, db, [&job](int done, int total, const QString& id) {
-                job.throwIfCancelled();
-                job.progress(done, total, id);
-            });
-            store::Database database(db);
-            l.data = report::loadReportData(database, QDir(abs).canonicalPath());
+            // Only what changed is read; one transaction per cell, so a cancel leaves a
+            // consistent store.
+            const store::OpenedResults opened = store::openResults(
+                abs, store::defaultDbPath(abs), [&job](int done, int total, const QString& id) {
+                    job.throwIfCancelled();
+                    job.progress(done, total, id);
+                });
+            l.ingested = opened.ingested;
+            l.note = opened.note;
+            l.data = report::loadReportData(*opened.db, QDir(abs).canonicalPath());
             l.matrix = results::matrixOfRun(abs);
             l.sourceHoldsMatrix =
                 !l.matrix.sourceFile.isEmpty() && readText(l.matrix.sourceFile) == l.matrix.yaml;
@@ -127,10 +131,11 @@ void MainWindow::onResultsLoaded(const QString& dir, const LoadedResults& l) {
         results_->selectCell(open);
     }
     updateTitle();
-    statusBar()->showMessage(QString("Results %1: %2 cells (%3 complete)")
+    statusBar()->showMessage(QString("Results %1: %2 cells (%3 complete)%4")
                                  .arg(QDir::toNativeSeparators(dir))
                                  .arg(l.data.cells.size())
-                                 .arg(l.ingested.complete),
+                                 .arg(l.ingested.complete)
+                                 .arg(l.note.isEmpty() ? QString() : "; " + l.note),
                              10000);
     emit resultsOpened(dir);
 }

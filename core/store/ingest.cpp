@@ -5,6 +5,7 @@
 #include "matrix/knobs.h"
 #include "results/cell_files.h"
 #include "results/results_folder.h"
+#include "store/cell_fingerprint.h"
 #include "store/cell_sql.h"
 #include "store/schema.h"
 #include "store/sqlite_db.h"
@@ -13,9 +14,11 @@
 #include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QSet>
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 namespace commprof::store {
 namespace {
@@ -26,36 +29,79 @@ QVariant optInt(const std::optional<int>& v) {
 
 // Every table that holds rows of one cell, besides `cells` itself.
 constexpr const char* kPerCellTables[] = {
-    "ranks",        "iterations",   "buckets",         "trace_steps",
-    "estimates",    "rank_figures", "bucket_matches",  "step_spread",
-    "sweep_points", "sweep_fits",   "ddp_predictions", "bucket_predictions"};
+    "ranks",           "iterations",         "buckets",     "trace_steps",  "estimates",
+    "rank_figures",    "bucket_matches",     "step_spread", "sweep_points", "sweep_fits",
+    "ddp_predictions", "bucket_predictions", "cell_sources"};
 
-// The complete sweeps of a results folder: (layer, world size) -> the cell id and its all_reduce
-// points, the first cell by id where repeats give several.
+// The layer and world size that pair a DDP cell with a sweep.
+using Shape = std::pair<QString, int>;
+
+QString shapeText(const Shape& s) {
+    return s.first + '\t' + QString::number(s.second);
+}
+
+Shape shapeFrom(const QString& text) {
+    const qsizetype tab = text.lastIndexOf('\t');
+    return {text.left(tab), text.mid(tab + 1).toInt()};
+}
+
+// The complete sweeps of a results folder: (layer, world size) -> the first cell by id (where
+// repeats give several) and its all_reduce points, read only when a cell is predicted from them.
 struct SweepSource {
     QString cellId;
-    std::vector<analysis::SweepPoint> allReduce;
+    QString dir;
+    QString files; // its fingerprint
+    std::optional<std::vector<analysis::SweepPoint>> allReduce;
+
+    const std::vector<analysis::SweepPoint>& points() {
+        if (!allReduce) {
+            allReduce = analysis::allReducePoints(results::readCellDir(dir).sweeps);
+        }
+        return *allReduce;
+    }
 };
-using SweepsByShape = std::map<std::pair<QString, int>, SweepSource>;
+using SweepsByShape = std::map<Shape, SweepSource>;
+
+// What of other files a DDP cell's rows are made from: the sweep of its shape and the host's
+// cores. A cell whose sweep changed is read again though its own files did not.
+QString dependsOf(const Shape& shape, const SweepsByShape& sweeps, int hostCpus) {
+    const auto it = sweeps.find(shape);
+    return QString("sweep %1 %2 cpus %3")
+        .arg(it == sweeps.end() ? QString("none") : it->second.cellId,
+             it == sweeps.end() ? QString() : it->second.files)
+        .arg(hostCpus);
+}
 
 // What the sweep of the cell's layer and world size predicts of its buckets, or why nothing.
-StoredPrediction predictFromSweep(const results::CellFiles& f, const analysis::CellMetrics& m,
-                                  const SweepsByShape& sweeps, int hostCpus) {
+StoredPrediction predictFromSweep(const Shape& shape, const analysis::CellMetrics& m,
+                                  SweepsByShape& sweeps, int hostCpus) {
     StoredPrediction p;
-    const QString layer = f.cell["layer"].toString();
-    const int world = f.cell["world_size"].toInt(int(m.ranks.size()));
-    const auto it = sweeps.find({layer, world});
-    if (it == sweeps.end() || it->second.allReduce.empty()) {
+    const auto it = sweeps.find(shape);
+    if (it == sweeps.end() || it->second.points().empty()) {
         p.note = QString("no complete all_reduce sweep of %1 at world size %2 in this run")
-                     .arg(layer)
-                     .arg(world);
+                     .arg(shape.first)
+                     .arg(shape.second);
         return p;
     }
+    const std::vector<analysis::SweepPoint>& points = it->second.points();
     p.sweepCell = it->second.cellId;
     p.prediction =
-        analysis::predictDdp(m.ranks, it->second.allReduce,
-                             analysis::fitLinear(it->second.allReduce), hostCpus, &p.note);
+        analysis::predictDdp(m.ranks, points, analysis::fitLinear(points), hostCpus, &p.note);
     return p;
+}
+
+// A cell's row of cell_sources, written in the transaction that writes its other rows.
+struct CellSource {
+    QString files;
+    Shape shape;
+    bool sweepSource = false;
+    QString depends;
+};
+
+void insertSource(Database& db, const QString& key, const QString& runDir, const CellSource& s) {
+    db.prepare("INSERT INTO cell_sources VALUES (?,?,?,?,?,?)")
+        .bindAll({key, runDir, s.files, shapeText(s.shape), s.sweepSource, s.depends})
+        .run();
 }
 
 void deleteCell(Database& db, const QString& key) {
@@ -168,9 +214,14 @@ CellRow cellRowOf(const QString& key, const QString& runDir, const results::Cell
     return r;
 }
 
-// Returns the cell's status.
-QString insertCell(Database& db, const QString& runDir, const results::CellFiles& f,
-                   const SweepsByShape& sweeps, int hostCpus) {
+struct Inserted {
+    QString status;
+    CellSource source;
+};
+
+// `files` is the cell's fingerprint, taken before it was read.
+Inserted insertCell(Database& db, const QString& runDir, const results::CellFiles& f,
+                    const QString& files, SweepsByShape& sweeps, int hostCpus) {
     results::Completeness c = results::judge(f);
     const bool hasData = !f.ranks.isEmpty();
     QStringList sweepProblems;
@@ -191,6 +242,15 @@ QString insertCell(Database& db, const QString& runDir, const results::CellFiles
     }
     const QString key = QDir(f.dir).canonicalPath();
     const QJsonObject& cell = f.cell;
+    CellSource source;
+    source.files = files;
+    if (f.isSweep()) {
+        source.shape = {cell["layer"].toString(), cell["world_size"].toInt()};
+        source.sweepSource = c.status == "complete" && !analysis::allReducePoints(f.sweeps).empty();
+    } else {
+        source.shape = {cell["layer"].toString(), cell["world_size"].toInt(int(m.ranks.size()))};
+        source.depends = dependsOf(source.shape, sweeps, hostCpus);
+    }
 
     Transaction t(db);
     deleteCell(db, key);
@@ -227,7 +287,7 @@ QString insertCell(Database& db, const QString& runDir, const results::CellFiles
     if (f.isSweep()) {
         insertSweep(db, key, series);
     } else if (hasData && c.status == "complete") {
-        insertPrediction(db, key, predictFromSweep(f, m, sweeps, hostCpus));
+        insertPrediction(db, key, predictFromSweep(source.shape, m, sweeps, hostCpus));
     }
     Statement estStmt = db.prepare("INSERT OR REPLACE INTO estimates VALUES (?,?,?,?)");
     for (const QJsonValue v : cell["terms"].toArray()) {
@@ -237,12 +297,13 @@ QString insertCell(Database& db, const QString& runDir, const results::CellFiles
                 {key, term["pool"].toString(), term["name"].toString(), term["bytes"].toDouble()})
             .run();
     }
+    insertSource(db, key, runDir, source);
     t.commit();
-    return c.status;
+    return {c.status, source};
 }
 
 // A cell the store could not take as it is: recorded with the reason and no figures, so one
-// bad cell never keeps the others out.
+// bad cell never keeps the others out. It has no cell_sources row: it is read again each time.
 QString insertUnstorable(Database& db, const QString& runDir, const results::CellFiles& f,
                          const QString& reason) {
     const QString key = QDir(f.dir).canonicalPath();
@@ -259,73 +320,196 @@ QString insertUnstorable(Database& db, const QString& runDir, const results::Cel
     return "incomplete";
 }
 
-} // namespace
+// What the store holds of a cell of this folder, as its last ingest left it.
+struct Stored {
+    CellSource source;
+    QString status;
+    bool sweep = false;
+};
 
-QString defaultDbPath(const QString& resultsDir) {
-    return QDir(resultsDir).filePath("results.sqlite");
+std::map<QString, Stored> storedCells(Database& db, const QString& runDir) {
+    std::map<QString, Stored> out;
+    Statement s = db.prepare(
+        "SELECT s.cell_key, s.files, s.shape, s.sweep_source, s.depends, c.status, c.kind "
+        "FROM cell_sources s JOIN cells c ON c.key = s.cell_key WHERE s.run_dir = ?");
+    s.bind(runDir);
+    while (s.step()) {
+        Stored& st = out[s.column(0).toString()];
+        st.source = {s.column(1).toString(), shapeFrom(s.column(2).toString()),
+                     s.column(3).toBool(), s.column(4).toString()};
+        st.status = s.column(5).toString();
+        st.sweep = s.column(6).toString() == "sweep";
+    }
+    return out;
 }
 
-IngestSummary ingest(const QString& resultsDir, const QString& dbPath,
-                     const std::function<void(int, int, const QString&)>& progress) {
-    const QDir cellsDir(QDir(resultsDir).filePath("cells"));
-    if (!QDir(resultsDir).exists()) {
-        throw StoreError((resultsDir + ": no such results directory").toStdString());
+// One folder under cells/, fingerprinted before anything of it is read.
+struct Entry {
+    QString id, dir, key, files;
+    const Stored* stored = nullptr; // when its files are as the store last saw them
+    std::optional<results::CellFiles> read;
+    bool sweep() const { return read ? read->isSweep() : stored->sweep; }
+};
+
+// Ingests, or with `checkOnly` says whether ingesting would change anything (then writes
+// nothing and stops at the first change: *stale).
+IngestSummary run(const QString& resultsDir, Database& db,
+                  const std::function<void(int, int, const QString&)>& progress, bool checkOnly,
+                  bool* stale) {
+    requireResultsFolder(resultsDir);
+    const auto changed = [&] {
+        if (stale) {
+            *stale = true;
+        }
+        return checkOnly;
+    };
+    IngestSummary s;
+    if (checkOnly ? db.userVersion() != kSchemaVersion : (migrate(db), false)) {
+        changed();
+        return s;
     }
-    if (const QString link = results::linkInFolder(resultsDir); !link.isEmpty()) {
-        throw StoreError(link.toStdString());
-    }
-    Database db(dbPath);
-    migrate(db);
     const QString runDir = QDir(resultsDir).canonicalPath();
     // The cores the run's ranks shared, as the runner recorded them (run.json's cpu_cores).
-    int hostCpus = 0;
+    const QJsonObject run = results::readRecord(QDir(resultsDir).filePath("run.json"));
+    const int hostCpus = run["cpu_cores"].toInt();
+    const QString runJson = QString::fromUtf8(QJsonDocument(run).toJson(QJsonDocument::Compact));
     {
-        const QJsonObject run = results::readRecord(QDir(resultsDir).filePath("run.json"));
-        hostCpus = run["cpu_cores"].toInt();
-        Transaction t(db);
-        db.prepare("INSERT OR REPLACE INTO runs VALUES (?,?,?,?)")
-            .bindAll({runDir, run["matrix"].toString(), run["started_at"].toString(),
-                      QString::fromUtf8(QJsonDocument(run).toJson(QJsonDocument::Compact))})
-            .run();
-        t.commit();
-    }
-    IngestSummary s;
-    const QStringList ids = cellsDir.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
-    // Sweeps first: the DDP cells of their layer and world size are predicted from them.
-    std::vector<results::CellFiles> cells;
-    for (const QString& id : ids) {
-        cells.push_back(results::readCellDir(cellsDir.filePath(id)));
-    }
-    std::stable_partition(cells.begin(), cells.end(),
-                          [](const results::CellFiles& f) { return f.isSweep(); });
-    SweepsByShape sweeps;
-    for (const results::CellFiles& files : cells) {
-        QString status;
-        try {
-            status = insertCell(db, runDir, files, sweeps, hostCpus);
-        } catch (const StoreError& e) {
-            status = insertUnstorable(db, runDir, files, QString::fromStdString(e.what()));
+        Statement was = db.prepare("SELECT run_json FROM runs WHERE dir = ?");
+        was.bind(runDir);
+        if (!was.step() || was.column(0).toString() != runJson) {
+            if (changed()) {
+                return s;
+            }
+            was.reset();
+            Transaction t(db);
+            db.prepare("INSERT OR REPLACE INTO runs VALUES (?,?,?,?)")
+                .bindAll({runDir, run["matrix"].toString(), run["started_at"].toString(), runJson})
+                .run();
+            t.commit();
         }
-        if (files.isSweep() && status == "complete") {
-            const std::pair<QString, int> shape{files.cell["layer"].toString(),
-                                                files.cell["world_size"].toInt()};
-            if (!sweeps.count(shape)) {
-                if (auto points = analysis::allReducePoints(files.sweeps); !points.empty()) {
-                    sweeps[shape] = {files.id, std::move(points)};
-                }
+    }
+    const QDir cellsDir(QDir(resultsDir).filePath("cells"));
+    const std::map<QString, Stored> stored = storedCells(db, runDir);
+    std::vector<Entry> entries;
+    QSet<QString> keys;
+    for (const QString& id : cellsDir.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
+        Entry e;
+        e.id = id;
+        e.dir = cellsDir.filePath(id);
+        e.key = QDir(e.dir).canonicalPath();
+        e.files = cellFingerprint(e.dir);
+        keys.insert(e.key);
+        if (const auto it = stored.find(e.key);
+            it != stored.end() && it->second.source.files == e.files) {
+            e.stored = &it->second;
+        } else if (changed()) {
+            return s;
+        } else {
+            e.read = results::readCellDir(e.dir);
+            ++s.read;
+        }
+        entries.push_back(std::move(e));
+    }
+    // A cell folder that is gone takes its rows with it.
+    QStringList gone;
+    {
+        Statement all = db.prepare("SELECT key FROM cells WHERE run_dir = ?");
+        all.bind(runDir);
+        while (all.step()) {
+            if (!keys.contains(all.column(0).toString())) {
+                gone << all.column(0).toString();
             }
         }
-        const QString& id = files.id;
+    }
+    if (!gone.isEmpty() && changed()) {
+        return s;
+    }
+    for (const QString& key : gone) {
+        Transaction t(db);
+        deleteCell(db, key);
+        t.commit();
+        ++s.removed;
+    }
+    // Sweeps first: the DDP cells of their layer and world size are predicted from them.
+    std::stable_partition(entries.begin(), entries.end(), [](const Entry& e) { return e.sweep(); });
+    SweepsByShape sweeps;
+    for (Entry& e : entries) {
+        QString status;
+        CellSource source;
+        if (e.stored && !e.sweep() &&
+            dependsOf(e.stored->source.shape, sweeps, hostCpus) != e.stored->source.depends) {
+            if (changed()) {
+                return s;
+            }
+            e.stored = nullptr; // its sweep changed: predicted again
+            e.read = results::readCellDir(e.dir);
+            ++s.read;
+        }
+        if (e.stored) {
+            status = e.stored->status;
+            source = e.stored->source;
+        } else {
+            try {
+                const Inserted in = insertCell(db, runDir, *e.read, e.files, sweeps, hostCpus);
+                status = in.status;
+                source = in.source;
+            } catch (const StoreError& err) {
+                status = insertUnstorable(db, runDir, *e.read, QString::fromStdString(err.what()));
+            }
+        }
+        if (e.sweep() && source.sweepSource && !sweeps.count(source.shape)) {
+            SweepSource& src = sweeps[source.shape];
+            src.cellId = e.id;
+            src.dir = e.dir;
+            src.files = e.files;
+            if (e.read) {
+                src.allReduce = analysis::allReducePoints(e.read->sweeps);
+            }
+        }
+        e.read.reset(); // a cell's files are kept only until it is stored
         ++s.cells;
         s.complete += status == "complete";
         s.incomplete += status == "incomplete";
         s.failed += status == "failed";
         s.skippedInfeasible += status == "skipped_infeasible";
         if (progress) {
-            progress(s.cells, int(ids.size()), id);
+            progress(s.cells, int(entries.size()), e.id);
         }
     }
     return s;
+}
+
+} // namespace
+
+void requireResultsFolder(const QString& resultsDir) {
+    if (const results::FolderCheck check = results::checkResultsFolder(resultsDir); !check.ok) {
+        throw StoreError(check.reason.toStdString());
+    }
+    if (const QString link = results::linkInFolder(resultsDir); !link.isEmpty()) {
+        throw StoreError(link.toStdString());
+    }
+}
+
+QString defaultDbPath(const QString& resultsDir) {
+    return QDir(resultsDir).filePath("results.sqlite");
+}
+
+IngestSummary ingest(const QString& resultsDir, Database& db,
+                     const std::function<void(int, int, const QString&)>& progress) {
+    return run(resultsDir, db, progress, false, nullptr);
+}
+
+IngestSummary ingest(const QString& resultsDir, const QString& dbPath,
+                     const std::function<void(int, int, const QString&)>& progress) {
+    requireResultsFolder(resultsDir); // before the database is made
+    Database db(dbPath);
+    return ingest(resultsDir, db, progress);
+}
+
+bool isCurrent(const QString& resultsDir, Database& db) {
+    bool stale = false;
+    run(resultsDir, db, {}, true, &stale);
+    return !stale;
 }
 
 } // namespace commprof::store

@@ -73,6 +73,16 @@ CREATE TABLE bucket_predictions(cell_key TEXT NOT NULL, idx INTEGER NOT NULL, by
   cpu_share REAL, predicted_us REAL,
   fit_us REAL, measured_us REAL, wait_us REAL, queued_us REAL, samples INTEGER, PRIMARY KEY(cell_key, idx));
 )",
+    // 5: only the `cells` columns of cell_columns.cpp
+    "",
+    // 6: what each cell's rows were made from, so that an unchanged cell is not read again
+    // (cell_fingerprint.h). `shape` is the layer and world size that pair a DDP cell with a
+    // sweep, `sweep_source` whether a sweep cell can predict that shape, `depends` the sweep and
+    // host figures a DDP cell's prediction was made from.
+    R"(
+CREATE TABLE cell_sources(cell_key TEXT PRIMARY KEY, run_dir TEXT NOT NULL, files TEXT NOT NULL,
+  shape TEXT NOT NULL, sweep_source INTEGER NOT NULL, depends TEXT NOT NULL);
+)",
 };
 
 // The migrations above spell out their `cells` columns; a column added later is declared once,

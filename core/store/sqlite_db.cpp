@@ -4,7 +4,9 @@
 #include "files/safe_file.h"
 
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QThread>
+#include <QUrl>
 
 #include <sqlite3.h>
 
@@ -19,22 +21,38 @@ constexpr int kBusyTimeoutMs = 10000;
     throw StoreError((what + ": " + (db ? sqlite3_errmsg(db) : "out of memory")).toStdString());
 }
 
+// A file: URI for sqlite3_open_v2, with the characters a URI gives meaning to escaped.
+QByteArray fileUri(const QString& path, const char* query) {
+    return "file:" + QUrl::toPercentEncoding(QFileInfo(path).absoluteFilePath(), "/") + "?" + query;
+}
+
 } // namespace
 
-Database::Database(const QString& path) : path_(path) {
+Database::Database(const QString& path, OpenMode mode) : path_(path) {
     // A link at the database or beside it would put the database, or its journal, elsewhere.
     for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
-        if (files::isLink(path + suffix)) {
+        if (mode != OpenMode::Memory && files::isLink(path + suffix)) {
             throw StoreError(files::linkRefused(path + suffix).toStdString());
         }
     }
-    if (sqlite3_open_v2(path.toUtf8().constData(), &db_,
-                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW,
-                        nullptr) != SQLITE_OK) {
+    const int rc =
+        mode == OpenMode::ReadWrite
+            ? sqlite3_open_v2(path.toUtf8().constData(), &db_,
+                              SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW,
+                              nullptr)
+        : mode == OpenMode::ReadOnly
+            ? sqlite3_open_v2(fileUri(path, "immutable=1").constData(), &db_,
+                              SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOFOLLOW,
+                              nullptr)
+            : sqlite3_open_v2(":memory:", &db_, SQLITE_OPEN_READWRITE, nullptr);
+    if (rc != SQLITE_OK) {
         const QString msg = path + ": cannot open database: " + (db_ ? sqlite3_errmsg(db_) : "");
         sqlite3_close(db_);
         db_ = nullptr;
         throw StoreError(msg.toStdString());
+    }
+    if (mode != OpenMode::ReadWrite) {
+        return;
     }
     sqlite3_busy_timeout(db_, kBusyTimeoutMs);
     // WAL lets the GUI read while an ingest writes. Switching a new database to it needs an
@@ -49,6 +67,18 @@ Database::Database(const QString& path) : path_(path) {
     exec("PRAGMA journal_mode=WAL"); // now, or with the error that says why not
     exec("PRAGMA synchronous=NORMAL");
     exec("PRAGMA foreign_keys=ON");
+}
+
+void Database::copyFrom(Database& from) {
+    sqlite3_backup* b = sqlite3_backup_init(db_, "main", from.db_, "main");
+    if (!b) {
+        fail(db_, path_ + ": cannot copy " + from.path_);
+    }
+    const int rc = sqlite3_backup_step(b, -1);
+    sqlite3_backup_finish(b);
+    if (rc != SQLITE_DONE) {
+        throw StoreError((from.path_ + ": cannot read: " + sqlite3_errstr(rc)).toStdString());
+    }
 }
 
 Database::~Database() {

@@ -19,9 +19,16 @@ struct StoreError : std::runtime_error {
 
 class Statement;
 
+// ReadWrite opens (creating) and turns on WAL. ReadOnly opens an existing file as immutable:
+// no lock, no -shm or -wal is made, so a folder nobody may write to can be read (a -wal left
+// beside it is not read). Memory is a private database that nothing else sees; `path` only
+// names it in messages.
+enum class OpenMode { ReadWrite, ReadOnly, Memory };
+
 class Database {
 public:
-    explicit Database(const QString& path); // opens (creating) and turns on WAL; throws StoreError
+    explicit Database(const QString& path,
+                      OpenMode mode = OpenMode::ReadWrite); // throws StoreError
     ~Database();
     Database(const Database&) = delete;
     Database& operator=(const Database&) = delete;
@@ -29,6 +36,8 @@ public:
     void exec(const QString& sql);
     Statement prepare(const QString& sql);
     int userVersion();
+    // Replaces this database's content with `from`'s (SQLite's online backup).
+    void copyFrom(Database& from);
     const QString& path() const { return path_; }
     sqlite3* handle() const { return db_; }
 
