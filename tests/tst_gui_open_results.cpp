@@ -14,6 +14,7 @@
 #include "models/cell_figures_model.h"
 #include "models/results_cell_model.h"
 #include "models/step_table_model.h"
+#include "rank_files.h"
 #include "results_view.h"
 
 #include <qcustomplot.h>
@@ -116,6 +117,31 @@ private slots:
         w.reloadResults();
         QVERIFY(opened.wait(120000));
         QCOMPARE(w.results()->selectedCell(), QString("mlp2m_gloo_cpu_ws1_r0"));
+    }
+
+    // Issue 33: a folder opened while `commprof run` writes into it. The cell read before its
+    // manifest came is complete once the folder is opened again (only what changed is read,
+    // and that cell changed).
+    void aCellFinishedAfterTheOpenIsCompleteWhenReopened() {
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath("running");
+        QVERIFY(copyDir(run_, dir));
+        const QString cell = "mlp2m_gloo_cpu_ws2_r0";
+        const QString manifest = dir + "/cells/" + cell + "/manifest.json";
+        QVERIFY(QFile::rename(manifest, manifest + ".later"));
+        workbench::MainWindow w;
+        QSignalSpy opened(&w, &workbench::MainWindow::resultsOpened);
+        const auto status = [&] {
+            const models::ResultsCellModel* m = w.results()->model();
+            return m->data(m->index(m->rowOf(cell), models::ResultsCellModel::Status)).toString();
+        };
+        w.openResults(dir);
+        QVERIFY(opened.wait(120000));
+        QVERIFY2(status().endsWith("incomplete"), qPrintable(status()));
+        QVERIFY(QFile::rename(manifest + ".later", manifest));
+        w.reloadResults();
+        QVERIFY(opened.wait(120000));
+        QCOMPARE(status(), QString("complete"));
     }
 };
 
