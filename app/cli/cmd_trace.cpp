@@ -15,6 +15,7 @@
 
 #include <QFileInfo>
 #include <QJsonArray>
+#include <QJsonDocument>
 
 #include <functional>
 #include <optional>
@@ -268,6 +269,37 @@ QString formatJob(const std::vector<int>& ranks,
     return out;
 }
 
+void writeOut(const QByteArray& bytes) {
+    std::fwrite(bytes.constData(), 1, std::size_t(bytes.size()), stdout);
+}
+
+// printJson of the job document with its instances, written one at a time: they are its bulk
+// (an object per collective and rank), which as one tree and one text took more memory than
+// the ranks' reductions. The bytes are printJson's: the document is written with an empty
+// array in their place, and each instance as Qt writes an array element, two levels deeper.
+void printJobJson(QJsonObject doc, const std::vector<trace::CollectiveInstance>& instances) {
+    doc.insert("instances", QJsonArray());
+    const QByteArray text = QJsonDocument(doc).toJson(QJsonDocument::Indented);
+    const QByteArray empty = "\n    \"instances\": [\n    ]";
+    const qsizetype at = text.indexOf(empty);
+    if (instances.empty() || at < 0) {
+        writeOut(text);
+        std::fflush(stdout);
+        return;
+    }
+    writeOut(text.left(at) + "\n    \"instances\": [\n");
+    for (std::size_t i = 0; i < instances.size(); ++i) {
+        // "[\n    {...}\n]\n": the element one level deep; JSON strings hold no raw newline.
+        QByteArray one =
+            QJsonDocument(QJsonArray{trace::toJson(instances[i])}).toJson(QJsonDocument::Indented);
+        one = one.mid(2, one.size() - 5);
+        one.replace("\n", "\n    ");
+        writeOut("    " + one + (i + 1 < instances.size() ? ",\n" : "\n"));
+    }
+    writeOut(text.mid(at + empty.size() - 5));
+    std::fflush(stdout);
+}
+
 int summarizeJob(const TraceArgs& a) {
     std::vector<std::string> files;
     std::vector<bool> fromDirectory;
@@ -343,9 +375,9 @@ int summarizeJob(const TraceArgs& a) {
             doc.insert("rank", ranks[i]);
             rankDocs.append(doc);
         }
-        QJsonObject out = trace::toJson(job);
+        QJsonObject out = trace::toJson(job, false);
         out.insert("ranks", rankDocs);
-        printJson(out);
+        printJobJson(out, job.instances);
         return Ok;
     }
     printText(formatJob(ranks, traces, job));
