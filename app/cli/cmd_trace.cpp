@@ -15,6 +15,7 @@
 
 #include <QFileInfo>
 #include <QJsonArray>
+#include <QJsonDocument>
 
 #include <functional>
 #include <optional>
@@ -174,16 +175,15 @@ QString formatKinds(const std::vector<trace::KindSummary>& kinds) {
 
 // One trace's summarize document: trace-semantics figures, collectives by kind, and with
 // --hta HTA's five figures at the top level (their warnings join the others).
-QJsonObject singleDocument(const trace::Trace& t, const trace::TraceSummary& s,
-                           const std::optional<trace::HtaFigures>& hta,
-                           const std::optional<trace::Span>& window) {
-    const auto collectives = trace::collectivesIn(t.collectives, window);
+QJsonObject singleDocument(const std::string& source, const trace::DistributedInfo& distributed,
+                           std::size_t collectives, const std::vector<trace::KindSummary>& byKind,
+                           const trace::TraceSummary& s,
+                           const std::optional<trace::HtaFigures>& hta) {
     QJsonObject doc = trace::toJson(s);
-    doc.insert("source", QString::fromStdString(t.source));
-    doc.insert("distributed", trace::toJson(t.distributed));
+    doc.insert("source", QString::fromStdString(source));
+    doc.insert("distributed", trace::toJson(distributed));
     doc.insert("collectives",
-               QJsonObject{{"count", qint64(collectives.size())},
-                           {"by_kind", trace::toJson(trace::summarizeByKind(collectives))}});
+               QJsonObject{{"count", qint64(collectives)}, {"by_kind", trace::toJson(byKind)}});
     if (hta) {
         const QJsonObject h = trace::toJson(*hta);
         for (auto it = h.begin(); it != h.end(); ++it) {
@@ -207,7 +207,9 @@ int summarizeOne(const TraceArgs& a) {
         return Ok;
     }
     if (a.format == Format::Json) {
-        printJson(singleDocument(t, report.summary, hta, a.window));
+        const auto inWindow = trace::collectivesIn(t.collectives, a.window);
+        printJson(singleDocument(t.source, t.distributed, inWindow.size(),
+                                 trace::summarizeByKind(inWindow), report.summary, hta));
         return Ok;
     }
     QString text = formatSummary(report.summary);
@@ -219,7 +221,8 @@ int summarizeOne(const TraceArgs& a) {
     return Ok;
 }
 
-QString formatJob(const std::vector<int>& ranks, const std::vector<trace::TraceSummary>& sums,
+QString formatJob(const std::vector<int>& ranks,
+                  const std::vector<const trace::RankReduction*>& reductions,
                   const trace::JobAnalysis& job) {
     QString out = QString("%1 %2 %3 %4 %5 %6\n")
                       .arg("rank", 5)
@@ -229,10 +232,11 @@ QString formatJob(const std::vector<int>& ranks, const std::vector<trace::TraceS
                       .arg("comm_us", 12)
                       .arg("memory_us", 12);
     for (std::size_t i = 0; i < ranks.size(); ++i) {
-        const auto& t = sums[i].totals;
+        const trace::TraceSummary& s = reductions[i]->summary;
+        const auto& t = s.totals;
         out += QString("%1 %2 %3 %4 %5 %6\n")
                    .arg(ranks[i], 5)
-                   .arg(sums[i].steps.size(), 6)
+                   .arg(s.steps.size(), 6)
                    .arg(figure(t.stepUs), 12)
                    .arg(figure(t.computeUs), 12)
                    .arg(figure(t.commUs), 12)
@@ -265,6 +269,37 @@ QString formatJob(const std::vector<int>& ranks, const std::vector<trace::TraceS
     return out;
 }
 
+void writeOut(const QByteArray& bytes) {
+    std::fwrite(bytes.constData(), 1, std::size_t(bytes.size()), stdout);
+}
+
+// printJson of the job document with its instances, written one at a time: they are its bulk
+// (an object per collective and rank), which as one tree and one text took more memory than
+// the ranks' reductions. The bytes are printJson's: the document is written with an empty
+// array in their place, and each instance as Qt writes an array element, two levels deeper.
+void printJobJson(QJsonObject doc, const std::vector<trace::CollectiveInstance>& instances) {
+    doc.insert("instances", QJsonArray());
+    const QByteArray text = QJsonDocument(doc).toJson(QJsonDocument::Indented);
+    const QByteArray empty = "\n    \"instances\": [\n    ]";
+    const qsizetype at = text.indexOf(empty);
+    if (instances.empty() || at < 0) {
+        writeOut(text);
+        std::fflush(stdout);
+        return;
+    }
+    writeOut(text.left(at) + "\n    \"instances\": [\n");
+    for (std::size_t i = 0; i < instances.size(); ++i) {
+        // "[\n    {...}\n]\n": the element one level deep; JSON strings hold no raw newline.
+        QByteArray one =
+            QJsonDocument(QJsonArray{trace::toJson(instances[i])}).toJson(QJsonDocument::Indented);
+        one = one.mid(2, one.size() - 5);
+        one.replace("\n", "\n    ");
+        writeOut("    " + one + (i + 1 < instances.size() ? ",\n" : "\n"));
+    }
+    writeOut(text.mid(at + empty.size() - 5));
+    std::fflush(stdout);
+}
+
 int summarizeJob(const TraceArgs& a) {
     std::vector<std::string> files;
     std::vector<bool> fromDirectory;
@@ -279,13 +314,16 @@ int summarizeJob(const TraceArgs& a) {
             fromDirectory.push_back(false);
         }
     }
-    std::vector<trace::LoadedTrace> loaded = trace::readTraces(files, a.read);
-    std::vector<const trace::Trace*> traces;
+    // Each rank reduced as it is read, its events dropped: memory stays that of one trace per
+    // reading thread, whatever the number of ranks.
+    std::vector<trace::LoadedReduction> loaded =
+        trace::readReductions(files, a.read, a.window, a.hta);
+    std::vector<const trace::RankReduction*> traces;
     std::vector<int> ranks;
     std::vector<std::string> notes;
     std::string skipped; // a results cell holds rank files and a manifest beside its traces
     for (std::size_t i = 0; i < loaded.size(); ++i) {
-        if (!loaded[i].trace) {
+        if (!loaded[i].reduction) {
             if (loaded[i].notATrace && fromDirectory[i]) {
                 skipped += (skipped.empty() ? "" : ", ") +
                            QFileInfo(QString::fromStdString(files[i])).fileName().toStdString();
@@ -293,7 +331,7 @@ int summarizeJob(const TraceArgs& a) {
             }
             throw trace::TraceError(loaded[i].error);
         }
-        traces.push_back(&*loaded[i].trace);
+        traces.push_back(&*loaded[i].reduction);
     }
     if (!skipped.empty()) {
         notes.push_back("skipped JSON files that are not Chrome traces: " + skipped);
@@ -305,7 +343,7 @@ int summarizeJob(const TraceArgs& a) {
     // Ranks as the traces say, else their order; a rank claimed twice falls back to order.
     std::set<int> seen;
     for (std::size_t i = 0; i < traces.size(); ++i) {
-        int r = trace::rankOf(*traces[i]).value_or(int(i));
+        int r = traces[i]->rank.value_or(int(i));
         if (!seen.insert(r).second) {
             notes.push_back(traces[i]->source + ": rank " + std::to_string(r) +
                             " appears twice; numbered by position instead");
@@ -316,19 +354,14 @@ int summarizeJob(const TraceArgs& a) {
         }
         ranks.push_back(r);
     }
-    std::vector<trace::TraceSummary> sums;
-    sums.reserve(traces.size());
-    for (const trace::Trace* t : traces) {
-        sums.push_back(trace::summarize(*t, a.window));
-    }
-    trace::JobAnalysis job = trace::analyzeJob(traces, ranks, sums, a.window);
+    trace::JobAnalysis job = trace::analyzeJob(traces, ranks);
     for (auto& n : notes) {
         job.warnings.push_back(std::move(n));
     }
     if (a.format == Format::Csv) {
         QString csv = stepsCsvHeader();
-        for (std::size_t i = 0; i < sums.size(); ++i) {
-            csv += stepsCsvRows(ranks[i], sums[i]);
+        for (std::size_t i = 0; i < traces.size(); ++i) {
+            csv += stepsCsvRows(ranks[i], traces[i]->summary);
         }
         printText(csv);
         return Ok;
@@ -336,20 +369,18 @@ int summarizeJob(const TraceArgs& a) {
     if (a.format == Format::Json) {
         QJsonArray rankDocs;
         for (std::size_t i = 0; i < traces.size(); ++i) {
-            std::optional<trace::HtaFigures> hta;
-            if (a.hta) {
-                hta = trace::htaFigures(*traces[i], a.window);
-            }
-            QJsonObject doc = singleDocument(*traces[i], sums[i], hta, a.window);
+            const trace::RankReduction& t = *traces[i];
+            QJsonObject doc =
+                singleDocument(t.source, t.distributed, t.collectives, t.byKind, t.summary, t.hta);
             doc.insert("rank", ranks[i]);
             rankDocs.append(doc);
         }
-        QJsonObject out = trace::toJson(job);
+        QJsonObject out = trace::toJson(job, false);
         out.insert("ranks", rankDocs);
-        printJson(out);
+        printJobJson(out, job.instances);
         return Ok;
     }
-    printText(formatJob(ranks, sums, job));
+    printText(formatJob(ranks, traces, job));
     return Ok;
 }
 

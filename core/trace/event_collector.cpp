@@ -14,6 +14,16 @@ namespace od = simdjson::ondemand;
 // A timestamp beyond this (about 3,000 years in microseconds) is not a real clock reading.
 constexpr double kAbsurdUs = 1e17;
 
+// The field itself, not copies of its key and value: a copied value is stored part by part and
+// loaded back whole, which the processor cannot forward from the stores; those stalls were
+// half of the walk's time (docs/performance.md).
+od::field&& unwrap(simdjson::simdjson_result<od::field>&& result) {
+    if (const simdjson::error_code error = result.error()) {
+        throw simdjson::simdjson_error(error);
+    }
+    return std::move(result).value_unsafe();
+}
+
 bool validTime(double v) {
     return std::isfinite(v) && std::fabs(v) < kAbsurdUs;
 }
@@ -136,9 +146,10 @@ double EventCollector::readTime(od::value& value) {
 
 void EventCollector::readArgs(od::object args, TraceEvent& e, MetaRecord& meta, bool& hasMeta) {
     bool comm = false;
-    for (auto field : args) {
+    for (auto result : args) {
+        od::field&& field = unwrap(std::move(result));
         const od::raw_json_string key = field.key();
-        od::value value = field.value();
+        od::value& value = field.value();
         switch (*key.raw()) {
         case 's':
             if (key == "stream") {
@@ -237,10 +248,11 @@ void EventCollector::add(od::value element) {
     std::string_view metaName;
     bool argsSeen = false;
     od::object obj = element.get_object();
-    for (auto field : obj) {
+    for (auto result : obj) {
+        od::field&& field = unwrap(std::move(result));
         // Raw keys: comparing in place avoids copying every key into simdjson's string buffer.
         const od::raw_json_string key = field.key();
-        od::value value = field.value();
+        od::value& value = field.value();
         switch (*key.raw()) {
         case 'p':
             if (key == "ph") {

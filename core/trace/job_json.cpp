@@ -49,11 +49,13 @@ QJsonObject toJson(const StepVerdict& v) {
     };
 }
 
-QJsonObject toJson(const JobAnalysis& job) {
+QJsonObject toJson(const JobAnalysis& job, bool withInstances) {
     QJsonArray instances, lateness, stragglers, steps, warnings;
     std::vector<double> skews;
     for (const auto& i : job.instances) {
-        instances.append(toJson(i));
+        if (withInstances) {
+            instances.append(toJson(i));
+        }
         skews.push_back(i.skewUs);
     }
     for (const auto& r : job.ranks) {
@@ -73,7 +75,7 @@ QJsonObject toJson(const JobAnalysis& job) {
         skews.empty() ? QJsonValue(QJsonValue::Null) : QJsonValue(skews[skews.size() / 2]);
     const QJsonValue maxSkew =
         skews.empty() ? QJsonValue(QJsonValue::Null) : QJsonValue(skews.back());
-    return QJsonObject{
+    QJsonObject out{
         {"skew", QJsonObject{{"instances", qint64(job.instances.size())},
                              {"median_skew_us", medianSkew},
                              {"max_skew_us", maxSkew}}},
@@ -90,6 +92,10 @@ QJsonObject toJson(const JobAnalysis& job) {
         {"steps", steps},
         {"job_warnings", warnings},
     };
+    if (!withInstances) {
+        out.remove("instances");
+    }
+    return out;
 }
 
 } // namespace commprof::trace

@@ -11,7 +11,8 @@ namespace commprof::trace {
 QJsonObject toJson(const CollectiveInstance& i);
 QJsonObject toJson(const RankLateness& r);
 QJsonObject toJson(const StepVerdict& v);
-// instances, skew summary, lateness per rank, stragglers, steps and the rule that decided.
-QJsonObject toJson(const JobAnalysis& job);
+// instances, skew summary, lateness per rank, stragglers, steps and the rule that decided;
+// without `withInstances`, "instances" is left out (everything else is the same).
+QJsonObject toJson(const JobAnalysis& job, bool withInstances = true);
 
 } // namespace commprof::trace

@@ -56,16 +56,6 @@ bool naturalLess(const std::string& a, const std::string& b) {
     return a.size() - i < b.size() - j;
 }
 
-// The step whose window holds t, if any.
-std::optional<int> stepAt(const std::vector<StepWindow>& steps, double t) {
-    for (const auto& s : steps) {
-        if (t >= s.window.start && t < s.window.end) {
-            return s.step;
-        }
-    }
-    return std::nullopt;
-}
-
 struct InstanceKey {
     std::string processGroup;
     std::optional<std::int64_t> seq;
@@ -75,108 +65,34 @@ struct InstanceKey {
     bool operator<(const InstanceKey& o) const { return tie() < o.tie(); }
 };
 
-} // namespace
+// One rank as the analysis reads it, from its reduction or from a whole trace.
+struct RankInput {
+    const std::vector<CollectiveArrival>* arrivals;
+    const std::vector<std::string>* names;
+    const TraceSummary* summary;
+};
 
-std::vector<std::string> traceFilesIn(const std::string& directory) {
-    std::error_code ec;
-    std::vector<std::string> names;
-    for (fs::directory_iterator it(directory, ec), end; !ec && it != end; it.increment(ec)) {
-        std::string name = it->path().filename().string();
-        std::string lower = name;
-        std::transform(lower.begin(), lower.end(), lower.begin(),
-                       [](unsigned char c) { return char(std::tolower(c)); });
-        if (endsWith(lower, ".json") || endsWith(lower, ".json.gz")) {
-            names.push_back(std::move(name));
-        }
-    }
-    if (ec) {
-        throw TraceError(directory + ": cannot list the directory: " + ec.message());
-    }
-    if (names.empty()) {
-        throw TraceError(directory +
-                         ": no traces in this directory (looked for *.json and *.json.gz files)");
-    }
-    std::sort(names.begin(), names.end(), naturalLess);
-    std::vector<std::string> out;
-    out.reserve(names.size());
-    for (const auto& n : names) {
-        out.push_back((fs::path(directory) / n).string());
-    }
-    return out;
-}
-
-std::vector<LoadedTrace> readTraces(const std::vector<std::string>& files, ReadOptions options,
-                                    std::size_t parallel) {
-    std::vector<LoadedTrace> out(files.size());
-    if (parallel == 0) {
-        parallel = std::max(1u, std::thread::hardware_concurrency());
-    }
-    parallel = std::min(parallel, files.size());
-    if (files.size() > 1) {
-        options.threads = 1; // the files themselves keep every core busy
-    }
-    parallelFor(files.size(), int(parallel), [&](std::size_t i, std::size_t) {
-        try {
-            out[i].trace = readTraceFile(files[i], options);
-        } catch (const ReadCancelled&) {
-            out[i].cancelled = true;
-        } catch (const NotATraceError& e) {
-            out[i].error = e.what();
-            out[i].notATrace = true;
-        } catch (const TraceError& e) {
-            out[i].error = e.what();
-        } catch (const std::bad_alloc&) {
-            out[i].error = files[i] + ": out of memory while reading it";
-        } catch (const std::exception& e) {
-            out[i].error = files[i] + ": " + e.what();
-        }
-    });
-    return out;
-}
-
-std::optional<int> rankOf(const Trace& trace) {
-    if (trace.distributed.rank) {
-        return int(*trace.distributed.rank);
-    }
-    if (trace.producerRank) {
-        return int(*trace.producerRank);
-    }
-    static const std::regex rankInName(R"(rank[-_]?(\d+))", std::regex::icase);
-    const std::string name = fs::path(trace.source).filename().string();
-    std::smatch m;
-    if (std::regex_search(name, m, rankInName)) {
-        return std::stoi(m[1].str());
-    }
-    return std::nullopt;
-}
-
-JobAnalysis analyzeJob(const std::vector<const Trace*>& traces, const std::vector<int>& ranks,
-                       const std::vector<TraceSummary>& summaries, std::optional<Span> window) {
+JobAnalysis analyze(const std::vector<RankInput>& rankInputs, const std::vector<int>& ranks) {
     JobAnalysis job;
     // Each rank's collectives, keyed so the same collective has the same key on every rank.
     std::map<InstanceKey, CollectiveInstance> byKey;
-    for (std::size_t r = 0; r < traces.size(); ++r) {
-        const Trace& t = *traces[r];
-        const std::vector<StepWindow> steps = stepWindows(t);
-        std::map<std::tuple<std::string, std::optional<int>>, std::size_t> ordinals;
-        for (const CollectiveRecord& c : t.collectives) {
-            if (!startsIn(c, window)) {
-                continue;
-            }
+    for (std::size_t r = 0; r < rankInputs.size(); ++r) {
+        const std::vector<std::string>& names = *rankInputs[r].names;
+        for (const CollectiveArrival& c : *rankInputs[r].arrivals) {
             InstanceKey key;
-            key.processGroup = c.processGroup.empty() ? "default" : c.processGroup;
+            key.processGroup = names[c.processGroup];
             if (c.seq) {
                 key.seq = c.seq;
             } else {
-                key.step = stepAt(steps, c.startUs);
-                key.ordinal = ordinals[{key.processGroup, key.step}]++;
+                key.step = c.step;
+                key.ordinal = c.ordinal;
             }
             CollectiveInstance& inst = byKey[key];
             inst.processGroup = key.processGroup;
             inst.seq = key.seq;
-            inst.step = c.seq ? stepAt(steps, c.startUs) : key.step;
+            inst.step = c.step;
             inst.ordinal = key.ordinal;
-            inst.kind = c.kind;
+            inst.kind = names[c.kind];
             if (std::none_of(inst.arrivals.begin(), inst.arrivals.end(),
                              [&](const Arrival& a) { return a.rank == ranks[r]; })) {
                 inst.arrivals.push_back({ranks[r], c.startUs});
@@ -216,9 +132,9 @@ JobAnalysis analyzeJob(const std::vector<const Trace*>& traces, const std::vecto
     }
 
     std::vector<double> stepTimes;
-    for (const auto& s : summaries) {
-        if (s.stepsMarked) {
-            for (const auto& m : s.steps) {
+    for (const RankInput& in : rankInputs) {
+        if (in.summary->stepsMarked) {
+            for (const auto& m : in.summary->steps) {
                 stepTimes.push_back(m.stepUs);
             }
         }
@@ -237,11 +153,11 @@ JobAnalysis analyzeJob(const std::vector<const Trace*>& traces, const std::vecto
 
     // Per step: the rank that arrived last at most of its collectives, else the longest step.
     std::map<int, StepVerdict> steps;
-    for (std::size_t r = 0; r < summaries.size(); ++r) {
-        if (!summaries[r].stepsMarked) {
+    for (std::size_t r = 0; r < rankInputs.size(); ++r) {
+        if (!rankInputs[r].summary->stepsMarked) {
             continue;
         }
-        for (const auto& m : summaries[r].steps) {
+        for (const auto& m : rankInputs[r].summary->steps) {
             steps[m.step].step = m.step;
             steps[m.step].stepUs[ranks[r]] = m.stepUs;
         }
@@ -272,10 +188,136 @@ JobAnalysis analyzeJob(const std::vector<const Trace*>& traces, const std::vecto
         }
         job.steps.push_back(v);
     }
-    if (job.instances.empty() && traces.size() > 1) {
+    if (job.instances.empty() && rankInputs.size() > 1) {
         job.warnings.push_back("no collective could be matched across ranks: no skew to report");
     }
     return job;
+}
+
+} // namespace
+
+std::vector<std::string> traceFilesIn(const std::string& directory) {
+    std::error_code ec;
+    std::vector<std::string> names;
+    for (fs::directory_iterator it(directory, ec), end; !ec && it != end; it.increment(ec)) {
+        std::string name = it->path().filename().string();
+        std::string lower = name;
+        std::transform(lower.begin(), lower.end(), lower.begin(),
+                       [](unsigned char c) { return char(std::tolower(c)); });
+        if (endsWith(lower, ".json") || endsWith(lower, ".json.gz")) {
+            names.push_back(std::move(name));
+        }
+    }
+    if (ec) {
+        throw TraceError(directory + ": cannot list the directory: " + ec.message());
+    }
+    if (names.empty()) {
+        throw TraceError(directory +
+                         ": no traces in this directory (looked for *.json and *.json.gz files)");
+    }
+    std::sort(names.begin(), names.end(), naturalLess);
+    std::vector<std::string> out;
+    out.reserve(names.size());
+    for (const auto& n : names) {
+        out.push_back((fs::path(directory) / n).string());
+    }
+    return out;
+}
+
+std::vector<ReadOutcome> forEachTrace(const std::vector<std::string>& files, ReadOptions options,
+                                      std::size_t parallel,
+                                      const std::function<void(std::size_t, Trace&&)>& use) {
+    std::vector<ReadOutcome> out(files.size());
+    if (parallel == 0) {
+        parallel = std::max(1u, std::thread::hardware_concurrency());
+    }
+    parallel = std::min(parallel, files.size());
+    if (files.size() > 1) {
+        options.threads = 1; // the files themselves keep every core busy
+    }
+    parallelFor(files.size(), int(parallel), [&](std::size_t i, std::size_t) {
+        try {
+            use(i, readTraceFile(files[i], options));
+        } catch (const ReadCancelled&) {
+            out[i].cancelled = true;
+        } catch (const NotATraceError& e) {
+            out[i].error = e.what();
+            out[i].notATrace = true;
+        } catch (const TraceError& e) {
+            out[i].error = e.what();
+        } catch (const std::bad_alloc&) {
+            out[i].error = files[i] + ": out of memory while reading it";
+        } catch (const std::exception& e) {
+            out[i].error = files[i] + ": " + e.what();
+        }
+    });
+    return out;
+}
+
+std::vector<LoadedTrace> readTraces(const std::vector<std::string>& files, ReadOptions options,
+                                    std::size_t parallel) {
+    std::vector<LoadedTrace> out(files.size());
+    const std::vector<ReadOutcome> outcomes =
+        forEachTrace(files, std::move(options), parallel,
+                     [&](std::size_t i, Trace&& trace) { out[i].trace = std::move(trace); });
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        static_cast<ReadOutcome&>(out[i]) = outcomes[i];
+    }
+    return out;
+}
+
+std::vector<LoadedReduction> readReductions(const std::vector<std::string>& files,
+                                            const ReadOptions& options, std::optional<Span> window,
+                                            bool withHta, std::size_t parallel) {
+    std::vector<LoadedReduction> out(files.size());
+    const std::vector<ReadOutcome> outcomes =
+        forEachTrace(files, options, parallel, [&](std::size_t i, Trace&& trace) {
+            out[i].reduction = reduceTrace(trace, window, withHta);
+        });
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        static_cast<ReadOutcome&>(out[i]) = outcomes[i];
+    }
+    return out;
+}
+
+std::optional<int> rankOf(const Trace& trace) {
+    if (trace.distributed.rank) {
+        return int(*trace.distributed.rank);
+    }
+    if (trace.producerRank) {
+        return int(*trace.producerRank);
+    }
+    static const std::regex rankInName(R"(rank[-_]?(\d+))", std::regex::icase);
+    const std::string name = fs::path(trace.source).filename().string();
+    std::smatch m;
+    if (std::regex_search(name, m, rankInName)) {
+        return std::stoi(m[1].str());
+    }
+    return std::nullopt;
+}
+
+JobAnalysis analyzeJob(const std::vector<const RankReduction*>& reductions,
+                       const std::vector<int>& ranks) {
+    std::vector<RankInput> in;
+    in.reserve(reductions.size());
+    for (const RankReduction* r : reductions) {
+        in.push_back({&r->arrivals, &r->names, &r->summary});
+    }
+    return analyze(in, ranks);
+}
+
+JobAnalysis analyzeJob(const std::vector<const Trace*>& traces, const std::vector<int>& ranks,
+                       const std::vector<TraceSummary>& summaries, std::optional<Span> window) {
+    std::vector<std::vector<CollectiveArrival>> arrivals(traces.size());
+    std::vector<std::vector<std::string>> names(traces.size());
+    std::vector<RankInput> in;
+    in.reserve(traces.size());
+    for (std::size_t r = 0; r < traces.size(); ++r) {
+        arrivals[r] =
+            collectiveArrivals(traces[r]->collectives, stepWindows(*traces[r]), window, names[r]);
+        in.push_back({&arrivals[r], &names[r], &summaries[r]});
+    }
+    return analyze(in, ranks);
 }
 
 } // namespace commprof::trace

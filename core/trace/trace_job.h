@@ -6,10 +6,12 @@
 // plugin's distributed view give, from the traces alone.
 
 #include "intervals.h"
+#include "rank_reduction.h"
 #include "step_metrics.h"
 #include "trace_event.h"
 #include "trace_input.h"
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -33,19 +35,39 @@ inline constexpr double kStragglerFloorUs = 1000.0;
 // numbers in their names. Throws TraceError when there are none, naming the directory.
 std::vector<std::string> traceFilesIn(const std::string& directory);
 
-struct LoadedTrace {
-    std::optional<Trace> trace;
+// How reading one file of a job ended.
+struct ReadOutcome {
     std::string error;      // why it could not be read, naming the file
     bool notATrace = false; // valid JSON without traceEvents
     bool cancelled = false; // options.cancelled stopped it (or it never started): no error
 };
 
-// Reads every file, `parallel` at a time (0: the hardware's threads); each trace is parsed on
-// one thread when several are read at once. Results come back in the order given, and a file
-// that fails never stops the others; once options.cancelled says so, the files being read
-// stop and the rest are not started, all marked cancelled.
+// Reads every file, `parallel` at a time (0: the hardware's threads), and hands each trace
+// read to `use` on the thread that read it; the trace is gone once `use` returns. Each trace
+// is parsed on one thread when several are read at once. A file that fails (or whose `use`
+// throws) never stops the others; once options.cancelled says so, the files being read stop
+// and the rest are not started, all marked cancelled. Outcomes come back in the order given.
+std::vector<ReadOutcome> forEachTrace(const std::vector<std::string>& files, ReadOptions options,
+                                      std::size_t parallel,
+                                      const std::function<void(std::size_t, Trace&&)>& use);
+
+struct LoadedTrace : ReadOutcome {
+    std::optional<Trace> trace;
+};
+
+// forEachTrace, keeping every trace whole (the timeline, which shows their events).
 std::vector<LoadedTrace> readTraces(const std::vector<std::string>& files, ReadOptions options,
                                     std::size_t parallel = 0);
+
+struct LoadedReduction : ReadOutcome {
+    std::optional<RankReduction> reduction;
+};
+
+// forEachTrace, keeping only each trace's reduction under `window` (with HTA's figures when
+// asked): what `trace summarize DIR` reads, in memory that does not grow with the ranks' events.
+std::vector<LoadedReduction> readReductions(const std::vector<std::string>& files,
+                                            const ReadOptions& options, std::optional<Span> window,
+                                            bool withHta, std::size_t parallel = 0);
 
 // distributedInfo.rank, else otherData.rank (commprof-rank), else a number after "rank" in
 // the file name, else nullopt.
@@ -95,7 +117,11 @@ struct JobAnalysis {
     std::vector<std::string> warnings;
 };
 
-// traces[i] is rank ranks[i]; summaries[i] its summary (under the same window).
+// reductions[i] is rank ranks[i] (all reduced under the same window).
+JobAnalysis analyzeJob(const std::vector<const RankReduction*>& reductions,
+                       const std::vector<int>& ranks);
+// The same from whole traces: traces[i] is rank ranks[i]; summaries[i] its summary (under the
+// same window).
 JobAnalysis analyzeJob(const std::vector<const Trace*>& traces, const std::vector<int>& ranks,
                        const std::vector<TraceSummary>& summaries,
                        std::optional<Span> window = std::nullopt);

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "rank_reduction.h"
+
+#include "trace_job.h"
+#include "trace_report.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace commprof::trace {
+namespace {
+
+std::uint32_t nameIndex(std::vector<std::string>& names, const std::string& name) {
+    const auto it = std::find(names.begin(), names.end(), name);
+    if (it != names.end()) {
+        return std::uint32_t(it - names.begin());
+    }
+    names.push_back(name);
+    return std::uint32_t(names.size() - 1);
+}
+
+// The step whose window holds t, if any.
+std::optional<int> stepAt(const std::vector<StepWindow>& steps, double t) {
+    for (const auto& s : steps) {
+        if (t >= s.window.start && t < s.window.end) {
+            return s.step;
+        }
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+std::vector<CollectiveArrival> collectiveArrivals(const std::vector<CollectiveRecord>& records,
+                                                  const std::vector<StepWindow>& steps,
+                                                  const std::optional<Span>& window,
+                                                  std::vector<std::string>& names) {
+    std::vector<CollectiveArrival> out;
+    std::map<std::tuple<std::uint32_t, std::optional<int>>, std::uint32_t> ordinals;
+    for (const CollectiveRecord& c : records) {
+        if (!startsIn(c, window)) {
+            continue;
+        }
+        CollectiveArrival a;
+        a.processGroup = nameIndex(names, c.processGroup.empty() ? "default" : c.processGroup);
+        a.kind = nameIndex(names, c.kind);
+        a.seq = c.seq;
+        a.step = stepAt(steps, c.startUs);
+        if (!c.seq) {
+            a.ordinal = ordinals[{a.processGroup, a.step}]++;
+        }
+        a.startUs = c.startUs;
+        out.push_back(a);
+    }
+    return out;
+}
+
+RankReduction reduceTrace(const Trace& trace, std::optional<Span> window, bool withHta) {
+    RankReduction r;
+    r.source = trace.source;
+    r.rank = rankOf(trace);
+    r.distributed = trace.distributed;
+    TraceReport report = reportOf(trace, window, withHta);
+    r.summary = std::move(report.summary);
+    r.hta = std::move(report.hta);
+    const std::vector<CollectiveRecord> inWindow = collectivesIn(trace.collectives, window);
+    r.collectives = inWindow.size();
+    r.byKind = summarizeByKind(inWindow);
+    r.arrivals = collectiveArrivals(trace.collectives, stepWindows(trace), window, r.names);
+    return r;
+}
+
+} // namespace commprof::trace
