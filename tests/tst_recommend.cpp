@@ -78,6 +78,27 @@ world_sizes: [2]
         }
         QCOMPARE(measured, 2);
         QVERIFY(recommendedIsCandidate);
+        // The rule of docs/cli.md, applied here to the candidates: predictions within 1 % of the
+        // smallest tie, and of those the measured cap with the smallest measured step wins.
+        double smallest = INFINITY;
+        for (const QJsonValue& v : g["candidates"].toArray()) {
+            smallest = std::min(smallest, v["predicted_step_ms"].toDouble());
+        }
+        double expectedCap = -1, bestMeasured = INFINITY, bestPredicted = INFINITY;
+        for (const QJsonValue& v : g["candidates"].toArray()) {
+            if (v["predicted_step_ms"].toDouble() > smallest * 1.01) {
+                continue;
+            }
+            if (!v["measured_step_ms"].isNull() && v["measured_step_ms"].toDouble() < bestMeasured) {
+                bestMeasured = v["measured_step_ms"].toDouble();
+                expectedCap = v["bucket_cap_mb"].toDouble();
+            } else if (!std::isfinite(bestMeasured) &&
+                       v["predicted_step_ms"].toDouble() < bestPredicted) {
+                bestPredicted = v["predicted_step_ms"].toDouble();
+                expectedCap = v["bucket_cap_mb"].toDouble();
+            }
+        }
+        QCOMPARE(g["recommended_bucket_cap_mb"].toDouble(), expectedCap);
         qInfo("recommended %g MiB, MAPE %.1f %%", g["recommended_bucket_cap_mb"].toDouble(),
               g["mape"].toDouble() * 100);
 

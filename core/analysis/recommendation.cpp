@@ -13,11 +13,14 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 namespace commprof::analysis {
 namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
+// Predicted steps closer than this (relative) to the smallest are a tie.
+constexpr double kPredictionTie = 0.01;
 
 struct Members {
     CapGroup group;
@@ -137,12 +140,28 @@ void predict(Members& m, const SweepsByShape& sweeps) {
         }
         g.candidates.push_back(c);
     }
-    // Caps that give the same buckets predict the same step: of those, one that was measured.
-    const auto best = std::min_element(g.candidates.begin(), g.candidates.end(),
-                                       [](const CapCandidate& a, const CapCandidate& b) {
-                                           return std::pair{a.predictedStepMs, !a.measuredStepMs} <
-                                                  std::pair{b.predictedStepMs, !b.measuredStepMs};
-                                       });
+    // Caps whose predicted steps lie within kPredictionTie of the smallest are ones the model
+    // cannot tell apart (the same buckets predict the same step; on a step of hundreds of ms a
+    // bucket layout moves a few): of those, the measured one that ran fastest, else the smallest
+    // prediction.
+    const double smallest =
+        std::min_element(g.candidates.begin(), g.candidates.end(),
+                         [](const CapCandidate& a, const CapCandidate& b) {
+                             return a.predictedStepMs < b.predictedStepMs;
+                         })
+            ->predictedStepMs;
+    const auto tied = [smallest](const CapCandidate& c) {
+        return c.predictedStepMs <= smallest * (1.0 + kPredictionTie);
+    };
+    const auto best = std::min_element(
+        g.candidates.begin(), g.candidates.end(),
+        [&tied](const CapCandidate& a, const CapCandidate& b) {
+            const auto rank = [&tied](const CapCandidate& c) {
+                return std::tuple{!tied(c), !c.measuredStepMs,
+                                  c.measuredStepMs.value_or(c.predictedStepMs), c.predictedStepMs};
+            };
+            return rank(a) < rank(b);
+        });
     g.recommendedCapMb = best->capMb;
     double sum = 0;
     int n = 0;
