@@ -22,6 +22,7 @@
 #endif
 #include <chrono>
 #include <cstdio>
+#include <limits>
 #include <set>
 #include <thread>
 
@@ -174,7 +175,13 @@ RankResult runDdp(const RankOptions& o) {
 
     const auto firstCap = std::size_t(o.firstBucketMb * 1024 * 1024);
     const auto cap = std::size_t(o.bucketCapMb * 1024 * 1024);
-    const BucketAssignment buckets = assignBuckets(params, firstCap, cap);
+    // As Python DDP's constructor (1.13 and 2.x): without find_unused_parameters, or with
+    // static_graph, the first iteration runs with one bucket, since registration order need not
+    // be the order of use; the rebuild after it applies the caps in gradient-ready order.
+    const auto unbounded = std::size_t(std::numeric_limits<std::int64_t>::max()); // sys.maxsize
+    const bool oneFirstBucket = o.staticGraph || !o.findUnusedParameters;
+    const BucketAssignment buckets = oneFirstBucket ? assignBuckets(params, unbounded, unbounded)
+                                                    : assignBuckets(params, firstCap, cap);
     result.initialBuckets = buckets.indices;
     // Shared: the DDP logger holds the Reducer as Python's DDP object does.
     const std::shared_ptr<c10d::Reducer> reducerPtr = makeReducer(
