@@ -6,6 +6,9 @@
 #   packaging/bootstrap.sh run    build, run configs/experiments/smoke.yaml into ./results/,
 #                                 write the report, open the workbench on it
 #   packaging/bootstrap.sh test   build and run the ctest suite
+#   packaging/bootstrap.sh models build, and make the TorchScript files that
+#                                 configs/experiments/real_models.yaml names (commprof model
+#                                 export, with python3-torch and python3-torchvision)
 #   packaging/bootstrap.sh package  make the Debian package (debian/, dpkg-buildpackage) from a
 #                                 copy of the tree, and put commprof_*.deb and its -dbgsym into
 #                                 the build folder; packaging/deb-check.sh lints it and installs
@@ -67,6 +70,24 @@ package() {
   cp "$out"/*.deb "$BUILD"/
 }
 
+# The modules of real_models.yaml, each exported once: SPEC, then its file and export flags.
+make_models() {
+  local dir="$ROOT/configs/experiments/models"
+  local -a models=(
+    "torchvision:resnet18|resnet18.pt|--input-shape 3,64,64 --classes 1000"
+    "gpt:layers=6,d=512,heads=8,seq=128,vocab=32000|gpt6.pt|"
+  )
+  local entry spec file flags
+  for entry in "${models[@]}"; do
+    IFS='|' read -r spec file flags <<<"$entry"
+    if [ -f "$dir/$file" ]; then
+      continue
+    fi
+    # shellcheck disable=SC2086 # flags are words
+    "$BUILD/bin/commprof" model export "$spec" --out "$dir/$file" $flags
+  done
+}
+
 has_command() {
   "$BUILD/bin/commprof" --help 2>/dev/null | grep -q "^  $1 "
 }
@@ -108,13 +129,18 @@ case "${1:-}" in
     # python3-torch is in the list: the Python DDP reference must run, never skip.
     COMMPROF_REQUIRE_PYTORCH=1 ctest --test-dir "$BUILD" --output-on-failure -j "$JOBS"
     ;;
+  models)
+    install_packages
+    build
+    make_models
+    ;;
   package)
     install_packages
     package
     ls "$BUILD"/commprof_*.deb
     ;;
   *)
-    echo "usage: $0 run|test|package" >&2
+    echo "usage: $0 run|test|models|package" >&2
     exit 2
     ;;
 esac

@@ -31,7 +31,9 @@ declare -A COMMPROF_RENAMED=()
 # [release]=packages only that release needs: from Debian 13 Qt's SVG icon engine and image
 # plugins are a package of their own (in Debian 12 libqt6svg6 carries them), and without them
 # the workbench's SVG icon is empty.
-declare -A COMMPROF_RELEASE_ONLY=([debian13]="qt6-svg-plugins")
+# Debian 12's python3-torchvision (0.14) makes the ResNet models of real_models.yaml and
+# tst_rank_torchscript's ResNet-18 (commprof model export torchvision:...).
+declare -A COMMPROF_RELEASE_ONLY=([debian13]="qt6-svg-plugins" [debian12]="python3-torchvision")
 
 # commprof_packages RELEASE: the list, one name a line, as RELEASE calls them.
 commprof_packages() {
@@ -51,6 +53,7 @@ commprof_without() {
     build-essential | cmake | ninja-build) echo "fatal" ;;
     libtorch-dev | libgloo-dev) echo "commprof-rank and every test that runs ranks" ;;
     python3-torch) echo "the Python DDP reference of tst_rank_ddp and the Python benchmarks" ;;
+    python3-torchvision) echo "commprof model export torchvision:..., the ResNet rows of tst_rank_torchscript" ;;
     slurm-wlm | munge) echo "tst_slurm (skipped): the Slurm launcher against a real Slurm" ;;
     ccache | pkg-config | fonts-dejavu-core) echo "" ;;
     man-db | zsh | bsdutils | dpkg-dev) echo "checks of the man pages, completions, terminal view and .deb" ;;

@@ -67,5 +67,6 @@ int diffCommand(const Args& args);
 int sweepRunCommand(const Args& args);
 int sweepSummarizeCommand(const Args& args);
 int recommendCommand(const Args& args);
+int modelExportCommand(const Args& args);
 
 } // namespace commprof::cli

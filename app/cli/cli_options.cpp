@@ -121,6 +121,14 @@ const options::Program& commprofProgram() {
              "DIR",
              "Predict each bucket cap's step from the sweep; measured beside predicted",
              {json}},
+            {"model export",
+             "SPEC",
+             "Write a TorchScript module and its description (torchvision:resnet18, "
+             "gpt:layers=6,d=512,heads=8,seq=128,vocab=32000) for a matrix to name",
+             {options::required({"--out", "FILE.pt", "The module; FILE.json beside it", {}}),
+              {"--input-shape", "C,H,W", "torchvision: the image input (default 3,224,224)", {}},
+              {"--classes", "N", "torchvision: classes of the head (default 1000)", {}},
+              {"--seed", "N", "Seed of the initial weights (default 0)", {}}}},
         },
         {{"ENVIRONMENT",
           "COMMPROF_RANK: the commprof-rank program to run; without it, the one next to "

@@ -46,6 +46,23 @@ QString cellText(const feasibility::Plan& plan, const feasibility::PlannedCell& 
                                            .arg(pc.nodes.size())
                                            .arg(feasibility::nodeDemandText(pc))
                                      : QString());
+    if (const auto& t = pc.cell.model.torchscript) {
+        QStringList bases;
+        for (const auto* d : {&pc.estimate.host, &pc.estimate.device}) {
+            for (const auto& term : d->terms) {
+                if (!term.basis.isEmpty()) {
+                    bases << term.name + " " + term.basis;
+                }
+            }
+        }
+        text += QString("    torchscript %1: %2 parameters (%3 trainable) in %4 tensors; %5; the "
+                        "rest from coefficients\n")
+                    .arg(t->file)
+                    .arg(t->paramsTotal, 0, 'f', 0)
+                    .arg(t->paramsTrainable, 0, 'f', 0)
+                    .arg(t->tensors)
+                    .arg(bases.join(", "));
+    }
     if (pc.cell.isSweep()) {
         const auto mib = [](double b) { return QString::number(b / 1048576.0, 'g', 6); };
         text +=

@@ -114,6 +114,7 @@ int main(int argc, char** argv) {
         {"sweep run", sweepRunCommand},
         {"sweep summarize", sweepSummarizeCommand},
         {"recommend", recommendCommand},
+        {"model export", modelExportCommand},
     };
     int words = 0;
     const options::Command* command = commandOf(args, words);

@@ -134,18 +134,38 @@ std::unique_ptr<c10d::Reducer> makeReducer(const std::vector<at::Tensor>& params
                                            const BucketAssignment& buckets, ProcessGroupPtr pg,
                                            std::size_t firstCapBytes, std::size_t capBytes,
                                            std::unordered_map<std::size_t, std::string> names,
-                                           bool gradientAsBucketView) {
+                                           bool gradientAsBucketView, bool findUnused) {
     return std::make_unique<c10d::Reducer>(params, buckets.indices, buckets.limits, std::move(pg),
                                            std::vector<bool>(params.size(), false),
-                                           std::int64_t(capBytes),
-                                           /*find_unused_parameters=*/false, gradientAsBucketView,
+                                           std::int64_t(capBytes), findUnused, gradientAsBucketView,
                                            std::move(names), std::int64_t(firstCapBytes));
+}
+
+std::vector<std::vector<std::size_t>> currentBuckets(const c10d::Reducer& reducer,
+                                                     const std::vector<at::Tensor>& params) {
+    std::unordered_map<const void*, std::size_t> indexOf;
+    for (std::size_t i = 0; i < params.size(); ++i) {
+        indexOf[params[i].unsafeGetTensorImpl()] = i;
+    }
+    std::vector<std::vector<std::size_t>> out;
+    for (const auto& bucket : reducer.get_grad_buckets(/*return_zero_tensors=*/false)) {
+        auto& indices = out.emplace_back();
+        for (const auto& p : bucket.getParameters()) {
+            indices.push_back(indexOf.at(p.unsafeGetTensorImpl()));
+        }
+    }
+    return out;
 }
 
 void syncParamsFromRank0(const ProcessGroupPtr& pg, std::vector<at::Tensor>& params) {
     at::NoGradGuard noGrad; // the broadcast writes into leaf tensors
     c10d::verify_params_across_processes(pg, params, {});
     c10d::broadcast_coalesced(pg, params, std::size_t{250} << 20, 0); // Python DDP's size
+}
+
+void broadcastBuffers(const ProcessGroupPtr& pg, std::vector<at::Tensor>& buffers) {
+    at::NoGradGuard noGrad;
+    c10d::broadcast_coalesced(pg, buffers, std::size_t{250} << 20, 0);
 }
 
 } // namespace commprof::rank

@@ -71,17 +71,25 @@ struct BucketAssignment {
 BucketAssignment assignBuckets(const std::vector<at::Tensor>& params, std::size_t firstCapBytes,
                                std::size_t capBytes);
 
-// PyTorch's c10d::Reducer for dense parameters that are all used (find_unused_parameters off),
-// with DDP's small first bucket after the rebuild; the gradients are copied out of the buckets
-// unless `gradientAsBucketView`.
+// PyTorch's c10d::Reducer for dense parameters, with DDP's small first bucket after the
+// rebuild; the gradients are copied out of the buckets unless `gradientAsBucketView`. Without
+// `findUnused` every parameter must get a gradient each iteration (DDP's default).
 std::unique_ptr<c10d::Reducer> makeReducer(const std::vector<at::Tensor>& params,
                                            const BucketAssignment& buckets, ProcessGroupPtr pg,
                                            std::size_t firstCapBytes, std::size_t capBytes,
                                            std::unordered_map<std::size_t, std::string> names,
-                                           bool gradientAsBucketView);
+                                           bool gradientAsBucketView, bool findUnused = false);
+
+// The Reducer's buckets as they are now (after a rebuild, in gradient-ready order): indices
+// into `params` per bucket.
+std::vector<std::vector<std::size_t>> currentBuckets(const c10d::Reducer& reducer,
+                                                     const std::vector<at::Tensor>& params);
 
 // Python DDP's setup: checks every rank holds the same parameter shapes, then broadcasts rank
 // 0's values.
 void syncParamsFromRank0(const ProcessGroupPtr& pg, std::vector<at::Tensor>& params);
+
+// DDP's broadcast_buffers (its default): rank 0's buffers to every rank before each forward.
+void broadcastBuffers(const ProcessGroupPtr& pg, std::vector<at::Tensor>& buffers);
 
 } // namespace commprof::rank

@@ -12,6 +12,7 @@
 #include "rendezvous.h"
 #include "spec/layers.h"
 #include "spec/rank_contract.h"
+#include "torchscript_model.h"
 
 #include <ATen/record_function.h>
 
@@ -21,6 +22,7 @@
 #endif
 #include <chrono>
 #include <cstdio>
+#include <limits>
 #include <set>
 #include <thread>
 
@@ -137,31 +139,53 @@ RankResult runDdp(const RankOptions& o) {
                              : makeGlooGroup(store, o.rank, o.worldSize, o.masterAddr, timeout);
 
     torch::manual_seed(o.seed);
-    SyntheticModel model = makeModel(o.family, o.params, device);
+    const bool scripted = !o.torchscript.empty();
+    TrainingModel model =
+        scripted ? loadTorchScript(o, device) : makeModel(o.family, o.params, device);
     result.modelDescription = model.description;
-    result.actualParams = countParameters(*model.module);
-    const auto signature = modelSignature(*model.module);
+    result.actualParams = countParameters(model.parameters);
+    const auto signature = modelSignature(model.parameters, model.buffers);
     result.signatureHash = signatureHash(signature);
     checkFormation(*store, o, signature);
 
+    // As DDP: only the parameters that require a gradient are the Reducer's (and the
+    // optimizer's); frozen ones stay as they are.
     std::vector<torch::Tensor> params;
     std::unordered_map<std::size_t, std::string> names;
-    for (const auto& p : model.module->named_parameters()) {
-        names[params.size()] = p.key();
-        result.params.push_back({p.key(), p.value().sizes().vec(),
-                                 p.value().numel() * std::int64_t(p.value().element_size())});
-        params.push_back(p.value());
+    for (const auto& [name, p] : model.parameters) {
+        if (!p.requires_grad()) {
+            result.frozenParams += p.numel();
+            continue;
+        }
+        names[params.size()] = name;
+        result.params.push_back(
+            {name, p.sizes().vec(), p.numel() * std::int64_t(p.element_size())});
+        params.push_back(p);
+    }
+    if (params.empty()) {
+        throw ModelFileError((scripted ? o.torchscript : o.model) +
+                             ": no parameter requires a gradient: DDP has nothing to reduce");
+    }
+    std::vector<torch::Tensor> buffers;
+    for (const auto& [name, b] : model.buffers) {
+        buffers.push_back(b);
     }
 
     syncParamsFromRank0(pg, params);
 
     const auto firstCap = std::size_t(o.firstBucketMb * 1024 * 1024);
     const auto cap = std::size_t(o.bucketCapMb * 1024 * 1024);
-    const BucketAssignment buckets = assignBuckets(params, firstCap, cap);
+    // As Python DDP's constructor (1.13 and 2.x): without find_unused_parameters, or with
+    // static_graph, the first iteration runs with one bucket, since registration order need not
+    // be the order of use; the rebuild after it applies the caps in gradient-ready order.
+    const auto unbounded = std::size_t(std::numeric_limits<std::int64_t>::max()); // sys.maxsize
+    const bool oneFirstBucket = o.staticGraph || !o.findUnusedParameters;
+    const BucketAssignment buckets = oneFirstBucket ? assignBuckets(params, unbounded, unbounded)
+                                                    : assignBuckets(params, firstCap, cap);
     result.initialBuckets = buckets.indices;
     // Shared: the DDP logger holds the Reducer as Python's DDP object does.
-    const std::shared_ptr<c10d::Reducer> reducerPtr =
-        makeReducer(params, buckets, pg, firstCap, cap, names, o.gradientAsBucketView);
+    const std::shared_ptr<c10d::Reducer> reducerPtr = makeReducer(
+        params, buckets, pg, firstCap, cap, names, o.gradientAsBucketView, o.findUnusedParameters);
     c10d::Reducer& reducer = *reducerPtr;
     if (o.staticGraph) {
         reducer.set_static_graph(); // before the first iteration, as DDP's _set_static_graph
@@ -200,9 +224,26 @@ RankResult runDdp(const RankOptions& o) {
         ddpLogging.beforeForward();
         reducer.prepare_for_forward();
         reducer.rebuild_buckets(); // a collective: every rank calls it at the same point
-        auto output = model.forward(input);
-        auto loss = torch::mse_loss(output, target);
-        reducer.prepare_for_backward({});
+        // DDP's broadcast_buffers (its default), after the rebuild as there.
+        if (!buffers.empty() && o.worldSize > 1) {
+            broadcastBuffers(pg, buffers);
+        }
+        torch::Tensor output;
+        if (scripted && it == 0) {
+            // The first forward tells whether the module takes the input spec at all.
+            try {
+                output = model.forward(input);
+                checkOutput(o, output, o.batchSize);
+            } catch (const std::exception& e) {
+                throw forwardFailure(o, e);
+            }
+        } else {
+            output = model.forward(input);
+        }
+        auto loss = model.loss(output, target);
+        // With find_unused_parameters the Reducer walks the graph from the outputs, as DDP's.
+        reducer.prepare_for_backward(o.findUnusedParameters ? std::vector<torch::Tensor>{output}
+                                                            : std::vector<torch::Tensor>{});
         times.forwardMs = msSince(t0);
 
         const std::int64_t t1 = monotonicNs();
@@ -249,6 +290,7 @@ RankResult runDdp(const RankOptions& o) {
         emitBuckets(*log, o.rank);
     }
 
+    result.finalBuckets = currentBuckets(reducer, params);
     fp.setIteration(-1); // nothing after the loop is captured
     fp.close();
     result.ddpLogging = ddpLogging.finish();
@@ -259,6 +301,9 @@ RankResult runDdp(const RankOptions& o) {
     }
     if (o.dumpGrads) {
         gradDump.write(o.outDir + "/grads_rank" + std::to_string(o.rank) + ".pt");
+        GradDump values;
+        values.add(params, GradDump::Of::Values);
+        values.write(o.outDir + "/params_rank" + std::to_string(o.rank) + ".pt");
     }
     result.buckets = log->all();
     std::set<int> countsSeen;

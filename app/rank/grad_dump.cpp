@@ -8,11 +8,15 @@
 
 namespace commprof::rank {
 
-void GradDump::add(const std::vector<torch::Tensor>& params) {
+void GradDump::add(const std::vector<torch::Tensor>& params, Of of) {
     at::DisableRecordFunctionGuard notTheModel; // instrumentation, not ops to trace
     c10::List<at::Tensor> grads;
     for (const auto& p : params) {
-        grads.push_back(p.grad().detach().to(torch::kCPU).clone());
+        // An unused parameter's gradient stays undefined under find_unused_parameters: zeros,
+        // as Python's None is read on the other side.
+        const at::Tensor& t = of == Of::Values ? p : p.grad();
+        grads.push_back(t.defined() ? t.detach().to(torch::kCPU).clone()
+                                    : torch::zeros_like(p, torch::kCPU));
     }
     iterations_.push_back(grads);
 }

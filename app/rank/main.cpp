@@ -61,7 +61,12 @@ int main(int argc, char** argv) {
     } catch (const std::exception& e) {
         std::string what = e.what();
         // c10 errors carry a C++ backtrace after the first line; the message is what matters.
-        std::cerr << prefix << what.substr(0, what.find("\nException raised from")) << std::endl;
+        what = what.substr(0, what.find("\nException raised from"));
+        // DDP's own errors in a TorchScript module's run (an unused parameter) name the file.
+        if (!options.torchscript.empty() && what.rfind(options.torchscript + ": ", 0) != 0) {
+            what = options.torchscript + ": " + what;
+        }
+        std::cerr << prefix << what << std::endl;
         return exit_code::kFailed;
     }
 }

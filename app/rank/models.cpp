@@ -78,16 +78,24 @@ struct TransformerImpl : torch::nn::Module {
 
 } // namespace
 
-std::int64_t countParameters(const torch::nn::Module& module) {
+std::int64_t countParameters(const NamedTensors& tensors) {
     std::int64_t n = 0;
-    for (const auto& p : module.parameters()) {
+    for (const auto& [name, p] : tensors) {
         n += p.numel();
     }
     return n;
 }
 
-SyntheticModel makeModel(const std::string& family, double params, const torch::Device& device) {
-    SyntheticModel m;
+NamedTensors namedTensors(const torch::OrderedDict<std::string, torch::Tensor>& dict) {
+    NamedTensors out;
+    for (const auto& item : dict) {
+        out.emplace_back(item.key(), item.value());
+    }
+    return out;
+}
+
+TrainingModel makeModel(const std::string& family, double params, const torch::Device& device) {
+    TrainingModel m;
     const spec::ModelFamily* known = spec::findModelFamily(family);
     if (!known) {
         throw std::invalid_argument("unknown model family '" + family + "' (" +
@@ -100,7 +108,9 @@ SyntheticModel makeModel(const std::string& family, double params, const torch::
         const std::int64_t out = shape.outWidth;
         auto net = std::make_shared<MlpImpl>(h, out);
         net->to(device);
-        m.module = net;
+        m.owner = net;
+        m.parameters = namedTensors(net->named_parameters());
+        m.buffers = namedTensors(net->named_buffers());
         m.forward = [net](const torch::Tensor& x) { return net->forward(x); };
         m.makeBatch = [h, out, device](int batch, at::Generator& gen) {
             auto x = torch::randn({batch, h}, gen, torch::kFloat);
@@ -115,7 +125,9 @@ SyntheticModel makeModel(const std::string& family, double params, const torch::
         const std::int64_t out = shape.outWidth;
         auto net = std::make_shared<TransformerImpl>(d, out);
         net->to(device);
-        m.module = net;
+        m.owner = net;
+        m.parameters = namedTensors(net->named_parameters());
+        m.buffers = namedTensors(net->named_buffers());
         m.forward = [net](const torch::Tensor& x) { return net->forward(x); };
         m.makeBatch = [d, out, device](int batch, at::Generator& gen) {
             auto x = torch::randn({batch, kSeqLen, d}, gen, torch::kFloat);
@@ -127,6 +139,9 @@ SyntheticModel makeModel(const std::string& family, double params, const torch::
     } else {
         throw std::invalid_argument("unknown model family '" + family + "'");
     }
+    m.loss = [](const torch::Tensor& output, const torch::Tensor& target) {
+        return torch::mse_loss(output, target);
+    };
     return m;
 }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Synthetic models of a requested parameter count (within 2 %): an MLP family and a
-// transformer-block family whose buckets differ in shape.
+// What the DDP loop trains: a synthetic model of a requested parameter count (within 2 %), an
+// MLP family and a transformer-block family whose buckets differ in shape, or a TorchScript
+// module (torchscript_model.h).
 
 #include <torch/torch.h>
 
@@ -10,16 +11,21 @@
 
 namespace commprof::rank {
 
-struct SyntheticModel {
-    std::shared_ptr<torch::nn::Module> module;
-    // Builds the input and target of one batch on the model's device.
+using NamedTensors = std::vector<std::pair<std::string, torch::Tensor>>;
+
+struct TrainingModel {
+    std::shared_ptr<void> owner; // keeps the module the tensors and functions belong to
+    NamedTensors parameters;     // every parameter, frozen ones too, in registration order
+    NamedTensors buffers;
     // Input and target of one batch, drawn on the CPU from gen and moved to the model's device.
     std::function<std::pair<torch::Tensor, torch::Tensor>(int batch, at::Generator& gen)> makeBatch;
     std::function<torch::Tensor(const torch::Tensor& input)> forward;
+    std::function<torch::Tensor(const torch::Tensor& output, const torch::Tensor& target)> loss;
     std::string description;
 };
 
-SyntheticModel makeModel(const std::string& family, double params, const torch::Device& device);
-std::int64_t countParameters(const torch::nn::Module& module);
+TrainingModel makeModel(const std::string& family, double params, const torch::Device& device);
+std::int64_t countParameters(const NamedTensors& tensors);
+NamedTensors namedTensors(const torch::OrderedDict<std::string, torch::Tensor>& dict);
 
 } // namespace commprof::rank

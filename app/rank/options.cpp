@@ -160,6 +160,25 @@ bool RankOptions::perturbsRank(int r) const {
             std::find(perturbRanks.begin(), perturbRanks.end(), r) != perturbRanks.end());
 }
 
+// One of the two input specs, complete; the family and the parameter count then come from the
+// file (--params only keeps its range check quiet).
+static void checkTorchScriptInput(RankOptions& o) {
+    const bool image = !o.inputShape.empty() || o.classes;
+    const bool tokens = o.tokens || o.vocab;
+    if (image == tokens) {
+        throw UsageError("--torchscript: give either --input-shape C,H,W with --classes N, or "
+                         "--tokens N with --vocab V");
+    }
+    if (image && (o.inputShape.empty() || o.classes < 1)) {
+        throw UsageError("--torchscript: --input-shape and --classes (>= 1) go together");
+    }
+    if (tokens && (o.tokens < 1 || o.vocab < 2)) {
+        throw UsageError("--torchscript: --tokens (>= 1) and --vocab (>= 2) go together");
+    }
+    o.family = std::string(spec::kTorchScriptFamily);
+    o.params = 0; // the file's: the rank file's model.params counts them
+}
+
 std::string usageText() {
     return options::usageLine(rankProgram(), nullptr) + "\n";
 }
@@ -176,15 +195,37 @@ RankOptions parseOptions(int argc, char** argv) {
     }
     bool paramsGiven = false;
     bool familyGiven = false;
+    bool modelGiven = false;
     using Setter = std::function<void(const std::string&, const std::string&)>;
     const std::map<std::string, Setter> withValue{
-        {"--model", [&](auto&, auto& v) { o.model = v; }},
+        {"--model",
+         [&](auto&, auto& v) {
+             o.model = v;
+             modelGiven = true;
+         }},
         {"--family", [&](auto& f, auto& v) { o.family = oneOf(f, v); }},
         {"--params",
          [&](auto& f, auto& v) {
              o.params = toDouble(f, v);
              paramsGiven = true;
          }},
+        {"--torchscript", [&](auto&, auto& v) { o.torchscript = v; }},
+        {"--input-shape",
+         [&](auto& f, auto& v) {
+             std::size_t at = 0;
+             while (at <= v.size()) {
+                 const auto comma = std::min(v.find(',', at), v.size());
+                 const int d = toInt(f, v.substr(at, comma - at));
+                 if (d < 1) {
+                     throw UsageError(f + ": expected positive dimensions, got '" + v + "'");
+                 }
+                 o.inputShape.push_back(d);
+                 at = comma + 1;
+             }
+         }},
+        {"--tokens", [&](auto& f, auto& v) { o.tokens = toInt(f, v); }},
+        {"--vocab", [&](auto& f, auto& v) { o.vocab = toInt(f, v); }},
+        {"--classes", [&](auto& f, auto& v) { o.classes = toInt(f, v); }},
         {"--backend", [&](auto& f, auto& v) { o.backend = oneOf(f, v); }},
         {"--device", [&](auto& f, auto& v) { o.device = oneOf(f, v); }},
         {"--layer", [&](auto&, auto& v) { o.layer = v; }},
@@ -281,6 +322,7 @@ RankOptions parseOptions(int argc, char** argv) {
     const std::map<std::string, bool*> flags{{"--trace", &o.trace},
                                              {"--gradient-as-bucket-view", &o.gradientAsBucketView},
                                              {"--static-graph", &o.staticGraph},
+                                             {"--find-unused-parameters", &o.findUnusedParameters},
                                              {"--version", &o.version},
                                              {"--json", &o.json},
                                              {"--listen-all", &o.listenAll},
@@ -339,7 +381,19 @@ RankOptions parseOptions(int argc, char** argv) {
             }
         }
     }
-    if (o.params < 1e4 || o.params > 2e9) {
+    if (!o.torchscript.empty()) {
+        checkTorchScriptInput(o);
+        if (!modelGiven) { // named after the file: "resnet18" for models/resnet18.pt
+            const auto slash = o.torchscript.find_last_of('/');
+            o.model = o.torchscript.substr(slash == std::string::npos ? 0 : slash + 1);
+            o.model = o.model.substr(0, o.model.rfind(".pt"));
+        }
+    } else if (!o.inputShape.empty() || o.tokens || o.vocab || o.classes ||
+               o.findUnusedParameters) {
+        throw UsageError("--input-shape, --tokens, --vocab, --classes and "
+                         "--find-unused-parameters need --torchscript FILE");
+    }
+    if (o.torchscript.empty() && (o.params < 1e4 || o.params > 2e9)) {
         throw UsageError("--params: expected 1e4..2e9, got " + std::to_string(o.params));
     }
     if (o.iterations < 1 || o.warmup < 0 || o.batchSize < 1 || o.bucketCapMb <= 0 ||

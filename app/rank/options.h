@@ -19,6 +19,15 @@ struct RankOptions {
     std::string model = "mlp2m";
     std::string family = "mlp"; // mlp | transformer
     double params = 2.0e6;
+    // A TorchScript module instead of a synthetic family (--torchscript FILE): its input is
+    // either an image batch of inputShape (C,H,W) with `classes` targets for cross-entropy, or
+    // `tokens` token ids below `vocab` with a next-token loss.
+    std::string torchscript;
+    std::vector<std::int64_t> inputShape;
+    int tokens = 0;
+    int vocab = 0;
+    int classes = 0;
+    bool findUnusedParameters = false; // DDP's find_unused_parameters
     // Measurement layer
     std::string backend = "gloo"; // gloo | nccl
     std::string device = "cpu";   // cpu | cuda

@@ -7,7 +7,8 @@ const options::Program& rankProgram() {
     static const options::Program program{
         "commprof-rank",
         "one rank of a data-parallel (DDP) communication measurement",
-        "commprof-rank trains a synthetic model with PyTorch's own DDP reducer (c10d::Reducer) "
+        "commprof-rank trains a synthetic model (or a TorchScript module) with PyTorch's own DDP "
+        "reducer (c10d::Reducer) "
         "and records, per iteration, the step time and every gradient bucket's all-reduce. "
         "commprof run starts one per rank; it also runs under torchrun or srun.\n\n"
         "Flags also take the form --flag=value.",
@@ -19,6 +20,18 @@ const options::Program& rankProgram() {
             {"--model", "NAME", "Model preset (mlp2m, mlp50m, transformer400m, ...)", {}},
             {"--family", "FAMILY", "Model family", {"mlp", "transformer"}},
             {"--params", "N", "Parameter count, 1e4..2e9", {}},
+            {"--torchscript",
+             "FILE",
+             "Train this TorchScript module instead of a synthetic family",
+             {}},
+            {"--input-shape", "C,H,W", "With --torchscript: one sample's input shape", {}},
+            {"--classes", "N", "With --input-shape: class count of the cross-entropy target", {}},
+            {"--tokens", "N", "With --torchscript: tokens per sample (next-token loss)", {}},
+            {"--vocab", "V", "With --tokens: token ids are below V", {}},
+            {"--find-unused-parameters",
+             "",
+             "Parameters a forward may leave unused (DDP's find_unused_parameters)",
+             {}},
             {"--backend", "BACKEND", "Process group backend", {"gloo", "nccl"}},
             {"--device", "DEVICE", "Where the model lives", {"cpu", "cuda"}},
             {"--layer", "LABEL", "Label travelling with every number (default from backend)", {}},
@@ -83,7 +96,8 @@ const options::Program& rankProgram() {
             {"--digest-selftest", "", "Print the digest self-test as JSON and exit", {}},
             {"--dump-grads",
              "",
-             "Test only: every iteration's reduced gradients to grads_rankR.pt (torch.load)",
+             "Test only: every iteration's reduced gradients to grads_rankR.pt, the last "
+             "parameters to params_rankR.pt (torch.load)",
              {}},
         },
         {},

@@ -125,6 +125,21 @@ std::string rankResultJson(const RankResult& r) {
     j.field("name", o.model);
     j.field("family", o.family);
     j.field("params", r.actualParams);
+    j.field("frozen_params", r.frozenParams);
+    if (!o.torchscript.empty()) {
+        j.field("torchscript", o.torchscript);
+        j.key("input");
+        j.beginObject();
+        if (o.tokens > 0) {
+            j.field("tokens", o.tokens);
+            j.field("vocab", o.vocab);
+        } else {
+            j.key("shape");
+            j.intArray(o.inputShape);
+            j.field("classes", o.classes);
+        }
+        j.endObject();
+    }
     j.field("requested_params", o.params);
     j.field("signature", r.signatureHash);
     j.field("description", r.modelDescription);
@@ -139,6 +154,7 @@ std::string rankResultJson(const RankResult& r) {
     j.field("bucket_cap_mb", o.bucketCapMb);
     j.field("gradient_as_bucket_view", o.gradientAsBucketView);
     j.field("static_graph", o.staticGraph);
+    j.field("find_unused_parameters", o.findUnusedParameters);
     j.field("first_bucket_mb", o.firstBucketMb);
     j.field("optimizer", o.optimizer);
     j.field("hook", o.hook);
@@ -175,6 +191,12 @@ std::string rankResultJson(const RankResult& r) {
     j.key("initial_buckets");
     j.beginArray();
     for (const auto& b : r.initialBuckets) {
+        j.intArray(b);
+    }
+    j.endArray();
+    j.key("final_buckets");
+    j.beginArray();
+    for (const auto& b : r.finalBuckets) {
         j.intArray(b);
     }
     j.endArray();

@@ -28,7 +28,8 @@ struct ParamInfo {
 struct RankResult {
     RankOptions options;
     std::string modelDescription;
-    std::int64_t actualParams = 0;
+    std::int64_t actualParams = 0; // every parameter, frozen ones too
+    std::int64_t frozenParams = 0; // those that require no gradient: not the Reducer's
     std::string signatureHash;
     std::vector<ParamInfo> params;
     std::string interconnect;
@@ -38,6 +39,8 @@ struct RankResult {
     std::vector<int> bucketCountsSeen;
     std::vector<std::vector<std::size_t>>
         initialBuckets; // parameter indices per bucket, as assigned
+    // The Reducer's buckets after the last iteration: the rebuilt, gradient-ready layout.
+    std::vector<std::vector<std::size_t>> finalBuckets;
     bool rebuildDetected = false;
     bool gradChecksumsAgree = false;
     std::string gradChecksumNote;

@@ -102,15 +102,17 @@ c10::intrusive_ptr<c10d::Store> connectStore(const RankOptions& o) {
     }
 }
 
-std::vector<std::string> modelSignature(const torch::nn::Module& module) {
+std::vector<std::string>
+modelSignature(const std::vector<std::pair<std::string, at::Tensor>>& parameters,
+               const std::vector<std::pair<std::string, at::Tensor>>& buffers) {
     std::vector<std::string> out;
-    for (const auto& p : module.named_parameters()) {
-        out.push_back("param " + p.key() + " " +
-                      std::string(c10::toString(p.value().scalar_type())) + shapeOf(p.value()));
+    for (const auto& [name, p] : parameters) {
+        out.push_back("param " + name + " " + std::string(c10::toString(p.scalar_type())) +
+                      shapeOf(p) + (p.requires_grad() ? "" : " frozen"));
     }
-    for (const auto& b : module.named_buffers()) {
-        out.push_back("buffer " + b.key() + " " +
-                      std::string(c10::toString(b.value().scalar_type())) + shapeOf(b.value()));
+    for (const auto& [name, b] : buffers) {
+        out.push_back("buffer " + name + " " + std::string(c10::toString(b.scalar_type())) +
+                      shapeOf(b));
     }
     return out;
 }

@@ -17,7 +17,9 @@ struct RendezvousError : std::runtime_error {
 c10::intrusive_ptr<c10d::Store> connectStore(const RankOptions& o);
 
 // One entry per parameter and buffer, in order: "name dtype[shape]".
-std::vector<std::string> modelSignature(const torch::nn::Module& module);
+std::vector<std::string>
+modelSignature(const std::vector<std::pair<std::string, at::Tensor>>& parameters,
+               const std::vector<std::pair<std::string, at::Tensor>>& buffers);
 std::string signatureHash(const std::vector<std::string>& signature);
 
 // Publishes this rank's signature and compares every rank's with rank 0's. Throws

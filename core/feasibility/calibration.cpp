@@ -46,7 +46,8 @@ Calibration calibrate(const QString& resultsDir, const Coefficients& k) {
             const double perRank = t["bytes"].toDouble() / c.worldSize;
             if (t["pool"].toString() == "host") {
                 c.predictedHostPerRank += perRank;
-                c.hostTerms.push_back({t["name"].toString(), Pool::Host, perRank});
+                c.hostTerms.push_back(
+                    {t["name"].toString(), Pool::Host, perRank, t["basis"].toString()});
             } else {
                 c.predictedDevicePerRank += perRank;
             }

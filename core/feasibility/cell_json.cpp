@@ -40,6 +40,24 @@ QJsonObject cellJson(const Cell& cell, const feasibility::FootprintEstimate& est
         axes[key] = value;
     }
     o["axes"] = axes;
+    if (const auto& t = cell.model.torchscript) {
+        QJsonObject input;
+        if (t->tokens > 0) {
+            input = {{"tokens", t->tokens}, {"vocab", t->vocab}};
+        } else {
+            QJsonArray shape;
+            for (const qint64 d : t->inputShape) {
+                shape.append(double(d));
+            }
+            input = {{"shape", shape}, {"classes", t->classes}};
+        }
+        o["torchscript"] = QJsonObject{{"file", t->file},
+                                       {"description", t->description},
+                                       {"params_trainable", t->paramsTrainable},
+                                       {"tensors", t->tensors},
+                                       {"input", input},
+                                       {"find_unused_parameters", t->findUnusedParameters}};
+    }
     if (cell.isSweep()) {
         const SweepSpec& w = cell.model.sweep;
         QJsonObject sweep{{"collectives", QJsonArray::fromStringList(w.collectives)},

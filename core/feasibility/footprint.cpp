@@ -22,10 +22,29 @@ double activationBytes(const matrix::Cell& cell, const spec::ModelFamily& family
                                   k[std::string(family.activationCoefficient).c_str()]);
 }
 
-void add(Demand& d, const QString& name, double bytes) {
+void add(Demand& d, const QString& name, double bytes, const QString& basis = {}) {
     if (bytes > 0) {
-        d.terms.push_back({name, d.pool, bytes});
+        d.terms.push_back({name, d.pool, bytes, basis});
     }
+}
+
+// A TorchScript module's terms: the weights and what DDP keeps for the trainable ones, from
+// its description; the activations as measured at export (scaled to another input by its
+// element count, then an estimate).
+void addTorchScriptTerms(Demand& pool, double ranks, const matrix::Cell& cell,
+                         const Coefficients& k, double optimizerBytes) {
+    const matrix::TorchScriptModel& t = *cell.model.torchscript;
+    const QString described = "described";
+    add(pool, "parameters", ranks * t.paramsTotal * k["param_bytes"], described);
+    add(pool, "gradients", ranks * t.paramsTrainable * k["grad_bytes"], described);
+    if (!cell.config.gradientAsBucketView) {
+        add(pool, "DDP bucket buffers", ranks * t.paramsTrainable * k["bucket_bytes"], described);
+    }
+    add(pool, "optimizer state (" + cell.config.optimizer + ")",
+        ranks * t.paramsTrainable * optimizerBytes, described);
+    add(pool, "activations",
+        ranks * (t.activationBytesFixed + t.activationBytesPerSampleHere() * cell.config.batchSize),
+        t.activationScaled() ? "estimated" : "measured");
 }
 
 } // namespace
@@ -114,7 +133,8 @@ FootprintEstimate estimate(const matrix::Cell& cell, const Coefficients& k,
     const double p = cell.model.params;
     const spec::Layer* layer = spec::findLayer(cell.layer.name.toStdString());
     const spec::ModelFamily* family = spec::findModelFamily(cell.model.family.toStdString());
-    if (!layer || (!cell.isSweep() && !family)) {
+    const bool scripted = cell.model.torchscript.has_value();
+    if (!layer || (!cell.isSweep() && !family && !scripted)) {
         // Never sized as some other layer or family: a cell of a name this build does not know
         // cannot be planned at all.
         e.feasible = false;
@@ -128,7 +148,8 @@ FootprintEstimate estimate(const matrix::Cell& cell, const Coefficients& k,
     const bool cuda = spec::usesDevice(*layer);
     const double optimizerBytes =
         cell.config.optimizer == "adam" ? k["adam_state_bytes"] : k["sgd_state_bytes"];
-    const double gradBytes = p * k["grad_bytes"];
+    const double gradBytes =
+        (scripted ? cell.model.torchscript->paramsTrainable : p) * k["grad_bytes"];
 
     // A sweep's messages take the place of the gradients: what gloo stages and the pools hold.
     const double messageBytes = cell.isSweep() ? cell.sweepMaxBytes : gradBytes;
@@ -153,6 +174,11 @@ FootprintEstimate estimate(const matrix::Cell& cell, const Coefficients& k,
     if (cell.isSweep()) {
         add(modelPool, "sweep message buffers",
             ranksOnPool * k["sweep_buffer_factor"] * cell.sweepMaxBytes);
+        decideFeasibility(e);
+        return e;
+    }
+    if (scripted) {
+        addTorchScriptTerms(modelPool, ranksOnPool, cell, k, optimizerBytes);
         decideFeasibility(e);
         return e;
     }
@@ -194,8 +220,11 @@ QJsonObject toJson(const FootprintEstimate& e) {
                 QJsonObject{{"demand_bytes", d->total()}, {"budget_bytes", d->budgetBytes}};
         }
         for (const auto& t : d->terms) {
-            terms.append(
-                QJsonObject{{"name", t.name}, {"pool", toString(t.pool)}, {"bytes", t.bytes}});
+            QJsonObject term{{"name", t.name}, {"pool", toString(t.pool)}, {"bytes", t.bytes}};
+            if (!t.basis.isEmpty()) {
+                term["basis"] = t.basis;
+            }
+            terms.append(term);
         }
     }
     QJsonObject out{{"feasible", e.feasible},

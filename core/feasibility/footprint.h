@@ -19,6 +19,10 @@ struct Term {
     QString name;
     Pool pool;
     double bytes = 0; // for the whole cell (every rank)
+    // Where the number comes from, where it is not a coefficient's rule: "described" (a
+    // TorchScript model's description), "measured" (at export), "estimated" (scaled from a
+    // measurement at another input).
+    QString basis;
 };
 
 struct Demand {

@@ -10,6 +10,8 @@
 #include "matrix/yaml_fields.h"
 #include "matrix/yaml_input.h"
 
+#include <QDir>
+#include <QFileInfo>
 #include <QMap>
 #include <QRegularExpression>
 #include <QSet>
@@ -362,6 +364,63 @@ void checkOverridesLeaveAxesAlone(const Ctx& c, const Matrix& m, const YAML::Nod
     }
 }
 
+// `input: {shape: [3, 64, 64]}` with `target: {classes: 1000}`, or `input: {tokens: 128,
+// vocab: 32000}` (a next-token loss, no target); the description beside the file sizes it.
+TorchScriptModel readTorchScript(const Ctx& c, const YAML::Node& n) {
+    TorchScriptModel t;
+    const QString path = str(c, n["torchscript"], "torchscript");
+    if (path.isEmpty() || !path.endsWith(".pt")) {
+        c.fail(n["torchscript"], "torchscript", "expected a FILE.pt (commprof model export)");
+    }
+    t.file = QFileInfo(QFileInfo(c.file).absoluteDir(), path).absoluteFilePath();
+    t.description = t.file.left(t.file.size() - 3) + ".json";
+    if (!n["input"]) {
+        c.fail(n, "input",
+               "a torchscript model needs input: {shape: [C, H, W]} or {tokens: N, "
+               "vocab: V}");
+    }
+    const YAML::Node input = requireMap(c, n["input"], "input");
+    checkKeys(c, input, {"shape", "tokens", "vocab"}, "a model's input");
+    if (input["shape"]) {
+        if (input["tokens"] || input["vocab"]) {
+            c.fail(input, "input", "either shape or tokens and vocab, not both");
+        }
+        for (const YAML::Node& d : requireSeq(c, input["shape"], "shape")) {
+            t.inputShape.push_back(integer(c, d, "shape", 1));
+        }
+        if (t.inputShape.empty()) {
+            c.fail(input["shape"], "shape", "expected at least one dimension");
+        }
+        if (!n["target"]) {
+            c.fail(n, "target", "an image input needs target: {classes: N}");
+        }
+        const YAML::Node target = requireMap(c, n["target"], "target");
+        checkKeys(c, target, {"classes"}, "a model's target");
+        if (!target["classes"]) {
+            c.fail(target, "classes", "target needs classes");
+        }
+        t.classes = integer(c, target["classes"], "classes", 1);
+    } else {
+        if (!input["tokens"] || !input["vocab"]) {
+            c.fail(input, "input", "expected shape, or tokens and vocab");
+        }
+        t.tokens = integer(c, input["tokens"], "tokens", 1);
+        t.vocab = integer(c, input["vocab"], "vocab", 2, 1 << 30);
+        if (n["target"]) {
+            c.fail(n["target"], "target", "token input trains on the next token: no target");
+        }
+    }
+    if (n["find_unused_parameters"]) {
+        t.findUnusedParameters = boolean(c, n["find_unused_parameters"], "find_unused_parameters");
+    }
+    try {
+        readDescription(t);
+    } catch (const std::runtime_error& e) {
+        c.fail(n["torchscript"], "torchscript", QString::fromStdString(e.what()));
+    }
+    return t;
+}
+
 ModelSpec readModel(const Ctx& c, const YAML::Node& n) {
     ModelSpec s;
     if (n["kind"]) {
@@ -374,6 +433,24 @@ ModelSpec readModel(const Ctx& c, const YAML::Node& n) {
             c.fail(n, "models", "a sweep needs a name");
         }
         s.sweep = readSweep(c, n);
+    } else if (n["torchscript"]) {
+        checkKeys(c, n,
+                  QStringList{"name", "kind", "torchscript", "input", "target",
+                              "find_unused_parameters"} +
+                      knobKeys(),
+                  "a torchscript model");
+        for (const Knob& k : knobs()) {
+            if (const YAML::Node v = n[k.key.toStdString()]) {
+                s.knobs.push_back(readKnob(c, k, v, true, "a model"));
+            }
+        }
+        if (!n["name"]) {
+            c.fail(n, "models", "each model needs a name");
+        }
+        s.torchscript = readTorchScript(c, n);
+        s.family = QString::fromUtf8(spec::kTorchScriptFamily.data(),
+                                     int(spec::kTorchScriptFamily.size()));
+        s.params = s.torchscript->paramsTotal;
     } else {
         checkKeys(c, n, QStringList{"name", "kind", "family", "params"} + knobKeys(), "a model");
         for (const Knob& k : knobs()) {

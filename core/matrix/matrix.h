@@ -3,6 +3,7 @@
 // An experiment matrix as written in configs/experiments/*.yaml, and the cells it expands to.
 
 #include "matrix/launcher.h"
+#include "matrix/model_description.h"
 #include "spec/layers.h"
 
 #include <QString>
@@ -68,10 +69,11 @@ struct KnobList {
 // An entry of `models:`: a model to train under DDP, or (kind: sweep) a collective sweep.
 struct ModelSpec {
     QString name;
-    QString kind = "ddp"; // ddp | sweep
-    QString family = "mlp";
-    double params = 0; // 0 for a sweep
-    SweepSpec sweep;   // kind sweep only
+    QString kind = "ddp";   // ddp | sweep
+    QString family = "mlp"; // "torchscript" for an entry that names a module file
+    double params = 0;      // 0 for a sweep; a module's from its description
+    std::optional<TorchScriptModel> torchscript;
+    SweepSpec sweep; // kind sweep only
     // The entry's own DDP settings (matrix/knobs.h), each a value or a list; they replace the
     // defaults' for this model's cells.
     std::vector<KnobList> knobs;

@@ -391,11 +391,15 @@ QStringList MatrixRunner::rankArgs(const feasibility::PlannedCell& pc, const QSt
                  << QString::number(c.model.sweep.iterations) << "--sweep-warmup"
                  << QString::number(c.model.sweep.warmup);
     }
-    a << "--model" << c.model.name << "--family" << c.model.family << "--params"
-      << QString::number(c.model.params, 'g', 12) << "--iterations"
-      << QString::number(c.config.iterations) << "--warmup" << QString::number(c.config.warmup)
-      << matrix::knobArguments(c.config) << "--optimizer" << c.config.optimizer << "--seed"
-      << QString::number(1234 + c.repeat);
+    a << "--model" << c.model.name;
+    if (c.model.torchscript) {
+        a << matrix::rankArguments(*c.model.torchscript);
+    } else {
+        a << "--family" << c.model.family << "--params" << QString::number(c.model.params, 'g', 12);
+    }
+    a << "--iterations" << QString::number(c.config.iterations) << "--warmup"
+      << QString::number(c.config.warmup) << matrix::knobArguments(c.config) << "--optimizer"
+      << c.config.optimizer << "--seed" << QString::number(1234 + c.repeat);
     if (c.config.trace.enabled) {
         a << "--trace"
           << "--trace-steps" << QString::number(c.config.trace.steps);

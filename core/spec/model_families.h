@@ -79,6 +79,10 @@ inline double transformerActivationBytes(const dims::ModelDims& d, double batch,
     return dims::kBlocks * perBlock + tokens * double(d.outWidth) * 4.0 * 2.0;
 }
 
+// Not a row of the table: a model entry that names a TorchScript file (`torchscript:`) trains
+// that module, sized by the description beside it, not by a family's rule.
+inline constexpr std::string_view kTorchScriptFamily = "torchscript";
+
 inline constexpr std::array<ModelFamily, 2> kModelFamilies{{
     {"mlp", dims::mlpDims, "mlp_activation_floats_per_unit", mlpActivationBytes, "mlp"},
     {"transformer", dims::transformerDims, "transformer_activation_floats_per_token_width",

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "torchscript_model.h"
+
+#include <torch/script.h>
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+
+namespace commprof::rank {
+namespace {
+
+std::string firstLine(const std::string& what) {
+    return what.substr(0, what.find('\n'));
+}
+
+// An interpreter error is a TorchScript traceback that ends in the op's own "RuntimeError: ..."
+// line: that line is the reason.
+std::string reasonOf(const std::string& what) {
+    const auto at = what.rfind("Error: ");
+    if (what.rfind("The following operation failed in the TorchScript interpreter", 0) != 0 ||
+        at == std::string::npos) {
+        return firstLine(what);
+    }
+    const auto start = what.rfind('\n', at);
+    return firstLine(what.substr(start == std::string::npos ? 0 : start + 1));
+}
+
+std::string shapeText(c10::IntArrayRef sizes) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+        s += (i ? ", " : "") + std::to_string(sizes[i]);
+    }
+    return s + "]";
+}
+
+std::string inputText(const RankOptions& o) {
+    if (o.tokens > 0) {
+        return "token ids [batch, " + std::to_string(o.tokens) + "] below " +
+               std::to_string(o.vocab);
+    }
+    return "float images [batch, " + shapeText(o.inputShape).substr(1);
+}
+
+} // namespace
+
+TrainingModel loadTorchScript(const RankOptions& o, const torch::Device& device) {
+    const std::string& file = o.torchscript;
+    struct stat st {};
+    if (::stat(file.c_str(), &st) != 0) {
+        throw ModelFileError(file + ": cannot open the TorchScript file: " + std::strerror(errno));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        throw ModelFileError(file + ": not a regular file");
+    }
+    auto module = std::make_shared<torch::jit::Module>();
+    try {
+        *module = torch::jit::load(file, device);
+    } catch (const std::exception& e) {
+        // A zip without TorchScript's records, a cut-off archive, or text: jit::load's reason.
+        throw ModelFileError(
+            file + ": not a TorchScript module (torch::jit::load: " + firstLine(e.what()) + ")");
+    }
+    if (!module->find_method("forward")) {
+        throw ModelFileError(file + ": the module has no forward method");
+    }
+    module->train();
+
+    TrainingModel m;
+    m.owner = module;
+    for (const auto& p : module->named_parameters(/*recurse=*/true)) {
+        m.parameters.emplace_back(p.name, p.value);
+    }
+    for (const auto& b : module->named_buffers(/*recurse=*/true)) {
+        m.buffers.emplace_back(b.name, b.value);
+    }
+    m.forward = [module, file](const torch::Tensor& input) {
+        c10::IValue out = module->forward({input});
+        if (!out.isTensor()) {
+            throw ModelFileError(file + ": forward returned " + out.tagKind() +
+                                 ", expected one tensor");
+        }
+        return out.toTensor();
+    };
+    const std::int64_t tokens = o.tokens;
+    const std::int64_t vocab = o.vocab;
+    const std::int64_t classes = o.classes;
+    const std::vector<std::int64_t> shape = o.inputShape;
+    if (tokens > 0) {
+        // One sequence of tokens + 1 ids per sample: the input is all but the last, the target
+        // all but the first.
+        m.makeBatch = [tokens, vocab, device](int batch, at::Generator& gen) {
+            auto ids = torch::randint(0, vocab, {batch, tokens + 1}, gen, torch::kLong);
+            auto x = ids.narrow(1, 0, tokens).contiguous();
+            auto y = ids.narrow(1, 1, tokens).contiguous();
+            return std::make_pair(x.to(device), y.to(device));
+        };
+        m.loss = [vocab](const torch::Tensor& output, const torch::Tensor& target) {
+            return torch::nn::functional::cross_entropy(output.reshape({-1, vocab}),
+                                                        target.reshape({-1}));
+        };
+        m.description = "torchscript " + file + ": " + std::to_string(tokens) + " tokens below " +
+                        std::to_string(vocab) + ", next-token loss";
+    } else {
+        m.makeBatch = [shape, classes, device](int batch, at::Generator& gen) {
+            std::vector<std::int64_t> sizes{batch};
+            sizes.insert(sizes.end(), shape.begin(), shape.end());
+            auto x = torch::randn(sizes, gen, torch::kFloat);
+            auto y = torch::randint(0, classes, {batch}, gen, torch::kLong);
+            return std::make_pair(x.to(device), y.to(device));
+        };
+        m.loss = [](const torch::Tensor& output, const torch::Tensor& target) {
+            return torch::nn::functional::cross_entropy(output, target);
+        };
+        m.description = "torchscript " + file + ": input " + shapeText(shape) + ", " +
+                        std::to_string(classes) + " classes";
+    }
+    return m;
+}
+
+void checkOutput(const RankOptions& o, const torch::Tensor& output, int batch) {
+    const std::vector<std::int64_t> want = o.tokens > 0
+                                               ? std::vector<std::int64_t>{batch, o.tokens, o.vocab}
+                                               : std::vector<std::int64_t>{batch, o.classes};
+    if (output.sizes().vec() != want || !output.is_floating_point()) {
+        throw ModelFileError(o.torchscript + ": forward on " + inputText(o) + " returned " +
+                             std::string(c10::toString(output.scalar_type())) +
+                             shapeText(output.sizes()) + ", expected float " + shapeText(want));
+    }
+}
+
+ModelFileError forwardFailure(const RankOptions& o, const std::exception& e) {
+    if (const auto* known = dynamic_cast<const ModelFileError*>(&e)) {
+        return *known;
+    }
+    return ModelFileError(o.torchscript + ": forward does not accept " + inputText(o) + ": " +
+                          reasonOf(e.what()));
+}
+
+} // namespace commprof::rank

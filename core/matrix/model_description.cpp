@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "model_description.h"
+
+#include "files/safe_file.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <numeric>
+#include <stdexcept>
+
+namespace commprof::matrix {
+namespace {
+
+constexpr qint64 kMaxDescriptionBytes = 64 << 20; // a description lists tensors, not weights
+
+[[noreturn]] void fail(const QString& file, const QString& what) {
+    throw std::runtime_error((file + ": " + what).toStdString());
+}
+
+double count(const QString& file, const QJsonObject& o, const char* key) {
+    const QJsonValue v = o.value(key);
+    if (!v.isDouble() || v.toDouble() < 0) {
+        fail(file, QString("'%1' is missing or not a non-negative number").arg(key));
+    }
+    return v.toDouble();
+}
+
+double elements(const std::vector<qint64>& shape) {
+    return std::accumulate(shape.begin(), shape.end(), 1.0,
+                           [](double a, qint64 b) { return a * double(b); });
+}
+
+} // namespace
+
+double TorchScriptModel::activationBytesPerSampleHere() const {
+    if (!activationScaled()) {
+        return activationBytesPerSample;
+    }
+    const double here = tokens > 0 ? double(tokens) : elements(inputShape);
+    const double there = describedTokens > 0 ? double(describedTokens) : elements(describedShape);
+    return there > 0 ? activationBytesPerSample * here / there : activationBytesPerSample;
+}
+
+bool TorchScriptModel::activationScaled() const {
+    return tokens > 0 ? tokens != describedTokens : inputShape != describedShape;
+}
+
+QStringList rankArguments(const TorchScriptModel& m) {
+    QStringList a{"--torchscript", m.file};
+    if (m.tokens > 0) {
+        a << "--tokens" << QString::number(m.tokens) << "--vocab" << QString::number(m.vocab);
+    } else {
+        QStringList dims;
+        for (const qint64 d : m.inputShape) {
+            dims << QString::number(d);
+        }
+        a << "--input-shape" << dims.join(',') << "--classes" << QString::number(m.classes);
+    }
+    if (m.findUnusedParameters) {
+        a << "--find-unused-parameters";
+    }
+    return a;
+}
+
+void readDescription(TorchScriptModel& m) {
+    const QString& file = m.description;
+    QByteArray bytes;
+    try {
+        bytes = files::readRegularFile(file, kMaxDescriptionBytes, files::Links::Follow);
+    } catch (const files::FileError& e) {
+        fail(file, e.detail + " (commprof model export SPEC --out FILE.pt writes it beside the "
+                              "module)");
+    }
+    QJsonParseError error{};
+    const QJsonDocument doc = QJsonDocument::fromJson(bytes, &error);
+    if (doc.isNull() || !doc.isObject()) {
+        fail(file, "not a model description (JSON: " +
+                       (doc.isNull() ? error.errorString() : QString("not an object")) + ")");
+    }
+    const QJsonObject o = doc.object();
+    if (o.value("format").toString() != "commprof-model-description") {
+        fail(file, "not a model description ('format' is not commprof-model-description)");
+    }
+    if (o.value("version").toInt() != 1) {
+        fail(file, QString("description version %1; this build reads version 1")
+                       .arg(o.value("version").toVariant().toString()));
+    }
+    m.paramsTotal = count(file, o, "params_total");
+    m.paramsTrainable = count(file, o, "params_trainable");
+    const QJsonArray params = o.value("parameters").toArray();
+    m.tensors = int(params.size());
+    double total = 0, trainable = 0;
+    for (const QJsonValue& p : params) {
+        const QJsonArray shape = p.toObject().value("shape").toArray();
+        double n = 1;
+        for (const QJsonValue& d : shape) {
+            n *= d.toDouble();
+        }
+        total += n;
+        trainable += p.toObject().value("requires_grad").toBool() ? n : 0;
+    }
+    if (total != m.paramsTotal || trainable != m.paramsTrainable) {
+        fail(file, QString("its parameter list adds up to %1 (%2 trainable), not params_total %3 "
+                           "(params_trainable %4)")
+                       .arg(total, 0, 'f', 0)
+                       .arg(trainable, 0, 'f', 0)
+                       .arg(m.paramsTotal, 0, 'f', 0)
+                       .arg(m.paramsTrainable, 0, 'f', 0));
+    }
+    const QJsonObject act = o.value("activations").toObject();
+    m.activationBytesPerSample = count(file, act, "bytes_per_sample");
+    m.activationBytesFixed = count(file, act, "bytes_fixed");
+    const QJsonObject input = o.value("input").toObject();
+    m.describedTokens = input.value("tokens").toInt();
+    m.describedShape.clear();
+    for (const QJsonValue& d : input.value("shape").toArray()) {
+        m.describedShape.push_back(qint64(d.toDouble()));
+    }
+}
+
+} // namespace commprof::matrix

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// A model entry that names a TorchScript file (`torchscript: models/resnet18.pt`), and the
+// description `commprof model export` wrote beside it (FILE.json, docs/formats.md): what the
+// plan sizes the cell by, without loading the module.
+
+#include <QString>
+#include <QStringList>
+
+#include <vector>
+
+namespace commprof::matrix {
+
+struct TorchScriptModel {
+    QString file;        // the .pt, absolute (written relative to the matrix file)
+    QString description; // FILE.json beside it
+    // The input the matrix feeds: an image of inputShape (C,H,W) with `classes` targets, or
+    // `tokens` token ids below `vocab` with a next-token loss.
+    std::vector<qint64> inputShape;
+    int classes = 0;
+    int tokens = 0;
+    int vocab = 0;
+    bool findUnusedParameters = false;
+    // From the description.
+    double paramsTotal = 0;
+    double paramsTrainable = 0;
+    int tensors = 0;
+    double activationBytesPerSample = 0; // measured at export
+    double activationBytesFixed = 0;
+    // The input the activations were measured at; a different one is scaled by element count.
+    std::vector<qint64> describedShape;
+    int describedTokens = 0;
+    // The activation per sample at this entry's input: the measured bytes, scaled when the
+    // entry's input differs from the one they were measured at.
+    double activationBytesPerSampleHere() const;
+    bool activationScaled() const;
+};
+
+// commprof-rank's flags for this module: --torchscript FILE and its input spec.
+QStringList rankArguments(const TorchScriptModel& m);
+
+// Reads the description; throws std::runtime_error "FILE: what is wrong".
+void readDescription(TorchScriptModel& m);
+
+} // namespace commprof::matrix

@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// TorchScript modules as the model commprof-rank trains: `commprof model export` makes them
+// (ResNet-18 from torchvision, the project's GPT decoder), commprof-rank trains them under
+// c10d::Reducer over two gloo ranks, and PyTorch's Python DDP on the same file, seed and
+// batches (tests/torchscript_reference.py) is the reference for the initial and rebuilt bucket
+// assignments and the parameters after the run. Bad files and modules end the rank with a
+// message naming the file, never a crash.
+
+#include "cli_runner.h"
+#include "pool_helpers.h"
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+using commprof::runner::PoolOutcome;
+
+namespace {
+
+bool pythonImports(const QString& modules) {
+    QProcess p;
+    p.start("/usr/bin/python3", {"-c", "import " + modules});
+    return p.waitForFinished(120000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
+}
+
+#define REQUIRE_PYTORCH()                                                                          \
+    do {                                                                                           \
+        if (!havePython_) {                                                                        \
+            if (qEnvironmentVariableIsSet("COMMPROF_REQUIRE_PYTORCH")) {                           \
+                QFAIL("/usr/bin/python3 cannot import torch (install python3-torch)");             \
+            }                                                                                      \
+            QSKIP("/usr/bin/python3 has no torch: nothing to export or compare with");             \
+        }                                                                                          \
+    } while (0)
+
+QJsonObject reference(const QString& cellDir, QString& error) {
+    QProcess p;
+    p.start("/usr/bin/python3", {COMMPROF_SOURCE_DIR "/tests/torchscript_reference.py", cellDir});
+    if (!p.waitForFinished(600000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) {
+        error = p.readAllStandardError().right(4000);
+        return {};
+    }
+    return QJsonDocument::fromJson(p.readAllStandardOutput()).object();
+}
+
+QList<QList<int>> buckets(const QJsonArray& a) {
+    QList<QList<int>> out;
+    for (const QJsonValue& b : a) {
+        QList<int> indices;
+        for (const QJsonValue& i : b.toArray()) {
+            indices << i.toInt();
+        }
+        out << indices;
+    }
+    return out;
+}
+
+// A short run: the warmup iteration has DDP's initial buckets, the next rebuilds them.
+QStringList loop(int iterations = 4) {
+    return {"--iterations",      QString::number(iterations),
+            "--warmup",          "1",
+            "--batch-size",      "4",
+            "--threads",         "1",
+            "--first-bucket-mb", "1"};
+}
+
+} // namespace
+
+class TstRankTorchScript : public QObject {
+    Q_OBJECT
+    QTemporaryDir models_;
+    bool havePython_ = false;
+    bool haveTorchvision_ = false; // Debian 12's python3-torchvision; ResNet-18 needs it
+
+    QString model(const QString& name) const { return models_.filePath(name); }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(models_.isValid());
+        havePython_ = pythonImports("torch");
+        if (!havePython_) {
+            return;
+        }
+        haveTorchvision_ = pythonImports("torchvision");
+        // Through the CLI: the exporter is part of what is tested.
+        QList<QStringList> exports{
+            {"gpt:layers=2,d=128,heads=4,seq=16,vocab=1000", "--out", model("gpt.pt")}};
+        if (haveTorchvision_) {
+            exports << QStringList{
+                "torchvision:resnet18", "--input-shape", "3,32,32", "--classes", "10", "--out",
+                model("resnet18.pt")};
+        }
+        for (const QStringList& e : exports) {
+            const CliResult r = runCli("commprof", QStringList{"model", "export"} + e);
+            QVERIFY2(r.exitCode == 0, r.err.constData());
+        }
+        QProcess p;
+        p.start("/usr/bin/python3",
+                {COMMPROF_SOURCE_DIR "/tests/torchscript_fixtures.py", models_.path()});
+        QVERIFY(p.waitForFinished(300000) && p.exitCode() == 0);
+    }
+
+    // The description lists what torch.jit.load finds in the file, in its order; the counts
+    // by hand. GPT: embeddings 1000 x 128 and 16 x 128, per block two norms (2 x 256), qkv
+    // 128 x 384 + 384, proj 128 x 128 + 128, up 128 x 512 + 512, down 512 x 128 + 128, a final
+    // norm and an untied head 1000 x 128: 654,848 in 29 tensors. ResNet-18 with a 10-class head:
+    // torchvision's 11,689,512 less 512 x 990 + 990 = 11,181,642 in 62 tensors.
+    void exportedDescriptionMatchesTheModule_data() {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<int>("tensors");
+        QTest::addColumn<qint64>("params");
+        QTest::addColumn<QJsonObject>("input");
+        QTest::newRow("gpt") << "gpt" << 29 << qint64(654848)
+                             << QJsonObject{{"tokens", 16}, {"vocab", 1000}};
+        QTest::newRow("resnet18") << "resnet18" << 62 << qint64(11181642)
+                                  << QJsonObject{{"shape", QJsonArray{3, 32, 32}}};
+    }
+    void exportedDescriptionMatchesTheModule() {
+        REQUIRE_PYTORCH();
+        QFETCH(QString, name);
+        QFETCH(int, tensors);
+        QFETCH(qint64, params);
+        QFETCH(QJsonObject, input);
+        if (name == "resnet18" && !haveTorchvision_) {
+            QSKIP("no python3-torchvision");
+        }
+        const QJsonObject d = readJsonFile(model(name + ".json"));
+        QCOMPARE(d["format"].toString(), QString("commprof-model-description"));
+        QProcess p;
+        p.start("/usr/bin/python3", {"-c",
+                                     "import json, sys, torch\n"
+                                     "m = torch.jit.load(sys.argv[1])\n"
+                                     "print(json.dumps([[n, list(t.shape), t.requires_grad]"
+                                     " for n, t in m.named_parameters()]))\n",
+                                     model(name + ".pt")});
+        QVERIFY(p.waitForFinished(120000) && p.exitCode() == 0);
+        const QJsonArray loaded = QJsonDocument::fromJson(p.readAllStandardOutput()).array();
+        const QJsonArray described = d["parameters"].toArray();
+        QCOMPARE(described.size(), tensors);
+        QCOMPARE(loaded.size(), described.size());
+        double total = 0;
+        for (int i = 0; i < loaded.size(); ++i) {
+            const QJsonObject e = described[i].toObject();
+            QCOMPARE(e["name"].toString(), loaded[i].toArray()[0].toString());
+            QCOMPARE(e["shape"].toArray(), loaded[i].toArray()[1].toArray());
+            QCOMPARE(e["requires_grad"].toBool(), loaded[i].toArray()[2].toBool());
+            QCOMPARE(e["dtype"].toString(), QString("float32"));
+            double n = 1;
+            for (const QJsonValue& s : e["shape"].toArray()) {
+                n *= s.toDouble();
+            }
+            total += n;
+        }
+        QCOMPARE(qint64(total), params);
+        QCOMPARE(qint64(d["params_total"].toDouble()), params);
+        QCOMPARE(d["input"].toObject(), input);
+        QVERIFY(d["activations"].toObject()["bytes_per_sample"].toDouble() > 0);
+    }
+
+    void exportRefusesBadSpecsAndSaysWhatToInstall() {
+        REQUIRE_PYTORCH();
+        CliResult r = runCli("commprof", {"model", "export",
+                                          "gpt:layers=2,d=65,heads=4,seq=8,"
+                                          "vocab=10",
+                                          "--out", model("bad.pt")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("d=65 is not a multiple of heads=4"), r.err.constData());
+        if (haveTorchvision_) {
+            r = runCli("commprof",
+                       {"model", "export", "torchvision:nosuchnet", "--out", model("bad.pt")});
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(r.err.contains("torchvision has no model 'nosuchnet'"), r.err.constData());
+        }
+        QVERIFY(!QFile::exists(model("bad.pt")) && !QFile::exists(model("bad.json")));
+        // A Python without its site packages stands for one without torch.
+        const QString noTorch = models_.filePath("python-without-torch");
+        QFile script(noTorch);
+        QVERIFY(script.open(QIODevice::WriteOnly));
+        script.write("#!/bin/sh\nexec /usr/bin/python3 -S \"$@\"\n");
+        script.close();
+        script.setPermissions(script.permissions() | QFileDevice::ExeOwner);
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("COMMPROF_PYTHON", noTorch);
+        r = runCli("commprof",
+                   {"model", "export", "torchvision:resnet18", "--out", model("bad.pt")}, 120000,
+                   env);
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("apt-get install python3-torch"), r.err.constData());
+    }
+
+    // Python DDP 1.13 assigns the initial buckets over the parameters in registration order and
+    // reverses the list, then rebuilds them in gradient-ready order after the first iteration;
+    // commprof-rank must end with exactly the same layouts. Parameters: same kernels, same
+    // order, so equal to fp32 rounding; stated tolerance 1e-5 of each tensor's largest value.
+    void matchesPythonDdp_data() {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<int>("iterations");
+        QTest::newRow("resnet18 32x32")
+            << "resnet18.pt" << QStringList{"--input-shape", "3,32,32", "--classes", "10"} << 3;
+        QTest::newRow("gpt 2 layers, 0.25 MiB buckets")
+            << "gpt.pt"
+            << QStringList{"--tokens", "16", "--vocab", "1000", "--bucket-cap-mb", "0.25"} << 4;
+        QTest::newRow("frozen first layer")
+            << "frozen.pt" << QStringList{"--input-shape", "3,2,2", "--classes", "4"} << 4;
+        QTest::newRow("unused layer, find_unused_parameters")
+            << "unused.pt"
+            << QStringList{"--input-shape", "3,2,2", "--classes", "4", "--find-unused-parameters"}
+            << 4;
+    }
+    void matchesPythonDdp() {
+        REQUIRE_PYTORCH();
+        QFETCH(QString, file);
+        QFETCH(QStringList, args);
+        QFETCH(int, iterations);
+        if (file == "resnet18.pt" && !haveTorchvision_) {
+            QSKIP("no python3-torchvision");
+        }
+        QTemporaryDir dir;
+        const PoolOutcome o = runRankPool(
+            dir.path(), 2,
+            QStringList{"--torchscript", model(file), "--dump-grads"} + args + loop(iterations));
+        QVERIFY2(o.success, qPrintable(poolFailure(o)));
+        const QJsonObject rank0 = readJsonFile(dir.filePath("rank0.json"));
+        QString error;
+        const QJsonObject py = reference(dir.path(), error);
+        QVERIFY2(!py.isEmpty(), qPrintable(error));
+        const auto initial = buckets(rank0["initial_buckets"].toArray());
+        const auto rebuilt = buckets(rank0["final_buckets"].toArray());
+        QCOMPARE(initial, buckets(py["initial_buckets"].toArray()));
+        QCOMPARE(rebuilt, buckets(py["rebuilt_buckets"].toArray()));
+        // Python's logged bucket sizes against the bytes of the rank's own parameters.
+        const QJsonArray params = rank0["parameters"].toArray();
+        QJsonArray bytes;
+        for (const auto& b : initial) {
+            double sum = 0;
+            for (int i : b) {
+                sum += params[i].toObject()["bytes"].toDouble();
+            }
+            bytes.append(sum);
+        }
+        QCOMPARE(bytes, py["initial_bucket_bytes"].toArray());
+        QVERIFY(py["params_compared"].toDouble() > 0);
+        QVERIFY2(py["max_rel_diff"].toDouble() <= 1e-5,
+                 qPrintable(QJsonDocument(py["worst"].toObject()).toJson()));
+        qInfo("%s: %d initial, %d rebuilt buckets; %.0f parameter elements, max |diff| %.3g "
+              "(relative %.3g)",
+              qPrintable(file), int(initial.size()), int(rebuilt.size()),
+              py["params_compared"].toDouble(), py["max_abs_diff"].toDouble(),
+              py["max_rel_diff"].toDouble());
+    }
+
+    // Frozen parameters are not the Reducer's: only the trainable ones are in the buckets.
+    void frozenParametersStayOutOfTheBuckets() {
+        REQUIRE_PYTORCH();
+        QTemporaryDir dir;
+        const PoolOutcome o = runRankPool(dir.path(), 1,
+                                          QStringList{"--torchscript", model("frozen.pt"),
+                                                      "--input-shape", "3,2,2", "--classes", "4"} +
+                                              loop(3));
+        QVERIFY2(o.success, qPrintable(poolFailure(o)));
+        const QJsonObject rank0 = readJsonFile(dir.filePath("rank0.json"));
+        QCOMPARE(rank0["model"].toObject()["frozen_params"].toInt(), 12 * 16 + 16);
+        QCOMPARE(rank0["model"].toObject()["params"].toInt(), 12 * 16 + 16 + 16 * 4 + 4);
+        QCOMPARE(rank0["parameters"].toArray().size(), 2);
+        double reduced = 0;
+        for (const QJsonValue& b : rank0["buckets"].toArray()) {
+            if (b["iter"].toInt() == 2) {
+                reduced += b["bytes"].toDouble();
+            }
+        }
+        QCOMPARE(reduced, double((16 * 4 + 4) * 4));
+    }
+
+    // Each a message naming the file and what is wrong, exit status 1, never a signal.
+    void badModels_data() {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message");
+        const QStringList image{"--input-shape", "3,2,2", "--classes", "4"};
+        QTest::newRow("missing") << "missing.pt" << image
+                                 << "cannot open the TorchScript file: No such file";
+        QTest::newRow("truncated") << "truncated.pt" << image << "not a TorchScript module";
+        QTest::newRow("text") << "text.pt" << image << "not a TorchScript module";
+        QTest::newRow("forward takes features")
+            << "features.pt" << image << "forward does not accept float images [batch, 3, 2, 2]";
+        QTest::newRow("forward returns a pair") << "pair.pt" << image << "forward returned Tuple";
+        QTest::newRow("wrong output width")
+            << "wrongwidth.pt" << image << "returned Float[4, 3], expected float [4, 4]";
+        QTest::newRow("tokens into an image model")
+            << "frozen.pt" << QStringList{"--tokens", "8", "--vocab", "50"}
+            << "forward does not accept token ids [batch, 8] below 50";
+        QTest::newRow("no trainable parameters")
+            << "nograd.pt" << image << "no parameter requires a gradient";
+        // DDP's own error, as Python DDP raises it, once the unused layer's gradient is missed.
+        QTest::newRow("unused parameter without find_unused_parameters")
+            << "unused.pt" << image << "Expected to have finished reduction in the prior iteration";
+    }
+    void badModels() {
+        REQUIRE_PYTORCH();
+        QFETCH(QString, file);
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        QFile whole(model("frozen.pt"));
+        QVERIFY(whole.open(QIODevice::ReadOnly));
+        QFile cut(model("truncated.pt"));
+        QVERIFY(cut.open(QIODevice::WriteOnly));
+        cut.write(whole.read(whole.size() / 2));
+        cut.close();
+        QFile text(model("text.pt"));
+        QVERIFY(text.open(QIODevice::WriteOnly));
+        text.write("name: not a module\n");
+        text.close();
+        QTemporaryDir dir;
+        const PoolOutcome o =
+            runRankPool(dir.path(), 1, QStringList{"--torchscript", model(file)} + args + loop(3));
+        QVERIFY(!o.success);
+        QCOMPARE(int(o.ranks.size()), 1);
+        QVERIFY2(!o.ranks[0].crashed, qPrintable(poolFailure(o)));
+        QCOMPARE(o.ranks[0].exitCode, 1);
+        QVERIFY2(o.ranks[0].stderrTail.contains(model(file) + ": "), qPrintable(poolFailure(o)));
+        QVERIFY2(o.ranks[0].stderrTail.contains(message), qPrintable(poolFailure(o)));
+    }
+
+    void usageErrors() {
+        const CliResult r = runCli("commprof-rank", {"--torchscript", "x.pt", "--tokens", "8"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("--tokens (>= 1) and --vocab (>= 2) go together"),
+                 r.err.constData());
+        const CliResult s = runCli("commprof-rank", {"--classes", "3"});
+        QCOMPARE(s.exitCode, 2);
+        QVERIFY2(s.err.contains("need --torchscript FILE"), s.err.constData());
+    }
+};
+
+QTEST_GUILESS_MAIN(TstRankTorchScript)
+#include "tst_rank_torchscript.moc"

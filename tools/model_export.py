@@ -1,0 +1,221 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""commprof model export: a TorchScript file a matrix can name, and its description.
+
+Usage: model_export.py SPEC --out FILE.pt [--input-shape C,H,W] [--classes N] [--seed N]
+
+SPEC is one of
+  torchvision:resnet18, torchvision:resnet50 (any torchvision.models builder name), with
+      --input-shape (default 3,224,224) and --classes (default 1000)
+  gpt:layers=L,d=D,heads=H,seq=S,vocab=V   a decoder-only transformer written here with
+      torch.nn (pre-norm blocks, causal self-attention, untied output head)
+
+Writes FILE.pt (torch.jit.script of the model, in train mode, weights from --seed) and
+FILE.json beside it (docs/formats.md, "model description"): every parameter's name, shape,
+dtype and requires_grad, the buffers, the input and target spec, and the activation bytes
+that one forward saved for backward, measured at batch 2 and 4.
+
+Exit status: 0 written; 2 bad spec or arguments; 3 this Python has no torch (or torchvision)
+and the message says which Debian package to install.
+"""
+import argparse
+import json
+import math
+import os
+import sys
+
+try:
+    import torch
+    import torch.nn as nn
+except ImportError:
+    sys.stderr.write("commprof model export needs PyTorch for Python 3: "
+                     "apt-get install python3-torch (Debian 12: 1.13)\n")
+    sys.exit(3)
+
+
+class Block(nn.Module):
+    def __init__(self, d: int, heads: int):
+        super().__init__()
+        self.heads = heads
+        self.ln1 = nn.LayerNorm(d)
+        self.qkv = nn.Linear(d, 3 * d)
+        self.proj = nn.Linear(d, d)
+        self.ln2 = nn.LayerNorm(d)
+        self.up = nn.Linear(d, 4 * d)
+        self.down = nn.Linear(4 * d, d)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        b, s, d = x.size(0), x.size(1), x.size(2)
+        hd = d // self.heads
+        parts = self.qkv(self.ln1(x)).view(b, s, 3, self.heads, hd).permute(2, 0, 3, 1, 4)
+        att = torch.matmul(parts[0], parts[1].transpose(-2, -1)) / math.sqrt(hd)
+        causal = torch.triu(torch.full([s, s], float("-inf"), device=x.device), 1)
+        att = torch.softmax(att + causal, dim=-1)
+        y = torch.matmul(att, parts[2]).transpose(1, 2).reshape(b, s, d)
+        x = x + self.proj(y)
+        return x + self.down(torch.nn.functional.gelu(self.up(self.ln2(x))))
+
+
+class Gpt(nn.Module):
+    """Token and position embeddings, pre-norm blocks, a final norm and an untied head: the
+    shapes of GPT-2 (layers=12,d=768,heads=12,seq=1024,vocab=50257 is GPT-2 small's)."""
+
+    def __init__(self, layers: int, d: int, heads: int, seq: int, vocab: int):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, d)
+        self.pos = nn.Embedding(seq, d)
+        self.blocks = nn.ModuleList([Block(d, heads) for _ in range(layers)])
+        self.ln_f = nn.LayerNorm(d)
+        self.head = nn.Linear(d, vocab, bias=False)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        positions = torch.arange(tokens.size(1), device=tokens.device)
+        x = self.tok(tokens) + self.pos(positions)
+        for block in self.blocks:
+            x = block(x)
+        return self.head(self.ln_f(x))
+
+
+def fail(message):
+    sys.stderr.write("commprof model export: %s\n" % message)
+    sys.exit(2)
+
+
+def gpt_args(text):
+    keys = {"layers": None, "d": None, "heads": None, "seq": None, "vocab": None}
+    for part in filter(None, text.split(",")):
+        key, _, value = part.partition("=")
+        if key not in keys:
+            fail("gpt: unknown key '%s' (layers, d, heads, seq, vocab)" % key)
+        try:
+            keys[key] = int(value)
+        except ValueError:
+            fail("gpt: %s=%s is not an integer" % (key, value))
+        if keys[key] <= 0:
+            fail("gpt: %s must be positive" % key)
+    missing = [k for k, v in keys.items() if v is None]
+    if missing:
+        fail("gpt: missing %s (gpt:layers=6,d=512,heads=8,seq=128,vocab=32000)" %
+             ", ".join(missing))
+    if keys["d"] % keys["heads"]:
+        fail("gpt: d=%d is not a multiple of heads=%d" % (keys["d"], keys["heads"]))
+    return keys
+
+
+def build(spec, a):
+    """The eager model, its input spec, target spec and an example input of `batch` samples."""
+    kind, _, rest = spec.partition(":")
+    if kind == "torchvision":
+        try:
+            import torchvision
+        except ImportError:
+            sys.stderr.write("commprof model export: %s needs torchvision: "
+                             "apt-get install python3-torchvision (Debian 12: 0.14)\n" % spec)
+            sys.exit(3)
+        builder = getattr(torchvision.models, rest, None)
+        if not rest or not callable(builder) or rest.startswith("_"):
+            fail("torchvision has no model '%s' (resnet18, resnet50, ...)" % rest)
+        model = builder(num_classes=a.classes)  # no weights: nothing is downloaded
+        shape = a.input_shape
+        return model, {"shape": shape}, {"classes": a.classes}, \
+            lambda n: torch.randn([n] + shape)
+    if kind == "gpt":
+        g = gpt_args(rest)
+        model = Gpt(g["layers"], g["d"], g["heads"], g["seq"], g["vocab"])
+        return model, {"tokens": g["seq"], "vocab": g["vocab"]}, {"next_token": True}, \
+            lambda n: torch.randint(0, g["vocab"], [n, g["seq"]])
+    fail("unknown model spec '%s' (torchvision:NAME or gpt:layers=..,d=..,heads=..,seq=..,"
+         "vocab=..)" % spec)
+
+
+def saved_bytes(model, example, batch):
+    """Bytes of the tensors autograd keeps for backward in one forward of `batch` samples,
+    each storage once, the parameters' own storages left out (they are counted as such)."""
+    params = {p.data_ptr() for p in model.parameters()}
+    seen = {}
+
+    def pack(t):
+        ptr = t.storage().data_ptr()
+        if ptr not in params:
+            seen[ptr] = max(seen.get(ptr, 0), t.storage().nbytes())
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        out = model(example(batch))
+    del out
+    return sum(seen.values())
+
+
+def describe(model, input_spec, target_spec, example, spec, pt_name):
+    named = list(model.named_parameters())
+    # Batch 2 and 4, not 1: batch norm refuses one value per channel in training.
+    b2 = saved_bytes(model, example, 2)
+    b4 = saved_bytes(model, example, 4)
+    return {
+        "format": "commprof-model-description",
+        "version": 1,
+        "spec": spec,
+        "torchscript": pt_name,
+        "torch_version": torch.__version__,
+        "input": input_spec,
+        "target": target_spec,
+        "params_total": sum(p.numel() for _, p in named),
+        "params_trainable": sum(p.numel() for _, p in named if p.requires_grad),
+        "parameters": [{"name": n, "shape": list(p.shape), "dtype": str(p.dtype)[6:],
+                        "requires_grad": p.requires_grad,
+                        "bytes": p.numel() * p.element_size()} for n, p in named],
+        "buffers": [{"name": n, "shape": list(b.shape), "dtype": str(b.dtype)[6:],
+                     "bytes": b.numel() * b.element_size()}
+                    for n, b in model.named_buffers()],
+        "activations": {
+            "method": "tensors saved for backward by one forward, measured at export",
+            "bytes_batch2": b2,
+            "bytes_batch4": b4,
+            "bytes_per_sample": max(0, (b4 - b2) // 2),
+            "bytes_fixed": max(0, 2 * b2 - b4),
+        },
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(prog="commprof model export")
+    ap.add_argument("spec")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--input-shape", default="3,224,224")
+    ap.add_argument("--classes", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=0)
+    a = ap.parse_args()
+    try:
+        a.input_shape = [int(x) for x in a.input_shape.split(",")]
+    except ValueError:
+        fail("--input-shape: expected C,H,W integers, got '%s'" % a.input_shape)
+    if any(x <= 0 for x in a.input_shape) or a.classes <= 0:
+        fail("--input-shape and --classes must be positive")
+    if not a.out.endswith(".pt"):
+        fail("--out: expected a FILE.pt (the description goes to FILE.json beside it)")
+    torch.manual_seed(a.seed)
+    model, input_spec, target_spec, example = build(a.spec, a)
+    model.train()
+    description = describe(model, input_spec, target_spec, example, a.spec,
+                           os.path.basename(a.out))
+    try:
+        scripted = torch.jit.script(model)
+    except Exception as e:  # a model TorchScript cannot compile: said, not a traceback
+        fail("%s cannot be scripted: %s" % (a.spec, str(e).splitlines()[0]))
+    json_path = a.out[:-3] + ".json"
+    try:
+        os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
+        scripted.save(a.out + ".part")
+        os.replace(a.out + ".part", a.out)
+        with open(json_path + ".part", "w") as f:
+            json.dump(description, f, indent=1)
+            f.write("\n")
+        os.replace(json_path + ".part", json_path)
+    except OSError as e:
+        fail("%s: %s" % (e.filename or a.out, e.strerror))
+    sys.stderr.write("wrote %s (%d parameters in %d tensors) and %s\n" % (
+        a.out, description["params_total"], len(description["parameters"]), json_path))
+
+
+if __name__ == "__main__":
+    main()
