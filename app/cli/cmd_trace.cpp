@@ -433,13 +433,19 @@ int collectives(const TraceArgs& a) {
 // The boundary: no input may end the process; every failure is a message and exit 2.
 int guarded(const Args& args, const std::function<int(const TraceArgs&)>& command) {
     const QString name = QString::fromStdString(args.command().name);
+    std::uint64_t limit = trace::kDefaultMaxTraceBytes;
     try {
-        return command(traceArgs(args));
+        const TraceArgs parsed = traceArgs(args);
+        limit = parsed.read.maxTextBytes;
+        return command(parsed);
     } catch (const trace::TraceError& e) {
         printError(QString::fromStdString(e.what()));
     } catch (const std::bad_alloc&) {
-        printError(name + ": out of memory; a smaller --max-trace-size refuses such "
-                          "traces up front");
+        // The text may grow to the limit, and its events beside it: say which limit let it in.
+        printError(QString("%1: out of memory within the trace size limit of %2 (%3 or %4); a "
+                           "smaller limit refuses such traces up front")
+                       .arg(name, QString::fromStdString(trace::formatByteSize(limit)),
+                            trace::kMaxTraceSizeFlag, trace::kMaxTraceSizeEnv));
     } catch (const std::exception& e) {
         printError(name + ": " + QString::fromStdString(e.what()));
     }
