@@ -75,7 +75,7 @@ Plan makePlan(const matrix::Matrix& m, const PlanOptions& options) {
             facts = currentMachine();
         }
         facts->slurm = platform::querySlurmCluster(plan.matrix.launcher.partition,
-                                                QProcessEnvironment::systemEnvironment());
+                                                   QProcessEnvironment::systemEnvironment());
     }
     plan.budget =
         resolveBudget(plan.matrix, profile ? &*profile : nullptr, options.overrides, facts);
@@ -121,6 +121,15 @@ QJsonObject toJson(const Plan& plan) {
         {"coefficients", coefficients},
         {"cells", cells},
     };
+}
+
+QString sweepCapText(const PlannedCell& pc) {
+    if (!pc.cell.isSweep() || !pc.cell.sweepCappedFrom) {
+        return {};
+    }
+    const auto mib = [](double b) { return QString::number(b / 1048576.0, 'g', 6); };
+    return QString("capped from %1 MiB to %2 MiB to fit the budget")
+        .arg(mib(*pc.cell.sweepCappedFrom), mib(pc.cell.sweepMaxBytes));
 }
 
 QString nodeDemandText(const PlannedCell& pc) {
