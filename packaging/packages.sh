@@ -15,8 +15,9 @@ COMMPROF_PACKAGES=(
   # tests: tst_slurm starts a one-node Slurm of its own (slurmctld, slurmd, munged)
   slurm-wlm munge
   # tests: man pages rendered with man(1), the zsh completion parsed by zsh, the live run view
-  # driven through a pseudo-terminal by script(1), the .deb made by dpkg-shlibdeps
-  man-db zsh bsdutils dpkg-dev
+  # driven through a pseudo-terminal by script(1), the .deb made by dpkg-shlibdeps, the words
+  # of the exported figures placed by pdftotext -bbox
+  man-db zsh bsdutils dpkg-dev poppler-utils
   # tests: macros.tex compiled by pdflatex with LaTeX's kernel alone (tst_report_tex)
   texlive-latex-base
   # the Debian package (debian/, built by dpkg-buildpackage) and what checks it and the sources:
@@ -58,6 +59,7 @@ commprof_without() {
     ccache | pkg-config | fonts-dejavu-core) echo "" ;;
     man-db | zsh | bsdutils | dpkg-dev) echo "checks of the man pages, completions, terminal view and .deb" ;;
     texlive-latex-base) echo "tst_report_tex's pdflatex run on macros.tex (skipped)" ;;
+    poppler-utils) echo "the check that every word of an exported figure is on its page" ;;
     debhelper) echo "the Debian package (packaging/bootstrap.sh package)" ;;
     lintian | reuse | appstream | desktop-file-utils) echo "the licence and metadata checks (skipped)" ;;
     *) echo "everything but commprof-rank (configured with -DCOMMPROF_RANK_ONLY=ON, no ctest)" ;;

@@ -163,6 +163,24 @@ private slots:
                  QStringList());
     }
 
+    // Issue 29: help is text on stdout and nothing else, even for the command that draws
+    // (report started Qt's GUI first, whose platform warned about XDG_RUNTIME_DIR on stderr).
+    void helpPrintsNoQtWarning_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::newRow("commprof --help") << QStringList{"--help"};
+        QTest::newRow("commprof report --help") << QStringList{"report", "--help"};
+    }
+    void helpPrintsNoQtWarning() {
+        QFETCH(QStringList, args);
+        auto env = QProcessEnvironment::systemEnvironment();
+        env.remove("XDG_RUNTIME_DIR");
+        env.remove("QT_QPA_PLATFORM");
+        const CliResult r = runCli("commprof", args, 60000, env);
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains("report"));
+        QVERIFY2(r.err.isEmpty(), r.err.constData());
+    }
+
     void rankRefusesAValueOutsideItsChoices_data() {
         QTest::addColumn<QString>("flag");
         QTest::addColumn<QString>("expected");

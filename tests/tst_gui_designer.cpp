@@ -88,6 +88,12 @@ private slots:
         QCOMPARE(designer.errorColumn(), 1); // the key starts the line
         QCOMPARE(designer.editor()->markedLine(), line);
         QCOMPARE(designer.cells()->rowCount(), 3);
+        // ...and are said to be the last good plan's (issue 29 item 7), greyed.
+        QVERIFY(designer.isStale());
+        QCOMPARE(designer.summary(), QString("The matrix has an error; last good plan: 3 cells: "
+                                             "3 feasible, 0 skipped_infeasible"));
+        QVERIFY(!designer.cellTable()->isEnabled());
+        QVERIFY(!designer.worldSizes()->isEnabled());
 
         // Go to the error: the cursor lands on its line.
         designer.goToError();
@@ -98,12 +104,58 @@ private slots:
         QVERIFY(waitForPlan(designer));
         QCOMPARE(designer.errorLine(), 0);
         QCOMPARE(designer.editor()->markedLine(), 0);
+        QVERIFY(!designer.isStale());
+        QVERIFY(designer.cellTable()->isEnabled());
+        QCOMPARE(designer.summary(), QString("3 cells: 3 feasible, 0 skipped_infeasible"));
 
         designer.resize(1100, 800);
         designer.show();
         QVERIFY(QTest::qWaitForWindowExposed(&designer));
         QVERIFY(distinctColours(designer.bars()->grab().toImage()) > 5);
         QVERIFY(designer.editor()->gutterWidth() > 10); // line numbers are drawn
+    }
+
+    // Issue 29 item 8: a term too narrow for its label is still named, by its tooltip.
+    void everyFeasibilityTermIsNamed() {
+        widgets::MatrixDesigner designer;
+        designer.setBudgets(8.0, std::nullopt, 0);
+        designer.loadFile(COMMPROF_TEST_DATA "/two_ddp_cells.yaml");
+        QTRY_COMPARE_WITH_TIMEOUT(designer.cells()->rowCount(), 2, kPlanWaitMs);
+        widgets::FeasibilityBars* bars = designer.bars();
+        bars->resize(320, bars->sizeHint().height());
+        const auto segments = bars->segments();
+        QCOMPARE(segments.size(), designer.bars()->estimate().host.terms.size());
+        bool narrow = false;
+        for (std::size_t i = 0; i < segments.size(); ++i) {
+            const auto& term = bars->estimate().host.terms[i];
+            if (segments[i].box.width() < 1) {
+                continue; // a term of no size has no box to point at
+            }
+            narrow = narrow || (segments[i].box.width() < 60 && segments[i].box.width() > 1);
+            const QString tip = bars->termAt(segments[i].box.center());
+            QVERIFY2(tip.startsWith(term.name + ": ") && tip.contains("GiB"), qPrintable(tip));
+        }
+        QVERIFY(narrow); // the case the label cannot cover
+        QVERIFY(bars->termAt({1, 1}).isEmpty());
+    }
+
+    // Issue 29 item 5: a sweep the budget shrinks says so in the cell table, not only in
+    // `commprof plan`. 256 MiB at world size 4 on a 2 GiB host: 4 x 163 MiB of baseline leave
+    // room for 3 buffers of at most 116 MiB per rank, so 64 MiB (tst_feasibility's figures).
+    void aSweepCappedByTheBudgetSaysSo() {
+        widgets::MatrixDesigner designer;
+        designer.setBudgets(2.0, std::nullopt, 0);
+        designer.setText("name: s\nmodels: [{name: sweep, kind: sweep}]\n"
+                         "layers: [{name: gloo_cpu}]\nworld_sizes: [4]\n",
+                         {});
+        QTRY_COMPARE_WITH_TIMEOUT(designer.cells()->rowCount(), 1, kPlanWaitMs);
+        const auto text = [&](int column) {
+            return designer.cells()->index(0, column).data().toString();
+        };
+        QCOMPARE(text(models::CellTableModel::Feasible), QString("yes, sweep to 64 MiB"));
+        QVERIFY2(text(models::CellTableModel::Reason)
+                     .contains("capped from 256 MiB to 64 MiB to fit the budget"),
+                 qPrintable(text(models::CellTableModel::Reason)));
     }
 
     void anErrorFarDownIsBroughtIntoViewWhenTheFileOpens() {

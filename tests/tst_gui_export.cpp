@@ -5,6 +5,7 @@
 
 #include "gui_helpers.h"
 #include "image_checks.h"
+#include "plot_style.h"
 #include "report/report_data.h"
 #include "report_writer.h"
 #include "result_plots.h"
@@ -14,6 +15,9 @@
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QtMath>
+
+#include <qcustomplot.h>
 
 #include <zlib.h>
 
@@ -75,6 +79,60 @@ PdfFacts readPdf(const QString& path) {
         at = end + 9;
     }
     return facts;
+}
+
+struct Word {
+    QRectF box;
+    QString text;
+};
+struct PdfPage {
+    QSizeF size;
+    QList<Word> words;
+    QString text() const {
+        QStringList out;
+        for (const Word& w : words) {
+            out << w.text;
+        }
+        return out.join(' ');
+    }
+};
+
+// Every word poppler finds on the page, with its box: pdftotext -bbox, an independent reader.
+// poppler drops a glyph wholly off the page, so a cut text shows as a word at the edge or as a
+// word missing.
+PdfPage wordsOf(const QString& pdf) {
+    PdfPage page;
+    const CliResult r = runProgram("pdftotext", {"-bbox", pdf, "-"}, 60000);
+    const QString xhtml = QString::fromUtf8(r.out);
+    const auto size =
+        QRegularExpression(R"re(<page width="([0-9.]+)" height="([0-9.]+)">)re").match(xhtml);
+    page.size = {size.captured(1).toDouble(), size.captured(2).toDouble()};
+    const QRegularExpression word(R"re(<word xMin="([-0-9.]+)" yMin="([-0-9.]+)" )re"
+                                  R"re(xMax="([-0-9.]+)" yMax="([-0-9.]+)">([^<]*)</word>)re");
+    for (auto it = word.globalMatch(xhtml); it.hasNext();) {
+        const auto m = it.next();
+        page.words << Word{QRectF(QPointF(m.captured(1).toDouble(), m.captured(2).toDouble()),
+                                  QPointF(m.captured(3).toDouble(), m.captured(4).toDouble())),
+                           m.captured(5)};
+    }
+    return page;
+}
+
+// Words whose box is not inside the page with a little air.
+QStringList offThePage(const PdfPage& page) {
+    const QRectF inside = QRectF(QPointF(0, 0), page.size).adjusted(0.5, 0.5, -0.5, -0.5);
+    QStringList bad;
+    for (const Word& w : page.words) {
+        if (!inside.contains(w.box)) {
+            bad << QString("'%1' at %2,%3-%4,%5")
+                       .arg(w.text)
+                       .arg(w.box.left())
+                       .arg(w.box.top())
+                       .arg(w.box.right())
+                       .arg(w.box.bottom());
+        }
+    }
+    return bad;
 }
 
 } // namespace
@@ -146,6 +204,102 @@ private slots:
             for (double pt : pdf.textPt) {
                 QVERIFY2(pt >= 7.9 && pt <= 9.1,
                          qPrintable(QString("%1: text at %2 pt").arg(figure.name).arg(pt)));
+            }
+        }
+    }
+
+    // The real `commprof report` at the Export dialog's sizes: every word of every figure on
+    // its page, the sweep's note whole, and the data keep most of the figure.
+    void theCliReportKeepsEveryWordOnThePage_data() {
+        QTest::addColumn<QString>("widthIn");
+        QTest::addColumn<QString>("fontPt");
+        QTest::newRow("single column, 8 pt") << "3.3"
+                                             << "8";
+        QTest::newRow("double column, 9 pt") << "7"
+                                             << "9";
+    }
+    void theCliReportKeepsEveryWordOnThePage() {
+        QFETCH(QString, widthIn);
+        QFETCH(QString, fontPt);
+        const QString out = work_.filePath("cli_" + widthIn + "_" + fontPt);
+        const CliResult r = runCli(
+            "commprof", {"report", run_, "--out", out, "--width-in", widthIn, "--font-pt", fontPt});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        int figures = 0;
+        for (const auto& figure : widgets::reportFigures()) {
+            const PdfPage page = wordsOf(QDir(out).filePath(QString(figure.name) + ".pdf"));
+            QVERIFY2(std::abs(page.size.width() - widthIn.toDouble() * 72) < 1.0,
+                     qPrintable(QString::number(page.size.width())));
+            QVERIFY2(page.words.size() >= 5, figure.name);
+            const QStringList bad = offThePage(page);
+            QVERIFY2(bad.isEmpty(), qPrintable(QString(figure.name) + ": " + bad.join("; ")));
+            ++figures;
+            if (QString(figure.name) == "sweep_bandwidth") {
+                // The smoke run's world-size-1 sweep is named in the note, every word of it.
+                QVERIFY2(page.text().contains("not drawn, one rank moves no data: gloo_cpu ws1"),
+                         qPrintable(page.text()));
+            }
+        }
+        QCOMPARE(figures, 5);
+        // Refused sizes name the flag.
+        const CliResult bad =
+            runCli("commprof", {"report", run_, "--out", out, "--width-in", "0.5"});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains("--width-in"), bad.err.constData());
+    }
+
+    // 1,000 cells on a 3.3 in page: the cell axis labels are thinned so that no two words of
+    // the page overlap (read back by pdftotext), instead of a black band of labels.
+    void aThousandCellsKeepTheirLabelsApart() {
+        report::ReportData many;
+        const store::CellRow* ddp = nullptr;
+        for (const auto& c : data_.cells) {
+            if (!c.isSweep() && c.complete()) {
+                ddp = &c;
+            }
+        }
+        QVERIFY(ddp);
+        for (int i = 0; i < 1000; ++i) {
+            store::CellRow c = *ddp;
+            c.id = QString("cell%1").arg(i);
+            c.worldSize = 1 + i % 8;
+            c.computeMs = 10.0 + i % 7;
+            many.cells.push_back(c);
+        }
+        widgets::ExportOptions o;
+        o.pdf = true;
+        o.png = false;
+        o.widthIn = widgets::ExportOptions::kSingleColumnIn;
+        o.fontPt = 8;
+        const QString out = work_.filePath("thousand");
+        for (const char* name : {"time_breakdown", "hook_trace_agreement"}) {
+            widgets::writeFigure(*widgets::figureNamed(name), many, out, o);
+            const PdfPage page = wordsOf(QDir(out).filePath(QString(name) + ".pdf"));
+            QVERIFY2(offThePage(page).isEmpty(), qPrintable(offThePage(page).join("; ")));
+            // The labels the cell axis draws, as laid out at the page's size: each one's box
+            // (rotated as drawn) clear of the next one's.
+            QCustomPlot plot;
+            widgets::setFigureSize(
+                plot, {int(3.3 * plot.logicalDpiX()), int(3.3 * 0.62 * plot.logicalDpiX())});
+            widgets::FigureStyle style;
+            style.fontPt = 8;
+            widgets::figureNamed(name)->draw(plot, many, style);
+            widgets::placeLegend(plot);
+            const QVector<double> ticks = plot.xAxis->tickVector();
+            const QVector<QString> texts = plot.xAxis->tickVectorLabels();
+            QVERIFY2(ticks.size() >= 3 && ticks.size() < 100,
+                     qPrintable(QString::number(ticks.size())));
+            const QFontMetricsF fm(plot.xAxis->tickLabelFont());
+            const double angle = qDegreesToRadians(std::abs(plot.xAxis->tickLabelRotation()));
+            double previousRight = -1e9;
+            for (int i = 0; i < ticks.size(); ++i) {
+                const QRectF text = fm.boundingRect(QRectF(), Qt::TextDontClip, texts[i]);
+                const double width =
+                    text.width() * std::cos(angle) + text.height() * std::sin(angle);
+                const double centre = plot.xAxis->coordToPixel(ticks[i]);
+                QVERIFY2(centre - width / 2 >= previousRight,
+                         qPrintable(QString("%1: label %2 over the one before").arg(name).arg(i)));
+                previousRight = centre + width / 2;
             }
         }
     }

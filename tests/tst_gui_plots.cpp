@@ -288,6 +288,41 @@ private slots:
         }
     }
 
+    // Issue 29 item 13: a stacked bar reaches the cell's median step (the table's step_ms):
+    // what the three kinds leave of it is drawn as "other".
+    void aBreakdownBarAddsUpToTheStep() {
+        auto data = real_;
+        QCustomPlot plot;
+        draw(plot, "time_breakdown", data, {600, 400});
+        const auto cells = widgets::axisCells(data);
+        QMap<double, double> tops;
+        bool otherListed = false;
+        for (int i = 0; i < plot.plottableCount(); ++i) {
+            if (auto* b = qobject_cast<QCPBars*>(plot.plottable(i))) {
+                otherListed = otherListed || b->name().startsWith("other");
+                for (auto it = b->data()->begin(); it != b->data()->end(); ++it) {
+                    tops[it->key] += it->value;
+                }
+            }
+        }
+        QVERIFY(otherListed);
+        QVERIFY(!tops.isEmpty());
+        for (auto it = tops.begin(); it != tops.end(); ++it) {
+            const store::CellRow* c = cells[std::size_t(it.key()) - 1];
+            QVERIFY(c->stepMs);
+            // Each kind's median is of its own steps: when the three add up to less than the
+            // median step, "other" fills the bar to it; never is the bar shorter than the step.
+            const double kinds = *c->computeMs + *c->exposedCommMs + c->bookkeepingMs.value_or(0);
+            const double expected = std::max(kinds, *c->stepMs);
+            QVERIFY2(std::abs(it.value() - expected) < 1e-6 * expected,
+                     qPrintable(QString("%1: bar %2 ms, step %3 ms, kinds %4 ms")
+                                    .arg(c->id)
+                                    .arg(it.value())
+                                    .arg(*c->stepMs)
+                                    .arg(kinds)));
+        }
+    }
+
     void fitLinesDifferPerWorldSizeAndLayersKeepTheirColour() {
         const auto data = synthetic({2, 4}, 1e6, 2.6e7);
         QCustomPlot buckets, overhead;
@@ -353,6 +388,91 @@ private slots:
         QVERIFY(labels.contains("ws2\nm hook=powersgd"));
     }
 
+    // Issue 29 item 17: the kinds of one sweep cell share its colour; each has a marker of its
+    // own besides its dash, and the size axis says its unit once (on the ticks).
+    void sweepKindsHaveTheirOwnMarkers() {
+        QCustomPlot plot;
+        draw(plot, "sweep_bandwidth", real_, {900, 500});
+        QVERIFY(!plot.xAxis->label().contains("bytes"));
+        QMap<QString, QSet<int>> shapes;
+        QMap<QString, int> lines;
+        for (int i = 0; i < plot.graphCount(); ++i) {
+            const QString cell = plot.graph(i)->property("cellId").toString();
+            if (!cell.isEmpty()) {
+                shapes[cell].insert(int(plot.graph(i)->scatterStyle().shape()));
+                ++lines[cell];
+            }
+        }
+        QVERIFY(!lines.isEmpty());
+        bool severalKinds = false;
+        for (auto it = lines.begin(); it != lines.end(); ++it) {
+            QCOMPARE(shapes[it.key()].size(), it.value());
+            severalKinds = severalKinds || it.value() > 1;
+        }
+        QVERIFY(severalKinds);
+    }
+
+    // Issue 29 item 14: a ratio that was not judged (world size 1) is an outline of its own,
+    // not a bar in its layer's colour; the tolerance lines are in the legend.
+    void anUnjudgedRatioIsNoDisagreement() {
+        auto data = real_;
+        const QString id = "mlp2m_gloo_cpu_ws1_r0";
+        for (auto& c : data.cells) {
+            if (c.id == id) {
+                // As the analysis records a one-rank cell whose instruments differ.
+                c.hookTraceAgreement = 1.6;
+                c.agreementFlagged = false;
+                c.agreementReason = "not judged at world size 1";
+            }
+        }
+        QCustomPlot plot;
+        draw(plot, "hook_trace_agreement", data, {600, 400});
+        const auto cells = widgets::axisCells(data);
+        double key = 0;
+        for (std::size_t i = 0; i < cells.size(); ++i) {
+            key = cells[i]->id == id ? double(i + 1) : key;
+        }
+        QVERIFY(key > 0);
+        int outlined = 0;
+        for (int i = 0; i < plot.plottableCount(); ++i) {
+            auto* b = qobject_cast<QCPBars*>(plot.plottable(i));
+            if (!b) {
+                continue;
+            }
+            const auto at = b->data()->findBegin(key);
+            if (at == b->data()->end() || at->key != key) {
+                continue;
+            }
+            QVERIFY2(b->name().startsWith("not judged"), qPrintable(b->name()));
+            QCOMPARE(b->brush().style(), Qt::NoBrush);
+            ++outlined;
+        }
+        QCOMPARE(outlined, 1);
+        bool toleranceListed = false;
+        for (int i = 0; i < plot.legend->itemCount(); ++i) {
+            if (auto* item = qobject_cast<QCPPlottableLegendItem*>(plot.legend->item(i))) {
+                toleranceListed = toleranceListed || item->plottable()->name().contains("10 %");
+            }
+        }
+        QVERIFY(toleranceListed);
+    }
+
+    // Issue 29: a figure with nothing to draw says so instead of showing bare 0-5 axes.
+    void anEmptyFigureSaysSo() {
+        for (const auto& figure : widgets::reportFigures()) {
+            for (const bool empty : {true, false}) {
+                QCustomPlot plot;
+                draw(plot, figure.name, empty ? report::ReportData{} : real_, {600, 400});
+                int messages = 0;
+                for (int i = 0; i < plot.itemCount(); ++i) {
+                    messages += plot.item(i)->objectName() == "empty";
+                }
+                QVERIFY2(messages == (empty ? 1 : 0),
+                         qPrintable(QString("%1: %2 messages").arg(figure.name).arg(messages)));
+            }
+        }
+    }
+
     void hoveringNamesTheCell() {
         QCustomPlot plot;
         draw(plot, "overhead_vs_world_size", real_, {600, 400});
@@ -364,6 +484,15 @@ private slots:
         QVERIFY2(tip.startsWith("mlp2m_gloo_cpu_ws2_r0\n"), qPrintable(tip));
         QVERIFY(tip.contains(QString::number(*ws2->commOverheadFraction * 100.0, 'f', 2)));
         QVERIFY(widgets::toolTipAt(plot, "overhead_vs_world_size", real_, {2, 2}).isEmpty());
+        QVERIFY2(tip.contains(" · 2 ranks"), qPrintable(tip));
+        // One rank is "1 rank" (issue 29: "1 ranks").
+        const store::CellRow* ws1 = widgets::findCell(real_, "mlp2m_gloo_cpu_ws1_r0");
+        QVERIFY(ws1 && ws1->commOverheadFraction);
+        const QString one = widgets::toolTipAt(
+            plot, "overhead_vs_world_size", real_,
+            QPointF(plot.xAxis->coordToPixel(1),
+                    plot.yAxis->coordToPixel(*ws1->commOverheadFraction * 100.0)));
+        QVERIFY2(one.contains(" · 1 rank") && !one.contains("1 ranks"), qPrintable(one));
     }
 };
 

@@ -4,8 +4,11 @@
 #include "feasibility/plan.h"
 #include "models/run_state_model.h"
 #include "rank_files.h"
+#include "report/report_data.h"
+#include "result_plots.h"
 #include "run_monitor.h"
 #include "runner/process_identity.h"
+#include "store/ingest.h"
 
 #include <qcustomplot.h>
 
@@ -165,6 +168,16 @@ private slots:
         QCOMPARE(readJsonFile(cell + "/cell.json")["stopped"].toBool(), true);
         QVERIFY(!QDir(out.filePath("cells/tiny_gloo_cpu_ws1_r0")).exists()); // never started
         QVERIFY(pids.entryList({"*.pid"}).isEmpty());
+        // Opened as results (what the window does when the run ends): still stopped, and the
+        // figures mark it as a cell without data.
+        store::ingest(out.path(), store::defaultDbPath(out.path()));
+        store::Database db(store::defaultDbPath(out.path()));
+        const report::ReportData data =
+            report::loadReportData(db, QDir(out.path()).canonicalPath());
+        const store::CellRow* stopped = widgets::findCell(data, "tiny_gloo_cpu_ws2_r0");
+        QVERIFY(stopped);
+        QCOMPARE(stopped->status, QString("stopped"));
+        QVERIFY(widgets::flaggedCell(*stopped));
     }
 };
 

@@ -22,6 +22,7 @@
 #include "trace_builder.h"
 #include "trace_inspector.h"
 
+#include <QApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -83,6 +84,17 @@ private slots:
         // Fit shows everything with 1% either side: the trace is 2900 µs long.
         QCOMPARE(view.axis().startUs(), -29.0);
         QCOMPARE(view.axis().endUs(), 2900.0 * 1.01);
+
+        // "?" lists the keys over the tracks and changes nothing else; "?" or Esc hides it.
+        const QImage plain = view.grab().toImage();
+        QTest::keyClick(&view, Qt::Key_Question);
+        QVERIFY(view.keyHelpShown());
+        QVERIFY(TimelineView::keyHelp().join('\n').contains("Backspace"));
+        QVERIFY(view.grab().toImage() != plain);
+        QCOMPARE(view.axis().startUs(), -29.0);
+        QTest::keyClick(&view, Qt::Key_Escape);
+        QVERIFY(!view.keyHelpShown());
+        QCOMPARE(view.grab().toImage(), plain);
 
         view.setVisibleRange(1000, 2000);
         const int x = TimelineView::kGutter + view.tracksWidth() / 4;
@@ -215,9 +227,19 @@ private slots:
             QVERIFY2(text.contains(key), qPrintable(key));
             QVERIFY(text.contains(QString::number(args[key].toInteger())));
         }
-        // Following the flow: the kernel is selected and shows its launch.
+        // Following the flow: the kernel is selected and shows its launch; the keys go to the
+        // timeline again at once (issue 29 item 15: W did nothing until the timeline was
+        // clicked).
+        inspector.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&inspector));
+        inspector.details()->setFocus();
+        QVERIFY(!view->hasFocus());
         emit inspector.details()->sliceRequested({0, kernel});
         QCOMPARE(view->selected(), (timeline::SliceRef{0, kernel}));
+        QVERIFY(view->hasFocus());
+        const double before = view->axis().endUs() - view->axis().startUs();
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_W);
+        QVERIFY(view->axis().endUs() - view->axis().startUs() < before);
         QVERIFY(waitIdle(inspector.selectionJobs()));
         QVERIFY(inspector.details()->plainText().contains("← launched by"));
         QVERIFY(inspector.details()->plainText().contains("stream"));

@@ -260,6 +260,19 @@ private slots:
             QVERIFY(!stillRunning(r));
         }
         QVERIFY(QDir(out + "/.pids").entryList({"*.pid"}).isEmpty());
+        // What the results say of it: stopped, not failed, in the JSON and in the CSV.
+        const CliResult json = runCli("commprof", {"cells", out, "--json"});
+        QCOMPARE(json.exitCode, 0);
+        const QJsonArray cells = json.json()["cells"].toArray();
+        QCOMPARE(cells.size(), 1);
+        QCOMPARE(cells[0].toObject()["status"].toString(), QString("stopped"));
+        QVERIFY2(cells[0].toObject()["reasons"].toArray().first().toString().startsWith(
+                     "stopped before it ended"),
+                 json.out.constData());
+        const CliResult csv = runCli("commprof", {"cells", out, "--csv"});
+        QCOMPARE(csv.exitCode, 0);
+        QVERIFY2(csv.out.contains(QByteArray(kLongCell.toLatin1()) + ",stopped,"),
+                 csv.out.constData());
     }
 
     // Item 6: the disk fills up after the rank wrote its file and before the runner wrote its

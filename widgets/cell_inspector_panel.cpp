@@ -64,9 +64,9 @@ void CellInspectorPanel::showCell(const report::ReportData& data, const QString&
         plot_->replot();
         return;
     }
-    headline_->setText(QString("<b>%1</b> &nbsp; %2 · %3 ranks")
-                           .arg(cell->id.toHtmlEscaped(), cell->layer.toHtmlEscaped())
-                           .arg(cell->worldSize));
+    headline_->setText(QString("<b>%1</b> &nbsp; %2 · %3")
+                           .arg(cell->id.toHtmlEscaped(), cell->layer.toHtmlEscaped(),
+                                ranksText(cell->worldSize)));
     const auto& samples = data.bucketsByCell.value(cellId);
     QVector<double> times;
     if (!samples.empty()) {

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "feasibility_bars.h"
 
+#include <QHelpEvent>
 #include <QPainter>
+#include <QToolTip>
 
 #include <algorithm>
 
@@ -52,6 +54,76 @@ QString FeasibilityBars::caption(const feasibility::Demand& d) const {
         .arg(d.total() / d.budgetBytes * 100.0, 0, 'f', 0);
 }
 
+namespace {
+
+// Where the bars go: left of them the pool's name, right a margin.
+struct BarGeometry {
+    int left;
+    int width;
+};
+
+BarGeometry barGeometry(const QWidget& w) {
+    const int left = w.fontMetrics().horizontalAdvance("device") + 14;
+    return {left, std::max(10, w.width() - left - 10)};
+}
+
+double scaleOf(const feasibility::Demand& d) {
+    // The scale holds both the demand and the budget, so an overflow is visible.
+    return std::max({d.total(), d.budgetBytes, 1.0}) * 1.05;
+}
+
+} // namespace
+
+std::vector<FeasibilityBars::Segment> FeasibilityBars::segments() const {
+    std::vector<Segment> out;
+    if (!hasEstimate_) {
+        return out;
+    }
+    const BarGeometry g = barGeometry(*this);
+    int y = kCaption + 6;
+    for (const feasibility::Demand* d : {&estimate_.host, &estimate_.device}) {
+        if (!d->used) {
+            continue;
+        }
+        const double scale = scaleOf(*d);
+        double x = g.left;
+        for (const auto& term : d->terms) {
+            const double tw = g.width * term.bytes / scale;
+            out.push_back({QRectF(x, y, tw, kBarHeight),
+                           QString("%1: %2 (%3)")
+                               .arg(term.name, gib(term.bytes), feasibility::toString(d->pool)),
+                           term.bytes});
+            x += tw;
+        }
+        y += kBarHeight + kCaption + 8;
+    }
+    return out;
+}
+
+QString FeasibilityBars::termAt(QPointF at) const {
+    for (const Segment& s : segments()) {
+        if (s.box.contains(at)) {
+            return s.name;
+        }
+    }
+    return {};
+}
+
+bool FeasibilityBars::event(QEvent* event) {
+    if (event->type() == QEvent::ToolTip) {
+        const auto* help = static_cast<QHelpEvent*>(event);
+        const QString tip = termAt(help->pos());
+        if (tip.isEmpty()) {
+            QToolTip::hideText();
+            event->ignore();
+        } else {
+            QToolTip::showText(help->globalPos(), tip, this);
+        }
+        return true;
+    }
+    return QWidget::event(event);
+}
+
 void FeasibilityBars::paintEvent(QPaintEvent*) {
     QPainter p(this);
     p.fillRect(rect(), palette().base());
@@ -61,9 +133,9 @@ void FeasibilityBars::paintEvent(QPaintEvent*) {
         p.drawText(rect(), Qt::AlignCenter, "no cell: the matrix has not been planned yet");
         return;
     }
-    const int left = fm.horizontalAdvance("device") + 14;
-    const int right = 10;
-    const int w = std::max(10, width() - left - right);
+    const BarGeometry geometry = barGeometry(*this);
+    const int left = geometry.left;
+    const int w = geometry.width;
     const QString verdict = estimate_.feasible ? "feasible" : "infeasible: " + estimate_.reason;
     p.setPen(estimate_.feasible ? palette().color(QPalette::Text) : QColor(170, 20, 20));
     p.drawText(QRect(4, 2, width() - 8, kCaption), Qt::AlignLeft | Qt::AlignVCenter,
@@ -73,8 +145,7 @@ void FeasibilityBars::paintEvent(QPaintEvent*) {
         if (!d->used) {
             continue;
         }
-        // The scale holds both the demand and the budget, so an overflow is visible.
-        const double scale = std::max({d->total(), d->budgetBytes, 1.0}) * 1.05;
+        const double scale = scaleOf(*d);
         p.setPen(palette().color(QPalette::Text));
         p.drawText(QRect(4, y, left - 8, kBarHeight), Qt::AlignLeft | Qt::AlignVCenter,
                    feasibility::toString(d->pool));

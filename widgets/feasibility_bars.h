@@ -8,6 +8,8 @@
 
 #include <QWidget>
 
+#include <vector>
+
 namespace commprof::widgets {
 
 class FeasibilityBars : public QWidget {
@@ -21,9 +23,20 @@ public:
     // The line under a pool's bar: demand against budget, or why there is no budget.
     QString caption(const feasibility::Demand& demand) const;
     QSize sizeHint() const override;
+    // Each term's box as drawn, with its name and size: a box too narrow for its label is
+    // still named by its tooltip.
+    struct Segment {
+        QRectF box;
+        QString name;
+        double bytes = 0;
+    };
+    std::vector<Segment> segments() const;
+    // "name: 0.12 GiB (pool)" for the term under a point; empty off the bars.
+    QString termAt(QPointF at) const;
 
 protected:
     void paintEvent(QPaintEvent* event) override;
+    bool event(QEvent* event) override;
 
 private:
     QString cellId_;

@@ -50,7 +50,7 @@ void JobStatus::watch(jobs::JobTracker* tracker) {
                 }
                 bar_->setRange(0, std::max(0, total));
                 bar_->setValue(done);
-                label_->setText(what.isEmpty() ? tracker->label() : tracker->label() + ": " + what);
+                setLabel(what.isEmpty() ? tracker->label() : tracker->label() + ": " + what);
             });
     connect(tracker, &QObject::destroyed, this, [this, tracker] {
         trackers_.removeAll(tracker);
@@ -73,12 +73,18 @@ void JobStatus::refresh() {
         setVisible(false);
         return;
     }
-    label_->setText(shown_->label() + "...");
+    setLabel(shown_->label() + "...");
     setVisible(true);
 }
 
+void JobStatus::setLabel(const QString& text) {
+    // A long path must not widen the window past a small screen: shortened, whole in the tip.
+    label_->setToolTip(text);
+    label_->setText(label_->fontMetrics().elidedText(text, Qt::ElideMiddle, kMaxLabelPx));
+}
+
 QString JobStatus::text() const {
-    return isVisible() ? label_->text() : QString();
+    return isVisible() ? label_->toolTip() : QString();
 }
 
 } // namespace commprof::widgets

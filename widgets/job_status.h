@@ -24,7 +24,9 @@ public:
     jobs::JobTracker* shown() const { return shown_; }
 
 private:
+    static constexpr int kMaxLabelPx = 360;
     void refresh();
+    void setLabel(const QString& text);
     QList<jobs::JobTracker*> trackers_; // most recently started last
     jobs::JobTracker* shown_ = nullptr;
     QLabel* label_;

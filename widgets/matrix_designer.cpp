@@ -267,10 +267,25 @@ QString MatrixDesigner::errorText() const {
 
 QString MatrixDesigner::summary() const {
     const int n = int(cells_->plan().cells.size());
-    return QString("%1 cells: %2 feasible, %3 skipped_infeasible")
-        .arg(n)
-        .arg(feasibleCount_)
-        .arg(n - feasibleCount_);
+    const QString counts = QString("%1 cells: %2 feasible, %3 skipped_infeasible")
+                               .arg(n)
+                               .arg(feasibleCount_)
+                               .arg(n - feasibleCount_);
+    return stale_ ? "The matrix has an error; last good plan: " + counts : counts;
+}
+
+void MatrixDesigner::setStale(bool stale) {
+    // Greyed, not emptied: the last good plan stays readable while the user fixes the text.
+    for (QWidget* w :
+         std::initializer_list<QWidget*>{table_, models_, layers_, worldSizes_, bars_}) {
+        w->setEnabled(!stale);
+    }
+    table_->setToolTip(stale ? "The last good plan: the matrix text has an error (F8 goes there)"
+                             : QString());
+    if (stale != stale_) {
+        stale_ = stale;
+        emit staleChanged(stale);
+    }
 }
 
 void MatrixDesigner::replanNow() {
@@ -325,9 +340,11 @@ void MatrixDesigner::applyPlan(const Planned& planned) {
             emit loadedWithError(planned.error);
         }
         revealNextError_ = false;
+        setStale(true);
         return;
     }
     revealNextError_ = false;
+    setStale(false);
     machine_ = planned.machine;
     showError(0, 0, {}, false);
     const feasibility::Plan& plan = *planned.plan;

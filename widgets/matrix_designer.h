@@ -65,8 +65,11 @@ public:
     int errorLine() const;
     int errorColumn() const;
     QString errorText() const;
-    // "33 cells: 30 feasible, 3 skipped_infeasible" for the current plan.
+    // "33 cells: 30 feasible, 3 skipped_infeasible" for the current plan; while the text has an
+    // error, said to be the last good plan's.
     QString summary() const;
+    // The text has an error: the cells, lists and bars shown are the last good plan's.
+    bool isStale() const { return stale_; }
     QString selectedCell() const;
     void selectCell(const QString& cellId);
 
@@ -86,6 +89,8 @@ signals:
     void loadedWithError(const QString& message);
     // An error the YAML did not cause (the planner itself failed): for the message bar.
     void planFailed(const QString& message);
+    // The shown plan became the last good one (an error), or current again.
+    void staleChanged(bool stale);
 
 private:
     struct Planned;
@@ -94,6 +99,7 @@ private:
     void showCellAt(int row);
     void budgetsEdited();
     void showResolvedBudgets();
+    void setStale(bool stale);
 
     QString fileName_;
     CodeEditor* editor_;
@@ -121,6 +127,7 @@ private:
     int feasibleCount_ = 0;
     bool revealNextError_ = false;
     bool sizedColumns_ = false;
+    bool stale_ = false;
 };
 
 } // namespace commprof::widgets

@@ -4,6 +4,7 @@
 #include "spec/layers.h"
 
 #include <QHash>
+#include <QtMath>
 
 #include <algorithm>
 #include <cmath>
@@ -50,6 +51,51 @@ QCPRange stackedRange(const QCPBars* bars, double key) {
     }
     return {base, base};
 }
+
+// Keeps every k-th category, k the least that leaves room between neighbouring labels along
+// the axis. A rotated label takes its bounding box's width: what its neighbour must clear.
+class CategoryTicker : public QCPAxisTickerText {
+public:
+    explicit CategoryTicker(const QCPAxis* axis) : axis_(axis) {}
+
+protected:
+    QVector<double> createTickVector(double tickStep, const QCPRange& range) override {
+        QVector<double> all = QCPAxisTickerText::createTickVector(tickStep, range);
+        const QCPAxisRect* rect = axis_->axisRect();
+        const double lengthPx =
+            axis_->orientation() == Qt::Horizontal ? rect->width() : rect->height();
+        if (all.size() < 2 || lengthPx <= 0 || range.size() <= 0) {
+            return all;
+        }
+        const QFontMetricsF fm(axis_->tickLabelFont());
+        const double angle = qDegreesToRadians(std::abs(axis_->tickLabelRotation()));
+        double need = 0;
+        for (double key : all) {
+            const QRectF box = fm.boundingRect(QRectF(), Qt::TextDontClip, ticks().value(key));
+            const double along =
+                axis_->orientation() == Qt::Horizontal
+                    ? box.width() * std::cos(angle) + box.height() * std::sin(angle)
+                    : box.height() * std::cos(angle) + box.width() * std::sin(angle);
+            need = std::max(need, along + kGapPx);
+        }
+        const double perCategoryPx = lengthPx / range.size();
+        const int every = std::max(1, int(std::ceil(need / perCategoryPx)));
+        if (every == 1) {
+            return all;
+        }
+        QVector<double> kept;
+        for (double key : all) {
+            if ((std::llround(key) - 1) % every == 0) {
+                kept << key;
+            }
+        }
+        return kept;
+    }
+
+private:
+    static constexpr double kGapPx = 4.0;
+    const QCPAxis* axis_;
+};
 
 } // namespace
 
@@ -151,6 +197,15 @@ void countTicks(QCPAxis* axis) {
     axis->setSubTicks(false);
 }
 
+void categoryTicks(QCPAxis* axis, const QStringList& labels) {
+    auto ticker = QSharedPointer<CategoryTicker>::create(axis);
+    for (int i = 0; i < labels.size(); ++i) {
+        ticker->addTick(double(i + 1), labels[i]);
+    }
+    axis->setTicker(ticker);
+    axis->setSubTicks(false);
+}
+
 void resetFigure(QCustomPlot& plot, const QString& title, const QString& x, const QString& y,
                  const FigureStyle& style) {
     plot.clearPlottables();
@@ -228,15 +283,72 @@ void setFigureSize(QCustomPlot& plot, QSize size) {
     plot.setViewport(QRect(QPoint(0, 0), size));
 }
 
+namespace {
+
+// Lines of at most widthPx, broken at spaces (a word longer than a line stays whole).
+QString wrapped(const QString& text, const QFont& font, double widthPx) {
+    const QFontMetricsF fm(font);
+    QStringList lines;
+    for (const QString& paragraph : text.split('\n')) {
+        QString line;
+        for (const QString& word : paragraph.split(' ', Qt::SkipEmptyParts)) {
+            const QString longer = line.isEmpty() ? word : line + ' ' + word;
+            if (!line.isEmpty() && fm.horizontalAdvance(longer) > widthPx) {
+                lines << line;
+                line = word;
+            } else {
+                line = longer;
+            }
+        }
+        lines << line;
+    }
+    return lines.join('\n');
+}
+
+} // namespace
+
 void fitTitle(QCustomPlot& plot) {
+    const int room = plot.viewport().width() - 8;
     for (int i = 0; i < plot.plotLayout()->elementCount(); ++i) {
         auto* t = qobject_cast<QCPTextElement*>(plot.plotLayout()->elementAt(i));
         if (t && t->objectName() == "title") {
             const QString full = t->property("fullTitle").toString();
-            t->setText(QFontMetrics(t->font()).elidedText(full, Qt::ElideRight,
-                                                          plot.viewport().width() - 8));
+            t->setText(QFontMetrics(t->font()).elidedText(full, Qt::ElideRight, room));
+        } else if (t && t->objectName() == "note") {
+            t->setText(wrapped(t->property("fullText").toString(), t->font(),
+                               room - t->margins().left() - t->margins().right()));
         }
     }
+}
+
+int heightBelowAxes(QCustomPlot& plot) {
+    plot.replot(QCustomPlot::rpImmediateRefresh); // lays the elements out
+    QCPLayoutGrid* grid = plot.plotLayout();
+    int below = 0;
+    bool past = false;
+    for (int row = 0; row < grid->rowCount(); ++row) {
+        QCPLayoutElement* e = grid->element(row, 0);
+        if (!e) {
+            continue;
+        }
+        if (past) {
+            below += e->minimumOuterSizeHint().height();
+        }
+        past = past || e == plot.axisRect();
+    }
+    return below;
+}
+
+QCPTextElement* addNote(QCustomPlot& plot, const QString& text, const FigureStyle& style) {
+    auto* note = new QCPTextElement(&plot, text, style.font());
+    note->setObjectName("note");
+    note->setProperty("fullText", text);
+    note->setTextColor(QColor(90, 90, 90));
+    note->setMargins(QMargins(4, 0, 4, 2));
+    plot.plotLayout()->addElement(plot.plotLayout()->rowCount(), 0, note);
+    plot.plotLayout()->setRowStretchFactor(plot.plotLayout()->rowCount() - 1, 0.001);
+    fitTitle(plot);
+    return note;
 }
 
 void placeLegend(QCustomPlot& plot) {
@@ -265,6 +377,9 @@ void placeLegend(QCustomPlot& plot) {
         }
     }
     legend->setVisible(items > 0);
+    // A first layout, so that tickers fitting their labels to the axis length (the category
+    // and size axes) see the real length in the replots below.
+    plot.replot(QCustomPlot::rpImmediateRefresh);
     if (!legend->visible()) {
         plot.replot();
         return;
@@ -316,6 +431,21 @@ QCPItemText* addFlaggedMarker(QCustomPlot& plot, double x, const QString& cellId
     t->setPadding(QMargins(2, 1, 2, 1));
     t->setClipToAxisRect(true);
     return t;
+}
+
+void sayWhenEmpty(QCustomPlot& plot, const QString& text, const FigureStyle& style) {
+    for (int i = 0; i < plot.plottableCount(); ++i) {
+        if (const QCPPlottableInterface1D* d = plot.plottable(i)->interface1D();
+            d && d->dataCount() > 0) {
+            return;
+        }
+    }
+    auto* empty = new QCPItemText(&plot);
+    empty->setObjectName("empty");
+    empty->position->setType(QCPItemPosition::ptAxisRectRatio);
+    empty->position->setCoords(0.5, 0.5);
+    empty->setFont(style.font());
+    empty->setText(text);
 }
 
 void addFlaggedLegendEntry(QCustomPlot& plot) {

@@ -45,6 +45,9 @@ void fitAxis(QCPAxis* axis, const QVector<double>& values, bool fromZero, bool a
 void integerTicks(QCPAxis* axis, const QVector<double>& at);
 // Ticks at whole numbers only, at a readable spacing: for counts like iterations.
 void countTicks(QCPAxis* axis);
+// A label per category (1, 2, ...), thinned to every k-th one when the axis has no room for
+// all: labels never overlap, at any width and any number of categories.
+void categoryTicks(QCPAxis* axis, const QStringList& labels);
 
 // A fresh figure: title on top, one axis rect, a legend; fonts from the style.
 void resetFigure(QCustomPlot& plot, const QString& title, const QString& x, const QString& y,
@@ -56,8 +59,15 @@ QVector<QRectF> dataRegions(const QCustomPlot& plot);
 // Lays a plot out at a size whether or not it is on screen (a hidden widget gets its resize
 // event only when shown): for export, and for tests.
 void setFigureSize(QCustomPlot& plot, QSize size);
-// Elides the title to the plot's width; the whole title is kept to fit it again on resize.
+// Elides the title to the plot's width, and wraps every note (a text element named "note",
+// its whole text in the property "fullText") at spaces to that width; the whole texts are kept
+// to fit them again on resize.
 void fitTitle(QCustomPlot& plot);
+// The height of what the layout holds below the axis rect (a legend put there, notes), laid
+// out at the plot's size.
+int heightBelowAxes(QCustomPlot& plot);
+// A note under the axes, wrapped to the plot's width.
+QCPTextElement* addNote(QCustomPlot& plot, const QString& text, const FigureStyle& style);
 // Puts the legend in the first corner of the axis rect that covers no data region, else below
 // the axis rect. Replots.
 void placeLegend(QCustomPlot& plot);
@@ -66,6 +76,9 @@ void placeLegend(QCustomPlot& plot);
 // rect, so it can never be read as a value. Returns the item (named "flagged").
 QCPItemText* addFlaggedMarker(QCustomPlot& plot, double x, const QString& cellId,
                               const QString& status);
+// When no plottable holds data: the text in the middle of the axes (an item named "empty")
+// instead of bare axes.
+void sayWhenEmpty(QCustomPlot& plot, const QString& text, const FigureStyle& style);
 // The legend entry that explains flagged markers (a graph with no data).
 void addFlaggedLegendEntry(QCustomPlot& plot);
 

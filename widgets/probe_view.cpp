@@ -18,6 +18,7 @@ ProbeView::ProbeView(QWidget* parent) : QWidget(parent) {
     f.setBold(true);
     f.setPointSizeF(f.pointSizeF() * 1.3);
     verdict_->setFont(f);
+    verdict_->setWordWrap(true); // a long verdict wraps rather than push Run probe off screen
     run_ = new QPushButton("Run probe", this);
     connect(run_, &QPushButton::clicked, this, &ProbeView::probeRequested);
     table_ = new QTableView(this);

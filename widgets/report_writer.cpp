@@ -88,13 +88,21 @@ QStringList writeFigure(const FigureSpec& figure, const report::ReportData& data
     QCustomPlot plot;
     const int unitsPerInch = plot.logicalDpiX();
     const int w = int(std::lround(options.widthIn * unitsPerInch));
-    const int h = int(std::lround(options.heightIn() * unitsPerInch));
+    int h = int(std::lround(options.heightIn() * unitsPerInch));
     setFigureSize(plot, {w, h});
     FigureStyle style;
     style.fontPt = options.fontPt;
     style.titleDeltaPt = 0.0;
     figure.draw(plot, data, style);
     placeLegend(plot);
+    // What sits below the axes (a legend no corner had room for, a note) gets room of its own:
+    // the page grows by it, so the data keep the figure's proportions.
+    if (const int below = heightBelowAxes(plot); below > 0) {
+        h += below;
+        setFigureSize(plot, {w, h});
+        plot.replot(QCustomPlot::rpImmediateRefresh);
+    }
+    const double heightIn = double(h) / unitsPerInch;
 
     QStringList written;
     const QString base = QDir(outDir).filePath(figure.name);
@@ -110,7 +118,7 @@ QStringList writeFigure(const FigureSpec& figure, const report::ReportData& data
     if (options.pdf) {
         const QString path = base + ".pdf";
         QPdfWriter pdf(path);
-        pdf.setPageSize(QPageSize(QSizeF(options.widthIn, options.heightIn()), QPageSize::Inch));
+        pdf.setPageSize(QPageSize(QSizeF(options.widthIn, heightIn), QPageSize::Inch));
         pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
         pdf.setResolution(unitsPerInch);
         pdf.setTitle(figure.title);

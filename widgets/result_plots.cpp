@@ -73,13 +73,11 @@ void categoryAxis(QCustomPlot& plot, const std::vector<const store::CellRow*>& c
         layers.insert(c->layer);
     }
     const QStringList varying = report::varyingAxes(cells, {"world_size", "repeat"});
-    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-    double x = 1;
+    QStringList labels;
     for (const store::CellRow* c : cells) {
-        ticker->addTick(x++, barLabel(*c, layers.size() > 1, varying));
+        labels << barLabel(*c, layers.size() > 1, varying);
     }
-    plot.xAxis->setTicker(ticker);
-    plot.xAxis->setSubTicks(false);
+    categoryTicks(plot.xAxis, labels);
     plot.xAxis->setTickLabelRotation(cells.size() > 6 ? 30 : 0);
     plot.xAxis->setRange(0.4, double(cells.size()) + 0.6);
 }
@@ -87,7 +85,11 @@ void categoryAxis(QCustomPlot& plot, const std::vector<const store::CellRow*>& c
 } // namespace
 
 bool flaggedCell(const store::CellRow& c) {
-    return c.status == "incomplete" || c.status == "failed";
+    return c.status == "incomplete" || c.status == "failed" || c.status == "stopped";
+}
+
+QString ranksText(int worldSize) {
+    return QString("%1 rank%2").arg(worldSize).arg(worldSize == 1 ? "" : "s");
 }
 
 const store::CellRow* findCell(const report::ReportData& data, const QString& cellId) {
@@ -168,6 +170,7 @@ void drawOverheadVsWorldSize(QCustomPlot& plot, const report::ReportData& data,
     if (anyFlagged) {
         addFlaggedLegendEntry(plot);
     }
+    sayWhenEmpty(plot, "No complete DDP cell to draw", style);
 }
 
 void drawBucketTimeVsBytes(QCustomPlot& plot, const report::ReportData& data,
@@ -237,13 +240,14 @@ void drawBucketTimeVsBytes(QCustomPlot& plot, const report::ReportData& data,
     }
     fitAxis(plot.xAxis, xs, true);
     fitAxis(plot.yAxis, ys, true);
+    sayWhenEmpty(plot, "No complete DDP cell to draw", style);
 }
 
 void drawStackedBreakdown(QCustomPlot& plot, const report::ReportData& data,
                           const FigureStyle& style) {
     resetFigure(plot, "Median step by kind (rank 0)", "", "ms per step", style);
     const auto cells = axisCells(data);
-    QVector<double> keys, compute, exposed, bookkeeping, totals;
+    QVector<double> keys, compute, exposed, bookkeeping, other, totals;
     for (std::size_t i = 0; i < cells.size(); ++i) {
         const store::CellRow& c = *cells[i];
         if (c.complete() && c.computeMs && c.exposedCommMs) {
@@ -251,7 +255,11 @@ void drawStackedBreakdown(QCustomPlot& plot, const report::ReportData& data,
             compute << *c.computeMs;
             exposed << *c.exposedCommMs;
             bookkeeping << c.bookkeepingMs.value_or(0.0);
-            totals << compute.back() + exposed.back() + bookkeeping.back();
+            const double kinds = compute.back() + exposed.back() + bookkeeping.back();
+            // Each kind's median is of its own steps, and the trace leaves gaps between
+            // slices: what the step has beyond the three is drawn, so the bar is the step.
+            other << std::max(0.0, c.stepMs.value_or(kinds) - kinds);
+            totals << kinds + other.back();
         }
     }
     auto bars = [&](const QString& name, const QVector<double>& values, const QColor& colour) {
@@ -266,8 +274,10 @@ void drawStackedBreakdown(QCustomPlot& plot, const report::ReportData& data,
     QCPBars* c1 = bars("compute", compute, computeColour());
     QCPBars* c2 = bars("exposed communication", exposed, communicationColour());
     QCPBars* c3 = bars("bookkeeping", bookkeeping, bookkeepingColour());
+    QCPBars* c4 = bars("other (rest of the step)", other, QColor(170, 170, 170));
     c2->moveAbove(c1);
     c3->moveAbove(c2);
+    c4->moveAbove(c3);
     categoryAxis(plot, cells);
     fitAxis(plot.yAxis, totals, true, false); // stacked bars need a linear axis from zero
     bool anyFlagged = false;
@@ -280,17 +290,32 @@ void drawStackedBreakdown(QCustomPlot& plot, const report::ReportData& data,
     if (anyFlagged) {
         addFlaggedLegendEntry(plot);
     }
+    sayWhenEmpty(plot, "No complete DDP cell to draw", style);
 }
 
 void drawAgreement(QCustomPlot& plot, const report::ReportData& data, const FigureStyle& style) {
     resetFigure(plot, "Hook vs backend per step", "", "backend / hook", style);
     const auto cells = axisCells(data);
     QMap<QString, QCPBars*> byLayer;
+    QCPBars* notJudged = nullptr;
     QVector<double> values{1.0 + analysis::kAgreementTolerance};
     bool anyFlagged = false;
     for (std::size_t i = 0; i < cells.size(); ++i) {
         const store::CellRow& c = *cells[i];
-        if (c.complete() && c.hookTraceAgreement) {
+        if (c.complete() && c.hookTraceAgreement && !c.agreementFlagged &&
+            !c.agreementReason.isEmpty()) {
+            // A ratio the analysis did not judge (one rank moves no data) is no disagreement:
+            // an outline, named in the legend, never a bar in the layer's colour.
+            if (!notJudged) {
+                notJudged = new QCPBars(plot.xAxis, plot.yAxis);
+                notJudged->setName("not judged (1 rank: nothing communicated)");
+                notJudged->setBrush(Qt::NoBrush);
+                notJudged->setPen(QPen(QColor(150, 150, 150), 1, Qt::DashLine));
+                notJudged->setWidth(kBarWidth);
+            }
+            notJudged->addData(double(i + 1), *c.hookTraceAgreement);
+            values << *c.hookTraceAgreement;
+        } else if (c.complete() && c.hookTraceAgreement) {
             QCPBars*& b = byLayer[c.layer];
             if (!b) {
                 b = new QCPBars(plot.xAxis, plot.yAxis);
@@ -307,14 +332,20 @@ void drawAgreement(QCustomPlot& plot, const report::ReportData& data, const Figu
     }
     categoryAxis(plot, cells);
     fitAxis(plot.yAxis, values, true, false); // a ratio around 1: linear reads best
+    const QPen agree(Qt::darkGray, 1, Qt::SolidLine);
+    const QPen tolerance(flaggedColour(), 1, Qt::DashLine);
     for (const double level :
          {1.0 - analysis::kAgreementTolerance, 1.0, 1.0 + analysis::kAgreementTolerance}) {
         auto* line = new QCPItemStraightLine(&plot);
         line->point1->setCoords(0, level);
         line->point2->setCoords(1, level);
-        line->setPen(QPen(level == 1.0 ? Qt::darkGray : flaggedColour(), 1,
-                          level == 1.0 ? Qt::SolidLine : Qt::DashLine));
+        line->setPen(level == 1.0 ? agree : tolerance);
     }
+    // The lines are items, which a legend cannot list: a graph without data says what each is.
+    QCPGraph* toleranceEntry = plot.addGraph();
+    toleranceEntry->setName(
+        QString::fromUtf8("\u00b1%1 %: flagged beyond").arg(analysis::kAgreementTolerance * 100));
+    toleranceEntry->setPen(tolerance);
     for (std::size_t i = 0; i < cells.size(); ++i) {
         if (flaggedCell(*cells[i])) {
             addFlaggedMarker(plot, double(i + 1), cells[i]->id, cells[i]->status);
@@ -323,6 +354,7 @@ void drawAgreement(QCustomPlot& plot, const report::ReportData& data, const Figu
     if (anyFlagged) {
         addFlaggedLegendEntry(plot);
     }
+    sayWhenEmpty(plot, "No complete DDP cell to draw", style);
 }
 
 void highlightCell(QCustomPlot& plot, const char* figure, const report::ReportData& data,
@@ -463,7 +495,7 @@ QString toolTipAt(const QCustomPlot& plot, const char* figure, const report::Rep
         return {};
     }
     QStringList lines{c->id,
-                      QString("%1 · %2 · %3 ranks").arg(c->status, c->layer).arg(c->worldSize)};
+                      QString("%1 · %2 · %3").arg(c->status, c->layer, ranksText(c->worldSize))};
     if (!c->complete()) {
         lines << c->reasons.join("; ");
         return lines.join('\n');

@@ -202,8 +202,8 @@ std::vector<SweepLine> sweepLines(const report::ReportData& data, QStringList* n
 
 void drawSweepBandwidth(QCustomPlot& plot, const report::ReportData& data,
                         const FigureStyle& style) {
-    resetFigure(plot, "Collective bus bandwidth vs size", "message size (bytes)", "busbw (GB/s)",
-                style);
+    // The ticks carry their unit (8 B, 1 KiB, 16 MiB): the label names only the quantity.
+    resetFigure(plot, "Collective bus bandwidth vs size", "message size", "busbw (GB/s)", style);
     QStringList notes;
     const std::vector<SweepLine> lines = sweepLines(data, &notes);
     const QVector<int> sizes = lineWorldSizes(lines);
@@ -216,7 +216,10 @@ void drawSweepBandwidth(QCustomPlot& plot, const report::ReportData& data,
         g->setName(line.name());
         g->setProperty("cellId", line.cell->id);
         g->setPen(QPen(colour, 1.6, kindDash(line.sweep->series.kind)));
-        g->setScatterStyle(QCPScatterStyle(worldSizeShape(w), colour, colour, 5));
+        // A kind has its marker as well as its dash: the kinds of one cell share its colour,
+        // and a dash alone is hard to tell at a paper's size.
+        g->setScatterStyle(
+            QCPScatterStyle(worldSizeShape(kindOrder(line.sweep->series.kind)), colour, colour, 5));
         for (const analysis::SweepPoint& p : line.sweep->series.points) {
             g->addData(p.bytes, *p.busbwGBps);
             xs << p.bytes;
@@ -252,23 +255,13 @@ void drawSweepBandwidth(QCustomPlot& plot, const report::ReportData& data,
     if (!flagged.empty()) {
         addFlaggedLegendEntry(plot);
     }
-    if (lines.empty()) {
-        auto* empty = new QCPItemText(&plot);
-        empty->setObjectName("empty");
-        empty->position->setType(QCPItemPosition::ptAxisRectRatio);
-        empty->position->setCoords(0.5, 0.5);
-        empty->setFont(style.font());
-        empty->setText(anySweep ? "No complete sweep series to draw"
-                                : "No sweep cells in these results:\nadd a kind: sweep entry "
-                                  "to the matrix's models");
-    }
+    sayWhenEmpty(plot,
+                 anySweep ? "No complete sweep series to draw"
+                          : "No sweep cells in these results:\nadd a kind: sweep entry "
+                            "to the matrix's models",
+                 style);
     if (!notes.isEmpty()) {
-        auto* note = new QCPTextElement(&plot, notes.join('\n'), style.font());
-        note->setObjectName("note");
-        note->setTextColor(QColor(90, 90, 90));
-        note->setMargins(QMargins(4, 0, 4, 2));
-        plot.plotLayout()->addElement(plot.plotLayout()->rowCount(), 0, note);
-        plot.plotLayout()->setRowStretchFactor(plot.plotLayout()->rowCount() - 1, 0.001);
+        addNote(plot, notes.join('\n'), style);
     }
 }
 
@@ -313,7 +306,7 @@ std::optional<SweepPick> sweepPickAt(const QCustomPlot& plot, const report::Repo
 QString describeSweepPick(const SweepPick& pick) {
     const store::CellRow& c = *pick.line.cell;
     const analysis::SweepPoint& p = *pick.point;
-    return QStringList{c.id, QString("%1 · %2 · %3 ranks").arg(c.status, c.layer).arg(c.worldSize),
+    return QStringList{c.id, QString("%1 · %2 · %3").arg(c.status, c.layer, ranksText(c.worldSize)),
                        QString("%1 at %2 (%3 B)")
                            .arg(pick.line.sweep->series.kind, sizeLabel(p.bytes))
                            .arg(p.bytes, 0, 'f', 0),

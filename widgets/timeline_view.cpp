@@ -392,6 +392,51 @@ float TimelineView::nameAdvance(int rank, std::uint32_t name) const {
 void TimelineView::paintEvent(QPaintEvent*) {
     QPainter p(this);
     TimelinePainter(*this, p).paint();
+    if (keyHelpShown_) {
+        // The keys over the tracks, as Perfetto's "?": what the user can do from here.
+        const QStringList lines = keyHelp();
+        const QFontMetrics fm = fontMetrics();
+        int w = 0;
+        for (const QString& l : lines) {
+            w = std::max(w, fm.horizontalAdvance(l));
+        }
+        const QRect box(QPoint(0, 0), QSize(w + 24, fm.lineSpacing() * int(lines.size()) + 16));
+        const QRect at = box.translated(rect().center() - box.center());
+        p.setPen(QPen(palette().color(QPalette::Mid), 1));
+        p.setBrush(QColor(255, 255, 255, 240));
+        p.drawRoundedRect(at, 6, 6);
+        p.setPen(palette().color(QPalette::Text));
+        for (int i = 0; i < lines.size(); ++i) {
+            p.drawText(at.left() + 12, at.top() + 8 + fm.ascent() + i * fm.lineSpacing(), lines[i]);
+        }
+    }
+    if (hasFocus()) {
+        // Where the keys go (W/S/A/D, F, arrows): a frame in the palette's highlight.
+        p.setPen(QPen(palette().color(QPalette::Highlight), 2));
+        p.setBrush(Qt::NoBrush);
+        p.drawRect(QRectF(rect()).adjusted(1, 1, -1, -1));
+    }
+}
+
+QStringList TimelineView::keyHelp() {
+    return {"W / S, + / -   zoom in / out at the mouse",
+            "A / D          pan left / right",
+            "F, Home        fit the whole trace",
+            "Backspace      back to the previous view",
+            "Ctrl+wheel     zoom;  Shift+wheel  pan;  wheel  scroll",
+            "click          select a slice;  Shift+drag  measure a range",
+            "Ctrl+F, F3     search, next match (Shift+F3: previous)",
+            "Esc            clear the selection;  ?  this list"};
+}
+
+void TimelineView::focusInEvent(QFocusEvent* event) {
+    QWidget::focusInEvent(event);
+    update();
+}
+
+void TimelineView::focusOutEvent(QFocusEvent* event) {
+    QWidget::focusOutEvent(event);
+    update();
 }
 
 double TimelineView::anchorX() const {
@@ -425,8 +470,15 @@ void TimelineView::keyPressEvent(QKeyEvent* event) {
     case Qt::Key_Backspace:
         back();
         break;
+    case Qt::Key_Question:
+        keyHelpShown_ = !keyHelpShown_;
+        update();
+        break;
     case Qt::Key_Escape:
-        if (selected_.valid() || range_) {
+        if (keyHelpShown_) {
+            keyHelpShown_ = false;
+            update();
+        } else if (selected_.valid() || range_) {
             selected_ = {};
             range_.reset();
             emit sliceSelected({});

@@ -28,6 +28,7 @@
 
 #include <QElapsedTimer>
 #include <QRgb>
+#include <QStringList>
 #include <QWidget>
 
 #include <memory>
@@ -105,6 +106,9 @@ public:
     QString describe(timeline::SliceRef slice) const;
 
     int lastFrameRects() const { return lastRects_; }
+    // The keys and gestures, as the "?" overlay lists them.
+    static QStringList keyHelp();
+    bool keyHelpShown() const { return keyHelpShown_; }
     int lastFrameLabels() const { return lastLabels_; }
 
 signals:
@@ -117,6 +121,8 @@ signals:
 
 protected:
     void paintEvent(QPaintEvent* event) override;
+    void focusInEvent(QFocusEvent* event) override;
+    void focusOutEvent(QFocusEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
     void wheelEvent(QWheelEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
@@ -149,6 +155,7 @@ private:
     double originUs_ = 0;
     QString originText_ = "from the trace start";
     int focusRank_ = 0;
+    bool keyHelpShown_ = false;
     timeline::SliceRef selected_;
     timeline::MatchedSlices matched_;
     std::optional<std::pair<double, double>> range_;

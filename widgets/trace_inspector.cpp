@@ -65,6 +65,8 @@ TraceInspector::TraceInspector(jobs::JobTracker* loads, QWidget* parent)
     focus_->setEnabled(false);
     summary_ = new QLabel(this);
     summary_->setStyleSheet("color:#555");
+    // Cut rather than widen the window: the full text is in the tooltip.
+    summary_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
 
     auto* bar = new QHBoxLayout;
     bar->setContentsMargins(4, 2, 4, 2);
@@ -73,30 +75,38 @@ TraceInspector::TraceInspector(jobs::JobTracker* loads, QWidget* parent)
     bar->addWidget(focus_);
     bar->addWidget(summary_, 2);
 
-    QSplitter* side = makeSplitter(Qt::Horizontal, {{timeline_, 4}, {details_, 1}}, this);
+    // The timeline across the whole width, as tall as it can be; the step table and the
+    // details below it, side by side, which the user may shrink to nothing or hide.
     auto* top = new QWidget(this);
     auto* topLayout = new QVBoxLayout(top);
     topLayout->setContentsMargins(0, 0, 0, 0);
     topLayout->setSpacing(0);
     topLayout->addLayout(bar);
-    topLayout->addWidget(side, 1);
-    QSplitter* split = makeSplitter(Qt::Vertical, {{top, 4}, {stepTable_, 1}}, this);
+    topLayout->addWidget(timeline_, 1);
+    lower_ = makeSplitter(Qt::Horizontal, {{stepTable_, 3}, {details_, 2}}, this);
+    QSplitter* split = makeSplitter(Qt::Vertical, {{top, 3}, {lower_, 1}}, this);
+    split->setCollapsible(1, true);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(split);
 
+    // Search works wherever the focus is in the window while the inspector is shown (a hidden
+    // widget's shortcuts do not fire).
     auto* find = new QShortcut(QKeySequence::Find, this);
-    find->setContext(Qt::WidgetWithChildrenShortcut);
+    find->setContext(Qt::WindowShortcut);
     connect(find, &QShortcut::activated, searchBar_, &TimelineSearchBar::focusSearch);
     auto* next = new QShortcut(QKeySequence::FindNext, this);
-    next->setContext(Qt::WidgetWithChildrenShortcut);
+    next->setContext(Qt::WindowShortcut);
     connect(next, &QShortcut::activated, this, [this] { nextMatch(true); });
     auto* prev = new QShortcut(QKeySequence::FindPrevious, this);
-    prev->setContext(Qt::WidgetWithChildrenShortcut);
+    prev->setContext(Qt::WindowShortcut);
     connect(prev, &QShortcut::activated, this, [this] { nextMatch(false); });
 
     connect(timeline_, &TimelineView::sliceSelected, this, &TraceInspector::onSliceSelected);
-    connect(details_, &SliceDetailsPanel::sliceRequested, this, &TraceInspector::selectSlice);
+    connect(details_, &SliceDetailsPanel::sliceRequested, this, [this](timeline::SliceRef s) {
+        selectSlice(s);
+        timeline_->setFocus(Qt::OtherFocusReason); // the timeline's keys work on it at once
+    });
     connect(timeline_, &TimelineView::rangeSelected, this, &TraceInspector::onRange);
     connect(timeline_, &TimelineView::stepActivated, this, [this](int step) {
         stepTable_->selectStep(step);
@@ -194,6 +204,7 @@ void TraceInspector::setStack(std::shared_ptr<const timeline::TimelineStack> sta
                           .arg(stack_->ranks.size() == 1 ? "" : "s")
                           .arg(events)
                           .arg(timeline::formatDuration(stack_->endUs)));
+    summary_->setToolTip(summary_->text());
     if (!searchBar_->text().isEmpty()) {
         search(searchBar_->text(), searchBar_->regex());
     }

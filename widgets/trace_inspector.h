@@ -67,6 +67,8 @@ public:
     SliceDetailsPanel* details() const { return details_; }
     TimelineSearchBar* searchBar() const { return searchBar_; }
     StepTableView* stepTable() const { return stepTable_; }
+    // The step table and the details, below the timeline.
+    QSplitter* lowerPane() const { return lower_; }
     models::StepTableModel* steps() const { return steps_; }
     jobs::JobTracker* loads() const { return loads_; }
     jobs::JobTracker* selectionJobs() const { return selectionJobs_; }
@@ -97,6 +99,7 @@ private:
     QComboBox* colouring_ = nullptr;
     QComboBox* focus_ = nullptr;
     QLabel* summary_ = nullptr;
+    QSplitter* lower_ = nullptr;
     std::shared_ptr<const timeline::TimelineStack> stack_;
     std::shared_ptr<const timeline::SearchMatches> matches_;
     std::size_t currentMatch_ = 0;

@@ -68,8 +68,7 @@ QString cellText(const feasibility::Plan& plan, const feasibility::PlannedCell& 
         text +=
             QString("    sweep %1 to %2 MiB%3\n")
                 .arg(pc.cell.model.sweep.collectives.join(','), mib(pc.cell.sweepMaxBytes))
-                .arg(pc.cell.sweepCappedFrom ? QString(" (capped from %1 MiB to fit the budget)")
-                                                   .arg(mib(*pc.cell.sweepCappedFrom))
+                .arg(pc.cell.sweepCappedFrom ? " (" + feasibility::sweepCapText(pc) + ")"
                                              : QString());
     }
     return text;

@@ -87,7 +87,12 @@ int main(int argc, char** argv) {
     std::signal(SIGPIPE, SIG_IGN);
     std::signal(SIGXFSZ, SIG_IGN);
     // Only `report` draws (QCustomPlot needs a QApplication); it renders offscreen.
-    const bool drawing = argc > 1 && std::string(argv[1]) == "report";
+    // Asking for help draws nothing: no Qt GUI, so none of its warnings on stderr.
+    bool asksHelp = false;
+    for (int i = 1; i < argc; ++i) {
+        asksHelp = asksHelp || std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h";
+    }
+    const bool drawing = argc > 1 && std::string(argv[1]) == "report" && !asksHelp;
     if (drawing && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
         qputenv("QT_QPA_PLATFORM", "offscreen");
     }

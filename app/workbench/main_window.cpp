@@ -20,23 +20,22 @@
 #include "run_monitor.h"
 #include "step_table_view.h"
 #include "trace_inspector.h"
+#include "workspaces.h"
 
+#include <QAbstractButton>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QCoreApplication>
 #include <QDesktopServices>
 #include <QDir>
-#include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QScreen>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
-#include <QTimer>
 #include <QUrl>
 #include <QVBoxLayout>
 
@@ -47,26 +46,9 @@ static void initResources() {
 
 namespace commprof::workbench {
 
-QDockWidget* MainWindow::addDock(const QString& title, const QString& name, QWidget* widget,
-                                 Qt::DockWidgetArea area) {
-    auto* dock = new QDockWidget(title, this);
-    dock->setObjectName(name);
-    dock->setWidget(widget);
-    addDockWidget(area, dock);
-    docks_ << dock;
-    return dock;
-}
-
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     initResources();
     setWindowIcon(QIcon(":/commprof/commprof.svg"));
-    setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks |
-                   QMainWindow::AllowNestedDocks);
-    // The designer and the run monitor take the full height on the left; the results span
-    // the rest of the width below the timeline.
-    setCorner(Qt::TopLeftCorner, Qt::LeftDockWidgetArea);
-    setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
-    setCorner(Qt::BottomRightCorner, Qt::BottomDockWidgetArea);
 
     traceJobs_ = new jobs::JobTracker(this);
     resultsJobs_ = new jobs::JobTracker(this);
@@ -87,13 +69,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                 reportError("Cannot open the trace " + QFileInfo(what).fileName(), e);
             });
     messages_ = new widgets::MessageBar(this);
-    auto* centre = new QWidget(this);
-    auto* centreLayout = new QVBoxLayout(centre);
-    centreLayout->setContentsMargins(0, 0, 0, 0);
-    centreLayout->setSpacing(0);
-    centreLayout->addWidget(messages_);
-    centreLayout->addWidget(traceInspector_, 1);
-    setCentralWidget(centre);
 
     designer_ = new widgets::MatrixDesigner(this);
     // The run started here (F5, F6, Shift+F5 and the monitor's buttons); the monitor shows it.
@@ -105,12 +80,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     probeModel_ = new models::ProbeModel(this);
     probeView_ = new widgets::ProbeView(this);
     probeView_->setModel(probeModel_);
-    addDock("Matrix designer", "designerDock", designer_, Qt::LeftDockWidgetArea);
-    addDock("Run monitor", "monitorDock", monitor_, Qt::LeftDockWidgetArea);
-    addDock("Determinism", "diffDock", diffView_, Qt::LeftDockWidgetArea);
-    addDock("Cell inspector", "inspectorDock", inspector_, Qt::RightDockWidgetArea);
-    addDock("Results", "resultsDock", results_, Qt::BottomDockWidgetArea);
-    addDock("Probe", "probeDock", probeView_, Qt::BottomDockWidgetArea);
+    buildWorkspaces();
 
     jobStatus_ = new widgets::JobStatus(this);
     for (jobs::JobTracker* t :
@@ -119,6 +89,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     }
     statusBar()->addPermanentWidget(jobStatus_);
     planStatus_ = new QLabel(this);
+    // The plan's summary may be long; it must never widen the window past a small screen.
+    planStatus_->setMinimumWidth(120);
     statusBar()->addPermanentWidget(planStatus_);
 
     connect(probeView_, &widgets::ProbeView::probeRequested, this, &MainWindow::runProbe);
@@ -130,6 +102,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         messages_->warning("The matrix has an error",
                            m + "\nThe designer marks it (F8 goes there).");
     });
+    connect(designer_, &widgets::MatrixDesigner::staleChanged, this,
+            [this] { planStatus_->setText(designer_->summary()); });
     connect(designer_, &widgets::MatrixDesigner::planFailed, this,
             [this](const QString& m) { reportError("The matrix could not be planned", m); });
     connect(monitor_, &widgets::RunMonitor::outputChangeRequested, this,
@@ -148,6 +122,31 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
 MainWindow::~MainWindow() = default;
 
+void MainWindow::buildWorkspaces() {
+    workspaces_ = new widgets::Workspaces(this);
+    workspaces_->addWorkspace("design", "Design", designer_);
+    workspaces_->addWorkspace("run", "Run", monitor_);
+    workspaces_->addWorkspace("inspect", "Inspect", traceInspector_);
+    workspaces_->addPane("inspect", "Step table and details", traceInspector_->lowerPane());
+    // The linked figures and the cell table, with the selected cell's figures beside them.
+    QSplitter* results =
+        widgets::makeSplitter(Qt::Horizontal, {{results_, 4}, {inspector_, 1}}, this);
+    workspaces_->addWorkspace("results", "Results", results);
+    workspaces_->addPane("results", "Cell inspector", inspector_);
+    QSplitter* probe =
+        widgets::makeSplitter(Qt::Horizontal, {{probeView_, 1}, {diffView_, 1}}, this);
+    workspaces_->addWorkspace("probe", "Probe and determinism", probe);
+    workspaces_->addPane("probe", "Determinism", diffView_);
+
+    auto* centre = new QWidget(this);
+    auto* centreLayout = new QVBoxLayout(centre);
+    centreLayout->setContentsMargins(0, 0, 0, 0);
+    centreLayout->setSpacing(0);
+    centreLayout->addWidget(messages_);
+    centreLayout->addWidget(workspaces_, 1);
+    setCentralWidget(centre);
+}
+
 void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu("&File");
     file->addAction("&Open results...", QKeySequence::Open, this, [this] {
@@ -164,7 +163,10 @@ void MainWindow::buildMenus() {
     file->addSeparator();
     file->addAction("Open &matrix...", QKeySequence("Ctrl+M"), this, [this] {
         const QString path = QFileDialog::getOpenFileName(
-            this, "Open experiment matrix", "configs/experiments", "YAML (*.yaml *.yml)");
+            this, "Open experiment matrix",
+            designer_->fileName().isEmpty() ? QString("configs/experiments")
+                                            : QFileInfo(designer_->fileName()).path(),
+            "YAML (*.yaml *.yml)");
         if (!path.isEmpty()) {
             openMatrix(path);
         }
@@ -195,8 +197,16 @@ void MainWindow::buildMenus() {
     file->addAction("&Quit", QKeySequence(Qt::CTRL | Qt::Key_Q), this, &QWidget::close);
 
     viewMenu_ = menuBar()->addMenu("&View");
-    for (QDockWidget* d : docks_) {
-        viewMenu_->addAction(d->toggleViewAction());
+    const QStringList names = workspaces_->names();
+    for (int i = 0; i < names.size(); ++i) {
+        const QString name = names[i];
+        viewMenu_->addAction(workspaces_->tabBar()->tabText(i) + " workspace",
+                             QKeySequence(QString("Ctrl+%1").arg(i + 1)), this,
+                             [this, name] { workspaces_->setCurrent(name); });
+    }
+    viewMenu_->addSeparator();
+    for (const QString& name : names) {
+        viewMenu_->addActions(workspaces_->paneActions(name));
     }
     viewMenu_->addSeparator();
     viewMenu_->addAction("&Reset layout", QKeySequence("Ctrl+Shift+R"), this,
@@ -243,63 +253,15 @@ void MainWindow::showAbout() {
     about->open();
 }
 
-void MainWindow::applyDefaultLayout() {
-    QDockWidget* designer = findChild<QDockWidget*>("designerDock");
-    QDockWidget* monitor = findChild<QDockWidget*>("monitorDock");
-    QDockWidget* diff = findChild<QDockWidget*>("diffDock");
-    QDockWidget* inspector = findChild<QDockWidget*>("inspectorDock");
-    QDockWidget* results = findChild<QDockWidget*>("resultsDock");
-    QDockWidget* probe = findChild<QDockWidget*>("probeDock");
-    for (QDockWidget* d : docks_) {
-        d->setFloating(false);
-        d->show();
-    }
-    addDockWidget(Qt::LeftDockWidgetArea, designer);
-    addDockWidget(Qt::LeftDockWidgetArea, monitor);
-    addDockWidget(Qt::LeftDockWidgetArea, diff);
-    tabifyDockWidget(designer, monitor);
-    tabifyDockWidget(designer, diff);
-    addDockWidget(Qt::RightDockWidgetArea, inspector);
-    addDockWidget(Qt::BottomDockWidgetArea, results);
-    addDockWidget(Qt::BottomDockWidgetArea, probe);
-    tabifyDockWidget(results, probe);
-    designer->raise();
-    results->raise();
-    applyDefaultSizes();
-}
-
-void MainWindow::applyDefaultSizes() {
-    QDockWidget* designer = findChild<QDockWidget*>("designerDock");
-    QDockWidget* inspector = findChild<QDockWidget*>("inspectorDock");
-    QDockWidget* results = findChild<QDockWidget*>("resultsDock");
-    // Proportions that work from 1366x768 to 1920x1080: the designer a third of the width,
-    // the inspector a fifth, the results half of the height.
-    const QSize s = size();
-    resizeDocks({designer}, {int(s.width() * 0.33)}, Qt::Horizontal);
-    resizeDocks({inspector}, {int(s.width() * 0.2)}, Qt::Horizontal);
-    resizeDocks({results}, {int(s.height() * 0.5)}, Qt::Vertical);
-}
-
 void MainWindow::resetLayout() {
-    applyDefaultLayout();
-    statusBar()->showMessage("Layout reset", 3000);
+    workspaces_->resetCurrent();
+    statusBar()->showMessage("Layout of this workspace reset", 3000);
 }
 
 void MainWindow::restoreLayout() {
-    applyDefaultLayout();
-    QSettings settings("commprof", "workbench");
+    const QSettings settings("commprof", "workbench");
     restoreGeometry(settings.value("geometry").toByteArray());
-    // A layout from another version of the window may miss docks: the default stays then.
-    sizesPending_ = !restoreState(settings.value("state").toByteArray(), kLayoutVersion);
-}
-
-void MainWindow::showEvent(QShowEvent* event) {
-    QMainWindow::showEvent(event);
-    if (sizesPending_) {
-        // Dock proportions need the window's real size, known only once it is shown.
-        sizesPending_ = false;
-        QTimer::singleShot(0, this, &MainWindow::applyDefaultSizes);
-    }
+    workspaces_->restore(settings);
 }
 
 void MainWindow::updateTitle() {
@@ -328,6 +290,10 @@ bool MainWindow::maybeSaveMatrix(const QString& why) {
                     QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
     box.setInformativeText(why);
     box.setDefaultButton(QMessageBox::Save);
+    // Alt+S, Alt+D, Alt+C answer it from the keyboard.
+    box.button(QMessageBox::Save)->setText("&Save");
+    box.button(QMessageBox::Discard)->setText("&Discard");
+    box.button(QMessageBox::Cancel)->setText("&Cancel");
     switch (box.exec()) {
     case QMessageBox::Save:
         return saveMatrix();
@@ -373,28 +339,32 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     }
     QSettings settings("commprof", "workbench");
     settings.setValue("geometry", saveGeometry());
-    settings.setValue("state", saveState(kLayoutVersion));
+    workspaces_->save(settings);
     event->accept();
 }
 
 bool MainWindow::saveScreenshots(const QString& outDir) {
     QDir().mkpath(outDir);
     const QDir out(outDir);
+    const QString shown = workspaces_->current();
+    // The window as it is, then in each workspace: every one must fit the same size.
     bool ok = grab().save(out.filePath("workbench.png"));
-    const std::initializer_list<std::pair<QWidget*, const char*>> views{
-        {probeView_, "probe.png"},         {diffView_, "determinism.png"},
-        {designer_, "designer.png"},       {traceInspector_, "timeline.png"},
-        {monitor_, "run_monitor.png"},     {results_, "results.png"},
-        {inspector_, "cell_inspector.png"}};
-    for (const auto& [view, name] : views) {
-        // A view in a tab behind another has no size of its own: show it for the picture.
-        if (auto* dock = qobject_cast<QDockWidget*>(view->parentWidget())) {
-            dock->raise();
-        }
+    for (const QString& name : workspaces_->names()) {
+        workspaces_->setCurrent(name);
+        QApplication::processEvents();
+        ok = grab().save(out.filePath("workbench_" + name + ".png")) && ok;
+    }
+    const std::initializer_list<std::tuple<QWidget*, const char*, const char*>> views{
+        {probeView_, "probe", "probe.png"},           {diffView_, "probe", "determinism.png"},
+        {designer_, "design", "designer.png"},        {traceInspector_, "inspect", "timeline.png"},
+        {monitor_, "run", "run_monitor.png"},         {results_, "results", "results.png"},
+        {inspector_, "results", "cell_inspector.png"}};
+    for (const auto& [view, workspace, name] : views) {
+        workspaces_->setCurrent(workspace);
         QApplication::processEvents();
         ok = view->grab().save(out.filePath(name)) && ok;
     }
-    applyDefaultLayout();
+    workspaces_->setCurrent(shown);
     return ok;
 }
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The workbench's main window: the file lifecycle (results, matrix, trace, export), docks that
-// can always be found again, one way of showing errors (the message bar; a dialog where the
-// user must decide), background jobs with progress and cancel, and the wiring between views.
+// The workbench's main window: the file lifecycle (results, matrix, trace, export), one
+// workspace per journey (design, run, inspect, results, probe), one way of showing errors (the
+// message bar; a dialog where the user must decide), background jobs with progress and cancel,
+// and the wiring between views.
 
 #include "report/report_data.h"
 #include "report_writer.h"
@@ -12,7 +13,6 @@
 #include <functional>
 #include <memory>
 
-class QDockWidget;
 class QLabel;
 class QMenu;
 
@@ -36,6 +36,7 @@ class RunMonitor;
 class StepTableView;
 class TimelineView;
 class TraceInspector;
+class Workspaces;
 } // namespace commprof::widgets
 
 namespace commprof::workbench {
@@ -43,7 +44,6 @@ namespace commprof::workbench {
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    static constexpr int kLayoutVersion = 2;
     static constexpr int kRecentMax = 8;
 
     explicit MainWindow(QWidget* parent = nullptr);
@@ -94,7 +94,9 @@ public:
     jobs::JobTracker* diffJobs() const { return diffJobs_; }
     QString resultsDir() const { return resultsDir_; }
     QString currentTrace() const { return currentTrace_; }
-    QList<QDockWidget*> docks() const { return docks_; }
+    widgets::Workspaces* workspaces() const { return workspaces_; }
+    widgets::ProbeView* probeView() const { return probeView_; }
+    widgets::DiffView* diffView() const { return diffView_; }
     QMenu* viewMenu() const { return viewMenu_; }
     QStringList recentResults() const;
 
@@ -104,14 +106,10 @@ signals:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
-    void showEvent(QShowEvent* event) override;
 
 private:
-    QDockWidget* addDock(const QString& title, const QString& name, QWidget* widget,
-                         Qt::DockWidgetArea area);
+    void buildWorkspaces();
     void buildMenus();
-    void applyDefaultLayout();
-    void applyDefaultSizes();
     void restoreLayout();
     // True to go on: saved, discarded, or nothing to save; false when the user cancelled.
     bool maybeSaveMatrix(const QString& why);
@@ -150,14 +148,13 @@ private:
     jobs::JobTracker* exportJobs_ = nullptr;
     jobs::JobTracker* probeJobs_ = nullptr;
     jobs::JobTracker* diffJobs_ = nullptr;
-    QList<QDockWidget*> docks_;
+    widgets::Workspaces* workspaces_ = nullptr;
     QMenu* viewMenu_ = nullptr;
     QMenu* recentMenu_ = nullptr;
     std::shared_ptr<const report::ReportData> resultsData_;
     QString resultsDir_;
     QString currentTrace_;
     bool runOutputChosen_ = false;
-    bool sizesPending_ = true;
     widgets::ExportOptions exportOptions_;
 };
 

@@ -26,6 +26,7 @@
 #include "store/ingest.h"
 #include "store/open_results.h"
 #include "trace_inspector.h"
+#include "workspaces.h"
 
 #include <QDir>
 #include <QFile>
@@ -34,6 +35,7 @@
 #include <QMenu>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTableView>
 
 namespace commprof::workbench {
 namespace {
@@ -116,6 +118,9 @@ void MainWindow::onResultsLoaded(const QString& dir, const LoadedResults& l) {
     resultsData_ = std::make_shared<const report::ReportData>(l.data);
     rememberResults(dir);
     results_->setData(l.data);
+    if (!same) {
+        workspaces_->setCurrent("results");
+    }
     // The designer shows the matrix the results were run from (run.json keeps a copy). When
     // the file it came from still says the same, it stays that file, so Save writes there.
     if (!same && !l.matrix.yaml.isEmpty() &&
@@ -202,6 +207,7 @@ bool MainWindow::openMatrix(const QString& path) {
         return false;
     }
     statusBar()->showMessage("Matrix " + QDir::toNativeSeparators(path), 5000);
+    workspaces_->setCurrent("design");
     return true;
 }
 
@@ -215,13 +221,23 @@ bool MainWindow::saveMatrix() {
 bool MainWindow::saveMatrixAs(const QString& path) {
     QString target = path;
     if (target.isEmpty()) {
-        target = QFileDialog::getSaveFileName(this, "Save matrix as",
-                                              designer_->fileName().isEmpty()
-                                                  ? QString("configs/experiments")
-                                                  : designer_->fileName(),
-                                              "YAML (*.yaml *.yml)");
-        if (target.isEmpty()) {
+        // An untitled matrix is offered under its own name, as a .yaml that Open then lists.
+        const auto plan = designer_->plan();
+        const QString name =
+            plan && !plan->matrix.name.isEmpty() ? plan->matrix.name : QString("matrix");
+        QFileDialog dialog(this, "Save matrix as");
+        dialog.setAcceptMode(QFileDialog::AcceptSave);
+        dialog.setNameFilter("YAML (*.yaml *.yml)");
+        dialog.setDefaultSuffix("yaml");
+        dialog.selectFile(designer_->fileName().isEmpty()
+                              ? QDir("configs/experiments").absoluteFilePath(name + ".yaml")
+                              : designer_->fileName());
+        if (dialog.exec() != QDialog::Accepted || dialog.selectedFiles().isEmpty()) {
             return false;
+        }
+        target = dialog.selectedFiles().first();
+        if (QFileInfo(target).suffix().isEmpty()) {
+            target += ".yaml";
         }
     }
     if (!attempt("Cannot save the matrix", [&] { designer_->saveTo(target); })) {
@@ -233,6 +249,9 @@ bool MainWindow::saveMatrixAs(const QString& path) {
 }
 
 void MainWindow::openTrace(const QString& path) {
+    // A trace of its own is no cell of the open results: no cell stays selected beside it.
+    results_->table()->clearSelection();
+    workspaces_->setCurrent("inspect");
     // A cell folder opens with all its ranks.
     if (QFileInfo(path).isDir()) {
         traceInspector_->openCell(path);
@@ -312,6 +331,7 @@ void MainWindow::exportReport(const QString& outDir, const widgets::ExportOption
 }
 
 void MainWindow::compareRuns(const QString& dirA, const QString& dirB) {
+    workspaces_->setCurrent("probe");
     struct Loaded {
         determinism::DiffReport report;
         determinism::LoadedRuns runs;
@@ -334,6 +354,7 @@ void MainWindow::compareRuns(const QString& dirA, const QString& dirB) {
 }
 
 void MainWindow::runProbe() {
+    workspaces_->setCurrent("probe");
     probeView_->setBusy(true);
     probe::ProbeOptions options;
     options.rankProgram = runner::defaultRankProgram();
@@ -401,6 +422,7 @@ void MainWindow::startRun() {
         reportError("Nothing to run", "The matrix has no cells yet.");
         return;
     }
+    workspaces_->setCurrent("run");
     run_->start();
 }
 

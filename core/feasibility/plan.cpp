@@ -161,6 +161,15 @@ void writeJson(const Plan& plan, const std::function<void(const QByteArray&)>& w
     write(whole.mid(at + open.size()));
 }
 
+QString sweepCapText(const PlannedCell& pc) {
+    if (!pc.cell.isSweep() || !pc.cell.sweepCappedFrom) {
+        return {};
+    }
+    const auto mib = [](double b) { return QString::number(b / 1048576.0, 'g', 6); };
+    return QString("capped from %1 MiB to %2 MiB to fit the budget")
+        .arg(mib(*pc.cell.sweepCappedFrom), mib(pc.cell.sweepMaxBytes));
+}
+
 QString nodeDemandText(const PlannedCell& pc) {
     constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
     QStringList ranks, host, device;

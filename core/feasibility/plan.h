@@ -47,5 +47,8 @@ QJsonObject toJson(const Plan& plan);
 // Each node's share of a cell: "ranks 2+2+1, host 0.71+0.71+0.36 GiB" (", device ..." for a
 // GPU cell), first node first.
 QString nodeDemandText(const PlannedCell& pc);
+// A sweep the budget made smaller: "capped from 16 MiB to 2 MiB to fit the budget"; empty for
+// any other cell.
+QString sweepCapText(const PlannedCell& pc);
 
 } // namespace commprof::feasibility

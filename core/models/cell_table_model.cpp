@@ -198,6 +198,12 @@ QVariant CellTableModel::data(const QModelIndex& index, int role) const {
     case WorldSize:
         return pc.cell.worldSize;
     case Feasible:
+        // A sweep the budget shrank is feasible only as less than was asked for: said here,
+        // where the user reads "yes".
+        if (pc.estimate.feasible && pc.cell.sweepCappedFrom) {
+            return QString("yes, sweep to %1 MiB")
+                .arg(QString::number(pc.cell.sweepMaxBytes / 1048576.0, 'g', 6));
+        }
         return pc.estimate.feasible ? "yes" : "skipped_infeasible";
     case Binding:
         return feasibility::toString(pc.estimate.binding);
@@ -206,8 +212,15 @@ QVariant CellTableModel::data(const QModelIndex& index, int role) const {
     case DeviceGiB:
         return pc.estimate.device.used ? QString::number(pc.estimate.device.total() / kGiB, 'f', 2)
                                        : QString("-");
-    case Reason:
-        return pc.estimate.reason;
+    case Reason: {
+        QStringList why;
+        for (const QString& part : {pc.estimate.reason, feasibility::sweepCapText(pc)}) {
+            if (!part.isEmpty()) {
+                why << part;
+            }
+        }
+        return why.join("; ");
+    }
     case Nodes:
         return plan_->budget.perNode ? feasibility::nodeDemandText(pc) : QString();
     default:

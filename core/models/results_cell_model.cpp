@@ -98,7 +98,7 @@ QVariant ResultsCellModel::data(const QModelIndex& index, int role) const {
         return {};
     }
     const store::CellRow& c = cells_[std::size_t(index.row())];
-    const bool flagged = c.status == "incomplete" || c.status == "failed";
+    const bool flagged = c.status == "incomplete" || c.status == "failed" || c.status == "stopped";
     if (role == CellIdRole) {
         return c.id;
     }

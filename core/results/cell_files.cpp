@@ -167,7 +167,11 @@ Completeness judge(const CellFiles& f) {
     if (!f.leftovers.isEmpty()) {
         c.reasons << "temporary files left: " + f.leftovers.join(", ");
     }
-    if (recorded == "failed") {
+    if (recorded == "failed" && f.cell["stopped"].toBool()) {
+        // Ended on request (Stop, SIGINT): not the cell's fault, and it may be run again.
+        c.status = "stopped";
+        c.reasons.prepend("stopped before it ended: " + f.cell["failure"].toString());
+    } else if (recorded == "failed") {
         c.status = "failed";
         c.reasons.prepend("runner recorded a failure: " + f.cell["failure"].toString());
     } else {

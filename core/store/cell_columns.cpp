@@ -99,7 +99,8 @@ const std::vector<CellColumn> kColumns = {
      .csv = "status",
      .csvPosition = 1,
      .view = "status",
-     .doc = "`complete`, `incomplete`, `failed` or `skipped_infeasible`",
+     .doc = "`complete`, `incomplete`, `failed`, `stopped` (ended by Stop or SIGINT) or "
+            "`skipped_infeasible`",
      .get = get<&CellRow::status>,
      .set = set<&CellRow::status>},
     {.name = "reasons",

@@ -37,9 +37,13 @@ for size in 1920x1080 1366x768; do
     --screenshot "$shots/midrun"
   cp "$shots/midrun/run_monitor.png" "$shots/run_monitor.png"
 done
-# The whole window at both sizes; each view as it is at 1920x1080.
-cp "$work/shots_1366x768/workbench.png" "$out/workbench_1366.png"
-for f in workbench designer run_monitor timeline cell_inspector results determinism probe; do
+# The whole window at both sizes, in the Inspect and the Results workspaces; each view as it
+# is at 1920x1080.
+cp "$work/shots_1920x1080/workbench_inspect.png" "$out/workbench.png"
+cp "$work/shots_1920x1080/workbench_results.png" "$out/workbench_results.png"
+cp "$work/shots_1366x768/workbench_inspect.png" "$out/workbench_1366.png"
+cp "$work/shots_1366x768/workbench_results.png" "$out/workbench_results_1366.png"
+for f in designer run_monitor timeline cell_inspector results determinism probe; do
   cp "$work/shots_1920x1080/$f.png" "$out/$f.png"
 done
 # The results with the world-size-2 sweep selected: its bandwidth figure comes forward.

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "workspaces.h"
+
+#include <QAction>
+#include <QEvent>
+#include <QSettings>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QTabBar>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace commprof::widgets {
+
+Workspaces::Workspaces(QWidget* parent) : QWidget(parent) {
+    tabs_ = new QTabBar(this);
+    tabs_->setDocumentMode(true);
+    tabs_->setExpanding(false);
+    tabs_->setDrawBase(true);
+    stack_ = new QStackedWidget(this);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addWidget(tabs_);
+    layout->addWidget(stack_, 1);
+    connect(tabs_, &QTabBar::currentChanged, this, [this](int i) {
+        if (i < 0 || i >= int(workspaces_.size())) {
+            return;
+        }
+        stack_->setCurrentIndex(i);
+        emit currentChanged(workspaces_[std::size_t(i)].name);
+    });
+}
+
+void Workspaces::addWorkspace(const QString& name, const QString& title, QWidget* page) {
+    page->setObjectName(name + "Workspace");
+    stack_->addWidget(page);
+    tabs_->addTab(title);
+    page->installEventFilter(this);
+    workspaces_.push_back({name, page, {}, true});
+}
+
+QAction* Workspaces::addPane(const QString& workspace, const QString& title, QWidget* pane) {
+    Workspace* w = find(workspace);
+    if (!w) {
+        return nullptr;
+    }
+    auto* action = new QAction(title, this);
+    action->setCheckable(true);
+    action->setChecked(true);
+    connect(action, &QAction::toggled, pane, [this, pane, workspace](bool on) {
+        pane->setVisible(on);
+        if (on && current() != workspace) {
+            setCurrent(workspace); // showing a pane shows where it lives
+        }
+    });
+    w->panes.push_back({pane, action});
+    return action;
+}
+
+QStringList Workspaces::names() const {
+    QStringList out;
+    for (const Workspace& w : workspaces_) {
+        out << w.name;
+    }
+    return out;
+}
+
+QString Workspaces::current() const {
+    const int i = stack_->currentIndex();
+    return i < 0 ? QString() : workspaces_[std::size_t(i)].name;
+}
+
+void Workspaces::setCurrent(const QString& name) {
+    const int i = int(names().indexOf(name));
+    if (i >= 0) {
+        tabs_->setCurrentIndex(i);
+    }
+}
+
+QWidget* Workspaces::page(const QString& name) const {
+    const Workspace* w = find(name);
+    return w ? w->page : nullptr;
+}
+
+QList<QAction*> Workspaces::paneActions(const QString& workspace) const {
+    QList<QAction*> out;
+    if (const Workspace* w = find(workspace)) {
+        for (const Pane& p : w->panes) {
+            out << p.action;
+        }
+    }
+    return out;
+}
+
+const Workspaces::Workspace* Workspaces::find(const QString& name) const {
+    for (const Workspace& w : workspaces_) {
+        if (w.name == name) {
+            return &w;
+        }
+    }
+    return nullptr;
+}
+
+Workspaces::Workspace* Workspaces::find(const QString& name) {
+    return const_cast<Workspace*>(std::as_const(*this).find(name));
+}
+
+QList<QSplitter*> Workspaces::splittersOf(QWidget* page) {
+    // Creation order is stable from one start to the next, so a state goes back where it was.
+    QList<QSplitter*> out;
+    if (auto* s = qobject_cast<QSplitter*>(page)) {
+        out << s;
+    }
+    out << page->findChildren<QSplitter*>();
+    return out;
+}
+
+void Workspaces::save(QSettings& settings) const {
+    for (const Workspace& w : workspaces_) {
+        settings.beginGroup("workspaces/" + w.name);
+        QVariantList states;
+        for (QSplitter* s : splittersOf(w.page)) {
+            states << s->saveState();
+        }
+        settings.setValue("splitters", states);
+        QStringList hidden;
+        for (const Pane& p : w.panes) {
+            if (!p.action->isChecked()) {
+                hidden << p.action->text();
+            }
+        }
+        settings.setValue("hidden", hidden);
+        settings.endGroup();
+    }
+    settings.setValue("workspaces/current", current());
+}
+
+void Workspaces::restore(const QSettings& settings) {
+    for (Workspace& w : workspaces_) {
+        const QString group = "workspaces/" + w.name + "/";
+        const QVariantList states = settings.value(group + "splitters").toList();
+        const QList<QSplitter*> splitters = splittersOf(w.page);
+        // A layout saved by another arrangement of the page would put sizes in the wrong
+        // splitters: the defaults then.
+        if (states.size() == splitters.size() && !states.isEmpty()) {
+            bool ok = true;
+            for (int i = 0; i < splitters.size(); ++i) {
+                ok = splitters[i]->restoreState(states[i].toByteArray()) && ok;
+            }
+            w.defaultsPending = !ok;
+        }
+        const QStringList hidden = settings.value(group + "hidden").toStringList();
+        for (const Pane& p : w.panes) {
+            p.action->setChecked(!hidden.contains(p.action->text()));
+            p.widget->setVisible(p.action->isChecked());
+        }
+    }
+    setCurrent(settings.value("workspaces/current").toString());
+}
+
+void Workspaces::resetCurrent() {
+    const int i = stack_->currentIndex();
+    if (i < 0) {
+        return;
+    }
+    Workspace& w = workspaces_[std::size_t(i)];
+    for (const Pane& p : w.panes) {
+        p.action->setChecked(true);
+        p.widget->show();
+    }
+    applyDefaults(w);
+}
+
+void Workspaces::applyDefaults(Workspace& w) {
+    w.defaultsPending = false;
+    // Each pane gets its stretch factor's share; a pane without one keeps its size hint.
+    for (QSplitter* s : splittersOf(w.page)) {
+        const bool horizontal = s->orientation() == Qt::Horizontal;
+        const int total = horizontal ? s->width() : s->height();
+        int fixed = 0;
+        int stretchSum = 0;
+        for (int i = 0; i < s->count(); ++i) {
+            const QWidget* c = s->widget(i);
+            const QSizePolicy p = c->sizePolicy();
+            const int stretch = horizontal ? p.horizontalStretch() : p.verticalStretch();
+            if (stretch == 0) {
+                const QSize hint = c->sizeHint().expandedTo(c->minimumSizeHint());
+                fixed += horizontal ? hint.width() : hint.height();
+            }
+            stretchSum += stretch;
+        }
+        const int free = std::max(0, total - fixed);
+        QList<int> sizes;
+        for (int i = 0; i < s->count(); ++i) {
+            const QWidget* c = s->widget(i);
+            const QSizePolicy p = c->sizePolicy();
+            const int stretch = horizontal ? p.horizontalStretch() : p.verticalStretch();
+            const QSize hint = c->sizeHint().expandedTo(c->minimumSizeHint());
+            sizes << (stretch == 0 ? (horizontal ? hint.width() : hint.height())
+                                   : free * stretch / std::max(1, stretchSum));
+        }
+        s->setSizes(sizes);
+    }
+}
+
+bool Workspaces::eventFilter(QObject* watched, QEvent* event) {
+    if (event->type() == QEvent::Show) {
+        for (Workspace& w : workspaces_) {
+            if (w.page == watched && w.defaultsPending) {
+                // Proportions need the page's real size, laid out once it is shown.
+                QTimer::singleShot(0, this, [this, name = w.name] {
+                    if (Workspace* now = find(name); now && now->defaultsPending) {
+                        applyDefaults(*now);
+                    }
+                });
+            }
+        }
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+} // namespace commprof::widgets
