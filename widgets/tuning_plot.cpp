@@ -166,22 +166,14 @@ void drawTuning(QCustomPlot& plot, const report::ReportData& data, const FigureS
     }
     fitAxis(plot.yAxis, times, true, false);
     if (drawn.empty()) {
-        auto* empty = new QCPItemText(&plot);
-        empty->setObjectName("empty");
-        empty->position->setType(QCPItemPosition::ptAxisRectRatio);
-        empty->position->setCoords(0.5, 0.5);
-        empty->setFont(style.font());
-        empty->setText(data.tuning ? "No cap study could be predicted (see the note below)"
-                                   : "No bucket-cap study in these results:\nlist bucket_cap_mb "
-                                     "values in the matrix (configs/experiments/tuning.yaml)");
+        sayWhenEmpty(plot,
+                     data.tuning ? "No cap study could be predicted (see the note below)"
+                                 : "No bucket-cap study in these results:\nlist bucket_cap_mb "
+                                   "values in the matrix (configs/experiments/tuning.yaml)",
+                     style);
     }
     if (!notes.isEmpty()) {
-        auto* note = new QCPTextElement(&plot, notes.join('\n'), style.font());
-        note->setObjectName("note");
-        note->setTextColor(QColor(90, 90, 90));
-        note->setMargins(QMargins(4, 0, 4, 2));
-        plot.plotLayout()->addElement(plot.plotLayout()->rowCount(), 0, note);
-        plot.plotLayout()->setRowStretchFactor(plot.plotLayout()->rowCount() - 1, 0.001);
+        addNote(plot, notes.join('\n'), style);
     }
 }
 
