@@ -74,37 +74,6 @@ private slots:
             !readFile(COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml").contains("variant"));
     }
 
-    // Issue 29 item 6: Save As on an untitled matrix offers the matrix's name as a .yaml, and
-    // a name typed without an extension gets .yaml (Open's filter lists only those).
-    void saveAsAnUntitledMatrixKeepsTheYamlExtension() {
-        workbench::MainWindow w;
-        QFile smoke(COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml");
-        QVERIFY(smoke.open(QIODevice::ReadOnly));
-        QSignalSpy planned(w.designer(), &widgets::MatrixDesigner::planChanged);
-        w.designer()->setText(QString::fromUtf8(smoke.readAll()), {}); // untitled
-        QVERIFY(planned.wait(20000));
-        QString offered;
-        QTimer answer;
-        answer.setInterval(20);
-        QObject::connect(&answer, &QTimer::timeout, [&] {
-            auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
-            if (!dialog) {
-                return;
-            }
-            answer.stop();
-            offered = dialog->selectedFiles().value(0);
-            dialog->selectFile(work_.filePath("typed_without_extension"));
-            QMetaObject::invokeMethod(dialog, "accept", Qt::QueuedConnection);
-        });
-        answer.start();
-        QVERIFY(w.saveMatrixAs());
-        QVERIFY2(offered.endsWith("/smoke_gloo_cpu.yaml"), qPrintable(offered));
-        const QString saved = work_.filePath("typed_without_extension.yaml");
-        QCOMPARE(w.designer()->fileName(), saved);
-        QCOMPARE(readFile(saved), w.designer()->editor()->toPlainText());
-        QVERIFY(!QFile::exists(work_.filePath("typed_without_extension")));
-    }
-
     void aMissingMatrixIsSaidSo() {
         workbench::MainWindow w;
         const QString missing = work_.filePath("no_such.yaml");
