@@ -15,6 +15,15 @@
 
 #include <functional>
 
+// One short ws1 cell, for the runner's fault tests.
+inline const QString kQuick =
+    "name: quick\n"
+    "defaults: {iterations: 6, warmup: 1, batch_size: 8, timeout_s: 120}\n"
+    "models: [{name: tiny, params: 2e5}]\n"
+    "layers: [{name: gloo_cpu}]\n"
+    "world_sizes: [1]\n";
+inline const QString kQuickCell = "tiny_gloo_cpu_ws1_r0";
+
 inline QString writeMatrix(const QTemporaryDir& dir, const QString& body,
                            const QString& name = "matrix.yaml") {
     const QString path = dir.filePath(name);

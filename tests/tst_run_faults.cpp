@@ -30,14 +30,6 @@ using namespace commprof::runner;
 
 namespace {
 
-// One short ws1 cell.
-const QString kQuick = "name: quick\n"
-                       "defaults: {iterations: 6, warmup: 1, batch_size: 8, timeout_s: 120}\n"
-                       "models: [{name: tiny, params: 2e5}]\n"
-                       "layers: [{name: gloo_cpu}]\n"
-                       "world_sizes: [1]\n";
-const QString kQuickCell = "tiny_gloo_cpu_ws1_r0";
-
 // One ws2 cell that runs for a while.
 const QString kLong = "name: long\n"
                       "defaults: {iterations: 400, warmup: 2, batch_size: 8, timeout_s: 300}\n"

@@ -26,13 +26,6 @@ using namespace commprof::runner;
 
 namespace {
 
-const QString kQuick = "name: quick\n"
-                       "defaults: {iterations: 6, warmup: 1, batch_size: 8, timeout_s: 120}\n"
-                       "models: [{name: tiny, params: 2e5}]\n"
-                       "layers: [{name: gloo_cpu}]\n"
-                       "world_sizes: [1]\n";
-const QString kQuickCell = "tiny_gloo_cpu_ws1_r0";
-
 // A ws2 cell of ITERATIONS, then a ws1 cell.
 QString longMatrix(int iterations) {
     return QString("name: long\n"

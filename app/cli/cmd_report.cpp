@@ -25,16 +25,24 @@ constexpr double kMaxWidthIn = 12.0;
 constexpr double kMinFontPt = 5.0;
 constexpr double kMaxFontPt = 14.0;
 
-// The value of `flag` within [lo, hi], or `fallback` when not given; nullopt when it is no such
-// number.
-std::optional<double> numberIn(const Args& args, const char* flag, double lo, double hi,
-                               double fallback) {
+// A figure size: the value of `flag` within [lo, hi] (in `unit`), or `fallback` when not given;
+// otherwise *error says what was wrong.
+std::optional<double> sizeOption(const Args& args, const char* flag, double lo, double hi,
+                                 const char* unit, double fallback, QString* error) {
     if (!args.has(flag)) {
         return fallback;
     }
     bool ok = false;
     const double v = args.value(flag).toDouble(&ok);
-    return ok && v >= lo && v <= hi ? std::optional<double>(v) : std::nullopt;
+    if (ok && v >= lo && v <= hi) {
+        return v;
+    }
+    *error = QString("%1: expected %2 to %3 %4, got '%5'")
+                 .arg(flag)
+                 .arg(lo)
+                 .arg(hi)
+                 .arg(unit, args.value(flag));
+    return std::nullopt;
 }
 
 } // namespace
@@ -44,21 +52,14 @@ int reportCommand(const Args& args) {
     const QString out = args.value("--out");
     const QString db = args.value("--db", store::defaultDbPath(dir));
     widgets::ExportOptions options;
+    QString error;
     const std::optional<double> width =
-        numberIn(args, "--width-in", kMinWidthIn, kMaxWidthIn, options.widthIn);
-    if (!width) {
-        return args.usageError(QString("--width-in: expected %1 to %2 inches, got '%3'")
-                                   .arg(kMinWidthIn)
-                                   .arg(kMaxWidthIn)
-                                   .arg(args.value("--width-in")));
-    }
-    const std::optional<double> font =
-        numberIn(args, "--font-pt", kMinFontPt, kMaxFontPt, options.fontPt);
-    if (!font) {
-        return args.usageError(QString("--font-pt: expected %1 to %2 points, got '%3'")
-                                   .arg(kMinFontPt)
-                                   .arg(kMaxFontPt)
-                                   .arg(args.value("--font-pt")));
+        sizeOption(args, "--width-in", kMinWidthIn, kMaxWidthIn, "inches", options.widthIn, &error);
+    const std::optional<double> font = width ? sizeOption(args, "--font-pt", kMinFontPt, kMaxFontPt,
+                                                          "points", options.fontPt, &error)
+                                             : std::nullopt;
+    if (!width || !font) {
+        return args.usageError(error);
     }
     options.widthIn = *width;
     options.fontPt = *font;
