@@ -5,9 +5,10 @@
 
 #include <qcustomplot.h>
 
-#include <QSet>
+#include <QMap>
 
 #include <algorithm>
+#include <iterator>
 
 namespace commprof::widgets {
 namespace {
@@ -30,6 +31,19 @@ QColor hookColour(const QString& hook) {
     return QColor(148, 103, 189);
 }
 
+// A marker per model, layer and world size (in their order of appearance): with one colour per
+// hook, it tells two models' points apart.
+QCPScatterStyle::ScatterShape shapeMarker(int index) {
+    static const QCPScatterStyle::ScatterShape kShapes[] = {
+        QCPScatterStyle::ssDisc, QCPScatterStyle::ssSquare, QCPScatterStyle::ssDiamond,
+        QCPScatterStyle::ssTriangleInverted, QCPScatterStyle::ssCrossSquare};
+    return kShapes[index % int(std::size(kShapes))];
+}
+
+QString shapeKey(const analysis::CapGroup& g) {
+    return QString("%1|%2|%3").arg(g.model, g.layer).arg(g.worldSize);
+}
+
 QString groupName(const analysis::CapGroup& g, bool manyShapes) {
     return manyShapes
                ? QString("%1 · %2 ws%3 · %4").arg(g.model, g.layer).arg(g.worldSize).arg(g.hook)
@@ -50,11 +64,11 @@ QCPGraph* addGraph(QCustomPlot& plot, const QString& name, const QPen& pen,
 void addStyleEntries(QCustomPlot& plot) {
     const QColor grey(90, 90, 90);
     addGraph(plot, "predicted step", QPen(grey, kLineWidth), QCPScatterStyle::ssNone, true);
-    addGraph(plot, "measured step", QPen(grey),
+    addGraph(plot, "measured step (filled)", QPen(grey),
              QCPScatterStyle(QCPScatterStyle::ssDisc, grey, grey, kMarkerPx), false);
     addGraph(plot, "predicted exposed comm.", QPen(grey, kLineWidth, Qt::DashLine),
              QCPScatterStyle::ssNone, true);
-    addGraph(plot, "measured exposed comm.", QPen(grey),
+    addGraph(plot, "measured exposed comm. (open)", QPen(grey),
              QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(grey, 1.2), Qt::NoBrush, kMarkerPx),
              false);
     addGraph(plot, "recommended cap", QPen(Qt::black),
@@ -88,35 +102,37 @@ void drawTuning(QCustomPlot& plot, const report::ReportData& data, const FigureS
     plot.xAxis->setTicker(ticker);
     plot.xAxis->setNumberFormat("g");
 
-    QStringList notes;
+    QMap<QString, QStringList> unpredicted; // reason -> the groups it holds for
     QVector<double> caps, times;
     std::vector<const analysis::CapGroup*> drawn;
     if (data.tuning) {
-        QSet<QString> shapes;
+        QStringList shapes;
         for (const analysis::CapGroup& g : data.tuning->groups) {
-            shapes.insert(QString("%1|%2|%3").arg(g.model, g.layer).arg(g.worldSize));
+            if (!shapes.contains(shapeKey(g))) {
+                shapes << shapeKey(g);
+            }
         }
         for (const analysis::CapGroup& g : data.tuning->groups) {
             if (g.candidates.empty()) {
-                notes << QString("%1 not predicted: %2").arg(groupName(g, true), g.reason);
+                unpredicted[g.reason] << groupName(g, true);
                 continue;
             }
             drawn.push_back(&g);
             const QColor colour = hookColour(g.hook);
-            QCPGraph* step = addGraph(plot, groupName(g, shapes.size() > 1),
-                                      QPen(colour, kLineWidth), QCPScatterStyle::ssNone, true);
+            const QCPScatterStyle::ScatterShape marker =
+                shapeMarker(int(shapes.indexOf(shapeKey(g))));
+            QCPGraph* step =
+                addGraph(plot, groupName(g, shapes.size() > 1), QPen(colour, kLineWidth),
+                         QCPScatterStyle(marker, colour, colour, kMarkerPx - 2), true);
             QCPGraph* exposed = addGraph(plot, {}, QPen(colour, kLineWidth, Qt::DashLine),
                                          QCPScatterStyle::ssNone, true);
             exposed->removeFromLegend();
             QCPGraph* measured = addGraph(
-                plot, {}, QPen(colour),
-                QCPScatterStyle(QCPScatterStyle::ssDisc, colour, colour, kMarkerPx), false);
+                plot, {}, QPen(colour), QCPScatterStyle(marker, colour, colour, kMarkerPx), false);
             measured->removeFromLegend();
             QCPGraph* measuredExposed =
                 addGraph(plot, {}, QPen(colour),
-                         QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(colour, 1.2), Qt::NoBrush,
-                                         kMarkerPx),
-                         false);
+                         QCPScatterStyle(marker, QPen(colour, 1.2), Qt::NoBrush, kMarkerPx), false);
             measuredExposed->removeFromLegend();
             for (const analysis::CapCandidate& c : g.candidates) {
                 step->addData(c.capMb, c.predictedStepMs);
@@ -164,13 +180,17 @@ void drawTuning(QCustomPlot& plot, const report::ReportData& data, const FigureS
     } else {
         plot.xAxis->setRange(0.125, 128);
     }
-    fitAxis(plot.yAxis, times, true, false);
+    fitAxis(plot.yAxis, times, true); // steps of hundreds of ms beside exposed ms: log
     if (drawn.empty()) {
         sayWhenEmpty(plot,
                      data.tuning ? "No cap study could be predicted (see the note below)"
                                  : "No bucket-cap study in these results:\nlist bucket_cap_mb "
                                    "values in the matrix (configs/experiments/tuning.yaml)",
                      style);
+    }
+    QStringList notes;
+    for (auto it = unpredicted.begin(); it != unpredicted.end(); ++it) {
+        notes << QString("not predicted, %1: %2").arg(it.value().join("; "), it.key());
     }
     if (!notes.isEmpty()) {
         addNote(plot, notes.join('\n'), style);
