@@ -4,8 +4,8 @@
 // per hook and a marker per model, layer and world size, for each cap study of `commprof
 // recommend`: the predicted step as a line, the measured steps as filled markers, the predicted
 // exposed communication dashed and the measured one as open markers, the recommended cap as a
-// triangle. Groups that predict nothing are named in a note with their reason; incomplete cells of
-// a study are flagged markers.
+// triangle. Groups that predict nothing are named in a note with their reason; incomplete cells
+// of a study are flagged markers.
 
 #include "plot_style.h"
 #include "report/report_data.h"
