@@ -15,6 +15,7 @@
 #include "models/results_cell_model.h"
 #include "models/step_table_model.h"
 #include "rank_files.h"
+#include "result_plots.h"
 #include "results_view.h"
 
 #include <qcustomplot.h>
@@ -77,6 +78,9 @@ private slots:
                              [](const store::CellRow& c) { return c.isSweep(); })) {
                 // No sweep cell in the run: no sweep page (tst_gui_results checks the figure).
                 continue;
+            }
+            if (!widgets::figureNamed(figure)->appliesTo(w.results()->data())) {
+                continue; // no cap study in the run: no tuning page (tst_tuning_study draws it)
             }
             QCustomPlot* plot = w.results()->plot(figure.toLatin1().constData());
             int points = 0;
