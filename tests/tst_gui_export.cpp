@@ -227,6 +227,10 @@ private slots:
         QVERIFY2(r.exitCode == 0, r.err.constData());
         int figures = 0;
         for (const auto& figure : widgets::reportFigures()) {
+            if (!figure.appliesTo(data_)) {
+                QVERIFY(!QFile::exists(QDir(out).filePath(QString(figure.name) + ".pdf")));
+                continue; // not about this run: not written
+            }
             const PdfPage page = wordsOf(QDir(out).filePath(QString(figure.name) + ".pdf"));
             QVERIFY2(std::abs(page.size.width() - widthIn.toDouble() * 72) < 1.0,
                      qPrintable(QString::number(page.size.width())));

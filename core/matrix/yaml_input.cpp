@@ -5,8 +5,11 @@
 #include "matrix/yaml_text.h"
 
 #include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
 
 #include <algorithm>
+#include <optional>
+#include <sstream>
 #include <vector>
 
 namespace commprof::matrix {
@@ -15,6 +18,36 @@ namespace {
 // Real matrices and profiles are a few kilobytes; yaml-cpp needs about 80 times the text in
 // memory, so this bounds a parse to about 250 MB and 4 s.
 constexpr qint64 kDefaultMaxYamlBytes = 2LL * 1024 * 1024;
+
+// Where the second document starts, if there is one. Events only, no nodes, and at most two
+// documents: yaml-cpp's LoadAll never returns on some malformed texts (it keeps finding empty
+// documents), where Load, which reads one, does.
+class SecondDocument : public YAML::EventHandler {
+public:
+    static std::optional<YAML::Mark> find(const std::string& text) {
+        std::istringstream in(text);
+        YAML::Parser parser(in);
+        SecondDocument h;
+        for (int i = 0; i < 2 && parser.HandleNextDocument(h); ++i) {
+        }
+        return h.starts_.size() > 1 ? std::optional<YAML::Mark>(h.starts_[1]) : std::nullopt;
+    }
+    void OnDocumentStart(const YAML::Mark& mark) override { starts_.push_back(mark); }
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  const std::string&) override {}
+    void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                         YAML::EmitterStyle::value) override {}
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                    YAML::EmitterStyle::value) override {}
+    void OnMapEnd() override {}
+
+private:
+    std::vector<YAML::Mark> starts_;
+};
 
 } // namespace
 
@@ -39,9 +72,12 @@ YAML::Node loadYaml(const QByteArray& text, const QString& file) {
                               .arg(text.size())
                               .arg(maxYamlBytes()));
     }
-    std::vector<YAML::Node> documents;
+    const std::string utf8 = text.toStdString();
+    YAML::Node first;
+    std::optional<YAML::Mark> second;
     try {
-        documents = YAML::LoadAll(text.toStdString());
+        first = YAML::Load(utf8);
+        second = SecondDocument::find(utf8);
     } catch (const YAML::DeepRecursion& e) {
         // yaml-cpp's own message for this is "bad file".
         throw MatrixError(file, e.mark.line + 1, e.mark.column + 1, "yaml",
@@ -50,14 +86,14 @@ YAML::Node loadYaml(const QByteArray& text, const QString& file) {
         throw MatrixError(file, e.mark.line + 1, e.mark.column + 1, "yaml",
                           QString::fromStdString(e.msg));
     }
-    if (documents.size() > 1) {
+    if (second) {
         // yaml-cpp's Load reads the first document and drops the rest without a word.
-        const YAML::Mark m = documents[1].Mark();
-        throw MatrixError(file, std::max(m.line, 0) + 1, std::max(m.column, 0) + 1, "document",
+        throw MatrixError(file, std::max(second->line, 0) + 1, std::max(second->column, 0) + 1,
+                          "document",
                           "a second YAML document (after '---'): a matrix or profile is one "
                           "document; remove it or give it a file of its own");
     }
-    return documents.empty() ? YAML::Node() : documents.front();
+    return first;
 }
 
 void failAt(const QString& file, const YAML::Node& at, const QString& key, const QString& message) {
