@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <optional>
 #include <sstream>
-#include <vector>
 
 namespace commprof::matrix {
 namespace {
@@ -24,29 +23,42 @@ constexpr qint64 kDefaultMaxYamlBytes = 2LL * 1024 * 1024;
 // documents), where Load, which reads one, does.
 class SecondDocument : public YAML::EventHandler {
 public:
+    // Where the second document's first node is (the mark its node would have).
     static std::optional<YAML::Mark> find(const std::string& text) {
         std::istringstream in(text);
         YAML::Parser parser(in);
         SecondDocument h;
         for (int i = 0; i < 2 && parser.HandleNextDocument(h); ++i) {
         }
-        return h.starts_.size() > 1 ? std::optional<YAML::Mark>(h.starts_[1]) : std::nullopt;
+        return h.second_;
     }
-    void OnDocumentStart(const YAML::Mark& mark) override { starts_.push_back(mark); }
+    void OnDocumentStart(const YAML::Mark&) override { ++documents_; }
     void OnDocumentEnd() override {}
-    void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
-    void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
-    void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
-                  const std::string&) override {}
-    void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
-                         YAML::EmitterStyle::value) override {}
+    void OnNull(const YAML::Mark& m, YAML::anchor_t) override { node(m); }
+    void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { node(m); }
+    void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                  const std::string&) override {
+        node(m);
+    }
+    void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                         YAML::EmitterStyle::value) override {
+        node(m);
+    }
     void OnSequenceEnd() override {}
-    void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
-                    YAML::EmitterStyle::value) override {}
+    void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                    YAML::EmitterStyle::value) override {
+        node(m);
+    }
     void OnMapEnd() override {}
 
 private:
-    std::vector<YAML::Mark> starts_;
+    void node(const YAML::Mark& m) {
+        if (documents_ == 2 && !second_) {
+            second_ = m;
+        }
+    }
+    int documents_ = 0;
+    std::optional<YAML::Mark> second_;
 };
 
 } // namespace
