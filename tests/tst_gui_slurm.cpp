@@ -86,8 +86,12 @@ private slots:
         // Whether a poll caught the short job RUNNING is a race with its few seconds of work;
         // the long cell below must be seen RUNNING.
 
+        // Another matrix goes to a folder of its own: the monitor continues a folder (resume),
+        // and a folder of another matrix's cells is refused (issue 33).
         done.clear();
+        QTemporaryDir out2;
         monitor.setPlan(planOfRun(100000, 2));
+        monitor.setOutput(out2.path(), rankBinary());
         monitor.start();
         QTRY_VERIFY_WITH_TIMEOUT(seen[longCell].join('\n').contains("RUNNING"), 180000);
         QTRY_VERIFY_WITH_TIMEOUT(
@@ -105,7 +109,7 @@ private slots:
         QVERIFY2(seen[longCell].last().startsWith("CANCELLED job " + longJob),
                  qPrintable(seen[longCell].join(" | ")));
         QVERIFY(model->cell(longCell)->stopped);
-        const QStringList left = processesNaming(out.path());
+        const QStringList left = processesNaming(out2.path());
         QVERIFY2(left.isEmpty(), qPrintable(left.join('\n')));
     }
 
