@@ -109,14 +109,14 @@ def main():
         out = os.path.join(tmp, "ddp%d.pt")
         mp.spawn(worker, args=(world, os.path.join(tmp, "init"), rank0, out), nprocs=world,
                  join=True)
-        runs = [torch.load(out % r) for r in range(world)]
+        runs = [torch.load(out % r, weights_only=False) for r in range(world)]
     report = {"torch_version": torch.__version__,
               "initial_buckets": [[int(i) for i in b] for b in runs[0]["initial"]],
               "initial_bucket_bytes": runs[0]["initial_bytes"],
               "rebuilt_buckets": runs[0]["rebuilt"],
               "params_compared": 0, "max_abs_diff": 0.0, "max_rel_diff": 0.0, "worst": None}
     for rank in range(world):
-        mine = torch.load(os.path.join(cell_dir, "params_rank%d.pt" % rank))[0]
+        mine = torch.load(os.path.join(cell_dir, "params_rank%d.pt" % rank), weights_only=False)[0]
         theirs = runs[rank]["params"]
         if len(mine) != len(theirs):
             raise SystemExit("torchscript_reference: %d parameters from the rank, %d from "
