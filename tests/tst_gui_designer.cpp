@@ -12,15 +12,25 @@
 #include "matrix_designer.h"
 #include "models/cell_table_model.h"
 
+#include "matrix/matrix.h"
+
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
+#include <QDir>
 #include <QDoubleSpinBox>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTextCursor>
+#include <QTextDocument>
 
 using namespace commprof;
 
@@ -44,6 +54,36 @@ int redPixels(const QImage& image) {
         }
     }
     return n;
+}
+
+QString text(const widgets::MatrixDesigner& d) {
+    return d.editor()->toPlainText();
+}
+
+// A module's description as `commprof model export` writes it, by hand: 1.5M parameters in two
+// tensors, all trainable, a 32-token input of a 1000-word vocabulary.
+void writeModule(const QString& pt) {
+    const QJsonObject description{
+        {"format", "commprof-model-description"},
+        {"version", 1},
+        {"input", QJsonObject{{"tokens", 32}, {"vocab", 1000}}},
+        {"target", QJsonObject{{"next_token", true}}},
+        {"params_total", 1500000},
+        {"params_trainable", 1500000},
+        {"parameters", QJsonArray{QJsonObject{{"name", "embed.weight"},
+                                              {"shape", QJsonArray{1000, 1000}},
+                                              {"requires_grad", true}},
+                                  QJsonObject{{"name", "head.weight"},
+                                              {"shape", QJsonArray{500, 1000}},
+                                              {"requires_grad", true}}}},
+        {"activations", QJsonObject{{"bytes_per_sample", 4.0e6}, {"bytes_fixed", 0.0}}}};
+    QDir().mkpath(QFileInfo(pt).absolutePath());
+    QFile j(pt.left(pt.size() - 3) + ".json");
+    QVERIFY(j.open(QIODevice::WriteOnly));
+    j.write(QJsonDocument(description).toJson());
+    QFile m(pt);
+    QVERIFY(m.open(QIODevice::WriteOnly));
+    m.write("the plan reads the description, not the module");
 }
 
 } // namespace
@@ -254,6 +294,99 @@ private slots:
         designer.hostBudget()->setValue(0.25);
         QVERIFY(waitForPlan(designer));
         QCOMPARE(designer.plan()->budget.hostBytes, 0.25 * kGiB);
+    }
+
+    // Budgets set in the boxes are the matrix's: written to its `budget:` key (one undo step),
+    // planned from there, saved with it and read back by a designer that opens the file.
+    void budgetsAreWrittenToTheMatrix() {
+        QTemporaryDir dir;
+        const QString file = dir.filePath("m.yaml");
+        QFile::copy(COMMPROF_TEST_DATA "/two_ddp_cells.yaml", file);
+        widgets::MatrixDesigner designer;
+        designer.loadFile(file);
+        QVERIFY(waitForPlan(designer));
+        const QString before = text(designer);
+        QVERIFY(!before.contains("budget:"));
+        designer.hostAuto()->setChecked(false);
+        QVERIFY(waitForPlan(designer));
+        designer.hostBudget()->setValue(0.5);
+        QVERIFY(waitForPlan(designer));
+        // By hand: the matrix's figure is what a cell may use plus the default 1 GiB reserve.
+        const matrix::Matrix m = matrix::parseMatrix(text(designer).toUtf8(), file);
+        QVERIFY2(m.budget.hostGib, qPrintable(text(designer)));
+        QCOMPARE(*m.budget.hostGib, 1.5);
+        QVERIFY(!m.budget.deviceGib);
+        QCOMPARE(designer.plan()->budget.hostBytes, 0.5 * kGiB);
+        QVERIFY(designer.plan()->budget.hostSource.startsWith("matrix budget.host_gib"));
+        QVERIFY(designer.isModified());
+        // Every line the user wrote is still there, in order.
+        QCOMPARE(text(designer).left(before.size()), before);
+
+        designer.saveTo(file);
+        widgets::MatrixDesigner reopened;
+        reopened.loadFile(file);
+        QVERIFY(waitForPlan(reopened));
+        QVERIFY(!reopened.hostAuto()->isChecked());
+        QCOMPARE(reopened.hostBudget()->value(), 0.5);
+        QVERIFY(reopened.deviceAuto()->isChecked());
+
+        // Ticking auto again writes auto; undoing steps back through the edits to the original.
+        designer.hostAuto()->setChecked(true);
+        QVERIFY(waitForPlan(designer));
+        QVERIFY(!matrix::parseMatrix(text(designer).toUtf8(), file).budget.hostGib);
+        while (designer.editor()->document()->isUndoAvailable()) {
+            designer.editor()->undo();
+        }
+        QCOMPARE(text(designer), before);
+    }
+
+    // A module from `commprof model export` added with the designer: an entry at the input its
+    // description was measured at, a path relative to the matrix, a name of its own, and cells
+    // sized from the description (parameters, gradients, buckets: 1.5M x 4 bytes each, by hand).
+    void aTorchScriptModelIsAddedFromItsDescription() {
+        QTemporaryDir dir;
+        const QString file = dir.filePath("m.yaml");
+        QFile::copy(COMMPROF_TEST_DATA "/two_ddp_cells.yaml", file);
+        writeModule(dir.filePath("models/mlp2m.pt")); // the same name as the matrix's MLP
+        widgets::MatrixDesigner designer;
+        designer.setBudgets(8.0, std::nullopt, 0);
+        designer.loadFile(file);
+        QVERIFY(waitForPlan(designer));
+        QVERIFY(designer.addModelButton()->isVisible() || !designer.isVisible());
+        designer.addTorchScriptModel(dir.filePath("models/mlp2m.pt"));
+        QVERIFY(waitForPlan(designer));
+        const matrix::Matrix m = matrix::parseMatrix(text(designer).toUtf8(), file);
+        QCOMPARE(int(m.models.size()), 2);
+        const matrix::ModelSpec& added = m.models[1];
+        QCOMPARE(added.name, QString("mlp2m_2"));
+        QVERIFY(text(designer).contains("torchscript: 'models/mlp2m.pt'"));
+        QCOMPARE(added.torchscript->tokens, 32);
+        QCOMPARE(added.torchscript->vocab, 1000);
+        const auto& cells = designer.plan()->cells;
+        const auto cell = std::find_if(cells.begin(), cells.end(), [](const auto& pc) {
+            return pc.cell.id == "mlp2m_2_gloo_cpu_ws2_r0";
+        });
+        QVERIFY(cell != cells.end());
+        for (const char* term : {"parameters", "gradients", "DDP bucket buffers"}) {
+            const auto& terms = cell->estimate.host.terms;
+            const auto t = std::find_if(terms.begin(), terms.end(),
+                                        [&](const auto& x) { return x.name == term; });
+            QVERIFY2(t != terms.end(), term);
+            QCOMPARE(t->bytes, 2 * 1.5e6 * 4); // two ranks
+            QCOMPARE(t->basis, QString("described"));
+        }
+
+        // A .pt without its description: said, naming the file, and the text left alone.
+        const QString unchanged = text(designer);
+        QSignalSpy failed(&designer, &widgets::MatrixDesigner::editFailed);
+        QFile bare(dir.filePath("bare.pt"));
+        QVERIFY(bare.open(QIODevice::WriteOnly));
+        bare.close();
+        designer.addTorchScriptModel(bare.fileName());
+        QCOMPARE(failed.count(), 1);
+        QVERIFY2(failed[0][0].toString().contains("bare.json"),
+                 qPrintable(failed[0][0].toString()));
+        QCOMPARE(text(designer), unchanged);
     }
 
     void theSelectedRowSurvivesEdits() {

@@ -656,6 +656,14 @@ private slots:
         }
         QCOMPARE(panel.plot()->graph(0)->dataCount(),
                  int(data_.bucketsByCell.value("mlp2m_gloo_cpu_ws2_r0").size()));
+        // What was trained and how it was bucketed: all of the MLP's fp32 parameters, by hand
+        // from the parameter count the store holds, in one first bucket and in the rebuilt ones.
+        const QString total = QString::number(cell->params * 4 / 1048576.0, 'f', 1) + " MiB";
+        const QString model = panel.modelText();
+        QVERIFY2(model.contains("first 1 bucket of " + total), qPrintable(model));
+        QVERIFY2(model.contains("rebuilt 1 bucket of " + total) ||
+                     model.contains("(" + total + " in all)"),
+                 qPrintable(model));
         panel.showCell(data_, "mlp2m_gloo_cpu_ws8_r0");
         QCOMPARE(f->data(f->index(0, 1)).toString(), QString("incomplete"));
         QVERIFY(f->data(f->index(0, 2)).toString().contains("3 rank files, world_size 8"));

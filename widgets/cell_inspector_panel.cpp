@@ -6,9 +6,12 @@
 #include "models/cell_figures_model.h"
 #include "plot_style.h"
 #include "result_plots.h"
+#include "results/model_layout.h"
+#include "results/results_folder.h"
 
 #include <qcustomplot.h>
 
+#include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
 #include <QSplitter>
@@ -21,6 +24,10 @@ CellInspectorPanel::CellInspectorPanel(QWidget* parent) : QWidget(parent) {
     headline_ = new QLabel("Select a cell in Results", this);
     headline_->setWordWrap(true);
     headline_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    model_ = new QLabel(this);
+    model_->setWordWrap(true);
+    model_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    model_->hide();
     figures_ = new models::CellFiguresModel(this);
     table_ = new QTableView(this);
     table_->setModel(figures_);
@@ -46,6 +53,7 @@ CellInspectorPanel::CellInspectorPanel(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(headline_);
+    layout->addWidget(model_);
     layout->addWidget(split, 1);
 }
 
@@ -59,6 +67,7 @@ void CellInspectorPanel::showCell(const report::ReportData& data, const QString&
                       sweeps == data.sweepsByCell.end() ? nullptr : &sweeps.value());
     plot_->clearGraphs();
     plot_->clearItems();
+    showModel(cell);
     if (!cell) {
         headline_->setText("Select a cell in Results");
         plot_->replot();
@@ -98,6 +107,47 @@ void CellInspectorPanel::showCell(const report::ReportData& data, const QString&
 void CellInspectorPanel::resizeEvent(QResizeEvent* event) {
     QWidget::resizeEvent(event);
     table_->setColumnHidden(models::CellFiguresModel::Note, width() < kNotesFromWidth);
+}
+
+void CellInspectorPanel::showModel(const store::CellRow* cell) {
+    // From the rank 0 file of a cell that ran: what was trained and how DDP bucketed it.
+    std::optional<results::ModelLayout> m;
+    if (cell && !cell->isSweep()) {
+        m = results::readModelLayout(results::cellDir(cell->runDir, cell->id));
+    }
+    model_->setVisible(bool(m));
+    if (!m) {
+        model_->clear();
+        model_->setToolTip({});
+        return;
+    }
+    const QString what = m->torchscript.isEmpty()
+                             ? m->family
+                             : QString("TorchScript %1%2")
+                                   .arg(QFileInfo(m->torchscript).fileName(),
+                                        m->input.isEmpty() ? QString() : ", input " + m->input);
+    model_->setText(QString("<b>%1</b> (%2): %3M parameters, %4M frozen, %5 tensors reduced<br>"
+                            "buckets: first %6; rebuilt %7")
+                        .arg(m->name.toHtmlEscaped(), what.toHtmlEscaped())
+                        .arg(m->params / 1e6, 0, 'g', 4)
+                        .arg(m->frozen / 1e6, 0, 'g', 4)
+                        .arg(m->trainableTensors)
+                        .arg(results::bucketsText(m->initialBucketBytes),
+                             results::bucketsText(m->finalBucketBytes)));
+    QStringList sizes;
+    for (const double b : m->finalBucketBytes) {
+        sizes << QString::number(b / 1048576.0, 'f', 2);
+    }
+    model_->setToolTip(m->torchscript.isEmpty()
+                           ? "Rebuilt buckets (MiB, as the Reducer held them): " + sizes.join(", ")
+                           : m->torchscript +
+                                 "\nRebuilt buckets (MiB, as the Reducer held "
+                                 "them): " +
+                                 sizes.join(", "));
+}
+
+QString CellInspectorPanel::modelText() const {
+    return model_->text();
 }
 
 QString CellInspectorPanel::headline() const {

@@ -2,7 +2,8 @@
 #pragma once
 // Beside the timeline: the selected cell's figures (step, compute, exposed communication, the
 // two instruments of communication and how they agree) and its bucket all-reduce times as the
-// comm hook recorded them.
+// comm hook recorded them; above them what the cell trained (its model's description) and how
+// DDP bucketed it.
 
 #include "report/report_data.h"
 
@@ -24,6 +25,7 @@ public:
     explicit CellInspectorPanel(QWidget* parent = nullptr);
     void showCell(const report::ReportData& data, const QString& cellId);
     QString headline() const;
+    QString modelText() const; // what was trained and its buckets; empty when not known
     models::CellFiguresModel* figures() const { return figures_; }
     QCustomPlot* plot() const { return plot_; }
 
@@ -31,8 +33,10 @@ protected:
     void resizeEvent(QResizeEvent* event) override;
 
 private:
+    void showModel(const store::CellRow* cell);
     static constexpr int kNotesFromWidth = 420; // narrower: the meanings go to tooltips
     QLabel* headline_;
+    QLabel* model_;
     models::CellFiguresModel* figures_;
     QTableView* table_;
     QCustomPlot* plot_;

@@ -7,6 +7,8 @@
 #include "flagged_row_delegate.h"
 #include "jobs/job_tracker.h"
 #include "layout_helpers.h"
+#include "matrix/matrix_text_edit.h"
+#include "matrix/model_description.h"
 #include "matrix/yaml_input.h"
 #include "models/cell_table_model.h"
 #include "yaml_highlighter.h"
@@ -14,6 +16,7 @@
 #include <QCheckBox>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -21,8 +24,10 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QPushButton>
 #include <QSplitter>
 #include <QTableView>
+#include <QTextCursor>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -76,6 +81,10 @@ MatrixDesigner::MatrixDesigner(QWidget* parent) : QWidget(parent) {
     error_->setTextInteractionFlags(Qt::TextBrowserInteraction);
     connect(error_, &QLabel::linkActivated, this, &MatrixDesigner::goToError);
     models_ = shortList(this);
+    addModel_ = new QPushButton("Add TorchScript model…", this);
+    addModel_->setToolTip("Add a module made by `commprof model export` to the models, sized "
+                          "from its description");
+    connect(addModel_, &QPushButton::clicked, this, &MatrixDesigner::chooseTorchScriptModel);
     layers_ = shortList(this);
     worldSizes_ = shortList(this);
     worldSizes_->setFlow(QListView::LeftToRight); // "1 2 4 8" on one line
@@ -119,6 +128,8 @@ MatrixDesigner::MatrixDesigner(QWidget* parent) : QWidget(parent) {
         connect(c, &QCheckBox::toggled, this, &MatrixDesigner::budgetsEdited);
     }
     for (QDoubleSpinBox* b : {hostGib_, deviceGib_}) {
+        // A figure typed digit by digit is one edit of the text, made when it is complete.
+        b->setKeyboardTracking(false);
         connect(b, &QDoubleSpinBox::valueChanged, this, &MatrixDesigner::budgetsEdited);
     }
     connect(filter_, &QLineEdit::textChanged, this, [this](const QString& text) {
@@ -137,6 +148,7 @@ MatrixDesigner::MatrixDesigner(QWidget* parent) : QWidget(parent) {
     auto* form = new QFormLayout;
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     form->addRow("models", models_);
+    form->addRow("", addModel_);
     form->addRow("layers", layers_);
     form->addRow("world sizes", worldSizes_);
     auto* host = new QHBoxLayout;
@@ -234,6 +246,10 @@ void MatrixDesigner::budgetsEdited() {
     // Unticking "auto" starts from the figure in use (shown in the box), never from a default.
     hostGib_->setEnabled(!hostAuto_->isChecked());
     deviceGib_->setEnabled(!deviceAuto_->isChecked());
+    if (writeBudgetsToText()) {
+        return; // the text changed: it is planned after the pause, as any edit
+    }
+    // A text with an error cannot take them: they hold for the plans until it is fixed.
     overrides_.hostGib =
         hostAuto_->isChecked() ? std::nullopt : std::optional<double>(hostGib_->value());
     overrides_.deviceGib =
@@ -241,15 +257,83 @@ void MatrixDesigner::budgetsEdited() {
     debounce_->start();
 }
 
+bool MatrixDesigner::writeBudgetsToText() {
+    if (stale_ || !cells_->sharedPlan()) {
+        return false;
+    }
+    // The boxes show what a cell may use; the matrix's figure is that plus its reserve.
+    matrix::BudgetSpec budget = cells_->plan().matrix.budget;
+    budget.hostGib = hostAuto_->isChecked()
+                         ? std::nullopt
+                         : std::optional<double>(hostGib_->value() + budget.reserveGib);
+    budget.deviceGib = deviceAuto_->isChecked()
+                           ? std::nullopt
+                           : std::optional<double>(deviceGib_->value() + budget.reserveGib);
+    const QString text = editor_->toPlainText();
+    try {
+        const matrix::TextEdit edit = matrix::budgetEdit(text, fileName_, budget);
+        overrides_.hostGib = std::nullopt;
+        overrides_.deviceGib = std::nullopt;
+        applyEdit(edit.from, edit.length, edit.text);
+        return true;
+    } catch (const matrix::MatrixError& e) {
+        emit editFailed(QString("The budgets are used but not written to the matrix: %1")
+                            .arg(QString::fromUtf8(e.what())));
+        return false;
+    }
+}
+
+void MatrixDesigner::applyEdit(int from, int length, const QString& text) {
+    // One step on the editor's undo stack, the rest of the text and the cursor left as they are.
+    QTextCursor cursor(editor_->document());
+    cursor.setPosition(from);
+    cursor.setPosition(from + length, QTextCursor::KeepAnchor);
+    cursor.insertText(text);
+}
+
+void MatrixDesigner::chooseTorchScriptModel() {
+    const QString start = fileName_.isEmpty() ? QString() : QFileInfo(fileName_).absolutePath();
+    const QString file = QFileDialog::getOpenFileName(this, "Add a TorchScript model", start,
+                                                      "TorchScript modules (*.pt);;All files (*)");
+    if (!file.isEmpty()) {
+        addTorchScriptModel(file);
+    }
+}
+
+void MatrixDesigner::addTorchScriptModel(const QString& ptFile) {
+    QStringList taken;
+    for (const auto& m : cells_->plan().matrix.models) {
+        taken << m.name;
+    }
+    try {
+        const QString entry = matrix::matrixEntry(ptFile, fileName_, taken);
+        const matrix::TextEdit edit =
+            matrix::appendModelEdit(editor_->toPlainText(), fileName_, entry);
+        applyEdit(edit.from, edit.length, edit.text);
+    } catch (const std::exception& e) {
+        emit editFailed(QString("Cannot add %1: %2")
+                            .arg(QFileInfo(ptFile).fileName(), QString::fromUtf8(e.what())));
+    }
+}
+
 void MatrixDesigner::showResolvedBudgets() {
     const feasibility::MachineBudget& b = cells_->plan().budget;
-    for (auto [box, automatic, bytes, source] :
-         {std::tuple{hostGib_, hostAuto_, b.hostBytes, b.hostSource},
-          std::tuple{deviceGib_, deviceAuto_, b.deviceBytes, b.deviceSource}}) {
-        if (automatic->isChecked()) {
-            box->blockSignals(true);
-            box->setValue(bytes / kGiB);
-            box->blockSignals(false);
+    const matrix::BudgetSpec& written = cells_->plan().matrix.budget;
+    // "auto" is unticked where the matrix or setBudgets gives a figure; the box shows the
+    // figure in use either way.
+    for (auto [box, automatic, bytes, source, fixed] :
+         {std::tuple{hostGib_, hostAuto_, b.hostBytes, b.hostSource,
+                     bool(overrides_.hostGib || written.hostGib)},
+          std::tuple{deviceGib_, deviceAuto_, b.deviceBytes, b.deviceSource,
+                     bool(overrides_.deviceGib || written.deviceGib)}}) {
+        for (QWidget* w : std::initializer_list<QWidget*>{box, automatic}) {
+            w->blockSignals(true);
+        }
+        automatic->setChecked(!fixed);
+        box->setEnabled(fixed);
+        box->setValue(bytes / kGiB);
+        for (QWidget* w : std::initializer_list<QWidget*>{box, automatic}) {
+            w->blockSignals(false);
         }
         box->setToolTip(source);
     }
@@ -298,9 +382,13 @@ void MatrixDesigner::replanNow() {
     const QString filter = cells_->filter();
     const int sortColumn = cells_->sortColumn();
     const Qt::SortOrder sortOrder = cells_->sortOrder();
+    // Read-only on both threads; a plan the edit did not change is handed back as it is.
+    std::shared_ptr<const feasibility::Plan> previous =
+        cells_->plan().cells.empty() ? nullptr : cells_->sharedPlan();
     planner_->start(
         "Planning " + QFileInfo(file).fileName(),
-        [yaml, file, options, filter, sortColumn, sortOrder](const jobs::JobContext& job) {
+        [yaml, file, options, filter, sortColumn, sortOrder,
+         previous](const jobs::JobContext& job) {
             Planned out;
             try {
                 const matrix::Matrix m = matrix::parseMatrix(yaml, file);
@@ -310,14 +398,16 @@ void MatrixDesigner::replanNow() {
                     o.facts = feasibility::currentMachine(); // runs nvidia-smi: never on the GUI
                 }
                 out.machine = *o.facts;
-                auto plan = std::make_shared<feasibility::Plan>(feasibility::makePlan(m, o));
+                out.plan = feasibility::replan(m, o, previous);
+                if (out.plan == previous) {
+                    return out; // the table, order and bars shown are this plan's already
+                }
                 job.throwIfCancelled();
-                out.order = models::CellTableModel::order(*plan, filter, sortColumn, sortOrder);
-                out.worst = models::CellTableModel::worstCell(*plan);
-                for (const auto& pc : plan->cells) {
+                out.order = models::CellTableModel::order(*out.plan, filter, sortColumn, sortOrder);
+                out.worst = models::CellTableModel::worstCell(*out.plan);
+                for (const auto& pc : out.plan->cells) {
                     out.feasible += pc.estimate.feasible ? 1 : 0;
                 }
-                out.plan = std::move(plan);
             } catch (const matrix::MatrixError& e) {
                 out.errorLine = e.line;
                 out.errorColumn = e.column;
@@ -347,6 +437,10 @@ void MatrixDesigner::applyPlan(const Planned& planned) {
     setStale(false);
     machine_ = planned.machine;
     showError(0, 0, {}, false);
+    if (planned.plan == cells_->sharedPlan()) {
+        emit planChanged(planned.plan); // current again, as it was: nothing to redraw
+        return;
+    }
     const feasibility::Plan& plan = *planned.plan;
     models_->clear();
     for (const auto& model : plan.matrix.models) {

@@ -16,6 +16,7 @@ class QCheckBox;
 class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
+class QPushButton;
 class QListWidget;
 class QTableView;
 class QTimer;
@@ -73,13 +74,21 @@ public:
     QString selectedCell() const;
     void selectCell(const QString& cellId);
 
-    // Budgets: explicit GiB, or auto (from this machine) when nullopt.
+    QPushButton* addModelButton() const { return addModel_; }
+
+    // Budgets: explicit GiB, or auto (from this machine) when nullopt; they stand above the
+    // matrix's own `budget:`, as `--host-budget-gib` does. Budgets the user sets in the boxes are
+    // written to the matrix's `budget:` instead, so they are saved and run with it.
     void setBudgets(std::optional<double> hostGib, std::optional<double> deviceGib,
                     std::optional<int> gpus);
     // Plans the editor's text now, off the GUI thread (cancelling any plan in flight).
     void replanNow();
     // Brings the current error into view and puts the cursor on it.
     void goToError();
+    // Adds an entry for the TorchScript module `ptFile` (made by `commprof model export`) to the
+    // matrix's models, at the input its description was measured at; the plan then sizes it
+    // from the description. Says why not through editFailed.
+    void addTorchScriptModel(const QString& ptFile);
 
 signals:
     void planChanged(std::shared_ptr<const commprof::feasibility::Plan> plan);
@@ -91,6 +100,8 @@ signals:
     void planFailed(const QString& message);
     // The shown plan became the last good one (an error), or current again.
     void staleChanged(bool stale);
+    // An edit the designer was asked to make to the text could not be made, and why.
+    void editFailed(const QString& message);
 
 private:
     struct Planned;
@@ -100,12 +111,16 @@ private:
     void budgetsEdited();
     void showResolvedBudgets();
     void setStale(bool stale);
+    void chooseTorchScriptModel();
+    bool writeBudgetsToText();
+    void applyEdit(int from, int length, const QString& text);
 
     QString fileName_;
     CodeEditor* editor_;
     YamlHighlighter* highlighter_;
     QLabel* error_;
     QListWidget* models_;
+    QPushButton* addModel_;
     QListWidget* layers_;
     QListWidget* worldSizes_;
     QLineEdit* filter_;

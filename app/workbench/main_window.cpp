@@ -106,6 +106,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             [this] { planStatus_->setText(designer_->summary()); });
     connect(designer_, &widgets::MatrixDesigner::planFailed, this,
             [this](const QString& m) { reportError("The matrix could not be planned", m); });
+    connect(designer_, &widgets::MatrixDesigner::editFailed, this,
+            [this](const QString& m) { messages_->warning("The matrix was not changed", m); });
     connect(monitor_, &widgets::RunMonitor::outputChangeRequested, this,
             &MainWindow::chooseRunOutput);
     connect(run_, &models::RunController::finished, this,

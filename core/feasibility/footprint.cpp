@@ -24,6 +24,7 @@ double activationBytes(const matrix::Cell& cell, const spec::ModelFamily& family
 
 void add(Demand& d, const QString& name, double bytes, const QString& basis = {}) {
     if (bytes > 0) {
+        d.terms.reserve(8); // one allocation per pool, not one per term
         d.terms.push_back({name, d.pool, bytes, basis});
     }
 }
@@ -35,14 +36,15 @@ void addTorchScriptTerms(Demand& pool, double ranks, const matrix::Cell& cell,
                          const Coefficients& k, double optimizerBytes) {
     const matrix::TorchScriptModel& t = *cell.model.torchscript;
     const QString described = "described";
-    add(pool, "parameters", ranks * t.paramsTotal * k["param_bytes"], described);
-    add(pool, "gradients", ranks * t.paramsTrainable * k["grad_bytes"], described);
+    add(pool, QStringLiteral("parameters"), ranks * t.paramsTotal * k["param_bytes"], described);
+    add(pool, QStringLiteral("gradients"), ranks * t.paramsTrainable * k["grad_bytes"], described);
     if (!cell.config.gradientAsBucketView) {
-        add(pool, "DDP bucket buffers", ranks * t.paramsTrainable * k["bucket_bytes"], described);
+        add(pool, QStringLiteral("DDP bucket buffers"),
+            ranks * t.paramsTrainable * k["bucket_bytes"], described);
     }
     add(pool, "optimizer state (" + cell.config.optimizer + ")",
         ranks * t.paramsTrainable * optimizerBytes, described);
-    add(pool, "activations",
+    add(pool, QStringLiteral("activations"),
         ranks * (t.activationBytesFixed + t.activationBytesPerSampleHere() * cell.config.batchSize),
         t.activationScaled() ? "estimated" : "measured");
 }
@@ -154,25 +156,27 @@ FootprintEstimate estimate(const matrix::Cell& cell, const Coefficients& k,
     // A sweep's messages take the place of the gradients: what gloo stages and the pools hold.
     const double messageBytes = cell.isSweep() ? cell.sweepMaxBytes : gradBytes;
 
-    add(e.host, "process baseline", ws * k["process_baseline_mib"] * kMiB);
+    add(e.host, QStringLiteral("process baseline"), ws * k["process_baseline_mib"] * kMiB);
     // Where the model lives: the host for CPU cells, the device for CUDA cells.
     Demand& modelPool = cuda ? e.device : e.host;
     double ranksOnPool = ws;
     if (cuda) {
         e.device.used = true;
-        add(e.host, "CUDA runtime (host side)", ws * k["cuda_runtime_host_mib"] * kMiB);
+        add(e.host, QStringLiteral("CUDA runtime (host side)"),
+            ws * k["cuda_runtime_host_mib"] * kMiB);
         if (layer->stagesThroughHost) {
-            add(e.host, "gloo host staging buffers",
+            add(e.host, QStringLiteral("gloo host staging buffers"),
                 ws * k["gloo_cuda_staging_factor"] * messageBytes);
         }
         // Budgets are per GPU: NCCL puts one rank on each GPU, gloo over CUDA shares them.
         ranksOnPool = layer->gpus == spec::GpuRule::OnePerRank
                           ? 1.0
                           : std::ceil(ws / std::max(1, budget.gpus));
-        add(e.device, "CUDA context", ranksOnPool * k["cuda_context_device_mib"] * kMiB);
+        add(e.device, QStringLiteral("CUDA context"),
+            ranksOnPool * k["cuda_context_device_mib"] * kMiB);
     }
     if (cell.isSweep()) {
-        add(modelPool, "sweep message buffers",
+        add(modelPool, QStringLiteral("sweep message buffers"),
             ranksOnPool * k["sweep_buffer_factor"] * cell.sweepMaxBytes);
         decideFeasibility(e);
         return e;
@@ -182,15 +186,15 @@ FootprintEstimate estimate(const matrix::Cell& cell, const Coefficients& k,
         decideFeasibility(e);
         return e;
     }
-    add(modelPool, "parameters", ranksOnPool * p * k["param_bytes"]);
-    add(modelPool, "gradients", ranksOnPool * gradBytes);
+    add(modelPool, QStringLiteral("parameters"), ranksOnPool * p * k["param_bytes"]);
+    add(modelPool, QStringLiteral("gradients"), ranksOnPool * gradBytes);
     // With gradient_as_bucket_view the gradients are views into the buckets: no second copy.
     if (!cell.config.gradientAsBucketView) {
-        add(modelPool, "DDP bucket buffers", ranksOnPool * p * k["bucket_bytes"]);
+        add(modelPool, QStringLiteral("DDP bucket buffers"), ranksOnPool * p * k["bucket_bytes"]);
     }
     add(modelPool, "optimizer state (" + cell.config.optimizer + ")",
         ranksOnPool * p * optimizerBytes);
-    add(modelPool, "activations", ranksOnPool * activationBytes(cell, *family, k));
+    add(modelPool, QStringLiteral("activations"), ranksOnPool * activationBytes(cell, *family, k));
     decideFeasibility(e);
     return e;
 }

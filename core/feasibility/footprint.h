@@ -49,6 +49,7 @@ struct Coefficient {
     double value;
     const char* unit;
     const char* source;
+    bool operator==(const Coefficient&) const = default; // one static table: keys as pointers
 };
 
 class Coefficients {
@@ -57,6 +58,7 @@ public:
     double operator[](const char* key) const;
     void set(const QString& key, double value); // throws std::invalid_argument for unknown keys
     const std::vector<Coefficient>& table() const { return table_; }
+    bool operator==(const Coefficients&) const = default;
 
 private:
     std::vector<Coefficient> table_;
@@ -70,6 +72,7 @@ struct MachineBudget {
     QString deviceSource;
     bool perNode = false; // Slurm: host memory and GPUs of one node, not of this machine
     int cpusPerNode = 0;  // Slurm: the smallest node's CPUs; 0 when unknown
+    bool operator==(const MachineBudget&) const = default;
 };
 
 FootprintEstimate estimate(const matrix::Cell& cell, const Coefficients& k,

@@ -3,6 +3,7 @@
 
 #include "feasibility/cell_json.h"
 #include "feasibility/plan_stream.h"
+#include "matrix/axes.h"
 #include "matrix/cell_stream.h"
 
 #include <QJsonArray>
@@ -15,23 +16,30 @@ namespace commprof::feasibility {
 namespace {
 
 // Every node's demand, and the busiest node's estimate against the per-node budget.
-PlannedCell placeNodes(const matrix::Cell& cell, const matrix::LauncherSpec& launcher,
+PlannedCell placeNodes(matrix::Cell cell, const matrix::LauncherSpec& launcher,
                        const Coefficients& k, const MachineBudget& budget) {
-    PlannedCell pc{cell, {}, {}};
+    PlannedCell pc{std::move(cell), {}, {}};
+    const matrix::Cell& placed = pc.cell;
+    const std::vector<int> perNode = matrix::ranksPerNode(launcher, placed.worldSize);
+    pc.nodes.reserve(perNode.size());
     int busiest = 0;
-    for (const int ranks : matrix::ranksPerNode(launcher, cell.worldSize)) {
-        matrix::Cell onNode = cell;
-        onNode.worldSize = ranks;
-        const FootprintEstimate e = estimate(onNode, k, budget);
+    for (const int ranks : perNode) {
+        // A 100k-cell plan in the designer: a copy of the cell only where a node holds part of it.
+        std::optional<matrix::Cell> part;
+        if (ranks != placed.worldSize) {
+            part = placed;
+            part->worldSize = ranks;
+        }
+        FootprintEstimate e = estimate(part ? *part : placed, k, budget);
         pc.nodes.push_back({ranks, e.host.total(), e.device.used ? e.device.total() : 0.0});
         if (ranks > busiest) {
             busiest = ranks;
-            pc.estimate = e;
+            pc.estimate = std::move(e);
         }
     }
     if (budget.perNode && !pc.estimate.feasible) {
         pc.estimate.reason +=
-            QString(" on a node with %1 of the %2 rank(s)").arg(busiest).arg(cell.worldSize);
+            QString(" on a node with %1 of the %2 rank(s)").arg(busiest).arg(placed.worldSize);
     }
     return pc;
 }
@@ -39,10 +47,13 @@ PlannedCell placeNodes(const matrix::Cell& cell, const matrix::LauncherSpec& lau
 // A sweep that would not fit stops at the largest power of two that does (its sizes double
 // from 8 B, so that is the largest size it runs anyway); one that does not fit even at 8 B is
 // infeasible with the numbers of its full size.
-PlannedCell placeCell(const matrix::Cell& cell, const matrix::LauncherSpec& launcher,
+PlannedCell placeCell(matrix::Cell cell, const matrix::LauncherSpec& launcher,
                       const Coefficients& k, const MachineBudget& budget) {
+    if (!cell.isSweep()) {
+        return placeNodes(std::move(cell), launcher, k, budget);
+    }
     PlannedCell pc = placeNodes(cell, launcher, k, budget);
-    if (!cell.isSweep() || pc.estimate.feasible) {
+    if (pc.estimate.feasible) {
         return pc;
     }
     matrix::Cell capped = cell;
@@ -85,16 +96,47 @@ Plan planWithoutCells(const matrix::Matrix& m, const PlanOptions& options) {
     return plan;
 }
 
-void forEachPlannedCell(const Plan& plan, const std::function<void(const PlannedCell&)>& visit) {
-    matrix::forEachCell(plan.matrix, {plan.budget.gpus}, [&](const matrix::Cell& cell) {
-        visit(placeCell(cell, plan.matrix.launcher, plan.coefficients, plan.budget));
+void forEachPlannedCell(const Plan& plan, const std::function<void(PlannedCell&)>& visit) {
+    matrix::forEachCell(plan.matrix, {plan.budget.gpus}, [&](matrix::Cell& cell) {
+        PlannedCell pc =
+            placeCell(std::move(cell), plan.matrix.launcher, plan.coefficients, plan.budget);
+        visit(pc);
     });
 }
 
+namespace {
+
+void placeCells(Plan& plan) {
+    // Growing a vector of 100k cells moves each of them about twice, which costs more than
+    // placing it. Only an exact count is reserved: exclusions or a matrix over the limit
+    // (refused while expanding) would reserve for cells that never come.
+    double count = 0;
+    for (const matrix::ModelSpec& model : plan.matrix.models) {
+        count += matrix::combinations(matrix::axesOf(plan.matrix, model));
+    }
+    if (plan.matrix.excludes.empty() && count <= double(matrix::defaultMaxCells())) {
+        plan.cells.reserve(std::size_t(count));
+    }
+    forEachPlannedCell(plan, [&plan](PlannedCell& pc) { plan.cells.push_back(std::move(pc)); });
+}
+
+} // namespace
+
 Plan makePlan(const matrix::Matrix& m, const PlanOptions& options) {
     Plan plan = planWithoutCells(m, options);
-    forEachPlannedCell(plan, [&plan](const PlannedCell& pc) { plan.cells.push_back(pc); });
+    placeCells(plan);
     return plan;
+}
+
+std::shared_ptr<const Plan> replan(const matrix::Matrix& m, const PlanOptions& options,
+                                   const std::shared_ptr<const Plan>& previous) {
+    Plan plan = planWithoutCells(m, options);
+    if (previous && previous->matrix == plan.matrix && previous->budget == plan.budget &&
+        previous->coefficients == plan.coefficients) {
+        return previous;
+    }
+    placeCells(plan);
+    return std::make_shared<const Plan>(std::move(plan));
 }
 
 Plan makePlan(const QString& matrixPath, const PlanOptions& options) {

@@ -9,6 +9,7 @@
 
 #include <QJsonObject>
 
+#include <memory>
 #include <optional>
 
 namespace commprof::feasibility {
@@ -42,6 +43,11 @@ struct PlanOptions {
 
 Plan makePlan(const matrix::Matrix& m, const PlanOptions& options); // throws matrix::MatrixError
 Plan makePlan(const QString& matrixPath, const PlanOptions& options);
+// The plan of `m`, or `previous` itself when nothing a cell depends on changed (the matrix, the
+// budget, the coefficients): the designer replans after every pause in typing, and most pauses
+// follow an edit of a comment or of text that means the same. Throws matrix::MatrixError.
+std::shared_ptr<const Plan> replan(const matrix::Matrix& m, const PlanOptions& options,
+                                   const std::shared_ptr<const Plan>& previous);
 QJsonObject toJson(const Plan& plan);
 
 // Each node's share of a cell: "ranks 2+2+1, host 0.71+0.71+0.36 GiB" (", device ..." for a

@@ -13,8 +13,9 @@ namespace commprof::feasibility {
 
 // The plan's matrix and budget, its cells not yet placed.
 Plan planWithoutCells(const matrix::Matrix& m, const PlanOptions& options);
-// Each cell of the plan's matrix placed against its budget, in makePlan's order.
-void forEachPlannedCell(const Plan& plan, const std::function<void(const PlannedCell&)>& visit);
+// Each cell of the plan's matrix placed against its budget, in makePlan's order; `visit` may
+// take the cell's contents.
+void forEachPlannedCell(const Plan& plan, const std::function<void(PlannedCell&)>& visit);
 // One element of toJson(plan)'s "cells".
 QJsonObject toJson(const PlannedCell& cell);
 // toJson(plan) as indented text, in pieces; the cells of a plan without them are placed and

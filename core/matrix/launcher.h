@@ -25,6 +25,7 @@ struct LauncherSpec {
     std::optional<int> timeLimitS;    // Slurm's --time; by default the cell's own deadline
     QStringList extraArgs;            // given to sbatch (or to srun inside an allocation)
     int rendezvousPort = 29500;       // rank 0's store port on the cell's first node
+    bool operator==(const LauncherSpec&) const = default;
 };
 
 // The ranks of a world of `worldSize` on each node, first node first: one node for the local

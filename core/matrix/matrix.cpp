@@ -676,18 +676,24 @@ void forEachCellOf(const ModelSpec& model, const std::vector<Axis>& axes,
                    const QSet<QString>& knobIds, const ExcludeIndex& excludes,
                    const std::function<bool(Cell&, const std::vector<std::size_t>&)>& visit) {
     const QString modelId = sanitizeId(model.name);
+    // Decided once per model, not per cell: a 100k-cell plan follows the designer's typing.
+    std::vector<bool> inId(axes.size());
+    for (std::size_t k = 0; k < axes.size(); ++k) {
+        inId[k] = axes[k].alwaysInId || knobIds.contains(axes[k].key);
+    }
     forEachCombination(axes, [&](const std::vector<std::size_t>& at) {
         Cell cell;
         cell.model = model;
         cell.sweepMaxBytes = model.isSweep() ? model.sweep.maxBytes : 0.0;
-        QStringList id{modelId};
+        QString id = modelId;
         for (std::size_t k = 0; k < axes.size(); ++k) {
             axes[k].apply(cell, at[k]);
-            if (axes[k].alwaysInId || knobIds.contains(axes[k].key)) {
-                id << axes[k].values[at[k]].idPart;
+            if (inId[k]) {
+                id += u'_';
+                id += axes[k].values[at[k]].idPart;
             }
         }
-        cell.id = id.join('_');
+        cell.id = std::move(id);
         cell.axes.reserve(axes.size() + 1);
         cell.axes.emplace_back("model", model.name);
         for (std::size_t k = 0; k < axes.size(); ++k) {
@@ -743,8 +749,11 @@ void checkCellCount(const Matrix& m, const MachineLimits& limits, const QSet<QSt
 // NCCL refuses two ranks on one GPU; a node with GPUs must have one per rank.
 void checkGpusPerRank(const Matrix& m, const MachineLimits& limits, const Cell& cell,
                       const AxisValue& worldSize) {
+    if (limits.gpus <= 0) {
+        return;
+    }
     const spec::Layer* layer = spec::findLayer(cell.layer.name.toStdString());
-    if (!layer || layer->gpus != spec::GpuRule::OnePerRank || limits.gpus <= 0) {
+    if (!layer || layer->gpus != spec::GpuRule::OnePerRank) {
         return;
     }
     const int ws = cell.worldSize;
@@ -779,6 +788,11 @@ void forEachCell(const Matrix& m, const MachineLimits& limits,
     // back over the cells for the first one with this id: one before this cell is a duplicate,
     // else it was two ids with one hash.
     std::unordered_set<std::size_t> seen;
+    double expected = 0;
+    for (const ModelSpec& model : m.models) {
+        expected += combinations(axesOf(m, model));
+    }
+    seen.reserve(std::size_t(std::min(expected, double(limits.maxCells))));
     std::size_t position = 0;
     const auto firstWithId = [&](const QString& id) {
         std::size_t at = 0;
@@ -795,11 +809,13 @@ void forEachCell(const Matrix& m, const MachineLimits& limits,
     };
     for (const ModelSpec& model : m.models) {
         const std::vector<Axis> axes = axesOf(m, model);
+        const auto worldSizeAxis = std::find_if(axes.begin(), axes.end(), [](const Axis& a) {
+            return a.key == QLatin1String("world_size");
+        });
         forEachCellOf(model, axes, knobIds, excludes, [&](Cell& cell, const auto& at) {
-            for (std::size_t k = 0; k < axes.size(); ++k) {
-                if (axes[k].key == "world_size") {
-                    checkGpusPerRank(m, limits, cell, axes[k].values[at[k]]);
-                }
+            if (worldSizeAxis != axes.end()) {
+                const auto k = std::size_t(worldSizeAxis - axes.begin());
+                checkGpusPerRank(m, limits, cell, axes[k].values[at[k]]);
             }
             if (!seen.insert(qHash(cell.id)).second && firstWithId(cell.id) < position) {
                 throw MatrixError(m.file, model.line, model.column, "name",

@@ -28,6 +28,7 @@ struct TraceConfig {
     bool enabled = false;
     int firstStep = -1; // -1: the end of warmup
     int steps = 8;
+    bool operator==(const TraceConfig&) const = default;
 };
 
 struct RunConfig {
@@ -43,6 +44,7 @@ struct RunConfig {
     QString optimizer = "sgd";
     TraceConfig trace;
     double timeoutS = 420;
+    bool operator==(const RunConfig&) const = default;
 };
 
 // The collectives commprof-rank --sweep knows, in the order it runs them.
@@ -56,6 +58,7 @@ struct SweepSpec {
     double maxBytes = kDefaultSweepMaxBytes; // as written; the plan may cap it (Cell)
     int iterations = 11;                     // timed repetitions per size
     int warmup = 2;
+    bool operator==(const SweepSpec&) const = default;
 };
 
 // A DDP setting given as a list, in `defaults` or a model entry: one axis of the matrix
@@ -64,6 +67,7 @@ struct KnobList {
     QString key;
     std::vector<QString> values;
     std::vector<std::pair<int, int>> marks; // (line, column) of each value
+    bool operator==(const KnobList&) const = default;
 };
 
 // An entry of `models:`: a model to train under DDP, or (kind: sweep) a collective sweep.
@@ -80,6 +84,7 @@ struct ModelSpec {
     int line = 0; // where the name is written (1-based), for errors about it
     int column = 0;
     bool isSweep() const { return kind == "sweep"; }
+    bool operator==(const ModelSpec&) const = default;
 };
 
 // A layer of the matrix: its row of spec/layers.h, and the run settings it overrides.
@@ -91,12 +96,14 @@ struct LayerSpec {
     std::optional<RunConfig> overrides; // per-layer defaults, merged over the matrix defaults
     int line = 0;                       // where the name is written (1-based)
     int column = 0;
+    bool operator==(const LayerSpec&) const = default;
 };
 
 // Cells whose axes take all of these values (axis key -> the value as the axis spells it) are
 // left out.
 struct ExcludeRule {
     std::vector<std::pair<QString, QString>> match;
+    bool operator==(const ExcludeRule&) const = default;
 };
 
 // Host and device budgets: explicit GiB, or "auto" (from the probe), minus a reserve.
@@ -104,6 +111,7 @@ struct BudgetSpec {
     std::optional<double> hostGib;   // nullopt: auto
     std::optional<double> deviceGib; // nullopt: auto
     double reserveGib = 1.0;
+    bool operator==(const BudgetSpec&) const = default;
 };
 
 struct Matrix {
@@ -119,6 +127,7 @@ struct Matrix {
     std::vector<ExcludeRule> excludes;
     BudgetSpec budget;
     LauncherSpec launcher;
+    bool operator==(const Matrix&) const = default;
 };
 
 struct Cell {

@@ -2,7 +2,10 @@
 #include "model_description.h"
 
 #include "files/safe_file.h"
+#include "matrix/matrix.h"
 
+#include <QDir>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -118,6 +121,54 @@ void readDescription(TorchScriptModel& m) {
     for (const QJsonValue& d : input.value("shape").toArray()) {
         m.describedShape.push_back(qint64(d.toDouble()));
     }
+}
+
+QString matrixEntry(const QString& ptFile, const QString& matrixFile, const QStringList& taken) {
+    TorchScriptModel t;
+    t.file = QFileInfo(ptFile).absoluteFilePath();
+    if (!t.file.endsWith(".pt")) {
+        fail(t.file, "expected a FILE.pt (commprof model export)");
+    }
+    t.description = t.file.left(t.file.size() - 3) + ".json";
+    readDescription(t); // checked as the plan will check it
+    const QJsonObject o =
+        QJsonDocument::fromJson(
+            files::readRegularFile(t.description, kMaxDescriptionBytes, files::Links::Follow))
+            .object();
+    const QJsonObject input = o.value("input").toObject();
+    QString inputText;
+    if (t.describedTokens > 0) {
+        const int vocab = input.value("vocab").toInt();
+        if (vocab < 2) {
+            fail(t.description, "input has tokens but no vocab of 2 or more");
+        }
+        inputText = QString("input: {tokens: %1, vocab: %2}").arg(t.describedTokens).arg(vocab);
+    } else {
+        const int classes = o.value("target").toObject().value("classes").toInt();
+        if (t.describedShape.empty() || classes < 1) {
+            fail(t.description, "input has neither a shape with target classes nor tokens");
+        }
+        QStringList dims;
+        for (const qint64 d : t.describedShape) {
+            dims << QString::number(d);
+        }
+        inputText = QString("input: {shape: [%1]}, target: {classes: %2}")
+                        .arg(dims.join(", "))
+                        .arg(classes);
+    }
+    QString path = t.file;
+    if (!matrixFile.isEmpty()) {
+        const QString relative = QFileInfo(matrixFile).absoluteDir().relativeFilePath(t.file);
+        path = relative.startsWith("../../") ? t.file : relative;
+    }
+    const QString base = sanitizeId(QFileInfo(t.file).completeBaseName());
+    QString name = base.isEmpty() ? QString("model") : base;
+    for (int n = 2; taken.contains(name); ++n) {
+        name = QString("%1_%2").arg(base).arg(n);
+    }
+    // Quoted: a path may hold characters that mean something in YAML (": ", "#", "{").
+    const QString quoted = "'" + QString(path).replace("'", "''") + "'";
+    return QString("{name: %1, torchscript: %2, %3}").arg(name, quoted, inputText);
 }
 
 } // namespace commprof::matrix

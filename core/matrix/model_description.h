@@ -34,6 +34,7 @@ struct TorchScriptModel {
     // entry's input differs from the one they were measured at.
     double activationBytesPerSampleHere() const;
     bool activationScaled() const;
+    bool operator==(const TorchScriptModel&) const = default;
 };
 
 // commprof-rank's flags for this module: --torchscript FILE and its input spec.
@@ -41,5 +42,12 @@ QStringList rankArguments(const TorchScriptModel& m);
 
 // Reads the description; throws std::runtime_error "FILE: what is wrong".
 void readDescription(TorchScriptModel& m);
+
+// A matrix entry for the module `ptFile` at the input its description was measured at, one
+// flow mapping: "{name: gpt2, torchscript: models/gpt2.pt, input: {tokens: 128, vocab: 32000}}".
+// The path is relative to the matrix file's folder (absolute for an untitled matrix, or one on
+// another branch of the tree), the name the file's base name made unique among `taken`. Throws
+// std::runtime_error "FILE: what is wrong" when the description cannot be read.
+QString matrixEntry(const QString& ptFile, const QString& matrixFile, const QStringList& taken);
 
 } // namespace commprof::matrix

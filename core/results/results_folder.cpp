@@ -11,6 +11,10 @@
 
 namespace commprof::results {
 
+QString cellDir(const QString& resultsDir, const QString& cellId) {
+    return QDir(QDir(resultsDir).filePath("cells")).filePath(cellId);
+}
+
 const QStringList& folderEntries() {
     static const QStringList entries{".lock",
                                      spec::files::kPidDir,

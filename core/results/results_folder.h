@@ -13,6 +13,9 @@ namespace commprof::results {
 
 const QStringList& folderEntries();
 
+// Where a run keeps the files of the cell `cellId`: DIR/cells/ID.
+QString cellDir(const QString& resultsDir, const QString& cellId);
+
 // The first of DIR's entries (and of DIR/cells/*) that is a symbolic link, as a message saying
 // so; empty when there is none.
 QString linkInFolder(const QString& dir);

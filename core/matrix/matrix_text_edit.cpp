@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "matrix_text_edit.h"
+
+#include "matrix/yaml_input.h"
+
+#include <vector>
+
+namespace commprof::matrix {
+
+namespace {
+
+// The text's lines, as indices of their first characters (yaml-cpp's marks count lines).
+std::vector<int> lineStarts(const QString& text) {
+    std::vector<int> starts{0};
+    for (int i = 0; i < text.size(); ++i) {
+        if (text[i] == u'\n') {
+            starts.push_back(i + 1);
+        }
+    }
+    return starts;
+}
+
+QString lineText(const QString& text, const std::vector<int>& starts, std::size_t line) {
+    const int from = starts[line];
+    const int to = line + 1 < starts.size() ? starts[line + 1] : int(text.size());
+    return text.mid(from, to - from);
+}
+
+// Lines a block may end with that belong to what follows it: blank, a comment, an end marker.
+bool trailing(const QString& line) {
+    const QString t = line.trimmed();
+    return t.isEmpty() || t.startsWith(u'#') || t == QLatin1String("...");
+}
+
+struct TopLevel {
+    YAML::Node root;
+    QString text;
+    std::vector<int> starts;
+    std::vector<std::pair<QString, int>> keys; // each top-level key and its line, in order
+};
+
+TopLevel topLevel(const QString& yaml, const QString& file) {
+    TopLevel t{loadYaml(yaml.toUtf8(), file), yaml, lineStarts(yaml), {}};
+    if (t.root.IsNull()) {
+        return t; // an empty text: everything is added at its end
+    }
+    if (!t.root.IsMap() || t.root.Style() == YAML::EmitterStyle::Flow) {
+        throw MatrixError(file, t.root.Mark().line + 1, t.root.Mark().column + 1, "matrix",
+                          "the designer edits a matrix written as a block mapping (one key per "
+                          "line); this one is not, so edit its text");
+    }
+    for (auto it = t.root.begin(); it != t.root.end(); ++it) {
+        t.keys.emplace_back(QString::fromStdString(it->first.Scalar()), it->first.Mark().line);
+    }
+    return t;
+}
+
+// The characters of `key`'s block, from its line to the line before the next key, without the
+// blank and comment lines it ends with; nullopt when the key is not there.
+std::optional<std::pair<int, int>> blockOf(const TopLevel& t, const QString& key) {
+    for (std::size_t i = 0; i < t.keys.size(); ++i) {
+        if (t.keys[i].first != key) {
+            continue;
+        }
+        const auto first = std::size_t(t.keys[i].second);
+        std::size_t end =
+            i + 1 < t.keys.size() ? std::size_t(t.keys[i + 1].second) : t.starts.size();
+        while (end > first + 1 && trailing(lineText(t.text, t.starts, end - 1))) {
+            --end;
+        }
+        const int to = end < t.starts.size() ? t.starts[end] : int(t.text.size());
+        return std::pair{t.starts[first], to};
+    }
+    return std::nullopt;
+}
+
+// A new last line: after a newline, which the text may lack.
+TextEdit appendLine(const QString& text, const QString& line) {
+    const bool needsBreak = !text.isEmpty() && !text.endsWith(u'\n');
+    return {int(text.size()), 0, (needsBreak ? "\n" : "") + line + "\n"};
+}
+
+TextEdit replaceBlock(const QString& text, std::pair<int, int> block, const QString& line) {
+    // The block's last line kept its newline, unless it was the text's last line without one.
+    const bool hadBreak = block.second > block.first && text[block.second - 1] == u'\n';
+    return {block.first, block.second - block.first, line + (hadBreak ? "\n" : "")};
+}
+
+QString gib(std::optional<double> v) {
+    return v ? QString::number(*v, 'g', 6) : QString("auto");
+}
+
+// Where a flow sequence that opens at `open` closes, and the end of its last element (after
+// which a new one goes); quotes and comments are skipped, so a ']' in either does not count.
+std::pair<int, int> flowSequenceEnd(const QString& text, int open, const QString& file, int line) {
+    int depth = 0;
+    int lastSignificant = open + 1;
+    for (int i = open; i < text.size(); ++i) {
+        const QChar c = text[i];
+        if (c == u'\'' || c == u'"') {
+            for (++i; i < text.size() && text[i] != c; ++i) {
+                if (c == u'"' && text[i] == u'\\') {
+                    ++i;
+                }
+            }
+            lastSignificant = i + 1;
+            continue;
+        }
+        if (c == u'#' && (i == 0 || text[i - 1].isSpace())) {
+            while (i < text.size() && text[i] != u'\n') {
+                ++i;
+            }
+            continue;
+        }
+        if (c == u'[' || c == u'{') {
+            ++depth;
+        } else if (c == u']' || c == u'}') {
+            if (--depth == 0) {
+                return {i, lastSignificant};
+            }
+        }
+        if (!c.isSpace()) {
+            lastSignificant = i + 1;
+        }
+    }
+    throw MatrixError(file, line + 1, 1, "models", "the models list is not closed with ']'");
+}
+
+} // namespace
+
+QString applied(const QString& yaml, const TextEdit& edit) {
+    QString out = yaml;
+    out.replace(edit.from, edit.length, edit.text);
+    return out;
+}
+
+TextEdit budgetEdit(const QString& yaml, const QString& file, const BudgetSpec& budget) {
+    const TopLevel t = topLevel(yaml, file);
+    const QString line = QString("budget: {host_gib: %1, device_gib: %2, reserve_gib: %3}")
+                             .arg(gib(budget.hostGib), gib(budget.deviceGib),
+                                  QString::number(budget.reserveGib, 'g', 6));
+    if (const auto block = blockOf(t, "budget")) {
+        return replaceBlock(yaml, *block, line);
+    }
+    return appendLine(yaml, line);
+}
+
+TextEdit appendModelEdit(const QString& yaml, const QString& file, const QString& entry) {
+    const TopLevel t = topLevel(yaml, file);
+    const QString alone = "models: [" + entry + "]";
+    const std::optional<std::pair<int, int>> block = blockOf(t, "models");
+    const YAML::Node models = t.root.IsNull() ? YAML::Node() : t.root["models"];
+    if (!block) {
+        return appendLine(yaml, alone);
+    }
+    if (models.IsNull() ||
+        (models.IsSequence() && models.size() == 0 && models.Style() != YAML::EmitterStyle::Flow)) {
+        return replaceBlock(yaml, *block, alone);
+    }
+    if (!models.IsSequence()) {
+        throw MatrixError(file, models.Mark().line + 1, models.Mark().column + 1, "models",
+                          "models is not a list, so a model cannot be added to it");
+    }
+    const int keyLine = models.Mark().line;
+    if (models.Style() == YAML::EmitterStyle::Flow) {
+        // From the start of its line: yaml-cpp counts columns in bytes, the text in characters.
+        const int open = int(yaml.indexOf(u'[', t.starts[std::size_t(keyLine)]));
+        const auto [close, after] = flowSequenceEnd(yaml, open, file, keyLine);
+        (void)close;
+        return {after, 0, models.size() == 0 ? entry : ", " + entry};
+    }
+    // A block list: a new item after the last, indented as the first.
+    const QString first = lineText(yaml, t.starts, std::size_t(models[0].Mark().line));
+    const QString indent = first.left(std::max(0, int(first.indexOf(u'-'))));
+    const QString item = indent + "- " + entry + "\n";
+    const bool needsBreak = block->second > 0 && yaml[block->second - 1] != u'\n';
+    return {block->second, 0, (needsBreak ? "\n" : "") + item};
+}
+
+} // namespace commprof::matrix
