@@ -4,6 +4,7 @@
 
 #include "cli_runner.h"
 #include "feasibility/plan.h"
+#include "matrix/matrix.h"
 
 #include <QJsonArray>
 #include <QTemporaryDir>
@@ -33,6 +34,17 @@ QJsonObject referencePlan() {
 }
 
 } // namespace
+
+// Three models, one with exclusions: what replan() may take from an earlier plan.
+const QString kReplanBase = "name: r\n"
+                            "models:\n"
+                            "  - {name: a, params: 1e6}\n"
+                            "  - {name: b, params: 2e6}\n"
+                            "  - {name: big, params: 3e8}\n"
+                            "layers: [{name: gloo_cpu}]\n"
+                            "world_sizes: [1, 2]\n"
+                            "repeats: 2\n"
+                            "exclude: [{model: a, world_size: 2}]\n";
 
 class TstFeasibility : public QObject {
     Q_OBJECT
@@ -156,6 +168,46 @@ private slots:
                                 "--profile", f.fileName(), "--json"});
         QCOMPARE(r.exitCode, 2);
         QVERIFY(QString(r.err).contains(f.fileName() + ":3:3"));
+    }
+
+    // replan() reuses what an edit left alone; its cells must be makePlan's for the edited text
+    // in every field, the lines that errors name included.
+    void replanEqualsAFreshPlan_data() {
+        QTest::addColumn<QString>("edited");
+        QTest::addColumn<bool>("same");
+        QTest::newRow("a comment") << kReplanBase + "# a note\n" << true;
+        QTest::newRow("one model's size")
+            << QString(kReplanBase).replace("params: 2e6", "params: 3e6") << false;
+        QTest::newRow("a line above every model")
+            << QString(kReplanBase).replace("name: r\n", "name: r\n# moved\n") << false;
+        QTest::newRow("a model renamed")
+            << QString(kReplanBase).replace("{name: b,", "{name: c,") << false;
+        QTest::newRow("a model's own setting")
+            << QString(kReplanBase).replace("{name: b,", "{name: b, bucket_cap_mb: [1, 4],")
+            << false;
+        QTest::newRow("a world size")
+            << QString(kReplanBase).replace("[1, 2]", "[1, 2, 3]") << false;
+    }
+    void replanEqualsAFreshPlan() {
+        QFETCH(QString, edited);
+        QFETCH(bool, same);
+        feasibility::PlanOptions o;
+        o.overrides.hostGib = 2.0;
+        o.overrides.gpus = 0;
+        o.facts = feasibility::MachineFacts{};
+        const auto parse = [](const QString& text) {
+            return matrix::parseMatrix(text.toUtf8(), "r.yaml");
+        };
+        const auto previous = feasibility::replan(parse(kReplanBase), o, nullptr);
+        const auto reused = feasibility::replan(parse(edited), o, previous);
+        const feasibility::Plan fresh = feasibility::makePlan(parse(edited), o);
+        QCOMPARE(reused == previous, same);
+        QCOMPARE(feasibility::toJson(*reused), feasibility::toJson(fresh));
+        QCOMPARE(reused->cells.size(), fresh.cells.size());
+        for (std::size_t i = 0; i < fresh.cells.size(); ++i) {
+            QCOMPARE(reused->cells[i].cell.model.line, fresh.cells[i].cell.model.line);
+            QVERIFY(reused->cells[i].cell == fresh.cells[i].cell);
+        }
     }
 };
 

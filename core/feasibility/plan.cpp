@@ -128,6 +128,52 @@ Plan makePlan(const matrix::Matrix& m, const PlanOptions& options) {
     return plan;
 }
 
+namespace {
+
+// The same axes, budget and coefficients, and models of the same names and DDP settings in the
+// same order: then every cell id is the same, and a model's cells depend on its entry alone.
+bool sameShape(const Plan& a, const Plan& b) {
+    if (a.budget != b.budget || a.coefficients != b.coefficients ||
+        a.matrix.models.size() != b.matrix.models.size()) {
+        return false;
+    }
+    for (std::size_t i = 0; i < a.matrix.models.size(); ++i) {
+        if (a.matrix.models[i].name != b.matrix.models[i].name ||
+            a.matrix.models[i].knobs != b.matrix.models[i].knobs) {
+            return false;
+        }
+    }
+    matrix::Matrix restA = a.matrix;
+    matrix::Matrix restB = b.matrix;
+    restA.models.clear();
+    restB.models.clear();
+    return restA == restB;
+}
+
+// `plan`'s cells, those of a model whose entry did not change taken from `previous`.
+void placeChangedModels(Plan& plan, const Plan& previous) {
+    plan.cells.reserve(previous.cells.size());
+    std::size_t at = 0; // previous's cells come model by model, in the matrix's order
+    for (std::size_t i = 0; i < plan.matrix.models.size(); ++i) {
+        const std::size_t from = at;
+        while (at < previous.cells.size() &&
+               previous.cells[at].cell.model.name == previous.matrix.models[i].name) {
+            ++at;
+        }
+        if (previous.matrix.models[i] == plan.matrix.models[i]) {
+            plan.cells.insert(plan.cells.end(), previous.cells.begin() + std::ptrdiff_t(from),
+                              previous.cells.begin() + std::ptrdiff_t(at));
+            continue;
+        }
+        matrix::forEachCellOfModel(plan.matrix, i, {plan.budget.gpus}, [&](matrix::Cell& cell) {
+            plan.cells.push_back(
+                placeCell(std::move(cell), plan.matrix.launcher, plan.coefficients, plan.budget));
+        });
+    }
+}
+
+} // namespace
+
 std::shared_ptr<const Plan> replan(const matrix::Matrix& m, const PlanOptions& options,
                                    const std::shared_ptr<const Plan>& previous) {
     Plan plan = planWithoutCells(m, options);
@@ -135,7 +181,11 @@ std::shared_ptr<const Plan> replan(const matrix::Matrix& m, const PlanOptions& o
         previous->coefficients == plan.coefficients) {
         return previous;
     }
-    placeCells(plan);
+    if (previous && sameShape(*previous, plan)) {
+        placeChangedModels(plan, *previous);
+    } else {
+        placeCells(plan);
+    }
     return std::make_shared<const Plan>(std::move(plan));
 }
 

@@ -43,9 +43,11 @@ struct PlanOptions {
 
 Plan makePlan(const matrix::Matrix& m, const PlanOptions& options); // throws matrix::MatrixError
 Plan makePlan(const QString& matrixPath, const PlanOptions& options);
-// The plan of `m`, or `previous` itself when nothing a cell depends on changed (the matrix, the
-// budget, the coefficients): the designer replans after every pause in typing, and most pauses
-// follow an edit of a comment or of text that means the same. Throws matrix::MatrixError.
+// The plan of `m`, equal to makePlan's, made from `previous` where it can be: `previous` itself
+// when nothing a cell depends on changed (the matrix, the budget, the coefficients), else the
+// cells of every model whose entry is unchanged taken from it when only entries changed (their
+// names and DDP settings kept). The designer replans after every pause in typing; most pauses
+// follow an edit of a comment or of one entry. Throws matrix::MatrixError.
 std::shared_ptr<const Plan> replan(const matrix::Matrix& m, const PlanOptions& options,
                                    const std::shared_ptr<const Plan>& previous);
 QJsonObject toJson(const Plan& plan);

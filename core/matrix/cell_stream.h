@@ -14,4 +14,10 @@ namespace commprof::matrix {
 void forEachCell(const Matrix& m, const MachineLimits& limits,
                  const std::function<void(Cell&)>& visit);
 
+// The cells of m.models[model] alone, as forEachCell gives them, for a plan that places again
+// one model of a matrix whose axes, other models and ids are unchanged: the checks that span
+// models (the cell count, an id two models share) are the caller's to have made.
+void forEachCellOfModel(const Matrix& m, std::size_t model, const MachineLimits& limits,
+                        const std::function<void(Cell&)>& visit);
+
 } // namespace commprof::matrix

@@ -777,6 +777,24 @@ void checkGpusPerRank(const Matrix& m, const MachineLimits& limits, const Cell& 
                                 .arg(limits.gpus));
 }
 
+// A model's cells, each checked against the machine as it comes.
+void forEachCheckedCellOf(const Matrix& m, const ModelSpec& model, const MachineLimits& limits,
+                          const QSet<QString>& knobIds, const ExcludeIndex& excludes,
+                          const std::function<void(Cell&)>& visit) {
+    const std::vector<Axis> axes = axesOf(m, model);
+    const auto worldSizeAxis = std::find_if(axes.begin(), axes.end(), [](const Axis& a) {
+        return a.key == QLatin1String("world_size");
+    });
+    forEachCellOf(model, axes, knobIds, excludes, [&](Cell& cell, const auto& at) {
+        if (worldSizeAxis != axes.end()) {
+            const auto k = std::size_t(worldSizeAxis - axes.begin());
+            checkGpusPerRank(m, limits, cell, axes[k].values[at[k]]);
+        }
+        visit(cell);
+        return true;
+    });
+}
+
 } // namespace
 
 void forEachCell(const Matrix& m, const MachineLimits& limits,
@@ -808,24 +826,21 @@ void forEachCell(const Matrix& m, const MachineLimits& limits,
         return at;
     };
     for (const ModelSpec& model : m.models) {
-        const std::vector<Axis> axes = axesOf(m, model);
-        const auto worldSizeAxis = std::find_if(axes.begin(), axes.end(), [](const Axis& a) {
-            return a.key == QLatin1String("world_size");
-        });
-        forEachCellOf(model, axes, knobIds, excludes, [&](Cell& cell, const auto& at) {
-            if (worldSizeAxis != axes.end()) {
-                const auto k = std::size_t(worldSizeAxis - axes.begin());
-                checkGpusPerRank(m, limits, cell, axes[k].values[at[k]]);
-            }
+        forEachCheckedCellOf(m, model, limits, knobIds, excludes, [&](Cell& cell) {
             if (!seen.insert(qHash(cell.id)).second && firstWithId(cell.id) < position) {
                 throw MatrixError(m.file, model.line, model.column, "name",
                                   QString("two cells would share the id '%1'").arg(cell.id));
             }
             ++position;
             visit(cell);
-            return true;
         });
     }
+}
+
+void forEachCellOfModel(const Matrix& m, std::size_t model, const MachineLimits& limits,
+                        const std::function<void(Cell&)>& visit) {
+    forEachCheckedCellOf(m, m.models.at(model), limits, knobsInIds(m), ExcludeIndex(m.excludes),
+                         visit);
 }
 
 std::vector<Cell> expand(const Matrix& m, const MachineLimits& limits) {

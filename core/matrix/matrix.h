@@ -145,6 +145,7 @@ struct Cell {
     // matched and what the plots tell series apart by.
     std::vector<std::pair<QString, QString>> axes;
     bool isSweep() const { return model.isSweep(); }
+    bool operator==(const Cell&) const = default;
 };
 
 // The most cells a matrix may expand to (COMMPROF_MAX_CELLS overrides it).
