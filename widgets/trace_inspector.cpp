@@ -4,8 +4,10 @@
 #include "jobs/job_tracker.h"
 #include "layout_helpers.h"
 #include "models/step_table_model.h"
+#include "range_aggregate_view.h"
 #include "slice_details_panel.h"
 #include "step_table_view.h"
+#include "timeline/range_aggregate.h"
 #include "timeline/rank_matching.h"
 #include "timeline/ruler.h"
 #include "timeline/slice_details.h"
@@ -21,6 +23,7 @@
 #include <QLabel>
 #include <QShortcut>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QVBoxLayout>
 
 #include <mutex>
@@ -55,6 +58,11 @@ TraceInspector::TraceInspector(jobs::JobTracker* loads, QWidget* parent)
     steps_ = new models::StepTableModel(this);
     stepTable_ = new StepTableView(this);
     stepTable_->setModel(steps_);
+    aggregate_ = new RangeAggregateView(this);
+    tabs_ = new QTabWidget(this);
+    tabs_->setDocumentMode(true);
+    tabs_->addTab(stepTable_, "Steps");
+    tabs_->addTab(aggregate_, "Range by name");
 
     colouring_ = new QComboBox(this);
     colouring_->addItems({"Colour by name", "Colour by class"});
@@ -62,6 +70,9 @@ TraceInspector::TraceInspector(jobs::JobTracker* loads, QWidget* parent)
                            "metrics count them as");
     focus_ = new QComboBox(this);
     focus_->setToolTip("Whose steps the band strip and the step table show");
+    // Items arrive after the first show: size to them then, or "Steps of rank 0" is cut.
+    focus_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+
     focus_->setEnabled(false);
     summary_ = new QLabel(this);
     summary_->setStyleSheet("color:#555");
@@ -83,7 +94,7 @@ TraceInspector::TraceInspector(jobs::JobTracker* loads, QWidget* parent)
     topLayout->setSpacing(0);
     topLayout->addLayout(bar);
     topLayout->addWidget(timeline_, 1);
-    lower_ = makeSplitter(Qt::Horizontal, {{stepTable_, 3}, {details_, 2}}, this);
+    lower_ = makeSplitter(Qt::Horizontal, {{tabs_, 3}, {details_, 2}}, this);
     QSplitter* split = makeSplitter(Qt::Vertical, {{top, 3}, {lower_, 1}}, this);
     split->setCollapsible(1, true);
     auto* layout = new QVBoxLayout(this);
@@ -176,6 +187,8 @@ void TraceInspector::setStack(std::shared_ptr<const timeline::TimelineStack> sta
     timeline_->setStack(stack_);
     details_->clearSlice();
     details_->clearRange();
+    aggregate_->clear();
+    tabs_->setCurrentWidget(stepTable_);
     {
         const QSignalBlocker block(focus_);
         focus_->clear();
@@ -291,10 +304,15 @@ void TraceInspector::onSliceSelected(timeline::SliceRef slice) {
 void TraceInspector::onRange(double fromUs, double toUs) {
     if (!stack_ || !(toUs > fromUs)) {
         details_->clearRange();
+        aggregate_->clear();
+        tabs_->setCurrentWidget(stepTable_);
         return;
     }
     details_->showRange(fromUs, toUs, timeline::measureRange(*stack_, fromUs, toUs),
                         timeline_->origin());
+    aggregate_->showRange(fromUs, toUs, int(stack_->ranks.size()),
+                          timeline::aggregateRange(*stack_, fromUs, toUs));
+    tabs_->setCurrentWidget(aggregate_);
 }
 
 void TraceInspector::onStepChosen(int stepIndex) {

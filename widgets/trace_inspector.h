@@ -21,6 +21,7 @@
 class QComboBox;
 class QLabel;
 class QSplitter;
+class QTabWidget;
 
 namespace commprof::jobs {
 class JobTracker;
@@ -34,6 +35,7 @@ struct SearchMatches;
 
 namespace commprof::widgets {
 
+class RangeAggregateView;
 class SliceDetailsPanel;
 class StepTableView;
 class TimelineSearchBar;
@@ -67,7 +69,11 @@ public:
     SliceDetailsPanel* details() const { return details_; }
     TimelineSearchBar* searchBar() const { return searchBar_; }
     StepTableView* stepTable() const { return stepTable_; }
-    // The step table and the details, below the timeline.
+    // The selected range summed by name, on a tab beside the step table.
+    RangeAggregateView* rangeAggregate() const { return aggregate_; }
+    QTabWidget* lowerTabs() const { return tabs_; }
+    QComboBox* focusChooser() const { return focus_; }
+    // The step table (and the range's tab) and the details, below the timeline.
     QSplitter* lowerPane() const { return lower_; }
     models::StepTableModel* steps() const { return steps_; }
     jobs::JobTracker* loads() const { return loads_; }
@@ -95,6 +101,8 @@ private:
     SliceDetailsPanel* details_ = nullptr;
     TimelineSearchBar* searchBar_ = nullptr;
     StepTableView* stepTable_ = nullptr;
+    RangeAggregateView* aggregate_ = nullptr;
+    QTabWidget* tabs_ = nullptr;
     models::StepTableModel* steps_ = nullptr;
     QComboBox* colouring_ = nullptr;
     QComboBox* focus_ = nullptr;
