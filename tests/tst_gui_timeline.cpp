@@ -444,6 +444,7 @@ private slots:
         auto* agg = inspector.rangeAggregate();
         QCOMPARE(inspector.lowerTabs()->currentWidget(), inspector.stepTable());
         emit view->rangeSelected(100, 600);
+        QVERIFY(waitIdle(inspector.rangeJobs()));
         QCOMPARE(inspector.lowerTabs()->currentWidget(), agg);
         QVERIFY(agg->isVisible());
         QVERIFY2(agg->headerText().contains("clipped"), qPrintable(agg->headerText()));
@@ -484,6 +485,7 @@ private slots:
         QTest::mouseMove(view, QPoint(int(std::lround(view->xOfTime(2950))), y));
         QTest::mouseRelease(view, Qt::LeftButton, Qt::ShiftModifier,
                             QPoint(int(std::lround(view->xOfTime(2950))), y));
+        QVERIFY(waitIdle(inspector.rangeJobs()));
         QCOMPARE(m->rowCount(), 4 + 2); // the ops, and the steps 1 and 2 by their names
         QCOMPARE(m->item(rowOf("aten::linear"), C::Count)->text(), QString("2"));
         view->setFocus();

@@ -7,7 +7,8 @@
 // Loading runs off the GUI thread through a JobTracker (the owner's, so its status bar shows
 // it, or one of our own): every rank's trace is parsed and laid out in parallel, and a newer
 // request makes an older one stale, so a slow earlier cell never replaces a later one. Event
-// args and the cross-rank match of a selection, and searches, run the same way.
+// args and the cross-rank match of a selection, searches, and the range summed by name run the
+// same way.
 
 #include "timeline/slice_ref.h"
 #include "timeline/timeline_stack.h"
@@ -79,6 +80,7 @@ public:
     jobs::JobTracker* loads() const { return loads_; }
     jobs::JobTracker* selectionJobs() const { return selectionJobs_; }
     jobs::JobTracker* searchJobs() const { return searchJobs_; }
+    jobs::JobTracker* rangeJobs() const { return rangeJobs_; }
 
 signals:
     // The primary trace's path, and what the parser warned about (a damaged file, a rank that
@@ -97,6 +99,7 @@ private:
     jobs::JobTracker* loads_ = nullptr;
     jobs::JobTracker* selectionJobs_ = nullptr;
     jobs::JobTracker* searchJobs_ = nullptr;
+    jobs::JobTracker* rangeJobs_ = nullptr;
     TimelineView* timeline_ = nullptr;
     SliceDetailsPanel* details_ = nullptr;
     TimelineSearchBar* searchBar_ = nullptr;
