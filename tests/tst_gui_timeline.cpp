@@ -2,20 +2,24 @@
 // The trace inspector on real widgets, offscreen: keyboard and mouse navigation change the
 // visible range as the header of timeline_view.h specifies, a click fills the details panel
 // (checked against Qt's own reading of the trace), Shift+drag measures, the step table and the
-// timeline select each other, search steps through its matches, groups collapse, and level of
-// detail bounds the work at a million events.
+// timeline select each other, search steps through its matches, groups collapse, level of
+// detail bounds the work at a million events, the overview strip moves the view, the range is
+// summed by name in a sortable table, tracks pin to the top, and the ruler's labels, the
+// origin after F, the selection at coarse zoom and the rank chooser read right (issue 29).
 
 #include "gzip_files.h"
 #include "image_checks.h"
 #include "job_waits.h"
 #include "jobs/job_tracker.h"
 #include "models/step_table_model.h"
+#include "range_aggregate_view.h"
 #include "slice_details_panel.h"
 #include "step_table_view.h"
 #include "synthetic_trace.h"
 #include "timeline/ruler.h"
 #include "timeline/slice_search.h"
 #include "timeline/timeline_stack.h"
+#include "timeline_painter.h"
 #include "timeline_search_bar.h"
 #include "timeline_view.h"
 #include "trace/trace_reader.h"
@@ -23,12 +27,17 @@
 #include "trace_inspector.h"
 
 #include <QApplication>
+#include <QComboBox>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLineEdit>
+#include <QMenu>
 #include <QRegularExpression>
 #include <QSignalSpy>
+#include <QStandardItemModel>
+#include <QTabWidget>
+#include <QTableView>
 #include <QTest>
 #include <QWheelEvent>
 
@@ -46,7 +55,7 @@ std::shared_ptr<const timeline::TimelineStack> stackOf(trace::Trace t) {
 }
 
 // Three steps on one thread, two ops each with a child: spans of known length.
-std::shared_ptr<const timeline::TimelineStack> handStack() {
+trace::Trace handTrace() {
     TraceBuilder b;
     for (int s = 0; s < 3; ++s) {
         const double t0 = s * 1000.0;
@@ -56,7 +65,36 @@ std::shared_ptr<const timeline::TimelineStack> handStack() {
             .complete("gloo:all_reduce", t0 + 500, 300, "cpu_op")
             .complete("aten::copy_", t0 + 550, 100, "cpu_op");
     }
-    return stackOf(trace::parseTraceText(b.object().toStdString(), "hand"));
+    return trace::parseTraceText(b.object().toStdString(), "hand");
+}
+
+std::shared_ptr<const timeline::TimelineStack> handStack() {
+    return stackOf(handTrace());
+}
+
+// The hand trace on two ranks of one clock.
+std::shared_ptr<const timeline::TimelineStack> twoRankStack() {
+    std::vector<std::shared_ptr<const timeline::RankTimeline>> ranks;
+    for (int r = 0; r < 2; ++r) {
+        ranks.push_back(std::make_shared<const timeline::RankTimeline>(
+            timeline::buildRankTimeline(handTrace(), r, QString("trace_rank%1.json").arg(r))));
+    }
+    return std::make_shared<const timeline::TimelineStack>(timeline::stackRanks(ranks));
+}
+
+// Pixels of `image` inside `area` within `tolerance` of `colour` on every channel.
+int pixelsNear(const QImage& image, QRect area, QColor colour, int tolerance = 40) {
+    int n = 0;
+    area = area.intersected(image.rect());
+    for (int y = area.top(); y <= area.bottom(); ++y) {
+        for (int x = area.left(); x <= area.right(); ++x) {
+            const QColor c = image.pixelColor(x, y);
+            n += std::abs(c.red() - colour.red()) <= tolerance &&
+                 std::abs(c.green() - colour.green()) <= tolerance &&
+                 std::abs(c.blue() - colour.blue()) <= tolerance;
+        }
+    }
+    return n;
 }
 
 void sendWheel(QWidget* w, QPoint at, int dy, Qt::KeyboardModifiers mods, int dx = 0) {
@@ -308,7 +346,7 @@ private slots:
         QVERIFY(view->originText().contains("step 1"));
         // Clicking step 2's band in the strip selects its row.
         view->setVisibleRange(0, 2800);
-        const QPoint band(int(std::lround(view->xOfTime(2450))), TimelineView::kRulerHeight + 8);
+        const QPoint band(int(std::lround(view->xOfTime(2450))), TimelineView::kStripTop + 8);
         QTest::mouseClick(view, Qt::LeftButton, {}, band);
         QCOMPARE(inspector.stepTable()->selectedStep(), 2);
         QCOMPARE(view->origin(), 2000.0);
@@ -317,6 +355,304 @@ private slots:
         inspector.stepTable()->selectRow(3);
         QCOMPARE(view->origin(), 0.0);
         QCOMPARE(view->axis().endUs(), 2900.0 * 1.01);
+        // F fits the whole trace: counted from step 1 it would read -1000 µs at its start
+        // (issue 29), so the ruler counts from the trace start again and the step row clears.
+        inspector.stepTable()->selectRow(1);
+        QCOMPARE(view->origin(), 1000.0);
+        view->setFocus();
+        QTest::keyClick(view, Qt::Key_F);
+        QCOMPARE(view->axis().endUs(), 2900.0 * 1.01);
+        QCOMPARE(view->origin(), 0.0);
+        QCOMPARE(view->originText(), QString("from the trace start"));
+        QCOMPARE(inspector.stepTable()->selectedStep(), -1);
+        const auto ruler = timeline::makeRuler(view->axis(), view->origin(), 80);
+        for (const auto& t : ruler.ticks) {
+            if (t.major && t.us >= 0) {
+                QVERIFY2(!t.label.startsWith('-'), qPrintable(t.label));
+            }
+        }
+    }
+
+    void overviewStripMovesTheView() {
+        TimelineView view;
+        view.resize(1200, 500);
+        view.setStack(handStack());
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        // Binned once per load over the whole trace: step 0's op [100,400] is busy compute.
+        const auto& o = view.overview();
+        QCOMPARE(int(o.bins), int(TimelineView::kOverviewBins));
+        QCOMPARE(o.endUs(), 2900.0);
+        QCOMPARE(o.ranks[0].busy[0][std::size_t(250 / o.binUs)], 1.0f);
+        QCOMPARE(o.ranks[0].busy[0][std::size_t(950 / o.binUs)], 0.0f); // between steps
+
+        view.setVisibleRange(1000, 1500);
+        const QImage frame = view.grab().toImage();
+        const QRect strip(TimelineView::kGutter, 0, view.tracksWidth(),
+                          TimelineView::kOverviewHeight);
+        // Activity in the class colour where the ops run; the window framed in the range blue.
+        const QColor compute = widgets::toQColor(timeline::classColour(trace::EventClass::Compute));
+        const int opX = int(std::lround(view.overviewXOfTime(250)));
+        QVERIFY(pixelsNear(frame, QRect(opX - 2, 2, 5, TimelineView::kOverviewHeight - 4), compute,
+                           60) > 0);
+        const int winX = int(std::lround(view.overviewXOfTime(1000)));
+        const int winX1 = int(std::lround(view.overviewXOfTime(1500)));
+        const QColor edge(40, 120, 255);
+        QVERIFY(pixelsNear(frame, QRect(winX - 1, 4, 4, 20), edge, 70) > 0);
+        QVERIFY(pixelsNear(frame, QRect(winX1 - 3, 4, 4, 20), edge, 70) > 0);
+        QCOMPARE(pixelsNear(frame, QRect(opX - 2, 4, 4, 20), edge, 70), 0);
+        // Outside the window the strip is dimmed: [1400,1500] of step 1 and [400,500] of step 0
+        // are idle in every class, and only the first is in the window.
+        const int idleIn = int(std::lround(view.overviewXOfTime(1450)));
+        const int idleOut = int(std::lround(view.overviewXOfTime(450)));
+        QCOMPARE(qGray(frame.pixel(idleIn, 6)), 255);
+        QVERIFY(qGray(frame.pixel(idleOut, 6)) < 235);
+        QVERIFY(distinctColours(frame.copy(strip), 2) > 3);
+
+        // A click outside the window centres it there, keeping the zoom.
+        const double perPx = 2900.0 / view.tracksWidth();
+        const int at2500 = int(std::lround(view.overviewXOfTime(2500)));
+        QTest::mouseClick(&view, Qt::LeftButton, {}, QPoint(at2500, 18));
+        QVERIFY(std::abs(span(view) - 500) < 1e-9);
+        QVERIFY2(std::abs((view.axis().startUs() + view.axis().endUs()) / 2 - 2500) <= perPx,
+                 qPrintable(QString::number(view.axis().startUs())));
+        // A drag from inside moves it by the drag, not to the cursor.
+        const double start = view.axis().startUs();
+        const int from = int(std::lround(view.overviewXOfTime(start + 100)));
+        QTest::mousePress(&view, Qt::LeftButton, {}, QPoint(from, 18));
+        QCOMPARE(view.axis().startUs(), start);
+        QTest::mouseMove(&view, QPoint(from - 40, 18));
+        QTest::mouseMove(&view, QPoint(from - 80, 18));
+        QTest::mouseRelease(&view, Qt::LeftButton, {}, QPoint(from - 80, 18));
+        QVERIFY2(std::abs(view.axis().startUs() - (start - 80 * perPx)) <= perPx,
+                 qPrintable(QString::number(view.axis().startUs())));
+        QVERIFY(std::abs(span(view) - 500) < 1e-9);
+        // Backspace goes back to where the overview was first clicked from.
+        QTest::keyClick(&view, Qt::Key_Backspace);
+        QVERIFY(std::abs(view.axis().startUs() - start) < 1e-9);
+        QTest::keyClick(&view, Qt::Key_Backspace);
+        QCOMPARE(view.axis().startUs(), 1000.0);
+    }
+
+    void rangeIsSummedByName() {
+        widgets::TraceInspector inspector;
+        inspector.resize(1400, 800);
+        inspector.setStack(handStack());
+        inspector.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&inspector));
+        auto* view = inspector.timeline();
+        auto* agg = inspector.rangeAggregate();
+        QCOMPARE(inspector.lowerTabs()->currentWidget(), inspector.stepTable());
+        emit view->rangeSelected(100, 600);
+        QVERIFY(waitIdle(inspector.rangeJobs()));
+        QCOMPARE(inspector.lowerTabs()->currentWidget(), agg);
+        QVERIFY(agg->isVisible());
+        QVERIFY2(agg->headerText().contains("clipped"), qPrintable(agg->headerText()));
+        // By hand over [100,600] (step 0): the step 500 (self 100), linear 300 (self 100),
+        // addmm 200, the all-reduce 100 (self 50), copy_ 50.
+        auto* m = agg->model();
+        QCOMPARE(m->rowCount(), 5);
+        auto rowOf = [&](const QString& name) {
+            for (int r = 0; r < m->rowCount(); ++r) {
+                if (m->item(r, 0)->text() == name) {
+                    return r;
+                }
+            }
+            return -1;
+        };
+        using C = widgets::RangeAggregateView;
+        const int linear = rowOf("aten::linear");
+        QVERIFY(linear >= 0);
+        QCOMPARE(m->item(linear, C::Count)->text(), QString("1"));
+        QCOMPARE(m->item(linear, C::Total)->text(), timeline::formatDuration(300));
+        QCOMPARE(m->item(linear, C::Self)->text(), timeline::formatDuration(100));
+        QCOMPARE(m->item(linear, C::Class)->text(), QString("compute"));
+        const int reduce = rowOf("gloo:all_reduce");
+        QCOMPARE(m->item(reduce, C::Total)->text(), timeline::formatDuration(100));
+        QCOMPARE(m->item(reduce, C::Self)->text(), timeline::formatDuration(50));
+        QCOMPARE(m->item(rowOf("ProfilerStep#0"), C::Self)->text(), timeline::formatDuration(100));
+        // Sorted as numbers: ascending total starts at copy_'s 50 µs (as text "100.0 µs" of
+        // the all-reduce would sort first), descending at the step's 500 µs.
+        agg->table()->sortByColumn(C::Total, Qt::AscendingOrder);
+        QCOMPARE(m->item(0, 0)->text(), QString("aten::copy_"));
+        QCOMPARE(m->item(4, 0)->text(), QString("ProfilerStep#0"));
+        agg->table()->sortByColumn(C::Self, Qt::DescendingOrder);
+        QCOMPARE(m->item(0, 0)->text(), QString("aten::addmm"));
+        // A real Shift+drag lands here too, and Esc clears it and shows the steps again.
+        const int y = TimelineView::kHeaderHeight + 120;
+        QTest::mousePress(view, Qt::LeftButton, Qt::ShiftModifier,
+                          QPoint(int(std::lround(view->xOfTime(1000))), y));
+        QTest::mouseMove(view, QPoint(int(std::lround(view->xOfTime(2950))), y));
+        QTest::mouseRelease(view, Qt::LeftButton, Qt::ShiftModifier,
+                            QPoint(int(std::lround(view->xOfTime(2950))), y));
+        QVERIFY(waitIdle(inspector.rangeJobs()));
+        QCOMPARE(m->rowCount(), 4 + 2); // the ops, and the steps 1 and 2 by their names
+        QCOMPARE(m->item(rowOf("aten::linear"), C::Count)->text(), QString("2"));
+        view->setFocus();
+        QTest::keyClick(view, Qt::Key_Escape);
+        QCOMPARE(m->rowCount(), 0);
+        QCOMPARE(inspector.lowerTabs()->currentWidget(), inspector.stepTable());
+    }
+
+    void tracksPinToTheTop() {
+        TimelineView view;
+        view.resize(1200, 320);
+        view.setStack(stackOf(trace::readTraceFile(kNccl.toStdString())));
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        // The last lane of the layout: far below the visible rows.
+        const auto& rows = view.layout().rows();
+        std::size_t last = rows.size() - 1;
+        while (rows[last].kind != timeline::RowKind::Slices || rows[last].depth != 0) {
+            --last;
+        }
+        const timeline::LaneKey lane{rows[last].rank, rows[last].group, rows[last].lane};
+        QVERIFY(rows[last].top > 320);
+        view.scrollToRow(last);
+        const auto at = view.pointOfRow(last, view.axis().startUs());
+        QVERIFY(at);
+        const QPoint header(40, at->y());
+        QCOMPARE(view.laneAt(header).value(), lane);
+        auto menu = view.trackMenu(header);
+        QVERIFY(menu);
+        QCOMPARE(menu->actions().size(), 1);
+        QCOMPARE(menu->actions()[0]->text(), QString("Pin to top"));
+        menu->actions()[0]->trigger();
+        QCOMPARE(int(view.pinned().size()), 1);
+        QCOMPARE(view.pinned()[0], lane);
+        const int laneRows = int(std::max<std::size_t>(1, view.stack()
+                                                              ->ranks[0]
+                                                              ->groups[std::size_t(lane.group)]
+                                                              .lanes[std::size_t(lane.lane)]
+                                                              .rows.size()));
+        QCOMPARE(view.pinnedHeight(), std::min(laneRows * view.layout().rows()[last].height,
+                                               (320 - TimelineView::kHeaderHeight) / 2));
+        QCOMPARE(view.rowsTop(), TimelineView::kHeaderHeight + view.pinnedHeight());
+        // Whatever the scroll, the pinned lane is right under the header.
+        const QPoint pinnedPoint(40, TimelineView::kHeaderHeight + 5);
+        const QImage pinnedArea =
+            view.grab().toImage().copy(0, TimelineView::kHeaderHeight, 1200, view.pinnedHeight());
+        for (int notches : {0, 3, 100}) {
+            view.scrollToRow(0);
+            sendWheel(&view, QPoint(600, 250), -120 * notches, Qt::NoModifier);
+            QCOMPARE(view.laneAt(pinnedPoint).value(), lane);
+            QCOMPARE(view.grab().toImage().copy(0, TimelineView::kHeaderHeight, 1200,
+                                                view.pinnedHeight()),
+                     pinnedArea);
+        }
+        // Its slices are selectable there: a click on one selects a slice of that lane.
+        const auto& laneRow = view.stack()
+                                  ->ranks[0]
+                                  ->groups[std::size_t(lane.group)]
+                                  .lanes[std::size_t(lane.lane)]
+                                  .rows[0];
+        const timeline::SliceRef first{0, laneRow.events[0]};
+        view.zoomToSlice(first);
+        const int y = TimelineView::kHeaderHeight + view.layout().rows()[last].height / 2;
+        const int x = int(std::lround(
+            view.xOfTime(view.stack()->toDisplay(0, (laneRow.starts[0] + laneRow.ends[0]) / 2))));
+        QTest::mouseClick(&view, Qt::LeftButton, {}, QPoint(x, y));
+        QCOMPARE(view.selected(), first);
+        // The header's menu now unpins; P pins the selected slice's track again.
+        auto again = view.trackMenu(pinnedPoint);
+        QCOMPARE(again->actions()[0]->text(), QString("Unpin"));
+        again->actions()[0]->trigger();
+        QVERIFY(view.pinned().empty());
+        QCOMPARE(view.rowsTop(), TimelineView::kHeaderHeight);
+        view.setFocus();
+        QTest::keyClick(&view, Qt::Key_P);
+        QCOMPARE(int(view.pinned().size()), 1);
+        QCOMPARE(view.pinned()[0], lane);
+        QTest::keyClick(&view, Qt::Key_P);
+        QVERIFY(view.pinned().empty());
+        QVERIFY(TimelineView::keyHelp().join('\n').contains("pin"));
+    }
+
+    void hoverTimeNeverCoversTheSkew() {
+        TimelineView view;
+        view.resize(1200, 500);
+        view.setStack(twoRankStack());
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setVisibleRange(0, 1000);
+        timeline::MatchedSlices matched;
+        matched.slices = {{0, 3}, {1, 3}};
+        matched.startsUs = {500, 560};
+        matched.skewUs = 60;
+        view.setMatched(matched);
+        // The hover line just right of the skew's bracket, where its time would cover the
+        // skew's label (from elsewhere first: a move to where the cursor is sends nothing).
+        const int x = int(std::lround(view.xOfTime(560))) + 6;
+        QTest::mouseMove(&view, QPoint(x - 100, 250));
+        QTest::mouseMove(&view, QPoint(x, 300));
+        const QImage frame = view.grab().toImage();
+        const QRect skew = view.lastSkewLabel();
+        const QRect hover = view.lastHoverLabel();
+        QVERIFY(!skew.isEmpty());
+        QVERIFY(!hover.isEmpty());
+        QVERIFY2(!skew.intersects(hover), qPrintable(QString("skew %1,%2 %3x%4, hover %5,%6 %7x%8")
+                                                         .arg(skew.x())
+                                                         .arg(skew.y())
+                                                         .arg(skew.width())
+                                                         .arg(skew.height())
+                                                         .arg(hover.x())
+                                                         .arg(hover.y())
+                                                         .arg(hover.width())
+                                                         .arg(hover.height())));
+        // The skew's text is still there to read, in its colour.
+        QVERIFY(pixelsNear(frame, skew, QColor(0xd6, 0x24, 0x9f), 60) > 10);
+        QVERIFY(pixelsNear(frame, hover, QColor(0x30, 0x30, 0x38), 10) > 10);
+    }
+
+    void selectionKeepsItsColourAtCoarseZoom() {
+        // Two names of different colours, alternating, ten to a pixel column once fitted: the
+        // column shows the first one's colour, so an odd (B) slice is not drawn as itself.
+        QString a = "op_a", b;
+        for (char c = 'b'; c <= 'z' && b.isEmpty(); ++c) {
+            const QString name = QString("op_") + c;
+            if (!(timeline::nameColour(name.toStdString()) == timeline::nameColour("op_a"))) {
+                b = name;
+            }
+        }
+        QVERIFY(!b.isEmpty());
+        TraceBuilder builder;
+        for (int i = 0; i < 10000; ++i) {
+            builder.complete(i % 2 ? b : a, 2.0 * i, 1, "cpu_op");
+        }
+        TimelineView view;
+        view.resize(1200, 400);
+        view.setStack(stackOf(trace::parseTraceText(builder.object().toStdString(), "ab")));
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY(20000.0 / view.tracksWidth() > 10); // µs per pixel: ten slices a column
+        const timeline::SliceRef selected{0, 5001};
+        QCOMPARE(QString::fromStdString(view.stack()->ranks[0]->trace.name(
+                     view.stack()->ranks[0]->trace.events[selected.event])),
+                 b);
+        view.select(selected, false);
+        const QImage frame = view.grab().toImage();
+        const auto at = view.pointOfSlice(selected);
+        QVERIFY(at);
+        const QColor own = widgets::toQColor(timeline::nameColour(b.toStdString()));
+        // Its own colour inside, the selection's black frame around, at this zoom too.
+        QVERIFY2(pixelsNear(frame, QRect(at->x(), at->y() - 3, 1, 7), own, 6) == 7,
+                 qPrintable(frame.pixelColor(*at).name()));
+        QVERIFY(pixelsNear(frame, QRect(at->x() - 5, at->y(), 11, 1), Qt::black, 30) >= 2);
+    }
+
+    void rankChooserIsNotCut() {
+        widgets::TraceInspector inspector;
+        inspector.resize(1366, 700);
+        inspector.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&inspector));
+        inspector.setStack(twoRankStack()); // the items arrive after the first show
+        QTest::qWait(20);
+        auto* focus = inspector.focusChooser();
+        QVERIFY(focus->isVisible());
+        QCOMPARE(focus->count(), 2);
+        const int text = focus->fontMetrics().horizontalAdvance(focus->itemText(1));
+        QVERIFY2(focus->width() >= text + 20,
+                 qPrintable(QString("%1 px for %2 px of text").arg(focus->width()).arg(text)));
     }
 
     void searchStepsThroughMatches() {

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The timeline's model without a window: the ruler's ticks and units, call-stack depth, lane
-// names and order, flow partners, range figures, search counts, cross-rank matching, the
-// vertical layout and the slice colours. Each is checked against a hand calculation or an
+// names and order, flow partners, range figures, the range summed by name, the overview's
+// bins, search counts, cross-rank matching, the vertical layout (pinned lanes too) and the
+// slice colours. Each is checked against a hand calculation or an
 // independent reading of the same file with Qt's own JSON parser.
 
 #include "cli_runner.h"
 #include "gzip_files.h"
+#include "timeline/overview.h"
 #include "timeline/palette.h"
+#include "timeline/range_aggregate.h"
 #include "timeline/rank_matching.h"
 #include "timeline/ruler.h"
 #include "timeline/slice_details.h"
@@ -410,6 +413,127 @@ private slots:
         QVERIFY(f.computeUs > 0 && f.commUs > 0);
     }
 
+    void rangeAggregateByHand() {
+        // One step of two ops with a child each, on two ranks that share a clock; a slice that
+        // only touches the range's start is not in it.
+        TraceBuilder b;
+        b.complete("ProfilerStep#0", 0, 900, "user_annotation")
+            .complete("aten::before", 40, 60, "cpu_op")
+            .complete("aten::linear", 100, 300, "cpu_op")
+            .complete("aten::addmm", 150, 200, "cpu_op")
+            .complete("gloo:all_reduce", 500, 300, "cpu_op")
+            .complete("aten::copy_", 550, 100, "cpu_op");
+        const auto stack = timeline::stackRanks({rankOf(parse(b), 0), rankOf(parse(b), 1)});
+        QCOMPARE(stack.offsetsUs[1], stack.offsetsUs[0]);
+        const auto rows = timeline::aggregateRange(stack, 100, 600);
+        std::map<QString, timeline::NameAggregate> by;
+        for (const auto& a : rows) {
+            by[a.name] = a;
+        }
+        // By hand, per rank, within [100, 600]:
+        //   ProfilerStep#0 clipped to [100,600] = 500; children linear [100,400] and the
+        //     all-reduce's [500,600]: self 500 - 300 - 100 = 100
+        //   aten::linear 300, self 300 - addmm 200 = 100;  aten::addmm 200, self 200
+        //   gloo:all_reduce clipped [500,600] = 100, self 100 - copy_'s [550,600] = 50
+        //   aten::copy_ clipped [550,600] = 50, self 50;  aten::before ends at 100: left out
+        const std::map<QString, std::tuple<double, double>> expected = {
+            {"ProfilerStep#0", {500, 100}},
+            {"aten::linear", {300, 100}},
+            {"aten::addmm", {200, 200}},
+            {"gloo:all_reduce", {100, 50}},
+            {"aten::copy_", {50, 50}}};
+        QCOMPARE(by.size(), expected.size());
+        for (const auto& [name, totals] : expected) {
+            QVERIFY2(by.count(name), qPrintable(name));
+            const auto& a = by[name];
+            QCOMPARE(int(a.count), 2); // one per rank
+            QCOMPARE(a.totalUs, 2 * std::get<0>(totals));
+            QCOMPARE(a.selfUs, 2 * std::get<1>(totals));
+        }
+        QCOMPARE(by["gloo:all_reduce"].cls, trace::EventClass::Communication);
+        QCOMPARE(by["aten::addmm"].cls, trace::EventClass::Compute);
+        // Longest total first.
+        QCOMPARE(rows.front().name, QString("ProfilerStep#0"));
+        QCOMPARE(rows.back().name, QString("aten::copy_"));
+        QVERIFY(timeline::aggregateRange(stack, 600, 100).empty());
+    }
+
+    void rangeAggregateOfARealTrace() {
+        // The middle third of a real trace's second step, against Qt's own reading of the
+        // file: per name, the X events that overlap the window and their clipped durations.
+        const auto stack =
+            timeline::stackRanks({rankOf(trace::readTraceFile(kNccl.toStdString()))});
+        const auto& step = stack.ranks[0]->steps.at(1).window;
+        const double from = step.start + step.length() / 3; // trace time
+        const double to = step.start + step.length() * 2 / 3;
+        std::map<QString, std::pair<int, double>> expected;
+        for (const QJsonValue& v :
+             QJsonDocument::fromJson(gunzip(kNccl)).object()["traceEvents"].toArray()) {
+            const QJsonObject o = v.toObject();
+            if (o["ph"].toString() != "X" || !o.contains("dur")) {
+                continue;
+            }
+            const double s = o["ts"].toDouble();
+            const double e = s + o["dur"].toDouble();
+            if (e > from && s < to) {
+                auto& x = expected[o["name"].toString()];
+                ++x.first;
+                x.second += std::min(e, to) - std::max(s, from);
+            }
+        }
+        QVERIFY(expected.size() > 10);
+        const auto rows =
+            timeline::aggregateRange(stack, stack.toDisplay(0, from), stack.toDisplay(0, to));
+        std::map<QString, std::pair<int, double>> got;
+        double self = 0, total = 0;
+        for (const auto& a : rows) {
+            auto& x = got[a.name];
+            x.first += int(a.count);
+            x.second += a.totalUs;
+            QVERIFY(a.selfUs <= a.totalUs + 1e-6);
+            self += a.selfUs;
+            total += a.totalUs;
+        }
+        QCOMPARE(got.size(), expected.size());
+        for (const auto& [name, x] : expected) {
+            QVERIFY2(got.count(name), qPrintable(name));
+            QVERIFY2(
+                got[name].first == x.first,
+                qPrintable(QString("%1: %2 vs %3").arg(name).arg(got[name].first).arg(x.first)));
+            QVERIFY2(
+                std::abs(got[name].second - x.second) < 1e-3,
+                qPrintable(QString("%1: %2 vs %3").arg(name).arg(got[name].second).arg(x.second)));
+        }
+        QVERIFY(self > 0 && self < total);
+    }
+
+    void overviewBinsTheClassSpans() {
+        // compute [0,100] and [200,260]; communication [50,150]; the trace ends at 300 (the
+        // idle op), so 6 bins are 50 µs each.
+        TraceBuilder b;
+        b.complete("aten::mm", 0, 100, "cpu_op")
+            .complete("gloo:all_reduce", 50, 100, "cpu_op", 2)
+            .complete("aten::mm", 200, 60, "cpu_op")
+            .complete("idle", 299, 1, "user_annotation", 4);
+        const auto stack = timeline::stackRanks({rankOf(parse(b))});
+        QCOMPARE(stack.endUs, 300.0);
+        const auto o = timeline::buildOverview(stack, 6);
+        QCOMPARE(int(o.bins), 6);
+        QCOMPARE(o.binUs, 50.0);
+        QCOMPARE(int(o.ranks.size()), 1);
+        const auto& compute = o.ranks[0].busy[0];
+        const auto& comm = o.ranks[0].busy[1];
+        QCOMPARE(stack.ranks[0]->classLanes[0].cls, trace::EventClass::Compute);
+        QCOMPARE(stack.ranks[0]->classLanes[1].cls, trace::EventClass::Communication);
+        const std::vector<float> computeByHand = {1, 1, 0, 0, 1, 0.2f};
+        const std::vector<float> commByHand = {0, 1, 1, 0, 0, 0};
+        for (int i = 0; i < 6; ++i) {
+            QVERIFY2(std::abs(compute[std::size_t(i)] - computeByHand[std::size_t(i)]) < 1e-6,
+                     qPrintable(QString("bin %1: %2").arg(i).arg(compute[std::size_t(i)])));
+            QCOMPARE(comm[std::size_t(i)], commByHand[std::size_t(i)]);
+        }
+    }
+
     void searchCounts() {
         TraceBuilder b;
         b.complete("aten::mm", 0, 10)
@@ -530,6 +654,19 @@ private slots:
         const timeline::TimelineLayout rankShut(stack, collapsed, m);
         QCOMPARE(int(rankShut.rows().size()), 1 + 6);
         QCOMPARE(rankShut.rowsOfRank(1).first, std::size_t(1));
+
+        // Pinned: only the lanes named, all their depths, in the order pinned; a key naming
+        // no lane is left out, and slices elsewhere are not in it.
+        const auto pinned = timeline::TimelineLayout::pinnedLanes(
+            stack, {{1, 0, 0}, {0, 0, 1}, {5, 0, 0}, {0, 0, 9}}, m);
+        QCOMPARE(int(pinned.rows().size()), 2 + 1);
+        QCOMPARE(pinned.height(), 3 * m.sliceRow);
+        QCOMPARE(pinned.rows()[0].rank, 1);
+        QCOMPARE(pinned.rows()[1].depth, 1);
+        QCOMPARE(pinned.rows()[2].rank, 0);
+        QCOMPARE(pinned.rows()[2].lane, 1);
+        QCOMPARE(pinned.rowOfSlice(1, rank1.places[1]), std::size_t(1)); // B, depth 1
+        QCOMPARE(pinned.rowOfSlice(0, stack.ranks[0]->places[0]), pinned.rows().size());
     }
 
     void levelOfDetailKeepsWhatAPixelShows() {

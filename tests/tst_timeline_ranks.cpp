@@ -211,8 +211,9 @@ private slots:
         const QImage withNote = inspector.timeline()->grab().toImage();
         // The note's box is drawn in the ruler's upper right corner in its own colour.
         bool noteDrawn = false;
+        const int y = widgets::TimelineView::kRulerTop + 6; // the overview strip is above it
         for (int x = withNote.width() - 60; x < withNote.width() - 20 && !noteDrawn; ++x) {
-            noteDrawn = withNote.pixelColor(x, 6) == QColor(0xff, 0xf1, 0xdc);
+            noteDrawn = withNote.pixelColor(x, y) == QColor(0xff, 0xf1, 0xdc);
         }
         QVERIFY(noteDrawn);
     }

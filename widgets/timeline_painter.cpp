@@ -17,8 +17,9 @@ namespace {
 using timeline::LayoutRow;
 using timeline::RowKind;
 
-constexpr int kMinLabelPx = 16;    // narrower slices carry no text
-constexpr double kMinRectPx = 3.0; // narrower slices are plotted as pixels
+constexpr int kMinLabelPx = 16;        // narrower slices carry no text
+constexpr double kMinRectPx = 3.0;     // narrower slices are plotted as pixels
+constexpr double kMinSelectedPx = 5.0; // a selected slice shows at least this wide
 constexpr int kLabelPadding = 3;
 constexpr int kMaxOutlined = 4000; // search matches outlined per frame
 constexpr int kMaxArrows = 32;
@@ -52,21 +53,28 @@ TimelinePainter::TimelinePainter(const TimelineView& view, QPainter& painter)
     fm_ = QFontMetrics(labelFont_);
     tracksLeft_ = TimelineView::kGutter;
     tracksRight_ = tracksLeft_ + v_.tracksWidth();
-    rowsTop_ = TimelineView::kHeaderHeight;
-    rowsBottom_ = v_.height();
-    const auto& rows = v_.layout_.rows();
-    firstRow_ = std::min(rows.size(), v_.layout_.firstRowFrom(v_.scrollY()));
-    lastRow_ = firstRow_;
-    const int bottom = v_.scrollY() + (rowsBottom_ - rowsTop_);
-    while (lastRow_ < rows.size() && rows[lastRow_].top < bottom) {
-        ++lastRow_;
-    }
+    enterRegion(false);
     ruler_ =
         timeline::makeRuler(v_.axis_, v_.originUs_, fm_.horizontalAdvance("+0000.000 ms") + 16);
 }
 
+void TimelinePainter::enterRegion(bool pinned) {
+    pinnedRegion_ = pinned;
+    layout_ = pinned ? &v_.pinnedLayout_ : &v_.layout_;
+    rowsTop_ = pinned ? TimelineView::kHeaderHeight : v_.rowsTop();
+    rowsBottom_ = pinned ? v_.rowsTop() : v_.height();
+    scroll_ = pinned ? 0 : v_.scrollY();
+    const auto& rows = layout_->rows();
+    firstRow_ = std::min(rows.size(), layout_->firstRowFrom(scroll_));
+    lastRow_ = firstRow_;
+    const int bottom = scroll_ + (rowsBottom_ - rowsTop_);
+    while (lastRow_ < rows.size() && rows[lastRow_].top < bottom) {
+        ++lastRow_;
+    }
+}
+
 int TimelinePainter::yOfRow(const LayoutRow& row) const {
-    return rowsTop_ + row.top - v_.scrollY();
+    return rowsTop_ + row.top - scroll_;
 }
 
 double TimelinePainter::xOf(double displayUs) const {
@@ -85,7 +93,18 @@ void TimelinePainter::paint() {
     paintRows();
     paintOverlays();
     paintGutter();
+    if (v_.pinnedHeight() > 0) {
+        enterRegion(true);
+        paintRows();
+        paintOverlays();
+        paintGutter();
+        // The pinned rows' floor, as a shadow over the rows scrolling under it.
+        p_.fillRect(QRect(0, rowsBottom_ - 1, v_.width(), 1), QColor(0, 0, 0, 90));
+        p_.fillRect(QRect(0, rowsBottom_, v_.width(), 2), QColor(0, 0, 0, 25));
+        enterRegion(false);
+    }
     paintHeader();
+    paintOverview();
     v_.lastRects_ = rects_;
     v_.lastLabels_ = labels_;
 }
@@ -93,7 +112,7 @@ void TimelinePainter::paint() {
 void TimelinePainter::paintRows() {
     p_.save();
     p_.setClipRect(QRect(0, rowsTop_, tracksRight_, rowsBottom_ - rowsTop_));
-    const auto& rows = v_.layout_.rows();
+    const auto& rows = layout_->rows();
     for (std::size_t i = firstRow_; i < lastRow_; ++i) {
         paintRowBackground(rows[i], yOfRow(rows[i]));
     }
@@ -297,11 +316,11 @@ QRectF TimelinePainter::sliceRect(timeline::SliceRef slice, bool* onScreen) cons
     if (slice.event >= rank.places.size()) {
         return {};
     }
-    const std::size_t r = v_.layout_.rowOfSlice(slice.rank, rank.places[slice.event]);
-    if (r >= v_.layout_.rows().size()) {
+    const std::size_t r = layout_->rowOfSlice(slice.rank, rank.places[slice.event]);
+    if (r >= layout_->rows().size()) {
         return {};
     }
-    const LayoutRow& row = v_.layout_.rows()[r];
+    const LayoutRow& row = layout_->rows()[r];
     const auto& e = rank.trace.events[slice.event];
     const double x0 = xOf(stack.toDisplay(std::size_t(slice.rank), e.startUs));
     const double x1 = xOf(stack.toDisplay(std::size_t(slice.rank), e.endUs));
@@ -386,8 +405,21 @@ void TimelinePainter::paintOverlays() {
             }
         }
         if (on) {
+            QRectF box = r;
+            if (box.width() < kMinSelectedPx) {
+                // Narrower than its outline, the slice would read as the outline's black, or
+                // as the colour of whatever was first in its pixel column (issue 29): at any
+                // zoom it keeps its own colour inside the selection's frame.
+                const double mid = box.center().x();
+                box = QRectF(mid - kMinSelectedPx / 2, box.top() + 0.5, kMinSelectedPx,
+                             box.height() - 1);
+                const auto& e = rank.trace.events[v_.selected_.event];
+                const bool byClass = v_.colouring() == TimelineView::Colouring::ByClass;
+                p_.fillRect(box, byClass ? toQColor(timeline::classColour(e.cls))
+                                         : QColor(v_.nameColour(v_.selected_.rank, e.name)));
+            }
             p_.setPen(QPen(kSelection, 2));
-            p_.drawRect(r.adjusted(-0.5, -0.5, 0.5, 0.5));
+            p_.drawRect(box.adjusted(-0.5, -0.5, 0.5, 0.5));
         }
     }
     p_.restore();
@@ -424,7 +456,7 @@ void TimelinePainter::paintArrow(QPointF from, QPointF to, QColor colour) {
 
 void TimelinePainter::paintGutter() {
     const auto& stack = *v_.stack_;
-    const auto& rows = v_.layout_.rows();
+    const auto& rows = layout_->rows();
     p_.save();
     p_.setClipRect(QRect(0, rowsTop_, tracksLeft_, rowsBottom_ - rowsTop_));
     p_.fillRect(QRect(0, rowsTop_, tracksLeft_, rowsBottom_ - rowsTop_), kGutter);
@@ -478,11 +510,19 @@ void TimelinePainter::paintGutter() {
         case RowKind::Slices:
             if (row.depth == 0) {
                 const auto& lane = rank.groups[std::size_t(row.group)].lanes[std::size_t(row.lane)];
-                box.adjust(22, 0, 0, 0);
+                QString title = lane.title;
+                if (pinnedRegion_) {
+                    // Out of its rank's rows: say whose it is, and mark it pinned.
+                    p_.fillRect(QRect(4, y + 5, 6, row.height - 10), QColor(0x40, 0x70, 0xd0));
+                    title = QString("rank %1 · %2").arg(rank.rank).arg(lane.title);
+                    box.adjust(10, 0, 0, 0);
+                } else {
+                    box.adjust(22, 0, 0, 0);
+                }
                 p_.setFont(labelFont_);
                 p_.setPen(text);
                 p_.drawText(box, Qt::AlignLeft | Qt::AlignVCenter,
-                            fm_.elidedText(lane.title, Qt::ElideRight, box.width()));
+                            fm_.elidedText(title, Qt::ElideRight, box.width()));
             }
             break;
         }
@@ -493,7 +533,8 @@ void TimelinePainter::paintGutter() {
 
 void TimelinePainter::paintHeader() {
     const QColor text = v_.palette().text().color();
-    p_.fillRect(QRect(0, 0, v_.width(), TimelineView::kRulerHeight), kRuler);
+    const int top = TimelineView::kRulerTop;
+    p_.fillRect(QRect(0, top, v_.width(), TimelineView::kRulerHeight), kRuler);
     p_.setFont(labelFont_);
     // The gutter's corner: what the labels count from.
     p_.setPen(QColor(0x50, 0x55, 0x60));
@@ -501,13 +542,14 @@ void TimelinePainter::paintHeader() {
     if (ruler_.hasBase) {
         corner += "\n+ " + ruler_.baseLabel;
     }
-    p_.drawText(QRect(6, 1, tracksLeft_ - 12, TimelineView::kRulerHeight - 2),
+    p_.drawText(QRect(6, top + 1, tracksLeft_ - 12, TimelineView::kRulerHeight - 2),
                 Qt::AlignLeft | Qt::AlignVCenter, corner);
     p_.save();
-    p_.setClipRect(QRect(tracksLeft_, 0, tracksRight_ - tracksLeft_, TimelineView::kHeaderHeight));
+    p_.setClipRect(QRect(tracksLeft_, top, tracksRight_ - tracksLeft_,
+                         TimelineView::kRulerHeight + TimelineView::kStripHeight));
     // Tick labels sit in the lower half; the upper half carries the annotations (the range,
     // the hover time, the skew, the clock note), so the two never overlap.
-    const int base = TimelineView::kRulerHeight - 1;
+    const int base = top + TimelineView::kRulerHeight - 1;
     const int band = 14;
     for (const auto& t : ruler_.ticks) {
         const double x = std::round(xOf(t.us)) + 0.5;
@@ -518,59 +560,131 @@ void TimelinePainter::paintHeader() {
             p_.drawText(QPointF(x + 3, base - 4), t.label);
         }
     }
+    // The annotations' boxes, so that the hover time finds a place clear of them.
+    std::vector<QRectF> taken;
     if (v_.range_) {
         const double x0 = xOf(v_.range_->first);
         const double x1 = xOf(v_.range_->second);
         const QString label = timeline::formatDuration(v_.range_->second - v_.range_->first);
-        const QRectF bar(x0, 1, std::max(1.0, x1 - x0), band - 1);
+        const QRectF bar(x0, top + 1, std::max(1.0, x1 - x0), band - 1);
         p_.fillRect(bar, QColor(40, 120, 255, 60));
         const int w = fm_.horizontalAdvance(label) + 8;
-        const QRectF box(std::max<double>(tracksLeft_, bar.center().x() - w / 2.0), 1, w, band - 1);
+        const QRectF box(std::max<double>(tracksLeft_, bar.center().x() - w / 2.0), top + 1, w,
+                         band - 1);
         p_.fillRect(box, QColor(40, 120, 255));
         p_.setPen(Qt::white);
         p_.drawText(box, Qt::AlignCenter, label);
+        taken.push_back(box);
     }
+    v_.lastSkewLabel_ = {};
     if (v_.matched_.slices.size() > 1) {
         const auto [lo, hi] =
             std::minmax_element(v_.matched_.startsUs.begin(), v_.matched_.startsUs.end());
         const double x0 = xOf(*lo);
         const double x1 = std::max(x0 + 1, xOf(*hi));
+        const int y = top + band - 1;
         p_.setPen(QPen(kMatched, 2));
-        p_.drawLine(QPointF(x0, band - 1), QPointF(x1, band - 1));
-        p_.drawLine(QPointF(x0, band - 5), QPointF(x0, band));
-        p_.drawLine(QPointF(x1, band - 5), QPointF(x1, band));
+        p_.drawLine(QPointF(x0, y), QPointF(x1, y));
+        p_.drawLine(QPointF(x0, y - 4), QPointF(x0, y + 1));
+        p_.drawLine(QPointF(x1, y - 4), QPointF(x1, y + 1));
         const QString label = "skew " + timeline::formatDuration(v_.matched_.skewUs);
+        const int w = fm_.horizontalAdvance(label) + 2;
+        // After the bracket, or before it where the tracks end first.
+        const double left =
+            x1 + 4 + w <= tracksRight_ ? x1 + 4 : std::max<double>(tracksLeft_, x0 - 4 - w);
+        const QRectF box(left, top + 1, w, band - 1);
         p_.setPen(kMatched);
-        p_.drawText(QPointF(x1 + 4, band - 2), label);
+        p_.drawText(box, Qt::AlignLeft | Qt::AlignVCenter, label);
+        taken.push_back(box);
+        v_.lastSkewLabel_ = box.toAlignedRect();
     }
     const auto& note = v_.stack_->clocks.note;
     if (!note.isEmpty()) {
         const QString shown =
             fm_.elidedText(note, Qt::ElideRight, (tracksRight_ - tracksLeft_) / 2);
         const int w = fm_.horizontalAdvance(shown) + 10;
-        const QRect box(tracksRight_ - w - 2, 1, w, band - 1);
+        const QRect box(tracksRight_ - w - 2, top + 1, w, band - 1);
         p_.fillRect(box, QColor(0xff, 0xf1, 0xdc));
         p_.setPen(kNote);
         p_.drawText(box, Qt::AlignCenter, shown);
+        taken.push_back(box);
     }
     p_.restore();
-    p_.fillRect(QRect(0, TimelineView::kRulerHeight - 1, v_.width(), 1), QColor(0, 0, 0, 60));
-    paintStrip(TimelineView::kRulerHeight);
+    p_.fillRect(QRect(0, top + TimelineView::kRulerHeight - 1, v_.width(), 1), QColor(0, 0, 0, 60));
+    paintStrip(TimelineView::kStripTop);
+    v_.lastHoverLabel_ = {};
     if (v_.hoverX_) {
         const double x = std::round(*v_.hoverX_) + 0.5;
         p_.setPen(QColor(0, 0, 0, 110));
-        p_.drawLine(QPointF(x, 0), QPointF(x, v_.height()));
+        p_.drawLine(QPointF(x, top), QPointF(x, v_.height()));
         const double us = v_.axis_.toUs(*v_.hoverX_ - tracksLeft_);
         const QString label =
             timeline::formatInUnit(us - v_.originUs_, ruler_.unit, ruler_.decimals + 2);
         const int w = fm_.horizontalAdvance(label) + 8;
-        const double left = std::clamp(x + 4, double(tracksLeft_), double(tracksRight_ - w));
-        const QRectF box(left, 1, w, 13);
+        auto boxAt = [&](double left, int y) {
+            return QRectF(std::clamp(left, double(tracksLeft_), double(tracksRight_ - w)), y, w,
+                          13);
+        };
+        auto clear = [&](const QRectF& b) {
+            return std::none_of(taken.begin(), taken.end(),
+                                [&](const QRectF& t) { return t.intersects(b); });
+        };
+        // Right of the line, else left of it, else down over the tick labels: never over the
+        // skew, the range or the clock note (issue 29).
+        QRectF box = boxAt(x + 4, top + 1);
+        if (!clear(box)) {
+            box = boxAt(x - 4 - w, top + 1);
+        }
+        if (!clear(box)) {
+            box = boxAt(x + 4, top + band + 1);
+        }
         p_.fillRect(box, QColor(0x30, 0x30, 0x38));
         p_.setPen(Qt::white);
         p_.drawText(box, Qt::AlignCenter, label);
+        v_.lastHoverLabel_ = box.toAlignedRect();
     }
     p_.fillRect(QRect(0, TimelineView::kHeaderHeight - 1, v_.width(), 1), QColor(0, 0, 0, 60));
+}
+
+void TimelinePainter::paintOverview() {
+    const int h = TimelineView::kOverviewHeight;
+    p_.fillRect(QRect(0, 0, v_.width(), h), QColor(0xf7, 0xf8, 0xfa));
+    const auto& stack = *v_.stack_;
+    p_.setFont(labelFont_);
+    p_.setPen(QColor(0x50, 0x55, 0x60));
+    p_.drawText(QRect(6, 0, tracksLeft_ - 12, h), Qt::AlignLeft | Qt::AlignVCenter,
+                QString("whole trace, %1\nper rank: comp., comm., bookk., mem.")
+                    .arg(timeline::formatDuration(stack.endUs)));
+    const QImage& image = v_.overviewImage();
+    const int n = int(stack.ranks.size());
+    const int inner = h - 4;
+    if (!image.isNull() && n > 0) {
+        // Each rank a band of its class rows; at many ranks bands shrink to a pixel.
+        const int rowsPerRank = int(timeline::kOverviewClasses);
+        for (int r = 0; r < n; ++r) {
+            const int y0 = 2 + r * inner / n;
+            const int y1 = 2 + (r + 1) * inner / n;
+            if (y1 <= y0) {
+                continue;
+            }
+            p_.drawImage(QRect(tracksLeft_, y0, image.width(), y1 - y0), image,
+                         QRect(0, r * rowsPerRank, image.width(), rowsPerRank));
+        }
+    }
+    // The visible window: the rest dimmed, the window framed.
+    const double x0 = std::clamp(v_.overviewXOfTime(v_.axis_.startUs()), double(tracksLeft_),
+                                 double(tracksRight_));
+    const double x1 =
+        std::clamp(v_.overviewXOfTime(v_.axis_.endUs()), double(tracksLeft_), double(tracksRight_));
+    const QColor dim(0x20, 0x28, 0x40, 45);
+    p_.fillRect(QRectF(tracksLeft_, 0, x0 - tracksLeft_, h), dim);
+    p_.fillRect(QRectF(x1, 0, tracksRight_ - x1, h), dim);
+    const QRectF window(x0, 1, std::max(2.0, x1 - x0), h - 2);
+    p_.setPen(QPen(QColor(40, 120, 255), 2));
+    p_.setBrush(Qt::NoBrush);
+    p_.drawRect(window.adjusted(1, 0, -1, 0));
+    p_.fillRect(QRect(tracksLeft_ - 1, 0, 1, h), QColor(0, 0, 0, 60));
+    p_.fillRect(QRect(0, h - 1, v_.width(), 1), QColor(0, 0, 0, 90));
 }
 
 void TimelinePainter::paintStrip(int top) {

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// One frame of the TimelineView: rows (backgrounds, step bands, slices with level of detail and
-// labels), overlays (search matches, the selection, its flow partners, the same slice on every
-// rank, the measured range, the hover line), the lane names and the ruler.
+// One frame of the TimelineView: the overview strip, rows (backgrounds, step bands, slices with
+// level of detail and labels), overlays (search matches, the selection, its flow partners, the
+// same slice on every rank, the measured range, the hover line), the lane names and the ruler.
+// The rows are painted twice over: the scrolled rows, then the pinned ones above them.
 
 #include "timeline/palette.h"
 #include "timeline/ruler.h"
@@ -46,6 +47,9 @@ private:
     void paintGutter();
     void paintHeader();
     void paintStrip(int top);
+    void paintOverview();
+    // Which rows the next paintRows/paintOverlays/paintGutter draw: the scrolled or the pinned.
+    void enterRegion(bool pinned);
 
     const TimelineView& v_;
     QPainter& p_;
@@ -55,6 +59,9 @@ private:
     int tracksRight_;
     int rowsTop_;
     int rowsBottom_;
+    int scroll_ = 0;
+    bool pinnedRegion_ = false;
+    const timeline::TimelineLayout* layout_ = nullptr;
     std::size_t firstRow_ = 0;
     std::size_t lastRow_ = 0; // one past
     timeline::Ruler ruler_;

@@ -3,8 +3,12 @@
 
 #include "timeline_painter.h"
 
+#include "timeline/palette.h"
+
+#include <QContextMenuEvent>
 #include <QHelpEvent>
 #include <QKeyEvent>
+#include <QMenu>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QScrollBar>
@@ -40,8 +44,12 @@ int TimelineView::tracksWidth() const {
     return std::max(1, width() - kGutter - vscroll_->sizeHint().width());
 }
 
+int TimelineView::pinnedHeight() const {
+    return std::min(pinnedLayout_.height(), std::max(0, height() - kHeaderHeight) / 2);
+}
+
 int TimelineView::rowsHeight() const {
-    return std::max(0, height() - kHeaderHeight);
+    return std::max(0, height() - rowsTop());
 }
 
 int TimelineView::scrollY() const {
@@ -57,10 +65,14 @@ void TimelineView::setStack(std::shared_ptr<const timeline::TimelineStack> stack
     matches_.reset();
     currentMatch_ = 0;
     history_.clear();
+    pins_.clear();
     focusRank_ = 0;
     originUs_ = 0;
     originText_ = "from the trace start";
     names_.assign(stack_ ? stack_->ranks.size() : 0, {});
+    overview_ =
+        stack_ ? timeline::buildOverview(*stack_, kOverviewBins) : timeline::TraceOverview{};
+    overviewImage_ = {};
     relayout();
     vscroll_->setValue(0);
     fitAll();
@@ -70,15 +82,18 @@ void TimelineView::setStack(std::shared_ptr<const timeline::TimelineStack> stack
 void TimelineView::relayout() {
     layout_ = stack_ ? timeline::TimelineLayout(*stack_, collapsed_, metrics_)
                      : timeline::TimelineLayout();
+    pinnedLayout_ = stack_ ? timeline::TimelineLayout::pinnedLanes(*stack_, pins_, metrics_)
+                           : timeline::TimelineLayout();
+    const int sw = vscroll_->sizeHint().width();
+    vscroll_->setGeometry(width() - sw, rowsTop(), sw, rowsHeight());
     vscroll_->setRange(0, std::max(0, layout_.height() - rowsHeight()));
     vscroll_->setPageStep(std::max(1, rowsHeight()));
     update();
 }
 
 void TimelineView::resizeEvent(QResizeEvent*) {
-    const int sw = vscroll_->sizeHint().width();
-    vscroll_->setGeometry(width() - sw, kHeaderHeight, sw, rowsHeight());
     axis_.setWidth(tracksWidth());
+    overviewImage_ = {};
     relayout();
 }
 
@@ -234,6 +249,114 @@ void TimelineView::toggleGroup(int rankIndex, int group) {
     relayout();
 }
 
+void TimelineView::togglePin(timeline::LaneKey lane) {
+    const auto it = std::find(pins_.begin(), pins_.end(), lane);
+    if (it != pins_.end()) {
+        pins_.erase(it);
+    } else {
+        pins_.push_back(lane);
+    }
+    relayout();
+}
+
+std::optional<timeline::LaneKey> TimelineView::laneAt(QPoint p) const {
+    if (!stack_ || p.y() < kHeaderHeight || p.x() >= kGutter + tracksWidth()) {
+        return std::nullopt;
+    }
+    const bool inPinned = p.y() < rowsTop();
+    const auto& l = inPinned ? pinnedLayout_ : layout_;
+    const std::size_t i = l.rowAt(inPinned ? p.y() - kHeaderHeight : p.y() - rowsTop() + scrollY());
+    if (i >= l.rows().size() || l.rows()[i].kind != timeline::RowKind::Slices) {
+        return std::nullopt;
+    }
+    const auto& row = l.rows()[i];
+    return timeline::LaneKey{row.rank, row.group, row.lane};
+}
+
+std::unique_ptr<QMenu> TimelineView::trackMenu(QPoint p) {
+    const auto lane = laneAt(p);
+    if (!lane) {
+        return nullptr;
+    }
+    const bool isPinned = std::find(pins_.begin(), pins_.end(), *lane) != pins_.end();
+    auto menu = std::make_unique<QMenu>(this);
+    QAction* pin = menu->addAction(isPinned ? "Unpin" : "Pin to top");
+    pin->setShortcut(QKeySequence(Qt::Key_P));
+    connect(pin, &QAction::triggered, this, [this, l = *lane] { togglePin(l); });
+    return menu;
+}
+
+void TimelineView::contextMenuEvent(QContextMenuEvent* event) {
+    if (auto menu = trackMenu(event->pos())) {
+        menu->exec(event->globalPos());
+        event->accept();
+        return;
+    }
+    QWidget::contextMenuEvent(event);
+}
+
+double TimelineView::overviewTimeAtX(double xPx) const {
+    return overview_.startUs +
+           (xPx - kGutter) / std::max(1, tracksWidth()) * (overview_.endUs() - overview_.startUs);
+}
+
+double TimelineView::overviewXOfTime(double displayUs) const {
+    const double total = std::max(1e-9, overview_.endUs() - overview_.startUs);
+    return kGutter + (displayUs - overview_.startUs) / total * tracksWidth();
+}
+
+void TimelineView::moveOverviewWindow(double xPx) {
+    const double span = axis_.endUs() - axis_.startUs();
+    const double start = overviewTimeAtX(xPx) - overviewGrabUs_;
+    axis_ = timeline::TimeAxis(start, start + span, tracksWidth());
+    clampAxis();
+    viewChanged();
+}
+
+const QImage& TimelineView::overviewImage() const {
+    const int w = tracksWidth();
+    const std::size_t bins = overview_.bins;
+    if (overviewImage_.width() == w || overview_.ranks.empty() || bins == 0) {
+        return overviewImage_;
+    }
+    // One row of pixels per rank and class, one column per tracks' column: each pixel the
+    // class colour as strong as the class is busy over the bins under that column.
+    const int h = int(overview_.ranks.size() * timeline::kOverviewClasses);
+    overviewImage_ = QImage(w, h, QImage::Format_RGB32);
+    for (std::size_t r = 0; r < overview_.ranks.size(); ++r) {
+        const auto& rank = *stack_->ranks[r];
+        for (std::size_t c = 0; c < timeline::kOverviewClasses; ++c) {
+            const auto& busy = overview_.ranks[r].busy[c];
+            const auto colour =
+                timeline::classColour(c < rank.classLanes.size() ? rank.classLanes[c].cls
+                                                                 : trace::EventClass::NotCounted);
+            auto* line = reinterpret_cast<QRgb*>(
+                overviewImage_.scanLine(int(r * timeline::kOverviewClasses + c)));
+            for (int x = 0; x < w; ++x) {
+                const auto b0 = std::size_t(double(x) * double(bins) / w);
+                const auto b1 = std::max(b0 + 1, std::size_t(double(x + 1) * double(bins) / w));
+                double sum = 0;
+                for (std::size_t b = b0; b < b1 && b < busy.size(); ++b) {
+                    sum += busy[b];
+                }
+                const double f = sum / double(b1 - b0);
+                // Anything at all shows: a short burst must not vanish into white.
+                const double a = f > 0 ? 0.25 + 0.75 * f : 0;
+                auto mix = [a](int fg) { return int(std::lround(255 * (1 - a) + fg * a)); };
+                line[x] = qRgb(mix(colour.r), mix(colour.g), mix(colour.b));
+            }
+        }
+    }
+    return overviewImage_;
+}
+
+void TimelineView::resetOrigin() {
+    if (originUs_ != 0 || originText_ != "from the trace start") {
+        setOrigin(0, "from the trace start");
+        emit originReset();
+    }
+}
+
 void TimelineView::scrollToRow(std::size_t row) {
     if (row >= layout_.rows().size()) {
         return;
@@ -281,8 +404,8 @@ std::optional<QPoint> TimelineView::pointOfRow(std::size_t row, double displayUs
         return std::nullopt;
     }
     const auto& r = layout_.rows()[row];
-    const int y = kHeaderHeight + r.top - scrollY() + r.height / 2;
-    if (y < kHeaderHeight || y >= height()) {
+    const int y = rowsTop() + r.top - scrollY() + r.height / 2;
+    if (y < rowsTop() || y >= height()) {
         return std::nullopt;
     }
     return QPoint(int(std::lround(xOfTime(displayUs))), y);
@@ -315,11 +438,13 @@ std::optional<timeline::SliceRef> TimelineView::sliceAt(QPoint p) const {
     if (!stack_ || p.x() < kGutter || p.x() >= kGutter + tracksWidth() || p.y() < kHeaderHeight) {
         return std::nullopt;
     }
-    const std::size_t i = layout_.rowAt(p.y() - kHeaderHeight + scrollY());
-    if (i >= layout_.rows().size()) {
+    const bool inPinned = p.y() < rowsTop();
+    const auto& l = inPinned ? pinnedLayout_ : layout_;
+    const std::size_t i = l.rowAt(inPinned ? p.y() - kHeaderHeight : p.y() - rowsTop() + scrollY());
+    if (i >= l.rows().size()) {
         return std::nullopt;
     }
-    const auto& row = layout_.rows()[i];
+    const auto& row = l.rows()[i];
     if (row.kind != timeline::RowKind::Slices) {
         return std::nullopt;
     }
@@ -421,7 +546,9 @@ void TimelineView::paintEvent(QPaintEvent*) {
 QStringList TimelineView::keyHelp() {
     return {"W / S, + / -   zoom in / out at the mouse",
             "A / D          pan left / right",
-            "F, Home        fit the whole trace",
+            "F, Home        fit the whole trace, from its start",
+            "overview       click or drag: move the view over the trace",
+            "P              pin / unpin the selected slice's track",
             "Backspace      back to the previous view",
             "Ctrl+wheel     zoom;  Shift+wheel  pan;  wheel  scroll",
             "click          select a slice;  Shift+drag  measure a range",
@@ -465,7 +592,15 @@ void TimelineView::keyPressEvent(QKeyEvent* event) {
         break;
     case Qt::Key_Home:
     case Qt::Key_F:
+        // The whole trace counted from a step would read negative before it (issue 29).
         fitAll();
+        resetOrigin();
+        break;
+    case Qt::Key_P:
+        if (stack_ && selected_.valid() && std::size_t(selected_.rank) < stack_->ranks.size()) {
+            const auto& place = stack_->ranks[std::size_t(selected_.rank)]->places[selected_.event];
+            togglePin({selected_.rank, int(place.group), int(place.lane)});
+        }
         break;
     case Qt::Key_Backspace:
         back();
@@ -527,20 +662,30 @@ void TimelineView::mousePressEvent(QMouseEvent* event) {
         return;
     }
     const QPoint pos = event->position().toPoint();
-    if (pos.y() >= kRulerHeight && pos.y() < kHeaderHeight && pos.x() >= kGutter) {
+    if (pos.y() < kOverviewHeight && pos.x() >= kGutter) {
+        // Grabbed inside the window it moves by the drag; elsewhere it centres there first.
+        rememberView();
+        const double t = overviewTimeAtX(pos.x());
+        const bool inside = t >= axis_.startUs() && t <= axis_.endUs();
+        overviewGrabUs_ = inside ? t - axis_.startUs() : (axis_.endUs() - axis_.startUs()) / 2;
+        overviewDragging_ = true;
+        moveOverviewWindow(pos.x());
+        return;
+    }
+    if (pos.y() >= kStripTop && pos.y() < kHeaderHeight && pos.x() >= kGutter) {
         if (const int s = stepAtX(pos.x()); s >= 0) {
             zoomToStep(s);
             emit stepActivated(s);
         }
         return;
     }
-    if (pos.y() < kRulerHeight && pos.x() < kGutter) {
+    if (pos.y() >= kRulerTop && pos.y() < kStripTop && pos.x() < kGutter) {
         setOrigin(0, "from the trace start");
         emit originReset();
         return;
     }
-    if (pos.y() >= kHeaderHeight && pos.x() < kGutter) {
-        const std::size_t i = layout_.rowAt(pos.y() - kHeaderHeight + scrollY());
+    if (pos.y() >= rowsTop() && pos.x() < kGutter) {
+        const std::size_t i = layout_.rowAt(pos.y() - rowsTop() + scrollY());
         if (i < layout_.rows().size()) {
             const auto& row = layout_.rows()[i];
             if (row.kind == timeline::RowKind::Rank) {
@@ -564,6 +709,10 @@ void TimelineView::mouseMoveEvent(QMouseEvent* event) {
     const QPoint pos = event->position().toPoint();
     const bool inTracks = pos.x() >= kGutter && pos.x() < kGutter + tracksWidth();
     hoverX_ = inTracks ? std::optional<double>(pos.x()) : std::nullopt;
+    if (overviewDragging_ && (event->buttons() & Qt::LeftButton)) {
+        moveOverviewWindow(std::clamp(pos.x(), kGutter, kGutter + tracksWidth()));
+        return;
+    }
     if (pressAt_ && (event->buttons() & Qt::LeftButton)) {
         if (measuring_) {
             const double t = timeAtX(std::clamp(pos.x(), kGutter, kGutter + tracksWidth()));
@@ -585,6 +734,10 @@ void TimelineView::mouseMoveEvent(QMouseEvent* event) {
 }
 
 void TimelineView::mouseReleaseEvent(QMouseEvent* event) {
+    if (overviewDragging_) {
+        overviewDragging_ = false;
+        return;
+    }
     if (!pressAt_) {
         return;
     }
@@ -614,7 +767,7 @@ void TimelineView::mouseDoubleClickEvent(QMouseEvent* event) {
         zoomToSlice(*hit);
         emit sliceSelected(*hit);
         emit sliceActivated(*hit);
-    } else if (pos.y() >= kRulerHeight && pos.y() < kHeaderHeight) {
+    } else if (pos.y() >= kStripTop && pos.y() < kHeaderHeight) {
         if (const int s = stepAtX(pos.x()); s >= 0) {
             zoomToStep(s);
         }

@@ -8,7 +8,10 @@
 //   A / D            pan by kKeyPanFraction of the visible span
 //   Ctrl+wheel       zoom at the cursor; wheel scrolls the lanes; Shift+wheel pans
 //   drag             pan;  Shift+drag measures a time range
-//   Home, F          fit everything;  double-click zooms to a slice or a step
+//   Home, F          fit everything (and count from the trace start again)
+//   double-click     zooms to a slice or a step
+//   overview strip   click or drag moves the visible window over the whole trace
+//   P, right-click   pins the selected slice's track (a track header's menu) to the top
 //   Backspace        back to the previous view;  Esc clears the selection and the range
 //   click            selects a slice, collapses a rank or process header, zooms to a step band
 //
@@ -17,6 +20,7 @@
 // everything narrower (a jump by binary search to the next column), so a frame costs
 // O(rows shown x columns x log n), whatever the number of events.
 
+#include "timeline/overview.h"
 #include "timeline/palette.h"
 #include "timeline/rank_matching.h"
 #include "timeline/ruler.h"
@@ -27,6 +31,7 @@
 #include "timeline/timeline_stack.h"
 
 #include <QElapsedTimer>
+#include <QImage>
 #include <QRgb>
 #include <QStringList>
 #include <QWidget>
@@ -35,6 +40,7 @@
 #include <optional>
 #include <vector>
 
+class QMenu;
 class QScrollBar;
 
 namespace commprof::widgets {
@@ -42,10 +48,14 @@ namespace commprof::widgets {
 class TimelineView : public QWidget {
     Q_OBJECT
 public:
-    static constexpr int kGutter = 240;     // lane names
+    static constexpr int kGutter = 240;        // lane names
+    static constexpr int kOverviewHeight = 36; // every rank over the whole trace
+    static constexpr int kRulerTop = kOverviewHeight;
     static constexpr int kRulerHeight = 32; // annotations, then tick labels and ticks
+    static constexpr int kStripTop = kRulerTop + kRulerHeight;
     static constexpr int kStripHeight = 18; // step bands and search marks
-    static constexpr int kHeaderHeight = kRulerHeight + kStripHeight;
+    static constexpr int kHeaderHeight = kStripTop + kStripHeight;
+    static constexpr std::size_t kOverviewBins = 4096; // binned once per load
     static constexpr double kKeyZoomFactor = 1.5;
     static constexpr double kKeyPanFraction = 0.2;
     static constexpr double kWheelZoomBase = 1.25; // per wheel notch
@@ -96,6 +106,23 @@ public:
     int scrollY() const;
     void scrollToRow(std::size_t row);
 
+    // Tracks pinned above the scrolled rows, in the order pinned (they keep their place in
+    // the rows below too).
+    void togglePin(timeline::LaneKey lane);
+    const std::vector<timeline::LaneKey>& pinned() const { return pins_; }
+    const timeline::TimelineLayout& pinnedLayout() const { return pinnedLayout_; }
+    int pinnedHeight() const; // at most half of the rows' area; the rest of them scroll
+    int rowsTop() const { return kHeaderHeight + pinnedHeight(); }
+    // The thread or stream under a point of the rows (pinned or scrolled), and its header's
+    // menu ("Pin to top" or "Unpin"); null where there is no track.
+    std::optional<timeline::LaneKey> laneAt(QPoint p) const;
+    std::unique_ptr<QMenu> trackMenu(QPoint p);
+
+    // The overview strip: the whole trace over the tracks' width.
+    const timeline::TraceOverview& overview() const { return overview_; }
+    double overviewTimeAtX(double xPx) const;
+    double overviewXOfTime(double displayUs) const;
+
     // Geometry, for tests and for the owner: the widget point at the middle of a slice's
     // visible part (nullopt when it is not on screen), and the slice under a point.
     std::optional<QPoint> pointOfSlice(timeline::SliceRef slice) const;
@@ -110,6 +137,9 @@ public:
     static QStringList keyHelp();
     bool keyHelpShown() const { return keyHelpShown_; }
     int lastFrameLabels() const { return lastLabels_; }
+    // Where the last frame put the skew and hover-time labels (empty when not drawn).
+    QRect lastSkewLabel() const { return lastSkewLabel_; }
+    QRect lastHoverLabel() const { return lastHoverLabel_; }
 
 signals:
     void sliceSelected(timeline::SliceRef slice);     // invalid: cleared
@@ -131,6 +161,7 @@ protected:
     void mouseReleaseEvent(QMouseEvent* event) override;
     void mouseDoubleClickEvent(QMouseEvent* event) override;
     void leaveEvent(QEvent* event) override;
+    void contextMenuEvent(QContextMenuEvent* event) override;
     bool event(QEvent* event) override;
 
 private:
@@ -143,10 +174,17 @@ private:
     void reveal(timeline::SliceRef slice);
     double anchorX() const; // the cursor inside the tracks, else their middle
     int stepAtX(double xPx) const;
-    int rowsHeight() const;
+    int rowsHeight() const; // of the scrolled rows
+    void moveOverviewWindow(double xPx);
+    void resetOrigin();
+    const QImage& overviewImage() const; // one pixel column per tracks' column
 
     std::shared_ptr<const timeline::TimelineStack> stack_;
     timeline::TimelineLayout layout_;
+    timeline::TimelineLayout pinnedLayout_;
+    std::vector<timeline::LaneKey> pins_;
+    timeline::TraceOverview overview_;
+    mutable QImage overviewImage_;
     timeline::CollapseState collapsed_;
     timeline::LayoutMetrics metrics_;
     timeline::TimeAxis axis_;
@@ -169,6 +207,8 @@ private:
     std::optional<QPoint> pressAt_;
     bool panning_ = false;
     bool measuring_ = false;
+    bool overviewDragging_ = false;
+    double overviewGrabUs_ = 0; // where in the window the overview was grabbed
     double measureFromUs_ = 0;
 
     // Per rank, per interned name: the name as QString and its width in the current font,
@@ -186,6 +226,8 @@ private:
 
     mutable int lastRects_ = 0;
     mutable int lastLabels_ = 0;
+    mutable QRect lastSkewLabel_;
+    mutable QRect lastHoverLabel_;
 };
 
 } // namespace commprof::widgets

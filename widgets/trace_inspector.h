@@ -7,7 +7,8 @@
 // Loading runs off the GUI thread through a JobTracker (the owner's, so its status bar shows
 // it, or one of our own): every rank's trace is parsed and laid out in parallel, and a newer
 // request makes an older one stale, so a slow earlier cell never replaces a later one. Event
-// args and the cross-rank match of a selection, and searches, run the same way.
+// args and the cross-rank match of a selection, searches, and the range summed by name run the
+// same way.
 
 #include "timeline/slice_ref.h"
 #include "timeline/timeline_stack.h"
@@ -21,6 +22,7 @@
 class QComboBox;
 class QLabel;
 class QSplitter;
+class QTabWidget;
 
 namespace commprof::jobs {
 class JobTracker;
@@ -34,6 +36,7 @@ struct SearchMatches;
 
 namespace commprof::widgets {
 
+class RangeAggregateView;
 class SliceDetailsPanel;
 class StepTableView;
 class TimelineSearchBar;
@@ -67,12 +70,17 @@ public:
     SliceDetailsPanel* details() const { return details_; }
     TimelineSearchBar* searchBar() const { return searchBar_; }
     StepTableView* stepTable() const { return stepTable_; }
-    // The step table and the details, below the timeline.
+    // The selected range summed by name, on a tab beside the step table.
+    RangeAggregateView* rangeAggregate() const { return aggregate_; }
+    QTabWidget* lowerTabs() const { return tabs_; }
+    QComboBox* focusChooser() const { return focus_; }
+    // The step table (and the range's tab) and the details, below the timeline.
     QSplitter* lowerPane() const { return lower_; }
     models::StepTableModel* steps() const { return steps_; }
     jobs::JobTracker* loads() const { return loads_; }
     jobs::JobTracker* selectionJobs() const { return selectionJobs_; }
     jobs::JobTracker* searchJobs() const { return searchJobs_; }
+    jobs::JobTracker* rangeJobs() const { return rangeJobs_; }
 
 signals:
     // The primary trace's path, and what the parser warned about (a damaged file, a rank that
@@ -91,10 +99,13 @@ private:
     jobs::JobTracker* loads_ = nullptr;
     jobs::JobTracker* selectionJobs_ = nullptr;
     jobs::JobTracker* searchJobs_ = nullptr;
+    jobs::JobTracker* rangeJobs_ = nullptr;
     TimelineView* timeline_ = nullptr;
     SliceDetailsPanel* details_ = nullptr;
     TimelineSearchBar* searchBar_ = nullptr;
     StepTableView* stepTable_ = nullptr;
+    RangeAggregateView* aggregate_ = nullptr;
+    QTabWidget* tabs_ = nullptr;
     models::StepTableModel* steps_ = nullptr;
     QComboBox* colouring_ = nullptr;
     QComboBox* focus_ = nullptr;

@@ -61,6 +61,42 @@ TimelineLayout::TimelineLayout(const TimelineStack& stack, const CollapseState& 
     height_ = y;
 }
 
+TimelineLayout TimelineLayout::pinnedLanes(const TimelineStack& stack,
+                                           const std::vector<LaneKey>& pins,
+                                           const LayoutMetrics& metrics) {
+    TimelineLayout l;
+    for (const auto& rank : stack.ranks) {
+        l.rankRow_.push_back(kNone);
+        l.groupRow_.emplace_back(rank->groups.size(), kNone);
+        auto& groups = l.lane_.emplace_back(rank->groups.size());
+        for (std::size_t g = 0; g < rank->groups.size(); ++g) {
+            groups[g].assign(rank->groups[g].lanes.size(), kNone);
+        }
+    }
+    int y = 0;
+    for (const LaneKey& k : pins) {
+        if (k.rank < 0 || std::size_t(k.rank) >= stack.ranks.size()) {
+            continue;
+        }
+        const RankTimeline& rank = *stack.ranks[std::size_t(k.rank)];
+        if (k.group < 0 || std::size_t(k.group) >= rank.groups.size() || k.lane < 0 ||
+            std::size_t(k.lane) >= rank.groups[std::size_t(k.group)].lanes.size()) {
+            continue;
+        }
+        const auto& lane = rank.groups[std::size_t(k.group)].lanes[std::size_t(k.lane)];
+        l.lane_[std::size_t(k.rank)][std::size_t(k.group)][std::size_t(k.lane)] = l.rows_.size();
+        for (int d = 0; d < int(std::max<std::size_t>(1, lane.rows.size())); ++d) {
+            LayoutRow row{RowKind::Slices, k.rank, k.group, k.lane, d};
+            row.top = y;
+            row.height = metrics.sliceRow;
+            y += row.height;
+            l.rows_.push_back(row);
+        }
+    }
+    l.height_ = y;
+    return l;
+}
+
 std::size_t TimelineLayout::rowAt(int y) const {
     if (y < 0 || y >= height_) {
         return rows_.size();
@@ -80,14 +116,16 @@ std::size_t TimelineLayout::rowOfSlice(int rank, const SlicePlace& place) const 
         return rows_.size();
     }
     const auto& groups = lane_[std::size_t(rank)];
+    std::size_t row = kNone;
     if (place.group >= groups.size()) {
-        return rankRow_[std::size_t(rank)];
+        row = rankRow_[std::size_t(rank)];
+    } else if (const auto& lanes = groups[place.group];
+               place.lane >= lanes.size() || lanes[place.lane] == kNone) {
+        row = groupRow_[std::size_t(rank)][place.group];
+    } else {
+        row = lanes[place.lane] + place.depth;
     }
-    const auto& lanes = groups[place.group];
-    if (place.lane >= lanes.size() || lanes[place.lane] == kNone) {
-        return groupRow_[std::size_t(rank)][place.group];
-    }
-    return lanes[place.lane] + place.depth;
+    return std::min(row, rows_.size());
 }
 
 std::pair<std::size_t, std::size_t> TimelineLayout::rowsOfRank(int rank) const {

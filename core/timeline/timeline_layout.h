@@ -34,6 +34,14 @@ struct LayoutMetrics {
     int sliceRow = 18;
 };
 
+// One thread or stream of one rank, as the user pins it to the top.
+struct LaneKey {
+    int rank = 0;
+    int group = 0;
+    int lane = 0;
+    friend bool operator==(const LaneKey&, const LaneKey&) = default;
+};
+
 // What the user collapsed: ranks by index, processes by (rank index, group index).
 struct CollapseState {
     std::set<int> ranks;
@@ -50,13 +58,19 @@ public:
     TimelineLayout(const TimelineStack& stack, const CollapseState& collapsed,
                    const LayoutMetrics& metrics);
 
+    // Only the given lanes, each with all its depth rows, in the order given (the pinned area
+    // above the scrolled rows); a key that names no lane is left out.
+    static TimelineLayout pinnedLanes(const TimelineStack& stack, const std::vector<LaneKey>& pins,
+                                      const LayoutMetrics& metrics);
+
     const std::vector<LayoutRow>& rows() const { return rows_; }
     int height() const { return height_; }
     // The row at y (layout coordinates); rows().size() if none.
     std::size_t rowAt(int y) const;
     // The first row at or below y.
     std::size_t firstRowFrom(int y) const;
-    // The row that shows an event's slice, or the header that hides it when collapsed.
+    // The row that shows an event's slice, or the header that hides it when collapsed
+    // (rows().size() in a pinned layout that does not hold its lane).
     std::size_t rowOfSlice(int rank, const SlicePlace& place) const;
     // First row of a rank and one past its last.
     std::pair<std::size_t, std::size_t> rowsOfRank(int rank) const;
