@@ -72,6 +72,24 @@ QString jobIdFromProgress(QProcess& run, const QString& cell, QByteArray& seen) 
     return id;
 }
 
+// A job's folder of rank traces: links to the given files under their own names.
+QString traceFolder(const QString& parent, const QString& name, const QStringList& files) {
+    const QString folder = QDir(parent).filePath(name);
+    QDir().mkpath(folder);
+    for (const QString& f : files) {
+        QFile::link(f, folder + "/" + QFileInfo(f).fileName());
+    }
+    return folder;
+}
+
+QStringList recordedRanks(const QString& set, const QString& job, int ranks) {
+    QStringList out;
+    for (int r = 0; r < ranks; ++r) {
+        out << QString(COMMPROF_TEST_DATA "/traces/%1/%2_rank%3.json.gz").arg(set, job).arg(r);
+    }
+    return out;
+}
+
 } // namespace
 
 class TstSlurm : public QObject {
@@ -318,6 +336,128 @@ private slots:
         const QString shown =
             table.index(row, commprof::models::CellTableModel::Nodes).data().toString();
         QVERIFY2(shown.startsWith("ranks 2+2, host "), qPrintable(shown));
+    }
+
+    // `trace summarize DIR --launcher slurm`: every rank reduced by a task of one job array on
+    // the cluster, merged here, prints what the local run prints, byte for byte, in every
+    // format. Real traces: the TensorBoard plugin's four workers (with a results cell's rank
+    // file beside them, which both skip) and a recorded gloo job's two ranks, with --hta and
+    // --window; and one run from a relative path, as the tasks start in the current folder.
+    void summarizeOnSlurmEqualsTheLocalRun_data() {
+        QTest::addColumn<QStringList>("files");
+        QTest::addColumn<QStringList>("options");
+        QTest::addColumn<bool>("withRankFile");
+        const QString tb =
+            COMMPROF_TEST_DATA "/traces/corpus/kineto/tb_plugin/samples/resnet50_num_workers_4";
+        QStringList workers;
+        for (const QString& f : QDir(tb).entryList({"*.json", "*.json.gz"}, QDir::Files)) {
+            workers << tb + "/" + f;
+        }
+        QTest::newRow("tb_plugin 4 workers --hta") << workers << QStringList{"--hta"} << true;
+        QTest::newRow("recorded mlp4x512 --window")
+            << recordedRanks("recorded", "mlp4x512_ws3", 2)
+            << QStringList{"--window", "150000:400000"} << false;
+    }
+
+    void summarizeOnSlurmEqualsTheLocalRun() {
+        QFETCH(QStringList, files);
+        QFETCH(QStringList, options);
+        QFETCH(bool, withRankFile);
+        QVERIFY(files.size() >= 2);
+        QTemporaryDir dir;
+        const QString folder = traceFolder(dir.path(), "job", files);
+        if (withRankFile) {
+            QFile rank(folder + "/rank0.json");
+            QVERIFY(rank.open(QIODevice::WriteOnly));
+            rank.write(R"({"rank": 0, "iterations": []})");
+        }
+        const QString reduced = dir.filePath("reduced");
+        const QList<QStringList> formats{{}, {"--json"}, {"--format", "csv"}};
+        for (const QStringList& format : formats) {
+            const QStringList args = QStringList{"trace", "summarize", folder} + options + format;
+            const CliResult local = commprof(args);
+            QVERIFY2(local.exitCode == 0, local.err.constData());
+            QVERIFY(!local.out.isEmpty());
+            const CliResult onSlurm =
+                commprof(args + QStringList{"--launcher", "slurm", "--reduced", reduced});
+            QVERIFY2(onSlurm.exitCode == 0, onSlurm.err.constData());
+            QVERIFY2(onSlurm.out == local.out,
+                     qPrintable(format.join(' ') + ": differs:\n" + onSlurm.out.left(3000) +
+                                "\n--- local:\n" + local.out.left(3000)));
+        }
+        // One small file per rank trace (and the rank file recorded as not a trace), together
+        // smaller than the traces even as gzip holds them.
+        const QStringList written = QDir(reduced + "/reduced").entryList({"*.json"}, QDir::Files);
+        QCOMPARE(written.size(), files.size() + (withRankFile ? 1 : 0));
+        qint64 traceBytes = 0, reducedBytes = 0;
+        for (const QString& f : files) {
+            traceBytes += QFileInfo(f).size();
+        }
+        for (const QString& f : written) {
+            const QJsonObject doc = readJsonFile(reduced + "/reduced/" + f);
+            QCOMPARE(doc["format"].toString(), QString("commprof-trace-reduction"));
+            QCOMPARE(doc["version"].toInt(), 1);
+            reducedBytes += QFileInfo(reduced + "/reduced/" + f).size();
+        }
+        QVERIFY2(
+            reducedBytes < traceBytes,
+            qPrintable(
+                QString("%1 reduced bytes for %2 of traces").arg(reducedBytes).arg(traceBytes)));
+
+        // From a relative path, without --reduced: the tasks start in the current folder, and
+        // the temporary work folder there is gone after the merge.
+        const QStringList relative{"trace", "summarize", "job", "--json"};
+        const CliResult local =
+            runProgram(COMMPROF_BIN_DIR "/commprof", relative + options, 600000, env_, dir.path());
+        const CliResult onSlurm = runProgram(
+            COMMPROF_BIN_DIR "/commprof", relative + options + QStringList{"--launcher", "slurm"},
+            600000, env_, dir.path());
+        QVERIFY2(local.exitCode == 0 && onSlurm.exitCode == 0, onSlurm.err.constData());
+        QVERIFY(onSlurm.out == local.out);
+        QVERIFY(local.json()["ranks"].toArray().first()["source"].toString().startsWith("job/"));
+        QCOMPARE(QDir(dir.path()).entryList({"commprof-reduce-*"}, QDir::Dirs), QStringList{});
+
+        // One trace alone: its own document, reduced by a single task.
+        const QStringList single = QStringList{"trace", "summarize", files.first(), "--json"};
+        const CliResult alone = commprof(single + options);
+        const CliResult aloneOnSlurm =
+            commprof(single + options + QStringList{"--launcher", "slurm"});
+        QVERIFY2(alone.exitCode == 0 && aloneOnSlurm.exitCode == 0, aloneOnSlurm.err.constData());
+        QVERIFY(alone.json().contains("steps"));
+        QVERIFY(aloneOnSlurm.out == alone.out);
+    }
+
+    // A task that fails (a truncated trace) is named with its file and its array task, and
+    // nothing of the job is printed; its work folder is kept with the task's output.
+    void aFailedTaskIsNamedAndNothingIsMerged() {
+        QTemporaryDir dir;
+        const QStringList good = recordedRanks("recorded", "convnet_ws2", 2);
+        const QString folder = traceFolder(dir.path(), "job", good);
+        QFile whole(good[1]);
+        QVERIFY(whole.open(QIODevice::ReadOnly));
+        const QString truncated = folder + "/convnet_ws2_rank2.json.gz";
+        QFile cut(truncated);
+        QVERIFY(cut.open(QIODevice::WriteOnly));
+        cut.write(whole.read(64));
+        cut.close();
+        const CliResult local = commprof({"trace", "summarize", folder, "--json"});
+        QCOMPARE(local.exitCode, 2);
+        const CliResult r =
+            runProgram(COMMPROF_BIN_DIR "/commprof",
+                       {"trace", "summarize", folder, "--json", "--launcher", "slurm"}, 600000,
+                       env_, dir.path());
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.out.isEmpty(), r.out.constData());
+        const QString err = QString::fromUtf8(r.err);
+        QVERIFY2(err.contains(truncated + ": array task 2 of slurm job "), qPrintable(err));
+        QVERIFY2(err.contains("1 of 3 task(s) failed, nothing merged"), qPrintable(err));
+        // The task's own error, from its output: the same words the local run says.
+        const QString localError = QString::fromUtf8(local.err).section(": ", 1).trimmed();
+        QVERIFY2(!localError.isEmpty() && err.contains(localError.left(60)),
+                 qPrintable(err + "\n--- local: " + local.err));
+        const QStringList kept = QDir(dir.path()).entryList({"commprof-reduce-*"}, QDir::Dirs);
+        QCOMPARE(kept.size(), 1);
+        QVERIFY(err.contains(kept.first()));
     }
 
     void probeFindsThePartitionAndItsIdleNode() {

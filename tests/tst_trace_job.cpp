@@ -173,6 +173,36 @@ private slots:
         QVERIFY2(onlyRankFiles.err.contains("no Chrome traces"), onlyRankFiles.err.constData());
     }
 
+    // --launcher slurm where Slurm's sbatch is not on PATH: a message that says what to
+    // install, exit 2, and nothing on stdout; the local run of the same folder works.
+    void slurmWithoutSbatchSaysWhatToInstall() {
+        QTemporaryDir dir;
+        for (int r = 0; r < 2; ++r) {
+            QFile::link(
+                QString(COMMPROF_TEST_DATA "/traces/recorded/convnet_ws2_rank%1.json.gz").arg(r),
+                dir.filePath(QString("convnet_ws2_rank%1.json.gz").arg(r)));
+        }
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("PATH", dir.filePath("no-such-bin"));
+        const CliResult r =
+            runCli("commprof", {"trace", "summarize", dir.path(), "--launcher", "slurm", "--json"},
+                   60000, env);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.out.isEmpty(), r.out.constData());
+        QVERIFY2(r.err.contains("sbatch") && r.err.contains("install") &&
+                     r.err.contains("slurm-client"),
+                 r.err.constData());
+        QVERIFY(
+            runCli("commprof", {"trace", "summarize", dir.path(), "--json"}, 60000, env).exitCode ==
+            0);
+        // Only with --launcher slurm do its own flags mean anything.
+        const CliResult stray =
+            runCli("commprof", {"trace", "summarize", dir.path(), "--reduced", dir.path()});
+        QCOMPARE(stray.exitCode, 2);
+        QVERIFY2(stray.err.contains("--reduced: only with --launcher slurm"),
+                 stray.err.constData());
+    }
+
     // A real run at world size 4, once with rank 2 sleeping 500 ms before each forward
     // (COMMPROF_DELAY_RANK, inherited by the runner's ranks), once without.
     void plantedStragglerIsFlagged() {

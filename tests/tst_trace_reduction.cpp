@@ -10,6 +10,7 @@
 #include "cli_runner.h"
 #include "trace/job_json.h"
 #include "trace/rank_reduction.h"
+#include "trace/reduction_json.h"
 #include "trace/step_metrics.h"
 #include "trace/summary_json.h"
 #include "trace/trace_job.h"
@@ -22,6 +23,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cmath>
+#include <limits>
 #include <type_traits>
 
 using namespace commprof::trace;
@@ -243,6 +246,134 @@ private slots:
                  read[1].error.c_str());
         QVERIFY(!read[2].reduction);
         QVERIFY(read[2].notATrace);
+    }
+    // A reduction written by `trace reduce` and read back is the same value: every figure of
+    // the rank's document and every arrival, compared with the reduction made here from the
+    // whole trace (HTA's figures and a window included); values JSON numbers cannot hold
+    // (NaN, infinities, -0) come back as they were.
+    void reductionFileRoundTrips() {
+        QTemporaryDir dir;
+        const QString trace = kTraces + "/recorded/mlp4x512_ws3_rank1.json.gz";
+        const QString out = dir.filePath("r.json");
+        const CliResult r = runCli("commprof", {"trace", "reduce", trace, "--out", out, "--hta",
+                                                "--window", "150000:400000"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const ReducedFile read = readReductionFile(out);
+        QVERIFY(read.reduction);
+        QCOMPARE(read.source, trace.toStdString());
+        QVERIFY(read.terms.withHta && read.terms.window);
+        QCOMPARE(read.terms.window->start, 150000.0);
+        const RankReduction here =
+            reduceTrace(readTraceFile(trace.toStdString()), Span{150000, 400000}, true);
+        const RankReduction& there = *read.reduction;
+        QVERIFY(!here.arrivals.empty());
+        QCOMPARE(there.arrivals.size(), here.arrivals.size());
+        for (std::size_t i = 0; i < here.arrivals.size(); ++i) {
+            const CollectiveArrival &a = here.arrivals[i], &b = there.arrivals[i];
+            QVERIFY(a.startUs == b.startUs && a.seq == b.seq && a.step == b.step &&
+                    a.ordinal == b.ordinal && here.names[a.kind] == there.names[b.kind] &&
+                    here.names[a.processGroup] == there.names[b.processGroup]);
+        }
+        QCOMPARE(there.rank, here.rank);
+        QCOMPARE(there.collectives, here.collectives);
+        const QString d = firstDifference(toJson(there.summary), toJson(here.summary), "summary");
+        QVERIFY2(d.isEmpty(), qPrintable(d));
+        QVERIFY(there.hta && here.hta);
+        QCOMPARE(QJsonValue(toJson(*there.hta)), QJsonValue(toJson(*here.hta)));
+        QCOMPARE(there.hta->deviceEvents, here.hta->deviceEvents);
+        QCOMPARE(QJsonValue(toJson(there.byKind)), QJsonValue(toJson(here.byKind)));
+        QCOMPARE(QJsonValue(toJson(there.distributed)), QJsonValue(toJson(here.distributed)));
+
+        ReducedFile odd = read;
+        StepMetrics& m = odd.reduction->summary.steps.front();
+        m.computeUs = std::numeric_limits<double>::quiet_NaN();
+        m.commUs = -std::numeric_limits<double>::infinity();
+        m.memoryUs = -0.0;
+        m.overlapEfficiency = std::numeric_limits<double>::infinity();
+        const ReducedFile back = parseReduction(reductionDocument(odd), "odd.json");
+        const StepMetrics& n = back.reduction->summary.steps.front();
+        QVERIFY(std::isnan(n.computeUs));
+        QVERIFY(std::isinf(n.commUs) && n.commUs < 0);
+        QVERIFY(n.memoryUs == 0 && std::signbit(n.memoryUs));
+        QVERIFY(n.overlapEfficiency && std::isinf(*n.overlapEfficiency));
+        QCOMPARE(n.stepUs, m.stepUs);
+    }
+
+    // A reduction that is damaged, of another version, or not one, is refused with its file and
+    // the line (bad JSON) or the field; a JSON file that is not a trace is recorded as such.
+    void badReductionsNameFileAndField() {
+        QTemporaryDir dir;
+        const QString out = dir.filePath("r.json");
+        QVERIFY(runCli("commprof", {"trace", "reduce",
+                                    kTraces + "/recorded/convnet_ws2_rank0.json.gz", "--out", out})
+                    .exitCode == 0);
+        QFile f(out);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray good = f.readAll();
+        auto refusal = [](const QByteArray& bytes) {
+            try {
+                parseReduction(bytes, "bad.json");
+            } catch (const TraceError& e) {
+                return QString::fromStdString(e.what());
+            }
+            return QString("accepted");
+        };
+        QJsonObject doc = QJsonDocument::fromJson(good).object();
+        QJsonObject reduction = doc["reduction"].toObject();
+        QJsonObject summary = reduction["summary"].toObject();
+        QJsonArray steps = summary["steps"].toArray();
+        QJsonObject step = steps[1].toObject();
+        step.remove("step_us");
+        steps[1] = step;
+        summary["steps"] = steps;
+        reduction["summary"] = summary;
+        QJsonObject missing = doc;
+        missing["reduction"] = reduction;
+        QCOMPARE(refusal(QJsonDocument(missing).toJson()),
+                 QString("bad.json: field 'reduction.summary.steps[1].step_us': missing"));
+        QJsonObject wrongType = doc;
+        QJsonObject r2 = doc["reduction"].toObject();
+        r2["collectives"] = "many";
+        wrongType["reduction"] = r2;
+        QCOMPARE(refusal(QJsonDocument(wrongType).toJson()),
+                 QString("bad.json: field 'reduction.collectives': expected an integer"));
+        QJsonObject badIndex = doc;
+        QJsonObject r3 = doc["reduction"].toObject();
+        QJsonArray arrivals = r3["arrivals"].toArray();
+        QJsonArray first = arrivals[0].toArray();
+        first[1] = 99;
+        arrivals[0] = first;
+        r3["arrivals"] = arrivals;
+        badIndex["reduction"] = r3;
+        QVERIFY2(refusal(QJsonDocument(badIndex).toJson())
+                     .startsWith("bad.json: field 'reduction.arrivals[0][1]': 99 is out of range"),
+                 qPrintable(refusal(QJsonDocument(badIndex).toJson())));
+        QJsonObject later = doc;
+        later["version"] = 2;
+        QVERIFY(refusal(QJsonDocument(later).toJson())
+                    .startsWith("bad.json: field 'version': version 2 is not the 1"));
+        const QString syntax =
+            refusal("{\"format\": \"commprof-trace-reduction\",\n\"version\": 1,\n  ]");
+        QVERIFY2(syntax.startsWith("bad.json: line 3: not JSON: "), qPrintable(syntax));
+
+        // Valid JSON that is not a trace: recorded, exit 0; a file that cannot be read: exit 2,
+        // nothing written.
+        const QString rankFile = dir.filePath("rank0.json");
+        QFile rf(rankFile);
+        QVERIFY(rf.open(QIODevice::WriteOnly));
+        rf.write(R"({"rank": 0, "iterations": []})");
+        rf.close();
+        const QString noted = dir.filePath("noted.json");
+        QCOMPARE(runCli("commprof", {"trace", "reduce", rankFile, "--out", noted}).exitCode, 0);
+        const ReducedFile n = readReductionFile(noted);
+        QVERIFY(!n.reduction);
+        QVERIFY2(QString::fromStdString(n.notATrace).contains("rank0.json"), n.notATrace.c_str());
+        const QString none = dir.filePath("none.json");
+        const CliResult missingTrace =
+            runCli("commprof", {"trace", "reduce", dir.filePath("nosuch.json"), "--out", none});
+        QCOMPARE(missingTrace.exitCode, 2);
+        QVERIFY(missingTrace.err.contains("nosuch.json"));
+        QVERIFY(!QFile::exists(none));
     }
 };
 

@@ -56,6 +56,7 @@ Format formatOf(const Args& args);
 
 int traceSummarizeCommand(const Args& args);
 int traceCollectivesCommand(const Args& args);
+int traceReduceCommand(const Args& args);
 int planCommand(const Args& args);
 int runCommand(const Args& args);
 int calibrateCommand(const Args& args);

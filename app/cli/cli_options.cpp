@@ -16,6 +16,9 @@ const options::Program& commprofProgram() {
                           "KIND",
                           "local (a pool on this machine) or slurm (one srun step per cell)",
                           {"local", "slurm"}};
+    const Option hta{"--hta", "", "Add HTA's temporal and communication breakdowns", {}};
+    const Option window{
+        "--window", "START:END", "Only this span of the trace, in microseconds", {}};
     const Option format{"--format",
                         "FORMAT",
                         "Output as a table for reading (the default), JSON or CSV",
@@ -100,9 +103,24 @@ const options::Program& commprofProgram() {
              "Per-step figures of a trace; several ranks: skew and stragglers",
              {json,
               format,
-              {"--hta", "", "Add HTA's temporal and communication breakdowns", {}},
-              {"--window", "START:END", "Only this span of the trace, in microseconds", {}},
-              maxTrace}},
+              hta,
+              window,
+              maxTrace,
+              {"--launcher",
+               "KIND",
+               "local (the default) or slurm: each rank reduced by a task of one Slurm job array",
+               {"local", "slurm"}},
+              {"--partition", "NAME", "With --launcher slurm: the partition of the job", {}},
+              {"--reduced",
+               "DIR",
+               "With --launcher slurm: keep the ranks' reductions here (default: a temporary "
+               "folder in the current one, removed after the merge)",
+               {}}}},
+            {"trace reduce",
+             "TRACE",
+             "Reduce one rank's trace to what a job's summary merges (a Slurm task's work)",
+             {options::required({"--out", "REDUCED.json", "Where the reduction goes", {}}), hta,
+              window, maxTrace}},
             {"trace collectives",
              "TRACE",
              "One record per collective, with bytes and bandwidth",

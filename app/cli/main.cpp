@@ -116,6 +116,7 @@ int main(int argc, char** argv) {
         {"diff", diffCommand},
         {"trace summarize", traceSummarizeCommand},
         {"trace collectives", traceCollectivesCommand},
+        {"trace reduce", traceReduceCommand},
         {"sweep run", sweepRunCommand},
         {"sweep summarize", sweepSummarizeCommand},
         {"recommend", recommendCommand},
