@@ -2,6 +2,7 @@
 #include "model_description.h"
 
 #include "files/safe_file.h"
+#include "spec/model_families.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -35,12 +36,21 @@ double elements(const std::vector<qint64>& shape) {
 } // namespace
 
 double TorchScriptModel::activationBytesPerSampleHere() const {
+    const double bytes = activationMeasured ? measuredBytesPerSample : activationBytesPerSample;
     if (!activationScaled()) {
-        return activationBytesPerSample;
+        return bytes;
     }
     const double here = tokens > 0 ? double(tokens) : elements(inputShape);
     const double there = describedTokens > 0 ? double(describedTokens) : elements(describedShape);
-    return there > 0 ? activationBytesPerSample * here / there : activationBytesPerSample;
+    return there > 0 ? bytes * here / there : bytes;
+}
+
+double TorchScriptModel::activationBytesFixedHere() const {
+    return activationMeasured ? 0.0 : activationBytesFixed;
+}
+
+QString TorchScriptModel::activationBasis() const {
+    return activationMeasured && !activationScaled() ? "measured" : "estimated";
 }
 
 bool TorchScriptModel::activationScaled() const {
@@ -93,6 +103,12 @@ void readDescription(TorchScriptModel& m) {
     m.tensors = int(params.size());
     double total = 0, trainable = 0;
     for (const QJsonValue& p : params) {
+        if (p.toObject().value("sparse_gradient").toBool()) {
+            fail(file, QString("parameter '%1' %2")
+                           .arg(p.toObject().value("name").toString(),
+                                QString::fromUtf8(spec::kSparseGradientReason.data(),
+                                                  int(spec::kSparseGradientReason.size()))));
+        }
         const QJsonArray shape = p.toObject().value("shape").toArray();
         double n = 1;
         for (const QJsonValue& d : shape) {
@@ -112,8 +128,15 @@ void readDescription(TorchScriptModel& m) {
     const QJsonObject act = o.value("activations").toObject();
     m.activationBytesPerSample = count(file, act, "bytes_per_sample");
     m.activationBytesFixed = count(file, act, "bytes_fixed");
+    if (act.contains("measured")) {
+        m.activationMeasured = true;
+        m.measuredBytesPerSample =
+            count(file, act.value("measured").toObject(), "bytes_per_sample");
+    }
     const QJsonObject input = o.value("input").toObject();
     m.describedTokens = input.value("tokens").toInt();
+    m.describedVocab = input.value("vocab").toInt();
+    m.describedClasses = o.value("target").toObject().value("classes").toInt();
     m.describedShape.clear();
     for (const QJsonValue& d : input.value("shape").toArray()) {
         m.describedShape.push_back(qint64(d.toDouble()));
