@@ -364,7 +364,8 @@ private slots:
     // measurement after (2 ranks x batch 8 x the bytes per sample it wrote). The measurement
     // against Python's: the same module, loss and optimizer step in /usr/bin/python3 at the
     // same two batches and glibc mmap threshold, its own peak RSS growth (getrusage) per
-    // sample. Measured: 542 and 554 KB (rank), 532 and 536 KB (Python); the export saw 287 KB saved.
+    // sample. Measured: 542 and 554 KB (rank), 532 and 536 KB (Python); the export saw 287 KB
+    // saved.
     void calibrateMeasuresTheActivationTerm() {
         REQUIRE_PYTORCH();
         QTemporaryDir dir;
@@ -441,6 +442,23 @@ private slots:
         QVERIFY(pythonPerSample > 0);
         QVERIFY2(std::abs(perSample - pythonPerSample) <= 0.1 * pythonPerSample,
                  qPrintable(QString("rank %1, Python %2").arg(perSample).arg(pythonPerSample)));
+    }
+
+    // Refused before any rank runs, naming what is wrong.
+    void calibrateRefusals() {
+        QTemporaryDir dir;
+        CliResult r = runCli("commprof", {"calibrate", dir.filePath("none.pt")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains((dir.filePath("none.json") + ": ").toUtf8()), r.err.constData());
+        r = runCli("commprof", {"calibrate", dir.path(), "--batch-size", "4"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("--batch-size is for a TorchScript FILE.pt"), r.err.constData());
+        if (!havePython_) {
+            return;
+        }
+        r = runCli("commprof", {"calibrate", model("gpt.pt"), "--batch-size", "0"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("--batch-size: expected 1..1048576, got '0'"), r.err.constData());
     }
 
     void usageErrors() {
