@@ -8,13 +8,19 @@ tst_rank_torchscript. Usage: torchscript_fixtures.py DIR. Writes into DIR:
   features.pt     forward takes [batch, 10] features, not an image
   pair.pt         forward returns a tuple, not one tensor
   wrongwidth.pt   forward returns [batch, 3] where 4 classes are asked for
-Each takes (or is fed) images [batch, 3, 2, 2], flattened to 12 features, with 4 classes.
+  sparse.pt       nn.Embedding(50, 16, sparse=True) and a Linear(16, 50) head, fed tokens
+                  [batch, 8] below 50; with sparse.json, its description as the exporter writes it
+The others take (or is fed) images [batch, 3, 2, 2], flattened to 12 features, with 4 classes.
 """
+import json
 import os
 import sys
 
 import torch
 import torch.nn as nn
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+import model_export  # noqa: E402
 
 
 class Net(nn.Module):
@@ -44,6 +50,16 @@ class Pair(Net):
         return y, y
 
 
+class SparseTokens(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(50, 16, sparse=True)
+        self.head = nn.Linear(16, 50)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.emb(x))
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -58,6 +74,12 @@ def main():
                         ("features", Features()), ("pair", Pair()),
                         ("wrongwidth", Net(out=3))]:
         torch.jit.script(model).save(os.path.join(out, name + ".pt"))
+    sparse = SparseTokens()
+    torch.jit.script(sparse).save(os.path.join(out, "sparse.pt"))
+    with open(os.path.join(out, "sparse.json"), "w") as f:
+        json.dump(model_export.describe(sparse, {"tokens": 8, "vocab": 50}, {"next_token": True},
+                                        lambda n: torch.randint(0, 50, [n, 8]), "fixture",
+                                        "sparse.pt"), f)
 
 
 if __name__ == "__main__":

@@ -48,6 +48,13 @@ def batch(cfg, model, rank):
     return x, y
 
 
+def loss_of(model, out, y):
+    """commprof-rank's loss: next-token cross entropy for token models, else cross entropy."""
+    if "tokens" in model["input"]:
+        return F.cross_entropy(out.reshape(-1, model["input"]["vocab"]), y.reshape(-1))
+    return F.cross_entropy(out, y)
+
+
 def worker(rank, world, init_file, rank0, out_path):
     cfg, model = rank0["config"], rank0["model"]
     if cfg["threads"] > 0:
@@ -76,12 +83,7 @@ def worker(rank, world, init_file, rank0, out_path):
         opt = torch.optim.SGD(params, lr=1e-4, momentum=0.9)
     x, y = batch(cfg, model, rank)
     for _ in range(cfg["iterations"]):
-        out = ddp(x)
-        if "tokens" in model["input"]:
-            loss = F.cross_entropy(out.reshape(-1, model["input"]["vocab"]), y.reshape(-1))
-        else:
-            loss = F.cross_entropy(out, y)
-        loss.backward()
+        loss_of(model, ddp(x), y).backward()
         opt.step()
         for p in params:
             if p.grad is not None:

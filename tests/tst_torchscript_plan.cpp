@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // A matrix model entry that names a TorchScript file: the path is the matrix file's, the
 // description beside the module sizes the plan (parameters, gradients, buckets, optimizer
-// state from its parameter list; activations as measured at export, scaled to another input),
+// state from its parameter list; activations as commprof calibrate measured them, else the
+// export's estimate, scaled to another input),
 // and every mistake in the entry or the description is an error at file:line:col.
 
 #include "cli_runner.h"
@@ -20,7 +21,16 @@ namespace {
 
 // A hand-written description: 1000 parameters in two tensors, 800 of them trainable, and the
 // activations of one forward as an exporter measured them at a 3x8x8 input.
-QByteArray description(double total = 1000) {
+// With `measured`, commprof calibrate's figure beside the export's: 7000 bytes per sample.
+QByteArray description(double total = 1000, bool sparse = false, bool measured = false) {
+    QJsonObject b{{"name", "b.weight"}, {"shape", QJsonArray{40, 20}}, {"requires_grad", true}};
+    if (sparse) {
+        b["sparse_gradient"] = true;
+    }
+    QJsonObject activations{{"bytes_per_sample", 5000.0}, {"bytes_fixed", 100.0}};
+    if (measured) {
+        activations["measured"] = QJsonObject{{"bytes_per_sample", 7000.0}};
+    }
     return QJsonDocument(
                QJsonObject{{"format", "commprof-model-description"},
                            {"version", 1},
@@ -31,11 +41,8 @@ QByteArray description(double total = 1000) {
                            {"parameters", QJsonArray{QJsonObject{{"name", "a.weight"},
                                                                  {"shape", QJsonArray{10, 20}},
                                                                  {"requires_grad", false}},
-                                                     QJsonObject{{"name", "b.weight"},
-                                                                 {"shape", QJsonArray{40, 20}},
-                                                                 {"requires_grad", true}}}},
-                           {"activations",
-                            QJsonObject{{"bytes_per_sample", 5000.0}, {"bytes_fixed", 100.0}}}})
+                                                     b}},
+                           {"activations", activations}})
         .toJson();
 }
 
@@ -106,9 +113,34 @@ private slots:
         QCOMPARE(term(e, "gradients"), 2 * 800 * 4.0);
         QCOMPARE(term(e, "DDP bucket buffers"), 2 * 800 * 4.0);
         QCOMPARE(term(e, "optimizer state (adam)"), 2 * 800 * 8.0);
+        // The export counted the tensors one forward saves: a lower bound, not a measurement.
         QCOMPARE(term(e, "activations", &basis), 2 * (100 + 5000 * 4.0));
-        QCOMPARE(basis, QString("measured"));
+        QCOMPARE(basis, QString("estimated"));
         QVERIFY(e.feasible);
+    }
+
+    // Calibrated: 2 ranks x 7000 bytes x batch 4, nothing fixed (the baseline holds it), and
+    // said to be measured; at four times the input elements, four times that, an estimate.
+    void calibratedActivationsAreMeasured() {
+        write(path("models/cal.pt"), "not read by the plan");
+        write(path("models/cal.json"), description(1000, false, true));
+        feasibility::MachineBudget budget;
+        budget.hostBytes = 1e12;
+        QString basis;
+        write(path("m.yaml"),
+              matrixText("{name: net, torchscript: models/cal.pt, input: {shape: [3, 8, 8]}, "
+                         "target: {classes: 10}}"));
+        auto e = feasibility::estimate(matrix::expand(matrix::loadMatrix(path("m.yaml")), {})[0],
+                                       feasibility::Coefficients(), budget);
+        QCOMPARE(term(e, "activations", &basis), 2 * 7000 * 4.0);
+        QCOMPARE(basis, QString("measured"));
+        write(path("m.yaml"),
+              matrixText("{name: net, torchscript: models/cal.pt, input: {shape: [3, 16, 16]}, "
+                         "target: {classes: 10}}"));
+        e = feasibility::estimate(matrix::expand(matrix::loadMatrix(path("m.yaml")), {})[0],
+                                  feasibility::Coefficients(), budget);
+        QCOMPARE(term(e, "activations", &basis), 2 * 4 * 7000 * 4.0);
+        QCOMPARE(basis, QString("estimated"));
     }
 
     // At 3x16x16, four times the elements of the measured input: four times the bytes, and
@@ -134,7 +166,7 @@ private slots:
             runCli("commprof", {"plan", path("m.yaml"), "--host-budget-gib", "8"}, 60000);
         QCOMPARE(r.exitCode, 0);
         QVERIFY2(r.out.contains("1000 parameters (800 trainable) in 2 tensors"), r.out.constData());
-        QVERIFY2(r.out.contains("activations measured"), r.out.constData());
+        QVERIFY2(r.out.contains("activations estimated"), r.out.constData());
         QVERIFY2(r.out.contains("gradients described"), r.out.constData());
         const CliResult j =
             runCli("commprof", {"plan", path("m.yaml"), "--host-budget-gib", "8", "--json"});
@@ -173,12 +205,16 @@ private slots:
         QTest::newRow("description not JSON")
             << "{name: x, torchscript: models/text.pt, input: {tokens: 8, vocab: 10}}"
             << "models/text.json: not a model description";
+        QTest::newRow("sparse gradient")
+            << "{name: x, torchscript: models/sparse.pt, input: {tokens: 8, vocab: 10}}"
+            << "models/sparse.json: parameter 'b.weight' gets a sparse gradient";
     }
     void entryErrors() {
         QFETCH(QString, entry);
         QFETCH(QString, message);
         write(path("models/odd.json"), description(999));
         write(path("models/text.json"), "name: yaml, not json\n");
+        write(path("models/sparse.json"), description(1000, true));
         write(path("e.yaml"), matrixText(entry));
         try {
             matrix::loadMatrix(path("e.yaml"));

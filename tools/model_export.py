@@ -146,8 +146,18 @@ def saved_bytes(model, example, batch):
     return sum(seen.values())
 
 
+def sparse_gradient_names(model):
+    """Parameters of nn.Embedding / nn.EmbeddingBag with sparse=True: a sparse gradient, which
+    DDP cannot be told of once the module is scripted (plan and the rank refuse them)."""
+    return {prefix + ("." if prefix else "") + n
+            for prefix, m in model.named_modules()
+            if isinstance(m, (nn.Embedding, nn.EmbeddingBag)) and m.sparse
+            for n, _ in m.named_parameters(recurse=False)}
+
+
 def describe(model, input_spec, target_spec, example, spec, pt_name):
     named = list(model.named_parameters())
+    sparse = sparse_gradient_names(model)
     # Batch 2 and 4, not 1: batch norm refuses one value per channel in training.
     b2 = saved_bytes(model, example, 2)
     b4 = saved_bytes(model, example, 4)
@@ -163,7 +173,9 @@ def describe(model, input_spec, target_spec, example, spec, pt_name):
         "params_trainable": sum(p.numel() for _, p in named if p.requires_grad),
         "parameters": [{"name": n, "shape": list(p.shape), "dtype": str(p.dtype)[6:],
                         "requires_grad": p.requires_grad,
-                        "bytes": p.numel() * p.element_size()} for n, p in named],
+                        "bytes": p.numel() * p.element_size(),
+                        **({"sparse_gradient": True} if n in sparse else {})}
+                       for n, p in named],
         "buffers": [{"name": n, "shape": list(b.shape), "dtype": str(b.dtype)[6:],
                      "bytes": b.numel() * b.element_size()}
                     for n, b in model.named_buffers()],

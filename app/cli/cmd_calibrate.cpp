@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// commprof calibrate: predicted against measured host memory, and a refitted baseline.
+// commprof calibrate: predicted against measured host memory, and a refitted baseline; for a
+// TorchScript module (FILE.pt), its activation term measured.
 
+#include "calibrate_activations.h"
 #include "cli_common.h"
 
 #include "feasibility/calibration.h"
@@ -12,6 +14,12 @@ namespace commprof::cli {
 
 int calibrateCommand(const Args& args) {
     const QString dir = args.operands().first();
+    if (dir.endsWith(".pt")) {
+        return calibrateActivations(args, dir);
+    }
+    if (args.has("--batch-size")) {
+        return args.usageError("--batch-size is for a TorchScript FILE.pt");
+    }
     const QString profilePath = args.value("--profile");
     const QString writePath = args.value("--write-profile");
     const bool json = args.has("--json");

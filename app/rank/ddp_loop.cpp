@@ -116,6 +116,7 @@ RankResult runDdp(const RankOptions& o) {
     if (o.threads > 0) {
         torch::set_num_threads(o.threads);
     }
+    result.intraOpThreads = torch::get_num_threads();
     if (o.backend == "nccl" && !kHasNccl) {
         throw RunFailure("this libtorch (" + std::string(TORCH_VERSION) +
                          ") was built without NCCL: --backend nccl is not available here");

@@ -176,6 +176,7 @@ std::string rankResultJson(const RankResult& r) {
     }
     j.field("seed", o.seed);
     j.field("threads", o.threads);
+    j.field("intra_op_threads", r.intraOpThreads);
     j.endObject();
     j.key("parameters");
     j.beginArray();

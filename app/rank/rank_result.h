@@ -33,6 +33,7 @@ struct RankResult {
     std::string signatureHash;
     std::vector<ParamInfo> params;
     std::string interconnect;
+    int intraOpThreads = 0; // what libtorch runs ops with, --threads or its own default
     std::string deviceName;
     std::vector<IterationTimes> iterations;
     std::vector<BucketRecord> buckets;

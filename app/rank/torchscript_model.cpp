@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "torchscript_model.h"
 
+#include "spec/model_families.h"
+
 #include <torch/script.h>
 
 #include <sys/stat.h>
@@ -8,6 +10,8 @@
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace commprof::rank {
 namespace {
@@ -44,6 +48,27 @@ std::string inputText(const RankOptions& o) {
     return "float images [batch, " + shapeText(o.inputShape).substr(1);
 }
 
+// The parameters of nn.Embedding / nn.EmbeddingBag submodules scripted with sparse=True: told
+// before any collective, where DDP would fail at the first backward (kSparseGradientReason).
+std::vector<std::string> sparseGradientParameters(const torch::jit::Module& module) {
+    std::vector<std::string> names;
+    for (const auto& sub : module.named_modules()) {
+        const auto type = sub.value.type();
+        const std::string kind = type->name() ? type->name()->name() : "";
+        if ((kind != "Embedding" && kind != "EmbeddingBag") || !type->hasConstant("sparse")) {
+            continue;
+        }
+        const c10::IValue sparse = type->getConstant("sparse");
+        if (!sparse.isBool() || !sparse.toBool()) {
+            continue;
+        }
+        for (const auto& p : sub.value.named_parameters(/*recurse=*/false)) {
+            names.push_back((sub.name.empty() ? "" : sub.name + ".") + p.name);
+        }
+    }
+    return names;
+}
+
 } // namespace
 
 TrainingModel loadTorchScript(const RankOptions& o, const torch::Device& device) {
@@ -67,6 +92,10 @@ TrainingModel loadTorchScript(const RankOptions& o, const torch::Device& device)
         throw ModelFileError(file + ": the module has no forward method");
     }
     module->train();
+    if (const auto sparse = sparseGradientParameters(*module); !sparse.empty()) {
+        throw ModelFileError(file + ": parameter '" + sparse.front() + "' " +
+                             std::string(spec::kSparseGradientReason));
+    }
 
     TrainingModel m;
     m.owner = module;

@@ -30,8 +30,8 @@ void add(Demand& d, const QString& name, double bytes, const QString& basis = {}
 }
 
 // A TorchScript module's terms: the weights and what DDP keeps for the trainable ones, from
-// its description; the activations as measured at export (scaled to another input by its
-// element count, then an estimate).
+// its description; the activations as `commprof calibrate` measured them, else from the
+// tensors the export saw saved (an estimate, as is either scaled to another input).
 void addTorchScriptTerms(Demand& pool, double ranks, const matrix::Cell& cell,
                          const Coefficients& k, double optimizerBytes) {
     const matrix::TorchScriptModel& t = *cell.model.torchscript;
@@ -45,8 +45,9 @@ void addTorchScriptTerms(Demand& pool, double ranks, const matrix::Cell& cell,
     add(pool, "optimizer state (" + cell.config.optimizer + ")",
         ranks * t.paramsTrainable * optimizerBytes, described);
     add(pool, QStringLiteral("activations"),
-        ranks * (t.activationBytesFixed + t.activationBytesPerSampleHere() * cell.config.batchSize),
-        t.activationScaled() ? "estimated" : "measured");
+        ranks * (t.activationBytesFixedHere() +
+                 t.activationBytesPerSampleHere() * cell.config.batchSize),
+        t.activationBasis());
 }
 
 } // namespace

@@ -20,8 +20,8 @@ struct Term {
     Pool pool;
     double bytes = 0; // for the whole cell (every rank)
     // Where the number comes from, where it is not a coefficient's rule: "described" (a
-    // TorchScript model's description), "measured" (at export), "estimated" (scaled from a
-    // measurement at another input).
+    // TorchScript model's description), "measured" (by commprof calibrate, at this input),
+    // "estimated" (the export's saved tensors, or a measurement scaled from another input).
     QString basis;
 };
 

@@ -3,6 +3,7 @@
 
 #include "files/safe_file.h"
 #include "matrix/matrix.h"
+#include "spec/model_families.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -38,12 +39,21 @@ double elements(const std::vector<qint64>& shape) {
 } // namespace
 
 double TorchScriptModel::activationBytesPerSampleHere() const {
+    const double bytes = activationMeasured ? measuredBytesPerSample : activationBytesPerSample;
     if (!activationScaled()) {
-        return activationBytesPerSample;
+        return bytes;
     }
     const double here = tokens > 0 ? double(tokens) : elements(inputShape);
     const double there = describedTokens > 0 ? double(describedTokens) : elements(describedShape);
-    return there > 0 ? activationBytesPerSample * here / there : activationBytesPerSample;
+    return there > 0 ? bytes * here / there : bytes;
+}
+
+double TorchScriptModel::activationBytesFixedHere() const {
+    return activationMeasured ? 0.0 : activationBytesFixed;
+}
+
+QString TorchScriptModel::activationBasis() const {
+    return activationMeasured && !activationScaled() ? "measured" : "estimated";
 }
 
 bool TorchScriptModel::activationScaled() const {
@@ -96,6 +106,12 @@ void readDescription(TorchScriptModel& m) {
     m.tensors = int(params.size());
     double total = 0, trainable = 0;
     for (const QJsonValue& p : params) {
+        if (p.toObject().value("sparse_gradient").toBool()) {
+            fail(file, QString("parameter '%1' %2")
+                           .arg(p.toObject().value("name").toString(),
+                                QString::fromUtf8(spec::kSparseGradientReason.data(),
+                                                  int(spec::kSparseGradientReason.size()))));
+        }
         const QJsonArray shape = p.toObject().value("shape").toArray();
         double n = 1;
         for (const QJsonValue& d : shape) {
@@ -115,8 +131,15 @@ void readDescription(TorchScriptModel& m) {
     const QJsonObject act = o.value("activations").toObject();
     m.activationBytesPerSample = count(file, act, "bytes_per_sample");
     m.activationBytesFixed = count(file, act, "bytes_fixed");
+    if (act.contains("measured")) {
+        m.activationMeasured = true;
+        m.measuredBytesPerSample =
+            count(file, act.value("measured").toObject(), "bytes_per_sample");
+    }
     const QJsonObject input = o.value("input").toObject();
     m.describedTokens = input.value("tokens").toInt();
+    m.describedVocab = input.value("vocab").toInt();
+    m.describedClasses = o.value("target").toObject().value("classes").toInt();
     m.describedShape.clear();
     for (const QJsonValue& d : input.value("shape").toArray()) {
         m.describedShape.push_back(qint64(d.toDouble()));
@@ -131,21 +154,15 @@ QString matrixEntry(const QString& ptFile, const QString& matrixFile, const QStr
     }
     t.description = t.file.left(t.file.size() - 3) + ".json";
     readDescription(t); // checked as the plan will check it
-    const QJsonObject o =
-        QJsonDocument::fromJson(
-            files::readRegularFile(t.description, kMaxDescriptionBytes, files::Links::Follow))
-            .object();
-    const QJsonObject input = o.value("input").toObject();
     QString inputText;
     if (t.describedTokens > 0) {
-        const int vocab = input.value("vocab").toInt();
-        if (vocab < 2) {
+        if (t.describedVocab < 2) {
             fail(t.description, "input has tokens but no vocab of 2 or more");
         }
-        inputText = QString("input: {tokens: %1, vocab: %2}").arg(t.describedTokens).arg(vocab);
+        inputText =
+            QString("input: {tokens: %1, vocab: %2}").arg(t.describedTokens).arg(t.describedVocab);
     } else {
-        const int classes = o.value("target").toObject().value("classes").toInt();
-        if (t.describedShape.empty() || classes < 1) {
+        if (t.describedShape.empty() || t.describedClasses < 1) {
             fail(t.description, "input has neither a shape with target classes nor tokens");
         }
         QStringList dims;
@@ -154,7 +171,7 @@ QString matrixEntry(const QString& ptFile, const QString& matrixFile, const QStr
         }
         inputText = QString("input: {shape: [%1]}, target: {classes: %2}")
                         .arg(dims.join(", "))
-                        .arg(classes);
+                        .arg(t.describedClasses);
     }
     QString path = t.file;
     if (!matrixFile.isEmpty()) {

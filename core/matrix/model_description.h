@@ -25,15 +25,28 @@ struct TorchScriptModel {
     double paramsTotal = 0;
     double paramsTrainable = 0;
     int tensors = 0;
-    double activationBytesPerSample = 0; // measured at export
+    // The tensors one forward saved for backward, at export: a lower bound of the footprint
+    // (autograd's temporaries and the activations' gradients are not in it).
+    double activationBytesPerSample = 0;
     double activationBytesFixed = 0;
-    // The input the activations were measured at; a different one is scaled by element count.
+    // The input the description was made for (`input`, `target`); a different one is scaled by
+    // element count.
     std::vector<qint64> describedShape;
     int describedTokens = 0;
-    // The activation per sample at this entry's input: the measured bytes, scaled when the
-    // entry's input differs from the one they were measured at.
+    int describedVocab = 0;
+    int describedClasses = 0;
+    // `commprof calibrate FILE.pt` (activations.measured): a rank's peak RSS growth per sample
+    // over one training iteration, at the described input. Its batch-independent part is in
+    // the process baseline, so nothing fixed is added to it.
+    bool activationMeasured = false;
+    double measuredBytesPerSample = 0;
+    // The activations of this entry's input: the measured figure where there is one, else the
+    // export's, scaled when the entry's input differs from the described one.
     double activationBytesPerSampleHere() const;
+    double activationBytesFixedHere() const;
     bool activationScaled() const;
+    // "measured": calibrated at this entry's input; "estimated" otherwise.
+    QString activationBasis() const;
     bool operator==(const TorchScriptModel&) const = default;
 };
 

@@ -82,6 +82,13 @@ inline double transformerActivationBytes(const dims::ModelDims& d, double batch,
 // Not a row of the table: a model entry that names a TorchScript file (`torchscript:`) trains
 // that module, sized by the description beside it, not by a family's rule.
 inline constexpr std::string_view kTorchScriptFamily = "torchscript";
+// Why a scripted module whose parameter gets a sparse gradient is refused, by the rank and by
+// the plan alike. Python DDP 1.13 finds sparse=True embeddings by isinstance, which a scripted
+// module never passes, so it expects a dense gradient and stops at the first backward.
+inline constexpr std::string_view kSparseGradientReason =
+    "gets a sparse gradient (an nn.Embedding or nn.EmbeddingBag with sparse=True); DDP cannot "
+    "tell that from a TorchScript module and stops at the first backward (Expected "
+    "torch.FloatTensor, got torch.sparse.FloatTensor): script it with sparse=False";
 
 inline constexpr std::array<ModelFamily, 2> kModelFamilies{{
     {"mlp", dims::mlpDims, "mlp_activation_floats_per_unit", mlpActivationBytes, "mlp"},
