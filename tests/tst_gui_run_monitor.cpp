@@ -315,6 +315,9 @@ private slots:
         // By hand: the sweep's last collective (all_reduce) at its largest size, 65536 B.
         QCOMPARE(monitor.rankBarTexts(), QStringList{"rank 0: swept, last all_reduce 64 KiB"});
         QCOMPARE(monitor.etaText(), QString("2 cells: 2 complete"));
+        // The live plot of a sweep says why it has no points, instead of waiting for buckets.
+        QCOMPARE(monitor.plotNote(), QString("no data: a collective sweep has no DDP buckets"));
+        QCOMPARE(monitor.plottedPoints(), 0);
 
         // Again into the same folder: both cells are complete there, and the end says so.
         QCOMPARE(runToEnd(monitor).resumed, 2);

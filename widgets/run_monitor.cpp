@@ -197,6 +197,20 @@ int RunMonitor::plottedPoints() const {
     return n;
 }
 
+QCPItemText* RunMonitor::waitingNote() const {
+    for (int i = 0; i < plot_->itemCount(); ++i) {
+        if (plot_->item(i)->objectName() == "waiting") {
+            return qobject_cast<QCPItemText*>(plot_->item(i));
+        }
+    }
+    return nullptr;
+}
+
+QString RunMonitor::plotNote() const {
+    const QCPItemText* note = waitingNote();
+    return note ? note->text() : QString();
+}
+
 QString RunMonitor::etaText() const {
     return eta_->text();
 }
@@ -228,13 +242,14 @@ void RunMonitor::startCellPlot(const QString& cellId) {
     waiting->position->setType(QCPItemPosition::ptAxisRectRatio);
     waiting->position->setCoords(0.5, 0.5);
     waiting->setColor(palette().color(QPalette::PlaceholderText));
-    waiting->setText(cellId.isEmpty() ? QString("no cell running")
-                                      : QString("waiting for the first recorded bucket "
-                                                "(after warmup)"));
-    // One graph per rank, in rank order, so the legend reads rank 0, 1, ... whichever rank
-    // reports first.
     const auto& plan = run_->plan();
     const auto* cell = plan && !cellId.isEmpty() ? model_->cell(cellId) : nullptr;
+    waiting->setText(cellId.isEmpty() ? QString("no cell running")
+                     : cell && cell->sweep
+                         ? QString("no data: a collective sweep has no DDP buckets")
+                         : QString("waiting for the first recorded bucket (after warmup)"));
+    // One graph per rank, in rank order, so the legend reads rank 0, 1, ... whichever rank
+    // reports first.
     const int row = cell ? model_->rowOf(cellId) : -1;
     const int ranks = row >= 0 && row < int(plan->cells.size())
                           ? plan->cells[std::size_t(row)].cell.worldSize
@@ -315,6 +330,14 @@ void RunMonitor::onRunFinished(const runner::RunSummary& s, const QString& outDi
     }
     if (!s.writeFailures.isEmpty()) {
         messages_->error("Results could not be written", s.writeFailures.join('\n'));
+    }
+    // A cell that ended before its first recorded bucket waits for nothing any more.
+    if (QCPItemText* note = waitingNote(); note && note->text().startsWith("waiting")) {
+        note->setText(
+            plotCell_.isEmpty()
+                ? QString("no data: no cell ran")
+                : QString("no data: %1 ended before its first recorded bucket").arg(plotCell_));
+        plot_->replot(QCustomPlot::rpQueuedReplot);
     }
     // Resume continues the paused run in the same folder; F5 does the same.
     startButton_->setText(run_->paused() ? "Resume" : "Start");

@@ -22,6 +22,7 @@
 
 class QCustomPlot;
 class QCPGraph;
+class QCPItemText;
 class QLabel;
 class QPlainTextEdit;
 class QProgressBar;
@@ -54,6 +55,7 @@ public:
     QProgressBar* overallProgress() const { return overall_; }
     QString etaText() const;
     int plottedPoints() const; // bucket times of the running cell on the live plot
+    QString plotNote() const;  // what the live plot says in place of points; empty with points
     bool running() const;
     QString logText() const;
     QPlainTextEdit* log() const { return log_; }
@@ -84,6 +86,7 @@ private:
     void onBucket(const QString& cellId, int rank, int iteration, double ms);
     void startCellPlot(const QString& cellId);
     QCPGraph* rankGraph(int rank);
+    QCPItemText* waitingNote() const;
     void onStarted();
     void onRunFinished(const runner::RunSummary& summary, const QString& outDir);
     void showOutput(const QString& outDir);
