@@ -165,15 +165,29 @@ private slots:
 
     // Issue 29: help is text on stdout and nothing else, even for the command that draws
     // (report started Qt's GUI first, whose platform warned about XDG_RUNTIME_DIR on stderr).
+    // XDG_RUNTIME_DIR unset, or naming a folder others may read (Qt warns of each).
     void helpPrintsNoQtWarning_data() {
         QTest::addColumn<QStringList>("args");
-        QTest::newRow("commprof --help") << QStringList{"--help"};
-        QTest::newRow("commprof report --help") << QStringList{"report", "--help"};
+        QTest::addColumn<bool>("badDir");
+        QTest::newRow("commprof --help") << QStringList{"--help"} << false;
+        QTest::newRow("commprof report --help") << QStringList{"report", "--help"} << false;
+        QTest::newRow("commprof --help, 0755 dir") << QStringList{"--help"} << true;
+        QTest::newRow("commprof report --help, 0755 dir")
+            << QStringList{"report", "--help"} << true;
     }
     void helpPrintsNoQtWarning() {
         QFETCH(QStringList, args);
+        QFETCH(bool, badDir);
         auto env = QProcessEnvironment::systemEnvironment();
         env.remove("XDG_RUNTIME_DIR");
+        QTemporaryDir runtime;
+        if (badDir) {
+            QVERIFY(QFile::setPermissions(runtime.path(), QFile::ReadOwner | QFile::WriteOwner |
+                                                              QFile::ExeOwner | QFile::ReadGroup |
+                                                              QFile::ExeGroup | QFile::ReadOther |
+                                                              QFile::ExeOther));
+            env.insert("XDG_RUNTIME_DIR", runtime.path());
+        }
         env.remove("QT_QPA_PLATFORM");
         const CliResult r = runCli("commprof", args, 60000, env);
         QCOMPARE(r.exitCode, 0);

@@ -209,6 +209,32 @@ private slots:
         QCOMPARE(int(sweepData_.cells.size()), 5);
     }
 
+    // Issue 29: before any results are open, each figure says why it is empty, over no axes
+    // (bare 0-5 axes were drawn); opened results draw their axes again.
+    void figuresSayWhyTheyAreEmptyBeforeResults() {
+        widgets::ResultsView view;
+        view.resize(1400, 800);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        for (const QString& name : widgets::ResultsView::shownFigures()) {
+            const QCustomPlot* plot = view.plot(name.toLatin1().constData());
+            QVERIFY(plot);
+            QStringList notes;
+            for (int i = 0; i < plot->itemCount(); ++i) {
+                if (const auto* t = qobject_cast<const QCPItemText*>(plot->item(i))) {
+                    notes << t->text();
+                }
+            }
+            QCOMPARE(notes, QStringList{"no data: no results folder is open (File > Open "
+                                        "results, Ctrl+O)"});
+            QVERIFY2(!plot->xAxis->visible() && !plot->yAxis->visible(), qPrintable(name));
+        }
+        view.setData(sweepData_);
+        const QCustomPlot* sweep = view.plot("sweep_bandwidth");
+        QVERIFY(sweep->xAxis->visible() && sweep->yAxis->visible());
+        QVERIFY(!dataGraphs(*sweep).isEmpty());
+    }
+
     // Every complete sweep series of two ranks is one line whose points are the sweep_rank
     // files' sizes and bus bandwidths, worked out here by hand; one rank's series are named in
     // the note, not drawn; the failed sweep is a flagged marker, never a line.

@@ -7,10 +7,13 @@
 #include "matrix_designer.h"
 #include "models/results_cell_model.h"
 #include "models/run_state_model.h"
+#include "rank_files.h"
 #include "results_view.h"
 #include "run_monitor.h"
+#include "workspaces.h"
 
 #include <QDir>
+#include <QProgressBar>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -70,6 +73,50 @@ private slots:
         QVERIFY(!w.monitor()->running());
         QCOMPARE(QDir(work.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot),
                  QStringList{"notes.txt"});
+    }
+
+    // Issue 29 item 10: a finished folder opened in a new window lists its cells in the run
+    // monitor as the runner recorded them (cell.json's status), with their count, not pending.
+    void anOpenedFolderShowsItsRecordedStates() {
+        QTemporaryDir work;
+        const QString out = QDir(work.path()).filePath("done");
+        const QString matrix = work.filePath("mixed.yaml");
+        // A 2e9-parameter model fits no 4 GiB host budget (30 GiB at ws1): skipped_infeasible.
+        QVERIFY(writeFile(matrix, "name: mixed\ndefaults: {iterations: 4, warmup: 1, batch_size: "
+                                  "8, timeout_s: 120}\nbudget: {host_gib: 4}\nmodels: [{name: "
+                                  "tiny, params: 2e5}, {name: big, params: 2e9}]\nlayers: [{name: "
+                                  "gloo_cpu}]\nworld_sizes: [1, 2]\n"));
+        const CliResult run = runCli("commprof", {"run", matrix, "--out", out}, 300000);
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        QMap<QString, QString> recorded; // what the runner wrote, by cell
+        for (const QString& id :
+             QDir(out + "/cells").entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+            recorded[id] = readJsonFile(out + "/cells/" + id + "/cell.json")["status"].toString();
+        }
+        QCOMPARE(recorded.size(), 4);
+        QCOMPARE(recorded.values().count("complete"), 2);
+        QCOMPARE(recorded.values().count("skipped_infeasible"), 2);
+
+        workbench::MainWindow w;
+        w.resize(1366, 768);
+        w.show();
+        QSignalSpy opened(&w, &workbench::MainWindow::resultsOpened);
+        QSignalSpy planned(w.designer(), &widgets::MatrixDesigner::planChanged);
+        w.openResults(out);
+        QVERIFY(opened.wait(60000));
+        QVERIFY(planned.count() > 0 || planned.wait(60000));
+        w.workspaces()->setCurrent("run");
+        const auto* states = w.monitor()->model();
+        QTRY_COMPARE(states->rowCount(), 4);
+        for (auto it = recorded.begin(); it != recorded.end(); ++it) {
+            const int row = states->rowOf(it.key());
+            QVERIFY2(row >= 0, qPrintable(it.key()));
+            QCOMPARE(states->index(row, models::RunStateModel::State).data().toString(),
+                     it.value());
+        }
+        QCOMPARE(w.monitor()->overallProgress()->value(), 4);
+        QCOMPARE(w.monitor()->overallProgress()->text(), QString("4 of 4 cells"));
+        QCOMPARE(w.monitor()->etaText(), QString("4 cells: 2 complete, 2 skipped_infeasible"));
     }
 };
 

@@ -69,6 +69,37 @@ private slots:
         QVERIFY(!readFile(path_).contains("# unsaved"));
     }
 
+    // Issue 29: the question is answered from the keyboard, Alt+D discarding (mnemonics on
+    // Save, Discard and Cancel).
+    void discardAnswersFromTheKeyboard() {
+        workbench::MainWindow w;
+        showEdited(w);
+        QStringList buttons;
+        QTimer poll;
+        int polls = 0;
+        connect(&poll, &QTimer::timeout, this, [&] {
+            auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+            if (!box) {
+                return;
+            }
+            if (!buttons.isEmpty()) {
+                if (++polls > 100) {
+                    box->reject(); // the key did nothing: fail, do not hang
+                }
+                return;
+            }
+            for (QAbstractButton* b : box->buttons()) {
+                buttons << b->text();
+            }
+            QTest::keyClick(box, Qt::Key_D, Qt::AltModifier);
+        });
+        poll.start(20);
+        QVERIFY(w.close());
+        buttons.sort();
+        QCOMPARE(buttons, (QStringList{"&Cancel", "&Discard", "&Save"}));
+        QVERIFY(!readFile(path_).contains("# unsaved"));
+    }
+
     void nothingToSaveMeansNoQuestion() {
         workbench::MainWindow w;
         w.show();

@@ -84,11 +84,12 @@ private slots:
                                  return l.startsWith("mlp2m_gloo_cpu_ws2_r0: complete");
                              }),
                  qPrintable(log.join('\n')));
-        QCOMPARE(log.last(), QString("run finished: 2 complete, 0 failed, 0 stopped, 0 "
-                                     "skipped_infeasible"));
+        QCOMPARE(log.last(), QString("run finished: 2 complete, 0 failed, 0 stopped, 0 already "
+                                     "complete, 0 skipped_infeasible"));
         // The ranks really ran: each wrote its result file.
-        QVERIFY(QFile::exists(out.filePath("cells/mlp2m_gloo_cpu_ws2_r0/" +
-                                           QString::fromStdString(spec::files::kRankResult.of(1)))));
+        QVERIFY(
+            QFile::exists(out.filePath("cells/mlp2m_gloo_cpu_ws2_r0/" +
+                                       QString::fromStdString(spec::files::kRankResult.of(1)))));
         const auto* cell = run.model()->cell("mlp2m_gloo_cpu_ws1_r0");
         QVERIFY(cell);
         QCOMPARE(cell->state, runner::CellState::Complete);

@@ -26,6 +26,13 @@ namespace {
 constexpr const char* kSweepFigure = "sweep_bandwidth";
 constexpr const char* kTuningFigure = "tuning";
 
+FigureStyle viewStyle() {
+    FigureStyle style;
+    style.fontPt =
+        QApplication::font().pointSizeF() > 0 ? QApplication::font().pointSizeF() : style.fontPt;
+    return style;
+}
+
 } // namespace
 
 const QStringList& ResultsView::shownFigures() {
@@ -78,6 +85,11 @@ ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
         } else {
             plots->addWidget(plot);
         }
+        // Until results open, each figure says why it is empty instead of showing bare axes.
+        plot->xAxis->setVisible(false);
+        plot->yAxis->setVisible(false);
+        sayWhenEmpty(*plot, "no data: no results folder is open (File > Open results, Ctrl+O)",
+                     viewStyle());
         const QByteArray figure = name.toLatin1();
         plots_.emplace_back(figure, plot);
         // A click in any plot selects the cell under it, which every view then marks.
@@ -134,10 +146,7 @@ void ResultsView::setData(const report::ReportData& data) {
     }
     for (auto& [figure, plot] : plots_) {
         if (const FigureSpec* spec = figureNamed(QString::fromLatin1(figure))) {
-            FigureStyle style;
-            style.fontPt = QApplication::font().pointSizeF() > 0 ? QApplication::font().pointSizeF()
-                                                                 : style.fontPt;
-            spec->draw(*plot, data_, style);
+            spec->draw(*plot, data_, viewStyle());
         }
         placeLegend(*plot);
     }

@@ -3,6 +3,7 @@
 
 #include "flagged_row_delegate.h"
 #include "layout_helpers.h"
+#include "message_bar.h"
 #include "models/run_controller.h"
 #include "models/run_state_model.h"
 #include "plot_style.h"
@@ -26,6 +27,10 @@
 
 namespace commprof::widgets {
 namespace {
+
+QString cellsText(int n) {
+    return QString("%1 cell%2").arg(n).arg(n == 1 ? "" : "s");
+}
 
 QString duration(double seconds) {
     if (seconds < 90) {
@@ -58,6 +63,7 @@ RunMonitor::RunMonitor(models::RunController* run, QWidget* parent)
     }
     header->setStretchLastSection(true);
 
+    messages_ = new MessageBar(this);
     output_ = new QLabel(this);
     output_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     output_->setWordWrap(true);
@@ -89,6 +95,10 @@ RunMonitor::RunMonitor(models::RunController* run, QWidget* parent)
     rankBars_ = new QVBoxLayout(bars);
     rankBars_->setContentsMargins(0, 0, 0, 0);
     rankBars_->setSpacing(2);
+    barsTitle_ = new QLabel(bars);
+    barsTitle_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    barsTitle_->hide();
+    rankBars_->addWidget(barsTitle_);
 
     connect(model_, &models::RunStateModel::bucketTimed, this,
             [this](const QString& id, int rank, int iteration, double ms, qint64) {
@@ -103,6 +113,8 @@ RunMonitor::RunMonitor(models::RunController* run, QWidget* parent)
     });
     connect(model_, &QAbstractItemModel::dataChanged, this, &RunMonitor::updateRankBars);
     connect(model_, &QAbstractItemModel::dataChanged, this, &RunMonitor::updateProgress);
+    connect(model_, &QAbstractItemModel::modelReset, this, &RunMonitor::updateRankBars);
+    connect(model_, &QAbstractItemModel::modelReset, this, &RunMonitor::updateProgress);
     connect(run_, &models::RunController::started, this, &RunMonitor::onStarted);
     connect(run_, &models::RunController::finished, this, &RunMonitor::onRunFinished);
     connect(run_, &models::RunController::logLine, this, &RunMonitor::appendLog);
@@ -124,6 +136,7 @@ RunMonitor::RunMonitor(models::RunController* run, QWidget* parent)
         makeSplitter(Qt::Vertical, {{table_, 3}, {bars, 0}, {plot_, 3}, {log_, 2}}, this);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
+    layout->addWidget(messages_);
     layout->addLayout(where);
     layout->addLayout(buttons);
     layout->addWidget(split, 1);
@@ -166,6 +179,10 @@ bool RunMonitor::running() const {
 void RunMonitor::showOutput(const QString& outDir) {
     output_->setText(outDir.isEmpty() ? QString("Output: not chosen")
                                       : QString("Output: %1").arg(outDir));
+    // Another folder: its cells are listed afresh, never with the last folder's states.
+    if (isVisible() && run_->showPlan()) {
+        updateProgress();
+    }
 }
 
 QString RunMonitor::logText() const {
@@ -178,6 +195,20 @@ int RunMonitor::plottedPoints() const {
         n += plot_->graph(i)->dataCount();
     }
     return n;
+}
+
+QCPItemText* RunMonitor::waitingNote() const {
+    for (int i = 0; i < plot_->itemCount(); ++i) {
+        if (plot_->item(i)->objectName() == "waiting") {
+            return qobject_cast<QCPItemText*>(plot_->item(i));
+        }
+    }
+    return nullptr;
+}
+
+QString RunMonitor::plotNote() const {
+    const QCPItemText* note = waitingNote();
+    return note ? note->text() : QString();
 }
 
 QString RunMonitor::etaText() const {
@@ -211,13 +242,14 @@ void RunMonitor::startCellPlot(const QString& cellId) {
     waiting->position->setType(QCPItemPosition::ptAxisRectRatio);
     waiting->position->setCoords(0.5, 0.5);
     waiting->setColor(palette().color(QPalette::PlaceholderText));
-    waiting->setText(cellId.isEmpty() ? QString("no cell running")
-                                      : QString("waiting for the first recorded bucket "
-                                                "(after warmup)"));
-    // One graph per rank, in rank order, so the legend reads rank 0, 1, ... whichever rank
-    // reports first.
     const auto& plan = run_->plan();
     const auto* cell = plan && !cellId.isEmpty() ? model_->cell(cellId) : nullptr;
+    waiting->setText(cellId.isEmpty() ? QString("no cell running")
+                     : cell && cell->sweep
+                         ? QString("no data: a collective sweep has no DDP buckets")
+                         : QString("waiting for the first recorded bucket (after warmup)"));
+    // One graph per rank, in rank order, so the legend reads rank 0, 1, ... whichever rank
+    // reports first.
     const int row = cell ? model_->rowOf(cellId) : -1;
     const int ranks = row >= 0 && row < int(plan->cells.size())
                           ? plan->cells[std::size_t(row)].cell.worldSize
@@ -280,6 +312,7 @@ void RunMonitor::stop() {
 }
 
 void RunMonitor::onStarted() {
+    messages_->clearAll(); // the last run's refusal is no news about this one
     startCellPlot({});
     startButton_->setEnabled(false);
     changeOutput_->setEnabled(false);
@@ -289,6 +322,25 @@ void RunMonitor::onStarted() {
 }
 
 void RunMonitor::onRunFinished(const runner::RunSummary& s, const QString& outDir) {
+    if (!s.refused.isEmpty()) {
+        messages_->error("The run did not start", s.refused);
+    }
+    if (!s.lost.isEmpty()) {
+        messages_->error("The run stopped", s.lost);
+    }
+    if (!s.writeFailures.isEmpty()) {
+        messages_->error("Results could not be written", s.writeFailures.join('\n'));
+    }
+    // A cell that ended before its first recorded bucket waits for nothing any more.
+    if (QCPItemText* note = waitingNote(); note && note->text().startsWith("waiting")) {
+        note->setText(
+            plotCell_.isEmpty()
+                ? QString("no data: no cell ran")
+                : QString("no data: %1 ended before its first recorded bucket").arg(plotCell_));
+        plot_->replot(QCustomPlot::rpQueuedReplot);
+    }
+    // Resume continues the paused run in the same folder; F5 does the same.
+    startButton_->setText(run_->paused() ? "Resume" : "Start");
     startButton_->setEnabled(true);
     changeOutput_->setEnabled(true);
     pauseButton_->setEnabled(false);
@@ -303,17 +355,54 @@ void RunMonitor::updateProgress() {
     overall_->setValue(model_->cellsFinished());
     const auto eta = model_->etaSeconds();
     if (!run_->running()) {
-        eta_->setText(total == 0 ? QString() : QString("%1 cells planned").arg(total));
+        if (run_->paused() != (startButton_->text() == "Resume")) {
+            startButton_->setText(run_->paused() ? "Resume" : "Start"); // another plan or folder
+        }
+        const int pending = model_->pendingCount();
+        eta_->setText(
+            total == 0         ? QString()
+            : pending == total ? cellsText(total) + " planned"
+            : run_->paused()
+                ? QString("paused: %1; Resume runs the pending cells").arg(model_->stateCounts())
+                : QString("%1: %2").arg(cellsText(total), model_->stateCounts()));
     } else {
         eta_->setText(eta ? "about " + duration(*eta) + " left" : QString("estimating..."));
     }
 }
 
+QStringList RunMonitor::rankBarTexts() const {
+    QStringList texts;
+    for (const QProgressBar* bar : bars_) {
+        if (!bar->isHidden()) {
+            texts << bar->text();
+        }
+    }
+    return texts;
+}
+
+QString RunMonitor::rankBarsTitle() const {
+    return barsTitle_->isHidden() ? QString() : barsTitle_->text();
+}
+
 void RunMonitor::updateRankBars() {
-    const auto* cell = model_->cell(model_->currentCell());
-    if (!cell) {
+    const QString id = model_->currentCell();
+    const auto* cell = model_->cell(id);
+    if (!cell || cell->ranks.isEmpty()) {
+        // No cell has reported yet (a new run, an opened folder): no figures of another cell.
+        barsTitle_->hide();
+        for (QProgressBar* bar : bars_) {
+            bar->hide();
+        }
         return;
     }
+    const bool done = cell->finished();
+    barsTitle_->setText(
+        done ? QString("Ranks of the last cell, %1 (%2):")
+                   .arg(id,
+                        model_->data(model_->index(model_->rowOf(id), models::RunStateModel::State))
+                            .toString())
+             : QString("Ranks of %1:").arg(id));
+    barsTitle_->show();
     while (bars_.size() < cell->ranks.size()) {
         auto* bar = new QProgressBar(this);
         bar->setMaximumHeight(fontMetrics().height() + 6);
@@ -322,12 +411,23 @@ void RunMonitor::updateRankBars() {
     }
     int i = 0;
     for (auto it = cell->ranks.begin(); it != cell->ranks.end(); ++it, ++i) {
-        bars_[i]->setRange(0, std::max(1, it->of));
-        bars_[i]->setValue(it->iteration);
-        bars_[i]->setFormat(QString("rank %1: iteration %v of %m, last step %2 ms")
-                                .arg(it.key())
-                                .arg(it->lastStepMs, 0, 'f', 1));
-        bars_[i]->setVisible(true);
+        QProgressBar* bar = bars_[i];
+        if (!it->sweptLast.isEmpty()) {
+            // A sweep reports the collective and size it measured, not iterations of a step.
+            bar->setRange(0, 1);
+            bar->setValue(done ? 1 : 0);
+            bar->setFormat(QString("rank %1: %2 %3")
+                               .arg(it.key())
+                               .arg(done ? "swept, last" : "measuring")
+                               .arg(it->sweptLast));
+        } else {
+            bar->setRange(0, std::max(1, it->of));
+            bar->setValue(it->iteration);
+            bar->setFormat(QString("rank %1: iteration %v of %m, last step %2 ms")
+                               .arg(it.key())
+                               .arg(it->lastStepMs, 0, 'f', 1));
+        }
+        bar->setVisible(true);
     }
     for (; i < bars_.size(); ++i) {
         bars_[i]->setVisible(false);

@@ -4,7 +4,10 @@
 // current cell, and stop; the run's overall progress and time left; per cell its state and
 // elapsed time against the deadline; per rank of the running cell an iteration progress bar
 // and its last step time; the running cell's bucket all-reduce times plotted as they stream
-// in, one colour per rank; the launcher log's tail, following new lines.
+// in, one colour per rank; the launcher log's tail, following new lines. A run the runner
+// refuses, or one that lost its folder, is said in the monitor's message bar. After a pause the
+// Start button resumes the run; after the run the rank bars keep the last cell's figures under
+// its name.
 //
 // It displays a RunController, which owns the run, and forwards the buttons to it.
 
@@ -19,6 +22,7 @@
 
 class QCustomPlot;
 class QCPGraph;
+class QCPItemText;
 class QLabel;
 class QPlainTextEdit;
 class QProgressBar;
@@ -32,6 +36,8 @@ class RunStateModel;
 } // namespace commprof::models
 
 namespace commprof::widgets {
+
+class MessageBar;
 
 class RunMonitor : public QWidget {
     Q_OBJECT
@@ -49,10 +55,16 @@ public:
     QProgressBar* overallProgress() const { return overall_; }
     QString etaText() const;
     int plottedPoints() const; // bucket times of the running cell on the live plot
+    QString plotNote() const;  // what the live plot says in place of points; empty with points
     bool running() const;
     QString logText() const;
     QPlainTextEdit* log() const { return log_; }
     QTableView* table() const { return table_; }
+    MessageBar* messages() const { return messages_; }
+    QPushButton* startButton() const { return startButton_; }
+    // The rank bars on screen: what they say, and the line above them.
+    QStringList rankBarTexts() const;
+    QString rankBarsTitle() const;
 
 public slots:
     void start();
@@ -74,17 +86,20 @@ private:
     void onBucket(const QString& cellId, int rank, int iteration, double ms);
     void startCellPlot(const QString& cellId);
     QCPGraph* rankGraph(int rank);
+    QCPItemText* waitingNote() const;
     void onStarted();
     void onRunFinished(const runner::RunSummary& summary, const QString& outDir);
     void showOutput(const QString& outDir);
     models::RunController* run_;
     models::RunStateModel* model_;
+    MessageBar* messages_;
     QLabel* output_;
     QPushButton* changeOutput_;
     QProgressBar* overall_;
     QLabel* eta_;
     QTableView* table_;
     QVBoxLayout* rankBars_;
+    QLabel* barsTitle_;
     QList<QProgressBar*> bars_;
     QCustomPlot* plot_;
     QString plotCell_;

@@ -23,6 +23,7 @@
 #include "workspaces.h"
 
 #include <QAbstractButton>
+#include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QCoreApplication>
@@ -110,8 +111,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             [this](const QString& m) { messages_->warning("The matrix was not changed", m); });
     connect(monitor_, &widgets::RunMonitor::outputChangeRequested, this,
             &MainWindow::chooseRunOutput);
-    connect(run_, &models::RunController::finished, this,
-            [this](const runner::RunSummary&, const QString& outDir) { onRunFinished(outDir); });
+    connect(
+        run_, &models::RunController::finished, this,
+        [this](const runner::RunSummary& s, const QString& outDir) { onRunFinished(s, outDir); });
     connect(results_, &widgets::ResultsView::cellSelected, this, &MainWindow::showResultsCell);
 
     buildMenus();
@@ -216,7 +218,10 @@ void MainWindow::buildMenus() {
 
     QMenu* run = menuBar()->addMenu("&Run");
     run->addAction("Choose &output folder...", this, &MainWindow::chooseRunOutput);
-    run->addAction("&Start", QKeySequence("F5"), this, &MainWindow::startRun);
+    // After a pause the same key resumes the run in its folder.
+    QAction* start = run->addAction("&Start", QKeySequence("F5"), this, &MainWindow::startRun);
+    connect(run, &QMenu::aboutToShow, start,
+            [this, start] { start->setText(run_->paused() ? "&Resume" : "&Start"); });
     run->addAction("&Pause after this cell", QKeySequence("F6"), run_,
                    &models::RunController::pauseAfterCurrentCell);
     run->addAction("S&top", QKeySequence("Shift+F5"), run_, &models::RunController::stop);

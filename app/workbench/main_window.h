@@ -7,6 +7,7 @@
 
 #include "report/report_data.h"
 #include "report_writer.h"
+#include "runner/matrix_runner.h"
 
 #include <QMainWindow>
 
@@ -121,7 +122,7 @@ private:
     void rebuildRecentMenu();
     void showResultsCell(const QString& id);
     void onPlanChanged();
-    void onRunFinished(const QString& outDir);
+    void onRunFinished(const runner::RunSummary& summary, const QString& outDir);
     void showExportDialog();
     void chooseRunOutput();
     struct LoadedResults;

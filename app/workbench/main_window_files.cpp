@@ -15,7 +15,9 @@
 #include "models/probe_model.h"
 #include "models/results_cell_model.h"
 #include "models/run_controller.h"
+#include "models/run_state_model.h"
 #include "models/step_table_model.h"
+#include "output_folder_dialog.h"
 #include "probe/probe.h"
 #include "probe_view.h"
 #include "result_plots.h"
@@ -130,6 +132,12 @@ void MainWindow::onResultsLoaded(const QString& dir, const LoadedResults& l) {
     if (!runOutputChosen_) {
         monitor_->setOutput(dir, runner::defaultRankProgram());
     }
+    // The run monitor lists the folder's cells as the folder records them, not as pending.
+    QHash<QString, models::RunStateModel::RecordedCell> recorded;
+    for (const store::CellRow& c : l.data.cells) {
+        recorded.insert(c.id, {c.status, c.reasons.join("; ")});
+    }
+    run_->showRecorded(dir, recorded);
     const QString open =
         !keep.isEmpty() && results_->model()->rowOf(keep) >= 0 ? keep : cellToOpenOn(l.data);
     if (!open.isEmpty()) {
@@ -393,10 +401,9 @@ void MainWindow::setRunOutput(const QString& dir) {
 }
 
 void MainWindow::chooseRunOutput() {
-    const QString dir =
-        QFileDialog::getExistingDirectory(this, "Write the run's results into", run_->outputDir());
-    if (!dir.isEmpty()) {
-        setRunOutput(dir);
+    widgets::OutputFolderDialog dialog(run_->outputDir(), run_->plan(), this);
+    if (dialog.exec() == QDialog::Accepted && !dialog.folder().isEmpty()) {
+        setRunOutput(dialog.folder());
     }
 }
 
@@ -408,10 +415,11 @@ void MainWindow::startRun() {
             return;
         }
     }
-    // A run writes into a new folder or continues a results folder; it never scribbles into
-    // some other folder that happens to be there.
-    if (const QString foreign = results::foreignFolder(run_->outputDir()); !foreign.isEmpty()) {
-        refuse("Not a results folder", foreign + " (Run > Choose output folder).");
+    // A run writes into a new folder or continues a results folder of its matrix; it never
+    // scribbles into some other folder that happens to be there.
+    if (const QString refusal = runner::folderRefusal(run_->outputDir(), run_->plan().get());
+        !refusal.isEmpty()) {
+        refuse("The run cannot write there", refusal + " (Run > Choose output folder).");
         return;
     }
     if (!designer_->errorText().isEmpty()) {
@@ -426,7 +434,16 @@ void MainWindow::startRun() {
     run_->start();
 }
 
-void MainWindow::onRunFinished(const QString& outDir) {
+void MainWindow::onRunFinished(const runner::RunSummary& summary, const QString& outDir) {
+    // A refused run wrote nothing (the monitor says why); a paused one is resumed from the
+    // monitor, which stays in view.
+    if (!summary.refused.isEmpty()) {
+        return;
+    }
+    if (run_->paused()) {
+        statusBar()->showMessage("Run paused; Run > Resume (F5) continues it", 10000);
+        return;
+    }
     // The run's results, opened when it ends (ingest runs as part of opening).
     openResults(outDir);
 }

@@ -42,21 +42,45 @@ void RunController::setPlan(std::shared_ptr<const feasibility::Plan> plan) {
     }
     jobs::releaseInBackground(std::exchange(finishedPlan_, nullptr));
     planShown_ = false;
+    paused_ = false; // other cells: nothing of the paused run to resume
+}
+
+void RunController::listPlan() {
+    model_->setPlan(plan_);
+    if (!recordedDir_.isEmpty() && recordedDir_ == outDir_) {
+        model_->showRecorded(recorded_);
+    }
+    planShown_ = true;
 }
 
 bool RunController::showPlan() {
     if (runner_ || planShown_ || !plan_) {
         return false;
     }
-    model_->setPlan(plan_);
-    planShown_ = true;
+    listPlan();
     return true;
 }
 
 void RunController::setOutput(const QString& outDir, const QString& rankProgram) {
-    outDir_ = outDir.isEmpty() ? QString() : QDir(outDir).absolutePath();
+    const QString dir = outDir.isEmpty() ? QString() : QDir(outDir).absolutePath();
+    if (dir != outDir_ && !runner_) {
+        // The listed states (a finished or paused run's, a folder's) were another folder's.
+        jobs::releaseInBackground(std::exchange(finishedPlan_, nullptr));
+        planShown_ = false;
+        paused_ = false;
+    }
+    outDir_ = dir;
     rankProgram_ = rankProgram;
     emit outputChanged(outDir_);
+}
+
+void RunController::showRecorded(const QString& dir,
+                                 const QHash<QString, RunStateModel::RecordedCell>& cells) {
+    recordedDir_ = dir.isEmpty() ? QString() : QDir(dir).absolutePath();
+    recorded_ = cells;
+    if (planShown_ && !runner_ && !paused_ && recordedDir_ == outDir_) {
+        model_->showRecorded(recorded_);
+    }
 }
 
 void RunController::start() {
@@ -64,8 +88,12 @@ void RunController::start() {
         return;
     }
     jobs::releaseInBackground(std::exchange(finishedPlan_, nullptr));
-    model_->setPlan(plan_);
-    planShown_ = true;
+    const bool resuming = std::exchange(paused_, false);
+    if (!resuming) {
+        listPlan();
+    }
+    pauseRequested_ = false;
+    stopRequested_ = false;
     runner::RunOptions options;
     options.outDir = outDir_;
     options.rankProgram = rankProgram_;
@@ -88,7 +116,12 @@ void RunController::start() {
             });
     connect(runner_, &runner::MatrixRunner::finished, this, &RunController::onRunFinished);
     emit started();
-    emit logLine(QString("run started: %1 cells into %2").arg(plan_->cells.size()).arg(outDir_));
+    emit logLine(
+        resuming ? QString("run resumed: %1 of %2 cells to run into %3")
+                       .arg(model_->pendingCount())
+                       .arg(plan_->cells.size())
+                       .arg(outDir_)
+                 : QString("run started: %1 cells into %2").arg(plan_->cells.size()).arg(outDir_));
     runnerThread_->start();
     QMetaObject::invokeMethod(runner_, &runner::MatrixRunner::start, Qt::QueuedConnection);
 }
@@ -97,13 +130,28 @@ void RunController::onRunFinished(const runner::RunSummary& s) {
     if (!s.lost.isEmpty()) {
         emit logLine(s.lost);
     }
-    const int stopped = model_->stoppedCount();
-    emit logLine(QString("run %1: %2 complete, %3 failed, %4 stopped, %5 skipped_infeasible")
-                     .arg(s.stopped ? "ended early" : "finished")
-                     .arg(s.complete)
-                     .arg(s.failed - stopped)
-                     .arg(stopped)
-                     .arg(s.skippedInfeasible));
+    // A pause leaves the folder resumable: start() continues it with the cells still to run.
+    paused_ = s.stopped && pauseRequested_ && !stopRequested_ && s.refused.isEmpty() &&
+              s.lost.isEmpty() && model_->pendingCount() > 0;
+    // A refused run ran nothing; the runner's own line says why.
+    if (s.refused.isEmpty()) {
+        const int stopped = model_->stoppedCount();
+        const QString counts = QString("%1 complete, %2 failed, %3 stopped, %4 already complete, "
+                                       "%5 skipped_infeasible")
+                                   .arg(s.complete)
+                                   .arg(s.failed - stopped)
+                                   .arg(stopped)
+                                   .arg(s.resumed)
+                                   .arg(s.skippedInfeasible);
+        emit logLine(
+            paused_ ? QString("run paused: %1; %2 cells still to run, Resume (F5) runs "
+                              "them into the same folder")
+                          .arg(counts)
+                          .arg(model_->pendingCount())
+                    : QString("run %1: %2").arg(s.stopped ? "ended early" : "finished", counts));
+    }
+    recorded_.clear(); // the run changed what the folder holds
+    recordedDir_.clear();
     runnerThread_->quit();
     runnerThread_->wait();
     runnerThread_->deleteLater();
@@ -117,6 +165,7 @@ void RunController::pauseAfterCurrentCell() {
     if (runner_) {
         QMetaObject::invokeMethod(
             runner_, [r = runner_] { r->pauseAfterCurrentCell(); }, Qt::QueuedConnection);
+        pauseRequested_ = true;
         emit logLine("pausing after the current cell");
     }
 }
@@ -124,6 +173,7 @@ void RunController::pauseAfterCurrentCell() {
 void RunController::stop() {
     if (runner_) {
         model_->markStopRequested();
+        stopRequested_ = true;
         emit logLine(slurm() ? "stopping: cancelling the running cell's Slurm job (scancel)"
                              : "stopping: ending every rank of the running cell");
         QMetaObject::invokeMethod(runner_, &runner::MatrixRunner::stop, Qt::QueuedConnection);

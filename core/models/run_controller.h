@@ -4,11 +4,14 @@
 // commprof-rank), the MatrixRunner doing it in a thread of its own (starting ranks, waiting for
 // them and ending stale ones never blocks the GUI; its signals arrive queued), and the
 // RunStateModel it feeds. The run monitor displays this and forwards the user's start, pause
-// and stop; the menus may call them directly.
+// and stop; the menus may call them directly. A paused run is resumed by start(): the runner
+// continues the same folder with the cells still to run, and the cells done stay done.
 
 #include "feasibility/plan.h"
+#include "models/run_state_model.h"
 #include "runner/matrix_runner.h"
 
+#include <QHash>
 #include <QObject>
 #include <QString>
 
@@ -17,8 +20,6 @@
 class QThread;
 
 namespace commprof::models {
-
-class RunStateModel;
 
 class RunController : public QObject {
     Q_OBJECT
@@ -34,10 +35,16 @@ public:
     // Lists the plan in the model, unless it is listed or a run is showing. A 100k-cell plan
     // costs a moment: the monitor asks for it only when it is seen. True when it listed it.
     bool showPlan();
+    // Another folder than the one the listed states belong to lists the plan afresh.
     void setOutput(const QString& outDir, const QString& rankProgram);
+    // What the results folder `dir` records of its cells (an opened folder): the model shows
+    // those states while `dir` is the output folder, until a run changes them.
+    void showRecorded(const QString& dir, const QHash<QString, RunStateModel::RecordedCell>& cells);
     QString outputDir() const { return outDir_; }
     QString rankProgram() const { return rankProgram_; }
     bool running() const { return runner_ != nullptr; }
+    // The last run ended at the user's pause with cells still to run; start() resumes it.
+    bool paused() const { return paused_; }
     bool slurm() const; // the plan's cells run as Slurm jobs
 
 public slots:
@@ -55,6 +62,7 @@ signals:
 
 private:
     void onRunFinished(const runner::RunSummary& summary);
+    void listPlan();
 
     RunStateModel* model_;
     std::shared_ptr<const feasibility::Plan> plan_;
@@ -63,6 +71,11 @@ private:
     bool planShown_ = false;
     QString outDir_;
     QString rankProgram_;
+    QHash<QString, RunStateModel::RecordedCell> recorded_;
+    QString recordedDir_; // the folder recorded_ was read from
+    bool pauseRequested_ = false;
+    bool stopRequested_ = false;
+    bool paused_ = false;
     runner::MatrixRunner* runner_ = nullptr; // lives in runnerThread_
     QThread* runnerThread_ = nullptr;
 };

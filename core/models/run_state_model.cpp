@@ -40,6 +40,8 @@ void RunStateModel::setPlan(std::shared_ptr<const feasibility::Plan> plan) {
             CellRow r;
             r.id = pc.cell.id;
             r.deadlineS = pc.cell.config.timeoutS;
+            r.sweep = pc.cell.isSweep();
+            r.worldSize = pc.cell.worldSize;
             rowOfId_.insert(r.id, int(rows_.size()));
             rows_.push_back(r);
         }
@@ -62,18 +64,42 @@ void RunStateModel::markStopRequested() {
     stopRequested_ = true;
 }
 
+void RunStateModel::showRecorded(const QHash<QString, RecordedCell>& cells) {
+    if (rows_.isEmpty() || cells.isEmpty()) {
+        return;
+    }
+    for (CellRow& r : rows_) {
+        const auto it = cells.constFind(r.id);
+        if (it == cells.constEnd()) {
+            continue;
+        }
+        r.recorded = it->status;
+        r.detail = it->detail;
+        r.stopped = it->status == "stopped";
+        r.state = it->status == "complete"             ? runner::CellState::Complete
+                  : it->status == "skipped_infeasible" ? runner::CellState::SkippedInfeasible
+                                                       : runner::CellState::Failed;
+    }
+    emit dataChanged(index(0, 0), index(int(rows_.size()) - 1, ColumnCount - 1));
+}
+
 void RunStateModel::onCellState(const QString& id, runner::CellState state, const QString& detail) {
     const int i = rowOf(id);
     if (i < 0) {
         return;
     }
     CellRow& r = rows_[i];
+    if (state == runner::CellState::Skipped && r.state == runner::CellState::Complete) {
+        return; // a resumed run passes over the cells it did: they stay as they ended
+    }
     r.state = state;
     r.detail = detail;
+    r.recorded.clear();
     if (state == runner::CellState::Running) {
         r.clock.start();
         r.elapsedMs = 0;
         r.ranks.clear();
+        r.stopped = false;
         current_ = id;
         emit currentCellChanged(id);
     } else if (r.clock.isValid()) {
@@ -104,8 +130,8 @@ void RunStateModel::onRankProgress(const QString& id, int rank, const QJsonObjec
         const double bytes = event[P::kBytes].toDouble();
         p.sweptLast = QString("%1 %2").arg(
             event[P::kKind].toString(), bytes >= 1048576 ? QString("%1 MiB").arg(bytes / 1048576.0)
-                                      : bytes >= 1024  ? QString("%1 KiB").arg(bytes / 1024.0)
-                                                       : QString("%1 B").arg(bytes));
+                                        : bytes >= 1024  ? QString("%1 KiB").arg(bytes / 1024.0)
+                                                         : QString("%1 B").arg(bytes));
         ++p.eventsSeen;
         emit dataChanged(index(i, Ranks), index(i, Ranks));
     } else if (kind == P::kBucket) {
@@ -147,41 +173,108 @@ int RunStateModel::stoppedCount() const {
     return n;
 }
 
+int RunStateModel::pendingCount() const {
+    int n = 0;
+    for (const CellRow& r : rows_) {
+        n += r.state == runner::CellState::Pending ? 1 : 0;
+    }
+    return n;
+}
+
+QString RunStateModel::stateCounts() const {
+    // In the order and the words of the run's summary line.
+    const QStringList order{"complete",           "failed",  "incomplete", "stopped", "skipped",
+                            "skipped_infeasible", "running", "pending"};
+    QHash<QString, int> counts;
+    for (const CellRow& r : rows_) {
+        ++counts[stateText(r)];
+    }
+    QStringList words = order;
+    for (auto it = counts.cbegin(); it != counts.cend(); ++it) {
+        if (!words.contains(it.key())) {
+            words << it.key(); // a word a folder recorded that no run says
+        }
+    }
+    QStringList parts;
+    for (const QString& s : words) {
+        if (const int n = counts.value(s); n > 0) {
+            parts << QString("%1 %2").arg(n).arg(s == "skipped" ? QString("already complete") : s);
+        }
+    }
+    return parts.join(", ");
+}
+
+namespace {
+
+struct Mean {
+    double sum = 0;
+    int n = 0;
+    void add(double v) { sum += v, ++n; }
+    std::optional<double> value() const {
+        return n > 0 ? std::optional<double>(sum / n) : std::nullopt;
+    }
+};
+
+} // namespace
+
 std::optional<double> RunStateModel::etaSeconds() const {
-    double runMs = 0;
-    int ran = 0, pending = 0;
+    // A cell's kind and world size: what its time depends on most.
+    const auto key = [](const CellRow& r) { return r.worldSize * 2 + (r.sweep ? 1 : 0); };
+    QHash<int, Mean> bySize;
+    Mean byKind[2], overall;
+    int pending = 0;
     const CellRow* running = nullptr;
     for (const CellRow& r : rows_) {
         if ((r.state == runner::CellState::Complete || r.state == runner::CellState::Failed) &&
             r.elapsedMs >= 0) {
-            runMs += double(r.elapsedMs);
-            ++ran;
+            bySize[key(r)].add(double(r.elapsedMs));
+            byKind[r.sweep].add(double(r.elapsedMs));
+            overall.add(double(r.elapsedMs));
         } else if (r.state == runner::CellState::Running) {
             running = &r;
         } else if (r.state == runner::CellState::Pending) {
             ++pending;
         }
     }
-    std::optional<double> perCellMs;
+    std::optional<double> projectedMs;
     std::optional<double> runningLeftMs;
     if (running) {
         const auto f = fractionDone(*running);
         if (f && *f > 0.05) {
-            const double projected = double(running->elapsedMs) / *f;
-            runningLeftMs = std::max(0.0, projected - double(running->elapsedMs));
-            perCellMs = projected;
+            projectedMs = double(running->elapsedMs) / *f;
+            runningLeftMs = std::max(0.0, *projectedMs - double(running->elapsedMs));
         }
     }
-    if (ran > 0) {
-        perCellMs = runMs / ran; // finished cells are the better basis
-    }
-    if (!perCellMs) {
-        return running || pending > 0 ? std::nullopt : std::optional<double>(0.0);
-    }
+    // Finished cells are the better basis; the running cell's projection only until there are.
+    const auto basis = [&](const CellRow& r) -> std::optional<double> {
+        if (const auto it = bySize.constFind(key(r)); it != bySize.constEnd()) {
+            return it->value();
+        }
+        if (const auto m = byKind[r.sweep].value()) {
+            return m;
+        }
+        return overall.n > 0 ? overall.value() : projectedMs;
+    };
     if (running && !runningLeftMs) {
-        runningLeftMs = std::max(0.0, *perCellMs - double(running->elapsedMs));
+        const auto b = basis(*running);
+        if (!b) {
+            return std::nullopt;
+        }
+        runningLeftMs = std::max(0.0, *b - double(running->elapsedMs));
     }
-    return (runningLeftMs.value_or(0.0) + *perCellMs * pending) / 1000.0;
+    double leftMs = runningLeftMs.value_or(0.0);
+    if (pending > 0) {
+        for (const CellRow& r : rows_) {
+            if (r.state == runner::CellState::Pending) {
+                const auto b = basis(r);
+                if (!b) {
+                    return std::nullopt;
+                }
+                leftMs += *b;
+            }
+        }
+    }
+    return leftMs / 1000.0;
 }
 
 int RunStateModel::rows() const {
@@ -189,7 +282,10 @@ int RunStateModel::rows() const {
 }
 
 QString RunStateModel::stateText(const CellRow& r) const {
-    return r.stopped ? QString("stopped") : QString(runner::toString(r.state));
+    if (r.stopped) {
+        return "stopped";
+    }
+    return r.recorded.isEmpty() ? QString(runner::toString(r.state)) : r.recorded;
 }
 
 QVariant RunStateModel::data(const QModelIndex& index, int role) const {

@@ -4,7 +4,8 @@
 // time against its deadline, each rank's iteration progress and last step time, every
 // iteration event seen (so a test can check the monitor saw them all), the run's overall
 // progress and an estimate of the time left. A cell the user stopped is "stopped", not
-// "failed". Under Slurm each cell also shows the scheduler's state of its job (PENDING,
+// "failed". A folder's recorded states (an opened results folder) show until a run changes
+// them. Under Slurm each cell also shows the scheduler's state of its job (PENDING,
 // RUNNING, COMPLETED, FAILED or CANCELLED with Slurm's reason, and the job id).
 
 #include "runner/matrix_runner.h"
@@ -42,7 +43,16 @@ public:
         qint64 elapsedMs = -1;
         QMap<int, RankProgress> ranks;
         QJsonObject scheduler; // the launcher's last state (Slurm: state, job id, reason)
+        bool sweep = false;    // a collective sweep, not a DDP cell: its time is of another kind
+        int worldSize = 0;
+        QString
+            recorded; // the folder's word for the cell (complete, incomplete, ...) until it runs
         bool finished() const; // in a state it will not leave in this run
+    };
+    // A cell as a results folder records it: the store's status and why.
+    struct RecordedCell {
+        QString status;
+        QString detail;
     };
 
     explicit RunStateModel(QObject* parent = nullptr);
@@ -50,6 +60,8 @@ public:
     void onCellState(const QString& id, runner::CellState state, const QString& detail);
     void onRankProgress(const QString& id, int rank, const QJsonObject& event);
     void onLauncherState(const QString& id, const QJsonObject& state);
+    // The states a results folder records for the listed cells; a cell it lacks stays pending.
+    void showRecorded(const QHash<QString, RecordedCell>& cells);
     void tick(); // refreshes elapsed times of running cells
     // The next failure of the running cell is the user's Stop.
     void markStopRequested();
@@ -60,8 +72,14 @@ public:
     int cellsFinished() const;
     int cellCount() const { return int(rows_.size()); }
     int stoppedCount() const;
-    // Seconds left: the mean time of the cells finished so far (or the running cell's projection
-    // from its iterations) times the cells still to run. Nothing before there is a basis.
+    int pendingCount() const;
+    // The rows' states counted, as the run's summary words them ("3 complete, 1 already
+    // complete, 2 pending"); states no row is in are left out.
+    QString stateCounts() const;
+    // Seconds left: each cell still to run takes the mean time of the finished cells of its kind
+    // (a sweep or a DDP cell) and world size, else of its kind, else of every finished cell, else
+    // the running cell's projection from its iterations; sweeps and DDP cells differ several
+    // fold. Nothing before there is a basis.
     std::optional<double> etaSeconds() const;
 
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;

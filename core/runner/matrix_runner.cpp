@@ -75,7 +75,44 @@ bool hasManifest(const QString& cellDir) {
     return f.isFile() && !f.isSymLink();
 }
 
+// Empty when `outDir` records no run, or a run of `plan`'s cells; else why --resume refuses it.
+QString otherMatrixIn(const QString& outDir, const feasibility::Plan& plan) {
+    const QString path = QDir(outDir).filePath(spec::files::kRunRecord);
+    if (!QFileInfo::exists(path) && !files::isLink(path)) {
+        return {}; // nothing recorded yet: a new folder, or one an early refusal left
+    }
+    QString problem;
+    const QJsonObject run = results::readRecord(path, &problem);
+    if (!problem.isEmpty()) {
+        return QString("%1: %2; --resume continues only a run this folder recorded")
+            .arg(outDir, problem);
+    }
+    const QString recorded = run[kCellsDigest].toString();
+    if (!recorded.isEmpty() && recorded != cellsDigest(plan)) {
+        return QString("%1: %2 records a run of another matrix (field %3 differs: its cells are "
+                       "not the cells of %4); resume with the matrix it was made from (its copy "
+                       "is run.json's matrix_yaml) or run into another --out")
+            .arg(outDir, spec::files::kRunRecord, kCellsDigest,
+                 plan.matrix.file.isEmpty() ? QString("this matrix") : plan.matrix.file);
+    }
+    return {};
+}
+
 } // namespace
+
+QString folderRefusal(const QString& outDir, const feasibility::Plan* plan) {
+    const QString dir = QDir::cleanPath(QDir(outDir).absolutePath());
+    if (QString e = results::foreignFolder(dir); !e.isEmpty()) {
+        return e;
+    }
+    if (!QFileInfo(dir).isDir()) {
+        return {}; // a new folder: the run makes it
+    }
+    if (QString e = results::linkInFolder(dir); !e.isEmpty()) {
+        return e;
+    }
+    return plan ? otherMatrixIn(dir, *plan) : QString();
+}
 
 const char* toString(CellState s) {
     switch (s) {
@@ -186,7 +223,7 @@ QString MatrixRunner::prepare() {
         [&] { return results::linkInFolder(options_.outDir); },
         // Before anything is ended, moved or written: another run may own this folder.
         [&] { return lock_.acquire(options_.outDir); },
-        [&] { return options_.resume ? sameMatrix() : QString(); },
+        [&] { return options_.resume ? otherMatrixIn(options_.outDir, plan_) : QString(); },
         [&] { return files::makeDirs(out.filePath("cells"), options_.outDir); },
     };
     for (const auto& step : steps) {
@@ -211,28 +248,6 @@ QString MatrixRunner::prepare() {
     }
     outId_ = folderId(options_.outDir);
     return writeRunJson();
-}
-
-QString MatrixRunner::sameMatrix() const {
-    const QString path = QDir(options_.outDir).filePath(spec::files::kRunRecord);
-    if (!QFileInfo::exists(path) && !files::isLink(path)) {
-        return {}; // nothing recorded yet: a new folder, or one an early refusal left
-    }
-    QString problem;
-    const QJsonObject run = results::readRecord(path, &problem);
-    if (!problem.isEmpty()) {
-        return QString("%1: %2; --resume continues only a run this folder recorded")
-            .arg(options_.outDir, problem);
-    }
-    const QString recorded = run[kCellsDigest].toString();
-    if (!recorded.isEmpty() && recorded != cellsDigest(plan_)) {
-        return QString("%1: %2 records a run of another matrix (field %3 differs: its cells are "
-                       "not the cells of %4); resume with the matrix it was made from (its copy "
-                       "is run.json's matrix_yaml) or run into another --out")
-            .arg(options_.outDir, spec::files::kRunRecord, kCellsDigest,
-                 plan_.matrix.file.isEmpty() ? QString("this matrix") : plan_.matrix.file);
-    }
-    return {};
 }
 
 // Empty while the results folder is the one the run started in; otherwise why the run ends.

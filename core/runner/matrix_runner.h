@@ -78,7 +78,6 @@ private:
     QStringList rankArgs(const feasibility::PlannedCell& pc, const QString& cellDir) const;
     QString cellDir(const QString& id) const;
     QString writeRunJson();
-    QString sameMatrix() const;
     QString folderLost() const;
 
     feasibility::Plan plan_;
@@ -93,6 +92,12 @@ private:
     std::pair<quint64, quint64> outId_; // the results folder's device and inode
     QElapsedTimer cellClock_; // monotonic: a wall clock stepped mid-cell moves no duration
 };
+
+// Why a run that continues `outDir` (--resume, as the workbench's runs do) would be refused it,
+// as far as reading the folder tells: the checks prepare() makes before it writes (other files
+// than a results folder's, a link among its entries, a run of another matrix recorded). `plan`
+// may be null (the matrix is then not compared). Empty when the run may go there. Reads only.
+QString folderRefusal(const QString& outDir, const feasibility::Plan* plan);
 
 // The rank files of a finished cell, checked before a manifest is written. Empty on success.
 QString verifyRankFiles(const QString& cellDir, int worldSize, bool sweep = false);
