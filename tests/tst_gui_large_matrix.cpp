@@ -6,6 +6,7 @@
 // The figures are printed for docs/performance.md; the stall bound is generous (a shared
 // two-core machine repaints slowly while the planner holds the other core).
 
+#include "big_matrix.h"
 #include "code_editor.h"
 #include "gui_helpers.h"
 #include "jobs/job_tracker.h"
@@ -27,28 +28,13 @@ namespace {
 constexpr int kKeystrokeBoundMs = 100;
 constexpr int kStallBoundMs = 250;
 
-// 100 models x 1 layer x 100 world sizes x 10 repeats.
-QString bigMatrix() {
-    QStringList models, sizes;
-    for (int i = 0; i < 100; ++i) {
-        models << QString("{name: m%1, params: %2}").arg(i).arg(1000000 + i * 10000);
-    }
-    for (int ws = 1; ws <= 100; ++ws) {
-        sizes << QString::number(ws);
-    }
-    return QString("name: big\nmodels: [%1]\nlayers: [{name: gloo_cpu}]\nworld_sizes: [%2]\n"
-                   "repeats: 10\n")
-        .arg(models.join(", "), sizes.join(", "));
-}
-
 // The longest gap between ticks of a 5 ms timer while `during` runs the event loop.
 class StallMeter : public QObject {
 public:
     StallMeter() {
         timer_.setInterval(5);
-        connect(&timer_, &QTimer::timeout, this, [this] {
-            worst_ = std::max(worst_, clock_.restart());
-        });
+        connect(&timer_, &QTimer::timeout, this,
+                [this] { worst_ = std::max(worst_, clock_.restart()); });
     }
     void start() {
         worst_ = 0;

@@ -72,6 +72,14 @@ std::shared_ptr<const timeline::TimelineStack> handStack() {
     return stackOf(handTrace());
 }
 
+// The inspector showing handStack() on screen at `size`.
+bool showHandStack(widgets::TraceInspector& inspector, QSize size) {
+    inspector.resize(size);
+    inspector.setStack(handStack());
+    inspector.show();
+    return QTest::qWaitForWindowExposed(&inspector);
+}
+
 // The hand trace on two ranks of one clock.
 std::shared_ptr<const timeline::TimelineStack> twoRankStack() {
     std::vector<std::shared_ptr<const timeline::RankTimeline>> ranks;
@@ -290,10 +298,7 @@ private slots:
 
     void shiftDragMeasuresARange() {
         widgets::TraceInspector inspector;
-        inspector.resize(1400, 700);
-        inspector.setStack(handStack());
-        inspector.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&inspector));
+        QVERIFY(showHandStack(inspector, {1400, 700}));
         auto* view = inspector.timeline();
         view->setVisibleRange(0, 1000);
         const int y = TimelineView::kHeaderHeight + 120;
@@ -332,10 +337,7 @@ private slots:
 
     void stepTableAndTimelineSelectEachOther() {
         widgets::TraceInspector inspector;
-        inspector.resize(1400, 800);
-        inspector.setStack(handStack());
-        inspector.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&inspector));
+        QVERIFY(showHandStack(inspector, {1400, 800}));
         auto* view = inspector.timeline();
         QCOMPARE(inspector.steps()->rowCount(), 3 + 1);
         inspector.stepTable()->selectRow(1);
@@ -436,10 +438,7 @@ private slots:
 
     void rangeIsSummedByName() {
         widgets::TraceInspector inspector;
-        inspector.resize(1400, 800);
-        inspector.setStack(handStack());
-        inspector.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&inspector));
+        QVERIFY(showHandStack(inspector, {1400, 800}));
         auto* view = inspector.timeline();
         auto* agg = inspector.rangeAggregate();
         QCOMPARE(inspector.lowerTabs()->currentWidget(), inspector.stepTable());

@@ -7,6 +7,7 @@
 //
 //   QT_QPA_PLATFORM=offscreen build/bin/designer_bench [rounds]
 
+#include "big_matrix.h"
 #include "code_editor.h"
 #include "feasibility/plan.h"
 #include "matrix/matrix.h"
@@ -30,20 +31,6 @@
 using namespace commprof;
 
 namespace {
-
-// The matrix of tst_gui_large_matrix: 100 models x 1 layer x 100 world sizes x 10 repeats.
-QString bigMatrix() {
-    QStringList models, sizes;
-    for (int i = 0; i < 100; ++i) {
-        models << QString("{name: m%1, params: %2}").arg(i).arg(1000000 + i * 10000);
-    }
-    for (int ws = 1; ws <= 100; ++ws) {
-        sizes << QString::number(ws);
-    }
-    return QString("name: big\nmodels: [%1]\nlayers: [{name: gloo_cpu}]\nworld_sizes: [%2]\n"
-                   "repeats: 10\n")
-        .arg(models.join(", "), sizes.join(", "));
-}
 
 // CPU time of this thread: the in-process phases are quoted as CPU, so a loaded machine does not
 // hide what a change did.
