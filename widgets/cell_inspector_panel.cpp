@@ -126,11 +126,13 @@ void CellInspectorPanel::showModel(const store::CellRow* cell) {
                              : QString("TorchScript %1%2")
                                    .arg(QFileInfo(m->torchscript).fileName(),
                                         m->input.isEmpty() ? QString() : ", input " + m->input);
-    model_->setText(QString("<b>%1</b> (%2): %3M parameters, %4M frozen, %5 tensors reduced<br>"
+    const QString frozen =
+        m->frozen > 0 ? QString("%1M frozen").arg(m->frozen / 1e6, 0, 'g', 4) : "none frozen";
+    model_->setText(QString("<b>%1</b> (%2): %3M parameters, %4, %5 tensors reduced<br>"
                             "buckets: first %6; rebuilt %7")
                         .arg(m->name.toHtmlEscaped(), what.toHtmlEscaped())
                         .arg(m->params / 1e6, 0, 'g', 4)
-                        .arg(m->frozen / 1e6, 0, 'g', 4)
+                        .arg(frozen)
                         .arg(m->trainableTensors)
                         .arg(results::bucketsText(m->initialBucketBytes),
                              results::bucketsText(m->finalBucketBytes)));
