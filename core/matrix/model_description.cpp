@@ -105,7 +105,7 @@ void readDescription(TorchScriptModel& m) {
     const QJsonArray params = o.value("parameters").toArray();
     m.tensors = int(params.size());
     double total = 0, trainable = 0;
-    for (const QJsonValue& p : params) {
+    for (const QJsonValue p : params) {
         if (p.toObject().value("sparse_gradient").toBool()) {
             fail(file, QString("parameter '%1' %2")
                            .arg(p.toObject().value("name").toString(),
@@ -114,7 +114,7 @@ void readDescription(TorchScriptModel& m) {
         }
         const QJsonArray shape = p.toObject().value("shape").toArray();
         double n = 1;
-        for (const QJsonValue& d : shape) {
+        for (const QJsonValue d : shape) {
             n *= d.toDouble();
         }
         total += n;
@@ -141,7 +141,7 @@ void readDescription(TorchScriptModel& m) {
     m.describedVocab = input.value("vocab").toInt();
     m.describedClasses = o.value("target").toObject().value("classes").toInt();
     m.describedShape.clear();
-    for (const QJsonValue& d : input.value("shape").toArray()) {
+    for (const QJsonValue d : input.value("shape").toArray()) {
         m.describedShape.push_back(qint64(d.toDouble()));
     }
 }
