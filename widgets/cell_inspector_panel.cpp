@@ -2,6 +2,7 @@
 #include "cell_inspector_panel.h"
 
 #include "flagged_row_delegate.h"
+#include "jobs/job_tracker.h"
 #include "layout_helpers.h"
 #include "models/cell_figures_model.h"
 #include "plot_style.h"
@@ -28,6 +29,7 @@ CellInspectorPanel::CellInspectorPanel(QWidget* parent) : QWidget(parent) {
     model_->setWordWrap(true);
     model_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     model_->hide();
+    modelReads_ = new jobs::JobTracker(this);
     figures_ = new models::CellFiguresModel(this);
     table_ = new QTableView(this);
     table_->setModel(figures_);
@@ -110,42 +112,53 @@ void CellInspectorPanel::resizeEvent(QResizeEvent* event) {
 }
 
 void CellInspectorPanel::showModel(const store::CellRow* cell) {
-    // From the rank 0 file of a cell that ran: what was trained and how DDP bucketed it.
-    std::optional<results::ModelLayout> m;
-    if (cell && !cell->isSweep()) {
-        m = results::readModelLayout(results::cellDir(cell->runDir, cell->id));
-    }
-    model_->setVisible(bool(m));
-    if (!m) {
-        model_->clear();
-        model_->setToolTip({});
+    // From the rank 0 file of a cell that ran, read off the GUI thread (a long run's file holds
+    // every recorded bucket); a newer selection makes an older read stale.
+    model_->hide();
+    model_->clear();
+    model_->setToolTip({});
+    if (!cell || cell->isSweep()) {
+        modelReads_->cancel();
         return;
     }
-    const QString what = m->torchscript.isEmpty()
-                             ? m->family
+    const QString dir = results::cellDir(cell->runDir, cell->id);
+    modelReads_->start(
+        "Reading " + cell->id,
+        [dir](const jobs::JobContext&) { return results::readModelLayout(dir); },
+        [this](const std::optional<results::ModelLayout>& m) {
+            if (m) {
+                showLayout(*m);
+            }
+        });
+}
+
+void CellInspectorPanel::showLayout(const results::ModelLayout& m) {
+    const QString what = m.torchscript.isEmpty()
+                             ? m.family
                              : QString("TorchScript %1%2")
-                                   .arg(QFileInfo(m->torchscript).fileName(),
-                                        m->input.isEmpty() ? QString() : ", input " + m->input);
+                                   .arg(QFileInfo(m.torchscript).fileName(),
+                                        m.input.isEmpty() ? QString() : ", input " + m.input);
     const QString frozen =
-        m->frozen > 0 ? QString("%1M frozen").arg(m->frozen / 1e6, 0, 'g', 4) : "none frozen";
+        m.frozen > 0 ? QString("%1M frozen").arg(m.frozen / 1e6, 0, 'g', 4) : "none frozen";
     model_->setText(QString("<b>%1</b> (%2): %3M parameters, %4, %5 tensors reduced<br>"
                             "buckets: first %6; rebuilt %7")
-                        .arg(m->name.toHtmlEscaped(), what.toHtmlEscaped())
-                        .arg(m->params / 1e6, 0, 'g', 4)
+                        .arg(m.name.toHtmlEscaped(), what.toHtmlEscaped())
+                        .arg(m.params / 1e6, 0, 'g', 4)
                         .arg(frozen)
-                        .arg(m->trainableTensors)
-                        .arg(results::bucketsText(m->initialBucketBytes),
-                             results::bucketsText(m->finalBucketBytes)));
+                        .arg(m.trainableTensors)
+                        .arg(results::bucketsText(m.initialBucketBytes),
+                             results::bucketsText(m.finalBucketBytes)));
     QStringList sizes;
-    for (const double b : m->finalBucketBytes) {
+    for (const double b : m.finalBucketBytes) {
         sizes << QString::number(b / 1048576.0, 'f', 2);
     }
-    model_->setToolTip(m->torchscript.isEmpty()
+    model_->setToolTip(m.torchscript.isEmpty()
                            ? "Rebuilt buckets (MiB, as the Reducer held them): " + sizes.join(", ")
-                           : m->torchscript +
+                           : m.torchscript +
                                  "\nRebuilt buckets (MiB, as the Reducer held "
                                  "them): " +
                                  sizes.join(", "));
+    model_->show();
 }
 
 QString CellInspectorPanel::modelText() const {

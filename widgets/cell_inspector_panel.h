@@ -16,6 +16,12 @@ class QTableView;
 namespace commprof::models {
 class CellFiguresModel;
 }
+namespace commprof::jobs {
+class JobTracker;
+}
+namespace commprof::results {
+struct ModelLayout;
+}
 
 namespace commprof::widgets {
 
@@ -25,7 +31,10 @@ public:
     explicit CellInspectorPanel(QWidget* parent = nullptr);
     void showCell(const report::ReportData& data, const QString& cellId);
     QString headline() const;
-    QString modelText() const; // what was trained and its buckets; empty when not known
+    // What was trained and its buckets; empty when not known (or not read yet: it is read off
+    // the GUI thread, modelReads() says when).
+    QString modelText() const;
+    jobs::JobTracker* modelReads() const { return modelReads_; }
     models::CellFiguresModel* figures() const { return figures_; }
     QCustomPlot* plot() const { return plot_; }
 
@@ -34,9 +43,11 @@ protected:
 
 private:
     void showModel(const store::CellRow* cell);
+    void showLayout(const results::ModelLayout& m);
     static constexpr int kNotesFromWidth = 420; // narrower: the meanings go to tooltips
     QLabel* headline_;
     QLabel* model_;
+    jobs::JobTracker* modelReads_;
     models::CellFiguresModel* figures_;
     QTableView* table_;
     QCustomPlot* plot_;
