@@ -173,22 +173,38 @@ private slots:
     // replan() reuses what an edit left alone; its cells must be makePlan's for the edited text
     // in every field, the lines that errors name included.
     void replanEqualsAFreshPlan_data() {
+        QTest::addColumn<QString>("base");
         QTest::addColumn<QString>("edited");
         QTest::addColumn<bool>("same");
-        QTest::newRow("a comment") << kReplanBase + "# a note\n" << true;
+        // The defaults' list varies the cap over b's cells only (a fixes its own), so the cap is
+        // in every DDP cell's id while b is a DDP model, and in none once b is a sweep.
+        const QString kinds = "name: r\n"
+                              "defaults: {bucket_cap_mb: [1, 4]}\n"
+                              "models:\n"
+                              "  - {name: a, params: 1e6, bucket_cap_mb: 25}\n"
+                              "  - {name: b, params: 2e6}\n"
+                              "layers: [{name: gloo_cpu}]\n"
+                              "world_sizes: [1, 2]\n";
+        QTest::newRow("a model's kind")
+            << kinds << QString(kinds).replace("{name: b, params: 2e6}", "{name: b, kind: sweep}")
+            << false;
+        QTest::newRow("a comment") << kReplanBase << kReplanBase + "# a note\n" << true;
         QTest::newRow("one model's size")
-            << QString(kReplanBase).replace("params: 2e6", "params: 3e6") << false;
+            << kReplanBase << QString(kReplanBase).replace("params: 2e6", "params: 3e6") << false;
         QTest::newRow("a line above every model")
-            << QString(kReplanBase).replace("name: r\n", "name: r\n# moved\n") << false;
+            << kReplanBase << QString(kReplanBase).replace("name: r\n", "name: r\n# moved\n")
+            << false;
         QTest::newRow("a model renamed")
-            << QString(kReplanBase).replace("{name: b,", "{name: c,") << false;
+            << kReplanBase << QString(kReplanBase).replace("{name: b,", "{name: c,") << false;
         QTest::newRow("a model's own setting")
+            << kReplanBase
             << QString(kReplanBase).replace("{name: b,", "{name: b, bucket_cap_mb: [1, 4],")
             << false;
         QTest::newRow("a world size")
-            << QString(kReplanBase).replace("[1, 2]", "[1, 2, 3]") << false;
+            << kReplanBase << QString(kReplanBase).replace("[1, 2]", "[1, 2, 3]") << false;
     }
     void replanEqualsAFreshPlan() {
+        QFETCH(QString, base);
         QFETCH(QString, edited);
         QFETCH(bool, same);
         feasibility::PlanOptions o;
@@ -198,7 +214,7 @@ private slots:
         const auto parse = [](const QString& text) {
             return matrix::parseMatrix(text.toUtf8(), "r.yaml");
         };
-        const auto previous = feasibility::replan(parse(kReplanBase), o, nullptr);
+        const auto previous = feasibility::replan(parse(base), o, nullptr);
         const auto reused = feasibility::replan(parse(edited), o, previous);
         const feasibility::Plan fresh = feasibility::makePlan(parse(edited), o);
         QCOMPARE(reused == previous, same);

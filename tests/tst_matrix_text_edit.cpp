@@ -91,6 +91,9 @@ private slots:
             << "name: t\nmodels: [\n  {name: \"a]\", params: 1e6},  # a ] here\n"
                "  {name: b, params: 2e6}, " +
                    e + "  # last ]\n]\n" + kTail;
+        QTest::newRow("flow, an apostrophe inside a plain name")
+            << "name: t\nmodels: [{name: bob's, params: 1e6}]\n" + kTail
+            << "name: t\nmodels: [{name: bob's, params: 1e6}, " + e + "]\n" + kTail;
         QTest::newRow("flow, empty")
             << "name: t\nmodels: []\n" + kTail << "name: t\nmodels: [" + e + "]\n" + kTail;
         QTest::newRow("block, a comment after")

@@ -73,6 +73,10 @@ private slots:
         QSignalSpy done(&run, &models::RunController::finished);
         run.start();
         QVERIFY(run.running());
+        // Choosing another folder mid-run leaves the run's own: its end names (and the window
+        // opens) the folder it wrote.
+        QTemporaryDir elsewhere;
+        run.setOutput(elsewhere.path(), kRank);
         QVERIFY(done.wait(60000));
         QVERIFY(!run.running());
         const auto summary = done.at(0).at(0).value<runner::RunSummary>();

@@ -8,6 +8,7 @@
 
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QSet>
 
 #include <cmath>
 
@@ -130,16 +131,20 @@ Plan makePlan(const matrix::Matrix& m, const PlanOptions& options) {
 
 namespace {
 
-// The same axes, budget and coefficients, and models of the same names and DDP settings in the
-// same order: then every cell id is the same, and a model's cells depend on its entry alone.
+// The same axes, budget and coefficients, and models of the same names, kinds and DDP settings
+// in the same order: then every model has the axes it had (so the cell count, which the earlier
+// plan passed, is the same), the settings in ids are the same (a sweep's lists count for none),
+// and a model's cells depend on its entry alone. (Names are unique: the matrix refuses a name
+// listed twice, so the earlier plan's cells are told apart by model name.)
 bool sameShape(const Plan& a, const Plan& b) {
     if (a.budget != b.budget || a.coefficients != b.coefficients ||
         a.matrix.models.size() != b.matrix.models.size()) {
         return false;
     }
     for (std::size_t i = 0; i < a.matrix.models.size(); ++i) {
-        if (a.matrix.models[i].name != b.matrix.models[i].name ||
-            a.matrix.models[i].knobs != b.matrix.models[i].knobs) {
+        const matrix::ModelSpec& x = a.matrix.models[i];
+        const matrix::ModelSpec& y = b.matrix.models[i];
+        if (x.name != y.name || x.kind != y.kind || x.knobs != y.knobs) {
             return false;
         }
     }

@@ -95,15 +95,18 @@ QString gib(std::optional<double> v) {
 std::pair<int, int> flowSequenceEnd(const QString& text, int open, const QString& file, int line) {
     int depth = 0;
     int lastSignificant = open + 1;
+    QChar previous; // the last significant character: a quote opens a scalar only after these
     for (int i = open; i < text.size(); ++i) {
         const QChar c = text[i];
-        if (c == u'\'' || c == u'"') {
+        const bool startsScalar = previous.isNull() || QStringView(u"[{,:").contains(previous);
+        if ((c == u'\'' || c == u'"') && startsScalar) {
             for (++i; i < text.size() && text[i] != c; ++i) {
                 if (c == u'"' && text[i] == u'\\') {
                     ++i;
                 }
             }
             lastSignificant = i + 1;
+            previous = c;
             continue;
         }
         if (c == u'#' && (i == 0 || text[i - 1].isSpace())) {
@@ -121,6 +124,7 @@ std::pair<int, int> flowSequenceEnd(const QString& text, int open, const QString
         }
         if (!c.isSpace()) {
             lastSignificant = i + 1;
+            previous = c;
         }
     }
     throw MatrixError(file, line + 1, 1, "models", "the models list is not closed with ']'");

@@ -178,8 +178,11 @@ QString matrixEntry(const QString& ptFile, const QString& matrixFile, const QStr
         const QString relative = QFileInfo(matrixFile).absoluteDir().relativeFilePath(t.file);
         path = relative.startsWith("../../") ? t.file : relative;
     }
-    const QString base = sanitizeId(QFileInfo(t.file).completeBaseName());
-    QString name = base.isEmpty() ? QString("model") : base;
+    QString base = sanitizeId(QFileInfo(t.file).completeBaseName());
+    if (base.isEmpty()) {
+        base = "model";
+    }
+    QString name = base;
     for (int n = 2; taken.contains(name); ++n) {
         name = QString("%1_%2").arg(base).arg(n);
     }

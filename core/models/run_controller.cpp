@@ -62,8 +62,11 @@ bool RunController::showPlan() {
 }
 
 void RunController::setOutput(const QString& outDir, const QString& rankProgram) {
+    if (runner_) {
+        return; // a running run keeps the folder it writes: its end opens that one
+    }
     const QString dir = outDir.isEmpty() ? QString() : QDir(outDir).absolutePath();
-    if (dir != outDir_ && !runner_) {
+    if (dir != outDir_) {
         // The listed states (a finished or paused run's, a folder's) were another folder's.
         jobs::releaseInBackground(std::exchange(finishedPlan_, nullptr));
         planShown_ = false;
