@@ -73,8 +73,7 @@ def worker(rank, world, init_file, rank0, out_path):
 
     dist._compute_bucket_assignment_by_size = recording
     ddp = nn.parallel.DistributedDataParallel(
-        module, bucket_cap_mb=cfg["bucket_cap_mb"],
-        find_unused_parameters=cfg["find_unused_parameters"])
+        module, find_unused_parameters=cfg["find_unused_parameters"], **bucket_arguments(cfg))
     dist._compute_bucket_assignment_by_size = assign
     params = [p for p in ddp.parameters() if p.requires_grad]
     if cfg["optimizer"] == "adam":
@@ -101,12 +100,35 @@ def worker(rank, world, init_file, rank0, out_path):
     dist.destroy_process_group()
 
 
+def bucket_arguments(cfg):
+    """The DistributedDataParallel arguments that give the rank's first bucket and cap.
+
+    PyTorch 1.x: the first bucket is always dist._DEFAULT_FIRST_BUCKET_BYTES (1 MiB). PyTorch
+    2.x: it is bucket_cap_mb when that is given, and 1 MiB only when bucket_cap_mb is left to
+    its default (25 MiB), in the constructor's assignment and the rebuild alike.
+    """
+    cap, first = cfg["bucket_cap_mb"], cfg["first_bucket_mb"]
+    major = int(torch.__version__.split(".")[0])
+    if major < 2:
+        if first != 1:
+            raise SystemExit("torchscript_reference: Python DDP %s has a 1 MiB first bucket, "
+                             "the rank %g MiB" % (torch.__version__, first))
+        return {"bucket_cap_mb": cap}
+    if first == cap:
+        return {"bucket_cap_mb": cap}
+    if first == 1 and cap == 25:
+        return {}
+    raise SystemExit("torchscript_reference: Python DDP %s's first bucket is bucket_cap_mb when "
+                     "it is given (1 MiB only under the default 25 MiB); the rank's %g MiB first "
+                     "bucket under a %g MiB cap has no Python twin" % (torch.__version__, first,
+                                                                        cap))
+
+
 def main():
     cell_dir = sys.argv[1]
     rank0 = json.load(open(os.path.join(cell_dir, "rank0.json")))
     world = rank0["world_size"]
-    if rank0["config"]["first_bucket_mb"] != 1:
-        raise SystemExit("torchscript_reference: Python DDP 1.13 has a 1 MiB first bucket")
+    bucket_arguments(rank0["config"])  # refuses a layout Python DDP cannot be given
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "ddp%d.pt")
         mp.spawn(worker, args=(world, os.path.join(tmp, "init"), rank0, out), nprocs=world,

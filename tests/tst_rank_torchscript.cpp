@@ -71,11 +71,15 @@ class TstRankTorchScript : public QObject {
     QTemporaryDir models_;
     bool havePython_ = false;
     bool haveTorchvision_ = false; // Debian 12's python3-torchvision; ResNet-18 needs it
+    int torchMajor_ = 0;           // of the libtorch commprof-rank was built with
 
     QString model(const QString& name) const { return models_.filePath(name); }
 
 private slots:
     void initTestCase() {
+        const CliResult version = runCli("commprof-rank", {"--version", "--json"});
+        QVERIFY2(version.exitCode == 0, version.err.constData());
+        torchMajor_ = version.json()["torch_version"].toString().section('.', 0, 0).toInt();
         QVERIFY(models_.isValid());
         havePython_ = pythonImports("torch");
         if (!havePython_) {
@@ -216,6 +220,12 @@ private slots:
         if (file == "resnet18.pt" && !haveTorchvision_) {
             QSKIP("no python3-torchvision");
         }
+        // PyTorch 2's DDP makes its first bucket the cap when one is given (1.13: always
+        // 1 MiB); the rank is given the layout the Python of its own libtorch can be given.
+        const qsizetype cap = args.indexOf("--bucket-cap-mb");
+        if (cap >= 0 && torchMajor_ >= 2) {
+            args << "--first-bucket-mb" << args[cap + 1];
+        }
         QTemporaryDir dir;
         const PoolOutcome o = runRankPool(
             dir.path(), 2,
@@ -350,8 +360,11 @@ private slots:
                  " if t.grad is not None and t.grad.is_sparse])\n",
                  model("sparse.pt"), dir.filePath("init")});
         QVERIFY(p.waitForFinished(120000) && p.exitCode() == 0);
+        // Each PyTorch words the failure its own way (1.13, 2.6): it fails either way.
         const QString out = p.readAllStandardOutput();
-        QVERIFY2(out.contains("Expected torch.FloatTensor, got torch.sparse.FloatTensor"),
+        QVERIFY2(!out.startsWith("trained") &&
+                     (out.contains("Expected torch.FloatTensor, got torch.sparse.FloatTensor") ||
+                      out.contains("Cannot access storage of SparseTensorImpl")),
                  qPrintable(out));
         QVERIFY2(out.contains("['module.emb.weight']"), qPrintable(out));
         // The exporter's description marks the same parameter, which plan refuses.
@@ -392,10 +405,11 @@ private slots:
         QString basis;
         const double before = activations(basis);
         QCOMPARE(basis, QString("estimated"));
-        const double saved = readJsonFile(dir.filePath("gpt.json"))["activations"]
-                                 .toObject()["bytes_per_sample"]
-                                 .toDouble();
-        QCOMPARE(before, 2 * (8 * saved + 144.0)); // the export's saved-tensor count
+        const QJsonObject exported =
+            readJsonFile(dir.filePath("gpt.json"))["activations"].toObject();
+        const double saved = exported["bytes_per_sample"].toDouble();
+        // The export's saved-tensor count (its fixed part differs between PyTorch versions).
+        QCOMPARE(before, 2 * (8 * saved + exported["bytes_fixed"].toDouble()));
 
         const int batch = 32;
         const CliResult c = runCli(
