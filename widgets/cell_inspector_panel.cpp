@@ -143,7 +143,7 @@ void CellInspectorPanel::showLayout(const results::ModelLayout& m) {
     model_->setText(QString("<b>%1</b> (%2): %3M parameters, %4, %5 tensors reduced<br>"
                             "buckets: first %6; rebuilt %7")
                         .arg(m.name.toHtmlEscaped(), what.toHtmlEscaped())
-                        .arg(m.params / 1e6, 0, 'g', 4)
+                        .arg(m.params / 1e6, 0, 'g', 3)
                         .arg(frozen)
                         .arg(m.trainableTensors)
                         .arg(results::bucketsText(m.initialBucketBytes),

@@ -101,6 +101,10 @@ const store::CellRow* findCell(const report::ReportData& data, const QString& ce
     return nullptr;
 }
 
+// What the trace-derived figures say when no cell has the trace they are drawn from.
+constexpr const char* kNoTracedCell =
+    "No complete DDP cell with a trace to draw\n(trace: {enabled: true} in the matrix)";
+
 std::vector<const store::CellRow*> axisCells(const report::ReportData& data) {
     std::vector<const store::CellRow*> out;
     for (const auto& c : data.cells) {
@@ -170,7 +174,7 @@ void drawOverheadVsWorldSize(QCustomPlot& plot, const report::ReportData& data,
     if (anyFlagged) {
         addFlaggedLegendEntry(plot);
     }
-    sayWhenEmpty(plot, "No complete DDP cell to draw", style);
+    sayWhenEmpty(plot, kNoTracedCell, style);
 }
 
 void drawBucketTimeVsBytes(QCustomPlot& plot, const report::ReportData& data,
@@ -290,7 +294,7 @@ void drawStackedBreakdown(QCustomPlot& plot, const report::ReportData& data,
     if (anyFlagged) {
         addFlaggedLegendEntry(plot);
     }
-    sayWhenEmpty(plot, "No complete DDP cell to draw", style);
+    sayWhenEmpty(plot, kNoTracedCell, style);
 }
 
 void drawAgreement(QCustomPlot& plot, const report::ReportData& data, const FigureStyle& style) {
@@ -354,7 +358,7 @@ void drawAgreement(QCustomPlot& plot, const report::ReportData& data, const Figu
     if (anyFlagged) {
         addFlaggedLegendEntry(plot);
     }
-    sayWhenEmpty(plot, "No complete DDP cell to draw", style);
+    sayWhenEmpty(plot, kNoTracedCell, style);
 }
 
 void highlightCell(QCustomPlot& plot, const char* figure, const report::ReportData& data,
