@@ -3,6 +3,7 @@
 // Driving `commprof run` in tests: matrices written to disk, --json-progress read as it comes,
 // the runner's pid files.
 
+#include "rank_files.h"
 #include "runner/process_identity.h"
 
 #include <QDir>
@@ -12,7 +13,9 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
+#include <QTest>
 
+#include <csignal>
 #include <functional>
 
 // One short ws1 cell, for the runner's fault tests.
@@ -83,4 +86,26 @@ inline QProcess* startRun(QObject* parent, const QStringList& args) {
     p->start(COMMPROF_BIN_DIR "/commprof",
              QStringList{"run"} + args + QStringList{"--json-progress"});
     return p;
+}
+
+// Runs `matrix` into `out`, sends `signal` to `commprof run` once `cell` is at its third
+// iteration, and checks what every signal that stops a run must leave: exit 1, the cell recorded
+// as stopped, none of its ranks running. Returns early on a failed check: callers test
+// QTest::currentTestFailed() before going on.
+inline void stopRunMidCell(QObject* parent, const QString& matrix, const QString& out,
+                           const QString& cell, int signal) {
+    QProcess* run = startRun(parent, {matrix, "--out", out});
+    QVERIFY(waitForIteration(*run, cell, 3));
+    const QList<commprof::runner::PidRecord> ranks = pidRecords(out);
+    QCOMPARE(ranks.size(), 2);
+    QVERIFY(::kill(pid_t(run->processId()), signal) == 0);
+    QVERIFY(run->waitForFinished(60000));
+    QCOMPARE(run->exitStatus(), QProcess::NormalExit);
+    QCOMPARE(run->exitCode(), 1);
+    const QJsonObject record = readJsonFile(out + "/cells/" + cell + "/cell.json");
+    QCOMPARE(record["status"].toString(), QString("failed"));
+    QCOMPARE(record["stopped"].toBool(), true);
+    for (const commprof::runner::PidRecord& r : ranks) {
+        QVERIFY(!commprof::runner::stillRunning(r));
+    }
 }

@@ -237,19 +237,9 @@ private slots:
     void interruptEndsTheRunCleanly() {
         QTemporaryDir dir;
         const QString out = dir.filePath("r");
-        QProcess* run = startRun(this, {writeMatrix(dir, kLong), "--out", out});
-        QVERIFY(waitForIteration(*run, kLongCell, 3));
-        const QList<PidRecord> ranks = pidRecords(out);
-        QCOMPARE(ranks.size(), 2);
-        QVERIFY(::kill(pid_t(run->processId()), SIGINT) == 0);
-        QVERIFY(run->waitForFinished(60000));
-        QCOMPARE(run->exitStatus(), QProcess::NormalExit);
-        QCOMPARE(run->exitCode(), 1);
-        const QJsonObject cell = readJsonFile(out + "/cells/" + kLongCell + "/cell.json");
-        QCOMPARE(cell["status"].toString(), QString("failed"));
-        QCOMPARE(cell["stopped"].toBool(), true);
-        for (const PidRecord& r : ranks) {
-            QVERIFY(!stillRunning(r));
+        stopRunMidCell(this, writeMatrix(dir, kLong), out, kLongCell, SIGINT);
+        if (QTest::currentTestFailed()) {
+            return;
         }
         QVERIFY(QDir(out + "/.pids").entryList({"*.pid"}).isEmpty());
         // What the results say of it: stopped, not failed, in the JSON and in the CSV.

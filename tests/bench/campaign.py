@@ -703,18 +703,25 @@ def _(c):
            r.describe())
 
 
+def stop_mid_cell(c, sig, tag, *matrix):
+    """Sends SIG to a run mid-cell and checks what every stopping signal must leave: exit 1, no
+    rank running, the cell recorded as stopped. Returns the results folder."""
+    with running(c, tag, *matrix) as (d, out, run_):
+        ranks = pid_records(out)
+        run_.p.send_signal(sig)
+        code = run_.finish(60)
+    time.sleep(0.5)
+    expect(code == 1, "exit %s" % code)
+    expect(not any(alive(r) for r in ranks), "ranks left running")
+    cell = read_json(out + "/cells/%s/cell.json" % LONG_CELL) or {}
+    expect(cell.get("status") == "failed" and cell.get("stopped"), json.dumps(cell)[:200])
+    return out
+
+
 for _sig in (signal.SIGINT, signal.SIGTERM):
     @case(5, "%s mid-run" % _sig.name)
     def _(c, sig=_sig):
-        with running(c, "signal") as (d, out, run_):
-            ranks = pid_records(out)
-            run_.p.send_signal(sig)
-            code = run_.finish(60)
-        time.sleep(0.5)
-        expect(code == 1, "exit %s" % code)
-        expect(not any(alive(r) for r in ranks), "ranks left running")
-        cell = read_json(out + "/cells/%s/cell.json" % LONG_CELL) or {}
-        expect(cell.get("status") == "failed" and cell.get("stopped"), json.dumps(cell)[:200])
+        stop_mid_cell(c, sig, "signal")
 
 
 # --- 6: a full disk --------------------------------------------------------------------------
@@ -1450,15 +1457,7 @@ def _(c):
 for _sig in (signal.SIGHUP, signal.SIGQUIT):
     @case(33, "%s mid-run: the cell is recorded stopped, launcher.log written" % _sig.name)
     def _(c, sig=_sig):
-        with running(c, "hup", LONGER) as (d, out, run_):
-            ranks = pid_records(out)
-            run_.p.send_signal(sig)
-            code = run_.finish(60)
-        time.sleep(0.5)
-        expect(code == 1, "exit %s" % code)
-        expect(not any(alive(r) for r in ranks), "ranks left running")
-        cell = read_json(out + "/cells/%s/cell.json" % LONG_CELL) or {}
-        expect(cell.get("status") == "failed" and cell.get("stopped"), json.dumps(cell)[:200])
+        out = stop_mid_cell(c, sig, "hup", LONGER)
         expect(os.path.exists(out + "/cells/%s/launcher.log" % LONG_CELL), "no launcher.log")
 
 
