@@ -7,10 +7,13 @@
 #include "runner/process_identity.h"
 
 #include <QDir>
+#include <QDirIterator>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMap>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
@@ -108,4 +111,24 @@ inline void stopRunMidCell(QObject* parent, const QString& matrix, const QString
     for (const commprof::runner::PidRecord& r : ranks) {
         QVERIFY(!commprof::runner::stillRunning(r));
     }
+}
+
+// Every file and folder under DIR (relative path) with its content, but those in `skip`: what a
+// refused or hostile run must leave as it was.
+inline QMap<QString, QByteArray> snapshot(const QString& dir, const QStringList& skip = {}) {
+    QMap<QString, QByteArray> out;
+    QDirIterator it(dir, QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot | QDir::Hidden,
+                    QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QString path = it.next();
+        const QString rel = QDir(dir).relativeFilePath(path);
+        if (skip.contains(rel)) {
+            continue;
+        }
+        QFile f(path);
+        out[rel] = QFileInfo(path).isDir()
+                       ? QByteArray("<dir>")
+                       : (f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray("<unreadable>"));
+    }
+    return out;
 }

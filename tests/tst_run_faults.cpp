@@ -52,21 +52,6 @@ QString environmentValue(const QByteArray& environ, const QByteArray& name) {
     return {};
 }
 
-// Every file under DIR with its content: what a planted link must leave untouched.
-QMap<QString, QByteArray> snapshot(const QString& dir) {
-    QMap<QString, QByteArray> out;
-    QDirIterator it(dir, QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot | QDir::Hidden,
-                    QDirIterator::Subdirectories);
-    while (it.hasNext()) {
-        const QString path = it.next();
-        QFile f(path);
-        out[QDir(dir).relativeFilePath(path)] =
-            QFileInfo(path).isDir() ? QByteArray("<dir>")
-                                    : (f.open(QIODevice::ReadOnly) ? f.readAll() : "<unreadable>");
-    }
-    return out;
-}
-
 bool alive(qint64 pid) {
     return processStartTime(pid) != 0;
 }
