@@ -1577,6 +1577,67 @@ def _(c):
     expect("RLIMIT_NPROC" in cell.get("failure", ""), json.dumps(cell)[:300])
 
 
+
+# --- 33: folders that are not results, read-only results, a database beside a running run ------
+
+for _command in ("report", "cells", "ingest"):
+    @case(33, "%s of an empty folder: refused, nothing written" % _command)
+    def _(c, command=_command):
+        d = c.tmp("empty_" + command)
+        os.makedirs(d + "/empty")
+        extra = ["--out", d + "/report"] if command == "report" else []
+        r = c.cli(command, d + "/empty", *extra)
+        c.refused(r, text=re.escape(d + "/empty") + " is not a results folder")
+        expect(os.listdir(d + "/empty") == [], "written: %s" % os.listdir(d + "/empty"))
+        expect(not os.path.exists(d + "/report"), "the report folder was made")
+
+
+@case(33, "cells of a read-only results folder, ingested and stale")
+def _(c):
+    d = c.results_copy("read_only")
+    expected = c.cells(d)  # ingested where it may write
+    stale = os.path.dirname(d) + "/stale"
+    shutil.copytree(d, stale, symlinks=True)
+    os.utime(stale + "/cells/%s/rank0.json" % TINY2, (time.time() + 5, time.time() + 5))
+    mounted = []
+    try:
+        for folder in (d, stale):
+            # Root passes every permission check: only a read-only mount makes the folder so.
+            bind = run(["mount", "--bind", "-o", "ro", folder, folder]) if os.getuid() == 0 \
+                else run(["chmod", "-R", "a-w", folder])
+            expect(bind.code == 0, "cannot make %s read-only: %s" % (folder, bind.describe()))
+            mounted.append(folder)
+            was = snapshot(folder)
+            r = c.cli("cells", folder, "--json", timeout=120)
+            expect(r.code == 0, "cells: " + r.describe())
+            got = {x["id"]: x["status"] for x in json.loads(r.out)["cells"]}
+            expect(got == {k: v["status"] for k, v in expected.items()}, "cells %s" % got)
+            expect(snapshot(folder) == was, "the read-only folder changed")
+    finally:
+        for folder in mounted:
+            run(["umount", "-l", folder] if os.getuid() == 0 else ["chmod", "-R", "u+w", folder])
+
+
+@case(33, "the workbench opens a folder mid-run: the database hides no later file")
+def _(c):
+    matrix = LONG.replace("iterations: 400", "iterations: 1500").replace("world_sizes: [2]",
+                                                                         "world_sizes: [2, 1]")
+    with running(c, "beside_run", matrix) as (d, out, run_):
+        shot = run([c.workbench, "--results", out, "--screenshot", d + "/shots"],
+                   env={"QT_QPA_PLATFORM": "offscreen"}, timeout=120)
+        expect(shot.code == 0, "workbench: " + shot.describe())
+        import sqlite3
+        db = sqlite3.connect("file:%s/results.sqlite?mode=ro" % out, uri=True)
+        seen = dict(db.execute("SELECT id, status FROM cells").fetchall())
+        db.close()
+        # The case means something only if the database holds the running cell unfinished.
+        expect(seen.get(LONG_CELL) not in (None, "complete"), "the database says %s" % seen)
+        code = run_.finish(600)
+    expect(code == 0, "run: exit %s" % code)
+    cells = c.cells(out)
+    expect(all(x["status"] == "complete" for x in cells.values()) and len(cells) == 2,
+           "after the run: %s" % {k: v["status"] for k, v in cells.items()})
+
 # ---------------------------------------------------------------------------------------------
 
 def main():
