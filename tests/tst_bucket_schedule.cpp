@@ -17,8 +17,9 @@ namespace {
 
 // Four parameters in gradient-ready order: 60, 60, 200 and 100 bytes, ready at 10, 20, 40 and
 // 50 us; compute ends at 55 us; each all-reduce costs 5 us + 0.1 us/B.
-const std::vector<ReadyParam> kParams{{60, 10}, {60, 20}, {200, 40}, {100, 50}};
+const std::vector<ReadyParam> kParams{{60, 10, {}}, {60, 20, {}}, {200, 40, {}}, {100, 50, {}}};
 const WireCost kCost{5, 0.1, 1};
+const HookModel kAllReduce = *hookModel("allreduce");
 
 } // namespace
 
@@ -34,7 +35,7 @@ private slots:
     // (With the cap for the first bucket too, {p0,p1,p2} 320 B would end at 40 + 37 = 77 and
     // {p3} at 77 + 15 = 92: exposed 37.)
     void firstBucketRuleAtCap300() {
-        const Schedule s = simulateSchedule(kParams, {100, 300}, kCost, 55);
+        const Schedule s = simulateSchedule(kParams, {100, 300}, kAllReduce, kCost, 55);
         QCOMPARE(s.buckets.size(), std::size_t(2));
         QCOMPARE(s.buckets[0].nparams, 2);
         QCOMPARE(s.buckets[0].bytes, 120.0);
@@ -53,7 +54,7 @@ private slots:
     //   exposed = 80 - 55 = 25 us
     // fp16 (half the bytes on the wire): A 20 .. 31, B 40 .. 55, C 55 .. 65: exposed 10 us.
     void smallerCapAndHalfTheWire() {
-        const Schedule s = simulateSchedule(kParams, {100, 150}, kCost, 55);
+        const Schedule s = simulateSchedule(kParams, {100, 150}, kAllReduce, kCost, 55);
         QCOMPARE(s.buckets.size(), std::size_t(3));
         QCOMPARE(s.buckets[1].nparams, 1);
         QCOMPARE(s.buckets[1].startUs, 40.0);
@@ -62,9 +63,9 @@ private slots:
         QCOMPARE(s.buckets[2].endUs, 80.0);
         QCOMPARE(s.exposedUs(), 25.0);
 
-        const auto half = wireFactor("fp16_compress");
+        const auto half = hookModel("fp16_compress");
         QVERIFY(half);
-        const Schedule h = simulateSchedule(kParams, {100, 150}, {5, 0.1, *half}, 55);
+        const Schedule h = simulateSchedule(kParams, {100, 150}, *half, kCost, 55);
         QCOMPARE(h.buckets[0].endUs, 31.0);
         QCOMPARE(h.buckets[1].endUs, 55.0);
         QCOMPARE(h.buckets[2].endUs, 65.0);
@@ -74,20 +75,48 @@ private slots:
     // Everything done before the compute ends exposes nothing; a compute end before the last
     // gradient is raised to it.
     void nothingExposedAndComputeEndRaised() {
-        const Schedule s = simulateSchedule(kParams, {100, 150}, {0, 0, 1}, 200);
+        const Schedule s = simulateSchedule(kParams, {100, 150}, kAllReduce, {0, 0, 1}, 200);
         QCOMPARE(s.exposedUs(), 0.0);
-        const Schedule t = simulateSchedule(kParams, {100, 150}, {0, 0, 1}, 0);
+        const Schedule t = simulateSchedule(kParams, {100, 150}, kAllReduce, {0, 0, 1}, 0);
         QCOMPARE(t.computeEndUs, 50.0);
     }
 
-    // PowerSGD and local are said to be unmodelled, not predicted as plain all-reduces.
-    void hooksThisModelDoesNotDescribe() {
+    // The scale multiplies every collective's cost; twice the scale here: A 20 .. 54 (2 x 17),
+    // B 54 .. 124 (2 x 35): exposed 124 - 55 = 69 us.
+    void scaleMultipliesEachCollective() {
+        const Schedule s = simulateSchedule(kParams, {100, 300}, kAllReduce, {5, 0.1, 2}, 55);
+        QCOMPARE(s.buckets[0].endUs, 54.0);
+        QCOMPARE(s.buckets[1].endUs, 124.0);
+        QCOMPARE(s.exposedUs(), 69.0);
+    }
+
+    // PowerSGD at rank 1 (min_compression_rate 2), PyTorch's rule by hand:
+    //   w 534 x 534 (1,140,624 B): (534 + 534) x 1 x 2 = 2,136 < 285,156: P and Q, 4,272 B
+    //   b 534 (a 534 x 1 matrix, 2,136 B): (534 + 1) x 1 x 2 = 1,070 >= 534: sent whole
+    //   conv 64 x 3 x 3 x 3 (6,912 B, viewed 64 x 27): 91 x 2 = 182 < 1,728: 364 B
+    // A bucket {w, b, conv}: 3 collectives (the uncompressed, every P, every Q), 6,772 B; {b}
+    // alone: 1 collective of 2,136 B; {w} alone: 2 of 4,272 B. At rank 4, w sends 17,088 B. Local
+    // sends nothing and costs nothing.
+    void hookWireByHand() {
+        const ReadyParam w{1140624, 0, {534, 534}}, b{2136, 0, {534}}, conv{6912, 0, {64, 3, 3, 3}};
+        const HookModel powersgd = *hookModel("powersgd", 1);
+        const BucketWire all = powersgd.wire({&w, &b, &conv});
+        QCOMPARE(all.collectives, 3);
+        QCOMPARE(all.bytes, 6772.0);
+        QCOMPARE(powersgd.wire({&b}).collectives, 1);
+        QCOMPARE(powersgd.wire({&b}).bytes, 2136.0);
+        QCOMPARE(powersgd.wire({&w}).collectives, 2);
+        QCOMPARE(powersgd.wire({&w}).bytes, 4272.0);
+        QCOMPARE(hookModel("powersgd", 4)->wire({&w}).bytes, 17088.0);
+        QCOMPARE(hookModel("bf16_compress")->wire({&w, &b}).bytes, (1140624.0 + 2136.0) / 2);
+        const BucketWire none = hookModel("local")->wire({&w, &b});
+        QCOMPARE(none.collectives, 0);
+        const WireCost tripled{5, 0.1, 3};
+        QCOMPARE(tripled.us(none), 0.0);
+        QCOMPARE(tripled.us(powersgd.wire({&w})), 3 * (2 * 5 + 0.1 * 4272));
         QString why;
-        QVERIFY(!wireFactor("powersgd", &why));
-        QVERIFY(why.contains("powersgd"));
-        QVERIFY(!wireFactor("local", &why));
-        QCOMPARE(*wireFactor("allreduce"), 1.0);
-        QCOMPARE(*wireFactor("bf16_compress"), 0.5);
+        QVERIFY(!hookModel("topk", 1, &why));
+        QVERIFY(why.contains("topk"));
     }
 
     // Registered w1 400 B, b1 100 B, w2 200 B, b2 100 B: ready order b2, w2, b1, w1. Iteration 3
@@ -95,10 +124,13 @@ private slots:
     // bucket 1 {b1, w1} 500 B launched at 3000, done at 5000, after the backward's start B;
     // backward_ms 5, so the start is 5000 us before the last completion, B itself.
     //   b2: 0 + 100/300 x 1000 = 333.3; w2: 1000; b1: 1000 + 100/500 x 2000 = 1400; w1: 3000
-    //   compute end 3000; forward 2000 us and optimizer 1000 us (iteration 2 is not recorded).
+    //   compute end 3000; forward 2000 us and optimizer 1000 us (iteration 2 is not recorded);
+    //   exposed: the last completion 5000 after the last launch 3000, 2000 us. w1 is 10 x 10.
     void readyTimesFromBucketLaunches() {
         const double b = 1e9;
-        const auto param = [](int bytes) { return QJsonObject{{"bytes", bytes}}; };
+        const auto param = [](int bytes, QJsonArray shape = {}) {
+            return QJsonObject{{"bytes", bytes}, {"shape", shape}};
+        };
         const auto bucket = [&](int index, int bytes, double startUs, double endUs) {
             return QJsonObject{{"iter", 3},
                                {"index", index},
@@ -109,7 +141,7 @@ private slots:
         };
         QJsonObject rank{
             {"record_from_iteration", 3},
-            {"parameters", QJsonArray{param(400), param(100), param(200), param(100)}},
+            {"parameters", QJsonArray{param(400, {10, 10}), param(100), param(200), param(100)}},
             {"iterations", QJsonArray{QJsonObject{{"iter", 2},
                                                   {"forward_ms", 99.0},
                                                   {"backward_ms", 99.0},
@@ -137,6 +169,8 @@ private slots:
         QCOMPARE(r->computeEndUs, 3000.0);
         QCOMPARE(r->forwardUs, 2000.0);
         QCOMPARE(r->optimizerUs, 1000.0);
+        QCOMPARE(r->exposedUs, 2000.0);
+        QCOMPARE(r->params[3].shape, (std::vector<double>{10, 10}));
         QCOMPARE(*measuredStepMs(cell), 8.5);
 
         // Buckets that do not hold the parameters in reverse registration order: refused.

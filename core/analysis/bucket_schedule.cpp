@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "bucket_schedule.h"
 
+#include <QStringList>
+
 #include <algorithm>
 
 namespace commprof::analysis {
@@ -26,26 +28,53 @@ std::vector<std::vector<int>> assignBuckets(const std::vector<double>& bytesInRe
     return buckets;
 }
 
-std::optional<double> wireFactor(const QString& hook, QString* why) {
-    if (hook == "allreduce") {
-        return 1.0;
+BucketWire HookModel::wire(const std::vector<const ReadyParam*>& members) const {
+    double all = 0;
+    for (const ReadyParam* p : members) {
+        all += p->bytes;
+    }
+    if (hook == "local") {
+        return {};
     }
     if (hook == "fp16_compress" || hook == "bf16_compress") {
-        return 0.5;
+        return {1, all / 2};
     }
-    if (why) {
-        // PowerSGD's wire bytes ((n + m) x rank x 4 per matrix) depend on each gradient's shape
-        // and on its warm-up of plain all-reduces, and its compression is compute this cost
-        // leaves out; local reduces nothing between ranks.
-        *why = QString("the %1 hook is not modelled (only allreduce, fp16_compress and "
-                       "bf16_compress are)")
-                   .arg(hook);
+    if (hook != "powersgd") {
+        return {1, all};
     }
-    return std::nullopt;
+    constexpr double kFloat = 4;
+    double uncompressed = 0, factors = 0;
+    for (const ReadyParam* p : members) {
+        const double numel = p->bytes / kFloat;
+        const double n = p->shape.empty() ? numel : p->shape.front();
+        const double m = n > 0 ? numel / n : 0;
+        const double r = std::min({n, m, double(powersgdRank)});
+        if ((n + m) * r * minCompressionRate < n * m) {
+            factors += (n + m) * r * kFloat;
+        } else {
+            uncompressed += p->bytes;
+        }
+    }
+    return {(uncompressed > 0 ? 1 : 0) + (factors > 0 ? 2 : 0), uncompressed + factors};
+}
+
+std::optional<HookModel> hookModel(const QString& hook, int powersgdRank, QString* why) {
+    static const QStringList kModelled{"allreduce", "fp16_compress", "bf16_compress", "powersgd",
+                                       "local"};
+    if (!kModelled.contains(hook)) {
+        if (why) {
+            *why = QString("the %1 hook is not modelled (%2 are)").arg(hook, kModelled.join(", "));
+        }
+        return std::nullopt;
+    }
+    HookModel m;
+    m.hook = hook;
+    m.powersgdRank = std::max(1, powersgdRank);
+    return m;
 }
 
 Schedule simulateSchedule(const std::vector<ReadyParam>& readyOrder, const BucketRule& rule,
-                          const WireCost& cost, double computeEndUs) {
+                          const HookModel& hook, const WireCost& cost, double computeEndUs) {
     std::vector<double> bytes;
     for (const ReadyParam& p : readyOrder) {
         bytes.push_back(p.bytes);
@@ -56,14 +85,19 @@ Schedule simulateSchedule(const std::vector<ReadyParam>& readyOrder, const Bucke
     for (const std::vector<int>& members : assignBuckets(bytes, rule)) {
         ScheduledBucket b;
         b.nparams = int(members.size());
+        std::vector<const ReadyParam*> params;
         for (const int i : members) {
-            b.bytes += readyOrder[std::size_t(i)].bytes;
-            b.readyUs = std::max(b.readyUs, readyOrder[std::size_t(i)].readyUs);
+            const ReadyParam& p = readyOrder[std::size_t(i)];
+            params.push_back(&p);
+            b.bytes += p.bytes;
+            b.readyUs = std::max(b.readyUs, p.readyUs);
         }
+        const BucketWire wire = hook.wire(params);
+        b.wireBytes = wire.bytes;
         // The reducer launches buckets in order: a bucket ready early waits for the one before.
         b.readyUs = std::max(b.readyUs, previousReady);
         b.startUs = std::max(b.readyUs, previousEnd);
-        b.endUs = b.startUs + cost.us(b.bytes);
+        b.endUs = b.startUs + cost.us(wire);
         previousReady = b.readyUs;
         previousEnd = b.endUs;
         s.computeEndUs = std::max(s.computeEndUs, b.readyUs);

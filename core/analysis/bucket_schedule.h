@@ -13,7 +13,8 @@ namespace commprof::analysis {
 
 struct ReadyParam {
     double bytes = 0;
-    double readyUs = 0; // its gradient is ready, from the backward's start
+    double readyUs = 0;        // its gradient is ready, from the backward's start
+    std::vector<double> shape; // the parameter's shape; empty: a flat tensor of `bytes`
 };
 
 // torch's compute_bucket_assignment_by_size as Reducer::rebuild_buckets calls it (limits
@@ -29,23 +30,47 @@ struct BucketRule {
 std::vector<std::vector<int>> assignBuckets(const std::vector<double>& bytesInReadyOrder,
                                             const BucketRule& rule);
 
-// The bytes a comm hook puts on the wire per gradient byte: 1 for allreduce, 0.5 for the fp16
-// and bf16 compressions; nullopt (with *why) for a hook this model does not describe.
-std::optional<double> wireFactor(const QString& hook, QString* why = nullptr);
+// What a comm hook sends for one bucket: its collectives and their bytes in all.
+struct BucketWire {
+    int collectives = 0;
+    double bytes = 0;
+};
 
+// How a comm hook turns a bucket's gradients into collectives, as the rank's hooks do:
+// allreduce one all-reduce of the bucket; fp16_compress and bf16_compress one of half the bytes;
+// powersgd, per tensor viewed as (size(0), rest), P (n x r) and Q (m x r) where (n + m) r x
+// min_compression_rate < n m, else the tensor travels whole: one all-reduce of the uncompressed
+// tensors, one of every P and one of every Q (float32); local none.
+struct HookModel {
+    QString hook = "allreduce";
+    int powersgdRank = 1;
+    double minCompressionRate = 2;
+    BucketWire wire(const std::vector<const ReadyParam*>& members) const;
+};
+
+// nullopt with *why for a hook this model does not describe.
+std::optional<HookModel> hookModel(const QString& hook, int powersgdRank = 1,
+                                   QString* why = nullptr);
+
+// alpha + beta x bytes per collective from a sweep's fit, times `scale`: how much slower a
+// bucket's collectives (and the hook's own work on them) ran inside the backward than the sweep's
+// all-reduces alone, as calibrated on measured cells (recommendation.h). Nothing sent costs
+// nothing.
 struct WireCost {
     double alphaUs = 0;
     double betaUsPerByte = 0;
-    double factor = 1; // wireFactor of the hook
-    double us(double gradientBytes) const {
-        return alphaUs + betaUsPerByte * gradientBytes * factor;
+    double scale = 1;
+    double us(const BucketWire& w) const {
+        return w.collectives == 0 ? 0.0
+                                  : scale * (alphaUs * w.collectives + betaUsPerByte * w.bytes);
     }
 };
 
 struct ScheduledBucket {
     int nparams = 0;
-    double bytes = 0;   // gradient bytes
-    double readyUs = 0; // its last gradient is ready (and every earlier bucket launched)
+    double bytes = 0;     // gradient bytes
+    double wireBytes = 0; // what its hook sends
+    double readyUs = 0;   // its last gradient is ready (and every earlier bucket launched)
     double startUs = 0, endUs = 0;
 };
 
@@ -59,6 +84,6 @@ struct Schedule {
 
 // `computeEndUs` below the last gradient's ready time is raised to it.
 Schedule simulateSchedule(const std::vector<ReadyParam>& readyOrder, const BucketRule& rule,
-                          const WireCost& cost, double computeEndUs);
+                          const HookModel& hook, const WireCost& cost, double computeEndUs);
 
 } // namespace commprof::analysis

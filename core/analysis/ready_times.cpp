@@ -17,9 +17,14 @@ struct RecordedBucket {
     double launchUs = 0; // from the backward's start
 };
 
+struct RecordedIteration {
+    std::vector<RecordedBucket> buckets; // by index
+    double exposedUs = 0;                // the last completion after the last launch
+};
+
 // Per recorded iteration of one rank file, its buckets by index, launch times from the
 // backward's start; iterations whose buckets are not all there are left out.
-std::map<int, std::vector<RecordedBucket>> recordedIterations(const QJsonObject& doc) {
+std::map<int, RecordedIteration> recordedIterations(const QJsonObject& doc) {
     std::map<int, double> backwardMs;
     for (const QJsonValue& v : doc["iterations"].toArray()) {
         backwardMs[v["iter"].toInt()] = v["backward_ms"].toDouble();
@@ -28,20 +33,22 @@ std::map<int, std::vector<RecordedBucket>> recordedIterations(const QJsonObject&
     for (const QJsonValue& v : doc["buckets"].toArray()) {
         byIter[v["iter"].toInt()][v["index"].toInt()] = v.toObject();
     }
-    std::map<int, std::vector<RecordedBucket>> out;
+    std::map<int, RecordedIteration> out;
     for (const auto& [iter, buckets] : byIter) {
         if (!backwardMs.count(iter) || buckets.rbegin()->first != int(buckets.size()) - 1) {
             continue;
         }
-        double lastEndNs = 0;
+        double lastEndNs = 0, lastStartNs = 0;
         for (const auto& [index, b] : buckets) {
             lastEndNs = std::max(lastEndNs, b["end_ns"].toDouble());
+            lastStartNs = std::max(lastStartNs, b["start_ns"].toDouble());
         }
         const double backwardStartNs = lastEndNs - backwardMs[iter] * 1e6;
-        std::vector<RecordedBucket>& row = out[iter];
+        RecordedIteration& row = out[iter];
+        row.exposedUs = std::max(0.0, (lastEndNs - lastStartNs) / 1e3);
         for (const auto& [index, b] : buckets) {
-            row.push_back({b["nparams"].toInt(), b["bytes"].toDouble(),
-                           (b["start_ns"].toDouble() - backwardStartNs) / 1e3});
+            row.buckets.push_back({b["nparams"].toInt(), b["bytes"].toDouble(),
+                                   (b["start_ns"].toDouble() - backwardStartNs) / 1e3});
         }
     }
     return out;
@@ -65,13 +72,18 @@ std::optional<ReadyTimes> readyTimesFromBuckets(const results::CellFiles& cell, 
     }
     // Reverse registration order: the order the rebuilt buckets hold the parameters in.
     std::vector<double> bytes;
+    std::vector<std::vector<double>> shapes;
     const QJsonArray params = cell.ranks.first()["parameters"].toArray();
     for (qsizetype i = params.size() - 1; i >= 0; --i) {
         bytes.push_back(params[i].toObject()["bytes"].toDouble());
+        std::vector<double>& shape = shapes.emplace_back();
+        for (const QJsonValue d : params[i].toObject()["shape"].toArray()) {
+            shape.push_back(d.toDouble());
+        }
     }
     std::vector<RecordedBucket> layout; // the first recorded iteration's buckets
     std::map<std::size_t, std::vector<double>> launches;
-    std::vector<double> forward, optimizer;
+    std::vector<double> forward, optimizer, exposed;
     int samples = 0;
     for (const QJsonObject& doc : cell.ranks) {
         const int from = doc["record_from_iteration"].toInt();
@@ -81,7 +93,8 @@ std::optional<ReadyTimes> readyTimesFromBuckets(const results::CellFiles& cell, 
                 optimizer.push_back(v["optimizer_ms"].toDouble() * 1e3);
             }
         }
-        for (const auto& [iter, buckets] : recordedIterations(doc)) {
+        for (const auto& [iter, recorded] : recordedIterations(doc)) {
+            const std::vector<RecordedBucket>& buckets = recorded.buckets;
             if (layout.empty()) {
                 layout = buckets;
             }
@@ -91,6 +104,7 @@ std::optional<ReadyTimes> readyTimesFromBuckets(const results::CellFiles& cell, 
             for (std::size_t k = 0; k < buckets.size(); ++k) {
                 launches[k].push_back(buckets[k].launchUs);
             }
+            exposed.push_back(recorded.exposedUs);
             ++samples;
         }
     }
@@ -102,6 +116,7 @@ std::optional<ReadyTimes> readyTimesFromBuckets(const results::CellFiles& cell, 
     r.samples = samples;
     r.forwardUs = medianOf(forward);
     r.optimizerUs = medianOf(optimizer);
+    r.exposedUs = medianOf(exposed);
     std::size_t next = 0;
     double previousLaunch = 0;
     for (std::size_t k = 0; k < layout.size(); ++k) {
@@ -126,7 +141,8 @@ std::optional<ReadyTimes> readyTimesFromBuckets(const results::CellFiles& cell, 
         for (std::size_t j = next; j < next + std::size_t(b.nparams); ++j) {
             cumulative += bytes[j];
             const double share = inBucket > 0 ? cumulative / inBucket : 1.0;
-            r.params.push_back({bytes[j], previousLaunch + share * (launch - previousLaunch)});
+            r.params.push_back(
+                {bytes[j], previousLaunch + share * (launch - previousLaunch), shapes[j]});
         }
         next += std::size_t(b.nparams);
         previousLaunch = launch;

@@ -28,6 +28,9 @@ struct ReadyTimes {
     double forwardUs = 0;
     double computeEndUs = 0; // the last bucket's launch: the backward's compute is done
     double optimizerUs = 0;
+    // What the backward waited for after its compute: the last bucket's completion minus its
+    // launch.
+    double exposedUs = 0;
     int samples = 0; // rank-iterations the medians are over
 };
 

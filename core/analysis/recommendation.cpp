@@ -13,14 +13,12 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <tuple>
+#include <set>
 
 namespace commprof::analysis {
 namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
-// Predicted steps closer than this (relative) to the smallest are a tie.
-constexpr double kPredictionTie = 0.01;
 
 struct Members {
     CapGroup group;
@@ -60,6 +58,105 @@ SweepsByShape allReduceSweeps(const std::vector<results::CellFiles>& sweeps) {
     return out;
 }
 
+// One measured cell as the model sees it: its ready times and the scale its buckets calibrate.
+struct Profile {
+    double capMb = 0;
+    ReadyTimes ready;
+    double scale = 1;
+};
+
+BucketRule ruleFor(const CapGroup& g, double capMb) {
+    return {g.firstBucketMb * kMiB, capMb * kMiB};
+}
+
+// The scale of the sweep's fit at which the cell's simulated schedule exposes what its buckets
+// did (exposure grows with the scale, so bisection finds it); 1 for a hook that sends nothing.
+double calibratedScale(const CapGroup& g, const HookModel& hook, const Profile& p) {
+    const auto exposedAt = [&](double scale) {
+        const WireCost cost{g.fit.alphaUs, g.fit.betaUsPerByte, scale};
+        return simulateSchedule(p.ready.params, ruleFor(g, p.capMb), hook, cost,
+                                p.ready.computeEndUs)
+            .exposedUs();
+    };
+    constexpr double kMostScale = 1e5;
+    double lo = 0, hi = 1;
+    if (exposedAt(kMostScale) <= 0) {
+        return 1.0;
+    }
+    while (exposedAt(hi) < p.ready.exposedUs && hi < kMostScale) {
+        hi *= 2;
+    }
+    for (int i = 0; i < 60 && hi - lo > 1e-6 * hi; ++i) {
+        const double mid = (lo + hi) / 2;
+        (exposedAt(mid) < p.ready.exposedUs ? lo : hi) = mid;
+    }
+    return (lo + hi) / 2;
+}
+
+struct Prediction {
+    double stepMs = 0, exposedMs = 0;
+    int buckets = 0;
+};
+
+// A cap's step from the medians of REFERENCE: the ready times of its finest cap (the most
+// launches resolve them best) stretched to the median compute end, the median forward, optimizer
+// and scale.
+Prediction predictCap(const CapGroup& g, const HookModel& hook,
+                      const std::vector<const Profile*>& reference, double capMb) {
+    std::vector<double> forward, computeEnd, optimizer, scale;
+    const Profile* finest = reference.front();
+    for (const Profile* p : reference) {
+        forward.push_back(p->ready.forwardUs);
+        computeEnd.push_back(p->ready.computeEndUs);
+        optimizer.push_back(p->ready.optimizerUs);
+        scale.push_back(p->scale);
+        if (p->capMb < finest->capMb) {
+            finest = p;
+        }
+    }
+    const double end = trace::median(computeEnd).value_or(0);
+    const double stretch = finest->ready.computeEndUs > 0 ? end / finest->ready.computeEndUs : 1.0;
+    std::vector<ReadyParam> params = finest->ready.params;
+    for (ReadyParam& q : params) {
+        q.readyUs *= stretch;
+    }
+    const WireCost cost{g.fit.alphaUs, g.fit.betaUsPerByte, trace::median(scale).value_or(1)};
+    const Schedule s = simulateSchedule(params, ruleFor(g, capMb), hook, cost, end);
+    Prediction out;
+    out.buckets = int(s.buckets.size());
+    out.exposedMs = s.exposedUs() / 1e3;
+    out.stepMs = (trace::median(forward).value_or(0) + s.computeEndUs + s.exposedUs() +
+                  trace::median(optimizer).value_or(0)) /
+                 1e3;
+    return out;
+}
+
+// The fastest measured cap, unless a cap not run is predicted faster than it by more than the
+// model's own error (the MAPE) on the caps that were.
+const CapCandidate& chooseCap(const CapGroup& g) {
+    const CapCandidate* fastestMeasured = nullptr;
+    const CapCandidate* fastestPredicted = nullptr;
+    for (const CapCandidate& c : g.candidates) {
+        if (c.measuredStepMs &&
+            (!fastestMeasured || *c.measuredStepMs < *fastestMeasured->measuredStepMs)) {
+            fastestMeasured = &c;
+        }
+        if (!c.measuredStepMs &&
+            (!fastestPredicted || c.predictedStepMs < fastestPredicted->predictedStepMs)) {
+            fastestPredicted = &c;
+        }
+    }
+    if (!fastestMeasured) {
+        return fastestPredicted ? *fastestPredicted : g.candidates.front();
+    }
+    const double margin = g.mape.value_or(0);
+    if (fastestPredicted &&
+        fastestPredicted->predictedStepMs < *fastestMeasured->measuredStepMs * (1.0 - margin)) {
+        return *fastestPredicted;
+    }
+    return *fastestMeasured;
+}
+
 void predict(Members& m, const SweepsByShape& sweeps) {
     CapGroup& g = m.group;
     std::sort(m.cells.begin(), m.cells.end(),
@@ -71,8 +168,8 @@ void predict(Members& m, const SweepsByShape& sweeps) {
         }
     }
     QString why;
-    const std::optional<double> factor = wireFactor(g.hook, &why);
-    if (!factor) {
+    const std::optional<HookModel> hook = hookModel(g.hook, g.powersgdRank, &why);
+    if (!hook) {
         g.reason = why;
         return;
     }
@@ -96,14 +193,32 @@ void predict(Members& m, const SweepsByShape& sweeps) {
             QString("the sweep %1's all_reduce fit was refused: %2").arg(g.sweepCell, g.fit.reason);
         return;
     }
-    // The finest measured cap shows the most launches, so the ready times are best resolved.
-    const std::optional<ReadyTimes> ready = readyTimesFromBuckets(m.cells.front(), &why);
-    if (!ready) {
-        g.reason = "no gradient-ready times: " + why;
+    std::vector<Profile> profiles;
+    QString firstFailure;
+    for (const results::CellFiles& f : m.cells) {
+        std::optional<ReadyTimes> ready = readyTimesFromBuckets(f, &why);
+        if (!ready) {
+            g.left << why;
+            firstFailure = firstFailure.isEmpty() ? why : firstFailure;
+            continue;
+        }
+        Profile p{capOf(f), std::move(*ready), 1};
+        p.scale = calibratedScale(g, *hook, p);
+        profiles.push_back(std::move(p));
+    }
+    if (profiles.empty()) {
+        g.reason = "no gradient-ready times: " + firstFailure;
         return;
     }
-    g.readyTimesFrom = ready->sourceCell;
-    std::map<double, std::optional<double>> measured; // cap -> median over its cells
+    std::vector<const Profile*> all;
+    std::vector<double> scales;
+    for (const Profile& p : profiles) {
+        all.push_back(&p);
+        scales.push_back(p.scale);
+    }
+    g.scale = trace::median(scales).value_or(1);
+    g.readyTimesFrom = profiles.front().ready.sourceCell; // the finest cap's, as predictCap takes
+    std::map<double, std::optional<double>> measured;     // cap -> median over its cells
     {
         std::map<double, std::vector<double>> steps;
         for (const results::CellFiles& f : m.cells) {
@@ -115,22 +230,33 @@ void predict(Members& m, const SweepsByShape& sweeps) {
             measured[cap] = trace::median(v);
         }
     }
+    std::set<double> calibratedCaps;
+    for (const Profile& p : profiles) {
+        calibratedCaps.insert(p.capMb);
+    }
+    g.heldOut = calibratedCaps.size() >= 2;
     std::vector<double> caps = kStandardCapsMb;
     caps.insert(caps.end(), g.measuredCapsMb.begin(), g.measuredCapsMb.end());
     std::sort(caps.begin(), caps.end());
     caps.erase(std::unique(caps.begin(), caps.end()), caps.end());
-    const WireCost cost{g.fit.alphaUs, g.fit.betaUsPerByte, *factor};
     for (const double cap : caps) {
-        const Schedule s = simulateSchedule(ready->params, {g.firstBucketMb * kMiB, cap * kMiB},
-                                            cost, ready->computeEndUs);
+        const Prediction p = predictCap(g, *hook, all, cap);
         CapCandidate c;
         c.capMb = cap;
-        c.buckets = int(s.buckets.size());
-        c.predictedExposedMs = s.exposedUs() / 1e3;
-        c.predictedStepMs =
-            (ready->forwardUs + s.computeEndUs + s.exposedUs() + ready->optimizerUs) / 1e3;
+        c.buckets = p.buckets;
+        c.predictedExposedMs = p.exposedMs;
+        c.predictedStepMs = p.stepMs;
         if (measured.count(cap)) {
             c.measuredStepMs = measured[cap];
+            std::vector<const Profile*> others;
+            for (const Profile* q : all) {
+                if (q->capMb != cap) {
+                    others.push_back(q);
+                }
+            }
+            if (g.heldOut && !others.empty()) {
+                c.heldOutStepMs = predictCap(g, *hook, others, cap).stepMs;
+            }
         }
         for (const results::CellFiles& f : m.cells) {
             if (capOf(f) == cap) {
@@ -140,29 +266,6 @@ void predict(Members& m, const SweepsByShape& sweeps) {
         }
         g.candidates.push_back(c);
     }
-    // Caps whose predicted steps lie within kPredictionTie of the smallest are ones the model
-    // cannot tell apart (the same buckets predict the same step; on a step of hundreds of ms a
-    // bucket layout moves a few): of those, the measured one that ran fastest, else the smallest
-    // prediction.
-    const double smallest =
-        std::min_element(g.candidates.begin(), g.candidates.end(),
-                         [](const CapCandidate& a, const CapCandidate& b) {
-                             return a.predictedStepMs < b.predictedStepMs;
-                         })
-            ->predictedStepMs;
-    const auto tied = [smallest](const CapCandidate& c) {
-        return c.predictedStepMs <= smallest * (1.0 + kPredictionTie);
-    };
-    const auto best = std::min_element(
-        g.candidates.begin(), g.candidates.end(),
-        [&tied](const CapCandidate& a, const CapCandidate& b) {
-            const auto rank = [&tied](const CapCandidate& c) {
-                return std::tuple{!tied(c), !c.measuredStepMs,
-                                  c.measuredStepMs.value_or(c.predictedStepMs), c.predictedStepMs};
-            };
-            return rank(a) < rank(b);
-        });
-    g.recommendedCapMb = best->capMb;
     double sum = 0;
     int n = 0;
     for (const CapCandidate& c : g.candidates) {
@@ -174,6 +277,7 @@ void predict(Members& m, const SweepsByShape& sweeps) {
     if (n > 0) {
         g.mape = sum / n;
     }
+    g.recommendedCapMb = chooseCap(g).capMb;
 }
 
 QJsonValue optional(const std::optional<double>& v) {
@@ -216,6 +320,10 @@ Recommendations recommend(const QString& resultsDir) {
         m.group.worldSize = f.cell["world_size"].toInt();
         m.group.hook = config["hook"].toString("allreduce");
         m.group.firstBucketMb = config["first_bucket_mb"].toDouble(1);
+        m.group.powersgdRank =
+            f.ranks.isEmpty()
+                ? 1
+                : f.ranks.first()["powersgd"].toObject()["matrix_approximation_rank"].toInt(1);
         m.cells.push_back(std::move(f));
     }
     const auto bySweep = allReduceSweeps(sweeps);
@@ -237,6 +345,7 @@ QJsonObject toJson(const Recommendations& r) {
                                           {"predicted_step_ms", c.predictedStepMs},
                                           {"predicted_exposed_ms", c.predictedExposedMs},
                                           {"measured_step_ms", optional(c.measuredStepMs)},
+                                          {"held_out_step_ms", optional(c.heldOutStepMs)},
                                           {"measured_cell", c.measuredCell.isEmpty()
                                                                 ? QJsonValue(QJsonValue::Null)
                                                                 : QJsonValue(c.measuredCell)},
@@ -259,6 +368,9 @@ QJsonObject toJson(const Recommendations& r) {
             o["sweep_cell"] = g.sweepCell;
             o["alpha_us"] = g.fit.alphaUs;
             o["beta_us_per_byte"] = g.fit.betaUsPerByte;
+            o["scale"] = g.scale;
+            o["held_out"] = g.heldOut;
+            o["left_out"] = QJsonArray::fromStringList(g.left);
         }
         groups.append(o);
     }
@@ -278,30 +390,47 @@ QString describe(const CapGroup& g) {
         return out + QString("  measured caps %1 MiB; not predicted: %2\n")
                          .arg(caps.join(", "), g.reason);
     }
-    out += QString("  ready times from %1's bucket launches; cost %2 us + %3 us/B x wire bytes "
-                   "from %4's all_reduce fit\n")
-               .arg(g.readyTimesFrom)
-               .arg(g.fit.alphaUs, 0, 'f', 1)
-               .arg(g.fit.betaUsPerByte, 0, 'g', 3)
-               .arg(g.sweepCell);
-    out += "  cap MiB  buckets  predicted step  predicted exposed  measured step  error\n";
+    if (g.hook == "local") {
+        out += QString("  ready times from %1's bucket launches; the local hook sends nothing, so "
+                       "its buckets cost nothing\n")
+                   .arg(g.readyTimesFrom);
+    } else {
+        out += QString("  ready times from %1's bucket launches; cost %2 x (%3 us + %4 us/B x wire "
+                       "bytes) per collective: %5's all_reduce fit, scaled by what the group's "
+                       "buckets exposed\n")
+                   .arg(g.readyTimesFrom)
+                   .arg(g.scale, 0, 'f', 2)
+                   .arg(g.fit.alphaUs, 0, 'f', 1)
+                   .arg(g.fit.betaUsPerByte, 0, 'g', 3)
+                   .arg(g.sweepCell);
+    }
+    for (const QString& left : g.left) {
+        out += "  left out of the calibration: " + left + "\n";
+    }
+    out += "  cap MiB  buckets  predicted step  predicted exposed  held out  measured step  "
+           "error\n";
+    const auto ms = [](const std::optional<double>& v, int width) {
+        return QString(v ? QString::number(*v, 'f', 2) + " ms" : QString("-"))
+            .rightJustified(width);
+    };
     for (const CapCandidate& c : g.candidates) {
         const auto e = c.error();
-        out += QString("  %1  %2  %3 ms  %4 ms  %5  %6\n")
+        out += QString("  %1  %2  %3 ms  %4 ms  %5  %6  %7\n")
                    .arg(mb(c.capMb), 7)
                    .arg(c.buckets, 7)
                    .arg(c.predictedStepMs, 11, 'f', 2)
                    .arg(c.predictedExposedMs, 14, 'f', 2)
-                   .arg(c.measuredStepMs ? QString::number(*c.measuredStepMs, 'f', 2) + " ms"
-                                         : QString("-"),
-                        13)
+                   .arg(ms(c.heldOutStepMs, 8), ms(c.measuredStepMs, 13))
                    .arg(e ? QString("%1 %").arg(*e * 100, 0, 'f', 1) : QString("-"), 7);
     }
     out += QString("  recommended: %1 MiB\n").arg(mb(*g.recommendedCapMb));
-    out += g.mape ? QString("  MAPE: %1 % over %2 measured caps (measured: median of rank 0's "
-                            "step_ms over the recorded iterations)\n")
+    out += g.mape ? QString("  MAPE: %1 % over %2 measured caps, %3 (measured: median of rank "
+                            "0's step_ms over the recorded iterations)\n")
                         .arg(*g.mape * 100, 0, 'f', 1)
                         .arg(g.measured())
+                        .arg(g.heldOut ? QString("each predicted from the other caps' cells")
+                                       : QString("in sample: one cap measured, so its own "
+                                                 "cells calibrated its prediction"))
                   : QString("  MAPE: none (no cap of this group was measured)\n");
     return out;
 }

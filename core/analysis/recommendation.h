@@ -2,9 +2,17 @@
 #pragma once
 // commprof recommend: per group of DDP cells that differ only in their bucket cap (same model,
 // layer, world size, hook and every other setting), the bucket schedule of every candidate cap
-// simulated from the parameters' ready times (ready_times.h, from the group's smallest measured
-// cap) and the all_reduce sweep's alpha-beta fit at the same layer and world size; measured
-// beside predicted where a cap was run, and the cap with the smallest predicted step.
+// simulated from the parameters' ready times (ready_times.h) and the all_reduce sweep's
+// alpha-beta fit at the same layer and world size.
+//
+// Inside the backward a bucket's collectives share the cores with the compute and carry the
+// hook's own work (casts, PowerSGD's products), so they run several times slower than the
+// sweep's all-reduces alone. Each measured cell calibrates that factor: the scale of the fit at
+// which its simulated schedule exposes what its buckets exposed. A cap is predicted from the
+// medians (compute times, scale) of the group's cells; a measured cap is also predicted from the
+// other caps' cells alone, and that held-out prediction is the one its error and the MAPE are of.
+// The recommendation is the fastest measured cap, unless a cap not run is predicted faster than
+// it by more than the group's MAPE.
 
 #include "analysis/collective_sweep.h"
 
@@ -26,13 +34,15 @@ struct CapCandidate {
     double predictedStepMs = 0;
     double predictedExposedMs = 0;
     std::optional<double> measuredStepMs; // median of rank 0's step_ms; none when not run
+    // Predicted from the other caps' cells only; none when not run or no other cap was.
+    std::optional<double> heldOutStepMs;
     QString measuredCell;
-    // (predicted - measured) / measured
+    // (held-out prediction, else prediction - measured) / measured
     std::optional<double> error() const {
         if (!measuredStepMs || *measuredStepMs <= 0) {
             return std::nullopt;
         }
-        return (predictedStepMs - *measuredStepMs) / *measuredStepMs;
+        return (heldOutStepMs.value_or(predictedStepMs) - *measuredStepMs) / *measuredStepMs;
     }
 };
 
@@ -44,6 +54,10 @@ struct CapGroup {
     QString reason; // why nothing is predicted; empty when it is
     QString readyTimesFrom, sweepCell;
     LinearFit fit;
+    int powersgdRank = 1;
+    double scale = 0;      // the median calibrated scale of the fit over the group's cells
+    bool heldOut = false;  // the errors are of held-out predictions (two caps or more measured)
+    QStringList left;      // cells left out of the calibration, each with why
     std::vector<CapCandidate> candidates; // by cap; empty with a reason
     std::vector<double> measuredCapsMb;   // with a reason: what was run
     std::optional<double> recommendedCapMb;

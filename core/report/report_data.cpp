@@ -374,8 +374,8 @@ QString macrosTex(const ReportData& data) {
 
 QString recommendCsv(const analysis::Recommendations& r) {
     QString out = "model,layer,world_size,hook,cap_mb,buckets,predicted_step_ms,"
-                  "predicted_exposed_comm_ms,measured_step_ms,measured_cell,error,recommended,"
-                  "reason\n";
+                  "predicted_exposed_comm_ms,held_out_step_ms,measured_step_ms,measured_cell,"
+                  "error,recommended,reason\n";
     const auto num = [](const std::optional<double>& v, int digits) {
         return v ? QString::number(*v, 'f', digits) : QString();
     };
@@ -384,7 +384,7 @@ QString recommendCsv(const analysis::Recommendations& r) {
                                           QString::number(g.worldSize), csvField(g.hook)}
                                   .join(',');
         if (g.candidates.empty()) {
-            out += shape + ",,,,,,,,," + csvField(g.reason) + "\n";
+            out += shape + ",,,,,,,,,," + csvField(g.reason) + "\n";
             continue;
         }
         for (const analysis::CapCandidate& c : g.candidates) {
@@ -393,6 +393,7 @@ QString recommendCsv(const analysis::Recommendations& r) {
                                QString::number(c.buckets),
                                QString::number(c.predictedStepMs, 'f', 3),
                                QString::number(c.predictedExposedMs, 'f', 3),
+                               num(c.heldOutStepMs, 3),
                                num(c.measuredStepMs, 3),
                                csvField(c.measuredCell),
                                num(c.error(), 4),

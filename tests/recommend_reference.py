@@ -1,0 +1,186 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The bucket-cap model of `commprof recommend`, written again from docs/cli.md with nothing but
+Python's standard library, to check the C++ against.
+
+    recommend_reference.py RESULTS GROUP_JSON
+
+GROUP_JSON is one group of `commprof recommend --json` (its cells and its fit: the fit is the
+sweep's, checked by tst_sweep, and not what this script checks). Prints, as JSON, each candidate
+cap's buckets, predicted step and exposed communication, held-out step, and the group's scale,
+MAPE and recommended cap.
+"""
+import json
+import os
+import statistics
+import sys
+
+MIB = 1024.0 * 1024.0
+STANDARD_CAPS = [0.25, 0.5, 1, 2, 4, 8, 16, 25, 32, 64]
+
+
+def rank_files(cell_dir):
+    names = sorted(n for n in os.listdir(cell_dir) if n.startswith("rank") and n.endswith(".json"))
+    return [json.load(open(os.path.join(cell_dir, n))) for n in names]
+
+
+def profile(cell_dir):
+    """Ready times, compute figures and exposure of one measured cell."""
+    ranks = rank_files(cell_dir)
+    first = ranks[0]
+    frm = first["record_from_iteration"]
+    params = list(reversed(first["parameters"]))  # reverse registration order
+    layout, launches, exposed, forward, optimizer = None, [], [], [], []
+    for doc in ranks:
+        backward = {i["iter"]: i["backward_ms"] for i in doc["iterations"]}
+        for i in doc["iterations"]:
+            if i["iter"] >= frm:
+                forward.append(i["forward_ms"] * 1e3)
+                optimizer.append(i["optimizer_ms"] * 1e3)
+        by_iter = {}
+        for b in doc["buckets"]:
+            by_iter.setdefault(b["iter"], []).append(b)
+        for it in sorted(by_iter):
+            buckets = sorted(by_iter[it], key=lambda b: b["index"])
+            if it not in backward or buckets[-1]["index"] != len(buckets) - 1:
+                continue
+            last_end = max(b["end_ns"] for b in buckets)
+            last_start = max(b["start_ns"] for b in buckets)
+            start = last_end - backward[it] * 1e6
+            if layout is None:
+                layout = [b["nparams"] for b in buckets]
+            if len(buckets) != len(layout):
+                continue
+            launches.append([(b["start_ns"] - start) / 1e3 for b in buckets])
+            exposed.append(max(0.0, (last_end - last_start) / 1e3))
+    ready, nxt, previous = [], 0, 0.0
+    for k, n in enumerate(layout):
+        launch = max(previous, statistics.median(l[k] for l in launches))
+        members = params[nxt:nxt + n]
+        total = sum(p["bytes"] for p in members)
+        cumulative = 0
+        for p in members:
+            cumulative += p["bytes"]
+            ready.append((p["bytes"], p["shape"], previous + cumulative / total * (launch - previous)))
+        nxt += n
+        previous = launch
+    return {"cap": first["config"]["bucket_cap_mb"], "ready": ready, "compute_end": previous,
+            "exposed": statistics.median(exposed), "forward": statistics.median(forward),
+            "optimizer": statistics.median(optimizer),
+            "step": statistics.median(i["step_ms"] for i in first["iterations"] if i["iter"] >= frm)}
+
+
+def wire(hook, members, rank):
+    """(collectives, bytes) the hook sends for one bucket."""
+    total = sum(m[0] for m in members)
+    if hook == "local":
+        return 0, 0.0
+    if hook in ("fp16_compress", "bf16_compress"):
+        return 1, total / 2
+    if hook != "powersgd":
+        return 1, total
+    plain, factors = 0.0, 0.0
+    for nbytes, shape, _ in members:
+        numel = nbytes / 4
+        n = shape[0] if shape else numel
+        m = numel / n
+        r = min(n, m, rank)
+        if (n + m) * r * 2 < n * m:
+            factors += (n + m) * r * 4
+        else:
+            plain += nbytes
+    return (1 if plain else 0) + (2 if factors else 0), plain + factors
+
+
+def simulate(ready, first_mb, cap_mb, hook, rank, alpha, beta, scale, compute_end):
+    buckets, open_, size = [], [], 0.0
+    for p in ready:
+        open_.append(p)
+        size += p[0]
+        if size >= (first_mb if not buckets else cap_mb) * MIB:
+            buckets.append(open_)
+            open_, size = [], 0.0
+    if open_:
+        buckets.append(open_)
+    previous_ready = previous_end = 0.0
+    for b in buckets:
+        ready_at = max(max(p[2] for p in b), previous_ready)
+        start = max(ready_at, previous_end)
+        collectives, nbytes = wire(hook, b, rank)
+        previous_end = start + (scale * (alpha * collectives + beta * nbytes) if collectives else 0)
+        previous_ready = ready_at
+    compute_end = max(compute_end, previous_ready)
+    return len(buckets), max(0.0, previous_end - compute_end), compute_end
+
+
+def calibrate(p, g):
+    args = (g["first_bucket_mb"], p["cap"], g["hook"], g["rank"], g["alpha_us"], g["beta_us_per_byte"])
+    exposed = lambda s: simulate(p["ready"], *args, s, p["compute_end"])[1]
+    if exposed(1e5) <= 0:
+        return 1.0
+    lo, hi = 0.0, 1.0
+    while exposed(hi) < p["exposed"] and hi < 1e5:
+        hi *= 2
+    for _ in range(60):
+        if hi - lo <= 1e-6 * hi:
+            break
+        mid = (lo + hi) / 2
+        if exposed(mid) < p["exposed"]:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def predict(reference, g, cap):
+    finest = min(reference, key=lambda p: p["cap"])
+    end = statistics.median(p["compute_end"] for p in reference)
+    stretch = end / finest["compute_end"] if finest["compute_end"] > 0 else 1.0
+    ready = [(b, s, t * stretch) for b, s, t in finest["ready"]]
+    scale = statistics.median(p["scale"] for p in reference)
+    buckets, exposed, compute_end = simulate(ready, g["first_bucket_mb"], cap, g["hook"], g["rank"],
+                                             g["alpha_us"], g["beta_us_per_byte"], scale, end)
+    step = (statistics.median(p["forward"] for p in reference) + compute_end + exposed +
+            statistics.median(p["optimizer"] for p in reference))
+    return buckets, step / 1e3, exposed / 1e3
+
+
+def main():
+    results, group = sys.argv[1], json.load(open(sys.argv[2]))
+    profiles = [profile(os.path.join(results, "cells", c)) for c in group["cells"]]
+    rank = 1
+    first = rank_files(os.path.join(results, "cells", group["cells"][0]))[0]
+    rank = first.get("powersgd", {}).get("matrix_approximation_rank", 1)
+    group["rank"] = rank
+    for p in profiles:
+        p["scale"] = calibrate(p, group)
+    measured_caps = sorted({p["cap"] for p in profiles})
+    candidates = []
+    for cap in sorted(set(STANDARD_CAPS) | set(measured_caps)):
+        buckets, step, exposed = predict(profiles, group, cap)
+        c = {"bucket_cap_mb": cap, "buckets": buckets, "predicted_step_ms": step,
+             "predicted_exposed_ms": exposed, "held_out_step_ms": None, "measured_step_ms": None}
+        at_cap = [p for p in profiles if p["cap"] == cap]
+        if at_cap:
+            c["measured_step_ms"] = statistics.median(p["step"] for p in at_cap)
+            others = [p for p in profiles if p["cap"] != cap]
+            if len(measured_caps) >= 2:
+                c["held_out_step_ms"] = predict(others, group, cap)[1]
+        candidates.append(c)
+    errors = [abs(((c["held_out_step_ms"] or c["predicted_step_ms"]) - c["measured_step_ms"]) /
+                  c["measured_step_ms"]) for c in candidates if c["measured_step_ms"]]
+    mape = sum(errors) / len(errors)
+    measured = [c for c in candidates if c["measured_step_ms"]]
+    best = min(measured, key=lambda c: c["measured_step_ms"])
+    unmeasured = [c for c in candidates if not c["measured_step_ms"]]
+    recommended = best["bucket_cap_mb"]
+    if unmeasured:
+        fastest = min(unmeasured, key=lambda c: c["predicted_step_ms"])
+        if fastest["predicted_step_ms"] < best["measured_step_ms"] * (1 - mape):
+            recommended = fastest["bucket_cap_mb"]
+    print(json.dumps({"scale": statistics.median(p["scale"] for p in profiles), "mape": mape,
+                      "recommended_bucket_cap_mb": recommended, "candidates": candidates}))
+
+
+if __name__ == "__main__":
+    main()
