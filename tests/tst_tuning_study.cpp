@@ -208,6 +208,17 @@ world_sizes: [2]
             ++rows;
         }
         QVERIFY(rows >= 2);
+        // The local hook sends nothing, and is predicted too: its exposed communication is 0.
+        int localRows = 0;
+        for (const QString& line : lines.mid(1)) {
+            const QStringList f = line.split(',');
+            if (f[hookAt] == "local") {
+                QVERIFY2(f[predictedAt].toDouble() > 0, qPrintable(line));
+                QCOMPARE(f[header.indexOf("predicted_exposed_comm_ms")].toDouble(), 0.0);
+                ++localRows;
+            }
+        }
+        QVERIFY(localRows >= 2);
 
         QFile macros(out + "/macros.tex");
         QVERIFY(macros.open(QIODevice::ReadOnly));

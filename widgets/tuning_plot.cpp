@@ -130,20 +130,28 @@ void drawTuning(QCustomPlot& plot, const report::ReportData& data, const FigureS
             QCPGraph* measured = addGraph(
                 plot, {}, QPen(colour), QCPScatterStyle(marker, colour, colour, kMarkerPx), false);
             measured->removeFromLegend();
+            // QCustomPlot fills a disc whatever the brush: its open form is the circle.
+            const QCPScatterStyle::ScatterShape open =
+                marker == QCPScatterStyle::ssDisc ? QCPScatterStyle::ssCircle : marker;
             QCPGraph* measuredExposed =
                 addGraph(plot, {}, QPen(colour),
-                         QCPScatterStyle(marker, QPen(colour, 1.2), Qt::NoBrush, kMarkerPx), false);
+                         QCPScatterStyle(open, QPen(colour, 1.2), Qt::NoBrush, kMarkerPx), false);
             measuredExposed->removeFromLegend();
             for (const analysis::CapCandidate& c : g.candidates) {
                 step->addData(c.capMb, c.predictedStepMs);
-                exposed->addData(c.capMb, c.predictedExposedMs);
                 caps << c.capMb;
-                times << c.predictedStepMs << c.predictedExposedMs;
+                times << c.predictedStepMs;
+                // Nothing exposed (a hook that sends nothing) has no place on the log axis that
+                // steps of hundreds of ms beside exposed ms need, and would force it linear.
+                if (c.predictedExposedMs > 0) {
+                    exposed->addData(c.capMb, c.predictedExposedMs);
+                    times << c.predictedExposedMs;
+                }
                 if (c.measuredStepMs) {
                     measured->addData(c.capMb, *c.measuredStepMs);
                     times << *c.measuredStepMs;
                     const store::CellRow* cell = findCell(data, c.measuredCell);
-                    if (cell && cell->exposedCommMs) {
+                    if (cell && cell->exposedCommMs && *cell->exposedCommMs > 0) {
                         measuredExposed->addData(c.capMb, *cell->exposedCommMs);
                         times << *cell->exposedCommMs;
                     }
