@@ -6,13 +6,20 @@
 // rank files and from `commprof recommend --json`, not taken from the outputs under test.
 
 #include "cli_runner.h"
+#include "rank_files.h"
+#include "report/report_data.h"
+#include "results_view.h"
 #include "run_helpers.h"
+#include "store/ingest.h"
+#include "store/sqlite_db.h"
 
 #include <QDir>
 #include <QFile>
 #include <QImage>
 #include <QJsonArray>
+#include <QPlainTextEdit>
 #include <QSet>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -229,7 +236,50 @@ world_sizes: [2]
         QVERIFY2(tex.contains(expected), qPrintable(tex));
         QVERIFY(tex.contains("\\newcommand{\\commprofOverlapTaxAllreducePercent}{"));
     }
+
+    // The workbench's "Bucket cap study" page: the figure and, under it, each group's numbers as
+    // `commprof recommend` prints them, its recommendation among them.
+    void resultsPageShowsTheStudyBesideItsNumbers() {
+        using namespace commprof;
+        const CliResult rec = runCli("commprof", {"recommend", results_, "--json"});
+        QVERIFY2(rec.exitCode == 0 || rec.exitCode == 1, rec.err.constData());
+        const QString copy = work_.filePath("gui");
+        QVERIFY(copyDir(results_, copy));
+        store::ingest(copy, store::defaultDbPath(copy));
+        store::Database db(store::defaultDbPath(copy));
+        widgets::ResultsView view;
+        view.resize(1366, 768);
+        view.show();
+        view.setData(report::loadReportData(db, QDir(copy).canonicalPath()));
+        auto* tabs = view.findChild<QTabWidget*>();
+        QVERIFY(tabs);
+        int page = -1;
+        for (int i = 0; i < tabs->count(); ++i) {
+            page = tabs->tabText(i) == "Bucket cap study" ? i : page;
+        }
+        QVERIFY(page >= 0 && tabs->isTabVisible(page));
+        QVERIFY(!view.showsFigure("tuning"));
+        tabs->setCurrentIndex(page);
+        QVERIFY(view.showsFigure("tuning"));
+        QVERIFY(!view.showsFigure("overhead_vs_world_size"));
+        const QString text = view.tuningTable()->toPlainText();
+        int groups = 0;
+        for (const QJsonValue g : rec.json()["groups"].toArray()) {
+            const QString head = QString("%1 on %2, world size %3, hook %4")
+                                     .arg(g["model"].toString(), g["layer"].toString())
+                                     .arg(g["world_size"].toInt())
+                                     .arg(g["hook"].toString());
+            const qsizetype at = text.indexOf(head);
+            QVERIFY2(at >= 0, qPrintable(head));
+            const QString recommended =
+                QString("recommended: %1 MiB")
+                    .arg(QString::number(g["recommended_bucket_cap_mb"].toDouble(), 'g', 6));
+            QVERIFY2(text.indexOf(recommended, at) > at, qPrintable(recommended));
+            ++groups;
+        }
+        QVERIFY(groups >= 2);
+    }
 };
 
-QTEST_GUILESS_MAIN(TstTuningStudy)
+QTEST_MAIN(TstTuningStudy)
 #include "tst_tuning_study.moc"

@@ -9,8 +9,10 @@
 #include <qcustomplot.h>
 
 #include <QApplication>
+#include <QFontDatabase>
 #include <QHeaderView>
 #include <QLineEdit>
+#include <QPlainTextEdit>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTabBar>
@@ -81,7 +83,15 @@ ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
         if (name == kSweepFigure) {
             figureTabs_->addTab(plot, "Collective sweep");
         } else if (name == kTuningFigure) {
-            figureTabs_->addTab(plot, "Bucket cap study");
+            // The figure beside the numbers it draws: predicted, held out and measured per cap.
+            tuningText_ = new QPlainTextEdit;
+            tuningText_->setReadOnly(true);
+            tuningText_->setLineWrapMode(QPlainTextEdit::NoWrap);
+            tuningText_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+            tuningText_->setObjectName("tuningTable");
+            figureTabs_->addTab(
+                makeSplitter(Qt::Vertical, {{plot, 3}, {tuningText_, 2}}, figureTabs_),
+                "Bucket cap study");
         } else {
             plots->addWidget(plot);
         }
@@ -137,9 +147,16 @@ void ResultsView::setData(const report::ReportData& data) {
                                       [](const store::CellRow& c) { return c.isSweep(); });
     // Results without a sweep cell give the sweep page nothing to show: no tabs then (an
     // exported sweep figure says so in words).
-    figureTabs_->setTabVisible(figureTabs_->indexOf(plot(kSweepFigure)), anySweep);
+    figureTabs_->setTabVisible(pageOf(kSweepFigure), anySweep);
     const bool tuning = figureNamed(kTuningFigure)->appliesTo(data);
-    figureTabs_->setTabVisible(figureTabs_->indexOf(plot(kTuningFigure)), tuning);
+    figureTabs_->setTabVisible(pageOf(kTuningFigure), tuning);
+    QStringList groups;
+    if (data.tuning) {
+        for (const analysis::CapGroup& g : data.tuning->groups) {
+            groups << analysis::describe(g);
+        }
+    }
+    tuningText_->setPlainText(groups.join('\n'));
     figureTabs_->tabBar()->setVisible(anySweep || tuning);
     if (!figureTabs_->isTabVisible(figureTabs_->currentIndex())) {
         figureTabs_->setCurrentIndex(0);
@@ -160,6 +177,17 @@ QCustomPlot* ResultsView::plot(const char* figure) const {
         }
     }
     return nullptr;
+}
+
+// The tab a figure is on: its own page, the page that holds it beside other widgets, or the
+// DDP figures' page (0).
+int ResultsView::pageOf(const char* figure) const {
+    for (QWidget* w = plot(figure); w; w = w->parentWidget()) {
+        if (const int page = figureTabs_->indexOf(w); page >= 0) {
+            return page;
+        }
+    }
+    return 0;
 }
 
 QString ResultsView::toolTipAt(const char* figure, QPointF pos) const {
@@ -187,18 +215,16 @@ QString ResultsView::selectedCell() const {
 }
 
 bool ResultsView::showsFigure(const char* figure) const {
-    QCustomPlot* p = plot(figure);
-    const int page = figureTabs_->indexOf(p);
-    return p && figureTabs_->isTabVisible(page < 0 ? 0 : page) &&
-           figureTabs_->currentIndex() == (page < 0 ? 0 : page);
+    const int page = pageOf(figure);
+    return plot(figure) && figureTabs_->isTabVisible(page) && figureTabs_->currentIndex() == page;
 }
 
 void ResultsView::onSelectionChanged() {
     const QString id = selectedCell();
     // The figures that draw the cell come to the front: a sweep's page for a sweep cell.
     if (const store::CellRow* c = findCell(data_, id)) {
-        const int sweepPage = figureTabs_->indexOf(plot(kSweepFigure));
-        const int tuningPage = figureTabs_->indexOf(plot(kTuningFigure));
+        const int sweepPage = pageOf(kSweepFigure);
+        const int tuningPage = pageOf(kTuningFigure);
         if (c->isSweep() && figureTabs_->isTabVisible(sweepPage)) {
             figureTabs_->setCurrentIndex(sweepPage);
         } else if (!c->isSweep() && figureTabs_->currentIndex() != tuningPage) {

@@ -13,6 +13,7 @@
 
 class QCustomPlot;
 class QLineEdit;
+class QPlainTextEdit;
 class QSortFilterProxyModel;
 class QTableView;
 class QTabWidget;
@@ -40,6 +41,11 @@ public:
     QTableView* table() const { return table_; }
     QLineEdit* filter() const { return filter_; }
     QCustomPlot* plot(const char* figure) const;
+    // The DDP figures' page, the sweep's and the cap study's (each shown when the results hold
+    // what it draws).
+    QTabWidget* figurePages() const { return figureTabs_; }
+    // The cap study's numbers beside its figure: `commprof recommend`'s table per group.
+    QPlainTextEdit* tuningTable() const { return tuningText_; }
     // Whether the figure is on the page shown (the DDP figures, or the sweep's).
     bool showsFigure(const char* figure) const;
     // What hovering at a plot position shows (also as the tooltip).
@@ -53,12 +59,14 @@ protected:
 
 private:
     void onSelectionChanged();
+    int pageOf(const char* figure) const;
     report::ReportData data_;
     models::ResultsCellModel* model_;
     QSortFilterProxyModel* proxy_;
     QLineEdit* filter_;
     QTableView* table_;
     QTabWidget* figureTabs_;
+    QPlainTextEdit* tuningText_ = nullptr;
     std::vector<std::pair<QByteArray, QCustomPlot*>> plots_;
 };
 

@@ -37,6 +37,7 @@
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QUrl>
 #include <QVBoxLayout>
 
@@ -371,6 +372,20 @@ bool MainWindow::saveScreenshots(const QString& outDir) {
         QApplication::processEvents();
         ok = view->grab().save(out.filePath(name)) && ok;
     }
+    // The results' other figure pages, where they hold something (the sweep's, the cap study's),
+    // as the window shows them: workbench_results_collective_sweep.png and the like.
+    workspaces_->setCurrent("results");
+    QTabWidget* pages = results_->figurePages();
+    const int page = pages->currentIndex();
+    for (int i = 1; i < pages->count(); ++i) {
+        if (pages->isTabVisible(i)) {
+            pages->setCurrentIndex(i);
+            QApplication::processEvents();
+            const QString slug = pages->tabText(i).toLower().replace(' ', '_');
+            ok = grab().save(out.filePath("workbench_results_" + slug + ".png")) && ok;
+        }
+    }
+    pages->setCurrentIndex(page);
     workspaces_->setCurrent(shown);
     return ok;
 }
