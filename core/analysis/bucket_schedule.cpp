@@ -76,6 +76,7 @@ std::optional<HookModel> hookModel(const QString& hook, int powersgdRank, QStrin
 Schedule simulateSchedule(const std::vector<ReadyParam>& readyOrder, const BucketRule& rule,
                           const HookModel& hook, const WireCost& cost, double computeEndUs) {
     std::vector<double> bytes;
+    bytes.reserve(readyOrder.size());
     for (const ReadyParam& p : readyOrder) {
         bytes.push_back(p.bytes);
     }
@@ -86,6 +87,7 @@ Schedule simulateSchedule(const std::vector<ReadyParam>& readyOrder, const Bucke
         ScheduledBucket b;
         b.nparams = int(members.size());
         std::vector<const ReadyParam*> params;
+        params.reserve(members.size());
         for (const int i : members) {
             const ReadyParam& p = readyOrder[std::size_t(i)];
             params.push_back(&p);
