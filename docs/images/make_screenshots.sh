@@ -3,8 +3,8 @@
 # Re-makes the README's screenshots from real runs, offscreen, at 1920x1080 and 1366x768:
 #   docs/images/make_screenshots.sh [BUILD_DIR]   (run from the project root; takes minutes)
 # The smoke matrix as `packaging/bootstrap.sh run` runs it, two fingerprinted runs with a
-# planted divergence on rank 1 for the determinism view, and a run caught mid-way for the
-# run monitor.
+# planted divergence on rank 1 for the determinism view, a run caught mid-way for the run
+# monitor, and the tuning study for the bucket cap study's page.
 set -euo pipefail
 keep=${KEEP_WORK:-}
 build=${1:-build}
@@ -73,5 +73,16 @@ for size in 1920x1080 1366x768; do
     "$kineto" --step 1 --select nccl
   QT_QPA_PLATFORM=offscreen "$bin/timeline_shots" "$out/timeline_ws3$suffix.png" "$size" \
     "$work/ws3/cells/mlp2m_gloo_cpu_ws3_r0" --step 1 --select allreduce
+done
+# The bucket cap study's page: configs/experiments/tuning.yaml (about 2 minutes; a folder of it
+# already run can be given as COMMPROF_TUNING_RESULTS).
+tuning=${COMMPROF_TUNING_RESULTS:-$work/tuning}
+[ -d "$tuning/cells" ] || "$bin/commprof" run configs/experiments/tuning.yaml --out "$tuning" >&2
+for size in 1920x1080 1366x768; do
+  suffix=$([ "$size" = 1920x1080 ] || echo _1366)
+  QT_QPA_PLATFORM=offscreen "$bin/commprof-workbench" --size "$size" --results "$tuning" \
+    --select mlp2m_gloo_cpu_ws2_cap1_allreduce_r0 --screenshot "$work/shots_tuning_$size"
+  cp "$work/shots_tuning_$size/workbench_results_bucket_cap_study.png" \
+    "$out/workbench_tuning$suffix.png"
 done
 echo "screenshots in $out (work files in $work)" >&2
