@@ -94,26 +94,30 @@ private slots:
     //   w 534 x 534 (1,140,624 B): (534 + 534) x 1 x 2 = 2,136 < 285,156: P and Q, 4,272 B
     //   b 534 (a 534 x 1 matrix, 2,136 B): (534 + 1) x 1 x 2 = 1,070 >= 534: sent whole
     //   conv 64 x 3 x 3 x 3 (6,912 B, viewed 64 x 27): 91 x 2 = 182 < 1,728: 364 B
-    // A bucket {w, b, conv}: 3 collectives (the uncompressed, every P, every Q), 6,772 B; {b}
-    // alone: 1 collective of 2,136 B; {w} alone: 2 of 4,272 B. At rank 4, w sends 17,088 B. Local
-    // sends nothing and costs nothing.
+    // A bucket {w, b, conv}: 6,772 B; {b} alone 2,136 B; {w} alone 4,272 B; each in the hook's
+    // three all-reduces (the uncompressed, every P, every Q), empty or not. At rank 4, w sends
+    // 17,088 B. A float64 w (2,281,248 B) sends 8,544 B. Local sends nothing and costs nothing.
     void hookWireByHand() {
         const ReadyParam w{1140624, 0, {534, 534}}, b{2136, 0, {534}}, conv{6912, 0, {64, 3, 3, 3}};
         const HookModel powersgd = *hookModel("powersgd", 1);
         const BucketWire all = powersgd.wire({&w, &b, &conv});
         QCOMPARE(all.collectives, 3);
         QCOMPARE(all.bytes, 6772.0);
-        QCOMPARE(powersgd.wire({&b}).collectives, 1);
+        QCOMPARE(powersgd.wire({&b}).collectives, 3);
         QCOMPARE(powersgd.wire({&b}).bytes, 2136.0);
-        QCOMPARE(powersgd.wire({&w}).collectives, 2);
+        QCOMPARE(powersgd.wire({&w}).collectives, 3);
         QCOMPARE(powersgd.wire({&w}).bytes, 4272.0);
         QCOMPARE(hookModel("powersgd", 4)->wire({&w}).bytes, 17088.0);
+        const ReadyParam w64{2281248, 0, {534, 534}};
+        QCOMPARE(powersgd.wire({&w64}).bytes, 8544.0);
         QCOMPARE(hookModel("bf16_compress")->wire({&w, &b}).bytes, (1140624.0 + 2136.0) / 2);
         const BucketWire none = hookModel("local")->wire({&w, &b});
         QCOMPARE(none.collectives, 0);
         const WireCost tripled{5, 0.1, 3};
         QCOMPARE(tripled.us(none), 0.0);
-        QCOMPARE(tripled.us(powersgd.wire({&w})), 3 * (2 * 5 + 0.1 * 4272));
+        QCOMPARE(tripled.us(powersgd.wire({&w})), 3 * (3 * 5 + 0.1 * 4272));
+        // A fit with a negative intercept prices a small collective at 0, never below.
+        QCOMPARE((WireCost{-100, 0.1, 1}.us(powersgd.wire({&b}))), 0.0); // -300 + 213.6
         QString why;
         QVERIFY(!hookModel("topk", 1, &why));
         QVERIFY(why.contains("topk"));

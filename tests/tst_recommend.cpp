@@ -129,6 +129,7 @@ world_sizes: [2]
             const QJsonObject got = group.toObject();
             QVERIFY(near(got["scale"], want["scale"]));
             QVERIFY(near(got["mape"], want["mape"]));
+            QCOMPARE(got["held_out"].toBool(), want["held_out"].toBool());
             QCOMPARE(got["recommended_bucket_cap_mb"].toDouble(),
                      want["recommended_bucket_cap_mb"].toDouble());
             const QJsonArray a = got["candidates"].toArray(), b = want["candidates"].toArray();
@@ -136,8 +137,8 @@ world_sizes: [2]
             for (qsizetype i = 0; i < a.size(); ++i) {
                 QCOMPARE(a[i]["bucket_cap_mb"].toDouble(), b[i]["bucket_cap_mb"].toDouble());
                 QCOMPARE(a[i]["buckets"].toInt(), b[i]["buckets"].toInt());
-                for (const char* key :
-                     {"predicted_step_ms", "predicted_exposed_ms", "held_out_step_ms"}) {
+                for (const char* key : {"predicted_step_ms", "predicted_exposed_ms",
+                                        "held_out_step_ms", "measured_step_ms"}) {
                     QVERIFY2(near(a[i][key], b[i][key]),
                              qPrintable(QString("%1 cap %2 %3: %4 against %5")
                                             .arg(got["hook"].toString())

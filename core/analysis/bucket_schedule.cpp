@@ -42,20 +42,28 @@ BucketWire HookModel::wire(const std::vector<const ReadyParam*>& members) const 
     if (hook != "powersgd") {
         return {1, all};
     }
+    // A shape gives the element count, so the element size is the bytes over it; with no shape,
+    // a flat float32 tensor.
     constexpr double kFloat = 4;
     double uncompressed = 0, factors = 0;
     for (const ReadyParam* p : members) {
-        const double numel = p->bytes / kFloat;
+        double numel = p->shape.empty() ? p->bytes / kFloat : 1.0;
+        for (const double d : p->shape) {
+            numel *= d;
+        }
+        const double element = numel > 0 ? p->bytes / numel : kFloat;
         const double n = p->shape.empty() ? numel : p->shape.front();
         const double m = n > 0 ? numel / n : 0;
         const double r = std::min({n, m, double(powersgdRank)});
         if ((n + m) * r * minCompressionRate < n * m) {
-            factors += (n + m) * r * kFloat;
+            factors += (n + m) * r * element;
         } else {
             uncompressed += p->bytes;
         }
     }
-    return {(uncompressed > 0 ? 1 : 0) + (factors > 0 ? 2 : 0), uncompressed + factors};
+    // Once compressing, the hook runs its three all-reduces whatever they hold, as Python's
+    // powerSGD_hook does: the uncompressed tensors (empty or not), every P, every Q.
+    return {3, uncompressed + factors};
 }
 
 std::optional<HookModel> hookModel(const QString& hook, int powersgdRank, QString* why) {

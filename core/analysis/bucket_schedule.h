@@ -6,6 +6,7 @@
 
 #include <QString>
 
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -39,8 +40,8 @@ struct BucketWire {
 // How a comm hook turns a bucket's gradients into collectives, as the rank's hooks do:
 // allreduce one all-reduce of the bucket; fp16_compress and bf16_compress one of half the bytes;
 // powersgd, per tensor viewed as (size(0), rest), P (n x r) and Q (m x r) where (n + m) r x
-// min_compression_rate < n m, else the tensor travels whole: one all-reduce of the uncompressed
-// tensors, one of every P and one of every Q (float32); local none.
+// min_compression_rate < n m, else the tensor travels whole, in three all-reduces whatever they
+// hold: the uncompressed tensors, every P, every Q; local none.
 struct HookModel {
     QString hook = "allreduce";
     int powersgdRank = 1;
@@ -60,9 +61,11 @@ struct WireCost {
     double alphaUs = 0;
     double betaUsPerByte = 0;
     double scale = 1;
+    // Never below 0: a fit with a negative intercept prices no collective below nothing.
     double us(const BucketWire& w) const {
-        return w.collectives == 0 ? 0.0
-                                  : scale * (alphaUs * w.collectives + betaUsPerByte * w.bytes);
+        return w.collectives == 0
+                   ? 0.0
+                   : std::max(0.0, scale * (alphaUs * w.collectives + betaUsPerByte * w.bytes));
     }
 };
 

@@ -13,7 +13,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <set>
 
 namespace commprof::analysis {
 namespace {
@@ -70,7 +69,8 @@ BucketRule ruleFor(const CapGroup& g, double capMb) {
 }
 
 // The scale of the sweep's fit at which the cell's simulated schedule exposes what its buckets
-// did (exposure grows with the scale, so bisection finds it); 1 for a hook that sends nothing.
+// did (exposure grows with the scale, so bisection finds it); for a cell that exposed nothing,
+// the largest scale that exposes nothing. 1 for a hook that sends nothing.
 double calibratedScale(const CapGroup& g, const HookModel& hook, const Profile& p) {
     const auto exposedAt = [&](double scale) {
         const WireCost cost{g.fit.alphaUs, g.fit.betaUsPerByte, scale};
@@ -79,16 +79,17 @@ double calibratedScale(const CapGroup& g, const HookModel& hook, const Profile& 
             .exposedUs();
     };
     constexpr double kMostScale = 1e5;
-    double lo = 0, hi = 1;
     if (exposedAt(kMostScale) <= 0) {
         return 1.0;
     }
-    while (exposedAt(hi) < p.ready.exposedUs && hi < kMostScale) {
+    const double target = std::max(0.0, p.ready.exposedUs);
+    double lo = 0, hi = 1;
+    while (exposedAt(hi) <= target && hi < kMostScale) {
         hi *= 2;
     }
     for (int i = 0; i < 60 && hi - lo > 1e-6 * hi; ++i) {
         const double mid = (lo + hi) / 2;
-        (exposedAt(mid) < p.ready.exposedUs ? lo : hi) = mid;
+        (exposedAt(mid) <= target ? lo : hi) = mid;
     }
     return (lo + hi) / 2;
 }
@@ -131,8 +132,12 @@ Prediction predictCap(const CapGroup& g, const HookModel& hook,
     return out;
 }
 
-// The fastest measured cap, unless a cap not run is predicted faster than it by more than the
-// model's own error (the MAPE) on the caps that were.
+// Without a held-out error to go by, a cap not run must be predicted this much faster.
+constexpr double kInSampleMargin = 0.10;
+
+// The fastest measured cap, unless a cap not run is predicted faster than that cap's own
+// prediction by more than the model's error on the caps that were run (the held-out MAPE). Both
+// sides are predictions, so a bias the model has on every cap cancels.
 const CapCandidate& chooseCap(const CapGroup& g) {
     const CapCandidate* fastestMeasured = nullptr;
     const CapCandidate* fastestPredicted = nullptr;
@@ -149,9 +154,9 @@ const CapCandidate& chooseCap(const CapGroup& g) {
     if (!fastestMeasured) {
         return fastestPredicted ? *fastestPredicted : g.candidates.front();
     }
-    const double margin = g.mape.value_or(0);
+    const double margin = g.heldOut ? g.mape.value_or(0) : kInSampleMargin;
     if (fastestPredicted &&
-        fastestPredicted->predictedStepMs < *fastestMeasured->measuredStepMs * (1.0 - margin)) {
+        fastestPredicted->predictedStepMs < fastestMeasured->predictedStepMs * (1.0 - margin)) {
         return *fastestPredicted;
     }
     return *fastestMeasured;
@@ -222,7 +227,7 @@ void predict(Members& m, const SweepsByShape& sweeps) {
     {
         std::map<double, std::vector<double>> steps;
         for (const results::CellFiles& f : m.cells) {
-            if (const auto s = measuredStepMs(f)) {
+            if (const auto s = measuredStepMs(f); s && *s > 0) {
                 steps[capOf(f)].push_back(*s);
             }
         }
@@ -230,11 +235,6 @@ void predict(Members& m, const SweepsByShape& sweeps) {
             measured[cap] = trace::median(v);
         }
     }
-    std::set<double> calibratedCaps;
-    for (const Profile& p : profiles) {
-        calibratedCaps.insert(p.capMb);
-    }
-    g.heldOut = calibratedCaps.size() >= 2;
     std::vector<double> caps = kStandardCapsMb;
     caps.insert(caps.end(), g.measuredCapsMb.begin(), g.measuredCapsMb.end());
     std::sort(caps.begin(), caps.end());
@@ -254,7 +254,7 @@ void predict(Members& m, const SweepsByShape& sweeps) {
                     others.push_back(q);
                 }
             }
-            if (g.heldOut && !others.empty()) {
+            if (!others.empty()) {
                 c.heldOutStepMs = predictCap(g, *hook, others, cap).stepMs;
             }
         }
@@ -277,6 +277,10 @@ void predict(Members& m, const SweepsByShape& sweeps) {
     if (n > 0) {
         g.mape = sum / n;
     }
+    g.heldOut =
+        n > 0 && std::all_of(g.candidates.begin(), g.candidates.end(), [](const CapCandidate& c) {
+            return !c.measuredStepMs || c.heldOutStepMs;
+        });
     g.recommendedCapMb = chooseCap(g).capMb;
 }
 
@@ -320,10 +324,10 @@ Recommendations recommend(const QString& resultsDir) {
         m.group.worldSize = f.cell["world_size"].toInt();
         m.group.hook = config["hook"].toString("allreduce");
         m.group.firstBucketMb = config["first_bucket_mb"].toDouble(1);
-        m.group.powersgdRank =
-            f.ranks.isEmpty()
-                ? 1
-                : f.ranks.first()["powersgd"].toObject()["matrix_approximation_rank"].toInt(1);
+        if (m.cells.empty() && !f.ranks.isEmpty()) { // the rank is the run's, not the cell's
+            m.group.powersgdRank =
+                f.ranks.first()["powersgd"].toObject()["matrix_approximation_rank"].toInt(1);
+        }
         m.cells.push_back(std::move(f));
     }
     const auto bySweep = allReduceSweeps(sweeps);
@@ -429,8 +433,8 @@ QString describe(const CapGroup& g) {
                         .arg(*g.mape * 100, 0, 'f', 1)
                         .arg(g.measured())
                         .arg(g.heldOut ? QString("each predicted from the other caps' cells")
-                                       : QString("in sample: one cap measured, so its own "
-                                                 "cells calibrated its prediction"))
+                                       : QString("some in sample: no other cap's cells to "
+                                                 "predict them from"))
                   : QString("  MAPE: none (no cap of this group was measured)\n");
     return out;
 }

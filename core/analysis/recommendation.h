@@ -12,7 +12,7 @@
 // medians (compute times, scale) of the group's cells; a measured cap is also predicted from the
 // other caps' cells alone, and that held-out prediction is the one its error and the MAPE are of.
 // The recommendation is the fastest measured cap, unless a cap not run is predicted faster than
-// it by more than the group's MAPE.
+// that cap's own prediction by more than the group's held-out MAPE (10 % without one).
 
 #include "analysis/collective_sweep.h"
 
@@ -55,9 +55,9 @@ struct CapGroup {
     QString readyTimesFrom, sweepCell;
     LinearFit fit;
     int powersgdRank = 1;
-    double scale = 0;      // the median calibrated scale of the fit over the group's cells
-    bool heldOut = false;  // the errors are of held-out predictions (two caps or more measured)
-    QStringList left;      // cells left out of the calibration, each with why
+    double scale = 0;     // the median calibrated scale of the fit over the group's cells
+    bool heldOut = false; // every measured cap's error is of a held-out prediction
+    QStringList left;     // cells left out of the calibration, each with why
     std::vector<CapCandidate> candidates; // by cap; empty with a reason
     std::vector<double> measuredCapsMb;   // with a reason: what was run
     std::optional<double> recommendedCapMb;
