@@ -157,22 +157,24 @@ def predict(reference, g, cap):
 
 def main():
     results, group = sys.argv[1], json.load(open(sys.argv[2]))
-    profiles = [profile(os.path.join(results, "cells", c)) for c in group["cells"]]
+    every = [profile(os.path.join(results, "cells", c)) for c in group["cells"]]
+    # Nothing exposed: nothing to calibrate against (still measured).
+    profiles = [p for p in every if group["hook"] == "local" or p["exposed"] > 0]
     rank = 1
     first = rank_files(os.path.join(results, "cells", group["cells"][0]))[0]
     rank = first.get("powersgd", {}).get("matrix_approximation_rank", 1)
     group["rank"] = rank
     for p in profiles:
         p["scale"] = calibrate(p, group)
-    measured_caps = sorted({p["cap"] for p in profiles})
+    measured_caps = sorted({p["cap"] for p in every})
     candidates = []
     for cap in sorted(set(STANDARD_CAPS) | set(measured_caps)):
         buckets, step, exposed = predict(profiles, group, cap)
         c = {"bucket_cap_mb": cap, "buckets": buckets, "predicted_step_ms": step,
              "predicted_exposed_ms": exposed, "held_out_step_ms": None, "measured_step_ms": None}
-        at_cap = [p for p in profiles if p["cap"] == cap]
-        if at_cap:
-            c["measured_step_ms"] = statistics.median(p["step"] for p in at_cap)
+        steps = [p["step"] for p in every if p["cap"] == cap and p["step"] > 0]
+        if steps:
+            c["measured_step_ms"] = statistics.median(steps)
             others = [p for p in profiles if p["cap"] != cap]
             if others:
                 c["held_out_step_ms"] = predict(others, group, cap)[1]

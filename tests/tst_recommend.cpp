@@ -6,6 +6,7 @@
 
 #include "analysis/bucket_schedule.h"
 #include "cli_runner.h"
+#include "rank_files.h"
 #include "run_helpers.h"
 
 #include <QJsonDocument>
@@ -189,6 +190,62 @@ world_sizes: [2]
             }
             QCOMPARE(next, params.size());
             QVERIFY(checked >= 2);
+        }
+    }
+
+    // Rank files that say odd but valid things are no silent zeros: allreduce cells whose buckets
+    // end the moment they start (nothing exposed) cannot calibrate a bucket's cost, and are said
+    // to be left out, not calibrated to a scale of ~0 that makes communication free at every cap;
+    // a cell whose rank 0 steps are all 0 ms is no measurement, so it is neither the fastest cap
+    // nor in the MAPE.
+    void exposedNothingAndZeroStepsAreNoSilentZeros() {
+        const QString copy = work_.filePath("odd");
+        QVERIFY(copyDir(results_, copy));
+        for (const QString cap : {"1", "25"}) {
+            for (const int rank : {0, 1}) {
+                const QString path =
+                    QString("%1/cells/mlp2m_gloo_cpu_ws2_cap%2_allreduce_r0/rank%3.json")
+                        .arg(copy, cap)
+                        .arg(rank);
+                QJsonObject doc = readJsonFile(path);
+                QJsonArray buckets = doc["buckets"].toArray();
+                for (qsizetype i = 0; i < buckets.size(); ++i) {
+                    QJsonObject bucket = buckets[i].toObject();
+                    bucket["end_ns"] = bucket["start_ns"];
+                    buckets[i] = bucket;
+                }
+                doc["buckets"] = buckets;
+                QVERIFY(writeJsonFile(path, doc));
+            }
+        }
+        const QString stepless = copy + "/cells/mlp2m_gloo_cpu_ws2_cap1_powersgd_r0/rank0.json";
+        QJsonObject doc = readJsonFile(stepless);
+        QJsonArray iterations = doc["iterations"].toArray();
+        for (qsizetype i = 0; i < iterations.size(); ++i) {
+            QJsonObject it = iterations[i].toObject();
+            it["step_ms"] = 0.0;
+            iterations[i] = it;
+        }
+        doc["iterations"] = iterations;
+        QVERIFY(writeJsonFile(stepless, doc));
+
+        const CliResult r = runCli("commprof", {"recommend", copy, "--json"});
+        QVERIFY2(r.exitCode == 1, r.err.constData()); // a group lacks what it needs
+        for (const QJsonValue& g : r.json()["groups"].toArray()) {
+            if (g["hook"].toString() == "allreduce") {
+                QVERIFY(g["recommended_bucket_cap_mb"].isNull());
+                QVERIFY2(g["reason"].toString().contains("exposed no communication, so they "
+                                                         "cannot calibrate"),
+                         qPrintable(g["reason"].toString()));
+            } else {
+                QCOMPARE(g["measured"].toInt(), 1);
+                QCOMPARE(g["recommended_bucket_cap_mb"].toDouble(), 25.0);
+                for (const QJsonValue& c : g["candidates"].toArray()) {
+                    if (c["bucket_cap_mb"].toDouble() == 1) {
+                        QVERIFY(c["measured_step_ms"].isNull());
+                    }
+                }
+            }
         }
     }
 

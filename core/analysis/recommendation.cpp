@@ -69,8 +69,7 @@ BucketRule ruleFor(const CapGroup& g, double capMb) {
 }
 
 // The scale of the sweep's fit at which the cell's simulated schedule exposes what its buckets
-// did (exposure grows with the scale, so bisection finds it); for a cell that exposed nothing,
-// the largest scale that exposes nothing. 1 for a hook that sends nothing.
+// did (exposure grows with the scale, so bisection finds it); 1 for a hook that sends nothing.
 double calibratedScale(const CapGroup& g, const HookModel& hook, const Profile& p) {
     const auto exposedAt = [&](double scale) {
         const WireCost cost{g.fit.alphaUs, g.fit.betaUsPerByte, scale};
@@ -207,12 +206,22 @@ void predict(Members& m, const SweepsByShape& sweeps) {
             firstFailure = firstFailure.isEmpty() ? why : firstFailure;
             continue;
         }
+        // The last bucket is launched as the compute ends, so any cost exposes something: a
+        // cell whose buckets exposed nothing says their collectives cost nothing, and cannot
+        // calibrate what they cost.
+        if (g.hook != "local" && ready->exposedUs <= 0) {
+            why = f.id + ": its buckets exposed no communication, so they cannot calibrate what "
+                         "a bucket costs";
+            g.left << why;
+            firstFailure = firstFailure.isEmpty() ? why : firstFailure;
+            continue;
+        }
         Profile p{capOf(f), std::move(*ready), 1};
         p.scale = calibratedScale(g, *hook, p);
         profiles.push_back(std::move(p));
     }
     if (profiles.empty()) {
-        g.reason = "no gradient-ready times: " + firstFailure;
+        g.reason = "no cell to predict from: " + firstFailure;
         return;
     }
     std::vector<const Profile*> all;
