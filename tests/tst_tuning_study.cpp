@@ -13,6 +13,8 @@
 #include "store/ingest.h"
 #include "store/sqlite_db.h"
 
+#include <qcustomplot.h>
+
 #include <QDir>
 #include <QFile>
 #include <QImage>
@@ -262,6 +264,22 @@ world_sizes: [2]
         tabs->setCurrentIndex(page);
         QVERIFY(view.showsFigure("tuning"));
         QVERIFY(!view.showsFigure("overhead_vs_world_size"));
+        // One model, layer and world size: the legend names the hooks alone, the title the rest.
+        QStringList names;
+        const QCustomPlot* figure = view.plot("tuning");
+        for (int i = 0; i < figure->graphCount(); ++i) {
+            names << figure->graph(i)->name();
+        }
+        QVERIFY2(names.contains("allreduce") && names.contains("local"),
+                 qPrintable(names.join('|')));
+        bool titled = false;
+        for (int i = 0; i < figure->plotLayout()->elementCount(); ++i) {
+            if (auto* t = qobject_cast<QCPTextElement*>(figure->plotLayout()->elementAt(i))) {
+                titled |= t->property("fullTitle").toString() ==
+                          "Step time vs bucket cap (gloo_cpu, world size 2)";
+            }
+        }
+        QVERIFY(titled);
         const QString text = view.tuningTable()->toPlainText();
         int groups = 0;
         for (const QJsonValue g : rec.json()["groups"].toArray()) {

@@ -44,11 +44,32 @@ QString shapeKey(const analysis::CapGroup& g) {
     return QString("%1|%2|%3").arg(g.model, g.layer).arg(g.worldSize);
 }
 
-QString groupName(const analysis::CapGroup& g, bool manyShapes) {
-    return manyShapes
-               ? QString("%1 · %2 ws%3 · %4").arg(g.model, g.layer).arg(g.worldSize).arg(g.hook)
-               : g.hook;
+QString groupName(const analysis::CapGroup& g) {
+    return QString("%1 · %2 ws%3 · %4").arg(g.model, g.layer).arg(g.worldSize).arg(g.hook);
 }
+
+// A legend entry names only what varies between the drawn groups (the hook always): with one
+// layer and world size, "mlp2m · allreduce"; the title then says the layer and world size.
+struct GroupNames {
+    bool models = false, placements = false;
+    explicit GroupNames(const std::vector<analysis::CapGroup>& groups) {
+        for (const analysis::CapGroup& g : groups) {
+            models |= g.model != groups.front().model;
+            placements |=
+                g.layer != groups.front().layer || g.worldSize != groups.front().worldSize;
+        }
+    }
+    QString operator()(const analysis::CapGroup& g) const {
+        QStringList parts;
+        if (models) {
+            parts << g.model;
+        }
+        if (placements) {
+            parts << QString("%1 ws%2").arg(g.layer).arg(g.worldSize);
+        }
+        return (parts << g.hook).join(" · ");
+    }
+};
 
 QCPGraph* addGraph(QCustomPlot& plot, const QString& name, const QPen& pen,
                    const QCPScatterStyle& scatter, bool line) {
@@ -94,7 +115,13 @@ std::vector<TuningPoint> tuningPoints(const report::ReportData& data) {
 }
 
 void drawTuning(QCustomPlot& plot, const report::ReportData& data, const FigureStyle& style) {
-    resetFigure(plot, "Step time vs bucket cap", "bucket cap (MiB)", "per step (ms)", style);
+    QString title = "Step time vs bucket cap";
+    if (data.tuning && !data.tuning->groups.empty() &&
+        !GroupNames(data.tuning->groups).placements) {
+        const analysis::CapGroup& g = data.tuning->groups.front();
+        title += QString(" (%1, world size %2)").arg(g.layer).arg(g.worldSize);
+    }
+    resetFigure(plot, title, "bucket cap (MiB)", "per step (ms)", style);
     plot.xAxis->setScaleType(QCPAxis::stLogarithmic);
     QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
     ticker->setLogBase(2);
@@ -105,7 +132,8 @@ void drawTuning(QCustomPlot& plot, const report::ReportData& data, const FigureS
     QMap<QString, QStringList> unpredicted; // reason -> the groups it holds for
     QVector<double> caps, times;
     std::vector<const analysis::CapGroup*> drawn;
-    if (data.tuning) {
+    if (data.tuning && !data.tuning->groups.empty()) {
+        const GroupNames names(data.tuning->groups);
         QStringList shapes;
         for (const analysis::CapGroup& g : data.tuning->groups) {
             if (!shapes.contains(shapeKey(g))) {
@@ -114,16 +142,15 @@ void drawTuning(QCustomPlot& plot, const report::ReportData& data, const FigureS
         }
         for (const analysis::CapGroup& g : data.tuning->groups) {
             if (g.candidates.empty()) {
-                unpredicted[g.reason] << groupName(g, true);
+                unpredicted[g.reason] << groupName(g);
                 continue;
             }
             drawn.push_back(&g);
             const QColor colour = hookColour(g.hook);
             const QCPScatterStyle::ScatterShape marker =
                 shapeMarker(int(shapes.indexOf(shapeKey(g))));
-            QCPGraph* step =
-                addGraph(plot, groupName(g, shapes.size() > 1), QPen(colour, kLineWidth),
-                         QCPScatterStyle(marker, colour, colour, kMarkerPx - 2), true);
+            QCPGraph* step = addGraph(plot, names(g), QPen(colour, kLineWidth),
+                                      QCPScatterStyle(marker, colour, colour, kMarkerPx - 2), true);
             QCPGraph* exposed = addGraph(plot, {}, QPen(colour, kLineWidth, Qt::DashLine),
                                          QCPScatterStyle::ssNone, true);
             exposed->removeFromLegend();
