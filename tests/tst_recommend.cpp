@@ -34,7 +34,7 @@ defaults:
   bucket_cap_mb: [1, 25]
   hook: [allreduce, powersgd]
   first_bucket_mb: 1
-  trace: {enabled: false}
+  trace: {enabled: true, first_step: 6, steps: 4}
   timeout_s: 240
 models:
   - {name: mlp2m, family: mlp, params: 2.0e6}
@@ -247,6 +247,33 @@ world_sizes: [2]
                 }
             }
         }
+    }
+
+    // The hook against the trace's backend work is judged where the hook's span is its
+    // collective (allreduce), and not under PowerSGD, whose span also holds its compression: its
+    // ratio is shown, never a flag.
+    void instrumentsJudgedOnlyWhereTheyMeasureTheSameThing() {
+        const CliResult r = runCli("commprof", {"cells", results_, "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        int powersgd = 0, allreduce = 0;
+        for (const QJsonValue& c : r.json()["cells"].toArray()) {
+            const QString id = c["id"].toString();
+            if (id.contains("_powersgd_")) {
+                ++powersgd;
+                QVERIFY2(!c["agreement_flagged"].toBool(), qPrintable(id));
+                QVERIFY2(c["agreement_reason"].toString().startsWith(
+                             "not judged: the powersgd hook's span holds its compression"),
+                         qPrintable(c["agreement_reason"].toString()));
+                QVERIFY(c["hook_trace_agreement"].toDouble() > 0);
+            } else if (id.contains("_allreduce_")) {
+                ++allreduce;
+                QVERIFY(c["hook_trace_agreement"].toDouble() > 0);
+                QVERIFY2(!c["agreement_reason"].toString().contains("not judged"),
+                         qPrintable(c["agreement_reason"].toString()));
+            }
+        }
+        QCOMPARE(powersgd, 2);
+        QCOMPARE(allreduce, 2);
     }
 
     // Without the sweep the group says what it lacks and recommends nothing.

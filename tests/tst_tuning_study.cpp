@@ -93,7 +93,7 @@ defaults:
   batch_size: 8
   bucket_cap_mb: [1, 25]
   hook: [allreduce, local]
-  trace: {enabled: false}
+  trace: {enabled: true, first_step: 6, steps: 4}
   timeout_s: 240
 models:
   - {name: mlp1m, family: mlp, params: 1.0e6}
@@ -158,6 +158,24 @@ world_sizes: [2]
                   qPrintable(cap), ownMs, baseMs, (ownMs - baseMs) / baseMs * 100.0);
             QVERIFY(cells_[twin]["overlap_tax_ms"].isNull()); // a twin has no tax of its own
         }
+    }
+
+    // The local hook communicates nothing: the hook against the trace is not judged for it (no
+    // flag), where the allreduce cells are.
+    void localCellsAreNotJudgedAgainstTheTrace() {
+        int local = 0;
+        for (const QJsonObject& c : cells_) {
+            if (c["hook"].toString() == "local") {
+                ++local;
+                QVERIFY2(!c["agreement_flagged"].toBool(), qPrintable(c["id"].toString()));
+                QVERIFY2(c["agreement_reason"].toString().startsWith(
+                             "not judged: the local hook communicates nothing"),
+                         qPrintable(c["agreement_reason"].toString()));
+            } else if (c["kind"].toString() == "ddp") {
+                QVERIFY(c["hook_trace_agreement"].toDouble() > 0);
+            }
+        }
+        QCOMPARE(local, 2);
     }
 
     // recommend.csv and the macros hold what `commprof recommend --json` says.

@@ -34,9 +34,24 @@ void fillRankZeroFigures(CellMetrics& m, const trace::TraceSummary& s) {
     m.commOverheadFraction = s.totals.commOverheadFraction;
 }
 
+// Why the hook's spans are not the backend's work under this hook, or empty where they are: the
+// two instruments describe the same thing only where the hook's span is its collective.
+QString notLikeForLike(const QString& hook) {
+    if (hook == "local") {
+        return "not judged: the local hook communicates nothing, so the backend has no work to "
+               "set beside it";
+    }
+    if (hook == "powersgd") {
+        return "not judged: the powersgd hook's span holds its compression (matrix products and "
+               "orthogonalisation) beside its three all-reduces, the backend's spans only the "
+               "all-reduces";
+    }
+    return {};
+}
+
 // The cell's verdict: both instruments summed over every rank's compared steps, and any rank
 // that disagrees on its own named.
-void judgeCell(CellMetrics& m) {
+void judgeCell(CellMetrics& m, const QString& hook) {
     InstrumentAgreement cell;
     QStringList rankReasons;
     for (const RankFigures& r : m.ranks) {
@@ -66,6 +81,11 @@ void judgeCell(CellMetrics& m) {
     // does not flag the cell: on a shared host one rank's thread wake-ups can cost it more
     // than a tenth of its collectives' time while the cell as a whole agrees.
     m.agreementFlagged = cell.flagged;
+    if (const QString why = notLikeForLike(hook); !why.isEmpty() && cell.steps > 0) {
+        m.agreementFlagged = false;
+        m.agreementReason = why;
+        return;
+    }
     if (cell.flagged && m.ranks.size() == 1) {
         // One rank moves no data: gloo's all-reduce runs for microseconds, and what the hook
         // adds (a worker thread waking up) is all there is. The ratio is shown, not judged.
@@ -204,7 +224,7 @@ CellMetrics analyzeCell(const results::CellFiles& files) {
         }
         m.ranks.push_back(std::move(rf));
     }
-    judgeCell(m);
+    judgeCell(m, files.cell["config"].toObject()["hook"].toString("allreduce"));
     std::vector<const trace::Trace*> tracePtrs;
     tracePtrs.reserve(traces.size());
     for (const trace::Trace& t : traces) {

@@ -19,8 +19,9 @@ namespace commprof::store {
 namespace {
 
 // Raised when ingest derives something else from files that have not changed (a new figure
-// computed from the same rank files), so that every cell is read again once.
-constexpr int kIngestRevision = 1;
+// computed from the same rank files), so that every cell is read again once. 2: the two
+// instruments not judged under the local and powersgd hooks.
+constexpr int kIngestRevision = 2;
 
 // The records are a few kilobytes; a larger one is hashed by its listing alone, and reading it
 // is the reader's to refuse.
