@@ -265,15 +265,29 @@ world_sizes: [2]
                              "not judged: the powersgd hook's span holds its compression"),
                          qPrintable(c["agreement_reason"].toString()));
                 QVERIFY(c["hook_trace_agreement"].toDouble() > 0);
+                // The sweep times float32 all-reduces of the bucket's bytes: not what PowerSGD
+                // sends, so not predicted from it.
+                QVERIFY2(c["prediction_note"].toString().startsWith(
+                             "not predicted: the sweep times float32 all-reduces"),
+                         qPrintable(c["prediction_note"].toString()));
             } else if (id.contains("_allreduce_")) {
                 ++allreduce;
                 QVERIFY(c["hook_trace_agreement"].toDouble() > 0);
                 QVERIFY2(!c["agreement_reason"].toString().contains("not judged"),
                          qPrintable(c["agreement_reason"].toString()));
+                QVERIFY2(!c["prediction_note"].toString().startsWith("not predicted"),
+                         qPrintable(c["prediction_note"].toString()));
             }
         }
         QCOMPARE(powersgd, 2);
         QCOMPARE(allreduce, 2);
+        // `sweep summarize --ddp` says the same of a PowerSGD cell.
+        const CliResult one =
+            runCli("commprof", {"sweep", "summarize", results_ + "/cells/sweep_gloo_cpu_ws2_r0",
+                                "--ddp", results_ + "/cells/mlp2m_gloo_cpu_ws2_cap1_powersgd_r0"});
+        QCOMPARE(one.exitCode, 1);
+        QVERIFY2(one.err.contains("not predicted: the sweep times float32 all-reduces"),
+                 one.err.constData());
     }
 
     // Without the sweep the group says what it lacks and recommends nothing.

@@ -161,7 +161,7 @@ world_sizes: [2]
     }
 
     // The local hook communicates nothing: the hook against the trace is not judged for it (no
-    // flag), where the allreduce cells are.
+    // flag) and the sweep predicts nothing of it, where the allreduce cells are judged.
     void localCellsAreNotJudgedAgainstTheTrace() {
         int local = 0;
         for (const QJsonObject& c : cells_) {
@@ -171,6 +171,9 @@ world_sizes: [2]
                 QVERIFY2(c["agreement_reason"].toString().startsWith(
                              "not judged: the local hook communicates nothing"),
                          qPrintable(c["agreement_reason"].toString()));
+                // Nor is there an all-reduce for the sweep to predict.
+                QCOMPARE(c["prediction_note"].toString(),
+                         QString("not predicted: the local hook communicates nothing"));
             } else if (c["kind"].toString() == "ddp") {
                 QVERIFY(c["hook_trace_agreement"].toDouble() > 0);
             }

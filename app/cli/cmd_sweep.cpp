@@ -71,15 +71,20 @@ int summarize(const QString& dir, bool json, const QString& ddpCell = {}) {
     std::optional<analysis::DdpPrediction> prediction;
     if (!ddpCell.isEmpty()) {
         QString problem;
-        const analysis::CellMetrics m = analysis::analyzeCell(results::readCellDir(ddpCell));
+        const results::CellFiles files = results::readCellDir(ddpCell);
+        const analysis::CellMetrics m = analysis::analyzeCell(files);
         const int world = int(m.ranks.size());
+        const QString notForHook = analysis::notPredictedForHook(
+            files.cell["config"].toObject()["hook"].toString("allreduce"));
         const analysis::SweepSeries* allReduce = nullptr;
         for (const auto& s : series) {
             if (s.kind == "all_reduce" && s.worldSize == world) {
                 allReduce = &s;
             }
         }
-        if (!allReduce) {
+        if (!notForHook.isEmpty()) {
+            problem = ddpCell + ": " + notForHook;
+        } else if (!allReduce) {
             problem =
                 QString("%1: no all_reduce sweep at its world size %2").arg(ddpCell).arg(world);
         } else {

@@ -56,6 +56,18 @@ void fail(QString* why, const QString& text) {
 
 } // namespace
 
+QString notPredictedForHook(const QString& hook) {
+    if (hook == "local") {
+        return "not predicted: the local hook communicates nothing";
+    }
+    if (hook == "allreduce" || hook == "timing" || hook == "default") {
+        return {};
+    }
+    return QString("not predicted: the sweep times float32 all-reduces of a bucket's bytes, and "
+                   "the %1 hook sends something else (commprof recommend models it)")
+        .arg(hook);
+}
+
 std::optional<DdpPrediction> predictDdp(const std::vector<RankFigures>& ranks,
                                         const std::vector<SweepPoint>& allReduce,
                                         const LinearFit& fit, int hostCpus, QString* why) {

@@ -70,6 +70,11 @@ struct DdpPrediction {
 // line (refused fits give no fitUs); `hostCpus` the cores of the host the ranks shared (0:
 // unknown). nullopt with *why set at world size 1 (nothing moves), when
 // there are no points, or when no step has every bucket's backend span on every rank.
+// Why the sweep cannot predict a cell of this comm hook, or empty where it can: the sweep times
+// float32 all-reduces of a bucket's bytes, which only the allreduce hook sends ("timing" is what
+// files from before the hooks call it; "default" is DDP's own all-reduce).
+QString notPredictedForHook(const QString& hook);
+
 std::optional<DdpPrediction> predictDdp(const std::vector<RankFigures>& ranks,
                                         const std::vector<SweepPoint>& allReduce,
                                         const LinearFit& fit, int hostCpus, QString* why = nullptr);

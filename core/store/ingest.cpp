@@ -73,9 +73,13 @@ QString dependsOf(const Shape& shape, const SweepsByShape& sweeps, int hostCpus)
 }
 
 // What the sweep of the cell's layer and world size predicts of its buckets, or why nothing.
-StoredPrediction predictFromSweep(const Shape& shape, const analysis::CellMetrics& m,
-                                  SweepsByShape& sweeps, int hostCpus) {
+StoredPrediction predictFromSweep(const Shape& shape, const QString& hook,
+                                  const analysis::CellMetrics& m, SweepsByShape& sweeps,
+                                  int hostCpus) {
     StoredPrediction p;
+    if (p.note = analysis::notPredictedForHook(hook); !p.note.isEmpty()) {
+        return p;
+    }
     const auto it = sweeps.find(shape);
     if (it == sweeps.end() || it->second.points().empty()) {
         p.note = QString("no complete all_reduce sweep of %1 at world size %2 in this run")
@@ -294,7 +298,8 @@ Inserted insertCell(Database& db, const QString& runDir, const results::CellFile
     if (f.isSweep()) {
         insertSweep(db, key, series);
     } else if (hasData && c.status == "complete") {
-        insertPrediction(db, key, predictFromSweep(source.shape, m, sweeps, hostCpus));
+        const QString hook = cell["config"].toObject()["hook"].toString("allreduce");
+        insertPrediction(db, key, predictFromSweep(source.shape, hook, m, sweeps, hostCpus));
     }
     Statement estStmt = db.prepare("INSERT OR REPLACE INTO estimates VALUES (?,?,?,?)");
     for (const QJsonValue v : cell["terms"].toArray()) {
