@@ -20,8 +20,9 @@ namespace {
 
 // Raised when ingest derives something else from files that have not changed (a new figure
 // computed from the same rank files), so that every cell is read again once. 2: the two
-// instruments not judged under the local and powersgd hooks.
-constexpr int kIngestRevision = 2;
+// instruments not judged under the local and powersgd hooks; 3: only allreduce cells predicted
+// from the sweep.
+constexpr int kIngestRevision = 3;
 
 // The records are a few kilobytes; a larger one is hashed by its listing alone, and reading it
 // is the reader's to refuse.
