@@ -33,14 +33,15 @@ BucketWire HookModel::wire(const std::vector<const ReadyParam*>& members) const 
     for (const ReadyParam* p : members) {
         all += p->bytes;
     }
-    if (hook == "local") {
+    switch (sends) {
+    case spec::HookWire::Nothing:
         return {};
-    }
-    if (hook == "fp16_compress" || hook == "bf16_compress") {
+    case spec::HookWire::Half:
         return {1, all / 2};
-    }
-    if (hook != "powersgd") {
+    case spec::HookWire::Gradient:
         return {1, all};
+    case spec::HookWire::LowRank:
+        break;
     }
     // A shape gives the element count, so the element size is the bytes over it; with no shape,
     // a flat float32 tensor.
@@ -67,16 +68,20 @@ BucketWire HookModel::wire(const std::vector<const ReadyParam*>& members) const 
 }
 
 std::optional<HookModel> hookModel(const QString& hook, int powersgdRank, QString* why) {
-    static const QStringList kModelled{"allreduce", "fp16_compress", "bf16_compress", "powersgd",
-                                       "local"};
-    if (!kModelled.contains(hook)) {
+    const spec::CommHook* row = spec::findCommHook(hook.toStdString());
+    if (!row) {
         if (why) {
-            *why = QString("the %1 hook is not modelled (%2 are)").arg(hook, kModelled.join(", "));
+            QStringList names;
+            for (const spec::CommHook& h : spec::kCommHooks) {
+                names << QString::fromLatin1(h.name.data(), qsizetype(h.name.size()));
+            }
+            *why = QString("the %1 hook is not modelled (%2 are)").arg(hook, names.join(", "));
         }
         return std::nullopt;
     }
     HookModel m;
     m.hook = hook;
+    m.sends = row->wire;
     m.powersgdRank = std::max(1, powersgdRank);
     return m;
 }

@@ -4,6 +4,8 @@
 // buckets by the reducer's rule, each bucket's all-reduce starts once the bucket is ready and
 // the one before it is done, and costs alpha + beta x the bytes the hook puts on the wire.
 
+#include "spec/comm_hooks.h"
+
 #include <QString>
 
 #include <algorithm>
@@ -44,6 +46,7 @@ struct BucketWire {
 // hold: the uncompressed tensors, every P, every Q; local none.
 struct HookModel {
     QString hook = "allreduce";
+    spec::HookWire sends = spec::HookWire::Gradient; // from the hook's row of spec::kCommHooks
     int powersgdRank = 1;
     double minCompressionRate = 2;
     BucketWire wire(const std::vector<const ReadyParam*>& members) const;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cell_metrics.h"
 
+#include "spec/comm_hooks.h"
+
 #include "trace/intervals.h"
 #include "trace/trace_job.h"
 #include "trace/trace_reader.h"
@@ -37,16 +39,19 @@ void fillRankZeroFigures(CellMetrics& m, const trace::TraceSummary& s) {
 // Why the hook's spans are not the backend's work under this hook, or empty where they are: the
 // two instruments describe the same thing only where the hook's span is its collective.
 QString notLikeForLike(const QString& hook) {
-    if (hook == "local") {
-        return "not judged: the local hook communicates nothing, so the backend has no work to "
-               "set beside it";
+    const spec::CommHook* row = spec::findCommHook(hook.toStdString());
+    if (!row || row->spanIsCollective) {
+        return {};
     }
-    if (hook == "powersgd") {
-        return "not judged: the powersgd hook's span holds its compression (matrix products and "
-               "orthogonalisation) beside its three all-reduces, the backend's spans only the "
-               "all-reduces";
+    if (row->wire == spec::HookWire::Nothing) {
+        return QString("not judged: the %1 hook communicates nothing, so the backend has no work "
+                       "to set beside it")
+            .arg(hook);
     }
-    return {};
+    return QString("not judged: the %1 hook's span holds its compression (matrix products and "
+                   "orthogonalisation) beside its three all-reduces, the backend's spans only the "
+                   "all-reduces")
+        .arg(hook);
 }
 
 // The cell's verdict: both instruments summed over every rank's compared steps, and any rank

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ddp_prediction.h"
 
+#include "spec/comm_hooks.h"
+
 #include <QJsonArray>
 
 #include <algorithm>
@@ -57,11 +59,12 @@ void fail(QString* why, const QString& text) {
 } // namespace
 
 QString notPredictedForHook(const QString& hook) {
-    if (hook == "local") {
-        return "not predicted: the local hook communicates nothing";
-    }
-    if (hook == "allreduce" || hook == "timing" || hook == "default") {
+    const spec::CommHook* row = spec::findCommHook(hook.toStdString());
+    if (row && row->wire == spec::HookWire::Gradient) {
         return {};
+    }
+    if (row && row->wire == spec::HookWire::Nothing) {
+        return QString("not predicted: the %1 hook communicates nothing").arg(hook);
     }
     return QString("not predicted: the sweep times float32 all-reduces of a bucket's bytes, and "
                    "the %1 hook sends something else (commprof recommend models it)")

@@ -2,6 +2,7 @@
 #include "knobs.h"
 
 #include "matrix/matrix.h"
+#include "spec/comm_hooks.h"
 
 #include <QJsonValue>
 
@@ -12,7 +13,13 @@ namespace {
 constexpr double kMaxBucketMb = 65536.0;
 
 // The hooks commprof-rank runs over c10d::GradBucket (docs/measurement.md).
-const QStringList kHooks{"allreduce", "fp16_compress", "bf16_compress", "powersgd", "local"};
+const QStringList kHooks = [] {
+    QStringList names;
+    for (const spec::CommHook& h : spec::kCommHooks) {
+        names << QString::fromLatin1(h.name.data(), qsizetype(h.name.size()));
+    }
+    return names;
+}();
 
 QString number(double v) {
     return QString::number(v, 'g', 12);
