@@ -4,9 +4,11 @@
 # from that release's packages (the list in packages.sh, shared with bootstrap.sh). Today that
 # is Debian 13 (trixie: Qt 6.8, libtorch 2.6 and python3-torch 2.6, both without Kineto).
 #
-#   packaging/platform-check.sh debian13            build, ctest, a 2-rank cell checked
-#                                                   against Python DDP, and the same cell's
-#                                                   ranks started by torchrun
+#   packaging/platform-check.sh debian13            build and run the suites whose outcome
+#                                                   depends on PyTorch (ctest label pytorch),
+#                                                   a 2-rank cell checked against Python DDP,
+#                                                   and the same cell's ranks started by torchrun
+#   packaging/platform-check.sh debian13 test-all   the same with every target and suite
 #   packaging/platform-check.sh debian13 torchrun   build commprof-rank alone and run that
 #                                                   torchrun step
 #   packaging/platform-check.sh debian13 run CMD..  one command in the root, where /src is this
@@ -26,7 +28,7 @@ ACTION=${2:-test}
 case "$RELEASE" in
   debian13) SUITE=trixie ;;
   *)
-    echo "usage: $0 debian13 [test | torchrun | run CMD... | shell]" >&2
+    echo "usage: $0 debian13 [test | test-all | torchrun | run CMD... | shell]" >&2
     exit 2
     ;;
 esac
@@ -158,18 +160,30 @@ plan_build() {
   [ "$missing" -eq 1 ] || say "every package of the list is in Debian $SUITE: nothing skipped"
 }
 
+# SCOPE pytorch: only the suites labelled pytorch (what depends on the PyTorch release) and what
+# they need; all: every target and suite.
 build_and_test() {
+  local scope=$1 targets=() labels=()
   plan_build
-  say "building /src in /build (-j $JOBS)"
   in_root cmake -S /src -B /build "${CMAKE_FLAGS[@]}" >&2
-  in_root cmake --build /build -j "$JOBS" >&2
+  if [ "$scope" = pytorch ] && [ "$RUN_CTEST" -eq 1 ]; then
+    mapfile -t targets < <(in_root ctest --test-dir /build -N -L pytorch |
+      sed -n 's/^ *Test *#[0-9]*: *//p')
+    [ ${#targets[@]} -gt 0 ] || die "no suite is labelled pytorch in /build"
+    say "building commprof and the ${#targets[@]} suites labelled pytorch (-j $JOBS)"
+    targets=(--target commprof "${targets[@]}")
+    labels=(-L pytorch)
+  else
+    say "building /src in /build (-j $JOBS)"
+  fi
+  in_root cmake --build /build -j "$JOBS" "${targets[@]}" >&2
   if [ -x "$BUILD_DIR/bin/commprof-rank" ]; then
     echo "Debian $SUITE commprof-rank --version --json: $(in_root /build/bin/commprof-rank --version --json)"
   fi
   if [ "$RUN_CTEST" -eq 1 ]; then
-    say "ctest (-j $JOBS)"
+    say "ctest (-j $JOBS${labels[*]:+, ${labels[*]}})"
     in_root env COMMPROF_REQUIRE_PYTORCH="$HAVE_PYTORCH" ctest --test-dir /build \
-      --output-on-failure -j "$JOBS"
+      --output-on-failure -j "$JOBS" "${labels[@]}"
   fi
   if [ "$RUN_CTEST" -eq 1 ] && [ "$HAVE_PYTORCH" -eq 1 ] && [ -x "$BUILD_DIR/bin/commprof-rank" ]; then
     say "a 2-rank gloo cell, checked against Python DDP"
@@ -219,9 +233,10 @@ build_rank_and_torchrun() {
 [ -d "$ROOTFS" ] || make_root
 install_packages
 case "$ACTION" in
-  test) build_and_test ;;
+  test) build_and_test pytorch ;;
+  test-all) build_and_test all ;;
   torchrun) build_rank_and_torchrun ;;
   run) in_root "$@" ;;
   shell) in_root /bin/bash -l ;;
-  *) die "unknown action '$ACTION' (test, torchrun, run or shell)" ;;
+  *) die "unknown action '$ACTION' (test, test-all, torchrun, run or shell)" ;;
 esac

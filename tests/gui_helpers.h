@@ -15,9 +15,14 @@
 #include <QTemporaryDir>
 #include <QTimer>
 
-// Settings in a test location, emptied: no layout or recent list from elsewhere.
+// Settings in a folder of this process's own, emptied: no layout or recent list from elsewhere,
+// and none shared with a suite running beside this one (Qt's test mode alone gives every suite
+// the same ~/.qttest).
 inline void isolateSettings() {
+    static const QTemporaryDir own;
     QStandardPaths::setTestModeEnabled(true);
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, own.path());
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, own.path());
     QSettings("commprof", "workbench").clear();
 }
 

@@ -42,6 +42,16 @@ private slots:
         run_ = smoke_.dir;
     }
 
+    // Two suites at once (ctest -j) once shared Qt's test-mode settings, and one's recent results
+    // reached the other's window: this suite's settings are a folder no other process uses.
+    void settingsAreThisSuitesOwn() {
+        const QString file = QSettings("commprof", "workbench").fileName();
+        const QString shared = QStandardPaths::writableLocation(QStandardPaths::ConfigLocation);
+        QVERIFY2(!file.startsWith(shared + "/"),
+                 qPrintable(file + " is in the folder every suite shares: " + shared));
+        QVERIFY2(!file.startsWith(QDir::homePath() + "/"), qPrintable(file));
+    }
+
     void aCellIsSelectedAndEveryPanelHasContent() {
         // The CLI's own figures: the cell the window should open on, by hand.
         const CliResult cells = runCli("commprof", {"cells", run_, "--json"});

@@ -8,6 +8,7 @@
 #include "main_window.h"
 #include "models/step_table_model.h"
 #include "results_view.h"
+#include "shared_fixtures.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -33,11 +34,8 @@ private slots:
     }
 
     void theLaterSelectionWins() {
-        const QString big =
-            COMMPROF_SHARED_FIXTURES "/traces/kineto_nccl_ddp_ws2_large_rank1.json.gz";
-        if (!QFile::exists(big)) {
-            QSKIP("the 54 MB fixture is not in ../shared/fixtures");
-        }
+        const QString big = kLargeSharedTrace;
+        REQUIRE_FIXTURE(big);
         workbench::MainWindow w;
         w.show();
         QSignalSpy opened(&w, &workbench::MainWindow::resultsOpened);

@@ -7,6 +7,7 @@
 // it was in, and shows neither a result nor an error for it.
 
 #include "job_waits.h"
+#include "shared_fixtures.h"
 #include "timeline/stack_loader.h"
 #include "trace/read_cancel.h"
 #include "trace/trace_job.h"
@@ -32,7 +33,7 @@ using namespace commprof::trace;
 
 namespace {
 
-const QString kLarge = COMMPROF_SHARED_FIXTURES "/traces/kineto_nccl_ddp_ws2_large_rank1.json.gz";
+const QString kLarge = kLargeSharedTrace;
 const QString kSmall = COMMPROF_TEST_DATA "/traces/kineto_cpu_only_gloo_rank34.json.gz";
 
 // A predicate that says "stop" from its second question on: the reader asks once before it
@@ -67,9 +68,7 @@ class TstTraceCancel : public QObject {
     Q_OBJECT
 private slots:
     void initTestCase() {
-        if (!QFile::exists(kLarge)) {
-            QSKIP("the large benchmark trace lives in ../shared/fixtures, which is not here");
-        }
+        REQUIRE_FIXTURE(kLarge);
         // The whole text's size, to say how little of it a cancelled read got through.
         textBytes_ = readTraceFile(kLarge.toStdString()).textBytes;
         QVERIFY(textBytes_ > 50u << 20);

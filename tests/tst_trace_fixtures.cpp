@@ -3,6 +3,7 @@
 // data/traces/PROVENANCE.md (totals within 1 us or 0.01 %, whichever is larger) and against
 // what HTA 0.6.1 printed (0.05 percentage points, 0.1 %).
 
+#include "shared_fixtures.h"
 #include "trace/hta_figures.h"
 #include "trace/step_metrics.h"
 #include "trace/trace_reader.h"
@@ -60,9 +61,7 @@ private slots:
         QFETCH(double, bookkeeping);
         QFETCH(double, overlap);
         const QString path = fixture(file);
-        if (!QFile::exists(path)) {
-            QSKIP("the large benchmark trace lives in ../shared/fixtures, which is not here");
-        }
+        REQUIRE_FIXTURE(path);
         const Trace t = readTraceFile(path.toStdString());
         const TraceSummary s = summarize(t);
         QCOMPARE(QString(toString(s.regime)), regime);
@@ -104,9 +103,7 @@ private slots:
         QFETCH(double, nonCompute);
         QFETCH(double, kernel);
         const QString path = fixture(file);
-        if (!QFile::exists(path)) {
-            QSKIP("the large benchmark trace lives in ../shared/fixtures, which is not here");
-        }
+        REQUIRE_FIXTURE(path);
         const HtaFigures h = commprof::trace::htaFigures(readTraceFile(path.toStdString()));
         QVERIFY(h.compCommOverlapPctg.has_value());
         QVERIFY(std::abs(*h.compCommOverlapPctg - pctg) <= 0.05);

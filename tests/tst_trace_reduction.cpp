@@ -8,6 +8,7 @@
 // holds: the rank's records and figures, nothing sized by its events.
 
 #include "cli_runner.h"
+#include "shared_fixtures.h"
 #include "trace/job_json.h"
 #include "trace/rank_reduction.h"
 #include "trace/reduction_json.h"
@@ -189,8 +190,8 @@ private slots:
     // What a rank's reduction holds: its figures, and per collective a small record for the
     // matching across ranks, as many as the trace has collectives; nothing per event.
     void reductionHoldsNoEvents() {
-        const std::string path =
-            COMMPROF_SHARED_FIXTURES "/traces/kineto_nccl_ddp_ws2_large_rank1.json.gz";
+        REQUIRE_FIXTURE(kLargeSharedTrace);
+        const std::string path = kLargeSharedTrace.toStdString();
         const Trace trace = readTraceFile(path);
         const RankReduction r = reduceTrace(trace, std::nullopt, true);
         QCOMPARE(r.arrivals.size(), trace.collectives.size());
