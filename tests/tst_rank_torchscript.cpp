@@ -84,6 +84,16 @@ class TstRankTorchScript : public QObject {
 
     QString model(const QString& name) const { return models_.filePath(name); }
 
+    // A copy of the exported GPT at `pt`, its description's fields replaced by `changes`.
+    void gptDescribedAs(const QString& pt, const QJsonObject& changes) const {
+        QVERIFY(QFile::copy(model("gpt.pt"), pt));
+        QJsonObject d = readJsonFile(model("gpt.json"));
+        for (auto it = changes.begin(); it != changes.end(); ++it) {
+            d[it.key()] = it.value();
+        }
+        QVERIFY(writeJsonFile(pt.chopped(3) + ".json", d));
+    }
+
 private slots:
     void initTestCase() {
         const CliResult version = runCli("commprof-rank", {"--version", "--json"});
@@ -521,13 +531,12 @@ private slots:
         REQUIRE_PYTORCH();
         QTemporaryDir dir;
         const QString pt = dir.filePath("lying.pt");
-        QVERIFY(QFile::copy(model("gpt.pt"), pt));
-        QJsonObject d = readJsonFile(model("gpt.json"));
-        d["params_total"] = 10;
-        d["params_trainable"] = 10;
-        d["parameters"] = QJsonArray{QJsonObject{
-            {"name", "w"}, {"shape", QJsonArray{10}}, {"dtype", "float32"}, {"requires_grad", true}}};
-        QVERIFY(writeJsonFile(dir.filePath("lying.json"), d));
+        gptDescribedAs(pt, {{"params_total", 10},
+                            {"params_trainable", 10},
+                            {"parameters", QJsonArray{QJsonObject{{"name", "w"},
+                                                                  {"shape", QJsonArray{10}},
+                                                                  {"dtype", "float32"},
+                                                                  {"requires_grad", true}}}}});
         const QByteArray says = pt.toUtf8() + ": the module holds 654848 parameters in 29 tensors, "
                                               "its description " +
                                 dir.filePath("lying.json").toUtf8() +
@@ -557,11 +566,8 @@ private slots:
         REQUIRE_PYTORCH();
         QTemporaryDir dir;
         const QString pt = dir.filePath("huge.pt");
-        QVERIFY(QFile::copy(model("gpt.pt"), pt));
-        QJsonObject d = readJsonFile(model("gpt.json"));
-        d["input"] = QJsonObject{{"shape", QJsonArray{1e30, 1e30}}};
-        d["target"] = QJsonObject{{"classes", 10}};
-        QVERIFY(writeJsonFile(dir.filePath("huge.json"), d));
+        gptDescribedAs(pt, {{"input", QJsonObject{{"shape", QJsonArray{1e30, 1e30}}}},
+                            {"target", QJsonObject{{"classes", 10}}}});
         const CliResult r = runCli("commprof", {"calibrate", pt});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(dir.filePath("huge.json").toUtf8() +
