@@ -20,6 +20,8 @@
 
 #include <csignal>
 #include <functional>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 // One short ws1 cell, for the runner's fault tests.
 inline const QString kQuick =
@@ -95,14 +97,24 @@ inline QProcess* startRun(QObject* parent, const QStringList& args) {
 // iteration, and checks what every signal that stops a run must leave: exit 1, the cell recorded
 // as stopped, none of its ranks running. Returns early on a failed check: callers test
 // QTest::currentTestFailed() before going on.
+// With `repeatMs`, the signal is sent again every `repeatMs` until the run exits, as a supervisor
+// that repeats itself does (through a pidfd, so never to a process that took the pid since).
 inline void stopRunMidCell(QObject* parent, const QString& matrix, const QString& out,
-                           const QString& cell, int signal) {
+                           const QString& cell, int signal, int repeatMs = 0) {
     QProcess* run = startRun(parent, {matrix, "--out", out});
     QVERIFY(waitForIteration(*run, cell, 3));
     const QList<commprof::runner::PidRecord> ranks = pidRecords(out);
     QCOMPARE(ranks.size(), 2);
-    QVERIFY(::kill(pid_t(run->processId()), signal) == 0);
-    QVERIFY(run->waitForFinished(60000));
+    const int pidfd = int(::syscall(SYS_pidfd_open, pid_t(run->processId()), 0));
+    QVERIFY(pidfd >= 0);
+    QVERIFY(::syscall(SYS_pidfd_send_signal, pidfd, signal, nullptr, 0) == 0);
+    QElapsedTimer waited;
+    waited.start();
+    while (repeatMs > 0 && !run->waitForFinished(repeatMs) && waited.elapsed() < 60000) {
+        ::syscall(SYS_pidfd_send_signal, pidfd, signal, nullptr, 0);
+    }
+    ::close(pidfd);
+    QVERIFY(run->state() == QProcess::NotRunning || run->waitForFinished(60000));
     QCOMPARE(run->exitStatus(), QProcess::NormalExit);
     QCOMPARE(run->exitCode(), 1);
     const QJsonObject record = readJsonFile(out + "/cells/" + cell + "/cell.json");

@@ -10,7 +10,9 @@
 #include <algorithm>
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QTemporaryDir>
 #include <QTest>
@@ -501,6 +503,66 @@ private slots:
         // all but gloo_cuda at 2.
         QCOMPARE(expected.size(), 5 + 2 + 5);
         QCOMPARE(idsOf(matrix::expand(parse(head + exclude), {0})), expected);
+        // The cell-count limit counts the same cells without visiting them: 12 pass a limit of
+        // 12 and are refused at 11.
+        QCOMPARE(matrix::expand(parse(head + exclude), {0, 12}).size(), std::size_t(12));
+        QVERIFY_THROWS_EXCEPTION(matrix::MatrixError,
+                                 matrix::expand(parse(head + exclude), {0, 11}));
+    }
+
+    // Issue 41: three 1,000-value lists are 10^9 combinations. Rules that leave 10 of them, or
+    // none, are decided without visiting the combinations: plan answers at once, where it ran
+    // for minutes testing every combination against the rules. The 10 cells by hand.
+    void billionCombinationsCutToTenPlanAtOnce() {
+        QStringList values;
+        for (int v = 1; v <= 1000; ++v) {
+            values << QString::number(v);
+        }
+        const QString list = "[" + values.join(", ") + "]";
+        const QString head = "name: huge\ndefaults: {batch_size: " + list +
+                             ", bucket_cap_mb: " + list + ", first_bucket_mb: " + list +
+                             "}\nmodels: [{name: m, params: 1e6}]\nlayers: [{name: gloo_cpu}]\n"
+                             "world_sizes: [1]\nexclude:\n";
+        QString tenLeft;
+        for (int v = 2; v <= 1000; ++v) {
+            tenLeft += QString("  - {bucket_cap_mb: %1}\n  - {first_bucket_mb: %1}\n").arg(v);
+            tenLeft += v > 10 ? QString("  - {batch_size: %1}\n").arg(v) : QString();
+        }
+        QTemporaryDir dir;
+        const QString ten = dir.filePath("ten.yaml");
+        const QString none = dir.filePath("none.yaml");
+        QVERIFY(writeText(ten, (head + tenLeft).toUtf8()));
+        QVERIFY(writeText(none, (head + "  - {hook: allreduce}\n").toUtf8()));
+        QStringList expected;
+        for (int b = 1; b <= 10; ++b) {
+            expected << QString("m_gloo_cpu_ws1_b%1_cap1_first1_r0").arg(b);
+        }
+        for (const auto& [path, ids] : {std::pair{ten, expected}, std::pair{none, QStringList{}}}) {
+            QElapsedTimer clock;
+            clock.start();
+            const CliResult r = runCli("commprof", {"plan", path, "--json", "--gpus", "0"}, 300000);
+            QVERIFY2(r.exitCode == 0, r.err.constData());
+            QStringList got;
+            for (const QJsonValue c : r.json()["cells"].toArray()) {
+                got << c["id"].toString();
+            }
+            QCOMPARE(got, ids);
+            qInfo("%s: %lld ms", qPrintable(QFileInfo(path).fileName()), clock.elapsed());
+        }
+    }
+
+    // Issue 41: values apart beyond twelve digits stay apart, each cell with its own value;
+    // the same number written twice is named as written (bad_matrices 28).
+    void valuesApartBeyondTwelveDigitsAreTwoCells() {
+        const auto cells = matrix::expand(
+            parse("name: t\ndefaults: {bucket_cap_mb: [0.1000000000001, 0.1000000000002]}\n"
+                  "models: [{name: m, params: 1e6}]\nlayers: [{name: gloo_cpu}]\n"
+                  "world_sizes: [1]\n"),
+            {0});
+        QCOMPARE(idsOf(cells), QStringList({"m_gloo_cpu_ws1_cap0p1000000000001_r0",
+                                            "m_gloo_cpu_ws1_cap0p1000000000002_r0"}));
+        QCOMPARE(cells[0].config.bucketCapMb, 0.1000000000001);
+        QCOMPARE(cells[1].config.bucketCapMb, 0.1000000000002);
     }
 
     // Only hashes of the ids are kept while expanding: two cells with one id are still refused,

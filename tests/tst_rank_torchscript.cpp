@@ -8,7 +8,11 @@
 
 #include "cli_runner.h"
 #include "pool_helpers.h"
+#include "rank_files.h"
 
+#include <QDir>
+#include <QFileInfo>
+#include <QJsonArray>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
@@ -43,6 +47,11 @@ QJsonObject reference(const QString& cellDir, QString& error) {
     return QJsonDocument::fromJson(p.readAllStandardOutput()).object();
 }
 
+QByteArray fileBytes(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
 QList<QList<int>> buckets(const QJsonArray& a) {
     QList<QList<int>> out;
     for (const QJsonValue& b : a) {
@@ -74,6 +83,16 @@ class TstRankTorchScript : public QObject {
     int torchMajor_ = 0;           // of the libtorch commprof-rank was built with
 
     QString model(const QString& name) const { return models_.filePath(name); }
+
+    // A copy of the exported GPT at `pt`, its description's fields replaced by `changes`.
+    void gptDescribedAs(const QString& pt, const QJsonObject& changes) const {
+        QVERIFY(QFile::copy(model("gpt.pt"), pt));
+        QJsonObject d = readJsonFile(model("gpt.json"));
+        for (auto it = changes.begin(); it != changes.end(); ++it) {
+            d[it.key()] = it.value();
+        }
+        QVERIFY(writeJsonFile(pt.chopped(3) + ".json", d));
+    }
 
 private slots:
     void initTestCase() {
@@ -173,9 +192,37 @@ private slots:
             r = runCli("commprof",
                        {"model", "export", "torchvision:nosuchnet", "--out", model("bad.pt")});
             QCOMPARE(r.exitCode, 2);
-            QVERIFY2(r.err.contains("torchvision has no model 'nosuchnet'"), r.err.constData());
+            QVERIFY2(r.err.contains("torchvision has no classification model 'nosuchnet'"),
+                     r.err.constData());
         }
         QVERIFY(!QFile::exists(model("bad.pt")) && !QFile::exists(model("bad.json")));
+        if (haveTorchvision_) {
+            // Issue 41: a class, a helper and an input the model cannot take were tracebacks
+            // with exit 1; each is a sentence and exit 2, and nothing is written.
+            const QList<QPair<QStringList, QString>> refused{
+                {{"torchvision:VGG"}, "torchvision has no classification model 'VGG'"},
+                {{"torchvision:get_weight"}, "torchvision has no classification model 'get_weight'"},
+                {{"torchvision:resnet18", "--input-shape", "1,8,8"},
+                 "torchvision:resnet18 does not take an input of shape 1,8,8: "}};
+            for (const auto& [spec, message] : refused) {
+                r = runCli("commprof", QStringList{"model", "export"} + spec +
+                                           QStringList{"--out", model("bad.pt")});
+                QCOMPARE(r.exitCode, 2);
+                QVERIFY2(r.err.contains(message.toUtf8()) && !r.err.contains("Traceback"),
+                         r.err.constData());
+                QVERIFY(!QFile::exists(model("bad.pt")) && !QFile::exists(model("bad.json")));
+            }
+        }
+        // Issue 41: FILE.json an existing folder: exit 2 left FILE.pt and FILE.json.part.
+        QVERIFY(QDir().mkpath(model("taken.json")));
+        r = runCli("commprof", {"model", "export", "gpt:layers=1,d=8,heads=2,seq=4,vocab=10",
+                                "--out", model("taken.pt")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(model("taken.json").toUtf8() + " exists and is not a regular file"),
+                 r.err.constData());
+        QDir models(models_.path());
+        QCOMPARE(models.entryList({"taken*"}), QStringList{"taken.json"});
+        QVERIFY(QFileInfo(model("taken.json")).isDir() && QDir(model("taken.json")).isEmpty());
         // A Python without its site packages stands for one without torch.
         const QString noTorch = models_.filePath("python-without-torch");
         QFile script(noTorch);
@@ -474,6 +521,91 @@ private slots:
         r = runCli("commprof", {"calibrate", model("gpt.pt"), "--batch-size", "0"});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("--batch-size: expected 1..1048576, got '0'"), r.err.constData());
+    }
+
+    // Issue 41: a description that disagrees with its module (here one of 10 parameters in one
+    // tensor beside the GPT of 654,848 in 29, counted by hand above) was believed: cells --json
+    // showed 10. The rank checks the module against it as it loads it; run and calibrate ask
+    // it before the first cell, and refuse with exit 2 writing nothing.
+    void descriptionThatDisagreesWithItsModuleIsRefused() {
+        REQUIRE_PYTORCH();
+        QTemporaryDir dir;
+        const QString pt = dir.filePath("lying.pt");
+        gptDescribedAs(pt, {{"params_total", 10},
+                            {"params_trainable", 10},
+                            {"parameters", QJsonArray{QJsonObject{{"name", "w"},
+                                                                  {"shape", QJsonArray{10}},
+                                                                  {"dtype", "float32"},
+                                                                  {"requires_grad", true}}}}});
+        const QByteArray says = pt.toUtf8() + ": the module holds 654848 parameters in 29 tensors, "
+                                              "its description " +
+                                dir.filePath("lying.json").toUtf8() +
+                                " says 10 parameters in 1 tensors";
+        const QString matrix = dir.filePath("m.yaml");
+        QFile m(matrix);
+        QVERIFY(m.open(QIODevice::WriteOnly));
+        m.write("name: lying\ndefaults: {iterations: 2, warmup: 1, batch_size: 2}\n"
+                "models: [{name: lying, torchscript: lying.pt, input: {tokens: 16, vocab: 1000}}]\n"
+                "layers: [{name: gloo_cpu}]\nworld_sizes: [1]\n");
+        m.close();
+        CliResult r = runCli("commprof", {"run", matrix, "--out", dir.filePath("r")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(says), r.err.constData());
+        QVERIFY(!QFile::exists(dir.filePath("r")));
+        const QByteArray before = fileBytes(dir.filePath("lying.json"));
+        r = runCli("commprof", {"calibrate", pt});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(says), r.err.constData());
+        QCOMPARE(fileBytes(dir.filePath("lying.json")), before);
+    }
+
+    // Issue 41: a described input of [1e30, 1e30] reached the rank as -9223372036854775808 with
+    // its whole usage text; the description is checked before any rank, as the matrix checks
+    // an entry's input.
+    void describedInputOutOfRangeIsRefusedBeforeTheRank() {
+        REQUIRE_PYTORCH();
+        QTemporaryDir dir;
+        const QString pt = dir.filePath("huge.pt");
+        gptDescribedAs(pt, {{"input", QJsonObject{{"shape", QJsonArray{1e30, 1e30}}}},
+                            {"target", QJsonObject{{"classes", 10}}}});
+        const CliResult r = runCli("commprof", {"calibrate", pt});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(dir.filePath("huge.json").toUtf8() +
+                                ": input.shape[0]: expected a whole number from 1 to 1000000, got "
+                                "1e+30"),
+                 r.err.constData());
+        QVERIFY2(!r.err.contains("usage"), r.err.constData());
+    }
+
+    // Issue 41: a 1 MB archive declaring a 1 GiB record (zeros, deflated) as a module's
+    // "version" took the rank to 1.18 GB before torch refused it. The declared sizes are read
+    // first: refused naming the file, the rank's peak RSS far below the record's size.
+    void zipBombIsRefusedBeforeItIsUnpacked() {
+        QTemporaryDir dir;
+        const QString bomb = dir.filePath("bomb.pt");
+        QProcess p;
+        p.start("/usr/bin/python3",
+                {"-c",
+                 "import resource, subprocess, sys, zipfile\n"
+                 "with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:\n"
+                 "    with z.open('archive/version', 'w', force_zip64=True) as f:\n"
+                 "        block = bytes(1 << 24)\n"
+                 "        for _ in range(64): f.write(block)\n"
+                 "r = subprocess.run(sys.argv[2:], capture_output=True, text=True)\n"
+                 "print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+                 "print(r.stderr)\n",
+                 bomb, COMMPROF_BIN_DIR "/commprof-rank", "--torchscript", bomb, "--input-shape",
+                 "3,2,2", "--classes", "4", "--check-module"});
+        QVERIFY(p.waitForFinished(300000) && p.exitCode() == 0);
+        const QStringList lines = QString::fromUtf8(p.readAllStandardOutput()).split('\n');
+        QVERIFY(QFileInfo(bomb).size() < 4 << 20);
+        const QStringList status = lines.value(0).split(' ');
+        qInfo("bomb of %lld bytes: exit %s, the rank's peak RSS %s kB", QFileInfo(bomb).size(),
+              qPrintable(status.value(0)), qPrintable(status.value(1)));
+        QCOMPARE(status.value(0), QString("1"));
+        QVERIFY2(lines.join('\n').contains(bomb + ": its zip records declare more than "),
+                 qPrintable(lines.join('\n')));
+        QVERIFY2(status.value(1).toLongLong() < 512 * 1024, qPrintable(status.value(1)));
     }
 
     void usageErrors() {

@@ -129,6 +129,15 @@ private slots:
         QVERIFY(QFile::exists(cellFile(out, kLongCell, "launcher.log")));
     }
 
+    // Issue 41: SIGTERM repeated every 2 ms until the run exits (a supervisor's second signal
+    // 50 ms after the first ended the run by the signal when it came after the handlers were
+    // put back): every repeat is the same stop, and the exit stays the orderly 1.
+    void repeatedStopSignalsKeepTheOrderlyExit() {
+        QTemporaryDir dir;
+        stopRunMidCell(this, writeMatrix(dir, longMatrix(1000000)), dir.filePath("r"), kLongCell,
+                       SIGTERM, 2);
+    }
+
     // Item 4: the wall clock stepped back an hour mid-cell (monotonic untouched); the cell's
     // duration comes from the monotonic clock and stays what it was.
     void wallClockSteppedBackMovesNoDuration() {

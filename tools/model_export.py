@@ -81,6 +81,15 @@ def fail(message):
     sys.exit(2)
 
 
+def attempt(make, what):
+    """make(), or exit 2 saying what could not be done and the error's first line: a spec the
+    model cannot take is a bad spec, not a traceback."""
+    try:
+        return make()
+    except Exception as e:  # any error of the model's own code
+        fail("%s: %s" % (what, (str(e).strip().splitlines() or [type(e).__name__])[0]))
+
+
 def gpt_args(text):
     keys = {"layers": None, "d": None, "heads": None, "seq": None, "vocab": None}
     for part in filter(None, text.split(",")):
@@ -112,10 +121,17 @@ def build(spec, a):
             sys.stderr.write("commprof model export: %s needs torchvision: "
                              "apt-get install python3-torchvision (Debian 12: 0.14)\n" % spec)
             sys.exit(3)
+        # Only the builders of classification models: a class (VGG), a helper (get_weight) or
+        # a detection model is callable too, and fails on num_classes or the image input.
+        names = torchvision.models.list_models(module=torchvision.models) \
+            if hasattr(torchvision.models, "list_models") else \
+            [n for n in dir(torchvision.models) if n.islower() and not n.startswith("_")]
         builder = getattr(torchvision.models, rest, None)
-        if not rest or not callable(builder) or rest.startswith("_"):
-            fail("torchvision has no model '%s' (resnet18, resnet50, ...)" % rest)
-        model = builder(num_classes=a.classes)  # no weights: nothing is downloaded
+        if rest not in names or not callable(builder):
+            fail("torchvision has no classification model '%s' (%s)" %
+                 (rest, ", ".join(n for n in names if n.startswith("resnet")) or "resnet18"))
+        model = attempt(lambda: builder(num_classes=a.classes),  # no weights: nothing downloaded
+                        "%s cannot be built with %d classes" % (spec, a.classes))
         shape = a.input_shape
         return model, {"shape": shape}, {"classes": a.classes}, \
             lambda n: torch.randn([n] + shape)
@@ -159,8 +175,11 @@ def describe(model, input_spec, target_spec, example, spec, pt_name):
     named = list(model.named_parameters())
     sparse = sparse_gradient_names(model)
     # Batch 2 and 4, not 1: batch norm refuses one value per channel in training.
-    b2 = saved_bytes(model, example, 2)
-    b4 = saved_bytes(model, example, 4)
+    shape = input_spec.get("shape")
+    what = "%s does not take an input of shape %s" % (
+        spec, ",".join(map(str, shape))) if shape else "%s does not run" % spec
+    b2 = attempt(lambda: saved_bytes(model, example, 2), what)
+    b4 = attempt(lambda: saved_bytes(model, example, 4), what)
     return {
         "format": "commprof-model-description",
         "version": 1,
@@ -189,6 +208,47 @@ def describe(model, input_spec, target_spec, example, spec, pt_name):
     }
 
 
+def writable(path):
+    """Exit 2 unless `path` is absent or a regular file, which the export may replace."""
+    if os.path.lexists(path) and not os.path.isfile(path):
+        fail("%s exists and is not a regular file: nothing written" % path)
+
+
+def write_both(out, json_path, scripted, description):
+    """The module and its description, each through a .part renamed over it, or neither: on a
+    failure whatever this made (the .part files, folders) is removed before exit 2."""
+    for path in (out, json_path):
+        writable(path)  # again: something may have taken the name meanwhile
+        writable(path + ".part")  # a file left by an export that was killed is replaced
+    made = []
+    folder = os.path.dirname(os.path.abspath(out))
+    while not os.path.exists(folder):
+        made.insert(0, folder)
+        folder = os.path.dirname(folder)
+    parts = []
+    try:
+        for d in made:
+            os.mkdir(d)
+        parts.append(out + ".part")
+        scripted.save(parts[-1])
+        parts.append(json_path + ".part")
+        with open(parts[-1], "w") as f:
+            json.dump(description, f, indent=1)
+            f.write("\n")
+        os.replace(json_path + ".part", json_path)
+        os.replace(out + ".part", out)
+    except (OSError, RuntimeError) as e:  # torch reports a failed save as RuntimeError
+        for part in parts:
+            if os.path.lexists(part):
+                os.remove(part)
+        for d in reversed(made):
+            if os.path.isdir(d) and not os.listdir(d):
+                os.rmdir(d)
+        where = getattr(e, "filename", None) or out
+        fail("%s: %s: nothing written" % (where, getattr(e, "strerror", None) or
+                                           str(e).splitlines()[0]))
+
+
 def main():
     ap = argparse.ArgumentParser(prog="commprof model export")
     ap.add_argument("spec")
@@ -205,6 +265,9 @@ def main():
         fail("--input-shape and --classes must be positive")
     if not a.out.endswith(".pt"):
         fail("--out: expected a FILE.pt (the description goes to FILE.json beside it)")
+    json_path = a.out[:-3] + ".json"
+    for path in (a.out, json_path):  # before the model is built: refused at once
+        writable(path)
     torch.manual_seed(a.seed)
     model, input_spec, target_spec, example = build(a.spec, a)
     model.train()
@@ -214,17 +277,7 @@ def main():
         scripted = torch.jit.script(model)
     except Exception as e:  # a model TorchScript cannot compile: said, not a traceback
         fail("%s cannot be scripted: %s" % (a.spec, str(e).splitlines()[0]))
-    json_path = a.out[:-3] + ".json"
-    try:
-        os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
-        scripted.save(a.out + ".part")
-        os.replace(a.out + ".part", a.out)
-        with open(json_path + ".part", "w") as f:
-            json.dump(description, f, indent=1)
-            f.write("\n")
-        os.replace(json_path + ".part", json_path)
-    except OSError as e:
-        fail("%s: %s" % (e.filename or a.out, e.strerror))
+    write_both(a.out, json_path, scripted, description)
     sys.stderr.write("wrote %s (%d parameters in %d tensors) and %s\n" % (
         a.out, description["params_total"], len(description["parameters"]), json_path))
 

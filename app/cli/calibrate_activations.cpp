@@ -91,6 +91,10 @@ int calibrateActivations(const Args& args, const QString& module) {
         return args.usageError("--batch-size: expected 1..1048576, got '" +
                                args.value("--batch-size") + "'");
     }
+    if (const QString e = runner::checkModule(runner::defaultRankProgram(), m); !e.isEmpty()) {
+        printError(e);
+        return BadInput;
+    }
     // Two runs, at B and 2B: what the process holds regardless of the batch (libtorch, the
     // weights, DDP's buckets, the optimizer's state) cancels, and the growth per sample is the
     // activations and what autograd keeps beside them.

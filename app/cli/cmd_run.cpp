@@ -27,17 +27,21 @@ namespace {
 // Self-pipe: the handler only writes a byte (async-signal-safe); the event loop reads it and
 // stops the run from ordinary code.
 int gSignalPipe[2] = {-1, -1};
+volatile std::sig_atomic_t gStopSignalled = 0;
 
 void onSignal(int) {
     const int saved = errno;
+    gStopSignalled = 1;
     const char byte = 1;
     [[maybe_unused]] const ssize_t n = ::write(gSignalPipe[1], &byte, 1);
     errno = saved;
 }
 
 // SIGINT, SIGTERM, SIGHUP (the terminal closed) and SIGQUIT stop the run (the running cell's
-// ranks end cleanly, the cell is recorded as stopped) for as long as this lives; the previous
-// handlers come back afterwards.
+// ranks end cleanly, the cell is recorded as stopped) for as long as this lives. Afterwards the
+// previous handlers come back, unless a stop was signalled: then the run is ending in its
+// orderly exit 1, and a second signal (a supervisor's repeat, 50 ms later) must not turn that
+// into a death by the signal, so the stopping signals stay ignored until the process exits.
 class StopOnSignal {
 public:
     explicit StopOnSignal(runner::MatrixRunner& run) {
@@ -63,8 +67,11 @@ public:
         if (!notifier_) {
             return;
         }
+        struct sigaction ignore {};
+        ignore.sa_handler = SIG_IGN;
+        sigemptyset(&ignore.sa_mask);
         for (std::size_t i = 0; i < std::size(kSignals); ++i) {
-            ::sigaction(kSignals[i], &old_[i], nullptr);
+            ::sigaction(kSignals[i], gStopSignalled ? &ignore : &old_[i], nullptr);
         }
         delete notifier_;
         ::close(gSignalPipe[0]);

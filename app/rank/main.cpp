@@ -9,6 +9,7 @@
 #include "rank_flags.h"
 #include "rendezvous.h"
 #include "spec/rank_contract.h"
+#include "torchscript_model.h"
 
 #include <sys/stat.h>
 
@@ -42,6 +43,15 @@ int main(int argc, char** argv) {
     if (options.version) {
         std::fputs(versionJson().c_str(), stdout);
         return exit_code::kOk;
+    }
+    if (options.checkModule) {
+        try {
+            loadTorchScript(options, torch::Device(torch::kCPU));
+            return exit_code::kOk;
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "%s\n", e.what());
+            return exit_code::kFailed;
+        }
     }
     const std::string prefix = "commprof-rank[" + std::to_string(options.rank) + "]: ";
     ::mkdir(options.outDir.c_str(), 0755);

@@ -6,6 +6,7 @@
 #include "spec/model_families.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <functional>
 #include <map>
@@ -226,6 +227,20 @@ RankOptions parseOptions(int argc, char** argv) {
         {"--tokens", [&](auto& f, auto& v) { o.tokens = toInt(f, v); }},
         {"--vocab", [&](auto& f, auto& v) { o.vocab = toInt(f, v); }},
         {"--classes", [&](auto& f, auto& v) { o.classes = toInt(f, v); }},
+        {"--described-params",
+         [&](auto& f, auto& v) {
+             o.describedParams = toDouble(f, v);
+             if (o.describedParams < 0 || o.describedParams != std::floor(o.describedParams)) {
+                 throw UsageError(f + ": expected a whole number >= 0, got '" + v + "'");
+             }
+         }},
+        {"--described-tensors",
+         [&](auto& f, auto& v) {
+             o.describedTensors = toInt(f, v);
+             if (o.describedTensors < 0) {
+                 throw UsageError(f + ": expected a whole number >= 0, got '" + v + "'");
+             }
+         }},
         {"--backend", [&](auto& f, auto& v) { o.backend = oneOf(f, v); }},
         {"--device", [&](auto& f, auto& v) { o.device = oneOf(f, v); }},
         {"--layer", [&](auto&, auto& v) { o.layer = v; }},
@@ -323,6 +338,7 @@ RankOptions parseOptions(int argc, char** argv) {
                                              {"--gradient-as-bucket-view", &o.gradientAsBucketView},
                                              {"--static-graph", &o.staticGraph},
                                              {"--find-unused-parameters", &o.findUnusedParameters},
+                                             {"--check-module", &o.checkModule},
                                              {"--version", &o.version},
                                              {"--json", &o.json},
                                              {"--listen-all", &o.listenAll},
@@ -389,9 +405,11 @@ RankOptions parseOptions(int argc, char** argv) {
             o.model = o.model.substr(0, o.model.rfind(".pt"));
         }
     } else if (!o.inputShape.empty() || o.tokens || o.vocab || o.classes ||
-               o.findUnusedParameters) {
-        throw UsageError("--input-shape, --tokens, --vocab, --classes and "
-                         "--find-unused-parameters need --torchscript FILE");
+               o.findUnusedParameters || o.describedParams >= 0 || o.describedTensors >= 0 ||
+               o.checkModule) {
+        throw UsageError("--input-shape, --tokens, --vocab, --classes, "
+                         "--find-unused-parameters, --described-params, --described-tensors and "
+                         "--check-module need --torchscript FILE");
     }
     if (o.torchscript.empty() && (o.params < 1e4 || o.params > 2e9)) {
         throw UsageError("--params: expected 1e4..2e9, got " + std::to_string(o.params));

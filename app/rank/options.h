@@ -28,6 +28,11 @@ struct RankOptions {
     int vocab = 0;
     int classes = 0;
     bool findUnusedParameters = false; // DDP's find_unused_parameters
+    // What the module's description says it holds (--described-params, --described-tensors):
+    // a module holding another count is refused as it loads. -1: not said.
+    double describedParams = -1;
+    int describedTensors = -1;
+    bool checkModule = false; // --check-module: load the module, check it, exit
     // Measurement layer
     std::string backend = "gloo"; // gloo | nccl
     std::string device = "cpu";   // cpu | cuda

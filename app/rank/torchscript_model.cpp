@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "torchscript_model.h"
 
+#include "archive_bounds.h"
 #include "spec/model_families.h"
 
 #include <torch/script.h>
@@ -69,6 +70,29 @@ std::vector<std::string> sparseGradientParameters(const torch::jit::Module& modu
     return names;
 }
 
+// The description beside the module is what plan sized the cell by and what `cells` shows:
+// one that disagrees with the module (another export's, or edited) is refused before any
+// training, where it was believed (10 parameters shown for a module of 65).
+void checkDescription(const RankOptions& o, const NamedTensors& parameters) {
+    const auto total = double(countParameters(parameters));
+    const bool paramsDiffer = o.describedParams >= 0 && total != o.describedParams;
+    const bool tensorsDiffer =
+        o.describedTensors >= 0 && std::size_t(o.describedTensors) != parameters.size();
+    if (!paramsDiffer && !tensorsDiffer) {
+        return;
+    }
+    const auto count = [](double n) { return std::to_string(static_cast<long long>(n)); };
+    const std::string description = o.torchscript.substr(0, o.torchscript.rfind(".pt")) + ".json";
+    std::string says = "its description " + description + " says ";
+    says += o.describedParams >= 0 ? count(o.describedParams) + " parameters" : "";
+    says += o.describedParams >= 0 && o.describedTensors >= 0 ? " in " : "";
+    says += o.describedTensors >= 0 ? std::to_string(o.describedTensors) + " tensors" : "";
+    throw ModelFileError(o.torchscript + ": the module holds " + count(total) +
+                         " parameters in " + std::to_string(parameters.size()) + " tensors, " +
+                         says +
+                         "; export them again together (commprof model export SPEC --out FILE.pt)");
+}
+
 } // namespace
 
 TrainingModel loadTorchScript(const RankOptions& o, const torch::Device& device) {
@@ -79,6 +103,9 @@ TrainingModel loadTorchScript(const RankOptions& o, const torch::Device& device)
     }
     if (!S_ISREG(st.st_mode)) {
         throw ModelFileError(file + ": not a regular file");
+    }
+    if (const std::string why = archiveTooLarge(file); !why.empty()) {
+        throw ModelFileError(why);
     }
     auto module = std::make_shared<torch::jit::Module>();
     try {
@@ -105,6 +132,7 @@ TrainingModel loadTorchScript(const RankOptions& o, const torch::Device& device)
     for (const auto& b : module->named_buffers(/*recurse=*/true)) {
         m.buffers.emplace_back(b.name, b.value);
     }
+    checkDescription(o, m.parameters);
     m.forward = [module, file](const torch::Tensor& input) {
         c10::IValue out = module->forward({input});
         if (!out.isTensor()) {

@@ -92,7 +92,7 @@ std::vector<SweepSeries> mergeSweep(const QMap<int, QJsonObject>& docs, QStringL
                 } else if (problems) {
                     *problems << QString("%1: %2 at %3 bytes has no timed iteration")
                                      .arg(name, kind)
-                                     .arg(s["bytes"].toDouble());
+                                     .arg(s["bytes"].toDouble(), 0, 'f', 0);
                 }
             }
         }
@@ -111,7 +111,7 @@ std::vector<SweepSeries> mergeSweep(const QMap<int, QJsonObject>& docs, QStringL
             if (int(ranks.size()) != world && problems) {
                 *problems << QString("%1 at %2 bytes: %3 of %4 ranks reported")
                                  .arg(kind)
-                                 .arg(bytes)
+                                 .arg(bytes, 0, 'f', 0)
                                  .arg(ranks.size())
                                  .arg(world);
             }

@@ -51,36 +51,6 @@ const KnobList* knobListOf(const Matrix& m, const ModelSpec& model, const QStrin
     return own ? own : findList(m.defaultKnobLists, key);
 }
 
-void forEachCombination(const std::vector<Axis>& axes,
-                        const std::function<bool(const std::vector<std::size_t>&)>& visit) {
-    for (const Axis& a : axes) {
-        if (a.values.empty()) {
-            return;
-        }
-    }
-    std::vector<std::size_t> at(axes.size(), 0);
-    while (true) {
-        if (!visit(at)) {
-            return;
-        }
-        // Odometer: the last axis turns fastest, as the nested loops it replaces did.
-        std::size_t k = axes.size();
-        while (k > 0) {
-            --k;
-            if (++at[k] < axes[k].values.size()) {
-                break;
-            }
-            at[k] = 0;
-            if (k == 0) {
-                return;
-            }
-        }
-        if (axes.empty()) {
-            return;
-        }
-    }
-}
-
 double combinations(const std::vector<Axis>& axes) {
     double n = 1;
     for (const Axis& a : axes) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The matrix as a product of axes. Expansion, the cell-count limit and `exclude` all walk the
-// same product, so an axis added here is expanded, counted, excluded and named in the cell id
+// same product (matrix/exclusion.h), so an axis added here is expanded, counted, excluded and named in the cell id
 // alike (docs/architecture.md: how to add an axis).
 
 #include <QString>
@@ -40,10 +40,6 @@ std::vector<Axis> axesOf(const Matrix& m, const ModelSpec& model);
 // The values a DDP setting takes in a model's cells: the model's own, else the defaults' list;
 // null when the setting is the same in all of them (then it is no axis).
 const KnobList* knobListOf(const Matrix& m, const ModelSpec& model, const QString& key);
-
-// Every combination of value indices, in order; stops early when `visit` returns false.
-void forEachCombination(const std::vector<Axis>& axes,
-                        const std::function<bool(const std::vector<std::size_t>&)>& visit);
 
 // The product of the axes' sizes, as a double so that a matrix of 1e12 cells does not overflow.
 double combinations(const std::vector<Axis>& axes);

@@ -5,6 +5,7 @@
 #include "spec/comm_hooks.h"
 
 #include <QJsonValue>
+#include <QLocale>
 
 namespace commprof::matrix {
 namespace {
@@ -21,8 +22,10 @@ const QStringList kHooks = [] {
     return names;
 }();
 
+// The shortest text that reads back as the same double: two values the user wrote apart stay
+// apart (0.1000000000001 and 0.1000000000002), and 0.25 is still "0.25".
 QString number(double v) {
-    return QString::number(v, 'g', 12);
+    return QString::number(v, 'g', QLocale::FloatingPointShortest);
 }
 
 // "0.25" -> "0p25": cell ids are letters, digits and '_' only.
@@ -134,7 +137,14 @@ KnobList readKnob(const Ctx& c, const Knob& knob, const YAML::Node& n, bool list
         const QString text = knob.read(c, v);
         for (const QString& earlier : list.values) {
             if (earlier == text) {
-                c.fail(v, knob.key, QString("%1 is listed twice").arg(text));
+                // Named as written: 0.10000000000000001 is the number 0.1, which the user may
+                // not have written.
+                const QString written = QString::fromStdString(v.Scalar());
+                c.fail(v, knob.key,
+                       written == text ? QString("%1 is listed twice").arg(text)
+                                       : QString("%1 is listed twice (it reads as %2, as an "
+                                                 "earlier value does)")
+                                             .arg(written, text));
             }
         }
         list.values.push_back(text);

@@ -12,6 +12,7 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <QHash>
 #include <QMap>
 #include <QRegularExpression>
 #include <QSet>
@@ -421,6 +422,51 @@ TorchScriptModel readTorchScript(const Ctx& c, const YAML::Node& n) {
     return t;
 }
 
+// Every value a DDP setting takes in the matrix's training cells, in the order first met: a
+// model's value or list, else the defaults' list, else each layer's setting.
+QStringList valuesTaken(const Matrix& m, const Knob& k) {
+    QStringList out;
+    QSet<QString> seen;
+    const auto add = [&](const QString& v) {
+        if (!seen.contains(v)) {
+            seen.insert(v);
+            out << v;
+        }
+    };
+    for (const ModelSpec& model : m.models) {
+        if (model.isSweep()) {
+            continue;
+        }
+        if (const KnobList* list = knobListOf(m, model, k.key)) {
+            std::for_each(list->values.begin(), list->values.end(), add);
+            continue;
+        }
+        for (const LayerSpec& l : m.layers) {
+            add(k.valueOf(l.overrides ? *l.overrides : m.defaults));
+        }
+    }
+    return out;
+}
+
+// An exclude rule's value that no cell has would match nothing, silently, like a misspelt
+// model: refused where it is written.
+void requireTaken(const Ctx& c, const YAML::Node& n, const QString& key, const QString& value,
+                  const QStringList& taken) {
+    if (!taken.contains(value)) {
+        constexpr int kNamed = 12; // a 1,000-value list is not worth printing whole
+        QString named = taken.mid(0, kNamed).join(", ");
+        if (taken.size() > kNamed) {
+            named += QString(" and %1 more").arg(taken.size() - kNamed);
+        }
+        c.fail(n, key,
+               taken.isEmpty()
+                   ? QString("no cell has a %1 (only sweeps are listed): the rule matches nothing")
+                         .arg(key)
+                   : QString("no cell has %1 %2 (the matrix's: %3): the rule matches nothing")
+                         .arg(key, value, named));
+    }
+}
+
 ModelSpec readModel(const Ctx& c, const YAML::Node& n) {
     ModelSpec s;
     if (n["kind"]) {
@@ -585,6 +631,7 @@ Matrix parseRoot(const Ctx& c, const YAML::Node& root) {
     }
 
     if (root["exclude"]) {
+        QHash<QString, QStringList> taken; // each setting's values, found once for all rules
         for (const YAML::Node& n : requireSeq(c, root["exclude"], "exclude")) {
             requireMap(c, n, "exclude");
             checkKeys(c, n, QStringList{"model", "layer", "world_size"} + knobKeys(),
@@ -603,15 +650,30 @@ Matrix parseRoot(const Ctx& c, const YAML::Node& root) {
                 if (!knownLayer(layer)) {
                     c.fail(n["layer"], "layer", QString("unknown layer '%1'").arg(layer));
                 }
+                QStringList listed;
+                for (const LayerSpec& l : m.layers) {
+                    listed << l.name;
+                }
+                requireTaken(c, n["layer"], "layer", layer, listed);
                 r.match.emplace_back("layer", layer);
             }
             if (n["world_size"]) {
-                r.match.emplace_back("world_size",
-                                     QString::number(integer(c, n["world_size"], "world_size", 1)));
+                const QString ws = QString::number(integer(c, n["world_size"], "world_size", 1));
+                QStringList listed;
+                for (const int w : m.worldSizes) {
+                    listed << QString::number(w);
+                }
+                requireTaken(c, n["world_size"], "world_size", ws, listed);
+                r.match.emplace_back("world_size", ws);
             }
             for (const Knob& k : knobs()) {
                 if (const YAML::Node v = n[k.key.toStdString()]) {
-                    r.match.emplace_back(k.key, k.read(c, v));
+                    const QString value = k.read(c, v);
+                    if (!taken.contains(k.key)) {
+                        taken.insert(k.key, valuesTaken(m, k));
+                    }
+                    requireTaken(c, v, k.key, value, taken[k.key]);
+                    r.match.emplace_back(k.key, value);
                 }
             }
             m.excludes.push_back(r);
@@ -673,7 +735,7 @@ QSet<QString> knobsInIds(const Matrix& m) {
 // The model's cells in expansion order, with their axes applied, ids made and excluded ones
 // left out; stops early when `visit` returns false. The indices say which value each axis took.
 void forEachCellOf(const ModelSpec& model, const std::vector<Axis>& axes,
-                   const QSet<QString>& knobIds, const ExcludeIndex& excludes,
+                   const QSet<QString>& knobIds, const std::vector<ExcludeRule>& excludes,
                    const std::function<bool(Cell&, const std::vector<std::size_t>&)>& visit) {
     const QString modelId = sanitizeId(model.name);
     // Decided once per model, not per cell: a 100k-cell plan follows the designer's typing.
@@ -681,7 +743,7 @@ void forEachCellOf(const ModelSpec& model, const std::vector<Axis>& axes,
     for (std::size_t k = 0; k < axes.size(); ++k) {
         inId[k] = axes[k].alwaysInId || knobIds.contains(axes[k].key);
     }
-    forEachCombination(axes, [&](const std::vector<std::size_t>& at) {
+    ModelExclusions(excludes, model, axes).forEachKept([&](const std::vector<std::size_t>& at) {
         Cell cell;
         cell.model = model;
         cell.sweepMaxBytes = model.isSweep() ? model.sweep.maxBytes : 0.0;
@@ -699,13 +761,14 @@ void forEachCellOf(const ModelSpec& model, const std::vector<Axis>& axes,
         for (std::size_t k = 0; k < axes.size(); ++k) {
             cell.axes.emplace_back(axes[k].key, axes[k].values[at[k]].text);
         }
-        return excludes.excludes(cell) || visit(cell, at);
+        return visit(cell, at);
     });
 }
 
-// Counted before anything is built, so a matrix of a billion cells is refused in a moment.
-void checkCellCount(const Matrix& m, const MachineLimits& limits, const QSet<QString>& knobIds,
-                    const ExcludeIndex& excludes) {
+// Counted before anything is built, and without visiting the cells (matrix/exclusion.h), so
+// a matrix of a billion cells is refused, or cut by its exclusions to a few, in a moment.
+void checkCellCount(const Matrix& m, const MachineLimits& limits,
+                    const std::vector<ExcludeRule>& excludes) {
     double product = 0;
     std::vector<std::vector<Axis>> axesPerModel;
     for (const ModelSpec& model : m.models) {
@@ -715,11 +778,10 @@ void checkCellCount(const Matrix& m, const MachineLimits& limits, const QSet<QSt
     if (product <= double(limits.maxCells)) {
         return;
     }
-    qint64 count = m.excludes.empty() ? limits.maxCells + 1 : 0; // nothing to count then
-    for (std::size_t i = 0; !m.excludes.empty() && i < m.models.size() && count <= limits.maxCells;
-         ++i) {
-        forEachCellOf(m.models[i], axesPerModel[i], knobIds, excludes,
-                      [&](Cell&, const auto&) { return ++count <= limits.maxCells; });
+    const qint64 cap = limits.maxCells + 1;
+    qint64 count = 0;
+    for (std::size_t i = 0; i < m.models.size() && count < cap; ++i) {
+        count += ModelExclusions(excludes, m.models[i], axesPerModel[i]).countUpTo(cap - count);
     }
     if (count <= limits.maxCells) {
         return;
@@ -779,7 +841,8 @@ void checkGpusPerRank(const Matrix& m, const MachineLimits& limits, const Cell& 
 
 // A model's cells, each checked against the machine as it comes.
 void forEachCheckedCellOf(const Matrix& m, const ModelSpec& model, const MachineLimits& limits,
-                          const QSet<QString>& knobIds, const ExcludeIndex& excludes,
+                          const QSet<QString>& knobIds,
+                          const std::vector<ExcludeRule>& excludes,
                           const std::function<void(Cell&)>& visit) {
     const std::vector<Axis> axes = axesOf(m, model);
     const auto worldSizeAxis = std::find_if(axes.begin(), axes.end(), [](const Axis& a) {
@@ -800,8 +863,8 @@ void forEachCheckedCellOf(const Matrix& m, const ModelSpec& model, const Machine
 void forEachCell(const Matrix& m, const MachineLimits& limits,
                  const std::function<void(Cell&)>& visit) {
     const QSet<QString> knobIds = knobsInIds(m);
-    const ExcludeIndex excludes(m.excludes);
-    checkCellCount(m, limits, knobIds, excludes);
+    const std::vector<ExcludeRule> excludes = distinctRules(m.excludes);
+    checkCellCount(m, limits, excludes);
     // Hashes, not ids, so a million cells cost a few MB here. A hash seen before sends us
     // back over the cells for the first one with this id: one before this cell is a duplicate,
     // else it was two ids with one hash.
@@ -839,8 +902,8 @@ void forEachCell(const Matrix& m, const MachineLimits& limits,
 
 void forEachCellOfModel(const Matrix& m, std::size_t model, const MachineLimits& limits,
                         const std::function<void(Cell&)>& visit) {
-    forEachCheckedCellOf(m, m.models.at(model), limits, knobsInIds(m), ExcludeIndex(m.excludes),
-                         visit);
+    forEachCheckedCellOf(m, m.models.at(model), limits, knobsInIds(m),
+                         distinctRules(m.excludes), visit);
 }
 
 std::vector<Cell> expand(const Matrix& m, const MachineLimits& limits) {

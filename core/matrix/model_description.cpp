@@ -3,6 +3,7 @@
 
 #include "files/safe_file.h"
 #include "matrix/matrix.h"
+#include "matrix/yaml_fields.h"
 #include "spec/model_families.h"
 
 #include <QDir>
@@ -10,7 +11,9 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLocale>
 
+#include <cmath>
 #include <numeric>
 #include <stdexcept>
 
@@ -31,9 +34,49 @@ double count(const QString& file, const QJsonObject& o, const char* key) {
     return v.toDouble();
 }
 
+// A whole number from `min` to `max`: what the matrix allows for the same input field, so a
+// description is never fed to the rank with a value its flags cannot take (1e30 came out as
+// -9223372036854775808).
+qint64 whole(const QString& file, const QJsonValue& v, const QString& field, qint64 min,
+             qint64 max) {
+    const double d = v.toDouble(-1);
+    if (!v.isDouble() || d != std::floor(d) || d < double(min) || d > double(max)) {
+        fail(file, QString("%1: expected a whole number from %2 to %3, got %4")
+                       .arg(field)
+                       .arg(min)
+                       .arg(max)
+                       .arg(v.isDouble()   ? QString::number(d, 'g', QLocale::FloatingPointShortest)
+                            : v.isString() ? "'" + v.toString() + "'"
+                                           : QString("no number")));
+    }
+    return qint64(d);
+}
+
 double elements(const std::vector<qint64>& shape) {
     return std::accumulate(shape.begin(), shape.end(), 1.0,
                            [](double a, qint64 b) { return a * double(b); });
+}
+
+// The input the description was made for, checked as the matrix checks an entry's input.
+void readDescribedInput(const QString& file, const QJsonObject& o, TorchScriptModel& m) {
+    const QJsonObject input = o.value("input").toObject();
+    m.describedShape.clear();
+    m.describedTokens = m.describedVocab = m.describedClasses = 0;
+    if (input.contains("tokens")) {
+        m.describedTokens = int(whole(file, input.value("tokens"), "input.tokens", 1, kMaxCount));
+        m.describedVocab = int(whole(file, input.value("vocab"), "input.vocab", 2, 1 << 30));
+        return;
+    }
+    const QJsonArray shape = input.value("shape").toArray();
+    if (shape.isEmpty()) {
+        fail(file, "input: expected a shape of at least one dimension, or tokens and vocab");
+    }
+    for (qsizetype i = 0; i < shape.size(); ++i) {
+        m.describedShape.push_back(
+            whole(file, shape[i], QString("input.shape[%1]").arg(i), 1, kMaxCount));
+    }
+    m.describedClasses = int(
+        whole(file, o.value("target").toObject().value("classes"), "target.classes", 1, kMaxCount));
 }
 
 } // namespace
@@ -74,7 +117,9 @@ QStringList rankArguments(const TorchScriptModel& m) {
     if (m.findUnusedParameters) {
         a << "--find-unused-parameters";
     }
-    return a;
+    // The rank checks the module against what the plan sized it by.
+    return a << "--described-params" << QString::number(m.paramsTotal, 'f', 0)
+             << "--described-tensors" << QString::number(m.tensors);
 }
 
 void readDescription(TorchScriptModel& m) {
@@ -136,14 +181,7 @@ void readDescription(TorchScriptModel& m) {
         m.measuredBytesPerSample =
             count(file, act.value("measured").toObject(), "bytes_per_sample");
     }
-    const QJsonObject input = o.value("input").toObject();
-    m.describedTokens = input.value("tokens").toInt();
-    m.describedVocab = input.value("vocab").toInt();
-    m.describedClasses = o.value("target").toObject().value("classes").toInt();
-    m.describedShape.clear();
-    for (const QJsonValue d : input.value("shape").toArray()) {
-        m.describedShape.push_back(qint64(d.toDouble()));
-    }
+    readDescribedInput(file, o, m);
 }
 
 QString matrixEntry(const QString& ptFile, const QString& matrixFile, const QStringList& taken) {
@@ -156,15 +194,9 @@ QString matrixEntry(const QString& ptFile, const QString& matrixFile, const QStr
     readDescription(t); // checked as the plan will check it
     QString inputText;
     if (t.describedTokens > 0) {
-        if (t.describedVocab < 2) {
-            fail(t.description, "input has tokens but no vocab of 2 or more");
-        }
         inputText =
             QString("input: {tokens: %1, vocab: %2}").arg(t.describedTokens).arg(t.describedVocab);
     } else {
-        if (t.describedShape.empty() || t.describedClasses < 1) {
-            fail(t.description, "input has neither a shape with target classes nor tokens");
-        }
         QStringList dims;
         for (const qint64 d : t.describedShape) {
             dims << QString::number(d);

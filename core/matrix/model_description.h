@@ -50,7 +50,8 @@ struct TorchScriptModel {
     bool operator==(const TorchScriptModel&) const = default;
 };
 
-// commprof-rank's flags for this module: --torchscript FILE and its input spec.
+// commprof-rank's flags for this module: --torchscript FILE, its input spec, and what its
+// description says it holds (the rank refuses a module that holds something else).
 QStringList rankArguments(const TorchScriptModel& m);
 
 // Reads the description; throws std::runtime_error "FILE: what is wrong".

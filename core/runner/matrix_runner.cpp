@@ -11,6 +11,7 @@
 #include "results/rank_file.h"
 #include "results/results_folder.h"
 #include "runner/process_identity.h"
+#include "runner/rank_program.h"
 #include "runner/slurm_jobs.h"
 #include "spec/rank_contract.h"
 
@@ -206,6 +207,15 @@ QString MatrixRunner::prepare() {
     }
     if (options_.outDir.isEmpty()) {
         return "no results folder given";
+    }
+    // Each TorchScript module against its description, before anything is written: every cell
+    // of a module whose description disagrees would fail the same way.
+    for (const matrix::ModelSpec& model : plan_.matrix.models) {
+        if (model.torchscript) {
+            if (QString e = checkModule(options_.rankProgram, *model.torchscript); !e.isEmpty()) {
+                return e;
+            }
+        }
     }
     if (plan_.matrix.launcher.kind == matrix::LauncherKind::Slurm) {
         const QStringList missing =

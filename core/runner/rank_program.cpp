@@ -44,4 +44,28 @@ QJsonObject rankVersion(const QString& program, const QProcessEnvironment& env) 
     return v;
 }
 
+QString checkModule(const QString& program, const matrix::TorchScriptModel& model,
+                    const QProcessEnvironment& env) {
+    constexpr int kLoadMs = 300000; // a GPT of several GB loads in a minute on a slow disk
+    QProcess p;
+    p.setProcessEnvironment(env);
+    p.start(program, matrix::rankArguments(model) << "--check-module");
+    if (!p.waitForFinished(kLoadMs)) {
+        p.kill();
+        p.waitForFinished();
+        return QString("%1: %2 --check-module did not finish in %3 s (%4)")
+            .arg(model.file, program)
+            .arg(kLoadMs / 1000)
+            .arg(p.errorString());
+    }
+    if (p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0) {
+        return {};
+    }
+    // The reason is the first line; a usage error's usage text follows it.
+    const QString err = QString::fromUtf8(p.readAllStandardError()).trimmed().section('\n', 0, 0);
+    return err.isEmpty() ? QString("%1: %2 --check-module failed (%3)")
+                               .arg(model.file, program, p.errorString())
+                         : err;
+}
+
 } // namespace commprof::runner

@@ -2,6 +2,8 @@
 #pragma once
 // Where commprof-rank is: $COMMPROF_RANK, else beside the running executable, else on PATH.
 
+#include "matrix/model_description.h"
+
 #include <QJsonObject>
 #include <QProcessEnvironment>
 #include <QString>
@@ -15,5 +17,11 @@ QString defaultRankProgram();
 // or answers without torch_version.
 QJsonObject rankVersion(const QString& program,
                         const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment());
+
+// Empty when PROGRAM loads the TorchScript module and finds in it what its description says
+// (commprof-rank --check-module); else the rank's reason, naming the file. Run before the first
+// cell, and by calibrate before it measures.
+QString checkModule(const QString& program, const matrix::TorchScriptModel& model,
+                    const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment());
 
 } // namespace commprof::runner

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Replays the fault-and-abuse campaigns of issues 20 and 33 against the real binaries.
+"""Replays the fault-and-abuse campaigns of issues 20, 33 and 41 against the real binaries.
 
     tests/bench/campaign.py [--bin build/bin] [--only TEXT] [--list]
 
@@ -1638,6 +1638,189 @@ def _(c):
     expect(all(x["status"] == "complete" for x in cells.values()) and len(cells) == 2,
            "after the run: %s" % {k: v["status"] for k, v in cells.items()})
 
+# --- issue 41: huge axes, descriptions that lie, exports that fail, repeated signals ------------
+
+HUGE_LISTS = ("name: huge\ndefaults: {batch_size: [%(v)s], bucket_cap_mb: [%(v)s], "
+              "first_bucket_mb: [%(v)s]}\nmodels: [{name: m, params: 1e6}]\n"
+              "layers: [{name: gloo_cpu}]\nworld_sizes: [1]\nexclude:\n"
+              % {"v": ", ".join(str(i) for i in range(1, 1001))})
+TEN_LEFT = "".join("  - {bucket_cap_mb: %d}\n  - {first_bucket_mb: %d}\n" % (v, v)
+                   for v in range(2, 1001)) + \
+    "".join("  - {batch_size: %d}\n" % v for v in range(11, 1001))
+
+
+def plan_ids(c, path, timeout=120):
+    r = c.cli("plan", path, "--json", "--gpus", "0", timeout=timeout)
+    expect(r.code == 0, r.describe())
+    return [x["id"] for x in json.loads(r.out)["cells"]], r
+
+
+@case(41, "plan: three 1,000-value lists, an exclude rule that removes every cell")
+def _(c):
+    d = c.tmp("huge_none")
+    ids, r = plan_ids(c, write(d + "/m.yaml", HUGE_LISTS + "  - {hook: allreduce}\n"))
+    expect(ids == [] and r.secs < 60, "%d cells in %.0f s" % (len(ids), r.secs))
+
+
+@case(41, "plan: three 1,000-value lists cut to 10 cells by exclude rules")
+def _(c):
+    d = c.tmp("huge_ten")
+    ids, r = plan_ids(c, write(d + "/m.yaml", HUGE_LISTS + TEN_LEFT))
+    expect(ids == ["m_gloo_cpu_ws1_b%d_cap1_first1_r0" % b for b in range(1, 11)],
+           "cells %s" % ids[:12])
+    expect(r.secs < 60, "%.0f s" % r.secs)
+
+
+@case(41, "workbench --matrix: three 1,000-value lists, every cell excluded")
+def _(c):
+    d = c.tmp("huge_workbench")
+    path = write(d + "/m.yaml", HUGE_LISTS + "  - {hook: allreduce}\n")
+    r = run([c.workbench, "--matrix", path, "--screenshot", d + "/shots"],
+            env={"QT_QPA_PLATFORM": "offscreen"}, timeout=120)
+    expect(r.code == 0 and r.secs < 90, r.describe() + " after %.0f s" % r.secs)
+
+
+@case(41, "plan: bucket caps apart only beyond twelve digits")
+def _(c):
+    d = c.tmp("close_caps")
+    ids, _ = plan_ids(c, write(d + "/m.yaml", QUICK.replace(
+        "batch_size: 8", "batch_size: 8, bucket_cap_mb: [0.1000000000001, 0.1000000000002]")))
+    expect(ids == ["tiny_gloo_cpu_ws1_cap0p1000000000001_r0",
+                   "tiny_gloo_cpu_ws1_cap0p1000000000002_r0"], "cells %s" % ids)
+
+
+EXCLUDES_OF_NOTHING = {
+    "a bucket cap": ("bucket_cap_mb: [1, 25]", "{bucket_cap_mb: 3}", "no cell has bucket_cap_mb 3"),
+    "a world size": ("batch_size: 8", "{world_size: 7}", "no cell has world_size 7"),
+    "a hook": ("hook: [allreduce, powersgd]", "{hook: bf16_compress}",
+               "no cell has hook bf16_compress"),
+}
+for _label, (_setting, _rule, _why) in EXCLUDES_OF_NOTHING.items():
+    @case(41, "plan: an exclude rule naming %s no cell has" % _label)
+    def _(c, setting=_setting, rule=_rule, why=_why):
+        d = c.tmp("exclude_nothing")
+        path = write(d + "/m.yaml", QUICK.replace("batch_size: 8", "batch_size: 8, " + setting)
+                     if setting != "batch_size: 8" else QUICK)
+        with open(path, "a") as f:
+            f.write("exclude:\n  - %s\n" % rule)
+        c.refused(c.cli("plan", path), text=why, located=path)
+
+
+@case(41, "sweep summarize: a size one rank did not report names its bytes in full")
+def _(c):
+    d = c.tmp("sweep_reason")
+    r = c.cli("sweep", "run", "--out", d + "/s", "--world-size", "2", "--kinds", "all_reduce",
+              "--max-bytes", "2097152", timeout=300)
+    expect(r.code == 0, "sweep run: " + r.describe())
+    doc = read_json(d + "/s/sweep_rank1.json")
+    for kind in doc["kinds"]:
+        kind["sizes"] = [s for s in kind["sizes"] if s["bytes"] != 1048576]
+    write(d + "/s/sweep_rank1.json", json.dumps(doc))
+    r = c.cli("sweep", "summarize", d + "/s")
+    expect("all_reduce at 1048576 bytes: 1 of 2 ranks reported" in r.text,
+           "no whole byte count: " + r.text[-400:])
+
+
+def exported_gpt(c, d, **changes):
+    """A small GPT exported by `commprof model export` (Debian's python3-torch) into D, its
+    description's fields replaced by CHANGES; the module and the exported parameter count."""
+    r = c.cli("model", "export", "gpt:layers=1,d=16,heads=2,seq=8,vocab=50", "--out",
+              d + "/gpt.pt", timeout=300)
+    expect(r.code == 0, "model export: " + r.describe())
+    with open(d + "/gpt.json") as f:
+        description = json.load(f)
+    exported = description["params_total"]
+    description.update(changes)
+    write(d + "/gpt.json", json.dumps(description))
+    return d + "/gpt.pt", exported
+
+
+@case(41, "run and calibrate: a description claiming 10 parameters for the module's 5,040")
+def _(c):
+    d = c.tmp("lying_description")
+    pt, described = exported_gpt(c, d, params_total=10, params_trainable=10, parameters=[
+        {"name": "w", "shape": [10], "requires_grad": True}])
+    matrix = write(d + "/m.yaml", "name: lying\ndefaults: {iterations: 2, warmup: 1}\n"
+                   "models: [{name: gpt, torchscript: gpt.pt, input: {tokens: 8, vocab: 50}}]\n"
+                   "layers: [{name: gloo_cpu}]\nworld_sizes: [1]\n")
+    says = "holds %d parameters in \\d+ tensors, its description .* says 10 parameters" % described
+    c.refused(c.cli("run", matrix, "--out", d + "/r"), text=says)
+    expect(not os.path.exists(d + "/r"), "run made its results folder")
+    c.refused(c.cli("calibrate", pt, timeout=300), text=says)
+
+
+@case(41, "calibrate: a described input shape of [1e30, 1e30]")
+def _(c):
+    d = c.tmp("huge_input")
+    pt, _ = exported_gpt(c, d, input={"shape": [1e30, 1e30]}, target={"classes": 10})
+    r = c.cli("calibrate", pt, timeout=300)
+    c.refused(r, text=r"input\.shape\[0\]: expected a whole number from 1 to 1000000, got 1e\+30")
+    expect("usage" not in r.text, "the rank's usage text: " + r.text[-300:])
+
+
+for _label, _args, _why in (
+        ("torchvision:VGG (a class)", ["torchvision:VGG"], "no classification model 'VGG'"),
+        ("torchvision:get_weight (a helper)", ["torchvision:get_weight"],
+         "no classification model 'get_weight'"),
+        ("torchvision:resnet18 --input-shape 1,8,8", ["torchvision:resnet18", "--input-shape",
+                                                      "1,8,8"],
+         "does not take an input of shape 1,8,8")):
+    @case(41, "model export " + _label)
+    def _(c, args=_args, why=_why):
+        d = c.tmp("export_bad")
+        r = c.cli("model", "export", *args, "--out", d + "/x.pt", timeout=300)
+        c.refused(r, text=re.escape(why))
+        expect("Traceback" not in r.text, "a traceback: " + r.text[-300:])
+        expect(os.listdir(d) == [], "written: %s" % os.listdir(d))
+
+
+@case(41, "model export --out x.pt where x.json is a folder")
+def _(c):
+    d = c.tmp("export_json_dir")
+    os.makedirs(d + "/x.json")
+    r = c.cli("model", "export", "gpt:layers=1,d=16,heads=2,seq=8,vocab=50", "--out", d + "/x.pt",
+              timeout=300)
+    c.refused(r, text="x.json exists and is not a regular file")
+    expect(sorted(os.listdir(d)) == ["x.json"] and os.listdir(d + "/x.json") == [],
+           "written: %s" % os.listdir(d))
+
+
+@case(41, "commprof-rank: a 1 MB zip bomb given as a .pt")
+def _(c):
+    d = c.tmp("zip_bomb")
+    import zipfile
+    with zipfile.ZipFile(d + "/bomb.pt", "w", zipfile.ZIP_DEFLATED) as z:
+        with z.open("archive/version", "w", force_zip64=True) as f:
+            block = bytes(1 << 24)
+            for _ in range(64):
+                f.write(block)
+    expect(os.path.getsize(d + "/bomb.pt") < 4 << 20, "the bomb is %d bytes"
+           % os.path.getsize(d + "/bomb.pt"))
+    r = run([c.rank, "--torchscript", d + "/bomb.pt", "--input-shape", "3,2,2", "--classes", "4",
+             "--check-module"], timeout=120)
+    c.refused(r, code=1, text="its zip records declare more than")
+    expect(r.rss_kb < 512 * 1024, "peak RSS %d MB" % (r.rss_kb // 1024))
+
+
+@case(41, "two SIGTERMs 50 ms apart mid-cell, three times, then a burst every 2 ms")
+def _(c):
+    for attempt in range(4):
+        with running(c, "two_terms") as (d, out, run_):
+            ranks = pid_records(out)
+            run_.p.send_signal(signal.SIGTERM)
+            if attempt < 3:
+                time.sleep(0.05)
+                run_.p.send_signal(signal.SIGTERM)
+            else:
+                while run_.p.poll() is None:
+                    with contextlib.suppress(ProcessLookupError):
+                        run_.p.send_signal(signal.SIGTERM)
+                    time.sleep(0.002)
+            code = run_.finish(60)
+        expect(code == 1, "attempt %d: exit %s" % (attempt + 1, code))
+        time.sleep(0.5)
+        expect(not any(alive(r) for r in ranks), "ranks left running")
+
 # ---------------------------------------------------------------------------------------------
 
 def main():
@@ -1645,7 +1828,8 @@ def main():
     parser.add_argument("--bin", default=os.path.join(SOURCE, "build", "bin"))
     parser.add_argument("--only", default="", help="run the cases whose name contains this")
     parser.add_argument("--item", type=int, help="run the cases of this item of issue 20 (0: "
-                        "what was clean before; 33: issue 33's matrix and screenshot cases)")
+                        "what was clean before; 33: issue 33's matrix and screenshot cases; 41: issue "
+                        "41's)")
     parser.add_argument("--list", action="store_true")
     args = parser.parse_args()
     selected = [(i, n, f) for i, n, f in CASES

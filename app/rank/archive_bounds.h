@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// A TorchScript file is a zip archive, and torch::jit::load allocates each record at the size
+// the archive declares for it before inflating it: a 1 MB archive that declares a 1 GB record
+// took the rank to 1.18 GB before it refused. The declared sizes are read from the archive's
+// central directory first, without torch, so such a file is refused at the cost of reading it.
+
+#include <cstdint>
+#include <string>
+
+namespace commprof::rank {
+
+// torch.jit.save stores its records uncompressed, so what a module unpacks to is about its
+// file's size; an archive may declare up to this many times its size (plus kArchiveSlackBytes).
+inline constexpr std::uint64_t kArchiveUnpackFactor = 4;
+inline constexpr std::uint64_t kArchiveSlackBytes = std::uint64_t{1} << 20;
+
+// Empty when `file`'s zip records together declare at most kArchiveUnpackFactor times the file's
+// size (plus the slack); else why not, naming the file. An archive whose directory cannot be
+// read is left to torch::jit::load, which says what is wrong with it.
+std::string archiveTooLarge(const std::string& file);
+
+} // namespace commprof::rank
