@@ -4,6 +4,7 @@
 
 #include "analysis/recommendation.h"
 #include "cli_common.h"
+#include "results/cell_files.h"
 #include "results/results_folder.h"
 
 namespace commprof::cli {
@@ -15,7 +16,7 @@ int recommendCommand(const Args& args) {
         printError(check.reason);
         return BadInput;
     }
-    const analysis::Recommendations r = analysis::recommend(dir);
+    const analysis::Recommendations r = analysis::recommend(results::readCells(dir));
     if (r.groups.empty()) {
         printError(dir + ": no complete DDP cell to recommend a bucket cap for");
         return BadInput;

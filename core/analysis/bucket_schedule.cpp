@@ -87,7 +87,7 @@ std::optional<HookModel> hookModel(const QString& hook, int powersgdRank, QStrin
 }
 
 Schedule simulateSchedule(const std::vector<ReadyParam>& readyOrder, const BucketRule& rule,
-                          const HookModel& hook, const WireCost& cost, double computeEndUs) {
+                          const HookModel& hook, const CollectiveCost& cost, double computeEndUs) {
     std::vector<double> bytes;
     bytes.reserve(readyOrder.size());
     for (const ReadyParam& p : readyOrder) {
@@ -112,7 +112,7 @@ Schedule simulateSchedule(const std::vector<ReadyParam>& readyOrder, const Bucke
         // The reducer launches buckets in order: a bucket ready early waits for the one before.
         b.readyUs = std::max(b.readyUs, previousReady);
         b.startUs = std::max(b.readyUs, previousEnd);
-        b.endUs = b.startUs + cost.us(wire);
+        b.endUs = b.startUs + cost.us(wire.collectives, wire.bytes);
         previousReady = b.readyUs;
         previousEnd = b.endUs;
         s.computeEndUs = std::max(s.computeEndUs, b.readyUs);
