@@ -16,6 +16,11 @@ int recommendCommand(const Args& args) {
         printError(check.reason);
         return BadInput;
     }
+    // As `cells` refuses it: through a link, a cell's files are somewhere else.
+    if (const QString link = results::linkInFolder(dir); !link.isEmpty()) {
+        printError(link);
+        return BadInput;
+    }
     const analysis::Recommendations r = analysis::recommend(results::readCells(dir));
     if (r.groups.empty()) {
         printError(dir + ": no complete DDP cell to recommend a bucket cap for");
@@ -27,6 +32,9 @@ int recommendCommand(const Args& args) {
         QStringList text;
         for (const analysis::CapGroup& g : r.groups) {
             text << analysis::describe(g);
+        }
+        if (!r.dropped.empty()) {
+            text << analysis::describeDropped(r);
         }
         printText(text.join('\n'));
     }

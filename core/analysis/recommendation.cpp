@@ -8,6 +8,7 @@
 
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QSet>
 
 #include <algorithm>
 #include <cmath>
@@ -275,6 +276,69 @@ QString mb(double v) {
     return QString::number(v, 'g', 6);
 }
 
+// What a heading prints of a group.
+QString headingKey(const CapGroup& g) {
+    return QStringList{g.model, g.layer, QString::number(g.worldSize), g.hook,
+                       QString::number(g.firstBucketMb)}
+        .join('\t');
+}
+
+// Groups whose headings would read the same get the scalar settings they differ in.
+void tellApart(std::map<QString, Members>& groups) {
+    std::map<QString, std::vector<Members*>> byHeading;
+    for (auto& [key, m] : groups) {
+        byHeading[headingKey(m.group)].push_back(&m);
+    }
+    for (auto& [heading, same] : byHeading) {
+        if (same.size() < 2) {
+            continue;
+        }
+        QSet<QString> keys;
+        for (const Members* m : same) {
+            for (auto it = m->cells.front()->record.config.all.begin();
+                 it != m->cells.front()->record.config.all.end(); ++it) {
+                keys.insert(it.key());
+            }
+        }
+        QStringList sorted = keys.values();
+        sorted.sort();
+        for (const QString& k : sorted) {
+            if (k == "bucket_cap_mb") {
+                continue;
+            }
+            QSet<QString> values;
+            for (const Members* m : same) {
+                const QJsonValue v = m->cells.front()->record.config.all.value(k);
+                values.insert(
+                    QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact)));
+            }
+            if (values.size() < 2) {
+                continue;
+            }
+            for (Members* m : same) {
+                m->group.settings[k] = m->cells.front()->record.config.all.value(k);
+            }
+        }
+    }
+}
+
+QString settingsText(const QJsonObject& settings) {
+    QStringList parts;
+    for (auto it = settings.begin(); it != settings.end(); ++it) {
+        const QJsonValue v = it.value();
+        parts << it.key() + " " +
+                     (v.isString()   ? v.toString()
+                      : v.isDouble() ? QString::number(v.toDouble(), 'g', 6)
+                      : v.isBool()
+                          ? QString(v.toBool() ? "true" : "false")
+                          : QString::fromUtf8(
+                                QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact))
+                                .mid(1)
+                                .chopped(1));
+    }
+    return parts.join(", ");
+}
+
 } // namespace
 
 int CapGroup::measured() const {
@@ -288,11 +352,13 @@ bool Recommendations::ok() const {
 }
 
 Recommendations recommend(const std::vector<results::CellFiles>& cells) {
+    Recommendations r;
     std::vector<const results::CellFiles*> sweeps;
     std::map<QString, Members> groups;
     for (const results::CellFiles& f : cells) {
-        if (results::judge(f).status != "complete") {
-            continue; // partial data is never quoted
+        if (const results::Completeness c = results::judge(f); c.status != "complete") {
+            r.dropped.push_back({f.id, c.status, c.reasons}); // partial data is never quoted
+            continue;
         }
         if (f.isSweep()) {
             sweeps.push_back(&f);
@@ -311,7 +377,7 @@ Recommendations recommend(const std::vector<results::CellFiles>& cells) {
         m.cells.push_back(&f);
     }
     const auto bySweep = allReduceSweeps(sweeps);
-    Recommendations r;
+    tellApart(groups);
     for (auto& [key, m] : groups) {
         predict(m, bySweep);
         r.groups.push_back(std::move(m.group));
@@ -345,6 +411,9 @@ QJsonObject toJson(const Recommendations& r) {
                       {"mape", optional(g.mape)},
                       {"measured", g.measured()},
                       {"candidates", candidates}};
+        if (!g.settings.isEmpty()) {
+            o["settings"] = g.settings;
+        }
         if (!g.reason.isEmpty()) {
             o["reason"] = g.reason;
         } else {
@@ -358,14 +427,26 @@ QJsonObject toJson(const Recommendations& r) {
         }
         groups.append(o);
     }
-    return QJsonObject{{"groups", groups}};
+    QJsonObject out{{"groups", groups}};
+    if (!r.dropped.empty()) {
+        QJsonArray dropped;
+        for (const DroppedCell& d : r.dropped) {
+            dropped.append(QJsonObject{{"cell", d.cell},
+                                       {"status", d.status},
+                                       {"reasons", QJsonArray::fromStringList(d.reasons)}});
+        }
+        out["dropped"] = dropped;
+    }
+    return out;
 }
 
 QString describe(const CapGroup& g) {
-    QString out = QString("%1 on %2, world size %3, hook %4, first bucket %5 MiB (%6)\n")
+    QString out = QString("%1 on %2, world size %3, hook %4, first bucket %5 MiB%6 (%7)\n")
                       .arg(g.model, g.layer)
                       .arg(g.worldSize)
-                      .arg(g.hook, mb(g.firstBucketMb), g.cells.join(", "));
+                      .arg(g.hook, mb(g.firstBucketMb),
+                           g.settings.isEmpty() ? QString() : ", " + settingsText(g.settings),
+                           g.cells.join(", "));
     if (!g.reason.isEmpty()) {
         QStringList caps;
         for (const double c : g.measuredCapsMb) {
@@ -416,6 +497,14 @@ QString describe(const CapGroup& g) {
                                        : QString("some in sample: no other cap's cells to "
                                                  "predict them from"))
                   : QString("  MAPE: none (no cap of this group was measured)\n");
+    return out;
+}
+
+QString describeDropped(const Recommendations& r) {
+    QString out;
+    for (const DroppedCell& d : r.dropped) {
+        out += QString("left out: %1 (%2): %3\n").arg(d.cell, d.status, d.reasons.join("; "));
+    }
     return out;
 }
 

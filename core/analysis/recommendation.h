@@ -49,6 +49,9 @@ struct CapCandidate {
 
 struct CapGroup {
     QString model, layer, hook;
+    // The settings that tell this group from another whose heading would read the same (the
+    // heading prints model, layer, world size, hook and first bucket); empty when none does.
+    QJsonObject settings;
     int worldSize = 0;
     double firstBucketMb = 1;
     QStringList cells;
@@ -66,8 +69,16 @@ struct CapGroup {
     int measured() const;
 };
 
+// A cell recommend left out before grouping, and why.
+struct DroppedCell {
+    QString cell;
+    QString status; // incomplete | failed | stopped | skipped_infeasible
+    QStringList reasons;
+};
+
 struct Recommendations {
     std::vector<CapGroup> groups;
+    std::vector<DroppedCell> dropped; // every cell not complete, by id
     bool ok() const; // every group recommends a cap
 };
 
@@ -78,5 +89,7 @@ Recommendations recommend(const std::vector<results::CellFiles>& cells);
 QJsonObject toJson(const Recommendations& r);
 // A table per group, its recommendation and its error, or what it lacks.
 QString describe(const CapGroup& g);
+// A line per cell left out: "left out: ID (incomplete): reasons".
+QString describeDropped(const Recommendations& r);
 
 } // namespace commprof::analysis

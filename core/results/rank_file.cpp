@@ -56,8 +56,8 @@ public:
             return problem_.isEmpty();
         }
         const QJsonValue v = o.value(field);
-        if (!v.isDouble() || !(v.toDouble() >= 0)) {
-            return fail(where + field, "expected a number >= 0, found " + describeJson(v));
+        if (!v.isDouble() || !(v.toDouble() >= 0) || !std::isfinite(v.toDouble())) {
+            return fail(where + field, "expected a finite number >= 0, found " + describeJson(v));
         }
         if (out) {
             *out = v.toDouble();
@@ -142,6 +142,40 @@ QString checkSweep(const QJsonObject& doc, const QString& name) {
         });
     });
     return c.problem();
+}
+
+// No phase of an iteration and no bucket lasts longer than the rank's whole run (wall_s): such a
+// figure is a disk fault, a bad clock or an edit, never a measurement.
+void checkAgainstWallTime(Checker& c, const RankRecord& r) {
+    if (!r.wallS || !c.problem().isEmpty()) {
+        return;
+    }
+    const double wallMs = *r.wallS * 1e3;
+    const auto longer = [&](const QString& field, double ms) {
+        if (ms > wallMs) {
+            c.fail(field, QString("%1 ms is longer than the rank's whole run (wall time %2 s): not "
+                                  "a measurement")
+                              .arg(ms, 0, 'g', 6)
+                              .arg(*r.wallS, 0, 'g', 6));
+        }
+        return c.problem().isEmpty();
+    };
+    for (std::size_t i = 0; i < r.iterations.size(); ++i) {
+        const IterationRecord& it = r.iterations[i];
+        const QString where = QString("iterations[%1].").arg(i);
+        if (!longer(where + "forward_ms", it.forwardMs) ||
+            !longer(where + "backward_ms", it.backwardMs) ||
+            !longer(where + "optimizer_ms", it.optimizerMs) ||
+            !longer(where + "step_ms", it.stepMs)) {
+            return;
+        }
+    }
+    for (std::size_t i = 0; i < r.buckets.size(); ++i) {
+        const BucketRecord& b = r.buckets[i];
+        if (!longer(QString("buckets[%1].end_ns").arg(i), (b.endNs - b.startNs) / 1e6)) {
+            return;
+        }
+    }
 }
 
 QString check(const QJsonObject& doc, const QString& name, RankRecord* r) {
@@ -232,6 +266,7 @@ QString check(const QJsonObject& doc, const QString& name, RankRecord* r) {
             row.wireBytes = wire;
         }
     });
+    checkAgainstWallTime(c, *r);
     return c.problem();
 }
 
