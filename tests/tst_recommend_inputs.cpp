@@ -105,7 +105,7 @@ world_sizes: [2]
         }
         const CliResult text = runCli("commprof", {"recommend", copy});
         QVERIFY(!text.out.contains("inf") && !text.out.contains("nan"));
-        QVERIFY2(text.out.contains("left out: " + kCell25), text.out.constData());
+        QVERIFY2(text.out.contains(("left out: " + kCell25).toUtf8()), text.out.constData());
         const CliResult cells = runCli("commprof", {"cells", copy, "--json"});
         QCOMPARE(cells.exitCode, 0);
         bool seen = false;
@@ -157,8 +157,8 @@ world_sizes: [2]
         QVERIFY2(dropped.value(negative).contains("iterations[4].step_ms"), r.out.constData());
         QVERIFY2(dropped.value(missing).contains("1 rank files, world_size 2"), r.out.constData());
         const CliResult text = runCli("commprof", {"recommend", copy});
-        QVERIFY(text.out.contains("left out: " + negative));
-        QVERIFY(text.out.contains("left out: " + missing));
+        QVERIFY(text.out.contains(("left out: " + negative).toUtf8()));
+        QVERIFY(text.out.contains(("left out: " + missing).toUtf8()));
 
         const QString linked = copyOf("linked");
         const QString outside = work_.filePath("outside_cell");

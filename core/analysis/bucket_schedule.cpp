@@ -93,10 +93,16 @@ Schedule simulateSchedule(const std::vector<ReadyParam>& readyOrder, const Bucke
     for (const ReadyParam& p : readyOrder) {
         bytes.push_back(p.bytes);
     }
+    return simulateLayout(readyOrder, assignBuckets(bytes, rule), hook, cost, computeEndUs);
+}
+
+Schedule simulateLayout(const std::vector<ReadyParam>& readyOrder,
+                        const std::vector<std::vector<int>>& layout, const HookModel& hook,
+                        const CollectiveCost& cost, double computeEndUs) {
     Schedule s;
     s.computeEndUs = computeEndUs;
     double previousReady = 0, previousEnd = 0;
-    for (const std::vector<int>& members : assignBuckets(bytes, rule)) {
+    for (const std::vector<int>& members : layout) {
         ScheduledBucket b;
         b.nparams = int(members.size());
         std::vector<const ReadyParam*> params;

@@ -74,6 +74,12 @@ struct Schedule {
     double exposedUs() const { return commEndUs > computeEndUs ? commEndUs - computeEndUs : 0.0; }
 };
 
+// The schedule of buckets already assigned (parameter indices into readyOrder per bucket, in
+// launch order): a recorded layout replayed as it was.
+Schedule simulateLayout(const std::vector<ReadyParam>& readyOrder,
+                        const std::vector<std::vector<int>>& layout, const HookModel& hook,
+                        const CollectiveCost& cost, double computeEndUs);
+
 // `computeEndUs` below the last gradient's ready time is raised to it.
 Schedule simulateSchedule(const std::vector<ReadyParam>& readyOrder, const BucketRule& rule,
                           const HookModel& hook, const CollectiveCost& cost, double computeEndUs);

@@ -79,7 +79,7 @@ struct DroppedCell {
 struct Recommendations {
     std::vector<CapGroup> groups;
     std::vector<DroppedCell> dropped; // every cell not complete, by id
-    bool ok() const; // every group recommends a cap
+    bool ok() const;                  // every group recommends a cap
 };
 
 // From the cells of a results folder as read (results::readCells): its complete DDP cells and
