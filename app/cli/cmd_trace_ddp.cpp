@@ -37,15 +37,17 @@ struct Job {
     }
 };
 
-std::vector<std::string> traceFiles(const QStringList& paths) {
+std::vector<std::string> traceFiles(const QStringList& paths, std::vector<bool>* fromDirectory) {
     std::vector<std::string> files;
     for (const QString& p : paths) {
         if (QFileInfo(p).isDir()) {
             for (auto& f : trace::traceFilesIn(p.toStdString())) {
                 files.push_back(std::move(f));
+                fromDirectory->push_back(true);
             }
         } else {
             files.push_back(p.toStdString());
+            fromDirectory->push_back(false);
         }
     }
     return files;
@@ -67,11 +69,15 @@ Job readJob(const TraceArgs& a, const Args& args) {
             throw trace::TraceError(error.toStdString());
         }
     }
-    const std::vector<std::string> files = traceFiles(a.paths);
+    std::vector<bool> fromDirectory;
+    const std::vector<std::string> files = traceFiles(a.paths, &fromDirectory);
     std::vector<std::optional<trace::DdpRankSteps>> read(files.size());
     const std::vector<trace::ReadOutcome> outcomes = trace::forEachTrace(
         files, a.read, 0, [&](std::size_t i, trace::Trace&& t) { read[i] = trace::ddpSteps(t); });
     for (std::size_t i = 0; i < files.size(); ++i) {
+        if (outcomes[i].notATrace && fromDirectory[i]) {
+            continue; // a job's folder may hold other JSON beside its traces (--params files)
+        }
         if (!outcomes[i].error.empty()) {
             throw trace::TraceError(outcomes[i].error);
         }
@@ -85,12 +91,6 @@ Job readJob(const TraceArgs& a, const Args& args) {
     std::set<int> seen;
     for (std::size_t i = 0; i < job.steps.size(); ++i) {
         const trace::DdpRankSteps& s = job.steps[i];
-        const int rank = s.rank.value_or(int(i));
-        if (!seen.insert(rank).second) {
-            throw trace::TraceError(s.source + ": rank " + std::to_string(rank) +
-                                    " given twice: traces of one job, one per rank, are expected");
-        }
-        job.ranks.push_back(rank);
         const trace::DdpRankSteps& first = job.steps.front();
         const std::size_t g0 = first.iterations.front().gradientReadyUs.size();
         const std::size_t g = s.iterations.front().gradientReadyUs.size();
@@ -100,6 +100,12 @@ Job readJob(const TraceArgs& a, const Args& args) {
                 (g != g0 ? std::to_string(g) + " gradients a backward against " + std::to_string(g0)
                          : std::string("their world sizes differ")));
         }
+        const int rank = s.rank.value_or(int(i));
+        if (!seen.insert(rank).second) {
+            throw trace::TraceError(s.source + ": rank " + std::to_string(rank) +
+                                    " given twice: traces of one job, one per rank, are expected");
+        }
+        job.ranks.push_back(rank);
     }
     return job;
 }
