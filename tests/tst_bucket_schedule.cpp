@@ -4,8 +4,10 @@
 
 #include "analysis/bucket_schedule.h"
 #include "analysis/ready_times.h"
+#include "results/rank_file.h"
 
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QtTest>
 
@@ -18,7 +20,7 @@ namespace {
 // Four parameters in gradient-ready order: 60, 60, 200 and 100 bytes, ready at 10, 20, 40 and
 // 50 us; compute ends at 55 us; each all-reduce costs 5 us + 0.1 us/B.
 const std::vector<ReadyParam> kParams{{60, 10, {}}, {60, 20, {}}, {200, 40, {}}, {100, 50, {}}};
-const WireCost kCost{5, 0.1, 1};
+const CollectiveCost kCost{5, 0.1, 2, 1};
 const HookModel kAllReduce = *hookModel("allreduce");
 
 } // namespace
@@ -75,16 +77,16 @@ private slots:
     // Everything done before the compute ends exposes nothing; a compute end before the last
     // gradient is raised to it.
     void nothingExposedAndComputeEndRaised() {
-        const Schedule s = simulateSchedule(kParams, {100, 150}, kAllReduce, {0, 0, 1}, 200);
+        const Schedule s = simulateSchedule(kParams, {100, 150}, kAllReduce, {0, 0, 2, 1}, 200);
         QCOMPARE(s.exposedUs(), 0.0);
-        const Schedule t = simulateSchedule(kParams, {100, 150}, kAllReduce, {0, 0, 1}, 0);
+        const Schedule t = simulateSchedule(kParams, {100, 150}, kAllReduce, {0, 0, 2, 1}, 0);
         QCOMPARE(t.computeEndUs, 50.0);
     }
 
     // The scale multiplies every collective's cost; twice the scale here: A 20 .. 54 (2 x 17),
     // B 54 .. 124 (2 x 35): exposed 124 - 55 = 69 us.
     void scaleMultipliesEachCollective() {
-        const Schedule s = simulateSchedule(kParams, {100, 300}, kAllReduce, {5, 0.1, 2}, 55);
+        const Schedule s = simulateSchedule(kParams, {100, 300}, kAllReduce, {5, 0.1, 2, 2}, 55);
         QCOMPARE(s.buckets[0].endUs, 54.0);
         QCOMPARE(s.buckets[1].endUs, 124.0);
         QCOMPARE(s.exposedUs(), 69.0);
@@ -113,11 +115,14 @@ private slots:
         QCOMPARE(hookModel("bf16_compress")->wire({&w, &b}).bytes, (1140624.0 + 2136.0) / 2);
         const BucketWire none = hookModel("local")->wire({&w, &b});
         QCOMPARE(none.collectives, 0);
-        const WireCost tripled{5, 0.1, 3};
-        QCOMPARE(tripled.us(none), 0.0);
-        QCOMPARE(tripled.us(powersgd.wire({&w})), 3 * (3 * 5 + 0.1 * 4272));
+        const CollectiveCost tripled{5, 0.1, 2, 3};
+        const auto us = [](const CollectiveCost& c, const BucketWire& wire) {
+            return c.us(wire.collectives, wire.bytes);
+        };
+        QCOMPARE(us(tripled, none), 0.0);
+        QCOMPARE(us(tripled, powersgd.wire({&w})), 3 * (3 * 5 + 0.1 * 4272));
         // A fit with a negative intercept prices a small collective at 0, never below.
-        QCOMPARE((WireCost{-100, 0.1, 1}.us(powersgd.wire({&b}))), 0.0); // -300 + 213.6
+        QCOMPARE(us(CollectiveCost{-100, 0.1, 2, 1}, powersgd.wire({&b})), 0.0); // -300 + 213.6
         QString why;
         QVERIFY(!hookModel("topk", 1, &why));
         QVERIFY(why.contains("topk"));
@@ -144,6 +149,8 @@ private slots:
                                {"end_ns", b + endUs * 1e3}};
         };
         QJsonObject rank{
+            {"rank", 0},
+            {"world_size", 1},
             {"record_from_iteration", 3},
             {"parameters", QJsonArray{param(400, {10, 10}), param(100), param(200), param(100)}},
             {"iterations", QJsonArray{QJsonObject{{"iter", 2},
@@ -157,11 +164,13 @@ private slots:
                                                   {"optimizer_ms", 1.0},
                                                   {"step_ms", 8.5}}}},
             {"buckets", QJsonArray{bucket(0, 300, 1000, 2000), bucket(1, 500, 3000, 5000)}}};
-        commprof::results::CellFiles cell;
-        cell.id = "c";
-        cell.ranks[0] = rank;
+        const auto ranks = [](const QJsonObject& doc) {
+            const commprof::results::RankFile f =
+                commprof::results::parseRankFile(QJsonDocument(doc).toJson(), "rank0.json");
+            return QMap<int, commprof::results::RankRecord>{{0, f.record}};
+        };
         QString why;
-        const auto r = readyTimesFromBuckets(cell, &why);
+        const auto r = profileFromRankFiles("c", ranks(rank), &why);
         QVERIFY2(r, qPrintable(why));
         QCOMPARE(r->params.size(), std::size_t(4));
         const double expected[] = {1000.0 / 3, 1000, 1400, 3000};
@@ -175,12 +184,11 @@ private slots:
         QCOMPARE(r->optimizerUs, 1000.0);
         QCOMPARE(r->exposedUs, 2000.0);
         QCOMPARE(r->params[3].shape, (std::vector<double>{10, 10}));
-        QCOMPARE(*measuredStepMs(cell), 8.5);
+        QCOMPARE(*measuredStepMs(ranks(rank)), 8.5);
 
         // Buckets that do not hold the parameters in reverse registration order: refused.
         rank["buckets"] = QJsonArray{bucket(0, 500, 1000, 2000), bucket(1, 300, 3000, 5000)};
-        cell.ranks[0] = rank;
-        QVERIFY(!readyTimesFromBuckets(cell, &why));
+        QVERIFY(!profileFromRankFiles("c", ranks(rank), &why));
         QVERIFY(why.contains("reverse registration order"));
     }
 };

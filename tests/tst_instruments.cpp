@@ -9,6 +9,7 @@
 #include "gzip_files.h"
 #include "pool_helpers.h"
 #include "results/cell_files.h"
+#include "results/rank_file.h"
 #include "trace/step_metrics.h"
 #include "trace/trace_reader.h"
 
@@ -57,7 +58,8 @@ analysis::InstrumentAgreement agreementOf(const QString& dir, int rank) {
         QDir(dir).filePath(QString("trace_rank%1.json.gz").arg(rank)).toStdString());
     return analysis::compareInstruments(
         trace,
-        analysis::hookBuckets(readJsonFile(QDir(dir).filePath(QString("rank%1.json").arg(rank)))));
+        analysis::hookBuckets(
+            results::readRankFile(QDir(dir).filePath(QString("rank%1.json").arg(rank))).record));
 }
 
 // Within a hundredth of a microsecond per step: the trace writes microseconds to three decimals.
@@ -227,7 +229,8 @@ private slots:
         QVERIFY(hookSpans > 0);
         const trace::Trace stripped = trace::parseTraceText(kept.toStdString(), "stripped.json");
         const analysis::InstrumentAgreement a = analysis::compareInstruments(
-            stripped, analysis::hookBuckets(readJsonFile(QDir(honest_).filePath("rank0.json"))));
+            stripped, analysis::hookBuckets(
+                          results::readRankFile(QDir(honest_).filePath("rank0.json")).record));
         QCOMPARE(a.steps, 5);
         QVERIFY(a.hookUs > 0);
         QCOMPARE(a.backendUs, 0.0);

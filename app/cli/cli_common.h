@@ -57,6 +57,8 @@ Format formatOf(const Args& args);
 int traceSummarizeCommand(const Args& args);
 int traceCollectivesCommand(const Args& args);
 int traceReduceCommand(const Args& args);
+int traceDdpCommand(const Args& args);
+int traceWhatIfCommand(const Args& args);
 int planCommand(const Args& args);
 int runCommand(const Args& args);
 int calibrateCommand(const Args& args);

@@ -16,6 +16,11 @@ const options::Program& commprofProgram() {
                           "KIND",
                           "local (a pool on this machine) or slurm (one srun step per cell)",
                           {"local", "slurm"}};
+    const Option params{"--params",
+                        "FILE",
+                        "The model's parameters and DDP settings (docs/formats.md), for traces "
+                        "without shapes or sizes",
+                        {}};
     const Option hta{"--hta", "", "Add HTA's temporal and communication breakdowns", {}};
     const Option window{
         "--window", "START:END", "Only this span of the trace, in microseconds", {}};
@@ -129,6 +134,40 @@ const options::Program& commprofProgram() {
              "TRACE",
              "One record per collective, with bytes and bandwidth",
              {json, maxTrace}},
+            {"trace ddp",
+             "TRACE_OR_DIR...",
+             "A DDP job's steps from its rank traces: phases, gradient-ready times, buckets, the "
+             "critical path across ranks and its culprits",
+             {json, format, maxTrace, params}},
+            {"trace whatif",
+             "TRACE_OR_DIR...",
+             "A DDP job's recorded step replayed, then predicted under other bucket caps, hooks, "
+             "bandwidths and world sizes",
+             {json,
+              format,
+              maxTrace,
+              params,
+              {"--bucket-cap-mb",
+               "LIST",
+               "Caps to predict, in MiB (default: the recorded cap and "
+               "0.25 .. 64)",
+               {}},
+              {"--first-bucket-mb",
+               "X",
+               "The first bucket's cap in MiB (default: as recorded)",
+               {}},
+              {"--hook",
+               "LIST",
+               "Hooks to predict: allreduce,fp16_compress,bf16_compress,"
+               "powersgd,local (default: the recorded one)",
+               {}},
+              {"--bandwidth-x", "K", "The link's bandwidth times K (default 1)", {}},
+              {"--world-size", "N", "Ranks to predict for (default: as recorded)", {}},
+              {"--recorded-bucket-cap-mb",
+               "X",
+               "The cap the job ran with, where the trace and "
+               "--params do not say",
+               {}}}},
             {"sweep run",
              "",
              "Run a collective sweep over loopback: time per message size on every rank",

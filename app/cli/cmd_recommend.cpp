@@ -4,6 +4,7 @@
 
 #include "analysis/recommendation.h"
 #include "cli_common.h"
+#include "results/cell_files.h"
 #include "results/results_folder.h"
 
 namespace commprof::cli {
@@ -15,7 +16,12 @@ int recommendCommand(const Args& args) {
         printError(check.reason);
         return BadInput;
     }
-    const analysis::Recommendations r = analysis::recommend(dir);
+    // As `cells` refuses it: through a link, a cell's files are somewhere else.
+    if (const QString link = results::linkInFolder(dir); !link.isEmpty()) {
+        printError(link);
+        return BadInput;
+    }
+    const analysis::Recommendations r = analysis::recommend(results::readCells(dir));
     if (r.groups.empty()) {
         printError(dir + ": no complete DDP cell to recommend a bucket cap for");
         return BadInput;
@@ -26,6 +32,9 @@ int recommendCommand(const Args& args) {
         QStringList text;
         for (const analysis::CapGroup& g : r.groups) {
             text << analysis::describe(g);
+        }
+        if (!r.dropped.empty()) {
+            text << analysis::describeDropped(r);
         }
         printText(text.join('\n'));
     }

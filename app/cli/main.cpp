@@ -117,6 +117,8 @@ int main(int argc, char** argv) {
         {"trace summarize", traceSummarizeCommand},
         {"trace collectives", traceCollectivesCommand},
         {"trace reduce", traceReduceCommand},
+        {"trace ddp", traceDdpCommand},
+        {"trace whatif", traceWhatIfCommand},
         {"sweep run", sweepRunCommand},
         {"sweep summarize", sweepSummarizeCommand},
         {"recommend", recommendCommand},

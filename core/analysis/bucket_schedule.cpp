@@ -87,16 +87,22 @@ std::optional<HookModel> hookModel(const QString& hook, int powersgdRank, QStrin
 }
 
 Schedule simulateSchedule(const std::vector<ReadyParam>& readyOrder, const BucketRule& rule,
-                          const HookModel& hook, const WireCost& cost, double computeEndUs) {
+                          const HookModel& hook, const CollectiveCost& cost, double computeEndUs) {
     std::vector<double> bytes;
     bytes.reserve(readyOrder.size());
     for (const ReadyParam& p : readyOrder) {
         bytes.push_back(p.bytes);
     }
+    return simulateLayout(readyOrder, assignBuckets(bytes, rule), hook, cost, computeEndUs);
+}
+
+Schedule simulateLayout(const std::vector<ReadyParam>& readyOrder,
+                        const std::vector<std::vector<int>>& layout, const HookModel& hook,
+                        const CollectiveCost& cost, double computeEndUs) {
     Schedule s;
     s.computeEndUs = computeEndUs;
     double previousReady = 0, previousEnd = 0;
-    for (const std::vector<int>& members : assignBuckets(bytes, rule)) {
+    for (const std::vector<int>& members : layout) {
         ScheduledBucket b;
         b.nparams = int(members.size());
         std::vector<const ReadyParam*> params;
@@ -112,7 +118,7 @@ Schedule simulateSchedule(const std::vector<ReadyParam>& readyOrder, const Bucke
         // The reducer launches buckets in order: a bucket ready early waits for the one before.
         b.readyUs = std::max(b.readyUs, previousReady);
         b.startUs = std::max(b.readyUs, previousEnd);
-        b.endUs = b.startUs + cost.us(wire);
+        b.endUs = b.startUs + cost.us(wire.collectives, wire.bytes);
         previousReady = b.readyUs;
         previousEnd = b.endUs;
         s.computeEndUs = std::max(s.computeEndUs, b.readyUs);

@@ -2,8 +2,10 @@
 #pragma once
 // DDP's bucket schedule for a cap, simulated: the parameters in gradient-ready order are put into
 // buckets by the reducer's rule, each bucket's all-reduce starts once the bucket is ready and
-// the one before it is done, and costs alpha + beta x the bytes the hook puts on the wire.
+// the one before it is done, and costs what collective_cost.h prices the collectives the hook
+// sends at. One at a time: step_model.h says why, per backend.
 
+#include "analysis/collective_cost.h"
 #include "spec/comm_hooks.h"
 
 #include <QString>
@@ -56,22 +58,6 @@ struct HookModel {
 std::optional<HookModel> hookModel(const QString& hook, int powersgdRank = 1,
                                    QString* why = nullptr);
 
-// alpha + beta x bytes per collective from a sweep's fit, times `scale`: how much slower a
-// bucket's collectives (and the hook's own work on them) ran inside the backward than the sweep's
-// all-reduces alone, as calibrated on measured cells (recommendation.h). Nothing sent costs
-// nothing.
-struct WireCost {
-    double alphaUs = 0;
-    double betaUsPerByte = 0;
-    double scale = 1;
-    // Never below 0: a fit with a negative intercept prices no collective below nothing.
-    double us(const BucketWire& w) const {
-        return w.collectives == 0
-                   ? 0.0
-                   : std::max(0.0, scale * (alphaUs * w.collectives + betaUsPerByte * w.bytes));
-    }
-};
-
 struct ScheduledBucket {
     int nparams = 0;
     double bytes = 0;     // gradient bytes
@@ -88,8 +74,14 @@ struct Schedule {
     double exposedUs() const { return commEndUs > computeEndUs ? commEndUs - computeEndUs : 0.0; }
 };
 
+// The schedule of buckets already assigned (parameter indices into readyOrder per bucket, in
+// launch order): a recorded layout replayed as it was.
+Schedule simulateLayout(const std::vector<ReadyParam>& readyOrder,
+                        const std::vector<std::vector<int>>& layout, const HookModel& hook,
+                        const CollectiveCost& cost, double computeEndUs);
+
 // `computeEndUs` below the last gradient's ready time is raised to it.
 Schedule simulateSchedule(const std::vector<ReadyParam>& readyOrder, const BucketRule& rule,
-                          const HookModel& hook, const WireCost& cost, double computeEndUs);
+                          const HookModel& hook, const CollectiveCost& cost, double computeEndUs);
 
 } // namespace commprof::analysis

@@ -144,12 +144,11 @@ void fillSpread(CellMetrics& m, const std::vector<const trace::Trace*>& traces,
 
 } // namespace
 
-std::vector<HookBucket> hookBuckets(const QJsonObject& rankFile) {
+std::vector<HookBucket> hookBuckets(const results::RankRecord& rankFile) {
     std::vector<HookBucket> out;
-    for (const QJsonValue v : rankFile["buckets"].toArray()) {
-        const QJsonObject b = v.toObject();
-        out.push_back({b["iter"].toInt(), b["index"].toInt(), b["start_ns"].toDouble() / 1000.0,
-                       b["end_ns"].toDouble() / 1000.0, b["bytes"].toDouble()});
+    out.reserve(rankFile.buckets.size());
+    for (const results::BucketRecord& b : rankFile.buckets) {
+        out.push_back({b.iter, b.index, b.startNs / 1000.0, b.endNs / 1000.0, b.bytes});
     }
     return out;
 }
@@ -157,16 +156,12 @@ std::vector<HookBucket> hookBuckets(const QJsonObject& rankFile) {
 CellMetrics analyzeCell(const results::CellFiles& files) {
     CellMetrics m;
     std::vector<double> steps;
-    for (auto it = files.ranks.begin(); it != files.ranks.end(); ++it) {
-        const QJsonObject& r = it.value();
-        const int from = r["record_from_iteration"].toInt();
-        for (const QJsonValue v : r["iterations"].toArray()) {
-            if (v.toObject()["iter"].toInt() >= from) {
-                steps.push_back(v.toObject()["step_ms"].toDouble());
-            }
+    for (const results::RankRecord& r : files.records) {
+        for (const results::IterationRecord* it : r.recorded()) {
+            steps.push_back(it->stepMs);
         }
-        m.peakHostBytes = std::max(m.peakHostBytes, r["peak_host_bytes"].toDouble());
-        m.peakDeviceBytes = std::max(m.peakDeviceBytes, r["peak_device_bytes"].toDouble());
+        m.peakHostBytes = std::max(m.peakHostBytes, r.peakHostBytes);
+        m.peakDeviceBytes = std::max(m.peakDeviceBytes, r.peakDeviceBytes);
     }
     m.stepMs = median(steps);
     m.ddpLogger = ddpLoggerFigures(files.ranks);
@@ -178,7 +173,7 @@ CellMetrics analyzeCell(const results::CellFiles& files) {
     // The hook alone: per iteration, the union of rank 0's bucket intervals.
     if (files.ranks.contains(0)) {
         std::map<int, std::vector<trace::Span>> perIteration;
-        for (const HookBucket& b : hookBuckets(files.ranks[0])) {
+        for (const HookBucket& b : hookBuckets(files.records[0])) {
             perIteration[b.iteration].push_back({b.startUs, b.endUs});
         }
         std::vector<double> hookMs;
@@ -194,10 +189,10 @@ CellMetrics analyzeCell(const results::CellFiles& files) {
     traces.reserve(files.ranks.size());
     std::vector<int> tracedRanks;
     std::vector<trace::TraceSummary> sums;
-    for (auto it = files.ranks.begin(); it != files.ranks.end(); ++it) {
+    for (auto it = files.records.begin(); it != files.records.end(); ++it) {
         RankFigures rf;
         rf.rank = it.key();
-        rf.threads = std::max(1, it.value()["config"].toObject()["threads"].toInt(1));
+        rf.threads = std::max(1, it.value().threads);
         if (files.traces.contains(rf.rank)) {
             try {
                 traces.push_back(trace::readTraceFile(files.traces[rf.rank].toStdString()));
@@ -229,7 +224,7 @@ CellMetrics analyzeCell(const results::CellFiles& files) {
         }
         m.ranks.push_back(std::move(rf));
     }
-    judgeCell(m, files.cell["config"].toObject()["hook"].toString("allreduce"));
+    judgeCell(m, files.record.config.hook);
     std::vector<const trace::Trace*> tracePtrs;
     tracePtrs.reserve(traces.size());
     for (const trace::Trace& t : traces) {

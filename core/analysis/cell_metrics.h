@@ -71,7 +71,7 @@ struct CellMetrics {
 CellMetrics analyzeCell(const results::CellFiles& files);
 
 // The hook's bucket intervals of one rank file, in trace microseconds.
-std::vector<HookBucket> hookBuckets(const QJsonObject& rankFile);
+std::vector<HookBucket> hookBuckets(const results::RankRecord& rankFile);
 
 using trace::median; // the one median (trace/statistics.h)
 

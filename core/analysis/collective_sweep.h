@@ -5,6 +5,8 @@
 // algorithmic and bus bandwidth; and the latency-bandwidth fit time = alpha + bytes * beta where
 // the sizes can determine it.
 
+#include "analysis/collective_cost.h"
+
 #include <QJsonObject>
 #include <QMap>
 #include <QString>
@@ -35,7 +37,8 @@ struct SweepSeries {
     QString unsupported;            // the backend refused this kind: why
 };
 
-// time = alpha + bytes * beta, or a refusal that says why.
+// time = alpha + bytes * beta at the sweep's world size, or a refusal that says why: a fit whose
+// cost (collective_cost.h) is what a model prices a collective with.
 struct LinearFit {
     bool refused = true;
     QString reason; // why it was refused
@@ -47,7 +50,9 @@ struct LinearFit {
     double fromBytes = 0, toBytes = 0;      // the sizes fitted
     std::optional<double> leftOutFromBytes; // sizes from here on were another regime
     QString note;                           // why they were left out
-    double predictUs(double bytes) const { return alphaUs + bytes * betaUsPerByte; }
+    double predictUs(double bytes) const { return cost(2).fittedUs(bytes); }
+    // The fitted collective at the world size the sweep ran at.
+    CollectiveCost cost(int worldSize) const { return {alphaUs, betaUsPerByte, worldSize, 1}; }
     // 1 / beta, in GB/s: the bandwidth the fit approaches at large sizes.
     double asymptoticGBps() const { return betaUsPerByte > 0 ? 1e-3 / betaUsPerByte : 0.0; }
 };

@@ -15,10 +15,6 @@ double busBandwidth(double bytes, double seconds, int worldSize) {
                          : 0.0;
 }
 
-double AlphaBetaFit::predict(double bytes, int p) const {
-    return 2.0 * (p - 1) * alpha + 2.0 * (p - 1) / double(p) * bytes * beta;
-}
-
 std::optional<AlphaBetaFit> fitAlphaBeta(const std::vector<BucketSample>& samples) {
     // Weighted normal equations of y = a x1 + b x2 without intercept. Timing noise is
     // relative (a few % of each bucket's time), so each sample is weighted by 1/y^2: plain
@@ -35,8 +31,8 @@ std::optional<AlphaBetaFit> fitAlphaBeta(const std::vector<BucketSample>& sample
             continue;
         }
         const double w = 1.0 / (s.seconds * s.seconds);
-        const double x1 = 2.0 * (s.worldSize - 1);
-        const double x2 = 2.0 * (s.worldSize - 1) / s.worldSize * s.bytes;
+        const double x1 = RingAllReduce::latencySteps(s.worldSize);
+        const double x2 = RingAllReduce::byteShare(s.worldSize) * s.bytes;
         s11 += w * x1 * x1;
         s12 += w * x1 * x2;
         s22 += w * x2 * x2;

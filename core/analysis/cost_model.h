@@ -2,7 +2,10 @@
 #pragma once
 // Bandwidth figures and the alpha-beta (latency + bandwidth) model of a ring all-reduce:
 //   T(n, p) = 2 (p - 1) alpha + 2 (p - 1) / p * n * beta
-// for n bytes over p ranks, fitted per measurement layer from bucket timings.
+// for n bytes over p ranks, fitted per measurement layer from bucket timings: a fit across world
+// sizes whose cost at one world size is collective_cost.h's CollectiveCost (ringCost).
+
+#include "analysis/collective_cost.h"
 
 #include <optional>
 #include <vector>
@@ -27,7 +30,9 @@ struct AlphaBetaFit {
     int samples = 0; // those with p > 1 (p = 1 moves nothing and constrains neither term)
     std::vector<double> residuals; // seconds, measured - predicted, in input order (p > 1 only)
     std::optional<double> latencyFloor; // median time at p = 1: launch and synchronisation only
-    double predict(double bytes, int worldSize) const;
+    double predict(double bytes, int worldSize) const { return cost(worldSize).fittedUs(bytes); }
+    // One all-reduce's cost at `worldSize` (in seconds, as alpha and beta are).
+    CollectiveCost cost(int worldSize) const { return ringCost(alpha, beta, worldSize); }
     // A line worse than the samples' own mean, or one where time falls with size, describes
     // nothing: it is neither drawn nor exported.
     bool describesSamples() const { return r2 >= 0 && beta > 0; }

@@ -3,8 +3,6 @@
 
 #include "trace/statistics.h"
 
-#include <QJsonArray>
-
 #include <algorithm>
 #include <map>
 
@@ -24,14 +22,14 @@ struct RecordedIteration {
 
 // Per recorded iteration of one rank file, its buckets by index, launch times from the
 // backward's start; iterations whose buckets are not all there are left out.
-std::map<int, RecordedIteration> recordedIterations(const QJsonObject& doc) {
+std::map<int, RecordedIteration> recordedIterations(const results::RankRecord& rank) {
     std::map<int, double> backwardMs;
-    for (const QJsonValue& v : doc["iterations"].toArray()) {
-        backwardMs[v["iter"].toInt()] = v["backward_ms"].toDouble();
+    for (const results::IterationRecord& it : rank.iterations) {
+        backwardMs[it.iter] = it.backwardMs;
     }
-    std::map<int, std::map<int, QJsonObject>> byIter;
-    for (const QJsonValue& v : doc["buckets"].toArray()) {
-        byIter[v["iter"].toInt()][v["index"].toInt()] = v.toObject();
+    std::map<int, std::map<int, const results::BucketRecord*>> byIter;
+    for (const results::BucketRecord& b : rank.buckets) {
+        byIter[b.iter][b.index] = &b;
     }
     std::map<int, RecordedIteration> out;
     for (const auto& [iter, buckets] : byIter) {
@@ -40,15 +38,14 @@ std::map<int, RecordedIteration> recordedIterations(const QJsonObject& doc) {
         }
         double lastEndNs = 0, lastStartNs = 0;
         for (const auto& [index, b] : buckets) {
-            lastEndNs = std::max(lastEndNs, b["end_ns"].toDouble());
-            lastStartNs = std::max(lastStartNs, b["start_ns"].toDouble());
+            lastEndNs = std::max(lastEndNs, b->endNs);
+            lastStartNs = std::max(lastStartNs, b->startNs);
         }
         const double backwardStartNs = lastEndNs - backwardMs[iter] * 1e6;
         RecordedIteration& row = out[iter];
         row.exposedUs = std::max(0.0, (lastEndNs - lastStartNs) / 1e3);
         for (const auto& [index, b] : buckets) {
-            row.buckets.push_back({b["nparams"].toInt(), b["bytes"].toDouble(),
-                                   (b["start_ns"].toDouble() - backwardStartNs) / 1e3});
+            row.buckets.push_back({b->nparams, b->bytes, (b->startNs - backwardStartNs) / 1e3});
         }
     }
     return out;
@@ -60,40 +57,36 @@ double medianOf(const std::vector<double>& v) {
 
 } // namespace
 
-std::optional<ReadyTimes> readyTimesFromBuckets(const results::CellFiles& cell, QString* why) {
-    const auto fail = [&](const QString& reason) -> std::optional<ReadyTimes> {
+std::optional<StepProfile> profileFromRankFiles(const QString& cellId,
+                                                const QMap<int, results::RankRecord>& ranks,
+                                                QString* why) {
+    const auto fail = [&](const QString& reason) -> std::optional<StepProfile> {
         if (why) {
-            *why = cell.id + ": " + reason;
+            *why = cellId + ": " + reason;
         }
         return std::nullopt;
     };
-    if (cell.ranks.isEmpty()) {
+    if (ranks.isEmpty()) {
         return fail("no rank files");
     }
     // Reverse registration order: the order the rebuilt buckets hold the parameters in.
     std::vector<double> bytes;
     std::vector<std::vector<double>> shapes;
-    const QJsonArray params = cell.ranks.first()["parameters"].toArray();
-    for (qsizetype i = params.size() - 1; i >= 0; --i) {
-        bytes.push_back(params[i].toObject()["bytes"].toDouble());
-        std::vector<double>& shape = shapes.emplace_back();
-        for (const QJsonValue d : params[i].toObject()["shape"].toArray()) {
-            shape.push_back(d.toDouble());
-        }
+    const std::vector<results::ParameterRecord>& params = ranks.first().parameters;
+    for (auto p = params.rbegin(); p != params.rend(); ++p) {
+        bytes.push_back(p->bytes);
+        shapes.push_back(p->shape);
     }
     std::vector<RecordedBucket> layout; // the first recorded iteration's buckets
     std::map<std::size_t, std::vector<double>> launches;
     std::vector<double> forward, optimizer, exposed;
     int samples = 0;
-    for (const QJsonObject& doc : cell.ranks) {
-        const int from = doc["record_from_iteration"].toInt();
-        for (const QJsonValue& v : doc["iterations"].toArray()) {
-            if (v["iter"].toInt() >= from) {
-                forward.push_back(v["forward_ms"].toDouble() * 1e3);
-                optimizer.push_back(v["optimizer_ms"].toDouble() * 1e3);
-            }
+    for (const results::RankRecord& rank : ranks) {
+        for (const results::IterationRecord* it : rank.recorded()) {
+            forward.push_back(it->forwardMs * 1e3);
+            optimizer.push_back(it->optimizerMs * 1e3);
         }
-        for (const auto& [iter, recorded] : recordedIterations(doc)) {
+        for (const auto& [iter, recorded] : recordedIterations(rank)) {
             const std::vector<RecordedBucket>& buckets = recorded.buckets;
             if (layout.empty()) {
                 layout = buckets;
@@ -111,8 +104,8 @@ std::optional<ReadyTimes> readyTimesFromBuckets(const results::CellFiles& cell, 
     if (layout.empty()) {
         return fail("no recorded iteration with all its buckets");
     }
-    ReadyTimes r;
-    r.sourceCell = cell.id;
+    StepProfile r;
+    r.source = cellId;
     r.samples = samples;
     r.forwardUs = medianOf(forward);
     r.optimizerUs = medianOf(optimizer);
@@ -156,17 +149,13 @@ std::optional<ReadyTimes> readyTimesFromBuckets(const results::CellFiles& cell, 
     return r;
 }
 
-std::optional<double> measuredStepMs(const results::CellFiles& cell) {
-    if (!cell.ranks.contains(0)) {
+std::optional<double> measuredStepMs(const QMap<int, results::RankRecord>& ranks) {
+    if (!ranks.contains(0)) {
         return std::nullopt;
     }
-    const QJsonObject& doc = cell.ranks[0];
-    const int from = doc["record_from_iteration"].toInt();
     std::vector<double> steps;
-    for (const QJsonValue& v : doc["iterations"].toArray()) {
-        if (v["iter"].toInt() >= from) {
-            steps.push_back(v["step_ms"].toDouble());
-        }
+    for (const results::IterationRecord* it : ranks[0].recorded()) {
+        steps.push_back(it->stepMs);
     }
     return trace::median(steps);
 }

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "recommendation.h"
 
-#include "analysis/bucket_schedule.h"
 #include "analysis/ready_times.h"
-#include "results/cell_files.h"
+#include "analysis/step_model.h"
+#include "analysis/sweep_pairing.h"
 #include "trace/statistics.h"
 
-#include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QSet>
 
 #include <algorithm>
 #include <cmath>
@@ -21,46 +21,45 @@ constexpr double kMiB = 1024.0 * 1024.0;
 
 struct Members {
     CapGroup group;
-    std::vector<results::CellFiles> cells;
+    std::vector<const results::CellFiles*> cells;
 };
 
 // What a group's cells share: everything of cell.json but the cap and the repeat.
-QString groupKey(const results::CellFiles& f) {
-    QJsonObject config = f.cell["config"].toObject();
+QString groupKey(const results::CellRecord& cell) {
+    QJsonObject config = cell.config.all;
     config.remove("bucket_cap_mb");
-    const QJsonObject key{{"model", f.cell["model"]},
-                          {"layer", f.cell["layer"]},
-                          {"world_size", f.cell["world_size"]},
+    const QJsonObject key{{"model", cell.model},
+                          {"layer", cell.layer},
+                          {"world_size", cell.worldSize},
                           {"config", config}};
     return QString::fromUtf8(QJsonDocument(key).toJson(QJsonDocument::Compact));
 }
 
-double capOf(const results::CellFiles& f) {
-    return f.cell["config"].toObject()["bucket_cap_mb"].toDouble(25);
+double capOf(const results::CellFiles* f) {
+    return f->record.config.bucketCapMb;
 }
 
-// The first complete sweep (by cell id) of each layer and world size, as ingest takes it.
-using SweepsByShape =
-    std::map<std::pair<QString, int>, std::pair<QString, std::vector<SweepPoint>>>;
+struct SweepFit {
+    QString cellId;
+    std::vector<SweepPoint> allReduce;
+};
 
-SweepsByShape allReduceSweeps(const std::vector<results::CellFiles>& sweeps) {
-    SweepsByShape out;
-    for (const results::CellFiles& f : sweeps) {
-        const std::pair<QString, int> shape{f.cell["layer"].toString(),
-                                            f.cell["world_size"].toInt()};
-        if (!out.count(shape)) {
-            if (auto points = allReducePoints(f.sweeps); !points.empty()) {
-                out[shape] = {f.id, std::move(points)};
-            }
-        }
+// Every complete sweep offered by cell id: each layer and world size pairs with the first that
+// timed all_reduce (sweep_pairing.h).
+SweepPairing<SweepFit> allReduceSweeps(const std::vector<const results::CellFiles*>& sweeps) {
+    SweepPairing<SweepFit> out;
+    for (const results::CellFiles* f : sweeps) {
+        std::vector<SweepPoint> points = allReducePoints(f->sweeps);
+        const bool timed = !points.empty();
+        out.offer({f->record.layer, f->record.worldSize}, true, timed, {f->id, std::move(points)});
     }
     return out;
 }
 
-// One measured cell as the model sees it: its ready times and the scale its buckets calibrate.
+// One measured cell as the model sees it: its profile and the scale its buckets calibrate.
 struct Profile {
     double capMb = 0;
-    ReadyTimes ready;
+    StepProfile ready;
     double scale = 1;
 };
 
@@ -68,29 +67,10 @@ BucketRule ruleFor(const CapGroup& g, double capMb) {
     return {g.firstBucketMb * kMiB, capMb * kMiB};
 }
 
-// The scale of the sweep's fit at which the cell's simulated schedule exposes what its buckets
-// did (exposure grows with the scale, so bisection finds it); 1 for a hook that sends nothing.
-double calibratedScale(const CapGroup& g, const HookModel& hook, const Profile& p) {
-    const auto exposedAt = [&](double scale) {
-        const WireCost cost{g.fit.alphaUs, g.fit.betaUsPerByte, scale};
-        return simulateSchedule(p.ready.params, ruleFor(g, p.capMb), hook, cost,
-                                p.ready.computeEndUs)
-            .exposedUs();
-    };
-    constexpr double kMostScale = 1e5;
-    if (exposedAt(kMostScale) <= 0) {
-        return 1.0;
-    }
-    const double target = std::max(0.0, p.ready.exposedUs);
-    double lo = 0, hi = 1;
-    while (exposedAt(hi) <= target && hi < kMostScale) {
-        hi *= 2;
-    }
-    for (int i = 0; i < 60 && hi - lo > 1e-6 * hi; ++i) {
-        const double mid = (lo + hi) / 2;
-        (exposedAt(mid) <= target ? lo : hi) = mid;
-    }
-    return (lo + hi) / 2;
+CollectiveCost costOf(const CapGroup& g, double scale) {
+    CollectiveCost c = g.fit.cost(g.worldSize);
+    c.scale = scale;
+    return c;
 }
 
 struct Prediction {
@@ -114,20 +94,15 @@ Prediction predictCap(const CapGroup& g, const HookModel& hook,
             finest = p;
         }
     }
-    const double end = trace::median(computeEnd).value_or(0);
-    const double stretch = finest->ready.computeEndUs > 0 ? end / finest->ready.computeEndUs : 1.0;
-    std::vector<ReadyParam> params = finest->ready.params;
-    for (ReadyParam& q : params) {
-        q.readyUs *= stretch;
-    }
-    const WireCost cost{g.fit.alphaUs, g.fit.betaUsPerByte, trace::median(scale).value_or(1)};
-    const Schedule s = simulateSchedule(params, ruleFor(g, capMb), hook, cost, end);
+    StepProfile profile = stretchedTo(finest->ready, trace::median(computeEnd).value_or(0));
+    profile.forwardUs = trace::median(forward).value_or(0);
+    profile.optimizerUs = trace::median(optimizer).value_or(0);
+    const StepPrediction s =
+        predictStep(profile, ruleFor(g, capMb), hook, costOf(g, trace::median(scale).value_or(1)));
     Prediction out;
-    out.buckets = int(s.buckets.size());
-    out.exposedMs = s.exposedUs() / 1e3;
-    out.stepMs = (trace::median(forward).value_or(0) + s.computeEndUs + s.exposedUs() +
-                  trace::median(optimizer).value_or(0)) /
-                 1e3;
+    out.buckets = s.buckets();
+    out.exposedMs = s.exposedUs / 1e3;
+    out.stepMs = s.stepUs / 1e3;
     return out;
 }
 
@@ -161,12 +136,12 @@ const CapCandidate& chooseCap(const CapGroup& g) {
     return *fastestMeasured;
 }
 
-void predict(Members& m, const SweepsByShape& sweeps) {
+void predict(Members& m, const SweepPairing<SweepFit>& sweeps) {
     CapGroup& g = m.group;
     std::sort(m.cells.begin(), m.cells.end(),
               [](const auto& a, const auto& b) { return capOf(a) < capOf(b); });
-    for (const results::CellFiles& f : m.cells) {
-        g.cells << f.id;
+    for (const results::CellFiles* f : m.cells) {
+        g.cells << f->id;
         if (g.measuredCapsMb.empty() || g.measuredCapsMb.back() != capOf(f)) {
             g.measuredCapsMb.push_back(capOf(f));
         }
@@ -182,16 +157,16 @@ void predict(Members& m, const SweepsByShape& sweeps) {
                    "what it costs";
         return;
     }
-    const auto sweep = sweeps.find({g.layer, g.worldSize});
-    if (sweep == sweeps.end()) {
+    const SweepFit* sweep = sweeps.find({g.layer, g.worldSize});
+    if (!sweep) {
         g.reason = QString("no complete all_reduce sweep of %1 at world size %2 in this folder "
                            "(add a kind: sweep entry to the matrix)")
                        .arg(g.layer)
                        .arg(g.worldSize);
         return;
     }
-    g.sweepCell = sweep->second.first;
-    g.fit = fitLinear(sweep->second.second);
+    g.sweepCell = sweep->cellId;
+    g.fit = fitLinear(sweep->allReduce);
     if (g.fit.refused) {
         g.reason =
             QString("the sweep %1's all_reduce fit was refused: %2").arg(g.sweepCell, g.fit.reason);
@@ -199,8 +174,8 @@ void predict(Members& m, const SweepsByShape& sweeps) {
     }
     std::vector<Profile> profiles;
     QString firstFailure;
-    for (const results::CellFiles& f : m.cells) {
-        std::optional<ReadyTimes> ready = readyTimesFromBuckets(f, &why);
+    for (const results::CellFiles* f : m.cells) {
+        std::optional<StepProfile> ready = profileFromRankFiles(f->id, f->records, &why);
         if (!ready) {
             g.left << why;
             firstFailure = firstFailure.isEmpty() ? why : firstFailure;
@@ -210,14 +185,14 @@ void predict(Members& m, const SweepsByShape& sweeps) {
         // cell whose buckets exposed nothing says their collectives cost nothing, and cannot
         // calibrate what they cost.
         if (g.hook != "local" && ready->exposedUs <= 0) {
-            why = f.id + ": its buckets exposed no communication, so they cannot calibrate what "
-                         "a bucket costs";
+            why = f->id + ": its buckets exposed no communication, so they cannot calibrate what "
+                          "a bucket costs";
             g.left << why;
             firstFailure = firstFailure.isEmpty() ? why : firstFailure;
             continue;
         }
         Profile p{capOf(f), std::move(*ready), 1};
-        p.scale = calibratedScale(g, *hook, p);
+        p.scale = calibratedScale(p.ready, ruleFor(g, p.capMb), *hook, costOf(g, 1));
         profiles.push_back(std::move(p));
     }
     if (profiles.empty()) {
@@ -231,12 +206,12 @@ void predict(Members& m, const SweepsByShape& sweeps) {
         scales.push_back(p.scale);
     }
     g.scale = trace::median(scales).value_or(1);
-    g.readyTimesFrom = profiles.front().ready.sourceCell; // the finest cap's, as predictCap takes
-    std::map<double, std::optional<double>> measured;     // cap -> median over its cells
+    g.readyTimesFrom = profiles.front().ready.source; // the finest cap's, as predictCap takes
+    std::map<double, std::optional<double>> measured; // cap -> median over its cells
     {
         std::map<double, std::vector<double>> steps;
-        for (const results::CellFiles& f : m.cells) {
-            if (const auto s = measuredStepMs(f); s && *s > 0) {
+        for (const results::CellFiles* f : m.cells) {
+            if (const auto s = measuredStepMs(f->records); s && *s > 0) {
                 steps[capOf(f)].push_back(*s);
             }
         }
@@ -267,9 +242,9 @@ void predict(Members& m, const SweepsByShape& sweeps) {
                 c.heldOutStepMs = predictCap(g, *hook, others, cap).stepMs;
             }
         }
-        for (const results::CellFiles& f : m.cells) {
+        for (const results::CellFiles* f : m.cells) {
             if (capOf(f) == cap) {
-                c.measuredCell = f.id;
+                c.measuredCell = f->id;
                 break;
             }
         }
@@ -301,6 +276,69 @@ QString mb(double v) {
     return QString::number(v, 'g', 6);
 }
 
+// What a heading prints of a group.
+QString headingKey(const CapGroup& g) {
+    return QStringList{g.model, g.layer, QString::number(g.worldSize), g.hook,
+                       QString::number(g.firstBucketMb)}
+        .join('\t');
+}
+
+// Groups whose headings would read the same get the scalar settings they differ in.
+void tellApart(std::map<QString, Members>& groups) {
+    std::map<QString, std::vector<Members*>> byHeading;
+    for (auto& [key, m] : groups) {
+        byHeading[headingKey(m.group)].push_back(&m);
+    }
+    for (auto& [heading, same] : byHeading) {
+        if (same.size() < 2) {
+            continue;
+        }
+        QSet<QString> keys;
+        for (const Members* m : same) {
+            for (auto it = m->cells.front()->record.config.all.begin();
+                 it != m->cells.front()->record.config.all.end(); ++it) {
+                keys.insert(it.key());
+            }
+        }
+        QStringList sorted = keys.values();
+        sorted.sort();
+        for (const QString& k : sorted) {
+            if (k == "bucket_cap_mb") {
+                continue;
+            }
+            QSet<QString> values;
+            for (const Members* m : same) {
+                const QJsonValue v = m->cells.front()->record.config.all.value(k);
+                values.insert(
+                    QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact)));
+            }
+            if (values.size() < 2) {
+                continue;
+            }
+            for (Members* m : same) {
+                m->group.settings[k] = m->cells.front()->record.config.all.value(k);
+            }
+        }
+    }
+}
+
+QString settingsText(const QJsonObject& settings) {
+    QStringList parts;
+    for (auto it = settings.begin(); it != settings.end(); ++it) {
+        const QJsonValue v = it.value();
+        parts << it.key() + " " +
+                     (v.isString()   ? v.toString()
+                      : v.isDouble() ? QString::number(v.toDouble(), 'g', 6)
+                      : v.isBool()
+                          ? QString(v.toBool() ? "true" : "false")
+                          : QString::fromUtf8(
+                                QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact))
+                                .mid(1)
+                                .chopped(1));
+    }
+    return parts.join(", ");
+}
+
 } // namespace
 
 int CapGroup::measured() const {
@@ -313,34 +351,33 @@ bool Recommendations::ok() const {
                        [](const CapGroup& g) { return g.recommendedCapMb.has_value(); });
 }
 
-Recommendations recommend(const QString& resultsDir) {
-    const QDir cellsDir(QDir(resultsDir).filePath("cells"));
-    std::vector<results::CellFiles> sweeps;
+Recommendations recommend(const std::vector<results::CellFiles>& cells) {
+    Recommendations r;
+    std::vector<const results::CellFiles*> sweeps;
     std::map<QString, Members> groups;
-    for (const QString& id : cellsDir.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
-        results::CellFiles f = results::readCellDir(cellsDir.filePath(id));
-        if (results::judge(f).status != "complete") {
-            continue; // partial data is never quoted
-        }
-        if (f.isSweep()) {
-            sweeps.push_back(std::move(f));
+    for (const results::CellFiles& f : cells) {
+        if (const results::Completeness c = results::judge(f); c.status != "complete") {
+            r.dropped.push_back({f.id, c.status, c.reasons}); // partial data is never quoted
             continue;
         }
-        Members& m = groups[groupKey(f)];
-        const QJsonObject config = f.cell["config"].toObject();
-        m.group.model = f.cell["model"].toString();
-        m.group.layer = f.cell["layer"].toString();
-        m.group.worldSize = f.cell["world_size"].toInt();
-        m.group.hook = config["hook"].toString("allreduce");
-        m.group.firstBucketMb = config["first_bucket_mb"].toDouble(1);
-        if (m.cells.empty() && !f.ranks.isEmpty()) { // the rank is the run's, not the cell's
-            m.group.powersgdRank =
-                f.ranks.first()["powersgd"].toObject()["matrix_approximation_rank"].toInt(1);
+        if (f.isSweep()) {
+            sweeps.push_back(&f);
+            continue;
         }
-        m.cells.push_back(std::move(f));
+        const results::CellRecord& cell = f.record;
+        Members& m = groups[groupKey(cell)];
+        m.group.model = cell.model;
+        m.group.layer = cell.layer;
+        m.group.worldSize = cell.worldSize;
+        m.group.hook = cell.config.hook;
+        m.group.firstBucketMb = cell.config.firstBucketMb;
+        if (m.cells.empty() && !f.records.isEmpty()) { // the rank is the run's, not the cell's
+            m.group.powersgdRank = f.records.first().powersgdRank;
+        }
+        m.cells.push_back(&f);
     }
     const auto bySweep = allReduceSweeps(sweeps);
-    Recommendations r;
+    tellApart(groups);
     for (auto& [key, m] : groups) {
         predict(m, bySweep);
         r.groups.push_back(std::move(m.group));
@@ -374,6 +411,9 @@ QJsonObject toJson(const Recommendations& r) {
                       {"mape", optional(g.mape)},
                       {"measured", g.measured()},
                       {"candidates", candidates}};
+        if (!g.settings.isEmpty()) {
+            o["settings"] = g.settings;
+        }
         if (!g.reason.isEmpty()) {
             o["reason"] = g.reason;
         } else {
@@ -387,14 +427,26 @@ QJsonObject toJson(const Recommendations& r) {
         }
         groups.append(o);
     }
-    return QJsonObject{{"groups", groups}};
+    QJsonObject out{{"groups", groups}};
+    if (!r.dropped.empty()) {
+        QJsonArray dropped;
+        for (const DroppedCell& d : r.dropped) {
+            dropped.append(QJsonObject{{"cell", d.cell},
+                                       {"status", d.status},
+                                       {"reasons", QJsonArray::fromStringList(d.reasons)}});
+        }
+        out["dropped"] = dropped;
+    }
+    return out;
 }
 
 QString describe(const CapGroup& g) {
-    QString out = QString("%1 on %2, world size %3, hook %4, first bucket %5 MiB (%6)\n")
+    QString out = QString("%1 on %2, world size %3, hook %4, first bucket %5 MiB%6 (%7)\n")
                       .arg(g.model, g.layer)
                       .arg(g.worldSize)
-                      .arg(g.hook, mb(g.firstBucketMb), g.cells.join(", "));
+                      .arg(g.hook, mb(g.firstBucketMb),
+                           g.settings.isEmpty() ? QString() : ", " + settingsText(g.settings),
+                           g.cells.join(", "));
     if (!g.reason.isEmpty()) {
         QStringList caps;
         for (const double c : g.measuredCapsMb) {
@@ -445,6 +497,14 @@ QString describe(const CapGroup& g) {
                                        : QString("some in sample: no other cap's cells to "
                                                  "predict them from"))
                   : QString("  MAPE: none (no cap of this group was measured)\n");
+    return out;
+}
+
+QString describeDropped(const Recommendations& r) {
+    QString out;
+    for (const DroppedCell& d : r.dropped) {
+        out += QString("left out: %1 (%2): %3\n").arg(d.cell, d.status, d.reasons.join("; "));
+    }
     return out;
 }
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // commprof recommend: per group of DDP cells that differ only in their bucket cap (same model,
-// layer, world size, hook and every other setting), the bucket schedule of every candidate cap
-// simulated from the parameters' ready times (ready_times.h) and the all_reduce sweep's
-// alpha-beta fit at the same layer and world size.
+// layer, world size, hook and every other setting), every candidate cap's step predicted by the
+// step model (step_model.h) from the parameters' ready times (ready_times.h: the rank files'
+// adapter) and the all_reduce sweep's fit at the same layer and world size (sweep_pairing.h).
 //
 // Inside the backward a bucket's collectives share the cores with the compute and carry the
 // hook's own work (casts, PowerSGD's products), so they run several times slower than the
@@ -15,6 +15,7 @@
 // that cap's own prediction by more than the group's held-out MAPE (10 % without one).
 
 #include "analysis/collective_sweep.h"
+#include "results/cell_files.h"
 
 #include <QJsonObject>
 #include <QString>
@@ -48,6 +49,9 @@ struct CapCandidate {
 
 struct CapGroup {
     QString model, layer, hook;
+    // The settings that tell this group from another whose heading would read the same (the
+    // heading prints model, layer, world size, hook and first bucket); empty when none does.
+    QJsonObject settings;
     int worldSize = 0;
     double firstBucketMb = 1;
     QStringList cells;
@@ -65,16 +69,27 @@ struct CapGroup {
     int measured() const;
 };
 
-struct Recommendations {
-    std::vector<CapGroup> groups;
-    bool ok() const; // every group recommends a cap
+// A cell recommend left out before grouping, and why.
+struct DroppedCell {
+    QString cell;
+    QString status; // incomplete | failed | stopped | skipped_infeasible
+    QStringList reasons;
 };
 
-// The complete DDP cells and sweeps of a results folder (checked as one beforehand).
-Recommendations recommend(const QString& resultsDir);
+struct Recommendations {
+    std::vector<CapGroup> groups;
+    std::vector<DroppedCell> dropped; // every cell not complete, by id
+    bool ok() const;                  // every group recommends a cap
+};
+
+// From the cells of a results folder as read (results::readCells): its complete DDP cells and
+// sweeps. Reads no file.
+Recommendations recommend(const std::vector<results::CellFiles>& cells);
 
 QJsonObject toJson(const Recommendations& r);
 // A table per group, its recommendation and its error, or what it lacks.
 QString describe(const CapGroup& g);
+// A line per cell left out: "left out: ID (incomplete): reasons".
+QString describeDropped(const Recommendations& r);
 
 } // namespace commprof::analysis

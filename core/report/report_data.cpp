@@ -163,7 +163,7 @@ ReportData loadReportData(store::Database& db, const QString& runDir) {
         }
     }
     if (caps.size() > 1) {
-        d.tuning = analysis::recommend(runDir);
+        d.tuning = analysis::recommend(results::readCells(runDir));
     }
     return d;
 }

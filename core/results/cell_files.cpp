@@ -64,6 +64,10 @@ CellFiles readCellDir(const QString& dir) {
         f.cell = readRecord(d.filePath(spec::files::kCellRecord), &problem);
         if (!problem.isEmpty()) {
             f.unreadable << problem;
+        } else if (auto typed = parseCellRecord(f.cell, &problem)) {
+            f.record = std::move(*typed);
+        } else {
+            f.unreadable << problem;
         }
     }
     const QFileInfo manifest(d.filePath(spec::files::kManifest));
@@ -105,8 +109,20 @@ CellFiles readCellDir(const QString& dir) {
             continue;
         }
         (m.hasMatch() ? f.ranks : f.sweeps)[rank] = rf.doc;
+        if (m.hasMatch()) {
+            f.records[rank] = rf.record;
+        }
     }
     return f;
+}
+
+std::vector<CellFiles> readCells(const QString& resultsDir) {
+    const QDir cellsDir(QDir(resultsDir).filePath("cells"));
+    std::vector<CellFiles> out;
+    for (const QString& id : cellsDir.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
+        out.push_back(readCellDir(cellsDir.filePath(id)));
+    }
+    return out;
 }
 
 Completeness judge(const CellFiles& f) {

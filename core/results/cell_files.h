@@ -4,19 +4,26 @@
 // a cell is complete only with a manifest, a rank 0 file, and as many rank files as the world
 // size recorded inside them, all agreeing on world size, cell id and model signature.
 
+#include "results/cell_record.h"
+#include "results/rank_record.h"
+
 #include <QJsonObject>
 #include <QMap>
 #include <QString>
 #include <QStringList>
 
+#include <vector>
+
 namespace commprof::results {
 
 struct CellFiles {
     QString dir;
-    QString id;       // the directory name
-    QJsonObject cell; // cell.json (the runner's record), empty if absent
+    QString id;        // the directory name
+    QJsonObject cell;  // cell.json (the runner's record), empty if absent
+    CellRecord record; // the same, typed (defaults when absent or refused)
     bool hasManifest = false;
     QMap<int, QJsonObject> ranks;  // rank{R}.json that parsed
+    QMap<int, RankRecord> records; // the same, typed
     QStringList unreadable;        // "rank2.json unparseable: ..."
     QStringList leftovers;         // *.tmp files a dying rank left
     QMap<int, QString> traces;     // rank -> trace path
@@ -25,6 +32,8 @@ struct CellFiles {
 };
 
 CellFiles readCellDir(const QString& dir);
+// Every cell folder of a results folder (DIR/cells/*, by name), read.
+std::vector<CellFiles> readCells(const QString& resultsDir);
 
 // A small JSON record of the runner's (cell.json, manifest.json, run.json): a regular file, not
 // a link, holding an object. Empty with *problem set otherwise.

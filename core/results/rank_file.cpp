@@ -2,6 +2,7 @@
 #include "rank_file.h"
 
 #include "files/safe_file.h"
+#include "results/json_kind.h"
 #include "spec/rank_contract.h"
 
 #include <QFileInfo>
@@ -20,26 +21,6 @@ constexpr qint64 kDefaultMaxRankFileBytes = 256LL * 1024 * 1024;
 constexpr qint64 kMaxWorldSize = 1024;
 constexpr qint64 kMaxIteration = 1000000000;
 constexpr qint64 kMaxBucketIndex = 1000000;
-
-QString kindOf(const QJsonValue& v) {
-    switch (v.type()) {
-    case QJsonValue::Null:
-        return "null";
-    case QJsonValue::Bool:
-        return "a boolean";
-    case QJsonValue::Double:
-        return "a number";
-    case QJsonValue::String:
-        return "a string";
-    case QJsonValue::Array:
-        return "an array";
-    case QJsonValue::Object:
-        return "an object";
-    case QJsonValue::Undefined:
-        break;
-    }
-    return "nothing";
-}
 
 // Checks one file's fields; the first problem wins.
 class Checker {
@@ -60,7 +41,7 @@ public:
                         QString("expected an integer from %1 to %2, found %3")
                             .arg(lo)
                             .arg(hi)
-                            .arg(v.isDouble() ? QString::number(d, 'g', 17) : kindOf(v)));
+                            .arg(v.isDouble() ? QString::number(d, 'g', 17) : describeJson(v)));
         }
         if (out) {
             *out = qint64(d);
@@ -68,14 +49,32 @@ public:
         return true;
     }
 
-    bool nonNegative(const QJsonObject& o, const QString& field, const QString& where) {
+    // A number >= 0 at `field` into *out; missing leaves *out.
+    bool nonNegative(const QJsonObject& o, const QString& field, const QString& where,
+                     double* out = nullptr) {
         if (!problem_.isEmpty() || !o.contains(field)) {
             return problem_.isEmpty();
         }
         const QJsonValue v = o.value(field);
-        if (!v.isDouble() || !(v.toDouble() >= 0)) {
-            return fail(where + field, "expected a number >= 0, found " + kindOf(v));
+        if (!v.isDouble() || !(v.toDouble() >= 0) || !std::isfinite(v.toDouble())) {
+            return fail(where + field, "expected a finite number >= 0, found " + describeJson(v));
         }
+        if (out) {
+            *out = v.toDouble();
+        }
+        return true;
+    }
+
+    // A string at `field` into *out; missing leaves *out.
+    bool string(const QJsonObject& o, const QString& field, const QString& where, QString* out) {
+        if (!problem_.isEmpty() || !o.contains(field)) {
+            return problem_.isEmpty();
+        }
+        const QJsonValue v = o.value(field);
+        if (!v.isString()) {
+            return fail(where + field, "expected a string, found " + describeJson(v));
+        }
+        *out = v.toString();
         return true;
     }
 
@@ -85,13 +84,13 @@ public:
     void eachObject(const QJsonObject& o, const QString& field, Each each) {
         const QJsonValue v = o.value(field);
         if (problem_.isEmpty() && !v.isUndefined() && !v.isArray()) {
-            fail(field, "expected an array, found " + kindOf(v));
+            fail(field, "expected an array, found " + describeJson(v));
         }
         const QJsonArray array = v.toArray();
         for (qsizetype i = 0; i < array.size() && problem_.isEmpty(); ++i) {
             const QString where = QString("%1[%2].").arg(field).arg(i);
             if (!array[i].isObject()) {
-                fail(where.chopped(1), "expected an object, found " + kindOf(array[i]));
+                fail(where.chopped(1), "expected an object, found " + describeJson(array[i]));
                 return;
             }
             each(array[i].toObject(), where);
@@ -126,17 +125,18 @@ QString checkSweep(const QJsonObject& doc, const QString& name) {
     checkRankOfWorld(c, doc);
     c.eachObject(doc, "kinds", [&](const QJsonObject& k, const QString& where) {
         if (!k["kind"].isString()) {
-            c.fail(where + "kind", "expected a string, found " + kindOf(k["kind"]));
+            c.fail(where + "kind", "expected a string, found " + describeJson(k["kind"]));
         }
         c.eachObject(k, "sizes", [&](const QJsonObject& size, const QString& at) {
             c.integer(size, "bytes", where + at, 1, std::numeric_limits<qint64>::max() / 2);
             const QJsonValue times = size["times_us"];
             if (c.problem().isEmpty() && !times.isArray()) {
-                c.fail(where + at + "times_us", "expected an array, found " + kindOf(times));
+                c.fail(where + at + "times_us", "expected an array, found " + describeJson(times));
             }
             for (const QJsonValue t : times.toArray()) {
                 if (c.problem().isEmpty() && !(t.isDouble() && t.toDouble() >= 0)) {
-                    c.fail(where + at + "times_us", "expected numbers >= 0, found " + kindOf(t));
+                    c.fail(where + at + "times_us",
+                           "expected numbers >= 0, found " + describeJson(t));
                 }
             }
         });
@@ -144,15 +144,84 @@ QString checkSweep(const QJsonObject& doc, const QString& name) {
     return c.problem();
 }
 
-QString check(const QJsonObject& doc, const QString& name) {
+// No phase of an iteration and no bucket lasts longer than the rank's whole run (wall_s): such a
+// figure is a disk fault, a bad clock or an edit, never a measurement.
+void checkAgainstWallTime(Checker& c, const RankRecord& r) {
+    if (!r.wallS || !c.problem().isEmpty()) {
+        return;
+    }
+    const double wallMs = *r.wallS * 1e3;
+    const auto longer = [&](const QString& field, double ms) {
+        if (ms > wallMs) {
+            c.fail(field, QString("%1 ms is longer than the rank's whole run (wall time %2 s): not "
+                                  "a measurement")
+                              .arg(ms, 0, 'g', 6)
+                              .arg(*r.wallS, 0, 'g', 6));
+        }
+        return c.problem().isEmpty();
+    };
+    for (std::size_t i = 0; i < r.iterations.size(); ++i) {
+        const IterationRecord& it = r.iterations[i];
+        const QString where = QString("iterations[%1].").arg(i);
+        if (!longer(where + "forward_ms", it.forwardMs) ||
+            !longer(where + "backward_ms", it.backwardMs) ||
+            !longer(where + "optimizer_ms", it.optimizerMs) ||
+            !longer(where + "step_ms", it.stepMs)) {
+            return;
+        }
+    }
+    for (std::size_t i = 0; i < r.buckets.size(); ++i) {
+        const BucketRecord& b = r.buckets[i];
+        if (!longer(QString("buckets[%1].end_ns").arg(i), (b.endNs - b.startNs) / 1e6)) {
+            return;
+        }
+    }
+}
+
+QString check(const QJsonObject& doc, const QString& name, RankRecord* r) {
     Checker c(name);
     checkRankOfWorld(c, doc);
+    r->rank = doc["rank"].toInt();
+    r->worldSize = doc["world_size"].toInt();
+    c.string(doc, "backend", {}, &r->backend);
     if (doc.contains("record_from_iteration")) {
-        c.integer(doc, "record_from_iteration", {}, 0, kMaxIteration);
+        qint64 from = 0;
+        c.integer(doc, "record_from_iteration", {}, 0, kMaxIteration, &from);
+        r->recordFromIteration = int(from);
     }
-    for (const char* field : {"peak_host_bytes", "peak_device_bytes"}) {
-        c.nonNegative(doc, field, {});
+    c.nonNegative(doc, "peak_host_bytes", {}, &r->peakHostBytes);
+    c.nonNegative(doc, "peak_device_bytes", {}, &r->peakDeviceBytes);
+    if (doc["config"].toObject().contains("threads")) {
+        qint64 threads = 0;
+        c.integer(doc["config"].toObject(), "threads", "config.", 0, 1 << 20, &threads);
+        r->threads = std::max<qint64>(1, threads);
     }
+    if (doc.contains("wall_s")) {
+        double wall = 0;
+        c.nonNegative(doc, "wall_s", {}, &wall);
+        r->wallS = wall;
+    }
+    const QJsonObject powersgd = doc["config"].toObject()["powersgd"].toObject();
+    if (powersgd.contains("matrix_approximation_rank")) {
+        qint64 rank = 1;
+        c.integer(powersgd, "matrix_approximation_rank", "config.powersgd.", 1, 1 << 20, &rank);
+        r->powersgdRank = int(rank);
+    }
+    c.eachObject(doc, "parameters", [&](const QJsonObject& p, const QString& where) {
+        ParameterRecord& param = r->parameters.emplace_back();
+        c.string(p, "name", where, &param.name);
+        c.nonNegative(p, "bytes", where, &param.bytes);
+        const QJsonValue shape = p["shape"];
+        if (c.problem().isEmpty() && !shape.isUndefined() && !shape.isArray()) {
+            c.fail(where + "shape", "expected an array, found " + describeJson(shape));
+        }
+        for (const QJsonValue d : shape.toArray()) {
+            if (c.problem().isEmpty() && !(d.isDouble() && d.toDouble() >= 0)) {
+                c.fail(where + "shape", "expected numbers >= 0, found " + describeJson(d));
+            }
+            param.shape.push_back(d.toDouble());
+        }
+    });
     QSet<qint64> iterations;
     c.eachObject(doc, "iterations", [&](const QJsonObject& it, const QString& where) {
         qint64 iter = 0;
@@ -160,9 +229,12 @@ QString check(const QJsonObject& doc, const QString& name) {
             c.fail(where + "iter", QString("iteration %1 is listed twice").arg(iter));
         }
         iterations.insert(iter);
-        for (const char* t : {"forward_ms", "backward_ms", "optimizer_ms", "step_ms"}) {
-            c.nonNegative(it, t, where);
-        }
+        IterationRecord& row = r->iterations.emplace_back();
+        row.iter = int(iter);
+        c.nonNegative(it, "forward_ms", where, &row.forwardMs);
+        c.nonNegative(it, "backward_ms", where, &row.backwardMs);
+        c.nonNegative(it, "optimizer_ms", where, &row.optimizerMs);
+        c.nonNegative(it, "step_ms", where, &row.stepMs);
     });
     QSet<QPair<qint64, qint64>> buckets;
     c.eachObject(doc, "buckets", [&](const QJsonObject& b, const QString& where) {
@@ -175,10 +247,26 @@ QString check(const QJsonObject& doc, const QString& name) {
                    QString("bucket %1 of iteration %2 is listed twice").arg(index).arg(iter));
         }
         buckets.insert({iter, index});
-        for (const char* n : {"bytes", "nparams", "start_ns", "end_ns"}) {
-            c.integer(b, n, where, 0, std::numeric_limits<qint64>::max() / 2);
+        qint64 v[4] = {};
+        const char* names[4] = {"bytes", "nparams", "start_ns", "end_ns"};
+        for (int i = 0; i < 4; ++i) {
+            c.integer(b, names[i], where, 0, std::numeric_limits<qint64>::max() / 2, &v[i]);
+        }
+        BucketRecord& row = r->buckets.emplace_back();
+        row.iter = int(iter);
+        row.index = int(index);
+        // As the file writes them: doubles, so a time is exactly what a reader of the JSON gets.
+        row.bytes = b["bytes"].toDouble();
+        row.nparams = int(v[1]);
+        row.startNs = b["start_ns"].toDouble();
+        row.endNs = b["end_ns"].toDouble();
+        if (b.contains("wire_bytes")) {
+            double wire = 0;
+            c.nonNegative(b, "wire_bytes", where, &wire);
+            row.wireBytes = wire;
         }
     });
+    checkAgainstWallTime(c, *r);
     return c.problem();
 }
 
@@ -194,7 +282,7 @@ RankFile readRankFile(const QString& path) {
                                                     "raise it with COMMPROF_MAX_RANK_FILE_BYTES=N"),
                              QFileInfo(path).fileName());
     } catch (const files::FileError& e) {
-        return {{}, QFileInfo(path).fileName() + ": " + e.detail};
+        return {{}, {}, QFileInfo(path).fileName() + ": " + e.detail};
     }
 }
 
@@ -204,18 +292,21 @@ RankFile parseRankFile(const QByteArray& bytes, const QString& name) {
     if (err.error != QJsonParseError::NoError) {
         return {
             {},
+            {},
             QString("%1 unparseable: %2 at byte %3").arg(name, err.errorString()).arg(err.offset)};
     }
     if (!doc.isObject()) {
         return {{},
+                {},
                 QString("%1: expected a JSON object, found %2")
                     .arg(name, doc.isArray() ? QString("an array") : QString("no value"))};
     }
-    RankFile out{doc.object(), {}};
+    RankFile out{doc.object(), {}, {}};
     out.problem = name.startsWith(spec::files::kSweep.prefix) ? checkSweep(out.doc, name)
-                                                              : check(out.doc, name);
+                                                              : check(out.doc, name, &out.record);
     if (!out.ok()) {
         out.doc = {};
+        out.record = {};
     }
     return out;
 }

@@ -6,6 +6,8 @@
 // object, and the fields the store keys on (rank, world size, iteration and bucket numbers) in
 // range and unique. What is wrong is one line naming the file and the field.
 
+#include "results/rank_record.h"
+
 #include <QByteArray>
 #include <QJsonObject>
 #include <QString>
@@ -14,6 +16,7 @@ namespace commprof::results {
 
 struct RankFile {
     QJsonObject doc;
+    RankRecord record; // the same, typed (a sweep's file: rank and world size only)
     QString problem; // empty when the file is usable
     bool ok() const { return problem.isEmpty(); }
 };

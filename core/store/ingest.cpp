@@ -2,6 +2,7 @@
 #include "ingest.h"
 
 #include "analysis/cell_metrics.h"
+#include "analysis/sweep_pairing.h"
 #include "matrix/knobs.h"
 #include "results/cell_files.h"
 #include "results/results_folder.h"
@@ -33,8 +34,7 @@ constexpr const char* kPerCellTables[] = {
     "rank_figures",    "bucket_matches",     "step_spread", "sweep_points", "sweep_fits",
     "ddp_predictions", "bucket_predictions", "cell_sources"};
 
-// The layer and world size that pair a DDP cell with a sweep.
-using Shape = std::pair<QString, int>;
+using Shape = analysis::SweepShape;
 
 QString shapeText(const Shape& s) {
     return s.first + '\t' + QString::number(s.second);
@@ -60,15 +60,14 @@ struct SweepSource {
         return *allReduce;
     }
 };
-using SweepsByShape = std::map<Shape, SweepSource>;
+using SweepsByShape = analysis::SweepPairing<SweepSource>;
 
 // What of other files a DDP cell's rows are made from: the sweep of its shape and the host's
 // cores. A cell whose sweep changed is read again though its own files did not.
 QString dependsOf(const Shape& shape, const SweepsByShape& sweeps, int hostCpus) {
-    const auto it = sweeps.find(shape);
+    const SweepSource* sweep = sweeps.find(shape);
     return QString("sweep %1 %2 cpus %3")
-        .arg(it == sweeps.end() ? QString("none") : it->second.cellId,
-             it == sweeps.end() ? QString() : it->second.files)
+        .arg(sweep ? sweep->cellId : QString("none"), sweep ? sweep->files : QString())
         .arg(hostCpus);
 }
 
@@ -80,15 +79,15 @@ StoredPrediction predictFromSweep(const Shape& shape, const QString& hook,
     if (p.note = analysis::notPredictedForHook(hook); !p.note.isEmpty()) {
         return p;
     }
-    const auto it = sweeps.find(shape);
-    if (it == sweeps.end() || it->second.points().empty()) {
+    SweepSource* sweep = sweeps.find(shape);
+    if (!sweep || sweep->points().empty()) {
         p.note = QString("no complete all_reduce sweep of %1 at world size %2 in this run")
                      .arg(shape.first)
                      .arg(shape.second);
         return p;
     }
-    const std::vector<analysis::SweepPoint>& points = it->second.points();
-    p.sweepCell = it->second.cellId;
+    const std::vector<analysis::SweepPoint>& points = sweep->points();
+    p.sweepCell = sweep->cellId;
     p.prediction =
         analysis::predictDdp(m.ranks, points, analysis::fitLinear(points), hostCpus, &p.note);
     return p;
@@ -469,14 +468,12 @@ IngestSummary run(const QString& resultsDir, Database& db,
                 status = insertUnstorable(db, runDir, *e.read, QString::fromStdString(err.what()));
             }
         }
-        if (e.sweep() && source.sweepSource && !sweeps.count(source.shape)) {
-            SweepSource& src = sweeps[source.shape];
-            src.cellId = e.id;
-            src.dir = e.dir;
-            src.files = e.files;
+        if (e.sweep()) {
+            SweepSource src{e.id, e.dir, e.files, std::nullopt};
             if (e.read) {
                 src.allReduce = analysis::allReducePoints(e.read->sweeps);
             }
+            sweeps.offer(source.shape, status == "complete", source.sweepSource, std::move(src));
         }
         e.read.reset(); // a cell's files are kept only until it is stored
         ++s.cells;

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// What one collective costs: the one cost type every model of commprof prices a collective with
+// (the sweep's fit, the report's fit over bucket timings, a DDP bucket in the step model).
+//
+// A cost is measured at one world size: alpha per collective and beta per byte of the message,
+// as a sweep or a trace times them there. At another world size or over another link it follows
+// the collective's algorithm. The algorithm assumed is the ring all-reduce: each rank sends and
+// receives 2 (N - 1) / N of the message in 2 (N - 1) latency steps. It is what gloo's
+// allreduce_ring (its default for the sizes DDP sends) and NCCL's ring both run; NCCL's tree,
+// chosen at large world sizes for small messages, has fewer latency steps, so the ring is the
+// pessimistic side for latency and exact for bandwidth. A bandwidth factor K divides the
+// bandwidth term (K = 2: a link twice as fast); the latency term is the link's and the
+// software's and stays.
+
+#include <algorithm>
+
+namespace commprof::analysis {
+
+// The ring all-reduce over `worldSize` ranks.
+struct RingAllReduce {
+    static double latencySteps(int worldSize) { return 2.0 * (worldSize - 1); }
+    // The share of the message each rank sends (and receives).
+    static double byteShare(int worldSize) { return 2.0 * (worldSize - 1) / double(worldSize); }
+};
+
+struct CollectiveCost {
+    double alphaUs = 0;       // per collective, at worldSize
+    double betaUsPerByte = 0; // per byte of the message, at worldSize
+    int worldSize = 2;        // the world size alpha and beta were measured at
+    // How much slower than measured the collectives run where they are used (a DDP bucket's
+    // beside the backward and the hook's own work: recommendation.h calibrates it).
+    double scale = 1;
+
+    // The same collective at another world size and bandwidth, through the ring; at the measured
+    // world size and K = 1 exactly this cost.
+    CollectiveCost at(int toWorldSize, double bandwidthX = 1) const {
+        CollectiveCost c = *this;
+        c.worldSize = toWorldSize;
+        if (toWorldSize != worldSize) {
+            c.alphaUs = alphaUs * RingAllReduce::latencySteps(toWorldSize) /
+                        RingAllReduce::latencySteps(worldSize);
+            c.betaUsPerByte = betaUsPerByte * RingAllReduce::byteShare(toWorldSize) /
+                              RingAllReduce::byteShare(worldSize);
+        }
+        if (bandwidthX != 1) {
+            c.betaUsPerByte /= bandwidthX;
+        }
+        return c;
+    }
+    // `collectives` collectives carrying `bytes` in all. Never below 0: a fit with a negative
+    // intercept prices no collective below nothing; nothing sent costs nothing.
+    double us(int collectives, double bytes) const {
+        return collectives == 0
+                   ? 0.0
+                   : std::max(0.0, scale * (alphaUs * collectives + betaUsPerByte * bytes));
+    }
+    // One collective of `bytes`, as fitted: alpha + beta x bytes (may be below 0, unclamped, for
+    // a fit's residuals).
+    double fittedUs(double bytes) const { return alphaUs + bytes * betaUsPerByte; }
+};
+
+// alpha per ring step and beta per byte each rank sends: the form fitted across world sizes
+// (cost_model.h's fitAlphaBeta), as one collective's cost at `worldSize`.
+inline CollectiveCost ringCost(double alphaPerStepUs, double betaPerSentByteUs, int worldSize) {
+    return {RingAllReduce::latencySteps(worldSize) * alphaPerStepUs,
+            RingAllReduce::byteShare(worldSize) * betaPerSentByteUs, worldSize, 1};
+}
+
+} // namespace commprof::analysis

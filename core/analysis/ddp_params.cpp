@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ddp_params.h"
+
+#include "results/json_kind.h"
+#include "trace/collectives.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <cmath>
+#include <map>
+
+namespace commprof::analysis {
+namespace {
+
+// "float32", "torch.float32", "Float", "float" -> 4.
+std::optional<int> elementBytes(QString dtype) {
+    if (dtype.startsWith("torch.")) {
+        dtype = dtype.mid(6);
+    }
+    static const std::map<QString, QString> aliases{
+        {"float32", "float"}, {"float16", "half"}, {"float64", "double"}, {"int64", "long"},
+        {"int32", "int"},     {"int16", "short"},  {"uint8", "Byte"},     {"int8", "Char"}};
+    if (const auto it = aliases.find(dtype); it != aliases.end()) {
+        dtype = it->second;
+    }
+    return trace::dtypeBytes(dtype.toStdString());
+}
+
+} // namespace
+
+QStringList DdpParams::names() const {
+    QStringList out;
+    for (const DdpParam& p : params) {
+        out << p.name;
+    }
+    return out;
+}
+
+std::optional<DdpParams> parseDdpParams(const QByteArray& text, const QString& name,
+                                        QString* error) {
+    const auto fail = [&](const QString& where, const QString& what) -> std::optional<DdpParams> {
+        *error = where.isEmpty() ? QString("%1: %2").arg(name, what)
+                                 : QString("%1: %2: %3").arg(name, where, what);
+        return std::nullopt;
+    };
+    QJsonParseError err;
+    const QJsonDocument doc = QJsonDocument::fromJson(text, &err);
+    if (err.error != QJsonParseError::NoError) {
+        return fail({}, QString("not JSON: %1 at byte %2").arg(err.errorString()).arg(err.offset));
+    }
+    if (!doc.isObject()) {
+        return fail({}, "expected a JSON object");
+    }
+    const QJsonObject o = doc.object();
+    const QString listKey = o.contains("params") ? "params" : "parameters";
+    if (!o.value(listKey).isArray()) {
+        return fail("params", "expected an array of {name, shape, dtype}, found " +
+                                  results::describeJson(o.value(listKey)));
+    }
+    DdpParams out;
+    const QJsonArray list = o.value(listKey).toArray();
+    for (qsizetype i = 0; i < list.size(); ++i) {
+        const QString where = QString("%1[%2]").arg(listKey).arg(i);
+        if (!list[i].isObject()) {
+            return fail(where, "expected an object, found " + results::describeJson(list[i]));
+        }
+        const QJsonObject p = list[i].toObject();
+        if (p.contains("requires_grad") && !p["requires_grad"].toBool(true)) {
+            continue; // frozen: DDP's reducer never sees it
+        }
+        DdpParam param;
+        if (!p["name"].isString()) {
+            return fail(where + ".name",
+                        "expected a string, found " + results::describeJson(p["name"]));
+        }
+        param.name = p["name"].toString();
+        if (!p["shape"].isArray()) {
+            return fail(where + ".shape",
+                        "expected an array of sizes, found " + results::describeJson(p["shape"]));
+        }
+        double numel = 1;
+        for (const QJsonValue d : p["shape"].toArray()) {
+            const double v = d.toDouble(-1);
+            if (!d.isDouble() || v < 0 || v != std::floor(v) || v > 1e12) {
+                return fail(where + ".shape",
+                            "expected whole sizes >= 0, found " + results::describeJson(d));
+            }
+            param.shape.push_back(v);
+            numel *= v;
+        }
+        param.dtype = p["dtype"].toString("float32");
+        const std::optional<int> size = elementBytes(param.dtype);
+        if (!p["dtype"].isUndefined() && !p["dtype"].isString()) {
+            return fail(where + ".dtype",
+                        "expected a string, found " + results::describeJson(p["dtype"]));
+        }
+        if (!size) {
+            return fail(where + ".dtype", QString("unknown dtype '%1'").arg(param.dtype));
+        }
+        param.bytes = numel * *size;
+        out.params.push_back(std::move(param));
+    }
+    if (out.params.empty()) {
+        return fail(listKey, "no parameter that takes a gradient");
+    }
+    for (const char* key : {"bucket_cap_mb", "first_bucket_mb"}) {
+        const QJsonValue v = o.value(key);
+        if (v.isUndefined() || v.isNull()) {
+            continue;
+        }
+        if (!v.isDouble() || !(v.toDouble() > 0) || !std::isfinite(v.toDouble())) {
+            return fail(key, "expected a number > 0, found " + results::describeJson(v));
+        }
+        (QString(key) == "bucket_cap_mb" ? out.bucketCapMb : out.firstBucketMb) = v.toDouble();
+    }
+    if (o.contains("hook") && !o["hook"].isNull()) {
+        if (!o["hook"].isString()) {
+            return fail("hook", "expected a string, found " + results::describeJson(o["hook"]));
+        }
+        out.hook = o["hook"].toString();
+    }
+    if (o.contains("world_size") && !o["world_size"].isNull()) {
+        const double w = o["world_size"].toDouble(-1);
+        if (!o["world_size"].isDouble() || w < 1 || w != std::floor(w) || w > 1e6) {
+            return fail("world_size", "expected a whole number >= 1, found " +
+                                          results::describeJson(o["world_size"]));
+        }
+        out.worldSize = int(w);
+    }
+    return out;
+}
+
+} // namespace commprof::analysis

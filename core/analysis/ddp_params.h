@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// `trace whatif --params FILE` / `trace ddp --params FILE` (docs/formats.md, "DDP parameters"):
+// a model's parameters in registration order and the DDP settings it was recorded with, for a
+// trace that lacks shapes or collective sizes:
+//
+//   {"params": [{"name", "shape", "dtype"}], "bucket_cap_mb", "first_bucket_mb", "hook",
+//    "world_size"}
+//
+// A TorchScript description (`commprof model export`, whose list is `parameters`, with
+// `requires_grad`) is read too: the parameters that take a gradient are DDP's. Parsed from text
+// already read: no file is opened here.
+
+#include <QByteArray>
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+#include <vector>
+
+namespace commprof::analysis {
+
+struct DdpParam {
+    QString name;
+    std::vector<double> shape;
+    QString dtype;
+    double bytes = 0;
+};
+
+struct DdpParams {
+    std::vector<DdpParam> params; // registration order; only those that take a gradient
+    std::optional<double> bucketCapMb, firstBucketMb;
+    std::optional<QString> hook;
+    std::optional<int> worldSize;
+    QStringList names() const;
+};
+
+// nullopt with *error ("NAME: params[3].dtype: ...") when the text is not such a file.
+std::optional<DdpParams> parseDdpParams(const QByteArray& text, const QString& name,
+                                        QString* error);
+
+} // namespace commprof::analysis

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "cell_record.h"
+
+#include "results/json_kind.h"
+
+#include <cmath>
+
+namespace commprof::results {
+namespace {
+
+// Reads typed fields of one object; the first field of the wrong type is the problem.
+class Fields {
+public:
+    Fields(const QJsonObject& o, QString where) : o_(o), where_(std::move(where)) {}
+    QString problem;
+
+    void string(const char* key, QString* out) {
+        const QJsonValue v = o_.value(key);
+        if (v.isUndefined() || v.isNull()) {
+            return;
+        }
+        if (!v.isString()) {
+            return wrong(key, "a string", v);
+        }
+        *out = v.toString();
+    }
+    void number(const char* key, double* out) {
+        const QJsonValue v = o_.value(key);
+        if (v.isUndefined()) {
+            return;
+        }
+        if (!v.isDouble() || !std::isfinite(v.toDouble())) {
+            return wrong(key, "a number", v);
+        }
+        *out = v.toDouble();
+    }
+    void integer(const char* key, int* out) {
+        const QJsonValue v = o_.value(key);
+        if (v.isUndefined()) {
+            return;
+        }
+        const double d = v.toDouble();
+        if (!v.isDouble() || d != std::floor(d) || std::fabs(d) > 1e9) {
+            return wrong(key, "an integer", v);
+        }
+        *out = int(d);
+    }
+    void object(const char* key, QJsonObject* out) {
+        const QJsonValue v = o_.value(key);
+        if (v.isUndefined()) {
+            return;
+        }
+        if (!v.isObject()) {
+            return wrong(key, "an object", v);
+        }
+        *out = v.toObject();
+    }
+
+private:
+    void wrong(const char* key, const char* expected, const QJsonValue& v) {
+        if (problem.isEmpty()) {
+            problem = QString("%1%2: expected %3, found %4")
+                          .arg(where_, QString::fromLatin1(key), QString::fromLatin1(expected),
+                               describeJson(v));
+        }
+    }
+    const QJsonObject& o_;
+    QString where_;
+};
+
+} // namespace
+
+std::optional<CellRecord> parseCellRecord(const QJsonObject& cell, QString* problem) {
+    CellRecord r;
+    Fields top(cell, "cell.json: ");
+    top.string("id", &r.id);
+    top.string("kind", &r.kind);
+    top.string("status", &r.status);
+    top.string("model", &r.model);
+    top.string("layer", &r.layer);
+    top.integer("world_size", &r.worldSize);
+    top.object("config", &r.config.all);
+    Fields config(r.config.all, "cell.json: config.");
+    config.number("bucket_cap_mb", &r.config.bucketCapMb);
+    config.number("first_bucket_mb", &r.config.firstBucketMb);
+    config.string("hook", &r.config.hook);
+    for (const QString& p : {top.problem, config.problem}) {
+        if (!p.isEmpty()) {
+            if (problem) {
+                *problem = p;
+            }
+            return std::nullopt;
+        }
+    }
+    return r;
+}
+
+} // namespace commprof::results

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ddp_steps.h"
+
+#include "collectives.h"
+#include "step_metrics.h"
+#include "trace_error.h"
+#include "trace_job.h"
+
+#include <algorithm>
+#include <array>
+#include <string_view>
+
+namespace commprof::trace {
+namespace {
+
+enum class Role : std::uint8_t {
+    None,
+    EvaluateFunction,
+    AccumulateGrad,
+    CopyBack,
+    LaunchBucketSpan, // commprof-rank's comm_hook span: launch to completion
+    LaunchC10d,       // c10d::allreduce_ (Python DDP through ProcessGroup)
+    LaunchParamComms, // record_param_comms of an all-reduce (PyTorch 2.x)
+    LaunchHost,       // nccl:all_reduce on the host
+};
+
+// Launch kinds by preference: the first a trace has is the one its buckets are read from.
+constexpr std::array<Role, 4> kLaunchPreference{Role::LaunchBucketSpan, Role::LaunchC10d,
+                                                Role::LaunchParamComms, Role::LaunchHost};
+
+Role roleOf(std::string_view name) {
+    if (name.rfind("autograd::engine::evaluate_function:", 0) == 0) {
+        return Role::EvaluateFunction;
+    }
+    if (name == "torch::autograd::AccumulateGrad") {
+        return Role::AccumulateGrad;
+    }
+    if (name == "torch.distributed.ddp.reducer::copy_bucket_to_grad") {
+        return Role::CopyBack;
+    }
+    if (name.rfind("c10d::allreduce_bucket#", 0) == 0) {
+        return Role::LaunchBucketSpan;
+    }
+    if (name == "c10d::allreduce_") {
+        return Role::LaunchC10d;
+    }
+    if (name == "record_param_comms") {
+        return Role::LaunchParamComms;
+    }
+    if (name == "nccl:all_reduce") {
+        return Role::LaunchHost;
+    }
+    return Role::None;
+}
+
+bool inside(const Span& w, double t) {
+    return t >= w.start && t <= w.end;
+}
+
+struct Launch {
+    Role role = Role::None;
+    double startUs = 0, endUs = 0;
+};
+
+} // namespace
+
+DdpRankSteps ddpSteps(const Trace& trace) {
+    DdpRankSteps out;
+    out.source = trace.source;
+    out.rank = rankOf(trace);
+    out.legacy = trace.htaFacts.rootIsArray;
+    if (trace.distributed.worldSize) {
+        out.worldSize = int(*trace.distributed.worldSize);
+    }
+    out.backend = trace.distributed.backend;
+
+    std::vector<Role> roles(trace.strings.size(), Role::None);
+    for (std::uint32_t id = 0; id < trace.strings.size(); ++id) {
+        roles[id] = roleOf(trace.strings.at(id));
+    }
+    // record_param_comms spans of all-reduces only (they also mark broadcasts, gathers, ...).
+    std::vector<bool> allReduceComms(trace.events.size(), false);
+    for (const CommArgs& c : trace.comms) {
+        if (collectiveKind(c.collective) == "all_reduce") {
+            allReduceComms[c.event] = true;
+        }
+    }
+    std::vector<const TraceEvent*> evaluate, accumulate, copyBack;
+    std::vector<Launch> launches;
+    std::array<std::size_t, 8> launchCount{};
+    for (std::size_t i = 0; i < trace.events.size(); ++i) {
+        const TraceEvent& e = trace.events[i];
+        const Role role = roles[e.name];
+        switch (role) {
+        case Role::None:
+            break;
+        case Role::EvaluateFunction:
+            evaluate.push_back(&e);
+            break;
+        case Role::AccumulateGrad:
+            accumulate.push_back(&e);
+            break;
+        case Role::CopyBack:
+            copyBack.push_back(&e);
+            break;
+        case Role::LaunchParamComms:
+            if (!allReduceComms[i]) {
+                break;
+            }
+            [[fallthrough]];
+        default:
+            if (!e.deviceWork()) {
+                launches.push_back({role, e.startUs, e.endUs});
+                ++launchCount[std::size_t(role)];
+            }
+        }
+    }
+    if (accumulate.empty()) {
+        throw TraceError(trace.source +
+                         ": no torch::autograd::AccumulateGrad span: not a trace of a backward "
+                         "pass (a DDP job's training step), or one recorded without its CPU ops");
+    }
+    Role launchRole = Role::None;
+    for (const Role r : kLaunchPreference) {
+        if (launchCount[std::size_t(r)] > 0) {
+            launchRole = r;
+            break;
+        }
+    }
+    std::erase_if(launches, [&](const Launch& l) { return l.role != launchRole; });
+    const auto byStart = [](const auto* a, const auto* b) { return a->startUs < b->startUs; };
+    std::sort(evaluate.begin(), evaluate.end(), byStart);
+    std::sort(accumulate.begin(), accumulate.end(),
+              [](const TraceEvent* a, const TraceEvent* b) { return a->endUs < b->endUs; });
+    std::sort(launches.begin(), launches.end(),
+              [](const Launch& a, const Launch& b) { return a.startUs < b.startUs; });
+    std::vector<const CollectiveRecord*> executions;
+    for (const CollectiveRecord& c : trace.collectives) {
+        if (c.kind == "all_reduce") {
+            executions.push_back(&c);
+        }
+    }
+    if (out.backend.empty() && !executions.empty()) {
+        const std::string& written = executions.front()->written;
+        out.backend = written.rfind("gloo", 0) == 0  ? "gloo"
+                      : executions.front()->onDevice ? "nccl"
+                                                     : std::string();
+    }
+
+    const std::vector<StepWindow> windows = stepWindows(trace, &out.stepsMarked);
+    if (!out.stepsMarked) {
+        out.notes.push_back("no ProfilerStep# marks: the whole trace is taken as one iteration");
+    }
+    bool allSized = true;
+    std::size_t withoutBackward = 0, withoutLaunch = 0;
+    for (const StepWindow& w : windows) {
+        DdpIteration it;
+        it.step = w.step;
+        it.window = w.window;
+        const auto firstEval = std::find_if(evaluate.begin(), evaluate.end(),
+                                            [&](auto* e) { return inside(w.window, e->startUs); });
+        if (firstEval == evaluate.end()) {
+            ++withoutBackward;
+            continue;
+        }
+        it.backwardStartUs = (*firstEval)->startUs;
+        it.backwardEndUs = it.backwardStartUs;
+        for (auto e = firstEval; e != evaluate.end() && inside(w.window, (*e)->startUs); ++e) {
+            it.backwardEndUs = std::max(it.backwardEndUs, (*e)->endUs);
+        }
+        for (const TraceEvent* a : accumulate) {
+            if (inside(w.window, a->endUs) && a->startUs >= it.backwardStartUs) {
+                it.gradientReadyUs.push_back(a->endUs);
+            }
+        }
+        if (it.gradientReadyUs.empty()) {
+            ++withoutBackward;
+            continue;
+        }
+        it.computeEndUs = it.gradientReadyUs.back();
+        for (const TraceEvent* c : copyBack) {
+            if (inside(w.window, c->startUs)) {
+                it.backwardEndUs = std::max(it.backwardEndUs, c->endUs);
+            }
+        }
+        std::size_t nextExecution = 0;
+        std::size_t nextGradient = 0;
+        for (const Launch& l : launches) {
+            if (!inside(w.window, l.startUs) || l.startUs < it.backwardStartUs) {
+                continue;
+            }
+            BucketCollective b;
+            b.launchUs = l.startUs;
+            if (l.role == Role::LaunchBucketSpan) {
+                it.backwardEndUs = std::max(it.backwardEndUs, l.endUs);
+            }
+            while (nextExecution < executions.size() &&
+                   executions[nextExecution]->startUs < l.startUs) {
+                ++nextExecution;
+            }
+            if (nextExecution < executions.size() &&
+                inside(w.window, executions[nextExecution]->startUs)) {
+                const CollectiveRecord& x = *executions[nextExecution++];
+                b.startUs = x.startUs;
+                b.endUs = x.startUs + x.durationUs;
+                b.elements = x.inNelems;
+                b.bytes = x.bytes;
+                b.seq = x.seq;
+                it.backwardEndUs = std::max(it.backwardEndUs, *b.endUs);
+            }
+            allSized = allSized && b.elements.has_value();
+            b.firstGradient = int(nextGradient);
+            while (nextGradient < it.gradientReadyUs.size() &&
+                   it.gradientReadyUs[nextGradient] <= l.startUs) {
+                ++nextGradient;
+            }
+            b.gradients = int(nextGradient) - b.firstGradient;
+            it.buckets.push_back(b);
+        }
+        if (it.buckets.empty()) {
+            ++withoutLaunch;
+            continue;
+        }
+        // Gradients ready after the last launch went with it (a launch from the reducer's
+        // finalize, for parameters that had no gradient: the trace would show no later one).
+        it.buckets.back().gradients += int(it.gradientReadyUs.size() - nextGradient);
+        it.backwardEndUs = std::min(std::max(it.backwardEndUs, it.computeEndUs), w.window.end);
+        out.iterations.push_back(std::move(it));
+    }
+    if (out.iterations.empty()) {
+        throw TraceError(trace.source +
+                         (withoutLaunch > 0
+                              ? ": its backward launched no all_reduce: not a DDP job (or one "
+                                "recorded without its communication ops)"
+                              : ": no iteration holds a backward pass"));
+    }
+    out.sized = allSized;
+    if (withoutBackward > 0) {
+        out.notes.push_back(std::to_string(withoutBackward) +
+                            " marked iterations without a backward left out");
+    }
+    if (withoutLaunch > 0) {
+        out.notes.push_back(std::to_string(withoutLaunch) +
+                            " iterations whose backward launched no all_reduce left out");
+    }
+    if (!allSized) {
+        out.notes.push_back("its collectives carry no element counts (the legacy export and "
+                            "commprof-rank's older traces write none): gradient bytes need "
+                            "--params FILE");
+    }
+    return out;
+}
+
+} // namespace commprof::trace

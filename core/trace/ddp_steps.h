@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// A DDP job's steps as one rank's trace shows them (the importer half of the DDP step graph;
+// analysis/ddp_step_graph.h joins the ranks): per profiled iteration its phases, each gradient's
+// ready time and each bucket's collective. Read from the events any torch.profiler export and
+// commprof-rank write alike:
+//
+//   - an iteration: a ProfilerStep#N span (none marked: the whole trace is one, and it is said);
+//   - the backward: from the first `autograd::engine::evaluate_function: ...` span of the
+//     iteration; before it, the forward (and whatever the script did before it);
+//   - a gradient's ready time: the end of the inner `torch::autograd::AccumulateGrad` span (the
+//     outer evaluate_function span also holds DDP's post-hook, which may launch a bucket);
+//   - a bucket's collective: its launch (`c10d::allreduce_`, `record_param_comms`, nccl:/gloo:
+//     host spans, or commprof-rank's `c10d::allreduce_bucket#I`) matched in order with the
+//     all_reduce the trace's collective records (collectives.h) hold, its execution; it carries
+//     the gradients ready since the previous launch, up to its own;
+//   - the end of the backward: the last of its evaluate_function spans, its collectives and
+//     DDP's copies back into the gradients; after it, the optimizer (and the rest of the step).
+
+#include "intervals.h"
+#include "trace_event.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace commprof::trace {
+
+struct BucketCollective {
+    double launchUs = 0;           // the reducer launched it
+    std::optional<double> startUs; // its execution, where the trace shows one
+    std::optional<double> endUs;
+    std::optional<std::int64_t> elements;
+    std::optional<double> bytes;
+    std::optional<std::int64_t> seq;
+    int firstGradient = 0; // the gradients it carries: [first, first + gradients) in ready order
+    int gradients = 0;
+};
+
+struct DdpIteration {
+    int step = 0;
+    Span window;
+    double backwardStartUs = 0;
+    double computeEndUs = 0;  // the last gradient is ready
+    double backwardEndUs = 0; // its last collective, evaluate_function or copy back has ended
+    std::vector<double> gradientReadyUs; // in ready order
+    std::vector<BucketCollective> buckets;
+    double forwardUs() const { return backwardStartUs - window.start; }
+    double backwardComputeUs() const { return computeEndUs - backwardStartUs; }
+    double afterComputeUs() const { return backwardEndUs - computeEndUs; }
+    double afterBackwardUs() const { return window.end - backwardEndUs; }
+    double stepUs() const { return window.length(); }
+};
+
+struct DdpRankSteps {
+    std::string source;
+    std::optional<int> rank;
+    std::optional<int> worldSize; // distributedInfo's, where the trace has one
+    std::string backend;
+    bool stepsMarked = false;
+    bool sized = false;  // every bucket's elements are known
+    bool legacy = false; // a bare JSON list: the legacy (non-Kineto) export
+    std::vector<DdpIteration> iterations;
+    std::vector<std::string> notes; // what the trace lacks and what follows from it
+};
+
+// Throws TraceError naming the trace when it holds no DDP backward (no AccumulateGrad, or no
+// all_reduce launched in any iteration).
+DdpRankSteps ddpSteps(const Trace& trace);
+
+} // namespace commprof::trace
