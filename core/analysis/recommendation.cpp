@@ -46,7 +46,7 @@ using SweepsByShape =
 SweepsByShape allReduceSweeps(const std::vector<results::CellFiles>& sweeps) {
     SweepsByShape out;
     for (const results::CellFiles& f : sweeps) {
-        const std::pair<QString, int> shape{f.cell["layer"].toString(),
+        const std::pair<QString, int> shape{results::networkOf(f.cell),
                                             f.cell["world_size"].toInt()};
         if (!out.count(shape)) {
             if (auto points = allReducePoints(f.sweeps); !points.empty()) {
@@ -182,11 +182,11 @@ void predict(Members& m, const SweepsByShape& sweeps) {
                    "what it costs";
         return;
     }
-    const auto sweep = sweeps.find({g.layer, g.worldSize});
+    const auto sweep = sweeps.find({results::networkOf(g.layer, g.link), g.worldSize});
     if (sweep == sweeps.end()) {
         g.reason = QString("no complete all_reduce sweep of %1 at world size %2 in this folder "
                            "(add a kind: sweep entry to the matrix)")
-                       .arg(g.layer)
+                       .arg(results::networkOf(g.layer, g.link))
                        .arg(g.worldSize);
         return;
     }
@@ -332,6 +332,7 @@ Recommendations recommend(const QString& resultsDir) {
         m.group.layer = f.cell["layer"].toString();
         m.group.worldSize = f.cell["world_size"].toInt();
         m.group.hook = config["hook"].toString("allreduce");
+        m.group.link = config["link"].toString("loopback");
         m.group.firstBucketMb = config["first_bucket_mb"].toDouble(1);
         if (m.cells.empty() && !f.ranks.isEmpty()) { // the rank is the run's, not the cell's
             m.group.powersgdRank =
@@ -367,6 +368,7 @@ QJsonObject toJson(const Recommendations& r) {
         QJsonObject o{{"model", g.model},
                       {"layer", g.layer},
                       {"world_size", g.worldSize},
+                      {"link", g.link},
                       {"hook", g.hook},
                       {"first_bucket_mb", g.firstBucketMb},
                       {"cells", QJsonArray::fromStringList(g.cells)},
@@ -392,7 +394,7 @@ QJsonObject toJson(const Recommendations& r) {
 
 QString describe(const CapGroup& g) {
     QString out = QString("%1 on %2, world size %3, hook %4, first bucket %5 MiB (%6)\n")
-                      .arg(g.model, g.layer)
+                      .arg(g.model, results::networkOf(g.layer, g.link))
                       .arg(g.worldSize)
                       .arg(g.hook, mb(g.firstBucketMb), g.cells.join(", "));
     if (!g.reason.isEmpty()) {

@@ -48,6 +48,7 @@ struct CapCandidate {
 
 struct CapGroup {
     QString model, layer, hook;
+    QString link = "loopback"; // its sweep is the one over the same link
     int worldSize = 0;
     double firstBucketMb = 1;
     QStringList cells;
