@@ -128,7 +128,8 @@ int planCommand(const Args& args) {
         // Every cell is checked (and counted) before a byte is printed: a matrix whose
         // millionth cell is an error prints the error alone, as a small one does.
         qint64 count = 0;
-        matrix::forEachCell(plan.matrix, {plan.budget.gpus}, [&count](matrix::Cell&) { ++count; });
+        matrix::forEachCell(plan.matrix, feasibility::machineLimits(plan),
+                            [&count](matrix::Cell&) { ++count; });
         Output out;
         if (json) {
             feasibility::writeJson(plan, [&out](const QByteArray& b) { out(b); });

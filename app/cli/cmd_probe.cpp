@@ -52,6 +52,19 @@ int probeSlurm(const QString& partition, bool json) {
     return p.issues.isEmpty() ? Ok : NotFine;
 }
 
+// "links     available (tbf yes, htb yes, netem no, ...)", or why not.
+QString linksLine(const QJsonObject& links) {
+    if (!links["available"].toBool()) {
+        return "links     not available: " + links["reason"].toString() + "\n";
+    }
+    QStringList shapers;
+    const QJsonObject s = links["shapers"].toObject();
+    for (auto it = s.begin(); it != s.end(); ++it) {
+        shapers << it.key() + (it.value().toBool() ? " yes" : " no");
+    }
+    return "links     available (shapers: " + shapers.join(", ") + ")\n";
+}
+
 } // namespace
 
 int probeCommand(const Args& args) {
@@ -107,6 +120,7 @@ int probeCommand(const Args& args) {
                     .arg(b["host_source"].toString())
                     .arg(b["device_bytes"].toDouble() / 1073741824.0, 0, 'f', 2)
                     .arg(b["device_source"].toString());
+        text += linksLine(d["links"].toObject());
         if (d.contains("formation")) {
             text += "formation " + d["formation"].toObject()["detail"].toString() + "\n";
         }

@@ -4,8 +4,8 @@
 #include "bucket_timer.h"
 #include "c10d_compat.h"
 #include "json_writer.h"
+#include "process_group.h"
 #include "rank_result.h"
-#include "rendezvous.h"
 #include "spec/rank_contract.h"
 
 #include <ATen/record_function.h>
@@ -46,11 +46,8 @@ void emit(const std::string& line) {
 
 std::string runSweep(const RankOptions& o) {
     at::DisableRecordFunctionGuard untraced;
-    auto store = connectStore(o);
-    const auto timeout = std::chrono::milliseconds(std::int64_t(o.collectiveTimeoutS * 1000));
-    ProcessGroupPtr pg = o.backend == "nccl"
-                             ? makeNcclGroup(store, o.rank, o.worldSize, timeout)
-                             : makeGlooGroup(store, o.rank, o.worldSize, o.masterAddr, timeout);
+    const RankGroup group = joinGroup(o); // the store lives as long as the group
+    const ProcessGroupPtr& pg = group.pg;
     const torch::Device device =
         o.device == "cuda" ? torch::Device(torch::kCUDA, o.localRank) : torch::Device(torch::kCPU);
     const auto options = torch::TensorOptions().dtype(torch::kFloat).device(device);

@@ -9,6 +9,7 @@
 #include "hooks/hook_factory.h"
 #include "json_writer.h"
 #include "models.h"
+#include "process_group.h"
 #include "rendezvous.h"
 #include "spec/layers.h"
 #include "spec/rank_contract.h"
@@ -133,11 +134,8 @@ RankResult runDdp(const RankOptions& o) {
             : torch::Device(torch::kCPU);
     result.deviceName = o.device == "cuda" ? "cuda:" + std::to_string(device.index()) : "cpu";
 
-    auto store = connectStore(o);
-    const auto timeout = std::chrono::milliseconds(std::int64_t(o.collectiveTimeoutS * 1000));
-    ProcessGroupPtr pg = o.backend == "nccl"
-                             ? makeNcclGroup(store, o.rank, o.worldSize, timeout)
-                             : makeGlooGroup(store, o.rank, o.worldSize, o.masterAddr, timeout);
+    RankGroup group = joinGroup(o); // the store lives as long as the group
+    ProcessGroupPtr& pg = group.pg;
 
     torch::manual_seed(o.seed);
     const bool scripted = !o.torchscript.empty();
@@ -147,7 +145,7 @@ RankResult runDdp(const RankOptions& o) {
     result.actualParams = countParameters(model.parameters);
     const auto signature = modelSignature(model.parameters, model.buffers);
     result.signatureHash = signatureHash(signature);
-    checkFormation(*store, o, signature);
+    checkFormation(*group.store, o, signature);
 
     // As DDP: only the parameters that require a gradient are the Reducer's (and the
     // optimizer's); frozen ones stay as they are.

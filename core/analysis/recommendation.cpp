@@ -51,7 +51,8 @@ SweepPairing<SweepFit> allReduceSweeps(const std::vector<const results::CellFile
     for (const results::CellFiles* f : sweeps) {
         std::vector<SweepPoint> points = allReducePoints(f->sweeps);
         const bool timed = !points.empty();
-        out.offer({f->record.layer, f->record.worldSize}, true, timed, {f->id, std::move(points)});
+        out.offer({results::networkOf(f->record.layer, f->record.config.link), f->record.worldSize},
+                  true, timed, {f->id, std::move(points)});
     }
     return out;
 }
@@ -157,11 +158,11 @@ void predict(Members& m, const SweepPairing<SweepFit>& sweeps) {
                    "what it costs";
         return;
     }
-    const SweepFit* sweep = sweeps.find({g.layer, g.worldSize});
+    const SweepFit* sweep = sweeps.find({results::networkOf(g.layer, g.link), g.worldSize});
     if (!sweep) {
         g.reason = QString("no complete all_reduce sweep of %1 at world size %2 in this folder "
                            "(add a kind: sweep entry to the matrix)")
-                       .arg(g.layer)
+                       .arg(results::networkOf(g.layer, g.link))
                        .arg(g.worldSize);
         return;
     }
@@ -370,6 +371,7 @@ Recommendations recommend(const std::vector<results::CellFiles>& cells) {
         m.group.layer = cell.layer;
         m.group.worldSize = cell.worldSize;
         m.group.hook = cell.config.hook;
+        m.group.link = cell.config.link;
         m.group.firstBucketMb = cell.config.firstBucketMb;
         if (m.cells.empty() && !f.records.isEmpty()) { // the rank is the run's, not the cell's
             m.group.powersgdRank = f.records.first().powersgdRank;
@@ -404,6 +406,7 @@ QJsonObject toJson(const Recommendations& r) {
         QJsonObject o{{"model", g.model},
                       {"layer", g.layer},
                       {"world_size", g.worldSize},
+                      {"link", g.link},
                       {"hook", g.hook},
                       {"first_bucket_mb", g.firstBucketMb},
                       {"cells", QJsonArray::fromStringList(g.cells)},
@@ -442,7 +445,7 @@ QJsonObject toJson(const Recommendations& r) {
 
 QString describe(const CapGroup& g) {
     QString out = QString("%1 on %2, world size %3, hook %4, first bucket %5 MiB%6 (%7)\n")
-                      .arg(g.model, g.layer)
+                      .arg(g.model, results::networkOf(g.layer, g.link))
                       .arg(g.worldSize)
                       .arg(g.hook, mb(g.firstBucketMb),
                            g.settings.isEmpty() ? QString() : ", " + settingsText(g.settings),

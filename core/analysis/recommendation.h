@@ -52,6 +52,7 @@ struct CapGroup {
     // The settings that tell this group from another whose heading would read the same (the
     // heading prints model, layer, world size, hook and first bucket); empty when none does.
     QJsonObject settings;
+    QString link = "loopback"; // its sweep is the one over the same link
     int worldSize = 0;
     double firstBucketMb = 1;
     QStringList cells;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The one rule that pairs a DDP cell with the sweep its collectives are priced from, for
-// `recommend` and for ingest's per-cell prediction alike: the sweep of the same layer and world
-// size, complete, that timed all_reduce; where repeats give several, the first offered (callers
-// offer them by cell id).
+// `recommend` and for ingest's per-cell prediction alike: the sweep of the same network (layer and
+// link, results::networkOf) and world size, complete, that timed all_reduce; where repeats give
+// several, the first offered (callers offer them by cell id).
 
 #include <QString>
 
@@ -12,7 +12,8 @@
 
 namespace commprof::analysis {
 
-// The layer and world size that pair a DDP cell with a sweep.
+// The network (results::networkOf: the layer, and the link when it is not loopback) and world
+// size that pair a DDP cell with a sweep.
 using SweepShape = std::pair<QString, int>;
 
 template <typename Source> class SweepPairing {

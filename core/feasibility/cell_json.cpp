@@ -14,6 +14,8 @@ QJsonObject runConfigJson(const RunConfig& c) {
                        {"gradient_as_bucket_view", c.gradientAsBucketView},
                        {"static_graph", c.staticGraph},
                        {"hook", c.hook},
+                       {"link", c.link},
+                       {"ranks_per_host", c.ranksPerHost},
                        {"optimizer", c.optimizer},
                        {"timeout_s", c.timeoutS},
                        {"trace", QJsonObject{{"enabled", c.trace.enabled},

@@ -5,6 +5,7 @@
 #include "feasibility/plan_stream.h"
 #include "matrix/axes.h"
 #include "matrix/cell_stream.h"
+#include "platform/link_emulation.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -94,11 +95,19 @@ Plan planWithoutCells(const matrix::Matrix& m, const PlanOptions& options) {
     }
     plan.budget =
         resolveBudget(plan.matrix, profile ? &*profile : nullptr, options.overrides, facts);
+    plan.linkRefusal = platform::linkEmulationRefusal();
     return plan;
 }
 
+matrix::MachineLimits machineLimits(const Plan& plan) {
+    matrix::MachineLimits limits;
+    limits.gpus = plan.budget.gpus;
+    limits.linkRefusal = plan.linkRefusal;
+    return limits;
+}
+
 void forEachPlannedCell(const Plan& plan, const std::function<void(PlannedCell&)>& visit) {
-    matrix::forEachCell(plan.matrix, {plan.budget.gpus}, [&](matrix::Cell& cell) {
+    matrix::forEachCell(plan.matrix, machineLimits(plan), [&](matrix::Cell& cell) {
         PlannedCell pc =
             placeCell(std::move(cell), plan.matrix.launcher, plan.coefficients, plan.budget);
         visit(pc);
@@ -170,7 +179,7 @@ void placeChangedModels(Plan& plan, const Plan& previous) {
                               previous.cells.begin() + std::ptrdiff_t(at));
             continue;
         }
-        matrix::forEachCellOfModel(plan.matrix, i, {plan.budget.gpus}, [&](matrix::Cell& cell) {
+        matrix::forEachCellOfModel(plan.matrix, i, machineLimits(plan), [&](matrix::Cell& cell) {
             plan.cells.push_back(
                 placeCell(std::move(cell), plan.matrix.launcher, plan.coefficients, plan.budget));
         });

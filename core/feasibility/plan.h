@@ -32,7 +32,11 @@ struct Plan {
     MachineBudget budget;
     Coefficients coefficients;
     std::vector<PlannedCell> cells;
+    QString linkRefusal; // why emulated links cannot run here (platform/link_emulation.h)
 };
+
+// What the machine allows the matrix's cells (GPUs, emulated links).
+matrix::MachineLimits machineLimits(const Plan& plan);
 
 struct PlanOptions {
     QString profilePath;

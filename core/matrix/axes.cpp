@@ -27,10 +27,10 @@ std::vector<Axis> axesOf(const Matrix& m, const ModelSpec& model) {
         repeat.values.push_back({QString::number(r), QString("r%1").arg(r), 0, 0});
     }
     std::vector<Axis> out{std::move(layer), std::move(world)};
-    // A sweep has no buckets: the DDP settings do not multiply its cells.
+    // A sweep has no buckets: only the settings of where ranks run multiply its cells.
     for (const Knob& k : knobs()) {
         const KnobList* list = knobListOf(m, model, k.key);
-        if (!list || model.isSweep()) {
+        if (!list || (model.isSweep() && !k.sweepToo)) {
             continue;
         }
         Axis a{k.key, k.plural, {}, false, [list, &k](Cell& c, std::size_t i) {

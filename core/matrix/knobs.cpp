@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "knobs.h"
 
+#include "matrix/links.h"
 #include "matrix/matrix.h"
 #include "spec/comm_hooks.h"
 
@@ -75,6 +76,16 @@ std::vector<Knob> makeKnobs() {
          [](const Ctx& c, const YAML::Node& n) { return oneOf(c, n, "hook", kHooks); },
          [](RunConfig& r, const QString& v) { r.hook = v; },
          [](const RunConfig& r) { return r.hook; }, [](const QString& v) { return v; }},
+        {"link", "links", "", false, readLink, [](RunConfig& r, const QString& v) { r.link = v; },
+         [](const RunConfig& r) { return r.link; },
+         [](const QString& v) { return v == kLoopback ? v : "link" + idNumber(v); }, true},
+        {"ranks_per_host", "ranks per host", "", false,
+         [](const Ctx& c, const YAML::Node& n) {
+             return QString::number(integer(c, n, "ranks_per_host", 1));
+         },
+         [](RunConfig& r, const QString& v) { r.ranksPerHost = v.toInt(); },
+         [](const RunConfig& r) { return QString::number(r.ranksPerHost); },
+         [](const QString& v) { return "rph" + v; }, true},
     };
 }
 
@@ -106,6 +117,9 @@ QStringList knobArguments(const RunConfig& config) {
     QStringList a;
     for (const Knob& k : knobs()) {
         const QString v = k.valueOf(config);
+        if (k.rankFlag.isEmpty()) {
+            continue;
+        }
         if (!k.isSwitch) {
             a << k.rankFlag << v;
         } else if (v == "true") {

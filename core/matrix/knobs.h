@@ -19,13 +19,14 @@ namespace commprof::matrix {
 struct Knob {
     QString key;      // YAML key and cell.json "axes" key: "bucket_cap_mb"
     QString plural;   // for the cell-count message: "bucket caps"
-    QString rankFlag; // "--bucket-cap-mb"; a switch when `isSwitch`
+    QString rankFlag; // "--bucket-cap-mb"; a switch when `isSwitch`; empty: the runner's alone
     bool isSwitch = false;
     // Checks one YAML value and spells it canonically ("0.25", "true", "fp16_compress").
     std::function<QString(const Ctx&, const YAML::Node&)> read;
     std::function<void(RunConfig&, const QString&)> apply;
     std::function<QString(const RunConfig&)> valueOf;
     std::function<QString(const QString&)> idPart; // "cap0p25"
+    bool sweepToo = false; // an axis of sweep cells too (where the ranks run, not DDP's buckets)
 };
 
 const std::vector<Knob>& knobs();

@@ -6,6 +6,7 @@
 #include "matrix/cell_stream.h"
 #include "matrix/exclusion.h"
 #include "matrix/knobs.h"
+#include "matrix/links.h"
 #include "matrix/spec_names.h"
 #include "matrix/yaml_fields.h"
 #include "matrix/yaml_input.h"
@@ -52,7 +53,10 @@ void readRunConfig(const Ctx& c, const YAML::Node& n, RunConfig& r, const QStrin
         if (const YAML::Node v = n[k.key.toStdString()]) {
             KnobList l = readKnob(c, k, v, lists != nullptr, where);
             k.apply(r, l.values.front());
-            if (l.values.size() > 1) {
+            // Where ranks run, when not on loopback, is an axis even of one value: named in
+            // ids, cell.json's axes and the plots' series.
+            const bool named = k.sweepToo && l.values.front() != k.valueOf(RunConfig{});
+            if (lists && (l.values.size() > 1 || named)) {
                 lists->push_back(std::move(l));
             }
         }
@@ -701,6 +705,7 @@ Matrix parseRoot(const Ctx& c, const YAML::Node& root) {
     if (root["launcher"]) {
         readLauncher(c, root["launcher"], m); // after the layers: time_limit covers their timeouts
     }
+    recordLinkMarks(root, m);
     return m;
 }
 
@@ -714,7 +719,7 @@ QSet<QString> knobsInIds(const Matrix& m) {
     for (const Knob& k : knobs()) {
         QSet<QString> seen;
         for (const ModelSpec& model : m.models) {
-            if (model.isSweep()) {
+            if (model.isSweep() && !k.sweepToo) {
                 continue;
             }
             if (const KnobList* list = knobListOf(m, model, k.key)) {
@@ -725,7 +730,9 @@ QSet<QString> knobsInIds(const Matrix& m) {
                 seen.insert(k.valueOf(m.defaults));
             }
         }
-        if (seen.size() > 1) {
+        // Where the ranks run is named whenever it is not this machine's loopback.
+        const bool notDefault = k.sweepToo && !seen.contains(k.valueOf(RunConfig{}));
+        if (seen.size() > 1 || notDefault) {
             out.insert(k.key);
         }
     }
@@ -852,6 +859,8 @@ void forEachCheckedCellOf(const Matrix& m, const ModelSpec& model, const Machine
         if (worldSizeAxis != axes.end()) {
             const auto k = std::size_t(worldSizeAxis - axes.begin());
             checkGpusPerRank(m, limits, cell, axes[k].values[at[k]]);
+            checkLinkOf(m, limits, cell,
+                        {axes[k].values[at[k]].line, axes[k].values[at[k]].column});
         }
         visit(cell);
         return true;

@@ -41,6 +41,10 @@ struct RunConfig {
     bool gradientAsBucketView = false;
     bool staticGraph = false;
     QString hook = "allreduce";
+    // Where the ranks run (matrix/links.h): loopback, or hosts of ranksPerHost ranks joined by
+    // an emulated link of this rate.
+    QString link = "loopback";
+    int ranksPerHost = 1;
     QString optimizer = "sgd";
     TraceConfig trace;
     double timeoutS = 420;
@@ -127,6 +131,7 @@ struct Matrix {
     std::vector<ExcludeRule> excludes;
     BudgetSpec budget;
     LauncherSpec launcher;
+    KnobList writtenLinks; // every value of `link` written anywhere, for errors about cells
     bool operator==(const Matrix&) const = default;
 };
 
@@ -155,6 +160,7 @@ qint64 defaultMaxCells();
 struct MachineLimits {
     int gpus = 0;
     qint64 maxCells = defaultMaxCells();
+    QString linkRefusal; // why links cannot be emulated here; empty: they can
 };
 
 Matrix loadMatrix(const QString& path); // throws MatrixError

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "probe.h"
 
+#include "probe/link_check.h"
+
 #include "feasibility/machine_profile.h"
 #include "files/safe_file.h"
 #include "runner/process_identity.h"
@@ -442,6 +444,7 @@ ProbeReport runProbe(const ProbeOptions& options) {
     checkHostsAgreeOnNccl(options, r);
     checkPorts(options, r);
     checkStaleRanks(options, r);
+    checkLinks(options, r);
     checkBudgets(options, r);
     checkFormation(options, r);
     return r;

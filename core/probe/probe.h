@@ -24,7 +24,7 @@ struct ProbeOptions {
     QString resultsDir = "results";
     int firstPort = 29500; // the rendezvous port range checked
     int portCount = 10;
-    bool cleanup = false;  // end stale ranks found through the runner's pid files
+    bool cleanup = false;  // end stale ranks (pid files) and remove hosts a killed run left
     bool formation = true; // run a two-rank formation over gloo on loopback
     QStringList
         otherHosts; // `commprof probe --json` reports of the other hosts of a multi-host run

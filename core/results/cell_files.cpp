@@ -49,6 +49,14 @@ QJsonObject readRecord(const QString& path, QString* problem) {
     return {};
 }
 
+QString networkOf(const QString& layer, const QString& link) {
+    return link.isEmpty() || link == QLatin1String("loopback") ? layer : layer + " over " + link;
+}
+
+QString networkOf(const QJsonObject& cell) {
+    return networkOf(cell["layer"].toString(), cell["config"].toObject()["link"].toString());
+}
+
 CellFiles readCellDir(const QString& dir) {
     CellFiles f;
     f.dir = dir;

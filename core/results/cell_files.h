@@ -35,6 +35,11 @@ CellFiles readCellDir(const QString& dir);
 // Every cell folder of a results folder (DIR/cells/*, by name), read.
 std::vector<CellFiles> readCells(const QString& resultsDir);
 
+// What a cell's ranks communicated over, by which sweeps and DDP cells are paired: the layer,
+// and the emulated link's rate where it is not loopback ("gloo_cpu over 1gbit").
+QString networkOf(const QString& layer, const QString& link);
+QString networkOf(const QJsonObject& cell); // a cell.json
+
 // A small JSON record of the runner's (cell.json, manifest.json, run.json): a regular file, not
 // a link, holding an object. Empty with *problem set otherwise.
 QJsonObject readRecord(const QString& path, QString* problem = nullptr);

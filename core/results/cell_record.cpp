@@ -84,6 +84,7 @@ std::optional<CellRecord> parseCellRecord(const QJsonObject& cell, QString* prob
     config.number("bucket_cap_mb", &r.config.bucketCapMb);
     config.number("first_bucket_mb", &r.config.firstBucketMb);
     config.string("hook", &r.config.hook);
+    config.string("link", &r.config.link);
     for (const QString& p : {top.problem, config.problem}) {
         if (!p.isEmpty()) {
             if (problem) {

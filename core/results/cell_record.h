@@ -15,6 +15,7 @@ struct CellConfig {
     double bucketCapMb = 25;  // DDP's default
     double firstBucketMb = 1; // the rank's default (Python DDP 1.13's first bucket)
     QString hook = "allreduce";
+    QString link = "loopback"; // the emulated link its ranks crossed (matrix `link`)
     // Every setting as cell.json lists it (what cells of a group share besides the cap).
     QJsonObject all;
 };

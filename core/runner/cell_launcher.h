@@ -26,6 +26,10 @@ struct CellLaunch {
     QDeadlineTimer deadline;
     int graceMs = 3000; // between asking the ranks to end and forcing them
     matrix::LauncherSpec launcher;
+    // loopback, or a rate: the local launcher then places the ranks on emulated hosts of
+    // ranksPerHost ranks each, joined at that rate (runner/host_network.h).
+    QString link = "loopback";
+    int ranksPerHost = 1;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
 };
 

@@ -118,6 +118,15 @@ QJsonObject progressEvent(const QByteArray& line, int rank) {
                : QJsonObject{};
 }
 
+PoolOutcome notStarted(int worldSize, const QString& reason) {
+    PoolOutcome o;
+    o.reason = reason;
+    for (int r = 0; r < worldSize; ++r) {
+        o.ranks.push_back(RankExit{r, spec::exit_code::kCannotRun, false, "not started"});
+    }
+    return o;
+}
+
 QString rankEnd(const RankExit& rank) {
     return rank.crashed ? QString("was killed by a signal")
                         : QString("exited with code %1").arg(rank.exitCode);

@@ -36,6 +36,9 @@ struct PoolOutcome {
     QString launcherLog;  // the launcher's own lines for launcher.log
 };
 
+// The outcome of a cell none of whose ranks was started, for REASON.
+PoolOutcome notStarted(int worldSize, const QString& reason);
+
 // Attempts after the first, on another port, when a rendezvous port was taken.
 inline constexpr int kMaxPortRetries = 3;
 

@@ -10,6 +10,7 @@
 #include "results/cell_files.h"
 #include "results/rank_file.h"
 #include "results/results_folder.h"
+#include "runner/host_network.h"
 #include "runner/process_identity.h"
 #include "runner/rank_program.h"
 #include "runner/slurm_jobs.h"
@@ -247,6 +248,7 @@ QString MatrixRunner::prepare() {
         emit logLine({},
                      QString("ended %1 rank process(es) left by an earlier launcher").arg(stale));
     }
+    removeLeftoverHosts([this](const QString& line) { emit logLine({}, line); });
     if (QFileInfo::exists(jobDirOf(options_.outDir))) {
         const int jobs =
             endRecordedJobs(jobDirOf(options_.outDir), QProcessEnvironment::systemEnvironment());
@@ -462,17 +464,15 @@ void MatrixRunner::runCell(const feasibility::PlannedCell& pc) {
     launch.runId = runId_;
     launch.graceMs = options_.graceMs;
     launch.launcher = plan_.matrix.launcher;
+    launch.link = pc.cell.config.link;
+    launch.ranksPerHost = pc.cell.config.ranksPerHost;
     // One absolute deadline, computed once: retries (and a Slurm queue) never extend it.
     launch.deadline = QDeadlineTimer(qint64(pc.cell.config.timeoutS * 1000));
 
     const std::size_t index = nextIndex_ - 1;
     cellClock_.start();
     if (const QString shortfall = threadShortfall(pc); !shortfall.isEmpty()) {
-        PoolOutcome o;
-        o.reason = shortfall + "; no rank was started";
-        for (int r = 0; r < pc.cell.worldSize; ++r) {
-            o.ranks.push_back(RankExit{r, spec::exit_code::kCannotRun, false, "not started"});
-        }
+        const PoolOutcome o = notStarted(pc.cell.worldSize, shortfall + "; no rank was started");
         emit logLine(pc.cell.id, o.reason);
         QTimer::singleShot(0, this, [this, index, o] { onPoolFinished(plan_.cells[index], o); });
         return;

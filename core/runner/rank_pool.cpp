@@ -16,7 +16,9 @@
 #include <cstring>
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -122,10 +124,12 @@ void RankPool::launchAttempt() {
     alive_ = spec_.worldSize;
     // A fresh secret for every rendezvous: rank 0's store serves only clients that present it.
     const QString storeToken = randomToken();
-    emit logLine(QString("launching %1 rank(s) on 127.0.0.1:%2 (attempt %3)")
+    const QString master = spec_.places.empty() ? "127.0.0.1" : spec_.places.front().address;
+    emit logLine(QString("launching %1 rank(s) on %4:%2 (attempt %3)")
                      .arg(spec_.worldSize)
                      .arg(outcome_.port)
-                     .arg(outcome_.attempts));
+                     .arg(outcome_.attempts)
+                     .arg(master));
     launching_ = true;
     int started = 0;
     for (int r = 0; r < spec_.worldSize; ++r) {
@@ -137,17 +141,20 @@ void RankPool::launchAttempt() {
         env.insert("RANK", QString::number(r));
         env.insert("LOCAL_RANK", QString::number(r));
         env.insert("WORLD_SIZE", QString::number(spec_.worldSize));
-        env.insert("MASTER_ADDR", "127.0.0.1");
+        env.insert("MASTER_ADDR", master);
         env.insert("MASTER_PORT", QString::number(outcome_.port));
         env.insert("COMMPROF_STORE_TOKEN", storeToken);
         env.insert("COMMPROF_RUN_ID", spec_.runId);
+        // On an emulated host the rank enters its namespace before exec (-1: stays here).
+        const int netns = openHostOf(r, env);
         raw->setProcessEnvironment(env);
         raw->setWorkingDirectory(spec_.workDir);
         // A rank dies with the thread that started it, even when that is killed with SIGKILL
         // and nothing is left to end it. Checked after it is set: the runner may have died
         // between fork and prctl, and the rank would then already belong to another parent.
-        raw->setChildProcessModifier([parent = ::getpid()] {
-            if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) {
+        raw->setChildProcessModifier([parent = ::getpid(), netns, placed = !spec_.places.empty()] {
+            if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent ||
+                (placed && ::setns(netns, CLONE_NEWNET) != 0)) {
                 ::_exit(kCannotRunExit);
             }
         });
@@ -178,7 +185,11 @@ void RankPool::launchAttempt() {
             } // else launchAttempt settles it once its loop is done
         });
         raw->start(spec_.program, spec_.args);
-        if (!raw->waitForStarted(10000)) {
+        const bool up = raw->waitForStarted(10000);
+        if (netns >= 0) {
+            ::close(netns);
+        }
+        if (!up) {
             break;
         }
         writePidFile(r, raw->processId());
@@ -188,6 +199,17 @@ void RankPool::launchAttempt() {
     if (started < spec_.worldSize) {
         onFailedToStart(started);
     }
+}
+
+int RankPool::openHostOf(int rank, QProcessEnvironment& env) const {
+    if (spec_.places.empty()) {
+        return -1;
+    }
+    const RankPlace& place = spec_.places.at(std::size_t(rank));
+    env.insert("COMMPROF_BIND_ADDR", place.address);
+    // Failing to open it fails the rank's start: setns(-1) refuses in the child.
+    return ::open(QString("/run/netns/" + place.netns).toLocal8Bit().constData(),
+                  O_RDONLY | O_CLOEXEC);
 }
 
 // Rank `started` could not be started; the ranks after it were never tried.

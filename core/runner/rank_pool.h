@@ -18,6 +18,12 @@
 
 namespace commprof::runner {
 
+// Where one rank runs when the cell's hosts are emulated (runner/host_network.h).
+struct RankPlace {
+    QString netns;   // the host's namespace under /run/netns
+    QString address; // the host's address: the rank binds gloo to it (COMMPROF_BIND_ADDR)
+};
+
 struct PoolSpec {
     QString program;  // path to commprof-rank
     QStringList args; // flags shared by every rank
@@ -30,6 +36,9 @@ struct PoolSpec {
     int maxPortRetries = kMaxPortRetries;
     int firstPort = 0; // 0: pick a free loopback port; otherwise try this one first
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    // One per rank on emulated hosts; empty: every rank on this machine's loopback. Rank 0's
+    // address is every rank's MASTER_ADDR.
+    std::vector<RankPlace> places;
     // COMMPROF_RUN_ID of every rank and in the pid files, so only this run's ranks are ever
     // ended through them; a fresh one when empty.
     QString runId;
@@ -58,6 +67,8 @@ signals:
 
 private:
     void launchAttempt();
+    // The rank's host namespace, opened (-1 on loopback), and its bind address put in `env`.
+    int openHostOf(int rank, QProcessEnvironment& env) const;
     void onFailedToStart(int started);
     void failWithoutPort(const QString& why);
     void onRankFinished(int rank, int exitCode, QProcess::ExitStatus status);

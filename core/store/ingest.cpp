@@ -34,6 +34,8 @@ constexpr const char* kPerCellTables[] = {
     "rank_figures",    "bucket_matches",     "step_spread", "sweep_points", "sweep_fits",
     "ddp_predictions", "bucket_predictions", "cell_sources"};
 
+// The network (layer and link, results::networkOf) and world size that pair a DDP cell with a
+// sweep.
 using Shape = analysis::SweepShape;
 
 QString shapeText(const Shape& s) {
@@ -255,10 +257,10 @@ Inserted insertCell(Database& db, const QString& runDir, const results::CellFile
     CellSource source;
     source.files = files;
     if (f.isSweep()) {
-        source.shape = {cell["layer"].toString(), cell["world_size"].toInt()};
+        source.shape = {results::networkOf(cell), cell["world_size"].toInt()};
         source.sweepSource = c.status == "complete" && !analysis::allReducePoints(f.sweeps).empty();
     } else {
-        source.shape = {cell["layer"].toString(), cell["world_size"].toInt(int(m.ranks.size()))};
+        source.shape = {results::networkOf(cell), cell["world_size"].toInt(int(m.ranks.size()))};
         source.depends = dependsOf(source.shape, sweeps, hostCpus);
     }
 

@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "host_network.h"
+
+#include "files/safe_file.h"
+#include "matrix/links.h"
+#include "platform/link_emulation.h"
+#include "runner/process_identity.h"
+
+#include <QAtomicInt>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QStandardPaths>
+
+#include <algorithm>
+
+#include <unistd.h>
+
+namespace commprof::runner {
+namespace {
+
+// Every name commprof gives a namespace starts so; a record naming anything else is not ours.
+const QString kPrefix = QStringLiteral("commprof-");
+const QString kNetnsDir = QStringLiteral("/run/netns");
+const QString kHostEnd = QStringLiteral("cpl0"); // a host's end of its link, in its namespace
+constexpr int kToolTimeoutMs = 15000;
+constexpr qint64 kMaxRecordBytes = 64 * 1024;
+
+QString toolPath(const QString& tool) {
+    const QString onPath = QStandardPaths::findExecutable(tool);
+    return onPath.isEmpty() ? QStandardPaths::findExecutable(tool, {"/usr/sbin", "/sbin"}) : onPath;
+}
+
+// Runs ip or tc; empty on success, else the command and what it said.
+QString runTool(const QString& tool, const QStringList& args) {
+    QProcess p;
+    p.start(toolPath(tool), args);
+    if (!p.waitForFinished(kToolTimeoutMs)) {
+        p.kill();
+        p.waitForFinished(1000);
+        return QString("%1 %2 did not finish: %3").arg(tool, args.join(' '), p.errorString());
+    }
+    if (p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) {
+        return QString("%1 %2: %3")
+            .arg(tool, args.join(' '), QString(p.readAllStandardError()).trimmed());
+    }
+    return {};
+}
+
+bool namespaceExists(const QString& name) {
+    return QFileInfo::exists(QDir(kNetnsDir).filePath(name));
+}
+
+// Only a name commprof could have made, and one that is a plain file name.
+bool ours(const QString& name) {
+    static const QRegularExpression plain("^commprof-[a-z0-9-]{1,64}$");
+    return plain.match(name).hasMatch();
+}
+
+QString removeNamespace(const QString& name) {
+    if (!ours(name) || !namespaceExists(name)) {
+        return {};
+    }
+    return runTool("ip", {"netns", "del", name});
+}
+
+// A link sends at its rate from the first byte, as a wire does. tbf's bucket (256 KiB, measured
+// to keep 94-98 % of the rate) would let a message under it cross at loopback speed, a regime
+// of its own that the sweep's fit took for the link's (beta 0.93 ns/B over 1gbit): a second
+// bucket of one packet at 10 % over the rate (peakrate) holds every burst to the rate.
+constexpr int kMaxPacketBytes = 16384; // the host end's GSO size, within the peak bucket
+constexpr int kPeakBucketBytes = 20000;
+
+QStringList shaperOf(const QString& link) {
+    const double bits = matrix::linkBitsPerSecond(link).value_or(1e9);
+    return {"tbf", "rate", link, "burst", "256kb", "latency", "50ms", "peakrate",
+            QString::number(qint64(bits * 1.1)) + "bit", "mtu",
+            QString::number(kPeakBucketBytes)};
+}
+
+QAtomicInt cellsMade;
+
+} // namespace
+
+QString hostRecordDir() {
+    const QByteArray env = qgetenv("COMMPROF_LINK_RECORD_DIR");
+    return env.isEmpty() ? QStringLiteral("/run/commprof/links") : QString::fromLocal8Bit(env);
+}
+
+EmulatedHosts::~EmulatedHosts() {
+    tearDown();
+}
+
+QString EmulatedHosts::namespaceOf(int host) const {
+    return namespaces_.value(host);
+}
+
+QString EmulatedHosts::addressOf(int host) {
+    return QString("169.254.77.%1").arg(host + 1);
+}
+
+QString EmulatedHosts::build(const QString& runId, const QString& link, int hosts) {
+    tearDown();
+    if (hosts < 2 || hosts > 250) {
+        return QString("%1 hosts: an emulated link joins 2 to 250").arg(hosts);
+    }
+    if (const QString refusal = platform::linkEmulationRefusal(); !refusal.isEmpty()) {
+        return refusal;
+    }
+    const QString token = QString(runId).remove(QRegularExpression("[^a-z0-9]")).left(12);
+    const QString base =
+        QString("%1%2-%3").arg(kPrefix, token).arg(cellsMade.fetchAndAddOrdered(1));
+    QStringList names;
+    for (int h = 0; h < hosts; ++h) {
+        names << QString("%1-h%2").arg(base).arg(h);
+    }
+    const QString bridge = hosts > 2 ? base + "-sw" : QString();
+    if (!bridge.isEmpty()) {
+        names << bridge;
+    }
+    // Written before anything is made: a SIGKILL from here on leaves a record to clean by.
+    const QString dir = hostRecordDir();
+    if (const QString e = files::makeDirs(dir); !e.isEmpty()) {
+        return "cannot make the record folder for emulated hosts: " + e;
+    }
+    QJsonObject record{{"owner_pid", double(::getpid())},
+                       {"owner_start", QString::number(processStartTime(::getpid()))},
+                       {"link", link},
+                       {"namespaces", QJsonArray::fromStringList(names)}};
+    const QString path = QDir(dir).filePath(base + ".json");
+    if (const QString e = files::writeAtomically(path, QJsonDocument(record).toJson());
+        !e.isEmpty()) {
+        return "cannot record the emulated hosts: " + e;
+    }
+    record_ = path;
+    namespaces_ = names;
+    hosts_ = hosts;
+
+    QList<QPair<QString, QStringList>> steps;
+    for (const QString& n : names) {
+        steps.append({"ip", {"netns", "add", n}});
+        steps.append({"ip", {"-n", n, "link", "set", "lo", "up"}});
+    }
+    if (bridge.isEmpty()) {
+        steps.append({"ip",
+                      {"link", "add", kHostEnd, "netns", names[0], "type", "veth", "peer", "name",
+                       kHostEnd, "netns", names[1]}});
+    } else {
+        steps.append({"ip", {"-n", bridge, "link", "add", "cpbr", "type", "bridge"}});
+        steps.append({"ip", {"-n", bridge, "link", "set", "cpbr", "up"}});
+        for (int h = 0; h < hosts; ++h) {
+            const QString port = QString("cph%1").arg(h);
+            steps.append({"ip",
+                          {"link", "add", kHostEnd, "netns", names[h], "type", "veth", "peer",
+                           "name", port, "netns", bridge}});
+            steps.append({"ip", {"-n", bridge, "link", "set", port, "master", "cpbr", "up"}});
+        }
+    }
+    for (int h = 0; h < hosts; ++h) {
+        steps.append(
+            {"ip", {"-n", names[h], "addr", "add", addressOf(h) + "/24", "dev", kHostEnd}});
+        steps.append({"ip", {"-n", names[h], "link", "set", kHostEnd, "gso_max_size",
+                             QString::number(kMaxPacketBytes), "up"}});
+        steps.append({"tc", QStringList{"-n", names[h], "qdisc", "add", "dev", kHostEnd, "root"} +
+                                shaperOf(link)});
+    }
+    for (const auto& [tool, args] : steps) {
+        if (const QString e = runTool(tool, args); !e.isEmpty()) {
+            tearDown();
+            return "cannot make the emulated hosts: " + e;
+        }
+    }
+    return {};
+}
+
+void EmulatedHosts::tearDown() {
+    bool all = true;
+    for (const QString& n : namespaces_) {
+        all = removeNamespace(n).isEmpty() && all;
+    }
+    // A namespace that would not go stays recorded: the next run tries again.
+    if (all && !record_.isEmpty()) {
+        QFile::remove(record_);
+    }
+    namespaces_.clear();
+    record_.clear();
+    hosts_ = 0;
+}
+
+int removeLeftoverHosts(const std::function<void(const QString&)>& log, bool remove) {
+    const QDir dir(hostRecordDir());
+    int removed = 0;
+    for (const QString& file : dir.entryList({"commprof-*.json"}, QDir::Files)) {
+        const QString path = dir.filePath(file);
+        QJsonObject r;
+        try {
+            r = QJsonDocument::fromJson(
+                    files::readRegularFile(path, kMaxRecordBytes, files::Links::Refuse))
+                    .object();
+        } catch (const std::exception& e) {
+            if (log) {
+                log(QString("record %1 left alone: %2").arg(path, e.what()));
+            }
+            continue;
+        }
+        PidRecord owner;
+        owner.pid = qint64(r["owner_pid"].toDouble());
+        owner.startTime = r["owner_start"].toString().toULongLong();
+        if (owner.pid > 0 && stillRunning(owner)) {
+            continue; // a live run's hosts
+        }
+        bool all = true;
+        for (const QJsonValue& v : r["namespaces"].toArray()) {
+            const QString n = v.toString();
+            if (!ours(n) || !namespaceExists(n)) {
+                continue;
+            }
+            if (!remove) {
+                ++removed;
+                if (log) {
+                    log(QString("namespace %1, left by run pid %2").arg(n).arg(owner.pid));
+                }
+                continue;
+            }
+            const QString e = removeNamespace(n);
+            all = all && e.isEmpty();
+            removed += e.isEmpty() ? 1 : 0;
+            if (log) {
+                log(e.isEmpty()
+                        ? QString("removed namespace %1, left by run pid %2").arg(n).arg(owner.pid)
+                        : e);
+            }
+        }
+        if (all && remove) {
+            QFile::remove(path);
+        }
+    }
+    return removed;
+}
+
+QJsonObject probeLinkEmulation() {
+    QJsonObject out{{"available", false}};
+    if (const QString refusal = platform::linkEmulationRefusal(); !refusal.isEmpty()) {
+        out["reason"] = refusal;
+        return out;
+    }
+    EmulatedHosts scratch;
+    const QString error = scratch.build("probe" + randomToken(32), "1gbit", 2);
+    out["available"] = error.isEmpty();
+    if (!error.isEmpty()) {
+        out["reason"] = error;
+        return out;
+    }
+    // Each replaces the link's root qdisc in the scratch host, with the least it takes.
+    const QList<QPair<QString, QStringList>> shapers{
+        {"tbf", {"rate", "1gbit", "burst", "256kb", "latency", "50ms"}},
+        {"htb", {"default", "1"}},
+        {"netem", {"delay", "1ms"}},
+        {"fq", {}},
+        {"fq_codel", {}},
+        {"cake", {}}};
+    QJsonObject found;
+    for (const auto& [name, args] : shapers) {
+        found[name] = runTool("tc", QStringList{"-n", scratch.namespaceOf(0), "qdisc", "replace",
+                                                "dev", kHostEnd, "root", name} +
+                                        args)
+                          .isEmpty();
+    }
+    out["shapers"] = found;
+    return out;
+}
+
+} // namespace commprof::runner

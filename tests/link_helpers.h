@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// What the emulated-link tests share: whether this machine can run them (root, ip, tc, tbf,
+// tried by hand here, not through the code under test), the machine's own namespaces and
+// interfaces to compare before and after, and a record folder of the test's own.
+
+#include <QByteArray>
+#include <QDir>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QString>
+#include <QStringList>
+
+#include <unistd.h>
+
+namespace links_test {
+
+inline QByteArray run(const QString& program, const QStringList& args, int* code = nullptr) {
+    QProcess p;
+    p.start(program, args);
+    p.waitForFinished(30000);
+    if (code) {
+        *code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    }
+    return p.readAllStandardOutput() + p.readAllStandardError();
+}
+
+// Why the emulated-link tests cannot run here, or empty: as root, a namespace with a tbf qdisc
+// on its loopback is made and removed by hand.
+inline QString skipReason() {
+    if (::geteuid() != 0) {
+        return "needs root (network namespaces, veth pairs, tc qdiscs)";
+    }
+    const QString ns = QString("cptest-probe-%1").arg(::getpid());
+    int code = 0;
+    const QByteArray add = run("ip", {"netns", "add", ns}, &code);
+    if (code != 0) {
+        return "cannot make a network namespace: " + QString(add).trimmed();
+    }
+    const QByteArray tbf = run("tc",
+                               {"-n", ns, "qdisc", "add", "dev", "lo", "root", "tbf", "rate",
+                                "1gbit", "burst", "256kb", "latency", "50ms"},
+                               &code);
+    run("ip", {"netns", "del", ns});
+    return code == 0 ? QString() : "the kernel has no tbf qdisc: " + QString(tbf).trimmed();
+}
+
+// `ip netns list` and this namespace's interfaces (names and indices, counters left out), to
+// compare before and after.
+inline QString machineNetwork() {
+    QString links;
+    for (const QString& line : QString(run("ip", {"-o", "link", "show"})).split('\n')) {
+        links += line.section(':', 0, 1) + "\n"; // "3: eth0": what exists, not its counters
+    }
+    return QString(run("ip", {"netns", "list"})) + "--\n" + links;
+}
+
+// The namespaces whose names carry `token`.
+inline QStringList namespacesWith(const QString& token) {
+    QStringList out;
+    for (const QString& line : QString(run("ip", {"netns", "list"})).split('\n')) {
+        const QString name = line.section(' ', 0, 0);
+        if (!name.isEmpty() && name.contains(token)) {
+            out << name;
+        }
+    }
+    return out;
+}
+
+} // namespace links_test
