@@ -61,6 +61,7 @@ private slots:
                  "bin/commprof",
                  "bin/commprof-rank",
                  "bin/commprof-workbench",
+                 "libexec/commprof/commprof-rank-fork",
                  "share/commprof/configs/experiments/smoke.yaml",
                  "share/commprof/configs/machines/reference_wsl_rtx5070.yaml",
                  "share/doc/commprof/cli.md",
@@ -112,7 +113,12 @@ private slots:
                   {"run", smoke, "--out", "results", "--only", "mlp2m_gloo_cpu_ws1_r0"}, path);
         QVERIFY2(run.exitCode == 0, run.err.constData());
         const QString cell = out + "/cells/mlp2m_gloo_cpu_ws1_r0";
-        QVERIFY(QFile::exists(cell + "/manifest.json"));
+        QFile manifest(cell + "/manifest.json");
+        QVERIFY(manifest.open(QIODevice::ReadOnly));
+        // Forked from the run's fork server, through the client installed in libexec.
+        const QJsonObject launcher =
+            QJsonDocument::fromJson(manifest.readAll()).object()["launcher"].toObject();
+        QCOMPARE(launcher["ranks_started_by"].toString(), QString("fork"));
         QFile rank0(cell + "/rank0.json");
         QVERIFY(rank0.open(QIODevice::ReadOnly));
         const QJsonObject r = QJsonDocument::fromJson(rank0.readAll()).object();
