@@ -7,7 +7,7 @@
 // PROGRAM is exec'd with ARGS, as a launcher would have, after a line on stderr saying why.
 // Plain C++ and libc: starting it must cost a few milliseconds, not libtorch's start-up.
 
-#include "../fork_protocol.h"
+#include "fork_protocol.h"
 #include "spec/rank_contract.h"
 
 #include <fcntl.h>
