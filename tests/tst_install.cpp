@@ -18,8 +18,11 @@ namespace {
 
 // Only what a user's shell would have: no COMMPROF_RANK, nothing of the build.
 CliResult runIn(const QString& cwd, const QString& program, const QStringList& args,
-                const QString& path) {
+                const QString& path, const QStringList& extraEnv = {}) {
     QProcessEnvironment env;
+    for (const QString& e : extraEnv) {
+        env.insert(e.section('=', 0, 0), e.section('=', 1));
+    }
     env.insert("PATH", path);
     env.insert("HOME", cwd);
     env.insert("LANG", "C.UTF-8");
@@ -61,6 +64,7 @@ private slots:
                  "bin/commprof",
                  "bin/commprof-rank",
                  "bin/commprof-workbench",
+                 "libexec/commprof/commprof-rank-fork",
                  "share/commprof/configs/experiments/smoke.yaml",
                  "share/commprof/configs/machines/reference_wsl_rtx5070.yaml",
                  "share/doc/commprof/cli.md",
@@ -109,10 +113,16 @@ private slots:
         const QString out = QDir(elsewhere_.path()).filePath("results");
         const CliResult run =
             runIn(elsewhere_.path(), bin_ + "/commprof",
-                  {"run", smoke, "--out", "results", "--only", "mlp2m_gloo_cpu_ws1_r0"}, path);
+                  {"run", smoke, "--out", "results", "--only", "mlp2m_gloo_cpu_ws1_r0"}, path,
+                  {"COMMPROF_FORK_SERVER=1"});
         QVERIFY2(run.exitCode == 0, run.err.constData());
         const QString cell = out + "/cells/mlp2m_gloo_cpu_ws1_r0";
-        QVERIFY(QFile::exists(cell + "/manifest.json"));
+        QFile manifest(cell + "/manifest.json");
+        QVERIFY(manifest.open(QIODevice::ReadOnly));
+        // Forked from the run's fork server (asked for), through the client installed in libexec.
+        const QJsonObject launcher =
+            QJsonDocument::fromJson(manifest.readAll()).object()["launcher"].toObject();
+        QCOMPARE(launcher["ranks_started_by"].toString(), QString("fork"));
         QFile rank0(cell + "/rank0.json");
         QVERIFY(rank0.open(QIODevice::ReadOnly));
         const QJsonObject r = QJsonDocument::fromJson(rank0.readAll()).object();

@@ -3,6 +3,7 @@
 // ranks: skew and stragglers), and a record per collective.
 
 #include "cli_common.h"
+#include "process_memory.h"
 #include "trace_args.h"
 
 #include "trace/collectives.h"
@@ -21,10 +22,6 @@
 #include <functional>
 #include <optional>
 #include <set>
-
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 
 namespace commprof::cli {
 namespace {
@@ -192,6 +189,7 @@ int summarizeOne(const TraceArgs& a) {
         }
         return printOne(a, *loaded.front().reduction);
     }
+    heapInHugePages();
     const trace::RankReduction r =
         trace::reduceTrace(trace::readTraceFile(file.front(), a.read), a.window, a.hta);
     return printOne(a, r);
@@ -274,18 +272,6 @@ void printJobJson(QJsonObject doc, const std::vector<trace::CollectiveInstance>&
     }
     writeOut(text.mid(at + empty.size() - 5));
     std::fflush(stdout);
-}
-
-// glibc serves a block above its mmap threshold from the kernel and gives it back on free, but
-// raises the threshold to the size of each such block freed: after the first trace, every
-// trace's event and span arrays came from the heap, and the ranks' reductions, allocated between
-// them, kept the freed space from going back. 64 ranks then peaked at 2.03x one rank's RSS with
-// 72 of its 78 MiB of heap free; with the threshold fixed, 1.65x, for 8 % more CPU time (the
-// arrays' pages faulted in again for each trace; docs/performance.md).
-void keepLargeBlocksOutOfTheHeap() {
-#ifdef __GLIBC__
-    mallopt(M_MMAP_THRESHOLD, 4 * 1024 * 1024);
-#endif
 }
 
 int summarizeJob(const TraceArgs& a) {

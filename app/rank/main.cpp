@@ -19,7 +19,8 @@
 using namespace commprof::rank;
 namespace exit_code = commprof::spec::exit_code;
 
-int main(int argc, char** argv) {
+// The rank itself; rank_entry.cpp's main runs it, or the fork server that forks it.
+int rankMain(int argc, char** argv) {
     RankOptions options;
     try {
         options = parseOptions(argc, argv);

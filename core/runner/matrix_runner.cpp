@@ -288,6 +288,7 @@ void MatrixRunner::start() {
 }
 
 void MatrixRunner::finish() {
+    forkServer_.reset(); // every cell has ended: its ranks are gone
     lock_.release();
     emit finished(summary_);
 }
@@ -452,6 +453,25 @@ QString MatrixRunner::threadShortfall(const feasibility::PlannedCell& pc) const 
     return platform::threadShortfall(platform::readThreadLimit(), need);
 }
 
+// Once per run, before its first local cell: the server's start-up is the one libtorch start-up
+// the run pays; the first cell's deadline counts from after it, as it would from an exec'd
+// rank's. The server has the ranks' environment and run id, so a forked rank's
+// /proc/PID/environ holds the run id its pid record is checked against.
+void MatrixRunner::startForkServer(const QString& cellId) {
+    if (forkServer_) {
+        return;
+    }
+    forkServer_ = std::make_unique<ForkServer>();
+    QProcessEnvironment env = CellLaunch{}.env;
+    env.insert("COMMPROF_RUN_ID", runId_);
+    if (forkServer_->start(options_.rankProgram, env)) {
+        emit logLine(cellId, QString("ranks forked from a fork server (pid %1)")
+                                 .arg(forkServer_->pid()));
+    } else {
+        emit logLine(cellId, "ranks started by exec: " + forkServer_->reason());
+    }
+}
+
 void MatrixRunner::runCell(const feasibility::PlannedCell& pc) {
     const QString dir = cellDir(pc.cell.id);
     CellLaunch launch;
@@ -466,8 +486,6 @@ void MatrixRunner::runCell(const feasibility::PlannedCell& pc) {
     launch.launcher = plan_.matrix.launcher;
     launch.link = pc.cell.config.link;
     launch.ranksPerHost = pc.cell.config.ranksPerHost;
-    // One absolute deadline, computed once: retries (and a Slurm queue) never extend it.
-    launch.deadline = QDeadlineTimer(qint64(pc.cell.config.timeoutS * 1000));
 
     const std::size_t index = nextIndex_ - 1;
     cellClock_.start();
@@ -477,6 +495,22 @@ void MatrixRunner::runCell(const feasibility::PlannedCell& pc) {
         QTimer::singleShot(0, this, [this, index, o] { onPoolFinished(plan_.cells[index], o); });
         return;
     }
+    if (plan_.matrix.launcher.kind == matrix::LauncherKind::Local) {
+        startForkServer(pc.cell.id);
+        // A rank over an emulated link enters its host's network namespace as the pool starts
+        // it; a fork of the server, made outside, would not be in it.
+        execReason_ = !forkServer_->serving() ? forkServer_->reason()
+                      : launch.link != matrix::kLoopback
+                          ? QString("over an emulated link the pool places each rank in its host")
+                          : QString();
+        if (execReason_.isEmpty()) {
+            launch.args = forkServer_->arguments(launch.program, launch.args);
+            launch.program = forkServer_->program();
+        }
+    }
+    // One absolute deadline, computed once: retries (and a Slurm queue) never extend it.
+    launch.deadline = QDeadlineTimer(qint64(pc.cell.config.timeoutS * 1000));
+    cellClock_.start();
     launcher_ = makeLauncher(plan_.matrix.launcher.kind, this);
     const QString id = pc.cell.id;
     connect(launcher_, &CellLauncher::progress, this,
@@ -495,8 +529,17 @@ void MatrixRunner::runCell(const feasibility::PlannedCell& pc) {
     launcher_->start(launch);
 }
 
-void MatrixRunner::onPoolFinished(const feasibility::PlannedCell& pc, const PoolOutcome& outcome) {
+void MatrixRunner::onPoolFinished(const feasibility::PlannedCell& pc, const PoolOutcome& pool) {
     const QString dir = cellDir(pc.cell.id);
+    PoolOutcome outcome = pool;
+    if (forkServer_ && !outcome.launcher.isEmpty() &&
+        plan_.matrix.launcher.kind == matrix::LauncherKind::Local) {
+        // How this cell's ranks were started, in its records: forked, or by exec and why.
+        outcome.launcher["ranks_started_by"] = execReason_.isEmpty() ? "fork" : "exec";
+        if (!execReason_.isEmpty()) {
+            outcome.launcher["exec_reason"] = execReason_;
+        }
+    }
     const double wallS = double(cellClock_.elapsed()) / 1000.0;
     QString log = QString("cell %1: %2 rank(s), port %3, %4 attempt(s), %5 s, %6\n")
                       .arg(pc.cell.id)
@@ -507,6 +550,12 @@ void MatrixRunner::onPoolFinished(const feasibility::PlannedCell& pc, const Pool
                       .arg(outcome.success ? "all ranks exited 0" : "FAILED: " + outcome.reason);
     if (outcome.timedOut) {
         log += QString("deadline of %1 s passed\n").arg(pc.cell.config.timeoutS);
+    }
+    if (outcome.launcher.contains("ranks_started_by")) {
+        log += execReason_.isEmpty()
+                   ? QString("ranks forked from the run's fork server (pid %1)\n")
+                         .arg(forkServer_->pid())
+                   : QString("ranks started by exec: %1\n").arg(execReason_);
     }
     log += outcome.launcherLog;
     for (const RankExit& r : outcome.ranks) {

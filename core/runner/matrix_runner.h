@@ -10,12 +10,14 @@
 
 #include "feasibility/plan.h"
 #include "runner/cell_launcher.h"
+#include "runner/fork_server.h"
 #include "runner/results_lock.h"
 
 #include <QElapsedTimer>
 #include <QObject>
 #include <QString>
 
+#include <memory>
 #include <utility>
 
 namespace commprof::runner {
@@ -70,7 +72,7 @@ private:
     void next();
     void finish();
     void runCell(const feasibility::PlannedCell& pc);
-    void onPoolFinished(const feasibility::PlannedCell& pc, const PoolOutcome& outcome);
+    void onPoolFinished(const feasibility::PlannedCell& pc, const PoolOutcome& pool);
     void failCell(const feasibility::PlannedCell& pc, const QString& failure,
                   const QStringList& writeFailures);
     int rankThreads(const feasibility::PlannedCell& pc) const;
@@ -79,6 +81,7 @@ private:
     QString cellDir(const QString& id) const;
     QString writeRunJson();
     QString folderLost() const;
+    void startForkServer(const QString& cellId);
 
     feasibility::Plan plan_;
     RunOptions options_;
@@ -86,6 +89,9 @@ private:
     ResultsLock lock_;
     std::size_t nextIndex_ = 0;
     CellLauncher* launcher_ = nullptr;
+    // Local ranks are forked from it once it serves: libtorch's start-up paid once per run.
+    std::unique_ptr<ForkServer> forkServer_;
+    QString execReason_; // why the running cell's ranks are exec'd; empty when forked
     RunSummary summary_;
     bool pauseRequested_ = false;
     bool stopRequested_ = false;

@@ -2,6 +2,7 @@
 #include "process_identity.h"
 
 #include "files/safe_file.h"
+#include "spec/fork_contract.h"
 #include "spec/rank_contract.h"
 
 #include <QDir>
@@ -12,7 +13,9 @@
 #include <QRandomGenerator>
 #include <QThread>
 
+#include <algorithm>
 #include <csignal>
+#include <iterator>
 #include <unistd.h>
 
 namespace commprof::runner {
@@ -20,7 +23,9 @@ namespace {
 
 constexpr qint64 kMaxPidFileBytes = 4096;
 constexpr qint64 kMaxEnvironBytes = 4LL * 1024 * 1024;
-const char kRankBinary[] = "commprof-rank";
+// A rank, or the client that stands in for a rank forked by the run's fork server: ending the
+// client ends its rank.
+const char* const kRankBinaries[] = {"commprof-rank", spec::fork::kClientProgram};
 
 QString executableOf(qint64 pid) {
     char target[4096];
@@ -106,7 +111,10 @@ bool stillRunning(const PidRecord& record) {
 }
 
 bool isRecordedRank(const PidRecord& record) {
-    return stillRunning(record) && QFileInfo(executableOf(record.pid)).fileName() == kRankBinary &&
+    const QString binary = QFileInfo(executableOf(record.pid)).fileName();
+    return stillRunning(record) &&
+           std::any_of(std::begin(kRankBinaries), std::end(kRankBinaries),
+                       [&](const char* name) { return binary == name; }) &&
            environmentHolds(record.pid, "COMMPROF_RUN_ID=" + record.runId.toLatin1());
 }
 

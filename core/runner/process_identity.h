@@ -28,7 +28,8 @@ bool readPidRecord(const QString& path, PidRecord& out);
 QList<QByteArray> readRecordWords(const QString& path, int count);
 // True when the recorded process still runs (same pid, same start time).
 bool stillRunning(const PidRecord& record);
-// True when the recorded process still runs, /proc/PID/exe is a commprof-rank binary and its
+// True when the recorded process still runs, /proc/PID/exe is a commprof-rank binary (or the
+// fork server's client, commprof-rank-fork) and its
 // environment holds COMMPROF_RUN_ID=<the record's run id>: a rank this run id's launcher started.
 bool isRecordedRank(const PidRecord& record);
 

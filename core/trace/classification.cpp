@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "classification.h"
 
+#include "huge_pages.h"
 #include "id_table.h"
 #include "intervals.h"
 
@@ -154,7 +155,9 @@ EventClass classify(const TraceContext& trace, const EventFacts& event) {
     return EventClass::NotCounted;
 }
 
-LaunchIndex::LaunchIndex(const Trace& trace) : launch_(trace.events.size(), kNone) {
+LaunchIndex::LaunchIndex(const Trace& trace) {
+    reserveHuge(launch_, trace.events.size());
+    launch_.assign(trace.events.size(), kNone);
     const auto& events = trace.events;
     // The earliest runtime call in file order per correlation.
     IdTable<std::uint32_t> hosts(trace.flows.size());

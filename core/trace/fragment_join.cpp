@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "fragment_join.h"
 
+#include "huge_pages.h"
 #include "id_table.h"
 
 #include <algorithm>
@@ -59,6 +60,12 @@ void FragmentJoiner::add(Fragment& f) {
     nonObjects_ += f.nonObjects;
     tsFloatOrMissing_ = tsFloatOrMissing_ || f.tsFloatOrMissing;
     tsString_ = tsString_ || f.tsString;
+}
+
+void FragmentJoiner::reserveLike(double scale, std::size_t maxEvents) {
+    const auto scaled = [scale](std::size_t n) { return std::size_t(scale * double(n)); };
+    reserveHuge(trace_.events, std::min(maxEvents, scaled(trace_.events.size())));
+    reserveHuge(flows_, scaled(flows_.size()));
 }
 
 void FragmentJoiner::finish() {

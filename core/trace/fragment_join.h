@@ -18,6 +18,10 @@ public:
     explicit FragmentJoiner(Trace& trace) : trace_(trace) {}
 
     void reserve(std::size_t events) { trace_.events.reserve(events); }
+    // Room for the whole trace, from what is joined so far: `scale` times the events and flows
+    // joined (at most `maxEvents` events), in huge pages. The arrays then grow in place instead
+    // of being copied at every doubling into fresh pages.
+    void reserveLike(double scale, std::size_t maxEvents);
     std::size_t events() const { return trace_.events.size(); }
 
     void add(Fragment& f);

@@ -4,6 +4,8 @@
 // probing: a large trace looks ids up by the hundred thousand, and a sort plus binary searches,
 // or std::unordered_map's node per id, cost more than the lookups themselves.
 
+#include "huge_pages.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -62,7 +64,9 @@ private:
     }
 
     void rehash(std::size_t capacity) {
-        std::vector<Slot> old(capacity);
+        std::vector<Slot> old;
+        reserveHuge(old, capacity); // a large trace's table is megabytes, written at random
+        old.resize(capacity);
         old.swap(slots_);
         shift_ = 64;
         for (std::size_t c = capacity; c > 1; c /= 2) {

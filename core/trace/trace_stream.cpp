@@ -276,17 +276,17 @@ private:
         joining_ = false;
     }
 
-    // Room for the events the whole text will hold at the first piece's density, and a
-    // quarter more: the event array then grows in place instead of being copied at every
-    // doubling into fresh pages. Pages reserved and never written cost no memory.
+    // Room for the events and flows the whole text will hold at twice the first piece's
+    // density (its head of metadata makes it sparser than the rest): the arrays then grow in
+    // place instead of being copied at every doubling into fresh pages. Pages reserved and
+    // never written cost no memory.
     void reserveEvents(std::uint64_t textRead) {
         if (textSizeHint_ <= textRead || textRead == 0) {
             return;
         }
-        const double perByte = double(joiner_.events()) / double(textRead);
         // No event takes fewer than 16 bytes of text: a bound on a strange first piece.
-        const double most = double(textSizeHint_) / 16;
-        joiner_.reserve(std::size_t(std::min(most, 1.25 * perByte * double(textSizeHint_))));
+        joiner_.reserveLike(2.0 * double(textSizeHint_) / double(textRead),
+                            std::size_t(textSizeHint_ / 16));
     }
 
     std::mutex mutex_;

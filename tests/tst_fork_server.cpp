@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Ranks forked by a run's fork server (commprof-rank --fork-server, through commprof-rank-fork):
+// real ranks over gloo, the same gradients bit for bit as ranks started by exec and as Python
+// DDP's; a server that is not single-threaded refuses to fork, and a rank whose environment
+// differs is exec'd, each with its reason; a rank ends with its client; `commprof run` forks
+// every cell's ranks from one server and records how they were started.
+
+#include "cli_runner.h"
+#include "pool_helpers.h"
+#include "run_helpers.h"
+#include "runner/fork_server.h"
+#include "runner/process_identity.h"
+
+#include <QFile>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QThread>
+
+#include <csignal>
+
+using commprof::runner::ForkServer;
+using commprof::runner::PoolOutcome;
+using commprof::runner::PoolSpec;
+using commprof::runner::RankPool;
+
+namespace {
+
+const QString kRunId = "forkservertest";
+
+QProcessEnvironment
+serverEnv(const QProcessEnvironment& base = QProcessEnvironment::systemEnvironment()) {
+    QProcessEnvironment env = base;
+    env.insert("COMMPROF_RUN_ID", kRunId);
+    return env;
+}
+
+QStringList model(int iterations = 6) {
+    return {"--params",          "3e5", "--iterations",    QString::number(iterations),
+            "--warmup",          "1",   "--batch-size",    "8",
+            "--threads",         "1",   "--bucket-cap-mb", "0.25",
+            "--first-bucket-mb", "1"};
+}
+
+// A pool of WORLD ranks, through SERVER's client when it is given, else by exec.
+PoolSpec poolSpec(const QString& dir, int world, const QStringList& args,
+                  const ForkServer* server) {
+    PoolSpec spec;
+    spec.program = rankBinary();
+    spec.args =
+        args +
+        QStringList{"--out", dir, "--collective-timeout-s", "60", "--rendezvous-timeout-s", "60"};
+    if (server) {
+        spec.args = server->arguments(spec.program, spec.args);
+        spec.program = server->program();
+    }
+    spec.worldSize = world;
+    spec.workDir = dir;
+    spec.runId = kRunId;
+    spec.deadline = QDeadlineTimer(300000);
+    return spec;
+}
+
+QByteArray bytesOf(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+// The pids of PARENT's children (/proc/PID/task/PID/children: a single-threaded parent).
+QList<qint64> childrenOf(qint64 parent) {
+    QList<qint64> out;
+    for (const QByteArray& w :
+         bytesOf(QString("/proc/%1/task/%1/children").arg(parent)).trimmed().split(' ')) {
+        if (!w.isEmpty()) {
+            out << w.toLongLong();
+        }
+    }
+    return out;
+}
+
+bool gone(qint64 pid, int waitMs) {
+    QDeadlineTimer deadline(waitMs);
+    while (!deadline.hasExpired()) {
+        if (commprof::runner::processStartTime(pid) == 0) {
+            return true;
+        }
+        QThread::msleep(20);
+    }
+    return false;
+}
+
+QString cellLog(const QString& out, const QString& cell) {
+    return QString::fromUtf8(bytesOf(out + "/cells/" + cell + "/launcher.log"));
+}
+
+} // namespace
+
+class TstForkServer : public QObject {
+    Q_OBJECT
+private slots:
+    // The same cell, its ranks forked and exec'd: every reduced gradient and the final
+    // parameters the same bytes, the buckets the same, and the forked ranks' gradients equal to
+    // Python DDP's (tests/hook_reference.py).
+    void forkedRanksEqualExecdRanks() {
+        ForkServer server;
+        QVERIFY2(server.start(rankBinary(), serverEnv()), qPrintable(server.reason()));
+        QTemporaryDir forked;
+        QTemporaryDir execd;
+        const QStringList args = model() + QStringList{"--dump-grads"};
+        RankPool forkPool;
+        const PoolOutcome f = forkPool.runBlocking(poolSpec(forked.path(), 2, args, &server));
+        QVERIFY2(f.success, qPrintable(poolFailure(f)));
+        for (const auto& r : f.ranks) {
+            QVERIFY2(!r.stderrTail.contains("started by exec"), qPrintable(r.stderrTail));
+        }
+        RankPool execPool;
+        const PoolOutcome e = execPool.runBlocking(poolSpec(execd.path(), 2, args, nullptr));
+        QVERIFY2(e.success, qPrintable(poolFailure(e)));
+        for (int r = 0; r < 2; ++r) {
+            for (const QString& name : {QString("grads_rank%1.pt"), QString("params_rank%1.pt")}) {
+                const QByteArray a = bytesOf(forked.filePath(name.arg(r)));
+                QVERIFY2(!a.isEmpty(), qPrintable(name.arg(r)));
+                QVERIFY2(a == bytesOf(execd.filePath(name.arg(r))), qPrintable(name.arg(r)));
+            }
+            const QJsonObject a = readJsonFile(forked.filePath(QString("rank%1.json").arg(r)));
+            const QJsonObject b = readJsonFile(execd.filePath(QString("rank%1.json").arg(r)));
+            QVERIFY(!a["buckets"].toArray().isEmpty());
+            QCOMPARE(a["param_checksum"], b["param_checksum"]);
+            QCOMPARE(a["buckets"].toArray().size(), b["buckets"].toArray().size());
+            for (qsizetype i = 0; i < a["buckets"].toArray().size(); ++i) {
+                const QJsonObject x = a["buckets"].toArray()[i].toObject();
+                const QJsonObject y = b["buckets"].toArray()[i].toObject();
+                for (const char* key : {"iter", "index", "bytes", "wire_bytes", "nparams"}) {
+                    QCOMPARE(x[key], y[key]);
+                }
+            }
+        }
+        QProcess python;
+        python.start("/usr/bin/python3",
+                     {COMMPROF_SOURCE_DIR "/tests/hook_reference.py", forked.path()});
+        QVERIFY(python.waitForFinished(300000));
+        if (python.exitCode() != 0) {
+            const QByteArray err = python.readAllStandardError();
+            if (err.contains("No module named 'torch'") &&
+                !qEnvironmentVariableIsSet("COMMPROF_REQUIRE_PYTORCH")) {
+                QSKIP("/usr/bin/python3 has no torch: no Python DDP to compare with");
+            }
+            QFAIL(err.right(4000).constData());
+        }
+        const QJsonObject ref = QJsonDocument::fromJson(python.readAllStandardOutput()).object();
+        QVERIFY2(ref["bitwise_equal"].toBool(),
+                 QJsonDocument(ref).toJson(QJsonDocument::Compact).constData());
+    }
+
+    // A thread in the server (here a library's, started as it is loaded) makes any fork unsound:
+    // the server refuses at once and says why, and the runner execs the ranks.
+    void aThreadedServerRefusesToFork() {
+        ForkServer server;
+        QProcessEnvironment env = serverEnv();
+        env.insert("LD_PRELOAD", COMMPROF_THREAD_SHIM);
+        QVERIFY(!server.start(rankBinary(), env));
+        QVERIFY2(server.reason().contains("the server runs 2 threads"),
+                 qPrintable(server.reason()));
+    }
+
+    // A rank whose environment differs from the server's in more than the per-rank variables
+    // (a variable read as libraries load) is exec'd by its client, which says why on stderr, and
+    // the cell runs as it would have.
+    void aRankWithAnotherEnvironmentIsExecd() {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove("OMP_NUM_THREADS");
+        ForkServer server;
+        QVERIFY2(server.start(rankBinary(), serverEnv(env)), qPrintable(server.reason()));
+        QTemporaryDir dir;
+        PoolSpec spec = poolSpec(dir.path(), 2, model(), &server);
+        spec.env = env;
+        spec.env.insert("OMP_NUM_THREADS", "1");
+        RankPool pool;
+        const PoolOutcome out = pool.runBlocking(spec);
+        QVERIFY2(out.success, qPrintable(poolFailure(out)));
+        for (const auto& r : out.ranks) {
+            QVERIFY2(r.stderrTail.contains("started by exec: the rank's environment differs from "
+                                           "the server's in OMP_NUM_THREADS"),
+                     qPrintable(r.stderrTail));
+        }
+    }
+
+    // A rank must not outlive what its launcher started: the client killed with SIGKILL (as a
+    // stale-rank sweep's last resort does), the forked rank is ended by the server; and the
+    // client's pid record is one a later run may end.
+    void aRankEndsWithItsClient() {
+        ForkServer server;
+        QVERIFY2(server.start(rankBinary(), serverEnv()), qPrintable(server.reason()));
+        QTemporaryDir dir;
+        PoolSpec spec = poolSpec(dir.path(), 2, model(100000), &server);
+        spec.pidDir = dir.filePath("pids");
+        spec.pidTag = "cell_";
+        RankPool pool;
+        bool iterating = false;
+        QObject::connect(&pool, &RankPool::progress,
+                         [&](int, const QJsonObject& e) { iterating = iterating || !e.isEmpty(); });
+        PoolOutcome outcome;
+        QObject::connect(&pool, &RankPool::finished, [&](const PoolOutcome& o) { outcome = o; });
+        pool.start(spec);
+        QTRY_VERIFY_WITH_TIMEOUT(iterating, 120000);
+        const QList<qint64> ranks = childrenOf(server.pid());
+        QCOMPARE(ranks.size(), 2);
+        commprof::runner::PidRecord record;
+        QVERIFY(commprof::runner::readPidRecord(dir.filePath("pids/cell_rank0.pid"), record));
+        QCOMPARE(record.pid, pool.pid(0));
+        QVERIFY(commprof::runner::isRecordedRank(record));
+        QVERIFY(::kill(pid_t(pool.pid(0)), SIGKILL) == 0);
+        QVERIFY2(gone(ranks[0], 10000) || gone(ranks[1], 10000), "no rank ended with its client");
+        QTRY_VERIFY_WITH_TIMEOUT(!pool.running(), 60000);
+        QVERIFY(!outcome.success);
+        QVERIFY(gone(ranks[0], 10000) && gone(ranks[1], 10000));
+    }
+
+    // `commprof run`: every cell's ranks forked from one server, said in launcher.log and in
+    // the cell's records, with COMMPROF_FORK_SERVER=1; without it, by exec with the reason.
+    void commprofRunForksEveryCell() {
+        QTemporaryDir dir;
+        const QString matrix =
+            writeMatrix(dir, QString(kQuick).replace("world_sizes: [1]", "world_sizes: [1, 2]"));
+        QProcessEnvironment on = QProcessEnvironment::systemEnvironment();
+        on.insert("COMMPROF_FORK_SERVER", "1");
+        const CliResult forked =
+            runCli("commprof", {"run", matrix, "--out", dir.filePath("f")}, 600000, on);
+        QVERIFY2(forked.exitCode == 0, forked.err.constData());
+        QProcessEnvironment off = QProcessEnvironment::systemEnvironment();
+        off.remove("COMMPROF_FORK_SERVER");
+        const CliResult execd =
+            runCli("commprof", {"run", matrix, "--out", dir.filePath("e")}, 600000, off);
+        QVERIFY2(execd.exitCode == 0, execd.err.constData());
+        QStringList serverPids;
+        for (const QString& cell :
+             {QString("tiny_gloo_cpu_ws1_r0"), QString("tiny_gloo_cpu_ws2_r0")}) {
+            const QJsonObject f = readJsonFile(dir.filePath("f/cells/" + cell + "/manifest.json"));
+            QCOMPARE(f["launcher"]["ranks_started_by"].toString(), QString("fork"));
+            const QString log = cellLog(dir.filePath("f"), cell);
+            const QRegularExpressionMatch m =
+                QRegularExpression("ranks forked from the run's fork server \\(pid (\\d+)\\)")
+                    .match(log);
+            QVERIFY2(m.hasMatch(), qPrintable(log));
+            serverPids << m.captured(1);
+            const QJsonObject e = readJsonFile(dir.filePath("e/cells/" + cell + "/manifest.json"));
+            QCOMPARE(e["launcher"]["ranks_started_by"].toString(), QString("exec"));
+            const QString off = "the fork server is off (COMMPROF_FORK_SERVER=1 turns it on)";
+            QCOMPARE(e["launcher"]["exec_reason"].toString(), off);
+            QVERIFY2(cellLog(dir.filePath("e"), cell).contains("ranks started by exec: " + off),
+                     qPrintable(cellLog(dir.filePath("e"), cell)));
+        }
+        QCOMPARE(serverPids[0], serverPids[1]); // one server for the run
+    }
+};
+
+QTEST_GUILESS_MAIN(TstForkServer)
+#include "tst_fork_server.moc"
