@@ -465,8 +465,8 @@ void MatrixRunner::startForkServer(const QString& cellId) {
     QProcessEnvironment env = CellLaunch{}.env;
     env.insert("COMMPROF_RUN_ID", runId_);
     if (forkServer_->start(options_.rankProgram, env)) {
-        emit logLine(cellId, QString("ranks forked from a fork server (pid %1)")
-                                 .arg(forkServer_->pid()));
+        emit logLine(cellId,
+                     QString("ranks forked from a fork server (pid %1)").arg(forkServer_->pid()));
     } else {
         emit logLine(cellId, "ranks started by exec: " + forkServer_->reason());
     }
@@ -552,10 +552,9 @@ void MatrixRunner::onPoolFinished(const feasibility::PlannedCell& pc, const Pool
         log += QString("deadline of %1 s passed\n").arg(pc.cell.config.timeoutS);
     }
     if (outcome.launcher.contains("ranks_started_by")) {
-        log += execReason_.isEmpty()
-                   ? QString("ranks forked from the run's fork server (pid %1)\n")
-                         .arg(forkServer_->pid())
-                   : QString("ranks started by exec: %1\n").arg(execReason_);
+        log += execReason_.isEmpty() ? QString("ranks forked from the run's fork server (pid %1)\n")
+                                           .arg(forkServer_->pid())
+                                     : QString("ranks started by exec: %1\n").arg(execReason_);
     }
     log += outcome.launcherLog;
     for (const RankExit& r : outcome.ranks) {
