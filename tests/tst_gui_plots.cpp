@@ -299,7 +299,7 @@ private slots:
         bool otherListed = false;
         for (int i = 0; i < plot.plottableCount(); ++i) {
             if (auto* b = qobject_cast<QCPBars*>(plot.plottable(i))) {
-                otherListed = otherListed || b->name().startsWith("other");
+                otherListed = otherListed || b->name() == "rest of the step";
                 for (auto it = b->data()->begin(); it != b->data()->end(); ++it) {
                     tops[it->key] += it->value;
                 }
