@@ -10,6 +10,7 @@
 #include <QTemporaryDir>
 #include <QTemporaryFile>
 #include <QTest>
+#include <QThread>
 
 using namespace commprof;
 
@@ -156,6 +157,37 @@ private slots:
         const QJsonObject none = plan("0.5");
         QVERIFY(!none["feasible"].toBool());
         QCOMPARE(none["sweep"].toObject()["max_bytes"].toDouble(), 256.0 * 1024 * 1024);
+    }
+
+    // Issue 40: a cell with more ranks than the machine has cores is planned, and said to be
+    // oversubscribed (its line, and a warning on stderr); a cell that fits is not.
+    void planWarnsOfOversubscription() {
+        const int cores = QThread::idealThreadCount();
+        QTemporaryDir dir;
+        const QString path = dir.filePath("over.yaml");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QString("name: over\nmodels: [{name: tiny, family: mlp, params: 2e5}]\n"
+                        "layers: [{name: gloo_cpu}]\nworld_sizes: [1, %1]\n")
+                    .arg(cores + 1)
+                    .toUtf8());
+        f.close();
+        const CliResult r = runCli("commprof", {"plan", path, "--host-budget-gib", "1000"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QString over =
+            QString("oversubscribed: %1 ranks on %2 cores").arg(cores + 1).arg(cores);
+        QString lineOver, lineOne;
+        for (const QString& line : QString::fromUtf8(r.out).split('\n')) {
+            if (line.startsWith(QString("tiny_gloo_cpu_ws%1_").arg(cores + 1))) {
+                lineOver = line;
+            } else if (line.startsWith("tiny_gloo_cpu_ws1_")) {
+                lineOne = line;
+            }
+        }
+        QVERIFY2(lineOver.contains(over), qPrintable(r.out));
+        QVERIFY2(!lineOne.isEmpty() && !lineOne.contains("oversubscribed"), qPrintable(r.out));
+        QVERIFY2(r.err.contains("warning: 1 cell(s) run more ranks than this machine's"),
+                 r.err.constData());
     }
 
     void profileWithUnknownCoefficientIsAnError() {

@@ -246,6 +246,53 @@ private slots:
         QVERIFY2(std::abs(tint(0).red() - tint(0).green()) < 10, qPrintable(tint(0).name()));
     }
 
+    // Issue 40: what tells cells apart (the settings a list varies) is a column of its own, and
+    // the id, "feasible" and the varying values are shown whole, whatever the first plan held;
+    // "why not" takes the width of its text, not the rest of the table.
+    void theVaryingAxesAreAColumnAndNothingIsCut() {
+        widgets::MatrixDesigner designer;
+        designer.setBudgets(0.3, std::nullopt, 0); // the world-size-2 cells do not fit
+        designer.resize(1366, 700);
+        designer.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&designer));
+        designer.setText("name: v\nmodels: [{name: m, params: 1e5}]\nlayers: [{name: gloo_cpu}]\n"
+                         "world_sizes: [1]\n",
+                         "v.yaml");
+        QVERIFY(waitForPlan(designer));
+        designer.setText("name: v\ndefaults: {bucket_cap_mb: [0.25, 25], hook: [allreduce, "
+                         "fp16_compress]}\nmodels: [{name: mlp2m, family: mlp, params: 2.0e6}]\n"
+                         "layers: [{name: gloo_cpu}]\nworld_sizes: [1, 2]\n",
+                         "v.yaml");
+        QTRY_COMPARE_WITH_TIMEOUT(designer.cells()->rowCount(), 8, kPlanWaitMs);
+        auto* cells = designer.cells();
+        QTableView* table = designer.cellTable();
+        QVERIFY(!table->isColumnHidden(models::CellTableModel::Varies));
+        QStringList varies;
+        bool skipped = false;
+        for (int row = 0; row < cells->rowCount(); ++row) {
+            varies << cells->data(cells->index(row, models::CellTableModel::Varies)).toString();
+            skipped |=
+                cells->data(cells->index(row, models::CellTableModel::Feasible)).toString() ==
+                "skipped_infeasible";
+        }
+        QVERIFY(skipped);
+        QVERIFY2(varies.contains("bucket_cap_mb=0.25 hook=fp16_compress"),
+                 qPrintable(varies.join('|')));
+        // Each text fits its column: nothing is elided.
+        const QFontMetrics fm(table->font());
+        for (const int column : {models::CellTableModel::Id, models::CellTableModel::Varies,
+                                 models::CellTableModel::Feasible}) {
+            for (int row = 0; row < cells->rowCount(); ++row) {
+                const QString text = cells->data(cells->index(row, column)).toString();
+                QVERIFY2(
+                    fm.horizontalAdvance(text) + 6 <= table->columnWidth(column),
+                    qPrintable(QString("'%1' in %2 px").arg(text).arg(table->columnWidth(column))));
+            }
+        }
+        QVERIFY2(table->columnWidth(models::CellTableModel::Reason) <= 420,
+                 qPrintable(QString::number(table->columnWidth(models::CellTableModel::Reason))));
+    }
+
     void theBindingPoolOverBudgetIsRedAndMerelyClosestIsNot() {
         widgets::FeasibilityBars bars;
         bars.resize(600, 160);

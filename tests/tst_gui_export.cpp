@@ -5,6 +5,7 @@
 
 #include "gui_helpers.h"
 #include "image_checks.h"
+#include "pdf_words.h"
 #include "plot_style.h"
 #include "report/report_data.h"
 #include "report_writer.h"
@@ -79,60 +80,6 @@ PdfFacts readPdf(const QString& path) {
         at = end + 9;
     }
     return facts;
-}
-
-struct Word {
-    QRectF box;
-    QString text;
-};
-struct PdfPage {
-    QSizeF size;
-    QList<Word> words;
-    QString text() const {
-        QStringList out;
-        for (const Word& w : words) {
-            out << w.text;
-        }
-        return out.join(' ');
-    }
-};
-
-// Every word poppler finds on the page, with its box: pdftotext -bbox, an independent reader.
-// poppler drops a glyph wholly off the page, so a cut text shows as a word at the edge or as a
-// word missing.
-PdfPage wordsOf(const QString& pdf) {
-    PdfPage page;
-    const CliResult r = runProgram("pdftotext", {"-bbox", pdf, "-"}, 60000);
-    const QString xhtml = QString::fromUtf8(r.out);
-    const auto size =
-        QRegularExpression(R"re(<page width="([0-9.]+)" height="([0-9.]+)">)re").match(xhtml);
-    page.size = {size.captured(1).toDouble(), size.captured(2).toDouble()};
-    const QRegularExpression word(R"re(<word xMin="([-0-9.]+)" yMin="([-0-9.]+)" )re"
-                                  R"re(xMax="([-0-9.]+)" yMax="([-0-9.]+)">([^<]*)</word>)re");
-    for (auto it = word.globalMatch(xhtml); it.hasNext();) {
-        const auto m = it.next();
-        page.words << Word{QRectF(QPointF(m.captured(1).toDouble(), m.captured(2).toDouble()),
-                                  QPointF(m.captured(3).toDouble(), m.captured(4).toDouble())),
-                           m.captured(5)};
-    }
-    return page;
-}
-
-// Words whose box is not inside the page with a little air.
-QStringList offThePage(const PdfPage& page) {
-    const QRectF inside = QRectF(QPointF(0, 0), page.size).adjusted(0.5, 0.5, -0.5, -0.5);
-    QStringList bad;
-    for (const Word& w : page.words) {
-        if (!inside.contains(w.box)) {
-            bad << QString("'%1' at %2,%3-%4,%5")
-                       .arg(w.text)
-                       .arg(w.box.left())
-                       .arg(w.box.top())
-                       .arg(w.box.right())
-                       .arg(w.box.bottom());
-        }
-    }
-    return bad;
 }
 
 } // namespace

@@ -8,6 +8,7 @@
 #include "job_status.h"
 #include "jobs/job_tracker.h"
 #include "main_window.h"
+#include "message_bar.h"
 #include "models/results_cell_model.h"
 #include "results_view.h"
 
@@ -53,6 +54,26 @@ private slots:
         workbench::MainWindow w;
         QVERIFY(!w.windowIcon().isNull());
         QVERIFY(!w.windowIcon().pixmap(48, 48).toImage().isNull());
+    }
+
+    // Issue 40: without a program to show the documentation (xdg-open exiting 3, as it does
+    // with no browser), F1 says so and where the documentation is, instead of nothing.
+    void documentationWithoutABrowserIsSaid() {
+        QTemporaryDir bin;
+        QVERIFY(writeFile(bin.filePath("xdg-open"), "#!/bin/sh\nexit 3\n"));
+        QVERIFY(QFile::setPermissions(bin.filePath("xdg-open"),
+                                      QFile::ReadOwner | QFile::ExeOwner | QFile::WriteOwner));
+        const QByteArray path = qgetenv("PATH");
+        qputenv("PATH", bin.path().toUtf8() + ":" + path);
+        workbench::MainWindow w;
+        w.openDocumentation();
+        QTRY_COMPARE_WITH_TIMEOUT(w.messages()->count(), 1, 10000);
+        qputenv("PATH", path);
+        const QString m = w.messages()->shownMessages().first();
+        QVERIFY2(
+            m.contains("could not be opened") &&
+                m.contains(QDir::toNativeSeparators(workbench::MainWindow::documentationPath())),
+            qPrintable(m));
     }
 
     void aJobShowsInTheStatusBarAndCancelDropsIt() {

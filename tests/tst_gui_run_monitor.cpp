@@ -188,6 +188,12 @@ private slots:
                      .toString(),
                  QString("stopped"));
         QVERIFY2(monitor.logText().contains("0 failed, 1 stopped"), qPrintable(monitor.logText()));
+        // Issue 40: the log says the cell stopped (not "failed stopped on request"), and the
+        // stopped run can be resumed into its folder.
+        QVERIFY2(monitor.logText().contains("tiny_gloo_cpu_ws2_r0: stopped"),
+                 qPrintable(monitor.logText()));
+        QVERIFY2(!monitor.logText().contains("failed stopped"), qPrintable(monitor.logText()));
+        QCOMPARE(monitor.startButton()->text(), QString("Resume"));
         for (const auto& r : ranks) {
             QVERIFY(!runner::stillRunning(r));
         }

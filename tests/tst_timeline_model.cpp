@@ -25,6 +25,7 @@
 #include <QRegularExpression>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -714,6 +715,30 @@ private slots:
             seen.insert({c.r, c.g, c.b});
         }
         QVERIFY(seen.size() >= 12);
+        // Issue 40: colouring by name never borrows a class's colour: every name colour's hue
+        // keeps 20 degrees from each class's (a hook's slice must not read as communication).
+        const auto hue = [](timeline::Rgb c) { // HSV hue in degrees
+            const double r = c.r, g = c.g, b = c.b;
+            const double hi = std::max({r, g, b}), lo = std::min({r, g, b});
+            const double d = hi - lo;
+            const double h = d == 0    ? 0
+                             : hi == r ? std::fmod((g - b) / d, 6.0)
+                             : hi == g ? (b - r) / d + 2
+                                       : (r - g) / d + 4;
+            return std::fmod(h * 60 + 360, 360.0);
+        };
+        for (const auto& n : timeline::namePalette()) {
+            for (const auto c : {trace::EventClass::Compute, trace::EventClass::Communication,
+                                 trace::EventClass::Bookkeeping, trace::EventClass::Memory}) {
+                const double apart = std::abs(hue(n) - hue(timeline::classColour(c)));
+                QVERIFY2(std::min(apart, 360 - apart) >= 20,
+                         qPrintable(QString("%1,%2,%3 beside class %4")
+                                        .arg(n.r)
+                                        .arg(n.g)
+                                        .arg(n.b)
+                                        .arg(int(c))));
+            }
+        }
     }
 };
 

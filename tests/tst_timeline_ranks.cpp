@@ -233,6 +233,13 @@ private slots:
             headers += row.kind == timeline::RowKind::Rank;
         }
         QCOMPARE(headers, 3);
+        // Issue 40: the bar names the cell shown, and the keys go to the timeline without a
+        // click first.
+        QCOMPARE(inspector.shownName(),
+                 QString("cell %1 (3 ranks)").arg(QFileInfo(cell_).fileName()));
+        inspector.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&inspector));
+        QTRY_VERIFY(inspector.timeline()->hasFocus());
         // A newer request wins: a cell asked for after another replaces it, whatever finishes
         // first.
         QSignalSpy failed(&inspector, &widgets::TraceInspector::loadFailed);

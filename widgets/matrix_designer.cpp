@@ -37,6 +37,7 @@ namespace commprof::widgets {
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr int kMaxColumnPx = 420; // a fitted column's widest: a long reason is in the tooltip
 
 QDoubleSpinBox* gibBox(QWidget* parent) {
     auto* b = new QDoubleSpinBox(parent);
@@ -102,7 +103,9 @@ MatrixDesigner::MatrixDesigner(QWidget* parent) : QWidget(parent) {
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
     table_->setSortingEnabled(true);
     table_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
-    table_->horizontalHeader()->setStretchLastSection(true);
+    // Columns as wide as what they hold (see onPlanned): "why not" is often empty and must not
+    // take the width the ids need.
+    table_->horizontalHeader()->setStretchLastSection(false);
     table_->setTextElideMode(Qt::ElideMiddle);
     table_->setItemDelegate(new FlaggedRowDelegate(models::CellTableModel::InfeasibleRole, table_));
     bars_ = new FeasibilityBars(this);
@@ -470,9 +473,17 @@ void MatrixDesigner::applyPlan(const Planned& planned) {
     cells_->setPlan(planned.plan, planned.order);
     // Per-node demand only where budgets are per node (the Slurm launcher).
     table_->setColumnHidden(models::CellTableModel::Nodes, !planned.plan->budget.perNode);
+    table_->setColumnHidden(models::CellTableModel::Varies, cells_->varying().isEmpty());
     if (!sizedColumns_) {
         table_->resizeColumnsToContents();
         sizedColumns_ = true;
+    }
+    // The columns whose text a new plan changes most (ids, the axes that vary, "feasible" once a
+    // cell is skipped, the reasons) are fitted to it again, so none is cut in its middle.
+    for (const int column : {models::CellTableModel::Id, models::CellTableModel::Varies,
+                             models::CellTableModel::Feasible, models::CellTableModel::Reason}) {
+        table_->resizeColumnToContents(column);
+        table_->setColumnWidth(column, std::min(table_->columnWidth(column), kMaxColumnPx));
     }
     showResolvedBudgets();
     selectCell(keep);

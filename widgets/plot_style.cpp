@@ -4,10 +4,12 @@
 #include "spec/layers.h"
 
 #include <QHash>
+#include <QMap>
 #include <QtMath>
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 namespace commprof::widgets {
 namespace {
@@ -22,12 +24,29 @@ const QList<QColor> kRankColours{QColor(31, 119, 180),  QColor(214, 39, 40),   Q
                                  QColor(23, 190, 207)};
 const QList<Qt::PenStyle> kDashes{Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::DashDotLine,
                                   Qt::DashDotDotLine};
+const QList<QCPScatterStyle::ScatterShape> kMarkers{QCPScatterStyle::ssDisc,
+                                                    QCPScatterStyle::ssSquare,
+                                                    QCPScatterStyle::ssTriangle,
+                                                    QCPScatterStyle::ssDiamond,
+                                                    QCPScatterStyle::ssTriangleInverted,
+                                                    QCPScatterStyle::ssStar,
+                                                    QCPScatterStyle::ssCrossSquare,
+                                                    QCPScatterStyle::ssPlusCircle,
+                                                    QCPScatterStyle::ssCross,
+                                                    QCPScatterStyle::ssPlus};
 const QList<QCPScatterStyle::ScatterShape> kShapes{
     QCPScatterStyle::ssDisc, QCPScatterStyle::ssSquare, QCPScatterStyle::ssTriangle,
     QCPScatterStyle::ssDiamond, QCPScatterStyle::ssTriangleInverted};
 
 constexpr double kHeadroom = 0.22; // of the range above the data: room for the flagged band
 constexpr double kFlaggedBandY = 0.02;
+// A legend takes at most this share of the figure's height: inside the axes (it hides that much
+// of the plot) or below them (with the title and the axes, the plot keeps half of the figure).
+constexpr double kLegendShare = 0.25;
+constexpr const char* kMoreEntry = "legendMore";
+constexpr double kEmptyTextShare = 0.7;
+constexpr int kLaidOutPx = 200;
+constexpr const char* kLegendRank = "legendRank";
 
 QRectF around(QPointF p, double radius) {
     return {p.x() - radius, p.y() - radius, 2 * radius, 2 * radius};
@@ -92,6 +111,27 @@ protected:
         return kept;
     }
 
+    // Every label fits the room across the axis: a long one loses its middle, never its ends
+    // (the first and the last varying value).
+    QVector<QString> createLabelVector(const QVector<double>& ticks, const QLocale& locale,
+                                       QChar formatChar, int precision) override {
+        QVector<QString> labels =
+            QCPAxisTickerText::createLabelVector(ticks, locale, formatChar, precision);
+        const QCustomPlot* plot = axis_->parentPlot();
+        const QVariant room = plot->property("tickLabelRoomPx");
+        const double roomPx =
+            room.isValid() ? room.toDouble() : plot->viewport().height() * kTickLabelShare;
+        const QFontMetricsF fm(axis_->tickLabelFont());
+        for (QString& label : labels) {
+            QStringList lines = label.split('\n');
+            for (QString& line : lines) {
+                line = fm.elidedText(line, Qt::ElideMiddle, std::max(roomPx, 24.0));
+            }
+            label = lines.join('\n');
+        }
+        return labels;
+    }
+
 private:
     static constexpr double kGapPx = 4.0;
     const QCPAxis* axis_;
@@ -128,6 +168,37 @@ QColor bookkeepingColour() {
 }
 QColor flaggedColour() {
     return {200, 30, 30};
+}
+
+QColor hookColour(const QString& hook) {
+    static const QList<QPair<QString, QColor>> kColours{
+        {"allreduce", QColor(31, 119, 180)},    {"fp16_compress", QColor(255, 127, 14)},
+        {"bf16_compress", QColor(140, 86, 75)}, {"powersgd", QColor(44, 160, 44)},
+        {"local", QColor(127, 127, 127)},
+    };
+    for (const auto& [name, colour] : kColours) {
+        if (name == hook) {
+            return colour;
+        }
+    }
+    return QColor(148, 103, 189);
+}
+
+QColor seriesColour(const QString& axis, const QString& value, int index, int shade) {
+    const QColor base = axis.isEmpty()    ? QColor(130, 130, 130)
+                        : axis == "hook"  ? hookColour(value)
+                        : axis == "layer" ? layerColour(value)
+                                          : kRankColours[std::max(0, index) % kRankColours.size()];
+    if (shade <= 0) {
+        return base;
+    }
+    // Odd shades darker, even ones lighter, each step further: neighbours differ most.
+    const int step = (shade + 1) / 2;
+    return shade % 2 ? base.darker(100 + 45 * step) : base.lighter(100 + 30 * step);
+}
+
+QCPScatterStyle::ScatterShape markerShape(int index) {
+    return kMarkers[std::max(0, index) % kMarkers.size()];
 }
 
 Qt::PenStyle worldSizeDash(int index) {
@@ -351,6 +422,71 @@ QCPTextElement* addNote(QCustomPlot& plot, const QString& text, const FigureStyl
     return note;
 }
 
+namespace {
+
+// Every entry the figure put in its legend, in its order: numbered at the first placement (a
+// plottable's property), so that entries left out at one size come back, in place, at another.
+void restoreLegend(QCustomPlot& plot) {
+    QCPLegend* legend = plot.legend;
+    for (int i = plot.plottableCount() - 1; i >= 0; --i) {
+        if (plot.plottable(i)->objectName() == kMoreEntry) {
+            plot.removePlottable(i);
+        }
+    }
+    QMap<int, QCPAbstractPlottable*> numbered;
+    for (int i = 0; i < plot.plottableCount(); ++i) {
+        const QVariant rank = plot.plottable(i)->property(kLegendRank);
+        if (rank.isValid()) {
+            numbered.insert(rank.toInt(), plot.plottable(i));
+        }
+    }
+    // Entries added since (a new rank's line) are numbered after the others.
+    int next = numbered.isEmpty() ? 0 : numbered.lastKey() + 1;
+    for (int i = 0; i < legend->itemCount(); ++i) {
+        auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i));
+        if (item && !item->plottable()->property(kLegendRank).isValid()) {
+            item->plottable()->setProperty(kLegendRank, next);
+            numbered.insert(next++, item->plottable());
+        }
+    }
+    for (QCPAbstractPlottable* p : numbered) {
+        p->removeFromLegend(legend);
+    }
+    for (QCPAbstractPlottable* p : numbered) {
+        p->addToLegend(legend);
+    }
+}
+
+// The height a legend may take: a share of the figure, or what an export that grows its page
+// by the legend allows (the plot's property "legendRoomPx").
+double legendRoomPx(const QCustomPlot& plot) {
+    const QVariant room = plot.property("legendRoomPx");
+    return room.isValid() ? room.toDouble() : plot.viewport().height() * kLegendShare;
+}
+
+// The most columns the legend's entries fit in side by side (filled row by row, each column as
+// wide as its widest entry): short entries share a row with long ones.
+int legendColumns(QCPLegend& legend, int widthPx) {
+    QVector<int> widths;
+    for (int i = 0; i < legend.itemCount(); ++i) {
+        if (QCPAbstractLegendItem* item = legend.item(i)) {
+            widths << item->minimumOuterSizeHint().width() + legend.columnSpacing() + 4;
+        }
+    }
+    for (int columns = int(widths.size()); columns > 1; --columns) {
+        QVector<int> column(columns, 0);
+        for (int i = 0; i < widths.size(); ++i) {
+            column[i % columns] = std::max(column[i % columns], widths[i]);
+        }
+        if (std::accumulate(column.begin(), column.end(), 0) <= widthPx) {
+            return columns;
+        }
+    }
+    return 1;
+}
+
+} // namespace
+
 void placeLegend(QCustomPlot& plot) {
     fitTitle(plot);
     QCPLegend* legend = plot.legend;
@@ -366,14 +502,15 @@ void placeLegend(QCustomPlot& plot) {
         legend->setFillOrder(QCPLayoutGrid::foRowsFirst, true);
         legend->simplify();
     }
+    restoreLegend(plot);
     int items = 0;
-    int widest = 1;
+    int tallest = 1;
     for (int i = 0; i < legend->itemCount(); ++i) {
         if (QCPAbstractLegendItem* item = legend->item(i)) { // a wrapped grid has empty cells
             // An item clips to its rectangle: room below the text keeps underscores visible.
-            item->setMargins(QMargins(0, 0, 0, 2));
+            item->setMargins(QMargins(0, 0, 0, 3));
             ++items;
-            widest = std::max(widest, item->minimumOuterSizeHint().width() + 8);
+            tallest = std::max(tallest, item->minimumOuterSizeHint().height());
         }
     }
     legend->setVisible(items > 0);
@@ -397,14 +534,38 @@ void placeLegend(QCustomPlot& plot) {
         // A few pixels of air: a legend touching a point reads as covering it.
         const QRectF box = QRectF(legend->outerRect()).adjusted(-6, -6, 6, 6);
         const QVector<QRectF> data = dataRegions(plot);
-        if (std::none_of(data.begin(), data.end(),
+        if (legend->outerRect().height() <= legendRoomPx(plot) && box.width() < rect->width() &&
+            std::none_of(data.begin(), data.end(),
                          [&](const QRectF& r) { return r.intersects(box); })) {
             return;
         }
     }
-    // No free corner: below the axis rect, in as many columns as fit.
+    // No free corner: below the axis rect, in as many columns as fit, in as many rows as a
+    // third of the figure holds.
     rect->insetLayout()->take(legend);
-    legend->setWrap(std::clamp(plot.viewport().width() / widest, 1, items));
+    const int columns = legendColumns(*legend, plot.viewport().width() - 4);
+    const int rowPx = tallest + legend->rowSpacing();
+    const int rows = std::max(
+        1, int(legendRoomPx(plot) - legend->margins().top() - legend->margins().bottom()) / rowPx);
+    if (items > rows * columns) {
+        const int keep = std::max(0, rows * columns - 1);
+        QList<QCPAbstractPlottable*> past;
+        for (int i = keep; i < legend->itemCount(); ++i) {
+            if (auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i))) {
+                past << item->plottable();
+            }
+        }
+        for (QCPAbstractPlottable* p : past) {
+            p->removeFromLegend(legend);
+        }
+        QCPGraph* more = plot.addGraph();
+        more->setObjectName(kMoreEntry);
+        more->setPen(Qt::NoPen);
+        more->setName(QString("\u2026 %1 more").arg(past.size()));
+        legend->item(legend->itemCount() - 1)->setMargins(QMargins(0, 0, 0, 3));
+        items = keep + 1;
+    }
+    legend->setWrap(std::clamp(columns, 1, items));
     legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
     plot.plotLayout()->addElement(plot.plotLayout()->rowCount(), 0, legend);
     plot.plotLayout()->setRowStretchFactor(plot.plotLayout()->rowCount() - 1, 0.001);
@@ -445,7 +606,12 @@ void sayWhenEmpty(QCustomPlot& plot, const QString& text, const FigureStyle& sty
     empty->position->setType(QCPItemPosition::ptAxisRectRatio);
     empty->position->setCoords(0.5, 0.5);
     empty->setFont(style.font());
-    empty->setText(text);
+    // Wrapped to the axes' likely width (the figure's less the axis labels): a long line
+    // centred in narrow axes would run off the page.
+    // A plot not laid out yet (a view's, before it is shown) keeps the lines as given.
+    const int width = plot.viewport().width();
+    empty->setText(width > kLaidOutPx ? wrapped(text, style.font(), width * kEmptyTextShare)
+                                      : text);
 }
 
 void addFlaggedLegendEntry(QCustomPlot& plot) {

@@ -30,6 +30,14 @@ QColor computeColour();
 QColor communicationColour();
 QColor bookkeepingColour();
 QColor flaggedColour();
+// A colour per comm hook, fixed so that a hook keeps its colour across figures and reports.
+QColor hookColour(const QString& hook);
+// The colour of a series styled by report::SeriesStyles: the hook's or the layer's own colour
+// when that is the colour axis, grey for an empty axis (the legend's entry of a shade), else the
+// index-th of a palette; `shade` darkens or lightens it for the axes past the marker's.
+QColor seriesColour(const QString& axis, const QString& value, int index, int shade);
+// The index-th marker of a figure's second varying axis: filled shapes, then open ones.
+QCPScatterStyle::ScatterShape markerShape(int index);
 
 // Dash and marker of the index-th world size in ascending order (1 -> solid, 2 -> dash, ...).
 Qt::PenStyle worldSizeDash(int index);
@@ -46,8 +54,11 @@ void integerTicks(QCPAxis* axis, const QVector<double>& at);
 // Ticks at whole numbers only, at a readable spacing: for counts like iterations.
 void countTicks(QCPAxis* axis);
 // A label per category (1, 2, ...), thinned to every k-th one when the axis has no room for
-// all: labels never overlap, at any width and any number of categories.
+// all: labels never overlap, at any width and any number of categories. A label longer than
+// the room across the axis (kTickLabelShare of the figure's height, or the plot's property
+// "tickLabelRoomPx" where an export sets it) is shortened in its middle.
 void categoryTicks(QCPAxis* axis, const QStringList& labels);
+constexpr double kTickLabelShare = 0.2;
 
 // A fresh figure: title on top, one axis rect, a legend; fonts from the style.
 void resetFigure(QCustomPlot& plot, const QString& title, const QString& x, const QString& y,
@@ -69,7 +80,9 @@ int heightBelowAxes(QCustomPlot& plot);
 // A note under the axes, wrapped to the plot's width.
 QCPTextElement* addNote(QCustomPlot& plot, const QString& text, const FigureStyle& style);
 // Puts the legend in the first corner of the axis rect that covers no data region, else below
-// the axis rect. Replots.
+// the axis rect in as many columns as fit, taking at most a third of the figure's height: the
+// entries past that are left out and one last entry says how many. Replots; may be called again
+// at another size (every entry comes back first).
 void placeLegend(QCustomPlot& plot);
 
 // A cell with no data at x: a red cross with its status, in a band at the top of the axis

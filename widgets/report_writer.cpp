@@ -21,6 +21,19 @@ namespace {
 // Figures keep the proportions of a typical paper figure.
 constexpr double kAspect = 0.62;
 constexpr double kMetresPerInch = 0.0254;
+// The data keep at least this share of a figure's height (its plot area, the axis rects).
+constexpr double kPlotShare = 0.55;
+// Cell labels across their axis: at most this share of the figure's first height.
+constexpr double kLabelShareOfBase = 0.5;
+
+// The least height among the figure's axis rects: the plot area a reader gets.
+int minimumAxisRectHeight(QCustomPlot& plot) {
+    int least = plot.viewport().height();
+    for (QCPAxisRect* r : plot.axisRects()) {
+        least = std::min(least, r->height());
+    }
+    return least;
+}
 
 void writeText(const QString& path, const QString& text, QStringList& written) {
     if (const QString error = files::writeAtomically(path, text.toUtf8()); !error.isEmpty()) {
@@ -79,29 +92,55 @@ QStringList writeTables(store::Database& db, const report::ReportData& data,
     return written;
 }
 
-QStringList writeFigure(const FigureSpec& figure, const report::ReportData& data,
-                        const QString& outDir, const ExportOptions& options) {
-    makeDir(outDir);
+QSize layOutFigure(QCustomPlot& plot, const FigureSpec& figure, const report::ReportData& data,
+                   const ExportOptions& options) {
     // Lay the figure out in the units its fonts are measured in (the screen's logical dpi),
     // and give every output that same unit per inch: the text keeps its point size and the
     // layout computed for it is the layout drawn.
-    QCustomPlot plot;
     const int unitsPerInch = plot.logicalDpiX();
     const int w = int(std::lround(options.widthIn * unitsPerInch));
-    int h = int(std::lround(options.heightIn() * unitsPerInch));
+    const int base = int(std::lround(options.heightIn() * unitsPerInch));
+    int h = base;
     setFigureSize(plot, {w, h});
+    // Cell labels may take up to this much across their axis, whatever the page grows to.
+    plot.setProperty("tickLabelRoomPx", base * kLabelShareOfBase);
+    // A legend below the axes grows the page by its height: a third of the first height keeps
+    // it within a quarter of the page.
+    plot.setProperty("legendRoomPx", base / 3.0);
     FigureStyle style;
     style.fontPt = options.fontPt;
     style.titleDeltaPt = 0.0;
     figure.draw(plot, data, style);
     placeLegend(plot);
-    // What sits below the axes (a legend no corner had room for, a note) gets room of its own:
-    // the page grows by it, so the data keep the figure's proportions.
+    // What sits below the axes (a legend no corner had room for, a note) gets room of its own,
+    // and so do long tick labels: the page grows until the data keep at least
+    // kPlotShare of it.
     if (const int below = heightBelowAxes(plot); below > 0) {
         h += below;
         setFigureSize(plot, {w, h});
         plot.replot(QCustomPlot::rpImmediateRefresh);
     }
+    for (int pass = 0; pass < 3; ++pass) {
+        const int around = h - minimumAxisRectHeight(plot);
+        const int need = int(std::ceil(around / (1.0 - kPlotShare)));
+        if (need <= h) {
+            break;
+        }
+        h = need;
+        setFigureSize(plot, {w, h});
+        plot.replot(QCustomPlot::rpImmediateRefresh);
+    }
+    return {w, h};
+}
+
+QStringList writeFigure(const FigureSpec& figure, const report::ReportData& data,
+                        const QString& outDir, const ExportOptions& options) {
+    makeDir(outDir);
+    QCustomPlot plot;
+    const int unitsPerInch = plot.logicalDpiX();
+    const QSize size = layOutFigure(plot, figure, data, options);
+    const int w = size.width();
+    const int h = size.height();
     const double heightIn = double(h) / unitsPerInch;
 
     QStringList written;

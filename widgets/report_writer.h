@@ -6,7 +6,10 @@
 
 #include "report/report_data.h"
 
+#include <QSize>
 #include <QStringList>
+
+class QCustomPlot;
 
 namespace commprof::widgets {
 
@@ -29,6 +32,12 @@ struct ExportOptions {
 // cells.csv, buckets.csv, sweep.csv, fit.json, macros.tex. Throws std::runtime_error naming a file
 // that could not be written. Safe to call off the GUI thread.
 QStringList writeTables(store::Database& db, const report::ReportData& data, const QString& outDir);
+// Draws the figure into `plot` and lays it out as writeFigure writes it: the page's width, and
+// a height grown from the width's proportions by what sits below the axes and by long tick
+// labels, so that the plot area keeps at least half of it. Returns that size in the plot's
+// units (its logical dpi per inch).
+QSize layOutFigure(QCustomPlot& plot, const FigureSpec& figure, const report::ReportData& data,
+                   const ExportOptions& options);
 // One figure in every chosen format, as OUTDIR/<name>.<ext>. GUI thread only (it draws with a
 // widget). Throws std::runtime_error naming a file that could not be written.
 QStringList writeFigure(const FigureSpec& figure, const report::ReportData& data,

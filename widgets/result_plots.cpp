@@ -18,6 +18,7 @@ namespace {
 
 constexpr double kBarWidth = 0.6;
 constexpr double kPickRadiusPx = 20.0;
+constexpr std::size_t kUprightBars = 6;
 
 double mib(double bytes) {
     return bytes / 1048576.0;
@@ -60,26 +61,46 @@ QCPItemText* flaggedItem(const QCustomPlot& plot, const QString& cellId) {
     return nullptr;
 }
 
-// A bar's label, on two short lines: what varies first (the world size), then the model and,
-// when the figure holds several, the layer and any other setting that varies. Short lines keep
-// neighbours from overlapping.
-QString barLabel(const store::CellRow& c, bool manyLayers, const QStringList& varying) {
-    return QString("ws%1\n%2").arg(c.worldSize).arg(report::seriesName(c, varying, manyLayers));
-}
-
+// A bar's label: the values that tell it from the other bars (the axis title names their axes).
+// Few bars take one value a line, upright; many take one line, turned to run up the axis, so a
+// label needs only its line's height along the axis.
 void categoryAxis(QCustomPlot& plot, const std::vector<const store::CellRow*>& cells) {
-    QSet<QString> layers;
-    for (const store::CellRow* c : cells) {
-        layers.insert(c->layer);
-    }
-    const QStringList varying = report::varyingAxes(cells, {"world_size", "repeat"});
+    const QStringList varying = report::varyingAxes(cells, {"repeat"});
+    const bool upright = cells.size() <= kUprightBars;
     QStringList labels;
     for (const store::CellRow* c : cells) {
-        labels << barLabel(*c, layers.size() > 1, varying);
+        labels << report::distinguishingLabel(*c, varying, upright ? "\n" : " ");
     }
     categoryTicks(plot.xAxis, labels);
-    plot.xAxis->setTickLabelRotation(cells.size() > 6 ? 30 : 0);
+    plot.xAxis->setLabel(varying.join(" \u00b7 "));
+    plot.xAxis->setTickLabelRotation(upright ? 0 : -90);
     plot.xAxis->setRange(0.4, double(cells.size()) + 0.6);
+}
+
+// The legend of a figure styled by report::SeriesStyles: each colour once, each shade once (in
+// grey), each marker once (in grey): the entries grow with the values, not with their product.
+void styleLegend(QCustomPlot& plot, const report::SeriesStyles& styles, bool lines) {
+    const auto entry = [&](const QString& name, const QColor& colour,
+                           QCPScatterStyle::ScatterShape shape) {
+        QCPGraph* g = plot.addGraph();
+        g->setName(name);
+        g->setPen(lines && shape == QCPScatterStyle::ssNone ? QPen(colour, 2) : Qt::NoPen);
+        g->setScatterStyle(
+            QCPScatterStyle(shape == QCPScatterStyle::ssNone ? QCPScatterStyle::ssSquare : shape,
+                            colour, colour, 7));
+    };
+    for (int c = 0; c < styles.colourValues.size(); ++c) {
+        entry(styles.colourName(c), seriesColour(styles.colourAxis, styles.colourValues[c], c, 0),
+              styles.markerAxis.isEmpty() ? markerShape(0) : QCPScatterStyle::ssNone);
+    }
+    if (styles.shadeValues.size() > 1) {
+        for (int s = 0; s < styles.shadeValues.size(); ++s) {
+            entry(styles.shadeName(s), seriesColour({}, {}, 0, s), QCPScatterStyle::ssSquare);
+        }
+    }
+    for (int m = 0; m < styles.markerValues.size(); ++m) {
+        entry(styles.markerName(m), QColor(90, 90, 90), markerShape(m));
+    }
 }
 
 } // namespace
@@ -119,8 +140,10 @@ void drawOverheadVsWorldSize(QCustomPlot& plot, const report::ReportData& data,
                              const FigureStyle& style) {
     resetFigure(plot, "Exposed comm. vs world size", "world size (ranks)",
                 "exposed comm. (% of step)", style);
-    // One series per combination of every axis that varies but the world size (the x axis):
-    // the layer gives the colour, the model the marker; repeats are points of their series.
+    // One series per combination of every axis that varies but the world size (the x axis);
+    // repeats are points of their series. The first varying axis (the hook, when it varies)
+    // gives the colour, the second the marker, any further one a shade of the colour; with
+    // nothing varying, the layer's colour.
     std::vector<const store::CellRow*> drawn;
     for (const auto& c : data.cells) {
         if (overheadPercent(c)) {
@@ -128,32 +151,38 @@ void drawOverheadVsWorldSize(QCustomPlot& plot, const report::ReportData& data,
         }
     }
     const QStringList varying = report::varyingAxes(drawn, {"world_size", "repeat"});
-    QMap<QString, QMultiMap<int, double>> series;
-    QMap<QString, QString> layerOf;
-    QStringList models;
+    const report::SeriesStyles styles = report::seriesStyles(drawn, varying);
+    QMap<QString, std::vector<const store::CellRow*>> series;
     QVector<double> values;
-    for (const store::CellRow* cp : drawn) {
-        const store::CellRow& c = *cp;
-        if (const auto v = overheadPercent(c)) {
-            const QString key = report::seriesName(c, varying);
-            series[key].insert(c.worldSize, *v);
-            layerOf[key] = c.layer;
-            values << *v;
-            if (!models.contains(c.model)) {
-                models << c.model;
-            }
-        }
+    for (const store::CellRow* c : drawn) {
+        series[styles.seriesKey(*c)].push_back(c);
+        values << *overheadPercent(*c);
     }
-    for (auto it = series.begin(); it != series.end(); ++it) {
+    for (const auto& cells : series) {
+        const store::CellRow& first = *cells.front();
         QCPGraph* g = plot.addGraph();
-        g->setName(it.key());
-        const QColor colour = layerColour(layerOf[it.key()]);
+        const QColor colour =
+            styles.colourAxis.isEmpty()
+                ? layerColour(first.layer)
+                : seriesColour(styles.colourAxis, first.axes.value(styles.colourAxis).toString(),
+                               styles.colourIndex(first), styles.shadeIndex(first));
+        g->setName(report::seriesName(first, varying));
         g->setPen(QPen(colour, 2));
-        const int model = int(models.indexOf(it.key().section(' ', 0, 0)));
-        g->setScatterStyle(QCPScatterStyle(worldSizeShape(model), colour, colour, 8));
-        for (auto p = it->begin(); p != it->end(); ++p) {
+        g->setScatterStyle(
+            QCPScatterStyle(markerShape(styles.markerIndex(first)), colour, colour, 8));
+        QMultiMap<int, double> points;
+        for (const store::CellRow* c : cells) {
+            points.insert(c->worldSize, *overheadPercent(*c));
+        }
+        for (auto p = points.begin(); p != points.end(); ++p) {
             g->addData(p.key(), p.value());
         }
+        if (!varying.isEmpty()) {
+            g->removeFromLegend(); // the legend names each colour and marker once instead
+        }
+    }
+    if (!varying.isEmpty()) {
+        styleLegend(plot, styles, true);
     }
     const QVector<double> sizes = worldSizes(data);
     integerTicks(plot.xAxis, sizes);
@@ -276,9 +305,9 @@ void drawStackedBreakdown(QCustomPlot& plot, const report::ReportData& data,
         return b;
     };
     QCPBars* c1 = bars("compute", compute, computeColour());
-    QCPBars* c2 = bars("exposed communication", exposed, communicationColour());
+    QCPBars* c2 = bars("exposed comm.", exposed, communicationColour());
     QCPBars* c3 = bars("bookkeeping", bookkeeping, bookkeepingColour());
-    QCPBars* c4 = bars("other (rest of the step)", other, QColor(170, 170, 170));
+    QCPBars* c4 = bars("rest of the step", other, QColor(170, 170, 170));
     c2->moveAbove(c1);
     c3->moveAbove(c2);
     c4->moveAbove(c3);

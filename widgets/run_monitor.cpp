@@ -25,6 +25,8 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <cmath>
+
 namespace commprof::widgets {
 namespace {
 
@@ -384,6 +386,11 @@ QString RunMonitor::rankBarsTitle() const {
     return barsTitle_->isHidden() ? QString() : barsTitle_->text();
 }
 
+namespace {
+constexpr double kSweepMinBytes = 8; // a sweep's first size (nccl-tests' 8 B)
+constexpr int kSweepBarSteps = 1000;
+} // namespace
+
 void RunMonitor::updateRankBars() {
     const QString id = model_->currentCell();
     const auto* cell = model_->cell(id);
@@ -413,9 +420,14 @@ void RunMonitor::updateRankBars() {
     for (auto it = cell->ranks.begin(); it != cell->ranks.end(); ++it, ++i) {
         QProgressBar* bar = bars_[i];
         if (!it->sweptLast.isEmpty()) {
-            // A sweep reports the collective and size it measured, not iterations of a step.
-            bar->setRange(0, 1);
-            bar->setValue(done ? 1 : 0);
+            // A sweep reports the collective and size it measured, not iterations of a step:
+            // the bar fills with the doublings of the size towards the cell's largest.
+            const double doublings = std::log2(std::max(2.0, cell->sweepMaxBytes / kSweepMinBytes));
+            const double reached = std::clamp(
+                std::log2(std::max(1.0, it->sweptBytes / kSweepMinBytes)), 0.0, doublings);
+            bar->setRange(0, kSweepBarSteps);
+            bar->setValue(done ? kSweepBarSteps
+                               : int(std::lround(kSweepBarSteps * reached / doublings)));
             bar->setFormat(QString("rank %1: %2 %3")
                                .arg(it.key())
                                .arg(done ? "swept, last" : "measuring")

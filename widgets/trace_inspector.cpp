@@ -17,6 +17,7 @@
 #include "timeline_view.h"
 #include "trace/event_details.h"
 
+#include <QApplication>
 #include <QComboBox>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -80,8 +81,16 @@ TraceInspector::TraceInspector(jobs::JobTracker* loads, QWidget* parent)
     // Cut rather than widen the window: the full text is in the tooltip.
     summary_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
 
+    shown_ = new QLabel(this);
+    shown_->setObjectName("shownName");
+    shown_->setTextFormat(Qt::PlainText);
+    QFont bold = shown_->font();
+    bold.setBold(true);
+    shown_->setFont(bold);
+
     auto* bar = new QHBoxLayout;
     bar->setContentsMargins(4, 2, 4, 2);
+    bar->addWidget(shown_);
     bar->addWidget(searchBar_, 3);
     bar->addWidget(colouring_);
     bar->addWidget(focus_);
@@ -159,6 +168,14 @@ void TraceInspector::openFiles(const QStringList& files) {
                               : QString("%1 ranks of %2")
                                     .arg(files.size())
                                     .arg(QFileInfo(QFileInfo(files.first()).path()).fileName());
+    // A cell's traces are named by the cell (its folder), a lone trace by its file.
+    const QFileInfo first(files.value(0));
+    const bool ofACell = first.fileName().startsWith("trace_rank");
+    const QString name = ofACell ? QString("cell %1 (%2 rank%3)")
+                                       .arg(QFileInfo(first.path()).fileName())
+                                       .arg(files.size())
+                                       .arg(files.size() == 1 ? "" : "s")
+                                 : first.fileName();
     loads_->start(
         "Reading " + what_,
         [files](const jobs::JobContext& job) {
@@ -167,7 +184,11 @@ void TraceInspector::openFiles(const QStringList& files) {
             job.throwIfCancelled();
             return stack;
         },
-        [this](const std::shared_ptr<const timeline::TimelineStack>& stack) { setStack(stack); },
+        [this, name](const std::shared_ptr<const timeline::TimelineStack>& stack) {
+            setStack(stack);
+            shown_->setText(name);
+            shown_->setToolTip(name);
+        },
         [this, files](const QString& error) {
             emit loadFailed(files.size() == 1 ? files.first() : what_, error);
         });
@@ -176,6 +197,10 @@ void TraceInspector::openFiles(const QStringList& files) {
 void TraceInspector::clear() {
     loads_->cancel();
     setStack(nullptr);
+}
+
+QString TraceInspector::shownName() const {
+    return shown_->text();
 }
 
 void TraceInspector::setStack(std::shared_ptr<const timeline::TimelineStack> stack) {
@@ -208,7 +233,13 @@ void TraceInspector::setStack(std::shared_ptr<const timeline::TimelineStack> sta
     setFocusRank(0);
     if (!stack_) {
         summary_->clear();
+        shown_->clear();
         return;
+    }
+    // The keys (W/S/A/D, F, ?) go to the new timeline at once, unless the user is typing in
+    // the search field.
+    if (isVisible() && !searchBar_->isAncestorOf(QApplication::focusWidget())) {
+        timeline_->setFocus(Qt::OtherFocusReason);
     }
     std::size_t events = 0;
     for (const auto& r : stack_->ranks) {

@@ -54,6 +54,9 @@ public:
     void openCell(const QString& cellDir);
     void openFiles(const QStringList& files);
     void clear();
+    // What the timeline shows, as the bar above it names it: "cell <id> (2 ranks)", a trace's
+    // file name, or empty.
+    QString shownName() const;
     // Shows an already built stack (tests, benchmarks).
     void setStack(std::shared_ptr<const timeline::TimelineStack> stack);
 
@@ -110,6 +113,7 @@ private:
     QComboBox* colouring_ = nullptr;
     QComboBox* focus_ = nullptr;
     QLabel* summary_ = nullptr;
+    QLabel* shown_ = nullptr; // what the timeline shows: the cell, or the trace's file
     QSplitter* lower_ = nullptr;
     std::shared_ptr<const timeline::TimelineStack> stack_;
     std::shared_ptr<const timeline::SearchMatches> matches_;

@@ -15,21 +15,7 @@ namespace {
 
 constexpr double kLineWidth = 1.6;
 constexpr double kMarkerPx = 6;
-
-// A colour per hook, fixed so that a hook keeps its colour across figures and reports.
-QColor hookColour(const QString& hook) {
-    static const QList<QPair<QString, QColor>> kColours{
-        {"allreduce", QColor(31, 119, 180)},    {"fp16_compress", QColor(255, 127, 14)},
-        {"bf16_compress", QColor(140, 86, 75)}, {"powersgd", QColor(44, 160, 44)},
-        {"local", QColor(127, 127, 127)},
-    };
-    for (const auto& [name, colour] : kColours) {
-        if (name == hook) {
-            return colour;
-        }
-    }
-    return QColor(148, 103, 189);
-}
+constexpr qsizetype kNamedGroups = 3; // a note names this many groups, and counts the rest
 
 // A marker per model, layer and world size (in their order of appearance): with one colour per
 // hook, it tells two models' points apart.
@@ -42,6 +28,36 @@ QCPScatterStyle::ScatterShape shapeMarker(int index) {
 
 QString shapeKey(const analysis::CapGroup& g) {
     return QString("%1|%2|%3").arg(g.model, g.layer).arg(g.worldSize);
+}
+
+// With several models or placements the legend lists each hook's colour once and each marker
+// once, not every group: entries grow with the hooks plus the models, not their product.
+void addGroupEntries(QCustomPlot& plot, const std::vector<const analysis::CapGroup*>& drawn,
+                     const QStringList& shapes) {
+    QStringList hooks;
+    for (const analysis::CapGroup* g : drawn) {
+        if (!hooks.contains(g->hook)) {
+            hooks << g->hook;
+        }
+    }
+    for (const QString& hook : hooks) {
+        QCPGraph* entry = plot.addGraph();
+        entry->setName(hook);
+        entry->setPen(QPen(hookColour(hook), kLineWidth));
+    }
+    const QColor grey(90, 90, 90);
+    for (int i = 0; i < shapes.size(); ++i) {
+        const QStringList parts = shapes[i].split('|');
+        const bool onePlacement = std::all_of(drawn.begin(), drawn.end(), [&](const auto* g) {
+            return g->layer == drawn.front()->layer && g->worldSize == drawn.front()->worldSize;
+        });
+        QCPGraph* entry = plot.addGraph();
+        entry->setName(onePlacement
+                           ? parts[0]
+                           : QString("%1 \u00b7 %2 ws%3").arg(parts[0], parts[1], parts[2]));
+        entry->setPen(Qt::NoPen);
+        entry->setScatterStyle(QCPScatterStyle(shapeMarker(i), grey, grey, kMarkerPx));
+    }
 }
 
 QString groupName(const analysis::CapGroup& g) {
@@ -132,9 +148,9 @@ void drawTuning(QCustomPlot& plot, const report::ReportData& data, const FigureS
     QMap<QString, QStringList> unpredicted; // reason -> the groups it holds for
     QVector<double> caps, times;
     std::vector<const analysis::CapGroup*> drawn;
+    QStringList shapes; // model, layer and world size of each group: a marker each
     if (data.tuning && !data.tuning->groups.empty()) {
         const GroupNames names(data.tuning->groups);
-        QStringList shapes;
         for (const analysis::CapGroup& g : data.tuning->groups) {
             if (!shapes.contains(shapeKey(g))) {
                 shapes << shapeKey(g);
@@ -151,6 +167,9 @@ void drawTuning(QCustomPlot& plot, const report::ReportData& data, const FigureS
                 shapeMarker(int(shapes.indexOf(shapeKey(g))));
             QCPGraph* step = addGraph(plot, names(g), QPen(colour, kLineWidth),
                                       QCPScatterStyle(marker, colour, colour, kMarkerPx - 2), true);
+            if (shapes.size() > 1) {
+                step->removeFromLegend(); // addGroupEntries names its hook and marker
+            }
             QCPGraph* exposed = addGraph(plot, {}, QPen(colour, kLineWidth, Qt::DashLine),
                                          QCPScatterStyle::ssNone, true);
             exposed->removeFromLegend();
@@ -197,6 +216,9 @@ void drawTuning(QCustomPlot& plot, const report::ReportData& data, const FigureS
         }
     }
     if (!drawn.empty()) {
+        if (shapes.size() > 1) {
+            addGroupEntries(plot, drawn, shapes);
+        }
         addStyleEntries(plot);
     }
     // Incomplete cells of a cap study: at their cap, in the flagged band.
@@ -225,7 +247,12 @@ void drawTuning(QCustomPlot& plot, const report::ReportData& data, const FigureS
     }
     QStringList notes;
     for (auto it = unpredicted.begin(); it != unpredicted.end(); ++it) {
-        notes << QString("not predicted, %1: %2").arg(it.value().join("; "), it.key());
+        // A few groups by name, the rest counted: a study's every group must not fill the page.
+        QStringList named = it.value().mid(0, kNamedGroups);
+        if (it.value().size() > kNamedGroups) {
+            named << QString("%1 more").arg(it.value().size() - kNamedGroups);
+        }
+        notes << QString("not predicted, %1: %2").arg(named.join("; "), it.key());
     }
     if (!notes.isEmpty()) {
         addNote(plot, notes.join('\n'), style);

@@ -6,6 +6,8 @@
 #include "feasibility/plan_stream.h"
 #include "matrix/cell_stream.h"
 
+#include <QThread>
+
 #include <cstdio>
 
 namespace commprof::cli {
@@ -30,6 +32,16 @@ bool readBudget(const Args& args, const char* flag, std::optional<double>& out) 
     return true;
 }
 
+// More ranks than this machine's cores (the local launcher runs them all here): they take turns
+// on the cores, and the step times measured include that waiting. Empty when they fit.
+QString oversubscription(const feasibility::Plan& plan, const feasibility::PlannedCell& pc) {
+    const int cores = QThread::idealThreadCount();
+    if (plan.budget.perNode || cores <= 0 || pc.cell.worldSize <= cores) {
+        return {};
+    }
+    return QString("oversubscribed: %1 ranks on %2 cores").arg(pc.cell.worldSize).arg(cores);
+}
+
 // One cell's line (and its sweep's, for a sweep).
 QString cellText(const feasibility::Plan& plan, const feasibility::PlannedCell& pc) {
     QString text =
@@ -41,7 +53,9 @@ QString cellText(const feasibility::Plan& plan, const feasibility::PlannedCell& 
                      ? QString("  device %1 GiB").arg(pc.estimate.device.total() / kGiB, 6, 'f', 2)
                      : QString())
             .arg(feasibility::toString(pc.estimate.binding))
-            .arg(pc.estimate.reason.isEmpty() ? QString() : "  (" + pc.estimate.reason + ")")
+            .arg((pc.estimate.reason.isEmpty() ? QString() : "  (" + pc.estimate.reason + ")") +
+                 (oversubscription(plan, pc).isEmpty() ? QString()
+                                                       : "  " + oversubscription(plan, pc)))
             .arg(plan.budget.perNode ? QString("  on %1 node(s): %2")
                                            .arg(pc.nodes.size())
                                            .arg(feasibility::nodeDemandText(pc))
@@ -65,11 +79,10 @@ QString cellText(const feasibility::Plan& plan, const feasibility::PlannedCell& 
     }
     if (pc.cell.isSweep()) {
         const auto mib = [](double b) { return QString::number(b / 1048576.0, 'g', 6); };
-        text +=
-            QString("    sweep %1 to %2 MiB%3\n")
-                .arg(pc.cell.model.sweep.collectives.join(','), mib(pc.cell.sweepMaxBytes))
-                .arg(pc.cell.sweepCappedFrom ? " (" + feasibility::sweepCapText(pc) + ")"
-                                             : QString());
+        text += QString("    sweep %1 to %2 MiB%3\n")
+                    .arg(pc.cell.model.sweep.collectives.join(','), mib(pc.cell.sweepMaxBytes))
+                    .arg(pc.cell.sweepCappedFrom ? " (" + feasibility::sweepCapText(pc) + ")"
+                                                 : QString());
     }
     return text;
 }
@@ -149,9 +162,24 @@ int planCommand(const Args& args) {
                 .arg(plan.budget.gpus)
                 .arg(per)
                 .toUtf8());
-        feasibility::forEachPlannedCell(
-            plan, [&](const feasibility::PlannedCell& pc) { out(cellText(plan, pc).toUtf8()); });
+        qint64 oversubscribed = 0;
+        int mostRanks = 0;
+        feasibility::forEachPlannedCell(plan, [&](const feasibility::PlannedCell& pc) {
+            out(cellText(plan, pc).toUtf8());
+            if (!oversubscription(plan, pc).isEmpty()) {
+                ++oversubscribed;
+                mostRanks = std::max(mostRanks, pc.cell.worldSize);
+            }
+        });
         out.flush();
+        if (oversubscribed > 0) {
+            printError(QString("warning: %1 cell(s) run more ranks than this machine's %2 cores "
+                               "(up to %3): their ranks wait for each other's cores, so their "
+                               "step times and exposed communication include that waiting")
+                           .arg(oversubscribed)
+                           .arg(QThread::idealThreadCount())
+                           .arg(mostRanks));
+        }
         return Ok;
     } catch (const matrix::MatrixError& e) {
         printError(QString::fromStdString(e.what()));

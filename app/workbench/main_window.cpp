@@ -27,13 +27,13 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QCoreApplication>
-#include <QDesktopServices>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QProcess>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -233,14 +233,43 @@ void MainWindow::buildMenus() {
                      &widgets::MatrixDesigner::goToError);
 
     QMenu* help = menuBar()->addMenu("&Help");
-    help->addAction("&Documentation", QKeySequence::HelpContents, this, [this] {
-        const QString docs = documentationPath();
-        if (docs.isEmpty() || !QDesktopServices::openUrl(QUrl::fromLocalFile(docs))) {
-            reportError("No documentation found",
-                        "The docs folder is neither installed nor beside the program.");
+    help->addAction("&Documentation", QKeySequence::HelpContents, this,
+                    &MainWindow::openDocumentation);
+    help->addAction("&About commprof", this, &MainWindow::showAbout);
+}
+
+void MainWindow::openDocumentation() {
+    const QString docs = documentationPath();
+    if (docs.isEmpty()) {
+        reportError("No documentation found",
+                    "The docs folder is neither installed nor beside the program.");
+        return;
+    }
+    // xdg-open, run here rather than through QDesktopServices, which reports only that it
+    // started: without a browser or file manager it exits non-zero, and the user is told where
+    // the documentation is instead of seeing nothing happen.
+    const QString page = QFileInfo::exists(docs + "/workbench.md") ? docs + "/workbench.md" : docs;
+    auto* opener = new QProcess(this);
+    const auto failed = [this, docs](const QString& why) {
+        reportError("The documentation could not be opened",
+                    QString("%1. The documentation is in %2 (workbench.md describes this window).")
+                        .arg(why, QDir::toNativeSeparators(docs)));
+    };
+    connect(opener, &QProcess::errorOccurred, this, [opener, failed](QProcess::ProcessError e) {
+        if (e == QProcess::FailedToStart) {
+            failed("xdg-open could not be started (is xdg-utils installed?)");
+            opener->deleteLater();
         }
     });
-    help->addAction("&About commprof", this, &MainWindow::showAbout);
+    connect(
+        opener, &QProcess::finished, this, [opener, failed](int code, QProcess::ExitStatus status) {
+            if (status != QProcess::NormalExit || code != 0) {
+                failed(QString("xdg-open found no program to show it (exit status %1)").arg(code));
+            }
+            opener->deleteLater();
+        });
+    opener->setProcessChannelMode(QProcess::ForwardedChannels);
+    opener->start("xdg-open", {QUrl::fromLocalFile(page).toString()});
 }
 
 QString MainWindow::documentationPath() {

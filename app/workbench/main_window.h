@@ -71,6 +71,9 @@ public:
     void runProbe();
     void resetLayout();
     void showAbout();
+    // Help > Documentation (F1): opens workbench.md with the desktop's program for it, and
+    // says in the message bar where the documentation is when none could show it.
+    void openDocumentation();
     // The documentation folder Help -> Documentation opens; empty if none is found.
     static QString documentationPath();
     bool saveScreenshots(const QString& outDir);

@@ -440,7 +440,7 @@ void MainWindow::onRunFinished(const runner::RunSummary& summary, const QString&
     if (!summary.refused.isEmpty()) {
         return;
     }
-    if (run_->paused()) {
+    if (run_->paused() && !run_->stoppedByUser()) {
         statusBar()->showMessage("Run paused; Run > Resume (F5) continues it", 10000);
         return;
     }

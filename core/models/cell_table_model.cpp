@@ -2,8 +2,11 @@
 #include "cell_table_model.h"
 
 #include "jobs/release.h"
+#include "trace/trace_input.h"
 
+#include <QHash>
 #include <QScopedValueRollback>
+#include <QSet>
 
 #include <algorithm>
 #include <numeric>
@@ -14,8 +17,10 @@ namespace {
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 // What a column sorts by: a number where the column holds numbers.
-QVariant sortKey(const feasibility::PlannedCell& pc, int column) {
+QVariant sortKey(const feasibility::PlannedCell& pc, int column, const QStringList& varying) {
     switch (column) {
+    case CellTableModel::Varies:
+        return CellTableModel::variesText(pc.cell, varying);
     case CellTableModel::Layer:
         return pc.cell.layer.name;
     case CellTableModel::WorldSize:
@@ -42,10 +47,46 @@ bool less(const QVariant& a, const QVariant& b) {
 } // namespace
 
 CellTableModel::CellTableModel(QObject* parent)
-    : TableModel({"cell", "layer", "ranks", "feasible", "binding", "host GiB", "device GiB",
-                  "why not", "per node"},
+    : TableModel({"cell", "varies", "layer", "ranks", "feasible", "binding", "host GiB",
+                  "device GiB", "why not", "per node"},
                  parent),
       plan_(std::make_shared<const feasibility::Plan>()) {}
+
+QStringList CellTableModel::varyingAxes(const feasibility::Plan& plan) {
+    QStringList keys;
+    QHash<QString, QSet<QString>> values;
+    for (const auto& pc : plan.cells) {
+        for (const auto& [key, value] : pc.cell.axes) {
+            if (key == "layer" || key == "world_size") {
+                continue;
+            }
+            QSet<QString>& seen = values[key];
+            if (seen.isEmpty() && !keys.contains(key)) {
+                keys << key;
+            }
+            if (seen.size() < 2) { // two values say it varies; 100k cells need no more
+                seen.insert(value);
+            }
+        }
+    }
+    QStringList out;
+    for (const QString& k : keys) {
+        if (values[k].size() > 1) {
+            out << k;
+        }
+    }
+    return out;
+}
+
+QString CellTableModel::variesText(const matrix::Cell& cell, const QStringList& varying) {
+    QStringList parts;
+    for (const auto& [key, value] : cell.axes) {
+        if (varying.contains(key)) {
+            parts << key + "=" + value;
+        }
+    }
+    return parts.join(' ');
+}
 
 std::vector<int> CellTableModel::order(const feasibility::Plan& plan, const QString& filter,
                                        int sortColumn, Qt::SortOrder sortOrder) {
@@ -60,8 +101,9 @@ std::vector<int> CellTableModel::order(const feasibility::Plan& plan, const QStr
     }
     if (sortColumn >= 0 && sortColumn < ColumnCount) {
         std::vector<QVariant> keys(plan.cells.size());
+        const QStringList varying = sortColumn == Varies ? varyingAxes(plan) : QStringList{};
         for (int i : out) {
-            keys[std::size_t(i)] = sortKey(plan.cells[std::size_t(i)], sortColumn);
+            keys[std::size_t(i)] = sortKey(plan.cells[std::size_t(i)], sortColumn, varying);
         }
         std::stable_sort(out.begin(), out.end(), [&](int a, int b) {
             return sortOrder == Qt::AscendingOrder
@@ -90,6 +132,7 @@ void CellTableModel::setPlan(std::shared_ptr<const feasibility::Plan> plan,
                              std::optional<std::vector<int>> order) {
     jobs::releaseInBackground(
         std::exchange(plan_, plan ? std::move(plan) : std::make_shared<const feasibility::Plan>()));
+    varying_ = varyingAxes(*plan_);
     reorder(order ? std::move(*order)
                   : CellTableModel::order(*plan_, filter_, sortColumn_, sortOrder_));
 }
@@ -193,6 +236,8 @@ QVariant CellTableModel::data(const QModelIndex& index, int role) const {
     switch (index.column()) {
     case Id:
         return pc.cell.id;
+    case Varies:
+        return variesText(pc.cell, varying_);
     case Layer:
         return pc.cell.layer.name;
     case WorldSize:
@@ -201,8 +246,8 @@ QVariant CellTableModel::data(const QModelIndex& index, int role) const {
         // A sweep the budget shrank is feasible only as less than was asked for: said here,
         // where the user reads "yes".
         if (pc.estimate.feasible && pc.cell.sweepCappedFrom) {
-            return QString("yes, sweep to %1 MiB")
-                .arg(QString::number(pc.cell.sweepMaxBytes / 1048576.0, 'g', 6));
+            return QString("yes, sweep to %1")
+                .arg(QString::fromStdString(trace::formatRoundedByteSize(pc.cell.sweepMaxBytes)));
         }
         return pc.estimate.feasible ? "yes" : "skipped_infeasible";
     case Binding:

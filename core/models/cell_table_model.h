@@ -18,6 +18,7 @@ class CellTableModel : public TableModel {
 public:
     enum Column {
         Id,
+        Varies, // the cell's value of each axis that varies, but the layer and world size
         Layer,
         WorldSize,
         Feasible,
@@ -38,6 +39,14 @@ public:
                  std::optional<std::vector<int>> order = std::nullopt);
     const feasibility::Plan& plan() const { return *plan_; }
     std::shared_ptr<const feasibility::Plan> sharedPlan() const { return plan_; }
+
+    // The axes (matrix/axes.h keys) that take more than one value among the plan's cells, less
+    // those with a column of their own (layer, world size). Pure.
+    static QStringList varyingAxes(const feasibility::Plan& plan);
+    // "model=mlp2m bucket_cap_mb=0.25 hook=allreduce": what tells a cell apart, where its id
+    // would be cut.
+    static QString variesText(const matrix::Cell& cell, const QStringList& varying);
+    const QStringList& varying() const { return varying_; } // of the plan shown
 
     // Rows shown for a filter (case-insensitive substring of the id or the layer) and a sort:
     // indices into plan.cells. Pure: callable from any thread.
@@ -69,6 +78,7 @@ protected:
 private:
     void reorder(std::vector<int> order);
     std::shared_ptr<const feasibility::Plan> plan_;
+    QStringList varying_; // the axes the Varies column shows
     std::vector<int> order_;
     int loaded_ = 0;
     bool fetching_ = false;

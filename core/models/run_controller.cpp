@@ -111,7 +111,13 @@ void RunController::start() {
     connect(runner_, &runner::MatrixRunner::launcherState, model_, &RunStateModel::onLauncherState);
     connect(runner_, &runner::MatrixRunner::cellStateChanged, this,
             [this](const QString& id, runner::CellState s, const QString& d) {
-                emit logLine(QString("%1: %2 %3").arg(id, runner::toString(s), d));
+                // The model has taken the state (connected first): a cell the user's Stop ended
+                // is "stopped", not "failed", here as in the table.
+                const auto* row = model_->cell(id);
+                const QString state = row && row->stopped ? "stopped" : runner::toString(s);
+                emit logLine(d.isEmpty()                 ? QString("%1: %2").arg(id, state)
+                             : d.startsWith(state + " ") ? QString("%1: %2").arg(id, d)
+                                                         : QString("%1: %2: %3").arg(id, state, d));
             });
     connect(runner_, &runner::MatrixRunner::logLine, this,
             [this](const QString& id, const QString& line) {
@@ -133,9 +139,10 @@ void RunController::onRunFinished(const runner::RunSummary& s) {
     if (!s.lost.isEmpty()) {
         emit logLine(s.lost);
     }
-    // A pause leaves the folder resumable: start() continues it with the cells still to run.
-    paused_ = s.stopped && pauseRequested_ && !stopRequested_ && s.refused.isEmpty() &&
-              s.lost.isEmpty() && model_->pendingCount() > 0;
+    // A pause or a Stop leaves the folder resumable: start() continues it with the cells still
+    // to run, the stopped one among them.
+    paused_ = s.stopped && (pauseRequested_ || stopRequested_) && s.refused.isEmpty() &&
+              s.lost.isEmpty() && model_->pendingCount() + model_->stoppedCount() > 0;
     // A refused run ran nothing; the runner's own line says why.
     if (s.refused.isEmpty()) {
         const int stopped = model_->stoppedCount();
@@ -147,10 +154,10 @@ void RunController::onRunFinished(const runner::RunSummary& s) {
                                    .arg(s.resumed)
                                    .arg(s.skippedInfeasible);
         emit logLine(
-            paused_ ? QString("run paused: %1; %2 cells still to run, Resume (F5) runs "
+            paused_ ? QString("run %1: %2; %3 cells still to run, Resume (F5) runs "
                               "them into the same folder")
-                          .arg(counts)
-                          .arg(model_->pendingCount())
+                          .arg(stopRequested_ ? "stopped" : "paused", counts)
+                          .arg(model_->pendingCount() + stopped)
                     : QString("run %1: %2").arg(s.stopped ? "ended early" : "finished", counts));
     }
     recorded_.clear(); // the run changed what the folder holds

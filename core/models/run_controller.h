@@ -45,6 +45,8 @@ public:
     bool running() const { return runner_ != nullptr; }
     // The last run ended at the user's pause with cells still to run; start() resumes it.
     bool paused() const { return paused_; }
+    // Paused by the user's Stop (its results are worth opening), not by "pause after the cell".
+    bool stoppedByUser() const { return paused_ && stopRequested_; }
     bool slurm() const; // the plan's cells run as Slurm jobs
 
 public slots:

@@ -3,6 +3,7 @@
 
 #include "runner/slurm_step.h"
 #include "spec/rank_contract.h"
+#include "trace/trace_input.h"
 
 #include <QJsonObject>
 
@@ -41,6 +42,7 @@ void RunStateModel::setPlan(std::shared_ptr<const feasibility::Plan> plan) {
             r.id = pc.cell.id;
             r.deadlineS = pc.cell.config.timeoutS;
             r.sweep = pc.cell.isSweep();
+            r.sweepMaxBytes = pc.cell.sweepMaxBytes;
             r.worldSize = pc.cell.worldSize;
             rowOfId_.insert(r.id, int(rows_.size()));
             rows_.push_back(r);
@@ -128,10 +130,10 @@ void RunStateModel::onRankProgress(const QString& id, int rank, const QJsonObjec
     } else if (kind == P::kSweep) {
         RankProgress& p = rows_[i].ranks[rank];
         const double bytes = event[P::kBytes].toDouble();
-        p.sweptLast = QString("%1 %2").arg(
-            event[P::kKind].toString(), bytes >= 1048576 ? QString("%1 MiB").arg(bytes / 1048576.0)
-                                        : bytes >= 1024  ? QString("%1 KiB").arg(bytes / 1024.0)
-                                                         : QString("%1 B").arg(bytes));
+        p.sweptBytes = bytes;
+        p.sweptLast =
+            QString("%1 %2").arg(event[P::kKind].toString(),
+                                 QString::fromStdString(trace::formatRoundedByteSize(bytes)));
         ++p.eventsSeen;
         emit dataChanged(index(i, Ranks), index(i, Ranks));
     } else if (kind == P::kBucket) {

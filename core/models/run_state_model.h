@@ -32,6 +32,7 @@ public:
         double lastStepMs = 0;
         int eventsSeen = 0;
         QString sweptLast; // a sweep cell: the last kind and size it measured
+        double sweptBytes = 0;
     };
     struct CellRow {
         QString id;
@@ -42,8 +43,9 @@ public:
         QElapsedTimer clock;
         qint64 elapsedMs = -1;
         QMap<int, RankProgress> ranks;
-        QJsonObject scheduler; // the launcher's last state (Slurm: state, job id, reason)
-        bool sweep = false;    // a collective sweep, not a DDP cell: its time is of another kind
+        QJsonObject scheduler;    // the launcher's last state (Slurm: state, job id, reason)
+        bool sweep = false;       // a collective sweep, not a DDP cell: its time is of another kind
+        double sweepMaxBytes = 0; // its largest message: how far its sizes have come
         int worldSize = 0;
         QString
             recorded; // the folder's word for the cell (complete, incomplete, ...) until it runs

@@ -275,6 +275,20 @@ std::string formatByteSize(std::uint64_t bytes) {
     return text;
 }
 
+std::string formatRoundedByteSize(double bytes) {
+    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int unit = 0;
+    double v = bytes;
+    // 1023.99 KiB reads as 1 MiB: the unit is chosen after the rounding it will get.
+    while (unit < 4 && v >= 1024 * (1 - 5e-5)) {
+        v /= 1024;
+        ++unit;
+    }
+    char text[64];
+    std::snprintf(text, sizeof text, "%.4g %s", v, units[unit]);
+    return text;
+}
+
 ReadOptions ReadOptions::fromEnvironment() {
     ReadOptions o;
     if (const char* v = std::getenv(kMaxTraceSizeEnv); v && *v) {

@@ -26,6 +26,9 @@ inline constexpr const char* kMaxTraceSizeFlag = "--max-trace-size";
 std::optional<std::uint64_t> parseByteSize(std::string_view text);
 // "2 GiB", "512 MiB", "1000 bytes".
 std::string formatByteSize(std::uint64_t bytes);
+// A size for a reader, to four significant digits in the largest binary unit it reaches:
+// "8 MiB" for 8388600 bytes (a sweep's message rounded to its elements), "1.5 KiB", "12 B".
+std::string formatRoundedByteSize(double bytes);
 
 struct ReadOptions {
     std::uint64_t maxTextBytes = kDefaultMaxTraceBytes;
