@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ddp_step_graph.h"
 
+#include "analysis/json_null.h"
 #include "trace/statistics.h"
 
 #include <QJsonArray>
@@ -112,14 +113,6 @@ std::vector<Culprit> ranked(std::map<QString, Culprit>& all) {
     return out;
 }
 
-QJsonValue optional(const std::optional<double>& v) {
-    return v ? QJsonValue(*v) : QJsonValue(QJsonValue::Null);
-}
-
-QJsonValue optionalInt(const std::optional<std::int64_t>& v) {
-    return v ? QJsonValue(qint64(*v)) : QJsonValue(QJsonValue::Null);
-}
-
 } // namespace
 
 DdpStepGraph buildStepGraph(const std::vector<const trace::DdpRankSteps*>& traces,
@@ -227,9 +220,9 @@ QJsonObject toJson(const DdpStepGraph& g) {
                 buckets.append(QJsonObject{{"launch_us", b.launchUs - it.backwardStartUs},
                                            {"start_us", rel(b.startUs)},
                                            {"end_us", rel(b.endUs)},
-                                           {"elements", optionalInt(b.elements)},
-                                           {"bytes", optional(b.bytes)},
-                                           {"seq", optionalInt(b.seq)},
+                                           {"elements", numberOrNull(b.elements)},
+                                           {"bytes", numberOrNull(b.bytes)},
+                                           {"seq", numberOrNull(b.seq)},
                                            {"first_gradient", b.firstGradient},
                                            {"gradients", b.gradients}});
             }
@@ -263,7 +256,7 @@ QJsonObject toJson(const DdpStepGraph& g) {
         buckets.append(QJsonObject{
             {"step", m.step},
             {"index", m.index},
-            {"seq", optionalInt(m.seq)},
+            {"seq", numberOrNull(m.seq)},
             {"ranks", present},
             {"unmatched", m.unmatched},
             {"last_rank", m.lastRank ? QJsonValue(*m.lastRank) : QJsonValue(QJsonValue::Null)},

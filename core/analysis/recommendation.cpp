@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "recommendation.h"
 
+#include "analysis/json_null.h"
 #include "analysis/ready_times.h"
 #include "analysis/step_model.h"
 #include "analysis/sweep_pairing.h"
@@ -269,10 +270,6 @@ void predict(Members& m, const SweepPairing<SweepFit>& sweeps) {
     g.recommendedCapMb = chooseCap(g).capMb;
 }
 
-QJsonValue optional(const std::optional<double>& v) {
-    return v ? QJsonValue(*v) : QJsonValue(QJsonValue::Null);
-}
-
 QString mb(double v) {
     return QString::number(v, 'g', 6);
 }
@@ -396,12 +393,12 @@ QJsonObject toJson(const Recommendations& r) {
                                           {"buckets", c.buckets},
                                           {"predicted_step_ms", c.predictedStepMs},
                                           {"predicted_exposed_ms", c.predictedExposedMs},
-                                          {"measured_step_ms", optional(c.measuredStepMs)},
-                                          {"held_out_step_ms", optional(c.heldOutStepMs)},
+                                          {"measured_step_ms", numberOrNull(c.measuredStepMs)},
+                                          {"held_out_step_ms", numberOrNull(c.heldOutStepMs)},
                                           {"measured_cell", c.measuredCell.isEmpty()
                                                                 ? QJsonValue(QJsonValue::Null)
                                                                 : QJsonValue(c.measuredCell)},
-                                          {"error", optional(c.error())}});
+                                          {"error", numberOrNull(c.error())}});
         }
         QJsonObject o{{"model", g.model},
                       {"layer", g.layer},
@@ -410,8 +407,8 @@ QJsonObject toJson(const Recommendations& r) {
                       {"hook", g.hook},
                       {"first_bucket_mb", g.firstBucketMb},
                       {"cells", QJsonArray::fromStringList(g.cells)},
-                      {"recommended_bucket_cap_mb", optional(g.recommendedCapMb)},
-                      {"mape", optional(g.mape)},
+                      {"recommended_bucket_cap_mb", numberOrNull(g.recommendedCapMb)},
+                      {"mape", numberOrNull(g.mape)},
                       {"measured", g.measured()},
                       {"candidates", candidates}};
         if (!g.settings.isEmpty()) {

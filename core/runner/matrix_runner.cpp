@@ -4,6 +4,7 @@
 #include "feasibility/cell_json.h"
 #include "files/safe_file.h"
 #include "matrix/knobs.h"
+#include "matrix/links.h"
 #include "matrix/yaml_input.h"
 #include "platform/slurm_cluster.h"
 #include "platform/thread_limit.h"
