@@ -150,7 +150,7 @@ private slots:
             QVERIFY2(!r.err.contains("unknown command"), qPrintable(command));
         }
         QCOMPARE(toSet(bashComplete("commprof", {"commprof", "trace", ""})),
-                 (QSet<QString>{"summarize", "collectives", "reduce"}));
+                 (QSet<QString>{"summarize", "collectives", "reduce", "ddp", "whatif"}));
         QCOMPARE(bashComplete("commprof", {"commprof", "cells", "dir", "--format", ""}),
                  (QStringList{"table", "json", "csv"}));
         const QStringList runFlags = bashComplete("commprof", {"commprof", "run", "--"});

@@ -99,6 +99,10 @@ QString cellLog(const QString& out, const QString& cell) {
 class TstForkServer : public QObject {
     Q_OBJECT
 private slots:
+    // The server is opt-in: on for this suite's servers and ranks alike (a rank whose
+    // environment differs from the server's is exec'd).
+    void initTestCase() { qputenv("COMMPROF_FORK_SERVER", "1"); }
+
     // The same cell, its ranks forked and exec'd: every reduced gradient and the final
     // parameters the same bytes, the buckets the same, and the forked ranks' gradients equal to
     // Python DDP's (tests/hook_reference.py).
