@@ -101,7 +101,7 @@ class TstForkServer : public QObject {
 private slots:
     // The server is opt-in: on for this suite's servers and ranks alike (a rank whose
     // environment differs from the server's is exec'd).
-    void initTestCase() { qputenv("COMMPROF_FORK_SERVER", "1"); }
+    void initTestCase() { qunsetenv("COMMPROF_FORK_SERVER"); }
 
     // The same cell, its ranks forked and exec'd: every reduced gradient and the final
     // parameters the same bytes, the buckets the same, and the forked ranks' gradients equal to
@@ -222,18 +222,18 @@ private slots:
     }
 
     // `commprof run`: every cell's ranks forked from one server, said in launcher.log and in
-    // the cell's records, with COMMPROF_FORK_SERVER=1; without it, by exec with the reason.
+    // the cell's records, by default; with COMMPROF_FORK_SERVER=0, by exec with the reason.
     void commprofRunForksEveryCell() {
         QTemporaryDir dir;
         const QString matrix =
             writeMatrix(dir, QString(kQuick).replace("world_sizes: [1]", "world_sizes: [1, 2]"));
         QProcessEnvironment on = QProcessEnvironment::systemEnvironment();
-        on.insert("COMMPROF_FORK_SERVER", "1");
+        on.remove("COMMPROF_FORK_SERVER");
         const CliResult forked =
             runCli("commprof", {"run", matrix, "--out", dir.filePath("f")}, 600000, on);
         QVERIFY2(forked.exitCode == 0, forked.err.constData());
         QProcessEnvironment off = QProcessEnvironment::systemEnvironment();
-        off.remove("COMMPROF_FORK_SERVER");
+        off.insert("COMMPROF_FORK_SERVER", "0");
         const CliResult execd =
             runCli("commprof", {"run", matrix, "--out", dir.filePath("e")}, 600000, off);
         QVERIFY2(execd.exitCode == 0, execd.err.constData());
@@ -250,7 +250,7 @@ private slots:
             serverPids << m.captured(1);
             const QJsonObject e = readJsonFile(dir.filePath("e/cells/" + cell + "/manifest.json"));
             QCOMPARE(e["launcher"]["ranks_started_by"].toString(), QString("exec"));
-            const QString off = "the fork server is off (COMMPROF_FORK_SERVER=1 turns it on)";
+            const QString off = "the fork server is off (COMMPROF_FORK_SERVER=0)";
             QCOMPARE(e["launcher"]["exec_reason"].toString(), off);
             QVERIFY2(cellLog(dir.filePath("e"), cell).contains("ranks started by exec: " + off),
                      qPrintable(cellLog(dir.filePath("e"), cell)));

@@ -113,13 +113,12 @@ private slots:
         const QString out = QDir(elsewhere_.path()).filePath("results");
         const CliResult run =
             runIn(elsewhere_.path(), bin_ + "/commprof",
-                  {"run", smoke, "--out", "results", "--only", "mlp2m_gloo_cpu_ws1_r0"}, path,
-                  {"COMMPROF_FORK_SERVER=1"});
+                  {"run", smoke, "--out", "results", "--only", "mlp2m_gloo_cpu_ws1_r0"}, path);
         QVERIFY2(run.exitCode == 0, run.err.constData());
         const QString cell = out + "/cells/mlp2m_gloo_cpu_ws1_r0";
         QFile manifest(cell + "/manifest.json");
         QVERIFY(manifest.open(QIODevice::ReadOnly));
-        // Forked from the run's fork server (asked for), through the client installed in libexec.
+        // Forked from the run's fork server (the default), through the client installed in libexec.
         const QJsonObject launcher =
             QJsonDocument::fromJson(manifest.readAll()).object()["launcher"].toObject();
         QCOMPARE(launcher["ranks_started_by"].toString(), QString("fork"));

@@ -2,6 +2,7 @@
 #include "fork_server.h"
 
 #include "fork_protocol.h"
+#include "rank_exit.h"
 #include "spec/fork_contract.h"
 #include "spec/rank_contract.h"
 
@@ -147,7 +148,7 @@ struct Child {
         argv.push_back(a.data());
     }
     argv.push_back(nullptr);
-    std::exit(rankMain(int(request.argv.size()), argv.data()));
+    endRankProcess(rankMain(int(request.argv.size()), argv.data()));
 }
 
 class Server {

@@ -3,6 +3,7 @@
 // forks ranks for the runner (fork_server.h).
 
 #include "fork_server.h"
+#include "rank_exit.h"
 #include "spec/fork_contract.h"
 
 #include <cstring>
@@ -11,7 +12,7 @@ int rankMain(int argc, char** argv);
 
 int main(int argc, char** argv) {
     if (argc == 3 && std::strcmp(argv[1], commprof::spec::fork::kServerFlag) == 0) {
-        return commprof::rank::runForkServer(argv[2], rankMain);
+        commprof::rank::endRankProcess(commprof::rank::runForkServer(argv[2], rankMain));
     }
-    return rankMain(argc, argv);
+    commprof::rank::endRankProcess(rankMain(argc, argv));
 }

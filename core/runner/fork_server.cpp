@@ -55,9 +55,8 @@ bool ForkServer::refuse(const QString& why) {
 }
 
 bool ForkServer::start(const QString& rankProgram, const QProcessEnvironment& env, int timeoutMs) {
-    if (env.value(contract::kEnableEnv) != "1") {
-        return refuse(
-            QString("the fork server is off (%1=1 turns it on)").arg(contract::kEnableEnv));
+    if (env.value(contract::kEnableEnv) == "0") {
+        return refuse(QString("the fork server is off (%1=0)").arg(contract::kEnableEnv));
     }
     client_ = forkClientFor(rankProgram);
     if (client_.isEmpty()) {

@@ -5,7 +5,7 @@
 1. the trace parser: `commprof trace summarize FILE --json` against `zcat FILE`, both as whole
    processes with stdout to /dev/null; wall, CPU (user + system) and system time of each from
    wait4, the ratio taken pair by pair and its median reported;
-2. a run of 12 tiny 2-rank cells (`commprof run`): with the rank fork server (COMMPROF_FORK_SERVER=1)
+2. a run of 12 tiny 2-rank cells (`commprof run`): with the rank fork server (the default)
    against without it (the default), interleaved pairs, median of the per-pair
    wall ratios; and, for scale, `/usr/bin/python3 -c 'import torch'`.
 
@@ -72,8 +72,8 @@ def parser_floor(bin_dir, trace, pairs):
 
 def run_floor(bin_dir, run_pairs):
     cli = os.path.join(bin_dir, "commprof")
-    on = dict(os.environ, COMMPROF_FORK_SERVER="1")
-    off = {k: v for k, v in os.environ.items() if k != "COMMPROF_FORK_SERVER"}
+    on = {k: v for k, v in os.environ.items() if k != "COMMPROF_FORK_SERVER"}
+    off = dict(os.environ, COMMPROF_FORK_SERVER="0")
     walls = {"server": [], "exec": []}
     ratios = []
     with tempfile.TemporaryDirectory() as tmp:
