@@ -608,6 +608,46 @@ private slots:
         QVERIFY(m.matchedBy.contains("occurrence 2"));
     }
 
+    // The case: rank 1's trace lacks step 8's second all-reduce. By name and occurrence
+    // over the whole trace, rank 0's step-8 bucket 1 was paired with rank 1's step-9 bucket 0
+    // and a step's length shown as skew; by step and order it is unmatched on rank 1, and
+    // step 9's buckets still pair with step 9's.
+    void aCollectiveMissingOnOneRankIsUnmatched() {
+        auto build = [](bool lacksOne) {
+            TraceBuilder b;
+            b.complete("ProfilerStep#8", 0, 1000).complete("gloo:all_reduce", 100, 50);
+            if (!lacksOne) {
+                b.complete("gloo:all_reduce", 300, 50);
+            }
+            b.complete("ProfilerStep#9", 1000, 1000)
+                .complete("gloo:all_reduce", 1100, 50)
+                .complete("gloo:all_reduce", 1300, 50);
+            return trace::parseTraceText(b.object().toStdString(), "r");
+        };
+        const auto stack = timeline::stackRanks({rankOf(build(false), 0), rankOf(build(true), 1)});
+        const auto eventAt = [&](int rank, double ts) {
+            const auto& t = stack.ranks[std::size_t(rank)]->trace;
+            for (std::uint32_t i = 0; i < t.events.size(); ++i) {
+                if (t.name(t.events[i]) == "gloo:all_reduce" && t.events[i].startUs == ts) {
+                    return i;
+                }
+            }
+            return std::uint32_t(t.events.size());
+        };
+        QVERIFY(!stack.ranks[0]->trace.collectives.empty());
+        const auto missing = timeline::matchAcrossRanks(stack, {0, eventAt(0, 300)});
+        QCOMPARE(int(missing.slices.size()), 1);
+        QCOMPARE(missing.unmatchedRanks, std::vector<int>{1});
+        QCOMPARE(missing.skewUs, 0.0);
+        QVERIFY2(missing.matchedBy.contains("step 8"), qPrintable(missing.matchedBy));
+        // Step 9's second bucket: rank 1's at 1300, not its third collective by count.
+        const auto later = timeline::matchAcrossRanks(stack, {0, eventAt(0, 1300)});
+        QCOMPARE(int(later.slices.size()), 2);
+        QVERIFY(later.unmatchedRanks.empty());
+        QCOMPARE(later.slices[1].event, eventAt(1, 1300));
+        QCOMPARE(later.skewUs, stack.toDisplay(1, 1300) - stack.toDisplay(0, 1300));
+    }
+
     void clocksThatDifferAreAlignedOnTheFirstCollective() {
         // Two hand-written ranks an hour apart on their own clocks: the first all-reduce ends
         // at 150 on rank 0 and at 3.6e9 + 170 on rank 1.

@@ -157,9 +157,11 @@ void SliceDetailsPanel::render() {
             }
             html += "</table>";
         }
-        if (matched_.slices.size() > 1) {
-            html += QString("<h4 style='margin-bottom:2px'>On every rank: skew %1</h4>")
-                        .arg(formatDuration(matched_.skewUs));
+        if (matched_.slices.size() > 1 || !matched_.unmatchedRanks.empty()) {
+            html += matched_.slices.size() > 1
+                        ? QString("<h4 style='margin-bottom:2px'>On every rank: skew %1</h4>")
+                              .arg(formatDuration(matched_.skewUs))
+                        : QString("<h4 style='margin-bottom:2px'>On every rank</h4>");
             html += QString("<p style='color:#666;margin-top:0'>matched by %1</p>")
                         .arg(esc(matched_.matchedBy));
             html += "<table cellspacing='0' cellpadding='1'>";
@@ -174,6 +176,12 @@ void SliceDetailsPanel::render() {
                     text += " (last)";
                 }
                 html += row(QString("rank %1").arg(number), linkTo(m, text));
+            }
+            // Said, not guessed: a neighbouring step's instance would show a step as skew.
+            for (int r : matched_.unmatchedRanks) {
+                const int number = r < int(rankNumbers_.size()) ? rankNumbers_[std::size_t(r)] : r;
+                html += row(QString("rank %1").arg(number),
+                            "<span style='color:#a00'>unmatched: none at this place</span>");
             }
             html += "</table>";
         }

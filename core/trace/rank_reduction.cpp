@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "rank_reduction.h"
 
+#include "collective_places.h"
 #include "trace_job.h"
 #include "trace_report.h"
 
 #include <algorithm>
-#include <map>
-#include <tuple>
 
 namespace commprof::trace {
 namespace {
@@ -20,16 +19,6 @@ std::uint32_t nameIndex(std::vector<std::string>& names, const std::string& name
     return std::uint32_t(names.size() - 1);
 }
 
-// The step whose window holds t, if any.
-std::optional<int> stepAt(const std::vector<StepWindow>& steps, double t) {
-    for (const auto& s : steps) {
-        if (t >= s.window.start && t < s.window.end) {
-            return s.step;
-        }
-    }
-    return std::nullopt;
-}
-
 } // namespace
 
 std::vector<CollectiveArrival> collectiveArrivals(const std::vector<CollectiveRecord>& records,
@@ -37,19 +26,14 @@ std::vector<CollectiveArrival> collectiveArrivals(const std::vector<CollectiveRe
                                                   const std::optional<Span>& window,
                                                   std::vector<std::string>& names) {
     std::vector<CollectiveArrival> out;
-    std::map<std::tuple<std::uint32_t, std::optional<int>>, std::uint32_t> ordinals;
-    for (const CollectiveRecord& c : records) {
-        if (!startsIn(c, window)) {
-            continue;
-        }
+    for (const CollectivePlace& p : collectivePlaces(records, steps, window)) {
+        const CollectiveRecord& c = records[p.record];
         CollectiveArrival a;
-        a.processGroup = nameIndex(names, c.processGroup.empty() ? "default" : c.processGroup);
+        a.processGroup = nameIndex(names, p.processGroup);
         a.kind = nameIndex(names, c.kind);
-        a.seq = c.seq;
-        a.step = stepAt(steps, c.startUs);
-        if (!c.seq) {
-            a.ordinal = ordinals[{a.processGroup, a.step}]++;
-        }
+        a.seq = p.seq;
+        a.step = p.step;
+        a.ordinal = p.ordinal;
         a.startUs = c.startUs;
         out.push_back(a);
     }
