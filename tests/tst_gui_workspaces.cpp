@@ -125,7 +125,8 @@ private slots:
         QSignalSpy opened(&w, &workbench::MainWindow::resultsOpened);
         QVERIFY(opened.wait(60000));
         widgets::Workspaces* ws = w.workspaces();
-        QCOMPARE(ws->names(), QStringList({"design", "run", "inspect", "results", "probe"}));
+        QCOMPARE(ws->names(),
+                 QStringList({"design", "run", "inspect", "whatif", "results", "probe"}));
         for (const QString& name : ws->names()) {
             ws->setCurrent(name);
             QTest::qWait(50);

@@ -94,6 +94,12 @@ QStringList writeTables(store::Database& db, const report::ReportData& data,
 
 QSize layOutFigure(QCustomPlot& plot, const FigureSpec& figure, const report::ReportData& data,
                    const ExportOptions& options) {
+    return layOutDrawn(
+        plot, [&](QCustomPlot& p, const FigureStyle& style) { figure.draw(p, data, style); },
+        options);
+}
+
+QSize layOutDrawn(QCustomPlot& plot, const DrawFigure& draw, const ExportOptions& options) {
     // Lay the figure out in the units its fonts are measured in (the screen's logical dpi),
     // and give every output that same unit per inch: the text keeps its point size and the
     // layout computed for it is the layout drawn.
@@ -110,7 +116,7 @@ QSize layOutFigure(QCustomPlot& plot, const FigureSpec& figure, const report::Re
     FigureStyle style;
     style.fontPt = options.fontPt;
     style.titleDeltaPt = 0.0;
-    figure.draw(plot, data, style);
+    draw(plot, style);
     placeLegend(plot);
     // What sits below the axes (a legend no corner had room for, a note) gets room of its own,
     // and so do long tick labels: the page grows until the data keep at least
@@ -135,16 +141,24 @@ QSize layOutFigure(QCustomPlot& plot, const FigureSpec& figure, const report::Re
 
 QStringList writeFigure(const FigureSpec& figure, const report::ReportData& data,
                         const QString& outDir, const ExportOptions& options) {
+    return writeDrawn(
+        figure.name, figure.title,
+        [&](QCustomPlot& p, const FigureStyle& style) { figure.draw(p, data, style); }, outDir,
+        options);
+}
+
+QStringList writeDrawn(const QString& name, const QString& title, const DrawFigure& draw,
+                       const QString& outDir, const ExportOptions& options) {
     makeDir(outDir);
     QCustomPlot plot;
     const int unitsPerInch = plot.logicalDpiX();
-    const QSize size = layOutFigure(plot, figure, data, options);
+    const QSize size = layOutDrawn(plot, draw, options);
     const int w = size.width();
     const int h = size.height();
     const double heightIn = double(h) / unitsPerInch;
 
     QStringList written;
-    const QString base = QDir(outDir).filePath(figure.name);
+    const QString base = QDir(outDir).filePath(name);
     // Draws the laid-out figure into a device; the file is written when the painter ends.
     const auto paint = [&](QPaintDevice& device, const QString& path, double scale = 1.0) {
         QCPPainter painter;
@@ -160,7 +174,7 @@ QStringList writeFigure(const FigureSpec& figure, const report::ReportData& data
         pdf.setPageSize(QPageSize(QSizeF(options.widthIn, heightIn), QPageSize::Inch));
         pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
         pdf.setResolution(unitsPerInch);
-        pdf.setTitle(figure.title);
+        pdf.setTitle(title);
         pdf.setCreator("commprof");
         paint(pdf, path);
         written << path;
@@ -172,7 +186,7 @@ QStringList writeFigure(const FigureSpec& figure, const report::ReportData& data
         svg.setResolution(unitsPerInch);
         svg.setSize(QSize(w, h));
         svg.setViewBox(QRect(0, 0, w, h));
-        svg.setTitle(figure.title);
+        svg.setTitle(title);
         paint(svg, path);
         written << path;
     }

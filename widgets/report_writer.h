@@ -9,11 +9,18 @@
 #include <QSize>
 #include <QStringList>
 
+#include <functional>
+
 class QCustomPlot;
 
 namespace commprof::widgets {
 
 struct FigureSpec;
+struct FigureStyle;
+
+// Draws a figure into a plot at a style: what layOutDrawn and writeDrawn take, for figures whose
+// data is not a results folder's (the What if figure of a trace folder).
+using DrawFigure = std::function<void(QCustomPlot&, const FigureStyle&)>;
 
 struct ExportOptions {
     static constexpr double kSingleColumnIn = 3.3;
@@ -38,10 +45,13 @@ QStringList writeTables(store::Database& db, const report::ReportData& data, con
 // units (its logical dpi per inch).
 QSize layOutFigure(QCustomPlot& plot, const FigureSpec& figure, const report::ReportData& data,
                    const ExportOptions& options);
+QSize layOutDrawn(QCustomPlot& plot, const DrawFigure& draw, const ExportOptions& options);
 // One figure in every chosen format, as OUTDIR/<name>.<ext>. GUI thread only (it draws with a
 // widget). Throws std::runtime_error naming a file that could not be written.
 QStringList writeFigure(const FigureSpec& figure, const report::ReportData& data,
                         const QString& outDir, const ExportOptions& options);
+QStringList writeDrawn(const QString& name, const QString& title, const DrawFigure& draw,
+                       const QString& outDir, const ExportOptions& options);
 // Tables (if options.tables) and every figure. Returns the files written.
 QStringList writeReport(store::Database& db, const report::ReportData& data, const QString& outDir,
                         const ExportOptions& options = {});

@@ -23,6 +23,7 @@ constexpr double kMinSelectedPx = 5.0; // a selected slice shows at least this w
 constexpr int kLabelPadding = 3;
 constexpr int kMaxOutlined = 4000; // search matches outlined per frame
 constexpr int kMaxArrows = 32;
+constexpr int kCriticalFootPx = 5; // the critical path's bar along a rank header's foot
 
 const QColor kRankHeader(0xdd, 0xe2, 0xea);
 const QColor kProcessHeader(0xee, 0xf0, 0xf4);
@@ -423,6 +424,9 @@ void TimelinePainter::paintOverlays() {
         }
     }
     p_.restore();
+    if (v_.criticalPathShown_) {
+        paintCriticalPath();
+    }
 
     if (v_.range_) {
         const double x0 = std::max<double>(xOf(v_.range_->first), tracksLeft_);
@@ -435,6 +439,55 @@ void TimelinePainter::paintOverlays() {
             p_.drawLine(QPointF(x1, rowsTop_), QPointF(x1, rowsBottom_));
         }
     }
+}
+
+void TimelinePainter::paintCriticalPath() {
+    const auto& stack = *v_.stack_;
+    const auto& rows = layout_->rows();
+    const QColor colour = TimelineView::criticalPathColour();
+    p_.save();
+    p_.setClipRect(
+        QRect(tracksLeft_, rowsTop_, tracksRight_ - tracksLeft_, rowsBottom_ - rowsTop_));
+    p_.setFont(labelFont_);
+    for (std::size_t i = firstRow_; i < lastRow_; ++i) {
+        const LayoutRow& row = rows[i];
+        if (row.kind != timeline::RowKind::Rank) {
+            continue;
+        }
+        const std::size_t r = std::size_t(row.rank);
+        const int number = stack.ranks[r]->rank;
+        const int y = yOfRow(row);
+        for (const analysis::CriticalStep& c : v_.criticalPath_) {
+            if (c.rank != number) {
+                continue;
+            }
+            const auto x = [&](double traceUs) { return xOf(stack.toDisplay(r, traceUs)); };
+            if (x(c.endUs) < tracksLeft_ || x(c.startUs) > tracksRight_) {
+                continue;
+            }
+            // Compute and the optimizer as a bar along the header's foot; what the backward
+            // waited for after its compute (the culprit's cost) across the whole header.
+            const int foot = y + row.height - kCriticalFootPx;
+            const auto span = [&](double from, double to, int top, int height) {
+                const double x0 = x(from), x1 = x(to);
+                p_.fillRect(QRectF(x0, top, std::max(1.0, x1 - x0), height), colour);
+            };
+            span(c.startUs, c.computeEndUs, foot, kCriticalFootPx);
+            span(c.computeEndUs, c.backwardEndUs, y + 1, row.height - 2);
+            span(c.backwardEndUs, c.endUs, foot, kCriticalFootPx);
+            // The culprit, above the compute bar, ending where the wait begins.
+            const QString text = QString("step %1: %2").arg(c.step).arg(c.culprit);
+            const double left = std::max<double>(x(c.startUs), tracksLeft_) + kLabelPadding;
+            const double right = std::min<double>(x(c.computeEndUs), tracksRight_) - kLabelPadding;
+            if (right - left >= kMinLabelPx) {
+                p_.setPen(colour.darker(160));
+                p_.drawText(QRectF(left, y, right - left, row.height - kCriticalFootPx),
+                            Qt::AlignRight | Qt::AlignVCenter,
+                            fm_.elidedText(text, Qt::ElideRight, int(right - left)));
+            }
+        }
+    }
+    p_.restore();
 }
 
 void TimelinePainter::paintArrow(QPointF from, QPointF to, QColor colour) {

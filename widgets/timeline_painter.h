@@ -44,6 +44,7 @@ private:
     void paintLabel(const QRectF& slice, int rank, std::uint32_t name, QColor fill);
     void paintOverlays();
     void paintArrow(QPointF from, QPointF to, QColor colour);
+    void paintCriticalPath();
     void paintGutter();
     void paintHeader();
     void paintStrip(int top);

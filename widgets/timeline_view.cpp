@@ -63,6 +63,7 @@ void TimelineView::setStack(std::shared_ptr<const timeline::TimelineStack> stack
     matched_ = {};
     range_.reset();
     matches_.reset();
+    criticalPath_.clear(); // the new traces' path comes after them
     currentMatch_ = 0;
     history_.clear();
     pins_.clear();
@@ -208,6 +209,22 @@ void TimelineView::select(timeline::SliceRef slice, bool revealIt) {
         reveal(slice);
     }
     update();
+}
+
+void TimelineView::setCriticalPath(std::vector<analysis::CriticalStep> path) {
+    criticalPath_ = std::move(path);
+    update();
+}
+
+void TimelineView::setCriticalPathShown(bool shown) {
+    criticalPathShown_ = shown;
+    update();
+}
+
+QColor TimelineView::criticalPathColour() {
+    // A red no name hashes to (the palette's are softer), drawn opaque so that it reads alike
+    // over any slice.
+    return QColor(0xe8, 0x00, 0x2a);
 }
 
 void TimelineView::setMatched(const timeline::MatchedSlices& matched) {
@@ -553,6 +570,7 @@ QStringList TimelineView::keyHelp() {
             "Ctrl+wheel     zoom;  Shift+wheel  pan;  wheel  scroll",
             "click          select a slice;  Shift+drag  measure a range",
             "Ctrl+F, F3     search, next match (Shift+F3: previous)",
+            "C              the critical path of each step, on / off",
             "Esc            clear the selection;  ?  this list"};
 }
 

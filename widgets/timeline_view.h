@@ -14,12 +14,14 @@
 //   P, right-click   pins the selected slice's track (a track header's menu) to the top
 //   Backspace        back to the previous view;  Esc clears the selection and the range
 //   click            selects a slice, collapses a rank or process header, zooms to a step band
+//   C                the critical path over the tracks, on and off (the owner's action)
 //
 // Drawing touches only what is visible: per shown row, a binary search to the first visible
 // slice, then one rectangle per slice at least a pixel wide and one per pixel column for
 // everything narrower (a jump by binary search to the next column), so a frame costs
 // O(rows shown x columns x log n), whatever the number of events.
 
+#include "analysis/critical_path.h"
 #include "timeline/overview.h"
 #include "timeline/palette.h"
 #include "timeline/rank_matching.h"
@@ -100,6 +102,14 @@ public:
     void setCurrentMatch(std::size_t index); // reveals it
     void setColouring(Colouring colouring);
     Colouring colouring() const { return colouring_; }
+    // Each step's critical path (analysis/critical_path.h, times on each rank's own trace
+    // clock), drawn over its rank's header row while shown: compute, then what the backward
+    // waited for, then the optimizer, with the culprit named beside it.
+    void setCriticalPath(std::vector<analysis::CriticalStep> path);
+    const std::vector<analysis::CriticalStep>& criticalPath() const { return criticalPath_; }
+    void setCriticalPathShown(bool shown);
+    bool criticalPathShown() const { return criticalPathShown_; }
+    static QColor criticalPathColour();
     void toggleRank(int rankIndex);
     void toggleGroup(int rankIndex, int group);
     const timeline::CollapseState& collapsed() const { return collapsed_; }
@@ -200,6 +210,8 @@ private:
     std::shared_ptr<const timeline::SearchMatches> matches_;
     std::size_t currentMatch_ = 0;
     Colouring colouring_ = Colouring::ByName;
+    std::vector<analysis::CriticalStep> criticalPath_;
+    bool criticalPathShown_ = false;
     QScrollBar* vscroll_ = nullptr;
 
     // Pointer state.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "trace_inspector.h"
 
+#include "analysis/critical_path.h"
 #include "jobs/job_tracker.h"
 #include "layout_helpers.h"
 #include "models/step_table_model.h"
@@ -15,10 +16,14 @@
 #include "timeline/stack_loader.h"
 #include "timeline_search_bar.h"
 #include "timeline_view.h"
+#include "trace/ddp_steps.h"
 #include "trace/event_details.h"
+#include "trace/trace_job.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QComboBox>
+#include <QDir>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -40,6 +45,11 @@ struct TraceInspector::ArgReader {
 
 namespace {
 
+struct DdpRead {
+    std::shared_ptr<const analysis::DdpJobAnalysis> job;
+    std::vector<analysis::CriticalStep> path;
+};
+
 struct SelectionFacts {
     timeline::SliceRef slice;
     timeline::MatchedSlices matched;
@@ -54,6 +64,7 @@ TraceInspector::TraceInspector(jobs::JobTracker* loads, QWidget* parent)
     selectionJobs_ = new jobs::JobTracker(this);
     searchJobs_ = new jobs::JobTracker(this);
     rangeJobs_ = new jobs::JobTracker(this);
+    ddpJobs_ = new jobs::JobTracker(this);
     timeline_ = new TimelineView(this);
     details_ = new SliceDetailsPanel(this);
     searchBar_ = new TimelineSearchBar(this);
@@ -143,6 +154,16 @@ TraceInspector::TraceInspector(jobs::JobTracker* loads, QWidget* parent)
                                        : TimelineView::Colouring::ByName);
     });
     connect(focus_, &QComboBox::currentIndexChanged, this, &TraceInspector::setFocusRank);
+
+    // The key works wherever the focus is in the inspector; the owner puts the action in a menu.
+    criticalPath_ = new QAction("&Critical path", this);
+    criticalPath_->setCheckable(true);
+    criticalPath_->setShortcut(QKeySequence(Qt::Key_C));
+    criticalPath_->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    criticalPath_->setToolTip("Each step's critical path over the tracks of the rank the others "
+                              "waited for, with the culprit named (a DDP job's traces)");
+    addAction(criticalPath_);
+    connect(criticalPath_, &QAction::toggled, timeline_, &TimelineView::setCriticalPathShown);
 }
 
 TraceInspector::~TraceInspector() = default;
@@ -164,6 +185,7 @@ void TraceInspector::openCell(const QString& cellDir) {
 }
 
 void TraceInspector::openFiles(const QStringList& files) {
+    paramsFile_.clear(); // another job's parameters are not these traces'
     what_ = files.size() == 1 ? QFileInfo(files.first()).fileName()
                               : QString("%1 ranks of %2")
                                     .arg(files.size())
@@ -191,6 +213,78 @@ void TraceInspector::openFiles(const QStringList& files) {
         },
         [this, files](const QString& error) {
             emit loadFailed(files.size() == 1 ? files.first() : what_, error);
+        });
+}
+
+void TraceInspector::openFolder(const QString& dir) {
+    QStringList files = timeline::traceFilesOfCell(dir);
+    if (files.isEmpty()) {
+        try {
+            for (const std::string& f : trace::traceFilesIn(dir.toStdString())) {
+                // The parameters file beside a job's traces is no trace.
+                if (QFileInfo(QString::fromStdString(f)).fileName() != analysis::kParamsFileName) {
+                    files << QString::fromStdString(f);
+                }
+            }
+        } catch (const std::exception& e) {
+            loads_->cancel();
+            emit loadFailed(dir, QString::fromUtf8(e.what()));
+            return;
+        }
+    }
+    if (files.isEmpty()) {
+        loads_->cancel();
+        emit loadFailed(dir, QString("%1 holds no trace (*.json, *.json.gz)").arg(dir));
+        return;
+    }
+    openFiles(files);
+}
+
+void TraceInspector::setParamsFile(const QString& path) {
+    paramsFile_ = path;
+    readDdpJob();
+}
+
+void TraceInspector::readDdpJob() {
+    ddpJob_.reset();
+    timeline_->setCriticalPath({});
+    if (!stack_ || stack_->ranks.empty()) {
+        ddpJobs_->cancel();
+        emit ddpJobMissing("No trace is open: open a DDP job's traces (File > Open trace "
+                           "folder) to replay its step.");
+        return;
+    }
+    const auto stack = stack_;
+    const QString params =
+        paramsFile_.isEmpty() ? analysis::paramsBeside({stack->ranks.front()->path}) : paramsFile_;
+    ddpJobs_->start(
+        "Reading the DDP steps",
+        [stack, params](const jobs::JobContext& job) {
+            std::vector<trace::DdpRankSteps> steps;
+            std::vector<int> numbers;
+            for (const auto& r : stack->ranks) {
+                job.throwIfCancelled();
+                steps.push_back(trace::ddpSteps(r->trace));
+                numbers.push_back(r->rank);
+            }
+            analysis::DdpJob read = analysis::ddpJobOf(std::move(steps), numbers);
+            if (!params.isEmpty()) {
+                read.params = analysis::readDdpParams(params);
+                read.paramsPath = params;
+            }
+            DdpRead out;
+            out.job = std::make_shared<const analysis::DdpJobAnalysis>(std::move(read));
+            const auto& p = out.job->job.params;
+            out.path = analysis::criticalPath(out.job->graph, p ? p->names() : QStringList{});
+            return out;
+        },
+        [this](const DdpRead& r) {
+            ddpJob_ = r.job;
+            timeline_->setCriticalPath(r.path);
+            emit ddpJobRead(r.job);
+        },
+        [this](const QString& why) {
+            emit ddpJobMissing("Nothing to replay in the traces shown: " + why);
         });
 }
 
@@ -234,6 +328,7 @@ void TraceInspector::setStack(std::shared_ptr<const timeline::TimelineStack> sta
     if (!stack_) {
         summary_->clear();
         shown_->clear();
+        readDdpJob();
         return;
     }
     // The keys (W/S/A/D, F, ?) go to the new timeline at once, unless the user is typing in
@@ -256,6 +351,7 @@ void TraceInspector::setStack(std::shared_ptr<const timeline::TimelineStack> sta
     }
     QStringList warnings(stack_->warnings.begin(), stack_->warnings.end());
     emit loaded(primaryTrace(), warnings);
+    readDdpJob();
 }
 
 QString TraceInspector::primaryTrace() const {

@@ -8,8 +8,11 @@
 // it, or one of our own): every rank's trace is parsed and laid out in parallel, and a newer
 // request makes an older one stale, so a slow earlier cell never replaces a later one. Event
 // args and the cross-rank match of a selection, searches, and the range summed by name run the
-// same way.
+// same way. Once traces are shown, their DDP steps are read as one job (analysis/ddp_job.h) the
+// same way: the timeline gets each step's critical path (C shows it), and the owner the job, for
+// the What if page, or why there is none.
 
+#include "analysis/ddp_job.h"
 #include "timeline/slice_ref.h"
 #include "timeline/timeline_stack.h"
 
@@ -19,6 +22,7 @@
 #include <memory>
 #include <vector>
 
+class QAction;
 class QComboBox;
 class QLabel;
 class QSplitter;
@@ -53,6 +57,12 @@ public:
     // Every trace_rank<R>.json(.gz) of a cell folder, stacked.
     void openCell(const QString& cellDir);
     void openFiles(const QStringList& files);
+    // A cell folder's traces, else every trace in the folder (a DDP job's, say), stacked.
+    void openFolder(const QString& dir);
+    // The DDP parameters file (docs/formats.md) of the traces shown: read again with it. Empty:
+    // the params.json beside the traces, if any.
+    void setParamsFile(const QString& path);
+    QString paramsFile() const { return paramsFile_; }
     void clear();
     // What the timeline shows, as the bar above it names it: "cell <id> (2 ranks)", a trace's
     // file name, or empty.
@@ -84,6 +94,11 @@ public:
     jobs::JobTracker* selectionJobs() const { return selectionJobs_; }
     jobs::JobTracker* searchJobs() const { return searchJobs_; }
     jobs::JobTracker* rangeJobs() const { return rangeJobs_; }
+    jobs::JobTracker* ddpJobs() const { return ddpJobs_; }
+    // Checkable, key C: the critical path over the tracks.
+    QAction* criticalPathAction() const { return criticalPath_; }
+    // The shown traces as a DDP job; null while being read, or when they are none.
+    std::shared_ptr<const analysis::DdpJobAnalysis> ddpJob() const { return ddpJob_; }
 
 signals:
     // The primary trace's path, and what the parser warned about (a damaged file, a rank that
@@ -91,18 +106,27 @@ signals:
     void loaded(const QString& primaryTrace, const QStringList& warnings);
     void loadFailed(const QString& what, const QString& message);
     void sliceSelected(const QString& description);
+    // The shown traces read as one DDP job, or why they are none (a trace with no backward, two
+    // jobs mixed, a damaged parameters file).
+    void ddpJobRead(std::shared_ptr<const analysis::DdpJobAnalysis> job);
+    void ddpJobMissing(const QString& why);
 
 private:
     void onSliceSelected(timeline::SliceRef slice);
     void onRange(double fromUs, double toUs);
     void onStepChosen(int stepIndex);
     void showMatch(std::size_t index);
+    void readDdpJob();
     struct ArgReader;
 
     jobs::JobTracker* loads_ = nullptr;
     jobs::JobTracker* selectionJobs_ = nullptr;
     jobs::JobTracker* searchJobs_ = nullptr;
     jobs::JobTracker* rangeJobs_ = nullptr;
+    jobs::JobTracker* ddpJobs_ = nullptr;
+    QAction* criticalPath_ = nullptr;
+    std::shared_ptr<const analysis::DdpJobAnalysis> ddpJob_;
+    QString paramsFile_;
     TimelineView* timeline_ = nullptr;
     SliceDetailsPanel* details_ = nullptr;
     TimelineSearchBar* searchBar_ = nullptr;

@@ -1,15 +1,23 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// commprof report: the tables, LaTeX macros, fits and figures of a results folder.
+// commprof report: the tables, LaTeX macros, fits and figures of a results folder, or the
+// what-if figure and macros of a DDP job's trace folder.
 // Figures come from the workbench's own plot code (widgets/result_plots), rendered offscreen.
 
 #include "cli_common.h"
 #include "terminal_progress.h"
 
+#include "analysis/ddp_job.h"
+#include "analysis/step_parts.h"
 #include "report_writer.h"
+#include "results/results_folder.h"
 #include "store/open_results.h"
+#include "trace/trace_error.h"
+#include "trace/trace_job.h"
+#include "whatif_report.h"
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 
 #include <cstdio>
 #include <optional>
@@ -45,6 +53,36 @@ std::optional<double> sizeOption(const Args& args, const char* flag, double lo, 
     return std::nullopt;
 }
 
+// A folder that is no results folder but holds traces is a DDP job's: its what-if report.
+bool isTraceFolder(const QString& dir) {
+    if (results::checkResultsFolder(dir).ok || !QFileInfo(dir).isDir()) {
+        return false;
+    }
+    try {
+        return !trace::traceFilesIn(dir.toStdString()).empty();
+    } catch (const std::exception&) {
+        return false; // no trace in it: the results folder's own refusal says what it lacks
+    }
+}
+
+int traceReport(const QString& dir, const QString& out, const QString& params,
+                const widgets::ExportOptions& options) {
+    const analysis::DdpJob job =
+        analysis::readDdpJob({dir}, trace::ReadOptions::fromEnvironment(), params);
+    const analysis::DdpStepGraph graph = job.graph();
+    QString why;
+    const std::optional<analysis::WhatIf> w =
+        analysis::whatIf(graph, job.params ? &*job.params : nullptr, {}, &why);
+    if (!w) {
+        throw trace::TraceError((dir + ": cannot replay: " + why).toStdString());
+    }
+    for (const QString& f :
+         widgets::writeWhatIfReport(*w, analysis::recordedParts(graph), dir, out, options)) {
+        std::fprintf(stderr, "wrote %s\n", qPrintable(f));
+    }
+    return Ok;
+}
+
 } // namespace
 
 int reportCommand(const Args& args) {
@@ -63,7 +101,13 @@ int reportCommand(const Args& args) {
     }
     options.widthIn = *width;
     options.fontPt = *font;
+    if (args.has("--params") && !isTraceFolder(dir)) {
+        return args.usageError("--params: only for a folder of a DDP job's traces");
+    }
     try {
+        if (isTraceFolder(dir)) {
+            return traceReport(dir, out, args.value("--params"), options);
+        }
         // Idempotent: the report always reflects the directory as it is. Only a terminal sees the
         // progress; a log gets the files written.
         const bool live = isLiveTerminal(stderr);

@@ -4,110 +4,21 @@
 // The traces are read one per reading thread and only their DDP steps kept, so memory stays
 // that of `trace summarize`.
 
-#include "analysis/ddp_params.h"
+#include "analysis/ddp_job.h"
 #include "analysis/ddp_step_graph.h"
 #include "analysis/whatif.h"
 #include "cli_common.h"
-#include "files/safe_file.h"
 #include "spec/comm_hooks.h"
-#include "trace/ddp_steps.h"
 #include "trace/trace_error.h"
-#include "trace/trace_job.h"
 #include "trace_args.h"
-
-#include <QFileInfo>
-
-#include <set>
 
 namespace commprof::cli {
 namespace {
 
-constexpr qint64 kMaxParamsBytes = 64LL * 1024 * 1024;
-
-struct Job {
-    std::vector<trace::DdpRankSteps> steps; // by rank
-    std::vector<int> ranks;
-    std::optional<analysis::DdpParams> params;
-    std::vector<const trace::DdpRankSteps*> pointers() const {
-        std::vector<const trace::DdpRankSteps*> out;
-        for (const auto& s : steps) {
-            out.push_back(&s);
-        }
-        return out;
-    }
-};
-
-std::vector<std::string> traceFiles(const QStringList& paths, std::vector<bool>* fromDirectory) {
-    std::vector<std::string> files;
-    for (const QString& p : paths) {
-        if (QFileInfo(p).isDir()) {
-            for (auto& f : trace::traceFilesIn(p.toStdString())) {
-                files.push_back(std::move(f));
-                fromDirectory->push_back(true);
-            }
-        } else {
-            files.push_back(p.toStdString());
-            fromDirectory->push_back(false);
-        }
-    }
-    return files;
-}
-
 // Every trace's DDP steps, checked to be ranks of one job. Throws TraceError naming the file.
-Job readJob(const TraceArgs& a, const Args& args) {
-    Job job;
-    if (args.has("--params")) {
-        const QString path = args.value("--params");
-        QString error;
-        try {
-            job.params = analysis::parseDdpParams(
-                files::readRegularFile(path, kMaxParamsBytes, files::Links::Follow), path, &error);
-        } catch (const files::FileError& e) {
-            throw trace::TraceError((path + ": " + e.detail).toStdString());
-        }
-        if (!job.params) {
-            throw trace::TraceError(error.toStdString());
-        }
-    }
-    std::vector<bool> fromDirectory;
-    const std::vector<std::string> files = traceFiles(a.paths, &fromDirectory);
-    std::vector<std::optional<trace::DdpRankSteps>> read(files.size());
-    const std::vector<trace::ReadOutcome> outcomes = trace::forEachTrace(
-        files, a.read, 0, [&](std::size_t i, trace::Trace&& t) { read[i] = trace::ddpSteps(t); });
-    for (std::size_t i = 0; i < files.size(); ++i) {
-        if (outcomes[i].notATrace && fromDirectory[i]) {
-            continue; // a job's folder may hold other JSON beside its traces (--params files)
-        }
-        if (!outcomes[i].error.empty()) {
-            throw trace::TraceError(outcomes[i].error);
-        }
-        if (read[i]) {
-            job.steps.push_back(std::move(*read[i]));
-        }
-    }
-    if (job.steps.empty()) {
-        throw trace::TraceError(a.paths.join(", ").toStdString() + ": no trace read");
-    }
-    std::set<int> seen;
-    for (std::size_t i = 0; i < job.steps.size(); ++i) {
-        const trace::DdpRankSteps& s = job.steps[i];
-        const trace::DdpRankSteps& first = job.steps.front();
-        const std::size_t g0 = first.iterations.front().gradientReadyUs.size();
-        const std::size_t g = s.iterations.front().gradientReadyUs.size();
-        if (g != g0 || s.worldSize != first.worldSize) {
-            throw trace::TraceError(
-                s.source + " and " + first.source + " are not ranks of one job: " +
-                (g != g0 ? std::to_string(g) + " gradients a backward against " + std::to_string(g0)
-                         : std::string("their world sizes differ")));
-        }
-        const int rank = s.rank.value_or(int(i));
-        if (!seen.insert(rank).second) {
-            throw trace::TraceError(s.source + ": rank " + std::to_string(rank) +
-                                    " given twice: traces of one job, one per rank, are expected");
-        }
-        job.ranks.push_back(rank);
-    }
-    return job;
+analysis::DdpJob readJob(const TraceArgs& a, const Args& args) {
+    return analysis::readDdpJob(a.paths, a.read,
+                                args.has("--params") ? args.value("--params") : QString());
 }
 
 std::optional<double> positive(const Args& args, const char* flag) {
@@ -164,9 +75,8 @@ analysis::WhatIfOptions whatIfOptions(const Args& args) {
 
 int traceDdpCommand(const Args& args) {
     return guarded(args, [&](const TraceArgs& a) {
-        const Job job = readJob(a, args);
-        const analysis::DdpStepGraph g = analysis::buildStepGraph(
-            job.pointers(), job.ranks, job.params ? job.params->names() : QStringList{});
+        const analysis::DdpJob job = readJob(a, args);
+        const analysis::DdpStepGraph g = job.graph();
         if (a.format == Format::Json) {
             printJson(analysis::toJson(g));
         } else {
@@ -179,9 +89,8 @@ int traceDdpCommand(const Args& args) {
 int traceWhatIfCommand(const Args& args) {
     return guarded(args, [&](const TraceArgs& a) {
         const analysis::WhatIfOptions options = whatIfOptions(args);
-        const Job job = readJob(a, args);
-        const analysis::DdpStepGraph g = analysis::buildStepGraph(
-            job.pointers(), job.ranks, job.params ? job.params->names() : QStringList{});
+        const analysis::DdpJob job = readJob(a, args);
+        const analysis::DdpStepGraph g = job.graph();
         QString why;
         const std::optional<analysis::WhatIf> w =
             analysis::whatIf(g, job.params ? &*job.params : nullptr, options, &why);

@@ -20,6 +20,7 @@
 #include "run_monitor.h"
 #include "step_table_view.h"
 #include "trace_inspector.h"
+#include "whatif_view.h"
 #include "workspaces.h"
 
 #include <QAbstractButton>
@@ -70,6 +71,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             [this](const QString& what, const QString& e) {
                 reportError("Cannot open the trace " + QFileInfo(what).fileName(), e);
             });
+    // The What if page replays the shown traces' DDP job, or says why they are none.
+    whatIf_ = new widgets::WhatIfView(nullptr, this);
+    connect(traceInspector_, &widgets::TraceInspector::ddpJobRead, whatIf_,
+            &widgets::WhatIfView::setJob);
+    connect(traceInspector_, &widgets::TraceInspector::ddpJobMissing, whatIf_,
+            &widgets::WhatIfView::setUnavailable);
+    connect(whatIf_, &widgets::WhatIfView::paramsFileChosen, traceInspector_,
+            &widgets::TraceInspector::setParamsFile);
     messages_ = new widgets::MessageBar(this);
 
     designer_ = new widgets::MatrixDesigner(this);
@@ -85,8 +94,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     buildWorkspaces();
 
     jobStatus_ = new widgets::JobStatus(this);
-    for (jobs::JobTracker* t :
-         {traceJobs_, resultsJobs_, exportJobs_, probeJobs_, diffJobs_, designer_->planner()}) {
+    for (jobs::JobTracker* t : {traceJobs_, resultsJobs_, exportJobs_, probeJobs_, diffJobs_,
+                                designer_->planner(), whatIf_->jobs()}) {
         jobStatus_->watch(t);
     }
     statusBar()->addPermanentWidget(jobStatus_);
@@ -133,6 +142,7 @@ void MainWindow::buildWorkspaces() {
     workspaces_->addWorkspace("run", "Run", monitor_);
     workspaces_->addWorkspace("inspect", "Inspect", traceInspector_);
     workspaces_->addPane("inspect", "Step table and details", traceInspector_->lowerPane());
+    workspaces_->addWorkspace("whatif", "What if", whatIf_);
     // The linked figures and the cell table, with the selected cell's figures beside them.
     QSplitter* results =
         widgets::makeSplitter(Qt::Horizontal, {{results_, 4}, {inspector_, 1}}, this);
@@ -181,11 +191,19 @@ void MainWindow::buildMenus() {
                     [this] { saveMatrixAs(); });
     file->addSeparator();
     file->addAction("Open &trace...", QKeySequence("Ctrl+T"), this, [this] {
-        const QString path =
-            QFileDialog::getOpenFileName(this, "Open Chrome trace", resultsDir_,
-                                         "Chrome traces (*.json *.json.gz);;All files (*)");
-        if (!path.isEmpty()) {
-            openTrace(path);
+        // Several files: the ranks of one job, stacked.
+        const QStringList paths =
+            QFileDialog::getOpenFileNames(this, "Open Chrome traces", resultsDir_,
+                                          "Chrome traces (*.json *.json.gz);;All files (*)");
+        if (!paths.isEmpty()) {
+            openTraces(paths);
+        }
+    });
+    file->addAction("Open trace &folder...", QKeySequence("Ctrl+Shift+T"), this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(
+            this, "Open a folder of traces (a DDP job's, or a cell's)", resultsDir_);
+        if (!dir.isEmpty()) {
+            openTrace(dir);
         }
     });
     file->addAction("&Compare fingerprinted runs...", QKeySequence("Ctrl+D"), this, [this] {
@@ -213,6 +231,8 @@ void MainWindow::buildMenus() {
     for (const QString& name : names) {
         viewMenu_->addActions(workspaces_->paneActions(name));
     }
+    viewMenu_->addSeparator();
+    viewMenu_->addAction(traceInspector_->criticalPathAction());
     viewMenu_->addSeparator();
     viewMenu_->addAction("&Reset layout", QKeySequence("Ctrl+Shift+R"), this,
                          &MainWindow::resetLayout);

@@ -37,6 +37,7 @@ class RunMonitor;
 class StepTableView;
 class TimelineView;
 class TraceInspector;
+class WhatIfView;
 class Workspaces;
 } // namespace commprof::widgets
 
@@ -61,7 +62,10 @@ public:
     bool saveMatrix();
     // An empty path asks for one.
     bool saveMatrixAs(const QString& path = {});
+    // A trace file; a folder: a cell's ranks, else every trace in it (a DDP job's), stacked,
+    // with the What if page for a DDP job.
     void openTrace(const QString& path);
+    void openTraces(const QStringList& files);
     void exportReport(const QString& outDir, const widgets::ExportOptions& options);
     void compareRuns(const QString& dirA, const QString& dirB);
     // Where a run started here writes; shown in the run monitor before it starts.
@@ -87,6 +91,7 @@ public:
     widgets::RunMonitor* monitor() const { return monitor_; }
     widgets::TimelineView* timeline() const { return timeline_; }
     widgets::TraceInspector* traceInspector() const { return traceInspector_; }
+    widgets::WhatIfView* whatIf() const { return whatIf_; }
     widgets::CellInspectorPanel* inspector() const { return inspector_; }
     widgets::StepTableView* stepTable() const { return stepTable_; }
     models::StepTableModel* steps() const { return steps_; }
@@ -138,6 +143,7 @@ private:
     widgets::DiffView* diffView_ = nullptr;
     widgets::TimelineView* timeline_ = nullptr;
     widgets::TraceInspector* traceInspector_ = nullptr;
+    widgets::WhatIfView* whatIf_ = nullptr;
     widgets::StepTableView* stepTable_ = nullptr;
     widgets::MatrixDesigner* designer_ = nullptr;
     models::RunController* run_ = nullptr; // the run started here; monitor_ shows it

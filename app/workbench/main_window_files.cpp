@@ -260,12 +260,22 @@ void MainWindow::openTrace(const QString& path) {
     // A trace of its own is no cell of the open results: no cell stays selected beside it.
     results_->table()->clearSelection();
     workspaces_->setCurrent("inspect");
-    // A cell folder opens with all its ranks.
+    // A folder opens with all its ranks.
     if (QFileInfo(path).isDir()) {
-        traceInspector_->openCell(path);
+        traceInspector_->openFolder(path);
     } else {
         traceInspector_->openTrace(path);
     }
+}
+
+void MainWindow::openTraces(const QStringList& files) {
+    if (files.size() == 1) {
+        openTrace(files.first());
+        return;
+    }
+    results_->table()->clearSelection();
+    workspaces_->setCurrent("inspect");
+    traceInspector_->openFiles(files);
 }
 
 void MainWindow::onTraceLoaded(const QString& primaryTrace, const QStringList& warnings) {

@@ -88,16 +88,6 @@ void matchStep(DdpStepGraph& g, int step) {
     }
 }
 
-QString gradientName(int readyIndex, int gradients, const QStringList& names) {
-    QString out = QString("gradient %1 of %2 in ready order").arg(readyIndex + 1).arg(gradients);
-    // Ready order is reverse registration order.
-    const int registration = gradients - 1 - readyIndex;
-    if (names.size() == gradients && registration >= 0) {
-        out += QString(" (%1)").arg(names[registration]);
-    }
-    return out;
-}
-
 std::vector<Culprit> ranked(std::map<QString, Culprit>& all) {
     std::vector<Culprit> out;
     for (auto& [key, c] : all) {
@@ -114,6 +104,16 @@ std::vector<Culprit> ranked(std::map<QString, Culprit>& all) {
 }
 
 } // namespace
+
+QString gradientName(int readyIndex, int gradients, const QStringList& names) {
+    QString out = QString("gradient %1 of %2 in ready order").arg(readyIndex + 1).arg(gradients);
+    // Ready order is reverse registration order.
+    const int registration = gradients - 1 - readyIndex;
+    if (names.size() == gradients && registration >= 0) {
+        out += QString(" (%1)").arg(names[registration]);
+    }
+    return out;
+}
 
 DdpStepGraph buildStepGraph(const std::vector<const trace::DdpRankSteps*>& traces,
                             const std::vector<int>& ranks, const QStringList& parameterNames) {

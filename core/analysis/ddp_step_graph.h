@@ -67,6 +67,10 @@ struct DdpStepGraph {
 DdpStepGraph buildStepGraph(const std::vector<const trace::DdpRankSteps*>& traces,
                             const std::vector<int>& ranks, const QStringList& parameterNames = {});
 
+// "gradient 13 of 14 in ready order (fc.weight)": ready order is reverse registration order,
+// and `names` (registration order) names it when it has one per gradient.
+QString gradientName(int readyIndex, int gradients, const QStringList& names);
+
 QJsonObject toJson(const DdpStepGraph& g);
 QString describe(const DdpStepGraph& g);
 

@@ -224,9 +224,9 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
     const Schedule replay = simulateLayout(tp->profile.params, tp->layout, *recordedHook, w.cost,
                                            tp->profile.computeEndUs);
     w.replayedExposedMs = replay.exposedUs() / 1e3;
-    w.replayedStepMs = (tp->profile.forwardUs + replay.computeEndUs + replay.exposedUs() +
-                        tp->profile.optimizerUs) /
-                       1e3;
+    w.replayedComputeMs = (tp->profile.forwardUs + replay.computeEndUs) / 1e3;
+    w.replayedOptimizerMs = tp->profile.optimizerUs / 1e3;
+    w.replayedStepMs = w.replayedComputeMs + w.replayedExposedMs + w.replayedOptimizerMs;
 
     std::vector<double> caps = options.capsMb;
     if (caps.empty()) {
@@ -256,6 +256,8 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
             s.buckets = p.buckets();
             s.stepMs = p.stepUs / 1e3;
             s.exposedMs = p.exposedUs / 1e3;
+            s.computeMs = (tp->profile.forwardUs + p.schedule.computeEndUs) / 1e3;
+            s.optimizerMs = tp->profile.optimizerUs / 1e3;
             s.uncertaintyMs = s.stepMs * w.uncertaintyFraction;
             w.scenarios.push_back(s);
         }

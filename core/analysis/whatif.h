@@ -43,6 +43,9 @@ struct Scenario {
     int worldSize = 0;
     int buckets = 0;
     double stepMs = 0, uncertaintyMs = 0, exposedMs = 0;
+    // The rest of stepMs: forward and backward compute, and the optimizer (unchanged by the
+    // scenario's settings: compute per rank is taken as the recorded).
+    double computeMs = 0, optimizerMs = 0;
 };
 
 struct WhatIf {
@@ -52,6 +55,7 @@ struct WhatIf {
     int worldSize = 0;
     double stepMs = 0; // the recorded median step
     double replayedStepMs = 0, replayedExposedMs = 0;
+    double replayedComputeMs = 0, replayedOptimizerMs = 0; // the rest of replayedStepMs
     int recordedBuckets = 0;
     std::vector<double> recordedBucketBytes;
     bool ruleReproducesLayout = false;

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// A DDP job as its traces hold it: every rank's DDP steps (trace/ddp_steps.h), checked to be
+// ranks of one job, and the parameters file that names and sizes its gradients where one is
+// given or lies beside the traces. `commprof trace ddp`, `trace whatif`, `report` on a trace
+// folder and the workbench's What if page all read a job here, so they agree on what a job is.
+
+#include "analysis/ddp_params.h"
+#include "analysis/ddp_step_graph.h"
+#include "trace/ddp_steps.h"
+#include "trace/trace_input.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+#include <vector>
+
+namespace commprof::analysis {
+
+// The file the job scripts write beside their traces (tests/ddp_trace_job.py): read without
+// being asked for when a folder of traces holds one.
+inline constexpr const char* kParamsFileName = "params.json";
+
+struct DdpJob {
+    std::vector<trace::DdpRankSteps> steps; // one per rank, in the order read
+    std::vector<int> ranks;                 // steps[i] is rank ranks[i]
+    std::optional<DdpParams> params;
+    QString paramsPath; // where params came from; empty when none
+    std::vector<const trace::DdpRankSteps*> pointers() const;
+    // The step graph over every rank; it points into this job, which must outlive it.
+    DdpStepGraph graph() const;
+};
+
+// A job with its step graph, built where it stays (the graph points into the job): what the
+// workbench keeps while a job's traces are open, shared with the jobs that read it.
+struct DdpJobAnalysis {
+    explicit DdpJobAnalysis(DdpJob j) : job(std::move(j)), graph(job.graph()) {}
+    DdpJobAnalysis(const DdpJobAnalysis&) = delete;
+    DdpJobAnalysis& operator=(const DdpJobAnalysis&) = delete;
+    const DdpJob job;
+    const DdpStepGraph graph;
+};
+
+// Reads a parameters file (docs/formats.md, "DDP parameters"). Throws trace::TraceError naming
+// the file and what is wrong with it.
+DdpParams readDdpParams(const QString& path);
+
+// The ranks' steps checked to be of one job: the same gradients a backward and the same world
+// size, every rank once. `rankNumbers[i]`, where given, is steps[i]'s rank (a timeline's), else
+// the trace's own, else i. Throws trace::TraceError naming the traces that disagree.
+DdpJob ddpJobOf(std::vector<trace::DdpRankSteps> steps, const std::vector<int>& rankNumbers = {});
+
+// FILES and folders of traces (a folder: its *.json and *.json.gz; JSON there that is not a
+// trace is passed over), read in parallel, only their DDP steps kept. The
+// parameters: `paramsPath` when given, else a params.json in the folder given or of the first
+// file. Throws trace::TraceError naming the file that could not be read or is no DDP step.
+DdpJob readDdpJob(const QStringList& paths, const trace::ReadOptions& options,
+                  const QString& paramsPath = {});
+
+// The params.json beside these traces (in the folder given, or the first file's), or empty.
+QString paramsBeside(const QStringList& paths);
+
+} // namespace commprof::analysis

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "whatif_macros.h"
+
+#include "report/macro_sheet.h"
+#include "report/text_fields.h"
+
+namespace commprof::report {
+namespace {
+
+QString ms(double v) {
+    return QString::number(v, 'f', 2);
+}
+
+} // namespace
+
+std::size_t recommendedScenario(const analysis::WhatIf& w) {
+    for (std::size_t i = 0; i < w.scenarios.size(); ++i) {
+        if (w.scenarios[i].capMb == w.recommendation.capMb &&
+            w.scenarios[i].hook == w.recommendation.hook) {
+            return i;
+        }
+    }
+    return w.scenarios.size();
+}
+
+QString whatIfMacrosTex(const analysis::WhatIf& w, const QString& source) {
+    MacroSheet tex;
+    tex.comment("what if, from the traces in " + source);
+    tex.define("WhatIfRecordedStepMs", ms(w.stepMs));
+    tex.define("WhatIfReplayedStepMs", ms(w.replayedStepMs));
+    tex.define("WhatIfReplayError",
+               QString::number(w.stepMs > 0 ? (w.replayedStepMs / w.stepMs - 1) * 100 : 0, 'f', 1) +
+                   "\\%");
+    tex.define("WhatIfRecordedCapMb", QString::number(w.recordedCapMb, 'g', 6));
+    tex.define("WhatIfRecommendedCapMb", QString::number(w.recommendation.capMb, 'g', 6));
+    tex.define("WhatIfRecommendedHook", texText(w.recommendation.hook));
+    tex.define("WhatIfRecommendedStepMs", ms(w.recommendation.stepMs));
+    const std::size_t best = recommendedScenario(w);
+    // Keeping the recording: the replay's uncertainty; else the scenario's own.
+    const double uncertainty = best < w.scenarios.size() && !w.recommendation.keep
+                                   ? w.scenarios[best].uncertaintyMs
+                                   : w.replayedStepMs * w.uncertaintyFraction;
+    tex.define("WhatIfRecommendedUncertaintyMs", ms(uncertainty));
+    tex.define("WhatIfKeep", w.recommendation.keep ? "yes" : "no");
+    tex.comment(w.recommendation.reason);
+    return tex.tex();
+}
+
+} // namespace commprof::report

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The What if page and the timeline's critical path on a DDP job's traces (the legacy export of
+// Debian's torch 1.13: 2 ranks over gloo, 4 profiled steps, with its parameters file beside
+// them as params.json), judged against the traces as Python's json module reads them: the
+// recorded step is the median ProfilerStep# span of both ranks, and each step's path runs over
+// the rank's own ProfilerStep# span. The model's predictions are judged by direction only: a
+// slower link cannot make the step faster, a faster one cannot make it slower.
+
+#include "gui_helpers.h"
+#include "main_window.h"
+#include "timeline_view.h"
+#include "trace_inspector.h"
+#include "whatif_view.h"
+#include "workspaces.h"
+
+#include <qcustomplot.h>
+
+#include <QAction>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTest>
+
+#include <cmath>
+
+using namespace commprof;
+
+namespace {
+
+const QString kFixtures = COMMPROF_SHARED_FIXTURES "/traces/";
+
+// Per trace, every ProfilerStep#N span (ts, ts + dur) by N, read by Python alone.
+const char* kSpans = R"py(
+import gzip, json, sys
+out = {}
+for path in sys.argv[1:]:
+    with gzip.open(path) as f:
+        data = json.load(f)
+    events = data if isinstance(data, list) else data["traceEvents"]
+    out[path] = {e["name"].split("#")[1]: [float(e["ts"]), float(e["ts"]) + float(e["dur"])]
+                 for e in events
+                 if e.get("ph") == "X" and str(e.get("name", "")).startswith("ProfilerStep#")}
+print(json.dumps(out))
+)py";
+
+QJsonObject pythonSpans(const QStringList& traces) {
+    const CliResult r = runProgram("/usr/bin/python3", QStringList{"-c", kSpans} + traces, 120000);
+    return QJsonDocument::fromJson(r.out).object();
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int pixelsOf(const QImage& image, QColor colour) {
+    const QRgb want = colour.rgb();
+    int n = 0;
+    const QImage rgb = image.convertToFormat(QImage::Format_RGB32);
+    for (int y = 0; y < rgb.height(); ++y) {
+        const auto* line = reinterpret_cast<const QRgb*>(rgb.constScanLine(y));
+        for (int x = 0; x < rgb.width(); ++x) {
+            n += (line[x] & 0xffffff) == (want & 0xffffff);
+        }
+    }
+    return n;
+}
+
+} // namespace
+
+class TstGuiWhatIf : public QObject {
+    Q_OBJECT
+    QTemporaryDir work_;
+    QString job_; // the two ranks' traces and params.json
+    QStringList traces_;
+
+    // Waits for the page to show a prediction after `change`.
+    static bool shownAfter(workbench::MainWindow& w, const std::function<void()>& change) {
+        QSignalSpy shown(w.whatIf(), &widgets::WhatIfView::shown);
+        change();
+        return shown.wait(120000);
+    }
+
+private slots:
+    void initTestCase() {
+        isolateSettings();
+        job_ = work_.filePath("legacy_job");
+        QVERIFY(QDir().mkpath(job_));
+        for (const char* name :
+             {"legacy_gloo_ddp_rank0.json.gz", "legacy_gloo_ddp_rank1.json.gz"}) {
+            QVERIFY(QFile::copy(kFixtures + name, job_ + "/" + name));
+            traces_ << job_ + "/" + name;
+        }
+        QVERIFY(
+            QFile::copy(COMMPROF_TEST_DATA "/legacy_gloo_ddp_params.json", job_ + "/params.json"));
+    }
+
+    void pageReplaysTheJobAndFollowsTheControls() {
+        workbench::MainWindow w;
+        w.resize(1366, 768);
+        w.show();
+        QVERIFY(shownAfter(w, [&] { w.openTrace(job_); }));
+        widgets::WhatIfView* page = w.whatIf();
+        QVERIFY(page->message().isEmpty());
+        QVERIFY(page->plot()->isVisibleTo(page));
+        QVERIFY(page->result().has_value());
+
+        // The recorded step: the median of both ranks' ProfilerStep# spans, by Python.
+        const QJsonObject spans = pythonSpans(traces_);
+        std::vector<double> steps;
+        for (const QString& t : traces_) {
+            const QJsonObject byStep = spans[t].toObject();
+            QCOMPARE(byStep.size(), 4);
+            for (const QJsonValue& s : byStep) {
+                steps.push_back((s[1].toDouble() - s[0].toDouble()) / 1e3);
+            }
+        }
+        const double recordedMs = median(steps);
+        qInfo("recorded median step: Python %.4f ms, page %.4f ms", recordedMs,
+              page->result()->stepMs);
+        QVERIFY(std::abs(page->result()->stepMs - recordedMs) < 1e-6 * recordedMs);
+        // Its parts, as the figure stacks them, sum to that step.
+        QVERIFY(page->recorded().has_value());
+        QVERIFY(std::abs(page->recorded()->stepMs() - recordedMs) < 1e-6 * recordedMs);
+        QVERIFY(page->numbersText().contains(QString::number(recordedMs, 'f', 2)));
+        QVERIFY(page->recommendationText().startsWith("Recommendation: "));
+
+        // The controls start at the recording's settings (the params file says 0.25 MiB).
+        QCOMPARE(page->capControl()->value(), 0.25);
+        QCOMPARE(page->worldSizeControl()->value(), 2);
+        QCOMPARE(page->hookControl()->currentText(), QString("allreduce"));
+        QCOMPARE(page->chosen()->capMb, 0.25);
+        const double base = page->chosen()->stepMs;
+
+        // A quarter of the bandwidth: never faster, and here slower (communication is exposed).
+        QVERIFY(shownAfter(w, [&] { page->bandwidthControl()->setValue(0.25); }));
+        QCOMPARE(page->chosen()->bandwidthX, 0.25);
+        const double slow = page->chosen()->stepMs;
+        qInfo("step at 1x %.3f ms, at 0.25x %.3f ms", base, slow);
+        QVERIFY(slow > base);
+        QVERIFY(page->numbersText().contains(QString::number(slow, 'f', 2)));
+        // Four times the bandwidth: never slower than at 1x.
+        QVERIFY(shownAfter(w, [&] { page->bandwidthControl()->setValue(4); }));
+        QVERIFY(page->chosen()->stepMs <= base);
+
+        // Changes in a burst: the older predictions go stale, and only the last one's reaches
+        // the page.
+        QSignalSpy burst(page, &widgets::WhatIfView::shown);
+        page->bandwidthControl()->setValue(0.5);
+        page->worldSizeControl()->setValue(8);
+        page->capControl()->setValue(4);
+        QVERIFY(burst.wait(120000));
+        QTest::qWait(500); // any stale prediction would land by now
+        QCOMPARE(burst.count(), 1);
+        QCOMPARE(page->chosen()->capMb, 4.0);
+        QCOMPARE(page->chosen()->worldSize, 8);
+        QCOMPARE(page->chosen()->bandwidthX, 0.5);
+    }
+
+    void criticalPathIsDrawnOnlyWhenToggled() {
+        workbench::MainWindow w;
+        w.resize(1366, 768);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(shownAfter(w, [&] { w.openTrace(job_); }));
+        widgets::TimelineView* timeline = w.timeline();
+        w.workspaces()->setCurrent("inspect");
+        QTRY_VERIFY_WITH_TIMEOUT(!timeline->criticalPath().empty(), 60000);
+
+        // Every step's path runs over the ProfilerStep# span of the rank it names, by Python.
+        const QJsonObject spans = pythonSpans(traces_);
+        QCOMPARE(int(timeline->criticalPath().size()), 4);
+        for (const analysis::CriticalStep& c : timeline->criticalPath()) {
+            QVERIFY(c.rank == 0 || c.rank == 1);
+            const QJsonArray span = spans[traces_[c.rank]][QString::number(c.step)].toArray();
+            QCOMPARE(span.size(), 2);
+            QVERIFY(std::abs(c.startUs - span[0].toDouble()) < 1e-3);
+            QVERIFY(std::abs(c.endUs - span[1].toDouble()) < 1e-3);
+            QVERIFY(c.startUs < c.computeEndUs && c.computeEndUs <= c.backwardEndUs &&
+                    c.backwardEndUs <= c.endUs);
+            QVERIFY2(c.culprit.startsWith(QString("rank %1 ").arg(c.rank)), qPrintable(c.culprit));
+            QVERIFY2(c.culprit.contains("bucket"), qPrintable(c.culprit));
+        }
+
+        const QColor path = widgets::TimelineView::criticalPathColour();
+        QCOMPARE(pixelsOf(timeline->grab().toImage(), path), 0);
+        QAction* toggle = w.traceInspector()->criticalPathAction();
+        QVERIFY(w.viewMenu()->actions().contains(toggle));
+        QCOMPARE(toggle->shortcut(), QKeySequence(Qt::Key_C));
+        timeline->setFocus();
+        QTest::keyClick(timeline, Qt::Key_C);
+        QVERIFY(toggle->isChecked());
+        QVERIFY(timeline->criticalPathShown());
+        const int drawn = pixelsOf(timeline->grab().toImage(), path);
+        qInfo("critical path: %d pixels", drawn);
+        QVERIFY(drawn > 200);
+        QTest::keyClick(timeline, Qt::Key_C);
+        QVERIFY(!toggle->isChecked());
+        QCOMPARE(pixelsOf(timeline->grab().toImage(), path), 0);
+    }
+
+    // Traces that are no DDP job, or lack what the model needs: the page says why, with no plot.
+    void pageSaysWhyThereIsNothingToReplay() {
+        workbench::MainWindow w;
+        w.show();
+        QSignalSpy read(w.traceInspector(), &widgets::TraceInspector::ddpJobMissing);
+        w.openTrace(kFixtures + "kineto_rocm_minitoy.json.gz");
+        QVERIFY(read.wait(60000));
+        QTRY_VERIFY(!w.whatIf()->message().isEmpty());
+        QVERIFY2(w.whatIf()->message().startsWith("Nothing to replay"),
+                 qPrintable(w.whatIf()->message()));
+        QVERIFY(w.whatIf()->message().contains("kineto_rocm_minitoy"));
+        QVERIFY(!w.whatIf()->plot()->isVisibleTo(w.whatIf()));
+        QVERIFY(!w.whatIf()->capControl()->isEnabled());
+
+        // One legacy rank alone, no parameters beside it: its collectives have no sizes.
+        w.openTrace(kFixtures + "legacy_gloo_ddp_rank0.json.gz");
+        QTRY_VERIFY_WITH_TIMEOUT(w.whatIf()->message().contains("params"), 60000);
+        QVERIFY(!w.whatIf()->plot()->isVisibleTo(w.whatIf()));
+        // Given the parameters file, the same trace replays.
+        QSignalSpy shown(w.whatIf(), &widgets::WhatIfView::shown);
+        emit w.whatIf()->paramsFileChosen(COMMPROF_TEST_DATA "/legacy_gloo_ddp_params.json");
+        QVERIFY(shown.wait(60000));
+        QVERIFY(w.whatIf()->message().isEmpty());
+        QVERIFY(w.whatIf()->plot()->isVisibleTo(w.whatIf()));
+    }
+};
+
+QTEST_MAIN(TstGuiWhatIf)
+#include "tst_gui_whatif.moc"

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "whatif_plot.h"
+
+#include <qcustomplot.h>
+
+namespace commprof::widgets {
+namespace {
+
+constexpr double kBarWidth = 0.6;
+// Bottom to top: the prediction, the replay, the recording (read from the top, as recorded).
+constexpr double kPredictedRow = 1, kReplayedRow = 2, kRecordedRow = 3;
+
+QColor stragglerColour() {
+    return QColor(214, 120, 40); // the flagged red would read as an error
+}
+
+} // namespace
+
+QString scenarioText(const analysis::Scenario& s) {
+    return QString("%1 MiB, %2, %3x bandwidth, %4 ranks")
+        .arg(QString::number(s.capMb, 'g', 6), s.hook)
+        .arg(QString::number(s.bandwidthX, 'g', 4))
+        .arg(s.worldSize);
+}
+
+WhatIfFigure whatIfFigure(const analysis::WhatIf& w,
+                          const std::optional<analysis::StepParts>& recorded,
+                          std::size_t scenario) {
+    WhatIfFigure f;
+    f.recorded = recorded;
+    f.replayed = analysis::replayedParts(w);
+    if (scenario < w.scenarios.size()) {
+        f.predicted = analysis::predictedParts(w.scenarios[scenario]);
+        f.scenario = scenarioText(w.scenarios[scenario]);
+    }
+    return f;
+}
+
+void drawWhatIf(QCustomPlot& plot, const WhatIfFigure& f, const FigureStyle& style) {
+    resetFigure(plot, "Step: recorded, replayed, what if", "ms per step", "", style);
+    struct Row {
+        double key;
+        const analysis::StepParts* parts;
+    };
+    std::vector<Row> rows;
+    if (f.recorded) {
+        rows.push_back({kRecordedRow, &*f.recorded});
+    }
+    rows.push_back({kReplayedRow, &f.replayed});
+    rows.push_back({kPredictedRow, &f.predicted});
+    // Horizontal bars: the key axis is the left one.
+    auto bars = [&](const QString& name, const QColor& colour,
+                    double (*value)(const analysis::StepParts&)) {
+        auto* b = new QCPBars(plot.yAxis, plot.xAxis);
+        b->setName(name);
+        b->setBrush(colour);
+        b->setPen(QPen(colour.darker(130)));
+        b->setWidth(kBarWidth);
+        for (const Row& r : rows) {
+            b->addData(r.key, value(*r.parts));
+        }
+        return b;
+    };
+    QCPBars* compute =
+        bars("compute", computeColour(), [](const analysis::StepParts& p) { return p.computeMs; });
+    QCPBars* exposed = bars("exposed comm.", communicationColour(),
+                            [](const analysis::StepParts& p) { return p.exposedCommMs; });
+    QCPBars* wait = bars("straggler wait", stragglerColour(),
+                         [](const analysis::StepParts& p) { return p.stragglerWaitMs; });
+    QCPBars* optimizer = bars("optimizer", bookkeepingColour(),
+                              [](const analysis::StepParts& p) { return p.optimizerMs; });
+    exposed->moveAbove(compute);
+    wait->moveAbove(exposed);
+    optimizer->moveAbove(wait);
+    if (!f.recorded || f.recorded->stragglerWaitMs <= 0) {
+        plot.legend->removeItem(plot.legend->itemWithPlottable(wait));
+    }
+
+    // The model's uncertainty about its two bars' ends.
+    auto* ends = new QCPGraph(plot.yAxis, plot.xAxis);
+    ends->setName("uncertainty");
+    ends->setLineStyle(QCPGraph::lsNone);
+    ends->setScatterStyle(QCPScatterStyle::ssNone);
+    auto* errors = new QCPErrorBars(plot.yAxis, plot.xAxis);
+    errors->setName("uncertainty");
+    errors->setErrorType(QCPErrorBars::etValueError);
+    errors->setPen(QPen(Qt::black, 1.2));
+    errors->setWhiskerWidth(8);
+    errors->setSymbolGap(0); // the bar's end is no symbol to leave room for
+    QVector<double> totals;
+    for (const Row& r : rows) {
+        totals << r.parts->stepMs() + r.parts->uncertaintyMs;
+    }
+    ends->addData(kReplayedRow, f.replayed.stepMs());
+    ends->addData(kPredictedRow, f.predicted.stepMs());
+    errors->setDataPlottable(ends);
+    errors->setData(QVector<double>{f.replayed.uncertaintyMs, f.predicted.uncertaintyMs});
+    plot.legend->removeItem(plot.legend->itemWithPlottable(ends));
+
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    if (f.recorded) {
+        ticker->addTick(kRecordedRow, "recorded");
+    }
+    ticker->addTick(kReplayedRow, "replayed");
+    ticker->addTick(kPredictedRow, "what if");
+    plot.yAxis->setTicker(ticker);
+    plot.yAxis->setRange(0.4, kRecordedRow + 0.6);
+    plot.yAxis->grid()->setVisible(false);
+    fitAxis(plot.xAxis, totals, true, false); // stacked bars need a linear axis from zero
+    if (!f.scenario.isEmpty()) {
+        addNote(plot, "what if: " + f.scenario, style);
+    }
+}
+
+} // namespace commprof::widgets

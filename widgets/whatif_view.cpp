@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "whatif_view.h"
+
+#include "analysis/recommendation.h"
+#include "jobs/job_tracker.h"
+#include "spec/comm_hooks.h"
+#include "whatif_plot.h"
+
+#include <qcustomplot.h>
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace commprof::widgets {
+namespace {
+
+// What the controls allow: a cap from 64 KiB to 4 GiB (DDP takes any; these bound the model's
+// buckets), a link from a hundredth to a thousand times the recorded, up to a million ranks.
+constexpr double kMinCapMb = 0.0625, kMaxCapMb = 4096;
+constexpr double kMinBandwidthX = 0.01, kMaxBandwidthX = 1000;
+constexpr int kMaxWorldSize = 1000000;
+
+struct Predicted {
+    analysis::WhatIf w;
+    std::size_t chosen = 0;
+    std::optional<analysis::StepParts> recorded;
+};
+
+// The scenario of cap and hook among w's; the first when none matches.
+std::size_t scenarioOf(const analysis::WhatIf& w, double capMb, const QString& hook) {
+    for (std::size_t i = 0; i < w.scenarios.size(); ++i) {
+        if (w.scenarios[i].capMb == capMb && w.scenarios[i].hook == hook) {
+            return i;
+        }
+    }
+    return 0;
+}
+
+QString ms(double v) {
+    return QString::number(v, 'f', 2);
+}
+
+} // namespace
+
+WhatIfView::WhatIfView(jobs::JobTracker* jobs, QWidget* parent)
+    : QWidget(parent), jobs_(jobs ? jobs : new jobs::JobTracker(this)) {
+    cap_ = new QDoubleSpinBox(this);
+    cap_->setObjectName("whatIfCap");
+    cap_->setRange(kMinCapMb, kMaxCapMb);
+    cap_->setDecimals(4);
+    cap_->setSuffix(" MiB");
+    cap_->setToolTip("DDP's bucket_cap_mb: the buckets the gradients are sent in");
+    hook_ = new QComboBox(this);
+    hook_->setObjectName("whatIfHook");
+    for (const spec::CommHook& h : spec::kCommHooks) {
+        hook_->addItem(QString::fromLatin1(h.name.data(), int(h.name.size())));
+    }
+    hook_->setToolTip("The comm hook: what goes on the wire per bucket");
+    bandwidth_ = new QDoubleSpinBox(this);
+    bandwidth_->setObjectName("whatIfBandwidth");
+    bandwidth_->setRange(kMinBandwidthX, kMaxBandwidthX);
+    bandwidth_->setDecimals(2);
+    bandwidth_->setValue(1);
+    bandwidth_->setSuffix(" x");
+    bandwidth_->setToolTip("The link's bandwidth as a multiple of the recorded one");
+    world_ = new QSpinBox(this);
+    world_->setObjectName("whatIfWorldSize");
+    world_->setRange(2, kMaxWorldSize);
+    world_->setToolTip("Ranks in the job: the ring all-reduce's cost at that many, compute per "
+                       "rank unchanged");
+    params_ = new QPushButton("&Parameters file...", this);
+    params_->setToolTip("The model's parameters (docs/formats.md, DDP parameters): for traces "
+                        "that do not size their collectives");
+    reset_ = new QPushButton("&Recorded settings", this);
+    reset_->setToolTip("Back to the cap, hook, bandwidth and world size the job ran with");
+
+    const auto labelled = [this](const QString& text, QWidget* buddy) {
+        auto* l = new QLabel(text, this);
+        l->setBuddy(buddy);
+        return l;
+    };
+    auto* controls = new QHBoxLayout;
+    controls->setContentsMargins(6, 4, 6, 4);
+    controls->addWidget(labelled("Bucket &cap", cap_));
+    controls->addWidget(cap_);
+    controls->addWidget(labelled("&Hook", hook_));
+    controls->addWidget(hook_);
+    controls->addWidget(labelled("&Bandwidth", bandwidth_));
+    controls->addWidget(bandwidth_);
+    controls->addWidget(labelled("&World size", world_));
+    controls->addWidget(world_);
+    controls->addStretch(1);
+    controls->addWidget(reset_);
+    controls->addWidget(params_);
+
+    message_ = new QLabel(this);
+    message_->setObjectName("whatIfMessage");
+    message_->setWordWrap(true);
+    message_->setTextFormat(Qt::PlainText);
+    message_->setAlignment(Qt::AlignCenter);
+    plot_ = new QCustomPlot(this);
+    plot_->setObjectName("whatIfPlot");
+    plot_->installEventFilter(this);
+    numbers_ = new QLabel(this);
+    numbers_->setObjectName("whatIfNumbers");
+    numbers_->setTextFormat(Qt::PlainText);
+    numbers_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    numbers_->setWordWrap(true);
+    recommendation_ = new QLabel(this);
+    recommendation_->setObjectName("whatIfRecommendation");
+    recommendation_->setTextFormat(Qt::PlainText);
+    recommendation_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    recommendation_->setWordWrap(true);
+    QFont bold = recommendation_->font();
+    bold.setBold(true);
+    recommendation_->setFont(bold);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(controls);
+    layout->addWidget(message_, 1);
+    layout->addWidget(plot_, 4);
+    layout->addWidget(numbers_);
+    layout->addWidget(recommendation_);
+
+    const auto changed = [this] {
+        if (job_) {
+            predict();
+        }
+    };
+    connect(cap_, &QDoubleSpinBox::valueChanged, this, changed);
+    connect(hook_, &QComboBox::currentIndexChanged, this, changed);
+    connect(bandwidth_, &QDoubleSpinBox::valueChanged, this, changed);
+    connect(world_, &QSpinBox::valueChanged, this, changed);
+    connect(reset_, &QPushButton::clicked, this, [this] {
+        if (job_) {
+            recordedSettings_ = true;
+            predict();
+        }
+    });
+    connect(params_, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, "DDP parameters file", {},
+                                                          "JSON (*.json);;All files (*)");
+        if (!path.isEmpty()) {
+            emit paramsFileChosen(path);
+        }
+    });
+    setUnavailable("Open a DDP job's traces (File > Open trace folder, or a cell with its "
+                   "ranks) to replay its step here.");
+}
+
+void WhatIfView::setJob(std::shared_ptr<const analysis::DdpJobAnalysis> job) {
+    job_ = std::move(job);
+    if (!job_) {
+        setUnavailable("No DDP job is open.");
+        return;
+    }
+    recordedSettings_ = true;
+    predict();
+}
+
+void WhatIfView::setUnavailable(const QString& why) {
+    jobs_->cancel();
+    job_.reset(); // a new job (or the same with its parameters) comes through setJob
+    result_.reset();
+    recorded_.reset();
+    message_->setText(why);
+    message_->show();
+    plot_->hide();
+    numbers_->clear();
+    recommendation_->clear();
+    setControlsEnabled(false);
+    params_->setEnabled(true);
+}
+
+void WhatIfView::setControlsEnabled(bool on) {
+    for (QWidget* w : std::initializer_list<QWidget*>{cap_, hook_, bandwidth_, world_, reset_}) {
+        w->setEnabled(on);
+    }
+}
+
+void WhatIfView::predict() {
+    const auto job = job_;
+    analysis::WhatIfOptions options;
+    const bool recorded = recordedSettings_;
+    const double cap = cap_->value();
+    const QString hook = hook_->currentText();
+    if (!recorded) {
+        // The chosen cap among DDP's usual ones, for the recommendation to weigh it against.
+        options.capsMb = analysis::kStandardCapsMb;
+        options.capsMb.push_back(cap);
+        options.hooks = QStringList{hook};
+        options.bandwidthX = bandwidth_->value();
+        options.worldSize = world_->value();
+    }
+    if (!result_) {
+        message_->setText("Replaying the recorded step...");
+    }
+    jobs_->start(
+        "Predicting the step",
+        [job, options, recorded, cap, hook](const jobs::JobContext&) {
+            Predicted p;
+            QString why;
+            const analysis::DdpParams* params = job->job.params ? &*job->job.params : nullptr;
+            std::optional<analysis::WhatIf> w = analysis::whatIf(job->graph, params, options, &why);
+            if (!w) {
+                throw std::runtime_error(("Nothing to replay: " + why).toStdString());
+            }
+            p.w = std::move(*w);
+            p.chosen = recorded ? scenarioOf(p.w, p.w.recordedCapMb, p.w.hook)
+                                : scenarioOf(p.w, cap, hook);
+            p.recorded = analysis::recordedParts(job->graph);
+            return p;
+        },
+        [this, recorded](const Predicted& p) {
+            if (recorded) {
+                // The controls show the recording's settings; setting them predicts nothing more.
+                const QSignalBlocker b1(cap_), b2(hook_), b3(bandwidth_), b4(world_);
+                cap_->setValue(p.w.recordedCapMb);
+                const int h = hook_->findText(p.w.hook);
+                hook_->setCurrentIndex(h >= 0 ? h : 0);
+                bandwidth_->setValue(1);
+                world_->setValue(std::clamp(p.w.worldSize, 2, kMaxWorldSize));
+                recordedSettings_ = false;
+            }
+            display(p.w, p.chosen, p.recorded);
+        },
+        [this](const QString& why) { setUnavailable(why); });
+}
+
+const analysis::Scenario* WhatIfView::chosen() const {
+    return result_ && chosen_ < result_->scenarios.size() ? &result_->scenarios[chosen_] : nullptr;
+}
+
+void WhatIfView::display(const analysis::WhatIf& w, std::size_t chosen,
+                         const std::optional<analysis::StepParts>& recorded) {
+    result_ = w;
+    chosen_ = chosen;
+    recorded_ = recorded;
+    message_->hide();
+    message_->clear();
+    plot_->show();
+    setControlsEnabled(true);
+    drawWhatIf(*plot_, whatIfFigure(w, recorded, chosen));
+    placeLegend(*plot_);
+    plot_->replot();
+
+    QStringList lines;
+    if (recorded) {
+        lines << QString("Recorded: median step %1 ms = compute %2 + exposed comm. %3 + straggler "
+                         "wait %4 + optimizer %5 ms (%6, %7 ranks, %8 buckets at %9 MiB)")
+                     .arg(ms(w.stepMs), ms(recorded->computeMs), ms(recorded->exposedCommMs),
+                          ms(recorded->stragglerWaitMs), ms(recorded->optimizerMs), w.hook)
+                     .arg(w.worldSize)
+                     .arg(w.recordedBuckets)
+                     .arg(QString::number(w.recordedCapMb, 'g', 6));
+    }
+    lines << QString("Replayed by the model: %1 ms \u00b1 %2 (%3 % from the recording)")
+                 .arg(ms(w.replayedStepMs), ms(w.replayedStepMs * w.uncertaintyFraction))
+                 .arg(w.stepMs > 0 ? (w.replayedStepMs / w.stepMs - 1) * 100 : 0, 0, 'f', 1);
+    if (const analysis::Scenario* s = this->chosen()) {
+        lines << QString("What if %1: %2 ms \u00b1 %3 = compute %4 + exposed comm. %5 + optimizer "
+                         "%6 ms, %7 buckets")
+                     .arg(scenarioText(*s), ms(s->stepMs), ms(s->uncertaintyMs), ms(s->computeMs),
+                          ms(s->exposedMs), ms(s->optimizerMs))
+                     .arg(s->buckets);
+    }
+    numbers_->setText(lines.join('\n'));
+    numbers_->setToolTip(w.notes.join('\n'));
+    recommendation_->setText("Recommendation: " + w.recommendation.reason);
+    emit shown();
+}
+
+bool WhatIfView::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == plot_ && event->type() == QEvent::Resize) {
+        // After the resize is laid out: the title, the note and where the legend fits depend on
+        // the new size (the page may have been drawn while hidden).
+        QTimer::singleShot(0, plot_, [plot = plot_] {
+            fitTitle(*plot);
+            placeLegend(*plot);
+        });
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+QString WhatIfView::numbersText() const {
+    return numbers_->text();
+}
+
+QString WhatIfView::recommendationText() const {
+    return recommendation_->text();
+}
+
+QString WhatIfView::message() const {
+    return message_->isVisibleTo(this) ? message_->text() : QString();
+}
+
+} // namespace commprof::widgets

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// The What if page: a DDP job's recorded step replayed by the step model, and predicted again
+// at the bucket cap, comm hook, link bandwidth and world size its controls say (analysis/
+// whatif.h). The figure stacks each step from its parts (whatif_plot.h); the numbers and the
+// recommendation are written below it.
+//
+// Every prediction runs off the GUI thread through a JobTracker: a control changed while one
+// runs makes it stale, so an older result never replaces a newer one. Traces that are no DDP
+// job (no backward, no all-reduce, no sizes and no parameters) leave the page saying why,
+// never an empty figure.
+
+#include "analysis/ddp_job.h"
+#include "analysis/step_parts.h"
+#include "analysis/whatif.h"
+
+#include <QWidget>
+
+#include <memory>
+#include <optional>
+
+class QComboBox;
+class QCustomPlot;
+class QDoubleSpinBox;
+class QLabel;
+class QPushButton;
+class QSpinBox;
+
+namespace commprof::jobs {
+class JobTracker;
+}
+
+namespace commprof::widgets {
+
+class WhatIfView : public QWidget {
+    Q_OBJECT
+public:
+    // jobs: where predictions run (shown by the owner); null: a tracker of our own.
+    explicit WhatIfView(jobs::JobTracker* jobs = nullptr, QWidget* parent = nullptr);
+
+    // The job to replay: the controls go back to its recorded settings.
+    void setJob(std::shared_ptr<const analysis::DdpJobAnalysis> job);
+    // No job: why (shown instead of the figure).
+    void setUnavailable(const QString& why);
+
+    QDoubleSpinBox* capControl() const { return cap_; }
+    QComboBox* hookControl() const { return hook_; }
+    QDoubleSpinBox* bandwidthControl() const { return bandwidth_; }
+    QSpinBox* worldSizeControl() const { return world_; }
+    QPushButton* paramsButton() const { return params_; }
+    QCustomPlot* plot() const { return plot_; }
+    jobs::JobTracker* jobs() const { return jobs_; }
+
+    // What is shown: the last prediction, its scenario that the controls chose, the recorded
+    // step's parts; and the page's text (the numbers, or why there are none).
+    const std::optional<analysis::WhatIf>& result() const { return result_; }
+    const analysis::Scenario* chosen() const;
+    const std::optional<analysis::StepParts>& recorded() const { return recorded_; }
+    QString numbersText() const;
+    QString recommendationText() const;
+    QString message() const; // why nothing is shown, or empty
+
+signals:
+    // The user chose a parameters file (docs/formats.md) for traces without sizes.
+    void paramsFileChosen(const QString& path);
+    // A prediction is shown (after every change of the controls).
+    void shown();
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    void predict();
+    void display(const analysis::WhatIf& w, std::size_t chosen,
+                 const std::optional<analysis::StepParts>& recorded);
+    void setControlsEnabled(bool on);
+
+    jobs::JobTracker* jobs_ = nullptr;
+    std::shared_ptr<const analysis::DdpJobAnalysis> job_;
+    bool recordedSettings_ = false; // the next prediction sets the controls to the recording's
+    std::optional<analysis::WhatIf> result_;
+    std::size_t chosen_ = 0;
+    std::optional<analysis::StepParts> recorded_;
+
+    QDoubleSpinBox* cap_ = nullptr;
+    QComboBox* hook_ = nullptr;
+    QDoubleSpinBox* bandwidth_ = nullptr;
+    QSpinBox* world_ = nullptr;
+    QPushButton* params_ = nullptr;
+    QPushButton* reset_ = nullptr;
+    QLabel* message_ = nullptr;
+    QCustomPlot* plot_ = nullptr;
+    QLabel* numbers_ = nullptr;
+    QLabel* recommendation_ = nullptr;
+};
+
+} // namespace commprof::widgets
