@@ -20,7 +20,9 @@
 
 #include <qcustomplot.h>
 
+#include <QAction>
 #include <QDir>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QMenu>
 #include <QPlainTextEdit>
@@ -120,6 +122,29 @@ private slots:
         QVERIFY(w.windowTitle().contains(QDir::toNativeSeparators(QDir(run_).absolutePath())));
         QCOMPARE(w.recentResults().value(0), QDir(run_).absolutePath());
         QCOMPARE(w.messages()->count(), 0);
+    }
+
+    // A matrix the user opened stays in the designer (F5 would otherwise start the results'
+    // study); the menu action puts the results' matrix there on request.
+    void theUsersMatrixStaysInTheDesigner() {
+        workbench::MainWindow w;
+        const QString mine = COMMPROF_SOURCE_DIR "/configs/experiments/links.yaml";
+        QVERIFY(w.openMatrix(mine));
+        QFile file(mine);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QString mineText = QString::fromUtf8(file.readAll());
+        QSignalSpy opened(&w, &workbench::MainWindow::resultsOpened);
+        w.openResults(run_);
+        QVERIFY(opened.wait(120000));
+        QCOMPARE(w.designer()->editor()->toPlainText(), mineText);
+        QCOMPARE(w.designer()->fileName(), QFileInfo(mine).absoluteFilePath());
+        QCOMPARE(w.messages()->count(), 1);
+        QVERIFY(w.showResultsMatrixAction()->isEnabled());
+        QFile runJson(QDir(run_).filePath("run.json"));
+        QVERIFY(runJson.open(QIODevice::ReadOnly));
+        const QString asRun = QJsonDocument::fromJson(runJson.readAll())["matrix_yaml"].toString();
+        w.showResultsMatrixAction()->trigger();
+        QCOMPARE(w.designer()->editor()->toPlainText(), asRun);
     }
 
     void reloadingKeepsTheSelectedCell() {

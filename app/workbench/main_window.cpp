@@ -186,6 +186,9 @@ void MainWindow::buildMenus() {
             openMatrix(path);
         }
     });
+    showResultsMatrix_ = file->addAction("Show the &results' matrix", QKeySequence("Ctrl+Shift+M"),
+                                         this, [this] { showResultsMatrix(); });
+    showResultsMatrix_->setEnabled(false);
     file->addAction("&Save matrix", QKeySequence::Save, this, [this] { saveMatrix(); });
     file->addAction("Save matrix &as...", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this,
                     [this] { saveMatrixAs(); });

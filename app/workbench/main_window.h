@@ -55,6 +55,10 @@ public:
     // Opens a results folder off the GUI thread; a folder that is not one is refused with a
     // dialog and left untouched.
     void openResults(const QString& dir);
+    // Puts the matrix the open results were run from into the designer (asking to save the
+    // designer's own first); false when there is none or the user cancelled.
+    bool showResultsMatrix();
+    QAction* showResultsMatrixAction() const { return showResultsMatrix_; }
     void reloadResults();
     // Asks about unsaved changes first. False when the user cancelled or the file could not
     // be read.
@@ -165,6 +169,10 @@ private:
     QString resultsDir_;
     QString currentTrace_;
     bool runOutputChosen_ = false;
+    // The matrix of the open results (run.json's copy), and the file it came from while that
+    // file still says the same.
+    QString resultsMatrixYaml_, resultsMatrixFile_;
+    QAction* showResultsMatrix_ = nullptr;
     widgets::ExportOptions exportOptions_;
 };
 

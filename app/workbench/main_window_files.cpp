@@ -5,6 +5,7 @@
 #include "main_window.h"
 
 #include "cell_inspector_panel.h"
+#include "code_editor.h"
 #include "determinism/divergence.h"
 #include "diff_view.h"
 #include "export_dialog.h"
@@ -113,6 +114,19 @@ void MainWindow::openResults(const QString& dir) {
         [this, abs](const QString& e) { reportError("Cannot open results " + abs, e); });
 }
 
+bool MainWindow::showResultsMatrix() {
+    if (resultsMatrixYaml_.isEmpty() ||
+        !maybeSaveMatrix("Showing the results' matrix replaces the text in the editor.")) {
+        return false;
+    }
+    designer_->setText(resultsMatrixYaml_, resultsMatrixFile_);
+    if (!runOutputChosen_ && !resultsDir_.isEmpty()) {
+        monitor_->setOutput(resultsDir_, runner::defaultRankProgram());
+    }
+    workspaces_->setCurrent("design");
+    return true;
+}
+
 void MainWindow::onResultsLoaded(const QString& dir, const LoadedResults& l) {
     const bool same = dir == resultsDir_;
     const QString keep = same ? results_->selectedCell() : QString();
@@ -123,13 +137,33 @@ void MainWindow::onResultsLoaded(const QString& dir, const LoadedResults& l) {
     if (!same) {
         workspaces_->setCurrent("results");
     }
-    // The designer shows the matrix the results were run from (run.json keeps a copy). When
-    // the file it came from still says the same, it stays that file, so Save writes there.
-    if (!same && !l.matrix.yaml.isEmpty() &&
-        maybeSaveMatrix("Opening results shows the matrix they were run from.")) {
-        designer_->setText(l.matrix.yaml, l.sourceHoldsMatrix ? l.matrix.sourceFile : QString());
+    if (!same) {
+        resultsMatrixYaml_ = l.matrix.yaml;
+        resultsMatrixFile_ = l.sourceHoldsMatrix ? l.matrix.sourceFile : QString();
+        showResultsMatrix_->setEnabled(!resultsMatrixYaml_.isEmpty());
     }
-    if (!runOutputChosen_) {
+    // The designer holds what Start (F5) runs. A matrix the user opened or typed stays there:
+    // replacing it silently would make F5 start the results' study instead. An untitled,
+    // untouched designer (nothing of the user's) shows the results' matrix, as the file it
+    // came from when that file still says the same, so Save writes there.
+    const bool usersOwn = !designer_->fileName().isEmpty() || designer_->isModified();
+    bool showsResults =
+        !resultsMatrixYaml_.isEmpty() && designer_->editor()->toPlainText() == resultsMatrixYaml_;
+    if (!same && !resultsMatrixYaml_.isEmpty() && !showsResults) {
+        if (!usersOwn) {
+            designer_->setText(resultsMatrixYaml_, resultsMatrixFile_);
+            showsResults = true;
+        } else {
+            messages_->show(
+                widgets::MessageBar::Severity::Information, "The designer keeps your matrix",
+                QString("%1 stays in the designer, so Start (F5) runs it, not the matrix these "
+                        "results were run from. File > Show the results' matrix (Ctrl+Shift+M) "
+                        "puts theirs there.")
+                    .arg(designer_->fileName().isEmpty() ? QString("The edited matrix")
+                                                         : nameOf(designer_->fileName())));
+        }
+    }
+    if (!runOutputChosen_ && showsResults) {
         monitor_->setOutput(dir, runner::defaultRankProgram());
     }
     // The run monitor lists the folder's cells as the folder records them, not as pending.
