@@ -15,6 +15,7 @@
 #include <QJsonObject>
 #include <QMap>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -118,8 +119,27 @@ inline void stopRunMidCell(QObject* parent, const QString& matrix, const QString
     QCOMPARE(run->exitStatus(), QProcess::NormalExit);
     QCOMPARE(run->exitCode(), 1);
     const QJsonObject record = readJsonFile(out + "/cells/" + cell + "/cell.json");
-    QCOMPARE(record["status"].toString(), QString("failed"));
+    QCOMPARE(record["status"].toString(), QString("stopped"));
     QCOMPARE(record["stopped"].toBool(), true);
+    // Issue 40: the cell's state is "stopped" in the JSON progress and on stderr, never
+    // "failed" (the old "failed stopped on request"), and the summary counts it apart.
+    bool stoppedEvent = false;
+    for (const QByteArray& line : run->readAllStandardOutput().split('\n')) {
+        const QJsonObject o = QJsonDocument::fromJson(line).object();
+        if (o["event"].toString() == "cell" && o["id"].toString() == cell) {
+            QVERIFY2(o["state"].toString() != "failed", line.constData());
+            stoppedEvent = stoppedEvent || o["state"].toString() == "stopped";
+        }
+    }
+    QVERIFY(stoppedEvent);
+    const QString err = QString::fromUtf8(run->readAllStandardError());
+    QVERIFY2(err.contains(
+                 QRegularExpression("^" + cell + " +stopped", QRegularExpression::MultilineOption)),
+             qPrintable(err));
+    QVERIFY2(!err.contains(
+                 QRegularExpression("^" + cell + " +failed", QRegularExpression::MultilineOption)),
+             qPrintable(err));
+    QVERIFY2(err.contains("0 failed, 1 stopped"), qPrintable(err));
     for (const commprof::runner::PidRecord& r : ranks) {
         QVERIFY(!commprof::runner::stillRunning(r));
     }

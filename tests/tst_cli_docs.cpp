@@ -63,9 +63,13 @@ private slots:
     void everyBinaryAnswersHelp_data() {
         QTest::addColumn<QString>("program");
         QTest::addColumn<QStringList>("mentions");
-        QTest::newRow("commprof") << "commprof" << QStringList{"plan", "trace summarize", "cells"};
+        QTest::newRow("commprof") << "commprof"
+                                  << QStringList{"plan", "trace summarize", "cells",
+                                                 "model describe"};
+        // --fork-server: served before the table parses a rank's flags, listed there all the same.
         QTest::newRow("commprof-rank")
-            << "commprof-rank" << QStringList{"--iterations", "--bucket-cap-mb", "--delay-rank"};
+            << "commprof-rank"
+            << QStringList{"--iterations", "--bucket-cap-mb", "--delay-rank", "--fork-server"};
         QTest::newRow("commprof-workbench")
             << "commprof-workbench" << QStringList{"--results", "--matrix", "--screenshot"};
     }
@@ -103,6 +107,13 @@ private slots:
         const CliResult rank = runCli("commprof-rank", {"--no-such-flag"});
         QCOMPARE(rank.exitCode, 2);
         QVERIFY(rank.err.contains("unknown flag '--no-such-flag'"));
+        // --fork-server is served only alone: among a rank's flags it is a usage error, not a
+        // rank that runs without the server it was asked for.
+        const CliResult server =
+            runCli("commprof-rank", {"--fork-server", "sock", "--iterations", "2"});
+        QCOMPARE(server.exitCode, 2);
+        QVERIFY2(server.err.contains("--fork-server takes its socket and nothing else"),
+                 server.err.constData());
     }
 
     void manRendersEachPage_data() {
@@ -111,7 +122,8 @@ private slots:
         QTest::newRow("commprof") << "commprof"
                                   << QStringList{"--json-progress", "--max-trace-size", "--format"};
         QTest::newRow("commprof-rank")
-            << "commprof-rank" << QStringList{"--rendezvous-timeout-s", "--fp-iters", "--perturb"};
+            << "commprof-rank"
+            << QStringList{"--rendezvous-timeout-s", "--fp-iters", "--perturb", "--fork-server"};
         QTest::newRow("commprof-workbench")
             << "commprof-workbench" << QStringList{"--compare", "--output", "--size"};
     }
@@ -151,6 +163,9 @@ private slots:
         }
         QCOMPARE(toSet(bashComplete("commprof", {"commprof", "trace", ""})),
                  (QSet<QString>{"summarize", "collectives", "reduce", "ddp", "whatif"}));
+        QCOMPARE(toSet(bashComplete("commprof", {"commprof", "model", ""})),
+                 (QSet<QString>{"export", "describe"}));
+        QVERIFY(bashComplete("commprof-rank", {"commprof-rank", "--fo"}).contains("--fork-server"));
         QCOMPARE(bashComplete("commprof", {"commprof", "cells", "dir", "--format", ""}),
                  (QStringList{"table", "json", "csv"}));
         const QStringList runFlags = bashComplete("commprof", {"commprof", "run", "--"});

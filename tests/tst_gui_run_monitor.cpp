@@ -199,7 +199,10 @@ private slots:
         }
         const QString cell = out.filePath("cells/tiny_gloo_cpu_ws2_r0");
         QVERIFY(!QFile::exists(cell + "/manifest.json"));
-        QCOMPARE(readJsonFile(cell + "/cell.json")["status"].toString(), QString("failed"));
+        QCOMPARE(readJsonFile(cell + "/cell.json")["status"].toString(), QString("stopped"));
+        QCOMPARE(monitor.model()->cell("tiny_gloo_cpu_ws2_r0")->state, runner::CellState::Stopped);
+        QVERIFY2(!monitor.logText().contains("tiny_gloo_cpu_ws2_r0: failed"),
+                 qPrintable(monitor.logText()));
         QCOMPARE(readJsonFile(cell + "/cell.json")["stopped"].toBool(), true);
         QVERIFY(!QDir(out.filePath("cells/tiny_gloo_cpu_ws1_r0")).exists()); // never started
         QVERIFY(pids.entryList({"*.pid"}).isEmpty());

@@ -108,7 +108,7 @@ private slots:
                  qPrintable(slurm_.jobField(longJob, "JobState")));
         QVERIFY2(seen[longCell].last().startsWith("CANCELLED job " + longJob),
                  qPrintable(seen[longCell].join(" | ")));
-        QVERIFY(model->cell(longCell)->stopped);
+        QCOMPARE(model->cell(longCell)->state, runner::CellState::Stopped);
         const QStringList left = processesNaming(out2.path());
         QVERIFY2(left.isEmpty(), qPrintable(left.join('\n')));
     }

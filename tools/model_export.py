@@ -15,8 +15,16 @@ FILE.json beside it (docs/formats.md, "model description"): every parameter's na
 dtype and requires_grad, the buffers, the input and target spec, and the activation bytes
 that one forward saved for backward, measured at batch 2 and 4.
 
-Exit status: 0 written; 2 bad spec or arguments; 3 this Python has no torch (or torchvision)
-and the message says which Debian package to install.
+Describe mode: model_export.py --describe FILE.pt [--input-shape C,H,W] [--classes N]
+[--tokens N --vocab V] [--out FILE.json] loads a module of the user's own, saved with
+torch.jit.script(m).save(FILE.pt), with torch.jit.load and writes the same description for it
+(FILE.json beside it unless --out says where), so that a matrix can name the file. The module
+is not written again. Without --classes, an image model's classes are the last dimension of
+its output.
+
+Exit status: 0 written; 2 bad spec or arguments (a file that is not TorchScript among them);
+3 this Python has no torch (or torchvision) and the message says which Debian package to
+install.
 """
 import argparse
 import json
@@ -76,8 +84,11 @@ class Gpt(nn.Module):
         return self.head(self.ln_f(x))
 
 
+PROG = "commprof model export"  # the command the messages name; describe mode sets its own
+
+
 def fail(message):
-    sys.stderr.write("commprof model export: %s\n" % message)
+    sys.stderr.write("%s: %s\n" % (PROG, message))
     sys.exit(2)
 
 
@@ -162,12 +173,25 @@ def saved_bytes(model, example, batch):
     return sum(seen.values())
 
 
+def is_sparse_embedding(m):
+    """An nn.Embedding / nn.EmbeddingBag with sparse=True, eager or loaded from TorchScript
+    (where it is a RecursiveScriptModule that keeps the class name and the constant)."""
+    if isinstance(m, (nn.Embedding, nn.EmbeddingBag)):
+        return bool(m.sparse)
+    if getattr(m, "original_name", None) in ("Embedding", "EmbeddingBag"):
+        try:
+            return bool(getattr(m, "sparse", False))
+        except Exception:  # a loaded module may lack the attribute: then it is not sparse
+            return False
+    return False
+
+
 def sparse_gradient_names(model):
     """Parameters of nn.Embedding / nn.EmbeddingBag with sparse=True: a sparse gradient, which
     DDP cannot be told of once the module is scripted (plan and the rank refuse them)."""
     return {prefix + ("." if prefix else "") + n
             for prefix, m in model.named_modules()
-            if isinstance(m, (nn.Embedding, nn.EmbeddingBag)) and m.sparse
+            if is_sparse_embedding(m)
             for n, _ in m.named_parameters(recurse=False)}
 
 
@@ -249,7 +273,100 @@ def write_both(out, json_path, scripted, description):
                                            str(e).splitlines()[0]))
 
 
+def write_description(json_path, description):
+    """The description through a .part renamed over it, or nothing (exit 2, the .part
+    removed)."""
+    writable(json_path)
+    writable(json_path + ".part")
+    part = json_path + ".part"
+    try:
+        with open(part, "w") as f:
+            json.dump(description, f, indent=1)
+            f.write("\n")
+        os.replace(part, json_path)
+    except OSError as e:
+        if os.path.lexists(part):
+            os.remove(part)
+        fail("%s: %s: nothing written" % (getattr(e, "filename", None) or json_path,
+                                           e.strerror or str(e)))
+
+
+def positive_list(text, flag):
+    try:
+        values = [int(x) for x in text.split(",")]
+    except ValueError:
+        fail("%s: expected comma-separated integers, got '%s'" % (flag, text))
+    if not values or any(x <= 0 for x in values):
+        fail("%s: every value must be positive, got '%s'" % (flag, text))
+    return values
+
+
+def describe_main(argv):
+    """A module the user scripted and saved: its description, for a matrix to name it."""
+    global PROG
+    PROG = "commprof model describe"
+    ap = argparse.ArgumentParser(prog="commprof model describe")
+    ap.add_argument("module")
+    ap.add_argument("--out")
+    ap.add_argument("--input-shape")
+    ap.add_argument("--classes", type=int)
+    ap.add_argument("--tokens", type=int)
+    ap.add_argument("--vocab", type=int)
+    a = ap.parse_args(argv)
+    path = a.module
+    if not path.endswith(".pt"):
+        fail("%s: expected a FILE.pt saved with torch.jit.script(model).save(FILE.pt)" % path)
+    json_path = a.out or path[:-3] + ".json"
+    if not json_path.endswith(".json"):
+        fail("--out: expected a FILE.json")
+    if not os.path.isfile(path):
+        fail("%s: cannot open (%s)" % (path, "not a regular file" if os.path.lexists(path)
+                                       else "no such file"))
+    tokens = a.tokens is not None or a.vocab is not None
+    if tokens and (a.tokens is None or a.vocab is None):
+        fail("--tokens and --vocab go together")
+    if tokens and (a.input_shape or a.classes is not None):
+        fail("either --input-shape (an image model) or --tokens and --vocab, not both")
+    if tokens and (a.tokens <= 0 or a.vocab < 2):
+        fail("--tokens must be positive and --vocab at least 2")
+    if a.classes is not None and a.classes <= 0:
+        fail("--classes must be positive")
+    writable(json_path)  # before the module is loaded: refused at once
+    try:
+        model = torch.jit.load(path, map_location="cpu")
+    except Exception as e:  # a pickle of an eager model, a zip of something else, not a zip
+        fail("%s is not a TorchScript module (torch.jit.load: %s); save one with "
+             "torch.jit.script(model).save(FILE.pt)" %
+             (path, (str(e).strip().splitlines() or [type(e).__name__])[0]))
+    model.train()
+    torch.manual_seed(0)
+    if tokens:
+        input_spec, target_spec = {"tokens": a.tokens, "vocab": a.vocab}, {"next_token": True}
+        example = lambda n: torch.randint(0, a.vocab, [n, a.tokens])  # noqa: E731
+    else:
+        shape = positive_list(a.input_shape or "3,224,224", "--input-shape")
+        example = lambda n: torch.randn([n] + shape)  # noqa: E731
+        input_spec = {"shape": shape}
+        classes = a.classes
+        if classes is None:
+            out = attempt(lambda: model(example(2)),
+                          "%s does not take an input of shape %s" % (path, ",".join(map(str, shape))))
+            if not isinstance(out, torch.Tensor) or out.dim() != 2 or out.size(0) != 2:
+                fail("%s: its output is not one row of class scores per sample: give --classes" %
+                     path)
+            classes = int(out.size(1))
+        target_spec = {"classes": classes}
+    description = describe(model, input_spec, target_spec, example,
+                           "torchscript:" + os.path.basename(path), os.path.basename(path))
+    write_description(json_path, description)
+    sys.stderr.write("wrote %s (%d parameters in %d tensors)\n" % (
+        json_path, description["params_total"], len(description["parameters"])))
+
+
 def main():
+    if sys.argv[1:2] == ["--describe"]:
+        describe_main(sys.argv[2:])
+        return
     ap = argparse.ArgumentParser(prog="commprof model export")
     ap.add_argument("spec")
     ap.add_argument("--out", required=True)

@@ -71,5 +71,6 @@ int sweepRunCommand(const Args& args);
 int sweepSummarizeCommand(const Args& args);
 int recommendCommand(const Args& args);
 int modelExportCommand(const Args& args);
+int modelDescribeCommand(const Args& args);
 
 } // namespace commprof::cli

@@ -204,6 +204,15 @@ const options::Program& commprofProgram() {
               {"--input-shape", "C,H,W", "torchvision: the image input (default 3,224,224)", {}},
               {"--classes", "N", "torchvision: classes of the head (default 1000)", {}},
               {"--seed", "N", "Seed of the initial weights (default 0)", {}}}},
+            {"model describe",
+             "FILE.pt",
+             "Write the description of a module saved with torch.jit.script(model).save(FILE.pt), "
+             "so that a matrix can name it",
+             {{"--input-shape", "C,H,W", "An image model's input (default 3,224,224)", {}},
+              {"--classes", "N", "An image model's classes (default: its output's width)", {}},
+              {"--tokens", "N", "A token model's sequence length (with --vocab)", {}},
+              {"--vocab", "V", "A token model's vocabulary size (with --tokens)", {}},
+              {"--out", "FILE.json", "Where to write it (default: FILE.json beside FILE.pt)", {}}}},
         },
         {{"ENVIRONMENT",
           "COMMPROF_RANK: the commprof-rank program to run; without it, the one next to "

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// commprof model export: a TorchScript module and its description, made by PyTorch's Python
-// (tools/model_export.py, compiled into this program), so that a matrix can name the file.
+// commprof model export: a TorchScript module and its description; commprof model describe: the
+// description of a module the user scripted. Both made by PyTorch's Python
+// (tools/model_export.py, compiled into this program), so that a matrix can name the file and
+// this program stays free of torch.
 
 #include "cli_common.h"
 
@@ -25,12 +27,12 @@ QString pythonProgram() {
 
 constexpr int kExportMinutes = 30; // ResNet-50 scripts in seconds; a huge GPT takes longer
 
-} // namespace
-
-int modelExportCommand(const Args& args) {
+// Runs the exporter script with `scriptArgs`; `what` names the command in messages. The
+// script's own message is on stderr: exit 2 a bad spec or file, 3 no torch for Python.
+int runExporter(const QString& what, const QStringList& scriptArgs) {
     QFile script(":/tools/model_export.py");
     if (!script.open(QIODevice::ReadOnly)) {
-        printError("model export: this build lacks its exporter script");
+        printError(what + ": this build lacks its exporter script");
         return NotFine;
     }
     // A file, not stdin: torch.jit.script reads the classes' source through inspect.
@@ -39,43 +41,59 @@ int modelExportCommand(const Args& args) {
     QFile out(copy);
     if (!tmp.isValid() || !out.open(QIODevice::WriteOnly) || out.write(script.readAll()) < 0 ||
         !out.flush()) {
-        printError("model export: cannot write the exporter to a temporary folder (" +
+        printError(what + ": cannot write the exporter to a temporary folder (" +
                    tmp.errorString() + ")");
         return NotFine;
     }
     out.close();
-    QStringList pyArgs{copy, args.operands().first(), "--out", args.value("--out")};
-    for (const char* flag : {"--input-shape", "--classes", "--seed"}) {
-        if (args.has(flag)) {
-            pyArgs << flag << args.value(flag);
-        }
-    }
     const QString python = pythonProgram();
     QProcess p;
     p.setProcessChannelMode(QProcess::ForwardedChannels);
-    p.start(python, pyArgs);
+    p.start(python, QStringList{copy} + scriptArgs);
     if (!p.waitForStarted()) {
-        printError(QString("model export: cannot start %1 (%2): install Python 3 with PyTorch, "
+        printError(QString("%1: cannot start %2 (%3): install Python 3 with PyTorch, "
                            "apt-get install python3-torch python3-torchvision, or set "
                            "COMMPROF_PYTHON")
-                       .arg(python, p.errorString()));
+                       .arg(what, python, p.errorString()));
         return NotFine;
     }
     p.closeWriteChannel();
     if (!p.waitForFinished(kExportMinutes * 60 * 1000)) {
         p.kill();
         p.waitForFinished();
-        printError(QString("model export: %1 did not finish in %2 minutes")
-                       .arg(python)
-                       .arg(kExportMinutes));
+        printError(
+            QString("%1: %2 did not finish in %3 minutes").arg(what, python).arg(kExportMinutes));
         return NotFine;
     }
     if (p.exitStatus() != QProcess::NormalExit) {
-        printError(QString("model export: %1 crashed").arg(python));
+        printError(QString("%1: %2 crashed").arg(what, python));
         return NotFine;
     }
-    // The script's own message is already on stderr: 2 a bad spec, 3 no torch for Python.
     return p.exitCode() == 0 ? Ok : p.exitCode() == 2 ? BadInput : NotFine;
+}
+
+QStringList passed(const Args& args, std::initializer_list<const char*> flags) {
+    QStringList out;
+    for (const char* flag : flags) {
+        if (args.has(flag)) {
+            out << flag << args.value(flag);
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+int modelExportCommand(const Args& args) {
+    return runExporter("model export",
+                       QStringList{args.operands().first(), "--out", args.value("--out")} +
+                           passed(args, {"--input-shape", "--classes", "--seed"}));
+}
+
+int modelDescribeCommand(const Args& args) {
+    return runExporter("model describe", QStringList{"--describe", args.operands().first()} +
+                                             passed(args, {"--input-shape", "--classes", "--tokens",
+                                                           "--vocab", "--out"}));
 }
 
 } // namespace commprof::cli

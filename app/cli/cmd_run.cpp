@@ -200,13 +200,15 @@ int runCommand(const Args& args) {
     for (const QString& w : s.writeFailures) {
         printError("could not write " + w);
     }
-    std::fprintf(
-        stderr,
-        "%d complete, %d failed, %d skipped_infeasible, %d already complete%s; results in %s\n",
-        s.complete, s.failed, s.skippedInfeasible, s.resumed, s.stopped ? ", stopped early" : "",
-        qPrintable(options.outDir));
-    return s.failed > 0 || s.stopped || !s.lost.isEmpty() || !s.writeFailures.isEmpty() ? NotFine
-                                                                                        : Ok;
+    std::fprintf(stderr,
+                 "%d complete, %d failed, %d stopped, %d skipped_infeasible, %d already "
+                 "complete%s; results in %s\n",
+                 s.complete, s.failed, s.stoppedCells, s.skippedInfeasible, s.resumed,
+                 s.stopped ? ", stopped early" : "", qPrintable(options.outDir));
+    return s.failed > 0 || s.stoppedCells > 0 || s.stopped || !s.lost.isEmpty() ||
+                   !s.writeFailures.isEmpty()
+               ? NotFine
+               : Ok;
 }
 
 } // namespace commprof::cli

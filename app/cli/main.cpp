@@ -123,6 +123,7 @@ int main(int argc, char** argv) {
         {"sweep summarize", sweepSummarizeCommand},
         {"recommend", recommendCommand},
         {"model export", modelExportCommand},
+        {"model describe", modelDescribeCommand},
     };
     int words = 0;
     const options::Command* command = commandOf(args, words);

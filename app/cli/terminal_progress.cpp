@@ -87,13 +87,17 @@ void RunProgressView::cellState(const QString& id, const QString& state, const Q
             ++done_;
         } else if (state == "failed") {
             ++failed_;
+        } else if (state == "stopped") {
+            ++stopped_;
         } else {
             ++skipped_;
         }
     }
-    // The state line stays in the scroll-back; the live lines are drawn again under it.
+    // The state line stays in the scroll-back; the live lines are drawn again under it. A
+    // detail that starts with the state's word ("stopped on request") is not said twice.
     clearLive();
-    std::fprintf(out_, "%-34s %s %s\n", qPrintable(id), qPrintable(state), qPrintable(detail));
+    const QString said = detail.startsWith(state + " ") ? detail : state + " " + detail;
+    std::fprintf(out_, "%-34s %s\n", qPrintable(id), qPrintable(said));
     draw(true);
 }
 
@@ -112,7 +116,7 @@ double RunProgressView::fractionDone() const {
     if (cells_.empty()) {
         return 1.0;
     }
-    double ended = done_ + failed_ + skipped_;
+    double ended = done_ + failed_ + stopped_ + skipped_;
     for (auto it = running_.begin(); it != running_.end(); ++it) {
         const CellPlan* p = planOf(it.key());
         const int ranks = std::max<int>(1, p ? p->worldSize : int(it->itersByRank.size()));
@@ -154,13 +158,16 @@ QString RunProgressView::overallLine() const {
     QString line = QString("%1 %2 %  %3/%4 cells: %5 done, %6 failed, %7 skipped")
                        .arg(bar(f, kBarWidth))
                        .arg(int(std::floor(f * 100 + 1e-9)), 3)
-                       .arg(done_ + failed_ + skipped_)
+                       .arg(done_ + failed_ + stopped_ + skipped_)
                        .arg(total)
                        .arg(done_)
                        .arg(failed_)
                        .arg(skipped_);
+    if (stopped_ > 0) {
+        line += QString(", %1 stopped").arg(stopped_);
+    }
     // From the cells measured so far: their mean wall time for each cell still to run.
-    const int left = total - (done_ + failed_ + skipped_);
+    const int left = total - (done_ + failed_ + stopped_ + skipped_);
     if (left > 0 && measured_ > 0) {
         const double meanS = measuredMs_ / measured_ / 1000.0;
         double runningLeft = 0;

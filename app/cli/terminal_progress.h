@@ -28,7 +28,8 @@ public:
         double timeoutS = 0;
     };
     RunProgressView(std::FILE* out, bool live, std::vector<CellPlan> cells);
-    // state: the runner's state name ("running", "complete", "failed", "skipped", ...).
+    // state: the runner's state name ("running", "complete", "failed", "stopped", "skipped",
+    // ...).
     void cellState(const QString& id, const QString& state, const QString& detail);
     void iteration(const QString& id, int rank, int iter, int of, double stepMs);
     // A line for the scroll-back (the run's own messages, a scheduler's state of a cell).
@@ -54,7 +55,7 @@ private:
     bool live_;
     std::vector<CellPlan> cells_;
     QMap<QString, Running> running_;
-    int done_ = 0, failed_ = 0, skipped_ = 0;
+    int done_ = 0, failed_ = 0, stopped_ = 0, skipped_ = 0;
     double measuredMs_ = 0; // wall time of the cells that ran to an end
     int measured_ = 0;
     QElapsedTimer clock_;

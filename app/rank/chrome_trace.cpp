@@ -12,20 +12,58 @@
 #include <zlib.h>
 
 #include <cstdio>
+#include <cstring>
 
 namespace commprof::rank {
 namespace {
 
 struct OpStart : at::ObserverContext {
     std::int64_t startNs = 0;
+    CommMessage comm;
 };
 
-std::unique_ptr<at::ObserverContext> onOpStart(const at::RecordFunction&) {
+// Gloo's spans ("gloo:all_reduce") hand RecordFunction their input tensors whether or not a
+// callback asks for inputs (ATen ops do only when asked, which would cost every op a copy of
+// its arguments). They are read here, in the start callback: by the end callback the vector
+// they live in is gone.
+CommMessage messageOf(const at::RecordFunction& fn) {
+    CommMessage m;
+    const char* name = fn.name();
+    if (!name || std::strncmp(name, "gloo:", 5) != 0) {
+        return m;
+    }
+    m.collective = name + 5;
+    std::int64_t n = 0;
+    bool sized = false;
+    const auto add = [&](const at::Tensor& t) {
+        n += t.numel();
+        sized = true;
+        if (m.dtype.empty()) {
+            m.dtype = c10::toString(t.scalar_type());
+        }
+    };
+    for (const c10::IValue& v : fn.inputs()) {
+        if (v.isTensor()) {
+            add(v.toTensor());
+        } else if (v.isTensorList()) {
+            for (const at::Tensor& t : v.toTensorVector()) {
+                add(t);
+            }
+        }
+    }
+    if (sized) {
+        m.nelems = n;
+    }
+    return m;
+}
+
+std::unique_ptr<at::ObserverContext> onOpStart(const at::RecordFunction& fn) {
     if (!ChromeTrace::instance().active()) {
         return nullptr;
     }
     auto ctx = std::make_unique<OpStart>();
     ctx->startNs = monotonicNs();
+    ctx->comm = messageOf(fn);
     return ctx;
 }
 
@@ -33,8 +71,14 @@ void onOpEnd(const at::RecordFunction& fn, at::ObserverContext* ctx) {
     if (!ctx) {
         return;
     }
-    ChromeTrace::instance().addSpan(fn.name(), "cpu_op", static_cast<OpStart*>(ctx)->startNs,
-                                    monotonicNs());
+    auto* start = static_cast<OpStart*>(ctx);
+    ChromeTrace::instance().addSpan(fn.name(), "cpu_op", start->startNs, monotonicNs(), -1,
+                                    std::move(start->comm));
+}
+
+// The collectives whose output message is their input (in place): Kineto writes both sizes.
+bool inPlace(const std::string& collective) {
+    return collective == "all_reduce" || collective == "broadcast";
 }
 
 } // namespace
@@ -57,12 +101,13 @@ void ChromeTrace::install() {
 }
 
 void ChromeTrace::addSpan(std::string name, const char* category, std::int64_t startNs,
-                          std::int64_t endNs, int iteration) {
+                          std::int64_t endNs, int iteration, CommMessage comm) {
     if (!active()) {
         return;
     }
     std::lock_guard<std::mutex> lock(mutex_);
-    spans_.push_back({std::move(name), category, startNs, endNs, currentTid(), iteration});
+    spans_.push_back(
+        {std::move(name), category, startNs, endNs, currentTid(), iteration, std::move(comm)});
 }
 
 std::size_t ChromeTrace::size() const {
@@ -70,7 +115,8 @@ std::size_t ChromeTrace::size() const {
     return spans_.size();
 }
 
-bool ChromeTrace::write(const std::string& path, int rank, std::string& error) const {
+bool ChromeTrace::write(const std::string& path, int rank, int worldSize,
+                        std::string& error) const {
     std::lock_guard<std::mutex> lock(mutex_);
     const std::string tmp = path + spec::files::kPartial;
     gzFile out = gzopen(tmp.c_str(), "wb6");
@@ -100,6 +146,20 @@ bool ChromeTrace::write(const std::string& path, int rank, std::string& error) c
             j.key("args");
             j.beginObject();
             j.field("iteration", s.iteration);
+            j.endObject();
+        } else if (!s.comm.collective.empty()) {
+            // Kineto's names and types (docs/trace-semantics.md, "Collectives and bandwidth").
+            j.key("args");
+            j.beginObject();
+            j.field("Collective name", s.comm.collective);
+            if (s.comm.nelems >= 0) {
+                j.field("In msg nelems", s.comm.nelems);
+                if (inPlace(s.comm.collective)) {
+                    j.field("Out msg nelems", s.comm.nelems);
+                }
+                j.field("dtype", s.comm.dtype);
+            }
+            j.field("Group size", worldSize);
             j.endObject();
         }
         j.endObject();

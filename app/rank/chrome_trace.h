@@ -12,6 +12,15 @@
 
 namespace commprof::rank {
 
+// A collective's message as gloo hands it to RecordFunction (its input tensors), written as
+// the args Kineto puts on record_param_comms spans ("Collective name", "In msg nelems", "Out msg
+// nelems", "dtype", "Group size"), so that one rule of the trace reader sizes both.
+struct CommMessage {
+    std::string collective;   // "all_reduce" of "gloo:all_reduce"; empty: not a collective
+    std::int64_t nelems = -1; // elements of its input tensors; -1: none were handed over
+    std::string dtype;        // c10's name of their type ("Float")
+};
+
 class ChromeTrace {
 public:
     static ChromeTrace& instance();
@@ -22,9 +31,10 @@ public:
     bool active() const { return active_.load(std::memory_order_relaxed); }
 
     void addSpan(std::string name, const char* category, std::int64_t startNs, std::int64_t endNs,
-                 int iteration = -1);
+                 int iteration = -1, CommMessage comm = {});
     // Writes gzip JSON atomically (temp file, then rename). Returns false with a message on error.
-    bool write(const std::string& path, int rank, std::string& error) const;
+    // `worldSize` is every collective's "Group size".
+    bool write(const std::string& path, int rank, int worldSize, std::string& error) const;
     std::size_t size() const;
 
 private:
@@ -35,6 +45,7 @@ private:
         std::int64_t endNs;
         long tid;
         int iteration;
+        CommMessage comm;
     };
     std::atomic<bool> active_{false};
     mutable std::mutex mutex_;

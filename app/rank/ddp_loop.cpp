@@ -333,7 +333,7 @@ RankResult runDdp(const RankOptions& o) {
     if (o.trace) {
         std::string error;
         result.traceFile = spec::files::kTrace.of(o.rank);
-        if (!trace.write(o.outDir + "/" + result.traceFile, o.rank, error)) {
+        if (!trace.write(o.outDir + "/" + result.traceFile, o.rank, o.worldSize, error)) {
             throw RunFailure(error);
         }
     }

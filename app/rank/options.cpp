@@ -199,6 +199,13 @@ RankOptions parseOptions(int argc, char** argv) {
     bool modelGiven = false;
     using Setter = std::function<void(const std::string&, const std::string&)>;
     const std::map<std::string, Setter> withValue{
+        // rank_entry.cpp serves it before a rank's flags are read: here only when it is not
+        // alone on the line.
+        {"--fork-server",
+         [&](auto& f, auto&) {
+             throw UsageError(f + " takes its socket and nothing else: commprof-rank " + f +
+                              " SOCKET");
+         }},
         {"--model",
          [&](auto&, auto& v) {
              o.model = v;

@@ -107,6 +107,11 @@ const options::Program& rankProgram() {
             {"--sweep-warmup", "N", "Untimed repetitions per size (default 2)", {}},
             {"--sweep-iters", "N", "Timed repetitions per size (default 11)", {}},
             {"--digest-selftest", "", "Print the digest self-test as JSON and exit", {}},
+            {"--fork-server",
+             "SOCKET",
+             "Serve the runner on this unix socket, forking ranks from one libtorch start-up "
+             "(alone on the line)",
+             {}},
             {"--dump-grads",
              "",
              "Test only: every iteration's reduced gradients to grads_rankR.pt, the last "

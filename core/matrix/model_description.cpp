@@ -79,6 +79,21 @@ void readDescribedInput(const QString& file, const QJsonObject& o, TorchScriptMo
         whole(file, o.value("target").toObject().value("classes"), "target.classes", 1, kMaxCount));
 }
 
+// The command that writes the missing description, with the entry's own input when the matrix
+// gave one (a description wanted by matrixEntry has none yet).
+QString describeCommand(const TorchScriptModel& m) {
+    QString command = "commprof model describe " + m.file;
+    if (m.tokens > 0) {
+        return command + QString(" --tokens %1 --vocab %2").arg(m.tokens).arg(m.vocab);
+    }
+    QStringList dims;
+    for (const qint64 d : m.inputShape) {
+        dims << QString::number(d);
+    }
+    command += " --input-shape " + (dims.isEmpty() ? QString("C,H,W") : dims.join(','));
+    return m.classes > 0 ? command + QString(" --classes %1").arg(m.classes) : command;
+}
+
 } // namespace
 
 double TorchScriptModel::activationBytesPerSampleHere() const {
@@ -128,8 +143,8 @@ void readDescription(TorchScriptModel& m) {
     try {
         bytes = files::readRegularFile(file, kMaxDescriptionBytes, files::Links::Follow);
     } catch (const files::FileError& e) {
-        fail(file, e.detail + " (commprof model export SPEC --out FILE.pt writes it beside the "
-                              "module)");
+        fail(file, e.detail + "; for a module of your own, run: " + describeCommand(m) +
+                       " (commprof model export SPEC --out FILE.pt writes both)");
     }
     QJsonParseError error{};
     const QJsonDocument doc = QJsonDocument::fromJson(bytes, &error);

@@ -111,10 +111,10 @@ void RunController::start() {
     connect(runner_, &runner::MatrixRunner::launcherState, model_, &RunStateModel::onLauncherState);
     connect(runner_, &runner::MatrixRunner::cellStateChanged, this,
             [this](const QString& id, runner::CellState s, const QString& d) {
-                // The model has taken the state (connected first): a cell the user's Stop ended
-                // is "stopped", not "failed", here as in the table.
-                const auto* row = model_->cell(id);
-                const QString state = row && row->stopped ? "stopped" : runner::toString(s);
+                // A cell the user's Stop ended is "stopped" (its own state), not "failed"; a
+                // detail that starts with the state's word ("stopped on request") is not said
+                // twice.
+                const QString state = runner::toString(s);
                 emit logLine(d.isEmpty()                 ? QString("%1: %2").arg(id, state)
                              : d.startsWith(state + " ") ? QString("%1: %2").arg(id, d)
                                                          : QString("%1: %2: %3").arg(id, state, d));
@@ -145,11 +145,11 @@ void RunController::onRunFinished(const runner::RunSummary& s) {
               s.lost.isEmpty() && model_->pendingCount() + model_->stoppedCount() > 0;
     // A refused run ran nothing; the runner's own line says why.
     if (s.refused.isEmpty()) {
-        const int stopped = model_->stoppedCount();
+        const int stopped = s.stoppedCells;
         const QString counts = QString("%1 complete, %2 failed, %3 stopped, %4 already complete, "
                                        "%5 skipped_infeasible")
                                    .arg(s.complete)
-                                   .arg(s.failed - stopped)
+                                   .arg(s.failed)
                                    .arg(stopped)
                                    .arg(s.resumed)
                                    .arg(s.skippedInfeasible);
@@ -182,7 +182,6 @@ void RunController::pauseAfterCurrentCell() {
 
 void RunController::stop() {
     if (runner_) {
-        model_->markStopRequested();
         stopRequested_ = true;
         emit logLine(slurm() ? "stopping: cancelling the running cell's Slurm job (scancel)"
                              : "stopping: ending every rank of the running cell");

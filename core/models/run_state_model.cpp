@@ -49,7 +49,6 @@ void RunStateModel::setPlan(std::shared_ptr<const feasibility::Plan> plan) {
         }
     }
     current_.clear();
-    stopRequested_ = false;
     endResetModel();
 }
 
@@ -60,10 +59,6 @@ int RunStateModel::rowOf(const QString& id) const {
 const RunStateModel::CellRow* RunStateModel::cell(const QString& id) const {
     const int i = rowOf(id);
     return i < 0 ? nullptr : &rows_[i];
-}
-
-void RunStateModel::markStopRequested() {
-    stopRequested_ = true;
 }
 
 void RunStateModel::showRecorded(const QHash<QString, RecordedCell>& cells) {
@@ -77,9 +72,9 @@ void RunStateModel::showRecorded(const QHash<QString, RecordedCell>& cells) {
         }
         r.recorded = it->status;
         r.detail = it->detail;
-        r.stopped = it->status == "stopped";
         r.state = it->status == "complete"             ? runner::CellState::Complete
                   : it->status == "skipped_infeasible" ? runner::CellState::SkippedInfeasible
+                  : it->status == "stopped"            ? runner::CellState::Stopped
                                                        : runner::CellState::Failed;
     }
     emit dataChanged(index(0, 0), index(int(rows_.size()) - 1, ColumnCount - 1));
@@ -101,14 +96,10 @@ void RunStateModel::onCellState(const QString& id, runner::CellState state, cons
         r.clock.start();
         r.elapsedMs = 0;
         r.ranks.clear();
-        r.stopped = false;
         current_ = id;
         emit currentCellChanged(id);
     } else if (r.clock.isValid()) {
         r.elapsedMs = r.clock.elapsed();
-    }
-    if (state == runner::CellState::Failed && stopRequested_ && id == current_) {
-        r.stopped = true;
     }
     emit dataChanged(index(i, 0), index(i, ColumnCount - 1));
 }
@@ -170,7 +161,7 @@ int RunStateModel::cellsFinished() const {
 int RunStateModel::stoppedCount() const {
     int n = 0;
     for (const CellRow& r : rows_) {
-        n += r.stopped ? 1 : 0;
+        n += r.state == runner::CellState::Stopped ? 1 : 0;
     }
     return n;
 }
@@ -227,7 +218,8 @@ std::optional<double> RunStateModel::etaSeconds() const {
     int pending = 0;
     const CellRow* running = nullptr;
     for (const CellRow& r : rows_) {
-        if ((r.state == runner::CellState::Complete || r.state == runner::CellState::Failed) &&
+        if ((r.state == runner::CellState::Complete || r.state == runner::CellState::Failed ||
+             r.state == runner::CellState::Stopped) &&
             r.elapsedMs >= 0) {
             bySize[key(r)].add(double(r.elapsedMs));
             byKind[r.sweep].add(double(r.elapsedMs));
@@ -284,9 +276,6 @@ int RunStateModel::rows() const {
 }
 
 QString RunStateModel::stateText(const CellRow& r) const {
-    if (r.stopped) {
-        return "stopped";
-    }
     return r.recorded.isEmpty() ? QString(runner::toString(r.state)) : r.recorded;
 }
 
@@ -299,7 +288,7 @@ QVariant RunStateModel::data(const QModelIndex& index, int role) const {
         return r.state == runner::CellState::Running;
     }
     if (role == TroubleRole) {
-        return r.state == runner::CellState::Failed && !r.stopped;
+        return r.state == runner::CellState::Failed;
     }
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole) {
         return {};
@@ -329,7 +318,9 @@ QVariant RunStateModel::data(const QModelIndex& index, int role) const {
         return parts.join("  ");
     }
     case Detail:
-        return r.stopped ? "stopped by the user: " + r.detail : r.detail;
+        return r.state == runner::CellState::Stopped && r.recorded.isEmpty()
+                   ? "stopped by the user: " + r.detail
+                   : r.detail;
     case Scheduler:
         return r.scheduler.isEmpty() ? QString() : runner::schedulerStateText(r.scheduler);
     default:

@@ -36,8 +36,7 @@ public:
     };
     struct CellRow {
         QString id;
-        runner::CellState state = runner::CellState::Pending;
-        bool stopped = false; // ended by the user's Stop
+        runner::CellState state = runner::CellState::Pending; // Stopped: ended by the user's Stop
         QString detail;
         double deadlineS = 0;
         QElapsedTimer clock;
@@ -65,8 +64,6 @@ public:
     // The states a results folder records for the listed cells; a cell it lacks stays pending.
     void showRecorded(const QHash<QString, RecordedCell>& cells);
     void tick(); // refreshes elapsed times of running cells
-    // The next failure of the running cell is the user's Stop.
-    void markStopRequested();
 
     const CellRow* cell(const QString& id) const;
     int rowOf(const QString& id) const;
@@ -98,7 +95,6 @@ private:
     QList<CellRow> rows_;
     QHash<QString, int> rowOfId_;
     QString current_;
-    bool stopRequested_ = false;
 };
 
 } // namespace commprof::models

@@ -191,8 +191,9 @@ Completeness judge(const CellFiles& f) {
     if (!f.leftovers.isEmpty()) {
         c.reasons << "temporary files left: " + f.leftovers.join(", ");
     }
-    if (recorded == "failed" && f.cell["stopped"].toBool()) {
-        // Ended on request (Stop, SIGINT): not the cell's fault, and it may be run again.
+    if (recorded == "stopped" || (recorded == "failed" && f.cell["stopped"].toBool())) {
+        // Ended on request (Stop, SIGINT): not the cell's fault, and it may be run again. Folders
+        // written before the runner recorded "stopped" say failed with stopped: true.
         c.status = "stopped";
         c.reasons.prepend("stopped before it ended: " + f.cell["failure"].toString());
     } else if (recorded == "failed") {

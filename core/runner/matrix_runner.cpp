@@ -127,6 +127,8 @@ const char* toString(CellState s) {
         return "complete";
     case CellState::Failed:
         return "failed";
+    case CellState::Stopped:
+        return "stopped";
     case CellState::SkippedInfeasible:
         return "skipped_infeasible";
     case CellState::Skipped:
@@ -309,6 +311,17 @@ void MatrixRunner::failCell(const feasibility::PlannedCell& pc, const QString& f
     }
     ++summary_.failed;
     emit cellStateChanged(pc.cell.id, CellState::Failed, failure);
+}
+
+void MatrixRunner::stopCell(const feasibility::PlannedCell& pc, const QString& reason,
+                            const QStringList& writeFailures) {
+    for (const QString& w : writeFailures) {
+        summary_.writeFailures << pc.cell.id + ": " + w;
+        emit logLine(pc.cell.id, "write failed: " + w);
+    }
+    ++summary_.stoppedCells;
+    summary_.stopped = true; // the run ended early even when this was its last cell
+    emit cellStateChanged(pc.cell.id, CellState::Stopped, reason);
 }
 
 void MatrixRunner::next() {
@@ -630,7 +643,9 @@ void MatrixRunner::onPoolFinished(const feasibility::PlannedCell& pc, const Pool
         if (failure.isEmpty()) {
             failure = "could not write the cell's records: " + writeFailures.join("; ");
         }
-        cellDoc["status"] = "failed";
+        // A cell ended on request is recorded as stopped, the word the results use for it;
+        // "stopped" stays beside it for readers of folders written before the status existed.
+        cellDoc["status"] = outcome.stopped ? "stopped" : "failed";
         cellDoc["failure"] = failure;
         cellDoc["stopped"] = outcome.stopped;
         if (const QString e =
@@ -638,7 +653,11 @@ void MatrixRunner::onPoolFinished(const feasibility::PlannedCell& pc, const Pool
             !e.isEmpty()) {
             writeFailures << e;
         }
-        failCell(pc, failure, writeFailures);
+        if (outcome.stopped) {
+            stopCell(pc, failure, writeFailures);
+        } else {
+            failCell(pc, failure, writeFailures);
+        }
     }
     if (launcher_) {
         launcher_->deleteLater();

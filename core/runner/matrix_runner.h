@@ -30,12 +30,15 @@ struct RunOptions {
     int graceMs = 3000;
 };
 
-enum class CellState { Pending, Running, Complete, Failed, SkippedInfeasible, Skipped };
+// Stopped: ended by the user's Stop or a signal to the run (not the cell's fault; a resumed run
+// runs it again), told apart from Failed wherever a state is shown or recorded.
+enum class CellState { Pending, Running, Complete, Failed, Stopped, SkippedInfeasible, Skipped };
 const char* toString(CellState s);
 
 struct RunSummary {
     int complete = 0;
     int failed = 0;
+    int stoppedCells = 0; // ended on request: not counted in failed
     int skippedInfeasible = 0;
     int resumed = 0;
     bool stopped = false;
@@ -53,7 +56,7 @@ public:
     void start();
     void pauseAfterCurrentCell() { pauseRequested_ = true; }
     void stop(); // ends the running cell's ranks (scancel under Slurm); the cell is recorded as
-                 // failed (stopped)
+                 // stopped
     RunSummary runBlocking();
     const feasibility::Plan& plan() const { return plan_; }
 
@@ -74,6 +77,8 @@ private:
     void runCell(const feasibility::PlannedCell& pc);
     void onPoolFinished(const feasibility::PlannedCell& pc, const PoolOutcome& pool);
     void failCell(const feasibility::PlannedCell& pc, const QString& failure,
+                  const QStringList& writeFailures);
+    void stopCell(const feasibility::PlannedCell& pc, const QString& reason,
                   const QStringList& writeFailures);
     int rankThreads(const feasibility::PlannedCell& pc) const;
     QString threadShortfall(const feasibility::PlannedCell& pc) const;

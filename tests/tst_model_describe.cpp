@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `commprof model describe FILE.pt` (issue 38): a module the user scripted and saved with
+// torch.jit.script(model).save(...) gets the description a matrix needs. Its parameter list is
+// checked against what PyTorch's Python prints from named_parameters() of the same module (an
+// independent source); a matrix that names the module plans once it is described and, before,
+// says how to describe it; a .pt that is not TorchScript is refused, exit 2, naming the file,
+// with nothing written.
+
+#include "cli_runner.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+namespace {
+
+// The user's side: a small conv net scripted and saved, the same net saved eagerly (a pickle,
+// not TorchScript), and named_parameters() printed as one JSON line per parameter.
+const char* kUserScript = R"(
+import json, sys, torch, torch.nn as nn
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3)
+        self.bn = nn.BatchNorm2d(4)
+        self.fc = nn.Linear(4, 5)
+    def forward(self, x):
+        return self.fc(torch.relu(self.bn(self.conv(x))).mean([2, 3]))
+torch.manual_seed(1)
+net = Net()
+torch.jit.script(net).save(sys.argv[1] + "/mine.pt")
+torch.save(net, sys.argv[1] + "/eager.pt")
+for name, p in net.named_parameters():
+    print(json.dumps({"name": name, "shape": list(p.shape), "numel": p.numel()}))
+)";
+
+bool pythonImports(const QString& modules) {
+    QProcess p;
+    p.start("/usr/bin/python3", {"-c", "import " + modules});
+    return p.waitForFinished(120000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
+}
+
+QJsonObject readJson(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(f.readAll()).object()
+                                       : QJsonObject();
+}
+
+} // namespace
+
+class TstModelDescribe : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+    QList<QJsonObject> pythonParams_; // as Python's named_parameters() lists them
+
+    QString path(const QString& name) const { return dir_.filePath(name); }
+
+    void writeMatrix() {
+        QFile f(path("m.yaml"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("name: mine\n"
+                "defaults: {batch_size: 4, iterations: 6, warmup: 1}\n"
+                "models:\n"
+                "  - {name: mine, torchscript: mine.pt, input: {shape: [3, 8, 8]}, "
+                "target: {classes: 5}}\n"
+                "layers: [{name: gloo_cpu}]\n"
+                "world_sizes: [2]\n");
+    }
+
+private slots:
+    void initTestCase() {
+        if (!pythonImports("torch")) {
+            if (qEnvironmentVariableIsSet("COMMPROF_REQUIRE_PYTORCH")) {
+                QFAIL("/usr/bin/python3 cannot import torch (install python3-torch)");
+            }
+            QSKIP("/usr/bin/python3 has no torch: nothing to script or describe");
+        }
+        QVERIFY(dir_.isValid());
+        QFile script(path("user.py"));
+        QVERIFY(script.open(QIODevice::WriteOnly));
+        script.write(kUserScript);
+        script.close();
+        const CliResult r = runProgram("/usr/bin/python3", {path("user.py"), dir_.path()}, 180000);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        for (const QByteArray& line : r.out.split('\n')) {
+            if (!line.trimmed().isEmpty()) {
+                pythonParams_ << QJsonDocument::fromJson(line).object();
+            }
+        }
+        QCOMPARE(pythonParams_.size(), 6); // conv, bn and fc: a weight and a bias each
+        writeMatrix();
+    }
+
+    // Before the description exists, plan names the command that makes it.
+    void planWithoutDescriptionSaysHowToMakeOne() {
+        const CliResult r = runCli("commprof", {"plan", path("m.yaml")}, 60000);
+        QCOMPARE(r.exitCode, 2);
+        const QString err = QString::fromUtf8(r.err);
+        QVERIFY2(err.contains("mine.json"), r.err.constData());
+        QVERIFY2(err.contains("run: commprof model describe " +
+                              QDir(dir_.path()).filePath("mine.pt") +
+                              " --input-shape 3,8,8 --classes 5"),
+                 r.err.constData());
+    }
+
+    void describedParametersAreWhatPythonLists() {
+        const CliResult r = runCli(
+            "commprof", {"model", "describe", path("mine.pt"), "--input-shape", "3,8,8"}, 300000);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject d = readJson(path("mine.json"));
+        QCOMPARE(d["format"].toString(), QString("commprof-model-description"));
+        QCOMPARE(d["torchscript"].toString(), QString("mine.pt"));
+        QCOMPARE(d["input"].toObject()["shape"].toArray(), (QJsonArray{3, 8, 8}));
+        // The classes are the output's width: fc has 5 outputs.
+        QCOMPARE(d["target"].toObject()["classes"].toInt(), 5);
+        const QJsonArray params = d["parameters"].toArray();
+        QCOMPARE(params.size(), pythonParams_.size());
+        double total = 0;
+        for (int i = 0; i < params.size(); ++i) {
+            const QJsonObject mine = params[i].toObject();
+            QCOMPARE(mine["name"].toString(), pythonParams_[i]["name"].toString());
+            QCOMPARE(mine["shape"].toArray(), pythonParams_[i]["shape"].toArray());
+            QCOMPARE(mine["dtype"].toString(), QString("float32"));
+            QCOMPARE(mine["bytes"].toDouble(), pythonParams_[i]["numel"].toDouble() * 4);
+            total += pythonParams_[i]["numel"].toDouble();
+        }
+        // By hand: conv 4*3*3*3 + 4, bn 4 + 4, fc 5*4 + 5 = 145.
+        QCOMPARE(total, 145.0);
+        QCOMPARE(d["params_total"].toDouble(), total);
+    }
+
+    void planOfADescribedModuleSucceeds() {
+        const CliResult r = runCli("commprof", {"plan", path("m.yaml"), "--json"}, 60000);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonArray cells = QJsonDocument::fromJson(r.out).object()["cells"].toArray();
+        QCOMPARE(cells.size(), 1);
+    }
+
+    void aPickleIsNotTorchScript() {
+        const QStringList before = QDir(dir_.path()).entryList(QDir::Files);
+        const CliResult r = runCli("commprof", {"model", "describe", path("eager.pt")}, 300000);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(path("eager.pt").toUtf8() + " is not a TorchScript module"),
+                 r.err.constData());
+        QCOMPARE(QDir(dir_.path()).entryList(QDir::Files), before); // nothing written
+        QVERIFY(!QFile::exists(path("eager.json")));
+    }
+
+    void aMissingFileIsNamed() {
+        const CliResult r = runCli("commprof", {"model", "describe", path("none.pt")}, 300000);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(path("none.pt").toUtf8() + ": cannot open"), r.err.constData());
+    }
+};
+
+QTEST_GUILESS_MAIN(TstModelDescribe)
+#include "tst_model_describe.moc"
