@@ -477,6 +477,63 @@ private slots:
         QVERIFY(QDir(recordDir()).entryList({"*.json"}, QDir::Files).isEmpty());
     }
 
+    // A keeper that outlived its runner (here a stand-in: a process of the user's in a user
+    // namespace of its own, named in a record whose runner is gone) is ended by probe
+    // --cleanup; a process named the same way that is in the machine's user namespace is not a
+    // keeper and is left running.
+    void leftoverKeeperIsEndedOthersAreNot() {
+        QProcess keeper;
+        QProcess impostor;
+        asUser(keeper);
+        asUser(impostor);
+        keeper.start("unshare", {"--user", "--map-root-user", "sleep", "120"});
+        impostor.start("sleep", {"120"});
+        QVERIFY(keeper.waitForStarted() && impostor.waitForStarted());
+        QThread::msleep(300); // unshare has made the namespace and run sleep
+        QVERIFY(namespaceOf(QString::number(keeper.processId()), "user") !=
+                namespaceOf("self", "user"));
+        QProcess gone;
+        gone.start("true", QStringList{});
+        QVERIFY(gone.waitForFinished());
+        QVERIFY(QDir().mkpath(recordDir()));
+        for (const QString& dir : {work_.filePath("runtime/commprof"), recordDir()}) {
+            QVERIFY(::chown(QFile::encodeName(dir).constData(), uid_, gid_) == 0);
+        }
+        // The start time as the kernel has it: /proc/PID/stat field 22.
+        const auto startOf = [](qint64 pid) {
+            QFile stat(QString("/proc/%1/stat").arg(pid));
+            stat.open(QIODevice::ReadOnly);
+            const QByteArray s = stat.readAll();
+            return QString(s.mid(s.lastIndexOf(')') + 2).split(' ').value(19));
+        };
+        const auto record = [&](const QString& name, qint64 pid) {
+            const QJsonObject r{{"owner_pid", double(gone.processId())},
+                                {"owner_start", "1"},
+                                {"mode", "user_namespace"},
+                                {"link", "1gbit"},
+                                {"namespaces", QJsonArray{name + "-h0", name + "-h1"}},
+                                {"keeper_pid", double(pid)},
+                                {"keeper_start", startOf(pid)}};
+            const QString path = QDir(recordDir()).filePath(name + ".json");
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QJsonDocument(r).toJson());
+            f.close();
+            QVERIFY(::chown(QFile::encodeName(path).constData(), uid_, gid_) == 0);
+        };
+        record("commprof-left0-0", keeper.processId());
+        record("commprof-left1-0", impostor.processId());
+        const CliResult r = runAsUser(COMMPROF_BIN_DIR "/commprof",
+                                      {"probe", "--cleanup", "--no-formation", "--json"});
+        QVERIFY2(r.out.contains("removed 2 emulated host(s)"), r.out.constData());
+        QVERIFY2(waitUntilGone({keeper.processId()}, 5000), r.out.constData());
+        QVERIFY2(alive(impostor.processId()), r.out.constData());
+        QVERIFY(QDir(recordDir()).entryList({"*.json"}, QDir::Files).isEmpty());
+        impostor.kill();
+        impostor.waitForFinished();
+        keeper.waitForFinished();
+    }
+
     // probe, as the user, says links work in a user namespace, with the shapers tc itself takes
     // in a user namespace util-linux makes.
     void probeNamesTheModeAndTheShapers() {
