@@ -133,6 +133,9 @@ class TstLinksUserns : public QObject {
     uid_t uid_ = ::getuid();
     gid_t gid_ = ::getgid();
     QString tc_;
+    QString binDir_ = COMMPROF_BIN_DIR; // or a copy the user can run (bin())
+
+    QString bin(const QString& program) const { return QDir(binDir_).filePath(program); }
 
     QString home() const { return work_.filePath("home"); }
     QString recordDir() const { return work_.filePath("runtime/commprof/links"); }
@@ -241,7 +244,7 @@ class TstLinksUserns : public QObject {
     Started startUntilRanksRun(QProcess& runner, const QString& matrix, const QString& out) {
         asUser(runner);
         runner.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-        runner.start(COMMPROF_BIN_DIR "/commprof", {"run", matrix, "--out", out});
+        runner.start(bin("commprof"), {"run", matrix, "--out", out});
         QElapsedTimer clock;
         clock.start();
         while (clock.elapsed() < 120000 && runner.state() != QProcess::NotRunning) {
@@ -274,6 +277,12 @@ class TstLinksUserns : public QObject {
         return false;
     }
 
+    // Whether the user can run the build's own binaries where they are.
+    bool runsAsUser() {
+        return runAsUser(bin("commprof"), {"--version"}, 60000).exitCode == 0 &&
+               runAsUser(bin("commprof-rank"), {"--version"}, 60000).exitCode == 0;
+    }
+
     QString userSkipReason() {
         // util-linux's unshare, not commprof's code, says whether the kernel allows it.
         const CliResult userns =
@@ -289,12 +298,21 @@ class TstLinksUserns : public QObject {
         if (tbf.exitCode != 0) {
             return "no tbf qdisc in a user namespace: " + QString(tbf.err).trimmed();
         }
+        // A build tree others cannot enter (under /root, mode 700): the binaries are
+        // self-contained, so a copy in the test's folder, which the user owns, stands in.
+        if (!runsAsUser()) {
+            binDir_ = work_.filePath("bin");
+            QDir().mkpath(binDir_);
+            for (const char* program : {"commprof", "commprof-rank", "commprof-rank-fork"}) {
+                QFile::copy(COMMPROF_BIN_DIR "/" + QString(program), bin(program));
+            }
+            ::chmod(QFile::encodeName(binDir_).constData(), 0755);
+        }
         for (const char* program : {"commprof", "commprof-rank"}) {
-            const CliResult v =
-                runAsUser(COMMPROF_BIN_DIR "/" + QString(program), {"--version"}, 60000);
+            const CliResult v = runAsUser(bin(program), {"--version"}, 60000);
             if (v.exitCode != 0) {
-                return QString("the build's %1 cannot be run by the unprivileged user (is the "
-                               "build tree readable by others?): %2")
+                return QString("the build's %1 cannot be run by the unprivileged user, nor a "
+                               "copy of it: %2")
                     .arg(program, QString(v.err).trimmed());
             }
         }
@@ -352,8 +370,7 @@ private slots:
         const QString before = networkAside({});
         const QString matrix = write("tiny.yaml", ddpMatrix("1gbit", 3));
         const QString out = outDir("tiny");
-        const CliResult run =
-            runAsUser(COMMPROF_BIN_DIR "/commprof", {"run", matrix, "--out", out});
+        const CliResult run = runAsUser(bin("commprof"), {"run", matrix, "--out", out});
         QVERIFY2(run.exitCode == 0, run.err.constData());
         const QString cell = QDir(out).filePath("cells/mlp_gloo_cpu_ws2_link1gbit_r0");
         QFile cellFile(QDir(cell).filePath("cell.json"));
@@ -445,8 +462,8 @@ private slots:
         }
         // The record stays until probe --cleanup (or the next run) finds its owner gone.
         QCOMPARE(QDir(recordDir()).entryList({"*.json"}, QDir::Files).size(), 1);
-        const CliResult probe = runAsUser(COMMPROF_BIN_DIR "/commprof",
-                                          {"probe", "--cleanup", "--no-formation", "--json"});
+        const CliResult probe =
+            runAsUser(bin("commprof"), {"probe", "--cleanup", "--no-formation", "--json"});
         QVERIFY2(QDir(recordDir()).entryList({"*.json"}, QDir::Files).isEmpty(),
                  probe.out.constData());
     }
@@ -523,8 +540,8 @@ private slots:
         };
         record("commprof-left0-0", keeper.processId());
         record("commprof-left1-0", impostor.processId());
-        const CliResult r = runAsUser(COMMPROF_BIN_DIR "/commprof",
-                                      {"probe", "--cleanup", "--no-formation", "--json"});
+        const CliResult r =
+            runAsUser(bin("commprof"), {"probe", "--cleanup", "--no-formation", "--json"});
         QVERIFY2(r.out.contains("removed 2 emulated host(s)"), r.out.constData());
         QVERIFY2(waitUntilGone({keeper.processId()}, 5000), r.out.constData());
         QVERIFY2(alive(impostor.processId()), r.out.constData());
@@ -537,8 +554,7 @@ private slots:
     // probe, as the user, says links work in a user namespace, with the shapers tc itself takes
     // in a user namespace util-linux makes.
     void probeNamesTheModeAndTheShapers() {
-        const CliResult r =
-            runAsUser(COMMPROF_BIN_DIR "/commprof", {"probe", "--json", "--no-formation"});
+        const CliResult r = runAsUser(bin("commprof"), {"probe", "--json", "--no-formation"});
         const QJsonObject links = r.json()["links"].toObject();
         QVERIFY2(links["available"].toBool(), r.out.constData());
         QCOMPARE(links["mode"].toString(), QString("user_namespace"));
@@ -559,7 +575,7 @@ private slots:
                           30000);
             QVERIFY2(shapers[name].toBool() == (tc.exitCode == 0), qPrintable(name));
         }
-        QVERIFY2(QString(runAsUser(COMMPROF_BIN_DIR "/commprof", {"probe", "--no-formation"}).out)
+        QVERIFY2(QString(runAsUser(bin("commprof"), {"probe", "--no-formation"}).out)
                      .contains("links     available in a user namespace of its own"),
                  r.out.constData());
     }
