@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The `link` and `ranks_per_host` settings in the matrix and `commprof plan`: an axis of DDP
 // and sweep cells alike, named in ids, cell.json and plan --json; bad input as file:line:col
-// errors from plan (exit 2), and refused where links cannot be emulated (not root, Slurm).
+// errors from plan (exit 2), and refused where links cannot be emulated (neither root nor a
+// user namespace to be had, Slurm).
 
 #include "cli_runner.h"
 #include "matrix/matrix.h"
@@ -105,7 +106,8 @@ private slots:
 
     void planJsonCarriesTheLink() {
         if (::geteuid() != 0) {
-            QSKIP("plan refuses an emulated link unless run as root");
+            QSKIP("checked as root: a normal user plans a link only where the kernel gives it a "
+                  "user namespace (refusedWithoutRootOrUserNamespaces)");
         }
         const QString path =
             write(kBase + "world_sizes: [4]\n"
@@ -155,14 +157,11 @@ private slots:
                         "link", "under the Slurm launcher", {"--launcher", "slurm"});
     }
 
-    void refusedWithoutRoot() {
-        if (::geteuid() != 0) {
-            // As the unprivileged user this already is.
-            expectPlanError(kBase + "world_sizes: [2]\ndefaults: {link: 1gbit}\n", "1gbit", "link",
-                            "need root");
-            return;
-        }
-        // As root: plan again as nobody, through setpriv.
+    // A normal user may emulate links where the kernel gives it a user namespace of its own
+    // (util-linux's unshare, not commprof, says whether it does), and plan refuses the link,
+    // saying why, where it does not: there a user namespace whose user.max_user_namespaces is
+    // used up stands in for a kernel that allows none.
+    void refusedWithoutRootOrUserNamespaces() {
         const QByteArray yaml = kBase + "world_sizes: [2]\ndefaults: {link: 1gbit}\n";
         const QString path = write(yaml);
         QFile::setPermissions(path, QFileDevice::ReadOwner | QFileDevice::ReadOther |
@@ -170,20 +169,57 @@ private slots:
         QFile::setPermissions(dir_.path(), QFileDevice::ReadOwner | QFileDevice::WriteOwner |
                                                QFileDevice::ExeOwner | QFileDevice::ExeOther |
                                                QFileDevice::ReadOther);
-        const CliResult r = runProgram("setpriv",
-                                       {"--reuid=65534", "--regid=65534", "--clear-groups",
-                                        COMMPROF_BIN_DIR "/commprof", "plan", path},
-                                       60000);
-        if (r.exitCode != 2 && QString(r.err).contains("setpriv")) {
-            QSKIP(qPrintable("cannot drop to nobody here: " + r.err));
+        // As root: as nobody, through setpriv; as a normal user: as itself.
+        const QStringList asUser = ::geteuid() == 0 ? QStringList{"setpriv", "--reuid=65534",
+                                                                  "--regid=65534", "--clear-groups"}
+                                                    : QStringList{};
+        const auto asTheUser = [&asUser](const QStringList& command) {
+            const QStringList all = asUser + command;
+            return runProgram(all.first(), all.mid(1), 60000);
+        };
+        const QString commprof = COMMPROF_BIN_DIR "/commprof";
+        const CliResult userns =
+            asTheUser({"unshare", "--user", "--map-root-user", "--net", "--mount", "true"});
+        if (userns.exitCode == 125 || QString(userns.err).contains("setpriv")) {
+            QSKIP(qPrintable("cannot drop to nobody here: " + userns.err));
         }
-        QCOMPARE(r.exitCode, 2);
+        const CliResult plain = asTheUser({commprof, "plan", path});
         const auto [line, col] = positionOf(yaml, "1gbit");
-        QVERIFY2(QString(r.err).contains(QString("%1:%2:%3: link: ").arg(path).arg(line).arg(col)),
-                 r.err.constData());
-        QVERIFY2(r.err.contains("need root"), r.err.constData());
-        // And as root the same matrix plans.
-        QCOMPARE(runCli("commprof", {"plan", path}, 60000).exitCode, 0);
+        const QString at = QString("%1:%2:%3: link: ").arg(path).arg(line).arg(col);
+        if (userns.exitCode == 0) {
+            QVERIFY2(plain.exitCode == 0, plain.err.constData());
+        } else {
+            QCOMPARE(plain.exitCode, 2);
+            QVERIFY2(QString(plain.err).contains(at), plain.err.constData());
+            QVERIFY2(plain.err.contains("need root or unprivileged user namespaces"),
+                     plain.err.constData());
+        }
+        // No user namespace to be had: one level down, with room for that level only. That
+        // level is made, and one more refused there, by util-linux first.
+        const QString uid = QString::number(::geteuid() == 0 ? 65534 : ::geteuid());
+        const auto oneLevelDown = [&](const QString& command, const QStringList& args) {
+            return asTheUser(QStringList{"unshare", "--user", "--map-root-user", "sh", "-c",
+                                         "echo 1 > /proc/sys/user/max_user_namespaces && exec "
+                                         "unshare --user --map-user=" +
+                                             uid + " --map-group=" + uid + " " + command} +
+                             args);
+        };
+        const CliResult level = oneLevelDown("true", {});
+        const CliResult noMore = oneLevelDown("unshare --user --map-root-user true", {});
+        if (level.exitCode != 0 || !noMore.err.contains("No space left on device")) {
+            QSKIP(qPrintable("cannot make a user namespace without room for another here: " +
+                             level.err + noMore.err));
+        }
+        const CliResult refused = oneLevelDown("\"$0\" plan \"$1\"", {commprof, path});
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(QString(refused.err).contains(at), refused.err.constData());
+        QVERIFY2(refused.err.contains("need root or unprivileged user namespaces"),
+                 refused.err.constData());
+        QVERIFY2(refused.err.contains("No space left on device"), refused.err.constData());
+        if (::geteuid() == 0) {
+            // And as root the same matrix plans.
+            QCOMPARE(runCli("commprof", {"plan", path}, 60000).exitCode, 0);
+        }
     }
 };
 

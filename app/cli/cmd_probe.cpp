@@ -4,8 +4,8 @@
 
 #include "cli_common.h"
 
-#include "probe/probe.h"
 #include "platform/slurm_cluster.h"
+#include "probe/probe.h"
 #include "runner/rank_program.h"
 
 #include <QCoreApplication>
@@ -52,7 +52,7 @@ int probeSlurm(const QString& partition, bool json) {
     return p.issues.isEmpty() ? Ok : NotFine;
 }
 
-// "links     available (tbf yes, htb yes, netem no, ...)", or why not.
+// "links     available as root (shapers: tbf yes, htb yes, netem no, ...)", or why not.
 QString linksLine(const QJsonObject& links) {
     if (!links["available"].toBool()) {
         return "links     not available: " + links["reason"].toString() + "\n";
@@ -62,7 +62,9 @@ QString linksLine(const QJsonObject& links) {
     for (auto it = s.begin(); it != s.end(); ++it) {
         shapers << it.key() + (it.value().toBool() ? " yes" : " no");
     }
-    return "links     available (shapers: " + shapers.join(", ") + ")\n";
+    const QString how =
+        links["mode"].toString() == "user_namespace" ? "in a user namespace of its own" : "as root";
+    return "links     available " + how + " (shapers: " + shapers.join(", ") + ")\n";
 }
 
 } // namespace

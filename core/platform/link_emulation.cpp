@@ -1,26 +1,53 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "link_emulation.h"
 
+#include "platform/user_namespace.h"
+
 #include <QStandardPaths>
 
 #include <unistd.h>
 
 namespace commprof::platform {
 
-QString linkEmulationRefusal() {
-    // Network namespaces, veth pairs and qdiscs need CAP_NET_ADMIN and CAP_SYS_ADMIN in the
-    // initial namespaces; the unprivileged user-namespace mode is not built (docs/cli.md).
-    if (::geteuid() != 0) {
-        return "emulated links need root (network namespaces, veth pairs and tc qdiscs are "
-               "made for each cell); run as root, or use link: loopback";
-    }
+LinkEmulation linkEmulation() {
     for (const char* tool : {"ip", "tc"}) {
         if (QStandardPaths::findExecutable(tool).isEmpty() &&
             QStandardPaths::findExecutable(tool, {"/usr/sbin", "/sbin"}).isEmpty()) {
-            return QString("'%1' (iproute2) is not installed").arg(tool);
+            return {LinkEmulationMode::Unavailable,
+                    QString("'%1' (iproute2) is not installed").arg(tool)};
         }
     }
-    return {};
+    // Network namespaces, veth pairs and qdiscs need CAP_NET_ADMIN and CAP_SYS_ADMIN: root has
+    // them in the machine's namespaces, a normal user only in a user namespace of its own.
+    if (::geteuid() == 0) {
+        return {LinkEmulationMode::Root, {}};
+    }
+    if (const QString why = userNamespaceRefusal(); !why.isEmpty()) {
+        return {LinkEmulationMode::Unavailable,
+                "emulated links need root or unprivileged user namespaces, and this kernel "
+                "refused one (" +
+                    why +
+                    "; see the sysctls kernel.unprivileged_userns_clone, user.max_user_namespaces "
+                    "and kernel.apparmor_restrict_unprivileged_userns); run as root, or use "
+                    "link: loopback"};
+    }
+    return {LinkEmulationMode::UserNamespace, {}};
+}
+
+QString linkEmulationModeName(LinkEmulationMode mode) {
+    switch (mode) {
+    case LinkEmulationMode::Root:
+        return "root";
+    case LinkEmulationMode::UserNamespace:
+        return "user_namespace";
+    case LinkEmulationMode::Unavailable:
+        break;
+    }
+    return "unavailable";
+}
+
+QString linkEmulationRefusal() {
+    return linkEmulation().refusal;
 }
 
 } // namespace commprof::platform

@@ -1,12 +1,29 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Whether this machine may emulate links (matrix/links.h) at all, asked cheaply enough for
-// every plan: root, and iproute2's ip and tc. Which shapers the kernel has is the probe's
-// question (runner/host_network.h), since answering it makes a namespace.
+// Whether this machine may emulate links (matrix/links.h) at all, and how, asked cheaply enough
+// for every plan: as root directly, as a normal user inside an unprivileged user namespace of
+// commprof's own (platform/user_namespace.h) where the kernel allows one, and with iproute2's ip
+// and tc either way. Which shapers the kernel has is the probe's question
+// (runner/host_network.h), since answering it makes a namespace.
 
 #include <QString>
 
 namespace commprof::platform {
+
+enum class LinkEmulationMode {
+    Unavailable,
+    Root,          // namespaces in this machine's /run/netns, recorded in /run/commprof/links
+    UserNamespace, // namespaces that live in a keeper process' own namespaces only
+};
+
+struct LinkEmulation {
+    LinkEmulationMode mode = LinkEmulationMode::Unavailable;
+    QString refusal; // why not, when Unavailable
+};
+
+LinkEmulation linkEmulation();
+// "root", "user_namespace" or "unavailable", as probe --json writes it.
+QString linkEmulationModeName(LinkEmulationMode mode);
 
 // Why links cannot be emulated here, or empty.
 QString linkEmulationRefusal();

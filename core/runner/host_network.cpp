@@ -4,6 +4,7 @@
 #include "files/safe_file.h"
 #include "matrix/links.h"
 #include "platform/link_emulation.h"
+#include "runner/network_tool.h"
 #include "runner/process_identity.h"
 
 #include <QAtomicInt>
@@ -27,28 +28,10 @@ namespace {
 const QString kPrefix = QStringLiteral("commprof-");
 const QString kNetnsDir = QStringLiteral("/run/netns");
 const QString kHostEnd = QStringLiteral("cpl0"); // a host's end of its link, in its namespace
-constexpr int kToolTimeoutMs = 15000;
 constexpr qint64 kMaxRecordBytes = 64 * 1024;
 
-QString toolPath(const QString& tool) {
-    const QString onPath = QStandardPaths::findExecutable(tool);
-    return onPath.isEmpty() ? QStandardPaths::findExecutable(tool, {"/usr/sbin", "/sbin"}) : onPath;
-}
-
-// Runs ip or tc; empty on success, else the command and what it said.
 QString runTool(const QString& tool, const QStringList& args) {
-    QProcess p;
-    p.start(toolPath(tool), args);
-    if (!p.waitForFinished(kToolTimeoutMs)) {
-        p.kill();
-        p.waitForFinished(1000);
-        return QString("%1 %2 did not finish: %3").arg(tool, args.join(' '), p.errorString());
-    }
-    if (p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) {
-        return QString("%1 %2: %3")
-            .arg(tool, args.join(' '), QString(p.readAllStandardError()).trimmed());
-    }
-    return {};
+    return runNetworkTool(tool, args);
 }
 
 bool namespaceExists(const QString& name) {
@@ -84,11 +67,63 @@ QStringList shaperOf(const QString& link) {
 
 QAtomicInt cellsMade;
 
+// A user namespace mode record whose runner is gone: its namespaces went with its keeper,
+// unless the keeper still runs; then it is ended. Returns how many namespaces went (or, with
+// `remove` false, would go).
+int endLeftoverKeeper(const QJsonObject& r, const QString& path,
+                      const std::function<void(const QString&)>& log, bool remove) {
+    const qint64 owner = qint64(r["owner_pid"].toDouble());
+    const qint64 keeper = qint64(r["keeper_pid"].toDouble());
+    PidRecord alive;
+    alive.pid = keeper;
+    alive.startTime = r["keeper_start"].toString().toULongLong();
+    const bool running = keeper > 1 && alive.startTime > 0 && stillRunning(alive);
+    const int names = int(r["namespaces"].toArray().size());
+    if (!remove) {
+        if (running && log) {
+            log(QString("namespace keeper %1 (%2 namespaces), left by run pid %3")
+                    .arg(keeper)
+                    .arg(names)
+                    .arg(owner));
+        }
+        return running ? names : 0;
+    }
+    const bool ended = running && NamespaceKeeper::endLeftover(keeper, alive.startTime);
+    if (running && !ended) {
+        if (log) {
+            log(QString("namespace keeper %1 of record %2 left alone: not a keeper of this user")
+                    .arg(keeper)
+                    .arg(path));
+        }
+    } else if (!running && log) {
+        log(QString("record %1 removed: its namespaces ended with their keeper").arg(path));
+    } else if (ended && log) {
+        log(QString("ended namespace keeper %1 and with it %2 namespaces, left by run pid %3")
+                .arg(keeper)
+                .arg(names)
+                .arg(owner));
+    }
+    QFile::remove(path);
+    return ended ? names : 0;
+}
+
 } // namespace
 
 QString hostRecordDir() {
     const QByteArray env = qgetenv("COMMPROF_LINK_RECORD_DIR");
-    return env.isEmpty() ? QStringLiteral("/run/commprof/links") : QString::fromLocal8Bit(env);
+    if (!env.isEmpty()) {
+        return QString::fromLocal8Bit(env);
+    }
+    if (::geteuid() == 0) {
+        return QStringLiteral("/run/commprof/links");
+    }
+    // A normal user's records are that user's own: another user's killed run is not theirs to
+    // clean, and its keeper is gone with it anyway.
+    const QString runtime = qEnvironmentVariable("XDG_RUNTIME_DIR");
+    const QString base =
+        runtime.isEmpty() ? QStandardPaths::writableLocation(QStandardPaths::GenericCacheLocation)
+                          : runtime;
+    return QDir(base).filePath("commprof/links");
 }
 
 EmulatedHosts::~EmulatedHosts() {
@@ -103,13 +138,27 @@ QString EmulatedHosts::addressOf(int host) {
     return QString("169.254.77.%1").arg(host + 1);
 }
 
+QString EmulatedHosts::networkNamespacePath(int host) const {
+    const QString name = namespaceOf(host);
+    return keeper_ ? keeper_->networkNamespacePath(name) : QDir(kNetnsDir).filePath(name);
+}
+
+QString EmulatedHosts::userNamespacePath() const {
+    return keeper_ ? keeper_->userNamespacePath() : QString();
+}
+
+QString EmulatedHosts::runTool(const QString& tool, const QStringList& args) const {
+    return keeper_ ? keeper_->run(tool, args) : runNetworkTool(tool, args);
+}
+
 QString EmulatedHosts::build(const QString& runId, const QString& link, int hosts) {
     tearDown();
     if (hosts < 2 || hosts > 250) {
         return QString("%1 hosts: an emulated link joins 2 to 250").arg(hosts);
     }
-    if (const QString refusal = platform::linkEmulationRefusal(); !refusal.isEmpty()) {
-        return refusal;
+    const platform::LinkEmulation emulation = platform::linkEmulation();
+    if (emulation.mode == platform::LinkEmulationMode::Unavailable) {
+        return emulation.refusal;
     }
     const QString token = QString(runId).remove(QRegularExpression("[^a-z0-9]")).left(12);
     const QString base =
@@ -129,6 +178,7 @@ QString EmulatedHosts::build(const QString& runId, const QString& link, int host
     }
     QJsonObject record{{"owner_pid", double(::getpid())},
                        {"owner_start", QString::number(processStartTime(::getpid()))},
+                       {"mode", platform::linkEmulationModeName(emulation.mode)},
                        {"link", link},
                        {"namespaces", QJsonArray::fromStringList(names)}};
     const QString path = QDir(dir).filePath(base + ".json");
@@ -139,6 +189,20 @@ QString EmulatedHosts::build(const QString& runId, const QString& link, int host
     record_ = path;
     namespaces_ = names;
     hosts_ = hosts;
+    if (emulation.mode == platform::LinkEmulationMode::UserNamespace) {
+        // The keeper is recorded once it runs; a SIGKILL before that ends it all the same.
+        keeper_ = std::make_unique<NamespaceKeeper>();
+        QString e = keeper_->start();
+        if (e.isEmpty()) {
+            record["keeper_pid"] = double(keeper_->pid());
+            record["keeper_start"] = QString::number(keeper_->startTime());
+            e = files::writeAtomically(path, QJsonDocument(record).toJson());
+        }
+        if (!e.isEmpty()) {
+            tearDown();
+            return "cannot make the emulated hosts: " + e;
+        }
+    }
 
     QList<QPair<QString, QStringList>> steps;
     for (const QString& n : names) {
@@ -179,8 +243,13 @@ QString EmulatedHosts::build(const QString& runId, const QString& link, int host
 
 void EmulatedHosts::tearDown() {
     bool all = true;
-    for (const QString& n : namespaces_) {
-        all = removeNamespace(n).isEmpty() && all;
+    if (keeper_) {
+        keeper_->stop(); // the kernel frees its namespaces, with all that was made in them
+        keeper_.reset();
+    } else {
+        for (const QString& n : namespaces_) {
+            all = removeNamespace(n).isEmpty() && all;
+        }
     }
     // A namespace that would not go stays recorded: the next run tries again.
     if (all && !record_.isEmpty()) {
@@ -213,6 +282,11 @@ int removeLeftoverHosts(const std::function<void(const QString&)>& log, bool rem
         if (owner.pid > 0 && stillRunning(owner)) {
             continue; // a live run's hosts
         }
+        if (r["mode"].toString() ==
+            platform::linkEmulationModeName(platform::LinkEmulationMode::UserNamespace)) {
+            removed += endLeftoverKeeper(r, path, log, remove);
+            continue;
+        }
         bool all = true;
         for (const QJsonValue& v : r["namespaces"].toArray()) {
             const QString n = v.toString();
@@ -243,9 +317,11 @@ int removeLeftoverHosts(const std::function<void(const QString&)>& log, bool rem
 }
 
 QJsonObject probeLinkEmulation() {
-    QJsonObject out{{"available", false}};
-    if (const QString refusal = platform::linkEmulationRefusal(); !refusal.isEmpty()) {
-        out["reason"] = refusal;
+    const platform::LinkEmulation emulation = platform::linkEmulation();
+    QJsonObject out{{"available", false},
+                    {"mode", platform::linkEmulationModeName(emulation.mode)}};
+    if (emulation.mode == platform::LinkEmulationMode::Unavailable) {
+        out["reason"] = emulation.refusal;
         return out;
     }
     EmulatedHosts scratch;
@@ -265,9 +341,10 @@ QJsonObject probeLinkEmulation() {
         {"cake", {}}};
     QJsonObject found;
     for (const auto& [name, args] : shapers) {
-        found[name] = runTool("tc", QStringList{"-n", scratch.namespaceOf(0), "qdisc", "replace",
-                                                "dev", kHostEnd, "root", name} +
-                                        args)
+        found[name] = scratch
+                          .runTool("tc", QStringList{"-n", scratch.namespaceOf(0), "qdisc",
+                                                     "replace", "dev", kHostEnd, "root", name} +
+                                             args)
                           .isEmpty();
     }
     out["shapers"] = found;

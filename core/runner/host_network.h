@@ -7,19 +7,26 @@
 // changed in, this machine's own network namespace: its interfaces and qdiscs stay as they
 // were. Ranks of one host talk over that host's loopback.
 //
-// Every namespace is written to a record (the owner's pid and start time, the names) before
-// it is made, so what a runner killed with SIGKILL left is found by the next run or by
-// `commprof probe --cleanup` (removeLeftoverHosts); nothing a record does not name is touched.
+// As root the namespaces are this machine's (under /run/netns); as a normal user they live in
+// a keeper process' own unprivileged user namespace (runner/user_namespace_hosts.h) and go
+// with it, however the runner ends. Either way a record (the owner's pid and start time, the
+// names, a keeper's pid and start time) is written before anything is made, so what a runner
+// killed with SIGKILL left is found by the next run or by `commprof probe --cleanup`
+// (removeLeftoverHosts); nothing a record does not name is touched.
+
+#include "runner/user_namespace_hosts.h"
 
 #include <QJsonObject>
 #include <QString>
 #include <QStringList>
 
 #include <functional>
+#include <memory>
 
 namespace commprof::runner {
 
-// Where the records live: COMMPROF_LINK_RECORD_DIR, else /run/commprof/links.
+// Where the records live: COMMPROF_LINK_RECORD_DIR, else as root /run/commprof/links, as a
+// normal user $XDG_RUNTIME_DIR/commprof/links (else ~/.cache/commprof/links): each user's own.
 QString hostRecordDir();
 
 class EmulatedHosts {
@@ -39,11 +46,18 @@ public:
     int hosts() const { return hosts_; }
     QString namespaceOf(int host) const; // its name under /run/netns
     static QString addressOf(int host);  // what its ranks bind: 169.254.77.(host + 1)
+    // What a rank of `host` opens to join its network namespace, and first, in the user
+    // namespace mode, the user namespace to join (empty as root).
+    QString networkNamespacePath(int host) const;
+    QString userNamespacePath() const;
+    // Runs ip or tc where the hosts' names resolve. Empty on success, else what failed.
+    QString runTool(const QString& tool, const QStringList& args) const;
 
 private:
     QString record_; // the record's path
     QStringList namespaces_;
     int hosts_ = 0;
+    std::unique_ptr<NamespaceKeeper> keeper_; // the user namespace mode's; null as root
 };
 
 // Removes the namespaces named in records whose owner no longer runs, and those records;
@@ -51,9 +65,9 @@ private:
 // changes). `log` receives a line for each.
 int removeLeftoverHosts(const std::function<void(const QString&)>& log = {}, bool remove = true);
 
-// Whether links can be emulated here and which shapers the kernel has, tried in a scratch
-// namespace (removed again): {"available": bool, "reason": "...", "shapers": {"tbf": true,
-// "htb": true, "netem": false, ...}}.
+// Whether links can be emulated here, how, and which shapers the kernel has, tried in a scratch
+// namespace (removed again): {"available": bool, "mode": "root" | "user_namespace" |
+// "unavailable", "reason": "...", "shapers": {"tbf": true, "htb": true, "netem": false, ...}}.
 QJsonObject probeLinkEmulation();
 
 } // namespace commprof::runner

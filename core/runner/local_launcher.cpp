@@ -67,8 +67,9 @@ QString LocalLauncher::placeRanks(const CellLaunch& launch, PoolSpec& spec) {
         return error;
     }
     for (int r = 0; r < launch.worldSize; ++r) {
-        spec.places.push_back(
-            {hosts_->namespaceOf(r / perHost), EmulatedHosts::addressOf(r / perHost)});
+        const int host = r / perHost;
+        spec.places.push_back({hosts_->namespaceOf(host), EmulatedHosts::addressOf(host),
+                               hosts_->networkNamespacePath(host), hosts_->userNamespacePath()});
     }
     link_ = QJsonObject{{"rate", launch.link}, {"hosts", hosts}, {"ranks_per_host", perHost}};
     emit logLine(QString("%1 emulated hosts of %2 rank(s) joined at %3")

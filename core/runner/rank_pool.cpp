@@ -145,16 +145,26 @@ void RankPool::launchAttempt() {
         env.insert("MASTER_PORT", QString::number(outcome_.port));
         env.insert("COMMPROF_STORE_TOKEN", storeToken);
         env.insert("COMMPROF_RUN_ID", spec_.runId);
-        // On an emulated host the rank enters its namespace before exec (-1: stays here).
-        const int netns = openHostOf(r, env);
+        // On an emulated host the rank enters its namespaces before exec (-1: stays here).
+        const HostFds host = openHostOf(r, env);
         raw->setProcessEnvironment(env);
         raw->setWorkingDirectory(spec_.workDir);
         // A rank dies with the thread that started it, even when that is killed with SIGKILL
-        // and nothing is left to end it. Checked after it is set: the runner may have died
-        // between fork and prctl, and the rank would then already belong to another parent.
-        raw->setChildProcessModifier([parent = ::getpid(), netns, placed = !spec_.places.empty()] {
-            if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent ||
-                (placed && ::setns(netns, CLONE_NEWNET) != 0)) {
+        // and nothing is left to end it. Set after the namespaces (a change of user namespace
+        // changes the credentials) and checked after it is set: the runner may have died
+        // before, and the rank would then already belong to another parent. A normal user's
+        // host is entered through the keeper's user namespace, as its root; files the rank
+        // writes are still the user's.
+        const bool placed = !spec_.places.empty();
+        const bool joinUser = placed && !spec_.places.at(std::size_t(r)).userns.isEmpty();
+        raw->setChildProcessModifier([parent = ::getpid(), host, placed, joinUser] {
+            if ((joinUser && ::setns(host.user, CLONE_NEWUSER) != 0) ||
+                (placed && ::setns(host.net, CLONE_NEWNET) != 0)) {
+                static const char kWhy[] = "cannot enter the emulated host's namespaces\n";
+                [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, kWhy, sizeof kWhy - 1);
+                ::_exit(kCannotRunExit);
+            }
+            if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) {
                 ::_exit(kCannotRunExit);
             }
         });
@@ -186,8 +196,10 @@ void RankPool::launchAttempt() {
         });
         raw->start(spec_.program, spec_.args);
         const bool up = raw->waitForStarted(10000);
-        if (netns >= 0) {
-            ::close(netns);
+        for (const int fd : {host.net, host.user}) {
+            if (fd >= 0) {
+                ::close(fd);
+            }
         }
         if (!up) {
             break;
@@ -201,15 +213,22 @@ void RankPool::launchAttempt() {
     }
 }
 
-int RankPool::openHostOf(int rank, QProcessEnvironment& env) const {
+RankPool::HostFds RankPool::openHostOf(int rank, QProcessEnvironment& env) const {
+    HostFds fds;
     if (spec_.places.empty()) {
-        return -1;
+        return fds;
     }
     const RankPlace& place = spec_.places.at(std::size_t(rank));
     env.insert("COMMPROF_BIND_ADDR", place.address);
-    // Failing to open it fails the rank's start: setns(-1) refuses in the child.
-    return ::open(QString("/run/netns/" + place.netns).toLocal8Bit().constData(),
-                  O_RDONLY | O_CLOEXEC);
+    // Failing to open one fails the rank's start: setns(-1) refuses in the child.
+    const auto open = [](const QString& path) {
+        return ::open(QFile::encodeName(path).constData(), O_RDONLY | O_CLOEXEC);
+    };
+    fds.net = open(place.netnsPath.isEmpty() ? "/run/netns/" + place.netns : place.netnsPath);
+    if (!place.userns.isEmpty()) {
+        fds.user = open(place.userns);
+    }
+    return fds;
 }
 
 // Rank `started` could not be started; the ranks after it were never tried.

@@ -20,8 +20,12 @@ namespace commprof::runner {
 
 // Where one rank runs when the cell's hosts are emulated (runner/host_network.h).
 struct RankPlace {
-    QString netns;   // the host's namespace under /run/netns
-    QString address; // the host's address: the rank binds gloo to it (COMMPROF_BIND_ADDR)
+    QString netns;     // the host's namespace's name
+    QString address;   // the host's address: the rank binds gloo to it (COMMPROF_BIND_ADDR)
+    QString netnsPath; // what the rank opens to join it (/run/netns/NAME as root)
+    // The user namespace the rank joins first, where the hosts are a normal user's (entering a
+    // network namespace takes CAP_SYS_ADMIN in the user namespace that owns it); empty as root.
+    QString userns;
 };
 
 struct PoolSpec {
@@ -67,8 +71,13 @@ signals:
 
 private:
     void launchAttempt();
-    // The rank's host namespace, opened (-1 on loopback), and its bind address put in `env`.
-    int openHostOf(int rank, QProcessEnvironment& env) const;
+    // The rank's host namespace and the user namespace to join first, opened (-1: none), and
+    // its bind address put in `env`.
+    struct HostFds {
+        int net = -1;
+        int user = -1;
+    };
+    HostFds openHostOf(int rank, QProcessEnvironment& env) const;
     void onFailedToStart(int started);
     void failWithoutPort(const QString& why);
     void onRankFinished(int rank, int exitCode, QProcess::ExitStatus status);
