@@ -567,6 +567,40 @@ private slots:
         QVERIFY(TimelineView::keyHelp().join('\n').contains("pin"));
     }
 
+    // A range whose label sits just right of the skew's bracket: the skew's label moves
+    // clear of it (it was drawn over it).
+    void theSkewLabelNeverCoversTheRange() {
+        TimelineView view;
+        view.resize(1200, 500);
+        view.setStack(twoRankStack());
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setVisibleRange(0, 1000);
+        timeline::MatchedSlices matched;
+        matched.slices = {{0, 3}, {1, 3}};
+        matched.startsUs = {500, 560};
+        matched.skewUs = 60;
+        view.setMatched(matched);
+        view.setRange(std::make_pair(560.0, 640.0));
+        (void)view.grab();
+        const QRect skew = view.lastSkewLabel();
+        const QRect range = view.lastRangeLabel();
+        QVERIFY(!skew.isEmpty());
+        QVERIFY(!range.isEmpty());
+        // Where the skew's label went before: right after its bracket, over the range's.
+        const int afterBracket = int(std::lround(view.xOfTime(560))) + 4;
+        QVERIFY(QRect(afterBracket, range.y(), skew.width(), skew.height()).intersects(range));
+        QVERIFY2(!skew.intersects(range), qPrintable(QString("skew %1,%2 %3x%4, range %5,%6 %7x%8")
+                                                         .arg(skew.x())
+                                                         .arg(skew.y())
+                                                         .arg(skew.width())
+                                                         .arg(skew.height())
+                                                         .arg(range.x())
+                                                         .arg(range.y())
+                                                         .arg(range.width())
+                                                         .arg(range.height())));
+    }
+
     void hoverTimeNeverCoversTheSkew() {
         TimelineView view;
         view.resize(1200, 500);

@@ -9,6 +9,7 @@
 #include <QPainterPath>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace commprof::widgets {
@@ -615,6 +616,7 @@ void TimelinePainter::paintHeader() {
     }
     // The annotations' boxes, so that the hover time finds a place clear of them.
     std::vector<QRectF> taken;
+    v_.lastRangeLabel_ = {};
     if (v_.range_) {
         const double x0 = xOf(v_.range_->first);
         const double x1 = xOf(v_.range_->second);
@@ -627,6 +629,18 @@ void TimelinePainter::paintHeader() {
         p_.fillRect(box, QColor(40, 120, 255));
         p_.setPen(Qt::white);
         p_.drawText(box, Qt::AlignCenter, label);
+        taken.push_back(box);
+        v_.lastRangeLabel_ = box.toAlignedRect();
+    }
+    const auto& note = v_.stack_->clocks.note;
+    if (!note.isEmpty()) {
+        const QString shown =
+            fm_.elidedText(note, Qt::ElideRight, (tracksRight_ - tracksLeft_) / 2);
+        const int w = fm_.horizontalAdvance(shown) + 10;
+        const QRect box(tracksRight_ - w - 2, top + 1, w, band - 1);
+        p_.fillRect(box, QColor(0xff, 0xf1, 0xdc));
+        p_.setPen(kNote);
+        p_.drawText(box, Qt::AlignCenter, shown);
         taken.push_back(box);
     }
     v_.lastSkewLabel_ = {};
@@ -642,25 +656,30 @@ void TimelinePainter::paintHeader() {
         p_.drawLine(QPointF(x1, y - 4), QPointF(x1, y + 1));
         const QString label = "skew " + timeline::formatDuration(v_.matched_.skewUs);
         const int w = fm_.horizontalAdvance(label) + 2;
-        // After the bracket, or before it where the tracks end first.
-        const double left =
-            x1 + 4 + w <= tracksRight_ ? x1 + 4 : std::max<double>(tracksLeft_, x0 - 4 - w);
-        const QRectF box(left, top + 1, w, band - 1);
+        // After the bracket, else before it, else down over the tick labels: never over the
+        // range's label or the clock note, which were placed first.
+        auto within = [&](double left, double y) {
+            return QRectF(std::clamp(left, double(tracksLeft_), double(tracksRight_ - w)), y, w,
+                          band - 1);
+        };
+        const std::array<QRectF, 4> candidates{within(x1 + 4, top + 1), within(x0 - 4 - w, top + 1),
+                                               within(x1 + 4, top + band + 1),
+                                               within(x0 - 4 - w, top + band + 1)};
+        QRectF box = candidates.front();
+        for (const QRectF& c : candidates) {
+            if (std::none_of(taken.begin(), taken.end(),
+                             [&](const QRectF& t) { return t.intersects(c); })) {
+                box = c;
+                break;
+            }
+        }
+        if (box.top() > top + 1) {
+            p_.fillRect(box, kRuler); // legible over the tick labels it covers
+        }
         p_.setPen(kMatched);
         p_.drawText(box, Qt::AlignLeft | Qt::AlignVCenter, label);
         taken.push_back(box);
         v_.lastSkewLabel_ = box.toAlignedRect();
-    }
-    const auto& note = v_.stack_->clocks.note;
-    if (!note.isEmpty()) {
-        const QString shown =
-            fm_.elidedText(note, Qt::ElideRight, (tracksRight_ - tracksLeft_) / 2);
-        const int w = fm_.horizontalAdvance(shown) + 10;
-        const QRect box(tracksRight_ - w - 2, top + 1, w, band - 1);
-        p_.fillRect(box, QColor(0xff, 0xf1, 0xdc));
-        p_.setPen(kNote);
-        p_.drawText(box, Qt::AlignCenter, shown);
-        taken.push_back(box);
     }
     p_.restore();
     p_.fillRect(QRect(0, top + TimelineView::kRulerHeight - 1, v_.width(), 1), QColor(0, 0, 0, 60));

@@ -149,6 +149,7 @@ public:
     int lastFrameLabels() const { return lastLabels_; }
     // Where the last frame put the skew and hover-time labels (empty when not drawn).
     QRect lastSkewLabel() const { return lastSkewLabel_; }
+    QRect lastRangeLabel() const { return lastRangeLabel_; }
     QRect lastHoverLabel() const { return lastHoverLabel_; }
 
 signals:
@@ -239,6 +240,7 @@ private:
     mutable int lastRects_ = 0;
     mutable int lastLabels_ = 0;
     mutable QRect lastSkewLabel_;
+    mutable QRect lastRangeLabel_;
     mutable QRect lastHoverLabel_;
 };
 

@@ -89,7 +89,8 @@ void SideBySideModel::setStreams(const determinism::FpStream& a, const determini
 }
 
 SideBySideModel::SideBySideModel(QObject* parent)
-    : TableModel({"seq", "record", "iteration", "run A outputs", "run B outputs", ""}, parent) {}
+    : TableModel({"seq", "record", "iteration", "run A outputs", "run B outputs", "A against B"},
+                 parent) {}
 
 int SideBySideModel::rows() const {
     return int(rows_.size());
