@@ -9,8 +9,10 @@ figure can be compared to 1e-9.
 
 GROUP_JSON is one group of `commprof recommend --json` (its cells and its fit: the fit is the
 sweep's, checked by tst_sweep, and not what this script checks). Prints, as JSON, each candidate
-cap's buckets, predicted step and exposed communication, held-out step, and the group's scale,
-MAPE and recommended cap.
+cap's buckets, predicted step and exposed communication, held-out step and standard error, and
+the group's scale, MAPE, fastest cap, current cap, recommended cap (None inside the noise and for
+hook local), saving and its uncertainty against the current cap (25 MiB, DDP's default, for a
+group that ran several caps; the one it ran otherwise).
 """
 import json
 import os
@@ -70,7 +72,41 @@ def profile(cell_dir):
             "exposed": statistics.median(exposed), "forward": statistics.median(forward),
             "optimizer": statistics.median(optimizer),
             "step": statistics.median(i["step_ms"] for i in first["iterations"]
-                                      if i["iter"] >= first["record_from_iteration"])}
+                                      if i["iter"] >= first["record_from_iteration"]),
+            "steps": [i["step_ms"] for i in first["iterations"]
+                      if i["iter"] >= first["record_from_iteration"]]}
+
+
+def standard_error(values):
+    """Sample standard deviation over sqrt(n); None from fewer than two values."""
+    if len(values) < 2:
+        return None
+    return statistics.stdev(values) / len(values) ** 0.5
+
+
+def advice(group, candidates, fastest, mape, held_out, measured_caps):
+    """The saving at the fastest cap against the current one and its uncertainty (docs/cli.md):
+    both measured, the standard errors; else both predicted, with the model's error beside."""
+    # A cap the user named (--current-cap-mb) is an input, passed through; else worked out here.
+    if group.get("current_from") == "named":
+        current = group["current_bucket_cap_mb"]
+    else:
+        current = measured_caps[0] if len(measured_caps) == 1 else 25.0
+    if group["hook"] == "local":
+        return {"current": current, "recommended": None, "saving": None, "uncertainty": None}
+    cur = next(c for c in candidates if c["bucket_cap_mb"] == current)
+    best = next(c for c in candidates if c["bucket_cap_mb"] == fastest)
+    se = (cur["se"] or 0) ** 2 + (best["se"] or 0) ** 2
+    if cur["measured_step_ms"] and best["measured_step_ms"]:
+        saving = cur["measured_step_ms"] - best["measured_step_ms"]
+    else:
+        m = mape if held_out else 0.10
+        saving = cur["predicted_step_ms"] - best["predicted_step_ms"]
+        se += (m * cur["predicted_step_ms"]) ** 2 + (m * best["predicted_step_ms"]) ** 2
+    uncertainty = se ** 0.5
+    recommended = fastest if (cur is best or saving > uncertainty) else None
+    return {"current": current, "recommended": recommended, "saving": saving,
+            "uncertainty": uncertainty}
 
 
 def wire(hook, members, rank):
@@ -173,8 +209,12 @@ def main():
         c = {"bucket_cap_mb": cap, "buckets": buckets, "predicted_step_ms": step,
              "predicted_exposed_ms": exposed, "held_out_step_ms": None, "measured_step_ms": None}
         steps = [p["step"] for p in every if p["cap"] == cap and p["step"] > 0]
+        c["se"] = None
         if steps:
             c["measured_step_ms"] = statistics.median(steps)
+            first_run = next(p for p in every if p["cap"] == cap and p["step"] > 0)
+            c["se"] = standard_error(steps) if len(steps) >= 2 else standard_error(
+                first_run["steps"])
             others = [p for p in profiles if p["cap"] != cap]
             if others:
                 c["held_out_step_ms"] = predict(others, group, cap)[1]
@@ -192,9 +232,13 @@ def main():
         fastest = min(unmeasured, key=lambda c: c["predicted_step_ms"])
         if fastest["predicted_step_ms"] < best["predicted_step_ms"] * (1 - margin):
             recommended = fastest["bucket_cap_mb"]
+    a = advice(group, candidates, recommended, mape, held_out, measured_caps)
     print(json.dumps({"scale": statistics.median(p["scale"] for p in profiles), "mape": mape,
                       "held_out": held_out,
-                      "recommended_bucket_cap_mb": recommended, "candidates": candidates}))
+                      "fastest_bucket_cap_mb": recommended, "candidates": candidates,
+                      "current_bucket_cap_mb": a["current"],
+                      "recommended_bucket_cap_mb": a["recommended"],
+                      "saving_ms": a["saving"], "uncertainty_ms": a["uncertainty"]}))
 
 
 if __name__ == "__main__":

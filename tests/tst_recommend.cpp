@@ -98,7 +98,16 @@ world_sizes: [2]
         QCOMPARE(text.exitCode, 0);
         QVERIFY(text.out.contains(
             "ready times from mlp2m_gloo_cpu_ws2_cap1_allreduce_r0's bucket launches"));
-        QVERIFY(text.out.contains("recommended: "));
+        QVERIFY(text.out.contains("fastest: "));
+        // What to do comes first: a line per group, each the JSON's own.
+        const QStringList lines = QString::fromUtf8(text.out).split('\n');
+        for (const QJsonValue& group : groups) {
+            const QString line =
+                QString("  mlp2m on gloo_cpu, world size 2, hook %1: %2")
+                    .arg(group["hook"].toString(), group["recommendation"].toString());
+            QVERIFY2(lines.mid(0, 2).contains(line), text.out.left(400).constData());
+            qInfo("%s", qPrintable(line));
+        }
         QVERIFY(text.out.contains("over 2 measured caps, each predicted from the other caps' "
                                   "cells"));
     }
@@ -106,8 +115,15 @@ world_sizes: [2]
     // Every figure of every group as the model written again in Python computes it from the same
     // rank files and the group's fit: buckets, predicted step and exposed communication, the
     // held-out steps, the scale, the MAPE and the recommended cap.
+    void agreesWithTheReferenceModel_data() {
+        QTest::addColumn<QStringList>("extra");
+        QTest::newRow("DDP's default as the current cap") << QStringList{};
+        QTest::newRow("current cap named") << QStringList{"--current-cap-mb", "1"};
+    }
     void agreesWithTheReferenceModel() {
-        const CliResult r = runCli("commprof", {"recommend", results_, "--json"});
+        QFETCH(QStringList, extra);
+        const CliResult r =
+            runCli("commprof", QStringList{"recommend", results_, "--json"} + extra);
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const auto near = [](const QJsonValue& a, const QJsonValue& b) {
             if (a.isNull() || b.isNull()) {
@@ -131,13 +147,31 @@ world_sizes: [2]
             QVERIFY(near(got["scale"], want["scale"]));
             QVERIFY(near(got["mape"], want["mape"]));
             QCOMPARE(got["held_out"].toBool(), want["held_out"].toBool());
-            QCOMPARE(got["recommended_bucket_cap_mb"].toDouble(),
-                     want["recommended_bucket_cap_mb"].toDouble());
+            QCOMPARE(got["fastest_bucket_cap_mb"].toDouble(),
+                     want["fastest_bucket_cap_mb"].toDouble());
+            // What to change, against the current cap: the saving and its uncertainty, and no
+            // cap where the saving is inside it.
+            QCOMPARE(got["current_bucket_cap_mb"].toDouble(), extra.isEmpty() ? 25.0 : 1.0);
+            QCOMPARE(got["current_bucket_cap_mb"].toDouble(),
+                     want["current_bucket_cap_mb"].toDouble());
+            for (const char* key : {"recommended_bucket_cap_mb", "saving_ms", "uncertainty_ms"}) {
+                QVERIFY2(near(got[key], want[key]), qPrintable(QString("%1 %2: %3 against %4")
+                                                                   .arg(got["hook"].toString(), key)
+                                                                   .arg(got[key].toDouble())
+                                                                   .arg(want[key].toDouble())));
+            }
+            QCOMPARE(got["reason"].toString() == "the caps differ by less than the noise",
+                     want["recommended_bucket_cap_mb"].isNull());
+            qInfo("%s: now %g MiB, fastest %g MiB, saving %.3f ms +- %.3f ms: %s",
+                  qPrintable(got["hook"].toString()), got["current_bucket_cap_mb"].toDouble(),
+                  got["fastest_bucket_cap_mb"].toDouble(), got["saving_ms"].toDouble(),
+                  got["uncertainty_ms"].toDouble(), qPrintable(got["recommendation"].toString()));
             const QJsonArray a = got["candidates"].toArray(), b = want["candidates"].toArray();
             QCOMPARE(a.size(), b.size());
             for (qsizetype i = 0; i < a.size(); ++i) {
                 QCOMPARE(a[i]["bucket_cap_mb"].toDouble(), b[i]["bucket_cap_mb"].toDouble());
                 QCOMPARE(a[i]["buckets"].toInt(), b[i]["buckets"].toInt());
+                QVERIFY(near(a[i]["step_standard_error_ms"], b[i]["se"]));
                 for (const char* key : {"predicted_step_ms", "predicted_exposed_ms",
                                         "held_out_step_ms", "measured_step_ms"}) {
                     QVERIFY2(near(a[i][key], b[i][key]),
@@ -312,6 +346,34 @@ world_sizes: [2]
         QVERIFY(g["recommended_bucket_cap_mb"].isNull());
         QVERIFY(g["reason"].toString().contains("no complete all_reduce sweep"));
         QVERIFY(!QFile::exists(copy + "/results.sqlite"));
+    }
+
+    // A current cap that is no cap is refused, naming the option; one the run did not measure
+    // is predicted, and the saving is against it.
+    void currentCapMustBeACap() {
+        const CliResult bad = runCli("commprof", {"recommend", results_, "--current-cap-mb", "x"});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains("--current-cap-mb: 'x' is not a bucket cap"),
+                 bad.err.constData());
+        const CliResult r =
+            runCli("commprof", {"recommend", results_, "--json", "--current-cap-mb", "3"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        for (const QJsonValue& group : r.json()["groups"].toArray()) {
+            QCOMPARE(group["current_bucket_cap_mb"].toDouble(), 3.0);
+            QCOMPARE(group["saving_from"].toString(), QString("predicted"));
+            double predicted3 = 0, predictedFastest = 0;
+            for (const QJsonValue& c : group["candidates"].toArray()) {
+                predicted3 = c["bucket_cap_mb"].toDouble() == 3 ? c["predicted_step_ms"].toDouble()
+                                                                : predicted3;
+                predictedFastest =
+                    c["bucket_cap_mb"].toDouble() == group["fastest_bucket_cap_mb"].toDouble()
+                        ? c["predicted_step_ms"].toDouble()
+                        : predictedFastest;
+            }
+            QVERIFY(predicted3 > 0);
+            QVERIFY(std::abs(group["saving_ms"].toDouble() - (predicted3 - predictedFastest)) <
+                    1e-9);
+        }
     }
 
     void notAResultsFolderIsRefused() {

@@ -5,6 +5,7 @@
 // report's recommend.csv, tuning figure and macros. Expected values are computed here from the
 // rank files and from `commprof recommend --json`, not taken from the outputs under test.
 
+#include "cap_advice_panel.h"
 #include "cli_runner.h"
 #include "rank_files.h"
 #include "report/report_data.h"
@@ -253,15 +254,24 @@ world_sizes: [2]
         QFile macros(out + "/macros.tex");
         QVERIFY(macros.open(QIODevice::ReadOnly));
         const QString tex = QString::fromUtf8(macros.readAll());
+        const QJsonValue cap = allreduce["recommended_bucket_cap_mb"];
         const QString expected =
             QString("\\newcommand{\\commprofTuningRecommendedCapMb}{%1}")
-                .arg(QString::number(allreduce["recommended_bucket_cap_mb"].toDouble(), 'g', 6));
+                .arg(cap.isNull() ? QString("none") : QString::number(cap.toDouble(), 'g', 6));
         QVERIFY2(tex.contains(expected), qPrintable(tex));
+        QVERIFY(tex.contains(
+            QString("\\newcommand{\\commprofTuningCurrentCapMb}{%1}")
+                .arg(QString::number(allreduce["current_bucket_cap_mb"].toDouble(), 'g', 6))));
+        QVERIFY(tex.contains(QString("\\newcommand{\\commprofTuningSavingMs}{%1}")
+                                 .arg(allreduce["saving_ms"].toDouble(), 0, 'f', 2)));
+        QVERIFY(tex.contains(QString("\\newcommand{\\commprofTuningUncertaintyMs}{%1}")
+                                 .arg(allreduce["uncertainty_ms"].toDouble(), 0, 'f', 2)));
+        QVERIFY(tex.contains("\\newcommand{\\commprofTuningRecommendation}{"));
         QVERIFY(tex.contains("\\newcommand{\\commprofOverlapTaxAllreducePercent}{"));
     }
 
-    // The workbench's "Bucket cap study" page: the figure and, under it, each group's numbers as
-    // `commprof recommend` prints them, its recommendation among them.
+    // The workbench's "Bucket cap study" page: at its top the line to act on per group, then the
+    // figure and, folded under it, each group's numbers as `commprof recommend` prints them.
     void resultsPageShowsTheStudyBesideItsNumbers() {
         using namespace commprof;
         const CliResult rec = runCli("commprof", {"recommend", results_, "--json"});
@@ -310,13 +320,36 @@ world_sizes: [2]
                                      .arg(g["hook"].toString());
             const qsizetype at = text.indexOf(head);
             QVERIFY2(at >= 0, qPrintable(head));
-            const QString recommended =
-                QString("recommended: %1 MiB")
-                    .arg(QString::number(g["recommended_bucket_cap_mb"].toDouble(), 'g', 6));
-            QVERIFY2(text.indexOf(recommended, at) > at, qPrintable(recommended));
+            const QString fastest =
+                QString("fastest: %1 MiB")
+                    .arg(QString::number(g["fastest_bucket_cap_mb"].toDouble(), 'g', 6));
+            QVERIFY2(text.indexOf(fastest, at) > at, qPrintable(fastest));
             ++groups;
         }
         QVERIFY(groups >= 2);
+        // Above the figure, the line to act on per group, as `recommend` says it; the table
+        // folded. Nothing for local.
+        QVERIFY(!view.tuningTable()->isVisible());
+        QStringList lines;
+        for (int row = 0; row < view.capAdvice()->rows(); ++row) {
+            lines << view.capAdvice()->lineAt(row);
+        }
+        QStringList want;
+        for (const QJsonValue g : rec.json()["groups"].toArray()) {
+            if (g["hook"].toString() == "local") {
+                QVERIFY(g["recommended_bucket_cap_mb"].isNull());
+                QVERIFY(g["saving_ms"].isNull());
+                QVERIFY2(g["reason"].toString().contains("local communicates nothing"),
+                         qPrintable(g["reason"].toString()));
+                continue;
+            }
+            want << QString("%1 on %2, world size %3, hook %4: %5")
+                        .arg(g["model"].toString(), g["layer"].toString())
+                        .arg(g["world_size"].toInt())
+                        .arg(g["hook"].toString(), g["recommendation"].toString());
+        }
+        QCOMPARE(lines, want);
+        qInfo().noquote() << lines.join('\n');
     }
 };
 

@@ -294,6 +294,16 @@ void MatrixDesigner::applyEdit(int from, int length, const QString& text) {
     cursor.insertText(text);
 }
 
+void MatrixDesigner::setDefaultsValue(const QString& key, const QString& value) {
+    try {
+        const matrix::TextEdit edit =
+            matrix::defaultsValueEdit(editor_->toPlainText(), fileName_, key, value);
+        applyEdit(edit.from, edit.length, edit.text);
+    } catch (const std::exception& e) {
+        emit editFailed(QString("Cannot set %1: %2 in the defaults: %3").arg(key, value, e.what()));
+    }
+}
+
 void MatrixDesigner::chooseTorchScriptModel() {
     const QString start = fileName_.isEmpty() ? QString() : QFileInfo(fileName_).absolutePath();
     const QString file = QFileDialog::getOpenFileName(this, "Add a TorchScript model", start,

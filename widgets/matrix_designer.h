@@ -89,6 +89,9 @@ public:
     // matrix's models, at the input its description was measured at; the plan then sizes it
     // from the description. Says why not through editFailed.
     void addTorchScriptModel(const QString& ptFile);
+    // Sets `defaults:`'s `key` to the one value `value` (a list there becomes it), as one step
+    // the editor can undo. Says why not through editFailed.
+    void setDefaultsValue(const QString& key, const QString& value);
 
 signals:
     void planChanged(std::shared_ptr<const commprof::feasibility::Plan> plan);

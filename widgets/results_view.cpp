@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "results_view.h"
 
+#include "cap_advice_panel.h"
 #include "flagged_row_delegate.h"
 #include "layout_helpers.h"
 #include "models/results_cell_model.h"
@@ -19,6 +20,7 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTimer>
+#include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -89,9 +91,30 @@ ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
             tuningText_->setLineWrapMode(QPlainTextEdit::NoWrap);
             tuningText_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
             tuningText_->setObjectName("tuningTable");
-            figureTabs_->addTab(
-                makeSplitter(Qt::Vertical, {{plot, 3}, {tuningText_, 2}}, figureTabs_),
-                "Bucket cap study");
+            // What to do at the top; the numbers it rests on below, folded until asked for.
+            tuningText_->setVisible(false);
+            capAdvice_ = new CapAdvicePanel;
+            connect(capAdvice_, &CapAdvicePanel::applyCapRequested, this,
+                    &ResultsView::applyCapRequested);
+            tableFold_ = new QToolButton;
+            tableFold_->setObjectName("tuningTableFold");
+            tableFold_->setText("Numbers per cap (predicted, held out, measured)");
+            tableFold_->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+            tableFold_->setArrowType(Qt::RightArrow);
+            tableFold_->setCheckable(true);
+            tableFold_->setAutoRaise(true);
+            connect(tableFold_, &QToolButton::toggled, this, [this](bool open) {
+                tableFold_->setArrowType(open ? Qt::DownArrow : Qt::RightArrow);
+                tuningText_->setVisible(open);
+            });
+            auto* page = new QWidget;
+            auto* v = new QVBoxLayout(page);
+            v->setContentsMargins(0, 0, 0, 0);
+            v->setSpacing(0);
+            v->addWidget(capAdvice_);
+            v->addWidget(makeSplitter(Qt::Vertical, {{plot, 3}, {tuningText_, 2}}, page), 1);
+            v->addWidget(tableFold_);
+            figureTabs_->addTab(page, "Bucket cap study");
         } else {
             plots->addWidget(plot);
         }
@@ -157,6 +180,7 @@ void ResultsView::setData(const report::ReportData& data) {
         }
     }
     tuningText_->setPlainText(groups.join('\n'));
+    capAdvice_->setGroups(data.tuning ? data.tuning->groups : std::vector<analysis::CapGroup>{});
     figureTabs_->tabBar()->setVisible(anySweep || tuning);
     if (!figureTabs_->isTabVisible(figureTabs_->currentIndex())) {
         figureTabs_->setCurrentIndex(0);

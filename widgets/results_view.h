@@ -17,12 +17,15 @@ class QPlainTextEdit;
 class QSortFilterProxyModel;
 class QTableView;
 class QTabWidget;
+class QToolButton;
 
 namespace commprof::models {
 class ResultsCellModel;
 }
 
 namespace commprof::widgets {
+
+class CapAdvicePanel;
 
 class ResultsView : public QWidget {
     Q_OBJECT
@@ -46,6 +49,9 @@ public:
     QTabWidget* figurePages() const { return figureTabs_; }
     // The cap study's numbers beside its figure: `commprof recommend`'s table per group.
     QPlainTextEdit* tuningTable() const { return tuningText_; }
+    // Above it, the line per group a user acts on, and the fold that shows the table.
+    CapAdvicePanel* capAdvice() const { return capAdvice_; }
+    QToolButton* tuningTableFold() const { return tableFold_; }
     // Whether the figure is on the page shown (the DDP figures, or the sweep's).
     bool showsFigure(const char* figure) const;
     // What hovering at a plot position shows (also as the tooltip).
@@ -53,6 +59,8 @@ public:
 
 signals:
     void cellSelected(const QString& cellId);
+    // "Apply to matrix" on the cap study: the recommended cap, for the designer to set.
+    void applyCapRequested(double capMb);
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -67,6 +75,8 @@ private:
     QTableView* table_;
     QTabWidget* figureTabs_;
     QPlainTextEdit* tuningText_ = nullptr;
+    CapAdvicePanel* capAdvice_ = nullptr;
+    QToolButton* tableFold_ = nullptr;
     std::vector<std::pair<QByteArray, QCustomPlot*>> plots_;
 };
 

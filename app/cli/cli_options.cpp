@@ -194,8 +194,14 @@ const options::Program& commprofProgram() {
              {json, {"--ddp", "CELL_DIR", "Predict this DDP cell's step from the fit", {}}}},
             {"recommend",
              "DIR",
-             "Predict each bucket cap's step from the sweep; measured beside predicted",
-             {json}},
+             "Predict each bucket cap's step from the sweep; measured beside predicted; the cap "
+             "to set and what it saves a step",
+             {json,
+              {"--current-cap-mb",
+               "X",
+               "The bucket cap you run at now (default: the matrix's bucket_cap_mb where it is "
+               "one value, else a group's one cap run, else DDP's 25)",
+               {}}}},
             {"model export",
              "SPEC",
              "Write a TorchScript module and its description (torchvision:resnet18, "

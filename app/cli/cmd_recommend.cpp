@@ -2,10 +2,13 @@
 // commprof recommend: a bucket cap per group of cells, predicted from the sweep and the
 // parameters' ready times, measured beside predicted (analysis/recommendation.h).
 
+#include "analysis/cap_advice.h"
 #include "analysis/recommendation.h"
 #include "cli_common.h"
 #include "results/cell_files.h"
 #include "results/results_folder.h"
+
+#include <cmath>
 
 namespace commprof::cli {
 
@@ -21,7 +24,22 @@ int recommendCommand(const Args& args) {
         printError(link);
         return BadInput;
     }
-    const analysis::Recommendations r = analysis::recommend(results::readCells(dir));
+    analysis::CurrentCap current;
+    if (args.has("--current-cap-mb")) {
+        bool ok = false;
+        const double v = args.value("--current-cap-mb").toDouble(&ok);
+        if (!ok || !std::isfinite(v) || v <= 0 || v > 1024 * 1024) {
+            printError(QString("--current-cap-mb: '%1' is not a bucket cap in MiB (a number "
+                               "above 0)")
+                           .arg(args.value("--current-cap-mb")));
+            return BadInput;
+        }
+        current.namedMb = v;
+    }
+    // The cap the matrix ran at, where it names one value; a run.json that is not there or
+    // does not parse names none.
+    current.matrixMb = analysis::matrixScalarCapMb(results::matrixOfRun(dir).yaml);
+    const analysis::Recommendations r = analysis::recommend(results::readCells(dir), current);
     if (r.groups.empty()) {
         printError(dir + ": no complete DDP cell to recommend a bucket cap for");
         return BadInput;
@@ -29,7 +47,13 @@ int recommendCommand(const Args& args) {
     if (args.has("--json")) {
         printJson(analysis::toJson(r));
     } else {
-        QStringList text;
+        // What to do first, one line per group; the numbers each rests on after.
+        QStringList actions;
+        for (const analysis::CapGroup& g : r.groups) {
+            // Indented under no heading of its own: a group's heading is the table's.
+            actions << "  " + analysis::groupLabel(g) + ": " + analysis::actionLine(g);
+        }
+        QStringList text{actions.join('\n') + '\n'};
         for (const analysis::CapGroup& g : r.groups) {
             text << analysis::describe(g);
         }

@@ -52,14 +52,13 @@ QString sweepLines(store::Database& db, const store::CellRow& r) {
     if (p && p->prediction) {
         const analysis::DdpPrediction& d = *p->prediction;
         out += QString("    all-reduce per step: predicted %1 ms from %2, measured %3 ms (range "
-                       "%4..%5): %6, off by %7 %\n")
+                       "%4..%5): %6\n")
                    .arg(d.predictedUsPerStep / 1000.0, 0, 'f', 2)
                    .arg(p->sweepCell)
                    .arg(d.measuredUsPerStep / 1000.0, 0, 'f', 2)
                    .arg(d.measuredMinUs / 1000.0, 0, 'f', 2)
                    .arg(d.measuredMaxUs / 1000.0, 0, 'f', 2)
-                   .arg(d.withinRange() ? "within" : "outside")
-                   .arg(d.offBy() * 100.0, 0, 'f', 1);
+                   .arg(analysis::spreadVerdict(d));
     } else if (p) {
         out += "    all-reduce not predicted: " + p->note + "\n";
     }

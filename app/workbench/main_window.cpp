@@ -125,6 +125,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         run_, &models::RunController::finished, this,
         [this](const runner::RunSummary& s, const QString& outDir) { onRunFinished(s, outDir); });
     connect(results_, &widgets::ResultsView::cellSelected, this, &MainWindow::showResultsCell);
+    // The cap study's "Apply to matrix": an edit of the designer's text, which its undo takes
+    // back; the designer is shown with it.
+    connect(results_, &widgets::ResultsView::applyCapRequested, this, [this](double capMb) {
+        designer_->setDefaultsValue("bucket_cap_mb", QString::number(capMb, 'g', 6));
+        workspaces_->setCurrent("design");
+    });
 
     buildMenus();
     restoreLayout();

@@ -212,16 +212,30 @@ QJsonObject toJson(const DdpPrediction& d) {
                        {"buckets", buckets}};
 }
 
+QString spreadVerdict(const DdpPrediction& d) {
+    const double off = d.offBy() * 100.0;
+    if (!d.withinRange() || d.measuredUsPerStep <= 0) {
+        return QString("off by %1 %, outside every measured step").arg(off, 0, 'f', 1);
+    }
+    // The range as percentages of the median step, as the error is.
+    const double lo = (d.measuredMinUs / d.measuredUsPerStep - 1.0) * 100.0;
+    const double hi = (d.measuredMaxUs / d.measuredUsPerStep - 1.0) * 100.0;
+    return QString("off by %1 %; the steps themselves spread %2 %..+%3 % about their median, so "
+                   "the measurement cannot judge the prediction")
+        .arg(off, 0, 'f', 1)
+        .arg(lo, 0, 'f', 0)
+        .arg(hi, 0, 'f', 0);
+}
+
 QString describe(const DdpPrediction& d) {
     QString out =
         QString("DDP all-reduce per step over %1 traced step(s): predicted %2 ms from the "
                 "sweep's typical times and the CPU share each bucket had, measured %3 ms (the "
                 "collective's own time: the span of the rank that arrived last), range %4..%5 "
-                "ms: the prediction is %6, off by %7 %\n")
+                "ms: %6\n")
             .arg(d.steps)
             .arg(ms(d.predictedUsPerStep), ms(d.measuredUsPerStep), ms(d.measuredMinUs),
-                 ms(d.measuredMaxUs), d.withinRange() ? "within the range" : "outside the range")
-            .arg(d.offBy() * 100.0, 0, 'f', 1);
+                 ms(d.measuredMaxUs), spreadVerdict(d));
     out += d.hostCpus > 0
                ? QString("  the sweep alone took %1 ms; the buckets shared %2 core(s) with the "
                          "ranks' compute (processor sharing: cores / runnable threads)\n")

@@ -83,5 +83,10 @@ std::optional<DdpPrediction> predictDdp(const std::vector<RankFigures>& ranks,
 QJsonObject toJson(const DdpPrediction& d);
 // The report's lines: the per-step verdict, where the time went, and each bucket.
 QString describe(const DdpPrediction& d);
+// What the measured steps can say of the prediction, in words rather than a verdict. A
+// prediction inside the range of the measured steps is not thereby right: where the steps spread
+// wider than the prediction is off, the measurement cannot judge it, and this says so with the
+// spread; outside the range it missed every measured step.
+QString spreadVerdict(const DdpPrediction& d);
 
 } // namespace commprof::analysis

@@ -149,15 +149,21 @@ std::optional<StepProfile> profileFromRankFiles(const QString& cellId,
     return r;
 }
 
+std::vector<double> recordedStepsMs(const QMap<int, results::RankRecord>& ranks) {
+    std::vector<double> steps;
+    if (ranks.contains(0)) {
+        for (const results::IterationRecord* it : ranks[0].recorded()) {
+            steps.push_back(it->stepMs);
+        }
+    }
+    return steps;
+}
+
 std::optional<double> measuredStepMs(const QMap<int, results::RankRecord>& ranks) {
     if (!ranks.contains(0)) {
         return std::nullopt;
     }
-    std::vector<double> steps;
-    for (const results::IterationRecord* it : ranks[0].recorded()) {
-        steps.push_back(it->stepMs);
-    }
-    return trace::median(steps);
+    return trace::median(recordedStepsMs(ranks));
 }
 
 } // namespace commprof::analysis

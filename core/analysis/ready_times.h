@@ -19,6 +19,7 @@
 #include <QString>
 
 #include <optional>
+#include <vector>
 
 namespace commprof::analysis {
 
@@ -30,5 +31,7 @@ std::optional<StepProfile> profileFromRankFiles(const QString& cellId,
 
 // The median over the recorded iterations (from record_from_iteration) of rank 0's step_ms.
 std::optional<double> measuredStepMs(const QMap<int, results::RankRecord>& ranks);
+// Rank 0's step_ms of every recorded iteration, in order (what measuredStepMs is the median of).
+std::vector<double> recordedStepsMs(const QMap<int, results::RankRecord>& ranks);
 
 } // namespace commprof::analysis

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "recommendation.h"
 
+#include "analysis/cap_advice.h"
 #include "analysis/json_null.h"
 #include "analysis/ready_times.h"
 #include "analysis/step_model.h"
@@ -138,7 +139,7 @@ const CapCandidate& chooseCap(const CapGroup& g) {
     return *fastestMeasured;
 }
 
-void predict(Members& m, const SweepPairing<SweepFit>& sweeps) {
+void predict(Members& m, const SweepPairing<SweepFit>& sweeps, const CurrentCap& currentCap) {
     CapGroup& g = m.group;
     std::sort(m.cells.begin(), m.cells.end(),
               [](const auto& a, const auto& b) { return capOf(a) < capOf(b); });
@@ -150,14 +151,19 @@ void predict(Members& m, const SweepPairing<SweepFit>& sweeps) {
     }
     QString why;
     const std::optional<HookModel> hook = hookModel(g.hook, g.powersgdRank, &why);
+    // A group that is not predicted still says what it runs at now.
+    const auto notPredicted = [&] {
+        const auto [capMb, capFrom] = currentCapOf(g, currentCap);
+        applyAdvice(g, capMb, capFrom);
+    };
     if (!hook) {
         g.reason = why;
-        return;
+        return notPredicted();
     }
     if (g.worldSize < 2) {
         g.reason = "world size 1: the all-reduce moves nothing between ranks, so no cap changes "
                    "what it costs";
-        return;
+        return notPredicted();
     }
     const SweepFit* sweep = sweeps.find({results::networkOf(g.layer, g.link), g.worldSize});
     if (!sweep) {
@@ -165,14 +171,14 @@ void predict(Members& m, const SweepPairing<SweepFit>& sweeps) {
                            "(add a kind: sweep entry to the matrix)")
                        .arg(results::networkOf(g.layer, g.link))
                        .arg(g.worldSize);
-        return;
+        return notPredicted();
     }
     g.sweepCell = sweep->cellId;
     g.fit = fitLinear(sweep->allReduce);
     if (g.fit.refused) {
         g.reason =
             QString("the sweep %1's all_reduce fit was refused: %2").arg(g.sweepCell, g.fit.reason);
-        return;
+        return notPredicted();
     }
     std::vector<Profile> profiles;
     QString firstFailure;
@@ -199,7 +205,7 @@ void predict(Members& m, const SweepPairing<SweepFit>& sweeps) {
     }
     if (profiles.empty()) {
         g.reason = "no cell to predict from: " + firstFailure;
-        return;
+        return notPredicted();
     }
     std::vector<const Profile*> all;
     std::vector<double> scales;
@@ -210,19 +216,27 @@ void predict(Members& m, const SweepPairing<SweepFit>& sweeps) {
     g.scale = trace::median(scales).value_or(1);
     g.readyTimesFrom = profiles.front().ready.source; // the finest cap's, as predictCap takes
     std::map<double, std::optional<double>> measured; // cap -> median over its cells
+    std::map<double, StepError> spread;               // cap -> its standard error
     {
         std::map<double, std::vector<double>> steps;
+        std::map<double, std::vector<double>> iterations; // of the cap's first measured cell
         for (const results::CellFiles* f : m.cells) {
             if (const auto s = measuredStepMs(f->records); s && *s > 0) {
                 steps[capOf(f)].push_back(*s);
+                if (!iterations.count(capOf(f))) {
+                    iterations[capOf(f)] = recordedStepsMs(f->records);
+                }
             }
         }
         for (const auto& [cap, v] : steps) {
             measured[cap] = trace::median(v);
+            spread[cap] = stepStandardErrorMs(v, iterations[cap]);
         }
     }
+    const auto [currentMb, currentFrom] = currentCapOf(g, currentCap);
     std::vector<double> caps = kStandardCapsMb;
     caps.insert(caps.end(), g.measuredCapsMb.begin(), g.measuredCapsMb.end());
+    caps.push_back(currentMb); // a cap the user names is predicted too
     std::sort(caps.begin(), caps.end());
     caps.erase(std::unique(caps.begin(), caps.end()), caps.end());
     for (const double cap : caps) {
@@ -234,6 +248,8 @@ void predict(Members& m, const SweepPairing<SweepFit>& sweeps) {
         c.predictedStepMs = p.stepMs;
         if (measured.count(cap)) {
             c.measuredStepMs = measured[cap];
+            c.stepStandardErrorMs = spread[cap].standardErrorMs;
+            c.spreadFrom = spread[cap].from;
             std::vector<const Profile*> others;
             for (const Profile* q : all) {
                 if (q->capMb != cap) {
@@ -267,7 +283,8 @@ void predict(Members& m, const SweepPairing<SweepFit>& sweeps) {
         n > 0 && std::all_of(g.candidates.begin(), g.candidates.end(), [](const CapCandidate& c) {
             return !c.measuredStepMs || c.heldOutStepMs;
         });
-    g.recommendedCapMb = chooseCap(g).capMb;
+    g.fastestCapMb = chooseCap(g).capMb;
+    applyAdvice(g, currentMb, currentFrom);
 }
 
 QString mb(double v) {
@@ -346,10 +363,10 @@ int CapGroup::measured() const {
 
 bool Recommendations::ok() const {
     return std::all_of(groups.begin(), groups.end(),
-                       [](const CapGroup& g) { return g.recommendedCapMb.has_value(); });
+                       [](const CapGroup& g) { return g.reason.isEmpty(); });
 }
 
-Recommendations recommend(const std::vector<results::CellFiles>& cells) {
+Recommendations recommend(const std::vector<results::CellFiles>& cells, const CurrentCap& current) {
     Recommendations r;
     std::vector<const results::CellFiles*> sweeps;
     std::map<QString, Members> groups;
@@ -378,7 +395,7 @@ Recommendations recommend(const std::vector<results::CellFiles>& cells) {
     const auto bySweep = allReduceSweeps(sweeps);
     tellApart(groups);
     for (auto& [key, m] : groups) {
-        predict(m, bySweep);
+        predict(m, bySweep, current);
         r.groups.push_back(std::move(m.group));
     }
     return r;
@@ -389,16 +406,19 @@ QJsonObject toJson(const Recommendations& r) {
     for (const CapGroup& g : r.groups) {
         QJsonArray candidates;
         for (const CapCandidate& c : g.candidates) {
-            candidates.append(QJsonObject{{"bucket_cap_mb", c.capMb},
-                                          {"buckets", c.buckets},
-                                          {"predicted_step_ms", c.predictedStepMs},
-                                          {"predicted_exposed_ms", c.predictedExposedMs},
-                                          {"measured_step_ms", numberOrNull(c.measuredStepMs)},
-                                          {"held_out_step_ms", numberOrNull(c.heldOutStepMs)},
-                                          {"measured_cell", c.measuredCell.isEmpty()
-                                                                ? QJsonValue(QJsonValue::Null)
-                                                                : QJsonValue(c.measuredCell)},
-                                          {"error", numberOrNull(c.error())}});
+            candidates.append(QJsonObject{
+                {"bucket_cap_mb", c.capMb},
+                {"buckets", c.buckets},
+                {"predicted_step_ms", c.predictedStepMs},
+                {"predicted_exposed_ms", c.predictedExposedMs},
+                {"measured_step_ms", numberOrNull(c.measuredStepMs)},
+                {"held_out_step_ms", numberOrNull(c.heldOutStepMs)},
+                {"measured_cell", c.measuredCell.isEmpty() ? QJsonValue(QJsonValue::Null)
+                                                           : QJsonValue(c.measuredCell)},
+                {"error", numberOrNull(c.error())},
+                {"step_standard_error_ms", numberOrNull(c.stepStandardErrorMs)},
+                {"spread_from", c.spreadFrom.isEmpty() ? QJsonValue(QJsonValue::Null)
+                                                       : QJsonValue(c.spreadFrom)}});
         }
         QJsonObject o{{"model", g.model},
                       {"layer", g.layer},
@@ -408,6 +428,15 @@ QJsonObject toJson(const Recommendations& r) {
                       {"first_bucket_mb", g.firstBucketMb},
                       {"cells", QJsonArray::fromStringList(g.cells)},
                       {"recommended_bucket_cap_mb", numberOrNull(g.recommendedCapMb)},
+                      {"current_bucket_cap_mb", numberOrNull(g.advice.currentCapMb)},
+                      {"current_from", g.advice.currentFrom},
+                      {"saving_ms", numberOrNull(g.advice.savingMs)},
+                      {"uncertainty_ms", numberOrNull(g.advice.uncertaintyMs)},
+                      {"saving_from", g.advice.savingFrom.isEmpty()
+                                          ? QJsonValue(QJsonValue::Null)
+                                          : QJsonValue(g.advice.savingFrom)},
+                      {"fastest_bucket_cap_mb", numberOrNull(g.fastestCapMb)},
+                      {"recommendation", actionLine(g)},
                       {"mape", numberOrNull(g.mape)},
                       {"measured", g.measured()},
                       {"candidates", candidates}};
@@ -417,6 +446,9 @@ QJsonObject toJson(const Recommendations& r) {
         if (!g.reason.isEmpty()) {
             o["reason"] = g.reason;
         } else {
+            if (!g.recommendedCapMb) {
+                o["reason"] = g.advice.reason; // predicted, but nothing to recommend
+            }
             o["ready_times_from"] = g.readyTimesFrom;
             o["sweep_cell"] = g.sweepCell;
             o["alpha_us"] = g.fit.alphaUs;
@@ -440,13 +472,18 @@ QJsonObject toJson(const Recommendations& r) {
     return out;
 }
 
+QString groupLabel(const CapGroup& g) {
+    return groupName(g) + (g.settings.isEmpty() ? QString() : ", " + settingsText(g.settings));
+}
+
 QString describe(const CapGroup& g) {
-    QString out = QString("%1 on %2, world size %3, hook %4, first bucket %5 MiB%6 (%7)\n")
-                      .arg(g.model, results::networkOf(g.layer, g.link))
-                      .arg(g.worldSize)
-                      .arg(g.hook, mb(g.firstBucketMb),
+    QString out = QString("%1, first bucket %2 MiB%3 (%4)\n")
+                      .arg(groupName(g), mb(g.firstBucketMb),
                            g.settings.isEmpty() ? QString() : ", " + settingsText(g.settings),
                            g.cells.join(", "));
+    if (g.reason.isEmpty()) {
+        out += "  " + actionLine(g) + "\n"; // what to do first, the numbers it rests on below
+    }
     if (!g.reason.isEmpty()) {
         QStringList caps;
         for (const double c : g.measuredCapsMb) {
@@ -488,7 +525,18 @@ QString describe(const CapGroup& g) {
                    .arg(ms(c.heldOutStepMs, 8), ms(c.measuredStepMs, 13))
                    .arg(e ? QString("%1 %").arg(*e * 100, 0, 'f', 1) : QString("-"), 7);
     }
-    out += QString("  recommended: %1 MiB\n").arg(mb(*g.recommendedCapMb));
+    out += QString("  fastest: %1 MiB\n").arg(mb(*g.fastestCapMb));
+    if (g.advice.savingMs && g.advice.uncertaintyMs) {
+        out += QString("  saving %1 ms a step at %2 MiB against %3 MiB (now, %4), uncertainty "
+                       "%5 ms: %6\n")
+                   .arg(*g.advice.savingMs, 0, 'f', 2)
+                   .arg(mb(*g.fastestCapMb), mb(*g.advice.currentCapMb), g.advice.currentFrom)
+                   .arg(*g.advice.uncertaintyMs, 0, 'f', 2)
+                   .arg(g.advice.savingFrom == "measured"
+                            ? QString("both measured; the standard errors of their steps")
+                            : QString("predicted; the held-out error of each prediction and the "
+                                      "standard errors of the measured steps"));
+    }
     out += g.mape ? QString("  MAPE: %1 % over %2 measured caps, %3 (measured: median of rank "
                             "0's step_ms over the recorded iterations)\n")
                         .arg(*g.mape * 100, 0, 'f', 1)

@@ -11,8 +11,10 @@
 // which its simulated schedule exposes what its buckets exposed. A cap is predicted from the
 // medians (compute times, scale) of the group's cells; a measured cap is also predicted from the
 // other caps' cells alone, and that held-out prediction is the one its error and the MAPE are of.
-// The recommendation is the fastest measured cap, unless a cap not run is predicted faster than
-// that cap's own prediction by more than the group's held-out MAPE (10 % without one).
+// The fastest cap is the fastest measured cap, unless a cap not run is predicted faster than
+// that cap's own prediction by more than the group's held-out MAPE (10 % without one). Whether
+// to move to it from the current cap is cap_advice.h's: a recommendation only where the saving
+// is larger than its uncertainty, and none for `hook: local`, which communicates nothing.
 
 #include "analysis/collective_sweep.h"
 #include "results/cell_files.h"
@@ -37,6 +39,10 @@ struct CapCandidate {
     std::optional<double> measuredStepMs; // median of rank 0's step_ms; none when not run
     // Predicted from the other caps' cells only; none when not run or no other cap was.
     std::optional<double> heldOutStepMs;
+    // The standard error of measuredStepMs (cap_advice.h's stepStandardErrorMs): across the
+    // cap's repeats where it has several, else across its cell's recorded iterations.
+    std::optional<double> stepStandardErrorMs;
+    QString spreadFrom; // "repeats" | "iterations"; empty without a standard error
     QString measuredCell;
     // (held-out prediction, else prediction - measured) / measured
     std::optional<double> error() const {
@@ -45,6 +51,16 @@ struct CapCandidate {
         }
         return (heldOutStepMs.value_or(predictedStepMs) - *measuredStepMs) / *measuredStepMs;
     }
+};
+
+// The cap a group runs at now, the one to set and what that saves a step.
+struct CapAdvice {
+    std::optional<double> currentCapMb;
+    QString currentFrom;                 // named | matrix | measured | ddp_default (cap_advice.h)
+    std::optional<double> savingMs;      // step at the current cap minus at the fastest
+    std::optional<double> uncertaintyMs; // one standard uncertainty of savingMs
+    QString savingFrom;                  // measured (both caps measured) | predicted
+    QString reason;                      // why nothing is recommended; empty when a cap is
 };
 
 struct CapGroup {
@@ -65,8 +81,12 @@ struct CapGroup {
     QStringList left;     // cells left out of the calibration, each with why
     std::vector<CapCandidate> candidates; // by cap; empty with a reason
     std::vector<double> measuredCapsMb;   // with a reason: what was run
+    std::optional<double> fastestCapMb;   // the rule above; none with a reason
+    std::optional<double> mape;           // mean |error| over the measured candidates
+    // What to change, against the current cap (cap_advice.h): recommendedCapMb is none where
+    // nothing is recommended, and then advice.reason says why.
+    CapAdvice advice;
     std::optional<double> recommendedCapMb;
-    std::optional<double> mape; // mean |error| over the measured candidates
     int measured() const;
 };
 
@@ -80,14 +100,25 @@ struct DroppedCell {
 struct Recommendations {
     std::vector<CapGroup> groups;
     std::vector<DroppedCell> dropped; // every cell not complete, by id
-    bool ok() const;                  // every group recommends a cap
+    bool ok() const;                  // every group is predicted (a recommendation or not)
+};
+
+// What the current cap is: the one the user names, else the matrix's scalar bucket_cap_mb
+// (cap_advice.h's matrixScalarCapMb), else a group's one measured cap, else DDP's default.
+struct CurrentCap {
+    std::optional<double> namedMb;
+    std::optional<double> matrixMb;
 };
 
 // From the cells of a results folder as read (results::readCells): its complete DDP cells and
 // sweeps. Reads no file.
-Recommendations recommend(const std::vector<results::CellFiles>& cells);
+Recommendations recommend(const std::vector<results::CellFiles>& cells,
+                          const CurrentCap& current = {});
 
 QJsonObject toJson(const Recommendations& r);
+// "mlp2m on gloo_cpu, world size 2, hook allreduce", with the settings that tell it from a
+// group that would read the same ("batch_size 8"): what a recommendation line is about.
+QString groupLabel(const CapGroup& g);
 // A table per group, its recommendation and its error, or what it lacks.
 QString describe(const CapGroup& g);
 // A line per cell left out: "left out: ID (incomplete): reasons".

@@ -181,4 +181,74 @@ TextEdit appendModelEdit(const QString& yaml, const QString& file, const QString
     return {block->second, 0, (needsBreak ? "\n" : "") + item};
 }
 
+TextEdit defaultsValueEdit(const QString& yaml, const QString& file, const QString& key,
+                           const QString& value) {
+    const TopLevel t = topLevel(yaml, file);
+    const QString entry = key + ": " + value;
+    const std::optional<std::pair<int, int>> block = blockOf(t, "defaults");
+    if (!block) {
+        return appendLine(yaml, "defaults:\n  " + entry);
+    }
+    const YAML::Node defaults = t.root["defaults"];
+    if (defaults.IsNull()) {
+        return replaceBlock(yaml, *block, "defaults:\n  " + entry);
+    }
+    if (!defaults.IsMap() || defaults.Style() == YAML::EmitterStyle::Flow) {
+        throw MatrixError(file, defaults.Mark().line + 1, defaults.Mark().column + 1, "defaults",
+                          "the designer edits defaults written as a block mapping (one key per "
+                          "line); these are not, so edit their text");
+    }
+    const std::string wanted = key.toStdString();
+    YAML::Node keyNode, valueNode; // a default node is a null one, not an absent one
+    bool found = false;
+    for (auto it = defaults.begin(); it != defaults.end(); ++it) {
+        if (it->first.Scalar() == wanted) {
+            keyNode.reset(it->first);
+            valueNode.reset(it->second);
+            found = true;
+        }
+    }
+    if (!found) {
+        // A new last line of the block, indented as its first key.
+        const QString first =
+            lineText(yaml, t.starts, std::size_t(defaults.begin()->first.Mark().line));
+        int spaces = 0;
+        while (spaces < first.size() && (first[spaces] == u' ' || first[spaces] == u'\t')) {
+            ++spaces;
+        }
+        const QString indent = first.left(spaces);
+        const bool needsBreak = block->second > 0 && yaml[block->second - 1] != u'\n';
+        return {block->second, 0, (needsBreak ? "\n" : "") + indent + entry + "\n"};
+    }
+    const int lineStart = t.starts[std::size_t(keyNode.Mark().line)];
+    const int colon = int(yaml.indexOf(u':', yaml.indexOf(key, lineStart) + key.size()));
+    const auto lineEnd = [&](int from) {
+        int end = int(yaml.indexOf(u'\n', from));
+        end = end < 0 ? int(yaml.size()) : end;
+        return end > from && yaml[end - 1] == u'\r' ? end - 1 : end;
+    };
+    int end = 0;
+    if (valueNode.IsSequence() && valueNode.Style() == YAML::EmitterStyle::Flow) {
+        const int open = int(yaml.indexOf(u'[', colon));
+        end = flowSequenceEnd(yaml, open, file, keyNode.Mark().line).first + 1;
+    } else if (valueNode.IsSequence() && valueNode.size() > 0) {
+        // A block list: its items' lines go, the last one's comment with them.
+        const auto last = std::size_t(valueNode[valueNode.size() - 1].Mark().line);
+        end = lineEnd(t.starts[last]);
+    } else {
+        // One value on the key's line: up to a comment, which stays.
+        end = lineEnd(colon);
+        for (int i = colon + 1; i < end; ++i) {
+            if (yaml[i] == u'#' && yaml[i - 1].isSpace()) {
+                end = i;
+                break;
+            }
+        }
+        while (end > colon + 1 && yaml[end - 1].isSpace()) {
+            --end;
+        }
+    }
+    return {colon + 1, end - (colon + 1), " " + value};
+}
+
 } // namespace commprof::matrix

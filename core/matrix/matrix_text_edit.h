@@ -30,4 +30,12 @@ TextEdit budgetEdit(const QString& yaml, const QString& file, const BudgetSpec& 
 // `models:` becomes `models: [entry]`. Throws MatrixError as budgetEdit.
 TextEdit appendModelEdit(const QString& yaml, const QString& file, const QString& entry);
 
+// `defaults:`'s `key` set to the one value `value` (spelled as YAML), in place of what it holds
+// there (a value, a flow list or a block list); the key added as the block's last line where it
+// is not there, and `defaults:` added where the text has none. A model entry's or a layer's own
+// `key` is left as written. Throws MatrixError as budgetEdit, and where `defaults` is not a block
+// mapping.
+TextEdit defaultsValueEdit(const QString& yaml, const QString& file, const QString& key,
+                           const QString& value);
+
 } // namespace commprof::matrix

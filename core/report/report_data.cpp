@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "report_data.h"
 
+#include "analysis/cap_advice.h"
 #include "matrix/spec_names.h"
 #include "report/cells_table.h"
 #include "report/macro_sheet.h"
 #include "report/text_fields.h"
+#include "results/cell_files.h"
+#include "results/results_folder.h"
 #include "trace/trace_input.h"
 
 #include <QJsonArray>
@@ -69,22 +72,47 @@ void predictionMacros(const ReportData& data, const store::CellRow& headline, Ma
 }
 
 // The recommendation of each cap study, and how well its prediction held: per group of
-// `commprof recommend`, the recommended cap and the MAPE; for the headline, the group of the
-// default hook (allreduce) with the most measured caps, also the best measured cap and the
-// measured step at the recommended cap against the best one's.
+// `commprof recommend`, the recommended cap ("none" where nothing is recommended), the current
+// cap, the saving a step and its uncertainty, the line a reader acts on, and the MAPE; for the
+// headline, the group of the default hook (allreduce) with the most measured caps, also the best
+// measured cap and the measured step at the fastest cap against the best one's.
+QString capText(const std::optional<double>& cap) {
+    return cap ? QString::number(*cap, 'g', 6) : QString("none");
+}
+
+// The action line as TeX: its "±" as TeX's own sign.
+QString actionTex(const analysis::CapGroup& g) {
+    return texText(analysis::actionLine(g).replace(QString::fromUtf8("±"), "+-"))
+        .replace("+-", "\\ensuremath{\\pm}");
+}
+
+void adviceMacros(const QString& label, const analysis::CapGroup& g, MacroSheet& tex) {
+    const auto define = [&](const QString& suffix, const QString& value) {
+        label.isEmpty() ? tex.define("Tuning" + suffix, value)
+                        : tex.defineFor(label, suffix, value);
+    };
+    define("RecommendedCapMb", capText(g.recommendedCapMb));
+    define("CurrentCapMb", capText(g.advice.currentCapMb));
+    if (g.advice.savingMs && g.advice.uncertaintyMs) {
+        define("SavingMs", QString::number(*g.advice.savingMs, 'f', 2));
+        define("UncertaintyMs", QString::number(*g.advice.uncertaintyMs, 'f', 2));
+    }
+    define("Recommendation", actionTex(g));
+}
+
 void tuningMacros(const ReportData& data, MacroSheet& tex) {
     if (!data.tuning) {
         return;
     }
     const analysis::CapGroup* headline = nullptr;
     for (const analysis::CapGroup& g : data.tuning->groups) {
-        if (!g.recommendedCapMb) {
+        if (!g.reason.isEmpty()) {
             tex.comment(g.model + " " + g.layer + " " + g.hook + ": " + g.reason);
             continue;
         }
         const QString label =
             QString("Tuning %1 %2 ws%3 %4").arg(g.model, g.layer).arg(g.worldSize).arg(g.hook);
-        tex.defineFor(label, "RecommendedCapMb", QString::number(*g.recommendedCapMb, 'g', 6));
+        adviceMacros(label, g, tex);
         if (g.mape) {
             tex.defineFor(label, "Mape", percent(*g.mape));
         }
@@ -93,7 +121,7 @@ void tuningMacros(const ReportData& data, MacroSheet& tex) {
         }
     }
     if (headline) {
-        tex.define("TuningRecommendedCapMb", QString::number(*headline->recommendedCapMb, 'g', 6));
+        adviceMacros({}, *headline, tex);
         tex.define("TuningModel", texText(headline->model));
         if (headline->mape) {
             tex.define("TuningMape", percent(*headline->mape));
@@ -104,7 +132,7 @@ void tuningMacros(const ReportData& data, MacroSheet& tex) {
             if (c.measuredStepMs && (!best || *c.measuredStepMs < *best->measuredStepMs)) {
                 best = &c;
             }
-            if (c.capMb == *headline->recommendedCapMb) {
+            if (c.capMb == *headline->fastestCapMb) {
                 chosen = &c;
             }
         }
@@ -163,7 +191,10 @@ ReportData loadReportData(store::Database& db, const QString& runDir) {
         }
     }
     if (caps.size() > 1) {
-        d.tuning = analysis::recommend(results::readCells(runDir));
+        // Against the cap the matrix ran at, where it names one value (cap_advice.h).
+        d.tuning = analysis::recommend(
+            results::readCells(runDir),
+            {std::nullopt, analysis::matrixScalarCapMb(results::matrixOfRun(runDir).yaml)});
     }
     return d;
 }

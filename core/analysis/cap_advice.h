@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// What a user of `commprof recommend` can act on: per group, the cap it runs at now, the cap to
+// set, and the step that saves with its uncertainty; or why nothing is recommended.
+//
+//   saving = step at the current cap - step at the fastest cap (recommendation.h's rule),
+//            both measured where both caps were run, else both predicted;
+//   uncertainty = sqrt(se_current^2 + se_fastest^2 [+ (m * predicted_current)^2
+//                                                   + (m * predicted_fastest)^2]),
+//
+// where se is a measured cap's standard error (stepStandardErrorMs; 0 for a cap not run) and the
+// bracketed model terms count only for a saving that is predicted: m is the group's held-out
+// MAPE (10 % where its errors are not all held out, as the fastest cap's rule takes). A saving
+// no larger than its uncertainty is no recommendation: the caps differ by less than the noise.
+// `hook: local` sends nothing, so no cap changes what it costs: nothing is recommended for it.
+
+#include "analysis/recommendation.h"
+
+#include <QString>
+
+#include <optional>
+#include <vector>
+
+namespace commprof::analysis {
+
+// PyTorch DDP's bucket_cap_mb when none is given.
+inline constexpr double kDdpDefaultCapMb = 25.0;
+
+// The standard error of a cap's measured step: the sample standard deviation of its repeats'
+// medians over the square root of their count where there are two or more repeats, else that
+// of its one cell's recorded iterations (rank 0's step_ms); none from fewer than two values.
+struct StepError {
+    std::optional<double> standardErrorMs;
+    QString from; // repeats | iterations
+};
+StepError stepStandardErrorMs(const std::vector<double>& repeatMediansMs,
+                              const std::vector<double>& iterationStepsMs);
+
+// The advice for `g` (predicted, candidates filled) against `currentCapMb`, which `from` names
+// (named | matrix | measured | ddp_default). A current cap that is not a candidate gets a reason.
+CapAdvice advise(const CapGroup& g, double currentCapMb, const QString& from);
+
+// The current cap of `g` by the order of CurrentCap (recommendation.h), and where it is from.
+std::pair<double, QString> currentCapOf(const CapGroup& g, const CurrentCap& current);
+
+// The group's advice and recommendedCapMb, against `currentCapMb`: what the panel's choice of the
+// current cap re-judges without reading anything again.
+void applyAdvice(CapGroup& g, double currentCapMb, const QString& from);
+
+// One line a user acts on: "set bucket_cap_mb: 4 (now 25): -3.10 ms a step (±1.20 ms,
+// measured at both caps)", "keep bucket_cap_mb: 25: ...", or "no recommendation: REASON".
+QString actionLine(const CapGroup& g);
+// "mlp2m on gloo_cpu, world size 2, hook allreduce": what the action line is about.
+QString groupName(const CapGroup& g);
+
+// The matrix's bucket_cap_mb in `defaults` when it is one value (not a list); none when it is a
+// list, the text is empty or does not parse (a results folder's run.json keeps the text).
+std::optional<double> matrixScalarCapMb(const QString& matrixYaml);
+
+} // namespace commprof::analysis

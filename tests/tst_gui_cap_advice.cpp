@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Journey: the Bucket cap study page says what to change at its top, one line per group, with
+// the numbers folded below; "Apply to matrix" writes the recommended cap into the designer's
+// matrix in place of its list, and Undo takes it back. The study is written here by hand (its
+// figures are tst_cap_advice's and tst_recommend's), so the journey needs no run.
+
+#include "analysis/cap_advice.h"
+#include "cap_advice_panel.h"
+#include "code_editor.h"
+#include "gui_helpers.h"
+#include "main_window.h"
+#include "matrix_designer.h"
+#include "results_view.h"
+#include "workspaces.h"
+
+#include <QComboBox>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QTabWidget>
+#include <QTest>
+#include <QToolButton>
+
+using namespace commprof;
+
+namespace {
+
+analysis::CapCandidate candidate(double cap, double predicted, std::optional<double> measured,
+                                 std::optional<double> se) {
+    analysis::CapCandidate c;
+    c.capMb = cap;
+    c.predictedStepMs = predicted;
+    c.measuredStepMs = measured;
+    c.stepStandardErrorMs = se;
+    return c;
+}
+
+analysis::CapGroup group(const QString& hook) {
+    analysis::CapGroup g;
+    g.model = "mlp2m";
+    g.layer = "gloo_cpu";
+    g.hook = hook;
+    g.worldSize = 2;
+    g.cells = {"a", "b"};
+    g.measuredCapsMb = {1, 25};
+    g.candidates = {candidate(1, 21, 20.0, 0.3), candidate(4, 22, {}, {}),
+                    candidate(25, 23, 24.0, 0.4)};
+    g.fastestCapMb = 1;
+    g.mape = 0.05;
+    g.heldOut = true;
+    analysis::applyAdvice(g, 25, "ddp_default");
+    return g;
+}
+
+const char* kMatrix = "name: caps\n"
+                      "defaults:\n"
+                      "  iterations: 12\n"
+                      "  bucket_cap_mb: [0.25, 1, 4, 25] # the study\n"
+                      "  hook: [allreduce, local]\n"
+                      "models:\n"
+                      "  - {name: mlp2m, family: mlp, params: 2.0e6}\n"
+                      "layers:\n"
+                      "  - {name: gloo_cpu}\n"
+                      "world_sizes: [2]\n";
+
+} // namespace
+
+class TstGuiCapAdvice : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { isolateSettings(); }
+
+    void applyToMatrixAndUndo() {
+        workbench::MainWindow w;
+        w.resize(1366, 768);
+        w.show();
+        w.designer()->setText(kMatrix, {});
+        report::ReportData data;
+        data.tuning = analysis::Recommendations{};
+        data.tuning->groups = {group("allreduce"), group("local")};
+        w.results()->setData(data);
+
+        widgets::CapAdvicePanel* panel = w.results()->capAdvice();
+        QVERIFY(panel);
+        QCOMPARE(panel->rows(), 1); // nothing for local
+        QCOMPARE(panel->lineAt(0),
+                 QString::fromUtf8("mlp2m on gloo_cpu, world size 2, hook allreduce: set "
+                                   "bucket_cap_mb: 1 (now 25, DDP's default: name yours with "
+                                   "--current-cap-mb): -4.00 ms a step (±0.50 ms, measured at "
+                                   "both caps)"));
+        // The table is folded until asked for.
+        QTabWidget* tabs = w.results()->figurePages();
+        for (int i = 0; i < tabs->count(); ++i) {
+            if (tabs->tabText(i) == "Bucket cap study") {
+                tabs->setCurrentIndex(i);
+            }
+        }
+        w.workspaces()->setCurrent("results");
+        QVERIFY(panel->isVisible());
+        QVERIFY(!w.results()->tuningTable()->isVisible());
+        w.results()->tuningTableFold()->click();
+        QVERIFY(w.results()->tuningTable()->isVisible());
+        QVERIFY(w.results()->tuningTable()->toPlainText().contains("fastest: 1 MiB"));
+
+        QPushButton* apply = panel->applyButton(0);
+        QVERIFY(apply->isEnabled());
+        apply->click();
+        const QString edited = w.designer()->editor()->toPlainText();
+        QString want = QString::fromUtf8(kMatrix);
+        want.replace("[0.25, 1, 4, 25]", "1");
+        QCOMPARE(edited, want);
+        QVERIFY(w.isWindowModified());
+        QCOMPARE(w.workspaces()->current(), QString("design")); // the edit is shown
+        w.designer()->editor()->undo();
+        QCOMPARE(w.designer()->editor()->toPlainText(), QString::fromUtf8(kMatrix));
+
+        // Naming the current cap 1 MiB: it is the fastest, so there is nothing to apply.
+        QComboBox* current = panel->currentCap(0);
+        const int at = current->findData(1.0);
+        QVERIFY(at >= 0);
+        current->setCurrentIndex(at);
+        emit current->activated(at);
+        QCOMPARE(panel->lineAt(0), QString("mlp2m on gloo_cpu, world size 2, hook allreduce: "
+                                           "keep bucket_cap_mb: 1: no cap is faster"));
+        QVERIFY(!apply->isEnabled());
+    }
+};
+
+QTEST_MAIN(TstGuiCapAdvice)
+#include "tst_gui_cap_advice.moc"
