@@ -14,6 +14,22 @@ struct CliResult {
     QJsonObject json() const { return QJsonDocument::fromJson(out).object(); }
 };
 
+// A started process waited for: exit code (-1 for a crash or a timeout, which kills it), stdout,
+// stderr.
+inline CliResult finishProcess(QProcess& p, int timeoutMs) {
+    CliResult r;
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
+        r.err = "timed out";
+        return r;
+    }
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = p.readAllStandardOutput();
+    r.err = p.readAllStandardError();
+    return r;
+}
+
 // Any program, with nothing on its stdin: exit code (-1 for a crash or a timeout), stdout,
 // stderr.
 inline CliResult
@@ -27,17 +43,7 @@ runProgram(const QString& program, const QStringList& args, int timeoutMs = 6000
         p.setWorkingDirectory(workingDir);
     }
     p.start(program, args);
-    CliResult r;
-    if (!p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished();
-        r.err = "timed out";
-        return r;
-    }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
+    return finishProcess(p, timeoutMs);
 }
 
 // One of the built programs.

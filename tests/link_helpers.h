@@ -6,6 +6,9 @@
 
 #include <QByteArray>
 #include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QString>
@@ -65,6 +68,39 @@ inline QStringList namespacesWith(const QString& token) {
         }
     }
     return out;
+}
+
+// What the namespaces of every commprof run but concurrent ones look like: the machine's own
+// list without commprof's and other tests' transient names, except those of `token`.
+inline QString networkAside(const QString& token) {
+    QString out;
+    for (const QString& line : machineNetwork().split('\n')) {
+        const QString name = line.section(' ', 0, 0);
+        const bool transient = name.startsWith("commprof-") || name.startsWith("cptest-");
+        if (!transient || (!token.isEmpty() && name.contains(token))) {
+            out += line + "\n";
+        }
+    }
+    return out;
+}
+
+// A 2-rank DDP cell of a 2M MLP over `link`, as a matrix named `name`.
+inline QByteArray ddpMatrix(const QByteArray& name, const QByteArray& link, int iterations) {
+    return "name: " + name + "\ndefaults: {iterations: " + QByteArray::number(iterations) +
+           ", warmup: 1, batch_size: 8, link: " + link +
+           ", timeout_s: 300}\n"
+           "models: [{name: mlp, family: mlp, params: 2.0e6}]\n"
+           "layers: [{name: gloo_cpu}]\n"
+           "world_sizes: [2]\n";
+}
+
+// The run's id as the names of its hosts carry it.
+inline QString runToken(const QString& results) {
+    QFile f(QDir(results).filePath("run.json"));
+    if (!f.open(QIODevice::ReadOnly)) {
+        return {};
+    }
+    return QJsonDocument::fromJson(f.readAll()).object()["run_id"].toString().left(12);
 }
 
 } // namespace links_test

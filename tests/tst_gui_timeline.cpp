@@ -567,20 +567,28 @@ private slots:
         QVERIFY(TimelineView::keyHelp().join('\n').contains("pin"));
     }
 
-    // A range whose label sits just right of the skew's bracket: the skew's label moves
-    // clear of it (it was drawn over it).
-    void theSkewLabelNeverCoversTheRange() {
-        TimelineView view;
+    // Two ranks over 0..1000 µs with one slice matched on both, 60 µs apart (500 and 560).
+    static bool showTwoRanksSkewed(TimelineView& view) {
         view.resize(1200, 500);
         view.setStack(twoRankStack());
         view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        if (!QTest::qWaitForWindowExposed(&view)) {
+            return false;
+        }
         view.setVisibleRange(0, 1000);
         timeline::MatchedSlices matched;
         matched.slices = {{0, 3}, {1, 3}};
         matched.startsUs = {500, 560};
         matched.skewUs = 60;
         view.setMatched(matched);
+        return true;
+    }
+
+    // A range whose label sits just right of the skew's bracket: the skew's label moves
+    // clear of it (it was drawn over it).
+    void theSkewLabelNeverCoversTheRange() {
+        TimelineView view;
+        QVERIFY(showTwoRanksSkewed(view));
         view.setRange(std::make_pair(560.0, 640.0));
         (void)view.grab();
         const QRect skew = view.lastSkewLabel();
@@ -603,16 +611,7 @@ private slots:
 
     void hoverTimeNeverCoversTheSkew() {
         TimelineView view;
-        view.resize(1200, 500);
-        view.setStack(twoRankStack());
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
-        view.setVisibleRange(0, 1000);
-        timeline::MatchedSlices matched;
-        matched.slices = {{0, 3}, {1, 3}};
-        matched.startsUs = {500, 560};
-        matched.skewUs = 60;
-        view.setMatched(matched);
+        QVERIFY(showTwoRanksSkewed(view));
         // The hover line just right of the skew's bracket, where its time would cover the
         // skew's label (from elsewhere first: a move to where the cursor is sends nothing).
         const int x = int(std::lround(view.xOfTime(560))) + 6;

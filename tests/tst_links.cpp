@@ -22,36 +22,11 @@
 namespace {
 
 QByteArray ddpMatrix(const QByteArray& link, int iterations) {
-    return "name: link_ddp\n"
-           "defaults: {iterations: " +
-           QByteArray::number(iterations) + ", warmup: 1, batch_size: 8, link: " + link +
-           ", timeout_s: 300}\n"
-           "models: [{name: mlp, family: mlp, params: 2.0e6}]\n"
-           "layers: [{name: gloo_cpu}]\n"
-           "world_sizes: [2]\n";
+    return links_test::ddpMatrix("link_ddp", link, iterations);
 }
 
-// What the namespaces of every commprof run but concurrent ones look like: the machine's own
-// list without commprof's and other tests' transient names, except those of `token`.
-QString networkAside(const QString& token) {
-    QString out;
-    for (const QString& line : links_test::machineNetwork().split('\n')) {
-        const QString name = line.section(' ', 0, 0);
-        const bool transient = name.startsWith("commprof-") || name.startsWith("cptest-");
-        if (!transient || (!token.isEmpty() && name.contains(token))) {
-            out += line + "\n";
-        }
-    }
-    return out;
-}
-
-QString runToken(const QString& results) {
-    QFile f(QDir(results).filePath("run.json"));
-    if (!f.open(QIODevice::ReadOnly)) {
-        return {};
-    }
-    return QJsonDocument::fromJson(f.readAll()).object()["run_id"].toString().left(12);
-}
+using links_test::networkAside;
+using links_test::runToken;
 
 } // namespace
 

@@ -37,13 +37,7 @@
 namespace {
 
 QByteArray ddpMatrix(const QByteArray& link, int iterations) {
-    return "name: userns_ddp\n"
-           "defaults: {iterations: " +
-           QByteArray::number(iterations) + ", warmup: 1, batch_size: 8, link: " + link +
-           ", timeout_s: 300}\n"
-           "models: [{name: mlp, family: mlp, params: 2.0e6}]\n"
-           "layers: [{name: gloo_cpu}]\n"
-           "world_sizes: [2]\n";
+    return links_test::ddpMatrix("userns_ddp", link, iterations);
 }
 
 QString toolPath(const QString& tool) {
@@ -103,26 +97,8 @@ bool alive(qint64 pid) {
     return !s.mid(s.lastIndexOf(')') + 2).startsWith('Z');
 }
 
-// What the namespaces of every commprof run but concurrent ones look like (as tst_links).
-QString networkAside(const QString& token) {
-    QString out;
-    for (const QString& line : links_test::machineNetwork().split('\n')) {
-        const QString name = line.section(' ', 0, 0);
-        const bool transient = name.startsWith("commprof-") || name.startsWith("cptest-");
-        if (!transient || (!token.isEmpty() && name.contains(token))) {
-            out += line + "\n";
-        }
-    }
-    return out;
-}
-
-QString runToken(const QString& results) {
-    QFile f(QDir(results).filePath("run.json"));
-    if (!f.open(QIODevice::ReadOnly)) {
-        return {};
-    }
-    return QJsonDocument::fromJson(f.readAll()).object()["run_id"].toString().left(12);
-}
+using links_test::networkAside;
+using links_test::runToken;
 
 } // namespace
 
@@ -167,17 +143,7 @@ class TstLinksUserns : public QObject {
         QProcess p;
         asUser(p);
         p.start(program, args);
-        CliResult r;
-        if (!p.waitForFinished(timeoutMs)) {
-            p.kill();
-            p.waitForFinished();
-            r.err = "timed out";
-            return r;
-        }
-        r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-        r.out = p.readAllStandardOutput();
-        r.err = p.readAllStandardError();
-        return r;
+        return finishProcess(p, timeoutMs);
     }
 
     QString write(const QString& name, const QByteArray& yaml) {
