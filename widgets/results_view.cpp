@@ -14,6 +14,7 @@
 #include <QHeaderView>
 #include <QLineEdit>
 #include <QPlainTextEdit>
+#include <QScrollArea>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTabBar>
@@ -23,6 +24,8 @@
 #include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace commprof::widgets {
 namespace {
@@ -111,7 +114,15 @@ ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
             auto* v = new QVBoxLayout(page);
             v->setContentsMargins(0, 0, 0, 0);
             v->setSpacing(0);
-            v->addWidget(capAdvice_);
+            // A study of many groups scrolls its lines rather than squeeze the figure: at
+            // 1366x768 six groups' lines took the figure down to 80 px.
+            auto* adviceScroll = new QScrollArea;
+            adviceScroll->setObjectName("capAdviceScroll");
+            adviceScroll->setWidget(capAdvice_);
+            adviceScroll->setWidgetResizable(true);
+            adviceScroll->setFrameShape(QFrame::NoFrame);
+            adviceScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+            v->addWidget(adviceScroll);
             v->addWidget(makeSplitter(Qt::Vertical, {{plot, 3}, {tuningText_, 2}}, page), 1);
             v->addWidget(tableFold_);
             figureTabs_->addTab(page, "Bucket cap study");
@@ -181,6 +192,13 @@ void ResultsView::setData(const report::ReportData& data) {
     }
     tuningText_->setPlainText(groups.join('\n'));
     capAdvice_->setGroups(data.tuning ? data.tuning->groups : std::vector<analysis::CapGroup>{});
+    if (auto* scroll = findChild<QScrollArea*>("capAdviceScroll")) {
+        // As tall as its lines, up to a sixth of the window (twelve text lines before it is
+        // shown); beyond that it scrolls, so the figure keeps its height on a small screen.
+        const int lines = 12 * scroll->fontMetrics().height();
+        const int most = window()->height() > 0 ? std::min(lines, window()->height() / 6) : lines;
+        scroll->setFixedHeight(std::min(capAdvice_->sizeHint().height(), most));
+    }
     figureTabs_->tabBar()->setVisible(anySweep || tuning);
     if (!figureTabs_->isTabVisible(figureTabs_->currentIndex())) {
         figureTabs_->setCurrentIndex(0);

@@ -11,7 +11,9 @@ constexpr double kBarWidth = 0.6;
 constexpr double kPredictedRow = 1, kReplayedRow = 2, kRecordedRow = 3;
 
 QColor stragglerColour() {
-    return QColor(214, 120, 40); // the flagged red would read as an error
+    // Purple: the flagged red would read as an error, and an orange beside exposed
+    // communication's reads as more of it.
+    return QColor(148, 103, 189);
 }
 
 } // namespace

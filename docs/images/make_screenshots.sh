@@ -43,6 +43,8 @@ cp "$work/shots_1920x1080/workbench_inspect.png" "$out/workbench.png"
 cp "$work/shots_1920x1080/workbench_results.png" "$out/workbench_results.png"
 cp "$work/shots_1366x768/workbench_inspect.png" "$out/workbench_1366.png"
 cp "$work/shots_1366x768/workbench_results.png" "$out/workbench_results_1366.png"
+cp "$work/shots_1920x1080/workbench_whatif.png" "$out/workbench_whatif.png"
+cp "$work/shots_1366x768/workbench_whatif.png" "$out/workbench_whatif_1366.png"
 for f in designer run_monitor timeline cell_inspector results determinism probe; do
   cp "$work/shots_1920x1080/$f.png" "$out/$f.png"
 done
