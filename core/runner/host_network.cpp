@@ -60,8 +60,16 @@ constexpr int kPeakBucketBytes = 20000;
 
 QStringList shaperOf(const QString& link) {
     const double bits = matrix::linkBitsPerSecond(link).value_or(1e9);
-    return {"tbf", "rate", link, "burst", "256kb", "latency", "50ms", "peakrate",
-            QString::number(qint64(bits * 1.1)) + "bit", "mtu",
+    return {"tbf",
+            "rate",
+            link,
+            "burst",
+            "256kb",
+            "latency",
+            "50ms",
+            "peakrate",
+            QString::number(qint64(bits * 1.1)) + "bit",
+            "mtu",
             QString::number(kPeakBucketBytes)};
 }
 
@@ -227,8 +235,9 @@ QString EmulatedHosts::build(const QString& runId, const QString& link, int host
     for (int h = 0; h < hosts; ++h) {
         steps.append(
             {"ip", {"-n", names[h], "addr", "add", addressOf(h) + "/24", "dev", kHostEnd}});
-        steps.append({"ip", {"-n", names[h], "link", "set", kHostEnd, "gso_max_size",
-                             QString::number(kMaxPacketBytes), "up"}});
+        steps.append({"ip",
+                      {"-n", names[h], "link", "set", kHostEnd, "gso_max_size",
+                       QString::number(kMaxPacketBytes), "up"}});
         steps.append({"tc", QStringList{"-n", names[h], "qdisc", "add", "dev", kHostEnd, "root"} +
                                 shaperOf(link)});
     }
