@@ -80,9 +80,9 @@ private slots:
         QCOMPARE(g.advice.savingFrom, QString("measured"));
         QVERIFY(near(g.recommendedCapMb, 1.0));
         QVERIFY(g.advice.reason.isEmpty());
-        QCOMPARE(actionLine(g), QString::fromUtf8("set bucket_cap_mb: 1 (now 25, DDP's default: "
-                                                  "name yours with --current-cap-mb): -4.00 ms a "
-                                                  "step (±0.50 ms, measured at both caps)"));
+        QCOMPARE(actionLine(g), QString::fromUtf8("set bucket_cap_mb: 1 (now 25, DDP's default, "
+                                                  "assumed): -4.00 ms a step (±0.50 ms, measured "
+                                                  "at both caps)"));
     }
 
     // The current cap 4 MiB was not run: both steps predicted, 22 - 21 = 1 ms, and the model's

@@ -85,9 +85,8 @@ private slots:
         QCOMPARE(panel->rows(), 1); // nothing for local
         QCOMPARE(panel->lineAt(0),
                  QString::fromUtf8("mlp2m on gloo_cpu, world size 2, hook allreduce: set "
-                                   "bucket_cap_mb: 1 (now 25, DDP's default: name yours with "
-                                   "--current-cap-mb): -4.00 ms a step (±0.50 ms, measured at "
-                                   "both caps)"));
+                                   "bucket_cap_mb: 1 (now 25, DDP's default, assumed): -4.00 "
+                                   "ms a step (±0.50 ms, measured at both caps)"));
         // The table is folded until asked for.
         QTabWidget* tabs = w.results()->figurePages();
         for (int i = 0; i < tabs->count(); ++i) {

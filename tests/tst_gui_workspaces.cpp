@@ -227,7 +227,7 @@ private slots:
         QSignalSpy shown(&w, &workbench::MainWindow::traceShown);
         w.selectResultsCell(id);
         QVERIFY(shown.wait(60000));
-        for (const QString& name : {"inspect", "design", "run", "probe", "results", "inspect"}) {
+        for (const char* name : {"inspect", "design", "run", "probe", "results", "inspect"}) {
             w.workspaces()->setCurrent(name);
             QTest::qWait(20);
             QCOMPARE(w.results()->selectedCell(), id);

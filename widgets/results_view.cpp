@@ -116,7 +116,7 @@ ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
             v->setSpacing(0);
             // A study of many groups scrolls its lines rather than squeeze the figure: at
             // 1366x768 six groups' lines took the figure down to 80 px.
-            auto* adviceScroll = new QScrollArea;
+            auto* adviceScroll = adviceScroll_ = new QScrollArea;
             adviceScroll->setObjectName("capAdviceScroll");
             adviceScroll->setWidget(capAdvice_);
             adviceScroll->setWidgetResizable(true);
@@ -192,7 +192,7 @@ void ResultsView::setData(const report::ReportData& data) {
     }
     tuningText_->setPlainText(groups.join('\n'));
     capAdvice_->setGroups(data.tuning ? data.tuning->groups : std::vector<analysis::CapGroup>{});
-    if (auto* scroll = findChild<QScrollArea*>("capAdviceScroll")) {
+    if (QScrollArea* scroll = adviceScroll_) {
         // As tall as its lines, up to a sixth of the window (twelve text lines before it is
         // shown); beyond that it scrolls, so the figure keeps its height on a small screen.
         const int lines = 12 * scroll->fontMetrics().height();

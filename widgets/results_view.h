@@ -17,6 +17,7 @@ class QPlainTextEdit;
 class QSortFilterProxyModel;
 class QTableView;
 class QTabWidget;
+class QScrollArea;
 class QToolButton;
 
 namespace commprof::models {
@@ -76,6 +77,7 @@ private:
     QTabWidget* figureTabs_;
     QPlainTextEdit* tuningText_ = nullptr;
     CapAdvicePanel* capAdvice_ = nullptr;
+    QScrollArea* adviceScroll_ = nullptr; // holds capAdvice_; sized to its lines
     QToolButton* tableFold_ = nullptr;
     std::vector<std::pair<QByteArray, QCustomPlot*>> plots_;
 };

@@ -50,7 +50,7 @@ QString nowText(const CapAdvice& a) {
     }
     QString now = "now " + mb(*a.currentCapMb);
     if (a.currentFrom == "ddp_default") {
-        now += ", DDP's default: name yours with --current-cap-mb";
+        now += ", DDP's default, assumed";
     }
     return now;
 }
@@ -158,7 +158,7 @@ QString actionLine(const CapGroup& g) {
     if (*g.recommendedCapMb == *a.currentCapMb) {
         QString line = QString("keep bucket_cap_mb: %1: no cap is faster").arg(mb(*a.currentCapMb));
         if (a.currentFrom == "ddp_default") {
-            line += " (now DDP's default: name yours with --current-cap-mb)";
+            line += " (now DDP's default, assumed)";
         }
         return line;
     }

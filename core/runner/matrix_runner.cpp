@@ -303,22 +303,24 @@ void MatrixRunner::stop() {
     }
 }
 
-void MatrixRunner::failCell(const feasibility::PlannedCell& pc, const QString& failure,
-                            const QStringList& writeFailures) {
+void MatrixRunner::noteWriteFailures(const feasibility::PlannedCell& pc,
+                                     const QStringList& writeFailures) {
     for (const QString& w : writeFailures) {
         summary_.writeFailures << pc.cell.id + ": " + w;
         emit logLine(pc.cell.id, "write failed: " + w);
     }
+}
+
+void MatrixRunner::failCell(const feasibility::PlannedCell& pc, const QString& failure,
+                            const QStringList& writeFailures) {
+    noteWriteFailures(pc, writeFailures);
     ++summary_.failed;
     emit cellStateChanged(pc.cell.id, CellState::Failed, failure);
 }
 
 void MatrixRunner::stopCell(const feasibility::PlannedCell& pc, const QString& reason,
                             const QStringList& writeFailures) {
-    for (const QString& w : writeFailures) {
-        summary_.writeFailures << pc.cell.id + ": " + w;
-        emit logLine(pc.cell.id, "write failed: " + w);
-    }
+    noteWriteFailures(pc, writeFailures);
     ++summary_.stoppedCells;
     summary_.stopped = true; // the run ended early even when this was its last cell
     emit cellStateChanged(pc.cell.id, CellState::Stopped, reason);

@@ -76,6 +76,7 @@ private:
     void finish();
     void runCell(const feasibility::PlannedCell& pc);
     void onPoolFinished(const feasibility::PlannedCell& pc, const PoolOutcome& pool);
+    void noteWriteFailures(const feasibility::PlannedCell& pc, const QStringList& writeFailures);
     void failCell(const feasibility::PlannedCell& pc, const QString& failure,
                   const QStringList& writeFailures);
     void stopCell(const feasibility::PlannedCell& pc, const QString& reason,
