@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "plot_style.h"
 
+#include "readable_ticker.h"
 #include "spec/layers.h"
 
 #include <QHash>
@@ -221,10 +222,7 @@ bool spansDecades(const QVector<double>& values) {
 void fitAxis(QCPAxis* axis, const QVector<double>& values, bool fromZero, bool allowLog) {
     if (allowLog && spansDecades(values)) {
         axis->setScaleType(QCPAxis::stLogarithmic);
-        auto ticker = QSharedPointer<QCPAxisTickerLog>::create();
-        ticker->setLogBase(10);
-        ticker->setSubTickCount(8);
-        axis->setTicker(ticker);
+        axis->setTicker(QSharedPointer<ReadableLogTicker>::create(axis));
         axis->setNumberFormat("g");
         axis->setNumberPrecision(4);
         const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
@@ -234,7 +232,7 @@ void fitAxis(QCPAxis* axis, const QVector<double>& values, bool fromZero, bool a
         return;
     }
     axis->setScaleType(QCPAxis::stLinear);
-    axis->setTicker(QSharedPointer<QCPAxisTicker>::create());
+    axis->setTicker(QSharedPointer<ReadableLinearTicker>::create(axis));
     axis->setNumberFormat("g");
     if (values.isEmpty()) {
         axis->setRange(0, 1);

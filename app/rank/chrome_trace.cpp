@@ -11,8 +11,10 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <thread>
 
 namespace commprof::rank {
 namespace {
@@ -62,6 +64,7 @@ std::unique_ptr<at::ObserverContext> onOpStart(const at::RecordFunction& fn) {
         return nullptr;
     }
     auto ctx = std::make_unique<OpStart>();
+    ChromeTrace::instance().opOpened();
     ctx->startNs = monotonicNs();
     ctx->comm = messageOf(fn);
     return ctx;
@@ -72,8 +75,8 @@ void onOpEnd(const at::RecordFunction& fn, at::ObserverContext* ctx) {
         return;
     }
     auto* start = static_cast<OpStart*>(ctx);
-    ChromeTrace::instance().addSpan(fn.name(), "cpu_op", start->startNs, monotonicNs(), -1,
-                                    std::move(start->comm));
+    ChromeTrace::instance().addClosedOp(fn.name(), start->startNs, monotonicNs(),
+                                        std::move(start->comm));
 }
 
 // The collectives whose output message is their input (in place): Kineto writes both sizes.
@@ -110,6 +113,16 @@ void ChromeTrace::addSpan(std::string name, const char* category, std::int64_t s
         {std::move(name), category, startNs, endNs, currentTid(), iteration, std::move(comm)});
 }
 
+void ChromeTrace::addClosedOp(std::string name, std::int64_t startNs, std::int64_t endNs,
+                              CommMessage comm) {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        spans_.push_back(
+            {std::move(name), "cpu_op", startNs, endNs, currentTid(), -1, std::move(comm)});
+    }
+    open_.fetch_sub(1, std::memory_order_acq_rel);
+}
+
 std::size_t ChromeTrace::size() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return spans_.size();
@@ -117,6 +130,11 @@ std::size_t ChromeTrace::size() const {
 
 bool ChromeTrace::write(const std::string& path, int rank, int worldSize,
                         std::string& error) const {
+    // An op that never closes (a collective that failed) must not hold the results back.
+    const auto giveUp = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    while (open_.load(std::memory_order_acquire) > 0 && std::chrono::steady_clock::now() < giveUp) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
     std::lock_guard<std::mutex> lock(mutex_);
     const std::string tmp = path + spec::files::kPartial;
     gzFile out = gzopen(tmp.c_str(), "wb6");

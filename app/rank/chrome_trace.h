@@ -32,7 +32,13 @@ public:
 
     void addSpan(std::string name, const char* category, std::int64_t startNs, std::int64_t endNs,
                  int iteration = -1, CommMessage comm = {});
-    // Writes gzip JSON atomically (temp file, then rename). Returns false with a message on error.
+    // An op span opened while the trace was active is recorded when it closes, active or not:
+    // gloo closes its span on its worker thread after completing the future the step waits
+    // on, so the loop may already have switched the trace off.
+    void opOpened() { open_.fetch_add(1, std::memory_order_acq_rel); }
+    void addClosedOp(std::string name, std::int64_t startNs, std::int64_t endNs, CommMessage comm);
+    // Writes gzip JSON atomically (temp file, then rename), once the op spans still open have
+    // closed (for at most a second). Returns false with a message on error.
     // `worldSize` is every collective's "Group size".
     bool write(const std::string& path, int rank, int worldSize, std::string& error) const;
     std::size_t size() const;
@@ -48,6 +54,7 @@ private:
         CommMessage comm;
     };
     std::atomic<bool> active_{false};
+    std::atomic<int> open_{0}; // op spans opened and not yet closed
     mutable std::mutex mutex_;
     std::vector<Span> spans_;
 };

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Axis labels never overlap: an axis fitted to values (fitAxis, linear or logarithmic) at a
+// figure's sizes, from a report column's 140 px to a full screen. The check is the labels'
+// own boxes, measured with the axis font: each label's extent along the axis against the
+// distance between neighbouring ticks on the laid-out axis. A range of 12x (logarithmic, under
+// the 1.6 decades where QCustomPlot's own log ticker falls back to linear steps) was what drew
+// "300" over "250" over "200" in a 3.3-inch report figure.
+
+#include "gui_helpers.h"
+#include "plot_style.h"
+
+#include <qcustomplot.h>
+
+#include <QTest>
+
+using namespace commprof;
+
+namespace {
+
+struct Label {
+    double px;
+    QString text;
+};
+
+// The visible labels of an axis, in pixel order along it.
+QVector<Label> visibleLabels(const QCPAxis* axis) {
+    QVector<Label> out;
+    const QVector<double> ticks = axis->tickVector();
+    const QVector<QString> labels = axis->tickVectorLabels();
+    for (qsizetype i = 0; i < ticks.size(); ++i) {
+        if (axis->range().contains(ticks[i]) && !labels.value(i).isEmpty()) {
+            out.push_back({axis->coordToPixel(ticks[i]), labels[i]});
+        }
+    }
+    std::sort(out.begin(), out.end(), [](const Label& a, const Label& b) { return a.px < b.px; });
+    return out;
+}
+
+} // namespace
+
+class TstTickLabels : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { isolateSettings(); }
+
+    void labelsClearEachOther_data() {
+        QTest::addColumn<QVector<double>>("values");
+        QTest::addColumn<int>("side");
+        QTest::addColumn<bool>("vertical");
+        QTest::addColumn<double>("zoomLow");
+        QTest::addColumn<double>("zoomHigh");
+        const QList<QPair<const char*, QVector<double>>> ranges{
+            {"12x (log, under 1.6 decades)", {26, 60, 140, 300}},
+            {"40x (log)", {7, 90, 280}},
+            {"3 decades (log)", {0.4, 12, 380}},
+            {"7 decades (log)", {1e-3, 2, 9e3}},
+            {"linear from zero", {0, 120, 310}},
+            {"linear, large numbers", {0, 123456, 987654}},
+            {"linear, narrow", {99.1, 99.7, 100.4}},
+            {"log zoomed to 100-130", {1, 100, 1000}},
+            {"log zoomed to 2-9", {1, 100, 1000}},
+        };
+        for (const auto& [name, values] : ranges) {
+            for (const int side : {80, 140, 200, 400, 900}) {
+                for (const bool vertical : {true, false}) {
+                    QTest::addRow("%s, %d px, %s", name, side, vertical ? "y" : "x")
+                        << values << side << vertical
+                        << (QString(name).contains("100-130") ? 100.0
+                            : QString(name).contains("2-9")   ? 2.0
+                                                              : 0.0)
+                        << (QString(name).contains("100-130") ? 130.0 : 9.0);
+                }
+            }
+        }
+    }
+    void labelsClearEachOther() {
+        QFETCH(QVector<double>, values);
+        QFETCH(int, side);
+        QFETCH(bool, vertical);
+        QCustomPlot plot;
+        widgets::FigureStyle style;
+        style.fontPt = 8;
+        widgets::resetFigure(plot, "ticks", "x", "y", style);
+        QCPAxis* axis = vertical ? plot.yAxis : plot.xAxis;
+        widgets::fitAxis(axis, values, values.front() == 0);
+        QFETCH(double, zoomLow);
+        QFETCH(double, zoomHigh);
+        if (zoomLow > 0) {
+            QCOMPARE(axis->scaleType(), QCPAxis::stLogarithmic);
+            axis->setRange(zoomLow, zoomHigh); // the user zoomed in on a log axis
+        }
+        // The figure is `side` pixels (and room for the title and the labels) along the axis.
+        widgets::setFigureSize(plot, vertical ? QSize(600, side + 120) : QSize(side + 120, 600));
+        plot.replot(QCustomPlot::rpImmediateRefresh);
+        plot.replot(QCustomPlot::rpImmediateRefresh); // ticks see the rect as last laid out
+
+        const QVector<Label> labels = visibleLabels(axis);
+        QVERIFY2(labels.size() >= 2, qPrintable(QString("%1 label(s)").arg(labels.size())));
+        QStringList texts;
+        for (const Label& l : labels) {
+            texts << l.text;
+        }
+        qInfo("%s", qPrintable(texts.join(' ')));
+        const QFontMetricsF fm(axis->tickLabelFont());
+        QStringList crowded;
+        for (qsizetype i = 1; i < labels.size(); ++i) {
+            const double apart = labels[i].px - labels[i - 1].px;
+            // Centred on their ticks: two neighbours clear when the distance between the ticks
+            // is at least half of each one's extent along the axis.
+            const double need = vertical ? fm.height()
+                                         : (fm.horizontalAdvance(labels[i].text) +
+                                            fm.horizontalAdvance(labels[i - 1].text)) /
+                                               2.0;
+            if (std::abs(apart) < need) {
+                crowded << QString("'%1' and '%2' %3 px apart, %4 px needed")
+                               .arg(labels[i - 1].text, labels[i].text)
+                               .arg(std::abs(apart), 0, 'f', 1)
+                               .arg(need, 0, 'f', 1);
+            }
+        }
+        QVERIFY2(crowded.isEmpty(), qPrintable(crowded.join("; ")));
+    }
+};
+
+QTEST_MAIN(TstTickLabels)
+#include "tst_tick_labels.moc"

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "readable_ticker.h"
+
+#include <QFontMetricsF>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <vector>
+
+namespace commprof::widgets {
+namespace {
+
+constexpr int kMostLinearTicks = 6;
+constexpr int kMostLogLabels = 9;
+
+double axisLengthPx(const QCPAxis* axis) {
+    const QCPAxisRect* rect = axis->axisRect();
+    return axis->orientation() == Qt::Horizontal ? rect->width() : rect->height();
+}
+
+// The room one label wants along the axis: its height and a line's gap on a vertical axis,
+// its width (the widest of these values) and two letters' gap on a horizontal one.
+double labelPitchPx(const QCPAxis* axis, const QVector<double>& values) {
+    const QFontMetricsF fm(axis->tickLabelFont());
+    if (axis->orientation() == Qt::Vertical) {
+        return 2 * fm.height();
+    }
+    double widest = 0;
+    for (double v : values) {
+        widest = std::max(widest, fm.horizontalAdvance(QLocale().toString(
+                                      v, 'g', std::max(1, axis->numberPrecision()))));
+    }
+    return widest + fm.horizontalAdvance(QStringLiteral("MM"));
+}
+
+// The least distance between neighbouring ticks, in pixels, on a log axis.
+double leastLogGapPx(const QVector<double>& ticks, double pxPerDecade) {
+    double least = std::numeric_limits<double>::infinity();
+    for (qsizetype i = 1; i < ticks.size(); ++i) {
+        least = std::min(least, std::log10(ticks[i] / ticks[i - 1]) * pxPerDecade);
+    }
+    return least;
+}
+
+QVector<double> logTicksOf(const std::vector<double>& mantissas, int everyDecades,
+                           const QCPRange& range) {
+    QVector<double> out;
+    const int first = int(std::floor(std::log10(range.lower)));
+    const int last = int(std::ceil(std::log10(range.upper)));
+    for (int k = first; k <= last; ++k) {
+        if (((k % everyDecades) + everyDecades) % everyDecades != 0) {
+            continue;
+        }
+        for (double m : mantissas) {
+            const double v = m * std::pow(10.0, k);
+            if (v >= range.lower && v <= range.upper) {
+                out << v;
+            }
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+// From the most ticks down, the first linear step whose labels clear each other. `linear`
+// gives the step and the ticks QCustomPlot's linear ticker makes for a count; `gapPx` the least
+// distance between neighbouring ticks of a tick vector.
+template <typename Linear, typename GapPx>
+QVector<double> readableLinearTicks(const QCPAxis* axis, double& step, Linear linear, GapPx gapPx) {
+    QVector<double> ticks;
+    for (int count = kMostLinearTicks; count >= 1; --count) {
+        ticks = linear(count, step);
+        if (gapPx(ticks, step) >= labelPitchPx(axis, ticks)) {
+            break;
+        }
+    }
+    return ticks;
+}
+
+QVector<double> ReadableLinearTicker::createTickVector(double tickStep, const QCPRange& range) {
+    const double lengthPx = axisLengthPx(axis_);
+    chosenStep_ = tickStep;
+    if (lengthPx <= 0 || range.size() <= 0) {
+        return QCPAxisTicker::createTickVector(tickStep, range);
+    }
+    return readableLinearTicks(
+        axis_, chosenStep_, linearTicks(range),
+        [&](const QVector<double>&, double step) { return step / range.size() * lengthPx; });
+}
+
+std::function<QVector<double>(int, double&)>
+ReadableLinearTicker::linearTicks(const QCPRange& range) {
+    return [this, range](int count, double& step) {
+        setTickCount(count);
+        step = QCPAxisTicker::getTickStep(range);
+        return QCPAxisTicker::createTickVector(step, range);
+    };
+}
+
+int ReadableLinearTicker::getSubTickCount(double /*tickStep*/) {
+    return QCPAxisTicker::getSubTickCount(chosenStep_);
+}
+
+QVector<double> ReadableLogTicker::createTickVector(double tickStep, const QCPRange& range) {
+    subTicks_ = 0;
+    if (range.lower <= 0 || range.upper <= range.lower) {
+        return QCPAxisTickerLog::createTickVector(tickStep, range);
+    }
+    const double lengthPx = axisLengthPx(axis_);
+    const double pxPerDecade = lengthPx / std::log10(range.upper / range.lower);
+    if (lengthPx <= 0) {
+        return logTicksOf({1}, 1, range); // not laid out yet
+    }
+    static const std::array<std::vector<double>, 4> kMantissas{
+        std::vector<double>{1, 2, 3, 5}, {1, 2, 5}, {1, 3}, {1}};
+    for (const std::vector<double>& mantissas : kMantissas) {
+        const QVector<double> ticks = logTicksOf(mantissas, 1, range);
+        if (ticks.size() >= 2 && ticks.size() <= kMostLogLabels &&
+            leastLogGapPx(ticks, pxPerDecade) >= labelPitchPx(axis_, ticks)) {
+            subTicks_ = mantissas.size() == 1 ? 8 : 0;
+            return ticks;
+        }
+    }
+    if (logTicksOf({1, 2, 3, 5}, 1, range).size() < 2) {
+        // Zoomed in under a decade: linear steps, spaced by where they fall on the log axis.
+        double step = tickStep;
+        return readableLinearTicks(axis_, step, linearTicks(range),
+                                   [&](const QVector<double>& ticks, double) {
+                                       return leastLogGapPx(ticks, pxPerDecade);
+                                   });
+    }
+    for (int every = 2;; ++every) {
+        const QVector<double> ticks = logTicksOf({1}, every, range);
+        if (ticks.size() <= 2 || every * pxPerDecade >= labelPitchPx(axis_, ticks)) {
+            return ticks;
+        }
+    }
+}
+
+std::function<QVector<double>(int, double&)> ReadableLogTicker::linearTicks(const QCPRange& range) {
+    return [this, range](int count, double& step) {
+        setTickCount(count);
+        step = QCPAxisTicker::getTickStep(range);
+        return QCPAxisTicker::createTickVector(step, range);
+    };
+}
+
+int ReadableLogTicker::getSubTickCount(double /*tickStep*/) {
+    return subTicks_;
+}
+
+} // namespace commprof::widgets
