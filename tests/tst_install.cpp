@@ -65,6 +65,7 @@ private slots:
                  "bin/commprof-rank",
                  "bin/commprof-workbench",
                  "libexec/commprof/commprof-rank-fork",
+                 "libexec/commprof/commprof-report",
                  "share/commprof/configs/experiments/smoke.yaml",
                  "share/commprof/configs/machines/reference_wsl_rtx5070.yaml",
                  "share/doc/commprof/cli.md",
@@ -85,6 +86,15 @@ private slots:
         ldd.start("ldd", {prefix_.filePath("bin/commprof"), prefix_.filePath("bin/commprof-rank")});
         ldd.waitForFinished(60000);
         QVERIFY(!ldd.readAllStandardOutput().contains(COMMPROF_BINARY_DIR));
+        // Only report draws: commprof itself loads no GUI library (its start-up time).
+        QProcess cli;
+        cli.start("ldd", {prefix_.filePath("bin/commprof")});
+        cli.waitForFinished(60000);
+        const QByteArray libs = cli.readAllStandardOutput();
+        QVERIFY2(libs.contains("libQt6Core"), libs.constData());
+        for (const char* gui : {"libQt6Gui", "libQt6Widgets", "libqcustomplot"}) {
+            QVERIFY2(!libs.contains(gui), gui);
+        }
     }
 
     void versionAndHelpFromThePrefix() {
@@ -126,6 +136,13 @@ private slots:
         QVERIFY(rank0.open(QIODevice::ReadOnly));
         const QJsonObject r = QJsonDocument::fromJson(rank0.readAll()).object();
         QCOMPARE(r["iterations"].toArray().size(), 30); // smoke.yaml's iterations
+
+        // report runs the drawing program from libexec, with the command line as typed.
+        const CliResult report = runIn(elsewhere_.path(), bin_ + "/commprof",
+                                       {"report", "results", "--out", "report"}, path);
+        QVERIFY2(report.exitCode == 0, report.err.constData());
+        QVERIFY(QFileInfo(elsewhere_.filePath("report/cells.csv")).size() > 0);
+        QVERIFY(QFileInfo(elsewhere_.filePath("report/time_breakdown.pdf")).size() > 0);
     }
 
     // The rank worker is found beside commprof, else on PATH, and never in the build tree:

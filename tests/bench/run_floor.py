@@ -106,11 +106,13 @@ def main():
     ap.add_argument("bin_dir")
     ap.add_argument("--trace", default=os.path.normpath(FIXTURE))
     ap.add_argument("--pairs", type=int, default=9)
-    ap.add_argument("--run-pairs", type=int, default=3)
+    ap.add_argument("--run-pairs", type=int, default=3,
+                    help="pairs of 12-cell runs with and without the fork server (0: none)")
     args = ap.parse_args()
     print("load average before: %s" % load_average())
     parser_floor(args.bin_dir, args.trace, args.pairs)
-    run_floor(args.bin_dir, args.run_pairs)
+    if args.run_pairs > 0:
+        run_floor(args.bin_dir, args.run_pairs)
     print("load average after: %s" % load_average())
 
 
