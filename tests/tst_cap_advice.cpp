@@ -80,9 +80,62 @@ private slots:
         QCOMPARE(g.advice.savingFrom, QString("measured"));
         QVERIFY(near(g.recommendedCapMb, 1.0));
         QVERIFY(g.advice.reason.isEmpty());
-        QCOMPARE(actionLine(g), QString::fromUtf8("set bucket_cap_mb: 1 (now 25, DDP's default, "
-                                                  "assumed): -4.00 ms a step (±0.50 ms, measured "
-                                                  "at both caps)"));
+        QCOMPARE(g.advice.spreadFrom, QString("iterations"));
+        QCOMPARE(actionLine(g),
+                 QString::fromUtf8("set bucket_cap_mb: 1 (now 25, DDP's default, assumed): -4.00 "
+                                   "ms a step (±0.50 ms, measured at both caps; the drift between "
+                                   "runs is not in it: add repeats)"));
+    }
+
+    // Caps of equal buckets and equal predicted steps ran the same work: their steps differ by
+    // the drift between runs. Group one: 10, 11, 12 ms (mean 11, deviations -1/11, 0, 1/11);
+    // group two: 20 and 22 ms (mean 21, +-1/21); a cap of other buckets, and one not run, count
+    // for nothing. Pooled: sqrt((2/121 + 2/441) / (2 + 1)).
+    void runDriftByHand() {
+        CapGroup one = study();
+        one.candidates = {candidate(0.25, 30, 10.0), candidate(0.5, 30, 11.0),
+                          candidate(1, 30, 12.0), candidate(2, 30), candidate(4, 28, 9.0)};
+        for (CapCandidate& c : one.candidates) {
+            c.buckets = c.capMb == 4 ? 3 : 7;
+        }
+        CapGroup two = study();
+        two.candidates = {candidate(8, 50, 20.0), candidate(16, 50, 22.0)};
+        const RunDrift d = runDrift({one, two});
+        QVERIFY(near(d.relative, std::sqrt((2.0 / 121 + 2.0 / 441) / 3.0)));
+        QCOMPARE(d.cells, 5);
+        // Equal buckets but another predicted step: another layout, no drift to measure.
+        two.candidates[1].predictedStepMs = 51;
+        const RunDrift none = runDrift({two});
+        QVERIFY(!none.relative);
+        QCOMPARE(none.cells, 0);
+    }
+
+    // With a drift of 5 % a cell: 25 MiB's spread max(0.4, 0.05 x 24) = 1.2 ms, 1 MiB's
+    // max(0.3, 0.05 x 20) = 1.0 ms, sqrt(1.44 + 1) = 1.5620 ms; at 15 %, 3.6 and 3.0 ms:
+    // sqrt(12.96 + 9) = 4.6862 ms, more than the 4 ms saved: no recommendation.
+    void driftBetweenRunsWidensTheSaving() {
+        CapGroup g = study();
+        g.drift = {0.05, 6};
+        applyAdvice(g, 25, "ddp_default");
+        QVERIFY(near(g.advice.uncertaintyMs, std::sqrt(1.44 + 1.0)));
+        QCOMPARE(g.advice.spreadFrom, QString("run drift"));
+        QVERIFY(near(g.recommendedCapMb, 1.0));
+        QVERIFY2(actionLine(g).endsWith("measured at both caps, with the drift between runs: 5.0 % "
+                                        "a cell, from 6 cells of equal buckets)"),
+                 qPrintable(actionLine(g)));
+        g.drift = {0.15, 6};
+        applyAdvice(g, 25, "ddp_default");
+        QVERIFY(near(g.advice.uncertaintyMs, std::sqrt(12.96 + 9.0)));
+        QVERIFY(!g.recommendedCapMb);
+        QCOMPARE(g.advice.reason, QString("the caps differ by less than the noise"));
+        // Repeats hold the drift already: their standard errors stand as they are.
+        for (CapCandidate& c : g.candidates) {
+            c.spreadFrom = "repeats";
+        }
+        applyAdvice(g, 25, "ddp_default");
+        QVERIFY(near(g.advice.uncertaintyMs, 0.5));
+        QCOMPARE(g.advice.spreadFrom, QString("repeats"));
+        QVERIFY(actionLine(g).endsWith("measured at both caps, spread across repeats)"));
     }
 
     // The current cap 4 MiB was not run: both steps predicted, 22 - 21 = 1 ms, and the model's

@@ -11,6 +11,7 @@
 #include "runner/fork_server.h"
 #include "runner/process_identity.h"
 
+#include <QDir>
 #include <QFile>
 #include <QProcess>
 #include <QRegularExpression>
@@ -19,6 +20,8 @@
 #include <QThread>
 
 #include <csignal>
+#include <ctime>
+#include <sys/time.h>
 
 using commprof::runner::ForkServer;
 using commprof::runner::PoolOutcome;
@@ -102,6 +105,66 @@ private slots:
     // The server is opt-in: on for this suite's servers and ranks alike (a rank whose
     // environment differs from the server's is exec'd).
     void initTestCase() { qunsetenv("COMMPROF_FORK_SERVER"); }
+
+    // A runner killed with SIGKILL leaves its server's folder behind; the next server start
+    // removes it, and never a live run's, an older commprof's that may be live, nor a folder
+    // without a socket younger than an hour. Folders made here by hand under a TMPDIR of the
+    // test's own; a pid known dead is that of a process this test started and reaped.
+    void aKilledRunnersFolderGoesAtTheNextStart() {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QByteArray savedTmp = qgetenv("TMPDIR");
+        qputenv("TMPDIR", QFile::encodeName(tmp.path()));
+        QProcess probe;
+        probe.start("true", {});
+        QVERIFY(probe.waitForStarted());
+        const qint64 reaped = probe.processId();
+        QVERIFY(probe.waitForFinished(10000));
+        const QDir t(tmp.path());
+        const auto make = [&](const QString& name, bool socket, int ageS) {
+            QVERIFY(t.mkpath(name));
+            if (socket) {
+                QFile f(t.filePath(name + "/ranks.sock"));
+                QVERIFY(f.open(QIODevice::WriteOnly));
+            }
+            const time_t when = time(nullptr) - ageS;
+            const timeval times[2] = {{when, 0}, {when, 0}};
+            QVERIFY(::utimes(QFile::encodeName(t.filePath(name)).constData(), times) == 0);
+        };
+        const QString dead = QString("commprof-fork-%1-aaaaaa").arg(reaped);
+        const QString live =
+            QString("commprof-fork-%1-bbbbbb").arg(QCoreApplication::applicationPid());
+        make(dead, true, 10);
+        make(live, true, 7200);
+        make("commprof-fork-oldsok", true, 7200);   // an older commprof's, no one listening
+        make("commprof-fork-oldold", false, 7200);  // no socket, two hours old
+        make("commprof-fork-oldnew", false, 60);    // no socket, a minute old: may be starting
+        make("somebody-elses-folder", false, 7200); // not commprof's
+        QCOMPARE(commprof::runner::removeStaleForkFolders(), 3);
+        QVERIFY(!t.exists(dead));
+        QVERIFY(t.exists(live));
+        QVERIFY(!t.exists("commprof-fork-oldsok"));
+        QVERIFY(!t.exists("commprof-fork-oldold"));
+        QVERIFY(t.exists("commprof-fork-oldnew"));
+        QVERIFY(t.exists("somebody-elses-folder"));
+        // A server started now makes its own folder named by this process, and sweeps first.
+        make(dead, true, 10);
+        {
+            ForkServer server;
+            QVERIFY2(server.start(rankBinary(), serverEnv()), qPrintable(server.reason()));
+            QVERIFY(!t.exists(dead));
+            QCOMPARE(
+                t.entryList({QString("commprof-fork-%1-*").arg(QCoreApplication::applicationPid())},
+                            QDir::Dirs)
+                    .size(),
+                2); // the hand-made live one and the server's
+        }
+        if (savedTmp.isEmpty()) {
+            qunsetenv("TMPDIR");
+        } else {
+            qputenv("TMPDIR", savedTmp);
+        }
+    }
 
     // The same cell, its ranks forked and exec'd: every reduced gradient and the final
     // parameters the same bytes, the buckets the same, and the forked ranks' gradients equal to

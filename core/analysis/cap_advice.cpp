@@ -4,6 +4,7 @@
 #include "matrix/yaml_input.h"
 #include "results/cell_files.h"
 
+#include <algorithm>
 #include <cmath>
 #include <exception>
 
@@ -55,7 +56,64 @@ QString nowText(const CapAdvice& a) {
     return now;
 }
 
+// A measured cap's spread, and what it counts (cap_advice.h).
+std::pair<double, QString> spreadOf(const CapCandidate& c, const RunDrift& drift) {
+    const double se = c.stepStandardErrorMs.value_or(0);
+    if (c.spreadFrom == "repeats") {
+        return {se, "repeats"};
+    }
+    if (drift.relative && c.measuredStepMs) {
+        return {std::max(se, *drift.relative * *c.measuredStepMs), "run drift"};
+    }
+    return {se, "iterations"};
+}
+
+bool sameLayout(const CapCandidate& a, const CapCandidate& b) {
+    return a.buckets == b.buckets &&
+           std::abs(a.predictedStepMs - b.predictedStepMs) <= 1e-9 * std::abs(a.predictedStepMs);
+}
+
 } // namespace
+
+RunDrift runDrift(const std::vector<CapGroup>& groups) {
+    double squares = 0;
+    int freedom = 0;
+    RunDrift d;
+    for (const CapGroup& g : groups) {
+        std::vector<bool> seen(g.candidates.size(), false);
+        for (std::size_t i = 0; i < g.candidates.size(); ++i) {
+            if (seen[i] || !g.candidates[i].measuredStepMs) {
+                continue;
+            }
+            std::vector<double> same;
+            for (std::size_t j = i; j < g.candidates.size(); ++j) {
+                if (!seen[j] && g.candidates[j].measuredStepMs &&
+                    sameLayout(g.candidates[i], g.candidates[j])) {
+                    seen[j] = true;
+                    same.push_back(*g.candidates[j].measuredStepMs);
+                }
+            }
+            if (same.size() < 2) {
+                continue;
+            }
+            double mean = 0;
+            for (const double x : same) {
+                mean += x / double(same.size());
+            }
+            for (const double x : same) {
+                squares += std::pow((x - mean) / mean, 2);
+            }
+            freedom += int(same.size()) - 1;
+            d.cells += int(same.size());
+        }
+    }
+    if (freedom > 0) {
+        d.relative = std::sqrt(squares / freedom);
+    } else {
+        d.cells = 0;
+    }
+    return d;
+}
 
 StepError stepStandardErrorMs(const std::vector<double>& repeatMediansMs,
                               const std::vector<double>& iterationStepsMs) {
@@ -99,11 +157,15 @@ CapAdvice advise(const CapGroup& g, double currentCapMb, const QString& from) {
         a.reason = QString("the current cap %1 MiB was not predicted").arg(mb(currentCapMb));
         return a;
     }
-    const double seCurrent = current->stepStandardErrorMs.value_or(0);
-    const double seFastest = fastest->stepStandardErrorMs.value_or(0);
-    double variance = seCurrent * seCurrent + seFastest * seFastest;
+    const auto [uCurrent, fromCurrent] = spreadOf(*current, g.drift);
+    const auto [uFastest, fromFastest] = spreadOf(*fastest, g.drift);
+    double variance = uCurrent * uCurrent + uFastest * uFastest;
     if (current->measuredStepMs && fastest->measuredStepMs) {
         a.savingFrom = "measured";
+        // The weaker of the two: a drift not measured for one cap is not measured for the saving.
+        a.spreadFrom = fromCurrent == "iterations" || fromFastest == "iterations" ? "iterations"
+                       : fromCurrent == "run drift" || fromFastest == "run drift" ? "run drift"
+                                                                                  : "repeats";
         a.savingMs = *current->measuredStepMs - *fastest->measuredStepMs;
     } else {
         // The model's error on the caps that were run, as the fastest cap's rule takes it.
@@ -140,9 +202,16 @@ QString groupName(const CapGroup& g) {
 
 QString actionLine(const CapGroup& g) {
     const CapAdvice& a = g.advice;
-    const QString basis = a.savingFrom == "measured" ? "measured at both caps"
-                                                     : "predicted; the model's held-out error "
-                                                       "and the measured spread";
+    QString basis = "predicted; the model's held-out error and the measured spread";
+    if (a.savingFrom == "measured") {
+        basis = a.spreadFrom == "repeats" ? "measured at both caps, spread across repeats"
+                : a.spreadFrom == "run drift"
+                    ? QString("measured at both caps, with the drift between runs: %1 % a cell, "
+                              "from %2 cells of equal buckets")
+                          .arg(*g.drift.relative * 100, 0, 'f', 1)
+                          .arg(g.drift.cells)
+                    : "measured at both caps; the drift between runs is not in it: add repeats";
+    }
     if (!g.recommendedCapMb) {
         if (g.advice.reason.startsWith("not predicted")) {
             return "no recommendation: " + g.reason;

@@ -398,6 +398,14 @@ Recommendations recommend(const std::vector<results::CellFiles>& cells, const Cu
         predict(m, bySweep, current);
         r.groups.push_back(std::move(m.group));
     }
+    // The drift is the whole study's: every group's advice is judged again with it.
+    const RunDrift drift = runDrift(r.groups);
+    for (CapGroup& g : r.groups) {
+        g.drift = drift;
+        if (g.advice.currentCapMb) {
+            applyAdvice(g, *g.advice.currentCapMb, g.advice.currentFrom);
+        }
+    }
     return r;
 }
 
@@ -420,26 +428,30 @@ QJsonObject toJson(const Recommendations& r) {
                 {"spread_from", c.spreadFrom.isEmpty() ? QJsonValue(QJsonValue::Null)
                                                        : QJsonValue(c.spreadFrom)}});
         }
-        QJsonObject o{{"model", g.model},
-                      {"layer", g.layer},
-                      {"world_size", g.worldSize},
-                      {"link", g.link},
-                      {"hook", g.hook},
-                      {"first_bucket_mb", g.firstBucketMb},
-                      {"cells", QJsonArray::fromStringList(g.cells)},
-                      {"recommended_bucket_cap_mb", numberOrNull(g.recommendedCapMb)},
-                      {"current_bucket_cap_mb", numberOrNull(g.advice.currentCapMb)},
-                      {"current_from", g.advice.currentFrom},
-                      {"saving_ms", numberOrNull(g.advice.savingMs)},
-                      {"uncertainty_ms", numberOrNull(g.advice.uncertaintyMs)},
-                      {"saving_from", g.advice.savingFrom.isEmpty()
-                                          ? QJsonValue(QJsonValue::Null)
-                                          : QJsonValue(g.advice.savingFrom)},
-                      {"fastest_bucket_cap_mb", numberOrNull(g.fastestCapMb)},
-                      {"recommendation", actionLine(g)},
-                      {"mape", numberOrNull(g.mape)},
-                      {"measured", g.measured()},
-                      {"candidates", candidates}};
+        QJsonObject o{
+            {"model", g.model},
+            {"layer", g.layer},
+            {"world_size", g.worldSize},
+            {"link", g.link},
+            {"hook", g.hook},
+            {"first_bucket_mb", g.firstBucketMb},
+            {"cells", QJsonArray::fromStringList(g.cells)},
+            {"recommended_bucket_cap_mb", numberOrNull(g.recommendedCapMb)},
+            {"current_bucket_cap_mb", numberOrNull(g.advice.currentCapMb)},
+            {"current_from", g.advice.currentFrom},
+            {"saving_ms", numberOrNull(g.advice.savingMs)},
+            {"uncertainty_ms", numberOrNull(g.advice.uncertaintyMs)},
+            {"saving_from", g.advice.savingFrom.isEmpty() ? QJsonValue(QJsonValue::Null)
+                                                          : QJsonValue(g.advice.savingFrom)},
+            {"spread_from", g.advice.spreadFrom.isEmpty() ? QJsonValue(QJsonValue::Null)
+                                                          : QJsonValue(g.advice.spreadFrom)},
+            {"run_drift", numberOrNull(g.drift.relative)},
+            {"run_drift_cells", g.drift.cells},
+            {"fastest_bucket_cap_mb", numberOrNull(g.fastestCapMb)},
+            {"recommendation", actionLine(g)},
+            {"mape", numberOrNull(g.mape)},
+            {"measured", g.measured()},
+            {"candidates", candidates}};
         if (!g.settings.isEmpty()) {
             o["settings"] = g.settings;
         }

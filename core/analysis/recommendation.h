@@ -60,7 +60,17 @@ struct CapAdvice {
     std::optional<double> savingMs;      // step at the current cap minus at the fastest
     std::optional<double> uncertaintyMs; // one standard uncertainty of savingMs
     QString savingFrom;                  // measured (both caps measured) | predicted
-    QString reason;                      // why nothing is recommended; empty when a cap is
+    // What the spread of a measured step counts (cap_advice.h): repeats | run drift | iterations
+    // (the drift between runs not measured); empty for a predicted saving.
+    QString spreadFrom;
+    QString reason; // why nothing is recommended; empty when a cap is
+};
+
+// How much a cell's step moves between runs of the same work, relative (cap_advice.h's
+// runDrift); none where the study has no two such cells.
+struct RunDrift {
+    std::optional<double> relative;
+    int cells = 0; // the cells it is measured over
 };
 
 struct CapGroup {
@@ -87,6 +97,7 @@ struct CapGroup {
     // nothing is recommended, and then advice.reason says why.
     CapAdvice advice;
     std::optional<double> recommendedCapMb;
+    RunDrift drift; // the study's, the same in every group
     int measured() const;
 };
 

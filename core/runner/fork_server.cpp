@@ -6,10 +6,16 @@
 
 #include <QDeadlineTimer>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
+#include <QSet>
 
+#include <QDateTime>
+
+#include <cerrno>
 #include <csignal>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace commprof::runner {
@@ -20,7 +26,58 @@ namespace contract = spec::fork;
 // A unix socket's path must fit sockaddr_un's 108 bytes.
 constexpr int kMaxSocketPath = 100;
 
+// The runner's pid in the name tells a live run's folder from one a killed runner left.
+constexpr const char* kFolderPrefix = "commprof-fork-";
+constexpr qint64 kSocketlessAgeS = 3600;
+
+// The unix sockets some process listens on, by path (/proc/net/unix: flag __SO_ACCEPTCON). Read
+// rather than connected to: a connection would be a request the live server reports as broken.
+QSet<QString> listeningSockets() {
+    constexpr unsigned kAcceptCon = 0x10000;
+    QSet<QString> out;
+    QFile table("/proc/net/unix");
+    if (!table.open(QIODevice::ReadOnly)) {
+        return out;
+    }
+    table.readLine(); // the header
+    while (!table.atEnd()) {
+        const QList<QByteArray> f = table.readLine().simplified().split(' ');
+        bool ok = false;
+        if (f.size() >= 8 && (f[3].toUInt(&ok, 16) & kAcceptCon) && ok) {
+            out.insert(QFile::decodeName(f[7]));
+        }
+    }
+    return out;
+}
+
 } // namespace
+
+int removeStaleForkFolders() {
+    const QDir temp = QDir::temp();
+    const QString prefix = kFolderPrefix;
+    int removed = 0;
+    const QSet<QString> listening = listeningSockets();
+    for (const QFileInfo& info :
+         temp.entryInfoList({prefix + "*"}, QDir::Dirs | QDir::NoDotAndDotDot | QDir::Hidden)) {
+        struct stat st {};
+        if (::lstat(QFile::encodeName(info.absoluteFilePath()).constData(), &st) != 0 ||
+            !S_ISDIR(st.st_mode) || st.st_uid != ::getuid()) {
+            continue; // another user's, or no folder: never ours to remove
+        }
+        const QString socket = QDir(info.absoluteFilePath()).filePath("ranks.sock");
+        bool named = false;
+        const pid_t runner = info.fileName().mid(prefix.size()).section('-', 0, 0).toInt(&named);
+        const bool stale =
+            named && runner > 0 ? ::kill(runner, 0) != 0 && errno == ESRCH
+            : QFileInfo::exists(socket)
+                ? !listening.contains(socket)
+                : info.lastModified().secsTo(QDateTime::currentDateTime()) > kSocketlessAgeS;
+        if (stale && QDir(info.absoluteFilePath()).removeRecursively()) {
+            ++removed;
+        }
+    }
+    return removed;
+}
 
 QString forkClientFor(const QString& rankProgram) {
     const QDir dir = QFileInfo(rankProgram).absoluteDir();
@@ -62,7 +119,9 @@ bool ForkServer::start(const QString& rankProgram, const QProcessEnvironment& en
     if (client_.isEmpty()) {
         return refuse(QString("no %1 beside %2").arg(contract::kClientProgram, rankProgram));
     }
-    dir_ = std::make_unique<QTemporaryDir>(QDir::temp().filePath("commprof-fork-XXXXXX"));
+    removeStaleForkFolders();
+    dir_ = std::make_unique<QTemporaryDir>(
+        QDir::temp().filePath(QString("%1%2-XXXXXX").arg(kFolderPrefix).arg(::getpid())));
     socket_ = dir_->filePath("ranks.sock");
     if (!dir_->isValid() || socket_.size() > kMaxSocketPath) {
         return refuse(QString("no private folder for its socket under %1").arg(QDir::tempPath()));

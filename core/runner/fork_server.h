@@ -46,6 +46,13 @@ private:
     bool serving_ = false;
 };
 
+// Removes this user's commprof-fork-PID-* folders under the temporary folder that a runner
+// killed with SIGKILL left behind: those whose runner PID no longer exists. A folder without a
+// pid (an older commprof's) goes when no process listens on its socket (/proc/net/unix), or,
+// without a socket, when older than an hour. Returns how many it removed. Every start of a
+// server runs it first.
+int removeStaleForkFolders();
+
 // commprof-rank-fork beside RANK_PROGRAM (a build tree) or in ../libexec/commprof/ (an
 // installed one); empty when neither exists.
 QString forkClientFor(const QString& rankProgram);
