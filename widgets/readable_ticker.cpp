@@ -62,8 +62,6 @@ QVector<double> logTicksOf(const std::vector<double>& mantissas, int everyDecade
     return out;
 }
 
-} // namespace
-
 // From the most ticks down, the first linear step whose labels clear each other. `linear`
 // gives the step and the ticks QCustomPlot's linear ticker makes for a count; `gapPx` the least
 // distance between neighbouring ticks of a tick vector.
@@ -79,6 +77,8 @@ QVector<double> readableLinearTicks(const QCPAxis* axis, double& step, Linear li
     return ticks;
 }
 
+} // namespace
+
 QVector<double> ReadableLinearTicker::createTickVector(double tickStep, const QCPRange& range) {
     const double lengthPx = axisLengthPx(axis_);
     chosenStep_ = tickStep;
@@ -88,15 +88,6 @@ QVector<double> ReadableLinearTicker::createTickVector(double tickStep, const QC
     return readableLinearTicks(
         axis_, chosenStep_, linearTicks(range),
         [&](const QVector<double>&, double step) { return step / range.size() * lengthPx; });
-}
-
-std::function<QVector<double>(int, double&)>
-ReadableLinearTicker::linearTicks(const QCPRange& range) {
-    return [this, range](int count, double& step) {
-        setTickCount(count);
-        step = QCPAxisTicker::getTickStep(range);
-        return QCPAxisTicker::createTickVector(step, range);
-    };
 }
 
 int ReadableLinearTicker::getSubTickCount(double /*tickStep*/) {
@@ -137,14 +128,6 @@ QVector<double> ReadableLogTicker::createTickVector(double tickStep, const QCPRa
             return ticks;
         }
     }
-}
-
-std::function<QVector<double>(int, double&)> ReadableLogTicker::linearTicks(const QCPRange& range) {
-    return [this, range](int count, double& step) {
-        setTickCount(count);
-        step = QCPAxisTicker::getTickStep(range);
-        return QCPAxisTicker::createTickVector(step, range);
-    };
 }
 
 int ReadableLogTicker::getSubTickCount(double /*tickStep*/) {

@@ -11,35 +11,49 @@ namespace commprof::widgets {
 // least a label (and a gap) apart along the axis, however short the axis and whatever the range.
 // They measure the axis rect as last laid out, so a replot after a resize settles them.
 
-// Linear: the densest "nice" step (1, 2, 2.5, 5 x 10^k) whose labels clear each other.
-class ReadableLinearTicker : public QCPAxisTicker {
+// What both share: the axis they measure, and QCustomPlot's own linear ticks for a tick count
+// (its step and ticks), which the readable choice starts from.
+template <typename Base> class AxisTicker : public Base {
 public:
-    explicit ReadableLinearTicker(const QCPAxis* axis) : axis_(axis) {}
+    explicit AxisTicker(const QCPAxis* axis) : axis_(axis) {}
+
+protected:
+    std::function<QVector<double>(int, double&)> linearTicks(const QCPRange& range) {
+        return [this, range](int count, double& step) {
+            this->setTickCount(count);
+            step = QCPAxisTicker::getTickStep(range);
+            return QCPAxisTicker::createTickVector(step, range);
+        };
+    }
+    const QCPAxis* axis_;
+};
+
+// Linear: the densest "nice" step (1, 2, 2.5, 5 x 10^k) whose labels clear each other.
+class ReadableLinearTicker : public AxisTicker<QCPAxisTicker> {
+public:
+    using AxisTicker::AxisTicker;
 
 protected:
     QVector<double> createTickVector(double tickStep, const QCPRange& range) override;
     int getSubTickCount(double tickStep) override;
 
 private:
-    std::function<QVector<double>(int, double&)> linearTicks(const QCPRange& range);
-    const QCPAxis* axis_;
     double chosenStep_ = 0;
 };
 
-// Logarithmic (base 10): labels at 1, 1.5, 2, 3, ... x 10^k where the axis has room, thinning
-// to 1, 2, 5, then 1 per decade, then every n-th decade. QCustomPlot's own log ticker falls
-// back to linear steps on a range under 1.6 decades and then labels crowd at its top.
-class ReadableLogTicker : public QCPAxisTickerLog {
+// Logarithmic (base 10): labels at 1, 2, 3, 5 x 10^k where the axis has room, thinning to 1, 2,
+// 5, then 1, 3, then 1 per decade, then every n-th decade; linear steps when zoomed in under a
+// decade. QCustomPlot's own log ticker falls back to linear steps on a range under 1.6 decades,
+// and then its labels crowd at the top of the axis.
+class ReadableLogTicker : public AxisTicker<QCPAxisTickerLog> {
 public:
-    explicit ReadableLogTicker(const QCPAxis* axis) : axis_(axis) {}
+    using AxisTicker::AxisTicker;
 
 protected:
     QVector<double> createTickVector(double tickStep, const QCPRange& range) override;
     int getSubTickCount(double tickStep) override;
 
 private:
-    std::function<QVector<double>(int, double&)> linearTicks(const QCPRange& range);
-    const QCPAxis* axis_;
     int subTicks_ = 0;
 };
 
