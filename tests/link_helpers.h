@@ -13,6 +13,9 @@
 #include <QRegularExpression>
 #include <QString>
 #include <QStringList>
+#include <QTest>
+
+#include <csignal>
 
 #include <unistd.h>
 
@@ -101,6 +104,14 @@ inline QString runToken(const QString& results) {
         return {};
     }
     return QJsonDocument::fromJson(f.readAll()).object()["run_id"].toString().left(12);
+}
+
+// The signals that stop a run (and must take its hosts with it), as rows of a column "signal".
+inline void addStopSignalRows() {
+    QTest::addColumn<int>("signal");
+    QTest::newRow("SIGINT") << int(SIGINT);
+    QTest::newRow("SIGTERM") << int(SIGTERM);
+    QTest::newRow("SIGHUP") << int(SIGHUP);
 }
 
 } // namespace links_test

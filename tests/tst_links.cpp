@@ -145,12 +145,7 @@ private slots:
     }
 
     // SIGINT, SIGTERM, SIGHUP stop the run: its cell's hosts go with it.
-    void stoppedRunnerRemovesItsHosts_data() {
-        QTest::addColumn<int>("signal");
-        QTest::newRow("SIGINT") << int(SIGINT);
-        QTest::newRow("SIGTERM") << int(SIGTERM);
-        QTest::newRow("SIGHUP") << int(SIGHUP);
-    }
+    void stoppedRunnerRemovesItsHosts_data() { links_test::addStopSignalRows(); }
     void stoppedRunnerRemovesItsHosts() {
         QFETCH(int, signal);
         const QString before = networkAside({});

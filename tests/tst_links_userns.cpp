@@ -435,12 +435,7 @@ private slots:
     }
 
     // SIGINT, SIGTERM, SIGHUP stop the run: its keeper and ranks end and its record goes.
-    void stoppedRunnerEndsItsKeeper_data() {
-        QTest::addColumn<int>("signal");
-        QTest::newRow("SIGINT") << int(SIGINT);
-        QTest::newRow("SIGTERM") << int(SIGTERM);
-        QTest::newRow("SIGHUP") << int(SIGHUP);
-    }
+    void stoppedRunnerEndsItsKeeper_data() { links_test::addStopSignalRows(); }
     void stoppedRunnerEndsItsKeeper() {
         QFETCH(int, signal);
         const QString before = networkAside({});

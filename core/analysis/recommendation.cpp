@@ -291,10 +291,10 @@ QString mb(double v) {
     return QString::number(v, 'g', 6);
 }
 
-// What a heading prints of a group.
+// What a heading prints of a group (the link within the network's name: "gloo_cpu over 2gbit").
 QString headingKey(const CapGroup& g) {
     return QStringList{g.model, g.layer, QString::number(g.worldSize), g.hook,
-                       QString::number(g.firstBucketMb)}
+                       QString::number(g.firstBucketMb), g.link}
         .join('\t');
 }
 
