@@ -119,6 +119,31 @@ private slots:
         QCOMPARE(scenarios.size(), 3);
         QCOMPARE(scenarios[0]["buckets"].toInt(), 4);
         QCOMPARE(scenarios[2]["buckets"].toInt(), 2); // 1 MiB, then the rest under 25 MiB
+        // An uncertainty is the recorded steps' spread times the step, beside what the cost
+        // fit's error moves the step by. That error can move it by no more than the error times
+        // every collective's cost (here worked out from the fitted alpha and beta and the
+        // recorded buckets' bytes), however the collectives overlap the backward: never by the
+        // error times the whole step, compute included.
+        const double spread = rec["step_spread"].toDouble();
+        const QJsonObject cost = r.json()["cost"].toObject();
+        const double error = cost["relative_error"].toDouble();
+        double allCollectivesMs = 0;
+        for (const QJsonValue& b : rec["bucket_bytes"].toArray()) {
+            allCollectivesMs +=
+                (cost["alpha_us"].toDouble() + cost["beta_us_per_byte"].toDouble() * b.toDouble()) /
+                1e3;
+        }
+        const QJsonObject replayed = scenarios[0].toObject(); // the recorded cap, 0.25 MiB
+        const double u = replayed["uncertainty_ms"].toDouble();
+        const double fromSteps = spread * replayed["step_ms"].toDouble();
+        const double fromFit = std::sqrt(std::max(0.0, u * u - fromSteps * fromSteps));
+        qInfo("uncertainty %.2f ms: steps' spread %.3f x step = %.2f ms, fit %.2f ms (bound: "
+              "error %.3f x all collectives %.2f ms = %.2f ms)",
+              u, spread, fromSteps, fromFit, error, allCollectivesMs, error * allCollectivesMs);
+        QVERIFY(u >= fromSteps - 1e-9);
+        QVERIFY2(fromFit <= error * allCollectivesMs * 1.001 + 1e-6,
+                 qPrintable(QString::number(u)));
+        QVERIFY(std::abs(rec["replayed_uncertainty_ms"].toDouble() - u) < 1e-9);
         for (const QJsonValue& s : scenarios) {
             QVERIFY(s["uncertainty_ms"].toDouble() >= 0);
         }

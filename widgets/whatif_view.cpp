@@ -266,7 +266,7 @@ void WhatIfView::display(const analysis::WhatIf& w, std::size_t chosen,
                      .arg(QString::number(w.recordedCapMb, 'g', 6));
     }
     lines << QString("Replayed by the model: %1 ms \u00b1 %2 (%3 % from the recording)")
-                 .arg(ms(w.replayedStepMs), ms(w.replayedStepMs * w.uncertaintyFraction))
+                 .arg(ms(w.replayedStepMs), ms(w.replayedUncertaintyMs))
                  .arg(w.stepMs > 0 ? (w.replayedStepMs / w.stepMs - 1) * 100 : 0, 0, 'f', 1);
     if (const analysis::Scenario* s = this->chosen()) {
         lines << QString("What if %1: %2 ms \u00b1 %3 = compute %4 + exposed comm. %5 + optimizer "

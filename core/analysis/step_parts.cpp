@@ -47,7 +47,7 @@ StepParts replayedParts(const WhatIf& w) {
     s.computeMs = w.replayedComputeMs;
     s.exposedCommMs = w.replayedExposedMs;
     s.optimizerMs = w.replayedOptimizerMs;
-    s.uncertaintyMs = w.replayedStepMs * w.uncertaintyFraction;
+    s.uncertaintyMs = w.replayedUncertaintyMs;
     return s;
 }
 

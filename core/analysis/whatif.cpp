@@ -93,6 +93,14 @@ FittedCost fitCost(const DdpStepGraph& g, const TraceProfile& tp, int worldSize)
     return out;
 }
 
+// The cost `error` (a fraction) cheaper and dearer.
+std::pair<CollectiveCost, CollectiveCost> costBounds(const CollectiveCost& cost, double error) {
+    CollectiveCost lower = cost, upper = cost;
+    lower.scale = cost.scale * std::max(0.0, 1.0 - error);
+    upper.scale = cost.scale * (1.0 + error);
+    return {lower, upper};
+}
+
 // Half the interquartile range of the recorded steps over their median.
 double stepSpread(std::vector<double> steps) {
     if (steps.size() < 2) {
@@ -212,7 +220,8 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
     const FittedCost fit = fitCost(graph, *tp, w.worldSize);
     w.cost = fit.cost;
     w.costMethod = fit.method;
-    w.uncertaintyFraction = std::hypot(stepSpread(tp->stepsUs), fit.relativeError);
+    w.stepSpreadFraction = stepSpread(tp->stepsUs);
+    w.costErrorFraction = fit.relativeError;
     w.stepMs = trace::median(tp->stepsUs).value_or(0) / 1e3;
     const BackendConcurrency& concurrency =
         collectiveConcurrency(QString::fromStdString(t0.backend));
@@ -227,6 +236,16 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
     w.replayedComputeMs = (tp->profile.forwardUs + replay.computeEndUs) / 1e3;
     w.replayedOptimizerMs = tp->profile.optimizerUs / 1e3;
     w.replayedStepMs = w.replayedComputeMs + w.replayedExposedMs + w.replayedOptimizerMs;
+    {
+        const auto replayedUs = [&](const CollectiveCost& c) {
+            return simulateLayout(tp->profile.params, tp->layout, *recordedHook, c,
+                                  tp->profile.computeEndUs)
+                .exposedUs();
+        };
+        const auto [lower, upper] = costBounds(w.cost, w.costErrorFraction);
+        w.replayedUncertaintyMs = std::hypot(w.replayedStepMs * w.stepSpreadFraction,
+                                             (replayedUs(upper) - replayedUs(lower)) / 2e3);
+    }
 
     std::vector<double> caps = options.capsMb;
     if (caps.empty()) {
@@ -258,7 +277,15 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
             s.exposedMs = p.exposedUs / 1e3;
             s.computeMs = (tp->profile.forwardUs + p.schedule.computeEndUs) / 1e3;
             s.optimizerMs = tp->profile.optimizerUs / 1e3;
-            s.uncertaintyMs = s.stepMs * w.uncertaintyFraction;
+            // The fit's error goes through the schedule: a cost that much off moves the step by
+            // what it exposes, not by the whole step.
+            const auto [lower, upper] = costBounds(cost, w.costErrorFraction);
+            const auto stepUs = [&](const CollectiveCost& c) {
+                return predictStep(tp->profile, {s.firstBucketMb * kMiB, capMb * kMiB}, *hook, c)
+                    .stepUs;
+            };
+            s.uncertaintyMs =
+                std::hypot(s.stepMs * w.stepSpreadFraction, (stepUs(upper) - stepUs(lower)) / 2e3);
             w.scenarios.push_back(s);
         }
     }
@@ -317,12 +344,15 @@ QJsonObject toJson(const WhatIf& w) {
                                  {"step_ms", w.stepMs},
                                  {"replayed_step_ms", w.replayedStepMs},
                                  {"replayed_exposed_comm_ms", w.replayedExposedMs},
+                                 {"replayed_uncertainty_ms", w.replayedUncertaintyMs},
+                                 {"step_spread", w.stepSpreadFraction},
                                  {"buckets", w.recordedBuckets},
                                  {"bucket_bytes", bucketBytes},
                                  {"rule_reproduces_buckets", w.ruleReproducesLayout}}},
         {"cost", QJsonObject{{"alpha_us", w.cost.alphaUs},
                              {"beta_us_per_byte", w.cost.betaUsPerByte},
                              {"method", w.costMethod},
+                             {"relative_error", w.costErrorFraction},
                              {"algorithm", "ring all-reduce"}}},
         {"scenarios", scenarios},
         {"recommendation", QJsonObject{{"bucket_cap_mb", w.recommendation.capMb},

@@ -61,7 +61,12 @@ struct WhatIf {
     bool ruleReproducesLayout = false;
     CollectiveCost cost; // at the recorded world size
     QString costMethod;
-    double uncertaintyFraction = 0;
+    // The recorded steps' relative spread (half the interquartile range over the median) and
+    // the cost fit's median relative error: a scenario's uncertainty is its step times the one,
+    // beside the change of its step when every collective costs that much more or less.
+    double stepSpreadFraction = 0;
+    double costErrorFraction = 0;
+    double replayedUncertaintyMs = 0;
     std::vector<Scenario> scenarios;
     struct {
         double capMb = 0;

@@ -39,7 +39,7 @@ QString whatIfMacrosTex(const analysis::WhatIf& w, const QString& source) {
     // Keeping the recording: the replay's uncertainty; else the scenario's own.
     const double uncertainty = best < w.scenarios.size() && !w.recommendation.keep
                                    ? w.scenarios[best].uncertaintyMs
-                                   : w.replayedStepMs * w.uncertaintyFraction;
+                                   : w.replayedUncertaintyMs;
     tex.define("WhatIfRecommendedUncertaintyMs", ms(uncertainty));
     tex.define("WhatIfKeep", w.recommendation.keep ? "yes" : "no");
     tex.comment(w.recommendation.reason);
