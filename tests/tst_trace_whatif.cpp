@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // commprof trace ddp and trace whatif on real traces: the legacy export of Debian's torch 1.13
-// (a 2-rank gloo job of 7 Linear(256,256) layers at bucket_cap_mb 0.25), a Kineto NCCL trace,
-// and Python DDP jobs recorded here (Debian's torch, gloo, 2 ranks on loopback) at four caps,
-// each cap's step predicted from every other cap's trace.
+// (a 2-rank gloo job of 7 Linear(256,256) layers at bucket_cap_mb 0.25) and a Kineto NCCL trace;
+// tst_trace_whatif_validation judges the predictions against Python DDP jobs run here.
 
 #include "cli_runner.h"
 
 #include <QJsonArray>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -30,34 +28,6 @@ double replayError(const QJsonObject& whatif) {
 class TstTraceWhatIf : public QObject {
     Q_OBJECT
     QTemporaryDir work_;
-
-    // Both ranks of one Python DDP job at `cap`; the trace folder, empty when it failed.
-    QString record(const QString& model, double cap, int port) {
-        const QString out = work_.filePath(QString("%1_cap%2").arg(model).arg(cap));
-        std::vector<std::unique_ptr<QProcess>> ranks;
-        for (int r = 0; r < 2; ++r) {
-            auto p = std::make_unique<QProcess>();
-            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-            env.insert("RANK", QString::number(r));
-            env.insert("WORLD_SIZE", "2");
-            env.insert("MASTER_ADDR", "127.0.0.1");
-            env.insert("MASTER_PORT", QString::number(port));
-            p->setProcessEnvironment(env);
-            p->setProcessChannelMode(QProcess::MergedChannels);
-            p->start("/usr/bin/python3",
-                     {COMMPROF_SOURCE_DIR "/tests/ddp_trace_job.py", "--model", model,
-                      "--bucket-cap-mb", QString::number(cap), "--out", out});
-            ranks.push_back(std::move(p));
-        }
-        bool ok = true;
-        for (auto& p : ranks) {
-            ok = p->waitForFinished(240000) && p->exitCode() == 0 && ok;
-            if (p->exitCode() != 0) {
-                qWarning("%s", p->readAll().constData());
-            }
-        }
-        return ok ? out : QString();
-    }
 
 private slots:
     // 4 steps a rank, 14 gradients, the buckets by hand: first bucket 1 MiB takes the last four
@@ -119,6 +89,11 @@ private slots:
         QCOMPARE(scenarios.size(), 3);
         QCOMPARE(scenarios[0]["buckets"].toInt(), 4);
         QCOMPARE(scenarios[2]["buckets"].toInt(), 2); // 1 MiB, then the rest under 25 MiB
+        // PyTorch 1.13 (the legacy export's) keeps DDP's 1 MiB first bucket at every cap.
+        QVERIFY(!rec["first_bucket_follows_cap"].toBool());
+        for (const QJsonValue& s : scenarios) {
+            QCOMPARE(s["first_bucket_mb"].toDouble(), 1.0);
+        }
         // An uncertainty is the recorded steps' spread times the step, beside what the cost
         // fit's error moves the step by. That error can move it by no more than the error times
         // every collective's cost (here worked out from the fitted alpha and beta and the
@@ -206,65 +181,6 @@ private slots:
         r = runCli("commprof", {"trace", "whatif", kLegacy0, "--params", wrong});
         QCOMPARE(r.exitCode, 2);
         QVERIFY(r.err.contains("14 gradients"));
-    }
-
-    // Python DDP (an MLP of 9 Linear layers, 2 ranks over gloo on loopback) traced at four
-    // caps; each cap's median step predicted from each other cap's trace, as a ratio to that
-    // trace's replayed step times its measured step (a trace carries the profiler's overhead).
-    void pythonJobsPredictEachOther() {
-        const std::vector<double> caps{0.25, 1, 4, 25};
-        std::vector<QString> dirs;
-        int port = 29600 + int(QCoreApplication::applicationPid() % 300);
-        for (const double cap : caps) {
-            dirs.push_back(record("mlp", cap, port++));
-            QVERIFY2(!dirs.back().isEmpty(), "a Python DDP job failed");
-        }
-        double sum = 0;
-        int n = 0;
-        std::vector<double> measured;
-        for (std::size_t i = 0; i < caps.size(); ++i) {
-            const CliResult r = runCli("commprof", {"trace", "whatif", dirs[i], "--params",
-                                                    dirs[i] + "/params.json", "--bucket-cap-mb",
-                                                    "0.25,1,4,25", "--json"});
-            QVERIFY2(r.exitCode == 0, r.err.constData());
-            const QJsonObject rec = r.json()["recorded"].toObject();
-            QCOMPARE(rec["bucket_cap_mb"].toDouble(), caps[i]);
-            QVERIFY(rec["rule_reproduces_buckets"].toBool());
-            measured.push_back(rec["step_ms"].toDouble());
-            QVERIFY2(std::abs(replayError(r.json())) <= 0.10,
-                     qPrintable(QString::number(replayError(r.json()))));
-            qInfo("mlp cap %g: median step %.2f ms, replayed %.2f ms (%.1f %%)", caps[i],
-                  rec["step_ms"].toDouble(), rec["replayed_step_ms"].toDouble(),
-                  replayError(r.json()) * 100);
-        }
-        for (std::size_t i = 0; i < caps.size(); ++i) {
-            const CliResult r = runCli("commprof", {"trace", "whatif", dirs[i], "--params",
-                                                    dirs[i] + "/params.json", "--bucket-cap-mb",
-                                                    "0.25,1,4,25", "--json"});
-            const QJsonObject rec = r.json()["recorded"].toObject();
-            const QJsonArray scenarios = r.json()["scenarios"].toArray();
-            for (std::size_t j = 0; j < caps.size(); ++j) {
-                if (i == j) {
-                    continue;
-                }
-                const double predicted = rec["step_ms"].toDouble() *
-                                         scenarios[qsizetype(j)]["step_ms"].toDouble() /
-                                         rec["replayed_step_ms"].toDouble();
-                sum += std::abs(predicted - measured[j]) / measured[j];
-                ++n;
-            }
-        }
-        const double mape = sum / n;
-        double load[3] = {};
-        getloadavg(load, 3);
-        qInfo("MAPE of each cap predicted from each other cap's trace: %.1f %% over %d "
-              "predictions (load average %.1f)",
-              mape * 100, n, load[0]);
-        // Each job ran minutes after the last on a machine shared with other builds: its steps
-        // drift far more than the caps move them (35 % MAPE at load 8.8 when this was written,
-        // the four replays within 6 %), so only a model gone wrong is caught here; the 10 % goal
-        // needs the variants trained inside one job (docs/cli.md).
-        QVERIFY2(mape < 1.0, qPrintable(QString::number(mape)));
     }
 };
 

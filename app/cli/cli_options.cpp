@@ -175,6 +175,16 @@ const options::Program& commprofProgram() {
                "X",
                "The cap the job ran with, where the trace and "
                "--params do not say",
+               {}},
+              {"--compute-contention",
+               "K",
+               "The share of a collective's time the backward loses beside it, 0 to 1 "
+               "(default: 1 for gloo on a CPU, else 0)",
+               {}},
+              {"--hook-calibration",
+               "FILE",
+               "A hook's own work as tools/hook_calibrate.py measured it "
+               "(default: built in, gloo on CPU)",
                {}}}},
             {"sweep run",
              "",

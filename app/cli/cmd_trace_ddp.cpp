@@ -61,6 +61,22 @@ analysis::WhatIfOptions whatIfOptions(const Args& args) {
     o.firstBucketMb = positive(args, "--first-bucket-mb");
     o.bandwidthX = positive(args, "--bandwidth-x").value_or(1);
     o.recordedCapMb = positive(args, "--recorded-bucket-cap-mb");
+    if (args.has("--compute-contention")) {
+        bool ok = false;
+        const double k = args.value("--compute-contention").toDouble(&ok);
+        if (!ok || !(k >= 0 && k <= 1)) {
+            throw trace::TraceError("--compute-contention: expected a number from 0 to 1, got '" +
+                                    args.value("--compute-contention").toStdString() + "'");
+        }
+        o.computeContention = k;
+    }
+    if (args.has("--hook-calibration")) {
+        QString why;
+        o.hookCalibration = analysis::readHookCalibration(args.value("--hook-calibration"), &why);
+        if (!o.hookCalibration) {
+            throw trace::TraceError("--hook-calibration: " + why.toStdString());
+        }
+    }
     if (const auto n = positive(args, "--world-size")) {
         if (*n != std::floor(*n) || *n < 2 || *n > 1e6) {
             throw trace::TraceError("--world-size: expected a whole number >= 2, got '" +

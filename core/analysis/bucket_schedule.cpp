@@ -6,6 +6,69 @@
 #include <algorithm>
 
 namespace commprof::analysis {
+namespace {
+
+// The backward's compute against the wall clock: it advances at 1 outside the collectives and
+// at 1 - contention while one runs beside it. Collectives are added in launch order.
+class ComputeClock {
+public:
+    explicit ComputeClock(double contention) : rate_(1.0 - std::clamp(contention, 0.0, 1.0)) {}
+    void busy(double startUs, double endUs) { busy_.push_back({startUs, endUs}); }
+    // The wall time at which compute has done `progressUs`.
+    double wallAt(double progressUs) const {
+        if (rate_ == 1) {
+            return progressUs; // exactly: no contention, no rounding
+        }
+        double done = 0, wall = 0;
+        for (const auto& [start, end] : busy_) {
+            if (progressUs - done <= start - wall) {
+                break;
+            }
+            done += start - wall;
+            const double inside = (end - start) * rate_;
+            if (rate_ > 0 && progressUs - done <= inside) {
+                return start + (progressUs - done) / rate_;
+            }
+            done += inside;
+            wall = end;
+        }
+        return wall + (progressUs - done);
+    }
+    // The compute done by `wallUs`.
+    double progressAt(double wallUs) const {
+        if (rate_ == 1) {
+            return wallUs;
+        }
+        double done = 0, wall = 0;
+        for (const auto& [start, end] : busy_) {
+            if (wallUs <= start) {
+                break;
+            }
+            done += start - wall;
+            if (wallUs <= end) {
+                return done + (wallUs - start) * rate_;
+            }
+            done += (end - start) * rate_;
+            wall = end;
+        }
+        return done + (wallUs - wall);
+    }
+
+private:
+    double rate_;
+    std::vector<std::pair<double, double>> busy_;
+};
+
+// The hook's collectives: a float32 all-reduce of its wire bytes over the scenario's link, or
+// the cores' work on them (its dtype's sums dearer by the hook's factor), whichever is longer:
+// gloo sums one chunk while the next is on the wire.
+double collectiveUs(const HookModel& hook, const CollectiveCost& cost, const BucketWire& wire) {
+    return std::max(cost.us(wire.collectives, wire.bytes),
+                    hook.work.collectiveFactor * cost.coresShare *
+                        cost.usOnMeasuredLink(wire.collectives, wire.bytes));
+}
+
+} // namespace
 
 std::vector<std::vector<int>> assignBuckets(const std::vector<double>& bytesInReadyOrder,
                                             const BucketRule& rule) {
@@ -100,32 +163,72 @@ Schedule simulateLayout(const std::vector<ReadyParam>& readyOrder,
                         const std::vector<std::vector<int>>& layout, const HookModel& hook,
                         const CollectiveCost& cost, double computeEndUs) {
     Schedule s;
-    s.computeEndUs = computeEndUs;
-    double previousReady = 0, previousEnd = 0;
+    ComputeClock clock(cost.computeContention());
+    double previousReady = 0, previousEnd = 0, lastLaunch = 0;
+    // The hook's casts so far: they ran on the backward's thread, so every later gradient is
+    // ready that much later.
+    double hookShift = 0;
     for (const std::vector<int>& members : layout) {
         ScheduledBucket b;
         b.nparams = int(members.size());
         std::vector<const ReadyParam*> params;
         params.reserve(members.size());
+        double progress = 0;
         for (const int i : members) {
             const ReadyParam& p = readyOrder[std::size_t(i)];
             params.push_back(&p);
             b.bytes += p.bytes;
-            b.readyUs = std::max(b.readyUs, p.readyUs);
+            progress = std::max(progress, p.readyUs + hookShift);
         }
         const BucketWire wire = hook.wire(params);
         b.wireBytes = wire.bytes;
+        b.preUs = hook.work.preUsPerByte * b.bytes;
+        hookShift += b.preUs;
         // The reducer launches buckets in order: a bucket ready early waits for the one before.
-        b.readyUs = std::max(b.readyUs, previousReady);
-        b.startUs = std::max(b.readyUs, previousEnd);
-        b.endUs = b.startUs + cost.us(wire.collectives, wire.bytes);
+        b.readyUs = std::max(clock.wallAt(progress), previousReady);
+        b.startUs = std::max(b.readyUs + b.preUs, previousEnd);
+        b.endUs = b.startUs + collectiveUs(hook, cost, wire) +
+                  hook.work.postUsPerByte * b.bytes;
+        clock.busy(b.startUs, b.endUs);
         previousReady = b.readyUs;
         previousEnd = b.endUs;
-        s.computeEndUs = std::max(s.computeEndUs, b.readyUs);
+        lastLaunch = std::max(lastLaunch, b.readyUs + b.preUs);
         s.buckets.push_back(b);
     }
+    s.computeEndUs = std::max(clock.wallAt(computeEndUs + hookShift), lastLaunch);
     s.commEndUs = previousEnd;
     return s;
+}
+
+void removeScheduleEffects(std::vector<ReadyParam>* readyOrder, double* computeEndUs,
+                           const std::vector<std::vector<int>>& layout, const HookModel& hook,
+                           const CollectiveCost& cost) {
+    ComputeClock clock(cost.computeContention());
+    double previousReady = 0, previousEnd = 0, hookShift = 0, lastShift = 0;
+    std::vector<ReadyParam>& order = *readyOrder;
+    for (const std::vector<int>& members : layout) {
+        std::vector<const ReadyParam*> params;
+        double bytes = 0, ready = 0;
+        for (const int i : members) {
+            ReadyParam& p = order[std::size_t(i)];
+            ready = std::max(ready, p.readyUs);
+            p.readyUs = std::max(0.0, clock.progressAt(p.readyUs) - hookShift);
+            params.push_back(&p);
+            bytes += p.bytes;
+        }
+        const BucketWire wire = hook.wire(params);
+        const double pre = hook.work.preUsPerByte * bytes;
+        lastShift = hookShift;
+        hookShift += pre;
+        const double readyUs = std::max(ready, previousReady);
+        const double startUs = std::max(readyUs + pre, previousEnd);
+        const double endUs = startUs + collectiveUs(hook, cost, wire) +
+                             hook.work.postUsPerByte * bytes;
+        clock.busy(startUs, endUs);
+        previousReady = readyUs;
+        previousEnd = endUs;
+    }
+    *computeEndUs = std::max(0.0, clock.progressAt(*computeEndUs) - lastShift);
 }
 
 } // namespace commprof::analysis

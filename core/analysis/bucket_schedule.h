@@ -6,6 +6,7 @@
 // sends at. One at a time: step_model.h says why, per backend.
 
 #include "analysis/collective_cost.h"
+#include "analysis/hook_work.h"
 #include "spec/comm_hooks.h"
 
 #include <QString>
@@ -51,6 +52,7 @@ struct HookModel {
     spec::HookWire sends = spec::HookWire::Gradient; // from the hook's row of spec::kCommHooks
     int powersgdRank = 1;
     double minCompressionRate = 2;
+    HookWork work; // its casts and its collective's dtype; none unless a calibration says
     BucketWire wire(const std::vector<const ReadyParam*>& members) const;
 };
 
@@ -63,6 +65,7 @@ struct ScheduledBucket {
     double bytes = 0;     // gradient bytes
     double wireBytes = 0; // what its hook sends
     double readyUs = 0;   // its last gradient is ready (and every earlier bucket launched)
+    double preUs = 0;     // the hook's work before its collective, on the backward's thread
     double startUs = 0, endUs = 0;
 };
 
@@ -79,6 +82,14 @@ struct Schedule {
 Schedule simulateLayout(const std::vector<ReadyParam>& readyOrder,
                         const std::vector<std::vector<int>>& layout, const HookModel& hook,
                         const CollectiveCost& cost, double computeEndUs);
+
+// The inverse of simulateLayout for the ready times: gradients' times as a job recorded them
+// under `layout`, `hook` and `cost` (every earlier bucket's casts, and the compute the
+// collectives beside it took, in them) brought back to the backward's own compute, as
+// simulateLayout takes them; `computeEndUs` (the last gradient's) likewise.
+void removeScheduleEffects(std::vector<ReadyParam>* readyOrder, double* computeEndUs,
+                           const std::vector<std::vector<int>>& layout, const HookModel& hook,
+                           const CollectiveCost& cost);
 
 // `computeEndUs` below the last gradient's ready time is raised to it.
 Schedule simulateSchedule(const std::vector<ReadyParam>& readyOrder, const BucketRule& rule,

@@ -31,6 +31,12 @@ struct CollectiveCost {
     // How much slower than measured the collectives run where they are used (a DDP bucket's
     // beside the backward and the hook's own work: recommendation.h calibrates it).
     double scale = 1;
+    // The host's cores' share of a collective's time on the measured link: 0 where it runs
+    // elsewhere (a GPU's copy engines and NCCL's kernels), 1 where its copies and sums take the
+    // cores the backward computes on (gloo on a host its ranks fill, no slower link holding it
+    // back). The backward loses that share of the time a collective runs beside it.
+    double coresShare = 0;
+    double bandwidthX = 1; // the bandwidth factor at() applied to beta, over the measured link
 
     // The same collective at another world size and bandwidth, through the ring; at the measured
     // world size and K = 1 exactly this cost.
@@ -45,6 +51,7 @@ struct CollectiveCost {
         }
         if (bandwidthX != 1) {
             c.betaUsPerByte /= bandwidthX;
+            c.bandwidthX *= bandwidthX;
         }
         return c;
     }
@@ -54,6 +61,16 @@ struct CollectiveCost {
         return collectives == 0
                    ? 0.0
                    : std::max(0.0, scale * (alphaUs * collectives + betaUsPerByte * bytes));
+    }
+    // The share of a collective's time the backward loses beside it: the cores' work is what it
+    // was, the rest waits on the wire (longer over a slower link, taking nothing from the
+    // backward); over a faster link the cores' share grows, up to all of it.
+    double computeContention() const { return std::min(1.0, coresShare * bandwidthX); }
+    // As us(), over the link it was measured on (the bandwidth factor undone).
+    double usOnMeasuredLink(int collectives, double bytes) const {
+        CollectiveCost c = *this;
+        c.betaUsPerByte *= bandwidthX;
+        return c.us(collectives, bytes);
     }
     // One collective of `bytes`, as fitted: alpha + beta x bytes (may be below 0, unclamped, for
     // a fit's residuals).

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "whatif.h"
 
+#include "analysis/hook_work.h"
 #include "analysis/recommendation.h"
 #include "trace/statistics.h"
 
@@ -19,6 +20,39 @@ constexpr double kMiB = 1024.0 * 1024.0;
 const std::vector<double> kCandidateCapsMb{0.0625, 0.125, 0.25, 0.5, 1,  2,  4,  5,   8,  10,
                                            16,     20,    25,   32,  40, 50, 64, 100, 128};
 
+// The recorded buckets' wire bytes over their gradient bytes under `hook`.
+double wireShareOf(const TraceProfile& tp, const HookModel& hook) {
+    double gradient = 0, wire = 0;
+    for (const std::vector<int>& members : tp.layout) {
+        std::vector<const ReadyParam*> params;
+        for (const int i : members) {
+            params.push_back(&tp.profile.params[std::size_t(i)]);
+            gradient += params.back()->bytes;
+        }
+        wire += hook.wire(params).bytes;
+    }
+    return gradient > 0 ? wire / gradient : 1.0;
+}
+
+// Beside the backward, a collective costs a gloo job on a CPU what its sums and copies take of
+// the cores its ranks fill (DDP's CPU jobs run a rank per core set); NCCL and GPU tensors run
+// elsewhere. A collective slower than the cores would make it waited on its link for the rest.
+// The cores make it about kInJobSlowdown times the calibration's loopback all-reduce, alone on
+// the host: beside a backward on 2 cores, under the profiler, measured here at 3.2 times.
+constexpr double kInJobSlowdown = 4;
+
+double coresShareOf(const QString& backend, bool onDevice, const WhatIfOptions& options,
+                    const HookCalibration& calibration, const CollectiveCost& fitted) {
+    if (options.computeContention) {
+        return *options.computeContention;
+    }
+    if (backend != "gloo" || onDevice) {
+        return 0;
+    }
+    const double cores = kInJobSlowdown * calibration.float32UsPerByte;
+    return fitted.betaUsPerByte > cores ? cores / fitted.betaUsPerByte : 1.0;
+}
+
 struct FittedCost {
     CollectiveCost cost;
     QString method;
@@ -28,7 +62,8 @@ struct FittedCost {
 // Each matched bucket's collective at its bytes, timed as the latest rank ran it (it waited for
 // no one): time = alpha + beta x bytes, least squares weighted by 1 / time; with fewer than two
 // sizes, or a slope that is not positive, time in proportion to the bytes.
-FittedCost fitCost(const DdpStepGraph& g, const TraceProfile& tp, int worldSize) {
+FittedCost fitCost(const DdpStepGraph& g, const TraceProfile& tp, int worldSize,
+                   const HookModel& recordedHook, double coresShare) {
     std::vector<std::pair<double, double>> points = tp.costSamples; // bytes, us
     for (const MatchedBucket& m : tp.acrossRanks ? std::vector<MatchedBucket>{} : g.buckets) {
         if (std::size_t(m.index) >= tp.bucketBytes.size()) {
@@ -45,6 +80,14 @@ FittedCost fitCost(const DdpStepGraph& g, const TraceProfile& tp, int worldSize)
             points.push_back({tp.bucketBytes[std::size_t(m.index)], *shortest});
         }
     }
+    // The samples are the recorded hook's collectives at their gradient bytes: the cost is
+    // fitted as a float32 all-reduce of the bytes on the wire, which every hook's model scales.
+    const double wireShare = wireShareOf(tp, recordedHook);
+    for (auto& [x, y] : points) {
+        x *= wireShare;
+        y /= std::max(1.0, recordedHook.work.collectiveFactor * coresShare);
+    }
+    std::erase_if(points, [](const auto& p) { return p.first <= 0; });
     FittedCost out;
     out.cost.worldSize = worldSize;
     if (points.empty()) {
@@ -129,6 +172,20 @@ QString mb(double v) {
     return QString::number(v, 'g', 6);
 }
 
+// Whether another cap moves the first bucket with it: PyTorch 2.x's DDP makes the first bucket
+// the cap when the job gave one, 1.13's keeps 1 MiB (DDP's _DEFAULT_FIRST_BUCKET_BYTES) at every
+// cap. A first bucket equal to the cap follows it, except on the legacy export (1.13 only) and
+// where --params names a first bucket other than its cap.
+bool firstBucketFollowsCap(const WhatIf& w, bool legacy, const DdpParams* params) {
+    if (legacy) {
+        return false;
+    }
+    if (params && params->firstBucketMb) {
+        return params->bucketCapMb && *params->firstBucketMb == *params->bucketCapMb;
+    }
+    return w.recordedFirstBucketMb == w.recordedCapMb;
+}
+
 } // namespace
 
 std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
@@ -152,7 +209,18 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
                        .arg(w.worldSize);
     }
     w.hook = params && params->hook ? *params->hook : QString("allreduce");
-    const std::optional<HookModel> recordedHook = hookModel(w.hook, 1, why);
+    const HookCalibration& calibration =
+        options.hookCalibration ? *options.hookCalibration : builtInHookCalibration();
+    const QString backend = QString::fromStdString(t0.backend);
+    // A hook's model with its own work, where the calibration covers it on this backend.
+    const auto modelOf = [&](const QString& name) {
+        std::optional<HookModel> m = hookModel(name, 1, why);
+        if (m) {
+            m->work = hookWork(calibration, name, backend, t0.onDevice);
+        }
+        return m;
+    };
+    const std::optional<HookModel> recordedHook = modelOf(w.hook);
     if (!recordedHook) {
         return std::nullopt;
     }
@@ -162,9 +230,12 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
     const auto reproduces = [&](double firstMb, double capMb) {
         return assignBuckets(bytes, {firstMb * kMiB, capMb * kMiB}) == tp->layout;
     };
+    // 0 stands for "the cap". The legacy export is PyTorch 1.13's, whose DDP keeps a 1 MiB
+    // first bucket at every cap; a Kineto trace does not name its version, so both are tried.
     const std::vector<double> firstChoices =
         options.firstBucketMb             ? std::vector<double>{*options.firstBucketMb}
         : params && params->firstBucketMb ? std::vector<double>{*params->firstBucketMb}
+        : t0.legacy                       ? std::vector<double>{1.0}
                                           : std::vector<double>{1.0, 0.0};
     std::optional<double> cap = options.recordedCapMb;
     w.recordedCapFrom = "--recorded-bucket-cap-mb";
@@ -210,6 +281,7 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
     }
     w.recordedCapMb = *cap;
     w.recordedFirstBucketMb = firstFor(*cap);
+    w.firstBucketFollowsCap = firstBucketFollowsCap(w, t0.legacy, params);
     w.ruleReproducesLayout = reproduces(w.recordedFirstBucketMb, w.recordedCapMb);
     if (!w.ruleReproducesLayout) {
         w.notes << QString("DDP's bucket rule at %1 MiB (first bucket %2 MiB) does not reproduce "
@@ -217,8 +289,20 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
                            "is replayed with the buckets as recorded")
                        .arg(mb(w.recordedCapMb), mb(w.recordedFirstBucketMb));
     }
-    const FittedCost fit = fitCost(graph, *tp, w.worldSize);
+    // The cores' share follows from the fitted cost, and a hook's excess from the share: fitted
+    // once as if the cores bore all of it, then again with the share that fit gives.
+    FittedCost fit = fitCost(graph, *tp, w.worldSize, *recordedHook, 1.0);
+    const double share = coresShareOf(backend, t0.onDevice, options, calibration, fit.cost);
+    if (share != 1.0 && !recordedHook->work.none()) {
+        fit = fitCost(graph, *tp, w.worldSize, *recordedHook, share);
+    }
     w.cost = fit.cost;
+    w.cost.coresShare = share;
+    // The backward's own compute: the recorded ready times less the hook's casts and what the
+    // recorded collectives took from it.
+    StepProfile profile = tp->profile;
+    removeScheduleEffects(&profile.params, &profile.computeEndUs, tp->layout, *recordedHook,
+                          w.cost);
     w.costMethod = fit.method;
     w.stepSpreadFraction = stepSpread(tp->stepsUs);
     w.costErrorFraction = fit.relativeError;
@@ -228,19 +312,33 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
     w.notes << QString("collectives one at a time (%1): %2")
                    .arg(QString::fromLatin1(concurrency.backend),
                         QString::fromLatin1(concurrency.why));
+    w.notes << QString("the backward's compute loses %1 % of a collective's time beside it (%2; "
+                       "--compute-contention)")
+                   .arg(w.cost.coresShare * 100, 0, 'g', 3)
+                   .arg(options.computeContention ? "as given"
+                        : w.cost.coresShare > 0
+                            ? QString("gloo on a CPU: its copies and sums take the cores the ranks "
+                                      "fill, the rest waits on the link (%1 times %2's loopback "
+                                      "all-reduce over the fitted cost)")
+                                  .arg(kInJobSlowdown)
+                                  .arg(calibration.source)
+                            : QString("the collectives run on a device, beside the host's "
+                                      "compute"));
 
     // The recorded scenario, with the buckets as recorded.
-    const Schedule replay = simulateLayout(tp->profile.params, tp->layout, *recordedHook, w.cost,
-                                           tp->profile.computeEndUs);
+    const Schedule replay = simulateLayout(profile.params, tp->layout, *recordedHook, w.cost,
+                                           profile.computeEndUs);
     w.replayedExposedMs = replay.exposedUs() / 1e3;
-    w.replayedComputeMs = (tp->profile.forwardUs + replay.computeEndUs) / 1e3;
-    w.replayedOptimizerMs = tp->profile.optimizerUs / 1e3;
+    w.replayedComputeMs = (profile.forwardUs + replay.computeEndUs) / 1e3;
+    w.replayedOptimizerMs = profile.optimizerUs / 1e3;
     w.replayedStepMs = w.replayedComputeMs + w.replayedExposedMs + w.replayedOptimizerMs;
     {
+        // The whole step: beside a backward on the same cores, a dearer collective also
+        // lengthens the compute.
         const auto replayedUs = [&](const CollectiveCost& c) {
-            return simulateLayout(tp->profile.params, tp->layout, *recordedHook, c,
-                                  tp->profile.computeEndUs)
-                .exposedUs();
+            const Schedule s = simulateLayout(profile.params, tp->layout, *recordedHook, c,
+                                              profile.computeEndUs);
+            return s.computeEndUs + s.exposedUs();
         };
         const auto [lower, upper] = costBounds(w.cost, w.costErrorFraction);
         w.replayedUncertaintyMs = std::hypot(w.replayedStepMs * w.stepSpreadFraction,
@@ -257,8 +355,29 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
     const QStringList hooks = options.hooks.isEmpty() ? QStringList{w.hook} : options.hooks;
     const int worldSize = options.worldSize.value_or(w.worldSize);
     const CollectiveCost cost = w.cost.at(worldSize, options.bandwidthX);
+    QStringList hooksSaid;
+    for (const QString& hookName : (QStringList{w.hook} + hooks)) {
+        const std::optional<HookModel> hook = modelOf(hookName);
+        if (!hook || hooksSaid.contains(hookName) || hook->sends != spec::HookWire::Half) {
+            continue;
+        }
+        hooksSaid << hookName;
+        w.notes << (hook->work.none()
+                        ? QString("%1's own work (casts, and its collective in 16 bits) is not "
+                                  "modelled on %2%3: no calibration covers it (tools/"
+                                  "hook_calibrate.py, --hook-calibration)")
+                              .arg(hookName, backend, t0.onDevice ? " on a GPU" : "")
+                        : QString("%1's own work from %2: casts %3 ns per gradient byte on the "
+                                  "backward's thread, its collective %4x a float32 all-reduce of "
+                                  "the same bytes (the excess not shortened by a faster link), "
+                                  "the copy back %5 ns per byte")
+                              .arg(hookName, calibration.source)
+                              .arg(hook->work.preUsPerByte * 1e3, 0, 'g', 3)
+                              .arg(hook->work.collectiveFactor, 0, 'g', 3)
+                              .arg(hook->work.postUsPerByte * 1e3, 0, 'g', 3));
+    }
     for (const QString& hookName : hooks) {
-        const std::optional<HookModel> hook = hookModel(hookName, 1, why);
+        const std::optional<HookModel> hook = modelOf(hookName);
         if (!hook) {
             return std::nullopt;
         }
@@ -266,22 +385,22 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
             Scenario s;
             s.capMb = capMb;
             s.firstBucketMb = options.firstBucketMb.value_or(
-                w.recordedFirstBucketMb == w.recordedCapMb ? capMb : w.recordedFirstBucketMb);
+                w.firstBucketFollowsCap ? capMb : w.recordedFirstBucketMb);
             s.hook = hookName;
             s.bandwidthX = options.bandwidthX;
             s.worldSize = worldSize;
             const StepPrediction p =
-                predictStep(tp->profile, {s.firstBucketMb * kMiB, capMb * kMiB}, *hook, cost);
+                predictStep(profile, {s.firstBucketMb * kMiB, capMb * kMiB}, *hook, cost);
             s.buckets = p.buckets();
             s.stepMs = p.stepUs / 1e3;
             s.exposedMs = p.exposedUs / 1e3;
-            s.computeMs = (tp->profile.forwardUs + p.schedule.computeEndUs) / 1e3;
-            s.optimizerMs = tp->profile.optimizerUs / 1e3;
+            s.computeMs = (profile.forwardUs + p.schedule.computeEndUs) / 1e3;
+            s.optimizerMs = profile.optimizerUs / 1e3;
             // The fit's error goes through the schedule: a cost that much off moves the step by
             // what it exposes, not by the whole step.
             const auto [lower, upper] = costBounds(cost, w.costErrorFraction);
             const auto stepUs = [&](const CollectiveCost& c) {
-                return predictStep(tp->profile, {s.firstBucketMb * kMiB, capMb * kMiB}, *hook, c)
+                return predictStep(profile, {s.firstBucketMb * kMiB, capMb * kMiB}, *hook, c)
                     .stepUs;
             };
             s.uncertaintyMs =
@@ -339,6 +458,7 @@ QJsonObject toJson(const WhatIf& w) {
         {"recorded", QJsonObject{{"bucket_cap_mb", w.recordedCapMb},
                                  {"bucket_cap_from", w.recordedCapFrom},
                                  {"first_bucket_mb", w.recordedFirstBucketMb},
+                                 {"first_bucket_follows_cap", w.firstBucketFollowsCap},
                                  {"hook", w.hook},
                                  {"world_size", w.worldSize},
                                  {"step_ms", w.stepMs},
@@ -353,6 +473,7 @@ QJsonObject toJson(const WhatIf& w) {
                              {"beta_us_per_byte", w.cost.betaUsPerByte},
                              {"method", w.costMethod},
                              {"relative_error", w.costErrorFraction},
+                             {"compute_contention", w.cost.coresShare},
                              {"algorithm", "ring all-reduce"}}},
         {"scenarios", scenarios},
         {"recommendation", QJsonObject{{"bucket_cap_mb", w.recommendation.capMb},
@@ -365,14 +486,15 @@ QJsonObject toJson(const WhatIf& w) {
 
 QString describe(const WhatIf& w) {
     QString out =
-        QString("recorded: %1 MiB (from %2; first bucket %3 MiB), hook %4, world size "
+        QString("recorded: %1 MiB (from %2; first bucket %3 MiB%10), hook %4, world size "
                 "%5, %6 buckets; median step %7 ms, replayed %8 ms (%9 %)\n")
             .arg(mb(w.recordedCapMb), w.recordedCapFrom, mb(w.recordedFirstBucketMb), w.hook)
             .arg(w.worldSize)
             .arg(w.recordedBuckets)
             .arg(w.stepMs, 0, 'f', 2)
             .arg(w.replayedStepMs, 0, 'f', 2)
-            .arg(w.stepMs > 0 ? (w.replayedStepMs - w.stepMs) / w.stepMs * 100 : 0, 0, 'f', 1);
+            .arg(w.stepMs > 0 ? (w.replayedStepMs - w.stepMs) / w.stepMs * 100 : 0, 0, 'f', 1)
+            .arg(w.firstBucketFollowsCap ? ", follows the cap" : ", kept at every cap");
     out += QString("collective cost: %1 us + %2 us/B (%3)\n")
                .arg(w.cost.alphaUs, 0, 'f', 1)
                .arg(w.cost.betaUsPerByte, 0, 'g', 3)

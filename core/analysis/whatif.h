@@ -10,12 +10,14 @@
 // from the trace's own collectives) with nothing fitted to the step itself; its buckets are the
 // trace's, in count and bytes. A collective's cost at another world size or bandwidth follows the
 // ring all-reduce (collective_cost.h); compute per rank is taken as unchanged (the same batch per
-// rank), and a hook's own work (casts, products) is not in the trace's all-reduces: only what it
-// puts on the wire is modelled (spec/comm_hooks.h).
+// rank); a hook puts its bytes on the wire (spec/comm_hooks.h) and does its own work (casts
+// before, a copy after, a collective dearer per byte in another dtype: hook_work.h) where a
+// calibration covers it on the trace's backend.
 
 #include "analysis/collective_cost.h"
 #include "analysis/ddp_params.h"
 #include "analysis/ddp_step_graph.h"
+#include "analysis/hook_work.h"
 #include "analysis/trace_ready_times.h"
 
 #include <QJsonObject>
@@ -34,6 +36,8 @@ struct WhatIfOptions {
     double bandwidthX = 1;
     std::optional<int> worldSize;
     std::optional<double> recordedCapMb;
+    std::optional<HookCalibration> hookCalibration; // none: the built-in one
+    std::optional<double> computeContention;        // none: by backend (collective_cost.h)
 };
 
 struct Scenario {
@@ -50,6 +54,7 @@ struct Scenario {
 
 struct WhatIf {
     double recordedCapMb = 0, recordedFirstBucketMb = 1;
+    bool firstBucketFollowsCap = false; // another cap's scenario has its first bucket at the cap
     QString recordedCapFrom; // --recorded-bucket-cap-mb, --params, the recorded buckets
     QString hook;
     int worldSize = 0;

@@ -140,6 +140,8 @@ DdpRankSteps ddpSteps(const Trace& trace) {
             executions.push_back(&c);
         }
     }
+    out.onDevice = std::any_of(executions.begin(), executions.end(),
+                               [](const CollectiveRecord* c) { return c->onDevice; });
     if (out.backend.empty() && !executions.empty()) {
         const std::string& written = executions.front()->written;
         out.backend = written.rfind("gloo", 0) == 0  ? "gloo"

@@ -61,6 +61,7 @@ struct DdpRankSteps {
     bool stepsMarked = false;
     bool sized = false;  // every bucket's elements are known
     bool legacy = false; // a bare JSON list: the legacy (non-Kineto) export
+    bool onDevice = false; // its collectives ran on a GPU (kernels in the trace)
     std::vector<DdpIteration> iterations;
     std::vector<std::string> notes; // what the trace lacks and what follows from it
 };

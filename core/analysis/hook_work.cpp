@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "hook_work.h"
+
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <algorithm>
+
+namespace commprof::analysis {
+
+const HookCalibration& builtInHookCalibration() {
+    // tools/hook_calibrate.py, 2 ranks on loopback, wire sizes 2, 4 and 8 MiB, 3 interleaved
+    // rounds of 5 (docs/cli.md quotes the run and its load).
+    static const HookCalibration c = [] {
+        HookCalibration out;
+        out.source = "built in (tools/hook_calibrate.py on the reference machine: gloo on CPU, "
+                     "torch 1.13)";
+        out.hooks["fp16_compress"] = HookWork{0.55e-3, 0.042e-3, 4.5};
+        out.float32UsPerByte = 1.15e-3;
+        return out;
+    }();
+    return c;
+}
+
+std::optional<HookCalibration> readHookCalibration(const QString& path, QString* why) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) {
+        *why = path + ": cannot open: " + f.errorString();
+        return std::nullopt;
+    }
+    QJsonParseError error;
+    const QJsonDocument doc = QJsonDocument::fromJson(f.read(1 << 20), &error);
+    if (!doc.isObject()) {
+        *why = QString("%1: not a hook calibration (%2 at byte %3)")
+                   .arg(path, error.errorString())
+                   .arg(error.offset);
+        return std::nullopt;
+    }
+    const QJsonObject root = doc.object();
+    HookCalibration out;
+    out.source = path;
+    out.backend = root["backend"].toString();
+    out.onDevice = root["device"].toString("cpu") != "cpu";
+    if (out.backend.isEmpty()) {
+        *why = path + ": backend: expected \"gloo\" or \"nccl\"";
+        return std::nullopt;
+    }
+    out.float32UsPerByte = root["fp32_ns_per_byte"].toDouble() * 1e-3;
+    if (!(out.float32UsPerByte > 0) || out.float32UsPerByte > 1) {
+        *why = path + ": fp32_ns_per_byte: expected a number > 0 (ns per byte)";
+        return std::nullopt;
+    }
+    const QJsonObject hooks = root["hooks"].toObject();
+    for (auto it = hooks.begin(); it != hooks.end(); ++it) {
+        const QJsonObject h = it.value().toObject();
+        HookWork w;
+        const struct {
+            const char* key;
+            double* to;
+        } fields[] = {{"pre_ns_per_byte", &w.preUsPerByte},
+                      {"post_ns_per_byte", &w.postUsPerByte},
+                      {"collective_factor", &w.collectiveFactor}};
+        for (const auto& field : fields) {
+            const QJsonValue v = h[field.key];
+            if (!v.isDouble() || !(v.toDouble() >= 0) || v.toDouble() > 1e6) {
+                *why = QString("%1: hooks.%2.%3: expected a number >= 0 (ns per byte)")
+                           .arg(path, it.key(), field.key);
+                return std::nullopt;
+            }
+            // ns to us; the factor is a ratio, at least 1 by the time it is read
+            *field.to = field.to == &w.collectiveFactor ? std::max(1.0, v.toDouble())
+                                                        : v.toDouble() * 1e-3;
+        }
+        out.hooks[it.key()] = w;
+    }
+    return out;
+}
+
+HookWork hookWork(const HookCalibration& calibration, const QString& hook, const QString& backend,
+                  bool onDevice) {
+    if (backend != calibration.backend || onDevice != calibration.onDevice) {
+        return {};
+    }
+    const auto it = calibration.hooks.find(hook);
+    return it == calibration.hooks.end() ? HookWork{} : it->second;
+}
+
+} // namespace commprof::analysis

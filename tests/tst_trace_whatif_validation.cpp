@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `commprof trace whatif` judged against runs it did not see: Python DDP jobs (Debian's
+// python3-torch, gloo, 2 ranks) that train several DDP settings inside one job
+// (tests/ddp_trace_variants.py: this machine drifts by up to 30 % between runs, far more than a
+// cap moves a step), each setting's unprofiled steps timed in interleaved rounds and each one
+// traced. Every setting's step is predicted from every other setting's trace, as a ratio to that
+// trace's replayed step times its unprofiled median (a trace carries the profiler's overhead):
+//
+//   - caps 0.25 / 1 / 4 / 25 MiB and the fp16 hook for an MLP and a convolutional network on
+//     loopback: the MAPE, the predicted buckets against the ones each trace recorded (a wrong
+//     bucket rule is caught there), and fp16's direction;
+//   - the MLP over a 2gbit and a 500mbit link between two namespaces of the test's own: each
+//     link's steps from the other link's traces at --bandwidth-x 0.25 and 4 (a cost that ignored
+//     the bandwidth would miss the slower link by half), and fp16's direction on each link.
+//
+// MAPEs are printed with the load average. Skips with the reason where python3 has no torch, and
+// the link half without root or tbf.
+
+#include "cli_runner.h"
+#include "link_helpers.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+
+namespace {
+
+const QString kPython = "/usr/bin/python3";
+const QString kLoopbackVariants = "0.25:allreduce,1:allreduce,4:allreduce,25:allreduce,"
+                                  "1:fp16_compress,25:fp16_compress";
+const QString kLinkVariants = "1:allreduce,25:allreduce,25:fp16_compress";
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty()      ? 0
+           : v.size() % 2 ? v[v.size() / 2]
+                          : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+QString loadAverage() {
+    QFile f("/proc/loadavg");
+    return f.open(QIODevice::ReadOnly) ? QString(f.readAll()).section(' ', 0, 2) : "?";
+}
+
+struct Variant {
+    QString label;
+    double capMb = 0;
+    QString hook;
+    double unprofiledMs = 0;
+};
+
+// One job's variants, as its steps.json lists them.
+std::vector<Variant> variantsOf(const QString& dir) {
+    QFile f(dir + "/steps.json");
+    std::vector<Variant> out;
+    if (!f.open(QIODevice::ReadOnly)) {
+        return out;
+    }
+    for (const QJsonValue v : QJsonDocument::fromJson(f.readAll())["variants"].toArray()) {
+        std::vector<double> steps;
+        for (const QJsonValue s : v["unprofiled_ms"].toArray()) {
+            steps.push_back(s.toDouble());
+        }
+        out.push_back({v["label"].toString(), v["bucket_cap_mb"].toDouble(),
+                       v["hook"].toString(), median(steps)});
+    }
+    return out;
+}
+
+// `trace whatif` on one variant's trace over every cap and hook the jobs ran.
+QJsonObject whatIf(const QString& dir, const Variant& v, const QStringList& extra = {}) {
+    const QString traces = dir + "/" + v.label;
+    const CliResult r =
+        runCli("commprof",
+               QStringList{"trace", "whatif", traces, "--params", traces + "/params.json",
+                           "--bucket-cap-mb", "0.25,1,4,25", "--hook", "allreduce,fp16_compress",
+                           "--json"} +
+                   extra,
+               120000);
+    if (r.exitCode != 0) {
+        qWarning("%s: %s", qPrintable(traces), r.err.constData());
+        return {};
+    }
+    return r.json();
+}
+
+QJsonObject scenarioFor(const QJsonObject& whatif, const Variant& v) {
+    for (const QJsonValue s : whatif["scenarios"].toArray()) {
+        if (s["bucket_cap_mb"].toDouble() == v.capMb && s["hook"].toString() == v.hook) {
+            return s.toObject();
+        }
+    }
+    return {};
+}
+
+// `to`'s step predicted from `from`'s trace: the scenario's step over the replayed one, times
+// `from`'s unprofiled median.
+double predicted(const QJsonObject& whatif, const Variant& from, const Variant& to) {
+    return from.unprofiledMs * scenarioFor(whatif, to)["step_ms"].toDouble() /
+           whatif["recorded"]["replayed_step_ms"].toDouble();
+}
+
+} // namespace
+
+class TstTraceWhatIfValidation : public QObject {
+    Q_OBJECT
+    QTemporaryDir work_;
+    QStringList ns_;
+    int port_ = 29400 + int(QCoreApplication::applicationPid() % 400);
+
+    // Both ranks of one job; its folder, empty when it failed. In `hosts` (two namespaces
+    // joined by cpl0) when given, else on loopback.
+    QString record(const QString& name, const QString& model, const QString& variants,
+                   const QStringList& hosts = {}) {
+        const QString out = work_.filePath(name);
+        const int port = port_++;
+        std::vector<std::unique_ptr<QProcess>> ranks;
+        for (int r = 0; r < 2; ++r) {
+            auto p = std::make_unique<QProcess>();
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            env.insert("RANK", QString::number(r));
+            env.insert("WORLD_SIZE", "2");
+            env.insert("MASTER_ADDR", hosts.isEmpty() ? "127.0.0.1" : "169.254.88.1");
+            env.insert("MASTER_PORT", QString::number(port));
+            if (!hosts.isEmpty()) {
+                env.insert("GLOO_SOCKET_IFNAME", "cpl0");
+            }
+            p->setProcessEnvironment(env);
+            p->setProcessChannelMode(QProcess::MergedChannels);
+            const QStringList job{COMMPROF_SOURCE_DIR "/tests/ddp_trace_variants.py",
+                                  "--model",
+                                  model,
+                                  "--variants",
+                                  variants,
+                                  "--out",
+                                  out};
+            if (hosts.isEmpty()) {
+                p->start(kPython, job);
+            } else {
+                p->start("ip", QStringList{"netns", "exec", hosts[r], kPython} + job);
+            }
+            ranks.push_back(std::move(p));
+        }
+        bool ok = true;
+        for (auto& p : ranks) {
+            ok = p->waitForFinished(300000) && p->exitCode() == 0 && ok;
+            if (p->exitCode() != 0) {
+                qWarning("%s", p->readAll().constData());
+            }
+        }
+        return ok ? out : QString();
+    }
+
+    // Two namespaces of the test's own joined by a veth pair, each end shaped to `rate`.
+    QString makeHosts(const QString& tag, const QString& rate, QStringList* hosts) {
+        const QString base = QString("cptest-wv%1-%2").arg(::getpid()).arg(tag);
+        *hosts = {base + "-a", base + "-b"};
+        ns_ << *hosts;
+        QStringList errors;
+        const auto ip = [&](const QStringList& args) {
+            int code = 0;
+            const QByteArray out = links_test::run("ip", args, &code);
+            if (code != 0) {
+                errors << "ip " + args.join(' ') + ": " + out;
+            }
+        };
+        for (const QString& n : *hosts) {
+            ip({"netns", "add", n});
+            ip({"-n", n, "link", "set", "lo", "up"});
+        }
+        ip({"link", "add", "cpl0", "netns", (*hosts)[0], "type", "veth", "peer", "name", "cpl0",
+            "netns", (*hosts)[1]});
+        for (int h = 0; h < 2; ++h) {
+            ip({"-n", (*hosts)[h], "addr", "add", QString("169.254.88.%1/24").arg(h + 1), "dev",
+                "cpl0"});
+            ip({"-n", (*hosts)[h], "link", "set", "cpl0", "up"});
+            int code = 0;
+            const QByteArray out =
+                links_test::run("tc",
+                                {"-n", (*hosts)[h], "qdisc", "add", "dev", "cpl0", "root", "tbf",
+                                 "rate", rate, "burst", "256kb", "latency", "50ms"},
+                                &code);
+            if (code != 0) {
+                errors << "tc: " + out;
+            }
+        }
+        return errors.join("; ");
+    }
+
+    // Every variant's step from every other's trace; the MAPE, with the checks every pair
+    // makes: the predicted buckets are the ones the other trace recorded, and the replay is
+    // within 10 % of its trace's median step.
+    double crossPredictions(const QString& what, const QString& dir) {
+        const std::vector<Variant> vs = variantsOf(dir);
+        if (vs.size() < 2) {
+            QTest::qFail(qPrintable(dir + ": no variants"), __FILE__, __LINE__);
+            return 1;
+        }
+        std::map<QString, QJsonObject> w;
+        for (const Variant& v : vs) {
+            w[v.label] = whatIf(dir, v);
+            const QJsonObject rec = w[v.label]["recorded"].toObject();
+            const double replayError =
+                rec["replayed_step_ms"].toDouble() / rec["step_ms"].toDouble() - 1;
+            qInfo("%s %s: traced median %.1f ms, replayed %.1f ms (%+.1f %%), unprofiled %.1f ms",
+                  qPrintable(what), qPrintable(v.label), rec["step_ms"].toDouble(),
+                  rec["replayed_step_ms"].toDouble(), replayError * 100, v.unprofiledMs);
+            // 5 % is the goal (docs/cli.md); 6 traced steps of a loaded machine stray further.
+            if (!(std::abs(replayError) <= 0.10)) {
+                QTest::qFail(qPrintable(v.label + ": replay off"), __FILE__, __LINE__);
+                return 1;
+            }
+        }
+        double sum = 0;
+        int n = 0;
+        for (const Variant& from : vs) {
+            for (const Variant& to : vs) {
+                if (from.label == to.label) {
+                    continue;
+                }
+                const int buckets = scenarioFor(w[from.label], to)["buckets"].toInt();
+                const int recorded = w[to.label]["recorded"].toObject()["buckets"].toInt();
+                if (buckets != recorded) {
+                    QTest::qFail(qPrintable(QString("%1 from %2's trace: %3 buckets, its own "
+                                                    "trace recorded %4")
+                                                .arg(to.label, from.label)
+                                                .arg(buckets)
+                                                .arg(recorded)),
+                                 __FILE__, __LINE__);
+                    return 1;
+                }
+                const double p = predicted(w[from.label], from, to);
+                sum += std::abs(p - to.unprofiledMs) / to.unprofiledMs;
+                ++n;
+            }
+        }
+        const double mape = sum / n;
+        qInfo("%s: MAPE %.1f %% over %d predictions (load average %s)", qPrintable(what),
+              mape * 100, n, qPrintable(loadAverage()));
+        return mape;
+    }
+
+    // fp16's direction at `cap` on this job: predicted from the allreduce trace as measured.
+    void checkFp16Direction(const QString& dir, double cap) {
+        const std::vector<Variant> vs = variantsOf(dir);
+        const auto at = [&](const QString& hook) {
+            return *std::find_if(vs.begin(), vs.end(), [&](const Variant& v) {
+                return v.capMb == cap && v.hook == hook;
+            });
+        };
+        const Variant plain = at("allreduce"), fp16 = at("fp16_compress");
+        const double p = predicted(whatIf(dir, plain), plain, fp16);
+        qInfo("%s: fp16 at %g MiB measured %.1f ms against allreduce's %.1f ms, predicted %.1f ms",
+              qPrintable(QDir(dir).dirName()), cap, fp16.unprofiledMs, plain.unprofiledMs, p);
+        QCOMPARE(p > plain.unprofiledMs, fp16.unprofiledMs > plain.unprofiledMs);
+    }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(work_.isValid());
+        if (qEnvironmentVariableIsSet("KEEP_WORK")) {
+            work_.setAutoRemove(false);
+            qInfo("jobs kept in %s", qPrintable(work_.path()));
+        }
+        QProcess probe;
+        probe.start(kPython, {"-c", "import torch"});
+        if (!probe.waitForFinished(60000) || probe.exitCode() != 0) {
+            QSKIP("/usr/bin/python3 has no torch (apt-get install python3-torch)");
+        }
+    }
+
+    void cleanupTestCase() {
+        for (const QString& n : ns_) {
+            links_test::run("ip", {"netns", "del", n});
+        }
+    }
+
+    void loopbackCapsAndHooks() {
+        for (const QString& model : {QString("mlp"), QString("convnet")}) {
+            const QString dir = record("loopback_" + model, model, kLoopbackVariants);
+            QVERIFY2(!dir.isEmpty(), "a Python DDP job failed");
+            const double mape = crossPredictions(model + " on loopback", dir);
+            // The goal is 10 %; 15 % leaves room for a loaded machine (docs/cli.md quotes runs).
+            QVERIFY2(mape <= 0.15, qPrintable(QString::number(mape)));
+            checkFp16Direction(dir, 25);
+        }
+    }
+
+    void linksPredictEachOther() {
+        if (const QString why = links_test::skipReason(); !why.isEmpty()) {
+            QSKIP(qPrintable(why));
+        }
+        QStringList fast, slow;
+        QString error = makeHosts("f", "2gbit", &fast);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        error = makeHosts("s", "500mbit", &slow);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const QString fastDir = record("link_2gbit", "mlp", kLinkVariants, fast);
+        const QString slowDir = record("link_500mbit", "mlp", kLinkVariants, slow);
+        QVERIFY2(!fastDir.isEmpty() && !slowDir.isEmpty(), "a Python DDP job failed");
+        for (const QString& dir : {fastDir, slowDir}) {
+            const double mape = crossPredictions(QDir(dir).dirName(), dir);
+            QVERIFY2(mape <= 0.20, qPrintable(QString::number(mape)));
+            checkFp16Direction(dir, 25);
+        }
+        // Each link's steps from the other link's traces: the bandwidth through the ring.
+        const std::vector<Variant> onFast = variantsOf(fastDir), onSlow = variantsOf(slowDir);
+        double worst = 0;
+        for (std::size_t i = 0; i < onFast.size(); ++i) {
+            for (const auto& [from, fromDir, to, k] :
+                 {std::tuple{onFast[i], fastDir, onSlow[i], "0.25"},
+                  std::tuple{onSlow[i], slowDir, onFast[i], "4"}}) {
+                const double p = predicted(whatIf(fromDir, from, {"--bandwidth-x", k}), from, to);
+                const double error = (p - to.unprofiledMs) / to.unprofiledMs;
+                qInfo("%s from %s x%s: predicted %.1f ms, measured %.1f ms (%+.1f %%)",
+                      qPrintable(to.label), qPrintable(QDir(fromDir).dirName()), k, p,
+                      to.unprofiledMs, error * 100);
+                if (from.hook == "allreduce") {
+                    worst = std::max(worst, std::abs(error));
+                }
+            }
+        }
+        qInfo("bandwidth: worst allreduce error %.1f %% (load average %s)", worst * 100,
+              qPrintable(loadAverage()));
+        // The goal is 20 %: 1 MiB buckets from the 2gbit trace at 0.25x came to +12 % and +20 %
+        // in two quiet runs (docs/cli.md), the rest within 5 %.
+        QVERIFY2(worst <= 0.25, qPrintable(QString::number(worst)));
+    }
+};
+
+QTEST_GUILESS_MAIN(TstTraceWhatIfValidation)
+#include "tst_trace_whatif_validation.moc"
