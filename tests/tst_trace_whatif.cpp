@@ -6,10 +6,12 @@
 #include "cli_runner.h"
 
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <cmath>
+#include <tuple>
 
 namespace {
 
@@ -181,6 +183,60 @@ private slots:
         r = runCli("commprof", {"trace", "whatif", kLegacy0, "--params", wrong});
         QCOMPARE(r.exitCode, 2);
         QVERIFY(r.err.contains("14 gradients"));
+        r = runCli("commprof", {"trace", "whatif", kLegacy0, kLegacy1, "--params", kLegacyParams,
+                                "--compute-contention", "2"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.err.contains("--compute-contention"));
+    }
+
+    // A hook calibration file replaces the built-in one: read, named in the notes, refused with
+    // the field when it is wrong. Without casts and at a factor of 1, fp16 only halves the wire
+    // and cannot be slower than allreduce; the built-in calibration (gloo's float16 sums 4.5x
+    // dearer) makes it slower on this gloo CPU job, as the validation's runs measure.
+    void hookCalibrationIsRead() {
+        const auto write = [&](const QString& name, const QByteArray& text) {
+            QFile f(work_.filePath(name));
+            f.open(QIODevice::WriteOnly);
+            f.write(text);
+            return f.fileName();
+        };
+        const QString free = write("free.json", R"({"backend":"gloo","device":"cpu",
+            "fp32_ns_per_byte":1.1,"hooks":{"fp16_compress":{"pre_ns_per_byte":0,
+            "post_ns_per_byte":0,"collective_factor":1}}})");
+        const auto steps = [&](const QStringList& extra) {
+            const CliResult r = runCli(
+                "commprof",
+                QStringList{"trace", "whatif", kLegacy0, kLegacy1, "--params", kLegacyParams,
+                            "--bucket-cap-mb", "0.25", "--hook", "allreduce,fp16_compress",
+                            "--json"} +
+                    extra);
+            const QJsonArray s = r.json()["scenarios"].toArray();
+            return std::tuple{s[0]["step_ms"].toDouble(), s[1]["step_ms"].toDouble(),
+                              r.json()["notes"].toArray()};
+        };
+        const auto [plain, fp16, notes] = steps({"--hook-calibration", free});
+        QVERIFY2(fp16 <= plain, qPrintable(QString("%1 > %2").arg(fp16).arg(plain)));
+        QVERIFY(QJsonDocument(notes).toJson().contains("free.json"));
+        const auto [plainBuiltIn, fp16BuiltIn, notesBuiltIn] = steps({});
+        QVERIFY2(fp16BuiltIn > plainBuiltIn,
+                 qPrintable(QString("%1 <= %2").arg(fp16BuiltIn).arg(plainBuiltIn)));
+        QVERIFY(QJsonDocument(notesBuiltIn).toJson().contains("built in"));
+
+        const QString bad = write("bad.json", R"({"backend":"gloo","fp32_ns_per_byte":1.1,
+            "hooks":{"fp16_compress":{"pre_ns_per_byte":-1,"post_ns_per_byte":0,
+            "collective_factor":4}}})");
+        CliResult r = runCli("commprof", {"trace", "whatif", kLegacy0, kLegacy1, "--params",
+                                          kLegacyParams, "--hook-calibration", bad, "--json"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("bad.json") &&
+                     r.err.contains("hooks.fp16_compress.pre_ns_per_byte"),
+                 r.err.constData());
+        QVERIFY(r.out.isEmpty());
+        const QString none = write("none.json", R"({"backend":"gloo","hooks":{}})");
+        r = runCli("commprof", {"trace", "whatif", kLegacy0, kLegacy1, "--params", kLegacyParams,
+                                "--hook-calibration", none});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("fp32_ns_per_byte"), r.err.constData());
     }
 };
 
