@@ -15,7 +15,9 @@
 #include <QStringList>
 #include <QTest>
 
+#include <algorithm>
 #include <csignal>
+#include <vector>
 
 #include <unistd.h>
 
@@ -112,6 +114,20 @@ inline void addStopSignalRows() {
     QTest::newRow("SIGINT") << int(SIGINT);
     QTest::newRow("SIGTERM") << int(SIGTERM);
     QTest::newRow("SIGHUP") << int(SIGHUP);
+}
+
+// The median of timings (0 for none), and the load average they were taken at: a measured test
+// quotes both.
+inline double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty()      ? 0
+           : v.size() % 2 ? v[v.size() / 2]
+                          : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+inline QString loadAverage() {
+    QFile f("/proc/loadavg");
+    return f.open(QIODevice::ReadOnly) ? QString(f.readAll()).section(' ', 0, 2) : "?";
 }
 
 } // namespace links_test

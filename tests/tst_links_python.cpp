@@ -26,18 +26,6 @@ constexpr int kWarmup = 4;
 const QString kRate = "1gbit";
 const QString kPython = "/usr/bin/python3";
 
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.empty()      ? 0
-           : v.size() % 2 ? v[v.size() / 2]
-                          : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-
-QString loadAverage() {
-    QFile f("/proc/loadavg");
-    return f.open(QIODevice::ReadOnly) ? QString(f.readAll()).section(' ', 0, 2) : "?";
-}
-
 } // namespace
 
 class TstLinksPython : public QObject {
@@ -191,18 +179,19 @@ private slots:
             QVERIFY2(!c.empty(), "commprof's cell failed");
             const std::vector<double> p = pythonSteps(rankFile);
             QVERIFY2(!p.empty(), "Python DDP failed");
-            ours.push_back(median(c));
-            theirs.push_back(median(p));
+            ours.push_back(links_test::median(c));
+            theirs.push_back(links_test::median(p));
             paired.push_back(ours.back() / theirs.back());
             rounds << QString("%1/%2").arg(ours.back(), 0, 'f', 1).arg(theirs.back(), 0, 'f', 1);
         }
         // Each round's two runs are neighbours in time: the median of their ratios cancels the
         // machine's drift between rounds, which a ratio of the two medians keeps.
-        const double ratio = median(paired);
+        const double ratio = links_test::median(paired);
         qInfo("over %s: commprof/python step medians per round (ms) %s; median of the rounds' "
               "ratios %.3f (ratio of medians %.3f); load average %s",
               qPrintable(kRate), qPrintable(rounds.join(", ")), ratio,
-              median(ours) / median(theirs), qPrintable(loadAverage()));
+              links_test::median(ours) / links_test::median(theirs),
+              qPrintable(links_test::loadAverage()));
         QVERIFY2(ratio >= 0.85 && ratio <= 1.15, qPrintable(QString::number(ratio)));
     }
 };

@@ -204,12 +204,11 @@ private slots:
             "fp32_ns_per_byte":1.1,"hooks":{"fp16_compress":{"pre_ns_per_byte":0,
             "post_ns_per_byte":0,"collective_factor":1}}})");
         const auto steps = [&](const QStringList& extra) {
-            const CliResult r = runCli(
-                "commprof",
-                QStringList{"trace", "whatif", kLegacy0, kLegacy1, "--params", kLegacyParams,
-                            "--bucket-cap-mb", "0.25", "--hook", "allreduce,fp16_compress",
-                            "--json"} +
-                    extra);
+            const CliResult r =
+                runCli("commprof", QStringList{"trace", "whatif", kLegacy0, kLegacy1, "--params",
+                                               kLegacyParams, "--bucket-cap-mb", "0.25", "--hook",
+                                               "allreduce,fp16_compress", "--json"} +
+                                       extra);
             const QJsonArray s = r.json()["scenarios"].toArray();
             return std::tuple{s[0]["step_ms"].toDouble(), s[1]["step_ms"].toDouble(),
                               r.json()["notes"].toArray()};

@@ -38,18 +38,6 @@ const QString kLoopbackVariants = "0.25:allreduce,1:allreduce,4:allreduce,25:all
                                   "1:fp16_compress,25:fp16_compress";
 const QString kLinkVariants = "1:allreduce,25:allreduce,25:fp16_compress";
 
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.empty()      ? 0
-           : v.size() % 2 ? v[v.size() / 2]
-                          : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-
-QString loadAverage() {
-    QFile f("/proc/loadavg");
-    return f.open(QIODevice::ReadOnly) ? QString(f.readAll()).section(' ', 0, 2) : "?";
-}
-
 struct Variant {
     QString label;
     double capMb = 0;
@@ -69,8 +57,8 @@ std::vector<Variant> variantsOf(const QString& dir) {
         for (const QJsonValue s : v["unprofiled_ms"].toArray()) {
             steps.push_back(s.toDouble());
         }
-        out.push_back({v["label"].toString(), v["bucket_cap_mb"].toDouble(),
-                       v["hook"].toString(), median(steps)});
+        out.push_back({v["label"].toString(), v["bucket_cap_mb"].toDouble(), v["hook"].toString(),
+                       links_test::median(steps)});
     }
     return out;
 }
@@ -244,7 +232,7 @@ class TstTraceWhatIfValidation : public QObject {
         }
         const double mape = sum / n;
         qInfo("%s: MAPE %.1f %% over %d predictions (load average %s)", qPrintable(what),
-              mape * 100, n, qPrintable(loadAverage()));
+              mape * 100, n, qPrintable(links_test::loadAverage()));
         return mape;
     }
 
@@ -329,7 +317,7 @@ private slots:
             }
         }
         qInfo("bandwidth: worst allreduce error %.1f %% (load average %s)", worst * 100,
-              qPrintable(loadAverage()));
+              qPrintable(links_test::loadAverage()));
         // The goal is 20 %: 1 MiB buckets from the 2gbit trace at 0.25x came to +12 % and +20 %
         // in two quiet runs (docs/cli.md), the rest within 5 %.
         QVERIFY2(worst <= 0.25, qPrintable(QString::number(worst)));

@@ -68,6 +68,21 @@ double collectiveUs(const HookModel& hook, const CollectiveCost& cost, const Buc
                         cost.usOnMeasuredLink(wire.collectives, wire.bytes));
 }
 
+// A bucket launched in order: ready once its last gradient is and the bucket before was, its
+// collective started once the hook's casts are done and the collective before has ended.
+struct Launched {
+    double readyUs = 0, preUs = 0, startUs = 0, endUs = 0;
+};
+Launched launch(double lastReadyUs, double bytes, const BucketWire& wire, const HookModel& hook,
+                const CollectiveCost& cost, double previousReady, double previousEnd) {
+    Launched l;
+    l.readyUs = std::max(lastReadyUs, previousReady);
+    l.preUs = hook.work.preUsPerByte * bytes;
+    l.startUs = std::max(l.readyUs + l.preUs, previousEnd);
+    l.endUs = l.startUs + collectiveUs(hook, cost, wire) + hook.work.postUsPerByte * bytes;
+    return l;
+}
+
 } // namespace
 
 std::vector<std::vector<int>> assignBuckets(const std::vector<double>& bytesInReadyOrder,
@@ -182,13 +197,13 @@ Schedule simulateLayout(const std::vector<ReadyParam>& readyOrder,
         }
         const BucketWire wire = hook.wire(params);
         b.wireBytes = wire.bytes;
-        b.preUs = hook.work.preUsPerByte * b.bytes;
+        const Launched l =
+            launch(clock.wallAt(progress), b.bytes, wire, hook, cost, previousReady, previousEnd);
+        b.readyUs = l.readyUs;
+        b.preUs = l.preUs;
+        b.startUs = l.startUs;
+        b.endUs = l.endUs;
         hookShift += b.preUs;
-        // The reducer launches buckets in order: a bucket ready early waits for the one before.
-        b.readyUs = std::max(clock.wallAt(progress), previousReady);
-        b.startUs = std::max(b.readyUs + b.preUs, previousEnd);
-        b.endUs = b.startUs + collectiveUs(hook, cost, wire) +
-                  hook.work.postUsPerByte * b.bytes;
         clock.busy(b.startUs, b.endUs);
         previousReady = b.readyUs;
         previousEnd = b.endUs;
@@ -216,17 +231,13 @@ void removeScheduleEffects(std::vector<ReadyParam>* readyOrder, double* computeE
             params.push_back(&p);
             bytes += p.bytes;
         }
-        const BucketWire wire = hook.wire(params);
-        const double pre = hook.work.preUsPerByte * bytes;
+        const Launched l =
+            launch(ready, bytes, hook.wire(params), hook, cost, previousReady, previousEnd);
         lastShift = hookShift;
-        hookShift += pre;
-        const double readyUs = std::max(ready, previousReady);
-        const double startUs = std::max(readyUs + pre, previousEnd);
-        const double endUs = startUs + collectiveUs(hook, cost, wire) +
-                             hook.work.postUsPerByte * bytes;
-        clock.busy(startUs, endUs);
-        previousReady = readyUs;
-        previousEnd = endUs;
+        hookShift += l.preUs;
+        clock.busy(l.startUs, l.endUs);
+        previousReady = l.readyUs;
+        previousEnd = l.endUs;
     }
     *computeEndUs = std::max(0.0, clock.progressAt(*computeEndUs) - lastShift);
 }

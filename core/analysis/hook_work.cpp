@@ -69,8 +69,8 @@ std::optional<HookCalibration> readHookCalibration(const QString& path, QString*
                 return std::nullopt;
             }
             // ns to us; the factor is a ratio, at least 1 by the time it is read
-            *field.to = field.to == &w.collectiveFactor ? std::max(1.0, v.toDouble())
-                                                        : v.toDouble() * 1e-3;
+            *field.to =
+                field.to == &w.collectiveFactor ? std::max(1.0, v.toDouble()) : v.toDouble() * 1e-3;
         }
         out.hooks[it.key()] = w;
     }

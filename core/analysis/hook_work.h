@@ -15,15 +15,13 @@
 namespace commprof::analysis {
 
 struct HookWork {
-    double preUsPerByte = 0;     // per gradient byte, on the backward's thread
-    double postUsPerByte = 0;    // per gradient byte, after the collective
+    double preUsPerByte = 0;  // per gradient byte, on the backward's thread
+    double postUsPerByte = 0; // per gradient byte, after the collective
     // Its collective's time over a float32 all-reduce's of the same wire bytes, where the
     // excess is work on the host's cores (gloo's float16 sums): over a link K times faster or
     // slower, only the float32 part scales (bucket_schedule.cpp).
     double collectiveFactor = 1;
-    bool none() const {
-        return preUsPerByte == 0 && postUsPerByte == 0 && collectiveFactor == 1;
-    }
+    bool none() const { return preUsPerByte == 0 && postUsPerByte == 0 && collectiveFactor == 1; }
 };
 
 struct HookCalibration {

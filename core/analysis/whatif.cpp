@@ -326,8 +326,8 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
                                       "compute"));
 
     // The recorded scenario, with the buckets as recorded.
-    const Schedule replay = simulateLayout(profile.params, tp->layout, *recordedHook, w.cost,
-                                           profile.computeEndUs);
+    const Schedule replay =
+        simulateLayout(profile.params, tp->layout, *recordedHook, w.cost, profile.computeEndUs);
     w.replayedExposedMs = replay.exposedUs() / 1e3;
     w.replayedComputeMs = (profile.forwardUs + replay.computeEndUs) / 1e3;
     w.replayedOptimizerMs = profile.optimizerUs / 1e3;
@@ -336,8 +336,8 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
         // The whole step: beside a backward on the same cores, a dearer collective also
         // lengthens the compute.
         const auto replayedUs = [&](const CollectiveCost& c) {
-            const Schedule s = simulateLayout(profile.params, tp->layout, *recordedHook, c,
-                                              profile.computeEndUs);
+            const Schedule s =
+                simulateLayout(profile.params, tp->layout, *recordedHook, c, profile.computeEndUs);
             return s.computeEndUs + s.exposedUs();
         };
         const auto [lower, upper] = costBounds(w.cost, w.costErrorFraction);

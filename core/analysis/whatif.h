@@ -55,7 +55,7 @@ struct Scenario {
 struct WhatIf {
     double recordedCapMb = 0, recordedFirstBucketMb = 1;
     bool firstBucketFollowsCap = false; // another cap's scenario has its first bucket at the cap
-    QString recordedCapFrom; // --recorded-bucket-cap-mb, --params, the recorded buckets
+    QString recordedCapFrom;            // --recorded-bucket-cap-mb, --params, the recorded buckets
     QString hook;
     int worldSize = 0;
     double stepMs = 0; // the recorded median step

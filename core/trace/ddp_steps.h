@@ -59,8 +59,8 @@ struct DdpRankSteps {
     std::optional<int> worldSize; // distributedInfo's, where the trace has one
     std::string backend;
     bool stepsMarked = false;
-    bool sized = false;  // every bucket's elements are known
-    bool legacy = false; // a bare JSON list: the legacy (non-Kineto) export
+    bool sized = false;    // every bucket's elements are known
+    bool legacy = false;   // a bare JSON list: the legacy (non-Kineto) export
     bool onDevice = false; // its collectives ran on a GPU (kernels in the trace)
     std::vector<DdpIteration> iterations;
     std::vector<std::string> notes; // what the trace lacks and what follows from it

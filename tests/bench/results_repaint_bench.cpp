@@ -62,8 +62,7 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "%s: could not be made\n", qPrintable(dir));
             return 1;
         }
-        const store::OpenedResults opened =
-            store::openResults(dir, store::defaultDbPath(dir), {});
+        const store::OpenedResults opened = store::openResults(dir, store::defaultDbPath(dir), {});
         const report::ReportData data =
             report::loadReportData(*opened.db, QDir(dir).canonicalPath());
         QStringList ids;
@@ -101,7 +100,8 @@ int main(int argc, char** argv) {
                 select.push_back(double(t.nsecsElapsed()) / 1e6);
             }
             const QString size = QString("%1x%2").arg(screen.width()).arg(screen.height());
-            for (const auto& [kind, ms] : {std::pair{"repaint", repaint}, {"replot", replot}, {"select", select}}) {
+            for (const auto& [kind, ms] :
+                 {std::pair{"repaint", repaint}, {"replot", replot}, {"select", select}}) {
                 const Timing s = summarise(ms);
                 std::printf("%-8d %-10s %-8s %10.2f %10.2f\n", shape.cells(), qPrintable(size),
                             kind, s.medianMs, s.worstMs);
