@@ -153,9 +153,11 @@ private slots:
               rec["step_ms"].toDouble(), rec["replayed_step_ms"].toDouble(),
               replayError(r.json()) * 100, rec["buckets"].toInt(), rec["bucket_cap_mb"].toDouble(),
               qPrintable(rec["bucket_cap_from"].toString()));
-        // 7.4 % when this was written: the gradients' host-side ready times on a CUDA job miss
-        // the device's own end (docs/cli.md says what limits it); the 5 % goal is not met here.
-        QVERIFY(std::abs(replayError(r.json())) <= 0.10);
+        // -0.7 % when this was written. Before DDP's finalize was counted it was -7.4 %: after
+        // the last all-reduce (84.2..85.9 ms into step 4's backward) the reducer copies its
+        // buckets back into the 161 gradients (161 copy_bucket_to_grad spans, 9.0 ms, read from
+        // the trace with Python) until 101.7 ms, where the optimizer starts.
+        QVERIFY(std::abs(replayError(r.json())) <= 0.05);
     }
 
     void badInputIsRefused() {

@@ -21,8 +21,8 @@ StepPrediction predictStep(const StepProfile& profile, const BucketRule& rule,
     StepPrediction out;
     out.schedule = simulateSchedule(profile.params, rule, hook, cost, profile.computeEndUs);
     out.exposedUs = out.schedule.exposedUs();
-    out.stepUs =
-        profile.forwardUs + out.schedule.computeEndUs + out.exposedUs + profile.optimizerUs;
+    out.stepUs = profile.forwardUs + out.schedule.computeEndUs + out.exposedUs +
+                 profile.finalizeUs + profile.optimizerUs;
     return out;
 }
 

@@ -35,6 +35,10 @@ struct StepProfile {
     double forwardUs = 0;
     double computeEndUs = 0; // the backward's compute ends (its last gradient is ready)
     double optimizerUs = 0;
+    // After the last collective and the backward's compute, before the optimizer: DDP's finalize
+    // (on a trace, the buckets copied back into the gradients), the same at every cap. A cell's
+    // rank files time none.
+    double finalizeUs = 0;
     // What the backward waited for after its compute (measured; what calibrates the cost).
     double exposedUs = 0;
     int samples = 0; // rank-iterations the medians are over

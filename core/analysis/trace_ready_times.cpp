@@ -65,7 +65,15 @@ std::optional<TraceProfile> profileFromTraces(const std::vector<const trace::Ddp
     }
 
     std::vector<std::vector<double>> ready(gradients);
-    std::vector<double> forward, computeEnd, optimizer, exposed;
+    std::vector<double> forward, computeEnd, optimizer, exposed, finalize;
+    // What one iteration ran after its last collective and its compute, before the optimizer.
+    const auto finalizeOf = [](const trace::DdpIteration& it) {
+        double last = it.computeEndUs;
+        for (const trace::BucketCollective& b : it.buckets) {
+            last = std::max(last, b.endUs.value_or(b.launchUs));
+        }
+        return std::max(0.0, it.backwardEndUs - last);
+    };
     int samples = 0;
     const auto usable = [&](const trace::DdpIteration* it) {
         return it && it->gradientReadyUs.size() == gradients &&
@@ -100,6 +108,7 @@ std::optional<TraceProfile> profileFromTraces(const std::vector<const trace::Ddp
                 computeEnd.push_back(it->backwardComputeUs());
                 optimizer.push_back(it->afterBackwardUs());
                 exposed.push_back(it->afterComputeUs());
+                finalize.push_back(finalizeOf(*it));
                 ++samples;
             }
             continue;
@@ -114,8 +123,9 @@ std::optional<TraceProfile> profileFromTraces(const std::vector<const trace::Ddp
             }
             offset.push_back(trace::median(d).value_or(0));
         }
-        std::vector<double> starts, backwardStarts, afterBackward, lastEnds;
+        std::vector<double> starts, backwardStarts, afterBackward, lastEnds, finalizes;
         for (std::size_t r = 0; r < its.size(); ++r) {
+            finalizes.push_back(finalizeOf(*its[r]));
             starts.push_back(its[r]->window.start - offset[r]);
             backwardStarts.push_back(its[r]->backwardStartUs - offset[r]);
             afterBackward.push_back(its[r]->afterBackwardUs());
@@ -135,6 +145,7 @@ std::optional<TraceProfile> profileFromTraces(const std::vector<const trace::Ddp
         forward.push_back(backwardStart - start);
         computeEnd.push_back(end - backwardStart);
         optimizer.push_back(trace::median(afterBackward).value_or(0));
+        finalize.push_back(trace::median(finalizes).value_or(0));
         exposed.push_back(std::max(0.0, trace::median(lastEnds).value_or(end) - end));
         ++samples;
         // What each bucket's collective took once it could run, one at a time as the model runs
@@ -162,6 +173,7 @@ std::optional<TraceProfile> profileFromTraces(const std::vector<const trace::Ddp
     p.computeEndUs = trace::median(computeEnd).value_or(0);
     p.optimizerUs = trace::median(optimizer).value_or(0);
     p.exposedUs = trace::median(exposed).value_or(0);
+    p.finalizeUs = trace::median(finalize).value_or(0);
     double previous = 0;
     for (std::size_t i = 0; i < gradients; ++i) {
         // Medians of each gradient, kept in order: a median ready time never precedes the last.

@@ -330,7 +330,7 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
         simulateLayout(profile.params, tp->layout, *recordedHook, w.cost, profile.computeEndUs);
     w.replayedExposedMs = replay.exposedUs() / 1e3;
     w.replayedComputeMs = (profile.forwardUs + replay.computeEndUs) / 1e3;
-    w.replayedOptimizerMs = profile.optimizerUs / 1e3;
+    w.replayedOptimizerMs = (profile.finalizeUs + profile.optimizerUs) / 1e3;
     w.replayedStepMs = w.replayedComputeMs + w.replayedExposedMs + w.replayedOptimizerMs;
     {
         // The whole step: beside a backward on the same cores, a dearer collective also
@@ -395,7 +395,7 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
             s.stepMs = p.stepUs / 1e3;
             s.exposedMs = p.exposedUs / 1e3;
             s.computeMs = (profile.forwardUs + p.schedule.computeEndUs) / 1e3;
-            s.optimizerMs = profile.optimizerUs / 1e3;
+            s.optimizerMs = (profile.finalizeUs + profile.optimizerUs) / 1e3;
             // The fit's error goes through the schedule: a cost that much off moves the step by
             // what it exposes, not by the whole step.
             const auto [lower, upper] = costBounds(cost, w.costErrorFraction);

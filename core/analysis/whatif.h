@@ -5,8 +5,8 @@
 // bandwidth, world size) predicted the same way, each with an uncertainty, and a recommendation
 // that keeps what the job has when the gain is inside the uncertainty.
 //
-// The recorded step is predicted from its parts (the medians of forward, backward compute and
-// optimizer, the gradients' ready times, the buckets as recorded, each collective's cost fitted
+// The recorded step is predicted from its parts (the medians of forward, backward compute, DDP's
+// finalize and the optimizer, the gradients' ready times, the buckets as recorded, each collective's cost fitted
 // from the trace's own collectives) with nothing fitted to the step itself; its buckets are the
 // trace's, in count and bytes. A collective's cost at another world size or bandwidth follows the
 // ring all-reduce (collective_cost.h); compute per rank is taken as unchanged (the same batch per
