@@ -7,10 +7,12 @@
 
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <cmath>
+#include <memory>
 #include <tuple>
 
 namespace {
@@ -189,6 +191,48 @@ private slots:
                                 "--compute-contention", "2"});
         QCOMPARE(r.exitCode, 2);
         QVERIFY(r.err.contains("--compute-contention"));
+    }
+
+    // Jobs that reduce their gradients without DDP's reducer, run here with Python: each is
+    // recognised, said, and given no advice on DDP's cap or hook.
+    void jobsWithoutDdpsReducerAreSaid() {
+        QProcess probe;
+        probe.start("/usr/bin/python3", {"-c", "import torch"});
+        if (!probe.waitForFinished(60000) || probe.exitCode() != 0) {
+            QSKIP("/usr/bin/python3 has no torch (apt-get install python3-torch)");
+        }
+        int port = 29300 + int(QCoreApplication::applicationPid() % 100);
+        for (const auto& [mode, said] : {std::pair{"after", "after the backward"},
+                                         std::pair{"hooks", "one all_reduce per gradient"}}) {
+            const QString out = work_.filePath(QString("manual_") + mode);
+            std::vector<std::unique_ptr<QProcess>> ranks;
+            for (int r = 0; r < 2; ++r) {
+                auto p = std::make_unique<QProcess>();
+                QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+                env.insert("RANK", QString::number(r));
+                env.insert("WORLD_SIZE", "2");
+                env.insert("MASTER_ADDR", "127.0.0.1");
+                env.insert("MASTER_PORT", QString::number(port));
+                p->setProcessEnvironment(env);
+                p->setProcessChannelMode(QProcess::MergedChannels);
+                p->start("/usr/bin/python3", {COMMPROF_SOURCE_DIR "/tests/manual_allreduce_job.py",
+                                              "--mode", mode, "--out", out});
+                ranks.push_back(std::move(p));
+            }
+            ++port;
+            for (auto& p : ranks) {
+                QVERIFY(p->waitForFinished(120000));
+                QVERIFY2(p->exitCode() == 0, p->readAll().constData());
+            }
+            const CliResult r = runCli("commprof", {"trace", "whatif", out, "--json"}, 120000);
+            QVERIFY2(r.exitCode == 0, r.err.constData());
+            const QByteArray notes = QJsonDocument(r.json()["notes"].toArray()).toJson();
+            QVERIFY2(notes.contains(said), notes.constData());
+            const QJsonObject advice = r.json()["recommendation"].toObject();
+            QVERIFY(advice["keep"].toBool());
+            QVERIFY2(advice["reason"].toString().contains("no advice"),
+                     qPrintable(advice["reason"].toString()));
+        }
     }
 
     // A hook calibration file replaces the built-in one: read, named in the notes, refused with

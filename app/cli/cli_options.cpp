@@ -179,7 +179,7 @@ const options::Program& commprofProgram() {
               {"--compute-contention",
                "K",
                "The share of a collective's time the backward loses beside it, 0 to 1 "
-               "(default: 1 for gloo on a CPU, else 0)",
+               "(default: gloo on a CPU 1, less where a slow link holds the collective; else 0)",
                {}},
               {"--hook-calibration",
                "FILE",

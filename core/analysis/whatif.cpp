@@ -266,6 +266,11 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
         }
         w.recordedCapFrom = "the recorded buckets";
     }
+    if (!cap && (t0.reducedAfterBackward || t0.reducedPerGradient)) {
+        cap = 25;
+        w.recordedCapFrom = "none: the job does not reduce through DDP's buckets (DDP's default "
+                            "for its scenarios)";
+    }
     if (!cap && !tp->bytesFromParams) {
         // Gradient sizes shared evenly within a bucket cannot show where the rule closed it: the
         // recorded buckets are replayed as recorded, and the cap is DDP's default, said so.
@@ -318,8 +323,9 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
                    .arg(options.computeContention ? "as given"
                         : w.cost.coresShare > 0
                             ? QString("gloo on a CPU: its copies and sums take the cores the ranks "
-                                      "fill, the rest waits on the link (%1 times %2's loopback "
-                                      "all-reduce over the fitted cost)")
+                                      "fill, and the rest of a collective waits on the link; the "
+                                      "cores' part is taken as %1x a lone loopback all-reduce, "
+                                      "from %2")
                                   .arg(kInJobSlowdown)
                                   .arg(calibration.source)
                             : QString("the collectives run on a device, beside the host's "
@@ -427,6 +433,19 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
                             .arg(mb(best.capMb), best.hook)
                             .arg(gain, 0, 'f', 2)
                             .arg(best.uncertaintyMs, 0, 'f', 2);
+    if (t0.reducedAfterBackward || t0.reducedPerGradient) {
+        // The scenarios say what DDP's reducer would do with these gradients; this job's own
+        // collectives are not DDP's buckets, so no cap or hook of DDP's is advice for it.
+        r.keep = true;
+        r.capMb = w.recordedCapMb;
+        r.hook = w.hook;
+        r.stepMs = w.replayedStepMs;
+        r.reason = QString("no advice on DDP's settings: this job does not reduce its gradients "
+                           "through DDP's buckets (%1); the scenarios say what DDP's reducer "
+                           "would do with them")
+                       .arg(t0.reducedAfterBackward ? "every all_reduce starts after the backward"
+                                                    : "one all_reduce per gradient");
+    }
     if (worldSize != w.worldSize || options.bandwidthX != 1) {
         w.notes << QString("at world size %1 and %2x the bandwidth through the ring all-reduce "
                            "(2(N-1) latency steps, 2(N-1)/N of the bytes); compute per rank "

@@ -64,6 +64,36 @@ struct Launch {
 
 } // namespace
 
+namespace {
+
+// Whether DDP's reducer launched the collectives (as buckets fill, during the backward), said
+// where it did not.
+void recogniseReducer(DdpRankSteps* out) {
+    bool after = true, perGradient = true;
+    for (const DdpIteration& it : out->iterations) {
+        for (const BucketCollective& b : it.buckets) {
+            after = after && b.launchUs >= it.computeEndUs;
+        }
+        perGradient = perGradient && it.gradientReadyUs.size() >= 2 &&
+                      it.buckets.size() == it.gradientReadyUs.size();
+    }
+    out->reducedAfterBackward = after;
+    out->reducedPerGradient = perGradient;
+    if (after) {
+        out->notes.push_back(
+            "every all_reduce starts after the backward's last gradient: not DDP's reducer, which "
+            "launches each bucket as it fills (gradients reduced by hand, or a hook-less job); "
+            "the replay takes its collectives as they ran, and caps and hooks do not shape it");
+    } else if (perGradient) {
+        out->notes.push_back(
+            "one all_reduce per gradient in every iteration: a compiled job's (torch.compile "
+            "reducing each gradient) or one that reduces each gradient itself, not DDP's "
+            "buckets; caps and hooks do not shape it");
+    }
+}
+
+} // namespace
+
 DdpRankSteps ddpSteps(const Trace& trace) {
     DdpRankSteps out;
     out.source = trace.source;
@@ -237,6 +267,7 @@ DdpRankSteps ddpSteps(const Trace& trace) {
                               : ": no iteration holds a backward pass"));
     }
     out.sized = allSized;
+    recogniseReducer(&out);
     if (withoutBackward > 0) {
         out.notes.push_back(std::to_string(withoutBackward) +
                             " marked iterations without a backward left out");

@@ -62,6 +62,11 @@ struct DdpRankSteps {
     bool sized = false;    // every bucket's elements are known
     bool legacy = false;   // a bare JSON list: the legacy (non-Kineto) export
     bool onDevice = false; // its collectives ran on a GPU (kernels in the trace)
+    // Not DDP's reducer at work: every all_reduce launched after the backward's last gradient
+    // (gradients reduced by hand, a hook-less job), or one all_reduce per gradient (a compiled
+    // job's, or one that reduces each gradient itself). The cap does not shape either.
+    bool reducedAfterBackward = false;
+    bool reducedPerGradient = false;
     std::vector<DdpIteration> iterations;
     std::vector<std::string> notes; // what the trace lacks and what follows from it
 };
