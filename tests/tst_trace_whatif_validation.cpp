@@ -107,7 +107,7 @@ class TstTraceWhatIfValidation : public QObject {
     // Both ranks of one job; its folder, empty when it failed. In `hosts` (two namespaces
     // joined by cpl0) when given, else on loopback.
     QString record(const QString& name, const QString& model, const QString& variants,
-                   const QStringList& hosts = {}) {
+                   const QStringList& hosts = {}, const QStringList& extra = {}) {
         const QString out = work_.filePath(name);
         const int port = port_++;
         std::vector<std::unique_ptr<QProcess>> ranks;
@@ -123,13 +123,14 @@ class TstTraceWhatIfValidation : public QObject {
             }
             p->setProcessEnvironment(env);
             p->setProcessChannelMode(QProcess::MergedChannels);
-            const QStringList job{COMMPROF_SOURCE_DIR "/tests/ddp_trace_variants.py",
-                                  "--model",
-                                  model,
-                                  "--variants",
-                                  variants,
-                                  "--out",
-                                  out};
+            const QStringList job = QStringList{COMMPROF_SOURCE_DIR "/tests/ddp_trace_variants.py",
+                                                "--model",
+                                                model,
+                                                "--variants",
+                                                variants,
+                                                "--out",
+                                                out} +
+                                    extra;
             if (hosts.isEmpty()) {
                 p->start(kPython, job);
             } else {
@@ -299,8 +300,21 @@ private slots:
             QVERIFY2(mape <= 0.20, qPrintable(QString::number(mape)));
             checkFp16Direction(dir, 25);
         }
-        // Each link's steps from the other link's traces: the bandwidth through the ring.
-        const std::vector<Variant> onFast = variantsOf(fastDir), onSlow = variantsOf(slowDir);
+        // Each link's steps from the other link's traces: the bandwidth through the ring. The
+        // two links are two jobs, a drift apart: each is run once more, alternating, and each
+        // setting's unprofiled step taken as the mean of its two runs.
+        std::vector<Variant> onFast = variantsOf(fastDir), onSlow = variantsOf(slowDir);
+        const QStringList again{"--traced", "1"};
+        const std::vector<Variant> fast2 =
+            variantsOf(record("link_2gbit_again", "mlp", kLinkVariants, fast, again));
+        const std::vector<Variant> slow2 =
+            variantsOf(record("link_500mbit_again", "mlp", kLinkVariants, slow, again));
+        QVERIFY2(fast2.size() == onFast.size() && slow2.size() == onSlow.size(),
+                 "a Python DDP job failed");
+        for (std::size_t i = 0; i < onFast.size(); ++i) {
+            onFast[i].unprofiledMs = (onFast[i].unprofiledMs + fast2[i].unprofiledMs) / 2;
+            onSlow[i].unprofiledMs = (onSlow[i].unprofiledMs + slow2[i].unprofiledMs) / 2;
+        }
         double worst = 0;
         for (std::size_t i = 0; i < onFast.size(); ++i) {
             for (const auto& [from, fromDir, to, k] :
@@ -319,7 +333,9 @@ private slots:
         qInfo("bandwidth: worst allreduce error %.1f %% (load average %s)", worst * 100,
               qPrintable(links_test::loadAverage()));
         // The goal is 20 %: 1 MiB buckets from the 2gbit trace at 0.25x came to +12 % and +20 %
-        // in two quiet runs (docs/cli.md), the rest within 5 %.
+        // in two quiet runs (docs/cli.md), the rest within 7 %; one run of each link alone
+        // reached +29 % at load 3-4, which the second run halves. A cost that ignored the
+        // bandwidth misses the slower link by a third.
         QVERIFY2(worst <= 0.25, qPrintable(QString::number(worst)));
     }
 };

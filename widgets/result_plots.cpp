@@ -390,33 +390,72 @@ void drawAgreement(QCustomPlot& plot, const report::ReportData& data, const Figu
     sayWhenEmpty(plot, kNoTracedCell, style);
 }
 
+namespace {
+
+// The selection's marks on a buffered layer of their own above the figure: picking a cell
+// redraws the marks, not the figure under them (results_repaint_bench times both).
+QCPLayer* selectionLayer(QCustomPlot& plot) {
+    if (QCPLayer* l = plot.layer("selection")) {
+        return l;
+    }
+    plot.addLayer("selection", plot.layer("main"), QCustomPlot::limAbove);
+    QCPLayer* l = plot.layer("selection");
+    l->setMode(QCPLayer::lmBuffered);
+    return l;
+}
+
+} // namespace
+
 void highlightCell(QCustomPlot& plot, const char* figure, const report::ReportData& data,
                    const QString& cellId) {
-    for (int i = plot.graphCount() - 1; i >= 0; --i) {
-        if (plot.graph(i)->name() == "selection") {
-            plot.removeGraph(i);
+    // The last selection's marks are hidden and reused, not removed: a layer whose children
+    // change must be drawn with the whole plot, one whose marks only move need not.
+    QCPLayer* layer = selectionLayer(plot);
+    std::vector<QCPGraph*> freeGraphs;
+    std::vector<QCPItemRect*> freeBoxes;
+    for (int i = 0; i < plot.graphCount(); ++i) {
+        if (QCPGraph* g = plot.graph(i); g->name() == "selection") {
+            g->data()->clear();
+            g->setVisible(false);
+            freeGraphs.push_back(g);
         }
     }
-    for (int i = plot.itemCount() - 1; i >= 0; --i) {
+    bool figureChanged = false; // a flagged marker's frame is drawn with the figure
+    for (int i = 0; i < plot.itemCount(); ++i) {
         QCPAbstractItem* item = plot.item(i);
         if (item->objectName() == "selection") {
-            plot.removeItem(i);
+            item->setVisible(false);
+            if (auto* box = qobject_cast<QCPItemRect*>(item)) {
+                freeBoxes.push_back(box);
+            }
         } else if (auto* t = qobject_cast<QCPItemText*>(item); t && t->objectName() == "flagged") {
+            figureChanged = figureChanged || t->pen().style() != Qt::NoPen;
             t->setPen(Qt::NoPen);
         }
     }
+    QCPLayer* const current = plot.currentLayer();
+    plot.setCurrentLayer(layer); // new marks are made on it
     const store::CellRow* cell = findCell(data, cellId);
     if (cell) {
         const QString name(figure);
-        auto mark = [&plot] {
-            QCPGraph* g = plot.addGraph();
-            g->setName("selection");
+        auto mark = [&plot, &freeGraphs] {
+            QCPGraph* g = nullptr;
+            if (freeGraphs.empty()) {
+                g = plot.addGraph();
+                g->setName("selection");
+                g->removeFromLegend();
+            } else {
+                g = freeGraphs.back();
+                freeGraphs.pop_back();
+            }
+            g->setPen(QPen());
             g->setLineStyle(QCPGraph::lsNone);
-            g->removeFromLegend();
+            g->setVisible(true);
             return g;
         };
         if (QCPItemText* t = flaggedItem(plot, cellId)) {
             t->setPen(QPen(Qt::black, 2)); // a flagged cell is marked where it is drawn
+            figureChanged = true;
         } else if (name == "overhead_vs_world_size") {
             if (const auto v = overheadPercent(*cell)) {
                 QCPGraph* g = mark();
@@ -425,7 +464,7 @@ void highlightCell(QCustomPlot& plot, const char* figure, const report::ReportDa
                 g->addData(cell->worldSize, *v);
             }
         } else if (name == "sweep_bandwidth") {
-            markSweepCell(plot, data, cellId);
+            markSweepCell(data, cellId, mark);
         } else if (name == "tuning") {
             for (const TuningPoint& p : tuningPoints(data)) {
                 if (p.cellId == cellId) {
@@ -447,8 +486,15 @@ void highlightCell(QCustomPlot& plot, const char* figure, const report::ReportDa
             const auto cells = axisCells(data);
             for (std::size_t i = 0; i < cells.size(); ++i) {
                 if (cells[i]->id == cellId) {
-                    auto* box = new QCPItemRect(&plot);
-                    box->setObjectName("selection");
+                    QCPItemRect* box = nullptr;
+                    if (freeBoxes.empty()) {
+                        box = new QCPItemRect(&plot);
+                        box->setObjectName("selection");
+                    } else {
+                        box = freeBoxes.back();
+                        freeBoxes.pop_back();
+                        box->setVisible(true);
+                    }
                     box->topLeft->setTypeY(QCPItemPosition::ptAxisRectRatio);
                     box->bottomRight->setTypeY(QCPItemPosition::ptAxisRectRatio);
                     box->topLeft->setCoords(double(i) + 1 - 0.45, 0.0);
@@ -458,7 +504,12 @@ void highlightCell(QCustomPlot& plot, const char* figure, const report::ReportDa
             }
         }
     }
-    plot.replot();
+    plot.setCurrentLayer(current);
+    if (figureChanged) {
+        plot.replot();
+    } else {
+        layer->replot(); // the whole plot where its buffers are not yet set up
+    }
 }
 
 QString cellAt(const QCustomPlot& plot, const char* figure, const report::ReportData& data,

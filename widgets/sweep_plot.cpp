@@ -265,14 +265,14 @@ void drawSweepBandwidth(QCustomPlot& plot, const report::ReportData& data,
     }
 }
 
-void markSweepCell(QCustomPlot& plot, const report::ReportData& data, const QString& cellId) {
+void markSweepCell(const report::ReportData& data, const QString& cellId,
+                   const std::function<QCPGraph*()>& mark) {
     for (const SweepLine& line : sweepLines(data)) {
         if (line.cell->id != cellId) {
             continue;
         }
-        QCPGraph* g = plot.addGraph();
-        g->setName("selection");
-        g->removeFromLegend();
+        QCPGraph* g = mark();
+        g->setLineStyle(QCPGraph::lsLine);
         g->setPen(QPen(QColor(0, 0, 0, 110), 3.5));
         g->setScatterStyle(
             QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(Qt::black, 1.5), Qt::NoBrush, 8));

@@ -9,6 +9,7 @@
 #include "plot_style.h"
 #include "report/report_data.h"
 
+#include <functional>
 #include <optional>
 
 class QCustomPlot;
@@ -28,8 +29,9 @@ std::vector<SweepLine> sweepLines(const report::ReportData& data, QStringList* n
 void drawSweepBandwidth(QCustomPlot& plot, const report::ReportData& data,
                         const FigureStyle& style = {});
 
-// Marks every line of the cell (a graph named "selection" per line).
-void markSweepCell(QCustomPlot& plot, const report::ReportData& data, const QString& cellId);
+// Marks every line of the cell, each on a graph `mark` gives (the selection's own).
+void markSweepCell(const report::ReportData& data, const QString& cellId,
+                   const std::function<QCPGraph*()>& mark);
 
 // The drawn point, or failing that the line, nearest a widget position within `radiusPx`.
 struct SweepPick {
