@@ -4,6 +4,7 @@
 // tst_trace_whatif_validation judges the predictions against Python DDP jobs run here.
 
 #include "cli_runner.h"
+#include "python_ranks.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -196,9 +197,7 @@ private slots:
     // Jobs that reduce their gradients without DDP's reducer, run here with Python: each is
     // recognised, said, and given no advice on DDP's cap or hook.
     void jobsWithoutDdpsReducerAreSaid() {
-        QProcess probe;
-        probe.start("/usr/bin/python3", {"-c", "import torch"});
-        if (!probe.waitForFinished(60000) || probe.exitCode() != 0) {
+        if (!python_ranks::hasTorch()) {
             QSKIP("/usr/bin/python3 has no torch (apt-get install python3-torch)");
         }
         int port = 29300 + int(QCoreApplication::applicationPid() % 100);
@@ -208,15 +207,11 @@ private slots:
             std::vector<std::unique_ptr<QProcess>> ranks;
             for (int r = 0; r < 2; ++r) {
                 auto p = std::make_unique<QProcess>();
-                QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-                env.insert("RANK", QString::number(r));
-                env.insert("WORLD_SIZE", "2");
-                env.insert("MASTER_ADDR", "127.0.0.1");
-                env.insert("MASTER_PORT", QString::number(port));
-                p->setProcessEnvironment(env);
+                p->setProcessEnvironment(python_ranks::rankEnvironment(r, 2, "127.0.0.1", port));
                 p->setProcessChannelMode(QProcess::MergedChannels);
-                p->start("/usr/bin/python3", {COMMPROF_SOURCE_DIR "/tests/manual_allreduce_job.py",
-                                              "--mode", mode, "--out", out});
+                p->start(python_ranks::kPython,
+                         {COMMPROF_SOURCE_DIR "/tests/manual_allreduce_job.py", "--mode", mode,
+                          "--out", out});
                 ranks.push_back(std::move(p));
             }
             ++port;

@@ -18,6 +18,7 @@
 
 #include "cli_runner.h"
 #include "link_helpers.h"
+#include "python_ranks.h"
 
 #include <QDir>
 #include <QFile>
@@ -33,7 +34,7 @@
 
 namespace {
 
-const QString kPython = "/usr/bin/python3";
+using python_ranks::kPython;
 const QString kLoopbackVariants = "0.25:allreduce,1:allreduce,4:allreduce,25:allreduce,"
                                   "1:fp16_compress,25:fp16_compress";
 const QString kLinkVariants = "1:allreduce,25:allreduce,25:fp16_compress";
@@ -113,11 +114,8 @@ class TstTraceWhatIfValidation : public QObject {
         std::vector<std::unique_ptr<QProcess>> ranks;
         for (int r = 0; r < 2; ++r) {
             auto p = std::make_unique<QProcess>();
-            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-            env.insert("RANK", QString::number(r));
-            env.insert("WORLD_SIZE", "2");
-            env.insert("MASTER_ADDR", hosts.isEmpty() ? "127.0.0.1" : "169.254.88.1");
-            env.insert("MASTER_PORT", QString::number(port));
+            QProcessEnvironment env = python_ranks::rankEnvironment(
+                r, 2, hosts.isEmpty() ? "127.0.0.1" : "169.254.88.1", port);
             if (!hosts.isEmpty()) {
                 env.insert("GLOO_SOCKET_IFNAME", "cpl0");
             }
@@ -259,9 +257,7 @@ private slots:
             work_.setAutoRemove(false);
             qInfo("jobs kept in %s", qPrintable(work_.path()));
         }
-        QProcess probe;
-        probe.start(kPython, {"-c", "import torch"});
-        if (!probe.waitForFinished(60000) || probe.exitCode() != 0) {
+        if (!python_ranks::hasTorch()) {
             QSKIP("/usr/bin/python3 has no torch (apt-get install python3-torch)");
         }
     }
