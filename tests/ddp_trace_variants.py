@@ -11,7 +11,7 @@
 #   3. every variant traced with torch.profiler for `--traced` steps, each marked with
 #      record_function("ProfilerStep#N") (the legacy exporter writes no marks of its own):
 #      OUT/<label>/trace_rank{R}.json, and OUT/<label>/params.json in the format
-#      `commprof trace whatif --params` reads (docs/formats.md).
+#      `commprof trace whatif --params` reads (docs/formats.md); with `--traced 0` none.
 #
 # Rank 0 writes OUT/steps.json: {"variants": [{"label", "bucket_cap_mb", "hook",
 # "unprofiled_ms": [...]}], "world_size", "torch"}.
@@ -96,7 +96,7 @@ def main():
                 t0 = time.perf_counter()
                 v.step()
                 v.unprofiled_ms.append((time.perf_counter() - t0) * 1e3)
-    for v in variants:
+    for v in variants if a.traced > 0 else []:  # --traced 0: the unprofiled steps alone
         with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
             for i in range(a.traced):
                 with torch.profiler.record_function("ProfilerStep#%d" % (a.warmup + i)):
@@ -111,6 +111,7 @@ def main():
                 json.dump({"params": params, "bucket_cap_mb": v.cap, "first_bucket_mb": 1,
                            "hook": v.hook, "world_size": world}, f)
     if rank == 0:
+        os.makedirs(a.out, exist_ok=True)
         with open(os.path.join(a.out, "steps.json"), "w") as f:
             json.dump({"world_size": world, "torch": torch.__version__,
                        "variants": [{"label": v.label, "bucket_cap_mb": v.cap, "hook": v.hook,
