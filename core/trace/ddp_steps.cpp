@@ -62,10 +62,6 @@ struct Launch {
     double startUs = 0, endUs = 0;
 };
 
-} // namespace
-
-namespace {
-
 // Whether DDP's reducer launched the collectives (as buckets fill, during the backward), said
 // where it did not.
 void recogniseReducer(DdpRankSteps* out) {
