@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The figures at a study's scale: 4, 33 and 300 cells made from a real smoke run's cells
+// The figures at a study's scale: 4, 33 and 301 cells made from a real smoke run's cells
 // (tests/study_folders.h), exported by the real `commprof report --width-in 3.3 --font-pt 8`.
 // Each figure's PDF is read back by poppler (pdftotext -bbox): every word on the page, no two
 // words over each other; and the figure laid out as the report lays it out keeps its plot area
@@ -19,6 +19,7 @@
 #include <qcustomplot.h>
 
 #include <QDir>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -34,17 +35,35 @@ struct Study {
     report::ReportData data;
 };
 
-// The plot area: the smallest of the figure's axis rects.
+// The plot area: the axis rects' heights, a row of side-by-side panels counted once (by its
+// tallest).
 int plotAreaHeight(const QCustomPlot& plot) {
-    int least = plot.height();
+    std::map<int, int> tallestByTop;
     for (QCPAxisRect* r : plot.axisRects()) {
-        least = std::min(least, r->height());
+        tallestByTop[r->top()] = std::max(tallestByTop[r->top()], r->height());
     }
-    return least;
+    int sum = 0;
+    for (const auto& [top, height] : tallestByTop) {
+        sum += height;
+    }
+    return sum;
 }
 
 int legendHeight(const QCustomPlot& plot) {
     return plot.legend && plot.legend->visible() ? plot.legend->outerRect().height() : 0;
+}
+
+// The share of the figure a legend takes: of its width when it stands right of every axis rect,
+// else of its height.
+double legendShare(const QCustomPlot& plot) {
+    if (!plot.legend || !plot.legend->visible()) {
+        return 0;
+    }
+    const QRect box = plot.legend->outerRect();
+    const auto rects = plot.axisRects();
+    const bool beside = std::all_of(rects.begin(), rects.end(),
+                                    [&](const QCPAxisRect* r) { return box.left() >= r->right(); });
+    return beside ? double(box.width()) / plot.width() : double(box.height()) / plot.height();
 }
 
 } // namespace
@@ -159,23 +178,88 @@ private slots:
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         view.setData(studies_.at(cells).data);
-        for (const QString& name : widgets::ResultsView::shownFigures()) {
-            QCustomPlot* plot = view.plot(name.toLatin1().constData());
-            if (!plot || !plot->isVisible() ||
-                !widgets::figureNamed(name)->appliesTo(studies_.at(cells).data)) {
+        // Every page of figures in turn (the DDP cells, the sweep, the cap study's panels).
+        auto* pages = view.findChild<QTabWidget*>();
+        QVERIFY(pages);
+        int checked = 0;
+        for (int page = 0; page < pages->count(); ++page) {
+            if (!pages->isTabVisible(page)) {
                 continue;
             }
-            widgets::placeLegend(*plot);
-            const QString rects = QString("%1: figure %2x%3, plot area %4, legend %5")
-                                      .arg(name)
-                                      .arg(plot->width())
-                                      .arg(plot->height())
-                                      .arg(plotAreaHeight(*plot))
-                                      .arg(legendHeight(*plot));
-            qInfo("%s", qPrintable(rects));
-            QVERIFY2(legendHeight(*plot) <= plot->height() / 3 + 1, qPrintable(rects));
-            QVERIFY2(plotAreaHeight(*plot) >= plot->height() / 2, qPrintable(rects));
+            pages->setCurrentIndex(page);
+            QCoreApplication::processEvents();
+            for (const QString& name : widgets::ResultsView::shownFigures()) {
+                QCustomPlot* plot = view.plot(name.toLatin1().constData());
+                if (!plot || !plot->isVisible() ||
+                    !widgets::figureNamed(name)->appliesTo(studies_.at(cells).data)) {
+                    continue;
+                }
+                ++checked;
+                widgets::placeLegend(*plot);
+                const QString rects = QString("%1: figure %2x%3, plot area %4, legend %5 %")
+                                          .arg(name)
+                                          .arg(plot->width())
+                                          .arg(plot->height())
+                                          .arg(plotAreaHeight(*plot))
+                                          .arg(legendShare(*plot) * 100, 0, 'f', 0);
+                qInfo("%s", qPrintable(rects));
+                QVERIFY2(legendShare(*plot) <= 1.0 / 3 + 0.005, qPrintable(rects));
+                QVERIFY2(plotAreaHeight(*plot) >= plot->height() / 2, qPrintable(rects));
+            }
         }
+        if (!work_.autoRemove()) { // COMMPROF_KEEP_STUDIES: the pages, to look at
+            pages->setCurrentIndex(pages->count() - 1);
+            QCoreApplication::processEvents();
+            view.grab().save(work_.filePath(
+                QString("view%1_%2x%3.png").arg(cells).arg(screen.width()).arg(screen.height())));
+        }
+        QCOMPARE(checked, int(widgets::ResultsView::shownFigures().size()));
+    }
+
+    // The tuning figure's panels, one per model: a click on a measured step picks a cell of the
+    // panel's model at that cap, and the selection's ring is drawn in that panel. Which panel
+    // shows which model is read from its title, as a reader would.
+    void aPanelPicksItsOwnModelsCells() {
+        const report::ReportData& data = studies_.at(tuningStudy().cells()).data;
+        QCustomPlot plot;
+        widgets::setFigureSize(plot, {900, 600});
+        widgets::figureNamed("tuning")->draw(plot, data, {});
+        widgets::placeLegend(plot);
+        QMap<QString, QCPAxisRect*> panelOfModel;
+        for (QCPAxisRect* rect : plot.axisRects()) {
+            auto* panel = qobject_cast<QCPLayoutGrid*>(rect->layout());
+            auto* title = panel ? qobject_cast<QCPTextElement*>(panel->element(0, 0)) : nullptr;
+            QVERIFY(title);
+            panelOfModel[title->text()] = rect;
+        }
+        QCOMPARE(panelOfModel.keys(), (QStringList{"mlp2m", "transformer2m"}));
+        QVERIFY(panelOfModel["mlp2m"]->left() != panelOfModel["transformer2m"]->left());
+        int picked = 0;
+        for (const store::CellRow& c : data.cells) {
+            if (c.isSweep() || !c.stepMs || c.axes.value("hook").toString() != "allreduce") {
+                continue;
+            }
+            QCPAxisRect* rect = panelOfModel.value(c.model);
+            QVERIFY2(rect, qPrintable(c.id));
+            const double cap = c.axes.value("bucket_cap_mb").toDouble();
+            const QPointF at(rect->axis(QCPAxis::atBottom)->coordToPixel(cap),
+                             rect->axis(QCPAxis::atLeft)->coordToPixel(*c.stepMs));
+            const store::CellRow* hit =
+                widgets::findCell(data, widgets::cellAt(plot, "tuning", data, at));
+            QVERIFY2(hit, qPrintable(c.id));
+            QCOMPARE(hit->model, c.model);
+            QCOMPARE(hit->axes.value("bucket_cap_mb").toDouble(), cap);
+            widgets::highlightCell(plot, "tuning", data, c.id);
+            bool ringed = false;
+            for (int i = 0; i < plot.graphCount(); ++i) {
+                const QCPGraph* g = plot.graph(i);
+                ringed |= g->name() == "selection" && g->visible() && g->dataCount() > 0 &&
+                          g->keyAxis()->axisRect() == rect;
+            }
+            QVERIFY2(ringed, qPrintable(c.id));
+            ++picked;
+        }
+        QCOMPARE(picked, 2 * 4); // two models at four caps
     }
 
     // A colour per hook: the overhead figure's legend lists each hook once and each cap once,
@@ -183,7 +267,8 @@ private slots:
     void theLegendNamesEachValueOnce() {
         QCustomPlot plot;
         widgets::setFigureSize(plot, {900, 600});
-        widgets::figureNamed("overhead_vs_world_size")->draw(plot, studies_.at(300).data, {});
+        widgets::figureNamed("overhead_vs_world_size")
+            ->draw(plot, studies_.at(largeStudy().cells()).data, {});
         widgets::placeLegend(plot);
         QStringList entries;
         for (int i = 0; i < plot.legend->itemCount(); ++i) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "plot_style.h"
 
+#include "facets.h"
 #include "readable_ticker.h"
 #include "spec/layers.h"
 
@@ -393,6 +394,7 @@ void fitTitle(QCustomPlot& plot) {
 int heightBelowAxes(QCustomPlot& plot) {
     plot.replot(QCustomPlot::rpImmediateRefresh); // lays the elements out
     QCPLayoutGrid* grid = plot.plotLayout();
+    const QCPAxisRect* rect = plot.xAxis->axisRect();
     int below = 0;
     bool past = false;
     for (int row = 0; row < grid->rowCount(); ++row) {
@@ -403,7 +405,8 @@ int heightBelowAxes(QCustomPlot& plot) {
         if (past) {
             below += e->minimumOuterSizeHint().height();
         }
-        past = past || e == plot.axisRect();
+        // The axis rect, or the panels it is the first of.
+        past = past || e == rect || e->elements(true).contains(const_cast<QCPAxisRect*>(rect));
     }
     return below;
 }
@@ -483,17 +486,74 @@ int legendColumns(QCPLegend& legend, int widthPx) {
     return 1;
 }
 
+constexpr const char* kLegendColumn = "legendColumn";
+
+// The column a legend beside the axes sits in, with what fills it under the legend.
+void dropLegendColumn(QCustomPlot& plot) {
+    QCPLayoutGrid* main = plot.plotLayout();
+    for (int i = main->elementCount() - 1; i >= 0; --i) {
+        if (QCPLayoutElement* e = main->elementAt(i); e && e->objectName() == kLegendColumn) {
+            main->remove(e);
+        }
+    }
+}
+
+// The main layout's row that holds the axis rect (or the panels it is the first of).
+int axesRow(QCustomPlot& plot, const QCPAxisRect* rect) {
+    QCPLayoutGrid* main = plot.plotLayout();
+    for (int row = 0; row < main->rowCount(); ++row) {
+        QCPLayoutElement* e = main->element(row, 0);
+        if (e && (e == rect || e->elements(true).contains(const_cast<QCPAxisRect*>(rect)))) {
+            return row;
+        }
+    }
+    return -1;
+}
+
+// Right of the axes in one column, when the entries fit the axes' height and the column takes
+// a smaller share of the figure's width than the legend below would of its height (a wide,
+// low figure: a study's panels in a row on a laptop screen). An export never gets here with a
+// width share as small.
+bool placeBeside(QCustomPlot& plot, QCPLegend& legend, const QCPAxisRect* rect, int heightPx,
+                 double belowShare) {
+    const int row = axesRow(plot, rect);
+    if (row < 0 || heightPx > plot.plotLayout()->element(row, 0)->outerRect().height()) {
+        return false;
+    }
+    legend.setWrap(0);
+    legend.setFillOrder(QCPLayoutGrid::foRowsFirst, true);
+    legend.simplify();
+    const int widthPx = legend.minimumOuterSizeHint().width() + 4;
+    const double share = double(widthPx) / plot.viewport().width();
+    if (share >= belowShare || share > 1.0 / 3) {
+        return false;
+    }
+    auto* column = new QCPLayoutGrid;
+    column->setObjectName(kLegendColumn);
+    plot.plotLayout()->addElement(row, 1, column);
+    plot.plotLayout()->setColumnStretchFactor(1, 0.001);
+    column->addElement(0, 0, &legend);
+    column->addElement(1, 0, new QCPLayoutElement(&plot)); // takes the height under it
+    column->setRowStretchFactor(0, 0.001);
+    plot.replot(QCustomPlot::rpImmediateRefresh);
+    return true;
+}
+
 } // namespace
 
 void placeLegend(QCustomPlot& plot) {
     fitTitle(plot);
+    arrangeFacets(plot);
     QCPLegend* legend = plot.legend;
-    QCPAxisRect* rect = plot.axisRect();
+    QCPAxisRect* rect = plot.xAxis ? plot.xAxis->axisRect() : nullptr;
     if (!legend || !rect) {
         return;
     }
     if (legend->layout() != rect->insetLayout()) {
-        plot.plotLayout()->take(legend);
+        if (QCPLayout* holder = legend->layout()) {
+            holder->take(legend);
+        }
+        dropLegendColumn(plot);
         plot.plotLayout()->simplify();
         rect->insetLayout()->addElement(legend, Qt::AlignTop | Qt::AlignRight);
         legend->setWrap(0); // one column again inside the axis rect
@@ -532,19 +592,27 @@ void placeLegend(QCustomPlot& plot) {
         // A few pixels of air: a legend touching a point reads as covering it.
         const QRectF box = QRectF(legend->outerRect()).adjusted(-6, -6, 6, 6);
         const QVector<QRectF> data = dataRegions(plot);
-        if (legend->outerRect().height() <= legendRoomPx(plot) && box.width() < rect->width() &&
+        // Inside the axes a legend hides what it covers: a third of the figure at most, even
+        // where an export lets one below the axes grow the page by more.
+        const double inside = std::min(legendRoomPx(plot), plot.viewport().height() / 3.0);
+        if (legend->outerRect().height() <= inside && box.width() < rect->width() &&
             std::none_of(data.begin(), data.end(),
                          [&](const QRectF& r) { return r.intersects(box); })) {
             return;
         }
     }
     // No free corner: below the axis rect, in as many columns as fit, in as many rows as a
-    // third of the figure holds.
+    // third of the figure holds; or beside it, where that costs less of a wide figure.
     rect->insetLayout()->take(legend);
     const int columns = legendColumns(*legend, plot.viewport().width() - 4);
     const int rowPx = tallest + legend->rowSpacing();
-    const int rows = std::max(
-        1, int(legendRoomPx(plot) - legend->margins().top() - legend->margins().bottom()) / rowPx);
+    const int margins = legend->margins().top() + legend->margins().bottom();
+    const int rows = std::max(1, int(legendRoomPx(plot) - margins) / rowPx);
+    const int rowsBelow = std::min(rows, (items + columns - 1) / columns);
+    if (placeBeside(plot, *legend, rect, items * rowPx + margins,
+                    double(rowsBelow * rowPx + margins) / plot.viewport().height())) {
+        return;
+    }
     if (items > rows * columns) {
         const int keep = std::max(0, rows * columns - 1);
         QList<QCPAbstractPlottable*> past;
@@ -571,12 +639,14 @@ void placeLegend(QCustomPlot& plot) {
 }
 
 QCPItemText* addFlaggedMarker(QCustomPlot& plot, double x, const QString& cellId,
-                              const QString& status) {
+                              const QString& status, QCPAxisRect* panel) {
+    QCPAxisRect* rect = panel ? panel : plot.xAxis->axisRect();
     auto* t = new QCPItemText(&plot);
     t->setObjectName("flagged");
     t->setProperty("cellId", cellId);
-    t->position->setAxes(plot.xAxis, plot.yAxis);
-    t->position->setAxisRect(plot.axisRect());
+    t->position->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    t->position->setAxisRect(rect);
+    t->setClipAxisRect(rect);
     t->position->setTypeX(QCPItemPosition::ptPlotCoords);
     t->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
     t->position->setCoords(x, kFlaggedBandY);
@@ -602,6 +672,7 @@ void sayWhenEmpty(QCustomPlot& plot, const QString& text, const FigureStyle& sty
     auto* empty = new QCPItemText(&plot);
     empty->setObjectName("empty");
     empty->position->setType(QCPItemPosition::ptAxisRectRatio);
+    empty->position->setAxisRect(plot.xAxis->axisRect());
     empty->position->setCoords(0.5, 0.5);
     empty->setFont(style.font());
     // Wrapped to the axes' likely width (the figure's less the axis labels): a long line

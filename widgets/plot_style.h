@@ -86,9 +86,10 @@ QCPTextElement* addNote(QCustomPlot& plot, const QString& text, const FigureStyl
 void placeLegend(QCustomPlot& plot);
 
 // A cell with no data at x: a red cross with its status, in a band at the top of the axis
-// rect, so it can never be read as a value. Returns the item (named "flagged").
+// rect (a facet's panel, else the figure's), so it can never be read as a value. Returns the
+// item (named "flagged").
 QCPItemText* addFlaggedMarker(QCustomPlot& plot, double x, const QString& cellId,
-                              const QString& status);
+                              const QString& status, QCPAxisRect* panel = nullptr);
 // When no plottable holds data: the text in the middle of the axes (an item named "empty")
 // instead of bare axes.
 void sayWhenEmpty(QCustomPlot& plot, const QString& text, const FigureStyle& style);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "report_writer.h"
 
+#include "facets.h"
 #include "files/safe_file.h"
 #include "report/cells_table.h"
 #include "result_plots.h"
@@ -21,19 +22,11 @@ namespace {
 // Figures keep the proportions of a typical paper figure.
 constexpr double kAspect = 0.62;
 constexpr double kMetresPerInch = 0.0254;
-// The data keep at least this share of a figure's height (its plot area, the axis rects).
+// The data keep at least this share of a figure's height (its plot area: the axis rects, summed
+// over their rows where a figure has panels).
 constexpr double kPlotShare = 0.55;
 // Cell labels across their axis: at most this share of the figure's first height.
 constexpr double kLabelShareOfBase = 0.5;
-
-// The least height among the figure's axis rects: the plot area a reader gets.
-int minimumAxisRectHeight(QCustomPlot& plot) {
-    int least = plot.viewport().height();
-    for (QCPAxisRect* r : plot.axisRects()) {
-        least = std::min(least, r->height());
-    }
-    return least;
-}
 
 void writeText(const QString& path, const QString& text, QStringList& written) {
     if (const QString error = files::writeAtomically(path, text.toUtf8()); !error.isEmpty()) {
@@ -110,9 +103,9 @@ QSize layOutDrawn(QCustomPlot& plot, const DrawFigure& draw, const ExportOptions
     setFigureSize(plot, {w, h});
     // Cell labels may take up to this much across their axis, whatever the page grows to.
     plot.setProperty("tickLabelRoomPx", base * kLabelShareOfBase);
-    // A legend below the axes grows the page by its height: a third of the first height keeps
-    // it within a quarter of the page.
-    plot.setProperty("legendRoomPx", base / 3.0);
+    // A legend below the axes grows the page by its height: half the first height keeps it
+    // within a third of the page, and lets a legend of two columns name ten entries at 8 pt.
+    plot.setProperty("legendRoomPx", base / 2.0);
     FigureStyle style;
     style.fontPt = options.fontPt;
     style.titleDeltaPt = 0.0;
@@ -127,7 +120,7 @@ QSize layOutDrawn(QCustomPlot& plot, const DrawFigure& draw, const ExportOptions
         plot.replot(QCustomPlot::rpImmediateRefresh);
     }
     for (int pass = 0; pass < 3; ++pass) {
-        const int around = h - minimumAxisRectHeight(plot);
+        const int around = h - plotAreaHeight(plot);
         const int need = int(std::ceil(around / (1.0 - kPlotShare)));
         if (need <= h) {
             break;

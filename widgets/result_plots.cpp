@@ -2,6 +2,7 @@
 #include "result_plots.h"
 
 #include "analysis/cell_metrics.h"
+#include "facets.h"
 #include "report/series_names.h"
 #include "sweep_plot.h"
 #include "tuning_plot.h"
@@ -438,7 +439,8 @@ void highlightCell(QCustomPlot& plot, const char* figure, const report::ReportDa
     const store::CellRow* cell = findCell(data, cellId);
     if (cell) {
         const QString name(figure);
-        auto mark = [&plot, &freeGraphs] {
+        // A mark on the figure's axes, or on a facets.h panel's.
+        auto mark = [&plot, &freeGraphs](QCPAxisRect* panel = nullptr) {
             QCPGraph* g = nullptr;
             if (freeGraphs.empty()) {
                 g = plot.addGraph();
@@ -448,6 +450,9 @@ void highlightCell(QCustomPlot& plot, const char* figure, const report::ReportDa
                 g = freeGraphs.back();
                 freeGraphs.pop_back();
             }
+            const QCPAxisRect* rect = panel ? panel : plot.xAxis->axisRect();
+            g->setKeyAxis(rect->axis(QCPAxis::atBottom));
+            g->setValueAxis(rect->axis(QCPAxis::atLeft));
             g->setPen(QPen());
             g->setLineStyle(QCPGraph::lsNone);
             g->setVisible(true);
@@ -468,7 +473,7 @@ void highlightCell(QCustomPlot& plot, const char* figure, const report::ReportDa
         } else if (name == "tuning") {
             for (const TuningPoint& p : tuningPoints(data)) {
                 if (p.cellId == cellId) {
-                    QCPGraph* g = mark();
+                    QCPGraph* g = mark(facetRect(plot, p.panel));
                     g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle,
                                                        QPen(Qt::black, 2.5), Qt::NoBrush, 15));
                     g->addData(p.capMb, p.stepMs);
@@ -542,8 +547,9 @@ QString cellAt(const QCustomPlot& plot, const char* figure, const report::Report
         }
     } else if (name == "tuning") {
         for (const TuningPoint& p : tuningPoints(data)) {
-            consider(p.cellId,
-                     {plot.xAxis->coordToPixel(p.capMb), plot.yAxis->coordToPixel(p.stepMs)});
+            const QCPAxisRect* panel = facetRect(plot, p.panel);
+            consider(p.cellId, {panel->axis(QCPAxis::atBottom)->coordToPixel(p.capMb),
+                                panel->axis(QCPAxis::atLeft)->coordToPixel(p.stepMs)});
         }
     } else if (name == "sweep_bandwidth") {
         if (const auto pick = sweepPickAt(plot, data, pos, kPickRadiusPx)) {

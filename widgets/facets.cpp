@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "facets.h"
+
+#include <qcustomplot.h>
+
+#include <QMap>
+
+#include <algorithm>
+
+namespace commprof::widgets {
+namespace {
+
+constexpr const char* kFacetGrid = "facets";
+constexpr const char* kFacetName = "facetName";
+constexpr const char* kPanelTitle = "facetTitle";
+
+QCPLayoutGrid* facetGrid(const QCustomPlot& plot) {
+    QCPLayoutGrid* main = plot.plotLayout();
+    for (int i = 0; i < main->elementCount(); ++i) {
+        auto* grid = qobject_cast<QCPLayoutGrid*>(main->elementAt(i));
+        if (grid && grid->objectName() == kFacetGrid) {
+            return grid;
+        }
+    }
+    return nullptr;
+}
+
+// A panel: its name above its axis rect.
+QCPLayoutGrid* makePanel(QCustomPlot& plot, QCPAxisRect* rect, const QString& name,
+                         const FigureStyle& style) {
+    auto* title = new QCPTextElement(&plot, name, style.font());
+    title->setObjectName(kPanelTitle);
+    title->setProperty("fullTitle", name);
+    title->setMargins(QMargins(2, 2, 2, 3)); // room below the text keeps underscores visible
+    rect->setProperty(kFacetName, name);
+    // QCustomPlot's 15 px on every side would take a fifth of a small panel: room for the
+    // ticks' labels only (the last x label overhangs the right by half its width).
+    rect->setMinimumMargins(QMargins(4, 4, 10, 2));
+    auto* panel = new QCPLayoutGrid;
+    panel->setRowSpacing(0);
+    panel->addElement(0, 0, title);
+    panel->addElement(1, 0, rect);
+    return panel;
+}
+
+// A new panel's axes read as the first one's: the same fonts and padding.
+void styleLike(QCPAxisRect* rect, const QCPAxisRect* first) {
+    for (const QCPAxis::AxisType type : {QCPAxis::atBottom, QCPAxis::atLeft}) {
+        QCPAxis* a = rect->axis(type);
+        const QCPAxis* model = first->axis(type);
+        a->setTickLabelFont(model->tickLabelFont());
+        a->setLabelFont(model->labelFont());
+        a->setLabelPadding(model->labelPadding());
+    }
+}
+
+} // namespace
+
+std::vector<QCPAxisRect*> makeFacets(QCustomPlot& plot, const QStringList& names,
+                                     const FigureStyle& style) {
+    QCPAxisRect* first = plot.xAxis->axisRect();
+    if (names.size() < 2) {
+        return {first};
+    }
+    QCPLayoutGrid* main = plot.plotLayout();
+    int row = 0;
+    while (row < main->rowCount() && main->element(row, 0) != first) {
+        ++row;
+    }
+    main->take(first);
+    auto* grid = new QCPLayoutGrid;
+    grid->setObjectName(kFacetGrid);
+    grid->setProperty("xLabel", plot.xAxis->label());
+    grid->setProperty("yLabel", plot.yAxis->label());
+    main->addElement(row, 0, grid);
+    grid->setFillOrder(QCPLayoutGrid::foColumnsFirst, false);
+    grid->setWrap(int(names.size()));
+    std::vector<QCPAxisRect*> rects;
+    for (const QString& name : names) {
+        QCPAxisRect* rect = rects.empty() ? first : new QCPAxisRect(&plot);
+        if (rect != first) {
+            styleLike(rect, first);
+        }
+        grid->addElement(makePanel(plot, rect, name, style));
+        rects.push_back(rect);
+    }
+    arrangeFacets(plot);
+    return rects;
+}
+
+QCPAxisRect* facetRect(const QCustomPlot& plot, const QString& name) {
+    for (QCPAxisRect* r : plot.axisRects()) {
+        if (r->property(kFacetName).toString() == name) {
+            return r;
+        }
+    }
+    return plot.xAxis->axisRect();
+}
+
+void arrangeFacets(QCustomPlot& plot) {
+    QCPLayoutGrid* grid = facetGrid(plot);
+    if (!grid) {
+        return;
+    }
+    int panels = 0;
+    for (int i = 0; i < grid->elementCount(); ++i) {
+        panels += grid->elementAt(i) != nullptr;
+    }
+    const int width = plot.viewport().width();
+    const int columns = std::clamp(width / kFacetMinPx, 1, std::max(1, panels));
+    grid->setWrap(columns);
+    grid->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+    const QString xLabel = grid->property("xLabel").toString();
+    const QString yLabel = grid->property("yLabel").toString();
+    const int room = width / columns - 8;
+    for (int i = 0; i < panels; ++i) {
+        auto* panel = qobject_cast<QCPLayoutGrid*>(grid->elementAt(i));
+        if (!panel) {
+            continue;
+        }
+        auto* title = qobject_cast<QCPTextElement*>(panel->element(0, 0));
+        auto* rect = qobject_cast<QCPAxisRect*>(panel->element(1, 0));
+        if (!title || !rect) {
+            continue;
+        }
+        title->setText(QFontMetrics(title->font())
+                           .elidedText(title->property("fullTitle").toString(), Qt::ElideRight,
+                                       std::max(room, 1)));
+        // One title per axis where a reader looks for it: left of the first column, under
+        // the lowest panel of each column.
+        // The panels share the x axis: its ticks and title under each column's lowest panel.
+        const bool lowest = i + columns >= panels;
+        rect->axis(QCPAxis::atLeft)->setLabel(i % columns == 0 ? yLabel : QString());
+        rect->axis(QCPAxis::atBottom)->setLabel(lowest ? xLabel : QString());
+        rect->axis(QCPAxis::atBottom)->setTickLabels(lowest);
+    }
+}
+
+int plotAreaHeight(const QCustomPlot& plot) {
+    QMap<int, int> tallestByRow; // a row of panels shares its top
+    for (const QCPAxisRect* r : plot.axisRects()) {
+        int& tallest = tallestByRow[r->top()];
+        tallest = std::max(tallest, r->height());
+    }
+    int sum = 0;
+    for (const int h : tallestByRow) {
+        sum += h;
+    }
+    return sum;
+}
+
+} // namespace commprof::widgets
