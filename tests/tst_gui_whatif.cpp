@@ -21,9 +21,11 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTest>
+#include <QToolButton>
 
 #include <cmath>
 
@@ -129,6 +131,30 @@ private slots:
         QVERIFY(std::abs(page->recorded()->stepMs() - recordedMs) < 1e-6 * recordedMs);
         QVERIFY(page->numbersText().contains(QString::number(recordedMs, 'f', 2)));
         QVERIFY(page->recommendationText().startsWith("Recommendation: "));
+
+        // What the model assumed, as `commprof trace whatif` notes it for the same job: folded
+        // under the numbers, every note there once unfolded.
+        const CliResult cli =
+            runCli("commprof", QStringList{"trace", "whatif"} + traces_ +
+                                   QStringList{"--params", job_ + "/params.json"});
+        QVERIFY2(cli.exitCode == 0, cli.err.constData());
+        QStringList cliNotes;
+        for (const QString& line : QString::fromUtf8(cli.out).split('\n')) {
+            if (line.startsWith("note: ")) {
+                cliNotes << line.mid(6);
+            }
+        }
+        QVERIFY(!cliNotes.isEmpty());
+        auto* fold = page->findChild<QToolButton*>("whatIfNotesFold");
+        auto* notes = page->findChild<QLabel*>("whatIfNotes");
+        QVERIFY(fold && notes);
+        QVERIFY(fold->isVisibleTo(page) && !notes->isVisibleTo(page));
+        QCOMPARE(fold->text(), QString("Model notes (%1)").arg(cliNotes.size()));
+        fold->click();
+        QVERIFY(notes->isVisibleTo(page));
+        for (const QString& n : cliNotes) {
+            QVERIFY2(notes->text().contains(n), qPrintable(n));
+        }
 
         // The controls start at the recording's settings (the params file says 0.25 MiB).
         QCOMPARE(page->capControl()->value(), 0.25);

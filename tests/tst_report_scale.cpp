@@ -216,13 +216,22 @@ private slots:
         QCOMPARE(checked, int(widgets::ResultsView::shownFigures().size()));
     }
 
-    // The tuning figure's panels, one per model: a click on a measured step picks a cell of the
-    // panel's model at that cap, and the selection's ring is drawn in that panel. Which panel
-    // shows which model is read from its title, as a reader would.
+    // The tuning figure's panels, one per model (the 33-cell and the 301-cell study): a click on
+    // a cell's point picks a cell of the panel's model at that cap, and the selection's ring is
+    // drawn in that panel. Which panel shows which model
+    // is read from its title, as a reader would.
+    void aPanelPicksItsOwnModelsCells_data() {
+        QTest::addColumn<int>("cells");
+        QTest::addColumn<int>("models");
+        QTest::newRow("33 cells") << tuningStudy().cells() << 2;
+        QTest::newRow("301 cells") << largeStudy().cells() << 5;
+    }
     void aPanelPicksItsOwnModelsCells() {
-        const report::ReportData& data = studies_.at(tuningStudy().cells()).data;
+        QFETCH(int, cells);
+        QFETCH(int, models);
+        const report::ReportData& data = studies_.at(cells).data;
         QCustomPlot plot;
-        widgets::setFigureSize(plot, {900, 600});
+        widgets::setFigureSize(plot, {1200, 700});
         widgets::figureNamed("tuning")->draw(plot, data, {});
         widgets::placeLegend(plot);
         QMap<QString, QCPAxisRect*> panelOfModel;
@@ -232,11 +241,11 @@ private slots:
             QVERIFY(title);
             panelOfModel[title->text()] = rect;
         }
-        QCOMPARE(panelOfModel.keys(), (QStringList{"mlp2m", "transformer2m"}));
-        QVERIFY(panelOfModel["mlp2m"]->left() != panelOfModel["transformer2m"]->left());
+        QCOMPARE(panelOfModel.size(), models);
         int picked = 0;
         for (const store::CellRow& c : data.cells) {
-            if (c.isSweep() || !c.stepMs || c.axes.value("hook").toString() != "allreduce") {
+            if (c.isSweep() || !c.stepMs || c.axes.value("hook").toString() != "allreduce" ||
+                c.axes.value("repeat", "0").toString() != "0") {
                 continue;
             }
             QCPAxisRect* rect = panelOfModel.value(c.model);
@@ -259,7 +268,7 @@ private slots:
             QVERIFY2(ringed, qPrintable(c.id));
             ++picked;
         }
-        QCOMPARE(picked, 2 * 4); // two models at four caps
+        QVERIFY(picked >= models * 4); // every model at four caps or more
     }
 
     // A colour per hook: the overhead figure's legend lists each hook once and each cap once,

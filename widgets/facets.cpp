@@ -89,6 +89,9 @@ std::vector<QCPAxisRect*> makeFacets(QCustomPlot& plot, const QStringList& names
 }
 
 QCPAxisRect* facetRect(const QCustomPlot& plot, const QString& name) {
+    if (name.isEmpty()) {
+        return plot.xAxis->axisRect();
+    }
     for (QCPAxisRect* r : plot.axisRects()) {
         if (r->property(kFacetName).toString() == name) {
             return r;

@@ -3,6 +3,7 @@
 
 #include <QLineEdit>
 #include <QTableView>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 namespace commprof::widgets {
@@ -27,6 +28,21 @@ QWidget* filteredTable(QLineEdit* filter, QTableView* table, QWidget* parent) {
     layout->addWidget(filter);
     layout->addWidget(table, 1);
     return box;
+}
+
+QToolButton* makeFold(const QString& text, QWidget* content, QWidget* parent) {
+    auto* fold = new QToolButton(parent);
+    fold->setText(text);
+    fold->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    fold->setArrowType(Qt::RightArrow);
+    fold->setCheckable(true);
+    fold->setAutoRaise(true);
+    content->setVisible(false);
+    QObject::connect(fold, &QToolButton::toggled, content, [fold, content](bool open) {
+        fold->setArrowType(open ? Qt::DownArrow : Qt::RightArrow);
+        content->setVisible(open);
+    });
+    return fold;
 }
 
 } // namespace commprof::widgets

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The two arrangements every view here is built from: panes in a splitter that never
-// collapses one to nothing, and a table with its filter line above it.
+// The arrangements every view here is built from: panes in a splitter that never collapses one
+// to nothing, a table with its filter line above it, and a fold for what a page keeps out of
+// the way until asked for.
 
 #include <QSplitter>
 
@@ -10,6 +11,7 @@
 
 class QLineEdit;
 class QTableView;
+class QToolButton;
 
 namespace commprof::widgets {
 
@@ -17,5 +19,7 @@ namespace commprof::widgets {
 QSplitter* makeSplitter(Qt::Orientation orientation,
                         std::initializer_list<std::pair<QWidget*, int>> panes, QWidget* parent);
 QWidget* filteredTable(QLineEdit* filter, QTableView* table, QWidget* parent);
+// A flat button with an arrow that shows `content` while it is checked (hidden at first).
+QToolButton* makeFold(const QString& text, QWidget* content, QWidget* parent);
 
 } // namespace commprof::widgets

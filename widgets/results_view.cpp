@@ -94,22 +94,13 @@ ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
             tuningText_->setLineWrapMode(QPlainTextEdit::NoWrap);
             tuningText_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
             tuningText_->setObjectName("tuningTable");
-            // What to do at the top; the numbers it rests on below, folded until asked for.
-            tuningText_->setVisible(false);
             capAdvice_ = new CapAdvicePanel;
             connect(capAdvice_, &CapAdvicePanel::applyCapRequested, this,
                     &ResultsView::applyCapRequested);
-            tableFold_ = new QToolButton;
+            // What to do at the top; the numbers it rests on below, folded until asked for.
+            tableFold_ =
+                makeFold("Numbers per cap (predicted, held out, measured)", tuningText_, this);
             tableFold_->setObjectName("tuningTableFold");
-            tableFold_->setText("Numbers per cap (predicted, held out, measured)");
-            tableFold_->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-            tableFold_->setArrowType(Qt::RightArrow);
-            tableFold_->setCheckable(true);
-            tableFold_->setAutoRaise(true);
-            connect(tableFold_, &QToolButton::toggled, this, [this](bool open) {
-                tableFold_->setArrowType(open ? Qt::DownArrow : Qt::RightArrow);
-                tuningText_->setVisible(open);
-            });
             auto* page = new QWidget;
             auto* v = new QVBoxLayout(page);
             v->setContentsMargins(0, 0, 0, 0);

@@ -3,6 +3,7 @@
 
 #include "analysis/recommendation.h"
 #include "jobs/job_tracker.h"
+#include "layout_helpers.h"
 #include "spec/comm_hooks.h"
 #include "whatif_plot.h"
 
@@ -16,6 +17,7 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTimer>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -124,6 +126,17 @@ WhatIfView::WhatIfView(jobs::JobTracker* jobs, QWidget* parent)
     QFont bold = recommendation_->font();
     bold.setBold(true);
     recommendation_->setFont(bold);
+    // What the model assumed or could not model (one rank's trace, a hook no calibration
+    // covers): the grounds of the numbers above, folded under them.
+    notes_ = new QLabel(this);
+    notes_->setObjectName("whatIfNotes");
+    notes_->setTextFormat(Qt::PlainText);
+    notes_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    notes_->setWordWrap(true);
+    notes_->setForegroundRole(QPalette::PlaceholderText);
+    notesFold_ = makeFold("Model notes", notes_, this);
+    notesFold_->setObjectName("whatIfNotesFold");
+    notesFold_->hide();
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -132,6 +145,8 @@ WhatIfView::WhatIfView(jobs::JobTracker* jobs, QWidget* parent)
     layout->addWidget(plot_, 4);
     layout->addWidget(numbers_);
     layout->addWidget(recommendation_);
+    layout->addWidget(notesFold_);
+    layout->addWidget(notes_);
 
     const auto changed = [this] {
         if (job_) {
@@ -179,6 +194,9 @@ void WhatIfView::setUnavailable(const QString& why) {
     plot_->hide();
     numbers_->clear();
     recommendation_->clear();
+    notes_->clear();
+    notesFold_->hide();
+    notesFold_->setChecked(false);
     setControlsEnabled(false);
     params_->setEnabled(true);
 }
@@ -276,7 +294,9 @@ void WhatIfView::display(const analysis::WhatIf& w, std::size_t chosen,
                      .arg(s->buckets);
     }
     numbers_->setText(lines.join('\n'));
-    numbers_->setToolTip(w.notes.join('\n'));
+    notes_->setText(w.notes.isEmpty() ? QString() : "\u2022 " + w.notes.join("\n\u2022 "));
+    notesFold_->setText(QString("Model notes (%1)").arg(w.notes.size()));
+    notesFold_->setVisible(!w.notes.isEmpty());
     recommendation_->setText("Recommendation: " + w.recommendation.reason);
     emit shown();
 }

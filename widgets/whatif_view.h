@@ -25,6 +25,7 @@ class QDoubleSpinBox;
 class QLabel;
 class QPushButton;
 class QSpinBox;
+class QToolButton;
 
 namespace commprof::jobs {
 class JobTracker;
@@ -92,6 +93,8 @@ private:
     QCustomPlot* plot_ = nullptr;
     QLabel* numbers_ = nullptr;
     QLabel* recommendation_ = nullptr;
+    QLabel* notes_ = nullptr;
+    QToolButton* notesFold_ = nullptr;
 };
 
 } // namespace commprof::widgets
