@@ -227,8 +227,11 @@ class TstTraceWhatIfValidation : public QObject {
             QTest::qFail(qPrintable(what + ": median replay error over 5 %"), __FILE__, __LINE__);
             return 1;
         }
-        double sum = 0;
-        int n = 0;
+        // Beside the model's errors, those of predicting "no change" (each setting's step as
+        // the source's own unprofiled step), and both over the caps alone (allreduce to
+        // allreduce), where the step barely moves.
+        double sum = 0, sumNone = 0, sumCaps = 0, sumCapsNone = 0;
+        int n = 0, nCaps = 0;
         for (const Variant& from : vs) {
             for (const Variant& to : vs) {
                 if (from.label == to.label) {
@@ -246,13 +249,24 @@ class TstTraceWhatIfValidation : public QObject {
                     return 1;
                 }
                 const double p = predicted(w[from.label], from, to);
-                sum += std::abs(p - to.unprofiledMs) / to.unprofiledMs;
+                const double error = std::abs(p - to.unprofiledMs) / to.unprofiledMs;
+                const double none = std::abs(from.unprofiledMs - to.unprofiledMs) / to.unprofiledMs;
+                sum += error;
+                sumNone += none;
                 ++n;
+                if (from.hook == "allreduce" && to.hook == "allreduce") {
+                    sumCaps += error;
+                    sumCapsNone += none;
+                    ++nCaps;
+                }
             }
         }
         const double mape = sum / n;
-        qInfo("%s: MAPE %.1f %% over %d predictions (load average %s)", qPrintable(what),
-              mape * 100, n, qPrintable(links_test::loadAverage()));
+        qInfo("%s: MAPE %.1f %% over %d predictions, \"no change\" %.1f %%; caps alone %.1f %%, "
+              "\"no change\" %.1f %% (load average %s)",
+              qPrintable(what), mape * 100, n, sumNone / n * 100,
+              nCaps ? sumCaps / nCaps * 100 : 0.0, nCaps ? sumCapsNone / nCaps * 100 : 0.0,
+              qPrintable(links_test::loadAverage()));
         return mape;
     }
 

@@ -391,22 +391,31 @@ void fitTitle(QCustomPlot& plot) {
     }
 }
 
+namespace {
+
+// The main layout's row that holds the axis rect (or the panels it is the first of).
+int axesRow(QCustomPlot& plot, const QCPAxisRect* rect) {
+    QCPLayoutGrid* main = plot.plotLayout();
+    for (int row = 0; row < main->rowCount(); ++row) {
+        QCPLayoutElement* e = main->element(row, 0);
+        if (e && (e == rect || e->elements(true).contains(const_cast<QCPAxisRect*>(rect)))) {
+            return row;
+        }
+    }
+    return -1;
+}
+
+} // namespace
+
 int heightBelowAxes(QCustomPlot& plot) {
     plot.replot(QCustomPlot::rpImmediateRefresh); // lays the elements out
     QCPLayoutGrid* grid = plot.plotLayout();
-    const QCPAxisRect* rect = plot.xAxis->axisRect();
+    const int axes = axesRow(plot, plot.xAxis->axisRect());
     int below = 0;
-    bool past = false;
-    for (int row = 0; row < grid->rowCount(); ++row) {
-        QCPLayoutElement* e = grid->element(row, 0);
-        if (!e) {
-            continue;
-        }
-        if (past) {
+    for (int row = axes + 1; axes >= 0 && row < grid->rowCount(); ++row) {
+        if (QCPLayoutElement* e = grid->element(row, 0)) {
             below += e->minimumOuterSizeHint().height();
         }
-        // The axis rect, or the panels it is the first of.
-        past = past || e == rect || e->elements(true).contains(const_cast<QCPAxisRect*>(rect));
     }
     return below;
 }
@@ -496,18 +505,6 @@ void dropLegendColumn(QCustomPlot& plot) {
             main->remove(e);
         }
     }
-}
-
-// The main layout's row that holds the axis rect (or the panels it is the first of).
-int axesRow(QCustomPlot& plot, const QCPAxisRect* rect) {
-    QCPLayoutGrid* main = plot.plotLayout();
-    for (int row = 0; row < main->rowCount(); ++row) {
-        QCPLayoutElement* e = main->element(row, 0);
-        if (e && (e == rect || e->elements(true).contains(const_cast<QCPAxisRect*>(rect)))) {
-            return row;
-        }
-    }
-    return -1;
 }
 
 // Right of the axes in one column, when the entries fit the axes' height and the column takes

@@ -9,6 +9,7 @@
 
 #include <qcustomplot.h>
 
+#include <QHash>
 #include <QMap>
 #include <QSet>
 
@@ -546,8 +547,11 @@ QString cellAt(const QCustomPlot& plot, const char* figure, const report::Report
             }
         }
     } else if (name == "tuning") {
+        // On every mouse move: each panel found once (facetRect walks the layout), not per point.
+        QHash<QString, const QCPAxisRect*> panels;
         for (const TuningPoint& p : tuningPoints(data)) {
-            const QCPAxisRect* panel = facetRect(plot, p.panel);
+            const QCPAxisRect*& panel = panels[p.panel];
+            panel = panel ? panel : facetRect(plot, p.panel);
             consider(p.cellId, {panel->axis(QCPAxis::atBottom)->coordToPixel(p.capMb),
                                 panel->axis(QCPAxis::atLeft)->coordToPixel(p.stepMs)});
         }
