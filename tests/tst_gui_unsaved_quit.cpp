@@ -85,6 +85,11 @@ private slots:
             if (!buttons.isEmpty()) {
                 if (++polls > 100) {
                     box->reject(); // the key did nothing: fail, do not hang
+                } else if (polls % 10 == 0) {
+                    // A loaded machine may activate the box after the first key: a shortcut
+                    // only reaches the active window (once in seven full ctest -j4 runs the box
+                    // stayed).
+                    QTest::keyClick(box, Qt::Key_D, Qt::AltModifier);
                 }
                 return;
             }
