@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A results folder of a study's size made from the real cells of a smoke run: the world-size-2
-// DDP cell copied once per model, bucket cap, hook and repeat (its cell.json and rank files
-// renamed to the copy, its traces hard-linked), and the world-size-2 sweep beside them. The
-// figures then draw 4, 33 or 300 cells of real files without running them.
+// (and where asked the world-size-1) DDP cell copied once per model, bucket cap, hook and repeat
+// (its cell.json and rank files renamed to the copy, its traces hard-linked), and the world-size-2
+// sweep beside them. The figures then draw 4, 33 or 300 cells of real files without running them.
 
 #include "rank_files.h"
 
@@ -20,8 +20,10 @@ struct StudyShape {
     QStringList hooks;
     int repeats = 1;
     bool sweep = true;
+    QList<int> worldSizes{2}; // 1 and 2: the smoke run has a DDP cell of each
     int cells() const {
-        return int(models.size() * caps.size() * hooks.size()) * repeats + (sweep ? 1 : 0);
+        return int(models.size() * caps.size() * hooks.size() * worldSizes.size()) * repeats +
+               (sweep ? 1 : 0);
     }
 };
 
@@ -66,33 +68,38 @@ bool cloneCell(const QString& donor, const QString& cell, const QString& id, Edi
 // Writes the study into `out`/cells from the smoke run `smokeRun`. Returns false when a file
 // could not be written.
 inline bool makeStudyFolder(const QString& smokeRun, const QString& out, const StudyShape& s) {
-    const QString donor = smokeRun + "/cells/mlp2m_gloo_cpu_ws2_r0";
-    if (!QFile::exists(donor + "/manifest.json")) {
-        return false;
-    }
-    for (const QString& model : s.models) {
-        for (const QString& cap : s.caps) {
-            for (const QString& hook : s.hooks) {
-                for (int r = 0; r < s.repeats; ++r) {
-                    const QString id =
-                        QString("%1_gloo_cpu_ws2_cap%2_%3_r%4").arg(model, cap, hook).arg(r);
-                    const bool ok = study_detail::cloneCell(
-                        donor, out + "/cells/" + id, id, [&](QJsonObject& o) {
-                            o["model"] = model;
-                            o["repeat"] = r;
-                            QJsonObject config = o["config"].toObject();
-                            config["bucket_cap_mb"] = cap.toDouble();
-                            config["hook"] = hook;
-                            o["config"] = config;
-                            QJsonObject axes = o["axes"].toObject();
-                            axes["model"] = model;
-                            axes["bucket_cap_mb"] = cap;
-                            axes["hook"] = hook;
-                            axes["repeat"] = QString::number(r);
-                            o["axes"] = axes;
-                        });
-                    if (!ok) {
-                        return false;
+    for (const int ws : s.worldSizes) {
+        const QString donor = smokeRun + QString("/cells/mlp2m_gloo_cpu_ws%1_r0").arg(ws);
+        if (!QFile::exists(donor + "/manifest.json")) {
+            return false;
+        }
+        for (const QString& model : s.models) {
+            for (const QString& cap : s.caps) {
+                for (const QString& hook : s.hooks) {
+                    for (int r = 0; r < s.repeats; ++r) {
+                        const QString id = QString("%1_gloo_cpu_ws%2_cap%3_%4_r%5")
+                                               .arg(model)
+                                               .arg(ws)
+                                               .arg(cap, hook)
+                                               .arg(r);
+                        const bool ok = study_detail::cloneCell(
+                            donor, out + "/cells/" + id, id, [&](QJsonObject& o) {
+                                o["model"] = model;
+                                o["repeat"] = r;
+                                QJsonObject config = o["config"].toObject();
+                                config["bucket_cap_mb"] = cap.toDouble();
+                                config["hook"] = hook;
+                                o["config"] = config;
+                                QJsonObject axes = o["axes"].toObject();
+                                axes["model"] = model;
+                                axes["bucket_cap_mb"] = cap;
+                                axes["hook"] = hook;
+                                axes["repeat"] = QString::number(r);
+                                o["axes"] = axes;
+                            });
+                        if (!ok) {
+                            return false;
+                        }
                     }
                 }
             }
@@ -118,6 +125,16 @@ inline StudyShape tuningStudy() {
             {"allreduce", "fp16_compress", "powersgd", "local"},
             1,
             true};
+}
+// The shape of issue 52's audit: 3 models x 5 caps x 3 hooks x world sizes 1 and 2 x 3 repeats
+// and a sweep (271 cells).
+inline StudyShape auditStudy() {
+    return {{"mlp_a", "mlp_b", "mlp_c"},
+            {"0.5", "1", "4", "16", "25"},
+            {"allreduce", "fp16_compress", "local"},
+            3,
+            true,
+            {1, 2}};
 }
 inline StudyShape largeStudy() {
     return {{"mlp_a", "mlp_b", "mlp_c", "mlp_d", "mlp_e"},

@@ -248,9 +248,9 @@ private slots:
         for (int i = 0; i < m.columnCount(); ++i) {
             headers << m.headerData(i, Qt::Horizontal).toString();
         }
-        QCOMPARE(headers,
-                 QStringList({"cell", "kind", "status", "ranks", "layer", "step ms", "comm ms/step",
-                              "exposed comm", "backend/hook", "reasons / notes"}));
+        QCOMPARE(headers, QStringList({"cell", "kind", "status", "model", "layer", "ranks", "hook",
+                                       "cap MiB", "repeat", "step ms", "comm ms/step",
+                                       "exposed comm", "backend/hook", "reasons / notes"}));
     }
 
     // A column added after version 4 gets its ALTER TABLE from its line alone.

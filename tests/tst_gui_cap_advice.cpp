@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Journey: the Bucket cap study page says what to change at its top, one line per group, with
 // the numbers folded below; "Apply to matrix" writes the recommended cap into the designer's
-// matrix in place of its list, and Undo takes it back. The study is written here by hand (its
+// entry of the group's model (the defaults' list and the other models untouched), and Edit >
+// Undo takes it back. The study is written here by hand (its
 // figures are tst_cap_advice's and tst_recommend's), so the journey needs no run.
 
 #include "analysis/cap_advice.h"
@@ -10,13 +11,16 @@
 #include "gui_helpers.h"
 #include "main_window.h"
 #include "matrix_designer.h"
+#include "models/cap_table_model.h"
 #include "results_view.h"
 #include "workspaces.h"
 
 #include <QComboBox>
-#include <QPlainTextEdit>
+#include <QMenuBar>
 #include <QPushButton>
+#include <QSignalSpy>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTest>
 #include <QToolButton>
 
@@ -58,6 +62,7 @@ const char* kMatrix = "name: caps\n"
                       "  hook: [allreduce, local]\n"
                       "models:\n"
                       "  - {name: mlp2m, family: mlp, params: 2.0e6}\n"
+                      "  - {name: other, family: mlp, params: 1.0e6}\n"
                       "layers:\n"
                       "  - {name: gloo_cpu}\n"
                       "world_sizes: [2]\n";
@@ -100,18 +105,52 @@ private slots:
         QVERIFY(!w.results()->tuningTable()->isVisible());
         w.results()->tuningTableFold()->click();
         QVERIFY(w.results()->tuningTable()->isVisible());
-        QVERIFY(w.results()->tuningTable()->toPlainText().contains("fastest: 1 MiB"));
+        const models::CapTableModel* table = w.results()->tuningModel();
+        QStringList fastest;
+        for (int row = 0; row < table->rowCount(); ++row) {
+            if (table->data(table->index(row, models::CapTableModel::Note))
+                    .toString()
+                    .contains("fastest")) {
+                fastest
+                    << table->data(table->index(row, models::CapTableModel::Group)).toString() +
+                           " " +
+                           table->data(table->index(row, models::CapTableModel::CapMb)).toString();
+            }
+        }
+        QCOMPARE(fastest, (QStringList{"mlp2m on gloo_cpu, world size 2, hook allreduce 1",
+                                       "mlp2m on gloo_cpu, world size 2, hook local 1"}));
 
         QPushButton* apply = panel->applyButton(0);
         QVERIFY(apply->isEnabled());
         apply->click();
+        // Into the group's model entry: the defaults' list and the other model stay as written.
         const QString edited = w.designer()->editor()->toPlainText();
         QString want = QString::fromUtf8(kMatrix);
-        want.replace("[0.25, 1, 4, 25]", "1");
+        want.replace("{name: mlp2m, family: mlp, params: 2.0e6}",
+                     "{name: mlp2m, family: mlp, params: 2.0e6, bucket_cap_mb: 1}");
         QCOMPARE(edited, want);
         QVERIFY(w.isWindowModified());
         QCOMPARE(w.workspaces()->current(), QString("design")); // the edit is shown
-        w.designer()->editor()->undo();
+        // Edit > Undo matrix edit takes it back, from whatever has the focus; Redo again.
+        QAction* undo = nullptr;
+        QAction* redo = nullptr;
+        for (QAction* menu : w.menuBar()->actions()) {
+            if (menu->text() == "&Edit" && menu->menu()) {
+                for (QAction* a : menu->menu()->actions()) {
+                    undo = a->text() == "&Undo matrix edit" ? a : undo;
+                    redo = a->text() == "&Redo matrix edit" ? a : redo;
+                }
+            }
+        }
+        QVERIFY(undo && redo);
+        QVERIFY(undo->isEnabled());
+        w.results()->setFocus();
+        undo->trigger();
+        QCOMPARE(w.designer()->editor()->toPlainText(), QString::fromUtf8(kMatrix));
+        QVERIFY(redo->isEnabled());
+        redo->trigger();
+        QCOMPARE(w.designer()->editor()->toPlainText(), want);
+        undo->trigger();
         QCOMPARE(w.designer()->editor()->toPlainText(), QString::fromUtf8(kMatrix));
 
         // Naming the current cap 1 MiB: it is the fastest, so there is nothing to apply.
@@ -123,6 +162,35 @@ private slots:
         QCOMPARE(panel->lineAt(0), QString("mlp2m on gloo_cpu, world size 2, hook allreduce: "
                                            "keep bucket_cap_mb: 1: no cap is faster"));
         QVERIFY(!apply->isEnabled());
+    }
+
+    // Issue 52: the lines a user acts on come first (more than one rank, a cap to set whose
+    // saving is beyond its uncertainty), then the other groups that communicate, one rank's last,
+    // whatever order `recommend` gives them in.
+    void actionableLinesComeFirst() {
+        analysis::CapGroup oneRank = group("allreduce");
+        oneRank.model = "one";
+        oneRank.worldSize = 1;
+        analysis::CapGroup keep = group("allreduce");
+        keep.model = "keep";
+        analysis::applyAdvice(keep, 1, "named"); // already at the fastest cap
+        analysis::CapGroup act = group("fp16_compress");
+        act.model = "act";
+        widgets::CapAdvicePanel panel;
+        panel.setGroups({oneRank, keep, act});
+        QCOMPARE(panel.rows(), 3);
+        QVERIFY2(panel.lineAt(0).startsWith("act on gloo_cpu, world size 2"),
+                 qPrintable(panel.lineAt(0)));
+        QVERIFY2(panel.lineAt(0).contains("set bucket_cap_mb: 1"), qPrintable(panel.lineAt(0)));
+        QVERIFY2(panel.lineAt(1).startsWith("keep on"), qPrintable(panel.lineAt(1)));
+        QVERIFY2(panel.lineAt(2).startsWith("one on gloo_cpu, world size 1"),
+                 qPrintable(panel.lineAt(2)));
+        // Apply asks for the line's own model.
+        QSignalSpy asked(&panel, &widgets::CapAdvicePanel::applyCapRequested);
+        panel.applyButton(0)->click();
+        QCOMPARE(asked.size(), 1);
+        QCOMPARE(asked.front().at(0).toString(), QString("act"));
+        QCOMPARE(asked.front().at(1).toDouble(), 1.0);
     }
 };
 

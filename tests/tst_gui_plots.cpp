@@ -55,7 +55,7 @@ QVector<QRectF> dataPixels(QCustomPlot& plot) {
 
 report::ReportData synthetic(const QVector<int>& worldSizes, double minBytes, double maxBytes) {
     report::ReportData d;
-    auto& layer = d.byLayer["gloo_cpu"];
+    auto& layer = d.bucketPools["gloo_cpu"];
     for (int ws : worldSizes) {
         store::CellRow c;
         c.id = QString("m_gloo_cpu_ws%1_r0").arg(ws);
@@ -73,8 +73,10 @@ report::ReportData synthetic(const QVector<int>& worldSizes, double minBytes, do
         for (int k = 0; k < 6; ++k) {
             const double bytes = minBytes * std::pow(maxBytes / minBytes, k / 5.0);
             const double seconds = 1e-5 + bytes / 1e9 * (ws - 1) / ws * 2;
-            layer.samples.push_back({ws, bytes, seconds});
-            d.bucketsByCell[c.id].push_back(layer.samples.back());
+            d.bucketsByCell[c.id].push_back({ws, bytes, seconds});
+            if (ws > 1) { // one rank sends nothing: no bucket of its goes into a pool
+                layer.samples.push_back({ws, bytes, seconds});
+            }
         }
     }
     layer.fit = analysis::fitAlphaBeta(layer.samples);
@@ -216,7 +218,7 @@ private slots:
         QCustomPlot plot;
         draw(plot, "bucket_time_vs_bytes", data, {600, 400});
         QVector<double> xs, ys;
-        for (const auto& s : data.byLayer["gloo_cpu"].samples) {
+        for (const auto& s : data.bucketPools["gloo_cpu"].samples) {
             xs << s.bytes;
             ys << s.seconds;
         }
@@ -342,7 +344,8 @@ private slots:
     }
 
     // Cells that differ in a DDP setting alone are two series and two labels, never one point
-    // overwriting the other; repeats are points of their series.
+    // overwriting the other; repeats are one point of their series (their median), or each a
+    // point of its own where the style asks.
     void cellsThatDifferInASettingAreSeriesOfTheirOwn() {
         report::ReportData d;
         const auto cell = [&](const QString& hook, int ws, int repeat, double fraction) {
@@ -377,7 +380,17 @@ private slots:
         }
         names.sort();
         QCOMPARE(names, (QStringList{"m gloo_cpu hook=allreduce", "m gloo_cpu hook=powersgd"}));
-        QCOMPARE(points, 3);
+        QCOMPARE(points, 2);
+        QCustomPlot each;
+        widgets::setFigureSize(each, {600, 400});
+        widgets::FigureStyle eachRepeat;
+        eachRepeat.eachRepeat = true;
+        widgets::figureNamed("overhead_vs_world_size")->draw(each, d, eachRepeat);
+        int eachPoints = 0;
+        for (int i = 0; i < each.graphCount(); ++i) {
+            eachPoints += each.graph(i)->dataCount();
+        }
+        QCOMPARE(eachPoints, 3);
         auto* ticker = dynamic_cast<QCPAxisTickerText*>(bars.xAxis->ticker().data());
         QVERIFY(ticker);
         QSet<QString> labels;
@@ -386,6 +399,138 @@ private slots:
         }
         QCOMPARE(labels.size(), 2);           // the two repeats share a label; the hooks do not
         QVERIFY(labels.contains("powersgd")); // the distinguishing value only (issue 40)
+    }
+
+    // Issue 52: a study's repeats are drawn as their group's median with whiskers to the lowest
+    // and highest repeat, by hand here: overheads of 10, 30 and 11 % have the median 11 (their
+    // mean, 17, would be another point), whiskers 10 to 30. A failed fourth repeat is flagged,
+    // never in the median. A click on the median picks the repeat at it; the tooltip names all.
+    void repeatsAreDrawnAsTheirMedianAndSpread() {
+        report::ReportData d;
+        const auto cell = [&](int ws, int repeat, double fraction, double step,
+                              const char* status = "complete") {
+            store::CellRow c;
+            c.id = QString("m_gloo_cpu_ws%1_r%2").arg(ws).arg(repeat);
+            c.status = status;
+            c.model = "m";
+            c.layer = "gloo_cpu";
+            c.worldSize = ws;
+            c.repeat = repeat;
+            c.commOverheadFraction = fraction;
+            c.hookTraceAgreement = 1.0 + fraction / 10;
+            c.computeMs = step - 2.0;
+            c.exposedCommMs = 1.0;
+            c.bookkeepingMs = 1.0;
+            c.stepMs = step;
+            c.axes = {{"model", "m"},
+                      {"layer", "gloo_cpu"},
+                      {"world_size", QString::number(ws)},
+                      {"repeat", QString::number(repeat)}};
+            d.cells.push_back(c);
+        };
+        cell(2, 0, 0.10, 50.0);
+        cell(2, 1, 0.30, 90.0);
+        cell(2, 2, 0.11, 60.0);
+        cell(2, 3, 0.90, 500.0, "failed");
+        cell(4, 0, 0.20, 70.0);
+        QCustomPlot overhead;
+        draw(overhead, "overhead_vs_world_size", d, {600, 400});
+        QMap<double, double> points;
+        for (int i = 0; i < overhead.graphCount(); ++i) {
+            for (auto it = overhead.graph(i)->data()->begin();
+                 it != overhead.graph(i)->data()->end(); ++it) {
+                points.insert(it->key, it->value);
+            }
+        }
+        QCOMPARE(points.size(), 2);
+        QVERIFY(std::abs(points[2] - 11.0) < 1e-9);
+        QVERIFY(std::abs(points[4] - 20.0) < 1e-9);
+        QCPErrorBars* whiskers = nullptr;
+        for (int i = 0; i < overhead.plottableCount(); ++i) {
+            whiskers = whiskers ? whiskers : qobject_cast<QCPErrorBars*>(overhead.plottable(i));
+        }
+        QVERIFY(whiskers);
+        const QCPErrorBarsData ws2 = whiskers->data()->at(0); // the world sizes in order: 2 first
+        QVERIFY(std::abs(11.0 - ws2.errorMinus - 10.0) < 1e-9);
+        QVERIFY(std::abs(11.0 + ws2.errorPlus - 30.0) < 1e-9);
+        QStringList flagged;
+        for (int i = 0; i < overhead.itemCount(); ++i) {
+            if (overhead.item(i)->objectName() == "flagged") {
+                flagged << overhead.item(i)->property("cellId").toString();
+            }
+        }
+        QCOMPARE(flagged, QStringList{"m_gloo_cpu_ws2_r3"});
+        // The click at the median picks its repeat; selecting any repeat marks the median.
+        const QPointF at(overhead.xAxis->coordToPixel(2), overhead.yAxis->coordToPixel(11.0));
+        QCOMPARE(widgets::cellAt(overhead, "overhead_vs_world_size", d, at),
+                 QString("m_gloo_cpu_ws2_r2"));
+        widgets::highlightCell(overhead, "overhead_vs_world_size", d, "m_gloo_cpu_ws2_r1");
+        bool ringed = false;
+        for (int i = 0; i < overhead.graphCount(); ++i) {
+            const QCPGraph* g = overhead.graph(i);
+            ringed |= g->name() == "selection" && g->visible() && g->dataCount() == 1 &&
+                      g->data()->at(0)->key == 2 && std::abs(g->data()->at(0)->value - 11) < 1e-9;
+        }
+        QVERIFY(ringed);
+        const QString tip = widgets::toolTipAt(overhead, "overhead_vs_world_size", d, at);
+        QVERIFY2(tip.contains("median of 4 repeats") && tip.contains("r1 30.00") &&
+                     tip.contains("r3 failed"),
+                 qPrintable(tip));
+
+        // The bars: one per world size; the stack reaches the median step (60 ms at 2 ranks),
+        // its whisker from 50 to 90 ms; the failed repeat's 500 ms is nowhere.
+        QCustomPlot bars;
+        draw(bars, "time_breakdown", d, {600, 400});
+        QMap<double, double> tops;
+        for (int i = 0; i < bars.plottableCount(); ++i) {
+            if (auto* b = qobject_cast<QCPBars*>(bars.plottable(i))) {
+                for (auto it = b->data()->begin(); it != b->data()->end(); ++it) {
+                    tops[it->key] += it->value;
+                }
+            }
+        }
+        QCOMPARE(tops.size(), 2);
+        QVERIFY2(std::abs(tops[1] - 60.0) < 1e-9, qPrintable(QString::number(tops[1])));
+        QVERIFY(std::abs(tops[2] - 70.0) < 1e-9);
+        QCPErrorBars* stepSpread = nullptr;
+        for (int i = 0; i < bars.plottableCount(); ++i) {
+            stepSpread = stepSpread ? stepSpread : qobject_cast<QCPErrorBars*>(bars.plottable(i));
+        }
+        QVERIFY(stepSpread);
+        QVERIFY(std::abs(60.0 - stepSpread->data()->at(0).errorMinus - 50.0) < 1e-9);
+        QVERIFY(std::abs(60.0 + stepSpread->data()->at(0).errorPlus - 90.0) < 1e-9);
+        QVERIFY(bars.yAxis->range().upper < 500); // the failed repeat is no value
+        const QPointF bar(bars.xAxis->coordToPixel(1), bars.yAxis->coordToPixel(30));
+        QCOMPARE(widgets::cellAt(bars, "time_breakdown", d, bar), QString("m_gloo_cpu_ws2_r2"));
+    }
+
+    // Issue 52: repeats of a sweep draw a line each, but the legend names each series once.
+    void aSweepsRepeatsAreNamedOnce() {
+        auto data = synthetic({2}, 1e5, 4e6);
+        for (store::CellRow c : std::vector<store::CellRow>(data.cells)) {
+            if (c.isSweep()) {
+                const QString first = c.id;
+                c.id.replace("_r0", "_r1");
+                c.repeat = 1;
+                data.sweepsByCell[c.id] = data.sweepsByCell.value(first);
+                data.cells.push_back(c);
+            }
+        }
+        QCustomPlot plot;
+        draw(plot, "sweep_bandwidth", data, {900, 600});
+        QStringList entries;
+        int lines = 0;
+        for (int i = 0; i < plot.graphCount(); ++i) {
+            lines += plot.graph(i)->dataCount() > 0;
+        }
+        for (int i = 0; i < plot.legend->itemCount(); ++i) {
+            if (auto* item = qobject_cast<QCPPlottableLegendItem*>(plot.legend->item(i))) {
+                entries << item->plottable()->name();
+            }
+        }
+        QCOMPARE(lines, 4); // two kinds, two repeats
+        QCOMPARE(entries.count("gloo_cpu ws2 all_reduce"), 1);
+        QCOMPARE(entries.count("gloo_cpu ws2 broadcast"), 1);
     }
 
     // Issue 29 item 17: the kinds of one sweep cell share its colour; each has a marker of its

@@ -119,6 +119,53 @@ private slots:
         QCOMPARE(modelNames(text).last(), QString("z"));
     }
 
+    // The cap study's Apply to matrix: one model's entry gets the value, as it is written; the
+    // defaults and every other entry keep theirs.
+    void aModelsValueIsSetInItsEntryOnly_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("before");
+        QTest::addColumn<QString>("after");
+        const QString d = "name: t\ndefaults:\n  bucket_cap_mb: [1, 25]\n";
+        QTest::newRow("flow entry, added")
+            << "a"
+            << d + "models:\n  - {name: a, params: 1e6}\n  - {name: b, params: 2e6}\n" + kTail
+            << d +
+                   "models:\n  - {name: a, params: 1e6, bucket_cap_mb: 4}\n"
+                   "  - {name: b, params: 2e6}\n" +
+                   kTail;
+        QTest::newRow("flow entry, its list replaced")
+            << "a" << d + "models:\n  - {name: a, params: 1e6, bucket_cap_mb: [1, 25]}\n" + kTail
+            << d + "models:\n  - {name: a, params: 1e6, bucket_cap_mb: 4}\n" + kTail;
+        QTest::newRow("flow entry, a value before others")
+            << "a" << d + "models:\n  - {name: a, bucket_cap_mb: 25, params: 1e6}\n" + kTail
+            << d + "models:\n  - {name: a, bucket_cap_mb: 4, params: 1e6}\n" + kTail;
+        QTest::newRow("in a flow list, the second")
+            << "b" << d + "models: [{name: a, params: 1e6}, {name: b, params: 2e6}]\n" + kTail
+            << d + "models: [{name: a, params: 1e6}, {name: b, params: 2e6, bucket_cap_mb: 4}]\n" +
+                   kTail;
+        QTest::newRow("block entry, added as its last line")
+            << "b"
+            << d + "models:\n  - {name: a, params: 1e6}\n  - name: b\n    params: 2e6\n" + kTail
+            << d +
+                   "models:\n  - {name: a, params: 1e6}\n  - name: b\n    params: 2e6\n"
+                   "    bucket_cap_mb: 4\n" +
+                   kTail;
+        QTest::newRow("block entry, its value replaced, the comment kept")
+            << "b"
+            << d + "models:\n  - name: b\n    bucket_cap_mb: [1, 25]  # study\n    params: 2e6\n" +
+                   kTail
+            << d + "models:\n  - name: b\n    bucket_cap_mb: 4  # study\n    params: 2e6\n" + kTail;
+    }
+    void aModelsValueIsSetInItsEntryOnly() {
+        QFETCH(QString, model);
+        QFETCH(QString, before);
+        QFETCH(QString, after);
+        const QString text = matrix::applied(
+            before, matrix::modelValueEdit(before, "t.yaml", model, "bucket_cap_mb", "4"));
+        QCOMPARE(text, after);
+        QVERIFY(!modelNames(text).isEmpty()); // it parses
+    }
+
     void whatCannotBeEditedIsSaid() {
         // A matrix written as one flow mapping, a models value that is no list, bad YAML: each
         // an error at its line, and no edit.
@@ -140,6 +187,10 @@ private slots:
         QVERIFY(error([&] {
                     matrix::budgetEdit("name: t\nmodels: [\n", "t.yaml", {});
                 }).startsWith("t.yaml:"));
+        QVERIFY(error([&] {
+                    matrix::modelValueEdit("name: t\nmodels: [{name: a}]\n", "t.yaml", "zz",
+                                           "bucket_cap_mb", "4");
+                }).contains("no model entry named 'zz'"));
     }
 };
 

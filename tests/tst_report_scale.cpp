@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The figures at a study's scale: 4, 33 and 301 cells made from a real smoke run's cells
+// The figures at a study's scale: 4, 33, 271 and 301 cells made from a real smoke run's cells
 // (tests/study_folders.h), exported by the real `commprof report --width-in 3.3 --font-pt 8`.
 // Each figure's PDF is read back by poppler (pdftotext -bbox): every word on the page, no two
 // words over each other; and the figure laid out as the report lays it out keeps its plot area
@@ -8,6 +8,7 @@
 // hook's colour once.
 
 #include "gui_helpers.h"
+#include "models/results_cell_model.h"
 #include "pdf_words.h"
 #include "report/report_data.h"
 #include "report_writer.h"
@@ -15,6 +16,13 @@
 #include "results_view.h"
 #include "store/open_results.h"
 #include "study_folders.h"
+
+#include <QItemSelectionModel>
+#include <QJsonObject>
+#include <QLineEdit>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QTableView>
 
 #include <qcustomplot.h>
 
@@ -84,7 +92,7 @@ private slots:
         const QString smoke = work_.filePath("smoke");
         const QString error = runSmoke(smoke);
         QVERIFY2(error.isEmpty(), qPrintable(error));
-        for (const StudyShape& shape : {smallStudy(), tuningStudy(), largeStudy()}) {
+        for (const StudyShape& shape : {smallStudy(), tuningStudy(), largeStudy(), auditStudy()}) {
             Study s;
             s.dir = work_.filePath(QString("study%1").arg(shape.cells()));
             QVERIFY(makeStudyFolder(smoke, s.dir, shape));
@@ -107,8 +115,8 @@ private slots:
     void everyFigureHoldsInAColumn_data() {
         QTest::addColumn<int>("cells");
         QTest::addColumn<QString>("figure");
-        for (const int cells :
-             {smallStudy().cells(), tuningStudy().cells(), largeStudy().cells()}) {
+        for (const int cells : {smallStudy().cells(), tuningStudy().cells(), largeStudy().cells(),
+                                auditStudy().cells()}) {
             for (const auto& f : widgets::reportFigures()) {
                 QTest::addRow("%d cells, %s", cells, f.name) << cells << QString(f.name);
             }
@@ -155,6 +163,94 @@ private slots:
         QVERIFY2(plotAreaHeight(plot) >= size.height() / 2, qPrintable(rects));
         QVERIFY2(legendHeight(plot) <= size.height() / 3, qPrintable(rects));
         QVERIFY2(page.size.height() <= 3.3 * 72 * 1.6, qPrintable(rects)); // a column's figure
+        // Issue 52: at most 4.5 in tall at 3.3 in wide.
+        QVERIFY2(page.size.height() <= 4.5 * 72 + 0.5,
+                 qPrintable(QString("%1 in tall; %2").arg(page.size.height() / 72).arg(rects)));
+    }
+
+    // Issue 52: a study's figures draw a mark per group of repeats, not per cell. The groups are
+    // found here from the cell ids (all but their "_rN"), which the figures never read.
+    void aStudysRepeatsAreOneMarkEach() {
+        const report::ReportData& data = studies_.at(largeStudy().cells()).data;
+        QSet<QString> groups, withOverhead, withKinds;
+        for (const store::CellRow& c : data.cells) {
+            if (!c.isSweep() && c.complete()) {
+                const QString group = c.id.left(c.id.lastIndexOf("_r"));
+                groups.insert(group);
+                if (c.commOverheadFraction) {
+                    withOverhead.insert(group);
+                }
+                if (c.computeMs && c.exposedCommMs) {
+                    withKinds.insert(group);
+                }
+            }
+        }
+        QCOMPARE(groups.size(), 5 * 5 * 4);
+        QVERIFY(withOverhead.size() >= 5 * 5 * 3);
+        QCustomPlot overhead;
+        widgets::setFigureSize(overhead, {900, 600});
+        widgets::figureNamed("overhead_vs_world_size")->draw(overhead, data, {});
+        int points = 0;
+        for (int i = 0; i < overhead.graphCount(); ++i) {
+            points += overhead.graph(i)->dataCount();
+        }
+        QCOMPARE(points, withOverhead.size());
+        QCustomPlot bars;
+        widgets::setFigureSize(bars, {900, 600});
+        widgets::figureNamed("time_breakdown")->draw(bars, data, {});
+        QSet<double> keys;
+        for (int i = 0; i < bars.plottableCount(); ++i) {
+            if (auto* b = qobject_cast<QCPBars*>(bars.plottable(i))) {
+                for (auto it = b->data()->begin(); it != b->data()->end(); ++it) {
+                    keys.insert(it->key);
+                }
+            }
+        }
+        QCOMPARE(keys.size(), withKinds.size());
+        // Each bar's label tells it from every other.
+        auto* ticker = dynamic_cast<QCPAxisTickerText*>(bars.xAxis->ticker().data());
+        QVERIFY(ticker);
+        const QStringList labels = ticker->ticks().values();
+        QCOMPARE(QSet<QString>(labels.begin(), labels.end()).size(), groups.size());
+    }
+
+    // Issue 52: the cell table has a column per axis; sorted by the cap it orders the caps as
+    // numbers (0.25 < 1 < 4 < 16 < 25), and the filter never moves the selection.
+    void theCellTableSortsByCapAndKeepsItsSelection() {
+        const report::ReportData& data = studies_.at(largeStudy().cells()).data;
+        widgets::ResultsView view;
+        view.resize(1200, 800);
+        view.setData(data);
+        QSortFilterProxyModel* sorted = view.sortedModel();
+        QVERIFY(!view.table()->isColumnHidden(models::ResultsCellModel::CapMb));
+        QVERIFY(!view.table()->isColumnHidden(models::ResultsCellModel::Hook));
+        QVERIFY(!view.table()->isColumnHidden(models::ResultsCellModel::Repeat));
+        view.table()->sortByColumn(models::ResultsCellModel::CapMb, Qt::AscendingOrder);
+        QStringList caps;
+        for (int row = 0; row < sorted->rowCount(); ++row) {
+            const QString cap =
+                sorted->data(sorted->index(row, models::ResultsCellModel::CapMb)).toString();
+            if (!cap.isEmpty() && (caps.isEmpty() || caps.back() != cap)) {
+                caps << cap;
+            }
+        }
+        QCOMPARE(caps, (QStringList{"0.25", "1", "4", "16", "25"}));
+
+        const QString picked = "mlp_c_gloo_cpu_ws2_cap4_powersgd_r1";
+        QSignalSpy selected(&view, &widgets::ResultsView::cellSelected);
+        view.selectCell(picked);
+        QCOMPARE(view.selectedCell(), picked);
+        QCOMPARE(selected.size(), 1);
+        // Typing a filter that hides the cell, letter by letter, then one that shows it, then
+        // clearing it: the cell stays selected throughout, and no view is told otherwise.
+        for (const QString& text : {"m", "ml", "mlp_a", "mlp_a_", "mlp_", "mlp_c", ""}) {
+            view.filter()->setText(text);
+            QCOMPARE(view.selectedCell(), picked);
+        }
+        QCOMPARE(selected.size(), 1);
+        const QModelIndexList rows = view.table()->selectionModel()->selectedRows();
+        QCOMPARE(rows.size(), 1);
+        QCOMPARE(view.model()->idAt(sorted->mapToSource(rows.front()).row()), picked);
     }
 
     // The results view at the screens of issue 40: every figure's legend within a third of it,
@@ -162,7 +258,8 @@ private slots:
     void theResultsViewKeepsEachFigureReadable_data() {
         QTest::addColumn<int>("cells");
         QTest::addColumn<QSize>("screen");
-        for (const int cells : {tuningStudy().cells(), largeStudy().cells()}) {
+        for (const int cells :
+             {tuningStudy().cells(), largeStudy().cells(), auditStudy().cells()}) {
             for (const QSize screen : {QSize(1920, 1080), QSize(1366, 768)}) {
                 QTest::addRow("%d cells, %dx%d", cells, screen.width(), screen.height())
                     << cells << screen;
@@ -207,6 +304,25 @@ private slots:
                 QVERIFY2(plotAreaHeight(*plot) >= plot->height() / 2, qPrintable(rects));
             }
         }
+        // Issue 52: a legend cut short ("... N more") keeps every cap's marker.
+        QSet<QString> caps;
+        for (const store::CellRow& c : studies_.at(cells).data.cells) {
+            if (!c.isSweep()) {
+                caps.insert(c.axes.value("bucket_cap_mb").toString());
+            }
+        }
+        QCustomPlot* overhead = view.plot("overhead_vs_world_size");
+        pages->setCurrentIndex(0);
+        QCoreApplication::processEvents();
+        widgets::placeLegend(*overhead);
+        QSet<QString> named;
+        for (int i = 0; i < overhead->legend->itemCount(); ++i) {
+            if (auto* item = qobject_cast<QCPPlottableLegendItem*>(overhead->legend->item(i));
+                item && item->plottable()->name().startsWith("bucket_cap_mb=")) {
+                named.insert(item->plottable()->name().mid(14));
+            }
+        }
+        QCOMPARE(named, caps);
         if (!work_.autoRemove()) { // COMMPROF_KEEP_STUDIES: the pages, to look at
             pages->setCurrentIndex(pages->count() - 1);
             QCoreApplication::processEvents();
@@ -271,6 +387,74 @@ private slots:
         QVERIFY(picked >= models * 4); // every model at four caps or more
     }
 
+    // Issue 52: the bucket figure and its alpha-beta fit take only buckets that crossed a link:
+    // not one rank's, not `hook: local`'s (which sends nothing), and each hook on its own. The
+    // study here has both; which buckets count is read from the cell ids and each cell's own
+    // buckets, apart from the pools' rule.
+    void theBucketFitTakesOnlyBucketsThatCommunicated() {
+        const QString smoke = work_.filePath("smoke");
+        const QString dir = work_.filePath("pools");
+        QVERIFY(makeStudyFolder(
+            smoke, dir,
+            {{"mlp2m"}, {"1", "25"}, {"allreduce", "fp16_compress", "local"}, 2, false}));
+        const QString ws1 = "mlp2m_gloo_cpu_ws1_r0";
+        QVERIFY(study_detail::cloneCell(smoke + "/cells/" + ws1, dir + "/cells/" + ws1, ws1,
+                                        [](QJsonObject&) {}));
+        const QString out = dir + "_report";
+        const CliResult r = runCli("commprof", {"report", dir, "--out", out});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const store::OpenedResults opened = store::openResults(dir, store::defaultDbPath(dir), {});
+        const report::ReportData data =
+            report::loadReportData(*opened.db, QDir(dir).canonicalPath());
+        std::map<QString, std::size_t> expected; // pool -> buckets
+        for (const store::CellRow& c : data.cells) {
+            for (const char* hook : {"allreduce", "fp16_compress"}) {
+                if (c.id.contains(QString("_ws2_")) && c.id.contains(QString("_%1_").arg(hook))) {
+                    expected[QString(hook) == "allreduce" ? "gloo_cpu"
+                                                          : "gloo_cpu fp16_compress"] +=
+                        data.bucketsByCell.value(c.id).size();
+                }
+            }
+        }
+        QVERIFY(data.bucketsByCell.value(ws1).size() > 0); // the one-rank cell has buckets
+        QCOMPARE(int(data.bucketPools.size()), 2);
+        std::size_t pooled = 0;
+        for (const auto& [pool, count] : expected) {
+            QVERIFY2(data.bucketPools.contains(pool), qPrintable(pool));
+            QCOMPARE(data.bucketPools[pool].samples.size(), count);
+            for (const auto& s : data.bucketPools[pool].samples) {
+                QCOMPARE(s.worldSize, 2);
+            }
+            pooled += count;
+        }
+        // The figure draws those points and no other.
+        QCustomPlot plot;
+        widgets::setFigureSize(plot, {900, 600});
+        widgets::figureNamed("bucket_time_vs_bytes")->draw(plot, data, {});
+        std::size_t drawn = 0;
+        for (int i = 0; i < plot.graphCount(); ++i) {
+            if (plot.graph(i)->lineStyle() == QCPGraph::lsNone) {
+                drawn += std::size_t(plot.graph(i)->dataCount());
+            }
+        }
+        QCOMPARE(drawn, pooled);
+        // fit.json has a fit per pool; buckets.csv the pooled buckets alone, with their hook.
+        const QJsonObject fits = readJsonFile(out + "/fit.json");
+        QCOMPARE(QSet<QString>(fits.keys().begin(), fits.keys().end()),
+                 (QSet<QString>{"gloo_cpu", "gloo_cpu fp16_compress"}));
+        QCOMPARE(std::size_t(fits["gloo_cpu"].toObject()["samples"].toInt()), expected["gloo_cpu"]);
+        QFile csv(out + "/buckets.csv");
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        const QStringList lines = QString::fromUtf8(csv.readAll()).split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(std::size_t(lines.size() - 1), pooled);
+        for (const QString& line : lines.mid(1)) {
+            const QStringList cols = line.split(',');
+            QCOMPARE(cols.size(), 11);
+            QCOMPARE(cols[2], QString("2"));
+            QVERIFY2(cols[10] != "local", qPrintable(line));
+        }
+    }
+
     // A colour per hook: the overhead figure's legend lists each hook once and each cap once,
     // in numeric order, whatever the number of cells.
     void theLegendNamesEachValueOnce() {
@@ -292,6 +476,25 @@ private slots:
             }
         }
         QCOMPARE(caps, (QStringList{"0.25", "1", "4", "16", "25"}));
+        // Issue 52: a model's shade is a grey band, never a marker's shape (the cap-0.5 square
+        // looked like it); the caps' markers are shapes without a line.
+        int shades = 0;
+        for (int i = 0; i < plot.legend->itemCount(); ++i) {
+            auto* item = qobject_cast<QCPPlottableLegendItem*>(plot.legend->item(i));
+            auto* g = item ? qobject_cast<QCPGraph*>(item->plottable()) : nullptr;
+            if (!g) {
+                continue;
+            }
+            if (g->name().startsWith("mlp_")) {
+                ++shades;
+                QCOMPARE(g->scatterStyle().shape(), QCPScatterStyle::ssNone);
+                QVERIFY(g->pen().style() == Qt::SolidLine && g->pen().widthF() >= 4);
+            } else if (g->name().startsWith("bucket_cap_mb=")) {
+                QVERIFY(g->scatterStyle().shape() != QCPScatterStyle::ssNone);
+                QCOMPARE(g->pen().style(), Qt::NoPen);
+            }
+        }
+        QCOMPARE(shades, 5);
         int allreduce = 0;
         for (int i = 0; i < plot.graphCount(); ++i) {
             const QCPGraph* g = plot.graph(i);

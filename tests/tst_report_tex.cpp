@@ -87,7 +87,7 @@ report::ReportData hostileReport(const QString& model) {
         fit.alpha = 1e-6 * (i + 1);
         fit.beta = 1e-9;
         fit.r2 = 0.95;
-        data.byLayer[layer].fit = fit;
+        data.bucketPools[layer].fit = fit;
         ++i;
     }
     store::CellRow sweep;

@@ -128,12 +128,12 @@ private slots:
         bad.alpha = 1e-4;
         bad.beta = 1e-9;
         bad.r2 = -0.2;
-        data.byLayer["gloo_cpu"].fit = bad;
+        data.bucketPools["gloo_cpu"].fit = bad;
         QString tex = report::macrosTex(data);
         QVERIFY2(!tex.contains("FitRsquared"), qPrintable(tex));
         QVERIFY2(!tex.contains("AlphaUs"), qPrintable(tex));
         QVERIFY2(tex.contains("bucket fit refused (R^2 = -0.200"), qPrintable(tex));
-        data.byLayer["gloo_cpu"].fit->r2 = 0.95;
+        data.bucketPools["gloo_cpu"].fit->r2 = 0.95;
         tex = report::macrosTex(data);
         QVERIFY2(tex.contains("FitRsquared}{0.950}"), qPrintable(tex));
     }

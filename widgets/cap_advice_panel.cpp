@@ -9,6 +9,9 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
+#include <cmath>
+
 namespace commprof::widgets {
 
 CapAdvicePanel::CapAdvicePanel(QWidget* parent)
@@ -31,8 +34,27 @@ void CapAdvicePanel::clear() {
     rows_.clear();
 }
 
-void CapAdvicePanel::setGroups(const std::vector<analysis::CapGroup>& groups) {
+namespace {
+
+// Where a group's line goes: a cap to set whose saving is beyond its uncertainty first, then the
+// other groups that communicate, then one rank's (which moves nothing a cap could change).
+int actionOrder(const analysis::CapGroup& g) {
+    const analysis::CapAdvice& a = g.advice;
+    const bool actionable = g.worldSize > 1 && g.recommendedCapMb && a.currentCapMb &&
+                            *g.recommendedCapMb != *a.currentCapMb && a.savingMs &&
+                            a.uncertaintyMs && std::abs(*a.savingMs) > *a.uncertaintyMs;
+    return actionable ? 0 : g.worldSize > 1 ? 1 : 2;
+}
+
+} // namespace
+
+void CapAdvicePanel::setGroups(const std::vector<analysis::CapGroup>& unordered) {
     clear();
+    std::vector<analysis::CapGroup> groups = unordered;
+    std::stable_sort(groups.begin(), groups.end(),
+                     [](const analysis::CapGroup& a, const analysis::CapGroup& b) {
+                         return actionOrder(a) < actionOrder(b);
+                     });
     for (const analysis::CapGroup& g : groups) {
         if (g.hook == "local") {
             continue; // it sends nothing: no cap to advise
@@ -48,8 +70,10 @@ void CapAdvicePanel::setGroups(const std::vector<analysis::CapGroup>& groups) {
         r.current = new QComboBox(box);
         r.current->setToolTip("The bucket cap you run at now, which the saving is against");
         r.apply = new QPushButton("Apply to matrix", box);
-        r.apply->setToolTip("Set the matrix's bucket_cap_mb (in defaults) to the recommended cap "
-                            "(Edit > Undo in the designer takes it back)");
+        r.apply->setToolTip(QString("Set bucket_cap_mb in the matrix's entry of %1 to the "
+                                    "recommended cap; the other models keep theirs (Edit > Undo "
+                                    "takes it back)")
+                                .arg(g.model));
         for (const analysis::CapCandidate& c : g.candidates) {
             r.current->addItem(QString("now %1 MiB").arg(c.capMb, 0, 'g', 6), c.capMb);
             if (g.advice.currentCapMb && c.capMb == *g.advice.currentCapMb) {
@@ -70,7 +94,7 @@ void CapAdvicePanel::setGroups(const std::vector<analysis::CapGroup>& groups) {
         connect(r.apply, &QPushButton::clicked, this, [this, index] {
             const Row& row = rows_[std::size_t(index)];
             if (row.group.recommendedCapMb) {
-                emit applyCapRequested(*row.group.recommendedCapMb);
+                emit applyCapRequested(row.group.model, *row.group.recommendedCapMb);
             }
         });
         rows_.push_back(r);

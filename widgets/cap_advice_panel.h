@@ -31,8 +31,8 @@ public:
     QPushButton* applyButton(int row) const { return rows_[std::size_t(row)].apply; }
 
 signals:
-    // The recommended cap, to become the matrix's bucket_cap_mb.
-    void applyCapRequested(double capMb);
+    // The recommended cap, to become the bucket_cap_mb of the group's model entry.
+    void applyCapRequested(const QString& model, double capMb);
 
 private:
     struct Row {

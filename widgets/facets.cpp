@@ -100,15 +100,57 @@ QCPAxisRect* facetRect(const QCustomPlot& plot, const QString& name) {
     return plot.xAxis->axisRect();
 }
 
+namespace {
+
+// A panel of the grid (a legend put in an empty cell is none).
+bool isPanel(QCPLayoutElement* e) {
+    auto* panel = qobject_cast<QCPLayoutGrid*>(e);
+    return panel && !qobject_cast<QCPLegend*>(e);
+}
+
+int panelCount(QCPLayoutGrid* grid) {
+    int panels = 0;
+    for (int i = 0; i < grid->elementCount(); ++i) {
+        panels += isPanel(grid->elementAt(i));
+    }
+    return panels;
+}
+
+} // namespace
+
+bool putInEmptyFacetCell(QCustomPlot& plot, QCPLayoutElement* legend) {
+    QCPLayoutGrid* grid = facetGrid(plot);
+    if (!grid) {
+        return false;
+    }
+    const int panels = panelCount(grid);
+    const int columns = std::max(1, grid->wrap());
+    if (panels % columns == 0) {
+        return false;
+    }
+    const int row = (panels - 1) / columns;
+    // As laid out now: the cell is as big as the panel left of it, and the legend must fit it
+    // whole (a layout would grow the cell and squash every panel of its row).
+    QCPLayoutElement* neighbour = grid->elementAt(panels - 1);
+    const QSize need = legend->minimumOuterSizeHint();
+    if (!neighbour || need.height() > neighbour->outerRect().height() ||
+        need.width() > neighbour->outerRect().width()) {
+        return false;
+    }
+    grid->expandTo(row + 1, columns);
+    if (grid->element(row, columns - 1)) {
+        return false;
+    }
+    grid->addElement(row, columns - 1, legend);
+    return true;
+}
+
 void arrangeFacets(QCustomPlot& plot) {
     QCPLayoutGrid* grid = facetGrid(plot);
     if (!grid) {
         return;
     }
-    int panels = 0;
-    for (int i = 0; i < grid->elementCount(); ++i) {
-        panels += grid->elementAt(i) != nullptr;
-    }
+    const int panels = panelCount(grid);
     const int width = plot.viewport().width();
     const int columns = std::clamp(width / kFacetMinPx, 1, std::max(1, panels));
     grid->setWrap(columns);
@@ -118,7 +160,7 @@ void arrangeFacets(QCustomPlot& plot) {
     const int room = width / columns - 8;
     for (int i = 0; i < panels; ++i) {
         auto* panel = qobject_cast<QCPLayoutGrid*>(grid->elementAt(i));
-        if (!panel) {
+        if (!isPanel(panel)) {
             continue;
         }
         auto* title = qobject_cast<QCPTextElement*>(panel->element(0, 0));

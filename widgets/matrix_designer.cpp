@@ -304,6 +304,17 @@ void MatrixDesigner::setDefaultsValue(const QString& key, const QString& value) 
     }
 }
 
+void MatrixDesigner::setModelValue(const QString& model, const QString& key, const QString& value) {
+    try {
+        const matrix::TextEdit edit =
+            matrix::modelValueEdit(editor_->toPlainText(), fileName_, model, key, value);
+        applyEdit(edit.from, edit.length, edit.text);
+    } catch (const std::exception& e) {
+        emit editFailed(
+            QString("Cannot set %1: %2 for the model %3: %4").arg(key, value, model, e.what()));
+    }
+}
+
 void MatrixDesigner::chooseTorchScriptModel() {
     const QString start = fileName_.isEmpty() ? QString() : QFileInfo(fileName_).absolutePath();
     const QString file = QFileDialog::getOpenFileName(this, "Add a TorchScript model", start,

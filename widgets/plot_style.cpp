@@ -540,7 +540,6 @@ bool placeBeside(QCustomPlot& plot, QCPLegend& legend, const QCPAxisRect* rect, 
 
 void placeLegend(QCustomPlot& plot) {
     fitTitle(plot);
-    arrangeFacets(plot);
     QCPLegend* legend = plot.legend;
     QCPAxisRect* rect = plot.xAxis ? plot.xAxis->axisRect() : nullptr;
     if (!legend || !rect) {
@@ -557,6 +556,7 @@ void placeLegend(QCustomPlot& plot) {
         legend->setFillOrder(QCPLayoutGrid::foRowsFirst, true);
         legend->simplify();
     }
+    arrangeFacets(plot); // with the legend out of the panels' grid
     restoreLegend(plot);
     int items = 0;
     int tallest = 1;
@@ -598,9 +598,15 @@ void placeLegend(QCustomPlot& plot) {
             return;
         }
     }
-    // No free corner: below the axis rect, in as many columns as fit, in as many rows as a
-    // third of the figure holds; or beside it, where that costs less of a wide figure.
+    // No free corner: in the cell the panels leave empty (three panels in two columns), where
+    // it fits there whole; the page then needs no room below the axes for it.
     rect->insetLayout()->take(legend);
+    if (putInEmptyFacetCell(plot, legend)) {
+        plot.replot(QCustomPlot::rpImmediateRefresh);
+        return;
+    }
+    // Below the axis rect, in as many columns as fit, in as many rows as a third of the figure
+    // holds; or beside it, where that costs less of a wide figure.
     const int columns = legendColumns(*legend, plot.viewport().width() - 4);
     const int rowPx = tallest + legend->rowSpacing();
     const int margins = legend->margins().top() + legend->margins().bottom();

@@ -20,6 +20,10 @@ namespace commprof::widgets {
 struct FigureStyle {
     double fontPt = 9.0;
     double titleDeltaPt = 1.0; // a paper keeps every text within its 8-9 pt
+    // A study's repeats each drawn on their own, instead of each group's median and spread
+    // (report/repeat_groups.h); the figure keeps the choice as its property "eachRepeat", for
+    // picking and marking what it drew.
+    bool eachRepeat = false;
     QFont font(double delta = 0.0, bool bold = false) const;
 };
 

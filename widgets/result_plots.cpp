@@ -3,6 +3,7 @@
 
 #include "analysis/cell_metrics.h"
 #include "facets.h"
+#include "report/repeat_groups.h"
 #include "report/series_names.h"
 #include "sweep_plot.h"
 #include "tuning_plot.h"
@@ -31,6 +32,68 @@ std::optional<double> overheadPercent(const store::CellRow& c) {
         return *c.commOverheadFraction * 100.0;
     }
     return std::nullopt;
+}
+
+bool eachRepeat(const QCustomPlot& plot) {
+    return plot.property("eachRepeat").toBool();
+}
+
+// The cells of `cells` grouped by all but their repeat, or one group per cell when the figure
+// draws each repeat.
+std::vector<report::RepeatGroup> groupsOf(const std::vector<const store::CellRow*>& cells,
+                                          bool each) {
+    return each ? report::singleCellGroups(cells) : report::repeatGroups(cells);
+}
+
+// Whiskers from each point's low to its high, on the plottable's own data.
+QCPErrorBars* addSpread(QCPAbstractPlottable* of, const QColor& colour) {
+    auto* bars = new QCPErrorBars(of->keyAxis(), of->valueAxis());
+    bars->setDataPlottable(of);
+    bars->setErrorType(QCPErrorBars::etValueError);
+    bars->setPen(QPen(colour.darker(140), 1.2));
+    bars->setWhiskerWidth(6);
+    bars->removeFromLegend();
+    return bars;
+}
+
+void addSpreadPoint(QCPErrorBars* bars, double at, double low, double high) {
+    bars->addData(std::max(0.0, at - low), std::max(0.0, high - at));
+}
+
+// The overhead figure's marks: per group of repeats, its median at its world size, and the cell
+// a click there picks (the repeat nearest the median).
+struct OverheadMark {
+    const report::RepeatGroup* group;
+    report::Spread spread;
+};
+struct OverheadMarks {
+    std::vector<const store::CellRow*> drawn;
+    std::vector<report::RepeatGroup> groups;
+    std::vector<OverheadMark> marks;
+};
+OverheadMarks overheadMarks(const report::ReportData& data, bool each) {
+    OverheadMarks out;
+    for (const auto& c : data.cells) {
+        if (overheadPercent(c)) {
+            out.drawn.push_back(&c);
+        }
+    }
+    out.groups = groupsOf(out.drawn, each);
+    for (const report::RepeatGroup& g : out.groups) {
+        if (const auto s = report::spreadOf(g, overheadPercent)) {
+            out.marks.push_back({&g, *s});
+        }
+    }
+    return out;
+}
+
+// Says in the legend what the whiskers are, where a group has more than one repeat.
+void addSpreadLegendEntry(QCustomPlot& plot, int mostRepeats) {
+    if (mostRepeats > 1) {
+        QCPGraph* g = plot.addGraph();
+        g->setName(QString("median; whiskers: min to max of %1 repeats").arg(mostRepeats));
+        g->setPen(Qt::NoPen);
+    }
 }
 
 // Every world size a DDP figure shows, ascending: its index picks the dash and the marker.
@@ -66,8 +129,13 @@ QCPItemText* flaggedItem(const QCustomPlot& plot, const QString& cellId) {
 // A bar's label: the values that tell it from the other bars (the axis title names their axes).
 // Few bars take one value a line, upright; many take one line, turned to run up the axis, so a
 // label needs only its line's height along the axis.
-void categoryAxis(QCustomPlot& plot, const std::vector<const store::CellRow*>& cells) {
-    const QStringList varying = report::varyingAxes(cells, {"repeat"});
+void categoryAxis(QCustomPlot& plot, const std::vector<report::RepeatGroup>& groups, bool each) {
+    std::vector<const store::CellRow*> cells;
+    for (const report::RepeatGroup& g : groups) {
+        cells.push_back(&g.first());
+    }
+    const QStringList varying =
+        report::varyingAxes(cells, each ? QStringList{} : QStringList{"repeat"});
     const bool upright = cells.size() <= kUprightBars;
     QStringList labels;
     for (const store::CellRow* c : cells) {
@@ -79,8 +147,10 @@ void categoryAxis(QCustomPlot& plot, const std::vector<const store::CellRow*>& c
     plot.xAxis->setRange(0.4, double(cells.size()) + 0.6);
 }
 
-// The legend of a figure styled by report::SeriesStyles: each colour once, each shade once (in
-// grey), each marker once (in grey): the entries grow with the values, not with their product.
+// The legend of a figure styled by report::SeriesStyles: each colour once, each marker once (in
+// grey), each shade once (a grey band, which no marker looks like): the entries grow with the
+// values, not with their product. The markers before the shades: a legend cut short at a small
+// size ("... N more") loses the shades, which the colours already tell apart roughly.
 void styleLegend(QCustomPlot& plot, const report::SeriesStyles& styles, bool lines) {
     const auto entry = [&](const QString& name, const QColor& colour,
                            QCPScatterStyle::ScatterShape shape) {
@@ -95,13 +165,16 @@ void styleLegend(QCustomPlot& plot, const report::SeriesStyles& styles, bool lin
         entry(styles.colourName(c), seriesColour(styles.colourAxis, styles.colourValues[c], c, 0),
               styles.markerAxis.isEmpty() ? markerShape(0) : QCPScatterStyle::ssNone);
     }
-    if (styles.shadeValues.size() > 1) {
-        for (int s = 0; s < styles.shadeValues.size(); ++s) {
-            entry(styles.shadeName(s), seriesColour({}, {}, 0, s), QCPScatterStyle::ssSquare);
-        }
-    }
     for (int m = 0; m < styles.markerValues.size(); ++m) {
         entry(styles.markerName(m), QColor(90, 90, 90), markerShape(m));
+    }
+    if (styles.shadeValues.size() > 1) {
+        for (int s = 0; s < styles.shadeValues.size(); ++s) {
+            QCPGraph* band = plot.addGraph();
+            band->setName(styles.shadeName(s));
+            band->setPen(QPen(seriesColour({}, {}, 0, s), 6, Qt::SolidLine, Qt::FlatCap));
+            band->setScatterStyle(QCPScatterStyle::ssNone);
+        }
     }
 }
 
@@ -138,30 +211,60 @@ std::vector<const store::CellRow*> axisCells(const report::ReportData& data) {
     return out;
 }
 
+std::vector<report::RepeatGroup> axisGroups(const report::ReportData& data, bool each) {
+    return groupsOf(axisCells(data), each);
+}
+
+namespace {
+
+// A group's flagged repeats: one marker at its place (the first flagged repeat's, counting the
+// others), never a value. Returns whether there was one.
+bool flagGroup(QCustomPlot& plot, double x, const report::RepeatGroup& g) {
+    std::vector<const store::CellRow*> flagged;
+    for (const store::CellRow* c : g.cells) {
+        if (flaggedCell(*c)) {
+            flagged.push_back(c);
+        }
+    }
+    if (flagged.empty()) {
+        return false;
+    }
+    addFlaggedMarker(plot, x, flagged.front()->id,
+                     flagged.size() == 1
+                         ? flagged.front()->status
+                         : QString("%1 \u00d7%2").arg(flagged.front()->status).arg(flagged.size()));
+    return true;
+}
+
+// The repeat a click on a group's bar picks: the one with the median step.
+const store::CellRow* representative(const report::RepeatGroup& g) {
+    const auto s = report::spreadOf(g, [](const store::CellRow& c) { return c.stepMs; });
+    return s ? s->representative : &g.first();
+}
+
+} // namespace
+
 void drawOverheadVsWorldSize(QCustomPlot& plot, const report::ReportData& data,
                              const FigureStyle& style) {
     resetFigure(plot, "Exposed comm. vs world size", "world size (ranks)",
                 "exposed comm. (% of step)", style);
     // One series per combination of every axis that varies but the world size (the x axis);
-    // repeats are points of their series. The first varying axis (the hook, when it varies)
-    // gives the colour, the second the marker, any further one a shade of the colour; with
-    // nothing varying, the layer's colour.
-    std::vector<const store::CellRow*> drawn;
-    for (const auto& c : data.cells) {
-        if (overheadPercent(c)) {
-            drawn.push_back(&c);
-        }
-    }
-    const QStringList varying = report::varyingAxes(drawn, {"world_size", "repeat"});
-    const report::SeriesStyles styles = report::seriesStyles(drawn, varying);
-    QMap<QString, std::vector<const store::CellRow*>> series;
+    // a point per world size, the median of its repeats with whiskers to their min and max
+    // (each repeat a point of its own when the style asks). The first varying axis (the hook,
+    // when it varies) gives the colour, the second the marker, any further one a shade of the
+    // colour; with nothing varying, the layer's colour.
+    plot.setProperty("eachRepeat", style.eachRepeat);
+    const OverheadMarks marks = overheadMarks(data, style.eachRepeat);
+    const QStringList varying = report::varyingAxes(marks.drawn, {"world_size", "repeat"});
+    const report::SeriesStyles styles = report::seriesStyles(marks.drawn, varying);
+    QMap<QString, std::vector<const OverheadMark*>> series;
     QVector<double> values;
-    for (const store::CellRow* c : drawn) {
-        series[styles.seriesKey(*c)].push_back(c);
-        values << *overheadPercent(*c);
+    for (const OverheadMark& m : marks.marks) {
+        series[styles.seriesKey(m.group->first())].push_back(&m);
+        values << m.spread.low << m.spread.high;
     }
-    for (const auto& cells : series) {
-        const store::CellRow& first = *cells.front();
+    for (const auto& points : series) {
+        const store::CellRow& first = points.front()->group->first();
         QCPGraph* g = plot.addGraph();
         const QColor colour =
             styles.colourAxis.isEmpty()
@@ -172,12 +275,22 @@ void drawOverheadVsWorldSize(QCustomPlot& plot, const report::ReportData& data,
         g->setPen(QPen(colour, 2));
         g->setScatterStyle(
             QCPScatterStyle(markerShape(styles.markerIndex(first)), colour, colour, 8));
-        QMultiMap<int, double> points;
-        for (const store::CellRow* c : cells) {
-            points.insert(c->worldSize, *overheadPercent(*c));
+        if (style.eachRepeat) {
+            g->setLineStyle(QCPGraph::lsNone); // repeats at one size joined would zigzag
         }
-        for (auto p = points.begin(); p != points.end(); ++p) {
-            g->addData(p.key(), p.value());
+        QMultiMap<int, const OverheadMark*> bySize;
+        for (const OverheadMark* m : points) {
+            bySize.insert(m->group->first().worldSize, m);
+        }
+        const bool spread = std::any_of(points.begin(), points.end(),
+                                        [](const auto* m) { return m->spread.repeats > 1; });
+        QCPErrorBars* whiskers = spread ? addSpread(g, colour) : nullptr;
+        for (auto p = bySize.begin(); p != bySize.end(); ++p) {
+            g->addData(p.key(), p.value()->spread.median);
+            if (whiskers) {
+                addSpreadPoint(whiskers, p.value()->spread.median, p.value()->spread.low,
+                               p.value()->spread.high);
+            }
         }
         if (!varying.isEmpty()) {
             g->removeFromLegend(); // the legend names each colour and marker once instead
@@ -186,6 +299,11 @@ void drawOverheadVsWorldSize(QCustomPlot& plot, const report::ReportData& data,
     if (!varying.isEmpty()) {
         styleLegend(plot, styles, true);
     }
+    int mostRepeats = 0;
+    for (const OverheadMark& m : marks.marks) {
+        mostRepeats = std::max(mostRepeats, m.spread.repeats);
+    }
+    addSpreadLegendEntry(plot, mostRepeats);
     const QVector<double> sizes = worldSizes(data);
     integerTicks(plot.xAxis, sizes);
     if (spansDecades(sizes)) {
@@ -214,25 +332,26 @@ void drawBucketTimeVsBytes(QCustomPlot& plot, const report::ReportData& data,
                 style);
     const QVector<double> sizes = worldSizes(data);
     QVector<double> xs, ys;
-    for (const auto& layer : data.byLayer) {
-        for (const auto& s : layer.samples) {
+    QSet<QString> hooks;
+    for (const auto& pool : data.bucketPools) {
+        hooks.insert(pool.hook);
+        for (const auto& s : pool.samples) {
             xs << mib(s.bytes);
             ys << s.seconds * 1e3;
         }
     }
     const bool logX = spansDecades(xs);
-    for (auto it = data.byLayer.begin(); it != data.byLayer.end(); ++it) {
-        const QColor colour = layerColour(it.key());
+    for (auto it = data.bucketPools.begin(); it != data.bucketPools.end(); ++it) {
+        // A colour per hook where the pools differ in it (each hook is fitted apart), else the
+        // layer's.
+        const QColor colour = hooks.size() > 1 ? hookColour(it->hook) : layerColour(it->layer);
         QMap<int, QCPGraph*> points;
         double minBytes = 0, maxBytes = 0;
         for (const auto& s : it->samples) {
             QCPGraph*& g = points[s.worldSize];
             if (!g) {
                 g = plot.addGraph();
-                g->setName(QString("%1, %2 rank%3")
-                               .arg(it.key())
-                               .arg(s.worldSize)
-                               .arg(s.worldSize == 1 ? "" : "s"));
+                g->setName(QString("%1, %2").arg(it.key(), ranksText(s.worldSize)));
                 g->setLineStyle(QCPGraph::lsNone);
                 g->setScatterStyle(QCPScatterStyle(worldSizeShape(indexOf(sizes, s.worldSize)),
                                                    colour, colour, 5));
@@ -253,9 +372,6 @@ void drawBucketTimeVsBytes(QCustomPlot& plot, const report::ReportData& data,
             continue;
         }
         for (auto p = points.begin(); p != points.end(); ++p) {
-            if (p.key() < 2) {
-                continue; // one rank does not communicate: no line to fit
-            }
             QCPGraph* line = plot.addGraph();
             line->setName(QString("%1 fit, %2 ranks (R\u00b2 %3)")
                               .arg(it.key())
@@ -275,27 +391,53 @@ void drawBucketTimeVsBytes(QCustomPlot& plot, const report::ReportData& data,
     }
     fitAxis(plot.xAxis, xs, true);
     fitAxis(plot.yAxis, ys, true);
-    sayWhenEmpty(plot, "No complete DDP cell to draw", style);
+    sayWhenEmpty(plot,
+                 "No bucket crossed a link: no complete DDP cell of 2 or more\nranks whose hook "
+                 "sends (hook: local sends nothing)",
+                 style);
 }
 
 void drawStackedBreakdown(QCustomPlot& plot, const report::ReportData& data,
                           const FigureStyle& style) {
     resetFigure(plot, "Median step by kind (rank 0)", "", "ms per step", style);
-    const auto cells = axisCells(data);
+    plot.setProperty("eachRepeat", style.eachRepeat);
+    const auto groups = axisGroups(data, style.eachRepeat);
+    // A bar per group of repeats: each kind's median over the complete repeats, stacked, and a
+    // whisker from the shortest repeat's step to the longest's.
     QVector<double> keys, compute, exposed, bookkeeping, other, totals;
-    for (std::size_t i = 0; i < cells.size(); ++i) {
-        const store::CellRow& c = *cells[i];
-        if (c.complete() && c.computeMs && c.exposedCommMs) {
-            keys << double(i + 1);
-            compute << *c.computeMs;
-            exposed << *c.exposedCommMs;
-            bookkeeping << c.bookkeepingMs.value_or(0.0);
-            const double kinds = compute.back() + exposed.back() + bookkeeping.back();
-            // Each kind's median is of its own steps, and the trace leaves gaps between
-            // slices: what the step has beyond the three is drawn, so the bar is the step.
-            other << std::max(0.0, c.stepMs.value_or(kinds) - kinds);
-            totals << kinds + other.back();
+    QVector<double> tops, lows, highs;
+    int mostRepeats = 0;
+    const auto total = [](const store::CellRow& c) -> std::optional<double> {
+        if (!c.computeMs || !c.exposedCommMs) {
+            return std::nullopt;
         }
+        const double kinds = *c.computeMs + *c.exposedCommMs + c.bookkeepingMs.value_or(0.0);
+        return std::max(kinds, c.stepMs.value_or(kinds));
+    };
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+        const auto steps = report::spreadOf(groups[i], total);
+        if (!steps) {
+            continue;
+        }
+        const auto median = [&](auto member) {
+            const auto s = report::spreadOf(groups[i], [&](const store::CellRow& c) {
+                return total(c) ? std::optional<double>((c.*member).value_or(0.0)) : std::nullopt;
+            });
+            return s ? s->median : 0.0;
+        };
+        keys << double(i + 1);
+        compute << median(&store::CellRow::computeMs);
+        exposed << median(&store::CellRow::exposedCommMs);
+        bookkeeping << median(&store::CellRow::bookkeepingMs);
+        const double kinds = compute.back() + exposed.back() + bookkeeping.back();
+        // Each kind's median is of its own steps, and the trace leaves gaps between slices:
+        // what the step has beyond the three is drawn, so the bar is the step.
+        other << std::max(0.0, steps->median - kinds);
+        totals << kinds + other.back() << steps->high;
+        tops << kinds + other.back();
+        lows << steps->low;
+        highs << steps->high;
+        mostRepeats = std::max(mostRepeats, steps->repeats);
     }
     auto bars = [&](const QString& name, const QVector<double>& values, const QColor& colour) {
         auto* b = new QCPBars(plot.xAxis, plot.yAxis);
@@ -313,14 +455,25 @@ void drawStackedBreakdown(QCustomPlot& plot, const report::ReportData& data,
     c2->moveAbove(c1);
     c3->moveAbove(c2);
     c4->moveAbove(c3);
-    categoryAxis(plot, cells);
+    if (mostRepeats > 1) {
+        // Whiskers need a plottable whose value is the stack's top: bars hold their own part.
+        QCPGraph* top = plot.addGraph();
+        top->setName("spread");
+        top->removeFromLegend();
+        top->setLineStyle(QCPGraph::lsNone);
+        top->setScatterStyle(QCPScatterStyle::ssNone);
+        top->setData(keys, tops);
+        QCPErrorBars* whiskers = addSpread(top, QColor(60, 60, 60));
+        for (int i = 0; i < keys.size(); ++i) {
+            addSpreadPoint(whiskers, tops[i], lows[i], highs[i]);
+        }
+    }
+    addSpreadLegendEntry(plot, mostRepeats);
+    categoryAxis(plot, groups, style.eachRepeat);
     fitAxis(plot.yAxis, totals, true, false); // stacked bars need a linear axis from zero
     bool anyFlagged = false;
-    for (std::size_t i = 0; i < cells.size(); ++i) {
-        if (flaggedCell(*cells[i])) {
-            addFlaggedMarker(plot, double(i + 1), cells[i]->id, cells[i]->status);
-            anyFlagged = true;
-        }
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+        anyFlagged |= flagGroup(plot, double(i + 1), groups[i]);
     }
     if (anyFlagged) {
         addFlaggedLegendEntry(plot);
@@ -330,15 +483,23 @@ void drawStackedBreakdown(QCustomPlot& plot, const report::ReportData& data,
 
 void drawAgreement(QCustomPlot& plot, const report::ReportData& data, const FigureStyle& style) {
     resetFigure(plot, "Hook vs backend per step", "", "backend / hook", style);
-    const auto cells = axisCells(data);
+    plot.setProperty("eachRepeat", style.eachRepeat);
+    const auto groups = axisGroups(data, style.eachRepeat);
     QMap<QString, QCPBars*> byLayer;
+    QMap<QCPBars*, QCPErrorBars*> whiskers;
     QCPBars* notJudged = nullptr;
     QVector<double> values{1.0 + analysis::kAgreementTolerance};
     bool anyFlagged = false;
-    for (std::size_t i = 0; i < cells.size(); ++i) {
-        const store::CellRow& c = *cells[i];
-        if (c.complete() && c.hookTraceAgreement && !c.agreementFlagged &&
-            !c.agreementReason.isEmpty()) {
+    int mostRepeats = 0;
+    const auto ratio = [](const store::CellRow& c) { return c.hookTraceAgreement; };
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+        const auto s = report::spreadOf(groups[i], ratio);
+        if (!s) {
+            continue;
+        }
+        const store::CellRow& c = *s->representative;
+        QCPBars* b = nullptr;
+        if (!c.agreementFlagged && !c.agreementReason.isEmpty()) {
             // A ratio the analysis did not judge (one rank moves no data) is no disagreement:
             // an outline, named in the legend, never a bar in the layer's colour.
             if (!notJudged) {
@@ -348,24 +509,40 @@ void drawAgreement(QCustomPlot& plot, const report::ReportData& data, const Figu
                 notJudged->setPen(QPen(QColor(150, 150, 150), 1, Qt::DashLine));
                 notJudged->setWidth(kBarWidth);
             }
-            notJudged->addData(double(i + 1), *c.hookTraceAgreement);
-            values << *c.hookTraceAgreement;
-        } else if (c.complete() && c.hookTraceAgreement) {
-            QCPBars*& b = byLayer[c.layer];
-            if (!b) {
-                b = new QCPBars(plot.xAxis, plot.yAxis);
-                b->setName(c.layer);
-                b->setBrush(layerColour(c.layer));
-                b->setPen(QPen(layerColour(c.layer).darker(130)));
-                b->setWidth(kBarWidth);
+            b = notJudged;
+        } else {
+            QCPBars*& layer = byLayer[c.layer];
+            if (!layer) {
+                layer = new QCPBars(plot.xAxis, plot.yAxis);
+                layer->setName(c.layer);
+                layer->setBrush(layerColour(c.layer));
+                layer->setPen(QPen(layerColour(c.layer).darker(130)));
+                layer->setWidth(kBarWidth);
             }
-            b->addData(double(i + 1), *c.hookTraceAgreement);
-            values << *c.hookTraceAgreement;
-        } else if (flaggedCell(c)) {
-            anyFlagged = true;
+            b = layer;
         }
+        b->addData(double(i + 1), s->median);
+        if (s->repeats > 1) {
+            QCPErrorBars*& w = whiskers[b];
+            if (!w) {
+                w = addSpread(b, QColor(60, 60, 60));
+                // Bars before the first with a spread have none: zero-length whiskers.
+                for (int k = 0; k + 1 < b->dataCount(); ++k) {
+                    w->addData(0.0, 0.0);
+                }
+            }
+        }
+        if (QCPErrorBars* w = whiskers.value(b)) {
+            addSpreadPoint(w, s->median, s->low, s->high);
+        }
+        values << s->low << s->high;
+        mostRepeats = std::max(mostRepeats, s->repeats);
     }
-    categoryAxis(plot, cells);
+    for (const auto& g : groups) {
+        anyFlagged |= std::any_of(g.cells.begin(), g.cells.end(),
+                                  [](const store::CellRow* c) { return flaggedCell(*c); });
+    }
+    categoryAxis(plot, groups, style.eachRepeat);
     fitAxis(plot.yAxis, values, true, false); // a ratio around 1: linear reads best
     const QPen agree(Qt::darkGray, 1, Qt::SolidLine);
     const QPen tolerance(flaggedColour(), 1, Qt::DashLine);
@@ -381,10 +558,9 @@ void drawAgreement(QCustomPlot& plot, const report::ReportData& data, const Figu
     toleranceEntry->setName(
         QString::fromUtf8("\u00b1%1 %: flagged beyond").arg(analysis::kAgreementTolerance * 100));
     toleranceEntry->setPen(tolerance);
-    for (std::size_t i = 0; i < cells.size(); ++i) {
-        if (flaggedCell(*cells[i])) {
-            addFlaggedMarker(plot, double(i + 1), cells[i]->id, cells[i]->status);
-        }
+    addSpreadLegendEntry(plot, mostRepeats);
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+        flagGroup(plot, double(i + 1), groups[i]);
     }
     if (anyFlagged) {
         addFlaggedLegendEntry(plot);
@@ -463,11 +639,15 @@ void highlightCell(QCustomPlot& plot, const char* figure, const report::ReportDa
             t->setPen(QPen(Qt::black, 2)); // a flagged cell is marked where it is drawn
             figureChanged = true;
         } else if (name == "overhead_vs_world_size") {
-            if (const auto v = overheadPercent(*cell)) {
-                QCPGraph* g = mark();
-                g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(Qt::black, 2.5),
-                                                   Qt::NoBrush, 15));
-                g->addData(cell->worldSize, *v);
+            // The mark of the cell's group: its median, or the cell's own point.
+            const OverheadMarks marks = overheadMarks(data, eachRepeat(plot));
+            for (const OverheadMark& m : marks.marks) {
+                if (m.group->contains(cellId)) {
+                    QCPGraph* g = mark();
+                    g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle,
+                                                       QPen(Qt::black, 2.5), Qt::NoBrush, 15));
+                    g->addData(cell->worldSize, m.spread.median);
+                }
             }
         } else if (name == "sweep_bandwidth") {
             markSweepCell(data, cellId, mark);
@@ -485,13 +665,15 @@ void highlightCell(QCustomPlot& plot, const char* figure, const report::ReportDa
             // Thin rings: a cell has many buckets, and the marks must not hide the others.
             g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle,
                                                QPen(QColor(0, 0, 0, 90), 1.0), Qt::NoBrush, 7));
-            for (const auto& s : data.bucketsByCell.value(cellId)) {
-                g->addData(mib(s.bytes), s.seconds * 1e3);
+            if (report::bucketsCommunicated(*cell)) { // the figure draws no other's
+                for (const auto& s : data.bucketsByCell.value(cellId)) {
+                    g->addData(mib(s.bytes), s.seconds * 1e3);
+                }
             }
         } else {
-            const auto cells = axisCells(data);
-            for (std::size_t i = 0; i < cells.size(); ++i) {
-                if (cells[i]->id == cellId) {
+            const auto groups = axisGroups(data, eachRepeat(plot));
+            for (std::size_t i = 0; i < groups.size(); ++i) {
+                if (groups[i].contains(cellId)) {
                     QCPItemRect* box = nullptr;
                     if (freeBoxes.empty()) {
                         box = new QCPItemRect(&plot);
@@ -540,11 +722,11 @@ QString cellAt(const QCustomPlot& plot, const char* figure, const report::Report
         }
     }
     if (name == "overhead_vs_world_size") {
-        for (const auto& c : data.cells) {
-            if (const auto v = overheadPercent(c)) {
-                consider(c.id,
-                         {plot.xAxis->coordToPixel(c.worldSize), plot.yAxis->coordToPixel(*v)});
-            }
+        const OverheadMarks marks = overheadMarks(data, eachRepeat(plot));
+        for (const OverheadMark& m : marks.marks) {
+            consider(m.spread.representative->id,
+                     {plot.xAxis->coordToPixel(m.group->first().worldSize),
+                      plot.yAxis->coordToPixel(m.spread.median)});
         }
     } else if (name == "tuning") {
         // On every mouse move: each panel found once (facetRect walks the layout), not per point.
@@ -560,22 +742,72 @@ QString cellAt(const QCustomPlot& plot, const char* figure, const report::Report
             best = pick->line.cell->id;
         }
     } else if (name == "bucket_time_vs_bytes") {
-        for (auto it = data.bucketsByCell.begin(); it != data.bucketsByCell.end(); ++it) {
-            for (const auto& s : *it) {
-                consider(it.key(), {plot.xAxis->coordToPixel(mib(s.bytes)),
-                                    plot.yAxis->coordToPixel(s.seconds * 1e3)});
+        for (const auto& c : data.cells) {
+            if (!report::bucketsCommunicated(c)) {
+                continue; // not drawn
+            }
+            for (const auto& s : data.bucketsByCell.value(c.id)) {
+                consider(c.id, {plot.xAxis->coordToPixel(mib(s.bytes)),
+                                plot.yAxis->coordToPixel(s.seconds * 1e3)});
             }
         }
     } else {
         const double x = plot.xAxis->pixelToCoord(pos.x());
-        const auto cells = axisCells(data);
+        const auto groups = axisGroups(data, eachRepeat(plot));
         const long i = std::lround(x) - 1;
-        if (i >= 0 && i < long(cells.size()) && std::abs(x - double(i + 1)) < 0.45) {
-            best = cells[std::size_t(i)]->id;
+        if (i >= 0 && i < long(groups.size()) && std::abs(x - double(i + 1)) < 0.45) {
+            best = representative(groups[std::size_t(i)])->id;
         }
     }
     return best;
 }
+
+namespace {
+
+// Where a figure draws a group's median: the group's repeats and their values, so that the
+// repeats behind a mark are named where it is hovered.
+QString repeatsText(const QCustomPlot& plot, const char* figure, const report::ReportData& data,
+                    const store::CellRow& cell) {
+    const QString name(figure);
+    if (eachRepeat(plot) || (name != "overhead_vs_world_size" && name != "time_breakdown" &&
+                             name != "hook_trace_agreement")) {
+        return {};
+    }
+    std::vector<const store::CellRow*> cells;
+    for (const auto& c : data.cells) {
+        if (report::repeatGroupKey(c) == report::repeatGroupKey(cell)) {
+            cells.push_back(&c);
+        }
+    }
+    if (cells.size() < 2) {
+        return {};
+    }
+    QStringList each;
+    for (const store::CellRow* c : cells) {
+        double v = 0;
+        bool has = c->complete();
+        if (name == "overhead_vs_world_size") {
+            has = has && c->commOverheadFraction;
+            v = c->commOverheadFraction.value_or(0) * 100.0;
+        } else if (name == "time_breakdown") {
+            has = has && c->stepMs;
+            v = c->stepMs.value_or(0);
+        } else {
+            has = has && c->hookTraceAgreement;
+            v = c->hookTraceAgreement.value_or(0);
+        }
+        each << QString("r%1 %2").arg(c->repeat).arg(
+            has ? QString::number(v, 'f', name == "hook_trace_agreement" ? 3 : 2) : c->status);
+    }
+    const char* what = name == "overhead_vs_world_size" ? "exposed %"
+                       : name == "time_breakdown"       ? "step ms"
+                                                        : "backend / hook";
+    return QString("median of %1 repeats (%2): %3 (Results > Each repeat draws them)")
+        .arg(cells.size())
+        .arg(what, each.join(", "));
+}
+
+} // namespace
 
 QString toolTipAt(const QCustomPlot& plot, const char* figure, const report::ReportData& data,
                   QPointF pos) {
@@ -606,6 +838,9 @@ QString toolTipAt(const QCustomPlot& plot, const char* figure, const report::Rep
                  .arg(ms(c->computeMs), ms(c->exposedCommMs), ms(c->bookkeepingMs));
     if (c->hookTraceAgreement) {
         lines << QString("backend / hook %1").arg(*c->hookTraceAgreement, 0, 'f', 3);
+    }
+    if (const QString repeats = repeatsText(plot, figure, data, *c); !repeats.isEmpty()) {
+        lines << repeats;
     }
     return lines.join('\n');
 }

@@ -3,9 +3,13 @@
 // The result figures, drawn into a QCustomPlot from report data. The workbench shows these
 // plots and `commprof report` renders the same ones offscreen, so a figure in a paper is the
 // figure on screen. Only complete cells are drawn as data or fitted; incomplete and failed
-// cells appear as flagged markers in a band of their own, never as a value.
+// cells appear as flagged markers in a band of their own, never as a value. A study's repeats
+// are drawn as each group's median with whiskers to its min and max (report/repeat_groups.h),
+// or each on its own where FigureStyle::eachRepeat asks; a click on a median picks the repeat
+// nearest it.
 
 #include "plot_style.h"
+#include "report/repeat_groups.h"
 #include "report/report_data.h"
 
 class QCustomPlot;
@@ -37,6 +41,8 @@ bool flaggedCell(const store::CellRow& c);
 QString ranksText(int worldSize);
 // The DDP cells the breakdown and agreement figures put on their x axis, in order.
 std::vector<const store::CellRow*> axisCells(const report::ReportData& data);
+// Their bars: a group of repeats each (its median and spread), or a cell each when `each`.
+std::vector<report::RepeatGroup> axisGroups(const report::ReportData& data, bool each = false);
 const store::CellRow* findCell(const report::ReportData& data, const QString& cellId);
 
 struct FigureSpec {

@@ -4,16 +4,17 @@
 #include "cap_advice_panel.h"
 #include "flagged_row_delegate.h"
 #include "layout_helpers.h"
+#include "models/cap_table_model.h"
 #include "models/results_cell_model.h"
 #include "result_plots.h"
 
 #include <qcustomplot.h>
 
 #include <QApplication>
-#include <QFontDatabase>
+#include <QCheckBox>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLineEdit>
-#include <QPlainTextEdit>
 #include <QScrollArea>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
@@ -33,8 +34,9 @@ namespace {
 constexpr const char* kSweepFigure = "sweep_bandwidth";
 constexpr const char* kTuningFigure = "tuning";
 
-FigureStyle viewStyle() {
+FigureStyle viewStyle(bool eachRepeat = false) {
     FigureStyle style;
+    style.eachRepeat = eachRepeat;
     style.fontPt =
         QApplication::font().pointSizeF() > 0 ? QApplication::font().pointSizeF() : style.fontPt;
     return style;
@@ -56,9 +58,17 @@ ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
     proxy_->setFilterKeyColumn(-1);
     proxy_->setFilterCaseSensitivity(Qt::CaseInsensitive);
     filter_ = new QLineEdit(this);
-    filter_->setPlaceholderText("Filter cells (id, status, layer, reason)");
+    filter_->setPlaceholderText("Filter cells (id, status, model, hook, layer, reason)");
     filter_->setClearButtonEnabled(true);
-    connect(filter_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
+    connect(filter_, &QLineEdit::textChanged, this, &ResultsView::applyFilter);
+    eachRepeat_ = new QCheckBox("Each repeat", this);
+    eachRepeat_->setObjectName("eachRepeat");
+    eachRepeat_->setToolTip("Draw every repeat of a cell on its own, instead of the median of "
+                            "its repeats with whiskers from the lowest to the highest");
+    connect(eachRepeat_, &QCheckBox::toggled, this, [this] {
+        drawFigures();
+        onSelectionChanged(); // the marks follow what is drawn
+    });
     table_ = new QTableView(this);
     table_->setModel(proxy_);
     table_->verticalHeader()->hide();
@@ -88,33 +98,47 @@ ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
         if (name == kSweepFigure) {
             figureTabs_->addTab(plot, "Collective sweep");
         } else if (name == kTuningFigure) {
-            // The figure beside the numbers it draws: predicted, held out and measured per cap.
-            tuningText_ = new QPlainTextEdit;
-            tuningText_->setReadOnly(true);
-            tuningText_->setLineWrapMode(QPlainTextEdit::NoWrap);
-            tuningText_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-            tuningText_->setObjectName("tuningTable");
+            // The figure above the numbers it draws: predicted, held out and measured per cap,
+            // a row each, sortable.
+            tuningModel_ = new models::CapTableModel(this);
+            auto* tuningSorted = new QSortFilterProxyModel(this);
+            tuningSorted->setSourceModel(tuningModel_);
+            tuningSorted->setSortRole(models::CapTableModel::SortRole);
+            tuningTable_ = new QTableView;
+            tuningTable_->setObjectName("tuningTable");
+            tuningTable_->setModel(tuningSorted);
+            tuningTable_->verticalHeader()->hide();
+            tuningTable_->verticalHeader()->setDefaultSectionSize(
+                tuningTable_->fontMetrics().height() + 6);
+            tuningTable_->setSortingEnabled(true);
+            tuningTable_->sortByColumn(-1, Qt::AscendingOrder); // recommend's order until a click
+            tuningTable_->setAlternatingRowColors(true);
+            tuningTable_->setTextElideMode(Qt::ElideMiddle);
+            tuningTable_->horizontalHeader()->setStretchLastSection(true);
             capAdvice_ = new CapAdvicePanel;
             connect(capAdvice_, &CapAdvicePanel::applyCapRequested, this,
                     &ResultsView::applyCapRequested);
             // What to do at the top; the numbers it rests on below, folded until asked for.
             tableFold_ =
-                makeFold("Numbers per cap (predicted, held out, measured)", tuningText_, this);
+                makeFold("Numbers per cap (predicted, held out, measured)", tuningTable_, this);
             tableFold_->setObjectName("tuningTableFold");
             auto* page = new QWidget;
             auto* v = new QVBoxLayout(page);
             v->setContentsMargins(0, 0, 0, 0);
             v->setSpacing(0);
-            // A study of many groups scrolls its lines rather than squeeze the figure: at
-            // 1366x768 six groups' lines took the figure down to 80 px.
+            // A study of many groups scrolls its lines rather than squeeze the figure; the
+            // splitter lets the user give them more room (at 1366x768 a strip of 75 px showed
+            // four of eighteen lines).
             auto* adviceScroll = adviceScroll_ = new QScrollArea;
             adviceScroll->setObjectName("capAdviceScroll");
             adviceScroll->setWidget(capAdvice_);
             adviceScroll->setWidgetResizable(true);
             adviceScroll->setFrameShape(QFrame::NoFrame);
             adviceScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-            v->addWidget(adviceScroll);
-            v->addWidget(makeSplitter(Qt::Vertical, {{plot, 3}, {tuningText_, 2}}, page), 1);
+            adviceScroll->setMinimumHeight(3 * adviceScroll->fontMetrics().height());
+            tuningSplit_ =
+                makeSplitter(Qt::Vertical, {{adviceScroll, 2}, {plot, 3}, {tuningTable_, 2}}, page);
+            v->addWidget(tuningSplit_, 1);
             v->addWidget(tableFold_);
             figureTabs_->addTab(page, "Bucket cap study");
         } else {
@@ -143,8 +167,16 @@ ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
             }
         });
     }
-    QSplitter* split = makeSplitter(
-        Qt::Vertical, {{figureTabs_, 3}, {filteredTable(filter_, table_, this), 2}}, this);
+    auto* tableBox = new QWidget(this);
+    auto* tableLayout = new QVBoxLayout(tableBox);
+    tableLayout->setContentsMargins(0, 0, 0, 0);
+    tableLayout->setSpacing(2);
+    auto* filterRow = new QHBoxLayout;
+    filterRow->addWidget(filter_, 1);
+    filterRow->addWidget(eachRepeat_);
+    tableLayout->addLayout(filterRow);
+    tableLayout->addWidget(table_, 1);
+    QSplitter* split = makeSplitter(Qt::Vertical, {{figureTabs_, 3}, {tableBox, 2}}, this);
     split->setSizes({600, 400});
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
@@ -167,6 +199,11 @@ void ResultsView::setData(const report::ReportData& data) {
     const QString keep = selectedCell();
     data_ = data;
     model_->setCells(data.cells, report::cellNotes(data));
+    // The axis columns a study varies; one that holds a single value says nothing.
+    for (const int column : {models::ResultsCellModel::Model, models::ResultsCellModel::Hook,
+                             models::ResultsCellModel::CapMb, models::ResultsCellModel::Repeat}) {
+        table_->setColumnHidden(column, !model_->varies(column));
+    }
     table_->resizeColumnsToContents();
     const bool anySweep = std::any_of(data.cells.begin(), data.cells.end(),
                                       [](const store::CellRow& c) { return c.isSweep(); });
@@ -175,32 +212,48 @@ void ResultsView::setData(const report::ReportData& data) {
     figureTabs_->setTabVisible(pageOf(kSweepFigure), anySweep);
     const bool tuning = figureNamed(kTuningFigure)->appliesTo(data);
     figureTabs_->setTabVisible(pageOf(kTuningFigure), tuning);
-    QStringList groups;
-    if (data.tuning) {
-        for (const analysis::CapGroup& g : data.tuning->groups) {
-            groups << analysis::describe(g);
-        }
-    }
-    tuningText_->setPlainText(groups.join('\n'));
+    tuningModel_->setGroups(data.tuning ? data.tuning->groups : std::vector<analysis::CapGroup>{});
+    tuningTable_->resizeColumnsToContents();
     capAdvice_->setGroups(data.tuning ? data.tuning->groups : std::vector<analysis::CapGroup>{});
-    if (QScrollArea* scroll = adviceScroll_) {
-        // As tall as its lines, up to a sixth of the window (twelve text lines before it is
-        // shown); beyond that it scrolls, so the figure keeps its height on a small screen.
-        const int lines = 12 * scroll->fontMetrics().height();
-        const int most = window()->height() > 0 ? std::min(lines, window()->height() / 6) : lines;
-        scroll->setFixedHeight(std::min(capAdvice_->sizeHint().height(), most));
+    if (tuningSplit_) {
+        // The lines as tall as they are, up to a third of the page (a quarter of the window
+        // before it is shown); the figure keeps the rest. The splitter moves either way.
+        const int page = window()->height() > 0 ? window()->height() : 800;
+        const int lines = std::min(capAdvice_->sizeHint().height() + 4, page / 3);
+        const QList<int> sizes = tuningSplit_->sizes();
+        const int total = std::max(page, sizes.size() == 3 ? sizes[0] + sizes[1] + sizes[2] : 0);
+        tuningSplit_->setSizes({lines, total - lines, 0});
     }
     figureTabs_->tabBar()->setVisible(anySweep || tuning);
     if (!figureTabs_->isTabVisible(figureTabs_->currentIndex())) {
         figureTabs_->setCurrentIndex(0);
     }
+    drawFigures();
+    selected_.clear();
+    selectCell(keep);
+}
+
+void ResultsView::drawFigures() {
     for (auto& [figure, plot] : plots_) {
         if (const FigureSpec* spec = figureNamed(QString::fromLatin1(figure))) {
-            spec->draw(*plot, data_, viewStyle());
+            spec->draw(*plot, data_, viewStyle(eachRepeat_->isChecked()));
         }
         placeLegend(*plot);
     }
-    selectCell(keep);
+}
+
+void ResultsView::applyFilter(const QString& text) {
+    filtering_ = true;
+    proxy_->setFilterFixedString(text);
+    const int row = model_->rowOf(selected_);
+    const QModelIndex at = row >= 0 ? proxy_->mapFromSource(model_->index(row, 0)) : QModelIndex();
+    if (at.isValid()) {
+        table_->selectRow(at.row());
+        table_->scrollTo(at);
+    } else {
+        table_->clearSelection();
+    }
+    filtering_ = false;
 }
 
 QCustomPlot* ResultsView::plot(const char* figure) const {
@@ -243,8 +296,7 @@ void ResultsView::selectCell(const QString& cellId) {
 }
 
 QString ResultsView::selectedCell() const {
-    const QModelIndexList rows = table_->selectionModel()->selectedRows();
-    return rows.isEmpty() ? QString() : model_->idAt(proxy_->mapToSource(rows.first()).row());
+    return selected_;
 }
 
 bool ResultsView::showsFigure(const char* figure) const {
@@ -253,7 +305,15 @@ bool ResultsView::showsFigure(const char* figure) const {
 }
 
 void ResultsView::onSelectionChanged() {
-    const QString id = selectedCell();
+    if (filtering_) {
+        return; // rows shown or hidden, not a cell picked
+    }
+    if (sender() == table_->selectionModel()) {
+        const QModelIndexList rows = table_->selectionModel()->selectedRows();
+        selected_ =
+            rows.isEmpty() ? QString() : model_->idAt(proxy_->mapToSource(rows.first()).row());
+    }
+    const QString id = selected_;
     // The figures that draw the cell come to the front: a sweep's page for a sweep cell.
     if (const store::CellRow* c = findCell(data_, id)) {
         const int sweepPage = pageOf(kSweepFigure);

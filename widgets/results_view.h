@@ -3,26 +3,29 @@
 // Results: linked plots (exposed communication vs world size, bucket time vs size with the
 // fitted alpha-beta lines, the per-step breakdown, and where the results hold sweep cells their
 // bus bandwidth against size) and the cell table, sortable and filterable.
-// One selection model is the single source of truth: picking a cell in any plot or the table
-// marks it in all of them. Hovering a plot names the cell under the cursor. Incomplete and
-// failed cells are flagged and never in a fit or an aggregate.
+// One selection is the single source of truth: picking a cell in any plot or the table marks it
+// in all of them; typing in the filter never changes it. A study's repeats are drawn as each
+// group's median and spread; "Each repeat" draws them one by one. Hovering a plot names the cell
+// under the cursor. Incomplete and failed cells are flagged and never in a fit or an aggregate.
 
 #include "report/report_data.h"
 
 #include <QWidget>
 
+class QCheckBox;
 class QCustomPlot;
 class QLineEdit;
-class QPlainTextEdit;
 class QSortFilterProxyModel;
 class QTableView;
 class QTabWidget;
 class QScrollArea;
+class QSplitter;
 class QToolButton;
 
 namespace commprof::models {
+class CapTableModel;
 class ResultsCellModel;
-}
+} // namespace commprof::models
 
 namespace commprof::widgets {
 
@@ -44,12 +47,15 @@ public:
     QSortFilterProxyModel* sortedModel() const { return proxy_; }
     QTableView* table() const { return table_; }
     QLineEdit* filter() const { return filter_; }
+    // "Each repeat": the figures draw every repeat instead of each group's median and spread.
+    QCheckBox* eachRepeat() const { return eachRepeat_; }
     QCustomPlot* plot(const char* figure) const;
     // The DDP figures' page, the sweep's and the cap study's (each shown when the results hold
     // what it draws).
     QTabWidget* figurePages() const { return figureTabs_; }
-    // The cap study's numbers beside its figure: `commprof recommend`'s table per group.
-    QPlainTextEdit* tuningTable() const { return tuningText_; }
+    // The cap study's numbers below its figure: a row per group and cap (models/cap_table_model.h).
+    QTableView* tuningTable() const { return tuningTable_; }
+    models::CapTableModel* tuningModel() const { return tuningModel_; }
     // Above it, the line per group a user acts on, and the fold that shows the table.
     CapAdvicePanel* capAdvice() const { return capAdvice_; }
     QToolButton* tuningTableFold() const { return tableFold_; }
@@ -60,24 +66,34 @@ public:
 
 signals:
     void cellSelected(const QString& cellId);
-    // "Apply to matrix" on the cap study: the recommended cap, for the designer to set.
-    void applyCapRequested(double capMb);
+    // "Apply to matrix" on the cap study: the recommended cap of a model, for the designer to
+    // set in that model's entry.
+    void applyCapRequested(const QString& model, double capMb);
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     void onSelectionChanged();
+    // The filter shows and hides rows; the selection stays the cell it was (marked in the
+    // figures even while its row is hidden, selected again when it shows).
+    void applyFilter(const QString& text);
+    void drawFigures();
     int pageOf(const char* figure) const;
     report::ReportData data_;
     models::ResultsCellModel* model_;
     QSortFilterProxyModel* proxy_;
     QLineEdit* filter_;
+    QCheckBox* eachRepeat_;
     QTableView* table_;
+    QString selected_;       // the selected cell, whatever the filter shows
+    bool filtering_ = false; // the table's selection follows the filter, not the user
     QTabWidget* figureTabs_;
-    QPlainTextEdit* tuningText_ = nullptr;
+    QTableView* tuningTable_ = nullptr;
+    models::CapTableModel* tuningModel_ = nullptr;
     CapAdvicePanel* capAdvice_ = nullptr;
-    QScrollArea* adviceScroll_ = nullptr; // holds capAdvice_; sized to its lines
+    QScrollArea* adviceScroll_ = nullptr; // holds capAdvice_
+    QSplitter* tuningSplit_ = nullptr;    // the lines, the figure and the numbers
     QToolButton* tableFold_ = nullptr;
     std::vector<std::pair<QByteArray, QCustomPlot*>> plots_;
 };

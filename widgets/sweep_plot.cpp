@@ -7,6 +7,7 @@
 #include <qcustomplot.h>
 
 #include <QMap>
+#include <QSet>
 
 #include <algorithm>
 #include <cmath>
@@ -208,12 +209,17 @@ void drawSweepBandwidth(QCustomPlot& plot, const report::ReportData& data,
     const std::vector<SweepLine> lines = sweepLines(data, &notes);
     const QVector<int> sizes = lineWorldSizes(lines);
     QVector<double> xs, ys;
+    QSet<QString> named; // repeats of a sweep draw a line each under one name: one entry
     for (const SweepLine& line : lines) {
         const int w =
             int(std::lower_bound(sizes.begin(), sizes.end(), line.cell->worldSize) - sizes.begin());
         const QColor colour = worldSizeShade(layerColour(line.cell->layer), w);
         QCPGraph* g = plot.addGraph();
         g->setName(line.name());
+        if (named.contains(line.name())) {
+            g->removeFromLegend();
+        }
+        named.insert(line.name());
         g->setProperty("cellId", line.cell->id);
         g->setPen(QPen(colour, 1.6, kindDash(line.sweep->series.kind)));
         // A kind has its marker as well as its dash: the kinds of one cell share its colour,

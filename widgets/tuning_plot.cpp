@@ -7,6 +7,7 @@
 #include <qcustomplot.h>
 
 #include <QMap>
+#include <QSet>
 
 #include <algorithm>
 #include <iterator>
@@ -153,13 +154,29 @@ QCPGraph* drawGroup(QCustomPlot& plot, QCPAxisRect* panel, const analysis::CapGr
 // study's every group does not fill the page.
 QString unpredictedNote(const std::vector<analysis::CapGroup>& groups) {
     QMap<QString, QStringList> byReason;
+    QMap<QString, QSet<int>> sizes; // the world sizes of each reason's groups
     for (const analysis::CapGroup& g : groups) {
         if (g.candidates.empty()) {
             byReason[g.reason] << groupName(g);
+            sizes[g.reason].insert(g.worldSize);
         }
     }
     QStringList notes;
     for (auto it = byReason.begin(); it != byReason.end(); ++it) {
+        if (it.value().size() > 1 && sizes[it.key()].size() == 1) {
+            // Groups that share their world size (one rank's, say) are counted, not named: at a
+            // column's width their names took five lines.
+            const int ws = *sizes[it.key()].begin();
+            QString why = it.key();
+            if (const QString prefix = QString("world size %1: ").arg(ws); why.startsWith(prefix)) {
+                why = why.mid(prefix.size());
+            }
+            notes << QString("not predicted, the %1 groups at world size %2: %3")
+                         .arg(it.value().size())
+                         .arg(ws)
+                         .arg(why);
+            continue;
+        }
         QStringList named = it.value().mid(0, kNamedGroups);
         if (it.value().size() > kNamedGroups) {
             named << QString("%1 more").arg(it.value().size() - kNamedGroups);

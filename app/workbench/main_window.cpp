@@ -6,6 +6,7 @@
 
 #include "about_dialog.h"
 #include "cell_inspector_panel.h"
+#include "code_editor.h"
 #include "diff_view.h"
 #include "job_status.h"
 #include "jobs/job_tracker.h"
@@ -39,6 +40,7 @@
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTextDocument>
 #include <QUrl>
 #include <QVBoxLayout>
 
@@ -127,10 +129,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(results_, &widgets::ResultsView::cellSelected, this, &MainWindow::showResultsCell);
     // The cap study's "Apply to matrix": an edit of the designer's text, which its undo takes
     // back; the designer is shown with it.
-    connect(results_, &widgets::ResultsView::applyCapRequested, this, [this](double capMb) {
-        designer_->setDefaultsValue("bucket_cap_mb", QString::number(capMb, 'g', 6));
-        workspaces_->setCurrent("design");
-    });
+    // The cap goes into the group's model entry: in `defaults` it would change every model.
+    connect(results_, &widgets::ResultsView::applyCapRequested, this,
+            [this](const QString& model, double capMb) {
+                designer_->setModelValue(model, "bucket_cap_mb", QString::number(capMb, 'g', 6));
+                workspaces_->setCurrent("design");
+            });
 
     buildMenus();
     restoreLayout();
@@ -227,6 +231,19 @@ void MainWindow::buildMenus() {
     file->addAction("&Export...", QKeySequence("Ctrl+E"), this, &MainWindow::showExportDialog);
     file->addSeparator();
     file->addAction("&Quit", QKeySequence(Qt::CTRL | Qt::Key_Q), this, &QWidget::close);
+
+    // Undo and Redo of the matrix designer's edits (its own and the designer's, such as the cap
+    // study's Apply to matrix), from any workspace.
+    QMenu* edit = menuBar()->addMenu("&Edit");
+    QTextDocument* matrixText = designer_->editor()->document();
+    QAction* undo = edit->addAction("&Undo matrix edit", QKeySequence::Undo, designer_->editor(),
+                                    &QPlainTextEdit::undo);
+    QAction* redo = edit->addAction("&Redo matrix edit", QKeySequence::Redo, designer_->editor(),
+                                    &QPlainTextEdit::redo);
+    undo->setEnabled(matrixText->isUndoAvailable());
+    redo->setEnabled(matrixText->isRedoAvailable());
+    connect(matrixText, &QTextDocument::undoAvailable, undo, &QAction::setEnabled);
+    connect(matrixText, &QTextDocument::redoAvailable, redo, &QAction::setEnabled);
 
     viewMenu_ = menuBar()->addMenu("&View");
     const QStringList names = workspaces_->names();

@@ -130,6 +130,51 @@ std::pair<int, int> flowSequenceEnd(const QString& text, int open, const QString
     throw MatrixError(file, line + 1, 1, "models", "the models list is not closed with ']'");
 }
 
+// A mark as an index of the text: yaml-cpp counts columns in bytes, the text in characters.
+int offsetOf(const QString& yaml, const TopLevel& t, const YAML::Mark& mark) {
+    const int start = t.starts[std::size_t(mark.line)];
+    const QByteArray line = lineText(yaml, t.starts, std::size_t(mark.line)).toUtf8();
+    return start + int(QString::fromUtf8(line.left(mark.column)).size());
+}
+
+// `key`'s value (which keyNode and valueNode are) replaced by `value`: a flow list whole, a
+// block list's lines, or one value on the key's line up to a comment, which stays.
+TextEdit valueEdit(const QString& yaml, const TopLevel& t, const QString& key,
+                   const YAML::Node& keyNode, const YAML::Node& valueNode, const QString& value,
+                   const QString& file, bool inFlowMapping = false) {
+    const int colon = int(yaml.indexOf(u':', offsetOf(yaml, t, keyNode.Mark()) + key.size()));
+    const auto lineEnd = [&](int from) {
+        int end = int(yaml.indexOf(u'\n', from));
+        end = end < 0 ? int(yaml.size()) : end;
+        return end > from && yaml[end - 1] == u'\r' ? end - 1 : end;
+    };
+    int end = 0;
+    if ((valueNode.IsSequence() || valueNode.IsMap()) &&
+        valueNode.Style() == YAML::EmitterStyle::Flow) {
+        const int open = int(yaml.indexOf(valueNode.IsSequence() ? u'[' : u'{', colon));
+        end = flowSequenceEnd(yaml, open, file, keyNode.Mark().line).first + 1;
+    } else if (valueNode.IsSequence() && valueNode.size() > 0) {
+        // A block list: its items' lines go, the last one's comment with them.
+        const auto last = std::size_t(valueNode[valueNode.size() - 1].Mark().line);
+        end = lineEnd(t.starts[last]);
+    } else {
+        // One value on the key's line: up to a comment, which stays, or in a flow mapping up
+        // to the next key or the mapping's end.
+        end = lineEnd(colon);
+        for (int i = colon + 1; i < end; ++i) {
+            if ((yaml[i] == u'#' && yaml[i - 1].isSpace()) ||
+                (inFlowMapping && (yaml[i] == u',' || yaml[i] == u'}'))) {
+                end = i;
+                break;
+            }
+        }
+        while (end > colon + 1 && yaml[end - 1].isSpace()) {
+            --end;
+        }
+    }
+    return {colon + 1, end - (colon + 1), " " + value};
+}
+
 } // namespace
 
 QString applied(const QString& yaml, const TextEdit& edit) {
@@ -220,35 +265,67 @@ TextEdit defaultsValueEdit(const QString& yaml, const QString& file, const QStri
         const bool needsBreak = block->second > 0 && yaml[block->second - 1] != u'\n';
         return {block->second, 0, (needsBreak ? "\n" : "") + indent + entry + "\n"};
     }
-    const int lineStart = t.starts[std::size_t(keyNode.Mark().line)];
-    const int colon = int(yaml.indexOf(u':', yaml.indexOf(key, lineStart) + key.size()));
-    const auto lineEnd = [&](int from) {
-        int end = int(yaml.indexOf(u'\n', from));
-        end = end < 0 ? int(yaml.size()) : end;
-        return end > from && yaml[end - 1] == u'\r' ? end - 1 : end;
-    };
-    int end = 0;
-    if (valueNode.IsSequence() && valueNode.Style() == YAML::EmitterStyle::Flow) {
-        const int open = int(yaml.indexOf(u'[', colon));
-        end = flowSequenceEnd(yaml, open, file, keyNode.Mark().line).first + 1;
-    } else if (valueNode.IsSequence() && valueNode.size() > 0) {
-        // A block list: its items' lines go, the last one's comment with them.
-        const auto last = std::size_t(valueNode[valueNode.size() - 1].Mark().line);
-        end = lineEnd(t.starts[last]);
-    } else {
-        // One value on the key's line: up to a comment, which stays.
-        end = lineEnd(colon);
-        for (int i = colon + 1; i < end; ++i) {
-            if (yaml[i] == u'#' && yaml[i - 1].isSpace()) {
-                end = i;
-                break;
+    return valueEdit(yaml, t, key, keyNode, valueNode, value, file);
+}
+
+TextEdit modelValueEdit(const QString& yaml, const QString& file, const QString& model,
+                        const QString& key, const QString& value) {
+    const TopLevel t = topLevel(yaml, file);
+    const YAML::Node models = t.root.IsNull() ? YAML::Node() : t.root["models"];
+    YAML::Node entry;
+    bool found = false;
+    if (models.IsSequence()) {
+        for (const YAML::Node& m : models) {
+            if (m.IsMap() && m["name"] && m["name"].IsScalar() &&
+                QString::fromStdString(m["name"].Scalar()) == model) {
+                entry.reset(m);
+                found = true;
             }
         }
-        while (end > colon + 1 && yaml[end - 1].isSpace()) {
-            --end;
+    }
+    if (!found) {
+        throw MatrixError(file, models ? models.Mark().line + 1 : 1, 1, "models",
+                          QString("no model entry named '%1' in the matrix").arg(model));
+    }
+    const std::string wanted = key.toStdString();
+    YAML::Node keyNode, valueNode;
+    bool has = false;
+    for (auto it = entry.begin(); it != entry.end(); ++it) {
+        if (it->first.Scalar() == wanted) {
+            keyNode.reset(it->first);
+            valueNode.reset(it->second);
+            has = true;
         }
     }
-    return {colon + 1, end - (colon + 1), " " + value};
+    if (has) {
+        return valueEdit(yaml, t, key, keyNode, valueNode, value, file,
+                         entry.Style() == YAML::EmitterStyle::Flow);
+    }
+    const QString pair = key + ": " + value;
+    if (entry.Style() == YAML::EmitterStyle::Flow) {
+        // After the mapping's last element: "{name: a, params: 2e6, key: value}".
+        const int open = int(yaml.indexOf(u'{', offsetOf(yaml, t, entry.Mark())));
+        const auto [close, after] = flowSequenceEnd(yaml, open, file, entry.Mark().line);
+        (void)close;
+        return {after, 0, ", " + pair};
+    }
+    // A block mapping: a line after its last one, indented as its keys. Its last value must
+    // end on its key's line.
+    std::size_t lastLine = 0;
+    int column = 0;
+    for (auto it = entry.begin(); it != entry.end(); ++it) {
+        if (!it->second.IsScalar() && !it->second.IsNull() &&
+            it->second.Style() != YAML::EmitterStyle::Flow) {
+            throw MatrixError(file, it->first.Mark().line + 1, it->first.Mark().column + 1, key,
+                              "the designer adds a key to a model entry whose values are on "
+                              "their keys' lines; this one is not, so edit its text");
+        }
+        lastLine = std::max(lastLine, std::size_t(it->first.Mark().line));
+        column = it->first.Mark().column;
+    }
+    const int end = lastLine + 1 < t.starts.size() ? t.starts[lastLine + 1] : int(yaml.size());
+    const bool needsBreak = end > 0 && yaml[end - 1] != u'\n';
+    return {end, 0, (needsBreak ? "\n" : "") + QString(column, u' ') + pair + "\n"};
 }
 
 } // namespace commprof::matrix

@@ -38,4 +38,11 @@ TextEdit appendModelEdit(const QString& yaml, const QString& file, const QString
 TextEdit defaultsValueEdit(const QString& yaml, const QString& file, const QString& key,
                            const QString& value);
 
+// The model entry named `model` given `key: value` (spelled as YAML): in place of what it holds
+// there, else added to the entry (after its last element in a flow mapping, as its last line in
+// a block mapping). The defaults and the other models are left as written, so the value changes
+// that model's cells alone. Throws MatrixError as budgetEdit, and where no entry has that name.
+TextEdit modelValueEdit(const QString& yaml, const QString& file, const QString& model,
+                        const QString& key, const QString& value);
+
 } // namespace commprof::matrix

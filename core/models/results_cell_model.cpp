@@ -18,10 +18,25 @@ QVariant number(const std::optional<double>& v) {
     return v ? *v : -std::numeric_limits<double>::infinity();
 }
 
+QVariant capOf(const store::CellRow& c) {
+    return c.axes.value("bucket_cap_mb").toString();
+}
+
 QVariant sortKey(const store::CellRow& c, const QString& note, int column) {
     // Flagged cells' figures are not data, so they sort with the missing ones.
     const bool show = c.complete();
     switch (column) {
+    case ResultsCellModel::Model:
+        return c.model;
+    case ResultsCellModel::Hook:
+        return c.axes.value("hook").toString();
+    case ResultsCellModel::CapMb: {
+        bool number = false;
+        const double cap = capOf(c).toString().toDouble(&number);
+        return number ? cap : -std::numeric_limits<double>::infinity(); // a sweep has none
+    }
+    case ResultsCellModel::Repeat:
+        return c.repeat;
     case ResultsCellModel::WorldSize:
         return c.worldSize;
     case ResultsCellModel::StepMs:
@@ -45,12 +60,17 @@ QVariant sortKey(const store::CellRow& c, const QString& note, int column) {
     }
 }
 
-// The cell column each Column shows, in the enum's order; its header is the column's.
+// The cell column each Column shows, in the enum's order; its header is the column's. The hook
+// and the cap are axes of cell.json, not columns of the store: their headers are given here.
 constexpr const char* kShown[ResultsCellModel::ColumnCount] = {"id",
                                                                "kind",
                                                                "status",
-                                                               "world_size",
+                                                               "model",
                                                                "layer",
+                                                               "world_size",
+                                                               "axis:hook",
+                                                               "axis:cap MiB",
+                                                               "repeat",
                                                                "step_ms",
                                                                "comm_ms",
                                                                "comm_overhead_fraction",
@@ -60,9 +80,25 @@ constexpr const char* kShown[ResultsCellModel::ColumnCount] = {"id",
 QStringList headers() {
     QStringList out;
     for (const char* name : kShown) {
-        out << store::cellColumn(name).view;
+        const QString shown(name);
+        out << (shown.startsWith("axis:") ? shown.mid(5) : QString(store::cellColumn(name).view));
     }
     return out;
+}
+
+bool numericColumn(int column) {
+    switch (column) {
+    case ResultsCellModel::WorldSize:
+    case ResultsCellModel::CapMb:
+    case ResultsCellModel::Repeat:
+    case ResultsCellModel::StepMs:
+    case ResultsCellModel::CommMs:
+    case ResultsCellModel::Overhead:
+    case ResultsCellModel::Agreement:
+        return true;
+    default:
+        return false;
+    }
 }
 
 } // namespace
@@ -81,6 +117,22 @@ int ResultsCellModel::rowOf(const QString& id) const {
         }
     }
     return -1;
+}
+
+bool ResultsCellModel::varies(int column) const {
+    QString first; // a cell without the axis (a sweep has no hook) says nothing either way
+    for (int row = 0; row < rows(); ++row) {
+        const QString v = data(index(row, column)).toString();
+        if (v.isEmpty()) {
+            continue;
+        }
+        if (first.isEmpty()) {
+            first = v;
+        } else if (v != first) {
+            return true;
+        }
+    }
+    return false;
 }
 
 QString ResultsCellModel::idAt(int row) const {
@@ -109,9 +161,8 @@ QVariant ResultsCellModel::data(const QModelIndex& index, int role) const {
         return sortKey(c, notes_.value(c.id), index.column());
     }
     if (role == Qt::TextAlignmentRole) {
-        const bool numeric =
-            index.column() >= WorldSize && index.column() <= Agreement && index.column() != Layer;
-        return QVariant(Qt::AlignVCenter | (numeric ? Qt::AlignRight : Qt::AlignLeft));
+        return QVariant(Qt::AlignVCenter |
+                        (numericColumn(index.column()) ? Qt::AlignRight : Qt::AlignLeft));
     }
     if (role == Qt::ToolTipRole) {
         if (index.column() == Agreement && !c.agreementReason.isEmpty()) {
@@ -134,10 +185,18 @@ QVariant ResultsCellModel::data(const QModelIndex& index, int role) const {
         return c.kind;
     case Status:
         return flagged ? "⚑ " + c.status : c.status;
+    case Model:
+        return c.model;
     case WorldSize:
         return c.worldSize;
     case Layer:
         return c.layer;
+    case Hook:
+        return c.axes.value("hook").toString();
+    case CapMb:
+        return capOf(c);
+    case Repeat:
+        return c.isSweep() ? QVariant() : QVariant(c.repeat);
     case StepMs:
         return show ? fixed(c.stepMs, 1) : QVariant("-");
     case CommMs:

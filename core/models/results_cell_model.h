@@ -3,6 +3,8 @@
 // Every cell of a results directory with its kind, status, reasons and figures. Incomplete and
 // failed cells are listed, flagged, with their reasons; their figures are not shown as data.
 // A sweep cell has no step figures: its note (the sweep's summary) says what it measured.
+// A column per axis a study varies (model, layer, world size, hook, bucket cap, repeat), each
+// sorting by its value (a cap as a number).
 
 #include "store/queries.h"
 
@@ -19,8 +21,12 @@ public:
         Id,
         Kind,
         Status,
-        WorldSize,
+        Model,
         Layer,
+        WorldSize,
+        Hook, // a DDP cell's settings a study varies: a column each, so that it sorts by any
+        CapMb,
+        Repeat,
         StepMs,
         CommMs,
         Overhead,
@@ -35,6 +41,9 @@ public:
     void setCells(std::vector<store::CellRow> cells, QMap<QString, QString> notes = {});
     int rowOf(const QString& cellId) const;
     QString idAt(int row) const;
+    // Whether a column's shown values differ between the cells that have one (an axis column
+    // that does not can be hidden).
+    bool varies(int column) const;
 
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
 

@@ -159,9 +159,24 @@ void tuningMacros(const ReportData& data, MacroSheet& tex) {
 
 } // namespace
 
+bool bucketsCommunicated(const store::CellRow& c) {
+    return c.complete() && !c.isSweep() && c.worldSize > 1 && hookOf(c) != "local";
+}
+
+QString hookOf(const store::CellRow& c) {
+    const QString hook = c.axes.value("hook").toString();
+    return hook.isEmpty() ? QString("allreduce") : hook;
+}
+
+QString bucketPoolName(const store::CellRow& c) {
+    const QString hook = hookOf(c);
+    return hook == "allreduce" ? c.layer : c.layer + " " + hook;
+}
+
 ReportData loadReportData(store::Database& db, const QString& runDir) {
     ReportData d;
     d.cells = store::cells(db, runDir);
+    QMap<QString, std::vector<analysis::BucketSample>> oneRank; // by pool: the latency floor
     for (const auto& c : d.cells) {
         if (!c.complete()) {
             continue;
@@ -170,18 +185,29 @@ ReportData loadReportData(store::Database& db, const QString& runDir) {
             d.sweepsByCell[c.id] = store::sweeps(db, c.key);
             continue;
         }
-        LayerSamples& layer = d.byLayer[c.layer];
         auto& own = d.bucketsByCell[c.id];
         d.ranksByCell[c.id] = store::rankFigures(db, c.key);
         for (const auto& b : store::buckets(db, c.key)) {
             if (b.endNs > b.startNs) {
-                layer.samples.push_back({c.worldSize, double(b.bytes), b.seconds()});
-                own.push_back(layer.samples.back());
+                own.push_back({c.worldSize, double(b.bytes), b.seconds()});
             }
         }
+        if (bucketsCommunicated(c)) {
+            BucketPool& pool = d.bucketPools[bucketPoolName(c)];
+            pool.layer = c.layer;
+            pool.hook = hookOf(c);
+            pool.samples.insert(pool.samples.end(), own.begin(), own.end());
+        } else if (c.worldSize == 1 && hookOf(c) != "local") {
+            auto& floor = oneRank[bucketPoolName(c)];
+            floor.insert(floor.end(), own.begin(), own.end());
+        }
     }
-    for (auto it = d.byLayer.begin(); it != d.byLayer.end(); ++it) {
-        it->fit = analysis::fitAlphaBeta(it->samples);
+    for (auto it = d.bucketPools.begin(); it != d.bucketPools.end(); ++it) {
+        // fitAlphaBeta takes a world-size-1 sample for the floor only, never for the line.
+        std::vector<analysis::BucketSample> all = it->samples;
+        const auto& floor = oneRank.value(it.key());
+        all.insert(all.end(), floor.begin(), floor.end());
+        it->fit = analysis::fitAlphaBeta(all);
     }
     d.predictionsByCell = predictionsOf(db, d.cells);
     QSet<QString> caps;
@@ -201,8 +227,9 @@ ReportData loadReportData(store::Database& db, const QString& runDir) {
 
 QJsonObject fitsJson(const ReportData& data) {
     QJsonObject out;
-    for (auto it = data.byLayer.begin(); it != data.byLayer.end(); ++it) {
-        QJsonObject layer{{"samples", int(it->samples.size())}};
+    for (auto it = data.bucketPools.begin(); it != data.bucketPools.end(); ++it) {
+        QJsonObject layer{
+            {"layer", it->layer}, {"hook", it->hook}, {"samples", int(it->samples.size())}};
         if (it->fit) {
             QJsonArray residuals;
             for (double r : it->fit->residuals) {
@@ -225,14 +252,14 @@ QJsonObject fitsJson(const ReportData& data) {
 }
 
 QString bucketsCsv(store::Database& db, const ReportData& data) {
-    QString out =
-        "cell,layer,world_size,rank,iter,index,bytes,seconds,algbw_bytes_per_s,busbw_bytes_per_s\n";
+    QString out = "cell,layer,world_size,rank,iter,index,bytes,seconds,algbw_bytes_per_s,"
+                  "busbw_bytes_per_s,hook\n";
     for (const auto& c : data.cells) {
-        if (!c.complete() || c.isSweep()) {
-            continue;
+        if (!bucketsCommunicated(c)) {
+            continue; // one rank, or a hook that sends nothing: no time of a link to quote
         }
         for (const auto& b : store::buckets(db, c.key)) {
-            out += QString("%1,%2,%3,%4,%5,%6,%7,%8,%9,%10\n")
+            out += QString("%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11\n")
                        .arg(csvField(c.id), csvField(c.layer))
                        .arg(c.worldSize)
                        .arg(b.rank)
@@ -242,7 +269,8 @@ QString bucketsCsv(store::Database& db, const ReportData& data) {
                        .arg(b.seconds(), 0, 'g', 9)
                        .arg(analysis::algorithmicBandwidth(double(b.bytes), b.seconds()), 0, 'g', 6)
                        .arg(analysis::busBandwidth(double(b.bytes), b.seconds(), c.worldSize), 0,
-                            'g', 6);
+                            'g', 6)
+                       .arg(csvField(hookOf(c)));
         }
     }
     return out;
@@ -386,7 +414,7 @@ QString macrosTex(const ReportData& data) {
                               QString::number(*c->hookTraceAgreement, 'f', 3));
             }
         }
-        const auto fit = data.byLayer.value(layer).fit;
+        const auto fit = data.bucketPools.value(layer).fit; // the layer's all-reduce buckets
         if (fit && !fit->describesSamples()) {
             tex.comment(QString("%1: bucket fit refused (R^2 = %2, beta %3 s/B)")
                             .arg(layer)

@@ -15,18 +15,34 @@
 
 namespace commprof::report {
 
-struct LayerSamples {
-    std::vector<analysis::BucketSample> samples; // complete cells' recorded buckets
-    std::optional<analysis::AlphaBetaFit> fit;
+// The buckets one alpha-beta line is fitted to: those that crossed a link (complete DDP cells of
+// world size > 1 whose hook sends them; `hook: local` reduces nothing) of one layer and hook,
+// since an fp16 bucket moves half the bytes its size says and PowerSGD far fewer. The figure,
+// fit.json, buckets.csv and the macros all take their buckets from here.
+struct BucketPool {
+    QString layer, hook;
+    std::vector<analysis::BucketSample> samples; // fitted and drawn
+    std::optional<analysis::AlphaBetaFit> fit;   // its latencyFloor from the layer and hook's
+                                                 // world-size-1 buckets, which are not drawn
 };
 
+// Whether a cell's buckets go into a pool: a complete DDP cell of more than one rank whose hook
+// sends its buckets.
+bool bucketsCommunicated(const store::CellRow& c);
+// The cell's hook ("allreduce" where the cell names none).
+QString hookOf(const store::CellRow& c);
+// The pool a cell's buckets belong to: its layer, then its hook where that is not the default
+// all-reduce ("gloo_cpu", "gloo_cpu fp16_compress").
+QString bucketPoolName(const store::CellRow& c);
+
 struct ReportData {
-    std::vector<store::CellRow> cells;   // every cell
-    QMap<QString, LayerSamples> byLayer; // layer -> buckets of complete cells and the fit
-    QMap<QString, std::vector<analysis::BucketSample>> bucketsByCell; // complete cells, by id
-    QMap<QString, std::vector<store::RankFiguresRow>> ranksByCell;    // complete cells, by id
-    QMap<QString, std::vector<store::StoredSweep>> sweepsByCell;      // complete sweep cells, by id
-    QMap<QString, store::StoredPrediction> predictionsByCell;         // complete DDP cells, by id
+    std::vector<store::CellRow> cells;     // every cell
+    QMap<QString, BucketPool> bucketPools; // bucketPoolName -> its buckets and their fit
+    // Every complete DDP cell's own buckets, by id (a pool takes those of bucketsCommunicated).
+    QMap<QString, std::vector<analysis::BucketSample>> bucketsByCell;
+    QMap<QString, std::vector<store::RankFiguresRow>> ranksByCell; // complete cells, by id
+    QMap<QString, std::vector<store::StoredSweep>> sweepsByCell;   // complete sweep cells, by id
+    QMap<QString, store::StoredPrediction> predictionsByCell;      // complete DDP cells, by id
     // `commprof recommend`'s groups, when the complete DDP cells vary their bucket cap; none
     // otherwise (it reads the rank files again, which a folder without a cap study never pays).
     std::optional<analysis::Recommendations> tuning;
@@ -34,9 +50,9 @@ struct ReportData {
 
 ReportData loadReportData(store::Database& db, const QString& runDir);
 
-// Per layer: alpha, beta, R^2, residuals and the latency floor of world-size-1 cells.
+// Per bucket pool: alpha, beta, R^2, residuals and the latency floor of world-size-1 cells.
 QJsonObject fitsJson(const ReportData& data);
-// Every recorded bucket of complete cells with its algorithmic and bus bandwidth.
+// Every pooled bucket (bucketsCommunicated) with its algorithmic and bus bandwidth and its hook.
 QString bucketsCsv(store::Database& db, const ReportData& data);
 
 // recommend.csv: a row per group and candidate cap, predicted beside measured; a group that
