@@ -60,6 +60,21 @@ double median(std::vector<double> v) {
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+// The error bar the figure draws at the bar ending at `stepMs` (its half-width), or -1.
+double errorBarAt(QCustomPlot* plot, double stepMs) {
+    for (int i = 0; i < plot->plottableCount(); ++i) {
+        if (auto* e = qobject_cast<QCPErrorBars*>(plot->plottable(i))) {
+            QCPPlottableInterface1D* d = e->dataPlottable()->interface1D();
+            for (int k = 0; k < d->dataCount(); ++k) {
+                if (std::abs(d->dataMainValue(k) - stepMs) <= 1e-9 * stepMs) {
+                    return e->data()->at(k).errorPlus;
+                }
+            }
+        }
+    }
+    return -1;
+}
+
 int pixelsOf(const QImage& image, QColor colour) {
     const QRgb want = colour.rgb();
     int n = 0;
@@ -169,6 +184,15 @@ private slots:
         const double slow = page->chosen()->stepMs;
         qInfo("step at 1x %.3f ms, at 0.25x %.3f ms", base, slow);
         QVERIFY(slow > base);
+        // Each bar's error bar is its own: the replay's the replay's interval, the scenario's
+        // the scenario's (they differ here, so a swap shows).
+        const analysis::WhatIf& shown = *page->result();
+        QVERIFY(shown.replayed.uncertaintyMs != page->chosen()->uncertaintyMs);
+        QCOMPARE(errorBarAt(page->plot(), shown.replayed.stepMs), shown.replayed.uncertaintyMs);
+        QCOMPARE(errorBarAt(page->plot(), slow), page->chosen()->uncertaintyMs);
+        QVERIFY(page->numbersText().contains(QString("%1 ms \u00b1 %2")
+                                                 .arg(shown.replayed.stepMs, 0, 'f', 2)
+                                                 .arg(shown.replayed.uncertaintyMs, 0, 'f', 2)));
         QVERIFY(page->numbersText().contains(QString::number(slow, 'f', 2)));
         // Four times the bandwidth: never slower than at 1x.
         QVERIFY(shownAfter(w, [&] { page->bandwidthControl()->setValue(4); }));

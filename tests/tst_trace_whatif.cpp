@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // commprof trace ddp and trace whatif on real traces: the legacy export of Debian's torch 1.13
 // (a 2-rank gloo job of 7 Linear(256,256) layers at bucket_cap_mb 0.25) and a Kineto NCCL trace;
-// tst_trace_whatif_validation judges the predictions against Python DDP jobs run here.
+// tests/bench/whatif_validation measures the predictions against Python DDP jobs (outside ctest).
 
 #include "cli_runner.h"
 #include "python_ranks.h"
@@ -99,30 +99,46 @@ private slots:
         for (const QJsonValue& s : scenarios) {
             QCOMPARE(s["first_bucket_mb"].toDouble(), 1.0);
         }
-        // An uncertainty is the recorded steps' spread times the step, beside what the cost
-        // fit's error moves the step by. That error can move it by no more than the error times
-        // every collective's cost (here worked out from the fitted alpha and beta and the
-        // recorded buckets' bytes), however the collectives overlap the backward: never by the
-        // error times the whole step, compute included.
+        // An interval (90 %) is the recorded steps' spread as a normal's (half the
+        // interquartile range is 0.6745 sigma), the replay's own error on the recording, and
+        // what the collectives' cost moves the step by: each cost the trace allows (the fit's
+        // error either way, each latency left open with the per-byte cost that keeps the
+        // reference size's cost) can move it by no more than its change summed over every
+        // collective (here worked out from the fitted cost and the recorded buckets' bytes),
+        // and as much again in the compute the collectives take from the backward: never by
+        // the whole step, compute included.
         const double spread = rec["step_spread"].toDouble();
         const QJsonObject cost = r.json()["cost"].toObject();
         const double error = cost["relative_error"].toDouble();
-        double allCollectivesMs = 0;
+        const double alpha = cost["alpha_us"].toDouble(),
+                     beta = cost["beta_us_per_byte"].toDouble();
+        const double ref = cost["latency_reference_bytes"].toDouble();
+        double allChangesMs = 0;
         for (const QJsonValue& b : rec["bucket_bytes"].toArray()) {
-            allCollectivesMs +=
-                (cost["alpha_us"].toDouble() + cost["beta_us_per_byte"].toDouble() * b.toDouble()) /
-                1e3;
+            const double x = b.toDouble(), fitted = alpha + beta * x;
+            double most = 0;
+            for (const double a :
+                 {cost["latency_low_us"].toDouble(), cost["latency_high_us"].toDouble()}) {
+                const double at = a + std::max(0.0, (alpha + beta * ref - a) / ref) * x;
+                for (const double k : {1 - error, 1 + error}) {
+                    most = std::max(most, std::abs(k * at - fitted));
+                }
+            }
+            allChangesMs += most / 1e3;
         }
+        const double bound = (1 + cost["compute_contention"].toDouble()) * allChangesMs;
         const QJsonObject replayed = scenarios[0].toObject(); // the recorded cap, 0.25 MiB
         const double u = replayed["uncertainty_ms"].toDouble();
-        const double fromSteps = spread * replayed["step_ms"].toDouble();
-        const double fromFit = std::sqrt(std::max(0.0, u * u - fromSteps * fromSteps));
-        qInfo("uncertainty %.2f ms: steps' spread %.3f x step = %.2f ms, fit %.2f ms (bound: "
-              "error %.3f x all collectives %.2f ms = %.2f ms)",
-              u, spread, fromSteps, fromFit, error, allCollectivesMs, error * allCollectivesMs);
-        QVERIFY(u >= fromSteps - 1e-9);
-        QVERIFY2(fromFit <= error * allCollectivesMs * 1.001 + 1e-6,
-                 qPrintable(QString::number(u)));
+        const double step = replayed["step_ms"].toDouble();
+        const double fromSteps = 1.645 / 0.6745 * spread * step;
+        const double fromReplay = rec["replay_error"].toDouble() * step;
+        const double fromFit =
+            std::sqrt(std::max(0.0, u * u - fromSteps * fromSteps - fromReplay * fromReplay));
+        qInfo("interval +-%.2f ms: steps' spread %.3f -> %.2f ms, replay error %.2f ms, cost "
+              "%.2f ms (bound: every collective's most change %.2f ms)",
+              u, spread, fromSteps, fromReplay, fromFit, bound);
+        QVERIFY(u >= std::hypot(fromSteps, fromReplay) - 1e-9);
+        QVERIFY2(fromFit <= bound * 1.001 + 1e-6, qPrintable(QString::number(u)));
         QVERIFY(std::abs(rec["replayed_uncertainty_ms"].toDouble() - u) < 1e-9);
         for (const QJsonValue& s : scenarios) {
             QVERIFY(s["uncertainty_ms"].toDouble() >= 0);

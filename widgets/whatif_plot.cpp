@@ -93,10 +93,13 @@ void drawWhatIf(QCustomPlot& plot, const WhatIfFigure& f, const FigureStyle& sty
     for (const Row& r : rows) {
         totals << r.parts->stepMs() + r.parts->uncertaintyMs;
     }
-    ends->addData(kReplayedRow, f.replayed.stepMs());
+    // The graph keeps its points sorted by key and the error bars go by that order, so each
+    // error is set in the order of its row's key: the replayed row keeps the replay's own.
+    static_assert(kPredictedRow < kReplayedRow);
     ends->addData(kPredictedRow, f.predicted.stepMs());
+    ends->addData(kReplayedRow, f.replayed.stepMs());
     errors->setDataPlottable(ends);
-    errors->setData(QVector<double>{f.replayed.uncertaintyMs, f.predicted.uncertaintyMs});
+    errors->setData(QVector<double>{f.predicted.uncertaintyMs, f.replayed.uncertaintyMs});
     plot.legend->removeItem(plot.legend->itemWithPlottable(ends));
 
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);

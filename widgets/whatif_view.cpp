@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "whatif_view.h"
 
+#include "analysis/cell_settings.h"
 #include "analysis/recommendation.h"
 #include "jobs/job_tracker.h"
 #include "layout_helpers.h"
@@ -102,6 +103,7 @@ WhatIfView::WhatIfView(jobs::JobTracker* jobs, QWidget* parent)
     controls->addWidget(labelled("&World size", world_));
     controls->addWidget(world_);
     controls->addStretch(1);
+    // Actions on the job itself sit here, after the settings and before the parameters file.
     controls->addWidget(reset_);
     controls->addWidget(params_);
 
@@ -230,7 +232,14 @@ void WhatIfView::predict() {
             Predicted p;
             QString why;
             const analysis::DdpParams* params = job->job.params ? &*job->job.params : nullptr;
-            std::optional<analysis::WhatIf> w = analysis::whatIf(job->graph, params, options, &why);
+            // A results cell's traces are read with the settings its cell.json records.
+            analysis::WhatIfOptions withCell = options;
+            if (!job->job.steps.empty()) {
+                withCell.cell = analysis::cellSettingsBeside(
+                    {QString::fromStdString(job->job.steps.front().source)});
+            }
+            std::optional<analysis::WhatIf> w =
+                analysis::whatIf(job->graph, params, withCell, &why);
             if (!w) {
                 throw std::runtime_error(("Nothing to replay: " + why).toStdString());
             }
@@ -284,15 +293,22 @@ void WhatIfView::display(const analysis::WhatIf& w, std::size_t chosen,
                      .arg(QString::number(w.recordedCapMb, 'g', 6));
     }
     lines << QString("Replayed by the model: %1 ms \u00b1 %2 (%3 % from the recording)")
-                 .arg(ms(w.replayedStepMs), ms(w.replayedUncertaintyMs))
-                 .arg(w.stepMs > 0 ? (w.replayedStepMs / w.stepMs - 1) * 100 : 0, 0, 'f', 1);
+                 .arg(ms(w.replayed.stepMs), ms(w.replayed.uncertaintyMs))
+                 .arg(w.stepMs > 0 ? (w.replayed.stepMs / w.stepMs - 1) * 100 : 0, 0, 'f', 1);
     if (const analysis::Scenario* s = this->chosen()) {
         lines << QString("What if %1: %2 ms \u00b1 %3 = compute %4 + exposed comm. %5 + optimizer "
-                         "%6 ms, %7 buckets")
+                         "%6 ms, %7 buckets%8")
                      .arg(scenarioText(*s), ms(s->stepMs), ms(s->uncertaintyMs), ms(s->computeMs),
                           ms(s->exposedMs), ms(s->optimizerMs))
-                     .arg(s->buckets);
+                     .arg(s->buckets)
+                     .arg(s->recordedLayout ? QString(" (the recorded buckets)")
+                          : s->noChange
+                              ? QString(" (no change: the trace cannot tell this setting from "
+                                        "the recorded one; the model alone says %1 ms)")
+                                    .arg(ms(s->modelStepMs))
+                              : QString());
     }
+    lines << QString("\u00b1 is a %1.").arg(QString::fromLatin1(analysis::kIntervalMeaning));
     numbers_->setText(lines.join('\n'));
     notes_->setText(w.notes.isEmpty() ? QString() : "\u2022 " + w.notes.join("\n\u2022 "));
     notesFold_->setText(QString("Model notes (%1)").arg(w.notes.size()));

@@ -4,6 +4,7 @@
 // The traces are read one per reading thread and only their DDP steps kept, so memory stays
 // that of `trace summarize`.
 
+#include "analysis/cell_settings.h"
 #include "analysis/ddp_job.h"
 #include "analysis/ddp_step_graph.h"
 #include "analysis/whatif.h"
@@ -104,7 +105,14 @@ int traceDdpCommand(const Args& args) {
 
 int traceWhatIfCommand(const Args& args) {
     return guarded(args, [&](const TraceArgs& a) {
-        const analysis::WhatIfOptions options = whatIfOptions(args);
+        analysis::WhatIfOptions options = whatIfOptions(args);
+        // A results cell's traces: the settings its cell.json records are the recorded ones.
+        options.cell = analysis::cellSettingsBeside(a.paths);
+        if (options.cell && !analysis::localBaselineWhy(*options.cell).isEmpty()) {
+            throw trace::TraceError((a.paths.join(", ") + ": cannot replay: " +
+                                     analysis::localBaselineWhy(*options.cell))
+                                        .toStdString());
+        }
         const analysis::DdpJob job = readJob(a, args);
         const analysis::DdpStepGraph g = job.graph();
         QString why;

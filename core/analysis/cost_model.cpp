@@ -68,6 +68,18 @@ std::optional<AlphaBetaFit> fitAlphaBeta(const std::vector<BucketSample>& sample
         ssTot += (s.seconds - mean) * (s.seconds - mean);
     }
     fit.r2 = ssTot > 0 ? 1.0 - ssRes / ssTot : 1.0;
+    if (fit.samples > 2) {
+        // The weighted residual variance times alpha's entry of the inverse normal matrix.
+        double weighted = 0;
+        std::size_t i = 0;
+        for (const auto& s : samples) {
+            if (s.worldSize > 1 && s.seconds > 0) {
+                weighted += fit.residuals[i] * fit.residuals[i] / (s.seconds * s.seconds);
+                ++i;
+            }
+        }
+        fit.alphaStandardError = std::sqrt(weighted / (fit.samples - 2) * s22 / det);
+    }
     return fit;
 }
 

@@ -30,6 +30,9 @@ struct AlphaBetaFit {
     int samples = 0; // those with p > 1 (p = 1 moves nothing and constrains neither term)
     std::vector<double> residuals; // seconds, measured - predicted, in input order (p > 1 only)
     std::optional<double> latencyFloor; // median time at p = 1: launch and synchronisation only
+    // alpha's standard error from the relative residuals (0 with no residual degree of freedom):
+    // how far the samples pin the latency down.
+    double alphaStandardError = 0;
     double predict(double bytes, int worldSize) const { return cost(worldSize).fittedUs(bytes); }
     // One all-reduce's cost at `worldSize` (in seconds, as alpha and beta are).
     CollectiveCost cost(int worldSize) const { return ringCost(alpha, beta, worldSize); }

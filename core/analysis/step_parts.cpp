@@ -42,15 +42,6 @@ std::optional<StepParts> recordedParts(const DdpStepGraph& graph) {
     return m;
 }
 
-StepParts replayedParts(const WhatIf& w) {
-    StepParts s;
-    s.computeMs = w.replayedComputeMs;
-    s.exposedCommMs = w.replayedExposedMs;
-    s.optimizerMs = w.replayedOptimizerMs;
-    s.uncertaintyMs = w.replayedUncertaintyMs;
-    return s;
-}
-
 StepParts predictedParts(const Scenario& sc) {
     StepParts s;
     s.computeMs = sc.computeMs;
@@ -58,6 +49,10 @@ StepParts predictedParts(const Scenario& sc) {
     s.optimizerMs = sc.optimizerMs;
     s.uncertaintyMs = sc.uncertaintyMs;
     return s;
+}
+
+StepParts replayedParts(const WhatIf& w) {
+    return predictedParts(w.replayed);
 }
 
 } // namespace commprof::analysis

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "whatif.h"
 
+#include "analysis/cost_model.h"
 #include "analysis/hook_work.h"
 #include "analysis/recommendation.h"
 #include "trace/statistics.h"
+
+#include "spec/comm_hooks.h"
 
 #include <QJsonArray>
 
@@ -57,11 +60,57 @@ struct FittedCost {
     CollectiveCost cost;
     QString method;
     double relativeError = 0; // median |measured - fitted| / measured
+    // The latencies the samples allow (costAt() keeps the mean sample's cost at each).
+    double latencyLowUs = 0, latencyHighUs = 0;
+    double meanBytes = 0;
 };
 
+// The cost with a per-collective latency of `alphaUs` and the per-byte cost that keeps the
+// recorded buckets' mean size at its fitted cost: what the samples cannot tell from the fit.
+CollectiveCost costAt(const FittedCost& f, double alphaUs) {
+    CollectiveCost c = f.cost;
+    if (f.meanBytes > 0) {
+        c.alphaUs = alphaUs;
+        c.betaUsPerByte = std::max(0.0, (f.cost.fittedUs(f.meanBytes) - alphaUs) / f.meanBytes);
+    }
+    return c;
+}
+
+// The cost `error` (a fraction) cheaper and dearer.
+std::pair<CollectiveCost, CollectiveCost> costBounds(const CollectiveCost& cost, double error) {
+    CollectiveCost lower = cost, upper = cost;
+    lower.scale = cost.scale * std::max(0.0, 1.0 - error);
+    upper.scale = cost.scale * (1.0 + error);
+    return {lower, upper};
+}
+
+// Sizes apart by more than a thousandth: the distinct sizes a fit has to tell a latency from
+// a per-byte cost.
+int distinctSizes(std::vector<double> bytes) {
+    std::sort(bytes.begin(), bytes.end());
+    int n = 0;
+    double last = -1;
+    for (const double b : bytes) {
+        if (last < 0 || b > last * 1.001) {
+            ++n;
+            last = b;
+        }
+    }
+    return n;
+}
+
+// A latency is fitted only where the sizes can tell it from the bytes: at least this many
+// distinct sizes, the largest at least this many times the smallest.
+constexpr int kFitSizes = 3;
+constexpr double kFitSpread = 2;
+// The 90 % interval's half-width in standard errors (two-sided normal).
+constexpr double kZ90 = 1.645;
+
 // Each matched bucket's collective at its bytes, timed as the latest rank ran it (it waited for
-// no one): time = alpha + beta x bytes, least squares weighted by 1 / time; with fewer than two
-// sizes, or a slope that is not positive, time in proportion to the bytes.
+// no one): time = alpha + beta x bytes by the one least-squares fit of commprof (cost_model.h,
+// relative weights), where the sizes pin the latency down and it is no longer than the shortest
+// collective seen; else time in proportion to the bytes, with every latency from none to the
+// shortest collective's time left open (the scenarios' intervals span them).
 FittedCost fitCost(const DdpStepGraph& g, const TraceProfile& tp, int worldSize,
                    const HookModel& recordedHook, double coresShare) {
     std::vector<std::pair<double, double>> points = tp.costSamples; // bytes, us
@@ -87,61 +136,82 @@ FittedCost fitCost(const DdpStepGraph& g, const TraceProfile& tp, int worldSize,
         x *= wireShare;
         y /= std::max(1.0, recordedHook.work.collectiveFactor * coresShare);
     }
-    std::erase_if(points, [](const auto& p) { return p.first <= 0; });
+    std::erase_if(points, [](const auto& p) { return p.first <= 0 || !(p.second > 0); });
     FittedCost out;
     out.cost.worldSize = worldSize;
     if (points.empty()) {
         out.method = "no timed collective in the traces: communication costs nothing";
         return out;
     }
-    std::set<double> sizes;
-    double s0 = 0, s1 = 0, s2 = 0, sy = 0, sxy = 0;
+    std::vector<double> sizes;
+    std::vector<BucketSample> samples;
+    double shortestUs = points.front().second;
     for (const auto& [x, y] : points) {
-        sizes.insert(x);
-        const double w = 1.0 / y;
-        s0 += w;
-        s1 += w * x;
-        s2 += w * x * x;
-        sy += w * y;
-        sxy += w * x * y;
+        sizes.push_back(x);
+        samples.push_back({std::max(2, worldSize), x, y * 1e-6});
+        shortestUs = std::min(shortestUs, y);
+        out.meanBytes += x / double(points.size());
     }
-    const double det = s0 * s2 - s1 * s1;
-    double alpha = 0, beta = 0;
-    if (sizes.size() >= 2 && det > 0) {
-        beta = (s0 * sxy - s1 * sy) / det;
-        alpha = (sy - beta * s1) / s0;
-    }
-    if (beta > 0 && alpha >= 0) {
-        out.method = QString("alpha + beta x bytes over %1 timed collectives of %2 sizes")
-                         .arg(points.size())
-                         .arg(sizes.size());
+    const int distinct = distinctSizes(sizes);
+    const double spread = *std::max_element(sizes.begin(), sizes.end()) /
+                          *std::min_element(sizes.begin(), sizes.end());
+    QString refused;
+    if (distinct < kFitSizes || spread < kFitSpread) {
+        refused = QString("%1 distinct size%2 spanning %3x: a latency needs %4 sizes over %5x")
+                      .arg(distinct)
+                      .arg(distinct == 1 ? "" : "s")
+                      .arg(spread, 0, 'g', 3)
+                      .arg(kFitSizes)
+                      .arg(kFitSpread);
+    } else if (const std::optional<AlphaBetaFit> fit = fitAlphaBeta(samples)) {
+        const CollectiveCost c = fit->cost(std::max(2, worldSize));
+        const double alphaUs = c.alphaUs * 1e6, betaUs = c.betaUsPerByte * 1e6;
+        const double seUs =
+            fit->alphaStandardError * RingAllReduce::latencySteps(std::max(2, worldSize)) * 1e6;
+        if (!(betaUs > 0) || alphaUs < 0) {
+            refused = "the fit's latency or per-byte cost is below zero";
+        } else if (alphaUs > shortestUs) {
+            refused = QString("the fit's latency, %1 us, is longer than the shortest collective "
+                              "seen (%2 us)")
+                          .arg(alphaUs, 0, 'f', 1)
+                          .arg(shortestUs, 0, 'f', 1);
+        } else {
+            out.cost.alphaUs = alphaUs;
+            out.cost.betaUsPerByte = betaUs;
+            out.latencyLowUs = std::max(0.0, alphaUs - kZ90 * seUs);
+            out.latencyHighUs = std::min(shortestUs, alphaUs + kZ90 * seUs);
+            out.method = QString("alpha + beta x bytes over %1 timed collectives of %2 sizes "
+                                 "(latency %3..%4 us at 90 %)")
+                             .arg(points.size())
+                             .arg(distinct)
+                             .arg(out.latencyLowUs, 0, 'f', 1)
+                             .arg(out.latencyHighUs, 0, 'f', 1);
+        }
     } else {
+        refused = "the sizes do not determine a latency and a per-byte cost";
+    }
+    if (!refused.isEmpty()) {
         std::vector<double> perByte;
         for (const auto& [x, y] : points) {
             perByte.push_back(y / x);
         }
-        alpha = 0;
-        beta = trace::median(perByte).value_or(0);
-        out.method = QString("in proportion to the bytes, over %1 timed collectives (%2)")
+        out.cost.alphaUs = 0;
+        out.cost.betaUsPerByte = trace::median(perByte).value_or(0);
+        out.latencyLowUs = 0;
+        out.latencyHighUs = shortestUs;
+        out.method = QString("in proportion to the bytes, over %1 timed collectives (%2; every "
+                             "latency from 0 to the shortest collective's %3 us is in the "
+                             "interval)")
                          .arg(points.size())
-                         .arg(sizes.size() < 2 ? "one size" : "no positive slope with a latency");
+                         .arg(refused)
+                         .arg(shortestUs, 0, 'f', 1);
     }
-    out.cost.alphaUs = alpha;
-    out.cost.betaUsPerByte = beta;
     std::vector<double> errors;
     for (const auto& [x, y] : points) {
         errors.push_back(std::fabs(y - out.cost.fittedUs(x)) / y);
     }
     out.relativeError = trace::median(errors).value_or(0);
     return out;
-}
-
-// The cost `error` (a fraction) cheaper and dearer.
-std::pair<CollectiveCost, CollectiveCost> costBounds(const CollectiveCost& cost, double error) {
-    CollectiveCost lower = cost, upper = cost;
-    lower.scale = cost.scale * std::max(0.0, 1.0 - error);
-    upper.scale = cost.scale * (1.0 + error);
-    return {lower, upper};
 }
 
 // Half the interquartile range of the recorded steps over their median.
@@ -159,6 +229,9 @@ double stepSpread(std::vector<double> steps) {
     const double median = at(0.5);
     return median > 0 ? (at(0.75) - at(0.25)) / 2 / median : 0;
 }
+
+// Half the interquartile range of a normal distribution, in its standard deviations.
+constexpr double kHalfIqrSigmas = 0.6745;
 
 std::vector<double> bytesInReadyOrder(const StepProfile& p) {
     std::vector<double> out;
@@ -188,18 +261,223 @@ bool firstBucketFollowsCap(const WhatIf& w, bool legacy, const DdpParams* params
 
 } // namespace
 
+namespace {
+
+// The job replayed once: every scenario is predicted from it.
+struct Replay {
+    StepProfile profile; // the backward's own compute: the recorded effects of its buckets removed
+    std::vector<std::vector<int>> layout; // the recorded buckets
+    HookModel recordedHook;
+    FittedCost fit;
+};
+
+// Every cost the trace's collectives allow, `cost` the central one (all at the recorded world
+// size and link): each latency the fit leaves open, each that much cheaper and dearer.
+std::vector<CollectiveCost> costCorners(const WhatIf& w, const FittedCost& fit) {
+    std::vector<CollectiveCost> out;
+    for (const double alpha : {fit.latencyLowUs, fit.latencyHighUs}) {
+        CollectiveCost c = costAt(fit, alpha);
+        c.coresShare = w.cost.coresShare;
+        const auto [lower, upper] = costBounds(c, w.costErrorFraction);
+        out.push_back(lower);
+        out.push_back(upper);
+    }
+    return out;
+}
+
+// `cornersMs`, where given, gets the step at each of costCorners() in their order.
+Scenario predictScenario(const WhatIf& w, const Replay& r, double capMb, double firstBucketMb,
+                         const HookModel& hook, double bandwidthX, int worldSize,
+                         std::vector<double>* cornersMs = nullptr) {
+    Scenario s;
+    s.capMb = capMb;
+    s.firstBucketMb = firstBucketMb;
+    s.hook = hook.hook;
+    s.bandwidthX = bandwidthX;
+    s.worldSize = worldSize;
+    // The recorded settings are the replay: the recorded buckets, not the rule's.
+    s.recordedLayout =
+        capMb == w.recordedCapMb && firstBucketMb == w.recordedFirstBucketMb && hook.hook == w.hook;
+    const StepProfile& p = r.profile;
+    const auto schedule = [&](const CollectiveCost& atRecorded) {
+        const CollectiveCost c = atRecorded.at(worldSize, bandwidthX);
+        return s.recordedLayout
+                   ? simulateLayout(p.params, r.layout, hook, c, p.computeEndUs)
+                   : predictStep(p, {firstBucketMb * kMiB, capMb * kMiB}, hook, c).schedule;
+    };
+    const auto stepUs = [&](const Schedule& sc) {
+        return p.forwardUs + sc.computeEndUs + sc.exposedUs() + p.finalizeUs + p.optimizerUs;
+    };
+    const Schedule central = schedule(w.cost);
+    s.buckets = int(central.buckets.size());
+    s.stepMs = stepUs(central) / 1e3;
+    s.exposedMs = central.exposedUs() / 1e3;
+    s.computeMs = (p.forwardUs + central.computeEndUs) / 1e3;
+    s.optimizerMs = (p.finalizeUs + p.optimizerUs) / 1e3;
+    // The fit's error and the latencies it leaves open go through the schedule: a cost that much
+    // off moves the step by what it exposes (and takes from the backward), not by the whole
+    // step; the farthest of them bounds the interval.
+    double fromCost = 0;
+    for (const CollectiveCost& c : costCorners(w, r.fit)) {
+        const double ms = stepUs(schedule(c)) / 1e3;
+        fromCost = std::max(fromCost, std::fabs(ms - s.stepMs));
+        if (cornersMs) {
+            cornersMs->push_back(ms);
+        }
+    }
+    s.modelStepMs = s.stepMs;
+    const double fromSteps = kZ90 * w.stepSpreadFraction / kHalfIqrSigmas * s.stepMs;
+    const double fromReplay = w.replayErrorFraction * s.stepMs;
+    s.uncertaintyMs =
+        std::sqrt(fromSteps * fromSteps + fromCost * fromCost + fromReplay * fromReplay);
+    return s;
+}
+
+// Where the trace cannot tell a scenario from the recorded settings (over the costs it allows,
+// one is faster at some and slower at others), the prediction is "no change": the baseline's
+// step, its interval widened by the most the costs it cannot tell apart move the difference.
+void weighEvidence(Scenario* s, const std::vector<double>& cornersMs, const Scenario& base,
+                   const std::vector<double>& baseCornersMs) {
+    if (s->recordedLayout || cornersMs.size() != baseCornersMs.size()) {
+        return;
+    }
+    double least = s->stepMs - base.stepMs, most = least, farthest = std::fabs(least);
+    for (std::size_t i = 0; i < cornersMs.size(); ++i) {
+        const double d = cornersMs[i] - baseCornersMs[i];
+        least = std::min(least, d);
+        most = std::max(most, d);
+        farthest = std::max(farthest, std::fabs(d));
+    }
+    if (!(least <= 0 && most >= 0) || farthest == 0) {
+        return;
+    }
+    s->noChange = true;
+    s->stepMs = base.stepMs;
+    s->computeMs = base.computeMs;
+    s->exposedMs = base.exposedMs;
+    s->optimizerMs = base.optimizerMs;
+    s->uncertaintyMs = std::hypot(base.uncertaintyMs, farthest);
+}
+
+// Whether a scenario can be recommended: `local` sends nothing (the no-communication
+// baseline, not a way to train), so it is shown, never advised.
+bool advisable(const Scenario& s) {
+    const spec::CommHook* h = spec::findCommHook(s.hook.toStdString());
+    return h && h->wire != spec::HookWire::Nothing;
+}
+
+QString settingText(const Scenario& s) {
+    return QString("%1 MiB with %2").arg(mb(s.capMb), s.hook);
+}
+
+// Keep what the job has unless the best advisable scenario is faster than the recorded
+// settings at the same bandwidth and world size by more than its interval.
+void decide(WhatIf* w) {
+    auto& r = w->recommendation;
+    const Scenario& base = r.baseline;
+    const Scenario* best = nullptr;
+    for (const Scenario& s : w->scenarios) {
+        if (advisable(s) && (!best || s.stepMs < best->stepMs)) {
+            best = &s;
+        }
+    }
+    r.capMb = w->recordedCapMb;
+    r.hook = w->hook;
+    r.stepMs = base.stepMs;
+    r.keep = true;
+    const QString where = QString("at %1x the bandwidth and %2 ranks")
+                              .arg(base.bandwidthX, 0, 'g', 4)
+                              .arg(base.worldSize);
+    if (!best) {
+        r.reason = "keep what you have: no scenario but `local`, which sends nothing (the "
+                   "no-communication baseline, not a setting to train with)";
+        return;
+    }
+    r.gainMs = base.stepMs - best->stepMs;
+    r.uncertaintyMs = best->uncertaintyMs;
+    if (best->recordedLayout || r.gainMs <= 0) {
+        r.reason = QString("keep what you have: no scenario is predicted faster than the recorded "
+                           "settings (%1, %2 ms a step %3)")
+                       .arg(settingText(base))
+                       .arg(base.stepMs, 0, 'f', 2)
+                       .arg(where);
+        r.gainMs = std::max(0.0, r.gainMs);
+        return;
+    }
+    if (r.gainMs <= r.uncertaintyMs) {
+        r.reason = QString("keep what you have: the best scenario (%1) is predicted %2 ms a step "
+                           "faster than the recorded settings %3, inside its 90 % interval of "
+                           "+-%4 ms")
+                       .arg(settingText(*best))
+                       .arg(r.gainMs, 0, 'f', 2)
+                       .arg(where)
+                       .arg(r.uncertaintyMs, 0, 'f', 2);
+        return;
+    }
+    r.keep = false;
+    r.capMb = best->capMb;
+    r.hook = best->hook;
+    r.stepMs = best->stepMs;
+    r.reason = QString("%1 is predicted %2 ms a step faster than the recorded settings (%3 ms) %4, "
+                       "beyond its 90 % interval of +-%5 ms")
+                   .arg(settingText(*best))
+                   .arg(r.gainMs, 0, 'f', 2)
+                   .arg(base.stepMs, 0, 'f', 2)
+                   .arg(where)
+                   .arg(r.uncertaintyMs, 0, 'f', 2);
+}
+
+// Why DDP's rule at the recorded cap makes other buckets than the job recorded.
+QString whyRuleDiffers(const TraceProfile& tp, const std::vector<std::vector<int>>& rule) {
+    const QString counts = QString("the rule makes %1 buckets, the job recorded %2")
+                               .arg(rule.size())
+                               .arg(tp.layout.size());
+    if (!tp.bytesFromParams) {
+        return counts + ": the gradients' sizes are estimated from the collectives (each "
+                        "bucket's bytes shared evenly among its gradients), which cannot show "
+                        "where the rule closed a bucket";
+    }
+    return counts + ": DDP fills its buckets in the order of the parameters (reversed) until "
+                    "it rebuilds them in the order of the first backward's gradients, and "
+                    "keeps the first bucket's limit it was built with; the recorded backward's "
+                    "order or the first bucket's limit differs from the rule's";
+}
+
+} // namespace
+
 std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
                              const WhatIfOptions& options, QString* why) {
+    const std::optional<CellSettings>& cell = options.cell;
+    if (cell && !localBaselineWhy(*cell).isEmpty()) {
+        *why = localBaselineWhy(*cell);
+        return std::nullopt;
+    }
     const std::optional<TraceProfile> tp = profileFromTraces(graph.traces, params, why);
     if (!tp) {
         return std::nullopt;
     }
     WhatIf w;
-    w.notes = graph.notes;
-    // The recorded settings: as given, else as --params says, else as the trace shows them.
+    for (QString n : graph.notes) {
+        // The traces' own note asks for the parameters a file has already given.
+        if (tp->bytesFromParams && n.endsWith("gradient bytes need --params FILE")) {
+            n.chop(int(qstrlen("need --params FILE")));
+            n += "read from the parameters file";
+        }
+        w.notes << n;
+    }
+    if (cell) {
+        w.settingsFrom = cell->path;
+        w.notes << QString("the recorded cap, first bucket, hook, backend and device are %1's "
+                           "(layer %2)")
+                       .arg(cell->path, cell->layer.isEmpty() ? QString("not said") : cell->layer);
+    }
+    // The recorded settings: as given, else as the cell or --params says, else as the trace
+    // shows them.
     const trace::DdpRankSteps& t0 = *graph.traces.front();
     if (t0.worldSize) {
         w.worldSize = *t0.worldSize;
+    } else if (cell && cell->worldSize > 0) {
+        w.worldSize = cell->worldSize;
     } else if (params && params->worldSize) {
         w.worldSize = *params->worldSize;
     } else {
@@ -208,15 +486,18 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
                            "world_size)")
                        .arg(w.worldSize);
     }
-    w.hook = params && params->hook ? *params->hook : QString("allreduce");
+    w.hook = cell ? cell->hook : params && params->hook ? *params->hook : QString("allreduce");
+    w.backend =
+        cell && !cell->backend.isEmpty() ? cell->backend : QString::fromStdString(t0.backend);
+    w.onDevice = cell && !cell->backend.isEmpty() ? cell->onDevice : t0.onDevice;
     const HookCalibration& calibration =
         options.hookCalibration ? *options.hookCalibration : builtInHookCalibration();
-    const QString backend = QString::fromStdString(t0.backend);
+    const QString& backend = w.backend;
     // A hook's model with its own work, where the calibration covers it on this backend.
     const auto modelOf = [&](const QString& name) {
         std::optional<HookModel> m = hookModel(name, 1, why);
         if (m) {
-            m->work = hookWork(calibration, name, backend, t0.onDevice);
+            m->work = hookWork(calibration, name, backend, w.onDevice);
         }
         return m;
     };
@@ -234,11 +515,16 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
     // first bucket at every cap; a Kineto trace does not name its version, so both are tried.
     const std::vector<double> firstChoices =
         options.firstBucketMb             ? std::vector<double>{*options.firstBucketMb}
+        : cell                            ? std::vector<double>{cell->firstBucketMb}
         : params && params->firstBucketMb ? std::vector<double>{*params->firstBucketMb}
         : t0.legacy                       ? std::vector<double>{1.0}
                                           : std::vector<double>{1.0, 0.0};
     std::optional<double> cap = options.recordedCapMb;
     w.recordedCapFrom = "--recorded-bucket-cap-mb";
+    if (!cap && cell) {
+        cap = cell->bucketCapMb;
+        w.recordedCapFrom = cell->path;
+    }
     if (!cap && params && params->bucketCapMb) {
         cap = params->bucketCapMb;
         w.recordedCapFrom = "--params";
@@ -286,34 +572,41 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
     }
     w.recordedCapMb = *cap;
     w.recordedFirstBucketMb = firstFor(*cap);
-    w.firstBucketFollowsCap = firstBucketFollowsCap(w, t0.legacy, params);
+    w.firstBucketFollowsCap = !cell && firstBucketFollowsCap(w, t0.legacy, params);
     w.ruleReproducesLayout = reproduces(w.recordedFirstBucketMb, w.recordedCapMb);
     if (!w.ruleReproducesLayout) {
+        w.ruleDiffers = whyRuleDiffers(
+            *tp, assignBuckets(bytes, {w.recordedFirstBucketMb * kMiB, w.recordedCapMb * kMiB}));
         w.notes << QString("DDP's bucket rule at %1 MiB (first bucket %2 MiB) does not reproduce "
-                           "the recorded buckets from these gradient sizes: the recorded scenario "
-                           "is replayed with the buckets as recorded")
-                       .arg(mb(w.recordedCapMb), mb(w.recordedFirstBucketMb));
+                           "the recorded buckets (%3): the recorded settings are replayed with the "
+                           "buckets as recorded")
+                       .arg(mb(w.recordedCapMb), mb(w.recordedFirstBucketMb), w.ruleDiffers);
     }
     // The cores' share follows from the fitted cost, and a hook's excess from the share: fitted
     // once as if the cores bore all of it, then again with the share that fit gives.
-    FittedCost fit = fitCost(graph, *tp, w.worldSize, *recordedHook, 1.0);
-    const double share = coresShareOf(backend, t0.onDevice, options, calibration, fit.cost);
+    Replay r;
+    r.recordedHook = *recordedHook;
+    r.layout = tp->layout;
+    r.fit = fitCost(graph, *tp, w.worldSize, *recordedHook, 1.0);
+    const double share = coresShareOf(backend, w.onDevice, options, calibration, r.fit.cost);
     if (share != 1.0 && !recordedHook->work.none()) {
-        fit = fitCost(graph, *tp, w.worldSize, *recordedHook, share);
+        r.fit = fitCost(graph, *tp, w.worldSize, *recordedHook, share);
     }
-    w.cost = fit.cost;
+    w.cost = r.fit.cost;
     w.cost.coresShare = share;
+    w.latencyLowUs = r.fit.latencyLowUs;
+    w.latencyHighUs = r.fit.latencyHighUs;
+    w.latencyReferenceBytes = r.fit.meanBytes;
     // The backward's own compute: the recorded ready times less the hook's casts and what the
     // recorded collectives took from it.
-    StepProfile profile = tp->profile;
-    removeScheduleEffects(&profile.params, &profile.computeEndUs, tp->layout, *recordedHook,
+    r.profile = tp->profile;
+    removeScheduleEffects(&r.profile.params, &r.profile.computeEndUs, tp->layout, *recordedHook,
                           w.cost);
-    w.costMethod = fit.method;
+    w.costMethod = r.fit.method;
     w.stepSpreadFraction = stepSpread(tp->stepsUs);
-    w.costErrorFraction = fit.relativeError;
+    w.costErrorFraction = r.fit.relativeError;
     w.stepMs = trace::median(tp->stepsUs).value_or(0) / 1e3;
-    const BackendConcurrency& concurrency =
-        collectiveConcurrency(QString::fromStdString(t0.backend));
+    const BackendConcurrency& concurrency = collectiveConcurrency(backend);
     w.notes << QString("collectives one at a time (%1): %2")
                    .arg(QString::fromLatin1(concurrency.backend),
                         QString::fromLatin1(concurrency.why));
@@ -331,25 +624,13 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
                             : QString("the collectives run on a device, beside the host's "
                                       "compute"));
 
-    // The recorded scenario, with the buckets as recorded.
-    const Schedule replay =
-        simulateLayout(profile.params, tp->layout, *recordedHook, w.cost, profile.computeEndUs);
-    w.replayedExposedMs = replay.exposedUs() / 1e3;
-    w.replayedComputeMs = (profile.forwardUs + replay.computeEndUs) / 1e3;
-    w.replayedOptimizerMs = (profile.finalizeUs + profile.optimizerUs) / 1e3;
-    w.replayedStepMs = w.replayedComputeMs + w.replayedExposedMs + w.replayedOptimizerMs;
-    {
-        // The whole step: beside a backward on the same cores, a dearer collective also
-        // lengthens the compute.
-        const auto replayedUs = [&](const CollectiveCost& c) {
-            const Schedule s =
-                simulateLayout(profile.params, tp->layout, *recordedHook, c, profile.computeEndUs);
-            return s.computeEndUs + s.exposedUs();
-        };
-        const auto [lower, upper] = costBounds(w.cost, w.costErrorFraction);
-        w.replayedUncertaintyMs = std::hypot(w.replayedStepMs * w.stepSpreadFraction,
-                                             (replayedUs(upper) - replayedUs(lower)) / 2e3);
-    }
+    // The replay: the recorded settings at the recorded link and world size, its error on the
+    // recording part of every interval (its own included).
+    w.replayed = predictScenario(w, r, w.recordedCapMb, w.recordedFirstBucketMb, *recordedHook, 1,
+                                 w.worldSize);
+    w.replayErrorFraction = w.stepMs > 0 ? std::fabs(w.replayed.stepMs - w.stepMs) / w.stepMs : 0;
+    w.replayed = predictScenario(w, r, w.recordedCapMb, w.recordedFirstBucketMb, *recordedHook, 1,
+                                 w.worldSize);
 
     std::vector<double> caps = options.capsMb;
     if (caps.empty()) {
@@ -360,7 +641,6 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
     caps.erase(std::unique(caps.begin(), caps.end()), caps.end());
     const QStringList hooks = options.hooks.isEmpty() ? QStringList{w.hook} : options.hooks;
     const int worldSize = options.worldSize.value_or(w.worldSize);
-    const CollectiveCost cost = w.cost.at(worldSize, options.bandwidthX);
     QStringList hooksSaid;
     for (const QString& hookName : (QStringList{w.hook} + hooks)) {
         const std::optional<HookModel> hook = modelOf(hookName);
@@ -372,7 +652,7 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
                         ? QString("%1's own work (casts, and its collective in 16 bits) is not "
                                   "modelled on %2%3: no calibration covers it (tools/"
                                   "hook_calibrate.py, --hook-calibration)")
-                              .arg(hookName, backend, t0.onDevice ? " on a GPU" : "")
+                              .arg(hookName, backend, w.onDevice ? " on a GPU" : "")
                         : QString("%1's own work from %2: casts %3 ns per gradient byte on the "
                                   "backward's thread, its collective %4x a float32 all-reduce of "
                                   "the same bytes (the excess not shortened by a faster link), "
@@ -382,69 +662,41 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
                               .arg(hook->work.collectiveFactor, 0, 'g', 3)
                               .arg(hook->work.postUsPerByte * 1e3, 0, 'g', 3));
     }
+    // The recorded settings at the scenarios' bandwidth and world size: what they are weighed
+    // against (the replay itself at 1x and the recorded world size).
+    std::vector<double> baseCorners;
+    w.recommendation.baseline =
+        predictScenario(w, r, w.recordedCapMb, w.recordedFirstBucketMb, *recordedHook,
+                        options.bandwidthX, worldSize, &baseCorners);
     for (const QString& hookName : hooks) {
         const std::optional<HookModel> hook = modelOf(hookName);
         if (!hook) {
             return std::nullopt;
         }
         for (const double capMb : caps) {
-            Scenario s;
-            s.capMb = capMb;
-            s.firstBucketMb = options.firstBucketMb.value_or(
+            const double first = options.firstBucketMb.value_or(
                 w.firstBucketFollowsCap ? capMb : w.recordedFirstBucketMb);
-            s.hook = hookName;
-            s.bandwidthX = options.bandwidthX;
-            s.worldSize = worldSize;
-            const StepPrediction p =
-                predictStep(profile, {s.firstBucketMb * kMiB, capMb * kMiB}, *hook, cost);
-            s.buckets = p.buckets();
-            s.stepMs = p.stepUs / 1e3;
-            s.exposedMs = p.exposedUs / 1e3;
-            s.computeMs = (profile.forwardUs + p.schedule.computeEndUs) / 1e3;
-            s.optimizerMs = (profile.finalizeUs + profile.optimizerUs) / 1e3;
-            // The fit's error goes through the schedule: a cost that much off moves the step by
-            // what it exposes, not by the whole step.
-            const auto [lower, upper] = costBounds(cost, w.costErrorFraction);
-            const auto stepUs = [&](const CollectiveCost& c) {
-                return predictStep(profile, {s.firstBucketMb * kMiB, capMb * kMiB}, *hook, c)
-                    .stepUs;
-            };
-            s.uncertaintyMs =
-                std::hypot(s.stepMs * w.stepSpreadFraction, (stepUs(upper) - stepUs(lower)) / 2e3);
+            std::vector<double> corners;
+            Scenario s =
+                predictScenario(w, r, capMb, first, *hook, options.bandwidthX, worldSize, &corners);
+            weighEvidence(&s, corners, w.recommendation.baseline, baseCorners);
             w.scenarios.push_back(s);
         }
     }
-    const Scenario& best =
-        *std::min_element(w.scenarios.begin(), w.scenarios.end(),
-                          [](const Scenario& a, const Scenario& b) { return a.stepMs < b.stepMs; });
-    const double gain = w.replayedStepMs - best.stepMs;
-    auto& r = w.recommendation;
-    r.keep = gain <= best.uncertaintyMs;
-    r.capMb = r.keep ? w.recordedCapMb : best.capMb;
-    r.hook = r.keep ? w.hook : best.hook;
-    r.stepMs = r.keep ? w.replayedStepMs : best.stepMs;
-    r.reason = r.keep ? QString("keep what you have: the best scenario (%1 MiB, %2) gains %3 ms "
-                                "a step, inside its uncertainty of %4 ms")
-                            .arg(mb(best.capMb), best.hook)
-                            .arg(gain, 0, 'f', 2)
-                            .arg(best.uncertaintyMs, 0, 'f', 2)
-                      : QString("%1 MiB with %2 is predicted %3 ms a step faster than the replayed "
-                                "recording, beyond its uncertainty of %4 ms")
-                            .arg(mb(best.capMb), best.hook)
-                            .arg(gain, 0, 'f', 2)
-                            .arg(best.uncertaintyMs, 0, 'f', 2);
+    decide(&w);
+    auto& rec = w.recommendation;
     if (t0.reducedAfterBackward || t0.reducedPerGradient) {
         // The scenarios say what DDP's reducer would do with these gradients; this job's own
         // collectives are not DDP's buckets, so no cap or hook of DDP's is advice for it.
-        r.keep = true;
-        r.capMb = w.recordedCapMb;
-        r.hook = w.hook;
-        r.stepMs = w.replayedStepMs;
-        r.reason = QString("no advice on DDP's settings: this job does not reduce its gradients "
-                           "through DDP's buckets (%1); the scenarios say what DDP's reducer "
-                           "would do with them")
-                       .arg(t0.reducedAfterBackward ? "every all_reduce starts after the backward"
-                                                    : "one all_reduce per gradient");
+        rec.keep = true;
+        rec.capMb = w.recordedCapMb;
+        rec.hook = w.hook;
+        rec.stepMs = rec.baseline.stepMs;
+        rec.reason = QString("no advice on DDP's settings: this job does not reduce its gradients "
+                             "through DDP's buckets (%1); the scenarios say what DDP's reducer "
+                             "would do with them")
+                         .arg(t0.reducedAfterBackward ? "every all_reduce starts after the backward"
+                                                      : "one all_reduce per gradient");
     }
     if (worldSize != w.worldSize || options.bandwidthX != 1) {
         w.notes << QString("at world size %1 and %2x the bandwidth through the ring all-reduce "
@@ -457,39 +709,54 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
 }
 
 QJsonObject toJson(const WhatIf& w) {
+    const auto scenarioJson = [](const Scenario& s) {
+        return QJsonObject{{"bucket_cap_mb", s.capMb},
+                           {"first_bucket_mb", s.firstBucketMb},
+                           {"hook", s.hook},
+                           {"bandwidth_x", s.bandwidthX},
+                           {"world_size", s.worldSize},
+                           {"buckets", s.buckets},
+                           {"step_ms", s.stepMs},
+                           {"uncertainty_ms", s.uncertaintyMs},
+                           {"exposed_comm_ms", s.exposedMs},
+                           {"recorded_layout", s.recordedLayout},
+                           {"no_change", s.noChange},
+                           {"model_step_ms", s.modelStepMs}};
+    };
     QJsonArray scenarios;
     for (const Scenario& s : w.scenarios) {
-        scenarios.append(QJsonObject{{"bucket_cap_mb", s.capMb},
-                                     {"first_bucket_mb", s.firstBucketMb},
-                                     {"hook", s.hook},
-                                     {"bandwidth_x", s.bandwidthX},
-                                     {"world_size", s.worldSize},
-                                     {"buckets", s.buckets},
-                                     {"step_ms", s.stepMs},
-                                     {"uncertainty_ms", s.uncertaintyMs},
-                                     {"exposed_comm_ms", s.exposedMs}});
+        scenarios.append(scenarioJson(s));
     }
     QJsonArray bucketBytes;
     for (const double b : w.recordedBucketBytes) {
         bucketBytes.append(b);
     }
     return QJsonObject{
+        {"interval", kIntervalMeaning},
         {"recorded", QJsonObject{{"bucket_cap_mb", w.recordedCapMb},
                                  {"bucket_cap_from", w.recordedCapFrom},
+                                 {"settings_from", w.settingsFrom},
                                  {"first_bucket_mb", w.recordedFirstBucketMb},
                                  {"first_bucket_follows_cap", w.firstBucketFollowsCap},
                                  {"hook", w.hook},
+                                 {"backend", w.backend},
+                                 {"device", w.onDevice ? "device" : "cpu"},
                                  {"world_size", w.worldSize},
                                  {"step_ms", w.stepMs},
-                                 {"replayed_step_ms", w.replayedStepMs},
-                                 {"replayed_exposed_comm_ms", w.replayedExposedMs},
-                                 {"replayed_uncertainty_ms", w.replayedUncertaintyMs},
+                                 {"replayed_step_ms", w.replayed.stepMs},
+                                 {"replayed_exposed_comm_ms", w.replayed.exposedMs},
+                                 {"replayed_uncertainty_ms", w.replayed.uncertaintyMs},
+                                 {"replay_error", w.replayErrorFraction},
                                  {"step_spread", w.stepSpreadFraction},
                                  {"buckets", w.recordedBuckets},
                                  {"bucket_bytes", bucketBytes},
-                                 {"rule_reproduces_buckets", w.ruleReproducesLayout}}},
+                                 {"rule_reproduces_buckets", w.ruleReproducesLayout},
+                                 {"rule_differs", w.ruleDiffers}}},
         {"cost", QJsonObject{{"alpha_us", w.cost.alphaUs},
                              {"beta_us_per_byte", w.cost.betaUsPerByte},
+                             {"latency_low_us", w.latencyLowUs},
+                             {"latency_high_us", w.latencyHighUs},
+                             {"latency_reference_bytes", w.latencyReferenceBytes},
                              {"method", w.costMethod},
                              {"relative_error", w.costErrorFraction},
                              {"compute_contention", w.cost.coresShare},
@@ -499,6 +766,9 @@ QJsonObject toJson(const WhatIf& w) {
                                        {"hook", w.recommendation.hook},
                                        {"step_ms", w.recommendation.stepMs},
                                        {"keep", w.recommendation.keep},
+                                       {"baseline", scenarioJson(w.recommendation.baseline)},
+                                       {"gain_ms", w.recommendation.gainMs},
+                                       {"uncertainty_ms", w.recommendation.uncertaintyMs},
                                        {"reason", w.recommendation.reason}}},
         {"notes", QJsonArray::fromStringList(w.notes)}};
 }
@@ -506,31 +776,42 @@ QJsonObject toJson(const WhatIf& w) {
 QString describe(const WhatIf& w) {
     QString out =
         QString("recorded: %1 MiB (from %2; first bucket %3 MiB%10), hook %4, world size "
-                "%5, %6 buckets; median step %7 ms, replayed %8 ms (%9 %)\n")
+                "%5, %6 buckets; median step %7 ms, replayed %8 ms +- %11 (%9 %)\n")
             .arg(mb(w.recordedCapMb), w.recordedCapFrom, mb(w.recordedFirstBucketMb), w.hook)
             .arg(w.worldSize)
             .arg(w.recordedBuckets)
             .arg(w.stepMs, 0, 'f', 2)
-            .arg(w.replayedStepMs, 0, 'f', 2)
-            .arg(w.stepMs > 0 ? (w.replayedStepMs - w.stepMs) / w.stepMs * 100 : 0, 0, 'f', 1)
-            .arg(w.firstBucketFollowsCap ? ", follows the cap" : ", kept at every cap");
+            .arg(w.replayed.stepMs, 0, 'f', 2)
+            .arg(w.stepMs > 0 ? (w.replayed.stepMs - w.stepMs) / w.stepMs * 100 : 0, 0, 'f', 1)
+            .arg(w.firstBucketFollowsCap ? ", follows the cap" : ", kept at every cap")
+            .arg(w.replayed.uncertaintyMs, 0, 'f', 2);
+    if (!w.ruleDiffers.isEmpty()) {
+        out += QString("the recorded settings are replayed with the recorded buckets: %1\n")
+                   .arg(w.ruleDiffers);
+    }
     out += QString("collective cost: %1 us + %2 us/B (%3)\n")
                .arg(w.cost.alphaUs, 0, 'f', 1)
                .arg(w.cost.betaUsPerByte, 0, 'g', 3)
                .arg(w.costMethod);
+    out += QString("+- is a %1\n").arg(kIntervalMeaning);
     out += "  cap MiB  first MiB  hook            bw x  ranks  buckets     step ms  +- ms  "
            "exposed ms\n";
     for (const Scenario& s : w.scenarios) {
-        out += QString("  %1  %2  %3  %4  %5  %6  %7  %8  %9\n")
-                   .arg(mb(s.capMb), 7)
-                   .arg(mb(s.firstBucketMb), 9)
-                   .arg(s.hook, -14)
-                   .arg(s.bandwidthX, 4, 'g', 3)
-                   .arg(s.worldSize, 5)
-                   .arg(s.buckets, 7)
-                   .arg(s.stepMs, 10, 'f', 2)
-                   .arg(s.uncertaintyMs, 5, 'f', 2)
-                   .arg(s.exposedMs, 10, 'f', 2);
+        out +=
+            QString("  %1  %2  %3  %4  %5  %6  %7  %8  %9%10\n")
+                .arg(mb(s.capMb), 7)
+                .arg(mb(s.firstBucketMb), 9)
+                .arg(s.hook, -14)
+                .arg(s.bandwidthX, 4, 'g', 3)
+                .arg(s.worldSize, 5)
+                .arg(s.buckets, 7)
+                .arg(s.stepMs, 10, 'f', 2)
+                .arg(s.uncertaintyMs, 5, 'f', 2)
+                .arg(s.exposedMs, 10, 'f', 2)
+                .arg(s.recordedLayout ? "  (recorded buckets)"
+                     : s.noChange ? QString("  (no change: the trace cannot tell; the model's %1)")
+                                        .arg(s.modelStepMs, 0, 'f', 2)
+                                  : QString());
     }
     out += QString("recommendation: %1\n").arg(w.recommendation.reason);
     for (const QString& n : w.notes) {

@@ -6,14 +6,15 @@
 // that keeps what the job has when the gain is inside the uncertainty.
 //
 // The recorded step is predicted from its parts (the medians of forward, backward compute, DDP's
-// finalize and the optimizer, the gradients' ready times, the buckets as recorded, each collective's cost fitted
-// from the trace's own collectives) with nothing fitted to the step itself; its buckets are the
-// trace's, in count and bytes. A collective's cost at another world size or bandwidth follows the
-// ring all-reduce (collective_cost.h); compute per rank is taken as unchanged (the same batch per
-// rank); a hook puts its bytes on the wire (spec/comm_hooks.h) and does its own work (casts
-// before, a copy after, a collective dearer per byte in another dtype: hook_work.h) where a
-// calibration covers it on the trace's backend.
+// finalize and the optimizer, the gradients' ready times, the buckets as recorded, each
+// collective's cost fitted from the trace's own collectives) with nothing fitted to the step
+// itself; its buckets are the trace's, in count and bytes. A collective's cost at another world
+// size or bandwidth follows the ring all-reduce (collective_cost.h); compute per rank is taken as
+// unchanged (the same batch per rank); a hook puts its bytes on the wire (spec/comm_hooks.h) and
+// does its own work (casts before, a copy after, a collective dearer per byte in another dtype:
+// hook_work.h) where a calibration covers it on the trace's backend.
 
+#include "analysis/cell_settings.h"
 #include "analysis/collective_cost.h"
 #include "analysis/ddp_params.h"
 #include "analysis/ddp_step_graph.h"
@@ -38,7 +39,18 @@ struct WhatIfOptions {
     std::optional<double> recordedCapMb;
     std::optional<HookCalibration> hookCalibration; // none: the built-in one
     std::optional<double> computeContention;        // none: by backend (collective_cost.h)
+    // The results cell's cell.json beside the traces: its cap, first bucket, hook, backend and
+    // device are the recorded ones (a flag above still wins over it).
+    std::optional<CellSettings> cell;
 };
+
+// What every "+-" of a what-if is: the half-width of a 90 % interval around the step (the
+// recorded steps' spread as a normal's, the step over every collective cost and latency the
+// trace allows, and the replay's own error on its recording).
+inline constexpr const char* kIntervalMeaning =
+    "90 % interval: the recorded steps' spread (1.645 sigma), every collective cost the trace's "
+    "collectives allow (the fit's error, and each latency from the least to the most they "
+    "support), and the replay's own error on the recording";
 
 struct Scenario {
     double capMb = 0, firstBucketMb = 0;
@@ -50,34 +62,56 @@ struct Scenario {
     // The rest of stepMs: forward and backward compute, and the optimizer (unchanged by the
     // scenario's settings: compute per rank is taken as the recorded).
     double computeMs = 0, optimizerMs = 0;
+    // The recorded cap, first bucket and hook: the recorded buckets, replayed as they were
+    // (whether or not DDP's rule at that cap reproduces them).
+    bool recordedLayout = false;
+    // The trace cannot tell this scenario from the recorded settings (over the collective costs
+    // it allows, it is faster at some and slower at others): stepMs and its parts are the
+    // recorded settings', the interval what it cannot tell; modelStepMs the model's own step.
+    bool noChange = false;
+    double modelStepMs = 0;
 };
 
 struct WhatIf {
     double recordedCapMb = 0, recordedFirstBucketMb = 1;
     bool firstBucketFollowsCap = false; // another cap's scenario has its first bucket at the cap
     QString recordedCapFrom;            // --recorded-bucket-cap-mb, --params, the recorded buckets
+    QString settingsFrom;               // the cell.json read, or empty
     QString hook;
+    QString backend; // the process group the model takes the job to have run (gloo, nccl)
+    bool onDevice = false;
     int worldSize = 0;
     double stepMs = 0; // the recorded median step
-    double replayedStepMs = 0, replayedExposedMs = 0;
-    double replayedComputeMs = 0, replayedOptimizerMs = 0; // the rest of replayedStepMs
+    // The recorded settings at the recorded link and world size: the replay of the recording.
+    Scenario replayed;
     int recordedBuckets = 0;
     std::vector<double> recordedBucketBytes;
     bool ruleReproducesLayout = false;
+    QString ruleDiffers; // why DDP's rule at the recorded cap makes other buckets; empty if not
     CollectiveCost cost; // at the recorded world size
     QString costMethod;
-    // The recorded steps' relative spread (half the interquartile range over the median) and
-    // the cost fit's median relative error: a scenario's uncertainty is its step times the one,
-    // beside the change of its step when every collective costs that much more or less.
+    // The per-collective latencies the trace's collectives allow, from least to most (each
+    // with the per-byte cost that keeps the recorded buckets' mean cost): a scenario's interval
+    // spans its step over all of them.
+    double latencyLowUs = 0, latencyHighUs = 0;
+    double latencyReferenceBytes = 0; // the size every such latency prices as the fit does
+    // The recorded steps' relative spread (half the interquartile range over the median), the
+    // cost fit's median relative error, and the replay's error on the recording (a fraction of
+    // the step): each widens every scenario's interval (kIntervalMeaning).
     double stepSpreadFraction = 0;
     double costErrorFraction = 0;
-    double replayedUncertaintyMs = 0;
+    double replayErrorFraction = 0;
     std::vector<Scenario> scenarios;
     struct {
         double capMb = 0;
         QString hook;
         double stepMs = 0;
         bool keep = true;
+        // The recorded settings at the scenarios' bandwidth and world size: what every
+        // scenario is weighed against (the replay itself at 1x and the recorded world size).
+        Scenario baseline;
+        double gainMs = 0;        // baseline's step less the best scenario's
+        double uncertaintyMs = 0; // the best scenario's interval
         QString reason;
     } recommendation;
     QStringList notes;

@@ -27,10 +27,11 @@ QString whatIfMacrosTex(const analysis::WhatIf& w, const QString& source) {
     MacroSheet tex;
     tex.comment("what if, from the traces in " + source);
     tex.define("WhatIfRecordedStepMs", ms(w.stepMs));
-    tex.define("WhatIfReplayedStepMs", ms(w.replayedStepMs));
-    tex.define("WhatIfReplayError",
-               QString::number(w.stepMs > 0 ? (w.replayedStepMs / w.stepMs - 1) * 100 : 0, 'f', 1) +
-                   "\\%");
+    tex.define("WhatIfReplayedStepMs", ms(w.replayed.stepMs));
+    tex.define(
+        "WhatIfReplayError",
+        QString::number(w.stepMs > 0 ? (w.replayed.stepMs / w.stepMs - 1) * 100 : 0, 'f', 1) +
+            "\\%");
     tex.define("WhatIfRecordedCapMb", QString::number(w.recordedCapMb, 'g', 6));
     tex.define("WhatIfRecommendedCapMb", QString::number(w.recommendation.capMb, 'g', 6));
     tex.define("WhatIfRecommendedHook", texText(w.recommendation.hook));
@@ -39,7 +40,7 @@ QString whatIfMacrosTex(const analysis::WhatIf& w, const QString& source) {
     // Keeping the recording: the replay's uncertainty; else the scenario's own.
     const double uncertainty = best < w.scenarios.size() && !w.recommendation.keep
                                    ? w.scenarios[best].uncertaintyMs
-                                   : w.replayedUncertaintyMs;
+                                   : w.replayed.uncertaintyMs;
     tex.define("WhatIfRecommendedUncertaintyMs", ms(uncertainty));
     tex.define("WhatIfKeep", w.recommendation.keep ? "yes" : "no");
     tex.comment(w.recommendation.reason);
