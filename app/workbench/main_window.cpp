@@ -16,6 +16,7 @@
 #include "models/run_controller.h"
 #include "models/step_table_model.h"
 #include "probe_view.h"
+#include "record_dialog.h"
 #include "results_view.h"
 #include "run_monitor.h"
 #include "step_table_view.h"
@@ -28,6 +29,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QCoreApplication>
+#include <QDateTime>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -215,6 +217,7 @@ void MainWindow::buildMenus() {
             openTrace(dir);
         }
     });
+    file->addAction("Record a &job...", this, &MainWindow::showRecordDialog);
     file->addAction("&Compare fingerprinted runs...", QKeySequence("Ctrl+D"), this, [this] {
         const QString a =
             QFileDialog::getExistingDirectory(this, "Run A (holds fp_rank*.jsonl)", resultsDir_);
