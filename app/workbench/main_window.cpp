@@ -16,7 +16,6 @@
 #include "models/run_controller.h"
 #include "models/step_table_model.h"
 #include "probe_view.h"
-#include "record_dialog.h"
 #include "results_view.h"
 #include "run_monitor.h"
 #include "step_table_view.h"
@@ -29,7 +28,6 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QCoreApplication>
-#include <QDateTime>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
