@@ -72,5 +72,7 @@ int sweepSummarizeCommand(const Args& args);
 int recommendCommand(const Args& args);
 int modelExportCommand(const Args& args);
 int modelDescribeCommand(const Args& args);
+int recordCommand(const Args& args);
+int confirmCommand(const Args& args);
 
 } // namespace commprof::cli

@@ -28,6 +28,16 @@ const options::Program& commprofProgram() {
                         "FORMAT",
                         "Output as a table for reading (the default), JSON or CSV",
                         {"table", "json", "csv"}};
+    const Option skip{"--skip",
+                      "K",
+                      "Steps left out first, at least 2: DDP rebuilds its buckets in step 1 "
+                      "(default 5)",
+                      {}};
+    const Option nproc{"--nproc",
+                       "N",
+                       "Start N local ranks as torchrun's standalone mode would (RANK, "
+                       "WORLD_SIZE, MASTER_ADDR, ...); without it the command launches them",
+                       {}};
     static const options::Program program{
         "commprof",
         "measure what data-parallel PyTorch training spends on communication",
@@ -229,13 +239,37 @@ const options::Program& commprofProgram() {
               {"--tokens", "N", "A token model's sequence length (with --vocab)", {}},
               {"--vocab", "V", "A token model's vocabulary size (with --tokens)", {}},
               {"--out", "FILE.json", "Where to write it (default: FILE.json beside FILE.pt)", {}}}},
+            {"record",
+             "COMMAND...",
+             "Run your unmodified DDP training (after --) with commprof's capture: a trace of N "
+             "steps per rank and the wrapper's parameters and settings, for trace whatif DIR",
+             {{"--out", "DIR", "A new or empty folder (default: commprof-record-TIME)", {}},
+              skip,
+              {"--steps", "N", "Steps traced after the skipped ones (default 5)", {}},
+              nproc}},
+            {"confirm",
+             "DIR COMMAND...",
+             "Run a recorded job (after --) under its settings and a candidate, alternating, and "
+             "print the measured difference beside trace whatif's prediction",
+             {options::required(
+                  {"--bucket-cap-mb", "X", "The candidate's bucket cap in MiB", {}}),
+              {"--hook",
+               "H",
+               "The candidate's comm hook (default: the recorded one)",
+               {"allreduce", "fp16_compress", "bf16_compress"}},
+              {"--rounds", "R", "Alternations A B (default 4, at least 2)", {}},
+              skip,
+              nproc,
+              json}},
         },
         {{"ENVIRONMENT",
           "COMMPROF_RANK: the commprof-rank program to run; without it, the one next to "
           "commprof, else the first on PATH."},
          {"EXIT STATUS",
           "0 success; 1 the command ran but something is not fine (a cell failed, probe "
-          "issues); 2 bad input or usage."},
+          "issues); 2 bad input or usage. record and confirm: 3 the job built no DDP wrapper, 4 "
+          "it runs a profiler of its own, 5 it builds several DDP wrappers, 6 it ran too few "
+          "steps."},
          {"SEE ALSO", "commprof-rank(1), commprof-workbench(1)"}},
     };
     return program;

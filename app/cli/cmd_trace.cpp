@@ -14,6 +14,7 @@
 #include "trace/trace_job.h"
 #include "trace/trace_reader.h"
 #include "trace/trace_report.h"
+#include "trace/trace_windows.h"
 
 #include <QFileInfo>
 #include <QJsonArray>
@@ -297,7 +298,17 @@ int summarizeJob(const TraceArgs& a) {
     std::vector<int> ranks;
     std::vector<std::string> notes;
     std::string skipped; // a results cell holds rank files and a manifest beside its traces
-    for (std::size_t i = 0; i < loaded.size(); ++i) {
+    // A tensorboard_trace_handler folder: one window per worker (trace/trace_windows.h).
+    const trace::WindowChoice windows =
+        trace::latestCompleteWindows(files, [&](std::size_t i) -> std::optional<int> {
+            return loaded[i].reduction
+                       ? std::optional<int>(int(loaded[i].reduction->summary.steps.size()))
+                       : std::nullopt;
+        });
+    if (!windows.note.empty()) {
+        notes.push_back(windows.note);
+    }
+    for (const std::size_t i : windows.keep) {
         if (!loaded[i].reduction) {
             if (loaded[i].notATrace && fromDirectory[i]) {
                 skipped += (skipped.empty() ? "" : ", ") +

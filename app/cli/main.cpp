@@ -34,6 +34,8 @@ int main(int argc, char** argv) {
         {"recommend", recommendCommand},
         {"model export", modelExportCommand},
         {"model describe", modelDescribeCommand},
+        {"record", recordCommand},
+        {"confirm", confirmCommand},
     };
     return dispatchCommand(args, commands);
 }

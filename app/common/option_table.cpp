@@ -2,6 +2,7 @@
 #include "option_table.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <set>
 #include <sstream>
 
@@ -489,6 +490,12 @@ ParsedArgs parseArgs(const Command& command, const std::vector<std::string>& arg
     };
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
+        if (a == "--") {
+            // Everything after is another program's line (`record -- python3 train.py --lr 1`).
+            out.operands.insert(out.operands.end(), args.begin() + std::ptrdiff_t(i) + 1,
+                                args.end());
+            break;
+        }
         if (!startsWithDashes(a)) {
             out.operands.push_back(a);
             continue;

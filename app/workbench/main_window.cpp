@@ -219,6 +219,7 @@ void MainWindow::buildMenus() {
             openTrace(dir);
         }
     });
+    file->addAction("Record a &job...", this, &MainWindow::showRecordDialog);
     file->addAction("&Compare fingerprinted runs...", QKeySequence("Ctrl+D"), this, [this] {
         const QString a =
             QFileDialog::getExistingDirectory(this, "Run A (holds fp_rank*.jsonl)", resultsDir_);

@@ -71,6 +71,9 @@ public:
     void openTrace(const QString& path);
     void openTraces(const QStringList& files);
     void exportReport(const QString& outDir, const widgets::ExportOptions& options);
+    // File > Record a job...: `commprof record` in the background; its folder then opens on the
+    // What if page.
+    void showRecordDialog();
     void compareRuns(const QString& dirA, const QString& dirB);
     // Where a run started here writes; shown in the run monitor before it starts.
     void setRunOutput(const QString& dir);

@@ -21,6 +21,7 @@
 #include "output_folder_dialog.h"
 #include "probe/probe.h"
 #include "probe_view.h"
+#include "record_dialog.h"
 #include "result_plots.h"
 #include "results/results_folder.h"
 #include "results_view.h"
@@ -31,6 +32,7 @@
 #include "trace_inspector.h"
 #include "workspaces.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QFileDialog>
@@ -322,6 +324,19 @@ void MainWindow::onTraceLoaded(const QString& primaryTrace, const QStringList& w
     statusBar()->showMessage(
         QString("%1: %2 steps").arg(nameOf(primaryTrace)).arg(steps_->rowCount() - 1), 5000);
     emit traceShown(primaryTrace);
+}
+
+void MainWindow::showRecordDialog() {
+    auto* dialog = new widgets::RecordDialog(
+        QDir::current().filePath(
+            "commprof-record-" + QDateTime::currentDateTimeUtc().toString("yyyyMMdd-HHmmss")),
+        this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &widgets::RecordDialog::recorded, this, [this](const QString& dir) {
+        openTrace(dir);
+        workspaces_->setCurrent("whatif");
+    });
+    dialog->open();
 }
 
 void MainWindow::showExportDialog() {

@@ -4,6 +4,7 @@
 #include "files/safe_file.h"
 #include "trace/trace_error.h"
 #include "trace/trace_job.h"
+#include "trace/trace_windows.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -107,8 +108,13 @@ DdpJob readDdpJob(const QStringList& paths, const trace::ReadOptions& options,
     std::vector<std::optional<trace::DdpRankSteps>> read(files.size());
     const std::vector<trace::ReadOutcome> outcomes = trace::forEachTrace(
         files, options, 0, [&](std::size_t i, trace::Trace&& t) { read[i] = trace::ddpSteps(t); });
+    // A tensorboard_trace_handler folder: one window per worker (trace/trace_windows.h).
+    const trace::WindowChoice windows =
+        trace::latestCompleteWindows(files, [&](std::size_t i) -> std::optional<int> {
+            return read[i] ? std::optional<int>(int(read[i]->iterations.size())) : std::nullopt;
+        });
     std::vector<trace::DdpRankSteps> steps;
-    for (std::size_t i = 0; i < files.size(); ++i) {
+    for (const std::size_t i : windows.keep) {
         if (outcomes[i].notATrace && fromDirectory[i]) {
             continue; // a job's folder may hold other JSON beside its traces (params.json)
         }
@@ -121,6 +127,9 @@ DdpJob readDdpJob(const QStringList& paths, const trace::ReadOptions& options,
     }
     if (steps.empty()) {
         throw trace::TraceError(paths.join(", ").toStdString() + ": no trace read");
+    }
+    if (!windows.note.empty()) {
+        steps.front().notes.push_back(windows.note);
     }
     DdpJob job = ddpJobOf(std::move(steps));
     if (params) {

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// What `commprof record` and `commprof confirm` share: running a user's command, unmodified,
+// with commprof's Python capture (tools/capture, compiled into this program) loaded at Python
+// start-up through PYTHONPATH, either as the command's own launcher would (torchrun, srun) or,
+// with --nproc N, as N ranks started here with the environment torchrun's standalone mode sets.
+// The ranks' output is theirs and goes straight to this terminal.
+
+#include <QJsonObject>
+#include <QMap>
+#include <QString>
+#include <QStringList>
+
+#include <vector>
+
+namespace commprof::cli {
+
+struct CaptureRun {
+    QStringList command;        // the program and its arguments, as the user typed them
+    int nproc = 0;              // 0: the command starts its ranks itself
+    QString outDir;             // COMMPROF_CAPTURE_DIR: where the capture writes
+    QMap<QString, QString> env; // the other COMMPROF_CAPTURE_* settings
+    // The ranks' stdout to this program's stderr: stdout then holds one JSON document (--json).
+    bool stdoutToStderr = false;
+};
+
+struct CaptureRunResult {
+    int exitCode = 0; // the command's (with --nproc: the first failing rank's), 0 when all ended 0
+    QString failure;  // empty when every process exited 0; else what ended how
+};
+
+// Throws std::runtime_error when the capture cannot be put in place or the command not started.
+CaptureRunResult runWithCapture(const CaptureRun& run);
+
+// One rank's (or one Python process's) capture/rank{R}.json (docs/formats.md, "Record folder").
+struct RankCapture {
+    QString file;
+    QString status; // recorded, timed, no_ddp, several_ddp, already_profiles, too_few_steps, ...
+    QString message;
+    int rank = -1;
+    std::vector<double> stepMs;
+    QJsonObject json;
+};
+
+// Every capture file under DIR/capture, ranks first in rank order. Throws std::runtime_error
+// naming a file that is not one.
+std::vector<RankCapture> readCaptures(const QString& dir);
+
+// The verdict over all processes: "recorded"/"timed" when every process that built a DDP wrapper
+// did so cleanly, else the first refusal (several_ddp, already_profiles, capture_failed,
+// too_few_steps), else no_ddp when no process built one (a launcher's own process never does).
+// `why` gets the refusing file's message.
+QString verdictOf(const std::vector<RankCapture>& captures, QString* why);
+
+// Exit codes of record and confirm for a verdict (docs/cli.md): 0, 3 no DDP, 4 already
+// profiles, 5 several wrappers, 6 too few steps, 1 otherwise.
+int exitCodeOf(const QString& verdict);
+
+} // namespace commprof::cli
