@@ -258,6 +258,33 @@ private slots:
         QVERIFY(text.out.contains("all_reduce"));
         QCOMPARE(runCli("commprof", {"trace", "collectives"}).exitCode, 2);
     }
+
+    // A world-size-1 all-reduce (4e6 bytes in 1 ms: algbw 4 GB/s by hand) has no bus
+    // bandwidth: null in JSON, n/a in the tables of summarize and collectives, never 0.000.
+    void oneRankAllReduceHasNoBusBandwidth() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("ws1.json");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"traceEvents":[{"ph":"X","cat":"kernel","name":"ncclDevKernel_Generic",)"
+                R"("ts":100,"dur":1000,"pid":0,"tid":7,"args":{"stream":7,"correlation":-5,)"
+                R"("Collective name":"allreduce","In msg nelems":1000000,)"
+                R"("Out msg nelems":1000000,"Group size":1,"dtype":"Float",)"
+                R"("Process Group Name":"0"}}]})");
+        f.close();
+        const CliResult json = runCli("commprof", {"trace", "collectives", path, "--json"});
+        QCOMPARE(json.exitCode, 0);
+        const QJsonObject record = json.json()["collectives"].toArray()[0].toObject();
+        QCOMPARE(record["algbw_gbps"].toDouble(), 4.0);
+        QVERIFY(record["busbw_gbps"].isNull());
+        QVERIFY(json.json()["summary"].toArray()[0].toObject()["median_busbw_gbps"].isNull());
+        for (const char* sub : {"collectives", "summarize"}) {
+            const CliResult text = runCli("commprof", {"trace", sub, path});
+            QCOMPARE(text.exitCode, 0);
+            QVERIFY2(text.out.contains("n/a") && !text.out.contains(" 0.000\n"),
+                     text.out.constData());
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TstCliTrace)

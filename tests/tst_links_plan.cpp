@@ -137,6 +137,25 @@ private slots:
                         "ranks_per_host", "");
     }
 
+    // One rate written two ways is one value listed twice, as DDP settings refuse it; a link
+    // at the top of the matrix is said to belong under defaults or a model.
+    void oneRateWrittenTwiceAndLinkAtTheTop() {
+        expectPlanError(kBase + "world_sizes: [2]\ndefaults: {link: [1gbit, 1000mbit]}\n",
+                        "1000mbit", "link",
+                        "1000mbit is listed twice (it is the rate of the "
+                        "earlier 1gbit)");
+        expectPlanError(kBase + "world_sizes: [2]\ndefaults: {link: [0.5gbit, 500mbit]}\n",
+                        "500mbit", "link", "listed twice");
+        expectPlanError(kBase + "world_sizes: [2]\nlink: 1gbit\n", "link: 1gbit", "link",
+                        "write it under defaults (for every model) or in a model's entry");
+        // Two rates stay two cells each.
+        const CliResult r = runCli(
+            "commprof",
+            {"plan", write(kBase + "world_sizes: [2]\ndefaults: {link: [1gbit, 100mbit]}\n")},
+            60000);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+    }
+
     void hostsMustDivideTheWorld() {
         expectPlanError(kBase + "world_sizes: [4, 6]\ndefaults: {ranks_per_host: 4}\n", "6]",
                         "world_sizes", "world size 6 is not a whole number of hosts");

@@ -10,12 +10,15 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <sys/stat.h>
 
 namespace {
 
@@ -149,6 +152,55 @@ private slots:
                  r.err.constData());
         QCOMPARE(QDir(dir_.path()).entryList(QDir::Files), before); // nothing written
         QVERIFY(!QFile::exists(path("eager.json")));
+    }
+
+    // A 64 MiB record deflated into a file of kilobytes: refused from the zip's declared sizes
+    // before Python unpacks it (commprof-rank's bound), naming the file; nothing written.
+    void anArchiveDeclaringTooMuchIsRefusedBeforeUnpacking() {
+        const QString bomb = path("bomb.pt");
+        const CliResult made =
+            runProgram("/usr/bin/python3",
+                       {"-c",
+                        "import sys, zipfile\n"
+                        "with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:\n"
+                        "    z.writestr('bomb/version', b'3\\n')\n"
+                        "    z.writestr('bomb/data.pkl', bytes(64 << 20))\n",
+                        bomb},
+                       120000);
+        QVERIFY2(made.exitCode == 0, made.err.constData());
+        QVERIFY(QFileInfo(bomb).size() < (1 << 20));
+        const CliResult r = runCli("commprof", {"model", "describe", bomb}, 60000);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(bomb.toUtf8() + ": its zip records declare more than") &&
+                     r.err.contains("bomb/data.pkl"),
+                 r.err.constData());
+        QVERIFY(!QFile::exists(path("bomb.json")));
+    }
+
+    // The bounds calibrate and the plan read a description with: refused at describe.
+    void describeFlagsHaveTheDescriptionsBounds() {
+        for (const QStringList& flags :
+             {QStringList{"--classes", "1000000000000"}, QStringList{"--classes", "0"},
+              QStringList{"--input-shape", "3,8,1e12"}, QStringList{"--tokens", "2000000"}}) {
+            const CliResult r = runCli(
+                "commprof",
+                QStringList{"model", "describe", path("mine.pt"), "--out", path("bounds.json")} +
+                    flags,
+                60000);
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(r.err.contains(flags[0].toUtf8() + ": expected a whole number from 1 to"),
+                     r.err.constData());
+            QVERIFY(!QFile::exists(path("bounds.json")));
+        }
+    }
+
+    // A FIFO is refused at once (the test gives it 20 s; reading it would block forever).
+    void aFifoIsNotRead() {
+        const QString fifo = path("module.pt");
+        QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+        const CliResult r = runCli("commprof", {"model", "describe", fifo}, 20000);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("not a regular file"), r.err.constData());
     }
 
     void aMissingFileIsNamed() {

@@ -123,6 +123,17 @@ private slots:
                  qPrintable(QString::number(r.busbwGBps.value_or(-1), 'f', 6)));
     }
 
+    // One rank moves nothing over a bus: nccl-tests' factor 2(n-1)/n is 0 at n = 1, and the
+    // bus bandwidth is no figure (null, "n/a" in the tables), not 0 GB/s; algbw stays.
+    void oneRankHasNoBusBandwidth() {
+        for (const QString& collective : {QString("allreduce"), QString("all_to_all")}) {
+            const CollectiveRecord r =
+                only(TraceBuilder().raw(ncclKernel(collective, 1000000, 1000000, 1)).object());
+            QVERIFY(r.algbwGBps && std::abs(*r.algbwGBps - 4.0) < 1e-9);
+            QVERIFY2(!r.busbwGBps, qPrintable(QString::number(r.busbwGBps.value_or(-1))));
+        }
+    }
+
     void dtypeSetsTheElementSize() {
         // 1e6 bf16 elements: 2e6 bytes in 1 ms = 2 GB/s; busbw at n=8: 2 x 14/8 = 3.5.
         const CollectiveRecord r = only(

@@ -5,6 +5,7 @@
 
 #include <QJsonDocument>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace commprof::cli {
@@ -15,12 +16,33 @@ void printJson(const QJsonObject& doc) {
     std::fflush(stdout);
 }
 
+QString terminalSafe(const QString& text) {
+    const auto control = [](char16_t c) {
+        return (c < 0x20 && c != '\n' && c != '\t') || (c >= 0x7f && c <= 0x9f);
+    };
+    if (std::none_of(text.begin(), text.end(), [&](QChar c) { return control(c.unicode()); })) {
+        return text;
+    }
+    QString out;
+    out.reserve(text.size() + 16);
+    for (const QChar c : text) {
+        if (control(c.unicode())) {
+            out += QString("\\x%1").arg(c.unicode(), 2, 16, QChar('0'));
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
 void printError(const QString& message) {
-    std::fprintf(stderr, "commprof: %s\n", qPrintable(message));
+    const QByteArray bytes = terminalSafe(message).toLocal8Bit();
+    std::fprintf(stderr, "commprof: %s\n", bytes.constData());
 }
 
 void printText(const QString& text) {
-    std::fputs(qPrintable(text), stdout);
+    const QByteArray bytes = terminalSafe(text).toLocal8Bit();
+    std::fwrite(bytes.constData(), 1, static_cast<std::size_t>(bytes.size()), stdout);
     std::fflush(stdout);
 }
 

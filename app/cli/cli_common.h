@@ -17,9 +17,13 @@ enum ExitCode : int { Ok = 0, NotFine = 1, BadInput = 2 };
 
 // One JSON document on stdout.
 void printJson(const QJsonObject& doc);
-// Human text and errors go to stderr.
+// Human text and errors go to stderr. Both escape control characters (terminalSafe): the text
+// holds names read from input files, and an ESC in a gradient's name must not reach the
+// terminal as a command, nor a NUL end the output.
 void printError(const QString& message);
 void printText(const QString& text);
+// TEXT with every control character but newline and tab written as \xHH (C0, DEL and C1).
+QString terminalSafe(const QString& text);
 
 // A command's line, parsed by its row of the option table (cli_options.h): every flag is one
 // the row lists, with its value and within its choices, and the operands and required flags are

@@ -4,14 +4,22 @@
 // (tools/model_export.py, compiled into this program), so that a matrix can name the file and
 // this program stays free of torch.
 
+#include "archive_bounds.h"
 #include "cli_common.h"
+#include "files/safe_file.h"
+#include "matrix/input_bounds.h"
+#include "matrix/yaml_fields.h"
 
 #include <QFile>
 #include <QFileInfo>
 #include <QProcess>
 #include <QTemporaryDir>
 
+#include <cmath>
 #include <cstdio>
+#include <optional>
+
+#include <unistd.h>
 
 namespace commprof::cli {
 namespace {
@@ -91,6 +99,52 @@ int modelExportCommand(const Args& args) {
 }
 
 int modelDescribeCommand(const Args& args) {
+    // The bounds a description is read back with (matrix/model_description.cpp), so describe
+    // never writes one that calibrate and the plan then refuse.
+    const auto count = [&](const char* flag, const QString& text, qint64 min,
+                           qint64 max) -> std::optional<QString> {
+        bool ok = false;
+        const double v = text.trimmed().toDouble(&ok);
+        if (ok && v == std::floor(v) && v >= double(min) && v <= double(max)) {
+            return std::nullopt;
+        }
+        return QString("%1: expected a whole number from %2 to %3, got '%4'")
+            .arg(flag)
+            .arg(min)
+            .arg(max)
+            .arg(text);
+    };
+    std::optional<QString> bad;
+    if (args.has("--input-shape")) {
+        for (const QString& d : args.value("--input-shape").split(',')) {
+            bad = bad ? bad : count("--input-shape", d, 1, matrix::kMaxCount);
+        }
+    }
+    if (args.has("--classes")) {
+        bad = bad ? bad : count("--classes", args.value("--classes"), 1, matrix::kMaxCount);
+    }
+    if (args.has("--tokens")) {
+        bad = bad ? bad : count("--tokens", args.value("--tokens"), 1, matrix::kMaxCount);
+    }
+    if (args.has("--vocab")) {
+        bad = bad ? bad : count("--vocab", args.value("--vocab"), 2, matrix::kMaxVocab);
+    }
+    if (bad) {
+        return args.usageError(*bad);
+    }
+    // The archive's declared sizes before Python unpacks it: a 1 MB file declaring a 1 GiB
+    // record would take the process to that size before torch refused it.
+    const QString file = args.operands().first();
+    try {
+        ::close(files::openRegularFile(file, files::Links::Follow)); // a FIFO would block the read
+    } catch (const files::FileError& e) {
+        printError("model describe: " + QString::fromUtf8(e.what()));
+        return BadInput;
+    }
+    if (const std::string why = archiveTooLarge(file.toStdString()); !why.empty()) {
+        printError("model describe: " + QString::fromStdString(why));
+        return BadInput;
+    }
     return runExporter("model describe", QStringList{"--describe", args.operands().first()} +
                                              passed(args, {"--input-shape", "--classes", "--tokens",
                                                            "--vocab", "--out"}));

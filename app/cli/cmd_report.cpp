@@ -71,13 +71,23 @@ int traceReport(const QString& dir, const QString& out, const QString& params,
         analysis::readDdpJob({dir}, trace::ReadOptions::fromEnvironment(), params);
     const analysis::DdpStepGraph graph = job.graph();
     QString why;
-    const std::optional<analysis::WhatIf> w =
+    std::optional<analysis::WhatIf> w =
         analysis::whatIf(graph, job.params ? &*job.params : nullptr, {}, &why);
     if (!w) {
         throw trace::TraceError((dir + ": cannot replay: " + why).toStdString());
     }
-    for (const QString& f :
-         widgets::writeWhatIfReport(*w, analysis::recordedParts(graph), dir, out, options)) {
+    // A cut or missing rank is flagged in what the report writes (whatif.json's notes, the
+    // macros' source line) and on stderr, never presented as the whole job.
+    const QStringList warnings = analysis::describeWarnings(job).split('\n', Qt::SkipEmptyParts);
+    for (const QString& line : warnings) {
+        printError(line);
+    }
+    for (auto it = warnings.rbegin(); it != warnings.rend(); ++it) {
+        w->notes.prepend(*it);
+    }
+    for (const QString& f : widgets::writeWhatIfReport(
+             *w, analysis::recordedParts(graph),
+             job.incomplete ? dir + " (an incomplete job)" : dir, out, options)) {
         std::fprintf(stderr, "wrote %s\n", qPrintable(f));
     }
     return Ok;

@@ -129,7 +129,7 @@ QString formatKinds(const std::vector<trace::KindSummary>& kinds) {
                    .arg(k.count, 7)
                    .arg(k.sized ? QString::number(k.totalBytes, 'f', 0) : QString("null"), 16)
                    .arg(k.medianBusbwGBps ? QString::number(*k.medianBusbwGBps, 'f', 3)
-                                          : QString("null"),
+                                          : QString("n/a"),
                         18);
     }
     return out;
@@ -330,6 +330,18 @@ int summarizeJob(const TraceArgs& a) {
     std::set<int> seen;
     for (std::size_t i = 0; i < traces.size(); ++i) {
         int r = traces[i]->rank.value_or(int(i));
+        // A rank outside [0, world size) is no rank of the job: said, and numbered by position.
+        const auto& world = traces[i]->distributed.worldSize;
+        if (r < 0 || (world && r >= *world)) {
+            notes.push_back(traces[i]->source + ": rank " + std::to_string(r) +
+                            (world ? " is outside its world size " + std::to_string(*world)
+                                   : std::string(" is negative")) +
+                            "; numbered by position instead");
+            r = int(i);
+            while (seen.count(r)) {
+                r += int(traces.size());
+            }
+        }
         if (!seen.insert(r).second) {
             notes.push_back(traces[i]->source + ": rank " + std::to_string(r) +
                             " appears twice; numbered by position instead");
@@ -406,7 +418,7 @@ int collectives(const TraceArgs& a) {
                     .arg(figure(r.durationUs), 12)
                     .arg(orNull(r.bytes, 0), 14)
                     .arg(orNull(r.algbwGBps, 3), 11)
-                    .arg(orNull(r.busbwGBps, 3), 11);
+                    .arg(r.busbwGBps ? orNull(r.busbwGBps, 3) : QString("n/a"), 11);
     }
     text += formatKinds(kinds);
     for (const auto& w : t.warnings) {

@@ -10,6 +10,7 @@
 #include "analysis/whatif.h"
 #include "cli_common.h"
 #include "spec/comm_hooks.h"
+#include "spec/sane_values.h"
 #include "trace/trace_error.h"
 #include "trace_args.h"
 
@@ -22,15 +23,21 @@ analysis::DdpJob readJob(const TraceArgs& a, const Args& args) {
                                 args.has("--params") ? args.value("--params") : QString());
 }
 
-std::optional<double> positive(const Args& args, const char* flag) {
+// FLAG's value when given, checked against the one sanity rule for sizes and rates
+// (spec/sane_values.h): a denormal factor or a 1e308 MiB cap is refused here, naming the flag,
+// before it turns a step into inf.
+std::optional<double> sane(const Args& args, const char* flag, const spec::SaneRange& range) {
     if (!args.has(flag)) {
         return std::nullopt;
     }
     bool ok = false;
     const double v = args.value(flag).toDouble(&ok);
-    if (!ok || !(v > 0) || !std::isfinite(v)) {
-        throw trace::TraceError(std::string(flag) + ": expected a number > 0, got '" +
+    if (!ok) {
+        throw trace::TraceError(std::string(flag) + ": expected a number, got '" +
                                 args.value(flag).toStdString() + "'");
+    }
+    if (const std::string why = spec::outsideSaneRange(v, range); !why.empty()) {
+        throw trace::TraceError(std::string(flag) + ": " + why);
     }
     return v;
 }
@@ -41,9 +48,12 @@ analysis::WhatIfOptions whatIfOptions(const Args& args) {
         for (const QString& part : args.value("--bucket-cap-mb").split(',')) {
             bool ok = false;
             const double v = part.trimmed().toDouble(&ok);
-            if (!ok || !(v > 0) || !std::isfinite(v)) {
-                throw trace::TraceError("--bucket-cap-mb: expected numbers > 0 separated by "
-                                        "commas, got '" +
+            const std::string why =
+                ok ? spec::outsideSaneRange(v, spec::kSaneMebibytes) : "expected a number";
+            if (!why.empty()) {
+                throw trace::TraceError("--bucket-cap-mb: " + why +
+                                        " (numbers separated by "
+                                        "commas), got '" +
                                         part.toStdString() + "'");
             }
             o.capsMb.push_back(v);
@@ -59,17 +69,11 @@ analysis::WhatIfOptions whatIfOptions(const Args& args) {
             o.hooks << part.trimmed();
         }
     }
-    o.firstBucketMb = positive(args, "--first-bucket-mb");
-    o.bandwidthX = positive(args, "--bandwidth-x").value_or(1);
-    o.recordedCapMb = positive(args, "--recorded-bucket-cap-mb");
-    if (args.has("--compute-contention")) {
-        bool ok = false;
-        const double k = args.value("--compute-contention").toDouble(&ok);
-        if (!ok || !(k >= 0 && k <= 1)) {
-            throw trace::TraceError("--compute-contention: expected a number from 0 to 1, got '" +
-                                    args.value("--compute-contention").toStdString() + "'");
-        }
-        o.computeContention = k;
+    o.firstBucketMb = sane(args, "--first-bucket-mb", spec::kSaneMebibytes);
+    o.bandwidthX = sane(args, "--bandwidth-x", spec::kSaneFactor).value_or(1);
+    o.recordedCapMb = sane(args, "--recorded-bucket-cap-mb", spec::kSaneMebibytes);
+    if (const auto k = sane(args, "--compute-contention", spec::kSaneShare)) {
+        o.computeContention = *k;
     }
     if (args.has("--hook-calibration")) {
         QString why;
@@ -78,8 +82,9 @@ analysis::WhatIfOptions whatIfOptions(const Args& args) {
             throw trace::TraceError("--hook-calibration: " + why.toStdString());
         }
     }
-    if (const auto n = positive(args, "--world-size")) {
-        if (*n != std::floor(*n) || *n < 2 || *n > 1e6) {
+    // A what-if world size: at least 2 ranks (one rank reduces nothing).
+    if (const auto n = sane(args, "--world-size", spec::kSaneWorldSize)) {
+        if (*n < 2) {
             throw trace::TraceError("--world-size: expected a whole number >= 2, got '" +
                                     args.value("--world-size").toStdString() + "'");
         }
@@ -88,17 +93,29 @@ analysis::WhatIfOptions whatIfOptions(const Args& args) {
     return o;
 }
 
+// The job's output with its warnings: in the JSON (and on stderr, which a reader of the JSON
+// alone may not look at otherwise), or before the text.
+void printJob(const analysis::DdpJob& job, Format format, const QJsonObject& json,
+              const QString& text) {
+    if (format == Format::Json) {
+        for (const QString& line :
+             analysis::describeWarnings(job).split('\n', Qt::SkipEmptyParts)) {
+            printError(line);
+        }
+        printJson(analysis::withWarnings(json, job));
+    } else {
+        printText(analysis::describeWarnings(job) + text);
+    }
+}
+
 } // namespace
 
 int traceDdpCommand(const Args& args) {
     return guarded(args, [&](const TraceArgs& a) {
         const analysis::DdpJob job = readJob(a, args);
         const analysis::DdpStepGraph g = job.graph();
-        if (a.format == Format::Json) {
-            printJson(analysis::toJson(g));
-        } else {
-            printText(analysis::describe(g));
-        }
+        printJob(job, a.format, a.format == Format::Json ? analysis::toJson(g) : QJsonObject(),
+                 a.format == Format::Json ? QString() : analysis::describe(g));
         return Ok;
     });
 }
@@ -119,13 +136,18 @@ int traceWhatIfCommand(const Args& args) {
         const std::optional<analysis::WhatIf> w =
             analysis::whatIf(g, job.params ? &*job.params : nullptr, options, &why);
         if (!w) {
+            // The recorded cap is inferred with the first bucket given: name the flag where it
+            // may be why no cap reproduces the recorded buckets.
+            if (options.firstBucketMb && !options.recordedCapMb) {
+                why += QString(" (--first-bucket-mb %1 was taken as the recorded job's first "
+                               "bucket too: its recorded buckets may not start with one of %1 "
+                               "MiB)")
+                           .arg(args.value("--first-bucket-mb"));
+            }
             throw trace::TraceError((a.paths.join(", ") + ": cannot replay: " + why).toStdString());
         }
-        if (a.format == Format::Json) {
-            printJson(analysis::toJson(*w));
-        } else {
-            printText(analysis::describe(*w));
-        }
+        printJob(job, a.format, a.format == Format::Json ? analysis::toJson(*w) : QJsonObject(),
+                 a.format == Format::Json ? QString() : analysis::describe(*w));
         return Ok;
     });
 }

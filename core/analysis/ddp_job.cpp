@@ -8,7 +8,9 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <QJsonArray>
 
+#include <algorithm>
 #include <set>
 
 namespace commprof::analysis {
@@ -30,6 +32,59 @@ std::vector<std::string> traceFiles(const QStringList& paths, std::vector<bool>*
         }
     }
     return files;
+}
+
+// The job's warnings: each rank's reader warnings with its rank and file, the ranks of the
+// world size without a trace, and iteration counts that differ between ranks.
+void noteWarnings(DdpJob* job, std::optional<int> worldSize) {
+    for (std::size_t i = 0; i < job->steps.size(); ++i) {
+        const trace::DdpRankSteps& s = job->steps[i];
+        const QString who =
+            QString("rank %1 (%2)").arg(job->ranks[i]).arg(QString::fromStdString(s.source));
+        for (const std::string& w : s.warnings) {
+            job->warnings << who + ": " + QString::fromStdString(w);
+        }
+        if (s.readInPart) {
+            job->incomplete = true;
+            job->warnings << who + ": only part of the trace could be read: its iterations after "
+                                   "the cut are missing";
+        }
+    }
+    if (worldSize) {
+        const std::set<int> present(job->ranks.begin(), job->ranks.end());
+        QStringList missing;
+        for (int r = 0; r < *worldSize && missing.size() < 20; ++r) {
+            if (!present.count(r)) {
+                missing << QString::number(r);
+            }
+        }
+        if (!missing.isEmpty()) {
+            job->incomplete = true;
+            const int absent = *worldSize - int(present.size());
+            job->warnings << QString("world size %1, but no trace of rank%2 %3%4: the job's "
+                                     "culprits and waits are of the ranks read only")
+                                 .arg(*worldSize)
+                                 .arg(absent == 1 ? "" : "s")
+                                 .arg(missing.join(", "))
+                                 .arg(absent > missing.size() ? QString(" (%1 in all)").arg(absent)
+                                                              : QString());
+        }
+    }
+    const auto most =
+        std::max_element(job->steps.begin(), job->steps.end(), [](const auto& a, const auto& b) {
+            return a.iterations.size() < b.iterations.size();
+        });
+    for (std::size_t i = 0; i < job->steps.size(); ++i) {
+        const trace::DdpRankSteps& s = job->steps[i];
+        if (s.iterations.size() != most->iterations.size()) {
+            job->warnings << QString("rank %1 (%2) has %3 iterations where rank %4 has %5")
+                                 .arg(job->ranks[i])
+                                 .arg(QString::fromStdString(s.source))
+                                 .arg(s.iterations.size())
+                                 .arg(job->ranks[std::size_t(most - job->steps.begin())])
+                                 .arg(most->iterations.size());
+        }
+    }
 }
 
 } // namespace
@@ -65,6 +120,7 @@ DdpJob ddpJobOf(std::vector<trace::DdpRankSteps> steps, const std::vector<int>& 
     DdpJob job;
     job.steps = std::move(steps);
     std::set<int> seen;
+    std::optional<int> worldSize;
     for (std::size_t i = 0; i < job.steps.size(); ++i) {
         const trace::DdpRankSteps& s = job.steps[i];
         const trace::DdpRankSteps& first = job.steps.front();
@@ -81,9 +137,36 @@ DdpJob ddpJobOf(std::vector<trace::DdpRankSteps> steps, const std::vector<int>& 
             throw trace::TraceError(s.source + ": rank " + std::to_string(rank) +
                                     " given twice: traces of one job, one per rank, are expected");
         }
+        worldSize = s.worldSize;
+        if (rank < 0 || (worldSize && rank >= *worldSize)) {
+            throw trace::TraceError(
+                s.source + ": rank " + std::to_string(rank) +
+                (worldSize ? " is outside the job's world size " + std::to_string(*worldSize)
+                           : std::string(" is negative")) +
+                ": not a rank of the job");
+        }
         job.ranks.push_back(rank);
     }
+    noteWarnings(&job, worldSize);
     return job;
+}
+
+QString describeWarnings(const DdpJob& job) {
+    QString out;
+    if (job.incomplete) {
+        out += "warning: incomplete job: a rank's trace is cut or missing, so what follows is "
+               "part of the job, not the whole\n";
+    }
+    for (const QString& w : job.warnings) {
+        out += "warning: " + w + "\n";
+    }
+    return out;
+}
+
+QJsonObject withWarnings(QJsonObject doc, const DdpJob& job) {
+    doc.insert("warnings", QJsonArray::fromStringList(job.warnings));
+    doc.insert("incomplete", job.incomplete);
+    return doc;
 }
 
 QString paramsBeside(const QStringList& paths) {

@@ -10,6 +10,7 @@
 #include "trace/ddp_steps.h"
 #include "trace/trace_input.h"
 
+#include <QJsonObject>
 #include <QString>
 #include <QStringList>
 
@@ -27,6 +28,13 @@ struct DdpJob {
     std::vector<int> ranks;                 // steps[i] is rank ranks[i]
     std::optional<DdpParams> params;
     QString paramsPath; // where params came from; empty when none
+    // What the readers found wrong, each naming its rank and file: the traces' own warnings
+    // (a cut, dropped events, absurd values), ranks missing from the world size, ranks whose
+    // iterations disagree in number. Every output of the job shows them.
+    QStringList warnings;
+    // A rank's trace was cut or broken, or a rank of the world size has no trace: the job is
+    // a part, and every output says so (the warnings say which).
+    bool incomplete = false;
     std::vector<const trace::DdpRankSteps*> pointers() const;
     // The step graph over every rank; it points into this job, which must outlive it.
     DdpStepGraph graph() const;
@@ -47,8 +55,9 @@ struct DdpJobAnalysis {
 DdpParams readDdpParams(const QString& path);
 
 // The ranks' steps checked to be of one job: the same gradients a backward and the same world
-// size, every rank once. `rankNumbers[i]`, where given, is steps[i]'s rank (a timeline's), else
-// the trace's own, else i. Throws trace::TraceError naming the traces that disagree.
+// size, every rank once and inside the world size. `rankNumbers[i]`, where given, is steps[i]'s
+// rank (a timeline's), else the trace's own, else i. Throws trace::TraceError naming the traces
+// that disagree. The job's warnings and `incomplete` are filled here.
 DdpJob ddpJobOf(std::vector<trace::DdpRankSteps> steps, const std::vector<int>& rankNumbers = {});
 
 // FILES and folders of traces (a folder: its *.json and *.json.gz; JSON there that is not a
@@ -57,6 +66,13 @@ DdpJob ddpJobOf(std::vector<trace::DdpRankSteps> steps, const std::vector<int>& 
 // file. Throws trace::TraceError naming the file that could not be read or is no DDP step.
 DdpJob readDdpJob(const QStringList& paths, const trace::ReadOptions& options,
                   const QString& paramsPath = {});
+
+// The job's warnings as "warning: ..." lines, led by a line that says the job is incomplete
+// where it is: what the text outputs print before the job.
+QString describeWarnings(const DdpJob& job);
+
+// `warnings` and `incomplete` added to a job's JSON (trace ddp's, trace whatif's).
+QJsonObject withWarnings(QJsonObject doc, const DdpJob& job);
 
 // The params.json beside these traces (in the folder given, or the first file's), or empty.
 QString paramsBeside(const QStringList& paths);

@@ -2,6 +2,7 @@
 #include "ddp_params.h"
 
 #include "results/json_kind.h"
+#include "spec/sane_values.h"
 #include "trace/collectives.h"
 
 #include <QJsonArray>
@@ -60,6 +61,7 @@ std::optional<DdpParams> parseDdpParams(const QByteArray& text, const QString& n
                                   results::describeJson(o.value(listKey)));
     }
     DdpParams out;
+    double totalBytes = 0;
     const QJsonArray list = o.value(listKey).toArray();
     for (qsizetype i = 0; i < list.size(); ++i) {
         const QString where = QString("%1[%2]").arg(listKey).arg(i);
@@ -99,19 +101,32 @@ std::optional<DdpParams> parseDdpParams(const QByteArray& text, const QString& n
         if (!size) {
             return fail(where + ".dtype", QString("unknown dtype '%1'").arg(param.dtype));
         }
+        // Each dimension may be sane while their product is not: [2^32, 2^32] floats would be
+        // a 7.4e19-byte bucket.
+        if (const std::string why = spec::outsideSaneBytes(param.shape, *size); !why.empty()) {
+            return fail(where + ".shape", QString::fromStdString(why));
+        }
         param.bytes = numel * *size;
+        totalBytes += param.bytes;
         out.params.push_back(std::move(param));
     }
     if (out.params.empty()) {
         return fail(listKey, "no parameter that takes a gradient");
+    }
+    if (const std::string why = spec::outsideSaneBytes({totalBytes}, 1); !why.empty()) {
+        return fail(listKey, "the gradients together: " + QString::fromStdString(why));
     }
     for (const char* key : {"bucket_cap_mb", "first_bucket_mb"}) {
         const QJsonValue v = o.value(key);
         if (v.isUndefined() || v.isNull()) {
             continue;
         }
-        if (!v.isDouble() || !(v.toDouble() > 0) || !std::isfinite(v.toDouble())) {
+        if (!v.isDouble()) {
             return fail(key, "expected a number > 0, found " + results::describeJson(v));
+        }
+        if (const std::string why = spec::outsideSaneRange(v.toDouble(), spec::kSaneMebibytes);
+            !why.empty()) {
+            return fail(key, QString::fromStdString(why));
         }
         (QString(key) == "bucket_cap_mb" ? out.bucketCapMb : out.firstBucketMb) = v.toDouble();
     }
@@ -123,7 +138,8 @@ std::optional<DdpParams> parseDdpParams(const QByteArray& text, const QString& n
     }
     if (o.contains("world_size") && !o["world_size"].isNull()) {
         const double w = o["world_size"].toDouble(-1);
-        if (!o["world_size"].isDouble() || w < 1 || w != std::floor(w) || w > 1e6) {
+        if (!o["world_size"].isDouble() ||
+            !spec::outsideSaneRange(w, spec::kSaneWorldSize).empty()) {
             return fail("world_size", "expected a whole number >= 1, found " +
                                           results::describeJson(o["world_size"]));
         }

@@ -1,13 +1,20 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "hook_work.h"
 
-#include <QFile>
+#include "files/safe_file.h"
+
 #include <QJsonDocument>
 #include <QJsonObject>
 
 #include <algorithm>
 
 namespace commprof::analysis {
+namespace {
+
+// tools/hook_calibrate.py writes a few kB; a file far beyond that is no calibration.
+constexpr qint64 kMaxCalibrationBytes = 1 << 20;
+
+} // namespace
 
 const HookCalibration& builtInHookCalibration() {
     // tools/hook_calibrate.py, 2 ranks on loopback, wire sizes 2, 4 and 8 MiB, 3 interleaved
@@ -24,13 +31,16 @@ const HookCalibration& builtInHookCalibration() {
 }
 
 std::optional<HookCalibration> readHookCalibration(const QString& path, QString* why) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) {
-        *why = path + ": cannot open: " + f.errorString();
+    // A regular file of bounded size only: a FIFO or a device would block the read or never end.
+    QByteArray text;
+    try {
+        text = files::readRegularFile(path, kMaxCalibrationBytes, files::Links::Follow);
+    } catch (const files::FileError& e) {
+        *why = QString::fromUtf8(e.what());
         return std::nullopt;
     }
     QJsonParseError error;
-    const QJsonDocument doc = QJsonDocument::fromJson(f.read(1 << 20), &error);
+    const QJsonDocument doc = QJsonDocument::fromJson(text, &error);
     if (!doc.isObject()) {
         *why = QString("%1: not a hook calibration (%2 at byte %3)")
                    .arg(path, error.errorString())
@@ -51,8 +61,16 @@ std::optional<HookCalibration> readHookCalibration(const QString& path, QString*
         *why = path + ": fp32_ns_per_byte: expected a number > 0 (ns per byte)";
         return std::nullopt;
     }
+    if (root.contains("hooks") && !root["hooks"].isObject()) {
+        *why = path + ": hooks: expected an object of hooks by name";
+        return std::nullopt;
+    }
     const QJsonObject hooks = root["hooks"].toObject();
     for (auto it = hooks.begin(); it != hooks.end(); ++it) {
+        if (!it.value().isObject()) {
+            *why = QString("%1: hooks.%2: expected an object").arg(path, it.key());
+            return std::nullopt;
+        }
         const QJsonObject h = it.value().toObject();
         HookWork w;
         const struct {

@@ -150,10 +150,16 @@ KnobList readKnob(const Ctx& c, const Knob& knob, const YAML::Node& n, bool list
     const auto add = [&](const YAML::Node& v) {
         const QString text = knob.read(c, v);
         for (const QString& earlier : list.values) {
-            if (earlier == text) {
+            // One rate written two ways ("1gbit" and "1000mbit") is one value too.
+            if (earlier == text || (knob.key == "link" && sameLink(earlier, text))) {
                 // Named as written: 0.10000000000000001 is the number 0.1, which the user may
                 // not have written.
                 const QString written = QString::fromStdString(v.Scalar());
+                if (earlier != text) {
+                    c.fail(v, knob.key,
+                           QString("%1 is listed twice (it is the rate of the earlier %2)")
+                               .arg(written, earlier));
+                }
                 c.fail(v, knob.key,
                        written == text ? QString("%1 is listed twice").arg(text)
                                        : QString("%1 is listed twice (it reads as %2, as an "

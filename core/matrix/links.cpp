@@ -55,6 +55,15 @@ std::optional<double> linkBitsPerSecond(const QString& text, QString* why) {
                     .arg(text, m.captured(2)));
 }
 
+bool sameLink(const QString& a, const QString& b) {
+    if (a == b) {
+        return true;
+    }
+    const std::optional<double> x = linkBitsPerSecond(a);
+    const std::optional<double> y = linkBitsPerSecond(b);
+    return x && y && std::abs(*x - *y) <= 1e-9 * std::max(*x, *y);
+}
+
 QString readLink(const Ctx& c, const YAML::Node& n) {
     const QString text = str(c, n, "link").trimmed().toLower();
     if (text == kLoopback) {

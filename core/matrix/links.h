@@ -25,6 +25,10 @@ inline const QString kLoopback = QStringLiteral("loopback");
 // Bits per second of a rate as `link` spells it, or nullopt with why not in `why`.
 std::optional<double> linkBitsPerSecond(const QString& text, QString* why = nullptr);
 
+// Whether two canonical `link` values are one link: the same word, or the same rate however
+// spelled ("1gbit" and "1000mbit").
+bool sameLink(const QString& a, const QString& b);
+
 // One YAML value of `link`, spelled canonically ("1gbit", "2.5gbit", "loopback").
 QString readLink(const Ctx& c, const YAML::Node& n);
 

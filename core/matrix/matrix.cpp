@@ -5,6 +5,7 @@
 #include "matrix/axes.h"
 #include "matrix/cell_stream.h"
 #include "matrix/exclusion.h"
+#include "matrix/input_bounds.h"
 #include "matrix/knobs.h"
 #include "matrix/links.h"
 #include "matrix/spec_names.h"
@@ -410,7 +411,7 @@ TorchScriptModel readTorchScript(const Ctx& c, const YAML::Node& n) {
             c.fail(input, "input", "expected shape, or tokens and vocab");
         }
         t.tokens = integer(c, input["tokens"], "tokens", 1);
-        t.vocab = integer(c, input["vocab"], "vocab", 2, 1 << 30);
+        t.vocab = integer(c, input["vocab"], "vocab", 2, kMaxVocab);
         if (n["target"]) {
             c.fail(n["target"], "target", "token input trains on the next token: no target");
         }
@@ -530,6 +531,17 @@ Matrix parseRoot(const Ctx& c, const YAML::Node& root) {
     if (!root.IsMap()) {
         throw MatrixError(fileName, 1, 1, "document",
                           "expected a mapping with name, models, layers, world_sizes");
+    }
+    // A run setting written beside world_sizes (where `link` reads naturally) belongs to the
+    // models: said, not left to the generic refusal.
+    for (auto it = root.begin(); it != root.end(); ++it) {
+        const QString key = QString::fromStdString(it->first.Scalar());
+        if (it->first.IsScalar() && runKeys().contains(key)) {
+            c.fail(it->first, key,
+                   QString("unknown key in the matrix: '%1' is a run setting of the models; "
+                           "write it under defaults (for every model) or in a model's entry")
+                       .arg(key));
+        }
     }
     checkKeys(c, root,
               {"name", "defaults", "models", "layers", "world_sizes", "repeats", "exclude",
@@ -848,8 +860,7 @@ void checkGpusPerRank(const Matrix& m, const MachineLimits& limits, const Cell& 
 
 // A model's cells, each checked against the machine as it comes.
 void forEachCheckedCellOf(const Matrix& m, const ModelSpec& model, const MachineLimits& limits,
-                          const QSet<QString>& knobIds,
-                          const std::vector<ExcludeRule>& excludes,
+                          const QSet<QString>& knobIds, const std::vector<ExcludeRule>& excludes,
                           const std::function<void(Cell&)>& visit) {
     const std::vector<Axis> axes = axesOf(m, model);
     const auto worldSizeAxis = std::find_if(axes.begin(), axes.end(), [](const Axis& a) {
@@ -911,8 +922,8 @@ void forEachCell(const Matrix& m, const MachineLimits& limits,
 
 void forEachCellOfModel(const Matrix& m, std::size_t model, const MachineLimits& limits,
                         const std::function<void(Cell&)>& visit) {
-    forEachCheckedCellOf(m, m.models.at(model), limits, knobsInIds(m),
-                         distinctRules(m.excludes), visit);
+    forEachCheckedCellOf(m, m.models.at(model), limits, knobsInIds(m), distinctRules(m.excludes),
+                         visit);
 }
 
 std::vector<Cell> expand(const Matrix& m, const MachineLimits& limits) {

@@ -2,6 +2,7 @@
 #include "model_description.h"
 
 #include "files/safe_file.h"
+#include "matrix/input_bounds.h"
 #include "matrix/matrix.h"
 #include "matrix/yaml_fields.h"
 #include "spec/model_families.h"
@@ -12,6 +13,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLocale>
+#include <QRegularExpression>
 
 #include <cmath>
 #include <numeric>
@@ -64,7 +66,7 @@ void readDescribedInput(const QString& file, const QJsonObject& o, TorchScriptMo
     m.describedTokens = m.describedVocab = m.describedClasses = 0;
     if (input.contains("tokens")) {
         m.describedTokens = int(whole(file, input.value("tokens"), "input.tokens", 1, kMaxCount));
-        m.describedVocab = int(whole(file, input.value("vocab"), "input.vocab", 2, 1 << 30));
+        m.describedVocab = int(whole(file, input.value("vocab"), "input.vocab", 2, kMaxVocab));
         return;
     }
     const QJsonArray shape = input.value("shape").toArray();
@@ -82,7 +84,11 @@ void readDescribedInput(const QString& file, const QJsonObject& o, TorchScriptMo
 // The command that writes the missing description, with the entry's own input when the matrix
 // gave one (a description wanted by matrixEntry has none yet).
 QString describeCommand(const TorchScriptModel& m) {
-    QString command = "commprof model describe " + m.file;
+    // Quoted for a shell where it needs to be, so it runs as printed.
+    static const QRegularExpression plain("^[A-Za-z0-9_./,:+=@%-]+$");
+    const QString file =
+        plain.match(m.file).hasMatch() ? m.file : "'" + QString(m.file).replace("'", "'\\''") + "'";
+    QString command = "commprof model describe " + file;
     if (m.tokens > 0) {
         return command + QString(" --tokens %1 --vocab %2").arg(m.tokens).arg(m.vocab);
     }

@@ -229,7 +229,9 @@ void fillBandwidth(CollectiveRecord& r) {
         return;
     }
     r.algbwGBps = *r.bytes / (r.durationUs * 1e-6) / 1e9;
-    if (const auto f = busBandwidthFactor(r.kind, r.groupSize)) {
+    // One rank moves nothing over a bus (the factor is 0): its bus bandwidth is no figure, not
+    // 0 GB/s.
+    if (const auto f = busBandwidthFactor(r.kind, r.groupSize); f && *f > 0) {
         r.busbwGBps = *r.algbwGBps * *f;
     }
 }

@@ -2,7 +2,9 @@
 #include "ddp_steps.h"
 
 #include "collectives.h"
+#include "spec/sane_values.h"
 #include "step_metrics.h"
+#include "trace_damage.h"
 #include "trace_error.h"
 #include "trace_job.h"
 
@@ -88,6 +90,36 @@ void recogniseReducer(DdpRankSteps* out) {
     }
 }
 
+// A distributedInfo rank outside [0, world size) is no rank of the job: refused, naming the
+// file, before it is shown as one.
+void checkRank(const Trace& trace) {
+    const DistributedInfo& d = trace.distributed;
+    if (d.rank && (*d.rank < 0 || (d.worldSize && *d.rank >= *d.worldSize))) {
+        throw TraceError(trace.source + ": distributedInfo.rank " + std::to_string(*d.rank) +
+                         (d.worldSize
+                              ? " is outside its world size " + std::to_string(*d.worldSize) +
+                                    " (ranks 0 to " + std::to_string(*d.worldSize - 1) + ")"
+                              : std::string(" is negative")) +
+                         ": not a rank of a job");
+    }
+    if (d.worldSize && *d.worldSize < 1) {
+        throw TraceError(trace.source + ": distributedInfo.world_size " +
+                         std::to_string(*d.worldSize) + " is below 1: not a job's world size");
+    }
+}
+
+// ", and the reader dropped ... (its warnings)" where the reader dropped events: the spans a
+// backward needs may be among them, and the refusal should say so.
+std::string droppedByReader(const Trace& trace) {
+    std::string out;
+    for (const std::string& w : trace.warnings) {
+        if (w.find("dropped") != std::string::npos) {
+            out += (out.empty() ? " left after the reader dropped events (" : "; ") + w;
+        }
+    }
+    return out.empty() ? out : out + ")";
+}
+
 } // namespace
 
 DdpRankSteps ddpSteps(const Trace& trace) {
@@ -98,6 +130,10 @@ DdpRankSteps ddpSteps(const Trace& trace) {
     if (trace.distributed.worldSize) {
         out.worldSize = int(*trace.distributed.worldSize);
     }
+    checkRank(trace);
+    out.warnings = trace.warnings;
+    out.readInPart = std::any_of(out.warnings.begin(), out.warnings.end(),
+                                 [](const std::string& w) { return saysReadInPart(w); });
     out.backend = trace.distributed.backend;
 
     std::vector<Role> roles(trace.strings.size(), Role::None);
@@ -142,9 +178,10 @@ DdpRankSteps ddpSteps(const Trace& trace) {
         }
     }
     if (accumulate.empty()) {
-        throw TraceError(trace.source +
-                         ": no torch::autograd::AccumulateGrad span: not a trace of a backward "
-                         "pass (a DDP job's training step), or one recorded without its CPU ops");
+        throw TraceError(trace.source + ": no torch::autograd::AccumulateGrad span" +
+                         droppedByReader(trace) +
+                         ": not a trace of a backward pass (a DDP job's training step), or one "
+                         "recorded without its CPU ops");
     }
     Role launchRole = Role::None;
     for (const Role r : kLaunchPreference) {
@@ -181,6 +218,8 @@ DdpRankSteps ddpSteps(const Trace& trace) {
     }
     bool allSized = true;
     std::size_t withoutBackward = 0, withoutLaunch = 0;
+    std::vector<std::optional<int>> stepOfGradient(accumulate.size());
+    std::size_t absurdSizes = 0;
     for (const StepWindow& w : windows) {
         DdpIteration it;
         it.step = w.step;
@@ -196,9 +235,21 @@ DdpRankSteps ddpSteps(const Trace& trace) {
         for (auto e = firstEval; e != evaluate.end() && inside(w.window, (*e)->startUs); ++e) {
             it.backwardEndUs = std::max(it.backwardEndUs, (*e)->endUs);
         }
-        for (const TraceEvent* a : accumulate) {
+        for (std::size_t k = 0; k < accumulate.size(); ++k) {
+            const TraceEvent* a = accumulate[k];
             if (inside(w.window, a->endUs) && a->startUs >= it.backwardStartUs) {
                 it.gradientReadyUs.push_back(a->endUs);
+                // Marked steps of one loop follow each other: a gradient in two is a trace
+                // whose steps overlap, and the iterations read from it would disagree with the
+                // other ranks' for a reason the trace, not the job, holds.
+                if (stepOfGradient[k] && *stepOfGradient[k] != w.step) {
+                    throw TraceError(trace.source + ": ProfilerStep#" +
+                                     std::to_string(*stepOfGradient[k]) + " and ProfilerStep#" +
+                                     std::to_string(w.step) +
+                                     " overlap: a gradient is ready inside both, so the steps' "
+                                     "gradients and collectives cannot be told apart");
+                }
+                stepOfGradient[k] = w.step;
             }
         }
         if (it.gradientReadyUs.empty()) {
@@ -235,6 +286,13 @@ DdpRankSteps ddpSteps(const Trace& trace) {
                 b.bytes = x.bytes;
                 b.seq = x.seq;
                 it.backwardEndUs = std::max(it.backwardEndUs, *b.endUs);
+                // The one sanity rule for sizes (spec/sane_values.h): a bucket no memory holds
+                // is a damaged count, not a size to replay.
+                if (b.bytes && !(*b.bytes >= 0 && *b.bytes <= spec::kMaxSaneBytes)) {
+                    b.elements.reset();
+                    b.bytes.reset();
+                    ++absurdSizes;
+                }
             }
             allSized = allSized && b.elements.has_value();
             b.firstGradient = int(nextGradient);
@@ -271,6 +329,11 @@ DdpRankSteps ddpSteps(const Trace& trace) {
     if (withoutLaunch > 0) {
         out.notes.push_back(std::to_string(withoutLaunch) +
                             " iterations whose backward launched no all_reduce left out");
+    }
+    if (absurdSizes > 0) {
+        out.warnings.push_back(std::to_string(absurdSizes) +
+                               " bucket collectives' element counts give more than 16 TiB: "
+                               "dropped as absurd, their sizes taken as unknown");
     }
     if (!allSized) {
         out.notes.push_back("its collectives carry no element counts (the legacy export and "

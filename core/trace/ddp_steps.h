@@ -69,10 +69,15 @@ struct DdpRankSteps {
     bool reducedPerGradient = false;
     std::vector<DdpIteration> iterations;
     std::vector<std::string> notes; // what the trace lacks and what follows from it
+    // The reader's warnings on the file (a cut, dropped events, absurd values): they travel
+    // with the steps so every output of the job shows them (analysis/ddp_job.h).
+    std::vector<std::string> warnings;
+    bool readInPart = false; // the file was cut or broken: iterations after the cut are missing
 };
 
 // Throws TraceError naming the trace when it holds no DDP backward (no AccumulateGrad, or no
-// all_reduce launched in any iteration).
+// all_reduce launched in any iteration), when its distributedInfo rank lies outside its world
+// size, or when its marked steps overlap.
 DdpRankSteps ddpSteps(const Trace& trace);
 
 } // namespace commprof::trace

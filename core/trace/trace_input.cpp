@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "trace_input.h"
 
+#include "trace_damage.h"
 #include "trace_error.h"
 #include "trace_file.h"
 
@@ -178,8 +179,8 @@ void readGzip(const TraceFile& file, const ReadOptions& options, PaddedBuffer& b
             continue;
         }
         if (state->avail_in == 0 && endOfFile && state->avail_out != 0) {
-            buf.damage =
-                "gzip stream ends early after " + std::to_string(buf.size) + " decompressed bytes";
+            buf.damage = "gzip stream " + std::string(kEndsEarly) + " after " +
+                         std::to_string(buf.size) + " decompressed bytes";
             break;
         }
     }

@@ -6,6 +6,7 @@
 #include "json_scan.h"
 #include "parallel_for.h"
 #include "stretch_reader.h"
+#include "trace_damage.h"
 #include "trace_error.h"
 #include "trace_skeleton.h"
 
@@ -119,8 +120,9 @@ struct SerialResult {
 };
 
 std::string endsEarly(std::size_t elements, std::size_t kept, std::size_t size) {
-    return "input ends early: kept the " + std::to_string(elements) + " elements in its first " +
-           std::to_string(kept) + " of " + std::to_string(size) + " bytes; the rest was cut off";
+    return "input " + std::string(kEndsEarly) + ": kept the " + std::to_string(elements) +
+           " elements in its first " + std::to_string(kept) + " of " + std::to_string(size) +
+           " bytes; the rest was cut off";
 }
 
 // One sequential pass from `start` to the end, in place. A text that ends inside an element
@@ -169,8 +171,8 @@ SerialResult readSerial(PaddedBuffer& buf, std::size_t start, std::size_t elemen
             result.fragment = std::move(fragment);
             // Nothing read here: the break is where this pass began (a chunk handed it over).
             const std::size_t at = s.nothingRead ? start : s.elementStart;
-            result.warnings.push_back("JSON breaks at byte " + std::to_string(at) + " (" + s.error +
-                                      "); kept the " + std::to_string(elements) +
+            result.warnings.push_back(std::string(kJsonBreaks) + " " + std::to_string(at) + " (" +
+                                      s.error + "); kept the " + std::to_string(elements) +
                                       " elements read before it");
             break;
         }

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <vector>
 
-namespace commprof::rank {
+namespace commprof {
 namespace {
 
 // The zip format's records (APPNOTE.TXT 4.3): end of central directory, its zip64 locator and
@@ -147,4 +147,4 @@ std::string archiveTooLarge(const std::string& file) {
     return {};
 }
 
-} // namespace commprof::rank
+} // namespace commprof

@@ -4,11 +4,13 @@
 // the archive declares for it before inflating it: a 1 MB archive that declares a 1 GB record
 // took the rank to 1.18 GB before it refused. The declared sizes are read from the archive's
 // central directory first, without torch, so such a file is refused at the cost of reading it.
+// Plain C++17: commprof-rank checks a module here before loading it, and `commprof model
+// describe` before its Python loads one.
 
 #include <cstdint>
 #include <string>
 
-namespace commprof::rank {
+namespace commprof {
 
 // torch.jit.save stores its records uncompressed, so what a module unpacks to is about its
 // file's size; an archive may declare up to this many times its size (plus kArchiveSlackBytes).
@@ -20,4 +22,4 @@ inline constexpr std::uint64_t kArchiveSlackBytes = std::uint64_t{1} << 20;
 // read is left to torch::jit::load, which says what is wrong with it.
 std::string archiveTooLarge(const std::string& file);
 
-} // namespace commprof::rank
+} // namespace commprof
