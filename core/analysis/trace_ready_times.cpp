@@ -47,9 +47,9 @@ std::optional<TraceProfile> profileFromTraces(const std::vector<const trace::Ddp
     } else {
         for (const trace::BucketCollective& b : first->buckets) {
             if (!b.bytes) {
-                return fail("the traces' collectives carry no sizes (a legacy export, or "
-                            "commprof-rank's older traces): give the model's parameters with "
-                            "--params FILE");
+                return fail("the traces' collectives carry no sizes (a legacy export, "
+                            "commprof-rank's older traces, or PyTorch 2.x's gloo profiled without "
+                            "record_shapes=True): give the model's parameters with --params FILE");
             }
             for (int i = 0; i < b.gradients; ++i) {
                 bytes[std::size_t(b.firstGradient + i)] = *b.bytes / b.gradients;

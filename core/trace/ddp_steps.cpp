@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <string_view>
+#include <unordered_map>
 
 namespace commprof::trace {
 namespace {
@@ -62,7 +63,24 @@ bool inside(const Span& w, double t) {
 struct Launch {
     Role role = Role::None;
     double startUs = 0, endUs = 0;
+    // A c10d::allreduce_ recorded with record_shapes: its bucket's elements ("Input Dims").
+    std::optional<std::int64_t> elements;
 };
+
+// Bytes per element of a tensor type as record_shapes writes it ("Input type"); 0 for one
+// that is not a floating type a gradient has.
+int bytesPerElement(std::string_view type) {
+    if (type == "float") {
+        return 4;
+    }
+    if (type == "double") {
+        return 8;
+    }
+    if (type == "c10::Half" || type == "c10::BFloat16") {
+        return 2;
+    }
+    return 0;
+}
 
 // Whether DDP's reducer launched the collectives (as buckets fill, during the backward), said
 // where it did not.
@@ -147,6 +165,11 @@ DdpRankSteps ddpSteps(const Trace& trace) {
             allReduceComms[c.event] = true;
         }
     }
+    // record_shapes' first input per event, for the ops that have one kept (trace_event.h).
+    std::unordered_map<std::uint32_t, const ShapeArgs*> shapeOf;
+    for (const ShapeArgs& a : trace.shapes) {
+        shapeOf.emplace(a.event, &a);
+    }
     std::vector<const TraceEvent*> evaluate, accumulate, copyBack;
     std::vector<Launch> launches;
     std::array<std::size_t, 8> launchCount{};
@@ -172,7 +195,11 @@ DdpRankSteps ddpSteps(const Trace& trace) {
             [[fallthrough]];
         default:
             if (!e.deviceWork()) {
-                launches.push_back({role, e.startUs, e.endUs});
+                const auto shape = shapeOf.find(std::uint32_t(i));
+                launches.push_back({role, e.startUs, e.endUs,
+                                    role == Role::LaunchC10d && shape != shapeOf.end()
+                                        ? std::optional<std::int64_t>(shape->second->elements)
+                                        : std::nullopt});
                 ++launchCount[std::size_t(role)];
             }
         }
@@ -216,7 +243,7 @@ DdpRankSteps ddpSteps(const Trace& trace) {
     if (!out.stepsMarked) {
         out.notes.push_back("no ProfilerStep# marks: the whole trace is taken as one iteration");
     }
-    bool allSized = true;
+    bool allSized = true, sizedFromShapes = false;
     std::size_t withoutBackward = 0, withoutLaunch = 0;
     std::vector<std::optional<int>> stepOfGradient(accumulate.size());
     std::size_t absurdSizes = 0;
@@ -235,10 +262,14 @@ DdpRankSteps ddpSteps(const Trace& trace) {
         for (auto e = firstEval; e != evaluate.end() && inside(w.window, (*e)->startUs); ++e) {
             it.backwardEndUs = std::max(it.backwardEndUs, (*e)->endUs);
         }
+        std::vector<int> gradientBytes; // per element, from AccumulateGrad's "Input type"
         for (std::size_t k = 0; k < accumulate.size(); ++k) {
             const TraceEvent* a = accumulate[k];
             if (inside(w.window, a->endUs) && a->startUs >= it.backwardStartUs) {
                 it.gradientReadyUs.push_back(a->endUs);
+                const auto shape = shapeOf.find(std::uint32_t(a - trace.events.data()));
+                gradientBytes.push_back(
+                    shape == shapeOf.end() ? 0 : bytesPerElement(shape->second->type));
                 // Marked steps of one loop follow each other: a gradient in two is a trace
                 // whose steps overlap, and the iterations read from it would disagree with the
                 // other ranks' for a reason the trace, not the job, holds.
@@ -294,13 +325,26 @@ DdpRankSteps ddpSteps(const Trace& trace) {
                     ++absurdSizes;
                 }
             }
-            allSized = allSized && b.elements.has_value();
             b.firstGradient = int(nextGradient);
             while (nextGradient < it.gradientReadyUs.size() &&
                    it.gradientReadyUs[nextGradient] <= l.startUs) {
                 ++nextGradient;
             }
             b.gradients = int(nextGradient) - b.firstGradient;
+            if (!b.elements && l.elements && b.gradients > 0) {
+                // PyTorch 2.x's gloo on a CPU writes no record_param_comms: the bucket's
+                // elements are its c10d::allreduce_'s Input Dims, its dtype its gradients'.
+                const int size = gradientBytes[std::size_t(b.firstGradient)];
+                const double bytes = double(*l.elements) * size;
+                if (size > 0 && bytes >= 0 && bytes <= spec::kMaxSaneBytes) {
+                    b.elements = l.elements;
+                    b.bytes = bytes;
+                    sizedFromShapes = true;
+                } else if (size > 0) {
+                    ++absurdSizes;
+                }
+            }
+            allSized = allSized && b.elements.has_value();
             it.buckets.push_back(b);
         }
         if (it.buckets.empty()) {
@@ -335,9 +379,15 @@ DdpRankSteps ddpSteps(const Trace& trace) {
                                " bucket collectives' element counts give more than 16 TiB: "
                                "dropped as absurd, their sizes taken as unknown");
     }
+    if (allSized && sizedFromShapes) {
+        out.notes.push_back("its collectives' sizes are c10d::allreduce_'s Input Dims "
+                            "(record_shapes; no record_param_comms), their dtypes those of the "
+                            "gradients' AccumulateGrad");
+    }
     if (!allSized) {
-        out.notes.push_back("its collectives carry no element counts (the legacy export and "
-                            "commprof-rank's older traces write none): gradient bytes need "
+        out.notes.push_back("its collectives carry no element counts (the legacy export, "
+                            "commprof-rank's older traces and PyTorch 2.x's gloo profiled "
+                            "without record_shapes write none): gradient bytes need "
                             "--params FILE");
     }
     return out;

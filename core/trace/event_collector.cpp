@@ -105,6 +105,73 @@ std::string stringOf(od::value& value) {
     return std::string(t);
 }
 
+// The first entry of an array of strings ("Input type": ["TensorList", "", "Scalar"]), or empty.
+std::string firstString(od::value& value) {
+    if (value.type() != od::json_type::array) {
+        return {};
+    }
+    for (auto entry : value.get_array()) {
+        od::value v = entry.value();
+        return v.type() == od::json_type::string ? std::string(stringView(v)) : std::string();
+    }
+    return {};
+}
+
+// The element count of the first input in "Input Dims": [[d0, d1, ...], ...] for a tensor (their
+// product), [[[d0, ...], [d0, ...]], ...] for a TensorList (its tensors' counts summed); nullopt
+// for anything else or a count beyond 2^53.
+std::optional<std::int64_t> firstInputElements(od::value& value) {
+    if (value.type() != od::json_type::array) {
+        return std::nullopt;
+    }
+    const auto product = [](od::array dims) -> std::optional<double> {
+        double n = 1;
+        for (auto d : dims) {
+            std::int64_t k = 0;
+            if (d.value().get_int64().get(k) != simdjson::SUCCESS || k < 0) {
+                return std::nullopt;
+            }
+            n *= double(k);
+        }
+        return n;
+    };
+    for (auto first : value.get_array()) {
+        od::value input = first.value();
+        if (input.type() != od::json_type::array) {
+            return std::nullopt;
+        }
+        // One pass: numbers are a tensor's dims, arrays a TensorList's tensors.
+        double dims = 1, tensors = 0;
+        bool list = false, scalar = false;
+        for (auto entry : input.get_array()) {
+            od::value v = entry.value();
+            std::int64_t k = 0;
+            if (v.type() == od::json_type::array) {
+                list = true;
+                const auto n = product(v.get_array());
+                if (!n) {
+                    return std::nullopt;
+                }
+                tensors += *n;
+            } else if (v.get_int64().get(k) == simdjson::SUCCESS && k >= 0) {
+                scalar = true;
+                dims *= double(k);
+            } else {
+                return std::nullopt;
+            }
+        }
+        if (list && scalar) {
+            return std::nullopt;
+        }
+        const double total = list ? tensors : dims;
+        if (total > 9.0e15) {
+            return std::nullopt;
+        }
+        return std::int64_t(total);
+    }
+    return std::nullopt;
+}
+
 } // namespace
 
 std::string_view stringView(od::value& value) {
@@ -193,6 +260,12 @@ void EventCollector::readArgs(od::object args, TraceEvent& e, MetaRecord& meta, 
         case 'I':
             if (key == "In msg nelems") {
                 comm_.inNelems = integerOf(value);
+            } else if (wantShape_ && key == "Input Dims") {
+                if (const auto n = firstInputElements(value)) {
+                    (shape_ ? *shape_ : shape_.emplace()).elements = *n;
+                }
+            } else if (wantShape_ && key == "Input type") {
+                (shape_ ? *shape_ : shape_.emplace()).type = firstString(value);
             }
             break;
         case 'O':
@@ -236,6 +309,8 @@ void EventCollector::add(od::value element) {
     TraceEvent e;
     e.offset = base_ + std::uint64_t(element.raw_json_token().data() - origin_);
     comm_ = CommArgs{};
+    wantShape_ = false;
+    shape_.reset();
     MetaRecord meta;
     bool hasMeta = false;
     char ph = 0;
@@ -266,6 +341,8 @@ void EventCollector::add(od::value element) {
             if (key == "name") {
                 if (value.type() == od::json_type::string) {
                     metaName = stringView(value);
+                    wantShape_ = metaName == "c10d::allreduce_" ||
+                                 metaName == "torch::autograd::AccumulateGrad";
                     e.name = out_.strings.intern(metaName);
                 }
             }
@@ -349,6 +426,10 @@ void EventCollector::add(od::value element) {
         if (e.flags & kHasCommArgs) {
             comm_.event = std::uint32_t(out_.events.size());
             out_.comms.push_back(std::move(comm_));
+        }
+        if (shape_ && shape_->elements > 0) {
+            shape_->event = std::uint32_t(out_.events.size());
+            out_.shapes.push_back(std::move(*shape_));
         }
         out_.events.push_back(e);
         return;

@@ -49,7 +49,8 @@ struct FlowRecord {
 struct Fragment {
     StringTable strings; // local ids; the join maps them into the trace's table
     std::vector<TraceEvent> events;
-    std::vector<CommArgs> comms; // event indices local to this fragment
+    std::vector<CommArgs> comms;   // event indices local to this fragment
+    std::vector<ShapeArgs> shapes; // likewise
     std::vector<StackOp> stackOps;
     std::vector<MetaRecord> meta;
     std::vector<FlowRecord> flows;
@@ -88,6 +89,9 @@ private:
     const char* origin_;
     std::uint64_t base_;
     CommArgs comm_; // scratch for the element being read
+    // The element is an op whose input shapes are kept (ShapeArgs), and what its args said.
+    bool wantShape_ = false;
+    std::optional<ShapeArgs> shape_;
     LastId lastPid_, lastTid_;
 };
 

@@ -37,6 +37,10 @@ void FragmentJoiner::add(Fragment& f) {
         c.event += base;
         trace_.comms.push_back(std::move(c));
     }
+    for (ShapeArgs& s : f.shapes) {
+        s.event += base;
+        trace_.shapes.push_back(std::move(s));
+    }
     for (StackOp op : f.stackOps) {
         op.event.name = map[op.event.name];
         op.event.category = map[op.event.category];

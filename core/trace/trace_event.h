@@ -125,6 +125,17 @@ struct CommArgs {
     std::string processGroupRanks;   // "Process Group Ranks", as written ("[0, 1]")
 };
 
+// The first input of an op recorded with torch.profiler's record_shapes: its element count (a
+// TensorList's tensors summed) and type as "Input Dims" and "Input type" give them. Kept only
+// for the ops DDP's step is read from where no record_param_comms sizes a gloo collective
+// (PyTorch 2.x on CPU): c10d::allreduce_ (its bucket, "TensorList") and AccumulateGrad (the
+// gradient, "float", "c10::Half", ...).
+struct ShapeArgs {
+    std::uint32_t event = 0; // index into Trace::events
+    std::int64_t elements = 0;
+    std::string type;
+};
+
 // One collective operation as the trace shows it (collectives.h decides which events these
 // are). Bandwidths are in GB/s (1e9 bytes per second, as nccl-tests prints them); every size
 // and bandwidth is empty where the trace does not say.
@@ -179,6 +190,7 @@ struct Trace {
     std::map<std::pair<std::int64_t, std::int64_t>, ThreadInfo> threads;
     std::vector<FlowLink> flows;               // ac2g links, launch -> device
     std::vector<CommArgs> comms;               // one per event with kHasCommArgs, in event order
+    std::vector<ShapeArgs> shapes;             // in event order (see ShapeArgs)
     std::vector<CollectiveRecord> collectives; // in start order
     DistributedInfo distributed;
     std::optional<std::int64_t> producerRank; // otherData.rank (commprof-rank's traces)
