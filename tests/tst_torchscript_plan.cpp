@@ -181,6 +181,17 @@ private slots:
         QTest::newRow("no description")
             << "{name: x, torchscript: models/none.pt, input: {shape: [3]}, target: {classes: 2}}"
             << "models/none.json: ";
+        // The command that makes it, with the entry's input filled in, runs as printed: a
+        // path with a space is quoted for the shell.
+        QTest::newRow("no description, a space in its folder")
+            << "{name: x, torchscript: \"my models/none.pt\", input: {shape: [3, 8, 8]}, "
+               "target: {classes: 5}}"
+            << "run: commprof model describe '" + QDir(path("my models")).filePath("none.pt") +
+                   "' --input-shape 3,8,8 --classes 5";
+        QTest::newRow("no description, tokens")
+            << "{name: x, torchscript: models/none.pt, input: {tokens: 16, vocab: 100}}"
+            << "run: commprof model describe " + path("models/none.pt") +
+                   " --tokens 16 --vocab 100";
         QTest::newRow("not a .pt")
             << "{name: x, torchscript: models/net.json, input: {shape: [3]}, target: {classes: 2}}"
             << "expected a FILE.pt";

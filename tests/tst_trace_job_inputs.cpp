@@ -212,6 +212,18 @@ private slots:
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("params[0].shape") && r.err.contains("product"), r.err.constData());
         QVERIFY(r.out.isEmpty());
+        // Each tensor 4 TiB (2^20 x 2^20 floats, sane alone), the 14 together 56 TiB: refused.
+        for (qsizetype i = 0; i < list.size(); ++i) {
+            QJsonObject p = list[i].toObject();
+            p["shape"] = QJsonArray{1048576.0, 1048576.0};
+            list[i] = p;
+        }
+        params["params"] = list;
+        writeFile(huge, QJsonDocument(params).toJson());
+        r = runCli("commprof", {"trace", "whatif", kLegacy0, kLegacy1, "--params", huge});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("params: the gradients together hold 6.15727e+13 bytes"),
+                 r.err.constData());
         const QStringList job{"trace", "whatif", kLegacy0, kLegacy1, "--params", kLegacyParams};
         for (const auto& [flag, value] :
              {std::pair{"--bandwidth-x", "4.9e-324"}, std::pair{"--bandwidth-x", "1e300"},

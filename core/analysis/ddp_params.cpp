@@ -113,8 +113,11 @@ std::optional<DdpParams> parseDdpParams(const QByteArray& text, const QString& n
     if (out.params.empty()) {
         return fail(listKey, "no parameter that takes a gradient");
     }
-    if (const std::string why = spec::outsideSaneBytes({totalBytes}, 1); !why.empty()) {
-        return fail(listKey, "the gradients together: " + QString::fromStdString(why));
+    if (!(totalBytes <= spec::kMaxSaneBytes)) {
+        return fail(listKey, QString("the gradients together hold %1 bytes, above the %2 bytes "
+                                     "(16 TiB) any model holds")
+                                 .arg(totalBytes, 0, 'g', 6)
+                                 .arg(spec::kMaxSaneBytes, 0, 'g', 6));
     }
     for (const char* key : {"bucket_cap_mb", "first_bucket_mb"}) {
         const QJsonValue v = o.value(key);
