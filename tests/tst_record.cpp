@@ -92,6 +92,10 @@ private slots:
         for (const char* f : {"trace_rank0.json", "trace_rank1.json", "params.json"}) {
             QVERIFY2(QFile::exists(recorded_ + "/" + f), f);
         }
+        // The job as it ran, word for word, for a later confirmation from the workbench.
+        QCOMPARE(readJson(recorded_ + "/capture/command.json")["command"].toArray(),
+                 QJsonArray::fromStringList({python_ranks::kPython, userDir_ + "/train.py",
+                                             "--steps", "10", "--width", "512"}));
         const QJsonObject params = readJson(recorded_ + "/params.json");
         QCOMPARE(params["world_size"].toInt(), 2);
         QCOMPARE(params["backend"].toString(), QString("gloo"));

@@ -5,8 +5,14 @@
 
 #include "analysis/confirmation.h"
 #include "analysis/paired_difference.h"
+#include "runner/record_job.h"
 #include "trace/trace_windows.h"
 
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <map>
@@ -83,6 +89,34 @@ private slots:
         // Rank 0 after 2 steps: {3, 10, 20, 30}, median 15; rank 1: {5, 6, 7}, median 6.
         QCOMPARE(*analysis::steadyStepMs({{1, 2, 3, 10, 20, 30}, {1, 1, 5, 6, 7}}, 2), 10.5);
         QVERIFY(!analysis::steadyStepMs({{1, 2}}, 2));
+    }
+
+    // The What if page's "Confirm on this job": the recorded command comes back word for word,
+    // quotes, spaces and empty words included.
+    void confirmRequestFromARecord() {
+        QTemporaryDir dir;
+        QVERIFY(QDir(dir.path()).mkpath("capture"));
+        const QStringList words{"/usr/bin/python3", "my train.py", "--name", "a\"b", "", "x'y"};
+        QFile f(dir.filePath("capture/command.json"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QJsonDocument(QJsonObject{{"command", QJsonArray::fromStringList(words)},
+                                          {"nproc", 2},
+                                          {"skip", 4},
+                                          {"working_directory", "/tmp"}})
+                    .toJson());
+        f.close();
+        QString error;
+        const auto c = runner::RecordJob::confirmRequestFor(dir.path(), 4, "fp16_compress", &error);
+        QVERIFY2(c, qPrintable(error));
+        QCOMPARE(c->command, words);
+        QCOMPARE(c->nproc, 2);
+        QCOMPARE(c->skip, 4);
+        QCOMPARE(c->workingDirectory, QString("/tmp"));
+        const QStringList args = runner::RecordJob::confirmArguments(*c);
+        QCOMPARE(args.mid(args.indexOf("--") + 1), words);
+        QVERIFY(args.contains("fp16_compress") && args.contains("--json"));
+        QVERIFY(!runner::RecordJob::confirmRequestFor(dir.filePath("nothing"), 4, "", &error));
+        QVERIFY(error.contains("command.json"));
     }
 
     void confirmationRoundTrip() {

@@ -49,7 +49,7 @@ QProcessEnvironment environmentFor(const CaptureRun& run, const QString& capture
     return env;
 }
 
-// What torchrun's standalone mode gives each rank (torch/distributed/run.py, elastic's agent),
+// What torchrun's standalone mode gives each rank (torch.distributed.run, elastic's agent),
 // plus USE_LIBUV=0: torch 2.x as Debian builds it has no libuv for the rendezvous store.
 void addRankEnvironment(QProcessEnvironment& env, int rank, int world, int port) {
     const QString r = QString::number(rank), w = QString::number(world);

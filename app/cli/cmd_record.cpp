@@ -7,11 +7,14 @@
 
 #include "capture_launch.h"
 #include "cli_common.h"
+#include "files/safe_file.h"
 #include "record_flags.h"
 
 #include <QDateTime>
 #include <QDir>
 #include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 
 #include <stdexcept>
 
@@ -65,6 +68,24 @@ int recordCommand(const Args& args) {
     run.env = {{"COMMPROF_CAPTURE_MODE", "record"},
                {"COMMPROF_CAPTURE_SKIP", QString::number(f.skip)},
                {"COMMPROF_CAPTURE_STEPS", QString::number(f.steps)}};
+    // The command as run, for `confirm` from the workbench (runner::RecordJob::confirmRequestFor).
+    QJsonArray words;
+    for (const QString& w : run.command) {
+        words.append(w);
+    }
+    const QString madeCapture = files::makeDirs(QDir(dir).filePath("capture"));
+    const QString saved = !madeCapture.isEmpty() ? madeCapture : files::writeAtomically(
+        QDir(dir).filePath("capture/command.json"),
+        QJsonDocument(QJsonObject{{"command", words},
+                                  {"nproc", f.nproc},
+                                  {"skip", f.skip},
+                                  {"steps", f.steps},
+                                  {"working_directory", QDir::currentPath()}})
+            .toJson());
+    if (!saved.isEmpty()) {
+        printError("record: " + saved);
+        return NotFine;
+    }
     CaptureRunResult ran;
     std::vector<RankCapture> captures;
     try {

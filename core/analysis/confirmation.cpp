@@ -179,7 +179,7 @@ QString describe(const Confirmation& c) {
                       .arg(setting(c.recorded), setting(c.candidate));
     if (c.measured) {
         const PairedDifference& m = *c.measured;
-        out += QString("measured: B - A = %1 ms a step, %2%% interval [%3, %4] ms over %5 "
+        out += QString("measured: B - A = %1 ms a step, %2% interval [%3, %4] ms over %5 "
                        "alternations (A %6 ms)\n")
                    .arg(m.meanMs, 0, 'f', 2)
                    .arg(m.level * 100, 0, 'f', 0)

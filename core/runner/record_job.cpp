@@ -5,7 +5,9 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
+#include <QJsonObject>
 
 #include <csignal>
 #include <unistd.h>
@@ -54,15 +56,43 @@ QStringList RecordJob::recordArguments(const RecordRequest& r) {
 }
 
 QStringList RecordJob::confirmArguments(const ConfirmRequest& c) {
-    QStringList a{"confirm", c.recordDir, "--bucket-cap-mb", QString::number(c.bucketCapMb, 'g', 17),
-                  "--rounds", QString::number(c.rounds), "--json"};
+    QStringList a{"confirm", QDir(c.recordDir).absolutePath(), "--bucket-cap-mb",
+                  QString::number(c.bucketCapMb, 'g', 17), "--rounds", QString::number(c.rounds),
+                  "--skip", QString::number(c.skip), "--json"};
     if (!c.hook.isEmpty()) {
         a << "--hook" << c.hook;
     }
     if (c.nproc > 0) {
         a << "--nproc" << QString::number(c.nproc);
     }
-    return a << "--" << QProcess::splitCommand(c.command);
+    return a << "--" << c.command;
+}
+
+std::optional<ConfirmRequest> RecordJob::confirmRequestFor(const QString& recordDir,
+                                                           double bucketCapMb, const QString& hook,
+                                                           QString* error) {
+    const QString path = QDir(recordDir).filePath("capture/command.json");
+    QFile f(path);
+    const QJsonObject o = f.open(QIODevice::ReadOnly)
+                              ? QJsonDocument::fromJson(f.read(1 << 20)).object()
+                              : QJsonObject();
+    QStringList words;
+    for (const QJsonValue w : o["command"].toArray()) {
+        words << w.toString();
+    }
+    if (words.isEmpty()) {
+        *error = path + ": missing or not written by commprof record";
+        return std::nullopt;
+    }
+    ConfirmRequest c;
+    c.recordDir = recordDir;
+    c.command = words;
+    c.bucketCapMb = bucketCapMb;
+    c.hook = hook;
+    c.nproc = o["nproc"].toInt();
+    c.skip = o["skip"].toInt(5);
+    c.workingDirectory = o["working_directory"].toString();
+    return c;
 }
 
 bool RecordJob::startRecord(const RecordRequest& r, QString* error) {
@@ -72,16 +102,18 @@ bool RecordJob::startRecord(const RecordRequest& r, QString* error) {
     }
     outDir_ = r.outDir;
     confirm_ = false;
+    workingDirectory_.clear();
     return start(recordArguments(r), error);
 }
 
 bool RecordJob::startConfirm(const ConfirmRequest& c, QString* error) {
-    if (QProcess::splitCommand(c.command).isEmpty()) {
+    if (c.command.isEmpty()) {
         *error = "No command to confirm on: type the command that starts the training";
         return false;
     }
     outDir_ = c.recordDir;
     confirm_ = true;
+    workingDirectory_ = c.workingDirectory;
     return start(confirmArguments(c), error);
 }
 
@@ -94,6 +126,9 @@ bool RecordJob::start(const QStringList& args, QString* error) {
     // A process group of its own: Cancel ends commprof and every rank it started.
     process_->setChildProcessModifier([] { ::setpgid(0, 0); });
     process_->setStandardInputFile(QProcess::nullDevice());
+    if (!workingDirectory_.isEmpty()) {
+        process_->setWorkingDirectory(workingDirectory_);
+    }
     connect(process_, &QProcess::readyReadStandardOutput, this, [this] {
         const QByteArray b = process_->readAllStandardOutput();
         stdout_ += b;

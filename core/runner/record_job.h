@@ -27,11 +27,13 @@ struct RecordRequest {
 
 struct ConfirmRequest {
     QString recordDir;
-    QString command;
+    QStringList command; // the program and its arguments, word for word
     double bucketCapMb = 25;
     QString hook; // empty: the recorded one
     int rounds = 4;
     int nproc = 0;
+    int skip = 5;
+    QString workingDirectory; // where the command runs; empty: this program's
 };
 
 class RecordJob : public QObject {
@@ -45,6 +47,13 @@ public:
     // The command line `commprof record` / `confirm` is started with (for tests and the log).
     static QStringList recordArguments(const RecordRequest& r);
     static QStringList confirmArguments(const ConfirmRequest& c);
+
+    // What `commprof record` wrote into DIR/capture/command.json (the command as it ran, its
+    // ranks and skip) made a confirmation of `candidate` on the same job: what the What if
+    // page's "Confirm on this job" starts. nullopt with *error when DIR holds no such file.
+    static std::optional<ConfirmRequest> confirmRequestFor(const QString& recordDir,
+                                                           double bucketCapMb, const QString& hook,
+                                                           QString* error);
 
     // False with *error when a job runs already or the command is empty or unbalanced in quotes.
     bool startRecord(const RecordRequest& r, QString* error);
@@ -69,6 +78,7 @@ private:
     QProcess* process_ = nullptr;
     QTimer poll_;
     QString outDir_;
+    QString workingDirectory_;
     bool confirm_ = false;
     bool cancelled_ = false;
     QString output_;
