@@ -250,6 +250,28 @@ private slots:
         }
     }
 
+    // A trace whose collectives claim 1e16 elements (4e16 bytes, beyond 16 TiB): the bucket
+    // sizes are dropped as absurd, said in the job's warnings, and never replayed as sizes.
+    void absurdBucketSizesFromATraceAreDropped() {
+        QString text = QString::fromUtf8(gunzip(kNccl));
+        static const QRegularExpression nelems("(\"In msg nelems\": )\\d+");
+        QVERIFY(nelems.match(text).hasMatch());
+        text.replace(nelems, "\\1 10000000000000000"); // a space: \\11 would be group 11
+        const QString path = work_.filePath("absurd_nelems.json");
+        writeFile(path, text.toUtf8());
+        const CliResult r = runCli("commprof", {"trace", "ddp", path, "--json"}, 120000);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY2(warningsOf(r).contains("dropped as absurd"), qPrintable(warningsOf(r)));
+        for (const QJsonValue& rank : r.json()["ranks"].toArray()) {
+            QVERIFY(!rank["sized"].toBool());
+            for (const QJsonValue& it : rank["iterations"].toArray()) {
+                for (const QJsonValue& b : it["buckets"].toArray()) {
+                    QVERIFY(b["bytes"].isNull());
+                }
+            }
+        }
+    }
+
     // --hook-calibration on a FIFO is refused at once (the test gives it 20 s, where a read
     // would block forever), and "hooks": [1,2] is refused naming the field.
     void hookCalibrationIsARegularFileOfHooks() {
