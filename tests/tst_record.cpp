@@ -296,6 +296,16 @@ private slots:
         QVERIFY2(r.err.contains(message.toUtf8()), r.err.constData());
     }
 
+    // A command that starts no Python: its output intact, exit 3, and the reason said.
+    void aProgramThatIsNotPython() {
+        const CliResult r = runCli("commprof", {"record", "--out", work_.filePath("echo"), "--",
+                                                "/bin/echo", "not a training"});
+        QCOMPARE(r.exitCode, 3);
+        QCOMPARE(r.out, QByteArray("not a training\n"));
+        QVERIFY2(r.err.contains("no Python process of the command loaded the capture"),
+                 r.err.constData());
+    }
+
     void outFolderIsNeverReused() {
         QVERIFY(!recorded_.isEmpty());
         const auto before = snapshot(recorded_);
