@@ -102,8 +102,7 @@ private slots:
             command("record"), {"--steps", "3", "--", "python3", "t.py", "--steps", "9", "--"});
         QVERIFY(rec.error.empty());
         QCOMPARE(rec.value("--steps"), std::string("3"));
-        QCOMPARE(rec.operands,
-                 (std::vector<std::string>{"python3", "t.py", "--steps", "9", "--"}));
+        QCOMPARE(rec.operands, (std::vector<std::string>{"python3", "t.py", "--steps", "9", "--"}));
     }
 
     // What a command cannot do without reads first and unbracketed.
