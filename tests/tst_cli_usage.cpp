@@ -97,6 +97,12 @@ private slots:
         QCOMPARE(p.value("--world", "2"), std::string("2"));
         const auto hosts = options::parseArgs(command("probe"), {"--compare-hosts", "a", "b"});
         QCOMPARE(hosts.values("--compare-hosts"), (std::vector<std::string>{"a", "b"}));
+        // After "--" every word is another program's, flags and all (`record -- python3 t.py`).
+        const auto rec = options::parseArgs(
+            command("record"), {"--steps", "3", "--", "python3", "t.py", "--steps", "9", "--"});
+        QVERIFY(rec.error.empty());
+        QCOMPARE(rec.value("--steps"), std::string("3"));
+        QCOMPARE(rec.operands, (std::vector<std::string>{"python3", "t.py", "--steps", "9", "--"}));
     }
 
     // What a command cannot do without reads first and unbracketed.

@@ -59,12 +59,12 @@ class TstRecord : public QObject {
 
     CliResult record(const QString& out, const QStringList& scriptArgs,
                      const QStringList& flags = {}) {
-        return runCli("commprof",
-                      QStringList{"record", "--out", out, "--skip", "3", "--steps", "4",
-                                  "--nproc", "2"} +
-                          flags + QStringList{"--", python_ranks::kPython, userDir_ + "/train.py"} +
-                          scriptArgs,
-                      300000);
+        return runCli(
+            "commprof",
+            QStringList{"record", "--out", out, "--skip", "3", "--steps", "4", "--nproc", "2"} +
+                flags + QStringList{"--", python_ranks::kPython, userDir_ + "/train.py"} +
+                scriptArgs,
+            300000);
     }
 
 private slots:
@@ -285,7 +285,7 @@ private slots:
             << "/nonexistent";
         QTest::newRow("confirm rounds 1")
             << QStringList{"confirm", "/nonexistent", "--bucket-cap-mb", "1", "--rounds", "1",
-                           "--", "true"}
+                           "--",      "true"}
             << "--rounds";
     }
     void refusesBadFlags() {
@@ -294,6 +294,16 @@ private slots:
         const CliResult r = runCli("commprof", args);
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(message.toUtf8()), r.err.constData());
+    }
+
+    // A command that starts no Python: its output intact, exit 3, and the reason said.
+    void aProgramThatIsNotPython() {
+        const CliResult r = runCli("commprof", {"record", "--out", work_.filePath("echo"), "--",
+                                                "/bin/echo", "not a training"});
+        QCOMPARE(r.exitCode, 3);
+        QCOMPARE(r.out, QByteArray("not a training\n"));
+        QVERIFY2(r.err.contains("no Python process of the command loaded the capture"),
+                 r.err.constData());
     }
 
     void outFolderIsNeverReused() {
@@ -307,12 +317,12 @@ private slots:
 
     void confirmAlternatesAndPairs() {
         QVERIFY(!recorded_.isEmpty());
-        const CliResult r = runCli(
-            "commprof",
-            {"confirm", recorded_, "--bucket-cap-mb", "4", "--rounds", "2", "--skip", "3",
-             "--nproc", "2", "--json", "--", python_ranks::kPython, userDir_ + "/train.py",
-             "--steps", "8", "--width", "512"},
-            600000);
+        const CliResult r =
+            runCli("commprof",
+                   {"confirm", recorded_, "--bucket-cap-mb", "4", "--rounds", "2", "--skip", "3",
+                    "--nproc", "2", "--json", "--", python_ranks::kPython, userDir_ + "/train.py",
+                    "--steps", "8", "--width", "512"},
+                   600000);
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const QJsonObject doc = r.json(); // the ranks' own output went to stderr
         QVERIFY2(!doc.isEmpty(), r.out.constData());
@@ -334,11 +344,9 @@ private slots:
         QDir work(recorded_);
         const QStringList confirms = work.entryList({"confirm-*"}, QDir::Dirs);
         QCOMPARE(confirms.size(), 1);
-        const QJsonObject b1 =
-            readJson(work.filePath(confirms.first() + "/b1/capture/rank0.json"));
+        const QJsonObject b1 = readJson(work.filePath(confirms.first() + "/b1/capture/rank0.json"));
         QCOMPARE(b1["bucket_cap_mb"].toDouble(), 4.0);
-        const QJsonObject a1 =
-            readJson(work.filePath(confirms.first() + "/a1/capture/rank0.json"));
+        const QJsonObject a1 = readJson(work.filePath(confirms.first() + "/a1/capture/rank0.json"));
         QCOMPARE(a1["bucket_cap_mb"].toDouble(), 0.25);
         QVERIFY(doc.contains("predicted"));
         QVERIFY(doc.contains("prediction_held"));

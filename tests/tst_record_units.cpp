@@ -37,10 +37,13 @@ private slots:
 
     void latestCompleteWindow() {
         // Two workers, three cycles each; the third is the partial one written at exit.
-        const std::vector<std::string> files{
-            "d/rank0.100.pt.trace.json", "d/rank0.200.pt.trace.json", "d/rank0.300.pt.trace.json",
-            "d/rank1.101.pt.trace.json", "d/rank1.201.pt.trace.json", "d/rank1.301.pt.trace.json",
-            "d/params.json"};
+        const std::vector<std::string> files{"d/rank0.100.pt.trace.json",
+                                             "d/rank0.200.pt.trace.json",
+                                             "d/rank0.300.pt.trace.json",
+                                             "d/rank1.101.pt.trace.json",
+                                             "d/rank1.201.pt.trace.json",
+                                             "d/rank1.301.pt.trace.json",
+                                             "d/params.json"};
         const std::vector<int> steps{3, 3, 1, 3, 3, 1, -1};
         const auto choice = trace::latestCompleteWindows(files, [&](std::size_t i) {
             return steps[i] < 0 ? std::nullopt : std::optional<int>(steps[i]);

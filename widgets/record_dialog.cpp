@@ -30,8 +30,8 @@ RecordDialog::RecordDialog(const QString& folder, QWidget* parent)
     auto* browse = new QToolButton(this);
     browse->setText("...");
     connect(browse, &QToolButton::clicked, this, [this] {
-        const QString d = QFileDialog::getExistingDirectory(this, "Folder for the record",
-                                                            folder_->text());
+        const QString d =
+            QFileDialog::getExistingDirectory(this, "Folder for the record", folder_->text());
         if (!d.isEmpty()) {
             folder_->setText(d);
         }
@@ -92,7 +92,8 @@ RecordDialog::RecordDialog(const QString& folder, QWidget* parent)
                     emit recorded(dir);
                     accept();
                 } else {
-                    status_->setText(QString("Not recorded (exit %1): %2").arg(exitCode).arg(message));
+                    status_->setText(
+                        QString("Not recorded (exit %1): %2").arg(exitCode).arg(message));
                 }
             });
 }

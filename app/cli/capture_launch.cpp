@@ -215,8 +215,11 @@ QString verdictOf(const std::vector<RankCapture>& captures, QString* why) {
             return c.status;
         }
     }
-    *why = "the command built no torch.nn.parallel.DistributedDataParallel in any Python "
-           "process it started";
+    *why = captures.empty()
+               ? QString("no Python process of the command loaded the capture (not a Python "
+                         "program, or Python started with -E or -I, which ignore PYTHONPATH)")
+               : QString("the command built no torch.nn.parallel.DistributedDataParallel in any "
+                         "Python process it started");
     return "no_ddp";
 }
 

@@ -251,8 +251,7 @@ const options::Program& commprofProgram() {
              "DIR COMMAND...",
              "Run a recorded job (after --) under its settings and a candidate, alternating, and "
              "print the measured difference beside trace whatif's prediction",
-             {options::required(
-                  {"--bucket-cap-mb", "X", "The candidate's bucket cap in MiB", {}}),
+             {options::required({"--bucket-cap-mb", "X", "The candidate's bucket cap in MiB", {}}),
               {"--hook",
                "H",
                "The candidate's comm hook (default: the recorded one)",

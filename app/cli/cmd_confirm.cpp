@@ -47,7 +47,8 @@ RunOutcome runOnce(const QStringList& command, int nproc, const QString& dir, in
     run.env = {{"COMMPROF_CAPTURE_MODE", "time"}};
     run.stdoutToStderr = json;
     if (candidate) {
-        run.env["COMMPROF_CAPTURE_BUCKET_CAP_MB"] = QString::number(candidate->bucketCapMb, 'g', 17);
+        run.env["COMMPROF_CAPTURE_BUCKET_CAP_MB"] =
+            QString::number(candidate->bucketCapMb, 'g', 17);
         run.env["COMMPROF_CAPTURE_HOOK"] = candidate->hook;
     }
     const CaptureRunResult ran = runWithCapture(run);
@@ -153,7 +154,8 @@ int confirmCommand(const Args& args) {
                 o.error = QString::fromLocal8Bit(e.what());
             }
             if (!o.stepMs) {
-                printError(QString("confirm: round %1 %2: %3").arg(r).arg(isB ? "B" : "A", o.error));
+                printError(
+                    QString("confirm: round %1 %2: %3").arg(r).arg(isB ? "B" : "A", o.error));
                 return o.exitCode ? o.exitCode : NotFine;
             }
             (isB ? c.bMs : c.aMs).push_back(*o.stepMs);
@@ -166,8 +168,8 @@ int confirmCommand(const Args& args) {
     }
     c.measured = analysis::pairedDifference(c.aMs, c.bMs, 0.9);
     const QJsonObject doc = analysis::toJson(c);
-    const QString saved = files::writeAtomically(QDir(work).filePath("confirm.json"),
-                                                 QJsonDocument(doc).toJson());
+    const QString saved =
+        files::writeAtomically(QDir(work).filePath("confirm.json"), QJsonDocument(doc).toJson());
     if (!saved.isEmpty()) {
         printError("confirm: " + saved);
     }

@@ -55,8 +55,7 @@ int recordCommand(const Args& args) {
         return args.usageError(err);
     }
     const QString dir = args.value(
-        "--out", "commprof-record-" +
-                     QDateTime::currentDateTimeUtc().toString("yyyyMMdd-HHmmss"));
+        "--out", "commprof-record-" + QDateTime::currentDateTimeUtc().toString("yyyyMMdd-HHmmss"));
     if (const QString err = prepareFreshFolder(dir); !err.isEmpty()) {
         printError("record: " + err);
         return BadInput;
@@ -74,14 +73,17 @@ int recordCommand(const Args& args) {
         words.append(w);
     }
     const QString madeCapture = files::makeDirs(QDir(dir).filePath("capture"));
-    const QString saved = !madeCapture.isEmpty() ? madeCapture : files::writeAtomically(
-        QDir(dir).filePath("capture/command.json"),
-        QJsonDocument(QJsonObject{{"command", words},
-                                  {"nproc", f.nproc},
-                                  {"skip", f.skip},
-                                  {"steps", f.steps},
-                                  {"working_directory", QDir::currentPath()}})
-            .toJson());
+    const QString saved =
+        !madeCapture.isEmpty()
+            ? madeCapture
+            : files::writeAtomically(
+                  QDir(dir).filePath("capture/command.json"),
+                  QJsonDocument(QJsonObject{{"command", words},
+                                            {"nproc", f.nproc},
+                                            {"skip", f.skip},
+                                            {"steps", f.steps},
+                                            {"working_directory", QDir::currentPath()}})
+                      .toJson());
     if (!saved.isEmpty()) {
         printError("record: " + saved);
         return NotFine;

@@ -66,7 +66,8 @@ std::optional<int> answeredFromTable(const QStringList& args) {
         return std::nullopt; // main reports the unknown command
     }
     // After "--" the words are another program's (`record -- python3 train.py --help`).
-    const QStringList rest = args.mid(words, args.indexOf("--") < 0 ? -1 : args.indexOf("--") - words);
+    const QStringList rest =
+        args.mid(words, args.indexOf("--") < 0 ? -1 : args.indexOf("--") - words);
     if (rest.contains("--help") || rest.contains("-h")) {
         std::fputs(options::commandHelp(program, *command).c_str(), stdout);
         return Ok;

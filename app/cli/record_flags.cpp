@@ -32,10 +32,9 @@ QString intFlag(const Args& args, const char* flag, int low, int high, int* out)
 QString parseRecordFlags(const Args& args, RecordFlags* out) {
     // The window starts at step 2 at the earliest: step 0 runs with one bucket and DDP
     // rebuilds its buckets during step 1 (docs/cli.md, `record`).
-    for (const QString& err :
-         {intFlag(args, "--skip", 2, 1000000, &out->skip),
-          intFlag(args, "--steps", 1, 10000, &out->steps),
-          intFlag(args, "--nproc", 1, 1024, &out->nproc)}) {
+    for (const QString& err : {intFlag(args, "--skip", 2, 1000000, &out->skip),
+                               intFlag(args, "--steps", 1, 10000, &out->steps),
+                               intFlag(args, "--nproc", 1, 1024, &out->nproc)}) {
         if (!err.isEmpty()) {
             return err;
         }
@@ -54,8 +53,8 @@ QString prepareFreshFolder(const QString& dir) {
     if (info.exists() && !info.isDir()) {
         return dir + ": exists and is not a folder";
     }
-    if (info.isDir() && !QDir(dir).isEmpty(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden |
-                                           QDir::System)) {
+    if (info.isDir() &&
+        !QDir(dir).isEmpty(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden | QDir::System)) {
         return dir + ": the folder is not empty; give a new or empty one (nothing there is "
                      "replaced)";
     }

@@ -328,8 +328,8 @@ void MainWindow::onTraceLoaded(const QString& primaryTrace, const QStringList& w
 
 void MainWindow::showRecordDialog() {
     auto* dialog = new widgets::RecordDialog(
-        QDir::current().filePath(
-            "commprof-record-" + QDateTime::currentDateTimeUtc().toString("yyyyMMdd-HHmmss")),
+        QDir::current().filePath("commprof-record-" +
+                                 QDateTime::currentDateTimeUtc().toString("yyyyMMdd-HHmmss")),
         this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &widgets::RecordDialog::recorded, this, [this](const QString& dir) {

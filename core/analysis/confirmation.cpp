@@ -112,21 +112,21 @@ QJsonObject toJson(const Confirmation& c) {
     QJsonObject o{{"recorded", settingJson(c.recorded, c.aMs)},
                   {"candidate", settingJson(c.candidate, c.bMs)}};
     if (c.measured) {
-        o["measured"] = QJsonObject{
-            {"difference_ms", c.measured->meanMs},
-            {"interval_ms", QJsonArray{c.measured->lowMs, c.measured->highMs}},
-            {"level", c.measured->level},
-            {"rounds", c.measured->pairs},
-            {"sd_ms", c.measured->sdMs}};
+        o["measured"] =
+            QJsonObject{{"difference_ms", c.measured->meanMs},
+                        {"interval_ms", QJsonArray{c.measured->lowMs, c.measured->highMs}},
+                        {"level", c.measured->level},
+                        {"rounds", c.measured->pairs},
+                        {"sd_ms", c.measured->sdMs}};
     } else {
         o["measured"] = QJsonValue();
     }
     if (c.predicted) {
-        o["predicted"] = QJsonObject{
-            {"difference_ms", c.predicted->differenceMs},
-            {"interval_ms", QJsonArray{c.predicted->lowMs, c.predicted->highMs}},
-            {"recorded_step_ms", c.predicted->recordedStepMs},
-            {"candidate_step_ms", c.predicted->candidateStepMs}};
+        o["predicted"] =
+            QJsonObject{{"difference_ms", c.predicted->differenceMs},
+                        {"interval_ms", QJsonArray{c.predicted->lowMs, c.predicted->highMs}},
+                        {"recorded_step_ms", c.predicted->recordedStepMs},
+                        {"candidate_step_ms", c.predicted->candidateStepMs}};
     } else {
         o["predicted"] = QJsonValue();
         o["prediction_missing"] = c.predictionMissing;

@@ -47,7 +47,12 @@ QString RecordJob::cliProgram() {
 }
 
 QStringList RecordJob::recordArguments(const RecordRequest& r) {
-    QStringList a{"record", "--out", r.outDir, "--skip", QString::number(r.skip), "--steps",
+    QStringList a{"record",
+                  "--out",
+                  r.outDir,
+                  "--skip",
+                  QString::number(r.skip),
+                  "--steps",
                   QString::number(r.steps)};
     if (r.nproc > 0) {
         a << "--nproc" << QString::number(r.nproc);
@@ -56,9 +61,11 @@ QStringList RecordJob::recordArguments(const RecordRequest& r) {
 }
 
 QStringList RecordJob::confirmArguments(const ConfirmRequest& c) {
-    QStringList a{"confirm", QDir(c.recordDir).absolutePath(), "--bucket-cap-mb",
-                  QString::number(c.bucketCapMb, 'g', 17), "--rounds", QString::number(c.rounds),
-                  "--skip", QString::number(c.skip), "--json"};
+    QStringList a{"confirm",         QDir(c.recordDir).absolutePath(),
+                  "--bucket-cap-mb", QString::number(c.bucketCapMb, 'g', 17),
+                  "--rounds",        QString::number(c.rounds),
+                  "--skip",          QString::number(c.skip),
+                  "--json"};
     if (!c.hook.isEmpty()) {
         a << "--hook" << c.hook;
     }

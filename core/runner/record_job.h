@@ -19,7 +19,8 @@
 namespace commprof::runner {
 
 struct RecordRequest {
-    QString command; // as typed: "python3 train.py --epochs 1" (split as a shell would, no globbing)
+    QString
+        command; // as typed: "python3 train.py --epochs 1" (split as a shell would, no globbing)
     QString outDir;
     int skip = 5, steps = 5;
     int nproc = 0; // 0: the command launches its ranks

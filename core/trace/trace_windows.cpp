@@ -110,7 +110,7 @@ WindowChoice latestCompleteWindows(const std::vector<std::string>& files,
                " worker(s) with up to " + std::to_string(cycles) + " windows each; read window " +
                std::to_string(k + 1) + " of " + std::to_string(cycles) +
                (chosen ? ", the latest complete one"
-                      : " (no cycle is complete on every worker: each worker's latest fullest)") +
+                       : " (no cycle is complete on every worker: each worker's latest fullest)") +
                "; left out: " + left;
     return out;
 }

@@ -7,6 +7,8 @@ The same two-rank gloo job (tests/data/record/train_ddp.py) runs alternately wit
 machine's drift falls on both alike. Each run's figure is rank 0's median step, as the script
 itself times it, over the steps after the window (the capture's per-step clock read is all that
 runs there). The pairs' relative differences give the overhead and its 90 % Student-t interval.
+The capture's hook is also timed alone (hook_cost_us), as a share of the fastest median step:
+on a loaded machine the runs' spread hides a cost that small.
 
   tests/bench/capture_overhead.py [--pairs 8] [--steps 60] [--width 512]
 
@@ -57,6 +59,34 @@ def run(args, captured, after):
     return statistics.median(ms)
 
 
+def hook_cost_us(calls=200000):
+    """The capture's own work per step outside the window, timed alone: its forward pre-hook
+    on a real one-rank DDP wrapper, called `calls` times past the window (no profiler, no
+    progress file), in microseconds a call. Robust to a loaded machine, unlike the paired runs."""
+    import torch
+    import torch.distributed as dist
+    out = tempfile.mkdtemp(prefix="capture-hook-")
+    os.environ.update(COMMPROF_CAPTURE_DIR=out, COMMPROF_CAPTURE_SKIP="-10",
+                      COMMPROF_CAPTURE_STEPS="0", MASTER_ADDR="127.0.0.1",
+                      MASTER_PORT=str(free_port()))
+    sys.path.insert(0, CAPTURE)
+    import commprof_capture
+    commprof_capture._patch(sys.modules["torch.nn.parallel.distributed"])
+    dist.init_process_group("gloo", rank=0, world_size=1)
+    ddp = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(8, 8))
+    import time
+    best = None
+    for _ in range(5):
+        commprof_capture._state["times"].clear()
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            commprof_capture._on_forward(ddp, ())
+        per = (time.perf_counter() - t0) / calls * 1e6
+        best = per if best is None else min(best, per)
+    dist.destroy_process_group()
+    return best
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--pairs", type=int, default=8)
@@ -64,17 +94,22 @@ def main():
     p.add_argument("--width", type=int, default=512)
     args = p.parse_args()
     after = 10  # the window is steps 3-4; the profiler's export is done by step 6
+    cost = hook_cost_us() if args.pairs >= 0 else 0
     rel = []
+    fastest = float("inf")
     for i in range(args.pairs):
         order = (False, True) if i % 2 == 0 else (True, False)
         got = {c: run(args, c, after) for c in order}
         rel.append((got[True] - got[False]) / got[False])
+        fastest = min(fastest, got[False])
         print("pair %d: without %.3f ms, with %.3f ms, %+.2f %%" %
               (i + 1, got[False], got[True], 100 * rel[-1]), flush=True)
     mean = statistics.mean(rel)
     half = T90.get(len(rel) - 1, 1.7) * statistics.stdev(rel) / len(rel) ** 0.5
     print("capture overhead outside the window: %+.2f %% (90 %% interval %+.2f .. %+.2f %%), "
           "%d pairs" % (100 * mean, 100 * (mean - half), 100 * (mean + half), len(rel)))
+    print("the capture's hook alone: %.2f us a step, %.4f %% of the fastest run's median step "
+          "(%.3f ms)" % (cost, 100 * cost / 1e3 / fastest, fastest))
 
 
 if __name__ == "__main__":

@@ -59,7 +59,19 @@ def _out_dir():
 
 
 def _mode():
-    return os.environ.get("COMMPROF_CAPTURE_MODE", "record")
+    return _settings()["mode"]
+
+
+def _settings():
+    """The capture's settings, read from the environment once: the hook runs every step."""
+    cached = _state.get("cached_settings")
+    if cached is None:
+        cached = _state["cached_settings"] = {
+            "mode": os.environ.get("COMMPROF_CAPTURE_MODE", "record"),
+            "skip": _env_int("COMMPROF_CAPTURE_SKIP", 5),
+            "steps": _env_int("COMMPROF_CAPTURE_STEPS", 5),
+        }
+    return cached
 
 
 def _rank():
@@ -208,8 +220,10 @@ def _step(module):
         if _state["hook_overridden"] is False and _mode() == "time":
             _apply_candidate_hook(module)
         return None
-    skip = _env_int("COMMPROF_CAPTURE_SKIP", 5)
-    steps = _env_int("COMMPROF_CAPTURE_STEPS", 5)
+    skip = _settings()["skip"]
+    steps = _settings()["steps"]
+    if step > skip + steps and _state["profiler"] is None:
+        return None  # past the window: a clock read a step is all the capture costs
     if step <= skip + steps and _rank() in (0, None):
         _write_progress(step, skip + steps)
     if step == skip:
