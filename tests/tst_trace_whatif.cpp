@@ -179,6 +179,30 @@ private slots:
         QVERIFY(std::abs(replayError(r.json())) <= 0.05);
     }
 
+    // PyTorch 2.6's gloo job profiled with record_shapes=True (tests/data/traces/
+    // recorded_2_6_shapes): replayed without --params, its buckets sized from their
+    // c10d::allreduce_'s Input Dims (7 buckets of one Linear(256,256) each: 65792 float32
+    // elements, 263168 bytes, by hand).
+    void torch26ShapesReplayWithoutParams() {
+        const QString dir = COMMPROF_TEST_DATA "/traces/recorded_2_6_shapes/";
+        const CliResult r = runCli("commprof",
+                                   {"trace", "whatif", dir + "mlp7x256_ws2_rank0.json.gz",
+                                    dir + "mlp7x256_ws2_rank1.json.gz", "--json"},
+                                   120000);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject rec = r.json()["recorded"].toObject();
+        QCOMPARE(rec["bucket_bytes"].toArray().size(), 7);
+        for (const QJsonValue b : rec["bucket_bytes"].toArray()) {
+            QCOMPARE(b.toDouble(), 65792.0 * 4);
+        }
+        QCOMPARE(rec["bucket_cap_mb"].toDouble(), 0.25);
+        qInfo("torch 2.6 record_shapes: median step %.2f ms, replayed %.2f ms (%+.1f %%)",
+              rec["step_ms"].toDouble(), rec["replayed_step_ms"].toDouble(),
+              replayError(r.json()) * 100);
+        QVERIFY(std::abs(replayError(r.json())) <= 0.05);
+        QVERIFY(QJsonDocument(r.json()["notes"].toArray()).toJson().contains("Input Dims"));
+    }
+
     void badInputIsRefused() {
         // No sizes and no --params.
         CliResult r = runCli("commprof", {"trace", "whatif", kLegacy0, "--json"});
