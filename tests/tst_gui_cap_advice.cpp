@@ -16,6 +16,7 @@
 #include "workspaces.h"
 
 #include <QComboBox>
+#include <QMenu>
 #include <QMenuBar>
 #include <QPushButton>
 #include <QSignalSpy>

@@ -56,6 +56,8 @@ QVector<QRectF> dataPixels(QCustomPlot& plot) {
 report::ReportData synthetic(const QVector<int>& worldSizes, double minBytes, double maxBytes) {
     report::ReportData d;
     auto& layer = d.bucketPools["gloo_cpu"];
+    layer.layer = "gloo_cpu";
+    layer.hook = "allreduce";
     for (int ws : worldSizes) {
         store::CellRow c;
         c.id = QString("m_gloo_cpu_ws%1_r0").arg(ws);

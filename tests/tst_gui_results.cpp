@@ -565,10 +565,14 @@ private slots:
 
         view.selectCell("mlp2m_gloo_cpu_ws1_r0");
         QCOMPARE(view.selectedCell(), QString("mlp2m_gloo_cpu_ws1_r0"));
-        for (const char* fig :
-             {"overhead_vs_world_size", "bucket_time_vs_bytes", "time_breakdown"}) {
+        for (const char* fig : {"overhead_vs_world_size", "time_breakdown"}) {
             QVERIFY2(hasSelectionMark(view.plot(fig)), fig);
         }
+        // One rank sends nothing: its buckets are not in the bucket figure, nor marked there.
+        QVERIFY(!hasSelectionMark(view.plot("bucket_time_vs_bytes")));
+        view.selectCell("mlp2m_gloo_cpu_ws2_r0");
+        QVERIFY(hasSelectionMark(view.plot("bucket_time_vs_bytes")));
+        view.selectCell("mlp2m_gloo_cpu_ws1_r0");
 
         // A click on the ws2 point of the overhead plot selects that cell everywhere.
         QCustomPlot* overhead = view.plot("overhead_vs_world_size");

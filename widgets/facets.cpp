@@ -118,33 +118,6 @@ int panelCount(QCPLayoutGrid* grid) {
 
 } // namespace
 
-bool putInEmptyFacetCell(QCustomPlot& plot, QCPLayoutElement* legend) {
-    QCPLayoutGrid* grid = facetGrid(plot);
-    if (!grid) {
-        return false;
-    }
-    const int panels = panelCount(grid);
-    const int columns = std::max(1, grid->wrap());
-    if (panels % columns == 0) {
-        return false;
-    }
-    const int row = (panels - 1) / columns;
-    // As laid out now: the cell is as big as the panel left of it, and the legend must fit it
-    // whole (a layout would grow the cell and squash every panel of its row).
-    QCPLayoutElement* neighbour = grid->elementAt(panels - 1);
-    const QSize need = legend->minimumOuterSizeHint();
-    if (!neighbour || need.height() > neighbour->outerRect().height() ||
-        need.width() > neighbour->outerRect().width()) {
-        return false;
-    }
-    grid->expandTo(row + 1, columns);
-    if (grid->element(row, columns - 1)) {
-        return false;
-    }
-    grid->addElement(row, columns - 1, legend);
-    return true;
-}
-
 void arrangeFacets(QCustomPlot& plot) {
     QCPLayoutGrid* grid = facetGrid(plot);
     if (!grid) {

@@ -30,10 +30,6 @@ QCPAxisRect* facetRect(const QCustomPlot& plot, const QString& name);
 // panel's name to its width. Does nothing to a figure without panels.
 void arrangeFacets(QCustomPlot& plot);
 constexpr int kFacetMinPx = 150;
-// Puts `legend` in the last cell of the panels' grid where the panels leave it empty (three
-// panels in two columns), as arranged now. Returns false, changing nothing, where the figure has
-// no panels or no empty cell.
-bool putInEmptyFacetCell(QCustomPlot& plot, QCPLayoutElement* legend);
 
 // The height the data are drawn in: the axis rects' heights summed over their rows of panels
 // (one rect: its height).

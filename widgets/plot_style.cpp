@@ -598,15 +598,9 @@ void placeLegend(QCustomPlot& plot) {
             return;
         }
     }
-    // No free corner: in the cell the panels leave empty (three panels in two columns), where
-    // it fits there whole; the page then needs no room below the axes for it.
+    // No free corner: below the axis rect, in as many columns as fit, in as many rows as a third of
+    // the figure holds; or beside it, where that costs less of a wide figure.
     rect->insetLayout()->take(legend);
-    if (putInEmptyFacetCell(plot, legend)) {
-        plot.replot(QCustomPlot::rpImmediateRefresh);
-        return;
-    }
-    // Below the axis rect, in as many columns as fit, in as many rows as a third of the figure
-    // holds; or beside it, where that costs less of a wide figure.
     const int columns = legendColumns(*legend, plot.viewport().width() - 4);
     const int rowPx = tallest + legend->rowSpacing();
     const int margins = legend->margins().top() + legend->margins().bottom();
@@ -618,10 +612,22 @@ void placeLegend(QCustomPlot& plot) {
     }
     if (items > rows * columns) {
         const int keep = std::max(0, rows * columns - 1);
-        QList<QCPAbstractPlottable*> past;
-        for (int i = keep; i < legend->itemCount(); ++i) {
+        // The entries a figure marks optional (a shade, which its colour already tells roughly)
+        // go first, then the last ones: a legend cut short keeps the markers.
+        QList<QCPAbstractPlottable*> all, past;
+        for (int i = 0; i < legend->itemCount(); ++i) {
             if (auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i))) {
-                past << item->plottable();
+                all << item->plottable();
+            }
+        }
+        int excess = int(all.size()) - keep;
+        for (int pass = 0; pass < 2; ++pass) {
+            for (qsizetype i = all.size() - 1; i >= 0 && excess > 0; --i) {
+                if ((pass == 1 || all[i]->property(kOptionalEntry).toBool()) &&
+                    !past.contains(all[i])) {
+                    past << all[i];
+                    --excess;
+                }
             }
         }
         for (QCPAbstractPlottable* p : past) {

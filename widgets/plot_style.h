@@ -88,6 +88,8 @@ QCPTextElement* addNote(QCustomPlot& plot, const QString& text, const FigureStyl
 // entries past that are left out and one last entry says how many. Replots; may be called again
 // at another size (every entry comes back first).
 void placeLegend(QCustomPlot& plot);
+// A plottable with this property true is an entry a legend cut short leaves out first.
+constexpr const char* kOptionalEntry = "optionalLegendEntry";
 
 // A cell with no data at x: a red cross with its status, in a band at the top of the axis
 // rect (a facet's panel, else the figure's), so it can never be read as a value. Returns the

@@ -93,6 +93,7 @@ void addSpreadLegendEntry(QCustomPlot& plot, int mostRepeats) {
         QCPGraph* g = plot.addGraph();
         g->setName(QString("median; whiskers: min to max of %1 repeats").arg(mostRepeats));
         g->setPen(Qt::NoPen);
+        g->setProperty(kOptionalEntry, true);
     }
 }
 
@@ -174,6 +175,7 @@ void styleLegend(QCustomPlot& plot, const report::SeriesStyles& styles, bool lin
             band->setName(styles.shadeName(s));
             band->setPen(QPen(seriesColour({}, {}, 0, s), 6, Qt::SolidLine, Qt::FlatCap));
             band->setScatterStyle(QCPScatterStyle::ssNone);
+            band->setProperty(kOptionalEntry, true);
         }
     }
 }
@@ -468,7 +470,7 @@ void drawStackedBreakdown(QCustomPlot& plot, const report::ReportData& data,
             addSpreadPoint(whiskers, tops[i], lows[i], highs[i]);
         }
     }
-    addSpreadLegendEntry(plot, mostRepeats);
+    // The title says "median"; a legend entry for the whiskers would cost the bars their room.
     categoryAxis(plot, groups, style.eachRepeat);
     fitAxis(plot.yAxis, totals, true, false); // stacked bars need a linear axis from zero
     bool anyFlagged = false;
@@ -558,7 +560,6 @@ void drawAgreement(QCustomPlot& plot, const report::ReportData& data, const Figu
     toleranceEntry->setName(
         QString::fromUtf8("\u00b1%1 %: flagged beyond").arg(analysis::kAgreementTolerance * 100));
     toleranceEntry->setPen(tolerance);
-    addSpreadLegendEntry(plot, mostRepeats);
     for (std::size_t i = 0; i < groups.size(); ++i) {
         flagGroup(plot, double(i + 1), groups[i]);
     }
