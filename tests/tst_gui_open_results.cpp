@@ -246,7 +246,7 @@ private slots:
         QTRY_VERIFY(w.monitor()->logText().contains("run refused"));
         QVERIFY2(!w.monitor()->logText().contains("run started"),
                  qPrintable(w.monitor()->logText()));
-        QVERIFY(w.monitor()->messages()->count() > 0);
+        QTRY_VERIFY(w.monitor()->messages()->count() > 0);
         QVERIFY(!w.monitor()->running());
         QCOMPARE(snapshot(study, {"results.sqlite", "results.sqlite-wal", "results.sqlite-shm"}),
                  before);

@@ -6,6 +6,7 @@
 
 #include <QDir>
 #include <QThread>
+#include <QTimer>
 
 #include <algorithm>
 #include <utility>
@@ -102,7 +103,8 @@ void RunController::start() {
         runner::RunSummary refused;
         refused.refused = refusal;
         emit logLine("run refused: " + refusal);
-        emit finished(refused, outDir_);
+        // Never from inside start(), as a runner's refusal: callers connect, then wait.
+        QTimer::singleShot(0, this, [this, refused] { emit finished(refused, outDir_); });
         return;
     }
     jobs::releaseInBackground(std::exchange(finishedPlan_, nullptr));
