@@ -10,9 +10,11 @@
 #include "run_helpers.h"
 #include "runner/fork_server.h"
 #include "runner/process_identity.h"
+#include "runner/rank_starts.h"
 
 #include <QDir>
 #include <QFile>
+#include <QJsonDocument>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
@@ -95,6 +97,110 @@ bool gone(qint64 pid, int waitMs) {
 
 QString cellLog(const QString& out, const QString& cell) {
     return QString::fromUtf8(bytesOf(out + "/cells/" + cell + "/launcher.log"));
+}
+
+// The fork server `commprof run` (pid RUN) started: its child whose command line holds
+// --fork-server; 0 when it has none.
+qint64 forkServerOf(qint64 run) {
+    for (const QString& entry : QDir("/proc").entryList(QDir::Dirs)) {
+        bool number = false;
+        const qint64 pid = entry.toLongLong(&number);
+        if (!number) {
+            continue;
+        }
+        const QByteArray stat = bytesOf(QString("/proc/%1/stat").arg(pid));
+        const QList<QByteArray> f = stat.mid(stat.lastIndexOf(')') + 2).split(' ');
+        if (f.size() > 1 && f[1].toLongLong() == run &&
+            bytesOf(QString("/proc/%1/cmdline").arg(pid)).contains("--fork-server")) {
+            return pid;
+        }
+    }
+    return 0;
+}
+
+// Three 2-rank cells whose ranks take long enough (a straggler planted on rank 0) for the
+// server to be signalled while the first one runs; every cell after it must run by exec.
+struct ServerSignalled {
+    QStringList cells; // in the order they ran
+    qint64 server = 0;
+    QString stderrText;
+    int exitCode = -1;
+};
+
+ServerSignalled runAndSignalServer(const QTemporaryDir& dir, int signal) {
+    ServerSignalled out;
+    const QString matrix = writeMatrix(
+        dir, QString(kQuick).replace("world_sizes: [1]", "world_sizes: [2]\nrepeats: 3"));
+    QProcess run;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove("COMMPROF_FORK_SERVER");
+    env.insert("COMMPROF_DELAY_RANK", "0:300");
+    run.setProcessEnvironment(env);
+    run.start(COMMPROF_BIN_DIR "/commprof",
+              {"run", matrix, "--out", dir.filePath("out"), "--json-progress"});
+    QByteArray seen;
+    QString first;
+    const bool midCell = waitForProgress(
+        run, seen,
+        [&](const QJsonObject& o) {
+            if (o["event"].toString() == "cell" && o["state"].toString() == "running" &&
+                first.isEmpty()) {
+                first = o["id"].toString();
+            }
+            return !first.isEmpty() && o["cell"].toString() == first &&
+                   o["event"].toString() == "iteration" && o["iter"].toInt() >= 3;
+        },
+        120000);
+    out.server = forkServerOf(run.processId());
+    if (midCell && out.server > 0) {
+        ::kill(pid_t(out.server), signal);
+    }
+    if (!run.waitForFinished(600000)) {
+        run.kill();
+        run.waitForFinished();
+    }
+    out.exitCode = run.exitStatus() == QProcess::NormalExit ? run.exitCode() : -1;
+    seen += run.readAllStandardOutput();
+    for (const QByteArray& line : seen.split('\n')) {
+        const QJsonObject o = QJsonDocument::fromJson(line).object();
+        if (o["event"].toString() == "cell" && o["state"].toString() == "running") {
+            out.cells << o["id"].toString();
+        }
+    }
+    out.stderrText = QString::fromUtf8(run.readAllStandardError());
+    return out;
+}
+
+// What a signalled server must leave: the cell it served fails naming it (not its deadline),
+// the run's log names it, and every later cell runs by exec and says so, with the reason.
+void checkServerNamed(const QTemporaryDir& dir, const ServerSignalled& r, const QString& named) {
+    QVERIFY2(r.server > 0, "the run started no fork server");
+    QCOMPARE(r.cells.size(), 3);
+    QVERIFY2(gone(r.server, 10000), "the signalled server was not ended");
+    const QString pid = QString("the run's fork server (pid %1) ").arg(r.server);
+    QVERIFY2(r.stderrText.contains("commprof: " + pid + named) &&
+                 r.stderrText.contains("ranks are started by exec from now on"),
+             qPrintable(r.stderrText));
+    QCOMPARE(r.exitCode, 1); // the first cell failed
+    const QString out = dir.filePath("out/cells/");
+    const QJsonObject failed = readJsonFile(out + r.cells[0] + "/cell.json");
+    QCOMPARE(failed["status"].toString(), QString("failed"));
+    QVERIFY2(failed["failure"].toString().startsWith(pid + named) &&
+                 !failed["failure"].toString().contains("deadline"),
+             qPrintable(failed["failure"].toString()));
+    QCOMPARE(failed["launcher"]["ranks_started_by"].toString(), QString("fork"));
+    for (const QString& cell : r.cells.mid(1)) {
+        const QJsonObject m = readJsonFile(out + cell + "/manifest.json");
+        QCOMPARE(m["launcher"]["ranks_started_by"].toString(), QString("exec"));
+        QVERIFY2(m["launcher"]["exec_reason"].toString().startsWith(pid + named),
+                 qPrintable(m["launcher"]["exec_reason"].toString()));
+        const QJsonObject record = readJsonFile(out + cell + "/cell.json");
+        QCOMPARE(record["launcher"]["ranks_started_by"].toString(), QString("exec"));
+        const QString log = cellLog(dir.filePath("out"), cell);
+        QVERIFY2(log.contains("ranks started by exec: " + pid + named) &&
+                     !log.contains("forked from") && !log.contains("(pid 0)"),
+                 qPrintable(log));
+    }
 }
 
 } // namespace
@@ -282,6 +388,56 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(!pool.running(), 60000);
         QVERIFY(!outcome.success);
         QVERIFY(gone(ranks[0], 10000) && gone(ranks[1], 10000));
+    }
+
+    // Issue 52: a server killed mid-run. Its forked ranks die with it, so the cell fails
+    // naming the server; the later cells are exec'd, and their records say so (they said
+    // "fork" and "pid 0" before, as the client exec'd each rank on its own).
+    void aKilledServersLaterCellsSayExec() {
+        QTemporaryDir dir;
+        const ServerSignalled r = runAndSignalServer(dir, SIGKILL);
+        checkServerNamed(dir, r, "was killed by signal 9");
+    }
+
+    // Issue 52: a stopped server answers no client, which waited out each cell's deadline.
+    // Its silence is found within seconds (ForkServer::kAnswerMs): named in the cell's failure
+    // and the run's log, the server ended, and the run goes on by exec.
+    void aStoppedServerIsNamedAndTheRunGoesOnByExec() {
+        QTemporaryDir dir;
+        const ServerSignalled r = runAndSignalServer(dir, SIGSTOP);
+        checkServerNamed(dir, r, "stopped answering");
+        QVERIFY2(r.stderrText.contains("(its process is stopped)"), qPrintable(r.stderrText));
+    }
+
+    // A rank the client exec'd on its own (the server cannot be reached) is recorded so: the
+    // client's notice opens the rank's stderr, and the pool reads it into the rank's exit.
+    void aRankTheClientExecdIsRecordedSo() {
+        QTemporaryDir dir;
+        ForkServer server;
+        QVERIFY2(server.start(rankBinary(), serverEnv()), qPrintable(server.reason()));
+        PoolSpec spec = poolSpec(dir.path(), 1, model(3), &server);
+        spec.args[0] = dir.filePath("no-server.sock"); // the client's SOCKET: nobody listens
+        RankPool pool;
+        const PoolOutcome o = pool.runBlocking(spec);
+        QVERIFY2(o.success, qPrintable(o.reason));
+        QVERIFY2(o.ranks[0].execNotice.startsWith("the fork server at " +
+                                                  dir.filePath("no-server.sock")),
+                 qPrintable(o.ranks[0].stderrTail));
+        const commprof::runner::RankStarts starts =
+            commprof::runner::rankStarts({}, o.ranks, server.pid());
+        QCOMPARE(starts.startedBy, QString("exec"));
+        QCOMPARE(starts.execReason, o.ranks[0].execNotice);
+        QVERIFY(server.answers()); // the server itself still serves
+    }
+
+    // An empty socket would bind an abstract address of NULs: refused, exit 2 (docs/cli.md),
+    // before any ready line.
+    void anEmptySocketIsRefused() {
+        const CliResult r = runCli("commprof-rank", {"--fork-server", ""}, 60000);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(!r.out.contains("fork-server ready"), r.out.constData());
+        QVERIFY2(r.err.contains("--fork-server takes the path of a unix socket"),
+                 r.err.constData());
     }
 
     // `commprof run`: every cell's ranks forked from one server, said in launcher.log and in

@@ -9,6 +9,8 @@
 #include "runner/rank_pool.h"
 
 #include <QAbstractItemModelTester>
+#include <QHeaderView>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -78,6 +80,26 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         const QImage shot = view.grab().toImage();
         QVERIFY(distinctColours(shot) > 10);
+
+        // Issue 52: every header is whole ("st differing reco" at 1920 before), at both sizes.
+        for (const QSize size : {QSize(1920, 1080), QSize(1366, 768)}) {
+            view.resize(size);
+            QTest::qWait(50);
+            for (const QTableView* table : view.findChildren<QTableView*>()) {
+                const QHeaderView* h = table->horizontalHeader();
+                for (int c = 0; c < h->count(); ++c) {
+                    const QString text = table->model()->headerData(c, Qt::Horizontal).toString();
+                    const int need = h->fontMetrics().horizontalAdvance(text);
+                    QVERIFY2(h->sectionSize(c) >= need,
+                             qPrintable(QString("%1 at %2x%3: %4 px for %5 px of text")
+                                            .arg(text)
+                                            .arg(size.width())
+                                            .arg(size.height())
+                                            .arg(h->sectionSize(c))
+                                            .arg(need)));
+                }
+            }
+        }
     }
 };
 

@@ -13,10 +13,14 @@
 #include "message_bar.h"
 #include "models/cell_figures_model.h"
 #include "models/results_cell_model.h"
+#include "models/run_state_model.h"
 #include "models/step_table_model.h"
 #include "rank_files.h"
 #include "result_plots.h"
 #include "results_view.h"
+#include "run_helpers.h"
+#include "run_monitor.h"
+#include "workspaces.h"
 
 #include <qcustomplot.h>
 
@@ -156,6 +160,96 @@ private slots:
         w.reloadResults();
         QVERIFY(opened.wait(120000));
         QCOMPARE(w.results()->selectedCell(), QString("mlp2m_gloo_cpu_ws1_r0"));
+    }
+
+    // Issue 52: the title said "untitled matrix" while only a trace was open; it names the
+    // trace, and the matrix again once the user has one.
+    void theTitleNamesTheTraceShown() {
+        workbench::MainWindow w;
+        QSignalSpy shown(&w, &workbench::MainWindow::traceShown);
+        const QString trace = run_ + "/cells/mlp2m_gloo_cpu_ws2_r0/trace_rank0.json.gz";
+        w.openTrace(trace);
+        QVERIFY(shown.wait(60000));
+        QVERIFY2(!w.windowTitle().contains("untitled matrix") &&
+                     w.windowTitle().startsWith("cell mlp2m_gloo_cpu_ws2_r0 (1 rank)"),
+                 qPrintable(w.windowTitle()));
+        QVERIFY(w.openMatrix(COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml"));
+        QVERIFY2(w.windowTitle().startsWith("smoke.yaml"), qPrintable(w.windowTitle()));
+    }
+
+    // Issue 52: a recent folder that no longer exists stayed in the list after it failed.
+    void aRecentFolderThatIsGoneLeavesTheList() {
+        QTemporaryDir tmp;
+        const QString gone = tmp.filePath("gone");
+        const QString kept = QDir(run_).absolutePath();
+        QSettings("commprof", "workbench").setValue("recentResults", QStringList{gone, kept});
+        workbench::MainWindow w;
+        QMenu* recent = nullptr;
+        for (QMenu* m : w.findChildren<QMenu*>()) {
+            recent = m->title() == "Open &recent results" ? m : recent;
+        }
+        QVERIFY(recent);
+        QCOMPARE(recent->actions().size(), 2);
+        recent->actions().first()->trigger();
+        QCOMPARE(w.messages()->count(), 1);
+        const QString said = w.messages()->shownMessages().join('\n');
+        QVERIFY2(said.contains(QDir::toNativeSeparators(gone)) || said.contains(gone),
+                 qPrintable(said));
+        QVERIFY2(said.contains("removed from File > Open recent results"), qPrintable(said));
+        QCOMPARE(w.recentResults(), QStringList{kept});
+        QTRY_COMPARE(recent->actions().size(), 1);
+        QCOMPARE(recent->actions().first()->text(), QDir::toNativeSeparators(kept));
+    }
+
+    // Issue 52: with a study open, File > Open matrix of another matrix (whose cell ids are
+    // the study's) left the run's folder at the study's: the monitor showed the new matrix's
+    // cells as complete, and its Start said "run started" into the study before it refused.
+    void theRunFolderFollowsTheMatrixOpened() {
+        workbench::MainWindow w;
+        w.resize(1366, 768);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QSignalSpy opened(&w, &workbench::MainWindow::resultsOpened);
+        w.openResults(run_);
+        QVERIFY(opened.wait(120000));
+        const QString study = QDir(run_).absolutePath();
+        QCOMPARE(w.monitor()->outputDir(), study); // the designer shows the study's matrix
+        w.workspaces()->setCurrent("run");
+        QTRY_VERIFY(w.monitor()->model()->cellsFinished() > 0); // its records, as recorded
+
+        QTemporaryDir tmp;
+        const QString other = tmp.filePath("subset.yaml");
+        QFile f(other);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("name: smoke_subset\n"
+                "defaults: {iterations: 30, warmup: 5, batch_size: 32, timeout_s: 420}\n"
+                "models: [{name: mlp2m, family: mlp, params: 2.0e6}]\n"
+                "layers: [{name: gloo_cpu, backend: gloo, device: cpu}]\n"
+                "world_sizes: [1, 2]\n");
+        f.close();
+        QVERIFY(w.openMatrix(other));
+        QTRY_COMPARE(w.monitor()->outputDir(), QDir("results").absoluteFilePath("smoke_subset"));
+        w.workspaces()->setCurrent("run");
+        QTRY_COMPARE(w.monitor()->model()->cellCount(), 2);
+        // Both ids are the study's complete cells; none ran for this matrix.
+        QVERIFY(QFileInfo::exists(run_ + "/cells/mlp2m_gloo_cpu_ws2_r0/manifest.json"));
+        QCOMPARE(w.monitor()->model()->cellsFinished(), 0);
+
+        // The user points it at the study's folder on purpose: its records are still not this
+        // matrix's, and Start, from the monitor itself, refuses before saying it started.
+        w.setRunOutput(study);
+        QCOMPARE(w.monitor()->outputDir(), study);
+        QCOMPARE(w.monitor()->model()->cellsFinished(), 0);
+        const QMap<QString, QByteArray> before =
+            snapshot(study, {"results.sqlite", "results.sqlite-wal", "results.sqlite-shm"});
+        w.monitor()->startButton()->click();
+        QTRY_VERIFY(w.monitor()->logText().contains("run refused"));
+        QVERIFY2(!w.monitor()->logText().contains("run started"),
+                 qPrintable(w.monitor()->logText()));
+        QTRY_VERIFY(w.monitor()->messages()->count() > 0);
+        QVERIFY(!w.monitor()->running());
+        QCOMPARE(snapshot(study, {"results.sqlite", "results.sqlite-wal", "results.sqlite-shm"}),
+                 before);
     }
 
     // Issue 33: a folder opened while `commprof run` writes into it. The cell read before its

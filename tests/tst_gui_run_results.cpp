@@ -14,6 +14,7 @@
 
 #include <QDir>
 #include <QProgressBar>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -56,6 +57,30 @@ private slots:
                 states->index(row, models::RunStateModel::State).data().toString();
             QVERIFY2(state.startsWith("complete"), qPrintable(state));
         }
+    }
+
+    // Issue 52: Stop jumped to Results. The monitor stays in view, Resume beside the log
+    // that says what stopped; the results are opened under Results all the same.
+    void aStopLeavesTheMonitorInView() {
+        QTemporaryDir work;
+        const QString out = QDir(work.path()).filePath("stopped");
+        workbench::MainWindow w;
+        w.resize(1366, 768);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QSignalSpy planned(w.designer(), &widgets::MatrixDesigner::planChanged);
+        QVERIFY(w.openMatrix(COMMPROF_TEST_DATA "/two_ddp_cells.yaml"));
+        QVERIFY(planned.wait(60000));
+        w.setRunOutput(out);
+        QSignalSpy opened(&w, &workbench::MainWindow::resultsOpened);
+        w.startRun();
+        QTRY_VERIFY_WITH_TIMEOUT(w.monitor()->logText().contains("launching"), 120000);
+        w.monitor()->stop();
+        QVERIFY(opened.wait(120000));
+        QCOMPARE(opened.first().at(0).toString(), out);
+        QCOMPARE(w.resultsDir(), out);
+        QCOMPARE(w.workspaces()->current(), QString("run"));
+        QCOMPARE(w.monitor()->startButton()->text(), QString("Resume"));
     }
 
     void aFolderOfOtherFilesIsNotRunInto() {

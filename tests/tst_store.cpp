@@ -175,6 +175,14 @@ private slots:
                 "SELECT COUNT(*) FROM rank_figures WHERE hook_ms > 0 AND backend_ms > 0");
             QVERIFY(figures.step());
             QCOMPARE(figures.column(0).toInt(), 3);
+            // Issue 52: the world-size-1 cell is not judged, so neither is its rank (its row
+            // was flagged, painted red beside "(not judged)").
+            store::Statement lone = db.prepare(
+                "SELECT COUNT(*), SUM(agreement_flagged) FROM rank_figures WHERE cell_key IN "
+                "(SELECT cell_key FROM rank_figures GROUP BY cell_key HAVING COUNT(*) = 1)");
+            QVERIFY(lone.step());
+            QCOMPARE(lone.column(0).toInt(), 1);
+            QCOMPARE(lone.column(1).toInt(), 0);
         }
         store::Database db(store::defaultDbPath(dir));
         store::Statement count = db.prepare("SELECT COUNT(*) FROM iterations");

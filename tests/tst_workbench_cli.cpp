@@ -89,6 +89,26 @@ private slots:
                                       dir.filePath("home"));
         QVERIFY2(r.exitCode == 0, qPrintable(QString("exit %1: %2").arg(r.exitCode).arg(r.err)));
         QCOMPARE(QImage(shots + "/workbench.png").size(), QSize(1366, 768));
+        QVERIFY2(!QString(r.err).contains("--size"), r.err.constData());
+    }
+
+    // Issue 52: 800x600 silently gave a larger window. Under the smallest size its contents
+    // allow, the window says so, with the size the picture then has.
+    void aSizeBelowTheContentsIsSaid() {
+        QTemporaryDir dir;
+        const QString shots = dir.filePath("shots");
+        const CliResult r = workbench({"--size", "800x600", "--matrix",
+                                       COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml",
+                                       "--screenshot", shots},
+                                      dir.filePath("home"));
+        QVERIFY2(r.exitCode == 0, qPrintable(QString("exit %1: %2").arg(r.exitCode).arg(r.err)));
+        const QSize got = QImage(shots + "/workbench.png").size();
+        QVERIFY(got != QSize(800, 600));
+        const QString said = QString("--size 800x600 is smaller than the window's contents allow; "
+                                     "the window is %1x%2")
+                                 .arg(got.width())
+                                 .arg(got.height());
+        QVERIFY2(QString(r.err).contains(said), r.err.constData());
     }
 };
 

@@ -16,6 +16,9 @@ QTableView* table(QWidget* parent, QAbstractItemModel* model) {
     auto* t = new QTableView(parent);
     t->setModel(model);
     t->verticalHeader()->hide();
+    // Every column as wide as its header and its cells, whenever either changes (sized once,
+    // before the view was shown, "first differing record" read "st differing reco").
+    t->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     t->horizontalHeader()->setStretchLastSection(true);
     t->setSelectionBehavior(QAbstractItemView::SelectRows);
     t->setSelectionMode(QAbstractItemView::SingleSelection);

@@ -45,6 +45,7 @@ SliceDetailsPanel::SliceDetailsPanel(QWidget* parent) : QWidget(parent) {
 void SliceDetailsPanel::showSlice(const timeline::SliceDetails& slice,
                                   const timeline::MatchedSlices& matched,
                                   const std::vector<int>& rankNumbers, double originUs) {
+    critical_.reset();
     slice_ = slice;
     matched_ = matched;
     rankNumbers_ = rankNumbers;
@@ -61,7 +62,16 @@ void SliceDetailsPanel::showArgs(const std::optional<Args>& args, const QString&
     render();
 }
 
+void SliceDetailsPanel::showCriticalStep(const analysis::CriticalStep& step) {
+    hasSlice_ = false;
+    slice_ = {};
+    matched_ = {};
+    critical_ = step;
+    render();
+}
+
 void SliceDetailsPanel::clearSlice() {
+    critical_.reset();
     hasSlice_ = false;
     slice_ = {};
     matched_ = {};
@@ -120,7 +130,19 @@ QString SliceDetailsPanel::plainText() const {
 void SliceDetailsPanel::render() {
     using timeline::formatDuration;
     QString html;
-    if (!hasSlice_ && rangeHtml_.isEmpty()) {
+    if (critical_) {
+        const analysis::CriticalStep& c = *critical_;
+        html += QString("<h3 style='margin-bottom:2px'>Critical path, step %1</h3>").arg(c.step);
+        html += "<table cellspacing='0' cellpadding='1'>";
+        html += row("rank", QString::number(c.rank));
+        html += row("culprit", esc(c.culprit));
+        html += row("step", formatDuration(c.endUs - c.startUs));
+        html += row("compute", formatDuration(c.computeEndUs - c.startUs));
+        html += row("waited after it", formatDuration(c.backwardEndUs - c.computeEndUs));
+        html += row("optimizer", formatDuration(c.endUs - c.backwardEndUs));
+        html += "</table>";
+    }
+    if (!hasSlice_ && !critical_ && rangeHtml_.isEmpty()) {
         html = "<p style='color:#666'>Click a slice to see its details. Shift+drag across the "
                "timeline to measure a range.</p>"
                "<p style='color:#666'><b>W</b>/<b>S</b> zoom, <b>A</b>/<b>D</b> pan, "

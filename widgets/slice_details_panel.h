@@ -5,6 +5,7 @@
 // links, and its instances on the other ranks with their skew), and the measured range's
 // figures on every rank. Display only: the inspector hands it values.
 
+#include "analysis/critical_path.h"
 #include "timeline/slice_details.h"
 
 #include <QWidget>
@@ -34,6 +35,9 @@ public:
                    double originUs);
     void clearSlice();
     void clearRange();
+    // A step of the critical path, clicked on the timeline, in the selected slice's place.
+    void showCriticalStep(const analysis::CriticalStep& step);
+    bool showsCriticalStep() const { return critical_.has_value(); }
 
     QString plainText() const;
     const timeline::SliceDetails& slice() const { return slice_; }
@@ -53,6 +57,7 @@ private:
     std::optional<Args> args_;
     QString argsError_;
     QString rangeHtml_;
+    std::optional<analysis::CriticalStep> critical_;
 };
 
 } // namespace commprof::widgets

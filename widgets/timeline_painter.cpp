@@ -25,6 +25,7 @@ constexpr int kLabelPadding = 3;
 constexpr int kMaxOutlined = 4000; // search matches outlined per frame
 constexpr int kMaxArrows = 32;
 constexpr int kCriticalFootPx = 5; // the critical path's bar along a rank header's foot
+const QColor kCriticalLabelFill(255, 255, 255, 225); // the culprit's words over the red
 
 const QColor kRankHeader(0xdd, 0xe2, 0xea);
 const QColor kProcessHeader(0xee, 0xf0, 0xf4);
@@ -148,8 +149,12 @@ void TimelinePainter::paintRows() {
         } else if (row.kind == RowKind::Slices) {
             const auto& lane = rank.groups[std::size_t(row.group)].lanes[std::size_t(row.lane)];
             if (std::size_t(row.depth) < lane.rows.size()) {
+                if (v_.criticalPathShown_ && row.depth == 0) {
+                    pathSpans_ = criticalSpansOf(row.rank);
+                }
                 paintSlices(lane.rows[std::size_t(row.depth)], row.rank, y, row.height, false,
                             trace::EventClass::NotCounted);
+                pathSpans_.clear();
             }
         }
     }
@@ -253,6 +258,7 @@ void TimelinePainter::paintSlices(const timeline::SliceRow& fullRow, int rank, i
     };
     std::size_t i = row.firstEndingAfter(a0);
     const std::size_t n = row.size();
+    std::size_t span = 0; // the first path span that may still hold a slice (both in time order)
     while (i < n && row.starts[i] < tEnd) {
         const double x0 = px(row.starts[i]);
         const double x1 = px(row.ends[i]);
@@ -264,6 +270,13 @@ void TimelinePainter::paintSlices(const timeline::SliceRow& fullRow, int rank, i
             const QRectF rect(tracksLeft_ + l, y + 1, std::max(1.0, r - l - 1), h - 2);
             p_.fillRect(rect, fill);
             ++rects_;
+            while (span < pathSpans_.size() && pathSpans_[span].second <= row.starts[i]) {
+                ++span;
+            }
+            if (span < pathSpans_.size() && pathSpans_[span].first < row.ends[i]) {
+                p_.setPen(QPen(TimelineView::criticalPathColour(), 2));
+                p_.drawRect(rect.adjusted(1, 1, -1, -1));
+            }
             if (!classLane && rect.width() >= kMinLabelPx &&
                 row.events[i] != timeline::kMergedSlices) {
                 paintLabel(rect, rank, row.names[i], fill);
@@ -476,19 +489,39 @@ void TimelinePainter::paintCriticalPath() {
             span(c.startUs, c.computeEndUs, foot, kCriticalFootPx);
             span(c.computeEndUs, c.backwardEndUs, y + 1, row.height - 2);
             span(c.backwardEndUs, c.endUs, foot, kCriticalFootPx);
-            // The culprit, above the compute bar, ending where the wait begins.
-            const QString text = QString("step %1: %2").arg(c.step).arg(c.culprit);
+            // The culprit over the step, whole: the longest wording that fits (at fit-to-window
+            // a short one), never a cut one; the tooltip and the details panel say it all.
             const double left = std::max<double>(x(c.startUs), tracksLeft_) + kLabelPadding;
-            const double right = std::min<double>(x(c.computeEndUs), tracksRight_) - kLabelPadding;
-            if (right - left >= kMinLabelPx) {
-                p_.setPen(colour.darker(160));
-                p_.drawText(QRectF(left, y, right - left, row.height - kCriticalFootPx),
-                            Qt::AlignRight | Qt::AlignVCenter,
-                            fm_.elidedText(text, Qt::ElideRight, int(right - left)));
+            const double right = std::min<double>(x(c.endUs), tracksRight_) - kLabelPadding;
+            const QString wordings[] = {QString("step %1: %2").arg(c.step).arg(c.culprit),
+                                        QString("step %1: rank %2 last").arg(c.step).arg(c.rank),
+                                        QString("rank %1 last").arg(c.rank)};
+            for (const QString& text : wordings) {
+                const int w = fm_.horizontalAdvance(text);
+                if (w <= right - left) {
+                    const QRectF box(left - kLabelPadding, y + 1, w + 2 * kLabelPadding,
+                                     row.height - kCriticalFootPx - 2);
+                    p_.fillRect(box, kCriticalLabelFill);
+                    p_.setPen(colour.darker(160));
+                    p_.drawText(box, Qt::AlignCenter, text);
+                    break;
+                }
             }
         }
     }
     p_.restore();
+}
+
+std::vector<std::pair<double, double>> TimelinePainter::criticalSpansOf(int rank) const {
+    std::vector<std::pair<double, double>> out;
+    const int number = v_.stack_->ranks[std::size_t(rank)]->rank;
+    for (const analysis::CriticalStep& c : v_.criticalPath_) {
+        if (c.rank == number) {
+            out.emplace_back(c.startUs, c.endUs);
+        }
+    }
+    std::sort(out.begin(), out.end());
+    return out;
 }
 
 void TimelinePainter::paintArrow(QPointF from, QPointF to, QColor colour) {

@@ -45,6 +45,8 @@ private:
     void paintOverlays();
     void paintArrow(QPointF from, QPointF to, QColor colour);
     void paintCriticalPath();
+    // The critical steps of rank index RANK, on its trace clock, in time order.
+    std::vector<std::pair<double, double>> criticalSpansOf(int rank) const;
     void paintGutter();
     void paintHeader();
     void paintStrip(int top);
@@ -67,6 +69,9 @@ private:
     std::size_t lastRow_ = 0; // one past
     timeline::Ruler ruler_;
     std::vector<QRgb> line_; // one row's pixels of slices too narrow for a rectangle
+    // The row being drawn is a top-level row of a rank on the critical path: its slices inside
+    // these spans are outlined, as Nsight Systems outlines the path's slices.
+    std::vector<std::pair<double, double>> pathSpans_;
     int rects_ = 0;
     int labels_ = 0;
 };

@@ -221,6 +221,40 @@ void TimelineView::setCriticalPathShown(bool shown) {
     update();
 }
 
+std::optional<std::size_t> TimelineView::criticalStepAt(QPoint p) const {
+    if (!criticalPathShown_ || criticalPath_.empty() || !stack_ || p.x() < kGutter ||
+        p.x() >= kGutter + tracksWidth() || p.y() < rowsTop()) {
+        return std::nullopt;
+    }
+    const std::size_t i = layout_.rowAt(p.y() - rowsTop() + scrollY());
+    if (i >= layout_.rows().size() || layout_.rows()[i].kind != timeline::RowKind::Rank) {
+        return std::nullopt;
+    }
+    const std::size_t r = std::size_t(layout_.rows()[i].rank);
+    const int number = stack_->ranks[r]->rank;
+    const double t = stack_->toTrace(r, timeAtX(p.x()));
+    const double slack = 2 * axis_.usPerPixel(); // a step one pixel wide can still be hovered
+    for (std::size_t k = 0; k < criticalPath_.size(); ++k) {
+        const analysis::CriticalStep& c = criticalPath_[k];
+        if (c.rank == number && t >= c.startUs - slack && t <= c.endUs + slack) {
+            return k;
+        }
+    }
+    return std::nullopt;
+}
+
+QString TimelineView::describeCritical(const analysis::CriticalStep& c) {
+    return QString("Critical path, step %1, on rank %2: %3\n"
+                   "compute %4, then waited %5 after it, optimizer %6 (step %7)")
+        .arg(c.step)
+        .arg(c.rank)
+        .arg(c.culprit)
+        .arg(timeline::formatDuration(c.computeEndUs - c.startUs))
+        .arg(timeline::formatDuration(c.backwardEndUs - c.computeEndUs))
+        .arg(timeline::formatDuration(c.endUs - c.backwardEndUs))
+        .arg(timeline::formatDuration(c.endUs - c.startUs));
+}
+
 QColor TimelineView::criticalPathColour() {
     // A red no name hashes to (the palette's are softer), drawn opaque so that it reads alike
     // over any slice.
@@ -771,6 +805,9 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* event) {
         const auto hit = sliceAt(pos);
         selected_ = hit.value_or(timeline::SliceRef{});
         emit sliceSelected(selected_);
+        if (const auto step = hit ? std::nullopt : criticalStepAt(pos)) {
+            emit criticalStepClicked(int(*step));
+        }
     }
     pressAt_.reset();
     measuring_ = false;
@@ -802,6 +839,8 @@ bool TimelineView::event(QEvent* e) {
         auto* help = static_cast<QHelpEvent*>(e);
         if (const auto hit = sliceAt(help->pos())) {
             QToolTip::showText(help->globalPos(), describe(*hit), this);
+        } else if (const auto step = criticalStepAt(help->pos())) {
+            QToolTip::showText(help->globalPos(), describeCritical(criticalPath_[*step]), this);
         } else {
             QToolTip::hideText();
         }

@@ -110,6 +110,11 @@ public:
     void setCriticalPathShown(bool shown);
     bool criticalPathShown() const { return criticalPathShown_; }
     static QColor criticalPathColour();
+    // The critical step drawn under a point of a rank's header row (its index in
+    // criticalPath()), while the path is shown; hovering it shows describeCritical(), clicking
+    // it emits criticalStepClicked().
+    std::optional<std::size_t> criticalStepAt(QPoint p) const;
+    static QString describeCritical(const analysis::CriticalStep& c);
     void toggleRank(int rankIndex);
     void toggleGroup(int rankIndex, int group);
     const timeline::CollapseState& collapsed() const { return collapsed_; }
@@ -159,6 +164,7 @@ signals:
     void stepActivated(int stepIndex);
     void visibleRangeChanged(double startUs, double endUs);
     void originReset();
+    void criticalStepClicked(int index); // into criticalPath()
 
 protected:
     void paintEvent(QPaintEvent* event) override;

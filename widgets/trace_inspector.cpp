@@ -27,6 +27,7 @@
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QSettings>
 #include <QShortcut>
 #include <QSplitter>
 #include <QTabWidget>
@@ -44,6 +45,9 @@ struct TraceInspector::ArgReader {
 };
 
 namespace {
+
+// The workbench's settings key of the critical path's toggle.
+constexpr const char* kCriticalPathKey = "timeline/criticalPath";
 
 struct DdpRead {
     std::shared_ptr<const analysis::DdpJobAnalysis> job;
@@ -106,6 +110,13 @@ TraceInspector::TraceInspector(jobs::JobTracker* loads, QWidget* parent)
     bar->addWidget(colouring_);
     bar->addWidget(focus_);
     bar->addWidget(summary_, 2);
+    culprits_ = new QLabel(this);
+    culprits_->setObjectName("culprits");
+    culprits_->setTextFormat(Qt::PlainText);
+    culprits_->setStyleSheet(QString("color:%1").arg(TimelineView::criticalPathColour().name()));
+    culprits_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    culprits_->setContentsMargins(4, 0, 4, 2);
+    culprits_->hide();
 
     // The timeline across the whole width, as tall as it can be; the step table and the
     // details below it, side by side, which the user may shrink to nothing or hide.
@@ -114,6 +125,7 @@ TraceInspector::TraceInspector(jobs::JobTracker* loads, QWidget* parent)
     topLayout->setContentsMargins(0, 0, 0, 0);
     topLayout->setSpacing(0);
     topLayout->addLayout(bar);
+    topLayout->addWidget(culprits_);
     topLayout->addWidget(timeline_, 1);
     lower_ = makeSplitter(Qt::Horizontal, {{tabs_, 3}, {details_, 2}}, this);
     QSplitter* split = makeSplitter(Qt::Vertical, {{top, 3}, {lower_, 1}}, this);
@@ -164,6 +176,43 @@ TraceInspector::TraceInspector(jobs::JobTracker* loads, QWidget* parent)
                               "waited for, with the culprit named (a DDP job's traces)");
     addAction(criticalPath_);
     connect(criticalPath_, &QAction::toggled, timeline_, &TimelineView::setCriticalPathShown);
+    connect(criticalPath_, &QAction::toggled, this, &TraceInspector::showCulprits);
+    // The user's choice is remembered; until there is one, it is on for a job of several ranks.
+    if (const QVariant chosen = QSettings("commprof", "workbench").value(kCriticalPathKey);
+        chosen.isValid()) {
+        criticalPath_->setChecked(chosen.toBool());
+    }
+    connect(criticalPath_, &QAction::triggered, this,
+            [](bool on) { QSettings("commprof", "workbench").setValue(kCriticalPathKey, on); });
+    connect(timeline_, &TimelineView::criticalStepClicked, this, [this](int i) {
+        if (std::size_t(i) < timeline_->criticalPath().size()) {
+            details_->showCriticalStep(timeline_->criticalPath()[std::size_t(i)]);
+        }
+    });
+}
+
+// The job's culprits as `trace ddp` lists them (the step graph's own lists, largest first, in
+// its words): the first of each above the timeline while the critical path is shown, all of
+// them in its tooltip.
+void TraceInspector::showCulprits() {
+    QStringList all, first;
+    if (ddpJob_) {
+        for (const auto* list : {&ddpJob_->graph.culpritRanks, &ddpJob_->graph.culpritGradients}) {
+            for (const analysis::Culprit& c : *list) {
+                all << analysis::describe(c);
+            }
+            if (!list->empty()) {
+                first << analysis::describe(list->front());
+            }
+        }
+    }
+    culprits_->setText(first.isEmpty() ? QString() : "Critical path: " + first.join("; "));
+    culprits_->setToolTip(all.join('\n'));
+    culprits_->setVisible(criticalPath_->isChecked() && !first.isEmpty());
+}
+
+QString TraceInspector::culpritsText() const {
+    return culprits_->text();
 }
 
 TraceInspector::~TraceInspector() = default;
@@ -207,9 +256,10 @@ void TraceInspector::openFiles(const QStringList& files) {
             return stack;
         },
         [this, name](const std::shared_ptr<const timeline::TimelineStack>& stack) {
-            setStack(stack);
+            // Named first: the owner reads the name as setStack() says the traces loaded.
             shown_->setText(name);
             shown_->setToolTip(name);
+            setStack(stack);
         },
         [this, files](const QString& error) {
             emit loadFailed(files.size() == 1 ? files.first() : what_, error);
@@ -248,6 +298,7 @@ void TraceInspector::setParamsFile(const QString& path) {
 void TraceInspector::readDdpJob() {
     ddpJob_.reset();
     timeline_->setCriticalPath({});
+    showCulprits();
     if (!stack_ || stack_->ranks.empty()) {
         ddpJobs_->cancel();
         emit ddpJobMissing("No trace is open: open a DDP job's traces (File > Open trace "
@@ -281,6 +332,7 @@ void TraceInspector::readDdpJob() {
         [this](const DdpRead& r) {
             ddpJob_ = r.job;
             timeline_->setCriticalPath(r.path);
+            showCulprits();
             emit ddpJobRead(r.job);
         },
         [this](const QString& why) {
@@ -306,6 +358,9 @@ void TraceInspector::setStack(std::shared_ptr<const timeline::TimelineStack> sta
     currentMatch_ = 0;
     readers_.clear();
     timeline_->setStack(stack_);
+    if (stack_ && !QSettings("commprof", "workbench").contains(kCriticalPathKey)) {
+        criticalPath_->setChecked(stack_->ranks.size() > 1);
+    }
     details_->clearSlice();
     details_->clearRange();
     aggregate_->clear();

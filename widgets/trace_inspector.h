@@ -97,6 +97,9 @@ public:
     jobs::JobTracker* ddpJobs() const { return ddpJobs_; }
     // Checkable, key C: the critical path over the tracks.
     QAction* criticalPathAction() const { return criticalPath_; }
+    // "Critical path: rank 1: the other ranks waited 12.30 ms for it at 8 buckets; gradient
+    // ...": the first rank and gradient culprit in `trace ddp`'s words, shown with the path.
+    QString culpritsText() const;
     // The shown traces as a DDP job; null while being read, or when they are none.
     std::shared_ptr<const analysis::DdpJobAnalysis> ddpJob() const { return ddpJob_; }
 
@@ -117,6 +120,7 @@ private:
     void onStepChosen(int stepIndex);
     void showMatch(std::size_t index);
     void readDdpJob();
+    void showCulprits();
     struct ArgReader;
 
     jobs::JobTracker* loads_ = nullptr;
@@ -137,7 +141,8 @@ private:
     QComboBox* colouring_ = nullptr;
     QComboBox* focus_ = nullptr;
     QLabel* summary_ = nullptr;
-    QLabel* shown_ = nullptr; // what the timeline shows: the cell, or the trace's file
+    QLabel* culprits_ = nullptr; // the job's culprits, while the critical path is shown
+    QLabel* shown_ = nullptr;    // what the timeline shows: the cell, or the trace's file
     QSplitter* lower_ = nullptr;
     std::shared_ptr<const timeline::TimelineStack> stack_;
     std::shared_ptr<const timeline::SearchMatches> matches_;

@@ -191,6 +191,7 @@ public:
                 if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
                     return; // the runner let go: no more ranks
                 }
+                answerProbes(buf, n);
             }
         }
     }
@@ -204,6 +205,15 @@ public:
     }
 
 private:
+    // Every line on stdin is the runner's probe: one answer a line, at once.
+    static void answerProbes(const char* bytes, ssize_t n) {
+        const long probes = std::count(bytes, bytes + std::max<ssize_t>(n, 0), '\n');
+        for (long i = 0; i < probes; ++i) {
+            std::printf("%s\n", contract::kAlive);
+        }
+        std::fflush(stdout);
+    }
+
     void reap() {
         int status = 0;
         pid_t pid;
@@ -321,6 +331,12 @@ int listenOn(const std::string& path, std::string& error) {
 } // namespace
 
 int runForkServer(const std::string& socketPath, RankMain rankMain) {
+    if (socketPath.empty()) {
+        // bind() would take it as an abstract address of NULs that no client names.
+        std::fprintf(stderr, "commprof-rank: %s takes the path of a unix socket; '' names none\n",
+                     contract::kServerFlag);
+        return spec::exit_code::kUsage;
+    }
     for (int s : kTerminalSignals) {
         std::signal(s, SIG_IGN);
     }

@@ -180,6 +180,18 @@ int main(int argc, char** argv) {
                          [&window, id = parser.value(selectOpt)] { window.selectResultsCell(id); });
     }
     window.show();
+    if (size.isValid()) {
+        // A size under the smallest the window's contents allow cannot be had (the layout
+        // holds the window at that smallest as it is shown): said, with the size it is.
+        QTimer::singleShot(0, &window, [&window, size] {
+            if (window.size() != size) {
+                std::fprintf(stderr,
+                             "commprof-workbench: --size %dx%d is smaller than the window's "
+                             "contents allow; the window is %dx%d\n",
+                             size.width(), size.height(), window.width(), window.height());
+            }
+        });
+    }
     if (parser.isSet(shot)) {
         // Pictures once everything asked for is loaded (or mid-run, for the run monitor).
         auto* clock = new QElapsedTimer;

@@ -349,13 +349,21 @@ void MainWindow::restoreLayout() {
 }
 
 void MainWindow::updateTitle() {
-    // The title names the matrix (with [*] for unsaved edits) and the results folder.
+    // The title names the matrix (with [*] for unsaved edits) and the results folder; with
+    // neither of the user's, the trace shown (an untouched untitled designer is no matrix of
+    // theirs: "untitled matrix" beside a trace named what was not open).
+    const bool usersMatrix = !designer_->fileName().isEmpty() || designer_->isModified();
     const QString matrix = designer_->fileName().isEmpty()
                                ? QString("untitled matrix")
                                : QFileInfo(designer_->fileName()).fileName();
-    QStringList parts{matrix + "[*]"};
+    QStringList parts;
+    if (usersMatrix || (resultsDir_.isEmpty() && currentTrace_.isEmpty())) {
+        parts << matrix + "[*]";
+    }
     if (!resultsDir_.isEmpty()) {
         parts << QDir::toNativeSeparators(resultsDir_);
+    } else if (!currentTrace_.isEmpty()) {
+        parts << traceInspector_->shownName() + "[*]";
     }
     parts << "commprof workbench";
     setWindowTitle(parts.join(QString::fromUtf8(" \u2014 ")));

@@ -135,8 +135,10 @@ private:
     void updateTitle();
     void rememberResults(const QString& dir);
     void rebuildRecentMenu();
+    void openRecentResults(const QString& dir);
     void showResultsCell(const QString& id);
     void onPlanChanged();
+    void followMatrixWithOutput();
     void onRunFinished(const runner::RunSummary& summary, const QString& outDir);
     void showExportDialog();
     void chooseRunOutput();
@@ -172,6 +174,8 @@ private:
     QString resultsDir_;
     QString currentTrace_;
     bool runOutputChosen_ = false;
+    bool stayInView_ = false;    // the next results opened leave the workspace as it is (a Stop)
+    QString runOutputChosenFor_; // the designer's matrix file when the user chose the folder
     // The matrix of the open results (run.json's copy), and the file it came from while that
     // file still says the same.
     QString resultsMatrixYaml_, resultsMatrixFile_;

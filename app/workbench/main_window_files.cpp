@@ -42,6 +42,8 @@
 #include <QStatusBar>
 #include <QTableView>
 
+#include <utility>
+
 namespace commprof::workbench {
 namespace {
 
@@ -122,9 +124,8 @@ bool MainWindow::showResultsMatrix() {
         return false;
     }
     designer_->setText(resultsMatrixYaml_, resultsMatrixFile_);
-    if (!runOutputChosen_ && !resultsDir_.isEmpty()) {
-        monitor_->setOutput(resultsDir_, runner::defaultRankProgram());
-    }
+    runOutputChosen_ = false; // chosen for the matrix just replaced
+    followMatrixWithOutput();
     workspaces_->setCurrent("design");
     return true;
 }
@@ -136,7 +137,8 @@ void MainWindow::onResultsLoaded(const QString& dir, const LoadedResults& l) {
     resultsData_ = std::make_shared<const report::ReportData>(l.data);
     rememberResults(dir);
     results_->setData(l.data);
-    if (!same) {
+    const bool stay = std::exchange(stayInView_, false);
+    if (!same && !stay) {
         workspaces_->setCurrent("results");
     }
     if (!same) {
@@ -165,9 +167,7 @@ void MainWindow::onResultsLoaded(const QString& dir, const LoadedResults& l) {
                                                          : nameOf(designer_->fileName())));
         }
     }
-    if (!runOutputChosen_ && showsResults) {
-        monitor_->setOutput(dir, runner::defaultRankProgram());
-    }
+    followMatrixWithOutput();
     // The run monitor lists the folder's cells as the folder records them, not as pending.
     QHash<QString, models::RunStateModel::RecordedCell> recorded;
     for (const store::CellRow& c : l.data.cells) {
@@ -233,12 +233,28 @@ void MainWindow::rememberResults(const QString& dir) {
     rebuildRecentMenu();
 }
 
+// A recent folder that is gone (or no longer a results folder) leaves the list as it fails:
+// offered again, it would only fail again.
+void MainWindow::openRecentResults(const QString& dir) {
+    if (const results::FolderCheck check = results::checkResultsFolder(dir); !check.ok) {
+        QStringList recent = recentResults();
+        recent.removeAll(dir);
+        QSettings("commprof", "workbench").setValue("recentResults", recent);
+        // Not from inside the menu's own action, which the rebuild deletes.
+        QMetaObject::invokeMethod(this, &MainWindow::rebuildRecentMenu, Qt::QueuedConnection);
+        reportError("Cannot open a recent results folder",
+                    check.reason + "\nIt was removed from File > Open recent results.");
+        return;
+    }
+    openResults(dir);
+}
+
 void MainWindow::rebuildRecentMenu() {
     recentMenu_->clear();
     const QStringList recent = recentResults();
     for (const QString& dir : recent) {
         recentMenu_->addAction(QDir::toNativeSeparators(dir), this,
-                               [this, dir] { openResults(dir); });
+                               [this, dir] { openRecentResults(dir); });
     }
     recentMenu_->setEnabled(!recent.isEmpty());
 }
@@ -323,6 +339,7 @@ void MainWindow::onTraceLoaded(const QString& primaryTrace, const QStringList& w
     }
     statusBar()->showMessage(
         QString("%1: %2 steps").arg(nameOf(primaryTrace)).arg(steps_->rowCount() - 1), 5000);
+    updateTitle();
     emit traceShown(primaryTrace);
 }
 
@@ -448,7 +465,25 @@ void MainWindow::onPlanChanged() {
     const auto plan = designer_->plan();
     monitor_->setPlan(plan);
     planStatus_->setText(designer_->summary());
-    if (!runOutputChosen_ && resultsDir_.isEmpty()) {
+    followMatrixWithOutput();
+}
+
+// The run's folder follows the matrix the designer shows: the open results' folder while it
+// shows their matrix (Start resumes them), else results/NAME. A folder the user chose stays
+// while the designer holds the matrix file it was chosen for. Issue 52: opening a 14-cell
+// matrix beside a 276-cell study left the study's folder, whose records the monitor then showed
+// as the new matrix's cells.
+void MainWindow::followMatrixWithOutput() {
+    if (runOutputChosen_ && designer_->fileName() == runOutputChosenFor_) {
+        return;
+    }
+    runOutputChosen_ = false;
+    const auto plan = designer_->plan();
+    const bool showsResults = !resultsDir_.isEmpty() && !resultsMatrixYaml_.isEmpty() &&
+                              designer_->editor()->toPlainText() == resultsMatrixYaml_;
+    if (showsResults) {
+        monitor_->setOutput(resultsDir_, runner::defaultRankProgram());
+    } else if (plan) {
         monitor_->setOutput(QDir("results").absoluteFilePath(plan->matrix.name),
                             runner::defaultRankProgram());
     }
@@ -456,6 +491,7 @@ void MainWindow::onPlanChanged() {
 
 void MainWindow::setRunOutput(const QString& dir) {
     runOutputChosen_ = true;
+    runOutputChosenFor_ = designer_->fileName();
     monitor_->setOutput(dir, runner::defaultRankProgram());
 }
 
@@ -503,7 +539,15 @@ void MainWindow::onRunFinished(const runner::RunSummary& summary, const QString&
         statusBar()->showMessage("Run paused; Run > Resume (F5) continues it", 10000);
         return;
     }
-    // The run's results, opened when it ends (ingest runs as part of opening).
+    // The run's results, opened when it ends (ingest runs as part of opening). After a Stop
+    // the monitor stays in view, with Resume beside the log that says what stopped: the
+    // results are a click away (Results), not a jump.
+    stayInView_ = run_->stoppedByUser();
+    if (stayInView_) {
+        statusBar()->showMessage("Run stopped; its results are open under Results, and Run > "
+                                 "Resume (F5) continues it",
+                                 10000);
+    }
     openResults(outDir);
 }
 

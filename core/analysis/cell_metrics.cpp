@@ -86,17 +86,24 @@ void judgeCell(CellMetrics& m, const QString& hook) {
     // does not flag the cell: on a shared host one rank's thread wake-ups can cost it more
     // than a tenth of its collectives' time while the cell as a whole agrees.
     m.agreementFlagged = cell.flagged;
-    if (const QString why = notLikeForLike(hook); !why.isEmpty() && cell.steps > 0) {
+    // A cell that is not judged has no rank judged either: its rank rows must not be flagged
+    // (red) beside a cell that says "(not judged)".
+    const auto notJudged = [&m](const QString& why) {
         m.agreementFlagged = false;
         m.agreementReason = why;
+        for (RankFigures& r : m.ranks) {
+            r.agreement.flagged = false;
+        }
+    };
+    if (const QString why = notLikeForLike(hook); !why.isEmpty() && cell.steps > 0) {
+        notJudged(why);
         return;
     }
     if (cell.flagged && m.ranks.size() == 1) {
         // One rank moves no data: gloo's all-reduce runs for microseconds, and what the hook
         // adds (a worker thread waking up) is all there is. The ratio is shown, not judged.
-        m.agreementFlagged = false;
-        m.agreementReason = "not judged at world size 1: nothing is communicated, the hook "
-                            "measures launch and wake-up only";
+        notJudged("not judged at world size 1: nothing is communicated, the hook measures "
+                  "launch and wake-up only");
         return;
     }
     if (cell.flagged) {

@@ -288,6 +288,13 @@ QJsonObject toJson(const DdpStepGraph& g) {
                        {"notes", QJsonArray::fromStringList(g.notes)}};
 }
 
+QString describe(const Culprit& c) {
+    return QString("%1: the other ranks waited %2 ms for it at %3 buckets")
+        .arg(c.what)
+        .arg(c.waitUs / 1e3, 0, 'f', 2)
+        .arg(c.buckets);
+}
+
 QString describe(const DdpStepGraph& g) {
     QString out;
     for (std::size_t i = 0; i < g.traces.size(); ++i) {
@@ -338,10 +345,7 @@ QString describe(const DdpStepGraph& g) {
     }
     for (const auto* list : {&g.culpritRanks, &g.culpritGradients}) {
         for (const Culprit& c : *list) {
-            out += QString("culprit: %1: the other ranks waited %2 ms for it at %3 buckets\n")
-                       .arg(c.what)
-                       .arg(c.waitUs / 1e3, 0, 'f', 2)
-                       .arg(c.buckets);
+            out += "culprit: " + describe(c) + "\n";
         }
     }
     for (const QString& n : g.notes) {

@@ -73,5 +73,7 @@ QString gradientName(int readyIndex, int gradients, const QStringList& names);
 
 QJsonObject toJson(const DdpStepGraph& g);
 QString describe(const DdpStepGraph& g);
+// "rank 1: the other ranks waited 12.30 ms for it at 8 buckets", as describe() lists culprits.
+QString describe(const Culprit& c);
 
 } // namespace commprof::analysis

@@ -6,6 +6,7 @@
 
 #include <QDir>
 #include <QThread>
+#include <QTimer>
 
 #include <algorithm>
 #include <utility>
@@ -45,9 +46,16 @@ void RunController::setPlan(std::shared_ptr<const feasibility::Plan> plan) {
     paused_ = false; // other cells: nothing of the paused run to resume
 }
 
+// A folder's recorded states belong to its own cells: a plan of another matrix whose cell ids
+// happen to match (a 14-cell matrix beside a 276-cell study) never shows them as its own.
+bool RunController::recordedApplies() const {
+    return !recordedDir_.isEmpty() && recordedDir_ == outDir_ &&
+           runner::folderRefusal(outDir_, plan_.get()).isEmpty();
+}
+
 void RunController::listPlan() {
     model_->setPlan(plan_);
-    if (!recordedDir_.isEmpty() && recordedDir_ == outDir_) {
+    if (recordedApplies()) {
         model_->showRecorded(recorded_);
     }
     planShown_ = true;
@@ -81,13 +89,22 @@ void RunController::showRecorded(const QString& dir,
                                  const QHash<QString, RunStateModel::RecordedCell>& cells) {
     recordedDir_ = dir.isEmpty() ? QString() : QDir(dir).absolutePath();
     recorded_ = cells;
-    if (planShown_ && !runner_ && !paused_ && recordedDir_ == outDir_) {
+    if (planShown_ && !runner_ && !paused_ && recordedApplies()) {
         model_->showRecorded(recorded_);
     }
 }
 
 void RunController::start() {
     if (runner_ || !plan_ || plan_->cells.empty() || outDir_.isEmpty()) {
+        return;
+    }
+    // The runner's own checks of the folder, before anything says the run started.
+    if (const QString refusal = runner::folderRefusal(outDir_, plan_.get()); !refusal.isEmpty()) {
+        runner::RunSummary refused;
+        refused.refused = refusal;
+        emit logLine("run refused: " + refusal);
+        // Never from inside start(), as a runner's refusal: callers connect, then wait.
+        QTimer::singleShot(0, this, [this, refused] { emit finished(refused, outDir_); });
         return;
     }
     jobs::releaseInBackground(std::exchange(finishedPlan_, nullptr));

@@ -65,6 +65,7 @@ signals:
 private:
     void onRunFinished(const runner::RunSummary& summary);
     void listPlan();
+    bool recordedApplies() const;
 
     RunStateModel* model_;
     std::shared_ptr<const feasibility::Plan> plan_;

@@ -14,6 +14,7 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -91,7 +92,16 @@ QString forkClientFor(const QString& rankProgram) {
     return {};
 }
 
+ForkServer::ForkServer(QObject* parent) : QObject(parent) {
+    probeTimer_.setInterval(kProbeEveryMs);
+    connect(&probeTimer_, &QTimer::timeout, this, &ForkServer::tick);
+}
+
 ForkServer::~ForkServer() {
+    probeTimer_.stop();
+    if (process_) {
+        process_->disconnect(this);
+    }
     if (process_ && process_->state() != QProcess::NotRunning) {
         process_->closeWriteChannel(); // the server ends when its stdin does
         if (!process_->waitForFinished(2000)) {
@@ -104,11 +114,106 @@ ForkServer::~ForkServer() {
 bool ForkServer::refuse(const QString& why) {
     reason_ = why;
     serving_ = false;
+    probeTimer_.stop();
+    if (process_) {
+        process_->disconnect(this);
+    }
     if (process_ && process_->state() != QProcess::NotRunning) {
         process_->kill();
         process_->waitForFinished(1000);
     }
     return false;
+}
+
+void ForkServer::sendProbe() {
+    process_->write("\n");
+    probeSent_.start();
+}
+
+void ForkServer::readAnswers() {
+    while (process_->canReadLine()) {
+        if (QString::fromUtf8(process_->readLine()).trimmed() == contract::kAlive) {
+            probeSent_.invalidate();
+        }
+    }
+}
+
+// Once a second while the server serves: it ended, its probe went unanswered, or a new probe.
+void ForkServer::tick() {
+    if (!serving_) {
+        return;
+    }
+    if (process_->state() == QProcess::NotRunning) {
+        lose(endedWhy());
+        return;
+    }
+    if (!probeSent_.isValid()) {
+        sendProbe();
+        return;
+    }
+    process_->waitForReadyRead(0); // an answer the event loop has not read yet (a busy GUI)
+    readAnswers();
+    if (probeSent_.isValid() && probeSent_.elapsed() >= answerMs_) {
+        lose(silentWhy(answerMs_));
+    }
+}
+
+bool ForkServer::answers(int answerMs) {
+    if (!serving_) {
+        return false;
+    }
+    if (process_->state() == QProcess::NotRunning) {
+        lose(endedWhy());
+        return false;
+    }
+    if (!probeSent_.isValid()) {
+        sendProbe();
+    }
+    while (probeSent_.isValid() && process_->state() != QProcess::NotRunning) {
+        const qint64 left = answerMs - probeSent_.elapsed();
+        if (left <= 0 || !process_->waitForReadyRead(int(left))) {
+            break;
+        }
+    }
+    if (probeSent_.isValid()) {
+        lose(process_->state() == QProcess::NotRunning ? endedWhy() : silentWhy(answerMs));
+    }
+    return serving_;
+}
+
+QString ForkServer::endedWhy() const {
+    const QString how = process_->exitStatus() == QProcess::CrashExit
+                            ? QString("was killed by signal %1 (%2)")
+                                  .arg(process_->exitCode())
+                                  .arg(QString::fromLocal8Bit(::strsignal(process_->exitCode())))
+                            : QString("exited with code %1").arg(process_->exitCode());
+    return QString("the run's fork server (pid %1) %2").arg(pid_).arg(how);
+}
+
+// Names what /proc says of the silent server: stopped (SIGSTOP, SIGTSTP), traced, or waiting.
+QString ForkServer::silentWhy(int answerMs) const {
+    QFile stat(QString("/proc/%1/stat").arg(pid_));
+    QByteArray line = stat.open(QIODevice::ReadOnly) ? stat.readLine() : QByteArray();
+    const qsizetype close = line.lastIndexOf(')'); // after the command, which may hold spaces
+    const char state = close >= 0 && close + 2 < line.size() ? line[close + 2] : '?';
+    const QString what = state == 'T'   ? "its process is stopped"
+                         : state == 't' ? "its process is stopped by a tracer"
+                         : state == 'D' ? "its process is in an uninterruptible wait"
+                                        : QString("its process is in state %1").arg(QChar(state));
+    return QString("the run's fork server (pid %1) stopped answering: no answer to a probe "
+                   "within %2 s (%3); it was ended")
+        .arg(pid_)
+        .arg(answerMs / 1000.0, 0, 'g', 3)
+        .arg(what);
+}
+
+void ForkServer::lose(const QString& why) {
+    if (!serving_) {
+        return;
+    }
+    refuse(why); // ends it, and with it (PR_SET_PDEATHSIG) the ranks it forked
+    probeSent_.invalidate();
+    emit lost(why);
 }
 
 bool ForkServer::start(const QString& rankProgram, const QProcessEnvironment& env, int timeoutMs) {
@@ -137,6 +242,7 @@ bool ForkServer::start(const QString& rankProgram, const QProcessEnvironment& en
         }
     });
     process_->start(rankProgram, {contract::kServerFlag, socket_});
+    pid_ = process_->waitForStarted(timeoutMs) ? process_->processId() : 0;
     const QDeadlineTimer deadline(timeoutMs);
     while (!process_->canReadLine()) {
         if (process_->state() == QProcess::NotRunning ||
@@ -163,6 +269,10 @@ bool ForkServer::start(const QString& rankProgram, const QProcessEnvironment& en
     }
     serving_ = true;
     reason_.clear();
+    connect(process_.get(), &QProcess::readyReadStandardOutput, this, &ForkServer::readAnswers);
+    connect(process_.get(), &QProcess::finished, this, [this] { lose(endedWhy()); });
+    readAnswers();
+    probeTimer_.start();
     return true;
 }
 

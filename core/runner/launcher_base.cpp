@@ -43,6 +43,9 @@ QByteArray LineSplitter::takeRest() {
 }
 
 void StderrTail::append(const QByteArray& bytes) {
+    if (!head_.contains('\n') && head_.size() < kTailBytes) {
+        head_ += bytes.left(kTailBytes - head_.size());
+    }
     bytes_ += bytes;
     // Trimmed only now and then: a rank that writes a lot costs a copy per 12 kB, not per line.
     if (bytes_.size() > 4 * kTailBytes) {
@@ -52,6 +55,10 @@ void StderrTail::append(const QByteArray& bytes) {
 
 QString StderrTail::text() const {
     return tailText(bytes_);
+}
+
+QString StderrTail::firstLine() const {
+    return QString::fromUtf8(head_.left(head_.indexOf('\n'))).trimmed();
 }
 
 QString tailText(const QByteArray& bytes) {

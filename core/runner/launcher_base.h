@@ -22,6 +22,9 @@ struct RankExit {
     int exitCode = -1;
     bool crashed = false; // ended by a signal
     QString stderrTail;
+    // Why the fork server's client exec'd this rank instead of having it forked (its notice,
+    // spec/fork_contract.h); empty for a forked rank and for one a launcher exec'd itself.
+    QString execNotice;
 };
 
 struct PoolOutcome {
@@ -64,10 +67,16 @@ class StderrTail {
 public:
     void append(const QByteArray& bytes);
     QString text() const; // the last spec::kStderrTailBytes, trimmed
-    void clear() { bytes_.clear(); }
+    // The first line, kept however much follows it (a notice the tail may have lost).
+    QString firstLine() const;
+    void clear() {
+        bytes_.clear();
+        head_.clear();
+    }
 
 private:
     QByteArray bytes_;
+    QByteArray head_; // up to the first newline, at most kStderrTailBytes
 };
 
 // The last spec::kStderrTailBytes of BYTES as text, trimmed.

@@ -14,6 +14,7 @@
 #include "runner/host_network.h"
 #include "runner/process_identity.h"
 #include "runner/rank_program.h"
+#include "runner/rank_starts.h"
 #include "runner/slurm_jobs.h"
 #include "spec/rank_contract.h"
 
@@ -30,6 +31,7 @@
 #include <QTimer>
 
 #include <functional>
+#include <optional>
 
 #include <sys/stat.h>
 
@@ -483,8 +485,19 @@ void MatrixRunner::startForkServer(const QString& cellId) {
     if (forkServer_->start(options_.rankProgram, env)) {
         emit logLine(cellId,
                      QString("ranks forked from a fork server (pid %1)").arg(forkServer_->pid()));
+        connect(forkServer_.get(), &ForkServer::lost, this, &MatrixRunner::onForkServerLost);
     } else {
         emit logLine(cellId, "ranks started by exec: " + forkServer_->reason());
+    }
+}
+
+// Said in the run's log at once; a cell whose ranks were forked from it fails naming it (its
+// ranks went with the server), and every later cell's ranks are exec'd.
+void MatrixRunner::onForkServerLost(const QString& why) {
+    emit logLine({}, why + "; ranks are started by exec from now on");
+    if (!runningCell_.isEmpty() && execReason_.isEmpty()) {
+        forkLost_ = why;
+        emit logLine(runningCell_, why);
     }
 }
 
@@ -513,6 +526,7 @@ void MatrixRunner::runCell(const feasibility::PlannedCell& pc) {
     }
     if (plan_.matrix.launcher.kind == matrix::LauncherKind::Local) {
         startForkServer(pc.cell.id);
+        forkServer_->answers(); // a server killed or stopped since the last cell is named now
         // A rank over an emulated link enters its host's network namespace as the pool starts
         // it; a fork of the server, made outside, would not be in it.
         execReason_ = !forkServer_->serving() ? forkServer_->reason()
@@ -527,6 +541,8 @@ void MatrixRunner::runCell(const feasibility::PlannedCell& pc) {
     // One absolute deadline, computed once: retries (and a Slurm queue) never extend it.
     launch.deadline = QDeadlineTimer(qint64(pc.cell.config.timeoutS * 1000));
     cellClock_.start();
+    forkLost_.clear();
+    runningCell_ = pc.cell.id;
     launcher_ = makeLauncher(plan_.matrix.launcher.kind, this);
     const QString id = pc.cell.id;
     connect(launcher_, &CellLauncher::progress, this,
@@ -548,13 +564,22 @@ void MatrixRunner::runCell(const feasibility::PlannedCell& pc) {
 void MatrixRunner::onPoolFinished(const feasibility::PlannedCell& pc, const PoolOutcome& pool) {
     const QString dir = cellDir(pc.cell.id);
     PoolOutcome outcome = pool;
+    if (!pool.success && forkServer_ && forkServer_->serving() && execReason_.isEmpty() &&
+        !runningCell_.isEmpty()) {
+        forkServer_
+            ->answers(); // a server gone with the cell's forked ranks is named in its failure
+    }
+    runningCell_.clear();
+    std::optional<RankStarts> starts;
     if (forkServer_ && !outcome.launcher.isEmpty() &&
         plan_.matrix.launcher.kind == matrix::LauncherKind::Local) {
-        // How this cell's ranks were started, in its records: forked, or by exec and why.
-        outcome.launcher["ranks_started_by"] = execReason_.isEmpty() ? "fork" : "exec";
-        if (!execReason_.isEmpty()) {
-            outcome.launcher["exec_reason"] = execReason_;
-        }
+        // How this cell's ranks were really started, in its records: forked, or by exec and why.
+        starts = rankStarts(execReason_, outcome.ranks, forkServer_->pid());
+        starts->addTo(outcome.launcher);
+    }
+    if (!outcome.success && !forkLost_.isEmpty()) {
+        outcome.reason = QString("%1; the ranks it had forked ended with it (%2)")
+                             .arg(forkLost_, outcome.reason);
     }
     const double wallS = double(cellClock_.elapsed()) / 1000.0;
     QString log = QString("cell %1: %2 rank(s), port %3, %4 attempt(s), %5 s, %6\n")
@@ -567,10 +592,8 @@ void MatrixRunner::onPoolFinished(const feasibility::PlannedCell& pc, const Pool
     if (outcome.timedOut) {
         log += QString("deadline of %1 s passed\n").arg(pc.cell.config.timeoutS);
     }
-    if (outcome.launcher.contains("ranks_started_by")) {
-        log += execReason_.isEmpty() ? QString("ranks forked from the run's fork server (pid %1)\n")
-                                           .arg(forkServer_->pid())
-                                     : QString("ranks started by exec: %1\n").arg(execReason_);
+    if (starts) {
+        log += starts->logLine();
     }
     log += outcome.launcherLog;
     for (const RankExit& r : outcome.ranks) {

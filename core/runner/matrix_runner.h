@@ -88,6 +88,7 @@ private:
     QString writeRunJson();
     QString folderLost() const;
     void startForkServer(const QString& cellId);
+    void onForkServerLost(const QString& why);
 
     feasibility::Plan plan_;
     RunOptions options_;
@@ -97,7 +98,9 @@ private:
     CellLauncher* launcher_ = nullptr;
     // Local ranks are forked from it once it serves: libtorch's start-up paid once per run.
     std::unique_ptr<ForkServer> forkServer_;
-    QString execReason_; // why the running cell's ranks are exec'd; empty when forked
+    QString execReason_;  // why the running cell's ranks are exec'd; empty when forked
+    QString forkLost_;    // why the server went while the running cell's ranks were forked
+    QString runningCell_; // the cell whose ranks run now; empty between cells
     RunSummary summary_;
     bool pauseRequested_ = false;
     bool stopRequested_ = false;

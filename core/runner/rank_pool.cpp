@@ -2,6 +2,7 @@
 #include "rank_pool.h"
 
 #include "process_identity.h"
+#include "spec/fork_contract.h"
 #include "spec/rank_contract.h"
 
 #include <QDir>
@@ -289,6 +290,10 @@ void RankPool::onRankFinished(int rank, int exitCode, QProcess::ExitStatus statu
         stderr_[std::size_t(rank)].append(proc->readAllStandardError());
     }
     ex.stderrTail = stderr_[std::size_t(rank)].text();
+    if (const QString first = stderr_[std::size_t(rank)].firstLine();
+        first.startsWith(QLatin1String(spec::fork::kExecNotice))) {
+        ex.execNotice = first.mid(int(qstrlen(spec::fork::kExecNotice)));
+    }
     --alive_;
     emit logLine(QString("rank %1 exited %2")
                      .arg(rank)

@@ -17,6 +17,13 @@ inline constexpr const char* kClientProgram = "commprof-rank-fork";
 // The server's first line on stdout: kReady, or kRefused and why it cannot fork ranks.
 inline constexpr const char* kReady = "fork-server ready";
 inline constexpr const char* kRefused = "fork-server refused: ";
+// Each line the runner writes on the server's stdin is a probe, which the serving server answers
+// at once with this line on its stdout: a server that stops answering (stopped by SIGSTOP, hung)
+// is told from a busy one within seconds, where its clients would wait out the cell's deadline.
+inline constexpr const char* kAlive = "fork-server alive";
+// The first line the client writes on the rank's stderr when it execs the rank instead of having
+// it forked, followed by why: the runner records such a rank as started by exec.
+inline constexpr const char* kExecNotice = "commprof-rank-fork: rank started by exec: ";
 // Set to 0 in the runner's environment: every rank is exec'd. Any other value, or none: ranks
 // are forked from the server, which saves each cell libtorch's start-up (a 2-rank tiny cell
 // 0.84 s forked against 5.4 s exec'd at a load of 8, docs/performance.md).

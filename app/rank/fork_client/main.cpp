@@ -8,6 +8,7 @@
 // Plain C++ and libc: starting it must cost a few milliseconds, not libtorch's start-up.
 
 #include "fork_protocol.h"
+#include "spec/fork_contract.h"
 #include "spec/rank_contract.h"
 
 #include <fcntl.h>
@@ -126,8 +127,8 @@ int main(int argc, char** argv) {
     fork::Reply reply;
     const int server = connectTo(argv[1], error);
     if (server < 0 || !forkRank(server, argv + 2, reply, error)) {
-        std::fprintf(stderr, "commprof-rank-fork: %s started by exec: %s\n", argv[2],
-                     error.c_str());
+        // The contract's notice first: the runner records the rank as exec'd, and why.
+        std::fprintf(stderr, "%s%s\n", commprof::spec::fork::kExecNotice, error.c_str());
         std::fflush(stderr);
         if (server >= 0) {
             ::close(server);

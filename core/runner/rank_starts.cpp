@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "rank_starts.h"
+
+#include <QJsonArray>
+#include <QStringList>
+
+namespace commprof::runner {
+
+RankStarts rankStarts(const QString& runnerExecReason, const std::vector<RankExit>& ranks,
+                      qint64 serverPid) {
+    RankStarts s;
+    s.serverPid = serverPid;
+    if (!runnerExecReason.isEmpty()) {
+        s.startedBy = "exec";
+        s.execReason = runnerExecReason;
+        return s;
+    }
+    for (const RankExit& r : ranks) {
+        if (!r.execNotice.isEmpty()) {
+            s.execd << r.rank;
+            if (s.execReason.isEmpty()) {
+                s.execReason = r.execNotice;
+            }
+        }
+    }
+    s.startedBy = s.execd.isEmpty()                           ? "fork"
+                  : s.execd.size() == qsizetype(ranks.size()) ? "exec"
+                                                              : "mixed";
+    if (s.startedBy != "mixed") {
+        s.execd.clear();
+    }
+    return s;
+}
+
+void RankStarts::addTo(QJsonObject& launcher) const {
+    launcher["ranks_started_by"] = startedBy;
+    if (!execReason.isEmpty()) {
+        launcher["exec_reason"] = execReason;
+    }
+    if (!execd.isEmpty()) {
+        QJsonArray a;
+        for (int r : execd) {
+            a.append(r);
+        }
+        launcher["execd_ranks"] = a;
+    }
+}
+
+QString RankStarts::logLine() const {
+    const QString forked = QString("forked from the run's fork server (pid %1)").arg(serverPid);
+    if (startedBy == "fork") {
+        return "ranks " + forked + "\n";
+    }
+    if (startedBy == "exec") {
+        return QString("ranks started by exec: %1\n").arg(execReason);
+    }
+    QStringList which;
+    for (int r : execd) {
+        which << QString::number(r);
+    }
+    return QString("rank(s) %1 started by exec: %2; the others %3\n")
+        .arg(which.join(", "), execReason, forked);
+}
+
+} // namespace commprof::runner
