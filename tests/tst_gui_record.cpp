@@ -143,6 +143,19 @@ private slots:
         }
         QVERIFY(page->confirmButton()->isEnabled());
         QVERIFY(!page->confirmCancelButton()->isVisibleTo(page));
+
+        // Again, cancelled once its first run's ranks train: the job and every rank it started
+        // end, the page says so and offers the button again.
+        ended = false;
+        QTest::mouseClick(page->confirmButton(), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(processesNaming(script_) >= 3, 60000); // confirm, two ranks
+        QTest::mouseClick(page->confirmCancelButton(), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(ended, 30000);
+        QVERIFY(!ok);
+        QCOMPARE(page->confirmationText(), QString("The confirmation was cancelled"));
+        QTRY_COMPARE_WITH_TIMEOUT(processesNaming(script_), 0, 10000);
+        QVERIFY(page->confirmButton()->isEnabled());
+        QVERIFY(!page->confirmCancelButton()->isVisibleTo(page));
     }
 
     void cancelEndsEveryRank() {
