@@ -3,6 +3,7 @@
 // Python DDP script in the background, its progress follows rank 0's steps, and when it ends the
 // What if page shows the recorded job; Cancel ends the job and every rank it started.
 
+#include "confirm_controller.h"
 #include "gui_helpers.h"
 #include "main_window.h"
 #include "python_ranks.h"
@@ -92,6 +93,69 @@ private slots:
         QVERIFY(w.whatIf()->result().has_value());
         QCOMPARE(w.whatIf()->result()->worldSize, 2);
         QVERIFY(QFile::exists(out + "/params.json"));
+
+        // "Confirm on this job": offered on the record folder. A cap other than the recorded
+        // one on the controls gives it a setting to confirm even where the recommendation keeps.
+        widgets::WhatIfView* page = w.whatIf();
+        QVERIFY(page->confirmButton()->isVisibleTo(page));
+        QSignalSpy reshown(page, &widgets::WhatIfView::shown);
+        page->capControl()->setValue(page->capControl()->value() * 4);
+        QVERIFY(reshown.wait(120000));
+        QVERIFY2(page->confirmButton()->isEnabled(), qPrintable(page->confirmButton()->toolTip()));
+        const std::optional<analysis::Setting> candidate = page->confirmCandidate();
+        QVERIFY(candidate);
+        w.confirmController()->setRounds(2); // confirm's fewest
+        std::optional<analysis::Confirmation> result;
+        bool ended = false, ok = false;
+        QString message;
+        connect(
+            w.confirmController()->job(), &runner::RecordJob::confirmed, this,
+            [&](bool good, int, const std::optional<analysis::Confirmation>& c, const QString& m) {
+                ended = true;
+                ok = good;
+                result = c;
+                message = m;
+            });
+        QTest::mouseClick(page->confirmButton(), Qt::LeftButton);
+        // Running: the button is disabled, saying why, and Cancel is offered.
+        QVERIFY(w.confirmController()->job()->running());
+        QVERIFY(!page->confirmButton()->isEnabled());
+        QVERIFY(page->confirmButton()->toolTip().contains("confirmation runs"));
+        QVERIFY(page->confirmCancelButton()->isVisibleTo(page));
+        QTRY_VERIFY_WITH_TIMEOUT(ended, 300000);
+        QVERIFY2(ok && result, qPrintable(message + "\n" + w.confirmController()->job()->output()));
+        QCOMPARE(result->candidate.bucketCapMb, candidate->bucketCapMb);
+        QCOMPARE(result->candidate.hook, candidate->hook);
+        QCOMPARE(int(result->aMs.size()), 2);
+        QCOMPARE(int(result->bMs.size()), 2);
+        // The measured difference shown is the mean of the paired runs' differences, by hand.
+        const double mean =
+            ((result->bMs[0] - result->aMs[0]) + (result->bMs[1] - result->aMs[1])) / 2;
+        const QString shownText = page->confirmationText();
+        qInfo("%s", qPrintable(shownText));
+        QVERIFY2(shownText.contains("measured: B - A = " + QString::number(mean, 'f', 2) + " ms"),
+                 qPrintable(shownText));
+        QVERIFY(shownText.contains("predicted by trace whatif") ||
+                shownText.contains("predicted: none"));
+        if (result->predictionHeld()) {
+            QVERIFY(shownText.contains(*result->predictionHeld() ? "the prediction held"
+                                                                 : "the prediction did not hold"));
+        }
+        QVERIFY(page->confirmButton()->isEnabled());
+        QVERIFY(!page->confirmCancelButton()->isVisibleTo(page));
+
+        // Again, cancelled once its first run's ranks train: the job and every rank it started
+        // end, the page says so and offers the button again.
+        ended = false;
+        QTest::mouseClick(page->confirmButton(), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(processesNaming(script_) >= 3, 60000); // confirm, two ranks
+        QTest::mouseClick(page->confirmCancelButton(), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(ended, 30000);
+        QVERIFY(!ok);
+        QCOMPARE(page->confirmationText(), QString("The confirmation was cancelled"));
+        QTRY_COMPARE_WITH_TIMEOUT(processesNaming(script_), 0, 10000);
+        QVERIFY(page->confirmButton()->isEnabled());
+        QVERIFY(!page->confirmCancelButton()->isVisibleTo(page));
     }
 
     void cancelEndsEveryRank() {

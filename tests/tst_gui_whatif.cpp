@@ -146,6 +146,14 @@ private slots:
         QVERIFY(std::abs(page->recorded()->stepMs() - recordedMs) < 1e-6 * recordedMs);
         QVERIFY(page->numbersText().contains(QString::number(recordedMs, 'f', 2)));
         QVERIFY(page->recommendationText().startsWith("Recommendation: "));
+        // The whole job: no warning; and not made by `commprof record` (no capture/command.json),
+        // so "Confirm on this job" is there but disabled, saying why.
+        QVERIFY(page->warningsText().isEmpty());
+        QVERIFY(page->confirmButton()->isVisibleTo(page));
+        QVERIFY(!page->confirmButton()->isEnabled());
+        QVERIFY2(page->confirmButton()->toolTip().contains("commprof record") &&
+                     page->confirmButton()->toolTip().contains("capture/command.json"),
+                 qPrintable(page->confirmButton()->toolTip()));
 
         // What the model assumed, as `commprof trace whatif` notes it for the same job: folded
         // under the numbers, every note there once unfolded.
@@ -255,6 +263,48 @@ private slots:
         QTest::keyClick(timeline, Qt::Key_C);
         QVERIFY(!toggle->isChecked());
         QCOMPARE(pixelsOf(timeline->grab().toImage(), path), 0);
+    }
+
+    // The same job with rank 0's file cut at half its length (as tst_trace_job_inputs cuts it):
+    // the page says above its numbers that the job is incomplete and why, as `trace whatif`
+    // does, and the recommendation says it is of a part.
+    void cutJobIsShownAsIncomplete() {
+        const QString dir = work_.filePath("cut_job");
+        QVERIFY(QDir().mkpath(dir));
+        QFile whole(traces_[0]);
+        QVERIFY(whole.open(QIODevice::ReadOnly));
+        const QByteArray bytes = whole.readAll();
+        QFile cut(dir + "/legacy_gloo_ddp_rank0.json.gz");
+        QVERIFY(cut.open(QIODevice::WriteOnly));
+        QCOMPARE(cut.write(bytes.left(bytes.size() / 2)), qint64(bytes.size() / 2));
+        cut.close();
+        QVERIFY(QFile::copy(traces_[1], dir + "/legacy_gloo_ddp_rank1.json.gz"));
+        QVERIFY(QFile::copy(job_ + "/params.json", dir + "/params.json"));
+
+        workbench::MainWindow w;
+        w.resize(1366, 768);
+        w.show();
+        QVERIFY(shownAfter(w, [&] { w.openTrace(dir); }));
+        w.workspaces()->setCurrent("whatif");
+        widgets::WhatIfView* page = w.whatIf();
+        const QString warnings = page->warningsText();
+        QVERIFY2(warnings.contains("incomplete job") && warnings.contains("ends early") &&
+                     warnings.contains("legacy_gloo_ddp_rank0") &&
+                     warnings.contains("has 2 iterations where rank 1 has 4"),
+                 qPrintable(warnings));
+        auto* label = page->findChild<QLabel*>("whatIfWarnings");
+        QVERIFY(label);
+        QTRY_VERIFY(label->isVisible() && label->height() > 0);
+        QVERIFY2(page->recommendationText().contains("incomplete job"),
+                 qPrintable(page->recommendationText()));
+        // The same lines as the CLI prints before the job.
+        const CliResult cli = runCli("commprof", {"trace", "whatif", dir});
+        QVERIFY2(cli.exitCode == 0, cli.err.constData());
+        for (const QString& line : QString::fromUtf8(cli.out).split('\n')) {
+            if (line.startsWith("warning: ")) {
+                QVERIFY2(warnings.contains(line), qPrintable(line));
+            }
+        }
     }
 
     // Traces that are no DDP job, or lack what the model needs: the page says why, with no plot.

@@ -15,6 +15,7 @@
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTimer>
@@ -104,8 +105,51 @@ WhatIfView::WhatIfView(jobs::JobTracker* jobs, QWidget* parent)
     controls->addWidget(world_);
     controls->addStretch(1);
     // Actions on the job itself sit here, after the settings and before the parameters file.
+    confirm_ = new QPushButton("C&onfirm on this job", this);
+    confirm_->setObjectName("whatIfConfirm");
     controls->addWidget(reset_);
+    controls->addWidget(confirm_);
     controls->addWidget(params_);
+
+    // The confirmation's progress, Cancel and result: a line of its own under the controls,
+    // hidden until one is started.
+    confirmProgress_ = new QProgressBar(this);
+    confirmProgress_->setObjectName("whatIfConfirmProgress");
+    confirmProgress_->setRange(0, 0); // confirm reports rounds, not a fraction
+    confirmProgress_->setMaximumWidth(160);
+    confirmCancel_ = new QPushButton("Cancel confirmation", this);
+    confirmCancel_->setObjectName("whatIfConfirmCancel");
+    confirmation_ = new QLabel(this);
+    confirmation_->setObjectName("whatIfConfirmation");
+    confirmation_->setTextFormat(Qt::PlainText);
+    confirmation_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    confirmation_->setWordWrap(true);
+    auto* confirmLine = new QHBoxLayout;
+    confirmLine->setContentsMargins(6, 0, 6, 0);
+    confirmLine->addWidget(confirmProgress_);
+    confirmLine->addWidget(confirmation_, 1);
+    confirmLine->addWidget(confirmCancel_);
+    confirmProgress_->hide();
+    confirmCancel_->hide();
+    confirmation_->hide();
+
+    // What the readers found wrong with the job (a cut trace, a missing rank): above the
+    // numbers, in bold, since every number below is of what was read.
+    warnings_ = new QLabel(this);
+    warnings_->setObjectName("whatIfWarnings");
+    warnings_->setTextFormat(Qt::PlainText);
+    warnings_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    warnings_->setWordWrap(true);
+    warnings_->setContentsMargins(6, 2, 6, 2);
+    {
+        QFont f = warnings_->font();
+        f.setBold(true);
+        warnings_->setFont(f);
+        QPalette p = warnings_->palette();
+        p.setColor(QPalette::WindowText, QColor(0xb0, 0x30, 0x00));
+        warnings_->setPalette(p);
+    }
+    warnings_->hide();
 
     message_ = new QLabel(this);
     message_->setObjectName("whatIfMessage");
@@ -143,6 +187,8 @@ WhatIfView::WhatIfView(jobs::JobTracker* jobs, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(controls);
+    layout->addLayout(confirmLine);
+    layout->addWidget(warnings_);
     layout->addWidget(message_, 1);
     layout->addWidget(plot_, 4);
     layout->addWidget(numbers_);
@@ -172,6 +218,12 @@ WhatIfView::WhatIfView(jobs::JobTracker* jobs, QWidget* parent)
             emit paramsFileChosen(path);
         }
     });
+    connect(confirm_, &QPushButton::clicked, this, [this] {
+        if (const auto candidate = confirmCandidate(); candidate && !confirmRunning_) {
+            emit confirmRequested(*candidate);
+        }
+    });
+    connect(confirmCancel_, &QPushButton::clicked, this, &WhatIfView::confirmCancelRequested);
     setUnavailable("Open a DDP job's traces (File > Open trace folder, or a cell with its "
                    "ranks) to replay its step here.");
 }
@@ -183,7 +235,14 @@ void WhatIfView::setJob(std::shared_ptr<const analysis::DdpJobAnalysis> job) {
         return;
     }
     recordedSettings_ = true;
+    showWarnings();
     predict();
+}
+
+void WhatIfView::showWarnings() {
+    const QString text = job_ ? analysis::describeWarnings(job_->job).trimmed() : QString();
+    warnings_->setText(text);
+    warnings_->setVisible(!text.isEmpty());
 }
 
 void WhatIfView::setUnavailable(const QString& why) {
@@ -201,6 +260,80 @@ void WhatIfView::setUnavailable(const QString& why) {
     notesFold_->setChecked(false);
     setControlsEnabled(false);
     params_->setEnabled(true);
+    // A job that could not be replayed keeps its warnings on show: they may say why.
+    if (!keepWarnings_) {
+        warnings_->clear();
+        warnings_->hide();
+    }
+    updateConfirm();
+}
+
+std::optional<analysis::Setting> WhatIfView::confirmCandidate() const {
+    if (!result_) {
+        return std::nullopt;
+    }
+    const auto& rec = result_->recommendation;
+    analysis::Setting s{rec.capMb, rec.hook};
+    if (rec.keep || (s.bucketCapMb == result_->recordedCapMb && s.hook == result_->hook)) {
+        const analysis::Scenario* c = chosen();
+        if (!c || (c->capMb == result_->recordedCapMb && c->hook == result_->hook)) {
+            return std::nullopt;
+        }
+        s = {c->capMb, c->hook};
+    }
+    return s;
+}
+
+void WhatIfView::updateConfirm() {
+    const auto candidate = confirmCandidate();
+    QString why;
+    if (confirmRunning_) {
+        why = "A confirmation runs: wait for it or cancel it";
+    } else if (!confirmSource_) {
+        why = confirmWhy_;
+    } else if (!result_) {
+        why = "No prediction is shown to confirm";
+    } else if (!candidate) {
+        why = "The recommendation keeps the recorded setting: choose another bucket cap or hook "
+              "to confirm it on the job";
+    }
+    confirm_->setEnabled(why.isEmpty());
+    confirm_->setToolTip(
+        why.isEmpty()
+            ? QString("Run the job under its recorded setting and under bucket_cap_mb %1, hook "
+                      "%2, alternating (commprof confirm), and compare the measured difference "
+                      "with the prediction")
+                  .arg(candidate->bucketCapMb)
+                  .arg(candidate->hook)
+            : why);
+}
+
+void WhatIfView::setConfirmSource(bool available, const QString& why) {
+    confirmSource_ = available;
+    confirmWhy_ = why;
+    if (!confirmRunning_) {
+        confirmation_->clear();
+        confirmation_->hide();
+    }
+    updateConfirm();
+}
+
+void WhatIfView::setConfirmRunning(const QString& text) {
+    confirmRunning_ = true;
+    confirmation_->setText(text);
+    confirmation_->show();
+    confirmProgress_->show();
+    confirmCancel_->show();
+    updateConfirm();
+}
+
+void WhatIfView::setConfirmEnded(const QString& text) {
+    confirmRunning_ = false;
+    confirmation_->setText(text);
+    confirmation_->setVisible(!text.isEmpty());
+    confirmProgress_->hide();
+    confirmCancel_->hide();
+    updateConfirm();
 }
 
 void WhatIfView::setControlsEnabled(bool on) {
@@ -262,7 +395,11 @@ void WhatIfView::predict() {
             }
             display(p.w, p.chosen, p.recorded);
         },
-        [this](const QString& why) { setUnavailable(why); });
+        [this](const QString& why) {
+            keepWarnings_ = true;
+            setUnavailable(why);
+            keepWarnings_ = false;
+        });
 }
 
 const analysis::Scenario* WhatIfView::chosen() const {
@@ -313,7 +450,12 @@ void WhatIfView::display(const analysis::WhatIf& w, std::size_t chosen,
     notes_->setText(w.notes.isEmpty() ? QString() : "\u2022 " + w.notes.join("\n\u2022 "));
     notesFold_->setText(QString("Model notes (%1)").arg(w.notes.size()));
     notesFold_->setVisible(!w.notes.isEmpty());
-    recommendation_->setText("Recommendation: " + w.recommendation.reason);
+    recommendation_->setText((job_ && job_->job.incomplete
+                                  ? QString("Recommendation (from an incomplete job: only the part "
+                                            "that was read): ")
+                                  : QString("Recommendation: ")) +
+                             w.recommendation.reason);
+    updateConfirm();
     emit shown();
 }
 
@@ -335,6 +477,14 @@ QString WhatIfView::numbersText() const {
 
 QString WhatIfView::recommendationText() const {
     return recommendation_->text();
+}
+
+QString WhatIfView::warningsText() const {
+    return warnings_->isVisibleTo(this) ? warnings_->text() : QString();
+}
+
+QString WhatIfView::confirmationText() const {
+    return confirmation_->isVisibleTo(this) ? confirmation_->text() : QString();
 }
 
 QString WhatIfView::message() const {

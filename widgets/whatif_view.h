@@ -9,7 +9,13 @@
 // runs makes it stale, so an older result never replaces a newer one. Traces that are no DDP
 // job (no backward, no all-reduce, no sizes and no parameters) leave the page saying why,
 // never an empty figure.
+//
+// A job that `commprof record` made can be confirmed on itself ("Confirm on this job"): the page
+// only offers it and shows how it goes; the confirmation runs elsewhere (the main window's
+// ConfirmController, over runner::RecordJob). A job the readers found cut or missing a rank says
+// so above the recommendation, so a part is never shown as the whole job.
 
+#include "analysis/confirmation.h"
 #include "analysis/ddp_job.h"
 #include "analysis/step_parts.h"
 #include "analysis/whatif.h"
@@ -23,6 +29,7 @@ class QComboBox;
 class QCustomPlot;
 class QDoubleSpinBox;
 class QLabel;
+class QProgressBar;
 class QPushButton;
 class QSpinBox;
 class QToolButton;
@@ -50,6 +57,8 @@ public:
     QSpinBox* worldSizeControl() const { return world_; }
     QPushButton* paramsButton() const { return params_; }
     QCustomPlot* plot() const { return plot_; }
+    QPushButton* confirmButton() const { return confirm_; }
+    QPushButton* confirmCancelButton() const { return confirmCancel_; }
     jobs::JobTracker* jobs() const { return jobs_; }
 
     // What is shown: the last prediction, its scenario that the controls chose, the recorded
@@ -59,13 +68,28 @@ public:
     const std::optional<analysis::StepParts>& recorded() const { return recorded_; }
     QString numbersText() const;
     QString recommendationText() const;
-    QString message() const; // why nothing is shown, or empty
+    QString message() const;          // why nothing is shown, or empty
+    QString warningsText() const;     // the job's warnings as shown above the recommendation
+    QString confirmationText() const; // the confirmation's progress or result
+
+    // The setting "Confirm on this job" measures: the recommendation's, or where it keeps the
+    // recorded setting, the one the controls chose; nullopt when both are the recorded one.
+    std::optional<analysis::Setting> confirmCandidate() const;
+
+    // Whether the shown job can be confirmed on itself (a `commprof record` folder), and why not.
+    void setConfirmSource(bool available, const QString& why);
+    // A confirmation runs (text: its progress), or ended with `text` (what was measured).
+    void setConfirmRunning(const QString& text);
+    void setConfirmEnded(const QString& text);
 
 signals:
     // The user chose a parameters file (docs/formats.md) for traces without sizes.
     void paramsFileChosen(const QString& path);
     // A prediction is shown (after every change of the controls).
     void shown();
+    // "Confirm on this job": measure `candidate` against the recorded setting on the job.
+    void confirmRequested(const analysis::Setting& candidate);
+    void confirmCancelRequested();
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -75,6 +99,8 @@ private:
     void display(const analysis::WhatIf& w, std::size_t chosen,
                  const std::optional<analysis::StepParts>& recorded);
     void setControlsEnabled(bool on);
+    void updateConfirm();
+    void showWarnings();
 
     jobs::JobTracker* jobs_ = nullptr;
     std::shared_ptr<const analysis::DdpJobAnalysis> job_;
@@ -95,6 +121,15 @@ private:
     QLabel* recommendation_ = nullptr;
     QLabel* notes_ = nullptr;
     QToolButton* notesFold_ = nullptr;
+    QLabel* warnings_ = nullptr;
+    QPushButton* confirm_ = nullptr;
+    QPushButton* confirmCancel_ = nullptr;
+    QProgressBar* confirmProgress_ = nullptr;
+    QLabel* confirmation_ = nullptr;
+    bool confirmSource_ = false;
+    QString confirmWhy_ = "Open a folder made by commprof record to confirm on it";
+    bool confirmRunning_ = false;
+    bool keepWarnings_ = false; // setUnavailable after a failed prediction keeps them
 };
 
 } // namespace commprof::widgets

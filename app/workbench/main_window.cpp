@@ -7,6 +7,7 @@
 #include "about_dialog.h"
 #include "cell_inspector_panel.h"
 #include "code_editor.h"
+#include "confirm_controller.h"
 #include "diff_view.h"
 #include "job_status.h"
 #include "jobs/job_tracker.h"
@@ -81,6 +82,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             &widgets::WhatIfView::setUnavailable);
     connect(whatIf_, &widgets::WhatIfView::paramsFileChosen, traceInspector_,
             &widgets::TraceInspector::setParamsFile);
+    // "Confirm on this job" runs here, for the job the page shows (after the page has it).
+    confirm_ = new ConfirmController(whatIf_, this);
+    connect(traceInspector_, &widgets::TraceInspector::ddpJobRead, confirm_,
+            &ConfirmController::setJob);
+    connect(traceInspector_, &widgets::TraceInspector::ddpJobMissing, confirm_,
+            &ConfirmController::clear);
     messages_ = new widgets::MessageBar(this);
 
     designer_ = new widgets::MatrixDesigner(this);

@@ -43,6 +43,8 @@ class Workspaces;
 
 namespace commprof::workbench {
 
+class ConfirmController;
+
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
@@ -99,6 +101,7 @@ public:
     widgets::TimelineView* timeline() const { return timeline_; }
     widgets::TraceInspector* traceInspector() const { return traceInspector_; }
     widgets::WhatIfView* whatIf() const { return whatIf_; }
+    ConfirmController* confirmController() const { return confirm_; }
     widgets::CellInspectorPanel* inspector() const { return inspector_; }
     widgets::StepTableView* stepTable() const { return stepTable_; }
     models::StepTableModel* steps() const { return steps_; }
@@ -153,6 +156,7 @@ private:
     widgets::TimelineView* timeline_ = nullptr;
     widgets::TraceInspector* traceInspector_ = nullptr;
     widgets::WhatIfView* whatIf_ = nullptr;
+    ConfirmController* confirm_ = nullptr;
     widgets::StepTableView* stepTable_ = nullptr;
     widgets::MatrixDesigner* designer_ = nullptr;
     models::RunController* run_ = nullptr; // the run started here; monitor_ shows it
