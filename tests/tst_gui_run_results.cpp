@@ -21,6 +21,25 @@
 
 using namespace commprof;
 
+namespace {
+
+// The window at 1366x768 with the two-cell matrix planned and OUT as the run's folder.
+bool showTwoCellMatrix(workbench::MainWindow& w, const QString& out) {
+    w.resize(1366, 768);
+    w.show();
+    if (!QTest::qWaitForWindowExposed(&w)) {
+        return false;
+    }
+    QSignalSpy planned(w.designer(), &widgets::MatrixDesigner::planChanged);
+    if (!w.openMatrix(COMMPROF_TEST_DATA "/two_ddp_cells.yaml") || !planned.wait(60000)) {
+        return false;
+    }
+    w.setRunOutput(out);
+    return true;
+}
+
+} // namespace
+
 class TstGuiRunResults : public QObject {
     Q_OBJECT
 private slots:
@@ -30,13 +49,7 @@ private slots:
         QTemporaryDir work;
         const QString out = QDir(work.path()).filePath("gui_run");
         workbench::MainWindow w;
-        w.resize(1366, 768);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QSignalSpy planned(w.designer(), &widgets::MatrixDesigner::planChanged);
-        QVERIFY(w.openMatrix(COMMPROF_TEST_DATA "/two_ddp_cells.yaml"));
-        QVERIFY(planned.wait(60000));
-        w.setRunOutput(out);
+        QVERIFY(showTwoCellMatrix(w, out));
         QCOMPARE(w.monitor()->outputDir(), out); // shown before the run starts
         QSignalSpy opened(&w, &workbench::MainWindow::resultsOpened);
         w.startRun();
@@ -65,13 +78,7 @@ private slots:
         QTemporaryDir work;
         const QString out = QDir(work.path()).filePath("stopped");
         workbench::MainWindow w;
-        w.resize(1366, 768);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QSignalSpy planned(w.designer(), &widgets::MatrixDesigner::planChanged);
-        QVERIFY(w.openMatrix(COMMPROF_TEST_DATA "/two_ddp_cells.yaml"));
-        QVERIFY(planned.wait(60000));
-        w.setRunOutput(out);
+        QVERIFY(showTwoCellMatrix(w, out));
         QSignalSpy opened(&w, &workbench::MainWindow::resultsOpened);
         w.startRun();
         QTRY_VERIFY_WITH_TIMEOUT(w.monitor()->logText().contains("launching"), 120000);

@@ -6,6 +6,7 @@
 // field or flag, a FIFO given as a file never blocks, and names from input files reach the
 // terminal with their control characters escaped.
 
+#include "ddp_fixtures.h"
 #include "cli_runner.h"
 #include "gzip_files.h"
 
@@ -21,11 +22,7 @@
 
 namespace {
 
-const QString kFixtures = COMMPROF_SHARED_FIXTURES "/traces/";
-const QString kLegacy0 = kFixtures + "legacy_gloo_ddp_rank0.json.gz";
-const QString kLegacy1 = kFixtures + "legacy_gloo_ddp_rank1.json.gz";
-const QString kNccl = kFixtures + "kineto_nccl_ddp_ws2_rank0.json.gz";
-const QString kLegacyParams = COMMPROF_TEST_DATA "/legacy_gloo_ddp_params.json";
+using namespace ddp_fixtures;
 
 void writeFile(const QString& path, const QByteArray& bytes) {
     QFile f(path);

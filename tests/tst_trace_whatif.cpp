@@ -3,6 +3,7 @@
 // (a 2-rank gloo job of 7 Linear(256,256) layers at bucket_cap_mb 0.25) and a Kineto NCCL trace;
 // tests/bench/whatif_validation measures the predictions against Python DDP jobs (outside ctest).
 
+#include "ddp_fixtures.h"
 #include "cli_runner.h"
 #include "python_ranks.h"
 
@@ -18,10 +19,7 @@
 
 namespace {
 
-const QString kFixtures = COMMPROF_SHARED_FIXTURES "/traces/";
-const QString kLegacy0 = kFixtures + "legacy_gloo_ddp_rank0.json.gz";
-const QString kLegacy1 = kFixtures + "legacy_gloo_ddp_rank1.json.gz";
-const QString kLegacyParams = COMMPROF_TEST_DATA "/legacy_gloo_ddp_params.json";
+using namespace ddp_fixtures;
 
 double replayError(const QJsonObject& whatif) {
     const QJsonObject r = whatif["recorded"].toObject();

@@ -6,6 +6,7 @@
 // numbers, read a results cell's traces with its cell.json, and rest on no collective cost the
 // trace cannot support. Every check is on stored traces: nothing here is timed.
 
+#include "ddp_fixtures.h"
 #include "cli_runner.h"
 
 #include <QDir>
@@ -20,11 +21,7 @@
 
 namespace {
 
-const QString kFixtures = COMMPROF_SHARED_FIXTURES "/traces/";
-const QString kLegacy0 = kFixtures + "legacy_gloo_ddp_rank0.json.gz";
-const QString kLegacy1 = kFixtures + "legacy_gloo_ddp_rank1.json.gz";
-const QString kNccl = kFixtures + "kineto_nccl_ddp_ws2_rank0.json.gz";
-const QString kLegacyParams = COMMPROF_TEST_DATA "/legacy_gloo_ddp_params.json";
+using namespace ddp_fixtures;
 
 QJsonObject whatIf(const QStringList& args) {
     const CliResult r =
