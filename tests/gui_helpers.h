@@ -9,6 +9,8 @@
 #include <QApplication>
 #include <QDir>
 #include <QFile>
+#include <QImage>
+#include <QRect>
 #include <QMessageBox>
 #include <QSettings>
 #include <QStandardPaths>
@@ -18,6 +20,21 @@
 // Settings in a folder of this process's own, emptied: no layout or recent list from elsewhere,
 // and none shared with a suite running beside this one (Qt's test mode alone gives every suite
 // the same ~/.qttest).
+// Pixels of exactly COLOUR in IMAGE, within AREA where one is given (a plot's or a lane's).
+inline int pixelsOf(const QImage& image, QColor colour, QRect area = {}) {
+    const QImage rgb = image.convertToFormat(QImage::Format_RGB32);
+    const QRect box = area.isNull() ? rgb.rect() : area.intersected(rgb.rect());
+    const QRgb want = colour.rgb() & 0xffffff;
+    int n = 0;
+    for (int y = box.top(); y <= box.bottom(); ++y) {
+        const auto* line = reinterpret_cast<const QRgb*>(rgb.constScanLine(y));
+        for (int x = box.left(); x <= box.right(); ++x) {
+            n += (line[x] & 0xffffff) == want;
+        }
+    }
+    return n;
+}
+
 inline void isolateSettings() {
     static const QTemporaryDir own;
     QStandardPaths::setTestModeEnabled(true);

@@ -23,20 +23,14 @@ using namespace commprof;
 
 namespace {
 
+// The rows TOP..BOTTOM right of the timeline's gutter, where the lanes are drawn.
+QRect lanes(int top, int bottom) {
+    return QRect(QPoint(widgets::TimelineView::kGutter, std::max(0, top)),
+                 QPoint(1 << 20, bottom - 1));
+}
+
 const QString kFixtures = COMMPROF_SHARED_FIXTURES "/traces/";
 constexpr const char* kKey = "timeline/criticalPath";
-
-int pixelsOf(const QImage& image, QColor colour, int top, int bottom) {
-    const QImage rgb = image.convertToFormat(QImage::Format_RGB32);
-    int n = 0;
-    for (int y = std::max(0, top); y < std::min(bottom, rgb.height()); ++y) {
-        const auto* line = reinterpret_cast<const QRgb*>(rgb.constScanLine(y));
-        for (int x = widgets::TimelineView::kGutter; x < rgb.width(); ++x) {
-            n += (line[x] & 0xffffff) == (colour.rgb() & 0xffffff);
-        }
-    }
-    return n;
-}
 
 } // namespace
 
@@ -208,11 +202,11 @@ private slots:
         const int bottom = top + rows[first].height;
         const QColor path = widgets::TimelineView::criticalPathColour();
         QVERIFY(t->criticalPathShown());
-        const int shown = pixelsOf(t->grab().toImage(), path, top, bottom);
+        const int shown = pixelsOf(t->grab().toImage(), path, lanes(top, bottom));
         qInfo("outlined: %d pixels in the row at y %d..%d", shown, top, bottom);
         QVERIFY(shown > 20);
         ins.criticalPathAction()->trigger();
-        QCOMPARE(pixelsOf(t->grab().toImage(), path, top, bottom), 0);
+        QCOMPARE(pixelsOf(t->grab().toImage(), path, lanes(top, bottom)), 0);
     }
 };
 

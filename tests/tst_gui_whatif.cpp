@@ -75,19 +75,6 @@ double errorBarAt(QCustomPlot* plot, double stepMs) {
     return -1;
 }
 
-int pixelsOf(const QImage& image, QColor colour) {
-    const QRgb want = colour.rgb();
-    int n = 0;
-    const QImage rgb = image.convertToFormat(QImage::Format_RGB32);
-    for (int y = 0; y < rgb.height(); ++y) {
-        const auto* line = reinterpret_cast<const QRgb*>(rgb.constScanLine(y));
-        for (int x = 0; x < rgb.width(); ++x) {
-            n += (line[x] & 0xffffff) == (want & 0xffffff);
-        }
-    }
-    return n;
-}
-
 } // namespace
 
 class TstGuiWhatIf : public QObject {
