@@ -53,7 +53,8 @@ private slots:
                                     kLegacyParams, "--hook", "allreduce,fp16_compress", "--json"},
                                    60000, env());
         QCOMPARE(w.exitCode, 0);
-        QCOMPARE(w.json()["inputs"].toObject()["hook_work"].toObject()["fp16_compress"].toString(), stored);
+        QCOMPARE(w.json()["inputs"].toObject()["hook_work"].toObject()["fp16_compress"].toString(),
+                 stored);
         for (const QJsonValue s : w.json()["scenarios"].toArray()) {
             QVERIFY(!s["hook_work_unknown"].toBool());
         }

@@ -3,8 +3,8 @@
 // (a 2-rank gloo job of 7 Linear(256,256) layers at bucket_cap_mb 0.25) and a Kineto NCCL trace;
 // tests/bench/whatif_validation measures the predictions against Python DDP jobs (outside ctest).
 
-#include "ddp_fixtures.h"
 #include "cli_runner.h"
+#include "ddp_fixtures.h"
 #include "python_ranks.h"
 
 #include <QDir>
@@ -308,8 +308,10 @@ private slots:
         const QJsonObject fp16Unknown = unknown.json()["scenarios"].toArray()[1].toObject();
         QVERIFY(fp16Unknown["hook_work_unknown"].toBool());
         QVERIFY(fp16Unknown["no_change"].toBool());
-        QCOMPARE(fp16Unknown["step_ms"].toDouble(),
-                 unknown.json()["recommendation"].toObject()["baseline"].toObject()["step_ms"].toDouble());
+        QCOMPARE(fp16Unknown["step_ms"].toDouble(), unknown.json()["recommendation"]
+                                                        .toObject()["baseline"]
+                                                        .toObject()["step_ms"]
+                                                        .toDouble());
         QVERIFY(qAbs(fp16Unknown["model_step_ms"].toDouble() - fp16Unknown["step_ms"].toDouble()) <=
                 fp16Unknown["uncertainty_ms"].toDouble());
         QVERIFY(unknown.out.contains("commprof calibrate hooks"));

@@ -6,8 +6,8 @@
 // numbers, read a results cell's traces with its cell.json, and rest on no collective cost the
 // trace cannot support. Every check is on stored traces: nothing here is timed.
 
-#include "ddp_fixtures.h"
 #include "cli_runner.h"
+#include "ddp_fixtures.h"
 
 #include <QDir>
 #include <QFile>

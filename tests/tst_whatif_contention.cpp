@@ -73,8 +73,8 @@ private slots:
     // The real job: the what-if's contention is the trace's, inside [0, 1], and its interval
     // widens the scenarios' (a given contention has none of its own).
     void fixtureJobCarriesItsContention() {
-        const QStringList job{"trace", "whatif", kLegacy0, kLegacy1, "--params", kLegacyParams,
-                              "--bucket-cap-mb", "1", "--json"};
+        const QStringList job{"trace",       "whatif",          kLegacy0, kLegacy1, "--params",
+                              kLegacyParams, "--bucket-cap-mb", "1",      "--json"};
         const CliResult r = runCli("commprof", job);
         QCOMPARE(r.exitCode, 0);
         const QJsonObject cost = r.json()["cost"].toObject();
@@ -84,11 +84,14 @@ private slots:
         const double c = cost["compute_contention"].toDouble(-1);
         QVERIFY2(low >= 0 && low <= c && c <= high && high <= 1,
                  qPrintable(QString("%1 %2 %3").arg(low).arg(c).arg(high)));
-        const CliResult given = runCli("commprof", job + QStringList{"--compute-contention",
-                                                                     QString::number(c)});
-        QCOMPARE(given.json()["cost"].toObject()["compute_contention_from"].toString(), QString("given"));
-        const double wide = r.json()["scenarios"].toArray()[0].toObject()["uncertainty_ms"].toDouble();
-        const double narrow = given.json()["scenarios"].toArray()[0].toObject()["uncertainty_ms"].toDouble();
+        const CliResult given =
+            runCli("commprof", job + QStringList{"--compute-contention", QString::number(c)});
+        QCOMPARE(given.json()["cost"].toObject()["compute_contention_from"].toString(),
+                 QString("given"));
+        const double wide =
+            r.json()["scenarios"].toArray()[0].toObject()["uncertainty_ms"].toDouble();
+        const double narrow =
+            given.json()["scenarios"].toArray()[0].toObject()["uncertainty_ms"].toDouble();
         QVERIFY2(high == low || wide > narrow,
                  qPrintable(QString("%1 <= %2").arg(wide).arg(narrow)));
     }

@@ -59,16 +59,15 @@ QString ms(double v) {
 // loss beside a collective, and each hook's own work.
 QString inputsLine(const analysis::WhatIf& w) {
     const auto percent = [](double v) { return QString::number(v * 100, 'f', 0); };
-    QStringList parts{QString("collective cost from the trace (%1)")
-                          .arg(w.costMethod.section(" (", 0, 0)),
-                      QString("the backward loses %1 % (%2..%3 %) of a collective's time beside "
-                              "it, from %4")
-                          .arg(percent(w.cost.contention), percent(w.contentionLow),
-                               percent(w.contentionHigh),
-                               w.contentionFrom == "trace"     ? QString("the trace")
-                               : w.contentionFrom == "unknown" ? QString("nowhere: all of it is "
-                                                                         "in the interval")
-                                                               : w.contentionFrom)};
+    QStringList parts{
+        QString("collective cost from the trace (%1)").arg(w.costMethod.section(" (", 0, 0)),
+        QString("the backward loses %1 % (%2..%3 %) of a collective's time beside "
+                "it, from %4")
+            .arg(percent(w.cost.contention), percent(w.contentionLow), percent(w.contentionHigh),
+                 w.contentionFrom == "trace"     ? QString("the trace")
+                 : w.contentionFrom == "unknown" ? QString("nowhere: all of it is "
+                                                           "in the interval")
+                                                 : w.contentionFrom)};
     for (const auto& [hook, from] : w.hookWorkFrom) {
         parts << QString("%1's own work %2")
                      .arg(hook, from == "recording" ? QString("in the recording")

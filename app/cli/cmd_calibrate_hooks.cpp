@@ -17,11 +17,13 @@
 namespace commprof::cli {
 
 int calibrateHooksCommand(const Args& args) {
-    const QString out = args.has("--out") ? args.value("--out") : results::storedHookCalibrationPath();
+    const QString out =
+        args.has("--out") ? args.value("--out") : results::storedHookCalibrationPath();
     // Where it goes is checked first: a calibration measured and then lost costs its time.
     const QString outDir = QFileInfo(out).absolutePath();
     if (!QDir().mkpath(outDir) || !QFileInfo(outDir).isWritable()) {
-        printError("calibrate hooks: cannot write " + out + " (its folder cannot be made or written)");
+        printError("calibrate hooks: cannot write " + out +
+                   " (its folder cannot be made or written)");
         return BadInput;
     }
     QTemporaryDir tmp;

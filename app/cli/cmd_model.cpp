@@ -24,7 +24,6 @@
 namespace commprof::cli {
 namespace {
 
-
 constexpr int kExportMinutes = 30; // ResNet-50 scripts in seconds; a huge GPT takes longer
 
 // Runs the exporter script with `scriptArgs`; `what` names the command in messages. The

@@ -19,12 +19,12 @@
 namespace commprof::analysis {
 
 struct ContentionEstimate {
-    double share = 0;          // the least-squares slope, clamped to [0, 1]
-    double low = 0, high = 1;  // its 90 % interval, within [0, 1]
-    int gaps = 0;              // gradient gaps with some collective beside them in some step
-    int samples = 0;           // gap-steps in the fit
-    bool determined = false;   // the samples allow a slope at all
-    QString detail;            // what it rests on, for the output
+    double share = 0;         // the least-squares slope, clamped to [0, 1]
+    double low = 0, high = 1; // its 90 % interval, within [0, 1]
+    int gaps = 0;             // gradient gaps with some collective beside them in some step
+    int samples = 0;          // gap-steps in the fit
+    bool determined = false;  // the samples allow a slope at all
+    QString detail;           // what it rests on, for the output
 };
 
 ContentionEstimate contentionFromTraces(const std::vector<const trace::DdpRankSteps*>& traces);

@@ -717,7 +717,7 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
             continue;
         }
         hooksSaid << hookName;
-        w.hookWorkFrom[hookName] = workKnown(*hook) ? calibration->source
+        w.hookWorkFrom[hookName] = workKnown(*hook)     ? calibration->source
                                    : hookName == w.hook ? QString("recording")
                                                         : QString("unknown");
         if (workKnown(*hook)) {
@@ -922,10 +922,11 @@ QString describe(const WhatIf& w) {
                 .arg(s.exposedMs, 10, 'f', 2)
                 .arg(s.recordedLayout ? "  (recorded buckets)"
                      : s.hookWorkUnknown
-                    ? QString("  (no change: the hooks' own work is unknown here; with none, %1)")
-                          .arg(s.modelStepMs, 0, 'f', 2)
-                : s.noChange ? QString("  (no change: the trace cannot tell; the model's %1)")
-                                   .arg(s.modelStepMs, 0, 'f', 2)
+                         ? QString(
+                               "  (no change: the hooks' own work is unknown here; with none, %1)")
+                               .arg(s.modelStepMs, 0, 'f', 2)
+                     : s.noChange ? QString("  (no change: the trace cannot tell; the model's %1)")
+                                        .arg(s.modelStepMs, 0, 'f', 2)
                                   : QString());
     }
     out += QString("recommendation: %1\n").arg(w.recommendation.reason);

@@ -3,10 +3,10 @@
 
 #include "files/safe_file.h"
 
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QStandardPaths>
-#include <QFileInfo>
 
 #include <algorithm>
 
