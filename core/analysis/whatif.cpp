@@ -497,20 +497,39 @@ QString whyRuleDiffers(const TraceProfile& tp, const std::vector<std::vector<int
                     "order or the first bucket's limit differs from the rule's";
 }
 
-} // namespace
+// One job's what-if in the making: its inputs, and the hooks' models under this machine's
+// calibration.
+struct Making {
+    const DdpStepGraph& graph;
+    const DdpParams* params;
+    const WhatIfOptions& options;
+    const TraceProfile& tp;
+    const HookCalibration* calibration;
+    WhatIf& w;
+    QString* why;
 
-std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
-                             const WhatIfOptions& options, QString* why) {
-    const std::optional<CellSettings>& cell = options.cell;
-    if (cell && !localBaselineWhy(*cell).isEmpty()) {
-        *why = localBaselineWhy(*cell);
-        return std::nullopt;
+    const std::optional<CellSettings>& cell() const { return options.cell; }
+    const trace::DdpRankSteps& t0() const { return *graph.traces.front(); }
+    // A hook's model with its own work, where a calibration of this machine covers it on this
+    // backend; else none, and workKnown() says whether that is the truth.
+    std::optional<HookModel> modelOf(const QString& name) const {
+        std::optional<HookModel> m = hookModel(name, 1, why);
+        if (m && calibration) {
+            m->work = hookWork(*calibration, name, w.backend, w.onDevice);
+        }
+        return m;
     }
-    const std::optional<TraceProfile> tp = profileFromTraces(graph.traces, params, why);
-    if (!tp) {
-        return std::nullopt;
+    bool workKnown(const HookModel& m) const {
+        return hookWorkKnown(m, calibration, w.backend, w.onDevice);
     }
-    WhatIf w;
+};
+
+// The traces' notes, and where the recorded settings come from.
+void takeNotes(const Making& m) {
+    const TraceProfile* tp = &m.tp;
+    const DdpStepGraph& graph = m.graph;
+    const std::optional<CellSettings>& cell = m.cell();
+    WhatIf& w = m.w;
     for (QString n : graph.notes) {
         // The traces' own note asks for the parameters a file has already given.
         if (tp->bytesFromParams && n.endsWith("gradient bytes need --params FILE")) {
@@ -525,8 +544,15 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
                            "(layer %2)")
                        .arg(cell->path, cell->layer.isEmpty() ? QString("not said") : cell->layer);
     }
-    // The recorded settings: as given, else as the cell or --params says, else as the trace
-    // shows them.
+}
+
+// The recorded world size, hook, backend and device: as given, else as the cell or --params
+// says, else as the trace shows them.
+void recordedJob(const Making& m) {
+    const DdpStepGraph& graph = m.graph;
+    const DdpParams* params = m.params;
+    const std::optional<CellSettings>& cell = m.cell();
+    WhatIf& w = m.w;
     const trace::DdpRankSteps& t0 = *graph.traces.front();
     if (t0.worldSize) {
         w.worldSize = *t0.worldSize;
@@ -544,25 +570,17 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
     w.backend =
         cell && !cell->backend.isEmpty() ? cell->backend : QString::fromStdString(t0.backend);
     w.onDevice = cell && !cell->backend.isEmpty() ? cell->onDevice : t0.onDevice;
-    const HookCalibration* calibration =
-        options.hookCalibration ? &*options.hookCalibration : nullptr;
-    const QString& backend = w.backend;
-    // A hook's model with its own work, where a calibration of this machine covers it on this
-    // backend; else none, and hookWorkKnown() says whether that is the truth.
-    const auto modelOf = [&](const QString& name) {
-        std::optional<HookModel> m = hookModel(name, 1, why);
-        if (m && calibration) {
-            m->work = hookWork(*calibration, name, backend, w.onDevice);
-        }
-        return m;
-    };
-    const auto workKnown = [&](const HookModel& m) {
-        return hookWorkKnown(m, calibration, backend, w.onDevice);
-    };
-    const std::optional<HookModel> recordedHook = modelOf(w.hook);
-    if (!recordedHook) {
-        return std::nullopt;
-    }
+}
+
+// The recorded cap and first bucket, and whether DDP's rule reproduces the recorded buckets;
+// false with *why when no cap can be told.
+bool recordedCap(const Making& m) {
+    const TraceProfile* tp = &m.tp;
+    const DdpParams* params = m.params;
+    const WhatIfOptions& options = m.options;
+    const std::optional<CellSettings>& cell = m.cell();
+    const trace::DdpRankSteps& t0 = m.t0();
+    WhatIf& w = m.w;
     w.recordedBuckets = int(tp->layout.size());
     w.recordedBucketBytes = tp->bucketBytes;
     const std::vector<double> bytes = bytesInReadyOrder(tp->profile);
@@ -623,10 +641,10 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
                             "sizes estimated from the collectives; give --recorded-bucket-cap-mb)";
     }
     if (!cap) {
-        *why = "no bucket cap reproduces the recorded buckets from these gradient sizes: give "
-               "the cap the job ran with (--recorded-bucket-cap-mb X, or bucket_cap_mb in "
-               "--params)";
-        return std::nullopt;
+        *m.why = "no bucket cap reproduces the recorded buckets from these gradient sizes: give "
+                 "the cap the job ran with (--recorded-bucket-cap-mb X, or bucket_cap_mb in "
+                 "--params)";
+        return false;
     }
     w.recordedCapMb = *cap;
     w.recordedFirstBucketMb = firstFor(*cap);
@@ -640,6 +658,18 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
                            "buckets as recorded")
                        .arg(mb(w.recordedCapMb), mb(w.recordedFirstBucketMb), w.ruleDiffers);
     }
+    return true;
+}
+
+// The job replayed once, every scenario predicted from it: the collectives' cost, the
+// backward's loss beside them, the backward's own compute; and the replay of the recording.
+Replay replayJob(const Making& m, const HookModel& recordedHook) {
+    const DdpStepGraph& graph = m.graph;
+    const TraceProfile* tp = &m.tp;
+    const WhatIfOptions& options = m.options;
+    const HookCalibration* calibration = m.calibration;
+    const QString& backend = m.w.backend;
+    WhatIf& w = m.w;
     // The backward's loss beside a collective, as the trace (or a calibration) shows it; the
     // recorded hook's excess over a float32 all-reduce follows from it.
     const Contention contention = contentionOf(graph, w, options, calibration);
@@ -651,9 +681,9 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
     // all of it (the job's cores were busier than the calibration's); from a calibration only,
     // and needed only for a hook whose work it measured.
     Replay r;
-    r.recordedHook = *recordedHook;
+    r.recordedHook = recordedHook;
     r.layout = tp->layout;
-    r.fit = fitCost(graph, *tp, w.worldSize, *recordedHook, 1.0);
+    r.fit = fitCost(graph, *tp, w.worldSize, recordedHook, 1.0);
     if (w.backend != "gloo" || w.onDevice) {
         w.coresShareLow = w.coresShareHigh = 0;
     } else if (calibration && r.fit.cost.betaUsPerByte > 0) {
@@ -663,8 +693,8 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
     // Central: the cores' part as the calibration measured it; the rest of the range (a job's
     // busier cores) is in every interval.
     const double share = w.coresShareLow;
-    if (!recordedHook->work.none()) {
-        r.fit = fitCost(graph, *tp, w.worldSize, *recordedHook, share);
+    if (!recordedHook.work.none()) {
+        r.fit = fitCost(graph, *tp, w.worldSize, recordedHook, share);
     }
     w.cost = r.fit.cost;
     w.cost.coresShare = share;
@@ -675,7 +705,7 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
     // The backward's own compute: the recorded ready times less the hook's casts and what the
     // recorded collectives took from it.
     r.profile = tp->profile;
-    removeScheduleEffects(&r.profile.params, &r.profile.computeEndUs, tp->layout, *recordedHook,
+    removeScheduleEffects(&r.profile.params, &r.profile.computeEndUs, tp->layout, recordedHook,
                           w.cost);
     w.costMethod = r.fit.method;
     w.stepSpreadFraction = stepSpread(tp->stepsUs);
@@ -694,33 +724,31 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
 
     // The replay: the recorded settings at the recorded link and world size, its error on the
     // recording part of every interval (its own included).
-    w.replayed = predictScenario(w, r, w.recordedCapMb, w.recordedFirstBucketMb, *recordedHook, 1,
+    w.replayed = predictScenario(w, r, w.recordedCapMb, w.recordedFirstBucketMb, recordedHook, 1,
                                  w.worldSize);
     w.replayErrorFraction = w.stepMs > 0 ? std::fabs(w.replayed.stepMs - w.stepMs) / w.stepMs : 0;
-    w.replayed = predictScenario(w, r, w.recordedCapMb, w.recordedFirstBucketMb, *recordedHook, 1,
+    w.replayed = predictScenario(w, r, w.recordedCapMb, w.recordedFirstBucketMb, recordedHook, 1,
                                  w.worldSize);
+    return r;
+}
 
-    std::vector<double> caps = options.capsMb;
-    if (caps.empty()) {
-        caps = kStandardCapsMb;
-        caps.push_back(w.recordedCapMb);
-    }
-    std::sort(caps.begin(), caps.end());
-    caps.erase(std::unique(caps.begin(), caps.end()), caps.end());
-    const QStringList hooks = options.hooks.isEmpty() ? QStringList{w.hook} : options.hooks;
-    const int worldSize = options.worldSize.value_or(w.worldSize);
+// Where each 16-bit or low-rank hook's own work comes from, in the notes.
+void hookNotes(const Making& m, const QStringList& hooks) {
+    WhatIf& w = m.w;
+    const HookCalibration* calibration = m.calibration;
+    const QString& backend = w.backend;
     QStringList hooksSaid;
     for (const QString& hookName : (QStringList{w.hook} + hooks)) {
-        const std::optional<HookModel> hook = modelOf(hookName);
+        const std::optional<HookModel> hook = m.modelOf(hookName);
         if (!hook || hooksSaid.contains(hookName) || hook->sends == spec::HookWire::Gradient ||
             hook->sends == spec::HookWire::Nothing) {
             continue;
         }
         hooksSaid << hookName;
-        w.hookWorkFrom[hookName] = workKnown(*hook)     ? calibration->source
+        w.hookWorkFrom[hookName] = m.workKnown(*hook)   ? calibration->source
                                    : hookName == w.hook ? QString("recording")
                                                         : QString("unknown");
-        if (workKnown(*hook)) {
+        if (m.workKnown(*hook)) {
             w.notes << QString("%1's own work from %2: casts %3 ns per gradient byte on the "
                                "backward's thread, its collective %4x a float32 all-reduce of "
                                "the same bytes (the excess not shortened by a faster link), "
@@ -743,16 +771,25 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
                            .arg(hookName, backend, w.onDevice ? " on a GPU" : "", w.hook);
         }
     }
+}
+
+// Every scenario of `hooks` x `caps`, each weighed against the recorded settings at the
+// scenarios' bandwidth and world size; false (with *why) for a hook that has no model.
+bool predictScenarios(const Making& m, const Replay& r, const QStringList& hooks,
+                      const std::vector<double>& caps, int worldSize) {
+    const WhatIfOptions& options = m.options;
+    WhatIf& w = m.w;
+    const HookModel& recordedHook = r.recordedHook;
     // The recorded settings at the scenarios' bandwidth and world size: what they are weighed
     // against (the replay itself at 1x and the recorded world size).
     std::vector<double> baseCorners;
     w.recommendation.baseline =
-        predictScenario(w, r, w.recordedCapMb, w.recordedFirstBucketMb, *recordedHook,
+        predictScenario(w, r, w.recordedCapMb, w.recordedFirstBucketMb, recordedHook,
                         options.bandwidthX, worldSize, &baseCorners);
     for (const QString& hookName : hooks) {
-        const std::optional<HookModel> hook = modelOf(hookName);
+        const std::optional<HookModel> hook = m.modelOf(hookName);
         if (!hook) {
-            return std::nullopt;
+            return false;
         }
         for (const double capMb : caps) {
             const double first = options.firstBucketMb.value_or(
@@ -760,7 +797,7 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
             std::vector<double> corners;
             Scenario s =
                 predictScenario(w, r, capMb, first, *hook, options.bandwidthX, worldSize, &corners);
-            if (hookName != w.hook && !(workKnown(*hook) && workKnown(*recordedHook))) {
+            if (hookName != w.hook && !(m.workKnown(*hook) && m.workKnown(recordedHook))) {
                 unknownHookWork(&s, w.recommendation.baseline);
             } else {
                 weighEvidence(&s, corners, w.recommendation.baseline, baseCorners);
@@ -768,7 +805,13 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
             w.scenarios.push_back(s);
         }
     }
-    decide(&w);
+    return true;
+}
+
+// A job whose collectives are not DDP's buckets gets no advice on DDP's settings.
+void noAdviceOutsideDdp(const Making& m) {
+    const trace::DdpRankSteps& t0 = m.t0();
+    WhatIf& w = m.w;
     auto& rec = w.recommendation;
     if (t0.reducedAfterBackward || t0.reducedPerGradient) {
         // The scenarios say what DDP's reducer would do with these gradients; this job's own
@@ -783,6 +826,46 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
                          .arg(t0.reducedAfterBackward ? "every all_reduce starts after the backward"
                                                       : "one all_reduce per gradient");
     }
+}
+
+} // namespace
+
+std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
+                             const WhatIfOptions& options, QString* why) {
+    if (options.cell && !localBaselineWhy(*options.cell).isEmpty()) {
+        *why = localBaselineWhy(*options.cell);
+        return std::nullopt;
+    }
+    const std::optional<TraceProfile> tp = profileFromTraces(graph.traces, params, why);
+    if (!tp) {
+        return std::nullopt;
+    }
+    WhatIf w;
+    const Making m{
+        graph, params, options, *tp, options.hookCalibration ? &*options.hookCalibration : nullptr,
+        w,     why};
+    takeNotes(m);
+    recordedJob(m);
+    const std::optional<HookModel> recordedHook = m.modelOf(w.hook);
+    if (!recordedHook || !recordedCap(m)) {
+        return std::nullopt;
+    }
+    const Replay r = replayJob(m, *recordedHook);
+    std::vector<double> caps = options.capsMb;
+    if (caps.empty()) {
+        caps = kStandardCapsMb;
+        caps.push_back(w.recordedCapMb);
+    }
+    std::sort(caps.begin(), caps.end());
+    caps.erase(std::unique(caps.begin(), caps.end()), caps.end());
+    const QStringList hooks = options.hooks.isEmpty() ? QStringList{w.hook} : options.hooks;
+    const int worldSize = options.worldSize.value_or(w.worldSize);
+    hookNotes(m, hooks);
+    if (!predictScenarios(m, r, hooks, caps, worldSize)) {
+        return std::nullopt;
+    }
+    decide(&w);
+    noAdviceOutsideDdp(m);
     if (worldSize != w.worldSize || options.bandwidthX != 1) {
         w.notes << QString("at world size %1 and %2x the bandwidth through the ring all-reduce "
                            "(2(N-1) latency steps, 2(N-1)/N of the bytes); compute per rank "
