@@ -5,6 +5,7 @@
 #include "analysis/recommendation.h"
 #include "jobs/job_tracker.h"
 #include "layout_helpers.h"
+#include "results/hook_calibration.h"
 #include "spec/comm_hooks.h"
 #include "whatif_plot.h"
 
@@ -52,6 +53,29 @@ std::size_t scenarioOf(const analysis::WhatIf& w, double capMb, const QString& h
 
 QString ms(double v) {
     return QString::number(v, 'f', 2);
+}
+
+// Where the prediction's inputs came from, in one line: the collective cost, the backward's
+// loss beside a collective, and each hook's own work.
+QString inputsLine(const analysis::WhatIf& w) {
+    const auto percent = [](double v) { return QString::number(v * 100, 'f', 0); };
+    QStringList parts{
+        QString("collective cost from the trace (%1)").arg(w.costMethod.section(" (", 0, 0)),
+        QString("the backward loses %1 % (%2..%3 %) of a collective's time beside "
+                "it, from %4")
+            .arg(percent(w.cost.contention), percent(w.contentionLow), percent(w.contentionHigh),
+                 w.contentionFrom == "trace"     ? QString("the trace")
+                 : w.contentionFrom == "unknown" ? QString("nowhere: all of it is "
+                                                           "in the interval")
+                                                 : w.contentionFrom)};
+    for (const auto& [hook, from] : w.hookWorkFrom) {
+        parts << QString("%1's own work %2")
+                     .arg(hook, from == "recording" ? QString("in the recording")
+                                : from == "unknown"
+                                    ? QString("unknown (commprof calibrate hooks measures it)")
+                                    : "from " + from);
+    }
+    return "Inputs: " + parts.join("; ") + ".";
 }
 
 } // namespace
@@ -367,6 +391,10 @@ void WhatIfView::predict() {
             const analysis::DdpParams* params = job->job.params ? &*job->job.params : nullptr;
             // A results cell's traces are read with the settings its cell.json records.
             analysis::WhatIfOptions withCell = options;
+            // This machine's hook calibration where one is stored (a broken one is not used:
+            // the page's notes say a hook's work is unknown then).
+            QString calibrationWhy;
+            withCell.hookCalibration = results::storedHookCalibration(&calibrationWhy);
             if (!job->job.steps.empty()) {
                 withCell.cell = analysis::cellSettingsBeside(
                     {QString::fromStdString(job->job.steps.front().source)});
@@ -439,12 +467,17 @@ void WhatIfView::display(const analysis::WhatIf& w, std::size_t chosen,
                           ms(s->exposedMs), ms(s->optimizerMs))
                      .arg(s->buckets)
                      .arg(s->recordedLayout ? QString(" (the recorded buckets)")
+                          : s->hookWorkUnknown
+                              ? QString(" (no change: the hooks' own work is unknown on this "
+                                        "machine; with none it would be %1 ms)")
+                                    .arg(ms(s->modelStepMs))
                           : s->noChange
                               ? QString(" (no change: the trace cannot tell this setting from "
                                         "the recorded one; the model alone says %1 ms)")
                                     .arg(ms(s->modelStepMs))
                               : QString());
     }
+    lines << inputsLine(w);
     lines << QString("\u00b1 is a %1.").arg(QString::fromLatin1(analysis::kIntervalMeaning));
     numbers_->setText(lines.join('\n'));
     notes_->setText(w.notes.isEmpty() ? QString() : "\u2022 " + w.notes.join("\n\u2022 "));

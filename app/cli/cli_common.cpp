@@ -3,6 +3,7 @@
 
 #include "cli_options.h"
 
+#include <QFileInfo>
 #include <QJsonDocument>
 
 #include <algorithm>
@@ -100,6 +101,15 @@ Format formatOf(const Args& args) {
         }
     }
     return out;
+}
+
+// Debian's python3 has torch; a python3 earlier on PATH may not. COMMPROF_PYTHON overrides.
+QString pythonProgram() {
+    const QString chosen = qEnvironmentVariable("COMMPROF_PYTHON");
+    if (!chosen.isEmpty()) {
+        return chosen;
+    }
+    return QFileInfo::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
 }
 
 } // namespace commprof::cli

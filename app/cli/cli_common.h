@@ -78,5 +78,10 @@ int modelExportCommand(const Args& args);
 int modelDescribeCommand(const Args& args);
 int recordCommand(const Args& args);
 int confirmCommand(const Args& args);
+int calibrateHooksCommand(const Args& args);
+
+// The Python with PyTorch to run commprof's scripts with: COMMPROF_PYTHON, else Debian's
+// /usr/bin/python3 (a python3 earlier on PATH may lack torch), else python3.
+QString pythonProgram();
 
 } // namespace commprof::cli

@@ -76,6 +76,16 @@ const options::Program& commprofProgram() {
               {"--write-profile", "FILE", "Write the refitted profile here", {}},
               {"--batch-size", "B", "FILE.pt: measure at batch B and 2B (default 16)", {}},
               json}},
+            {"calibrate hooks",
+             "",
+             "Measure in seconds, with two gloo ranks of Python's PyTorch on loopback, what a "
+             "comm hook's casts and 16-bit sums and a collective beside the backward cost this "
+             "machine; every trace whatif here reads it",
+             {{"--out",
+               "FILE",
+               "Where to store it (default: $XDG_DATA_HOME/commprof/"
+               "hook-calibration.json)",
+               {}}}},
             {"probe",
              "",
              "Check the host, the rank worker, GPUs, ports, emulated links and rank formation",

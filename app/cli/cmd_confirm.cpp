@@ -11,6 +11,7 @@
 #include "cli_common.h"
 #include "files/safe_file.h"
 #include "record_flags.h"
+#include "results/hook_calibration.h"
 #include "spec/comm_hooks.h"
 
 #include <QDateTime>
@@ -133,8 +134,13 @@ int confirmCommand(const Args& args) {
             analysis::readDdpJob({dir}, trace::ReadOptions::fromEnvironment());
         const analysis::DdpStepGraph g = job.graph();
         QString why;
+        const std::optional<results::HookCalibration> calibration =
+            results::storedHookCalibration(&why);
+        if (!why.isEmpty()) {
+            printError("warning: this machine's hook calibration is not used: " + why);
+        }
         c.predicted = analysis::predictDifference(g, job.params ? &*job.params : nullptr,
-                                                  c.recorded, c.candidate, &why);
+                                                  c.recorded, c.candidate, &why, calibration);
         c.predictionMissing = why;
     } catch (const std::exception& e) {
         c.predictionMissing = QString::fromLocal8Bit(e.what());

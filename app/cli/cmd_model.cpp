@@ -24,15 +24,6 @@
 namespace commprof::cli {
 namespace {
 
-// Debian's python3 has torch; a python3 earlier on PATH may not. COMMPROF_PYTHON overrides.
-QString pythonProgram() {
-    const QString chosen = qEnvironmentVariable("COMMPROF_PYTHON");
-    if (!chosen.isEmpty()) {
-        return chosen;
-    }
-    return QFileInfo::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
-}
-
 constexpr int kExportMinutes = 30; // ResNet-50 scripts in seconds; a huge GPT takes longer
 
 // Runs the exporter script with `scriptArgs`; `what` names the command in messages. The

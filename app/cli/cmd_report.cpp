@@ -9,6 +9,7 @@
 #include "analysis/ddp_job.h"
 #include "analysis/step_parts.h"
 #include "report_writer.h"
+#include "results/hook_calibration.h"
 #include "results/results_folder.h"
 #include "store/open_results.h"
 #include "trace/trace_error.h"
@@ -71,8 +72,13 @@ int traceReport(const QString& dir, const QString& out, const QString& params,
         analysis::readDdpJob({dir}, trace::ReadOptions::fromEnvironment(), params);
     const analysis::DdpStepGraph graph = job.graph();
     QString why;
+    analysis::WhatIfOptions whatIfOptions;
+    whatIfOptions.hookCalibration = results::storedHookCalibration(&why);
+    if (!why.isEmpty()) {
+        printError("warning: this machine's hook calibration is not used: " + why);
+    }
     std::optional<analysis::WhatIf> w =
-        analysis::whatIf(graph, job.params ? &*job.params : nullptr, {}, &why);
+        analysis::whatIf(graph, job.params ? &*job.params : nullptr, whatIfOptions, &why);
     if (!w) {
         throw trace::TraceError((dir + ": cannot replay: " + why).toStdString());
     }

@@ -9,6 +9,7 @@
 #include "analysis/ddp_step_graph.h"
 #include "analysis/whatif.h"
 #include "cli_common.h"
+#include "results/hook_calibration.h"
 #include "spec/comm_hooks.h"
 #include "spec/sane_values.h"
 #include "trace/trace_error.h"
@@ -77,9 +78,15 @@ analysis::WhatIfOptions whatIfOptions(const Args& args) {
     }
     if (args.has("--hook-calibration")) {
         QString why;
-        o.hookCalibration = analysis::readHookCalibration(args.value("--hook-calibration"), &why);
+        o.hookCalibration = results::readHookCalibration(args.value("--hook-calibration"), &why);
         if (!o.hookCalibration) {
             throw trace::TraceError("--hook-calibration: " + why.toStdString());
+        }
+    } else {
+        QString why;
+        o.hookCalibration = results::storedHookCalibration(&why);
+        if (!why.isEmpty()) {
+            printError("warning: this machine's hook calibration is not used: " + why);
         }
     }
     // A what-if world size: at least 2 ranks (one rank reduces nothing).

@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
         {"recommend", recommendCommand},
         {"model export", modelExportCommand},
         {"model describe", modelDescribeCommand},
+        {"calibrate hooks", calibrateHooksCommand},
         {"record", recordCommand},
         {"confirm", confirmCommand},
     };

@@ -32,10 +32,13 @@ struct CollectiveCost {
     // beside the backward and the hook's own work: recommendation.h calibrates it).
     double scale = 1;
     // The host's cores' share of a collective's time on the measured link: 0 where it runs
-    // elsewhere (a GPU's copy engines and NCCL's kernels), 1 where its copies and sums take the
-    // cores the backward computes on (gloo on a host its ranks fill, no slower link holding it
-    // back). The backward loses that share of the time a collective runs beside it.
+    // elsewhere (a GPU's copy engines and NCCL's kernels), 1 where all of it is copies and sums
+    // on the cores (gloo with no slower link holding it back). A hook whose sums are dearer
+    // (gloo's float16) multiplies that part (bucket_schedule.cpp).
     double coresShare = 0;
+    // The share of a collective's time the backward loses beside it, on the measured link (the
+    // job's trace, or a calibration of the machine, measures it: contention.h).
+    double contention = 0;
     double bandwidthX = 1; // the bandwidth factor at() applied to beta, over the measured link
 
     // The same collective at another world size and bandwidth, through the ring; at the measured
@@ -63,9 +66,15 @@ struct CollectiveCost {
                    : std::max(0.0, scale * (alphaUs * collectives + betaUsPerByte * bytes));
     }
     // The share of a collective's time the backward loses beside it: the cores' work is what it
-    // was, the rest waits on the wire (longer over a slower link, taking nothing from the
-    // backward); over a faster link the cores' share grows, up to all of it.
-    double computeContention() const { return std::min(1.0, coresShare * bandwidthX); }
+    // was, the rest waits on the wire (shorter over a faster link, taking nothing from the
+    // backward), so the time lost stays and its share of the collective grows (or shrinks, over
+    // a slower link) by the measured collective's time over this one's, up to all of it.
+    double computeContention() const {
+        // this collective's time over the measured one's (bucket_schedule.cpp's, for a hook
+        // with no dearer sums)
+        const double ratio = std::max(1.0 / bandwidthX, coresShare);
+        return ratio > 0 ? std::min(1.0, contention / ratio) : 1.0;
+    }
     // As us(), over the link it was measured on (the bandwidth factor undone).
     double usOnMeasuredLink(int collectives, double bytes) const {
         CollectiveCost c = *this;

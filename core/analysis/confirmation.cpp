@@ -54,11 +54,12 @@ QJsonObject settingJson(const Setting& s, const std::vector<double>& runs) {
 
 } // namespace
 
-std::optional<PredictedDifference> predictDifference(const DdpStepGraph& graph,
-                                                     const DdpParams* params,
-                                                     const Setting& recorded,
-                                                     const Setting& candidate, QString* why) {
+std::optional<PredictedDifference>
+predictDifference(const DdpStepGraph& graph, const DdpParams* params, const Setting& recorded,
+                  const Setting& candidate, QString* why,
+                  const std::optional<HookCalibration>& calibration) {
     WhatIfOptions o;
+    o.hookCalibration = calibration;
     o.capsMb = {recorded.bucketCapMb, candidate.bucketCapMb};
     o.hooks = {recorded.hook, candidate.hook};
     o.hooks.removeDuplicates();

@@ -8,6 +8,7 @@
 
 #include "analysis/ddp_params.h"
 #include "analysis/ddp_step_graph.h"
+#include "analysis/hook_work.h"
 #include "analysis/paired_difference.h"
 
 #include <QJsonObject>
@@ -32,10 +33,11 @@ struct PredictedDifference {
 // The what-if model's step for `candidate` minus its step for `recorded`, over one job's step
 // graph; the interval is the candidate scenario's uncertainty around that difference. nullopt
 // with *why when the job cannot be replayed.
-std::optional<PredictedDifference> predictDifference(const DdpStepGraph& graph,
-                                                     const DdpParams* params,
-                                                     const Setting& recorded,
-                                                     const Setting& candidate, QString* why);
+// `calibration`: this machine's hook calibration, where one is stored.
+std::optional<PredictedDifference>
+predictDifference(const DdpStepGraph& graph, const DdpParams* params, const Setting& recorded,
+                  const Setting& candidate, QString* why,
+                  const std::optional<HookCalibration>& calibration = std::nullopt);
 
 struct Confirmation {
     Setting recorded, candidate;

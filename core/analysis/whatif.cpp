@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "whatif.h"
 
+#include "analysis/contention.h"
 #include "analysis/cost_model.h"
 #include "analysis/hook_work.h"
 #include "analysis/recommendation.h"
@@ -35,25 +36,6 @@ double wireShareOf(const TraceProfile& tp, const HookModel& hook) {
         wire += hook.wire(params).bytes;
     }
     return gradient > 0 ? wire / gradient : 1.0;
-}
-
-// Beside the backward, a collective costs a gloo job on a CPU what its sums and copies take of
-// the cores its ranks fill (DDP's CPU jobs run a rank per core set); NCCL and GPU tensors run
-// elsewhere. A collective slower than the cores would make it waited on its link for the rest.
-// The cores make it about kInJobSlowdown times the calibration's loopback all-reduce, alone on
-// the host: beside a backward on 2 cores, under the profiler, measured here at 3.2 times.
-constexpr double kInJobSlowdown = 4;
-
-double coresShareOf(const QString& backend, bool onDevice, const WhatIfOptions& options,
-                    const HookCalibration& calibration, const CollectiveCost& fitted) {
-    if (options.computeContention) {
-        return *options.computeContention;
-    }
-    if (backend != "gloo" || onDevice) {
-        return 0;
-    }
-    const double cores = kInJobSlowdown * calibration.float32UsPerByte;
-    return fitted.betaUsPerByte > cores ? cores / fitted.betaUsPerByte : 1.0;
 }
 
 struct FittedCost {
@@ -272,15 +254,21 @@ struct Replay {
 };
 
 // Every cost the trace's collectives allow, `cost` the central one (all at the recorded world
-// size and link): each latency the fit leaves open, each that much cheaper and dearer.
+// size and link): each latency the fit leaves open, at each end of the contention's interval,
+// each that much cheaper and dearer.
 std::vector<CollectiveCost> costCorners(const WhatIf& w, const FittedCost& fit) {
     std::vector<CollectiveCost> out;
     for (const double alpha : {fit.latencyLowUs, fit.latencyHighUs}) {
-        CollectiveCost c = costAt(fit, alpha);
-        c.coresShare = w.cost.coresShare;
-        const auto [lower, upper] = costBounds(c, w.costErrorFraction);
-        out.push_back(lower);
-        out.push_back(upper);
+        for (const double contention : {w.contentionLow, w.contentionHigh}) {
+            for (const double cores : {w.coresShareLow, w.coresShareHigh}) {
+                CollectiveCost c = costAt(fit, alpha);
+                c.contention = contention;
+                c.coresShare = cores;
+                const auto [lower, upper] = costBounds(c, w.costErrorFraction);
+                out.push_back(lower);
+                out.push_back(upper);
+            }
+        }
     }
     return out;
 }
@@ -357,6 +345,72 @@ void weighEvidence(Scenario* s, const std::vector<double>& cornersMs, const Scen
     s->exposedMs = base.exposedMs;
     s->optimizerMs = base.optimizerMs;
     s->uncertaintyMs = std::hypot(base.uncertaintyMs, farthest);
+}
+
+// A hook's work between two settings the machine has no measure of: "no change", the step
+// with no work of the hooks' own (the least the model can say of them) inside the interval.
+void unknownHookWork(Scenario* s, const Scenario& base) {
+    const double off = std::fabs(s->stepMs - base.stepMs);
+    s->hookWorkUnknown = true;
+    s->noChange = true;
+    s->stepMs = base.stepMs;
+    s->computeMs = base.computeMs;
+    s->exposedMs = base.exposedMs;
+    s->optimizerMs = base.optimizerMs;
+    s->uncertaintyMs = std::hypot(base.uncertaintyMs, off);
+}
+
+// Whether `hook`'s own work is known: none for a hook that sends the gradients as they are (or
+// nothing), else only from a calibration of this machine on this backend.
+bool hookWorkKnown(const HookModel& hook, const HookCalibration* calibration,
+                   const QString& backend, bool onDevice) {
+    if (hook.sends == spec::HookWire::Gradient || hook.sends == spec::HookWire::Nothing) {
+        return true;
+    }
+    return calibration && calibration->backend == backend && calibration->onDevice == onDevice &&
+           calibration->hooks.count(hook.hook) > 0;
+}
+
+// The backward's loss beside a collective: as given; none where the collectives run on a
+// device; else the trace's own estimate where its interval is narrow enough to say something,
+// a calibration of this machine where there is one, and the trace's (wide) interval otherwise.
+struct Contention {
+    double share = 0, low = 0, high = 0;
+    QString from, detail;
+};
+
+// An estimate whose interval is wider than this says little; a calibration is preferred then.
+constexpr double kInformativeWidth = 0.5;
+
+Contention contentionOf(const DdpStepGraph& graph, const WhatIf& w, const WhatIfOptions& options,
+                        const HookCalibration* calibration) {
+    Contention c;
+    if (options.computeContention) {
+        c.share = c.low = c.high = *options.computeContention;
+        c.from = "given";
+        c.detail = "as given";
+        return c;
+    }
+    if (w.backend != "gloo" || w.onDevice) {
+        c.from = "backend";
+        c.detail = "the collectives run on a device, beside the host's compute";
+        return c;
+    }
+    const ContentionEstimate e = contentionFromTraces(graph.traces);
+    if (e.determined && e.high - e.low <= kInformativeWidth) {
+        c = {e.share, e.low, e.high, "trace", e.detail};
+        return c;
+    }
+    if (calibration && calibration->contention) {
+        const double v = *calibration->contention;
+        c = {v, v, v, "calibration",
+             QString("from %1, measured on this machine (%2)").arg(calibration->source, e.detail)};
+        return c;
+    }
+    c = {e.share, e.low, e.high, "unknown",
+         e.detail + "; no calibration of this machine measures it (`commprof calibrate hooks`): "
+                    "every share in the interval is carried"};
+    return c;
 }
 
 // Whether a scenario can be recommended: `local` sends nothing (the no-communication
@@ -443,20 +497,39 @@ QString whyRuleDiffers(const TraceProfile& tp, const std::vector<std::vector<int
                     "order or the first bucket's limit differs from the rule's";
 }
 
-} // namespace
+// One job's what-if in the making: its inputs, and the hooks' models under this machine's
+// calibration.
+struct Making {
+    const DdpStepGraph& graph;
+    const DdpParams* params;
+    const WhatIfOptions& options;
+    const TraceProfile& tp;
+    const HookCalibration* calibration;
+    WhatIf& w;
+    QString* why;
 
-std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
-                             const WhatIfOptions& options, QString* why) {
-    const std::optional<CellSettings>& cell = options.cell;
-    if (cell && !localBaselineWhy(*cell).isEmpty()) {
-        *why = localBaselineWhy(*cell);
-        return std::nullopt;
+    const std::optional<CellSettings>& cell() const { return options.cell; }
+    const trace::DdpRankSteps& t0() const { return *graph.traces.front(); }
+    // A hook's model with its own work, where a calibration of this machine covers it on this
+    // backend; else none, and workKnown() says whether that is the truth.
+    std::optional<HookModel> modelOf(const QString& name) const {
+        std::optional<HookModel> m = hookModel(name, 1, why);
+        if (m && calibration) {
+            m->work = hookWork(*calibration, name, w.backend, w.onDevice);
+        }
+        return m;
     }
-    const std::optional<TraceProfile> tp = profileFromTraces(graph.traces, params, why);
-    if (!tp) {
-        return std::nullopt;
+    bool workKnown(const HookModel& m) const {
+        return hookWorkKnown(m, calibration, w.backend, w.onDevice);
     }
-    WhatIf w;
+};
+
+// The traces' notes, and where the recorded settings come from.
+void takeNotes(const Making& m) {
+    const TraceProfile* tp = &m.tp;
+    const DdpStepGraph& graph = m.graph;
+    const std::optional<CellSettings>& cell = m.cell();
+    WhatIf& w = m.w;
     for (QString n : graph.notes) {
         // The traces' own note asks for the parameters a file has already given.
         if (tp->bytesFromParams && n.endsWith("gradient bytes need --params FILE")) {
@@ -471,8 +544,15 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
                            "(layer %2)")
                        .arg(cell->path, cell->layer.isEmpty() ? QString("not said") : cell->layer);
     }
-    // The recorded settings: as given, else as the cell or --params says, else as the trace
-    // shows them.
+}
+
+// The recorded world size, hook, backend and device: as given, else as the cell or --params
+// says, else as the trace shows them.
+void recordedJob(const Making& m) {
+    const DdpStepGraph& graph = m.graph;
+    const DdpParams* params = m.params;
+    const std::optional<CellSettings>& cell = m.cell();
+    WhatIf& w = m.w;
     const trace::DdpRankSteps& t0 = *graph.traces.front();
     if (t0.worldSize) {
         w.worldSize = *t0.worldSize;
@@ -490,21 +570,17 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
     w.backend =
         cell && !cell->backend.isEmpty() ? cell->backend : QString::fromStdString(t0.backend);
     w.onDevice = cell && !cell->backend.isEmpty() ? cell->onDevice : t0.onDevice;
-    const HookCalibration& calibration =
-        options.hookCalibration ? *options.hookCalibration : builtInHookCalibration();
-    const QString& backend = w.backend;
-    // A hook's model with its own work, where the calibration covers it on this backend.
-    const auto modelOf = [&](const QString& name) {
-        std::optional<HookModel> m = hookModel(name, 1, why);
-        if (m) {
-            m->work = hookWork(calibration, name, backend, w.onDevice);
-        }
-        return m;
-    };
-    const std::optional<HookModel> recordedHook = modelOf(w.hook);
-    if (!recordedHook) {
-        return std::nullopt;
-    }
+}
+
+// The recorded cap and first bucket, and whether DDP's rule reproduces the recorded buckets;
+// false with *why when no cap can be told.
+bool recordedCap(const Making& m) {
+    const TraceProfile* tp = &m.tp;
+    const DdpParams* params = m.params;
+    const WhatIfOptions& options = m.options;
+    const std::optional<CellSettings>& cell = m.cell();
+    const trace::DdpRankSteps& t0 = m.t0();
+    WhatIf& w = m.w;
     w.recordedBuckets = int(tp->layout.size());
     w.recordedBucketBytes = tp->bucketBytes;
     const std::vector<double> bytes = bytesInReadyOrder(tp->profile);
@@ -565,10 +641,10 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
                             "sizes estimated from the collectives; give --recorded-bucket-cap-mb)";
     }
     if (!cap) {
-        *why = "no bucket cap reproduces the recorded buckets from these gradient sizes: give "
-               "the cap the job ran with (--recorded-bucket-cap-mb X, or bucket_cap_mb in "
-               "--params)";
-        return std::nullopt;
+        *m.why = "no bucket cap reproduces the recorded buckets from these gradient sizes: give "
+                 "the cap the job ran with (--recorded-bucket-cap-mb X, or bucket_cap_mb in "
+                 "--params)";
+        return false;
     }
     w.recordedCapMb = *cap;
     w.recordedFirstBucketMb = firstFor(*cap);
@@ -582,25 +658,54 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
                            "buckets as recorded")
                        .arg(mb(w.recordedCapMb), mb(w.recordedFirstBucketMb), w.ruleDiffers);
     }
-    // The cores' share follows from the fitted cost, and a hook's excess from the share: fitted
-    // once as if the cores bore all of it, then again with the share that fit gives.
+    return true;
+}
+
+// The job replayed once, every scenario predicted from it: the collectives' cost, the
+// backward's loss beside them, the backward's own compute; and the replay of the recording.
+Replay replayJob(const Making& m, const HookModel& recordedHook) {
+    const DdpStepGraph& graph = m.graph;
+    const TraceProfile* tp = &m.tp;
+    const WhatIfOptions& options = m.options;
+    const HookCalibration* calibration = m.calibration;
+    const QString& backend = m.w.backend;
+    WhatIf& w = m.w;
+    // The backward's loss beside a collective, as the trace (or a calibration) shows it; the
+    // recorded hook's excess over a float32 all-reduce follows from it.
+    const Contention contention = contentionOf(graph, w, options, calibration);
+    w.contentionLow = contention.low;
+    w.contentionHigh = contention.high;
+    w.contentionFrom = contention.from;
+    // The cores' share of a collective (what a hook's dearer sums multiply): a float32
+    // all-reduce alone on this machine's loopback against the job's own per-byte cost, up to
+    // all of it (the job's cores were busier than the calibration's); from a calibration only,
+    // and needed only for a hook whose work it measured.
     Replay r;
-    r.recordedHook = *recordedHook;
+    r.recordedHook = recordedHook;
     r.layout = tp->layout;
-    r.fit = fitCost(graph, *tp, w.worldSize, *recordedHook, 1.0);
-    const double share = coresShareOf(backend, w.onDevice, options, calibration, r.fit.cost);
-    if (share != 1.0 && !recordedHook->work.none()) {
-        r.fit = fitCost(graph, *tp, w.worldSize, *recordedHook, share);
+    r.fit = fitCost(graph, *tp, w.worldSize, recordedHook, 1.0);
+    if (w.backend != "gloo" || w.onDevice) {
+        w.coresShareLow = w.coresShareHigh = 0;
+    } else if (calibration && r.fit.cost.betaUsPerByte > 0) {
+        w.coresShareLow = std::min(1.0, calibration->float32UsPerByte / r.fit.cost.betaUsPerByte);
+        w.coresShareHigh = 1;
+    }
+    // Central: the cores' part as the calibration measured it; the rest of the range (a job's
+    // busier cores) is in every interval.
+    const double share = w.coresShareLow;
+    if (!recordedHook.work.none()) {
+        r.fit = fitCost(graph, *tp, w.worldSize, recordedHook, share);
     }
     w.cost = r.fit.cost;
     w.cost.coresShare = share;
+    w.cost.contention = contention.share;
     w.latencyLowUs = r.fit.latencyLowUs;
     w.latencyHighUs = r.fit.latencyHighUs;
     w.latencyReferenceBytes = r.fit.meanBytes;
     // The backward's own compute: the recorded ready times less the hook's casts and what the
     // recorded collectives took from it.
     r.profile = tp->profile;
-    removeScheduleEffects(&r.profile.params, &r.profile.computeEndUs, tp->layout, *recordedHook,
+    removeScheduleEffects(&r.profile.params, &r.profile.computeEndUs, tp->layout, recordedHook,
                           w.cost);
     w.costMethod = r.fit.method;
     w.stepSpreadFraction = stepSpread(tp->stepsUs);
@@ -610,68 +715,81 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
     w.notes << QString("collectives one at a time (%1): %2")
                    .arg(QString::fromLatin1(concurrency.backend),
                         QString::fromLatin1(concurrency.why));
-    w.notes << QString("the backward's compute loses %1 % of a collective's time beside it (%2; "
-                       "--compute-contention)")
-                   .arg(w.cost.coresShare * 100, 0, 'g', 3)
-                   .arg(options.computeContention ? "as given"
-                        : w.cost.coresShare > 0
-                            ? QString("gloo on a CPU: its copies and sums take the cores the ranks "
-                                      "fill, and the rest of a collective waits on the link; the "
-                                      "cores' part is taken as %1x a lone loopback all-reduce, "
-                                      "from %2")
-                                  .arg(kInJobSlowdown)
-                                  .arg(calibration.source)
-                            : QString("the collectives run on a device, beside the host's "
-                                      "compute"));
+    w.notes << QString("the backward's compute loses %1 % of a collective's time beside it "
+                       "(90 % interval %2..%3 %; --compute-contention): %4")
+                   .arg(w.cost.contention * 100, 0, 'g', 3)
+                   .arg(w.contentionLow * 100, 0, 'g', 3)
+                   .arg(w.contentionHigh * 100, 0, 'g', 3)
+                   .arg(contention.detail);
 
     // The replay: the recorded settings at the recorded link and world size, its error on the
     // recording part of every interval (its own included).
-    w.replayed = predictScenario(w, r, w.recordedCapMb, w.recordedFirstBucketMb, *recordedHook, 1,
+    w.replayed = predictScenario(w, r, w.recordedCapMb, w.recordedFirstBucketMb, recordedHook, 1,
                                  w.worldSize);
     w.replayErrorFraction = w.stepMs > 0 ? std::fabs(w.replayed.stepMs - w.stepMs) / w.stepMs : 0;
-    w.replayed = predictScenario(w, r, w.recordedCapMb, w.recordedFirstBucketMb, *recordedHook, 1,
+    w.replayed = predictScenario(w, r, w.recordedCapMb, w.recordedFirstBucketMb, recordedHook, 1,
                                  w.worldSize);
+    return r;
+}
 
-    std::vector<double> caps = options.capsMb;
-    if (caps.empty()) {
-        caps = kStandardCapsMb;
-        caps.push_back(w.recordedCapMb);
-    }
-    std::sort(caps.begin(), caps.end());
-    caps.erase(std::unique(caps.begin(), caps.end()), caps.end());
-    const QStringList hooks = options.hooks.isEmpty() ? QStringList{w.hook} : options.hooks;
-    const int worldSize = options.worldSize.value_or(w.worldSize);
+// Where each 16-bit or low-rank hook's own work comes from, in the notes.
+void hookNotes(const Making& m, const QStringList& hooks) {
+    WhatIf& w = m.w;
+    const HookCalibration* calibration = m.calibration;
+    const QString& backend = w.backend;
     QStringList hooksSaid;
     for (const QString& hookName : (QStringList{w.hook} + hooks)) {
-        const std::optional<HookModel> hook = modelOf(hookName);
-        if (!hook || hooksSaid.contains(hookName) || hook->sends != spec::HookWire::Half) {
+        const std::optional<HookModel> hook = m.modelOf(hookName);
+        if (!hook || hooksSaid.contains(hookName) || hook->sends == spec::HookWire::Gradient ||
+            hook->sends == spec::HookWire::Nothing) {
             continue;
         }
         hooksSaid << hookName;
-        w.notes << (hook->work.none()
-                        ? QString("%1's own work (casts, and its collective in 16 bits) is not "
-                                  "modelled on %2%3: no calibration covers it (tools/"
-                                  "hook_calibrate.py, --hook-calibration)")
-                              .arg(hookName, backend, w.onDevice ? " on a GPU" : "")
-                        : QString("%1's own work from %2: casts %3 ns per gradient byte on the "
-                                  "backward's thread, its collective %4x a float32 all-reduce of "
-                                  "the same bytes (the excess not shortened by a faster link), "
-                                  "the copy back %5 ns per byte")
-                              .arg(hookName, calibration.source)
-                              .arg(hook->work.preUsPerByte * 1e3, 0, 'g', 3)
-                              .arg(hook->work.collectiveFactor, 0, 'g', 3)
-                              .arg(hook->work.postUsPerByte * 1e3, 0, 'g', 3));
+        w.hookWorkFrom[hookName] = m.workKnown(*hook)   ? calibration->source
+                                   : hookName == w.hook ? QString("recording")
+                                                        : QString("unknown");
+        if (m.workKnown(*hook)) {
+            w.notes << QString("%1's own work from %2: casts %3 ns per gradient byte on the "
+                               "backward's thread, its collective %4x a float32 all-reduce of "
+                               "the same bytes (the excess not shortened by a faster link), "
+                               "the copy back %5 ns per byte")
+                           .arg(hookName, calibration->source)
+                           .arg(hook->work.preUsPerByte * 1e3, 0, 'g', 3)
+                           .arg(hook->work.collectiveFactor, 0, 'g', 3)
+                           .arg(hook->work.postUsPerByte * 1e3, 0, 'g', 3);
+        } else if (hookName == w.hook) {
+            w.notes << QString("%1's own work is in the recording (its casts in the backward's "
+                               "compute, its collective in the fitted cost): its other caps carry "
+                               "it as recorded")
+                           .arg(hookName);
+        } else {
+            w.notes << QString("%1's own work on %2%3 is unknown here (no calibration of this "
+                               "machine covers it: `commprof calibrate hooks` measures it in "
+                               "seconds, or give --hook-calibration FILE): %1 and the recorded "
+                               "%4 are predicted as no change, the step they would take with no "
+                               "work of their own inside the interval")
+                           .arg(hookName, backend, w.onDevice ? " on a GPU" : "", w.hook);
+        }
     }
+}
+
+// Every scenario of `hooks` x `caps`, each weighed against the recorded settings at the
+// scenarios' bandwidth and world size; false (with *why) for a hook that has no model.
+bool predictScenarios(const Making& m, const Replay& r, const QStringList& hooks,
+                      const std::vector<double>& caps, int worldSize) {
+    const WhatIfOptions& options = m.options;
+    WhatIf& w = m.w;
+    const HookModel& recordedHook = r.recordedHook;
     // The recorded settings at the scenarios' bandwidth and world size: what they are weighed
     // against (the replay itself at 1x and the recorded world size).
     std::vector<double> baseCorners;
     w.recommendation.baseline =
-        predictScenario(w, r, w.recordedCapMb, w.recordedFirstBucketMb, *recordedHook,
+        predictScenario(w, r, w.recordedCapMb, w.recordedFirstBucketMb, recordedHook,
                         options.bandwidthX, worldSize, &baseCorners);
     for (const QString& hookName : hooks) {
-        const std::optional<HookModel> hook = modelOf(hookName);
+        const std::optional<HookModel> hook = m.modelOf(hookName);
         if (!hook) {
-            return std::nullopt;
+            return false;
         }
         for (const double capMb : caps) {
             const double first = options.firstBucketMb.value_or(
@@ -679,11 +797,21 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
             std::vector<double> corners;
             Scenario s =
                 predictScenario(w, r, capMb, first, *hook, options.bandwidthX, worldSize, &corners);
-            weighEvidence(&s, corners, w.recommendation.baseline, baseCorners);
+            if (hookName != w.hook && !(m.workKnown(*hook) && m.workKnown(recordedHook))) {
+                unknownHookWork(&s, w.recommendation.baseline);
+            } else {
+                weighEvidence(&s, corners, w.recommendation.baseline, baseCorners);
+            }
             w.scenarios.push_back(s);
         }
     }
-    decide(&w);
+    return true;
+}
+
+// A job whose collectives are not DDP's buckets gets no advice on DDP's settings.
+void noAdviceOutsideDdp(const Making& m) {
+    const trace::DdpRankSteps& t0 = m.t0();
+    WhatIf& w = m.w;
     auto& rec = w.recommendation;
     if (t0.reducedAfterBackward || t0.reducedPerGradient) {
         // The scenarios say what DDP's reducer would do with these gradients; this job's own
@@ -698,6 +826,46 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
                          .arg(t0.reducedAfterBackward ? "every all_reduce starts after the backward"
                                                       : "one all_reduce per gradient");
     }
+}
+
+} // namespace
+
+std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
+                             const WhatIfOptions& options, QString* why) {
+    if (options.cell && !localBaselineWhy(*options.cell).isEmpty()) {
+        *why = localBaselineWhy(*options.cell);
+        return std::nullopt;
+    }
+    const std::optional<TraceProfile> tp = profileFromTraces(graph.traces, params, why);
+    if (!tp) {
+        return std::nullopt;
+    }
+    WhatIf w;
+    const Making m{
+        graph, params, options, *tp, options.hookCalibration ? &*options.hookCalibration : nullptr,
+        w,     why};
+    takeNotes(m);
+    recordedJob(m);
+    const std::optional<HookModel> recordedHook = m.modelOf(w.hook);
+    if (!recordedHook || !recordedCap(m)) {
+        return std::nullopt;
+    }
+    const Replay r = replayJob(m, *recordedHook);
+    std::vector<double> caps = options.capsMb;
+    if (caps.empty()) {
+        caps = kStandardCapsMb;
+        caps.push_back(w.recordedCapMb);
+    }
+    std::sort(caps.begin(), caps.end());
+    caps.erase(std::unique(caps.begin(), caps.end()), caps.end());
+    const QStringList hooks = options.hooks.isEmpty() ? QStringList{w.hook} : options.hooks;
+    const int worldSize = options.worldSize.value_or(w.worldSize);
+    hookNotes(m, hooks);
+    if (!predictScenarios(m, r, hooks, caps, worldSize)) {
+        return std::nullopt;
+    }
+    decide(&w);
+    noAdviceOutsideDdp(m);
     if (worldSize != w.worldSize || options.bandwidthX != 1) {
         w.notes << QString("at world size %1 and %2x the bandwidth through the ring all-reduce "
                            "(2(N-1) latency steps, 2(N-1)/N of the bytes); compute per rank "
@@ -707,6 +875,21 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
     }
     return w;
 }
+
+namespace {
+
+// Where every input of the predictions came from (docs/cli.md).
+QJsonObject inputsJson(const WhatIf& w) {
+    QJsonObject hooks;
+    for (const auto& [hook, from] : w.hookWorkFrom) {
+        hooks[hook] = from;
+    }
+    return QJsonObject{{"collective_cost", "trace"},
+                       {"compute_contention", w.contentionFrom},
+                       {"hook_work", hooks}};
+}
+
+} // namespace
 
 QJsonObject toJson(const WhatIf& w) {
     const auto scenarioJson = [](const Scenario& s) {
@@ -721,6 +904,7 @@ QJsonObject toJson(const WhatIf& w) {
                            {"exposed_comm_ms", s.exposedMs},
                            {"recorded_layout", s.recordedLayout},
                            {"no_change", s.noChange},
+                           {"hook_work_unknown", s.hookWorkUnknown},
                            {"model_step_ms", s.modelStepMs}};
     };
     QJsonArray scenarios;
@@ -759,7 +943,12 @@ QJsonObject toJson(const WhatIf& w) {
                              {"latency_reference_bytes", w.latencyReferenceBytes},
                              {"method", w.costMethod},
                              {"relative_error", w.costErrorFraction},
-                             {"compute_contention", w.cost.coresShare},
+                             {"compute_contention", w.cost.contention},
+                             {"compute_contention_low", w.contentionLow},
+                             {"compute_contention_high", w.contentionHigh},
+                             {"compute_contention_from", w.contentionFrom},
+                             {"cores_share_low", w.coresShareLow},
+                             {"cores_share_high", w.coresShareHigh},
                              {"algorithm", "ring all-reduce"}}},
         {"scenarios", scenarios},
         {"recommendation", QJsonObject{{"bucket_cap_mb", w.recommendation.capMb},
@@ -770,6 +959,7 @@ QJsonObject toJson(const WhatIf& w) {
                                        {"gain_ms", w.recommendation.gainMs},
                                        {"uncertainty_ms", w.recommendation.uncertaintyMs},
                                        {"reason", w.recommendation.reason}}},
+        {"inputs", inputsJson(w)},
         {"notes", QJsonArray::fromStringList(w.notes)}};
 }
 
@@ -793,6 +983,11 @@ QString describe(const WhatIf& w) {
                .arg(w.cost.alphaUs, 0, 'f', 1)
                .arg(w.cost.betaUsPerByte, 0, 'g', 3)
                .arg(w.costMethod);
+    out += QString("compute contention: %1 (90 % interval %2..%3, from %4)\n")
+               .arg(w.cost.contention, 0, 'g', 3)
+               .arg(w.contentionLow, 0, 'g', 3)
+               .arg(w.contentionHigh, 0, 'g', 3)
+               .arg(w.contentionFrom);
     out += QString("+- is a %1\n").arg(kIntervalMeaning);
     out += "  cap MiB  first MiB  hook            bw x  ranks  buckets     step ms  +- ms  "
            "exposed ms\n";
@@ -809,6 +1004,10 @@ QString describe(const WhatIf& w) {
                 .arg(s.uncertaintyMs, 5, 'f', 2)
                 .arg(s.exposedMs, 10, 'f', 2)
                 .arg(s.recordedLayout ? "  (recorded buckets)"
+                     : s.hookWorkUnknown
+                         ? QString(
+                               "  (no change: the hooks' own work is unknown here; with none, %1)")
+                               .arg(s.modelStepMs, 0, 'f', 2)
                      : s.noChange ? QString("  (no change: the trace cannot tell; the model's %1)")
                                         .arg(s.modelStepMs, 0, 'f', 2)
                                   : QString());

@@ -25,6 +25,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -37,8 +38,8 @@ struct WhatIfOptions {
     double bandwidthX = 1;
     std::optional<int> worldSize;
     std::optional<double> recordedCapMb;
-    std::optional<HookCalibration> hookCalibration; // none: the built-in one
-    std::optional<double> computeContention;        // none: by backend (collective_cost.h)
+    std::optional<HookCalibration> hookCalibration; // this machine's; none: hooks' work unknown
+    std::optional<double> computeContention;        // none: from the trace (contention.h)
     // The results cell's cell.json beside the traces: its cap, first bucket, hook, backend and
     // device are the recorded ones (a flag above still wins over it).
     std::optional<CellSettings> cell;
@@ -50,7 +51,8 @@ struct WhatIfOptions {
 inline constexpr const char* kIntervalMeaning =
     "90 % interval: the recorded steps' spread (1.645 sigma), every collective cost the trace's "
     "collectives allow (the fit's error, and each latency from the least to the most they "
-    "support), and the replay's own error on the recording";
+    "support), every share of a collective's time the backward may lose beside it, and the "
+    "replay's own error on the recording";
 
 struct Scenario {
     double capMb = 0, firstBucketMb = 0;
@@ -70,6 +72,9 @@ struct Scenario {
     // recorded settings', the interval what it cannot tell; modelStepMs the model's own step.
     bool noChange = false;
     double modelStepMs = 0;
+    // Its hook's own work (or the recorded hook's) is not known on this machine: noChange, the
+    // interval spanning the step with no such work.
+    bool hookWorkUnknown = false;
 };
 
 struct WhatIf {
@@ -89,6 +94,17 @@ struct WhatIf {
     bool ruleReproducesLayout = false;
     QString ruleDiffers; // why DDP's rule at the recorded cap makes other buckets; empty if not
     CollectiveCost cost; // at the recorded world size
+    // The share of a collective's time the backward loses beside it: its 90 % interval, and
+    // where it came from ("trace", "calibration", "given", "backend", "unknown").
+    double contentionLow = 0, contentionHigh = 0;
+    QString contentionFrom;
+    // The cores' share of a collective's time the evidence allows (collective_cost.h): from a
+    // calibration's lone loopback all-reduce against the job's per-byte cost (0 without one:
+    // the link bounds it), up to 1.
+    double coresShareLow = 0, coresShareHigh = 1;
+    // Where each 16-bit or low-rank hook's own work came from: "recording" (the recorded hook,
+    // its work in the trace), a calibration file, or "unknown".
+    std::map<QString, QString> hookWorkFrom;
     QString costMethod;
     // The per-collective latencies the trace's collectives allow, from least to most (each
     // with the per-byte cost that keeps the recorded buckets' mean cost): a scenario's interval

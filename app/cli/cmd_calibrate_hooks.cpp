@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// commprof calibrate hooks: what a comm hook's own work and a collective beside the backward
+// cost this machine, measured in seconds by two gloo ranks of tools/hook_calibrate.py (compiled
+// into this program) and stored where every what-if on this machine finds it.
+
+#include "capture_launch.h"
+#include "cli_common.h"
+
+#include "files/safe_file.h"
+#include "results/hook_calibration.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QTemporaryDir>
+
+namespace commprof::cli {
+
+int calibrateHooksCommand(const Args& args) {
+    const QString out =
+        args.has("--out") ? args.value("--out") : results::storedHookCalibrationPath();
+    // Where it goes is checked first: a calibration measured and then lost costs its time.
+    const QString outDir = QFileInfo(out).absolutePath();
+    if (!QDir().mkpath(outDir) || !QFileInfo(outDir).isWritable()) {
+        printError("calibrate hooks: cannot write " + out +
+                   " (its folder cannot be made or written)");
+        return BadInput;
+    }
+    QTemporaryDir tmp;
+    QFile script(":/tools/hook_calibrate.py");
+    if (!tmp.isValid() || !script.open(QIODevice::ReadOnly)) {
+        printError("calibrate hooks: cannot put tools/hook_calibrate.py in a temporary folder");
+        return NotFine;
+    }
+    const QString copy = tmp.filePath("hook_calibrate.py");
+    QString err = files::writeAtomically(copy, script.readAll());
+    if (!err.isEmpty()) {
+        printError("calibrate hooks: " + err);
+        return NotFine;
+    }
+    const QString measured = tmp.filePath("calibration.json");
+    CaptureRun run;
+    run.command = {pythonProgram(), copy, "--out", measured};
+    run.nproc = 2;
+    run.outDir = tmp.filePath("capture");
+    run.stdoutToStderr = true;
+    CaptureRunResult result;
+    try {
+        QDir().mkpath(run.outDir);
+        result = runWithCapture(run);
+    } catch (const std::exception& e) {
+        printError(QString("calibrate hooks: %1").arg(e.what()));
+        return NotFine;
+    }
+    if (result.exitCode != 0) {
+        printError("calibrate hooks: " + result.failure +
+                   (result.exitCode == 3 ? " (PyTorch for Python 3 is needed: apt-get install "
+                                           "python3-torch, or set COMMPROF_PYTHON)"
+                                         : ""));
+        return NotFine;
+    }
+    QString why;
+    const std::optional<results::HookCalibration> c = results::readHookCalibration(measured, &why);
+    if (!c) {
+        printError("calibrate hooks: the calibration wrote no calibration: " + why);
+        return NotFine;
+    }
+    QFile in(measured);
+    if (!in.open(QIODevice::ReadOnly)) {
+        printError("calibrate hooks: cannot write " + out);
+        return BadInput;
+    }
+    err = files::writeAtomically(out, in.readAll());
+    if (!err.isEmpty()) {
+        printError("calibrate hooks: " + err);
+        return BadInput;
+    }
+    QString text = QString("stored in %1 (every trace whatif on this machine reads it)\n").arg(out);
+    text += QString("float32 all-reduce alone on loopback: %1 ns per byte\n")
+                .arg(c->float32UsPerByte * 1e3, 0, 'g', 3);
+    if (c->contention) {
+        text += QString("a compute thread beside it loses %1 % of its time\n")
+                    .arg(*c->contention * 100, 0, 'f', 1);
+    }
+    for (const auto& [name, w] : c->hooks) {
+        text += QString("%1: casts %2 ns per gradient byte, its collective %3x a float32 "
+                        "all-reduce of its bytes, the copy back %4 ns per byte\n")
+                    .arg(name)
+                    .arg(w.preUsPerByte * 1e3, 0, 'g', 3)
+                    .arg(w.collectiveFactor, 0, 'g', 3)
+                    .arg(w.postUsPerByte * 1e3, 0, 'g', 3);
+    }
+    printText(text);
+    return Ok;
+}
+
+} // namespace commprof::cli
