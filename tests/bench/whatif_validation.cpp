@@ -17,12 +17,13 @@
 //     "no change"'s on the same ratios;
 //   - the replay's error: each trace's replayed step against the trace's own median step;
 //   - the stated 90 % interval's coverage of the measured step (every cross prediction);
-//   - fp16's direction where the measured move exceeds 5 % (bf16_compress: DDP refuses it on a
-//     CPU, the manifest says so);
+//   - fp16's direction where the measured move exceeds 5 %, every pair with one side fp16 (a
+//     predicted move of exactly 0 is no direction; bf16_compress: DDP refuses it on a CPU, the
+//     manifest says so);
 //   - links: each 2gbit variant from the same variant's 500mbit trace at --bandwidth-x 4 and back
 //     at 0.25, within 15 % or not (the two links are two jobs, a drift apart: "no change" across
 //     the links is printed beside).
-// Run: build/tests/bench/whatif_validation [--corpus DIR] [--jobs] (docs/measurement.md).
+// Run: build/bin/whatif_validation [--corpus DIR] [--jobs] (docs/measurement.md).
 
 #include "whatif_corpus.h"
 
@@ -151,7 +152,9 @@ public:
                     f.hookErr += err, f.hookNone += none, ++f.hooks;
                     const double moved = to.medianMs / from.medianMs - 1;
                     if (std::abs(moved) > 0.05) {
-                        const bool right = (p > from.medianMs) == (moved > 0);
+                        // "No change" predicted is no direction: right only with the sign.
+                        const double said = p / from.medianMs - 1;
+                        const bool right = std::abs(said) > 1e-6 && (said > 0) == (moved > 0);
                         f.directionRight += right;
                         ++f.directionJudged;
                         if (verbose) {
