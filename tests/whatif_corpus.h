@@ -8,6 +8,7 @@
 // deterministic checks), so both read the corpus alike.
 
 #include "cli_runner.h"
+#include "link_helpers.h"
 
 #include <QDir>
 #include <QFile>
@@ -36,12 +37,7 @@ inline const QStringList kLinks{"loopback", "2gbit", "500mbit"};
 constexpr int kFamilies = 8;
 constexpr int kKinetoFamilies = 2;
 
-inline double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.empty()      ? 0
-           : v.size() % 2 ? v[v.size() / 2]
-                          : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
+using links_test::median; // the median of timings, as the measured tests take it
 
 struct Variant {
     QString label;
