@@ -52,6 +52,7 @@ struct Job {
     QString family, half, link, torch;
     bool kineto = false;
     qint64 params = 0; // the model's parameter count, as torch counted it
+    QString repeatOf;  // a repetition (timed steps only, no traces): the job it repeats
     std::vector<Variant> variants;
     QJsonObject files; // relative path -> bytes
     QString loadAverage;
@@ -88,6 +89,7 @@ inline Corpus read(const QString& root = defaultDir()) {
         job.torch = j["torch"].toString();
         job.kineto = j["kineto"].toBool();
         job.files = j["files"].toObject();
+        job.repeatOf = j["repeat_of"].toString();
         QStringList load;
         for (const QJsonValue l : j["load_average_1min"].toArray()) {
             load << QString::number(l.toDouble(), 'f', 1);
@@ -158,7 +160,14 @@ inline QStringList problems(const Corpus& c) {
         if (j.half != (develop.contains(j.family) ? "develop" : "judge")) {
             out << where + ": half " + j.half + " is not the split's";
         }
-        (j.kineto ? kineto : legacy).insert(j.family + "@" + j.link);
+        const bool repeat = !j.repeatOf.isEmpty();
+        if (repeat && std::none_of(c.jobs.begin(), c.jobs.end(),
+                                   [&](const Job& o) { return o.dir == j.repeatOf; })) {
+            out << where + ": repeats " + j.repeatOf + ", which is not in the corpus";
+        }
+        if (!repeat) {
+            (j.kineto ? kineto : legacy).insert(j.family + "@" + j.link);
+        }
         for (const double cap : kCaps) {
             for (const QString& hook : kHooks) {
                 const bool wanted = hook == "allreduce" || cap == 25;
@@ -179,6 +188,9 @@ inline QStringList problems(const Corpus& c) {
                                .arg(median(v.samplesMs));
             }
             const QString traces = j.dir + "/" + v.label;
+            if (repeat) {
+                continue; // timed steps only
+            }
             for (const QString& name : QStringList{"trace_rank0.json.gz", "trace_rank1.json.gz"}) {
                 if (!j.files.contains(traces + "/" + name)) {
                     out << where + ": " + traces + "/" + name + " is not listed";

@@ -23,11 +23,12 @@ The family split is fixed here, before any result was seen, and written into the
 SPLIT_WHY says why.
 
   tests/bench/record_whatif_corpus.py [--out DIR] [--families a,b] [--links l1,l2] [--no-kineto]
+      [--repeat N]
 
 Writes DIR/<torch>/<link>/<family>/{steps.json,<variant>/trace_rank{0,1}.json.gz[,params.json]}
 and DIR/manifest.json (every job: family, half, link, torch, date, load average, traced steps,
-variants with their unprofiled samples and medians, files and bytes). Jobs already in DIR are
-kept unless --redo.
+variants with their unprofiled samples and medians, files and bytes; a repetition names the job
+it repeats in repeat_of). Jobs already in DIR are kept unless --redo.
 """
 import argparse
 import datetime
@@ -96,9 +97,10 @@ class Hosts:
             sh("ip", "netns", "del", n, check=False)
 
 
-def run_job(family, out, variants, port, hosts=None, kineto=False):
-    """Both ranks of one job; True when both exited 0."""
-    args = ["--model", family, "--variants", variants] + JOB_ARGS
+def run_job(family, out, variants, port, hosts=None, kineto=False, traced=True):
+    """Both ranks of one job; True when both exited 0. Untraced: the timed steps alone."""
+    args = ["--model", family, "--variants", variants] + JOB_ARGS + ([] if traced else
+                                                                     ["--traced", "0"])
     procs = []
     if kineto:
         # Inside the Debian 13 root: /src is this tree, /build the root's build folder.
@@ -137,7 +139,7 @@ def run_job(family, out, variants, port, hosts=None, kineto=False):
     return ok
 
 
-def job_entry(root, rel, family, link, started):
+def job_entry(root, rel, family, link, started, repeat_of=None):
     d = os.path.join(root, rel)
     with open(os.path.join(d, "steps.json")) as f:
         steps = json.load(f)
@@ -158,6 +160,7 @@ def job_entry(root, rel, family, link, started):
                       "unprofiled_median_ms": statistics.median(v["unprofiled_ms"]),
                       "unprofiled_ms": v["unprofiled_ms"]} for v in steps["variants"]],
         "files": files,
+        "repeat_of": repeat_of,
     }
 
 
@@ -168,6 +171,9 @@ def main():
     ap.add_argument("--links", default=",".join(LINKS))
     ap.add_argument("--no-kineto", action="store_true")
     ap.add_argument("--redo", action="store_true")
+    ap.add_argument("--repeat", type=int, default=0,
+                    help="also record repetition N of each torch 1.13 job, timed steps only "
+                         "(<job>/repeatN/steps.json): how far the same ratios move between runs")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     manifest_path = os.path.join(a.out, "manifest.json")
@@ -191,6 +197,9 @@ def main():
     for link in a.links.split(","):
         for fam in a.families.split(","):
             plan.append(("torch1.13/%s/%s" % (link, fam), fam, link, False))
+            if a.repeat:
+                plan.append(("torch1.13/%s/%s/repeat%d" % (link, fam, a.repeat), fam, link,
+                             False))
     if not a.no_kineto:
         for fam in KINETO_FAMILIES:
             if fam in a.families.split(","):
@@ -210,12 +219,13 @@ def main():
                 port += 1
                 print("%s: recording %s (try %d)" % (started, rel, attempt + 1), flush=True)
                 if run_job(fam, out, KINETO_VARIANTS if kineto else VARIANTS, port,
-                           hosts.get(link), kineto):
+                           hosts.get(link), kineto, traced="/repeat" not in rel):
                     break
             else:
                 print("%s: failed twice, left out" % rel, flush=True)
                 continue
-            jobs[rel] = job_entry(a.out, rel, fam, link, started)
+            jobs[rel] = job_entry(a.out, rel, fam, link, started,
+                                  rel.rsplit("/repeat", 1)[0] if "/repeat" in rel else None)
             manifest["jobs"] = [jobs[k] for k in sorted(jobs)]
             with open(manifest_path, "w") as f:
                 json.dump(manifest, f, indent=1)

@@ -22,7 +22,9 @@
 //     manifest says so);
 //   - links: each 2gbit variant from the same variant's 500mbit trace at --bandwidth-x 4 and back
 //     at 0.25, within 15 % or not (the two links are two jobs, a drift apart: "no change" across
-//     the links is printed beside).
+//     the links is printed beside);
+//   - the noise floor: where a job was run again (timed steps only), how far the same ratios
+//     moved between the two runs.
 // Run: build/bin/whatif_validation [--corpus DIR] [--jobs] (docs/measurement.md).
 
 #include "whatif_corpus.h"
@@ -233,6 +235,9 @@ int main(int argc, char** argv) {
     }
     std::map<QString, Figures> byFamily, byHalf, byTorch;
     for (const Job& j : c.jobs) {
+        if (!j.repeatOf.isEmpty()) {
+            continue; // a repetition's ratios are the noise floor, below
+        }
         if (verbose) {
             std::printf("%s (torch %s, load %s)\n", qPrintable(j.dir), qPrintable(j.torch),
                         qPrintable(j.loadAverage));
@@ -246,7 +251,7 @@ int main(int argc, char** argv) {
     for (const Job& a : c.jobs) {
         for (const Job& b : c.jobs) {
             if (a.family == b.family && a.torch == b.torch && a.link == "500mbit" &&
-                b.link == "2gbit") {
+                b.link == "2gbit" && a.repeatOf.isEmpty() && b.repeatOf.isEmpty()) {
                 for (const auto& [from, to, k] : {std::tuple{&a, &b, 4.0}, {&b, &a, 0.25}}) {
                     const Figures f = bench.link(*from, *to, k, verbose);
                     byFamily[a.family].add(f);
@@ -291,6 +296,38 @@ int main(int argc, char** argv) {
     }
     for (const auto& [torch, f] : byTorch) {
         std::printf("%s\n", qPrintable(row(torch, f)));
+    }
+    // The noise floor: the same ratios (a setting's median over another's) measured again in a
+    // second run of the same job. No prediction from one run can be expected to come closer to
+    // the other run than this.
+    std::map<QString, std::pair<double, int>> floor;
+    for (const Job& r : c.jobs) {
+        const auto o = std::find_if(c.jobs.begin(), c.jobs.end(),
+                                    [&](const Job& j) { return j.dir == r.repeatOf; });
+        if (r.repeatOf.isEmpty() || o == c.jobs.end() || o->variants.size() != r.variants.size()) {
+            continue;
+        }
+        for (std::size_t f = 0; f < r.variants.size(); ++f) {
+            for (std::size_t t = 0; t < r.variants.size(); ++t) {
+                if (f == t) {
+                    continue;
+                }
+                const double first = o->variants[t].medianMs / o->variants[f].medianMs;
+                const double again = r.variants[t].medianMs / r.variants[f].medianMs;
+                for (const QString& key : {o->family, "half " + o->half}) {
+                    floor[key].first += std::abs(again - first) / first;
+                    ++floor[key].second;
+                }
+            }
+        }
+    }
+    if (!floor.empty()) {
+        std::printf("\nthe same ratios measured in a second run (%s), MAPE between the runs:\n",
+                    "repeat_of in the manifest");
+        for (const auto& [key, sum] : floor) {
+            std::printf("%-22s %5.1f %% over %d ratios\n", qPrintable(key),
+                        100 * sum.first / sum.second, sum.second);
+        }
     }
     std::printf("\nbf16_compress: %s\n",
                 qPrintable(m["hooks_unavailable"]["bf16_compress"].toString("not recorded")));
