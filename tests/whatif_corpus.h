@@ -250,9 +250,16 @@ inline QStringList whatIfArgs(const QString& traces, const Job& j, const Variant
     return args + extra;
 }
 
+// Every what-if of the corpus reads the hook calibration measured on the machine that recorded
+// it (`commprof calibrate hooks`, right after the recording, at a like load): what a user's
+// stored calibration is to their jobs.
 inline CliResult whatIf(const Corpus& c, const Job& j, const Variant& v,
                         const QStringList& extra = {}) {
-    return runCli("commprof", whatIfArgs(traceDir(c, j, v), j, v, extra), 300000);
+    return runCli("commprof",
+                  whatIfArgs(traceDir(c, j, v), j, v,
+                             QStringList{"--hook-calibration", c.root + "/hook-calibration.json"} +
+                                 extra),
+                  300000);
 }
 
 inline QJsonObject scenarioFor(const QJsonObject& whatif, double capMb, const QString& hook) {

@@ -173,12 +173,16 @@ FittedCost fitCost(const DdpStepGraph& g, const TraceProfile& tp, int worldSize,
         refused = "the sizes do not determine a latency and a per-byte cost";
     }
     if (!refused.isEmpty()) {
-        std::vector<double> perByte;
+        // Their time over their bytes: the cost that keeps the recorded collectives' total,
+        // where a median of per-collective ratios lets a small, latency-bound collective price
+        // every byte of the large ones.
+        double us = 0, bytes = 0;
         for (const auto& [x, y] : points) {
-            perByte.push_back(y / x);
+            us += y;
+            bytes += x;
         }
         out.cost.alphaUs = 0;
-        out.cost.betaUsPerByte = trace::median(perByte).value_or(0);
+        out.cost.betaUsPerByte = bytes > 0 ? us / bytes : 0;
         out.latencyLowUs = 0;
         out.latencyHighUs = shortestUs;
         out.method = QString("in proportion to the bytes, over %1 timed collectives (%2; every "
