@@ -20,10 +20,13 @@
 #include <QMenuBar>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTest>
 #include <QToolButton>
+
+#include <numeric>
 
 using namespace commprof;
 
@@ -163,6 +166,69 @@ private slots:
         QCOMPARE(panel->lineAt(0), QString("mlp2m on gloo_cpu, world size 2, hook allreduce: "
                                            "keep bucket_cap_mb: 1: no cap is faster"));
         QVERIFY(!apply->isEnabled());
+    }
+
+    // Issue 52: the strip of lines opens tall enough for them (up to two fifths of the page) at
+    // 1920x1080 and 1366x768, and a layout restored from the settings (a strip of 20 px, say)
+    // cannot shrink it: the workspace's defaults and the saved splitter state are applied after
+    // the data, and left it at 90 px and 60 px.
+    void theStripShowsItsLines_data() {
+        QTest::addColumn<QSize>("screen");
+        QTest::newRow("1920x1080") << QSize(1920, 1080);
+        QTest::newRow("1366x768") << QSize(1366, 768);
+    }
+    void theStripShowsItsLines() {
+        QFETCH(QSize, screen);
+        workbench::MainWindow w;
+        w.resize(screen);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        report::ReportData data;
+        data.tuning = analysis::Recommendations{};
+        for (const char* model : {"a", "b", "c", "d", "e", "f", "g", "h"}) {
+            analysis::CapGroup g = group("allreduce");
+            g.model = model;
+            data.tuning->groups.push_back(g);
+        }
+        w.results()->setData(data);
+        QTabWidget* tabs = w.results()->figurePages();
+        for (int i = 0; i < tabs->count(); ++i) {
+            if (tabs->tabText(i) == "Bucket cap study") {
+                tabs->setCurrentIndex(i);
+            }
+        }
+        w.workspaces()->setCurrent("results");
+        QTest::qWait(50); // the workspace's defaults come a turn of the event loop after showing
+        widgets::CapAdvicePanel* panel = w.results()->capAdvice();
+        QCOMPARE(panel->rows(), 8);
+        auto* strip = w.results()->findChild<QWidget*>("capAdviceScroll");
+        QVERIFY(strip && strip->isVisible());
+        auto* split = qobject_cast<QSplitter*>(strip->parentWidget());
+        QVERIFY(split);
+        // Up to two fifths of the page: the figure under the lines keeps the rest.
+        const int need = std::min(panel->sizeHint().height(), split->height() * 2 / 5 - 1);
+        QVERIFY2(need > 100, qPrintable(QString::number(need)));
+        const auto check = [&](const char* when) {
+            QVERIFY2(strip->height() >= need,
+                     qPrintable(QString("%1: strip %2 px, its lines need %3 px")
+                                    .arg(when)
+                                    .arg(strip->height())
+                                    .arg(need)));
+        };
+        check("opened");
+        // A saved layout with the strip squashed, restored as Workspaces::restore does.
+        QList<int> sizes = split->sizes();
+        const int total = std::accumulate(sizes.begin(), sizes.end(), 0);
+        sizes = {20, total - 20, 0};
+        QSplitter squashed(Qt::Vertical);
+        for (int i = 0; i < split->count(); ++i) {
+            squashed.addWidget(new QWidget);
+        }
+        squashed.resize(split->size());
+        squashed.setSizes(sizes);
+        QVERIFY(split->restoreState(squashed.saveState()));
+        QCoreApplication::processEvents();
+        check("restored");
     }
 
     // Issue 52: the lines a user acts on come first (more than one rank, a cap to set whose

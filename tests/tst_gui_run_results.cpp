@@ -16,6 +16,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -88,6 +89,22 @@ private slots:
         QCOMPARE(w.resultsDir(), out);
         QCOMPARE(w.workspaces()->current(), QString("run"));
         QCOMPARE(w.monitor()->startButton()->text(), QString("Resume"));
+        // A click away, the table's columns are sized to their text: filled while hidden,
+        // they were sized to their headers ("cell" for ids of 30 characters).
+        w.workspaces()->setCurrent("results");
+        QTest::qWait(50);
+        QTableView* table = w.results()->table();
+        const auto* model = table->model();
+        QVERIFY(model->rowCount() > 0);
+        int longest = 0;
+        for (int row = 0; row < model->rowCount(); ++row) {
+            longest = std::max(longest, table->fontMetrics().horizontalAdvance(
+                                            model->index(row, 0).data().toString()));
+        }
+        QVERIFY2(table->columnWidth(0) >= longest,
+                 qPrintable(QString("cell column %1 px, its longest id %2 px")
+                                .arg(table->columnWidth(0))
+                                .arg(longest)));
     }
 
     void aFolderOfOtherFilesIsNotRunInto() {

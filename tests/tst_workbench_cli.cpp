@@ -8,8 +8,12 @@
 #include <QDir>
 #include <QFile>
 #include <QImage>
+#include <QProcessEnvironment>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <algorithm>
 
 namespace {
 
@@ -89,6 +93,59 @@ private slots:
                                       dir.filePath("home"));
         QVERIFY2(r.exitCode == 0, qPrintable(QString("exit %1: %2").arg(r.exitCode).arg(r.err)));
         QCOMPARE(QImage(shots + "/workbench.png").size(), QSize(1366, 768));
+        QVERIFY2(!QString(r.err).contains("--size"), r.err.constData());
+    }
+
+    // Issue 52: --size 1366x768 sized the window's inside, so that under a window manager its
+    // title bar and status bar fell off a 1366x768 screen. The frame now has the size: on a
+    // 1366x768 X screen (Xvfb) framed by openbox, the inside is smaller than the screen and the
+    // screen shows the whole window, its status bar (the picture's last rows) included.
+    void aSizeIsTheFramesUnderAWindowManager() {
+        const QString xvfb = QStandardPaths::findExecutable("xvfb-run");
+        const QString wm = QStandardPaths::findExecutable("openbox");
+        if (xvfb.isEmpty() || wm.isEmpty()) {
+            QSKIP("needs xvfb-run and openbox (a window manager that frames the window)");
+        }
+        QTemporaryDir dir;
+        const QString shots = dir.filePath("shots");
+        const QString home = dir.filePath("home");
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("QT_QPA_PLATFORM", "xcb");
+        env.insert("HOME", home);
+        env.insert("XDG_CONFIG_HOME", home + "/.config");
+        const CliResult r = runProgram(
+            xvfb,
+            {"-a", "-s", "-screen 0 1366x768x24", "sh", "-c",
+             "openbox >/dev/null 2>&1 & sleep 1.5; exec \"$0\" \"$@\"",
+             COMMPROF_BIN_DIR "/commprof-workbench", "--size", "1366x768", "--matrix",
+             COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml", "--screenshot", shots},
+            kDeadlineMs, env);
+        QVERIFY2(r.exitCode == 0, qPrintable(QString("exit %1: %2").arg(r.exitCode).arg(r.err)));
+        const QImage inside(shots + "/workbench.png");
+        const QImage screen = QImage(shots + "/screen.png").convertToFormat(QImage::Format_RGB32);
+        QCOMPARE(screen.size(), QSize(1366, 768));
+        QVERIFY2(inside.width() <= 1366 && inside.height() < 768,
+                 qPrintable(QString("inside %1x%2").arg(inside.width()).arg(inside.height())));
+        // The window's last rows (its status bar) somewhere on the screen, nearly pixel for pixel.
+        const QImage bottom = inside.copy(0, inside.height() - 20, inside.width(), 20)
+                                  .convertToFormat(QImage::Format_RGB32);
+        double best = 0;
+        for (int y = 0; y + inside.height() <= screen.height(); ++y) {
+            for (int x = 0; x + inside.width() <= screen.width(); ++x) {
+                int same = 0;
+                for (int row = 0; row < bottom.height(); ++row) {
+                    const auto* a = reinterpret_cast<const QRgb*>(bottom.constScanLine(row));
+                    const auto* b = reinterpret_cast<const QRgb*>(
+                                        screen.constScanLine(y + inside.height() - 20 + row)) +
+                                    x;
+                    for (int col = 0; col < bottom.width(); ++col) {
+                        same += a[col] == b[col];
+                    }
+                }
+                best = std::max(best, double(same) / (bottom.width() * bottom.height()));
+            }
+        }
+        QVERIFY2(best > 0.95, qPrintable(QString("status bar found at %1 %").arg(best * 100)));
         QVERIFY2(!QString(r.err).contains("--size"), r.err.constData());
     }
 

@@ -13,6 +13,7 @@ namespace {
 constexpr const char* kFacetGrid = "facets";
 constexpr const char* kFacetName = "facetName";
 constexpr const char* kPanelTitle = "facetTitle";
+constexpr const char* kNoteCell = "noteCell";
 
 QCPLayoutGrid* facetGrid(const QCustomPlot& plot) {
     QCPLayoutGrid* main = plot.plotLayout();
@@ -102,10 +103,10 @@ QCPAxisRect* facetRect(const QCustomPlot& plot, const QString& name) {
 
 namespace {
 
-// A panel of the grid (a legend put in an empty cell is none).
+// A panel of the grid (a legend or a note put in an empty cell is none).
 bool isPanel(QCPLayoutElement* e) {
     auto* panel = qobject_cast<QCPLayoutGrid*>(e);
-    return panel && !qobject_cast<QCPLegend*>(e);
+    return panel && !qobject_cast<QCPLegend*>(e) && panel->objectName() != kNoteCell;
 }
 
 int panelCount(QCPLayoutGrid* grid) {
@@ -116,6 +117,47 @@ int panelCount(QCPLayoutGrid* grid) {
     return panels;
 }
 
+QCPTextElement* noteOf(QCustomPlot& plot) {
+    for (QCPLayoutElement* e : plot.plotLayout()->elements(true)) {
+        if (auto* t = qobject_cast<QCPTextElement*>(e); t && t->objectName() == "note") {
+            return t;
+        }
+    }
+    return nullptr;
+}
+
+// The figure's note (addNote) under the axes, as addNote put it.
+void noteBelow(QCustomPlot& plot, QCPLayoutGrid* grid, QCPTextElement* note) {
+    auto* cell = qobject_cast<QCPLayoutGrid*>(note->layout());
+    if (!cell || cell->objectName() != kNoteCell) {
+        return;
+    }
+    cell->take(note);
+    grid->remove(cell);
+    grid->simplify();
+    QCPLayoutGrid* main = plot.plotLayout();
+    main->addElement(main->rowCount(), 0, note);
+    main->setRowStretchFactor(main->rowCount() - 1, 0.001);
+    fitTitle(plot);
+}
+
+// The note in the cell the last row of panels leaves empty: under the axes it grew a column's
+// figure of three panels by its lines (5.15 in tall at 3.3 in wide, where 4.5 in is the most).
+// It sits atop the cell, over a filler that takes the row's height: a text element alone would
+// cap the row at the text's height (a grid's row is no taller than its elements allow).
+void noteInSpareCell(QCustomPlot& plot, QCPLayoutGrid* grid, QCPTextElement* note, int room) {
+    note->layout()->take(note);
+    plot.plotLayout()->simplify();
+    auto* cell = new QCPLayoutGrid;
+    cell->setObjectName(kNoteCell);
+    grid->addElement(cell); // the first empty cell: the one after the last panel
+    cell->addElement(0, 0, note);
+    cell->addElement(1, 0, new QCPLayoutElement(&plot));
+    cell->setRowStretchFactor(0, 0.001);
+    note->setText(wrapped(note->property("fullText").toString(), note->font(),
+                          room - note->margins().left() - note->margins().right()));
+}
+
 } // namespace
 
 void arrangeFacets(QCustomPlot& plot) {
@@ -123,11 +165,18 @@ void arrangeFacets(QCustomPlot& plot) {
     if (!grid) {
         return;
     }
+    QCPTextElement* note = noteOf(plot);
+    if (note) {
+        noteBelow(plot, grid, note);
+    }
     const int panels = panelCount(grid);
     const int width = plot.viewport().width();
     const int columns = std::clamp(width / kFacetMinPx, 1, std::max(1, panels));
     grid->setWrap(columns);
     grid->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+    if (note && panels % columns != 0) {
+        noteInSpareCell(plot, grid, note, width / columns - 8);
+    }
     const QString xLabel = grid->property("xLabel").toString();
     const QString yLabel = grid->property("yLabel").toString();
     const int room = width / columns - 8;

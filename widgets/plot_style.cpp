@@ -49,6 +49,8 @@ constexpr const char* kMoreEntry = "legendMore";
 constexpr double kEmptyTextShare = 0.7;
 constexpr int kLaidOutPx = 200;
 constexpr const char* kLegendRank = "legendRank";
+constexpr const char* kRunName = "categoryRun";
+constexpr const char* kRunSeparator = "categoryRunSeparator";
 
 QRectF around(QPointF p, double radius) {
     return {p.x() - radius, p.y() - radius, 2 * radius, 2 * radius};
@@ -92,7 +94,8 @@ protected:
         const double angle = qDegreesToRadians(std::abs(axis_->tickLabelRotation()));
         double need = 0;
         for (double key : all) {
-            const QRectF box = fm.boundingRect(QRectF(), Qt::TextDontClip, ticks().value(key));
+            const QRectF box =
+                fm.boundingRect(QRectF(), Qt::TextDontClip, fitted(ticks().value(key)));
             const double along =
                 axis_->orientation() == Qt::Horizontal
                     ? box.width() * std::cos(angle) + box.height() * std::sin(angle)
@@ -113,28 +116,38 @@ protected:
         return kept;
     }
 
-    // Every label fits the room across the axis: a long one loses its middle, never its ends
-    // (the first and the last varying value).
     QVector<QString> createLabelVector(const QVector<double>& ticks, const QLocale& locale,
                                        QChar formatChar, int precision) override {
         QVector<QString> labels =
             QCPAxisTickerText::createLabelVector(ticks, locale, formatChar, precision);
-        const QCustomPlot* plot = axis_->parentPlot();
-        const QVariant room = plot->property("tickLabelRoomPx");
-        const double roomPx =
-            room.isValid() ? room.toDouble() : plot->viewport().height() * kTickLabelShare;
-        const QFontMetricsF fm(axis_->tickLabelFont());
         for (QString& label : labels) {
-            QStringList lines = label.split('\n');
-            for (QString& line : lines) {
-                line = fm.elidedText(line, Qt::ElideMiddle, std::max(roomPx, 24.0));
-            }
-            label = lines.join('\n');
+            label = fitted(label);
         }
         return labels;
     }
 
 private:
+    // Every label fits the room across the axis: a line too long is broken at its spaces
+    // ("0.25\ntransformer2m", read whole where one line was cut to "0.25 tra\u2026rmer2m"),
+    // and only a word longer than the room loses its middle, never its ends.
+    QString fitted(const QString& label) const {
+        const QCustomPlot* plot = axis_->parentPlot();
+        const QVariant room = plot->property("tickLabelRoomPx");
+        const double roomPx = std::max(
+            room.isValid() ? room.toDouble() : plot->viewport().height() * kTickLabelShare, 24.0);
+        const QFontMetricsF fm(axis_->tickLabelFont());
+        QStringList lines;
+        for (const QString& line : label.split('\n')) {
+            lines << (fm.horizontalAdvance(line) > roomPx
+                          ? wrapped(line, axis_->tickLabelFont(), roomPx).split('\n')
+                          : QStringList{line});
+        }
+        for (QString& line : lines) {
+            line = fm.elidedText(line, Qt::ElideMiddle, roomPx);
+        }
+        return lines.join('\n');
+    }
+
     static constexpr double kGapPx = 4.0;
     const QCPAxis* axis_;
 };
@@ -276,6 +289,41 @@ void categoryTicks(QCPAxis* axis, const QStringList& labels) {
     axis->setSubTicks(false);
 }
 
+void categoryRuns(QCPAxis* axis, const QList<QPair<QString, int>>& runs) {
+    QCustomPlot* plot = axis->parentPlot();
+    QCPAxisRect* rect = axis->axisRect();
+    int first = 1;
+    for (const auto& [name, length] : runs) {
+        if (first > 1) {
+            auto* line = new QCPItemStraightLine(plot);
+            line->setObjectName(kRunSeparator);
+            line->setClipAxisRect(rect);
+            for (QCPItemPosition* p : {line->point1, line->point2}) {
+                p->setAxes(axis, rect->axis(QCPAxis::atLeft));
+            }
+            line->point1->setCoords(first - 0.5, 0);
+            line->point2->setCoords(first - 0.5, 1);
+            line->setPen(QPen(QColor(150, 150, 150), 1, Qt::DashLine));
+        }
+        auto* t = new QCPItemText(plot);
+        t->setObjectName(kRunName);
+        t->setProperty("fullText", name);
+        t->setProperty("categories", length);
+        t->setClipAxisRect(rect);
+        t->position->setAxes(axis, rect->axis(QCPAxis::atLeft));
+        t->position->setAxisRect(rect);
+        t->position->setTypeX(QCPItemPosition::ptPlotCoords);
+        t->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        t->position->setCoords(first + (length - 1) / 2.0, 0.0);
+        t->setPositionAlignment(Qt::AlignTop | Qt::AlignHCenter);
+        t->setFont(axis->tickLabelFont());
+        t->setColor(QColor(60, 60, 60));
+        t->setPadding(QMargins(2, 1, 2, 1));
+        t->setText(name);
+        first += length;
+    }
+}
+
 void resetFigure(QCustomPlot& plot, const QString& title, const QString& x, const QString& y,
                  const FigureStyle& style) {
     plot.clearPlottables();
@@ -339,7 +387,7 @@ QVector<QRectF> dataRegions(const QCustomPlot& plot) {
     }
     for (int i = 0; i < plot.itemCount(); ++i) {
         if (const auto* t = qobject_cast<const QCPItemText*>(plot.item(i))) {
-            if (t->objectName() == "flagged") {
+            if (t->objectName() == "flagged" || t->objectName() == kRunName) {
                 out << QRectF(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition())
                            .normalized();
             }
@@ -353,9 +401,6 @@ void setFigureSize(QCustomPlot& plot, QSize size) {
     plot.setViewport(QRect(QPoint(0, 0), size));
 }
 
-namespace {
-
-// Lines of at most widthPx, broken at spaces (a word longer than a line stays whole).
 QString wrapped(const QString& text, const QFont& font, double widthPx) {
     const QFontMetricsF fm(font);
     QStringList lines;
@@ -374,8 +419,6 @@ QString wrapped(const QString& text, const QFont& font, double widthPx) {
     }
     return lines.join('\n');
 }
-
-} // namespace
 
 void fitTitle(QCustomPlot& plot) {
     const int room = plot.viewport().width() - 8;
@@ -538,6 +581,135 @@ bool placeBeside(QCustomPlot& plot, QCPLegend& legend, const QCPAxisRect* rect, 
 
 } // namespace
 
+namespace {
+
+constexpr const char* kMarkerKey = "markerKey";
+
+// A figure's markers in one legend item, flowed into as few rows as the figure's width allows:
+// "bucket_cap_mb: \u25cf 0.25 \u25a0 1 \u25b2 4". A legend cut short ("\u2026 N more") never
+// cuts it: an entry a marker each lost every marker at 1366x768, and the figure could not be
+// read.
+class MarkerKey : public QCPAbstractLegendItem {
+public:
+    MarkerKey(QCPLegend* legend, const QString& title, const QList<LegendMarker>& markers)
+        : QCPAbstractLegendItem(legend), title_(title), markers_(markers) {
+        setObjectName(kMarkerKey);
+    }
+    QSize minimumOuterSizeHint() const override {
+        double width = 0;
+        int rows = 1;
+        for (const Piece& p : pieces()) {
+            width = std::max(width, p.x + p.width);
+            rows = std::max(rows, p.row + 1);
+        }
+        return {int(std::ceil(width)) + mMargins.left() + mMargins.right(),
+                rows * lineHeight() + mMargins.top() + mMargins.bottom()};
+    }
+    QString text() const {
+        QStringList parts{title_ + ":"};
+        for (const LegendMarker& m : markers_) {
+            parts << m.label;
+        }
+        return parts.join(' ');
+    }
+
+protected:
+    void draw(QCPPainter* painter) override {
+        painter->setFont(mFont);
+        const QRect r = rect();
+        const std::vector<Piece> all = pieces();
+        for (std::size_t i = 0; i < all.size(); ++i) {
+            const Piece& p = all[i];
+            const double top = r.top() + p.row * lineHeight();
+            if (i == 0) {
+                painter->setPen(QPen(mTextColor));
+                painter->drawText(QRectF(r.left() + p.x, top, p.width, lineHeight()),
+                                  Qt::AlignLeft | Qt::AlignVCenter, title_ + ":");
+                continue;
+            }
+            const LegendMarker& m = markers_[int(i) - 1];
+            QCPScatterStyle style(m.shape, m.colour, m.colour, kMarkerPx);
+            style.applyTo(painter, QPen(m.colour));
+            style.drawShape(painter, r.left() + p.x + kMarkerPx / 2.0, top + lineHeight() / 2.0);
+            painter->setPen(QPen(mTextColor));
+            painter->drawText(QRectF(r.left() + p.x + kMarkerPx + kGap, top,
+                                     p.width - kMarkerPx - kGap, lineHeight()),
+                              Qt::AlignLeft | Qt::AlignVCenter, m.label);
+        }
+    }
+
+private:
+    static constexpr double kMarkerPx = 7;
+    static constexpr double kGap = 3;
+    static constexpr double kSpacing = 8;
+    struct Piece {
+        int row;
+        double x, width;
+    };
+    int lineHeight() const { return QFontMetrics(mFont).height(); }
+    // The title, then a marker and its value each, flowed into rows of the figure's width.
+    std::vector<Piece> pieces() const {
+        const QFontMetricsF fm(mFont);
+        const double room = std::max(80.0, double(mParentPlot->viewport().width()) - 24 -
+                                               mMargins.left() - mMargins.right());
+        std::vector<Piece> out;
+        double x = 0;
+        int row = 0;
+        const auto place = [&](double width) {
+            if (x > 0 && x + width > room) {
+                x = 0;
+                ++row;
+            }
+            out.push_back({row, x, width});
+            x += width + kSpacing;
+        };
+        place(fm.horizontalAdvance(title_ + ":"));
+        for (const LegendMarker& m : markers_) {
+            place(kMarkerPx + kGap + fm.horizontalAdvance(m.label));
+        }
+        return out;
+    }
+    QString title_;
+    QList<LegendMarker> markers_;
+};
+
+} // namespace
+
+void addMarkerKey(QCustomPlot& plot, const QString& title, const QList<LegendMarker>& markers) {
+    if (markers.isEmpty() || !plot.legend) {
+        return;
+    }
+    plot.legend->addItem(new MarkerKey(plot.legend, title, markers));
+}
+
+QString markerKeyText(const QCustomPlot& plot) {
+    for (int i = 0; plot.legend && i < plot.legend->itemCount(); ++i) {
+        if (auto* key = dynamic_cast<MarkerKey*>(plot.legend->item(i))) {
+            return key->text();
+        }
+    }
+    return {};
+}
+
+namespace {
+
+// Each categoryRuns name shortened to its run's width, as the axes are now laid out.
+void fitRunNames(QCustomPlot& plot) {
+    for (int i = 0; i < plot.itemCount(); ++i) {
+        auto* t = qobject_cast<QCPItemText*>(plot.item(i));
+        if (!t || t->objectName() != kRunName) {
+            continue;
+        }
+        const QCPAxis* axis = t->position->keyAxis();
+        const double perCategory = axis->axisRect()->width() / std::max(axis->range().size(), 1.0);
+        const double room = t->property("categories").toInt() * perCategory - 4;
+        t->setText(QFontMetricsF(t->font()).elidedText(t->property("fullText").toString(),
+                                                       Qt::ElideRight, std::max(room, 0.0)));
+    }
+}
+
+} // namespace
+
 void placeLegend(QCustomPlot& plot) {
     fitTitle(plot);
     QCPLegend* legend = plot.legend;
@@ -572,6 +744,7 @@ void placeLegend(QCustomPlot& plot) {
     // A first layout, so that tickers fitting their labels to the axis length (the category
     // and size axes) see the real length in the replots below.
     plot.replot(QCustomPlot::rpImmediateRefresh);
+    fitRunNames(plot);
     if (!legend->visible()) {
         plot.replot();
         return;
@@ -620,7 +793,7 @@ void placeLegend(QCustomPlot& plot) {
                 all << item->plottable();
             }
         }
-        int excess = int(all.size()) - keep;
+        int excess = items - keep; // the marker key (addMarkerKey) is never cut
         for (int pass = 0; pass < 2; ++pass) {
             for (qsizetype i = all.size() - 1; i >= 0 && excess > 0; --i) {
                 if ((pass == 1 || all[i]->property(kOptionalEntry).toBool()) &&

@@ -63,6 +63,15 @@ void countTicks(QCPAxis* axis);
 // "tickLabelRoomPx" where an export sets it) is shortened in its middle.
 void categoryTicks(QCPAxis* axis, const QStringList& labels);
 constexpr double kTickLabelShare = 0.2;
+// Names runs of neighbouring categories once each, at the top of the axes and centred over the
+// run, with a line between runs: the value a run of bars shares leaves their labels ("allreduce"
+// over "0.25 mlp_a", "1 mlp_a", ...), so that a study's labels are short enough to read whole.
+// `runs` holds each run's name and length, in the categories' order. The names are shortened to
+// their run's width at each placeLegend, and the legend avoids them like data.
+void categoryRuns(QCPAxis* axis, const QList<QPair<QString, int>>& runs);
+
+// Lines of at most widthPx, broken at spaces (a word longer than a line stays whole).
+QString wrapped(const QString& text, const QFont& font, double widthPx);
 
 // A fresh figure: title on top, one axis rect, a legend; fonts from the style.
 void resetFigure(QCustomPlot& plot, const QString& title, const QString& x, const QString& y,
@@ -88,6 +97,16 @@ QCPTextElement* addNote(QCustomPlot& plot, const QString& text, const FigureStyl
 // entries past that are left out and one last entry says how many. Replots; may be called again
 // at another size (every entry comes back first).
 void placeLegend(QCustomPlot& plot);
+// The markers of a figure's second varying axis, as one legend item that placeLegend never cuts
+// (a legend cut short keeps them): "bucket_cap_mb: \u25cf 0.25 \u25a0 1 \u25b2 4".
+struct LegendMarker {
+    QCPScatterStyle::ScatterShape shape;
+    QColor colour;
+    QString label;
+};
+void addMarkerKey(QCustomPlot& plot, const QString& title, const QList<LegendMarker>& markers);
+// What the figure's marker key says ("bucket_cap_mb: 0.25 1 4"), or empty when it has none.
+QString markerKeyText(const QCustomPlot& plot);
 // A plottable with this property true is an entry a legend cut short leaves out first.
 constexpr const char* kOptionalEntry = "optionalLegendEntry";
 

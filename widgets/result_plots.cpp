@@ -22,6 +22,7 @@ namespace {
 constexpr double kBarWidth = 0.6;
 constexpr double kPickRadiusPx = 20.0;
 constexpr std::size_t kUprightBars = 6;
+constexpr double kRunNamesHeadroom = 0.15; // of a bar figure's value range
 
 double mib(double bytes) {
     return bytes / 1048576.0;
@@ -127,31 +128,78 @@ QCPItemText* flaggedItem(const QCustomPlot& plot, const QString& cellId) {
     return nullptr;
 }
 
-// A bar's label: the values that tell it from the other bars (the axis title names their axes).
-// Few bars take one value a line, upright; many take one line, turned to run up the axis, so a
-// label needs only its line's height along the axis.
-void categoryAxis(QCustomPlot& plot, const std::vector<report::RepeatGroup>& groups, bool each) {
+std::vector<const store::CellRow*> firstCells(const std::vector<report::RepeatGroup>& groups) {
     std::vector<const store::CellRow*> cells;
     for (const report::RepeatGroup& g : groups) {
         cells.push_back(&g.first());
     }
-    const QStringList varying =
-        report::varyingAxes(cells, each ? QStringList{} : QStringList{"repeat"});
+    return cells;
+}
+
+QStringList barAxes(const std::vector<report::RepeatGroup>& groups, bool each) {
+    return report::varyingAxes(firstCells(groups), each ? QStringList{} : QStringList{"repeat"});
+}
+
+// Many bars that differ in two axes or more run in groups of the first varying axis (the hook,
+// which colours the other figures), named once above each run (categoryRuns): each bar's label
+// keeps the other values only. A study's labels held every value ("fp16_compress 0.25
+// transformer2m") and were cut in the middle at a column's width; without the run's value
+// they are read whole. Empty for few bars, which are labelled in full, upright.
+QString runAxis(const std::vector<report::RepeatGroup>& groups, bool each) {
+    if (groups.size() <= kUprightBars) {
+        return {};
+    }
+    const QStringList varying = barAxes(groups, each);
+    return varying.size() >= 2 ? varying.front() : QString();
+}
+
+// A run's name: its value as a legend names it ("allreduce", "bucket_cap_mb=0.25").
+QString runValue(const store::CellRow& c, const QString& axis) {
+    return axis == "world_size" ? ranksText(c.worldSize)
+                                : report::axisValueText(axis, c.axes.value(axis).toString());
+}
+
+// A bar's label: the values that tell it from the other bars (the axis title names their axes).
+// Few bars take one value a line, upright; many take one line, turned to run up the axis, so a
+// label needs only its line's height along the axis, and run in groups (runAxis).
+void categoryAxis(QCustomPlot& plot, const std::vector<report::RepeatGroup>& groups, bool each) {
+    const std::vector<const store::CellRow*> cells = firstCells(groups);
+    QStringList varying = barAxes(groups, each);
+    const QString run = runAxis(groups, each);
+    varying.removeOne(run);
     const bool upright = cells.size() <= kUprightBars;
     QStringList labels;
+    QList<QPair<QString, int>> runs;
     for (const store::CellRow* c : cells) {
         labels << report::distinguishingLabel(*c, varying, upright ? "\n" : " ");
+        if (!run.isEmpty()) {
+            if (runs.isEmpty() || runs.back().first != runValue(*c, run)) {
+                runs.append({runValue(*c, run), 0});
+            }
+            ++runs.back().second;
+        }
     }
     categoryTicks(plot.xAxis, labels);
     plot.xAxis->setLabel(varying.join(" \u00b7 "));
     plot.xAxis->setTickLabelRotation(upright ? 0 : -90);
     plot.xAxis->setRange(0.4, double(cells.size()) + 0.6);
+    if (!runs.isEmpty()) {
+        categoryRuns(plot.xAxis, runs);
+    }
 }
 
-// The legend of a figure styled by report::SeriesStyles: each colour once, each marker once (in
-// grey), each shade once (a grey band, which no marker looks like): the entries grow with the
-// values, not with their product. The markers before the shades: a legend cut short at a small
-// size ("... N more") loses the shades, which the colours already tell apart roughly.
+// Room above the bars for the runs' names (a line of text at the top of the axes).
+void roomForRuns(QCustomPlot& plot, const std::vector<report::RepeatGroup>& groups, bool each) {
+    if (!runAxis(groups, each).isEmpty()) {
+        const QCPRange r = plot.yAxis->range();
+        plot.yAxis->setRangeUpper(r.upper + r.size() * kRunNamesHeadroom);
+    }
+}
+
+// The legend of a figure styled by report::SeriesStyles: each colour once, the markers in one
+// key (in grey, never cut), each shade once (a grey band, which no marker looks like): the
+// entries grow with the values, not with their product. A legend cut short at a small size
+// ("... N more") loses the shades first, which the colours already tell apart roughly.
 void styleLegend(QCustomPlot& plot, const report::SeriesStyles& styles, bool lines) {
     const auto entry = [&](const QString& name, const QColor& colour,
                            QCPScatterStyle::ScatterShape shape) {
@@ -166,9 +214,11 @@ void styleLegend(QCustomPlot& plot, const report::SeriesStyles& styles, bool lin
         entry(styles.colourName(c), seriesColour(styles.colourAxis, styles.colourValues[c], c, 0),
               styles.markerAxis.isEmpty() ? markerShape(0) : QCPScatterStyle::ssNone);
     }
+    QList<LegendMarker> markers;
     for (int m = 0; m < styles.markerValues.size(); ++m) {
-        entry(styles.markerName(m), QColor(90, 90, 90), markerShape(m));
+        markers.append({markerShape(m), QColor(90, 90, 90), styles.markerValues[m]});
     }
+    addMarkerKey(plot, styles.markerAxis, markers);
     if (styles.shadeValues.size() > 1) {
         for (int s = 0; s < styles.shadeValues.size(); ++s) {
             QCPGraph* band = plot.addGraph();
@@ -214,7 +264,22 @@ std::vector<const store::CellRow*> axisCells(const report::ReportData& data) {
 }
 
 std::vector<report::RepeatGroup> axisGroups(const report::ReportData& data, bool each) {
-    return groupsOf(axisCells(data), each);
+    std::vector<report::RepeatGroup> groups = groupsOf(axisCells(data), each);
+    // The bars of a run side by side, the runs in the order their first bar came, each run in
+    // the order its bars came.
+    if (const QString run = runAxis(groups, each); !run.isEmpty()) {
+        QStringList order;
+        for (const report::RepeatGroup& g : groups) {
+            if (const QString v = runValue(g.first(), run); !order.contains(v)) {
+                order << v;
+            }
+        }
+        std::stable_sort(groups.begin(), groups.end(), [&](const auto& a, const auto& b) {
+            return order.indexOf(runValue(a.first(), run)) <
+                   order.indexOf(runValue(b.first(), run));
+        });
+    }
+    return groups;
 }
 
 namespace {
@@ -473,6 +538,7 @@ void drawStackedBreakdown(QCustomPlot& plot, const report::ReportData& data,
     // The title says "median"; a legend entry for the whiskers would cost the bars their room.
     categoryAxis(plot, groups, style.eachRepeat);
     fitAxis(plot.yAxis, totals, true, false); // stacked bars need a linear axis from zero
+    roomForRuns(plot, groups, style.eachRepeat);
     bool anyFlagged = false;
     for (std::size_t i = 0; i < groups.size(); ++i) {
         anyFlagged |= flagGroup(plot, double(i + 1), groups[i]);
@@ -506,7 +572,7 @@ void drawAgreement(QCustomPlot& plot, const report::ReportData& data, const Figu
             // an outline, named in the legend, never a bar in the layer's colour.
             if (!notJudged) {
                 notJudged = new QCPBars(plot.xAxis, plot.yAxis);
-                notJudged->setName("not judged (1 rank: nothing communicated)");
+                notJudged->setName("not judged (1 rank)"); // nothing crossed a link
                 notJudged->setBrush(Qt::NoBrush);
                 notJudged->setPen(QPen(QColor(150, 150, 150), 1, Qt::DashLine));
                 notJudged->setWidth(kBarWidth);
@@ -546,6 +612,7 @@ void drawAgreement(QCustomPlot& plot, const report::ReportData& data, const Figu
     }
     categoryAxis(plot, groups, style.eachRepeat);
     fitAxis(plot.yAxis, values, true, false); // a ratio around 1: linear reads best
+    roomForRuns(plot, groups, style.eachRepeat);
     const QPen agree(Qt::darkGray, 1, Qt::SolidLine);
     const QPen tolerance(flaggedColour(), 1, Qt::DashLine);
     for (const double level :
@@ -558,7 +625,7 @@ void drawAgreement(QCustomPlot& plot, const report::ReportData& data, const Figu
     // The lines are items, which a legend cannot list: a graph without data says what each is.
     QCPGraph* toleranceEntry = plot.addGraph();
     toleranceEntry->setName(
-        QString::fromUtf8("\u00b1%1 %: flagged beyond").arg(analysis::kAgreementTolerance * 100));
+        QString::fromUtf8("flagged past \u00b1%1 %").arg(analysis::kAgreementTolerance * 100));
     toleranceEntry->setPen(tolerance);
     for (std::size_t i = 0; i < groups.size(); ++i) {
         flagGroup(plot, double(i + 1), groups[i]);

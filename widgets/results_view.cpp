@@ -135,9 +135,9 @@ ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
             adviceScroll->setWidgetResizable(true);
             adviceScroll->setFrameShape(QFrame::NoFrame);
             adviceScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-            adviceScroll->setMinimumHeight(3 * adviceScroll->fontMetrics().height());
             tuningSplit_ =
                 makeSplitter(Qt::Vertical, {{adviceScroll, 2}, {plot, 3}, {tuningTable_, 2}}, page);
+            tuningSplit_->installEventFilter(this); // the strip's height follows the page's
             v->addWidget(tuningSplit_, 1);
             v->addWidget(tableFold_);
             figureTabs_->addTab(page, "Bucket cap study");
@@ -184,6 +184,9 @@ ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
 }
 
 bool ResultsView::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == tuningSplit_ && event->type() == QEvent::Resize) {
+        fitAdviceStrip();
+    }
     if (event->type() == QEvent::Resize) {
         for (auto& [figure, plot] : plots_) {
             if (plot == watched) {
@@ -193,6 +196,24 @@ bool ResultsView::eventFilter(QObject* watched, QEvent* event) {
         }
     }
     return QWidget::eventFilter(watched, event);
+}
+
+// The lines as tall as they are, up to two fifths of their page, as the strip's least height:
+// the page's splitter gets its sizes from the workspace's defaults when first shown and from the
+// saved layout at start-up, both after the data, and either left the strip at 60-90 px with the
+// actionable lines under it. A splitter never shrinks a pane below its least height, so neither
+// can now; the figure keeps the rest (its own least height included), and the user may still
+// drag the strip taller.
+void ResultsView::fitAdviceStrip() {
+    if (!adviceScroll_ || !tuningSplit_ || !plot(kTuningFigure)) {
+        return;
+    }
+    const int lines = 3 * adviceScroll_->fontMetrics().height();
+    const int page = tuningSplit_->height();
+    const int figure = plot(kTuningFigure)->minimumHeight() + tuningSplit_->handleWidth();
+    const int room = std::max(lines, std::min(page * 2 / 5, page - figure));
+    const int need = std::min(capAdvice_->sizeHint().height() + 4, room);
+    adviceScroll_->setMinimumHeight(std::max(lines, need));
 }
 
 void ResultsView::setData(const report::ReportData& data) {
@@ -215,15 +236,7 @@ void ResultsView::setData(const report::ReportData& data) {
     tuningModel_->setGroups(data.tuning ? data.tuning->groups : std::vector<analysis::CapGroup>{});
     tuningTable_->resizeColumnsToContents();
     capAdvice_->setGroups(data.tuning ? data.tuning->groups : std::vector<analysis::CapGroup>{});
-    if (tuningSplit_) {
-        // The lines as tall as they are, up to a third of the page (a quarter of the window
-        // before it is shown); the figure keeps the rest. The splitter moves either way.
-        const int page = window()->height() > 0 ? window()->height() : 800;
-        const int lines = std::min(capAdvice_->sizeHint().height() + 4, page / 3);
-        const QList<int> sizes = tuningSplit_->sizes();
-        const int total = std::max(page, sizes.size() == 3 ? sizes[0] + sizes[1] + sizes[2] : 0);
-        tuningSplit_->setSizes({lines, total - lines, 0});
-    }
+    fitAdviceStrip();
     figureTabs_->tabBar()->setVisible(anySweep || tuning);
     if (!figureTabs_->isTabVisible(figureTabs_->currentIndex())) {
         figureTabs_->setCurrentIndex(0);

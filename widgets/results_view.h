@@ -74,6 +74,7 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
+    void fitAdviceStrip();
     void onSelectionChanged();
     // The filter shows and hides rows; the selection stays the cell it was (marked in the
     // figures even while its row is hidden, selected again when it shows).

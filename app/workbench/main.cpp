@@ -21,6 +21,7 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -36,6 +37,9 @@ constexpr int kShotMaxWaitMs = 600000;
 constexpr int kMinSide = 320;
 constexpr int kMaxSide = 8192;
 constexpr int kUsageExit = 2;
+// How long a window manager may take to frame the window: 25 looks, 20 ms apart.
+constexpr int kFramePollMs = 20;
+constexpr int kFramePolls = 25;
 
 int usageError(const QString& message) {
     std::fprintf(stderr, "commprof-workbench: %s\n", qPrintable(message));
@@ -50,6 +54,39 @@ QSize windowSize(const QString& text) {
     const bool within = size.width() >= kMinSide && size.width() <= kMaxSide &&
                         size.height() >= kMinSide && size.height() <= kMaxSide;
     return within ? size : QSize();
+}
+
+// --size is what a screen of that size shows: the window's frame, title bar and borders
+// included. Sizing the inside put the title bar and the status bar off a 1366x768 screen. A
+// window manager reports the frame's margins once it has framed the window, some turns of the
+// event loop after show; then the inside is the size less them, and a frame that would run off
+// the screen starts at its corner. Without a window manager (offscreen, bare X) the frame is the
+// window. `done` runs once the size is settled either way.
+void fitFrame(QWidget& window, QSize size, std::function<void()> done) {
+    auto* timer = new QTimer(&window);
+    timer->setInterval(kFramePollMs);
+    QObject::connect(timer, &QTimer::timeout, &window,
+                     [&window, size, timer, done, tries = 0]() mutable {
+                         const QSize margins = window.frameGeometry().size() - window.size();
+                         // The offscreen platform's frame is 2 px no screen shows: its
+                         // pictures keep the size asked for.
+                         const bool framed = (margins.width() > 0 || margins.height() > 0) &&
+                                             QGuiApplication::platformName() != "offscreen";
+                         if (!framed && ++tries < kFramePolls) {
+                             return;
+                         }
+                         timer->deleteLater();
+                         timer->stop();
+                         if (framed) {
+                             window.resize(size - margins);
+                             const QRect screen = window.screen()->availableGeometry();
+                             if (!screen.contains(QRect(window.pos(), size))) {
+                                 window.move(screen.topLeft());
+                             }
+                         }
+                         QTimer::singleShot(0, &window, done);
+                     });
+    timer->start();
 }
 
 bool busy(const commprof::workbench::MainWindow& w) {
@@ -183,12 +220,15 @@ int main(int argc, char** argv) {
     if (size.isValid()) {
         // A size under the smallest the window's contents allow cannot be had (the layout
         // holds the window at that smallest as it is shown): said, with the size it is.
-        QTimer::singleShot(0, &window, [&window, size] {
-            if (window.size() != size) {
+        fitFrame(window, size, [&window, size] {
+            const QSize frame = QGuiApplication::platformName() == "offscreen"
+                                    ? window.size()
+                                    : window.frameGeometry().size();
+            if (frame != size) {
                 std::fprintf(stderr,
                              "commprof-workbench: --size %dx%d is smaller than the window's "
                              "contents allow; the window is %dx%d\n",
-                             size.width(), size.height(), window.width(), window.height());
+                             size.width(), size.height(), frame.width(), frame.height());
             }
         });
     }

@@ -37,6 +37,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProcess>
+#include <QScreen>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -448,6 +449,12 @@ bool MainWindow::saveScreenshots(const QString& outDir) {
     const QString shown = workspaces_->current();
     // The window as it is, then in each workspace: every one must fit the same size.
     bool ok = grab().save(out.filePath("workbench.png"));
+    // Under a window manager, the screen as it shows the framed window (title bar included).
+    if (frameGeometry().size() != size() && QGuiApplication::platformName() != "offscreen") {
+        if (QScreen* s = screen()) {
+            ok = s->grabWindow(0).save(out.filePath("screen.png")) && ok;
+        }
+    }
     for (const QString& name : workspaces_->names()) {
         workspaces_->setCurrent(name);
         QApplication::processEvents();

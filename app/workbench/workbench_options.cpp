@@ -30,7 +30,11 @@ const options::Program& workbenchProgram() {
              "Where a run writes (default: the open results, or results/<matrix name>)",
              {}},
             {"--select", "CELL_ID", "Select a cell of the results", {}},
-            {"--size", "WxH", "Window size, e.g. 1366x768; each side from 320 to 8192", {}},
+            {"--size",
+             "WxH",
+             "Window size with its frame (what a screen of that size shows), e.g. 1366x768; each "
+             "side from 320 to 8192",
+             {}},
         },
         {},
         {{"ENVIRONMENT",
