@@ -129,7 +129,7 @@ PoolOutcome notStarted(int worldSize, const QString& reason) {
     PoolOutcome o;
     o.reason = reason;
     for (int r = 0; r < worldSize; ++r) {
-        o.ranks.push_back(RankExit{r, spec::exit_code::kCannotRun, false, "not started"});
+        o.ranks.push_back(RankExit{r, spec::exit_code::kCannotRun, false, "not started", {}});
     }
     return o;
 }

@@ -73,7 +73,7 @@ void RankPool::failWithoutPort(const QString& why) {
     procs_.clear(); // a port-clash retry's earlier attempt, long finished
     outcome_.ranks.assign(std::size_t(spec_.worldSize), RankExit{});
     for (int r = 0; r < spec_.worldSize; ++r) {
-        outcome_.ranks[std::size_t(r)] = RankExit{r, kCannotRunExit, false, "not started"};
+        outcome_.ranks[std::size_t(r)] = RankExit{r, kCannotRunExit, false, "not started", {}};
     }
     outcome_.reason =
         QString("no free loopback port for the rendezvous (%1); no rank was started").arg(why);
