@@ -24,6 +24,9 @@ inline QProcessEnvironment rankEnvironment(int rank, int world, const QString& m
     env.insert("WORLD_SIZE", QString::number(world));
     env.insert("MASTER_ADDR", masterAddr);
     env.insert("MASTER_PORT", QString::number(masterPort));
+    // torch 2.x as Debian 13 builds it has no libuv, which its TCPStore asks for by default
+    // (record --nproc sets the same, app/cli/capture_launch.cpp); torch 1.13 ignores it.
+    env.insert("USE_LIBUV", "0");
     return env;
 }
 

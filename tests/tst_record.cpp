@@ -26,6 +26,8 @@
 namespace {
 
 const QString kScript = COMMPROF_SOURCE_DIR "/tests/data/record/train_ddp.py";
+const QString kPublicScript =
+    COMMPROF_SOURCE_DIR "/tests/data/record/public/pytorch_sample.py";
 
 QJsonObject readJson(const QString& path) {
     QFile f(path);
@@ -114,6 +116,66 @@ private slots:
         QCOMPARE(rec["world_size"].toInt(), 2);
         QCOMPARE(rec["bucket_cap_mb"].toDouble(), 0.25);
         QVERIFY(rec["step_ms"].toDouble() > 0);
+    }
+
+    // A script nobody here wrote (tests/data/record/public/pytorch_sample.py, stored byte for
+    // byte from mars-project/mars): recorded as it is, and its folder read without --params.
+    // The parameters captured are checked against PyTorch's own count for the script's model.
+    void recordsAPublicScript() {
+        const QString dir = work_.filePath("public");
+        QVERIFY(QDir().mkpath(dir));
+        QVERIFY(QFile::copy(kPublicScript, dir + "/pytorch_sample.py"));
+        const auto before = snapshot(dir);
+        const QString out = work_.filePath("rec_public");
+        const CliResult r = runCli("commprof",
+                                   {"record", "--out", out, "--skip", "3", "--steps", "4",
+                                    "--nproc", "2", "--", python_ranks::kPython,
+                                    dir + "/pytorch_sample.py", "multiple"},
+                                   300000);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY2(r.out.contains("record: steps 3-6 of 2 rank(s)"), r.out.constData());
+        // The last line ends as a line does, or the shell's prompt is written after it.
+        QVERIFY2(r.out.endsWith("next: commprof trace whatif " + out.toUtf8() + "\n"),
+                 r.out.constData());
+        QCOMPARE(snapshot(dir), before);
+
+        // PyTorch's own figures for the script's model: its get_model(), imported unchanged
+        // (the script's main() is behind its __main__ guard).
+        const CliResult torchSays = runProgram(
+            python_ranks::kPython,
+            {"-c", "import importlib.util as u, json, sys\n"
+                   "s = u.spec_from_file_location('m', sys.argv[1])\n"
+                   "m = u.module_from_spec(s); s.loader.exec_module(m)\n"
+                   "ps = list(m.get_model().named_parameters())\n"
+                   "print(json.dumps({'names': [n for n, _ in ps], 'bytes': sum(p.numel() * "
+                   "p.element_size() for _, p in ps)}))",
+             dir + "/pytorch_sample.py"},
+            120000);
+        QVERIFY2(torchSays.exitCode == 0, torchSays.err.constData());
+        const QJsonArray names = torchSays.json()["names"].toArray();
+        QCOMPARE(names.size(), 6);
+
+        const QJsonObject params = readJson(out + "/params.json");
+        const QJsonArray captured = params["params"].toArray();
+        QCOMPARE(captured.size(), names.size());
+        for (int i = 0; i < captured.size(); ++i) {
+            QCOMPARE(captured[i].toObject()["name"].toString(), names[i].toString());
+        }
+        double bucketBytes = 0;
+        for (const QJsonValue& s : params["buckets"].toObject()["sizes"].toArray()) {
+            bucketBytes += s.toDouble();
+        }
+        QCOMPARE(bucketBytes, torchSays.json()["bytes"].toDouble());
+        QCOMPARE(params["world_size"].toInt(), 2);
+        QCOMPARE(params["backend"].toString(), QString("gloo"));
+        QCOMPARE(params["bucket_cap_mb"].toDouble(), 25.0); // DDP's default: the script sets none
+
+        const CliResult ddp = runCli("commprof", {"trace", "ddp", out, "--json"});
+        QVERIFY2(ddp.exitCode == 0, ddp.err.constData());
+        const CliResult w = runCli("commprof", {"trace", "whatif", out, "--json"});
+        QVERIFY2(w.exitCode == 0, w.err.constData());
+        QCOMPARE(w.json()["recorded"].toObject()["world_size"].toInt(), 2);
+        QCOMPARE(w.json()["recorded"].toObject()["bucket_cap_mb"].toDouble(), 25.0);
     }
 
     // The captured parameters and buckets against torch's own bucket assignment for the same

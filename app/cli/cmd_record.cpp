@@ -35,7 +35,7 @@ QString summaryOf(const std::vector<RankCapture>& captures, const QString& dir) 
     }
     return QString("record: steps %1-%2 of %3 rank(s) recorded into %4: %5 parameters "
                    "(%6 MiB) in %7 bucket(s), bucket_cap_mb %8, hook %9, %10, torch %11\n"
-                   "next: commprof trace whatif %4")
+                   "next: commprof trace whatif %4\n")
         .arg(window.at(0).toInt())
         .arg(window.at(1).toInt())
         .arg(ranks)
