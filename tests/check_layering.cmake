@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # The dependency rules of docs/architecture.md, checked on the sources themselves:
-# only app/rank includes torch, and core never includes Qt Widgets.
+# only app/rank includes torch, core never includes Qt Widgets, and core/analysis reads no file.
 file(GLOB_RECURSE not_rank
      ${SOURCE_DIR}/core/*.h ${SOURCE_DIR}/core/*.cpp
      ${SOURCE_DIR}/widgets/*.h ${SOURCE_DIR}/widgets/*.cpp
@@ -53,7 +53,7 @@ endforeach()
 # core's folders in one order, lowest first: a folder includes only itself and folders before
 # it, so no include runs back up and no two folders depend on each other.
 set(core_order spec files jobs trace platform matrix results determinism timeline feasibility
-    analysis runner probe store report models)
+    analysis inputs runner probe store report models)
 file(GLOB core_dirs LIST_DIRECTORIES true RELATIVE ${SOURCE_DIR}/core ${SOURCE_DIR}/core/*)
 foreach(dir ${core_dirs})
   if(NOT IS_DIRECTORY ${SOURCE_DIR}/core/${dir})
@@ -75,6 +75,23 @@ foreach(dir ${core_dirs})
       endif()
     endforeach()
   endforeach()
+endforeach()
+# Analysis takes values and returns values: a file is read below it (results/: the rank and cell
+# files) or above it (inputs/: sweeps, a DDP job's traces and parameters, a run's matrix cap, a
+# confirmation's JSON), never in it. hook_work.cpp's calibration reader is the one still there,
+# until it moves to inputs/ as well.
+set(analysis_readers_left hook_work.cpp)
+file(GLOB analysis_files ${SOURCE_DIR}/core/analysis/*.h ${SOURCE_DIR}/core/analysis/*.cpp)
+foreach(f ${analysis_files})
+  get_filename_component(name ${f} NAME)
+  list(FIND analysis_readers_left ${name} left)
+  if(NOT left EQUAL -1)
+    continue()
+  endif()
+  file(STRINGS ${f} hits REGEX "#include *<(QFile|QDir|QSaveFile|QTemporaryFile|yaml-cpp)|#include *\"(files/|matrix/yaml)|QJsonDocument::fromJson|YAML::|results::read[A-Za-z]*\\(")
+  if(hits)
+    list(APPEND bad "${f}: core/analysis reads a file or parses JSON or YAML text (${hits}): readers live in core/results or core/inputs")
+  endif()
 endforeach()
 if(bad)
   string(REPLACE ";" "\n" msg "${bad}")

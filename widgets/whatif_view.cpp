@@ -3,6 +3,7 @@
 
 #include "analysis/cell_settings.h"
 #include "analysis/recommendation.h"
+#include "inputs/cell_settings_file.h"
 #include "jobs/job_tracker.h"
 #include "layout_helpers.h"
 #include "spec/comm_hooks.h"
@@ -368,7 +369,7 @@ void WhatIfView::predict() {
             // A results cell's traces are read with the settings its cell.json records.
             analysis::WhatIfOptions withCell = options;
             if (!job->job.steps.empty()) {
-                withCell.cell = analysis::cellSettingsBeside(
+                withCell.cell = inputs::cellSettingsBeside(
                     {QString::fromStdString(job->job.steps.front().source)});
             }
             std::optional<analysis::WhatIf> w =

@@ -4,11 +4,12 @@
 // The traces are read one per reading thread and only their DDP steps kept, so memory stays
 // that of `trace summarize`.
 
-#include "analysis/cell_settings.h"
 #include "analysis/ddp_job.h"
 #include "analysis/ddp_step_graph.h"
 #include "analysis/whatif.h"
 #include "cli_common.h"
+#include "inputs/cell_settings_file.h"
+#include "inputs/ddp_job_files.h"
 #include "spec/comm_hooks.h"
 #include "spec/sane_values.h"
 #include "trace/trace_error.h"
@@ -19,8 +20,8 @@ namespace {
 
 // Every trace's DDP steps, checked to be ranks of one job. Throws TraceError naming the file.
 analysis::DdpJob readJob(const TraceArgs& a, const Args& args) {
-    return analysis::readDdpJob(a.paths, a.read,
-                                args.has("--params") ? args.value("--params") : QString());
+    return inputs::readDdpJob(a.paths, a.read,
+                              args.has("--params") ? args.value("--params") : QString());
 }
 
 // FLAG's value when given, checked against the one sanity rule for sizes and rates
@@ -124,7 +125,7 @@ int traceWhatIfCommand(const Args& args) {
     return guarded(args, [&](const TraceArgs& a) {
         analysis::WhatIfOptions options = whatIfOptions(args);
         // A results cell's traces: the settings its cell.json records are the recorded ones.
-        options.cell = analysis::cellSettingsBeside(a.paths);
+        options.cell = inputs::cellSettingsBeside(a.paths);
         if (options.cell && !analysis::localBaselineWhy(*options.cell).isEmpty()) {
             throw trace::TraceError((a.paths.join(", ") + ": cannot replay: " +
                                      analysis::localBaselineWhy(*options.cell))

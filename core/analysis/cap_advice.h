@@ -64,8 +64,4 @@ QString actionLine(const CapGroup& g);
 // "mlp2m on gloo_cpu, world size 2, hook allreduce": what the action line is about.
 QString groupName(const CapGroup& g);
 
-// The matrix's bucket_cap_mb in `defaults` when it is one value (not a list); none when it is a
-// list, the text is empty or does not parse (a results folder's run.json keeps the text).
-std::optional<double> matrixScalarCapMb(const QString& matrixYaml);
-
 } // namespace commprof::analysis

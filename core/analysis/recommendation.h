@@ -115,7 +115,7 @@ struct Recommendations {
 };
 
 // What the current cap is: the one the user names, else the matrix's scalar bucket_cap_mb
-// (cap_advice.h's matrixScalarCapMb), else a group's one measured cap, else DDP's default.
+// (inputs/matrix_cap.h's matrixScalarCapMb), else a group's one measured cap, else DDP's default.
 struct CurrentCap {
     std::optional<double> namedMb;
     std::optional<double> matrixMb;

@@ -2,6 +2,7 @@
 #include "report_data.h"
 
 #include "analysis/cap_advice.h"
+#include "inputs/matrix_cap.h"
 #include "matrix/spec_names.h"
 #include "report/cells_table.h"
 #include "report/macro_sheet.h"
@@ -220,7 +221,7 @@ ReportData loadReportData(store::Database& db, const QString& runDir) {
         // Against the cap the matrix ran at, where it names one value (cap_advice.h).
         d.tuning = analysis::recommend(
             results::readCells(runDir),
-            {std::nullopt, analysis::matrixScalarCapMb(results::matrixOfRun(runDir).yaml)});
+            {std::nullopt, inputs::matrixScalarCapMb(results::matrixOfRun(runDir).yaml)});
     }
     return d;
 }
