@@ -5,6 +5,7 @@
 // current cap from the matrix's text; and "Apply to matrix" as the edit of the defaults' cap.
 
 #include "analysis/cap_advice.h"
+#include "analysis/recommendation.h"
 #include "inputs/matrix_cap.h"
 #include "matrix/matrix.h"
 #include "matrix/matrix_text_edit.h"

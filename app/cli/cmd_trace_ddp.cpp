@@ -11,6 +11,7 @@
 #include "inputs/cell_settings_file.h"
 #include "inputs/ddp_job_files.h"
 #include "spec/comm_hooks.h"
+#include "spec/names.h"
 #include "spec/sane_values.h"
 #include "trace/trace_error.h"
 #include "trace_args.h"
@@ -63,9 +64,8 @@ analysis::WhatIfOptions whatIfOptions(const Args& args) {
     if (args.has("--hook")) {
         for (const QString& part : args.value("--hook").split(',')) {
             if (!spec::findCommHook(part.trimmed().toStdString())) {
-                throw trace::TraceError("--hook: unknown hook '" + part.toStdString() +
-                                        "' (allreduce, fp16_compress, bf16_compress, powersgd, "
-                                        "local)");
+                throw trace::TraceError("--hook: unknown hook '" + part.toStdString() + "' (" +
+                                        spec::namesOf(spec::kCommHooks) + ")");
             }
             o.hooks << part.trimmed();
         }

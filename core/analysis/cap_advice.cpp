@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cap_advice.h"
 
+#include "analysis/number_text.h"
 #include "results/cell_files.h"
+#include "spec/comm_hooks.h"
 
 #include <algorithm>
 #include <cmath>
@@ -34,10 +36,6 @@ const CapCandidate* candidateAt(const CapGroup& g, double capMb) {
         }
     }
     return nullptr;
-}
-
-QString mb(double v) {
-    return QString::number(v, 'g', 6);
 }
 
 QString ms(double v) {
@@ -146,7 +144,7 @@ CapAdvice advise(const CapGroup& g, double currentCapMb, const QString& from) {
         a.reason = "not predicted: " + g.reason;
         return a;
     }
-    if (g.hook == "local") {
+    if (spec::sendsNothing(g.hook.toStdString())) {
         a.reason = "hook local communicates nothing, so no bucket cap changes its step";
         return a;
     }

@@ -18,7 +18,7 @@
 // no larger than its uncertainty is no recommendation: the caps differ by less than the noise.
 // `hook: local` sends nothing, so no cap changes what it costs: nothing is recommended for it.
 
-#include "analysis/recommendation.h"
+#include "analysis/cap_group.h"
 
 #include <QString>
 

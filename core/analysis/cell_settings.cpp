@@ -6,7 +6,7 @@
 namespace commprof::analysis {
 
 QString localBaselineWhy(const CellSettings& cell) {
-    if (cell.hook != "local") {
+    if (!spec::sendsNothing(cell.hook.toStdString())) {
         return {};
     }
     return QString("%1 says the job ran the `local` hook, which sends nothing: it is the "

@@ -9,6 +9,7 @@
 #include "report/text_fields.h"
 #include "results/cell_files.h"
 #include "results/results_folder.h"
+#include "spec/comm_hooks.h"
 #include "trace/trace_input.h"
 
 #include <QJsonArray>
@@ -161,7 +162,8 @@ void tuningMacros(const ReportData& data, MacroSheet& tex) {
 } // namespace
 
 bool bucketsCommunicated(const store::CellRow& c) {
-    return c.complete() && !c.isSweep() && c.worldSize > 1 && hookOf(c) != "local";
+    return c.complete() && !c.isSweep() && c.worldSize > 1 &&
+           !spec::sendsNothing(hookOf(c).toStdString());
 }
 
 QString hookOf(const store::CellRow& c) {
@@ -198,7 +200,7 @@ ReportData loadReportData(store::Database& db, const QString& runDir) {
             pool.layer = c.layer;
             pool.hook = hookOf(c);
             pool.samples.insert(pool.samples.end(), own.begin(), own.end());
-        } else if (c.worldSize == 1 && hookOf(c) != "local") {
+        } else if (c.worldSize == 1 && !spec::sendsNothing(hookOf(c).toStdString())) {
             auto& floor = oneRank[bucketPoolName(c)];
             floor.insert(floor.end(), own.begin(), own.end());
         }
