@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # The dependency rules of docs/architecture.md, checked on the sources themselves:
-# only app/rank includes torch, core never includes Qt Widgets, and core/analysis reads no file.
+# only app/rank includes torch, core never includes Qt Widgets, no include closes a circle
+# (between core's folders, by their order; inside a folder, between its headers), and
+# core/analysis reads no file.
 file(GLOB_RECURSE not_rank
      ${SOURCE_DIR}/core/*.h ${SOURCE_DIR}/core/*.cpp
      ${SOURCE_DIR}/widgets/*.h ${SOURCE_DIR}/widgets/*.cpp
@@ -75,6 +77,58 @@ foreach(dir ${core_dirs})
       endif()
     endforeach()
   endforeach()
+endforeach()
+# Inside a folder, no headers include each other round a circle (#pragma once lets one compile,
+# but then neither can be read or changed alone): the headers left after repeatedly taking away
+# those that include no header of the folder still present are in a circle, or include one.
+set(folders widgets app/cli app/workbench app/rank app/common)
+foreach(dir ${core_dirs})
+  if(IS_DIRECTORY ${SOURCE_DIR}/core/${dir})
+    list(APPEND folders core/${dir})
+  endif()
+endforeach()
+foreach(dir ${folders})
+  file(GLOB headers ${SOURCE_DIR}/${dir}/*.h)
+  set(left "")
+  foreach(h ${headers})
+    get_filename_component(n ${h} NAME_WE)
+    list(APPEND left ${n})
+    set(edges_${n} "")
+    file(STRINGS ${h} lines REGEX "^#include *\"")
+    foreach(line ${lines})
+      string(REGEX REPLACE "^#include *\"([^\"]+)\".*" "\\1" inc "${line}")
+      get_filename_component(incdir "${inc}" DIRECTORY)
+      get_filename_component(incname "${inc}" NAME_WE)
+      if((incdir STREQUAL "" OR "core/${incdir}" STREQUAL "${dir}")
+         AND EXISTS ${SOURCE_DIR}/${dir}/${incname}.h)
+        list(APPEND edges_${n} ${incname})
+      endif()
+    endforeach()
+  endforeach()
+  set(count 1)
+  while(count GREATER 0)
+    set(removed "")
+    foreach(n ${left})
+      set(stuck FALSE)
+      foreach(e ${edges_${n}})
+        list(FIND left ${e} at)
+        if(NOT at EQUAL -1)
+          set(stuck TRUE)
+        endif()
+      endforeach()
+      if(NOT stuck)
+        list(APPEND removed ${n})
+      endif()
+    endforeach()
+    list(LENGTH removed count)
+    if(count GREATER 0)
+      list(REMOVE_ITEM left ${removed})
+    endif()
+  endwhile()
+  if(left)
+    string(REPLACE ";" ".h, " names "${left}")
+    list(APPEND bad "${dir}: headers in or above a circle of includes: ${names}.h")
+  endif()
 endforeach()
 # Analysis takes values and returns values: a file is read below it (results/: the rank and cell
 # files) or above it (inputs/: sweeps, a DDP job's traces and parameters, a run's matrix cap, a
