@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # The dependency rules of docs/architecture.md, checked on the sources themselves:
-# only app/rank includes torch, and core never includes Qt Widgets.
+# only app/rank includes torch, core never includes Qt Widgets, no include closes a circle
+# (between core's folders, by their order; inside a folder, between its headers), and
+# core/analysis reads no file.
 file(GLOB_RECURSE not_rank
      ${SOURCE_DIR}/core/*.h ${SOURCE_DIR}/core/*.cpp
      ${SOURCE_DIR}/widgets/*.h ${SOURCE_DIR}/widgets/*.cpp
@@ -53,7 +55,7 @@ endforeach()
 # core's folders in one order, lowest first: a folder includes only itself and folders before
 # it, so no include runs back up and no two folders depend on each other.
 set(core_order spec files jobs trace platform matrix results determinism timeline feasibility
-    analysis runner probe store report models)
+    analysis inputs runner probe store report models)
 file(GLOB core_dirs LIST_DIRECTORIES true RELATIVE ${SOURCE_DIR}/core ${SOURCE_DIR}/core/*)
 foreach(dir ${core_dirs})
   if(NOT IS_DIRECTORY ${SOURCE_DIR}/core/${dir})
@@ -75,6 +77,74 @@ foreach(dir ${core_dirs})
       endif()
     endforeach()
   endforeach()
+endforeach()
+# Inside a folder, no headers include each other round a circle (#pragma once lets one compile,
+# but then neither can be read or changed alone): the headers left after repeatedly taking away
+# those that include no header of the folder still present are in a circle, or include one.
+set(folders widgets app/cli app/workbench app/rank app/common)
+foreach(dir ${core_dirs})
+  if(IS_DIRECTORY ${SOURCE_DIR}/core/${dir})
+    list(APPEND folders core/${dir})
+  endif()
+endforeach()
+foreach(dir ${folders})
+  file(GLOB headers ${SOURCE_DIR}/${dir}/*.h)
+  set(left "")
+  foreach(h ${headers})
+    get_filename_component(n ${h} NAME_WE)
+    list(APPEND left ${n})
+    set(edges_${n} "")
+    file(STRINGS ${h} lines REGEX "^#include *\"")
+    foreach(line ${lines})
+      string(REGEX REPLACE "^#include *\"([^\"]+)\".*" "\\1" inc "${line}")
+      get_filename_component(incdir "${inc}" DIRECTORY)
+      get_filename_component(incname "${inc}" NAME_WE)
+      if((incdir STREQUAL "" OR "core/${incdir}" STREQUAL "${dir}")
+         AND EXISTS ${SOURCE_DIR}/${dir}/${incname}.h)
+        list(APPEND edges_${n} ${incname})
+      endif()
+    endforeach()
+  endforeach()
+  set(count 1)
+  while(count GREATER 0)
+    set(removed "")
+    foreach(n ${left})
+      set(stuck FALSE)
+      foreach(e ${edges_${n}})
+        list(FIND left ${e} at)
+        if(NOT at EQUAL -1)
+          set(stuck TRUE)
+        endif()
+      endforeach()
+      if(NOT stuck)
+        list(APPEND removed ${n})
+      endif()
+    endforeach()
+    list(LENGTH removed count)
+    if(count GREATER 0)
+      list(REMOVE_ITEM left ${removed})
+    endif()
+  endwhile()
+  if(left)
+    string(REPLACE ";" ".h, " names "${left}")
+    list(APPEND bad "${dir}: headers in or above a circle of includes: ${names}.h")
+  endif()
+endforeach()
+# Analysis takes values and returns values: a file is read below it (results/: the rank and cell
+# files) or above it (inputs/: sweeps, a DDP job's traces and parameters, a run's matrix cap, a
+# confirmation's JSON; results/ also holds the hook calibration's reader), never in it.
+set(analysis_readers_left "")
+file(GLOB analysis_files ${SOURCE_DIR}/core/analysis/*.h ${SOURCE_DIR}/core/analysis/*.cpp)
+foreach(f ${analysis_files})
+  get_filename_component(name ${f} NAME)
+  list(FIND analysis_readers_left ${name} left)
+  if(NOT left EQUAL -1)
+    continue()
+  endif()
+  file(STRINGS ${f} hits REGEX "#include *<(QFile|QDir|QSaveFile|QTemporaryFile|yaml-cpp)|#include *\"(files/|matrix/yaml)|QJsonDocument::fromJson|YAML::|results::read[A-Za-z]*\\(")
+  if(hits)
+    list(APPEND bad "${f}: core/analysis reads a file or parses JSON or YAML text (${hits}): readers live in core/results or core/inputs")
+  endif()
 endforeach()
 if(bad)
   string(REPLACE ";" "\n" msg "${bad}")

@@ -5,6 +5,8 @@
 // current cap from the matrix's text; and "Apply to matrix" as the edit of the defaults' cap.
 
 #include "analysis/cap_advice.h"
+#include "analysis/recommendation.h"
+#include "inputs/matrix_cap.h"
 #include "matrix/matrix.h"
 #include "matrix/matrix_text_edit.h"
 
@@ -218,11 +220,12 @@ private slots:
     }
 
     void matrixCapFromItsText() {
-        QVERIFY(near(matrixScalarCapMb("name: a\ndefaults:\n  bucket_cap_mb: 4 # now\n"), 4.0));
-        QVERIFY(!matrixScalarCapMb("defaults:\n  bucket_cap_mb: [1, 25]\n"));
-        QVERIFY(!matrixScalarCapMb("defaults:\n  hook: local\n"));
-        QVERIFY(!matrixScalarCapMb("defaults: [\n"));
-        QVERIFY(!matrixScalarCapMb(""));
+        QVERIFY(
+            near(inputs::matrixScalarCapMb("name: a\ndefaults:\n  bucket_cap_mb: 4 # now\n"), 4.0));
+        QVERIFY(!inputs::matrixScalarCapMb("defaults:\n  bucket_cap_mb: [1, 25]\n"));
+        QVERIFY(!inputs::matrixScalarCapMb("defaults:\n  hook: local\n"));
+        QVERIFY(!inputs::matrixScalarCapMb("defaults: [\n"));
+        QVERIFY(!inputs::matrixScalarCapMb(""));
     }
 
     // "Apply to matrix": the defaults' list becomes the one cap; the rest as written.

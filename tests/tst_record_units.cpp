@@ -5,6 +5,7 @@
 
 #include "analysis/confirmation.h"
 #include "analysis/paired_difference.h"
+#include "inputs/confirmation_json.h"
 #include "runner/record_job.h"
 #include "trace/trace_windows.h"
 
@@ -131,14 +132,14 @@ private slots:
         c.measured = analysis::pairedDifference(c.aMs, c.bMs);
         c.predicted = analysis::PredictedDifference{-1, -2, 0, 50, 49};
         QCOMPARE(*c.predictionHeld(), true); // -1.75 in [-2, 0]
-        const QJsonObject o = analysis::toJson(c);
+        const QJsonObject o = inputs::toJson(c);
         QCOMPARE(o["prediction_held"].toBool(), true);
-        const auto back = analysis::confirmationFromJson(o);
+        const auto back = inputs::confirmationFromJson(o);
         QVERIFY(back);
         QCOMPARE(back->candidate.hook, QString("fp16_compress"));
         QCOMPARE(back->bMs, c.bMs);
         QCOMPARE(back->measured->meanMs, -1.75);
-        QCOMPARE(analysis::toJson(*back), o);
+        QCOMPARE(inputs::toJson(*back), o);
         c.predicted->highMs = -1.8; // the measured -1.75 now outside
         QCOMPARE(*c.predictionHeld(), false);
         c.predicted.reset();

@@ -5,6 +5,7 @@
 #include "analysis/collective_sweep.h"
 #include "analysis/ddp_prediction.h"
 #include "cli_runner.h"
+#include "inputs/sweep_files.h"
 #include "pool_helpers.h"
 #include "report/report_data.h"
 
@@ -219,7 +220,7 @@ private slots:
                          "--sweep-max-bytes", "4194304", "--threads", "1", "--sweep-iters", "21"});
         QVERIFY2(out.success, qPrintable(poolFailure(out)));
         QStringList problems;
-        const auto series = analysis::readSweep(dir, &problems);
+        const auto series = inputs::readSweep(dir, &problems);
         QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
         const auto* ar = seriesOf(series, "all_reduce");
         QVERIFY(ar);
@@ -416,7 +417,7 @@ private slots:
                                      {"--sweep", "all_reduce,all_gather", "--sweep-max-bytes",
                                       "65536", "--threads", "1", "--sweep-iters", "3"});
         QVERIFY2(out.success, qPrintable(poolFailure(out)));
-        const auto series = analysis::readSweep(dir);
+        const auto series = inputs::readSweep(dir);
         const auto* ar = seriesOf(series, "all_reduce");
         const auto* ag = seriesOf(series, "all_gather");
         QVERIFY(ar && ag);

@@ -84,10 +84,6 @@ void ExportDialog::setOptions(const ExportOptions& o) {
     validate();
 }
 
-void ExportDialog::setOutDir(const QString& dir) {
-    dir_->setText(dir);
-}
-
 QString ExportDialog::outDir() const {
     return dir_->text().trimmed();
 }

@@ -24,7 +24,6 @@ public:
     QString outDir() const;
     ExportOptions options() const;
     void setOptions(const ExportOptions& options);
-    void setOutDir(const QString& dir);
     QDialogButtonBox* buttons() const { return buttons_; }
 
 private:

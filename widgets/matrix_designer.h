@@ -59,7 +59,6 @@ public:
     QCheckBox* hostAuto() const { return hostAuto_; }
     QCheckBox* deviceAuto() const { return deviceAuto_; }
     QDoubleSpinBox* hostBudget() const { return hostGib_; }
-    QDoubleSpinBox* deviceBudget() const { return deviceGib_; }
     jobs::JobTracker* planner() const { return planner_; }
     std::shared_ptr<const feasibility::Plan> plan() const;
 

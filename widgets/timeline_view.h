@@ -82,7 +82,6 @@ public:
     bool back(); // false when there is no earlier view
     void zoomToSlice(timeline::SliceRef slice);
     void zoomToStep(int stepIndex); // a step of the focused rank
-    std::size_t historyDepth() const { return history_.size(); }
 
     // The ruler's zero: the trace start (0) or a selected step's start.
     void setOrigin(double displayUs, const QString& what);
@@ -125,7 +124,6 @@ public:
     // the rows below too).
     void togglePin(timeline::LaneKey lane);
     const std::vector<timeline::LaneKey>& pinned() const { return pins_; }
-    const timeline::TimelineLayout& pinnedLayout() const { return pinnedLayout_; }
     int pinnedHeight() const; // at most half of the rows' area; the rest of them scroll
     int rowsTop() const { return kHeaderHeight + pinnedHeight(); }
     // The thread or stream under a point of the rows (pinned or scrolled), and its header's

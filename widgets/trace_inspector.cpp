@@ -2,6 +2,8 @@
 #include "trace_inspector.h"
 
 #include "analysis/critical_path.h"
+#include "inputs/ddp_job_files.h"
+#include "inputs/ddp_params_file.h"
 #include "jobs/job_tracker.h"
 #include "layout_helpers.h"
 #include "models/step_table_model.h"
@@ -272,7 +274,7 @@ void TraceInspector::openFolder(const QString& dir) {
         try {
             for (const std::string& f : trace::traceFilesIn(dir.toStdString())) {
                 // The parameters file beside a job's traces is no trace.
-                if (QFileInfo(QString::fromStdString(f)).fileName() != analysis::kParamsFileName) {
+                if (QFileInfo(QString::fromStdString(f)).fileName() != inputs::kParamsFileName) {
                     files << QString::fromStdString(f);
                 }
             }
@@ -307,7 +309,7 @@ void TraceInspector::readDdpJob() {
     }
     const auto stack = stack_;
     const QString params =
-        paramsFile_.isEmpty() ? analysis::paramsBeside({stack->ranks.front()->path}) : paramsFile_;
+        paramsFile_.isEmpty() ? inputs::paramsBeside({stack->ranks.front()->path}) : paramsFile_;
     ddpJobs_->start(
         "Reading the DDP steps",
         [stack, params](const jobs::JobContext& job) {
@@ -320,7 +322,7 @@ void TraceInspector::readDdpJob() {
             }
             analysis::DdpJob read = analysis::ddpJobOf(std::move(steps), numbers);
             if (!params.isEmpty()) {
-                read.params = analysis::readDdpParams(params);
+                read.params = inputs::readDdpParams(params);
                 read.paramsPath = params;
             }
             DdpRead out;

@@ -94,14 +94,11 @@ public:
     jobs::JobTracker* selectionJobs() const { return selectionJobs_; }
     jobs::JobTracker* searchJobs() const { return searchJobs_; }
     jobs::JobTracker* rangeJobs() const { return rangeJobs_; }
-    jobs::JobTracker* ddpJobs() const { return ddpJobs_; }
     // Checkable, key C: the critical path over the tracks.
     QAction* criticalPathAction() const { return criticalPath_; }
     // "Critical path: rank 1: the other ranks waited 12.30 ms for it at 8 buckets; gradient
     // ...": the first rank and gradient culprit in `trace ddp`'s words, shown with the path.
     QString culpritsText() const;
-    // The shown traces as a DDP job; null while being read, or when they are none.
-    std::shared_ptr<const analysis::DdpJobAnalysis> ddpJob() const { return ddpJob_; }
 
 signals:
     // The primary trace's path, and what the parser warned about (a damaged file, a rank that

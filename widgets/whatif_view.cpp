@@ -3,6 +3,7 @@
 
 #include "analysis/cell_settings.h"
 #include "analysis/recommendation.h"
+#include "inputs/cell_settings_file.h"
 #include "jobs/job_tracker.h"
 #include "layout_helpers.h"
 #include "results/hook_calibration.h"
@@ -396,7 +397,7 @@ void WhatIfView::predict() {
             QString calibrationWhy;
             withCell.hookCalibration = results::storedHookCalibration(&calibrationWhy);
             if (!job->job.steps.empty()) {
-                withCell.cell = analysis::cellSettingsBeside(
+                withCell.cell = inputs::cellSettingsBeside(
                     {QString::fromStdString(job->job.steps.front().source)});
             }
             std::optional<analysis::WhatIf> w =

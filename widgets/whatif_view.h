@@ -55,7 +55,6 @@ public:
     QComboBox* hookControl() const { return hook_; }
     QDoubleSpinBox* bandwidthControl() const { return bandwidth_; }
     QSpinBox* worldSizeControl() const { return world_; }
-    QPushButton* paramsButton() const { return params_; }
     QCustomPlot* plot() const { return plot_; }
     QPushButton* confirmButton() const { return confirm_; }
     QPushButton* confirmCancelButton() const { return confirmCancel_; }

@@ -10,7 +10,10 @@
 #include "capture_launch.h"
 #include "cli_common.h"
 #include "files/safe_file.h"
+#include "inputs/confirmation_json.h"
+#include "inputs/ddp_job_files.h"
 #include "record_flags.h"
+#include "report/confirmation_text.h"
 #include "results/hook_calibration.h"
 #include "spec/comm_hooks.h"
 
@@ -131,7 +134,7 @@ int confirmCommand(const Args& args) {
     // The prediction first: a folder that cannot be replayed is said before minutes of runs.
     try {
         const analysis::DdpJob job =
-            analysis::readDdpJob({dir}, trace::ReadOptions::fromEnvironment());
+            inputs::readDdpJob({dir}, trace::ReadOptions::fromEnvironment());
         const analysis::DdpStepGraph g = job.graph();
         QString why;
         const std::optional<results::HookCalibration> calibration =
@@ -173,7 +176,7 @@ int confirmCommand(const Args& args) {
         }
     }
     c.measured = analysis::pairedDifference(c.aMs, c.bMs, 0.9);
-    const QJsonObject doc = analysis::toJson(c);
+    const QJsonObject doc = inputs::toJson(c);
     const QString saved =
         files::writeAtomically(QDir(work).filePath("confirm.json"), QJsonDocument(doc).toJson());
     if (!saved.isEmpty()) {
@@ -182,7 +185,7 @@ int confirmCommand(const Args& args) {
     if (formatOf(args) == Format::Json) {
         printJson(doc);
     } else {
-        printText(analysis::describe(c));
+        printText(report::describe(c));
     }
     return Ok;
 }

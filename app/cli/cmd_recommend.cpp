@@ -5,6 +5,7 @@
 #include "analysis/cap_advice.h"
 #include "analysis/recommendation.h"
 #include "cli_common.h"
+#include "inputs/matrix_cap.h"
 #include "results/cell_files.h"
 #include "results/results_folder.h"
 
@@ -38,7 +39,7 @@ int recommendCommand(const Args& args) {
     }
     // The cap the matrix ran at, where it names one value; a run.json that is not there or
     // does not parse names none.
-    current.matrixMb = analysis::matrixScalarCapMb(results::matrixOfRun(dir).yaml);
+    current.matrixMb = inputs::matrixScalarCapMb(results::matrixOfRun(dir).yaml);
     const analysis::Recommendations r = analysis::recommend(results::readCells(dir), current);
     if (r.groups.empty()) {
         printError(dir + ": no complete DDP cell to recommend a bucket cap for");

@@ -8,6 +8,7 @@
 
 #include "analysis/ddp_job.h"
 #include "analysis/step_parts.h"
+#include "inputs/ddp_job_files.h"
 #include "report_writer.h"
 #include "results/hook_calibration.h"
 #include "results/results_folder.h"
@@ -69,7 +70,7 @@ bool isTraceFolder(const QString& dir) {
 int traceReport(const QString& dir, const QString& out, const QString& params,
                 const widgets::ExportOptions& options) {
     const analysis::DdpJob job =
-        analysis::readDdpJob({dir}, trace::ReadOptions::fromEnvironment(), params);
+        inputs::readDdpJob({dir}, trace::ReadOptions::fromEnvironment(), params);
     const analysis::DdpStepGraph graph = job.graph();
     QString why;
     analysis::WhatIfOptions whatIfOptions;

@@ -7,6 +7,7 @@
 
 #include "analysis/collective_sweep.h"
 #include "analysis/ddp_prediction.h"
+#include "inputs/sweep_files.h"
 #include "results/cell_files.h"
 #include "runner/rank_pool.h"
 #include "runner/rank_program.h"
@@ -62,7 +63,7 @@ int summarize(const QString& dir, bool json, const QString& ddpCell = {}) {
         return BadInput;
     }
     QStringList problems;
-    const auto series = analysis::readSweep(dir, &problems);
+    const auto series = inputs::readSweep(dir, &problems);
     if (series.empty()) {
         printError(dir + ": no sweep_rank*.json files" +
                    (problems.isEmpty() ? QString() : ": " + problems.join("; ")));

@@ -4,13 +4,15 @@
 // The traces are read one per reading thread and only their DDP steps kept, so memory stays
 // that of `trace summarize`.
 
-#include "analysis/cell_settings.h"
 #include "analysis/ddp_job.h"
 #include "analysis/ddp_step_graph.h"
 #include "analysis/whatif.h"
 #include "cli_common.h"
+#include "inputs/cell_settings_file.h"
+#include "inputs/ddp_job_files.h"
 #include "results/hook_calibration.h"
 #include "spec/comm_hooks.h"
+#include "spec/names.h"
 #include "spec/sane_values.h"
 #include "trace/trace_error.h"
 #include "trace_args.h"
@@ -20,8 +22,8 @@ namespace {
 
 // Every trace's DDP steps, checked to be ranks of one job. Throws TraceError naming the file.
 analysis::DdpJob readJob(const TraceArgs& a, const Args& args) {
-    return analysis::readDdpJob(a.paths, a.read,
-                                args.has("--params") ? args.value("--params") : QString());
+    return inputs::readDdpJob(a.paths, a.read,
+                              args.has("--params") ? args.value("--params") : QString());
 }
 
 // FLAG's value when given, checked against the one sanity rule for sizes and rates
@@ -63,9 +65,8 @@ analysis::WhatIfOptions whatIfOptions(const Args& args) {
     if (args.has("--hook")) {
         for (const QString& part : args.value("--hook").split(',')) {
             if (!spec::findCommHook(part.trimmed().toStdString())) {
-                throw trace::TraceError("--hook: unknown hook '" + part.toStdString() +
-                                        "' (allreduce, fp16_compress, bf16_compress, powersgd, "
-                                        "local)");
+                throw trace::TraceError("--hook: unknown hook '" + part.toStdString() + "' (" +
+                                        spec::namesOf(spec::kCommHooks) + ")");
             }
             o.hooks << part.trimmed();
         }
@@ -131,7 +132,7 @@ int traceWhatIfCommand(const Args& args) {
     return guarded(args, [&](const TraceArgs& a) {
         analysis::WhatIfOptions options = whatIfOptions(args);
         // A results cell's traces: the settings its cell.json records are the recorded ones.
-        options.cell = analysis::cellSettingsBeside(a.paths);
+        options.cell = inputs::cellSettingsBeside(a.paths);
         if (options.cell && !analysis::localBaselineWhy(*options.cell).isEmpty()) {
             throw trace::TraceError((a.paths.join(", ") + ": cannot replay: " +
                                      analysis::localBaselineWhy(*options.cell))

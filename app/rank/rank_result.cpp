@@ -103,23 +103,9 @@ void writeDdpLogging(JsonWriter& j, const DdpLoggingResult& d, int recordFrom) {
     j.endObject();
 }
 
-} // namespace
-
-std::string rankResultJson(const RankResult& r) {
+// "model": what ran, as asked and as built.
+void writeModel(JsonWriter& j, const RankResult& r) {
     const RankOptions& o = r.options;
-    JsonWriter j;
-    j.beginObject();
-    j.field("schema_version", kRankSchemaVersion);
-    j.field("producer", "commprof-rank");
-    j.field("cell_id", o.cellId);
-    j.field("rank", o.rank);
-    j.field("local_rank", o.localRank);
-    j.field("world_size", o.worldSize);
-    j.field("backend", o.backend);
-    j.field("device", o.device);
-    j.field("device_name", r.deviceName);
-    j.field("layer", o.layer);
-    j.field("interconnect", r.interconnect);
     j.key("model");
     j.beginObject();
     j.field("name", o.model);
@@ -144,8 +130,11 @@ std::string rankResultJson(const RankResult& r) {
     j.field("signature", r.signatureHash);
     j.field("description", r.modelDescription);
     j.endObject();
-    j.field("torch_version", std::string(TORCH_VERSION));
-    j.field("nccl_version", ncclVersionString());
+}
+
+// "config": the DDP settings the rank ran with (PowerSGD's own where it ran).
+void writeConfig(JsonWriter& j, const RankResult& r) {
+    const RankOptions& o = r.options;
     j.key("config");
     j.beginObject();
     j.field("iterations", o.iterations);
@@ -178,6 +167,10 @@ std::string rankResultJson(const RankResult& r) {
     j.field("threads", o.threads);
     j.field("intra_op_threads", r.intraOpThreads);
     j.endObject();
+}
+
+// "parameters", "initial_buckets", "final_buckets": the gradients and how DDP bucketed them.
+void writeLayout(JsonWriter& j, const RankResult& r) {
     j.key("parameters");
     j.beginArray();
     for (const auto& p : r.params) {
@@ -201,6 +194,10 @@ std::string rankResultJson(const RankResult& r) {
         j.intArray(b);
     }
     j.endArray();
+}
+
+// "iterations": each step's phases and gradient checksum.
+void writeIterations(JsonWriter& j, const RankResult& r) {
     j.key("iterations");
     j.beginArray();
     for (const auto& it : r.iterations) {
@@ -214,7 +211,10 @@ std::string rankResultJson(const RankResult& r) {
         j.endObject();
     }
     j.endArray();
-    j.field("record_from_iteration", o.recordFromIteration);
+}
+
+// "buckets": each recorded bucket's collective, by iteration.
+void writeBuckets(JsonWriter& j, const RankResult& r) {
     j.key("buckets");
     j.beginArray();
     for (const auto& b : r.buckets) {
@@ -229,6 +229,33 @@ std::string rankResultJson(const RankResult& r) {
         j.endObject();
     }
     j.endArray();
+}
+
+} // namespace
+
+std::string rankResultJson(const RankResult& r) {
+    const RankOptions& o = r.options;
+    JsonWriter j;
+    j.beginObject();
+    j.field("schema_version", kRankSchemaVersion);
+    j.field("producer", "commprof-rank");
+    j.field("cell_id", o.cellId);
+    j.field("rank", o.rank);
+    j.field("local_rank", o.localRank);
+    j.field("world_size", o.worldSize);
+    j.field("backend", o.backend);
+    j.field("device", o.device);
+    j.field("device_name", r.deviceName);
+    j.field("layer", o.layer);
+    j.field("interconnect", r.interconnect);
+    writeModel(j, r);
+    j.field("torch_version", std::string(TORCH_VERSION));
+    j.field("nccl_version", ncclVersionString());
+    writeConfig(j, r);
+    writeLayout(j, r);
+    writeIterations(j, r);
+    j.field("record_from_iteration", o.recordFromIteration);
+    writeBuckets(j, r);
     j.key("bucket_counts_seen");
     j.intArray(r.bucketCountsSeen);
     j.field("rebuild_detected", r.rebuildDetected);

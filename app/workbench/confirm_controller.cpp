@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "confirm_controller.h"
 
+#include "report/confirmation_text.h"
 #include "runner/record_job.h"
 #include "whatif_view.h"
 
@@ -22,7 +23,7 @@ ConfirmController::ConfirmController(widgets::WhatIfView* page, QObject* parent)
             [this](bool ok, int exitCode, const std::optional<analysis::Confirmation>& result,
                    const QString& message) {
                 if (ok && result) {
-                    page_->setConfirmEnded("Confirmed on the job:\n" + analysis::describe(*result));
+                    page_->setConfirmEnded("Confirmed on the job:\n" + report::describe(*result));
                 } else if (message == "Cancelled") {
                     page_->setConfirmEnded("The confirmation was cancelled");
                 } else {

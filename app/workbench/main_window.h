@@ -114,8 +114,6 @@ public:
     QString resultsDir() const { return resultsDir_; }
     QString currentTrace() const { return currentTrace_; }
     widgets::Workspaces* workspaces() const { return workspaces_; }
-    widgets::ProbeView* probeView() const { return probeView_; }
-    widgets::DiffView* diffView() const { return diffView_; }
     QMenu* viewMenu() const { return viewMenu_; }
     QStringList recentResults() const;
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cap_advice.h"
 
-#include "matrix/yaml_input.h"
+#include "analysis/number_text.h"
 #include "results/cell_files.h"
+#include "spec/comm_hooks.h"
 
 #include <algorithm>
 #include <cmath>
@@ -35,10 +36,6 @@ const CapCandidate* candidateAt(const CapGroup& g, double capMb) {
         }
     }
     return nullptr;
-}
-
-QString mb(double v) {
-    return QString::number(v, 'g', 6);
 }
 
 QString ms(double v) {
@@ -147,7 +144,7 @@ CapAdvice advise(const CapGroup& g, double currentCapMb, const QString& from) {
         a.reason = "not predicted: " + g.reason;
         return a;
     }
-    if (g.hook == "local") {
+    if (spec::sendsNothing(g.hook.toStdString())) {
         a.reason = "hook local communicates nothing, so no bucket cap changes its step";
         return a;
     }
@@ -233,27 +230,6 @@ QString actionLine(const CapGroup& g) {
     }
     return QString("set bucket_cap_mb: %1 (%2): -%3 ms a step (±%4 ms, %5)")
         .arg(mb(*g.recommendedCapMb), nowText(a), ms(*a.savingMs), ms(*a.uncertaintyMs), basis);
-}
-
-std::optional<double> matrixScalarCapMb(const QString& matrixYaml) {
-    if (matrixYaml.trimmed().isEmpty()) {
-        return std::nullopt;
-    }
-    try {
-        const YAML::Node root = matrix::loadYaml(matrixYaml.toUtf8(), "run.json matrix_yaml");
-        if (!root.IsMap() || !root["defaults"] || !root["defaults"].IsMap()) {
-            return std::nullopt;
-        }
-        const YAML::Node cap = root["defaults"]["bucket_cap_mb"];
-        if (!cap || !cap.IsScalar()) {
-            return std::nullopt; // absent or a list: no one current cap written
-        }
-        bool ok = false;
-        const double v = QString::fromStdString(cap.Scalar()).toDouble(&ok);
-        return ok && std::isfinite(v) && v > 0 ? std::optional<double>(v) : std::nullopt;
-    } catch (const std::exception&) {
-        return std::nullopt; // a text that does not parse names no cap; the run said why then
-    }
 }
 
 } // namespace commprof::analysis

@@ -18,7 +18,7 @@
 // no larger than its uncertainty is no recommendation: the caps differ by less than the noise.
 // `hook: local` sends nothing, so no cap changes what it costs: nothing is recommended for it.
 
-#include "analysis/recommendation.h"
+#include "analysis/cap_group.h"
 
 #include <QString>
 
@@ -63,9 +63,5 @@ void applyAdvice(CapGroup& g, double currentCapMb, const QString& from);
 QString actionLine(const CapGroup& g);
 // "mlp2m on gloo_cpu, world size 2, hook allreduce": what the action line is about.
 QString groupName(const CapGroup& g);
-
-// The matrix's bucket_cap_mb in `defaults` when it is one value (not a list); none when it is a
-// list, the text is empty or does not parse (a results folder's run.json keeps the text).
-std::optional<double> matrixScalarCapMb(const QString& matrixYaml);
 
 } // namespace commprof::analysis

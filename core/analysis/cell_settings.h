@@ -1,15 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The settings a results cell's ranks ran with, from the cell.json beside its traces
-// (docs/formats.md, "Results directory"): its bucket cap, first bucket, comm hook, and the
-// layer's backend and device. `trace whatif` and the What if page read a cell's traces with
-// them, so a cap-4 cell is replayed at 4 MiB and a gloo_cpu cell as gloo on a CPU, whatever the
-// traces themselves can show.
+// (docs/formats.md, "Results directory"; read by inputs/cell_settings_file.h): its bucket cap,
+// first bucket, comm hook, and the layer's backend and device. `trace whatif` and the What if page
+// read a cell's traces with them, so a cap-4 cell is replayed at 4 MiB and a gloo_cpu cell as gloo
+// on a CPU, whatever the traces themselves can show.
 
 #include <QString>
-#include <QStringList>
-
-#include <optional>
 
 namespace commprof::analysis {
 
@@ -26,10 +23,5 @@ struct CellSettings {
 
 // Why a cell that ran the `local` hook has nothing to predict from; empty for any other hook.
 QString localBaselineWhy(const CellSettings& cell);
-
-// The cell.json in the folder of `paths`' first entry (a folder, or a trace file in one):
-// nullopt when there is none. Throws trace::TraceError naming the file and the field when one
-// is there but is not a cell's record.
-std::optional<CellSettings> cellSettingsBeside(const QStringList& paths);
 
 } // namespace commprof::analysis

@@ -2,12 +2,9 @@
 #include "collective_sweep.h"
 
 #include "analysis/cell_metrics.h"
-#include "results/cell_files.h"
-#include "results/rank_file.h"
 #include "spec/rank_contract.h"
 #include "trace/collectives.h"
 
-#include <QDir>
 #include <QJsonArray>
 #include <QJsonObject>
 
@@ -39,22 +36,6 @@ SweepPoint sweepPoint(const QString& kind, double bytes, int worldSize,
         }
     }
     return p;
-}
-
-std::vector<SweepSeries> readSweep(const QString& dir, QStringList* problems) {
-    QMap<int, QJsonObject> docs;
-    const QStringList files = QDir(dir).entryList({QString::fromStdString(spec::files::kSweep.glob())}, QDir::Files, QDir::Name);
-    for (const QString& name : files) {
-        const results::RankFile file = results::readRankFile(QDir(dir).filePath(name));
-        if (!file.ok()) {
-            if (problems) {
-                *problems << file.problem;
-            }
-            continue;
-        }
-        docs[file.doc["rank"].toInt()] = file.doc;
-    }
-    return mergeSweep(docs, problems);
 }
 
 std::vector<SweepSeries> mergeSweep(const QMap<int, QJsonObject>& docs, QStringList* problems) {

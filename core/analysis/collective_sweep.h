@@ -75,10 +75,9 @@ SweepPoint sweepPoint(const QString& kind, double bytes, int worldSize,
 // bytes (bandwidth-bound); nullopt without points.
 std::optional<double> typicalUsAt(const std::vector<SweepPoint>& points, double bytes);
 
-// The sweep_rank*.json files of one directory, merged across ranks. Problems (a file that does
-// not parse, ranks that disagree on sizes) are added to *problems naming the file.
-std::vector<SweepSeries> readSweep(const QString& dir, QStringList* problems = nullptr);
-// The same from sweep files already read and checked (results::CellFiles::sweeps), by rank.
+// The sweep_rank*.json files of a cell (results::CellFiles::sweeps, or
+// inputs/sweep_files.h), by rank, merged across ranks. Problems (ranks that disagree on sizes)
+// are added to *problems.
 std::vector<SweepSeries> mergeSweep(const QMap<int, QJsonObject>& docs,
                                     QStringList* problems = nullptr);
 // The all_reduce points of a sweep's files (what DDP's buckets are predicted from); empty when

@@ -3,15 +3,14 @@
 // `commprof confirm`'s result: a recorded job (A) and a candidate setting (B) measured in
 // alternating runs (paired_difference.h), beside what `trace whatif` predicted for the same
 // change and whether the prediction's interval held. Values in, values out: the runs are made by
-// the CLI (app/cli/cmd_confirm.cpp), and the workbench reads the same JSON back
-// (confirmationFromJson) when it runs `commprof confirm --json` for a What if page.
+// the CLI (app/cli/cmd_confirm.cpp), which writes the JSON that the workbench reads back
+// (inputs/confirmation_json.h) when it runs `commprof confirm --json` for a What if page.
 
 #include "analysis/ddp_params.h"
 #include "analysis/ddp_step_graph.h"
 #include "analysis/hook_work.h"
 #include "analysis/paired_difference.h"
 
-#include <QJsonObject>
 #include <QString>
 
 #include <optional>
@@ -48,10 +47,6 @@ struct Confirmation {
     // The measured mean difference inside the predicted interval; nullopt without either.
     std::optional<bool> predictionHeld() const;
 };
-
-QJsonObject toJson(const Confirmation& c);
-std::optional<Confirmation> confirmationFromJson(const QJsonObject& o);
-QString describe(const Confirmation& c);
 
 // The steady state of one run: the median of each rank's step times after the first `skip`
 // steps, averaged over ranks. nullopt when no rank ran more than `skip` steps.

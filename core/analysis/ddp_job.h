@@ -3,12 +3,12 @@
 // A DDP job as its traces hold it: every rank's DDP steps (trace/ddp_steps.h), checked to be
 // ranks of one job, and the parameters file that names and sizes its gradients where one is
 // given or lies beside the traces. `commprof trace ddp`, `trace whatif`, `report` on a trace
-// folder and the workbench's What if page all read a job here, so they agree on what a job is.
+// folder and the workbench's What if page all read a job by inputs/ddp_job_files.h into this
+// one record, so they agree on what a job is.
 
 #include "analysis/ddp_params.h"
 #include "analysis/ddp_step_graph.h"
 #include "trace/ddp_steps.h"
-#include "trace/trace_input.h"
 
 #include <QJsonObject>
 #include <QString>
@@ -18,10 +18,6 @@
 #include <vector>
 
 namespace commprof::analysis {
-
-// The file the job scripts write beside their traces (tests/ddp_trace_job.py): read without
-// being asked for when a folder of traces holds one.
-inline constexpr const char* kParamsFileName = "params.json";
 
 struct DdpJob {
     std::vector<trace::DdpRankSteps> steps; // one per rank, in the order read
@@ -50,22 +46,11 @@ struct DdpJobAnalysis {
     const DdpStepGraph graph;
 };
 
-// Reads a parameters file (docs/formats.md, "DDP parameters"). Throws trace::TraceError naming
-// the file and what is wrong with it.
-DdpParams readDdpParams(const QString& path);
-
 // The ranks' steps checked to be of one job: the same gradients a backward and the same world
 // size, every rank once and inside the world size. `rankNumbers[i]`, where given, is steps[i]'s
 // rank (a timeline's), else the trace's own, else i. Throws trace::TraceError naming the traces
 // that disagree. The job's warnings and `incomplete` are filled here.
 DdpJob ddpJobOf(std::vector<trace::DdpRankSteps> steps, const std::vector<int>& rankNumbers = {});
-
-// FILES and folders of traces (a folder: its *.json and *.json.gz; JSON there that is not a
-// trace is passed over), read in parallel, only their DDP steps kept. The
-// parameters: `paramsPath` when given, else a params.json in the folder given or of the first
-// file. Throws trace::TraceError naming the file that could not be read or is no DDP step.
-DdpJob readDdpJob(const QStringList& paths, const trace::ReadOptions& options,
-                  const QString& paramsPath = {});
 
 // The job's warnings as "warning: ..." lines, led by a line that says the job is incomplete
 // where it is: what the text outputs print before the job.
@@ -73,8 +58,5 @@ QString describeWarnings(const DdpJob& job);
 
 // `warnings` and `incomplete` added to a job's JSON (trace ddp's, trace whatif's).
 QJsonObject withWarnings(QJsonObject doc, const DdpJob& job);
-
-// The params.json beside these traces (in the folder given, or the first file's), or empty.
-QString paramsBeside(const QStringList& paths);
 
 } // namespace commprof::analysis

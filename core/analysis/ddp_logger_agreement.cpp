@@ -2,6 +2,7 @@
 #include "ddp_logger_agreement.h"
 
 #include "analysis/instrument_agreement.h"
+#include "spec/comm_hooks.h"
 
 #include <QJsonArray>
 #include <QSet>
@@ -85,7 +86,7 @@ DdpLoggerFigures ddpLoggerFigures(const QMap<int, QJsonObject>& rankFiles) {
                    "samples iterations 0-9, then every 100th)";
         return f;
     }
-    if (hook == "local") {
+    if (spec::sendsNothing(hook.toStdString())) {
         f.reason = "not judged: hook local moves no data, so the logger and the hook time only "
                    "the division of each bucket";
         return f;

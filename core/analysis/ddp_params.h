@@ -8,10 +8,9 @@
 //    "world_size"}
 //
 // A TorchScript description (`commprof model export`, whose list is `parameters`, with
-// `requires_grad`) is read too: the parameters that take a gradient are DDP's. Parsed from text
-// already read: no file is opened here.
+// `requires_grad`) is read too: the parameters that take a gradient are DDP's. The file is read
+// and checked by inputs/ddp_params_file.h.
 
-#include <QByteArray>
 #include <QString>
 #include <QStringList>
 
@@ -32,11 +31,13 @@ struct DdpParams {
     std::optional<double> bucketCapMb, firstBucketMb;
     std::optional<QString> hook;
     std::optional<int> worldSize;
-    QStringList names() const;
+    QStringList names() const {
+        QStringList out;
+        for (const DdpParam& p : params) {
+            out << p.name;
+        }
+        return out;
+    }
 };
-
-// nullopt with *error ("NAME: params[3].dtype: ...") when the text is not such a file.
-std::optional<DdpParams> parseDdpParams(const QByteArray& text, const QString& name,
-                                        QString* error);
 
 } // namespace commprof::analysis

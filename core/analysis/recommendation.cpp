@@ -3,9 +3,12 @@
 
 #include "analysis/cap_advice.h"
 #include "analysis/json_null.h"
+#include "analysis/number_text.h"
 #include "analysis/ready_times.h"
 #include "analysis/step_model.h"
 #include "analysis/sweep_pairing.h"
+#include "spec/comm_hooks.h"
+#include "spec/units.h"
 #include "trace/statistics.h"
 
 #include <QJsonArray>
@@ -18,8 +21,6 @@
 
 namespace commprof::analysis {
 namespace {
-
-constexpr double kMiB = 1024.0 * 1024.0;
 
 struct Members {
     CapGroup group;
@@ -67,7 +68,7 @@ struct Profile {
 };
 
 BucketRule ruleFor(const CapGroup& g, double capMb) {
-    return {g.firstBucketMb * kMiB, capMb * kMiB};
+    return {g.firstBucketMb * spec::kMiB, capMb * spec::kMiB};
 }
 
 CollectiveCost costOf(const CapGroup& g, double scale) {
@@ -192,7 +193,7 @@ void predict(Members& m, const SweepPairing<SweepFit>& sweeps, const CurrentCap&
         // The last bucket is launched as the compute ends, so any cost exposes something: a
         // cell whose buckets exposed nothing says their collectives cost nothing, and cannot
         // calibrate what they cost.
-        if (g.hook != "local" && ready->exposedUs <= 0) {
+        if (!spec::sendsNothing(g.hook.toStdString()) && ready->exposedUs <= 0) {
             why = f->id + ": its buckets exposed no communication, so they cannot calibrate what "
                           "a bucket costs";
             g.left << why;
@@ -285,10 +286,6 @@ void predict(Members& m, const SweepPairing<SweepFit>& sweeps, const CurrentCap&
         });
     g.fastestCapMb = chooseCap(g).capMb;
     applyAdvice(g, currentMb, currentFrom);
-}
-
-QString mb(double v) {
-    return QString::number(v, 'g', 6);
 }
 
 // What a heading prints of a group (the link within the network's name: "gloo_cpu over 2gbit").
@@ -504,7 +501,7 @@ QString describe(const CapGroup& g) {
         return out + QString("  measured caps %1 MiB; not predicted: %2\n")
                          .arg(caps.join(", "), g.reason);
     }
-    if (g.hook == "local") {
+    if (spec::sendsNothing(g.hook.toStdString())) {
         out += QString("  ready times from %1's bucket launches; the local hook sends nothing, so "
                        "its buckets cost nothing\n")
                    .arg(g.readyTimesFrom);

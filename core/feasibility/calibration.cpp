@@ -2,6 +2,7 @@
 #include "calibration.h"
 
 #include "results/cell_files.h"
+#include "spec/units.h"
 
 #include <QDir>
 #include <QJsonArray>
@@ -9,11 +10,7 @@
 #include <algorithm>
 
 namespace commprof::feasibility {
-namespace {
-
-constexpr double kMiB = 1024.0 * 1024.0;
-
-} // namespace
+namespace {} // namespace
 
 double CellCalibration::hostErrorFraction() const {
     return predictedHostPerRank > 0
@@ -23,7 +20,7 @@ double CellCalibration::hostErrorFraction() const {
 
 Calibration calibrate(const QString& resultsDir, const Coefficients& k) {
     Calibration out;
-    out.baselineBefore = k["process_baseline_mib"] * kMiB;
+    out.baselineBefore = k["process_baseline_mib"] * spec::kMiB;
     const QDir cells(QDir(resultsDir).filePath("cells"));
     double needed = 0;
     std::vector<std::pair<QString, QJsonObject>> completed;
@@ -104,8 +101,8 @@ QJsonObject toJson(const Calibration& c) {
         rejected.append(id);
     }
     return QJsonObject{{"cells", cells},
-                       {"process_baseline_mib_before", c.baselineBefore / kMiB},
-                       {"process_baseline_mib_refit", c.baselineRefit / kMiB},
+                       {"process_baseline_mib_before", c.baselineBefore / spec::kMiB},
+                       {"process_baseline_mib_refit", c.baselineRefit / spec::kMiB},
                        {"completed_cells_infeasible_after_refit", rejected}};
 }
 

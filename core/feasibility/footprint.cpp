@@ -3,6 +3,7 @@
 
 #include "spec/layers.h"
 #include "spec/model_families.h"
+#include "spec/units.h"
 
 #include <QJsonArray>
 
@@ -12,8 +13,6 @@
 
 namespace commprof::feasibility {
 namespace {
-
-constexpr double kMiB = 1024.0 * 1024.0;
 
 // Bytes of activations kept for backward by one rank, by the family's own rule.
 double activationBytes(const matrix::Cell& cell, const spec::ModelFamily& family,
@@ -157,14 +156,14 @@ FootprintEstimate estimate(const matrix::Cell& cell, const Coefficients& k,
     // A sweep's messages take the place of the gradients: what gloo stages and the pools hold.
     const double messageBytes = cell.isSweep() ? cell.sweepMaxBytes : gradBytes;
 
-    add(e.host, QStringLiteral("process baseline"), ws * k["process_baseline_mib"] * kMiB);
+    add(e.host, QStringLiteral("process baseline"), ws * k["process_baseline_mib"] * spec::kMiB);
     // Where the model lives: the host for CPU cells, the device for CUDA cells.
     Demand& modelPool = cuda ? e.device : e.host;
     double ranksOnPool = ws;
     if (cuda) {
         e.device.used = true;
         add(e.host, QStringLiteral("CUDA runtime (host side)"),
-            ws * k["cuda_runtime_host_mib"] * kMiB);
+            ws * k["cuda_runtime_host_mib"] * spec::kMiB);
         if (layer->stagesThroughHost) {
             add(e.host, QStringLiteral("gloo host staging buffers"),
                 ws * k["gloo_cuda_staging_factor"] * messageBytes);
@@ -174,7 +173,7 @@ FootprintEstimate estimate(const matrix::Cell& cell, const Coefficients& k,
                           ? 1.0
                           : std::ceil(ws / std::max(1, budget.gpus));
         add(e.device, QStringLiteral("CUDA context"),
-            ranksOnPool * k["cuda_context_device_mib"] * kMiB);
+            ranksOnPool * k["cuda_context_device_mib"] * spec::kMiB);
     }
     if (cell.isSweep()) {
         add(modelPool, QStringLiteral("sweep message buffers"),
@@ -211,8 +210,8 @@ void decideFeasibility(FootprintEstimate& e) {
                        ? QString("no %1 memory on this machine").arg(toString(d.pool))
                        : QString("%1 demand %2 GiB exceeds the budget of %3 GiB")
                              .arg(toString(d.pool))
-                             .arg(d.total() / (kMiB * 1024), 0, 'f', 2)
-                             .arg(d.budgetBytes / (kMiB * 1024), 0, 'f', 2);
+                             .arg(d.total() / spec::kGiB, 0, 'f', 2)
+                             .arg(d.budgetBytes / spec::kGiB, 0, 'f', 2);
     }
 }
 

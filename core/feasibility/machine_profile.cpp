@@ -3,13 +3,12 @@
 
 #include "matrix/yaml_input.h"
 #include "platform/host_memory.h"
+#include "spec/units.h"
 
 #include <QSet>
 
 namespace commprof::feasibility {
 namespace {
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 // Far above any real machine or coefficient, and finite.
 constexpr double kMaxValue = 1.0e6;
@@ -96,15 +95,15 @@ MachineBudget resolveBudget(const matrix::Matrix& m, const MachineProfile* profi
                                                           : MachineFacts{};
     const bool perNode = m.launcher.kind == matrix::LauncherKind::Slurm;
     const platform::SlurmCluster* slurm = perNode && machine.slurm ? &*machine.slurm : nullptr;
-    const double reserve = m.budget.reserveGib * kGiB;
+    const double reserve = m.budget.reserveGib * spec::kGiB;
     if (cli.hostGib) {
-        b.hostBytes = *cli.hostGib * kGiB;
+        b.hostBytes = *cli.hostGib * spec::kGiB;
         b.hostSource = "--host-budget-gib";
     } else if (profile && profile->hostGib) {
-        b.hostBytes = *profile->hostGib * kGiB;
+        b.hostBytes = *profile->hostGib * spec::kGiB;
         b.hostSource = "profile " + profile->name;
     } else if (m.budget.hostGib) {
-        b.hostBytes = *m.budget.hostGib * kGiB - reserve;
+        b.hostBytes = *m.budget.hostGib * spec::kGiB - reserve;
         b.hostSource = QString("matrix budget.host_gib%1 minus %2 GiB reserve")
                            .arg(perNode ? " (per node)" : "")
                            .arg(m.budget.reserveGib);
@@ -132,13 +131,13 @@ MachineBudget resolveBudget(const matrix::Matrix& m, const MachineProfile* profi
     b.perNode = perNode;
     b.cpusPerNode = slurm && slurm->reachable() ? slurm->smallestCpus() : 0;
     if (cli.deviceGib) {
-        b.deviceBytes = *cli.deviceGib * kGiB;
+        b.deviceBytes = *cli.deviceGib * spec::kGiB;
         b.deviceSource = "--device-budget-gib";
     } else if (profile && profile->deviceGib) {
-        b.deviceBytes = *profile->deviceGib * kGiB;
+        b.deviceBytes = *profile->deviceGib * spec::kGiB;
         b.deviceSource = "profile " + profile->name;
     } else if (m.budget.deviceGib) {
-        b.deviceBytes = *m.budget.deviceGib * kGiB - reserve;
+        b.deviceBytes = *m.budget.deviceGib * spec::kGiB - reserve;
         b.deviceSource =
             QString("matrix budget.device_gib minus %1 GiB reserve").arg(m.budget.reserveGib);
     } else if (!gpus.isEmpty()) {

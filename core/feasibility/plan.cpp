@@ -6,6 +6,7 @@
 #include "matrix/axes.h"
 #include "matrix/cell_stream.h"
 #include "platform/link_emulation.h"
+#include "spec/units.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -271,18 +272,17 @@ QString sweepCapText(const PlannedCell& pc) {
     if (!pc.cell.isSweep() || !pc.cell.sweepCappedFrom) {
         return {};
     }
-    const auto mib = [](double b) { return QString::number(b / 1048576.0, 'g', 6); };
+    const auto mib = [](double b) { return QString::number(b / spec::kMiB, 'g', 6); };
     return QString("capped from %1 MiB to %2 MiB to fit the budget")
         .arg(mib(*pc.cell.sweepCappedFrom), mib(pc.cell.sweepMaxBytes));
 }
 
 QString nodeDemandText(const PlannedCell& pc) {
-    constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
     QStringList ranks, host, device;
     for (const NodeDemand& n : pc.nodes) {
         ranks << QString::number(n.ranks);
-        host << QString::number(n.hostBytes / kGiB, 'f', 2);
-        device << QString::number(n.deviceBytes / kGiB, 'f', 2);
+        host << QString::number(n.hostBytes / spec::kGiB, 'f', 2);
+        device << QString::number(n.deviceBytes / spec::kGiB, 'f', 2);
     }
     return QString("ranks %1, host %2 GiB%3")
         .arg(ranks.join('+'), host.join('+'),

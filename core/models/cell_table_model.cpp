@@ -2,6 +2,7 @@
 #include "cell_table_model.h"
 
 #include "jobs/release.h"
+#include "spec/units.h"
 #include "trace/trace_input.h"
 
 #include <QHash>
@@ -13,8 +14,6 @@
 
 namespace commprof::models {
 namespace {
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 // What a column sorts by: a number where the column holds numbers.
 QVariant sortKey(const feasibility::PlannedCell& pc, int column, const QStringList& varying) {
@@ -253,10 +252,11 @@ QVariant CellTableModel::data(const QModelIndex& index, int role) const {
     case Binding:
         return feasibility::toString(pc.estimate.binding);
     case HostGiB:
-        return QString::number(pc.estimate.host.total() / kGiB, 'f', 2);
+        return QString::number(pc.estimate.host.total() / spec::kGiB, 'f', 2);
     case DeviceGiB:
-        return pc.estimate.device.used ? QString::number(pc.estimate.device.total() / kGiB, 'f', 2)
-                                       : QString("-");
+        return pc.estimate.device.used
+                   ? QString::number(pc.estimate.device.total() / spec::kGiB, 'f', 2)
+                   : QString("-");
     case Reason: {
         QStringList why;
         for (const QString& part : {pc.estimate.reason, feasibility::sweepCapText(pc)}) {

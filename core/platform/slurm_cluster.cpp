@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "slurm_cluster.h"
 
+#include "spec/units.h"
+
 #include <QJsonArray>
 #include <QProcess>
 #include <QRegularExpression>
@@ -12,7 +14,6 @@ namespace commprof::platform {
 namespace {
 
 constexpr qsizetype kMaxToolOutput = 8LL * 1024 * 1024;
-constexpr double kMiB = 1024.0 * 1024.0;
 
 QString find(const QProcessEnvironment& env, const QString& program) {
     return QStandardPaths::findExecutable(program,
@@ -114,7 +115,7 @@ QList<SlurmNode> parseSlurmNodes(const QByteArray& text) {
         n.name = r["NodeName"];
         n.state = r["State"];
         n.cpus = r.value("CPUTot", r["CPUEfctv"]).toInt();
-        n.memoryBytes = r["RealMemory"].toDouble() * kMiB;
+        n.memoryBytes = r["RealMemory"].toDouble() * spec::kMiB;
         for (QRegularExpressionMatchIterator g = gpu.globalMatch(r["Gres"]); g.hasNext();) {
             n.gpus += g.next().captured(1).toInt();
         }

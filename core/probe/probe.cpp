@@ -10,6 +10,7 @@
 #include "runner/rank_program.h"
 #include "runner/results_lock.h"
 #include "spec/rank_contract.h"
+#include "spec/units.h"
 
 #include <QDir>
 #include <QFile>
@@ -32,7 +33,6 @@
 namespace commprof::probe {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 QByteArray readFile(const QString& path) {
     QFile f(path);
@@ -45,7 +45,7 @@ QString findIn(const QProcessEnvironment& env, const QString& program) {
 }
 
 QString gib(double bytes) {
-    return QString::number(bytes / kGiB, 'f', 2) + " GiB";
+    return QString::number(bytes / spec::kGiB, 'f', 2) + " GiB";
 }
 
 bool portFree(int port) {
@@ -107,7 +107,7 @@ void checkHost(const ProbeOptions& o, ProbeReport& r) {
     host["writable"] = writable;
     if (!writable) {
         r.issues << QString("results directory %1 is not writable").arg(dir);
-    } else if (freeBytes < 1 * kGiB) {
+    } else if (freeBytes < 1 * spec::kGiB) {
         r.warnings << QString("only %1 free under %2").arg(gib(freeBytes), dir);
     }
     r.details["host"] = host;

@@ -2,12 +2,14 @@
 #include "report_data.h"
 
 #include "analysis/cap_advice.h"
+#include "inputs/matrix_cap.h"
 #include "matrix/spec_names.h"
 #include "report/cells_table.h"
 #include "report/macro_sheet.h"
 #include "report/text_fields.h"
 #include "results/cell_files.h"
 #include "results/results_folder.h"
+#include "spec/comm_hooks.h"
 #include "trace/trace_input.h"
 
 #include <QJsonArray>
@@ -160,7 +162,8 @@ void tuningMacros(const ReportData& data, MacroSheet& tex) {
 } // namespace
 
 bool bucketsCommunicated(const store::CellRow& c) {
-    return c.complete() && !c.isSweep() && c.worldSize > 1 && hookOf(c) != "local";
+    return c.complete() && !c.isSweep() && c.worldSize > 1 &&
+           !spec::sendsNothing(hookOf(c).toStdString());
 }
 
 QString hookOf(const store::CellRow& c) {
@@ -197,7 +200,7 @@ ReportData loadReportData(store::Database& db, const QString& runDir) {
             pool.layer = c.layer;
             pool.hook = hookOf(c);
             pool.samples.insert(pool.samples.end(), own.begin(), own.end());
-        } else if (c.worldSize == 1 && hookOf(c) != "local") {
+        } else if (c.worldSize == 1 && !spec::sendsNothing(hookOf(c).toStdString())) {
             auto& floor = oneRank[bucketPoolName(c)];
             floor.insert(floor.end(), own.begin(), own.end());
         }
@@ -220,7 +223,7 @@ ReportData loadReportData(store::Database& db, const QString& runDir) {
         // Against the cap the matrix ran at, where it names one value (cap_advice.h).
         d.tuning = analysis::recommend(
             results::readCells(runDir),
-            {std::nullopt, analysis::matrixScalarCapMb(results::matrixOfRun(runDir).yaml)});
+            {std::nullopt, inputs::matrixScalarCapMb(results::matrixOfRun(runDir).yaml)});
     }
     return d;
 }

@@ -189,6 +189,10 @@ QString check(const QJsonObject& doc, const QString& name, RankRecord* r) {
         c.integer(doc, "record_from_iteration", {}, 0, kMaxIteration, &from);
         r->recordFromIteration = int(from);
     }
+    r->torchVersion = doc["torch_version"].toString();
+    r->modelSignature = doc["model"].toObject()["signature"].toString();
+    r->paramChecksum = doc["param_checksum"].toDouble();
+    r->gradChecksumsAgree = doc["grad_checksums_agree"].toBool();
     c.nonNegative(doc, "peak_host_bytes", {}, &r->peakHostBytes);
     c.nonNegative(doc, "peak_device_bytes", {}, &r->peakDeviceBytes);
     if (doc["config"].toObject().contains("threads")) {

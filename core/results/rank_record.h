@@ -39,6 +39,11 @@ struct RankRecord {
     std::optional<double> wallS; // the rank process's wall time, from the start of setup
     int powersgdRank = 1;        // config.powersgd.matrix_approximation_rank
     int threads = 1;             // config.threads as asked (0 or absent: 1)
+    // What the store keeps of the run beside the figures; not checked, read as written.
+    QString torchVersion;
+    QString modelSignature; // model.signature
+    double paramChecksum = 0;
+    bool gradChecksumsAgree = false;
     double peakHostBytes = 0, peakDeviceBytes = 0;
     std::vector<ParameterRecord> parameters; // registration order
     std::vector<IterationRecord> iterations;

@@ -561,27 +561,11 @@ void MatrixRunner::runCell(const feasibility::PlannedCell& pc) {
     launcher_->start(launch);
 }
 
-void MatrixRunner::onPoolFinished(const feasibility::PlannedCell& pc, const PoolOutcome& pool) {
-    const QString dir = cellDir(pc.cell.id);
-    PoolOutcome outcome = pool;
-    if (!pool.success && forkServer_ && forkServer_->serving() && execReason_.isEmpty() &&
-        !runningCell_.isEmpty()) {
-        forkServer_
-            ->answers(); // a server gone with the cell's forked ranks is named in its failure
-    }
-    runningCell_.clear();
-    std::optional<RankStarts> starts;
-    if (forkServer_ && !outcome.launcher.isEmpty() &&
-        plan_.matrix.launcher.kind == matrix::LauncherKind::Local) {
-        // How this cell's ranks were really started, in its records: forked, or by exec and why.
-        starts = rankStarts(execReason_, outcome.ranks, forkServer_->pid());
-        starts->addTo(outcome.launcher);
-    }
-    if (!outcome.success && !forkLost_.isEmpty()) {
-        outcome.reason = QString("%1; the ranks it had forked ended with it (%2)")
-                             .arg(forkLost_, outcome.reason);
-    }
-    const double wallS = double(cellClock_.elapsed()) / 1000.0;
+namespace {
+
+// The cell's launcher.log lines: how its ranks ended, each rank's exit and stderr's tail.
+QString launcherLogOf(const feasibility::PlannedCell& pc, const PoolOutcome& outcome,
+                      const std::optional<RankStarts>& starts, double wallS) {
     QString log = QString("cell %1: %2 rank(s), port %3, %4 attempt(s), %5 s, %6\n")
                       .arg(pc.cell.id)
                       .arg(pc.cell.worldSize)
@@ -605,6 +589,63 @@ void MatrixRunner::onPoolFinished(const feasibility::PlannedCell& pc, const Pool
             log += "  stderr tail:\n    " + QString(r.stderrTail).replace("\n", "\n    ") + "\n";
         }
     }
+    return log;
+}
+
+// The manifest, then the cell record with status complete: what a complete cell has. Empty, or
+// the write that failed (then no manifest is left).
+QString writeCompleteCell(const QString& dir, const feasibility::PlannedCell& pc,
+                          const PoolOutcome& outcome, double wallS, QJsonObject& cellDoc) {
+    const QString manifest = QDir(dir).filePath(spec::files::kManifest);
+    QJsonArray ranks;
+    for (int r = 0; r < pc.cell.worldSize; ++r) {
+        ranks.append(rankFileName(pc.cell.isSweep(), r));
+    }
+    // Last, atomically, and only now: its presence is what "complete" means.
+    QString e = writeJsonAtomically(
+        manifest,
+        QJsonObject{{"cell_id", pc.cell.id},
+                    {"world_size", pc.cell.worldSize},
+                    {"rank_files", ranks},
+                    {"finished_at", QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs)},
+                    {"wall_s", wallS},
+                    {"port", outcome.port},
+                    {"attempts", outcome.attempts},
+                    {"launcher", outcome.launcher}});
+    if (e.isEmpty()) {
+        cellDoc["status"] = "complete";
+        e = writeJsonAtomically(QDir(dir).filePath(spec::files::kCellRecord), cellDoc);
+        if (!e.isEmpty()) {
+            QFile::remove(manifest); // a cell whose record failed is not complete
+        }
+    }
+    return e;
+}
+
+} // namespace
+
+void MatrixRunner::onPoolFinished(const feasibility::PlannedCell& pc, const PoolOutcome& pool) {
+    const QString dir = cellDir(pc.cell.id);
+    PoolOutcome outcome = pool;
+    if (!pool.success && forkServer_ && forkServer_->serving() && execReason_.isEmpty() &&
+        !runningCell_.isEmpty()) {
+        forkServer_
+            ->answers(); // a server gone with the cell's forked ranks is named in its failure
+    }
+    runningCell_.clear();
+    std::optional<RankStarts> starts;
+    if (forkServer_ && !outcome.launcher.isEmpty() &&
+        plan_.matrix.launcher.kind == matrix::LauncherKind::Local) {
+        // How this cell's ranks were really started, in its records: forked, or by exec and why.
+        starts = rankStarts(execReason_, outcome.ranks, forkServer_->pid());
+        starts->addTo(outcome.launcher);
+    }
+    if (!outcome.success && !forkLost_.isEmpty()) {
+        outcome.reason = QString("%1; the ranks it had forked ended with it (%2)")
+                             .arg(forkLost_, outcome.reason);
+    }
+    const double wallS = double(cellClock_.elapsed()) / 1000.0;
+    QString log = launcherLogOf(pc, outcome, starts, wallS);
     QString failure = outcome.success ? verifyRankFiles(dir, pc.cell.worldSize, pc.cell.isSweep())
                                       : outcome.reason;
     if (outcome.success && !failure.isEmpty()) {
@@ -632,31 +673,8 @@ void MatrixRunner::onPoolFinished(const feasibility::PlannedCell& pc, const Pool
     }
     QJsonObject cellDoc = matrix::cellJson(pc.cell, pc.estimate);
     cellDoc["launcher"] = outcome.launcher;
-    const QString manifest = QDir(dir).filePath(spec::files::kManifest);
     if (failure.isEmpty() && writeFailures.isEmpty()) {
-        QJsonArray ranks;
-        for (int r = 0; r < pc.cell.worldSize; ++r) {
-            ranks.append(rankFileName(pc.cell.isSweep(), r));
-        }
-        // Last, atomically, and only now: its presence is what "complete" means.
-        QString e = writeJsonAtomically(
-            manifest, QJsonObject{{"cell_id", pc.cell.id},
-                                  {"world_size", pc.cell.worldSize},
-                                  {"rank_files", ranks},
-                                  {"finished_at",
-                                   QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs)},
-                                  {"wall_s", wallS},
-                                  {"port", outcome.port},
-                                  {"attempts", outcome.attempts},
-                                  {"launcher", outcome.launcher}});
-        if (e.isEmpty()) {
-            cellDoc["status"] = "complete";
-            e = writeJsonAtomically(QDir(dir).filePath(spec::files::kCellRecord), cellDoc);
-            if (!e.isEmpty()) {
-                QFile::remove(manifest); // a cell whose record failed is not complete
-            }
-        }
-        if (!e.isEmpty()) {
+        if (const QString e = writeCompleteCell(dir, pc, outcome, wallS, cellDoc); !e.isEmpty()) {
             writeFailures << e;
         }
     }

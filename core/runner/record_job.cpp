@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "record_job.h"
 
+#include "inputs/confirmation_json.h"
+
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
@@ -206,7 +208,7 @@ void RecordJob::onFinished(int exitCode, QProcess::ExitStatus status) {
     }
     std::optional<analysis::Confirmation> result;
     if (ok) {
-        result = analysis::confirmationFromJson(QJsonDocument::fromJson(stdout_).object());
+        result = inputs::confirmationFromJson(QJsonDocument::fromJson(stdout_).object());
         if (!result) {
             message = "commprof confirm printed no result";
         }

@@ -47,4 +47,11 @@ inline const CommHook* findCommHook(std::string_view name) {
     return nullptr;
 }
 
+// The hook of that name sends nothing (`local`, the no-communication baseline): its buckets cost
+// nothing, so no cap or hook is advised from it or for it. false for a name the table lacks.
+inline bool sendsNothing(std::string_view name) {
+    const CommHook* h = findCommHook(name);
+    return h && h->wire == HookWire::Nothing;
+}
+
 } // namespace commprof::spec

@@ -270,28 +270,23 @@ Inserted insertCell(Database& db, const QString& runDir, const results::CellFile
     Statement rankStmt = db.prepare("INSERT INTO ranks VALUES (?,?,?,?,?,?,?,?)");
     Statement iterStmt = db.prepare("INSERT INTO iterations VALUES (?,?,?,?,?,?,?)");
     Statement bucketStmt = db.prepare("INSERT INTO buckets VALUES (?,?,?,?,?,?,?,?)");
-    for (auto it = f.ranks.begin(); it != f.ranks.end(); ++it) {
-        const QJsonObject& r = it.value();
+    for (auto it = f.records.begin(); it != f.records.end(); ++it) {
+        const results::RankRecord& r = it.value();
         rankStmt
-            .bindAll({key, it.key(), r["torch_version"].toString(), r["param_checksum"].toDouble(),
-                      r["grad_checksums_agree"].toBool(),
-                      r["model"].toObject()["signature"].toString(),
-                      r["peak_host_bytes"].toDouble(), r["peak_device_bytes"].toDouble()})
+            .bindAll({key, it.key(), r.torchVersion, r.paramChecksum, r.gradChecksumsAgree,
+                      r.modelSignature, r.peakHostBytes, r.peakDeviceBytes})
             .run();
-        for (const QJsonValue v : r["iterations"].toArray()) {
-            const QJsonObject i = v.toObject();
+        for (const results::IterationRecord& i : r.iterations) {
             iterStmt
-                .bindAll({key, it.key(), i["iter"].toInt(), i["forward_ms"].toDouble(),
-                          i["backward_ms"].toDouble(), i["optimizer_ms"].toDouble(),
-                          i["step_ms"].toDouble()})
+                .bindAll(
+                    {key, it.key(), i.iter, i.forwardMs, i.backwardMs, i.optimizerMs, i.stepMs})
                 .run();
         }
-        for (const QJsonValue v : r["buckets"].toArray()) {
-            const QJsonObject b = v.toObject();
+        // Whole numbers in the file (the reader checks them), stored as integers.
+        for (const results::BucketRecord& b : r.buckets) {
             bucketStmt
-                .bindAll({key, it.key(), b["iter"].toInt(), b["index"].toInt(),
-                          b["bytes"].toInteger(), b["nparams"].toInteger(),
-                          b["start_ns"].toInteger(), b["end_ns"].toInteger()})
+                .bindAll({key, it.key(), b.iter, b.index, qint64(b.bytes), qint64(b.nparams),
+                          qint64(b.startNs), qint64(b.endNs)})
                 .run();
         }
     }
@@ -364,131 +359,175 @@ struct Entry {
     bool sweep() const { return read ? read->isSweep() : stored->sweep; }
 };
 
-// Ingests, or with `checkOnly` says whether ingesting would change anything (then writes
-// nothing and stops at the first change: *stale).
-IngestSummary run(const QString& resultsDir, Database& db,
-                  const std::function<void(int, int, const QString&)>& progress, bool checkOnly,
-                  bool* stale) {
-    requireResultsFolder(resultsDir);
-    const auto changed = [&] {
-        if (stale) {
-            *stale = true;
+// One ingest, or with `checkOnly` the question whether ingesting would change anything (then it
+// writes nothing and stops at the first change: *stale). Each phase returns false to stop there.
+class IngestRun {
+public:
+    IngestRun(Database& db, const std::function<void(int, int, const QString&)>& progress,
+              bool checkOnly, bool* stale)
+        : db_(db), progress_(progress), checkOnly_(checkOnly), stale_(stale) {}
+
+    IngestSummary run(const QString& resultsDir) {
+        requireResultsFolder(resultsDir);
+        if (checkOnly_ ? db_.userVersion() != kSchemaVersion : (migrate(db_), false)) {
+            changed();
+            return s_;
         }
-        return checkOnly;
-    };
-    IngestSummary s;
-    if (checkOnly ? db.userVersion() != kSchemaVersion : (migrate(db), false)) {
-        changed();
-        return s;
+        runDir_ = QDir(resultsDir).canonicalPath();
+        if (!storeRun(resultsDir)) {
+            return s_;
+        }
+        const std::map<QString, Stored> stored = storedCells(db_, runDir_);
+        std::vector<Entry> entries;
+        QSet<QString> keys;
+        if (listCells(resultsDir, stored, &entries, &keys) && removeGone(keys)) {
+            storeCells(entries);
+        }
+        return s_;
     }
-    const QString runDir = QDir(resultsDir).canonicalPath();
-    // The cores the run's ranks shared, as the runner recorded them (run.json's cpu_cores).
-    const QJsonObject run = results::readRecord(QDir(resultsDir).filePath("run.json"));
-    const int hostCpus = run["cpu_cores"].toInt();
-    const QString runJson = QString::fromUtf8(QJsonDocument(run).toJson(QJsonDocument::Compact));
-    {
-        Statement was = db.prepare("SELECT run_json FROM runs WHERE dir = ?");
-        was.bind(runDir);
+
+private:
+    // Something would change: true when that ends a check.
+    bool changed() {
+        if (stale_) {
+            *stale_ = true;
+        }
+        return checkOnly_;
+    }
+
+    // run.json's record, and the cores the run's ranks shared as the runner recorded them
+    // (its cpu_cores).
+    bool storeRun(const QString& resultsDir) {
+        const QJsonObject run = results::readRecord(QDir(resultsDir).filePath("run.json"));
+        hostCpus_ = run["cpu_cores"].toInt();
+        const QString runJson =
+            QString::fromUtf8(QJsonDocument(run).toJson(QJsonDocument::Compact));
+        Statement was = db_.prepare("SELECT run_json FROM runs WHERE dir = ?");
+        was.bind(runDir_);
         if (!was.step() || was.column(0).toString() != runJson) {
             if (changed()) {
-                return s;
+                return false;
             }
             was.reset();
-            Transaction t(db);
-            db.prepare("INSERT OR REPLACE INTO runs VALUES (?,?,?,?)")
-                .bindAll({runDir, run["matrix"].toString(), run["started_at"].toString(), runJson})
+            Transaction t(db_);
+            db_.prepare("INSERT OR REPLACE INTO runs VALUES (?,?,?,?)")
+                .bindAll({runDir_, run["matrix"].toString(), run["started_at"].toString(), runJson})
                 .run();
             t.commit();
         }
+        return true;
     }
-    const QDir cellsDir(QDir(resultsDir).filePath("cells"));
-    const std::map<QString, Stored> stored = storedCells(db, runDir);
-    std::vector<Entry> entries;
-    QSet<QString> keys;
-    for (const QString& id : cellsDir.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
-        Entry e;
-        e.id = id;
-        e.dir = cellsDir.filePath(id);
-        e.key = QDir(e.dir).canonicalPath();
-        e.files = cellFingerprint(e.dir);
-        keys.insert(e.key);
-        if (const auto it = stored.find(e.key);
-            it != stored.end() && it->second.source.files == e.files) {
-            e.stored = &it->second;
-        } else if (changed()) {
-            return s;
-        } else {
-            e.read = results::readCellDir(e.dir);
-            ++s.read;
+
+    // Every cell folder, fingerprinted; read only where the store does not hold it as it is.
+    bool listCells(const QString& resultsDir, const std::map<QString, Stored>& stored,
+                   std::vector<Entry>* entries, QSet<QString>* keys) {
+        const QDir cellsDir(QDir(resultsDir).filePath("cells"));
+        for (const QString& id :
+             cellsDir.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
+            Entry e;
+            e.id = id;
+            e.dir = cellsDir.filePath(id);
+            e.key = QDir(e.dir).canonicalPath();
+            e.files = cellFingerprint(e.dir);
+            keys->insert(e.key);
+            if (const auto it = stored.find(e.key);
+                it != stored.end() && it->second.source.files == e.files) {
+                e.stored = &it->second;
+            } else if (changed()) {
+                return false;
+            } else {
+                e.read = results::readCellDir(e.dir);
+                ++s_.read;
+            }
+            entries->push_back(std::move(e));
         }
-        entries.push_back(std::move(e));
+        return true;
     }
+
     // A cell folder that is gone takes its rows with it.
-    QStringList gone;
-    {
-        Statement all = db.prepare("SELECT key FROM cells WHERE run_dir = ?");
-        all.bind(runDir);
+    bool removeGone(const QSet<QString>& keys) {
+        QStringList gone;
+        Statement all = db_.prepare("SELECT key FROM cells WHERE run_dir = ?");
+        all.bind(runDir_);
         while (all.step()) {
             if (!keys.contains(all.column(0).toString())) {
                 gone << all.column(0).toString();
             }
         }
+        if (!gone.isEmpty() && changed()) {
+            return false;
+        }
+        for (const QString& key : gone) {
+            Transaction t(db_);
+            deleteCell(db_, key);
+            t.commit();
+            ++s_.removed;
+        }
+        return true;
     }
-    if (!gone.isEmpty() && changed()) {
-        return s;
-    }
-    for (const QString& key : gone) {
-        Transaction t(db);
-        deleteCell(db, key);
-        t.commit();
-        ++s.removed;
-    }
+
     // Sweeps first: the DDP cells of their layer and world size are predicted from them.
-    std::stable_partition(entries.begin(), entries.end(), [](const Entry& e) { return e.sweep(); });
-    SweepsByShape sweeps;
-    for (Entry& e : entries) {
-        QString status;
-        CellSource source;
-        if (e.stored && !e.sweep() &&
-            dependsOf(e.stored->source.shape, sweeps, hostCpus) != e.stored->source.depends) {
-            if (changed()) {
-                return s;
+    void storeCells(std::vector<Entry>& entries) {
+        std::stable_partition(entries.begin(), entries.end(),
+                              [](const Entry& e) { return e.sweep(); });
+        SweepsByShape sweeps;
+        for (Entry& e : entries) {
+            if (e.stored && !e.sweep() &&
+                dependsOf(e.stored->source.shape, sweeps, hostCpus_) != e.stored->source.depends) {
+                if (changed()) {
+                    return;
+                }
+                e.stored = nullptr; // its sweep changed: predicted again
+                e.read = results::readCellDir(e.dir);
+                ++s_.read;
             }
-            e.stored = nullptr; // its sweep changed: predicted again
-            e.read = results::readCellDir(e.dir);
-            ++s.read;
-        }
-        if (e.stored) {
-            status = e.stored->status;
-            source = e.stored->source;
-        } else {
-            try {
-                const Inserted in = insertCell(db, runDir, *e.read, e.files, sweeps, hostCpus);
-                status = in.status;
-                source = in.source;
-            } catch (const StoreError& err) {
-                status = insertUnstorable(db, runDir, *e.read, QString::fromStdString(err.what()));
+            const auto [status, source] = storeCell(e, sweeps);
+            if (e.sweep()) {
+                SweepSource src{e.id, e.dir, e.files, std::nullopt};
+                if (e.read) {
+                    src.allReduce = analysis::allReducePoints(e.read->sweeps);
+                }
+                sweeps.offer(source.shape, status == "complete", source.sweepSource,
+                             std::move(src));
             }
-        }
-        if (e.sweep()) {
-            SweepSource src{e.id, e.dir, e.files, std::nullopt};
-            if (e.read) {
-                src.allReduce = analysis::allReducePoints(e.read->sweeps);
+            e.read.reset(); // a cell's files are kept only until it is stored
+            count(status);
+            if (progress_) {
+                progress_(s_.cells, int(entries.size()), e.id);
             }
-            sweeps.offer(source.shape, status == "complete", source.sweepSource, std::move(src));
-        }
-        e.read.reset(); // a cell's files are kept only until it is stored
-        ++s.cells;
-        s.complete += status == "complete";
-        s.incomplete += status == "incomplete";
-        s.failed += status == "failed";
-        s.skippedInfeasible += status == "skipped_infeasible";
-        if (progress) {
-            progress(s.cells, int(entries.size()), e.id);
         }
     }
-    return s;
-}
+
+    // The cell's status and source: as stored, or as it is stored now.
+    std::pair<QString, CellSource> storeCell(const Entry& e, SweepsByShape& sweeps) {
+        if (e.stored) {
+            return {e.stored->status, e.stored->source};
+        }
+        try {
+            const Inserted in = insertCell(db_, runDir_, *e.read, e.files, sweeps, hostCpus_);
+            return {in.status, in.source};
+        } catch (const StoreError& err) {
+            return {insertUnstorable(db_, runDir_, *e.read, QString::fromStdString(err.what())),
+                    {}};
+        }
+    }
+
+    void count(const QString& status) {
+        ++s_.cells;
+        s_.complete += status == "complete";
+        s_.incomplete += status == "incomplete";
+        s_.failed += status == "failed";
+        s_.skippedInfeasible += status == "skipped_infeasible";
+    }
+
+    Database& db_;
+    const std::function<void(int, int, const QString&)> progress_;
+    const bool checkOnly_;
+    bool* const stale_;
+    IngestSummary s_;
+    QString runDir_;
+    int hostCpus_ = 0;
+};
 
 } // namespace
 
@@ -507,7 +546,7 @@ QString defaultDbPath(const QString& resultsDir) {
 
 IngestSummary ingest(const QString& resultsDir, Database& db,
                      const std::function<void(int, int, const QString&)>& progress) {
-    return run(resultsDir, db, progress, false, nullptr);
+    return IngestRun(db, progress, false, nullptr).run(resultsDir);
 }
 
 IngestSummary ingest(const QString& resultsDir, const QString& dbPath,
@@ -519,7 +558,7 @@ IngestSummary ingest(const QString& resultsDir, const QString& dbPath,
 
 bool isCurrent(const QString& resultsDir, Database& db) {
     bool stale = false;
-    run(resultsDir, db, {}, true, &stale);
+    IngestRun(db, {}, true, &stale).run(resultsDir);
     return !stale;
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "overlap_tax.h"
 
+#include "spec/comm_hooks.h"
+
 #include <QHash>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -9,7 +11,11 @@ namespace commprof::store {
 namespace {
 
 constexpr const char* kHook = "hook";
-constexpr const char* kLocal = "local";
+
+// The twin that sends nothing (hook `local`) is the baseline the others' tax is measured from.
+bool sendsNothing(const CellRow& c) {
+    return spec::sendsNothing(c.axes.value(kHook).toString().toStdString());
+}
 
 // The cell's axes but the hook, and its run: what a twin shares.
 QString twinKey(const CellRow& c) {
@@ -29,7 +35,7 @@ bool usable(const CellRow& c) {
 void fillOverlapTax(std::vector<CellRow>& cells) {
     QHash<QString, const CellRow*> locals;
     for (const CellRow& c : cells) {
-        if (usable(c) && c.axes.value(kHook).toString() == kLocal) {
+        if (usable(c) && sendsNothing(c)) {
             locals.insert(twinKey(c), &c);
         }
     }
@@ -37,7 +43,7 @@ void fillOverlapTax(std::vector<CellRow>& cells) {
         return;
     }
     for (CellRow& c : cells) {
-        if (!usable(c) || c.axes.value(kHook).toString() == kLocal) {
+        if (!usable(c) || sendsNothing(c)) {
             continue;
         }
         const CellRow* twin = locals.value(twinKey(c));

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "ddp_params.h"
+#include "ddp_params_file.h"
 
+#include "files/safe_file.h"
 #include "results/json_kind.h"
 #include "spec/sane_values.h"
 #include "trace/collectives.h"
+#include "trace/trace_error.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -12,8 +14,14 @@
 #include <cmath>
 #include <map>
 
-namespace commprof::analysis {
+namespace commprof::inputs {
+
+using analysis::DdpParam;
+using analysis::DdpParams;
+
 namespace {
+
+constexpr qint64 kMaxParamsBytes = 64LL * 1024 * 1024;
 
 // "float32", "torch.float32", "Float", "float" -> 4.
 std::optional<int> elementBytes(QString dtype) {
@@ -30,14 +38,6 @@ std::optional<int> elementBytes(QString dtype) {
 }
 
 } // namespace
-
-QStringList DdpParams::names() const {
-    QStringList out;
-    for (const DdpParam& p : params) {
-        out << p.name;
-    }
-    return out;
-}
 
 std::optional<DdpParams> parseDdpParams(const QByteArray& text, const QString& name,
                                         QString* error) {
@@ -151,4 +151,19 @@ std::optional<DdpParams> parseDdpParams(const QByteArray& text, const QString& n
     return out;
 }
 
-} // namespace commprof::analysis
+DdpParams readDdpParams(const QString& path) {
+    QString error;
+    std::optional<DdpParams> params;
+    try {
+        params = parseDdpParams(files::readRegularFile(path, kMaxParamsBytes, files::Links::Follow),
+                                path, &error);
+    } catch (const files::FileError& e) {
+        throw trace::TraceError((path + ": " + e.detail).toStdString());
+    }
+    if (!params) {
+        throw trace::TraceError(error.toStdString());
+    }
+    return std::move(*params);
+}
+
+} // namespace commprof::inputs

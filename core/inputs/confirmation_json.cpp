@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "confirmation_json.h"
+
+#include <QJsonArray>
+
+namespace commprof::inputs {
+
+using analysis::Confirmation;
+using analysis::PairedDifference;
+using analysis::PredictedDifference;
+using analysis::Setting;
+
+namespace {
+
+QJsonArray numbers(const std::vector<double>& v) {
+    QJsonArray a;
+    for (double x : v) {
+        a.append(x);
+    }
+    return a;
+}
+
+std::vector<double> numbersOf(const QJsonValue& v) {
+    std::vector<double> out;
+    for (const QJsonValue x : v.toArray()) {
+        out.push_back(x.toDouble());
+    }
+    return out;
+}
+
+QJsonObject settingJson(const Setting& s, const std::vector<double>& runs) {
+    double mean = 0;
+    for (double x : runs) {
+        mean += x / double(runs.size());
+    }
+    return {{"bucket_cap_mb", s.bucketCapMb},
+            {"hook", s.hook},
+            {"step_ms", runs.empty() ? QJsonValue() : QJsonValue(mean)},
+            {"runs_ms", numbers(runs)}};
+}
+
+} // namespace
+
+QJsonObject toJson(const Confirmation& c) {
+    QJsonObject o{{"recorded", settingJson(c.recorded, c.aMs)},
+                  {"candidate", settingJson(c.candidate, c.bMs)}};
+    if (c.measured) {
+        o["measured"] =
+            QJsonObject{{"difference_ms", c.measured->meanMs},
+                        {"interval_ms", QJsonArray{c.measured->lowMs, c.measured->highMs}},
+                        {"level", c.measured->level},
+                        {"rounds", c.measured->pairs},
+                        {"sd_ms", c.measured->sdMs}};
+    } else {
+        o["measured"] = QJsonValue();
+    }
+    if (c.predicted) {
+        o["predicted"] =
+            QJsonObject{{"difference_ms", c.predicted->differenceMs},
+                        {"interval_ms", QJsonArray{c.predicted->lowMs, c.predicted->highMs}},
+                        {"recorded_step_ms", c.predicted->recordedStepMs},
+                        {"candidate_step_ms", c.predicted->candidateStepMs}};
+    } else {
+        o["predicted"] = QJsonValue();
+        o["prediction_missing"] = c.predictionMissing;
+    }
+    const std::optional<bool> held = c.predictionHeld();
+    o["prediction_held"] = held ? QJsonValue(*held) : QJsonValue();
+    return o;
+}
+
+std::optional<Confirmation> confirmationFromJson(const QJsonObject& o) {
+    if (!o["recorded"].isObject() || !o["candidate"].isObject()) {
+        return std::nullopt;
+    }
+    Confirmation c;
+    const QJsonObject r = o["recorded"].toObject(), k = o["candidate"].toObject();
+    c.recorded = {r["bucket_cap_mb"].toDouble(), r["hook"].toString()};
+    c.candidate = {k["bucket_cap_mb"].toDouble(), k["hook"].toString()};
+    c.aMs = numbersOf(r["runs_ms"]);
+    c.bMs = numbersOf(k["runs_ms"]);
+    if (o["measured"].isObject()) {
+        const QJsonObject m = o["measured"].toObject();
+        PairedDifference d;
+        d.meanMs = m["difference_ms"].toDouble();
+        d.lowMs = m["interval_ms"].toArray().at(0).toDouble();
+        d.highMs = m["interval_ms"].toArray().at(1).toDouble();
+        d.level = m["level"].toDouble();
+        d.pairs = m["rounds"].toInt();
+        d.sdMs = m["sd_ms"].toDouble();
+        c.measured = d;
+    }
+    if (o["predicted"].isObject()) {
+        const QJsonObject p = o["predicted"].toObject();
+        PredictedDifference d;
+        d.differenceMs = p["difference_ms"].toDouble();
+        d.lowMs = p["interval_ms"].toArray().at(0).toDouble();
+        d.highMs = p["interval_ms"].toArray().at(1).toDouble();
+        d.recordedStepMs = p["recorded_step_ms"].toDouble();
+        d.candidateStepMs = p["candidate_step_ms"].toDouble();
+        c.predicted = d;
+    }
+    c.predictionMissing = o["prediction_missing"].toString();
+    return c;
+}
+
+} // namespace commprof::inputs

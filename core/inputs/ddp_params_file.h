@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// A parameters file (docs/formats.md, "DDP parameters"; analysis/ddp_params.h says what it
+// holds), read and checked: what `--params FILE` and a params.json beside a job's traces give.
+
+#include "analysis/ddp_params.h"
+
+#include <QByteArray>
+#include <QString>
+
+#include <optional>
+
+namespace commprof::inputs {
+
+// nullopt with *error ("NAME: params[3].dtype: ...") when the text is not such a file.
+std::optional<analysis::DdpParams> parseDdpParams(const QByteArray& text, const QString& name,
+                                                  QString* error);
+
+// Reads a parameters file. Throws trace::TraceError naming the file and what is wrong with it.
+analysis::DdpParams readDdpParams(const QString& path);
+
+} // namespace commprof::inputs
