@@ -7,11 +7,11 @@ namespace commprof::analysis {
 
 const BackendConcurrency& collectiveConcurrency(const QString& backend) {
     static const std::array<BackendConcurrency, 2> kRows{{
-        {"gloo", 1,
+        {"gloo",
          "gloo can run two collectives at once (ProcessGroupGloo's two worker threads), but they "
          "share one link and the cores the backward computes on; one at a time, with the rest "
          "in the calibrated scale"},
-        {"nccl", 1, "NCCL runs a process group's collectives in order on one stream"},
+        {"nccl", "NCCL runs a process group's collectives in order on one stream"},
     }};
     return backend == "gloo" ? kRows[0] : kRows[1];
 }

@@ -46,8 +46,7 @@ struct StepProfile {
 
 struct BackendConcurrency {
     const char* backend;
-    int concurrent; // collectives the model runs at once
-    const char* why;
+    const char* why; // the model runs one collective at a time on every backend: why
 };
 // The model's assumption for `backend` (gloo, nccl; anything else as nccl).
 const BackendConcurrency& collectiveConcurrency(const QString& backend);

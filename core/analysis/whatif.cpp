@@ -4,10 +4,12 @@
 #include "analysis/contention.h"
 #include "analysis/cost_model.h"
 #include "analysis/hook_work.h"
+#include "analysis/number_text.h"
 #include "analysis/recommendation.h"
 #include "trace/statistics.h"
 
 #include "spec/comm_hooks.h"
+#include "spec/units.h"
 
 #include <QJsonArray>
 
@@ -17,8 +19,6 @@
 
 namespace commprof::analysis {
 namespace {
-
-constexpr double kMiB = 1024.0 * 1024.0;
 
 // Caps a recorded layout is looked for among when neither a flag nor --params names the cap.
 const std::vector<double> kCandidateCapsMb{0.0625, 0.125, 0.25, 0.5, 1,  2,  4,  5,   8,  10,
@@ -227,10 +227,6 @@ std::vector<double> bytesInReadyOrder(const StepProfile& p) {
     return out;
 }
 
-QString mb(double v) {
-    return QString::number(v, 'g', 6);
-}
-
 // Whether another cap moves the first bucket with it: PyTorch 2.x's DDP makes the first bucket
 // the cap when the job gave one, 1.13's keeps 1 MiB (DDP's _DEFAULT_FIRST_BUCKET_BYTES) at every
 // cap. A first bucket equal to the cap follows it, except on the legacy export (1.13 only) and
@@ -295,7 +291,8 @@ Scenario predictScenario(const WhatIf& w, const Replay& r, double capMb, double 
         const CollectiveCost c = atRecorded.at(worldSize, bandwidthX);
         return s.recordedLayout
                    ? simulateLayout(p.params, r.layout, hook, c, p.computeEndUs)
-                   : predictStep(p, {firstBucketMb * kMiB, capMb * kMiB}, hook, c).schedule;
+                   : predictStep(p, {firstBucketMb * spec::kMiB, capMb * spec::kMiB}, hook, c)
+                         .schedule;
     };
     const auto stepUs = [&](const Schedule& sc) {
         return p.forwardUs + sc.computeEndUs + sc.exposedUs() + p.finalizeUs + p.optimizerUs;
@@ -420,8 +417,7 @@ Contention contentionOf(const DdpStepGraph& graph, const WhatIf& w, const WhatIf
 // Whether a scenario can be recommended: `local` sends nothing (the no-communication
 // baseline, not a way to train), so it is shown, never advised.
 bool advisable(const Scenario& s) {
-    const spec::CommHook* h = spec::findCommHook(s.hook.toStdString());
-    return h && h->wire != spec::HookWire::Nothing;
+    return !spec::sendsNothing(s.hook.toStdString());
 }
 
 QString settingText(const Scenario& s) {
@@ -589,7 +585,7 @@ bool recordedCap(const Making& m) {
     w.recordedBucketBytes = tp->bucketBytes;
     const std::vector<double> bytes = bytesInReadyOrder(tp->profile);
     const auto reproduces = [&](double firstMb, double capMb) {
-        return assignBuckets(bytes, {firstMb * kMiB, capMb * kMiB}) == tp->layout;
+        return assignBuckets(bytes, {firstMb * spec::kMiB, capMb * spec::kMiB}) == tp->layout;
     };
     // 0 stands for "the cap". The legacy export is PyTorch 1.13's, whose DDP keeps a 1 MiB
     // first bucket at every cap; a Kineto trace does not name its version, so both are tried.
@@ -655,8 +651,9 @@ bool recordedCap(const Making& m) {
     w.firstBucketFollowsCap = !cell && firstBucketFollowsCap(w, t0.legacy, params);
     w.ruleReproducesLayout = reproduces(w.recordedFirstBucketMb, w.recordedCapMb);
     if (!w.ruleReproducesLayout) {
-        w.ruleDiffers = whyRuleDiffers(
-            *tp, assignBuckets(bytes, {w.recordedFirstBucketMb * kMiB, w.recordedCapMb * kMiB}));
+        w.ruleDiffers =
+            whyRuleDiffers(*tp, assignBuckets(bytes, {w.recordedFirstBucketMb * spec::kMiB,
+                                                      w.recordedCapMb * spec::kMiB}));
         w.notes << QString("DDP's bucket rule at %1 MiB (first bucket %2 MiB) does not reproduce "
                            "the recorded buckets (%3): the recorded settings are replayed with the "
                            "buckets as recorded")

@@ -85,14 +85,18 @@ int bytesPerElement(std::string_view type) {
 // Whether DDP's reducer launched the collectives (as buckets fill, during the backward), said
 // where it did not.
 void recogniseReducer(DdpRankSteps* out) {
-    bool after = true, perGradient = true;
+    // One collective an iteration, after the last gradient, is also DDP with a single bucket
+    // (every gradient in it): only several, all after the backward, tell a hand-reduced job.
+    bool after = true, perGradient = true, several = false;
     for (const DdpIteration& it : out->iterations) {
         for (const BucketCollective& b : it.buckets) {
             after = after && b.launchUs >= it.computeEndUs;
         }
+        several = several || it.buckets.size() >= 2;
         perGradient = perGradient && it.gradientReadyUs.size() >= 2 &&
                       it.buckets.size() == it.gradientReadyUs.size();
     }
+    after = after && several;
     out->reducedAfterBackward = after;
     out->reducedPerGradient = perGradient;
     if (after) {
