@@ -138,7 +138,11 @@ FittedCost fitCost(const DdpStepGraph& g, const TraceProfile& tp, int worldSize,
     const double spread = *std::max_element(sizes.begin(), sizes.end()) /
                           *std::min_element(sizes.begin(), sizes.end());
     QString refused;
-    if (distinct < kFitSizes || spread < kFitSpread) {
+    // Two sizes give a line through both but cannot tell its latency from the noise: it is the
+    // central cost, and every latency from none to the shortest collective's stays in the
+    // interval.
+    const bool pinned = distinct >= kFitSizes;
+    if (distinct < 2 || spread < kFitSpread) {
         refused = QString("%1 distinct size%2 spanning %3x: a latency needs %4 sizes over %5x")
                       .arg(distinct)
                       .arg(distinct == 1 ? "" : "s")
@@ -160,14 +164,22 @@ FittedCost fitCost(const DdpStepGraph& g, const TraceProfile& tp, int worldSize,
         } else {
             out.cost.alphaUs = alphaUs;
             out.cost.betaUsPerByte = betaUs;
-            out.latencyLowUs = std::max(0.0, alphaUs - kZ90 * seUs);
-            out.latencyHighUs = std::min(shortestUs, alphaUs + kZ90 * seUs);
-            out.method = QString("alpha + beta x bytes over %1 timed collectives of %2 sizes "
-                                 "(latency %3..%4 us at 90 %)")
-                             .arg(points.size())
-                             .arg(distinct)
-                             .arg(out.latencyLowUs, 0, 'f', 1)
-                             .arg(out.latencyHighUs, 0, 'f', 1);
+            out.latencyLowUs = pinned ? std::max(0.0, alphaUs - kZ90 * seUs) : 0.0;
+            out.latencyHighUs = pinned ? std::min(shortestUs, alphaUs + kZ90 * seUs) : shortestUs;
+            out.method = pinned ? QString("alpha + beta x bytes over %1 timed collectives of %2 "
+                                          "sizes (latency %3..%4 us at 90 %)")
+                                      .arg(points.size())
+                                      .arg(distinct)
+                                      .arg(out.latencyLowUs, 0, 'f', 1)
+                                      .arg(out.latencyHighUs, 0, 'f', 1)
+                                : QString("alpha + beta x bytes through the 2 sizes of %1 timed "
+                                          "collectives (%2 us + %3 us/B; 2 sizes cannot pin "
+                                          "the latency down: every latency from 0 to the "
+                                          "shortest collective's %4 us is in the interval)")
+                                      .arg(points.size())
+                                      .arg(alphaUs, 0, 'f', 1)
+                                      .arg(betaUs, 0, 'g', 3)
+                                      .arg(shortestUs, 0, 'f', 1);
         }
     } else {
         refused = "the sizes do not determine a latency and a per-byte cost";
