@@ -31,6 +31,7 @@ struct DdpParams {
     std::optional<double> bucketCapMb, firstBucketMb;
     std::optional<QString> hook;
     std::optional<int> worldSize;
+    QString source; // the file it was read from (given with --params, or found beside traces)
     QStringList names() const {
         QStringList out;
         for (const DdpParam& p : params) {

@@ -615,7 +615,7 @@ bool recordedCap(const Making& m) {
     }
     if (!cap && params && params->bucketCapMb) {
         cap = params->bucketCapMb;
-        w.recordedCapFrom = "--params";
+        w.recordedCapFrom = params->source.isEmpty() ? QString("--params") : params->source;
     }
     const auto firstFor = [&](double c) {
         for (const double f : firstChoices) {

@@ -163,6 +163,7 @@ DdpParams readDdpParams(const QString& path) {
     if (!params) {
         throw trace::TraceError(error.toStdString());
     }
+    params->source = path;
     return std::move(*params);
 }
 
