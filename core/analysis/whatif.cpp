@@ -334,6 +334,17 @@ Scenario predictScenario(const WhatIf& w, const Replay& r, double capMb, double 
     return s;
 }
 
+// The scenario predicted as the baseline's step and parts, its interval widened by `openMs`,
+// what the evidence leaves open between them.
+void predictNoChange(Scenario* s, const Scenario& base, double openMs) {
+    s->noChange = true;
+    s->stepMs = base.stepMs;
+    s->computeMs = base.computeMs;
+    s->exposedMs = base.exposedMs;
+    s->optimizerMs = base.optimizerMs;
+    s->uncertaintyMs = std::hypot(base.uncertaintyMs, openMs);
+}
+
 // Where the trace cannot tell a scenario from the recorded settings (over the costs it allows,
 // one is faster at some and slower at others), the prediction is "no change": the baseline's
 // step, its interval widened by the most the costs it cannot tell apart move the difference.
@@ -352,25 +363,14 @@ void weighEvidence(Scenario* s, const std::vector<double>& cornersMs, const Scen
     if (!(least <= 0 && most >= 0) || farthest == 0) {
         return;
     }
-    s->noChange = true;
-    s->stepMs = base.stepMs;
-    s->computeMs = base.computeMs;
-    s->exposedMs = base.exposedMs;
-    s->optimizerMs = base.optimizerMs;
-    s->uncertaintyMs = std::hypot(base.uncertaintyMs, farthest);
+    predictNoChange(s, base, farthest);
 }
 
 // A hook's work between two settings the machine has no measure of: "no change", the step
 // with no work of the hooks' own (the least the model can say of them) inside the interval.
 void unknownHookWork(Scenario* s, const Scenario& base) {
-    const double off = std::fabs(s->stepMs - base.stepMs);
     s->hookWorkUnknown = true;
-    s->noChange = true;
-    s->stepMs = base.stepMs;
-    s->computeMs = base.computeMs;
-    s->exposedMs = base.exposedMs;
-    s->optimizerMs = base.optimizerMs;
-    s->uncertaintyMs = std::hypot(base.uncertaintyMs, off);
+    predictNoChange(s, base, std::fabs(s->stepMs - base.stepMs));
 }
 
 // Whether `hook`'s own work is known: none for a hook that sends the gradients as they are (or
