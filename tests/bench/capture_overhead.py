@@ -14,6 +14,7 @@ on a loaded machine the runs' spread hides a cost that small.
 
 Outside ctest: timings are never judged there."""
 import argparse
+import math
 import os
 import re
 import socket
@@ -87,6 +88,30 @@ def hook_cost_us(calls=200000):
     return best
 
 
+def median_confidence(n):
+    """The confidence of median_interval's order statistics: a run here sometimes lands in a
+    slower mode for its whole length (the two ranks' threads sharing a core, 28 against 40 ms
+    a step) whichever variant it is, and one such pair moves the mean by several points; the
+    median and its sign-test interval are not moved by it."""
+    k = order_rank(n)
+    return 1 - 2 * sum(math.comb(n, i) for i in range(k)) / 2 ** n
+
+
+def order_rank(n):
+    """The largest k (1-based) whose order statistics x(k) .. x(n+1-k) cover the median
+    with at least 90 % confidence (a sign test), or 1 for n too small for that."""
+    k = 1
+    while k < n // 2 and 1 - 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n >= 0.90:
+        k += 1
+    return k
+
+
+def median_interval(rel):
+    xs = sorted(rel)
+    k = order_rank(len(xs))
+    return xs[k - 1], statistics.median(xs), xs[len(xs) - k]
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--pairs", type=int, default=8)
@@ -108,6 +133,9 @@ def main():
     half = T90.get(len(rel) - 1, 1.7) * statistics.stdev(rel) / len(rel) ** 0.5
     print("capture overhead outside the window: %+.2f %% (90 %% interval %+.2f .. %+.2f %%), "
           "%d pairs" % (100 * mean, 100 * (mean - half), 100 * (mean + half), len(rel)))
+    lo, mid, hi = median_interval(rel)
+    print("median of the pairs: %+.2f %% (distribution-free interval %+.2f .. %+.2f %%, %.0f %%)"
+          % (100 * mid, 100 * lo, 100 * hi, 100 * median_confidence(len(rel))))
     print("the capture's hook alone: %.2f us a step, %.4f %% of the fastest run's median step "
           "(%.3f ms)" % (cost, 100 * cost / 1e3 / fastest, fastest))
 
