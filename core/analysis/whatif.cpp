@@ -6,6 +6,7 @@
 #include "analysis/hook_work.h"
 #include "analysis/number_text.h"
 #include "analysis/recommendation.h"
+#include "analysis/saving_rule.h"
 #include "trace/statistics.h"
 
 #include "spec/comm_hooks.h"
@@ -539,7 +540,8 @@ QString settingText(const Scenario& s) {
 }
 
 // Keep what the job has unless the best advisable scenario is faster than the recorded
-// settings at the same bandwidth and world size by more than its interval.
+// settings at the same bandwidth and world size by more than its interval (saving_rule.h: the
+// rule `recommend` advises a cap by).
 void decide(WhatIf* w) {
     auto& r = w->recommendation;
     const Scenario& base = r.baseline;
@@ -563,7 +565,8 @@ void decide(WhatIf* w) {
     }
     r.gainMs = base.stepMs - best->stepMs;
     r.uncertaintyMs = best->uncertaintyMs;
-    if (best->recordedLayout || r.gainMs <= 0) {
+    const Saving saving = judgeSaving(r.gainMs, r.uncertaintyMs);
+    if (best->recordedLayout || saving == Saving::None) {
         r.reason = QString("keep what you have: no scenario is predicted faster than the recorded "
                            "settings (%1, %2 ms a step %3)")
                        .arg(settingText(base))
@@ -572,7 +575,7 @@ void decide(WhatIf* w) {
         r.gainMs = std::max(0.0, r.gainMs);
         return;
     }
-    if (r.gainMs <= r.uncertaintyMs) {
+    if (saving == Saving::InsideUncertainty) {
         r.reason = QString("keep what you have: the best scenario (%1) is predicted %2 ms a step "
                            "faster than the recorded settings %3, inside its 90 % interval of "
                            "+-%4 ms")
