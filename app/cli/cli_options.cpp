@@ -204,7 +204,13 @@ const options::Program& commprofProgram() {
               {"--hook-calibration",
                "FILE",
                "A hook's own work as tools/hook_calibrate.py measured it "
-               "(default: built in, gloo on CPU)",
+               "(default: the one `commprof calibrate hooks` stored on this machine)",
+               {}},
+              {"--sweep",
+               "RUN",
+               "A results folder (or cell) with a kind: sweep cell of the job's world size, "
+               "layer and link: its all_reduce line prices the collectives where the trace's "
+               "own do not pin the cost down",
                {}}}},
             {"sweep run",
              "",

@@ -10,12 +10,17 @@
 #include "cli_common.h"
 #include "inputs/cell_settings_file.h"
 #include "inputs/ddp_job_files.h"
+#include "results/cell_files.h"
 #include "results/hook_calibration.h"
+#include "results/results_folder.h"
 #include "spec/comm_hooks.h"
 #include "spec/names.h"
 #include "spec/sane_values.h"
 #include "trace/trace_error.h"
 #include "trace_args.h"
+
+#include <QDir>
+#include <QFileInfo>
 
 namespace commprof::cli {
 namespace {
@@ -43,6 +48,33 @@ std::optional<double> sane(const Args& args, const char* flag, const spec::SaneR
         throw trace::TraceError(std::string(flag) + ": " + why);
     }
     return v;
+}
+
+// --sweep RUN: the sweep cells of a results folder, or the one cell RUN is. A folder that is
+// neither, or holds no sweep cell, is refused here naming it; which cell matches the job is
+// the what-if's to say (it knows the job's world size, backend and link).
+void readSweeps(const Args& args, analysis::WhatIfOptions* o) {
+    if (!args.has("--sweep")) {
+        return;
+    }
+    o->sweepRun = args.value("--sweep");
+    std::vector<results::CellFiles> cells;
+    if (QFileInfo(QDir(o->sweepRun).filePath("cell.json")).isFile()) {
+        cells.push_back(results::readCellDir(o->sweepRun));
+    } else if (const results::FolderCheck check = results::checkResultsFolder(o->sweepRun);
+               !check.ok) {
+        throw trace::TraceError("--sweep: " + check.reason.toStdString());
+    } else {
+        cells = results::readCells(o->sweepRun);
+    }
+    o->sweeps = analysis::sweepOffers(cells);
+    if (o->sweeps.empty()) {
+        throw trace::TraceError(
+            ("--sweep " + o->sweepRun +
+             ": no kind: sweep cell here (cells/*/cell.json with kind: sweep, what a matrix's "
+             "`kind: sweep` model runs)")
+                .toStdString());
+    }
 }
 
 analysis::WhatIfOptions whatIfOptions(const Args& args) {
@@ -98,6 +130,7 @@ analysis::WhatIfOptions whatIfOptions(const Args& args) {
         }
         o.worldSize = int(*n);
     }
+    readSweeps(args, &o);
     return o;
 }
 

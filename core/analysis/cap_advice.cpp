@@ -2,6 +2,7 @@
 #include "cap_advice.h"
 
 #include "analysis/number_text.h"
+#include "analysis/saving_rule.h"
 #include "results/cell_files.h"
 #include "spec/comm_hooks.h"
 
@@ -176,7 +177,7 @@ CapAdvice advise(const CapGroup& g, double currentCapMb, const QString& from) {
     if (current == fastest) {
         return a; // keep it: a recommendation too, of no change
     }
-    if (*a.savingMs <= *a.uncertaintyMs) {
+    if (judgeSaving(*a.savingMs, *a.uncertaintyMs) != Saving::BeyondUncertainty) {
         a.reason = "the caps differ by less than the noise";
     }
     return a;

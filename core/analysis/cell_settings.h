@@ -19,6 +19,7 @@ struct CellSettings {
     QString backend; // the layer's process group; empty for a layer spec/layers.h does not know
     bool onDevice = false;
     int worldSize = 0; // 0: not said
+    QString link;      // the emulated link its ranks crossed (loopback where none is said)
 };
 
 // Why a cell that ran the `local` hook has nothing to predict from; empty for any other hook.

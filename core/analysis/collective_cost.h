@@ -12,6 +12,26 @@
 // pessimistic side for latency and exact for bandwidth. A bandwidth factor K divides the
 // bandwidth term (K = 2: a link twice as fast); the latency term is the link's and the
 // software's and stays.
+//
+// Contention between a collective and the job's compute has one model here, read in two
+// directions that are not the same quantity, so they stay apart:
+//   - `scale`: the collective runs slower inside the job than alone (the cores it shares with
+//     the backward, a hook's work, a second collective in flight), as one factor over the
+//     measured cost. `recommend` calibrates it per cell so that the simulated schedule exposes
+//     what the cell measured (step_model.h's calibratedScale, the sweep's cost its base);
+//     `trace whatif` needs none, its cost being fitted to the collectives timed inside the job
+//     (the slowdown is in its alpha and beta), and with --sweep it folds the same factor into
+//     the sweep's line (the trace's collectives over what the line prices them at: whatif.cpp's
+//     fromSweep).
+//   - `contention`: the backward's compute runs slower beside a collective: the share of the
+//     collective's time the backward loses (contention.h reads it from a trace). It moves the
+//     gradients' ready times, which `scale` cannot: a collective that takes longer does not
+//     delay the compute, and compute that takes longer does not slow the wire.
+//   - `coresShare`: what part of a collective is the cores' work at all, the part a hook's
+//     dearer sums multiply and a faster link does not shorten (computeContention()).
+// ddp_prediction.h's cpuShare is none of these: it explains after the fact how far a measured
+// cell's bucket fell short of the sweep (cores over runnable threads, processor sharing) and
+// predicts no other setting, so no model of a scenario reads it.
 
 #include <algorithm>
 

@@ -2,6 +2,7 @@
 #include "collective_sweep.h"
 
 #include "analysis/cell_metrics.h"
+#include "analysis/least_squares.h"
 #include "spec/rank_contract.h"
 #include "trace/collectives.h"
 
@@ -197,23 +198,19 @@ LinearFit fitLinear(const std::vector<SweepPoint>& points) {
                          .arg(kMinFitSpan, 0, 'g', 3);
         return fit;
     }
-    double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+    // time = alpha x 1 + beta x bytes by the one weighted least squares (least_squares.h).
+    std::vector<LsPoint> weighted;
     for (const SweepPoint* p : use) {
-        const double w = 1.0 / p->slowestUs;
-        sw += w;
-        sx += w * p->bytes;
-        sy += w * p->slowestUs;
-        sxx += w * p->bytes * p->bytes;
-        sxy += w * p->bytes * p->slowestUs;
+        weighted.push_back({1.0, p->bytes, p->slowestUs, 1.0 / p->slowestUs});
     }
-    const double det = sw * sxx - sx * sx;
-    if (!(det > 0)) {
+    const LsFit ls = weightedLeastSquares(weighted);
+    if (!(ls.det > 0)) {
         fit.reason = "the sizes do not determine both terms";
         return fit;
     }
-    fit.betaUsPerByte = (sw * sxy - sx * sy) / det;
-    fit.alphaUs = (sy - fit.betaUsPerByte * sx) / sw;
-    const double mean = sy / sw;
+    fit.betaUsPerByte = ls.b;
+    fit.alphaUs = ls.a;
+    const double mean = ls.s1y / ls.s11; // the weighted mean time
     double ssRes = 0, ssTot = 0;
     for (const SweepPoint* p : use) {
         const double w = 1.0 / p->slowestUs;

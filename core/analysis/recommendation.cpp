@@ -140,7 +140,8 @@ const CapCandidate& chooseCap(const CapGroup& g) {
     return *fastestMeasured;
 }
 
-void predict(Members& m, const SweepPairing<SweepFit>& sweeps, const CurrentCap& currentCap) {
+// The group's cells by cap, and the caps they ran at.
+void listCells(Members& m) {
     CapGroup& g = m.group;
     std::sort(m.cells.begin(), m.cells.end(),
               [](const auto& a, const auto& b) { return capOf(a) < capOf(b); });
@@ -150,6 +151,143 @@ void predict(Members& m, const SweepPairing<SweepFit>& sweeps, const CurrentCap&
             g.measuredCapsMb.push_back(capOf(f));
         }
     }
+}
+
+// The sweep of the group's network and world size and its all_reduce line (g.sweepCell, g.fit);
+// false with g.reason where there is none or its line is refused.
+bool sweepLine(CapGroup& g, const SweepPairing<SweepFit>& sweeps) {
+    const SweepFit* sweep = sweeps.find({results::networkOf(g.layer, g.link), g.worldSize});
+    if (!sweep) {
+        g.reason = QString("no complete all_reduce sweep of %1 at world size %2 in this folder "
+                           "(add a kind: sweep entry to the matrix)")
+                       .arg(results::networkOf(g.layer, g.link))
+                       .arg(g.worldSize);
+        return false;
+    }
+    g.sweepCell = sweep->cellId;
+    g.fit = fitLinear(sweep->allReduce);
+    if (g.fit.refused) {
+        g.reason =
+            QString("the sweep %1's all_reduce fit was refused: %2").arg(g.sweepCell, g.fit.reason);
+        return false;
+    }
+    return true;
+}
+
+// Each cell's profile with the scale its buckets calibrate; a cell that cannot is left out
+// (g.left), the first such reason in *firstFailure.
+std::vector<Profile> calibratedProfiles(Members& m, const HookModel& hook, QString* firstFailure) {
+    CapGroup& g = m.group;
+    std::vector<Profile> profiles;
+    QString why;
+    for (const results::CellFiles* f : m.cells) {
+        std::optional<StepProfile> ready = profileFromRankFiles(f->id, f->records, &why);
+        if (!ready) {
+            g.left << why;
+            *firstFailure = firstFailure->isEmpty() ? why : *firstFailure;
+            continue;
+        }
+        // The last bucket is launched as the compute ends, so any cost exposes something: a
+        // cell whose buckets exposed nothing says their collectives cost nothing, and cannot
+        // calibrate what they cost.
+        if (!spec::sendsNothing(g.hook.toStdString()) && ready->exposedUs <= 0) {
+            why = f->id + ": its buckets exposed no communication, so they cannot calibrate what "
+                          "a bucket costs";
+            g.left << why;
+            *firstFailure = firstFailure->isEmpty() ? why : *firstFailure;
+            continue;
+        }
+        Profile p{capOf(f), std::move(*ready), 1};
+        p.scale = calibratedScale(p.ready, ruleFor(g, p.capMb), hook, costOf(g, 1));
+        profiles.push_back(std::move(p));
+    }
+    return profiles;
+}
+
+// Per cap run: the median measured step over its cells, and its standard error.
+struct MeasuredCaps {
+    std::map<double, std::optional<double>> stepMs;
+    std::map<double, StepError> spread;
+};
+
+MeasuredCaps measuredCaps(const Members& m) {
+    MeasuredCaps out;
+    std::map<double, std::vector<double>> steps;
+    std::map<double, std::vector<double>> iterations; // of the cap's first measured cell
+    for (const results::CellFiles* f : m.cells) {
+        if (const auto s = measuredStepMs(f->records); s && *s > 0) {
+            steps[capOf(f)].push_back(*s);
+            if (!iterations.count(capOf(f))) {
+                iterations[capOf(f)] = recordedStepsMs(f->records);
+            }
+        }
+    }
+    for (const auto& [cap, v] : steps) {
+        out.stepMs[cap] = trace::median(v);
+        out.spread[cap] = stepStandardErrorMs(v, iterations[cap]);
+    }
+    return out;
+}
+
+// One cap predicted from every profile, and where it was run, measured and predicted from the
+// others' (held out).
+CapCandidate candidateAt(const Members& m, const HookModel& hook,
+                         const std::vector<const Profile*>& all, MeasuredCaps& measured,
+                         double cap) {
+    const CapGroup& g = m.group;
+    const Prediction p = predictCap(g, hook, all, cap);
+    CapCandidate c;
+    c.capMb = cap;
+    c.buckets = p.buckets;
+    c.predictedExposedMs = p.exposedMs;
+    c.predictedStepMs = p.stepMs;
+    if (measured.stepMs.count(cap)) {
+        c.measuredStepMs = measured.stepMs[cap];
+        c.stepStandardErrorMs = measured.spread[cap].standardErrorMs;
+        c.spreadFrom = measured.spread[cap].from;
+        std::vector<const Profile*> others;
+        for (const Profile* q : all) {
+            if (q->capMb != cap) {
+                others.push_back(q);
+            }
+        }
+        if (!others.empty()) {
+            c.heldOutStepMs = predictCap(g, hook, others, cap).stepMs;
+        }
+    }
+    for (const results::CellFiles* f : m.cells) {
+        if (capOf(f) == cap) {
+            c.measuredCell = f->id;
+            break;
+        }
+    }
+    return c;
+}
+
+// The model's error on the caps that were run (g.mape), and whether every one was held out.
+void scoreModel(CapGroup& g) {
+    double sum = 0;
+    int n = 0;
+    for (const CapCandidate& c : g.candidates) {
+        if (const auto e = c.error()) {
+            sum += std::fabs(*e);
+            ++n;
+        }
+    }
+    if (n > 0) {
+        g.mape = sum / n;
+    }
+    g.heldOut =
+        n > 0 && std::all_of(g.candidates.begin(), g.candidates.end(), [](const CapCandidate& c) {
+            return !c.measuredStepMs || c.heldOutStepMs;
+        });
+}
+
+// A group's caps predicted from its sweep and its cells' ready times, measured beside predicted,
+// and the advice against its current cap.
+void predict(Members& m, const SweepPairing<SweepFit>& sweeps, const CurrentCap& currentCap) {
+    CapGroup& g = m.group;
+    listCells(m);
     QString why;
     const std::optional<HookModel> hook = hookModel(g.hook, g.powersgdRank, &why);
     // A group that is not predicted still says what it runs at now.
@@ -166,44 +304,11 @@ void predict(Members& m, const SweepPairing<SweepFit>& sweeps, const CurrentCap&
                    "what it costs";
         return notPredicted();
     }
-    const SweepFit* sweep = sweeps.find({results::networkOf(g.layer, g.link), g.worldSize});
-    if (!sweep) {
-        g.reason = QString("no complete all_reduce sweep of %1 at world size %2 in this folder "
-                           "(add a kind: sweep entry to the matrix)")
-                       .arg(results::networkOf(g.layer, g.link))
-                       .arg(g.worldSize);
+    if (!sweepLine(g, sweeps)) {
         return notPredicted();
     }
-    g.sweepCell = sweep->cellId;
-    g.fit = fitLinear(sweep->allReduce);
-    if (g.fit.refused) {
-        g.reason =
-            QString("the sweep %1's all_reduce fit was refused: %2").arg(g.sweepCell, g.fit.reason);
-        return notPredicted();
-    }
-    std::vector<Profile> profiles;
     QString firstFailure;
-    for (const results::CellFiles* f : m.cells) {
-        std::optional<StepProfile> ready = profileFromRankFiles(f->id, f->records, &why);
-        if (!ready) {
-            g.left << why;
-            firstFailure = firstFailure.isEmpty() ? why : firstFailure;
-            continue;
-        }
-        // The last bucket is launched as the compute ends, so any cost exposes something: a
-        // cell whose buckets exposed nothing says their collectives cost nothing, and cannot
-        // calibrate what they cost.
-        if (!spec::sendsNothing(g.hook.toStdString()) && ready->exposedUs <= 0) {
-            why = f->id + ": its buckets exposed no communication, so they cannot calibrate what "
-                          "a bucket costs";
-            g.left << why;
-            firstFailure = firstFailure.isEmpty() ? why : firstFailure;
-            continue;
-        }
-        Profile p{capOf(f), std::move(*ready), 1};
-        p.scale = calibratedScale(p.ready, ruleFor(g, p.capMb), *hook, costOf(g, 1));
-        profiles.push_back(std::move(p));
-    }
+    const std::vector<Profile> profiles = calibratedProfiles(m, *hook, &firstFailure);
     if (profiles.empty()) {
         g.reason = "no cell to predict from: " + firstFailure;
         return notPredicted();
@@ -216,24 +321,7 @@ void predict(Members& m, const SweepPairing<SweepFit>& sweeps, const CurrentCap&
     }
     g.scale = trace::median(scales).value_or(1);
     g.readyTimesFrom = profiles.front().ready.source; // the finest cap's, as predictCap takes
-    std::map<double, std::optional<double>> measured; // cap -> median over its cells
-    std::map<double, StepError> spread;               // cap -> its standard error
-    {
-        std::map<double, std::vector<double>> steps;
-        std::map<double, std::vector<double>> iterations; // of the cap's first measured cell
-        for (const results::CellFiles* f : m.cells) {
-            if (const auto s = measuredStepMs(f->records); s && *s > 0) {
-                steps[capOf(f)].push_back(*s);
-                if (!iterations.count(capOf(f))) {
-                    iterations[capOf(f)] = recordedStepsMs(f->records);
-                }
-            }
-        }
-        for (const auto& [cap, v] : steps) {
-            measured[cap] = trace::median(v);
-            spread[cap] = stepStandardErrorMs(v, iterations[cap]);
-        }
-    }
+    MeasuredCaps measured = measuredCaps(m);
     const auto [currentMb, currentFrom] = currentCapOf(g, currentCap);
     std::vector<double> caps = kStandardCapsMb;
     caps.insert(caps.end(), g.measuredCapsMb.begin(), g.measuredCapsMb.end());
@@ -241,57 +329,18 @@ void predict(Members& m, const SweepPairing<SweepFit>& sweeps, const CurrentCap&
     std::sort(caps.begin(), caps.end());
     caps.erase(std::unique(caps.begin(), caps.end()), caps.end());
     for (const double cap : caps) {
-        const Prediction p = predictCap(g, *hook, all, cap);
-        CapCandidate c;
-        c.capMb = cap;
-        c.buckets = p.buckets;
-        c.predictedExposedMs = p.exposedMs;
-        c.predictedStepMs = p.stepMs;
-        if (measured.count(cap)) {
-            c.measuredStepMs = measured[cap];
-            c.stepStandardErrorMs = spread[cap].standardErrorMs;
-            c.spreadFrom = spread[cap].from;
-            std::vector<const Profile*> others;
-            for (const Profile* q : all) {
-                if (q->capMb != cap) {
-                    others.push_back(q);
-                }
-            }
-            if (!others.empty()) {
-                c.heldOutStepMs = predictCap(g, *hook, others, cap).stepMs;
-            }
-        }
-        for (const results::CellFiles* f : m.cells) {
-            if (capOf(f) == cap) {
-                c.measuredCell = f->id;
-                break;
-            }
-        }
-        g.candidates.push_back(c);
+        g.candidates.push_back(candidateAt(m, *hook, all, measured, cap));
     }
-    double sum = 0;
-    int n = 0;
-    for (const CapCandidate& c : g.candidates) {
-        if (const auto e = c.error()) {
-            sum += std::fabs(*e);
-            ++n;
-        }
-    }
-    if (n > 0) {
-        g.mape = sum / n;
-    }
-    g.heldOut =
-        n > 0 && std::all_of(g.candidates.begin(), g.candidates.end(), [](const CapCandidate& c) {
-            return !c.measuredStepMs || c.heldOutStepMs;
-        });
+    scoreModel(g);
     g.fastestCapMb = chooseCap(g).capMb;
     applyAdvice(g, currentMb, currentFrom);
 }
 
 // What a heading prints of a group (the link within the network's name: "gloo_cpu over 2gbit").
 QString headingKey(const CapGroup& g) {
-    return QStringList{g.model, g.layer, QString::number(g.worldSize), g.hook,
-                       QString::number(g.firstBucketMb), g.link}
+    return QStringList{
+        g.model, g.layer, QString::number(g.worldSize), g.hook, QString::number(g.firstBucketMb),
+        g.link}
         .join('\t');
 }
 

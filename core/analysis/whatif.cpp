@@ -6,6 +6,7 @@
 #include "analysis/hook_work.h"
 #include "analysis/number_text.h"
 #include "analysis/recommendation.h"
+#include "analysis/saving_rule.h"
 #include "trace/statistics.h"
 
 #include "spec/comm_hooks.h"
@@ -45,6 +46,8 @@ struct FittedCost {
     // The latencies the samples allow (costAt() keeps the mean sample's cost at each).
     double latencyLowUs = 0, latencyHighUs = 0;
     double meanBytes = 0;
+    bool pinned = false; // the trace's own sizes pinned the latency down
+    QString sweepCell;   // the sweep cell whose line it is (fromSweep); empty otherwise
 };
 
 // The cost with a per-collective latency of `alphaUs` and the per-byte cost that keeps the
@@ -88,14 +91,24 @@ constexpr double kFitSpread = 2;
 // The 90 % interval's half-width in standard errors (two-sided normal).
 constexpr double kZ90 = 1.645;
 
+using CostPoints = std::vector<std::pair<double, double>>; // bytes on the wire, us
+
+// The points' median |measured - priced| / measured under `cost`.
+double medianError(const CostPoints& points, const CollectiveCost& cost) {
+    std::vector<double> errors;
+    for (const auto& [x, y] : points) {
+        errors.push_back(std::fabs(y - cost.fittedUs(x)) / y);
+    }
+    return trace::median(errors).value_or(0);
+}
+
 // Each matched bucket's collective at its bytes, timed as the latest rank ran it (it waited for
-// no one): time = alpha + beta x bytes by the one least-squares fit of commprof (cost_model.h,
-// relative weights), where the sizes pin the latency down and it is no longer than the shortest
-// collective seen; else time in proportion to the bytes, with every latency from none to the
-// shortest collective's time left open (the scenarios' intervals span them).
-FittedCost fitCost(const DdpStepGraph& g, const TraceProfile& tp, int worldSize,
-                   const HookModel& recordedHook, double coresShare) {
-    std::vector<std::pair<double, double>> points = tp.costSamples; // bytes, us
+// no one), with the trace's own cost samples. They are the recorded hook's collectives at their
+// gradient bytes: the cost is fitted as a float32 all-reduce of the bytes on the wire, which
+// every hook's model scales.
+CostPoints costPoints(const DdpStepGraph& g, const TraceProfile& tp, const HookModel& recordedHook,
+                      double coresShare) {
+    CostPoints points = tp.costSamples;
     for (const MatchedBucket& m : tp.acrossRanks ? std::vector<MatchedBucket>{} : g.buckets) {
         if (std::size_t(m.index) >= tp.bucketBytes.size()) {
             continue;
@@ -111,104 +124,194 @@ FittedCost fitCost(const DdpStepGraph& g, const TraceProfile& tp, int worldSize,
             points.push_back({tp.bucketBytes[std::size_t(m.index)], *shortest});
         }
     }
-    // The samples are the recorded hook's collectives at their gradient bytes: the cost is
-    // fitted as a float32 all-reduce of the bytes on the wire, which every hook's model scales.
     const double wireShare = wireShareOf(tp, recordedHook);
     for (auto& [x, y] : points) {
         x *= wireShare;
         y /= std::max(1.0, recordedHook.work.collectiveFactor * coresShare);
     }
     std::erase_if(points, [](const auto& p) { return p.first <= 0 || !(p.second > 0); });
-    FittedCost out;
-    out.cost.worldSize = worldSize;
+    return points;
+}
+
+// What the points' sizes can tell: how many distinct ones, the largest over the smallest, the
+// shortest collective and the mean size (the size every latency is priced at: costAt()).
+struct PointSizes {
+    int distinct = 0;
+    double spread = 1, shortestUs = 0, meanBytes = 0;
+};
+
+PointSizes sizesOf(const CostPoints& points) {
+    PointSizes out;
     if (points.empty()) {
-        out.method = "no timed collective in the traces: communication costs nothing";
         return out;
     }
     std::vector<double> sizes;
-    std::vector<BucketSample> samples;
-    double shortestUs = points.front().second;
+    out.shortestUs = points.front().second;
     for (const auto& [x, y] : points) {
         sizes.push_back(x);
-        samples.push_back({std::max(2, worldSize), x, y * 1e-6});
-        shortestUs = std::min(shortestUs, y);
+        out.shortestUs = std::min(out.shortestUs, y);
         out.meanBytes += x / double(points.size());
     }
-    const int distinct = distinctSizes(sizes);
-    const double spread = *std::max_element(sizes.begin(), sizes.end()) /
-                          *std::min_element(sizes.begin(), sizes.end());
-    QString refused;
-    // Two sizes give a line through both but cannot tell its latency from the noise: it is the
-    // central cost, and every latency from none to the shortest collective's stays in the
-    // interval.
-    const bool pinned = distinct >= kFitSizes;
-    if (distinct < 2 || spread < kFitSpread) {
-        refused = QString("%1 distinct size%2 spanning %3x: a latency needs %4 sizes over %5x")
-                      .arg(distinct)
-                      .arg(distinct == 1 ? "" : "s")
-                      .arg(spread, 0, 'g', 3)
-                      .arg(kFitSizes)
-                      .arg(kFitSpread);
-    } else if (const std::optional<AlphaBetaFit> fit = fitAlphaBeta(samples)) {
-        const CollectiveCost c = fit->cost(std::max(2, worldSize));
-        const double alphaUs = c.alphaUs * 1e6, betaUs = c.betaUsPerByte * 1e6;
-        const double seUs =
-            fit->alphaStandardError * RingAllReduce::latencySteps(std::max(2, worldSize)) * 1e6;
-        if (!(betaUs > 0) || alphaUs < 0) {
-            refused = "the fit's latency or per-byte cost is below zero";
-        } else if (alphaUs > shortestUs) {
-            refused = QString("the fit's latency, %1 us, is longer than the shortest collective "
-                              "seen (%2 us)")
-                          .arg(alphaUs, 0, 'f', 1)
-                          .arg(shortestUs, 0, 'f', 1);
-        } else {
-            out.cost.alphaUs = alphaUs;
-            out.cost.betaUsPerByte = betaUs;
-            out.latencyLowUs = pinned ? std::max(0.0, alphaUs - kZ90 * seUs) : 0.0;
-            out.latencyHighUs = pinned ? std::min(shortestUs, alphaUs + kZ90 * seUs) : shortestUs;
-            out.method = pinned ? QString("alpha + beta x bytes over %1 timed collectives of %2 "
-                                          "sizes (latency %3..%4 us at 90 %)")
-                                      .arg(points.size())
-                                      .arg(distinct)
-                                      .arg(out.latencyLowUs, 0, 'f', 1)
-                                      .arg(out.latencyHighUs, 0, 'f', 1)
-                                : QString("alpha + beta x bytes through the 2 sizes of %1 timed "
-                                          "collectives (%2 us + %3 us/B; 2 sizes cannot pin "
-                                          "the latency down: every latency from 0 to the "
-                                          "shortest collective's %4 us is in the interval)")
-                                      .arg(points.size())
-                                      .arg(alphaUs, 0, 'f', 1)
-                                      .arg(betaUs, 0, 'g', 3)
-                                      .arg(shortestUs, 0, 'f', 1);
-        }
-    } else {
-        refused = "the sizes do not determine a latency and a per-byte cost";
+    out.distinct = distinctSizes(sizes);
+    out.spread = *std::max_element(sizes.begin(), sizes.end()) /
+                 *std::min_element(sizes.begin(), sizes.end());
+    return out;
+}
+
+// What a cost the samples cannot pin down leaves open, in every such method's words.
+QString openLatencies(double shortestUs) {
+    return QString("every latency from 0 to the shortest collective's %1 us is in the interval")
+        .arg(shortestUs, 0, 'f', 1);
+}
+
+// time = alpha + beta x bytes by the one least-squares fit of commprof (cost_model.h, relative
+// weights), where the sizes allow a line and its latency is at least 0 and no longer than the
+// shortest collective seen; else nullopt with *refused saying why. With kFitSizes sizes it is
+// pinned (the latency's 90 % range from its standard error); through two, every latency from 0
+// to the shortest collective's stays in the interval.
+std::optional<FittedCost> lineFromTrace(const CostPoints& points, const PointSizes& sizes,
+                                        int worldSize, QString* refused) {
+    if (sizes.distinct < 2 || sizes.spread < kFitSpread) {
+        *refused = QString("%1 distinct size%2 spanning %3x: a latency needs %4 sizes over %5x")
+                       .arg(sizes.distinct)
+                       .arg(sizes.distinct == 1 ? "" : "s")
+                       .arg(sizes.spread, 0, 'g', 3)
+                       .arg(kFitSizes)
+                       .arg(kFitSpread);
+        return std::nullopt;
     }
-    if (!refused.isEmpty()) {
-        // Their time over their bytes: the cost that keeps the recorded collectives' total,
-        // where a median of per-collective ratios lets a small, latency-bound collective price
-        // every byte of the large ones.
-        double us = 0, bytes = 0;
-        for (const auto& [x, y] : points) {
-            us += y;
-            bytes += x;
-        }
-        out.cost.alphaUs = 0;
-        out.cost.betaUsPerByte = bytes > 0 ? us / bytes : 0;
-        out.latencyLowUs = 0;
-        out.latencyHighUs = shortestUs;
-        out.method = QString("in proportion to the bytes, over %1 timed collectives (%2; every "
-                             "latency from 0 to the shortest collective's %3 us is in the "
-                             "interval)")
-                         .arg(points.size())
-                         .arg(refused)
-                         .arg(shortestUs, 0, 'f', 1);
-    }
-    std::vector<double> errors;
+    std::vector<BucketSample> samples;
     for (const auto& [x, y] : points) {
-        errors.push_back(std::fabs(y - out.cost.fittedUs(x)) / y);
+        samples.push_back({std::max(2, worldSize), x, y * 1e-6});
     }
-    out.relativeError = trace::median(errors).value_or(0);
+    const std::optional<AlphaBetaFit> fit = fitAlphaBeta(samples);
+    if (!fit) {
+        *refused = "the sizes do not determine a latency and a per-byte cost";
+        return std::nullopt;
+    }
+    const CollectiveCost c = fit->cost(std::max(2, worldSize));
+    const double alphaUs = c.alphaUs * 1e6, betaUs = c.betaUsPerByte * 1e6;
+    const double seUs =
+        fit->alphaStandardError * RingAllReduce::latencySteps(std::max(2, worldSize)) * 1e6;
+    if (!(betaUs > 0) || alphaUs < 0) {
+        *refused = "the fit's latency or per-byte cost is below zero";
+        return std::nullopt;
+    }
+    if (alphaUs > sizes.shortestUs) {
+        *refused = QString("the fit's latency, %1 us, is longer than the shortest collective "
+                           "seen (%2 us)")
+                       .arg(alphaUs, 0, 'f', 1)
+                       .arg(sizes.shortestUs, 0, 'f', 1);
+        return std::nullopt;
+    }
+    FittedCost out;
+    out.pinned = sizes.distinct >= kFitSizes;
+    out.cost.worldSize = worldSize;
+    out.meanBytes = sizes.meanBytes;
+    out.cost.alphaUs = alphaUs;
+    out.cost.betaUsPerByte = betaUs;
+    out.latencyLowUs = out.pinned ? std::max(0.0, alphaUs - kZ90 * seUs) : 0.0;
+    out.latencyHighUs =
+        out.pinned ? std::min(sizes.shortestUs, alphaUs + kZ90 * seUs) : sizes.shortestUs;
+    out.method = out.pinned ? QString("alpha + beta x bytes over %1 timed collectives of %2 "
+                                      "sizes (latency %3..%4 us at 90 %)")
+                                  .arg(points.size())
+                                  .arg(sizes.distinct)
+                                  .arg(out.latencyLowUs, 0, 'f', 1)
+                                  .arg(out.latencyHighUs, 0, 'f', 1)
+                            : QString("alpha + beta x bytes through the 2 sizes of %1 timed "
+                                      "collectives (%2 us + %3 us/B; 2 sizes cannot pin the "
+                                      "latency down: %4)")
+                                  .arg(points.size())
+                                  .arg(alphaUs, 0, 'f', 1)
+                                  .arg(betaUs, 0, 'g', 3)
+                                  .arg(openLatencies(sizes.shortestUs));
+    return out;
+}
+
+// Their time over their bytes: the cost that keeps the recorded collectives' total, where a
+// median of per-collective ratios lets a small, latency-bound collective price every byte of
+// the large ones.
+FittedCost inProportion(const CostPoints& points, const PointSizes& sizes, int worldSize,
+                        const QString& refused) {
+    double us = 0, bytes = 0;
+    for (const auto& [x, y] : points) {
+        us += y;
+        bytes += x;
+    }
+    FittedCost out;
+    out.cost.worldSize = worldSize;
+    out.meanBytes = sizes.meanBytes;
+    out.cost.alphaUs = 0;
+    out.cost.betaUsPerByte = bytes > 0 ? us / bytes : 0;
+    out.latencyLowUs = 0;
+    out.latencyHighUs = sizes.shortestUs;
+    out.method = QString("in proportion to the bytes, over %1 timed collectives (%2; %3)")
+                     .arg(points.size())
+                     .arg(refused, openLatencies(sizes.shortestUs));
+    return out;
+}
+
+// The sweep's all_reduce line (whatif_sweep.h), where the trace's collectives cannot pin the
+// cost down: the sweep's latency and per-byte cost in its own proportion, times the trace's
+// timed collectives' total over what the line prices them at (they ran inside the job, beside
+// its backward: the level is theirs, the shape the sweep's). The latency is the sweep's, so no
+// other is left open; the interval widens by the sweep's own residual spread.
+FittedCost fromSweep(const CostPoints& points, const PointSizes& sizes, int worldSize,
+                     const SweepOffer& sweep, const QString& refused) {
+    double traceUs = 0, sweepUs = 0;
+    for (const auto& [x, y] : points) {
+        traceUs += y;
+        sweepUs += sweep.fit.predictUs(x);
+    }
+    const double scale = traceUs > 0 && sweepUs > 0 ? traceUs / sweepUs : 1.0;
+    FittedCost out;
+    out.cost.worldSize = worldSize;
+    out.meanBytes = sizes.meanBytes;
+    out.cost.alphaUs = scale * sweep.fit.alphaUs;
+    out.cost.betaUsPerByte = scale * sweep.fit.betaUsPerByte;
+    out.latencyLowUs = out.latencyHighUs = out.cost.alphaUs;
+    out.sweepCell = sweep.cellDir;
+    out.method =
+        QString("the all_reduce line of the sweep cell %1 (%2 us + %3 us/B over %4 sizes, R^2 "
+                "%5, %6 % off its own points), times %7 to the trace's %8 timed collectives, "
+                "which cannot pin the cost down (%9)")
+            .arg(sweep.cellId)
+            .arg(sweep.fit.alphaUs, 0, 'f', 1)
+            .arg(sweep.fit.betaUsPerByte, 0, 'g', 3)
+            .arg(sweep.fit.sizes)
+            .arg(sweep.fit.r2, 0, 'f', 3)
+            .arg(sweep.residualSpread * 100, 0, 'f', 1)
+            .arg(scale, 0, 'g', 3)
+            .arg(points.size())
+            .arg(points.empty() ? QString("the trace times none") : refused);
+    out.relativeError = std::hypot(medianError(points, out.cost), sweep.residualSpread);
+    return out;
+}
+
+// The collectives' cost as the trace shows it: its own line where its sizes pin the latency
+// down (lineFromTrace); else a sweep over the same link where one is given (fromSweep); else
+// the line through two sizes, or time in proportion to the bytes, with every latency from none
+// to the shortest collective's time left open (the scenarios' intervals span them).
+FittedCost fitCost(const DdpStepGraph& g, const TraceProfile& tp, int worldSize,
+                   const HookModel& recordedHook, double coresShare, const SweepOffer* sweep) {
+    const CostPoints points = costPoints(g, tp, recordedHook, coresShare);
+    if (points.empty() && !sweep) {
+        FittedCost out;
+        out.cost.worldSize = worldSize;
+        out.method = "no timed collective in the traces: communication costs nothing";
+        return out;
+    }
+    const PointSizes sizes = sizesOf(points);
+    QString refused;
+    const std::optional<FittedCost> line =
+        points.empty() ? std::nullopt : lineFromTrace(points, sizes, worldSize, &refused);
+    if (sweep && !(line && line->pinned)) {
+        return fromSweep(points, sizes, worldSize, *sweep,
+                         line ? QString("2 sizes cannot pin the latency down") : refused);
+    }
+    FittedCost out = line ? *line : inProportion(points, sizes, worldSize, refused);
+    out.relativeError = medianError(points, out.cost);
     return out;
 }
 
@@ -437,7 +540,8 @@ QString settingText(const Scenario& s) {
 }
 
 // Keep what the job has unless the best advisable scenario is faster than the recorded
-// settings at the same bandwidth and world size by more than its interval.
+// settings at the same bandwidth and world size by more than its interval (saving_rule.h: the
+// rule `recommend` advises a cap by).
 void decide(WhatIf* w) {
     auto& r = w->recommendation;
     const Scenario& base = r.baseline;
@@ -461,7 +565,8 @@ void decide(WhatIf* w) {
     }
     r.gainMs = base.stepMs - best->stepMs;
     r.uncertaintyMs = best->uncertaintyMs;
-    if (best->recordedLayout || r.gainMs <= 0) {
+    const Saving saving = judgeSaving(r.gainMs, r.uncertaintyMs);
+    if (best->recordedLayout || saving == Saving::None) {
         r.reason = QString("keep what you have: no scenario is predicted faster than the recorded "
                            "settings (%1, %2 ms a step %3)")
                        .arg(settingText(base))
@@ -470,7 +575,7 @@ void decide(WhatIf* w) {
         r.gainMs = std::max(0.0, r.gainMs);
         return;
     }
-    if (r.gainMs <= r.uncertaintyMs) {
+    if (saving == Saving::InsideUncertainty) {
         r.reason = QString("keep what you have: the best scenario (%1) is predicted %2 ms a step "
                            "faster than the recorded settings %3, inside its 90 % interval of "
                            "+-%4 ms")
@@ -676,7 +781,7 @@ bool recordedCap(const Making& m) {
 
 // The job replayed once, every scenario predicted from it: the collectives' cost, the
 // backward's loss beside them, the backward's own compute; and the replay of the recording.
-Replay replayJob(const Making& m, const HookModel& recordedHook) {
+Replay replayJob(const Making& m, const HookModel& recordedHook, const SweepOffer* sweep) {
     const DdpStepGraph& graph = m.graph;
     const TraceProfile* tp = &m.tp;
     const WhatIfOptions& options = m.options;
@@ -696,7 +801,7 @@ Replay replayJob(const Making& m, const HookModel& recordedHook) {
     Replay r;
     r.recordedHook = recordedHook;
     r.layout = tp->layout;
-    r.fit = fitCost(graph, *tp, w.worldSize, recordedHook, 1.0);
+    r.fit = fitCost(graph, *tp, w.worldSize, recordedHook, 1.0, sweep);
     if (w.backend != "gloo" || w.onDevice) {
         w.coresShareLow = w.coresShareHigh = 0;
     } else if (calibration && r.fit.cost.betaUsPerByte > 0) {
@@ -707,7 +812,7 @@ Replay replayJob(const Making& m, const HookModel& recordedHook) {
     // busier cores) is in every interval.
     const double share = w.coresShareLow;
     if (!recordedHook.work.none()) {
-        r.fit = fitCost(graph, *tp, w.worldSize, recordedHook, share);
+        r.fit = fitCost(graph, *tp, w.worldSize, recordedHook, share, sweep);
     }
     w.cost = r.fit.cost;
     w.cost.coresShare = share;
@@ -721,6 +826,13 @@ Replay replayJob(const Making& m, const HookModel& recordedHook) {
     removeScheduleEffects(&r.profile.params, &r.profile.computeEndUs, tp->layout, recordedHook,
                           w.cost);
     w.costMethod = r.fit.method;
+    w.costFrom = r.fit.sweepCell.isEmpty() ? QString("trace") : QString("sweep");
+    w.costSweep = r.fit.sweepCell;
+    if (sweep && r.fit.sweepCell.isEmpty()) {
+        w.notes << QString("the trace's own collectives pin their cost down: the sweep cell %1 "
+                           "(--sweep) is not needed")
+                       .arg(sweep->cellDir);
+    }
     w.stepSpreadFraction = stepSpread(tp->stepsUs);
     w.costErrorFraction = r.fit.relativeError;
     w.stepMs = trace::median(tp->stepsUs).value_or(0) / 1e3;
@@ -863,7 +975,17 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
     if (!recordedHook || !recordedCap(m)) {
         return std::nullopt;
     }
-    const Replay r = replayJob(m, *recordedHook);
+    const SweepOffer* sweep = nullptr;
+    if (!options.sweepRun.isEmpty()) {
+        // A sweep is matched to the job as recorded: its world size, backend, device and link.
+        sweep = matchingSweep(options.sweeps, w.worldSize, w.backend, w.onDevice,
+                              options.cell ? options.cell->link : QString(), why);
+        if (!sweep) {
+            *why = "--sweep " + options.sweepRun + ": " + *why;
+            return std::nullopt;
+        }
+    }
+    const Replay r = replayJob(m, *recordedHook, sweep);
     std::vector<double> caps = options.capsMb;
     if (caps.empty()) {
         caps = kStandardCapsMb;
@@ -897,9 +1019,13 @@ QJsonObject inputsJson(const WhatIf& w) {
     for (const auto& [hook, from] : w.hookWorkFrom) {
         hooks[hook] = from;
     }
-    return QJsonObject{{"collective_cost", "trace"},
-                       {"compute_contention", w.contentionFrom},
-                       {"hook_work", hooks}};
+    QJsonObject o{{"collective_cost", w.costFrom},
+                  {"compute_contention", w.contentionFrom},
+                  {"hook_work", hooks}};
+    if (!w.costSweep.isEmpty()) {
+        o["sweep_cell"] = w.costSweep;
+    }
+    return o;
 }
 
 } // namespace

@@ -20,6 +20,7 @@
 #include "analysis/ddp_step_graph.h"
 #include "analysis/hook_work.h"
 #include "analysis/trace_ready_times.h"
+#include "analysis/whatif_sweep.h"
 
 #include <QJsonObject>
 #include <QString>
@@ -43,6 +44,11 @@ struct WhatIfOptions {
     // The results cell's cell.json beside the traces: its cap, first bucket, hook, backend and
     // device are the recorded ones (a flag above still wins over it).
     std::optional<CellSettings> cell;
+    // --sweep RUN: the folder named (empty: none given) and its sweep cells. Where the trace's own
+    // collectives do not pin the cost down, the one at the job's world size, backend, device and
+    // link prices it (whatif_sweep.h); none there is a refusal naming each cell's file and field.
+    QString sweepRun;
+    std::vector<SweepOffer> sweeps;
 };
 
 // What every "+-" of a what-if is: the half-width of a 90 % interval around the step (the
@@ -106,6 +112,8 @@ struct WhatIf {
     // its work in the trace), a calibration file, or "unknown".
     std::map<QString, QString> hookWorkFrom;
     QString costMethod;
+    QString costFrom;  // "trace", or "sweep" where a sweep cell priced the collectives
+    QString costSweep; // that sweep cell's folder; empty otherwise
     // The per-collective latencies the trace's collectives allow, from least to most (each
     // with the per-byte cost that keeps the recorded buckets' mean cost): a scenario's interval
     // spans its step over all of them.

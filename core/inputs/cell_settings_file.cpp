@@ -58,6 +58,7 @@ std::optional<analysis::CellSettings> cellSettingsBeside(const QStringList& path
         s.onDevice = l->device != "cpu";
     }
     s.worldSize = r->worldSize > 0 ? r->worldSize : 0;
+    s.link = r->config.link.isEmpty() ? QString("loopback") : r->config.link;
     return s;
 }
 
