@@ -191,6 +191,13 @@ private slots:
         o = parse({"--model", "transformer400m"});
         QCOMPARE(o.family, std::string("transformer"));
         QCOMPARE(o.params, 4e8);
+        // A flag given wins over the preset's: the default model (mlp2m) is a preset too.
+        o = parse({"--family", "transformer", "--params", "1e6"});
+        QCOMPARE(o.family, std::string("transformer"));
+        QCOMPARE(o.params, 1e6);
+        o = parse({"--model", "mlp50m", "--family", "transformer"});
+        QCOMPARE(o.family, std::string("transformer"));
+        QCOMPARE(o.params, 5e7);
 
         o = parse({"--torchscript", "dir/resnet18.pt", "--tokens", "8", "--vocab", "100"});
         QCOMPARE(o.model, std::string("resnet18")); // named after the file

@@ -114,8 +114,7 @@ std::set<std::string> readFlags(int argc, char** argv, RankOptions& o) {
 // --family are not given.
 void applyPreset(RankOptions& o, const std::set<std::string>& given) {
     const bool paramsGiven = given.count("--params") > 0;
-    // Never set, so a preset's family wins over --family; kept as it was.
-    const bool familyGiven = false;
+    const bool familyGiven = given.count("--family") > 0;
     if (paramsGiven && familyGiven) {
         return;
     }
