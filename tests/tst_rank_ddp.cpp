@@ -383,6 +383,8 @@ private slots:
                      "--first-bucket-mb", "0.5", "--optimizer", "adam"});
         QVERIFY2(out.success, qPrintable(poolFailure(out)));
         const QJsonObject f = readJsonFile(dir.filePath("rank1.json"));
+        // The default --model (mlp2m) names a preset: --family must still win over its family.
+        QCOMPARE(f["model"]["family"].toString(), QString("transformer"));
         QVERIFY(std::abs(f["model"]["params"].toDouble() - 1e6) / 1e6 < 0.02);
         QSet<qint64> sizes;
         for (const QJsonValue bValue : f["buckets"].toArray()) {

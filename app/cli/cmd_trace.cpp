@@ -275,32 +275,38 @@ void printJobJson(QJsonObject doc, const std::vector<trace::CollectiveInstance>&
     std::fflush(stdout);
 }
 
-int summarizeJob(const TraceArgs& a) {
+// The files a job's summary reads: the paths given, a folder by its traces. Whether each came
+// from a folder decides whether a file that is no trace is skipped or refused.
+struct JobFiles {
     std::vector<std::string> files;
     std::vector<bool> fromDirectory;
-    for (const QString& p : a.paths) {
+};
+
+JobFiles listJobFiles(const QStringList& paths) {
+    JobFiles out;
+    for (const QString& p : paths) {
         if (QFileInfo(p).isDir()) {
             for (auto& f : trace::traceFilesIn(p.toStdString())) {
-                files.push_back(std::move(f));
-                fromDirectory.push_back(true);
+                out.files.push_back(std::move(f));
+                out.fromDirectory.push_back(true);
             }
         } else {
-            files.push_back(p.toStdString());
-            fromDirectory.push_back(false);
+            out.files.push_back(p.toStdString());
+            out.fromDirectory.push_back(false);
         }
     }
-    // Each rank reduced as it is read, its events dropped: memory stays that of one trace per
-    // reading thread, whatever the number of ranks.
-    keepLargeBlocksOutOfTheHeap();
-    std::vector<trace::LoadedReduction> loaded =
-        a.slurm ? reduceOnSlurm(a, files) : trace::readReductions(files, a.read, a.window, a.hta);
-    std::vector<const trace::RankReduction*> traces;
-    std::vector<int> ranks;
-    std::vector<std::string> notes;
-    std::string skipped; // a results cell holds rank files and a manifest beside its traces
-    // A tensorboard_trace_handler folder: one window per worker (trace/trace_windows.h).
+    return out;
+}
+
+// The reductions the summary covers: a tensorboard_trace_handler folder's latest complete window
+// of each worker (trace/trace_windows.h), less the JSON files of a folder that are no traces (a
+// results cell holds rank files and a manifest beside its traces). What was left out goes to
+// `notes`; a named file that cannot be read is refused.
+std::vector<const trace::RankReduction*>
+keepTraces(const TraceArgs& a, const JobFiles& in,
+           const std::vector<trace::LoadedReduction>& loaded, std::vector<std::string>& notes) {
     const trace::WindowChoice windows =
-        trace::latestCompleteWindows(files, [&](std::size_t i) -> std::optional<int> {
+        trace::latestCompleteWindows(in.files, [&](std::size_t i) -> std::optional<int> {
             return loaded[i].reduction
                        ? std::optional<int>(int(loaded[i].reduction->summary.steps.size()))
                        : std::nullopt;
@@ -308,11 +314,13 @@ int summarizeJob(const TraceArgs& a) {
     if (!windows.note.empty()) {
         notes.push_back(windows.note);
     }
+    std::vector<const trace::RankReduction*> traces;
+    std::string skipped;
     for (const std::size_t i : windows.keep) {
         if (!loaded[i].reduction) {
-            if (loaded[i].notATrace && fromDirectory[i]) {
+            if (loaded[i].notATrace && in.fromDirectory[i]) {
                 skipped += (skipped.empty() ? "" : ", ") +
-                           QFileInfo(QString::fromStdString(files[i])).fileName().toStdString();
+                           QFileInfo(QString::fromStdString(in.files[i])).fileName().toStdString();
                 continue;
             }
             throw trace::TraceError(loaded[i].error);
@@ -326,11 +334,17 @@ int summarizeJob(const TraceArgs& a) {
         throw trace::TraceError(a.paths.join(", ").toStdString() +
                                 ": no Chrome traces among the files found");
     }
-    // Ranks as the traces say, else their order; a rank claimed twice falls back to order.
+    return traces;
+}
+
+// Ranks as the traces say, else their order; a rank claimed twice, or outside [0, world size),
+// falls back to order, and `notes` says so.
+std::vector<int> numberRanks(const std::vector<const trace::RankReduction*>& traces,
+                             std::vector<std::string>& notes) {
+    std::vector<int> ranks;
     std::set<int> seen;
     for (std::size_t i = 0; i < traces.size(); ++i) {
         int r = traces[i]->rank.value_or(int(i));
-        // A rank outside [0, world size) is no rank of the job: said, and numbered by position.
         const auto& world = traces[i]->distributed.worldSize;
         if (r < 0 || (world && r >= *world)) {
             notes.push_back(traces[i]->source + ": rank " + std::to_string(r) +
@@ -352,10 +366,12 @@ int summarizeJob(const TraceArgs& a) {
         }
         ranks.push_back(r);
     }
-    trace::JobAnalysis job = trace::analyzeJob(traces, ranks);
-    for (auto& n : notes) {
-        job.warnings.push_back(std::move(n));
-    }
+    return ranks;
+}
+
+// The job in the format asked: CSV rows per rank and step, the JSON document, or the table.
+int printJob(const TraceArgs& a, const std::vector<const trace::RankReduction*>& traces,
+             const std::vector<int>& ranks, const trace::JobAnalysis& job) {
     if (a.format == Format::Csv) {
         QString csv = stepsCsvHeader();
         for (std::size_t i = 0; i < traces.size(); ++i) {
@@ -380,6 +396,24 @@ int summarizeJob(const TraceArgs& a) {
     }
     printText(formatJob(ranks, traces, job));
     return Ok;
+}
+
+int summarizeJob(const TraceArgs& a) {
+    const JobFiles in = listJobFiles(a.paths);
+    // Each rank reduced as it is read, its events dropped: memory stays that of one trace per
+    // reading thread, whatever the number of ranks.
+    keepLargeBlocksOutOfTheHeap();
+    const std::vector<trace::LoadedReduction> loaded =
+        a.slurm ? reduceOnSlurm(a, in.files)
+                : trace::readReductions(in.files, a.read, a.window, a.hta);
+    std::vector<std::string> notes;
+    const std::vector<const trace::RankReduction*> traces = keepTraces(a, in, loaded, notes);
+    const std::vector<int> ranks = numberRanks(traces, notes);
+    trace::JobAnalysis job = trace::analyzeJob(traces, ranks);
+    for (auto& n : notes) { // after the analysis's own warnings, as they always came
+        job.warnings.push_back(std::move(n));
+    }
+    return printJob(a, traces, ranks, job);
 }
 
 int collectives(const TraceArgs& a) {

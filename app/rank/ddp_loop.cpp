@@ -107,13 +107,9 @@ std::string interconnectFor(const RankOptions& o) {
     return layer ? std::string(spec::interconnectAt(*layer, o.worldSize)) : "unknown";
 }
 
-} // namespace
-
-RankResult runDdp(const RankOptions& o) {
-    const std::int64_t wallStart = monotonicNs();
-    RankResult result;
-    result.options = o;
-    result.interconnect = interconnectFor(o);
+// Threads, then the device this rank trains on, refused up front when this libtorch or this
+// machine cannot give it.
+torch::Device chooseDevice(const RankOptions& o, RankResult& result) {
     if (o.threads > 0) {
         torch::set_num_threads(o.threads);
     }
@@ -133,45 +129,54 @@ RankResult runDdp(const RankOptions& o) {
                             o.localRank % std::max<int>(1, int(torch::cuda::device_count())))
             : torch::Device(torch::kCPU);
     result.deviceName = o.device == "cuda" ? "cuda:" + std::to_string(device.index()) : "cpu";
+    return device;
+}
 
-    RankGroup group = joinGroup(o); // the store lives as long as the group
-    ProcessGroupPtr& pg = group.pg;
+// What the rank trains: the model, and the parameters DDP reduces with their names.
+struct Trainee {
+    TrainingModel model;
+    std::vector<torch::Tensor> params;                  // those that require a gradient
+    std::unordered_map<std::size_t, std::string> names; // by index into params
+    std::vector<torch::Tensor> buffers;
+};
 
+// The model, checked against every other rank's (the same signature or no run), and its
+// parameters as DDP takes them: only those that require a gradient are the Reducer's (and the
+// optimizer's); frozen ones stay as they are.
+Trainee loadTrainee(const RankOptions& o, const torch::Device& device, const RankGroup& group,
+                    RankResult& result) {
     torch::manual_seed(o.seed);
     const bool scripted = !o.torchscript.empty();
-    TrainingModel model =
-        scripted ? loadTorchScript(o, device) : makeModel(o.family, o.params, device);
-    result.modelDescription = model.description;
-    result.actualParams = countParameters(model.parameters);
-    const auto signature = modelSignature(model.parameters, model.buffers);
+    Trainee t{
+        scripted ? loadTorchScript(o, device) : makeModel(o.family, o.params, device), {}, {}, {}};
+    result.modelDescription = t.model.description;
+    result.actualParams = countParameters(t.model.parameters);
+    const auto signature = modelSignature(t.model.parameters, t.model.buffers);
     result.signatureHash = signatureHash(signature);
     checkFormation(*group.store, o, signature);
-
-    // As DDP: only the parameters that require a gradient are the Reducer's (and the
-    // optimizer's); frozen ones stay as they are.
-    std::vector<torch::Tensor> params;
-    std::unordered_map<std::size_t, std::string> names;
-    for (const auto& [name, p] : model.parameters) {
+    for (const auto& [name, p] : t.model.parameters) {
         if (!p.requires_grad()) {
             result.frozenParams += p.numel();
             continue;
         }
-        names[params.size()] = name;
+        t.names[t.params.size()] = name;
         result.params.push_back(
             {name, p.sizes().vec(), p.numel() * std::int64_t(p.element_size())});
-        params.push_back(p);
+        t.params.push_back(p);
     }
-    if (params.empty()) {
+    if (t.params.empty()) {
         throw ModelFileError((scripted ? o.torchscript : o.model) +
                              ": no parameter requires a gradient: DDP has nothing to reduce");
     }
-    std::vector<torch::Tensor> buffers;
-    for (const auto& [name, b] : model.buffers) {
-        buffers.push_back(b);
+    for (const auto& [name, b] : t.model.buffers) {
+        t.buffers.push_back(b);
     }
+    return t;
+}
 
-    syncParamsFromRank0(pg, params);
-
+// PyTorch's own Reducer over the parameters, bucketed as Python DDP's constructor buckets them.
+std::shared_ptr<c10d::Reducer> buildReducer(const RankOptions& o, const Trainee& t,
+                                            const ProcessGroupPtr& pg, RankResult& result) {
     const auto firstCap = std::size_t(o.firstBucketMb * 1024 * 1024);
     const auto cap = std::size_t(o.bucketCapMb * 1024 * 1024);
     // As Python DDP's constructor (1.13 and 2.x): without find_unused_parameters, or with
@@ -179,27 +184,136 @@ RankResult runDdp(const RankOptions& o) {
     // be the order of use; the rebuild after it applies the caps in gradient-ready order.
     const auto unbounded = std::size_t(std::numeric_limits<std::int64_t>::max()); // sys.maxsize
     const bool oneFirstBucket = o.staticGraph || !o.findUnusedParameters;
-    const BucketAssignment buckets = oneFirstBucket ? assignBuckets(params, unbounded, unbounded)
-                                                    : assignBuckets(params, firstCap, cap);
+    const BucketAssignment buckets = oneFirstBucket ? assignBuckets(t.params, unbounded, unbounded)
+                                                    : assignBuckets(t.params, firstCap, cap);
     result.initialBuckets = buckets.indices;
     // Shared: the DDP logger holds the Reducer as Python's DDP object does.
-    const std::shared_ptr<c10d::Reducer> reducerPtr = makeReducer(
-        params, buckets, pg, firstCap, cap, names, o.gradientAsBucketView, o.findUnusedParameters);
-    c10d::Reducer& reducer = *reducerPtr;
+    std::shared_ptr<c10d::Reducer> reducer =
+        makeReducer(t.params, buckets, pg, firstCap, cap, t.names, o.gradientAsBucketView,
+                    o.findUnusedParameters);
     if (o.staticGraph) {
-        reducer.set_static_graph(); // before the first iteration, as DDP's _set_static_graph
+        reducer->set_static_graph(); // before the first iteration, as DDP's _set_static_graph
     }
+    return reducer;
+}
+
+// DDP around the trainee: the Reducer with its comm hook and bucket log, DDP's logging, the
+// optimizer. Members are destroyed in reverse order, the hook before the Reducer it is on.
+struct Ddp {
+    std::shared_ptr<c10d::Reducer> reducer;
+    std::shared_ptr<BucketLog> log;
+    InstalledHook hook;
+    DdpLoggingRecorder ddpLogging;
+    GradDump gradDump;
+    std::unique_ptr<torch::optim::Optimizer> optimizer;
+};
+
+Ddp setUpDdp(const RankOptions& o, const Trainee& t, const ProcessGroupPtr& pg,
+             const torch::Device& device, RankResult& result) {
+    std::shared_ptr<c10d::Reducer> reducer = buildReducer(o, t, pg, result);
     auto log = std::make_shared<BucketLog>();
     log->setRecordFrom(o.recordFromIteration);
-    const InstalledHook hook = installHook(reducer, o, pg, log, device);
-    DdpLoggingRecorder ddpLogging(reducerPtr, o.hook, device);
-    GradDump gradDump;
+    // Braced: built in this order, in place (the logger is neither copied nor moved).
+    return Ddp{reducer,
+               log,
+               installHook(*reducer, o, pg, log, device),
+               DdpLoggingRecorder(reducer, o.hook, device),
+               GradDump(),
+               makeOptimizer(o.optimizer, t.params)};
+}
 
-    auto optimizer = makeOptimizer(o.optimizer, params);
+// The timed part of one iteration as Python DDP's forward, backward and optimizer step run it;
+// `loss` is left for the progress line.
+IterationTimes trainStep(const RankOptions& o, int it, Trainee& t, Ddp& d,
+                         const ProcessGroupPtr& pg, const torch::Tensor& input,
+                         const torch::Tensor& target, torch::Tensor& loss) {
+    IterationTimes times;
+    times.iter = it;
+    const std::int64_t t0 = monotonicNs();
+    if (o.delayRank == o.rank && o.delayMs > 0) { // a planted straggler (--delay-rank)
+        std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(o.delayMs));
+    }
+    d.ddpLogging.beforeForward();
+    d.reducer->prepare_for_forward();
+    d.reducer->rebuild_buckets(); // a collective: every rank calls it at the same point
+    // DDP's broadcast_buffers (its default), after the rebuild as there.
+    if (!t.buffers.empty() && o.worldSize > 1) {
+        broadcastBuffers(pg, t.buffers);
+    }
+    torch::Tensor output;
+    if (!o.torchscript.empty() && it == 0) {
+        // The first forward tells whether the module takes the input spec at all.
+        try {
+            output = t.model.forward(input);
+            checkOutput(o, output, o.batchSize);
+        } catch (const std::exception& e) {
+            throw forwardFailure(o, e);
+        }
+    } else {
+        output = t.model.forward(input);
+    }
+    loss = t.model.loss(output, target);
+    // With find_unused_parameters the Reducer walks the graph from the outputs, as DDP's.
+    d.reducer->prepare_for_backward(o.findUnusedParameters ? std::vector<torch::Tensor>{output}
+                                                           : std::vector<torch::Tensor>{});
+    times.forwardMs = msSince(t0);
+
+    const std::int64_t t1 = monotonicNs();
+    loss.backward();
+    times.backwardMs = msSince(t1);
+
+    const std::int64_t t2 = monotonicNs();
+    d.optimizer->step();
+    times.optimizerMs = msSince(t2);
+    Fingerprinter& fp = Fingerprinter::instance();
+    if (fp.captureSemantic()) {
+        for (std::size_t i = 0; i < t.params.size(); ++i) {
+            fp.record("optim::param_after_step:" + t.names[i], {}, {t.params[i]});
+        }
+    }
+    times.stepMs = msSince(t0);
+    ChromeTrace::instance().addSpan("ProfilerStep#" + std::to_string(it), "user_annotation", t0,
+                                    monotonicNs(), it);
+    return times;
+}
+
+// Outside the timed region: checksum, then zero gradients in place.
+void afterStep(const RankOptions& o, Trainee& t, Ddp& d, IterationTimes& times) {
+    times.gradChecksum = checksum(t.params, true);
+    if (o.dumpGrads) {
+        d.gradDump.add(t.params);
+    }
+    d.ddpLogging.collect();
+    for (auto& p : t.params) {
+        if (p.grad().defined()) {
+            p.mutable_grad().zero_();
+        }
+    }
+}
+
+// The launcher's progress lines: the iteration, then its buckets as the hook timed them.
+void emitIteration(const RankOptions& o, const IterationTimes& times, const torch::Tensor& loss,
+                   BucketLog& log) {
+    at::DisableRecordFunctionGuard notTheModel;
+    JsonWriter j;
+    j.beginObject();
+    j.field(spec::progress::kEvent, spec::progress::kIteration);
+    j.field(spec::progress::kRank, o.rank);
+    j.field(spec::progress::kIter, times.iter);
+    j.field(spec::progress::kOf, o.iterations);
+    j.field(spec::progress::kStepMs, times.stepMs);
+    j.field(spec::progress::kLoss, loss.item<double>());
+    j.endObject();
+    emit(j.str());
+    emitBuckets(log, o.rank);
+}
+
+// The iterations, the trace switched on for the traced steps only.
+void train(const RankOptions& o, Trainee& t, Ddp& d, const ProcessGroupPtr& pg,
+           RankResult& result) {
     // Batches exist on the device before any timing starts, seeded per rank.
     at::Generator gen = at::detail::createCPUGenerator(o.seed * 1000003ULL + std::uint64_t(o.rank));
-    auto [input, target] = model.makeBatch(o.batchSize, gen);
-
+    auto [input, target] = t.model.makeBatch(o.batchSize, gen);
     ChromeTrace& trace = ChromeTrace::instance();
     if (o.trace) {
         trace.install();
@@ -207,104 +321,39 @@ RankResult runDdp(const RankOptions& o) {
     Fingerprinter& fp = Fingerprinter::instance();
     fp.configure(o);
     const int traceEnd = o.traceFirstStep + o.traceSteps;
-
     for (int it = 0; it < o.iterations; ++it) {
-        log->setIteration(it);
+        d.log->setIteration(it);
         fp.setIteration(it);
-        const bool traced = o.trace && it >= o.traceFirstStep && it < traceEnd;
-        trace.setActive(traced);
-        IterationTimes times;
-        times.iter = it;
-        const std::int64_t t0 = monotonicNs();
-        if (o.delayRank == o.rank && o.delayMs > 0) { // a planted straggler (--delay-rank)
-            std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(o.delayMs));
-        }
-
-        ddpLogging.beforeForward();
-        reducer.prepare_for_forward();
-        reducer.rebuild_buckets(); // a collective: every rank calls it at the same point
-        // DDP's broadcast_buffers (its default), after the rebuild as there.
-        if (!buffers.empty() && o.worldSize > 1) {
-            broadcastBuffers(pg, buffers);
-        }
-        torch::Tensor output;
-        if (scripted && it == 0) {
-            // The first forward tells whether the module takes the input spec at all.
-            try {
-                output = model.forward(input);
-                checkOutput(o, output, o.batchSize);
-            } catch (const std::exception& e) {
-                throw forwardFailure(o, e);
-            }
-        } else {
-            output = model.forward(input);
-        }
-        auto loss = model.loss(output, target);
-        // With find_unused_parameters the Reducer walks the graph from the outputs, as DDP's.
-        reducer.prepare_for_backward(o.findUnusedParameters ? std::vector<torch::Tensor>{output}
-                                                            : std::vector<torch::Tensor>{});
-        times.forwardMs = msSince(t0);
-
-        const std::int64_t t1 = monotonicNs();
-        loss.backward();
-        times.backwardMs = msSince(t1);
-
-        const std::int64_t t2 = monotonicNs();
-        optimizer->step();
-        times.optimizerMs = msSince(t2);
-        if (fp.captureSemantic()) {
-            for (std::size_t i = 0; i < params.size(); ++i) {
-                fp.record("optim::param_after_step:" + names[i], {}, {params[i]});
-            }
-        }
-        times.stepMs = msSince(t0);
-        const std::int64_t tEnd = monotonicNs();
-        trace.addSpan("ProfilerStep#" + std::to_string(it), "user_annotation", t0, tEnd, it);
+        trace.setActive(o.trace && it >= o.traceFirstStep && it < traceEnd);
+        torch::Tensor loss;
+        IterationTimes times = trainStep(o, it, t, d, pg, input, target, loss);
         trace.setActive(false);
-
-        // Outside the timed region: checksum, then zero gradients in place.
-        times.gradChecksum = checksum(params, true);
-        if (o.dumpGrads) {
-            gradDump.add(params);
-        }
-        ddpLogging.collect();
-        for (auto& p : params) {
-            if (p.grad().defined()) {
-                p.mutable_grad().zero_();
-            }
-        }
+        afterStep(o, t, d, times);
         result.iterations.push_back(times);
-
-        at::DisableRecordFunctionGuard notTheModel;
-        JsonWriter j;
-        j.beginObject();
-        j.field(spec::progress::kEvent, spec::progress::kIteration);
-        j.field(spec::progress::kRank, o.rank);
-        j.field(spec::progress::kIter, it);
-        j.field(spec::progress::kOf, o.iterations);
-        j.field(spec::progress::kStepMs, times.stepMs);
-        j.field(spec::progress::kLoss, loss.item<double>());
-        j.endObject();
-        emit(j.str());
-        emitBuckets(*log, o.rank);
+        emitIteration(o, times, loss, *d.log);
     }
+}
 
-    result.finalBuckets = currentBuckets(reducer, params);
+// What the loop leaves besides its iterations: DDP's buckets and logging, PowerSGD's counts,
+// the gradient dumps, the bucket counts per iteration (two: DDP rebuilt its buckets).
+void collectRun(const RankOptions& o, const Trainee& t, Ddp& d, RankResult& result) {
+    result.finalBuckets = currentBuckets(*d.reducer, t.params);
+    Fingerprinter& fp = Fingerprinter::instance();
     fp.setIteration(-1); // nothing after the loop is captured
     fp.close();
-    result.ddpLogging = ddpLogging.finish();
-    if (hook.powersgd) {
-        result.powersgdNumelBefore = hook.powersgd->numelBefore.load();
-        result.powersgdNumelAfter = hook.powersgd->numelAfter.load();
-        result.powersgdCompressedBuckets = hook.powersgd->compressedBuckets.load();
+    result.ddpLogging = d.ddpLogging.finish();
+    if (d.hook.powersgd) {
+        result.powersgdNumelBefore = d.hook.powersgd->numelBefore.load();
+        result.powersgdNumelAfter = d.hook.powersgd->numelAfter.load();
+        result.powersgdCompressedBuckets = d.hook.powersgd->compressedBuckets.load();
     }
     if (o.dumpGrads) {
-        gradDump.write(o.outDir + "/grads_rank" + std::to_string(o.rank) + ".pt");
+        d.gradDump.write(o.outDir + "/grads_rank" + std::to_string(o.rank) + ".pt");
         GradDump values;
-        values.add(params, GradDump::Of::Values);
+        values.add(t.params, GradDump::Of::Values);
         values.write(o.outDir + "/params_rank" + std::to_string(o.rank) + ".pt");
     }
-    result.buckets = log->all();
+    result.buckets = d.log->all();
     std::set<int> countsSeen;
     std::map<int, int> perIteration;
     for (const auto& b : result.buckets) {
@@ -315,11 +364,16 @@ RankResult runDdp(const RankOptions& o) {
     }
     result.bucketCountsSeen.assign(countsSeen.begin(), countsSeen.end());
     result.rebuildDetected = countsSeen.size() > 1;
+}
+
+// The checks and peaks that end the run, and the trace file.
+void finishRun(const RankOptions& o, const Trainee& t, ProcessGroupPtr& pg,
+               const torch::Device& device, RankResult& result) {
     result.gradChecksumsAgree =
         checksumsAgree(pg, result.iterations, o.worldSize, result.gradChecksumNote);
     {
         torch::NoGradGuard noGrad;
-        result.paramChecksum = checksum(params, false);
+        result.paramChecksum = checksum(t.params, false);
     }
     result.peakHostBytes = peakHostBytes();
 #ifdef USE_CUDA
@@ -333,12 +387,30 @@ RankResult runDdp(const RankOptions& o) {
     if (o.trace) {
         std::string error;
         result.traceFile = spec::files::kTrace.of(o.rank);
-        if (!trace.write(o.outDir + "/" + result.traceFile, o.rank, o.worldSize, error)) {
+        if (!ChromeTrace::instance().write(o.outDir + "/" + result.traceFile, o.rank, o.worldSize,
+                                           error)) {
             throw RunFailure(error);
         }
     }
+}
+
+} // namespace
+
+RankResult runDdp(const RankOptions& o) {
+    const std::int64_t wallStart = monotonicNs();
+    RankResult result;
+    result.options = o;
+    result.interconnect = interconnectFor(o);
+    const torch::Device device = chooseDevice(o, result);
+    RankGroup group = joinGroup(o); // the store lives as long as the group
+    Trainee trainee = loadTrainee(o, device, group, result);
+    syncParamsFromRank0(group.pg, trainee.params);
+    Ddp ddp = setUpDdp(o, trainee, group.pg, device, result);
+    train(o, trainee, ddp, group.pg, result);
+    collectRun(o, trainee, ddp, result);
+    finishRun(o, trainee, group.pg, device, result);
     // Every rank reaches the end before any declares success.
-    pg->barrier()->wait();
+    group.pg->barrier()->wait();
     result.wallS = double(monotonicNs() - wallStart) / 1e9;
     return result;
 }

@@ -22,8 +22,8 @@
 
 #include <cstdio>
 #include <functional>
-#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace {
@@ -95,10 +95,9 @@ bool busy(const commprof::workbench::MainWindow& w) {
            w.probeJobs()->running() || w.diffJobs()->running();
 }
 
-} // namespace
-
-int main(int argc, char** argv) {
-    // Answered before a window system is needed, so they work on a machine without a display.
+// --help and --version, answered before a window system is needed, so they work on a machine
+// without a display; nullopt when the line asks for neither.
+std::optional<int> answerWithoutDisplay(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--help" || a == "-h") {
@@ -111,157 +110,195 @@ int main(int argc, char** argv) {
             return 0;
         }
     }
-    commprof::workbench::Application app(argc, argv);
+    return std::nullopt;
+}
+
+// The names a desktop, its dock and QSettings know the program by.
+void nameApplication() {
     QApplication::setApplicationName("commprof-workbench");
     QApplication::setApplicationVersion(COMMPROF_VERSION);
     QApplication::setDesktopFileName("org.commprof.workbench");
     QApplication::setWindowIcon(QIcon(":/commprof/commprof.svg"));
-    QCommandLineParser parser;
+}
+
+// Every option but --help and --version comes from the table the man page is made from; the
+// parser then answers by name ("results", "size", ...). Exits on a flag it does not know.
+void readFlags(QCommandLineParser& parser, const QApplication& app) {
     parser.setApplicationDescription(
         QString::fromStdString(commprof::workbench::workbenchProgram().summary));
     parser.addHelpOption();
     parser.addVersionOption();
-    // Every other option comes from the table the man page is made from.
-    std::map<QString, QCommandLineOption> opt;
     for (const auto& o : commprof::workbench::workbenchProgram().options) {
         const QString name = QString::fromStdString(o.flag).mid(2);
         if (name == "help" || name == "version") {
             continue;
         }
-        QCommandLineOption option(name, QString::fromStdString(o.help),
-                                  QString::fromStdString(o.value));
-        parser.addOption(option);
-        opt.emplace(name, option);
+        parser.addOption(QCommandLineOption(name, QString::fromStdString(o.help),
+                                            QString::fromStdString(o.value)));
     }
-    const QCommandLineOption& results = opt.at("results");
-    const QCommandLineOption& traceOpt = opt.at("trace");
-    const QCommandLineOption& shot = opt.at("screenshot");
-    const QCommandLineOption& probeOpt = opt.at("probe");
-    const QCommandLineOption& compareOpt = opt.at("compare");
-    const QCommandLineOption& matrixOpt = opt.at("matrix");
-    const QCommandLineOption& runOpt = opt.at("run");
-    const QCommandLineOption& outputOpt = opt.at("output");
-    const QCommandLineOption& selectOpt = opt.at("select");
-    const QCommandLineOption& sizeOpt = opt.at("size");
     parser.process(app);
+}
 
-    QSize size;
-    if (parser.isSet(sizeOpt) && !(size = windowSize(parser.value(sizeOpt))).isValid()) {
-        return usageError(QString("--size: expected WxH, each from %1 to %2, got '%3'")
-                              .arg(kMinSide)
-                              .arg(kMaxSide)
-                              .arg(parser.value(sizeOpt)));
+// --screenshot's folder, made now: said before anything loads, not after it has all been waited
+// for. An empty string when it can be written to, else the usage error.
+QString prepareScreenshotFolder(const QString& out) {
+    if (QFileInfo(out).exists() && !QFileInfo(out).isDir()) {
+        return QString("--screenshot %1: exists and is not a folder").arg(out);
     }
-    // Said before anything loads, not after it has all been waited for.
-    std::unique_ptr<commprof::workbench::UnattendedDialogs> unattended;
-    if (parser.isSet(shot)) {
-        const QString out = parser.value(shot);
-        if (QFileInfo(out).exists() && !QFileInfo(out).isDir()) {
-            return usageError(QString("--screenshot %1: exists and is not a folder").arg(out));
-        }
-        if (!QDir().mkpath(out)) {
-            return usageError(QString("--screenshot %1: cannot create the folder").arg(out));
-        }
-        unattended = std::make_unique<commprof::workbench::UnattendedDialogs>();
+    if (!QDir().mkpath(out)) {
+        return QString("--screenshot %1: cannot create the folder").arg(out);
     }
+    return {};
+}
 
-    commprof::workbench::MainWindow window;
-    app.setErrorSink([&window](const QString& e) { window.reportError("Unexpected error", e); });
+// --size, else the geometry the last session saved, else most of the screen.
+void sizeWindow(QWidget& window, QSize size) {
     if (size.isValid()) {
         window.resize(size);
     } else if (QSettings("commprof", "workbench").value("geometry").isNull()) {
         const QRect screen = QGuiApplication::primaryScreen()->availableGeometry();
         window.resize(screen.size() * 0.92);
     }
-    if (parser.isSet(matrixOpt)) {
-        window.openMatrix(parser.value(matrixOpt));
-    } else if (!parser.isSet(results)) {
-        // The default matrix: the project's file when run from the project, else the copy
-        // built into the program (untitled, so Save asks where).
-        const QString smoke = "configs/experiments/smoke.yaml";
-        if (QFile::exists(smoke)) {
-            window.openMatrix(smoke);
-        } else {
-            QFile embedded(":/commprof/default_matrix.yaml");
-            if (embedded.open(QIODevice::ReadOnly)) {
-                window.designer()->setText(QString::fromUtf8(embedded.readAll()), {});
-            }
-        }
+}
+
+// The matrix the designer starts with: --matrix; else, unless results are opened instead, the
+// project's file when run from the project, else the copy built into the program (untitled, so
+// Save asks where).
+void openStartMatrix(commprof::workbench::MainWindow& window, const QCommandLineParser& flags) {
+    if (flags.isSet("matrix")) {
+        window.openMatrix(flags.value("matrix"));
+        return;
     }
-    if (parser.isSet(results)) {
-        window.openResults(parser.value(results));
+    if (flags.isSet("results")) {
+        return;
     }
-    if (parser.isSet(traceOpt)) {
-        window.openTrace(parser.value(traceOpt));
+    const QString smoke = "configs/experiments/smoke.yaml";
+    if (QFile::exists(smoke)) {
+        window.openMatrix(smoke);
+        return;
     }
-    if (parser.isSet(outputOpt)) {
-        window.setRunOutput(parser.value(outputOpt));
+    QFile embedded(":/commprof/default_matrix.yaml");
+    if (embedded.open(QIODevice::ReadOnly)) {
+        window.designer()->setText(QString::fromUtf8(embedded.readAll()), {});
     }
-    if (parser.isSet(probeOpt)) {
+}
+
+// What the line asks the window to open or start, in the order the views depend on.
+void openRequested(commprof::workbench::MainWindow& window, const QCommandLineParser& flags) {
+    openStartMatrix(window, flags);
+    if (flags.isSet("results")) {
+        window.openResults(flags.value("results"));
+    }
+    if (flags.isSet("trace")) {
+        window.openTrace(flags.value("trace"));
+    }
+    if (flags.isSet("output")) {
+        window.setRunOutput(flags.value("output"));
+    }
+    if (flags.isSet("probe")) {
         window.runProbe();
     }
-    if (parser.isSet(compareOpt)) {
-        const QStringList dirs = parser.value(compareOpt).split(',');
+    if (flags.isSet("compare")) {
+        const QStringList dirs = flags.value("compare").split(',');
         if (dirs.size() == 2) {
             window.compareRuns(dirs[0], dirs[1]);
         }
     }
-    if (parser.isSet(runOpt)) {
+    if (flags.isSet("run")) {
         // After the first plan of the matrix has arrived.
         QObject::connect(
             window.designer(), &commprof::widgets::MatrixDesigner::planChanged, &window,
             [&window] { window.startRun(); }, Qt::SingleShotConnection);
     }
-    if (parser.isSet(selectOpt)) {
+    if (flags.isSet("select")) {
         QObject::connect(&window, &commprof::workbench::MainWindow::resultsOpened, &window,
-                         [&window, id = parser.value(selectOpt)] { window.selectResultsCell(id); });
+                         [&window, id = flags.value("select")] { window.selectResultsCell(id); });
     }
-    window.show();
-    if (size.isValid()) {
-        // A size under the smallest the window's contents allow cannot be had (the layout
-        // holds the window at that smallest as it is shown): said, with the size it is.
-        fitFrame(window, size, [&window, size] {
-            const QSize frame = QGuiApplication::platformName() == "offscreen"
-                                    ? window.size()
-                                    : window.frameGeometry().size();
-            if (frame != size) {
-                std::fprintf(stderr,
-                             "commprof-workbench: --size %dx%d is smaller than the window's "
-                             "contents allow; the window is %dx%d\n",
-                             size.width(), size.height(), frame.width(), frame.height());
-            }
-        });
-    }
-    if (parser.isSet(shot)) {
-        // Pictures once everything asked for is loaded (or mid-run, for the run monitor).
-        auto* clock = new QElapsedTimer;
-        clock->start();
-        auto* poll = new QTimer(&window);
-        const bool midRun = parser.isSet(runOpt);
-        QObject::connect(poll, &QTimer::timeout, &window, [&, clock, poll, midRun] {
-            const qint64 t = clock->elapsed();
-            // Mid-run: once the live plot has a few iterations' buckets to show.
-            const bool ready =
-                midRun ? t > kShotMidRunMs && (window.monitor()->plottedPoints() >= kShotPoints ||
-                                               !window.monitor()->running())
-                       : t > kShotMinWaitMs && !busy(window);
-            if (!ready && t < kShotMaxWaitMs) {
+}
+
+// A size under the smallest the window's contents allow cannot be had (the layout holds the
+// window at that smallest as it is shown): said, with the size it is.
+void fitShownWindow(QWidget& window, QSize size) {
+    fitFrame(window, size, [&window, size] {
+        const QSize frame = QGuiApplication::platformName() == "offscreen"
+                                ? window.size()
+                                : window.frameGeometry().size();
+        if (frame != size) {
+            std::fprintf(stderr,
+                         "commprof-workbench: --size %dx%d is smaller than the window's "
+                         "contents allow; the window is %dx%d\n",
+                         size.width(), size.height(), frame.width(), frame.height());
+        }
+    });
+}
+
+// Pictures into `out` once everything asked for is loaded, or mid-run (for the run monitor)
+// once the live plot has a few iterations' buckets to show; then the application exits.
+void screenshotWhenReady(commprof::workbench::MainWindow& window, const QString& out, bool midRun) {
+    auto* clock = new QElapsedTimer;
+    clock->start();
+    auto* poll = new QTimer(&window);
+    QObject::connect(poll, &QTimer::timeout, &window, [&window, out, clock, poll, midRun] {
+        const qint64 t = clock->elapsed();
+        const bool ready =
+            midRun ? t > kShotMidRunMs && (window.monitor()->plottedPoints() >= kShotPoints ||
+                                           !window.monitor()->running())
+                   : t > kShotMinWaitMs && !busy(window);
+        if (!ready && t < kShotMaxWaitMs) {
+            return;
+        }
+        poll->stop();
+        QTimer::singleShot(500, &window, [&window, out] {
+            if (window.saveScreenshots(out)) {
+                QApplication::exit(0);
                 return;
             }
-            poll->stop();
-            QTimer::singleShot(500, &window, [&window, out = parser.value(shot)] {
-                if (window.saveScreenshots(out)) {
-                    QApplication::exit(0);
-                    return;
-                }
-                std::fprintf(stderr,
-                             "commprof-workbench: --screenshot %s: a picture could not "
-                             "be written there\n",
-                             qPrintable(out));
-                QApplication::exit(1);
-            });
+            std::fprintf(stderr,
+                         "commprof-workbench: --screenshot %s: a picture could not "
+                         "be written there\n",
+                         qPrintable(out));
+            QApplication::exit(1);
         });
-        poll->start(200);
+    });
+    poll->start(200);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    if (const std::optional<int> answered = answerWithoutDisplay(argc, argv)) {
+        return *answered;
+    }
+    commprof::workbench::Application app(argc, argv);
+    nameApplication();
+    QCommandLineParser flags;
+    readFlags(flags, app);
+
+    QSize size;
+    if (flags.isSet("size") && !(size = windowSize(flags.value("size"))).isValid()) {
+        return usageError(QString("--size: expected WxH, each from %1 to %2, got '%3'")
+                              .arg(kMinSide)
+                              .arg(kMaxSide)
+                              .arg(flags.value("size")));
+    }
+    std::unique_ptr<commprof::workbench::UnattendedDialogs> unattended;
+    if (flags.isSet("screenshot")) {
+        if (const QString e = prepareScreenshotFolder(flags.value("screenshot")); !e.isEmpty()) {
+            return usageError(e);
+        }
+        unattended = std::make_unique<commprof::workbench::UnattendedDialogs>();
+    }
+
+    commprof::workbench::MainWindow window;
+    app.setErrorSink([&window](const QString& e) { window.reportError("Unexpected error", e); });
+    sizeWindow(window, size);
+    openRequested(window, flags);
+    window.show();
+    if (size.isValid()) {
+        fitShownWindow(window, size);
+    }
+    if (flags.isSet("screenshot")) {
+        screenshotWhenReady(window, flags.value("screenshot"), flags.isSet("run"));
     }
     // A dialog refused before the loop began (a results folder that is not one) ends it now.
     const int code = unattended && unattended->refused()

@@ -180,7 +180,17 @@ void MainWindow::buildWorkspaces() {
     setCentralWidget(centre);
 }
 
+// The menu bar in the order it shows; each menu is built where its actions are listed.
 void MainWindow::buildMenus() {
+    buildFileMenu();
+    buildEditMenu();
+    buildViewMenu();
+    buildRunMenu();
+    buildToolsAndHelpMenus();
+}
+
+// Opening and saving: results, matrices, traces, jobs to record, runs to compare, exports.
+void MainWindow::buildFileMenu() {
     QMenu* file = menuBar()->addMenu("&File");
     file->addAction("&Open results...", QKeySequence::Open, this, [this] {
         const QString dir = QFileDialog::getExistingDirectory(
@@ -240,7 +250,9 @@ void MainWindow::buildMenus() {
     file->addAction("&Export...", QKeySequence("Ctrl+E"), this, &MainWindow::showExportDialog);
     file->addSeparator();
     file->addAction("&Quit", QKeySequence(Qt::CTRL | Qt::Key_Q), this, &QWidget::close);
+}
 
+void MainWindow::buildEditMenu() {
     // Undo and Redo of the matrix designer's edits (its own and the designer's, such as the cap
     // study's Apply to matrix), from any workspace.
     QMenu* edit = menuBar()->addMenu("&Edit");
@@ -253,7 +265,10 @@ void MainWindow::buildMenus() {
     redo->setEnabled(matrixText->isRedoAvailable());
     connect(matrixText, &QTextDocument::undoAvailable, undo, &QAction::setEnabled);
     connect(matrixText, &QTextDocument::redoAvailable, redo, &QAction::setEnabled);
+}
 
+// A key per workspace, then each workspace's panes, the trace's critical path and the reset.
+void MainWindow::buildViewMenu() {
     viewMenu_ = menuBar()->addMenu("&View");
     const QStringList names = workspaces_->names();
     for (int i = 0; i < names.size(); ++i) {
@@ -271,7 +286,9 @@ void MainWindow::buildMenus() {
     viewMenu_->addSeparator();
     viewMenu_->addAction("&Reset layout", QKeySequence("Ctrl+Shift+R"), this,
                          &MainWindow::resetLayout);
+}
 
+void MainWindow::buildRunMenu() {
     QMenu* run = menuBar()->addMenu("&Run");
     run->addAction("Choose &output folder...", this, &MainWindow::chooseRunOutput);
     // After a pause the same key resumes the run in its folder.
@@ -281,7 +298,9 @@ void MainWindow::buildMenus() {
     run->addAction("&Pause after this cell", QKeySequence("F6"), run_,
                    &models::RunController::pauseAfterCurrentCell);
     run->addAction("S&top", QKeySequence("Shift+F5"), run_, &models::RunController::stop);
+}
 
+void MainWindow::buildToolsAndHelpMenus() {
     QMenu* tools = menuBar()->addMenu("&Tools");
     tools->addAction("Run &probe", QKeySequence("Ctrl+Shift+P"), this, &MainWindow::runProbe);
     tools->addAction("Go to matrix &error", QKeySequence("F8"), designer_,

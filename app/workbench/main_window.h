@@ -127,6 +127,11 @@ protected:
 private:
     void buildWorkspaces();
     void buildMenus();
+    void buildFileMenu();
+    void buildEditMenu();
+    void buildViewMenu();
+    void buildRunMenu();
+    void buildToolsAndHelpMenus();
     void restoreLayout();
     // True to go on: saved, discarded, or nothing to save; false when the user cancelled.
     bool maybeSaveMatrix(const QString& why);

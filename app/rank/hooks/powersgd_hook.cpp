@@ -6,6 +6,7 @@
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 
 #include <algorithm>
+#include <map>
 
 namespace commprof::rank {
 namespace {
@@ -137,44 +138,45 @@ FuturePtr PowerSgdHook::run(c10d::GradBucket& bucket, std::int64_t& wireBytes) {
     return result;
 }
 
-at::Tensor PowerSgdHook::compress(c10d::GradBucket& bucket, const Plan& plan) {
-    const int world = pg_->getSize();
-    at::Tensor input = bucket.getBufferRef();
-    const std::size_t index = bucket.getIndex();
-    const auto options = input.options();
+namespace {
 
-    // Error feedback: last iteration's local error joins this one's gradients.
-    at::Tensor inputCopy;
-    if (o_.useErrorFeedback) {
-        if (auto e = error_.find(index); e != error_.end()) {
-            input.add_(e->second);
-        } else {
-            error_[index] = at::zeros({input.size(0)}, options);
-        }
-        inputCopy = input.clone();
-    }
-
-    at::Tensor uncompressedMemory;
-    if (plan.uncompressed.empty()) {
-        uncompressedMemory = at::empty({0}, options);
+// Error feedback: last iteration's local error joins this one's gradients. Returns the input
+// as it is compressed, to take the next error from.
+at::Tensor addError(std::map<std::size_t, at::Tensor>& errors, at::Tensor& input,
+                    std::size_t index) {
+    if (auto e = errors.find(index); e != errors.end()) {
+        input.add_(e->second);
     } else {
-        std::vector<at::Tensor> flat;
-        for (const auto& t : plan.uncompressed) {
-            flat.push_back(t.view(-1));
-        }
-        uncompressedMemory = at::cat(flat);
+        errors[index] = at::zeros({input.size(0)}, input.options());
     }
+    return input.clone();
+}
 
-    const bool randomizeQs = !o_.warmStart || !p_.count(index);
-    if (randomizeQs) {
-        p_[index] = at::empty({plan.totalP}, options);
-        q_[index] = at::empty({plan.totalQ}, options);
+// The uncompressed tensors side by side, all-reduced in one call as Python's hook does.
+at::Tensor catUncompressed(const std::vector<at::Tensor>& uncompressed,
+                           const at::TensorOptions& options) {
+    if (uncompressed.empty()) {
+        return at::empty({0}, options);
     }
+    std::vector<at::Tensor> flat;
+    for (const auto& t : uncompressed) {
+        flat.push_back(t.view(-1));
+    }
+    return at::cat(flat);
+}
 
-    // Python batches by shape through a dict: shapes in the order they first appear, and the
-    // P and Q memories laid out in that order.
+// The matrices to compress with their P and Q: (1, rows, rank) views into the bucket's P and Q
+// memories.
+struct LowRank {
+    std::vector<at::Tensor> matrices, ps, qs;
+};
+
+// Python batches by shape through a dict: shapes in the order they first appear, and the P and
+// Q memories laid out in that order.
+LowRank lowRankViews(const std::vector<at::Tensor>& toCompress, const at::Tensor& pMemory,
+                     const at::Tensor& qMemory, std::int64_t approximationRank) {
     std::vector<std::pair<std::vector<std::int64_t>, std::vector<at::Tensor>>> byShape;
-    for (const auto& matrix : plan.toCompress) {
+    for (const auto& matrix : toCompress) {
         const auto shape = matrix.sizes().vec();
         auto g = std::find_if(byShape.begin(), byShape.end(),
                               [&](const auto& group) { return group.first == shape; });
@@ -184,60 +186,98 @@ at::Tensor PowerSgdHook::compress(c10d::GradBucket& bucket, const Plan& plan) {
             g->second.push_back(matrix);
         }
     }
-    std::vector<at::Tensor> matrices, ps, qs;
+    LowRank out;
     std::int64_t pIdx = 0, qIdx = 0;
     for (const auto& group : byShape) {
         for (const auto& matrix : group.second) {
             const std::int64_t n = matrix.size(0), m = matrix.size(1);
-            const std::int64_t r = std::min<std::int64_t>({n, m, o_.matrixApproximationRank});
-            matrices.push_back(matrix.unsqueeze(0));
-            ps.push_back(p_[index].narrow(0, pIdx, n * r).view({1, n, r}));
-            qs.push_back(q_[index].narrow(0, qIdx, m * r).view({1, m, r}));
+            const std::int64_t r = std::min<std::int64_t>({n, m, approximationRank});
+            out.matrices.push_back(matrix.unsqueeze(0));
+            out.ps.push_back(pMemory.narrow(0, pIdx, n * r).view({1, n, r}));
+            out.qs.push_back(qMemory.narrow(0, qIdx, m * r).view({1, m, r}));
             pIdx += n * r;
             qIdx += m * r;
         }
     }
+    return out;
+}
 
+// Python: torch.manual_seed(rng.randint(1e9)) in a forked RNG, then torch.randn on the CPU per
+// Q; a generator of our own seeded alike draws the same values.
+void randomQs(std::vector<at::Tensor>& qs, std::uint32_t seed, const at::TensorOptions& options,
+              double epsilon) {
+    at::Generator gen = at::detail::createCPUGenerator(seed);
+    for (auto& q : qs) {
+        q.copy_(at::randn(q.sizes(), gen, options.device(at::kCPU)));
+        orthogonalize(q, epsilon);
+    }
+}
+
+// The uncompressed tensors' mean over the ranks, written back into the bucket.
+void averageUncompressed(const ProcessGroupPtr& pg, at::Tensor memory,
+                         const std::vector<at::Tensor>& uncompressed) {
+    allreduceAndWait(pg, memory);
+    memory.div_(pg->getSize());
+    std::int64_t idx = 0;
+    for (const auto& t : uncompressed) {
+        at::Tensor(t).copy_(memory.narrow(0, idx, t.numel()).view_as(t));
+        idx += t.numel();
+    }
+}
+
+// Each M = A B, batch by batch (A or B transposed as the caller views them).
+void multiplyInto(std::vector<at::Tensor>& out, const std::vector<at::Tensor>& a,
+                  const std::vector<at::Tensor>& b) {
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        at::bmm_out(out[i], a[i], b[i]);
+    }
+}
+
+std::vector<at::Tensor> transposed(const std::vector<at::Tensor>& batches) {
+    std::vector<at::Tensor> out;
+    for (const auto& t : batches) {
+        out.push_back(t.transpose(1, 2));
+    }
+    return out;
+}
+
+} // namespace
+
+// PowerSGD's step on one bucket, as torch.distributed's powerSGD_hook computes it: P = M Q,
+// all-reduce P and orthogonalise it, Q = M^T P, all-reduce Q and average it, M = P Q^T.
+at::Tensor PowerSgdHook::compress(c10d::GradBucket& bucket, const Plan& plan) {
+    at::Tensor input = bucket.getBufferRef();
+    const std::size_t index = bucket.getIndex();
+    const auto options = input.options();
+    const at::Tensor inputCopy =
+        o_.useErrorFeedback ? addError(error_, input, index) : at::Tensor();
+    at::Tensor uncompressedMemory = catUncompressed(plan.uncompressed, options);
+
+    const bool randomizeQs = !o_.warmStart || !p_.count(index);
+    if (randomizeQs) {
+        p_[index] = at::empty({plan.totalP}, options);
+        q_[index] = at::empty({plan.totalQ}, options);
+    }
+    LowRank lr = lowRankViews(plan.toCompress, p_[index], q_[index], o_.matrixApproximationRank);
     if (!randomizeQs) {
-        for (auto& q : qs) {
+        for (auto& q : lr.qs) {
             orthogonalize(q, o_.orthogonalizationEpsilon);
         }
     } else {
-        // Python: torch.manual_seed(rng.randint(1e9)) in a forked RNG, then torch.randn on the
-        // CPU per Q; a generator of our own seeded alike draws the same values.
-        at::Generator gen = at::detail::createCPUGenerator(nextSeed());
-        for (auto& q : qs) {
-            q.copy_(at::randn(q.sizes(), gen, options.device(at::kCPU)));
-            orthogonalize(q, o_.orthogonalizationEpsilon);
-        }
+        randomQs(lr.qs, nextSeed(), options, o_.orthogonalizationEpsilon);
     }
+    multiplyInto(lr.ps, lr.matrices, lr.qs);
 
-    for (std::size_t i = 0; i < matrices.size(); ++i) {
-        at::bmm_out(ps[i], matrices[i], qs[i]);
-    }
-
-    allreduceAndWait(pg_, uncompressedMemory);
-    uncompressedMemory.div_(world);
-    std::int64_t idx = 0;
-    for (const auto& t : plan.uncompressed) {
-        at::Tensor(t).copy_(uncompressedMemory.narrow(0, idx, t.numel()).view_as(t));
-        idx += t.numel();
-    }
-
+    averageUncompressed(pg_, uncompressedMemory, plan.uncompressed);
     // P is orthogonalised next, so it is not divided by the world size.
     allreduceAndWait(pg_, p_[index]);
-    for (auto& p : ps) {
+    for (auto& p : lr.ps) {
         orthogonalize(p, o_.orthogonalizationEpsilon);
     }
-    for (std::size_t i = 0; i < matrices.size(); ++i) {
-        at::bmm_out(qs[i], matrices[i].transpose(1, 2), ps[i]);
-    }
-
+    multiplyInto(lr.qs, transposed(lr.matrices), lr.ps);
     allreduceAndWait(pg_, q_[index]);
-    q_[index].div_(world);
-    for (std::size_t i = 0; i < matrices.size(); ++i) {
-        at::bmm_out(matrices[i], ps[i], qs[i].transpose(1, 2));
-    }
+    q_[index].div_(pg_->getSize());
+    multiplyInto(lr.matrices, lr.ps, transposed(lr.qs));
     if (!input.device().is_cpu()) {
         c10::impl::getDeviceGuardImpl(input.device().type())
             ->getStream(input.device())

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "flag_values.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <stdexcept>
+#include <type_traits>
+
+namespace commprof::rank {
+namespace {
+
+// A whole-string number of type T, or a UsageError naming the flag.
+template <typename T>
+T parseNumber(const std::string& flag, const std::string& v, const char* what) {
+    try {
+        std::size_t used = 0;
+        const T out = std::is_integral_v<T> ? T(std::stoi(v, &used)) : T(std::stod(v, &used));
+        if (used != v.size()) {
+            throw std::invalid_argument(v);
+        }
+        return out;
+    } catch (const std::exception&) {
+        throw UsageError(flag + ": expected " + what + ", got '" + v + "'");
+    }
+}
+
+} // namespace
+
+int toInt(const std::string& flag, const std::string& v) {
+    return parseNumber<int>(flag, v, "an integer");
+}
+
+double toDouble(const std::string& flag, const std::string& v) {
+    return parseNumber<double>(flag, v, "a number");
+}
+
+std::string oneOf(const options::Option& row, const std::string& v) {
+    if (std::string e = options::choiceError(row, v); !e.empty()) {
+        throw UsageError(e);
+    }
+    return v;
+}
+
+std::vector<int> parseRanks(const std::string& flag, const std::string& v) {
+    std::vector<int> out;
+    if (v == "all") {
+        return out;
+    }
+    std::size_t start = 0;
+    while (start <= v.size()) {
+        const std::size_t comma = v.find(',', start);
+        const std::string part =
+            v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        const std::size_t dash = part.find('-');
+        if (dash == std::string::npos) {
+            out.push_back(toInt(flag, part));
+        } else {
+            const int a = toInt(flag, part.substr(0, dash));
+            const int b = toInt(flag, part.substr(dash + 1));
+            if (b < a) {
+                throw UsageError(flag + ": empty range '" + part + "'");
+            }
+            for (int r = a; r <= b; ++r) {
+                out.push_back(r);
+            }
+        }
+        if (comma == std::string::npos) {
+            break;
+        }
+        start = comma + 1;
+    }
+    return out;
+}
+
+void readDelay(const std::string& flag, const std::string& v, RankOptions& o) {
+    const auto colon = v.find(':');
+    if (colon == std::string::npos) {
+        throw UsageError(flag + ": expected RANK:MS, got '" + v + "'");
+    }
+    o.delayRank = toInt(flag, v.substr(0, colon));
+    o.delayMs = toDouble(flag, v.substr(colon + 1));
+    if (o.delayRank < 0 || o.delayMs < 0 || o.delayMs > 600000) {
+        throw UsageError(flag + ": expected a rank >= 0 and 0..600000 ms, got '" + v + "'");
+    }
+}
+
+double parseHookDelay(const std::string& flag, const std::string& v) {
+    const double ms = toDouble(flag, v);
+    if (ms < 0 || ms > 60000) {
+        throw UsageError(flag + ": expected 0..60000 ms, got '" + v + "'");
+    }
+    return ms;
+}
+
+// "C,H,W": each dimension is appended, so a repeated flag adds dimensions.
+void readInputShape(const std::string& flag, const std::string& v, RankOptions& o) {
+    std::size_t at = 0;
+    while (at <= v.size()) {
+        const auto comma = std::min(v.find(',', at), v.size());
+        const int d = toInt(flag, v.substr(at, comma - at));
+        if (d < 1) {
+            throw UsageError(flag + ": expected positive dimensions, got '" + v + "'");
+        }
+        o.inputShape.push_back(d);
+        at = comma + 1;
+    }
+}
+
+// Read as a number so that descriptions may write 1.1e7, but a count all the same.
+void readDescribedParams(const std::string& flag, const std::string& v, RankOptions& o) {
+    o.describedParams = toDouble(flag, v);
+    if (o.describedParams < 0 || o.describedParams != std::floor(o.describedParams)) {
+        throw UsageError(flag + ": expected a whole number >= 0, got '" + v + "'");
+    }
+}
+
+void readDescribedTensors(const std::string& flag, const std::string& v, RankOptions& o) {
+    o.describedTensors = toInt(flag, v);
+    if (o.describedTensors < 0) {
+        throw UsageError(flag + ": expected a whole number >= 0, got '" + v + "'");
+    }
+}
+
+void readSeed(const std::string& flag, const std::string& v, RankOptions& o) {
+    // "random": a different seed every run, the classic source of a run that will not repeat.
+    o.seed = v == "random" ? (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}()
+                           : static_cast<std::uint64_t>(toDouble(flag, v));
+}
+
+void readFingerprint(const options::Option& row, const std::string& v, RankOptions& o) {
+    for (const char* layer : {"semantic", "op"}) {
+        if (v.find(layer) != std::string::npos) {
+            (std::string(layer) == "op" ? o.fpOp : o.fpSemantic) = true;
+        }
+    }
+    if (!o.fpOp && !o.fpSemantic) {
+        // Looser than its choices ("op,semantic" too), so refused in their words.
+        throw UsageError(options::choiceError(row, v));
+    }
+}
+
+// "START:END[:EVERY]", END exclusive.
+void readFpIters(const std::string& flag, const std::string& v, RankOptions& o) {
+    const auto c1 = v.find(':');
+    if (c1 == std::string::npos) {
+        throw UsageError(flag + ": expected START:END[:EVERY], got '" + v + "'");
+    }
+    const auto c2 = v.find(':', c1 + 1);
+    o.fpIterStart = toInt(flag, v.substr(0, c1));
+    o.fpIterEnd =
+        toInt(flag, v.substr(c1 + 1, c2 == std::string::npos ? std::string::npos : c2 - c1 - 1));
+    o.fpIterEvery = c2 == std::string::npos ? 1 : toInt(flag, v.substr(c2 + 1));
+    if (o.fpIterEvery < 1 || o.fpIterEnd <= o.fpIterStart) {
+        throw UsageError(flag + ": empty iteration range '" + v + "'");
+    }
+}
+
+void readSweepKinds(const std::string& flag, const std::string& v, RankOptions& o) {
+    std::vector<std::string> kinds;
+    std::size_t from = 0;
+    while (from <= v.size()) {
+        const auto comma = std::min(v.find(',', from), v.size());
+        const std::string kind = v.substr(from, comma - from);
+        if (kind != "all_reduce" && kind != "all_gather" && kind != "reduce_scatter" &&
+            kind != "broadcast") {
+            throw UsageError(flag +
+                             ": expected a list of all_reduce, all_gather, reduce_scatter, "
+                             "broadcast, got '" +
+                             kind + "'");
+        }
+        kinds.push_back(kind);
+        from = comma + 1;
+    }
+    o.sweepKinds = kinds;
+}
+
+void readSweepMaxBytes(const std::string& flag, const std::string& v, RankOptions& o) {
+    const double b = toDouble(flag, v);
+    if (!(b >= 8 && b <= double(std::int64_t(1) << 40))) {
+        throw UsageError(flag + ": expected 8 to 2^40 bytes, got '" + v + "'");
+    }
+    o.sweepMaxBytes = std::int64_t(b);
+}
+
+// "OP@RANKS:ITER": the last '@' and ':' split it, so OP itself may hold either.
+void readPerturb(const std::string& flag, const std::string& v, RankOptions& o) {
+    const auto at = v.rfind('@');
+    const auto colon = v.rfind(':');
+    if (at == std::string::npos || colon == std::string::npos || colon < at) {
+        throw UsageError(flag + ": expected OP@RANK:ITER, got '" + v + "'");
+    }
+    o.perturbOp = v.substr(0, at);
+    o.perturbRanks = parseRanks(flag, v.substr(at + 1, colon - at - 1));
+    o.perturbIter = toInt(flag, v.substr(colon + 1));
+}
+
+} // namespace commprof::rank
