@@ -63,8 +63,8 @@ void sizeFromParams(DdpJob* job, const DdpParams& params, const QString& file) {
         }
         for (std::string& n : s.notes) {
             const std::string suffix = kSizesNeeded;
-            if (n.size() < suffix.size() || n.compare(n.size() - suffix.size(), suffix.size(),
-                                                      suffix) != 0) {
+            if (n.size() < suffix.size() ||
+                n.compare(n.size() - suffix.size(), suffix.size(), suffix) != 0) {
                 continue;
             }
             n.resize(n.size() - suffix.size());
