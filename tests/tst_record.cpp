@@ -425,6 +425,7 @@ private slots:
 
     void confirmAlternatesAndPairs() {
         QVERIFY(!recorded_.isEmpty());
+        const auto before = snapshot(userDir_);
         const CliResult r =
             runCli("commprof",
                    {"confirm", recorded_, "--bucket-cap-mb", "4", "--rounds", "2", "--skip", "3",
@@ -432,6 +433,7 @@ private slots:
                     "--steps", "8", "--width", "512"},
                    600000);
         QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(snapshot(userDir_), before); // the script's folder, as record leaves it too
         const QJsonObject doc = r.json(); // the ranks' own output went to stderr
         QVERIFY2(!doc.isEmpty(), r.out.constData());
         QVERIFY(r.err.contains("train: rank 0 done"));
