@@ -172,6 +172,25 @@ private slots:
 
         const CliResult ddp = runCli("commprof", {"trace", "ddp", out, "--json"});
         QVERIFY2(ddp.exitCode == 0, ddp.err.constData());
+        // torch 1.13's legacy trace carries no sizes: trace ddp takes them from the folder's
+        // params.json, and its one bucket a step is the whole model, as PyTorch counts it.
+        for (const QJsonValue rank : ddp.json()["ranks"].toArray()) {
+            QVERIFY(!rank["iterations"].toArray().isEmpty());
+            for (const QJsonValue it : rank["iterations"].toArray()) {
+                double bytes = 0;
+                for (const QJsonValue b : it["buckets"].toArray()) {
+                    bytes += b["bytes"].toDouble();
+                }
+                QCOMPARE(bytes, torchSays.json()["bytes"].toDouble());
+            }
+        }
+        const CliResult ddpText = runCli("commprof", {"trace", "ddp", out});
+        QVERIFY2(ddpText.exitCode == 0, ddpText.err.constData());
+        QVERIFY2(!ddpText.out.contains("size unknown"), ddpText.out.constData());
+        QVERIFY2(!ddpText.out.contains("need --params"), ddpText.out.constData());
+        QVERIFY2(ddpText.out.contains("read from the parameters file " + out.toUtf8() +
+                                      "/params.json"),
+                 ddpText.out.constData());
         const CliResult w = runCli("commprof", {"trace", "whatif", out, "--json"});
         QVERIFY2(w.exitCode == 0, w.err.constData());
         QCOMPARE(w.json()["recorded"].toObject()["world_size"].toInt(), 2);
@@ -208,6 +227,33 @@ private slots:
                 bytes += cap["params"].toArray()[i.toInt()].toObject()["bytes"].toDouble();
             }
             QCOMPARE(sizes[b].toDouble(), bytes);
+        }
+        // trace ddp on the folder, without --params: each bucket's bytes are those of the
+        // parameters torch's own assignment puts in it (numel times element size of their
+        // shapes, float32), bucket by bucket in the order the backward launched them.
+        const CliResult ddp = runCli("commprof", {"trace", "ddp", recorded_, "--json"});
+        QVERIFY2(ddp.exitCode == 0, ddp.err.constData());
+        QJsonArray wantBytes;
+        for (const QJsonValue b : want["buckets"].toArray()) {
+            double bytes = 0;
+            for (const QJsonValue i : b.toArray()) {
+                double numel = 1;
+                for (const QJsonValue d : want["params"][i.toInt()]["shape"].toArray()) {
+                    numel *= d.toDouble();
+                }
+                bytes += 4 * numel;
+            }
+            wantBytes.append(bytes);
+        }
+        for (const QJsonValue rank : ddp.json()["ranks"].toArray()) {
+            QVERIFY(!rank["iterations"].toArray().isEmpty());
+            for (const QJsonValue it : rank["iterations"].toArray()) {
+                QJsonArray gotBytes;
+                for (const QJsonValue b : it["buckets"].toArray()) {
+                    gotBytes.append(b["bytes"]);
+                }
+                QCOMPARE(gotBytes, wantBytes);
+            }
         }
         // Planted: the buckets' parameters in registration order. The comparison must fail.
         QJsonArray planted;
@@ -379,6 +425,7 @@ private slots:
 
     void confirmAlternatesAndPairs() {
         QVERIFY(!recorded_.isEmpty());
+        const auto before = snapshot(userDir_);
         const CliResult r =
             runCli("commprof",
                    {"confirm", recorded_, "--bucket-cap-mb", "4", "--rounds", "2", "--skip", "3",
@@ -386,6 +433,7 @@ private slots:
                     "--steps", "8", "--width", "512"},
                    600000);
         QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(snapshot(userDir_), before); // the script's folder, as record leaves it too
         const QJsonObject doc = r.json(); // the ranks' own output went to stderr
         QVERIFY2(!doc.isEmpty(), r.out.constData());
         QVERIFY(r.err.contains("train: rank 0 done"));

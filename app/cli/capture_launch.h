@@ -2,9 +2,12 @@
 #pragma once
 // What `commprof record` and `commprof confirm` share: running a user's command, unmodified,
 // with commprof's Python capture (tools/capture, compiled into this program) loaded at Python
-// start-up through PYTHONPATH, either as the command's own launcher would (torchrun, srun) or,
-// with --nproc N, as N ranks started here with the environment torchrun's standalone mode sets.
-// The ranks' output is theirs and goes straight to this terminal.
+// start-up through PYTHONPATH: one layer on the plain rank launcher (rank_launch.h), which
+// starts the command as its own launcher would (torchrun, srun) or, with --nproc N, as N ranks
+// with the environment torchrun's standalone mode sets. The ranks' output is theirs and goes
+// straight to this terminal.
+
+#include "rank_launch.h"
 
 #include <QJsonObject>
 #include <QMap>
@@ -24,12 +27,10 @@ struct CaptureRun {
     bool stdoutToStderr = false;
 };
 
-struct CaptureRunResult {
-    int exitCode = 0; // the command's (with --nproc: the first failing rank's), 0 when all ended 0
-    QString failure;  // empty when every process exited 0; else what ended how
-};
+using CaptureRunResult = RankLaunchResult;
 
-// Throws std::runtime_error when the capture cannot be put in place or the command not started.
+// Throws std::runtime_error when the capture cannot be put in place or the command not started
+// (launchRanks).
 CaptureRunResult runWithCapture(const CaptureRun& run);
 
 // One rank's (or one Python process's) capture/rank{R}.json (docs/formats.md, "Record folder").

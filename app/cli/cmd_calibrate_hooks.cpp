@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // commprof calibrate hooks: what a comm hook's own work and a collective beside the backward
 // cost this machine, measured in seconds by two gloo ranks of tools/hook_calibrate.py (compiled
-// into this program) and stored where every what-if on this machine finds it.
+// into this program) and stored where every what-if on this machine finds it. The ranks are
+// started by the plain rank launcher: the script is commprof's own and needs no capture.
 
-#include "capture_launch.h"
 #include "cli_common.h"
+#include "rank_launch.h"
 
 #include "files/safe_file.h"
 #include "results/hook_calibration.h"
@@ -39,15 +40,13 @@ int calibrateHooksCommand(const Args& args) {
         return NotFine;
     }
     const QString measured = tmp.filePath("calibration.json");
-    CaptureRun run;
-    run.command = {pythonProgram(), copy, "--out", measured};
-    run.nproc = 2;
-    run.outDir = tmp.filePath("capture");
-    run.stdoutToStderr = true;
-    CaptureRunResult result;
+    RankLaunch launch;
+    launch.command = {pythonProgram(), copy, "--out", measured};
+    launch.nproc = 2;
+    launch.stdoutToStderr = true;
+    RankLaunchResult result;
     try {
-        QDir().mkpath(run.outDir);
-        result = runWithCapture(run);
+        result = launchRanks(launch);
     } catch (const std::exception& e) {
         printError(QString("calibrate hooks: %1").arg(e.what()));
         return NotFine;

@@ -185,7 +185,9 @@ int confirmCommand(const Args& args) {
     if (formatOf(args) == Format::Json) {
         printJson(doc);
     } else {
-        printText(report::describe(c));
+        // describe() is trimmed for the workbench; a terminal's last line ends as lines do, or
+        // the shell's prompt is written after it.
+        printText(report::describe(c) + '\n');
     }
     return Ok;
 }

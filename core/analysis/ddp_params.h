@@ -32,6 +32,15 @@ struct DdpParams {
     std::optional<QString> hook;
     std::optional<int> worldSize;
     QString source; // the file it was read from (given with --params, or found beside traces)
+    // Each gradient's bytes in the order the backward readies them: registration order
+    // reversed, the order DDP's rebuilt buckets hold them in for a model run front to back.
+    std::vector<double> bytesInReadyOrder() const {
+        std::vector<double> out;
+        for (auto it = params.rbegin(); it != params.rend(); ++it) {
+            out.push_back(it->bytes);
+        }
+        return out;
+    }
     QStringList names() const {
         QStringList out;
         for (const DdpParam& p : params) {

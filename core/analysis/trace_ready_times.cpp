@@ -40,9 +40,7 @@ std::optional<TraceProfile> profileFromTraces(const std::vector<const trace::Ddp
                             .arg(gradients)
                             .arg(params->params.size()));
         }
-        for (std::size_t i = 0; i < gradients; ++i) {
-            bytes[i] = params->params[gradients - 1 - i].bytes;
-        }
+        bytes = params->bytesInReadyOrder();
         out.bytesFromParams = true;
     } else {
         for (const trace::BucketCollective& b : first->buckets) {

@@ -32,6 +32,51 @@ std::vector<std::string> traceFiles(const QStringList& paths, std::vector<bool>*
     return files;
 }
 
+// What the trace reader says of a trace without collective sizes (trace/ddp_steps.cpp).
+constexpr const char* kSizesNeeded = "need --params FILE";
+
+// A trace without collective sizes (the legacy export of torch 1.x; 2.x's gloo without
+// record_shapes): each bucket's bytes are its gradients' from the parameters file, taken in
+// the order trace whatif takes them, so trace ddp, report and the workbench show the sizes
+// whatif replays. Buckets the trace sized keep their own; a rank whose backward readies another
+// number of gradients than the file lists is left unsized, and its note says why.
+void sizeFromParams(DdpJob* job, const DdpParams& params, const QString& file) {
+    const std::vector<double> bytes = params.bytesInReadyOrder();
+    for (trace::DdpRankSteps& s : job->steps) {
+        bool all = true;
+        for (trace::DdpIteration& it : s.iterations) {
+            if (it.gradientReadyUs.size() != bytes.size()) {
+                all = false;
+                continue;
+            }
+            for (trace::BucketCollective& b : it.buckets) {
+                if (b.bytes || b.firstGradient < 0 ||
+                    std::size_t(b.firstGradient + b.gradients) > bytes.size()) {
+                    continue;
+                }
+                double sum = 0;
+                for (int i = b.firstGradient; i < b.firstGradient + b.gradients; ++i) {
+                    sum += bytes[std::size_t(i)];
+                }
+                b.bytes = sum;
+            }
+        }
+        for (std::string& n : s.notes) {
+            const std::string suffix = kSizesNeeded;
+            if (n.size() < suffix.size() ||
+                n.compare(n.size() - suffix.size(), suffix.size(), suffix) != 0) {
+                continue;
+            }
+            n.resize(n.size() - suffix.size());
+            n += all ? "read from the parameters file " + file.toStdString()
+                     : "not read from " + file.toStdString() + ": it lists " +
+                           std::to_string(bytes.size()) +
+                           " parameters that take a gradient, some iterations ready another "
+                           "number";
+        }
+    }
+}
+
 } // namespace
 
 QString paramsBeside(const QStringList& paths) {
@@ -81,6 +126,7 @@ DdpJob readDdpJob(const QStringList& paths, const trace::ReadOptions& options,
     }
     DdpJob job = analysis::ddpJobOf(std::move(steps));
     if (params) {
+        sizeFromParams(&job, *params, paramsFile);
         job.params = std::move(params);
         job.paramsPath = paramsFile;
     }
