@@ -8,6 +8,7 @@
 #include "spec/rank_contract.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -116,6 +117,14 @@ void writeRecords(JsonWriter& j, const char* key, const std::vector<results::Fie
     j.endArray();
 }
 
+// CPU time of this process, user and system, over all its threads.
+double cpuSeconds() {
+    rusage u{};
+    ::getrusage(RUSAGE_SELF, &u);
+    const auto s = [](const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) / 1e6; };
+    return s(u.ru_utime) + s(u.ru_stime);
+}
+
 // The writer's values of the rank file's scalars.
 results::RankHeader headerOf(const RankResult& r) {
     const RankOptions& o = r.options;
@@ -185,6 +194,7 @@ results::RankHeader headerOf(const RankResult& r) {
     h.clock = "CLOCK_MONOTONIC";
     h.traceFile = r.traceFile;
     h.wallS = r.wallS;
+    h.cpuS = cpuSeconds();
     return h;
 }
 

@@ -104,6 +104,7 @@ struct RankHeader {
     double peakHostBytes = 0, peakDeviceBytes = 0;
     std::string clock, traceFile;
     std::optional<double> wallS; // the rank process's wall time, from the start of setup
+    std::optional<double> cpuS;  // its CPU time, user and system, every thread
 };
 
 // Rank and world size first: every later problem is told of a known rank.
@@ -178,6 +179,7 @@ inline const std::vector<Field<RankHeader>>& rankHeaderFields() {
         {"clock", "", N::AsWritten, 0, 0, &R::clock},
         {"trace_file", "", N::Optional, 0, 0, &R::traceFile},
         {"wall_s", "", N::Optional, 0, kNoLimit, &R::wallS},
+        {"cpu_s", "", N::Optional, 0, kNoLimit, &R::cpuS},
     };
     return t;
 }
