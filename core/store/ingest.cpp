@@ -194,38 +194,11 @@ CellRow cellRowOf(const QString& key, const QString& runDir, const results::Cell
         r.feasible = cell["feasible"].toBool();
     }
     r.binding = cell["binding"].toString();
-    r.stepMs = m.stepMs;
-    r.hookCommMs = m.hookCommMs;
-    r.traceCommMs = m.traceCommMs;
-    r.hookTraceAgreement = m.hookTraceAgreement;
-    r.agreementFlagged = m.agreementFlagged;
-    r.overlapEfficiency = m.overlapEfficiency;
-    r.commOverheadFraction = m.commOverheadFraction;
-    r.exposedCommMs = m.exposedCommMs;
-    r.computeMs = m.computeMs;
-    r.bookkeepingMs = m.bookkeepingMs;
-    r.peakHostBytes = m.peakHostBytes;
-    r.peakDeviceBytes = m.peakDeviceBytes;
+    static_cast<analysis::CellFigures&>(r) = m; // the figures as the analysis made them
     r.hostDemandBytes = pools["host"].toObject()["demand_bytes"].toDouble();
     if (pools.contains("device")) {
         r.deviceDemandBytes = pools["device"].toObject()["demand_bytes"].toDouble();
     }
-    r.hookTotalMs = m.hookTotalMs;
-    r.backendTotalMs = m.backendTotalMs;
-    r.agreementSteps = m.agreementSteps;
-    r.agreementReason = m.agreementReason;
-    r.backendSource = m.backendSource;
-    r.ddpBackwardComputeMs = m.ddpLogger.backwardComputeMs;
-    r.ddpBackwardCommMs = m.ddpLogger.backwardCommMs;
-    r.ddpOverlapMs = m.ddpLogger.overlapMs;
-    r.ddpSamples = m.ddpLogger.samples;
-    r.ddpHookRatio = m.ddpLogger.ratio;
-    r.ddpHookFlagged = m.ddpLogger.flagged;
-    r.ddpHookReason = m.ddpLogger.reason;
-    r.bucketsCompared = m.bucketsCompared;
-    r.bucketsMatched = m.bucketsMatched;
-    r.slowestRank = m.slowestRank;
-    r.medianSkewMs = m.medianSkewMs;
     return r;
 }
 
