@@ -62,12 +62,12 @@ store::CellRow fullRow(const QString& key) {
     r.bucketsMatched = 7;
     r.agreementReason = "backend 6.2 % above hook";
     r.backendSource = "gloo:* host spans";
-    r.ddpBackwardComputeMs = 12.5;
-    r.ddpBackwardCommMs = 4.5;
-    r.ddpOverlapMs = 3.5;
-    r.ddpSamples = 14;
-    r.ddpHookRatio = 1.03125;
-    r.ddpHookReason = "";
+    r.ddpLogger.backwardComputeMs = 12.5;
+    r.ddpLogger.backwardCommMs = 4.5;
+    r.ddpLogger.overlapMs = 3.5;
+    r.ddpLogger.samples = 14;
+    r.ddpLogger.ratio = 1.03125;
+    r.ddpLogger.reason = "";
     r.slowestRank = 1;
     r.medianSkewMs = 0.5;
     return r;

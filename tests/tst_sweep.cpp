@@ -8,6 +8,7 @@
 #include "inputs/sweep_files.h"
 #include "pool_helpers.h"
 #include "report/report_data.h"
+#include "results/rank_file.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -311,8 +312,15 @@ private slots:
             doc["kinds"] = kinds;
             docs[rank] = doc;
         }
+        QMap<int, results::SweepRecord> records;
+        for (auto it = docs.begin(); it != docs.end(); ++it) {
+            const results::RankFile f = results::parseRankFile(
+                QJsonDocument(it.value()).toJson(), QString("sweep_rank%1.json").arg(it.key()));
+            QVERIFY2(f.ok(), qPrintable(f.problem));
+            records[it.key()] = f.sweep;
+        }
         QStringList problems;
-        analysis::mergeSweep(docs, &problems);
+        analysis::mergeSweep(records, &problems);
         QVERIFY2(problems.contains("all_reduce at 1048576 bytes: 1 of 2 ranks reported"),
                  qPrintable(problems.join('\n')));
         QVERIFY2(problems.contains("sweep_rank0.json: all_reduce at 2097152 bytes has no timed "

@@ -4,15 +4,18 @@
 #include "c10d_compat.h"
 #include "hooks/hook_factory.h"
 #include "json_writer.h"
+#include "results/rank_fields.h"
 #include "spec/rank_contract.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
 #include <set>
 #include <stdexcept>
+#include <variant>
 
 namespace commprof::rank {
 
@@ -51,225 +54,258 @@ void writeFileAtomically(const std::string& path, const std::string& content) {
 
 namespace {
 
-// docs/formats.md, "ddp_logging".
-void writeDdpLogging(JsonWriter& j, const DdpLoggingResult& d, int recordFrom) {
-    j.key("ddp_logging");
-    j.beginObject();
-    j.field("available", d.available);
-    if (!d.reason.empty()) {
-        j.field("reason", d.reason);
+using results::Need;
+
+// One value as its field says (results/rank_fields.h): an Optional field's empty value is left
+// out.
+void put(JsonWriter& j, const char* key, Need, int v) {
+    j.field(key, v);
+}
+void put(JsonWriter& j, const char* key, Need, std::int64_t v) {
+    j.field(key, v);
+}
+void put(JsonWriter& j, const char* key, Need, double v) {
+    j.field(key, v);
+}
+void put(JsonWriter& j, const char* key, Need, bool v) {
+    j.field(key, v);
+}
+void put(JsonWriter& j, const char* key, Need need, const std::string& v) {
+    if (need != Need::Optional || !v.empty()) {
+        j.field(key, v);
     }
-    j.field("source", "c10d::Logger");
-    j.field("timer", d.timer);
-    j.field("sample_rule", "the Reducer's iterations 1-10, then every 100th "
-                           "(kDDPRuntimeLoggingSampleRate); here 0-based");
-    std::vector<std::int64_t> sampled, recorded;
+}
+template <typename T> void put(JsonWriter& j, const char* key, Need, const std::optional<T>& v) {
+    if (v) {
+        j.field(key, *v);
+    }
+}
+template <typename T> void put(JsonWriter& j, const char* key, Need need, const std::vector<T>& v) {
+    if (need == Need::Optional && v.empty()) {
+        return;
+    }
+    j.key(key);
+    j.beginArray();
+    for (const T& e : v) {
+        j.value(e);
+    }
+    j.endArray();
+}
+
+// The fields of `table` that sit in the object `in` ("" the record's own), in the table's order.
+template <typename R>
+void writeFields(JsonWriter& j, const std::vector<results::Field<R>>& table, const R& r,
+                 const std::string& in = {}) {
+    for (const results::Field<R>& f : table) {
+        if (in == f.in) {
+            std::visit([&](auto member) { put(j, f.key, f.need, r.*member); }, f.member);
+        }
+    }
+}
+
+// An array of records, each through its table.
+template <typename R>
+void writeRecords(JsonWriter& j, const char* key, const std::vector<results::Field<R>>& table,
+                  const std::vector<R>& records) {
+    j.key(key);
+    j.beginArray();
+    for (const R& r : records) {
+        j.beginObject();
+        writeFields(j, table, r);
+        j.endObject();
+    }
+    j.endArray();
+}
+
+// CPU time of this process, user and system, over all its threads.
+double cpuSeconds() {
+    rusage u{};
+    ::getrusage(RUSAGE_SELF, &u);
+    const auto s = [](const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) / 1e6; };
+    return s(u.ru_utime) + s(u.ru_stime);
+}
+
+// The writer's values of the rank file's scalars.
+results::RankHeader headerOf(const RankResult& r) {
+    const RankOptions& o = r.options;
+    results::RankHeader h;
+    h.schemaVersion = kRankSchemaVersion;
+    h.producer = "commprof-rank";
+    h.cellId = o.cellId;
+    h.rank = o.rank;
+    h.localRank = o.localRank;
+    h.worldSize = o.worldSize;
+    h.backend = o.backend;
+    h.device = o.device;
+    h.deviceName = r.deviceName;
+    h.layer = o.layer;
+    h.interconnect = r.interconnect;
+    h.modelName = o.model;
+    h.family = o.family;
+    h.params = double(r.actualParams);
+    h.frozenParams = double(r.frozenParams);
+    h.torchscript = o.torchscript;
+    if (!o.torchscript.empty() && o.tokens > 0) {
+        h.inputTokens = o.tokens;
+        h.inputVocab = o.vocab;
+    } else if (!o.torchscript.empty()) {
+        h.inputShape = o.inputShape;
+        h.inputClasses = o.classes;
+    }
+    h.requestedParams = o.params;
+    h.modelSignature = r.signatureHash;
+    h.description = r.modelDescription;
+    h.torchVersion = TORCH_VERSION;
+    h.ncclVersion = ncclVersionString();
+    h.iterations = o.iterations;
+    h.warmup = o.warmup;
+    h.batchSize = o.batchSize;
+    h.bucketCapMb = o.bucketCapMb;
+    h.gradientAsBucketView = o.gradientAsBucketView;
+    h.staticGraph = o.staticGraph;
+    h.findUnusedParameters = o.findUnusedParameters;
+    h.firstBucketMb = o.firstBucketMb;
+    h.optimizer = o.optimizer;
+    h.hook = o.hook;
+    if (o.hook == "powersgd") {
+        h.powersgdRank = o.powersgdRank;
+        h.powersgdStartIter = o.powersgdStartIter;
+        h.powersgdMinCompressionRate = 2.0;
+        h.powersgdUseErrorFeedback = true;
+        h.powersgdWarmStart = true;
+        h.powersgdOrthogonalizationEpsilon = 0.0;
+        h.powersgdRandomSeed = 0;
+        h.powersgdBatchTensorsWithSameShape = false;
+        h.powersgdNumelBefore = r.powersgdNumelBefore;
+        h.powersgdNumelAfter = r.powersgdNumelAfter;
+        h.powersgdCompressedBuckets = r.powersgdCompressedBuckets;
+    }
+    h.seed = std::int64_t(o.seed);
+    h.threads = o.threads;
+    h.intraOpThreads = r.intraOpThreads;
+    h.recordFromIteration = o.recordFromIteration;
+    h.bucketCountsSeen.assign(r.bucketCountsSeen.begin(), r.bucketCountsSeen.end());
+    h.rebuildDetected = r.rebuildDetected;
+    h.gradChecksumsAgree = r.gradChecksumsAgree;
+    h.gradChecksumNote = r.gradChecksumNote;
+    h.paramChecksum = r.paramChecksum;
+    h.peakHostBytes = double(r.peakHostBytes);
+    h.peakDeviceBytes = double(r.peakDeviceBytes);
+    h.clock = "CLOCK_MONOTONIC";
+    h.traceFile = r.traceFile;
+    h.wallS = r.wallS;
+    h.cpuS = cpuSeconds();
+    return h;
+}
+
+// docs/formats.md, "ddp_logging": the logger's samples, and plain means over those the hook
+// recorded too.
+results::DdpLoggingRecord ddpLoggingOf(const DdpLoggingResult& d, int recordFrom) {
+    results::DdpLoggingRecord out;
+    out.available = d.available;
+    out.reason = d.reason;
+    out.source = "c10d::Logger";
+    out.timer = d.timer;
+    out.sampleRule = "the Reducer's iterations 1-10, then every 100th "
+                     "(kDDPRuntimeLoggingSampleRate); here 0-based";
     std::int64_t compute = 0, comm = 0, overlap = 0;
     for (const auto& s : d.samples) {
-        sampled.push_back(s.iteration);
+        out.iterationsSampled.push_back(s.iteration);
+        out.samples.push_back(
+            {s.iteration, s.forwardComputeNs, s.backwardComputeNs, s.backwardCommNs, s.overlapNs});
         if (s.iteration >= recordFrom) {
-            recorded.push_back(s.iteration);
+            out.recordedIterationsSampled.push_back(s.iteration);
             compute += s.backwardComputeNs;
             comm += s.backwardCommNs;
             overlap += s.overlapNs;
         }
     }
-    j.key("iterations_sampled");
-    j.intArray(sampled);
-    j.field("avg_forward_compute_time_ns", d.avgForwardComputeNs);
-    j.field("avg_backward_compute_time_ns", d.avgBackwardComputeNs);
-    j.field("avg_backward_comm_time_ns", d.avgBackwardCommNs);
-    j.field("avg_backward_compute_comm_overlap_time_ns", d.avgOverlapNs);
-    j.key("recorded_iterations_sampled");
-    j.intArray(recorded);
-    const auto n = std::int64_t(recorded.size());
-    if (n > 0) {
-        j.field("recorded_avg_backward_compute_time_ns", compute / n);
-        j.field("recorded_avg_backward_comm_time_ns", comm / n);
-        j.field("recorded_avg_backward_compute_comm_overlap_time_ns", overlap / n);
+    out.avgForwardComputeNs = d.avgForwardComputeNs;
+    out.avgBackwardComputeNs = d.avgBackwardComputeNs;
+    out.avgBackwardCommNs = d.avgBackwardCommNs;
+    out.avgOverlapNs = d.avgOverlapNs;
+    if (const auto n = std::int64_t(out.recordedIterationsSampled.size()); n > 0) {
+        out.recordedAvgBackwardComputeNs = compute / n;
+        out.recordedAvgBackwardCommNs = comm / n;
+        out.recordedAvgOverlapNs = overlap / n;
     }
-    j.key("samples");
-    j.beginArray();
-    for (const auto& s : d.samples) {
-        j.beginObject();
-        j.field("iter", s.iteration);
-        j.field("forward_compute_time_ns", s.forwardComputeNs);
-        j.field("backward_compute_time_ns", s.backwardComputeNs);
-        j.field("backward_comm_time_ns", s.backwardCommNs);
-        j.field("backward_compute_comm_overlap_time_ns", s.overlapNs);
-        j.endObject();
-    }
-    j.endArray();
-    j.endObject();
+    return out;
 }
 
-// "model": what ran, as asked and as built.
-void writeModel(JsonWriter& j, const RankResult& r) {
-    const RankOptions& o = r.options;
-    j.key("model");
+// "model" and "config": the header's fields that sit in them (their nested objects only where
+// the run has them).
+void writeModelAndConfig(JsonWriter& j, const results::RankHeader& h) {
+    namespace k = results::rank_keys;
+    const auto& table = results::rankHeaderFields();
+    j.key(k::kModel);
     j.beginObject();
-    j.field("name", o.model);
-    j.field("family", o.family);
-    j.field("params", r.actualParams);
-    j.field("frozen_params", r.frozenParams);
-    if (!o.torchscript.empty()) {
-        j.field("torchscript", o.torchscript);
-        j.key("input");
+    writeFields(j, table, h, k::kModel);
+    if (!h.torchscript.empty()) {
+        j.key(k::kInput);
         j.beginObject();
-        if (o.tokens > 0) {
-            j.field("tokens", o.tokens);
-            j.field("vocab", o.vocab);
-        } else {
-            j.key("shape");
-            j.intArray(o.inputShape);
-            j.field("classes", o.classes);
-        }
+        writeFields(j, table, h, std::string(k::kModel) + "." + k::kInput);
         j.endObject();
     }
-    j.field("requested_params", o.params);
-    j.field("signature", r.signatureHash);
-    j.field("description", r.modelDescription);
     j.endObject();
-}
-
-// "config": the DDP settings the rank ran with (PowerSGD's own where it ran).
-void writeConfig(JsonWriter& j, const RankResult& r) {
-    const RankOptions& o = r.options;
-    j.key("config");
+    j.key(k::kConfig);
     j.beginObject();
-    j.field("iterations", o.iterations);
-    j.field("warmup", o.warmup);
-    j.field("batch_size", o.batchSize);
-    j.field("bucket_cap_mb", o.bucketCapMb);
-    j.field("gradient_as_bucket_view", o.gradientAsBucketView);
-    j.field("static_graph", o.staticGraph);
-    j.field("find_unused_parameters", o.findUnusedParameters);
-    j.field("first_bucket_mb", o.firstBucketMb);
-    j.field("optimizer", o.optimizer);
-    j.field("hook", o.hook);
-    if (o.hook == "powersgd") {
-        j.key("powersgd");
+    writeFields(j, table, h, k::kConfig);
+    if (h.hook == "powersgd") {
+        j.key(k::kPowersgd);
         j.beginObject();
-        j.field("matrix_approximation_rank", o.powersgdRank);
-        j.field("start_powerSGD_iter", o.powersgdStartIter);
-        j.field("min_compression_rate", 2.0);
-        j.field("use_error_feedback", true);
-        j.field("warm_start", true);
-        j.field("orthogonalization_epsilon", 0.0);
-        j.field("random_seed", 0);
-        j.field("batch_tensors_with_same_shape", false);
-        j.field("numel_before_compression", r.powersgdNumelBefore);
-        j.field("numel_after_compression", r.powersgdNumelAfter);
-        j.field("compressed_buckets", r.powersgdCompressedBuckets);
+        writeFields(j, table, h, std::string(k::kConfig) + "." + k::kPowersgd);
         j.endObject();
     }
-    j.field("seed", o.seed);
-    j.field("threads", o.threads);
-    j.field("intra_op_threads", r.intraOpThreads);
     j.endObject();
 }
 
 // "parameters", "initial_buckets", "final_buckets": the gradients and how DDP bucketed them.
 void writeLayout(JsonWriter& j, const RankResult& r) {
-    j.key("parameters");
-    j.beginArray();
+    namespace k = results::rank_keys;
+    std::vector<results::ParameterRecord> params;
     for (const auto& p : r.params) {
-        j.beginObject();
-        j.field("name", p.name);
-        j.key("shape");
-        j.intArray(p.shape);
-        j.field("bytes", p.bytes);
-        j.endObject();
+        params.push_back({p.name, {p.shape.begin(), p.shape.end()}, double(p.bytes)});
     }
-    j.endArray();
-    j.key("initial_buckets");
-    j.beginArray();
-    for (const auto& b : r.initialBuckets) {
-        j.intArray(b);
+    writeRecords(j, k::kParameters, results::parameterFields(), params);
+    for (const auto& [key, buckets] : {std::pair{k::kInitialBuckets, &r.initialBuckets},
+                                       std::pair{k::kFinalBuckets, &r.finalBuckets}}) {
+        j.key(key);
+        j.beginArray();
+        for (const auto& b : *buckets) {
+            j.intArray(b);
+        }
+        j.endArray();
     }
-    j.endArray();
-    j.key("final_buckets");
-    j.beginArray();
-    for (const auto& b : r.finalBuckets) {
-        j.intArray(b);
-    }
-    j.endArray();
-}
-
-// "iterations": each step's phases and gradient checksum.
-void writeIterations(JsonWriter& j, const RankResult& r) {
-    j.key("iterations");
-    j.beginArray();
-    for (const auto& it : r.iterations) {
-        j.beginObject();
-        j.field("iter", it.iter);
-        j.field("forward_ms", it.forwardMs);
-        j.field("backward_ms", it.backwardMs);
-        j.field("optimizer_ms", it.optimizerMs);
-        j.field("step_ms", it.stepMs);
-        j.field("grad_checksum", it.gradChecksum);
-        j.endObject();
-    }
-    j.endArray();
-}
-
-// "buckets": each recorded bucket's collective, by iteration.
-void writeBuckets(JsonWriter& j, const RankResult& r) {
-    j.key("buckets");
-    j.beginArray();
-    for (const auto& b : r.buckets) {
-        j.beginObject();
-        j.field("iter", b.iteration);
-        j.field("index", b.index);
-        j.field("bytes", b.bytes);
-        j.field("wire_bytes", b.wireBytes);
-        j.field("nparams", b.nparams);
-        j.field("start_ns", b.startNs);
-        j.field("end_ns", b.endNs);
-        j.endObject();
-    }
-    j.endArray();
 }
 
 } // namespace
 
 std::string rankResultJson(const RankResult& r) {
-    const RankOptions& o = r.options;
+    namespace k = results::rank_keys;
+    const results::RankHeader h = headerOf(r);
     JsonWriter j;
     j.beginObject();
-    j.field("schema_version", kRankSchemaVersion);
-    j.field("producer", "commprof-rank");
-    j.field("cell_id", o.cellId);
-    j.field("rank", o.rank);
-    j.field("local_rank", o.localRank);
-    j.field("world_size", o.worldSize);
-    j.field("backend", o.backend);
-    j.field("device", o.device);
-    j.field("device_name", r.deviceName);
-    j.field("layer", o.layer);
-    j.field("interconnect", r.interconnect);
-    writeModel(j, r);
-    j.field("torch_version", std::string(TORCH_VERSION));
-    j.field("nccl_version", ncclVersionString());
-    writeConfig(j, r);
+    writeFields(j, results::rankHeaderFields(), h);
+    writeModelAndConfig(j, h);
     writeLayout(j, r);
-    writeIterations(j, r);
-    j.field("record_from_iteration", o.recordFromIteration);
-    writeBuckets(j, r);
-    j.key("bucket_counts_seen");
-    j.intArray(r.bucketCountsSeen);
-    j.field("rebuild_detected", r.rebuildDetected);
-    j.field("grad_checksums_agree", r.gradChecksumsAgree);
-    j.field("grad_checksum_note", r.gradChecksumNote);
-    j.field("param_checksum", r.paramChecksum);
-    j.field("peak_host_bytes", r.peakHostBytes);
-    j.field("peak_device_bytes", r.peakDeviceBytes);
-    j.field("clock", "CLOCK_MONOTONIC");
-    if (!r.traceFile.empty()) {
-        j.field("trace_file", r.traceFile);
+    std::vector<results::IterationRecord> iterations;
+    for (const auto& it : r.iterations) {
+        iterations.push_back(
+            {it.iter, it.forwardMs, it.backwardMs, it.optimizerMs, it.stepMs, it.gradChecksum});
     }
-    j.field("wall_s", r.wallS);
-    writeDdpLogging(j, r.ddpLogging, o.recordFromIteration);
+    writeRecords(j, k::kIterations, results::iterationFields(), iterations);
+    std::vector<results::BucketRecord> buckets;
+    for (const auto& b : r.buckets) {
+        buckets.push_back(
+            {b.iteration, b.index, b.bytes, double(b.wireBytes), b.nparams, b.startNs, b.endNs});
+    }
+    writeRecords(j, k::kBuckets, results::bucketFields(), buckets);
+    const results::DdpLoggingRecord log = ddpLoggingOf(r.ddpLogging, r.options.recordFromIteration);
+    j.key(k::kDdpLogging);
+    j.beginObject();
+    writeFields(j, results::ddpLoggingFields(), log);
+    writeRecords(j, k::kSamples, results::ddpSampleFields(), log.samples);
+    j.endObject();
     j.endObject();
     return j.str() + "\n";
 }

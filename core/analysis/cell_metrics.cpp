@@ -155,7 +155,8 @@ std::vector<HookBucket> hookBuckets(const results::RankRecord& rankFile) {
     std::vector<HookBucket> out;
     out.reserve(rankFile.buckets.size());
     for (const results::BucketRecord& b : rankFile.buckets) {
-        out.push_back({b.iter, b.index, b.startNs / 1000.0, b.endNs / 1000.0, b.bytes});
+        out.push_back({b.iter, b.index, double(b.startNs) / 1000.0, double(b.endNs) / 1000.0,
+                       double(b.bytes)});
     }
     return out;
 }
@@ -171,14 +172,14 @@ CellMetrics analyzeCell(const results::CellFiles& files) {
         m.peakDeviceBytes = std::max(m.peakDeviceBytes, r.peakDeviceBytes);
     }
     m.stepMs = median(steps);
-    m.ddpLogger = ddpLoggerFigures(files.ranks);
-    if (m.ddpLogger.flagged && files.ranks.size() == 1) {
+    m.ddpLogger = ddpLoggerFigures(files.records);
+    if (m.ddpLogger.flagged && files.records.size() == 1) {
         m.ddpLogger.flagged = false; // as the trace's verdict (judgeCell): one rank moves no data
         m.ddpLogger.reason = "not judged at world size 1: " + m.ddpLogger.reason;
     }
 
     // The hook alone: per iteration, the union of rank 0's bucket intervals.
-    if (files.ranks.contains(0)) {
+    if (files.records.contains(0)) {
         std::map<int, std::vector<trace::Span>> perIteration;
         for (const HookBucket& b : hookBuckets(files.records[0])) {
             perIteration[b.iteration].push_back({b.startUs, b.endUs});
@@ -193,7 +194,7 @@ CellMetrics analyzeCell(const results::CellFiles& files) {
 
     // Every rank's trace against its own hook.
     std::vector<trace::Trace> traces;
-    traces.reserve(files.ranks.size());
+    traces.reserve(files.records.size());
     std::vector<int> tracedRanks;
     std::vector<trace::TraceSummary> sums;
     for (auto it = files.records.begin(); it != files.records.end(); ++it) {

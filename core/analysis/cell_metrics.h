@@ -4,6 +4,7 @@
 // hook's bucket intervals and the backend's own collective work) side by side, per rank and for
 // the cell, and the spread across ranks.
 
+#include "analysis/cell_figures.h"
 #include "analysis/ddp_logger_agreement.h"
 #include "analysis/instrument_agreement.h"
 #include "results/cell_files.h"
@@ -35,35 +36,11 @@ struct StepSpread {
     std::optional<int> slowestRank;
 };
 
-struct CellMetrics {
-    std::optional<double> stepMs; // median over recorded iterations, every rank
-    std::optional<double>
-        hookCommMs; // median per recorded iteration: union of rank 0's bucket intervals
-    std::optional<double> traceCommMs; // median per traced step of rank 0's trace
-    // The two instruments over the traced steps of every rank with a trace, summed: per step
-    // and rank, the union of the hook's bucket intervals and the union of the backend's work.
-    int agreementSteps = 0;                   // rank-steps compared
-    std::optional<double> hookTotalMs;        // hook, summed over those rank-steps
-    std::optional<double> backendTotalMs;     // backend, summed over the same rank-steps
-    std::optional<double> hookTraceAgreement; // backend / hook: backendTotalMs / hookTotalMs
-    bool agreementFlagged = false;            // beyond +-10 %, or one side zero
-    QString agreementReason;                  // why it is flagged
-    QString backendSource;                    // "gloo:* host spans" or "collective kernels"
-    DdpLoggerFigures ddpLogger;               // the third instrument, every rank
-    int bucketsCompared = 0;
-    int bucketsMatched = 0;
-    std::optional<double> overlapEfficiency;
-    std::optional<double> commOverheadFraction;
-    std::optional<double> exposedCommMs;
-    std::optional<double> computeMs;
-    std::optional<double> bookkeepingMs;
-    double peakHostBytes = 0;
-    double peakDeviceBytes = 0;
+// The stored figures (cell_figures.h) and what only the analysis keeps.
+struct CellMetrics : CellFigures {
     std::vector<trace::StepMetrics> traceSteps; // rank 0's
     std::vector<RankFigures> ranks;             // every rank with a rank file, by rank
     std::vector<StepSpread> spread;             // per traced step, over the ranks with a trace
-    std::optional<int> slowestRank;             // slowest at most traced steps
-    std::optional<double> medianSkewMs;
     QStringList warnings;
     QString traceError; // a trace exists but could not be read: the cell is not complete
 };

@@ -39,42 +39,43 @@ SweepPoint sweepPoint(const QString& kind, double bytes, int worldSize,
     return p;
 }
 
-std::vector<SweepSeries> mergeSweep(const QMap<int, QJsonObject>& docs, QStringList* problems) {
+std::vector<SweepSeries> mergeSweep(const QMap<int, results::SweepRecord>& docs,
+                                    QStringList* problems) {
     // (kind) -> size -> rank -> fastest us, and the median
     std::map<QString, std::map<double, std::map<int, double>>> times, typical;
     std::map<QString, QString> unsupported;
     QString layer;
     int world = 0;
-    for (const QJsonObject& f : docs) {
-        const int rank = f["rank"].toInt(-1);
+    for (const results::SweepRecord& f : docs) {
+        const int rank = f.rank;
         const QString name = QString::fromStdString(spec::files::kSweep.of(rank));
-        world = std::max(world, f["world_size"].toInt());
-        layer = f["layer"].toString(layer);
-        for (const QJsonValue kv : f["kinds"].toArray()) {
-            const QJsonObject k = kv.toObject();
-            const QString kind = k["kind"].toString();
-            if (k.contains("unsupported")) {
-                unsupported[kind] = k["unsupported"].toString();
+        world = std::max(world, f.worldSize);
+        if (!f.layer.empty()) {
+            layer = QString::fromStdString(f.layer);
+        }
+        for (const results::SweepKindRecord& k : f.kinds) {
+            const QString kind = QString::fromStdString(k.kind);
+            if (!k.unsupported.empty()) {
+                unsupported[kind] = QString::fromStdString(k.unsupported);
             }
-            for (const QJsonValue sv : k["sizes"].toArray()) {
-                const QJsonObject s = sv.toObject();
+            for (const results::SweepSizeRecord& s : k.sizes) {
+                const double bytes = double(s.bytes);
                 std::vector<double> us;
-                for (const QJsonValue t : s["times_us"].toArray()) {
-                    if (t.toDouble() > 0) {
-                        us.push_back(t.toDouble());
+                for (const double t : s.timesUs) {
+                    if (t > 0) {
+                        us.push_back(t);
                     }
                 }
                 // The fastest repetition: the scheduler can only ever add time to a
                 // collective, so on a shared machine the minimum is what the link does and a
                 // median still carries the preemptions of a busy moment.
                 if (!us.empty() && rank >= 0) {
-                    times[kind][s["bytes"].toDouble()][rank] =
-                        *std::min_element(us.begin(), us.end());
-                    typical[kind][s["bytes"].toDouble()][rank] = *median(us);
+                    times[kind][bytes][rank] = *std::min_element(us.begin(), us.end());
+                    typical[kind][bytes][rank] = *median(us);
                 } else if (problems) {
                     *problems << QString("%1: %2 at %3 bytes has no timed iteration")
                                      .arg(name, kind)
-                                     .arg(s["bytes"].toDouble(), 0, 'f', 0);
+                                     .arg(bytes, 0, 'f', 0);
                 }
             }
         }
@@ -281,7 +282,7 @@ QJsonObject toJson(const SweepSeries& s, const LinearFit& fit) {
     return o;
 }
 
-std::vector<SweepPoint> allReducePoints(const QMap<int, QJsonObject>& docs) {
+std::vector<SweepPoint> allReducePoints(const QMap<int, results::SweepRecord>& docs) {
     for (const SweepSeries& series : mergeSweep(docs)) {
         if (series.kind == "all_reduce") {
             return series.points;

@@ -6,6 +6,7 @@
 // the sizes can determine it.
 
 #include "analysis/collective_cost.h"
+#include "results/rank_record.h"
 
 #include <QJsonObject>
 #include <QMap>
@@ -78,11 +79,11 @@ std::optional<double> typicalUsAt(const std::vector<SweepPoint>& points, double 
 // The sweep_rank*.json files of a cell (results::CellFiles::sweeps, or
 // inputs/sweep_files.h), by rank, merged across ranks. Problems (ranks that disagree on sizes)
 // are added to *problems.
-std::vector<SweepSeries> mergeSweep(const QMap<int, QJsonObject>& docs,
+std::vector<SweepSeries> mergeSweep(const QMap<int, results::SweepRecord>& docs,
                                     QStringList* problems = nullptr);
 // The all_reduce points of a sweep's files (what DDP's buckets are predicted from); empty when
 // the sweep has none.
-std::vector<SweepPoint> allReducePoints(const QMap<int, QJsonObject>& docs);
+std::vector<SweepPoint> allReducePoints(const QMap<int, results::SweepRecord>& docs);
 
 // Least squares of time against bytes, each point weighted by 1 / time: timing noise grows
 // with the time but less than in proportion (a busy host adds whole scheduler slices to the

@@ -4,7 +4,6 @@
 #include "analysis/instrument_agreement.h"
 #include "spec/comm_hooks.h"
 
-#include <QJsonArray>
 #include <QSet>
 
 #include <algorithm>
@@ -19,12 +18,11 @@ struct Extent {
 };
 
 // Per iteration: the first bucket launch to the last bucket completion the hook recorded.
-std::map<int, Extent> hookExtents(const QJsonObject& rankFile) {
+std::map<int, Extent> hookExtents(const results::RankRecord& rankFile) {
     std::map<int, Extent> out;
-    for (const QJsonValue v : rankFile["buckets"].toArray()) {
-        const QJsonObject b = v.toObject();
-        const double start = b["start_ns"].toDouble(), end = b["end_ns"].toDouble();
-        const auto [it, fresh] = out.try_emplace(b["iter"].toInt(), Extent{start, end});
+    for (const results::BucketRecord& b : rankFile.buckets) {
+        const double start = double(b.startNs), end = double(b.endNs);
+        const auto [it, fresh] = out.try_emplace(b.iter, Extent{start, end});
         if (!fresh) {
             it->second.firstStartNs = std::min(it->second.firstStartNs, start);
             it->second.lastEndNs = std::max(it->second.lastEndNs, end);
@@ -39,38 +37,40 @@ std::optional<double> meanMs(double sumNs, int n) {
 
 } // namespace
 
-DdpLoggerFigures ddpLoggerFigures(const QMap<int, QJsonObject>& rankFiles) {
+DdpLoggerFigures ddpLoggerFigures(const QMap<int, results::RankRecord>& rankFiles) {
     DdpLoggerFigures f;
     double computeNs = 0, commNs = 0, overlapNs = 0, hookNs = 0;
     QString hook;
     QStringList unavailable;
     for (auto it = rankFiles.begin(); it != rankFiles.end(); ++it) {
-        const QJsonObject& r = it.value();
-        hook = r["config"].toObject()["hook"].toString(hook);
-        const QJsonObject log = r["ddp_logging"].toObject();
-        if (!log["available"].toBool()) {
+        const results::RankRecord& r = it.value();
+        if (!r.hook.empty()) {
+            hook = QString::fromStdString(r.hook);
+        }
+        const results::DdpLoggingRecord& log = r.ddpLogging;
+        if (!log.available) {
             unavailable << QString("rank %1: %2")
                                .arg(it.key())
-                               .arg(log.isEmpty() ? QString("the rank file has no ddp_logging")
-                                                  : log["reason"].toString("unavailable"));
+                               .arg(!log.present ? QString("the rank file has no ddp_logging")
+                                    : log.reason.empty() ? QString("unavailable")
+                                                         : QString::fromStdString(log.reason));
             continue;
         }
         QSet<int> recorded;
-        for (const QJsonValue i : log["recorded_iterations_sampled"].toArray()) {
-            recorded.insert(i.toInt());
+        for (const std::int64_t i : log.recordedIterationsSampled) {
+            recorded.insert(int(i));
         }
         const std::map<int, Extent> extents = hookExtents(r);
-        for (const QJsonValue v : log["samples"].toArray()) {
-            const QJsonObject s = v.toObject();
-            const int iter = s["iter"].toInt();
+        for (const results::DdpSampleRecord& s : log.samples) {
+            const int iter = s.iter;
             const auto extent = extents.find(iter);
             if (!recorded.contains(iter) || extent == extents.end()) {
                 continue;
             }
             ++f.samples;
-            computeNs += s["backward_compute_time_ns"].toDouble();
-            commNs += s["backward_comm_time_ns"].toDouble();
-            overlapNs += s["backward_compute_comm_overlap_time_ns"].toDouble();
+            computeNs += double(s.backwardComputeNs);
+            commNs += double(s.backwardCommNs);
+            overlapNs += double(s.overlapNs);
             hookNs += extent->second.lastEndNs - extent->second.firstStartNs;
         }
     }

@@ -7,7 +7,8 @@
 // iteration (not their sum). The logger's backward compute time is what the overlap tax
 // compares with a `hook: local` twin (store/overlap_tax.h).
 
-#include <QJsonObject>
+#include "results/rank_record.h"
+
 #include <QMap>
 #include <QString>
 
@@ -25,6 +26,6 @@ struct DdpLoggerFigures {
     QString reason;       // why flagged, or why not judged
 };
 
-DdpLoggerFigures ddpLoggerFigures(const QMap<int, QJsonObject>& rankFiles);
+DdpLoggerFigures ddpLoggerFigures(const QMap<int, results::RankRecord>& rankFiles);
 
 } // namespace commprof::analysis

@@ -38,14 +38,15 @@ std::map<int, RecordedIteration> recordedIterations(const results::RankRecord& r
         }
         double lastEndNs = 0, lastStartNs = 0;
         for (const auto& [index, b] : buckets) {
-            lastEndNs = std::max(lastEndNs, b->endNs);
-            lastStartNs = std::max(lastStartNs, b->startNs);
+            lastEndNs = std::max(lastEndNs, double(b->endNs));
+            lastStartNs = std::max(lastStartNs, double(b->startNs));
         }
         const double backwardStartNs = lastEndNs - backwardMs[iter] * 1e6;
         RecordedIteration& row = out[iter];
         row.exposedUs = std::max(0.0, (lastEndNs - lastStartNs) / 1e3);
         for (const auto& [index, b] : buckets) {
-            row.buckets.push_back({b->nparams, b->bytes, (b->startNs - backwardStartNs) / 1e3});
+            row.buckets.push_back(
+                {int(b->nparams), double(b->bytes), (double(b->startNs) - backwardStartNs) / 1e3});
         }
     }
     return out;

@@ -49,11 +49,18 @@ Calibration calibrate(const QString& resultsDir, const Coefficients& k) {
                 c.predictedDevicePerRank += perRank;
             }
         }
-        for (const QJsonObject& rank : files.isSweep() ? files.sweeps : files.ranks) {
-            c.measuredHostPerRank =
-                std::max(c.measuredHostPerRank, rank["peak_host_bytes"].toDouble());
-            c.measuredDevicePerRank =
-                std::max(c.measuredDevicePerRank, rank["peak_device_bytes"].toDouble());
+        const auto measured = [&c](double host, double device) {
+            c.measuredHostPerRank = std::max(c.measuredHostPerRank, host);
+            c.measuredDevicePerRank = std::max(c.measuredDevicePerRank, device);
+        };
+        if (files.isSweep()) {
+            for (const results::SweepRecord& rank : files.sweeps) {
+                measured(rank.peakHostBytes, rank.peakDeviceBytes);
+            }
+        } else {
+            for (const results::RankRecord& rank : files.records) {
+                measured(rank.peakHostBytes, rank.peakDeviceBytes);
+            }
         }
         // The baseline that would make this cell's prediction cover what it used.
         const double otherTerms = c.predictedHostPerRank - out.baselineBefore;

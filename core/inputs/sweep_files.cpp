@@ -9,7 +9,7 @@
 namespace commprof::inputs {
 
 std::vector<analysis::SweepSeries> readSweep(const QString& dir, QStringList* problems) {
-    QMap<int, QJsonObject> docs;
+    QMap<int, results::SweepRecord> docs;
     const QStringList files = QDir(dir).entryList(
         {QString::fromStdString(spec::files::kSweep.glob())}, QDir::Files, QDir::Name);
     for (const QString& name : files) {
@@ -20,7 +20,7 @@ std::vector<analysis::SweepSeries> readSweep(const QString& dir, QStringList* pr
             }
             continue;
         }
-        docs[file.doc["rank"].toInt()] = file.doc;
+        docs[file.sweep.rank] = file.sweep;
     }
     return analysis::mergeSweep(docs, problems);
 }

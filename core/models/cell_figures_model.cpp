@@ -78,34 +78,35 @@ void CellFiguresModel::addInstrumentRows(const store::CellRow& cell) {
 
 // The Reducer's own logger, the third instrument, and the overlap tax measured with it.
 void CellFiguresModel::addDdpLoggerRows(const store::CellRow& cell) {
-    if (cell.ddpSamples > 0) {
-        rows_.push_back({"DDP logger: backward comm.", ms(cell.ddpBackwardCommMs),
+    if (cell.ddpLogger.samples > 0) {
+        rows_.push_back({"DDP logger: backward comm.", ms(cell.ddpLogger.backwardCommMs),
                          QString("c10d::Logger, first bucket launch to the last completion, mean "
                                  "of %1 sampled rank-iterations")
-                             .arg(cell.ddpSamples)});
+                             .arg(cell.ddpLogger.samples)});
     }
-    if (cell.ddpHookRatio) {
-        const QString verdict = agreementVerdict(*cell.ddpHookRatio, analysis::kAgreementTolerance)
-                                    .replace("backend", "logger");
+    if (cell.ddpLogger.ratio) {
+        const QString verdict =
+            agreementVerdict(*cell.ddpLogger.ratio, analysis::kAgreementTolerance)
+                .replace("backend", "logger");
         rows_.push_back(
-            {"DDP logger / hook", QString::number(*cell.ddpHookRatio, 'f', 3),
-             cell.ddpHookReason.isEmpty() ? verdict : verdict + ": " + cell.ddpHookReason,
-             cell.ddpHookFlagged,
+            {"DDP logger / hook", QString::number(*cell.ddpLogger.ratio, 'f', 3),
+             cell.ddpLogger.reason.isEmpty() ? verdict : verdict + ": " + cell.ddpLogger.reason,
+             cell.ddpLogger.flagged,
              "The logger's backward communication over the extent of the hook's "
              "bucket intervals, the same iterations"});
     } else {
-        rows_.push_back({"DDP logger / hook", "n/a", cell.ddpHookReason, false});
+        rows_.push_back({"DDP logger / hook", "n/a", cell.ddpLogger.reason, false});
     }
     if (cell.overlapTaxMs && cell.overlapTaxPercent) {
-        rows_.push_back(
-            {"overlap tax",
-             QString("%1 (%2 %)")
-                 .arg(ms(cell.overlapTaxMs))
-                 .arg(*cell.overlapTaxPercent, 0, 'f', 1),
-             QString("backward compute (DDP logger) %1 against %2 in %3, its "
-                     "hook: local twin")
-                 .arg(ms(cell.ddpBackwardComputeMs),
-                      ms(*cell.ddpBackwardComputeMs - *cell.overlapTaxMs), cell.overlapTwin)});
+        rows_.push_back({"overlap tax",
+                         QString("%1 (%2 %)")
+                             .arg(ms(cell.overlapTaxMs))
+                             .arg(*cell.overlapTaxPercent, 0, 'f', 1),
+                         QString("backward compute (DDP logger) %1 against %2 in %3, its "
+                                 "hook: local twin")
+                             .arg(ms(cell.ddpLogger.backwardComputeMs),
+                                  ms(*cell.ddpLogger.backwardComputeMs - *cell.overlapTaxMs),
+                                  cell.overlapTwin)});
     }
 }
 

@@ -112,12 +112,14 @@ CellFiles readCellDir(const QString& dir) {
             continue;
         }
         const int rank = sweep.captured(1).toInt();
-        if (rf.doc["rank"].toInt() != rank) {
-            f.unreadable << QString("%1: says rank %2").arg(name).arg(rf.doc["rank"].toInt());
+        const int says = rf.rank();
+        if (says != rank) {
+            f.unreadable << QString("%1: says rank %2").arg(name).arg(says);
             continue;
         }
-        (m.hasMatch() ? f.ranks : f.sweeps)[rank] = rf.doc;
-        if (m.hasMatch()) {
+        if (rf.isSweep) {
+            f.sweeps[rank] = rf.sweep;
+        } else {
             f.records[rank] = rf.record;
         }
     }
@@ -147,13 +149,20 @@ Completeness judge(const CellFiles& f) {
     QSet<QString> cellIds, signatures;
     // A sweep's rank files are sweep_rank{R}.json, with no model.
     const bool sweep = f.isSweep();
-    const QMap<int, QJsonObject>& ranks = sweep ? f.sweeps : f.ranks;
+    const QList<int> ranks = sweep ? f.sweeps.keys() : f.records.keys();
     const QString rank0 =
         QString::fromStdString((sweep ? spec::files::kSweep : spec::files::kRankResult).of(0));
-    for (auto it = ranks.begin(); it != ranks.end(); ++it) {
-        worldSizes.insert(it.value()["world_size"].toInt());
-        cellIds.insert(it.value()["cell_id"].toString());
-        signatures.insert(it.value()["model"].toObject()["signature"].toString());
+    for (const SweepRecord& s : f.sweeps) {
+        worldSizes.insert(s.worldSize);
+        cellIds.insert(QString::fromStdString(s.cellId));
+        signatures.insert({});
+    }
+    for (const RankRecord& r : f.records) {
+        if (!sweep) {
+            worldSizes.insert(r.worldSize);
+            cellIds.insert(QString::fromStdString(r.cellId));
+            signatures.insert(QString::fromStdString(r.modelSignature));
+        }
     }
     if (worldSizes.size() == 1) {
         c.worldSize = *worldSizes.begin();
@@ -183,7 +192,7 @@ Completeness judge(const CellFiles& f) {
     if (ranks.isEmpty() && c.worldSize == 0) {
         c.reasons << "no rank files";
     }
-    if (f.ranks.contains(0) && f.ranks[0].contains("trace_file") && !f.traces.contains(0)) {
+    if (f.records.contains(0) && !f.records[0].traceFile.empty() && !f.traces.contains(0)) {
         c.reasons << QString("rank 0 wrote a trace, but %1 is missing")
                          .arg(QString::fromStdString(spec::files::kTrace.of(0)));
     }

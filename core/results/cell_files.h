@@ -22,12 +22,11 @@ struct CellFiles {
     QJsonObject cell;  // cell.json (the runner's record), empty if absent
     CellRecord record; // the same, typed (defaults when absent or refused)
     bool hasManifest = false;
-    QMap<int, QJsonObject> ranks;  // rank{R}.json that parsed
-    QMap<int, RankRecord> records; // the same, typed
+    QMap<int, RankRecord> records; // rank{R}.json that parsed
     QStringList unreadable;        // "rank2.json unparseable: ..."
     QStringList leftovers;         // *.tmp files a dying rank left
     QMap<int, QString> traces;     // rank -> trace path
-    QMap<int, QJsonObject> sweeps; // sweep_rank{R}.json that parsed (a kind: sweep cell)
+    QMap<int, SweepRecord> sweeps; // sweep_rank{R}.json that parsed (a kind: sweep cell)
     bool isSweep() const { return cell["kind"].toString() == "sweep" || !sweeps.isEmpty(); }
 };
 

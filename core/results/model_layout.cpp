@@ -20,32 +20,35 @@ QString mib(double bytes) {
 }
 
 // Each bucket's bytes: the sum of its parameters' (indices into `parameters`).
-std::vector<double> bucketBytes(const QJsonArray& buckets, const QJsonArray& parameters) {
+std::vector<double> bucketBytes(const std::vector<std::vector<std::int64_t>>& buckets,
+                                const std::vector<ParameterRecord>& parameters) {
     std::vector<double> out;
-    for (const QJsonValue b : buckets) {
+    for (const auto& b : buckets) {
         double bytes = 0;
-        for (const QJsonValue i : b.toArray()) {
-            bytes += parameters.at(i.toInt()).toObject().value("bytes").toDouble();
+        for (const std::int64_t i : b) {
+            if (i >= 0 && std::size_t(i) < parameters.size()) {
+                bytes += parameters[std::size_t(i)].bytes;
+            }
         }
         out.push_back(bytes);
     }
     return out;
 }
 
-QString inputText(const QJsonObject& input) {
-    if (input.contains("tokens")) {
+QString inputText(const RankHeader& r) {
+    if (r.inputTokens) {
         return QString("%1 tokens of %2")
-            .arg(input.value("tokens").toInt())
-            .arg(input.value("vocab").toInt());
+            .arg(int(*r.inputTokens))
+            .arg(int(r.inputVocab.value_or(0)));
     }
     QStringList dims;
-    for (const QJsonValue d : input.value("shape").toArray()) {
-        dims << QString::number(d.toInteger());
+    for (const std::int64_t d : r.inputShape) {
+        dims << QString::number(d);
     }
     if (dims.isEmpty()) {
         return {};
     }
-    return QString("%1, %2 classes").arg(dims.join("x")).arg(input.value("classes").toInt());
+    return QString("%1, %2 classes").arg(dims.join("x")).arg(int(r.inputClasses.value_or(0)));
 }
 
 } // namespace
@@ -59,18 +62,17 @@ std::optional<ModelLayout> readModelLayout(const QString& cellDir, QString* prob
         }
         return std::nullopt;
     }
-    const QJsonObject model = f.doc.value("model").toObject();
-    const QJsonArray parameters = f.doc.value("parameters").toArray();
+    const RankRecord& r = f.record;
     ModelLayout m;
-    m.name = model.value("name").toString();
-    m.family = model.value("family").toString();
-    m.torchscript = model.value("torchscript").toString();
-    m.input = inputText(model.value("input").toObject());
-    m.params = model.value("params").toDouble();
-    m.frozen = model.value("frozen_params").toDouble();
-    m.trainableTensors = int(parameters.size());
-    m.initialBucketBytes = bucketBytes(f.doc.value("initial_buckets").toArray(), parameters);
-    m.finalBucketBytes = bucketBytes(f.doc.value("final_buckets").toArray(), parameters);
+    m.name = QString::fromStdString(r.modelName);
+    m.family = QString::fromStdString(r.family);
+    m.torchscript = QString::fromStdString(r.torchscript);
+    m.input = inputText(r);
+    m.params = r.params;
+    m.frozen = r.frozenParams;
+    m.trainableTensors = int(r.parameters.size());
+    m.initialBucketBytes = bucketBytes(r.initialBuckets, r.parameters);
+    m.finalBucketBytes = bucketBytes(r.finalBuckets, r.parameters);
     return m;
 }
 

@@ -12,133 +12,217 @@
 
 #include <cmath>
 #include <limits>
+#include <type_traits>
+#include <variant>
 
 namespace commprof::results {
 namespace {
 
 // A 1,000-iteration run with a hundred buckets an iteration writes about 15 MB.
 constexpr qint64 kDefaultMaxRankFileBytes = 256LL * 1024 * 1024;
-constexpr qint64 kMaxWorldSize = 1024;
-constexpr qint64 kMaxIteration = 1000000000;
-constexpr qint64 kMaxBucketIndex = 1000000;
 
-// Checks one file's fields; the first problem wins.
+// A whole number in [lo, hi] that a 64-bit integer holds.
+bool wholeIn(double d, std::int64_t lo, std::int64_t hi) {
+    return std::isfinite(d) && d == std::floor(d) && d >= double(lo) && d <= double(hi) &&
+           std::abs(d) < 9.0e18;
+}
+
+// Checks one file's fields as their table declares them; the first problem wins.
 class Checker {
 public:
     explicit Checker(QString name) : name_(std::move(name)) {}
     const QString& problem() const { return problem_; }
+    bool ok() const { return problem_.isEmpty(); }
 
-    // An integer in [lo, hi] at `field`; missing counts as wrong when required.
-    bool integer(const QJsonObject& o, const QString& field, const QString& where, qint64 lo,
-                 qint64 hi, qint64* out = nullptr) {
-        if (!problem_.isEmpty()) {
-            return false;
+    // Every field of `table` from `doc` (a field in a nested object from that object) into *out.
+    template <typename R>
+    void fields(const QJsonObject& doc, const std::vector<Field<R>>& table, const QString& where,
+                R* out) {
+        for (const Field<R>& f : table) {
+            if (!ok()) {
+                return;
+            }
+            if (*f.in == '\0') { // most fields: no nested object to find
+                std::visit([&](auto member) { read(doc, f, where, out->*member); }, f.member);
+                continue;
+            }
+            QJsonObject o = doc;
+            QString at = where;
+            for (const QString& part : QString::fromLatin1(f.in).split('.')) {
+                o = o.value(part).toObject();
+                at += part + '.';
+            }
+            std::visit([&](auto member) { read(o, f, at, out->*member); }, f.member);
         }
-        const QJsonValue v = o.value(field);
-        const double d = v.toDouble(std::nan(""));
-        if (!v.isDouble() || d != std::floor(d) || d < double(lo) || d > double(hi)) {
-            return fail(where + field,
-                        QString("expected an integer from %1 to %2, found %3")
-                            .arg(lo)
-                            .arg(hi)
-                            .arg(v.isDouble() ? QString::number(d, 'g', 17) : describeJson(v)));
-        }
-        if (out) {
-            *out = qint64(d);
-        }
-        return true;
-    }
-
-    // A number >= 0 at `field` into *out; missing leaves *out.
-    bool nonNegative(const QJsonObject& o, const QString& field, const QString& where,
-                     double* out = nullptr) {
-        if (!problem_.isEmpty() || !o.contains(field)) {
-            return problem_.isEmpty();
-        }
-        const QJsonValue v = o.value(field);
-        if (!v.isDouble() || !(v.toDouble() >= 0) || !std::isfinite(v.toDouble())) {
-            return fail(where + field, "expected a finite number >= 0, found " + describeJson(v));
-        }
-        if (out) {
-            *out = v.toDouble();
-        }
-        return true;
-    }
-
-    // A string at `field` into *out; missing leaves *out.
-    bool string(const QJsonObject& o, const QString& field, const QString& where, QString* out) {
-        if (!problem_.isEmpty() || !o.contains(field)) {
-            return problem_.isEmpty();
-        }
-        const QJsonValue v = o.value(field);
-        if (!v.isString()) {
-            return fail(where + field, "expected a string, found " + describeJson(v));
-        }
-        *out = v.toString();
-        return true;
     }
 
     // Calls each(element, "field[i].") for every element of the array at `field` (missing:
     // none), stopping at the first problem; an element that is not an object is one.
     template <typename Each>
-    void eachObject(const QJsonObject& o, const QString& field, Each each) {
+    void eachObject(const QJsonObject& o, const QString& field, const QString& where, Each each) {
         const QJsonValue v = o.value(field);
-        if (problem_.isEmpty() && !v.isUndefined() && !v.isArray()) {
-            fail(field, "expected an array, found " + describeJson(v));
+        if (ok() && !v.isUndefined() && !v.isArray()) {
+            fail(where + field, "expected an array, found " + describeJson(v));
         }
         const QJsonArray array = v.toArray();
-        for (qsizetype i = 0; i < array.size() && problem_.isEmpty(); ++i) {
-            const QString where = QString("%1[%2].").arg(field).arg(i);
+        for (qsizetype i = 0; i < array.size() && ok(); ++i) {
+            const QString at = QString("%1%2[%3].").arg(where, field).arg(i);
             if (!array[i].isObject()) {
-                fail(where.chopped(1), "expected an object, found " + describeJson(array[i]));
+                fail(at.chopped(1), "expected an object, found " + describeJson(array[i]));
                 return;
             }
-            each(array[i].toObject(), where);
+            each(array[i].toObject(), at);
         }
     }
 
     bool fail(const QString& field, const QString& message) {
-        if (problem_.isEmpty()) {
+        if (ok()) {
             problem_ = QString("%1: %2: %3").arg(name_, field, message);
         }
         return false;
     }
 
 private:
+    template <typename R> static bool checked(const Field<R>& f) {
+        return f.need != Need::AsWritten;
+    }
+
+    // Whether to take the value: false when it is missing and may be, or is not of its type
+    // and need not be (a problem is recorded where it must be).
+    template <typename R>
+    bool present(const QJsonValue& v, const Field<R>& f, const QString& at, bool ofType,
+                 const QString& expected) {
+        if (ofType) {
+            return true;
+        }
+        if (f.need == Need::Required || (f.need == Need::Optional && !v.isUndefined())) {
+            fail(at + f.key, expected);
+        }
+        return false;
+    }
+
+    template <typename R> QString integerExpected(const Field<R>& f, const QJsonValue& v) {
+        return QString("expected an integer from %1 to %2, found %3")
+            .arg(f.min)
+            .arg(f.max)
+            .arg(v.isDouble() ? QString::number(v.toDouble(), 'g', 17) : describeJson(v));
+    }
+
+    template <typename R> QString numberExpected(const Field<R>& f, const QJsonValue& v) {
+        return (f.max == kNoLimit
+                    ? QString("expected a finite number >= %1, found %2").arg(f.min)
+                    : QString("expected a number from %1 to %2, found %3").arg(f.min).arg(f.max))
+            .arg(describeJson(v));
+    }
+
+    template <typename R> bool numberOk(const Field<R>& f, double d) const {
+        return std::isfinite(d) && d >= double(f.min) && (f.max == kNoLimit || d <= double(f.max));
+    }
+
+    template <typename R, typename T>
+    void readInteger(const QJsonObject& o, const Field<R>& f, const QString& at, T& out) {
+        const QJsonValue v = o.value(f.key);
+        if (present(v, f, at, v.isDouble() && wholeIn(v.toDouble(), f.min, f.max),
+                    integerExpected(f, v))) {
+            out = T(v.toDouble());
+        }
+    }
+
+    template <typename R>
+    void read(const QJsonObject& o, const Field<R>& f, const QString& at, int& out) {
+        readInteger(o, f, at, out);
+    }
+    template <typename R>
+    void read(const QJsonObject& o, const Field<R>& f, const QString& at, std::int64_t& out) {
+        readInteger(o, f, at, out);
+    }
+    template <typename R>
+    void read(const QJsonObject& o, const Field<R>& f, const QString& at,
+              std::optional<std::int64_t>& out) {
+        if (o.contains(f.key) || f.need == Need::Required) {
+            std::int64_t value = 0;
+            readInteger(o, f, at, value);
+            if (ok() && o.value(f.key).isDouble() &&
+                wholeIn(o.value(f.key).toDouble(), f.min, f.max)) {
+                out = value;
+            }
+        }
+    }
+    template <typename R>
+    void read(const QJsonObject& o, const Field<R>& f, const QString& at, double& out) {
+        const QJsonValue v = o.value(f.key);
+        const bool ofType = v.isDouble() && (!checked(f) || numberOk(f, v.toDouble()));
+        if (present(v, f, at, ofType, numberExpected(f, v))) {
+            out = v.toDouble();
+        }
+    }
+    template <typename R>
+    void read(const QJsonObject& o, const Field<R>& f, const QString& at,
+              std::optional<double>& out) {
+        if (o.contains(f.key) || f.need == Need::Required) {
+            double value = 0;
+            read(o, f, at, value);
+            if (ok() && o.value(f.key).isDouble()) {
+                out = value;
+            }
+        }
+    }
+    template <typename R>
+    void read(const QJsonObject& o, const Field<R>& f, const QString& at, bool& out) {
+        const QJsonValue v = o.value(f.key);
+        if (present(v, f, at, v.isBool(), "expected true or false, found " + describeJson(v))) {
+            out = v.toBool();
+        }
+    }
+    template <typename R>
+    void read(const QJsonObject& o, const Field<R>& f, const QString& at, std::string& out) {
+        const QJsonValue v = o.value(f.key);
+        if (present(v, f, at, v.isString(), "expected a string, found " + describeJson(v))) {
+            out = v.toString().toStdString();
+        }
+    }
+    template <typename R, typename T>
+    void read(const QJsonObject& o, const Field<R>& f, const QString& at, std::vector<T>& out) {
+        const QJsonValue v = o.value(f.key);
+        if (!present(v, f, at, v.isArray(), "expected an array, found " + describeJson(v))) {
+            return;
+        }
+        out.clear();
+        for (const QJsonValue e : v.toArray()) {
+            const double d = e.toDouble();
+            const bool fits = e.isDouble() && numberOk(f, d) &&
+                              (std::is_floating_point_v<T> || wholeIn(d, f.min, f.max));
+            if (fits) {
+                out.push_back(T(d));
+            } else if (checked(f)) {
+                fail(at + f.key,
+                     QString("expected numbers >= %1, found %2").arg(f.min).arg(describeJson(e)));
+                return;
+            }
+        }
+    }
+
     QString name_;
     QString problem_;
 };
 
-void checkRankOfWorld(Checker& c, const QJsonObject& doc) {
-    qint64 worldSize = 0;
-    qint64 rank = 0;
-    c.integer(doc, "world_size", {}, 1, kMaxWorldSize, &worldSize);
-    c.integer(doc, "rank", {}, 0, kMaxWorldSize - 1, &rank);
-    if (c.problem().isEmpty() && rank >= worldSize) {
+// rank < world size, once both are read.
+void checkRankOfWorld(Checker& c, int rank, int worldSize) {
+    if (c.ok() && rank >= worldSize) {
         c.fail("rank", QString("rank %1 of a world of %2").arg(rank).arg(worldSize));
     }
 }
 
 // sweep_rank{R}.json: per kind, sizes with their timed repetitions.
-QString checkSweep(const QJsonObject& doc, const QString& name) {
+QString checkSweep(const QJsonObject& doc, const QString& name, SweepRecord* r) {
     Checker c(name);
-    checkRankOfWorld(c, doc);
-    c.eachObject(doc, "kinds", [&](const QJsonObject& k, const QString& where) {
-        if (!k["kind"].isString()) {
-            c.fail(where + "kind", "expected a string, found " + describeJson(k["kind"]));
-        }
-        c.eachObject(k, "sizes", [&](const QJsonObject& size, const QString& at) {
-            c.integer(size, "bytes", where + at, 1, std::numeric_limits<qint64>::max() / 2);
-            const QJsonValue times = size["times_us"];
-            if (c.problem().isEmpty() && !times.isArray()) {
-                c.fail(where + at + "times_us", "expected an array, found " + describeJson(times));
-            }
-            for (const QJsonValue t : times.toArray()) {
-                if (c.problem().isEmpty() && !(t.isDouble() && t.toDouble() >= 0)) {
-                    c.fail(where + at + "times_us",
-                           "expected numbers >= 0, found " + describeJson(t));
-                }
-            }
+    c.fields(doc, sweepHeaderFields(), {}, static_cast<SweepHeader*>(r));
+    checkRankOfWorld(c, r->rank, r->worldSize);
+    c.eachObject(doc, rank_keys::kKinds, {}, [&](const QJsonObject& k, const QString& where) {
+        SweepKindRecord& kind = r->kinds.emplace_back();
+        c.fields(k, sweepKindFields(), where, &kind);
+        c.eachObject(k, rank_keys::kSizes, where, [&](const QJsonObject& size, const QString& at) {
+            c.fields(size, sweepSizeFields(), at, &kind.sizes.emplace_back());
         });
     });
     return c.problem();
@@ -147,7 +231,7 @@ QString checkSweep(const QJsonObject& doc, const QString& name) {
 // No phase of an iteration and no bucket lasts longer than the rank's whole run (wall_s): such a
 // figure is a disk fault, a bad clock or an edit, never a measurement.
 void checkAgainstWallTime(Checker& c, const RankRecord& r) {
-    if (!r.wallS || !c.problem().isEmpty()) {
+    if (!r.wallS || !c.ok()) {
         return;
     }
     const double wallMs = *r.wallS * 1e3;
@@ -158,7 +242,7 @@ void checkAgainstWallTime(Checker& c, const RankRecord& r) {
                               .arg(ms, 0, 'g', 6)
                               .arg(*r.wallS, 0, 'g', 6));
         }
-        return c.problem().isEmpty();
+        return c.ok();
     };
     for (std::size_t i = 0; i < r.iterations.size(); ++i) {
         const IterationRecord& it = r.iterations[i];
@@ -172,104 +256,71 @@ void checkAgainstWallTime(Checker& c, const RankRecord& r) {
     }
     for (std::size_t i = 0; i < r.buckets.size(); ++i) {
         const BucketRecord& b = r.buckets[i];
-        if (!longer(QString("buckets[%1].end_ns").arg(i), (b.endNs - b.startNs) / 1e6)) {
+        if (!longer(QString("buckets[%1].end_ns").arg(i), double(b.endNs - b.startNs) / 1e6)) {
             return;
         }
     }
 }
 
+// An array of arrays of parameter indices ("initial_buckets"), as written; not checked.
+std::vector<std::vector<std::int64_t>> indexLists(const QJsonValue& v) {
+    std::vector<std::vector<std::int64_t>> out;
+    for (const QJsonValue b : v.toArray()) {
+        std::vector<std::int64_t>& bucket = out.emplace_back();
+        for (const QJsonValue i : b.toArray()) {
+            bucket.push_back(i.toInteger());
+        }
+    }
+    return out;
+}
+
+// Iterations and buckets: each listed once.
+void checkUnique(Checker& c, const RankRecord& r) {
+    QSet<int> iterations;
+    for (std::size_t i = 0; i < r.iterations.size() && c.ok(); ++i) {
+        if (iterations.contains(r.iterations[i].iter)) {
+            c.fail(QString("iterations[%1].iter").arg(i),
+                   QString("iteration %1 is listed twice").arg(r.iterations[i].iter));
+        }
+        iterations.insert(r.iterations[i].iter);
+    }
+    QSet<QPair<int, int>> buckets;
+    for (std::size_t i = 0; i < r.buckets.size() && c.ok(); ++i) {
+        const BucketRecord& b = r.buckets[i];
+        if (buckets.contains({b.iter, b.index})) {
+            c.fail(QString("buckets[%1].index").arg(i),
+                   QString("bucket %1 of iteration %2 is listed twice").arg(b.index).arg(b.iter));
+        }
+        buckets.insert({b.iter, b.index});
+    }
+}
+
 QString check(const QJsonObject& doc, const QString& name, RankRecord* r) {
     Checker c(name);
-    checkRankOfWorld(c, doc);
-    r->rank = doc["rank"].toInt();
-    r->worldSize = doc["world_size"].toInt();
-    c.string(doc, "backend", {}, &r->backend);
-    if (doc.contains("record_from_iteration")) {
-        qint64 from = 0;
-        c.integer(doc, "record_from_iteration", {}, 0, kMaxIteration, &from);
-        r->recordFromIteration = int(from);
-    }
-    r->torchVersion = doc["torch_version"].toString();
-    r->modelSignature = doc["model"].toObject()["signature"].toString();
-    r->paramChecksum = doc["param_checksum"].toDouble();
-    r->gradChecksumsAgree = doc["grad_checksums_agree"].toBool();
-    c.nonNegative(doc, "peak_host_bytes", {}, &r->peakHostBytes);
-    c.nonNegative(doc, "peak_device_bytes", {}, &r->peakDeviceBytes);
-    if (doc["config"].toObject().contains("threads")) {
-        qint64 threads = 0;
-        c.integer(doc["config"].toObject(), "threads", "config.", 0, 1 << 20, &threads);
-        r->threads = std::max<qint64>(1, threads);
-    }
-    if (doc.contains("wall_s")) {
-        double wall = 0;
-        c.nonNegative(doc, "wall_s", {}, &wall);
-        r->wallS = wall;
-    }
-    const QJsonObject powersgd = doc["config"].toObject()["powersgd"].toObject();
-    if (powersgd.contains("matrix_approximation_rank")) {
-        qint64 rank = 1;
-        c.integer(powersgd, "matrix_approximation_rank", "config.powersgd.", 1, 1 << 20, &rank);
-        r->powersgdRank = int(rank);
-    }
-    c.eachObject(doc, "parameters", [&](const QJsonObject& p, const QString& where) {
-        ParameterRecord& param = r->parameters.emplace_back();
-        c.string(p, "name", where, &param.name);
-        c.nonNegative(p, "bytes", where, &param.bytes);
-        const QJsonValue shape = p["shape"];
-        if (c.problem().isEmpty() && !shape.isUndefined() && !shape.isArray()) {
-            c.fail(where + "shape", "expected an array, found " + describeJson(shape));
-        }
-        for (const QJsonValue d : shape.toArray()) {
-            if (c.problem().isEmpty() && !(d.isDouble() && d.toDouble() >= 0)) {
-                c.fail(where + "shape", "expected numbers >= 0, found " + describeJson(d));
-            }
-            param.shape.push_back(d.toDouble());
-        }
+    c.fields(doc, rankHeaderFields(), {}, static_cast<RankHeader*>(r));
+    checkRankOfWorld(c, r->rank, r->worldSize);
+    c.eachObject(doc, rank_keys::kParameters, {}, [&](const QJsonObject& p, const QString& at) {
+        c.fields(p, parameterFields(), at, &r->parameters.emplace_back());
     });
-    QSet<qint64> iterations;
-    c.eachObject(doc, "iterations", [&](const QJsonObject& it, const QString& where) {
-        qint64 iter = 0;
-        if (c.integer(it, "iter", where, 0, kMaxIteration, &iter) && iterations.contains(iter)) {
-            c.fail(where + "iter", QString("iteration %1 is listed twice").arg(iter));
-        }
-        iterations.insert(iter);
-        IterationRecord& row = r->iterations.emplace_back();
-        row.iter = int(iter);
-        c.nonNegative(it, "forward_ms", where, &row.forwardMs);
-        c.nonNegative(it, "backward_ms", where, &row.backwardMs);
-        c.nonNegative(it, "optimizer_ms", where, &row.optimizerMs);
-        c.nonNegative(it, "step_ms", where, &row.stepMs);
+    r->initialBuckets = indexLists(doc[rank_keys::kInitialBuckets]);
+    r->finalBuckets = indexLists(doc[rank_keys::kFinalBuckets]);
+    c.eachObject(doc, rank_keys::kIterations, {}, [&](const QJsonObject& it, const QString& at) {
+        c.fields(it, iterationFields(), at, &r->iterations.emplace_back());
     });
-    QSet<QPair<qint64, qint64>> buckets;
-    c.eachObject(doc, "buckets", [&](const QJsonObject& b, const QString& where) {
-        qint64 iter = 0;
-        qint64 index = 0;
-        c.integer(b, "iter", where, 0, kMaxIteration, &iter);
-        if (c.integer(b, "index", where, 0, kMaxBucketIndex, &index) &&
-            buckets.contains({iter, index})) {
-            c.fail(where + "index",
-                   QString("bucket %1 of iteration %2 is listed twice").arg(index).arg(iter));
-        }
-        buckets.insert({iter, index});
-        qint64 v[4] = {};
-        const char* names[4] = {"bytes", "nparams", "start_ns", "end_ns"};
-        for (int i = 0; i < 4; ++i) {
-            c.integer(b, names[i], where, 0, std::numeric_limits<qint64>::max() / 2, &v[i]);
-        }
-        BucketRecord& row = r->buckets.emplace_back();
-        row.iter = int(iter);
-        row.index = int(index);
-        // As the file writes them: doubles, so a time is exactly what a reader of the JSON gets.
-        row.bytes = b["bytes"].toDouble();
-        row.nparams = int(v[1]);
-        row.startNs = b["start_ns"].toDouble();
-        row.endNs = b["end_ns"].toDouble();
-        if (b.contains("wire_bytes")) {
-            double wire = 0;
-            c.nonNegative(b, "wire_bytes", where, &wire);
-            row.wireBytes = wire;
-        }
+    c.eachObject(doc, rank_keys::kBuckets, {}, [&](const QJsonObject& b, const QString& at) {
+        c.fields(b, bucketFields(), at, &r->buckets.emplace_back());
     });
+    checkUnique(c, *r);
+    const QJsonValue log = doc[rank_keys::kDdpLogging];
+    if (log.isObject()) {
+        DdpLoggingRecord& d = r->ddpLogging;
+        d.present = true;
+        c.fields(log.toObject(), ddpLoggingFields(), "ddp_logging.", &d);
+        c.eachObject(log.toObject(), rank_keys::kSamples, "ddp_logging.",
+                     [&](const QJsonObject& s, const QString& at) {
+                         c.fields(s, ddpSampleFields(), at, &d.samples.emplace_back());
+                     });
+    }
     checkAgainstWallTime(c, *r);
     return c.problem();
 }
@@ -286,31 +337,32 @@ RankFile readRankFile(const QString& path) {
                                                     "raise it with COMMPROF_MAX_RANK_FILE_BYTES=N"),
                              QFileInfo(path).fileName());
     } catch (const files::FileError& e) {
-        return {{}, {}, QFileInfo(path).fileName() + ": " + e.detail};
+        RankFile out;
+        out.problem = QFileInfo(path).fileName() + ": " + e.detail;
+        return out;
     }
 }
 
 RankFile parseRankFile(const QByteArray& bytes, const QString& name) {
+    RankFile out;
     QJsonParseError err;
     const QJsonDocument doc = QJsonDocument::fromJson(bytes, &err);
     if (err.error != QJsonParseError::NoError) {
-        return {
-            {},
-            {},
-            QString("%1 unparseable: %2 at byte %3").arg(name, err.errorString()).arg(err.offset)};
+        out.problem =
+            QString("%1 unparseable: %2 at byte %3").arg(name, err.errorString()).arg(err.offset);
+        return out;
     }
     if (!doc.isObject()) {
-        return {{},
-                {},
-                QString("%1: expected a JSON object, found %2")
-                    .arg(name, doc.isArray() ? QString("an array") : QString("no value"))};
+        out.problem = QString("%1: expected a JSON object, found %2")
+                          .arg(name, doc.isArray() ? QString("an array") : QString("no value"));
+        return out;
     }
-    RankFile out{doc.object(), {}, {}};
-    out.problem = name.startsWith(spec::files::kSweep.prefix) ? checkSweep(out.doc, name)
-                                                              : check(out.doc, name, &out.record);
+    out.isSweep = name.startsWith(spec::files::kSweep.prefix);
+    out.problem = out.isSweep ? checkSweep(doc.object(), name, &out.sweep)
+                              : check(doc.object(), name, &out.record);
     if (!out.ok()) {
-        out.doc = {};
         out.record = {};
+        out.sweep = {};
     }
     return out;
 }

@@ -4,21 +4,24 @@
 // (docs/formats.md), read and checked before
 // anything uses it: a regular file (never a link, a device or a FIFO) of bounded size, a JSON
 // object, and the fields the store keys on (rank, world size, iteration and bucket numbers) in
-// range and unique. What is wrong is one line naming the file and the field.
+// range and unique, every field as rank_fields.h declares it. What is wrong is one line naming the
+// file and the field.
 
 #include "results/rank_record.h"
 
 #include <QByteArray>
-#include <QJsonObject>
 #include <QString>
 
 namespace commprof::results {
 
 struct RankFile {
-    QJsonObject doc;
-    RankRecord record; // the same, typed (a sweep's file: rank and world size only)
+    RankRecord record; // a rank{R}.json
+    SweepRecord sweep; // a sweep_rank{R}.json
+    bool isSweep = false;
     QString problem; // empty when the file is usable
     bool ok() const { return problem.isEmpty(); }
+    int rank() const { return isSweep ? sweep.rank : record.rank; }
+    int worldSize() const { return isSweep ? sweep.worldSize : record.worldSize; }
 };
 
 // The largest rank file read (COMMPROF_MAX_RANK_FILE_BYTES overrides it).

@@ -158,11 +158,11 @@ QString verifyRankFiles(const QString& dir, int worldSize, bool sweep) {
         if (!f.ok()) {
             return f.problem;
         }
-        if (f.doc["world_size"].toInt() != worldSize || f.doc["rank"].toInt() != r) {
+        if (f.worldSize() != worldSize || f.rank() != r) {
             return QString("%1 says rank %2 of %3, expected rank %4 of %5")
                 .arg(rankFileName(sweep, r))
-                .arg(f.doc["rank"].toInt())
-                .arg(f.doc["world_size"].toInt())
+                .arg(f.rank())
+                .arg(f.worldSize())
                 .arg(r)
                 .arg(worldSize);
         }

@@ -57,6 +57,13 @@ template <auto Member> QVariant get(const CellRow& row, const CellExtras&) {
 template <auto Member> void set(CellRow& row, const QVariant& v) {
     assign(row.*Member, v);
 }
+// The DDP logger's figures, a struct of their own in the row.
+template <auto Member> QVariant getDdp(const CellRow& row, const CellExtras&) {
+    return variantOf(row.ddpLogger.*Member);
+}
+template <auto Member> void setDdp(CellRow& row, const QVariant& v) {
+    assign(row.ddpLogger.*Member, v);
+}
 
 QVariant predictionMs(const CellExtras& e, double analysis::DdpPrediction::*us) {
     return e.prediction ? QVariant(e.prediction->*us / 1000.0) : QVariant();
@@ -416,8 +423,8 @@ const std::vector<CellColumn> kColumns = {
      .csvPosition = 24,
      .doc = "the Reducer's DDP logger: backward compute (prepare_for_backward to the last gradient "
             "ready), mean over every rank's sampled recorded iterations",
-     .get = get<&CellRow::ddpBackwardComputeMs>,
-     .set = set<&CellRow::ddpBackwardComputeMs>},
+     .get = getDdp<&analysis::DdpLoggerFigures::backwardComputeMs>,
+     .set = setDdp<&analysis::DdpLoggerFigures::backwardComputeMs>},
     {.name = "ddp_backward_comm_ms",
      .sqlType = "REAL",
      .since = 6,
@@ -426,22 +433,22 @@ const std::vector<CellColumn> kColumns = {
      .csvPosition = 25,
      .doc = "the DDP logger: backward communication (first bucket launch to the last completion), "
             "the same mean",
-     .get = get<&CellRow::ddpBackwardCommMs>,
-     .set = set<&CellRow::ddpBackwardCommMs>},
+     .get = getDdp<&analysis::DdpLoggerFigures::backwardCommMs>,
+     .set = setDdp<&analysis::DdpLoggerFigures::backwardCommMs>},
     {.name = "ddp_overlap_ms",
      .sqlType = "REAL",
      .since = 6,
      .json = "ddp_overlap_ms",
      .doc = "the DDP logger: backward compute overlapped by communication, the same mean",
-     .get = get<&CellRow::ddpOverlapMs>,
-     .set = set<&CellRow::ddpOverlapMs>},
+     .get = getDdp<&analysis::DdpLoggerFigures::overlapMs>,
+     .set = setDdp<&analysis::DdpLoggerFigures::overlapMs>},
     {.name = "ddp_samples",
      .sqlType = "INTEGER",
      .since = 6,
      .json = "ddp_samples",
      .doc = "rank-iterations the DDP logger sampled and the hook recorded",
-     .get = get<&CellRow::ddpSamples>,
-     .set = set<&CellRow::ddpSamples>},
+     .get = getDdp<&analysis::DdpLoggerFigures::samples>,
+     .set = setDdp<&analysis::DdpLoggerFigures::samples>},
     {.name = "ddp_hook_ratio",
      .sqlType = "REAL",
      .since = 6,
@@ -450,22 +457,22 @@ const std::vector<CellColumn> kColumns = {
      .csvPosition = 26,
      .doc = "the DDP logger's backward communication over the hook's bucket extent, the same "
             "rank-iterations; empty when not judged",
-     .get = get<&CellRow::ddpHookRatio>,
-     .set = set<&CellRow::ddpHookRatio>},
+     .get = getDdp<&analysis::DdpLoggerFigures::ratio>,
+     .set = setDdp<&analysis::DdpLoggerFigures::ratio>},
     {.name = "ddp_hook_flagged",
      .sqlType = "INTEGER",
      .since = 6,
      .json = "ddp_hook_flagged",
      .doc = "the DDP logger and the hook differ by more than 10 %",
-     .get = get<&CellRow::ddpHookFlagged>,
-     .set = set<&CellRow::ddpHookFlagged>},
+     .get = getDdp<&analysis::DdpLoggerFigures::flagged>,
+     .set = setDdp<&analysis::DdpLoggerFigures::flagged>},
     {.name = "ddp_hook_reason",
      .sqlType = "TEXT",
      .since = 6,
      .json = "ddp_hook_reason",
      .doc = "why the DDP logger against the hook is flagged or not judged",
-     .get = get<&CellRow::ddpHookReason>,
-     .set = set<&CellRow::ddpHookReason>},
+     .get = getDdp<&analysis::DdpLoggerFigures::reason>,
+     .set = setDdp<&analysis::DdpLoggerFigures::reason>},
     // Derived: computed where they are shown.
     {.name = "comm_ms",
      .json = "comm_ms",

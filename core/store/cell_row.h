@@ -3,6 +3,8 @@
 // One row of the `cells` table as the GUI and the CLI read it. Its columns, their SQL, JSON and
 // CSV forms, are declared in store/cell_columns.cpp.
 
+#include "analysis/cell_figures.h"
+
 #include <QString>
 #include <QStringList>
 #include <QVariantMap>
@@ -11,7 +13,9 @@
 
 namespace commprof::store {
 
-struct CellRow {
+// The figures are the analysis' own struct (analysis/cell_figures.h): ingest stores what
+// analyzeCell computed as it is.
+struct CellRow : analysis::CellFigures {
     QString key, id, kind, status, layer, interconnect, model, family, backend, device, binding;
     QString runDir; // the results folder's canonical path
     int repeat = 0;
@@ -22,22 +26,7 @@ struct CellRow {
     int worldSize = 0;
     double params = 0;
     std::optional<bool> feasible;
-    std::optional<double> stepMs, hookCommMs, traceCommMs, hookTraceAgreement, overlapEfficiency,
-        commOverheadFraction, exposedCommMs, computeMs, bookkeepingMs;
-    bool agreementFlagged = false;
-    double peakHostBytes = 0, peakDeviceBytes = 0;
     std::optional<double> hostDemandBytes, deviceDemandBytes;
-    // The two instruments over every rank's traced steps (analysis/cell_metrics.h).
-    std::optional<double> hookTotalMs, backendTotalMs;
-    int agreementSteps = 0, bucketsCompared = 0, bucketsMatched = 0;
-    QString agreementReason, backendSource;
-    std::optional<int> slowestRank;
-    std::optional<double> medianSkewMs;
-    // The third instrument, the Reducer's DDP logger (analysis/ddp_logger_agreement.h).
-    std::optional<double> ddpBackwardComputeMs, ddpBackwardCommMs, ddpOverlapMs, ddpHookRatio;
-    int ddpSamples = 0;
-    bool ddpHookFlagged = false;
-    QString ddpHookReason;
     // Derived when read (store/overlap_tax.h), never stored: how much longer the backward's
     // compute took than in the cell's `hook: local` twin.
     std::optional<double> overlapTaxMs, overlapTaxPercent;

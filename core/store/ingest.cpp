@@ -154,8 +154,11 @@ void insertRankFigures(Database& db, const QString& key, const analysis::CellMet
 CellRow cellRowOf(const QString& key, const QString& runDir, const results::CellFiles& f,
                   const results::Completeness& c, const analysis::CellMetrics& m) {
     const QJsonObject& cell = f.cell;
-    const QJsonObject rank0 = f.ranks.value(0, f.ranks.isEmpty() ? QJsonObject{} : f.ranks.first());
-    const QJsonObject model = rank0["model"].toObject();
+    const results::RankRecord rank0 =
+        f.records.value(0, f.records.isEmpty() ? results::RankRecord{} : f.records.first());
+    const auto said = [&cell](const char* key, const std::string& rankSays) {
+        return cell[key].toString(QString::fromStdString(rankSays));
+    };
     const QJsonObject pools = cell["pools"].toObject();
     CellRow r;
     r.key = key;
@@ -165,13 +168,13 @@ CellRow cellRowOf(const QString& key, const QString& runDir, const results::Cell
     r.status = c.status;
     r.reasons = c.reasons;
     r.worldSize = c.worldSize;
-    r.layer = cell["layer"].toString(rank0["layer"].toString());
-    r.interconnect = cell["interconnect"].toString(rank0["interconnect"].toString());
-    r.model = cell["model"].toString(model["name"].toString());
-    r.family = cell["family"].toString(model["family"].toString());
-    r.params = cell["params"].toDouble(model["params"].toDouble());
-    r.backend = cell["backend"].toString(rank0["backend"].toString());
-    r.device = cell["device"].toString(rank0["device"].toString());
+    r.layer = said("layer", rank0.layer);
+    r.interconnect = said("interconnect", rank0.interconnect);
+    r.model = said("model", rank0.modelName);
+    r.family = said("family", rank0.family);
+    r.params = cell["params"].toDouble(rank0.params);
+    r.backend = said("backend", rank0.backend);
+    r.device = said("device", rank0.device);
     r.repeat = cell["repeat"].toInt();
     r.axes = cell["axes"].toObject().toVariantMap();
     if (r.axes.isEmpty()) { // a cell.json from before the axes were recorded
@@ -191,38 +194,11 @@ CellRow cellRowOf(const QString& key, const QString& runDir, const results::Cell
         r.feasible = cell["feasible"].toBool();
     }
     r.binding = cell["binding"].toString();
-    r.stepMs = m.stepMs;
-    r.hookCommMs = m.hookCommMs;
-    r.traceCommMs = m.traceCommMs;
-    r.hookTraceAgreement = m.hookTraceAgreement;
-    r.agreementFlagged = m.agreementFlagged;
-    r.overlapEfficiency = m.overlapEfficiency;
-    r.commOverheadFraction = m.commOverheadFraction;
-    r.exposedCommMs = m.exposedCommMs;
-    r.computeMs = m.computeMs;
-    r.bookkeepingMs = m.bookkeepingMs;
-    r.peakHostBytes = m.peakHostBytes;
-    r.peakDeviceBytes = m.peakDeviceBytes;
+    static_cast<analysis::CellFigures&>(r) = m; // the figures as the analysis made them
     r.hostDemandBytes = pools["host"].toObject()["demand_bytes"].toDouble();
     if (pools.contains("device")) {
         r.deviceDemandBytes = pools["device"].toObject()["demand_bytes"].toDouble();
     }
-    r.hookTotalMs = m.hookTotalMs;
-    r.backendTotalMs = m.backendTotalMs;
-    r.agreementSteps = m.agreementSteps;
-    r.agreementReason = m.agreementReason;
-    r.backendSource = m.backendSource;
-    r.ddpBackwardComputeMs = m.ddpLogger.backwardComputeMs;
-    r.ddpBackwardCommMs = m.ddpLogger.backwardCommMs;
-    r.ddpOverlapMs = m.ddpLogger.overlapMs;
-    r.ddpSamples = m.ddpLogger.samples;
-    r.ddpHookRatio = m.ddpLogger.ratio;
-    r.ddpHookFlagged = m.ddpLogger.flagged;
-    r.ddpHookReason = m.ddpLogger.reason;
-    r.bucketsCompared = m.bucketsCompared;
-    r.bucketsMatched = m.bucketsMatched;
-    r.slowestRank = m.slowestRank;
-    r.medianSkewMs = m.medianSkewMs;
     return r;
 }
 
@@ -235,7 +211,7 @@ struct Inserted {
 Inserted insertCell(Database& db, const QString& runDir, const results::CellFiles& f,
                     const QString& files, SweepsByShape& sweeps, int hostCpus) {
     results::Completeness c = results::judge(f);
-    const bool hasData = !f.ranks.isEmpty();
+    const bool hasData = !f.records.isEmpty();
     QStringList sweepProblems;
     const std::vector<analysis::SweepSeries> series =
         f.isSweep() ? analysis::mergeSweep(f.sweeps, &sweepProblems)
@@ -273,8 +249,9 @@ Inserted insertCell(Database& db, const QString& runDir, const results::CellFile
     for (auto it = f.records.begin(); it != f.records.end(); ++it) {
         const results::RankRecord& r = it.value();
         rankStmt
-            .bindAll({key, it.key(), r.torchVersion, r.paramChecksum, r.gradChecksumsAgree,
-                      r.modelSignature, r.peakHostBytes, r.peakDeviceBytes})
+            .bindAll({key, it.key(), QString::fromStdString(r.torchVersion), r.paramChecksum,
+                      r.gradChecksumsAgree, QString::fromStdString(r.modelSignature),
+                      r.peakHostBytes, r.peakDeviceBytes})
             .run();
         for (const results::IterationRecord& i : r.iterations) {
             iterStmt

@@ -27,7 +27,7 @@ QString twinKey(const CellRow& c) {
 }
 
 bool usable(const CellRow& c) {
-    return c.complete() && !c.isSweep() && c.ddpBackwardComputeMs.has_value();
+    return c.complete() && !c.isSweep() && c.ddpLogger.backwardComputeMs.has_value();
 }
 
 } // namespace
@@ -47,12 +47,12 @@ void fillOverlapTax(std::vector<CellRow>& cells) {
             continue;
         }
         const CellRow* twin = locals.value(twinKey(c));
-        if (!twin || *twin->ddpBackwardComputeMs <= 0) {
+        if (!twin || *twin->ddpLogger.backwardComputeMs <= 0) {
             continue;
         }
         c.overlapTwin = twin->id;
-        c.overlapTaxMs = *c.ddpBackwardComputeMs - *twin->ddpBackwardComputeMs;
-        c.overlapTaxPercent = *c.overlapTaxMs / *twin->ddpBackwardComputeMs * 100.0;
+        c.overlapTaxMs = *c.ddpLogger.backwardComputeMs - *twin->ddpLogger.backwardComputeMs;
+        c.overlapTaxPercent = *c.overlapTaxMs / *twin->ddpLogger.backwardComputeMs * 100.0;
     }
 }
 
