@@ -8,6 +8,7 @@
 #include "layout_helpers.h"
 #include "models/step_table_model.h"
 #include "range_aggregate_view.h"
+#include "report/ddp_step_graph_text.h"
 #include "slice_details_panel.h"
 #include "step_table_view.h"
 #include "timeline/range_aggregate.h"
@@ -201,10 +202,10 @@ void TraceInspector::showCulprits() {
     if (ddpJob_) {
         for (const auto* list : {&ddpJob_->graph.culpritRanks, &ddpJob_->graph.culpritGradients}) {
             for (const analysis::Culprit& c : *list) {
-                all << analysis::describe(c);
+                all << report::describe(c);
             }
             if (!list->empty()) {
-                first << analysis::describe(list->front());
+                first << report::describe(list->front());
             }
         }
     }

@@ -10,6 +10,7 @@
 #include "cli_common.h"
 #include "inputs/cell_settings_file.h"
 #include "inputs/ddp_job_files.h"
+#include "report/ddp_step_graph_text.h"
 #include "results/cell_files.h"
 #include "results/hook_calibration.h"
 #include "results/results_folder.h"
@@ -155,8 +156,8 @@ int traceDdpCommand(const Args& args) {
     return guarded(args, [&](const TraceArgs& a) {
         const analysis::DdpJob job = readJob(a, args);
         const analysis::DdpStepGraph g = job.graph();
-        printJob(job, a.format, a.format == Format::Json ? analysis::toJson(g) : QJsonObject(),
-                 a.format == Format::Json ? QString() : analysis::describe(g));
+        printJob(job, a.format, a.format == Format::Json ? report::toJson(g) : QJsonObject(),
+                 a.format == Format::Json ? QString() : report::describe(g));
         return Ok;
     });
 }

@@ -71,9 +71,6 @@ DdpStepGraph buildStepGraph(const std::vector<const trace::DdpRankSteps*>& trace
 // and `names` (registration order) names it when it has one per gradient.
 QString gradientName(int readyIndex, int gradients, const QStringList& names);
 
-QJsonObject toJson(const DdpStepGraph& g);
-QString describe(const DdpStepGraph& g);
-// "rank 1: the other ranks waited 12.30 ms for it at 8 buckets", as describe() lists culprits.
-QString describe(const Culprit& c);
+// Its JSON and text: report/ddp_step_graph_text.h.
 
 } // namespace commprof::analysis

@@ -7,175 +7,184 @@
 #include <map>
 
 namespace commprof::analysis {
+namespace {
 
-std::optional<TraceProfile> profileFromTraces(const std::vector<const trace::DdpRankSteps*>& traces,
-                                              const DdpParams* params, QString* why) {
-    const auto fail = [&](const QString& reason) -> std::optional<TraceProfile> {
-        *why = reason;
-        return std::nullopt;
-    };
-    const trace::DdpIteration* first = nullptr;
+using Iterations = std::vector<const trace::DdpIteration*>;
+
+const trace::DdpIteration* firstIteration(const std::vector<const trace::DdpRankSteps*>& traces) {
     for (const trace::DdpRankSteps* t : traces) {
         if (!t->iterations.empty()) {
-            first = &t->iterations.front();
-            break;
+            return &t->iterations.front();
         }
     }
-    if (!first) {
-        return fail("no iteration with a backward in any trace");
-    }
-    const std::size_t gradients = first->gradientReadyUs.size();
-    TraceProfile out;
-    for (const trace::BucketCollective& b : first->buckets) {
-        std::vector<int>& members = out.layout.emplace_back();
-        for (int i = 0; i < b.gradients; ++i) {
-            members.push_back(b.firstGradient + i);
-        }
-    }
+    return nullptr;
+}
+
+// Each gradient's bytes, in ready order: the --params file's (registration order reversed), or
+// each bucket's collective shared evenly among the gradients it carried. nullopt with *why
+// when neither gives them.
+std::optional<std::vector<double>> gradientBytes(const trace::DdpIteration& first,
+                                                 const DdpParams* params, QString* why) {
+    const std::size_t gradients = first.gradientReadyUs.size();
     std::vector<double> bytes(gradients, 0.0);
     if (params) {
         if (params->params.size() != gradients) {
-            return fail(QString("the traces' backward readies %1 gradients, the --params file "
-                                "lists %2 parameters that take one")
-                            .arg(gradients)
-                            .arg(params->params.size()));
+            *why = QString("the traces' backward readies %1 gradients, the --params file "
+                           "lists %2 parameters that take one")
+                       .arg(gradients)
+                       .arg(params->params.size());
+            return std::nullopt;
         }
-        bytes = params->bytesInReadyOrder();
-        out.bytesFromParams = true;
-    } else {
-        for (const trace::BucketCollective& b : first->buckets) {
-            if (!b.bytes) {
-                return fail("the traces' collectives carry no sizes (a legacy export, "
-                            "commprof-rank's older traces, or PyTorch 2.x's gloo profiled without "
-                            "record_shapes=True): give the model's parameters with --params FILE");
-            }
-            for (int i = 0; i < b.gradients; ++i) {
-                bytes[std::size_t(b.firstGradient + i)] = *b.bytes / b.gradients;
-            }
+        return params->bytesInReadyOrder();
+    }
+    for (const trace::BucketCollective& b : first.buckets) {
+        if (!b.bytes) {
+            *why = "the traces' collectives carry no sizes (a legacy export, commprof-rank's "
+                   "older traces, or PyTorch 2.x's gloo profiled without record_shapes=True): "
+                   "give the model's parameters with --params FILE";
+            return std::nullopt;
+        }
+        for (int i = 0; i < b.gradients; ++i) {
+            bytes[std::size_t(b.firstGradient + i)] = *b.bytes / b.gradients;
         }
     }
-    for (const std::vector<int>& members : out.layout) {
-        double sum = 0;
-        for (const int i : members) {
-            sum += bytes[std::size_t(i)];
-        }
-        out.bucketBytes.push_back(sum);
-    }
+    return bytes;
+}
 
-    std::vector<std::vector<double>> ready(gradients);
+// What one iteration ran after its last collective and its compute, before the optimizer.
+double finalizeOf(const trace::DdpIteration& it) {
+    double last = it.computeEndUs;
+    for (const trace::BucketCollective& b : it.buckets) {
+        last = std::max(last, b.endUs.value_or(b.launchUs));
+    }
+    return std::max(0.0, it.backwardEndUs - last);
+}
+
+// The samples the profile's medians are taken over: one per iteration a rank ran alone, or
+// one per step the ranks ran together.
+struct Samples {
+    explicit Samples(std::size_t gradients) : ready(gradients) {}
+    std::vector<std::vector<double>> ready; // per gradient, from the backward's start
     std::vector<double> forward, computeEnd, optimizer, exposed, finalize;
-    // What one iteration ran after its last collective and its compute, before the optimizer.
-    const auto finalizeOf = [](const trace::DdpIteration& it) {
-        double last = it.computeEndUs;
-        for (const trace::BucketCollective& b : it.buckets) {
-            last = std::max(last, b.endUs.value_or(b.launchUs));
+    int count = 0;
+};
+
+// A step whose iterations cannot be aligned across the ranks: each iteration with the first's
+// layout is a sample of its own.
+void addRankSamples(const Iterations& its, const TraceProfile& out, std::size_t gradients,
+                    Samples& s) {
+    for (const trace::DdpIteration* it : its) {
+        if (!(it && it->gradientReadyUs.size() == gradients &&
+              it->buckets.size() == out.layout.size())) {
+            continue; // another layout of the backward (a first iteration, unused params)
         }
-        return std::max(0.0, it.backwardEndUs - last);
-    };
-    int samples = 0;
-    const auto usable = [&](const trace::DdpIteration* it) {
-        return it && it->gradientReadyUs.size() == gradients &&
-               it->buckets.size() == out.layout.size();
-    };
-    // The steps every rank has, with every bucket's end: those the job's view is taken from.
-    std::map<int, std::vector<const trace::DdpIteration*>> bySteps;
-    for (const trace::DdpRankSteps* t : traces) {
-        for (const trace::DdpIteration& it : t->iterations) {
-            out.stepsUs.push_back(it.stepUs());
-            bySteps[it.step].push_back(&it);
-        }
-    }
-    for (const auto& [step, its] : bySteps) {
-        bool aligned = its.size() == traces.size() && traces.size() > 1;
-        for (const trace::DdpIteration* it : its) {
-            aligned = aligned && usable(it);
-            for (const trace::BucketCollective& b :
-                 it ? it->buckets : std::vector<trace::BucketCollective>{}) {
-                aligned = aligned && b.endUs.has_value();
-            }
-        }
-        if (!aligned) {
-            for (const trace::DdpIteration* it : its) {
-                if (!usable(it)) {
-                    continue; // another layout of the backward (a first iteration, unused params)
-                }
-                for (std::size_t i = 0; i < gradients; ++i) {
-                    ready[i].push_back(it->gradientReadyUs[i] - it->backwardStartUs);
-                }
-                forward.push_back(it->forwardUs());
-                computeEnd.push_back(it->backwardComputeUs());
-                optimizer.push_back(it->afterBackwardUs());
-                exposed.push_back(it->afterComputeUs());
-                finalize.push_back(finalizeOf(*it));
-                ++samples;
-            }
-            continue;
-        }
-        out.acrossRanks = true;
-        // Each rank's clock against the first's: the median difference of their buckets' ends.
-        std::vector<double> offset;
-        for (const trace::DdpIteration* it : its) {
-            std::vector<double> d;
-            for (std::size_t k = 0; k < it->buckets.size(); ++k) {
-                d.push_back(*it->buckets[k].endUs - *its.front()->buckets[k].endUs);
-            }
-            offset.push_back(trace::median(d).value_or(0));
-        }
-        std::vector<double> starts, backwardStarts, afterBackward, lastEnds, finalizes;
-        for (std::size_t r = 0; r < its.size(); ++r) {
-            finalizes.push_back(finalizeOf(*its[r]));
-            starts.push_back(its[r]->window.start - offset[r]);
-            backwardStarts.push_back(its[r]->backwardStartUs - offset[r]);
-            afterBackward.push_back(its[r]->afterBackwardUs());
-            lastEnds.push_back(its[r]->backwardEndUs - offset[r]);
-        }
-        const double start = trace::median(starts).value_or(0);
-        const double backwardStart = start + (trace::median(backwardStarts).value_or(0) - start);
-        double end = 0;
         for (std::size_t i = 0; i < gradients; ++i) {
-            double latest = backwardStart;
-            for (std::size_t r = 0; r < its.size(); ++r) {
-                latest = std::max(latest, its[r]->gradientReadyUs[i] - offset[r]);
-            }
-            ready[i].push_back(latest - backwardStart);
-            end = std::max(end, latest);
+            s.ready[i].push_back(it->gradientReadyUs[i] - it->backwardStartUs);
         }
-        forward.push_back(backwardStart - start);
-        computeEnd.push_back(end - backwardStart);
-        optimizer.push_back(trace::median(afterBackward).value_or(0));
-        finalize.push_back(trace::median(finalizes).value_or(0));
-        exposed.push_back(std::max(0.0, trace::median(lastEnds).value_or(end) - end));
-        ++samples;
-        // What each bucket's collective took once it could run, one at a time as the model runs
-        // them.
-        double previousEnd = 0;
-        for (std::size_t k = 0; k < out.layout.size(); ++k) {
-            double launched = 0;
-            std::vector<double> ends;
-            for (std::size_t r = 0; r < its.size(); ++r) {
-                launched = std::max(launched, its[r]->buckets[k].launchUs - offset[r]);
-                ends.push_back(*its[r]->buckets[k].endUs - offset[r]);
-            }
-            const double e = trace::median(ends).value_or(0);
-            const double from = std::max(launched, previousEnd);
-            if (e > from && out.bucketBytes[k] > 0) {
-                out.costSamples.push_back({out.bucketBytes[k], e - from});
-            }
-            previousEnd = std::max(previousEnd, e);
+        s.forward.push_back(it->forwardUs());
+        s.computeEnd.push_back(it->backwardComputeUs());
+        s.optimizer.push_back(it->afterBackwardUs());
+        s.exposed.push_back(it->afterComputeUs());
+        s.finalize.push_back(finalizeOf(*it));
+        ++s.count;
+    }
+}
+
+// Each rank's clock against the first's: the median difference of their buckets' ends.
+std::vector<double> clockOffsets(const Iterations& its) {
+    std::vector<double> offset;
+    for (const trace::DdpIteration* it : its) {
+        std::vector<double> d;
+        for (std::size_t k = 0; k < it->buckets.size(); ++k) {
+            d.push_back(*it->buckets[k].endUs - *its.front()->buckets[k].endUs);
+        }
+        offset.push_back(trace::median(d).value_or(0));
+    }
+    return offset;
+}
+
+// What each bucket's collective took once it could run, one at a time as the model runs them.
+void addCostSamples(const Iterations& its, const std::vector<double>& offset, TraceProfile& out) {
+    double previousEnd = 0;
+    for (std::size_t k = 0; k < out.layout.size(); ++k) {
+        double launched = 0;
+        std::vector<double> ends;
+        for (std::size_t r = 0; r < its.size(); ++r) {
+            launched = std::max(launched, its[r]->buckets[k].launchUs - offset[r]);
+            ends.push_back(*its[r]->buckets[k].endUs - offset[r]);
+        }
+        const double e = trace::median(ends).value_or(0);
+        const double from = std::max(launched, previousEnd);
+        if (e > from && out.bucketBytes[k] > 0) {
+            out.costSamples.push_back({out.bucketBytes[k], e - from});
+        }
+        previousEnd = std::max(previousEnd, e);
+    }
+}
+
+// A step every rank ran with the first's layout and every bucket's end: one sample, the job's
+// view of it, on the first rank's clock; each gradient is ready when the last rank has it.
+void addJobSample(const Iterations& its, std::size_t gradients, TraceProfile& out, Samples& s) {
+    out.acrossRanks = true;
+    const std::vector<double> offset = clockOffsets(its);
+    std::vector<double> starts, backwardStarts, afterBackward, lastEnds, finalizes;
+    for (std::size_t r = 0; r < its.size(); ++r) {
+        finalizes.push_back(finalizeOf(*its[r]));
+        starts.push_back(its[r]->window.start - offset[r]);
+        backwardStarts.push_back(its[r]->backwardStartUs - offset[r]);
+        afterBackward.push_back(its[r]->afterBackwardUs());
+        lastEnds.push_back(its[r]->backwardEndUs - offset[r]);
+    }
+    const double start = trace::median(starts).value_or(0);
+    const double backwardStart = start + (trace::median(backwardStarts).value_or(0) - start);
+    double end = 0;
+    for (std::size_t i = 0; i < gradients; ++i) {
+        double latest = backwardStart;
+        for (std::size_t r = 0; r < its.size(); ++r) {
+            latest = std::max(latest, its[r]->gradientReadyUs[i] - offset[r]);
+        }
+        s.ready[i].push_back(latest - backwardStart);
+        end = std::max(end, latest);
+    }
+    s.forward.push_back(backwardStart - start);
+    s.computeEnd.push_back(end - backwardStart);
+    s.optimizer.push_back(trace::median(afterBackward).value_or(0));
+    s.finalize.push_back(trace::median(finalizes).value_or(0));
+    s.exposed.push_back(std::max(0.0, trace::median(lastEnds).value_or(end) - end));
+    ++s.count;
+    addCostSamples(its, offset, out);
+}
+
+// Whether a step's iterations can be read as the job ran them: one per rank, each with the
+// first iteration's layout and every bucket's end.
+bool aligned(const Iterations& its, std::size_t ranks, std::size_t gradients,
+             const TraceProfile& out) {
+    bool ok = its.size() == ranks && ranks > 1;
+    for (const trace::DdpIteration* it : its) {
+        ok = ok && it && it->gradientReadyUs.size() == gradients &&
+             it->buckets.size() == out.layout.size();
+        for (const trace::BucketCollective& b :
+             it ? it->buckets : std::vector<trace::BucketCollective>{}) {
+            ok = ok && b.endUs.has_value();
         }
     }
-    StepProfile& p = out.profile;
-    p.source = QString::fromStdString(traces.front()->source);
-    p.samples = samples;
-    p.forwardUs = trace::median(forward).value_or(0);
-    p.computeEndUs = trace::median(computeEnd).value_or(0);
-    p.optimizerUs = trace::median(optimizer).value_or(0);
-    p.exposedUs = trace::median(exposed).value_or(0);
-    p.finalizeUs = trace::median(finalize).value_or(0);
+    return ok;
+}
+
+// The medians of the samples; each gradient's ready time kept in order, its bytes and shape.
+void takeMedians(const Samples& s, const std::vector<double>& bytes, const DdpParams* params,
+                 StepProfile& p) {
+    p.samples = s.count;
+    p.forwardUs = trace::median(s.forward).value_or(0);
+    p.computeEndUs = trace::median(s.computeEnd).value_or(0);
+    p.optimizerUs = trace::median(s.optimizer).value_or(0);
+    p.exposedUs = trace::median(s.exposed).value_or(0);
+    p.finalizeUs = trace::median(s.finalize).value_or(0);
+    const std::size_t gradients = bytes.size();
     double previous = 0;
     for (std::size_t i = 0; i < gradients; ++i) {
         // Medians of each gradient, kept in order: a median ready time never precedes the last.
-        previous = std::max(previous, trace::median(ready[i]).value_or(0));
+        previous = std::max(previous, trace::median(s.ready[i]).value_or(0));
         ReadyParam q;
         q.bytes = bytes[i];
         q.readyUs = previous;
@@ -185,6 +194,56 @@ std::optional<TraceProfile> profileFromTraces(const std::vector<const trace::Ddp
         p.params.push_back(std::move(q));
     }
     p.computeEndUs = std::max(p.computeEndUs, previous);
+}
+
+} // namespace
+
+std::optional<TraceProfile> profileFromTraces(const std::vector<const trace::DdpRankSteps*>& traces,
+                                              const DdpParams* params, QString* why) {
+    const trace::DdpIteration* first = firstIteration(traces);
+    if (!first) {
+        *why = "no iteration with a backward in any trace";
+        return std::nullopt;
+    }
+    const std::size_t gradients = first->gradientReadyUs.size();
+    TraceProfile out;
+    for (const trace::BucketCollective& b : first->buckets) {
+        std::vector<int>& members = out.layout.emplace_back();
+        for (int i = 0; i < b.gradients; ++i) {
+            members.push_back(b.firstGradient + i);
+        }
+    }
+    const std::optional<std::vector<double>> bytes = gradientBytes(*first, params, why);
+    if (!bytes) {
+        return std::nullopt;
+    }
+    out.bytesFromParams = params != nullptr;
+    for (const std::vector<int>& members : out.layout) {
+        double sum = 0;
+        for (const int i : members) {
+            sum += (*bytes)[std::size_t(i)];
+        }
+        out.bucketBytes.push_back(sum);
+    }
+
+    // The steps every rank has, with every bucket's end: those the job's view is taken from.
+    std::map<int, Iterations> bySteps;
+    for (const trace::DdpRankSteps* t : traces) {
+        for (const trace::DdpIteration& it : t->iterations) {
+            out.stepsUs.push_back(it.stepUs());
+            bySteps[it.step].push_back(&it);
+        }
+    }
+    Samples samples(gradients);
+    for (const auto& [step, its] : bySteps) {
+        if (aligned(its, traces.size(), gradients, out)) {
+            addJobSample(its, gradients, out, samples);
+        } else {
+            addRankSamples(its, out, gradients, samples);
+        }
+    }
+    out.profile.source = QString::fromStdString(traces.front()->source);
+    takeMedians(samples, *bytes, params, out.profile);
     return out;
 }
 

@@ -108,6 +108,126 @@ RankDivergence firstDivergence(const FpStream& a, const FpStream& b) {
     return d;
 }
 
+// QMap's const operator[] returns a copy: streams are looked up by reference instead.
+const FpStream& streamOf(const QMap<int, FpStream>& runs, int rank) {
+    return *runs.constFind(rank);
+}
+
+// A collective's output depends on every rank's input: with its local input unchanged, an
+// origin at a collective received the difference, unless every rank's input matched (then the
+// collective itself is nondeterministic).
+void settleCollectiveOrigin(RankDivergence& d, const QList<int>& tracedRanks, bool allTraced,
+                            const QMap<int, FpStream>& a, const QMap<int, FpStream>& b) {
+    if (!(d.verdict == Verdict::Origin && d.first && d.first->collective)) {
+        return;
+    }
+    QList<int> changedInputs;
+    for (int other : tracedRanks) {
+        const FpStream& oa = streamOf(a, other);
+        const FpStream& ob = streamOf(b, other);
+        const auto ia = oa.byKey.find(d.first->key());
+        const auto ib = ob.byKey.find(d.first->key());
+        if (ia != oa.byKey.end() && ib != ob.byKey.end() &&
+            !sameTensors(oa.records[std::size_t(*ia)].inputs,
+                         ob.records[std::size_t(*ib)].inputs)) {
+            changedInputs << other;
+        }
+    }
+    if (!changedInputs.isEmpty()) {
+        d.verdict = Verdict::Receiver;
+        d.inputsMatched = false;
+        QStringList ranks;
+        for (int c : changedInputs) {
+            ranks << QString::number(c);
+        }
+        d.note = "collective: the input of rank(s) " + ranks.join(",") + " differed";
+    } else if (!allTraced) {
+        d.verdict = Verdict::Receiver;
+        d.inputsMatched = false;
+        d.note = "collective: its inputs from untraced ranks are unknown";
+    } else {
+        d.note = "collective with identical inputs on every rank gave different outputs";
+    }
+}
+
+// The job's pattern from the ranks' verdicts: no divergence, only receivers, one op that is
+// an origin on several ranks, or an origin on one rank only.
+void describePattern(DiffReport& r) {
+    QMap<QString, QList<int>> originsByOp;
+    bool anyDivergence = false;
+    for (const auto& d : r.ranks) {
+        anyDivergence = anyDivergence || d.verdict != Verdict::Clean;
+        if (d.verdict == Verdict::Origin) {
+            originsByOp[d.first->name] << d.rank;
+        }
+    }
+    QStringList tracedText;
+    for (int t : r.tracedRanks) {
+        tracedText << QString::number(t);
+    }
+    if (!anyDivergence) {
+        r.pattern = "none";
+        r.summary = QString("no divergence in ranks %1").arg(tracedText.join(","));
+        return;
+    }
+    if (originsByOp.isEmpty()) {
+        r.pattern = "outside_window";
+        r.summary = QString("divergence found, but no origin in the traced ranks (%1) or "
+                            "iterations: only receivers; "
+                            "widen the traced ranks or iterations")
+                        .arg(tracedText.join(","));
+        return;
+    }
+    QString op;
+    int most = 0;
+    for (auto it = originsByOp.begin(); it != originsByOp.end(); ++it) {
+        if (it->size() > most) {
+            most = int(it->size());
+            op = it.key();
+        }
+    }
+    if (most >= 2) {
+        r.pattern = "op_nondeterministic";
+        r.summary = QString("%1 ranks are origins at %2: the op itself is nondeterministic")
+                        .arg(most)
+                        .arg(op);
+    } else {
+        r.pattern = "input_distribution";
+        r.summary = QString("origin on rank %1 at %2 only: suspect the input distribution "
+                            "(reduction order or placement)")
+                        .arg(originsByOp.first().first())
+                        .arg(originsByOp.firstKey());
+    }
+}
+
+// Discriminators: records of the first origin's op name, grouped by shapes and dtypes, each
+// group counted clean or divergent.
+void addDiscriminators(DiffReport& r, const QMap<int, FpStream>& a, const QMap<int, FpStream>& b) {
+    const auto firstOrigin =
+        std::find_if(r.ranks.begin(), r.ranks.end(),
+                     [](const RankDivergence& d) { return d.verdict == Verdict::Origin; });
+    if (firstOrigin == r.ranks.end()) {
+        return;
+    }
+    QMap<QString, Discriminator> groups;
+    const FpStream& sa = streamOf(a, firstOrigin->rank);
+    const FpStream& sb = streamOf(b, firstOrigin->rank);
+    for (const FpRecord& ra : sa.records) {
+        if (ra.name != firstOrigin->first->name) {
+            continue;
+        }
+        Discriminator& g = groups[ra.signature()];
+        g.signature = ra.signature();
+        const auto ib = sb.byKey.find(ra.key());
+        const bool clean =
+            ib != sb.byKey.end() && sameTensors(ra.outputs, sb.records[std::size_t(*ib)].outputs);
+        (clean ? g.clean : g.divergent)++;
+    }
+    for (const auto& g : groups) {
+        r.discriminators.push_back(g);
+    }
+}
+
 } // namespace
 
 const char* toString(Verdict v) {
@@ -125,9 +245,6 @@ const char* toString(Verdict v) {
 }
 
 DiffReport diff(const QMap<int, FpStream>& a, const QMap<int, FpStream>& b, int worldSize) {
-    // QMap's const operator[] returns a copy: look streams up by reference instead.
-    const auto streamA = [&a](int rank) -> const FpStream& { return *a.constFind(rank); };
-    const auto streamB = [&b](int rank) -> const FpStream& { return *b.constFind(rank); };
     DiffReport r;
     r.worldSize = worldSize;
     for (auto it = a.begin(); it != a.end(); ++it) {
@@ -137,114 +254,16 @@ DiffReport diff(const QMap<int, FpStream>& a, const QMap<int, FpStream>& b, int 
     }
     const bool allTraced = worldSize > 0 && r.tracedRanks.size() == worldSize;
     for (int rank : r.tracedRanks) {
-        RankDivergence d = firstDivergence(streamA(rank), streamB(rank));
-        // A collective's output depends on every rank's input: with its local input unchanged it
-        // received the difference, unless every rank's input matched (then the collective itself
-        // is nondeterministic).
-        if (d.verdict == Verdict::Origin && d.first && d.first->collective) {
-            QList<int> changedInputs;
-            for (int other : r.tracedRanks) {
-                const FpStream& oa = streamA(other);
-                const FpStream& ob = streamB(other);
-                const auto ia = oa.byKey.find(d.first->key());
-                const auto ib = ob.byKey.find(d.first->key());
-                if (ia != oa.byKey.end() && ib != ob.byKey.end() &&
-                    !sameTensors(oa.records[std::size_t(*ia)].inputs,
-                                 ob.records[std::size_t(*ib)].inputs)) {
-                    changedInputs << other;
-                }
-            }
-            if (!changedInputs.isEmpty()) {
-                d.verdict = Verdict::Receiver;
-                d.inputsMatched = false;
-                QStringList ranks;
-                for (int c : changedInputs) {
-                    ranks << QString::number(c);
-                }
-                d.note = "collective: the input of rank(s) " + ranks.join(",") + " differed";
-            } else if (!allTraced) {
-                d.verdict = Verdict::Receiver;
-                d.inputsMatched = false;
-                d.note = "collective: its inputs from untraced ranks are unknown";
-            } else {
-                d.note = "collective with identical inputs on every rank gave different outputs";
-            }
-        }
+        RankDivergence d = firstDivergence(streamOf(a, rank), streamOf(b, rank));
+        settleCollectiveOrigin(d, r.tracedRanks, allTraced, a, b);
         r.ranks.push_back(d);
     }
     std::stable_sort(r.ranks.begin(), r.ranks.end(),
                      [](const RankDivergence& x, const RankDivergence& y) {
                          return order(x.verdict) < order(y.verdict);
                      });
-
-    QMap<QString, QList<int>> originsByOp;
-    bool anyDivergence = false;
-    for (const auto& d : r.ranks) {
-        anyDivergence = anyDivergence || d.verdict != Verdict::Clean;
-        if (d.verdict == Verdict::Origin) {
-            originsByOp[d.first->name] << d.rank;
-        }
-    }
-    QList<int> traced = r.tracedRanks;
-    QStringList tracedText;
-    for (int t : traced) {
-        tracedText << QString::number(t);
-    }
-    if (!anyDivergence) {
-        r.pattern = "none";
-        r.summary = QString("no divergence in ranks %1").arg(tracedText.join(","));
-    } else if (originsByOp.isEmpty()) {
-        r.pattern = "outside_window";
-        r.summary = QString("divergence found, but no origin in the traced ranks (%1) or "
-                            "iterations: only receivers; "
-                            "widen the traced ranks or iterations")
-                        .arg(tracedText.join(","));
-    } else {
-        QString op;
-        int most = 0;
-        for (auto it = originsByOp.begin(); it != originsByOp.end(); ++it) {
-            if (it->size() > most) {
-                most = int(it->size());
-                op = it.key();
-            }
-        }
-        if (most >= 2) {
-            r.pattern = "op_nondeterministic";
-            r.summary = QString("%1 ranks are origins at %2: the op itself is nondeterministic")
-                            .arg(most)
-                            .arg(op);
-        } else {
-            r.pattern = "input_distribution";
-            r.summary = QString("origin on rank %1 at %2 only: suspect the input distribution "
-                                "(reduction order or placement)")
-                            .arg(originsByOp.first().first())
-                            .arg(originsByOp.firstKey());
-        }
-    }
-
-    // Discriminators: records of the first origin's op name, grouped by shapes and dtypes.
-    const auto firstOrigin =
-        std::find_if(r.ranks.begin(), r.ranks.end(),
-                     [](const RankDivergence& d) { return d.verdict == Verdict::Origin; });
-    if (firstOrigin != r.ranks.end()) {
-        QMap<QString, Discriminator> groups;
-        const FpStream& sa = streamA(firstOrigin->rank);
-        const FpStream& sb = streamB(firstOrigin->rank);
-        for (const FpRecord& ra : sa.records) {
-            if (ra.name != firstOrigin->first->name) {
-                continue;
-            }
-            Discriminator& g = groups[ra.signature()];
-            g.signature = ra.signature();
-            const auto ib = sb.byKey.find(ra.key());
-            const bool clean = ib != sb.byKey.end() &&
-                               sameTensors(ra.outputs, sb.records[std::size_t(*ib)].outputs);
-            (clean ? g.clean : g.divergent)++;
-        }
-        for (const auto& g : groups) {
-            r.discriminators.push_back(g);
-        }
-    }
+    describePattern(r);
+    addDiscriminators(r, a, b);
     return r;
 }
 

@@ -37,105 +37,113 @@ std::optional<int> elementBytes(QString dtype) {
     return trace::dtypeBytes(dtype.toStdString());
 }
 
-} // namespace
+// Why the file is refused: the field (empty for the whole document) and what is wrong there.
+struct Refusal {
+    QString where;
+    QString what;
+};
 
-std::optional<DdpParams> parseDdpParams(const QByteArray& text, const QString& name,
-                                        QString* error) {
-    const auto fail = [&](const QString& where, const QString& what) -> std::optional<DdpParams> {
-        *error = where.isEmpty() ? QString("%1: %2").arg(name, what)
-                                 : QString("%1: %2: %3").arg(name, where, what);
-        return std::nullopt;
-    };
-    QJsonParseError err;
-    const QJsonDocument doc = QJsonDocument::fromJson(text, &err);
-    if (err.error != QJsonParseError::NoError) {
-        return fail({}, QString("not JSON: %1 at byte %2").arg(err.errorString()).arg(err.offset));
+// One entry of the parameter list; nullopt in *param for a frozen one (DDP's reducer never
+// sees it).
+std::optional<Refusal> readParam(const QJsonValue& entry, const QString& where,
+                                 std::optional<DdpParam>* param) {
+    if (!entry.isObject()) {
+        return Refusal{where, "expected an object, found " + results::describeJson(entry)};
     }
-    if (!doc.isObject()) {
-        return fail({}, "expected a JSON object");
+    const QJsonObject p = entry.toObject();
+    if (p.contains("requires_grad") && !p["requires_grad"].toBool(true)) {
+        return std::nullopt; // frozen: DDP's reducer never sees it
     }
-    const QJsonObject o = doc.object();
+    DdpParam& out = param->emplace();
+    if (!p["name"].isString()) {
+        return Refusal{where + ".name",
+                       "expected a string, found " + results::describeJson(p["name"])};
+    }
+    out.name = p["name"].toString();
+    if (!p["shape"].isArray()) {
+        return Refusal{where + ".shape",
+                       "expected an array of sizes, found " + results::describeJson(p["shape"])};
+    }
+    double numel = 1;
+    for (const QJsonValue d : p["shape"].toArray()) {
+        const double v = d.toDouble(-1);
+        if (!d.isDouble() || v < 0 || v != std::floor(v) || v > 1e12) {
+            return Refusal{where + ".shape",
+                           "expected whole sizes >= 0, found " + results::describeJson(d)};
+        }
+        out.shape.push_back(v);
+        numel *= v;
+    }
+    out.dtype = p["dtype"].toString("float32");
+    const std::optional<int> size = elementBytes(out.dtype);
+    if (!p["dtype"].isUndefined() && !p["dtype"].isString()) {
+        return Refusal{where + ".dtype",
+                       "expected a string, found " + results::describeJson(p["dtype"])};
+    }
+    if (!size) {
+        return Refusal{where + ".dtype", QString("unknown dtype '%1'").arg(out.dtype)};
+    }
+    // Each dimension may be sane while their product is not: [2^32, 2^32] floats would be
+    // a 7.4e19-byte bucket.
+    if (const std::string why = spec::outsideSaneBytes(out.shape, *size); !why.empty()) {
+        return Refusal{where + ".shape", QString::fromStdString(why)};
+    }
+    out.bytes = numel * *size;
+    return std::nullopt;
+}
+
+// The parameters that take a gradient, under "params" (or "parameters"), together no more
+// than any model holds.
+std::optional<Refusal> readParamList(const QJsonObject& o, DdpParams& out) {
     const QString listKey = o.contains("params") ? "params" : "parameters";
     if (!o.value(listKey).isArray()) {
-        return fail("params", "expected an array of {name, shape, dtype}, found " +
-                                  results::describeJson(o.value(listKey)));
+        return Refusal{"params", "expected an array of {name, shape, dtype}, found " +
+                                     results::describeJson(o.value(listKey))};
     }
-    DdpParams out;
     double totalBytes = 0;
     const QJsonArray list = o.value(listKey).toArray();
     for (qsizetype i = 0; i < list.size(); ++i) {
-        const QString where = QString("%1[%2]").arg(listKey).arg(i);
-        if (!list[i].isObject()) {
-            return fail(where, "expected an object, found " + results::describeJson(list[i]));
+        std::optional<DdpParam> param;
+        if (auto refused = readParam(list[i], QString("%1[%2]").arg(listKey).arg(i), &param)) {
+            return refused;
         }
-        const QJsonObject p = list[i].toObject();
-        if (p.contains("requires_grad") && !p["requires_grad"].toBool(true)) {
-            continue; // frozen: DDP's reducer never sees it
+        if (param) {
+            totalBytes += param->bytes;
+            out.params.push_back(std::move(*param));
         }
-        DdpParam param;
-        if (!p["name"].isString()) {
-            return fail(where + ".name",
-                        "expected a string, found " + results::describeJson(p["name"]));
-        }
-        param.name = p["name"].toString();
-        if (!p["shape"].isArray()) {
-            return fail(where + ".shape",
-                        "expected an array of sizes, found " + results::describeJson(p["shape"]));
-        }
-        double numel = 1;
-        for (const QJsonValue d : p["shape"].toArray()) {
-            const double v = d.toDouble(-1);
-            if (!d.isDouble() || v < 0 || v != std::floor(v) || v > 1e12) {
-                return fail(where + ".shape",
-                            "expected whole sizes >= 0, found " + results::describeJson(d));
-            }
-            param.shape.push_back(v);
-            numel *= v;
-        }
-        param.dtype = p["dtype"].toString("float32");
-        const std::optional<int> size = elementBytes(param.dtype);
-        if (!p["dtype"].isUndefined() && !p["dtype"].isString()) {
-            return fail(where + ".dtype",
-                        "expected a string, found " + results::describeJson(p["dtype"]));
-        }
-        if (!size) {
-            return fail(where + ".dtype", QString("unknown dtype '%1'").arg(param.dtype));
-        }
-        // Each dimension may be sane while their product is not: [2^32, 2^32] floats would be
-        // a 7.4e19-byte bucket.
-        if (const std::string why = spec::outsideSaneBytes(param.shape, *size); !why.empty()) {
-            return fail(where + ".shape", QString::fromStdString(why));
-        }
-        param.bytes = numel * *size;
-        totalBytes += param.bytes;
-        out.params.push_back(std::move(param));
     }
     if (out.params.empty()) {
-        return fail(listKey, "no parameter that takes a gradient");
+        return Refusal{listKey, "no parameter that takes a gradient"};
     }
     if (!(totalBytes <= spec::kMaxSaneBytes)) {
-        return fail(listKey, QString("the gradients together hold %1 bytes, above the %2 bytes "
-                                     "(16 TiB) any model holds")
-                                 .arg(totalBytes, 0, 'g', 6)
-                                 .arg(spec::kMaxSaneBytes, 0, 'g', 6));
+        return Refusal{listKey, QString("the gradients together hold %1 bytes, above the %2 "
+                                        "bytes (16 TiB) any model holds")
+                                    .arg(totalBytes, 0, 'g', 6)
+                                    .arg(spec::kMaxSaneBytes, 0, 'g', 6)};
     }
+    return std::nullopt;
+}
+
+// The DDP settings the job ran with, where the file gives them: its bucket caps, its hook
+// and its world size.
+std::optional<Refusal> readSettings(const QJsonObject& o, DdpParams& out) {
     for (const char* key : {"bucket_cap_mb", "first_bucket_mb"}) {
         const QJsonValue v = o.value(key);
         if (v.isUndefined() || v.isNull()) {
             continue;
         }
         if (!v.isDouble()) {
-            return fail(key, "expected a number > 0, found " + results::describeJson(v));
+            return Refusal{key, "expected a number > 0, found " + results::describeJson(v)};
         }
         if (const std::string why = spec::outsideSaneRange(v.toDouble(), spec::kSaneMebibytes);
             !why.empty()) {
-            return fail(key, QString::fromStdString(why));
+            return Refusal{key, QString::fromStdString(why)};
         }
         (QString(key) == "bucket_cap_mb" ? out.bucketCapMb : out.firstBucketMb) = v.toDouble();
     }
     if (o.contains("hook") && !o["hook"].isNull()) {
         if (!o["hook"].isString()) {
-            return fail("hook", "expected a string, found " + results::describeJson(o["hook"]));
+            return Refusal{"hook", "expected a string, found " + results::describeJson(o["hook"])};
         }
         out.hook = o["hook"].toString();
     }
@@ -143,10 +151,39 @@ std::optional<DdpParams> parseDdpParams(const QByteArray& text, const QString& n
         const double w = o["world_size"].toDouble(-1);
         if (!o["world_size"].isDouble() ||
             !spec::outsideSaneRange(w, spec::kSaneWorldSize).empty()) {
-            return fail("world_size", "expected a whole number >= 1, found " +
-                                          results::describeJson(o["world_size"]));
+            return Refusal{"world_size", "expected a whole number >= 1, found " +
+                                             results::describeJson(o["world_size"])};
         }
         out.worldSize = int(w);
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+std::optional<DdpParams> parseDdpParams(const QByteArray& text, const QString& name,
+                                        QString* error) {
+    const auto fail = [&](const Refusal& r) -> std::optional<DdpParams> {
+        *error = r.where.isEmpty() ? QString("%1: %2").arg(name, r.what)
+                                   : QString("%1: %2: %3").arg(name, r.where, r.what);
+        return std::nullopt;
+    };
+    QJsonParseError err;
+    const QJsonDocument doc = QJsonDocument::fromJson(text, &err);
+    if (err.error != QJsonParseError::NoError) {
+        return fail(
+            {{}, QString("not JSON: %1 at byte %2").arg(err.errorString()).arg(err.offset)});
+    }
+    if (!doc.isObject()) {
+        return fail({{}, "expected a JSON object"});
+    }
+    const QJsonObject o = doc.object();
+    DdpParams out;
+    if (auto refused = readParamList(o, out)) {
+        return fail(*refused);
+    }
+    if (auto refused = readSettings(o, out)) {
+        return fail(*refused);
     }
     return out;
 }

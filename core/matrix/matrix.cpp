@@ -526,10 +526,11 @@ ModelSpec readModel(const Ctx& c, const YAML::Node& n) {
     return s;
 }
 
-Matrix parseRoot(const Ctx& c, const YAML::Node& root) {
-    const QString& fileName = c.file;
+// The document is a mapping with the matrix's keys; a run setting at its top is said to belong
+// to the models.
+void checkRoot(const Ctx& c, const YAML::Node& root) {
     if (!root.IsMap()) {
-        throw MatrixError(fileName, 1, 1, "document",
+        throw MatrixError(c.file, 1, 1, "document",
                           "expected a mapping with name, models, layers, world_sizes");
     }
     // A run setting written beside world_sizes (where `link` reads naturally) belongs to the
@@ -547,22 +548,11 @@ Matrix parseRoot(const Ctx& c, const YAML::Node& root) {
               {"name", "defaults", "models", "layers", "world_sizes", "repeats", "exclude",
                "budget", "launcher"},
               "the matrix");
-    Matrix m;
-    m.file = fileName;
-    for (const char* required : {"name", "models", "layers", "world_sizes"}) {
-        if (!root[required]) {
-            throw MatrixError(fileName, 1, 1, required, "required key is missing");
-        }
-    }
-    // Front ends make a results folder of it: reduced like a cell id, it stays one folder name.
-    m.name = sanitizeId(str(c, root["name"], "name"));
-    if (root["defaults"]) {
-        readRunConfig(c, root["defaults"], m.defaults, "defaults", &m.defaultKnobLists);
-    }
-    if (root["repeats"]) {
-        m.repeats = integer(c, root["repeats"], "repeats", 1);
-    }
+}
 
+// The models, each named once and making a cell id part no other model makes; returns their
+// names for the exclude rules.
+QSet<QString> readModels(const Ctx& c, const YAML::Node& root, Matrix& m) {
     QSet<QString> modelNames;
     QMap<QString, ModelSpec> modelIds; // the id part each model makes -> the model
     for (const YAML::Node& n : requireSeq(c, root["models"], "models")) {
@@ -586,46 +576,57 @@ Matrix parseRoot(const Ctx& c, const YAML::Node& root) {
     if (m.models.empty()) {
         c.fail(root["models"], "models", "at least one model is needed");
     }
+    return modelNames;
+}
 
+// One layer: a known one, listed once, whose backend and device (where written) are its own.
+LayerSpec readLayer(const Ctx& c, const YAML::Node& n, const Matrix& m) {
+    requireMap(c, n, "layers");
+    checkKeys(c, n, {"name", "backend", "device", "overrides"}, "a layer");
+    if (!n["name"]) {
+        c.fail(n, "layers", "each layer needs a name");
+    }
+    const QString name = str(c, n["name"], "name");
+    const spec::Layer* known = spec::findLayer(name.toStdString());
+    if (!known) {
+        c.fail(n["name"], "name",
+               QString("unknown layer '%1' (%2)")
+                   .arg(name, QString::fromStdString(spec::layerNames())));
+    }
+    for (const LayerSpec& earlier : m.layers) {
+        if (earlier.name == name) {
+            c.fail(n["name"], "name", QString("layer '%1' is listed twice").arg(name));
+        }
+    }
+    LayerSpec l = layerSpec(*known);
+    l.line = n["name"].Mark().line + 1;
+    l.column = n["name"].Mark().column + 1;
+    if (n["backend"] && str(c, n["backend"], "backend") != l.backend) {
+        c.fail(n["backend"], "backend", QString("layer %1 runs on %2").arg(name, l.backend));
+    }
+    if (n["device"] && str(c, n["device"], "device") != l.device) {
+        c.fail(n["device"], "device", QString("layer %1 runs on %2").arg(name, l.device));
+    }
+    if (n["overrides"]) {
+        RunConfig o = m.defaults;
+        readRunConfig(c, n["overrides"], o, "overrides", nullptr);
+        checkOverridesLeaveAxesAlone(c, m, n["overrides"]);
+        l.overrides = o;
+    }
+    return l;
+}
+
+void readLayers(const Ctx& c, const YAML::Node& root, Matrix& m) {
     for (const YAML::Node& n : requireSeq(c, root["layers"], "layers")) {
-        requireMap(c, n, "layers");
-        checkKeys(c, n, {"name", "backend", "device", "overrides"}, "a layer");
-        if (!n["name"]) {
-            c.fail(n, "layers", "each layer needs a name");
-        }
-        const QString name = str(c, n["name"], "name");
-        const spec::Layer* known = spec::findLayer(name.toStdString());
-        if (!known) {
-            c.fail(n["name"], "name",
-                   QString("unknown layer '%1' (%2)")
-                       .arg(name, QString::fromStdString(spec::layerNames())));
-        }
-        for (const LayerSpec& earlier : m.layers) {
-            if (earlier.name == name) {
-                c.fail(n["name"], "name", QString("layer '%1' is listed twice").arg(name));
-            }
-        }
-        LayerSpec l = layerSpec(*known);
-        l.line = n["name"].Mark().line + 1;
-        l.column = n["name"].Mark().column + 1;
-        if (n["backend"] && str(c, n["backend"], "backend") != l.backend) {
-            c.fail(n["backend"], "backend", QString("layer %1 runs on %2").arg(name, l.backend));
-        }
-        if (n["device"] && str(c, n["device"], "device") != l.device) {
-            c.fail(n["device"], "device", QString("layer %1 runs on %2").arg(name, l.device));
-        }
-        if (n["overrides"]) {
-            RunConfig o = m.defaults;
-            readRunConfig(c, n["overrides"], o, "overrides", nullptr);
-            checkOverridesLeaveAxesAlone(c, m, n["overrides"]);
-            l.overrides = o;
-        }
-        m.layers.push_back(l);
+        m.layers.push_back(readLayer(c, n, m));
     }
     if (m.layers.empty()) {
         c.fail(root["layers"], "layers", "at least one layer is needed");
     }
+}
 
+// Whole, distinct world sizes of one host, with where each was written.
+void readWorldSizes(const Ctx& c, const YAML::Node& root, Matrix& m) {
     for (const YAML::Node& n : requireSeq(c, root["world_sizes"], "world_sizes")) {
         const double v = number(c, n, "world_sizes");
         if (v < 1 || v != std::floor(v)) {
@@ -645,74 +646,108 @@ Matrix parseRoot(const Ctx& c, const YAML::Node& root) {
     if (m.worldSizes.empty()) {
         c.fail(root["world_sizes"], "world_sizes", "at least one world size is needed");
     }
+}
 
+// One exclude rule: each value one the matrix takes, spelled as its axis spells it
+// (matrix/axes.h), so matching is equality. `taken` caches each setting's values over the
+// rules.
+ExcludeRule readExclude(const Ctx& c, const YAML::Node& n, const Matrix& m,
+                        const QSet<QString>& modelNames, QHash<QString, QStringList>& taken) {
+    requireMap(c, n, "exclude");
+    checkKeys(c, n, QStringList{"model", "layer", "world_size"} + knobKeys(), "an exclude rule");
+    ExcludeRule r;
+    if (n["model"]) {
+        const QString model = str(c, n["model"], "model");
+        if (!modelNames.contains(model)) {
+            c.fail(n["model"], "model", QString("unknown model '%1'").arg(model));
+        }
+        r.match.emplace_back("model", model);
+    }
+    if (n["layer"]) {
+        const QString layer = str(c, n["layer"], "layer");
+        if (!knownLayer(layer)) {
+            c.fail(n["layer"], "layer", QString("unknown layer '%1'").arg(layer));
+        }
+        QStringList listed;
+        for (const LayerSpec& l : m.layers) {
+            listed << l.name;
+        }
+        requireTaken(c, n["layer"], "layer", layer, listed);
+        r.match.emplace_back("layer", layer);
+    }
+    if (n["world_size"]) {
+        const QString ws = QString::number(integer(c, n["world_size"], "world_size", 1));
+        QStringList listed;
+        for (const int w : m.worldSizes) {
+            listed << QString::number(w);
+        }
+        requireTaken(c, n["world_size"], "world_size", ws, listed);
+        r.match.emplace_back("world_size", ws);
+    }
+    for (const Knob& k : knobs()) {
+        if (const YAML::Node v = n[k.key.toStdString()]) {
+            const QString value = k.read(c, v);
+            if (!taken.contains(k.key)) {
+                taken.insert(k.key, valuesTaken(m, k));
+            }
+            requireTaken(c, v, k.key, value, taken[k.key]);
+            r.match.emplace_back(k.key, value);
+        }
+    }
+    return r;
+}
+
+void readBudget(const Ctx& c, const YAML::Node& b, Matrix& m) {
+    requireMap(c, b, "budget");
+    checkKeys(c, b, {"host_gib", "device_gib", "reserve_gib"}, "budget");
+    if (b["host_gib"]) {
+        m.budget.hostGib = budgetValue(c, b["host_gib"], "host_gib");
+    }
+    if (b["device_gib"]) {
+        m.budget.deviceGib = budgetValue(c, b["device_gib"], "device_gib");
+    }
+    if (b["reserve_gib"]) {
+        m.budget.reserveGib = number(c, b["reserve_gib"], "reserve_gib");
+        if (m.budget.reserveGib < 0 || m.budget.reserveGib > kMaxGib) {
+            c.fail(b["reserve_gib"], "reserve_gib",
+                   QString("must be from 0 to %1, got %2")
+                       .arg(kMaxGib, 0, 'g', 12)
+                       .arg(m.budget.reserveGib));
+        }
+    }
+}
+
+// The sections in the order they depend on each other: layers' overrides start from the
+// defaults, exclude rules name models, layers and world sizes, the launcher's time limit
+// covers the layers' timeouts.
+Matrix parseRoot(const Ctx& c, const YAML::Node& root) {
+    checkRoot(c, root);
+    Matrix m;
+    m.file = c.file;
+    for (const char* required : {"name", "models", "layers", "world_sizes"}) {
+        if (!root[required]) {
+            throw MatrixError(c.file, 1, 1, required, "required key is missing");
+        }
+    }
+    // Front ends make a results folder of it: reduced like a cell id, it stays one folder name.
+    m.name = sanitizeId(str(c, root["name"], "name"));
+    if (root["defaults"]) {
+        readRunConfig(c, root["defaults"], m.defaults, "defaults", &m.defaultKnobLists);
+    }
+    if (root["repeats"]) {
+        m.repeats = integer(c, root["repeats"], "repeats", 1);
+    }
+    const QSet<QString> modelNames = readModels(c, root, m);
+    readLayers(c, root, m);
+    readWorldSizes(c, root, m);
     if (root["exclude"]) {
         QHash<QString, QStringList> taken; // each setting's values, found once for all rules
         for (const YAML::Node& n : requireSeq(c, root["exclude"], "exclude")) {
-            requireMap(c, n, "exclude");
-            checkKeys(c, n, QStringList{"model", "layer", "world_size"} + knobKeys(),
-                      "an exclude rule");
-            // Each value spelled as its axis spells it (matrix/axes.h), so matching is equality.
-            ExcludeRule r;
-            if (n["model"]) {
-                const QString model = str(c, n["model"], "model");
-                if (!modelNames.contains(model)) {
-                    c.fail(n["model"], "model", QString("unknown model '%1'").arg(model));
-                }
-                r.match.emplace_back("model", model);
-            }
-            if (n["layer"]) {
-                const QString layer = str(c, n["layer"], "layer");
-                if (!knownLayer(layer)) {
-                    c.fail(n["layer"], "layer", QString("unknown layer '%1'").arg(layer));
-                }
-                QStringList listed;
-                for (const LayerSpec& l : m.layers) {
-                    listed << l.name;
-                }
-                requireTaken(c, n["layer"], "layer", layer, listed);
-                r.match.emplace_back("layer", layer);
-            }
-            if (n["world_size"]) {
-                const QString ws = QString::number(integer(c, n["world_size"], "world_size", 1));
-                QStringList listed;
-                for (const int w : m.worldSizes) {
-                    listed << QString::number(w);
-                }
-                requireTaken(c, n["world_size"], "world_size", ws, listed);
-                r.match.emplace_back("world_size", ws);
-            }
-            for (const Knob& k : knobs()) {
-                if (const YAML::Node v = n[k.key.toStdString()]) {
-                    const QString value = k.read(c, v);
-                    if (!taken.contains(k.key)) {
-                        taken.insert(k.key, valuesTaken(m, k));
-                    }
-                    requireTaken(c, v, k.key, value, taken[k.key]);
-                    r.match.emplace_back(k.key, value);
-                }
-            }
-            m.excludes.push_back(r);
+            m.excludes.push_back(readExclude(c, n, m, modelNames, taken));
         }
     }
     if (const YAML::Node b = root["budget"]) {
-        requireMap(c, b, "budget");
-        checkKeys(c, b, {"host_gib", "device_gib", "reserve_gib"}, "budget");
-        if (b["host_gib"]) {
-            m.budget.hostGib = budgetValue(c, b["host_gib"], "host_gib");
-        }
-        if (b["device_gib"]) {
-            m.budget.deviceGib = budgetValue(c, b["device_gib"], "device_gib");
-        }
-        if (b["reserve_gib"]) {
-            m.budget.reserveGib = number(c, b["reserve_gib"], "reserve_gib");
-            if (m.budget.reserveGib < 0 || m.budget.reserveGib > kMaxGib) {
-                c.fail(b["reserve_gib"], "reserve_gib",
-                       QString("must be from 0 to %1, got %2")
-                           .arg(kMaxGib, 0, 'g', 12)
-                           .arg(m.budget.reserveGib));
-            }
-        }
+        readBudget(c, b, m);
     }
     if (root["launcher"]) {
         readLauncher(c, root["launcher"], m); // after the layers: time_limit covers their timeouts

@@ -134,84 +134,96 @@ void RankPool::launchAttempt() {
     launching_ = true;
     int started = 0;
     for (int r = 0; r < spec_.worldSize; ++r) {
-        outcome_.ranks[std::size_t(r)].rank = r;
-        // Held before it starts: a failure to start is reported while start() still runs.
-        procs_.push_back(std::make_unique<QProcess>());
-        QProcess* raw = procs_.back().get();
-        QProcessEnvironment env = spec_.env;
-        env.insert("RANK", QString::number(r));
-        env.insert("LOCAL_RANK", QString::number(r));
-        env.insert("WORLD_SIZE", QString::number(spec_.worldSize));
-        env.insert("MASTER_ADDR", master);
-        env.insert("MASTER_PORT", QString::number(outcome_.port));
-        env.insert("COMMPROF_STORE_TOKEN", storeToken);
-        env.insert("COMMPROF_RUN_ID", spec_.runId);
-        // On an emulated host the rank enters its namespaces before exec (-1: stays here).
-        const HostFds host = openHostOf(r, env);
-        raw->setProcessEnvironment(env);
-        raw->setWorkingDirectory(spec_.workDir);
-        // A rank dies with the thread that started it, even when that is killed with SIGKILL
-        // and nothing is left to end it. Set after the namespaces (a change of user namespace
-        // changes the credentials) and checked after it is set: the runner may have died
-        // before, and the rank would then already belong to another parent. A normal user's
-        // host is entered through the keeper's user namespace, as its root; files the rank
-        // writes are still the user's.
-        const bool placed = !spec_.places.empty();
-        const bool joinUser = placed && !spec_.places.at(std::size_t(r)).userns.isEmpty();
-        raw->setChildProcessModifier([parent = ::getpid(), host, placed, joinUser] {
-            if ((joinUser && ::setns(host.user, CLONE_NEWUSER) != 0) ||
-                (placed && ::setns(host.net, CLONE_NEWNET) != 0)) {
-                static const char kWhy[] = "cannot enter the emulated host's namespaces\n";
-                [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, kWhy, sizeof kWhy - 1);
-                ::_exit(kCannotRunExit);
-            }
-            if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) {
-                ::_exit(kCannotRunExit);
-            }
-        });
-        connect(raw, &QProcess::readyReadStandardOutput, this, [this, raw, r] {
-            stdout_[std::size_t(r)].feed(raw->readAllStandardOutput(),
-                                         [this, r](const QByteArray& line) {
-                                             const QJsonObject event = progressEvent(line, r);
-                                             if (!event.isEmpty()) {
-                                                 emit progress(r, event);
-                                             }
-                                         });
-        });
-        connect(raw, &QProcess::readyReadStandardError, this,
-                [this, raw, r] { stderr_[std::size_t(r)].append(raw->readAllStandardError()); });
-        connect(raw, &QProcess::finished, this, [this, r](int code, QProcess::ExitStatus status) {
-            onRankFinished(r, code, status);
-        });
-        connect(raw, &QProcess::errorOccurred, this, [this, raw, r](QProcess::ProcessError error) {
-            if (error != QProcess::FailedToStart) {
-                return;
-            }
-            stderr_[std::size_t(r)].append(
-                QString("failed to start %1 in %2: %3")
-                    .arg(spec_.program, spec_.workDir, raw->errorString())
-                    .toUtf8());
-            if (!launching_) {
-                onRankFinished(r, kCannotRunExit, QProcess::NormalExit);
-            } // else launchAttempt settles it once its loop is done
-        });
-        raw->start(spec_.program, spec_.args);
-        const bool up = raw->waitForStarted(10000);
-        for (const int fd : {host.net, host.user}) {
-            if (fd >= 0) {
-                ::close(fd);
-            }
-        }
-        if (!up) {
+        if (!startRank(r, master, storeToken)) {
             break;
         }
-        writePidFile(r, raw->processId());
         ++started;
     }
     launching_ = false;
     if (started < spec_.worldSize) {
         onFailedToStart(started);
     }
+}
+
+bool RankPool::startRank(int r, const QString& master, const QString& storeToken) {
+    outcome_.ranks[std::size_t(r)].rank = r;
+    // Held before it starts: a failure to start is reported while start() still runs.
+    procs_.push_back(std::make_unique<QProcess>());
+    QProcess* raw = procs_.back().get();
+    QProcessEnvironment env = spec_.env;
+    env.insert("RANK", QString::number(r));
+    env.insert("LOCAL_RANK", QString::number(r));
+    env.insert("WORLD_SIZE", QString::number(spec_.worldSize));
+    env.insert("MASTER_ADDR", master);
+    env.insert("MASTER_PORT", QString::number(outcome_.port));
+    env.insert("COMMPROF_STORE_TOKEN", storeToken);
+    env.insert("COMMPROF_RUN_ID", spec_.runId);
+    // On an emulated host the rank enters its namespaces before exec (-1: stays here).
+    const HostFds host = openHostOf(r, env);
+    raw->setProcessEnvironment(env);
+    raw->setWorkingDirectory(spec_.workDir);
+    confine(raw, r, host);
+    watch(raw, r);
+    raw->start(spec_.program, spec_.args);
+    const bool up = raw->waitForStarted(10000);
+    for (const int fd : {host.net, host.user}) {
+        if (fd >= 0) {
+            ::close(fd);
+        }
+    }
+    if (up) {
+        writePidFile(r, raw->processId());
+    }
+    return up;
+}
+
+void RankPool::confine(QProcess* raw, int r, const HostFds& host) const {
+    // A rank dies with the thread that started it, even when that is killed with SIGKILL
+    // and nothing is left to end it. Set after the namespaces (a change of user namespace
+    // changes the credentials) and checked after it is set: the runner may have died
+    // before, and the rank would then already belong to another parent. A normal user's
+    // host is entered through the keeper's user namespace, as its root; files the rank
+    // writes are still the user's.
+    const bool placed = !spec_.places.empty();
+    const bool joinUser = placed && !spec_.places.at(std::size_t(r)).userns.isEmpty();
+    raw->setChildProcessModifier([parent = ::getpid(), host, placed, joinUser] {
+        if ((joinUser && ::setns(host.user, CLONE_NEWUSER) != 0) ||
+            (placed && ::setns(host.net, CLONE_NEWNET) != 0)) {
+            static const char kWhy[] = "cannot enter the emulated host's namespaces\n";
+            [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, kWhy, sizeof kWhy - 1);
+            ::_exit(kCannotRunExit);
+        }
+        if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) {
+            ::_exit(kCannotRunExit);
+        }
+    });
+}
+
+void RankPool::watch(QProcess* raw, int r) {
+    connect(raw, &QProcess::readyReadStandardOutput, this, [this, raw, r] {
+        stdout_[std::size_t(r)].feed(raw->readAllStandardOutput(),
+                                     [this, r](const QByteArray& line) {
+                                         const QJsonObject event = progressEvent(line, r);
+                                         if (!event.isEmpty()) {
+                                             emit progress(r, event);
+                                         }
+                                     });
+    });
+    connect(raw, &QProcess::readyReadStandardError, this,
+            [this, raw, r] { stderr_[std::size_t(r)].append(raw->readAllStandardError()); });
+    connect(raw, &QProcess::finished, this,
+            [this, r](int code, QProcess::ExitStatus status) { onRankFinished(r, code, status); });
+    connect(raw, &QProcess::errorOccurred, this, [this, raw, r](QProcess::ProcessError error) {
+        if (error != QProcess::FailedToStart) {
+            return;
+        }
+        stderr_[std::size_t(r)].append(QString("failed to start %1 in %2: %3")
+                                           .arg(spec_.program, spec_.workDir, raw->errorString())
+                                           .toUtf8());
+        if (!launching_) {
+            onRankFinished(r, kCannotRunExit, QProcess::NormalExit);
+        } // else launchAttempt settles it once its loop is done
+    });
 }
 
 RankPool::HostFds RankPool::openHostOf(int rank, QProcessEnvironment& env) const {

@@ -78,6 +78,11 @@ private:
         int user = -1;
     };
     HostFds openHostOf(int rank, QProcessEnvironment& env) const;
+    // The phases of one rank's launch: its environment and process started, its namespaces and
+    // parent-death signal set for the child, its output and exit followed.
+    bool startRank(int rank, const QString& master, const QString& storeToken);
+    void confine(QProcess* raw, int rank, const HostFds& host) const;
+    void watch(QProcess* raw, int rank);
     void onFailedToStart(int started);
     void failWithoutPort(const QString& why);
     void onRankFinished(int rank, int exitCode, QProcess::ExitStatus status);

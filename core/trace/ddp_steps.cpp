@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ddp_steps.h"
 
-#include "collectives.h"
+#include "ddp_backward_spans.h"
 #include "spec/sane_values.h"
 #include "step_metrics.h"
 #include "trace_damage.h"
@@ -9,77 +9,12 @@
 #include "trace_job.h"
 
 #include <algorithm>
-#include <array>
-#include <string_view>
-#include <unordered_map>
 
 namespace commprof::trace {
 namespace {
 
-enum class Role : std::uint8_t {
-    None,
-    EvaluateFunction,
-    AccumulateGrad,
-    CopyBack,
-    LaunchBucketSpan, // commprof-rank's comm_hook span: launch to completion
-    LaunchC10d,       // c10d::allreduce_ (Python DDP through ProcessGroup)
-    LaunchParamComms, // record_param_comms of an all-reduce (PyTorch 2.x)
-    LaunchHost,       // nccl:all_reduce on the host
-};
-
-// Launch kinds by preference: the first a trace has is the one its buckets are read from.
-constexpr std::array<Role, 4> kLaunchPreference{Role::LaunchBucketSpan, Role::LaunchC10d,
-                                                Role::LaunchParamComms, Role::LaunchHost};
-
-Role roleOf(std::string_view name) {
-    if (name.rfind("autograd::engine::evaluate_function:", 0) == 0) {
-        return Role::EvaluateFunction;
-    }
-    if (name == "torch::autograd::AccumulateGrad") {
-        return Role::AccumulateGrad;
-    }
-    if (name == "torch.distributed.ddp.reducer::copy_bucket_to_grad") {
-        return Role::CopyBack;
-    }
-    if (name.rfind("c10d::allreduce_bucket#", 0) == 0) {
-        return Role::LaunchBucketSpan;
-    }
-    if (name == "c10d::allreduce_") {
-        return Role::LaunchC10d;
-    }
-    if (name == "record_param_comms") {
-        return Role::LaunchParamComms;
-    }
-    if (name == "nccl:all_reduce") {
-        return Role::LaunchHost;
-    }
-    return Role::None;
-}
-
 bool inside(const Span& w, double t) {
     return t >= w.start && t <= w.end;
-}
-
-struct Launch {
-    Role role = Role::None;
-    double startUs = 0, endUs = 0;
-    // A c10d::allreduce_ recorded with record_shapes: its bucket's elements ("Input Dims").
-    std::optional<std::int64_t> elements;
-};
-
-// Bytes per element of a tensor type as record_shapes writes it ("Input type"); 0 for one
-// that is not a floating type a gradient has.
-int bytesPerElement(std::string_view type) {
-    if (type == "float") {
-        return 4;
-    }
-    if (type == "double") {
-        return 8;
-    }
-    if (type == "c10::Half" || type == "c10::BFloat16") {
-        return 2;
-    }
-    return 0;
 }
 
 // Whether DDP's reducer launched the collectives (as buckets fill, during the backward), said
@@ -130,21 +65,8 @@ void checkRank(const Trace& trace) {
     }
 }
 
-// ", and the reader dropped ... (its warnings)" where the reader dropped events: the spans a
-// backward needs may be among them, and the refusal should say so.
-std::string droppedByReader(const Trace& trace) {
-    std::string out;
-    for (const std::string& w : trace.warnings) {
-        if (w.find("dropped") != std::string::npos) {
-            out += (out.empty() ? " left after the reader dropped events (" : "; ") + w;
-        }
-    }
-    return out.empty() ? out : out + ")";
-}
-
-} // namespace
-
-DdpRankSteps ddpSteps(const Trace& trace) {
+// What the trace says of its rank and job, before any iteration is read.
+DdpRankSteps rankHeader(const Trace& trace) {
     DdpRankSteps out;
     out.source = trace.source;
     out.rank = rankOf(trace);
@@ -157,83 +79,12 @@ DdpRankSteps ddpSteps(const Trace& trace) {
     out.readInPart = std::any_of(out.warnings.begin(), out.warnings.end(),
                                  [](const std::string& w) { return saysReadInPart(w); });
     out.backend = trace.distributed.backend;
+    return out;
+}
 
-    std::vector<Role> roles(trace.strings.size(), Role::None);
-    for (std::uint32_t id = 0; id < trace.strings.size(); ++id) {
-        roles[id] = roleOf(trace.strings.at(id));
-    }
-    // record_param_comms spans of all-reduces only (they also mark broadcasts, gathers, ...).
-    std::vector<bool> allReduceComms(trace.events.size(), false);
-    for (const CommArgs& c : trace.comms) {
-        if (collectiveKind(c.collective) == "all_reduce") {
-            allReduceComms[c.event] = true;
-        }
-    }
-    // record_shapes' first input per event, for the ops that have one kept (trace_event.h).
-    std::unordered_map<std::uint32_t, const ShapeArgs*> shapeOf;
-    for (const ShapeArgs& a : trace.shapes) {
-        shapeOf.emplace(a.event, &a);
-    }
-    std::vector<const TraceEvent*> evaluate, accumulate, copyBack;
-    std::vector<Launch> launches;
-    std::array<std::size_t, 8> launchCount{};
-    for (std::size_t i = 0; i < trace.events.size(); ++i) {
-        const TraceEvent& e = trace.events[i];
-        const Role role = roles[e.name];
-        switch (role) {
-        case Role::None:
-            break;
-        case Role::EvaluateFunction:
-            evaluate.push_back(&e);
-            break;
-        case Role::AccumulateGrad:
-            accumulate.push_back(&e);
-            break;
-        case Role::CopyBack:
-            copyBack.push_back(&e);
-            break;
-        case Role::LaunchParamComms:
-            if (!allReduceComms[i]) {
-                break;
-            }
-            [[fallthrough]];
-        default:
-            if (!e.deviceWork()) {
-                const auto shape = shapeOf.find(std::uint32_t(i));
-                launches.push_back({role, e.startUs, e.endUs,
-                                    role == Role::LaunchC10d && shape != shapeOf.end()
-                                        ? std::optional<std::int64_t>(shape->second->elements)
-                                        : std::nullopt});
-                ++launchCount[std::size_t(role)];
-            }
-        }
-    }
-    if (accumulate.empty()) {
-        throw TraceError(trace.source + ": no torch::autograd::AccumulateGrad span" +
-                         droppedByReader(trace) +
-                         ": not a trace of a backward pass (a DDP job's training step), or one "
-                         "recorded without its CPU ops");
-    }
-    Role launchRole = Role::None;
-    for (const Role r : kLaunchPreference) {
-        if (launchCount[std::size_t(r)] > 0) {
-            launchRole = r;
-            break;
-        }
-    }
-    std::erase_if(launches, [&](const Launch& l) { return l.role != launchRole; });
-    const auto byStart = [](const auto* a, const auto* b) { return a->startUs < b->startUs; };
-    std::sort(evaluate.begin(), evaluate.end(), byStart);
-    std::sort(accumulate.begin(), accumulate.end(),
-              [](const TraceEvent* a, const TraceEvent* b) { return a->endUs < b->endUs; });
-    std::sort(launches.begin(), launches.end(),
-              [](const Launch& a, const Launch& b) { return a.startUs < b.startUs; });
-    std::vector<const CollectiveRecord*> executions;
-    for (const CollectiveRecord& c : trace.collectives) {
-        if (c.kind == "all_reduce") {
-            executions.push_back(&c);
-        }
-    }
+// Where the trace has no distributedInfo backend, its collectives tell it.
+void readDevice(const BackwardSpans& spans, DdpRankSteps& out) {
+    const std::vector<const CollectiveRecord*>& executions = spans.executions;
     out.onDevice = std::any_of(executions.begin(), executions.end(),
                                [](const CollectiveRecord* c) { return c->onDevice; });
     if (out.backend.empty() && !executions.empty()) {
@@ -242,158 +93,227 @@ DdpRankSteps ddpSteps(const Trace& trace) {
                       : executions.front()->onDevice ? "nccl"
                                                      : std::string();
     }
+}
 
-    const std::vector<StepWindow> windows = stepWindows(trace, &out.stepsMarked);
-    if (!out.stepsMarked) {
-        out.notes.push_back("no ProfilerStep# marks: the whole trace is taken as one iteration");
-    }
-    bool allSized = true, sizedFromShapes = false;
-    std::size_t withoutBackward = 0, withoutLaunch = 0;
-    std::vector<std::optional<int>> stepOfGradient(accumulate.size());
+// What the iterations left out or guessed, counted over the whole trace for its notes.
+struct Tally {
+    bool allSized = true;
+    bool sizedFromShapes = false;
+    std::size_t withoutBackward = 0;
+    std::size_t withoutLaunch = 0;
     std::size_t absurdSizes = 0;
-    for (const StepWindow& w : windows) {
-        DdpIteration it;
-        it.step = w.step;
-        it.window = w.window;
-        const auto firstEval = std::find_if(evaluate.begin(), evaluate.end(),
-                                            [&](auto* e) { return inside(w.window, e->startUs); });
-        if (firstEval == evaluate.end()) {
-            ++withoutBackward;
+    std::vector<std::optional<int>> stepOfGradient; // per AccumulateGrad span, the step it is in
+};
+
+// The iteration's backward compute: its start, its gradients in ready order (with their
+// bytes per element, 0 where unknown) and the end of its evaluate_function spans. False for a
+// window without a backward.
+bool readBackward(const Trace& trace, const BackwardSpans& spans, const StepWindow& w,
+                  DdpIteration& it, std::vector<int>& gradientBytes, Tally& tally) {
+    const auto firstEval = std::find_if(spans.evaluate.begin(), spans.evaluate.end(),
+                                        [&](auto* e) { return inside(w.window, e->startUs); });
+    if (firstEval == spans.evaluate.end()) {
+        return false;
+    }
+    it.backwardStartUs = (*firstEval)->startUs;
+    it.backwardEndUs = it.backwardStartUs;
+    for (auto e = firstEval; e != spans.evaluate.end() && inside(w.window, (*e)->startUs); ++e) {
+        it.backwardEndUs = std::max(it.backwardEndUs, (*e)->endUs);
+    }
+    for (std::size_t k = 0; k < spans.accumulate.size(); ++k) {
+        const TraceEvent* a = spans.accumulate[k];
+        if (!(inside(w.window, a->endUs) && a->startUs >= it.backwardStartUs)) {
             continue;
         }
-        it.backwardStartUs = (*firstEval)->startUs;
-        it.backwardEndUs = it.backwardStartUs;
-        for (auto e = firstEval; e != evaluate.end() && inside(w.window, (*e)->startUs); ++e) {
-            it.backwardEndUs = std::max(it.backwardEndUs, (*e)->endUs);
+        it.gradientReadyUs.push_back(a->endUs);
+        gradientBytes.push_back(gradientElementBytes(spans, trace, *a));
+        // Marked steps of one loop follow each other: a gradient in two is a trace whose steps
+        // overlap, and the iterations read from it would disagree with the other ranks' for a
+        // reason the trace, not the job, holds.
+        std::optional<int>& step = tally.stepOfGradient[k];
+        if (step && *step != w.step) {
+            throw TraceError(trace.source + ": ProfilerStep#" + std::to_string(*step) +
+                             " and ProfilerStep#" + std::to_string(w.step) +
+                             " overlap: a gradient is ready inside both, so the steps' "
+                             "gradients and collectives cannot be told apart");
         }
-        std::vector<int> gradientBytes; // per element, from AccumulateGrad's "Input type"
-        for (std::size_t k = 0; k < accumulate.size(); ++k) {
-            const TraceEvent* a = accumulate[k];
-            if (inside(w.window, a->endUs) && a->startUs >= it.backwardStartUs) {
-                it.gradientReadyUs.push_back(a->endUs);
-                const auto shape = shapeOf.find(std::uint32_t(a - trace.events.data()));
-                gradientBytes.push_back(
-                    shape == shapeOf.end() ? 0 : bytesPerElement(shape->second->type));
-                // Marked steps of one loop follow each other: a gradient in two is a trace
-                // whose steps overlap, and the iterations read from it would disagree with the
-                // other ranks' for a reason the trace, not the job, holds.
-                if (stepOfGradient[k] && *stepOfGradient[k] != w.step) {
-                    throw TraceError(trace.source + ": ProfilerStep#" +
-                                     std::to_string(*stepOfGradient[k]) + " and ProfilerStep#" +
-                                     std::to_string(w.step) +
-                                     " overlap: a gradient is ready inside both, so the steps' "
-                                     "gradients and collectives cannot be told apart");
-                }
-                stepOfGradient[k] = w.step;
-            }
+        step = w.step;
+    }
+    if (it.gradientReadyUs.empty()) {
+        return false;
+    }
+    it.computeEndUs = it.gradientReadyUs.back();
+    for (const TraceEvent* c : spans.copyBack) {
+        if (inside(w.window, c->startUs)) {
+            it.backwardEndUs = std::max(it.backwardEndUs, c->endUs);
         }
-        if (it.gradientReadyUs.empty()) {
-            ++withoutBackward;
+    }
+    return true;
+}
+
+// Where the next launch of one iteration looks for its execution and its first gradient:
+// launches, executions and gradients are all matched in time order.
+struct Cursor {
+    std::size_t nextExecution = 0;
+    std::size_t nextGradient = 0;
+};
+
+// The all_reduce that ran for a launch: the first execution to start at or after it, inside
+// the window.
+void takeExecution(const BackwardSpans& spans, const Span& window, const Launch& l, Cursor& at,
+                   BucketCollective& b, DdpIteration& it, Tally& tally) {
+    const std::vector<const CollectiveRecord*>& executions = spans.executions;
+    while (at.nextExecution < executions.size() &&
+           executions[at.nextExecution]->startUs < l.startUs) {
+        ++at.nextExecution;
+    }
+    if (at.nextExecution >= executions.size() ||
+        !inside(window, executions[at.nextExecution]->startUs)) {
+        return;
+    }
+    const CollectiveRecord& x = *executions[at.nextExecution++];
+    b.startUs = x.startUs;
+    b.endUs = x.startUs + x.durationUs;
+    b.elements = x.inNelems;
+    b.bytes = x.bytes;
+    b.seq = x.seq;
+    it.backwardEndUs = std::max(it.backwardEndUs, *b.endUs);
+    // The one sanity rule for sizes (spec/sane_values.h): a bucket no memory holds is a
+    // damaged count, not a size to replay.
+    if (b.bytes && !(*b.bytes >= 0 && *b.bytes <= spec::kMaxSaneBytes)) {
+        b.elements.reset();
+        b.bytes.reset();
+        ++tally.absurdSizes;
+    }
+}
+
+// PyTorch 2.x's gloo on a CPU writes no record_param_comms: the bucket's elements are its
+// c10d::allreduce_'s Input Dims, its dtype its gradients'.
+void sizeFromShapes(const Launch& l, const std::vector<int>& gradientBytes, BucketCollective& b,
+                    Tally& tally) {
+    if (b.elements || !l.elements || b.gradients <= 0) {
+        return;
+    }
+    const int size = gradientBytes[std::size_t(b.firstGradient)];
+    const double bytes = double(*l.elements) * size;
+    if (size > 0 && bytes >= 0 && bytes <= spec::kMaxSaneBytes) {
+        b.elements = l.elements;
+        b.bytes = bytes;
+        tally.sizedFromShapes = true;
+    } else if (size > 0) {
+        ++tally.absurdSizes;
+    }
+}
+
+// The iteration's buckets: each launch in its backward, the execution that followed it and
+// the gradients ready since the launch before.
+void readBuckets(const BackwardSpans& spans, const StepWindow& w,
+                 const std::vector<int>& gradientBytes, DdpIteration& it, Tally& tally) {
+    Cursor at;
+    for (const Launch& l : spans.launches) {
+        if (!inside(w.window, l.startUs) || l.startUs < it.backwardStartUs) {
             continue;
         }
-        it.computeEndUs = it.gradientReadyUs.back();
-        for (const TraceEvent* c : copyBack) {
-            if (inside(w.window, c->startUs)) {
-                it.backwardEndUs = std::max(it.backwardEndUs, c->endUs);
-            }
+        BucketCollective b;
+        b.launchUs = l.startUs;
+        if (l.kind == LaunchKind::BucketSpan) {
+            it.backwardEndUs = std::max(it.backwardEndUs, l.endUs);
         }
-        std::size_t nextExecution = 0;
-        std::size_t nextGradient = 0;
-        for (const Launch& l : launches) {
-            if (!inside(w.window, l.startUs) || l.startUs < it.backwardStartUs) {
-                continue;
-            }
-            BucketCollective b;
-            b.launchUs = l.startUs;
-            if (l.role == Role::LaunchBucketSpan) {
-                it.backwardEndUs = std::max(it.backwardEndUs, l.endUs);
-            }
-            while (nextExecution < executions.size() &&
-                   executions[nextExecution]->startUs < l.startUs) {
-                ++nextExecution;
-            }
-            if (nextExecution < executions.size() &&
-                inside(w.window, executions[nextExecution]->startUs)) {
-                const CollectiveRecord& x = *executions[nextExecution++];
-                b.startUs = x.startUs;
-                b.endUs = x.startUs + x.durationUs;
-                b.elements = x.inNelems;
-                b.bytes = x.bytes;
-                b.seq = x.seq;
-                it.backwardEndUs = std::max(it.backwardEndUs, *b.endUs);
-                // The one sanity rule for sizes (spec/sane_values.h): a bucket no memory holds
-                // is a damaged count, not a size to replay.
-                if (b.bytes && !(*b.bytes >= 0 && *b.bytes <= spec::kMaxSaneBytes)) {
-                    b.elements.reset();
-                    b.bytes.reset();
-                    ++absurdSizes;
-                }
-            }
-            b.firstGradient = int(nextGradient);
-            while (nextGradient < it.gradientReadyUs.size() &&
-                   it.gradientReadyUs[nextGradient] <= l.startUs) {
-                ++nextGradient;
-            }
-            b.gradients = int(nextGradient) - b.firstGradient;
-            if (!b.elements && l.elements && b.gradients > 0) {
-                // PyTorch 2.x's gloo on a CPU writes no record_param_comms: the bucket's
-                // elements are its c10d::allreduce_'s Input Dims, its dtype its gradients'.
-                const int size = gradientBytes[std::size_t(b.firstGradient)];
-                const double bytes = double(*l.elements) * size;
-                if (size > 0 && bytes >= 0 && bytes <= spec::kMaxSaneBytes) {
-                    b.elements = l.elements;
-                    b.bytes = bytes;
-                    sizedFromShapes = true;
-                } else if (size > 0) {
-                    ++absurdSizes;
-                }
-            }
-            allSized = allSized && b.elements.has_value();
-            it.buckets.push_back(b);
+        takeExecution(spans, w.window, l, at, b, it, tally);
+        b.firstGradient = int(at.nextGradient);
+        while (at.nextGradient < it.gradientReadyUs.size() &&
+               it.gradientReadyUs[at.nextGradient] <= l.startUs) {
+            ++at.nextGradient;
         }
-        if (it.buckets.empty()) {
-            ++withoutLaunch;
-            continue;
-        }
+        b.gradients = int(at.nextGradient) - b.firstGradient;
+        sizeFromShapes(l, gradientBytes, b, tally);
+        tally.allSized = tally.allSized && b.elements.has_value();
+        it.buckets.push_back(b);
+    }
+    if (!it.buckets.empty()) {
         // Gradients ready after the last launch went with it (a launch from the reducer's
         // finalize, for parameters that had no gradient: the trace would show no later one).
-        it.buckets.back().gradients += int(it.gradientReadyUs.size() - nextGradient);
-        it.backwardEndUs = std::min(std::max(it.backwardEndUs, it.computeEndUs), w.window.end);
-        out.iterations.push_back(std::move(it));
+        it.buckets.back().gradients += int(it.gradientReadyUs.size() - at.nextGradient);
     }
-    if (out.iterations.empty()) {
-        throw TraceError(trace.source +
-                         (withoutLaunch > 0
-                              ? ": its backward launched no all_reduce: not a DDP job (or one "
-                                "recorded without its communication ops)"
-                              : ": no iteration holds a backward pass"));
+}
+
+// One marked step (or the whole trace) as an iteration; nullopt, counted, where it holds no
+// backward or its backward launched no all_reduce.
+std::optional<DdpIteration> readIteration(const Trace& trace, const BackwardSpans& spans,
+                                          const StepWindow& w, Tally& tally) {
+    DdpIteration it;
+    it.step = w.step;
+    it.window = w.window;
+    std::vector<int> gradientBytes; // per element, from AccumulateGrad's "Input type"
+    if (!readBackward(trace, spans, w, it, gradientBytes, tally)) {
+        ++tally.withoutBackward;
+        return std::nullopt;
     }
-    out.sized = allSized;
-    recogniseReducer(&out);
-    if (withoutBackward > 0) {
-        out.notes.push_back(std::to_string(withoutBackward) +
+    readBuckets(spans, w, gradientBytes, it, tally);
+    if (it.buckets.empty()) {
+        ++tally.withoutLaunch;
+        return std::nullopt;
+    }
+    it.backwardEndUs = std::min(std::max(it.backwardEndUs, it.computeEndUs), w.window.end);
+    return it;
+}
+
+// What the iterations left out, dropped or guessed, said once for the whole trace.
+void addNotes(const Tally& tally, DdpRankSteps& out) {
+    if (tally.withoutBackward > 0) {
+        out.notes.push_back(std::to_string(tally.withoutBackward) +
                             " marked iterations without a backward left out");
     }
-    if (withoutLaunch > 0) {
-        out.notes.push_back(std::to_string(withoutLaunch) +
+    if (tally.withoutLaunch > 0) {
+        out.notes.push_back(std::to_string(tally.withoutLaunch) +
                             " iterations whose backward launched no all_reduce left out");
     }
-    if (absurdSizes > 0) {
-        out.warnings.push_back(std::to_string(absurdSizes) +
+    if (tally.absurdSizes > 0) {
+        out.warnings.push_back(std::to_string(tally.absurdSizes) +
                                " bucket collectives' element counts give more than 16 TiB: "
                                "dropped as absurd, their sizes taken as unknown");
     }
-    if (allSized && sizedFromShapes) {
+    if (tally.allSized && tally.sizedFromShapes) {
         out.notes.push_back("its collectives' sizes are c10d::allreduce_'s Input Dims "
                             "(record_shapes; no record_param_comms), their dtypes those of the "
                             "gradients' AccumulateGrad");
     }
-    if (!allSized) {
+    if (!tally.allSized) {
         out.notes.push_back("its collectives carry no element counts (the legacy export, "
                             "commprof-rank's older traces and PyTorch 2.x's gloo profiled "
                             "without record_shapes write none): gradient bytes need "
                             "--params FILE");
     }
+}
+
+} // namespace
+
+DdpRankSteps ddpSteps(const Trace& trace) {
+    DdpRankSteps out = rankHeader(trace);
+    const BackwardSpans spans = backwardSpans(trace);
+    readDevice(spans, out);
+
+    const std::vector<StepWindow> windows = stepWindows(trace, &out.stepsMarked);
+    if (!out.stepsMarked) {
+        out.notes.push_back("no ProfilerStep# marks: the whole trace is taken as one iteration");
+    }
+    Tally tally;
+    tally.stepOfGradient.resize(spans.accumulate.size());
+    for (const StepWindow& w : windows) {
+        if (std::optional<DdpIteration> it = readIteration(trace, spans, w, tally)) {
+            out.iterations.push_back(std::move(*it));
+        }
+    }
+    if (out.iterations.empty()) {
+        throw TraceError(trace.source +
+                         (tally.withoutLaunch > 0
+                              ? ": its backward launched no all_reduce: not a DDP job (or one "
+                                "recorded without its communication ops)"
+                              : ": no iteration holds a backward pass"));
+    }
+    out.sized = tally.allSized;
+    recogniseReducer(&out);
+    addNotes(tally, out);
     return out;
 }
 

@@ -301,16 +301,10 @@ void EventCollector::readArgs(od::object args, TraceEvent& e, MetaRecord& meta, 
     }
 }
 
-void EventCollector::add(od::value element) {
-    if (element.type() != od::json_type::object) {
-        ++out_.nonObjects;
-        return;
-    }
+// What one element's fields said. Its ph, which may come after any of them, decides once the
+// whole object is read what the element is.
+struct EventCollector::Element {
     TraceEvent e;
-    e.offset = base_ + std::uint64_t(element.raw_json_token().data() - origin_);
-    comm_ = CommArgs{};
-    wantShape_ = false;
-    shape_.reset();
     MetaRecord meta;
     bool hasMeta = false;
     char ph = 0;
@@ -322,7 +316,52 @@ void EventCollector::add(od::value element) {
     bool hasFlowId = false;
     std::string_view metaName;
     bool argsSeen = false;
-    od::object obj = element.get_object();
+};
+
+void EventCollector::add(od::value element) {
+    if (element.type() != od::json_type::object) {
+        ++out_.nonObjects;
+        return;
+    }
+    Element el;
+    el.e.offset = base_ + std::uint64_t(element.raw_json_token().data() - origin_);
+    comm_ = CommArgs{};
+    wantShape_ = false;
+    shape_.reset();
+    readFields(element.get_object(), el);
+    // Everything below runs only once the whole object was read without error.
+    ++out_.elements;
+    if (!el.hasTs || el.tsFloat) {
+        out_.tsFloatOrMissing = true;
+    }
+    out_.tsString = out_.tsString || el.tsString;
+    switch (el.ph) {
+    case 'X':
+        keepComplete(el);
+        return;
+    case 'B':
+    case 'E':
+        el.e.startUs = el.ts;
+        el.e.flags &= std::uint8_t(~kHasCommArgs);
+        out_.stackOps.push_back({el.ph == 'B', el.e});
+        return;
+    case 'M':
+        keepMeta(el);
+        return;
+    case 's':
+    case 'f':
+    case 't':
+        if (el.hasFlowId && validTime(el.ts) && out_.strings.at(el.e.category) == "ac2g") {
+            out_.flows.push_back({el.flowId, el.e.pid, el.e.tid, el.ts, el.ph == 's'});
+        }
+        return;
+    default:
+        return;
+    }
+}
+
+void EventCollector::readFields(od::object obj, Element& el) {
+    TraceEvent& e = el.e;
     for (auto result : obj) {
         od::field&& field = unwrap(std::move(result));
         // Raw keys: comparing in place avoids copying every key into simdjson's string buffer.
@@ -332,7 +371,7 @@ void EventCollector::add(od::value element) {
         case 'p':
             if (key == "ph") {
                 const char* raw = value.get_raw_json_string().value().raw();
-                ph = *raw == '"' ? 0 : *raw;
+                el.ph = *raw == '"' ? 0 : *raw;
             } else if (key == "pid") {
                 e.pid = readId(value, lastPid_);
             }
@@ -340,10 +379,10 @@ void EventCollector::add(od::value element) {
         case 'n':
             if (key == "name") {
                 if (value.type() == od::json_type::string) {
-                    metaName = stringView(value);
-                    wantShape_ = metaName == "c10d::allreduce_" ||
-                                 metaName == "torch::autograd::AccumulateGrad";
-                    e.name = out_.strings.intern(metaName);
+                    el.metaName = stringView(value);
+                    wantShape_ = el.metaName == "c10d::allreduce_" ||
+                                 el.metaName == "torch::autograd::AccumulateGrad";
+                    e.name = out_.strings.intern(el.metaName);
                 }
             }
             break;
@@ -351,127 +390,110 @@ void EventCollector::add(od::value element) {
             if (key == "cat") {
                 if (value.type() == od::json_type::string) {
                     const std::string_view c = stringView(value);
-                    traceCat = c == "Trace";
+                    el.traceCat = c == "Trace";
                     e.category = out_.strings.intern(c);
-                    hasCat = true;
+                    el.hasCat = true;
                 } else {
-                    hasCat = !value.is_null();
+                    el.hasCat = !value.is_null();
                 }
             }
             break;
         case 't':
             if (key == "ts") {
-                hasTs = true;
-                if (value.get_double().get(ts) == simdjson::SUCCESS) {
-                    // Written with a fraction or an exponent? Only asked until one is found.
-                    tsFloat = !out_.tsFloatOrMissing && isFloatLiteral(value.raw_json_token());
-                } else if (value.type() == od::json_type::string) {
-                    tsString = true;
-                    ts = readTime(value);
-                } else {
-                    tsFloat = value.is_null();
-                    ts = NAN;
-                }
+                readTs(value, el);
             } else if (key == "tid") {
                 e.tid = readId(value, lastTid_);
             }
             break;
         case 'd':
             if (key == "dur") {
-                if (value.get_double().get(dur) == simdjson::SUCCESS) {
-                    hasDur = true;
+                if (value.get_double().get(el.dur) == simdjson::SUCCESS) {
+                    el.hasDur = true;
                 } else {
-                    hasDur = !value.is_null();
-                    dur = readTime(value);
+                    el.hasDur = !value.is_null();
+                    el.dur = readTime(value);
                 }
             }
             break;
         case 'a':
             if (key == "args" && value.type() == od::json_type::object) {
-                argsSeen = true;
-                readArgs(value.get_object(), e, meta, hasMeta);
+                el.argsSeen = true;
+                readArgs(value.get_object(), e, el.meta, el.hasMeta);
             }
             break;
         case 'i':
             if (key == "id") {
-                flowId = readId(value);
-                hasFlowId = true;
+                el.flowId = readId(value);
+                el.hasFlowId = true;
             }
             break;
         default:
             break;
         }
     }
-    // Everything below runs only once the whole object was read without error.
-    ++out_.elements;
-    if (!hasTs || tsFloat) {
-        out_.tsFloatOrMissing = true;
+}
+
+void EventCollector::readTs(od::value& value, Element& el) {
+    el.hasTs = true;
+    if (value.get_double().get(el.ts) == simdjson::SUCCESS) {
+        // Written with a fraction or an exponent? Only asked until one is found.
+        el.tsFloat = !out_.tsFloatOrMissing && isFloatLiteral(value.raw_json_token());
+    } else if (value.type() == od::json_type::string) {
+        el.tsString = true;
+        el.ts = readTime(value);
+    } else {
+        el.tsFloat = value.is_null();
+        el.ts = NAN;
     }
-    out_.tsString = out_.tsString || tsString;
-    switch (ph) {
-    case 'X': {
-        if (!validTime(ts) || !std::isfinite(dur) || dur > kAbsurdUs) {
-            ++out_.badTime;
-            return;
-        }
-        if (dur < 0) {
-            ++out_.negative;
-            return;
-        }
-        e.startUs = ts;
-        e.endUs = ts + dur;
-        if (hasDur && hasCat && !traceCat) {
-            e.flags |= kHtaRow;
-        }
-        if (e.flags & kHasCommArgs) {
-            comm_.event = std::uint32_t(out_.events.size());
-            out_.comms.push_back(std::move(comm_));
-        }
-        if (shape_ && shape_->elements > 0) {
-            shape_->event = std::uint32_t(out_.events.size());
-            out_.shapes.push_back(std::move(*shape_));
-        }
-        out_.events.push_back(e);
+}
+
+void EventCollector::keepComplete(Element& el) {
+    TraceEvent& e = el.e;
+    if (!validTime(el.ts) || !std::isfinite(el.dur) || el.dur > kAbsurdUs) {
+        ++out_.badTime;
         return;
     }
-    case 'B':
-    case 'E':
-        e.startUs = ts;
-        e.flags &= std::uint8_t(~kHasCommArgs);
-        out_.stackOps.push_back({ph == 'B', e});
-        return;
-    case 'M': {
-        if (!argsSeen || !hasMeta) {
-            return;
-        }
-        if (metaName == "process_name") {
-            meta.kind = MetaRecord::ProcessName;
-        } else if (metaName == "process_labels") {
-            meta.kind = MetaRecord::ProcessLabels;
-        } else if (metaName == "process_sort_index") {
-            meta.kind = MetaRecord::ProcessSortIndex;
-        } else if (metaName == "thread_name") {
-            meta.kind = MetaRecord::ThreadName;
-        } else if (metaName == "thread_sort_index") {
-            meta.kind = MetaRecord::ThreadSortIndex;
-        } else {
-            return;
-        }
-        meta.pid = e.pid;
-        meta.tid = e.tid;
-        out_.meta.push_back(std::move(meta));
+    if (el.dur < 0) {
+        ++out_.negative;
         return;
     }
-    case 's':
-    case 'f':
-    case 't':
-        if (hasFlowId && validTime(ts) && out_.strings.at(e.category) == "ac2g") {
-            out_.flows.push_back({flowId, e.pid, e.tid, ts, ph == 's'});
-        }
-        return;
-    default:
+    e.startUs = el.ts;
+    e.endUs = el.ts + el.dur;
+    if (el.hasDur && el.hasCat && !el.traceCat) {
+        e.flags |= kHtaRow;
+    }
+    if (e.flags & kHasCommArgs) {
+        comm_.event = std::uint32_t(out_.events.size());
+        out_.comms.push_back(std::move(comm_));
+    }
+    if (shape_ && shape_->elements > 0) {
+        shape_->event = std::uint32_t(out_.events.size());
+        out_.shapes.push_back(std::move(*shape_));
+    }
+    out_.events.push_back(e);
+}
+
+void EventCollector::keepMeta(Element& el) {
+    if (!el.argsSeen || !el.hasMeta) {
         return;
     }
+    MetaRecord& meta = el.meta;
+    if (el.metaName == "process_name") {
+        meta.kind = MetaRecord::ProcessName;
+    } else if (el.metaName == "process_labels") {
+        meta.kind = MetaRecord::ProcessLabels;
+    } else if (el.metaName == "process_sort_index") {
+        meta.kind = MetaRecord::ProcessSortIndex;
+    } else if (el.metaName == "thread_name") {
+        meta.kind = MetaRecord::ThreadName;
+    } else if (el.metaName == "thread_sort_index") {
+        meta.kind = MetaRecord::ThreadSortIndex;
+    } else {
+        return;
+    }
+    meta.pid = el.e.pid;
+    meta.tid = el.e.tid;
+    out_.meta.push_back(std::move(meta));
 }
 
 } // namespace commprof::trace

@@ -74,6 +74,12 @@ public:
     void add(simdjson::ondemand::value element);
 
 private:
+    struct Element; // one element's fields, read before its ph says what it is
+    // The phases of add(): its fields, then what its ph makes of them.
+    void readFields(simdjson::ondemand::object obj, Element& el);
+    void readTs(simdjson::ondemand::value& value, Element& el);
+    void keepComplete(Element& el); // ph "X"
+    void keepMeta(Element& el);     // ph "M"
     void readArgs(simdjson::ondemand::object args, TraceEvent& e, MetaRecord& meta, bool& hasMeta);
     // The last id read from one field, by its JSON token: most events repeat their
     // neighbours' pid and tid, and the same bytes always read as the same id.

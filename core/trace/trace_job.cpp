@@ -72,9 +72,10 @@ struct RankInput {
     const TraceSummary* summary;
 };
 
-JobAnalysis analyze(const std::vector<RankInput>& rankInputs, const std::vector<int>& ranks) {
-    JobAnalysis job;
-    // Each rank's collectives, keyed so the same collective has the same key on every rank.
+// Each rank's collectives, keyed so the same collective has the same key on every rank: by
+// process group and sequence number, or without one by step and ordinal within it.
+std::map<InstanceKey, CollectiveInstance> matchInstances(const std::vector<RankInput>& rankInputs,
+                                                         const std::vector<int>& ranks) {
     std::map<InstanceKey, CollectiveInstance> byKey;
     for (std::size_t r = 0; r < rankInputs.size(); ++r) {
         const std::vector<std::string>& names = *rankInputs[r].names;
@@ -99,6 +100,15 @@ JobAnalysis analyze(const std::vector<RankInput>& rankInputs, const std::vector<
             }
         }
     }
+    return byKey;
+}
+
+// Each collective two or more ranks reached: its skew, first and last rank; and per rank how
+// late it arrived against the median arrival. Then who is a straggler: last at most of its
+// collectives, by more than the threshold the median step sets.
+void measureSkew(std::map<InstanceKey, CollectiveInstance>& byKey,
+                 const std::vector<RankInput>& rankInputs, const std::vector<int>& ranks,
+                 JobAnalysis& job) {
     std::map<int, RankLateness> lateness;
     std::map<int, std::vector<double>> latenessSamples;
     for (int rank : ranks) {
@@ -150,8 +160,11 @@ JobAnalysis analyze(const std::vector<RankInput>& rankInputs, const std::vector<
                       l.medianLatenessUs > job.thresholdUs;
         job.ranks.push_back(l);
     }
+}
 
-    // Per step: the rank that arrived last at most of its collectives, else the longest step.
+// Per step: the rank that arrived last at most of its collectives, else the longest step.
+void judgeSteps(const std::vector<RankInput>& rankInputs, const std::vector<int>& ranks,
+                JobAnalysis& job) {
     std::map<int, StepVerdict> steps;
     for (std::size_t r = 0; r < rankInputs.size(); ++r) {
         if (!rankInputs[r].summary->stepsMarked) {
@@ -174,20 +187,22 @@ JobAnalysis analyze(const std::vector<RankInput>& rankInputs, const std::vector<
             lastInStep[*inst.step][inst.lastRank] += inst.skewUs;
         }
     }
+    const auto bySecond = [](const auto& a, const auto& b) { return a.second < b.second; };
     for (auto& [n, v] : steps) {
         if (const auto it = lastInStep.find(n); it != lastInStep.end()) {
-            v.slowestRank =
-                std::max_element(it->second.begin(), it->second.end(),
-                                 [](const auto& a, const auto& b) { return a.second < b.second; })
-                    ->first;
+            v.slowestRank = std::max_element(it->second.begin(), it->second.end(), bySecond)->first;
         } else if (!v.stepUs.empty()) {
-            v.slowestRank =
-                std::max_element(v.stepUs.begin(), v.stepUs.end(),
-                                 [](const auto& a, const auto& b) { return a.second < b.second; })
-                    ->first;
+            v.slowestRank = std::max_element(v.stepUs.begin(), v.stepUs.end(), bySecond)->first;
         }
         job.steps.push_back(v);
     }
+}
+
+JobAnalysis analyze(const std::vector<RankInput>& rankInputs, const std::vector<int>& ranks) {
+    JobAnalysis job;
+    std::map<InstanceKey, CollectiveInstance> byKey = matchInstances(rankInputs, ranks);
+    measureSkew(byKey, rankInputs, ranks, job);
+    judgeSteps(rankInputs, ranks, job);
     if (job.instances.empty() && rankInputs.size() > 1) {
         job.warnings.push_back("no collective could be matched across ranks: no skew to report");
     }

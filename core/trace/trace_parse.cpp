@@ -259,10 +259,94 @@ Plan planChunks(const char* text, std::size_t size, std::size_t first, std::size
     return plan;
 }
 
-} // namespace
+// The parallel pass over every planned chunk: each ends where the next is planned to start
+// (the last at the end of the text), and whether that start was a real element is checked
+// when they are joined. Empty for a plan of one chunk (the serial pass reads it).
+std::vector<ChunkResult> readChunks(const char* text, std::size_t size, const Plan& plan,
+                                    int threads, const CancelCheck& cancelled) {
+    const std::size_t chunks = plan.starts.size();
+    std::vector<ChunkResult> results(chunks > 1 ? chunks : 0);
+    if (chunks <= 1) {
+        return results;
+    }
+    std::atomic<bool> stopped{false};
+    std::atomic<std::size_t> parsed{0};
+    // One reader per thread, its copy buffer and simdjson parser reused from chunk to chunk.
+    std::vector<std::optional<ChunkReader>> readers(
+        std::min<std::size_t>(std::size_t(threads), chunks));
+    parallelFor(chunks, threads, [&](std::size_t i, std::size_t worker) {
+        if (stopped.load(std::memory_order_relaxed) || isCancelled(cancelled)) {
+            stopped = true;
+            return;
+        }
+        std::optional<ChunkReader>& reader = readers[worker];
+        if (!reader) {
+            reader.emplace(text, size);
+        }
+        const std::size_t stopAt = i + 1 < chunks ? plan.starts[i + 1] : size;
+        reader->read(plan.starts[i], stopAt, results[i]);
+        ++parsed;
+    });
+    readers.clear(); // their buffers are not needed for the joins
+    if (stopped) {
+        throw ReadCancelled(size, parsed);
+    }
+    return results;
+}
 
-Trace parseTraceBuffer(PaddedBuffer& buf, const std::string& source, const ParseOptions& options,
-                       const CancelCheck& cancelled) {
+// Where the chunks' join left the text: read to its array's end, or to be read on serially.
+struct Joined {
+    std::size_t arrayEnd = npos;
+    std::size_t serialFrom = 0;
+    bool needSerial = true;
+    std::size_t checked = 0; // chunks whose starts proved to be element starts
+    std::size_t elements = 0;
+};
+
+// Joins, in file order, the chunks whose starts are checked: chunk i's start is where chunk
+// i-1 stopped. None where any of them is damaged.
+Joined joinChunks(std::vector<ChunkResult>& results, const Plan& plan, std::size_t first,
+                  std::size_t size, FragmentJoiner& joiner) {
+    Joined j;
+    j.serialFrom = first;
+    std::size_t parallelEvents = 0;
+    for (const auto& r : results) {
+        parallelEvents += r.fragment.events.size();
+    }
+    joiner.reserve(parallelEvents);
+    j.checked = results.empty() ? 0 : 1;
+    while (j.checked < results.size() && results[j.checked - 1].end.kind == Stretch::Stopped &&
+           results[j.checked - 1].end.next == plan.starts[j.checked]) {
+        ++j.checked;
+    }
+    // Damage anywhere: one pass over the whole text decides what is kept and what the warnings
+    // say (a text simdjson refuses as a whole is cut back from its end), so chunks never
+    // change the answer for a damaged file, only the time a sound one takes.
+    const bool damaged =
+        std::any_of(results.begin(), results.begin() + std::ptrdiff_t(j.checked),
+                    [](const ChunkResult& r) { return r.end.kind == Stretch::Broken; });
+    for (std::size_t i = 0; i < j.checked && !damaged; ++i) {
+        ChunkResult& r = results[i];
+        j.elements += r.fragment.elements;
+        joiner.add(r.fragment);
+        if (r.end.kind == Stretch::Stopped) {
+            j.serialFrom = r.end.next; // read on sequentially from the last checked position
+            continue;
+        }
+        if (!r.end.closedByUs) {
+            j.arrayEnd = r.end.arrayEnd;
+            j.needSerial = false;
+        } else {
+            j.serialFrom = size; // the text ended first: the pass over nothing says so
+        }
+        break;
+    }
+    return j;
+}
+
+// The trace before any event is read: its source, size and the damage the buffer's reader
+// already found.
+Trace emptyTrace(const PaddedBuffer& buf, const std::string& source) {
     Trace trace;
     trace.source = source;
     trace.textBytes = buf.size;
@@ -272,6 +356,14 @@ Trace parseTraceBuffer(PaddedBuffer& buf, const std::string& source, const Parse
     if (!buf.note.empty()) {
         trace.warnings.push_back(buf.note);
     }
+    return trace;
+}
+
+} // namespace
+
+Trace parseTraceBuffer(PaddedBuffer& buf, const std::string& source, const ParseOptions& options,
+                       const CancelCheck& cancelled) {
+    Trace trace = emptyTrace(buf, source);
     const char* text = buf.data.get();
     const std::size_t size = buf.size;
     const TopLevel top(text, size);
@@ -295,78 +387,16 @@ Trace parseTraceBuffer(PaddedBuffer& buf, const std::string& source, const Parse
     } else {
         plan.starts.push_back(first);
     }
-
-    // Parallel pass over every planned chunk but the serial tail's.
-    const std::size_t chunks = plan.starts.size();
-    std::vector<ChunkResult> results(chunks > 1 ? chunks : 0);
-    if (chunks > 1) {
-        std::atomic<bool> stopped{false};
-        std::atomic<std::size_t> parsed{0};
-        // One reader per thread, its copy buffer and simdjson parser reused from chunk to chunk.
-        std::vector<std::optional<ChunkReader>> readers(
-            std::min<std::size_t>(std::size_t(threads), chunks));
-        parallelFor(chunks, threads, [&](std::size_t i, std::size_t worker) {
-            if (stopped.load(std::memory_order_relaxed) || isCancelled(cancelled)) {
-                stopped = true;
-                return;
-            }
-            std::optional<ChunkReader>& reader = readers[worker];
-            if (!reader) {
-                reader.emplace(text, size);
-            }
-            const std::size_t stopAt = i + 1 < chunks ? plan.starts[i + 1] : size;
-            reader->read(plan.starts[i], stopAt, results[i]);
-            ++parsed;
-        });
-        readers.clear(); // their buffers are not needed for the joins
-        if (stopped) {
-            throw ReadCancelled(size, parsed);
-        }
-    }
+    std::vector<ChunkResult> results = readChunks(text, size, plan, threads, cancelled);
 
     FragmentJoiner joiner(trace);
-    std::size_t parallelEvents = 0;
-    for (const auto& r : results) {
-        parallelEvents += r.fragment.events.size();
-    }
-    joiner.reserve(parallelEvents);
-    std::size_t arrayEnd = npos;
-    std::size_t serialFrom = first;
-    bool needSerial = true;
-    // The chunks whose starts are checked: chunk i's start is where chunk i-1 stopped.
-    std::size_t checked = results.empty() ? 0 : 1;
-    while (checked < results.size() && results[checked - 1].end.kind == Stretch::Stopped &&
-           results[checked - 1].end.next == plan.starts[checked]) {
-        ++checked;
-    }
-    // Damage anywhere: one pass over the whole text decides what is kept and what the warnings
-    // say (a text simdjson refuses as a whole is cut back from its end), so chunks never
-    // change the answer for a damaged file, only the time a sound one takes.
-    const bool damaged =
-        std::any_of(results.begin(), results.begin() + std::ptrdiff_t(checked),
-                    [](const ChunkResult& r) { return r.end.kind == Stretch::Broken; });
-    std::size_t joinedElements = 0;
-    for (std::size_t i = 0; i < checked && !damaged; ++i) {
-        ChunkResult& r = results[i];
-        joinedElements += r.fragment.elements;
-        joiner.add(r.fragment);
-        if (r.end.kind == Stretch::Stopped) {
-            serialFrom = r.end.next; // read on sequentially from the last checked position
-            continue;
-        }
-        if (!r.end.closedByUs) {
-            arrayEnd = r.end.arrayEnd;
-            needSerial = false;
-        } else {
-            serialFrom = size; // the text ended first: the pass over nothing says so
-        }
-        break;
-    }
-    if (needSerial) {
+    const Joined j = joinChunks(results, plan, first, size, joiner);
+    std::size_t arrayEnd = j.arrayEnd;
+    if (j.needSerial) {
         if (isCancelled(cancelled)) {
-            throw ReadCancelled(size, checked);
+            throw ReadCancelled(size, j.checked);
         }
-        SerialResult s = readSerial(buf, serialFrom, joinedElements, source);
+        SerialResult s = readSerial(buf, j.serialFrom, j.elements, source);
         joiner.add(s.fragment);
         arrayEnd = s.arrayEnd;
         for (auto& w : s.warnings) {

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ddp_step_graph_text.h"
+
+#include "analysis/json_null.h"
+
+#include <QJsonArray>
+
+namespace commprof::report {
+
+QJsonObject toJson(const analysis::DdpStepGraph& g) {
+    QJsonArray ranks;
+    for (std::size_t i = 0; i < g.traces.size(); ++i) {
+        const trace::DdpRankSteps& t = *g.traces[i];
+        QJsonArray iterations;
+        for (const trace::DdpIteration& it : t.iterations) {
+            QJsonArray ready;
+            for (const double r : it.gradientReadyUs) {
+                ready.append(r - it.backwardStartUs);
+            }
+            QJsonArray buckets;
+            for (const trace::BucketCollective& b : it.buckets) {
+                const auto rel = [&](const std::optional<double>& v) {
+                    return v ? QJsonValue(*v - it.backwardStartUs) : QJsonValue(QJsonValue::Null);
+                };
+                buckets.append(QJsonObject{{"launch_us", b.launchUs - it.backwardStartUs},
+                                           {"start_us", rel(b.startUs)},
+                                           {"end_us", rel(b.endUs)},
+                                           {"elements", analysis::numberOrNull(b.elements)},
+                                           {"bytes", analysis::numberOrNull(b.bytes)},
+                                           {"seq", analysis::numberOrNull(b.seq)},
+                                           {"first_gradient", b.firstGradient},
+                                           {"gradients", b.gradients}});
+            }
+            iterations.append(QJsonObject{{"step", it.step},
+                                          {"step_us", it.stepUs()},
+                                          {"forward_us", it.forwardUs()},
+                                          {"backward_compute_us", it.backwardComputeUs()},
+                                          {"wait_for_last_bucket_us", it.afterComputeUs()},
+                                          {"optimizer_us", it.afterBackwardUs()},
+                                          {"gradient_ready_us", ready},
+                                          {"buckets", buckets}});
+        }
+        ranks.append(QJsonObject{{"rank", g.ranks[i]},
+                                 {"source", QString::fromStdString(t.source)},
+                                 {"backend", QString::fromStdString(t.backend)},
+                                 {"legacy_export", t.legacy},
+                                 {"steps_marked", t.stepsMarked},
+                                 {"sized", t.sized},
+                                 {"iterations", iterations}});
+    }
+    QJsonArray buckets;
+    for (const analysis::MatchedBucket& m : g.buckets) {
+        QJsonObject wait;
+        for (const auto& [rank, w] : m.waitUs) {
+            wait[QString::number(rank)] = w;
+        }
+        QJsonArray present;
+        for (const auto& [rank, b] : m.byRank) {
+            present.append(rank);
+        }
+        buckets.append(QJsonObject{
+            {"step", m.step},
+            {"index", m.index},
+            {"seq", analysis::numberOrNull(m.seq)},
+            {"ranks", present},
+            {"unmatched", m.unmatched},
+            {"last_rank", m.lastRank ? QJsonValue(*m.lastRank) : QJsonValue(QJsonValue::Null)},
+            {"wait_us", wait}});
+    }
+    QJsonArray parts;
+    for (const analysis::IterationParts& p : g.iterations) {
+        parts.append(QJsonObject{{"rank", p.rank},
+                                 {"step", p.step},
+                                 {"step_us", p.stepUs},
+                                 {"compute_us", p.computeUs},
+                                 {"exposed_comm_us", p.exposedCommUs},
+                                 {"straggler_wait_us", p.stragglerWaitUs},
+                                 {"optimizer_us", p.optimizerUs}});
+    }
+    const auto culprits = [](const std::vector<analysis::Culprit>& v) {
+        QJsonArray out;
+        for (const analysis::Culprit& c : v) {
+            out.append(
+                QJsonObject{{"what", c.what}, {"wait_us", c.waitUs}, {"buckets", c.buckets}});
+        }
+        return out;
+    };
+    return QJsonObject{{"ranks", ranks},
+                       {"buckets", buckets},
+                       {"critical_path", parts},
+                       {"culprits", QJsonObject{{"ranks", culprits(g.culpritRanks)},
+                                                {"gradients", culprits(g.culpritGradients)}}},
+                       {"notes", QJsonArray::fromStringList(g.notes)}};
+}
+
+QString describe(const analysis::Culprit& c) {
+    return QString("%1: the other ranks waited %2 ms for it at %3 buckets")
+        .arg(c.what)
+        .arg(c.waitUs / 1e3, 0, 'f', 2)
+        .arg(c.buckets);
+}
+
+QString describe(const analysis::DdpStepGraph& g) {
+    QString out;
+    for (std::size_t i = 0; i < g.traces.size(); ++i) {
+        const trace::DdpRankSteps& t = *g.traces[i];
+        out += QString("rank %1 (%2, %3%4): %5 iterations\n")
+                   .arg(g.ranks[i])
+                   .arg(QString::fromStdString(t.source))
+                   .arg(t.backend.empty() ? QString("backend unknown")
+                                          : QString::fromStdString(t.backend))
+                   .arg(t.legacy ? ", legacy export" : "")
+                   .arg(t.iterations.size());
+        for (const trace::DdpIteration& it : t.iterations) {
+            out += QString("  step %1: %2 ms = forward %3 + backward compute %4 + after it %5 + "
+                           "optimizer %6; %7 gradients, %8 buckets\n")
+                       .arg(it.step)
+                       .arg(it.stepUs() / 1e3, 0, 'f', 2)
+                       .arg(it.forwardUs() / 1e3, 0, 'f', 2)
+                       .arg(it.backwardComputeUs() / 1e3, 0, 'f', 2)
+                       .arg(it.afterComputeUs() / 1e3, 0, 'f', 2)
+                       .arg(it.afterBackwardUs() / 1e3, 0, 'f', 2)
+                       .arg(it.gradientReadyUs.size())
+                       .arg(it.buckets.size());
+            for (const trace::BucketCollective& b : it.buckets) {
+                out += QString("    bucket: launch %1 ms, %2, %3 gradients, %4\n")
+                           .arg((b.launchUs - it.backwardStartUs) / 1e3, 0, 'f', 2)
+                           .arg(b.startUs
+                                    ? QString("runs %1 .. %2 ms")
+                                          .arg((*b.startUs - it.backwardStartUs) / 1e3, 0, 'f', 2)
+                                          .arg((*b.endUs - it.backwardStartUs) / 1e3, 0, 'f', 2)
+                                    : QString("no execution in the trace"))
+                           .arg(b.gradients)
+                           .arg(b.bytes ? QString("%1 bytes").arg(*b.bytes, 0, 'f', 0)
+                                        : QString("size unknown"));
+            }
+        }
+    }
+    out += "critical path (ms): rank step  step  compute  exposed comm  straggler wait  "
+           "optimizer\n";
+    for (const analysis::IterationParts& p : g.iterations) {
+        out += QString("  %1 %2 %3 %4 %5 %6 %7\n")
+                   .arg(p.rank, 4)
+                   .arg(p.step, 4)
+                   .arg(p.stepUs / 1e3, 8, 'f', 2)
+                   .arg(p.computeUs / 1e3, 8, 'f', 2)
+                   .arg(p.exposedCommUs / 1e3, 12, 'f', 2)
+                   .arg(p.stragglerWaitUs / 1e3, 14, 'f', 2)
+                   .arg(p.optimizerUs / 1e3, 9, 'f', 2);
+    }
+    for (const auto* list : {&g.culpritRanks, &g.culpritGradients}) {
+        for (const analysis::Culprit& c : *list) {
+            out += "culprit: " + describe(c) + "\n";
+        }
+    }
+    for (const QString& n : g.notes) {
+        out += "note: " + n + "\n";
+    }
+    return out;
+}
+
+} // namespace commprof::report

@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// The DDP step graph (analysis/ddp_step_graph.h) as `commprof trace ddp` prints it, in JSON
+// (docs/cli.md) and in text, and its culprits as the trace inspector lists them: rendering
+// lives here, beside the other outputs, so analysis only computes.
+
+#include "analysis/ddp_step_graph.h"
+
+#include <QJsonObject>
+#include <QString>
+
+namespace commprof::report {
+
+QJsonObject toJson(const analysis::DdpStepGraph& g);
+QString describe(const analysis::DdpStepGraph& g);
+// "rank 1: the other ranks waited 12.30 ms for it at 8 buckets", as describe() lists culprits.
+QString describe(const analysis::Culprit& c);
+
+} // namespace commprof::report
