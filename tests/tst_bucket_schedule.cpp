@@ -23,6 +23,11 @@ const std::vector<ReadyParam> kParams{{60, 10, {}}, {60, 20, {}}, {200, 40, {}},
 const CollectiveCost kCost{5, 0.1, 2, 1};
 const HookModel kAllReduce = *hookModel("allreduce");
 
+// When bucket i's collective started and ended, in us: what the hand-worked comments give.
+QPair<double, double> span(const Schedule& s, std::size_t i) {
+    return {s.buckets[i].startUs, s.buckets[i].endUs};
+}
+
 } // namespace
 
 class BucketScheduleTest : public QObject {
@@ -41,11 +46,9 @@ private slots:
         QCOMPARE(s.buckets.size(), std::size_t(2));
         QCOMPARE(s.buckets[0].nparams, 2);
         QCOMPARE(s.buckets[0].bytes, 120.0);
-        QCOMPARE(s.buckets[0].startUs, 20.0);
-        QCOMPARE(s.buckets[0].endUs, 37.0);
+        QCOMPARE(span(s, 0), qMakePair(20.0, 37.0));
         QCOMPARE(s.buckets[1].nparams, 2);
-        QCOMPARE(s.buckets[1].startUs, 50.0);
-        QCOMPARE(s.buckets[1].endUs, 85.0);
+        QCOMPARE(span(s, 1), qMakePair(50.0, 85.0));
         QCOMPARE(s.exposedUs(), 30.0);
     }
 
@@ -59,10 +62,8 @@ private slots:
         const Schedule s = simulateSchedule(kParams, {100, 150}, kAllReduce, kCost, 55);
         QCOMPARE(s.buckets.size(), std::size_t(3));
         QCOMPARE(s.buckets[1].nparams, 1);
-        QCOMPARE(s.buckets[1].startUs, 40.0);
-        QCOMPARE(s.buckets[1].endUs, 65.0);
-        QCOMPARE(s.buckets[2].startUs, 65.0);
-        QCOMPARE(s.buckets[2].endUs, 80.0);
+        QCOMPARE(span(s, 1), qMakePair(40.0, 65.0));
+        QCOMPARE(span(s, 2), qMakePair(65.0, 80.0));
         QCOMPARE(s.exposedUs(), 25.0);
 
         const auto half = hookModel("fp16_compress");

@@ -52,6 +52,21 @@ QString copyRun(const QTemporaryDir& work, const QString& from, const QString& n
     return copyDir(from, dir) ? dir : QString();
 }
 
+// Rank 0's fingerprint records, one object a line, of an arm run with semantic fingerprints and
+// `flags`; false when the run failed or its file cannot be read.
+bool semanticRecords(const QTemporaryDir& work, const QString& name, const QStringList& flags,
+                     QList<QJsonObject>* records) {
+    const QString dir = runArm(work, name, QStringList{"--fingerprint", "semantic"} + flags);
+    QFile f(dir + "/fp_rank0.jsonl");
+    if (dir.isEmpty() || !f.open(QIODevice::ReadOnly)) {
+        return false;
+    }
+    for (const QByteArray& line : f.readAll().split('\n')) {
+        records->append(QJsonDocument::fromJson(line).object());
+    }
+    return true;
+}
+
 } // namespace
 
 class TstDeterminism : public QObject {
@@ -144,16 +159,13 @@ private slots:
     }
 
     void scopeAndBudget() {
-        const QString dir =
-            runArm(work_, "scoped",
-                   {"--fingerprint", "semantic", "--fp-iters", "2:5:2", "--fp-max-records", "10"});
-        QFile f(dir + "/fp_rank0.jsonl");
-        QVERIFY(f.open(QIODevice::ReadOnly));
+        QList<QJsonObject> lines;
+        QVERIFY(semanticRecords(work_, "scoped", {"--fp-iters", "2:5:2", "--fp-max-records", "10"},
+                                &lines));
         int records = 0;
         bool truncated = false;
         QSet<int> iterations;
-        for (const QByteArray& line : f.readAll().split('\n')) {
-            const QJsonObject o = QJsonDocument::fromJson(line).object();
+        for (const QJsonObject& o : lines) {
             if (o.contains("seq")) {
                 ++records;
                 iterations.insert(o["iter"].toInt());
@@ -166,14 +178,11 @@ private slots:
     }
 
     void chunkedDigestsGiveOneValuePerSlice() {
-        const QString dir =
-            runArm(work_, "chunked",
-                   {"--fingerprint", "semantic", "--fp-iters", "2:3", "--fp-chunk-dim", "0"});
-        QFile f(dir + "/fp_rank0.jsonl");
-        QVERIFY(f.open(QIODevice::ReadOnly));
+        QList<QJsonObject> lines;
+        QVERIFY(semanticRecords(work_, "chunked", {"--fp-iters", "2:3", "--fp-chunk-dim", "0"},
+                                &lines));
         bool checked = false;
-        for (const QByteArray& line : f.readAll().split('\n')) {
-            const QJsonObject o = QJsonDocument::fromJson(line).object();
+        for (const QJsonObject& o : lines) {
             for (const QJsonValue t : o["outputs"].toArray()) {
                 const QJsonObject tensor = t.toObject();
                 const int rows =

@@ -4,6 +4,7 @@
 
 #include "cli_runner.h"
 #include "feasibility/plan.h"
+#include "host_cells.h"
 #include "matrix/matrix.h"
 
 #include <QJsonArray>
@@ -106,12 +107,8 @@ private slots:
     }
 
     void adamNeedsMoreThanSgd() {
-        matrix::Cell cell;
-        cell.model.name = "m";
-        cell.model.params = 1e7;
-        cell.layer = {"gloo_cpu", "gloo", "cpu", "host_loopback", {}};
-        cell.worldSize = 2;
-        feasibility::MachineBudget budget{64 * kGiB, 0, 0, "test", "test"};
+        matrix::Cell cell = glooCpuCell(1e7, 2);
+        const feasibility::MachineBudget budget = hostBudget64GiB();
         const feasibility::Coefficients k;
         const double sgd = feasibility::estimate(cell, k, budget).host.total();
         cell.config.optimizer = "adam";

@@ -33,18 +33,19 @@ template <typename Exercise> QPair<int, int> replay(const QString& corpus, Exerc
 class TstFuzzCorpora : public QObject {
     Q_OBJECT
 private slots:
-    void matrixCorpusReplays() {
-        const auto [accepted, refused] =
-            replay(COMMPROF_TEST_DATA "/fuzz_matrix", commprof::fuzz::exerciseMatrix);
-        qInfo("matrix corpus: %d accepted, %d refused", accepted, refused);
-        QVERIFY(accepted >= 5);
-        QVERIFY(refused >= 20);
+    // Each corpus must still hold inputs of both kinds: enough accepted to reach the deep
+    // paths, enough refused to reach every error branch.
+    void corpusReplays_data() {
+        QTest::addColumn<QString>("corpus");
+        QTest::newRow("matrix") << "fuzz_matrix";
+        QTest::newRow("rank-file") << "fuzz_rank_file";
     }
-
-    void rankFileCorpusReplays() {
-        const auto [accepted, refused] =
-            replay(COMMPROF_TEST_DATA "/fuzz_rank_file", commprof::fuzz::exerciseRankFile);
-        qInfo("rank-file corpus: %d accepted, %d refused", accepted, refused);
+    void corpusReplays() {
+        QFETCH(QString, corpus);
+        const auto exercise = corpus == "fuzz_matrix" ? commprof::fuzz::exerciseMatrix
+                                                      : commprof::fuzz::exerciseRankFile;
+        const auto [accepted, refused] = replay(COMMPROF_TEST_DATA "/" + corpus, exercise);
+        qInfo("%s corpus: %d accepted, %d refused", QTest::currentDataTag(), accepted, refused);
         QVERIFY(accepted >= 5);
         QVERIFY(refused >= 20);
     }

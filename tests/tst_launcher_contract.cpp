@@ -55,6 +55,16 @@ PoolOutcome runPool(const QString& program, const QString& workDir) {
     return pool.runBlocking(spec);
 }
 
+// A rank body that, where `when` holds, runs `first` and then fails as commprof-rank does on a
+// taken rendezvous port (the line and the exit code the pool looks for); else runs `otherwise`.
+QByteArray clashingRankScript(const QString& rank, const QString& when, const QString& first,
+                              const QString& otherwise) {
+    return ("if " + when + "; then\n" + first + "  echo \"commprof-rank[" + rank +
+            "]: rendezvous port $MASTER_PORT on $MASTER_ADDR " + spec::kPortInUse + "\" >&2\n" +
+            "  exit " + QString::number(spec::exit_code::kRendezvous) + "\nfi\n" + otherwise + "\n")
+        .toUtf8();
+}
+
 } // namespace
 
 class TstLauncherContract : public QObject {
@@ -95,16 +105,8 @@ private slots:
     // reason, instead of being started again on three more ports.
     void poolDoesNotRetryAnotherRanksClash() {
         QTemporaryDir dir;
-        const QString program = fakeRank(
-            dir, QString("if [ \"$RANK\" = 1 ]; then\n"
-                         "  echo \"commprof-rank[1]: rendezvous port $MASTER_PORT on $MASTER_ADDR "
-                         "%1\" >&2\n"
-                         "  exit %2\n"
-                         "fi\n"
-                         "exec sleep 30\n")
-                     .arg(spec::kPortInUse)
-                     .arg(spec::exit_code::kRendezvous)
-                     .toUtf8());
+        const QString program =
+            fakeRank(dir, clashingRankScript("1", "[ \"$RANK\" = 1 ]", "", "exec sleep 30"));
         const PoolOutcome o = runPool(program, dir.path());
         QVERIFY(!o.success);
         QCOMPARE(o.attempts, 1);
@@ -115,17 +117,9 @@ private slots:
     // Rank 0 found the port taken on the first attempt: the pool tries another and succeeds.
     void poolRetriesRankZerosClash() {
         QTemporaryDir dir;
-        const QString program = fakeRank(
-            dir, QString("if [ \"$RANK\" = 0 ] && [ ! -e clashed ]; then\n"
-                         "  : > clashed\n"
-                         "  echo \"commprof-rank[0]: rendezvous port $MASTER_PORT on $MASTER_ADDR "
-                         "%1\" >&2\n"
-                         "  exit %2\n"
-                         "fi\n"
-                         "exit 0\n")
-                     .arg(spec::kPortInUse)
-                     .arg(spec::exit_code::kRendezvous)
-                     .toUtf8());
+        const QString program =
+            fakeRank(dir, clashingRankScript("0", "[ \"$RANK\" = 0 ] && [ ! -e clashed ]",
+                                             "  : > clashed\n", "exit 0"));
         const PoolOutcome o = runPool(program, dir.path());
         QVERIFY2(o.success, qPrintable(o.reason));
         QCOMPARE(o.attempts, 2);

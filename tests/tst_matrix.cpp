@@ -299,10 +299,7 @@ private slots:
         }
         QTemporaryDir dir;
         const QString path = dir.filePath("keys.yaml");
-        QFile f(path);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(yaml.toUtf8());
-        f.close();
+        QVERIFY(writeText(path, yaml.toUtf8()));
         const CliResult r = runCli("commprof", {"run", path, "--out", dir.filePath("r")});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(
@@ -316,11 +313,8 @@ private slots:
     void oversizedMatrixIsRefusedWithItsLimit() {
         QTemporaryDir dir;
         const QString path = dir.filePath("big.yaml");
-        QFile f(path);
-        QVERIFY(f.open(QIODevice::WriteOnly));
         // A valid matrix made large by a comment: cheap to parse once the limit is raised.
-        f.write(kBase.toUtf8() + "# " + QByteArray(3 * 1024 * 1024, 'x') + "\n");
-        f.close();
+        QVERIFY(writeText(path, kBase.toUtf8() + "# " + QByteArray(3 * 1024 * 1024, 'x') + "\n"));
         const CliResult r = runCli("commprof", {"plan", path}, 120000);
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(QString(r.err).contains(path + ":0:0: file: ") &&
@@ -344,13 +338,11 @@ private slots:
             models += QString("  - {name: m%1, params: 1e5}\n").arg(i);
         }
         const QString path = dir.filePath("cells.yaml");
-        QFile f(path);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(QString("name: many\nrepeats: 1000\nmodels:\n%1layers: [{name: gloo_cpu}, {name: "
-                        "gloo_cuda}, {name: nccl}]\nworld_sizes: [%2]\n")
-                    .arg(models, sizes)
-                    .toUtf8());
-        f.close();
+        QVERIFY(writeText(path, QString("name: many\nrepeats: 1000\nmodels:\n%1layers: [{name: "
+                                        "gloo_cpu}, {name: gloo_cuda}, {name: nccl}]\nworld_sizes: "
+                                        "[%2]\n")
+                                    .arg(models, sizes)
+                                    .toUtf8()));
         const CliResult r = runCli("commprof", {"plan", path}, 120000);
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(QString(r.err).contains(path + ":1:1: cells: ") &&
@@ -360,11 +352,8 @@ private slots:
                  r.err.constData());
         // The limit is the user's to move: 2 x 2 cells against a limit of 3, then of 4.
         const QString small = dir.filePath("small.yaml");
-        QFile s(small);
-        QVERIFY(s.open(QIODevice::WriteOnly));
-        s.write("name: small\nmodels: [{name: a, params: 1e5}, {name: b, params: 1e5}]\n"
-                "layers: [{name: gloo_cpu}]\nworld_sizes: [1, 2]\n");
-        s.close();
+        QVERIFY(writeText(small, "name: small\nmodels: [{name: a, params: 1e5}, {name: b, params: "
+                                 "1e5}]\nlayers: [{name: gloo_cpu}]\nworld_sizes: [1, 2]\n"));
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert("COMMPROF_MAX_CELLS", "3");
         const CliResult low = runCli("commprof", {"plan", small}, 60000, env);

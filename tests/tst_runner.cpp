@@ -41,6 +41,17 @@ const QString kShortThenLong = "name: resume_test\n"
                                "world_sizes: [1, 2]\n"
                                "exclude: []\n";
 
+// Two ranks of a small model writing into dir, for the pool tests that vary only the length.
+PoolSpec twoRankSpec(const QString& dir, const char* iterations) {
+    PoolSpec spec;
+    spec.program = rankBinary();
+    spec.args = {"--params",  "2e5", "--iterations", iterations, "--warmup", "1",
+                 "--threads", "1",   "--out",        dir};
+    spec.worldSize = 2;
+    spec.workDir = dir;
+    return spec;
+}
+
 } // namespace
 
 class TstRunner : public QObject {
@@ -163,12 +174,7 @@ private slots:
         QTcpServer squatter;
         QVERIFY(squatter.listen(QHostAddress::LocalHost, 0));
         QTemporaryDir dir;
-        PoolSpec spec;
-        spec.program = rankBinary();
-        spec.args = {"--params",  "2e5", "--iterations", "3",       "--warmup", "1",
-                     "--threads", "1",   "--out",        dir.path()};
-        spec.worldSize = 2;
-        spec.workDir = dir.path();
+        PoolSpec spec = twoRankSpec(dir.path(), "3");
         spec.firstPort = squatter.serverPort();
         spec.deadline = QDeadlineTimer(120000);
         RankPool pool;
@@ -201,12 +207,7 @@ private slots:
 
     void deadlineEndsEveryRank() {
         QTemporaryDir dir;
-        PoolSpec spec;
-        spec.program = rankBinary();
-        spec.args = {"--params",  "2e5", "--iterations", "100000",  "--warmup", "1",
-                     "--threads", "1",   "--out",        dir.path()};
-        spec.worldSize = 2;
-        spec.workDir = dir.path();
+        PoolSpec spec = twoRankSpec(dir.path(), "100000");
         spec.graceMs = 1000;
         spec.deadline = QDeadlineTimer(4000);
         QElapsedTimer t;

@@ -5,6 +5,7 @@
 
 #include "feasibility/cell_json.h"
 #include "feasibility/footprint.h"
+#include "host_cells.h"
 #include "matrix/axes.h"
 #include "matrix/exclusion.h"
 #include "matrix/knobs.h"
@@ -129,14 +130,10 @@ private slots:
     // A family is sized by its own rule: at 1e6 parameters the transformer's activations,
     // by hand from docs/feasibility.md, are not the MLP's.
     void eachFamilySizesItsOwnActivations() {
-        matrix::Cell cell;
-        cell.model.name = "m";
-        cell.model.params = 1e6;
-        cell.layer = {"gloo_cpu", "gloo", "cpu", "host_loopback", {}};
-        cell.worldSize = 1;
+        matrix::Cell cell = glooCpuCell(1e6, 1);
         cell.config.batchSize = 8;
         const feasibility::Coefficients k;
-        const feasibility::MachineBudget budget{64.0 * (1 << 30), 0, 0, "test", "test"};
+        const feasibility::MachineBudget budget = hostBudget64GiB();
         const auto activations = [&](const QString& family) {
             cell.model.family = family;
             for (const auto& t : feasibility::estimate(cell, k, budget).host.terms) {
@@ -157,13 +154,9 @@ private slots:
 
     // A family this build does not know is never sized as an MLP: the cell cannot be planned.
     void anUnknownFamilyIsNeverSizedAsAnotherOne() {
-        matrix::Cell cell;
-        cell.model.name = "m";
-        cell.model.params = 1e6;
+        matrix::Cell cell = glooCpuCell(1e6, 1);
         cell.model.family = "mixture_of_experts";
-        cell.layer = {"gloo_cpu", "gloo", "cpu", "host_loopback", {}};
-        cell.worldSize = 1;
-        const feasibility::MachineBudget budget{64.0 * (1 << 30), 0, 0, "test", "test"};
+        const feasibility::MachineBudget budget = hostBudget64GiB();
         const auto e = feasibility::estimate(cell, feasibility::Coefficients{}, budget);
         QVERIFY(!e.feasible);
         QVERIFY(e.host.terms.empty());
@@ -249,10 +242,10 @@ private slots:
         QVERIFY(back.gradientAsBucketView);
         QVERIFY(back.staticGraph);
         QCOMPARE(back.hook, QString("powersgd"));
-        QCOMPARE(matrix::knobArguments(back),
-                 (QStringList{"--batch-size", "8", "--bucket-cap-mb", "0.25", "--first-bucket-mb",
-                              "2", "--gradient-as-bucket-view", "--static-graph", "--hook",
-                              "powersgd"}));
+        QCOMPARE(
+            matrix::knobArguments(back),
+            (QStringList{"--batch-size", "8", "--bucket-cap-mb", "0.25", "--first-bucket-mb", "2",
+                         "--gradient-as-bucket-view", "--static-graph", "--hook", "powersgd"}));
     }
 
     // Ten settings of ten values each on one model: 10^10 cells, refused by the limit at once.

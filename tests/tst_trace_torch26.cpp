@@ -3,6 +3,7 @@
 // only), recorded by data/traces/recorded_2_6/record_ddp_traces.py, against the totals of that
 // script's independent reading of docs/trace-semantics.md.
 
+#include "rank_files.h"
 #include "trace/step_metrics.h"
 #include "trace/trace_reader.h"
 
@@ -25,9 +26,7 @@ bool close(double got, double want) {
 }
 
 QJsonObject expectedTotals() {
-    QFile f(kDir + "expected.json");
-    return f.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(f.readAll()).object()
-                                       : QJsonObject();
+    return readJsonFile(kDir + "expected.json");
 }
 
 } // namespace

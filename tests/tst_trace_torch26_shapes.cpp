@@ -5,6 +5,7 @@
 // c10d::allreduce_'s "Input Dims" and its bytes those times its gradients' dtype. Judged against
 // what torch listed of the parameters and Python's json read of the same traces (expected.json).
 
+#include "rank_files.h"
 #include "trace/ddp_steps.h"
 #include "trace/trace_reader.h"
 
@@ -23,9 +24,7 @@ namespace {
 const QString kDir = COMMPROF_TEST_DATA "/traces/recorded_2_6_shapes/";
 
 QJsonObject expected() {
-    QFile f(kDir + "expected.json");
-    return f.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(f.readAll()).object()
-                                       : QJsonObject();
+    return readJsonFile(kDir + "expected.json");
 }
 
 } // namespace
