@@ -94,7 +94,6 @@ void addSpreadLegendEntry(QCustomPlot& plot, int mostRepeats) {
         QCPGraph* g = plot.addGraph();
         g->setName(QString("median; whiskers: min to max of %1 repeats").arg(mostRepeats));
         g->setPen(Qt::NoPen);
-        g->setProperty(kOptionalEntry, true);
     }
 }
 
@@ -198,8 +197,7 @@ void roomForRuns(QCustomPlot& plot, const std::vector<report::RepeatGroup>& grou
 
 // The legend of a figure styled by report::SeriesStyles: each colour once, the markers in one
 // key (in grey, never cut), each shade once (a grey band, which no marker looks like): the
-// entries grow with the values, not with their product. A legend cut short at a small size
-// ("... N more") loses the shades first, which the colours already tell apart roughly.
+// entries grow with the values, not with their product.
 void styleLegend(QCustomPlot& plot, const report::SeriesStyles& styles, bool lines) {
     const auto entry = [&](const QString& name, const QColor& colour,
                            QCPScatterStyle::ScatterShape shape) {
@@ -225,7 +223,6 @@ void styleLegend(QCustomPlot& plot, const report::SeriesStyles& styles, bool lin
             band->setName(styles.shadeName(s));
             band->setPen(QPen(seriesColour({}, {}, 0, s), 6, Qt::SolidLine, Qt::FlatCap));
             band->setScatterStyle(QCPScatterStyle::ssNone);
-            band->setProperty(kOptionalEntry, true);
         }
     }
 }
