@@ -649,6 +649,36 @@ QCPLayer* selectionLayer(QCustomPlot& plot) {
 
 } // namespace
 
+namespace {
+
+// A bar figure's mark: a dashed box over the bar of the cell's group, the height of the axes
+// (a box the last selection left, where there is one).
+void boxGroupOf(QCustomPlot& plot, const report::ReportData& data, const QString& cellId,
+                std::vector<QCPItemRect*>& freeBoxes) {
+    const auto groups = axisGroups(data, eachRepeat(plot));
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+        if (!groups[i].contains(cellId)) {
+            continue;
+        }
+        QCPItemRect* box = nullptr;
+        if (freeBoxes.empty()) {
+            box = new QCPItemRect(&plot);
+            box->setObjectName("selection");
+        } else {
+            box = freeBoxes.back();
+            freeBoxes.pop_back();
+            box->setVisible(true);
+        }
+        box->topLeft->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        box->bottomRight->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        box->topLeft->setCoords(double(i) + 1 - 0.45, 0.0);
+        box->bottomRight->setCoords(double(i) + 1 + 0.45, 1.0);
+        box->setPen(QPen(Qt::black, 2, Qt::DashLine));
+    }
+}
+
+} // namespace
+
 void highlightCell(QCustomPlot& plot, const char* figure, const report::ReportData& data,
                    const QString& cellId) {
     // The last selection's marks are hidden and reused, not removed: a layer whose children
@@ -736,25 +766,7 @@ void highlightCell(QCustomPlot& plot, const char* figure, const report::ReportDa
                 }
             }
         } else {
-            const auto groups = axisGroups(data, eachRepeat(plot));
-            for (std::size_t i = 0; i < groups.size(); ++i) {
-                if (groups[i].contains(cellId)) {
-                    QCPItemRect* box = nullptr;
-                    if (freeBoxes.empty()) {
-                        box = new QCPItemRect(&plot);
-                        box->setObjectName("selection");
-                    } else {
-                        box = freeBoxes.back();
-                        freeBoxes.pop_back();
-                        box->setVisible(true);
-                    }
-                    box->topLeft->setTypeY(QCPItemPosition::ptAxisRectRatio);
-                    box->bottomRight->setTypeY(QCPItemPosition::ptAxisRectRatio);
-                    box->topLeft->setCoords(double(i) + 1 - 0.45, 0.0);
-                    box->bottomRight->setCoords(double(i) + 1 + 0.45, 1.0);
-                    box->setPen(QPen(Qt::black, 2, Qt::DashLine));
-                }
-            }
+            boxGroupOf(plot, data, cellId, freeBoxes);
         }
     }
     plot.setCurrentLayer(current);
