@@ -74,6 +74,16 @@ struct MatrixDesigner::Planned {
 };
 
 MatrixDesigner::MatrixDesigner(QWidget* parent) : QWidget(parent) {
+    makeEditorAndLists();
+    makeCellTable();
+    makeBudgets();
+    planner_ = new jobs::JobTracker(this);
+    connectEdits();
+    layOut();
+}
+
+// The YAML editor with its error line, and the lists that summarise the matrix.
+void MatrixDesigner::makeEditorAndLists() {
     editor_ = new CodeEditor(this);
     highlighter_ = new YamlHighlighter(editor_->document());
     error_ = new QLabel(this);
@@ -91,6 +101,10 @@ MatrixDesigner::MatrixDesigner(QWidget* parent) : QWidget(parent) {
     worldSizes_->setFlow(QListView::LeftToRight); // "1 2 4 8" on one line
     worldSizes_->setWrapping(true);
     worldSizes_->setSpacing(2);
+}
+
+// The planned cells, filterable, as wide as what they hold.
+void MatrixDesigner::makeCellTable() {
     cells_ = new models::CellTableModel(this);
     filter_ = new QLineEdit(this);
     filter_->setPlaceholderText("Filter cells (id or layer)");
@@ -108,6 +122,10 @@ MatrixDesigner::MatrixDesigner(QWidget* parent) : QWidget(parent) {
     table_->horizontalHeader()->setStretchLastSection(false);
     table_->setTextElideMode(Qt::ElideMiddle);
     table_->setItemDelegate(new FlaggedRowDelegate(models::CellTableModel::InfeasibleRole, table_));
+}
+
+// The feasibility bars and the memory budgets per pool, read from this machine until set.
+void MatrixDesigner::makeBudgets() {
     bars_ = new FeasibilityBars(this);
     hostAuto_ = new QCheckBox("auto", this);
     hostAuto_->setChecked(true);
@@ -118,8 +136,10 @@ MatrixDesigner::MatrixDesigner(QWidget* parent) : QWidget(parent) {
     deviceAuto_->setToolTip("From this machine: the smallest visible GPU's memory");
     hostGib_ = gibBox(this);
     deviceGib_ = gibBox(this);
-    planner_ = new jobs::JobTracker(this);
+}
 
+// An edit replans after a pause; a budget, the filter or a picked row act at once.
+void MatrixDesigner::connectEdits() {
     debounce_ = new QTimer(this);
     debounce_->setSingleShot(true);
     debounce_->setInterval(kDebounceMs);
@@ -147,7 +167,10 @@ MatrixDesigner::MatrixDesigner(QWidget* parent) : QWidget(parent) {
                 }
                 showCellAt(current.isValid() ? current.row() : -1);
             });
+}
 
+// The editor takes the width, the lists a column beside it; the cells and the bars below.
+void MatrixDesigner::layOut() {
     auto* form = new QFormLayout;
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     form->addRow("models", models_);

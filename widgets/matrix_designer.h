@@ -110,6 +110,11 @@ signals:
 
 private:
     struct Planned;
+    void makeEditorAndLists();
+    void makeCellTable();
+    void makeBudgets();
+    void connectEdits();
+    void layOut();
     void applyPlan(const Planned& planned);
     void showError(int line, int column, const QString& message, bool reveal);
     void showCellAt(int row);

@@ -45,7 +45,6 @@ constexpr double kFlaggedBandY = 0.02;
 // A legend takes at most this share of the figure's height: inside the axes (it hides that much
 // of the plot) or below them (with the title and the axes, the plot keeps half of the figure).
 constexpr double kLegendShare = 0.25;
-constexpr const char* kMoreEntry = "legendMore";
 constexpr double kEmptyTextShare = 0.7;
 constexpr int kLaidOutPx = 200;
 constexpr const char* kLegendRank = "legendRank";
@@ -477,15 +476,204 @@ QCPTextElement* addNote(QCustomPlot& plot, const QString& text, const FigureStyl
 
 namespace {
 
+// Calls a plottable's legend icon (protected in QCustomPlot, which gives it to its own legend
+// item only): the flowed key draws the same icon as a legend row would.
+struct IconAccess : QCPAbstractPlottable {
+    using QCPAbstractPlottable::drawLegendIcon;
+};
+
+// Legend entries flowed into rows of the figure's width, each as wide as its own text: a marker
+// key ("bucket_cap_mb: \u25cf 0.25 \u25a0 1 \u25b2 4"), and, where a grid of columns had no room
+// for every entry, every entry of the legend in one such key. A legend must name every value the
+// figure tells apart (a hook's colour cut as "\u2026 3 more" hid powersgd at 1366x768): flowed,
+// the entries take the sum of their widths instead of the widest one's times their number.
+class FlowKey : public QCPAbstractLegendItem {
+public:
+    // One entry: a plottable's icon and name, or a marker key's title and markers.
+    struct Entry {
+        QCPAbstractPlottable* plottable = nullptr;
+        QString title;
+        QList<LegendMarker> markers;
+    };
+    FlowKey(QCPLegend* legend, QList<Entry> entries, bool spansFigure = false)
+        : QCPAbstractLegendItem(legend), entries_(std::move(entries)), spansFigure_(spansFigure) {}
+    // As wide as the rows it flows into, or, for a key that spans the figure below its axes,
+    // as its widest piece: that figure's least width (which a splitter sizes it by) never grows
+    // with its width.
+    QSize minimumOuterSizeHint() const override {
+        double width = 0;
+        int rows = 1;
+        for (const Piece& p : pieces()) {
+            width = std::max(width, spansFigure_ ? p.width : p.x + p.width);
+            rows = std::max(rows, p.row + 1);
+        }
+        return {int(std::ceil(width)) + mMargins.left() + mMargins.right(),
+                rows * lineHeight() + mMargins.top() + mMargins.bottom()};
+    }
+    const QList<Entry>& entries() const { return entries_; }
+    // The first marker key's text ("bucket_cap_mb: 0.25 1 4"), or empty.
+    QString markerText() const {
+        for (const Entry& e : entries_) {
+            if (!e.plottable) {
+                QStringList parts{e.title + ":"};
+                for (const LegendMarker& m : e.markers) {
+                    parts << m.label;
+                }
+                return parts.join(' ');
+            }
+        }
+        return {};
+    }
+
+protected:
+    void draw(QCPPainter* painter) override {
+        painter->setFont(mFont);
+        const QRect r = rect();
+        for (const Piece& p : pieces()) {
+            const QRectF box(r.left() + p.x, r.top() + p.row * lineHeight(), p.width, lineHeight());
+            const Entry& e = entries_[p.entry];
+            double textLeft = box.left();
+            if (e.plottable) {
+                const QSize icon = iconSize();
+                const QRectF at(box.left(), box.center().y() - icon.height() / 2.0, icon.width(),
+                                icon.height());
+                painter->save();
+                painter->setClipRect(at);
+                (e.plottable->*(&IconAccess::drawLegendIcon))(painter, at);
+                painter->restore();
+                textLeft += icon.width() + kGap;
+            } else if (p.marker >= 0) {
+                const LegendMarker& m = e.markers[p.marker];
+                QCPScatterStyle style(m.shape, m.colour, m.colour, kMarkerPx);
+                style.applyTo(painter, QPen(m.colour));
+                style.drawShape(painter, box.left() + kMarkerPx / 2.0, box.center().y());
+                textLeft += kMarkerPx + kGap;
+            }
+            painter->setPen(QPen(mTextColor));
+            painter->drawText(QRectF(textLeft, box.top(), box.right() - textLeft, box.height()),
+                              Qt::AlignLeft | Qt::AlignVCenter, textOf(p));
+        }
+    }
+
+private:
+    static constexpr double kMarkerPx = 7;
+    static constexpr double kGap = 3;
+    static constexpr double kSpacing = 10;
+    struct Piece {
+        int entry;
+        int marker; // -1: the entry's plottable, or its marker key's title
+        int row;
+        double x, width;
+    };
+    // The legend's icon, no taller than a line of the key's text.
+    QSize iconSize() const {
+        const QSize icon = mParentLegend->iconSize();
+        return {icon.width(), std::min(icon.height(), lineHeight() - 2)};
+    }
+    int lineHeight() const { return QFontMetrics(mFont).height() + 2; }
+    QString textOf(const Piece& p) const {
+        const Entry& e = entries_[p.entry];
+        return e.plottable    ? e.plottable->name()
+               : p.marker < 0 ? e.title + ":"
+                              : e.markers[p.marker].label;
+    }
+    // Every piece in order, flowed into rows of the figure's width; a marker key's title and
+    // its markers each a piece, so that a long key breaks between markers.
+    std::vector<Piece> pieces() const {
+        const QFontMetricsF fm(mFont);
+        const double room = std::max(80.0, double(mParentPlot->viewport().width()) - 24 -
+                                               mMargins.left() - mMargins.right());
+        std::vector<Piece> out;
+        double x = 0;
+        int row = 0;
+        const auto place = [&](int entry, int marker, double width, double spacing) {
+            if (x > 0 && x + width > room) {
+                x = 0;
+                ++row;
+            }
+            out.push_back({entry, marker, row, x, width});
+            x += width + spacing;
+        };
+        for (int e = 0; e < entries_.size(); ++e) {
+            const Entry& entry = entries_[e];
+            if (entry.plottable) {
+                place(e, -1,
+                      iconSize().width() + kGap + fm.horizontalAdvance(entry.plottable->name()),
+                      kSpacing);
+                continue;
+            }
+            place(e, -1, fm.horizontalAdvance(entry.title + ":"), kGap + 2);
+            for (int m = 0; m < entry.markers.size(); ++m) {
+                place(e, m, kMarkerPx + kGap + fm.horizontalAdvance(entry.markers[m].label),
+                      m + 1 < entry.markers.size() ? kGap + 4 : kSpacing);
+            }
+        }
+        return out;
+    }
+    QList<Entry> entries_;
+    bool spansFigure_;
+};
+
+constexpr const char* kMergedKey = "mergedLegendKey";
+constexpr double kLeastKeyPt = 6.5; // a merged key's font shrinks to fit, never below this
+
+// Every entry of the legend in one FlowKey, in the legend's order; the plottables leave the
+// legend (restoreLegend brings them back, numbered) and a marker key's markers go into it.
+FlowKey* mergeLegend(QCPLegend& legend) {
+    QList<FlowKey::Entry> entries;
+    QList<QCPAbstractLegendItem*> merged;
+    for (int i = 0; i < legend.itemCount(); ++i) {
+        QCPAbstractLegendItem* item = legend.item(i);
+        if (auto* p = qobject_cast<QCPPlottableLegendItem*>(item)) {
+            entries.append({p->plottable(), {}, {}});
+        } else if (auto* key = dynamic_cast<FlowKey*>(item)) {
+            entries.append(key->entries());
+        } else {
+            continue;
+        }
+        merged << item;
+    }
+    for (QCPAbstractLegendItem* item : merged) {
+        legend.removeItem(item);
+    }
+    legend.simplify();
+    auto* key = new FlowKey(&legend, entries, true);
+    key->setObjectName(kMergedKey);
+    legend.addItem(key);
+    return key;
+}
+
+// Undoes mergeLegend: the marker keys it held are keys of their own again (at the end; the
+// plottables come back before them).
+void unmergeLegend(QCPLegend& legend) {
+    for (int i = legend.itemCount() - 1; i >= 0; --i) {
+        auto* key = dynamic_cast<FlowKey*>(legend.item(i));
+        if (!key || key->objectName() != kMergedKey) {
+            continue;
+        }
+        QList<FlowKey::Entry> markerKeys;
+        for (const FlowKey::Entry& e : key->entries()) {
+            if (!e.plottable) {
+                markerKeys.append(e);
+            }
+        }
+        legend.removeItem(key);
+        legend.simplify();
+        for (const FlowKey::Entry& e : markerKeys) {
+            legend.addItem(new FlowKey(&legend, {e}));
+        }
+    }
+}
+
+} // namespace
+
+namespace {
+
 // Every entry the figure put in its legend, in its order: numbered at the first placement (a
 // plottable's property), so that entries left out at one size come back, in place, at another.
 void restoreLegend(QCustomPlot& plot) {
     QCPLegend* legend = plot.legend;
-    for (int i = plot.plottableCount() - 1; i >= 0; --i) {
-        if (plot.plottable(i)->objectName() == kMoreEntry) {
-            plot.removePlottable(i);
-        }
-    }
+    unmergeLegend(*legend);
     QMap<int, QCPAbstractPlottable*> numbered;
     for (int i = 0; i < plot.plottableCount(); ++i) {
         const QVariant rank = plot.plottable(i)->property(kLegendRank);
@@ -581,117 +769,77 @@ bool placeBeside(QCustomPlot& plot, QCPLegend& legend, const QCPAxisRect* rect, 
 
 } // namespace
 
-namespace {
-
-constexpr const char* kMarkerKey = "markerKey";
-
-// A figure's markers in one legend item, flowed into as few rows as the figure's width allows:
-// "bucket_cap_mb: \u25cf 0.25 \u25a0 1 \u25b2 4". A legend cut short ("\u2026 N more") never
-// cuts it: an entry a marker each lost every marker at 1366x768, and the figure could not be
-// read.
-class MarkerKey : public QCPAbstractLegendItem {
-public:
-    MarkerKey(QCPLegend* legend, const QString& title, const QList<LegendMarker>& markers)
-        : QCPAbstractLegendItem(legend), title_(title), markers_(markers) {
-        setObjectName(kMarkerKey);
-    }
-    QSize minimumOuterSizeHint() const override {
-        double width = 0;
-        int rows = 1;
-        for (const Piece& p : pieces()) {
-            width = std::max(width, p.x + p.width);
-            rows = std::max(rows, p.row + 1);
-        }
-        return {int(std::ceil(width)) + mMargins.left() + mMargins.right(),
-                rows * lineHeight() + mMargins.top() + mMargins.bottom()};
-    }
-    QString text() const {
-        QStringList parts{title_ + ":"};
-        for (const LegendMarker& m : markers_) {
-            parts << m.label;
-        }
-        return parts.join(' ');
-    }
-
-protected:
-    void draw(QCPPainter* painter) override {
-        painter->setFont(mFont);
-        const QRect r = rect();
-        const std::vector<Piece> all = pieces();
-        for (std::size_t i = 0; i < all.size(); ++i) {
-            const Piece& p = all[i];
-            const double top = r.top() + p.row * lineHeight();
-            if (i == 0) {
-                painter->setPen(QPen(mTextColor));
-                painter->drawText(QRectF(r.left() + p.x, top, p.width, lineHeight()),
-                                  Qt::AlignLeft | Qt::AlignVCenter, title_ + ":");
-                continue;
-            }
-            const LegendMarker& m = markers_[int(i) - 1];
-            QCPScatterStyle style(m.shape, m.colour, m.colour, kMarkerPx);
-            style.applyTo(painter, QPen(m.colour));
-            style.drawShape(painter, r.left() + p.x + kMarkerPx / 2.0, top + lineHeight() / 2.0);
-            painter->setPen(QPen(mTextColor));
-            painter->drawText(QRectF(r.left() + p.x + kMarkerPx + kGap, top,
-                                     p.width - kMarkerPx - kGap, lineHeight()),
-                              Qt::AlignLeft | Qt::AlignVCenter, m.label);
-        }
-    }
-
-private:
-    static constexpr double kMarkerPx = 7;
-    static constexpr double kGap = 3;
-    static constexpr double kSpacing = 8;
-    struct Piece {
-        int row;
-        double x, width;
-    };
-    int lineHeight() const { return QFontMetrics(mFont).height(); }
-    // The title, then a marker and its value each, flowed into rows of the figure's width.
-    std::vector<Piece> pieces() const {
-        const QFontMetricsF fm(mFont);
-        const double room = std::max(80.0, double(mParentPlot->viewport().width()) - 24 -
-                                               mMargins.left() - mMargins.right());
-        std::vector<Piece> out;
-        double x = 0;
-        int row = 0;
-        const auto place = [&](double width) {
-            if (x > 0 && x + width > room) {
-                x = 0;
-                ++row;
-            }
-            out.push_back({row, x, width});
-            x += width + kSpacing;
-        };
-        place(fm.horizontalAdvance(title_ + ":"));
-        for (const LegendMarker& m : markers_) {
-            place(kMarkerPx + kGap + fm.horizontalAdvance(m.label));
-        }
-        return out;
-    }
-    QString title_;
-    QList<LegendMarker> markers_;
-};
-
-} // namespace
-
 void addMarkerKey(QCustomPlot& plot, const QString& title, const QList<LegendMarker>& markers) {
     if (markers.isEmpty() || !plot.legend) {
         return;
     }
-    plot.legend->addItem(new MarkerKey(plot.legend, title, markers));
+    plot.legend->addItem(new FlowKey(plot.legend, {{nullptr, title, markers}}));
 }
 
 QString markerKeyText(const QCustomPlot& plot) {
     for (int i = 0; plot.legend && i < plot.legend->itemCount(); ++i) {
-        if (auto* key = dynamic_cast<MarkerKey*>(plot.legend->item(i))) {
-            return key->text();
+        if (auto* key = dynamic_cast<FlowKey*>(plot.legend->item(i))) {
+            if (const QString text = key->markerText(); !text.isEmpty()) {
+                return text;
+            }
         }
     }
     return {};
 }
 
+QList<QCPAbstractPlottable*> legendPlottables(const QCustomPlot& plot) {
+    QList<QCPAbstractPlottable*> out;
+    for (int i = 0; plot.legend && plot.legend->visible() && i < plot.legend->itemCount(); ++i) {
+        QCPAbstractLegendItem* item = plot.legend->item(i);
+        if (auto* p = qobject_cast<QCPPlottableLegendItem*>(item)) {
+            out << p->plottable();
+        } else if (auto* key = dynamic_cast<FlowKey*>(item)) {
+            for (const FlowKey::Entry& e : key->entries()) {
+                if (e.plottable) {
+                    out << e.plottable;
+                }
+            }
+        }
+    }
+    return out;
+}
+
+QStringList legendNames(const QCustomPlot& plot) {
+    QStringList names;
+    for (const QCPAbstractPlottable* p : legendPlottables(plot)) {
+        names << p->name();
+    }
+    return names;
+}
+
 namespace {
+
+// A name in lines of at most widthPx, broken after an underscore or at a space ("fp16_" over
+// "compress"), each line still too long cut at its end.
+QString brokenToWidth(const QString& text, const QFont& font, double widthPx) {
+    const QFontMetricsF fm(font);
+    if (fm.horizontalAdvance(text) <= widthPx) {
+        return text;
+    }
+    QStringList pieces{QString()};
+    for (const QChar c : text) {
+        pieces.back() += c;
+        if (c == '_' || c == ' ') {
+            pieces << QString();
+        }
+    }
+    QStringList lines{QString()};
+    for (const QString& piece : pieces) {
+        if (!lines.back().isEmpty() && fm.horizontalAdvance(lines.back() + piece) > widthPx) {
+            lines << QString();
+        }
+        lines.back() += piece;
+    }
+    for (QString& line : lines) {
+        line = fm.elidedText(line.trimmed(), Qt::ElideRight, std::max(widthPx, 0.0));
+    }
+    return lines.join('\n');
+}
 
 // Each categoryRuns name shortened to its run's width, as the axes are now laid out.
 void fitRunNames(QCustomPlot& plot) {
@@ -703,9 +851,121 @@ void fitRunNames(QCustomPlot& plot) {
         const QCPAxis* axis = t->position->keyAxis();
         const double perCategory = axis->axisRect()->width() / std::max(axis->range().size(), 1.0);
         const double room = t->property("categories").toInt() * perCategory - 4;
-        t->setText(QFontMetricsF(t->font()).elidedText(t->property("fullText").toString(),
-                                                       Qt::ElideRight, std::max(room, 0.0)));
+        // Broken into lines, and where a piece is still too wide, a half point smaller at a
+        // time down to kLeastKeyPt ("allreduce" over a run of 18 bars at 1366x768).
+        QFont font = t->parentPlot()->xAxis->tickLabelFont();
+        QString text = brokenToWidth(t->property("fullText").toString(), font, room);
+        while (text.contains(QChar(0x2026)) && font.pointSizeF() - 0.5 >= kLeastKeyPt) {
+            font.setPointSizeF(font.pointSizeF() - 0.5);
+            text = brokenToWidth(t->property("fullText").toString(), font, room);
+        }
+        t->setFont(font);
+        t->setText(text);
     }
+}
+
+} // namespace
+
+namespace {
+
+struct LegendCount {
+    int items = 0;
+    int tallest = 1; // px, the tallest item
+};
+
+// The legend back in the axis rect's top right corner, in one column, with every entry the
+// figure gave it (restoreLegend), counted.
+LegendCount resetLegend(QCustomPlot& plot, QCPLegend& legend, QCPAxisRect& rect) {
+    if (legend.layout() != rect.insetLayout()) {
+        if (QCPLayout* holder = legend.layout()) {
+            holder->take(&legend);
+        }
+        dropLegendColumn(plot);
+        plot.plotLayout()->simplify();
+        rect.insetLayout()->addElement(&legend, Qt::AlignTop | Qt::AlignRight);
+        legend.setWrap(0); // one column again inside the axis rect
+        legend.setFillOrder(QCPLayoutGrid::foRowsFirst, true);
+        legend.simplify();
+    }
+    arrangeFacets(plot); // with the legend out of the panels' grid
+    restoreLegend(plot);
+    LegendCount count;
+    for (int i = 0; i < legend.itemCount(); ++i) {
+        if (QCPAbstractLegendItem* item = legend.item(i)) { // a wrapped grid has empty cells
+            // An item clips to its rectangle: room below the text keeps underscores visible.
+            item->setMargins(QMargins(0, 0, 0, 3));
+            ++count.items;
+            count.tallest = std::max(count.tallest, item->minimumOuterSizeHint().height());
+        }
+    }
+    return count;
+}
+
+// The first corner of the axis rect where the legend covers no data, within a third of the
+// figure's height; false when there is none.
+bool placeInCorner(QCustomPlot& plot, QCPLegend& legend, QCPAxisRect& rect) {
+    int index = 0;
+    while (index < rect.insetLayout()->elementCount() &&
+           rect.insetLayout()->elementAt(index) != &legend) {
+        ++index;
+    }
+    for (const Qt::Alignment corner :
+         {Qt::AlignTop | Qt::AlignRight, Qt::AlignTop | Qt::AlignLeft,
+          Qt::AlignBottom | Qt::AlignRight, Qt::AlignBottom | Qt::AlignLeft}) {
+        rect.insetLayout()->setInsetAlignment(index, corner);
+        plot.replot(QCustomPlot::rpImmediateRefresh); // lays out the legend and the axes
+        // A few pixels of air: a legend touching a point reads as covering it.
+        const QRectF box = QRectF(legend.outerRect()).adjusted(-6, -6, 6, 6);
+        const QVector<QRectF> data = dataRegions(plot);
+        // Inside the axes a legend hides what it covers: a third of the figure at most, even
+        // where an export lets one below the axes grow the page by more.
+        const double inside = std::min(legendRoomPx(plot), plot.viewport().height() / 3.0);
+        if (legend.outerRect().height() <= inside && box.width() < rect.width() &&
+            std::none_of(data.begin(), data.end(),
+                         [&](const QRectF& r) { return r.intersects(box); })) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// Every entry in one key flowed across the figure's width (mergeLegend), its text a half point
+// smaller at a time, down to kLeastKeyPt, until it fits `roomPx`. Nothing is left out: a key
+// that still does not fit takes more of the figure.
+void flowEveryEntry(QCPLegend& legend, double roomPx) {
+    FlowKey* key = mergeLegend(legend);
+    key->setMargins(QMargins(0, 0, 0, 3));
+    QFont font = legend.font();
+    while (key->minimumOuterSizeHint().height() > roomPx &&
+           font.pointSizeF() - 0.5 >= kLeastKeyPt) {
+        font.setPointSizeF(font.pointSizeF() - 0.5);
+        key->setFont(font);
+    }
+}
+
+// Below the axis rect, in as many columns as fit, in as many rows as the legend's room holds
+// (every entry flowed into one key where the columns hold too few); or beside it, where that
+// costs less of a wide figure.
+void placeOutside(QCustomPlot& plot, QCPLegend& legend, QCPAxisRect& rect, LegendCount count) {
+    rect.insetLayout()->take(&legend);
+    int columns = legendColumns(legend, plot.viewport().width() - 4);
+    const int rowPx = count.tallest + legend.rowSpacing();
+    const int margins = legend.margins().top() + legend.margins().bottom();
+    const int rows = std::max(1, int(legendRoomPx(plot) - margins) / rowPx);
+    const int rowsBelow = std::min(rows, (count.items + columns - 1) / columns);
+    if (placeBeside(plot, legend, &rect, count.items * rowPx + margins,
+                    double(rowsBelow * rowPx + margins) / plot.viewport().height())) {
+        return;
+    }
+    if (count.items > rows * columns) {
+        flowEveryEntry(legend, legendRoomPx(plot) - margins);
+        count.items = columns = 1;
+    }
+    legend.setWrap(std::clamp(columns, 1, count.items));
+    legend.setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+    plot.plotLayout()->addElement(plot.plotLayout()->rowCount(), 0, &legend);
+    plot.plotLayout()->setRowStretchFactor(plot.plotLayout()->rowCount() - 1, 0.001);
+    plot.replot(QCustomPlot::rpImmediateRefresh);
 }
 
 } // namespace
@@ -717,30 +977,8 @@ void placeLegend(QCustomPlot& plot) {
     if (!legend || !rect) {
         return;
     }
-    if (legend->layout() != rect->insetLayout()) {
-        if (QCPLayout* holder = legend->layout()) {
-            holder->take(legend);
-        }
-        dropLegendColumn(plot);
-        plot.plotLayout()->simplify();
-        rect->insetLayout()->addElement(legend, Qt::AlignTop | Qt::AlignRight);
-        legend->setWrap(0); // one column again inside the axis rect
-        legend->setFillOrder(QCPLayoutGrid::foRowsFirst, true);
-        legend->simplify();
-    }
-    arrangeFacets(plot); // with the legend out of the panels' grid
-    restoreLegend(plot);
-    int items = 0;
-    int tallest = 1;
-    for (int i = 0; i < legend->itemCount(); ++i) {
-        if (QCPAbstractLegendItem* item = legend->item(i)) { // a wrapped grid has empty cells
-            // An item clips to its rectangle: room below the text keeps underscores visible.
-            item->setMargins(QMargins(0, 0, 0, 3));
-            ++items;
-            tallest = std::max(tallest, item->minimumOuterSizeHint().height());
-        }
-    }
-    legend->setVisible(items > 0);
+    const LegendCount count = resetLegend(plot, *legend, *rect);
+    legend->setVisible(count.items > 0);
     // A first layout, so that tickers fitting their labels to the axis length (the category
     // and size axes) see the real length in the replots below.
     plot.replot(QCustomPlot::rpImmediateRefresh);
@@ -749,75 +987,9 @@ void placeLegend(QCustomPlot& plot) {
         plot.replot();
         return;
     }
-    int index = 0;
-    while (index < rect->insetLayout()->elementCount() &&
-           rect->insetLayout()->elementAt(index) != legend) {
-        ++index;
+    if (!placeInCorner(plot, *legend, *rect)) {
+        placeOutside(plot, *legend, *rect, count);
     }
-    for (const Qt::Alignment corner :
-         {Qt::AlignTop | Qt::AlignRight, Qt::AlignTop | Qt::AlignLeft,
-          Qt::AlignBottom | Qt::AlignRight, Qt::AlignBottom | Qt::AlignLeft}) {
-        rect->insetLayout()->setInsetAlignment(index, corner);
-        plot.replot(QCustomPlot::rpImmediateRefresh); // lays out the legend and the axes
-        // A few pixels of air: a legend touching a point reads as covering it.
-        const QRectF box = QRectF(legend->outerRect()).adjusted(-6, -6, 6, 6);
-        const QVector<QRectF> data = dataRegions(plot);
-        // Inside the axes a legend hides what it covers: a third of the figure at most, even
-        // where an export lets one below the axes grow the page by more.
-        const double inside = std::min(legendRoomPx(plot), plot.viewport().height() / 3.0);
-        if (legend->outerRect().height() <= inside && box.width() < rect->width() &&
-            std::none_of(data.begin(), data.end(),
-                         [&](const QRectF& r) { return r.intersects(box); })) {
-            return;
-        }
-    }
-    // No free corner: below the axis rect, in as many columns as fit, in as many rows as a third of
-    // the figure holds; or beside it, where that costs less of a wide figure.
-    rect->insetLayout()->take(legend);
-    const int columns = legendColumns(*legend, plot.viewport().width() - 4);
-    const int rowPx = tallest + legend->rowSpacing();
-    const int margins = legend->margins().top() + legend->margins().bottom();
-    const int rows = std::max(1, int(legendRoomPx(plot) - margins) / rowPx);
-    const int rowsBelow = std::min(rows, (items + columns - 1) / columns);
-    if (placeBeside(plot, *legend, rect, items * rowPx + margins,
-                    double(rowsBelow * rowPx + margins) / plot.viewport().height())) {
-        return;
-    }
-    if (items > rows * columns) {
-        const int keep = std::max(0, rows * columns - 1);
-        // The entries a figure marks optional (a shade, which its colour already tells roughly)
-        // go first, then the last ones: a legend cut short keeps the markers.
-        QList<QCPAbstractPlottable*> all, past;
-        for (int i = 0; i < legend->itemCount(); ++i) {
-            if (auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i))) {
-                all << item->plottable();
-            }
-        }
-        int excess = items - keep; // the marker key (addMarkerKey) is never cut
-        for (int pass = 0; pass < 2; ++pass) {
-            for (qsizetype i = all.size() - 1; i >= 0 && excess > 0; --i) {
-                if ((pass == 1 || all[i]->property(kOptionalEntry).toBool()) &&
-                    !past.contains(all[i])) {
-                    past << all[i];
-                    --excess;
-                }
-            }
-        }
-        for (QCPAbstractPlottable* p : past) {
-            p->removeFromLegend(legend);
-        }
-        QCPGraph* more = plot.addGraph();
-        more->setObjectName(kMoreEntry);
-        more->setPen(Qt::NoPen);
-        more->setName(QString("\u2026 %1 more").arg(past.size()));
-        legend->item(legend->itemCount() - 1)->setMargins(QMargins(0, 0, 0, 3));
-        items = keep + 1;
-    }
-    legend->setWrap(std::clamp(columns, 1, items));
-    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
-    plot.plotLayout()->addElement(plot.plotLayout()->rowCount(), 0, legend);
-    plot.plotLayout()->setRowStretchFactor(plot.plotLayout()->rowCount() - 1, 0.001);
-    plot.replot(QCustomPlot::rpImmediateRefresh);
 }
 
 QCPItemText* addFlaggedMarker(QCustomPlot& plot, double x, const QString& cellId,

@@ -60,14 +60,16 @@ void countTicks(QCPAxis* axis);
 // A label per category (1, 2, ...), thinned to every k-th one when the axis has no room for
 // all: labels never overlap, at any width and any number of categories. A label longer than
 // the room across the axis (kTickLabelShare of the figure's height, or the plot's property
-// "tickLabelRoomPx" where an export sets it) is shortened in its middle.
+// "tickLabelRoomPx" where an export sets it) is broken at its spaces, and only a word longer
+// than the room is shortened in its middle.
 void categoryTicks(QCPAxis* axis, const QStringList& labels);
 constexpr double kTickLabelShare = 0.2;
 // Names runs of neighbouring categories once each, at the top of the axes and centred over the
 // run, with a line between runs: the value a run of bars shares leaves their labels ("allreduce"
 // over "0.25 mlp_a", "1 mlp_a", ...), so that a study's labels are short enough to read whole.
-// `runs` holds each run's name and length, in the categories' order. The names are shortened to
-// their run's width at each placeLegend, and the legend avoids them like data.
+// `runs` holds each run's name and length, in the categories' order. A name wider than its run
+// is broken after an underscore or at a space at each placeLegend ("fp16_" over "compress"),
+// in smaller text (to 6.5 pt) where a piece is still too wide; the legend avoids them like data.
 void categoryRuns(QCPAxis* axis, const QList<QPair<QString, int>>& runs);
 
 // Lines of at most widthPx, broken at spaces (a word longer than a line stays whole).
@@ -93,12 +95,13 @@ int heightBelowAxes(QCustomPlot& plot);
 // A note under the axes, wrapped to the plot's width.
 QCPTextElement* addNote(QCustomPlot& plot, const QString& text, const FigureStyle& style);
 // Puts the legend in the first corner of the axis rect that covers no data region, else below
-// the axis rect in as many columns as fit, taking at most a third of the figure's height: the
-// entries past that are left out and one last entry says how many. Replots; may be called again
-// at another size (every entry comes back first).
+// the axis rect in as many columns as fit, taking at most a quarter of the figure's height (or
+// the plot's property "legendRoomPx"); where the columns hold too few, every entry is flowed
+// into one key across the figure's width, its text smaller down to 6.5 pt: no entry is ever left
+// out. Replots; may be called again at another size (every entry comes back first).
 void placeLegend(QCustomPlot& plot);
-// The markers of a figure's second varying axis, as one legend item that placeLegend never cuts
-// (a legend cut short keeps them): "bucket_cap_mb: \u25cf 0.25 \u25a0 1 \u25b2 4".
+// The markers of a figure's second varying axis, as one legend item whose markers flow into
+// rows of the figure's width: "bucket_cap_mb: \u25cf 0.25 \u25a0 1 \u25b2 4".
 struct LegendMarker {
     QCPScatterStyle::ScatterShape shape;
     QColor colour;
@@ -107,8 +110,10 @@ struct LegendMarker {
 void addMarkerKey(QCustomPlot& plot, const QString& title, const QList<LegendMarker>& markers);
 // What the figure's marker key says ("bucket_cap_mb: 0.25 1 4"), or empty when it has none.
 QString markerKeyText(const QCustomPlot& plot);
-// A plottable with this property true is an entry a legend cut short leaves out first.
-constexpr const char* kOptionalEntry = "optionalLegendEntry";
+// Every plottable the legend names, in its order: as an entry of its own or in a flowed key.
+QList<QCPAbstractPlottable*> legendPlottables(const QCustomPlot& plot);
+// Their names.
+QStringList legendNames(const QCustomPlot& plot);
 
 // A cell with no data at x: a red cross with its status, in a band at the top of the axis
 // rect (a facet's panel, else the figure's), so it can never be read as a value. Returns the

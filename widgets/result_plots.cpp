@@ -94,7 +94,6 @@ void addSpreadLegendEntry(QCustomPlot& plot, int mostRepeats) {
         QCPGraph* g = plot.addGraph();
         g->setName(QString("median; whiskers: min to max of %1 repeats").arg(mostRepeats));
         g->setPen(Qt::NoPen);
-        g->setProperty(kOptionalEntry, true);
     }
 }
 
@@ -198,8 +197,7 @@ void roomForRuns(QCustomPlot& plot, const std::vector<report::RepeatGroup>& grou
 
 // The legend of a figure styled by report::SeriesStyles: each colour once, the markers in one
 // key (in grey, never cut), each shade once (a grey band, which no marker looks like): the
-// entries grow with the values, not with their product. A legend cut short at a small size
-// ("... N more") loses the shades first, which the colours already tell apart roughly.
+// entries grow with the values, not with their product.
 void styleLegend(QCustomPlot& plot, const report::SeriesStyles& styles, bool lines) {
     const auto entry = [&](const QString& name, const QColor& colour,
                            QCPScatterStyle::ScatterShape shape) {
@@ -225,7 +223,6 @@ void styleLegend(QCustomPlot& plot, const report::SeriesStyles& styles, bool lin
             band->setName(styles.shadeName(s));
             band->setPen(QPen(seriesColour({}, {}, 0, s), 6, Qt::SolidLine, Qt::FlatCap));
             band->setScatterStyle(QCPScatterStyle::ssNone);
-            band->setProperty(kOptionalEntry, true);
         }
     }
 }
@@ -652,6 +649,36 @@ QCPLayer* selectionLayer(QCustomPlot& plot) {
 
 } // namespace
 
+namespace {
+
+// A bar figure's mark: a dashed box over the bar of the cell's group, the height of the axes
+// (a box the last selection left, where there is one).
+void boxGroupOf(QCustomPlot& plot, const report::ReportData& data, const QString& cellId,
+                std::vector<QCPItemRect*>& freeBoxes) {
+    const auto groups = axisGroups(data, eachRepeat(plot));
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+        if (!groups[i].contains(cellId)) {
+            continue;
+        }
+        QCPItemRect* box = nullptr;
+        if (freeBoxes.empty()) {
+            box = new QCPItemRect(&plot);
+            box->setObjectName("selection");
+        } else {
+            box = freeBoxes.back();
+            freeBoxes.pop_back();
+            box->setVisible(true);
+        }
+        box->topLeft->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        box->bottomRight->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        box->topLeft->setCoords(double(i) + 1 - 0.45, 0.0);
+        box->bottomRight->setCoords(double(i) + 1 + 0.45, 1.0);
+        box->setPen(QPen(Qt::black, 2, Qt::DashLine));
+    }
+}
+
+} // namespace
+
 void highlightCell(QCustomPlot& plot, const char* figure, const report::ReportData& data,
                    const QString& cellId) {
     // The last selection's marks are hidden and reused, not removed: a layer whose children
@@ -739,25 +766,7 @@ void highlightCell(QCustomPlot& plot, const char* figure, const report::ReportDa
                 }
             }
         } else {
-            const auto groups = axisGroups(data, eachRepeat(plot));
-            for (std::size_t i = 0; i < groups.size(); ++i) {
-                if (groups[i].contains(cellId)) {
-                    QCPItemRect* box = nullptr;
-                    if (freeBoxes.empty()) {
-                        box = new QCPItemRect(&plot);
-                        box->setObjectName("selection");
-                    } else {
-                        box = freeBoxes.back();
-                        freeBoxes.pop_back();
-                        box->setVisible(true);
-                    }
-                    box->topLeft->setTypeY(QCPItemPosition::ptAxisRectRatio);
-                    box->bottomRight->setTypeY(QCPItemPosition::ptAxisRectRatio);
-                    box->topLeft->setCoords(double(i) + 1 - 0.45, 0.0);
-                    box->bottomRight->setCoords(double(i) + 1 + 0.45, 1.0);
-                    box->setPen(QPen(Qt::black, 2, Qt::DashLine));
-                }
-            }
+            boxGroupOf(plot, data, cellId, freeBoxes);
         }
     }
     plot.setCurrentLayer(current);

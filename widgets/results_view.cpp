@@ -51,6 +51,52 @@ const QStringList& ResultsView::shownFigures() {
 }
 
 ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
+    makeCellTable();
+    // The DDP figures side by side; the sweep's on a page of its own, as wide as the view: its
+    // size axis spans twenty doublings and its legend a line per layer, world size and kind.
+    figureTabs_ = new QTabWidget(this);
+    figureTabs_->setDocumentMode(true);
+    QSplitter* plots = makeSplitter(Qt::Horizontal, {}, figureTabs_);
+    figureTabs_->addTab(plots, "DDP cells");
+    for (const QString& name : shownFigures()) {
+        auto* plot = new QCustomPlot(plots);
+        plot->setMinimumSize(220, 150);
+        plot->setMouseTracking(true);
+        plot->installEventFilter(this);
+        if (name == kSweepFigure) {
+            figureTabs_->addTab(plot, "Collective sweep");
+        } else if (name == kTuningFigure) {
+            figureTabs_->addTab(makeTuningPage(plot), "Bucket cap study");
+        } else {
+            plots->addWidget(plot);
+        }
+        // Until results open, each figure says why it is empty instead of showing bare axes.
+        plot->xAxis->setVisible(false);
+        plot->yAxis->setVisible(false);
+        sayWhenEmpty(*plot, "no data: no results folder is open (File > Open results, Ctrl+O)",
+                     viewStyle());
+        const QByteArray figure = name.toLatin1();
+        plots_.emplace_back(figure, plot);
+        connectPlot(plot, figure);
+    }
+    auto* tableBox = new QWidget(this);
+    auto* tableLayout = new QVBoxLayout(tableBox);
+    tableLayout->setContentsMargins(0, 0, 0, 0);
+    tableLayout->setSpacing(2);
+    auto* filterRow = new QHBoxLayout;
+    filterRow->addWidget(filter_, 1);
+    filterRow->addWidget(eachRepeat_);
+    tableLayout->addLayout(filterRow);
+    tableLayout->addWidget(table_, 1);
+    QSplitter* split = makeSplitter(Qt::Vertical, {{figureTabs_, 3}, {tableBox, 2}}, this);
+    split->setSizes({600, 400});
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->addWidget(split);
+}
+
+// The cells, sortable and filterable, with the choice of drawing each repeat.
+void ResultsView::makeCellTable() {
     model_ = new models::ResultsCellModel(this);
     proxy_ = new QSortFilterProxyModel(this);
     proxy_->setSourceModel(model_);
@@ -83,104 +129,69 @@ ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
     table_->horizontalHeader()->setStretchLastSection(true);
     connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &ResultsView::onSelectionChanged);
+}
 
-    // The DDP figures side by side; the sweep's on a page of its own, as wide as the view: its
-    // size axis spans twenty doublings and its legend a line per layer, world size and kind.
-    figureTabs_ = new QTabWidget(this);
-    figureTabs_->setDocumentMode(true);
-    QSplitter* plots = makeSplitter(Qt::Horizontal, {}, figureTabs_);
-    figureTabs_->addTab(plots, "DDP cells");
-    for (const QString& name : shownFigures()) {
-        auto* plot = new QCustomPlot(plots);
-        plot->setMinimumSize(220, 150);
-        plot->setMouseTracking(true);
-        plot->installEventFilter(this);
-        if (name == kSweepFigure) {
-            figureTabs_->addTab(plot, "Collective sweep");
-        } else if (name == kTuningFigure) {
-            // The figure above the numbers it draws: predicted, held out and measured per cap,
-            // a row each, sortable.
-            tuningModel_ = new models::CapTableModel(this);
-            auto* tuningSorted = new QSortFilterProxyModel(this);
-            tuningSorted->setSourceModel(tuningModel_);
-            tuningSorted->setSortRole(models::CapTableModel::SortRole);
-            tuningTable_ = new QTableView;
-            tuningTable_->setObjectName("tuningTable");
-            tuningTable_->setModel(tuningSorted);
-            tuningTable_->verticalHeader()->hide();
-            tuningTable_->verticalHeader()->setDefaultSectionSize(
-                tuningTable_->fontMetrics().height() + 6);
-            tuningTable_->setSortingEnabled(true);
-            tuningTable_->sortByColumn(-1, Qt::AscendingOrder); // recommend's order until a click
-            tuningTable_->setAlternatingRowColors(true);
-            tuningTable_->setTextElideMode(Qt::ElideMiddle);
-            tuningTable_->horizontalHeader()->setStretchLastSection(true);
-            capAdvice_ = new CapAdvicePanel;
-            connect(capAdvice_, &CapAdvicePanel::applyCapRequested, this,
-                    &ResultsView::applyCapRequested);
-            // What to do at the top; the numbers it rests on below, folded until asked for.
-            tableFold_ =
-                makeFold("Numbers per cap (predicted, held out, measured)", tuningTable_, this);
-            tableFold_->setObjectName("tuningTableFold");
-            auto* page = new QWidget;
-            auto* v = new QVBoxLayout(page);
-            v->setContentsMargins(0, 0, 0, 0);
-            v->setSpacing(0);
-            // A study of many groups scrolls its lines rather than squeeze the figure; the
-            // splitter lets the user give them more room (at 1366x768 a strip of 75 px showed
-            // four of eighteen lines).
-            auto* adviceScroll = adviceScroll_ = new QScrollArea;
-            adviceScroll->setObjectName("capAdviceScroll");
-            adviceScroll->setWidget(capAdvice_);
-            adviceScroll->setWidgetResizable(true);
-            adviceScroll->setFrameShape(QFrame::NoFrame);
-            adviceScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-            tuningSplit_ =
-                makeSplitter(Qt::Vertical, {{adviceScroll, 2}, {plot, 3}, {tuningTable_, 2}}, page);
-            tuningSplit_->installEventFilter(this); // the strip's height follows the page's
-            v->addWidget(tuningSplit_, 1);
-            v->addWidget(tableFold_);
-            figureTabs_->addTab(page, "Bucket cap study");
-        } else {
-            plots->addWidget(plot);
+// The bucket cap study's page: the advice, the figure, and the numbers per cap.
+QWidget* ResultsView::makeTuningPage(QCustomPlot* plot) {
+    // The figure above the numbers it draws: predicted, held out and measured per cap,
+    // a row each, sortable.
+    tuningModel_ = new models::CapTableModel(this);
+    auto* tuningSorted = new QSortFilterProxyModel(this);
+    tuningSorted->setSourceModel(tuningModel_);
+    tuningSorted->setSortRole(models::CapTableModel::SortRole);
+    tuningTable_ = new QTableView;
+    tuningTable_->setObjectName("tuningTable");
+    tuningTable_->setModel(tuningSorted);
+    tuningTable_->verticalHeader()->hide();
+    tuningTable_->verticalHeader()->setDefaultSectionSize(tuningTable_->fontMetrics().height() + 6);
+    tuningTable_->setSortingEnabled(true);
+    tuningTable_->sortByColumn(-1, Qt::AscendingOrder); // recommend's order until a click
+    tuningTable_->setAlternatingRowColors(true);
+    tuningTable_->setTextElideMode(Qt::ElideMiddle);
+    tuningTable_->horizontalHeader()->setStretchLastSection(true);
+    capAdvice_ = new CapAdvicePanel;
+    connect(capAdvice_, &CapAdvicePanel::applyCapRequested, this, &ResultsView::applyCapRequested);
+    // What to do at the top; the numbers it rests on below, folded until asked for.
+    tableFold_ = makeFold("Numbers per cap (predicted, held out, measured)", tuningTable_, this);
+    tableFold_->setObjectName("tuningTableFold");
+    auto* page = new QWidget;
+    auto* v = new QVBoxLayout(page);
+    v->setContentsMargins(0, 0, 0, 0);
+    v->setSpacing(0);
+    // A study of many groups scrolls its lines rather than squeeze the figure; the
+    // splitter lets the user give them more room (at 1366x768 a strip of 75 px showed
+    // four of eighteen lines).
+    auto* adviceScroll = adviceScroll_ = new QScrollArea;
+    adviceScroll->setObjectName("capAdviceScroll");
+    adviceScroll->setWidget(capAdvice_);
+    adviceScroll->setWidgetResizable(true);
+    adviceScroll->setFrameShape(QFrame::NoFrame);
+    adviceScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    tuningSplit_ =
+        makeSplitter(Qt::Vertical, {{adviceScroll, 2}, {plot, 3}, {tuningTable_, 2}}, page);
+    tuningSplit_->installEventFilter(this); // the strip's height follows the page's
+    v->addWidget(tuningSplit_, 1);
+    v->addWidget(tableFold_);
+    return page;
+}
+
+// A click in a plot selects the cell under it, which every view then marks; hovering says what
+// is under the pointer.
+void ResultsView::connectPlot(QCustomPlot* plot, const QByteArray& figure) {
+    connect(plot, &QCustomPlot::mousePress, this, [this, plot, figure](QMouseEvent* e) {
+        const QString id = cellAt(*plot, figure.constData(), data_, e->position());
+        if (!id.isEmpty()) {
+            selectCell(id);
         }
-        // Until results open, each figure says why it is empty instead of showing bare axes.
-        plot->xAxis->setVisible(false);
-        plot->yAxis->setVisible(false);
-        sayWhenEmpty(*plot, "no data: no results folder is open (File > Open results, Ctrl+O)",
-                     viewStyle());
-        const QByteArray figure = name.toLatin1();
-        plots_.emplace_back(figure, plot);
-        // A click in any plot selects the cell under it, which every view then marks.
-        connect(plot, &QCustomPlot::mousePress, this, [this, plot, figure](QMouseEvent* e) {
-            const QString id = cellAt(*plot, figure.constData(), data_, e->position());
-            if (!id.isEmpty()) {
-                selectCell(id);
-            }
-        });
-        connect(plot, &QCustomPlot::mouseMove, this, [this, plot, figure](QMouseEvent* e) {
-            const QString tip = toolTipAt(figure.constData(), e->position());
-            if (tip.isEmpty()) {
-                QToolTip::hideText();
-            } else {
-                QToolTip::showText(plot->mapToGlobal(e->position().toPoint()), tip, plot);
-            }
-        });
-    }
-    auto* tableBox = new QWidget(this);
-    auto* tableLayout = new QVBoxLayout(tableBox);
-    tableLayout->setContentsMargins(0, 0, 0, 0);
-    tableLayout->setSpacing(2);
-    auto* filterRow = new QHBoxLayout;
-    filterRow->addWidget(filter_, 1);
-    filterRow->addWidget(eachRepeat_);
-    tableLayout->addLayout(filterRow);
-    tableLayout->addWidget(table_, 1);
-    QSplitter* split = makeSplitter(Qt::Vertical, {{figureTabs_, 3}, {tableBox, 2}}, this);
-    split->setSizes({600, 400});
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(2, 2, 2, 2);
-    layout->addWidget(split);
+    });
+    connect(plot, &QCustomPlot::mouseMove, this, [this, plot, figure](QMouseEvent* e) {
+        const QString tip = toolTipAt(figure.constData(), e->position());
+        if (tip.isEmpty()) {
+            QToolTip::hideText();
+        } else {
+            QToolTip::showText(plot->mapToGlobal(e->position().toPoint()), tip, plot);
+        }
+    });
 }
 
 bool ResultsView::eventFilter(QObject* watched, QEvent* event) {

@@ -74,6 +74,9 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
+    void makeCellTable();
+    QWidget* makeTuningPage(QCustomPlot* plot);
+    void connectPlot(QCustomPlot* plot, const QByteArray& figure);
     void fitAdviceStrip();
     void onSelectionChanged();
     // The filter shows and hides rows; the selection stays the cell it was (marked in the

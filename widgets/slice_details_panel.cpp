@@ -128,19 +128,9 @@ QString SliceDetailsPanel::plainText() const {
 }
 
 void SliceDetailsPanel::render() {
-    using timeline::formatDuration;
     QString html;
     if (critical_) {
-        const analysis::CriticalStep& c = *critical_;
-        html += QString("<h3 style='margin-bottom:2px'>Critical path, step %1</h3>").arg(c.step);
-        html += "<table cellspacing='0' cellpadding='1'>";
-        html += row("rank", QString::number(c.rank));
-        html += row("culprit", esc(c.culprit));
-        html += row("step", formatDuration(c.endUs - c.startUs));
-        html += row("compute", formatDuration(c.computeEndUs - c.startUs));
-        html += row("waited after it", formatDuration(c.backwardEndUs - c.computeEndUs));
-        html += row("optimizer", formatDuration(c.endUs - c.backwardEndUs));
-        html += "</table>";
+        html += criticalStepHtml();
     }
     if (!hasSlice_ && !critical_ && rangeHtml_.isEmpty()) {
         html = "<p style='color:#666'>Click a slice to see its details. Shift+drag across the "
@@ -150,83 +140,129 @@ void SliceDetailsPanel::render() {
                "double-click zooms to a slice, <b>Ctrl+F</b> finds slices.</p>";
     }
     if (hasSlice_) {
-        const auto& s = slice_;
-        html += QString("<h3 style='margin-bottom:2px'>%1</h3>").arg(esc(s.name));
-        html += "<table cellspacing='0' cellpadding='1'>";
-        html += row("rank", QString::number(s.rankNumber));
-        html += row("category", esc(s.category));
-        html += row("class", esc(s.cls));
-        html += row("lane", esc(s.lane));
-        html += row("start", formatDuration(s.startUs - sliceOrigin_));
-        html += row("duration", formatDuration(s.durationUs));
-        html += row("self time", formatDuration(s.selfUs));
-        if (s.stream >= 0) {
-            html += row("stream", QString::number(s.stream));
-        }
-        if (s.correlation >= 0) {
-            html += row("correlation", QString::number(s.correlation));
-        }
-        html += "</table>";
-        if (!s.partners.empty()) {
-            html +=
-                "<h4 style='margin-bottom:2px'>Flow</h4><table cellspacing='0' cellpadding='1'>";
-            for (const auto& p : s.partners) {
-                html += row(p.isDevice ? "launched →" : "← launched by",
-                            linkTo(p.slice, p.name) +
-                                QString("<br><span style='color:#666'>%1, %2, at %3</span>")
-                                    .arg(esc(p.lane), esc(p.via),
-                                         formatDuration(p.startUs - sliceOrigin_)));
-            }
-            html += "</table>";
-        }
-        if (matched_.slices.size() > 1 || !matched_.unmatchedRanks.empty()) {
-            html += matched_.slices.size() > 1
-                        ? QString("<h4 style='margin-bottom:2px'>On every rank: skew %1</h4>")
-                              .arg(formatDuration(matched_.skewUs))
-                        : QString("<h4 style='margin-bottom:2px'>On every rank</h4>");
-            html += QString("<p style='color:#666;margin-top:0'>matched by %1</p>")
-                        .arg(esc(matched_.matchedBy));
-            html += "<table cellspacing='0' cellpadding='1'>";
-            const double first =
-                *std::min_element(matched_.startsUs.begin(), matched_.startsUs.end());
-            for (std::size_t i = 0; i < matched_.slices.size(); ++i) {
-                const auto& m = matched_.slices[i];
-                const int number =
-                    m.rank < int(rankNumbers_.size()) ? rankNumbers_[std::size_t(m.rank)] : m.rank;
-                QString text = "+" + formatDuration(matched_.startsUs[i] - first);
-                if (m.rank == matched_.lastRank && matched_.skewUs > 0) {
-                    text += " (last)";
-                }
-                html += row(QString("rank %1").arg(number), linkTo(m, text));
-            }
-            // Said, not guessed: a neighbouring step's instance would show a step as skew.
-            for (int r : matched_.unmatchedRanks) {
-                const int number = r < int(rankNumbers_.size()) ? rankNumbers_[std::size_t(r)] : r;
-                html += row(QString("rank %1").arg(number),
-                            "<span style='color:#a00'>unmatched: none at this place</span>");
-            }
-            html += "</table>";
-        }
-        html += "<h4 style='margin-bottom:2px'>Args</h4>";
-        if (!argsError_.isEmpty()) {
-            html += QString("<p style='color:#a00'>%1</p>").arg(esc(argsError_));
-        } else if (!args_) {
-            html += "<p style='color:#666'>reading…</p>";
-        } else if (args_->empty()) {
-            html += "<p style='color:#666'>none</p>";
-        } else {
-            html += "<table cellspacing='0' cellpadding='1'>";
-            for (const auto& [key, value] : *args_) {
-                html += row(QString::fromStdString(key),
-                            "<tt>" + esc(QString::fromStdString(value)) + "</tt>");
-            }
-            html += "</table>";
-        }
+        html += sliceHtml() + flowHtml() + everyRankHtml() + argsHtml();
     }
     if (!rangeHtml_.isEmpty()) {
         html += (hasSlice_ ? "<hr>" : "") + rangeHtml_;
     }
     browser_->setHtml(html);
+}
+
+// The critical path's step: whose it is, the culprit, and where its time went.
+QString SliceDetailsPanel::criticalStepHtml() const {
+    using timeline::formatDuration;
+    QString html;
+    const analysis::CriticalStep& c = *critical_;
+    html += QString("<h3 style='margin-bottom:2px'>Critical path, step %1</h3>").arg(c.step);
+    html += "<table cellspacing='0' cellpadding='1'>";
+    html += row("rank", QString::number(c.rank));
+    html += row("culprit", esc(c.culprit));
+    html += row("step", formatDuration(c.endUs - c.startUs));
+    html += row("compute", formatDuration(c.computeEndUs - c.startUs));
+    html += row("waited after it", formatDuration(c.backwardEndUs - c.computeEndUs));
+    html += row("optimizer", formatDuration(c.endUs - c.backwardEndUs));
+    html += "</table>";
+    return html;
+}
+
+// The slice's own fields.
+QString SliceDetailsPanel::sliceHtml() const {
+    using timeline::formatDuration;
+    QString html;
+    const auto& s = slice_;
+    html += QString("<h3 style='margin-bottom:2px'>%1</h3>").arg(esc(s.name));
+    html += "<table cellspacing='0' cellpadding='1'>";
+    html += row("rank", QString::number(s.rankNumber));
+    html += row("category", esc(s.category));
+    html += row("class", esc(s.cls));
+    html += row("lane", esc(s.lane));
+    html += row("start", formatDuration(s.startUs - sliceOrigin_));
+    html += row("duration", formatDuration(s.durationUs));
+    html += row("self time", formatDuration(s.selfUs));
+    if (s.stream >= 0) {
+        html += row("stream", QString::number(s.stream));
+    }
+    if (s.correlation >= 0) {
+        html += row("correlation", QString::number(s.correlation));
+    }
+    html += "</table>";
+    return html;
+}
+
+// The slices it launched or was launched by, each a link.
+QString SliceDetailsPanel::flowHtml() const {
+    using timeline::formatDuration;
+    const auto& s = slice_;
+    QString html;
+    if (s.partners.empty()) {
+        return html;
+    }
+    html += "<h4 style='margin-bottom:2px'>Flow</h4><table cellspacing='0' cellpadding='1'>";
+    for (const auto& p : s.partners) {
+        html +=
+            row(p.isDevice ? "launched →" : "← launched by",
+                linkTo(p.slice, p.name) +
+                    QString("<br><span style='color:#666'>%1, %2, at %3</span>")
+                        .arg(esc(p.lane), esc(p.via), formatDuration(p.startUs - sliceOrigin_)));
+    }
+    html += "</table>";
+    return html;
+}
+
+// The same slice on every rank: each one's start after the first's, and the ranks without it.
+QString SliceDetailsPanel::everyRankHtml() const {
+    using timeline::formatDuration;
+    QString html;
+    if (matched_.slices.size() <= 1 && matched_.unmatchedRanks.empty()) {
+        return html;
+    }
+    html += matched_.slices.size() > 1
+                ? QString("<h4 style='margin-bottom:2px'>On every rank: skew %1</h4>")
+                      .arg(formatDuration(matched_.skewUs))
+                : QString("<h4 style='margin-bottom:2px'>On every rank</h4>");
+    html += QString("<p style='color:#666;margin-top:0'>matched by %1</p>")
+                .arg(esc(matched_.matchedBy));
+    html += "<table cellspacing='0' cellpadding='1'>";
+    const double first = *std::min_element(matched_.startsUs.begin(), matched_.startsUs.end());
+    for (std::size_t i = 0; i < matched_.slices.size(); ++i) {
+        const auto& m = matched_.slices[i];
+        const int number =
+            m.rank < int(rankNumbers_.size()) ? rankNumbers_[std::size_t(m.rank)] : m.rank;
+        QString text = "+" + formatDuration(matched_.startsUs[i] - first);
+        if (m.rank == matched_.lastRank && matched_.skewUs > 0) {
+            text += " (last)";
+        }
+        html += row(QString("rank %1").arg(number), linkTo(m, text));
+    }
+    // Said, not guessed: a neighbouring step's instance would show a step as skew.
+    for (int r : matched_.unmatchedRanks) {
+        const int number = r < int(rankNumbers_.size()) ? rankNumbers_[std::size_t(r)] : r;
+        html += row(QString("rank %1").arg(number),
+                    "<span style='color:#a00'>unmatched: none at this place</span>");
+    }
+    html += "</table>";
+    return html;
+}
+
+// The slice's args, read in the background: reading, none, their error, or a row each.
+QString SliceDetailsPanel::argsHtml() const {
+    QString html;
+    html += "<h4 style='margin-bottom:2px'>Args</h4>";
+    if (!argsError_.isEmpty()) {
+        html += QString("<p style='color:#a00'>%1</p>").arg(esc(argsError_));
+    } else if (!args_) {
+        html += "<p style='color:#666'>reading…</p>";
+    } else if (args_->empty()) {
+        html += "<p style='color:#666'>none</p>";
+    } else {
+        html += "<table cellspacing='0' cellpadding='1'>";
+        for (const auto& [key, value] : *args_) {
+            html += row(QString::fromStdString(key),
+                        "<tt>" + esc(QString::fromStdString(value)) + "</tt>");
+        }
+        html += "</table>";
+    }
+    return html;
 }
 
 } // namespace commprof::widgets

@@ -47,6 +47,11 @@ signals:
 
 private:
     void render();
+    QString criticalStepHtml() const;
+    QString sliceHtml() const;
+    QString flowHtml() const;
+    QString everyRankHtml() const;
+    QString argsHtml() const;
 
     QTextBrowser* browser_ = nullptr;
     timeline::SliceDetails slice_;

@@ -348,110 +348,128 @@ QRectF TimelinePainter::sliceRect(timeline::SliceRef slice, bool* onScreen) cons
 }
 
 void TimelinePainter::paintOverlays() {
-    const auto& stack = *v_.stack_;
     p_.save();
     p_.setClipRect(
         QRect(tracksLeft_, rowsTop_, tracksRight_ - tracksLeft_, rowsBottom_ - rowsTop_));
     p_.setBrush(Qt::NoBrush);
     if (v_.matches_ && v_.matches_->count() > 0) {
-        const auto& m = *v_.matches_;
-        auto it = std::lower_bound(m.startsUs.begin(), m.startsUs.end(),
-                                   v_.axis_.startUs() - (v_.axis_.endUs() - v_.axis_.startUs()));
-        int drawn = 0;
-        p_.setPen(QPen(kSearchHit, 1));
-        for (; it != m.startsUs.end() && *it <= v_.axis_.endUs() && drawn < kMaxOutlined; ++it) {
-            bool on = false;
-            const QRectF r = sliceRect(m.slices[std::size_t(it - m.startsUs.begin())], &on);
-            if (on) {
-                p_.drawRect(r);
-                ++drawn;
-            }
-        }
-        if (v_.currentMatch_ < m.count()) {
-            bool on = false;
-            const QRectF r = sliceRect(m.slices[v_.currentMatch_], &on);
-            if (on) {
-                p_.setPen(QPen(kSearchHit, 3));
-                p_.drawRect(r.adjusted(-1, -1, 1, 1));
-            }
-        }
+        paintSearchMatches();
     }
     if (v_.matched_.slices.size() > 1) {
-        p_.setPen(QPen(kMatched, 2));
-        for (const auto& s : v_.matched_.slices) {
-            bool on = false;
-            const QRectF r = sliceRect(s, &on);
-            if (on) {
-                p_.drawRect(r);
-            }
-        }
-        // Each rank's start, across the rows, so the skew reads at a glance.
-        p_.setPen(QPen(kMatched, 1, Qt::DashLine));
-        for (double us : v_.matched_.startsUs) {
-            const double x = std::round(xOf(us)) + 0.5;
-            p_.drawLine(QPointF(x, rowsTop_), QPointF(x, rowsBottom_));
-        }
+        paintSameSliceOnEveryRank();
     }
     if (v_.selected_.valid()) {
-        bool on = false;
-        const QRectF r = sliceRect(v_.selected_, &on);
-        const auto& rank = *stack.ranks[std::size_t(v_.selected_.rank)];
-        const auto partners = rank.flows.partners(rank.trace, v_.selected_.event);
-        int arrows = 0;
-        for (const auto& partner : partners) {
-            if (++arrows > kMaxArrows) {
-                break;
-            }
-            bool pOn = false;
-            const QRectF pr = sliceRect({v_.selected_.rank, partner.event}, &pOn);
-            if (pr.isNull()) {
-                continue;
-            }
-            // Launch to device: from the call's start to the kernel's start.
-            const QRectF& launch = partner.isDevice ? r : pr;
-            const QRectF& device = partner.isDevice ? pr : r;
-            const QPointF from(launch.left(), launch.center().y());
-            const QPointF to(device.left(),
-                             device.top() <= from.y() ? device.bottom() : device.top());
-            paintArrow(from, to, kFlow);
-            if (pOn) {
-                p_.setPen(QPen(kFlow, 1, Qt::DashLine));
-                p_.drawRect(pr);
-            }
-        }
-        if (on) {
-            QRectF box = r;
-            if (box.width() < kMinSelectedPx) {
-                // Narrower than its outline, the slice would read as the outline's black, or
-                // as the colour of whatever was first in its pixel column (issue 29): at any
-                // zoom it keeps its own colour inside the selection's frame.
-                const double mid = box.center().x();
-                box = QRectF(mid - kMinSelectedPx / 2, box.top() + 0.5, kMinSelectedPx,
-                             box.height() - 1);
-                const auto& e = rank.trace.events[v_.selected_.event];
-                const bool byClass = v_.colouring() == TimelineView::Colouring::ByClass;
-                p_.fillRect(box, byClass ? toQColor(timeline::classColour(e.cls))
-                                         : QColor(v_.nameColour(v_.selected_.rank, e.name)));
-            }
-            p_.setPen(QPen(kSelection, 2));
-            p_.drawRect(box.adjusted(-0.5, -0.5, 0.5, 0.5));
-        }
+        paintSelection();
     }
     p_.restore();
     if (v_.criticalPathShown_) {
         paintCriticalPath();
     }
-
     if (v_.range_) {
-        const double x0 = std::max<double>(xOf(v_.range_->first), tracksLeft_);
-        const double x1 = std::min<double>(xOf(v_.range_->second), tracksRight_);
-        if (x1 >= x0) {
-            p_.fillRect(QRectF(x0, rowsTop_, std::max(1.0, x1 - x0), rowsBottom_ - rowsTop_),
-                        kRangeFill);
-            p_.setPen(kRangeEdge);
-            p_.drawLine(QPointF(x0, rowsTop_), QPointF(x0, rowsBottom_));
-            p_.drawLine(QPointF(x1, rowsTop_), QPointF(x1, rowsBottom_));
+        paintRange();
+    }
+}
+
+// Every search match in view outlined (up to kMaxOutlined), the current one thicker.
+void TimelinePainter::paintSearchMatches() {
+    const auto& m = *v_.matches_;
+    auto it = std::lower_bound(m.startsUs.begin(), m.startsUs.end(),
+                               v_.axis_.startUs() - (v_.axis_.endUs() - v_.axis_.startUs()));
+    int drawn = 0;
+    p_.setPen(QPen(kSearchHit, 1));
+    for (; it != m.startsUs.end() && *it <= v_.axis_.endUs() && drawn < kMaxOutlined; ++it) {
+        bool on = false;
+        const QRectF r = sliceRect(m.slices[std::size_t(it - m.startsUs.begin())], &on);
+        if (on) {
+            p_.drawRect(r);
+            ++drawn;
         }
+    }
+    if (v_.currentMatch_ < m.count()) {
+        bool on = false;
+        const QRectF r = sliceRect(m.slices[v_.currentMatch_], &on);
+        if (on) {
+            p_.setPen(QPen(kSearchHit, 3));
+            p_.drawRect(r.adjusted(-1, -1, 1, 1));
+        }
+    }
+}
+
+// The selected slice's counterparts on the other ranks, and each rank's start across the rows.
+void TimelinePainter::paintSameSliceOnEveryRank() {
+    p_.setPen(QPen(kMatched, 2));
+    for (const auto& s : v_.matched_.slices) {
+        bool on = false;
+        const QRectF r = sliceRect(s, &on);
+        if (on) {
+            p_.drawRect(r);
+        }
+    }
+    // Each rank's start, across the rows, so the skew reads at a glance.
+    p_.setPen(QPen(kMatched, 1, Qt::DashLine));
+    for (double us : v_.matched_.startsUs) {
+        const double x = std::round(xOf(us)) + 0.5;
+        p_.drawLine(QPointF(x, rowsTop_), QPointF(x, rowsBottom_));
+    }
+}
+
+// The selected slice framed, with arrows to its flow partners (launch to device).
+void TimelinePainter::paintSelection() {
+    const auto& stack = *v_.stack_;
+    bool on = false;
+    const QRectF r = sliceRect(v_.selected_, &on);
+    const auto& rank = *stack.ranks[std::size_t(v_.selected_.rank)];
+    const auto partners = rank.flows.partners(rank.trace, v_.selected_.event);
+    int arrows = 0;
+    for (const auto& partner : partners) {
+        if (++arrows > kMaxArrows) {
+            break;
+        }
+        bool pOn = false;
+        const QRectF pr = sliceRect({v_.selected_.rank, partner.event}, &pOn);
+        if (pr.isNull()) {
+            continue;
+        }
+        // Launch to device: from the call's start to the kernel's start.
+        const QRectF& launch = partner.isDevice ? r : pr;
+        const QRectF& device = partner.isDevice ? pr : r;
+        const QPointF from(launch.left(), launch.center().y());
+        const QPointF to(device.left(), device.top() <= from.y() ? device.bottom() : device.top());
+        paintArrow(from, to, kFlow);
+        if (pOn) {
+            p_.setPen(QPen(kFlow, 1, Qt::DashLine));
+            p_.drawRect(pr);
+        }
+    }
+    if (on) {
+        QRectF box = r;
+        if (box.width() < kMinSelectedPx) {
+            // Narrower than its outline, the slice would read as the outline's black, or
+            // as the colour of whatever was first in its pixel column (issue 29): at any
+            // zoom it keeps its own colour inside the selection's frame.
+            const double mid = box.center().x();
+            box =
+                QRectF(mid - kMinSelectedPx / 2, box.top() + 0.5, kMinSelectedPx, box.height() - 1);
+            const auto& e = rank.trace.events[v_.selected_.event];
+            const bool byClass = v_.colouring() == TimelineView::Colouring::ByClass;
+            p_.fillRect(box, byClass ? toQColor(timeline::classColour(e.cls))
+                                     : QColor(v_.nameColour(v_.selected_.rank, e.name)));
+        }
+        p_.setPen(QPen(kSelection, 2));
+        p_.drawRect(box.adjusted(-0.5, -0.5, 0.5, 0.5));
+    }
+}
+
+// The measured range: shaded across the rows, with its two edges.
+void TimelinePainter::paintRange() {
+    const double x0 = std::max<double>(xOf(v_.range_->first), tracksLeft_);
+    const double x1 = std::min<double>(xOf(v_.range_->second), tracksRight_);
+    if (x1 >= x0) {
+        p_.fillRect(QRectF(x0, rowsTop_, std::max(1.0, x1 - x0), rowsBottom_ - rowsTop_),
+                    kRangeFill);
+        p_.setPen(kRangeEdge);
+        p_.drawLine(QPointF(x0, rowsTop_), QPointF(x0, rowsBottom_));
+        p_.drawLine(QPointF(x1, rowsTop_), QPointF(x1, rowsBottom_));
     }
 }
 
@@ -619,7 +637,6 @@ void TimelinePainter::paintGutter() {
 }
 
 void TimelinePainter::paintHeader() {
-    const QColor text = v_.palette().text().color();
     const int top = TimelineView::kRulerTop;
     p_.fillRect(QRect(0, top, v_.width(), TimelineView::kRulerHeight), kRuler);
     p_.setFont(labelFont_);
@@ -636,8 +653,39 @@ void TimelinePainter::paintHeader() {
                          TimelineView::kRulerHeight + TimelineView::kStripHeight));
     // Tick labels sit in the lower half; the upper half carries the annotations (the range,
     // the hover time, the skew, the clock note), so the two never overlap.
-    const int base = top + TimelineView::kRulerHeight - 1;
-    const int band = 14;
+    paintTicks(top + TimelineView::kRulerHeight - 1);
+    // The annotations' boxes, so that the hover time finds a place clear of them.
+    std::vector<QRectF> taken;
+    paintRangeLabel(top, taken);
+    paintClockNote(top, taken);
+    paintSkewLabel(top, taken);
+    p_.restore();
+    p_.fillRect(QRect(0, top + TimelineView::kRulerHeight - 1, v_.width(), 1), QColor(0, 0, 0, 60));
+    paintStrip(TimelineView::kStripTop);
+    paintHoverTime(top, taken);
+    p_.fillRect(QRect(0, TimelineView::kHeaderHeight - 1, v_.width(), 1), QColor(0, 0, 0, 60));
+}
+
+namespace {
+
+constexpr int kAnnotationBand = 14; // the ruler's upper line, above the tick labels
+
+// The first box that overlaps none taken, else the first.
+QRectF firstClear(std::initializer_list<QRectF> candidates, const std::vector<QRectF>& taken) {
+    for (const QRectF& c : candidates) {
+        if (std::none_of(taken.begin(), taken.end(),
+                         [&](const QRectF& t) { return t.intersects(c); })) {
+            return c;
+        }
+    }
+    return *candidates.begin();
+}
+
+} // namespace
+
+// A tick per ruler step down from `base`, the major ones labelled.
+void TimelinePainter::paintTicks(int base) {
+    const QColor text = v_.palette().text().color();
     for (const auto& t : ruler_.ticks) {
         const double x = std::round(xOf(t.us)) + 0.5;
         p_.setPen(t.major ? text : QColor(0x90, 0x90, 0x98));
@@ -647,108 +695,106 @@ void TimelinePainter::paintHeader() {
             p_.drawText(QPointF(x + 3, base - 4), t.label);
         }
     }
-    // The annotations' boxes, so that the hover time finds a place clear of them.
-    std::vector<QRectF> taken;
+}
+
+// The measured range as a bar over its span, its length in a box at its middle.
+void TimelinePainter::paintRangeLabel(int top, std::vector<QRectF>& taken) {
     v_.lastRangeLabel_ = {};
-    if (v_.range_) {
-        const double x0 = xOf(v_.range_->first);
-        const double x1 = xOf(v_.range_->second);
-        const QString label = timeline::formatDuration(v_.range_->second - v_.range_->first);
-        const QRectF bar(x0, top + 1, std::max(1.0, x1 - x0), band - 1);
-        p_.fillRect(bar, QColor(40, 120, 255, 60));
-        const int w = fm_.horizontalAdvance(label) + 8;
-        const QRectF box(std::max<double>(tracksLeft_, bar.center().x() - w / 2.0), top + 1, w,
-                         band - 1);
-        p_.fillRect(box, QColor(40, 120, 255));
-        p_.setPen(Qt::white);
-        p_.drawText(box, Qt::AlignCenter, label);
-        taken.push_back(box);
-        v_.lastRangeLabel_ = box.toAlignedRect();
+    if (!v_.range_) {
+        return;
     }
+    const double x0 = xOf(v_.range_->first);
+    const double x1 = xOf(v_.range_->second);
+    const QString label = timeline::formatDuration(v_.range_->second - v_.range_->first);
+    const QRectF bar(x0, top + 1, std::max(1.0, x1 - x0), kAnnotationBand - 1);
+    p_.fillRect(bar, QColor(40, 120, 255, 60));
+    const int w = fm_.horizontalAdvance(label) + 8;
+    const QRectF box(std::max<double>(tracksLeft_, bar.center().x() - w / 2.0), top + 1, w,
+                     kAnnotationBand - 1);
+    p_.fillRect(box, QColor(40, 120, 255));
+    p_.setPen(Qt::white);
+    p_.drawText(box, Qt::AlignCenter, label);
+    taken.push_back(box);
+    v_.lastRangeLabel_ = box.toAlignedRect();
+}
+
+// How the ranks' clocks were aligned, at the right end, in at most half the ruler.
+void TimelinePainter::paintClockNote(int top, std::vector<QRectF>& taken) {
     const auto& note = v_.stack_->clocks.note;
-    if (!note.isEmpty()) {
-        const QString shown =
-            fm_.elidedText(note, Qt::ElideRight, (tracksRight_ - tracksLeft_) / 2);
-        const int w = fm_.horizontalAdvance(shown) + 10;
-        const QRect box(tracksRight_ - w - 2, top + 1, w, band - 1);
-        p_.fillRect(box, QColor(0xff, 0xf1, 0xdc));
-        p_.setPen(kNote);
-        p_.drawText(box, Qt::AlignCenter, shown);
-        taken.push_back(box);
+    if (note.isEmpty()) {
+        return;
     }
+    const QString shown = fm_.elidedText(note, Qt::ElideRight, (tracksRight_ - tracksLeft_) / 2);
+    const int w = fm_.horizontalAdvance(shown) + 10;
+    const QRect box(tracksRight_ - w - 2, top + 1, w, kAnnotationBand - 1);
+    p_.fillRect(box, QColor(0xff, 0xf1, 0xdc));
+    p_.setPen(kNote);
+    p_.drawText(box, Qt::AlignCenter, shown);
+    taken.push_back(box);
+}
+
+// A bracket from the first rank's start of the matched slice to the last's, and its skew.
+void TimelinePainter::paintSkewLabel(int top, std::vector<QRectF>& taken) {
     v_.lastSkewLabel_ = {};
-    if (v_.matched_.slices.size() > 1) {
-        const auto [lo, hi] =
-            std::minmax_element(v_.matched_.startsUs.begin(), v_.matched_.startsUs.end());
-        const double x0 = xOf(*lo);
-        const double x1 = std::max(x0 + 1, xOf(*hi));
-        const int y = top + band - 1;
-        p_.setPen(QPen(kMatched, 2));
-        p_.drawLine(QPointF(x0, y), QPointF(x1, y));
-        p_.drawLine(QPointF(x0, y - 4), QPointF(x0, y + 1));
-        p_.drawLine(QPointF(x1, y - 4), QPointF(x1, y + 1));
-        const QString label = "skew " + timeline::formatDuration(v_.matched_.skewUs);
-        const int w = fm_.horizontalAdvance(label) + 2;
-        // After the bracket, else before it, else down over the tick labels: never over the
-        // range's label or the clock note, which were placed first.
-        auto within = [&](double left, double y) {
-            return QRectF(std::clamp(left, double(tracksLeft_), double(tracksRight_ - w)), y, w,
-                          band - 1);
-        };
-        const std::array<QRectF, 4> candidates{within(x1 + 4, top + 1), within(x0 - 4 - w, top + 1),
-                                               within(x1 + 4, top + band + 1),
-                                               within(x0 - 4 - w, top + band + 1)};
-        QRectF box = candidates.front();
-        for (const QRectF& c : candidates) {
-            if (std::none_of(taken.begin(), taken.end(),
-                             [&](const QRectF& t) { return t.intersects(c); })) {
-                box = c;
-                break;
-            }
-        }
-        if (box.top() > top + 1) {
-            p_.fillRect(box, kRuler); // legible over the tick labels it covers
-        }
-        p_.setPen(kMatched);
-        p_.drawText(box, Qt::AlignLeft | Qt::AlignVCenter, label);
-        taken.push_back(box);
-        v_.lastSkewLabel_ = box.toAlignedRect();
+    if (v_.matched_.slices.size() <= 1) {
+        return;
     }
-    p_.restore();
-    p_.fillRect(QRect(0, top + TimelineView::kRulerHeight - 1, v_.width(), 1), QColor(0, 0, 0, 60));
-    paintStrip(TimelineView::kStripTop);
+    const int band = kAnnotationBand;
+    const auto [lo, hi] =
+        std::minmax_element(v_.matched_.startsUs.begin(), v_.matched_.startsUs.end());
+    const double x0 = xOf(*lo);
+    const double x1 = std::max(x0 + 1, xOf(*hi));
+    const int y = top + band - 1;
+    p_.setPen(QPen(kMatched, 2));
+    p_.drawLine(QPointF(x0, y), QPointF(x1, y));
+    p_.drawLine(QPointF(x0, y - 4), QPointF(x0, y + 1));
+    p_.drawLine(QPointF(x1, y - 4), QPointF(x1, y + 1));
+    const QString label = "skew " + timeline::formatDuration(v_.matched_.skewUs);
+    const int w = fm_.horizontalAdvance(label) + 2;
+    // After the bracket, else before it, else down over the tick labels: never over the
+    // range's label or the clock note, which were placed first.
+    auto within = [&](double left, double y) {
+        return QRectF(std::clamp(left, double(tracksLeft_), double(tracksRight_ - w)), y, w,
+                      band - 1);
+    };
+    const QRectF box =
+        firstClear({within(x1 + 4, top + 1), within(x0 - 4 - w, top + 1),
+                    within(x1 + 4, top + band + 1), within(x0 - 4 - w, top + band + 1)},
+                   taken);
+    if (box.top() > top + 1) {
+        p_.fillRect(box, kRuler); // legible over the tick labels it covers
+    }
+    p_.setPen(kMatched);
+    p_.drawText(box, Qt::AlignLeft | Qt::AlignVCenter, label);
+    taken.push_back(box);
+    v_.lastSkewLabel_ = box.toAlignedRect();
+}
+
+// The hover line down the rows, and its time in a box clear of the other annotations.
+void TimelinePainter::paintHoverTime(int top, const std::vector<QRectF>& taken) {
     v_.lastHoverLabel_ = {};
-    if (v_.hoverX_) {
-        const double x = std::round(*v_.hoverX_) + 0.5;
-        p_.setPen(QColor(0, 0, 0, 110));
-        p_.drawLine(QPointF(x, top), QPointF(x, v_.height()));
-        const double us = v_.axis_.toUs(*v_.hoverX_ - tracksLeft_);
-        const QString label =
-            timeline::formatInUnit(us - v_.originUs_, ruler_.unit, ruler_.decimals + 2);
-        const int w = fm_.horizontalAdvance(label) + 8;
-        auto boxAt = [&](double left, int y) {
-            return QRectF(std::clamp(left, double(tracksLeft_), double(tracksRight_ - w)), y, w,
-                          13);
-        };
-        auto clear = [&](const QRectF& b) {
-            return std::none_of(taken.begin(), taken.end(),
-                                [&](const QRectF& t) { return t.intersects(b); });
-        };
-        // Right of the line, else left of it, else down over the tick labels: never over the
-        // skew, the range or the clock note (issue 29).
-        QRectF box = boxAt(x + 4, top + 1);
-        if (!clear(box)) {
-            box = boxAt(x - 4 - w, top + 1);
-        }
-        if (!clear(box)) {
-            box = boxAt(x + 4, top + band + 1);
-        }
-        p_.fillRect(box, QColor(0x30, 0x30, 0x38));
-        p_.setPen(Qt::white);
-        p_.drawText(box, Qt::AlignCenter, label);
-        v_.lastHoverLabel_ = box.toAlignedRect();
+    if (!v_.hoverX_) {
+        return;
     }
-    p_.fillRect(QRect(0, TimelineView::kHeaderHeight - 1, v_.width(), 1), QColor(0, 0, 0, 60));
+    const double x = std::round(*v_.hoverX_) + 0.5;
+    p_.setPen(QColor(0, 0, 0, 110));
+    p_.drawLine(QPointF(x, top), QPointF(x, v_.height()));
+    const double us = v_.axis_.toUs(*v_.hoverX_ - tracksLeft_);
+    const QString label =
+        timeline::formatInUnit(us - v_.originUs_, ruler_.unit, ruler_.decimals + 2);
+    const int w = fm_.horizontalAdvance(label) + 8;
+    auto boxAt = [&](double left, int y) {
+        return QRectF(std::clamp(left, double(tracksLeft_), double(tracksRight_ - w)), y, w, 13);
+    };
+    // Right of the line, else left of it, else down over the tick labels: never over the
+    // skew, the range or the clock note (issue 29).
+    const QRectF box = firstClear(
+        {boxAt(x + 4, top + 1), boxAt(x - 4 - w, top + 1), boxAt(x + 4, top + kAnnotationBand + 1)},
+        taken);
+    p_.fillRect(box, QColor(0x30, 0x30, 0x38));
+    p_.setPen(Qt::white);
+    p_.drawText(box, Qt::AlignCenter, label);
+    v_.lastHoverLabel_ = box.toAlignedRect();
 }
 
 void TimelinePainter::paintOverview() {

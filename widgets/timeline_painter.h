@@ -14,6 +14,7 @@
 #include <QColor>
 #include <QFont>
 #include <QFontMetrics>
+#include <QRectF>
 #include <QRgb>
 
 #include <vector>
@@ -43,12 +44,22 @@ private:
                      trace::EventClass cls);
     void paintLabel(const QRectF& slice, int rank, std::uint32_t name, QColor fill);
     void paintOverlays();
+    void paintSearchMatches();
+    void paintSameSliceOnEveryRank();
+    void paintSelection();
+    void paintRange();
     void paintArrow(QPointF from, QPointF to, QColor colour);
     void paintCriticalPath();
     // The critical steps of rank index RANK, on its trace clock, in time order.
     std::vector<std::pair<double, double>> criticalSpansOf(int rank) const;
     void paintGutter();
     void paintHeader();
+    void paintTicks(int base);
+    // The ruler's annotations, each placed clear of the boxes already `taken`.
+    void paintRangeLabel(int top, std::vector<QRectF>& taken);
+    void paintClockNote(int top, std::vector<QRectF>& taken);
+    void paintSkewLabel(int top, std::vector<QRectF>& taken);
+    void paintHoverTime(int top, const std::vector<QRectF>& taken);
     void paintStrip(int top);
     void paintOverview();
     // Which rows the next paintRows/paintOverlays/paintGutter draw: the scrolled or the pinned.

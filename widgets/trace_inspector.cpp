@@ -84,6 +84,16 @@ TraceInspector::TraceInspector(jobs::JobTracker* loads, QWidget* parent)
     tabs_->addTab(stepTable_, "Steps");
     tabs_->addTab(aggregate_, "Range by name");
 
+    QHBoxLayout* bar = makeToolbar();
+    layOut(bar);
+    connectShortcuts();
+    connectViews();
+    makeCriticalPathAction();
+}
+
+// The shown name, search, colouring, whose steps and the summary in a line; the culprits under
+// it, hidden until the critical path is shown.
+QHBoxLayout* TraceInspector::makeToolbar() {
     colouring_ = new QComboBox(this);
     colouring_->addItems({"Colour by name", "Colour by class"});
     colouring_->setToolTip("Slices coloured by a stable hash of their name, or by what the "
@@ -121,6 +131,10 @@ TraceInspector::TraceInspector(jobs::JobTracker* loads, QWidget* parent)
     culprits_->setContentsMargins(4, 0, 4, 2);
     culprits_->hide();
 
+    return bar;
+}
+
+void TraceInspector::layOut(QHBoxLayout* bar) {
     // The timeline across the whole width, as tall as it can be; the step table and the
     // details below it, side by side, which the user may shrink to nothing or hide.
     auto* top = new QWidget(this);
@@ -136,7 +150,9 @@ TraceInspector::TraceInspector(jobs::JobTracker* loads, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(split);
+}
 
+void TraceInspector::connectShortcuts() {
     // Search works wherever the focus is in the window while the inspector is shown (a hidden
     // widget's shortcuts do not fire).
     auto* find = new QShortcut(QKeySequence::Find, this);
@@ -148,7 +164,10 @@ TraceInspector::TraceInspector(jobs::JobTracker* loads, QWidget* parent)
     auto* prev = new QShortcut(QKeySequence::FindPrevious, this);
     prev->setContext(Qt::WindowShortcut);
     connect(prev, &QShortcut::activated, this, [this] { nextMatch(false); });
+}
 
+// The views follow each other: a slice, a step or a range picked in one shows in the others.
+void TraceInspector::connectViews() {
     connect(timeline_, &TimelineView::sliceSelected, this, &TraceInspector::onSliceSelected);
     connect(details_, &SliceDetailsPanel::sliceRequested, this, [this](timeline::SliceRef s) {
         selectSlice(s);
@@ -169,7 +188,9 @@ TraceInspector::TraceInspector(jobs::JobTracker* loads, QWidget* parent)
                                        : TimelineView::Colouring::ByName);
     });
     connect(focus_, &QComboBox::currentIndexChanged, this, &TraceInspector::setFocusRank);
+}
 
+void TraceInspector::makeCriticalPathAction() {
     // The key works wherever the focus is in the inspector; the owner puts the action in a menu.
     criticalPath_ = new QAction("&Critical path", this);
     criticalPath_->setCheckable(true);

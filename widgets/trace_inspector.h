@@ -24,6 +24,7 @@
 
 class QAction;
 class QComboBox;
+class QHBoxLayout;
 class QLabel;
 class QSplitter;
 class QTabWidget;
@@ -112,6 +113,11 @@ signals:
     void ddpJobMissing(const QString& why);
 
 private:
+    QHBoxLayout* makeToolbar();
+    void layOut(QHBoxLayout* bar);
+    void connectShortcuts();
+    void connectViews();
+    void makeCriticalPathAction();
     void onSliceSelected(timeline::SliceRef slice);
     void onRange(double fromUs, double toUs);
     void onStepChosen(int stepIndex);

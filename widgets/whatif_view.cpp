@@ -79,10 +79,41 @@ QString inputsLine(const analysis::WhatIf& w) {
     return "Inputs: " + parts.join("; ") + ".";
 }
 
+// A label of text the user may select and copy, wrapped to the page's width.
+QLabel* textLabel(const char* name, QWidget* parent) {
+    auto* l = new QLabel(parent);
+    l->setObjectName(name);
+    l->setTextFormat(Qt::PlainText);
+    l->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    l->setWordWrap(true);
+    return l;
+}
+
 } // namespace
 
 WhatIfView::WhatIfView(jobs::JobTracker* jobs, QWidget* parent)
     : QWidget(parent), jobs_(jobs ? jobs : new jobs::JobTracker(this)) {
+    QHBoxLayout* controls = makeControls();
+    QHBoxLayout* confirmLine = makeConfirmLine();
+    makeResultWidgets();
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(controls);
+    layout->addLayout(confirmLine);
+    layout->addWidget(warnings_);
+    layout->addWidget(message_, 1);
+    layout->addWidget(plot_, 4);
+    layout->addWidget(numbers_);
+    layout->addWidget(recommendation_);
+    layout->addWidget(notesFold_);
+    layout->addWidget(notes_);
+    connectControls();
+    setUnavailable("Open a DDP job's traces (File > Open trace folder, or a cell with its "
+                   "ranks) to replay its step here.");
+}
+
+// The settings a user changes (cap, hook, bandwidth, world size), then the actions on the job.
+QHBoxLayout* WhatIfView::makeControls() {
     cap_ = new QDoubleSpinBox(this);
     cap_->setObjectName("whatIfCap");
     cap_->setRange(kMinCapMb, kMaxCapMb);
@@ -135,20 +166,19 @@ WhatIfView::WhatIfView(jobs::JobTracker* jobs, QWidget* parent)
     controls->addWidget(reset_);
     controls->addWidget(confirm_);
     controls->addWidget(params_);
+    return controls;
+}
 
-    // The confirmation's progress, Cancel and result: a line of its own under the controls,
-    // hidden until one is started.
+// The confirmation's progress, Cancel and result: a line of its own under the controls, hidden
+// until one is started.
+QHBoxLayout* WhatIfView::makeConfirmLine() {
     confirmProgress_ = new QProgressBar(this);
     confirmProgress_->setObjectName("whatIfConfirmProgress");
     confirmProgress_->setRange(0, 0); // confirm reports rounds, not a fraction
     confirmProgress_->setMaximumWidth(160);
     confirmCancel_ = new QPushButton("Cancel confirmation", this);
     confirmCancel_->setObjectName("whatIfConfirmCancel");
-    confirmation_ = new QLabel(this);
-    confirmation_->setObjectName("whatIfConfirmation");
-    confirmation_->setTextFormat(Qt::PlainText);
-    confirmation_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    confirmation_->setWordWrap(true);
+    confirmation_ = textLabel("whatIfConfirmation", this);
     auto* confirmLine = new QHBoxLayout;
     confirmLine->setContentsMargins(6, 0, 6, 0);
     confirmLine->addWidget(confirmProgress_);
@@ -157,23 +187,22 @@ WhatIfView::WhatIfView(jobs::JobTracker* jobs, QWidget* parent)
     confirmProgress_->hide();
     confirmCancel_->hide();
     confirmation_->hide();
+    return confirmLine;
+}
 
+// The job's warnings, why nothing is shown, the figure, its numbers, the recommendation and the
+// model's notes.
+void WhatIfView::makeResultWidgets() {
     // What the readers found wrong with the job (a cut trace, a missing rank): above the
     // numbers, in bold, since every number below is of what was read.
-    warnings_ = new QLabel(this);
-    warnings_->setObjectName("whatIfWarnings");
-    warnings_->setTextFormat(Qt::PlainText);
-    warnings_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    warnings_->setWordWrap(true);
+    warnings_ = textLabel("whatIfWarnings", this);
     warnings_->setContentsMargins(6, 2, 6, 2);
-    {
-        QFont f = warnings_->font();
-        f.setBold(true);
-        warnings_->setFont(f);
-        QPalette p = warnings_->palette();
-        p.setColor(QPalette::WindowText, QColor(0xb0, 0x30, 0x00));
-        warnings_->setPalette(p);
-    }
+    QFont bold = warnings_->font();
+    bold.setBold(true);
+    warnings_->setFont(bold);
+    QPalette p = warnings_->palette();
+    p.setColor(QPalette::WindowText, QColor(0xb0, 0x30, 0x00));
+    warnings_->setPalette(p);
     warnings_->hide();
 
     message_ = new QLabel(this);
@@ -184,43 +213,21 @@ WhatIfView::WhatIfView(jobs::JobTracker* jobs, QWidget* parent)
     plot_ = new QCustomPlot(this);
     plot_->setObjectName("whatIfPlot");
     plot_->installEventFilter(this);
-    numbers_ = new QLabel(this);
-    numbers_->setObjectName("whatIfNumbers");
-    numbers_->setTextFormat(Qt::PlainText);
-    numbers_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    numbers_->setWordWrap(true);
-    recommendation_ = new QLabel(this);
-    recommendation_->setObjectName("whatIfRecommendation");
-    recommendation_->setTextFormat(Qt::PlainText);
-    recommendation_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    recommendation_->setWordWrap(true);
-    QFont bold = recommendation_->font();
-    bold.setBold(true);
+    numbers_ = textLabel("whatIfNumbers", this);
+    recommendation_ = textLabel("whatIfRecommendation", this);
     recommendation_->setFont(bold);
     // What the model assumed or could not model (one rank's trace, a hook no calibration
     // covers): the grounds of the numbers above, folded under them.
-    notes_ = new QLabel(this);
-    notes_->setObjectName("whatIfNotes");
-    notes_->setTextFormat(Qt::PlainText);
-    notes_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    notes_->setWordWrap(true);
+    notes_ = textLabel("whatIfNotes", this);
     notes_->setForegroundRole(QPalette::PlaceholderText);
     notesFold_ = makeFold("Model notes", notes_, this);
     notesFold_->setObjectName("whatIfNotesFold");
     notesFold_->hide();
+}
 
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addLayout(controls);
-    layout->addLayout(confirmLine);
-    layout->addWidget(warnings_);
-    layout->addWidget(message_, 1);
-    layout->addWidget(plot_, 4);
-    layout->addWidget(numbers_);
-    layout->addWidget(recommendation_);
-    layout->addWidget(notesFold_);
-    layout->addWidget(notes_);
-
+// A changed setting predicts again; the buttons ask for the recording's settings, a parameters
+// file, a confirmation or its end.
+void WhatIfView::connectControls() {
     const auto changed = [this] {
         if (job_) {
             predict();
@@ -249,8 +256,6 @@ WhatIfView::WhatIfView(jobs::JobTracker* jobs, QWidget* parent)
         }
     });
     connect(confirmCancel_, &QPushButton::clicked, this, &WhatIfView::confirmCancelRequested);
-    setUnavailable("Open a DDP job's traces (File > Open trace folder, or a cell with its "
-                   "ranks) to replay its step here.");
 }
 
 void WhatIfView::setJob(std::shared_ptr<const analysis::DdpJobAnalysis> job) {

@@ -28,6 +28,7 @@
 class QComboBox;
 class QCustomPlot;
 class QDoubleSpinBox;
+class QHBoxLayout;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -94,6 +95,10 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
+    QHBoxLayout* makeControls();
+    QHBoxLayout* makeConfirmLine();
+    void makeResultWidgets();
+    void connectControls();
     void predict();
     void display(const analysis::WhatIf& w, std::size_t chosen,
                  const std::optional<analysis::StepParts>& recorded);
