@@ -344,8 +344,7 @@ void TraceInspector::readDdpJob() {
             }
             analysis::DdpJob read = analysis::ddpJobOf(std::move(steps), numbers);
             if (!params.isEmpty()) {
-                read.params = inputs::readDdpParams(params);
-                read.paramsPath = params;
+                inputs::attachParams(&read, inputs::readDdpParams(params), params);
             }
             DdpRead out;
             out.job = std::make_shared<const analysis::DdpJobAnalysis>(std::move(read));

@@ -643,22 +643,10 @@ struct Making {
 
 // The traces' notes, and where the recorded settings come from.
 void takeNotes(const Making& m) {
-    const TraceProfile* tp = &m.tp;
     const DdpStepGraph& graph = m.graph;
     const std::optional<CellSettings>& cell = m.cell();
     WhatIf& w = m.w;
-    for (QString n : graph.notes) {
-        // The traces' own note asks for the parameters a file has already given (a job read
-        // before its parameters were: the workbench's; the CLI's reader names the file itself).
-        if (tp->bytesFromParams && n.endsWith("gradient bytes need --params FILE")) {
-            n.chop(int(qstrlen("need --params FILE")));
-            n += "read from the parameters file";
-            if (m.params && !m.params->source.isEmpty()) {
-                n += " " + m.params->source;
-            }
-        }
-        w.notes << n;
-    }
+    w.notes << graph.notes;
     if (cell) {
         w.settingsFrom = cell->path;
         w.notes << QString("the recorded cap, first bucket, hook, backend and device are %1's "

@@ -126,11 +126,15 @@ DdpJob readDdpJob(const QStringList& paths, const trace::ReadOptions& options,
     }
     DdpJob job = analysis::ddpJobOf(std::move(steps));
     if (params) {
-        sizeFromParams(&job, *params, paramsFile);
-        job.params = std::move(params);
-        job.paramsPath = paramsFile;
+        attachParams(&job, std::move(*params), paramsFile);
     }
     return job;
+}
+
+void attachParams(DdpJob* job, DdpParams params, const QString& path) {
+    sizeFromParams(job, params, path);
+    job->params = std::move(params);
+    job->paramsPath = path;
 }
 
 } // namespace commprof::inputs

@@ -22,6 +22,11 @@ inline constexpr const char* kParamsFileName = "params.json";
 analysis::DdpJob readDdpJob(const QStringList& paths, const trace::ReadOptions& options,
                             const QString& paramsPath = {});
 
+// Gives the job its parameters (read from `path`) and sizes from them each bucket the traces
+// left unsized (the legacy export), its note then naming the file: what readDdpJob does with
+// the file it finds, for a job whose traces were read elsewhere (the workbench's, already open).
+void attachParams(analysis::DdpJob* job, analysis::DdpParams params, const QString& path);
+
 // The params.json beside these traces (in the folder given, or the first file's), or empty.
 QString paramsBeside(const QStringList& paths);
 
