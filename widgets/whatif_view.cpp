@@ -66,8 +66,9 @@ QString inputsLine(const analysis::WhatIf& w) {
                 "it, from %4")
             .arg(percent(w.cost.contention), percent(w.contentionLow), percent(w.contentionHigh),
                  w.contentionFrom == "trace"     ? QString("the trace")
-                 : w.contentionFrom == "unknown" ? QString("nowhere: all of it is "
-                                                           "in the interval")
+                 : w.contentionFrom == "unknown"
+                     ? QString("neither the trace nor a calibration (that whole range is in "
+                               "the interval)")
                                                  : w.contentionFrom)};
     for (const auto& [hook, from] : w.hookWorkFrom) {
         parts << QString("%1's own work %2")
