@@ -517,7 +517,7 @@ private slots:
             store::migrate(db);
             store::Statement s = db.prepare("SELECT group_concat(version) FROM schema_version");
             QVERIFY(s.step());
-            QCOMPARE(s.column(0).toString(), QString("1,2,3,4,5,6"));
+            QCOMPARE(s.column(0).toString(), QString("1,2,3,4,5,6,7"));
             QCOMPARE(db.userVersion(), store::kSchemaVersion);
             db.exec("PRAGMA user_version = 99");
         }

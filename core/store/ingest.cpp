@@ -30,9 +30,9 @@ QVariant optInt(const std::optional<int>& v) {
 
 // Every table that holds rows of one cell, besides `cells` itself.
 constexpr const char* kPerCellTables[] = {
-    "ranks",           "iterations",         "buckets",     "trace_steps",  "estimates",
-    "rank_figures",    "bucket_matches",     "step_spread", "sweep_points", "sweep_fits",
-    "ddp_predictions", "bucket_predictions", "cell_sources"};
+    "ranks",           "iterations",         "buckets",      "trace_steps",  "estimates",
+    "rank_figures",    "bucket_matches",     "step_spread",  "sweep_points", "sweep_fits",
+    "ddp_predictions", "bucket_predictions", "cell_sources", "parameters",   "cell_records"};
 
 // The network (layer and link, results::networkOf) and world size that pair a DDP cell with a
 // sweep.
@@ -202,6 +202,32 @@ CellRow cellRowOf(const QString& key, const QString& runDir, const results::Cell
     return r;
 }
 
+// cell.json as parsed (results::CellRecord), which `recommend` groups the cells by.
+void insertCellRecord(Database& db, const QString& key, const results::CellRecord& c) {
+    const QString config =
+        QString::fromUtf8(QJsonDocument(c.config.all).toJson(QJsonDocument::Compact));
+    db.prepare("INSERT INTO cell_records VALUES (?,?,?,?,?,?,?,?,?,?,?,?)")
+        .bindAll({key, c.id, c.kind, c.status, c.model, c.layer, c.worldSize, c.config.bucketCapMb,
+                  c.config.firstBucketMb, c.config.hook, c.config.link, config})
+        .run();
+}
+
+// A rank's parameters in registration order: what the step model lays the buckets over.
+void insertParameters(Database& db, const QString& key, int rank,
+                      const std::vector<results::ParameterRecord>& params) {
+    Statement stmt = db.prepare("INSERT INTO parameters VALUES (?,?,?,?,?,?)");
+    for (std::size_t i = 0; i < params.size(); ++i) {
+        QJsonArray shape;
+        for (const double d : params[i].shape) {
+            shape.append(d);
+        }
+        stmt.bindAll({key, rank, qint64(i), QString::fromStdString(params[i].name),
+                      QString::fromUtf8(QJsonDocument(shape).toJson(QJsonDocument::Compact)),
+                      params[i].bytes})
+            .run();
+    }
+}
+
 struct Inserted {
     QString status;
     CellSource source;
@@ -243,7 +269,8 @@ Inserted insertCell(Database& db, const QString& runDir, const results::CellFile
     Transaction t(db);
     deleteCell(db, key);
     insertCellRow(db, cellRowOf(key, runDir, f, c, m));
-    Statement rankStmt = db.prepare("INSERT INTO ranks VALUES (?,?,?,?,?,?,?,?)");
+    insertCellRecord(db, key, f.record);
+    Statement rankStmt = db.prepare("INSERT INTO ranks VALUES (?,?,?,?,?,?,?,?,?,?)");
     Statement iterStmt = db.prepare("INSERT INTO iterations VALUES (?,?,?,?,?,?,?)");
     Statement bucketStmt = db.prepare("INSERT INTO buckets VALUES (?,?,?,?,?,?,?,?)");
     for (auto it = f.records.begin(); it != f.records.end(); ++it) {
@@ -251,8 +278,9 @@ Inserted insertCell(Database& db, const QString& runDir, const results::CellFile
         rankStmt
             .bindAll({key, it.key(), QString::fromStdString(r.torchVersion), r.paramChecksum,
                       r.gradChecksumsAgree, QString::fromStdString(r.modelSignature),
-                      r.peakHostBytes, r.peakDeviceBytes})
+                      r.peakHostBytes, r.peakDeviceBytes, r.recordFromIteration, r.powersgdRank})
             .run();
+        insertParameters(db, key, it.key(), r.parameters);
         for (const results::IterationRecord& i : r.iterations) {
             iterStmt
                 .bindAll(
