@@ -4,7 +4,8 @@
 // all_reduce sweep) is ingested, `report` and `recommend` (text and --json) are captured, every
 // file the ranks wrote is made unreadable, and both are run again: the outputs must not change.
 // The workbench takes the same path (store::openResults, then report::loadReportData), so its
-// tuning is compared with `recommend --json` too.
+// tuning is compared with `recommend --json` too. And the one completeness judge: a cell ingest
+// calls incomplete is one recommend leaves out, with the same reasons.
 //
 // Unreadable, not gone: a renamed or deleted rank file changes the cell folder's listing, which
 // the store's fingerprint sees, and the store never hides newer files (open_results.h), so the
@@ -22,6 +23,7 @@
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QTemporaryDir>
 #include <QTest>
@@ -86,6 +88,22 @@ class TstReportFromStore : public QObject {
         return o;
     }
 
+    // A copy of the results folder (without its store) to spoil.
+    QString copyOfResults(const QString& name) {
+        const QString copy = work_.filePath(name);
+        QDirIterator it(results_, QDir::Files, QDirIterator::Subdirectories);
+        while (it.hasNext()) {
+            const QString from = it.next();
+            const QString rel = QDir(results_).relativeFilePath(from);
+            if (rel.startsWith("results.sqlite")) {
+                continue;
+            }
+            QDir().mkpath(QFileInfo(copy + "/" + rel).absolutePath());
+            [&] { QVERIFY2(QFile::copy(from, copy + "/" + rel), qPrintable(rel)); }();
+        }
+        return copy;
+    }
+
 private slots:
     void initTestCase() {
         QVERIFY(work_.isValid());
@@ -110,6 +128,45 @@ world_sizes: [2]
         QVERIFY2(run.exitCode == 0, run.err.constData());
         const CliResult ingest = runCli("commprof", {"ingest", results_});
         QVERIFY2(ingest.exitCode == 0, ingest.err.constData());
+    }
+
+    // One judge: a cell ingest calls incomplete (its trace cannot be read, which the rank files'
+    // own rule does not see) is left out by recommend with the same status and reasons.
+    void recommendDropsWhatIngestCallsIncomplete() {
+        const QString copy = copyOfResults("spoiled");
+        const QString id = "mlp1m_gloo_cpu_ws2_cap25_r0";
+        QFile trace(copy + "/cells/" + id + "/trace_rank0.json.gz");
+        QVERIFY(trace.exists());
+        QVERIFY(trace.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        trace.write("not a trace");
+        trace.close();
+
+        const CliResult cells = runCli("commprof", {"cells", copy, "--json"});
+        QVERIFY2(cells.exitCode == 0, cells.err.constData());
+        QJsonObject stored;
+        for (const QJsonValue v : cells.json()["cells"].toArray()) {
+            if (v["id"].toString() == id) {
+                stored = v.toObject();
+            }
+        }
+        QCOMPARE(stored["status"].toString(), QString("incomplete"));
+        QVERIFY2(stored["reasons"].toArray().first().toString().startsWith("trace unreadable: "),
+                 qPrintable(QJsonDocument(stored).toJson()));
+        // The rank files alone would call it complete: only the one judge drops it.
+        QCOMPARE(results::judge(results::readCellDir(copy + "/cells/" + id)).status,
+                 QString("complete"));
+
+        const CliResult r = runCli("commprof", {"recommend", copy, "--json"});
+        QVERIFY2(r.exitCode == 0 || r.exitCode == 1, r.err.constData());
+        const QJsonArray dropped = r.json()["dropped"].toArray();
+        QCOMPARE(dropped.size(), 1);
+        QCOMPARE(dropped[0]["cell"].toString(), id);
+        QCOMPARE(dropped[0]["status"].toString(), stored["status"].toString());
+        QCOMPARE(dropped[0]["reasons"].toArray(), stored["reasons"].toArray());
+        const QJsonArray groups = r.json()["groups"].toArray();
+        QCOMPARE(groups.size(), 1);
+        QCOMPARE(groups[0]["cells"].toArray(),
+                 QJsonArray{QString("mlp1m_gloo_cpu_ws2_cap0p25_r0")});
     }
 
     void sameWithEveryRankFileUnreadable() {

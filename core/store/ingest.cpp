@@ -7,6 +7,7 @@
 #include "results/cell_files.h"
 #include "results/results_folder.h"
 #include "store/cell_fingerprint.h"
+#include "store/cell_judge.h"
 #include "store/cell_sql.h"
 #include "store/schema.h"
 #include "store/sqlite_db.h"
@@ -236,24 +237,14 @@ struct Inserted {
 // `files` is the cell's fingerprint, taken before it was read.
 Inserted insertCell(Database& db, const QString& runDir, const results::CellFiles& f,
                     const QString& files, SweepsByShape& sweeps, int hostCpus) {
-    results::Completeness c = results::judge(f);
     const bool hasData = !f.records.isEmpty();
-    QStringList sweepProblems;
+    FurtherReading found;
     const std::vector<analysis::SweepSeries> series =
-        f.isSweep() ? analysis::mergeSweep(f.sweeps, &sweepProblems)
+        f.isSweep() ? analysis::mergeSweep(f.sweeps, &found.sweepProblems)
                     : std::vector<analysis::SweepSeries>{};
-    if (!sweepProblems.isEmpty() && c.status == "complete") {
-        c.status = "incomplete";
-    }
-    c.reasons << sweepProblems;
     const analysis::CellMetrics m = hasData ? analysis::analyzeCell(f) : analysis::CellMetrics{};
-    // A trace that cannot be read is missing data, not a reason to quote the hook's figure.
-    if (!m.traceError.isEmpty()) {
-        c.reasons << "trace unreadable: " + m.traceError;
-        if (c.status == "complete") {
-            c.status = "incomplete";
-        }
-    }
+    found.traceError = m.traceError;
+    const results::Completeness c = judgeCell(f, found);
     const QString key = QDir(f.dir).canonicalPath();
     const QJsonObject& cell = f.cell;
     CellSource source;
