@@ -358,6 +358,12 @@ private slots:
         const QString expectedStale =
             QString::fromUtf8(runCli("commprof", {"cells", writableStale}).out);
         QVERIFY(!expectedStale.contains(kWs2) && expectedStale.contains("sweep"));
+        // `recommend` opens the folder the same way (it reads the store).
+        const CliResult expectedAdvice = runCli("commprof", {"recommend", dir, "--json"});
+        const CliResult expectedStaleAdvice =
+            runCli("commprof", {"recommend", writableStale, "--json"});
+        QVERIFY2(expectedAdvice.out.contains(kWs2), expectedAdvice.err.constData());
+        QVERIFY(!expectedStaleAdvice.out.contains(kWs2));
         const QString none = base.filePath("none");
         QVERIFY(copyDir(dir, none));
         QVERIFY(QFile::remove(none + "/results.sqlite"));
@@ -390,6 +396,11 @@ private slots:
             } else {
                 QVERIFY2(r.err.contains("results.sqlite cannot be written"), r.err.constData());
             }
+            QCOMPARE(listing(d), was);
+            const CliResult advice = runCli("commprof", {"recommend", d, "--json"});
+            const CliResult& want = d == stale ? expectedStaleAdvice : expectedAdvice;
+            QCOMPARE(advice.exitCode, want.exitCode);
+            QCOMPARE(advice.out, want.out);
             QCOMPARE(listing(d), was);
         }
     }
