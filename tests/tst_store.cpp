@@ -358,6 +358,12 @@ private slots:
         const QString expectedStale =
             QString::fromUtf8(runCli("commprof", {"cells", writableStale}).out);
         QVERIFY(!expectedStale.contains(kWs2) && expectedStale.contains("sweep"));
+        // `recommend` opens the folder the same way (it reads the store).
+        const CliResult expectedAdvice = runCli("commprof", {"recommend", dir, "--json"});
+        const CliResult expectedStaleAdvice =
+            runCli("commprof", {"recommend", writableStale, "--json"});
+        QVERIFY2(expectedAdvice.out.contains(kWs2), expectedAdvice.err.constData());
+        QVERIFY(!expectedStaleAdvice.out.contains(kWs2));
         const QString none = base.filePath("none");
         QVERIFY(copyDir(dir, none));
         QVERIFY(QFile::remove(none + "/results.sqlite"));
@@ -390,6 +396,11 @@ private slots:
             } else {
                 QVERIFY2(r.err.contains("results.sqlite cannot be written"), r.err.constData());
             }
+            QCOMPARE(listing(d), was);
+            const CliResult advice = runCli("commprof", {"recommend", d, "--json"});
+            const CliResult& want = d == stale ? expectedStaleAdvice : expectedAdvice;
+            QCOMPARE(advice.exitCode, want.exitCode);
+            QCOMPARE(advice.out, want.out);
             QCOMPARE(listing(d), was);
         }
     }
@@ -517,7 +528,7 @@ private slots:
             store::migrate(db);
             store::Statement s = db.prepare("SELECT group_concat(version) FROM schema_version");
             QVERIFY(s.step());
-            QCOMPARE(s.column(0).toString(), QString("1,2,3,4,5,6"));
+            QCOMPARE(s.column(0).toString(), QString("1,2,3,4,5,6,7"));
             QCOMPARE(db.userVersion(), store::kSchemaVersion);
             db.exec("PRAGMA user_version = 99");
         }

@@ -7,7 +7,10 @@
 
 #include "feasibility/calibration.h"
 #include "feasibility/machine_profile.h"
+#include "store/open_results.h"
+#include "store/queries.h"
 
+#include <QDir>
 #include <QFile>
 
 namespace commprof::cli {
@@ -32,7 +35,23 @@ int calibrateCommand(const Args& args) {
         printError(QString::fromStdString(e.what()));
         return BadInput;
     }
-    const feasibility::Calibration c = feasibility::calibrate(dir, k);
+    // Complete as ingest judged it (store/cell_judge.h), the store brought up to date first.
+    QSet<QString> complete;
+    try {
+        const store::OpenedResults opened = store::openResults(dir, store::defaultDbPath(dir));
+        if (!opened.note.isEmpty()) {
+            printError(opened.note);
+        }
+        for (const store::CellRow& row : store::cells(*opened.db, QDir(dir).canonicalPath())) {
+            if (row.complete()) {
+                complete.insert(row.id);
+            }
+        }
+    } catch (const store::StoreError& e) {
+        printError(QString::fromStdString(e.what()));
+        return BadInput;
+    }
+    const feasibility::Calibration c = feasibility::calibrate(dir, k, complete);
     if (c.cells.empty()) {
         printError(dir + ": no complete cells to calibrate against");
         return NotFine;

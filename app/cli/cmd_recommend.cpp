@@ -6,8 +6,11 @@
 #include "analysis/recommendation.h"
 #include "cli_common.h"
 #include "inputs/matrix_cap.h"
-#include "results/cell_files.h"
 #include "results/results_folder.h"
+#include "store/open_results.h"
+#include "store/study_cells.h"
+
+#include <QDir>
 
 #include <cmath>
 
@@ -40,7 +43,19 @@ int recommendCommand(const Args& args) {
     // The cap the matrix ran at, where it names one value; a run.json that is not there or
     // does not parse names none.
     current.matrixMb = inputs::matrixScalarCapMb(results::matrixOfRun(dir).yaml);
-    const analysis::Recommendations r = analysis::recommend(results::readCells(dir), current);
+    analysis::Recommendations r;
+    try {
+        // From the store, brought up to date with the files first (or in memory, where the
+        // folder cannot be written): the rank files are read by ingest alone.
+        const store::OpenedResults opened = store::openResults(dir, store::defaultDbPath(dir));
+        if (!opened.note.isEmpty()) {
+            printError(opened.note);
+        }
+        r = analysis::recommend(store::studyCells(*opened.db, QDir(dir).canonicalPath()), current);
+    } catch (const store::StoreError& e) {
+        printError(QString::fromStdString(e.what()));
+        return BadInput;
+    }
     if (r.groups.empty()) {
         printError(dir + ": no complete DDP cell to recommend a bucket cap for");
         return BadInput;

@@ -7,6 +7,7 @@
 #include "analysis/ready_times.h"
 #include "analysis/step_model.h"
 #include "analysis/sweep_pairing.h"
+#include "results/cell_files.h"
 #include "spec/comm_hooks.h"
 #include "spec/units.h"
 #include "trace/statistics.h"
@@ -24,7 +25,7 @@ namespace {
 
 struct Members {
     CapGroup group;
-    std::vector<const results::CellFiles*> cells;
+    std::vector<const StudyCell*> cells;
 };
 
 // What a group's cells share: everything of cell.json but the cap and the repeat.
@@ -38,7 +39,7 @@ QString groupKey(const results::CellRecord& cell) {
     return QString::fromUtf8(QJsonDocument(key).toJson(QJsonDocument::Compact));
 }
 
-double capOf(const results::CellFiles* f) {
+double capOf(const StudyCell* f) {
     return f->record.config.bucketCapMb;
 }
 
@@ -49,13 +50,12 @@ struct SweepFit {
 
 // Every complete sweep offered by cell id: each layer and world size pairs with the first that
 // timed all_reduce (sweep_pairing.h).
-SweepPairing<SweepFit> allReduceSweeps(const std::vector<const results::CellFiles*>& sweeps) {
+SweepPairing<SweepFit> allReduceSweeps(const std::vector<const StudyCell*>& sweeps) {
     SweepPairing<SweepFit> out;
-    for (const results::CellFiles* f : sweeps) {
-        std::vector<SweepPoint> points = allReducePoints(f->sweeps);
-        const bool timed = !points.empty();
+    for (const StudyCell* f : sweeps) {
+        const bool timed = !f->allReduce.empty();
         out.offer({results::networkOf(f->record.layer, f->record.config.link), f->record.worldSize},
-                  true, timed, {f->id, std::move(points)});
+                  true, timed, {f->id, f->allReduce});
     }
     return out;
 }
@@ -145,7 +145,7 @@ void listCells(Members& m) {
     CapGroup& g = m.group;
     std::sort(m.cells.begin(), m.cells.end(),
               [](const auto& a, const auto& b) { return capOf(a) < capOf(b); });
-    for (const results::CellFiles* f : m.cells) {
+    for (const StudyCell* f : m.cells) {
         g.cells << f->id;
         if (g.measuredCapsMb.empty() || g.measuredCapsMb.back() != capOf(f)) {
             g.measuredCapsMb.push_back(capOf(f));
@@ -180,8 +180,8 @@ std::vector<Profile> calibratedProfiles(Members& m, const HookModel& hook, QStri
     CapGroup& g = m.group;
     std::vector<Profile> profiles;
     QString why;
-    for (const results::CellFiles* f : m.cells) {
-        std::optional<StepProfile> ready = profileFromRankFiles(f->id, f->records, &why);
+    for (const StudyCell* f : m.cells) {
+        std::optional<StepProfile> ready = profileFromRankFiles(f->id, f->ranks, &why);
         if (!ready) {
             g.left << why;
             *firstFailure = firstFailure->isEmpty() ? why : *firstFailure;
@@ -214,11 +214,11 @@ MeasuredCaps measuredCaps(const Members& m) {
     MeasuredCaps out;
     std::map<double, std::vector<double>> steps;
     std::map<double, std::vector<double>> iterations; // of the cap's first measured cell
-    for (const results::CellFiles* f : m.cells) {
-        if (const auto s = measuredStepMs(f->records); s && *s > 0) {
+    for (const StudyCell* f : m.cells) {
+        if (const auto s = measuredStepMs(f->ranks); s && *s > 0) {
             steps[capOf(f)].push_back(*s);
             if (!iterations.count(capOf(f))) {
-                iterations[capOf(f)] = recordedStepsMs(f->records);
+                iterations[capOf(f)] = recordedStepsMs(f->ranks);
             }
         }
     }
@@ -255,7 +255,7 @@ CapCandidate candidateAt(const Members& m, const HookModel& hook,
             c.heldOutStepMs = predictCap(g, hook, others, cap).stepMs;
         }
     }
-    for (const results::CellFiles* f : m.cells) {
+    for (const StudyCell* f : m.cells) {
         if (capOf(f) == cap) {
             c.measuredCell = f->id;
             break;
@@ -412,16 +412,16 @@ bool Recommendations::ok() const {
                        [](const CapGroup& g) { return g.reason.isEmpty(); });
 }
 
-Recommendations recommend(const std::vector<results::CellFiles>& cells, const CurrentCap& current) {
+Recommendations recommend(const std::vector<StudyCell>& cells, const CurrentCap& current) {
     Recommendations r;
-    std::vector<const results::CellFiles*> sweeps;
+    std::vector<const StudyCell*> sweeps;
     std::map<QString, Members> groups;
-    for (const results::CellFiles& f : cells) {
-        if (const results::Completeness c = results::judge(f); c.status != "complete") {
-            r.dropped.push_back({f.id, c.status, c.reasons}); // partial data is never quoted
+    for (const StudyCell& f : cells) {
+        if (f.status != "complete") {
+            r.dropped.push_back({f.id, f.status, f.reasons}); // partial data is never quoted
             continue;
         }
-        if (f.isSweep()) {
+        if (f.sweep) {
             sweeps.push_back(&f);
             continue;
         }
@@ -433,8 +433,8 @@ Recommendations recommend(const std::vector<results::CellFiles>& cells, const Cu
         m.group.hook = cell.config.hook;
         m.group.link = cell.config.link;
         m.group.firstBucketMb = cell.config.firstBucketMb;
-        if (m.cells.empty() && !f.records.isEmpty()) { // the rank is the run's, not the cell's
-            m.group.powersgdRank = f.records.first().powersgdRank;
+        if (m.cells.empty() && !f.ranks.isEmpty()) { // the rank is the run's, not the cell's
+            m.group.powersgdRank = f.ranks.first().powersgdRank;
         }
         m.cells.push_back(&f);
     }

@@ -17,7 +17,7 @@
 // is larger than its uncertainty, and none for `hook: local`, which communicates nothing.
 
 #include "analysis/cap_group.h"
-#include "results/cell_files.h"
+#include "analysis/study_cell.h"
 
 #include <QJsonObject>
 #include <QString>
@@ -43,10 +43,9 @@ struct Recommendations {
     bool ok() const;                  // every group is predicted (a recommendation or not)
 };
 
-// From the cells of a results folder as read (results::readCells): its complete DDP cells and
-// sweeps. Reads no file.
-Recommendations recommend(const std::vector<results::CellFiles>& cells,
-                          const CurrentCap& current = {});
+// From the cells of a results folder as the store holds them (store::studyCells): its complete
+// DDP cells and sweeps, complete as ingest judged them. Reads no file.
+Recommendations recommend(const std::vector<StudyCell>& cells, const CurrentCap& current = {});
 
 QJsonObject toJson(const Recommendations& r);
 // "mlp2m on gloo_cpu, world size 2, hook allreduce", with the settings that tell it from a

@@ -18,17 +18,21 @@ double CellCalibration::hostErrorFraction() const {
                : 0.0;
 }
 
-Calibration calibrate(const QString& resultsDir, const Coefficients& k) {
+Calibration calibrate(const QString& resultsDir, const Coefficients& k,
+                      const QSet<QString>& completeCells) {
     Calibration out;
     out.baselineBefore = k["process_baseline_mib"] * spec::kMiB;
     const QDir cells(QDir(resultsDir).filePath("cells"));
     double needed = 0;
     std::vector<std::pair<QString, QJsonObject>> completed;
     for (const QString& id : cells.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
-        // Complete by the one rule, read through the one checked reader.
+        // Complete by the one judge, ingest's; read through the one checked reader.
+        if (!completeCells.contains(id)) {
+            continue;
+        }
         const results::CellFiles files = results::readCellDir(cells.filePath(id));
         const QJsonObject& cell = files.cell;
-        if (cell["status"].toString() != "complete" || results::judge(files).status != "complete") {
+        if (cell["status"].toString() != "complete") {
             continue;
         }
         CellCalibration c;

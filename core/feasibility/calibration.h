@@ -6,6 +6,7 @@
 #include "feasibility/footprint.h"
 
 #include <QJsonObject>
+#include <QSet>
 #include <QString>
 
 #include <vector>
@@ -31,8 +32,10 @@ struct Calibration {
     std::vector<QString> stillInfeasibleAfterRefit; // completed cells a refit would reject
 };
 
-// Reads every complete cell (cell.json with status complete, rank files) under DIR.
-Calibration calibrate(const QString& resultsDir, const Coefficients& k);
+// Reads every complete cell under DIR: cell.json with status complete, and among
+// `completeCells`, the ids the store judged complete (store/cell_judge.h), its rank files.
+Calibration calibrate(const QString& resultsDir, const Coefficients& k,
+                      const QSet<QString>& completeCells);
 QJsonObject toJson(const Calibration& c);
 
 } // namespace commprof::feasibility

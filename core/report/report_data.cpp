@@ -7,9 +7,9 @@
 #include "report/cells_table.h"
 #include "report/macro_sheet.h"
 #include "report/text_fields.h"
-#include "results/cell_files.h"
 #include "results/results_folder.h"
 #include "spec/comm_hooks.h"
+#include "store/study_cells.h"
 #include "trace/trace_input.h"
 
 #include <QJsonArray>
@@ -222,7 +222,7 @@ ReportData loadReportData(store::Database& db, const QString& runDir) {
     if (caps.size() > 1) {
         // Against the cap the matrix ran at, where it names one value (cap_advice.h).
         d.tuning = analysis::recommend(
-            results::readCells(runDir),
+            store::studyCells(db, runDir),
             {std::nullopt, inputs::matrixScalarCapMb(results::matrixOfRun(runDir).yaml)});
     }
     return d;

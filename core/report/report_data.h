@@ -43,8 +43,8 @@ struct ReportData {
     QMap<QString, std::vector<store::RankFiguresRow>> ranksByCell; // complete cells, by id
     QMap<QString, std::vector<store::StoredSweep>> sweepsByCell;   // complete sweep cells, by id
     QMap<QString, store::StoredPrediction> predictionsByCell;      // complete DDP cells, by id
-    // `commprof recommend`'s groups, when the complete DDP cells vary their bucket cap; none
-    // otherwise (it reads the rank files again, which a folder without a cap study never pays).
+    // `commprof recommend`'s groups, from the store (store/study_cells.h), when the complete DDP
+    // cells vary their bucket cap; none otherwise.
     std::optional<analysis::Recommendations> tuning;
 };
 

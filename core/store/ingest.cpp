@@ -7,6 +7,7 @@
 #include "results/cell_files.h"
 #include "results/results_folder.h"
 #include "store/cell_fingerprint.h"
+#include "store/cell_judge.h"
 #include "store/cell_sql.h"
 #include "store/schema.h"
 #include "store/sqlite_db.h"
@@ -30,9 +31,9 @@ QVariant optInt(const std::optional<int>& v) {
 
 // Every table that holds rows of one cell, besides `cells` itself.
 constexpr const char* kPerCellTables[] = {
-    "ranks",           "iterations",         "buckets",     "trace_steps",  "estimates",
-    "rank_figures",    "bucket_matches",     "step_spread", "sweep_points", "sweep_fits",
-    "ddp_predictions", "bucket_predictions", "cell_sources"};
+    "ranks",           "iterations",         "buckets",      "trace_steps",  "estimates",
+    "rank_figures",    "bucket_matches",     "step_spread",  "sweep_points", "sweep_fits",
+    "ddp_predictions", "bucket_predictions", "cell_sources", "parameters",   "cell_records"};
 
 // The network (layer and link, results::networkOf) and world size that pair a DDP cell with a
 // sweep.
@@ -202,6 +203,32 @@ CellRow cellRowOf(const QString& key, const QString& runDir, const results::Cell
     return r;
 }
 
+// cell.json as parsed (results::CellRecord), which `recommend` groups the cells by.
+void insertCellRecord(Database& db, const QString& key, const results::CellRecord& c) {
+    const QString config =
+        QString::fromUtf8(QJsonDocument(c.config.all).toJson(QJsonDocument::Compact));
+    db.prepare("INSERT INTO cell_records VALUES (?,?,?,?,?,?,?,?,?,?,?,?)")
+        .bindAll({key, c.id, c.kind, c.status, c.model, c.layer, c.worldSize, c.config.bucketCapMb,
+                  c.config.firstBucketMb, c.config.hook, c.config.link, config})
+        .run();
+}
+
+// A rank's parameters in registration order: what the step model lays the buckets over.
+void insertParameters(Database& db, const QString& key, int rank,
+                      const std::vector<results::ParameterRecord>& params) {
+    Statement stmt = db.prepare("INSERT INTO parameters VALUES (?,?,?,?,?,?)");
+    for (std::size_t i = 0; i < params.size(); ++i) {
+        QJsonArray shape;
+        for (const double d : params[i].shape) {
+            shape.append(d);
+        }
+        stmt.bindAll({key, rank, qint64(i), QString::fromStdString(params[i].name),
+                      QString::fromUtf8(QJsonDocument(shape).toJson(QJsonDocument::Compact)),
+                      params[i].bytes})
+            .run();
+    }
+}
+
 struct Inserted {
     QString status;
     CellSource source;
@@ -210,24 +237,14 @@ struct Inserted {
 // `files` is the cell's fingerprint, taken before it was read.
 Inserted insertCell(Database& db, const QString& runDir, const results::CellFiles& f,
                     const QString& files, SweepsByShape& sweeps, int hostCpus) {
-    results::Completeness c = results::judge(f);
     const bool hasData = !f.records.isEmpty();
-    QStringList sweepProblems;
+    FurtherReading found;
     const std::vector<analysis::SweepSeries> series =
-        f.isSweep() ? analysis::mergeSweep(f.sweeps, &sweepProblems)
+        f.isSweep() ? analysis::mergeSweep(f.sweeps, &found.sweepProblems)
                     : std::vector<analysis::SweepSeries>{};
-    if (!sweepProblems.isEmpty() && c.status == "complete") {
-        c.status = "incomplete";
-    }
-    c.reasons << sweepProblems;
     const analysis::CellMetrics m = hasData ? analysis::analyzeCell(f) : analysis::CellMetrics{};
-    // A trace that cannot be read is missing data, not a reason to quote the hook's figure.
-    if (!m.traceError.isEmpty()) {
-        c.reasons << "trace unreadable: " + m.traceError;
-        if (c.status == "complete") {
-            c.status = "incomplete";
-        }
-    }
+    found.traceError = m.traceError;
+    const results::Completeness c = judgeCell(f, found);
     const QString key = QDir(f.dir).canonicalPath();
     const QJsonObject& cell = f.cell;
     CellSource source;
@@ -243,7 +260,8 @@ Inserted insertCell(Database& db, const QString& runDir, const results::CellFile
     Transaction t(db);
     deleteCell(db, key);
     insertCellRow(db, cellRowOf(key, runDir, f, c, m));
-    Statement rankStmt = db.prepare("INSERT INTO ranks VALUES (?,?,?,?,?,?,?,?)");
+    insertCellRecord(db, key, f.record);
+    Statement rankStmt = db.prepare("INSERT INTO ranks VALUES (?,?,?,?,?,?,?,?,?,?)");
     Statement iterStmt = db.prepare("INSERT INTO iterations VALUES (?,?,?,?,?,?,?)");
     Statement bucketStmt = db.prepare("INSERT INTO buckets VALUES (?,?,?,?,?,?,?,?)");
     for (auto it = f.records.begin(); it != f.records.end(); ++it) {
@@ -251,8 +269,9 @@ Inserted insertCell(Database& db, const QString& runDir, const results::CellFile
         rankStmt
             .bindAll({key, it.key(), QString::fromStdString(r.torchVersion), r.paramChecksum,
                       r.gradChecksumsAgree, QString::fromStdString(r.modelSignature),
-                      r.peakHostBytes, r.peakDeviceBytes})
+                      r.peakHostBytes, r.peakDeviceBytes, r.recordFromIteration, r.powersgdRank})
             .run();
+        insertParameters(db, key, it.key(), r.parameters);
         for (const results::IterationRecord& i : r.iterations) {
             iterStmt
                 .bindAll(

@@ -84,6 +84,18 @@ CREATE TABLE bucket_predictions(cell_key TEXT NOT NULL, idx INTEGER NOT NULL, by
 CREATE TABLE cell_sources(cell_key TEXT PRIMARY KEY, run_dir TEXT NOT NULL, files TEXT NOT NULL,
   shape TEXT NOT NULL, sweep_source INTEGER NOT NULL, depends TEXT NOT NULL);
 )",
+    // 7: what `recommend` reads (store/study_cells.h), so that neither it nor the report reads a
+    // rank file again after ingest: cell.json's record as parsed, each rank's parameters in
+    // registration order, and the two rank fields the step model takes. The schema version is
+    // in every cell's fingerprint, so each cell is read again once to fill them.
+    R"(
+ALTER TABLE ranks ADD COLUMN record_from_iteration INTEGER;
+ALTER TABLE ranks ADD COLUMN powersgd_rank INTEGER;
+CREATE TABLE parameters(cell_key TEXT NOT NULL, rank INTEGER NOT NULL, idx INTEGER NOT NULL, name TEXT,
+  shape TEXT, bytes REAL, PRIMARY KEY(cell_key, rank, idx));
+CREATE TABLE cell_records(cell_key TEXT PRIMARY KEY, id TEXT, kind TEXT, status TEXT, model TEXT, layer TEXT,
+  world_size INTEGER, bucket_cap_mb REAL, first_bucket_mb REAL, hook TEXT, link TEXT, config TEXT);
+)",
 };
 
 // The migrations above spell out their `cells` columns; a column added later is declared once,

@@ -9,7 +9,7 @@ namespace commprof::store {
 
 // A new `cells` column raises it: the column's ALTER TABLE derives from its line in
 // cell_columns.cpp, whose `since` is the new version.
-constexpr int kSchemaVersion = 6;
+constexpr int kSchemaVersion = 7;
 
 // Brings the database to kSchemaVersion in one exclusive transaction, so concurrent callers
 // never apply a migration twice. Throws StoreError for a database newer than this build.
