@@ -83,6 +83,21 @@ struct Scenario {
     bool hookWorkUnknown = false;
 };
 
+// Keep what the job has, or the setting to change to: the best advisable scenario against the
+// recorded settings at the scenarios' bandwidth and world size.
+struct WhatIfRecommendation {
+    double capMb = 0;
+    QString hook;
+    double stepMs = 0;
+    bool keep = true;
+    // The recorded settings at the scenarios' bandwidth and world size: what every
+    // scenario is weighed against (the replay itself at 1x and the recorded world size).
+    Scenario baseline;
+    double gainMs = 0;        // baseline's step less the best scenario's
+    double uncertaintyMs = 0; // the best scenario's interval
+    QString reason;
+};
+
 struct WhatIf {
     double recordedCapMb = 0, recordedFirstBucketMb = 1;
     bool firstBucketFollowsCap = false; // another cap's scenario has its first bucket at the cap
@@ -126,22 +141,51 @@ struct WhatIf {
     double costErrorFraction = 0;
     double replayErrorFraction = 0;
     std::vector<Scenario> scenarios;
-    struct {
-        double capMb = 0;
-        QString hook;
-        double stepMs = 0;
-        bool keep = true;
-        // The recorded settings at the scenarios' bandwidth and world size: what every
-        // scenario is weighed against (the replay itself at 1x and the recorded world size).
-        Scenario baseline;
-        double gainMs = 0;        // baseline's step less the best scenario's
-        double uncertaintyMs = 0; // the best scenario's interval
-        QString reason;
-    } recommendation;
+    WhatIfRecommendation recommendation;
     QStringList notes;
 };
 
-// nullopt with *why when the traces cannot be replayed.
+// The job replayed once: everything a scenario does not change (the recorded settings, the
+// collectives' fitted cost, the backward's loss beside them, the latencies and intervals the
+// trace allows, the replay of the recording and its error), and what every scenario is
+// predicted from (the backward's own compute, the recorded buckets, the recorded hook's model).
+struct Replay {
+    WhatIf recorded;     // no scenarios, no recommendation; the notes so far
+    StepProfile profile; // the backward's own compute: the recorded effects of its buckets removed
+    std::vector<std::vector<int>> layout; // the recorded buckets
+    HookModel recordedHook;
+    std::optional<HookCalibration> calibration; // this machine's hooks' work (none: unknown)
+    // Why the job's collectives are not DDP's buckets (no advice on DDP's settings); empty if
+    // they are.
+    QString noAdviceWhy;
+};
+
+// One scenario's settings: a cap, a first bucket (none: as the recorded job's DDP would make it
+// at that cap), a hook, a bandwidth factor and a world size (none: the recorded one).
+struct ScenarioSettings {
+    double capMb = 0;
+    std::optional<double> firstBucketMb;
+    QString hook;
+    double bandwidthX = 1;
+    std::optional<int> worldSize;
+};
+
+// whatIf() in its three steps, so that a caller that changes only the scenario (the What if
+// page's controls) replays once. replay() reads `options`' recorded settings, calibration,
+// contention and sweep (not its scenarios); nullopt with *why when the traces cannot be
+// replayed.
+std::optional<Replay> replay(const DdpStepGraph& graph, const DdpParams* params,
+                             const WhatIfOptions& options, QString* why);
+// One scenario, weighed against the recorded settings at its bandwidth and world size ("no
+// change" where the trace cannot tell them apart); nullopt with *why for a hook with no model.
+std::optional<Scenario> predict(const Replay& r, const ScenarioSettings& settings, QString* why);
+// The recommendation over scenarios of one bandwidth and world size.
+WhatIfRecommendation decide(const Replay& r, const std::vector<Scenario>& scenarios);
+
+// `options`' scenarios (caps x hooks at its bandwidth and world size) predicted from `r`, with
+// the recommendation and the notes; nullopt with *why for a hook with no model.
+std::optional<WhatIf> whatIf(const Replay& r, const WhatIfOptions& options, QString* why);
+// replay(), then the above; nullopt with *why when the traces cannot be replayed.
 std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
                              const WhatIfOptions& options, QString* why);
 
