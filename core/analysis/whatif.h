@@ -22,7 +22,6 @@
 #include "analysis/trace_ready_times.h"
 #include "analysis/whatif_sweep.h"
 
-#include <QJsonObject>
 #include <QString>
 #include <QStringList>
 
@@ -188,8 +187,5 @@ std::optional<WhatIf> whatIf(const Replay& r, const WhatIfOptions& options, QStr
 // replay(), then the above; nullopt with *why when the traces cannot be replayed.
 std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
                              const WhatIfOptions& options, QString* why);
-
-QJsonObject toJson(const WhatIf& w);
-QString describe(const WhatIf& w);
 
 } // namespace commprof::analysis
