@@ -45,7 +45,9 @@ struct FittedCost {
     double latencyLowUs = 0, latencyHighUs = 0;
     double meanBytes = 0;
     bool pinned = false; // the trace's own sizes pinned the latency down
-    QString sweepCell;   // the sweep cell whose line it is (fromSweep); empty otherwise
+    // Where pinned: the sizes that pinned it (bytes on the wire) and the shortest collective.
+    double smallestBytes = 0, largestBytes = 0, shortestUs = 0;
+    QString sweepCell; // the sweep cell whose line it is (fromSweep); empty otherwise
 };
 
 // The cost with a per-collective latency of `alphaUs` and the per-byte cost that keeps the
@@ -136,6 +138,7 @@ CostPoints costPoints(const DdpStepGraph& g, const TraceProfile& tp, const HookM
 struct PointSizes {
     int distinct = 0;
     double spread = 1, shortestUs = 0, meanBytes = 0;
+    double smallestBytes = 0, largestBytes = 0;
 };
 
 PointSizes sizesOf(const CostPoints& points) {
@@ -151,8 +154,9 @@ PointSizes sizesOf(const CostPoints& points) {
         out.meanBytes += x / double(points.size());
     }
     out.distinct = distinctSizes(sizes);
-    out.spread = *std::max_element(sizes.begin(), sizes.end()) /
-                 *std::min_element(sizes.begin(), sizes.end());
+    out.smallestBytes = *std::min_element(sizes.begin(), sizes.end());
+    out.largestBytes = *std::max_element(sizes.begin(), sizes.end());
+    out.spread = out.largestBytes / out.smallestBytes;
     return out;
 }
 
@@ -204,6 +208,9 @@ std::optional<FittedCost> lineFromTrace(const CostPoints& points, const PointSiz
     }
     FittedCost out;
     out.pinned = sizes.distinct >= kFitSizes;
+    out.smallestBytes = sizes.smallestBytes;
+    out.largestBytes = sizes.largestBytes;
+    out.shortestUs = sizes.shortestUs;
     out.cost.worldSize = worldSize;
     out.meanBytes = sizes.meanBytes;
     out.cost.alphaUs = alphaUs;
@@ -361,12 +368,13 @@ namespace {
 // Every cost the trace's collectives allow, the replay's fitted cost the central one (all at
 // the recorded world size and link): each latency the fit leaves open, at each end of the
 // contention's interval, each that much cheaper and dearer.
-std::vector<CollectiveCost> costCorners(const WhatIf& w) {
+// With `open`, the latencies are every one from none to the shortest collective's time.
+std::vector<CollectiveCost> costCorners(const WhatIf& w, const Replay& r, bool open) {
     FittedCost fit;
     fit.cost = w.cost;
     fit.meanBytes = w.latencyReferenceBytes;
-    fit.latencyLowUs = w.latencyLowUs;
-    fit.latencyHighUs = w.latencyHighUs;
+    fit.latencyLowUs = open ? 0.0 : w.latencyLowUs;
+    fit.latencyHighUs = open ? r.shortestCollectiveUs : w.latencyHighUs;
     std::vector<CollectiveCost> out;
     for (const double alpha : {fit.latencyLowUs, fit.latencyHighUs}) {
         for (const double contention : {w.contentionLow, w.contentionHigh}) {
@@ -386,7 +394,7 @@ std::vector<CollectiveCost> costCorners(const WhatIf& w) {
 // `cornersMs`, where given, gets the step at each of costCorners() in their order.
 Scenario predictScenario(const WhatIf& w, const Replay& r, double capMb, double firstBucketMb,
                          const HookModel& hook, double bandwidthX, int worldSize,
-                         std::vector<double>* cornersMs = nullptr) {
+                         std::vector<double>* cornersMs = nullptr, bool openLatency = false) {
     Scenario s;
     s.capMb = capMb;
     s.firstBucketMb = firstBucketMb;
@@ -397,28 +405,63 @@ Scenario predictScenario(const WhatIf& w, const Replay& r, double capMb, double 
     s.recordedLayout =
         capMb == w.recordedCapMb && firstBucketMb == w.recordedFirstBucketMb && hook.hook == w.hook;
     const StepProfile& p = r.profile;
-    const auto schedule = [&](const CollectiveCost& atRecorded) {
+    const auto schedule = [&](const CollectiveCost& atRecorded, double cap, double first,
+                              const HookModel& h, bool recordedLayout) {
         const CollectiveCost c = atRecorded.at(worldSize, bandwidthX);
-        return s.recordedLayout
-                   ? simulateLayout(p.params, r.layout, hook, c, p.computeEndUs)
-                   : predictStep(p, {firstBucketMb * spec::kMiB, capMb * spec::kMiB}, hook, c)
-                         .schedule;
+        return recordedLayout
+                   ? simulateLayout(p.params, r.layout, h, c, p.computeEndUs)
+                   : predictStep(p, {first * spec::kMiB, cap * spec::kMiB}, h, c).schedule;
     };
-    const auto stepUs = [&](const Schedule& sc) {
-        return p.forwardUs + sc.computeEndUs + sc.exposedUs() + p.finalizeUs + p.optimizerUs;
+    // The backward (from the forward's start) and the exposed communication, in us.
+    struct Parts {
+        double computeUs = 0, exposedUs = 0;
+        std::size_t buckets = 0;
     };
-    const Schedule central = schedule(w.cost);
-    s.buckets = int(central.buckets.size());
+    const auto partsOf = [&](const Schedule& sc) {
+        return Parts{p.forwardUs + sc.computeEndUs, sc.exposedUs(), sc.buckets.size()};
+    };
+    // Where DDP's rule at the recorded settings does not make the recorded buckets, the rule's
+    // scenario is moved by the gap between the recorded buckets and the rule's at the recorded
+    // settings (at the same cost): each scenario then differs from the replay by what the rule
+    // says the setting changes, not by the rule's miss on the recording as well.
+    const bool moved = !s.recordedLayout && !w.ruleReproducesLayout;
+    const auto at = [&](const CollectiveCost& c) {
+        Parts out = partsOf(schedule(c, capMb, firstBucketMb, hook, s.recordedLayout));
+        if (moved) {
+            const Parts recorded = partsOf(
+                schedule(c, w.recordedCapMb, w.recordedFirstBucketMb, r.recordedHook, true));
+            const Parts rule = partsOf(
+                schedule(c, w.recordedCapMb, w.recordedFirstBucketMb, r.recordedHook, false));
+            out.computeUs += recorded.computeUs - rule.computeUs;
+            out.exposedUs += recorded.exposedUs - rule.exposedUs;
+        }
+        return out;
+    };
+    const auto stepUs = [&](const Parts& parts) {
+        return parts.computeUs + parts.exposedUs + p.finalizeUs + p.optimizerUs;
+    };
+    const Parts central = at(w.cost);
+    s.buckets = int(central.buckets);
+    // A latency pinned down between the sizes the trace timed says nothing of buckets beyond
+    // them (the fit extrapolated): there every latency the trace allows is in the interval.
+    s.latencyOpen = openLatency;
+    if (!s.recordedLayout && r.pinnedToBytes > 0) {
+        for (const ScheduledBucket& b :
+             schedule(w.cost, capMb, firstBucketMb, hook, false).buckets) {
+            s.latencyOpen = s.latencyOpen || b.wireBytes < r.pinnedFromBytes / 1.001 ||
+                            b.wireBytes > r.pinnedToBytes * 1.001;
+        }
+    }
     s.stepMs = stepUs(central) / 1e3;
-    s.exposedMs = central.exposedUs() / 1e3;
-    s.computeMs = (p.forwardUs + central.computeEndUs) / 1e3;
+    s.exposedMs = central.exposedUs / 1e3;
+    s.computeMs = central.computeUs / 1e3;
     s.optimizerMs = (p.finalizeUs + p.optimizerUs) / 1e3;
     // The fit's error and the latencies it leaves open go through the schedule: a cost that much
     // off moves the step by what it exposes (and takes from the backward), not by the whole
     // step; the farthest of them bounds the interval.
     double fromCost = 0;
-    for (const CollectiveCost& c : costCorners(w)) {
-        const double ms = stepUs(schedule(c)) / 1e3;
+    for (const CollectiveCost& c : costCorners(w, r, s.latencyOpen)) {
+        const double ms = stepUs(at(c)) / 1e3;
         fromCost = std::max(fromCost, std::fabs(ms - s.stepMs));
         if (cornersMs) {
             cornersMs->push_back(ms);
@@ -809,6 +852,11 @@ void replayJob(const Making& m, const SweepOffer* sweep, Replay* replay) {
     w.latencyLowUs = fit.latencyLowUs;
     w.latencyHighUs = fit.latencyHighUs;
     w.latencyReferenceBytes = fit.meanBytes;
+    if (fit.pinned) {
+        r.pinnedFromBytes = fit.smallestBytes;
+        r.pinnedToBytes = fit.largestBytes;
+        r.shortestCollectiveUs = fit.shortestUs;
+    }
     // The backward's own compute: the recorded ready times less the hook's casts and what the
     // recorded collectives took from it.
     r.profile = tp->profile;
@@ -893,10 +941,10 @@ void hookNotes(const Replay& r, const QStringList& hooks, WhatIf& w) {
 // against (the replay itself at 1x and the recorded world size); `cornersMs` gets its step at
 // each cost the trace allows.
 Scenario baselineAt(const Replay& r, double bandwidthX, int worldSize,
-                    std::vector<double>* cornersMs) {
+                    std::vector<double>* cornersMs, bool openLatency = false) {
     const WhatIf& w = r.recorded;
     return predictScenario(w, r, w.recordedCapMb, w.recordedFirstBucketMb, r.recordedHook,
-                           bandwidthX, worldSize, cornersMs);
+                           bandwidthX, worldSize, cornersMs, openLatency);
 }
 
 // One scenario weighed against `base` (baselineAt() at its bandwidth and world size): the
@@ -921,6 +969,12 @@ std::optional<Scenario> predictAgainst(const Replay& r, const ScenarioSettings& 
     };
     if (settings.hook != w.hook && !(workKnown(*hook) && workKnown(r.recordedHook))) {
         unknownHookWork(&s, base);
+    } else if (s.latencyOpen) {
+        // Weighed over the same open latencies at the recorded settings.
+        std::vector<double> openCorners;
+        baselineAt(r, settings.bandwidthX, settings.worldSize.value_or(w.worldSize), &openCorners,
+                   true);
+        weighEvidence(&s, corners, base, openCorners);
     } else {
         weighEvidence(&s, corners, base, baseCorners);
     }

@@ -80,6 +80,10 @@ struct Scenario {
     // Its hook's own work (or the recorded hook's) is not known on this machine: noChange, the
     // interval spanning the step with no such work.
     bool hookWorkUnknown = false;
+    // Its buckets go beyond the sizes that pinned the collectives' latency down (smaller or
+    // larger than any the trace timed): every latency from none to the shortest collective's
+    // time is in its interval, and it is weighed against the recorded settings over them.
+    bool latencyOpen = false;
 };
 
 // Keep what the job has, or the setting to change to: the best advisable scenario against the
@@ -153,6 +157,9 @@ struct Replay {
     StepProfile profile; // the backward's own compute: the recorded effects of its buckets removed
     std::vector<std::vector<int>> layout; // the recorded buckets
     HookModel recordedHook;
+    // Where the trace's own sizes pinned the latency down: the smallest and largest sizes that
+    // did (bytes on the wire) and the shortest collective (us); all 0 where none did.
+    double pinnedFromBytes = 0, pinnedToBytes = 0, shortestCollectiveUs = 0;
     std::optional<HookCalibration> calibration; // this machine's hooks' work (none: unknown)
     // Why the job's collectives are not DDP's buckets (no advice on DDP's settings); empty if
     // they are.
