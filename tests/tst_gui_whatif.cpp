@@ -6,8 +6,10 @@
 // the rank's own ProfilerStep# span. The model's predictions are judged by direction only: a
 // slower link cannot make the step faster, a faster one cannot make it slower.
 
+#include "analysis/recommendation.h"
 #include "gui_helpers.h"
 #include "main_window.h"
+#include "results/hook_calibration.h"
 #include "timeline_view.h"
 #include "trace_inspector.h"
 #include "whatif_view.h"
@@ -22,6 +24,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTest>
@@ -292,6 +295,88 @@ private slots:
                 QVERIFY2(warnings.contains(line), qPrintable(line));
             }
         }
+    }
+
+    // The job is replayed once: the cap, hook, bandwidth and world size then predict from that
+    // replay (the page's count of replays stays at one), and each gives the scenario that
+    // `commprof trace whatif` prints for the same settings in a process of its own, with the
+    // same hook calibration (stored where the page finds it, given to the CLI by flag).
+    void controlsPredictFromOneReplay() {
+        const QString calibration = results::storedHookCalibrationPath();
+        QVERIFY(QDir().mkpath(QFileInfo(calibration).path()));
+        QFile::remove(calibration);
+        QVERIFY(
+            QFile::copy(COMMPROF_TEST_DATA "/whatif_corpus/hook-calibration.json", calibration));
+        const auto removeCalibration = qScopeGuard([&] { QFile::remove(calibration); });
+
+        workbench::MainWindow w;
+        w.resize(1366, 768);
+        w.show();
+        QVERIFY(shownAfter(w, [&] { w.openTrace(job_); }));
+        widgets::WhatIfView* page = w.whatIf();
+        QCOMPARE(page->replays(), 1);
+        QVERIFY(shownAfter(w, [&] { page->capControl()->setValue(4); }));
+        // 4 MiB on this link: the trace's collectives allow costs at which it is faster and
+        // others at which it is slower, so the page says "no change", as the CLI's no_change.
+        QVERIFY(page->chosen()->noChange);
+        QVERIFY2(page->numbersText().contains(
+                     QString("(no change: the trace cannot tell this setting from the recorded "
+                             "one; the model alone says %1 ms)")
+                         .arg(page->chosen()->modelStepMs, 0, 'f', 2)),
+                 qPrintable(page->numbersText()));
+        QVERIFY(shownAfter(w, [&] { page->hookControl()->setCurrentText("fp16_compress"); }));
+        QVERIFY(shownAfter(w, [&] { page->bandwidthControl()->setValue(0.5); }));
+        QVERIFY(shownAfter(w, [&] { page->worldSizeControl()->setValue(4); }));
+        QCOMPARE(page->replays(), 1);
+        const analysis::Scenario* s = page->chosen();
+        QVERIFY(s);
+        QCOMPARE(s->capMb, 4.0);
+        QCOMPARE(s->hook, QString("fp16_compress"));
+
+        QStringList caps;
+        for (const double c : analysis::kStandardCapsMb) {
+            caps << QString::number(c);
+        }
+        const CliResult cli =
+            runCli("commprof", QStringList{"trace", "whatif"} + traces_ +
+                                   QStringList{"--params", job_ + "/params.json", "--bucket-cap-mb",
+                                               caps.join(',') + ",4", "--hook", "fp16_compress",
+                                               "--bandwidth-x", "0.5", "--world-size", "4",
+                                               "--hook-calibration", calibration, "--json"});
+        QVERIFY2(cli.exitCode == 0, cli.err.constData());
+        const QJsonObject o = QJsonDocument::fromJson(cli.out).object();
+        QJsonObject scenario;
+        for (const QJsonValue v : o["scenarios"].toArray()) {
+            if (v["bucket_cap_mb"].toDouble() == 4 && v["hook"].toString() == "fp16_compress") {
+                scenario = v.toObject();
+            }
+        }
+        QVERIFY2(!scenario.isEmpty(), cli.out.constData());
+        const auto same = [](double a, double b) { return std::abs(a - b) <= 1e-9 * std::abs(b); };
+        qInfo("4 MiB fp16_compress at 0.5x, 4 ranks: page %.4f +- %.4f ms, CLI %.4f +- %.4f ms",
+              s->stepMs, s->uncertaintyMs, scenario["step_ms"].toDouble(),
+              scenario["uncertainty_ms"].toDouble());
+        QVERIFY(same(s->stepMs, scenario["step_ms"].toDouble()));
+        QVERIFY(same(s->uncertaintyMs, scenario["uncertainty_ms"].toDouble()));
+        QVERIFY(same(s->exposedMs, scenario["exposed_comm_ms"].toDouble()));
+        QVERIFY(same(s->modelStepMs, scenario["model_step_ms"].toDouble()));
+        QCOMPARE(s->buckets, scenario["buckets"].toInt());
+        QCOMPARE(s->noChange, scenario["no_change"].toBool());
+        QCOMPARE(page->result()->scenarios.size(), std::size_t(o["scenarios"].toArray().size()));
+        QCOMPARE(page->recommendationText(),
+                 "Recommendation: " + o["recommendation"]["reason"].toString());
+
+        // The inputs line names where each input came from, as the CLI's "inputs" does: the
+        // hook's work from the calibration file, the replay's own error on the recording.
+        const QString numbers = page->numbersText();
+        QVERIFY2(numbers.contains("collective cost from the trace") &&
+                     numbers.contains("fp16_compress's own work from " + calibration) &&
+                     numbers.contains(
+                         QString("the replay %1 % off the recorded step")
+                             .arg(o["recorded"]["replay_error"].toDouble() * 100, 0, 'f', 1)),
+                 qPrintable(numbers));
+        QCOMPARE(o["inputs"]["collective_cost"].toString(), QString("trace"));
+        QCOMPARE(o["inputs"]["hook_work"]["fp16_compress"].toString(), calibration);
     }
 
     // Traces that are no DDP job, or lack what the model needs: the page says why, with no plot.

@@ -104,6 +104,23 @@ class TstTraceWhatIfDecisions : public QObject {
     }
 
 private slots:
+    // Where DDP's rule at the recorded cap does not make the recorded buckets (the NCCL fixture:
+    // rule_reproduces_buckets false), a scenario differs from the replay by what the rule says
+    // its setting changes, not by the rule's miss on the recording as well: 25.001 MiB, whose
+    // rule makes the same buckets as at the recorded 25, is the replayed step itself.
+    void ruleMissIsNotAChange() {
+        const QJsonObject w = whatIf({kNccl, "--bucket-cap-mb", "25,25.001"});
+        const QJsonObject rec = w["recorded"].toObject();
+        QCOMPARE(rec["bucket_cap_mb"].toDouble(), 25.0);
+        QVERIFY(!rec["rule_reproduces_buckets"].toBool());
+        const QJsonObject near = scenarioOf(w, 25.001, "allreduce");
+        QVERIFY(!near.isEmpty() && !near["recorded_layout"].toBool());
+        qInfo("replayed %.4f ms, 25.001 MiB %.4f ms", rec["replayed_step_ms"].toDouble(),
+              near["step_ms"].toDouble());
+        QVERIFY(std::abs(near["step_ms"].toDouble() - rec["replayed_step_ms"].toDouble()) <=
+                1e-9 * rec["replayed_step_ms"].toDouble());
+    }
+
     // `local` sends nothing: it is shown (the no-communication baseline) but never advised,
     // even over a link a hundred times slower, where dropping the gradients' sync would be far
     // faster than any interval.

@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The backward's loss beside a collective, read from a trace's own steps (analysis/
 // contention.h), against a least-squares fit worked by hand; and on the shared fixture's real
-// job, carried into the what-if's interval and named as the trace's.
+// job, carried into the what-if's interval and named as the trace's. The same job's what-if in
+// its steps (replay, predict, decide) against the CLI's.
 
 #include "analysis/contention.h"
+#include "analysis/whatif.h"
 #include "cli_runner.h"
 #include "ddp_fixtures.h"
+#include "inputs/ddp_job_files.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace commprof;
@@ -94,6 +98,50 @@ private slots:
             given.json()["scenarios"].toArray()[0].toObject()["uncertainty_ms"].toDouble();
         QVERIFY2(high == low || wide > narrow,
                  qPrintable(QString("%1 <= %2").arg(wide).arg(narrow)));
+    }
+
+    // whatIf() in its steps: the job replayed once, each scenario predicted from the replay
+    // and the recommendation decided over them give what `commprof trace whatif` prints for
+    // the same settings in a process of its own.
+    void replayPredictDecideAreTheWhatIf() {
+        const analysis::DdpJob job =
+            inputs::readDdpJob({kLegacy0, kLegacy1}, trace::ReadOptions{}, kLegacyParams);
+        const analysis::DdpStepGraph graph = job.graph();
+        QString why;
+        const std::optional<analysis::Replay> r =
+            analysis::replay(graph, job.params ? &*job.params : nullptr, {}, &why);
+        QVERIFY2(r, qPrintable(why));
+        // No hook calibration stored for the CLI either (its data folder an empty one).
+        const QTemporaryDir data;
+        qputenv("XDG_DATA_HOME", data.path().toUtf8());
+        const CliResult cli =
+            runCli("commprof", {"trace", "whatif", kLegacy0, kLegacy1, "--params", kLegacyParams,
+                                "--bucket-cap-mb", "0.25,1,4", "--bandwidth-x", "0.5",
+                                "--world-size", "4", "--json"});
+        QCOMPARE(cli.exitCode, 0);
+        const QJsonArray expected = cli.json()["scenarios"].toArray();
+        QCOMPARE(expected.size(), 3);
+        std::vector<analysis::Scenario> scenarios;
+        for (const QJsonValue e : expected) {
+            const std::optional<analysis::Scenario> s = analysis::predict(
+                *r, {e["bucket_cap_mb"].toDouble(), std::nullopt, "allreduce", 0.5, 4}, &why);
+            QVERIFY2(s, qPrintable(why));
+            QCOMPARE(s->buckets, e["buckets"].toInt());
+            QCOMPARE(s->noChange, e["no_change"].toBool());
+            QVERIFY(qAbs(s->stepMs - e["step_ms"].toDouble()) <= 1e-9 * s->stepMs);
+            QVERIFY(qAbs(s->uncertaintyMs - e["uncertainty_ms"].toDouble()) <=
+                    1e-9 * s->uncertaintyMs);
+            scenarios.push_back(*s);
+        }
+        const analysis::WhatIfRecommendation rec = analysis::decide(*r, scenarios);
+        const QJsonObject cliRec = cli.json()["recommendation"].toObject();
+        QCOMPARE(rec.reason, cliRec["reason"].toString());
+        QCOMPARE(rec.keep, cliRec["keep"].toBool());
+        QVERIFY(qAbs(rec.baseline.stepMs - cliRec["baseline"]["step_ms"].toDouble()) <=
+                1e-9 * rec.baseline.stepMs);
+        // A hook with no model is refused, naming it.
+        QVERIFY(!analysis::predict(*r, {1, std::nullopt, "nosuchhook", 1, std::nullopt}, &why));
+        QVERIFY2(why.contains("nosuchhook"), qPrintable(why));
     }
 };
 

@@ -3,6 +3,7 @@
 
 #include "files/safe_file.h"
 #include "report/whatif_macros.h"
+#include "report/whatif_text.h"
 #include "whatif_plot.h"
 
 #include <QDir>
@@ -33,7 +34,7 @@ QStringList writeWhatIfReport(const analysis::WhatIf& w,
     const QDir out(outDir);
     if (options.tables) {
         writeText(out.filePath("macros.tex"), report::whatIfMacrosTex(w, source).toUtf8(), written);
-        writeText(out.filePath("whatif.json"), QJsonDocument(analysis::toJson(w)).toJson(),
+        writeText(out.filePath("whatif.json"), QJsonDocument(report::toJson(w)).toJson(),
                   written);
     }
     const WhatIfFigure figure = whatIfFigure(w, recorded, report::recommendedScenario(w));

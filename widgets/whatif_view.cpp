@@ -39,7 +39,7 @@ constexpr int kMaxWorldSize = 1000000;
 struct Predicted {
     analysis::WhatIf w;
     std::size_t chosen = 0;
-    std::optional<analysis::StepParts> recorded;
+    std::shared_ptr<const WhatIfReplay> replayed; // what it was predicted from
 };
 
 // The scenario of cap and hook among w's; the first when none matches.
@@ -56,20 +56,24 @@ QString ms(double v) {
     return QString::number(v, 'f', 2);
 }
 
-// Where the prediction's inputs came from, in one line: the collective cost, the backward's
-// loss beside a collective, and each hook's own work.
+// Where the prediction's inputs came from, in one line: the collective cost (the trace's own
+// collectives, or a sweep's cell where they cannot pin it down), the backward's loss beside a
+// collective, each hook's own work, and the replay's own error on the recording.
 QString inputsLine(const analysis::WhatIf& w) {
     const auto percent = [](double v) { return QString::number(v * 100, 'f', 0); };
+    const QString method = w.costMethod.section(" (", 0, 0);
     QStringList parts{
-        QString("collective cost from the trace (%1)").arg(w.costMethod.section(" (", 0, 0)),
+        w.costFrom == "sweep"
+            ? QString("collective cost from the sweep cell %1 (%2)").arg(w.costSweep, method)
+            : QString("collective cost from the trace (%1)").arg(method),
         QString("the backward loses %1 % (%2..%3 %) of a collective's time beside "
                 "it, from %4")
             .arg(percent(w.cost.contention), percent(w.contentionLow), percent(w.contentionHigh),
-                 w.contentionFrom == "trace"     ? QString("the trace")
+                 w.contentionFrom == "trace" ? QString("the trace")
                  : w.contentionFrom == "unknown"
                      ? QString("neither the trace nor a calibration (that whole range is in "
                                "the interval)")
-                                                 : w.contentionFrom)};
+                     : w.contentionFrom)};
     for (const auto& [hook, from] : w.hookWorkFrom) {
         parts << QString("%1's own work %2")
                      .arg(hook, from == "recording" ? QString("in the recording")
@@ -77,6 +81,8 @@ QString inputsLine(const analysis::WhatIf& w) {
                                     ? QString("unknown (commprof calibrate hooks measures it)")
                                     : "from " + from);
     }
+    parts << QString("the replay %1 % off the recorded step (in every interval)")
+                 .arg(QString::number(w.replayErrorFraction * 100, 'f', 1));
     return "Inputs: " + parts.join("; ") + ".";
 }
 
@@ -261,6 +267,7 @@ void WhatIfView::connectControls() {
 
 void WhatIfView::setJob(std::shared_ptr<const analysis::DdpJobAnalysis> job) {
     job_ = std::move(job);
+    replayed_.reset();
     if (!job_) {
         setUnavailable("No DDP job is open.");
         return;
@@ -279,6 +286,7 @@ void WhatIfView::showWarnings() {
 void WhatIfView::setUnavailable(const QString& why) {
     jobs_->cancel();
     job_.reset(); // a new job (or the same with its parameters) comes through setJob
+    replayed_.reset();
     result_.reset();
     recorded_.reset();
     message_->setText(why);
@@ -390,34 +398,49 @@ void WhatIfView::predict() {
     if (!result_) {
         message_->setText("Replaying the recorded step...");
     }
+    // The job's replay where it has one: a control changes the scenarios, not the replay.
+    const std::shared_ptr<const WhatIfReplay> kept = replayed_;
+    const std::shared_ptr<std::atomic<int>> replays = replays_;
     jobs_->start(
-        "Predicting the step",
-        [job, options, recorded, cap, hook](const jobs::JobContext&) {
+        kept ? "Predicting the step" : "Replaying the recorded step",
+        [job, options, recorded, cap, hook, kept, replays](const jobs::JobContext&) {
             Predicted p;
             QString why;
-            const analysis::DdpParams* params = job->job.params ? &*job->job.params : nullptr;
-            // A results cell's traces are read with the settings its cell.json records.
-            analysis::WhatIfOptions withCell = options;
-            // This machine's hook calibration where one is stored (a broken one is not used:
-            // the page's notes say a hook's work is unknown then).
-            QString calibrationWhy;
-            withCell.hookCalibration = results::storedHookCalibration(&calibrationWhy);
-            if (!job->job.steps.empty()) {
-                withCell.cell = inputs::cellSettingsBeside(
-                    {QString::fromStdString(job->job.steps.front().source)});
+            p.replayed = kept;
+            if (!p.replayed) {
+                // A results cell's traces are read with the settings its cell.json records, and
+                // with this machine's hook calibration where one is stored (a broken one is not
+                // used: the page's notes say a hook's work is unknown then).
+                analysis::WhatIfOptions recording;
+                QString calibrationWhy;
+                recording.hookCalibration = results::storedHookCalibration(&calibrationWhy);
+                if (!job->job.steps.empty()) {
+                    recording.cell = inputs::cellSettingsBeside(
+                        {QString::fromStdString(job->job.steps.front().source)});
+                }
+                const analysis::DdpParams* params = job->job.params ? &*job->job.params : nullptr;
+                ++*replays;
+                std::optional<analysis::Replay> r =
+                    analysis::replay(job->graph, params, recording, &why);
+                if (!r) {
+                    throw std::runtime_error(("Nothing to replay: " + why).toStdString());
+                }
+                p.replayed = std::make_shared<const WhatIfReplay>(
+                    WhatIfReplay{std::move(*r), analysis::recordedParts(job->graph)});
             }
-            std::optional<analysis::WhatIf> w =
-                analysis::whatIf(job->graph, params, withCell, &why);
+            std::optional<analysis::WhatIf> w = analysis::whatIf(p.replayed->replay, options, &why);
             if (!w) {
-                throw std::runtime_error(("Nothing to replay: " + why).toStdString());
+                throw std::runtime_error(("Nothing to predict: " + why).toStdString());
             }
             p.w = std::move(*w);
             p.chosen = recorded ? scenarioOf(p.w, p.w.recordedCapMb, p.w.hook)
                                 : scenarioOf(p.w, cap, hook);
-            p.recorded = analysis::recordedParts(job->graph);
             return p;
         },
-        [this, recorded](const Predicted& p) {
+        [this, recorded, job](const Predicted& p) {
+            if (job == job_) {
+                replayed_ = p.replayed;
+            }
             if (recorded) {
                 // The controls show the recording's settings; setting them predicts nothing more.
                 const QSignalBlocker b1(cap_), b2(hook_), b3(bandwidth_), b4(world_);
@@ -428,7 +451,7 @@ void WhatIfView::predict() {
                 world_->setValue(std::clamp(p.w.worldSize, 2, kMaxWorldSize));
                 recordedSettings_ = false;
             }
-            display(p.w, p.chosen, p.recorded);
+            display(p.w, p.chosen, p.replayed->recorded);
         },
         [this](const QString& why) {
             keepWarnings_ = true;

@@ -6,9 +6,11 @@
 // recommendation are written below it.
 //
 // Every prediction runs off the GUI thread through a JobTracker: a control changed while one
-// runs makes it stale, so an older result never replaces a newer one. Traces that are no DDP
-// job (no backward, no all-reduce, no sizes and no parameters) leave the page saying why,
-// never an empty figure.
+// runs makes it stale, so an older result never replaces a newer one. The job is replayed once
+// (analysis::replay(), with this machine's stored hook calibration and a cell's cell.json) and
+// kept beside it: a control predicts the scenarios from that replay, never replays again. Traces
+// that are no DDP job (no backward, no all-reduce, no sizes and no parameters) leave the page
+// saying why, never an empty figure.
 //
 // A job that `commprof record` made can be confirmed on itself ("Confirm on this job"): the page
 // only offers it and shows how it goes; the confirmation runs elsewhere (the main window's
@@ -22,6 +24,7 @@
 
 #include <QWidget>
 
+#include <atomic>
 #include <memory>
 #include <optional>
 
@@ -40,6 +43,13 @@ class JobTracker;
 }
 
 namespace commprof::widgets {
+
+// A job replayed once, with its recorded step's parts: what the page predicts every scenario
+// from.
+struct WhatIfReplay {
+    analysis::Replay replay;
+    std::optional<analysis::StepParts> recorded;
+};
 
 class WhatIfView : public QWidget {
     Q_OBJECT
@@ -68,6 +78,8 @@ public:
     const std::optional<analysis::StepParts>& recorded() const { return recorded_; }
     QString numbersText() const;
     QString recommendationText() const;
+    // How many times this page has replayed a job (once per job opened or re-read).
+    int replays() const { return replays_->load(); }
     QString message() const;          // why nothing is shown, or empty
     QString warningsText() const;     // the job's warnings as shown above the recommendation
     QString confirmationText() const; // the confirmation's progress or result
@@ -108,6 +120,9 @@ private:
 
     jobs::JobTracker* jobs_ = nullptr;
     std::shared_ptr<const analysis::DdpJobAnalysis> job_;
+    // job_ replayed, once it has been; every control predicts from it.
+    std::shared_ptr<const WhatIfReplay> replayed_;
+    std::shared_ptr<std::atomic<int>> replays_ = std::make_shared<std::atomic<int>>(0);
     bool recordedSettings_ = false; // the next prediction sets the controls to the recording's
     std::optional<analysis::WhatIf> result_;
     std::size_t chosen_ = 0;

@@ -11,6 +11,7 @@
 #include "inputs/cell_settings_file.h"
 #include "inputs/ddp_job_files.h"
 #include "report/ddp_step_graph_text.h"
+#include "report/whatif_text.h"
 #include "results/cell_files.h"
 #include "results/hook_calibration.h"
 #include "results/results_folder.h"
@@ -188,8 +189,8 @@ int traceWhatIfCommand(const Args& args) {
             }
             throw trace::TraceError((a.paths.join(", ") + ": cannot replay: " + why).toStdString());
         }
-        printJob(job, a.format, a.format == Format::Json ? analysis::toJson(*w) : QJsonObject(),
-                 a.format == Format::Json ? QString() : analysis::describe(*w));
+        printJob(job, a.format, a.format == Format::Json ? report::toJson(*w) : QJsonObject(),
+                 a.format == Format::Json ? QString() : report::describe(*w));
         return Ok;
     });
 }

@@ -12,8 +12,6 @@
 #include "spec/comm_hooks.h"
 #include "spec/units.h"
 
-#include <QJsonArray>
-
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -47,7 +45,9 @@ struct FittedCost {
     double latencyLowUs = 0, latencyHighUs = 0;
     double meanBytes = 0;
     bool pinned = false; // the trace's own sizes pinned the latency down
-    QString sweepCell;   // the sweep cell whose line it is (fromSweep); empty otherwise
+    // Where pinned: the sizes that pinned it (bytes on the wire) and the shortest collective.
+    double smallestBytes = 0, largestBytes = 0, shortestUs = 0;
+    QString sweepCell; // the sweep cell whose line it is (fromSweep); empty otherwise
 };
 
 // The cost with a per-collective latency of `alphaUs` and the per-byte cost that keeps the
@@ -138,6 +138,7 @@ CostPoints costPoints(const DdpStepGraph& g, const TraceProfile& tp, const HookM
 struct PointSizes {
     int distinct = 0;
     double spread = 1, shortestUs = 0, meanBytes = 0;
+    double smallestBytes = 0, largestBytes = 0;
 };
 
 PointSizes sizesOf(const CostPoints& points) {
@@ -153,8 +154,9 @@ PointSizes sizesOf(const CostPoints& points) {
         out.meanBytes += x / double(points.size());
     }
     out.distinct = distinctSizes(sizes);
-    out.spread = *std::max_element(sizes.begin(), sizes.end()) /
-                 *std::min_element(sizes.begin(), sizes.end());
+    out.smallestBytes = *std::min_element(sizes.begin(), sizes.end());
+    out.largestBytes = *std::max_element(sizes.begin(), sizes.end());
+    out.spread = out.largestBytes / out.smallestBytes;
     return out;
 }
 
@@ -206,6 +208,9 @@ std::optional<FittedCost> lineFromTrace(const CostPoints& points, const PointSiz
     }
     FittedCost out;
     out.pinned = sizes.distinct >= kFitSizes;
+    out.smallestBytes = sizes.smallestBytes;
+    out.largestBytes = sizes.largestBytes;
+    out.shortestUs = sizes.shortestUs;
     out.cost.worldSize = worldSize;
     out.meanBytes = sizes.meanBytes;
     out.cost.alphaUs = alphaUs;
@@ -360,18 +365,16 @@ bool firstBucketFollowsCap(const WhatIf& w, bool legacy, const DdpParams* params
 
 namespace {
 
-// The job replayed once: every scenario is predicted from it.
-struct Replay {
-    StepProfile profile; // the backward's own compute: the recorded effects of its buckets removed
-    std::vector<std::vector<int>> layout; // the recorded buckets
-    HookModel recordedHook;
+// Every cost the trace's collectives allow, the replay's fitted cost the central one (all at
+// the recorded world size and link): each latency the fit leaves open, at each end of the
+// contention's interval, each that much cheaper and dearer.
+// With `open`, the latencies are every one from none to the shortest collective's time.
+std::vector<CollectiveCost> costCorners(const WhatIf& w, const Replay& r, bool open) {
     FittedCost fit;
-};
-
-// Every cost the trace's collectives allow, `cost` the central one (all at the recorded world
-// size and link): each latency the fit leaves open, at each end of the contention's interval,
-// each that much cheaper and dearer.
-std::vector<CollectiveCost> costCorners(const WhatIf& w, const FittedCost& fit) {
+    fit.cost = w.cost;
+    fit.meanBytes = w.latencyReferenceBytes;
+    fit.latencyLowUs = open ? 0.0 : w.latencyLowUs;
+    fit.latencyHighUs = open ? r.shortestCollectiveUs : w.latencyHighUs;
     std::vector<CollectiveCost> out;
     for (const double alpha : {fit.latencyLowUs, fit.latencyHighUs}) {
         for (const double contention : {w.contentionLow, w.contentionHigh}) {
@@ -391,7 +394,7 @@ std::vector<CollectiveCost> costCorners(const WhatIf& w, const FittedCost& fit) 
 // `cornersMs`, where given, gets the step at each of costCorners() in their order.
 Scenario predictScenario(const WhatIf& w, const Replay& r, double capMb, double firstBucketMb,
                          const HookModel& hook, double bandwidthX, int worldSize,
-                         std::vector<double>* cornersMs = nullptr) {
+                         std::vector<double>* cornersMs = nullptr, bool openLatency = false) {
     Scenario s;
     s.capMb = capMb;
     s.firstBucketMb = firstBucketMb;
@@ -402,28 +405,63 @@ Scenario predictScenario(const WhatIf& w, const Replay& r, double capMb, double 
     s.recordedLayout =
         capMb == w.recordedCapMb && firstBucketMb == w.recordedFirstBucketMb && hook.hook == w.hook;
     const StepProfile& p = r.profile;
-    const auto schedule = [&](const CollectiveCost& atRecorded) {
+    const auto schedule = [&](const CollectiveCost& atRecorded, double cap, double first,
+                              const HookModel& h, bool recordedLayout) {
         const CollectiveCost c = atRecorded.at(worldSize, bandwidthX);
-        return s.recordedLayout
-                   ? simulateLayout(p.params, r.layout, hook, c, p.computeEndUs)
-                   : predictStep(p, {firstBucketMb * spec::kMiB, capMb * spec::kMiB}, hook, c)
-                         .schedule;
+        return recordedLayout
+                   ? simulateLayout(p.params, r.layout, h, c, p.computeEndUs)
+                   : predictStep(p, {first * spec::kMiB, cap * spec::kMiB}, h, c).schedule;
     };
-    const auto stepUs = [&](const Schedule& sc) {
-        return p.forwardUs + sc.computeEndUs + sc.exposedUs() + p.finalizeUs + p.optimizerUs;
+    // The backward (from the forward's start) and the exposed communication, in us.
+    struct Parts {
+        double computeUs = 0, exposedUs = 0;
+        std::size_t buckets = 0;
     };
-    const Schedule central = schedule(w.cost);
-    s.buckets = int(central.buckets.size());
+    const auto partsOf = [&](const Schedule& sc) {
+        return Parts{p.forwardUs + sc.computeEndUs, sc.exposedUs(), sc.buckets.size()};
+    };
+    // Where DDP's rule at the recorded settings does not make the recorded buckets, the rule's
+    // scenario is moved by the gap between the recorded buckets and the rule's at the recorded
+    // settings (at the same cost): each scenario then differs from the replay by what the rule
+    // says the setting changes, not by the rule's miss on the recording as well.
+    const bool moved = !s.recordedLayout && !w.ruleReproducesLayout;
+    const auto at = [&](const CollectiveCost& c) {
+        Parts out = partsOf(schedule(c, capMb, firstBucketMb, hook, s.recordedLayout));
+        if (moved) {
+            const Parts recorded = partsOf(
+                schedule(c, w.recordedCapMb, w.recordedFirstBucketMb, r.recordedHook, true));
+            const Parts rule = partsOf(
+                schedule(c, w.recordedCapMb, w.recordedFirstBucketMb, r.recordedHook, false));
+            out.computeUs += recorded.computeUs - rule.computeUs;
+            out.exposedUs += recorded.exposedUs - rule.exposedUs;
+        }
+        return out;
+    };
+    const auto stepUs = [&](const Parts& parts) {
+        return parts.computeUs + parts.exposedUs + p.finalizeUs + p.optimizerUs;
+    };
+    const Parts central = at(w.cost);
+    s.buckets = int(central.buckets);
+    // A latency pinned down between the sizes the trace timed says nothing of buckets beyond
+    // them (the fit extrapolated): there every latency the trace allows is in the interval.
+    s.latencyOpen = openLatency;
+    if (!s.recordedLayout && r.pinnedToBytes > 0) {
+        for (const ScheduledBucket& b :
+             schedule(w.cost, capMb, firstBucketMb, hook, false).buckets) {
+            s.latencyOpen = s.latencyOpen || b.wireBytes < r.pinnedFromBytes / 1.001 ||
+                            b.wireBytes > r.pinnedToBytes * 1.001;
+        }
+    }
     s.stepMs = stepUs(central) / 1e3;
-    s.exposedMs = central.exposedUs() / 1e3;
-    s.computeMs = (p.forwardUs + central.computeEndUs) / 1e3;
+    s.exposedMs = central.exposedUs / 1e3;
+    s.computeMs = central.computeUs / 1e3;
     s.optimizerMs = (p.finalizeUs + p.optimizerUs) / 1e3;
     // The fit's error and the latencies it leaves open go through the schedule: a cost that much
     // off moves the step by what it exposes (and takes from the backward), not by the whole
     // step; the farthest of them bounds the interval.
     double fromCost = 0;
-    for (const CollectiveCost& c : costCorners(w, r.fit)) {
-        const double ms = stepUs(schedule(c)) / 1e3;
+    for (const CollectiveCost& c : costCorners(w, r, s.latencyOpen)) {
+        const double ms = stepUs(at(c)) / 1e3;
         fromCost = std::max(fromCost, std::fabs(ms - s.stepMs));
         if (cornersMs) {
             cornersMs->push_back(ms);
@@ -540,19 +578,19 @@ QString settingText(const Scenario& s) {
 }
 
 // Keep what the job has unless the best advisable scenario is faster than the recorded
-// settings at the same bandwidth and world size by more than its interval (saving_rule.h: the
-// rule `recommend` advises a cap by).
-void decide(WhatIf* w) {
-    auto& r = w->recommendation;
+// settings at the same bandwidth and world size (`base`) by more than its interval
+// (saving_rule.h: the rule `recommend` advises a cap by).
+void decideAgainst(WhatIfRecommendation& r, const WhatIf& w,
+                   const std::vector<Scenario>& scenarios) {
     const Scenario& base = r.baseline;
     const Scenario* best = nullptr;
-    for (const Scenario& s : w->scenarios) {
+    for (const Scenario& s : scenarios) {
         if (advisable(s) && (!best || s.stepMs < best->stepMs)) {
             best = &s;
         }
     }
-    r.capMb = w->recordedCapMb;
-    r.hook = w->hook;
+    r.capMb = w.recordedCapMb;
+    r.hook = w.hook;
     r.stepMs = base.stepMs;
     r.keep = true;
     const QString where = QString("at %1x the bandwidth and %2 ranks")
@@ -614,7 +652,18 @@ QString whyRuleDiffers(const TraceProfile& tp, const std::vector<std::vector<int
                     "order or the first bucket's limit differs from the rule's";
 }
 
-// One job's what-if in the making: its inputs, and the hooks' models under this machine's
+// A hook's model with its own work, where a calibration of this machine covers it on this
+// backend; else none, and hookWorkKnown() says whether that is the truth.
+std::optional<HookModel> modelOn(const HookCalibration* calibration, const WhatIf& w,
+                                 const QString& name, QString* why) {
+    std::optional<HookModel> m = hookModel(name, 1, why);
+    if (m && calibration) {
+        m->work = hookWork(*calibration, name, w.backend, w.onDevice);
+    }
+    return m;
+}
+
+// One job's replay in the making: its inputs, and the hooks' models under this machine's
 // calibration.
 struct Making {
     const DdpStepGraph& graph;
@@ -627,17 +676,8 @@ struct Making {
 
     const std::optional<CellSettings>& cell() const { return options.cell; }
     const trace::DdpRankSteps& t0() const { return *graph.traces.front(); }
-    // A hook's model with its own work, where a calibration of this machine covers it on this
-    // backend; else none, and workKnown() says whether that is the truth.
     std::optional<HookModel> modelOf(const QString& name) const {
-        std::optional<HookModel> m = hookModel(name, 1, why);
-        if (m && calibration) {
-            m->work = hookWork(*calibration, name, w.backend, w.onDevice);
-        }
-        return m;
-    }
-    bool workKnown(const HookModel& m) const {
-        return hookWorkKnown(m, calibration, w.backend, w.onDevice);
+        return modelOn(calibration, w, name, why);
     }
 };
 
@@ -773,7 +813,7 @@ bool recordedCap(const Making& m) {
 
 // The job replayed once, every scenario predicted from it: the collectives' cost, the
 // backward's loss beside them, the backward's own compute; and the replay of the recording.
-Replay replayJob(const Making& m, const HookModel& recordedHook, const SweepOffer* sweep) {
+void replayJob(const Making& m, const SweepOffer* sweep, Replay* replay) {
     const DdpStepGraph& graph = m.graph;
     const TraceProfile* tp = &m.tp;
     const WhatIfOptions& options = m.options;
@@ -790,43 +830,48 @@ Replay replayJob(const Making& m, const HookModel& recordedHook, const SweepOffe
     // all-reduce alone on this machine's loopback against the job's own per-byte cost, up to
     // all of it (the job's cores were busier than the calibration's); from a calibration only,
     // and needed only for a hook whose work it measured.
-    Replay r;
-    r.recordedHook = recordedHook;
+    Replay& r = *replay;
+    const HookModel& recordedHook = r.recordedHook;
     r.layout = tp->layout;
-    r.fit = fitCost(graph, *tp, w.worldSize, recordedHook, 1.0, sweep);
+    FittedCost fit = fitCost(graph, *tp, w.worldSize, recordedHook, 1.0, sweep);
     if (w.backend != "gloo" || w.onDevice) {
         w.coresShareLow = w.coresShareHigh = 0;
-    } else if (calibration && r.fit.cost.betaUsPerByte > 0) {
-        w.coresShareLow = std::min(1.0, calibration->float32UsPerByte / r.fit.cost.betaUsPerByte);
+    } else if (calibration && fit.cost.betaUsPerByte > 0) {
+        w.coresShareLow = std::min(1.0, calibration->float32UsPerByte / fit.cost.betaUsPerByte);
         w.coresShareHigh = 1;
     }
     // Central: the cores' part as the calibration measured it; the rest of the range (a job's
     // busier cores) is in every interval.
     const double share = w.coresShareLow;
     if (!recordedHook.work.none()) {
-        r.fit = fitCost(graph, *tp, w.worldSize, recordedHook, share, sweep);
+        fit = fitCost(graph, *tp, w.worldSize, recordedHook, share, sweep);
     }
-    w.cost = r.fit.cost;
+    w.cost = fit.cost;
     w.cost.coresShare = share;
     w.cost.contention = contention.share;
-    w.latencyLowUs = r.fit.latencyLowUs;
-    w.latencyHighUs = r.fit.latencyHighUs;
-    w.latencyReferenceBytes = r.fit.meanBytes;
+    w.latencyLowUs = fit.latencyLowUs;
+    w.latencyHighUs = fit.latencyHighUs;
+    w.latencyReferenceBytes = fit.meanBytes;
+    if (fit.pinned) {
+        r.pinnedFromBytes = fit.smallestBytes;
+        r.pinnedToBytes = fit.largestBytes;
+        r.shortestCollectiveUs = fit.shortestUs;
+    }
     // The backward's own compute: the recorded ready times less the hook's casts and what the
     // recorded collectives took from it.
     r.profile = tp->profile;
     removeScheduleEffects(&r.profile.params, &r.profile.computeEndUs, tp->layout, recordedHook,
                           w.cost);
-    w.costMethod = r.fit.method;
-    w.costFrom = r.fit.sweepCell.isEmpty() ? QString("trace") : QString("sweep");
-    w.costSweep = r.fit.sweepCell;
-    if (sweep && r.fit.sweepCell.isEmpty()) {
+    w.costMethod = fit.method;
+    w.costFrom = fit.sweepCell.isEmpty() ? QString("trace") : QString("sweep");
+    w.costSweep = fit.sweepCell;
+    if (sweep && fit.sweepCell.isEmpty()) {
         w.notes << QString("the trace's own collectives pin their cost down: the sweep cell %1 "
                            "(--sweep) is not needed")
                        .arg(sweep->cellDir);
     }
     w.stepSpreadFraction = stepSpread(tp->stepsUs);
-    w.costErrorFraction = r.fit.relativeError;
+    w.costErrorFraction = fit.relativeError;
     w.stepMs = trace::median(tp->stepsUs).value_or(0) / 1e3;
     const BackendConcurrency& concurrency = collectiveConcurrency(backend);
     w.notes << QString("collectives one at a time (%1): %2")
@@ -846,26 +891,28 @@ Replay replayJob(const Making& m, const HookModel& recordedHook, const SweepOffe
     w.replayErrorFraction = w.stepMs > 0 ? std::fabs(w.replayed.stepMs - w.stepMs) / w.stepMs : 0;
     w.replayed = predictScenario(w, r, w.recordedCapMb, w.recordedFirstBucketMb, recordedHook, 1,
                                  w.worldSize);
-    return r;
 }
 
 // Where each 16-bit or low-rank hook's own work comes from, in the notes.
-void hookNotes(const Making& m, const QStringList& hooks) {
-    WhatIf& w = m.w;
-    const HookCalibration* calibration = m.calibration;
+void hookNotes(const Replay& r, const QStringList& hooks, WhatIf& w) {
+    const HookCalibration* calibration = r.calibration ? &*r.calibration : nullptr;
     const QString& backend = w.backend;
+    const auto workKnown = [&](const HookModel& h) {
+        return hookWorkKnown(h, calibration, w.backend, w.onDevice);
+    };
     QStringList hooksSaid;
     for (const QString& hookName : (QStringList{w.hook} + hooks)) {
-        const std::optional<HookModel> hook = m.modelOf(hookName);
+        QString unknownHook;
+        const std::optional<HookModel> hook = modelOn(calibration, w, hookName, &unknownHook);
         if (!hook || hooksSaid.contains(hookName) || hook->sends == spec::HookWire::Gradient ||
             hook->sends == spec::HookWire::Nothing) {
             continue;
         }
         hooksSaid << hookName;
-        w.hookWorkFrom[hookName] = m.workKnown(*hook)   ? calibration->source
+        w.hookWorkFrom[hookName] = workKnown(*hook)     ? calibration->source
                                    : hookName == w.hook ? QString("recording")
                                                         : QString("unknown");
-        if (m.workKnown(*hook)) {
+        if (workKnown(*hook)) {
             w.notes << QString("%1's own work from %2: casts %3 ns per gradient byte on the "
                                "backward's thread, its collective %4x a float32 all-reduce of "
                                "the same bytes (the excess not shortened by a faster link), "
@@ -890,64 +937,75 @@ void hookNotes(const Making& m, const QStringList& hooks) {
     }
 }
 
-// Every scenario of `hooks` x `caps`, each weighed against the recorded settings at the
-// scenarios' bandwidth and world size; false (with *why) for a hook that has no model.
-bool predictScenarios(const Making& m, const Replay& r, const QStringList& hooks,
-                      const std::vector<double>& caps, int worldSize) {
-    const WhatIfOptions& options = m.options;
-    WhatIf& w = m.w;
-    const HookModel& recordedHook = r.recordedHook;
-    // The recorded settings at the scenarios' bandwidth and world size: what they are weighed
-    // against (the replay itself at 1x and the recorded world size).
-    std::vector<double> baseCorners;
-    w.recommendation.baseline =
-        predictScenario(w, r, w.recordedCapMb, w.recordedFirstBucketMb, recordedHook,
-                        options.bandwidthX, worldSize, &baseCorners);
-    for (const QString& hookName : hooks) {
-        const std::optional<HookModel> hook = m.modelOf(hookName);
-        if (!hook) {
-            return false;
-        }
-        for (const double capMb : caps) {
-            const double first = options.firstBucketMb.value_or(
-                w.firstBucketFollowsCap ? capMb : w.recordedFirstBucketMb);
-            std::vector<double> corners;
-            Scenario s =
-                predictScenario(w, r, capMb, first, *hook, options.bandwidthX, worldSize, &corners);
-            if (hookName != w.hook && !(m.workKnown(*hook) && m.workKnown(recordedHook))) {
-                unknownHookWork(&s, w.recommendation.baseline);
-            } else {
-                weighEvidence(&s, corners, w.recommendation.baseline, baseCorners);
-            }
-            w.scenarios.push_back(s);
-        }
-    }
-    return true;
+// The recorded settings at `bandwidthX` and `worldSize`, what a scenario there is weighed
+// against (the replay itself at 1x and the recorded world size); `cornersMs` gets its step at
+// each cost the trace allows.
+Scenario baselineAt(const Replay& r, double bandwidthX, int worldSize,
+                    std::vector<double>* cornersMs, bool openLatency = false) {
+    const WhatIf& w = r.recorded;
+    return predictScenario(w, r, w.recordedCapMb, w.recordedFirstBucketMb, r.recordedHook,
+                           bandwidthX, worldSize, cornersMs, openLatency);
 }
 
-// A job whose collectives are not DDP's buckets gets no advice on DDP's settings.
-void noAdviceOutsideDdp(const Making& m) {
-    const trace::DdpRankSteps& t0 = m.t0();
-    WhatIf& w = m.w;
-    auto& rec = w.recommendation;
-    if (t0.reducedAfterBackward || t0.reducedPerGradient) {
+// One scenario weighed against `base` (baselineAt() at its bandwidth and world size): the
+// model's step, or "no change" where the trace cannot tell them apart or a hook's own work is
+// unknown here.
+std::optional<Scenario> predictAgainst(const Replay& r, const ScenarioSettings& settings,
+                                       const Scenario& base, const std::vector<double>& baseCorners,
+                                       QString* why) {
+    const WhatIf& w = r.recorded;
+    const HookCalibration* calibration = r.calibration ? &*r.calibration : nullptr;
+    const std::optional<HookModel> hook = modelOn(calibration, w, settings.hook, why);
+    if (!hook) {
+        return std::nullopt;
+    }
+    const double first = settings.firstBucketMb.value_or(
+        w.firstBucketFollowsCap ? settings.capMb : w.recordedFirstBucketMb);
+    std::vector<double> corners;
+    Scenario s = predictScenario(w, r, settings.capMb, first, *hook, settings.bandwidthX,
+                                 settings.worldSize.value_or(w.worldSize), &corners);
+    const auto workKnown = [&](const HookModel& h) {
+        return hookWorkKnown(h, calibration, w.backend, w.onDevice);
+    };
+    if (settings.hook != w.hook && !(workKnown(*hook) && workKnown(r.recordedHook))) {
+        unknownHookWork(&s, base);
+    } else if (s.latencyOpen) {
+        // Weighed over the same open latencies at the recorded settings.
+        std::vector<double> openCorners;
+        baselineAt(r, settings.bandwidthX, settings.worldSize.value_or(w.worldSize), &openCorners,
+                   true);
+        weighEvidence(&s, corners, base, openCorners);
+    } else {
+        weighEvidence(&s, corners, base, baseCorners);
+    }
+    return s;
+}
+
+// The recommendation over `scenarios` against `base`; none on DDP's settings for a job whose
+// collectives are not DDP's buckets.
+WhatIfRecommendation decideOver(const Replay& r, const std::vector<Scenario>& scenarios,
+                                const Scenario& base) {
+    WhatIfRecommendation rec;
+    rec.baseline = base;
+    decideAgainst(rec, r.recorded, scenarios);
+    if (!r.noAdviceWhy.isEmpty()) {
         // The scenarios say what DDP's reducer would do with these gradients; this job's own
         // collectives are not DDP's buckets, so no cap or hook of DDP's is advice for it.
         rec.keep = true;
-        rec.capMb = w.recordedCapMb;
-        rec.hook = w.hook;
+        rec.capMb = r.recorded.recordedCapMb;
+        rec.hook = r.recorded.hook;
         rec.stepMs = rec.baseline.stepMs;
         rec.reason = QString("no advice on DDP's settings: this job does not reduce its gradients "
                              "through DDP's buckets (%1); the scenarios say what DDP's reducer "
                              "would do with them")
-                         .arg(t0.reducedAfterBackward ? "every all_reduce starts after the backward"
-                                                      : "one all_reduce per gradient");
+                         .arg(r.noAdviceWhy);
     }
+    return rec;
 }
 
 } // namespace
 
-std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
+std::optional<Replay> replay(const DdpStepGraph& graph, const DdpParams* params,
                              const WhatIfOptions& options, QString* why) {
     if (options.cell && !localBaselineWhy(*options.cell).isEmpty()) {
         *why = localBaselineWhy(*options.cell);
@@ -957,16 +1015,17 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
     if (!tp) {
         return std::nullopt;
     }
-    WhatIf w;
-    const Making m{
-        graph, params, options, *tp, options.hookCalibration ? &*options.hookCalibration : nullptr,
-        w,     why};
+    Replay r;
+    r.calibration = options.hookCalibration;
+    WhatIf& w = r.recorded;
+    const Making m{graph, params, options, *tp, r.calibration ? &*r.calibration : nullptr, w, why};
     takeNotes(m);
     recordedJob(m);
     const std::optional<HookModel> recordedHook = m.modelOf(w.hook);
     if (!recordedHook || !recordedCap(m)) {
         return std::nullopt;
     }
+    r.recordedHook = *recordedHook;
     const SweepOffer* sweep = nullptr;
     if (!options.sweepRun.isEmpty()) {
         // A sweep is matched to the job as recorded: its world size, backend, device and link.
@@ -977,7 +1036,29 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
             return std::nullopt;
         }
     }
-    const Replay r = replayJob(m, *recordedHook, sweep);
+    replayJob(m, sweep, &r);
+    const trace::DdpRankSteps& t0 = m.t0();
+    if (t0.reducedAfterBackward || t0.reducedPerGradient) {
+        r.noAdviceWhy = t0.reducedAfterBackward ? "every all_reduce starts after the backward"
+                                                : "one all_reduce per gradient";
+    }
+    return r;
+}
+
+std::optional<Scenario> predict(const Replay& r, const ScenarioSettings& settings, QString* why) {
+    std::vector<double> baseCorners;
+    const Scenario base = baselineAt(
+        r, settings.bandwidthX, settings.worldSize.value_or(r.recorded.worldSize), &baseCorners);
+    return predictAgainst(r, settings, base, baseCorners, why);
+}
+
+WhatIfRecommendation decide(const Replay& r, const std::vector<Scenario>& scenarios) {
+    const Scenario& first = scenarios.empty() ? r.recorded.replayed : scenarios.front();
+    return decideOver(r, scenarios, baselineAt(r, first.bandwidthX, first.worldSize, nullptr));
+}
+
+std::optional<WhatIf> whatIf(const Replay& r, const WhatIfOptions& options, QString* why) {
+    WhatIf w = r.recorded;
     std::vector<double> caps = options.capsMb;
     if (caps.empty()) {
         caps = kStandardCapsMb;
@@ -987,12 +1068,23 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
     caps.erase(std::unique(caps.begin(), caps.end()), caps.end());
     const QStringList hooks = options.hooks.isEmpty() ? QStringList{w.hook} : options.hooks;
     const int worldSize = options.worldSize.value_or(w.worldSize);
-    hookNotes(m, hooks);
-    if (!predictScenarios(m, r, hooks, caps, worldSize)) {
-        return std::nullopt;
+    hookNotes(r, hooks, w);
+    // Every scenario is weighed against the recorded settings at the scenarios' bandwidth and
+    // world size, predicted once.
+    std::vector<double> baseCorners;
+    const Scenario base = baselineAt(r, options.bandwidthX, worldSize, &baseCorners);
+    for (const QString& hook : hooks) {
+        for (const double capMb : caps) {
+            const std::optional<Scenario> s = predictAgainst(
+                r, {capMb, options.firstBucketMb, hook, options.bandwidthX, worldSize}, base,
+                baseCorners, why);
+            if (!s) {
+                return std::nullopt;
+            }
+            w.scenarios.push_back(*s);
+        }
     }
-    decide(&w);
-    noAdviceOutsideDdp(m);
+    w.recommendation = decideOver(r, w.scenarios, base);
     if (worldSize != w.worldSize || options.bandwidthX != 1) {
         w.notes << QString("at world size %1 and %2x the bandwidth through the ring all-reduce "
                            "(2(N-1) latency steps, 2(N-1)/N of the bytes); compute per rank "
@@ -1003,151 +1095,13 @@ std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
     return w;
 }
 
-namespace {
-
-// Where every input of the predictions came from (docs/cli.md).
-QJsonObject inputsJson(const WhatIf& w) {
-    QJsonObject hooks;
-    for (const auto& [hook, from] : w.hookWorkFrom) {
-        hooks[hook] = from;
+std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
+                             const WhatIfOptions& options, QString* why) {
+    const std::optional<Replay> r = replay(graph, params, options, why);
+    if (!r) {
+        return std::nullopt;
     }
-    QJsonObject o{{"collective_cost", w.costFrom},
-                  {"compute_contention", w.contentionFrom},
-                  {"hook_work", hooks}};
-    if (!w.costSweep.isEmpty()) {
-        o["sweep_cell"] = w.costSweep;
-    }
-    return o;
-}
-
-} // namespace
-
-QJsonObject toJson(const WhatIf& w) {
-    const auto scenarioJson = [](const Scenario& s) {
-        return QJsonObject{{"bucket_cap_mb", s.capMb},
-                           {"first_bucket_mb", s.firstBucketMb},
-                           {"hook", s.hook},
-                           {"bandwidth_x", s.bandwidthX},
-                           {"world_size", s.worldSize},
-                           {"buckets", s.buckets},
-                           {"step_ms", s.stepMs},
-                           {"uncertainty_ms", s.uncertaintyMs},
-                           {"exposed_comm_ms", s.exposedMs},
-                           {"recorded_layout", s.recordedLayout},
-                           {"no_change", s.noChange},
-                           {"hook_work_unknown", s.hookWorkUnknown},
-                           {"model_step_ms", s.modelStepMs}};
-    };
-    QJsonArray scenarios;
-    for (const Scenario& s : w.scenarios) {
-        scenarios.append(scenarioJson(s));
-    }
-    QJsonArray bucketBytes;
-    for (const double b : w.recordedBucketBytes) {
-        bucketBytes.append(b);
-    }
-    return QJsonObject{
-        {"interval", kIntervalMeaning},
-        {"recorded", QJsonObject{{"bucket_cap_mb", w.recordedCapMb},
-                                 {"bucket_cap_from", w.recordedCapFrom},
-                                 {"settings_from", w.settingsFrom},
-                                 {"first_bucket_mb", w.recordedFirstBucketMb},
-                                 {"first_bucket_follows_cap", w.firstBucketFollowsCap},
-                                 {"hook", w.hook},
-                                 {"backend", w.backend},
-                                 {"device", w.onDevice ? "device" : "cpu"},
-                                 {"world_size", w.worldSize},
-                                 {"step_ms", w.stepMs},
-                                 {"replayed_step_ms", w.replayed.stepMs},
-                                 {"replayed_exposed_comm_ms", w.replayed.exposedMs},
-                                 {"replayed_uncertainty_ms", w.replayed.uncertaintyMs},
-                                 {"replay_error", w.replayErrorFraction},
-                                 {"step_spread", w.stepSpreadFraction},
-                                 {"buckets", w.recordedBuckets},
-                                 {"bucket_bytes", bucketBytes},
-                                 {"rule_reproduces_buckets", w.ruleReproducesLayout},
-                                 {"rule_differs", w.ruleDiffers}}},
-        {"cost", QJsonObject{{"alpha_us", w.cost.alphaUs},
-                             {"beta_us_per_byte", w.cost.betaUsPerByte},
-                             {"latency_low_us", w.latencyLowUs},
-                             {"latency_high_us", w.latencyHighUs},
-                             {"latency_reference_bytes", w.latencyReferenceBytes},
-                             {"method", w.costMethod},
-                             {"relative_error", w.costErrorFraction},
-                             {"compute_contention", w.cost.contention},
-                             {"compute_contention_low", w.contentionLow},
-                             {"compute_contention_high", w.contentionHigh},
-                             {"compute_contention_from", w.contentionFrom},
-                             {"cores_share_low", w.coresShareLow},
-                             {"cores_share_high", w.coresShareHigh},
-                             {"algorithm", "ring all-reduce"}}},
-        {"scenarios", scenarios},
-        {"recommendation", QJsonObject{{"bucket_cap_mb", w.recommendation.capMb},
-                                       {"hook", w.recommendation.hook},
-                                       {"step_ms", w.recommendation.stepMs},
-                                       {"keep", w.recommendation.keep},
-                                       {"baseline", scenarioJson(w.recommendation.baseline)},
-                                       {"gain_ms", w.recommendation.gainMs},
-                                       {"uncertainty_ms", w.recommendation.uncertaintyMs},
-                                       {"reason", w.recommendation.reason}}},
-        {"inputs", inputsJson(w)},
-        {"notes", QJsonArray::fromStringList(w.notes)}};
-}
-
-QString describe(const WhatIf& w) {
-    QString out =
-        QString("recorded: %1 MiB (from %2; first bucket %3 MiB%10), hook %4, world size "
-                "%5, %6 buckets; median step %7 ms, replayed %8 ms +- %11 (%9 %)\n")
-            .arg(mb(w.recordedCapMb), w.recordedCapFrom, mb(w.recordedFirstBucketMb), w.hook)
-            .arg(w.worldSize)
-            .arg(w.recordedBuckets)
-            .arg(w.stepMs, 0, 'f', 2)
-            .arg(w.replayed.stepMs, 0, 'f', 2)
-            .arg(w.stepMs > 0 ? (w.replayed.stepMs - w.stepMs) / w.stepMs * 100 : 0, 0, 'f', 1)
-            .arg(w.firstBucketFollowsCap ? ", follows the cap" : ", kept at every cap")
-            .arg(w.replayed.uncertaintyMs, 0, 'f', 2);
-    if (!w.ruleDiffers.isEmpty()) {
-        out += QString("the recorded settings are replayed with the recorded buckets: %1\n")
-                   .arg(w.ruleDiffers);
-    }
-    out += QString("collective cost: %1 us + %2 us/B (%3)\n")
-               .arg(w.cost.alphaUs, 0, 'f', 1)
-               .arg(w.cost.betaUsPerByte, 0, 'g', 3)
-               .arg(w.costMethod);
-    out += QString("compute contention: %1 (90 % interval %2..%3, from %4)\n")
-               .arg(w.cost.contention, 0, 'g', 3)
-               .arg(w.contentionLow, 0, 'g', 3)
-               .arg(w.contentionHigh, 0, 'g', 3)
-               .arg(w.contentionFrom);
-    out += QString("+- is a %1\n").arg(kIntervalMeaning);
-    out += "  cap MiB  first MiB  hook            bw x  ranks  buckets     step ms  +- ms  "
-           "exposed ms\n";
-    for (const Scenario& s : w.scenarios) {
-        out +=
-            QString("  %1  %2  %3  %4  %5  %6  %7  %8  %9%10\n")
-                .arg(mb(s.capMb), 7)
-                .arg(mb(s.firstBucketMb), 9)
-                .arg(s.hook, -14)
-                .arg(s.bandwidthX, 4, 'g', 3)
-                .arg(s.worldSize, 5)
-                .arg(s.buckets, 7)
-                .arg(s.stepMs, 10, 'f', 2)
-                .arg(s.uncertaintyMs, 5, 'f', 2)
-                .arg(s.exposedMs, 10, 'f', 2)
-                .arg(s.recordedLayout ? "  (recorded buckets)"
-                     : s.hookWorkUnknown
-                         ? QString(
-                               "  (no change: the hooks' own work is unknown here; with none, %1)")
-                               .arg(s.modelStepMs, 0, 'f', 2)
-                     : s.noChange ? QString("  (no change: the trace cannot tell; the model's %1)")
-                                        .arg(s.modelStepMs, 0, 'f', 2)
-                                  : QString());
-    }
-    out += QString("recommendation: %1\n").arg(w.recommendation.reason);
-    for (const QString& n : w.notes) {
-        out += "note: " + n + "\n";
-    }
-    return out;
+    return whatIf(*r, options, why);
 }
 
 } // namespace commprof::analysis

@@ -22,7 +22,6 @@
 #include "analysis/trace_ready_times.h"
 #include "analysis/whatif_sweep.h"
 
-#include <QJsonObject>
 #include <QString>
 #include <QStringList>
 
@@ -81,6 +80,25 @@ struct Scenario {
     // Its hook's own work (or the recorded hook's) is not known on this machine: noChange, the
     // interval spanning the step with no such work.
     bool hookWorkUnknown = false;
+    // Its buckets go beyond the sizes that pinned the collectives' latency down (smaller or
+    // larger than any the trace timed): every latency from none to the shortest collective's
+    // time is in its interval, and it is weighed against the recorded settings over them.
+    bool latencyOpen = false;
+};
+
+// Keep what the job has, or the setting to change to: the best advisable scenario against the
+// recorded settings at the scenarios' bandwidth and world size.
+struct WhatIfRecommendation {
+    double capMb = 0;
+    QString hook;
+    double stepMs = 0;
+    bool keep = true;
+    // The recorded settings at the scenarios' bandwidth and world size: what every
+    // scenario is weighed against (the replay itself at 1x and the recorded world size).
+    Scenario baseline;
+    double gainMs = 0;        // baseline's step less the best scenario's
+    double uncertaintyMs = 0; // the best scenario's interval
+    QString reason;
 };
 
 struct WhatIf {
@@ -126,26 +144,55 @@ struct WhatIf {
     double costErrorFraction = 0;
     double replayErrorFraction = 0;
     std::vector<Scenario> scenarios;
-    struct {
-        double capMb = 0;
-        QString hook;
-        double stepMs = 0;
-        bool keep = true;
-        // The recorded settings at the scenarios' bandwidth and world size: what every
-        // scenario is weighed against (the replay itself at 1x and the recorded world size).
-        Scenario baseline;
-        double gainMs = 0;        // baseline's step less the best scenario's
-        double uncertaintyMs = 0; // the best scenario's interval
-        QString reason;
-    } recommendation;
+    WhatIfRecommendation recommendation;
     QStringList notes;
 };
 
-// nullopt with *why when the traces cannot be replayed.
+// The job replayed once: everything a scenario does not change (the recorded settings, the
+// collectives' fitted cost, the backward's loss beside them, the latencies and intervals the
+// trace allows, the replay of the recording and its error), and what every scenario is
+// predicted from (the backward's own compute, the recorded buckets, the recorded hook's model).
+struct Replay {
+    WhatIf recorded;     // no scenarios, no recommendation; the notes so far
+    StepProfile profile; // the backward's own compute: the recorded effects of its buckets removed
+    std::vector<std::vector<int>> layout; // the recorded buckets
+    HookModel recordedHook;
+    // Where the trace's own sizes pinned the latency down: the smallest and largest sizes that
+    // did (bytes on the wire) and the shortest collective (us); all 0 where none did.
+    double pinnedFromBytes = 0, pinnedToBytes = 0, shortestCollectiveUs = 0;
+    std::optional<HookCalibration> calibration; // this machine's hooks' work (none: unknown)
+    // Why the job's collectives are not DDP's buckets (no advice on DDP's settings); empty if
+    // they are.
+    QString noAdviceWhy;
+};
+
+// One scenario's settings: a cap, a first bucket (none: as the recorded job's DDP would make it
+// at that cap), a hook, a bandwidth factor and a world size (none: the recorded one).
+struct ScenarioSettings {
+    double capMb = 0;
+    std::optional<double> firstBucketMb;
+    QString hook;
+    double bandwidthX = 1;
+    std::optional<int> worldSize;
+};
+
+// whatIf() in its three steps, so that a caller that changes only the scenario (the What if
+// page's controls) replays once. replay() reads `options`' recorded settings, calibration,
+// contention and sweep (not its scenarios); nullopt with *why when the traces cannot be
+// replayed.
+std::optional<Replay> replay(const DdpStepGraph& graph, const DdpParams* params,
+                             const WhatIfOptions& options, QString* why);
+// One scenario, weighed against the recorded settings at its bandwidth and world size ("no
+// change" where the trace cannot tell them apart); nullopt with *why for a hook with no model.
+std::optional<Scenario> predict(const Replay& r, const ScenarioSettings& settings, QString* why);
+// The recommendation over scenarios of one bandwidth and world size.
+WhatIfRecommendation decide(const Replay& r, const std::vector<Scenario>& scenarios);
+
+// `options`' scenarios (caps x hooks at its bandwidth and world size) predicted from `r`, with
+// the recommendation and the notes; nullopt with *why for a hook with no model.
+std::optional<WhatIf> whatIf(const Replay& r, const WhatIfOptions& options, QString* why);
+// replay(), then the above; nullopt with *why when the traces cannot be replayed.
 std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
                              const WhatIfOptions& options, QString* why);
-
-QJsonObject toJson(const WhatIf& w);
-QString describe(const WhatIf& w);
 
 } // namespace commprof::analysis
