@@ -9,6 +9,8 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QList>
+#include <QPair>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QString>
@@ -17,6 +19,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <optional>
 #include <vector>
 
 #include <unistd.h>
@@ -128,6 +131,29 @@ inline double median(std::vector<double> v) {
 inline QString loadAverage() {
     QFile f("/proc/loadavg");
     return f.open(QIODevice::ReadOnly) ? QString(f.readAll()).section(' ', 0, 2) : "?";
+}
+
+// The link a cell's manifest says it ran on; nothing where the manifest cannot be opened.
+inline std::optional<QJsonObject> manifestLink(const QString& cell) {
+    QFile manifest(QDir(cell).filePath("manifest.json"));
+    if (!manifest.open(QIODevice::ReadOnly)) {
+        return std::nullopt;
+    }
+    return QJsonDocument::fromJson(manifest.readAll())
+        .object()["launcher"]
+        .toObject()["link"]
+        .toObject();
+}
+
+// The shapers `commprof probe` reports on, each with what a root qdisc of it on lo takes: the
+// suites try each with tc themselves and compare.
+inline QList<QPair<QString, QStringList>> triedShapers() {
+    return {{"tbf", {"rate", "1gbit", "burst", "256kb", "latency", "50ms"}},
+            {"htb", {}},
+            {"netem", {"delay", "1ms"}},
+            {"fq", {}},
+            {"fq_codel", {}},
+            {"cake", {}}};
 }
 
 } // namespace links_test

@@ -5,18 +5,28 @@
 #include "rank_files.h"
 #include "runner/rank_pool.h"
 
-inline commprof::runner::PoolOutcome
-runRankPool(const QString& dir, int world, const QStringList& args,
-            const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
+// `world` ranks of `args` writing into `dir`, their collectives and rendezvous given up after
+// `timeoutS`, the pool after `deadlineMs`.
+inline commprof::runner::PoolSpec
+rankPoolSpec(const QString& dir, int world, const QStringList& args, int timeoutS, int deadlineMs) {
+    const QString timeout = QString::number(timeoutS);
     commprof::runner::PoolSpec spec;
     spec.program = rankBinary();
     spec.args =
         args +
-        QStringList{"--out", dir, "--collective-timeout-s", "60", "--rendezvous-timeout-s", "60"};
+        QStringList{"--out", dir, "--collective-timeout-s", timeout, "--rendezvous-timeout-s",
+                    timeout};
     spec.worldSize = world;
     spec.workDir = dir;
+    spec.deadline = QDeadlineTimer(deadlineMs);
+    return spec;
+}
+
+inline commprof::runner::PoolOutcome
+runRankPool(const QString& dir, int world, const QStringList& args,
+            const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
+    commprof::runner::PoolSpec spec = rankPoolSpec(dir, world, args, 60, 300000);
     spec.env = env;
-    spec.deadline = QDeadlineTimer(300000);
     commprof::runner::RankPool pool;
     return pool.runBlocking(spec);
 }

@@ -3,6 +3,7 @@
 // plan JSON of docs/cli.md.
 
 #include "cli_runner.h"
+#include "feasibility/machine_profile.h"
 #include "feasibility/plan.h"
 #include "host_cells.h"
 #include "matrix/matrix.h"
@@ -51,6 +52,46 @@ const QString kReplanBase = "name: r\n"
 class TstFeasibility : public QObject {
     Q_OBJECT
 private slots:
+    // A budget someone set is taken from the first that set it: the command line, the
+    // profile, then the matrix's budget section less its reserve. The probe is not asked.
+    void aSetBudgetComesFromWhoSetItFirst() {
+        struct Case {
+            const char* name;
+            bool cli, profile, profileDevice; // who sets a budget (the profile: its device's too)
+            double hostGib;
+            QString hostSource;
+            double deviceGib;
+            QString deviceSource;
+        };
+        // The matrix's 8 and 12 GiB less its 1.5 GiB reserve where no one else set them.
+        const QString matrixHost = "matrix budget.host_gib minus 1.5 GiB reserve";
+        const QString matrixDevice = "matrix budget.device_gib minus 1.5 GiB reserve";
+        const Case cases[] = {
+            {"command line", true, true, true, 16, "--host-budget-gib", 40, "--device-budget-gib"},
+            {"profile", false, true, true, 4, "profile lab", 20, "profile lab"},
+            {"profile, host only", false, true, false, 4, "profile lab", 10.5, matrixDevice},
+            {"matrix", false, false, false, 6.5, matrixHost, 10.5, matrixDevice}};
+        matrix::Matrix m;
+        m.budget.hostGib = 8;
+        m.budget.deviceGib = 12;
+        m.budget.reserveGib = 1.5;
+        for (const Case& c : cases) {
+            feasibility::MachineProfile lab;
+            lab.name = "lab";
+            lab.hostGib = 4;
+            lab.deviceGib = c.profileDevice ? std::optional<double>(20) : std::nullopt;
+            feasibility::BudgetOverrides flags;
+            flags.hostGib = c.cli ? std::optional<double>(16) : std::nullopt;
+            flags.deviceGib = c.cli ? std::optional<double>(40) : std::nullopt;
+            const feasibility::MachineBudget b = feasibility::resolveBudget(
+                m, c.profile ? &lab : nullptr, flags, feasibility::MachineFacts{});
+            QVERIFY2(qFuzzyCompare(b.hostBytes / kGiB, c.hostGib), c.name);
+            QCOMPARE(b.hostSource, c.hostSource);
+            QVERIFY2(qFuzzyCompare(b.deviceBytes / kGiB, c.deviceGib), c.name);
+            QCOMPARE(b.deviceSource, c.deviceSource);
+        }
+    }
+
     void cpuCellsDrawOnTheHostOnly() {
         const QJsonObject plan = referencePlan();
         QVERIFY(!plan.isEmpty());

@@ -105,12 +105,9 @@ private slots:
         QVERIFY2(busbwMBps >= 0.5 * 125 && busbwMBps <= 1.0 * 125, qPrintable(s.out));
         QVERIFY2(betaNsPerByte >= 0.8 * 8.0 && betaNsPerByte <= 2.0 * 8.0, qPrintable(s.out));
         // The manifest says where the cell ran; nothing of it is left.
-        QFile manifest(QDir(cell).filePath("manifest.json"));
-        QVERIFY(manifest.open(QIODevice::ReadOnly));
-        const QJsonObject link = QJsonDocument::fromJson(manifest.readAll())
-                                     .object()["launcher"]
-                                     .toObject()["link"]
-                                     .toObject();
+        const std::optional<QJsonObject> manifestLink = links_test::manifestLink(cell);
+        QVERIFY(manifestLink);
+        const QJsonObject& link = *manifestLink;
         QCOMPARE(link["rate"].toString(), QString("1gbit"));
         QCOMPARE(link["hosts"].toInt(), 2);
         QCOMPARE(networkAside(runToken(out)), before);
@@ -170,14 +167,7 @@ private slots:
         const QJsonObject shapers = links["shapers"].toObject();
         const QString ns = QString("cptest-shapers-%1").arg(::getpid());
         links_test::run("ip", {"netns", "add", ns});
-        const QList<QPair<QString, QStringList>> tried{
-            {"tbf", {"rate", "1gbit", "burst", "256kb", "latency", "50ms"}},
-            {"htb", {}},
-            {"netem", {"delay", "1ms"}},
-            {"fq", {}},
-            {"fq_codel", {}},
-            {"cake", {}}};
-        for (const auto& [name, args] : tried) {
+        for (const auto& [name, args] : links_test::triedShapers()) {
             int code = 0;
             links_test::run(
                 "tc", QStringList{"-n", ns, "qdisc", "replace", "dev", "lo", "root", name} + args,

@@ -343,12 +343,9 @@ private slots:
         QVERIFY(cellFile.open(QIODevice::ReadOnly));
         QCOMPARE(QJsonDocument::fromJson(cellFile.readAll()).object()["status"].toString(),
                  QString("complete"));
-        QFile manifest(QDir(cell).filePath("manifest.json"));
-        QVERIFY(manifest.open(QIODevice::ReadOnly));
-        const QJsonObject link = QJsonDocument::fromJson(manifest.readAll())
-                                     .object()["launcher"]
-                                     .toObject()["link"]
-                                     .toObject();
+        const std::optional<QJsonObject> manifestLink = links_test::manifestLink(cell);
+        QVERIFY(manifestLink);
+        const QJsonObject& link = *manifestLink;
         QCOMPARE(link["hosts"].toInt(), 2);
         // Every file and folder the run wrote, the ranks' included, is the user's (stat).
         int files = 0;
@@ -520,14 +517,7 @@ private slots:
         QVERIFY2(links["available"].toBool(), r.out.constData());
         QCOMPARE(links["mode"].toString(), QString("user_namespace"));
         const QJsonObject shapers = links["shapers"].toObject();
-        const QList<QPair<QString, QStringList>> tried{
-            {"tbf", {"rate", "1gbit", "burst", "256kb", "latency", "50ms"}},
-            {"htb", {}},
-            {"netem", {"delay", "1ms"}},
-            {"fq", {}},
-            {"fq_codel", {}},
-            {"cake", {}}};
-        for (const auto& [name, args] : tried) {
+        for (const auto& [name, args] : links_test::triedShapers()) {
             const CliResult tc =
                 runAsUser("unshare",
                           QStringList{"--user", "--map-root-user", "--net", tc_, "qdisc", "replace",

@@ -33,14 +33,7 @@ QStringList smallModel(int iterations = 12, int warmup = 3) {
 
 PoolOutcome runPool(const QString& dir, int world, const QStringList& args,
                     int* progressEvents = nullptr) {
-    PoolSpec spec;
-    spec.program = rankBinary();
-    spec.args =
-        args +
-        QStringList{"--out", dir, "--collective-timeout-s", "30", "--rendezvous-timeout-s", "30"};
-    spec.worldSize = world;
-    spec.workDir = dir;
-    spec.deadline = QDeadlineTimer(240000);
+    const PoolSpec spec = rankPoolSpec(dir, world, args, 30, 240000);
     RankPool pool;
     int events = 0;
     QObject::connect(&pool, &RankPool::progress, [&](int, const QJsonObject& e) {

@@ -4,6 +4,7 @@
 // and the DDP logger's times in the rank file.
 
 #include "pool_helpers.h"
+#include "python_ranks.h"
 
 #include <QProcess>
 #include <QSet>
@@ -24,30 +25,23 @@ QStringList model(const QString& params, int iterations = 8, int warmup = 2) {
             "--first-bucket-mb", "1"}; // Python DDP 1.13's first bucket, whatever the cap
 }
 
+// The model's run in two buckets (a 0.5 MiB cap) under `hook`, with `more` flags.
+QStringList underHook(const QStringList& model, const QString& hook, const QStringList& more = {}) {
+    return model + QStringList{"--bucket-cap-mb", "0.5", "--hook", hook} + more;
+}
+
+#define REQUIRE_PYTORCH()                                                                          \
+    REQUIRE_PYTORCH_OR_SKIP(pythonHasTorch(),                                                      \
+                            "/usr/bin/python3 has no torch: no Python hook to compare with")
+
 bool pythonHasTorch() {
     QProcess p;
     p.start("/usr/bin/python3", {"-c", "import torch"});
     return p.waitForFinished(120000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
 }
 
-#define REQUIRE_PYTORCH()                                                                          \
-    do {                                                                                           \
-        if (!pythonHasTorch()) {                                                                   \
-            if (qEnvironmentVariableIsSet("COMMPROF_REQUIRE_PYTORCH")) {                           \
-                QFAIL("/usr/bin/python3 cannot import torch (install python3-torch)");             \
-            }                                                                                      \
-            QSKIP("/usr/bin/python3 has no torch: no Python hook to compare with");                \
-        }                                                                                          \
-    } while (0)
-
 QJsonObject hookReference(const QString& cellDir, QString& error) {
-    QProcess p;
-    p.start("/usr/bin/python3", {COMMPROF_SOURCE_DIR "/tests/hook_reference.py", cellDir});
-    if (!p.waitForFinished(300000) || p.exitCode() != 0) {
-        error = p.readAllStandardError().right(4000);
-        return {};
-    }
-    return QJsonDocument::fromJson(p.readAllStandardOutput()).object();
+    return python_ranks::referenceJson("hook_reference.py", {cellDir}, 300000, error);
 }
 
 // Whether Debian's Python DDP can all-reduce bfloat16 over gloo (1.13 cannot).
@@ -123,9 +117,7 @@ private slots:
         const QString pythonError = pythonGlooBf16Error();
         QTemporaryDir dir;
         const PoolOutcome out =
-            runRankPool(dir.path(), 2,
-                    model("4e5") + QStringList{"--bucket-cap-mb", "0.5", "--hook", "bf16_compress",
-                                               "--dump-grads"});
+            runRankPool(dir.path(), 2, underHook(model("4e5"), "bf16_compress", {"--dump-grads"}));
         if (!pythonError.isEmpty()) {
             qInfo("Python's gloo: %s", qPrintable(pythonError));
             QVERIFY(!out.success);
@@ -161,9 +153,8 @@ private slots:
         QTemporaryDir dir;
         const PoolOutcome out =
             runRankPool(dir.path(), 2,
-                    model("4e5", 8, 1) + QStringList{"--bucket-cap-mb", "0.5", "--hook", "powersgd",
-                                                     "--powersgd-start-iter", "3",
-                                                     "--record-from-iteration", "1"});
+                        underHook(model("4e5", 8, 1), "powersgd",
+                                  {"--powersgd-start-iter", "3", "--record-from-iteration", "1"}));
         QVERIFY2(out.success, qPrintable(poolFailure(out)));
         const QJsonObject f = readJsonFile(dir.filePath("rank0.json"));
         QVERIFY(f["grad_checksums_agree"].toBool());
@@ -190,9 +181,7 @@ private slots:
     // ranks, each on its own batch, end with different gradients.
     void localHookSendsNothing() {
         QTemporaryDir dir;
-        const PoolOutcome out =
-            runRankPool(dir.path(), 2,
-                    model("4e5", 6, 2) + QStringList{"--bucket-cap-mb", "0.5", "--hook", "local"});
+        const PoolOutcome out = runRankPool(dir.path(), 2, underHook(model("4e5", 6, 2), "local"));
         QVERIFY2(out.success, qPrintable(poolFailure(out)));
         const QJsonObject f = readJsonFile(dir.filePath("rank0.json"));
         const QJsonArray buckets = f["buckets"].toArray();
@@ -209,9 +198,8 @@ private slots:
     // averages, and the averages over the iterations the hook recorded too.
     void ddpLoggingDataInRankFile() {
         QTemporaryDir dir;
-        const PoolOutcome out = runRankPool(
-            dir.path(), 2,
-            model("4e5", 12, 3) + QStringList{"--bucket-cap-mb", "0.5", "--hook", "timing"});
+        const PoolOutcome out =
+            runRankPool(dir.path(), 2, underHook(model("4e5", 12, 3), "timing"));
         QVERIFY2(out.success, qPrintable(poolFailure(out)));
         const QJsonObject f = readJsonFile(dir.filePath("rank1.json"));
         QCOMPARE(f["config"]["hook"].toString(), QString("allreduce")); // "timing" is its alias

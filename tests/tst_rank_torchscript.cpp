@@ -8,6 +8,7 @@
 
 #include "cli_runner.h"
 #include "pool_helpers.h"
+#include "python_ranks.h"
 #include "rank_files.h"
 
 #include <QDir>
@@ -28,23 +29,11 @@ bool pythonImports(const QString& modules) {
 }
 
 #define REQUIRE_PYTORCH()                                                                          \
-    do {                                                                                           \
-        if (!havePython_) {                                                                        \
-            if (qEnvironmentVariableIsSet("COMMPROF_REQUIRE_PYTORCH")) {                           \
-                QFAIL("/usr/bin/python3 cannot import torch (install python3-torch)");             \
-            }                                                                                      \
-            QSKIP("/usr/bin/python3 has no torch: nothing to export or compare with");             \
-        }                                                                                          \
-    } while (0)
+    REQUIRE_PYTORCH_OR_SKIP(havePython_,                                                           \
+                            "/usr/bin/python3 has no torch: nothing to export or compare with")
 
 QJsonObject reference(const QString& cellDir, QString& error) {
-    QProcess p;
-    p.start("/usr/bin/python3", {COMMPROF_SOURCE_DIR "/tests/torchscript_reference.py", cellDir});
-    if (!p.waitForFinished(600000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) {
-        error = p.readAllStandardError().right(4000);
-        return {};
-    }
-    return QJsonDocument::fromJson(p.readAllStandardOutput()).object();
+    return python_ranks::referenceJson("torchscript_reference.py", {cellDir}, 600000, error);
 }
 
 QByteArray fileBytes(const QString& path) {

@@ -15,6 +15,8 @@
 
 #include <QTest>
 
+#include <array>
+
 using namespace commprof;
 
 namespace {
@@ -246,6 +248,30 @@ private slots:
             matrix::knobArguments(back),
             (QStringList{"--batch-size", "8", "--bucket-cap-mb", "0.25", "--first-bucket-mb", "2",
                          "--gradient-as-bucket-view", "--static-graph", "--hook", "powersgd"}));
+    }
+
+    // Each setting's part of a cell id, and its value through a RunConfig and back, as the
+    // table's rows spell them.
+    void eachSettingHasItsIdPart() {
+        const std::array<std::array<QString, 3>, 9> settings{{
+            {"batch_size", "16", "b16"},
+            {"bucket_cap_mb", "0.25", "cap0p25"},
+            {"first_bucket_mb", "1.5", "first1p5"},
+            {"gradient_as_bucket_view", "true", "view"},
+            {"gradient_as_bucket_view", "false", "copy"},
+            {"static_graph", "true", "static"},
+            {"static_graph", "false", "dynamic"},
+            {"hook", "powersgd", "powersgd"},
+            {"ranks_per_host", "2", "rph2"},
+        }};
+        for (const auto& [key, value, id] : settings) {
+            const matrix::Knob* knob = matrix::findKnob(key);
+            QVERIFY2(knob, qPrintable(key));
+            QCOMPARE(knob->idPart(value), id);
+            matrix::RunConfig c;
+            knob->apply(c, value);
+            QCOMPARE(knob->valueOf(c), value);
+        }
     }
 
     // Ten settings of ten values each on one model: 10^10 cells, refused by the limit at once.

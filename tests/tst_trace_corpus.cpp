@@ -6,6 +6,7 @@
 // for data/traces/synthetic, small traces written for HTA paths no corpus trace reaches (its
 // MTIA filter), with what HTA 0.6.1 printed for them.
 
+#include "step_figures.h"
 #include "trace/hta_figures.h"
 #include "trace/step_metrics.h"
 #include "trace/trace_reader.h"
@@ -49,15 +50,9 @@ QString show(const std::optional<double>& v) {
     return v ? QString::number(*v, 'f', 3) : QString("null");
 }
 
-// Every figure a summary prints, with its name.
+// Every figure a summary prints, with its name: the fixed ones and those a step may lack.
 QList<QPair<QString, double>> figures(const StepMetrics& m) {
-    QList<QPair<QString, double>> out{{"step_us", m.stepUs},
-                                      {"compute_us", m.computeUs},
-                                      {"comm_us", m.commUs},
-                                      {"bookkeeping_us", m.bookkeepingUs},
-                                      {"memory_us", m.memoryUs},
-                                      {"overlap_us", m.overlapUs},
-                                      {"exposed_comm_us", m.exposedCommUs}};
+    QList<QPair<QString, double>> out = stepFigures(m);
     if (m.overlapEfficiency) {
         out.append({"overlap_efficiency", *m.overlapEfficiency});
     }

@@ -19,12 +19,25 @@ namespace {
 
 constexpr int kDeadlineMs = 90000;
 
-CliResult workbench(const QStringList& args, const QString& home) {
+// On `platform`, with `home` as the home: no saved layout or geometry of the user's.
+QProcessEnvironment workbenchEnv(const QString& platform, const QString& home) {
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert("QT_QPA_PLATFORM", "offscreen");
-    env.insert("HOME", home); // no saved layout or geometry of the user's
+    env.insert("QT_QPA_PLATFORM", platform);
+    env.insert("HOME", home);
     env.insert("XDG_CONFIG_HOME", home + "/.config");
-    return runProgram(COMMPROF_BIN_DIR "/commprof-workbench", args, kDeadlineMs, env);
+    return env;
+}
+
+CliResult workbench(const QStringList& args, const QString& home) {
+    return runProgram(COMMPROF_BIN_DIR "/commprof-workbench", args, kDeadlineMs,
+                      workbenchEnv("offscreen", home));
+}
+
+// The smoke matrix's window at --size `size`, its pictures into `shots`; exit 0 expected.
+CliResult smokeAtSize(const QString& size, const QString& shots, const QString& home) {
+    return workbench({"--size", size, "--matrix",
+                      COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml", "--screenshot", shots},
+                     home);
 }
 
 } // namespace
@@ -87,10 +100,7 @@ private slots:
     void aSizeWithinTheBoundsIsTheWindowsSize() {
         QTemporaryDir dir;
         const QString shots = dir.filePath("shots");
-        const CliResult r = workbench({"--size", "1366x768", "--matrix",
-                                       COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml",
-                                       "--screenshot", shots},
-                                      dir.filePath("home"));
+        const CliResult r = smokeAtSize("1366x768", shots, dir.filePath("home"));
         QVERIFY2(r.exitCode == 0, qPrintable(QString("exit %1: %2").arg(r.exitCode).arg(r.err)));
         QCOMPARE(QImage(shots + "/workbench.png").size(), QSize(1366, 768));
         QVERIFY2(!QString(r.err).contains("--size"), r.err.constData());
@@ -109,17 +119,13 @@ private slots:
         QTemporaryDir dir;
         const QString shots = dir.filePath("shots");
         const QString home = dir.filePath("home");
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert("QT_QPA_PLATFORM", "xcb");
-        env.insert("HOME", home);
-        env.insert("XDG_CONFIG_HOME", home + "/.config");
         const CliResult r = runProgram(
             xvfb,
             {"-a", "-s", "-screen 0 1366x768x24", "sh", "-c",
              "openbox >/dev/null 2>&1 & sleep 1.5; exec \"$0\" \"$@\"",
              COMMPROF_BIN_DIR "/commprof-workbench", "--size", "1366x768", "--matrix",
              COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml", "--screenshot", shots},
-            kDeadlineMs, env);
+            kDeadlineMs, workbenchEnv("xcb", home));
         QVERIFY2(r.exitCode == 0, qPrintable(QString("exit %1: %2").arg(r.exitCode).arg(r.err)));
         const QImage inside(shots + "/workbench.png");
         const QImage screen = QImage(shots + "/screen.png").convertToFormat(QImage::Format_RGB32);
@@ -154,10 +160,7 @@ private slots:
     void aSizeBelowTheContentsIsSaid() {
         QTemporaryDir dir;
         const QString shots = dir.filePath("shots");
-        const CliResult r = workbench({"--size", "800x600", "--matrix",
-                                       COMMPROF_SOURCE_DIR "/configs/experiments/smoke.yaml",
-                                       "--screenshot", shots},
-                                      dir.filePath("home"));
+        const CliResult r = smokeAtSize("800x600", shots, dir.filePath("home"));
         QVERIFY2(r.exitCode == 0, qPrintable(QString("exit %1: %2").arg(r.exitCode).arg(r.err)));
         const QSize got = QImage(shots + "/workbench.png").size();
         QVERIFY(got != QSize(800, 600));

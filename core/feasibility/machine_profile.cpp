@@ -68,6 +68,29 @@ MachineProfile parseProfile(const QString& path, const YAML::Node& root) {
     return p;
 }
 
+// A budget someone set: the command line's (`flag`), the profile's, else the matrix's less its
+// reserve (`matrixSource` says so); nothing where each left it to "auto".
+struct SetBudget {
+    double bytes;
+    QString source;
+};
+std::optional<SetBudget> setBudget(const std::optional<double>& cliGib, const QString& flag,
+                                   const MachineProfile* profile,
+                                   std::optional<double> MachineProfile::*profileGib,
+                                   const std::optional<double>& matrixGib,
+                                   const QString& matrixSource, double reserve) {
+    if (cliGib) {
+        return SetBudget{*cliGib * spec::kGiB, flag};
+    }
+    if (profile && profile->*profileGib) {
+        return SetBudget{*(profile->*profileGib) * spec::kGiB, "profile " + profile->name};
+    }
+    if (matrixGib) {
+        return SetBudget{*matrixGib * spec::kGiB - reserve, matrixSource};
+    }
+    return std::nullopt;
+}
+
 } // namespace
 
 MachineProfile loadProfile(const QString& path) {
@@ -96,17 +119,14 @@ MachineBudget resolveBudget(const matrix::Matrix& m, const MachineProfile* profi
     const bool perNode = m.launcher.kind == matrix::LauncherKind::Slurm;
     const platform::SlurmCluster* slurm = perNode && machine.slurm ? &*machine.slurm : nullptr;
     const double reserve = m.budget.reserveGib * spec::kGiB;
-    if (cli.hostGib) {
-        b.hostBytes = *cli.hostGib * spec::kGiB;
-        b.hostSource = "--host-budget-gib";
-    } else if (profile && profile->hostGib) {
-        b.hostBytes = *profile->hostGib * spec::kGiB;
-        b.hostSource = "profile " + profile->name;
-    } else if (m.budget.hostGib) {
-        b.hostBytes = *m.budget.hostGib * spec::kGiB - reserve;
-        b.hostSource = QString("matrix budget.host_gib%1 minus %2 GiB reserve")
-                           .arg(perNode ? " (per node)" : "")
-                           .arg(m.budget.reserveGib);
+    if (const auto set = setBudget(cli.hostGib, "--host-budget-gib", profile,
+                                   &MachineProfile::hostGib, m.budget.hostGib,
+                                   QString("matrix budget.host_gib%1 minus %2 GiB reserve")
+                                       .arg(perNode ? " (per node)" : "")
+                                       .arg(m.budget.reserveGib),
+                                   reserve)) {
+        b.hostBytes = set->bytes;
+        b.hostSource = set->source;
     } else if (slurm && slurm->reachable()) {
         b.hostBytes = std::max(0.0, slurm->smallestMemoryBytes() - reserve);
         b.hostSource = QString("scontrol show node: smallest RealMemory of %1 node(s) of %2 minus "
@@ -130,16 +150,13 @@ MachineBudget resolveBudget(const matrix::Matrix& m, const MachineProfile* profi
     b.gpus = cli.gpus ? *cli.gpus : (profile && profile->gpus) ? *profile->gpus : autoGpus;
     b.perNode = perNode;
     b.cpusPerNode = slurm && slurm->reachable() ? slurm->smallestCpus() : 0;
-    if (cli.deviceGib) {
-        b.deviceBytes = *cli.deviceGib * spec::kGiB;
-        b.deviceSource = "--device-budget-gib";
-    } else if (profile && profile->deviceGib) {
-        b.deviceBytes = *profile->deviceGib * spec::kGiB;
-        b.deviceSource = "profile " + profile->name;
-    } else if (m.budget.deviceGib) {
-        b.deviceBytes = *m.budget.deviceGib * spec::kGiB - reserve;
-        b.deviceSource =
-            QString("matrix budget.device_gib minus %1 GiB reserve").arg(m.budget.reserveGib);
+    if (const auto set = setBudget(
+            cli.deviceGib, "--device-budget-gib", profile, &MachineProfile::deviceGib,
+            m.budget.deviceGib,
+            QString("matrix budget.device_gib minus %1 GiB reserve").arg(m.budget.reserveGib),
+            reserve)) {
+        b.deviceBytes = set->bytes;
+        b.deviceSource = set->source;
     } else if (!gpus.isEmpty()) {
         double smallest = gpus.front().memoryBytes;
         for (const auto& g : gpus) {

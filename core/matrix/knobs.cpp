@@ -34,44 +34,61 @@ QString idNumber(const QString& text) {
     return QString(text).replace('.', 'p').replace('-', 'm').replace('+', "");
 }
 
+// A whole number of at least 1, its id part `prefix` and the number.
+Knob countKnob(const QString& key, const QString& plural, const QString& flag,
+               int RunConfig::*member, const QString& prefix, bool sweepToo = false) {
+    return {
+        key,
+        plural,
+        flag,
+        false,
+        [key](const Ctx& c, const YAML::Node& n) { return QString::number(integer(c, n, key, 1)); },
+        [member](RunConfig& r, const QString& v) { r.*member = v.toInt(); },
+        [member](const RunConfig& r) { return QString::number(r.*member); },
+        [prefix](const QString& v) { return prefix + v; },
+        sweepToo};
+}
+
+// A bucket size in MiB, above 0 and at most kMaxBucketMb.
+Knob megabytesKnob(const QString& key, const QString& plural, const QString& flag,
+                   double RunConfig::*member, const QString& prefix) {
+    return {key,
+            plural,
+            flag,
+            false,
+            [key](const Ctx& c, const YAML::Node& n) {
+                return number(positive(c, n, key, kMaxBucketMb));
+            },
+            [member](RunConfig& r, const QString& v) { r.*member = v.toDouble(); },
+            [member](const RunConfig& r) { return number(r.*member); },
+            [prefix](const QString& v) { return prefix + idNumber(v); }};
+}
+
+// A rank switch: "true" or "false", its id part `on` or `off`.
+Knob switchKnob(const QString& key, const QString& plural, const QString& flag,
+                bool RunConfig::*member, const QString& on, const QString& off) {
+    const auto text = [](bool b) { return QString(b ? "true" : "false"); };
+    return {key,
+            plural,
+            flag,
+            true,
+            [key, text](const Ctx& c, const YAML::Node& n) { return text(boolean(c, n, key)); },
+            [member](RunConfig& r, const QString& v) { r.*member = v == "true"; },
+            [member, text](const RunConfig& r) { return text(r.*member); },
+            [on, off](const QString& v) { return v == "true" ? on : off; }};
+}
+
 std::vector<Knob> makeKnobs() {
     return {
-        {"batch_size", "batch sizes", "--batch-size", false,
-         [](const Ctx& c, const YAML::Node& n) {
-             return QString::number(integer(c, n, "batch_size", 1));
-         },
-         [](RunConfig& r, const QString& v) { r.batchSize = v.toInt(); },
-         [](const RunConfig& r) { return QString::number(r.batchSize); },
-         [](const QString& v) { return "b" + v; }},
-        {"bucket_cap_mb", "bucket caps", "--bucket-cap-mb", false,
-         [](const Ctx& c, const YAML::Node& n) {
-             return number(positive(c, n, "bucket_cap_mb", kMaxBucketMb));
-         },
-         [](RunConfig& r, const QString& v) { r.bucketCapMb = v.toDouble(); },
-         [](const RunConfig& r) { return number(r.bucketCapMb); },
-         [](const QString& v) { return "cap" + idNumber(v); }},
-        {"first_bucket_mb", "first bucket caps", "--first-bucket-mb", false,
-         [](const Ctx& c, const YAML::Node& n) {
-             return number(positive(c, n, "first_bucket_mb", kMaxBucketMb));
-         },
-         [](RunConfig& r, const QString& v) { r.firstBucketMb = v.toDouble(); },
-         [](const RunConfig& r) { return number(r.firstBucketMb); },
-         [](const QString& v) { return "first" + idNumber(v); }},
-        {"gradient_as_bucket_view", "gradient-as-bucket-view settings", "--gradient-as-bucket-view",
-         true,
-         [](const Ctx& c, const YAML::Node& n) {
-             return QString(boolean(c, n, "gradient_as_bucket_view") ? "true" : "false");
-         },
-         [](RunConfig& r, const QString& v) { r.gradientAsBucketView = v == "true"; },
-         [](const RunConfig& r) { return QString(r.gradientAsBucketView ? "true" : "false"); },
-         [](const QString& v) { return QString(v == "true" ? "view" : "copy"); }},
-        {"static_graph", "static-graph settings", "--static-graph", true,
-         [](const Ctx& c, const YAML::Node& n) {
-             return QString(boolean(c, n, "static_graph") ? "true" : "false");
-         },
-         [](RunConfig& r, const QString& v) { r.staticGraph = v == "true"; },
-         [](const RunConfig& r) { return QString(r.staticGraph ? "true" : "false"); },
-         [](const QString& v) { return QString(v == "true" ? "static" : "dynamic"); }},
+        countKnob("batch_size", "batch sizes", "--batch-size", &RunConfig::batchSize, "b"),
+        megabytesKnob("bucket_cap_mb", "bucket caps", "--bucket-cap-mb", &RunConfig::bucketCapMb,
+                      "cap"),
+        megabytesKnob("first_bucket_mb", "first bucket caps", "--first-bucket-mb",
+                      &RunConfig::firstBucketMb, "first"),
+        switchKnob("gradient_as_bucket_view", "gradient-as-bucket-view settings",
+                   "--gradient-as-bucket-view", &RunConfig::gradientAsBucketView, "view", "copy"),
+        switchKnob("static_graph", "static-graph settings", "--static-graph",
+                   &RunConfig::staticGraph, "static", "dynamic"),
         {"hook", "hooks", "--hook", false,
          [](const Ctx& c, const YAML::Node& n) { return oneOf(c, n, "hook", kHooks); },
          [](RunConfig& r, const QString& v) { r.hook = v; },
@@ -79,13 +96,7 @@ std::vector<Knob> makeKnobs() {
         {"link", "links", "", false, readLink, [](RunConfig& r, const QString& v) { r.link = v; },
          [](const RunConfig& r) { return r.link; },
          [](const QString& v) { return v == kLoopback ? v : "link" + idNumber(v); }, true},
-        {"ranks_per_host", "ranks per host", "", false,
-         [](const Ctx& c, const YAML::Node& n) {
-             return QString::number(integer(c, n, "ranks_per_host", 1));
-         },
-         [](RunConfig& r, const QString& v) { r.ranksPerHost = v.toInt(); },
-         [](const RunConfig& r) { return QString::number(r.ranksPerHost); },
-         [](const QString& v) { return "rph" + v; }, true},
+        countKnob("ranks_per_host", "ranks per host", "", &RunConfig::ranksPerHost, "rph", true),
     };
 }
 

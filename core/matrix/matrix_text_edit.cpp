@@ -137,6 +137,22 @@ int offsetOf(const QString& yaml, const TopLevel& t, const YAML::Mark& mark) {
     return start + int(QString::fromUtf8(line.left(mark.column)).size());
 }
 
+// The key and value nodes of `key` in a block mapping (the last, were it written twice); false
+// when it has none. A default node is a null one, not an absent one, hence the reset.
+bool findKey(const YAML::Node& map, const QString& key, YAML::Node& keyNode,
+             YAML::Node& valueNode) {
+    const std::string wanted = key.toStdString();
+    bool found = false;
+    for (auto it = map.begin(); it != map.end(); ++it) {
+        if (it->first.Scalar() == wanted) {
+            keyNode.reset(it->first);
+            valueNode.reset(it->second);
+            found = true;
+        }
+    }
+    return found;
+}
+
 // `key`'s value (which keyNode and valueNode are) replaced by `value`: a flow list whole, a
 // block list's lines, or one value on the key's line up to a comment, which stays.
 TextEdit valueEdit(const QString& yaml, const TopLevel& t, const QString& key,
@@ -243,17 +259,8 @@ TextEdit defaultsValueEdit(const QString& yaml, const QString& file, const QStri
                           "the designer edits defaults written as a block mapping (one key per "
                           "line); these are not, so edit their text");
     }
-    const std::string wanted = key.toStdString();
-    YAML::Node keyNode, valueNode; // a default node is a null one, not an absent one
-    bool found = false;
-    for (auto it = defaults.begin(); it != defaults.end(); ++it) {
-        if (it->first.Scalar() == wanted) {
-            keyNode.reset(it->first);
-            valueNode.reset(it->second);
-            found = true;
-        }
-    }
-    if (!found) {
+    YAML::Node keyNode, valueNode;
+    if (!findKey(defaults, key, keyNode, valueNode)) {
         // A new last line of the block, indented as its first key.
         const QString first =
             lineText(yaml, t.starts, std::size_t(defaults.begin()->first.Mark().line));
@@ -287,17 +294,8 @@ TextEdit modelValueEdit(const QString& yaml, const QString& file, const QString&
         throw MatrixError(file, models ? models.Mark().line + 1 : 1, 1, "models",
                           QString("no model entry named '%1' in the matrix").arg(model));
     }
-    const std::string wanted = key.toStdString();
     YAML::Node keyNode, valueNode;
-    bool has = false;
-    for (auto it = entry.begin(); it != entry.end(); ++it) {
-        if (it->first.Scalar() == wanted) {
-            keyNode.reset(it->first);
-            valueNode.reset(it->second);
-            has = true;
-        }
-    }
-    if (has) {
+    if (findKey(entry, key, keyNode, valueNode)) {
         return valueEdit(yaml, t, key, keyNode, valueNode, value, file,
                          entry.Style() == YAML::EmitterStyle::Flow);
     }

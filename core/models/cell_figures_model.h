@@ -11,7 +11,13 @@
 
 namespace commprof::models {
 
-class CellFiguresModel : public TableModel {
+struct CellFigure {
+    QString figure, value, note;
+    bool flagged = false;
+    QString tip; // more than fits on the line
+};
+
+class CellFiguresModel : public RowTableModel<CellFigure> {
     Q_OBJECT
 public:
     enum Column { Figure, Value, Note, ColumnCount };
@@ -25,25 +31,11 @@ public:
                  const std::vector<store::RankFiguresRow>* ranks = nullptr,
                  const store::StoredPrediction* prediction = nullptr,
                  const std::vector<store::StoredSweep>* sweeps = nullptr);
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     // The row of a figure by its name, or -1.
     int rowOf(const QString& figure) const;
 
 protected:
-    int rows() const override;
-
-private:
-    void addInstrumentRows(const store::CellRow& cell);
-    void addDdpLoggerRows(const store::CellRow& cell);
-    void addRankRows(const store::CellRow& cell, const std::vector<store::RankFiguresRow>& ranks);
-    void addPredictionRows(const store::StoredPrediction& p);
-    void addSweepRows(const std::vector<store::StoredSweep>& sweeps);
-    struct Row {
-        QString figure, value, note;
-        bool flagged = false;
-        QString tip; // more than fits on the line
-    };
-    QList<Row> rows_;
+    QVariant rowData(const CellFigure& row, int column, int role) const override;
 };
 
 // "agree within ±10 %" or "backend 23.0 % above hook (beyond ±10 %)", from the ratio itself.

@@ -18,46 +18,28 @@ QString digests(const QJsonArray& tensors) {
 } // namespace
 
 void RankVerdictModel::setReport(const determinism::DiffReport& report) {
-    beginResetModel();
-    report_ = report;
-    endResetModel();
+    setRows(report.ranks);
 }
 
 RankVerdictModel::RankVerdictModel(QObject* parent)
-    : TableModel({"rank", "verdict", "first differing record", "iteration", "why"}, parent) {}
-
-int RankVerdictModel::rows() const {
-    return int(report_.ranks.size());
-}
-
-QVariant RankVerdictModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid() || index.row() >= rowCount() ||
-        (role != Qt::DisplayRole && role != Qt::ToolTipRole)) {
-        return {};
-    }
-    const auto& d = report_.ranks[std::size_t(index.row())];
-    switch (index.column()) {
-    case 0:
-        return d.rank;
-    case 1:
-        return determinism::toString(d.verdict);
-    case 2:
-        return d.first ? d.first->id : QString();
-    case 3:
-        return d.first ? QVariant(d.first->iteration) : QVariant();
-    case 4:
-        return d.first ? (d.inputsMatched ? "inputs matched" : "inputs differed") +
-                             (d.note.isEmpty() ? QString() : "; " + d.note)
-                       : d.note;
-    default:
-        return {};
-    }
-}
+    : RowTableModel(
+          {memberColumn("rank", &determinism::RankDivergence::rank),
+           {"verdict", [](const auto& d) { return QVariant(determinism::toString(d.verdict)); }},
+           {"first differing record",
+            [](const auto& d) { return QVariant(d.first ? d.first->id : QString()); }},
+           {"iteration",
+            [](const auto& d) { return d.first ? QVariant(d.first->iteration) : QVariant(); }},
+           {"why",
+            [](const auto& d) {
+                return QVariant(d.first ? (d.inputsMatched ? "inputs matched" : "inputs differed") +
+                                              (d.note.isEmpty() ? QString() : "; " + d.note)
+                                        : d.note);
+            }}},
+          parent) {}
 
 void SideBySideModel::setStreams(const determinism::FpStream& a, const determinism::FpStream& b,
                                  const QString& focusKey, int radius) {
-    beginResetModel();
-    rows_.clear();
+    std::vector<SideBySideRow> rows;
     focusRow_ = -1;
     const int focus = a.byKey.value(focusKey, b.byKey.value(focusKey, -1));
     const determinism::FpStream& main = a.byKey.contains(focusKey) ? a : b;
@@ -68,7 +50,7 @@ void SideBySideModel::setStreams(const determinism::FpStream& a, const determini
         for (int i = lo; i <= hi; ++i) {
             const auto& r = main.records[std::size_t(i)];
             const auto it = other.byKey.find(r.key());
-            Row row{r.seq, r.id, r.iteration, digests(r.outputs), QString(), QString()};
+            SideBySideRow row{r.seq, r.id, r.iteration, digests(r.outputs), QString(), QString()};
             if (it == other.byKey.end()) {
                 row.status = "no counterpart";
             } else {
@@ -79,76 +61,33 @@ void SideBySideModel::setStreams(const determinism::FpStream& a, const determini
                                                       : "differs";
             }
             if (i == focus) {
-                focusRow_ = int(rows_.size());
+                focusRow_ = int(rows.size());
                 row.status = "FIRST DIVERGENCE: " + row.status;
             }
-            rows_.push_back(row);
+            rows.push_back(row);
         }
     }
-    endResetModel();
+    setRows(std::move(rows));
 }
 
 SideBySideModel::SideBySideModel(QObject* parent)
-    : TableModel({"seq", "record", "iteration", "run A outputs", "run B outputs", "A against B"},
-                 parent) {}
-
-int SideBySideModel::rows() const {
-    return int(rows_.size());
-}
-
-QVariant SideBySideModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid() || index.row() >= rowCount() ||
-        (role != Qt::DisplayRole && role != Qt::ToolTipRole)) {
-        return {};
-    }
-    const Row& r = rows_[index.row()];
-    switch (index.column()) {
-    case Seq:
-        return r.seq;
-    case Identity:
-        return r.id;
-    case Iteration:
-        return r.iteration;
-    case DigestA:
-        return r.digestA;
-    case DigestB:
-        return r.digestB;
-    case Status:
-        return r.status;
-    default:
-        return {};
-    }
-}
+    : RowTableModel({memberColumn("seq", &SideBySideRow::seq),
+                     memberColumn("record", &SideBySideRow::id),
+                     memberColumn("iteration", &SideBySideRow::iteration),
+                     memberColumn("run A outputs", &SideBySideRow::digestA),
+                     memberColumn("run B outputs", &SideBySideRow::digestB),
+                     memberColumn("A against B", &SideBySideRow::status)},
+                    parent) {}
 
 void DiscriminatorModel::setReport(const determinism::DiffReport& report) {
-    beginResetModel();
-    rows_ = report.discriminators;
-    endResetModel();
+    setRows(report.discriminators);
 }
 
 DiscriminatorModel::DiscriminatorModel(QObject* parent)
-    : TableModel({"same op, inputs -> outputs (shapes, dtypes)", "clean", "divergent"}, parent) {}
-
-int DiscriminatorModel::rows() const {
-    return int(rows_.size());
-}
-
-QVariant DiscriminatorModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid() || index.row() >= rowCount() ||
-        (role != Qt::DisplayRole && role != Qt::ToolTipRole)) {
-        return {};
-    }
-    const auto& d = rows_[std::size_t(index.row())];
-    switch (index.column()) {
-    case 0:
-        return d.signature;
-    case 1:
-        return d.clean;
-    case 2:
-        return d.divergent;
-    default:
-        return {};
-    }
-}
+    : RowTableModel({memberColumn("same op, inputs -> outputs (shapes, dtypes)",
+                                  &determinism::Discriminator::signature),
+                     memberColumn("clean", &determinism::Discriminator::clean),
+                     memberColumn("divergent", &determinism::Discriminator::divergent)},
+                    parent) {}
 
 } // namespace commprof::models

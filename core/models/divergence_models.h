@@ -9,22 +9,23 @@
 
 namespace commprof::models {
 
-class RankVerdictModel : public TableModel {
+class RankVerdictModel : public RowTableModel<determinism::RankDivergence> {
     Q_OBJECT
 public:
     explicit RankVerdictModel(QObject* parent = nullptr);
     void setReport(const determinism::DiffReport& report);
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+};
 
-protected:
-    int rows() const override;
-
-private:
-    determinism::DiffReport report_;
+// One record of run A (or B where A lacks it) beside its counterpart.
+struct SideBySideRow {
+    qint64 seq;
+    QString id;
+    int iteration;
+    QString digestA, digestB, status;
 };
 
 // Records of run A (and B's counterparts) within `radius` records of a rank's first divergence.
-class SideBySideModel : public TableModel {
+class SideBySideModel : public RowTableModel<SideBySideRow> {
     Q_OBJECT
 public:
     enum Column { Seq, Identity, Iteration, DigestA, DigestB, Status, ColumnCount };
@@ -32,34 +33,16 @@ public:
     void setStreams(const determinism::FpStream& a, const determinism::FpStream& b,
                     const QString& focusKey, int radius = 8);
     int focusRow() const { return focusRow_; }
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-
-protected:
-    int rows() const override;
 
 private:
-    struct Row {
-        qint64 seq;
-        QString id;
-        int iteration;
-        QString digestA, digestB, status;
-    };
-    QList<Row> rows_;
     int focusRow_ = -1;
 };
 
-class DiscriminatorModel : public TableModel {
+class DiscriminatorModel : public RowTableModel<determinism::Discriminator> {
     Q_OBJECT
 public:
     explicit DiscriminatorModel(QObject* parent = nullptr);
     void setReport(const determinism::DiffReport& report);
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-
-protected:
-    int rows() const override;
-
-private:
-    std::vector<determinism::Discriminator> rows_;
 };
 
 } // namespace commprof::models

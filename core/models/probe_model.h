@@ -8,7 +8,13 @@
 
 namespace commprof::models {
 
-class ProbeModel : public TableModel {
+struct ProbeFinding {
+    QString severity; // issue | warning | ok
+    QString check;
+    QString finding;
+};
+
+class ProbeModel : public RowTableModel<ProbeFinding> {
     Q_OBJECT
 public:
     enum Column { Severity, Check, Finding, ColumnCount };
@@ -18,19 +24,11 @@ public:
     void setReport(const probe::ProbeReport& report);
     const probe::ProbeReport& report() const { return report_; }
 
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-
 protected:
-    int rows() const override;
+    QVariant rowData(const ProbeFinding& row, int column, int role) const override;
 
 private:
-    struct Row {
-        QString severity; // issue | warning | ok
-        QString check;
-        QString finding;
-    };
     probe::ProbeReport report_;
-    QList<Row> rows_;
 };
 
 } // namespace commprof::models

@@ -2,62 +2,50 @@
 #include "step_table_model.h"
 
 namespace commprof::models {
+namespace {
+
+// A column of microseconds to one decimal.
+RowColumn<StepTableRow> microseconds(QString header, double trace::StepMetrics::*figure) {
+    return {std::move(header), [figure](const StepTableRow& r) {
+                return QVariant(QString::number(r.metrics.*figure, 'f', 1));
+            }};
+}
+
+} // namespace
 
 void StepTableModel::setSummary(const trace::TraceSummary& summary) {
-    beginResetModel();
-    summary_ = summary;
-    endResetModel();
+    std::vector<StepTableRow> rows;
+    if (!summary.steps.empty()) {
+        for (const trace::StepMetrics& m : summary.steps) {
+            rows.push_back({QVariant(m.step), m});
+        }
+        rows.push_back({QVariant("total"), summary.totals});
+    }
+    setRows(std::move(rows));
 }
 
 StepTableModel::StepTableModel(QObject* parent)
-    : TableModel({"step", "step µs", "compute µs", "comm µs", "bookkeeping µs", "overlap µs",
-                  "exposed µs", "overlap eff."},
-                 parent) {}
+    : RowTableModel({{"step", [](const StepTableRow& r) { return r.step; }},
+                     microseconds("step µs", &trace::StepMetrics::stepUs),
+                     microseconds("compute µs", &trace::StepMetrics::computeUs),
+                     microseconds("comm µs", &trace::StepMetrics::commUs),
+                     microseconds("bookkeeping µs", &trace::StepMetrics::bookkeepingUs),
+                     microseconds("overlap µs", &trace::StepMetrics::overlapUs),
+                     microseconds("exposed µs", &trace::StepMetrics::exposedCommUs),
+                     {"overlap eff.",
+                      [](const StepTableRow& r) {
+                          const auto& e = r.metrics.overlapEfficiency;
+                          return QVariant(e ? QString::number(*e * 100.0, 'f', 1) + " %"
+                                            : QString("n/a"));
+                      }}},
+                    parent) {}
 
-int StepTableModel::rows() const {
-    if (summary_.steps.empty()) {
-        return 0;
-    }
-    return int(summary_.steps.size()) + 1;
-}
-
-const trace::StepMetrics& StepTableModel::rowMetrics(int row) const {
-    return row < int(summary_.steps.size()) ? summary_.steps[std::size_t(row)] : summary_.totals;
-}
-
-QVariant StepTableModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid() || index.row() >= rowCount()) {
-        return {};
-    }
-    const bool totalRow = index.row() == int(summary_.steps.size());
-    const auto& m = rowMetrics(index.row());
+// Figures right-aligned, and no tooltip: the header says what a column is.
+QVariant StepTableModel::rowData(const StepTableRow& row, int column, int role) const {
     if (role == Qt::TextAlignmentRole) {
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
     }
-    if (role != Qt::DisplayRole) {
-        return {};
-    }
-    switch (index.column()) {
-    case Step:
-        return totalRow ? QVariant("total") : QVariant(m.step);
-    case StepUs:
-        return QString::number(m.stepUs, 'f', 1);
-    case ComputeUs:
-        return QString::number(m.computeUs, 'f', 1);
-    case CommUs:
-        return QString::number(m.commUs, 'f', 1);
-    case BookkeepingUs:
-        return QString::number(m.bookkeepingUs, 'f', 1);
-    case OverlapUs:
-        return QString::number(m.overlapUs, 'f', 1);
-    case ExposedUs:
-        return QString::number(m.exposedCommUs, 'f', 1);
-    case Efficiency:
-        return m.overlapEfficiency ? QString::number(*m.overlapEfficiency * 100.0, 'f', 1) + " %"
-                                   : QString("n/a");
-    default:
-        return {};
-    }
+    return role == Qt::DisplayRole ? shown(row, column) : QVariant();
 }
 
 } // namespace commprof::models

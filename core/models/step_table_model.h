@@ -8,7 +8,13 @@
 
 namespace commprof::models {
 
-class StepTableModel : public TableModel {
+// A step's figures, or the totals' (step "total").
+struct StepTableRow {
+    QVariant step;
+    trace::StepMetrics metrics;
+};
+
+class StepTableModel : public RowTableModel<StepTableRow> {
     Q_OBJECT
 public:
     enum Column {
@@ -25,16 +31,9 @@ public:
 
     explicit StepTableModel(QObject* parent = nullptr);
     void setSummary(const trace::TraceSummary& summary);
-    const trace::TraceSummary& summary() const { return summary_; }
-
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
 
 protected:
-    int rows() const override;
-
-private:
-    const trace::StepMetrics& rowMetrics(int row) const;
-    trace::TraceSummary summary_;
+    QVariant rowData(const StepTableRow& row, int column, int role) const override;
 };
 
 } // namespace commprof::models

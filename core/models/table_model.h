@@ -2,9 +2,17 @@
 #pragma once
 // What every flat table model here shares: fixed, named columns and no children. A subclass
 // says how many rows it has (rows()) and what a cell shows (data()).
+//
+// RowTableModel goes one step further for a model whose rows are plain values: its columns
+// are a table of (header, what a row shows), so the bounds, the roles and the column switch
+// are written once here and not again in every model.
 
 #include <QAbstractTableModel>
 #include <QStringList>
+
+#include <functional>
+#include <utility>
+#include <vector>
 
 namespace commprof::models {
 
@@ -34,6 +42,67 @@ protected:
 
 private:
     QStringList columns_;
+};
+
+// One column of a RowTableModel: its header and what a row shows in it.
+template <class Row> struct RowColumn {
+    QString header;
+    std::function<QVariant(const Row&)> show;
+};
+
+// A column that shows one member of the row as it is.
+template <class Row, class T> RowColumn<Row> memberColumn(QString header, T Row::*member) {
+    return {std::move(header), [member](const Row& r) { return QVariant::fromValue(r.*member); }};
+}
+
+template <class Row> class RowTableModel : public TableModel {
+public:
+    using Column = RowColumn<Row>;
+    using Columns = std::vector<Column>;
+
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const final {
+        if (!index.isValid() || index.row() >= int(rows_.size()) || index.column() < 0 ||
+            index.column() >= int(columns_.size())) {
+            return {};
+        }
+        return rowData(rows_[std::size_t(index.row())], index.column(), role);
+    }
+
+protected:
+    RowTableModel(Columns columns, QObject* parent)
+        : TableModel(headersOf(columns), parent), columns_(std::move(columns)) {}
+
+    // What a row gives for a role. By default its column's text, for display and as the
+    // tooltip; a model with roles of its own answers them and hands the rest here.
+    virtual QVariant rowData(const Row& row, int column, int role) const {
+        if (role != Qt::DisplayRole && role != Qt::ToolTipRole) {
+            return {};
+        }
+        return shown(row, column);
+    }
+    QVariant shown(const Row& row, int column) const {
+        return columns_[std::size_t(column)].show(row);
+    }
+
+    void setRows(std::vector<Row> rows) {
+        beginResetModel();
+        rows_ = std::move(rows);
+        endResetModel();
+    }
+    const std::vector<Row>& rowValues() const { return rows_; }
+    int rows() const final { return int(rows_.size()); }
+
+private:
+    static QStringList headersOf(const Columns& columns) {
+        QStringList out;
+        for (const Column& c : columns) {
+            out << c.header;
+        }
+        return out;
+    }
+
+    Columns columns_;
+    std::vector<Row> rows_;
 };
 
 } // namespace commprof::models

@@ -2,6 +2,7 @@
 #include "step_metrics.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <limits>
 #include <map>
@@ -83,27 +84,17 @@ std::vector<StepWindow> stepWindows(const Trace& trace, bool* marked) {
 }
 
 ClassSpans classSpans(const Trace& trace) {
-    std::vector<Span> compute, comm, bookkeeping, memory;
+    std::array<std::vector<Span>, std::size_t(EventClass::Memory) + 1> spans; // by EventClass
     for (const auto& e : trace.events) {
-        switch (e.cls) {
-        case EventClass::Compute:
-            compute.push_back({e.startUs, e.endUs});
-            break;
-        case EventClass::Communication:
-            comm.push_back({e.startUs, e.endUs});
-            break;
-        case EventClass::Bookkeeping:
-            bookkeeping.push_back({e.startUs, e.endUs});
-            break;
-        case EventClass::Memory:
-            memory.push_back({e.startUs, e.endUs});
-            break;
-        case EventClass::NotCounted:
-            break;
+        if (e.cls != EventClass::NotCounted) {
+            spans[std::size_t(e.cls)].push_back({e.startUs, e.endUs});
         }
     }
-    ClassSpans out{SpanSet::unionOf(std::move(compute)), SpanSet::unionOf(std::move(comm)),
-                   SpanSet::unionOf(std::move(bookkeeping)), SpanSet::unionOf(std::move(memory))};
+    const auto of = [&spans](EventClass cls) {
+        return SpanSet::unionOf(std::move(spans[std::size_t(cls)]));
+    };
+    ClassSpans out{of(EventClass::Compute), of(EventClass::Communication),
+                   of(EventClass::Bookkeeping), of(EventClass::Memory)};
     if (trace.regime == Regime::Host) {
         out.compute = out.compute.subtract(out.bookkeeping);
     }

@@ -16,11 +16,15 @@ constexpr std::size_t npos = std::string::npos;
 
 std::size_t scanKeys(const TopLevel& top, const char* text, std::size_t size, std::size_t p,
                      Skeleton& sk, bool stopAtEvents) {
+    // Where the text stops being an object of keys: the scan ends there, marked.
+    const auto malformed = [&sk](std::size_t at) {
+        sk.malformed = true;
+        return at;
+    };
     for (;;) {
         p = top.skipSpace(p);
         if (p >= size) {
-            sk.malformed = true;
-            return p;
+            return malformed(p);
         }
         if (text[p] == ',') {
             p = top.skipSpace(p + 1);
@@ -29,19 +33,16 @@ std::size_t scanKeys(const TopLevel& top, const char* text, std::size_t size, st
             return p + 1;
         }
         if (p >= size || text[p] != '"') {
-            sk.malformed = true;
-            return p;
+            return malformed(p);
         }
         const std::size_t keyEnd = top.endOfString(p);
         if (keyEnd == npos) {
-            sk.malformed = true;
-            return p;
+            return malformed(p);
         }
         const std::string_view key(text + p + 1, keyEnd - p - 2);
         p = top.skipSpace(keyEnd);
         if (p >= size || text[p] != ':') {
-            sk.malformed = true;
-            return p;
+            return malformed(p);
         }
         p = top.skipSpace(p + 1);
         if (key == "traceEvents" && stopAtEvents && sk.arrayStart == npos) {
@@ -55,8 +56,7 @@ std::size_t scanKeys(const TopLevel& top, const char* text, std::size_t size, st
         }
         const std::size_t valueEnd = top.endOfValue(p);
         if (valueEnd == npos) {
-            sk.malformed = true;
-            return p;
+            return malformed(p);
         }
         if (key == "distributedInfo") {
             sk.distributedInfo = std::string(text + p, valueEnd - p);
