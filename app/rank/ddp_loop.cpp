@@ -18,9 +18,6 @@
 #include <ATen/record_function.h>
 
 #include <algorithm>
-#ifdef USE_CUDA
-#include <c10/cuda/CUDACachingAllocator.h>
-#endif
 #include <chrono>
 #include <cstdio>
 #include <limits>
@@ -376,14 +373,7 @@ void finishRun(const RankOptions& o, const Trainee& t, ProcessGroupPtr& pg,
         result.paramChecksum = checksum(t.params, false);
     }
     result.peakHostBytes = peakHostBytes();
-#ifdef USE_CUDA
-    if (device.is_cuda()) {
-        const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index());
-        result.peakDeviceBytes =
-            stats.reserved_bytes[std::size_t(c10::cuda::CUDACachingAllocator::StatType::AGGREGATE)]
-                .peak;
-    }
-#endif
+    result.peakDeviceBytes = peakDeviceBytes(device);
     if (o.trace) {
         std::string error;
         result.traceFile = spec::files::kTrace.of(o.rank);

@@ -64,5 +64,7 @@ std::string versionJson();
 
 // Peak resident set size of this process (VmHWM), in bytes.
 std::int64_t peakHostBytes();
+// The CUDA caching allocator's peak reserved bytes on `device` (0 on CPU).
+std::int64_t peakDeviceBytes(const c10::Device& device);
 
 } // namespace commprof::rank
