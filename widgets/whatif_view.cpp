@@ -6,7 +6,7 @@
 #include "inputs/cell_settings_file.h"
 #include "jobs/job_tracker.h"
 #include "layout_helpers.h"
-#include "report/ddp_job_text.h"
+#include "report/ddp_step_graph_text.h"
 #include "results/hook_calibration.h"
 #include "spec/comm_hooks.h"
 #include "whatif_plot.h"

@@ -9,7 +9,7 @@
 #include "analysis/ddp_job.h"
 #include "analysis/step_parts.h"
 #include "inputs/ddp_job_files.h"
-#include "report/ddp_job_text.h"
+#include "report/ddp_step_graph_text.h"
 #include "report_writer.h"
 #include "results/hook_calibration.h"
 #include "results/results_folder.h"
@@ -19,7 +19,6 @@
 #include "whatif_report.h"
 
 #include <QDir>
-#include <QFile>
 #include <QFileInfo>
 
 #include <cstdio>

@@ -5,8 +5,7 @@
 #include "terminal_progress.h"
 
 #include "report/cells_table.h"
-#include "report/ddp_prediction_text.h"
-#include "report/sweep_json.h"
+#include "report/sweep_text.h"
 #include "store/ingest.h"
 #include "store/open_results.h"
 #include "store/queries.h"

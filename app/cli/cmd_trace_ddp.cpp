@@ -10,7 +10,6 @@
 #include "cli_common.h"
 #include "inputs/cell_settings_file.h"
 #include "inputs/ddp_job_files.h"
-#include "report/ddp_job_text.h"
 #include "report/ddp_step_graph_text.h"
 #include "results/cell_files.h"
 #include "results/hook_calibration.h"

@@ -2,7 +2,7 @@
 #include "cell_figures_model.h"
 
 #include "analysis/cell_metrics.h"
-#include "report/ddp_prediction_text.h"
+#include "report/sweep_text.h"
 
 #include <cmath>
 
