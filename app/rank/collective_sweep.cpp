@@ -10,8 +10,6 @@
 
 #include <ATen/record_function.h>
 
-#include <cstdio>
-
 namespace commprof::rank {
 namespace {
 
@@ -34,12 +32,6 @@ void runOnce(c10d::ProcessGroup& pg, const std::string& kind, std::vector<at::Te
     } else { // reduce_scatter
         pg.reduce_scatter(one, many)->wait();
     }
-}
-
-void emit(const std::string& line) {
-    std::fputs(line.c_str(), stdout);
-    std::fputc('\n', stdout);
-    std::fflush(stdout);
 }
 
 // The launcher's progress line for one size measured.

@@ -19,7 +19,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <limits>
 #include <set>
 #include <thread>
@@ -29,12 +28,6 @@ namespace {
 
 double msSince(std::int64_t startNs) {
     return double(monotonicNs() - startNs) / 1e6;
-}
-
-void emit(const std::string& line) {
-    std::fputs(line.c_str(), stdout);
-    std::fputc('\n', stdout);
-    std::fflush(stdout);
 }
 
 void emitBuckets(BucketLog& log, int rank) {

@@ -62,6 +62,9 @@ std::string rankResultJson(const RankResult& r);
 void writeFileAtomically(const std::string& path, const std::string& content);
 std::string versionJson();
 
+// One line to the launcher on stdout (a progress event), flushed at once.
+void emit(const std::string& line);
+
 // Peak resident set size of this process (VmHWM), in bytes.
 std::int64_t peakHostBytes();
 // The CUDA caching allocator's peak reserved bytes on `device` (0 on CPU).
