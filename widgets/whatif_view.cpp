@@ -6,6 +6,7 @@
 #include "inputs/cell_settings_file.h"
 #include "jobs/job_tracker.h"
 #include "layout_helpers.h"
+#include "report/ddp_step_graph_text.h"
 #include "results/hook_calibration.h"
 #include "spec/comm_hooks.h"
 #include "whatif_plot.h"
@@ -278,7 +279,7 @@ void WhatIfView::setJob(std::shared_ptr<const analysis::DdpJobAnalysis> job) {
 }
 
 void WhatIfView::showWarnings() {
-    const QString text = job_ ? analysis::describeWarnings(job_->job).trimmed() : QString();
+    const QString text = job_ ? report::describeWarnings(job_->job).trimmed() : QString();
     warnings_->setText(text);
     warnings_->setVisible(!text.isEmpty());
 }

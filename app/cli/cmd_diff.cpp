@@ -13,7 +13,6 @@
 
 #include <QDir>
 #include <QFileInfo>
-#include <QJsonArray>
 
 namespace commprof::cli {
 namespace {

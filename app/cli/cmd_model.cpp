@@ -11,7 +11,6 @@
 #include "matrix/yaml_fields.h"
 
 #include <QFile>
-#include <QFileInfo>
 #include <QProcess>
 #include <QTemporaryDir>
 

@@ -5,6 +5,7 @@
 
 #include "feasibility/plan_stream.h"
 #include "matrix/cell_stream.h"
+#include "spec/units.h"
 
 #include <QThread>
 
@@ -13,7 +14,7 @@
 namespace commprof::cli {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+using spec::kGiB;
 constexpr double kMaxBudgetGib = 1.0e6; // as a matrix's budget section allows
 constexpr int kMaxGpus = 1024;
 

@@ -9,7 +9,6 @@
 #include "runner/rank_program.h"
 
 #include <QCoreApplication>
-#include <QDir>
 #include <QJsonArray>
 
 namespace commprof::cli {

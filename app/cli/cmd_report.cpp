@@ -9,6 +9,7 @@
 #include "analysis/ddp_job.h"
 #include "analysis/step_parts.h"
 #include "inputs/ddp_job_files.h"
+#include "report/ddp_step_graph_text.h"
 #include "report_writer.h"
 #include "results/hook_calibration.h"
 #include "results/results_folder.h"
@@ -18,7 +19,6 @@
 #include "whatif_report.h"
 
 #include <QDir>
-#include <QFile>
 #include <QFileInfo>
 
 #include <cstdio>
@@ -85,7 +85,7 @@ int traceReport(const QString& dir, const QString& out, const QString& params,
     }
     // A cut or missing rank is flagged in what the report writes (whatif.json's notes, the
     // macros' source line) and on stderr, never presented as the whole job.
-    const QStringList warnings = analysis::describeWarnings(job).split('\n', Qt::SkipEmptyParts);
+    const QStringList warnings = report::describeWarnings(job).split('\n', Qt::SkipEmptyParts);
     for (const QString& line : warnings) {
         printError(line);
     }

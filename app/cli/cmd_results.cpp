@@ -5,6 +5,7 @@
 #include "terminal_progress.h"
 
 #include "report/cells_table.h"
+#include "report/sweep_text.h"
 #include "store/ingest.h"
 #include "store/open_results.h"
 #include "store/queries.h"
@@ -58,7 +59,7 @@ QString sweepLines(store::Database& db, const store::CellRow& r) {
                    .arg(d.measuredUsPerStep / 1000.0, 0, 'f', 2)
                    .arg(d.measuredMinUs / 1000.0, 0, 'f', 2)
                    .arg(d.measuredMaxUs / 1000.0, 0, 'f', 2)
-                   .arg(analysis::spreadVerdict(d));
+                   .arg(report::spreadVerdict(d));
     } else if (p) {
         out += "    all-reduce not predicted: " + p->note + "\n";
     }
@@ -102,7 +103,7 @@ int cellsCommand(const Args& args) {
             QJsonArray arr;
             for (const auto& r : rows) {
                 QJsonObject cell = store::toJson(r);
-                store::addSweepFigures(db, r.key, r.isSweep(), cell);
+                report::addSweepFigures(db, r.key, r.isSweep(), cell);
                 arr.append(cell);
             }
             printJson(QJsonObject{{"cells", arr}});

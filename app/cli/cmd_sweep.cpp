@@ -8,6 +8,7 @@
 #include "analysis/collective_sweep.h"
 #include "analysis/ddp_prediction.h"
 #include "inputs/sweep_files.h"
+#include "report/sweep_text.h"
 #include "results/cell_files.h"
 #include "runner/rank_pool.h"
 #include "runner/rank_program.h"
@@ -105,12 +106,12 @@ int summarize(const QString& dir, bool json, const QString& ddpCell = {}) {
     if (json) {
         QJsonArray all;
         for (const auto& s : series) {
-            all.append(analysis::toJson(s, analysis::fitSeries(s)));
+            all.append(report::toJson(s, analysis::fitSeries(s)));
         }
         QJsonObject doc{
             {"dir", dir}, {"series", all}, {"problems", QJsonArray::fromStringList(problems)}};
         if (prediction) {
-            doc["ddp"] = analysis::toJson(*prediction);
+            doc["ddp"] = report::toJson(*prediction);
         }
         printJson(doc);
     } else {
@@ -118,7 +119,7 @@ int summarize(const QString& dir, bool json, const QString& ddpCell = {}) {
             printText(seriesText(s));
         }
         if (prediction) {
-            printText(analysis::describe(*prediction));
+            printText(report::describe(*prediction));
         }
         for (const QString& p : problems) {
             printError(p);

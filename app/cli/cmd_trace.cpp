@@ -20,7 +20,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 
-#include <functional>
 #include <optional>
 #include <set>
 

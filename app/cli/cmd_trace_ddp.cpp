@@ -141,13 +141,12 @@ analysis::WhatIfOptions whatIfOptions(const Args& args) {
 void printJob(const analysis::DdpJob& job, Format format, const QJsonObject& json,
               const QString& text) {
     if (format == Format::Json) {
-        for (const QString& line :
-             analysis::describeWarnings(job).split('\n', Qt::SkipEmptyParts)) {
+        for (const QString& line : report::describeWarnings(job).split('\n', Qt::SkipEmptyParts)) {
             printError(line);
         }
-        printJson(analysis::withWarnings(json, job));
+        printJson(report::withWarnings(json, job));
     } else {
-        printText(analysis::describeWarnings(job) + text);
+        printText(report::describeWarnings(job) + text);
     }
 }
 

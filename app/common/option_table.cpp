@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <set>
 #include <sstream>
 
 namespace commprof::options {

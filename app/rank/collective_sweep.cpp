@@ -3,14 +3,12 @@
 
 #include "bucket_timer.h"
 #include "c10d_compat.h"
-#include "json_writer.h"
+#include "field_writer.h"
 #include "process_group.h"
 #include "rank_result.h"
 #include "spec/rank_contract.h"
 
 #include <ATen/record_function.h>
-
-#include <cstdio>
 
 namespace commprof::rank {
 namespace {
@@ -36,12 +34,6 @@ void runOnce(c10d::ProcessGroup& pg, const std::string& kind, std::vector<at::Te
     }
 }
 
-void emit(const std::string& line) {
-    std::fputs(line.c_str(), stdout);
-    std::fputc('\n', stdout);
-    std::fflush(stdout);
-}
-
 // The launcher's progress line for one size measured.
 void emitProgress(const RankOptions& o, const std::string& kind, std::int64_t bytes) {
     JsonWriter p;
@@ -54,19 +46,24 @@ void emitProgress(const RankOptions& o, const std::string& kind, std::int64_t by
     emit(p.str());
 }
 
-// What the sweep file says of the whole sweep, before its kinds.
-void writeHeader(JsonWriter& j, const RankOptions& o) {
-    j.field("schema", kRankSchemaVersion);
-    j.field("rank", o.rank);
-    j.field("world_size", o.worldSize);
-    j.field("backend", o.backend);
-    j.field("device", o.device);
-    j.field("layer", o.layer);
-    j.field("cell_id", o.cellId);
-    j.field("dtype", "float32");
-    j.field("warmup", o.sweepWarmup);
-    j.field("iterations", o.sweepIterations);
-    j.field("max_bytes", o.sweepMaxBytes);
+// What the sweep file says of the whole sweep, before its kinds; the peaks at its end.
+results::SweepHeader headerOf(const RankOptions& o, const torch::Device& device) {
+    results::SweepHeader h;
+    h.schema = kRankSchemaVersion;
+    h.rank = o.rank;
+    h.worldSize = o.worldSize;
+    h.backend = o.backend;
+    h.device = o.device;
+    h.layer = o.layer;
+    h.cellId = o.cellId;
+    h.dtype = "float32";
+    h.warmup = o.sweepWarmup;
+    h.iterations = o.sweepIterations;
+    h.maxBytes = o.sweepMaxBytes;
+    // What the plan's sweep buffer terms are calibrated against (commprof calibrate).
+    h.peakHostBytes = double(peakHostBytes());
+    h.peakDeviceBytes = double(peakDeviceBytes(device));
+    return h;
 }
 
 // The ranks' common stage: one process group, the device and the tensors' options.
@@ -114,43 +111,29 @@ std::vector<double> timeSize(const SweepGroup& g, const std::string& kind, std::
     return timesUs;
 }
 
-// One kind's sizes, from 8 B doubling to --sweep-max-bytes, each an object of the bytes moved
-// and its times; the sizes stop at the first the backend refuses.
-void sweepKind(JsonWriter& j, const SweepGroup& g, const std::string& kind, const RankOptions& o) {
-    j.beginObject();
-    j.field("kind", kind);
-    j.key("sizes");
-    j.beginArray();
-    std::string unsupported;
+// One kind's sizes, from 8 B doubling to --sweep-max-bytes, each the bytes moved and its times;
+// the sizes stop at the first the backend refuses.
+results::SweepKindRecord sweepKind(const SweepGroup& g, const std::string& kind,
+                                   const RankOptions& o) {
+    results::SweepKindRecord out;
+    out.kind = kind;
     bool measuredAny = false; // the first size launched may be past 8 B (8 B over 3 ranks)
-    for (std::int64_t bytes = 8; bytes <= o.sweepMaxBytes && unsupported.empty(); bytes *= 2) {
+    for (std::int64_t bytes = 8; bytes <= o.sweepMaxBytes; bytes *= 2) {
         const std::int64_t n = elementsPerRank(kind, bytes, o.worldSize);
         if (n < 1) {
             continue; // fewer bytes than ranks: no message per rank
         }
-        const std::vector<double> timesUs = timeSize(g, kind, n, o, measuredAny, unsupported);
-        if (!unsupported.empty()) {
+        std::vector<double> timesUs = timeSize(g, kind, n, o, measuredAny, out.unsupported);
+        if (!out.unsupported.empty()) {
             break;
         }
         measuredAny = true;
         const std::int64_t actual =
             kind == "all_gather" || kind == "reduce_scatter" ? n * 4 * o.worldSize : n * 4;
-        j.beginObject();
-        j.field("bytes", actual);
-        j.key("times_us");
-        j.beginArray();
-        for (double t : timesUs) {
-            j.value(t);
-        }
-        j.endArray();
-        j.endObject();
+        out.sizes.push_back({actual, std::move(timesUs)});
         emitProgress(o, kind, actual);
     }
-    j.endArray();
-    if (!unsupported.empty()) {
-        j.field("unsupported", unsupported);
-    }
-    j.endObject();
+    return out;
 }
 
 } // namespace
@@ -162,17 +145,23 @@ std::string runSweep(const RankOptions& o) {
         o.device == "cuda" ? torch::Device(torch::kCUDA, o.localRank) : torch::Device(torch::kCPU);
     const SweepGroup g{group.pg, device,
                        torch::TensorOptions().dtype(torch::kFloat).device(device)};
+    std::vector<results::SweepKindRecord> kinds;
+    for (const std::string& kind : o.sweepKinds) {
+        kinds.push_back(sweepKind(g, kind, o));
+    }
+    namespace k = results::rank_keys;
     JsonWriter j;
     j.beginObject();
-    writeHeader(j, o);
-    j.key("kinds");
+    writeFields(j, results::sweepHeaderFields(), headerOf(o, device));
+    j.key(k::kKinds);
     j.beginArray();
-    for (const std::string& kind : o.sweepKinds) {
-        sweepKind(j, g, kind, o);
+    for (const results::SweepKindRecord& kind : kinds) {
+        j.beginObject();
+        writeFields(j, results::sweepKindFields(), kind);
+        writeRecords(j, k::kSizes, results::sweepSizeFields(), kind.sizes);
+        j.endObject();
     }
     j.endArray();
-    // What the plan's sweep buffer term is calibrated against (commprof calibrate).
-    j.field("peak_host_bytes", peakHostBytes());
     j.endObject();
     group.pg->barrier()->wait();
     const std::string path = o.outDir + "/" + spec::files::kSweep.of(o.rank);

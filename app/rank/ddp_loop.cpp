@@ -18,11 +18,7 @@
 #include <ATen/record_function.h>
 
 #include <algorithm>
-#ifdef USE_CUDA
-#include <c10/cuda/CUDACachingAllocator.h>
-#endif
 #include <chrono>
-#include <cstdio>
 #include <limits>
 #include <set>
 #include <thread>
@@ -32,12 +28,6 @@ namespace {
 
 double msSince(std::int64_t startNs) {
     return double(monotonicNs() - startNs) / 1e6;
-}
-
-void emit(const std::string& line) {
-    std::fputs(line.c_str(), stdout);
-    std::fputc('\n', stdout);
-    std::fflush(stdout);
 }
 
 void emitBuckets(BucketLog& log, int rank) {
@@ -376,14 +366,7 @@ void finishRun(const RankOptions& o, const Trainee& t, ProcessGroupPtr& pg,
         result.paramChecksum = checksum(t.params, false);
     }
     result.peakHostBytes = peakHostBytes();
-#ifdef USE_CUDA
-    if (device.is_cuda()) {
-        const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index());
-        result.peakDeviceBytes =
-            stats.reserved_bytes[std::size_t(c10::cuda::CUDACachingAllocator::StatType::AGGREGATE)]
-                .peak;
-    }
-#endif
+    result.peakDeviceBytes = peakDeviceBytes(device);
     if (o.trace) {
         std::string error;
         result.traceFile = spec::files::kTrace.of(o.rank);

@@ -63,10 +63,6 @@ public:
         std::snprintf(buf, sizeof buf, "%.17g", v);
         out_ += buf;
     }
-    void null() {
-        prefix();
-        out_ += "null";
-    }
     void raw(const std::string& json) {
         prefix();
         out_ += json;

@@ -2,20 +2,21 @@
 #include "rank_result.h"
 
 #include "c10d_compat.h"
+#include "field_writer.h"
 #include "hooks/hook_factory.h"
-#include "json_writer.h"
-#include "results/rank_fields.h"
 #include "spec/rank_contract.h"
 
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
+#ifdef USE_CUDA
+#include <c10/cuda/CUDACachingAllocator.h>
+#endif
+
 #include <cstdio>
 #include <fstream>
-#include <set>
 #include <stdexcept>
-#include <variant>
 
 namespace commprof::rank {
 
@@ -27,6 +28,25 @@ std::int64_t peakHostBytes() {
             return std::stoll(line.substr(6)) * 1024;
         }
     }
+    return 0;
+}
+
+void emit(const std::string& line) {
+    std::fputs(line.c_str(), stdout);
+    std::fputc('\n', stdout);
+    std::fflush(stdout);
+}
+
+std::int64_t peakDeviceBytes(const c10::Device& device) {
+#ifdef USE_CUDA
+    if (device.is_cuda()) {
+        const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index());
+        return stats
+            .reserved_bytes[std::size_t(c10::cuda::CUDACachingAllocator::StatType::AGGREGATE)]
+            .peak;
+    }
+#endif
+    (void)device;
     return 0;
 }
 
@@ -53,69 +73,6 @@ void writeFileAtomically(const std::string& path, const std::string& content) {
 }
 
 namespace {
-
-using results::Need;
-
-// One value as its field says (results/rank_fields.h): an Optional field's empty value is left
-// out.
-void put(JsonWriter& j, const char* key, Need, int v) {
-    j.field(key, v);
-}
-void put(JsonWriter& j, const char* key, Need, std::int64_t v) {
-    j.field(key, v);
-}
-void put(JsonWriter& j, const char* key, Need, double v) {
-    j.field(key, v);
-}
-void put(JsonWriter& j, const char* key, Need, bool v) {
-    j.field(key, v);
-}
-void put(JsonWriter& j, const char* key, Need need, const std::string& v) {
-    if (need != Need::Optional || !v.empty()) {
-        j.field(key, v);
-    }
-}
-template <typename T> void put(JsonWriter& j, const char* key, Need, const std::optional<T>& v) {
-    if (v) {
-        j.field(key, *v);
-    }
-}
-template <typename T> void put(JsonWriter& j, const char* key, Need need, const std::vector<T>& v) {
-    if (need == Need::Optional && v.empty()) {
-        return;
-    }
-    j.key(key);
-    j.beginArray();
-    for (const T& e : v) {
-        j.value(e);
-    }
-    j.endArray();
-}
-
-// The fields of `table` that sit in the object `in` ("" the record's own), in the table's order.
-template <typename R>
-void writeFields(JsonWriter& j, const std::vector<results::Field<R>>& table, const R& r,
-                 const std::string& in = {}) {
-    for (const results::Field<R>& f : table) {
-        if (in == f.in) {
-            std::visit([&](auto member) { put(j, f.key, f.need, r.*member); }, f.member);
-        }
-    }
-}
-
-// An array of records, each through its table.
-template <typename R>
-void writeRecords(JsonWriter& j, const char* key, const std::vector<results::Field<R>>& table,
-                  const std::vector<R>& records) {
-    j.key(key);
-    j.beginArray();
-    for (const R& r : records) {
-        j.beginObject();
-        writeFields(j, table, r);
-        j.endObject();
-    }
-    j.endArray();
-}
 
 // CPU time of this process, user and system, over all its threads.
 double cpuSeconds() {

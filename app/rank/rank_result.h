@@ -62,7 +62,12 @@ std::string rankResultJson(const RankResult& r);
 void writeFileAtomically(const std::string& path, const std::string& content);
 std::string versionJson();
 
+// One line to the launcher on stdout (a progress event), flushed at once.
+void emit(const std::string& line);
+
 // Peak resident set size of this process (VmHWM), in bytes.
 std::int64_t peakHostBytes();
+// The CUDA caching allocator's peak reserved bytes on `device` (0 on CPU).
+std::int64_t peakDeviceBytes(const c10::Device& device);
 
 } // namespace commprof::rank

@@ -6,9 +6,6 @@
 #include "spec/rank_contract.h"
 #include "trace/collectives.h"
 
-#include <QJsonArray>
-#include <QJsonObject>
-
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -230,56 +227,6 @@ LinearFit fitLinear(const std::vector<SweepPoint>& points) {
     }
     fit.refused = false;
     return fit;
-}
-
-QJsonObject toJson(const LinearFit& f) {
-    QJsonObject o{{"refused", f.refused},
-                  {"method", f.method},
-                  {"sizes", f.sizes},
-                  {"from_bytes", f.fromBytes},
-                  {"to_bytes", f.toBytes}};
-    if (f.leftOutFromBytes) {
-        o["left_out_from_bytes"] = *f.leftOutFromBytes;
-        o["note"] = f.note;
-    }
-    if (f.refused) {
-        o["reason"] = f.reason;
-    } else {
-        o["alpha_us"] = f.alphaUs;
-        o["beta_us_per_byte"] = f.betaUsPerByte;
-        o["asymptotic_GBps"] = f.asymptoticGBps();
-        o["r_squared"] = f.r2;
-    }
-    return o;
-}
-
-QJsonObject toJson(const SweepSeries& s, const LinearFit& fit) {
-    QJsonArray points;
-    for (const SweepPoint& p : s.points) {
-        QJsonObject point{{"bytes", p.bytes},
-                          {"slowest_us", p.slowestUs},
-                          {"typical_us", p.typicalUs},
-                          {"slowest_rank", p.slowestRank},
-                          {"algbw_GBps", p.algbwGBps},
-                          {"busbw_GBps", p.busbwGBps ? QJsonValue(*p.busbwGBps) : QJsonValue()}};
-        if (!p.us.empty()) {
-            QJsonObject perRank;
-            for (const auto& [rank, us] : p.us) {
-                perRank[QString::number(rank)] = us;
-            }
-            point["us_by_rank"] = perRank;
-        }
-        points.append(point);
-    }
-    QJsonObject o{{"layer", s.layer},
-                  {"kind", s.kind},
-                  {"world_size", s.worldSize},
-                  {"points", points},
-                  {"fit", toJson(fit)}};
-    if (!s.unsupported.isEmpty()) {
-        o["unsupported"] = s.unsupported;
-    }
-    return o;
 }
 
 std::vector<SweepPoint> allReducePoints(const QMap<int, results::SweepRecord>& docs) {

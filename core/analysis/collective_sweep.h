@@ -8,7 +8,6 @@
 #include "analysis/collective_cost.h"
 #include "results/rank_record.h"
 
-#include <QJsonObject>
 #include <QMap>
 #include <QString>
 #include <QStringList>
@@ -97,10 +96,5 @@ LinearFit fitLinear(const std::vector<SweepPoint>& points);
 // A series' fit: refused at world size 1, where nothing moves between ranks and the times are
 // a local copy's (its "bandwidth" would be memory's), else fitLinear of its points.
 LinearFit fitSeries(const SweepSeries& series);
-
-// As sweep summarize --json and cells --json print them (docs/formats.md): per size the
-// slowest rank's fastest and typical time, algbw and busbw; the fit, or why it was refused.
-QJsonObject toJson(const LinearFit& f);
-QJsonObject toJson(const SweepSeries& s, const LinearFit& fit);
 
 } // namespace commprof::analysis

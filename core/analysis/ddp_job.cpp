@@ -3,8 +3,6 @@
 
 #include "trace/trace_error.h"
 
-#include <QJsonArray>
-
 #include <algorithm>
 #include <set>
 
@@ -111,24 +109,6 @@ DdpJob ddpJobOf(std::vector<trace::DdpRankSteps> steps, const std::vector<int>& 
     }
     noteWarnings(&job, worldSize);
     return job;
-}
-
-QString describeWarnings(const DdpJob& job) {
-    QString out;
-    if (job.incomplete) {
-        out += "warning: incomplete job: a rank's trace is cut or missing, so what follows is "
-               "part of the job, not the whole\n";
-    }
-    for (const QString& w : job.warnings) {
-        out += "warning: " + w + "\n";
-    }
-    return out;
-}
-
-QJsonObject withWarnings(QJsonObject doc, const DdpJob& job) {
-    doc.insert("warnings", QJsonArray::fromStringList(job.warnings));
-    doc.insert("incomplete", job.incomplete);
-    return doc;
 }
 
 } // namespace commprof::analysis

@@ -10,7 +10,6 @@
 #include "analysis/ddp_step_graph.h"
 #include "trace/ddp_steps.h"
 
-#include <QJsonObject>
 #include <QString>
 #include <QStringList>
 
@@ -51,12 +50,5 @@ struct DdpJobAnalysis {
 // rank (a timeline's), else the trace's own, else i. Throws trace::TraceError naming the traces
 // that disagree. The job's warnings and `incomplete` are filled here.
 DdpJob ddpJobOf(std::vector<trace::DdpRankSteps> steps, const std::vector<int>& rankNumbers = {});
-
-// The job's warnings as "warning: ..." lines, led by a line that says the job is incomplete
-// where it is: what the text outputs print before the job.
-QString describeWarnings(const DdpJob& job);
-
-// `warnings` and `incomplete` added to a job's JSON (trace ddp's, trace whatif's).
-QJsonObject withWarnings(QJsonObject doc, const DdpJob& job);
 
 } // namespace commprof::analysis

@@ -21,7 +21,6 @@
 #include "analysis/cell_metrics.h"
 #include "analysis/collective_sweep.h"
 
-#include <QJsonObject>
 #include <QString>
 
 #include <optional>
@@ -78,15 +77,5 @@ QString notPredictedForHook(const QString& hook);
 std::optional<DdpPrediction> predictDdp(const std::vector<RankFigures>& ranks,
                                         const std::vector<SweepPoint>& allReduce,
                                         const LinearFit& fit, int hostCpus, QString* why = nullptr);
-
-// As cells --json and sweep summarize --json print it (docs/formats.md).
-QJsonObject toJson(const DdpPrediction& d);
-// The report's lines: the per-step verdict, where the time went, and each bucket.
-QString describe(const DdpPrediction& d);
-// What the measured steps can say of the prediction, in words rather than a verdict. A
-// prediction inside the range of the measured steps is not thereby right: where the steps spread
-// wider than the prediction is off, the measurement cannot judge it, and this says so with the
-// spread; outside the range it missed every measured step.
-QString spreadVerdict(const DdpPrediction& d);
 
 } // namespace commprof::analysis

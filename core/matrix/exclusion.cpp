@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <iterator>
-#include <limits>
 #include <map>
 
 namespace commprof::matrix {

@@ -2,6 +2,7 @@
 #include "cell_figures_model.h"
 
 #include "analysis/cell_metrics.h"
+#include "report/sweep_text.h"
 
 #include <cmath>
 
@@ -157,7 +158,7 @@ void addPredictionRows(std::vector<CellFigure>& rows, const store::StoredPredict
                         .arg(d.steps)
                         .arg(msOf(d.measuredMinUs), msOf(d.measuredMaxUs))});
     rows.push_back({"prediction off by", QString("%1 %").arg(d.offBy() * 100.0, 0, 'f', 1),
-                    analysis::spreadVerdict(d), !d.withinRange()});
+                    report::spreadVerdict(d), !d.withinRange()});
     rows.push_back({"waiting for the last rank", msOf(d.waitUsPerStep),
                     "per step, the first rank's wait for the last, summed over buckets"});
 }

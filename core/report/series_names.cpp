@@ -175,8 +175,4 @@ QString SeriesStyles::shadeName(int shade) const {
     return parts.join(" \u00b7 ");
 }
 
-QString SeriesStyles::markerName(int marker) const {
-    return axisValueText(markerAxis, markerValues.value(marker));
-}
-
 } // namespace commprof::report

@@ -50,11 +50,9 @@ struct SeriesStyles {
     int markerIndex(const store::CellRow& c) const;
     // Colour, shade and marker values: one series per key.
     QString seriesKey(const store::CellRow& c) const;
-    // The legend entries: of a colour ("allreduce"), of a shade ("mlp2m"), of a marker
-    // ("bucket_cap_mb=0.25").
+    // The legend entries: of a colour ("allreduce"), of a shade ("mlp2m").
     QString colourName(int colour) const;
     QString shadeName(int shade) const;
-    QString markerName(int marker) const;
     // The value of each shade axis of c, joined ("mlp2m").
     QString shadeKey(const store::CellRow& c) const;
 };

@@ -3,10 +3,11 @@
 // rank{R}.json and sweep_rank{R}.json described once (docs/formats.md), as Perfetto declares its
 // tables: each field's JSON key, the object it sits in, its type (the member's), whether a file
 // may leave it out, the bounds a reader accepts and the member of the typed record it fills.
-// commprof-rank writes its records through these tables (app/rank/rank_result.cpp) and core reads
-// and checks the files through the same tables (rank_file.cpp), so a new field is one row here
-// (and its member) and the writer's value: nothing else. What a table cannot say, rules across
-// fields (ranks unique, no phase longer than the run), stays in rank_file.cpp.
+// commprof-rank writes its records through these tables (app/rank/field_writer.h, for
+// rank_result.cpp and collective_sweep.cpp) and core reads and checks the files through the same
+// tables (rank_file.cpp), so a new field is one row here (and its member) and the writer's value:
+// nothing else. What a table cannot say, rules across fields (ranks unique, no phase longer than
+// the run), stays in rank_file.cpp.
 // Plain C++17 and header-only: commprof-rank includes it and links no Qt.
 
 #include <cstdint>

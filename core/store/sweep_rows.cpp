@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "sweep_rows.h"
 
-#include <QJsonArray>
-
 namespace commprof::store {
 
 void insertSweep(Database& db, const QString& cellKey,
@@ -152,23 +150,6 @@ std::optional<StoredPrediction> prediction(Database& db, const QString& cellKey)
     }
     p.prediction = d;
     return p;
-}
-
-void addSweepFigures(Database& db, const QString& cellKey, bool sweep, QJsonObject& cell) {
-    if (sweep) {
-        QJsonArray all;
-        for (const StoredSweep& s : sweeps(db, cellKey)) {
-            all.append(analysis::toJson(s.series, s.fit));
-        }
-        cell["sweep"] = all;
-        return;
-    }
-    const std::optional<StoredPrediction> p = prediction(db, cellKey);
-    cell["prediction"] = p && p->prediction ? QJsonValue(analysis::toJson(*p->prediction))
-                                            : QJsonValue(QJsonValue::Null);
-    cell["prediction_note"] = p ? p->note : QString("not predicted: the cell is not complete");
-    cell["sweep_cell"] =
-        p && !p->sweepCell.isEmpty() ? QJsonValue(p->sweepCell) : QJsonValue(QJsonValue::Null);
 }
 
 } // namespace commprof::store

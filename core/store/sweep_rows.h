@@ -7,8 +7,6 @@
 #include "analysis/ddp_prediction.h"
 #include "store/sqlite_db.h"
 
-#include <QJsonObject>
-
 #include <optional>
 #include <vector>
 
@@ -31,9 +29,5 @@ std::vector<StoredSweep> sweeps(Database& db, const QString& cellKey);
 
 void insertPrediction(Database& db, const QString& cellKey, const StoredPrediction& p);
 std::optional<StoredPrediction> prediction(Database& db, const QString& cellKey);
-
-// cells --json's figures of these tables for one cell: a sweep's series with their fits
-// ("sweep"), or a DDP cell's prediction ("prediction", "prediction_note", "sweep_cell").
-void addSweepFigures(Database& db, const QString& cellKey, bool sweep, QJsonObject& cell);
 
 } // namespace commprof::store

@@ -9,7 +9,6 @@
 #include <array>
 #include <cctype>
 #include <map>
-#include <unordered_map>
 
 namespace commprof::trace {
 namespace {

@@ -10,7 +10,6 @@
 #include <cctype>
 #include <filesystem>
 #include <regex>
-#include <set>
 #include <thread>
 
 namespace commprof::trace {
