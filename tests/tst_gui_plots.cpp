@@ -9,6 +9,7 @@
 #include "report/report_data.h"
 #include "result_plots.h"
 #include "store/ingest.h"
+#include "sweep_plot.h"
 
 #include <qcustomplot.h>
 
@@ -109,6 +110,19 @@ report::ReportData synthetic(const QVector<int>& worldSizes, double minBytes, do
         }
     }
     return d;
+}
+
+// Each sweep cell again as its repeat 1, with the same series.
+void addSweepRepeat(report::ReportData& data) {
+    for (store::CellRow c : std::vector<store::CellRow>(data.cells)) {
+        if (c.isSweep()) {
+            const QString first = c.id;
+            c.id.replace("_r0", "_r1");
+            c.repeat = 1;
+            data.sweepsByCell[c.id] = data.sweepsByCell.value(first);
+            data.cells.push_back(c);
+        }
+    }
 }
 
 double span(const QVector<double>& v) {
@@ -509,15 +523,7 @@ private slots:
     // Issue 52: repeats of a sweep draw a line each, but the legend names each series once.
     void aSweepsRepeatsAreNamedOnce() {
         auto data = synthetic({2}, 1e5, 4e6);
-        for (store::CellRow c : std::vector<store::CellRow>(data.cells)) {
-            if (c.isSweep()) {
-                const QString first = c.id;
-                c.id.replace("_r0", "_r1");
-                c.repeat = 1;
-                data.sweepsByCell[c.id] = data.sweepsByCell.value(first);
-                data.cells.push_back(c);
-            }
-        }
+        addSweepRepeat(data);
         QCustomPlot plot;
         draw(plot, "sweep_bandwidth", data, {900, 600});
         QStringList entries;
@@ -533,6 +539,18 @@ private slots:
         QCOMPARE(lines, 4); // two kinds, two repeats
         QCOMPARE(entries.count("gloo_cpu ws2 all_reduce"), 1);
         QCOMPARE(entries.count("gloo_cpu ws2 broadcast"), 1);
+        // Issue 52 (audit): the note under the axes named a world-size-1 sweep's kind once per
+        // repeat ("gloo_cpu ws1 (all_reduce, all_reduce, all_reduce)").
+        auto one = synthetic({2}, 1e5, 4e6);
+        for (store::CellRow& c : one.cells) {
+            c.worldSize = c.isSweep() ? 1 : c.worldSize; // synthetic() sweeps two ranks or more
+        }
+        addSweepRepeat(one);
+        QStringList notes;
+        QVERIFY(widgets::sweepLines(one, &notes).empty());
+        QCOMPARE(notes.size(), 1);
+        QVERIFY2(notes.front().count("all_reduce") == 1 && notes.front().count("broadcast") == 1,
+                 qPrintable(notes.front()));
     }
 
     // Issue 29 item 17: the kinds of one sweep cell share its colour; each has a marker of its

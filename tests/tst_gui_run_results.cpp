@@ -89,6 +89,24 @@ private slots:
         QCOMPARE(w.resultsDir(), out);
         QCOMPARE(w.workspaces()->current(), QString("run"));
         QCOMPARE(w.monitor()->startButton()->text(), QString("Resume"));
+        // The monitor in view after Stop (and after the results, opened, re-planned its
+        // matrix): each column sized to its text is as wide as its widest text, none collapsed.
+        QTest::qWait(1000);
+        QTableView* states = w.monitor()->table();
+        for (const int column : {models::RunStateModel::Cell, models::RunStateModel::State,
+                                 models::RunStateModel::Elapsed, models::RunStateModel::Ranks}) {
+            int widest = 0;
+            for (int row = 0; row < states->model()->rowCount(); ++row) {
+                widest =
+                    std::max(widest, states->fontMetrics().horizontalAdvance(
+                                         states->model()->index(row, column).data().toString()));
+            }
+            QVERIFY2(states->columnWidth(column) >= widest,
+                     qPrintable(QString("monitor column %1: %2 px, its text %3 px")
+                                    .arg(column)
+                                    .arg(states->columnWidth(column))
+                                    .arg(widest)));
+        }
         // A click away, the table's columns are sized to their text: filled while hidden,
         // they were sized to their headers ("cell" for ids of 30 characters).
         w.workspaces()->setCurrent("results");

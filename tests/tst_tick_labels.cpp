@@ -8,6 +8,7 @@
 
 #include "gui_helpers.h"
 #include "plot_style.h"
+#include "readable_ticker.h"
 
 #include <qcustomplot.h>
 
@@ -120,6 +121,47 @@ private slots:
             }
         }
         QVERIFY2(crowded.isEmpty(), qPrintable(crowded.join("; ")));
+    }
+
+    // Issue 52 (audit): the cap study's log axis read "1e+04" (printf's %g at the figures' 4
+    // significant digits). Numbers a reader writes plainly are written plainly, each one
+    // against the text written here by hand.
+    void numbersAreWrittenAsAReaderWritesThem_data() {
+        QTest::addColumn<double>("value");
+        QTest::addColumn<QString>("text");
+        QTest::addRow("ten thousand") << 1e4 << "10000";
+        QTest::addRow("a million") << 1e6 << "1000000";
+        QTest::addRow("a quarter") << 0.25 << "0.25";
+        QTest::addRow("three tenths, summed") << 0.1 + 0.2 << "0.3";
+        QTest::addRow("a step past zero") << 5.551115123125783e-17 << "0";
+        QTest::addRow("negative") << -300.0 << "-300";
+        QTest::addRow("small") << 2e-4 << "0.0002";
+        QTest::addRow("tiny") << 5e-5 << "5e-5";
+        QTest::addRow("huge") << 2.5e7 << "2.5e7";
+    }
+    void numbersAreWrittenAsAReaderWritesThem() {
+        QFETCH(double, value);
+        QFETCH(QString, text);
+        QCOMPARE(widgets::readableTickLabel(value, QLocale::c(), 4), text);
+    }
+
+    // The cap study's axis as it was drawn: 12 ms to 15000 ms, log, 4 significant digits.
+    void aLogAxisUpTo10000ReadsPlainly() {
+        QCustomPlot plot;
+        widgets::FigureStyle style;
+        style.fontPt = 8;
+        widgets::resetFigure(plot, "ticks", "x", "ms", style);
+        widgets::fitAxis(plot.yAxis, {12, 300, 15000}, true);
+        QCOMPARE(plot.yAxis->scaleType(), QCPAxis::stLogarithmic);
+        widgets::setFigureSize(plot, QSize(400, 300));
+        plot.replot(QCustomPlot::rpImmediateRefresh);
+        plot.replot(QCustomPlot::rpImmediateRefresh);
+        QStringList texts;
+        for (const Label& l : visibleLabels(plot.yAxis)) {
+            texts << l.text;
+        }
+        QVERIFY2(texts.contains("10000"), qPrintable(texts.join(' ')));
+        QVERIFY2(!texts.join(' ').contains('e'), qPrintable(texts.join(' ')));
     }
 };
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "layout_helpers.h"
 
+#include <QHeaderView>
 #include <QLineEdit>
 #include <QTableView>
 #include <QToolButton>
@@ -28,6 +29,13 @@ QWidget* filteredTable(QLineEdit* filter, QTableView* table, QWidget* parent) {
     layout->addWidget(filter);
     layout->addWidget(table, 1);
     return box;
+}
+
+void makeRowTable(QTableView& table) {
+    table.verticalHeader()->hide();
+    table.verticalHeader()->setDefaultSectionSize(table.fontMetrics().height() + 6);
+    table.setSelectionBehavior(QAbstractItemView::SelectRows);
+    table.setTextElideMode(Qt::ElideMiddle);
 }
 
 QToolButton* makeFold(const QString& text, QWidget* content, QWidget* parent) {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The arrangements every view here is built from: panes in a splitter that never collapses one
-// to nothing, a table with its filter line above it, and a fold for what a page keeps out of
-// the way until asked for.
+// to nothing, a table of rows to pick from, with its filter line above it, and a fold for what
+// a page keeps out of the way until asked for.
 
 #include <QSplitter>
 
@@ -19,6 +19,10 @@ namespace commprof::widgets {
 QSplitter* makeSplitter(Qt::Orientation orientation,
                         std::initializer_list<std::pair<QWidget*, int>> panes, QWidget* parent);
 QWidget* filteredTable(QLineEdit* filter, QTableView* table, QWidget* parent);
+// A table whose rows are things to pick (cells, groups): no row numbers, rows a line of text
+// high, a click picks the whole row, and long text loses its middle (an id keeps its model and
+// its repeat).
+void makeRowTable(QTableView& table);
 // A flat button with an arrow that shows `content` while it is checked (hidden at first).
 QToolButton* makeFold(const QString& text, QWidget* content, QWidget* parent);
 

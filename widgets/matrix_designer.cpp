@@ -111,16 +111,13 @@ void MatrixDesigner::makeCellTable() {
     filter_->setClearButtonEnabled(true);
     table_ = new QTableView(this);
     table_->setModel(cells_);
-    table_->verticalHeader()->hide();
-    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
-    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    makeRowTable(*table_);
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
     table_->setSortingEnabled(true);
     table_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
     // Columns as wide as what they hold (see onPlanned): "why not" is often empty and must not
     // take the width the ids need.
     table_->horizontalHeader()->setStretchLastSection(false);
-    table_->setTextElideMode(Qt::ElideMiddle);
     table_->setItemDelegate(new FlaggedRowDelegate(models::CellTableModel::InfeasibleRole, table_));
 }
 

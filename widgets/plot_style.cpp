@@ -7,6 +7,7 @@
 
 #include <QHash>
 #include <QMap>
+#include <QRegularExpression>
 #include <QtMath>
 
 #include <algorithm>
@@ -78,7 +79,31 @@ QCPRange stackedRange(const QCPBars* bars, double key) {
 // the axis. A rotated label takes its bounding box's width: what its neighbour must clear.
 class CategoryTicker : public QCPAxisTickerText {
 public:
-    explicit CategoryTicker(const QCPAxis* axis) : axis_(axis) {}
+    explicit CategoryTicker(const QCPAxis* axis)
+        : axis_(axis), basePt_(axis->tickLabelFont().pointSizeF()) {}
+
+    // The figure's own size of the labels, before fitCategoryLabels made them smaller.
+    double basePt() const { return basePt_; }
+
+    // The room a label has across the axis (its lines are at most this long).
+    double roomPx() const {
+        const QCustomPlot* plot = axis_->parentPlot();
+        const QVariant room = plot->property("tickLabelRoomPx");
+        return std::max(
+            room.isValid() ? room.toDouble() : plot->viewport().height() * kTickLabelShare, 24.0);
+    }
+
+    // The widest word of any label in `font`: a line can be broken before it, not in it.
+    double widestWordPx(const QFont& font) const {
+        const QFontMetricsF fm(font);
+        double widest = 0;
+        for (const QString& label : mTicks) {
+            for (const QString& word : label.split(QRegularExpression("[ \n]"))) {
+                widest = std::max(widest, fm.horizontalAdvance(word));
+            }
+        }
+        return widest;
+    }
 
 protected:
     QVector<double> createTickVector(double tickStep, const QCPRange& range) override {
@@ -130,25 +155,23 @@ private:
     // ("0.25\ntransformer2m", read whole where one line was cut to "0.25 tra\u2026rmer2m"),
     // and only a word longer than the room loses its middle, never its ends.
     QString fitted(const QString& label) const {
-        const QCustomPlot* plot = axis_->parentPlot();
-        const QVariant room = plot->property("tickLabelRoomPx");
-        const double roomPx = std::max(
-            room.isValid() ? room.toDouble() : plot->viewport().height() * kTickLabelShare, 24.0);
+        const double room = roomPx();
         const QFontMetricsF fm(axis_->tickLabelFont());
         QStringList lines;
         for (const QString& line : label.split('\n')) {
-            lines << (fm.horizontalAdvance(line) > roomPx
-                          ? wrapped(line, axis_->tickLabelFont(), roomPx).split('\n')
+            lines << (fm.horizontalAdvance(line) > room
+                          ? wrapped(line, axis_->tickLabelFont(), room).split('\n')
                           : QStringList{line});
         }
         for (QString& line : lines) {
-            line = fm.elidedText(line, Qt::ElideMiddle, roomPx);
+            line = fm.elidedText(line, Qt::ElideMiddle, room);
         }
         return lines.join('\n');
     }
 
     static constexpr double kGapPx = 4.0;
     const QCPAxis* axis_;
+    double basePt_;
 };
 
 } // namespace
@@ -321,6 +344,22 @@ void categoryRuns(QCPAxis* axis, const QList<QPair<QString, int>>& runs) {
         t->setText(name);
         first += length;
     }
+}
+
+QCPItemText* categoryRunOf(const QCustomPlot& plot, int key) {
+    int first = 1; // the runs' names were made in the categories' order
+    for (int i = 0; i < plot.itemCount(); ++i) {
+        auto* t = qobject_cast<QCPItemText*>(plot.item(i));
+        if (!t || t->objectName() != kRunName) {
+            continue;
+        }
+        const int length = t->property("categories").toInt();
+        if (key >= first && key < first + length) {
+            return t;
+        }
+        first += length;
+    }
+    return nullptr;
 }
 
 void resetFigure(QCustomPlot& plot, const QString& title, const QString& x, const QString& y,
@@ -841,6 +880,34 @@ QString brokenToWidth(const QString& text, const QFont& font, double widthPx) {
     return lines.join('\n');
 }
 
+// The category labels' font at the figure's size (fitCategoryLabels may have made the axis's
+// smaller at an earlier layout); any other axis's own.
+QFont categoryBaseFont(const QCPAxis& axis) {
+    QFont font = axis.tickLabelFont();
+    if (const auto ticker = axis.ticker().dynamicCast<CategoryTicker>()) {
+        font.setPointSizeF(ticker->basePt());
+    }
+    return font;
+}
+
+// The category labels in smaller text, a half point at a time down to kLeastKeyPt, while a word
+// of one is wider than the room across the axis: broken at its spaces, a label still kept a word
+// too long for any line, cut in its middle ("0.25 ws1 tran\u2026er2m" at 1366x768), and a cut
+// name no longer tells its bar from the others. The room itself stays: a wider one took the
+// plot area's height.
+void fitCategoryLabels(QCustomPlot& plot) {
+    const auto ticker = plot.xAxis ? plot.xAxis->ticker().dynamicCast<CategoryTicker>() : nullptr;
+    if (!ticker) {
+        return;
+    }
+    QFont font = categoryBaseFont(*plot.xAxis);
+    const double room = ticker->roomPx();
+    while (ticker->widestWordPx(font) > room && font.pointSizeF() - 0.5 >= kLeastKeyPt) {
+        font.setPointSizeF(font.pointSizeF() - 0.5);
+    }
+    plot.xAxis->setTickLabelFont(font);
+}
+
 // Each categoryRuns name shortened to its run's width, as the axes are now laid out.
 void fitRunNames(QCustomPlot& plot) {
     for (int i = 0; i < plot.itemCount(); ++i) {
@@ -853,7 +920,7 @@ void fitRunNames(QCustomPlot& plot) {
         const double room = t->property("categories").toInt() * perCategory - 4;
         // Broken into lines, and where a piece is still too wide, a half point smaller at a
         // time down to kLeastKeyPt ("allreduce" over a run of 18 bars at 1366x768).
-        QFont font = t->parentPlot()->xAxis->tickLabelFont();
+        QFont font = categoryBaseFont(*axis);
         QString text = brokenToWidth(t->property("fullText").toString(), font, room);
         while (text.contains(QChar(0x2026)) && font.pointSizeF() - 0.5 >= kLeastKeyPt) {
             font.setPointSizeF(font.pointSizeF() - 0.5);
@@ -977,6 +1044,7 @@ void placeLegend(QCustomPlot& plot) {
     if (!legend || !rect) {
         return;
     }
+    fitCategoryLabels(plot);
     const LegendCount count = resetLegend(plot, *legend, *rect);
     legend->setVisible(count.items > 0);
     // A first layout, so that tickers fitting their labels to the axis length (the category

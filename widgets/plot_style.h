@@ -71,6 +71,8 @@ constexpr double kTickLabelShare = 0.2;
 // is broken after an underscore or at a space at each placeLegend ("fp16_" over "compress"),
 // in smaller text (to 6.5 pt) where a piece is still too wide; the legend avoids them like data.
 void categoryRuns(QCPAxis* axis, const QList<QPair<QString, int>>& runs);
+// The name categoryRuns put over the run holding category `key` (1, 2, ...); null without runs.
+QCPItemText* categoryRunOf(const QCustomPlot& plot, int key);
 
 // Lines of at most widthPx, broken at spaces (a word longer than a line stays whole).
 QString wrapped(const QString& text, const QFont& font, double widthPx);

@@ -2,6 +2,7 @@
 #include "readable_ticker.h"
 
 #include <QFontMetricsF>
+#include <QRegularExpression>
 
 #include <algorithm>
 #include <array>
@@ -28,8 +29,8 @@ double labelPitchPx(const QCPAxis* axis, const QVector<double>& values) {
     }
     double widest = 0;
     for (double v : values) {
-        widest = std::max(widest, fm.horizontalAdvance(QLocale().toString(
-                                      v, 'g', std::max(1, axis->numberPrecision()))));
+        widest = std::max(widest, fm.horizontalAdvance(readableTickLabel(
+                                      v, axis->parentPlot()->locale(), axis->numberPrecision())));
     }
     return widest + fm.horizontalAdvance(QStringLiteral("MM"));
 }
@@ -79,19 +80,43 @@ QVector<double> readableLinearTicks(const QCPAxis* axis, double& step, Linear li
 
 } // namespace
 
-QVector<double> ReadableLinearTicker::createTickVector(double tickStep, const QCPRange& range) {
-    const double lengthPx = axisLengthPx(axis_);
-    chosenStep_ = tickStep;
-    if (lengthPx <= 0 || range.size() <= 0) {
-        return QCPAxisTicker::createTickVector(tickStep, range);
+QString readableTickLabel(double value, const QLocale& locale, int precision) {
+    const int digits = std::clamp(precision, 1, 15);
+    const double magnitude = std::abs(value);
+    if (magnitude < 1e-12) {
+        return locale.toString(0); // a linear step's sum that missed zero by a rounding
     }
-    return readableLinearTicks(
-        axis_, chosenStep_, linearTicks(range),
-        [&](const QVector<double>&, double step) { return step / range.size() * lengthPx; });
+    if (magnitude >= 1e-4 && magnitude < 1e7) {
+        const int whole = int(std::floor(std::log10(magnitude)));
+        QString text = locale.toString(value, 'f', std::clamp(digits - 1 - whole, 0, 15));
+        if (text.contains(locale.decimalPoint())) {
+            while (text.endsWith(locale.zeroDigit())) {
+                text.chop(1);
+            }
+            if (text.endsWith(locale.decimalPoint())) {
+                text.chop(locale.decimalPoint().size());
+            }
+        }
+        return text;
+    }
+    QString text = locale.toString(value, 'g', digits); // "2e+07": the sign and zeros say nothing
+    text.replace(QRegularExpression("e\\+0*"), "e").replace(QRegularExpression("e-0*"), "e-");
+    return text;
 }
 
-int ReadableLinearTicker::getSubTickCount(double /*tickStep*/) {
-    return QCPAxisTicker::getSubTickCount(chosenStep_);
+QVector<double> ReadableLinearTicker::createTickVector(double tickStep, const QCPRange& range) {
+    const double lengthPx = axisLengthPx(axis_);
+    double step = tickStep;
+    QVector<double> ticks;
+    if (lengthPx <= 0 || range.size() <= 0) {
+        ticks = QCPAxisTicker::createTickVector(tickStep, range);
+    } else {
+        ticks = readableLinearTicks(
+            axis_, step, linearTicks(range),
+            [&](const QVector<double>&, double s) { return s / range.size() * lengthPx; });
+    }
+    subTicks_ = QCPAxisTicker::getSubTickCount(step);
+    return ticks;
 }
 
 QVector<double> ReadableLogTicker::createTickVector(double tickStep, const QCPRange& range) {
@@ -128,10 +153,6 @@ QVector<double> ReadableLogTicker::createTickVector(double tickStep, const QCPRa
             return ticks;
         }
     }
-}
-
-int ReadableLogTicker::getSubTickCount(double /*tickStep*/) {
-    return subTicks_;
 }
 
 } // namespace commprof::widgets

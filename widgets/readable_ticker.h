@@ -11,8 +11,14 @@ namespace commprof::widgets {
 // least a label (and a gap) apart along the axis, however short the axis and whatever the range.
 // They measure the axis rect as last laid out, so a replot after a resize settles them.
 
-// What both share: the axis they measure, and QCustomPlot's own linear ticks for a tick count
-// (its step and ticks), which the readable choice starts from.
+// A tick's label as a reader writes the number: plain digits from 0.0001 to under 10 million
+// ("10000", where printf's %g wrote "1e+04" under a figure's 4 significant digits), with no more
+// decimals than `precision` significant digits need; beyond, a short exponent ("2e7").
+QString readableTickLabel(double value, const QLocale& locale, int precision);
+
+// What both share: the axis they measure, QCustomPlot's own linear ticks for a tick count (its
+// step and ticks), which the readable choice starts from, the sub-ticks that choice leaves,
+// and readable labels.
 template <typename Base> class AxisTicker : public Base {
 public:
     explicit AxisTicker(const QCPAxis* axis) : axis_(axis) {}
@@ -25,7 +31,13 @@ protected:
             return QCPAxisTicker::createTickVector(step, range);
         };
     }
+    int getSubTickCount(double /*tickStep*/) override { return subTicks_; }
+    QString getTickLabel(double tick, const QLocale& locale, QChar /*formatChar*/,
+                         int precision) override {
+        return readableTickLabel(tick, locale, precision);
+    }
     const QCPAxis* axis_;
+    int subTicks_ = 0; // set with each tick vector
 };
 
 // Linear: the densest "nice" step (1, 2, 2.5, 5 x 10^k) whose labels clear each other.
@@ -35,10 +47,6 @@ public:
 
 protected:
     QVector<double> createTickVector(double tickStep, const QCPRange& range) override;
-    int getSubTickCount(double tickStep) override;
-
-private:
-    double chosenStep_ = 0;
 };
 
 // Logarithmic (base 10): labels at 1, 2, 3, 5 x 10^k where the axis has room, thinning to 1, 2,
@@ -51,10 +59,6 @@ public:
 
 protected:
     QVector<double> createTickVector(double tickStep, const QCPRange& range) override;
-    int getSubTickCount(double tickStep) override;
-
-private:
-    int subTicks_ = 0;
 };
 
 } // namespace commprof::widgets

@@ -23,6 +23,7 @@ constexpr double kBarWidth = 0.6;
 constexpr double kPickRadiusPx = 20.0;
 constexpr std::size_t kUprightBars = 6;
 constexpr double kRunNamesHeadroom = 0.15; // of a bar figure's value range
+constexpr double kBoxBelowRunPx = 2.0;     // the selection's box starts below a run's name
 
 double mib(double bytes) {
     return bytes / 1048576.0;
@@ -652,7 +653,8 @@ QCPLayer* selectionLayer(QCustomPlot& plot) {
 namespace {
 
 // A bar figure's mark: a dashed box over the bar of the cell's group, the height of the axes
-// (a box the last selection left, where there is one).
+// below the name of the bar's run where bars run in groups (a box from the top crossed the name:
+// "allreduce" read through its dashes), and a box the last selection left, where there is one.
 void boxGroupOf(QCustomPlot& plot, const report::ReportData& data, const QString& cellId,
                 std::vector<QCPItemRect*>& freeBoxes) {
     const auto groups = axisGroups(data, eachRepeat(plot));
@@ -669,9 +671,13 @@ void boxGroupOf(QCustomPlot& plot, const report::ReportData& data, const QString
             freeBoxes.pop_back();
             box->setVisible(true);
         }
-        box->topLeft->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        // The name's bottom follows it through every layout (it is broken into lines to fit).
+        QCPItemText* run = categoryRunOf(plot, int(i) + 1);
+        box->topLeft->setParentAnchorY(run ? run->bottom : nullptr);
+        box->topLeft->setTypeY(run ? QCPItemPosition::ptAbsolute
+                                   : QCPItemPosition::ptAxisRectRatio);
         box->bottomRight->setTypeY(QCPItemPosition::ptAxisRectRatio);
-        box->topLeft->setCoords(double(i) + 1 - 0.45, 0.0);
+        box->topLeft->setCoords(double(i) + 1 - 0.45, run ? kBoxBelowRunPx : 0.0);
         box->bottomRight->setCoords(double(i) + 1 + 0.45, 1.0);
         box->setPen(QPen(Qt::black, 2, Qt::DashLine));
     }

@@ -42,6 +42,20 @@ FigureStyle viewStyle(bool eachRepeat = false) {
     return style;
 }
 
+// The cell, its status and what was measured first, the settings after them: in the model's
+// order the measured numbers came after kind, model, layer, ranks, hook, cap and repeat, and
+// at 1366x768 "comm ms/step" sat past the table's right edge.
+void orderColumns(QHeaderView& header) {
+    using M = models::ResultsCellModel;
+    const int order[] = {M::Id,        M::Status, M::StepMs, M::CommMs, M::Overhead,
+                         M::Agreement, M::Model,  M::Hook,   M::CapMb,  M::WorldSize,
+                         M::Repeat,    M::Layer,  M::Kind,   M::Reasons};
+    static_assert(std::size(order) == M::ColumnCount);
+    for (int to = 0; to < int(std::size(order)); ++to) {
+        header.moveSection(header.visualIndex(order[to]), to);
+    }
+}
+
 } // namespace
 
 const QStringList& ResultsView::shownFigures() {
@@ -117,16 +131,14 @@ void ResultsView::makeCellTable() {
     });
     table_ = new QTableView(this);
     table_->setModel(proxy_);
-    table_->verticalHeader()->hide();
-    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
-    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    makeRowTable(*table_);
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
     table_->setSortingEnabled(true);
     table_->sortByColumn(-1, Qt::AscendingOrder); // the results' own order until a click
     table_->setAlternatingRowColors(true);
     table_->setItemDelegate(new FlaggedRowDelegate(models::ResultsCellModel::FlaggedRole, table_));
-    table_->setTextElideMode(Qt::ElideMiddle);
     table_->horizontalHeader()->setStretchLastSection(true);
+    orderColumns(*table_->horizontalHeader());
     connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &ResultsView::onSelectionChanged);
 }
@@ -142,12 +154,10 @@ QWidget* ResultsView::makeTuningPage(QCustomPlot* plot) {
     tuningTable_ = new QTableView;
     tuningTable_->setObjectName("tuningTable");
     tuningTable_->setModel(tuningSorted);
-    tuningTable_->verticalHeader()->hide();
-    tuningTable_->verticalHeader()->setDefaultSectionSize(tuningTable_->fontMetrics().height() + 6);
+    makeRowTable(*tuningTable_);
     tuningTable_->setSortingEnabled(true);
     tuningTable_->sortByColumn(-1, Qt::AscendingOrder); // recommend's order until a click
     tuningTable_->setAlternatingRowColors(true);
-    tuningTable_->setTextElideMode(Qt::ElideMiddle);
     tuningTable_->horizontalHeader()->setStretchLastSection(true);
     capAdvice_ = new CapAdvicePanel;
     connect(capAdvice_, &CapAdvicePanel::applyCapRequested, this, &ResultsView::applyCapRequested);
@@ -233,7 +243,8 @@ void ResultsView::setData(const report::ReportData& data) {
     model_->setCells(data.cells, report::cellNotes(data));
     // The axis columns a study varies; one that holds a single value says nothing.
     for (const int column : {models::ResultsCellModel::Model, models::ResultsCellModel::Hook,
-                             models::ResultsCellModel::CapMb, models::ResultsCellModel::Repeat}) {
+                             models::ResultsCellModel::CapMb, models::ResultsCellModel::Repeat,
+                             models::ResultsCellModel::Layer}) {
         table_->setColumnHidden(column, !model_->varies(column));
     }
     table_->resizeColumnsToContents();

@@ -52,10 +52,7 @@ RunMonitor::RunMonitor(models::RunController* run, QWidget* parent)
     : QWidget(parent), run_(run ? run : new models::RunController(this)), model_(run_->model()) {
     table_ = new QTableView(this);
     table_->setModel(model_);
-    table_->verticalHeader()->hide();
-    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
-    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    table_->setTextElideMode(Qt::ElideMiddle);
+    makeRowTable(*table_);
     table_->setItemDelegate(new FlaggedRowDelegate(models::RunStateModel::TroubleRole, table_));
     QHeaderView* header = table_->horizontalHeader();
     header->setResizeContentsPrecision(200);

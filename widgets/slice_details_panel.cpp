@@ -7,6 +7,8 @@
 #include <QUrl>
 #include <QVBoxLayout>
 
+#include <utility>
+
 namespace commprof::widgets {
 namespace {
 
@@ -99,18 +101,15 @@ void SliceDetailsPanel::showRange(double fromUs, double toUs,
         html += "</tr>";
     };
     using M = trace::StepMetrics;
-    line(
-        "compute", [](const M& m) { return m.computeUs; }, false);
-    line(
-        "communication", [](const M& m) { return m.commUs; }, false);
-    line(
-        "bookkeeping", [](const M& m) { return m.bookkeepingUs; }, false);
-    line(
-        "memory", [](const M& m) { return m.memoryUs; }, false);
-    line(
-        "overlap", [](const M& m) { return m.overlapUs; }, false);
-    line(
-        "exposed comm.", [](const M& m) { return m.exposedCommUs; }, true);
+    // Exposed communication in bold: what a change of bucket or hook wins back.
+    const std::pair<const char*, double M::*> kinds[] = {
+        {"compute", &M::computeUs},         {"communication", &M::commUs},
+        {"bookkeeping", &M::bookkeepingUs}, {"memory", &M::memoryUs},
+        {"overlap", &M::overlapUs},         {"exposed comm.", &M::exposedCommUs}};
+    for (const auto& [label, member] : kinds) {
+        line(
+            label, [member](const M& m) { return m.*member; }, member == &M::exposedCommUs);
+    }
     html += "</table><p style='color:#555'>Union lengths inside the range, as "
             "<tt>commprof trace summarize --window</tt> counts them; exposed communication is "
             "communication not overlapped by compute.</p>";

@@ -184,8 +184,9 @@ std::vector<SweepLine> sweepLines(const report::ReportData& data, QStringList* n
             }
             if (why.isEmpty()) {
                 out.push_back({&c, s});
-            } else {
-                left[why][shapeName(c)] << s->series.kind;
+            } else if (QStringList& named = left[why][shapeName(c)];
+                       !named.contains(s->series.kind)) {
+                named << s->series.kind; // a kind once however many repeats left it out
             }
         }
     }

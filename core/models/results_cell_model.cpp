@@ -86,6 +86,19 @@ QStringList headers() {
     return out;
 }
 
+// A header's tooltip: the column's line of docs/formats.md, without its Markdown.
+QStringList columnTips() {
+    QStringList out;
+    for (const char* name : kShown) {
+        const QString shown(name);
+        out << (shown == "axis:hook"        ? QString("the DDP communication hook (hook:)")
+                : shown == "axis:cap MiB"   ? QString("DDP's bucket cap in MiB (bucket_cap_mb:)")
+                : shown.startsWith("axis:") ? QString()
+                                            : QString(store::cellColumn(name).doc).remove('`'));
+    }
+    return out;
+}
+
 bool numericColumn(int column) {
     switch (column) {
     case ResultsCellModel::WorldSize:
@@ -139,7 +152,9 @@ QString ResultsCellModel::idAt(int row) const {
     return row >= 0 && row < int(cells_.size()) ? cells_[std::size_t(row)].id : QString();
 }
 
-ResultsCellModel::ResultsCellModel(QObject* parent) : TableModel(headers(), parent) {}
+ResultsCellModel::ResultsCellModel(QObject* parent) : TableModel(headers(), parent) {
+    setColumnTips(columnTips());
+}
 
 int ResultsCellModel::rows() const {
     return int(cells_.size());

@@ -30,18 +30,24 @@ public:
     }
     QVariant headerData(int section, Qt::Orientation orientation,
                         int role = Qt::DisplayRole) const final {
-        if (role != Qt::DisplayRole || orientation != Qt::Horizontal || section < 0 ||
-            section >= columns_.size()) {
+        if (orientation != Qt::Horizontal || section < 0 || section >= columns_.size()) {
             return {};
         }
-        return columns_[section];
+        if (role == Qt::ToolTipRole && section < tips_.size() && !tips_[section].isEmpty()) {
+            return tips_[section];
+        }
+        return role == Qt::DisplayRole ? QVariant(columns_[section]) : QVariant();
     }
 
 protected:
     virtual int rows() const = 0;
+    // What each column holds, shown when the pointer rests on its header (a short header such
+    // as "exposed comm" does not say of what, or how it is measured).
+    void setColumnTips(QStringList tips) { tips_ = std::move(tips); }
 
 private:
     QStringList columns_;
+    QStringList tips_;
 };
 
 // One column of a RowTableModel: its header and what a row shows in it.
