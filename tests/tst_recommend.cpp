@@ -5,9 +5,8 @@
 // model's every figure against tests/recommend_reference.py, the model written again in Python.
 
 #include "analysis/bucket_schedule.h"
-#include "cli_runner.h"
 #include "rank_files.h"
-#include "run_helpers.h"
+#include "study_helpers.h"
 
 #include <QJsonDocument>
 #include <QProcess>
@@ -26,9 +25,7 @@ class TstRecommend : public QObject {
 private slots:
     void initTestCase() {
         QVERIFY(work_.isValid());
-        const QString matrix = writeMatrix(work_, R"(name: recommend_small
-defaults:
-  iterations: 12
+        const QString defaults = R"(  iterations: 12
   warmup: 3
   batch_size: 8
   bucket_cap_mb: [1, 25]
@@ -36,15 +33,13 @@ defaults:
   first_bucket_mb: 1
   trace: {enabled: true, first_step: 6, steps: 4}
   timeout_s: 240
-models:
-  - {name: mlp2m, family: mlp, params: 2.0e6}
-  - {name: sweep, kind: sweep, collectives: [all_reduce], max_bytes: 16777216, iterations: 5}
-layers:
-  - {name: gloo_cpu, backend: gloo, device: cpu}
-world_sizes: [2]
-)");
+)";
         results_ = work_.filePath("results");
-        const CliResult run = runCli("commprof", {"run", matrix, "--out", results_}, 280000);
+        const CliResult run =
+            runStudy(work_,
+                     sweptStudy("recommend_small", defaults,
+                                "{name: mlp2m, family: mlp, params: 2.0e6}", 16777216),
+                     results_, 280000);
         QVERIFY2(run.exitCode == 0, run.err.constData());
     }
 

@@ -5,9 +5,8 @@
 // run, a setting of the wrong type in cell.json, a negative step, a rank file missing, a cell
 // folder that is a link to outside; and two groups that differ only in their batch size.
 
-#include "cli_runner.h"
 #include "rank_files.h"
-#include "run_helpers.h"
+#include "study_helpers.h"
 
 #include <QJsonArray>
 #include <QRegularExpression>
@@ -56,23 +55,19 @@ class TstRecommendInputs : public QObject {
 private slots:
     void initTestCase() {
         QVERIFY(work_.isValid());
-        const QString matrix = writeMatrix(work_, R"(name: recommend_inputs
-defaults:
-  iterations: 10
+        const QString defaults = R"(  iterations: 10
   warmup: 3
   batch_size: [8, 16]
   bucket_cap_mb: [1, 25]
   first_bucket_mb: 1
   timeout_s: 240
-models:
-  - {name: mlp1m, family: mlp, params: 1.0e6}
-  - {name: sweep, kind: sweep, collectives: [all_reduce], max_bytes: 8388608, iterations: 5}
-layers:
-  - {name: gloo_cpu, backend: gloo, device: cpu}
-world_sizes: [2]
-)");
+)";
         results_ = work_.filePath("results");
-        const CliResult run = runCli("commprof", {"run", matrix, "--out", results_}, 400000);
+        const CliResult run =
+            runStudy(work_,
+                     sweptStudy("recommend_inputs", defaults,
+                                "{name: mlp1m, family: mlp, params: 1.0e6}", 8388608),
+                     results_, 400000);
         QVERIFY2(run.exitCode == 0, run.err.constData());
         QVERIFY(QFileInfo::exists(results_ + "/cells/" + kCell25 + "/rank0.json"));
     }

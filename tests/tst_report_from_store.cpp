@@ -14,11 +14,10 @@
 // a reader would find if it read the file again.
 
 #include "analysis/recommendation.h"
-#include "cli_runner.h"
 #include "report/report_data.h"
 #include "results/cell_files.h"
-#include "run_helpers.h"
 #include "store/open_results.h"
+#include "study_helpers.h"
 
 #include <QDir>
 #include <QDirIterator>
@@ -107,24 +106,20 @@ class TstReportFromStore : public QObject {
 private slots:
     void initTestCase() {
         QVERIFY(work_.isValid());
-        const QString matrix = writeMatrix(work_, R"(name: from_store
-defaults:
-  iterations: 10
+        const QString defaults = R"(  iterations: 10
   warmup: 2
   batch_size: 8
   bucket_cap_mb: [0.25, 25]
   hook: allreduce
   trace: {enabled: true, first_step: 5, steps: 3}
   timeout_s: 240
-models:
-  - {name: mlp1m, family: mlp, params: 1.0e6}
-  - {name: sweep, kind: sweep, collectives: [all_reduce], max_bytes: 8388608, iterations: 5}
-layers:
-  - {name: gloo_cpu, backend: gloo, device: cpu}
-world_sizes: [2]
-)");
+)";
         results_ = work_.filePath("results");
-        const CliResult run = runCli("commprof", {"run", matrix, "--out", results_}, 300000);
+        const CliResult run =
+            runStudy(work_,
+                     sweptStudy("from_store", defaults, "{name: mlp1m, family: mlp, params: 1.0e6}",
+                                8388608),
+                     results_, 300000);
         QVERIFY2(run.exitCode == 0, run.err.constData());
         const CliResult ingest = runCli("commprof", {"ingest", results_});
         QVERIFY2(ingest.exitCode == 0, ingest.err.constData());

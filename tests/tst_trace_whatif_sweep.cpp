@@ -7,9 +7,8 @@
 // size, layer or link, an incomplete one and a folder with none are refused naming the file
 // and the field.
 
-#include "cli_runner.h"
 #include "ddp_fixtures.h"
-#include "run_helpers.h"
+#include "study_helpers.h"
 
 #include <QDir>
 #include <QFile>
@@ -92,24 +91,20 @@ class TstTraceWhatIfSweep : public QObject {
 private slots:
     void initTestCase() {
         QVERIFY(work_.isValid());
-        const QString matrix = writeMatrix(work_, R"(name: whatif_sweep
-defaults:
-  iterations: 8
+        const QString defaults = R"(  iterations: 8
   warmup: 2
   batch_size: 8
   bucket_cap_mb: 25
   first_bucket_mb: 1
   trace: {enabled: true, first_step: 4, steps: 3}
   timeout_s: 240
-models:
-  - {name: mlp2m, family: mlp, params: 2.0e6}
-  - {name: sweep, kind: sweep, collectives: [all_reduce], max_bytes: 16777216, iterations: 5}
-layers:
-  - {name: gloo_cpu, backend: gloo, device: cpu}
-world_sizes: [2, 3]
-)");
+)";
         results_ = work_.filePath("results");
-        const CliResult run = runCli("commprof", {"run", matrix, "--out", results_}, 480000);
+        const CliResult run =
+            runStudy(work_,
+                     sweptStudy("whatif_sweep", defaults,
+                                "{name: mlp2m, family: mlp, params: 2.0e6}", 16777216, "[2, 3]"),
+                     results_, 480000);
         QVERIFY2(run.exitCode == 0, run.err.constData());
     }
 

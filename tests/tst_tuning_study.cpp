@@ -6,14 +6,13 @@
 // rank files and from `commprof recommend --json`, not taken from the outputs under test.
 
 #include "cap_advice_panel.h"
-#include "cli_runner.h"
 #include "models/cap_table_model.h"
 #include "rank_files.h"
 #include "report/report_data.h"
 #include "results_view.h"
-#include "run_helpers.h"
 #include "store/ingest.h"
 #include "store/sqlite_db.h"
+#include "study_helpers.h"
 
 #include <qcustomplot.h>
 
@@ -88,24 +87,20 @@ class TstTuningStudy : public QObject {
 private slots:
     void initTestCase() {
         QVERIFY(work_.isValid());
-        const QString matrix = writeMatrix(work_, R"(name: tuning_small
-defaults:
-  iterations: 12
+        const QString defaults = R"(  iterations: 12
   warmup: 3
   batch_size: 8
   bucket_cap_mb: [1, 25]
   hook: [allreduce, local]
   trace: {enabled: true, first_step: 6, steps: 4}
   timeout_s: 240
-models:
-  - {name: mlp1m, family: mlp, params: 1.0e6}
-  - {name: sweep, kind: sweep, collectives: [all_reduce], max_bytes: 8388608, iterations: 5}
-layers:
-  - {name: gloo_cpu, backend: gloo, device: cpu}
-world_sizes: [2]
-)");
+)";
         results_ = work_.filePath("results");
-        const CliResult run = runCli("commprof", {"run", matrix, "--out", results_}, 400000);
+        const CliResult run =
+            runStudy(work_,
+                     sweptStudy("tuning_small", defaults,
+                                "{name: mlp1m, family: mlp, params: 1.0e6}", 8388608),
+                     results_, 400000);
         QVERIFY2(run.exitCode == 0, run.err.constData());
         const CliResult cells = runCli("commprof", {"cells", results_, "--json"});
         QVERIFY2(cells.exitCode == 0, cells.err.constData());
