@@ -527,9 +527,9 @@ void MatrixDesigner::applyPlan(const Planned& planned) {
                              models::CellTableModel::Feasible, models::CellTableModel::Reason}) {
         table_->resizeColumnToContents(column);
     }
-    table_->setColumnWidth(models::CellTableModel::Reason,
-                           std::min(table_->columnWidth(models::CellTableModel::Reason),
-                                    kMaxReasonPx));
+    table_->setColumnWidth(
+        models::CellTableModel::Reason,
+        std::min(table_->columnWidth(models::CellTableModel::Reason), kMaxReasonPx));
     showResolvedBudgets();
     selectCell(keep);
     if (selectedCell().isEmpty()) {
