@@ -259,11 +259,14 @@ private slots:
                          "world_sizes: [1]\n",
                          "v.yaml");
         QVERIFY(waitForPlan(designer));
+        // Issue 52 (audit): four axes that vary, one model's name long, passed the 420 px that
+        // capped the column and hid "repeat=N".
         designer.setText("name: v\ndefaults: {bucket_cap_mb: [0.25, 25], hook: [allreduce, "
-                         "fp16_compress]}\nmodels: [{name: mlp2m, family: mlp, params: 2.0e6}]\n"
-                         "layers: [{name: gloo_cpu}]\nworld_sizes: [1, 2]\n",
+                         "fp16_compress]}\nmodels: [{name: mlp2m, family: mlp, params: 2.0e6}, "
+                         "{name: transformer_with_a_long_name, family: mlp, params: 2.0e6}]\n"
+                         "layers: [{name: gloo_cpu}]\nworld_sizes: [1, 2]\nrepeats: 2\n",
                          "v.yaml");
-        QTRY_COMPARE_WITH_TIMEOUT(designer.cells()->rowCount(), 8, kPlanWaitMs);
+        QTRY_COMPARE_WITH_TIMEOUT(designer.cells()->rowCount(), 32, kPlanWaitMs);
         auto* cells = designer.cells();
         QTableView* table = designer.cellTable();
         QVERIFY(!table->isColumnHidden(models::CellTableModel::Varies));
@@ -276,8 +279,10 @@ private slots:
                 "skipped_infeasible";
         }
         QVERIFY(skipped);
-        QVERIFY2(varies.contains("bucket_cap_mb=0.25 hook=fp16_compress"),
-                 qPrintable(varies.join('|')));
+        const QString longest = "model=transformer_with_a_long_name bucket_cap_mb=0.25 "
+                                "hook=fp16_compress repeat=1";
+        QVERIFY2(varies.contains(longest), qPrintable(varies.join('|')));
+        QVERIFY(QFontMetrics(table->font()).horizontalAdvance(longest) > 420);
         // Each text fits its column: nothing is elided.
         const QFontMetrics fm(table->font());
         for (const int column : {models::CellTableModel::Id, models::CellTableModel::Varies,

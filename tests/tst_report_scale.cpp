@@ -183,6 +183,38 @@ private slots:
         QVERIFY2(page.size.height() <= 4.5 * 72, qPrintable(rects));
     }
 
+    // Issue 52 (audit, second round): two models, one with a long name, at world sizes 1 and 2,
+    // at the report's default 9 pt. The world-size-1 groups' three-line note made tuning.pdf
+    // 4.54 in tall, and counting those groups (which draw nothing) put "gloo_cpu ws2" in each
+    // panel's title, cut at half a column ("transformer2m · gloo_…").
+    void aStudyWithOneRankGroupsHoldsInAColumnAtTheDefaultFont() {
+        const QString dir = work_.filePath("study_ws1");
+        QVERIFY(makeStudyFolder(work_.filePath("smoke"), dir,
+                                {{"mlp1m", "transformer2m"},
+                                 {"0.25", "1", "4", "25"},
+                                 {"allreduce", "fp16_compress", "powersgd"},
+                                 1,
+                                 true, // the sweep the predictions need
+                                 {1, 2}}));
+        const QString out = dir + "_report";
+        const CliResult r = runCli("commprof", {"report", dir, "--out", out, "--width-in", "3.3"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const PdfPage page = wordsOf(QDir(out).filePath("tuning.pdf"));
+        const QString text = page.text();
+        qInfo("tuning.pdf at 9 pt: %.2f in tall", page.size.height() / 72);
+        QVERIFY2(page.size.height() <= 4.5 * 72,
+                 qPrintable(QString("%1 in: %2").arg(page.size.height() / 72).arg(text)));
+        QVERIFY2(!text.contains(QChar(0x2026)), qPrintable(text)); // no title cut
+        for (const char* panel : {"mlp1m", "transformer2m"}) {
+            QVERIFY2(text.split(' ').contains(panel), qPrintable(text));
+        }
+        // The shared placement is said once, in the title; the world-size-1 groups are counted.
+        QVERIFY2(text.contains("(gloo_cpu ws2)") && text.contains("6 groups at world size 1"),
+                 qPrintable(text));
+        QVERIFY2(offThePage(page).isEmpty(), qPrintable(offThePage(page).join("; ")));
+        QVERIFY2(overlappingWords(page).isEmpty(), qPrintable(overlappingWords(page).join("; ")));
+    }
+
     // Issue 52: a study's figures draw a mark per group of repeats, not per cell. The groups are
     // found here from the cell ids (all but their "_rN"), which the figures never read.
     void aStudysRepeatsAreOneMarkEach() {

@@ -302,8 +302,8 @@ private slots:
         bool titled = false;
         for (int i = 0; i < figure->plotLayout()->elementCount(); ++i) {
             if (auto* t = qobject_cast<QCPTextElement*>(figure->plotLayout()->elementAt(i))) {
-                titled |= t->property("fullTitle").toString() ==
-                          "Step time vs bucket cap (gloo_cpu, world size 2)";
+                titled |=
+                    t->property("fullTitle").toString() == "Step time vs bucket cap (gloo_cpu ws2)";
             }
         }
         QVERIFY(titled);

@@ -37,7 +37,7 @@ namespace commprof::widgets {
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-constexpr int kMaxColumnPx = 420; // a fitted column's widest: a long reason is in the tooltip
+constexpr int kMaxReasonPx = 420; // the reason's widest: a long one is in the tooltip
 
 QDoubleSpinBox* gibBox(QWidget* parent) {
     auto* b = new QDoubleSpinBox(parent);
@@ -520,12 +520,16 @@ void MatrixDesigner::applyPlan(const Planned& planned) {
         sizedColumns_ = true;
     }
     // The columns whose text a new plan changes most (ids, the axes that vary, "feasible" once a
-    // cell is skipped, the reasons) are fitted to it again, so none is cut in its middle.
+    // cell is skipped, the reasons) are fitted to it again, so none is cut in its middle. Only
+    // the reason is capped: the axes that vary are what tell cells apart, and a cap on them hid
+    // the last ("repeat=N", after "model=transformer2m") at 420 px.
     for (const int column : {models::CellTableModel::Id, models::CellTableModel::Varies,
                              models::CellTableModel::Feasible, models::CellTableModel::Reason}) {
         table_->resizeColumnToContents(column);
-        table_->setColumnWidth(column, std::min(table_->columnWidth(column), kMaxColumnPx));
     }
+    table_->setColumnWidth(
+        models::CellTableModel::Reason,
+        std::min(table_->columnWidth(models::CellTableModel::Reason), kMaxReasonPx));
     showResolvedBudgets();
     selectCell(keep);
     if (selectedCell().isEmpty()) {

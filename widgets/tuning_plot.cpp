@@ -23,10 +23,22 @@ QString groupName(const analysis::CapGroup& g) {
     return QString("%1 · %2 ws%3 · %4").arg(g.model, g.layer).arg(g.worldSize).arg(g.hook);
 }
 
+// The first group the figure draws (one with candidates), or null.
+const analysis::CapGroup* firstDrawn(const std::vector<analysis::CapGroup>& groups) {
+    const auto it = std::find_if(groups.begin(), groups.end(),
+                                 [](const analysis::CapGroup& g) { return !g.candidates.empty(); });
+    return it == groups.end() ? nullptr : &*it;
+}
+
+// Whether the drawn groups differ in layer or world size. The groups not predicted (world size
+// 1's) draw nothing, so they name no panel: counting them put "gloo_cpu ws2" in every panel's
+// title, which a column's half width cut ("transformer2m · gloo_…").
 bool placementsVary(const std::vector<analysis::CapGroup>& groups) {
-    return std::any_of(groups.begin(), groups.end(), [&](const analysis::CapGroup& g) {
-        return g.layer != groups.front().layer || g.worldSize != groups.front().worldSize;
-    });
+    const analysis::CapGroup* first = firstDrawn(groups);
+    return first && std::any_of(groups.begin(), groups.end(), [&](const analysis::CapGroup& g) {
+               return !g.candidates.empty() &&
+                      (g.layer != first->layer || g.worldSize != first->worldSize);
+           });
 }
 
 // The panel of a group: its model, and its layer and world size where those vary; empty when
@@ -171,10 +183,15 @@ QString unpredictedNote(const std::vector<analysis::CapGroup>& groups) {
             if (const QString prefix = QString("world size %1: ").arg(ws); why.startsWith(prefix)) {
                 why = why.mid(prefix.size());
             }
-            notes << QString("not predicted, the %1 groups at world size %2: %3")
-                         .arg(it.value().size())
-                         .arg(ws)
-                         .arg(why);
+            // One rank's groups need no reason spelled out (the cap advice and recommend.csv
+            // give it): its three lines pushed a column's figure past 4.5 in.
+            notes << (ws == 1 ? QString("not predicted: the %1 groups at world size 1, where no "
+                                        "rank sends")
+                                    .arg(it.value().size())
+                              : QString("not predicted, the %1 groups at world size %2: %3")
+                                    .arg(it.value().size())
+                                    .arg(ws)
+                                    .arg(why));
             continue;
         }
         QStringList named = it.value().mid(0, kNamedGroups);
@@ -208,9 +225,10 @@ void drawTuning(QCustomPlot& plot, const report::ReportData& data, const FigureS
     const std::vector<analysis::CapGroup> none;
     const std::vector<analysis::CapGroup>& groups = data.tuning ? data.tuning->groups : none;
     QString title = "Step time vs bucket cap";
-    if (!groups.empty() && !placementsVary(groups)) {
-        title +=
-            QString(" (%1, world size %2)").arg(groups.front().layer).arg(groups.front().worldSize);
+    // The drawn groups' shared placement, in the panels' short form: the long one ("(gloo_cpu,
+    // world size 2)") was cut at a column's width.
+    if (const analysis::CapGroup* first = firstDrawn(groups); first && !placementsVary(groups)) {
+        title += QString(" (%1 ws%2)").arg(first->layer).arg(first->worldSize);
     }
     resetFigure(plot, title, "bucket cap (MiB)", "per step (ms)", style);
     const Panels panels(groups);
