@@ -95,10 +95,11 @@ public:
 
     // The widest word of any label in `font`: a line can be broken before it, not in it.
     double widestWordPx(const QFont& font) const {
+        static const QRegularExpression lineBreaks("[ \n]");
         const QFontMetricsF fm(font);
         double widest = 0;
         for (const QString& label : mTicks) {
-            for (const QString& word : label.split(QRegularExpression("[ \n]"))) {
+            for (const QString& word : label.split(lineBreaks)) {
                 widest = std::max(widest, fm.horizontalAdvance(word));
             }
         }

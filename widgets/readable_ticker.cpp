@@ -100,7 +100,8 @@ QString readableTickLabel(double value, const QLocale& locale, int precision) {
         return text;
     }
     QString text = locale.toString(value, 'g', digits); // "2e+07": the sign and zeros say nothing
-    text.replace(QRegularExpression("e\\+0*"), "e").replace(QRegularExpression("e-0*"), "e-");
+    static const QRegularExpression plusZeros("e\\+0*"), minusZeros("e-0*");
+    text.replace(plusZeros, "e").replace(minusZeros, "e-");
     return text;
 }
 

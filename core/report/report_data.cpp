@@ -222,7 +222,7 @@ ReportData loadReportData(store::Database& db, const QString& runDir) {
     if (caps.size() > 1) {
         // Against the cap the matrix ran at, where it names one value (cap_advice.h).
         d.tuning = analysis::recommend(
-            store::studyCells(db, runDir),
+            store::studyCells(db, d.cells),
             {std::nullopt, inputs::matrixScalarCapMb(results::matrixOfRun(runDir).yaml)});
     }
     return d;

@@ -97,8 +97,12 @@ std::vector<analysis::SweepPoint> allReducePoints(Database& db, const QString& k
 } // namespace
 
 std::vector<analysis::StudyCell> studyCells(Database& db, const QString& runDir) {
+    return studyCells(db, cells(db, runDir));
+}
+
+std::vector<analysis::StudyCell> studyCells(Database& db, const std::vector<CellRow>& rows) {
     std::vector<analysis::StudyCell> out;
-    for (const CellRow& row : cells(db, runDir)) {
+    for (const CellRow& row : rows) {
         analysis::StudyCell c;
         c.id = row.id;
         c.status = row.status;
