@@ -657,6 +657,14 @@ private:
 constexpr const char* kMergedKey = "mergedLegendKey";
 constexpr double kLeastKeyPt = 6.5; // a merged key's font shrinks to fit, never below this
 
+// FONT a half point smaller at a time, down to kLeastKeyPt, while TOO_BIG(font) holds: the one
+// rule by which keys and category labels give up size before they give up words.
+template <class TooBig> void shrinkWhile(QFont& font, TooBig tooBig) {
+    while (tooBig(font) && font.pointSizeF() - 0.5 >= kLeastKeyPt) {
+        font.setPointSizeF(font.pointSizeF() - 0.5);
+    }
+}
+
 // Every entry of the legend in one FlowKey, in the legend's order; the plottables leave the
 // legend (restoreLegend brings them back, numbered) and a marker key's markers go into it.
 FlowKey* mergeLegend(QCPLegend& legend) {
@@ -903,9 +911,7 @@ void fitCategoryLabels(QCustomPlot& plot) {
     }
     QFont font = categoryBaseFont(*plot.xAxis);
     const double room = ticker->roomPx();
-    while (ticker->widestWordPx(font) > room && font.pointSizeF() - 0.5 >= kLeastKeyPt) {
-        font.setPointSizeF(font.pointSizeF() - 0.5);
-    }
+    shrinkWhile(font, [&](const QFont& f) { return ticker->widestWordPx(f) > room; });
     plot.xAxis->setTickLabelFont(font);
 }
 
@@ -922,11 +928,11 @@ void fitRunNames(QCustomPlot& plot) {
         // Broken into lines, and where a piece is still too wide, a half point smaller at a
         // time down to kLeastKeyPt ("allreduce" over a run of 18 bars at 1366x768).
         QFont font = categoryBaseFont(*axis);
-        QString text = brokenToWidth(t->property("fullText").toString(), font, room);
-        while (text.contains(QChar(0x2026)) && font.pointSizeF() - 0.5 >= kLeastKeyPt) {
-            font.setPointSizeF(font.pointSizeF() - 0.5);
-            text = brokenToWidth(t->property("fullText").toString(), font, room);
-        }
+        const QString full = t->property("fullText").toString();
+        shrinkWhile(font, [&](const QFont& f) {
+            return brokenToWidth(full, f, room).contains(QChar(0x2026));
+        });
+        const QString text = brokenToWidth(full, font, room);
         t->setFont(font);
         t->setText(text);
     }
@@ -1004,11 +1010,11 @@ void flowEveryEntry(QCPLegend& legend, double roomPx) {
     FlowKey* key = mergeLegend(legend);
     key->setMargins(QMargins(0, 0, 0, 3));
     QFont font = legend.font();
-    while (key->minimumOuterSizeHint().height() > roomPx &&
-           font.pointSizeF() - 0.5 >= kLeastKeyPt) {
-        font.setPointSizeF(font.pointSizeF() - 0.5);
-        key->setFont(font);
-    }
+    shrinkWhile(font, [&](const QFont& f) {
+        key->setFont(f);
+        return key->minimumOuterSizeHint().height() > roomPx;
+    });
+    key->setFont(font);
 }
 
 // Below the axis rect, in as many columns as fit, in as many rows as the legend's room holds
