@@ -13,13 +13,6 @@
 namespace commprof::trace {
 namespace {
 
-bool startsWith(std::string_view s, std::string_view prefix) {
-    return s.substr(0, prefix.size()) == prefix;
-}
-bool endsWith(std::string_view s, std::string_view suffix) {
-    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 bool isKernel(const EventFacts& e) {
     return e.deviceWork && !isCopy(e.category, e.name) && !isMemset(e.category, e.name);
 }
@@ -60,12 +53,12 @@ const std::array<ClassificationRule, 4> kHostTable{{
      EventClass::Communication},
     {"torch.distributed.ddp.reducer::* or ddp::bucket_copy*",
      [](Ctx, Ev e) {
-         return startsWith(e.name, "torch.distributed.ddp.reducer::") ||
-                startsWith(e.name, "ddp::bucket_copy");
+         return e.name.starts_with("torch.distributed.ddp.reducer::") ||
+                e.name.starts_with("ddp::bucket_copy");
      },
      EventClass::Bookkeeping},
     // Compute minus bookkeeping is applied by the metrics, which see both span sets.
-    {"aten::*", [](Ctx, Ev e) { return startsWith(e.name, "aten::"); }, EventClass::Compute},
+    {"aten::*", [](Ctx, Ev e) { return e.name.starts_with("aten::"); }, EventClass::Compute},
     {"anything else", [](Ctx, Ev) { return true; }, EventClass::NotCounted},
 }};
 
@@ -73,18 +66,18 @@ bool isHostSideCategory(std::string_view c) {
     static const std::array<std::string_view, 11> named{
         "cpu_op", "user_annotation", "python_function",     "Operator", "Runtime", "Trace", "ac2g",
         "fwdbwd", "cuda_sync",       "cuda_profiler_range", "overhead"};
-    return std::find(named.begin(), named.end(), c) != named.end() || endsWith(c, "_runtime") ||
-           endsWith(c, "_driver") || endsWith(c, "annotation") || endsWith(c, "_sync");
+    return std::find(named.begin(), named.end(), c) != named.end() || c.ends_with("_runtime") ||
+           c.ends_with("_driver") || c.ends_with("annotation") || c.ends_with("_sync");
 }
 
 } // namespace
 
 bool isCopy(std::string_view category, std::string_view name) {
-    return category == "gpu_memcpy" || category == "Memcpy" || startsWith(name, "Memcpy");
+    return category == "gpu_memcpy" || category == "Memcpy" || name.starts_with("Memcpy");
 }
 
 bool isMemset(std::string_view category, std::string_view name) {
-    return category == "gpu_memset" || category == "Memset" || startsWith(name, "Memset");
+    return category == "gpu_memset" || category == "Memset" || name.starts_with("Memset");
 }
 
 bool isDeviceWork(std::string_view category, const TraceEvent& e) {
@@ -97,7 +90,7 @@ bool isDeviceWork(std::string_view category, const TraceEvent& e) {
 }
 
 bool isCollectiveKernelName(std::string_view name) {
-    if (startsWith(name, "multimem_")) {
+    if (name.starts_with("multimem_")) {
         return true;
     }
     std::string lower(name);
@@ -120,20 +113,20 @@ NameFacts::NameFacts(const Trace& trace) : bits_(trace.strings.size(), 0) {
         std::uint8_t b = 0;
         b |= isCollectiveKernelName(s) ? kCollectiveKernel : 0;
         b |= isHostCollectiveName(s) ? kHostCollective : 0;
-        b |= startsWith(s, "gloo:") ? kGlooSpan : 0;
+        b |= s.starts_with("gloo:") ? kGlooSpan : 0;
         b |= (s == "gpu_memcpy" || s == "Memcpy") ? kCopyCategory : 0;
-        b |= startsWith(s, "Memcpy") ? kCopyName : 0;
+        b |= s.starts_with("Memcpy") ? kCopyName : 0;
         b |= (s == "gpu_memset" || s == "Memset") ? kMemsetCategory : 0;
-        b |= startsWith(s, "Memset") ? kMemsetName : 0;
+        b |= s.starts_with("Memset") ? kMemsetName : 0;
         bits_[id] = b;
     }
 }
 
 bool isHostCollectiveName(std::string_view name) {
-    if (startsWith(name, "c10d::allreduce_bucket#")) {
+    if (name.starts_with("c10d::allreduce_bucket#")) {
         return false;
     }
-    return startsWith(name, "gloo:") || startsWith(name, "nccl:") || startsWith(name, "c10d::") ||
+    return name.starts_with("gloo:") || name.starts_with("nccl:") || name.starts_with("c10d::") ||
            name.find("record_param_comms") != std::string_view::npos;
 }
 

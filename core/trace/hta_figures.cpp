@@ -12,22 +12,19 @@
 namespace commprof::trace {
 namespace {
 
-bool startsWith(std::string_view s, std::string_view p) {
-    return s.substr(0, p.size()) == p;
-}
 bool contains(std::string_view s, std::string_view p) {
     return s.find(p) != std::string_view::npos;
 }
 
 bool isProfilerStepSymbol(std::string_view s) {
     constexpr std::string_view prefix = "ProfilerStep#";
-    return startsWith(s, prefix) && s.size() > prefix.size() &&
+    return s.starts_with(prefix) && s.size() > prefix.size() &&
            std::isdigit(static_cast<unsigned char>(s[prefix.size()]));
 }
 
 // ComputeKernelGroupingPattern, matched at the start of the name as Python's re.match does.
 bool htaNotCompute(std::string_view n) {
-    if (startsWith(n, "cuda")) {
+    if (n.starts_with("cuda")) {
         if (n.find("LaunchKernel", 4) != std::string_view::npos) {
             return true;
         }
@@ -35,7 +32,7 @@ bool htaNotCompute(std::string_view n) {
     for (std::string_view prefix :
          {"nccl", "Stream Wait Event", "runFunction", "hip", "job_exe", "packet", "pe_exe",
           "cpum_exe_subgraph", "hccl", "collective_subgraph_execution"}) {
-        if (startsWith(n, prefix)) {
+        if (n.starts_with(prefix)) {
             return true;
         }
     }
@@ -44,8 +41,8 @@ bool htaNotCompute(std::string_view n) {
 }
 
 bool htaMemoryName(std::string_view n) {
-    return startsWith(n, "Memcpy") || startsWith(n, "hipMemcpy") || startsWith(n, "Memset") ||
-           startsWith(n, "hipMemset") || startsWith(n, "dma");
+    return n.starts_with("Memcpy") || n.starts_with("hipMemcpy") || n.starts_with("Memset") ||
+           n.starts_with("hipMemset") || n.starts_with("dma");
 }
 
 // One row of HTA's event table, after its loader: times rounded inwards when the ts column is
@@ -95,17 +92,14 @@ double htaOverlap(const std::vector<Span>& comm, const std::vector<Span>& comp) 
     };
     std::vector<Mark> marks;
     marks.reserve(2 * (comm.size() + comp.size()));
-    for (const Span& s : comm) {
-        marks.push_back({s.start, 1});
-    }
-    for (const Span& s : comm) {
-        marks.push_back({s.end, -1});
-    }
-    for (const Span& s : comp) {
-        marks.push_back({s.start, 2});
-    }
-    for (const Span& s : comp) {
-        marks.push_back({s.end, -2});
+    // Every start of a kind before its ends, communication first: ties keep this order.
+    for (const auto& [spans, status] : {std::pair(&comm, 1), std::pair(&comp, 2)}) {
+        for (const Span& s : *spans) {
+            marks.push_back({s.start, status});
+        }
+        for (const Span& s : *spans) {
+            marks.push_back({s.end, -status});
+        }
     }
     std::stable_sort(marks.begin(), marks.end(),
                      [](const Mark& a, const Mark& b) { return a.time < b.time; });
@@ -296,13 +290,13 @@ private:
 
     static bool cpuCategory(std::string_view c) {
         // CPU_EVENTS_CATEGORY_PATTERN with re.match: (cpu_op)|(user_annotation)|(^(.+)_runtime)
-        return startsWith(c, "cpu_op") || startsWith(c, "user_annotation") ||
+        return c.starts_with("cpu_op") || c.starts_with("user_annotation") ||
                c.find("_runtime", 1) != std::string_view::npos;
     }
     static bool kernelCategory(std::string_view c) {
         // KERNEL_CATEGORY_PATTERN with re.match: (kernel)|(gpu_mem.+)|(mtia_ccp_events)
-        return startsWith(c, "kernel") || (startsWith(c, "gpu_mem") && c.size() > 7) ||
-               startsWith(c, "mtia_ccp_events");
+        return c.starts_with("kernel") || (c.starts_with("gpu_mem") && c.size() > 7) ||
+               c.starts_with("mtia_ccp_events");
     }
 
     // filter_mtia_kernels_for_one_rank, with _fix_mtia_memory_kernels.
@@ -368,7 +362,7 @@ private:
 } // namespace
 
 HtaKernelType htaKernelType(std::string_view name) {
-    if (startsWith(name, "nccl") || startsWith(name, "hip") || startsWith(name, "hccl") ||
+    if (name.starts_with("nccl") || name.starts_with("hip") || name.starts_with("hccl") ||
         contains(name, "ncclKernel")) {
         return HtaKernelType::Communication;
     }

@@ -17,24 +17,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool endsWith(const std::string& s, const std::string& suffix) {
-    return s.size() >= suffix.size() &&
-           s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // "trace_rank10" after "trace_rank2".
 bool naturalLess(const std::string& a, const std::string& b) {
+    const auto digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
+    const auto digitsEnd = [&](const std::string& s, std::size_t from) {
+        return std::size_t(std::find_if_not(s.begin() + long(from), s.end(), digit) - s.begin());
+    };
     std::size_t i = 0, j = 0;
     while (i < a.size() && j < b.size()) {
-        if (std::isdigit(static_cast<unsigned char>(a[i])) &&
-            std::isdigit(static_cast<unsigned char>(b[j]))) {
-            std::size_t ei = i, ej = j;
-            while (ei < a.size() && std::isdigit(static_cast<unsigned char>(a[ei]))) {
-                ++ei;
-            }
-            while (ej < b.size() && std::isdigit(static_cast<unsigned char>(b[ej]))) {
-                ++ej;
-            }
+        if (digit(a[i]) && digit(b[j])) {
+            const std::size_t ei = digitsEnd(a, i), ej = digitsEnd(b, j);
             const std::string na = a.substr(i, ei - i), nb = b.substr(j, ej - j);
             if (na.size() != nb.size()) {
                 return na.size() < nb.size();
@@ -218,7 +210,7 @@ std::vector<std::string> traceFilesIn(const std::string& directory) {
         std::string lower = name;
         std::transform(lower.begin(), lower.end(), lower.begin(),
                        [](unsigned char c) { return char(std::tolower(c)); });
-        if (endsWith(lower, ".json") || endsWith(lower, ".json.gz")) {
+        if (lower.ends_with(".json") || lower.ends_with(".json.gz")) {
             names.push_back(std::move(name));
         }
     }

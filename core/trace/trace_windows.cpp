@@ -7,18 +7,10 @@
 #include <map>
 
 namespace commprof::trace {
-namespace {
-
-bool endsWith(const std::string& s, const std::string& tail) {
-    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
-} // namespace
-
 std::optional<HandlerName> handlerName(const std::string& path) {
     std::string name = std::filesystem::path(path).filename().string();
     for (const char* tail : {".pt.trace.json.gz", ".pt.trace.json"}) {
-        if (endsWith(name, tail)) {
+        if (name.ends_with(tail)) {
             name.resize(name.size() - std::string(tail).size());
             const std::size_t dot = name.rfind('.');
             if (dot == std::string::npos || dot == 0 || dot + 1 == name.size()) {
