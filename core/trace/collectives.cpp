@@ -106,80 +106,31 @@ const CommArgs* enclosingArgs(const Trace& trace, const TraceEvent& launch,
 
 std::string collectiveKind(std::string_view written) {
     const std::string s = squashed(written);
-    auto has = [&](const char* needle) { return s.find(needle) != std::string::npos; };
-    if (has("allreduce")) {
-        return "all_reduce";
-    }
-    if (has("reducescatter")) {
-        return "reduce_scatter";
-    }
-    if (has("allgather")) {
-        return "all_gather";
-    }
-    if (has("alltoall")) {
-        return "all_to_all";
-    }
-    if (has("broadcast")) {
-        return "broadcast";
-    }
-    if (has("sendrecv")) {
-        return "send_recv";
-    }
-    if (has("barrier")) {
-        return "barrier";
-    }
-    if (has("send")) {
-        return "send";
-    }
-    if (has("recv")) {
-        return "recv";
-    }
-    if (has("gather")) {
-        return "gather";
-    }
-    if (has("scatter")) {
-        return "scatter";
-    }
-    if (has("reduce")) {
-        return "reduce";
+    // The first kind found, as squashed as the name, is it: "send_recv" before "send",
+    // "all_gather" before "gather".
+    for (const std::string_view kind :
+         {"all_reduce", "reduce_scatter", "all_gather", "all_to_all", "broadcast", "send_recv",
+          "barrier", "send", "recv", "gather", "scatter", "reduce"}) {
+        if (s.find(squashed(kind)) != std::string::npos) {
+            return std::string(kind);
+        }
     }
     return "other";
 }
 
 std::optional<int> dtypeBytes(std::string_view dtype) {
-    static const std::map<std::string_view, int> sizes{{"Float", 4},
-                                                       {"float", 4},
-                                                       {"Double", 8},
-                                                       {"double", 8},
-                                                       {"Half", 2},
-                                                       {"half", 2},
-                                                       {"BFloat16", 2},
-                                                       {"bfloat16", 2},
-                                                       {"Int", 4},
-                                                       {"int", 4},
-                                                       {"Long", 8},
-                                                       {"long", 8},
-                                                       {"Short", 2},
-                                                       {"short", 2},
-                                                       {"Char", 1},
-                                                       {"Byte", 1},
-                                                       {"Bool", 1},
-                                                       {"bool", 1},
-                                                       {"ComplexHalf", 4},
-                                                       {"ComplexFloat", 8},
-                                                       {"ComplexDouble", 16},
-                                                       {"Float8_e5m2", 1},
-                                                       {"Float8_e4m3fn", 1},
-                                                       {"Float8_e5m2fnuz", 1},
-                                                       {"Float8_e4m3fnuz", 1},
-                                                       {"UInt16", 2},
-                                                       {"UInt32", 4},
-                                                       {"UInt64", 8},
-                                                       {"QInt8", 1},
-                                                       {"QUInt8", 1},
-                                                       {"QInt32", 4}};
-    if (auto it = sizes.find(dtype); it != sizes.end()) {
-        return it->second;
+    static const std::pair<int, std::vector<std::string_view>> bySize[] = {
+        {1,
+         {"Char", "Byte", "Bool", "bool", "Float8_e5m2", "Float8_e4m3fn", "Float8_e5m2fnuz",
+          "Float8_e4m3fnuz", "QInt8", "QUInt8"}},
+        {2, {"Half", "half", "BFloat16", "bfloat16", "Short", "short", "UInt16"}},
+        {4, {"Float", "float", "Int", "int", "ComplexHalf", "UInt32", "QInt32"}},
+        {8, {"Double", "double", "Long", "long", "ComplexFloat", "UInt64"}},
+        {16, {"ComplexDouble"}}};
+    for (const auto& [size, names] : bySize) {
+        if (std::find(names.begin(), names.end(), dtype) != names.end()) {
+            return size;
+        }
     }
     return std::nullopt;
 }
@@ -211,13 +162,10 @@ void fillBandwidth(CollectiveRecord& r) {
         return;
     }
     std::optional<std::int64_t> elements;
-    if (r.kind == "all_gather" || r.kind == "reduce_scatter" || r.kind == "gather" ||
-        r.kind == "scatter") {
-        if (r.inNelems && r.outNelems) {
-            elements = std::max(*r.inNelems, *r.outNelems); // nccl-tests' "size"
-        } else {
-            elements = r.inNelems ? r.inNelems : r.outNelems;
-        }
+    if ((r.kind == "all_gather" || r.kind == "reduce_scatter" || r.kind == "gather" ||
+         r.kind == "scatter") &&
+        r.inNelems && r.outNelems) {
+        elements = std::max(*r.inNelems, *r.outNelems); // nccl-tests' "size"
     } else {
         elements = r.inNelems ? r.inNelems : r.outNelems;
     }
@@ -321,11 +269,8 @@ bool startsIn(const CollectiveRecord& record, const std::optional<Span>& window)
 std::vector<CollectiveRecord> collectivesIn(const std::vector<CollectiveRecord>& records,
                                             const std::optional<Span>& window) {
     std::vector<CollectiveRecord> out;
-    for (const auto& r : records) {
-        if (startsIn(r, window)) {
-            out.push_back(r);
-        }
-    }
+    std::copy_if(records.begin(), records.end(), std::back_inserter(out),
+                 [&](const CollectiveRecord& r) { return startsIn(r, window); });
     return out;
 }
 
