@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "event_collector.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -200,17 +201,6 @@ std::int64_t EventCollector::readId(od::value& value) {
     return integerOf(value).value_or(0);
 }
 
-double EventCollector::readTime(od::value& value) {
-    switch (value.type()) {
-    case od::json_type::number:
-        return value.get_double();
-    case od::json_type::string: // some producers quote large timestamps
-        return parseNumberText(stringView(value)).value_or(NAN);
-    default:
-        return NAN;
-    }
-}
-
 void EventCollector::readArgs(od::object args, TraceEvent& e, MetaRecord& meta, bool& hasMeta) {
     bool comm = false;
     for (auto result : args) {
@@ -235,13 +225,8 @@ void EventCollector::readArgs(od::object args, TraceEvent& e, MetaRecord& meta, 
             }
             break;
         case 'n':
-            if (key == "name") {
-                meta.text = stringOf(value);
-                hasMeta = true;
-            }
-            break;
         case 'l':
-            if (key == "labels") {
+            if (key == "name" || key == "labels") {
                 meta.text = stringOf(value);
                 hasMeta = true;
             }
@@ -411,7 +396,7 @@ void EventCollector::readFields(od::object obj, Element& el) {
                     el.hasDur = true;
                 } else {
                     el.hasDur = !value.is_null();
-                    el.dur = readTime(value);
+                    el.dur = numberOf(value).value_or(NAN);
                 }
             }
             break;
@@ -439,8 +424,8 @@ void EventCollector::readTs(od::value& value, Element& el) {
         // Written with a fraction or an exponent? Only asked until one is found.
         el.tsFloat = !out_.tsFloatOrMissing && isFloatLiteral(value.raw_json_token());
     } else if (value.type() == od::json_type::string) {
-        el.tsString = true;
-        el.ts = readTime(value);
+        el.tsString = true; // some producers quote large timestamps
+        el.ts = numberOf(value).value_or(NAN);
     } else {
         el.tsFloat = value.is_null();
         el.ts = NAN;
@@ -478,19 +463,14 @@ void EventCollector::keepMeta(Element& el) {
         return;
     }
     MetaRecord& meta = el.meta;
-    if (el.metaName == "process_name") {
-        meta.kind = MetaRecord::ProcessName;
-    } else if (el.metaName == "process_labels") {
-        meta.kind = MetaRecord::ProcessLabels;
-    } else if (el.metaName == "process_sort_index") {
-        meta.kind = MetaRecord::ProcessSortIndex;
-    } else if (el.metaName == "thread_name") {
-        meta.kind = MetaRecord::ThreadName;
-    } else if (el.metaName == "thread_sort_index") {
-        meta.kind = MetaRecord::ThreadSortIndex;
-    } else {
+    // In MetaRecord::Kind's order.
+    constexpr std::string_view kNames[] = {"process_name", "process_labels", "process_sort_index",
+                                           "thread_name", "thread_sort_index"};
+    const auto* name = std::find(std::begin(kNames), std::end(kNames), el.metaName);
+    if (name == std::end(kNames)) {
         return;
     }
+    meta.kind = MetaRecord::Kind(name - std::begin(kNames));
     meta.pid = el.e.pid;
     meta.tid = el.e.tid;
     out_.meta.push_back(std::move(meta));

@@ -89,7 +89,6 @@ private:
     };
     std::int64_t readId(simdjson::ondemand::value& value, LastId& last);
     std::int64_t readId(simdjson::ondemand::value& value);
-    double readTime(simdjson::ondemand::value& value);
 
     Fragment& out_;
     const char* origin_;
