@@ -11,24 +11,22 @@ namespace {
 // the slice stands out from the white lane background. Every hue keeps at least 20 degrees from
 // the classes' (compute 205, communication 28, bookkeeping 120, memory 271): coloured by name,
 // a hook's slice must not read as communication. Eight hues, light then dark.
-constexpr std::array<Rgb, 16> kNamePalette{{
-    {0xe0, 0x65, 0x65},
-    {0xe0, 0xd6, 0x65},
-    {0xb7, 0xe0, 0x65},
-    {0x65, 0xe0, 0xa3},
-    {0x65, 0xe0, 0xd6},
-    {0x65, 0x6f, 0xe0},
-    {0xe0, 0x65, 0xe0},
-    {0xe0, 0x65, 0xa3},
-    {0x9e, 0x57, 0x57},
-    {0x9e, 0x98, 0x57},
-    {0x86, 0x9e, 0x57},
-    {0x57, 0x9e, 0x7b},
-    {0x57, 0x9e, 0x98},
-    {0x57, 0x5d, 0x9e},
-    {0x9e, 0x57, 0x9e},
-    {0x9e, 0x57, 0x7b},
-}};
+constexpr std::array<Rgb, 16> kNamePalette{{{0xe0, 0x65, 0x65},
+                                            {0xe0, 0xd6, 0x65},
+                                            {0xb7, 0xe0, 0x65},
+                                            {0x65, 0xe0, 0xa3},
+                                            {0x65, 0xe0, 0xd6},
+                                            {0x65, 0x6f, 0xe0},
+                                            {0xe0, 0x65, 0xe0},
+                                            {0xe0, 0x65, 0xa3},
+                                            {0x9e, 0x57, 0x57},
+                                            {0x9e, 0x98, 0x57},
+                                            {0x86, 0x9e, 0x57},
+                                            {0x57, 0x9e, 0x7b},
+                                            {0x57, 0x9e, 0x98},
+                                            {0x57, 0x5d, 0x9e},
+                                            {0x9e, 0x57, 0x9e},
+                                            {0x9e, 0x57, 0x7b}}};
 
 double linear(std::uint8_t channel) {
     const double c = channel / 255.0;
@@ -38,19 +36,13 @@ double linear(std::uint8_t channel) {
 } // namespace
 
 Rgb classColour(trace::EventClass cls) {
-    switch (cls) {
-    case trace::EventClass::Compute:
-        return {0x1f, 0x77, 0xb4};
-    case trace::EventClass::Communication:
-        return {0xff, 0x7f, 0x0e};
-    case trace::EventClass::Bookkeeping:
-        return {0x2c, 0xa0, 0x2c};
-    case trace::EventClass::Memory:
-        return {0x94, 0x67, 0xbd};
-    case trace::EventClass::NotCounted:
-        break;
-    }
-    return {0xa8, 0xa8, 0xb4};
+    // In EventClass's order: not counted, compute, communication, bookkeeping, memory.
+    constexpr Rgb kColours[] = {{0xa8, 0xa8, 0xb4},
+                                {0x1f, 0x77, 0xb4},
+                                {0xff, 0x7f, 0x0e},
+                                {0x2c, 0xa0, 0x2c},
+                                {0x94, 0x67, 0xbd}};
+    return kColours[std::size_t(cls)];
 }
 
 std::span<const Rgb> namePalette() {

@@ -39,17 +39,8 @@ QString groupFraction(const QString& number) {
 } // namespace
 
 const char* unitSuffix(TimeUnit unit) {
-    switch (unit) {
-    case TimeUnit::Ns:
-        return "ns";
-    case TimeUnit::Us:
-        return "µs";
-    case TimeUnit::Ms:
-        return "ms";
-    case TimeUnit::S:
-        return "s";
-    }
-    return "";
+    constexpr const char* kSuffixes[] = {"ns", "µs", "ms", "s"}; // in TimeUnit's order
+    return kSuffixes[int(unit)];
 }
 
 double unitInUs(TimeUnit unit) {

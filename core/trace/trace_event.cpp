@@ -4,19 +4,9 @@
 namespace commprof::trace {
 
 const char* toString(EventClass cls) {
-    switch (cls) {
-    case EventClass::Compute:
-        return "compute";
-    case EventClass::Communication:
-        return "communication";
-    case EventClass::Bookkeeping:
-        return "bookkeeping";
-    case EventClass::Memory:
-        return "memory";
-    case EventClass::NotCounted:
-        break;
-    }
-    return "not_counted";
+    constexpr const char* kNames[] = {"not_counted", "compute", "communication", "bookkeeping",
+                                      "memory"}; // in EventClass's order
+    return kNames[std::size_t(cls)];
 }
 
 const char* toString(Regime regime) {
