@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "job_json.h"
 
+#include "summary_json.h"
+
 #include <QJsonArray>
 
 #include <algorithm>
@@ -50,7 +52,7 @@ QJsonObject toJson(const StepVerdict& v) {
 }
 
 QJsonObject toJson(const JobAnalysis& job, bool withInstances) {
-    QJsonArray instances, lateness, stragglers, steps, warnings;
+    QJsonArray instances, lateness, stragglers, steps;
     std::vector<double> skews;
     for (const auto& i : job.instances) {
         if (withInstances) {
@@ -66,9 +68,6 @@ QJsonObject toJson(const JobAnalysis& job, bool withInstances) {
     }
     for (const auto& v : job.steps) {
         steps.append(toJson(v));
-    }
-    for (const auto& w : job.warnings) {
-        warnings.append(QString::fromStdString(w));
     }
     std::sort(skews.begin(), skews.end());
     const QJsonValue medianSkew =
@@ -90,7 +89,7 @@ QJsonObject toJson(const JobAnalysis& job, bool withInstances) {
                      {"rule", "last at two thirds or more of the matched collectives, with a "
                               "median lateness above threshold_us"}}},
         {"steps", steps},
-        {"job_warnings", warnings},
+        {"job_warnings", toJson(job.warnings)},
     };
     if (!withInstances) {
         out.remove("instances");

@@ -2,6 +2,7 @@
 #include "reduction_json.h"
 
 #include "files/safe_file.h"
+#include "summary_json.h"
 #include "trace_error.h"
 
 #include <QJsonArray>
@@ -42,14 +43,6 @@ template <typename T> QJsonValue integerOrNull(const std::optional<T>& v) {
     return v ? QJsonValue(qint64(*v)) : QJsonValue(QJsonValue::Null);
 }
 
-QJsonArray strings(const std::vector<std::string>& list) {
-    QJsonArray out;
-    for (const auto& s : list) {
-        out.append(QString::fromStdString(s));
-    }
-    return out;
-}
-
 QJsonValue spanOrNull(const std::optional<Span>& s) {
     return s ? QJsonValue(QJsonArray{exact(s->start), exact(s->end)}) : QJsonValue();
 }
@@ -83,7 +76,7 @@ QJsonObject summaryJson(const TraceSummary& s) {
         {"totals", stepJson(s.totals)},
         {"window", spanOrNull(s.window)},
         {"window_figures", s.windowFigures ? QJsonValue(stepJson(*s.windowFigures)) : QJsonValue()},
-        {"warnings", strings(s.warnings)}};
+        {"warnings", toJson(s.warnings)}};
 }
 
 QJsonObject htaJson(const HtaFigures& h) {
@@ -93,7 +86,7 @@ QJsonObject htaJson(const HtaFigures& h) {
             {"non_compute_time_us", exact(h.nonComputeTimeUs)},
             {"kernel_time_us", exact(h.kernelTimeUs)},
             {"device_events", qint64(h.deviceEvents)},
-            {"warnings", strings(h.warnings)}};
+            {"warnings", toJson(h.warnings)}};
 }
 
 QJsonObject kindJson(const KindSummary& k) {
@@ -360,7 +353,7 @@ QByteArray reductionDocument(const ReducedFile& file) {
                            {"hta_figures", r.hta ? QJsonValue(htaJson(*r.hta)) : QJsonValue()},
                            {"collectives", qint64(r.collectives)},
                            {"by_kind", kinds},
-                           {"names", strings(r.names)},
+                           {"names", toJson(r.names)},
                            {"arrivals", arrivals}});
     // Compact: the arrivals are most of it, and one line per number would triple its size.
     return QJsonDocument(doc).toJson(QJsonDocument::Compact) + '\n';

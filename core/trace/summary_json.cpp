@@ -42,16 +42,12 @@ QJsonObject toJson(const TraceSummary& s) {
     }
     QJsonObject totals = toJson(s.totals);
     totals.remove("step");
-    QJsonArray warnings;
-    for (const auto& w : s.warnings) {
-        warnings.append(QString::fromStdString(w));
-    }
     QJsonObject out{
         {"regime", toString(s.regime)},
         {"steps_marked", s.stepsMarked},
         {"steps", steps},
         {"totals", totals},
-        {"warnings", warnings},
+        {"warnings", toJson(s.warnings)},
     };
     if (s.window && s.windowFigures) {
         QJsonObject w = toJson(*s.windowFigures);
@@ -106,6 +102,14 @@ QJsonArray toJson(const std::vector<KindSummary>& kinds) {
     QJsonArray out;
     for (const auto& k : kinds) {
         out.append(toJson(k));
+    }
+    return out;
+}
+
+QJsonArray toJson(const std::vector<std::string>& strings) {
+    QJsonArray out;
+    for (const auto& s : strings) {
+        out.append(QString::fromStdString(s));
     }
     return out;
 }

@@ -20,5 +20,6 @@ QJsonObject toJson(const CollectiveRecord& r);
 QJsonObject toJson(const KindSummary& k);
 QJsonValue toJson(const DistributedInfo& d);
 QJsonArray toJson(const std::vector<KindSummary>& kinds);
+QJsonArray toJson(const std::vector<std::string>& strings);
 
 } // namespace commprof::trace
