@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <numeric>
 
 namespace commprof::analysis {
 namespace {
@@ -18,25 +19,17 @@ std::optional<double> standardError(const std::vector<double>& v) {
     if (v.size() < 2) {
         return std::nullopt;
     }
-    double mean = 0;
-    for (const double x : v) {
-        mean += x;
-    }
-    mean /= double(v.size());
-    double ss = 0;
-    for (const double x : v) {
-        ss += (x - mean) * (x - mean);
-    }
+    const double mean = std::accumulate(v.begin(), v.end(), 0.0) / double(v.size());
+    const double ss = std::accumulate(v.begin(), v.end(), 0.0, [&](double sum, double x) {
+        return sum + (x - mean) * (x - mean);
+    });
     return std::sqrt(ss / double(v.size() - 1)) / std::sqrt(double(v.size()));
 }
 
 const CapCandidate* candidateAt(const CapGroup& g, double capMb) {
-    for (const CapCandidate& c : g.candidates) {
-        if (c.capMb == capMb) {
-            return &c;
-        }
-    }
-    return nullptr;
+    const auto it = std::find_if(g.candidates.begin(), g.candidates.end(),
+                                 [&](const CapCandidate& c) { return c.capMb == capMb; });
+    return it == g.candidates.end() ? nullptr : &*it;
 }
 
 QString ms(double v) {

@@ -58,11 +58,8 @@ std::vector<SweepSeries> mergeSweep(const QMap<int, results::SweepRecord>& docs,
             for (const results::SweepSizeRecord& s : k.sizes) {
                 const double bytes = double(s.bytes);
                 std::vector<double> us;
-                for (const double t : s.timesUs) {
-                    if (t > 0) {
-                        us.push_back(t);
-                    }
-                }
+                std::copy_if(s.timesUs.begin(), s.timesUs.end(), std::back_inserter(us),
+                             [](double t) { return t > 0; });
                 // The fastest repetition: the scheduler can only ever add time to a
                 // collective, so on a shared machine the minimum is what the link does and a
                 // median still carries the preemptions of a busy moment.
@@ -102,18 +99,29 @@ std::vector<SweepSeries> mergeSweep(const QMap<int, results::SweepRecord>& docs,
     return out;
 }
 
-std::optional<double> typicalUsAt(const std::vector<SweepPoint>& points, double bytes) {
-    std::vector<const SweepPoint*> known;
+namespace {
+
+// The points of a positive size and a positive time (of TIME), smallest size first.
+std::vector<const SweepPoint*> timedBySize(const std::vector<SweepPoint>& points,
+                                           double SweepPoint::*time) {
+    std::vector<const SweepPoint*> out;
     for (const SweepPoint& p : points) {
-        if (p.bytes > 0 && p.typicalUs > 0) {
-            known.push_back(&p);
+        if (p.bytes > 0 && p.*time > 0) {
+            out.push_back(&p);
         }
     }
+    std::sort(out.begin(), out.end(),
+              [](const SweepPoint* a, const SweepPoint* b) { return a->bytes < b->bytes; });
+    return out;
+}
+
+} // namespace
+
+std::optional<double> typicalUsAt(const std::vector<SweepPoint>& points, double bytes) {
+    const std::vector<const SweepPoint*> known = timedBySize(points, &SweepPoint::typicalUs);
     if (known.empty()) {
         return std::nullopt;
     }
-    std::sort(known.begin(), known.end(),
-              [](const SweepPoint* a, const SweepPoint* b) { return a->bytes < b->bytes; });
     if (bytes <= known.front()->bytes) {
         return known.front()->typicalUs;
     }
@@ -142,14 +150,7 @@ LinearFit fitLinear(const std::vector<SweepPoint>& points) {
     LinearFit fit;
     fit.method = "least squares of time = alpha + bytes * beta, each size weighted by "
                  "1 / time; R^2 of the same weighted problem";
-    std::vector<const SweepPoint*> use;
-    for (const SweepPoint& p : points) {
-        if (p.bytes > 0 && p.slowestUs > 0) {
-            use.push_back(&p);
-        }
-    }
-    std::sort(use.begin(), use.end(),
-              [](const SweepPoint* a, const SweepPoint* b) { return a->bytes < b->bytes; });
+    std::vector<const SweepPoint*> use = timedBySize(points, &SweepPoint::slowestUs);
     // One alpha and one beta describe one regime. Where the bandwidth falls well below the peak
     // it had reached and stays there (messages past a cache size, another algorithm), the sizes
     // from there on are another regime and are left out, said so. One slow size that the next

@@ -14,25 +14,18 @@ namespace {
 
 // A rank's iteration of `step`; nullptr when its trace lacks it.
 const trace::DdpIteration* iterationOf(const trace::DdpRankSteps& t, int step) {
-    for (const trace::DdpIteration& it : t.iterations) {
-        if (it.step == step) {
-            return &it;
-        }
-    }
-    return nullptr;
+    const auto it = std::find_if(t.iterations.begin(), t.iterations.end(),
+                                 [&](const trace::DdpIteration& i) { return i.step == step; });
+    return it == t.iterations.end() ? nullptr : &*it;
 }
 
 // The bucket's key within its step: its sequence number where every rank's has one, else its
 // launch order.
 bool everyBucketHasSeq(const std::vector<const trace::DdpIteration*>& its) {
-    for (const trace::DdpIteration* it : its) {
-        for (const trace::BucketCollective& b : it->buckets) {
-            if (!b.seq) {
-                return false;
-            }
-        }
-    }
-    return true;
+    return std::all_of(its.begin(), its.end(), [](const trace::DdpIteration* it) {
+        return std::all_of(it->buckets.begin(), it->buckets.end(),
+                           [](const trace::BucketCollective& b) { return b.seq.has_value(); });
+    });
 }
 
 void matchStep(DdpStepGraph& g, int step) {

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cmath>
+#include <numeric>
 
 namespace commprof::analysis {
 namespace {
@@ -75,15 +76,10 @@ std::optional<PairedDifference> pairedDifference(const std::vector<double>& aMs,
     PairedDifference out;
     out.pairs = int(d.size());
     out.level = level;
-    double sum = 0;
-    for (double x : d) {
-        sum += x;
-    }
-    out.meanMs = sum / double(d.size());
-    double ss = 0;
-    for (double x : d) {
-        ss += (x - out.meanMs) * (x - out.meanMs);
-    }
+    out.meanMs = std::accumulate(d.begin(), d.end(), 0.0) / double(d.size());
+    const double ss = std::accumulate(d.begin(), d.end(), 0.0, [&](double sum, double x) {
+        return sum + (x - out.meanMs) * (x - out.meanMs);
+    });
     out.sdMs = std::sqrt(ss / double(d.size() - 1));
     const double half = *t * out.sdMs / std::sqrt(double(d.size()));
     out.lowMs = out.meanMs - half;

@@ -246,11 +246,8 @@ CapCandidate candidateAt(const Members& m, const HookModel& hook,
         c.stepStandardErrorMs = measured.spread[cap].standardErrorMs;
         c.spreadFrom = measured.spread[cap].from;
         std::vector<const Profile*> others;
-        for (const Profile* q : all) {
-            if (q->capMb != cap) {
-                others.push_back(q);
-            }
-        }
+        std::copy_if(all.begin(), all.end(), std::back_inserter(others),
+                     [&](const Profile* q) { return q->capMb != cap; });
         if (!others.empty()) {
             c.heldOutStepMs = predictCap(g, hook, others, cap).stepMs;
         }

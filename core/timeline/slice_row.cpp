@@ -8,8 +8,7 @@ namespace commprof::timeline {
 
 void SliceRow::push(double start, double end, std::uint32_t event, std::uint32_t name,
                     trace::EventClass cls) {
-    starts.push_back(start);
-    ends.push_back(end);
+    pushSpan(start, end);
     events.push_back(event);
     names.push_back(name);
     classes.push_back(cls);
