@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -23,43 +24,29 @@ struct NameRole {
 };
 
 NameRole roleOf(std::string_view name) {
-    if (name.rfind("autograd::engine::evaluate_function:", 0) == 0) {
+    static const std::map<std::string_view, NameRole> kExact{
+        {"torch::autograd::AccumulateGrad", {Role::AccumulateGrad}},
+        {"torch.distributed.ddp.reducer::copy_bucket_to_grad", {Role::CopyBack}},
+        {"c10d::allreduce_", {Role::Launch, LaunchKind::C10d}},
+        {"record_param_comms", {Role::Launch, LaunchKind::ParamComms}},
+        {"nccl:all_reduce", {Role::Launch, LaunchKind::Host}}};
+    if (name.starts_with("autograd::engine::evaluate_function:")) {
         return {Role::EvaluateFunction};
     }
-    if (name == "torch::autograd::AccumulateGrad") {
-        return {Role::AccumulateGrad};
-    }
-    if (name == "torch.distributed.ddp.reducer::copy_bucket_to_grad") {
-        return {Role::CopyBack};
-    }
-    if (name.rfind("c10d::allreduce_bucket#", 0) == 0) {
+    if (name.starts_with("c10d::allreduce_bucket#")) {
         return {Role::Launch, LaunchKind::BucketSpan};
     }
-    if (name == "c10d::allreduce_") {
-        return {Role::Launch, LaunchKind::C10d};
-    }
-    if (name == "record_param_comms") {
-        return {Role::Launch, LaunchKind::ParamComms};
-    }
-    if (name == "nccl:all_reduce") {
-        return {Role::Launch, LaunchKind::Host};
-    }
-    return {};
+    const auto exact = kExact.find(name);
+    return exact == kExact.end() ? NameRole{} : exact->second;
 }
 
 // Bytes per element of a tensor type as record_shapes writes it ("Input type"); 0 for one
 // that is not a floating type a gradient has.
 int bytesPerElement(std::string_view type) {
-    if (type == "float") {
-        return 4;
-    }
-    if (type == "double") {
-        return 8;
-    }
-    if (type == "c10::Half" || type == "c10::BFloat16") {
-        return 2;
-    }
-    return 0;
+    return type == "float"                                  ? 4
+           : type == "double"                               ? 8
+           : type == "c10::Half" || type == "c10::BFloat16" ? 2
+                                                            : 0;
 }
 
 // ", and the reader dropped ... (its warnings)" where the reader dropped events: the spans a
@@ -136,13 +123,10 @@ BackwardSpans backwardSpans(const Trace& trace) {
     }
     // A trace may show one bucket by several spans (a c10d::allreduce_ and its
     // record_param_comms): buckets are read from one kind only, the most direct it has.
-    LaunchKind kind = LaunchKind::None;
-    for (const LaunchKind k : kLaunchPreference) {
-        if (launchCount[std::size_t(k)] > 0) {
-            kind = k;
-            break;
-        }
-    }
+    const auto preferred =
+        std::find_if(kLaunchPreference.begin(), kLaunchPreference.end(),
+                     [&](LaunchKind k) { return launchCount[std::size_t(k)] > 0; });
+    const LaunchKind kind = preferred == kLaunchPreference.end() ? LaunchKind::None : *preferred;
     std::erase_if(out.launches, [&](const Launch& l) { return l.kind != kind; });
     const auto byStart = [](const auto* a, const auto* b) { return a->startUs < b->startUs; };
     std::sort(out.evaluate.begin(), out.evaluate.end(), byStart);
