@@ -233,23 +233,10 @@ std::optional<std::uint64_t> parseByteSize(std::string_view text) {
     if (text.empty()) {
         return std::nullopt;
     }
-    double scale = 1;
-    switch (std::toupper(static_cast<unsigned char>(text.back()))) {
-    case 'K':
-        scale = 1024.0;
-        break;
-    case 'M':
-        scale = 1024.0 * 1024;
-        break;
-    case 'G':
-        scale = 1024.0 * 1024 * 1024;
-        break;
-    case 'T':
-        scale = 1024.0 * 1024 * 1024 * 1024;
-        break;
-    default:
-        break;
-    }
+    // K, M, G, T: 2^10, 2^20, 2^30, 2^40.
+    const std::size_t power =
+        std::string_view("KMGT").find(char(std::toupper(static_cast<unsigned char>(text.back()))));
+    const double scale = power == std::string_view::npos ? 1 : std::ldexp(1.0, 10 * int(power + 1));
     if (scale != 1) {
         text.remove_suffix(1);
     }
