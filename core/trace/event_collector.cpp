@@ -30,12 +30,8 @@ bool validTime(double v) {
 }
 
 std::optional<double> parseNumberText(std::string_view s) {
-    while (!s.empty() && s.front() == ' ') {
-        s.remove_prefix(1);
-    }
-    while (!s.empty() && s.back() == ' ') {
-        s.remove_suffix(1);
-    }
+    const std::size_t first = std::min(s.find_first_not_of(' '), s.size());
+    s = s.substr(first, s.find_last_not_of(' ') + 1 - first); // all blank: empty, at the end
     double out = NAN;
     const auto res = std::from_chars(s.data(), s.data() + s.size(), out);
     if (s.empty() || res.ec != std::errc() || res.ptr != s.data() + s.size()) {
@@ -98,12 +94,7 @@ std::string stringOf(od::value& value) {
     }
     // Some producers write numbers where others write strings ("Process Group Name": 0).
     const std::string_view raw = value.raw_json_token();
-    std::string_view t = raw;
-    while (!t.empty() &&
-           (t.back() == ' ' || t.back() == '\n' || t.back() == '\r' || t.back() == '\t')) {
-        t.remove_suffix(1);
-    }
-    return std::string(t);
+    return std::string(raw.substr(0, raw.find_last_not_of(" \n\r\t") + 1)); // npos + 1 is 0
 }
 
 // The first entry of an array of strings ("Input type": ["TensorList", "", "Scalar"]), or empty.
