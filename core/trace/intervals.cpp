@@ -2,6 +2,7 @@
 #include "intervals.h"
 
 #include <algorithm>
+#include <numeric>
 
 namespace commprof::trace {
 
@@ -23,11 +24,8 @@ SpanSet SpanSet::unionOf(std::vector<Span> spans) {
 }
 
 double SpanSet::length() const {
-    double total = 0.0;
-    for (const Span& s : spans_) {
-        total += s.length();
-    }
-    return total;
+    return std::accumulate(spans_.begin(), spans_.end(), 0.0,
+                           [](double total, const Span& s) { return total + s.length(); });
 }
 
 SpanSet SpanSet::intersect(const SpanSet& other) const {

@@ -28,14 +28,9 @@ std::vector<CollectiveArrival> collectiveArrivals(const std::vector<CollectiveRe
     std::vector<CollectiveArrival> out;
     for (const CollectivePlace& p : collectivePlaces(records, steps, window)) {
         const CollectiveRecord& c = records[p.record];
-        CollectiveArrival a;
-        a.processGroup = nameIndex(names, p.processGroup);
-        a.kind = nameIndex(names, c.kind);
-        a.seq = p.seq;
-        a.step = p.step;
-        a.ordinal = p.ordinal;
-        a.startUs = c.startUs;
-        out.push_back(a);
+        // A braced list is evaluated in order: the group's name is added before the kind's.
+        out.push_back({nameIndex(names, p.processGroup), nameIndex(names, c.kind), p.seq, p.step,
+                       p.ordinal, c.startUs});
     }
     return out;
 }
