@@ -2,6 +2,7 @@
 #include "confirmation.h"
 
 #include "analysis/whatif.h"
+#include "trace/statistics.h"
 
 #include <algorithm>
 #include <cmath>
@@ -14,13 +15,11 @@ bool sameCap(double a, double b) {
 }
 
 const Scenario* find(const WhatIf& w, const Setting& s) {
-    for (const Scenario& sc : w.scenarios) {
-        if (sameCap(sc.capMb, s.bucketCapMb) && sc.hook == s.hook && sc.bandwidthX == 1 &&
-            sc.worldSize == w.worldSize) {
-            return &sc;
-        }
-    }
-    return nullptr;
+    const auto it = std::find_if(w.scenarios.begin(), w.scenarios.end(), [&](const Scenario& sc) {
+        return sameCap(sc.capMb, s.bucketCapMb) && sc.hook == s.hook && sc.bandwidthX == 1 &&
+               sc.worldSize == w.worldSize;
+    });
+    return it == w.scenarios.end() ? nullptr : &*it;
 }
 
 } // namespace
@@ -68,10 +67,7 @@ std::optional<double> steadyStepMs(const std::vector<std::vector<double>>& rankS
         if (int(steps.size()) <= skip) {
             continue;
         }
-        std::vector<double> s(steps.begin() + skip, steps.end());
-        std::sort(s.begin(), s.end());
-        const std::size_t n = s.size();
-        sum += n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+        sum += *trace::median(std::vector<double>(steps.begin() + skip, steps.end()));
         ++ranks;
     }
     if (ranks == 0) {

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 namespace commprof::analysis {
 namespace {
@@ -351,16 +352,12 @@ void tellApart(std::map<QString, Members>& groups) {
         if (same.size() < 2) {
             continue;
         }
-        QSet<QString> keys;
+        std::set<QString> keys; // in order
         for (const Members* m : same) {
-            for (auto it = m->cells.front()->record.config.all.begin();
-                 it != m->cells.front()->record.config.all.end(); ++it) {
-                keys.insert(it.key());
-            }
+            const QStringList names = m->cells.front()->record.config.all.keys();
+            keys.insert(names.begin(), names.end());
         }
-        QStringList sorted = keys.values();
-        sorted.sort();
-        for (const QString& k : sorted) {
+        for (const QString& k : keys) {
             if (k == "bucket_cap_mb") {
                 continue;
             }
