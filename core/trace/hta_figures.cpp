@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <string_view>
 
 namespace commprof::trace {
@@ -76,11 +77,8 @@ std::vector<Span> htaMerge(std::vector<Span> spans) {
 }
 
 double runTime(const std::vector<Span>& groups) {
-    double t = 0;
-    for (const Span& s : groups) {
-        t += s.end - s.start;
-    }
-    return t;
+    return std::accumulate(groups.begin(), groups.end(), 0.0,
+                           [](double t, const Span& s) { return t + (s.end - s.start); });
 }
 
 // get_comm_comp_overlap's sweep: +1/-1 at communication starts/ends, +2/-2 at computation

@@ -235,15 +235,12 @@ SerialResult readSerial(PaddedBuffer& buf, std::size_t start, std::size_t elemen
     throw TraceError(source + ": not valid JSON");
 }
 
-struct Plan {
-    std::vector<std::size_t> starts; // guessed element starts; starts[0] is checked
-};
-
-Plan planChunks(const char* text, std::size_t size, std::size_t first, std::size_t chunkBytes) {
-    Plan plan;
-    plan.starts.push_back(first);
+// The chunks' guessed element starts; the first, `first`, is checked.
+std::vector<std::size_t> planChunks(const char* text, std::size_t size, std::size_t first,
+                                    std::size_t chunkBytes) {
+    std::vector<std::size_t> starts{first};
     if (chunkBytes == 0 || size <= first) {
-        return plan;
+        return starts;
     }
     for (std::size_t b = first + chunkBytes; b + chunkBytes / 2 < size;) {
         const std::size_t g = guessElementStart(text, size, b);
@@ -251,20 +248,21 @@ Plan planChunks(const char* text, std::size_t size, std::size_t first, std::size
             b += chunkBytes;
             continue;
         }
-        if (g > plan.starts.back()) {
-            plan.starts.push_back(g);
+        if (g > starts.back()) {
+            starts.push_back(g);
         }
         b = std::max(g, b) + chunkBytes;
     }
-    return plan;
+    return starts;
 }
 
 // The parallel pass over every planned chunk: each ends where the next is planned to start
 // (the last at the end of the text), and whether that start was a real element is checked
 // when they are joined. Empty for a plan of one chunk (the serial pass reads it).
-std::vector<ChunkResult> readChunks(const char* text, std::size_t size, const Plan& plan,
-                                    int threads, const CancelCheck& cancelled) {
-    const std::size_t chunks = plan.starts.size();
+std::vector<ChunkResult> readChunks(const char* text, std::size_t size,
+                                    const std::vector<std::size_t>& starts, int threads,
+                                    const CancelCheck& cancelled) {
+    const std::size_t chunks = starts.size();
     std::vector<ChunkResult> results(chunks > 1 ? chunks : 0);
     if (chunks <= 1) {
         return results;
@@ -283,8 +281,8 @@ std::vector<ChunkResult> readChunks(const char* text, std::size_t size, const Pl
         if (!reader) {
             reader.emplace(text, size);
         }
-        const std::size_t stopAt = i + 1 < chunks ? plan.starts[i + 1] : size;
-        reader->read(plan.starts[i], stopAt, results[i]);
+        const std::size_t stopAt = i + 1 < chunks ? starts[i + 1] : size;
+        reader->read(starts[i], stopAt, results[i]);
         ++parsed;
     });
     readers.clear(); // their buffers are not needed for the joins
@@ -305,8 +303,8 @@ struct Joined {
 
 // Joins, in file order, the chunks whose starts are checked: chunk i's start is where chunk
 // i-1 stopped. None where any of them is damaged.
-Joined joinChunks(std::vector<ChunkResult>& results, const Plan& plan, std::size_t first,
-                  std::size_t size, FragmentJoiner& joiner) {
+Joined joinChunks(std::vector<ChunkResult>& results, const std::vector<std::size_t>& starts,
+                  std::size_t first, std::size_t size, FragmentJoiner& joiner) {
     Joined j;
     j.serialFrom = first;
     std::size_t parallelEvents = 0;
@@ -316,7 +314,7 @@ Joined joinChunks(std::vector<ChunkResult>& results, const Plan& plan, std::size
     joiner.reserve(parallelEvents);
     j.checked = results.empty() ? 0 : 1;
     while (j.checked < results.size() && results[j.checked - 1].end.kind == Stretch::Stopped &&
-           results[j.checked - 1].end.next == plan.starts[j.checked]) {
+           results[j.checked - 1].end.next == starts[j.checked]) {
         ++j.checked;
     }
     // Damage anywhere: one pass over the whole text decides what is kept and what the warnings
@@ -381,16 +379,13 @@ Trace parseTraceBuffer(PaddedBuffer& buf, const std::string& source, const Parse
     // Large texts are read in chunks even on one thread: simdjson's index then stays the size
     // of a chunk, not of the whole text.
     const int threads = std::max(1, options.threads);
-    Plan plan;
-    if (options.chunkBytes > 0 && (size - first) / 2 >= options.chunkBytes) {
-        plan = planChunks(text, size, first, options.chunkBytes);
-    } else {
-        plan.starts.push_back(first);
-    }
-    std::vector<ChunkResult> results = readChunks(text, size, plan, threads, cancelled);
+    const std::vector<std::size_t> starts = (size - first) / 2 >= options.chunkBytes
+                                                ? planChunks(text, size, first, options.chunkBytes)
+                                                : std::vector<std::size_t>{first};
+    std::vector<ChunkResult> results = readChunks(text, size, starts, threads, cancelled);
 
     FragmentJoiner joiner(trace);
-    const Joined j = joinChunks(results, plan, first, size, joiner);
+    const Joined j = joinChunks(results, starts, first, size, joiner);
     std::size_t arrayEnd = j.arrayEnd;
     if (j.needSerial) {
         if (isCancelled(cancelled)) {

@@ -46,12 +46,9 @@ std::size_t scanKeys(const TopLevel& top, const char* text, std::size_t size, st
         }
         p = top.skipSpace(p + 1);
         if (key == "traceEvents" && stopAtEvents && sk.arrayStart == npos) {
-            if (p < size && text[p] == '[') {
-                sk.arrayStart = p + 1;
-                return p;
-            }
-            // Not an array: the caller reports it with the parser's words.
-            sk.arrayStart = p;
+            // Not an array (arrayStart at the value): the caller reports it with the parser's
+            // words.
+            sk.arrayStart = p < size && text[p] == '[' ? p + 1 : p;
             return p;
         }
         const std::size_t valueEnd = top.endOfValue(p);
