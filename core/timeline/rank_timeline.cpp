@@ -20,10 +20,10 @@ std::pair<int, std::int64_t> orderKey(std::optional<std::int64_t> sortIndex, std
     return {trace::isStringIdValue(id) ? 1 : 0, id};
 }
 
-ClassLane classLane(trace::EventClass cls, const char* title, const trace::SpanSet& set) {
+ClassLane classLane(trace::EventClass cls, const trace::SpanSet& set) {
     ClassLane lane;
     lane.cls = cls;
-    lane.title = title;
+    lane.title = trace::toString(cls);
     for (const auto& s : set.spans()) {
         lane.row.pushSpan(s.start, s.end);
     }
@@ -75,12 +75,10 @@ RankTimeline buildRankTimeline(trace::Trace trace, int rank, const QString& path
     r.classes = trace::classSpans(trace);
     r.summary = trace::summarize(trace);
     r.steps = trace::stepWindows(trace);
-    r.classLanes.push_back(classLane(trace::EventClass::Compute, "compute", r.classes.compute));
-    r.classLanes.push_back(
-        classLane(trace::EventClass::Communication, "communication", r.classes.communication));
-    r.classLanes.push_back(
-        classLane(trace::EventClass::Bookkeeping, "bookkeeping", r.classes.bookkeeping));
-    r.classLanes.push_back(classLane(trace::EventClass::Memory, "memory", r.classes.memory));
+    r.classLanes.push_back(classLane(trace::EventClass::Compute, r.classes.compute));
+    r.classLanes.push_back(classLane(trace::EventClass::Communication, r.classes.communication));
+    r.classLanes.push_back(classLane(trace::EventClass::Bookkeeping, r.classes.bookkeeping));
+    r.classLanes.push_back(classLane(trace::EventClass::Memory, r.classes.memory));
 
     std::map<std::int64_t, std::map<std::int64_t, std::vector<std::uint32_t>>> byThread;
     r.startUs = std::numeric_limits<double>::max();
