@@ -22,28 +22,21 @@ void CollapseState::toggleGroup(int rank, int group) {
 
 TimelineLayout::TimelineLayout(const TimelineStack& stack, const CollapseState& collapsed,
                                const LayoutMetrics& metrics) {
-    int y = 0;
-    auto add = [&](LayoutRow row, int height) {
-        row.top = y;
-        row.height = height;
-        y += height;
-        rows_.push_back(row);
-        return rows_.size() - 1;
-    };
     for (int r = 0; r < int(stack.ranks.size()); ++r) {
         const RankTimeline& rank = *stack.ranks[std::size_t(r)];
-        rankRow_.push_back(add({RowKind::Rank, r}, metrics.rankHeader));
+        rankRow_.push_back(addRow({RowKind::Rank, r}, metrics.rankHeader));
         groupRow_.emplace_back(rank.groups.size(), rankRow_.back());
         lane_.emplace_back(rank.groups.size());
         if (collapsed.rankCollapsed(r)) {
             continue;
         }
         for (int c = 0; c < int(rank.classLanes.size()); ++c) {
-            add({RowKind::ClassLane, r, c}, metrics.classRow);
+            addRow({RowKind::ClassLane, r, c}, metrics.classRow);
         }
         for (int g = 0; g < int(rank.groups.size()); ++g) {
             const ProcessGroup& group = rank.groups[std::size_t(g)];
-            groupRow_.back()[std::size_t(g)] = add({RowKind::Process, r, g}, metrics.processHeader);
+            groupRow_.back()[std::size_t(g)] =
+                addRow({RowKind::Process, r, g}, metrics.processHeader);
             auto& lanes = lane_.back()[std::size_t(g)];
             lanes.assign(group.lanes.size(), kNone);
             if (collapsed.groupCollapsed(r, g)) {
@@ -53,12 +46,19 @@ TimelineLayout::TimelineLayout(const TimelineStack& stack, const CollapseState& 
                 const auto& lane = group.lanes[std::size_t(l)];
                 lanes[std::size_t(l)] = rows_.size();
                 for (int d = 0; d < int(std::max<std::size_t>(1, lane.rows.size())); ++d) {
-                    add({RowKind::Slices, r, g, l, d}, metrics.sliceRow);
+                    addRow({RowKind::Slices, r, g, l, d}, metrics.sliceRow);
                 }
             }
         }
     }
-    height_ = y;
+}
+
+std::size_t TimelineLayout::addRow(LayoutRow row, int height) {
+    row.top = height_;
+    row.height = height;
+    height_ += height;
+    rows_.push_back(row);
+    return rows_.size() - 1;
 }
 
 TimelineLayout TimelineLayout::pinnedLanes(const TimelineStack& stack,
@@ -73,7 +73,6 @@ TimelineLayout TimelineLayout::pinnedLanes(const TimelineStack& stack,
             groups[g].assign(rank->groups[g].lanes.size(), kNone);
         }
     }
-    int y = 0;
     for (const LaneKey& k : pins) {
         if (k.rank < 0 || std::size_t(k.rank) >= stack.ranks.size()) {
             continue;
@@ -86,14 +85,9 @@ TimelineLayout TimelineLayout::pinnedLanes(const TimelineStack& stack,
         const auto& lane = rank.groups[std::size_t(k.group)].lanes[std::size_t(k.lane)];
         l.lane_[std::size_t(k.rank)][std::size_t(k.group)][std::size_t(k.lane)] = l.rows_.size();
         for (int d = 0; d < int(std::max<std::size_t>(1, lane.rows.size())); ++d) {
-            LayoutRow row{RowKind::Slices, k.rank, k.group, k.lane, d};
-            row.top = y;
-            row.height = metrics.sliceRow;
-            y += row.height;
-            l.rows_.push_back(row);
+            l.addRow({RowKind::Slices, k.rank, k.group, k.lane, d}, metrics.sliceRow);
         }
     }
-    l.height_ = y;
     return l;
 }
 

@@ -76,6 +76,9 @@ public:
     std::pair<std::size_t, std::size_t> rowsOfRank(int rank) const;
 
 private:
+    // Appends a row below the others; its index.
+    std::size_t addRow(LayoutRow row, int height);
+
     std::vector<LayoutRow> rows_;
     int height_ = 0;
     std::vector<std::size_t> rankRow_;                        // per rank: its header
