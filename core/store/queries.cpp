@@ -19,10 +19,13 @@ std::vector<CellRow> cells(Database& db, const QString& runDir) {
     return out;
 }
 
-std::vector<BucketRow> buckets(Database& db, const QString& cellKey) {
-    Statement s = db.prepare(
+Statement bucketsQuery(Database& db) {
+    return db.prepare(
         "SELECT rank, iter, idx, bytes, nparams, start_ns, end_ns FROM buckets WHERE cell_key = ? "
         "ORDER BY rank, iter, idx");
+}
+
+std::vector<BucketRow> buckets(Statement& s, const QString& cellKey) {
     s.bind(cellKey);
     std::vector<BucketRow> out;
     while (s.step()) {
@@ -30,7 +33,13 @@ std::vector<BucketRow> buckets(Database& db, const QString& cellKey) {
                        s.column(3).toLongLong(), s.column(4).toLongLong(), s.column(5).toLongLong(),
                        s.column(6).toLongLong()});
     }
+    s.reset();
     return out;
+}
+
+std::vector<BucketRow> buckets(Database& db, const QString& cellKey) {
+    Statement s = bucketsQuery(db);
+    return buckets(s, cellKey);
 }
 
 std::vector<trace::StepMetrics> steps(Database& db, const QString& cellKey) {

@@ -60,23 +60,33 @@ std::vector<StoredSweep> sweeps(Database& db, const QString& cellKey) {
         s.fit.note = fits.column(i++).toString();
         out.push_back(s);
     }
-    Statement points =
-        db.prepare("SELECT bytes, time_us, typical_us, slowest_rank, algbw_gbps, busbw_gbps "
-                   "FROM sweep_points WHERE cell_key = ? AND kind = ? ORDER BY bytes");
+    Statement points = sweepPointsQuery(db);
     for (StoredSweep& s : out) {
-        points.bindAll({cellKey, s.series.kind});
-        while (points.step()) {
-            analysis::SweepPoint p;
-            p.bytes = points.column(0).toDouble();
-            p.slowestUs = points.column(1).toDouble();
-            p.typicalUs = points.column(2).toDouble();
-            p.slowestRank = points.column(3).toInt();
-            p.algbwGBps = points.column(4).toDouble();
-            p.busbwGBps = optionalDouble(points.column(5));
-            s.series.points.push_back(p);
-        }
-        points.reset(); // for the next kind
+        s.series.points = sweepPoints(points, cellKey, s.series.kind);
     }
+    return out;
+}
+
+Statement sweepPointsQuery(Database& db) {
+    return db.prepare("SELECT bytes, time_us, typical_us, slowest_rank, algbw_gbps, busbw_gbps "
+                      "FROM sweep_points WHERE cell_key = ? AND kind = ? ORDER BY bytes");
+}
+
+std::vector<analysis::SweepPoint> sweepPoints(Statement& query, const QString& cellKey,
+                                              const QString& kind) {
+    std::vector<analysis::SweepPoint> out;
+    query.bindAll({cellKey, kind});
+    while (query.step()) {
+        analysis::SweepPoint p;
+        p.bytes = query.column(0).toDouble();
+        p.slowestUs = query.column(1).toDouble();
+        p.typicalUs = query.column(2).toDouble();
+        p.slowestRank = query.column(3).toInt();
+        p.algbwGBps = query.column(4).toDouble();
+        p.busbwGBps = optionalDouble(query.column(5));
+        out.push_back(p);
+    }
+    query.reset(); // for the next kind or cell
     return out;
 }
 
