@@ -31,18 +31,9 @@ public:
         s.bind(key);
         results::CellRecord c;
         if (s.step()) { // else a cell the store could not take: never complete, never grouped
-            int i = 0;
-            c.id = s.column(i++).toString();
-            c.kind = s.column(i++).toString();
-            c.status = s.column(i++).toString();
-            c.model = s.column(i++).toString();
-            c.layer = s.column(i++).toString();
-            c.worldSize = s.column(i++).toInt();
-            c.config.bucketCapMb = s.column(i++).toDouble();
-            c.config.firstBucketMb = s.column(i++).toDouble();
-            c.config.hook = s.column(i++).toString();
-            c.config.link = s.column(i++).toString();
-            c.config.all = QJsonDocument::fromJson(s.column(i++).toString().toUtf8()).object();
+            readColumns(s, 0, c.id, c.kind, c.status, c.model, c.layer, c.worldSize,
+                        c.config.bucketCapMb, c.config.firstBucketMb, c.config.hook, c.config.link);
+            c.config.all = QJsonDocument::fromJson(s.column(10).toString().toUtf8()).object();
         }
         s.reset();
         return c;
@@ -53,8 +44,7 @@ public:
         QMap<int, results::RankRecord> ranks;
         for (ranks_.bind(key); ranks_.step();) {
             results::RankRecord& rank = ranks[ranks_.column(0).toInt()];
-            rank.recordFromIteration = ranks_.column(1).toInt();
-            rank.powersgdRank = ranks_.column(2).toInt();
+            readColumns(ranks_, 1, rank.recordFromIteration, rank.powersgdRank);
         }
         for (params_.bind(key); params_.step();) {
             results::ParameterRecord param;
@@ -68,11 +58,7 @@ public:
         }
         for (iterations_.bind(key); iterations_.step();) {
             results::IterationRecord i;
-            i.iter = iterations_.column(1).toInt();
-            i.forwardMs = iterations_.column(2).toDouble();
-            i.backwardMs = iterations_.column(3).toDouble();
-            i.optimizerMs = iterations_.column(4).toDouble();
-            i.stepMs = iterations_.column(5).toDouble();
+            readColumns(iterations_, 1, i.iter, i.forwardMs, i.backwardMs, i.optimizerMs, i.stepMs);
             ranks[iterations_.column(0).toInt()].iterations.push_back(i);
         }
         ranks_.reset();
