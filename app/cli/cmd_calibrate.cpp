@@ -35,7 +35,7 @@ int calibrateCommand(const Args& args) {
         printError(QString::fromStdString(e.what()));
         return BadInput;
     }
-    // Complete as ingest judged it (store/cell_judge.h), the store brought up to date first.
+    // Complete as ingest judged it (store/ingest.cpp), the store brought up to date first.
     QSet<QString> complete;
     try {
         const store::OpenedResults opened = store::openResults(dir, store::defaultDbPath(dir));

@@ -2,7 +2,6 @@
 #include "divergence.h"
 
 #include <QMap>
-#include <QSet>
 
 #include <algorithm>
 #include <stdexcept>
@@ -14,18 +13,16 @@ bool sameTensors(const QJsonArray& a, const QJsonArray& b) {
     return a == b;
 }
 
+// Each verdict's name, in the order the report lists a rank's verdicts (the origin first).
+constexpr std::pair<Verdict, const char*> kVerdicts[] = {{Verdict::Origin, "origin"},
+                                                         {Verdict::ControlFlow, "control_flow"},
+                                                         {Verdict::Receiver, "receiver"},
+                                                         {Verdict::Clean, "clean"}};
+
 int order(Verdict v) {
-    switch (v) {
-    case Verdict::Origin:
-        return 0;
-    case Verdict::ControlFlow:
-        return 1;
-    case Verdict::Receiver:
-        return 2;
-    case Verdict::Clean:
-        return 3;
-    }
-    return 4;
+    return int(std::find_if(std::begin(kVerdicts), std::end(kVerdicts),
+                            [v](const auto& k) { return k.first == v; }) -
+               std::begin(kVerdicts));
 }
 
 // Ops whose outputs hold whatever bytes the allocator had: their digests are probe artifacts.
@@ -231,17 +228,8 @@ void addDiscriminators(DiffReport& r, const QMap<int, FpStream>& a, const QMap<i
 } // namespace
 
 const char* toString(Verdict v) {
-    switch (v) {
-    case Verdict::Clean:
-        return "clean";
-    case Verdict::Origin:
-        return "origin";
-    case Verdict::Receiver:
-        return "receiver";
-    case Verdict::ControlFlow:
-        return "control_flow";
-    }
-    return "unknown";
+    const int i = order(v);
+    return i < int(std::size(kVerdicts)) ? kVerdicts[i].second : "unknown";
 }
 
 DiffReport diff(const QMap<int, FpStream>& a, const QMap<int, FpStream>& b, int worldSize) {

@@ -5,7 +5,6 @@
 #include "spec/rank_contract.h"
 
 #include <QDir>
-#include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>

@@ -33,7 +33,7 @@ struct Calibration {
 };
 
 // Reads every complete cell under DIR: cell.json with status complete, and among
-// `completeCells`, the ids the store judged complete (store/cell_judge.h), its rank files.
+// `completeCells`, the ids the store judged complete (store/ingest.cpp), its rank files.
 Calibration calibrate(const QString& resultsDir, const Coefficients& k,
                       const QSet<QString>& completeCells);
 QJsonObject toJson(const Calibration& c);

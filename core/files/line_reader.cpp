@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "line_reader.h"
 
-#include <QFile>
-
 #include <cerrno>
 #include <cstring>
 

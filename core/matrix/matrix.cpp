@@ -130,46 +130,12 @@ int timeLimit(const Ctx& c, const YAML::Node& n, const QString& key) {
 }
 
 // Options commprof gives sbatch and srun itself: an extra argument may not change them.
-const QStringList kOwnSlurmOptions{"--job-name",
-                                   "-J",
-                                   "--comment",
-                                   "--output",
-                                   "-o",
-                                   "--error",
-                                   "-e",
-                                   "--chdir",
-                                   "-D",
-                                   "--wait",
-                                   "-W",
-                                   "--parsable",
-                                   "--nodes",
-                                   "-N",
-                                   "--ntasks",
-                                   "-n",
-                                   "--ntasks-per-node",
-                                   "--time",
-                                   "-t",
-                                   "--partition",
-                                   "-p",
-                                   "--account",
-                                   "-A",
-                                   "--export",
-                                   "--wrap",
-                                   "--array",
-                                   "-a",
-                                   "--label",
-                                   "-l",
-                                   "--unbuffered",
-                                   "-u",
-                                   "--kill-on-bad-exit",
-                                   "-K",
-                                   "--jobid",
-                                   "--nodelist",
-                                   "-w",
-                                   "--verbose",
-                                   "-v",
-                                   "--quiet",
-                                   "-Q"};
+const QStringList kOwnSlurmOptions =
+    QString("--job-name -J --comment --output -o --error -e --chdir -D --wait -W --parsable "
+            "--nodes -N --ntasks -n --ntasks-per-node --time -t --partition -p --account -A "
+            "--export --wrap --array -a --label -l --unbuffered -u --kill-on-bad-exit -K --jobid "
+            "--nodelist -w --verbose -v --quiet -Q")
+        .split(' ');
 
 QString extraArg(const Ctx& c, const YAML::Node& n) {
     QString a = str(c, n, "extra_args");

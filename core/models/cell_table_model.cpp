@@ -10,7 +10,6 @@
 #include <QSet>
 
 #include <algorithm>
-#include <numeric>
 
 namespace commprof::models {
 namespace {

@@ -19,10 +19,8 @@
 #include <QProcess>
 #include <QRegularExpression>
 #include <QStandardPaths>
-#include <QSysInfo>
 #include <QTemporaryDir>
 #include <QTemporaryFile>
-#include <QThread>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -32,7 +30,6 @@
 
 namespace commprof::probe {
 namespace {
-
 
 QByteArray readFile(const QString& path) {
     QFile f(path);
@@ -255,7 +252,8 @@ void checkStaleRanks(const ProbeOptions& o, ProbeReport& r) {
                                o.resultsDir);
         return;
     }
-    for (const QString& f : QDir(pidDir).entryList({QString("*") + spec::files::kPidFile.suffix}, QDir::Files | QDir::System)) {
+    for (const QString& f : QDir(pidDir).entryList({QString("*") + spec::files::kPidFile.suffix},
+                                                   QDir::Files | QDir::System)) {
         runner::PidRecord rec;
         // Only a commprof-rank carrying the run id its pid file names is ever reported or ended.
         if (runner::readPidRecord(QDir(pidDir).filePath(f), rec) && runner::isRecordedRank(rec)) {
@@ -361,10 +359,7 @@ QList<GpuInfo> queryGpus(const QProcessEnvironment& env) {
 
 QStringList ncclLibraries(const QProcessEnvironment& env) {
     QStringList dirs = env.value("LD_LIBRARY_PATH").split(':', Qt::SkipEmptyParts);
-    dirs << "/usr/local/cuda/lib64"
-         << "/usr/lib/x86_64-linux-gnu"
-         << "/usr/lib64"
-         << "/usr/lib";
+    dirs += {"/usr/local/cuda/lib64", "/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib"};
     QStringList out;
     QSet<QString> seen;
     for (const QString& d : dirs) {

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "text_fields.h"
 
+#include <algorithm>
+#include <utility>
+
 namespace commprof::report {
 
 QString csvField(const QString& text) {
@@ -16,68 +19,47 @@ QString csvField(const QString& text) {
 
 namespace {
 
+using Commands = std::initializer_list<std::pair<char32_t, const char*>>;
+
+// The command of `c` in `table`; nullptr for none.
+const char* commandOf(Commands table, char32_t c) {
+    const auto* it = std::find_if(table.begin(), table.end(),
+                                  [c](const auto& entry) { return entry.first == c; });
+    return it == table.end() ? nullptr : it->second;
+}
+
 // The accents LaTeX's own OT1 encoding has commands for, by their Unicode combining mark.
 const char* accentCommand(char32_t mark) {
-    switch (mark) {
-    case 0x300:
-        return "\\`";
-    case 0x301:
-        return "\\'";
-    case 0x302:
-        return "\\^";
-    case 0x303:
-        return "\\~";
-    case 0x304:
-        return "\\=";
-    case 0x306:
-        return "\\u";
-    case 0x307:
-        return "\\.";
-    case 0x308:
-        return "\\\"";
-    case 0x30A:
-        return "\\r";
-    case 0x30B:
-        return "\\H";
-    case 0x30C:
-        return "\\v";
-    case 0x323:
-        return "\\d";
-    case 0x327:
-        return "\\c";
-    case 0x331:
-        return "\\b";
-    default:
-        return nullptr;
-    }
+    return commandOf({{0x300, "\\`"},
+                      {0x301, "\\'"},
+                      {0x302, "\\^"},
+                      {0x303, "\\~"},
+                      {0x304, "\\="},
+                      {0x306, "\\u"},
+                      {0x307, "\\."},
+                      {0x308, "\\\""},
+                      {0x30A, "\\r"},
+                      {0x30B, "\\H"},
+                      {0x30C, "\\v"},
+                      {0x323, "\\d"},
+                      {0x327, "\\c"},
+                      {0x331, "\\b"}},
+                     mark);
 }
 
 // Letters with a command of their own in LaTeX's kernel.
 const char* letterCommand(char32_t c) {
-    switch (c) {
-    case 0xDF:
-        return "\\ss{}";
-    case 0xE6:
-        return "\\ae{}";
-    case 0xC6:
-        return "\\AE{}";
-    case 0xF8:
-        return "\\o{}";
-    case 0xD8:
-        return "\\O{}";
-    case 0x153:
-        return "\\oe{}";
-    case 0x152:
-        return "\\OE{}";
-    case 0x142:
-        return "\\l{}";
-    case 0x141:
-        return "\\L{}";
-    case 0x131:
-        return "\\i{}";
-    default:
-        return nullptr;
-    }
+    return commandOf({{0xDF, "\\ss{}"},
+                      {0xE6, "\\ae{}"},
+                      {0xC6, "\\AE{}"},
+                      {0xF8, "\\o{}"},
+                      {0xD8, "\\O{}"},
+                      {0x153, "\\oe{}"},
+                      {0x152, "\\OE{}"},
+                      {0x142, "\\l{}"},
+                      {0x141, "\\L{}"},
+                      {0x131, "\\i{}"}},
+                     c);
 }
 
 QString asciiTex(char32_t c) {

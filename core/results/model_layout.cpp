@@ -5,8 +5,6 @@
 #include "spec/rank_contract.h"
 
 #include <QDir>
-#include <QJsonArray>
-#include <QJsonObject>
 
 #include <algorithm>
 #include <numeric>

@@ -11,7 +11,6 @@
 #include <QSet>
 
 #include <cmath>
-#include <limits>
 #include <type_traits>
 #include <variant>
 

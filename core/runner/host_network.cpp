@@ -60,17 +60,9 @@ constexpr int kPeakBucketBytes = 20000;
 
 QStringList shaperOf(const QString& link) {
     const double bits = matrix::linkBitsPerSecond(link).value_or(1e9);
-    return {"tbf",
-            "rate",
-            link,
-            "burst",
-            "256kb",
-            "latency",
-            "50ms",
-            "peakrate",
-            QString::number(qint64(bits * 1.1)) + "bit",
-            "mtu",
-            QString::number(kPeakBucketBytes)};
+    return QStringList{"tbf", "rate", link, "burst", "256kb", "latency", "50ms", "peakrate"}
+           << QString::number(qint64(bits * 1.1)) + "bit"
+           << "mtu" << QString::number(kPeakBucketBytes);
 }
 
 QAtomicInt cellsMade;

@@ -120,23 +120,10 @@ QString folderRefusal(const QString& outDir, const feasibility::Plan* plan) {
 }
 
 const char* toString(CellState s) {
-    switch (s) {
-    case CellState::Pending:
-        return "pending";
-    case CellState::Running:
-        return "running";
-    case CellState::Complete:
-        return "complete";
-    case CellState::Failed:
-        return "failed";
-    case CellState::Stopped:
-        return "stopped";
-    case CellState::SkippedInfeasible:
-        return "skipped_infeasible";
-    case CellState::Skipped:
-        return "skipped";
-    }
-    return "unknown";
+    // In the enum's order.
+    static constexpr const char* kNames[] = {
+        "pending", "running", "complete", "failed", "stopped", "skipped_infeasible", "skipped"};
+    return std::size_t(s) < std::size(kNames) ? kNames[std::size_t(s)] : "unknown";
 }
 
 QString writeJsonAtomically(const QString& path, const QJsonObject& doc) {
@@ -415,22 +402,10 @@ QStringList MatrixRunner::rankArgs(const feasibility::PlannedCell& pc, const QSt
     const matrix::Cell& c = pc.cell;
     const int threads = rankThreads(pc);
     const QString timeout = QString::number(std::min(60.0, c.config.timeoutS));
-    QStringList a{"--cell-id",
-                  c.id,
-                  "--backend",
-                  c.layer.backend,
-                  "--device",
-                  c.layer.device,
-                  "--layer",
-                  c.layer.name,
-                  "--threads",
-                  QString::number(threads),
-                  "--out",
-                  dir,
-                  "--rendezvous-timeout-s",
-                  timeout,
-                  "--collective-timeout-s",
-                  timeout};
+    QStringList a;
+    a << "--cell-id" << c.id << "--backend" << c.layer.backend << "--device" << c.layer.device
+      << "--layer" << c.layer.name << "--threads" << QString::number(threads) << "--out" << dir
+      << "--rendezvous-timeout-s" << timeout << "--collective-timeout-s" << timeout;
     if (c.isSweep()) {
         return a << "--sweep" << c.model.sweep.collectives.join(',') << "--sweep-max-bytes"
                  << QString::number(c.sweepMaxBytes, 'f', 0) << "--sweep-iters"
@@ -633,6 +608,10 @@ void MatrixRunner::onPoolFinished(const feasibility::PlannedCell& pc, const Pool
             ->answers(); // a server gone with the cell's forked ranks is named in its failure
     }
     runningCell_.clear();
+    if (launcher_) { // its cell has ended
+        launcher_->deleteLater();
+        launcher_ = nullptr;
+    }
     std::optional<RankStarts> starts;
     if (forkServer_ && !outcome.launcher.isEmpty() &&
         plan_.matrix.launcher.kind == matrix::LauncherKind::Local) {
@@ -656,10 +635,6 @@ void MatrixRunner::onPoolFinished(const feasibility::PlannedCell& pc, const Pool
         summary_.lost = lost;
         ++summary_.failed;
         emit cellStateChanged(pc.cell.id, CellState::Failed, lost);
-        if (launcher_) {
-            launcher_->deleteLater();
-            launcher_ = nullptr;
-        }
         QTimer::singleShot(0, this, &MatrixRunner::finish);
         return;
     }
@@ -701,10 +676,6 @@ void MatrixRunner::onPoolFinished(const feasibility::PlannedCell& pc, const Pool
         } else {
             failCell(pc, failure, writeFailures);
         }
-    }
-    if (launcher_) {
-        launcher_->deleteLater();
-        launcher_ = nullptr;
     }
     QTimer::singleShot(0, this, &MatrixRunner::next);
 }

@@ -71,12 +71,11 @@ int RankPool::freeLoopbackPort(QString* error) {
 
 void RankPool::failWithoutPort(const QString& why) {
     procs_.clear(); // a port-clash retry's earlier attempt, long finished
-    outcome_.ranks.assign(std::size_t(spec_.worldSize), RankExit{});
-    for (int r = 0; r < spec_.worldSize; ++r) {
-        outcome_.ranks[std::size_t(r)] = RankExit{r, kCannotRunExit, false, "not started", {}};
-    }
-    outcome_.reason =
-        QString("no free loopback port for the rendezvous (%1); no rank was started").arg(why);
+    PoolOutcome none = notStarted(
+        spec_.worldSize,
+        QString("no free loopback port for the rendezvous (%1); no rank was started").arg(why));
+    outcome_.ranks = std::move(none.ranks);
+    outcome_.reason = none.reason;
     emit logLine(outcome_.reason);
     // Never from inside start(): a caller connects to finished() after start() returns.
     QTimer::singleShot(0, this, [this] {

@@ -7,7 +7,6 @@
 #include "results/cell_files.h"
 #include "results/results_folder.h"
 #include "store/cell_fingerprint.h"
-#include "store/cell_judge.h"
 #include "store/cell_sql.h"
 #include "store/schema.h"
 #include "store/sqlite_db.h"
@@ -238,13 +237,23 @@ struct Inserted {
 Inserted insertCell(Database& db, const QString& runDir, const results::CellFiles& f,
                     const QString& files, SweepsByShape& sweeps, int hostCpus) {
     const bool hasData = !f.records.isEmpty();
-    FurtherReading found;
+    // Whether the cell is complete, judged once, here: results::judge's rule on its files
+    // (docs/formats.md), then what reading them further finds. A sweep whose ranks' files do not
+    // merge into one series per kind, or a trace that cannot be read, is missing data (not a
+    // reason to quote the hook's figure), and its cell is incomplete with that said.
+    QStringList problems;
     const std::vector<analysis::SweepSeries> series =
-        f.isSweep() ? analysis::mergeSweep(f.sweeps, &found.sweepProblems)
+        f.isSweep() ? analysis::mergeSweep(f.sweeps, &problems)
                     : std::vector<analysis::SweepSeries>{};
     const analysis::CellMetrics m = hasData ? analysis::analyzeCell(f) : analysis::CellMetrics{};
-    found.traceError = m.traceError;
-    const results::Completeness c = judgeCell(f, found);
+    if (!m.traceError.isEmpty()) {
+        problems << "trace unreadable: " + m.traceError;
+    }
+    results::Completeness c = results::judge(f);
+    c.reasons << problems;
+    if (!problems.isEmpty() && c.status == "complete") {
+        c.status = "incomplete";
+    }
     const QString key = QDir(f.dir).canonicalPath();
     const QJsonObject& cell = f.cell;
     CellSource source;

@@ -19,10 +19,13 @@ std::vector<CellRow> cells(Database& db, const QString& runDir) {
     return out;
 }
 
-std::vector<BucketRow> buckets(Database& db, const QString& cellKey) {
-    Statement s = db.prepare(
+Statement bucketsQuery(Database& db) {
+    return db.prepare(
         "SELECT rank, iter, idx, bytes, nparams, start_ns, end_ns FROM buckets WHERE cell_key = ? "
         "ORDER BY rank, iter, idx");
+}
+
+std::vector<BucketRow> buckets(Statement& s, const QString& cellKey) {
     s.bind(cellKey);
     std::vector<BucketRow> out;
     while (s.step()) {
@@ -30,7 +33,13 @@ std::vector<BucketRow> buckets(Database& db, const QString& cellKey) {
                        s.column(3).toLongLong(), s.column(4).toLongLong(), s.column(5).toLongLong(),
                        s.column(6).toLongLong()});
     }
+    s.reset();
     return out;
+}
+
+std::vector<BucketRow> buckets(Database& db, const QString& cellKey) {
+    Statement s = bucketsQuery(db);
+    return buckets(s, cellKey);
 }
 
 std::vector<trace::StepMetrics> steps(Database& db, const QString& cellKey) {
@@ -42,17 +51,9 @@ std::vector<trace::StepMetrics> steps(Database& db, const QString& cellKey) {
     std::vector<trace::StepMetrics> out;
     while (s.step()) {
         trace::StepMetrics m;
-        m.step = s.column(0).toInt();
-        m.startUs = s.column(1).toDouble();
-        m.endUs = s.column(2).toDouble();
-        m.stepUs = s.column(3).toDouble();
-        m.computeUs = s.column(4).toDouble();
-        m.commUs = s.column(5).toDouble();
-        m.bookkeepingUs = s.column(6).toDouble();
-        m.overlapUs = s.column(7).toDouble();
-        m.exposedCommUs = s.column(8).toDouble();
-        m.overlapEfficiency = optionalDouble(s.column(9));
-        m.commOverheadFraction = optionalDouble(s.column(10));
+        readColumns(s, 0, m.step, m.startUs, m.endUs, m.stepUs, m.computeUs, m.commUs,
+                    m.bookkeepingUs, m.overlapUs, m.exposedCommUs, m.overlapEfficiency,
+                    m.commOverheadFraction);
         out.push_back(m);
     }
     return out;
@@ -66,17 +67,8 @@ std::vector<RankFiguresRow> rankFigures(Database& db, const QString& cellKey) {
     std::vector<RankFiguresRow> out;
     while (s.step()) {
         RankFiguresRow r;
-        int i = 0;
-        r.rank = s.column(i++).toInt();
-        r.stepMs = optionalDouble(s.column(i++));
-        r.commMs = optionalDouble(s.column(i++));
-        r.exposedCommMs = optionalDouble(s.column(i++));
-        r.hookMs = optionalDouble(s.column(i++));
-        r.backendMs = optionalDouble(s.column(i++));
-        r.agreement = optionalDouble(s.column(i++));
-        r.agreementFlagged = s.column(i++).toBool();
-        r.agreementReason = s.column(i++).toString();
-        r.traceError = s.column(i++).toString();
+        readColumns(s, 0, r.rank, r.stepMs, r.commMs, r.exposedCommMs, r.hookMs, r.backendMs,
+                    r.agreement, r.agreementFlagged, r.agreementReason, r.traceError);
         out.push_back(r);
     }
     return out;

@@ -30,6 +30,9 @@ struct RankFiguresRow {
 
 std::vector<CellRow> cells(Database& db, const QString& runDir = {});
 std::vector<BucketRow> buckets(Database& db, const QString& cellKey);
+// The same query prepared once for many cells: buckets(query, key) per cell.
+Statement bucketsQuery(Database& db);
+std::vector<BucketRow> buckets(Statement& query, const QString& cellKey);
 std::vector<trace::StepMetrics> steps(Database& db, const QString& cellKey);
 std::vector<RankFiguresRow> rankFigures(Database& db, const QString& cellKey);
 QJsonObject toJson(const CellRow& c);

@@ -76,6 +76,18 @@ inline std::optional<double> optionalDouble(const QVariant& v) {
     return v.isNull() ? std::nullopt : std::optional<double>(v.toDouble());
 }
 
+// Columns first, first + 1, ... of the statement's row into `out...`, each read as its type
+// (an optional double reads NULL as absent).
+template <typename T> void columnInto(const QVariant& v, T& out) {
+    out = v.value<T>();
+}
+inline void columnInto(const QVariant& v, std::optional<double>& out) {
+    out = optionalDouble(v);
+}
+template <typename... T> void readColumns(const Statement& s, int first, T&... out) {
+    (columnInto(s.column(first++), out), ...);
+}
+
 // BEGIN IMMEDIATE ... COMMIT, rolled back if not committed.
 class Transaction {
 public:

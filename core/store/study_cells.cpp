@@ -11,88 +11,74 @@
 namespace commprof::store {
 namespace {
 
-results::CellRecord cellRecord(Database& db, const QString& key) {
-    Statement s = db.prepare("SELECT id, kind, status, model, layer, world_size, bucket_cap_mb, "
+// What `recommend` reads of a cell, each query prepared once for all the run's cells.
+class StudyQueries {
+public:
+    explicit StudyQueries(Database& db)
+        : record_(db.prepare("SELECT id, kind, status, model, layer, world_size, bucket_cap_mb, "
                              "first_bucket_mb, hook, link, config FROM cell_records "
-                             "WHERE cell_key = ?");
-    s.bind(key);
-    results::CellRecord c;
-    if (!s.step()) {
-        return c; // a cell the store could not take: never complete, so never grouped
-    }
-    int i = 0;
-    c.id = s.column(i++).toString();
-    c.kind = s.column(i++).toString();
-    c.status = s.column(i++).toString();
-    c.model = s.column(i++).toString();
-    c.layer = s.column(i++).toString();
-    c.worldSize = s.column(i++).toInt();
-    c.config.bucketCapMb = s.column(i++).toDouble();
-    c.config.firstBucketMb = s.column(i++).toDouble();
-    c.config.hook = s.column(i++).toString();
-    c.config.link = s.column(i++).toString();
-    c.config.all = QJsonDocument::fromJson(s.column(i++).toString().toUtf8()).object();
-    return c;
-}
+                             "WHERE cell_key = ?")),
+          ranks_(db.prepare("SELECT rank, record_from_iteration, powersgd_rank FROM ranks "
+                            "WHERE cell_key = ? ORDER BY rank")),
+          params_(db.prepare("SELECT rank, name, shape, bytes FROM parameters "
+                             "WHERE cell_key = ? ORDER BY rank, idx")),
+          iterations_(db.prepare("SELECT rank, iter, forward_ms, backward_ms, optimizer_ms, "
+                                 "step_ms FROM iterations WHERE cell_key = ? ORDER BY rank, iter")),
+          buckets_(bucketsQuery(db)), points_(sweepPointsQuery(db)) {}
 
-// The fields of each rank the step model reads (analysis/ready_times.h).
-QMap<int, results::RankRecord> rankRecords(Database& db, const QString& key) {
-    QMap<int, results::RankRecord> ranks;
-    Statement r = db.prepare("SELECT rank, record_from_iteration, powersgd_rank FROM ranks "
-                             "WHERE cell_key = ? ORDER BY rank");
-    r.bind(key);
-    while (r.step()) {
-        results::RankRecord& rank = ranks[r.column(0).toInt()];
-        rank.recordFromIteration = r.column(1).toInt();
-        rank.powersgdRank = r.column(2).toInt();
-    }
-    Statement p = db.prepare("SELECT rank, name, shape, bytes FROM parameters WHERE cell_key = ? "
-                             "ORDER BY rank, idx");
-    p.bind(key);
-    while (p.step()) {
-        results::ParameterRecord param;
-        param.name = p.column(1).toString().toStdString();
-        for (const QJsonValue d :
-             QJsonDocument::fromJson(p.column(2).toString().toUtf8()).array()) {
-            param.shape.push_back(d.toDouble());
+    results::CellRecord cellRecord(const QString& key) {
+        Statement& s = record_;
+        s.bind(key);
+        results::CellRecord c;
+        if (s.step()) { // else a cell the store could not take: never complete, never grouped
+            readColumns(s, 0, c.id, c.kind, c.status, c.model, c.layer, c.worldSize,
+                        c.config.bucketCapMb, c.config.firstBucketMb, c.config.hook, c.config.link);
+            c.config.all = QJsonDocument::fromJson(s.column(10).toString().toUtf8()).object();
         }
-        param.bytes = p.column(3).toDouble();
-        ranks[p.column(0).toInt()].parameters.push_back(std::move(param));
+        s.reset();
+        return c;
     }
-    Statement it = db.prepare("SELECT rank, iter, forward_ms, backward_ms, optimizer_ms, step_ms "
-                              "FROM iterations WHERE cell_key = ? ORDER BY rank, iter");
-    it.bind(key);
-    while (it.step()) {
-        results::IterationRecord i;
-        i.iter = it.column(1).toInt();
-        i.forwardMs = it.column(2).toDouble();
-        i.backwardMs = it.column(3).toDouble();
-        i.optimizerMs = it.column(4).toDouble();
-        i.stepMs = it.column(5).toDouble();
-        ranks[it.column(0).toInt()].iterations.push_back(i);
-    }
-    for (const BucketRow& b : buckets(db, key)) {
-        results::BucketRecord rec;
-        rec.iter = b.iter;
-        rec.index = b.index;
-        rec.bytes = b.bytes;
-        rec.nparams = b.nparams;
-        rec.startNs = b.startNs;
-        rec.endNs = b.endNs;
-        ranks[b.rank].buckets.push_back(rec);
-    }
-    return ranks;
-}
 
-// A sweep's all_reduce points as ingest merged them (store/sweep_rows.h).
-std::vector<analysis::SweepPoint> allReducePoints(Database& db, const QString& key) {
-    for (StoredSweep& s : sweeps(db, key)) {
-        if (s.series.kind == "all_reduce") {
-            return std::move(s.series.points);
+    // The fields of each rank the step model reads (analysis/ready_times.h).
+    QMap<int, results::RankRecord> rankRecords(const QString& key) {
+        QMap<int, results::RankRecord> ranks;
+        for (ranks_.bind(key); ranks_.step();) {
+            results::RankRecord& rank = ranks[ranks_.column(0).toInt()];
+            readColumns(ranks_, 1, rank.recordFromIteration, rank.powersgdRank);
         }
+        for (params_.bind(key); params_.step();) {
+            results::ParameterRecord param;
+            param.name = params_.column(1).toString().toStdString();
+            for (const QJsonValue d :
+                 QJsonDocument::fromJson(params_.column(2).toString().toUtf8()).array()) {
+                param.shape.push_back(d.toDouble());
+            }
+            param.bytes = params_.column(3).toDouble();
+            ranks[params_.column(0).toInt()].parameters.push_back(std::move(param));
+        }
+        for (iterations_.bind(key); iterations_.step();) {
+            results::IterationRecord i;
+            readColumns(iterations_, 1, i.iter, i.forwardMs, i.backwardMs, i.optimizerMs, i.stepMs);
+            ranks[iterations_.column(0).toInt()].iterations.push_back(i);
+        }
+        ranks_.reset();
+        params_.reset();
+        iterations_.reset();
+        for (const BucketRow& b : buckets(buckets_, key)) {
+            ranks[b.rank].buckets.push_back(
+                {b.iter, b.index, b.bytes, std::nullopt, b.nparams, b.startNs, b.endNs});
+        }
+        return ranks;
     }
-    return {};
-}
+
+    // A sweep's all_reduce points as ingest merged them (store/sweep_rows.h).
+    std::vector<analysis::SweepPoint> allReducePoints(const QString& key) {
+        return sweepPoints(points_, key, "all_reduce");
+    }
+
+private:
+    Statement record_, ranks_, params_, iterations_, buckets_, points_;
+};
 
 } // namespace
 
@@ -102,17 +88,18 @@ std::vector<analysis::StudyCell> studyCells(Database& db, const QString& runDir)
 
 std::vector<analysis::StudyCell> studyCells(Database& db, const std::vector<CellRow>& rows) {
     std::vector<analysis::StudyCell> out;
+    StudyQueries q(db);
     for (const CellRow& row : rows) {
         analysis::StudyCell c;
         c.id = row.id;
         c.status = row.status;
         c.reasons = row.reasons;
         c.sweep = row.isSweep();
-        c.record = cellRecord(db, row.key);
+        c.record = q.cellRecord(row.key);
         if (row.complete() && c.sweep) {
-            c.allReduce = allReducePoints(db, row.key);
+            c.allReduce = q.allReducePoints(row.key);
         } else if (row.complete()) {
-            c.ranks = rankRecords(db, row.key);
+            c.ranks = q.rankRecords(row.key);
         }
         out.push_back(std::move(c));
     }

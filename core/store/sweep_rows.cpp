@@ -42,41 +42,36 @@ std::vector<StoredSweep> sweeps(Database& db, const QString& cellKey) {
     fits.bind(cellKey);
     while (fits.step()) {
         StoredSweep s;
-        int i = 0;
         s.series.layer = layer;
         s.series.worldSize = world;
-        s.series.kind = fits.column(i++).toString();
-        s.series.unsupported = fits.column(i++).toString();
-        s.fit.refused = fits.column(i++).toBool();
-        s.fit.reason = fits.column(i++).toString();
-        s.fit.method = fits.column(i++).toString();
-        s.fit.alphaUs = fits.column(i++).toDouble();
-        s.fit.betaUsPerByte = fits.column(i++).toDouble();
-        s.fit.r2 = fits.column(i++).toDouble();
-        s.fit.sizes = fits.column(i++).toInt();
-        s.fit.fromBytes = fits.column(i++).toDouble();
-        s.fit.toBytes = fits.column(i++).toDouble();
-        s.fit.leftOutFromBytes = optionalDouble(fits.column(i++));
-        s.fit.note = fits.column(i++).toString();
+        readColumns(fits, 0, s.series.kind, s.series.unsupported, s.fit.refused, s.fit.reason,
+                    s.fit.method, s.fit.alphaUs, s.fit.betaUsPerByte, s.fit.r2, s.fit.sizes,
+                    s.fit.fromBytes, s.fit.toBytes, s.fit.leftOutFromBytes, s.fit.note);
         out.push_back(s);
     }
-    Statement points =
-        db.prepare("SELECT bytes, time_us, typical_us, slowest_rank, algbw_gbps, busbw_gbps "
-                   "FROM sweep_points WHERE cell_key = ? AND kind = ? ORDER BY bytes");
+    Statement points = sweepPointsQuery(db);
     for (StoredSweep& s : out) {
-        points.bindAll({cellKey, s.series.kind});
-        while (points.step()) {
-            analysis::SweepPoint p;
-            p.bytes = points.column(0).toDouble();
-            p.slowestUs = points.column(1).toDouble();
-            p.typicalUs = points.column(2).toDouble();
-            p.slowestRank = points.column(3).toInt();
-            p.algbwGBps = points.column(4).toDouble();
-            p.busbwGBps = optionalDouble(points.column(5));
-            s.series.points.push_back(p);
-        }
-        points.reset(); // for the next kind
+        s.series.points = sweepPoints(points, cellKey, s.series.kind);
     }
+    return out;
+}
+
+Statement sweepPointsQuery(Database& db) {
+    return db.prepare("SELECT bytes, time_us, typical_us, slowest_rank, algbw_gbps, busbw_gbps "
+                      "FROM sweep_points WHERE cell_key = ? AND kind = ? ORDER BY bytes");
+}
+
+std::vector<analysis::SweepPoint> sweepPoints(Statement& query, const QString& cellKey,
+                                              const QString& kind) {
+    std::vector<analysis::SweepPoint> out;
+    query.bindAll({cellKey, kind});
+    while (query.step()) {
+        analysis::SweepPoint p;
+        readColumns(query, 0, p.bytes, p.slowestUs, p.typicalUs, p.slowestRank, p.algbwGBps,
+                    p.busbwGBps);
+        out.push_back(p);
+    }
+    query.reset(); // for the next kind or cell
     return out;
 }
 
@@ -136,16 +131,8 @@ std::optional<StoredPrediction> prediction(Database& db, const QString& cellKey)
     b.bind(cellKey);
     while (b.step()) {
         analysis::BucketPrediction bp;
-        bp.index = b.column(0).toInt();
-        bp.bytes = b.column(1).toDouble();
-        bp.predictedUs = b.column(2).toDouble();
-        bp.fitUs = optionalDouble(b.column(3));
-        bp.measuredUs = b.column(4).toDouble();
-        bp.waitUs = b.column(5).toDouble();
-        bp.queuedUs = b.column(6).toDouble();
-        bp.samples = b.column(7).toInt();
-        bp.sweepUs = b.column(8).toDouble();
-        bp.cpuShare = b.column(9).toDouble();
+        readColumns(b, 0, bp.index, bp.bytes, bp.predictedUs, bp.fitUs, bp.measuredUs, bp.waitUs,
+                    bp.queuedUs, bp.samples, bp.sweepUs, bp.cpuShare);
         d.buckets.push_back(bp);
     }
     p.prediction = d;

@@ -26,6 +26,10 @@ struct StoredPrediction {
 void insertSweep(Database& db, const QString& cellKey,
                  const std::vector<analysis::SweepSeries>& series);
 std::vector<StoredSweep> sweeps(Database& db, const QString& cellKey);
+// A cell's points of one kind, by size, from a query prepared once for many cells.
+Statement sweepPointsQuery(Database& db);
+std::vector<analysis::SweepPoint> sweepPoints(Statement& query, const QString& cellKey,
+                                              const QString& kind);
 
 void insertPrediction(Database& db, const QString& cellKey, const StoredPrediction& p);
 std::optional<StoredPrediction> prediction(Database& db, const QString& cellKey);
