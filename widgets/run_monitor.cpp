@@ -12,7 +12,6 @@
 
 #include <algorithm>
 
-#include <QDir>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
