@@ -91,8 +91,7 @@ void CellInspectorPanel::showCell(const report::ReportData& data, const QString&
             times << s.seconds * 1e3;
         }
         plot_->xAxis->setRange(-1, i);
-    }
-    if (samples.empty()) {
+    } else {
         // Never a silently empty plot: say why there is nothing to draw.
         auto* why = new QCPItemText(plot_);
         why->position->setType(QCPItemPosition::ptAxisRectRatio);
@@ -152,12 +151,8 @@ void CellInspectorPanel::showLayout(const results::ModelLayout& m) {
     for (const double b : m.finalBucketBytes) {
         sizes << QString::number(b / 1048576.0, 'f', 2);
     }
-    model_->setToolTip(m.torchscript.isEmpty()
-                           ? "Rebuilt buckets (MiB, as the Reducer held them): " + sizes.join(", ")
-                           : m.torchscript +
-                                 "\nRebuilt buckets (MiB, as the Reducer held "
-                                 "them): " +
-                                 sizes.join(", "));
+    const QString rebuilt = "Rebuilt buckets (MiB, as the Reducer held them): " + sizes.join(", ");
+    model_->setToolTip(m.torchscript.isEmpty() ? rebuilt : m.torchscript + "\n" + rebuilt);
     model_->show();
 }
 

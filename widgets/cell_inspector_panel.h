@@ -31,10 +31,8 @@ public:
     explicit CellInspectorPanel(QWidget* parent = nullptr);
     void showCell(const report::ReportData& data, const QString& cellId);
     QString headline() const;
-    // What was trained and its buckets; empty when not known (or not read yet: it is read off
-    // the GUI thread, modelReads() says when).
+    // What was trained and its buckets; empty when not known, or not yet read off the GUI thread.
     QString modelText() const;
-    jobs::JobTracker* modelReads() const { return modelReads_; }
     models::CellFiguresModel* figures() const { return figures_; }
     QCustomPlot* plot() const { return plot_; }
 

@@ -46,10 +46,9 @@ ExportDialog::ExportDialog(const QString& defaultDir, QWidget* parent) : QDialog
     buttons_->button(QDialogButtonBox::Ok)->setText("Export");
     connect(buttons_, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons_, &QDialogButtonBox::rejected, this, &QDialog::reject);
-    for (QCheckBox* c : {pdf_, svg_, png_}) {
+    for (QCheckBox* c : {pdf_, svg_, png_, tables_}) {
         connect(c, &QCheckBox::toggled, this, &ExportDialog::validate);
     }
-    connect(tables_, &QCheckBox::toggled, this, &ExportDialog::validate);
     connect(png_, &QCheckBox::toggled, dpi_, &QWidget::setEnabled);
     connect(dir_, &QLineEdit::textChanged, this, &ExportDialog::validate);
 

@@ -6,6 +6,7 @@
 #include <QMap>
 
 #include <algorithm>
+#include <numeric>
 
 namespace commprof::widgets {
 namespace {
@@ -90,11 +91,8 @@ std::vector<QCPAxisRect*> makeFacets(QCustomPlot& plot, const QStringList& names
 }
 
 QCPAxisRect* facetRect(const QCustomPlot& plot, const QString& name) {
-    if (name.isEmpty()) {
-        return plot.xAxis->axisRect();
-    }
     for (QCPAxisRect* r : plot.axisRects()) {
-        if (r->property(kFacetName).toString() == name) {
+        if (!name.isEmpty() && r->property(kFacetName).toString() == name) {
             return r;
         }
     }
@@ -194,8 +192,7 @@ void arrangeFacets(QCustomPlot& plot) {
                            .elidedText(title->property("fullTitle").toString(), Qt::ElideRight,
                                        std::max(room, 1)));
         // One title per axis where a reader looks for it: left of the first column, under
-        // the lowest panel of each column.
-        // The panels share the x axis: its ticks and title under each column's lowest panel.
+        // the lowest panel of each column (the panels share the x axis, and its ticks).
         const bool lowest = i + columns >= panels;
         rect->axis(QCPAxis::atLeft)->setLabel(i % columns == 0 ? yLabel : QString());
         rect->axis(QCPAxis::atBottom)->setLabel(lowest ? xLabel : QString());
@@ -209,11 +206,7 @@ int plotAreaHeight(const QCustomPlot& plot) {
         int& tallest = tallestByRow[r->top()];
         tallest = std::max(tallest, r->height());
     }
-    int sum = 0;
-    for (const int h : tallestByRow) {
-        sum += h;
-    }
-    return sum;
+    return std::accumulate(tallestByRow.begin(), tallestByRow.end(), 0);
 }
 
 } // namespace commprof::widgets

@@ -15,7 +15,6 @@
 
 #include <QCheckBox>
 #include <QDoubleSpinBox>
-#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -57,6 +56,11 @@ QListWidget* shortList(QWidget* parent) {
     l->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff); // elided, the whole text as tooltip
     l->setResizeMode(QListView::Adjust);
     return l;
+}
+
+// An item that may be elided, with its whole text as its tooltip.
+void addItemWithTip(QListWidget& list, const QString& text) {
+    (new QListWidgetItem(text, &list))->setToolTip(text);
 }
 
 } // namespace
@@ -248,19 +252,14 @@ std::shared_ptr<const feasibility::Plan> MatrixDesigner::plan() const {
 void MatrixDesigner::setBudgets(std::optional<double> hostGib, std::optional<double> deviceGib,
                                 std::optional<int> gpus) {
     overrides_ = {hostGib, deviceGib, gpus};
-    for (QWidget* w :
-         std::initializer_list<QWidget*>{hostAuto_, deviceAuto_, hostGib_, deviceGib_}) {
-        w->blockSignals(true);
-    }
-    hostAuto_->setChecked(!hostGib);
-    deviceAuto_->setChecked(!deviceGib);
-    hostGib_->setEnabled(bool(hostGib));
-    deviceGib_->setEnabled(bool(deviceGib));
-    hostGib_->setValue(hostGib.value_or(hostGib_->value()));
-    deviceGib_->setValue(deviceGib.value_or(deviceGib_->value()));
-    for (QWidget* w :
-         std::initializer_list<QWidget*>{hostAuto_, deviceAuto_, hostGib_, deviceGib_}) {
-        w->blockSignals(false);
+    {
+        const QSignalBlocker b1(hostAuto_), b2(deviceAuto_), b3(hostGib_), b4(deviceGib_);
+        hostAuto_->setChecked(!hostGib);
+        deviceAuto_->setChecked(!deviceGib);
+        hostGib_->setEnabled(bool(hostGib));
+        deviceGib_->setEnabled(bool(deviceGib));
+        hostGib_->setValue(hostGib.value_or(hostGib_->value()));
+        deviceGib_->setValue(deviceGib.value_or(deviceGib_->value()));
     }
     replanNow();
 }
@@ -314,16 +313,6 @@ void MatrixDesigner::applyEdit(int from, int length, const QString& text) {
     cursor.insertText(text);
 }
 
-void MatrixDesigner::setDefaultsValue(const QString& key, const QString& value) {
-    try {
-        const matrix::TextEdit edit =
-            matrix::defaultsValueEdit(editor_->toPlainText(), fileName_, key, value);
-        applyEdit(edit.from, edit.length, edit.text);
-    } catch (const std::exception& e) {
-        emit editFailed(QString("Cannot set %1: %2 in the defaults: %3").arg(key, value, e.what()));
-    }
-}
-
 void MatrixDesigner::setModelValue(const QString& model, const QString& key, const QString& value) {
     try {
         const matrix::TextEdit edit =
@@ -370,15 +359,10 @@ void MatrixDesigner::showResolvedBudgets() {
                      bool(overrides_.hostGib || written.hostGib)},
           std::tuple{deviceGib_, deviceAuto_, b.deviceBytes, b.deviceSource,
                      bool(overrides_.deviceGib || written.deviceGib)}}) {
-        for (QWidget* w : std::initializer_list<QWidget*>{box, automatic}) {
-            w->blockSignals(true);
-        }
+        const QSignalBlocker blockBox(box), blockAutomatic(automatic);
         automatic->setChecked(!fixed);
         box->setEnabled(fixed);
         box->setValue(bytes / kGiB);
-        for (QWidget* w : std::initializer_list<QWidget*>{box, automatic}) {
-            w->blockSignals(false);
-        }
         box->setToolTip(source);
     }
 }
@@ -488,21 +472,19 @@ void MatrixDesigner::applyPlan(const Planned& planned) {
     const feasibility::Plan& plan = *planned.plan;
     models_->clear();
     for (const auto& model : plan.matrix.models) {
-        models_->addItem(model.isSweep() ? QString("%1  (collective sweep: %2, up to %3 MiB)")
-                                               .arg(model.name, model.sweep.collectives.join(", "))
-                                               .arg(model.sweep.maxBytes / 1048576.0, 0, 'g', 4)
-                                         : QString("%1  (%2, %3M params)")
-                                               .arg(model.name, model.family)
-                                               .arg(model.params / 1e6, 0, 'g', 4));
-        models_->item(models_->count() - 1)
-            ->setToolTip(models_->item(models_->count() - 1)->text());
+        addItemWithTip(*models_, model.isSweep()
+                                     ? QString("%1  (collective sweep: %2, up to %3 MiB)")
+                                           .arg(model.name, model.sweep.collectives.join(", "))
+                                           .arg(model.sweep.maxBytes / 1048576.0, 0, 'g', 4)
+                                     : QString("%1  (%2, %3M params)")
+                                           .arg(model.name, model.family)
+                                           .arg(model.params / 1e6, 0, 'g', 4));
     }
     layers_->clear();
     for (const auto& layer : plan.matrix.layers) {
-        layers_->addItem(QString("%1  (%2 on %3, %4)")
-                             .arg(layer.name, layer.backend, layer.device, layer.interconnect));
-        layers_->item(layers_->count() - 1)
-            ->setToolTip(layers_->item(layers_->count() - 1)->text());
+        addItemWithTip(*layers_,
+                       QString("%1  (%2 on %3, %4)")
+                           .arg(layer.name, layer.backend, layer.device, layer.interconnect));
     }
     worldSizes_->clear();
     for (int ws : plan.matrix.worldSizes) {

@@ -88,9 +88,6 @@ public:
     // matrix's models, at the input its description was measured at; the plan then sizes it
     // from the description. Says why not through editFailed.
     void addTorchScriptModel(const QString& ptFile);
-    // Sets `defaults:`'s `key` to the one value `value` (a list there becomes it), as one step
-    // the editor can undo. Says why not through editFailed.
-    void setDefaultsValue(const QString& key, const QString& value);
     // Sets the model entry `model`'s `key` to `value`, as one step the editor can undo: that
     // model's cells change, no other's. Says why not through editFailed.
     void setModelValue(const QString& model, const QString& key, const QString& value);

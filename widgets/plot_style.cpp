@@ -37,9 +37,7 @@ const QList<QCPScatterStyle::ScatterShape> kMarkers{QCPScatterStyle::ssDisc,
                                                     QCPScatterStyle::ssPlusCircle,
                                                     QCPScatterStyle::ssCross,
                                                     QCPScatterStyle::ssPlus};
-const QList<QCPScatterStyle::ScatterShape> kShapes{
-    QCPScatterStyle::ssDisc, QCPScatterStyle::ssSquare, QCPScatterStyle::ssTriangle,
-    QCPScatterStyle::ssDiamond, QCPScatterStyle::ssTriangleInverted};
+constexpr int kWorldSizeShapes = 5; // the first markers, each filled
 
 constexpr double kHeadroom = 0.22; // of the range above the data: room for the flagged band
 constexpr double kFlaggedBandY = 0.02;
@@ -244,7 +242,7 @@ Qt::PenStyle worldSizeDash(int index) {
 }
 
 QCPScatterStyle::ScatterShape worldSizeShape(int index) {
-    return kShapes[std::max(0, index) % kShapes.size()];
+    return kMarkers[std::max(0, index) % kWorldSizeShapes];
 }
 
 bool spansDecades(const QVector<double>& values) {
@@ -713,10 +711,6 @@ void unmergeLegend(QCPLegend& legend) {
     }
 }
 
-} // namespace
-
-namespace {
-
 // Every entry the figure put in its legend, in its order: numbered at the first placement (a
 // plottable's property), so that entries left out at one size come back, in place, at another.
 void restoreLegend(QCustomPlot& plot) {
@@ -937,10 +931,6 @@ void fitRunNames(QCustomPlot& plot) {
         t->setText(text);
     }
 }
-
-} // namespace
-
-namespace {
 
 struct LegendCount {
     int items = 0;

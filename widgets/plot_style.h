@@ -8,7 +8,6 @@
 
 #include <QColor>
 #include <QFont>
-#include <QPen>
 #include <QString>
 #include <QVector>
 

@@ -123,15 +123,11 @@ void RecordDialog::reject() {
 }
 
 void RecordDialog::setRunning(bool running) {
-    record_->setEnabled(!running);
-    for (QWidget* w : std::initializer_list<QWidget*>{command_, folder_, steps_, skip_, nproc_}) {
+    for (QWidget* w :
+         std::initializer_list<QWidget*>{record_, command_, folder_, steps_, skip_, nproc_}) {
         w->setEnabled(!running);
     }
-    if (running) {
-        progress_->setRange(0, 0);
-    } else {
-        progress_->setRange(0, 1);
-    }
+    progress_->setRange(0, running ? 0 : 1); // 0..0: busy
 }
 
 } // namespace commprof::widgets

@@ -33,8 +33,6 @@ public:
     QSpinBox* nprocField() const { return nproc_; }
     QPushButton* recordButton() const { return record_; }
     QPushButton* cancelButton() const { return cancel_; }
-    QProgressBar* progressBar() const { return progress_; }
-    QLabel* statusLabel() const { return status_; }
     runner::RecordJob* job() const { return job_; }
 
     void start();

@@ -28,18 +28,13 @@ constexpr double kPlotShare = 0.55;
 // Cell labels across their axis: at most this share of the figure's first height.
 constexpr double kLabelShareOfBase = 0.5;
 
-void writeText(const QString& path, const QString& text, QStringList& written) {
-    if (const QString error = files::writeAtomically(path, text.toUtf8()); !error.isEmpty()) {
-        throw std::runtime_error(("cannot write " + error).toStdString());
-    }
-    written << path;
-}
-
 void failUnless(bool ok, const QString& path) {
     if (!ok) {
         throw std::runtime_error(("cannot write " + path).toStdString());
     }
 }
+
+} // namespace
 
 void makeDir(const QString& outDir) {
     if (!QDir().mkpath(outDir)) {
@@ -47,7 +42,12 @@ void makeDir(const QString& outDir) {
     }
 }
 
-} // namespace
+void writeText(const QString& path, const QString& text, QStringList& written) {
+    if (const QString error = files::writeAtomically(path, text.toUtf8()); !error.isEmpty()) {
+        throw std::runtime_error(("cannot write " + error).toStdString());
+    }
+    written << path;
+}
 
 double ExportOptions::heightIn() const {
     return widthIn * kAspect;
@@ -55,14 +55,11 @@ double ExportOptions::heightIn() const {
 
 QStringList ExportOptions::formats() const {
     QStringList out;
-    if (pdf) {
-        out << "pdf";
-    }
-    if (svg) {
-        out << "svg";
-    }
-    if (png) {
-        out << "png";
+    for (const auto& [on, format] :
+         {std::pair{pdf, "pdf"}, std::pair{svg, "svg"}, std::pair{png, "png"}}) {
+        if (on) {
+            out << format;
+        }
     }
     return out;
 }

@@ -36,6 +36,10 @@ struct ExportOptions {
     QStringList formats() const;
 };
 
+// Makes outDir, and writes `text` to `path` atomically, adding it to `written`: each throws
+// std::runtime_error naming what it could not create or write.
+void makeDir(const QString& outDir);
+void writeText(const QString& path, const QString& text, QStringList& written);
 // cells.csv, buckets.csv, sweep.csv, fit.json, macros.tex. Throws std::runtime_error naming a file
 // that could not be written. Safe to call off the GUI thread.
 QStringList writeTables(store::Database& db, const report::ReportData& data, const QString& outDir);

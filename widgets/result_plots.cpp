@@ -100,17 +100,12 @@ void addSpreadLegendEntry(QCustomPlot& plot, int mostRepeats) {
 
 // Every world size a DDP figure shows, ascending: its index picks the dash and the marker.
 QVector<double> worldSizes(const report::ReportData& data) {
-    QSet<int> seen;
-    for (const auto& c : data.cells) {
-        if (c.status != "skipped_infeasible" && !c.isSweep()) {
-            seen.insert(c.worldSize);
-        }
-    }
     QVector<double> out;
-    for (int ws : seen) {
-        out << ws;
+    for (const store::CellRow* c : axisCells(data)) {
+        out << c->worldSize;
     }
     std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
     return out;
 }
 
@@ -299,6 +294,20 @@ bool flagGroup(QCustomPlot& plot, double x, const report::RepeatGroup& g) {
                          ? flagged.front()->status
                          : QString("%1 \u00d7%2").arg(flagged.front()->status).arg(flagged.size()));
     return true;
+}
+
+// Each group's flagged marker, the legend's entry for them where there is one, and what the
+// figure says when it draws nothing.
+void flagGroups(QCustomPlot& plot, const std::vector<report::RepeatGroup>& groups,
+                const FigureStyle& style) {
+    bool anyFlagged = false;
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+        anyFlagged |= flagGroup(plot, double(i + 1), groups[i]);
+    }
+    if (anyFlagged) {
+        addFlaggedLegendEntry(plot);
+    }
+    sayWhenEmpty(plot, kNoTracedCell, style);
 }
 
 // The repeat a click on a group's bar picks: the one with the median step.
@@ -537,14 +546,7 @@ void drawStackedBreakdown(QCustomPlot& plot, const report::ReportData& data,
     categoryAxis(plot, groups, style.eachRepeat);
     fitAxis(plot.yAxis, totals, true, false); // stacked bars need a linear axis from zero
     roomForRuns(plot, groups, style.eachRepeat);
-    bool anyFlagged = false;
-    for (std::size_t i = 0; i < groups.size(); ++i) {
-        anyFlagged |= flagGroup(plot, double(i + 1), groups[i]);
-    }
-    if (anyFlagged) {
-        addFlaggedLegendEntry(plot);
-    }
-    sayWhenEmpty(plot, kNoTracedCell, style);
+    flagGroups(plot, groups, style);
 }
 
 void drawAgreement(QCustomPlot& plot, const report::ReportData& data, const FigureStyle& style) {
@@ -555,7 +557,6 @@ void drawAgreement(QCustomPlot& plot, const report::ReportData& data, const Figu
     QMap<QCPBars*, QCPErrorBars*> whiskers;
     QCPBars* notJudged = nullptr;
     QVector<double> values{1.0 + analysis::kAgreementTolerance};
-    bool anyFlagged = false;
     int mostRepeats = 0;
     const auto ratio = [](const store::CellRow& c) { return c.hookTraceAgreement; };
     for (std::size_t i = 0; i < groups.size(); ++i) {
@@ -604,10 +605,6 @@ void drawAgreement(QCustomPlot& plot, const report::ReportData& data, const Figu
         values << s->low << s->high;
         mostRepeats = std::max(mostRepeats, s->repeats);
     }
-    for (const auto& g : groups) {
-        anyFlagged |= std::any_of(g.cells.begin(), g.cells.end(),
-                                  [](const store::CellRow* c) { return flaggedCell(*c); });
-    }
     categoryAxis(plot, groups, style.eachRepeat);
     fitAxis(plot.yAxis, values, true, false); // a ratio around 1: linear reads best
     roomForRuns(plot, groups, style.eachRepeat);
@@ -625,13 +622,7 @@ void drawAgreement(QCustomPlot& plot, const report::ReportData& data, const Figu
     toleranceEntry->setName(
         QString::fromUtf8("flagged past \u00b1%1 %").arg(analysis::kAgreementTolerance * 100));
     toleranceEntry->setPen(tolerance);
-    for (std::size_t i = 0; i < groups.size(); ++i) {
-        flagGroup(plot, double(i + 1), groups[i]);
-    }
-    if (anyFlagged) {
-        addFlaggedLegendEntry(plot);
-    }
-    sayWhenEmpty(plot, kNoTracedCell, style);
+    flagGroups(plot, groups, style);
 }
 
 namespace {
@@ -647,10 +638,6 @@ QCPLayer* selectionLayer(QCustomPlot& plot) {
     l->setMode(QCPLayer::lmBuffered);
     return l;
 }
-
-} // namespace
-
-namespace {
 
 // A bar figure's mark: a dashed box over the bar of the cell's group, the height of the axes
 // below the name of the bar's run where bars run in groups (a box from the top crossed the name:
@@ -717,6 +704,8 @@ void highlightCell(QCustomPlot& plot, const char* figure, const report::ReportDa
     const store::CellRow* cell = findCell(data, cellId);
     if (cell) {
         const QString name(figure);
+        const QCPScatterStyle ring(QCPScatterStyle::ssCircle, QPen(Qt::black, 2.5), Qt::NoBrush,
+                                   15);
         // A mark on the figure's axes, or on a facets.h panel's.
         auto mark = [&plot, &freeGraphs](QCPAxisRect* panel = nullptr) {
             QCPGraph* g = nullptr;
@@ -745,8 +734,7 @@ void highlightCell(QCustomPlot& plot, const char* figure, const report::ReportDa
             for (const OverheadMark& m : marks.marks) {
                 if (m.group->contains(cellId)) {
                     QCPGraph* g = mark();
-                    g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle,
-                                                       QPen(Qt::black, 2.5), Qt::NoBrush, 15));
+                    g->setScatterStyle(ring);
                     g->addData(cell->worldSize, m.spread.median);
                 }
             }
@@ -756,8 +744,7 @@ void highlightCell(QCustomPlot& plot, const char* figure, const report::ReportDa
             for (const TuningPoint& p : tuningPoints(data)) {
                 if (p.cellId == cellId) {
                     QCPGraph* g = mark(facetRect(plot, p.panel));
-                    g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle,
-                                                       QPen(Qt::black, 2.5), Qt::NoBrush, 15));
+                    g->setScatterStyle(ring);
                     g->addData(p.capMb, p.stepMs);
                 }
             }

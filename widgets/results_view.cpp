@@ -330,10 +330,6 @@ void ResultsView::selectCell(const QString& cellId) {
     table_->scrollTo(at);
 }
 
-QString ResultsView::selectedCell() const {
-    return selected_;
-}
-
 bool ResultsView::showsFigure(const char* figure) const {
     const int page = pageOf(figure);
     return plot(figure) && figureTabs_->isTabVisible(page) && figureTabs_->currentIndex() == page;

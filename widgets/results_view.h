@@ -42,7 +42,7 @@ public:
     void setData(const report::ReportData& data);
     const report::ReportData& data() const { return data_; }
     void selectCell(const QString& cellId);
-    QString selectedCell() const;
+    QString selectedCell() const { return selected_; }
     models::ResultsCellModel* model() const { return model_; }
     QSortFilterProxyModel* sortedModel() const { return proxy_; }
     QTableView* table() const { return table_; }

@@ -12,7 +12,6 @@
 
 #include <algorithm>
 
-#include <QDir>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -279,10 +278,8 @@ void RunMonitor::onBucket(const QString& cellId, int rank, int iteration, double
         startCellPlot(cellId); // only the running cell's points, never the previous cell's
     }
     const int before = plot_->graphCount();
-    for (int i = plot_->itemCount() - 1; i >= 0; --i) {
-        if (plot_->item(i)->objectName() == "waiting") {
-            plot_->removeItem(i);
-        }
+    if (QCPItemText* waiting = waitingNote()) {
+        plot_->removeItem(waiting);
     }
     QCPGraph* g = rankGraph(rank);
     const bool firstPoint = g->dataCount() == 0;

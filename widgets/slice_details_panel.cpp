@@ -12,6 +12,8 @@
 namespace commprof::widgets {
 namespace {
 
+using timeline::formatDuration;
+
 QString esc(const QString& s) {
     return s.toHtmlEscaped();
 }
@@ -82,7 +84,6 @@ void SliceDetailsPanel::clearSlice() {
 
 void SliceDetailsPanel::showRange(double fromUs, double toUs,
                                   const std::vector<timeline::RankRange>& ranks, double originUs) {
-    using timeline::formatDuration;
     QString html = QString("<h3>Range %1</h3><p style='color:#555'>from %2 to %3</p>")
                        .arg(formatDuration(toUs - fromUs), formatDuration(fromUs - originUs),
                             formatDuration(toUs - originUs));
@@ -149,7 +150,6 @@ void SliceDetailsPanel::render() {
 
 // The critical path's step: whose it is, the culprit, and where its time went.
 QString SliceDetailsPanel::criticalStepHtml() const {
-    using timeline::formatDuration;
     QString html;
     const analysis::CriticalStep& c = *critical_;
     html += QString("<h3 style='margin-bottom:2px'>Critical path, step %1</h3>").arg(c.step);
@@ -166,7 +166,6 @@ QString SliceDetailsPanel::criticalStepHtml() const {
 
 // The slice's own fields.
 QString SliceDetailsPanel::sliceHtml() const {
-    using timeline::formatDuration;
     QString html;
     const auto& s = slice_;
     html += QString("<h3 style='margin-bottom:2px'>%1</h3>").arg(esc(s.name));
@@ -190,7 +189,6 @@ QString SliceDetailsPanel::sliceHtml() const {
 
 // The slices it launched or was launched by, each a link.
 QString SliceDetailsPanel::flowHtml() const {
-    using timeline::formatDuration;
     const auto& s = slice_;
     QString html;
     if (s.partners.empty()) {
@@ -210,7 +208,6 @@ QString SliceDetailsPanel::flowHtml() const {
 
 // The same slice on every rank: each one's start after the first's, and the ranks without it.
 QString SliceDetailsPanel::everyRankHtml() const {
-    using timeline::formatDuration;
     QString html;
     if (matched_.slices.size() <= 1 && matched_.unmatchedRanks.empty()) {
         return html;
@@ -222,22 +219,22 @@ QString SliceDetailsPanel::everyRankHtml() const {
     html += QString("<p style='color:#666;margin-top:0'>matched by %1</p>")
                 .arg(esc(matched_.matchedBy));
     html += "<table cellspacing='0' cellpadding='1'>";
+    const auto rankName = [this](int r) {
+        return QString("rank %1").arg(r < int(rankNumbers_.size()) ? rankNumbers_[std::size_t(r)]
+                                                                   : r);
+    };
     const double first = *std::min_element(matched_.startsUs.begin(), matched_.startsUs.end());
     for (std::size_t i = 0; i < matched_.slices.size(); ++i) {
         const auto& m = matched_.slices[i];
-        const int number =
-            m.rank < int(rankNumbers_.size()) ? rankNumbers_[std::size_t(m.rank)] : m.rank;
         QString text = "+" + formatDuration(matched_.startsUs[i] - first);
         if (m.rank == matched_.lastRank && matched_.skewUs > 0) {
             text += " (last)";
         }
-        html += row(QString("rank %1").arg(number), linkTo(m, text));
+        html += row(rankName(m.rank), linkTo(m, text));
     }
     // Said, not guessed: a neighbouring step's instance would show a step as skew.
     for (int r : matched_.unmatchedRanks) {
-        const int number = r < int(rankNumbers_.size()) ? rankNumbers_[std::size_t(r)] : r;
-        html += row(QString("rank %1").arg(number),
-                    "<span style='color:#a00'>unmatched: none at this place</span>");
+        html += row(rankName(r), "<span style='color:#a00'>unmatched: none at this place</span>");
     }
     html += "</table>";
     return html;

@@ -314,14 +314,18 @@ std::optional<timeline::LaneKey> TimelineView::laneAt(QPoint p) const {
     if (!stack_ || p.y() < kHeaderHeight || p.x() >= kGutter + tracksWidth()) {
         return std::nullopt;
     }
+    const timeline::LayoutRow* row = rowUnder(p);
+    if (!row || row->kind != timeline::RowKind::Slices) {
+        return std::nullopt;
+    }
+    return timeline::LaneKey{row->rank, row->group, row->lane};
+}
+
+const timeline::LayoutRow* TimelineView::rowUnder(QPoint p) const {
     const bool inPinned = p.y() < rowsTop();
     const auto& l = inPinned ? pinnedLayout_ : layout_;
     const std::size_t i = l.rowAt(inPinned ? p.y() - kHeaderHeight : p.y() - rowsTop() + scrollY());
-    if (i >= l.rows().size() || l.rows()[i].kind != timeline::RowKind::Slices) {
-        return std::nullopt;
-    }
-    const auto& row = l.rows()[i];
-    return timeline::LaneKey{row.rank, row.group, row.lane};
+    return i < l.rows().size() ? &l.rows()[i] : nullptr;
 }
 
 std::unique_ptr<QMenu> TimelineView::trackMenu(QPoint p) {
@@ -489,29 +493,23 @@ std::optional<timeline::SliceRef> TimelineView::sliceAt(QPoint p) const {
     if (!stack_ || p.x() < kGutter || p.x() >= kGutter + tracksWidth() || p.y() < kHeaderHeight) {
         return std::nullopt;
     }
-    const bool inPinned = p.y() < rowsTop();
-    const auto& l = inPinned ? pinnedLayout_ : layout_;
-    const std::size_t i = l.rowAt(inPinned ? p.y() - kHeaderHeight : p.y() - rowsTop() + scrollY());
-    if (i >= l.rows().size()) {
+    const timeline::LayoutRow* row = rowUnder(p);
+    if (!row || row->kind != timeline::RowKind::Slices) {
         return std::nullopt;
     }
-    const auto& row = l.rows()[i];
-    if (row.kind != timeline::RowKind::Slices) {
+    const auto& rank = *stack_->ranks[std::size_t(row->rank)];
+    const auto& lane = rank.groups[std::size_t(row->group)].lanes[std::size_t(row->lane)];
+    if (std::size_t(row->depth) >= lane.rows.size()) {
         return std::nullopt;
     }
-    const auto& rank = *stack_->ranks[std::size_t(row.rank)];
-    const auto& lane = rank.groups[std::size_t(row.group)].lanes[std::size_t(row.lane)];
-    if (std::size_t(row.depth) >= lane.rows.size()) {
-        return std::nullopt;
-    }
-    const auto& sliceRow = lane.rows[std::size_t(row.depth)];
-    const double t = stack_->toTrace(std::size_t(row.rank), timeAtX(p.x()));
+    const auto& sliceRow = lane.rows[std::size_t(row->depth)];
+    const double t = stack_->toTrace(std::size_t(row->rank), timeAtX(p.x()));
     // Up to two pixels either side: a one-pixel kernel can still be clicked.
     const std::size_t k = sliceRow.sliceAt(t, 2 * axis_.usPerPixel());
     if (k >= sliceRow.size()) {
         return std::nullopt;
     }
-    return timeline::SliceRef{row.rank, sliceRow.events[k]};
+    return timeline::SliceRef{row->rank, sliceRow.events[k]};
 }
 
 QString TimelineView::describe(timeline::SliceRef slice) const {

@@ -2,19 +2,8 @@
 #pragma once
 // The trace timeline: a time ruler, every rank of a stacked timeline with its class lanes and
 // its processes' threads and streams (one row per call-stack depth), named slices, and the
-// navigation Perfetto and Nsight Systems users expect:
-//
-//   W / S, + / -     zoom in / out at the cursor (kKeyZoomFactor per press)
-//   A / D            pan by kKeyPanFraction of the visible span
-//   Ctrl+wheel       zoom at the cursor; wheel scrolls the lanes; Shift+wheel pans
-//   drag             pan;  Shift+drag measures a time range
-//   Home, F          fit everything (and count from the trace start again)
-//   double-click     zooms to a slice or a step
-//   overview strip   click or drag moves the visible window over the whole trace
-//   P, right-click   pins the selected slice's track (a track header's menu) to the top
-//   Backspace        back to the previous view;  Esc clears the selection and the range
-//   click            selects a slice, collapses a rank or process header, zooms to a step band
-//   C                the critical path over the tracks, on and off (the owner's action)
+// navigation Perfetto and Nsight Systems users expect: keyHelp()'s keys, and a double-click
+// zooms to a slice or a step, a click on a header collapses it, a right-click pins a track.
 //
 // Drawing touches only what is visible: per shown row, a binary search to the first visible
 // slice, then one rectangle per slice at least a pixel wide and one per pixel column for
@@ -187,6 +176,7 @@ private:
     void rememberBurst(); // once per burst of zoom steps
     void viewChanged();
     void reveal(timeline::SliceRef slice);
+    const timeline::LayoutRow* rowUnder(QPoint p) const; // of the pinned or the scrolled rows
     double anchorX() const; // the cursor inside the tracks, else their middle
     int stepAtX(double xPx) const;
     int rowsHeight() const; // of the scrolled rows

@@ -152,21 +152,18 @@ QHBoxLayout* WhatIfView::makeControls() {
     reset_ = new QPushButton("&Recorded settings", this);
     reset_->setToolTip("Back to the cap, hook, bandwidth and world size the job ran with");
 
-    const auto labelled = [this](const QString& text, QWidget* buddy) {
-        auto* l = new QLabel(text, this);
-        l->setBuddy(buddy);
-        return l;
-    };
     auto* controls = new QHBoxLayout;
     controls->setContentsMargins(6, 4, 6, 4);
-    controls->addWidget(labelled("Bucket &cap", cap_));
-    controls->addWidget(cap_);
-    controls->addWidget(labelled("&Hook", hook_));
-    controls->addWidget(hook_);
-    controls->addWidget(labelled("&Bandwidth", bandwidth_));
-    controls->addWidget(bandwidth_);
-    controls->addWidget(labelled("&World size", world_));
-    controls->addWidget(world_);
+    for (const auto& [text, field] :
+         std::initializer_list<std::pair<const char*, QWidget*>>{{"Bucket &cap", cap_},
+                                                                 {"&Hook", hook_},
+                                                                 {"&Bandwidth", bandwidth_},
+                                                                 {"&World size", world_}}) {
+        auto* label = new QLabel(text, this);
+        label->setBuddy(field);
+        controls->addWidget(label);
+        controls->addWidget(field);
+    }
     controls->addStretch(1);
     // Actions on the job itself sit here, after the settings and before the parameters file.
     confirm_ = new QPushButton("C&onfirm on this job", this);

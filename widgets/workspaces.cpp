@@ -180,27 +180,22 @@ void Workspaces::applyDefaults(Workspace& w) {
     for (QSplitter* s : splittersOf(w.page)) {
         const bool horizontal = s->orientation() == Qt::Horizontal;
         const int total = horizontal ? s->width() : s->height();
+        QList<int> stretches, hints;
         int fixed = 0;
         int stretchSum = 0;
         for (int i = 0; i < s->count(); ++i) {
             const QWidget* c = s->widget(i);
             const QSizePolicy p = c->sizePolicy();
-            const int stretch = horizontal ? p.horizontalStretch() : p.verticalStretch();
-            if (stretch == 0) {
-                const QSize hint = c->sizeHint().expandedTo(c->minimumSizeHint());
-                fixed += horizontal ? hint.width() : hint.height();
-            }
-            stretchSum += stretch;
+            const QSize hint = c->sizeHint().expandedTo(c->minimumSizeHint());
+            stretches << (horizontal ? p.horizontalStretch() : p.verticalStretch());
+            hints << (horizontal ? hint.width() : hint.height());
+            fixed += stretches.back() == 0 ? hints.back() : 0;
+            stretchSum += stretches.back();
         }
         const int free = std::max(0, total - fixed);
         QList<int> sizes;
         for (int i = 0; i < s->count(); ++i) {
-            const QWidget* c = s->widget(i);
-            const QSizePolicy p = c->sizePolicy();
-            const int stretch = horizontal ? p.horizontalStretch() : p.verticalStretch();
-            const QSize hint = c->sizeHint().expandedTo(c->minimumSizeHint());
-            sizes << (stretch == 0 ? (horizontal ? hint.width() : hint.height())
-                                   : free * stretch / std::max(1, stretchSum));
+            sizes << (stretches[i] == 0 ? hints[i] : free * stretches[i] / std::max(1, stretchSum));
         }
         s->setSizes(sizes);
     }
