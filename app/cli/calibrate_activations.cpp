@@ -76,8 +76,7 @@ int calibrateActivations(const Args& args, const QString& module) {
     try {
         matrix::readDescription(m);
     } catch (const std::runtime_error& e) {
-        printError(QString::fromStdString(e.what()));
-        return BadInput;
+        return badInput(e);
     }
     // At the input the description was made for: plan scales from there.
     m.tokens = m.describedTokens;
@@ -92,8 +91,7 @@ int calibrateActivations(const Args& args, const QString& module) {
                                args.value("--batch-size") + "'");
     }
     if (const QString e = runner::checkModule(runner::defaultRankProgram(), m); !e.isEmpty()) {
-        printError(e);
-        return BadInput;
+        return badInput(e);
     }
     // Two runs, at B and 2B: what the process holds regardless of the batch (libtorch, the
     // weights, DDP's buckets, the optimizer's state) cancels, and the growth per sample is the
@@ -102,20 +100,18 @@ int calibrateActivations(const Args& args, const QString& module) {
     const double small = peakHostBytes(m, batch, error);
     const double large = error.isEmpty() ? peakHostBytes(m, 2 * batch, error) : 0;
     if (!error.isEmpty()) {
-        printError(m.file + ": the rank's one-batch run failed: " + error);
-        return NotFine;
+        return notFine(m.file + ": the rank's one-batch run failed: " + error);
     }
     const double perSample = (large - small) / batch;
     if (perSample <= 0) {
-        printError(QString("%1: the peak RSS did not grow from batch %2 (%3 bytes) to %4 (%5 "
-                           "bytes): too small a batch to see the activations; try a larger "
-                           "--batch-size")
-                       .arg(m.file)
-                       .arg(batch)
-                       .arg(small, 0, 'f', 0)
-                       .arg(2 * batch)
-                       .arg(large, 0, 'f', 0));
-        return NotFine;
+        return notFine(QString("%1: the peak RSS did not grow from batch %2 (%3 bytes) to %4 (%5 "
+                               "bytes): too small a batch to see the activations; try a larger "
+                               "--batch-size")
+                           .arg(m.file)
+                           .arg(batch)
+                           .arg(small, 0, 'f', 0)
+                           .arg(2 * batch)
+                           .arg(large, 0, 'f', 0));
     }
     QJsonObject doc;
     try {
@@ -123,8 +119,7 @@ int calibrateActivations(const Args& args, const QString& module) {
                   files::readRegularFile(m.description, 64 << 20, files::Links::Follow))
                   .object();
     } catch (const files::FileError& e) {
-        printError(m.description + ": " + e.detail);
-        return BadInput;
+        return badInput(m.description + ": " + e.detail);
     }
     const QJsonObject measured{
         {"method", "peak RSS (VmHWM) growth of commprof-rank over one training iteration, "
@@ -138,8 +133,7 @@ int calibrateActivations(const Args& args, const QString& module) {
     activations["measured"] = measured;
     doc["activations"] = activations;
     if (const QString why = runner::writeJsonAtomically(m.description, doc); !why.isEmpty()) {
-        printError(why);
-        return NotFine;
+        return notFine(why);
     }
     if (args.has("--json")) {
         printJson(QJsonObject{{"description", m.description}, {"measured", measured}});

@@ -6,6 +6,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QTemporaryDir>
@@ -115,22 +116,10 @@ QString verdictOf(const std::vector<RankCapture>& captures, QString* why) {
 }
 
 int exitCodeOf(const QString& verdict) {
-    if (verdict == "recorded" || verdict == "timed") {
-        return 0;
-    }
-    if (verdict == "no_ddp") {
-        return 3;
-    }
-    if (verdict == "already_profiles") {
-        return 4;
-    }
-    if (verdict == "several_ddp") {
-        return 5;
-    }
-    if (verdict == "too_few_steps") {
-        return 6;
-    }
-    return 1;
+    static const QHash<QString, int> codes{{"recorded", 0},    {"timed", 0},
+                                           {"no_ddp", 3},      {"already_profiles", 4},
+                                           {"several_ddp", 5}, {"too_few_steps", 6}};
+    return codes.value(verdict, 1);
 }
 
 } // namespace commprof::cli

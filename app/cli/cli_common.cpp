@@ -47,6 +47,20 @@ void printText(const QString& text) {
     std::fflush(stdout);
 }
 
+int badInput(const QString& message) {
+    printError(message);
+    return BadInput;
+}
+
+int badInput(const std::exception& e) {
+    return badInput(QString::fromStdString(e.what()));
+}
+
+int notFine(const QString& message) {
+    printError(message);
+    return NotFine;
+}
+
 Args::Args(const options::Command& command, options::ParsedArgs parsed)
     : command_(&command), parsed_(std::move(parsed)) {}
 

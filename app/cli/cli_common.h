@@ -9,6 +9,7 @@
 #include <QJsonObject>
 #include <QStringList>
 
+#include <exception>
 #include <optional>
 
 namespace commprof::cli {
@@ -22,6 +23,12 @@ void printJson(const QJsonObject& doc);
 // terminal as a command, nor a NUL end the output.
 void printError(const QString& message);
 void printText(const QString& text);
+// printError(message), then BadInput: what a command returns for input it refuses; with an
+// exception, its reader's message (which names the file).
+int badInput(const QString& message);
+int badInput(const std::exception& e);
+// printError(message), then NotFine: the command ran and something went wrong.
+int notFine(const QString& message);
 // TEXT with every control character but newline and tab written as \xHH (C0, DEL and C1).
 QString terminalSafe(const QString& text);
 

@@ -32,8 +32,7 @@ int calibrateCommand(const Args& args) {
             k = feasibility::loadProfile(profilePath).coefficients;
         }
     } catch (const matrix::MatrixError& e) {
-        printError(QString::fromStdString(e.what()));
-        return BadInput;
+        return badInput(e);
     }
     // Complete as ingest judged it (store/ingest.cpp), the store brought up to date first.
     QSet<QString> complete;
@@ -48,19 +47,16 @@ int calibrateCommand(const Args& args) {
             }
         }
     } catch (const store::StoreError& e) {
-        printError(QString::fromStdString(e.what()));
-        return BadInput;
+        return badInput(e);
     }
     const feasibility::Calibration c = feasibility::calibrate(dir, k, complete);
     if (c.cells.empty()) {
-        printError(dir + ": no complete cells to calibrate against");
-        return NotFine;
+        return notFine(dir + ": no complete cells to calibrate against");
     }
     if (!writePath.isEmpty()) {
         QFile f(writePath);
         if (!f.open(QIODevice::WriteOnly)) {
-            printError(writePath + ": cannot write");
-            return BadInput;
+            return badInput(writePath + ": cannot write");
         }
         f.write(QString("# refitted by commprof calibrate from %1 (%2 complete cells)\nname: "
                         "refit\ncoefficients:\n  process_baseline_mib: %3\n")

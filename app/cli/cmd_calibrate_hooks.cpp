@@ -23,21 +23,18 @@ int calibrateHooksCommand(const Args& args) {
     // Where it goes is checked first: a calibration measured and then lost costs its time.
     const QString outDir = QFileInfo(out).absolutePath();
     if (!QDir().mkpath(outDir) || !QFileInfo(outDir).isWritable()) {
-        printError("calibrate hooks: cannot write " + out +
-                   " (its folder cannot be made or written)");
-        return BadInput;
+        return badInput("calibrate hooks: cannot write " + out +
+                        " (its folder cannot be made or written)");
     }
     QTemporaryDir tmp;
     QFile script(":/tools/hook_calibrate.py");
     if (!tmp.isValid() || !script.open(QIODevice::ReadOnly)) {
-        printError("calibrate hooks: cannot put tools/hook_calibrate.py in a temporary folder");
-        return NotFine;
+        return notFine("calibrate hooks: cannot put tools/hook_calibrate.py in a temporary folder");
     }
     const QString copy = tmp.filePath("hook_calibrate.py");
     QString err = files::writeAtomically(copy, script.readAll());
     if (!err.isEmpty()) {
-        printError("calibrate hooks: " + err);
-        return NotFine;
+        return notFine("calibrate hooks: " + err);
     }
     const QString measured = tmp.filePath("calibration.json");
     RankLaunch launch;
@@ -48,31 +45,26 @@ int calibrateHooksCommand(const Args& args) {
     try {
         result = launchRanks(launch);
     } catch (const std::exception& e) {
-        printError(QString("calibrate hooks: %1").arg(e.what()));
-        return NotFine;
+        return notFine(QString("calibrate hooks: %1").arg(e.what()));
     }
     if (result.exitCode != 0) {
-        printError("calibrate hooks: " + result.failure +
-                   (result.exitCode == 3 ? " (PyTorch for Python 3 is needed: apt-get install "
-                                           "python3-torch, or set COMMPROF_PYTHON)"
-                                         : ""));
-        return NotFine;
+        return notFine("calibrate hooks: " + result.failure +
+                       (result.exitCode == 3 ? " (PyTorch for Python 3 is needed: apt-get install "
+                                               "python3-torch, or set COMMPROF_PYTHON)"
+                                             : ""));
     }
     QString why;
     const std::optional<results::HookCalibration> c = results::readHookCalibration(measured, &why);
     if (!c) {
-        printError("calibrate hooks: the calibration wrote no calibration: " + why);
-        return NotFine;
+        return notFine("calibrate hooks: the calibration wrote no calibration: " + why);
     }
     QFile in(measured);
     if (!in.open(QIODevice::ReadOnly)) {
-        printError("calibrate hooks: cannot write " + out);
-        return BadInput;
+        return badInput("calibrate hooks: cannot write " + out);
     }
     err = files::writeAtomically(out, in.readAll());
     if (!err.isEmpty()) {
-        printError("calibrate hooks: " + err);
-        return BadInput;
+        return badInput("calibrate hooks: " + err);
     }
     QString text = QString("stored in %1 (every trace whatif on this machine reads it)\n").arg(out);
     text += QString("float32 all-reduce alone on loopback: %1 ns per byte\n")

@@ -123,8 +123,7 @@ int confirmCommand(const Args& args) {
     try {
         c.recorded = recordedSetting(dir);
     } catch (const std::exception& e) {
-        printError(QString("confirm: %1").arg(QString::fromLocal8Bit(e.what())));
-        return BadInput;
+        return badInput(QString("confirm: %1").arg(QString::fromLocal8Bit(e.what())));
     }
     c.candidate = {cap, args.value("--hook", c.recorded.hook)};
     if (!spec::findCommHook(c.candidate.hook.toStdString())) {

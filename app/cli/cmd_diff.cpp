@@ -67,18 +67,15 @@ int armsCommand(const Args& args) {
                                       std::pair{QString("changed_2"), changedFlags}}) {
         const QString dir = QDir(out).filePath(name);
         if (files::isLink(dir)) { // removing through it would empty another folder
-            printError(files::linkRefused(dir));
-            return BadInput;
+            return badInput(files::linkRefused(dir));
         }
         QDir(dir).removeRecursively();
         if (const QString e = files::makeDirs(dir); !e.isEmpty()) {
-            printError(e);
-            return BadInput;
+            return badInput(e);
         }
         const QString failure = runArm(dir, flags, world);
         if (!failure.isEmpty()) {
-            printError(QString("arm %1 failed: %2").arg(name, failure));
-            return NotFine;
+            return notFine(QString("arm %1 failed: %2").arg(name, failure));
         }
     }
     try {
@@ -103,8 +100,7 @@ int armsCommand(const Args& args) {
         }
         return live && fixed ? Ok : NotFine;
     } catch (const std::exception& e) {
-        printError(QString::fromStdString(e.what()));
-        return BadInput;
+        return badInput(e);
     }
 }
 
@@ -144,8 +140,7 @@ int diffCommand(const Args& args) {
         }
         return r.diverged() ? NotFine : Ok;
     } catch (const std::exception& e) {
-        printError(QString::fromStdString(e.what()));
-        return BadInput;
+        return badInput(e);
     }
 }
 

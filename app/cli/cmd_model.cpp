@@ -30,8 +30,7 @@ constexpr int kExportMinutes = 30; // ResNet-50 scripts in seconds; a huge GPT t
 int runExporter(const QString& what, const QStringList& scriptArgs) {
     QFile script(":/tools/model_export.py");
     if (!script.open(QIODevice::ReadOnly)) {
-        printError(what + ": this build lacks its exporter script");
-        return NotFine;
+        return notFine(what + ": this build lacks its exporter script");
     }
     // A file, not stdin: torch.jit.script reads the classes' source through inspect.
     QTemporaryDir tmp;
@@ -39,9 +38,8 @@ int runExporter(const QString& what, const QStringList& scriptArgs) {
     QFile out(copy);
     if (!tmp.isValid() || !out.open(QIODevice::WriteOnly) || out.write(script.readAll()) < 0 ||
         !out.flush()) {
-        printError(what + ": cannot write the exporter to a temporary folder (" +
-                   tmp.errorString() + ")");
-        return NotFine;
+        return notFine(what + ": cannot write the exporter to a temporary folder (" +
+                       tmp.errorString() + ")");
     }
     out.close();
     const QString python = pythonProgram();
@@ -49,23 +47,20 @@ int runExporter(const QString& what, const QStringList& scriptArgs) {
     p.setProcessChannelMode(QProcess::ForwardedChannels);
     p.start(python, QStringList{copy} + scriptArgs);
     if (!p.waitForStarted()) {
-        printError(QString("%1: cannot start %2 (%3): install Python 3 with PyTorch, "
-                           "apt-get install python3-torch python3-torchvision, or set "
-                           "COMMPROF_PYTHON")
-                       .arg(what, python, p.errorString()));
-        return NotFine;
+        return notFine(QString("%1: cannot start %2 (%3): install Python 3 with PyTorch, "
+                               "apt-get install python3-torch python3-torchvision, or set "
+                               "COMMPROF_PYTHON")
+                           .arg(what, python, p.errorString()));
     }
     p.closeWriteChannel();
     if (!p.waitForFinished(kExportMinutes * 60 * 1000)) {
         p.kill();
         p.waitForFinished();
-        printError(
+        return notFine(
             QString("%1: %2 did not finish in %3 minutes").arg(what, python).arg(kExportMinutes));
-        return NotFine;
     }
     if (p.exitStatus() != QProcess::NormalExit) {
-        printError(QString("%1: %2 crashed").arg(what, python));
-        return NotFine;
+        return notFine(QString("%1: %2 crashed").arg(what, python));
     }
     return p.exitCode() == 0 ? Ok : p.exitCode() == 2 ? BadInput : NotFine;
 }
@@ -128,12 +123,10 @@ int modelDescribeCommand(const Args& args) {
     try {
         ::close(files::openRegularFile(file, files::Links::Follow)); // a FIFO would block the read
     } catch (const files::FileError& e) {
-        printError("model describe: " + QString::fromUtf8(e.what()));
-        return BadInput;
+        return badInput("model describe: " + QString::fromUtf8(e.what()));
     }
     if (const std::string why = archiveTooLarge(file.toStdString()); !why.empty()) {
-        printError("model describe: " + QString::fromStdString(why));
-        return BadInput;
+        return badInput("model describe: " + QString::fromStdString(why));
     }
     return runExporter("model describe", QStringList{"--describe", args.operands().first()} +
                                              passed(args, {"--input-shape", "--classes", "--tokens",

@@ -183,8 +183,7 @@ int planCommand(const Args& args) {
         }
         return Ok;
     } catch (const matrix::MatrixError& e) {
-        printError(QString::fromStdString(e.what()));
-        return BadInput;
+        return badInput(e);
     }
 }
 

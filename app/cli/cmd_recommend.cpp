@@ -20,23 +20,20 @@ int recommendCommand(const Args& args) {
     const QString dir = args.operands().first();
     const results::FolderCheck check = results::checkResultsFolder(dir);
     if (!check.ok) {
-        printError(check.reason);
-        return BadInput;
+        return badInput(check.reason);
     }
     // As `cells` refuses it: through a link, a cell's files are somewhere else.
     if (const QString link = results::linkInFolder(dir); !link.isEmpty()) {
-        printError(link);
-        return BadInput;
+        return badInput(link);
     }
     analysis::CurrentCap current;
     if (args.has("--current-cap-mb")) {
         bool ok = false;
         const double v = args.value("--current-cap-mb").toDouble(&ok);
         if (!ok || !std::isfinite(v) || v <= 0 || v > 1024 * 1024) {
-            printError(QString("--current-cap-mb: '%1' is not a bucket cap in MiB (a number "
-                               "above 0)")
-                           .arg(args.value("--current-cap-mb")));
-            return BadInput;
+            return badInput(QString("--current-cap-mb: '%1' is not a bucket cap in MiB (a number "
+                                    "above 0)")
+                                .arg(args.value("--current-cap-mb")));
         }
         current.namedMb = v;
     }
@@ -53,12 +50,10 @@ int recommendCommand(const Args& args) {
         }
         r = analysis::recommend(store::studyCells(*opened.db, QDir(dir).canonicalPath()), current);
     } catch (const store::StoreError& e) {
-        printError(QString::fromStdString(e.what()));
-        return BadInput;
+        return badInput(e);
     }
     if (r.groups.empty()) {
-        printError(dir + ": no complete DDP cell to recommend a bucket cap for");
-        return BadInput;
+        return badInput(dir + ": no complete DDP cell to recommend a bucket cap for");
     }
     if (args.has("--json")) {
         printJson(analysis::toJson(r));

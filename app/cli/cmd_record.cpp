@@ -57,8 +57,7 @@ int recordCommand(const Args& args) {
     const QString dir = args.value(
         "--out", "commprof-record-" + QDateTime::currentDateTimeUtc().toString("yyyyMMdd-HHmmss"));
     if (const QString err = prepareFreshFolder(dir); !err.isEmpty()) {
-        printError("record: " + err);
-        return BadInput;
+        return badInput("record: " + err);
     }
     CaptureRun run;
     run.command = args.operands();
@@ -68,10 +67,7 @@ int recordCommand(const Args& args) {
                {"COMMPROF_CAPTURE_SKIP", QString::number(f.skip)},
                {"COMMPROF_CAPTURE_STEPS", QString::number(f.steps)}};
     // The command as run, for `confirm` from the workbench (runner::RecordJob::confirmRequestFor).
-    QJsonArray words;
-    for (const QString& w : run.command) {
-        words.append(w);
-    }
+    const QJsonArray words = QJsonArray::fromStringList(run.command);
     const QString madeCapture = files::makeDirs(QDir(dir).filePath("capture"));
     const QString saved =
         !madeCapture.isEmpty()
@@ -85,8 +81,7 @@ int recordCommand(const Args& args) {
                                             {"working_directory", QDir::currentPath()}})
                       .toJson());
     if (!saved.isEmpty()) {
-        printError("record: " + saved);
-        return NotFine;
+        return notFine("record: " + saved);
     }
     CaptureRunResult ran;
     std::vector<RankCapture> captures;
@@ -94,14 +89,12 @@ int recordCommand(const Args& args) {
         ran = runWithCapture(run);
         captures = readCaptures(dir);
     } catch (const std::exception& e) {
-        printError(QString("record: %1").arg(QString::fromLocal8Bit(e.what())));
-        return NotFine;
+        return notFine(QString("record: %1").arg(QString::fromLocal8Bit(e.what())));
     }
     QString why;
     const QString verdict = verdictOf(captures, &why);
     if (!ran.failure.isEmpty()) {
-        printError(QString("record: %1; what was captured stays in %2").arg(ran.failure, dir));
-        return NotFine;
+        return notFine(QString("record: %1; what was captured stays in %2").arg(ran.failure, dir));
     }
     if (verdict != "recorded") {
         printError(QString("record: nothing recorded (%1): %2; the command ran as it would "

@@ -146,8 +146,7 @@ int reportCommand(const Args& args) {
         }
         return Ok;
     } catch (const std::exception& e) {
-        printError(QString::fromStdString(e.what()));
-        return BadInput;
+        return badInput(e);
     }
 }
 

@@ -84,8 +84,7 @@ int ingestCommand(const Args& args) {
                      s.cells - s.read, s.removed, qPrintable(a.db));
         return Ok;
     } catch (const store::StoreError& e) {
-        printError(QString::fromStdString(e.what()));
-        return BadInput;
+        return badInput(e);
     }
 }
 
@@ -126,8 +125,7 @@ int cellsCommand(const Args& args) {
         }
         return Ok;
     } catch (const store::StoreError& e) {
-        printError(QString::fromStdString(e.what()));
-        return BadInput;
+        return badInput(e);
     }
 }
 

@@ -129,14 +129,12 @@ int runCommand(const Args& args) {
     try {
         plan = feasibility::makePlan(path, planOptions);
     } catch (const matrix::MatrixError& e) {
-        printError(QString::fromStdString(e.what()));
-        return BadInput;
+        return badInput(e);
     }
     if (!options.onlyCell.isEmpty() &&
         std::none_of(plan.cells.begin(), plan.cells.end(),
                      [&](const auto& pc) { return pc.cell.id == options.onlyCell; })) {
-        printError(QString("%1: no cell '%2' in this matrix").arg(path, options.onlyCell));
-        return BadInput;
+        return badInput(QString("%1: no cell '%2' in this matrix").arg(path, options.onlyCell));
     }
 
     runner::MatrixRunner run(plan, options);
@@ -190,8 +188,7 @@ int runCommand(const Args& args) {
     const runner::RunSummary s = run.runBlocking();
     view.finish();
     if (!s.refused.isEmpty()) {
-        printError(s.refused);
-        return BadInput;
+        return badInput(s.refused);
     }
     if (!s.lost.isEmpty()) {
         printError(s.lost);

@@ -60,15 +60,13 @@ QString seriesText(const analysis::SweepSeries& s) {
 
 int summarize(const QString& dir, bool json, const QString& ddpCell = {}) {
     if (!QDir(dir).exists()) {
-        printError(dir + ": no such directory");
-        return BadInput;
+        return badInput(dir + ": no such directory");
     }
     QStringList problems;
     const auto series = inputs::readSweep(dir, &problems);
     if (series.empty()) {
-        printError(dir + ": no sweep_rank*.json files" +
-                   (problems.isEmpty() ? QString() : ": " + problems.join("; ")));
-        return BadInput;
+        return badInput(dir + ": no sweep_rank*.json files" +
+                        (problems.isEmpty() ? QString() : ": " + problems.join("; ")));
     }
     std::optional<analysis::DdpPrediction> prediction;
     if (!ddpCell.isEmpty()) {
@@ -153,8 +151,7 @@ int sweepRunCommand(const Args& args) {
         }
     }
     if (!QDir().mkpath(out)) {
-        printError(out + ": cannot create");
-        return BadInput;
+        return badInput(out + ": cannot create");
     }
     spec.args = QStringList{"--sweep", kinds, "--threads", "1", "--out", out} + rankArgs;
     spec.workDir = out;
@@ -171,8 +168,7 @@ int sweepRunCommand(const Args& args) {
                            .arg(r.stderrTail.trimmed());
             }
         }
-        printError("sweep failed: " + why);
-        return NotFine;
+        return notFine("sweep failed: " + why);
     }
     return summarize(out, false);
 }

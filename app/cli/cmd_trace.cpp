@@ -30,30 +30,27 @@ QString figure(double v) {
     return QString::number(v, 'f', 1);
 }
 
+// One line of a table: each cell padded to its width (a negative width aligns it left).
+QString columns(const std::vector<int>& widths, const QStringList& cells) {
+    QStringList padded;
+    for (qsizetype i = 0; i < cells.size(); ++i) {
+        padded << QString("%1").arg(cells[i], widths[std::size_t(i)]);
+    }
+    return padded.join(' ') + '\n';
+}
+
 QString formatSummary(const trace::TraceSummary& s) {
     QString out = QString("regime: %1, %2 step(s)%3\n")
                       .arg(trace::toString(s.regime))
                       .arg(s.steps.size())
                       .arg(s.stepsMarked ? "" : " (no ProfilerStep markers: one window)");
-    out += QString("%1 %2 %3 %4 %5 %6 %7 %8\n")
-               .arg("step", 6)
-               .arg("step_us", 12)
-               .arg("compute_us", 12)
-               .arg("comm_us", 12)
-               .arg("bookkeep_us", 12)
-               .arg("memory_us", 12)
-               .arg("overlap_us", 12)
-               .arg("exposed_us", 12);
+    const std::vector<int> widths{6, 12, 12, 12, 12, 12, 12, 12};
+    out += columns(widths, {"step", "step_us", "compute_us", "comm_us", "bookkeep_us", "memory_us",
+                            "overlap_us", "exposed_us"});
     auto row = [&](const QString& label, const trace::StepMetrics& m) {
-        out += QString("%1 %2 %3 %4 %5 %6 %7 %8\n")
-                   .arg(label, 6)
-                   .arg(figure(m.stepUs), 12)
-                   .arg(figure(m.computeUs), 12)
-                   .arg(figure(m.commUs), 12)
-                   .arg(figure(m.bookkeepingUs), 12)
-                   .arg(figure(m.memoryUs), 12)
-                   .arg(figure(m.overlapUs), 12)
-                   .arg(figure(m.exposedCommUs), 12);
+        out += columns(widths, {label, figure(m.stepUs), figure(m.computeUs), figure(m.commUs),
+                                figure(m.bookkeepingUs), figure(m.memoryUs), figure(m.overlapUs),
+                                figure(m.exposedCommUs)});
     };
     for (const auto& m : s.steps) {
         row(QString::number(m.step), m);
@@ -117,19 +114,13 @@ QString formatKinds(const std::vector<trace::KindSummary>& kinds) {
     if (kinds.empty()) {
         return "collectives: none\n";
     }
-    QString out = QString("%1 %2 %3 %4\n")
-                      .arg("collective", -16)
-                      .arg("count", 7)
-                      .arg("total_bytes", 16)
-                      .arg("median_busbw_GB/s", 18);
+    const std::vector<int> widths{-16, 7, 16, 18};
+    QString out = columns(widths, {"collective", "count", "total_bytes", "median_busbw_GB/s"});
     for (const auto& k : kinds) {
-        out += QString("%1 %2 %3 %4\n")
-                   .arg(QString::fromStdString(k.kind), -16)
-                   .arg(k.count, 7)
-                   .arg(k.sized ? QString::number(k.totalBytes, 'f', 0) : QString("null"), 16)
-                   .arg(k.medianBusbwGBps ? QString::number(*k.medianBusbwGBps, 'f', 3)
-                                          : QString("n/a"),
-                        18);
+        out += columns(widths,
+                       {QString::fromStdString(k.kind), QString::number(k.count),
+                        k.sized ? QString::number(k.totalBytes, 'f', 0) : "null",
+                        k.medianBusbwGBps ? QString::number(*k.medianBusbwGBps, 'f', 3) : "n/a"});
     }
     return out;
 }
@@ -198,23 +189,15 @@ int summarizeOne(const TraceArgs& a) {
 QString formatJob(const std::vector<int>& ranks,
                   const std::vector<const trace::RankReduction*>& reductions,
                   const trace::JobAnalysis& job) {
-    QString out = QString("%1 %2 %3 %4 %5 %6\n")
-                      .arg("rank", 5)
-                      .arg("steps", 6)
-                      .arg("step_us", 12)
-                      .arg("compute_us", 12)
-                      .arg("comm_us", 12)
-                      .arg("memory_us", 12);
+    const std::vector<int> widths{5, 6, 12, 12, 12, 12};
+    QString out =
+        columns(widths, {"rank", "steps", "step_us", "compute_us", "comm_us", "memory_us"});
     for (std::size_t i = 0; i < ranks.size(); ++i) {
         const trace::TraceSummary& s = reductions[i]->summary;
         const auto& t = s.totals;
-        out += QString("%1 %2 %3 %4 %5 %6\n")
-                   .arg(ranks[i], 5)
-                   .arg(s.steps.size(), 6)
-                   .arg(figure(t.stepUs), 12)
-                   .arg(figure(t.computeUs), 12)
-                   .arg(figure(t.commUs), 12)
-                   .arg(figure(t.memoryUs), 12);
+        out += columns(widths, {QString::number(ranks[i]), QString::number(s.steps.size()),
+                                figure(t.stepUs), figure(t.computeUs), figure(t.commUs),
+                                figure(t.memoryUs)});
     }
     out += QString("%1 collectives matched across ranks\n").arg(job.instances.size());
     for (const auto& r : job.ranks) {
@@ -434,24 +417,16 @@ int collectives(const TraceArgs& a) {
                               {"warnings", warnings}});
         return Ok;
     }
-    QString text = QString("%1 %2 %3 %4 %5 %6\n")
-                       .arg("kind", -16)
-                       .arg("start_us", 20)
-                       .arg("duration_us", 12)
-                       .arg("bytes", 14)
-                       .arg("algbw_GB/s", 11)
-                       .arg("busbw_GB/s", 11);
+    const std::vector<int> widths{-16, 20, 12, 14, 11, 11};
+    QString text =
+        columns(widths, {"kind", "start_us", "duration_us", "bytes", "algbw_GB/s", "busbw_GB/s"});
     auto orNull = [](const std::optional<double>& v, int decimals) {
         return v ? QString::number(*v, 'f', decimals) : QString("null");
     };
     for (const auto& r : t.collectives) {
-        text += QString("%1 %2 %3 %4 %5 %6\n")
-                    .arg(QString::fromStdString(r.kind), -16)
-                    .arg(QString::number(r.startUs, 'f', 3), 20)
-                    .arg(figure(r.durationUs), 12)
-                    .arg(orNull(r.bytes, 0), 14)
-                    .arg(orNull(r.algbwGBps, 3), 11)
-                    .arg(r.busbwGBps ? orNull(r.busbwGBps, 3) : QString("n/a"), 11);
+        text += columns(widths, {QString::fromStdString(r.kind), QString::number(r.startUs, 'f', 3),
+                                 figure(r.durationUs), orNull(r.bytes, 0), orNull(r.algbwGBps, 3),
+                                 r.busbwGBps ? orNull(r.busbwGBps, 3) : "n/a"});
     }
     text += formatKinds(kinds);
     for (const auto& w : t.warnings) {

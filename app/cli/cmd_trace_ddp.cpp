@@ -29,8 +29,7 @@ namespace {
 
 // Every trace's DDP steps, checked to be ranks of one job. Throws TraceError naming the file.
 analysis::DdpJob readJob(const TraceArgs& a, const Args& args) {
-    return inputs::readDdpJob(a.paths, a.read,
-                              args.has("--params") ? args.value("--params") : QString());
+    return inputs::readDdpJob(a.paths, a.read, args.value("--params"));
 }
 
 // FLAG's value when given, checked against the one sanity rule for sizes and rates

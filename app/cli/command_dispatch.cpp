@@ -102,9 +102,8 @@ int dispatchCommand(const QStringList& args, const CommandTable& commands) {
         return it->second(parsed);
     } catch (const std::exception& e) {
         // The last boundary: whatever a command did not foresee ends it with a message.
-        printError(QString("%1: %2").arg(QString::fromStdString(command->name),
-                                         QString::fromLocal8Bit(e.what())));
-        return BadInput;
+        return badInput(QString("%1: %2").arg(QString::fromStdString(command->name),
+                                              QString::fromLocal8Bit(e.what())));
     }
 }
 

@@ -49,10 +49,9 @@ int execReport(const QStringList& args) {
     std::fflush(stderr);
     ::execv(argv.front(), argv.data());
     const int error = errno;
-    printError(QString("report: cannot run %1 (%2): it draws the figures and is installed with "
-                       "commprof, beside it or in ../libexec/commprof/")
-                   .arg(program, QString::fromLocal8Bit(std::strerror(error))));
-    return NotFine;
+    return notFine(QString("report: cannot run %1 (%2): it draws the figures and is installed with "
+                           "commprof, beside it or in ../libexec/commprof/")
+                       .arg(program, QString::fromLocal8Bit(std::strerror(error))));
 }
 
 } // namespace commprof::cli

@@ -55,12 +55,9 @@ RunProgressView::RunProgressView(std::FILE* out, bool live, std::vector<CellPlan
 }
 
 const RunProgressView::CellPlan* RunProgressView::planOf(const QString& id) const {
-    for (const CellPlan& c : cells_) {
-        if (c.id == id) {
-            return &c;
-        }
-    }
-    return nullptr;
+    const auto it =
+        std::find_if(cells_.begin(), cells_.end(), [&](const CellPlan& c) { return c.id == id; });
+    return it == cells_.end() ? nullptr : &*it;
 }
 
 void RunProgressView::note(const QString& line) {

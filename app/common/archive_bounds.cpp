@@ -120,8 +120,7 @@ std::string archiveTooLarge(const std::string& file) {
     }
     const std::uint64_t allowed = kArchiveUnpackFactor * fileBytes + kArchiveSlackBytes;
     std::uint64_t declared = 0;
-    std::size_t records = 0;
-    for (std::size_t at = 0; at + kHeaderBytes <= headers.size(); ++records) {
+    for (std::size_t at = 0; at + kHeaderBytes <= headers.size();) {
         const unsigned char* h = headers.data() + at;
         if (le(h, 4) != kHeaderSignature) {
             break;
@@ -137,8 +136,8 @@ std::string archiveTooLarge(const std::string& file) {
         if (declared > allowed) {
             return file + ": its zip records declare more than " + mb(allowed) +
                    " unpacked from a file of " + mb(fileBytes) + " (record '" +
-                   std::string(reinterpret_cast<const char*>(h + kHeaderBytes), name) +
-                   "' alone " + mb(size) + "); torch.jit.save stores its records uncompressed, " +
+                   std::string(reinterpret_cast<const char*>(h + kHeaderBytes), name) + "' alone " +
+                   mb(size) + "); torch.jit.save stores its records uncompressed, " +
                    "so this is no TorchScript module it is safe to load (at most " +
                    std::to_string(kArchiveUnpackFactor) + " times the file's size)";
         }

@@ -91,24 +91,24 @@ std::string roffParagraphs(const std::string& text) {
     return out;
 }
 
+// "\-\-out \fIDIR\fR"
+std::string roffHead(const Option& o) {
+    return roff(o.flag) + (o.takesValue() ? " \\fI" + roff(valueText(o)) + "\\fR" : "");
+}
+
 std::string roffOptions(const std::vector<Option>& options) {
     std::string out;
     for (const Option& o : options) {
-        out += ".TP\n.B " + roff(o.flag) +
-               (o.takesValue() ? " \\fI" + roff(valueText(o)) + "\\fR" : "") + "\n" + roff(o.help) +
-               "\n";
+        out += ".TP\n.B " + roffHead(o) + "\n" + roff(o.help) + "\n";
     }
     return out;
 }
 
-// The synopsis names the options a command cannot do without: "\-\-out \fIDIR\fR ".
+// The synopsis names the options a command cannot do without.
 std::string roffRequired(const std::vector<Option>& options) {
     std::string out;
     for (const Option& o : options) {
-        if (o.required) {
-            out +=
-                roff(o.flag) + (o.takesValue() ? " \\fI" + roff(valueText(o)) + "\\fR" : "") + " ";
-        }
+        out += o.required ? roffHead(o) + " " : "";
     }
     return out;
 }
@@ -130,12 +130,18 @@ std::vector<std::string> firstWords(const Program& p) {
     return out;
 }
 
-std::vector<std::string> verbsOf(const Program& p, const std::string& first) {
-    std::vector<std::string> out;
-    for (const Command& c : p.commands) {
-        const auto w = words(c.name);
-        if (w.size() > 1 && w[0] == first) {
-            out.push_back(w[1]);
+// The first words that take verbs, each with its verbs.
+std::vector<std::pair<std::string, std::vector<std::string>>> verbGroups(const Program& p) {
+    std::vector<std::pair<std::string, std::vector<std::string>>> out;
+    for (const std::string& first : firstWords(p)) {
+        std::vector<std::string> verbs;
+        for (const Command& c : p.commands) {
+            if (const auto w = words(c.name); w.size() > 1 && w[0] == first) {
+                verbs.push_back(w[1]);
+            }
+        }
+        if (!verbs.empty()) {
+            out.emplace_back(first, verbs);
         }
     }
     return out;
@@ -267,21 +273,16 @@ bool Option::takesSeveral() const {
 }
 
 const Command* findCommand(const Program& program, const std::string& name) {
-    for (const Command& c : program.commands) {
-        if (c.name == name) {
-            return &c;
-        }
-    }
-    return nullptr;
+    const auto& c = program.commands;
+    const auto it =
+        std::find_if(c.begin(), c.end(), [&](const Command& x) { return x.name == name; });
+    return it == c.end() ? nullptr : &*it;
 }
 
 const Option* findOption(const std::vector<Option>& options, const std::string& flag) {
-    for (const Option& o : options) {
-        if (o.flag == flag) {
-            return &o;
-        }
-    }
-    return nullptr;
+    const auto it = std::find_if(options.begin(), options.end(),
+                                 [&](const Option& o) { return o.flag == flag; });
+    return it == options.end() ? nullptr : &*it;
 }
 
 std::string usageLine(const Program& program, const Command* command) {
@@ -382,11 +383,7 @@ std::string bashCompletion(const Program& program) {
         out += "    if [[ $COMP_CWORD -eq 1 ]]; then\n        COMPREPLY=($(compgen -W \"" +
                join(top, " ") + "\" -- \"$cur\")); return\n    fi\n";
         out += "    local cmd=\"${COMP_WORDS[1]}\"\n    case \"$cmd\" in\n";
-        for (const std::string& w : firstWords(program)) {
-            const auto verbs = verbsOf(program, w);
-            if (verbs.empty()) {
-                continue;
-            }
+        for (const auto& [w, verbs] : verbGroups(program)) {
             out += "    " + w + ")\n        if [[ $COMP_CWORD -eq 2 ]]; then\n" +
                    "            COMPREPLY=($(compgen -W \"" + join(verbs, " ") +
                    "\" -- \"$cur\")); return\n        fi\n" +
@@ -425,11 +422,7 @@ std::string zshCompletion(const Program& program) {
         }
         out += "    )\n    if (( CURRENT == 2 )); then\n        _describe command commands\n"
                "        return\n    fi\n    local cmd=\"${words[2]}\"\n";
-        for (const std::string& w : firstWords(program)) {
-            const auto verbs = verbsOf(program, w);
-            if (verbs.empty()) {
-                continue;
-            }
+        for (const auto& [w, verbs] : verbGroups(program)) {
             out += "    if [[ $cmd == " + w + " ]]; then\n        if (( CURRENT == 3 )); then\n" +
                    "            compadd -- " + join(verbs, " ") +
                    "\n            return\n        fi\n        cmd=\"$cmd ${words[3]}\"\n    fi\n";
@@ -463,12 +456,9 @@ bool ParsedArgs::has(const std::string& flag) const {
 }
 
 std::string ParsedArgs::value(const std::string& flag, const std::string& fallback) const {
-    for (auto it = given.rbegin(); it != given.rend(); ++it) {
-        if (it->first == flag) {
-            return it->second;
-        }
-    }
-    return fallback;
+    const auto it =
+        std::find_if(given.rbegin(), given.rend(), [&](const auto& g) { return g.first == flag; });
+    return it == given.rend() ? fallback : it->second;
 }
 
 std::vector<std::string> ParsedArgs::values(const std::string& flag) const {

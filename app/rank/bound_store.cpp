@@ -26,6 +26,15 @@ std::string keyList(const std::vector<std::string>& keys) {
            (keys.empty() ? std::string() : keys.front()) + "'";
 }
 
+// OP, then each field with its length.
+std::string message(char op, std::initializer_list<std::string> fields) {
+    std::string m(1, op);
+    for (const std::string& f : fields) {
+        store::putField(m, f);
+    }
+    return m;
+}
+
 std::string waitRequest(char op, std::chrono::milliseconds timeout,
                         const std::vector<std::string>& keys) {
     std::string m(1, op);
@@ -43,9 +52,8 @@ BoundStore::BoundStore(StoreAddress address, std::chrono::milliseconds timeout,
                        std::shared_ptr<StoreServer> server)
     : CompatStore(timeout), address_(std::move(address)), server_(std::move(server)) {
     fd_ = connectBefore(address_.host, address_.port, Clock::now() + timeout);
-    std::string hello(1, store::Hello);
-    store::putField(hello, address_.token);
-    const std::string reply = exchange(fd_, hello, Clock::now() + timeout);
+    const std::string reply =
+        exchange(fd_, message(store::Hello, {address_.token}), Clock::now() + timeout);
     if (reply.empty() || reply[0] != store::Done) {
         ::close(fd_);
         fd_ = -1;
@@ -89,20 +97,14 @@ std::string BoundStore::request(const std::string& message, std::chrono::millise
 }
 
 void BoundStore::set(const std::string& key, const std::vector<uint8_t>& value) {
-    std::string m(1, store::Set);
-    store::putField(m, key);
-    store::putField(m, bytes(value));
-    request(m);
+    request(message(store::Set, {key, bytes(value)}));
 }
 
 std::vector<uint8_t> BoundStore::compareSet(const std::string& key,
                                             const std::vector<uint8_t>& expected,
                                             const std::vector<uint8_t>& desired) {
-    std::string m(1, store::CompareSet);
-    store::putField(m, key);
-    store::putField(m, bytes(expected));
-    store::putField(m, bytes(desired));
-    return vec(request(m).substr(1));
+    return vec(
+        request(message(store::CompareSet, {key, bytes(expected), bytes(desired)})).substr(1));
 }
 
 std::vector<uint8_t> BoundStore::get(const std::string& key) {
@@ -115,16 +117,11 @@ std::vector<uint8_t> BoundStore::get(const std::string& key) {
 }
 
 int64_t BoundStore::add(const std::string& key, int64_t value) {
-    std::string m(1, store::Add);
-    store::putField(m, key);
-    store::putField(m, std::to_string(value));
-    return std::stoll(request(m).substr(1));
+    return std::stoll(request(message(store::Add, {key, std::to_string(value)})).substr(1));
 }
 
 bool BoundStore::deleteKey(const std::string& key) {
-    std::string m(1, store::Delete);
-    store::putField(m, key);
-    return request(m).substr(1) == "1";
+    return request(message(store::Delete, {key})).substr(1) == "1";
 }
 
 bool BoundStore::check(const std::vector<std::string>& keys) {

@@ -29,10 +29,6 @@ std::string dtypeName(const at::Tensor& t) {
     return std::string(c10::toString(t.scalar_type()));
 }
 
-} // namespace
-
-namespace {
-
 // One word's contribution: a splitmix64-style mix of its value and its position. int64
 // arithmetic wraps modulo 2^64 and >> is an arithmetic shift, exactly as torch's int64 ops do,
 // so the CPU loop and the tensor-op path below give identical digests.
@@ -194,16 +190,19 @@ void Fingerprinter::configure(const RankOptions& o) {
         return;
     }
     o_ = o;
+    const auto observeOps = [] {
+        at::addGlobalCallback(
+            at::RecordFunctionCallback(FingerprintCallbacks::onStart, FingerprintCallbacks::onEnd)
+                .needsInputs(true)
+                .needsOutputs(true)
+                .scopes({at::RecordScope::FUNCTION}));
+    };
     if (!o.fpRanks.empty() &&
         std::find(o.fpRanks.begin(), o.fpRanks.end(), o.rank) == o.fpRanks.end()) {
         // Not a traced rank: capture nothing, but still plant a perturbation if asked.
         if (o.perturbsRank(o.rank)) {
             op_ = true;
-            at::addGlobalCallback(at::RecordFunctionCallback(FingerprintCallbacks::onStart,
-                                                             FingerprintCallbacks::onEnd)
-                                      .needsInputs(true)
-                                      .needsOutputs(true)
-                                      .scopes({at::RecordScope::FUNCTION}));
+            observeOps();
         }
         return;
     }
@@ -215,11 +214,7 @@ void Fingerprinter::configure(const RankOptions& o) {
     semantic_ = o.fpSemantic;
     op_ = o.fpOp || !o.perturbOp.empty();
     if (op_) {
-        at::addGlobalCallback(
-            at::RecordFunctionCallback(FingerprintCallbacks::onStart, FingerprintCallbacks::onEnd)
-                .needsInputs(true)
-                .needsOutputs(true)
-                .scopes({at::RecordScope::FUNCTION}));
+        observeOps();
     }
     JsonWriter j;
     j.beginObject();

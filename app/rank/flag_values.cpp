@@ -26,6 +26,17 @@ T parseNumber(const std::string& flag, const std::string& v, const char* what) {
     }
 }
 
+// "a,b,c" as its parts; a comma at either end or beside another leaves an empty part.
+std::vector<std::string> commaParts(const std::string& v) {
+    std::vector<std::string> out;
+    std::size_t from = 0;
+    for (std::size_t comma; (comma = v.find(',', from)) != std::string::npos; from = comma + 1) {
+        out.push_back(v.substr(from, comma - from));
+    }
+    out.push_back(v.substr(from));
+    return out;
+}
+
 } // namespace
 
 int toInt(const std::string& flag, const std::string& v) {
@@ -48,11 +59,7 @@ std::vector<int> parseRanks(const std::string& flag, const std::string& v) {
     if (v == "all") {
         return out;
     }
-    std::size_t start = 0;
-    while (start <= v.size()) {
-        const std::size_t comma = v.find(',', start);
-        const std::string part =
-            v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    for (const std::string& part : commaParts(v)) {
         const std::size_t dash = part.find('-');
         if (dash == std::string::npos) {
             out.push_back(toInt(flag, part));
@@ -66,10 +73,6 @@ std::vector<int> parseRanks(const std::string& flag, const std::string& v) {
                 out.push_back(r);
             }
         }
-        if (comma == std::string::npos) {
-            break;
-        }
-        start = comma + 1;
     }
     return out;
 }
@@ -96,15 +99,12 @@ double parseHookDelay(const std::string& flag, const std::string& v) {
 
 // "C,H,W": each dimension is appended, so a repeated flag adds dimensions.
 void readInputShape(const std::string& flag, const std::string& v, RankOptions& o) {
-    std::size_t at = 0;
-    while (at <= v.size()) {
-        const auto comma = std::min(v.find(',', at), v.size());
-        const int d = toInt(flag, v.substr(at, comma - at));
+    for (const std::string& part : commaParts(v)) {
+        const int d = toInt(flag, part);
         if (d < 1) {
             throw UsageError(flag + ": expected positive dimensions, got '" + v + "'");
         }
         o.inputShape.push_back(d);
-        at = comma + 1;
     }
 }
 
@@ -158,11 +158,8 @@ void readFpIters(const std::string& flag, const std::string& v, RankOptions& o) 
 }
 
 void readSweepKinds(const std::string& flag, const std::string& v, RankOptions& o) {
-    std::vector<std::string> kinds;
-    std::size_t from = 0;
-    while (from <= v.size()) {
-        const auto comma = std::min(v.find(',', from), v.size());
-        const std::string kind = v.substr(from, comma - from);
+    const std::vector<std::string> kinds = commaParts(v);
+    for (const std::string& kind : kinds) {
         if (kind != "all_reduce" && kind != "all_gather" && kind != "reduce_scatter" &&
             kind != "broadcast") {
             throw UsageError(flag +
@@ -170,8 +167,6 @@ void readSweepKinds(const std::string& flag, const std::string& v, RankOptions& 
                              "broadcast, got '" +
                              kind + "'");
         }
-        kinds.push_back(kind);
-        from = comma + 1;
     }
     o.sweepKinds = kinds;
 }

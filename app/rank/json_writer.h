@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace commprof::rank {
@@ -41,15 +42,7 @@ public:
         prefix();
         out_ += v ? "true" : "false";
     }
-    void value(int v) {
-        prefix();
-        out_ += std::to_string(v);
-    }
-    void value(std::int64_t v) {
-        prefix();
-        out_ += std::to_string(v);
-    }
-    void value(std::uint64_t v) {
+    template <typename I, std::enable_if_t<std::is_integral_v<I>, int> = 0> void value(I v) {
         prefix();
         out_ += std::to_string(v);
     }

@@ -76,6 +76,27 @@ struct TransformerImpl : torch::nn::Module {
     torch::nn::Linear head{nullptr};
 };
 
+// The module's tensors and forward, and random batches of inputs `width` wide and targets `out`
+// wide (of `seq` tokens each where seq > 0).
+template <typename Net>
+void adopt(TrainingModel& m, const std::shared_ptr<Net>& net, std::int64_t seq, std::int64_t width,
+           std::int64_t out, const torch::Device& device) {
+    net->to(device);
+    m.owner = net;
+    m.parameters = namedTensors(net->named_parameters());
+    m.buffers = namedTensors(net->named_buffers());
+    m.forward = [net](const torch::Tensor& x) { return net->forward(x); };
+    m.makeBatch = [seq, width, out, device](int batch, at::Generator& gen) {
+        const auto shape = [&](std::int64_t w) {
+            return seq > 0 ? std::vector<std::int64_t>{batch, seq, w}
+                           : std::vector<std::int64_t>{batch, w};
+        };
+        auto x = torch::randn(shape(width), gen, torch::kFloat);
+        auto y = torch::randn(shape(out), gen, torch::kFloat);
+        return std::make_pair(x.to(device), y.to(device));
+    };
+}
+
 } // namespace
 
 std::int64_t countParameters(const NamedTensors& tensors) {
@@ -102,38 +123,14 @@ TrainingModel makeModel(const std::string& family, double params, const torch::D
                                     spec::modelFamilyNames() + ")");
     }
     const std::string prefix = family + ": ";
+    const auto shape = known->dims(params);
+    const std::int64_t h = shape.width, d = shape.width, out = shape.outWidth;
     if (family == "mlp") {
-        const auto shape = known->dims(params);
-        const std::int64_t h = shape.width;
-        const std::int64_t out = shape.outWidth;
-        auto net = std::make_shared<MlpImpl>(h, out);
-        net->to(device);
-        m.owner = net;
-        m.parameters = namedTensors(net->named_parameters());
-        m.buffers = namedTensors(net->named_buffers());
-        m.forward = [net](const torch::Tensor& x) { return net->forward(x); };
-        m.makeBatch = [h, out, device](int batch, at::Generator& gen) {
-            auto x = torch::randn({batch, h}, gen, torch::kFloat);
-            auto y = torch::randn({batch, out}, gen, torch::kFloat);
-            return std::make_pair(x.to(device), y.to(device));
-        };
+        adopt(m, std::make_shared<MlpImpl>(h, out), 0, h, out, device);
         m.description = prefix + std::to_string(kMlpDepth) + " x Linear(" + std::to_string(h) +
                         ") + head(" + std::to_string(out) + ")";
     } else if (family == "transformer") {
-        const auto shape = known->dims(params);
-        const std::int64_t d = shape.width;
-        const std::int64_t out = shape.outWidth;
-        auto net = std::make_shared<TransformerImpl>(d, out);
-        net->to(device);
-        m.owner = net;
-        m.parameters = namedTensors(net->named_parameters());
-        m.buffers = namedTensors(net->named_buffers());
-        m.forward = [net](const torch::Tensor& x) { return net->forward(x); };
-        m.makeBatch = [d, out, device](int batch, at::Generator& gen) {
-            auto x = torch::randn({batch, kSeqLen, d}, gen, torch::kFloat);
-            auto y = torch::randn({batch, kSeqLen, out}, gen, torch::kFloat);
-            return std::make_pair(x.to(device), y.to(device));
-        };
+        adopt(m, std::make_shared<TransformerImpl>(d, out), kSeqLen, d, out, device);
         m.description = prefix + std::to_string(kBlocks) + " blocks, d=" + std::to_string(d) +
                         ", seq " + std::to_string(kSeqLen) + ", head(" + std::to_string(out) + ")";
     } else {

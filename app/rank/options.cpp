@@ -15,11 +15,8 @@ namespace commprof::rank {
 namespace {
 
 std::string env(const char* name, const char* fallback = nullptr) {
-    if (const char* v = std::getenv(name); v && *v) {
-        return v;
-    }
-    if (fallback) {
-        if (const char* v = std::getenv(fallback); v && *v) {
+    for (const char* n : {name, fallback}) {
+        if (const char* v = n ? std::getenv(n) : nullptr; v && *v) {
             return v;
         }
     }
@@ -73,12 +70,10 @@ void readFaultEnvironment(RankOptions& o) {
 }
 
 const RankFlag* findFlag(const std::string& flag) {
-    for (const RankFlag& f : rankFlags()) {
-        if (f.option.flag == flag) {
-            return &f;
-        }
-    }
-    return nullptr;
+    const auto& flags = rankFlags();
+    const auto it = std::find_if(flags.begin(), flags.end(),
+                                 [&](const RankFlag& f) { return f.option.flag == flag; });
+    return it == flags.end() ? nullptr : &*it;
 }
 
 // Each argument through its row of the table, "--flag value" or "--flag=value"; returns the

@@ -189,31 +189,25 @@ results::DdpLoggingRecord ddpLoggingOf(const DdpLoggingResult& d, int recordFrom
     return out;
 }
 
-// "model" and "config": the header's fields that sit in them (their nested objects only where
-// the run has them).
+// "model" and "config": the header's fields that sit in them, each with its nested object
+// ("input", "powersgd") only where the run has it.
 void writeModelAndConfig(JsonWriter& j, const results::RankHeader& h) {
     namespace k = results::rank_keys;
     const auto& table = results::rankHeaderFields();
-    j.key(k::kModel);
-    j.beginObject();
-    writeFields(j, table, h, k::kModel);
-    if (!h.torchscript.empty()) {
-        j.key(k::kInput);
+    const auto object = [&](const char* key, const char* nested, bool withNested) {
+        j.key(key);
         j.beginObject();
-        writeFields(j, table, h, std::string(k::kModel) + "." + k::kInput);
+        writeFields(j, table, h, key);
+        if (withNested) {
+            j.key(nested);
+            j.beginObject();
+            writeFields(j, table, h, std::string(key) + "." + nested);
+            j.endObject();
+        }
         j.endObject();
-    }
-    j.endObject();
-    j.key(k::kConfig);
-    j.beginObject();
-    writeFields(j, table, h, k::kConfig);
-    if (h.hook == "powersgd") {
-        j.key(k::kPowersgd);
-        j.beginObject();
-        writeFields(j, table, h, std::string(k::kConfig) + "." + k::kPowersgd);
-        j.endObject();
-    }
-    j.endObject();
+    };
+    object(k::kModel, k::kInput, !h.torchscript.empty());
+    object(k::kConfig, k::kPowersgd, h.hook == "powersgd");
 }
 
 // "parameters", "initial_buckets", "final_buckets": the gradients and how DDP bucketed them.
