@@ -69,21 +69,6 @@ std::pair<CollectiveCost, CollectiveCost> costBounds(const CollectiveCost& cost,
     return {lower, upper};
 }
 
-// Sizes apart by more than a thousandth: the distinct sizes a fit has to tell a latency from
-// a per-byte cost.
-int distinctSizes(std::vector<double> bytes) {
-    std::sort(bytes.begin(), bytes.end());
-    int n = 0;
-    double last = -1;
-    for (const double b : bytes) {
-        if (last < 0 || b > last * 1.001) {
-            ++n;
-            last = b;
-        }
-    }
-    return n;
-}
-
 // A latency is fitted only where the sizes can tell it from the bytes: at least this many
 // distinct sizes, the largest at least this many times the smallest.
 constexpr int kFitSizes = 3;
@@ -153,9 +138,18 @@ PointSizes sizesOf(const CostPoints& points) {
         out.shortestUs = std::min(out.shortestUs, y);
         out.meanBytes += x / double(points.size());
     }
-    out.distinct = distinctSizes(sizes);
-    out.smallestBytes = *std::min_element(sizes.begin(), sizes.end());
-    out.largestBytes = *std::max_element(sizes.begin(), sizes.end());
+    // Sizes apart by more than a thousandth: the distinct sizes a fit has to tell a latency
+    // from a per-byte cost.
+    std::sort(sizes.begin(), sizes.end());
+    double last = -1;
+    for (const double b : sizes) {
+        if (last < 0 || b > last * 1.001) {
+            ++out.distinct;
+            last = b;
+        }
+    }
+    out.smallestBytes = sizes.front();
+    out.largestBytes = sizes.back();
     out.spread = out.largestBytes / out.smallestBytes;
     return out;
 }
@@ -347,24 +341,6 @@ std::vector<double> bytesInReadyOrder(const StepProfile& p) {
     return out;
 }
 
-// Whether another cap moves the first bucket with it: PyTorch 2.x's DDP makes the first bucket
-// the cap when the job gave one, 1.13's keeps 1 MiB (DDP's _DEFAULT_FIRST_BUCKET_BYTES) at every
-// cap. A first bucket equal to the cap follows it, except on the legacy export (1.13 only) and
-// where --params names a first bucket other than its cap.
-bool firstBucketFollowsCap(const WhatIf& w, bool legacy, const DdpParams* params) {
-    if (legacy) {
-        return false;
-    }
-    if (params && params->firstBucketMb) {
-        return params->bucketCapMb && *params->firstBucketMb == *params->bucketCapMb;
-    }
-    return w.recordedFirstBucketMb == w.recordedCapMb;
-}
-
-} // namespace
-
-namespace {
-
 // Every cost the trace's collectives allow, the replay's fitted cost the central one (all at
 // the recorded world size and link): each latency the fit leaves open, at each end of the
 // contention's interval, each that much cheaper and dearer.
@@ -415,10 +391,10 @@ Scenario predictScenario(const WhatIf& w, const Replay& r, double capMb, double 
     // The backward (from the forward's start) and the exposed communication, in us.
     struct Parts {
         double computeUs = 0, exposedUs = 0;
-        std::size_t buckets = 0;
+        std::vector<ScheduledBucket> buckets;
     };
-    const auto partsOf = [&](const Schedule& sc) {
-        return Parts{p.forwardUs + sc.computeEndUs, sc.exposedUs(), sc.buckets.size()};
+    const auto partsOf = [&](Schedule sc) {
+        return Parts{p.forwardUs + sc.computeEndUs, sc.exposedUs(), std::move(sc.buckets)};
     };
     // Where DDP's rule at the recorded settings does not make the recorded buckets, the rule's
     // scenario is moved by the gap between the recorded buckets and the rule's at the recorded
@@ -441,17 +417,15 @@ Scenario predictScenario(const WhatIf& w, const Replay& r, double capMb, double 
         return parts.computeUs + parts.exposedUs + p.finalizeUs + p.optimizerUs;
     };
     const Parts central = at(w.cost);
-    s.buckets = int(central.buckets);
+    s.buckets = int(central.buckets.size());
     // A latency pinned down between the sizes the trace timed says nothing of buckets beyond
     // them (the fit extrapolated): there every latency the trace allows is in the interval.
-    s.latencyOpen = openLatency;
-    if (!s.recordedLayout && r.pinnedToBytes > 0) {
-        for (const ScheduledBucket& b :
-             schedule(w.cost, capMb, firstBucketMb, hook, false).buckets) {
-            s.latencyOpen = s.latencyOpen || b.wireBytes < r.pinnedFromBytes / 1.001 ||
-                            b.wireBytes > r.pinnedToBytes * 1.001;
-        }
-    }
+    s.latencyOpen =
+        openLatency || (!s.recordedLayout && r.pinnedToBytes > 0 &&
+                        std::any_of(central.buckets.begin(), central.buckets.end(), [&](auto& b) {
+                            return b.wireBytes < r.pinnedFromBytes / 1.001 ||
+                                   b.wireBytes > r.pinnedToBytes * 1.001;
+                        }));
     s.stepMs = stepUs(central) / 1e3;
     s.exposedMs = central.exposedUs / 1e3;
     s.computeMs = central.computeUs / 1e3;
@@ -674,35 +648,19 @@ struct Making {
     WhatIf& w;
     QString* why;
 
-    const std::optional<CellSettings>& cell() const { return options.cell; }
-    const trace::DdpRankSteps& t0() const { return *graph.traces.front(); }
+    const std::optional<CellSettings>& cell = options.cell;
+    const trace::DdpRankSteps& t0 = *graph.traces.front();
     std::optional<HookModel> modelOf(const QString& name) const {
         return modelOn(calibration, w, name, why);
     }
+    void recordedJob() const;
+    bool recordedCap() const;
+    void replayJob(const SweepOffer* sweep, Replay* replay) const;
 };
-
-// The traces' notes, and where the recorded settings come from.
-void takeNotes(const Making& m) {
-    const DdpStepGraph& graph = m.graph;
-    const std::optional<CellSettings>& cell = m.cell();
-    WhatIf& w = m.w;
-    w.notes << graph.notes;
-    if (cell) {
-        w.settingsFrom = cell->path;
-        w.notes << QString("the recorded cap, first bucket, hook, backend and device are %1's "
-                           "(layer %2)")
-                       .arg(cell->path, cell->layer.isEmpty() ? QString("not said") : cell->layer);
-    }
-}
 
 // The recorded world size, hook, backend and device: as given, else as the cell or --params
 // says, else as the trace shows them.
-void recordedJob(const Making& m) {
-    const DdpStepGraph& graph = m.graph;
-    const DdpParams* params = m.params;
-    const std::optional<CellSettings>& cell = m.cell();
-    WhatIf& w = m.w;
-    const trace::DdpRankSteps& t0 = *graph.traces.front();
+void Making::recordedJob() const {
     if (t0.worldSize) {
         w.worldSize = *t0.worldSize;
     } else if (cell && cell->worldSize > 0) {
@@ -723,18 +681,12 @@ void recordedJob(const Making& m) {
 
 // The recorded cap and first bucket, and whether DDP's rule reproduces the recorded buckets;
 // false with *why when no cap can be told.
-bool recordedCap(const Making& m) {
-    const TraceProfile* tp = &m.tp;
-    const DdpParams* params = m.params;
-    const WhatIfOptions& options = m.options;
-    const std::optional<CellSettings>& cell = m.cell();
-    const trace::DdpRankSteps& t0 = m.t0();
-    WhatIf& w = m.w;
-    w.recordedBuckets = int(tp->layout.size());
-    w.recordedBucketBytes = tp->bucketBytes;
-    const std::vector<double> bytes = bytesInReadyOrder(tp->profile);
+bool Making::recordedCap() const {
+    w.recordedBuckets = int(tp.layout.size());
+    w.recordedBucketBytes = tp.bucketBytes;
+    const std::vector<double> bytes = bytesInReadyOrder(tp.profile);
     const auto reproduces = [&](double firstMb, double capMb) {
-        return assignBuckets(bytes, {firstMb * spec::kMiB, capMb * spec::kMiB}) == tp->layout;
+        return assignBuckets(bytes, {firstMb * spec::kMiB, capMb * spec::kMiB}) == tp.layout;
     };
     // 0 stands for "the cap". The legacy export is PyTorch 1.13's, whose DDP keeps a 1 MiB
     // first bucket at every cap; a Kineto trace does not name its version, so both are tried.
@@ -782,7 +734,7 @@ bool recordedCap(const Making& m) {
         w.recordedCapFrom = "none: the job does not reduce through DDP's buckets (DDP's default "
                             "for its scenarios)";
     }
-    if (!cap && !tp->bytesFromParams) {
+    if (!cap && !tp.bytesFromParams) {
         // Gradient sizes shared evenly within a bucket cannot show where the rule closed it: the
         // recorded buckets are replayed as recorded, and the cap is DDP's default, said so.
         cap = 25;
@@ -790,19 +742,28 @@ bool recordedCap(const Making& m) {
                             "sizes estimated from the collectives; give --recorded-bucket-cap-mb)";
     }
     if (!cap) {
-        *m.why = "no bucket cap reproduces the recorded buckets from these gradient sizes: give "
-                 "the cap the job ran with (--recorded-bucket-cap-mb X, or bucket_cap_mb in "
-                 "--params)";
+        *why = "no bucket cap reproduces the recorded buckets from these gradient sizes: give "
+               "the cap the job ran with (--recorded-bucket-cap-mb X, or bucket_cap_mb in "
+               "--params)";
         return false;
     }
     w.recordedCapMb = *cap;
     w.recordedFirstBucketMb = firstFor(*cap);
-    w.firstBucketFollowsCap = !cell && firstBucketFollowsCap(w, t0.legacy, params);
+    // Whether another cap moves the first bucket with it: PyTorch 2.x's DDP makes the first
+    // bucket the cap when the job gave one, 1.13's keeps 1 MiB (DDP's
+    // _DEFAULT_FIRST_BUCKET_BYTES) at every cap. A first bucket equal to the cap follows it,
+    // except on the legacy export (1.13 only) and where --params names a first bucket other than
+    // its cap.
+    w.firstBucketFollowsCap =
+        !cell && !t0.legacy &&
+        (params && params->firstBucketMb
+             ? params->bucketCapMb && *params->firstBucketMb == *params->bucketCapMb
+             : w.recordedFirstBucketMb == w.recordedCapMb);
     w.ruleReproducesLayout = reproduces(w.recordedFirstBucketMb, w.recordedCapMb);
     if (!w.ruleReproducesLayout) {
         w.ruleDiffers =
-            whyRuleDiffers(*tp, assignBuckets(bytes, {w.recordedFirstBucketMb * spec::kMiB,
-                                                      w.recordedCapMb * spec::kMiB}));
+            whyRuleDiffers(tp, assignBuckets(bytes, {w.recordedFirstBucketMb * spec::kMiB,
+                                                     w.recordedCapMb * spec::kMiB}));
         w.notes << QString("DDP's bucket rule at %1 MiB (first bucket %2 MiB) does not reproduce "
                            "the recorded buckets (%3): the recorded settings are replayed with the "
                            "buckets as recorded")
@@ -813,13 +774,7 @@ bool recordedCap(const Making& m) {
 
 // The job replayed once, every scenario predicted from it: the collectives' cost, the
 // backward's loss beside them, the backward's own compute; and the replay of the recording.
-void replayJob(const Making& m, const SweepOffer* sweep, Replay* replay) {
-    const DdpStepGraph& graph = m.graph;
-    const TraceProfile* tp = &m.tp;
-    const WhatIfOptions& options = m.options;
-    const HookCalibration* calibration = m.calibration;
-    const QString& backend = m.w.backend;
-    WhatIf& w = m.w;
+void Making::replayJob(const SweepOffer* sweep, Replay* replay) const {
     // The backward's loss beside a collective, as the trace (or a calibration) shows it; the
     // recorded hook's excess over a float32 all-reduce follows from it.
     const Contention contention = contentionOf(graph, w, options, calibration);
@@ -832,8 +787,8 @@ void replayJob(const Making& m, const SweepOffer* sweep, Replay* replay) {
     // and needed only for a hook whose work it measured.
     Replay& r = *replay;
     const HookModel& recordedHook = r.recordedHook;
-    r.layout = tp->layout;
-    FittedCost fit = fitCost(graph, *tp, w.worldSize, recordedHook, 1.0, sweep);
+    r.layout = tp.layout;
+    FittedCost fit = fitCost(graph, tp, w.worldSize, recordedHook, 1.0, sweep);
     if (w.backend != "gloo" || w.onDevice) {
         w.coresShareLow = w.coresShareHigh = 0;
     } else if (calibration && fit.cost.betaUsPerByte > 0) {
@@ -844,7 +799,7 @@ void replayJob(const Making& m, const SweepOffer* sweep, Replay* replay) {
     // busier cores) is in every interval.
     const double share = w.coresShareLow;
     if (!recordedHook.work.none()) {
-        fit = fitCost(graph, *tp, w.worldSize, recordedHook, share, sweep);
+        fit = fitCost(graph, tp, w.worldSize, recordedHook, share, sweep);
     }
     w.cost = fit.cost;
     w.cost.coresShare = share;
@@ -859,8 +814,8 @@ void replayJob(const Making& m, const SweepOffer* sweep, Replay* replay) {
     }
     // The backward's own compute: the recorded ready times less the hook's casts and what the
     // recorded collectives took from it.
-    r.profile = tp->profile;
-    removeScheduleEffects(&r.profile.params, &r.profile.computeEndUs, tp->layout, recordedHook,
+    r.profile = tp.profile;
+    removeScheduleEffects(&r.profile.params, &r.profile.computeEndUs, tp.layout, recordedHook,
                           w.cost);
     w.costMethod = fit.method;
     w.costFrom = fit.sweepCell.isEmpty() ? QString("trace") : QString("sweep");
@@ -870,10 +825,10 @@ void replayJob(const Making& m, const SweepOffer* sweep, Replay* replay) {
                            "(--sweep) is not needed")
                        .arg(sweep->cellDir);
     }
-    w.stepSpreadFraction = stepSpread(tp->stepsUs);
+    w.stepSpreadFraction = stepSpread(tp.stepsUs);
     w.costErrorFraction = fit.relativeError;
-    w.stepMs = trace::median(tp->stepsUs).value_or(0) / 1e3;
-    const BackendConcurrency& concurrency = collectiveConcurrency(backend);
+    w.stepMs = trace::median(tp.stepsUs).value_or(0) / 1e3;
+    const BackendConcurrency& concurrency = collectiveConcurrency(w.backend);
     w.notes << QString("collectives one at a time (%1): %2")
                    .arg(QString::fromLatin1(concurrency.backend),
                         QString::fromLatin1(concurrency.why));
@@ -896,10 +851,6 @@ void replayJob(const Making& m, const SweepOffer* sweep, Replay* replay) {
 // Where each 16-bit or low-rank hook's own work comes from, in the notes.
 void hookNotes(const Replay& r, const QStringList& hooks, WhatIf& w) {
     const HookCalibration* calibration = r.calibration ? &*r.calibration : nullptr;
-    const QString& backend = w.backend;
-    const auto workKnown = [&](const HookModel& h) {
-        return hookWorkKnown(h, calibration, w.backend, w.onDevice);
-    };
     QStringList hooksSaid;
     for (const QString& hookName : (QStringList{w.hook} + hooks)) {
         QString unknownHook;
@@ -909,10 +860,11 @@ void hookNotes(const Replay& r, const QStringList& hooks, WhatIf& w) {
             continue;
         }
         hooksSaid << hookName;
-        w.hookWorkFrom[hookName] = workKnown(*hook)     ? calibration->source
+        const bool known = hookWorkKnown(*hook, calibration, w.backend, w.onDevice);
+        w.hookWorkFrom[hookName] = known                ? calibration->source
                                    : hookName == w.hook ? QString("recording")
                                                         : QString("unknown");
-        if (workKnown(*hook)) {
+        if (known) {
             w.notes << QString("%1's own work from %2: casts %3 ns per gradient byte on the "
                                "backward's thread, its collective %4x a float32 all-reduce of "
                                "the same bytes (the excess not shortened by a faster link), "
@@ -932,7 +884,7 @@ void hookNotes(const Replay& r, const QStringList& hooks, WhatIf& w) {
                                "seconds, or give --hook-calibration FILE): %1 and the recorded "
                                "%4 are predicted as no change, the step they would take with no "
                                "work of their own inside the interval")
-                           .arg(hookName, backend, w.onDevice ? " on a GPU" : "", w.hook);
+                           .arg(hookName, w.backend, w.onDevice ? " on a GPU" : "", w.hook);
         }
     }
 }
@@ -947,12 +899,19 @@ Scenario baselineAt(const Replay& r, double bandwidthX, int worldSize,
                            bandwidthX, worldSize, cornersMs, openLatency);
 }
 
-// One scenario weighed against `base` (baselineAt() at its bandwidth and world size): the
-// model's step, or "no change" where the trace cannot tell them apart or a hook's own work is
-// unknown here.
+// The recorded settings at the scenarios' bandwidth and world size (baselineAt()), its step at
+// each cost the trace allows, and at each with every latency open (predicted once, the first
+// time a scenario needs them).
+struct Baseline {
+    Scenario scenario;
+    std::vector<double> corners;
+    std::optional<std::vector<double>> openCorners;
+};
+
+// One scenario weighed against `base` (at its bandwidth and world size): the model's step, or
+// "no change" where the trace cannot tell them apart or a hook's own work is unknown here.
 std::optional<Scenario> predictAgainst(const Replay& r, const ScenarioSettings& settings,
-                                       const Scenario& base, const std::vector<double>& baseCorners,
-                                       QString* why) {
+                                       Baseline& base, QString* why) {
     const WhatIf& w = r.recorded;
     const HookCalibration* calibration = r.calibration ? &*r.calibration : nullptr;
     const std::optional<HookModel> hook = modelOn(calibration, w, settings.hook, why);
@@ -968,15 +927,16 @@ std::optional<Scenario> predictAgainst(const Replay& r, const ScenarioSettings& 
         return hookWorkKnown(h, calibration, w.backend, w.onDevice);
     };
     if (settings.hook != w.hook && !(workKnown(*hook) && workKnown(r.recordedHook))) {
-        unknownHookWork(&s, base);
+        unknownHookWork(&s, base.scenario);
     } else if (s.latencyOpen) {
         // Weighed over the same open latencies at the recorded settings.
-        std::vector<double> openCorners;
-        baselineAt(r, settings.bandwidthX, settings.worldSize.value_or(w.worldSize), &openCorners,
-                   true);
-        weighEvidence(&s, corners, base, openCorners);
+        if (!base.openCorners) {
+            baselineAt(r, settings.bandwidthX, settings.worldSize.value_or(w.worldSize),
+                       &base.openCorners.emplace(), true);
+        }
+        weighEvidence(&s, corners, base.scenario, *base.openCorners);
     } else {
-        weighEvidence(&s, corners, base, baseCorners);
+        weighEvidence(&s, corners, base.scenario, base.corners);
     }
     return s;
 }
@@ -1018,11 +978,19 @@ std::optional<Replay> replay(const DdpStepGraph& graph, const DdpParams* params,
     Replay r;
     r.calibration = options.hookCalibration;
     WhatIf& w = r.recorded;
+    w.notes << graph.notes;
+    if (options.cell) {
+        w.settingsFrom = options.cell->path;
+        w.notes << QString("the recorded cap, first bucket, hook, backend and device are %1's "
+                           "(layer %2)")
+                       .arg(options.cell->path, options.cell->layer.isEmpty()
+                                                    ? QString("not said")
+                                                    : options.cell->layer);
+    }
     const Making m{graph, params, options, *tp, r.calibration ? &*r.calibration : nullptr, w, why};
-    takeNotes(m);
-    recordedJob(m);
+    m.recordedJob();
     const std::optional<HookModel> recordedHook = m.modelOf(w.hook);
-    if (!recordedHook || !recordedCap(m)) {
+    if (!recordedHook || !m.recordedCap()) {
         return std::nullopt;
     }
     r.recordedHook = *recordedHook;
@@ -1036,20 +1004,19 @@ std::optional<Replay> replay(const DdpStepGraph& graph, const DdpParams* params,
             return std::nullopt;
         }
     }
-    replayJob(m, sweep, &r);
-    const trace::DdpRankSteps& t0 = m.t0();
-    if (t0.reducedAfterBackward || t0.reducedPerGradient) {
-        r.noAdviceWhy = t0.reducedAfterBackward ? "every all_reduce starts after the backward"
-                                                : "one all_reduce per gradient";
+    m.replayJob(sweep, &r);
+    if (m.t0.reducedAfterBackward || m.t0.reducedPerGradient) {
+        r.noAdviceWhy = m.t0.reducedAfterBackward ? "every all_reduce starts after the backward"
+                                                  : "one all_reduce per gradient";
     }
     return r;
 }
 
 std::optional<Scenario> predict(const Replay& r, const ScenarioSettings& settings, QString* why) {
-    std::vector<double> baseCorners;
-    const Scenario base = baselineAt(
-        r, settings.bandwidthX, settings.worldSize.value_or(r.recorded.worldSize), &baseCorners);
-    return predictAgainst(r, settings, base, baseCorners, why);
+    Baseline base;
+    base.scenario = baselineAt(r, settings.bandwidthX,
+                               settings.worldSize.value_or(r.recorded.worldSize), &base.corners);
+    return predictAgainst(r, settings, base, why);
 }
 
 WhatIfRecommendation decide(const Replay& r, const std::vector<Scenario>& scenarios) {
@@ -1071,20 +1038,19 @@ std::optional<WhatIf> whatIf(const Replay& r, const WhatIfOptions& options, QStr
     hookNotes(r, hooks, w);
     // Every scenario is weighed against the recorded settings at the scenarios' bandwidth and
     // world size, predicted once.
-    std::vector<double> baseCorners;
-    const Scenario base = baselineAt(r, options.bandwidthX, worldSize, &baseCorners);
+    Baseline base;
+    base.scenario = baselineAt(r, options.bandwidthX, worldSize, &base.corners);
     for (const QString& hook : hooks) {
         for (const double capMb : caps) {
             const std::optional<Scenario> s = predictAgainst(
-                r, {capMb, options.firstBucketMb, hook, options.bandwidthX, worldSize}, base,
-                baseCorners, why);
+                r, {capMb, options.firstBucketMb, hook, options.bandwidthX, worldSize}, base, why);
             if (!s) {
                 return std::nullopt;
             }
             w.scenarios.push_back(*s);
         }
     }
-    w.recommendation = decideOver(r, w.scenarios, base);
+    w.recommendation = decideOver(r, w.scenarios, base.scenario);
     if (worldSize != w.worldSize || options.bandwidthX != 1) {
         w.notes << QString("at world size %1 and %2x the bandwidth through the ring all-reduce "
                            "(2(N-1) latency steps, 2(N-1)/N of the bytes); compute per rank "
