@@ -37,37 +37,25 @@ double wireShareOf(const TraceProfile& tp, const HookModel& hook) {
     return gradient > 0 ? wire / gradient : 1.0;
 }
 
+// What the points' sizes can tell: how many distinct ones, the largest over the smallest, the
+// shortest collective and the mean size (the size every latency is priced at: costCorners()).
+struct PointSizes {
+    int distinct = 0;
+    double spread = 1, shortestUs = 0, meanBytes = 0;
+    double smallestBytes = 0, largestBytes = 0;
+};
+
 struct FittedCost {
     CollectiveCost cost;
     QString method;
     double relativeError = 0; // median |measured - fitted| / measured
-    // The latencies the samples allow (costAt() keeps the mean sample's cost at each).
+    // The latencies the samples allow (costCorners() keeps the mean sample's cost at each).
     double latencyLowUs = 0, latencyHighUs = 0;
-    double meanBytes = 0;
+    // The timed collectives' sizes; where pinned, those that pinned it (bytes on the wire).
+    PointSizes sizes;
     bool pinned = false; // the trace's own sizes pinned the latency down
-    // Where pinned: the sizes that pinned it (bytes on the wire) and the shortest collective.
-    double smallestBytes = 0, largestBytes = 0, shortestUs = 0;
-    QString sweepCell; // the sweep cell whose line it is (fromSweep); empty otherwise
+    QString sweepCell;   // the sweep cell whose line it is (fromSweep); empty otherwise
 };
-
-// The cost with a per-collective latency of `alphaUs` and the per-byte cost that keeps the
-// recorded buckets' mean size at its fitted cost: what the samples cannot tell from the fit.
-CollectiveCost costAt(const FittedCost& f, double alphaUs) {
-    CollectiveCost c = f.cost;
-    if (f.meanBytes > 0) {
-        c.alphaUs = alphaUs;
-        c.betaUsPerByte = std::max(0.0, (f.cost.fittedUs(f.meanBytes) - alphaUs) / f.meanBytes);
-    }
-    return c;
-}
-
-// The cost `error` (a fraction) cheaper and dearer.
-std::pair<CollectiveCost, CollectiveCost> costBounds(const CollectiveCost& cost, double error) {
-    CollectiveCost lower = cost, upper = cost;
-    lower.scale = cost.scale * std::max(0.0, 1.0 - error);
-    upper.scale = cost.scale * (1.0 + error);
-    return {lower, upper};
-}
 
 // A latency is fitted only where the sizes can tell it from the bytes: at least this many
 // distinct sizes, the largest at least this many times the smallest.
@@ -117,14 +105,6 @@ CostPoints costPoints(const DdpStepGraph& g, const TraceProfile& tp, const HookM
     std::erase_if(points, [](const auto& p) { return p.first <= 0 || !(p.second > 0); });
     return points;
 }
-
-// What the points' sizes can tell: how many distinct ones, the largest over the smallest, the
-// shortest collective and the mean size (the size every latency is priced at: costAt()).
-struct PointSizes {
-    int distinct = 0;
-    double spread = 1, shortestUs = 0, meanBytes = 0;
-    double smallestBytes = 0, largestBytes = 0;
-};
 
 PointSizes sizesOf(const CostPoints& points) {
     PointSizes out;
@@ -202,11 +182,8 @@ std::optional<FittedCost> lineFromTrace(const CostPoints& points, const PointSiz
     }
     FittedCost out;
     out.pinned = sizes.distinct >= kFitSizes;
-    out.smallestBytes = sizes.smallestBytes;
-    out.largestBytes = sizes.largestBytes;
-    out.shortestUs = sizes.shortestUs;
     out.cost.worldSize = worldSize;
-    out.meanBytes = sizes.meanBytes;
+    out.sizes = sizes;
     out.cost.alphaUs = alphaUs;
     out.cost.betaUsPerByte = betaUs;
     out.latencyLowUs = out.pinned ? std::max(0.0, alphaUs - kZ90 * seUs) : 0.0;
@@ -240,7 +217,7 @@ FittedCost inProportion(const CostPoints& points, const PointSizes& sizes, int w
     }
     FittedCost out;
     out.cost.worldSize = worldSize;
-    out.meanBytes = sizes.meanBytes;
+    out.sizes = sizes;
     out.cost.alphaUs = 0;
     out.cost.betaUsPerByte = bytes > 0 ? us / bytes : 0;
     out.latencyLowUs = 0;
@@ -266,7 +243,7 @@ FittedCost fromSweep(const CostPoints& points, const PointSizes& sizes, int worl
     const double scale = traceUs > 0 && sweepUs > 0 ? traceUs / sweepUs : 1.0;
     FittedCost out;
     out.cost.worldSize = worldSize;
-    out.meanBytes = sizes.meanBytes;
+    out.sizes = sizes;
     out.cost.alphaUs = scale * sweep.fit.alphaUs;
     out.cost.betaUsPerByte = scale * sweep.fit.betaUsPerByte;
     out.latencyLowUs = out.latencyHighUs = out.cost.alphaUs;
@@ -333,34 +310,31 @@ double stepSpread(std::vector<double> steps) {
 // Half the interquartile range of a normal distribution, in its standard deviations.
 constexpr double kHalfIqrSigmas = 0.6745;
 
-std::vector<double> bytesInReadyOrder(const StepProfile& p) {
-    std::vector<double> out;
-    for (const ReadyParam& q : p.params) {
-        out.push_back(q.bytes);
-    }
-    return out;
-}
-
 // Every cost the trace's collectives allow, the replay's fitted cost the central one (all at
-// the recorded world size and link): each latency the fit leaves open, at each end of the
-// contention's interval, each that much cheaper and dearer.
-// With `open`, the latencies are every one from none to the shortest collective's time.
+// the recorded world size and link): each latency the fit leaves open (with the per-byte cost
+// that keeps the recorded buckets' mean size at its fitted cost: what the samples cannot tell
+// from the fit), at each end of the contention's interval, each the fit's error cheaper and
+// dearer. With `open`, the latencies are every one from none to the shortest collective's time.
 std::vector<CollectiveCost> costCorners(const WhatIf& w, const Replay& r, bool open) {
-    FittedCost fit;
-    fit.cost = w.cost;
-    fit.meanBytes = w.latencyReferenceBytes;
-    fit.latencyLowUs = open ? 0.0 : w.latencyLowUs;
-    fit.latencyHighUs = open ? r.shortestCollectiveUs : w.latencyHighUs;
+    const double meanBytes = w.latencyReferenceBytes;
+    const double error = w.costErrorFraction;
     std::vector<CollectiveCost> out;
-    for (const double alpha : {fit.latencyLowUs, fit.latencyHighUs}) {
+    for (const double alpha :
+         {open ? 0.0 : w.latencyLowUs, open ? r.shortestCollectiveUs : w.latencyHighUs}) {
         for (const double contention : {w.contentionLow, w.contentionHigh}) {
             for (const double cores : {w.coresShareLow, w.coresShareHigh}) {
-                CollectiveCost c = costAt(fit, alpha);
+                CollectiveCost c = w.cost;
+                if (meanBytes > 0) {
+                    c.alphaUs = alpha;
+                    c.betaUsPerByte =
+                        std::max(0.0, (w.cost.fittedUs(meanBytes) - alpha) / meanBytes);
+                }
                 c.contention = contention;
                 c.coresShare = cores;
-                const auto [lower, upper] = costBounds(c, w.costErrorFraction);
-                out.push_back(lower);
-                out.push_back(upper);
+                for (const double scale : {std::max(0.0, 1.0 - error), 1.0 + error}) {
+                    out.push_back(c);
+                    out.back().scale = c.scale * scale;
+                }
             }
         }
     }
@@ -684,7 +658,7 @@ void Making::recordedJob() const {
 bool Making::recordedCap() const {
     w.recordedBuckets = int(tp.layout.size());
     w.recordedBucketBytes = tp.bucketBytes;
-    const std::vector<double> bytes = bytesInReadyOrder(tp.profile);
+    const std::vector<double> bytes = bytesOf(tp.profile.params);
     const auto reproduces = [&](double firstMb, double capMb) {
         return assignBuckets(bytes, {firstMb * spec::kMiB, capMb * spec::kMiB}) == tp.layout;
     };
@@ -706,13 +680,14 @@ bool Making::recordedCap() const {
         cap = params->bucketCapMb;
         w.recordedCapFrom = params->source.isEmpty() ? QString("--params") : params->source;
     }
-    const auto firstFor = [&](double c) {
+    // The first of the first choices that makes the recorded buckets at cap `c`, if any.
+    const auto reproducingFirst = [&](double c) -> std::optional<double> {
         for (const double f : firstChoices) {
             if (reproduces(f > 0 ? f : c, c)) {
                 return f > 0 ? f : c;
             }
         }
-        return firstChoices.front() > 0 ? firstChoices.front() : c;
+        return std::nullopt;
     };
     if (!cap) {
         // DDP's default 25 MiB where it fits, else the largest candidate that does: every cap
@@ -720,12 +695,10 @@ bool Making::recordedCap() const {
         // buckets, and jobs set round caps.
         std::vector<double> candidates{25};
         candidates.insert(candidates.end(), kCandidateCapsMb.rbegin(), kCandidateCapsMb.rend());
-        for (const double c : candidates) {
-            for (const double f : firstChoices) {
-                if (!cap && reproduces(f > 0 ? f : c, c)) {
-                    cap = c;
-                }
-            }
+        const auto found = std::find_if(candidates.begin(), candidates.end(),
+                                        [&](double c) { return reproducingFirst(c).has_value(); });
+        if (found != candidates.end()) {
+            cap = *found;
         }
         w.recordedCapFrom = "the recorded buckets";
     }
@@ -748,7 +721,8 @@ bool Making::recordedCap() const {
         return false;
     }
     w.recordedCapMb = *cap;
-    w.recordedFirstBucketMb = firstFor(*cap);
+    w.recordedFirstBucketMb =
+        reproducingFirst(*cap).value_or(firstChoices.front() > 0 ? firstChoices.front() : *cap);
     // Whether another cap moves the first bucket with it: PyTorch 2.x's DDP makes the first
     // bucket the cap when the job gave one, 1.13's keeps 1 MiB (DDP's
     // _DEFAULT_FIRST_BUCKET_BYTES) at every cap. A first bucket equal to the cap follows it,
@@ -806,11 +780,11 @@ void Making::replayJob(const SweepOffer* sweep, Replay* replay) const {
     w.cost.contention = contention.share;
     w.latencyLowUs = fit.latencyLowUs;
     w.latencyHighUs = fit.latencyHighUs;
-    w.latencyReferenceBytes = fit.meanBytes;
+    w.latencyReferenceBytes = fit.sizes.meanBytes;
     if (fit.pinned) {
-        r.pinnedFromBytes = fit.smallestBytes;
-        r.pinnedToBytes = fit.largestBytes;
-        r.shortestCollectiveUs = fit.shortestUs;
+        r.pinnedFromBytes = fit.sizes.smallestBytes;
+        r.pinnedToBytes = fit.sizes.largestBytes;
+        r.shortestCollectiveUs = fit.sizes.shortestUs;
     }
     // The backward's own compute: the recorded ready times less the hook's casts and what the
     // recorded collectives took from it.
