@@ -156,19 +156,19 @@ std::optional<FittedCost> lineFromTrace(const CostPoints& points, const PointSiz
                        .arg(kFitSpread);
         return std::nullopt;
     }
+    const int ranks = std::max(2, worldSize);
     std::vector<BucketSample> samples;
     for (const auto& [x, y] : points) {
-        samples.push_back({std::max(2, worldSize), x, y * 1e-6});
+        samples.push_back({ranks, x, y * 1e-6});
     }
     const std::optional<AlphaBetaFit> fit = fitAlphaBeta(samples);
     if (!fit) {
         *refused = "the sizes do not determine a latency and a per-byte cost";
         return std::nullopt;
     }
-    const CollectiveCost c = fit->cost(std::max(2, worldSize));
+    const CollectiveCost c = fit->cost(ranks);
     const double alphaUs = c.alphaUs * 1e6, betaUs = c.betaUsPerByte * 1e6;
-    const double seUs =
-        fit->alphaStandardError * RingAllReduce::latencySteps(std::max(2, worldSize)) * 1e6;
+    const double seUs = fit->alphaStandardError * RingAllReduce::latencySteps(ranks) * 1e6;
     if (!(betaUs > 0) || alphaUs < 0) {
         *refused = "the fit's latency or per-byte cost is below zero";
         return std::nullopt;
@@ -395,11 +395,12 @@ Scenario predictScenario(const WhatIf& w, const Replay& r, double capMb, double 
     // A latency pinned down between the sizes the trace timed says nothing of buckets beyond
     // them (the fit extrapolated): there every latency the trace allows is in the interval.
     s.latencyOpen =
-        openLatency || (!s.recordedLayout && r.pinnedToBytes > 0 &&
-                        std::any_of(central.buckets.begin(), central.buckets.end(), [&](auto& b) {
-                            return b.wireBytes < r.pinnedFromBytes / 1.001 ||
-                                   b.wireBytes > r.pinnedToBytes * 1.001;
-                        }));
+        openLatency ||
+        (!s.recordedLayout && r.pinnedToBytes > 0 &&
+         std::any_of(central.buckets.begin(), central.buckets.end(), [&](const ScheduledBucket& b) {
+             return b.wireBytes < r.pinnedFromBytes / 1.001 ||
+                    b.wireBytes > r.pinnedToBytes * 1.001;
+         }));
     s.stepMs = stepUs(central) / 1e3;
     s.exposedMs = central.exposedUs / 1e3;
     s.computeMs = central.computeUs / 1e3;
@@ -486,33 +487,26 @@ constexpr double kInformativeWidth = 0.5;
 
 Contention contentionOf(const DdpStepGraph& graph, const WhatIf& w, const WhatIfOptions& options,
                         const HookCalibration* calibration) {
-    Contention c;
     if (options.computeContention) {
-        c.share = c.low = c.high = *options.computeContention;
-        c.from = "given";
-        c.detail = "as given";
-        return c;
+        const double v = *options.computeContention;
+        return {v, v, v, "given", "as given"};
     }
     if (w.backend != "gloo" || w.onDevice) {
-        c.from = "backend";
-        c.detail = "the collectives run on a device, beside the host's compute";
-        return c;
+        return {0, 0, 0, "backend", "the collectives run on a device, beside the host's compute"};
     }
     const ContentionEstimate e = contentionFromTraces(graph.traces);
     if (e.determined && e.high - e.low <= kInformativeWidth) {
-        c = {e.share, e.low, e.high, "trace", e.detail};
-        return c;
+        return {e.share, e.low, e.high, "trace", e.detail};
     }
     if (calibration && calibration->contention) {
         const double v = *calibration->contention;
-        c = {v, v, v, "calibration",
-             QString("from %1, measured on this machine (%2)").arg(calibration->source, e.detail)};
-        return c;
+        return {
+            v, v, v, "calibration",
+            QString("from %1, measured on this machine (%2)").arg(calibration->source, e.detail)};
     }
-    c = {e.share, e.low, e.high, "unknown",
-         e.detail + "; no calibration of this machine measures it (`commprof calibrate hooks`): "
-                    "every share in the interval is carried"};
-    return c;
+    return {e.share, e.low, e.high, "unknown",
+            e.detail + "; no calibration of this machine measures it (`commprof calibrate hooks`): "
+                       "every share in the interval is carried"};
 }
 
 // Whether a scenario can be recommended: `local` sends nothing (the no-communication
