@@ -456,13 +456,6 @@ void weighEvidence(Scenario* s, const std::vector<double>& cornersMs, const Scen
     predictNoChange(s, base, farthest);
 }
 
-// A hook's work between two settings the machine has no measure of: "no change", the step
-// with no work of the hooks' own (the least the model can say of them) inside the interval.
-void unknownHookWork(Scenario* s, const Scenario& base) {
-    s->hookWorkUnknown = true;
-    predictNoChange(s, base, std::fabs(s->stepMs - base.stepMs));
-}
-
 // Whether `hook`'s own work is known: none for a hook that sends the gradients as they are (or
 // nothing), else only from a calibration of this machine on this backend.
 bool hookWorkKnown(const HookModel& hook, const HookCalibration* calibration,
@@ -509,12 +502,6 @@ Contention contentionOf(const DdpStepGraph& graph, const WhatIf& w, const WhatIf
                        "every share in the interval is carried"};
 }
 
-// Whether a scenario can be recommended: `local` sends nothing (the no-communication
-// baseline, not a way to train), so it is shown, never advised.
-bool advisable(const Scenario& s) {
-    return !spec::sendsNothing(s.hook.toStdString());
-}
-
 QString settingText(const Scenario& s) {
     return QString("%1 MiB with %2").arg(mb(s.capMb), s.hook);
 }
@@ -527,7 +514,9 @@ void decideAgainst(WhatIfRecommendation& r, const WhatIf& w,
     const Scenario& base = r.baseline;
     const Scenario* best = nullptr;
     for (const Scenario& s : scenarios) {
-        if (advisable(s) && (!best || s.stepMs < best->stepMs)) {
+        // `local` sends nothing (the no-communication baseline, not a way to train), so it is
+        // shown, never advised.
+        if (!spec::sendsNothing(s.hook.toStdString()) && (!best || s.stepMs < best->stepMs)) {
             best = &s;
         }
     }
@@ -895,7 +884,11 @@ std::optional<Scenario> predictAgainst(const Replay& r, const ScenarioSettings& 
         return hookWorkKnown(h, calibration, w.backend, w.onDevice);
     };
     if (settings.hook != w.hook && !(workKnown(*hook) && workKnown(r.recordedHook))) {
-        unknownHookWork(&s, base.scenario);
+        // A hook's work between two settings the machine has no measure of: "no change", the
+        // step with no work of the hooks' own (the least the model can say of them) inside the
+        // interval.
+        s.hookWorkUnknown = true;
+        predictNoChange(&s, base.scenario, std::fabs(s.stepMs - base.scenario.stepMs));
     } else if (s.latencyOpen) {
         // Weighed over the same open latencies at the recorded settings.
         if (!base.openCorners) {
