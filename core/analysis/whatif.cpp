@@ -594,8 +594,7 @@ std::optional<HookModel> modelOn(const HookCalibration* calibration, const WhatI
     return m;
 }
 
-// One job's replay in the making: its inputs, and the hooks' models under this machine's
-// calibration.
+// One job's replay in the making: its inputs and this machine's calibration.
 struct Making {
     const DdpStepGraph& graph;
     const DdpParams* params;
@@ -607,9 +606,6 @@ struct Making {
 
     const std::optional<CellSettings>& cell = options.cell;
     const trace::DdpRankSteps& t0 = *graph.traces.front();
-    std::optional<HookModel> modelOf(const QString& name) const {
-        return modelOn(calibration, w, name, why);
-    }
     void recordedJob() const;
     bool recordedCap() const;
     void replayJob(const SweepOffer* sweep, Replay* replay) const;
@@ -950,7 +946,7 @@ std::optional<Replay> replay(const DdpStepGraph& graph, const DdpParams* params,
     }
     const Making m{graph, params, options, *tp, r.calibration ? &*r.calibration : nullptr, w, why};
     m.recordedJob();
-    const std::optional<HookModel> recordedHook = m.modelOf(w.hook);
+    const std::optional<HookModel> recordedHook = modelOn(m.calibration, w, w.hook, why);
     if (!recordedHook || !m.recordedCap()) {
         return std::nullopt;
     }
