@@ -164,14 +164,17 @@ std::optional<HookModel> hookModel(const QString& hook, int powersgdRank, QStrin
     return m;
 }
 
+std::vector<double> bytesOf(const std::vector<ReadyParam>& params) {
+    std::vector<double> bytes(params.size());
+    std::transform(params.begin(), params.end(), bytes.begin(),
+                   [](const ReadyParam& p) { return p.bytes; });
+    return bytes;
+}
+
 Schedule simulateSchedule(const std::vector<ReadyParam>& readyOrder, const BucketRule& rule,
                           const HookModel& hook, const CollectiveCost& cost, double computeEndUs) {
-    std::vector<double> bytes;
-    bytes.reserve(readyOrder.size());
-    for (const ReadyParam& p : readyOrder) {
-        bytes.push_back(p.bytes);
-    }
-    return simulateLayout(readyOrder, assignBuckets(bytes, rule), hook, cost, computeEndUs);
+    return simulateLayout(readyOrder, assignBuckets(bytesOf(readyOrder), rule), hook, cost,
+                          computeEndUs);
 }
 
 Schedule simulateLayout(const std::vector<ReadyParam>& readyOrder,

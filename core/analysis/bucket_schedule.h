@@ -32,6 +32,9 @@ struct BucketRule {
     double capBytes = 25.0 * 1024.0 * 1024.0;
 };
 
+// The parameters' bytes in their order: what assignBuckets() takes.
+std::vector<double> bytesOf(const std::vector<ReadyParam>& params);
+
 // Parameter indices (into the ready-ordered list) per bucket, in launch order.
 std::vector<std::vector<int>> assignBuckets(const std::vector<double>& bytesInReadyOrder,
                                             const BucketRule& rule);

@@ -25,6 +25,7 @@ std::optional<AlphaBetaFit> fitAlphaBeta(const std::vector<BucketSample>& sample
     std::vector<LsPoint> points;
     std::vector<double> floor;
     AlphaBetaFit fit;
+    double mean = 0;
     for (const auto& s : samples) {
         if (s.worldSize <= 1) {
             floor.push_back(s.seconds);
@@ -36,6 +37,7 @@ std::optional<AlphaBetaFit> fitAlphaBeta(const std::vector<BucketSample>& sample
         points.push_back({RingAllReduce::latencySteps(s.worldSize),
                           RingAllReduce::byteShare(s.worldSize) * s.bytes, s.seconds,
                           1.0 / (s.seconds * s.seconds)});
+        mean += s.seconds;
         ++fit.samples;
     }
     if (!floor.empty()) {
@@ -49,12 +51,6 @@ std::optional<AlphaBetaFit> fitAlphaBeta(const std::vector<BucketSample>& sample
     }
     fit.alpha = ls.a;
     fit.beta = ls.b;
-    double mean = 0;
-    for (const auto& s : samples) {
-        if (s.worldSize > 1 && s.seconds > 0) {
-            mean += s.seconds;
-        }
-    }
     mean /= fit.samples;
     double ssRes = 0, ssTot = 0, weighted = 0;
     for (const auto& s : samples) {

@@ -11,15 +11,6 @@ namespace {
 
 using Iterations = std::vector<const trace::DdpIteration*>;
 
-const trace::DdpIteration* firstIteration(const std::vector<const trace::DdpRankSteps*>& traces) {
-    for (const trace::DdpRankSteps* t : traces) {
-        if (!t->iterations.empty()) {
-            return &t->iterations.front();
-        }
-    }
-    return nullptr;
-}
-
 // Each gradient's bytes, in ready order: the --params file's (registration order reversed), or
 // each bucket's collective shared evenly among the gradients it carried. nullopt with *why
 // when neither gives them.
@@ -200,11 +191,13 @@ void takeMedians(const Samples& s, const std::vector<double>& bytes, const DdpPa
 
 std::optional<TraceProfile> profileFromTraces(const std::vector<const trace::DdpRankSteps*>& traces,
                                               const DdpParams* params, QString* why) {
-    const trace::DdpIteration* first = firstIteration(traces);
-    if (!first) {
+    const auto withIteration = std::find_if(traces.begin(), traces.end(),
+                                            [](const auto* t) { return !t->iterations.empty(); });
+    if (withIteration == traces.end()) {
         *why = "no iteration with a backward in any trace";
         return std::nullopt;
     }
+    const trace::DdpIteration* first = &(*withIteration)->iterations.front();
     const std::size_t gradients = first->gradientReadyUs.size();
     TraceProfile out;
     for (const trace::BucketCollective& b : first->buckets) {

@@ -37,52 +37,25 @@ double wireShareOf(const TraceProfile& tp, const HookModel& hook) {
     return gradient > 0 ? wire / gradient : 1.0;
 }
 
+// What the points' sizes can tell: how many distinct ones, the largest over the smallest, the
+// shortest collective and the mean size (the size every latency is priced at: costCorners()).
+struct PointSizes {
+    int distinct = 0;
+    double spread = 1, shortestUs = 0, meanBytes = 0;
+    double smallestBytes = 0, largestBytes = 0;
+};
+
 struct FittedCost {
     CollectiveCost cost;
     QString method;
     double relativeError = 0; // median |measured - fitted| / measured
-    // The latencies the samples allow (costAt() keeps the mean sample's cost at each).
+    // The latencies the samples allow (costCorners() keeps the mean sample's cost at each).
     double latencyLowUs = 0, latencyHighUs = 0;
-    double meanBytes = 0;
+    // The timed collectives' sizes; where pinned, those that pinned it (bytes on the wire).
+    PointSizes sizes;
     bool pinned = false; // the trace's own sizes pinned the latency down
-    // Where pinned: the sizes that pinned it (bytes on the wire) and the shortest collective.
-    double smallestBytes = 0, largestBytes = 0, shortestUs = 0;
-    QString sweepCell; // the sweep cell whose line it is (fromSweep); empty otherwise
+    QString sweepCell;   // the sweep cell whose line it is (fromSweep); empty otherwise
 };
-
-// The cost with a per-collective latency of `alphaUs` and the per-byte cost that keeps the
-// recorded buckets' mean size at its fitted cost: what the samples cannot tell from the fit.
-CollectiveCost costAt(const FittedCost& f, double alphaUs) {
-    CollectiveCost c = f.cost;
-    if (f.meanBytes > 0) {
-        c.alphaUs = alphaUs;
-        c.betaUsPerByte = std::max(0.0, (f.cost.fittedUs(f.meanBytes) - alphaUs) / f.meanBytes);
-    }
-    return c;
-}
-
-// The cost `error` (a fraction) cheaper and dearer.
-std::pair<CollectiveCost, CollectiveCost> costBounds(const CollectiveCost& cost, double error) {
-    CollectiveCost lower = cost, upper = cost;
-    lower.scale = cost.scale * std::max(0.0, 1.0 - error);
-    upper.scale = cost.scale * (1.0 + error);
-    return {lower, upper};
-}
-
-// Sizes apart by more than a thousandth: the distinct sizes a fit has to tell a latency from
-// a per-byte cost.
-int distinctSizes(std::vector<double> bytes) {
-    std::sort(bytes.begin(), bytes.end());
-    int n = 0;
-    double last = -1;
-    for (const double b : bytes) {
-        if (last < 0 || b > last * 1.001) {
-            ++n;
-            last = b;
-        }
-    }
-    return n;
-}
 
 // A latency is fitted only where the sizes can tell it from the bytes: at least this many
 // distinct sizes, the largest at least this many times the smallest.
@@ -133,14 +106,6 @@ CostPoints costPoints(const DdpStepGraph& g, const TraceProfile& tp, const HookM
     return points;
 }
 
-// What the points' sizes can tell: how many distinct ones, the largest over the smallest, the
-// shortest collective and the mean size (the size every latency is priced at: costAt()).
-struct PointSizes {
-    int distinct = 0;
-    double spread = 1, shortestUs = 0, meanBytes = 0;
-    double smallestBytes = 0, largestBytes = 0;
-};
-
 PointSizes sizesOf(const CostPoints& points) {
     PointSizes out;
     if (points.empty()) {
@@ -153,9 +118,18 @@ PointSizes sizesOf(const CostPoints& points) {
         out.shortestUs = std::min(out.shortestUs, y);
         out.meanBytes += x / double(points.size());
     }
-    out.distinct = distinctSizes(sizes);
-    out.smallestBytes = *std::min_element(sizes.begin(), sizes.end());
-    out.largestBytes = *std::max_element(sizes.begin(), sizes.end());
+    // Sizes apart by more than a thousandth: the distinct sizes a fit has to tell a latency
+    // from a per-byte cost.
+    std::sort(sizes.begin(), sizes.end());
+    double last = -1;
+    for (const double b : sizes) {
+        if (last < 0 || b > last * 1.001) {
+            ++out.distinct;
+            last = b;
+        }
+    }
+    out.smallestBytes = sizes.front();
+    out.largestBytes = sizes.back();
     out.spread = out.largestBytes / out.smallestBytes;
     return out;
 }
@@ -182,19 +156,19 @@ std::optional<FittedCost> lineFromTrace(const CostPoints& points, const PointSiz
                        .arg(kFitSpread);
         return std::nullopt;
     }
+    const int ranks = std::max(2, worldSize);
     std::vector<BucketSample> samples;
     for (const auto& [x, y] : points) {
-        samples.push_back({std::max(2, worldSize), x, y * 1e-6});
+        samples.push_back({ranks, x, y * 1e-6});
     }
     const std::optional<AlphaBetaFit> fit = fitAlphaBeta(samples);
     if (!fit) {
         *refused = "the sizes do not determine a latency and a per-byte cost";
         return std::nullopt;
     }
-    const CollectiveCost c = fit->cost(std::max(2, worldSize));
+    const CollectiveCost c = fit->cost(ranks);
     const double alphaUs = c.alphaUs * 1e6, betaUs = c.betaUsPerByte * 1e6;
-    const double seUs =
-        fit->alphaStandardError * RingAllReduce::latencySteps(std::max(2, worldSize)) * 1e6;
+    const double seUs = fit->alphaStandardError * RingAllReduce::latencySteps(ranks) * 1e6;
     if (!(betaUs > 0) || alphaUs < 0) {
         *refused = "the fit's latency or per-byte cost is below zero";
         return std::nullopt;
@@ -208,11 +182,8 @@ std::optional<FittedCost> lineFromTrace(const CostPoints& points, const PointSiz
     }
     FittedCost out;
     out.pinned = sizes.distinct >= kFitSizes;
-    out.smallestBytes = sizes.smallestBytes;
-    out.largestBytes = sizes.largestBytes;
-    out.shortestUs = sizes.shortestUs;
     out.cost.worldSize = worldSize;
-    out.meanBytes = sizes.meanBytes;
+    out.sizes = sizes;
     out.cost.alphaUs = alphaUs;
     out.cost.betaUsPerByte = betaUs;
     out.latencyLowUs = out.pinned ? std::max(0.0, alphaUs - kZ90 * seUs) : 0.0;
@@ -246,7 +217,7 @@ FittedCost inProportion(const CostPoints& points, const PointSizes& sizes, int w
     }
     FittedCost out;
     out.cost.worldSize = worldSize;
-    out.meanBytes = sizes.meanBytes;
+    out.sizes = sizes;
     out.cost.alphaUs = 0;
     out.cost.betaUsPerByte = bytes > 0 ? us / bytes : 0;
     out.latencyLowUs = 0;
@@ -272,7 +243,7 @@ FittedCost fromSweep(const CostPoints& points, const PointSizes& sizes, int worl
     const double scale = traceUs > 0 && sweepUs > 0 ? traceUs / sweepUs : 1.0;
     FittedCost out;
     out.cost.worldSize = worldSize;
-    out.meanBytes = sizes.meanBytes;
+    out.sizes = sizes;
     out.cost.alphaUs = scale * sweep.fit.alphaUs;
     out.cost.betaUsPerByte = scale * sweep.fit.betaUsPerByte;
     out.latencyLowUs = out.latencyHighUs = out.cost.alphaUs;
@@ -339,52 +310,31 @@ double stepSpread(std::vector<double> steps) {
 // Half the interquartile range of a normal distribution, in its standard deviations.
 constexpr double kHalfIqrSigmas = 0.6745;
 
-std::vector<double> bytesInReadyOrder(const StepProfile& p) {
-    std::vector<double> out;
-    for (const ReadyParam& q : p.params) {
-        out.push_back(q.bytes);
-    }
-    return out;
-}
-
-// Whether another cap moves the first bucket with it: PyTorch 2.x's DDP makes the first bucket
-// the cap when the job gave one, 1.13's keeps 1 MiB (DDP's _DEFAULT_FIRST_BUCKET_BYTES) at every
-// cap. A first bucket equal to the cap follows it, except on the legacy export (1.13 only) and
-// where --params names a first bucket other than its cap.
-bool firstBucketFollowsCap(const WhatIf& w, bool legacy, const DdpParams* params) {
-    if (legacy) {
-        return false;
-    }
-    if (params && params->firstBucketMb) {
-        return params->bucketCapMb && *params->firstBucketMb == *params->bucketCapMb;
-    }
-    return w.recordedFirstBucketMb == w.recordedCapMb;
-}
-
-} // namespace
-
-namespace {
-
 // Every cost the trace's collectives allow, the replay's fitted cost the central one (all at
-// the recorded world size and link): each latency the fit leaves open, at each end of the
-// contention's interval, each that much cheaper and dearer.
-// With `open`, the latencies are every one from none to the shortest collective's time.
+// the recorded world size and link): each latency the fit leaves open (with the per-byte cost
+// that keeps the recorded buckets' mean size at its fitted cost: what the samples cannot tell
+// from the fit), at each end of the contention's interval, each the fit's error cheaper and
+// dearer. With `open`, the latencies are every one from none to the shortest collective's time.
 std::vector<CollectiveCost> costCorners(const WhatIf& w, const Replay& r, bool open) {
-    FittedCost fit;
-    fit.cost = w.cost;
-    fit.meanBytes = w.latencyReferenceBytes;
-    fit.latencyLowUs = open ? 0.0 : w.latencyLowUs;
-    fit.latencyHighUs = open ? r.shortestCollectiveUs : w.latencyHighUs;
+    const double meanBytes = w.latencyReferenceBytes;
+    const double error = w.costErrorFraction;
     std::vector<CollectiveCost> out;
-    for (const double alpha : {fit.latencyLowUs, fit.latencyHighUs}) {
+    for (const double alpha :
+         {open ? 0.0 : w.latencyLowUs, open ? r.shortestCollectiveUs : w.latencyHighUs}) {
         for (const double contention : {w.contentionLow, w.contentionHigh}) {
             for (const double cores : {w.coresShareLow, w.coresShareHigh}) {
-                CollectiveCost c = costAt(fit, alpha);
+                CollectiveCost c = w.cost;
+                if (meanBytes > 0) {
+                    c.alphaUs = alpha;
+                    c.betaUsPerByte =
+                        std::max(0.0, (w.cost.fittedUs(meanBytes) - alpha) / meanBytes);
+                }
                 c.contention = contention;
                 c.coresShare = cores;
-                const auto [lower, upper] = costBounds(c, w.costErrorFraction);
-                out.push_back(lower);
-                out.push_back(upper);
+                for (const double scale : {std::max(0.0, 1.0 - error), 1.0 + error}) {
+                    out.push_back(c);
+                    out.back().scale = c.scale * scale;
+                }
             }
         }
     }
@@ -415,10 +365,10 @@ Scenario predictScenario(const WhatIf& w, const Replay& r, double capMb, double 
     // The backward (from the forward's start) and the exposed communication, in us.
     struct Parts {
         double computeUs = 0, exposedUs = 0;
-        std::size_t buckets = 0;
+        std::vector<ScheduledBucket> buckets;
     };
-    const auto partsOf = [&](const Schedule& sc) {
-        return Parts{p.forwardUs + sc.computeEndUs, sc.exposedUs(), sc.buckets.size()};
+    const auto partsOf = [&](Schedule sc) {
+        return Parts{p.forwardUs + sc.computeEndUs, sc.exposedUs(), std::move(sc.buckets)};
     };
     // Where DDP's rule at the recorded settings does not make the recorded buckets, the rule's
     // scenario is moved by the gap between the recorded buckets and the rule's at the recorded
@@ -441,17 +391,16 @@ Scenario predictScenario(const WhatIf& w, const Replay& r, double capMb, double 
         return parts.computeUs + parts.exposedUs + p.finalizeUs + p.optimizerUs;
     };
     const Parts central = at(w.cost);
-    s.buckets = int(central.buckets);
+    s.buckets = int(central.buckets.size());
     // A latency pinned down between the sizes the trace timed says nothing of buckets beyond
     // them (the fit extrapolated): there every latency the trace allows is in the interval.
-    s.latencyOpen = openLatency;
-    if (!s.recordedLayout && r.pinnedToBytes > 0) {
-        for (const ScheduledBucket& b :
-             schedule(w.cost, capMb, firstBucketMb, hook, false).buckets) {
-            s.latencyOpen = s.latencyOpen || b.wireBytes < r.pinnedFromBytes / 1.001 ||
-                            b.wireBytes > r.pinnedToBytes * 1.001;
-        }
-    }
+    s.latencyOpen =
+        openLatency ||
+        (!s.recordedLayout && r.pinnedToBytes > 0 &&
+         std::any_of(central.buckets.begin(), central.buckets.end(), [&](const ScheduledBucket& b) {
+             return b.wireBytes < r.pinnedFromBytes / 1.001 ||
+                    b.wireBytes > r.pinnedToBytes * 1.001;
+         }));
     s.stepMs = stepUs(central) / 1e3;
     s.exposedMs = central.exposedUs / 1e3;
     s.computeMs = central.computeUs / 1e3;
@@ -507,13 +456,6 @@ void weighEvidence(Scenario* s, const std::vector<double>& cornersMs, const Scen
     predictNoChange(s, base, farthest);
 }
 
-// A hook's work between two settings the machine has no measure of: "no change", the step
-// with no work of the hooks' own (the least the model can say of them) inside the interval.
-void unknownHookWork(Scenario* s, const Scenario& base) {
-    s->hookWorkUnknown = true;
-    predictNoChange(s, base, std::fabs(s->stepMs - base.stepMs));
-}
-
 // Whether `hook`'s own work is known: none for a hook that sends the gradients as they are (or
 // nothing), else only from a calibration of this machine on this backend.
 bool hookWorkKnown(const HookModel& hook, const HookCalibration* calibration,
@@ -538,39 +480,26 @@ constexpr double kInformativeWidth = 0.5;
 
 Contention contentionOf(const DdpStepGraph& graph, const WhatIf& w, const WhatIfOptions& options,
                         const HookCalibration* calibration) {
-    Contention c;
     if (options.computeContention) {
-        c.share = c.low = c.high = *options.computeContention;
-        c.from = "given";
-        c.detail = "as given";
-        return c;
+        const double v = *options.computeContention;
+        return {v, v, v, "given", "as given"};
     }
     if (w.backend != "gloo" || w.onDevice) {
-        c.from = "backend";
-        c.detail = "the collectives run on a device, beside the host's compute";
-        return c;
+        return {0, 0, 0, "backend", "the collectives run on a device, beside the host's compute"};
     }
     const ContentionEstimate e = contentionFromTraces(graph.traces);
     if (e.determined && e.high - e.low <= kInformativeWidth) {
-        c = {e.share, e.low, e.high, "trace", e.detail};
-        return c;
+        return {e.share, e.low, e.high, "trace", e.detail};
     }
     if (calibration && calibration->contention) {
         const double v = *calibration->contention;
-        c = {v, v, v, "calibration",
-             QString("from %1, measured on this machine (%2)").arg(calibration->source, e.detail)};
-        return c;
+        return {
+            v, v, v, "calibration",
+            QString("from %1, measured on this machine (%2)").arg(calibration->source, e.detail)};
     }
-    c = {e.share, e.low, e.high, "unknown",
-         e.detail + "; no calibration of this machine measures it (`commprof calibrate hooks`): "
-                    "every share in the interval is carried"};
-    return c;
-}
-
-// Whether a scenario can be recommended: `local` sends nothing (the no-communication
-// baseline, not a way to train), so it is shown, never advised.
-bool advisable(const Scenario& s) {
-    return !spec::sendsNothing(s.hook.toStdString());
+    return {e.share, e.low, e.high, "unknown",
+            e.detail + "; no calibration of this machine measures it (`commprof calibrate hooks`): "
+                       "every share in the interval is carried"};
 }
 
 QString settingText(const Scenario& s) {
@@ -585,7 +514,9 @@ void decideAgainst(WhatIfRecommendation& r, const WhatIf& w,
     const Scenario& base = r.baseline;
     const Scenario* best = nullptr;
     for (const Scenario& s : scenarios) {
-        if (advisable(s) && (!best || s.stepMs < best->stepMs)) {
+        // `local` sends nothing (the no-communication baseline, not a way to train), so it is
+        // shown, never advised.
+        if (!spec::sendsNothing(s.hook.toStdString()) && (!best || s.stepMs < best->stepMs)) {
             best = &s;
         }
     }
@@ -663,8 +594,7 @@ std::optional<HookModel> modelOn(const HookCalibration* calibration, const WhatI
     return m;
 }
 
-// One job's replay in the making: its inputs, and the hooks' models under this machine's
-// calibration.
+// One job's replay in the making: its inputs and this machine's calibration.
 struct Making {
     const DdpStepGraph& graph;
     const DdpParams* params;
@@ -674,35 +604,16 @@ struct Making {
     WhatIf& w;
     QString* why;
 
-    const std::optional<CellSettings>& cell() const { return options.cell; }
-    const trace::DdpRankSteps& t0() const { return *graph.traces.front(); }
-    std::optional<HookModel> modelOf(const QString& name) const {
-        return modelOn(calibration, w, name, why);
-    }
+    const std::optional<CellSettings>& cell = options.cell;
+    const trace::DdpRankSteps& t0 = *graph.traces.front();
+    void recordedJob() const;
+    bool recordedCap() const;
+    void replayJob(const SweepOffer* sweep, Replay* replay) const;
 };
-
-// The traces' notes, and where the recorded settings come from.
-void takeNotes(const Making& m) {
-    const DdpStepGraph& graph = m.graph;
-    const std::optional<CellSettings>& cell = m.cell();
-    WhatIf& w = m.w;
-    w.notes << graph.notes;
-    if (cell) {
-        w.settingsFrom = cell->path;
-        w.notes << QString("the recorded cap, first bucket, hook, backend and device are %1's "
-                           "(layer %2)")
-                       .arg(cell->path, cell->layer.isEmpty() ? QString("not said") : cell->layer);
-    }
-}
 
 // The recorded world size, hook, backend and device: as given, else as the cell or --params
 // says, else as the trace shows them.
-void recordedJob(const Making& m) {
-    const DdpStepGraph& graph = m.graph;
-    const DdpParams* params = m.params;
-    const std::optional<CellSettings>& cell = m.cell();
-    WhatIf& w = m.w;
-    const trace::DdpRankSteps& t0 = *graph.traces.front();
+void Making::recordedJob() const {
     if (t0.worldSize) {
         w.worldSize = *t0.worldSize;
     } else if (cell && cell->worldSize > 0) {
@@ -723,18 +634,12 @@ void recordedJob(const Making& m) {
 
 // The recorded cap and first bucket, and whether DDP's rule reproduces the recorded buckets;
 // false with *why when no cap can be told.
-bool recordedCap(const Making& m) {
-    const TraceProfile* tp = &m.tp;
-    const DdpParams* params = m.params;
-    const WhatIfOptions& options = m.options;
-    const std::optional<CellSettings>& cell = m.cell();
-    const trace::DdpRankSteps& t0 = m.t0();
-    WhatIf& w = m.w;
-    w.recordedBuckets = int(tp->layout.size());
-    w.recordedBucketBytes = tp->bucketBytes;
-    const std::vector<double> bytes = bytesInReadyOrder(tp->profile);
+bool Making::recordedCap() const {
+    w.recordedBuckets = int(tp.layout.size());
+    w.recordedBucketBytes = tp.bucketBytes;
+    const std::vector<double> bytes = bytesOf(tp.profile.params);
     const auto reproduces = [&](double firstMb, double capMb) {
-        return assignBuckets(bytes, {firstMb * spec::kMiB, capMb * spec::kMiB}) == tp->layout;
+        return assignBuckets(bytes, {firstMb * spec::kMiB, capMb * spec::kMiB}) == tp.layout;
     };
     // 0 stands for "the cap". The legacy export is PyTorch 1.13's, whose DDP keeps a 1 MiB
     // first bucket at every cap; a Kineto trace does not name its version, so both are tried.
@@ -754,13 +659,14 @@ bool recordedCap(const Making& m) {
         cap = params->bucketCapMb;
         w.recordedCapFrom = params->source.isEmpty() ? QString("--params") : params->source;
     }
-    const auto firstFor = [&](double c) {
+    // The first of the first choices that makes the recorded buckets at cap `c`, if any.
+    const auto reproducingFirst = [&](double c) -> std::optional<double> {
         for (const double f : firstChoices) {
             if (reproduces(f > 0 ? f : c, c)) {
                 return f > 0 ? f : c;
             }
         }
-        return firstChoices.front() > 0 ? firstChoices.front() : c;
+        return std::nullopt;
     };
     if (!cap) {
         // DDP's default 25 MiB where it fits, else the largest candidate that does: every cap
@@ -768,12 +674,10 @@ bool recordedCap(const Making& m) {
         // buckets, and jobs set round caps.
         std::vector<double> candidates{25};
         candidates.insert(candidates.end(), kCandidateCapsMb.rbegin(), kCandidateCapsMb.rend());
-        for (const double c : candidates) {
-            for (const double f : firstChoices) {
-                if (!cap && reproduces(f > 0 ? f : c, c)) {
-                    cap = c;
-                }
-            }
+        const auto found = std::find_if(candidates.begin(), candidates.end(),
+                                        [&](double c) { return reproducingFirst(c).has_value(); });
+        if (found != candidates.end()) {
+            cap = *found;
         }
         w.recordedCapFrom = "the recorded buckets";
     }
@@ -782,7 +686,7 @@ bool recordedCap(const Making& m) {
         w.recordedCapFrom = "none: the job does not reduce through DDP's buckets (DDP's default "
                             "for its scenarios)";
     }
-    if (!cap && !tp->bytesFromParams) {
+    if (!cap && !tp.bytesFromParams) {
         // Gradient sizes shared evenly within a bucket cannot show where the rule closed it: the
         // recorded buckets are replayed as recorded, and the cap is DDP's default, said so.
         cap = 25;
@@ -790,19 +694,29 @@ bool recordedCap(const Making& m) {
                             "sizes estimated from the collectives; give --recorded-bucket-cap-mb)";
     }
     if (!cap) {
-        *m.why = "no bucket cap reproduces the recorded buckets from these gradient sizes: give "
-                 "the cap the job ran with (--recorded-bucket-cap-mb X, or bucket_cap_mb in "
-                 "--params)";
+        *why = "no bucket cap reproduces the recorded buckets from these gradient sizes: give "
+               "the cap the job ran with (--recorded-bucket-cap-mb X, or bucket_cap_mb in "
+               "--params)";
         return false;
     }
     w.recordedCapMb = *cap;
-    w.recordedFirstBucketMb = firstFor(*cap);
-    w.firstBucketFollowsCap = !cell && firstBucketFollowsCap(w, t0.legacy, params);
+    w.recordedFirstBucketMb =
+        reproducingFirst(*cap).value_or(firstChoices.front() > 0 ? firstChoices.front() : *cap);
+    // Whether another cap moves the first bucket with it: PyTorch 2.x's DDP makes the first
+    // bucket the cap when the job gave one, 1.13's keeps 1 MiB (DDP's
+    // _DEFAULT_FIRST_BUCKET_BYTES) at every cap. A first bucket equal to the cap follows it,
+    // except on the legacy export (1.13 only) and where --params names a first bucket other than
+    // its cap.
+    w.firstBucketFollowsCap =
+        !cell && !t0.legacy &&
+        (params && params->firstBucketMb
+             ? params->bucketCapMb && *params->firstBucketMb == *params->bucketCapMb
+             : w.recordedFirstBucketMb == w.recordedCapMb);
     w.ruleReproducesLayout = reproduces(w.recordedFirstBucketMb, w.recordedCapMb);
     if (!w.ruleReproducesLayout) {
         w.ruleDiffers =
-            whyRuleDiffers(*tp, assignBuckets(bytes, {w.recordedFirstBucketMb * spec::kMiB,
-                                                      w.recordedCapMb * spec::kMiB}));
+            whyRuleDiffers(tp, assignBuckets(bytes, {w.recordedFirstBucketMb * spec::kMiB,
+                                                     w.recordedCapMb * spec::kMiB}));
         w.notes << QString("DDP's bucket rule at %1 MiB (first bucket %2 MiB) does not reproduce "
                            "the recorded buckets (%3): the recorded settings are replayed with the "
                            "buckets as recorded")
@@ -813,13 +727,7 @@ bool recordedCap(const Making& m) {
 
 // The job replayed once, every scenario predicted from it: the collectives' cost, the
 // backward's loss beside them, the backward's own compute; and the replay of the recording.
-void replayJob(const Making& m, const SweepOffer* sweep, Replay* replay) {
-    const DdpStepGraph& graph = m.graph;
-    const TraceProfile* tp = &m.tp;
-    const WhatIfOptions& options = m.options;
-    const HookCalibration* calibration = m.calibration;
-    const QString& backend = m.w.backend;
-    WhatIf& w = m.w;
+void Making::replayJob(const SweepOffer* sweep, Replay* replay) const {
     // The backward's loss beside a collective, as the trace (or a calibration) shows it; the
     // recorded hook's excess over a float32 all-reduce follows from it.
     const Contention contention = contentionOf(graph, w, options, calibration);
@@ -832,8 +740,8 @@ void replayJob(const Making& m, const SweepOffer* sweep, Replay* replay) {
     // and needed only for a hook whose work it measured.
     Replay& r = *replay;
     const HookModel& recordedHook = r.recordedHook;
-    r.layout = tp->layout;
-    FittedCost fit = fitCost(graph, *tp, w.worldSize, recordedHook, 1.0, sweep);
+    r.layout = tp.layout;
+    FittedCost fit = fitCost(graph, tp, w.worldSize, recordedHook, 1.0, sweep);
     if (w.backend != "gloo" || w.onDevice) {
         w.coresShareLow = w.coresShareHigh = 0;
     } else if (calibration && fit.cost.betaUsPerByte > 0) {
@@ -844,23 +752,23 @@ void replayJob(const Making& m, const SweepOffer* sweep, Replay* replay) {
     // busier cores) is in every interval.
     const double share = w.coresShareLow;
     if (!recordedHook.work.none()) {
-        fit = fitCost(graph, *tp, w.worldSize, recordedHook, share, sweep);
+        fit = fitCost(graph, tp, w.worldSize, recordedHook, share, sweep);
     }
     w.cost = fit.cost;
     w.cost.coresShare = share;
     w.cost.contention = contention.share;
     w.latencyLowUs = fit.latencyLowUs;
     w.latencyHighUs = fit.latencyHighUs;
-    w.latencyReferenceBytes = fit.meanBytes;
+    w.latencyReferenceBytes = fit.sizes.meanBytes;
     if (fit.pinned) {
-        r.pinnedFromBytes = fit.smallestBytes;
-        r.pinnedToBytes = fit.largestBytes;
-        r.shortestCollectiveUs = fit.shortestUs;
+        r.pinnedFromBytes = fit.sizes.smallestBytes;
+        r.pinnedToBytes = fit.sizes.largestBytes;
+        r.shortestCollectiveUs = fit.sizes.shortestUs;
     }
     // The backward's own compute: the recorded ready times less the hook's casts and what the
     // recorded collectives took from it.
-    r.profile = tp->profile;
-    removeScheduleEffects(&r.profile.params, &r.profile.computeEndUs, tp->layout, recordedHook,
+    r.profile = tp.profile;
+    removeScheduleEffects(&r.profile.params, &r.profile.computeEndUs, tp.layout, recordedHook,
                           w.cost);
     w.costMethod = fit.method;
     w.costFrom = fit.sweepCell.isEmpty() ? QString("trace") : QString("sweep");
@@ -870,10 +778,10 @@ void replayJob(const Making& m, const SweepOffer* sweep, Replay* replay) {
                            "(--sweep) is not needed")
                        .arg(sweep->cellDir);
     }
-    w.stepSpreadFraction = stepSpread(tp->stepsUs);
+    w.stepSpreadFraction = stepSpread(tp.stepsUs);
     w.costErrorFraction = fit.relativeError;
-    w.stepMs = trace::median(tp->stepsUs).value_or(0) / 1e3;
-    const BackendConcurrency& concurrency = collectiveConcurrency(backend);
+    w.stepMs = trace::median(tp.stepsUs).value_or(0) / 1e3;
+    const BackendConcurrency& concurrency = collectiveConcurrency(w.backend);
     w.notes << QString("collectives one at a time (%1): %2")
                    .arg(QString::fromLatin1(concurrency.backend),
                         QString::fromLatin1(concurrency.why));
@@ -896,10 +804,6 @@ void replayJob(const Making& m, const SweepOffer* sweep, Replay* replay) {
 // Where each 16-bit or low-rank hook's own work comes from, in the notes.
 void hookNotes(const Replay& r, const QStringList& hooks, WhatIf& w) {
     const HookCalibration* calibration = r.calibration ? &*r.calibration : nullptr;
-    const QString& backend = w.backend;
-    const auto workKnown = [&](const HookModel& h) {
-        return hookWorkKnown(h, calibration, w.backend, w.onDevice);
-    };
     QStringList hooksSaid;
     for (const QString& hookName : (QStringList{w.hook} + hooks)) {
         QString unknownHook;
@@ -909,10 +813,11 @@ void hookNotes(const Replay& r, const QStringList& hooks, WhatIf& w) {
             continue;
         }
         hooksSaid << hookName;
-        w.hookWorkFrom[hookName] = workKnown(*hook)     ? calibration->source
+        const bool known = hookWorkKnown(*hook, calibration, w.backend, w.onDevice);
+        w.hookWorkFrom[hookName] = known                ? calibration->source
                                    : hookName == w.hook ? QString("recording")
                                                         : QString("unknown");
-        if (workKnown(*hook)) {
+        if (known) {
             w.notes << QString("%1's own work from %2: casts %3 ns per gradient byte on the "
                                "backward's thread, its collective %4x a float32 all-reduce of "
                                "the same bytes (the excess not shortened by a faster link), "
@@ -932,7 +837,7 @@ void hookNotes(const Replay& r, const QStringList& hooks, WhatIf& w) {
                                "seconds, or give --hook-calibration FILE): %1 and the recorded "
                                "%4 are predicted as no change, the step they would take with no "
                                "work of their own inside the interval")
-                           .arg(hookName, backend, w.onDevice ? " on a GPU" : "", w.hook);
+                           .arg(hookName, w.backend, w.onDevice ? " on a GPU" : "", w.hook);
         }
     }
 }
@@ -947,12 +852,19 @@ Scenario baselineAt(const Replay& r, double bandwidthX, int worldSize,
                            bandwidthX, worldSize, cornersMs, openLatency);
 }
 
-// One scenario weighed against `base` (baselineAt() at its bandwidth and world size): the
-// model's step, or "no change" where the trace cannot tell them apart or a hook's own work is
-// unknown here.
+// The recorded settings at the scenarios' bandwidth and world size (baselineAt()), its step at
+// each cost the trace allows, and at each with every latency open (predicted once, the first
+// time a scenario needs them).
+struct Baseline {
+    Scenario scenario;
+    std::vector<double> corners;
+    std::optional<std::vector<double>> openCorners;
+};
+
+// One scenario weighed against `base` (at its bandwidth and world size): the model's step, or
+// "no change" where the trace cannot tell them apart or a hook's own work is unknown here.
 std::optional<Scenario> predictAgainst(const Replay& r, const ScenarioSettings& settings,
-                                       const Scenario& base, const std::vector<double>& baseCorners,
-                                       QString* why) {
+                                       Baseline& base, QString* why) {
     const WhatIf& w = r.recorded;
     const HookCalibration* calibration = r.calibration ? &*r.calibration : nullptr;
     const std::optional<HookModel> hook = modelOn(calibration, w, settings.hook, why);
@@ -968,15 +880,20 @@ std::optional<Scenario> predictAgainst(const Replay& r, const ScenarioSettings& 
         return hookWorkKnown(h, calibration, w.backend, w.onDevice);
     };
     if (settings.hook != w.hook && !(workKnown(*hook) && workKnown(r.recordedHook))) {
-        unknownHookWork(&s, base);
+        // A hook's work between two settings the machine has no measure of: "no change", the
+        // step with no work of the hooks' own (the least the model can say of them) inside the
+        // interval.
+        s.hookWorkUnknown = true;
+        predictNoChange(&s, base.scenario, std::fabs(s.stepMs - base.scenario.stepMs));
     } else if (s.latencyOpen) {
         // Weighed over the same open latencies at the recorded settings.
-        std::vector<double> openCorners;
-        baselineAt(r, settings.bandwidthX, settings.worldSize.value_or(w.worldSize), &openCorners,
-                   true);
-        weighEvidence(&s, corners, base, openCorners);
+        if (!base.openCorners) {
+            baselineAt(r, settings.bandwidthX, settings.worldSize.value_or(w.worldSize),
+                       &base.openCorners.emplace(), true);
+        }
+        weighEvidence(&s, corners, base.scenario, *base.openCorners);
     } else {
-        weighEvidence(&s, corners, base, baseCorners);
+        weighEvidence(&s, corners, base.scenario, base.corners);
     }
     return s;
 }
@@ -1018,11 +935,19 @@ std::optional<Replay> replay(const DdpStepGraph& graph, const DdpParams* params,
     Replay r;
     r.calibration = options.hookCalibration;
     WhatIf& w = r.recorded;
+    w.notes << graph.notes;
+    if (options.cell) {
+        w.settingsFrom = options.cell->path;
+        w.notes << QString("the recorded cap, first bucket, hook, backend and device are %1's "
+                           "(layer %2)")
+                       .arg(options.cell->path, options.cell->layer.isEmpty()
+                                                    ? QString("not said")
+                                                    : options.cell->layer);
+    }
     const Making m{graph, params, options, *tp, r.calibration ? &*r.calibration : nullptr, w, why};
-    takeNotes(m);
-    recordedJob(m);
-    const std::optional<HookModel> recordedHook = m.modelOf(w.hook);
-    if (!recordedHook || !recordedCap(m)) {
+    m.recordedJob();
+    const std::optional<HookModel> recordedHook = modelOn(m.calibration, w, w.hook, why);
+    if (!recordedHook || !m.recordedCap()) {
         return std::nullopt;
     }
     r.recordedHook = *recordedHook;
@@ -1036,20 +961,19 @@ std::optional<Replay> replay(const DdpStepGraph& graph, const DdpParams* params,
             return std::nullopt;
         }
     }
-    replayJob(m, sweep, &r);
-    const trace::DdpRankSteps& t0 = m.t0();
-    if (t0.reducedAfterBackward || t0.reducedPerGradient) {
-        r.noAdviceWhy = t0.reducedAfterBackward ? "every all_reduce starts after the backward"
-                                                : "one all_reduce per gradient";
+    m.replayJob(sweep, &r);
+    if (m.t0.reducedAfterBackward || m.t0.reducedPerGradient) {
+        r.noAdviceWhy = m.t0.reducedAfterBackward ? "every all_reduce starts after the backward"
+                                                  : "one all_reduce per gradient";
     }
     return r;
 }
 
 std::optional<Scenario> predict(const Replay& r, const ScenarioSettings& settings, QString* why) {
-    std::vector<double> baseCorners;
-    const Scenario base = baselineAt(
-        r, settings.bandwidthX, settings.worldSize.value_or(r.recorded.worldSize), &baseCorners);
-    return predictAgainst(r, settings, base, baseCorners, why);
+    Baseline base;
+    base.scenario = baselineAt(r, settings.bandwidthX,
+                               settings.worldSize.value_or(r.recorded.worldSize), &base.corners);
+    return predictAgainst(r, settings, base, why);
 }
 
 WhatIfRecommendation decide(const Replay& r, const std::vector<Scenario>& scenarios) {
@@ -1071,20 +995,19 @@ std::optional<WhatIf> whatIf(const Replay& r, const WhatIfOptions& options, QStr
     hookNotes(r, hooks, w);
     // Every scenario is weighed against the recorded settings at the scenarios' bandwidth and
     // world size, predicted once.
-    std::vector<double> baseCorners;
-    const Scenario base = baselineAt(r, options.bandwidthX, worldSize, &baseCorners);
+    Baseline base;
+    base.scenario = baselineAt(r, options.bandwidthX, worldSize, &base.corners);
     for (const QString& hook : hooks) {
         for (const double capMb : caps) {
             const std::optional<Scenario> s = predictAgainst(
-                r, {capMb, options.firstBucketMb, hook, options.bandwidthX, worldSize}, base,
-                baseCorners, why);
+                r, {capMb, options.firstBucketMb, hook, options.bandwidthX, worldSize}, base, why);
             if (!s) {
                 return std::nullopt;
             }
             w.scenarios.push_back(*s);
         }
     }
-    w.recommendation = decideOver(r, w.scenarios, base);
+    w.recommendation = decideOver(r, w.scenarios, base.scenario);
     if (worldSize != w.worldSize || options.bandwidthX != 1) {
         w.notes << QString("at world size %1 and %2x the bandwidth through the ring all-reduce "
                            "(2(N-1) latency steps, 2(N-1)/N of the bytes); compute per rank "
