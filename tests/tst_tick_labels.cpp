@@ -176,6 +176,21 @@ private slots:
         QVERIFY2(!texts.join(' ').contains('e'), qPrintable(texts.join(' ')));
     }
 
+    // Before its first layout an axis has no length: its labels all stay. Dropping them there
+    // (every tick at one pixel) left the first layout's y labels narrow, and the run names
+    // of time_breakdown, fitted to that layout, unbroken across their neighbours' runs.
+    void anAxisNotYetLaidOutKeepsItsLabels() {
+        QCustomPlot plot;
+        widgets::resetFigure(plot, "ticks", "x", "y", widgets::FigureStyle{});
+        widgets::fitAxis(plot.yAxis, {0, 120, 310}, true);
+        plot.replot(QCustomPlot::rpImmediateRefresh); // ticks come before the layout
+        const QVector<double> ticks = plot.yAxis->tickVector();
+        QCOMPARE(visibleLabels(plot.yAxis).size(),
+                 std::count_if(ticks.begin(), ticks.end(),
+                               [&](double t) { return plot.yAxis->range().contains(t); }));
+        QVERIFY(visibleLabels(plot.yAxis).size() >= 2);
+    }
+
     // Issue 52 (audit): a cap study's tuning figure in a 3.3-inch column at 8 pt, three models'
     // panels side by side. The transformer's steps of seconds gave its panel y labels up to
     // "10000", which left it so narrow that its base-2 cap axis drew "0.25" and "1" as "0.251".

@@ -107,6 +107,9 @@ QString readableTickLabel(double value, const QLocale& locale, int precision) {
 
 void dropTouchingLabels(const QCPAxis* axis, const QVector<double>& ticks,
                         QVector<QString>& labels) {
+    if (axisLengthPx(axis) <= 0) {
+        return; // not laid out yet: every tick at one pixel would leave one label
+    }
     const QFontMetricsF fm(axis->tickLabelFont());
     const bool vertical = axis->orientation() == Qt::Vertical;
     const auto extent = [&](const QString& text) {
