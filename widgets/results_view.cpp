@@ -238,8 +238,8 @@ void ResultsView::fitAdviceStrip() {
     if (!adviceScroll_ || !tuningSplit_ || !figure) {
         return;
     }
-    const int strip = std::max(2 * adviceScroll_->fontMetrics().height(),
-                               capAdvice_->firstRowHeight() + 4);
+    const int strip =
+        std::max(2 * adviceScroll_->fontMetrics().height(), capAdvice_->firstRowHeight() + 4);
     adviceScroll_->setMinimumHeight(strip);
     std::set<int> rows;
     for (const QCPAxisRect* r : figure->axisRects()) {
