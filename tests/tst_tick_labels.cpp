@@ -9,6 +9,9 @@
 #include "gui_helpers.h"
 #include "plot_style.h"
 #include "readable_ticker.h"
+#include "report/report_data.h"
+#include "report_writer.h"
+#include "result_plots.h"
 
 #include <qcustomplot.h>
 
@@ -35,6 +38,31 @@ QVector<Label> visibleLabels(const QCPAxis* axis) {
     }
     std::sort(out.begin(), out.end(), [](const Label& a, const Label& b) { return a.px < b.px; });
     return out;
+}
+
+// Neighbouring visible labels of an axis whose boxes, measured with its font, touch: centred on
+// their ticks, two clear when the ticks are half of each one's extent apart, and side by side
+// a space more ("0.25" 3 px from "1" read "0.251").
+QStringList crowdedLabels(const QCPAxis* axis) {
+    const QVector<Label> labels = visibleLabels(axis);
+    const QFontMetricsF fm(axis->tickLabelFont());
+    const bool vertical = axis->orientation() == Qt::Vertical;
+    QStringList crowded;
+    for (qsizetype i = 1; i < labels.size(); ++i) {
+        const double apart = std::abs(labels[i].px - labels[i - 1].px);
+        const double need = vertical ? fm.height()
+                                     : (fm.horizontalAdvance(labels[i].text) +
+                                        fm.horizontalAdvance(labels[i - 1].text)) /
+                                               2.0 +
+                                           fm.horizontalAdvance(' ');
+        if (apart < need) {
+            crowded << QString("'%1' and '%2' %3 px apart, %4 px needed")
+                           .arg(labels[i - 1].text, labels[i].text)
+                           .arg(apart, 0, 'f', 1)
+                           .arg(need, 0, 'f', 1);
+        }
+    }
+    return crowded;
 }
 
 } // namespace
@@ -103,23 +131,7 @@ private slots:
             texts << l.text;
         }
         qInfo("%s", qPrintable(texts.join(' ')));
-        const QFontMetricsF fm(axis->tickLabelFont());
-        QStringList crowded;
-        for (qsizetype i = 1; i < labels.size(); ++i) {
-            const double apart = labels[i].px - labels[i - 1].px;
-            // Centred on their ticks: two neighbours clear when the distance between the ticks
-            // is at least half of each one's extent along the axis.
-            const double need = vertical ? fm.height()
-                                         : (fm.horizontalAdvance(labels[i].text) +
-                                            fm.horizontalAdvance(labels[i - 1].text)) /
-                                               2.0;
-            if (std::abs(apart) < need) {
-                crowded << QString("'%1' and '%2' %3 px apart, %4 px needed")
-                               .arg(labels[i - 1].text, labels[i].text)
-                               .arg(std::abs(apart), 0, 'f', 1)
-                               .arg(need, 0, 'f', 1);
-            }
-        }
+        const QStringList crowded = crowdedLabels(axis);
         QVERIFY2(crowded.isEmpty(), qPrintable(crowded.join("; ")));
     }
 
@@ -162,6 +174,59 @@ private slots:
         }
         QVERIFY2(texts.contains("10000"), qPrintable(texts.join(' ')));
         QVERIFY2(!texts.join(' ').contains('e'), qPrintable(texts.join(' ')));
+    }
+
+    // Before its first layout an axis has no length: its labels all stay. Dropping them there
+    // (every tick at one pixel) left the first layout's y labels narrow, and the run names
+    // of time_breakdown, fitted to that layout, unbroken across their neighbours' runs.
+    void anAxisNotYetLaidOutKeepsItsLabels() {
+        QCustomPlot plot;
+        widgets::resetFigure(plot, "ticks", "x", "y", widgets::FigureStyle{});
+        widgets::fitAxis(plot.yAxis, {0, 120, 310}, true);
+        plot.replot(QCustomPlot::rpImmediateRefresh); // ticks come before the layout
+        const QVector<double> ticks = plot.yAxis->tickVector();
+        QCOMPARE(visibleLabels(plot.yAxis).size(),
+                 std::count_if(ticks.begin(), ticks.end(),
+                               [&](double t) { return plot.yAxis->range().contains(t); }));
+        QVERIFY(visibleLabels(plot.yAxis).size() >= 2);
+    }
+
+    // Issue 52 (audit): a cap study's tuning figure in a 3.3-inch column at 8 pt, three models'
+    // panels side by side. The transformer's steps of seconds gave its panel y labels up to
+    // "10000", which left it so narrow that its base-2 cap axis drew "0.25" and "1" as "0.251".
+    void aNarrowPanelsCapAxisDropsTouchingLabels() {
+        report::ReportData data;
+        data.tuning.emplace();
+        for (const auto& [model, stepMs] : {std::pair{"mlp1m", 90.0}, {"mlp2m", 120.0},
+                                            {"transformer2m", 4000.0}}) {
+            analysis::CapGroup g;
+            g.model = model;
+            g.layer = "gloo_cpu";
+            g.hook = "allreduce";
+            g.worldSize = 2;
+            for (const double cap : {0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0}) {
+                analysis::CapCandidate c;
+                c.capMb = cap;
+                c.predictedStepMs = stepMs;
+                c.predictedExposedMs = stepMs / (20 + cap);
+                g.candidates.push_back(c);
+            }
+            data.tuning->groups.push_back(g);
+        }
+        QCustomPlot plot;
+        widgets::ExportOptions o;
+        o.widthIn = 3.3;
+        o.fontPt = 8;
+        widgets::layOutFigure(plot, *widgets::figureNamed("tuning"), data, o);
+        QCOMPARE(plot.axisRects().size(), 3);
+        for (QCPAxisRect* panel : plot.axisRects()) {
+            for (const QCPAxis* axis : panel->axes()) {
+                if (axis->visible() && axis->tickLabels()) {
+                    const QStringList crowded = crowdedLabels(axis);
+                    QVERIFY2(crowded.isEmpty(), qPrintable(crowded.join("; ")));
+                }
+            }
+        }
     }
 };
 

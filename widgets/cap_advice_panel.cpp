@@ -27,6 +27,16 @@ QString CapAdvicePanel::lineAt(int row) const {
     return rows_[std::size_t(row)].line->text();
 }
 
+int CapAdvicePanel::firstRowHeight() const {
+    if (rows_.empty()) {
+        return 0;
+    }
+    const QWidget* box = rows_.front().line->parentWidget();
+    const QMargins m = layout_->contentsMargins();
+    return m.top() + (box->hasHeightForWidth() ? box->heightForWidth(width() - m.left() - m.right())
+                                               : box->sizeHint().height());
+}
+
 void CapAdvicePanel::clear() {
     for (Row& r : rows_) {
         r.line->parentWidget()->deleteLater();

@@ -27,6 +27,8 @@ public:
 
     int rows() const { return int(rows_.size()); }
     QString lineAt(int row) const;
+    // The height of the first row (the most actionable line) at the panel's width; 0 without.
+    int firstRowHeight() const;
     QComboBox* currentCap(int row) const { return rows_[std::size_t(row)].current; }
     QPushButton* applyButton(int row) const { return rows_[std::size_t(row)].apply; }
 

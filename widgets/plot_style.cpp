@@ -280,7 +280,7 @@ void fitAxis(QCPAxis* axis, const QVector<double>& values, bool fromZero, bool a
 }
 
 void integerTicks(QCPAxis* axis, const QVector<double>& at) {
-    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    auto ticker = QSharedPointer<ClearLabels<QCPAxisTickerText>>::create(axis);
     QVector<double> sorted = at;
     std::sort(sorted.begin(), sorted.end());
     sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
@@ -292,7 +292,7 @@ void integerTicks(QCPAxis* axis, const QVector<double>& at) {
 }
 
 void countTicks(QCPAxis* axis) {
-    auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
+    auto ticker = QSharedPointer<ClearLabels<QCPAxisTickerFixed>>::create(axis);
     ticker->setTickStep(1.0);
     ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
     axis->setTicker(ticker);

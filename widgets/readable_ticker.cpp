@@ -105,6 +105,31 @@ QString readableTickLabel(double value, const QLocale& locale, int precision) {
     return text;
 }
 
+void dropTouchingLabels(const QCPAxis* axis, const QVector<double>& ticks,
+                        QVector<QString>& labels) {
+    if (axisLengthPx(axis) <= 0) {
+        return; // not laid out yet: every tick at one pixel would leave one label
+    }
+    const QFontMetricsF fm(axis->tickLabelFont());
+    const bool vertical = axis->orientation() == Qt::Vertical;
+    const auto extent = [&](const QString& text) {
+        return vertical ? fm.height() : fm.horizontalAdvance(text) + fm.horizontalAdvance(' ');
+    };
+    qsizetype kept = -1;
+    for (qsizetype i = 0; i < ticks.size() && i < labels.size(); ++i) {
+        if (!axis->range().contains(ticks[i]) || labels[i].isEmpty()) {
+            continue; // not drawn
+        }
+        // Centred on their ticks: they clear when the ticks are half of each one's extent apart.
+        if (kept >= 0 && std::abs(axis->coordToPixel(ticks[i]) - axis->coordToPixel(ticks[kept])) <
+                             (extent(labels[i]) + extent(labels[kept])) / 2) {
+            labels[i].clear();
+        } else {
+            kept = i;
+        }
+    }
+}
+
 QVector<double> ReadableLinearTicker::createTickVector(double tickStep, const QCPRange& range) {
     const double lengthPx = axisLengthPx(axis_);
     double step = tickStep;

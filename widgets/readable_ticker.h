@@ -16,12 +16,32 @@ namespace commprof::widgets {
 // decimals than `precision` significant digits need; beyond, a short exponent ("2e7").
 QString readableTickLabel(double value, const QLocale& locale, int precision);
 
+// Blanks each label that would touch the last one kept, measured with the axis font on the axis
+// as last laid out: the last guard of every numeric axis the figures draw, whatever chose its
+// ticks (a base-2 log axis's "0.25" ran into its "1" where long y labels left a panel narrow).
+void dropTouchingLabels(const QCPAxis* axis, const QVector<double>& ticks,
+                        QVector<QString>& labels);
+
+template <typename Base> class ClearLabels : public Base {
+public:
+    explicit ClearLabels(const QCPAxis* axis) : axis_(axis) {}
+
+protected:
+    QVector<QString> createLabelVector(const QVector<double>& ticks, const QLocale& locale,
+                                       QChar formatChar, int precision) override {
+        QVector<QString> labels = Base::createLabelVector(ticks, locale, formatChar, precision);
+        dropTouchingLabels(axis_, ticks, labels);
+        return labels;
+    }
+    const QCPAxis* axis_;
+};
+
 // What both share: the axis they measure, QCustomPlot's own linear ticks for a tick count (its
 // step and ticks), which the readable choice starts from, the sub-ticks that choice leaves,
 // and readable labels.
-template <typename Base> class AxisTicker : public Base {
+template <typename Base> class AxisTicker : public ClearLabels<Base> {
 public:
-    explicit AxisTicker(const QCPAxis* axis) : axis_(axis) {}
+    using ClearLabels<Base>::ClearLabels;
 
 protected:
     std::function<QVector<double>(int, double&)> linearTicks(const QCPRange& range) {
@@ -36,7 +56,7 @@ protected:
                          int precision) override {
         return readableTickLabel(tick, locale, precision);
     }
-    const QCPAxis* axis_;
+    using ClearLabels<Base>::axis_;
     int subTicks_ = 0; // set with each tick vector
 };
 

@@ -2,6 +2,7 @@
 #include "results_view.h"
 
 #include "cap_advice_panel.h"
+#include "facets.h"
 #include "flagged_row_delegate.h"
 #include "layout_helpers.h"
 #include "models/cap_table_model.h"
@@ -27,12 +28,14 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <set>
 
 namespace commprof::widgets {
 namespace {
 
 constexpr const char* kSweepFigure = "sweep_bandwidth";
 constexpr const char* kTuningFigure = "tuning";
+constexpr int kLeastPlotPx = 150;
 
 FigureStyle viewStyle(bool eachRepeat = false) {
     FigureStyle style;
@@ -74,7 +77,7 @@ ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
     figureTabs_->addTab(plots, "DDP cells");
     for (const QString& name : shownFigures()) {
         auto* plot = new QCustomPlot(plots);
-        plot->setMinimumSize(220, 150);
+        plot->setMinimumSize(220, kLeastPlotPx);
         plot->setMouseTracking(true);
         plot->installEventFilter(this);
         if (name == kSweepFigure) {
@@ -212,29 +215,41 @@ bool ResultsView::eventFilter(QObject* watched, QEvent* event) {
         for (auto& [figure, plot] : plots_) {
             if (plot == watched) {
                 // After the resize is laid out: where the legend fits depends on the new size.
-                QTimer::singleShot(0, plot, [plot] { placeLegend(*plot); });
+                QTimer::singleShot(0, plot, [this, plot, figure = figure] {
+                    placeLegend(*plot);
+                    if (figure == kTuningFigure) {
+                        fitAdviceStrip(); // its least height counts its rows of panels
+                    }
+                });
             }
         }
     }
     return QWidget::eventFilter(watched, event);
 }
 
-// The lines as tall as they are, up to two fifths of their page, as the strip's least height:
-// the page's splitter gets its sizes from the workspace's defaults when first shown and from the
-// saved layout at start-up, both after the data, and either left the strip at 60-90 px with the
-// actionable lines under it. A splitter never shrinks a pane below its least height, so neither
-// can now; the figure keeps the rest (its own least height included), and the user may still
-// drag the strip taller.
+// The least heights of the page's panes: the strip's is its first line (the most actionable),
+// the figure's its rows of panels at kFacetMinPx each and what it draws around them, as last laid
+// out. The page's splitter gets its sizes from the workspace's defaults and from the saved layout,
+// both after the data, and neither can shrink a pane below its least height. At 1366x768 the
+// strip's earlier least (its lines, up to two fifths of the page) left a study's panels 110 px
+// tall; the strip now scrolls its other lines, and the user may drag it taller.
 void ResultsView::fitAdviceStrip() {
-    if (!adviceScroll_ || !tuningSplit_ || !plot(kTuningFigure)) {
+    QCustomPlot* figure = plot(kTuningFigure);
+    if (!adviceScroll_ || !tuningSplit_ || !figure) {
         return;
     }
-    const int lines = 3 * adviceScroll_->fontMetrics().height();
-    const int page = tuningSplit_->height();
-    const int figure = plot(kTuningFigure)->minimumHeight() + tuningSplit_->handleWidth();
-    const int room = std::max(lines, std::min(page * 2 / 5, page - figure));
-    const int need = std::min(capAdvice_->sizeHint().height() + 4, room);
-    adviceScroll_->setMinimumHeight(std::max(lines, need));
+    const int strip =
+        std::max(2 * adviceScroll_->fontMetrics().height(), capAdvice_->firstRowHeight() + 4);
+    adviceScroll_->setMinimumHeight(strip);
+    std::set<int> rows;
+    for (const QCPAxisRect* r : figure->axisRects()) {
+        rows.insert(r->top());
+    }
+    const int around = plotAreaHeight(*figure) > 0 ? figure->height() - plotAreaHeight(*figure)
+                                                   : 6 * figure->fontMetrics().height();
+    const int room = tuningSplit_->height() - strip - tuningSplit_->handleWidth();
+    figure->setMinimumHeight(std::clamp(around + int(rows.size()) * kFacetMinPx, kLeastPlotPx,
+                                        std::max(kLeastPlotPx, room)));
 }
 
 void ResultsView::setData(const report::ReportData& data) {

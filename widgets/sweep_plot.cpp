@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "sweep_plot.h"
 
+#include "readable_ticker.h"
 #include "result_plots.h"
 #include "trace/trace_input.h"
 
@@ -46,9 +47,9 @@ QString sizeLabel(double bytes) {
 
 // Ticks at powers of two, labelled in binary units, every so many doublings that the labels fit
 // the axis as it is now laid out (a replot after a resize asks again).
-class SizeTicker : public QCPAxisTicker {
+class SizeTicker : public ClearLabels<QCPAxisTicker> {
 public:
-    explicit SizeTicker(const QCPAxis* axis) : axis_(axis) {}
+    using ClearLabels::ClearLabels;
 
 protected:
     QVector<double> createTickVector(double, const QCPRange& range) override {
@@ -80,14 +81,13 @@ protected:
 
 private:
     static constexpr double kTickLabelGapPx = 14;
-    const QCPAxis* axis_;
 };
 
 // Decade ticks on a log axis, as many decades apart as the axis' height needs for its labels
 // not to touch (asked again at each replot, so a resize re-spaces them).
-class DecadeTicker : public QCPAxisTickerLog {
+class DecadeTicker : public ClearLabels<QCPAxisTickerLog> {
 public:
-    explicit DecadeTicker(const QCPAxis* axis) : axis_(axis) {
+    explicit DecadeTicker(const QCPAxis* axis) : ClearLabels(axis) {
         setLogBase(10);
         setSubTickCount(8);
     }
@@ -103,7 +103,6 @@ protected:
 
 private:
     static constexpr double kRowsPerLabel = 1.5;
-    const QCPAxis* axis_;
 };
 
 // A log axis of message sizes from lo to hi, with room on either side for the end markers.

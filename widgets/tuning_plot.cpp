@@ -2,6 +2,7 @@
 #include "tuning_plot.h"
 
 #include "facets.h"
+#include "readable_ticker.h"
 #include "result_plots.h"
 
 #include <qcustomplot.h>
@@ -97,7 +98,7 @@ void addStyleEntries(QCustomPlot& plot) {
 
 void logCapAxis(QCPAxis* axis, const QVector<double>& caps) {
     axis->setScaleType(QCPAxis::stLogarithmic);
-    QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
+    auto ticker = QSharedPointer<ClearLabels<QCPAxisTickerLog>>::create(axis);
     ticker->setLogBase(2);
     ticker->setSubTickCount(0);
     axis->setTicker(ticker);
