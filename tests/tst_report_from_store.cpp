@@ -168,7 +168,7 @@ private slots:
         const Outputs before = capture(work_.filePath("before"));
         // The study is one the report and recommend have something to say of: a group of two
         // measured caps, predicted from the sweep, and a recommend.csv and the tuning figure.
-        QCOMPARE(before.json.exitCode, 0);
+        QVERIFY2(before.json.exitCode == 0, (before.json.out + before.json.err).constData());
         const QJsonArray groups = before.json.json()["groups"].toArray();
         QCOMPARE(groups.size(), 1);
         QCOMPARE(groups[0]["measured"].toInt(), 2);
