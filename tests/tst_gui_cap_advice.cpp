@@ -7,8 +7,8 @@
 
 #include "analysis/cap_advice.h"
 #include "cap_advice_panel.h"
-#include "facets.h"
 #include "code_editor.h"
+#include "facets.h"
 #include "gui_helpers.h"
 #include "main_window.h"
 #include "matrix_designer.h"

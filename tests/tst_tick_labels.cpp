@@ -197,8 +197,8 @@ private slots:
     void aNarrowPanelsCapAxisDropsTouchingLabels() {
         report::ReportData data;
         data.tuning.emplace();
-        for (const auto& [model, stepMs] : {std::pair{"mlp1m", 90.0}, {"mlp2m", 120.0},
-                                            {"transformer2m", 4000.0}}) {
+        for (const auto& [model, stepMs] :
+             {std::pair{"mlp1m", 90.0}, {"mlp2m", 120.0}, {"transformer2m", 4000.0}}) {
             analysis::CapGroup g;
             g.model = model;
             g.layer = "gloo_cpu";
