@@ -224,6 +224,18 @@ private slots:
                                     .arg(shown.top())
                                     .arg(shown.height())
                                     .arg(strip->viewport()->height())));
+            // No line is cut across: each is shown whole or scrolled out of sight whole.
+            for (int row = 0; row < panel->rows(); ++row) {
+                const QWidget* box = panel->applyButton(row)->parentWidget();
+                const QRect at(box->mapTo(strip->viewport(), QPoint(0, 0)), box->size());
+                const QRect seen = at.intersected(strip->viewport()->rect());
+                QVERIFY2(seen.isEmpty() || seen == at,
+                         qPrintable(QString("%1: line %2 shows %3 of its %4 px")
+                                        .arg(when)
+                                        .arg(row + 1)
+                                        .arg(seen.height())
+                                        .arg(at.height())));
+            }
             QCOMPARE(figure->axisRects().size(), 3);
             for (const QCPAxisRect* r : figure->axisRects()) {
                 QVERIFY2(r->height() >= widgets::kFacetMinPx,

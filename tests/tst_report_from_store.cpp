@@ -167,12 +167,17 @@ private slots:
     void sameWithEveryRankFileUnreadable() {
         const Outputs before = capture(work_.filePath("before"));
         // The study is one the report and recommend have something to say of: a group of two
-        // measured caps, predicted from the sweep, and a recommend.csv and the tuning figure.
-        QVERIFY2(before.json.exitCode == 0, (before.json.out + before.json.err).constData());
+        // measured caps with its sweep, and a recommend.csv and the tuning figure. Exit 1 is
+        // recommend's answer where the live sweep's fit is refused (a loaded machine's noise),
+        // and then the group names why; the outputs before and after must agree either way.
+        const QByteArray said = before.json.out + before.json.err;
+        QVERIFY2(before.json.exitCode == 0 || before.json.exitCode == 1, said.constData());
         const QJsonArray groups = before.json.json()["groups"].toArray();
         QCOMPARE(groups.size(), 1);
         QCOMPARE(groups[0]["measured"].toInt(), 2);
-        QVERIFY(!groups[0]["sweep_cell"].toString().isEmpty());
+        QVERIFY2(before.json.exitCode == 0 ? !groups[0]["sweep_cell"].toString().isEmpty()
+                                           : !groups[0]["reason"].toString().isEmpty(),
+                 said.constData());
         QVERIFY(before.report.contains("recommend.csv"));
         QVERIFY(before.report.contains("tuning.pdf"));
         QVERIFY(before.report.contains("cells.csv"));

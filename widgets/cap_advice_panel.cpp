@@ -33,8 +33,22 @@ int CapAdvicePanel::firstRowHeight() const {
     }
     const QWidget* box = rows_.front().line->parentWidget();
     const QMargins m = layout_->contentsMargins();
-    return m.top() + (box->hasHeightForWidth() ? box->heightForWidth(width() - m.left() - m.right())
-                                               : box->sizeHint().height());
+    return m.top() + m.bottom() +
+           (box->hasHeightForWidth() ? box->heightForWidth(width() - m.left() - m.right())
+                                     : box->sizeHint().height());
+}
+
+int CapAdvicePanel::wholeRowsHeight(int within) const {
+    const int bottomMargin = layout_->contentsMargins().bottom();
+    int whole = 0;
+    for (const Row& r : rows_) {
+        const int end = r.line->parentWidget()->geometry().bottom() + 1 + bottomMargin;
+        if (end > within) {
+            break;
+        }
+        whole = end;
+    }
+    return whole;
 }
 
 void CapAdvicePanel::clear() {

@@ -27,8 +27,12 @@ public:
 
     int rows() const { return int(rows_.size()); }
     QString lineAt(int row) const;
-    // The height of the first row (the most actionable line) at the panel's width; 0 without.
+    // The height of the first row (the most actionable line) at the panel's width, margins
+    // included; 0 without.
     int firstRowHeight() const;
+    // The height that shows the rows ending within `within` px whole, down to the bottom margin
+    // (as last laid out); 0 where not even the first does.
+    int wholeRowsHeight(int within) const;
     QComboBox* currentCap(int row) const { return rows_[std::size_t(row)].current; }
     QPushButton* applyButton(int row) const { return rows_[std::size_t(row)].apply; }
 

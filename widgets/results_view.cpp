@@ -183,6 +183,7 @@ QWidget* ResultsView::makeTuningPage(QCustomPlot* plot) {
     tuningSplit_ =
         makeSplitter(Qt::Vertical, {{adviceScroll, 2}, {plot, 3}, {tuningTable_, 2}}, page);
     tuningSplit_->installEventFilter(this); // the strip's height follows the page's
+    connect(tuningSplit_, &QSplitter::splitterMoved, this, &ResultsView::snapAdviceStrip);
     v->addWidget(tuningSplit_, 1);
     v->addWidget(tableFold_);
     return page;
@@ -238,8 +239,8 @@ void ResultsView::fitAdviceStrip() {
     if (!adviceScroll_ || !tuningSplit_ || !figure) {
         return;
     }
-    const int strip =
-        std::max(2 * adviceScroll_->fontMetrics().height(), capAdvice_->firstRowHeight() + 4);
+    const int strip = capAdvice_->rows() > 0 ? capAdvice_->firstRowHeight()
+                                             : 2 * adviceScroll_->fontMetrics().height();
     adviceScroll_->setMinimumHeight(strip);
     std::set<int> rows;
     for (const QCPAxisRect* r : figure->axisRects()) {
@@ -250,6 +251,24 @@ void ResultsView::fitAdviceStrip() {
     const int room = tuningSplit_->height() - strip - tuningSplit_->handleWidth();
     figure->setMinimumHeight(std::clamp(around + int(rows.size()) * kFacetMinPx, kLeastPlotPx,
                                         std::max(kLeastPlotPx, room)));
+    // After the splitter and the strip's rows are laid out at the new size.
+    QTimer::singleShot(0, this, &ResultsView::snapAdviceStrip);
+}
+
+// A strip that scrolls ends under a whole line, never across one (at 1366x768 the third line
+// showed its top half): what a row does not fill goes to the figure below it.
+void ResultsView::snapAdviceStrip() {
+    const int shown = adviceScroll_->viewport()->height();
+    if (capAdvice_->height() <= shown) {
+        return;
+    }
+    const int whole = capAdvice_->wholeRowsHeight(shown);
+    QList<int> sizes = tuningSplit_->sizes();
+    if (whole > 0 && whole < shown && sizes.size() == 3) {
+        sizes[1] += sizes[0] - whole;
+        sizes[0] = whole;
+        tuningSplit_->setSizes(sizes);
+    }
 }
 
 void ResultsView::setData(const report::ReportData& data) {

@@ -78,6 +78,7 @@ private:
     QWidget* makeTuningPage(QCustomPlot* plot);
     void connectPlot(QCustomPlot* plot, const QByteArray& figure);
     void fitAdviceStrip();
+    void snapAdviceStrip();
     void onSelectionChanged();
     // The filter shows and hides rows; the selection stays the cell it was (marked in the
     // figures even while its row is hidden, selected again when it shows).

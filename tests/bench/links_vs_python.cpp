@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// DDP over an emulated 1gbit link against PyTorch's own Python DDP over the same link shape:
-// commprof runs its cell on the hosts it makes; the test makes two namespaces of its own,
-// joined as commprof joins hosts (a veth pair, tbf at the rate on each end), and starts the
-// two Python ranks in them itself. Runs alternate (this machine drifts by up to 30 % between
-// runs), and the median of the rounds' ratios is quoted with the load average. Skips with the
-// reason without root, tbf, or python3 with torch.
+// Benchmark (never run by ctest: a ratio of two live timings is no pass/fail check): DDP over
+// an emulated 1gbit link against PyTorch's own Python DDP over the same link shape. commprof
+// runs its cell on the hosts it makes; the benchmark makes two namespaces of its own, joined as
+// commprof joins hosts (a veth pair, tbf at the rate on each end), and starts the two Python
+// ranks in them itself. Runs alternate (this machine drifts by up to 30 % between runs), and the
+// median of the rounds' ratios is printed with the load average (docs/measurement.md). It fails
+// only where a run fails; it skips with the reason without root, tbf, or python3 with torch.
+// Run it as root: build/bin/links_vs_python
 
 #include "cli_runner.h"
 #include "link_helpers.h"
@@ -28,7 +30,7 @@ const QString kPython = "/usr/bin/python3";
 
 } // namespace
 
-class TstLinksPython : public QObject {
+class LinksVsPython : public QObject {
     Q_OBJECT
     QTemporaryDir work_;
     QProcessEnvironment env_ = QProcessEnvironment::systemEnvironment();
@@ -192,9 +194,8 @@ private slots:
               qPrintable(kRate), qPrintable(rounds.join(", ")), ratio,
               links_test::median(ours) / links_test::median(theirs),
               qPrintable(links_test::loadAverage()));
-        QVERIFY2(ratio >= 0.85 && ratio <= 1.15, qPrintable(QString::number(ratio)));
     }
 };
 
-QTEST_GUILESS_MAIN(TstLinksPython)
-#include "tst_links_python.moc"
+QTEST_GUILESS_MAIN(LinksVsPython)
+#include "links_vs_python.moc"
