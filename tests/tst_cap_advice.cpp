@@ -9,6 +9,7 @@
 #include "inputs/matrix_cap.h"
 #include "matrix/matrix.h"
 #include "matrix/matrix_text_edit.h"
+#include "report/recommendation_text.h"
 
 #include <QJsonArray>
 #include <QTest>
@@ -186,7 +187,7 @@ private slots:
         QVERIFY(g.advice.reason.contains("local communicates nothing"));
         Recommendations r;
         r.groups.push_back(g);
-        const QJsonObject j = toJson(r)["groups"].toArray()[0].toObject();
+        const QJsonObject j = report::toJson(r)["groups"].toArray()[0].toObject();
         QVERIFY(j["recommended_bucket_cap_mb"].isNull());
         QVERIFY(j["saving_ms"].isNull());
         QVERIFY(j["uncertainty_ms"].isNull());
@@ -200,7 +201,7 @@ private slots:
         applyAdvice(g, 25, "ddp_default");
         Recommendations r;
         r.groups.push_back(g);
-        const QJsonObject j = toJson(r)["groups"].toArray()[0].toObject();
+        const QJsonObject j = report::toJson(r)["groups"].toArray()[0].toObject();
         QCOMPARE(j["recommended_bucket_cap_mb"].toDouble(), 1.0);
         QCOMPARE(j["current_bucket_cap_mb"].toDouble(), 25.0);
         QCOMPARE(j["current_from"].toString(), QString("ddp_default"));
