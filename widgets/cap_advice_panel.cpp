@@ -116,7 +116,7 @@ void CapAdvicePanel::setGroups(const std::vector<analysis::CapGroup>& unordered)
 
 void CapAdvicePanel::showRow(Row& row) {
     const analysis::CapGroup& g = row.group;
-    row.line->setText(report::groupLabel(g) + ": " + analysis::actionLine(g));
+    row.line->setText(report::groupLabel(g) + ": " + report::actionLine(g));
     // Applying a cap the matrix already runs at changes nothing.
     row.apply->setEnabled(g.recommendedCapMb && g.advice.currentCapMb &&
                           *g.recommendedCapMb != *g.advice.currentCapMb);

@@ -63,7 +63,7 @@ int recommendCommand(const Args& args) {
         QStringList actions;
         for (const analysis::CapGroup& g : r.groups) {
             // Indented under no heading of its own: a group's heading is the table's.
-            actions << "  " + report::groupLabel(g) + ": " + analysis::actionLine(g);
+            actions << "  " + report::groupLabel(g) + ": " + report::actionLine(g);
         }
         QStringList text{actions.join('\n') + '\n'};
         for (const analysis::CapGroup& g : r.groups) {

@@ -4,6 +4,7 @@
 #include "analysis/cap_advice.h"
 #include "analysis/json_null.h"
 #include "analysis/number_text.h"
+#include "results/cell_files.h"
 #include "spec/comm_hooks.h"
 
 #include <QJsonArray>
@@ -76,7 +77,7 @@ QJsonObject toJson(const CapGroup& g) {
                   {"run_drift", numberOrNull(g.drift.relative)},
                   {"run_drift_cells", g.drift.cells},
                   {"fastest_bucket_cap_mb", numberOrNull(g.fastestCapMb)},
-                  {"recommendation", analysis::actionLine(g)},
+                  {"recommendation", actionLine(g)},
                   {"mape", numberOrNull(g.mape)},
                   {"measured", g.measured()},
                   {"candidates", candidates}};
@@ -100,7 +101,64 @@ QJsonObject toJson(const CapGroup& g) {
     return o;
 }
 
+QString ms(double v) {
+    return QString::number(v, 'f', 2);
+}
+
+QString nowText(const analysis::CapAdvice& a) {
+    if (!a.currentCapMb) {
+        return {};
+    }
+    QString now = "now " + mb(*a.currentCapMb);
+    if (a.currentFrom == "ddp_default") {
+        now += ", DDP's default, assumed";
+    }
+    return now;
+}
+
 } // namespace
+
+QString groupName(const CapGroup& g) {
+    return QString("%1 on %2, world size %3, hook %4")
+        .arg(g.model, results::networkOf(g.layer, g.link))
+        .arg(g.worldSize)
+        .arg(g.hook);
+}
+
+QString actionLine(const CapGroup& g) {
+    const analysis::CapAdvice& a = g.advice;
+    QString basis = "predicted; the model's held-out error and the measured spread";
+    if (a.savingFrom == "measured") {
+        basis = a.spreadFrom == "repeats" ? "measured at both caps, spread across repeats"
+                : a.spreadFrom == "run drift"
+                    ? QString("measured at both caps, with the drift between runs: %1 % a cell, "
+                              "from %2 cells of equal buckets")
+                          .arg(*g.drift.relative * 100, 0, 'f', 1)
+                          .arg(g.drift.cells)
+                    : "measured at both caps; the drift between runs is not in it: add repeats";
+    }
+    if (!g.recommendedCapMb) {
+        if (g.advice.reason.startsWith("not predicted")) {
+            return "no recommendation: " + g.reason;
+        }
+        QString line = "no recommendation: " + a.reason;
+        if (a.savingMs && a.uncertaintyMs && g.fastestCapMb) {
+            line += QString(" (bucket_cap_mb %1 -> %2: %3 ms a step, ±%4 ms, %5)")
+                        .arg(mb(*a.currentCapMb), mb(*g.fastestCapMb), ms(-*a.savingMs),
+                             ms(*a.uncertaintyMs), basis);
+        }
+        return line;
+    }
+    if (*g.recommendedCapMb == *a.currentCapMb) {
+        QString line = QString("keep bucket_cap_mb: %1: no cap is faster").arg(mb(*a.currentCapMb));
+        if (a.currentFrom == "ddp_default") {
+            line += " (now DDP's default, assumed)";
+        }
+        return line;
+    }
+    return QString("set bucket_cap_mb: %1 (%2): -%3 ms a step (±%4 ms, %5)")
+        .arg(mb(*g.recommendedCapMb), nowText(a), ms(*a.savingMs), ms(*a.uncertaintyMs), basis);
+}
 
 QJsonObject toJson(const analysis::Recommendations& r) {
     QJsonArray groups;
@@ -121,13 +179,13 @@ QJsonObject toJson(const analysis::Recommendations& r) {
 }
 
 QString groupLabel(const CapGroup& g) {
-    return analysis::groupName(g) + settingsSuffix(g);
+    return groupName(g) + settingsSuffix(g);
 }
 
 QString describe(const CapGroup& g) {
-    QString out = QString("%1, first bucket %2 MiB%3 (%4)\n")
-                      .arg(analysis::groupName(g), mb(g.firstBucketMb), settingsSuffix(g),
-                           g.cells.join(", "));
+    QString out =
+        QString("%1, first bucket %2 MiB%3 (%4)\n")
+            .arg(groupName(g), mb(g.firstBucketMb), settingsSuffix(g), g.cells.join(", "));
     if (!g.reason.isEmpty()) {
         QStringList caps;
         for (const double c : g.measuredCapsMb) {
@@ -136,7 +194,7 @@ QString describe(const CapGroup& g) {
         return out + QString("  measured caps %1 MiB; not predicted: %2\n")
                          .arg(caps.join(", "), g.reason);
     }
-    out += "  " + analysis::actionLine(g) + "\n"; // what to do first, the numbers it rests on below
+    out += "  " + actionLine(g) + "\n"; // what to do first, the numbers it rests on below
     if (spec::sendsNothing(g.hook.toStdString())) {
         out += QString("  ready times from %1's bucket launches; the local hook sends nothing, so "
                        "its buckets cost nothing\n")

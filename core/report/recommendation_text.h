@@ -10,6 +10,12 @@
 
 namespace commprof::report {
 
+// One line a user acts on: "set bucket_cap_mb: 4 (now 25): -3.10 ms a step (±1.20 ms,
+// measured at both caps)", "keep bucket_cap_mb: 25: ...", or "no recommendation: REASON".
+QString actionLine(const analysis::CapGroup& g);
+// "mlp2m on gloo_cpu, world size 2, hook allreduce": what the action line is about.
+QString groupName(const analysis::CapGroup& g);
+
 QJsonObject toJson(const analysis::Recommendations& r);
 // "mlp2m on gloo_cpu, world size 2, hook allreduce", with the settings that tell it from a
 // group that would read the same ("batch_size 8"): what a recommendation line is about.
