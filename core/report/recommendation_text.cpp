@@ -2,10 +2,10 @@
 #include "recommendation_text.h"
 
 #include "analysis/cap_advice.h"
-#include "analysis/json_null.h"
 #include "analysis/number_text.h"
 #include "results/cell_files.h"
 #include "spec/comm_hooks.h"
+#include "trace/json_null.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -15,7 +15,7 @@ namespace commprof::report {
 using analysis::CapCandidate;
 using analysis::CapGroup;
 using analysis::mb;
-using analysis::numberOrNull;
+using trace::numberOrNull;
 
 namespace {
 
