@@ -3,8 +3,6 @@
 
 #include "trace/statistics.h"
 
-#include <QJsonArray>
-
 #include <algorithm>
 #include <set>
 
