@@ -9,6 +9,7 @@
 #include "inputs/matrix_cap.h"
 #include "matrix/matrix.h"
 #include "matrix/matrix_text_edit.h"
+#include "report/recommendation_text.h"
 
 #include <QJsonArray>
 #include <QTest>
@@ -83,7 +84,7 @@ private slots:
         QVERIFY(near(g.recommendedCapMb, 1.0));
         QVERIFY(g.advice.reason.isEmpty());
         QCOMPARE(g.advice.spreadFrom, QString("iterations"));
-        QCOMPARE(actionLine(g),
+        QCOMPARE(report::actionLine(g),
                  QString::fromUtf8("set bucket_cap_mb: 1 (now 25, DDP's default, assumed): -4.00 "
                                    "ms a step (±0.50 ms, measured at both caps; the drift between "
                                    "runs is not in it: add repeats)"));
@@ -122,9 +123,10 @@ private slots:
         QVERIFY(near(g.advice.uncertaintyMs, std::sqrt(1.44 + 1.0)));
         QCOMPARE(g.advice.spreadFrom, QString("run drift"));
         QVERIFY(near(g.recommendedCapMb, 1.0));
-        QVERIFY2(actionLine(g).endsWith("measured at both caps, with the drift between runs: 5.0 % "
-                                        "a cell, from 6 cells of equal buckets)"),
-                 qPrintable(actionLine(g)));
+        QVERIFY2(report::actionLine(g).endsWith(
+                     "measured at both caps, with the drift between runs: 5.0 % "
+                     "a cell, from 6 cells of equal buckets)"),
+                 qPrintable(report::actionLine(g)));
         g.drift = {0.15, 6};
         applyAdvice(g, 25, "ddp_default");
         QVERIFY(near(g.advice.uncertaintyMs, std::sqrt(12.96 + 9.0)));
@@ -137,7 +139,7 @@ private slots:
         applyAdvice(g, 25, "ddp_default");
         QVERIFY(near(g.advice.uncertaintyMs, 0.5));
         QCOMPARE(g.advice.spreadFrom, QString("repeats"));
-        QVERIFY(actionLine(g).endsWith("measured at both caps, spread across repeats)"));
+        QVERIFY(report::actionLine(g).endsWith("measured at both caps, spread across repeats)"));
     }
 
     // The current cap 4 MiB was not run: both steps predicted, 22 - 21 = 1 ms, and the model's
@@ -151,7 +153,7 @@ private slots:
         QCOMPARE(g.advice.savingFrom, QString("predicted"));
         QVERIFY(!g.recommendedCapMb);
         QCOMPARE(g.advice.reason, QString("the caps differ by less than the noise"));
-        QVERIFY(actionLine(g).startsWith(
+        QVERIFY(report::actionLine(g).startsWith(
             "no recommendation: the caps differ by less than the noise (bucket_cap_mb 4 -> 1: "
             "-1.00 ms a step"));
         // Without held-out errors the margin is 10 %: sqrt(0.09 + 2.2^2 + 2.1^2) = 3.0561 ms.
@@ -175,7 +177,7 @@ private slots:
         applyAdvice(g, 1, "named");
         QVERIFY(near(g.recommendedCapMb, 1.0));
         QVERIFY(near(g.advice.savingMs, 0.0));
-        QCOMPARE(actionLine(g), QString("keep bucket_cap_mb: 1: no cap is faster"));
+        QCOMPARE(report::actionLine(g), QString("keep bucket_cap_mb: 1: no cap is faster"));
     }
 
     void nothingForLocal() {
@@ -186,7 +188,7 @@ private slots:
         QVERIFY(g.advice.reason.contains("local communicates nothing"));
         Recommendations r;
         r.groups.push_back(g);
-        const QJsonObject j = toJson(r)["groups"].toArray()[0].toObject();
+        const QJsonObject j = report::toJson(r)["groups"].toArray()[0].toObject();
         QVERIFY(j["recommended_bucket_cap_mb"].isNull());
         QVERIFY(j["saving_ms"].isNull());
         QVERIFY(j["uncertainty_ms"].isNull());
@@ -200,7 +202,7 @@ private slots:
         applyAdvice(g, 25, "ddp_default");
         Recommendations r;
         r.groups.push_back(g);
-        const QJsonObject j = toJson(r)["groups"].toArray()[0].toObject();
+        const QJsonObject j = report::toJson(r)["groups"].toArray()[0].toObject();
         QCOMPARE(j["recommended_bucket_cap_mb"].toDouble(), 1.0);
         QCOMPARE(j["current_bucket_cap_mb"].toDouble(), 25.0);
         QCOMPARE(j["current_from"].toString(), QString("ddp_default"));

@@ -14,6 +14,7 @@
 // a reader would find if it read the file again.
 
 #include "analysis/recommendation.h"
+#include "report/recommendation_text.h"
 #include "report/report_data.h"
 #include "results/cell_files.h"
 #include "store/open_results.h"
@@ -226,7 +227,7 @@ private slots:
         const report::ReportData data =
             report::loadReportData(*opened.db, QDir(results_).canonicalPath());
         QVERIFY(data.tuning.has_value());
-        QCOMPARE(QJsonDocument(analysis::toJson(*data.tuning)).toJson(QJsonDocument::Compact),
+        QCOMPARE(QJsonDocument(report::toJson(*data.tuning)).toJson(QJsonDocument::Compact),
                  QJsonDocument(before.json.json()).toJson(QJsonDocument::Compact));
     }
 };

@@ -2,6 +2,7 @@
 #include "cap_advice_panel.h"
 
 #include "analysis/cap_advice.h"
+#include "report/recommendation_text.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -129,7 +130,7 @@ void CapAdvicePanel::setGroups(const std::vector<analysis::CapGroup>& unordered)
 
 void CapAdvicePanel::showRow(Row& row) {
     const analysis::CapGroup& g = row.group;
-    row.line->setText(analysis::groupLabel(g) + ": " + analysis::actionLine(g));
+    row.line->setText(report::groupLabel(g) + ": " + report::actionLine(g));
     // Applying a cap the matrix already runs at changes nothing.
     row.apply->setEnabled(g.recommendedCapMb && g.advice.currentCapMb &&
                           *g.recommendedCapMb != *g.advice.currentCapMb);

@@ -23,7 +23,6 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTimer>
-#include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
 

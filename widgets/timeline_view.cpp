@@ -104,11 +104,6 @@ void TimelineView::clampAxis() {
     axis_.clamp(-margin, total + margin, kMinSpanUs);
 }
 
-void TimelineView::viewChanged() {
-    update();
-    emit visibleRangeChanged(axis_.startUs(), axis_.endUs());
-}
-
 void TimelineView::rememberView() {
     if (!history_.empty() && history_.back().first == axis_.startUs() &&
         history_.back().second == axis_.endUs()) {
@@ -133,7 +128,7 @@ void TimelineView::setVisibleRange(double startUs, double endUs, bool remember) 
     }
     axis_ = timeline::TimeAxis(startUs, endUs, tracksWidth());
     clampAxis();
-    viewChanged();
+    update();
 }
 
 void TimelineView::fitAll() {
@@ -145,13 +140,13 @@ void TimelineView::zoomAt(double factor, double xPx) {
     rememberBurst();
     axis_.zoom(factor, xPx - kGutter);
     clampAxis();
-    viewChanged();
+    update();
 }
 
 void TimelineView::panBy(double fractionOfSpan) {
     axis_.pan(fractionOfSpan * axis_.widthPx());
     clampAxis();
-    viewChanged();
+    update();
 }
 
 bool TimelineView::back() {
@@ -162,7 +157,7 @@ bool TimelineView::back() {
     history_.pop_back();
     axis_ = timeline::TimeAxis(s, e, tracksWidth());
     lastZoom_.invalidate();
-    viewChanged();
+    update();
     return true;
 }
 
@@ -365,7 +360,7 @@ void TimelineView::moveOverviewWindow(double xPx) {
     const double start = overviewTimeAtX(xPx) - overviewGrabUs_;
     axis_ = timeline::TimeAxis(start, start + span, tracksWidth());
     clampAxis();
-    viewChanged();
+    update();
 }
 
 const QImage& TimelineView::overviewImage() const {
@@ -450,7 +445,7 @@ void TimelineView::reveal(timeline::SliceRef slice) {
         const double mid = s + e.durationUs() / 2;
         axis_ = timeline::TimeAxis(mid - span / 2, mid + span / 2, tracksWidth());
         clampAxis();
-        viewChanged();
+        update();
     }
 }
 
@@ -776,7 +771,7 @@ void TimelineView::mouseMoveEvent(QMouseEvent* event) {
                 clampAxis();
                 vscroll_->setValue(vscroll_->value() - dy);
                 pressAt_ = pos;
-                viewChanged();
+                update();
             }
         }
     }
@@ -819,7 +814,6 @@ void TimelineView::mouseDoubleClickEvent(QMouseEvent* event) {
         selected_ = *hit;
         zoomToSlice(*hit);
         emit sliceSelected(*hit);
-        emit sliceActivated(*hit);
     } else if (pos.y() >= kStripTop && pos.y() < kHeaderHeight) {
         if (const int s = stepAtX(pos.x()); s >= 0) {
             zoomToStep(s);

@@ -146,10 +146,8 @@ public:
 
 signals:
     void sliceSelected(timeline::SliceRef slice);     // invalid: cleared
-    void sliceActivated(timeline::SliceRef slice);    // double-clicked
     void rangeSelected(double startUs, double endUs); // start == end: cleared
     void stepActivated(int stepIndex);
-    void visibleRangeChanged(double startUs, double endUs);
     void originReset();
     void criticalStepClicked(int index); // into criticalPath()
 
@@ -174,7 +172,6 @@ private:
     void clampAxis();
     void rememberView();
     void rememberBurst(); // once per burst of zoom steps
-    void viewChanged();
     void reveal(timeline::SliceRef slice);
     const timeline::LayoutRow* rowUnder(QPoint p) const; // of the pinned or the scrolled rows
     double anchorX() const; // the cursor inside the tracks, else their middle

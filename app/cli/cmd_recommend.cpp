@@ -6,6 +6,7 @@
 #include "analysis/recommendation.h"
 #include "cli_common.h"
 #include "inputs/matrix_cap.h"
+#include "report/recommendation_text.h"
 #include "results/results_folder.h"
 #include "store/open_results.h"
 #include "store/study_cells.h"
@@ -56,20 +57,20 @@ int recommendCommand(const Args& args) {
         return badInput(dir + ": no complete DDP cell to recommend a bucket cap for");
     }
     if (args.has("--json")) {
-        printJson(analysis::toJson(r));
+        printJson(report::toJson(r));
     } else {
         // What to do first, one line per group; the numbers each rests on after.
         QStringList actions;
         for (const analysis::CapGroup& g : r.groups) {
             // Indented under no heading of its own: a group's heading is the table's.
-            actions << "  " + analysis::groupLabel(g) + ": " + analysis::actionLine(g);
+            actions << "  " + report::groupLabel(g) + ": " + report::actionLine(g);
         }
         QStringList text{actions.join('\n') + '\n'};
         for (const analysis::CapGroup& g : r.groups) {
-            text << analysis::describe(g);
+            text << report::describe(g);
         }
         if (!r.dropped.empty()) {
-            text << analysis::describeDropped(r);
+            text << report::describeDropped(r);
         }
         printText(text.join('\n'));
     }

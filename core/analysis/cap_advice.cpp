@@ -3,7 +3,6 @@
 
 #include "analysis/number_text.h"
 #include "analysis/saving_rule.h"
-#include "results/cell_files.h"
 #include "spec/comm_hooks.h"
 
 #include <algorithm>
@@ -30,21 +29,6 @@ const CapCandidate* candidateAt(const CapGroup& g, double capMb) {
     const auto it = std::find_if(g.candidates.begin(), g.candidates.end(),
                                  [&](const CapCandidate& c) { return c.capMb == capMb; });
     return it == g.candidates.end() ? nullptr : &*it;
-}
-
-QString ms(double v) {
-    return QString::number(v, 'f', 2);
-}
-
-QString nowText(const CapAdvice& a) {
-    if (!a.currentCapMb) {
-        return {};
-    }
-    QString now = "now " + mb(*a.currentCapMb);
-    if (a.currentFrom == "ddp_default") {
-        now += ", DDP's default, assumed";
-    }
-    return now;
 }
 
 // A measured cap's spread, and what it counts (cap_advice.h).
@@ -182,48 +166,6 @@ void applyAdvice(CapGroup& g, double currentCapMb, const QString& from) {
     if (g.advice.reason.isEmpty() && g.fastestCapMb) {
         g.recommendedCapMb = g.fastestCapMb;
     }
-}
-
-QString groupName(const CapGroup& g) {
-    return QString("%1 on %2, world size %3, hook %4")
-        .arg(g.model, results::networkOf(g.layer, g.link))
-        .arg(g.worldSize)
-        .arg(g.hook);
-}
-
-QString actionLine(const CapGroup& g) {
-    const CapAdvice& a = g.advice;
-    QString basis = "predicted; the model's held-out error and the measured spread";
-    if (a.savingFrom == "measured") {
-        basis = a.spreadFrom == "repeats" ? "measured at both caps, spread across repeats"
-                : a.spreadFrom == "run drift"
-                    ? QString("measured at both caps, with the drift between runs: %1 % a cell, "
-                              "from %2 cells of equal buckets")
-                          .arg(*g.drift.relative * 100, 0, 'f', 1)
-                          .arg(g.drift.cells)
-                    : "measured at both caps; the drift between runs is not in it: add repeats";
-    }
-    if (!g.recommendedCapMb) {
-        if (g.advice.reason.startsWith("not predicted")) {
-            return "no recommendation: " + g.reason;
-        }
-        QString line = "no recommendation: " + a.reason;
-        if (a.savingMs && a.uncertaintyMs && g.fastestCapMb) {
-            line += QString(" (bucket_cap_mb %1 -> %2: %3 ms a step, ±%4 ms, %5)")
-                        .arg(mb(*a.currentCapMb), mb(*g.fastestCapMb), ms(-*a.savingMs),
-                             ms(*a.uncertaintyMs), basis);
-        }
-        return line;
-    }
-    if (*g.recommendedCapMb == *a.currentCapMb) {
-        QString line = QString("keep bucket_cap_mb: %1: no cap is faster").arg(mb(*a.currentCapMb));
-        if (a.currentFrom == "ddp_default") {
-            line += " (now DDP's default, assumed)";
-        }
-        return line;
-    }
-    return QString("set bucket_cap_mb: %1 (%2): -%3 ms a step (±%4 ms, %5)")
-        .arg(mb(*g.recommendedCapMb), nowText(a), ms(*a.savingMs), ms(*a.uncertaintyMs), basis);
 }
 
 } // namespace commprof::analysis

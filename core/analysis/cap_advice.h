@@ -58,10 +58,4 @@ std::pair<double, QString> currentCapOf(const CapGroup& g, const CurrentCap& cur
 // current cap re-judges without reading anything again.
 void applyAdvice(CapGroup& g, double currentCapMb, const QString& from);
 
-// One line a user acts on: "set bucket_cap_mb: 4 (now 25): -3.10 ms a step (±1.20 ms,
-// measured at both caps)", "keep bucket_cap_mb: 25: ...", or "no recommendation: REASON".
-QString actionLine(const CapGroup& g);
-// "mlp2m on gloo_cpu, world size 2, hook allreduce": what the action line is about.
-QString groupName(const CapGroup& g);
-
 } // namespace commprof::analysis

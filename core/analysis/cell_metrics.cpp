@@ -7,8 +7,6 @@
 #include "trace/trace_job.h"
 #include "trace/trace_reader.h"
 
-#include <QJsonArray>
-
 #include <algorithm>
 #include <map>
 

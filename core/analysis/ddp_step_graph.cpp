@@ -1,10 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ddp_step_graph.h"
 
-#include "analysis/json_null.h"
 #include "trace/statistics.h"
-
-#include <QJsonArray>
 
 #include <algorithm>
 #include <set>

@@ -2,8 +2,6 @@
 #include "recommendation.h"
 
 #include "analysis/cap_advice.h"
-#include "analysis/json_null.h"
-#include "analysis/number_text.h"
 #include "analysis/ready_times.h"
 #include "analysis/step_model.h"
 #include "analysis/sweep_pairing.h"
@@ -377,23 +375,6 @@ void tellApart(std::map<QString, Members>& groups) {
     }
 }
 
-QString settingsText(const QJsonObject& settings) {
-    QStringList parts;
-    for (auto it = settings.begin(); it != settings.end(); ++it) {
-        const QJsonValue v = it.value();
-        parts << it.key() + " " +
-                     (v.isString()   ? v.toString()
-                      : v.isDouble() ? QString::number(v.toDouble(), 'g', 6)
-                      : v.isBool()
-                          ? QString(v.toBool() ? "true" : "false")
-                          : QString::fromUtf8(
-                                QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact))
-                                .mid(1)
-                                .chopped(1));
-    }
-    return parts.join(", ");
-}
-
 } // namespace
 
 int CapGroup::measured() const {
@@ -447,165 +428,6 @@ Recommendations recommend(const std::vector<StudyCell>& cells, const CurrentCap&
         }
     }
     return r;
-}
-
-QJsonObject toJson(const Recommendations& r) {
-    QJsonArray groups;
-    for (const CapGroup& g : r.groups) {
-        QJsonArray candidates;
-        for (const CapCandidate& c : g.candidates) {
-            candidates.append(QJsonObject{
-                {"bucket_cap_mb", c.capMb},
-                {"buckets", c.buckets},
-                {"predicted_step_ms", c.predictedStepMs},
-                {"predicted_exposed_ms", c.predictedExposedMs},
-                {"measured_step_ms", numberOrNull(c.measuredStepMs)},
-                {"held_out_step_ms", numberOrNull(c.heldOutStepMs)},
-                {"measured_cell", c.measuredCell.isEmpty() ? QJsonValue(QJsonValue::Null)
-                                                           : QJsonValue(c.measuredCell)},
-                {"error", numberOrNull(c.error())},
-                {"step_standard_error_ms", numberOrNull(c.stepStandardErrorMs)},
-                {"spread_from", c.spreadFrom.isEmpty() ? QJsonValue(QJsonValue::Null)
-                                                       : QJsonValue(c.spreadFrom)}});
-        }
-        QJsonObject o{
-            {"model", g.model},
-            {"layer", g.layer},
-            {"world_size", g.worldSize},
-            {"link", g.link},
-            {"hook", g.hook},
-            {"first_bucket_mb", g.firstBucketMb},
-            {"cells", QJsonArray::fromStringList(g.cells)},
-            {"recommended_bucket_cap_mb", numberOrNull(g.recommendedCapMb)},
-            {"current_bucket_cap_mb", numberOrNull(g.advice.currentCapMb)},
-            {"current_from", g.advice.currentFrom},
-            {"saving_ms", numberOrNull(g.advice.savingMs)},
-            {"uncertainty_ms", numberOrNull(g.advice.uncertaintyMs)},
-            {"saving_from", g.advice.savingFrom.isEmpty() ? QJsonValue(QJsonValue::Null)
-                                                          : QJsonValue(g.advice.savingFrom)},
-            {"spread_from", g.advice.spreadFrom.isEmpty() ? QJsonValue(QJsonValue::Null)
-                                                          : QJsonValue(g.advice.spreadFrom)},
-            {"run_drift", numberOrNull(g.drift.relative)},
-            {"run_drift_cells", g.drift.cells},
-            {"fastest_bucket_cap_mb", numberOrNull(g.fastestCapMb)},
-            {"recommendation", actionLine(g)},
-            {"mape", numberOrNull(g.mape)},
-            {"measured", g.measured()},
-            {"candidates", candidates}};
-        if (!g.settings.isEmpty()) {
-            o["settings"] = g.settings;
-        }
-        if (!g.reason.isEmpty()) {
-            o["reason"] = g.reason;
-        } else {
-            if (!g.recommendedCapMb) {
-                o["reason"] = g.advice.reason; // predicted, but nothing to recommend
-            }
-            o["ready_times_from"] = g.readyTimesFrom;
-            o["sweep_cell"] = g.sweepCell;
-            o["alpha_us"] = g.fit.alphaUs;
-            o["beta_us_per_byte"] = g.fit.betaUsPerByte;
-            o["scale"] = g.scale;
-            o["held_out"] = g.heldOut;
-            o["left_out"] = QJsonArray::fromStringList(g.left);
-        }
-        groups.append(o);
-    }
-    QJsonObject out{{"groups", groups}};
-    if (!r.dropped.empty()) {
-        QJsonArray dropped;
-        for (const DroppedCell& d : r.dropped) {
-            dropped.append(QJsonObject{{"cell", d.cell},
-                                       {"status", d.status},
-                                       {"reasons", QJsonArray::fromStringList(d.reasons)}});
-        }
-        out["dropped"] = dropped;
-    }
-    return out;
-}
-
-QString groupLabel(const CapGroup& g) {
-    return groupName(g) + (g.settings.isEmpty() ? QString() : ", " + settingsText(g.settings));
-}
-
-QString describe(const CapGroup& g) {
-    QString out = QString("%1, first bucket %2 MiB%3 (%4)\n")
-                      .arg(groupName(g), mb(g.firstBucketMb),
-                           g.settings.isEmpty() ? QString() : ", " + settingsText(g.settings),
-                           g.cells.join(", "));
-    if (g.reason.isEmpty()) {
-        out += "  " + actionLine(g) + "\n"; // what to do first, the numbers it rests on below
-    }
-    if (!g.reason.isEmpty()) {
-        QStringList caps;
-        for (const double c : g.measuredCapsMb) {
-            caps << mb(c);
-        }
-        return out + QString("  measured caps %1 MiB; not predicted: %2\n")
-                         .arg(caps.join(", "), g.reason);
-    }
-    if (spec::sendsNothing(g.hook.toStdString())) {
-        out += QString("  ready times from %1's bucket launches; the local hook sends nothing, so "
-                       "its buckets cost nothing\n")
-                   .arg(g.readyTimesFrom);
-    } else {
-        out += QString("  ready times from %1's bucket launches; cost %2 x (%3 us + %4 us/B x wire "
-                       "bytes) per collective: %5's all_reduce fit, scaled by what the group's "
-                       "buckets exposed\n")
-                   .arg(g.readyTimesFrom)
-                   .arg(g.scale, 0, 'f', 2)
-                   .arg(g.fit.alphaUs, 0, 'f', 1)
-                   .arg(g.fit.betaUsPerByte, 0, 'g', 3)
-                   .arg(g.sweepCell);
-    }
-    for (const QString& left : g.left) {
-        out += "  left out of the calibration: " + left + "\n";
-    }
-    out += "  cap MiB  buckets  predicted step  predicted exposed  held out  measured step  "
-           "error\n";
-    const auto ms = [](const std::optional<double>& v, int width) {
-        return QString(v ? QString::number(*v, 'f', 2) + " ms" : QString("-"))
-            .rightJustified(width);
-    };
-    for (const CapCandidate& c : g.candidates) {
-        const auto e = c.error();
-        out += QString("  %1  %2  %3 ms  %4 ms  %5  %6  %7\n")
-                   .arg(mb(c.capMb), 7)
-                   .arg(c.buckets, 7)
-                   .arg(c.predictedStepMs, 11, 'f', 2)
-                   .arg(c.predictedExposedMs, 14, 'f', 2)
-                   .arg(ms(c.heldOutStepMs, 8), ms(c.measuredStepMs, 13))
-                   .arg(e ? QString("%1 %").arg(*e * 100, 0, 'f', 1) : QString("-"), 7);
-    }
-    out += QString("  fastest: %1 MiB\n").arg(mb(*g.fastestCapMb));
-    if (g.advice.savingMs && g.advice.uncertaintyMs) {
-        out += QString("  saving %1 ms a step at %2 MiB against %3 MiB (now, %4), uncertainty "
-                       "%5 ms: %6\n")
-                   .arg(*g.advice.savingMs, 0, 'f', 2)
-                   .arg(mb(*g.fastestCapMb), mb(*g.advice.currentCapMb), g.advice.currentFrom)
-                   .arg(*g.advice.uncertaintyMs, 0, 'f', 2)
-                   .arg(g.advice.savingFrom == "measured"
-                            ? QString("both measured; the standard errors of their steps")
-                            : QString("predicted; the held-out error of each prediction and the "
-                                      "standard errors of the measured steps"));
-    }
-    out += g.mape ? QString("  MAPE: %1 % over %2 measured caps, %3 (measured: median of rank "
-                            "0's step_ms over the recorded iterations)\n")
-                        .arg(*g.mape * 100, 0, 'f', 1)
-                        .arg(g.measured())
-                        .arg(g.heldOut ? QString("each predicted from the other caps' cells")
-                                       : QString("some in sample: no other cap's cells to "
-                                                 "predict them from"))
-                  : QString("  MAPE: none (no cap of this group was measured)\n");
-    return out;
-}
-
-QString describeDropped(const Recommendations& r) {
-    QString out;
-    for (const DroppedCell& d : r.dropped) {
-        out += QString("left out: %1 (%2): %3\n").arg(d.cell, d.status, d.reasons.join("; "));
-    }
-    return out;
 }
 
 } // namespace commprof::analysis

@@ -19,7 +19,6 @@
 #include "analysis/cap_group.h"
 #include "analysis/study_cell.h"
 
-#include <QJsonObject>
 #include <QString>
 #include <QStringList>
 
@@ -46,14 +45,5 @@ struct Recommendations {
 // From the cells of a results folder as the store holds them (store::studyCells): its complete
 // DDP cells and sweeps, complete as ingest judged them. Reads no file.
 Recommendations recommend(const std::vector<StudyCell>& cells, const CurrentCap& current = {});
-
-QJsonObject toJson(const Recommendations& r);
-// "mlp2m on gloo_cpu, world size 2, hook allreduce", with the settings that tell it from a
-// group that would read the same ("batch_size 8"): what a recommendation line is about.
-QString groupLabel(const CapGroup& g);
-// A table per group, its recommendation and its error, or what it lacks.
-QString describe(const CapGroup& g);
-// A line per cell left out: "left out: ID (incomplete): reasons".
-QString describeDropped(const Recommendations& r);
 
 } // namespace commprof::analysis

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cap_table_model.h"
 
-#include "analysis/cap_advice.h"
+#include "report/recommendation_text.h"
 
 #include <limits>
 
@@ -63,7 +63,7 @@ QVariant CapTableModel::data(const QModelIndex& index, int role) const {
         return QVariant(Qt::AlignVCenter | (text ? Qt::AlignLeft : Qt::AlignRight));
     }
     if (role == Qt::ToolTipRole && index.column() == Group) {
-        return analysis::actionLine(g);
+        return report::actionLine(g);
     }
     if (role == Qt::ToolTipRole && index.column() == MeasuredStepMs && c) {
         return c->measuredCell;
@@ -74,7 +74,7 @@ QVariant CapTableModel::data(const QModelIndex& index, int role) const {
     const bool sort = role == SortRole;
     switch (index.column()) {
     case Group:
-        return analysis::groupName(g);
+        return report::groupName(g);
     case Note: {
         if (!c) {
             return "not predicted: " + g.reason;

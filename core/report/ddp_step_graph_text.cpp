@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ddp_step_graph_text.h"
 
-#include "analysis/json_null.h"
+#include "trace/json_null.h"
 
 #include <QJsonArray>
 
@@ -25,9 +25,9 @@ QJsonObject toJson(const analysis::DdpStepGraph& g) {
                 buckets.append(QJsonObject{{"launch_us", b.launchUs - it.backwardStartUs},
                                            {"start_us", rel(b.startUs)},
                                            {"end_us", rel(b.endUs)},
-                                           {"elements", analysis::numberOrNull(b.elements)},
-                                           {"bytes", analysis::numberOrNull(b.bytes)},
-                                           {"seq", analysis::numberOrNull(b.seq)},
+                                           {"elements", trace::numberOrNull(b.elements)},
+                                           {"bytes", trace::numberOrNull(b.bytes)},
+                                           {"seq", trace::numberOrNull(b.seq)},
                                            {"first_gradient", b.firstGradient},
                                            {"gradients", b.gradients}});
             }
@@ -61,7 +61,7 @@ QJsonObject toJson(const analysis::DdpStepGraph& g) {
         buckets.append(QJsonObject{
             {"step", m.step},
             {"index", m.index},
-            {"seq", analysis::numberOrNull(m.seq)},
+            {"seq", trace::numberOrNull(m.seq)},
             {"ranks", present},
             {"unmatched", m.unmatched},
             {"last_rank", m.lastRank ? QJsonValue(*m.lastRank) : QJsonValue(QJsonValue::Null)},

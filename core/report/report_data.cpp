@@ -6,6 +6,7 @@
 #include "matrix/spec_names.h"
 #include "report/cells_table.h"
 #include "report/macro_sheet.h"
+#include "report/recommendation_text.h"
 #include "report/text_fields.h"
 #include "results/results_folder.h"
 #include "spec/comm_hooks.h"
@@ -84,7 +85,7 @@ QString capText(const std::optional<double>& cap) {
 
 // The action line as TeX: its "±" as TeX's own sign.
 QString actionTex(const analysis::CapGroup& g) {
-    return texText(analysis::actionLine(g).replace(QString::fromUtf8("±"), "+-"))
+    return texText(actionLine(g).replace(QString::fromUtf8("±"), "+-"))
         .replace("+-", "\\ensuremath{\\pm}");
 }
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "sweep_text.h"
 
-#include "analysis/json_null.h"
 #include "store/sweep_rows.h"
+#include "trace/json_null.h"
 
 #include <QJsonArray>
 
@@ -42,7 +42,7 @@ QJsonObject toJson(const analysis::SweepSeries& s, const analysis::LinearFit& fi
         QJsonObject point{
             {"bytes", p.bytes},          {"slowest_us", p.slowestUs},
             {"typical_us", p.typicalUs}, {"slowest_rank", p.slowestRank},
-            {"algbw_GBps", p.algbwGBps}, {"busbw_GBps", analysis::numberOrNull(p.busbwGBps)}};
+            {"algbw_GBps", p.algbwGBps}, {"busbw_GBps", trace::numberOrNull(p.busbwGBps)}};
         if (!p.us.empty()) {
             QJsonObject perRank;
             for (const auto& [rank, us] : p.us) {
@@ -71,7 +71,7 @@ QJsonObject toJson(const analysis::DdpPrediction& d) {
                                    {"sweep_us", b.sweepUs},
                                    {"cpu_share", b.cpuShare},
                                    {"predicted_us", b.predictedUs},
-                                   {"fit_us", analysis::numberOrNull(b.fitUs)},
+                                   {"fit_us", trace::numberOrNull(b.fitUs)},
                                    {"measured_us", b.measuredUs},
                                    {"wait_us", b.waitUs},
                                    {"queued_us", b.queuedUs},

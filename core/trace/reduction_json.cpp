@@ -2,6 +2,7 @@
 #include "reduction_json.h"
 
 #include "files/safe_file.h"
+#include "json_null.h"
 #include "summary_json.h"
 #include "trace_error.h"
 
@@ -37,10 +38,6 @@ QJsonValue exact(double d) {
 
 QJsonValue exact(const std::optional<double>& d) {
     return d ? exact(*d) : QJsonValue(QJsonValue::Null);
-}
-
-template <typename T> QJsonValue integerOrNull(const std::optional<T>& v) {
-    return v ? QJsonValue(qint64(*v)) : QJsonValue(QJsonValue::Null);
 }
 
 QJsonValue spanOrNull(const std::optional<Span>& s) {
@@ -102,8 +99,8 @@ QJsonValue distributedJson(const DistributedInfo& d) {
     if (!d.present) {
         return QJsonValue();
     }
-    return QJsonObject{{"rank", integerOrNull(d.rank)},
-                       {"world_size", integerOrNull(d.worldSize)},
+    return QJsonObject{{"rank", numberOrNull(d.rank)},
+                       {"world_size", numberOrNull(d.worldSize)},
                        {"backend", QString::fromStdString(d.backend)},
                        {"nccl_version", QString::fromStdString(d.ncclVersion)}};
 }
@@ -111,8 +108,8 @@ QJsonValue distributedJson(const DistributedInfo& d) {
 // [process group, kind, seq, step, ordinal, start_us]: a few numbers per collective and rank,
 // the bulk of the file, without a key repeated per element.
 QJsonArray arrivalJson(const CollectiveArrival& a) {
-    return {qint64(a.processGroup), qint64(a.kind),    integerOrNull(a.seq),
-            integerOrNull(a.step),  qint64(a.ordinal), exact(a.startUs)};
+    return {qint64(a.processGroup), qint64(a.kind),    numberOrNull(a.seq),
+            numberOrNull(a.step),   qint64(a.ordinal), exact(a.startUs)};
 }
 
 // One value of the document being read, with where it is, so that every error names its field.
@@ -347,7 +344,7 @@ QByteArray reductionDocument(const ReducedFile& file) {
     }
     doc.insert("reduction",
                QJsonObject{{"source", QString::fromStdString(r.source)},
-                           {"rank", integerOrNull(r.rank)},
+                           {"rank", numberOrNull(r.rank)},
                            {"distributed", distributedJson(r.distributed)},
                            {"summary", summaryJson(r.summary)},
                            {"hta_figures", r.hta ? QJsonValue(htaJson(*r.hta)) : QJsonValue()},

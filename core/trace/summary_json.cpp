@@ -1,20 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "summary_json.h"
 
+#include "json_null.h"
+
 namespace commprof::trace {
-namespace {
-
-QJsonValue orNull(const std::optional<double>& v) {
-    return v ? QJsonValue(*v) : QJsonValue(QJsonValue::Null);
-}
-QJsonValue orNull(const std::optional<std::int64_t>& v) {
-    return v ? QJsonValue(qint64(*v)) : QJsonValue(QJsonValue::Null);
-}
-QJsonValue orNull(const std::string& v) {
-    return v.empty() ? QJsonValue(QJsonValue::Null) : QJsonValue(QString::fromStdString(v));
-}
-
-} // namespace
 
 QJsonObject toJson(const StepMetrics& m) {
     return QJsonObject{
@@ -28,10 +17,10 @@ QJsonObject toJson(const StepMetrics& m) {
         {"memory_us", m.memoryUs},
         {"overlap_us", m.overlapUs},
         {"exposed_comm_us", m.exposedCommUs},
-        {"overlap_efficiency", orNull(m.overlapEfficiency)},
-        {"comm_overhead_fraction", orNull(m.commOverheadFraction)},
+        {"overlap_efficiency", numberOrNull(m.overlapEfficiency)},
+        {"comm_overhead_fraction", numberOrNull(m.commOverheadFraction)},
         {"collectives", qint64(m.collectives)},
-        {"comm_bytes", orNull(m.commBytes)},
+        {"comm_bytes", numberOrNull(m.commBytes)},
     };
 }
 
@@ -59,11 +48,11 @@ QJsonObject toJson(const TraceSummary& s) {
 
 QJsonObject toJson(const HtaFigures& h) {
     return QJsonObject{
-        {"comp_comm_overlap_pctg", orNull(h.compCommOverlapPctg)},
-        {"idle_time_us", orNull(h.idleTimeUs)},
-        {"compute_time_us", orNull(h.computeTimeUs)},
-        {"non_compute_time_us", orNull(h.nonComputeTimeUs)},
-        {"kernel_time_us", orNull(h.kernelTimeUs)},
+        {"comp_comm_overlap_pctg", numberOrNull(h.compCommOverlapPctg)},
+        {"idle_time_us", numberOrNull(h.idleTimeUs)},
+        {"compute_time_us", numberOrNull(h.computeTimeUs)},
+        {"non_compute_time_us", numberOrNull(h.nonComputeTimeUs)},
+        {"kernel_time_us", numberOrNull(h.kernelTimeUs)},
     };
 }
 
@@ -74,16 +63,16 @@ QJsonObject toJson(const CollectiveRecord& r) {
         {"on_device", r.onDevice},
         {"start_us", r.startUs},
         {"duration_us", r.durationUs},
-        {"dtype", orNull(r.dtype)},
-        {"in_nelems", orNull(r.inNelems)},
-        {"out_nelems", orNull(r.outNelems)},
-        {"group_size", orNull(r.groupSize)},
-        {"seq", orNull(r.seq)},
-        {"process_group", orNull(r.processGroup)},
-        {"process_group_desc", orNull(r.processGroupDesc)},
-        {"bytes", orNull(r.bytes)},
-        {"algbw_gbps", orNull(r.algbwGBps)},
-        {"busbw_gbps", orNull(r.busbwGBps)},
+        {"dtype", textOrNull(r.dtype)},
+        {"in_nelems", numberOrNull(r.inNelems)},
+        {"out_nelems", numberOrNull(r.outNelems)},
+        {"group_size", numberOrNull(r.groupSize)},
+        {"seq", numberOrNull(r.seq)},
+        {"process_group", textOrNull(r.processGroup)},
+        {"process_group_desc", textOrNull(r.processGroupDesc)},
+        {"bytes", numberOrNull(r.bytes)},
+        {"algbw_gbps", numberOrNull(r.algbwGBps)},
+        {"busbw_gbps", numberOrNull(r.busbwGBps)},
     };
 }
 
@@ -93,8 +82,8 @@ QJsonObject toJson(const KindSummary& k) {
         {"count", qint64(k.count)},
         {"sized", qint64(k.sized)},
         {"total_bytes", k.sized ? QJsonValue(k.totalBytes) : QJsonValue(QJsonValue::Null)},
-        {"median_algbw_gbps", orNull(k.medianAlgbwGBps)},
-        {"median_busbw_gbps", orNull(k.medianBusbwGBps)},
+        {"median_algbw_gbps", numberOrNull(k.medianAlgbwGBps)},
+        {"median_busbw_gbps", numberOrNull(k.medianBusbwGBps)},
     };
 }
 
@@ -119,10 +108,10 @@ QJsonValue toJson(const DistributedInfo& d) {
         return QJsonValue(QJsonValue::Null);
     }
     return QJsonObject{
-        {"rank", orNull(d.rank)},
-        {"world_size", orNull(d.worldSize)},
-        {"backend", orNull(d.backend)},
-        {"nccl_version", orNull(d.ncclVersion)},
+        {"rank", numberOrNull(d.rank)},
+        {"world_size", numberOrNull(d.worldSize)},
+        {"backend", textOrNull(d.backend)},
+        {"nccl_version", textOrNull(d.ncclVersion)},
     };
 }
 
