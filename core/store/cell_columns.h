@@ -27,7 +27,7 @@ struct CellColumn {
     // never stored) its name in the outputs.
     const char* name = nullptr;
     const char* sqlType = nullptr; // as declared: TEXT, INTEGER or REAL; nullptr when derived
-    int since = 0;                 // the schema version that added it
+    int since = 1;                 // the schema version that added it: the first, unless said
     bool identity = false;         // stored even for a cell the store could not take
     bool inJson = true;            // in `commprof cells --json`, under its name
     int csvPosition = -1;          // in cells.csv, 0-based; positions never move, new ones go last
