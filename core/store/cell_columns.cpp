@@ -51,14 +51,24 @@ template <typename T> void assign(std::optional<T>& out, const QVariant& v) {
     }
 }
 
+// The SQL type of a member's column: a number as such, a bool as 0 or 1, anything else (text, a
+// list, a map) as text.
+template <typename T> constexpr const char* kSqlType = "TEXT";
+template <> constexpr const char* kSqlType<double> = "REAL";
+template <> constexpr const char* kSqlType<int> = "INTEGER";
+template <> constexpr const char* kSqlType<bool> = "INTEGER";
+template <typename T> constexpr const char* kSqlType<std::optional<T>> = kSqlType<T>;
+template <typename Struct, typename T> T memberType(T Struct::*);
+
 template <auto Member> QVariant get(const CellRow& row, const CellExtras&) {
     return variantOf(row.*Member);
 }
 template <auto Member> void set(CellRow& row, const QVariant& v) {
     assign(row.*Member, v);
 }
-// A stored column of that member: its value read from and written to it.
+// A stored column of that member: its value read from and written to it, its SQL type its type's.
 template <auto Member> CellColumn stored(CellColumn c) {
+    c.sqlType = kSqlType<decltype(memberType(Member))>;
     c.get = get<Member>;
     c.set = set<Member>;
     return c;
@@ -71,6 +81,7 @@ template <auto Member> void setDdp(CellRow& row, const QVariant& v) {
     assign(row.ddpLogger.*Member, v);
 }
 template <auto Member> CellColumn ddpStored(CellColumn c) {
+    c.sqlType = kSqlType<decltype(memberType(Member))>;
     c.get = getDdp<Member>;
     c.set = setDdp<Member>;
     return c;
@@ -86,24 +97,20 @@ QVariant predictionMs(const CellExtras& e, double analysis::DdpPrediction::*us) 
 const std::vector<CellColumn> kColumns = {
     stored<&CellRow::key>(
         {.name = "key",
-         .sqlType = "TEXT",
          .identity = true,
          .inJson = false,
          .doc = "the cell folder's canonical path; the child tables' `cell_key`"}),
     stored<&CellRow::runDir>({.name = "run_dir",
-                              .sqlType = "TEXT",
                               .identity = true,
                               .inJson = false,
                               .doc = "the results folder's canonical path"}),
     stored<&CellRow::id>({.name = "id",
-                          .sqlType = "TEXT",
                           .identity = true,
                           .csvPosition = 0,
                           .view = "cell",
                           .doc = "the cell id, `<model>_<layer>_ws<N>_r<repeat>`"}),
     stored<&CellRow::status>(
         {.name = "status",
-         .sqlType = "TEXT",
          .identity = true,
          .csvPosition = 1,
          .view = "status",
@@ -111,181 +118,133 @@ const std::vector<CellColumn> kColumns = {
                 "`skipped_infeasible`"}),
     stored<&CellRow::reasons>(
         {.name = "reasons",
-         .sqlType = "TEXT",
          .identity = true,
          .csvPosition = 2,
          .view = "reasons / notes",
          .doc =
              "why the cell is not complete: a JSON array in SQL and JSON, joined by `; ` in CSV"}),
-    stored<&CellRow::worldSize>({.name = "world_size",
-                                 .sqlType = "INTEGER",
-                                 .csvPosition = 7,
-                                 .view = "ranks",
-                                 .doc = "ranks of the cell"}),
+    stored<&CellRow::worldSize>(
+        {.name = "world_size", .csvPosition = 7, .view = "ranks", .doc = "ranks of the cell"}),
     stored<&CellRow::layer>({.name = "layer",
-                             .sqlType = "TEXT",
                              .csvPosition = 5,
                              .view = "layer",
                              .doc = "measurement layer: `gloo_cpu`, `gloo_cuda` or `nccl`"}),
     stored<&CellRow::interconnect>({.name = "interconnect",
-                                    .sqlType = "TEXT",
                                     .csvPosition = 6,
                                     .doc = "`host_loopback`, `pcie_host_staged` or `none`"}),
-    stored<&CellRow::model>({.name = "model",
-                             .sqlType = "TEXT",
-                             .csvPosition = 3,
-                             .view = "model",
-                             .doc = "model name"}),
-    stored<&CellRow::family>(
-        {.name = "family", .sqlType = "TEXT", .inJson = false, .doc = "model family"}),
-    stored<&CellRow::params>(
-        {.name = "params", .sqlType = "REAL", .csvPosition = 4, .doc = "parameter count"}),
-    stored<&CellRow::backend>(
-        {.name = "backend", .sqlType = "TEXT", .inJson = false, .doc = "`gloo` or `nccl`"}),
-    stored<&CellRow::device>(
-        {.name = "device", .sqlType = "TEXT", .inJson = false, .doc = "`cpu` or `cuda`"}),
-    stored<&CellRow::repeat>({.name = "repeat",
-                              .sqlType = "INTEGER",
-                              .inJson = false,
-                              .view = "repeat",
-                              .doc = "repeat index of the cell"}),
+    stored<&CellRow::model>(
+        {.name = "model", .csvPosition = 3, .view = "model", .doc = "model name"}),
+    stored<&CellRow::family>({.name = "family", .inJson = false, .doc = "model family"}),
+    stored<&CellRow::params>({.name = "params", .csvPosition = 4, .doc = "parameter count"}),
+    stored<&CellRow::backend>({.name = "backend", .inJson = false, .doc = "`gloo` or `nccl`"}),
+    stored<&CellRow::device>({.name = "device", .inJson = false, .doc = "`cpu` or `cuda`"}),
+    stored<&CellRow::repeat>(
+        {.name = "repeat", .inJson = false, .view = "repeat", .doc = "repeat index of the cell"}),
     stored<&CellRow::feasible>(
         {.name = "feasible",
-         .sqlType = "INTEGER",
          .inJson = false,
          .doc = "the plan's verdict, 0 or 1; null where cell.json has none"}),
     stored<&CellRow::binding>({.name = "binding",
-                               .sqlType = "TEXT",
                                .inJson = false,
                                .doc = "the pool closest to (or furthest past) its budget"}),
     stored<&CellRow::stepMs>({.name = "step_ms",
-                              .sqlType = "REAL",
                               .csvPosition = 8,
                               .view = "step ms",
                               .doc = "median step over the recorded iterations of every rank"}),
     stored<&CellRow::hookCommMs>(
         {.name = "hook_comm_ms",
-         .sqlType = "REAL",
          .csvPosition = 9,
          .doc = "median per recorded iteration of the union of rank 0's bucket intervals"}),
     stored<&CellRow::traceCommMs>(
         {.name = "trace_comm_ms",
-         .sqlType = "REAL",
          .csvPosition = 10,
          .doc = "median communication per traced step of rank 0's trace"}),
     stored<&CellRow::hookTraceAgreement>({.name = "hook_trace_agreement",
-                                          .sqlType = "REAL",
                                           .csvPosition = 11,
                                           .view = "backend/hook",
                                           .doc = "`backend_total_ms` / `hook_total_ms`"}),
     stored<&CellRow::agreementFlagged>(
         {.name = "agreement_flagged",
-         .sqlType = "INTEGER",
          .csvPosition = 12,
          .doc = "the agreement is beyond ±10 %, or one instrument saw nothing"}),
     stored<&CellRow::overlapEfficiency>(
         {.name = "overlap_efficiency",
-         .sqlType = "REAL",
          .csvPosition = 13,
          .doc = "overlapped / all communication over rank 0's traced steps (trace-semantics.md)"}),
     stored<&CellRow::commOverheadFraction>(
         {.name = "comm_overhead_fraction",
-         .sqlType = "REAL",
          .csvPosition = 14,
          .view = "exposed comm",
          .doc = "exposed communication / step over rank 0's traced steps"}),
     stored<&CellRow::exposedCommMs>(
         {.name = "exposed_comm_ms",
-         .sqlType = "REAL",
          .csvPosition = 15,
          .doc = "median exposed communication per traced step of rank 0"}),
-    stored<&CellRow::computeMs>({.name = "compute_ms",
-                                 .sqlType = "REAL",
-                                 .inJson = false,
-                                 .doc = "median compute per traced step of rank 0"}),
+    stored<&CellRow::computeMs>(
+        {.name = "compute_ms", .inJson = false, .doc = "median compute per traced step of rank 0"}),
     stored<&CellRow::bookkeepingMs>({.name = "bookkeeping_ms",
-                                     .sqlType = "REAL",
                                      .inJson = false,
                                      .doc = "median bookkeeping per traced step of rank 0"}),
     stored<&CellRow::peakHostBytes>({.name = "peak_host_bytes",
-                                     .sqlType = "REAL",
                                      .csvPosition = 16,
                                      .csvFormat = 'f',
                                      .csvPrecision = 0,
                                      .doc = "the largest VmHWM of the cell's ranks"}),
     stored<&CellRow::peakDeviceBytes>(
         {.name = "peak_device_bytes",
-         .sqlType = "REAL",
          .csvPosition = 17,
          .csvFormat = 'f',
          .csvPrecision = 0,
          .doc = "the largest peak reserved device memory of the cell's ranks (0 on CPU)"}),
     stored<&CellRow::hostDemandBytes>({.name = "host_demand_bytes",
-                                       .sqlType = "REAL",
                                        .csvPosition = 18,
                                        .csvPrecision = 12,
                                        .doc = "the plan's host demand (feasibility.md)"}),
     stored<&CellRow::deviceDemandBytes>(
         {.name = "device_demand_bytes",
-         .sqlType = "REAL",
          .csvPosition = 19,
          .csvPrecision = 12,
          .doc = "the plan's device demand; null without a device pool"}),
     stored<&CellRow::hookTotalMs>(
         {.name = "hook_total_ms",
-         .sqlType = "REAL",
          .since = 3,
          .doc = "the hook's bucket intervals, summed over every rank's compared steps"}),
     stored<&CellRow::backendTotalMs>({.name = "backend_total_ms",
-                                      .sqlType = "REAL",
                                       .since = 3,
                                       .doc = "the backend's own work, summed over the same steps"}),
     stored<&CellRow::agreementSteps>({.name = "agreement_steps",
-                                      .sqlType = "INTEGER",
                                       .since = 3,
                                       .inJson = false,
                                       .doc = "rank-steps the two instruments were compared over"}),
     stored<&CellRow::agreementReason>({.name = "agreement_reason",
-                                       .sqlType = "TEXT",
                                        .since = 3,
                                        .doc = "why the agreement is flagged or not judged"}),
     stored<&CellRow::backendSource>({.name = "backend_source",
-                                     .sqlType = "TEXT",
                                      .since = 3,
                                      .doc = "`gloo:* host spans` or `collective kernels`"}),
     stored<&CellRow::bucketsCompared>(
         {.name = "buckets_compared",
-         .sqlType = "INTEGER",
          .since = 3,
          .doc = "hook bucket intervals compared with the backend's spans"}),
     stored<&CellRow::bucketsMatched>({.name = "buckets_matched",
-                                      .sqlType = "INTEGER",
                                       .since = 3,
                                       .doc = "of those, the ones that contain a backend span"}),
     stored<&CellRow::slowestRank>({.name = "slowest_rank",
-                                   .sqlType = "INTEGER",
                                    .since = 3,
                                    .doc = "the last rank to arrive at most traced steps"}),
     stored<&CellRow::medianSkewMs>(
         {.name = "median_skew_ms",
-         .sqlType = "REAL",
          .since = 3,
          .doc = "median over traced steps of the longest rank's step minus the shortest"}),
-    stored<&CellRow::kind>({.name = "kind",
-                            .sqlType = "TEXT",
-                            .since = 4,
-                            .csvPosition = 20,
-                            .view = "kind",
-                            .doc = "`ddp` or `sweep`"}),
+    stored<&CellRow::kind>(
+        {.name = "kind", .since = 4, .csvPosition = 20, .view = "kind", .doc = "`ddp` or `sweep`"}),
     stored<&CellRow::axes>(
         {.name = "axes",
-         .sqlType = "TEXT",
          .since = 5,
          .doc = "every axis' value, as an object (`model`, `layer`, `world_size`, each DDP setting "
                 "the matrix lists, `repeat`); the plots tell series apart by those that vary"}),
     ddpStored<&analysis::DdpLoggerFigures::backwardComputeMs>(
         {.name = "ddp_backward_compute_ms",
-         .sqlType = "REAL",
          .since = 6,
          .csvPosition = 24,
          .doc = "the Reducer's DDP logger: backward compute (prepare_for_backward to the last "
@@ -293,7 +252,6 @@ const std::vector<CellColumn> kColumns = {
                 "ready), mean over every rank's sampled recorded iterations"}),
     ddpStored<&analysis::DdpLoggerFigures::backwardCommMs>(
         {.name = "ddp_backward_comm_ms",
-         .sqlType = "REAL",
          .since = 6,
          .csvPosition = 25,
          .doc =
@@ -301,29 +259,24 @@ const std::vector<CellColumn> kColumns = {
              "the same mean"}),
     ddpStored<&analysis::DdpLoggerFigures::overlapMs>(
         {.name = "ddp_overlap_ms",
-         .sqlType = "REAL",
          .since = 6,
          .doc = "the DDP logger: backward compute overlapped by communication, the same mean"}),
     ddpStored<&analysis::DdpLoggerFigures::samples>(
         {.name = "ddp_samples",
-         .sqlType = "INTEGER",
          .since = 6,
          .doc = "rank-iterations the DDP logger sampled and the hook recorded"}),
     ddpStored<&analysis::DdpLoggerFigures::ratio>(
         {.name = "ddp_hook_ratio",
-         .sqlType = "REAL",
          .since = 6,
          .csvPosition = 26,
          .doc = "the DDP logger's backward communication over the hook's bucket extent, the same "
                 "rank-iterations; empty when not judged"}),
     ddpStored<&analysis::DdpLoggerFigures::flagged>(
         {.name = "ddp_hook_flagged",
-         .sqlType = "INTEGER",
          .since = 6,
          .doc = "the DDP logger and the hook differ by more than 10 %"}),
     ddpStored<&analysis::DdpLoggerFigures::reason>(
         {.name = "ddp_hook_reason",
-         .sqlType = "TEXT",
          .since = 6,
          .doc = "why the DDP logger against the hook is flagged or not judged"}),
     // Derived: computed where they are shown.

@@ -26,7 +26,7 @@ struct CellColumn {
     // The `cells` column, or for a derived column (computed from the row where it is shown,
     // never stored) its name in the outputs.
     const char* name = nullptr;
-    const char* sqlType = nullptr; // as declared: TEXT, INTEGER or REAL; nullptr when derived
+    const char* sqlType = nullptr; // TEXT, INTEGER or REAL, from the member; nullptr when derived
     int since = 1;                 // the schema version that added it: the first, unless said
     bool identity = false;         // stored even for a cell the store could not take
     bool inJson = true;            // in `commprof cells --json`, under its name
