@@ -7,6 +7,8 @@
 
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 namespace commprof::store {
 namespace {
@@ -58,32 +60,14 @@ template <> constexpr const char* kSqlType<double> = "REAL";
 template <> constexpr const char* kSqlType<int> = "INTEGER";
 template <> constexpr const char* kSqlType<bool> = "INTEGER";
 template <typename T> constexpr const char* kSqlType<std::optional<T>> = kSqlType<T>;
-template <typename Struct, typename T> T memberType(T Struct::*);
 
-template <auto Member> QVariant get(const CellRow& row, const CellExtras&) {
-    return variantOf(row.*Member);
-}
-template <auto Member> void set(CellRow& row, const QVariant& v) {
-    assign(row.*Member, v);
-}
-// A stored column of that member: its value read from and written to it, its SQL type its type's.
-template <auto Member> CellColumn stored(CellColumn c) {
-    c.sqlType = kSqlType<decltype(memberType(Member))>;
-    c.get = get<Member>;
-    c.set = set<Member>;
-    return c;
-}
-// The DDP logger's figures, a struct of their own in the row.
-template <auto Member> QVariant getDdp(const CellRow& row, const CellExtras&) {
-    return variantOf(row.ddpLogger.*Member);
-}
-template <auto Member> void setDdp(CellRow& row, const QVariant& v) {
-    assign(row.ddpLogger.*Member, v);
-}
-template <auto Member> CellColumn ddpStored(CellColumn c) {
-    c.sqlType = kSqlType<decltype(memberType(Member))>;
-    c.get = getDdp<Member>;
-    c.set = setDdp<Member>;
+// A stored column of the member at Path (one of the row's, or of a struct in it such as the DDP
+// logger's figures; `row .* ... .* Path` follows it): its value read from and written to it, its
+// SQL type its type's.
+template <auto... Path> CellColumn stored(CellColumn c) {
+    c.sqlType = kSqlType<std::remove_cvref_t<decltype((std::declval<CellRow&>().*....*Path))>>;
+    c.get = [](const CellRow& row, const CellExtras&) { return variantOf((row.*....*Path)); };
+    c.set = [](CellRow& row, const QVariant& v) { assign((row.*....*Path), v); };
     return c;
 }
 
@@ -243,39 +227,39 @@ const std::vector<CellColumn> kColumns = {
          .since = 5,
          .doc = "every axis' value, as an object (`model`, `layer`, `world_size`, each DDP setting "
                 "the matrix lists, `repeat`); the plots tell series apart by those that vary"}),
-    ddpStored<&analysis::DdpLoggerFigures::backwardComputeMs>(
+    stored<&CellRow::ddpLogger, &analysis::DdpLoggerFigures::backwardComputeMs>(
         {.name = "ddp_backward_compute_ms",
          .since = 6,
          .csvPosition = 24,
          .doc = "the Reducer's DDP logger: backward compute (prepare_for_backward to the last "
                 "gradient "
                 "ready), mean over every rank's sampled recorded iterations"}),
-    ddpStored<&analysis::DdpLoggerFigures::backwardCommMs>(
+    stored<&CellRow::ddpLogger, &analysis::DdpLoggerFigures::backwardCommMs>(
         {.name = "ddp_backward_comm_ms",
          .since = 6,
          .csvPosition = 25,
          .doc =
              "the DDP logger: backward communication (first bucket launch to the last completion), "
              "the same mean"}),
-    ddpStored<&analysis::DdpLoggerFigures::overlapMs>(
+    stored<&CellRow::ddpLogger, &analysis::DdpLoggerFigures::overlapMs>(
         {.name = "ddp_overlap_ms",
          .since = 6,
          .doc = "the DDP logger: backward compute overlapped by communication, the same mean"}),
-    ddpStored<&analysis::DdpLoggerFigures::samples>(
+    stored<&CellRow::ddpLogger, &analysis::DdpLoggerFigures::samples>(
         {.name = "ddp_samples",
          .since = 6,
          .doc = "rank-iterations the DDP logger sampled and the hook recorded"}),
-    ddpStored<&analysis::DdpLoggerFigures::ratio>(
+    stored<&CellRow::ddpLogger, &analysis::DdpLoggerFigures::ratio>(
         {.name = "ddp_hook_ratio",
          .since = 6,
          .csvPosition = 26,
          .doc = "the DDP logger's backward communication over the hook's bucket extent, the same "
                 "rank-iterations; empty when not judged"}),
-    ddpStored<&analysis::DdpLoggerFigures::flagged>(
+    stored<&CellRow::ddpLogger, &analysis::DdpLoggerFigures::flagged>(
         {.name = "ddp_hook_flagged",
          .since = 6,
          .doc = "the DDP logger and the hook differ by more than 10 %"}),
-    ddpStored<&analysis::DdpLoggerFigures::reason>(
+    stored<&CellRow::ddpLogger, &analysis::DdpLoggerFigures::reason>(
         {.name = "ddp_hook_reason",
          .since = 6,
          .doc = "why the DDP logger against the hook is flagged or not judged"}),
