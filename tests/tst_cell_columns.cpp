@@ -103,13 +103,13 @@ private slots:
         for (const store::CellColumn& c : store::cellColumns()) {
             QVERIFY2(!names.contains(c.name), c.name);
             names << c.name;
-            if (c.json) {
-                QVERIFY2(!json.contains(c.json), c.json);
-                json << c.json;
+            if (c.json()) {
+                QVERIFY2(!json.contains(c.json()), c.json());
+                json << c.json();
             }
-            if (c.csv) {
-                QVERIFY2(!csv.contains(c.csv), c.csv);
-                csv << c.csv;
+            if (c.csv()) {
+                QVERIFY2(!csv.contains(c.csv()), c.csv());
+                csv << c.csv();
             }
             if (c.view) {
                 QVERIFY2(!view.contains(c.view), c.view);
@@ -118,7 +118,7 @@ private slots:
             QVERIFY2(c.get, c.name);
             QVERIFY2(QString(c.doc).size() > 3, c.name);
             QVERIFY2(c.stored() == (c.set != nullptr), c.name);
-            QVERIFY2(c.stored() || c.json || c.csv || c.view, c.name); // derived for something
+            QVERIFY2(c.stored() || c.json() || c.csv() || c.view, c.name); // derived for something
         }
     }
 
@@ -128,7 +128,7 @@ private slots:
         QStringList header;
         for (std::size_t i = 0; i < columns.size(); ++i) {
             QVERIFY2(columns[i], qPrintable(QString("no column at position %1").arg(i)));
-            header << columns[i]->csv;
+            header << columns[i]->csv();
         }
         QCOMPARE(header.join(','),
                  QString("id,status,reasons,model,params,layer,interconnect,world_size,step_ms,"

@@ -8,7 +8,6 @@
 #include "probe/probe.h"
 #include "runner/rank_program.h"
 
-#include <QCoreApplication>
 #include <QJsonArray>
 
 namespace commprof::cli {

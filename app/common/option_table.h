@@ -12,11 +12,11 @@
 namespace commprof::options {
 
 struct Option {
-    std::string flag;                 // "--out"
-    std::string value;                // "DIR"; empty for a switch; ending in "..." takes several
-    std::string help;                 // one sentence
-    std::vector<std::string> choices; // the only values accepted, offered by completion
-    bool required = false;            // the command refuses to run without it
+    std::string flag;  // "--out"
+    std::string value; // "DIR"; empty for a switch; ending in "..." takes several
+    std::string help;  // one sentence
+    std::vector<std::string> choices = {}; // the only values accepted, offered by completion
+    bool required = false;                 // the command refuses to run without it
     bool takesValue() const { return !value.empty(); }
     bool takesSeveral() const;
 };

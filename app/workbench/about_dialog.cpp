@@ -11,8 +11,6 @@
 #include <QLabel>
 #include <QVBoxLayout>
 
-#include <stdexcept>
-
 namespace commprof::workbench {
 
 QString rankLibtorchVersion(const QString& rankProgram) {

@@ -5,7 +5,6 @@
 #include "runner/record_job.h"
 #include "whatif_view.h"
 
-#include <QDir>
 #include <QFileInfo>
 
 namespace commprof::workbench {

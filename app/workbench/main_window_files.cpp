@@ -40,7 +40,6 @@
 #include <QMenu>
 #include <QSettings>
 #include <QStatusBar>
-#include <QTableView>
 
 #include <utility>
 

@@ -5,7 +5,6 @@
 #include <QJsonArray>
 #include <QMap>
 #include <QString>
-#include <QStringList>
 
 #include <vector>
 

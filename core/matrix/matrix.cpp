@@ -44,12 +44,8 @@ void readRunConfig(const Ctx& c, const YAML::Node& n, RunConfig& r, const QStrin
                    std::vector<KnobList>* lists) {
     requireMap(c, n, where);
     checkKeys(c, n, runKeys(), where);
-    if (n["iterations"]) {
-        r.iterations = integer(c, n["iterations"], "iterations", 1);
-    }
-    if (n["warmup"]) {
-        r.warmup = integer(c, n["warmup"], "warmup", 0);
-    }
+    readIfGiven(c, n, "iterations", r.iterations, integer, 1, kMaxCount);
+    readIfGiven(c, n, "warmup", r.warmup, integer, 0, kMaxCount);
     for (const Knob& k : knobs()) {
         if (const YAML::Node v = n[k.key.toStdString()]) {
             KnobList l = readKnob(c, k, v, lists != nullptr, where);
@@ -62,24 +58,14 @@ void readRunConfig(const Ctx& c, const YAML::Node& n, RunConfig& r, const QStrin
             }
         }
     }
-    if (n["optimizer"]) {
-        r.optimizer = oneOf(c, n["optimizer"], "optimizer", {"sgd", "adam"});
-    }
-    if (n["timeout_s"]) {
-        r.timeoutS = positive(c, n["timeout_s"], "timeout_s", kMaxTimeoutS);
-    }
+    readIfGiven(c, n, "optimizer", r.optimizer, oneOf, QStringList{"sgd", "adam"});
+    readIfGiven(c, n, "timeout_s", r.timeoutS, positive, kMaxTimeoutS);
     if (const YAML::Node t = n["trace"]) {
         requireMap(c, t, "trace");
         checkKeys(c, t, {"enabled", "first_step", "steps"}, "trace");
-        if (t["enabled"]) {
-            r.trace.enabled = boolean(c, t["enabled"], "enabled");
-        }
-        if (t["first_step"]) {
-            r.trace.firstStep = integer(c, t["first_step"], "first_step", 0);
-        }
-        if (t["steps"]) {
-            r.trace.steps = integer(c, t["steps"], "steps", 1);
-        }
+        readIfGiven(c, t, "enabled", r.trace.enabled, boolean);
+        readIfGiven(c, t, "first_step", r.trace.firstStep, integer, 0, kMaxCount);
+        readIfGiven(c, t, "steps", r.trace.steps, integer, 1, kMaxCount);
     }
     if (r.warmup >= r.iterations) {
         c.fail(
@@ -170,25 +156,15 @@ void readLauncher(const Ctx& c, const YAML::Node& n, Matrix& m) {
         l.kind = oneOf(c, n["kind"], "kind", {"local", "slurm"}) == "slurm" ? LauncherKind::Slurm
                                                                             : LauncherKind::Local;
     }
-    if (n["partition"]) {
-        l.partition = slurmName(c, n["partition"], "partition");
-    }
-    if (n["account"]) {
-        l.account = slurmName(c, n["account"], "account");
-    }
+    readIfGiven(c, n, "partition", l.partition, slurmName);
+    readIfGiven(c, n, "account", l.account, slurmName);
     if (n["nodes"] && n["ntasks_per_node"]) {
         c.fail(n["ntasks_per_node"], "ntasks_per_node",
                "give nodes or ntasks_per_node, not both: each decides where the ranks go");
     }
-    if (n["nodes"]) {
-        l.nodes = integer(c, n["nodes"], "nodes", 1, kMaxNodes);
-    }
-    if (n["ntasks_per_node"]) {
-        l.ntasksPerNode = integer(c, n["ntasks_per_node"], "ntasks_per_node", 1, kMaxNodes);
-    }
-    if (n["rendezvous_port"]) {
-        l.rendezvousPort = integer(c, n["rendezvous_port"], "rendezvous_port", 1024, 65535 - 8);
-    }
+    readIfGiven(c, n, "nodes", l.nodes, integer, 1, kMaxNodes);
+    readIfGiven(c, n, "ntasks_per_node", l.ntasksPerNode, integer, 1, kMaxNodes);
+    readIfGiven(c, n, "rendezvous_port", l.rendezvousPort, integer, 1024, 65535 - 8);
     if (const YAML::Node extra = n["extra_args"]) {
         requireSeq(c, extra, "extra_args");
         if (extra.size() > std::size_t(kMaxExtraArgs)) {
@@ -302,12 +278,8 @@ SweepSpec readSweep(const Ctx& c, const YAML::Node& n) {
                        .arg(QString::fromStdString(n["max_bytes"].Scalar())));
         }
     }
-    if (n["iterations"]) {
-        s.iterations = integer(c, n["iterations"], "iterations", 1, 1000);
-    }
-    if (n["warmup"]) {
-        s.warmup = integer(c, n["warmup"], "warmup", 0, 1000);
-    }
+    readIfGiven(c, n, "iterations", s.iterations, integer, 1, 1000);
+    readIfGiven(c, n, "warmup", s.warmup, integer, 0, 1000);
     return s;
 }
 
@@ -382,9 +354,7 @@ TorchScriptModel readTorchScript(const Ctx& c, const YAML::Node& n) {
             c.fail(n["target"], "target", "token input trains on the next token: no target");
         }
     }
-    if (n["find_unused_parameters"]) {
-        t.findUnusedParameters = boolean(c, n["find_unused_parameters"], "find_unused_parameters");
-    }
+    readIfGiven(c, n, "find_unused_parameters", t.findUnusedParameters, boolean);
     try {
         readDescription(t);
     } catch (const std::runtime_error& e) {
@@ -440,9 +410,7 @@ void requireTaken(const Ctx& c, const YAML::Node& n, const QString& key, const Q
 
 ModelSpec readModel(const Ctx& c, const YAML::Node& n) {
     ModelSpec s;
-    if (n["kind"]) {
-        s.kind = oneOf(c, n["kind"], "kind", {"ddp", "sweep"});
-    }
+    readIfGiven(c, n, "kind", s.kind, oneOf, QStringList{"ddp", "sweep"});
     if (s.isSweep()) {
         checkKeys(c, n, {"name", "kind", "collectives", "max_bytes", "iterations", "warmup"},
                   "a sweep (kind: sweep)");
@@ -478,9 +446,7 @@ ModelSpec readModel(const Ctx& c, const YAML::Node& n) {
         if (!n["name"] || !n["params"]) {
             c.fail(n, "models", "each model needs name and params");
         }
-        if (n["family"]) {
-            s.family = oneOf(c, n["family"], "family", modelFamilyList());
-        }
+        readIfGiven(c, n, "family", s.family, oneOf, modelFamilyList());
         s.params = number(c, n["params"], "params");
         if (s.params < 1e4 || s.params > 2e9) {
             c.fail(n["params"], "params", "expected 1e4 .. 2e9 parameters");
@@ -666,12 +632,8 @@ ExcludeRule readExclude(const Ctx& c, const YAML::Node& n, const Matrix& m,
 void readBudget(const Ctx& c, const YAML::Node& b, Matrix& m) {
     requireMap(c, b, "budget");
     checkKeys(c, b, {"host_gib", "device_gib", "reserve_gib"}, "budget");
-    if (b["host_gib"]) {
-        m.budget.hostGib = budgetValue(c, b["host_gib"], "host_gib");
-    }
-    if (b["device_gib"]) {
-        m.budget.deviceGib = budgetValue(c, b["device_gib"], "device_gib");
-    }
+    readIfGiven(c, b, "host_gib", m.budget.hostGib, budgetValue);
+    readIfGiven(c, b, "device_gib", m.budget.deviceGib, budgetValue);
     if (b["reserve_gib"]) {
         m.budget.reserveGib = number(c, b["reserve_gib"], "reserve_gib");
         if (m.budget.reserveGib < 0 || m.budget.reserveGib > kMaxGib) {
@@ -700,9 +662,7 @@ Matrix parseRoot(const Ctx& c, const YAML::Node& root) {
     if (root["defaults"]) {
         readRunConfig(c, root["defaults"], m.defaults, "defaults", &m.defaultKnobLists);
     }
-    if (root["repeats"]) {
-        m.repeats = integer(c, root["repeats"], "repeats", 1);
-    }
+    readIfGiven(c, root, "repeats", m.repeats, integer, 1, kMaxCount);
     const QSet<QString> modelNames = readModels(c, root, m);
     readLayers(c, root, m);
     readWorldSizes(c, root, m);

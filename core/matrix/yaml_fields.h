@@ -32,4 +32,13 @@ double positive(const Ctx& c, const YAML::Node& n, const QString& key, double ma
 bool boolean(const Ctx& c, const YAML::Node& n, const QString& key);
 QString oneOf(const Ctx& c, const YAML::Node& n, const QString& key, const QStringList& allowed);
 
+// out = read(c, n[key], key, args...) where n has the key; elsewhere out keeps its value.
+template <class T, class Read, class... Args>
+void readIfGiven(const Ctx& c, const YAML::Node& n, const char* key, T& out, Read read,
+                 const Args&... args) {
+    if (const YAML::Node v = n[key]) {
+        out = read(c, v, key, args...);
+    }
+}
+
 } // namespace commprof::matrix

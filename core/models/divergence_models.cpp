@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "divergence_models.h"
 
-#include <QJsonObject>
 #include <QStringList>
 
 namespace commprof::models {

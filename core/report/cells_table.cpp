@@ -46,7 +46,7 @@ QString cellsCsv(const std::vector<store::CellRow>& cells, const Predictions& pr
     const std::vector<const store::CellColumn*> columns = store::csvColumns();
     QStringList header;
     for (const store::CellColumn* c : columns) {
-        header << c->csv;
+        header << c->csv();
     }
     QString out = header.join(',') + "\n";
     for (const auto& cell : cells) {

@@ -7,6 +7,8 @@
 
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 namespace commprof::store {
 namespace {
@@ -51,28 +53,21 @@ template <typename T> void assign(std::optional<T>& out, const QVariant& v) {
     }
 }
 
-template <auto Member> QVariant get(const CellRow& row, const CellExtras&) {
-    return variantOf(row.*Member);
-}
-template <auto Member> void set(CellRow& row, const QVariant& v) {
-    assign(row.*Member, v);
-}
-// A stored column of that member: its value read from and written to it.
-template <auto Member> CellColumn stored(CellColumn c) {
-    c.get = get<Member>;
-    c.set = set<Member>;
-    return c;
-}
-// The DDP logger's figures, a struct of their own in the row.
-template <auto Member> QVariant getDdp(const CellRow& row, const CellExtras&) {
-    return variantOf(row.ddpLogger.*Member);
-}
-template <auto Member> void setDdp(CellRow& row, const QVariant& v) {
-    assign(row.ddpLogger.*Member, v);
-}
-template <auto Member> CellColumn ddpStored(CellColumn c) {
-    c.get = getDdp<Member>;
-    c.set = setDdp<Member>;
+// The SQL type of a member's column: a number as such, a bool as 0 or 1, anything else (text, a
+// list, a map) as text.
+template <typename T> constexpr const char* kSqlType = "TEXT";
+template <> constexpr const char* kSqlType<double> = "REAL";
+template <> constexpr const char* kSqlType<int> = "INTEGER";
+template <> constexpr const char* kSqlType<bool> = "INTEGER";
+template <typename T> constexpr const char* kSqlType<std::optional<T>> = kSqlType<T>;
+
+// A stored column of the member at Path (one of the row's, or of a struct in it such as the DDP
+// logger's figures; `row .* ... .* Path` follows it): its value read from and written to it, its
+// SQL type its type's.
+template <auto... Path> CellColumn stored(CellColumn c) {
+    c.sqlType = kSqlType<std::remove_cvref_t<decltype((std::declval<CellRow&>().*....*Path))>>;
+    c.get = [](const CellRow& row, const CellExtras&) { return variantOf((row.*....*Path)); };
+    c.set = [](CellRow& row, const QVariant& v) { assign((row.*....*Path), v); };
     return c;
 }
 
@@ -86,331 +81,190 @@ QVariant predictionMs(const CellExtras& e, double analysis::DdpPrediction::*us) 
 const std::vector<CellColumn> kColumns = {
     stored<&CellRow::key>(
         {.name = "key",
-         .sqlType = "TEXT",
-         .since = 1,
          .identity = true,
+         .inJson = false,
          .doc = "the cell folder's canonical path; the child tables' `cell_key`"}),
     stored<&CellRow::runDir>({.name = "run_dir",
-                              .sqlType = "TEXT",
-                              .since = 1,
                               .identity = true,
+                              .inJson = false,
                               .doc = "the results folder's canonical path"}),
     stored<&CellRow::id>({.name = "id",
-                          .sqlType = "TEXT",
-                          .since = 1,
                           .identity = true,
-                          .json = "id",
-                          .csv = "id",
                           .csvPosition = 0,
                           .view = "cell",
                           .doc = "the cell id, `<model>_<layer>_ws<N>_r<repeat>`"}),
     stored<&CellRow::status>(
         {.name = "status",
-         .sqlType = "TEXT",
-         .since = 1,
          .identity = true,
-         .json = "status",
-         .csv = "status",
          .csvPosition = 1,
          .view = "status",
          .doc = "`complete`, `incomplete`, `failed`, `stopped` (ended by Stop or SIGINT) or "
                 "`skipped_infeasible`"}),
     stored<&CellRow::reasons>(
         {.name = "reasons",
-         .sqlType = "TEXT",
-         .since = 1,
          .identity = true,
-         .json = "reasons",
-         .csv = "reasons",
          .csvPosition = 2,
          .view = "reasons / notes",
          .doc =
              "why the cell is not complete: a JSON array in SQL and JSON, joined by `; ` in CSV"}),
-    stored<&CellRow::worldSize>({.name = "world_size",
-                                 .sqlType = "INTEGER",
-                                 .since = 1,
-                                 .json = "world_size",
-                                 .csv = "world_size",
-                                 .csvPosition = 7,
-                                 .view = "ranks",
-                                 .doc = "ranks of the cell"}),
+    stored<&CellRow::worldSize>(
+        {.name = "world_size", .csvPosition = 7, .view = "ranks", .doc = "ranks of the cell"}),
     stored<&CellRow::layer>({.name = "layer",
-                             .sqlType = "TEXT",
-                             .since = 1,
-                             .json = "layer",
-                             .csv = "layer",
                              .csvPosition = 5,
                              .view = "layer",
                              .doc = "measurement layer: `gloo_cpu`, `gloo_cuda` or `nccl`"}),
     stored<&CellRow::interconnect>({.name = "interconnect",
-                                    .sqlType = "TEXT",
-                                    .since = 1,
-                                    .json = "interconnect",
-                                    .csv = "interconnect",
                                     .csvPosition = 6,
                                     .doc = "`host_loopback`, `pcie_host_staged` or `none`"}),
-    stored<&CellRow::model>({.name = "model",
-                             .sqlType = "TEXT",
-                             .since = 1,
-                             .json = "model",
-                             .csv = "model",
-                             .csvPosition = 3,
-                             .view = "model",
-                             .doc = "model name"}),
-    stored<&CellRow::family>(
-        {.name = "family", .sqlType = "TEXT", .since = 1, .doc = "model family"}),
-    stored<&CellRow::params>({.name = "params",
-                              .sqlType = "REAL",
-                              .since = 1,
-                              .json = "params",
-                              .csv = "params",
-                              .csvPosition = 4,
-                              .doc = "parameter count"}),
-    stored<&CellRow::backend>(
-        {.name = "backend", .sqlType = "TEXT", .since = 1, .doc = "`gloo` or `nccl`"}),
-    stored<&CellRow::device>(
-        {.name = "device", .sqlType = "TEXT", .since = 1, .doc = "`cpu` or `cuda`"}),
-    stored<&CellRow::repeat>({.name = "repeat",
-                              .sqlType = "INTEGER",
-                              .since = 1,
-                              .view = "repeat",
-                              .doc = "repeat index of the cell"}),
+    stored<&CellRow::model>(
+        {.name = "model", .csvPosition = 3, .view = "model", .doc = "model name"}),
+    stored<&CellRow::family>({.name = "family", .inJson = false, .doc = "model family"}),
+    stored<&CellRow::params>({.name = "params", .csvPosition = 4, .doc = "parameter count"}),
+    stored<&CellRow::backend>({.name = "backend", .inJson = false, .doc = "`gloo` or `nccl`"}),
+    stored<&CellRow::device>({.name = "device", .inJson = false, .doc = "`cpu` or `cuda`"}),
+    stored<&CellRow::repeat>(
+        {.name = "repeat", .inJson = false, .view = "repeat", .doc = "repeat index of the cell"}),
     stored<&CellRow::feasible>(
         {.name = "feasible",
-         .sqlType = "INTEGER",
-         .since = 1,
+         .inJson = false,
          .doc = "the plan's verdict, 0 or 1; null where cell.json has none"}),
     stored<&CellRow::binding>({.name = "binding",
-                               .sqlType = "TEXT",
-                               .since = 1,
+                               .inJson = false,
                                .doc = "the pool closest to (or furthest past) its budget"}),
     stored<&CellRow::stepMs>({.name = "step_ms",
-                              .sqlType = "REAL",
-                              .since = 1,
-                              .json = "step_ms",
-                              .csv = "step_ms",
                               .csvPosition = 8,
                               .view = "step ms",
                               .doc = "median step over the recorded iterations of every rank"}),
     stored<&CellRow::hookCommMs>(
         {.name = "hook_comm_ms",
-         .sqlType = "REAL",
-         .since = 1,
-         .json = "hook_comm_ms",
-         .csv = "hook_comm_ms",
          .csvPosition = 9,
          .doc = "median per recorded iteration of the union of rank 0's bucket intervals"}),
     stored<&CellRow::traceCommMs>(
         {.name = "trace_comm_ms",
-         .sqlType = "REAL",
-         .since = 1,
-         .json = "trace_comm_ms",
-         .csv = "trace_comm_ms",
          .csvPosition = 10,
          .doc = "median communication per traced step of rank 0's trace"}),
     stored<&CellRow::hookTraceAgreement>({.name = "hook_trace_agreement",
-                                          .sqlType = "REAL",
-                                          .since = 1,
-                                          .json = "hook_trace_agreement",
-                                          .csv = "hook_trace_agreement",
                                           .csvPosition = 11,
                                           .view = "backend/hook",
                                           .doc = "`backend_total_ms` / `hook_total_ms`"}),
     stored<&CellRow::agreementFlagged>(
         {.name = "agreement_flagged",
-         .sqlType = "INTEGER",
-         .since = 1,
-         .json = "agreement_flagged",
-         .csv = "agreement_flagged",
          .csvPosition = 12,
          .doc = "the agreement is beyond ±10 %, or one instrument saw nothing"}),
     stored<&CellRow::overlapEfficiency>(
         {.name = "overlap_efficiency",
-         .sqlType = "REAL",
-         .since = 1,
-         .json = "overlap_efficiency",
-         .csv = "overlap_efficiency",
          .csvPosition = 13,
          .doc = "overlapped / all communication over rank 0's traced steps (trace-semantics.md)"}),
     stored<&CellRow::commOverheadFraction>(
         {.name = "comm_overhead_fraction",
-         .sqlType = "REAL",
-         .since = 1,
-         .json = "comm_overhead_fraction",
-         .csv = "comm_overhead_fraction",
          .csvPosition = 14,
          .view = "exposed comm",
          .doc = "exposed communication / step over rank 0's traced steps"}),
     stored<&CellRow::exposedCommMs>(
         {.name = "exposed_comm_ms",
-         .sqlType = "REAL",
-         .since = 1,
-         .json = "exposed_comm_ms",
-         .csv = "exposed_comm_ms",
          .csvPosition = 15,
          .doc = "median exposed communication per traced step of rank 0"}),
-    stored<&CellRow::computeMs>({.name = "compute_ms",
-                                 .sqlType = "REAL",
-                                 .since = 1,
-                                 .doc = "median compute per traced step of rank 0"}),
+    stored<&CellRow::computeMs>(
+        {.name = "compute_ms", .inJson = false, .doc = "median compute per traced step of rank 0"}),
     stored<&CellRow::bookkeepingMs>({.name = "bookkeeping_ms",
-                                     .sqlType = "REAL",
-                                     .since = 1,
+                                     .inJson = false,
                                      .doc = "median bookkeeping per traced step of rank 0"}),
     stored<&CellRow::peakHostBytes>({.name = "peak_host_bytes",
-                                     .sqlType = "REAL",
-                                     .since = 1,
-                                     .json = "peak_host_bytes",
-                                     .csv = "peak_host_bytes",
                                      .csvPosition = 16,
                                      .csvFormat = 'f',
                                      .csvPrecision = 0,
                                      .doc = "the largest VmHWM of the cell's ranks"}),
     stored<&CellRow::peakDeviceBytes>(
         {.name = "peak_device_bytes",
-         .sqlType = "REAL",
-         .since = 1,
-         .json = "peak_device_bytes",
-         .csv = "peak_device_bytes",
          .csvPosition = 17,
          .csvFormat = 'f',
          .csvPrecision = 0,
          .doc = "the largest peak reserved device memory of the cell's ranks (0 on CPU)"}),
     stored<&CellRow::hostDemandBytes>({.name = "host_demand_bytes",
-                                       .sqlType = "REAL",
-                                       .since = 1,
-                                       .json = "host_demand_bytes",
-                                       .csv = "host_demand_bytes",
                                        .csvPosition = 18,
                                        .csvPrecision = 12,
                                        .doc = "the plan's host demand (feasibility.md)"}),
     stored<&CellRow::deviceDemandBytes>(
         {.name = "device_demand_bytes",
-         .sqlType = "REAL",
-         .since = 1,
-         .json = "device_demand_bytes",
-         .csv = "device_demand_bytes",
          .csvPosition = 19,
          .csvPrecision = 12,
          .doc = "the plan's device demand; null without a device pool"}),
     stored<&CellRow::hookTotalMs>(
         {.name = "hook_total_ms",
-         .sqlType = "REAL",
          .since = 3,
-         .json = "hook_total_ms",
          .doc = "the hook's bucket intervals, summed over every rank's compared steps"}),
     stored<&CellRow::backendTotalMs>({.name = "backend_total_ms",
-                                      .sqlType = "REAL",
                                       .since = 3,
-                                      .json = "backend_total_ms",
                                       .doc = "the backend's own work, summed over the same steps"}),
     stored<&CellRow::agreementSteps>({.name = "agreement_steps",
-                                      .sqlType = "INTEGER",
                                       .since = 3,
+                                      .inJson = false,
                                       .doc = "rank-steps the two instruments were compared over"}),
     stored<&CellRow::agreementReason>({.name = "agreement_reason",
-                                       .sqlType = "TEXT",
                                        .since = 3,
-                                       .json = "agreement_reason",
                                        .doc = "why the agreement is flagged or not judged"}),
     stored<&CellRow::backendSource>({.name = "backend_source",
-                                     .sqlType = "TEXT",
                                      .since = 3,
-                                     .json = "backend_source",
                                      .doc = "`gloo:* host spans` or `collective kernels`"}),
     stored<&CellRow::bucketsCompared>(
         {.name = "buckets_compared",
-         .sqlType = "INTEGER",
          .since = 3,
-         .json = "buckets_compared",
          .doc = "hook bucket intervals compared with the backend's spans"}),
     stored<&CellRow::bucketsMatched>({.name = "buckets_matched",
-                                      .sqlType = "INTEGER",
                                       .since = 3,
-                                      .json = "buckets_matched",
                                       .doc = "of those, the ones that contain a backend span"}),
     stored<&CellRow::slowestRank>({.name = "slowest_rank",
-                                   .sqlType = "INTEGER",
                                    .since = 3,
-                                   .json = "slowest_rank",
                                    .doc = "the last rank to arrive at most traced steps"}),
     stored<&CellRow::medianSkewMs>(
         {.name = "median_skew_ms",
-         .sqlType = "REAL",
          .since = 3,
-         .json = "median_skew_ms",
          .doc = "median over traced steps of the longest rank's step minus the shortest"}),
-    stored<&CellRow::kind>({.name = "kind",
-                            .sqlType = "TEXT",
-                            .since = 4,
-                            .json = "kind",
-                            .csv = "kind",
-                            .csvPosition = 20,
-                            .view = "kind",
-                            .doc = "`ddp` or `sweep`"}),
+    stored<&CellRow::kind>(
+        {.name = "kind", .since = 4, .csvPosition = 20, .view = "kind", .doc = "`ddp` or `sweep`"}),
     stored<&CellRow::axes>(
         {.name = "axes",
-         .sqlType = "TEXT",
          .since = 5,
-         .json = "axes",
          .doc = "every axis' value, as an object (`model`, `layer`, `world_size`, each DDP setting "
                 "the matrix lists, `repeat`); the plots tell series apart by those that vary"}),
-    ddpStored<&analysis::DdpLoggerFigures::backwardComputeMs>(
+    stored<&CellRow::ddpLogger, &analysis::DdpLoggerFigures::backwardComputeMs>(
         {.name = "ddp_backward_compute_ms",
-         .sqlType = "REAL",
          .since = 6,
-         .json = "ddp_backward_compute_ms",
-         .csv = "ddp_backward_compute_ms",
          .csvPosition = 24,
          .doc = "the Reducer's DDP logger: backward compute (prepare_for_backward to the last "
                 "gradient "
                 "ready), mean over every rank's sampled recorded iterations"}),
-    ddpStored<&analysis::DdpLoggerFigures::backwardCommMs>(
+    stored<&CellRow::ddpLogger, &analysis::DdpLoggerFigures::backwardCommMs>(
         {.name = "ddp_backward_comm_ms",
-         .sqlType = "REAL",
          .since = 6,
-         .json = "ddp_backward_comm_ms",
-         .csv = "ddp_backward_comm_ms",
          .csvPosition = 25,
          .doc =
              "the DDP logger: backward communication (first bucket launch to the last completion), "
              "the same mean"}),
-    ddpStored<&analysis::DdpLoggerFigures::overlapMs>(
+    stored<&CellRow::ddpLogger, &analysis::DdpLoggerFigures::overlapMs>(
         {.name = "ddp_overlap_ms",
-         .sqlType = "REAL",
          .since = 6,
-         .json = "ddp_overlap_ms",
          .doc = "the DDP logger: backward compute overlapped by communication, the same mean"}),
-    ddpStored<&analysis::DdpLoggerFigures::samples>(
+    stored<&CellRow::ddpLogger, &analysis::DdpLoggerFigures::samples>(
         {.name = "ddp_samples",
-         .sqlType = "INTEGER",
          .since = 6,
-         .json = "ddp_samples",
          .doc = "rank-iterations the DDP logger sampled and the hook recorded"}),
-    ddpStored<&analysis::DdpLoggerFigures::ratio>(
+    stored<&CellRow::ddpLogger, &analysis::DdpLoggerFigures::ratio>(
         {.name = "ddp_hook_ratio",
-         .sqlType = "REAL",
          .since = 6,
-         .json = "ddp_hook_ratio",
-         .csv = "ddp_hook_ratio",
          .csvPosition = 26,
          .doc = "the DDP logger's backward communication over the hook's bucket extent, the same "
                 "rank-iterations; empty when not judged"}),
-    ddpStored<&analysis::DdpLoggerFigures::flagged>(
+    stored<&CellRow::ddpLogger, &analysis::DdpLoggerFigures::flagged>(
         {.name = "ddp_hook_flagged",
-         .sqlType = "INTEGER",
          .since = 6,
-         .json = "ddp_hook_flagged",
          .doc = "the DDP logger and the hook differ by more than 10 %"}),
-    ddpStored<&analysis::DdpLoggerFigures::reason>(
+    stored<&CellRow::ddpLogger, &analysis::DdpLoggerFigures::reason>(
         {.name = "ddp_hook_reason",
-         .sqlType = "TEXT",
          .since = 6,
-         .json = "ddp_hook_reason",
          .doc = "why the DDP logger against the hook is flagged or not judged"}),
     // Derived: computed where they are shown.
     {.name = "comm_ms",
-     .json = "comm_ms",
      .view = "comm ms/step",
      .doc = "`trace_comm_ms` where there is a trace, else `hook_comm_ms`",
      .get =
@@ -418,27 +272,22 @@ const std::vector<CellColumn> kColumns = {
              return variantOf(c.traceCommMs ? c.traceCommMs : c.hookCommMs);
          }},
     {.name = "overlap_tax_ms",
-     .json = "overlap_tax_ms",
-     .csv = "overlap_tax_ms",
      .csvPosition = 27,
      .doc = "backward compute (DDP logger) minus that of the cell's `hook: local` twin (same "
             "everything else): what overlapping communication costs the compute",
      .get = [](const CellRow& c, const CellExtras&) { return variantOf(c.overlapTaxMs); }},
     {.name = "overlap_tax_percent",
-     .json = "overlap_tax_percent",
-     .csv = "overlap_tax_percent",
      .csvPosition = 28,
      .doc = "`overlap_tax_ms` over the twin's backward compute, in %",
      .get = [](const CellRow& c, const CellExtras&) { return variantOf(c.overlapTaxPercent); }},
     {.name = "overlap_twin",
-     .json = "overlap_twin",
      .doc = "the `hook: local` cell the overlap tax is measured against",
      .get =
          [](const CellRow& c, const CellExtras&) {
              return c.overlapTwin.isEmpty() ? QVariant() : QVariant(c.overlapTwin);
          }},
     {.name = "predicted_allreduce_ms",
-     .csv = "predicted_allreduce_ms",
+     .inJson = false,
      .csvPosition = 21,
      .doc = "a DDP cell's all-reduce per step predicted from its sweep (measurement.md)",
      .get =
@@ -446,7 +295,7 @@ const std::vector<CellColumn> kColumns = {
              return predictionMs(e, &analysis::DdpPrediction::predictedUsPerStep);
          }},
     {.name = "measured_allreduce_ms",
-     .csv = "measured_allreduce_ms",
+     .inJson = false,
      .csvPosition = 22,
      .doc = "the all-reduce per step measured, as the prediction defines it",
      .get =
@@ -454,7 +303,7 @@ const std::vector<CellColumn> kColumns = {
              return predictionMs(e, &analysis::DdpPrediction::measuredUsPerStep);
          }},
     {.name = "prediction_off_by",
-     .csv = "prediction_off_by",
+     .inJson = false,
      .csvPosition = 23,
      .doc = "predicted / measured - 1; empty without a sweep",
      .get =
@@ -481,7 +330,7 @@ const CellColumn& cellColumn(const char* name) {
 std::vector<const CellColumn*> csvColumns() {
     std::vector<const CellColumn*> out;
     for (const CellColumn& c : kColumns) {
-        if (c.csv) {
+        if (c.csv()) {
             if (out.size() <= std::size_t(c.csvPosition)) {
                 out.resize(std::size_t(c.csvPosition) + 1, nullptr);
             }

@@ -26,12 +26,11 @@ struct CellColumn {
     // The `cells` column, or for a derived column (computed from the row where it is shown,
     // never stored) its name in the outputs.
     const char* name = nullptr;
-    const char* sqlType = nullptr; // as declared: TEXT, INTEGER or REAL; nullptr when derived
-    int since = 0;                 // the schema version that added it
+    const char* sqlType = nullptr; // TEXT, INTEGER or REAL, from the member; nullptr when derived
+    int since = 1;                 // the schema version that added it: the first, unless said
     bool identity = false;         // stored even for a cell the store could not take
-    const char* json = nullptr;    // key in `commprof cells --json`
-    const char* csv = nullptr;     // header in cells.csv
-    int csvPosition = -1;          // 0-based; positions never move, new columns go last
+    bool inJson = true;            // in `commprof cells --json`, under its name
+    int csvPosition = -1;          // in cells.csv, 0-based; positions never move, new ones go last
     char csvFormat = 'g';          // how cells.csv writes a number (QString::number)
     int csvPrecision = 6;
     const char* view = nullptr; // header in the results view (models::ResultsCellModel)
@@ -42,6 +41,10 @@ struct CellColumn {
     void (*set)(CellRow&, const QVariant& sqlValue) = nullptr; // nullptr when derived
 
     bool stored() const { return sqlType != nullptr; }
+    // Its key in `commprof cells --json` and its header in cells.csv: the name, where it is in
+    // them; nullptr where not.
+    const char* json() const { return inJson ? name : nullptr; }
+    const char* csv() const { return csvPosition >= 0 ? name : nullptr; }
 };
 
 // Every column, stored ones in the `cells` table's order, then the derived ones.

@@ -22,9 +22,9 @@ QString cellColumnsMarkdown() {
         const QString sql =
             c.stored() ? QString("%1 (%2)").arg(c.sqlType).arg(c.since) : QString("derived");
         const QString csv =
-            c.csv ? QString("%1 (%2)").arg(code(c.csv)).arg(c.csvPosition + 1) : QString();
+            c.csv() ? QString("%1 (%2)").arg(code(c.csv())).arg(c.csvPosition + 1) : QString();
         const QString view = c.view ? QString("\"%1\"").arg(c.view) : QString();
-        out += QStringList{"", code(c.name), sql, code(c.json), csv, view, c.doc, ""}
+        out += QStringList{"", code(c.name), sql, code(c.json()), csv, view, c.doc, ""}
                    .join(" | ")
                    .trimmed() +
                "\n";

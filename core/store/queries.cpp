@@ -77,8 +77,8 @@ std::vector<RankFiguresRow> rankFigures(Database& db, const QString& cellKey) {
 QJsonObject toJson(const CellRow& c) {
     QJsonObject out;
     for (const CellColumn& column : cellColumns()) {
-        if (column.json) {
-            out.insert(column.json, jsonValue(column.get(c, {})));
+        if (column.json()) {
+            out.insert(column.json(), jsonValue(column.get(c, {})));
         }
     }
     // Each axis also under its matrix key's name (docs/cli.md), beside the columns of the same.

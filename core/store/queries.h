@@ -7,7 +7,6 @@
 #include "trace/step_metrics.h"
 
 #include <QJsonObject>
-#include <QStringList>
 
 #include <optional>
 #include <vector>
