@@ -13,15 +13,7 @@ namespace {
 class ComputeClock {
 public:
     explicit ComputeClock(double contention) : rate_(1.0 - std::clamp(contention, 0.0, 1.0)) {}
-    // A collective beside the one before (CollectiveCost::concurrent) widens its span.
-    void busy(double startUs, double endUs) {
-        if (!busy_.empty() && startUs < busy_.back().second) {
-            busy_.back() = {std::min(busy_.back().first, startUs),
-                            std::max(busy_.back().second, endUs)};
-        } else {
-            busy_.push_back({startUs, endUs});
-        }
-    }
+    void busy(double startUs, double endUs) { busy_.push_back({startUs, endUs}); }
     // The wall time at which compute has done `progressUs`.
     double wallAt(double progressUs) const {
         if (rate_ == 1) {
@@ -190,9 +182,7 @@ Schedule simulateLayout(const std::vector<ReadyParam>& readyOrder,
                         const CollectiveCost& cost, double computeEndUs) {
     Schedule s;
     ComputeClock clock(cost.computeContention());
-    // The collectives' last end, and the last end before the latest one's: with two at once
-    // (gloo's worker threads), a bucket starts once every bucket but the one before has ended.
-    double previousReady = 0, previousEnd = 0, endBefore = 0, lastLaunch = 0;
+    double previousReady = 0, previousEnd = 0, lastLaunch = 0;
     // The hook's casts so far: they ran on the backward's thread, so every later gradient is
     // ready that much later.
     double hookShift = 0;
@@ -210,8 +200,8 @@ Schedule simulateLayout(const std::vector<ReadyParam>& readyOrder,
         }
         const BucketWire wire = hook.wire(params);
         b.wireBytes = wire.bytes;
-        const Launched l = launch(clock.wallAt(progress), b.bytes, wire, hook, cost, previousReady,
-                                  cost.concurrent > 1 ? endBefore : previousEnd);
+        const Launched l =
+            launch(clock.wallAt(progress), b.bytes, wire, hook, cost, previousReady, previousEnd);
         b.readyUs = l.readyUs;
         b.preUs = l.preUs;
         b.startUs = l.startUs;
@@ -219,8 +209,7 @@ Schedule simulateLayout(const std::vector<ReadyParam>& readyOrder,
         hookShift += b.preUs;
         clock.busy(b.startUs, b.endUs);
         previousReady = b.readyUs;
-        endBefore = previousEnd;
-        previousEnd = std::max(previousEnd, b.endUs);
+        previousEnd = b.endUs;
         lastLaunch = std::max(lastLaunch, b.readyUs + b.preUs);
         s.buckets.push_back(b);
     }
@@ -233,10 +222,9 @@ void removeScheduleEffects(std::vector<ReadyParam>* readyOrder, double* computeE
                            const std::vector<std::vector<int>>& layout, const HookModel& hook,
                            const CollectiveCost& cost) {
     ComputeClock clock(cost.computeContention());
-    double previousReady = 0, previousEnd = 0, endBefore = 0, hookShift = 0, lastShift = 0;
+    double previousReady = 0, previousEnd = 0, hookShift = 0, lastShift = 0;
     std::vector<ReadyParam>& order = *readyOrder;
-    for (std::size_t k = 0; k < layout.size(); ++k) {
-        const std::vector<int>& members = layout[k];
+    for (const std::vector<int>& members : layout) {
         std::vector<const ReadyParam*> params;
         double bytes = 0, ready = 0;
         for (const int i : members) {
@@ -246,14 +234,13 @@ void removeScheduleEffects(std::vector<ReadyParam>* readyOrder, double* computeE
             params.push_back(&p);
             bytes += p.bytes;
         }
-        const Launched l = launch(ready, bytes, hook.wire(params), hook, cost, previousReady,
-                                  cost.concurrent > 1 ? endBefore : previousEnd);
+        const Launched l =
+            launch(ready, bytes, hook.wire(params), hook, cost, previousReady, previousEnd);
         lastShift = hookShift;
         hookShift += l.preUs;
         clock.busy(l.startUs, l.endUs);
         previousReady = l.readyUs;
-        endBefore = previousEnd;
-        previousEnd = std::max(previousEnd, l.endUs);
+        previousEnd = l.endUs;
     }
     *computeEndUs = std::max(0.0, clock.progressAt(*computeEndUs) - lastShift);
 }

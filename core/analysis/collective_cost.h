@@ -60,9 +60,6 @@ struct CollectiveCost {
     // job's trace, or a calibration of the machine, measures it: contention.h).
     double contention = 0;
     double bandwidthX = 1; // the bandwidth factor at() applied to beta, over the measured link
-    // Collectives that may run at once: 2 where the trace shows gloo's two worker threads doing
-    // so (a bucket then starts once every bucket but the one before has ended), else 1.
-    int concurrent = 1;
 
     // The same collective at another world size and bandwidth, through the ring; at the measured
     // world size and K = 1 exactly this cost.

@@ -84,76 +84,28 @@ std::vector<double> clockOffsets(const Iterations& its) {
     return offset;
 }
 
-// One bucket's collective in a step the ranks ran together, on the first rank's clock: when
-// every rank had launched it and had started it on its worker thread (where the trace shows
-// that start: the collective cannot run before the last rank joins it), and the median end.
-struct Span {
-    double launchedUs = 0;
-    std::optional<double> startUs;
-    double endUs = 0;
-};
-using Spans = std::vector<Span>;
-
-Spans spansOf(const Iterations& its, const std::vector<double>& offset) {
-    Spans spans;
-    for (std::size_t k = 0; k < its.front()->buckets.size(); ++k) {
-        std::vector<double> starts, ends;
-        Span& span = spans.emplace_back();
-        for (std::size_t r = 0; r < its.size(); ++r) {
-            const trace::BucketCollective& b = its[r]->buckets[k];
-            span.launchedUs = std::max(span.launchedUs, b.launchUs - offset[r]);
-            if (b.startUs) {
-                starts.push_back(*b.startUs - offset[r]);
-            }
-            ends.push_back(*b.endUs - offset[r]);
-        }
-        if (!starts.empty()) {
-            span.startUs = *std::max_element(starts.begin(), starts.end());
-        }
-        span.endUs = trace::median(ends).value_or(0);
-    }
-    return spans;
-}
-
-// Whether each bucket's collective ran beside one before it in most steps: its execution
-// started before an earlier one had ended, or, where the trace shows no start, it ended first
-// (gloo's two worker threads run two at once; one stream in order never does).
-std::vector<bool> besidePrevious(const std::vector<Spans>& steps, std::size_t buckets) {
-    std::vector<bool> out(buckets, false);
-    for (std::size_t k = 1; k < buckets; ++k) {
-        const auto overlapped = std::count_if(steps.begin(), steps.end(), [&](const Spans& s) {
-            double earlierEnd = 0;
-            for (std::size_t j = 0; j < k; ++j) {
-                earlierEnd = std::max(earlierEnd, s[j].endUs);
-            }
-            return s[k].startUs.value_or(s[k].endUs) < earlierEnd;
-        });
-        out[k] = 2 * overlapped > std::ptrdiff_t(steps.size());
-    }
-    return out;
-}
-
-// What each bucket's collective took once it could run, one sample per collective: from when
-// every rank had launched it and it started on its worker thread (where the trace shows that
-// start), else the one before had ended (unless it ran beside it), to its end.
-void addCostSamples(const Spans& spans, TraceProfile& out) {
+// What each bucket's collective took once it could run, one at a time as the model runs them.
+void addCostSamples(const Iterations& its, const std::vector<double>& offset, TraceProfile& out) {
     double previousEnd = 0;
-    for (std::size_t k = 0; k < spans.size(); ++k) {
-        const Span& s = spans[k];
-        const double from = std::max(s.launchedUs, s.startUs               ? *s.startUs
-                                                   : out.besidePrevious[k] ? 0.0
-                                                                           : previousEnd);
-        if (s.endUs > from && out.bucketBytes[k] > 0) {
-            out.costSamples.push_back({out.bucketBytes[k], s.endUs - from});
+    for (std::size_t k = 0; k < out.layout.size(); ++k) {
+        double launched = 0;
+        std::vector<double> ends;
+        for (std::size_t r = 0; r < its.size(); ++r) {
+            launched = std::max(launched, its[r]->buckets[k].launchUs - offset[r]);
+            ends.push_back(*its[r]->buckets[k].endUs - offset[r]);
         }
-        previousEnd = std::max(previousEnd, s.endUs);
+        const double e = trace::median(ends).value_or(0);
+        const double from = std::max(launched, previousEnd);
+        if (e > from && out.bucketBytes[k] > 0) {
+            out.costSamples.push_back({out.bucketBytes[k], e - from});
+        }
+        previousEnd = std::max(previousEnd, e);
     }
 }
 
 // A step every rank ran with the first's layout and every bucket's end: one step, the job's
 // view of it, on the first rank's clock; each gradient is ready when the last rank has it.
-void addJobStep(const Iterations& its, std::size_t gradients, TraceProfile& out,
-                std::vector<Spans>& spans) {
+void addJobStep(const Iterations& its, std::size_t gradients, TraceProfile& out) {
     out.acrossRanks = true;
     const std::vector<double> offset = clockOffsets(its);
     std::vector<double> starts, backwardStarts, afterBackward, lastEnds, finalizes;
@@ -180,7 +132,7 @@ void addJobStep(const Iterations& its, std::size_t gradients, TraceProfile& out,
     p.optimizerUs = trace::median(afterBackward).value_or(0);
     p.finalizeUs = trace::median(finalizes).value_or(0);
     p.exposedUs = std::max(0.0, trace::median(lastEnds).value_or(end) - end);
-    spans.push_back(spansOf(its, offset));
+    addCostSamples(its, offset, out);
 }
 
 // Whether a step's iterations can be read as the job ran them: one per rank, each with the
@@ -257,17 +209,12 @@ std::optional<TraceProfile> profileFromTraces(const std::vector<const trace::Ddp
             bySteps[it.step].push_back(&it);
         }
     }
-    std::vector<Spans> spans; // the steps the ranks ran together
     for (const auto& [step, its] : bySteps) {
         if (aligned(its, traces.size(), gradients, out)) {
-            addJobStep(its, gradients, out, spans);
+            addJobStep(its, gradients, out);
         } else {
             addRankSteps(its, gradients, out);
         }
-    }
-    out.besidePrevious = besidePrevious(spans, out.layout.size());
-    for (const Spans& s : spans) {
-        addCostSamples(s, out);
     }
     finishSteps(*bytes, params, QString::fromStdString(traces.front()->source), out);
     return out;

@@ -35,10 +35,6 @@ struct TraceProfile {
     // Each bucket's collective as the job ran it: its bytes and the time from when it could
     // start (every rank launched it and the bucket before had ended) to its end.
     std::vector<std::pair<double, double>> costSamples;
-    // Per bucket: its collective started (or, where the trace shows no start, ended) before an
-    // earlier one had ended, in most steps the ranks ran together (gloo's worker threads ran them
-    // at once), so the replay runs it beside them (bucket_schedule.h's simulateLayout).
-    std::vector<bool> besidePrevious;
     bool acrossRanks = false; // the ranks' clocks aligned by their collectives' ends
 };
 

@@ -768,8 +768,6 @@ void Making::replayJob(const SweepOffer* sweep, Replay* replay) const {
     w.cost = fit.cost;
     w.cost.coresShare = share;
     w.cost.contention = contention.share;
-    const bool twoAtOnce = std::count(tp.besidePrevious.begin(), tp.besidePrevious.end(), true) > 0;
-    w.cost.concurrent = twoAtOnce ? 2 : 1;
     w.latencyLowUs = fit.latencyLowUs;
     w.latencyHighUs = fit.latencyHighUs;
     w.latencyReferenceBytes = fit.sizes.meanBytes;
