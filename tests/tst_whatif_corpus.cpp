@@ -30,16 +30,14 @@ namespace {
 // hook calibration): QEXPECT_FAIL, never a looser bound. A row that starts passing fails as
 // XPASS, so whoever fixes the model takes it off this list.
 const QSet<QString> kReplayMisses{
-    "torch1.13/2gbit/convnet/cap0.25_allreduce",
-    "torch1.13/2gbit/convnet/cap10_allreduce",
     "torch1.13/2gbit/convnet/cap1_allreduce",
-    "torch1.13/2gbit/embbag/cap0.25_allreduce",
+    "torch1.13/2gbit/convnet/cap25_fp16_compress",
     "torch1.13/2gbit/embbag/cap10_allreduce",
+    "torch1.13/2gbit/embbag/cap25_allreduce",
     "torch1.13/2gbit/embbag/cap25_fp16_compress",
-    "torch1.13/2gbit/gpt/cap25_allreduce",
-    "torch1.13/2gbit/gpt/cap25_fp16_compress",
-    "torch1.13/2gbit/mlp/cap10_allreduce",
+    "torch1.13/2gbit/mlp/cap4_allreduce",
     "torch1.13/2gbit/resnet18/cap10_allreduce",
+    "torch1.13/2gbit/resnet18/cap1_allreduce",
     "torch1.13/2gbit/resnet18/cap25_allreduce",
     "torch1.13/2gbit/resnet18/cap25_fp16_compress",
     "torch1.13/2gbit/resnet18/cap4_allreduce",
@@ -47,8 +45,9 @@ const QSet<QString> kReplayMisses{
     "torch1.13/2gbit/transformer/cap10_allreduce",
     "torch1.13/2gbit/transformer/cap1_allreduce",
     "torch1.13/2gbit/transformer/cap25_fp16_compress",
+    "torch1.13/2gbit/vit/cap0.25_allreduce",
     "torch1.13/2gbit/vit/cap10_allreduce",
-    "torch1.13/2gbit/vit/cap25_allreduce",
+    "torch1.13/2gbit/vit/cap4_allreduce",
     "torch1.13/500mbit/convnet/cap0.25_allreduce",
     "torch1.13/500mbit/convnet/cap10_allreduce",
     "torch1.13/500mbit/convnet/cap1_allreduce",
@@ -57,7 +56,6 @@ const QSet<QString> kReplayMisses{
     "torch1.13/500mbit/convnet/cap4_allreduce",
     "torch1.13/500mbit/gpt/cap25_fp16_compress",
     "torch1.13/500mbit/mlp/cap4_allreduce",
-    "torch1.13/500mbit/mobilenet_v2/cap1_allreduce",
     "torch1.13/500mbit/resnet18/cap0.25_allreduce",
     "torch1.13/500mbit/resnet18/cap10_allreduce",
     "torch1.13/500mbit/resnet18/cap1_allreduce",
@@ -65,28 +63,22 @@ const QSet<QString> kReplayMisses{
     "torch1.13/500mbit/resnet18/cap25_fp16_compress",
     "torch1.13/500mbit/resnet18/cap4_allreduce",
     "torch1.13/500mbit/transformer/cap10_allreduce",
+    "torch1.13/500mbit/transformer/cap1_allreduce",
+    "torch1.13/500mbit/transformer/cap25_allreduce",
     "torch1.13/500mbit/transformer/cap25_fp16_compress",
-    "torch1.13/500mbit/vit/cap0.25_allreduce",
-    "torch1.13/500mbit/vit/cap1_allreduce",
-    "torch1.13/loopback/convnet/cap10_allreduce",
+    "torch1.13/500mbit/transformer/cap4_allreduce",
     "torch1.13/loopback/convnet/cap25_allreduce",
     "torch1.13/loopback/convnet/cap25_fp16_compress",
     "torch1.13/loopback/embbag/cap1_allreduce",
-    "torch1.13/loopback/embbag/cap25_allreduce",
     "torch1.13/loopback/embbag/cap25_fp16_compress",
-    "torch1.13/loopback/embbag/cap4_allreduce",
     "torch1.13/loopback/gpt/cap0.25_allreduce",
     "torch1.13/loopback/gpt/cap25_fp16_compress",
-    "torch1.13/loopback/mlp/cap1_allreduce",
     "torch1.13/loopback/mlp/cap25_fp16_compress",
     "torch1.13/loopback/resnet18/cap0.25_allreduce",
     "torch1.13/loopback/resnet18/cap25_allreduce",
-    "torch1.13/loopback/resnet18/cap4_allreduce",
     "torch1.13/loopback/transformer/cap1_allreduce",
     "torch1.13/loopback/vit/cap10_allreduce",
     "torch1.13/loopback/vit/cap25_allreduce",
-    "torch2.6/loopback/transformer/cap0.25_allreduce",
-    "torch2.6/loopback/transformer/cap4_allreduce",
 };
 
 // The jobs where the model predicts fp16_compress at 25 MiB moving the step the wrong way
@@ -262,6 +254,28 @@ private slots:
                                 .arg(rec["replayed_step_ms"].toDouble())
                                 .arg(own)
                                 .arg(100 * error, 0, 'f', 1)));
+    }
+
+    // A develop-half job whose recorded median step is far from the sum of its phases' medians
+    // (convnet over 2gbit, 0.25 MiB: 96 ms apart, at load 8-9): a replay of those medians
+    // misses its step by -18 %. Each traced step replayed on its own and the median of those
+    // taken, as the recorded median is taken over whole steps, replays it within 5 %; the
+    // scenario at the recorded settings is that same median.
+    void eachTracedStepIsReplayed() {
+        const QString dir = "torch1.13/2gbit/convnet", label = "cap0.25_allreduce";
+        const Job& j = *jobAt(dir);
+        QVERIFY(j.half == "develop");
+        const Variant& v = *std::find_if(j.variants.begin(), j.variants.end(),
+                                         [&](const Variant& x) { return x.label == label; });
+        const CliResult r = whatIf(corpus_, j, v);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const double replayed = r.json()["recorded"].toObject()["replayed_step_ms"].toDouble();
+        const double own = profilerStepMedianMs(traceDir(corpus_, j, v));
+        QVERIFY2(std::abs(replayed / own - 1) <= 0.05,
+                 qPrintable(QString("replayed %1 ms, the traces' ProfilerStep median %2 ms")
+                                .arg(replayed)
+                                .arg(own)));
+        QCOMPARE(scenarioFor(r.json(), 0.25, "allreduce")["step_ms"].toDouble(), replayed);
     }
 
     // fp16_compress at 25 MiB predicted from the 25 MiB allreduce trace moves the step the way

@@ -27,8 +27,8 @@
 
 namespace commprof::analysis {
 
-// What the model knows of one step, medians over the iterations and ranks it was taken from,
-// in microseconds.
+// What the model knows of one step, in microseconds: medians over the iterations and ranks it
+// was taken from (a trace gives one per traced step: trace_ready_times.h).
 struct StepProfile {
     QString source;                 // where the times come from (a cell id, a trace)
     std::vector<ReadyParam> params; // in gradient-ready order, times from the backward's start

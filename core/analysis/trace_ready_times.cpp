@@ -51,33 +51,23 @@ double finalizeOf(const trace::DdpIteration& it) {
     return std::max(0.0, it.backwardEndUs - last);
 }
 
-// The samples the profile's medians are taken over: one per iteration a rank ran alone, or
-// one per step the ranks ran together.
-struct Samples {
-    explicit Samples(std::size_t gradients) : ready(gradients) {}
-    std::vector<std::vector<double>> ready; // per gradient, from the backward's start
-    std::vector<double> forward, computeEnd, optimizer, exposed, finalize;
-    int count = 0;
-};
-
 // A step whose iterations cannot be aligned across the ranks: each iteration with the first's
-// layout is a sample of its own.
-void addRankSamples(const Iterations& its, const TraceProfile& out, std::size_t gradients,
-                    Samples& s) {
+// layout is a step of its own.
+void addRankSteps(const Iterations& its, std::size_t gradients, TraceProfile& out) {
     for (const trace::DdpIteration* it : its) {
         if (!(it && it->gradientReadyUs.size() == gradients &&
               it->buckets.size() == out.layout.size())) {
             continue; // another layout of the backward (a first iteration, unused params)
         }
+        StepProfile& p = out.steps.emplace_back();
         for (std::size_t i = 0; i < gradients; ++i) {
-            s.ready[i].push_back(it->gradientReadyUs[i] - it->backwardStartUs);
+            p.params.push_back({0, it->gradientReadyUs[i] - it->backwardStartUs, {}});
         }
-        s.forward.push_back(it->forwardUs());
-        s.computeEnd.push_back(it->backwardComputeUs());
-        s.optimizer.push_back(it->afterBackwardUs());
-        s.exposed.push_back(it->afterComputeUs());
-        s.finalize.push_back(finalizeOf(*it));
-        ++s.count;
+        p.forwardUs = it->forwardUs();
+        p.computeEndUs = it->backwardComputeUs();
+        p.optimizerUs = it->afterBackwardUs();
+        p.exposedUs = it->afterComputeUs();
+        p.finalizeUs = finalizeOf(*it);
     }
 }
 
@@ -113,9 +103,9 @@ void addCostSamples(const Iterations& its, const std::vector<double>& offset, Tr
     }
 }
 
-// A step every rank ran with the first's layout and every bucket's end: one sample, the job's
+// A step every rank ran with the first's layout and every bucket's end: one step, the job's
 // view of it, on the first rank's clock; each gradient is ready when the last rank has it.
-void addJobSample(const Iterations& its, std::size_t gradients, TraceProfile& out, Samples& s) {
+void addJobStep(const Iterations& its, std::size_t gradients, TraceProfile& out) {
     out.acrossRanks = true;
     const std::vector<double> offset = clockOffsets(its);
     std::vector<double> starts, backwardStarts, afterBackward, lastEnds, finalizes;
@@ -126,23 +116,22 @@ void addJobSample(const Iterations& its, std::size_t gradients, TraceProfile& ou
         afterBackward.push_back(its[r]->afterBackwardUs());
         lastEnds.push_back(its[r]->backwardEndUs - offset[r]);
     }
-    const double start = trace::median(starts).value_or(0);
-    const double backwardStart = start + (trace::median(backwardStarts).value_or(0) - start);
-    double end = 0;
+    const double backwardStart = trace::median(backwardStarts).value_or(0);
+    StepProfile& p = out.steps.emplace_back();
+    double end = backwardStart;
     for (std::size_t i = 0; i < gradients; ++i) {
         double latest = backwardStart;
         for (std::size_t r = 0; r < its.size(); ++r) {
             latest = std::max(latest, its[r]->gradientReadyUs[i] - offset[r]);
         }
-        s.ready[i].push_back(latest - backwardStart);
+        p.params.push_back({0, latest - backwardStart, {}});
         end = std::max(end, latest);
     }
-    s.forward.push_back(backwardStart - start);
-    s.computeEnd.push_back(end - backwardStart);
-    s.optimizer.push_back(trace::median(afterBackward).value_or(0));
-    s.finalize.push_back(trace::median(finalizes).value_or(0));
-    s.exposed.push_back(std::max(0.0, trace::median(lastEnds).value_or(end) - end));
-    ++s.count;
+    p.forwardUs = backwardStart - trace::median(starts).value_or(0);
+    p.computeEndUs = end - backwardStart;
+    p.optimizerUs = trace::median(afterBackward).value_or(0);
+    p.finalizeUs = trace::median(finalizes).value_or(0);
+    p.exposedUs = std::max(0.0, trace::median(lastEnds).value_or(end) - end);
     addCostSamples(its, offset, out);
 }
 
@@ -162,29 +151,22 @@ bool aligned(const Iterations& its, std::size_t ranks, std::size_t gradients,
     return ok;
 }
 
-// The medians of the samples; each gradient's ready time kept in order, its bytes and shape.
-void takeMedians(const Samples& s, const std::vector<double>& bytes, const DdpParams* params,
-                 StepProfile& p) {
-    p.samples = s.count;
-    p.forwardUs = trace::median(s.forward).value_or(0);
-    p.computeEndUs = trace::median(s.computeEnd).value_or(0);
-    p.optimizerUs = trace::median(s.optimizer).value_or(0);
-    p.exposedUs = trace::median(s.exposed).value_or(0);
-    p.finalizeUs = trace::median(s.finalize).value_or(0);
-    const std::size_t gradients = bytes.size();
-    double previous = 0;
-    for (std::size_t i = 0; i < gradients; ++i) {
-        // Medians of each gradient, kept in order: a median ready time never precedes the last.
-        previous = std::max(previous, trace::median(s.ready[i]).value_or(0));
-        ReadyParam q;
-        q.bytes = bytes[i];
-        q.readyUs = previous;
-        if (params) {
-            q.shape = params->params[gradients - 1 - i].shape;
+// Each step's gradients given their bytes and shapes, their ready times kept in order (a
+// gradient read ready before the one before it is ready with it).
+void finishSteps(const std::vector<double>& bytes, const DdpParams* params, const QString& source,
+                 TraceProfile& out) {
+    for (StepProfile& p : out.steps) {
+        p.source = source;
+        p.samples = 1;
+        double previous = 0;
+        for (std::size_t i = 0; i < p.params.size(); ++i) {
+            previous = std::max(previous, p.params[i].readyUs);
+            p.params[i] = {bytes[i], previous,
+                           params ? params->params[bytes.size() - 1 - i].shape
+                                  : std::vector<double>{}};
         }
-        p.params.push_back(std::move(q));
+        p.computeEndUs = std::max(p.computeEndUs, previous);
     }
-    p.computeEndUs = std::max(p.computeEndUs, previous);
 }
 
 } // namespace
@@ -227,16 +209,14 @@ std::optional<TraceProfile> profileFromTraces(const std::vector<const trace::Ddp
             bySteps[it.step].push_back(&it);
         }
     }
-    Samples samples(gradients);
     for (const auto& [step, its] : bySteps) {
         if (aligned(its, traces.size(), gradients, out)) {
-            addJobSample(its, gradients, out, samples);
+            addJobStep(its, gradients, out);
         } else {
-            addRankSamples(its, out, gradients, samples);
+            addRankSteps(its, gradients, out);
         }
     }
-    out.profile.source = QString::fromStdString(traces.front()->source);
-    takeMedians(samples, *bytes, params, out.profile);
+    finishSteps(*bytes, params, QString::fromStdString(traces.front()->source), out);
     return out;
 }
 

@@ -2,10 +2,12 @@
 #pragma once
 // The step model's input (step_model.h) from a DDP job's traces: the second of its ready-time
 // sources (ready_times.h reads a cell's rank files). Each gradient's ready time is read from the
-// trace (the end of its AccumulateGrad), relative to the backward's start, and the medians are
-// taken over every rank's iterations. Its bytes come from --params (registration order reversed:
-// the order the reducer's rebuilt buckets hold them in) or, without it, from the collectives'
-// element counts, each bucket's bytes shared evenly among the gradients it carried.
+// trace (the end of its AccumulateGrad), relative to the backward's start, one profile per
+// traced step: the replay replays each and takes their median, as the recording's median step is
+// taken over whole steps (the median of each part apart would not add up to it). Its bytes come
+// from --params (registration order reversed: the order the reducer's rebuilt buckets hold them in)
+// or, without it, from the collectives' element counts, each bucket's bytes shared evenly among the
+// gradients it carried.
 //
 // With several ranks, every iteration is taken as the job ran it: a bucket's collective ends at
 // about the same instant on every rank, so the ranks' clocks are aligned by their collectives'
@@ -22,7 +24,8 @@
 namespace commprof::analysis {
 
 struct TraceProfile {
-    StepProfile profile;
+    // Each traced step's own profile (one sample each), in step order; never empty.
+    std::vector<StepProfile> steps;
     // The recorded buckets: gradient indices (ready order) per bucket, as the first iteration
     // read carried them, and their bytes.
     std::vector<std::vector<int>> layout;

@@ -29,7 +29,7 @@ double wireShareOf(const TraceProfile& tp, const HookModel& hook) {
     for (const std::vector<int>& members : tp.layout) {
         std::vector<const ReadyParam*> params;
         for (const int i : members) {
-            params.push_back(&tp.profile.params[std::size_t(i)]);
+            params.push_back(&tp.steps.front().params[std::size_t(i)]);
             gradient += params.back()->bytes;
         }
         wire += hook.wire(params).bytes;
@@ -354,41 +354,52 @@ Scenario predictScenario(const WhatIf& w, const Replay& r, double capMb, double 
     // The recorded settings are the replay: the recorded buckets, not the rule's.
     s.recordedLayout =
         capMb == w.recordedCapMb && firstBucketMb == w.recordedFirstBucketMb && hook.hook == w.hook;
-    const StepProfile& p = r.profile;
-    const auto schedule = [&](const CollectiveCost& atRecorded, double cap, double first,
-                              const HookModel& h, bool recordedLayout) {
-        const CollectiveCost c = atRecorded.at(worldSize, bandwidthX);
-        return recordedLayout
-                   ? simulateLayout(p.params, r.layout, h, c, p.computeEndUs)
-                   : predictStep(p, {first * spec::kMiB, cap * spec::kMiB}, h, c).schedule;
-    };
-    // The backward (from the forward's start) and the exposed communication, in us.
+    // One step's backward (from the forward's start), exposed communication and the rest
+    // (finalize and optimizer), in us.
     struct Parts {
-        double computeUs = 0, exposedUs = 0;
+        double computeUs = 0, exposedUs = 0, restUs = 0;
         std::vector<ScheduledBucket> buckets;
+        double stepUs() const { return computeUs + exposedUs + restUs; }
     };
-    const auto partsOf = [&](Schedule sc) {
-        return Parts{p.forwardUs + sc.computeEndUs, sc.exposedUs(), std::move(sc.buckets)};
+    const auto schedule = [&](const StepProfile& p, const CollectiveCost& atRecorded, double cap,
+                              double first, const HookModel& h, bool recordedLayout) {
+        const CollectiveCost c = atRecorded.at(worldSize, bandwidthX);
+        Schedule sc = recordedLayout
+                          ? simulateLayout(p.params, r.layout, h, c, p.computeEndUs)
+                          : predictStep(p, {first * spec::kMiB, cap * spec::kMiB}, h, c).schedule;
+        return Parts{p.forwardUs + sc.computeEndUs, sc.exposedUs(), p.finalizeUs + p.optimizerUs,
+                     std::move(sc.buckets)};
     };
     // Where DDP's rule at the recorded settings does not make the recorded buckets, the rule's
     // scenario is moved by the gap between the recorded buckets and the rule's at the recorded
     // settings (at the same cost): each scenario then differs from the replay by what the rule
     // says the setting changes, not by the rule's miss on the recording as well.
     const bool moved = !s.recordedLayout && !w.ruleReproducesLayout;
+    // Each traced step at cost `c`, and their median by step length (with an even count, the
+    // mean of the middle two), as the recorded median step is taken.
     const auto at = [&](const CollectiveCost& c) {
-        Parts out = partsOf(schedule(c, capMb, firstBucketMb, hook, s.recordedLayout));
-        if (moved) {
-            const Parts recorded = partsOf(
-                schedule(c, w.recordedCapMb, w.recordedFirstBucketMb, r.recordedHook, true));
-            const Parts rule = partsOf(
-                schedule(c, w.recordedCapMb, w.recordedFirstBucketMb, r.recordedHook, false));
-            out.computeUs += recorded.computeUs - rule.computeUs;
-            out.exposedUs += recorded.exposedUs - rule.exposedUs;
+        std::vector<Parts> steps;
+        for (const StepProfile& p : r.steps) {
+            Parts out = schedule(p, c, capMb, firstBucketMb, hook, s.recordedLayout);
+            if (moved) {
+                const double cap = w.recordedCapMb, first = w.recordedFirstBucketMb;
+                const Parts recorded = schedule(p, c, cap, first, r.recordedHook, true);
+                const Parts rule = schedule(p, c, cap, first, r.recordedHook, false);
+                out.computeUs += recorded.computeUs - rule.computeUs;
+                out.exposedUs += recorded.exposedUs - rule.exposedUs;
+            }
+            steps.push_back(std::move(out));
         }
-        return out;
-    };
-    const auto stepUs = [&](const Parts& parts) {
-        return parts.computeUs + parts.exposedUs + p.finalizeUs + p.optimizerUs;
+        std::sort(steps.begin(), steps.end(),
+                  [](const Parts& a, const Parts& b) { return a.stepUs() < b.stepUs(); });
+        Parts m = std::move(steps[steps.size() / 2]);
+        if (steps.size() % 2 == 0) {
+            const Parts& lower = steps[steps.size() / 2 - 1];
+            m.computeUs = (m.computeUs + lower.computeUs) / 2;
+            m.exposedUs = (m.exposedUs + lower.exposedUs) / 2;
+            m.restUs = (m.restUs + lower.restUs) / 2;
+        }
+        return m;
     };
     const Parts central = at(w.cost);
     s.buckets = int(central.buckets.size());
@@ -401,16 +412,16 @@ Scenario predictScenario(const WhatIf& w, const Replay& r, double capMb, double 
              return b.wireBytes < r.pinnedFromBytes / 1.001 ||
                     b.wireBytes > r.pinnedToBytes * 1.001;
          }));
-    s.stepMs = stepUs(central) / 1e3;
+    s.stepMs = central.stepUs() / 1e3;
     s.exposedMs = central.exposedUs / 1e3;
     s.computeMs = central.computeUs / 1e3;
-    s.optimizerMs = (p.finalizeUs + p.optimizerUs) / 1e3;
+    s.optimizerMs = central.restUs / 1e3;
     // The fit's error and the latencies it leaves open go through the schedule: a cost that much
     // off moves the step by what it exposes (and takes from the backward), not by the whole
     // step; the farthest of them bounds the interval.
     double fromCost = 0;
     for (const CollectiveCost& c : costCorners(w, r, s.latencyOpen)) {
-        const double ms = stepUs(at(c)) / 1e3;
+        const double ms = at(c).stepUs() / 1e3;
         fromCost = std::max(fromCost, std::fabs(ms - s.stepMs));
         if (cornersMs) {
             cornersMs->push_back(ms);
@@ -637,7 +648,7 @@ void Making::recordedJob() const {
 bool Making::recordedCap() const {
     w.recordedBuckets = int(tp.layout.size());
     w.recordedBucketBytes = tp.bucketBytes;
-    const std::vector<double> bytes = bytesOf(tp.profile.params);
+    const std::vector<double> bytes = bytesOf(tp.steps.front().params);
     const auto reproduces = [&](double firstMb, double capMb) {
         return assignBuckets(bytes, {firstMb * spec::kMiB, capMb * spec::kMiB}) == tp.layout;
     };
@@ -767,9 +778,10 @@ void Making::replayJob(const SweepOffer* sweep, Replay* replay) const {
     }
     // The backward's own compute: the recorded ready times less the hook's casts and what the
     // recorded collectives took from it.
-    r.profile = tp.profile;
-    removeScheduleEffects(&r.profile.params, &r.profile.computeEndUs, tp.layout, recordedHook,
-                          w.cost);
+    r.steps = tp.steps;
+    for (StepProfile& p : r.steps) {
+        removeScheduleEffects(&p.params, &p.computeEndUs, tp.layout, recordedHook, w.cost);
+    }
     w.costMethod = fit.method;
     w.costFrom = fit.sweepCell.isEmpty() ? QString("trace") : QString("sweep");
     w.costSweep = fit.sweepCell;

@@ -5,14 +5,15 @@
 // bandwidth, world size) predicted the same way, each with an uncertainty, and a recommendation
 // that keeps what the job has when the gain is inside the uncertainty.
 //
-// The recorded step is predicted from its parts (the medians of forward, backward compute, DDP's
-// finalize and the optimizer, the gradients' ready times, the buckets as recorded, each
-// collective's cost fitted from the trace's own collectives) with nothing fitted to the step
-// itself; its buckets are the trace's, in count and bytes. A collective's cost at another world
-// size or bandwidth follows the ring all-reduce (collective_cost.h); compute per rank is taken as
-// unchanged (the same batch per rank); a hook puts its bytes on the wire (spec/comm_hooks.h) and
-// does its own work (casts before, a copy after, a collective dearer per byte in another dtype:
-// hook_work.h) where a calibration covers it on the trace's backend.
+// The recorded step is predicted from its parts (each traced step's forward, backward compute,
+// DDP's finalize, optimizer and gradients' ready times, the buckets as recorded, each
+// collective's cost fitted from the trace's own collectives), step by step, the median of those
+// replays against the median recorded step, with nothing fitted to the step itself; its buckets are
+// the trace's, in count and bytes. A collective's cost at another world size or bandwidth follows
+// the ring all-reduce (collective_cost.h); compute per rank is taken as unchanged (the same batch
+// per rank); a hook puts its bytes on the wire (spec/comm_hooks.h) and does its own work (casts
+// before, a copy after, a collective dearer per byte in another dtype: hook_work.h) where a
+// calibration covers it on the trace's backend.
 
 #include "analysis/cell_settings.h"
 #include "analysis/collective_cost.h"
@@ -153,8 +154,11 @@ struct WhatIf {
 // trace allows, the replay of the recording and its error), and what every scenario is
 // predicted from (the backward's own compute, the recorded buckets, the recorded hook's model).
 struct Replay {
-    WhatIf recorded;     // no scenarios, no recommendation; the notes so far
-    StepProfile profile; // the backward's own compute: the recorded effects of its buckets removed
+    WhatIf recorded; // no scenarios, no recommendation; the notes so far
+    // Each traced step's backward's own compute (the recorded effects of its buckets removed): a
+    // step is predicted for each, and the median of those is the scenario's step, as the
+    // recorded step is the median of whole steps.
+    std::vector<StepProfile> steps;
     std::vector<std::vector<int>> layout; // the recorded buckets
     HookModel recordedHook;
     // Where the trace's own sizes pinned the latency down: the smallest and largest sizes that
