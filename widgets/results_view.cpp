@@ -17,6 +17,7 @@
 #include <QHeaderView>
 #include <QLineEdit>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTabBar>
@@ -261,7 +262,9 @@ void ResultsView::snapAdviceStrip() {
     if (capAdvice_->height() <= shown) {
         return;
     }
-    const int whole = capAdvice_->wholeRowsHeight(shown);
+    // Scrolled down, the lines end below the panel's top by as much.
+    const int scrolled = adviceScroll_->verticalScrollBar()->value();
+    const int whole = capAdvice_->wholeRowsHeight(shown + scrolled) - scrolled;
     QList<int> sizes = tuningSplit_->sizes();
     if (whole > 0 && whole < shown && sizes.size() == 3) {
         sizes[1] += sizes[0] - whole;

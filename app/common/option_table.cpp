@@ -430,7 +430,7 @@ std::string zshCompletion(const Program& program) {
         out += "    case \"$cmd\" in\n";
         for (const Command& c : program.commands) {
             std::vector<Option> opts = c.options;
-            opts.push_back({"--help", "", "Show this command's options", {}});
+            opts.push_back({"--help", "", "Show this command's options"});
             out += "    '" + c.name + "')\n" + zshArguments(opts, "        ") + "        ;;\n";
         }
         out += "    esac\n";

@@ -401,7 +401,19 @@ Scenario predictScenario(const WhatIf& w, const Replay& r, double capMb, double 
         }
         return m;
     };
-    const Parts central = at(w.cost);
+    Parts central = at(w.cost);
+    // The finalize and the optimizer are the same at every setting: their median over the traced
+    // steps, whichever step is the median one at this setting (its own would move them with the
+    // steps' noise); the backward's compute takes the rest of the step.
+    std::vector<double> rests;
+    for (const StepProfile& p : r.steps) {
+        rests.push_back(p.finalizeUs + p.optimizerUs);
+    }
+    if (const double rest = trace::median(rests).value_or(central.restUs);
+        central.computeUs + central.restUs >= rest) {
+        central.computeUs += central.restUs - rest;
+        central.restUs = rest;
+    }
     s.buckets = int(central.buckets.size());
     // A latency pinned down between the sizes the trace timed says nothing of buckets beyond
     // them (the fit extrapolated): there every latency the trace allows is in the interval.

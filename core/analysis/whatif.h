@@ -67,8 +67,9 @@ struct Scenario {
     int worldSize = 0;
     int buckets = 0;
     double stepMs = 0, uncertaintyMs = 0, exposedMs = 0;
-    // The rest of stepMs: forward and backward compute, and the optimizer (unchanged by the
-    // scenario's settings: compute per rank is taken as the recorded).
+    // The rest of stepMs: forward and backward compute (as recorded, with what the backward
+    // loses beside the scenario's collectives), and the finalize and optimizer (the same at every
+    // setting: their median over the traced steps).
     double computeMs = 0, optimizerMs = 0;
     // The recorded cap, first bucket and hook: the recorded buckets, replayed as they were
     // (whether or not DDP's rule at that cap reproduces them).

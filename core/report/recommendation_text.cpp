@@ -16,13 +16,9 @@ using analysis::CapCandidate;
 using analysis::CapGroup;
 using analysis::mb;
 using trace::numberOrNull;
+using trace::textOrNull;
 
 namespace {
-
-// A name that may be absent (a cell, where a figure is from), as JSON: the text, or null.
-QJsonValue textOrNull(const QString& s) {
-    return s.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(s);
-}
 
 // ", batch_size 8": the settings that tell the group apart, as a heading ends; empty without.
 QString settingsSuffix(const CapGroup& g) {

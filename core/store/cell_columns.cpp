@@ -53,9 +53,17 @@ template <typename T> void assign(std::optional<T>& out, const QVariant& v) {
     }
 }
 
-// The SQL type of a member's column: a number as such, a bool as 0 or 1, anything else (text, a
-// list, a map) as text.
-template <typename T> constexpr const char* kSqlType = "TEXT";
+// The SQL type of a member's column: a number as such, a bool as 0 or 1, text, a list and a map
+// as text. A member of any other type stops the build: it needs a type chosen here.
+template <typename T> constexpr bool kNoSqlType = false;
+template <typename T>
+constexpr const char* kSqlType = [] {
+    static_assert(kNoSqlType<T>, "no SQL type for this member's type: add one to kSqlType");
+    return "";
+}();
+template <> constexpr const char* kSqlType<QString> = "TEXT";
+template <> constexpr const char* kSqlType<QStringList> = "TEXT";
+template <> constexpr const char* kSqlType<QVariantMap> = "TEXT";
 template <> constexpr const char* kSqlType<double> = "REAL";
 template <> constexpr const char* kSqlType<int> = "INTEGER";
 template <> constexpr const char* kSqlType<bool> = "INTEGER";
@@ -75,9 +83,10 @@ QVariant predictionMs(const CellExtras& e, double analysis::DdpPrediction::*us) 
     return e.prediction ? QVariant(e.prediction->*us / 1000.0) : QVariant();
 }
 
-// Stored columns in the order of the `cells` table (migrations 1, 3 and 4), then the derived
-// ones. A new stored column: a line here with `since` the new schema version (schema.h), and
-// the place that computes it in ingest (cellRowOf); the ALTER TABLE derives from the line.
+// Stored columns in the order of the `cells` table (its migrations in schema.cpp), then the
+// derived ones; a stored column's SQL type is its member's (kSqlType). A new stored column: a line
+// here with `since` the new schema version (schema.h), and the place that computes it in ingest
+// (cellRowOf); the ALTER TABLE derives from the line.
 const std::vector<CellColumn> kColumns = {
     stored<&CellRow::key>(
         {.name = "key",

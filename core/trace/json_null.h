@@ -24,4 +24,8 @@ inline QJsonValue textOrNull(const std::string& v) {
     return v.empty() ? QJsonValue(QJsonValue::Null) : QJsonValue(QString::fromStdString(v));
 }
 
+inline QJsonValue textOrNull(const QString& v) {
+    return v.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(v);
+}
+
 } // namespace commprof::trace
