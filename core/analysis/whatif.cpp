@@ -402,17 +402,11 @@ Scenario predictScenario(const WhatIf& w, const Replay& r, double capMb, double 
         return m;
     };
     Parts central = at(w.cost);
-    // The finalize and the optimizer are the same at every setting: their median over the traced
-    // steps, whichever step is the median one at this setting (its own would move them with the
-    // steps' noise); the backward's compute takes the rest of the step.
-    std::vector<double> rests;
-    for (const StepProfile& p : r.steps) {
-        rests.push_back(p.finalizeUs + p.optimizerUs);
-    }
-    if (const double rest = trace::median(rests).value_or(central.restUs);
-        central.computeUs + central.restUs >= rest) {
-        central.computeUs += central.restUs - rest;
-        central.restUs = rest;
+    // The replay's finalize and optimizer, not the median step's own (which would move them from
+    // setting to setting with the steps' noise); the backward's compute takes the rest.
+    if (central.computeUs + central.restUs >= r.restUs) {
+        central.computeUs += central.restUs - r.restUs;
+        central.restUs = r.restUs;
     }
     s.buckets = int(central.buckets.size());
     // A latency pinned down between the sizes the trace timed says nothing of buckets beyond
@@ -791,9 +785,12 @@ void Making::replayJob(const SweepOffer* sweep, Replay* replay) const {
     // The backward's own compute: the recorded ready times less the hook's casts and what the
     // recorded collectives took from it.
     r.steps = tp.steps;
+    std::vector<double> rests;
     for (StepProfile& p : r.steps) {
         removeScheduleEffects(&p.params, &p.computeEndUs, tp.layout, recordedHook, w.cost);
+        rests.push_back(p.finalizeUs + p.optimizerUs);
     }
+    r.restUs = trace::median(rests).value_or(0);
     w.costMethod = fit.method;
     w.costFrom = fit.sweepCell.isEmpty() ? QString("trace") : QString("sweep");
     w.costSweep = fit.sweepCell;

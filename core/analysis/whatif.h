@@ -160,6 +160,8 @@ struct Replay {
     // step is predicted for each, and the median of those is the scenario's step, as the
     // recorded step is the median of whole steps.
     std::vector<StepProfile> steps;
+    // The finalize and the optimizer, their median over `steps`: the same at every setting.
+    double restUs = 0;
     std::vector<std::vector<int>> layout; // the recorded buckets
     HookModel recordedHook;
     // Where the trace's own sizes pinned the latency down: the smallest and largest sizes that
