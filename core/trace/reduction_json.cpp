@@ -45,22 +45,8 @@ QJsonValue spanOrNull(const std::optional<Span>& s) {
     return s ? QJsonValue(QJsonArray{exact(s->start), exact(s->end)}) : QJsonValue();
 }
 
-// A field as the reduction writes it.
-template <typename T> QJsonValue exactField(const T& v) {
-    if constexpr (std::is_integral_v<T>) {
-        return qint64(v);
-    } else if constexpr (std::is_same_v<T, std::string>) {
-        return QString::fromStdString(v);
-    } else {
-        return exact(v);
-    }
-}
-
 template <typename M, typename Fields> QJsonObject written(const M& m, const Fields& fields) {
-    QJsonObject out;
-    forEachField(m, fields,
-                 [&](const char* key, const auto& v) { out.insert(key, exactField(v)); });
-    return out;
+    return fieldsJson(m, fields, [](const auto& v) { return exact(v); });
 }
 
 QJsonObject summaryJson(const TraceSummary& s) {

@@ -3,26 +3,12 @@
 
 #include "json_null.h"
 
-#include <type_traits>
-
 namespace commprof::trace {
 namespace {
 
-// A field as `trace summarize` writes it: a number, a text, or null for a figure that is absent.
-template <typename T> QJsonValue plain(const T& v) {
-    if constexpr (std::is_integral_v<T>) {
-        return qint64(v);
-    } else if constexpr (std::is_same_v<T, std::string>) {
-        return QString::fromStdString(v);
-    } else {
-        return numberOrNull(std::optional<double>(v));
-    }
-}
-
+// `trace summarize` writes a figure that is absent as null.
 template <typename M, typename Fields> QJsonObject written(const M& m, const Fields& fields) {
-    QJsonObject out;
-    forEachField(m, fields, [&](const char* key, const auto& v) { out.insert(key, plain(v)); });
-    return out;
+    return fieldsJson(m, fields, [](std::optional<double> v) { return numberOrNull(v); });
 }
 
 } // namespace

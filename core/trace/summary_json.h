@@ -10,7 +10,9 @@
 #include <QJsonArray>
 #include <QJsonObject>
 
+#include <string>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 namespace commprof::trace {
@@ -50,6 +52,24 @@ inline constexpr auto kKindFields =
 template <typename M, typename Fields, typename F>
 void forEachField(M& m, const Fields& fields, F&& f) {
     std::apply([&](const auto&... field) { (f(field.first, m.*field.second), ...); }, fields);
+}
+
+// The record's `fields` as a JSON object: integers and texts as they are, every other figure (a
+// double or an optional one) as `number` writes it.
+template <typename M, typename Fields, typename Number>
+QJsonObject fieldsJson(const M& m, const Fields& fields, Number number) {
+    QJsonObject out;
+    forEachField(m, fields, [&](const char* key, const auto& v) {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_integral_v<T>) {
+            out.insert(key, qint64(v));
+        } else if constexpr (std::is_same_v<T, std::string>) {
+            out.insert(key, QString::fromStdString(v));
+        } else {
+            out.insert(key, number(v));
+        }
+    });
+    return out;
 }
 
 QJsonObject toJson(const StepMetrics& m);
