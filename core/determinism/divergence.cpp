@@ -9,10 +9,6 @@
 namespace commprof::determinism {
 namespace {
 
-bool sameTensors(const QJsonArray& a, const QJsonArray& b) {
-    return a == b;
-}
-
 // Each verdict's name, in the order the report lists a rank's verdicts (the origin first).
 constexpr std::pair<Verdict, const char*> kVerdicts[] = {{Verdict::Origin, "origin"},
                                                          {Verdict::ControlFlow, "control_flow"},
@@ -20,9 +16,16 @@ constexpr std::pair<Verdict, const char*> kVerdicts[] = {{Verdict::Origin, "orig
                                                          {Verdict::Clean, "clean"}};
 
 int order(Verdict v) {
-    return int(std::find_if(std::begin(kVerdicts), std::end(kVerdicts),
-                            [v](const auto& k) { return k.first == v; }) -
+    return int(std::ranges::find(kVerdicts, v, &std::pair<Verdict, const char*>::first) -
                std::begin(kVerdicts));
+}
+
+QString joined(const QList<int>& ranks) {
+    QStringList out;
+    for (int r : ranks) {
+        out << QString::number(r);
+    }
+    return out.join(",");
 }
 
 // Ops whose outputs hold whatever bytes the allocator had: their digests are probe artifacts.
@@ -53,11 +56,10 @@ RankDivergence firstDivergence(const FpStream& a, const FpStream& b) {
             return d;
         }
         const FpRecord& rb = b.records[std::size_t(*it)];
-        if (!ra.artifact.isEmpty() || producesUninitialized(ra.name) ||
-            sameTensors(ra.outputs, rb.outputs)) {
+        if (!ra.artifact.isEmpty() || producesUninitialized(ra.name) || ra.outputs == rb.outputs) {
             continue; // equal, or a known probe artifact (uninitialized memory, a buffer in flight)
         }
-        if (sameTensors(ra.inputs, rb.inputs)) {
+        if (ra.inputs == rb.inputs) {
             d.first = ra;
             d.other = rb;
             d.inputsMatched = true;
@@ -85,7 +87,7 @@ RankDivergence firstDivergence(const FpStream& a, const FpStream& b) {
         for (auto it = a.records.rbegin(); it != a.records.rend(); ++it) {
             const auto ib = b.byKey.find(it->key());
             if (ib != b.byKey.end() && it->artifact.isEmpty() && !producesUninitialized(it->name) &&
-                !sameTensors(it->outputs, b.records[std::size_t(*ib)].outputs)) {
+                it->outputs != b.records[std::size_t(*ib)].outputs) {
                 endsDifferent = true;
                 break;
             }
@@ -125,19 +127,14 @@ void settleCollectiveOrigin(RankDivergence& d, const QList<int>& tracedRanks, bo
         const auto ia = oa.byKey.find(d.first->key());
         const auto ib = ob.byKey.find(d.first->key());
         if (ia != oa.byKey.end() && ib != ob.byKey.end() &&
-            !sameTensors(oa.records[std::size_t(*ia)].inputs,
-                         ob.records[std::size_t(*ib)].inputs)) {
+            oa.records[std::size_t(*ia)].inputs != ob.records[std::size_t(*ib)].inputs) {
             changedInputs << other;
         }
     }
     if (!changedInputs.isEmpty()) {
         d.verdict = Verdict::Receiver;
         d.inputsMatched = false;
-        QStringList ranks;
-        for (int c : changedInputs) {
-            ranks << QString::number(c);
-        }
-        d.note = "collective: the input of rank(s) " + ranks.join(",") + " differed";
+        d.note = "collective: the input of rank(s) " + joined(changedInputs) + " differed";
     } else if (!allTraced) {
         d.verdict = Verdict::Receiver;
         d.inputsMatched = false;
@@ -158,13 +155,9 @@ void describePattern(DiffReport& r) {
             originsByOp[d.first->name] << d.rank;
         }
     }
-    QStringList tracedText;
-    for (int t : r.tracedRanks) {
-        tracedText << QString::number(t);
-    }
     if (!anyDivergence) {
         r.pattern = "none";
-        r.summary = QString("no divergence in ranks %1").arg(tracedText.join(","));
+        r.summary = QString("no divergence in ranks %1").arg(joined(r.tracedRanks));
         return;
     }
     if (originsByOp.isEmpty()) {
@@ -172,7 +165,7 @@ void describePattern(DiffReport& r) {
         r.summary = QString("divergence found, but no origin in the traced ranks (%1) or "
                             "iterations: only receivers; "
                             "widen the traced ranks or iterations")
-                        .arg(tracedText.join(","));
+                        .arg(joined(r.tracedRanks));
         return;
     }
     QString op;
@@ -200,9 +193,7 @@ void describePattern(DiffReport& r) {
 // Discriminators: records of the first origin's op name, grouped by shapes and dtypes, each
 // group counted clean or divergent.
 void addDiscriminators(DiffReport& r, const QMap<int, FpStream>& a, const QMap<int, FpStream>& b) {
-    const auto firstOrigin =
-        std::find_if(r.ranks.begin(), r.ranks.end(),
-                     [](const RankDivergence& d) { return d.verdict == Verdict::Origin; });
+    const auto firstOrigin = std::ranges::find(r.ranks, Verdict::Origin, &RankDivergence::verdict);
     if (firstOrigin == r.ranks.end()) {
         return;
     }
@@ -217,12 +208,10 @@ void addDiscriminators(DiffReport& r, const QMap<int, FpStream>& a, const QMap<i
         g.signature = ra.signature();
         const auto ib = sb.byKey.find(ra.key());
         const bool clean =
-            ib != sb.byKey.end() && sameTensors(ra.outputs, sb.records[std::size_t(*ib)].outputs);
+            ib != sb.byKey.end() && ra.outputs == sb.records[std::size_t(*ib)].outputs;
         (clean ? g.clean : g.divergent)++;
     }
-    for (const auto& g : groups) {
-        r.discriminators.push_back(g);
-    }
+    r.discriminators.assign(groups.begin(), groups.end());
 }
 
 } // namespace
@@ -246,10 +235,7 @@ DiffReport diff(const QMap<int, FpStream>& a, const QMap<int, FpStream>& b, int 
         settleCollectiveOrigin(d, r.tracedRanks, allTraced, a, b);
         r.ranks.push_back(d);
     }
-    std::stable_sort(r.ranks.begin(), r.ranks.end(),
-                     [](const RankDivergence& x, const RankDivergence& y) {
-                         return order(x.verdict) < order(y.verdict);
-                     });
+    std::ranges::stable_sort(r.ranks, {}, [](const RankDivergence& d) { return order(d.verdict); });
     describePattern(r);
     addDiscriminators(r, a, b);
     return r;

@@ -9,6 +9,7 @@
 #include <QJsonObject>
 #include <QRegularExpression>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace commprof::determinism {
@@ -114,23 +115,20 @@ FpStream readStream(const QString& path, int rank) {
             s.truncated = true;
             continue;
         }
-        FpRecord r;
-        r.seq = o["seq"].toInteger();
-        r.iteration = o["iter"].toInt();
-        r.layer = o["layer"].toString();
-        r.id = o["id"].toString();
-        r.name = o["name"].toString();
-        r.collective = o["collective"].toBool();
-        r.artifact = o["artifact"].toString();
-        r.inputs = o["inputs"].toArray();
-        r.outputs = o["outputs"].toArray();
-        s.records.push_back(r);
+        s.records.push_back({.seq = o["seq"].toInteger(),
+                             .iteration = o["iter"].toInt(),
+                             .layer = o["layer"].toString(),
+                             .id = o["id"].toString(),
+                             .name = o["name"].toString(),
+                             .collective = o["collective"].toBool(),
+                             .artifact = o["artifact"].toString(),
+                             .inputs = o["inputs"].toArray(),
+                             .outputs = o["outputs"].toArray()});
     }
     if (!header) {
         refuse(path, "no header line (not written by commprof-rank --fingerprint)");
     }
-    std::sort(s.records.begin(), s.records.end(),
-              [](const FpRecord& a, const FpRecord& b) { return a.seq < b.seq; });
+    std::ranges::sort(s.records, {}, &FpRecord::seq);
     for (int i = 0; i < int(s.records.size()); ++i) {
         s.byKey.insert(s.records[std::size_t(i)].key(), i);
     }

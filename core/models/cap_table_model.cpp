@@ -8,18 +8,6 @@
 namespace commprof::models {
 namespace {
 
-QStringList headers() {
-    return {"group",
-            "cap MiB",
-            "buckets",
-            "predicted step ms",
-            "predicted exposed ms",
-            "held out ms",
-            "measured step ms",
-            "error",
-            "note"};
-}
-
 QVariant ms(const std::optional<double>& v) {
     return v ? QVariant(QString::number(*v, 'f', 2)) : QVariant(QString("-"));
 }
@@ -30,7 +18,10 @@ QVariant sortable(const std::optional<double>& v) {
 
 } // namespace
 
-CapTableModel::CapTableModel(QObject* parent) : TableModel(headers(), parent) {}
+CapTableModel::CapTableModel(QObject* parent)
+    : TableModel({"group", "cap MiB", "buckets", "predicted step ms", "predicted exposed ms",
+                  "held out ms", "measured step ms", "error", "note"},
+                 parent) {}
 
 void CapTableModel::setGroups(const std::vector<analysis::CapGroup>& groups) {
     beginResetModel();
@@ -45,10 +36,6 @@ void CapTableModel::setGroups(const std::vector<analysis::CapGroup>& groups) {
         }
     }
     endResetModel();
-}
-
-int CapTableModel::rows() const {
-    return int(rows_.size());
 }
 
 QVariant CapTableModel::data(const QModelIndex& index, int role) const {
@@ -80,14 +67,12 @@ QVariant CapTableModel::data(const QModelIndex& index, int role) const {
             return "not predicted: " + g.reason;
         }
         QStringList notes;
-        if (g.fastestCapMb && *g.fastestCapMb == c->capMb) {
-            notes << "fastest";
-        }
-        if (g.recommendedCapMb && *g.recommendedCapMb == c->capMb) {
-            notes << "recommended";
-        }
-        if (g.advice.currentCapMb && *g.advice.currentCapMb == c->capMb) {
-            notes << "current";
+        for (const auto& [cap, word] : {std::pair{g.fastestCapMb, "fastest"},
+                                        {g.recommendedCapMb, "recommended"},
+                                        {g.advice.currentCapMb, "current"}}) {
+            if (cap == c->capMb) {
+                notes << word;
+            }
         }
         return notes.join(", ");
     }

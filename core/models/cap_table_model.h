@@ -35,7 +35,7 @@ public:
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
 
 protected:
-    int rows() const override;
+    int rows() const override { return int(rows_.size()); }
 
 private:
     struct Row {

@@ -4,6 +4,7 @@
 #include "analysis/cell_metrics.h"
 #include "report/sweep_text.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace commprof::models {
@@ -233,12 +234,8 @@ void CellFiguresModel::setCell(const store::CellRow* cell,
 
 int CellFiguresModel::rowOf(const QString& figure) const {
     const auto& rows = rowValues();
-    for (int i = 0; i < int(rows.size()); ++i) {
-        if (rows[std::size_t(i)].figure == figure) {
-            return i;
-        }
-    }
-    return -1;
+    const auto it = std::ranges::find(rows, figure, &CellFigure::figure);
+    return it == rows.end() ? -1 : int(it - rows.begin());
 }
 
 QVariant CellFiguresModel::rowData(const CellFigure& row, int column, int role) const {

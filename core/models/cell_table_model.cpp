@@ -67,13 +67,8 @@ QStringList CellTableModel::varyingAxes(const feasibility::Plan& plan) {
             }
         }
     }
-    QStringList out;
-    for (const QString& k : keys) {
-        if (values[k].size() > 1) {
-            out << k;
-        }
-    }
-    return out;
+    keys.removeIf([&](const QString& k) { return values[k].size() < 2; });
+    return keys;
 }
 
 QString CellTableModel::variesText(const matrix::Cell& cell, const QStringList& varying) {
@@ -192,10 +187,6 @@ int CellTableModel::rowOfCell(const QString& cellId) {
     return -1;
 }
 
-int CellTableModel::rows() const {
-    return loaded_;
-}
-
 bool CellTableModel::canFetchMore(const QModelIndex& parent) const {
     return !parent.isValid() && loaded_ < int(order_.size());
 }
@@ -257,12 +248,8 @@ QVariant CellTableModel::data(const QModelIndex& index, int role) const {
                    ? QString::number(pc.estimate.device.total() / spec::kGiB, 'f', 2)
                    : QString("-");
     case Reason: {
-        QStringList why;
-        for (const QString& part : {pc.estimate.reason, feasibility::sweepCapText(pc)}) {
-            if (!part.isEmpty()) {
-                why << part;
-            }
-        }
+        QStringList why{pc.estimate.reason, feasibility::sweepCapText(pc)};
+        why.removeAll(QString()); // and the empty ones: QString() == ""
         return why.join("; ");
     }
     case Nodes:

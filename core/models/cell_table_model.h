@@ -73,7 +73,7 @@ public:
     void sort(int column, Qt::SortOrder order) override;
 
 protected:
-    int rows() const override;
+    int rows() const override { return loaded_; }
 
 private:
     void reorder(std::vector<int> order);

@@ -34,14 +34,12 @@ void ProbeModel::setReport(const probe::ProbeReport& report) {
                         ? QString("none visible")
                         : QString::number(d["gpus"].toArray().size()) + " visible"});
     const QJsonObject b = d["budgets"].toObject();
-    rows.push_back({"ok", "host budget",
-                    QString("%1 GiB (%2)")
-                        .arg(b["host_bytes"].toDouble() / 1073741824.0, 0, 'f', 2)
-                        .arg(b["host_source"].toString())});
-    rows.push_back({"ok", "device budget",
-                    QString("%1 GiB (%2)")
-                        .arg(b["device_bytes"].toDouble() / 1073741824.0, 0, 'f', 2)
-                        .arg(b["device_source"].toString())});
+    for (const QString kind : {"host", "device"}) {
+        rows.push_back({"ok", kind + " budget",
+                        QString("%1 GiB (%2)")
+                            .arg(b[kind + "_bytes"].toDouble() / 1073741824.0, 0, 'f', 2)
+                            .arg(b[kind + "_source"].toString())});
+    }
     if (d.contains("formation")) {
         rows.push_back({d["formation"].toObject()["ok"].toBool() ? "ok" : "issue", "formation",
                         d["formation"].toObject()["detail"].toString()});

@@ -3,6 +3,7 @@
 
 #include "store/cell_columns.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace commprof::models {
@@ -22,14 +23,11 @@ QVariant capOf(const store::CellRow& c) {
     return c.axes.value("bucket_cap_mb").toString();
 }
 
-QVariant sortKey(const store::CellRow& c, const QString& note, int column) {
+// What a column sorts by where that is not what it shows; an invalid QVariant otherwise.
+QVariant sortKey(const store::CellRow& c, int column) {
     // Flagged cells' figures are not data, so they sort with the missing ones.
     const bool show = c.complete();
     switch (column) {
-    case ResultsCellModel::Model:
-        return c.model;
-    case ResultsCellModel::Hook:
-        return c.axes.value("hook").toString();
     case ResultsCellModel::CapMb: {
         bool number = false;
         const double cap = capOf(c).toString().toDouble(&number);
@@ -37,26 +35,18 @@ QVariant sortKey(const store::CellRow& c, const QString& note, int column) {
     }
     case ResultsCellModel::Repeat:
         return c.repeat;
-    case ResultsCellModel::WorldSize:
-        return c.worldSize;
-    case ResultsCellModel::StepMs:
-        return show ? number(c.stepMs) : number({});
-    case ResultsCellModel::CommMs:
-        return show ? number(c.traceCommMs ? c.traceCommMs : c.hookCommMs) : number({});
-    case ResultsCellModel::Overhead:
-        return show ? number(c.commOverheadFraction) : number({});
-    case ResultsCellModel::Agreement:
-        return show ? number(c.hookTraceAgreement) : number({});
-    case ResultsCellModel::Id:
-        return c.id;
-    case ResultsCellModel::Kind:
-        return c.kind;
     case ResultsCellModel::Status:
         return c.status;
-    case ResultsCellModel::Layer:
-        return c.layer;
+    case ResultsCellModel::StepMs:
+        return number(show ? c.stepMs : std::nullopt);
+    case ResultsCellModel::CommMs:
+        return number(show ? (c.traceCommMs ? c.traceCommMs : c.hookCommMs) : std::nullopt);
+    case ResultsCellModel::Overhead:
+        return number(show ? c.commOverheadFraction : std::nullopt);
+    case ResultsCellModel::Agreement:
+        return number(show ? c.hookTraceAgreement : std::nullopt);
     default:
-        return c.reasons.isEmpty() ? note : c.reasons.join("; ");
+        return {};
     }
 }
 
@@ -124,12 +114,8 @@ void ResultsCellModel::setCells(std::vector<store::CellRow> cells, QMap<QString,
 }
 
 int ResultsCellModel::rowOf(const QString& id) const {
-    for (int i = 0; i < int(cells_.size()); ++i) {
-        if (cells_[std::size_t(i)].id == id) {
-            return i;
-        }
-    }
-    return -1;
+    const auto it = std::ranges::find(cells_, id, &store::CellRow::id);
+    return it == cells_.end() ? -1 : int(it - cells_.begin());
 }
 
 bool ResultsCellModel::varies(int column) const {
@@ -156,10 +142,6 @@ ResultsCellModel::ResultsCellModel(QObject* parent) : TableModel(headers(), pare
     setColumnTips(columnTips());
 }
 
-int ResultsCellModel::rows() const {
-    return int(cells_.size());
-}
-
 QVariant ResultsCellModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || index.row() >= rowCount()) {
         return {};
@@ -173,7 +155,10 @@ QVariant ResultsCellModel::data(const QModelIndex& index, int role) const {
         return flagged;
     }
     if (role == SortRole) {
-        return sortKey(c, notes_.value(c.id), index.column());
+        if (QVariant key = sortKey(c, index.column()); key.isValid()) {
+            return key;
+        }
+        role = Qt::DisplayRole; // the others sort by what they show
     }
     if (role == Qt::TextAlignmentRole) {
         return QVariant(Qt::AlignVCenter |

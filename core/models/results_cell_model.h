@@ -48,7 +48,7 @@ public:
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
 
 protected:
-    int rows() const override;
+    int rows() const override { return int(cells_.size()); }
 
 private:
     std::vector<store::CellRow> cells_;

@@ -7,6 +7,8 @@
 
 #include <QJsonObject>
 
+#include <algorithm>
+
 namespace commprof::models {
 namespace {
 
@@ -151,27 +153,15 @@ void RunStateModel::tick() {
 }
 
 int RunStateModel::cellsFinished() const {
-    int n = 0;
-    for (const CellRow& r : rows_) {
-        n += r.finished() ? 1 : 0;
-    }
-    return n;
+    return int(std::ranges::count_if(rows_, &CellRow::finished));
 }
 
 int RunStateModel::stoppedCount() const {
-    int n = 0;
-    for (const CellRow& r : rows_) {
-        n += r.state == runner::CellState::Stopped ? 1 : 0;
-    }
-    return n;
+    return int(std::ranges::count(rows_, runner::CellState::Stopped, &CellRow::state));
 }
 
 int RunStateModel::pendingCount() const {
-    int n = 0;
-    for (const CellRow& r : rows_) {
-        n += r.state == runner::CellState::Pending ? 1 : 0;
-    }
-    return n;
+    return int(std::ranges::count(rows_, runner::CellState::Pending, &CellRow::state));
 }
 
 QString RunStateModel::stateCounts() const {
@@ -215,7 +205,6 @@ std::optional<double> RunStateModel::etaSeconds() const {
     const auto key = [](const CellRow& r) { return r.worldSize * 2 + (r.sweep ? 1 : 0); };
     QHash<int, Mean> bySize;
     Mean byKind[2], overall;
-    int pending = 0;
     const CellRow* running = nullptr;
     for (const CellRow& r : rows_) {
         if ((r.state == runner::CellState::Complete || r.state == runner::CellState::Failed ||
@@ -226,8 +215,6 @@ std::optional<double> RunStateModel::etaSeconds() const {
             overall.add(double(r.elapsedMs));
         } else if (r.state == runner::CellState::Running) {
             running = &r;
-        } else if (r.state == runner::CellState::Pending) {
-            ++pending;
         }
     }
     std::optional<double> projectedMs;
@@ -257,22 +244,16 @@ std::optional<double> RunStateModel::etaSeconds() const {
         runningLeftMs = std::max(0.0, *b - double(running->elapsedMs));
     }
     double leftMs = runningLeftMs.value_or(0.0);
-    if (pending > 0) {
-        for (const CellRow& r : rows_) {
-            if (r.state == runner::CellState::Pending) {
-                const auto b = basis(r);
-                if (!b) {
-                    return std::nullopt;
-                }
-                leftMs += *b;
+    for (const CellRow& r : rows_) {
+        if (r.state == runner::CellState::Pending) {
+            const auto b = basis(r);
+            if (!b) {
+                return std::nullopt;
             }
+            leftMs += *b;
         }
     }
     return leftMs / 1000.0;
-}
-
-int RunStateModel::rows() const {
-    return int(rows_.size());
 }
 
 QString RunStateModel::stateText(const CellRow& r) const {

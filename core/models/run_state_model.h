@@ -88,7 +88,7 @@ signals:
     void currentCellChanged(const QString& cellId);
 
 protected:
-    int rows() const override;
+    int rows() const override { return int(rows_.size()); }
 
 private:
     QString stateText(const CellRow& r) const;

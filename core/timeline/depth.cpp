@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <numeric>
+#include <tuple>
 
 namespace commprof::timeline {
 
@@ -15,19 +17,10 @@ std::vector<SliceRow> assignDepths(const trace::Trace& trace, std::vector<std::u
                                    std::vector<std::uint32_t>* depthOut) {
     const auto& ev = trace.events;
     std::vector<std::uint32_t> order(events.size());
-    for (std::uint32_t i = 0; i < order.size(); ++i) {
-        order[i] = i;
-    }
-    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-        const auto& x = ev[events[a]];
-        const auto& y = ev[events[b]];
-        if (x.startUs != y.startUs) {
-            return x.startUs < y.startUs;
-        }
-        if (x.endUs != y.endUs) {
-            return x.endUs > y.endUs; // the enclosing slice first
-        }
-        return events[a] < events[b];
+    std::iota(order.begin(), order.end(), 0u);
+    std::ranges::sort(order, {}, [&](std::uint32_t k) {
+        // By start, the enclosing slice first.
+        return std::tuple(ev[events[k]].startUs, -ev[events[k]].endUs, events[k]);
     });
     if (depthOut) {
         depthOut->assign(events.size(), 0);

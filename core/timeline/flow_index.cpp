@@ -6,12 +6,8 @@
 namespace commprof::timeline {
 
 FlowIndex::FlowIndex(const trace::Trace& trace) : byLaunch_(trace.flows), byDevice_(trace.flows) {
-    std::sort(byLaunch_.begin(), byLaunch_.end(), [](const auto& a, const auto& b) {
-        return a.launch != b.launch ? a.launch < b.launch : a.device < b.device;
-    });
-    std::sort(byDevice_.begin(), byDevice_.end(), [](const auto& a, const auto& b) {
-        return a.device != b.device ? a.device < b.device : a.launch < b.launch;
-    });
+    std::ranges::sort(byLaunch_, {}, [](const auto& f) { return std::pair(f.launch, f.device); });
+    std::ranges::sort(byDevice_, {}, [](const auto& f) { return std::pair(f.device, f.launch); });
     for (std::uint32_t i = 0; i < trace.events.size(); ++i) {
         if (trace.events[i].correlation >= 0) {
             byCorrelation_.emplace_back(trace.events[i].correlation, i);
@@ -35,35 +31,25 @@ std::vector<FlowPartner> FlowIndex::partners(const trace::Trace& trace, std::uin
         }
         out.push_back({other, trace.events[other].deviceWork(), flow, !flow});
     };
-    auto launches = std::equal_range(
-        byLaunch_.begin(), byLaunch_.end(), trace::FlowLink{event, 0},
-        [](const trace::FlowLink& a, const trace::FlowLink& b) { return a.launch < b.launch; });
-    for (auto it = launches.first; it != launches.second; ++it) {
-        add(it->device, true);
+    for (const auto& f : std::ranges::equal_range(byLaunch_, event, {}, &trace::FlowLink::launch)) {
+        add(f.device, true);
     }
-    auto devices = std::equal_range(
-        byDevice_.begin(), byDevice_.end(), trace::FlowLink{0, event},
-        [](const trace::FlowLink& a, const trace::FlowLink& b) { return a.device < b.device; });
-    for (auto it = devices.first; it != devices.second; ++it) {
-        add(it->launch, true);
+    for (const auto& f : std::ranges::equal_range(byDevice_, event, {}, &trace::FlowLink::device)) {
+        add(f.launch, true);
     }
     const auto& self = trace.events[event];
     if (self.correlation >= 0) {
         // Only across the host/device line: two host spans can share an id by accident of
         // the producer (a ROCm runtime call and its own API span), and neither launched the other.
-        auto same =
-            std::equal_range(byCorrelation_.begin(), byCorrelation_.end(),
-                             std::pair<std::int64_t, std::uint32_t>{self.correlation, 0},
-                             [](const auto& a, const auto& b) { return a.first < b.first; });
-        for (auto it = same.first; it != same.second; ++it) {
-            if (trace.events[it->second].deviceWork() != self.deviceWork()) {
-                add(it->second, false);
+        for (const auto& [id, other] :
+             std::ranges::equal_range(byCorrelation_, self.correlation, {},
+                                      &std::pair<std::int64_t, std::uint32_t>::first)) {
+            if (trace.events[other].deviceWork() != self.deviceWork()) {
+                add(other, false);
             }
         }
     }
-    std::sort(out.begin(), out.end(), [&](const FlowPartner& a, const FlowPartner& b) {
-        return trace.events[a.event].startUs < trace.events[b.event].startUs;
-    });
+    std::ranges::sort(out, {}, [&](const FlowPartner& p) { return trace.events[p.event].startUs; });
     return out;
 }
 

@@ -58,9 +58,7 @@ std::vector<NameAggregate> aggregateRange(const TimelineStack& stack, double fro
     for (auto& [key, a] : byName) {
         out.push_back(std::move(a));
     }
-    std::stable_sort(out.begin(), out.end(), [](const NameAggregate& a, const NameAggregate& b) {
-        return a.totalUs > b.totalUs;
-    });
+    std::ranges::stable_sort(out, std::greater{}, &NameAggregate::totalUs);
     return out;
 }
 

@@ -28,11 +28,7 @@ std::vector<std::uint32_t> occurrences(const RankTimeline& rank, std::uint32_t n
             out.push_back(i);
         }
     }
-    std::sort(out.begin(), out.end(), [&](std::uint32_t a, std::uint32_t b) {
-        return t.events[a].startUs != t.events[b].startUs
-                   ? t.events[a].startUs < t.events[b].startUs
-                   : a < b;
-    });
+    std::ranges::stable_sort(out, {}, [&](std::uint32_t i) { return t.events[i].startUs; });
     return out;
 }
 
@@ -93,8 +89,7 @@ MatchedSlices matchAcrossRanks(const TimelineStack& stack, SliceRef slice) {
     if (!place.collective) {
         place.step = trace::stepAt(ownRank.steps, e.startUs);
         const auto mine = occurrences(ownRank, e.name, place.step);
-        place.occurrence =
-            std::size_t(std::find(mine.begin(), mine.end(), slice.event) - mine.begin());
+        place.occurrence = std::size_t(std::ranges::find(mine, slice.event) - mine.begin());
     }
     m.matchedBy = describe(place);
     const std::string& name = own.name(e);
@@ -120,7 +115,7 @@ MatchedSlices matchAcrossRanks(const TimelineStack& stack, SliceRef slice) {
         }
     }
     if (m.slices.size() > 1) {
-        const auto [lo, hi] = std::minmax_element(m.startsUs.begin(), m.startsUs.end());
+        const auto [lo, hi] = std::ranges::minmax_element(m.startsUs);
         m.skewUs = *hi - *lo;
         m.firstRank = m.slices[std::size_t(lo - m.startsUs.begin())].rank;
         m.lastRank = m.slices[std::size_t(hi - m.startsUs.begin())].rank;

@@ -100,7 +100,7 @@ RankTimeline buildRankTimeline(trace::Trace trace, int rank, const QString& path
             ThreadLane lane;
             lane.pid = pid;
             lane.tid = tid;
-            lane.device = std::any_of(events.begin(), events.end(), [&](std::uint32_t i) {
+            lane.device = std::ranges::any_of(events, [&](std::uint32_t i) {
                 return trace.events[i].deviceWork() || trace.events[i].onStream;
             });
             if (auto t = trace.threads.find({pid, tid}); t != trace.threads.end()) {
@@ -117,13 +117,9 @@ RankTimeline buildRankTimeline(trace::Trace trace, int rank, const QString& path
             g.device = g.device || lane.device;
             g.lanes.push_back(std::move(lane));
         }
-        std::stable_sort(g.lanes.begin(), g.lanes.end(), [&](const auto& a, const auto& b) {
-            auto sortIndex = [&](const ThreadLane& l) {
-                auto t = trace.threads.find({l.pid, l.tid});
-                return orderKey(t != trace.threads.end() ? t->second.sortIndex : std::nullopt,
-                                l.tid);
-            };
-            return sortIndex(a) < sortIndex(b);
+        std::ranges::stable_sort(g.lanes, {}, [&](const ThreadLane& l) {
+            auto t = trace.threads.find({l.pid, l.tid});
+            return orderKey(t != trace.threads.end() ? t->second.sortIndex : std::nullopt, l.tid);
         });
         if (g.title.isEmpty()) {
             g.title = QString(g.device ? "device %1" : "process %1")
@@ -131,12 +127,9 @@ RankTimeline buildRankTimeline(trace::Trace trace, int rank, const QString& path
         }
         r.groups.push_back(std::move(g));
     }
-    std::stable_sort(r.groups.begin(), r.groups.end(), [&](const auto& a, const auto& b) {
-        auto key = [&](const ProcessGroup& g) {
-            auto p = trace.processes.find(g.pid);
-            return orderKey(p != trace.processes.end() ? p->second.sortIndex : std::nullopt, g.pid);
-        };
-        return key(a) < key(b);
+    std::ranges::stable_sort(r.groups, {}, [&](const ProcessGroup& g) {
+        auto p = trace.processes.find(g.pid);
+        return orderKey(p != trace.processes.end() ? p->second.sortIndex : std::nullopt, g.pid);
     });
     for (std::size_t g = 0; g < r.groups.size(); ++g) {
         for (std::size_t l = 0; l < r.groups[g].lanes.size(); ++l) {

@@ -50,11 +50,9 @@ SliceDetails describeSlice(const TimelineStack& stack, SliceRef slice) {
 std::vector<RankRange> measureRange(const TimelineStack& stack, double fromUs, double toUs) {
     std::vector<RankRange> out;
     for (std::size_t r = 0; r < stack.ranks.size(); ++r) {
-        RankRange rr;
-        rr.rankNumber = stack.ranks[r]->rank;
-        rr.window = {stack.toTrace(r, fromUs), stack.toTrace(r, toUs)};
-        rr.figures = trace::measureWindow(stack.ranks[r]->classes, {-1, rr.window});
-        out.push_back(rr);
+        const trace::Span window{stack.toTrace(r, fromUs), stack.toTrace(r, toUs)};
+        out.push_back({stack.ranks[r]->rank, window,
+                       trace::measureWindow(stack.ranks[r]->classes, {-1, window})});
     }
     return out;
 }

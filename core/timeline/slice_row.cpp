@@ -125,8 +125,7 @@ void SliceRow::buildLevels() {
     for (double bucket = 1e-3; finer().size() > kSmallRow && bucket < 1e12; bucket *= 4) {
         // Keep a level only where it saves a good part of the walk.
         if (mergedSize(finer(), bucket) * 4 <= finer().size() * 3) {
-            SliceRow coarser = mergeSmall(finer(), bucket);
-            levels.push_back(std::move(coarser));
+            levels.push_back(mergeSmall(finer(), bucket));
             levelBucketUs.push_back(bucket);
         }
     }

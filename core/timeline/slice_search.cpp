@@ -4,6 +4,7 @@
 #include <QRegularExpression>
 
 #include <algorithm>
+#include <tuple>
 
 namespace commprof::timeline {
 
@@ -20,8 +21,7 @@ std::size_t SearchMatches::nextAfter(double us, bool forward) const {
 }
 
 std::size_t SearchMatches::indexOf(const SliceRef& slice) const {
-    const auto it = std::find(slices.begin(), slices.end(), slice);
-    return std::size_t(it - slices.begin());
+    return std::size_t(std::ranges::find(slices, slice) - slices.begin());
 }
 
 SearchMatches searchSlices(const TimelineStack& stack, const QString& pattern, bool regex) {
@@ -60,13 +60,8 @@ SearchMatches searchSlices(const TimelineStack& stack, const QString& pattern, b
             }
         }
     }
-    std::sort(found.begin(), found.end(), [](const Found& a, const Found& b) {
-        if (a.start != b.start) {
-            return a.start < b.start;
-        }
-        return a.slice.rank != b.slice.rank ? a.slice.rank < b.slice.rank
-                                            : a.slice.event < b.slice.event;
-    });
+    std::ranges::sort(
+        found, {}, [](const Found& f) { return std::tuple(f.start, f.slice.rank, f.slice.event); });
     out.slices.reserve(found.size());
     out.startsUs.reserve(found.size());
     for (const auto& f : found) {

@@ -4,9 +4,7 @@
 #include <algorithm>
 
 namespace commprof::timeline {
-namespace {
 constexpr std::size_t kNone = std::size_t(-1);
-}
 
 void CollapseState::toggleRank(int rank) {
     if (!ranks.erase(rank)) {
@@ -96,8 +94,7 @@ std::size_t TimelineLayout::rowAt(int y) const {
         return rows_.size();
     }
     // Rows are contiguous: the last one whose top is at or above y holds it.
-    const auto it = std::upper_bound(rows_.begin(), rows_.end(), y,
-                                     [](int v, const LayoutRow& r) { return v < r.top; });
+    const auto it = std::ranges::upper_bound(rows_, y, {}, &LayoutRow::top);
     return std::size_t(it - rows_.begin()) - 1;
 }
 

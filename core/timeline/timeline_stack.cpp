@@ -62,8 +62,7 @@ ClockAlignment alignClocks(const std::vector<const RankTimeline*>& ranks) {
 
 TimelineStack stackRanks(std::vector<std::shared_ptr<const RankTimeline>> ranks) {
     TimelineStack s;
-    std::stable_sort(ranks.begin(), ranks.end(),
-                     [](const auto& a, const auto& b) { return a->rank < b->rank; });
+    std::ranges::stable_sort(ranks, {}, &RankTimeline::rank);
     s.ranks = std::move(ranks);
     std::vector<const RankTimeline*> raw;
     for (const auto& r : s.ranks) {

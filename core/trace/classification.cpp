@@ -198,8 +198,7 @@ std::vector<bool> launchedByCollective(const Trace& trace, const NameFacts& name
             return false;
         }
         const auto& s = it->second.spans();
-        auto pos = std::upper_bound(s.begin(), s.end(), launch.startUs,
-                                    [](double t, const Span& sp) { return t < sp.start; });
+        auto pos = std::ranges::upper_bound(s, launch.startUs, {}, &Span::start);
         if (pos == s.begin()) {
             return false;
         }
@@ -207,10 +206,8 @@ std::vector<bool> launchedByCollective(const Trace& trace, const NameFacts& name
         return launch.startUs >= pos->start && launch.endUs <= pos->end;
     };
     for (std::uint32_t i = 0; i < events.size(); ++i) {
-        if (events[i].deviceWork()) {
-            if (const auto launch = launches.launchOf(i)) {
-                out[i] = inside(events[*launch]);
-            }
+        if (const auto launch = launches.launchOf(i); launch && events[i].deviceWork()) {
+            out[i] = inside(events[*launch]);
         }
     }
     return out;
@@ -243,11 +240,7 @@ void markDeviceWork(Trace& trace) {
         if (w < 0) {
             w = isDeviceWork(trace.category(e), e) ? 1 : 0;
         }
-        if (w) {
-            e.flags |= kDeviceWork;
-        } else {
-            e.flags &= std::uint8_t(~kDeviceWork);
-        }
+        e.flags = std::uint8_t(w ? e.flags | kDeviceWork : e.flags & ~kDeviceWork);
     }
 }
 

@@ -61,13 +61,9 @@ CollectiveRecord makeRecord(const Trace& trace, std::uint32_t index, const CommA
 
 // Outermost spans per thread among `candidates` (indices sorted by start).
 std::vector<std::uint32_t> outermost(const Trace& trace, std::vector<std::uint32_t> candidates) {
-    std::sort(candidates.begin(), candidates.end(), [&](std::uint32_t a, std::uint32_t b) {
-        const auto& x = trace.events[a];
-        const auto& y = trace.events[b];
-        if (x.startUs != y.startUs) {
-            return x.startUs < y.startUs;
-        }
-        return x.endUs > y.endUs;
+    // By start, the longer of two that start together first.
+    std::ranges::sort(candidates, {}, [&](std::uint32_t i) {
+        return std::pair(trace.events[i].startUs, -trace.events[i].endUs);
     });
     std::map<std::pair<std::int64_t, std::int64_t>, double> openUntil;
     std::vector<std::uint32_t> out;
@@ -216,10 +212,8 @@ std::vector<CollectiveRecord> collectiveRecords(const Trace& trace, const NameFa
         // A kernel without its own sizes takes them from the span that launched it.
         for (std::uint32_t k : kernels) {
             const CommArgs* args = argsOf(trace, k, argsByEvent);
-            if (!args) {
-                if (const auto launch = launches.launchOf(k)) {
-                    args = enclosingArgs(trace, trace.events[*launch], sized, argsByEvent);
-                }
+            if (const auto launch = launches.launchOf(k); !args && launch) {
+                args = enclosingArgs(trace, trace.events[*launch], sized, argsByEvent);
             }
             out.push_back(makeRecord(trace, k, args));
         }
@@ -229,9 +223,7 @@ std::vector<CollectiveRecord> collectiveRecords(const Trace& trace, const NameFa
             out.push_back(makeRecord(trace, i, argsOf(trace, i, argsByEvent)));
         }
     }
-    std::stable_sort(
-        out.begin(), out.end(),
-        [](const CollectiveRecord& a, const CollectiveRecord& b) { return a.startUs < b.startUs; });
+    std::ranges::stable_sort(out, {}, &CollectiveRecord::startUs);
     return out;
 }
 

@@ -123,17 +123,13 @@ BackwardSpans backwardSpans(const Trace& trace) {
     }
     // A trace may show one bucket by several spans (a c10d::allreduce_ and its
     // record_param_comms): buckets are read from one kind only, the most direct it has.
-    const auto preferred =
-        std::find_if(kLaunchPreference.begin(), kLaunchPreference.end(),
-                     [&](LaunchKind k) { return launchCount[std::size_t(k)] > 0; });
+    const auto preferred = std::ranges::find_if(
+        kLaunchPreference, [&](LaunchKind k) { return launchCount[std::size_t(k)] > 0; });
     const LaunchKind kind = preferred == kLaunchPreference.end() ? LaunchKind::None : *preferred;
     std::erase_if(out.launches, [&](const Launch& l) { return l.kind != kind; });
-    const auto byStart = [](const auto* a, const auto* b) { return a->startUs < b->startUs; };
-    std::sort(out.evaluate.begin(), out.evaluate.end(), byStart);
-    std::sort(out.accumulate.begin(), out.accumulate.end(),
-              [](const TraceEvent* a, const TraceEvent* b) { return a->endUs < b->endUs; });
-    std::sort(out.launches.begin(), out.launches.end(),
-              [](const Launch& a, const Launch& b) { return a.startUs < b.startUs; });
+    std::ranges::sort(out.evaluate, {}, &TraceEvent::startUs);
+    std::ranges::sort(out.accumulate, {}, &TraceEvent::endUs);
+    std::ranges::sort(out.launches, {}, &Launch::startUs);
     for (const CollectiveRecord& c : trace.collectives) {
         if (c.kind == "all_reduce") {
             out.executions.push_back(&c);

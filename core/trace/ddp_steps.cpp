@@ -76,8 +76,7 @@ DdpRankSteps rankHeader(const Trace& trace) {
     }
     checkRank(trace);
     out.warnings = trace.warnings;
-    out.readInPart = std::any_of(out.warnings.begin(), out.warnings.end(),
-                                 [](const std::string& w) { return saysReadInPart(w); });
+    out.readInPart = std::ranges::any_of(out.warnings, saysReadInPart);
     out.backend = trace.distributed.backend;
     return out;
 }
@@ -85,8 +84,7 @@ DdpRankSteps rankHeader(const Trace& trace) {
 // Where the trace has no distributedInfo backend, its collectives tell it.
 void readDevice(const BackwardSpans& spans, DdpRankSteps& out) {
     const std::vector<const CollectiveRecord*>& executions = spans.executions;
-    out.onDevice = std::any_of(executions.begin(), executions.end(),
-                               [](const CollectiveRecord* c) { return c->onDevice; });
+    out.onDevice = std::ranges::any_of(executions, &CollectiveRecord::onDevice);
     if (out.backend.empty() && !executions.empty()) {
         const std::string& written = executions.front()->written;
         out.backend = written.rfind("gloo", 0) == 0  ? "gloo"
@@ -110,8 +108,8 @@ struct Tally {
 // window without a backward.
 bool readBackward(const Trace& trace, const BackwardSpans& spans, const StepWindow& w,
                   DdpIteration& it, std::vector<int>& gradientBytes, Tally& tally) {
-    const auto firstEval = std::find_if(spans.evaluate.begin(), spans.evaluate.end(),
-                                        [&](auto* e) { return inside(w.window, e->startUs); });
+    const auto firstEval =
+        std::ranges::find_if(spans.evaluate, [&](auto* e) { return inside(w.window, e->startUs); });
     if (firstEval == spans.evaluate.end()) {
         return false;
     }

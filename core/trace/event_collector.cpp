@@ -264,8 +264,6 @@ void EventCollector::readArgs(od::object args, TraceEvent& e, MetaRecord& meta, 
                 comm_.processGroup = stringOf(value);
             } else if (key == "Process Group Description") {
                 comm_.processGroupDesc = stringOf(value);
-            } else if (key == "Process Group Ranks") {
-                comm_.processGroupRanks = stringOf(value);
             }
             break;
         default:

@@ -202,8 +202,7 @@ void FragmentJoiner::resolveFlows() {
         bindByTime(unresolved, ends);
     }
     // Per flow id, its (last) start and (last) finish make the link.
-    std::stable_sort(ends.begin(), ends.end(),
-                     [](const FlowEnd& x, const FlowEnd& y) { return x.id < y.id; });
+    std::ranges::stable_sort(ends, {}, &FlowEnd::id);
     std::vector<FlowLink> links;
     for (std::size_t i = 0; i < ends.size();) {
         std::optional<std::uint32_t> launch, device;
@@ -216,8 +215,7 @@ void FragmentJoiner::resolveFlows() {
         }
         i = j;
     }
-    std::sort(links.begin(), links.end(),
-              [](const FlowLink& x, const FlowLink& y) { return x.launch < y.launch; });
+    std::ranges::sort(links, {}, &FlowLink::launch);
     trace_.flows.insert(trace_.flows.end(), links.begin(), links.end());
 }
 
@@ -233,16 +231,13 @@ void FragmentJoiner::bindByTime(const std::vector<const FlowRecord*>& flows,
             it->second.push_back(i);
         }
     }
+    const auto startOf = [&](std::uint32_t i) { return trace_.events[i].startUs; };
     for (auto& [key, idx] : lanes) {
-        std::stable_sort(idx.begin(), idx.end(), [&](std::uint32_t a, std::uint32_t b) {
-            return trace_.events[a].startUs < trace_.events[b].startUs;
-        });
+        std::ranges::stable_sort(idx, {}, startOf);
     }
     for (const FlowRecord* f : flows) {
         const auto& idx = lanes[{f->pid, f->tid}];
-        auto it = std::upper_bound(idx.begin(), idx.end(), f->ts, [&](double t, std::uint32_t i) {
-            return t < trace_.events[i].startUs;
-        });
+        auto it = std::ranges::upper_bound(idx, f->ts, {}, startOf);
         // The latest event starting at or before ts that still covers it: among the few
         // just before (nesting is shallow), prefer the innermost.
         std::optional<std::uint32_t> hit;

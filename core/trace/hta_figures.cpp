@@ -25,10 +25,8 @@ bool isProfilerStepSymbol(std::string_view s) {
 
 // ComputeKernelGroupingPattern, matched at the start of the name as Python's re.match does.
 bool htaNotCompute(std::string_view n) {
-    if (n.starts_with("cuda")) {
-        if (n.find("LaunchKernel", 4) != std::string_view::npos) {
-            return true;
-        }
+    if (n.starts_with("cuda") && n.find("LaunchKernel", 4) != std::string_view::npos) {
+        return true;
     }
     for (std::string_view prefix :
          {"nccl", "Stream Wait Event", "runFunction", "hip", "job_exe", "packet", "pe_exe",
@@ -61,8 +59,7 @@ struct Row {
 // HTA's merge_kernel_intervals: sort by start, open a new group when a start lies after the
 // running maximum of all earlier ends. Groups keep spans that rounding made negative.
 std::vector<Span> htaMerge(std::vector<Span> spans) {
-    std::stable_sort(spans.begin(), spans.end(),
-                     [](const Span& a, const Span& b) { return a.start < b.start; });
+    std::ranges::stable_sort(spans, {}, &Span::start);
     std::vector<Span> out;
     double runningEnd = -std::numeric_limits<double>::infinity();
     for (const Span& s : spans) {
@@ -99,8 +96,7 @@ double htaOverlap(const std::vector<Span>& comm, const std::vector<Span>& comp) 
             marks.push_back({s.end, -status});
         }
     }
-    std::stable_sort(marks.begin(), marks.end(),
-                     [](const Mark& a, const Mark& b) { return a.time < b.time; });
+    std::ranges::stable_sort(marks, {}, &Mark::time);
     double overlap = 0;
     int running = 0;
     for (std::size_t i = 0; i + 1 < marks.size(); ++i) {
@@ -127,14 +123,9 @@ public:
             if (!e.htaRow()) {
                 continue;
             }
-            Row r{round ? std::ceil(e.startUs) : e.startUs,
-                  round ? std::floor(e.endUs) : e.endUs,
-                  e.name,
-                  e.category,
-                  e.stream,
-                  e.correlation,
-                  e.tid};
-            rows_.push_back(r);
+            rows_.push_back({round ? std::ceil(e.startUs) : e.startUs,
+                             round ? std::floor(e.endUs) : e.endUs, e.name, e.category, e.stream,
+                             e.correlation, e.tid});
             symbol_[e.name] = 1;
             symbol_[e.category] = 1;
         }
@@ -180,16 +171,10 @@ public:
             }
             const Span s{r.ts, r.end};
             all.push_back(s);
-            switch (kindOf(r.name)) {
-            case HtaKernelType::Computation:
+            if (const HtaKernelType kind = kindOf(r.name); kind == HtaKernelType::Computation) {
                 compute.push_back(s);
-                break;
-            case HtaKernelType::Communication:
+            } else if (kind == HtaKernelType::Communication) {
                 comm.push_back(s);
-                break;
-            case HtaKernelType::Memory:
-            case HtaKernelType::Other:
-                break;
             }
         }
         out.deviceEvents = all.size();

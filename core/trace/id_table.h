@@ -6,6 +6,8 @@
 
 #include "huge_pages.h"
 
+#include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -46,11 +48,7 @@ private:
     };
 
     static std::size_t capacityFor(std::size_t ids) {
-        std::size_t capacity = 16;
-        while (capacity < 2 * ids) {
-            capacity *= 2;
-        }
-        return capacity;
+        return std::bit_ceil(std::max<std::size_t>(16, 2 * ids));
     }
 
     // The slot holding id, or the free one where it would go.
@@ -68,10 +66,7 @@ private:
         reserveHuge(old, capacity); // a large trace's table is megabytes, written at random
         old.resize(capacity);
         old.swap(slots_);
-        shift_ = 64;
-        for (std::size_t c = capacity; c > 1; c /= 2) {
-            --shift_;
-        }
+        shift_ = 64 - std::countr_zero(capacity);
         for (const Slot& s : old) {
             if (s.used) {
                 slots_[slotOf(s.id)] = s;

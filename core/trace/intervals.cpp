@@ -7,8 +7,7 @@
 namespace commprof::trace {
 
 SpanSet SpanSet::unionOf(std::vector<Span> spans) {
-    std::sort(spans.begin(), spans.end(),
-              [](const Span& a, const Span& b) { return a.start < b.start; });
+    std::ranges::sort(spans, {}, &Span::start);
     SpanSet out;
     for (const Span& s : spans) {
         if (!(s.end > s.start)) {
@@ -68,8 +67,8 @@ SpanSet SpanSet::subtract(const SpanSet& other) const {
 
 SpanSet SpanSet::clip(Span window) const {
     SpanSet out;
-    auto it = std::lower_bound(spans_.begin(), spans_.end(), window.start,
-                               [](const Span& s, double t) { return s.end <= t; });
+    // The first span that ends after the window starts.
+    auto it = std::ranges::lower_bound(spans_, window.start, std::less_equal{}, &Span::end);
     for (; it != spans_.end() && it->start < window.end; ++it) {
         const double lo = std::max(it->start, window.start);
         const double hi = std::min(it->end, window.end);
@@ -82,8 +81,7 @@ SpanSet SpanSet::clip(Span window) const {
 
 double SpanSet::lengthWithin(Span window) const {
     double total = 0.0;
-    auto it = std::lower_bound(spans_.begin(), spans_.end(), window.start,
-                               [](const Span& s, double t) { return s.end <= t; });
+    auto it = std::ranges::lower_bound(spans_, window.start, std::less_equal{}, &Span::end);
     for (; it != spans_.end() && it->start < window.end; ++it) {
         total += std::min(it->end, window.end) - std::max(it->start, window.start);
     }

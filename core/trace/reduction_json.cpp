@@ -13,6 +13,7 @@
 
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 namespace commprof::trace {
 namespace {
@@ -44,55 +45,30 @@ QJsonValue spanOrNull(const std::optional<Span>& s) {
     return s ? QJsonValue(QJsonArray{exact(s->start), exact(s->end)}) : QJsonValue();
 }
 
-QJsonObject stepJson(const StepMetrics& m) {
-    return {{"step", m.step},
-            {"start_us", exact(m.startUs)},
-            {"end_us", exact(m.endUs)},
-            {"step_us", exact(m.stepUs)},
-            {"compute_us", exact(m.computeUs)},
-            {"comm_us", exact(m.commUs)},
-            {"bookkeeping_us", exact(m.bookkeepingUs)},
-            {"memory_us", exact(m.memoryUs)},
-            {"overlap_us", exact(m.overlapUs)},
-            {"exposed_comm_us", exact(m.exposedCommUs)},
-            {"overlap_efficiency", exact(m.overlapEfficiency)},
-            {"comm_overhead_fraction", exact(m.commOverheadFraction)},
-            {"collectives", qint64(m.collectives)},
-            {"comm_bytes", exact(m.commBytes)}};
+template <typename M, typename Fields> QJsonObject written(const M& m, const Fields& fields) {
+    return fieldsJson(m, fields, [](const auto& v) { return exact(v); });
 }
 
 QJsonObject summaryJson(const TraceSummary& s) {
     QJsonArray steps;
     for (const auto& m : s.steps) {
-        steps.append(stepJson(m));
+        steps.append(written(m, kStepFields));
     }
-    return {
-        {"regime", toString(s.regime)},
-        {"steps_marked", s.stepsMarked},
-        {"steps", steps},
-        {"totals", stepJson(s.totals)},
-        {"window", spanOrNull(s.window)},
-        {"window_figures", s.windowFigures ? QJsonValue(stepJson(*s.windowFigures)) : QJsonValue()},
-        {"warnings", toJson(s.warnings)}};
+    return {{"regime", toString(s.regime)},
+            {"steps_marked", s.stepsMarked},
+            {"steps", steps},
+            {"totals", written(s.totals, kStepFields)},
+            {"window", spanOrNull(s.window)},
+            {"window_figures",
+             s.windowFigures ? QJsonValue(written(*s.windowFigures, kStepFields)) : QJsonValue()},
+            {"warnings", toJson(s.warnings)}};
 }
 
 QJsonObject htaJson(const HtaFigures& h) {
-    return {{"comp_comm_overlap_pctg", exact(h.compCommOverlapPctg)},
-            {"idle_time_us", exact(h.idleTimeUs)},
-            {"compute_time_us", exact(h.computeTimeUs)},
-            {"non_compute_time_us", exact(h.nonComputeTimeUs)},
-            {"kernel_time_us", exact(h.kernelTimeUs)},
-            {"device_events", qint64(h.deviceEvents)},
-            {"warnings", toJson(h.warnings)}};
-}
-
-QJsonObject kindJson(const KindSummary& k) {
-    return {{"kind", QString::fromStdString(k.kind)},
-            {"count", qint64(k.count)},
-            {"sized", qint64(k.sized)},
-            {"total_bytes", exact(k.totalBytes)},
-            {"median_busbw_gbps", exact(k.medianBusbwGBps)},
-            {"median_algbw_gbps", exact(k.medianAlgbwGBps)}};
+    QJsonObject out = written(h, kHtaFields);
+    out.insert("device_events", qint64(h.deviceEvents));
+    out.insert("warnings", toJson(h.warnings));
+    return out;
 }
 
 QJsonValue distributedJson(const DistributedInfo& d) {
@@ -212,6 +188,19 @@ public:
         return out;
     }
 
+    // Reads a field of a record (summary_json.h's tables) by its type.
+    template <typename T> void read(T& out) const {
+        if constexpr (std::is_integral_v<T>) {
+            out = integerAs<T>();
+        } else if constexpr (std::is_same_v<T, std::string>) {
+            out = string();
+        } else if constexpr (std::is_same_v<T, double>) {
+            out = number();
+        } else {
+            out = optionalNumber();
+        }
+    }
+
     std::optional<Span> span() const {
         if (isNull()) {
             return std::nullopt;
@@ -229,22 +218,9 @@ private:
     QJsonValue value_;
 };
 
-StepMetrics stepOf(const Field& f) {
-    StepMetrics m;
-    m.step = f["step"].integerAs<int>();
-    m.startUs = f["start_us"].number();
-    m.endUs = f["end_us"].number();
-    m.stepUs = f["step_us"].number();
-    m.computeUs = f["compute_us"].number();
-    m.commUs = f["comm_us"].number();
-    m.bookkeepingUs = f["bookkeeping_us"].number();
-    m.memoryUs = f["memory_us"].number();
-    m.overlapUs = f["overlap_us"].number();
-    m.exposedCommUs = f["exposed_comm_us"].number();
-    m.overlapEfficiency = f["overlap_efficiency"].optionalNumber();
-    m.commOverheadFraction = f["comm_overhead_fraction"].optionalNumber();
-    m.collectives = f["collectives"].integerAs<std::size_t>();
-    m.commBytes = f["comm_bytes"].optionalNumber();
+template <typename M, typename Fields> M readFields(const Field& f, const Fields& fields) {
+    M m;
+    forEachField(m, fields, [&](const char* key, auto& v) { f[key].read(v); });
     return m;
 }
 
@@ -260,38 +236,22 @@ TraceSummary summaryOf(const Field& f) {
     }
     s.stepsMarked = f["steps_marked"].boolean();
     for (const Field& m : f["steps"].elements()) {
-        s.steps.push_back(stepOf(m));
+        s.steps.push_back(readFields<StepMetrics>(m, kStepFields));
     }
-    s.totals = stepOf(f["totals"]);
+    s.totals = readFields<StepMetrics>(f["totals"], kStepFields);
     s.window = f["window"].span();
     if (!f["window_figures"].isNull()) {
-        s.windowFigures = stepOf(f["window_figures"]);
+        s.windowFigures = readFields<StepMetrics>(f["window_figures"], kStepFields);
     }
     s.warnings = f["warnings"].strings();
     return s;
 }
 
 HtaFigures htaOf(const Field& f) {
-    HtaFigures h;
-    h.compCommOverlapPctg = f["comp_comm_overlap_pctg"].optionalNumber();
-    h.idleTimeUs = f["idle_time_us"].optionalNumber();
-    h.computeTimeUs = f["compute_time_us"].optionalNumber();
-    h.nonComputeTimeUs = f["non_compute_time_us"].optionalNumber();
-    h.kernelTimeUs = f["kernel_time_us"].optionalNumber();
+    HtaFigures h = readFields<HtaFigures>(f, kHtaFields);
     h.deviceEvents = f["device_events"].integerAs<std::size_t>();
     h.warnings = f["warnings"].strings();
     return h;
-}
-
-KindSummary kindOf(const Field& f) {
-    KindSummary k;
-    k.kind = f["kind"].string();
-    k.count = f["count"].integerAs<std::size_t>();
-    k.sized = f["sized"].integerAs<std::size_t>();
-    k.totalBytes = f["total_bytes"].number();
-    k.medianBusbwGBps = f["median_busbw_gbps"].optionalNumber();
-    k.medianAlgbwGBps = f["median_algbw_gbps"].optionalNumber();
-    return k;
 }
 
 DistributedInfo distributedOf(const Field& f) {
@@ -337,7 +297,7 @@ QByteArray reductionDocument(const ReducedFile& file) {
     const RankReduction& r = *file.reduction;
     QJsonArray kinds, arrivals;
     for (const auto& k : r.byKind) {
-        kinds.append(kindJson(k));
+        kinds.append(written(k, kKindFields));
     }
     for (const auto& a : r.arrivals) {
         arrivals.append(arrivalJson(a));
@@ -400,7 +360,7 @@ ReducedFile parseReduction(const QByteArray& bytes, const QString& name) {
     }
     r.collectives = f["collectives"].integerAs<std::size_t>();
     for (const Field& k : f["by_kind"].elements()) {
-        r.byKind.push_back(kindOf(k));
+        r.byKind.push_back(readFields<KindSummary>(k, kKindFields));
     }
     r.names = f["names"].strings();
     const std::vector<Field> arrivals = f["arrivals"].elements();

@@ -4,24 +4,17 @@
 #include "json_null.h"
 
 namespace commprof::trace {
+namespace {
+
+// `trace summarize` writes a figure that is absent as null.
+template <typename M, typename Fields> QJsonObject written(const M& m, const Fields& fields) {
+    return fieldsJson(m, fields, [](std::optional<double> v) { return numberOrNull(v); });
+}
+
+} // namespace
 
 QJsonObject toJson(const StepMetrics& m) {
-    return QJsonObject{
-        {"step", m.step},
-        {"start_us", m.startUs},
-        {"end_us", m.endUs},
-        {"step_us", m.stepUs},
-        {"compute_us", m.computeUs},
-        {"comm_us", m.commUs},
-        {"bookkeeping_us", m.bookkeepingUs},
-        {"memory_us", m.memoryUs},
-        {"overlap_us", m.overlapUs},
-        {"exposed_comm_us", m.exposedCommUs},
-        {"overlap_efficiency", numberOrNull(m.overlapEfficiency)},
-        {"comm_overhead_fraction", numberOrNull(m.commOverheadFraction)},
-        {"collectives", qint64(m.collectives)},
-        {"comm_bytes", numberOrNull(m.commBytes)},
-    };
+    return written(m, kStepFields);
 }
 
 QJsonObject toJson(const TraceSummary& s) {
@@ -47,13 +40,7 @@ QJsonObject toJson(const TraceSummary& s) {
 }
 
 QJsonObject toJson(const HtaFigures& h) {
-    return QJsonObject{
-        {"comp_comm_overlap_pctg", numberOrNull(h.compCommOverlapPctg)},
-        {"idle_time_us", numberOrNull(h.idleTimeUs)},
-        {"compute_time_us", numberOrNull(h.computeTimeUs)},
-        {"non_compute_time_us", numberOrNull(h.nonComputeTimeUs)},
-        {"kernel_time_us", numberOrNull(h.kernelTimeUs)},
-    };
+    return written(h, kHtaFields);
 }
 
 QJsonObject toJson(const CollectiveRecord& r) {
@@ -77,14 +64,11 @@ QJsonObject toJson(const CollectiveRecord& r) {
 }
 
 QJsonObject toJson(const KindSummary& k) {
-    return QJsonObject{
-        {"kind", QString::fromStdString(k.kind)},
-        {"count", qint64(k.count)},
-        {"sized", qint64(k.sized)},
-        {"total_bytes", k.sized ? QJsonValue(k.totalBytes) : QJsonValue(QJsonValue::Null)},
-        {"median_algbw_gbps", numberOrNull(k.medianAlgbwGBps)},
-        {"median_busbw_gbps", numberOrNull(k.medianBusbwGBps)},
-    };
+    QJsonObject out = written(k, kKindFields);
+    if (!k.sized) {
+        out.insert("total_bytes", QJsonValue::Null);
+    }
+    return out;
 }
 
 QJsonArray toJson(const std::vector<KindSummary>& kinds) {

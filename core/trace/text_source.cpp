@@ -6,11 +6,8 @@
 #include <algorithm>
 
 namespace commprof::trace {
-namespace {
 
 constexpr std::size_t kInputBlock = std::size_t(256) << 10;
-
-} // namespace
 
 TextSource::TextSource(const std::string& path) : file_(path) {
     if (!file_.gzip()) {

@@ -122,7 +122,6 @@ struct CommArgs {
     std::optional<std::int64_t> seq; // "Seq" (PyTorch 2.4+): the collective's number in its group
     std::string processGroup;        // "Process Group Name"
     std::string processGroupDesc;    // "Process Group Description"
-    std::string processGroupRanks;   // "Process Group Ranks", as written ("[0, 1]")
 };
 
 // The first input of an op recorded with torch.profiler's record_shapes: its element count (a

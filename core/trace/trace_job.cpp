@@ -36,10 +36,9 @@ bool naturalLess(const std::string& a, const std::string& b) {
             }
             i = ei;
             j = ej;
+        } else if (a[i] != b[j]) {
+            return a[i] < b[j];
         } else {
-            if (a[i] != b[j]) {
-                return a[i] < b[j];
-            }
             ++i;
             ++j;
         }
@@ -85,8 +84,7 @@ std::map<InstanceKey, CollectiveInstance> matchInstances(const std::vector<RankI
             inst.step = c.step;
             inst.ordinal = key.ordinal;
             inst.kind = names[c.kind];
-            if (std::none_of(inst.arrivals.begin(), inst.arrivals.end(),
-                             [&](const Arrival& a) { return a.rank == ranks[r]; })) {
+            if (std::ranges::find(inst.arrivals, ranks[r], &Arrival::rank) == inst.arrivals.end()) {
                 inst.arrivals.push_back({ranks[r], c.startUs});
             }
         }
@@ -109,11 +107,9 @@ void measureSkew(std::map<InstanceKey, CollectiveInstance>& byKey,
         if (inst.arrivals.size() < 2) {
             continue;
         }
-        std::sort(inst.arrivals.begin(), inst.arrivals.end(),
-                  [](const Arrival& a, const Arrival& b) { return a.rank < b.rank; });
-        const auto [first, last] = std::minmax_element(
-            inst.arrivals.begin(), inst.arrivals.end(),
-            [](const Arrival& a, const Arrival& b) { return a.startUs < b.startUs; });
+        std::ranges::sort(inst.arrivals, {}, &Arrival::rank);
+        const auto [first, last] =
+            std::ranges::minmax_element(inst.arrivals, {}, &Arrival::startUs);
         inst.firstRank = first->rank;
         inst.lastRank = last->rank;
         inst.skewUs = last->startUs - first->startUs;

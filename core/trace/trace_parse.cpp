@@ -348,11 +348,10 @@ Trace emptyTrace(const PaddedBuffer& buf, const std::string& source) {
     Trace trace;
     trace.source = source;
     trace.textBytes = buf.size;
-    if (!buf.damage.empty()) {
-        trace.warnings.push_back(buf.damage);
-    }
-    if (!buf.note.empty()) {
-        trace.warnings.push_back(buf.note);
+    for (const std::string* w : {&buf.damage, &buf.note}) {
+        if (!w->empty()) {
+            trace.warnings.push_back(*w);
+        }
     }
     return trace;
 }
@@ -394,9 +393,7 @@ Trace parseTraceBuffer(PaddedBuffer& buf, const std::string& source, const Parse
         SerialResult s = readSerial(buf, j.serialFrom, j.elements, source);
         joiner.add(s.fragment);
         arrayEnd = s.arrayEnd;
-        for (auto& w : s.warnings) {
-            trace.warnings.push_back(std::move(w));
-        }
+        std::ranges::move(s.warnings, std::back_inserter(trace.warnings));
     }
     if (!sk.rootIsArray && arrayEnd != npos && arrayEnd + 1 < size) {
         scanKeys(top, text, size, arrayEnd + 1, sk, false);

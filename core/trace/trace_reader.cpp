@@ -42,10 +42,6 @@ Trace readTraceFile(const std::string& path, const ReadOptions& options) {
     return std::move(*trace);
 }
 
-Trace readTraceFile(const std::string& path) {
-    return readTraceFile(path, ReadOptions::fromEnvironment());
-}
-
 Trace parseTraceText(std::string_view text, const std::string& sourceName,
                      const ParseOptions& options) {
     PaddedBuffer buf = copyToPadded(text.data(), text.size());

@@ -16,8 +16,8 @@ namespace commprof::trace {
 
 // options: size limit, threads and what stops it (ReadCancelled); by default
 // COMMPROF_MAX_TRACE_SIZE or the built-in limit.
-Trace readTraceFile(const std::string& path, const ReadOptions& options);
-Trace readTraceFile(const std::string& path);
+Trace readTraceFile(const std::string& path,
+                    const ReadOptions& options = ReadOptions::fromEnvironment());
 // For fuzzing and tests: parse text already in memory (plain JSON only).
 Trace parseTraceText(std::string_view text, const std::string& sourceName,
                      const ParseOptions& options = {});

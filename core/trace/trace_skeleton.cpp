@@ -8,11 +8,7 @@
 namespace commprof::trace {
 
 namespace od = simdjson::ondemand;
-namespace {
-
 constexpr std::size_t npos = std::string::npos;
-
-} // namespace
 
 std::size_t scanKeys(const TopLevel& top, const char* text, std::size_t size, std::size_t p,
                      Skeleton& sk, bool stopAtEvents) {
@@ -104,11 +100,9 @@ void readTopLevelObjects(const Skeleton& sk, Trace& trace) {
         }
         return std::nullopt;
     };
-    auto str = [](od::value& v) -> std::string {
-        if (v.type() == od::json_type::string) {
-            return std::string(std::string_view(v.get_string()));
-        }
-        return {};
+    auto str = [](od::value& v) {
+        return v.type() == od::json_type::string ? std::string(std::string_view(v.get_string()))
+                                                 : std::string();
     };
     if (sk.distributedInfo) {
         trace.distributed.present = true;

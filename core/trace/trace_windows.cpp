@@ -5,6 +5,7 @@
 #include <cctype>
 #include <filesystem>
 #include <map>
+#include <numeric>
 
 namespace commprof::trace {
 std::optional<HandlerName> handlerName(const std::string& path) {
@@ -17,8 +18,7 @@ std::optional<HandlerName> handlerName(const std::string& path) {
                 return std::nullopt;
             }
             const std::string digits = name.substr(dot + 1);
-            if (!std::all_of(digits.begin(), digits.end(),
-                             [](unsigned char c) { return std::isdigit(c); }) ||
+            if (!std::ranges::all_of(digits, [](unsigned char c) { return std::isdigit(c); }) ||
                 digits.size() > 19) {
                 return std::nullopt;
             }
@@ -47,9 +47,7 @@ WindowChoice latestCompleteWindows(const std::vector<std::string>& files,
     }
     if (!several) {
         out.keep.resize(files.size());
-        for (std::size_t i = 0; i < files.size(); ++i) {
-            out.keep[i] = i;
-        }
+        std::iota(out.keep.begin(), out.keep.end(), 0);
         return out;
     }
     // The fullest window of each worker: what a complete cycle holds.
