@@ -23,10 +23,6 @@
 namespace commprof::store {
 namespace {
 
-QVariant optInt(const std::optional<int>& v) {
-    return v ? QVariant(*v) : QVariant();
-}
-
 // Every table that holds rows of one cell, besides `cells` itself.
 constexpr const char* kPerCellTables[] = {
     "ranks",           "iterations",         "buckets",      "trace_steps",  "estimates",
@@ -144,7 +140,9 @@ void insertRankFigures(Database& db, const QString& key, const analysis::CellMet
     }
     Statement spreadStmt = db.prepare("INSERT INTO step_spread VALUES (?,?,?,?)");
     for (const analysis::StepSpread& s : m.spread) {
-        spreadStmt.bindAll({key, s.step, s.skewMs, optInt(s.slowestRank)}).run();
+        spreadStmt
+            .bindAll({key, s.step, s.skewMs, s.slowestRank ? QVariant(*s.slowestRank) : QVariant()})
+            .run();
     }
 }
 
