@@ -330,7 +330,7 @@ void TraceInspector::readDdpJob() {
     }
     const auto stack = stack_;
     const QString params =
-        paramsFile_.isEmpty() ? inputs::paramsBeside({stack->ranks.front()->path}) : paramsFile_;
+        paramsFile_.isEmpty() ? inputs::fileBeside({stack->ranks.front()->path}) : paramsFile_;
     ddpJobs_->start(
         "Reading the DDP steps",
         [stack, params](const jobs::JobContext& job) {

@@ -26,8 +26,7 @@ std::optional<double> standardError(const std::vector<double>& v) {
 }
 
 const CapCandidate* candidateAt(const CapGroup& g, double capMb) {
-    const auto it = std::find_if(g.candidates.begin(), g.candidates.end(),
-                                 [&](const CapCandidate& c) { return c.capMb == capMb; });
+    const auto it = std::ranges::find(g.candidates, capMb, &CapCandidate::capMb);
     return it == g.candidates.end() ? nullptr : &*it;
 }
 

@@ -230,6 +230,26 @@ LinearFit fitLinear(const std::vector<SweepPoint>& points) {
     return fit;
 }
 
+results::Completeness judgeRead(const results::CellFiles& f, const QString& traceError,
+                                std::vector<SweepSeries>* series) {
+    QStringList problems;
+    if (f.isSweep()) {
+        std::vector<SweepSeries> merged = mergeSweep(f.sweeps, &problems);
+        if (series) {
+            *series = std::move(merged);
+        }
+    }
+    if (!traceError.isEmpty()) {
+        problems << "trace unreadable: " + traceError;
+    }
+    results::Completeness c = results::judge(f);
+    c.reasons << problems;
+    if (!problems.isEmpty() && c.status == "complete") {
+        c.status = "incomplete";
+    }
+    return c;
+}
+
 std::vector<SweepPoint> allReducePoints(const QMap<int, results::SweepRecord>& docs) {
     for (const SweepSeries& series : mergeSweep(docs)) {
         if (series.kind == "all_reduce") {

@@ -6,6 +6,7 @@
 // the sizes can determine it.
 
 #include "analysis/collective_cost.h"
+#include "results/cell_files.h"
 #include "results/rank_record.h"
 
 #include <QMap>
@@ -80,6 +81,13 @@ std::optional<double> typicalUsAt(const std::vector<SweepPoint>& points, double 
 // are added to *problems.
 std::vector<SweepSeries> mergeSweep(const QMap<int, results::SweepRecord>& docs,
                                     QStringList* problems = nullptr);
+// Whether a cell is complete, the one judge of ingest and the what-if's sweep offers:
+// results::judge's rule on its files (docs/formats.md), then what reading them further finds. A
+// sweep whose ranks' files do not merge into one series per kind (merged into *series), or a
+// trace that cannot be read (traceError, analyzeCell's), is missing data, not a reason to quote
+// the hook's figure: its cell is incomplete with that said.
+results::Completeness judgeRead(const results::CellFiles& f, const QString& traceError = {},
+                                std::vector<SweepSeries>* series = nullptr);
 // The all_reduce points of a sweep's files (what DDP's buckets are predicted from); empty when
 // the sweep has none.
 std::vector<SweepPoint> allReducePoints(const QMap<int, results::SweepRecord>& docs);

@@ -45,10 +45,8 @@ void noteWarnings(DdpJob* job, std::optional<int> worldSize) {
                                                               : QString());
         }
     }
-    const auto most =
-        std::max_element(job->steps.begin(), job->steps.end(), [](const auto& a, const auto& b) {
-            return a.iterations.size() < b.iterations.size();
-        });
+    const auto most = std::ranges::max_element(
+        job->steps, {}, [](const trace::DdpRankSteps& s) { return s.iterations.size(); });
     for (std::size_t i = 0; i < job->steps.size(); ++i) {
         const trace::DdpRankSteps& s = job->steps[i];
         if (s.iterations.size() != most->iterations.size()) {

@@ -11,8 +11,7 @@ namespace {
 
 // A rank's iteration of `step`; nullptr when its trace lacks it.
 const trace::DdpIteration* iterationOf(const trace::DdpRankSteps& t, int step) {
-    const auto it = std::find_if(t.iterations.begin(), t.iterations.end(),
-                                 [&](const trace::DdpIteration& i) { return i.step == step; });
+    const auto it = std::ranges::find(t.iterations, step, &trace::DdpIteration::step);
     return it == t.iterations.end() ? nullptr : &*it;
 }
 

@@ -6,12 +6,11 @@
 #include "analysis/step_model.h"
 #include "analysis/sweep_pairing.h"
 #include "results/cell_files.h"
+#include "results/json_kind.h"
 #include "spec/comm_hooks.h"
 #include "spec/units.h"
 #include "trace/statistics.h"
 
-#include <QJsonArray>
-#include <QJsonDocument>
 #include <QSet>
 
 #include <algorithm>
@@ -35,7 +34,7 @@ QString groupKey(const results::CellRecord& cell) {
                           {"layer", cell.layer},
                           {"world_size", cell.worldSize},
                           {"config", config}};
-    return QString::fromUtf8(QJsonDocument(key).toJson(QJsonDocument::Compact));
+    return results::compactJson(key);
 }
 
 double capOf(const StudyCell* f) {
@@ -181,17 +180,15 @@ std::vector<Profile> calibratedProfiles(Members& m, const HookModel& hook, QStri
     QString why;
     for (const StudyCell* f : m.cells) {
         std::optional<StepProfile> ready = profileFromRankFiles(f->id, f->ranks, &why);
-        if (!ready) {
-            g.left << why;
-            *firstFailure = firstFailure->isEmpty() ? why : *firstFailure;
-            continue;
-        }
         // The last bucket is launched as the compute ends, so any cost exposes something: a
         // cell whose buckets exposed nothing says their collectives cost nothing, and cannot
         // calibrate what they cost.
-        if (!spec::sendsNothing(g.hook.toStdString()) && ready->exposedUs <= 0) {
+        if (ready && !spec::sendsNothing(g.hook.toStdString()) && ready->exposedUs <= 0) {
             why = f->id + ": its buckets exposed no communication, so they cannot calibrate what "
                           "a bucket costs";
+            ready.reset();
+        }
+        if (!ready) {
             g.left << why;
             *firstFailure = firstFailure->isEmpty() ? why : *firstFailure;
             continue;
@@ -251,11 +248,8 @@ CapCandidate candidateAt(const Members& m, const HookModel& hook,
             c.heldOutStepMs = predictCap(g, hook, others, cap).stepMs;
         }
     }
-    for (const StudyCell* f : m.cells) {
-        if (capOf(f) == cap) {
-            c.measuredCell = f->id;
-            break;
-        }
+    if (const auto cell = std::ranges::find(m.cells, cap, capOf); cell != m.cells.end()) {
+        c.measuredCell = (*cell)->id;
     }
     return c;
 }
@@ -361,9 +355,7 @@ void tellApart(std::map<QString, Members>& groups) {
             }
             QSet<QString> values;
             for (const Members* m : same) {
-                const QJsonValue v = m->cells.front()->record.config.all.value(k);
-                values.insert(
-                    QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact)));
+                values.insert(results::compactJson(m->cells.front()->record.config.all.value(k)));
             }
             if (values.size() < 2) {
                 continue;

@@ -46,7 +46,7 @@ std::vector<SweepOffer> sweepOffers(const std::vector<results::CellFiles>& cells
             o.backend = QString::fromLatin1(l->backend.data(), int(l->backend.size()));
             o.onDevice = l->device != "cpu";
         }
-        const results::Completeness c = results::judge(f);
+        const results::Completeness c = judgeRead(f);
         if (c.status != "complete") {
             o.problem = QString("the cell is %1 (%2)").arg(c.status, c.reasons.join("; "));
         } else {

@@ -2,6 +2,7 @@
 #include "calibration.h"
 
 #include "results/cell_files.h"
+#include "results/json_kind.h"
 #include "spec/units.h"
 
 #include <QDir>
@@ -10,8 +11,6 @@
 #include <algorithm>
 
 namespace commprof::feasibility {
-namespace {} // namespace
-
 double CellCalibration::hostErrorFraction() const {
     return predictedHostPerRank > 0
                ? (measuredHostPerRank - predictedHostPerRank) / predictedHostPerRank
@@ -24,7 +23,7 @@ Calibration calibrate(const QString& resultsDir, const Coefficients& k,
     out.baselineBefore = k["process_baseline_mib"] * spec::kMiB;
     const QDir cells(QDir(resultsDir).filePath("cells"));
     double needed = 0;
-    std::vector<std::pair<QString, QJsonObject>> completed;
+    std::vector<double> hostBudgets; // each of out.cells' recorded host budget
     for (const QString& id : cells.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
         // Complete by the one judge, ingest's; read through the one checked reader.
         if (!completeCells.contains(id)) {
@@ -69,18 +68,15 @@ Calibration calibrate(const QString& resultsDir, const Coefficients& k,
         // The baseline that would make this cell's prediction cover what it used.
         const double otherTerms = c.predictedHostPerRank - out.baselineBefore;
         needed = std::max(needed, c.measuredHostPerRank - otherTerms);
-        completed.emplace_back(id, cell);
+        hostBudgets.push_back(
+            cell["pools"].toObject()["host"].toObject()["budget_bytes"].toDouble());
         out.cells.push_back(c);
     }
     out.baselineRefit = out.cells.empty() ? out.baselineBefore : needed;
     // A refit must not reject a cell that ran: check each against its recorded host budget.
-    for (const auto& c : out.cells) {
-        const QJsonObject cell =
-            std::find_if(completed.begin(), completed.end(), [&](const auto& p) {
-                return p.first == c.cellId;
-            })->second;
-        const double budget =
-            cell["pools"].toObject()["host"].toObject()["budget_bytes"].toDouble();
+    for (std::size_t i = 0; i < out.cells.size(); ++i) {
+        const CellCalibration& c = out.cells[i];
+        const double budget = hostBudgets[i];
         const double refit =
             (c.predictedHostPerRank - out.baselineBefore + out.baselineRefit) * c.worldSize;
         if (budget > 0 && refit > budget) {
@@ -93,10 +89,9 @@ Calibration calibrate(const QString& resultsDir, const Coefficients& k,
 QJsonObject toJson(const Calibration& c) {
     QJsonArray cells;
     for (const auto& cell : c.cells) {
-        QJsonArray terms;
-        for (const auto& t : cell.hostTerms) {
-            terms.append(QJsonObject{{"name", t.name}, {"bytes_per_rank", t.bytes}});
-        }
+        const QJsonArray terms = results::jsonArray(cell.hostTerms, [](const auto& t) {
+            return QJsonObject{{"name", t.name}, {"bytes_per_rank", t.bytes}};
+        });
         cells.append(QJsonObject{{"id", cell.cellId},
                                  {"world_size", cell.worldSize},
                                  {"layer", cell.layer},
@@ -107,14 +102,11 @@ QJsonObject toJson(const Calibration& c) {
                                  {"measured_device_bytes_per_rank", cell.measuredDevicePerRank},
                                  {"host_terms", terms}});
     }
-    QJsonArray rejected;
-    for (const auto& id : c.stillInfeasibleAfterRefit) {
-        rejected.append(id);
-    }
     return QJsonObject{{"cells", cells},
                        {"process_baseline_mib_before", c.baselineBefore / spec::kMiB},
                        {"process_baseline_mib_refit", c.baselineRefit / spec::kMiB},
-                       {"completed_cells_infeasible_after_refit", rejected}};
+                       {"completed_cells_infeasible_after_refit",
+                        results::jsonArray(c.stillInfeasibleAfterRefit)}};
 }
 
 } // namespace commprof::feasibility

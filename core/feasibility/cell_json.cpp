@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cell_json.h"
 
+#include "results/json_kind.h"
+
 #include <QJsonArray>
 
 namespace commprof::matrix {
@@ -47,11 +49,9 @@ QJsonObject cellJson(const Cell& cell, const feasibility::FootprintEstimate& est
         if (t->tokens > 0) {
             input = {{"tokens", t->tokens}, {"vocab", t->vocab}};
         } else {
-            QJsonArray shape;
-            for (const qint64 d : t->inputShape) {
-                shape.append(double(d));
-            }
-            input = {{"shape", shape}, {"classes", t->classes}};
+            input = {
+                {"shape", results::jsonArray(t->inputShape, [](qint64 d) { return double(d); })},
+                {"classes", t->classes}};
         }
         o["torchscript"] = QJsonObject{{"file", t->file},
                                        {"description", t->description},

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <stdexcept>
 
 namespace commprof::feasibility {
@@ -56,11 +57,8 @@ const char* toString(Pool pool) {
 }
 
 double Demand::total() const {
-    double t = 0;
-    for (const auto& term : terms) {
-        t += term.bytes;
-    }
-    return t;
+    return std::accumulate(terms.begin(), terms.end(), 0.0,
+                           [](double t, const auto& term) { return t + term.bytes; });
 }
 
 double Demand::ratio() const {
@@ -178,23 +176,21 @@ FootprintEstimate estimate(const matrix::Cell& cell, const Coefficients& k,
     if (cell.isSweep()) {
         add(modelPool, QStringLiteral("sweep message buffers"),
             ranksOnPool * k["sweep_buffer_factor"] * cell.sweepMaxBytes);
-        decideFeasibility(e);
-        return e;
-    }
-    if (scripted) {
+    } else if (scripted) {
         addTorchScriptTerms(modelPool, ranksOnPool, cell, k, optimizerBytes);
-        decideFeasibility(e);
-        return e;
+    } else {
+        add(modelPool, QStringLiteral("parameters"), ranksOnPool * p * k["param_bytes"]);
+        add(modelPool, QStringLiteral("gradients"), ranksOnPool * gradBytes);
+        // With gradient_as_bucket_view the gradients are views into the buckets: no second copy.
+        if (!cell.config.gradientAsBucketView) {
+            add(modelPool, QStringLiteral("DDP bucket buffers"),
+                ranksOnPool * p * k["bucket_bytes"]);
+        }
+        add(modelPool, "optimizer state (" + cell.config.optimizer + ")",
+            ranksOnPool * p * optimizerBytes);
+        add(modelPool, QStringLiteral("activations"),
+            ranksOnPool * activationBytes(cell, *family, k));
     }
-    add(modelPool, QStringLiteral("parameters"), ranksOnPool * p * k["param_bytes"]);
-    add(modelPool, QStringLiteral("gradients"), ranksOnPool * gradBytes);
-    // With gradient_as_bucket_view the gradients are views into the buckets: no second copy.
-    if (!cell.config.gradientAsBucketView) {
-        add(modelPool, QStringLiteral("DDP bucket buffers"), ranksOnPool * p * k["bucket_bytes"]);
-    }
-    add(modelPool, "optimizer state (" + cell.config.optimizer + ")",
-        ranksOnPool * p * optimizerBytes);
-    add(modelPool, QStringLiteral("activations"), ranksOnPool * activationBytes(cell, *family, k));
     decideFeasibility(e);
     return e;
 }

@@ -13,16 +13,12 @@ namespace {
 // Far above any real machine or coefficient, and finite.
 constexpr double kMaxValue = 1.0e6;
 
-[[noreturn]] void fail(const QString& file, const YAML::Node& n, const QString& key,
-                       const QString& msg) {
-    matrix::failAt(file, n, key, msg);
-}
-
 double positive(const QString& file, const YAML::Node& n, const QString& key) {
     bool ok = false;
     const double v = n.IsScalar() ? QString::fromStdString(n.Scalar()).toDouble(&ok) : 0;
     if (!ok || !(v > 0) || v > kMaxValue) {
-        fail(file, n, key, QString("expected a number above 0 and at most %1").arg(kMaxValue));
+        matrix::failAt(file, n, key,
+                       QString("expected a number above 0 and at most %1").arg(kMaxValue));
     }
     return v;
 }
@@ -38,7 +34,7 @@ MachineProfile parseProfile(const QString& path, const YAML::Node& root) {
         const YAML::Node v = it->second;
         if (key == "name") {
             if (!v.IsScalar()) {
-                fail(path, v, key, "expected a string");
+                matrix::failAt(path, v, key, "expected a string");
             }
             p.name = QString::fromStdString(v.Scalar());
         } else if (key == "host_gib") {
@@ -49,7 +45,7 @@ MachineProfile parseProfile(const QString& path, const YAML::Node& root) {
             p.gpus = int(positive(path, v, key));
         } else if (key == "coefficients") {
             if (!v.IsMap()) {
-                fail(path, v, key, "expected a mapping of coefficient: value");
+                matrix::failAt(path, v, key, "expected a mapping of coefficient: value");
             }
             QSet<QString> seenCoefficients;
             for (auto c = v.begin(); c != v.end(); ++c) {
@@ -57,12 +53,12 @@ MachineProfile parseProfile(const QString& path, const YAML::Node& root) {
                 try {
                     p.coefficients.set(ck, positive(path, c->second, ck));
                 } catch (const std::invalid_argument& e) {
-                    fail(path, c->first, ck, e.what());
+                    matrix::failAt(path, c->first, ck, e.what());
                 }
             }
         } else {
-            fail(path, it->first, key,
-                 "unknown key (name, host_gib, device_gib, gpus, coefficients)");
+            matrix::failAt(path, it->first, key,
+                           "unknown key (name, host_gib, device_gib, gpus, coefficients)");
         }
     }
     return p;
@@ -158,10 +154,8 @@ MachineBudget resolveBudget(const matrix::Matrix& m, const MachineProfile* profi
         b.deviceBytes = set->bytes;
         b.deviceSource = set->source;
     } else if (!gpus.isEmpty()) {
-        double smallest = gpus.front().memoryBytes;
-        for (const auto& g : gpus) {
-            smallest = std::min(smallest, g.memoryBytes);
-        }
+        const double smallest =
+            std::ranges::min(gpus, {}, &platform::GpuInfo::memoryBytes).memoryBytes;
         b.deviceBytes = std::max(0.0, smallest - reserve);
         b.deviceSource = QString("nvidia-smi (smallest of %1 GPU(s)) minus %2 GiB reserve")
                              .arg(gpus.size())

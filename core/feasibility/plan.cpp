@@ -6,11 +6,13 @@
 #include "matrix/axes.h"
 #include "matrix/cell_stream.h"
 #include "platform/link_emulation.h"
+#include "results/json_kind.h"
 #include "spec/units.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 
+#include <algorithm>
 #include <cmath>
 
 namespace commprof::feasibility {
@@ -100,10 +102,7 @@ Plan planWithoutCells(const matrix::Matrix& m, const PlanOptions& options) {
 }
 
 matrix::MachineLimits machineLimits(const Plan& plan) {
-    matrix::MachineLimits limits;
-    limits.gpus = plan.budget.gpus;
-    limits.linkRefusal = plan.linkRefusal;
-    return limits;
+    return {.gpus = plan.budget.gpus, .linkRefusal = plan.linkRefusal};
 }
 
 void forEachPlannedCell(const Plan& plan, const std::function<void(PlannedCell&)>& visit) {
@@ -146,16 +145,12 @@ namespace {
 // and a model's cells depend on its entry alone. (Names are unique: the matrix refuses a name
 // listed twice, so the earlier plan's cells are told apart by model name.)
 bool sameShape(const Plan& a, const Plan& b) {
+    const auto sameModel = [](const matrix::ModelSpec& x, const matrix::ModelSpec& y) {
+        return x.name == y.name && x.kind == y.kind && x.knobs == y.knobs;
+    };
     if (a.budget != b.budget || a.coefficients != b.coefficients ||
-        a.matrix.models.size() != b.matrix.models.size()) {
+        !std::ranges::equal(a.matrix.models, b.matrix.models, sameModel)) {
         return false;
-    }
-    for (std::size_t i = 0; i < a.matrix.models.size(); ++i) {
-        const matrix::ModelSpec& x = a.matrix.models[i];
-        const matrix::ModelSpec& y = b.matrix.models[i];
-        if (x.name != y.name || x.kind != y.kind || x.knobs != y.knobs) {
-            return false;
-        }
     }
     matrix::Matrix restA = a.matrix;
     matrix::Matrix restB = b.matrix;
@@ -220,10 +215,8 @@ QJsonObject toJson(const PlannedCell& pc) {
 }
 
 QJsonObject toJson(const Plan& plan) {
-    QJsonArray cells;
-    for (const auto& pc : plan.cells) {
-        cells.append(toJson(pc));
-    }
+    const QJsonArray cells =
+        results::jsonArray(plan.cells, [](const PlannedCell& pc) { return toJson(pc); });
     QJsonArray coefficients;
     for (const auto& c : plan.coefficients.table()) {
         coefficients.append(QJsonObject{

@@ -21,20 +21,24 @@ QString reason(int error) {
 const QString kLinkRefused =
     "a symbolic link; commprof never follows links inside a results folder (remove it)";
 
-// Every byte, or the errno of the first failure.
-int writeAll(int fd, const char* data, qint64 size) {
-    qint64 done = 0;
-    while (done < size) {
-        const ssize_t n = ::write(fd, data + done, std::size_t(size - done));
-        if (n < 0) {
-            if (errno == EINTR) {
-                continue;
-            }
-            return errno;
+// Writes every byte to fd unless `error` (an errno) already says it failed, fsyncs and closes
+// it: 0, or the errno of the first failure.
+int writeSyncClose(int fd, const QByteArray& bytes, int error) {
+    for (qint64 done = 0; error == 0 && done < bytes.size();) {
+        const ssize_t n = ::write(fd, bytes.constData() + done, std::size_t(bytes.size() - done));
+        if (n >= 0) {
+            done += n;
+        } else if (errno != EINTR) {
+            error = errno;
         }
-        done += n;
     }
-    return 0;
+    if (error == 0 && ::fsync(fd) != 0) {
+        error = errno;
+    }
+    if (::close(fd) != 0 && error == 0) {
+        error = errno;
+    }
+    return error;
 }
 
 void syncDirectoryOf(const QByteArray& path) {
@@ -119,16 +123,7 @@ QString writeAtomically(const QString& path, const QByteArray& bytes) {
     if (fd < 0) {
         return QString("%1: cannot create: %2").arg(path, reason(errno));
     }
-    int error = writeAll(fd, bytes.constData(), bytes.size());
-    if (error == 0 && ::fchmod(fd, 0644) != 0) {
-        error = errno;
-    }
-    if (error == 0 && ::fsync(fd) != 0) {
-        error = errno;
-    }
-    if (::close(fd) != 0 && error == 0) {
-        error = errno;
-    }
+    int error = writeSyncClose(fd, bytes, ::fchmod(fd, 0644) != 0 ? errno : 0);
     if (error == 0 && ::rename(tmpl.constData(), QFile::encodeName(path).constData()) != 0) {
         error = errno;
     }
@@ -149,16 +144,10 @@ QString appendTo(const QString& path, const QByteArray& bytes) {
         return e == ELOOP ? linkRefused(path) : path + ": cannot open: " + reason(e);
     }
     struct stat st {};
-    int error = ::fstat(fd, &st) != 0 ? errno : S_ISREG(st.st_mode) ? 0 : EINVAL;
-    if (error == 0) {
-        error = writeAll(fd, bytes.constData(), bytes.size());
-    }
-    if (error == 0 && ::fsync(fd) != 0) {
-        error = errno;
-    }
-    if (::close(fd) != 0 && error == 0) {
-        error = errno;
-    }
+    const int error = writeSyncClose(fd, bytes,
+                                     ::fstat(fd, &st) != 0 ? errno
+                                     : S_ISREG(st.st_mode) ? 0
+                                                           : EINVAL);
     return error == 0 ? QString() : QString("%1: cannot write: %2").arg(path, reason(error));
 }
 

@@ -1,25 +1,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cell_settings_file.h"
 
+#include "inputs/ddp_job_files.h"
 #include "results/cell_files.h"
 #include "results/cell_record.h"
 #include "spec/comm_hooks.h"
 #include "spec/layers.h"
 #include "trace/trace_error.h"
 
-#include <QDir>
-#include <QFileInfo>
-
 namespace commprof::inputs {
 
 std::optional<analysis::CellSettings> cellSettingsBeside(const QStringList& paths) {
-    if (paths.isEmpty()) {
-        return std::nullopt;
-    }
-    const QFileInfo first(paths.first());
-    const QString path =
-        QDir(first.isDir() ? first.filePath() : first.path()).filePath("cell.json");
-    if (!QFileInfo(path).isFile()) {
+    const QString path = fileBeside(paths, "cell.json");
+    if (path.isEmpty()) {
         return std::nullopt;
     }
     QString problem;

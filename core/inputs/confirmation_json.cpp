@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "confirmation_json.h"
 
+#include "results/json_kind.h"
+
 #include <QJsonArray>
 
 namespace commprof::inputs {
@@ -11,14 +13,6 @@ using analysis::PredictedDifference;
 using analysis::Setting;
 
 namespace {
-
-QJsonArray numbers(const std::vector<double>& v) {
-    QJsonArray a;
-    for (double x : v) {
-        a.append(x);
-    }
-    return a;
-}
 
 std::vector<double> numbersOf(const QJsonValue& v) {
     std::vector<double> out;
@@ -36,7 +30,7 @@ QJsonObject settingJson(const Setting& s, const std::vector<double>& runs) {
     return {{"bucket_cap_mb", s.bucketCapMb},
             {"hook", s.hook},
             {"step_ms", runs.empty() ? QJsonValue() : QJsonValue(mean)},
-            {"runs_ms", numbers(runs)}};
+            {"runs_ms", results::jsonArray(runs)}};
 }
 
 } // namespace

@@ -9,6 +9,9 @@
 #include <QDir>
 #include <QFileInfo>
 
+#include <cstring>
+#include <numeric>
+
 namespace commprof::inputs {
 
 using analysis::DdpJob;
@@ -54,20 +57,15 @@ void sizeFromParams(DdpJob* job, const DdpParams& params, const QString& file) {
                     std::size_t(b.firstGradient + b.gradients) > bytes.size()) {
                     continue;
                 }
-                double sum = 0;
-                for (int i = b.firstGradient; i < b.firstGradient + b.gradients; ++i) {
-                    sum += bytes[std::size_t(i)];
-                }
-                b.bytes = sum;
+                const auto first = bytes.begin() + b.firstGradient;
+                b.bytes = std::accumulate(first, first + b.gradients, 0.0);
             }
         }
         for (std::string& n : s.notes) {
-            const std::string suffix = kSizesNeeded;
-            if (n.size() < suffix.size() ||
-                n.compare(n.size() - suffix.size(), suffix.size(), suffix) != 0) {
+            if (!n.ends_with(kSizesNeeded)) {
                 continue;
             }
-            n.resize(n.size() - suffix.size());
+            n.resize(n.size() - std::strlen(kSizesNeeded));
             n += all ? "read from the parameters file " + file.toStdString()
                      : "not read from " + file.toStdString() + ": it lists " +
                            std::to_string(bytes.size()) +
@@ -79,20 +77,19 @@ void sizeFromParams(DdpJob* job, const DdpParams& params, const QString& file) {
 
 } // namespace
 
-QString paramsBeside(const QStringList& paths) {
+QString fileBeside(const QStringList& paths, const QString& name) {
     if (paths.isEmpty()) {
         return {};
     }
     const QFileInfo first(paths.first());
-    const QDir dir(first.isDir() ? first.filePath() : first.path());
-    const QString candidate = dir.filePath(kParamsFileName);
+    const QString candidate = QDir(first.isDir() ? first.filePath() : first.path()).filePath(name);
     return QFileInfo(candidate).isFile() ? candidate : QString();
 }
 
 DdpJob readDdpJob(const QStringList& paths, const trace::ReadOptions& options,
                   const QString& paramsPath) {
     std::optional<DdpParams> params;
-    const QString paramsFile = paramsPath.isEmpty() ? paramsBeside(paths) : paramsPath;
+    const QString paramsFile = paramsPath.isEmpty() ? fileBeside(paths) : paramsPath;
     if (!paramsFile.isEmpty()) {
         params = readDdpParams(paramsFile);
     }

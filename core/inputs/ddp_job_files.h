@@ -27,7 +27,7 @@ analysis::DdpJob readDdpJob(const QStringList& paths, const trace::ReadOptions& 
 // the file it finds, for a job whose traces were read elsewhere (the workbench's, already open).
 void attachParams(analysis::DdpJob* job, analysis::DdpParams params, const QString& path);
 
-// The params.json beside these traces (in the folder given, or the first file's), or empty.
-QString paramsBeside(const QStringList& paths);
+// The file `name` beside these traces (in the folder given, or the first file's), or empty.
+QString fileBeside(const QStringList& paths, const QString& name = kParamsFileName);
 
 } // namespace commprof::inputs

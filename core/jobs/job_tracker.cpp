@@ -80,12 +80,8 @@ struct JobTracker::Steps {
 quint64 JobTracker::startSteps(const QString& label, int count, std::function<void(int)> step,
                                std::function<void()> done,
                                std::function<void(const QString&)> failed) {
-    auto steps = std::make_shared<Steps>();
-    steps->generation = begin(label);
-    steps->count = count;
-    steps->step = std::move(step);
-    steps->done = std::move(done);
-    steps->failed = std::move(failed);
+    auto steps = std::make_shared<Steps>(
+        Steps{begin(label), count, std::move(step), std::move(done), std::move(failed)});
     QMetaObject::invokeMethod(
         this, [this, steps] { runStep(steps, 0); }, Qt::QueuedConnection);
     return steps->generation;

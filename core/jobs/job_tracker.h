@@ -113,7 +113,6 @@ public:
     void cancel();
     bool running() const { return running_; }
     QString label() const { return label_; }
-    quint64 generation() const { return shared_->current.load(); }
 
 signals:
     void started(const QString& label);
@@ -122,7 +121,6 @@ signals:
     void finished(); // idle again: done, failed or cancelled
 
 private:
-    friend class JobContext;
     quint64 begin(const QString& label);
     static void runOnPool(std::function<void()> task);
     // Calls fn on the tracker's thread if the job is still the current one, then marks the

@@ -9,12 +9,13 @@
 #include <algorithm>
 
 namespace commprof::platform {
-namespace {
 
-QByteArray readFile(const QString& path) {
+QByteArray readSystemFile(const QString& path) {
     QFile f(path);
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
 }
+
+namespace {
 
 double meminfoKb(const QByteArray& meminfo, const QByteArray& key) {
     for (const QByteArray& line : meminfo.split('\n')) {
@@ -41,12 +42,12 @@ QString HostMemory::source() const {
 HostMemory readHostMemory(const QString& root) {
     const QDir r(root);
     HostMemory m;
-    const QByteArray meminfo = readFile(r.filePath("proc/meminfo"));
+    const QByteArray meminfo = readSystemFile(r.filePath("proc/meminfo"));
     m.totalBytes = meminfoKb(meminfo, "MemTotal") * 1024.0;
     m.availableBytes = meminfoKb(meminfo, "MemAvailable") * 1024.0;
     for (const char* path :
          {"sys/fs/cgroup/memory.max", "sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
-        const QByteArray v = readFile(r.filePath(path)).trimmed();
+        const QByteArray v = readSystemFile(r.filePath(path)).trimmed();
         bool ok = false;
         const double limit = v.toDouble(&ok);
         // "max" or a huge sentinel means no limit.
@@ -71,12 +72,14 @@ QList<GpuInfo> parseNvidiaSmi(const QByteArray& csv) {
     return out;
 }
 
-QList<GpuInfo> queryGpus() {
-    const QString smi = QStandardPaths::findExecutable("nvidia-smi");
+QList<GpuInfo> queryGpus(const QProcessEnvironment& env) {
+    const QString smi = QStandardPaths::findExecutable(
+        "nvidia-smi", env.value("PATH").split(':', Qt::SkipEmptyParts));
     if (smi.isEmpty()) {
         return {};
     }
     QProcess p;
+    p.setProcessEnvironment(env);
     p.start(smi, {"--query-gpu=name,memory.total,compute_cap", "--format=csv,noheader,nounits"});
     if (!p.waitForFinished(10000) || p.exitCode() != 0) {
         return {};

@@ -4,6 +4,7 @@
 // Paths are parameters so tests can point them at a fake /proc-style root.
 
 #include <QList>
+#include <QProcessEnvironment>
 #include <QString>
 
 #include <optional>
@@ -20,6 +21,9 @@ struct HostMemory {
 
 HostMemory readHostMemory(const QString& root = "/");
 
+// A file of /proc or /sys whole (they report size 0); empty when it cannot be read.
+QByteArray readSystemFile(const QString& path);
+
 struct GpuInfo {
     QString name;
     double memoryBytes = 0;
@@ -27,8 +31,8 @@ struct GpuInfo {
 };
 
 // Parses `nvidia-smi --query-gpu=name,memory.total,compute_cap --format=csv,noheader,nounits`
-// from PATH; empty when there is no nvidia-smi or no GPU.
-QList<GpuInfo> queryGpus();
+// from env's PATH, run in env; empty when there is no nvidia-smi or no GPU.
+QList<GpuInfo> queryGpus(const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment());
 QList<GpuInfo> parseNvidiaSmi(const QByteArray& csv);
 
 } // namespace commprof::platform

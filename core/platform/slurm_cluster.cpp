@@ -20,16 +20,6 @@ QString find(const QProcessEnvironment& env, const QString& program) {
                                           env.value("PATH").split(':', Qt::SkipEmptyParts));
 }
 
-template <typename T, typename F> auto smallest(const QList<T>& items, F value) {
-    decltype(value(items.front())) out{};
-    bool first = true;
-    for (const T& i : items) {
-        out = first ? value(i) : std::min(out, value(i));
-        first = false;
-    }
-    return out;
-}
-
 } // namespace
 
 QStringList SlurmTools::missing() const {
@@ -137,15 +127,15 @@ QList<SlurmPartition> parseSlurmPartitions(const QByteArray& text) {
 }
 
 int SlurmCluster::smallestCpus() const {
-    return nodes.isEmpty() ? 0 : smallest(nodes, [](const SlurmNode& n) { return n.cpus; });
+    return nodes.isEmpty() ? 0 : std::ranges::min(nodes, {}, &SlurmNode::cpus).cpus;
 }
 
 double SlurmCluster::smallestMemoryBytes() const {
-    return nodes.isEmpty() ? 0 : smallest(nodes, [](const SlurmNode& n) { return n.memoryBytes; });
+    return nodes.isEmpty() ? 0 : std::ranges::min(nodes, {}, &SlurmNode::memoryBytes).memoryBytes;
 }
 
 int SlurmCluster::smallestGpus() const {
-    return nodes.isEmpty() ? 0 : smallest(nodes, [](const SlurmNode& n) { return n.gpus; });
+    return nodes.isEmpty() ? 0 : std::ranges::min(nodes, {}, &SlurmNode::gpus).gpus;
 }
 
 QStringList expandHostnames(const QString& nodeList, const QProcessEnvironment& env) {
@@ -201,10 +191,6 @@ SlurmCluster querySlurmCluster(const QString& partition, const QProcessEnvironme
     }
     return c;
 }
-
-} // namespace commprof::platform
-
-namespace commprof::platform {
 
 SlurmProbe probeSlurm(const QString& partition, const QProcessEnvironment& env) {
     SlurmProbe p;

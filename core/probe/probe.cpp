@@ -18,7 +18,6 @@
 #include <QJsonDocument>
 #include <QProcess>
 #include <QRegularExpression>
-#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTemporaryFile>
 
@@ -30,16 +29,6 @@
 
 namespace commprof::probe {
 namespace {
-
-QByteArray readFile(const QString& path) {
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
-
-QString findIn(const QProcessEnvironment& env, const QString& program) {
-    return QStandardPaths::findExecutable(program,
-                                          env.value("PATH").split(':', Qt::SkipEmptyParts));
-}
 
 QString gib(double bytes) {
     return QString::number(bytes / spec::kGiB, 'f', 2) + " GiB";
@@ -63,7 +52,8 @@ void checkHost(const ProbeOptions& o, ProbeReport& r) {
     const QDir root(o.root);
     QString cpuModel;
     int cores = 0;
-    for (const QByteArray& line : readFile(root.filePath("proc/cpuinfo")).split('\n')) {
+    for (const QByteArray& line :
+         platform::readSystemFile(root.filePath("proc/cpuinfo")).split('\n')) {
         if (line.startsWith("model name") && cpuModel.isEmpty()) {
             cpuModel = QString(line.mid(line.indexOf(':') + 1)).trimmed();
         }
@@ -343,20 +333,6 @@ QJsonObject ProbeReport::toJson() const {
     return o;
 }
 
-QList<GpuInfo> queryGpus(const QProcessEnvironment& env) {
-    const QString smi = findIn(env, "nvidia-smi");
-    if (smi.isEmpty()) {
-        return {};
-    }
-    QProcess p;
-    p.setProcessEnvironment(env);
-    p.start(smi, {"--query-gpu=name,memory.total,compute_cap", "--format=csv,noheader,nounits"});
-    if (!p.waitForFinished(10000) || p.exitCode() != 0) {
-        return {};
-    }
-    return parseNvidiaSmi(p.readAllStandardOutput());
-}
-
 QStringList ncclLibraries(const QProcessEnvironment& env) {
     QStringList dirs = env.value("LD_LIBRARY_PATH").split(':', Qt::SkipEmptyParts);
     dirs += {"/usr/local/cuda/lib64", "/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib"};
@@ -385,7 +361,7 @@ QString portHolder(int port, const QString& root) {
     const QString portHex = QString("%1").arg(port, 4, 16, QChar('0')).toUpper();
     QString inode;
     for (const char* table : {"proc/net/tcp", "proc/net/tcp6"}) {
-        for (const QByteArray& line : readFile(r.filePath(table)).split('\n')) {
+        for (const QByteArray& line : platform::readSystemFile(r.filePath(table)).split('\n')) {
             const QList<QByteArray> cols = line.simplified().split(' ');
             if (cols.size() > 9 && cols[3] == "0A" && cols[1].endsWith(":" + portHex.toLatin1())) {
                 inode = cols[9];
@@ -409,7 +385,8 @@ QString portHolder(int port, const QString& root) {
             if (fd.symLinkTarget().endsWith(target) ||
                 QFile::symLinkTarget(fd.absoluteFilePath()) == target) {
                 const QString comm =
-                    QString(readFile(r.filePath("proc/" + pid + "/comm"))).trimmed();
+                    QString(platform::readSystemFile(r.filePath("proc/" + pid + "/comm")))
+                        .trimmed();
                 return QString("%1 (pid %2)").arg(comm, pid);
             }
         }

@@ -15,6 +15,7 @@ namespace commprof::probe {
 using platform::GpuInfo;
 using platform::HostMemory;
 using platform::parseNvidiaSmi;
+using platform::queryGpus;
 using platform::readHostMemory;
 
 struct ProbeOptions {
@@ -41,7 +42,6 @@ struct ProbeReport {
 ProbeReport runProbe(const ProbeOptions& options);
 
 // Pieces the probe is made of, tested one by one.
-QList<GpuInfo> queryGpus(const QProcessEnvironment& env);
 QStringList ncclLibraries(const QProcessEnvironment& env);
 QString
 ncclVersionOf(const QString& libraryPath); // from the file name: libnccl.so.2.18.3 -> 2.18.3

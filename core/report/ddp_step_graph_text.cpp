@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ddp_step_graph_text.h"
 
+#include "results/json_kind.h"
 #include "trace/json_null.h"
 
 #include <QJsonArray>
@@ -13,10 +14,8 @@ QJsonObject toJson(const analysis::DdpStepGraph& g) {
         const trace::DdpRankSteps& t = *g.traces[i];
         QJsonArray iterations;
         for (const trace::DdpIteration& it : t.iterations) {
-            QJsonArray ready;
-            for (const double r : it.gradientReadyUs) {
-                ready.append(r - it.backwardStartUs);
-            }
+            const QJsonArray ready = results::jsonArray(
+                it.gradientReadyUs, [&](double r) { return r - it.backwardStartUs; });
             QJsonArray buckets;
             for (const trace::BucketCollective& b : it.buckets) {
                 const auto rel = [&](const std::optional<double>& v) {
@@ -54,15 +53,11 @@ QJsonObject toJson(const analysis::DdpStepGraph& g) {
         for (const auto& [rank, w] : m.waitUs) {
             wait[QString::number(rank)] = w;
         }
-        QJsonArray present;
-        for (const auto& [rank, b] : m.byRank) {
-            present.append(rank);
-        }
         buckets.append(QJsonObject{
             {"step", m.step},
             {"index", m.index},
             {"seq", trace::numberOrNull(m.seq)},
-            {"ranks", present},
+            {"ranks", results::jsonArray(m.byRank, [](const auto& rb) { return rb.first; })},
             {"unmatched", m.unmatched},
             {"last_rank", m.lastRank ? QJsonValue(*m.lastRank) : QJsonValue(QJsonValue::Null)},
             {"wait_us", wait}});

@@ -4,11 +4,11 @@
 #include "analysis/cap_advice.h"
 #include "analysis/number_text.h"
 #include "results/cell_files.h"
+#include "results/json_kind.h"
 #include "spec/comm_hooks.h"
 #include "trace/json_null.h"
 
 #include <QJsonArray>
-#include <QJsonDocument>
 
 namespace commprof::report {
 
@@ -28,12 +28,7 @@ QString settingsSuffix(const CapGroup& g) {
         parts << it.key() + " " +
                      (v.isString()   ? v.toString()
                       : v.isDouble() ? QString::number(v.toDouble(), 'g', 6)
-                      : v.isBool()
-                          ? QString(v.toBool() ? "true" : "false")
-                          : QString::fromUtf8(
-                                QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact))
-                                .mid(1)
-                                .chopped(1));
+                                     : results::compactJson(v));
     }
     return parts.isEmpty() ? QString() : ", " + parts.join(", ");
 }
@@ -52,10 +47,6 @@ QJsonObject toJson(const CapCandidate& c) {
 }
 
 QJsonObject toJson(const CapGroup& g) {
-    QJsonArray candidates;
-    for (const CapCandidate& c : g.candidates) {
-        candidates.append(toJson(c));
-    }
     QJsonObject o{{"model", g.model},
                   {"layer", g.layer},
                   {"world_size", g.worldSize},
@@ -76,7 +67,9 @@ QJsonObject toJson(const CapGroup& g) {
                   {"recommendation", actionLine(g)},
                   {"mape", numberOrNull(g.mape)},
                   {"measured", g.measured()},
-                  {"candidates", candidates}};
+                  {"candidates", results::jsonArray(g.candidates, [](const CapCandidate& c) {
+                       return toJson(c);
+                   })}};
     if (!g.settings.isEmpty()) {
         o["settings"] = g.settings;
     }
@@ -157,19 +150,14 @@ QString actionLine(const CapGroup& g) {
 }
 
 QJsonObject toJson(const analysis::Recommendations& r) {
-    QJsonArray groups;
-    for (const CapGroup& g : r.groups) {
-        groups.append(toJson(g));
-    }
-    QJsonObject out{{"groups", groups}};
+    QJsonObject out{
+        {"groups", results::jsonArray(r.groups, [](const CapGroup& g) { return toJson(g); })}};
     if (!r.dropped.empty()) {
-        QJsonArray dropped;
-        for (const analysis::DroppedCell& d : r.dropped) {
-            dropped.append(QJsonObject{{"cell", d.cell},
-                                       {"status", d.status},
-                                       {"reasons", QJsonArray::fromStringList(d.reasons)}});
-        }
-        out["dropped"] = dropped;
+        out["dropped"] = results::jsonArray(r.dropped, [](const analysis::DroppedCell& d) {
+            return QJsonObject{{"cell", d.cell},
+                               {"status", d.status},
+                               {"reasons", QJsonArray::fromStringList(d.reasons)}};
+        });
     }
     return out;
 }

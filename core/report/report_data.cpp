@@ -8,12 +8,12 @@
 #include "report/macro_sheet.h"
 #include "report/recommendation_text.h"
 #include "report/text_fields.h"
+#include "results/json_kind.h"
 #include "results/results_folder.h"
 #include "spec/comm_hooks.h"
 #include "store/study_cells.h"
 #include "trace/trace_input.h"
 
-#include <QJsonArray>
 #include <QSet>
 #include <QStringList>
 
@@ -235,16 +235,12 @@ QJsonObject fitsJson(const ReportData& data) {
         QJsonObject layer{
             {"layer", it->layer}, {"hook", it->hook}, {"samples", int(it->samples.size())}};
         if (it->fit) {
-            QJsonArray residuals;
-            for (double r : it->fit->residuals) {
-                residuals.append(r);
-            }
             layer["alpha_s"] = it->fit->alpha;
             layer["beta_s_per_byte"] = it->fit->beta;
             layer["bandwidth_bytes_per_s"] =
                 it->fit->beta > 0 ? QJsonValue(1.0 / it->fit->beta) : QJsonValue();
             layer["r2"] = it->fit->r2;
-            layer["residuals_s"] = residuals;
+            layer["residuals_s"] = results::jsonArray(it->fit->residuals);
             layer["latency_floor_s"] =
                 it->fit->latencyFloor ? QJsonValue(*it->fit->latencyFloor) : QJsonValue();
         } else {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "sweep_text.h"
 
+#include "results/json_kind.h"
 #include "store/sweep_rows.h"
 #include "trace/json_null.h"
 
@@ -97,11 +98,8 @@ QJsonObject toJson(const analysis::DdpPrediction& d) {
 
 void addSweepFigures(store::Database& db, const QString& cellKey, bool sweep, QJsonObject& cell) {
     if (sweep) {
-        QJsonArray all;
-        for (const store::StoredSweep& s : store::sweeps(db, cellKey)) {
-            all.append(toJson(s.series, s.fit));
-        }
-        cell["sweep"] = all;
+        cell["sweep"] = results::jsonArray(store::sweeps(db, cellKey),
+                                           [](const auto& s) { return toJson(s.series, s.fit); });
         return;
     }
     const std::optional<store::StoredPrediction> p = store::prediction(db, cellKey);

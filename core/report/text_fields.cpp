@@ -23,8 +23,7 @@ using Commands = std::initializer_list<std::pair<char32_t, const char*>>;
 
 // The command of `c` in `table`; nullptr for none.
 const char* commandOf(Commands table, char32_t c) {
-    const auto* it = std::find_if(table.begin(), table.end(),
-                                  [c](const auto& entry) { return entry.first == c; });
+    const auto* it = std::ranges::find(table, c, &Commands::value_type::first);
     return it == table.end() ? nullptr : it->second;
 }
 

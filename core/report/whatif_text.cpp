@@ -2,6 +2,7 @@
 #include "whatif_text.h"
 
 #include "analysis/number_text.h"
+#include "results/json_kind.h"
 
 #include <QJsonArray>
 
@@ -41,14 +42,6 @@ QJsonObject toJson(const analysis::WhatIf& w) {
                            {"hook_work_unknown", s.hookWorkUnknown},
                            {"model_step_ms", s.modelStepMs}};
     };
-    QJsonArray scenarios;
-    for (const analysis::Scenario& s : w.scenarios) {
-        scenarios.append(scenarioJson(s));
-    }
-    QJsonArray bucketBytes;
-    for (const double b : w.recordedBucketBytes) {
-        bucketBytes.append(b);
-    }
     return QJsonObject{
         {"interval", analysis::kIntervalMeaning},
         {"recorded", QJsonObject{{"bucket_cap_mb", w.recordedCapMb},
@@ -67,7 +60,7 @@ QJsonObject toJson(const analysis::WhatIf& w) {
                                  {"replay_error", w.replayErrorFraction},
                                  {"step_spread", w.stepSpreadFraction},
                                  {"buckets", w.recordedBuckets},
-                                 {"bucket_bytes", bucketBytes},
+                                 {"bucket_bytes", results::jsonArray(w.recordedBucketBytes)},
                                  {"rule_reproduces_buckets", w.ruleReproducesLayout},
                                  {"rule_differs", w.ruleDiffers}}},
         {"cost", QJsonObject{{"alpha_us", w.cost.alphaUs},
@@ -84,7 +77,7 @@ QJsonObject toJson(const analysis::WhatIf& w) {
                              {"cores_share_low", w.coresShareLow},
                              {"cores_share_high", w.coresShareHigh},
                              {"algorithm", "ring all-reduce"}}},
-        {"scenarios", scenarios},
+        {"scenarios", results::jsonArray(w.scenarios, scenarioJson)},
         {"recommendation", QJsonObject{{"bucket_cap_mb", w.recommendation.capMb},
                                        {"hook", w.recommendation.hook},
                                        {"step_ms", w.recommendation.stepMs},

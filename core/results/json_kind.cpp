@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "json_kind.h"
 
+#include <QJsonDocument>
+
 namespace commprof::results {
 
 QString describeJson(const QJsonValue& v) {
@@ -21,6 +23,13 @@ QString describeJson(const QJsonValue& v) {
         break;
     }
     return "nothing";
+}
+
+QString compactJson(const QJsonValue& v) {
+    // A document holds only an array or an object: the value is written inside one, then unwrapped.
+    return QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact))
+        .mid(1)
+        .chopped(1);
 }
 
 } // namespace commprof::results

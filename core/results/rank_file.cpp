@@ -11,6 +11,7 @@
 #include <QSet>
 
 #include <cmath>
+#include <concepts>
 #include <type_traits>
 #include <variant>
 
@@ -118,29 +119,21 @@ private:
         return std::isfinite(d) && d >= double(f.min) && (f.max == kNoLimit || d <= double(f.max));
     }
 
-    template <typename R, typename T>
-    void readInteger(const QJsonObject& o, const Field<R>& f, const QString& at, T& out) {
+    // int and std::int64_t (bool, more specialised, has its own).
+    template <typename R, std::integral T>
+    void read(const QJsonObject& o, const Field<R>& f, const QString& at, T& out) {
         const QJsonValue v = o.value(f.key);
         if (present(v, f, at, v.isDouble() && wholeIn(v.toDouble(), f.min, f.max),
                     integerExpected(f, v))) {
             out = T(v.toDouble());
         }
     }
-
-    template <typename R>
-    void read(const QJsonObject& o, const Field<R>& f, const QString& at, int& out) {
-        readInteger(o, f, at, out);
-    }
-    template <typename R>
-    void read(const QJsonObject& o, const Field<R>& f, const QString& at, std::int64_t& out) {
-        readInteger(o, f, at, out);
-    }
     template <typename R>
     void read(const QJsonObject& o, const Field<R>& f, const QString& at,
               std::optional<std::int64_t>& out) {
         if (o.contains(f.key) || f.need == Need::Required) {
             std::int64_t value = 0;
-            readInteger(o, f, at, value);
+            read(o, f, at, value);
             if (ok() && o.value(f.key).isDouble() &&
                 wholeIn(o.value(f.key).toDouble(), f.min, f.max)) {
                 out = value;

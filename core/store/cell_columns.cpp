@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cell_columns.h"
 
-#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 
@@ -21,24 +20,13 @@ template <typename T> QVariant variantOf(const std::optional<T>& v) {
     return v ? QVariant::fromValue(*v) : QVariant();
 }
 
-// A stored value back into a member, as SQLite returns it (NULL as a null QVariant).
-void assign(QString& out, const QVariant& v) {
-    out = v.toString();
-}
-void assign(int& out, const QVariant& v) {
-    out = v.toInt();
-}
-void assign(double& out, const QVariant& v) {
-    out = v.toDouble();
-}
-void assign(bool& out, const QVariant& v) {
-    out = v.toBool();
+// A stored value back into a member, as SQLite returns it (NULL as a null QVariant): a text or
+// a number converted as QVariant converts it, a list or a map parsed from its JSON text.
+template <typename T> void assign(T& out, const QVariant& v) {
+    out = v.value<T>();
 }
 void assign(QStringList& out, const QVariant& v) {
-    out.clear();
-    for (const QJsonValue r : QJsonDocument::fromJson(v.toString().toUtf8()).array()) {
-        out << r.toString();
-    }
+    out = QJsonDocument::fromJson(v.toString().toUtf8()).toVariant().toStringList();
 }
 void assign(QVariantMap& out, const QVariant& v) {
     out = QJsonDocument::fromJson(v.toString().toUtf8()).object().toVariantMap();
@@ -347,26 +335,6 @@ std::vector<const CellColumn*> csvColumns() {
         }
     }
     return out;
-}
-
-QJsonValue jsonValue(const QVariant& v) {
-    if (!v.isValid()) {
-        return QJsonValue(QJsonValue::Null);
-    }
-    switch (v.typeId()) {
-    case QMetaType::Bool:
-        return v.toBool();
-    case QMetaType::Int:
-        return v.toInt();
-    case QMetaType::Double:
-        return v.toDouble();
-    case QMetaType::QStringList:
-        return QJsonArray::fromStringList(v.toStringList());
-    case QMetaType::QVariantMap:
-        return QJsonObject::fromVariantMap(v.toMap());
-    default:
-        return v.toString();
-    }
 }
 
 } // namespace commprof::store

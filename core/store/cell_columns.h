@@ -9,7 +9,6 @@
 #include "analysis/ddp_prediction.h"
 #include "store/cell_row.h"
 
-#include <QJsonValue>
 #include <QVariant>
 
 #include <vector>
@@ -53,9 +52,6 @@ const std::vector<CellColumn>& cellColumns();
 const CellColumn& cellColumn(const char* name);
 // The cells.csv columns by position.
 std::vector<const CellColumn*> csvColumns();
-
-// A column's value in `commprof cells --json`.
-QJsonValue jsonValue(const QVariant& value);
 
 // docs/formats.md's table of the columns, Markdown.
 QString cellColumnsMarkdown();

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cell_sql.h"
 
+#include "results/json_kind.h"
+
 #include <QJsonArray>
-#include <QJsonDocument>
 #include <QJsonObject>
 
 namespace commprof::store {
@@ -11,12 +12,10 @@ namespace {
 // SQLite has no list or map type: a list is stored as its JSON array, a map as its object.
 QVariant sqlValue(const QVariant& v) {
     if (v.typeId() == QMetaType::QStringList) {
-        return QString::fromUtf8(QJsonDocument(QJsonArray::fromStringList(v.toStringList()))
-                                     .toJson(QJsonDocument::Compact));
+        return results::compactJson(QJsonArray::fromStringList(v.toStringList()));
     }
     if (v.typeId() == QMetaType::QVariantMap) {
-        return QString::fromUtf8(
-            QJsonDocument(QJsonObject::fromVariantMap(v.toMap())).toJson(QJsonDocument::Compact));
+        return results::compactJson(QJsonObject::fromVariantMap(v.toMap()));
     }
     return v;
 }

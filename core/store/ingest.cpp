@@ -5,6 +5,7 @@
 #include "analysis/sweep_pairing.h"
 #include "matrix/knobs.h"
 #include "results/cell_files.h"
+#include "results/json_kind.h"
 #include "results/results_folder.h"
 #include "store/cell_fingerprint.h"
 #include "store/cell_sql.h"
@@ -13,8 +14,6 @@
 #include "store/sweep_rows.h"
 
 #include <QDir>
-#include <QJsonArray>
-#include <QJsonDocument>
 #include <QSet>
 
 #include <algorithm>
@@ -23,10 +22,6 @@
 
 namespace commprof::store {
 namespace {
-
-QVariant optInt(const std::optional<int>& v) {
-    return v ? QVariant(*v) : QVariant();
-}
 
 // Every table that holds rows of one cell, besides `cells` itself.
 constexpr const char* kPerCellTables[] = {
@@ -145,7 +140,9 @@ void insertRankFigures(Database& db, const QString& key, const analysis::CellMet
     }
     Statement spreadStmt = db.prepare("INSERT INTO step_spread VALUES (?,?,?,?)");
     for (const analysis::StepSpread& s : m.spread) {
-        spreadStmt.bindAll({key, s.step, s.skewMs, optInt(s.slowestRank)}).run();
+        spreadStmt
+            .bindAll({key, s.step, s.skewMs, s.slowestRank ? QVariant(*s.slowestRank) : QVariant()})
+            .run();
     }
 }
 
@@ -204,11 +201,10 @@ CellRow cellRowOf(const QString& key, const QString& runDir, const results::Cell
 
 // cell.json as parsed (results::CellRecord), which `recommend` groups the cells by.
 void insertCellRecord(Database& db, const QString& key, const results::CellRecord& c) {
-    const QString config =
-        QString::fromUtf8(QJsonDocument(c.config.all).toJson(QJsonDocument::Compact));
     db.prepare("INSERT INTO cell_records VALUES (?,?,?,?,?,?,?,?,?,?,?,?)")
         .bindAll({key, c.id, c.kind, c.status, c.model, c.layer, c.worldSize, c.config.bucketCapMb,
-                  c.config.firstBucketMb, c.config.hook, c.config.link, config})
+                  c.config.firstBucketMb, c.config.hook, c.config.link,
+                  results::compactJson(c.config.all)})
         .run();
 }
 
@@ -217,13 +213,8 @@ void insertParameters(Database& db, const QString& key, int rank,
                       const std::vector<results::ParameterRecord>& params) {
     Statement stmt = db.prepare("INSERT INTO parameters VALUES (?,?,?,?,?,?)");
     for (std::size_t i = 0; i < params.size(); ++i) {
-        QJsonArray shape;
-        for (const double d : params[i].shape) {
-            shape.append(d);
-        }
         stmt.bindAll({key, rank, qint64(i), QString::fromStdString(params[i].name),
-                      QString::fromUtf8(QJsonDocument(shape).toJson(QJsonDocument::Compact)),
-                      params[i].bytes})
+                      results::compactJson(results::jsonArray(params[i].shape)), params[i].bytes})
             .run();
     }
 }
@@ -237,23 +228,9 @@ struct Inserted {
 Inserted insertCell(Database& db, const QString& runDir, const results::CellFiles& f,
                     const QString& files, SweepsByShape& sweeps, int hostCpus) {
     const bool hasData = !f.records.isEmpty();
-    // Whether the cell is complete, judged once, here: results::judge's rule on its files
-    // (docs/formats.md), then what reading them further finds. A sweep whose ranks' files do not
-    // merge into one series per kind, or a trace that cannot be read, is missing data (not a
-    // reason to quote the hook's figure), and its cell is incomplete with that said.
-    QStringList problems;
-    const std::vector<analysis::SweepSeries> series =
-        f.isSweep() ? analysis::mergeSweep(f.sweeps, &problems)
-                    : std::vector<analysis::SweepSeries>{};
     const analysis::CellMetrics m = hasData ? analysis::analyzeCell(f) : analysis::CellMetrics{};
-    if (!m.traceError.isEmpty()) {
-        problems << "trace unreadable: " + m.traceError;
-    }
-    results::Completeness c = results::judge(f);
-    c.reasons << problems;
-    if (!problems.isEmpty() && c.status == "complete") {
-        c.status = "incomplete";
-    }
+    std::vector<analysis::SweepSeries> series;
+    const results::Completeness c = analysis::judgeRead(f, m.traceError, &series);
     const QString key = QDir(f.dir).canonicalPath();
     const QJsonObject& cell = f.cell;
     CellSource source;
@@ -405,8 +382,7 @@ private:
     bool storeRun(const QString& resultsDir) {
         const QJsonObject run = results::readRecord(QDir(resultsDir).filePath("run.json"));
         hostCpus_ = run["cpu_cores"].toInt();
-        const QString runJson =
-            QString::fromUtf8(QJsonDocument(run).toJson(QJsonDocument::Compact));
+        const QString runJson = results::compactJson(run);
         Statement was = db_.prepare("SELECT run_json FROM runs WHERE dir = ?");
         was.bind(runDir_);
         if (!was.step() || was.column(0).toString() != runJson) {

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "overlap_tax.h"
 
+#include "results/json_kind.h"
 #include "spec/comm_hooks.h"
 
 #include <QHash>
-#include <QJsonDocument>
 #include <QJsonObject>
 
 namespace commprof::store {
@@ -22,8 +22,7 @@ QString twinKey(const CellRow& c) {
     QVariantMap axes = c.axes;
     axes.remove(kHook);
     axes.insert("run_dir", c.runDir);
-    return QString::fromUtf8(
-        QJsonDocument(QJsonObject::fromVariantMap(axes)).toJson(QJsonDocument::Compact));
+    return results::compactJson(QJsonObject::fromVariantMap(axes));
 }
 
 bool usable(const CellRow& c) {

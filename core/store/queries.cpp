@@ -78,7 +78,7 @@ QJsonObject toJson(const CellRow& c) {
     QJsonObject out;
     for (const CellColumn& column : cellColumns()) {
         if (column.json()) {
-            out.insert(column.json(), jsonValue(column.get(c, {})));
+            out.insert(column.json(), QJsonValue::fromVariant(column.get(c, {})));
         }
     }
     // Each axis also under its matrix key's name (docs/cli.md), beside the columns of the same.

@@ -39,7 +39,6 @@ public:
     // Replaces this database's content with `from`'s (SQLite's online backup).
     void copyFrom(Database& from);
     const QString& path() const { return path_; }
-    sqlite3* handle() const { return db_; }
 
 private:
     QString path_;
@@ -72,9 +71,6 @@ private:
 inline QVariant nullable(const std::optional<double>& v) {
     return v ? QVariant(*v) : QVariant();
 }
-inline std::optional<double> optionalDouble(const QVariant& v) {
-    return v.isNull() ? std::nullopt : std::optional<double>(v.toDouble());
-}
 
 // Columns first, first + 1, ... of the statement's row into `out...`, each read as its type
 // (an optional double reads NULL as absent).
@@ -82,7 +78,7 @@ template <typename T> void columnInto(const QVariant& v, T& out) {
     out = v.value<T>();
 }
 inline void columnInto(const QVariant& v, std::optional<double>& out) {
-    out = optionalDouble(v);
+    out = v.isNull() ? std::nullopt : std::optional<double>(v.toDouble());
 }
 template <typename... T> void readColumns(const Statement& s, int first, T&... out) {
     (columnInto(s.column(first++), out), ...);

@@ -32,8 +32,7 @@ std::vector<StoredSweep> sweeps(Database& db, const QString& cellKey) {
     QString layer;
     int world = 0;
     if (cell.step()) {
-        layer = cell.column(0).toString();
-        world = cell.column(1).toInt();
+        readColumns(cell, 0, layer, world);
     }
     Statement fits = db.prepare(
         "SELECT kind, unsupported, refused, reason, method, alpha_us, beta_us_per_byte, r2, "
@@ -105,8 +104,7 @@ std::optional<StoredPrediction> prediction(Database& db, const QString& cellKey)
         return std::nullopt;
     }
     StoredPrediction p;
-    p.sweepCell = s.column(0).toString();
-    p.note = s.column(1).toString();
+    readColumns(s, 0, p.sweepCell, p.note);
     if (s.column(3).isNull()) {
         return p;
     }
