@@ -25,11 +25,8 @@
 #include <unistd.h>
 
 namespace commprof::runner {
-namespace {
 
 constexpr int kCannotRunExit = spec::exit_code::kCannotRun;
-
-} // namespace
 
 RankPool::RankPool(QObject* parent) : QObject(parent) {
     qRegisterMetaType<commprof::runner::PoolOutcome>();
