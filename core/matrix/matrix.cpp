@@ -433,8 +433,7 @@ ModelSpec readModel(const Ctx& c, const YAML::Node& n) {
             c.fail(n, "models", "each model needs a name");
         }
         s.torchscript = readTorchScript(c, n);
-        s.family = QString::fromUtf8(spec::kTorchScriptFamily.data(),
-                                     int(spec::kTorchScriptFamily.size()));
+        s.family = qName(spec::kTorchScriptFamily);
         s.params = s.torchscript->paramsTotal;
     } else {
         checkKeys(c, n, QStringList{"name", "kind", "family", "params"} + knobKeys(), "a model");

@@ -4,8 +4,8 @@
 #include "files/safe_file.h"
 #include "matrix/input_bounds.h"
 #include "matrix/matrix.h"
+#include "matrix/spec_names.h"
 #include "matrix/yaml_fields.h"
-#include "spec/model_families.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -177,8 +177,7 @@ void readDescription(TorchScriptModel& m) {
         if (p.toObject().value("sparse_gradient").toBool()) {
             fail(file, QString("parameter '%1' %2")
                            .arg(p.toObject().value("name").toString(),
-                                QString::fromUtf8(spec::kSparseGradientReason.data(),
-                                                  int(spec::kSparseGradientReason.size()))));
+                                qName(spec::kSparseGradientReason)));
         }
         const QJsonArray shape = p.toObject().value("shape").toArray();
         const double n =
