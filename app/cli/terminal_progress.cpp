@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <numeric>
 
 namespace commprof::cli {
 namespace {
@@ -117,10 +118,7 @@ double RunProgressView::fractionDone() const {
     for (auto it = running_.begin(); it != running_.end(); ++it) {
         const CellPlan* p = planOf(it.key());
         const int ranks = std::max<int>(1, p ? p->worldSize : int(it->itersByRank.size()));
-        int iters = 0;
-        for (int v : it->itersByRank) {
-            iters += v;
-        }
+        const int iters = std::accumulate(it->itersByRank.begin(), it->itersByRank.end(), 0);
         ended += std::clamp(double(iters) / (double(it->of) * ranks), 0.0, 1.0);
     }
     return std::clamp(ended / double(cells_.size()), 0.0, 1.0);
