@@ -56,8 +56,7 @@ RunProgressView::RunProgressView(std::FILE* out, bool live, std::vector<CellPlan
 }
 
 const RunProgressView::CellPlan* RunProgressView::planOf(const QString& id) const {
-    const auto it =
-        std::find_if(cells_.begin(), cells_.end(), [&](const CellPlan& c) { return c.id == id; });
+    const auto it = std::ranges::find(cells_, id, &CellPlan::id);
     return it == cells_.end() ? nullptr : &*it;
 }
 
