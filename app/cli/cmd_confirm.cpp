@@ -38,11 +38,8 @@ struct RunOutcome {
 
 RunOutcome runOnce(const QStringList& command, int nproc, const QString& dir, int skip,
                    const std::optional<analysis::Setting>& candidate, bool json) {
-    RunOutcome out;
     if (const QString err = prepareFreshFolder(dir); !err.isEmpty()) {
-        out.exitCode = NotFine;
-        out.error = err;
-        return out;
+        return {std::nullopt, NotFine, err};
     }
     CaptureRun run;
     run.command = command;
@@ -57,17 +54,13 @@ RunOutcome runOnce(const QStringList& command, int nproc, const QString& dir, in
     }
     const CaptureRunResult ran = runWithCapture(run);
     if (!ran.failure.isEmpty()) {
-        out.exitCode = NotFine;
-        out.error = ran.failure;
-        return out;
+        return {std::nullopt, NotFine, ran.failure};
     }
     const std::vector<RankCapture> captures = readCaptures(dir);
     QString why;
     const QString verdict = verdictOf(captures, &why);
     if (verdict != "timed") {
-        out.exitCode = exitCodeOf(verdict);
-        out.error = verdict + ": " + why;
-        return out;
+        return {std::nullopt, exitCodeOf(verdict), verdict + ": " + why};
     }
     std::vector<std::vector<double>> steps;
     for (const RankCapture& c : captures) {
@@ -75,6 +68,7 @@ RunOutcome runOnce(const QStringList& command, int nproc, const QString& dir, in
             steps.push_back(c.stepMs);
         }
     }
+    RunOutcome out;
     out.stepMs = analysis::steadyStepMs(steps, skip);
     if (!out.stepMs) {
         out.exitCode = 6;

@@ -4,12 +4,10 @@
 
 #include "cli_common.h"
 
-#include "runner/rank_program.h"
-
 #include "determinism/divergence.h"
-#include "runner/rank_pool.h"
-
 #include "files/safe_file.h"
+#include "runner/rank_pool.h"
+#include "runner/rank_program.h"
 
 #include <QDir>
 #include <QFileInfo>

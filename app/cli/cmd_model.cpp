@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdio>
 #include <optional>
+#include <tuple>
 
 #include <unistd.h>
 
@@ -105,14 +106,12 @@ int modelDescribeCommand(const Args& args) {
             bad = bad ? bad : count("--input-shape", d, 1, matrix::kMaxCount);
         }
     }
-    if (args.has("--classes")) {
-        bad = bad ? bad : count("--classes", args.value("--classes"), 1, matrix::kMaxCount);
-    }
-    if (args.has("--tokens")) {
-        bad = bad ? bad : count("--tokens", args.value("--tokens"), 1, matrix::kMaxCount);
-    }
-    if (args.has("--vocab")) {
-        bad = bad ? bad : count("--vocab", args.value("--vocab"), 2, matrix::kMaxVocab);
+    for (const auto& [flag, min, max] : {std::tuple{"--classes", 1, matrix::kMaxCount},
+                                         std::tuple{"--tokens", 1, matrix::kMaxCount},
+                                         std::tuple{"--vocab", 2, matrix::kMaxVocab}}) {
+        if (args.has(flag)) {
+            bad = bad ? bad : count(flag, args.value(flag), min, max);
+        }
     }
     if (bad) {
         return args.usageError(*bad);

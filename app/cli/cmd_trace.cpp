@@ -39,6 +39,15 @@ QString columns(const std::vector<int>& widths, const QStringList& cells) {
     return padded.join(' ') + '\n';
 }
 
+// "warning: PREFIXw" per warning, a line each.
+QString warningLines(const std::vector<std::string>& warnings, const QString& prefix = {}) {
+    QString out;
+    for (const auto& w : warnings) {
+        out += QString("warning: %1%2\n").arg(prefix, QString::fromStdString(w));
+    }
+    return out;
+}
+
 QString formatSummary(const trace::TraceSummary& s) {
     QString out = QString("regime: %1, %2 step(s)%3\n")
                       .arg(trace::toString(s.regime))
@@ -59,10 +68,7 @@ QString formatSummary(const trace::TraceSummary& s) {
     if (s.windowFigures) {
         row("window", *s.windowFigures);
     }
-    for (const auto& w : s.warnings) {
-        out += QString("warning: %1\n").arg(QString::fromStdString(w));
-    }
-    return out;
+    return out + warningLines(s.warnings);
 }
 
 // One row per step for a spreadsheet; a job adds a row per rank and step. Totals are left to
@@ -104,10 +110,7 @@ QString formatHta(const trace::HtaFigures& h) {
         text += QString("  %1: %2\n")
                     .arg(key, v.isNull() ? "null" : QString::number(v.toDouble(), 'f', 2));
     }
-    for (const auto& w : h.warnings) {
-        text += QString("warning: HTA: %1\n").arg(QString::fromStdString(w));
-    }
-    return text;
+    return text + warningLines(h.warnings, "HTA: ");
 }
 
 QString formatKinds(const std::vector<trace::KindSummary>& kinds) {
@@ -127,16 +130,13 @@ QString formatKinds(const std::vector<trace::KindSummary>& kinds) {
 
 // One trace's summarize document: trace-semantics figures, collectives by kind, and with
 // --hta HTA's five figures at the top level (their warnings join the others).
-QJsonObject singleDocument(const std::string& source, const trace::DistributedInfo& distributed,
-                           std::size_t collectives, const std::vector<trace::KindSummary>& byKind,
-                           const trace::TraceSummary& s,
-                           const std::optional<trace::HtaFigures>& hta) {
-    QJsonObject doc = trace::toJson(s);
-    doc.insert("source", QString::fromStdString(source));
-    doc.insert("distributed", trace::toJson(distributed));
+QJsonObject singleDocument(const trace::RankReduction& r) {
+    QJsonObject doc = trace::toJson(r.summary);
+    doc.insert("source", QString::fromStdString(r.source));
+    doc.insert("distributed", trace::toJson(r.distributed));
     doc.insert("collectives",
-               QJsonObject{{"count", qint64(collectives)}, {"by_kind", trace::toJson(byKind)}});
-    if (hta) {
+               QJsonObject{{"count", qint64(r.collectives)}, {"by_kind", trace::toJson(r.byKind)}});
+    if (const auto& hta = r.hta) {
         const QJsonObject h = trace::toJson(*hta);
         for (auto it = h.begin(); it != h.end(); ++it) {
             doc.insert(it.key(), it.value());
@@ -158,16 +158,11 @@ int printOne(const TraceArgs& a, const trace::RankReduction& r) {
         return Ok;
     }
     if (a.format == Format::Json) {
-        printJson(
-            singleDocument(r.source, r.distributed, r.collectives, r.byKind, r.summary, r.hta));
+        printJson(singleDocument(r));
         return Ok;
     }
-    QString text = formatSummary(r.summary);
-    text += formatKinds(r.byKind);
-    if (r.hta) {
-        text += formatHta(*r.hta);
-    }
-    printText(text);
+    printText(formatSummary(r.summary) + formatKinds(r.byKind) +
+              (r.hta ? formatHta(*r.hta) : QString()));
     return Ok;
 }
 
@@ -220,10 +215,7 @@ QString formatJob(const std::vector<int>& ranks,
                    .arg(figure(v.waitUs))
                    .arg(v.instances);
     }
-    for (const auto& w : job.warnings) {
-        out += QString("warning: %1\n").arg(QString::fromStdString(w));
-    }
-    return out;
+    return out + warningLines(job.warnings);
 }
 
 void writeOut(const QByteArray& bytes) {
@@ -328,24 +320,22 @@ std::vector<int> numberRanks(const std::vector<const trace::RankReduction*>& tra
     for (std::size_t i = 0; i < traces.size(); ++i) {
         int r = traces[i]->rank.value_or(int(i));
         const auto& world = traces[i]->distributed.worldSize;
-        if (r < 0 || (world && r >= *world)) {
-            notes.push_back(traces[i]->source + ": rank " + std::to_string(r) +
-                            (world ? " is outside its world size " + std::to_string(*world)
-                                   : std::string(" is negative")) +
+        const auto byPosition = [&](const std::string& why) {
+            notes.push_back(traces[i]->source + ": rank " + std::to_string(r) + why +
                             "; numbered by position instead");
             r = int(i);
             while (seen.count(r)) {
                 r += int(traces.size());
             }
+        };
+        if (r < 0 || (world && r >= *world)) {
+            byPosition(world ? " is outside its world size " + std::to_string(*world)
+                             : std::string(" is negative"));
         }
-        if (!seen.insert(r).second) {
-            notes.push_back(traces[i]->source + ": rank " + std::to_string(r) +
-                            " appears twice; numbered by position instead");
-            r = int(i);
-            while (!seen.insert(r).second) {
-                r += int(traces.size());
-            }
+        if (seen.count(r)) {
+            byPosition(" appears twice");
         }
+        seen.insert(r);
         ranks.push_back(r);
     }
     return ranks;
@@ -365,9 +355,7 @@ int printJob(const TraceArgs& a, const std::vector<const trace::RankReduction*>&
     if (a.format == Format::Json) {
         QJsonArray rankDocs;
         for (std::size_t i = 0; i < traces.size(); ++i) {
-            const trace::RankReduction& t = *traces[i];
-            QJsonObject doc =
-                singleDocument(t.source, t.distributed, t.collectives, t.byKind, t.summary, t.hta);
+            QJsonObject doc = singleDocument(*traces[i]);
             doc.insert("rank", ranks[i]);
             rankDocs.append(doc);
         }
@@ -406,15 +394,11 @@ int collectives(const TraceArgs& a) {
         for (const auto& r : t.collectives) {
             records.append(trace::toJson(r));
         }
-        QJsonArray warnings;
-        for (const auto& w : t.warnings) {
-            warnings.append(QString::fromStdString(w));
-        }
         printJson(QJsonObject{{"source", QString::fromStdString(t.source)},
                               {"distributed", trace::toJson(t.distributed)},
                               {"collectives", records},
                               {"summary", trace::toJson(kinds)},
-                              {"warnings", warnings}});
+                              {"warnings", trace::toJson(t.warnings)}});
         return Ok;
     }
     const std::vector<int> widths{-16, 20, 12, 14, 11, 11};
@@ -428,11 +412,7 @@ int collectives(const TraceArgs& a) {
                                  figure(r.durationUs), orNull(r.bytes, 0), orNull(r.algbwGBps, 3),
                                  r.busbwGBps ? orNull(r.busbwGBps, 3) : "n/a"});
     }
-    text += formatKinds(kinds);
-    for (const auto& w : t.warnings) {
-        text += QString("warning: %1\n").arg(QString::fromStdString(w));
-    }
-    printText(text);
+    printText(text + formatKinds(kinds) + warningLines(t.warnings));
     return Ok;
 }
 

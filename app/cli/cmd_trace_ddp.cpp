@@ -27,11 +27,6 @@
 namespace commprof::cli {
 namespace {
 
-// Every trace's DDP steps, checked to be ranks of one job. Throws TraceError naming the file.
-analysis::DdpJob readJob(const TraceArgs& a, const Args& args) {
-    return inputs::readDdpJob(a.paths, a.read, args.value("--params"));
-}
-
 // FLAG's value when given, checked against the one sanity rule for sizes and rates
 // (spec/sane_values.h): a denormal factor or a 1e308 MiB cap is refused here, naming the flag,
 // before it turns a step into inf.
@@ -153,7 +148,7 @@ void printJob(const analysis::DdpJob& job, Format format, const QJsonObject& jso
 
 int traceDdpCommand(const Args& args) {
     return guarded(args, [&](const TraceArgs& a) {
-        const analysis::DdpJob job = readJob(a, args);
+        const analysis::DdpJob job = inputs::readDdpJob(a.paths, a.read, args.value("--params"));
         const analysis::DdpStepGraph g = job.graph();
         printJob(job, a.format, a.format == Format::Json ? report::toJson(g) : QJsonObject(),
                  a.format == Format::Json ? QString() : report::describe(g));
@@ -171,7 +166,7 @@ int traceWhatIfCommand(const Args& args) {
                                      analysis::localBaselineWhy(*options.cell))
                                         .toStdString());
         }
-        const analysis::DdpJob job = readJob(a, args);
+        const analysis::DdpJob job = inputs::readDdpJob(a.paths, a.read, args.value("--params"));
         const analysis::DdpStepGraph g = job.graph();
         QString why;
         const std::optional<analysis::WhatIf> w =

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <numeric>
 
 namespace commprof::cli {
 namespace {
@@ -55,8 +56,7 @@ RunProgressView::RunProgressView(std::FILE* out, bool live, std::vector<CellPlan
 }
 
 const RunProgressView::CellPlan* RunProgressView::planOf(const QString& id) const {
-    const auto it =
-        std::find_if(cells_.begin(), cells_.end(), [&](const CellPlan& c) { return c.id == id; });
+    const auto it = std::ranges::find(cells_, id, &CellPlan::id);
     return it == cells_.end() ? nullptr : &*it;
 }
 
@@ -117,10 +117,7 @@ double RunProgressView::fractionDone() const {
     for (auto it = running_.begin(); it != running_.end(); ++it) {
         const CellPlan* p = planOf(it.key());
         const int ranks = std::max<int>(1, p ? p->worldSize : int(it->itersByRank.size()));
-        int iters = 0;
-        for (int v : it->itersByRank) {
-            iters += v;
-        }
+        const int iters = std::accumulate(it->itersByRank.begin(), it->itersByRank.end(), 0);
         ended += std::clamp(double(iters) / (double(it->of) * ranks), 0.0, 1.0);
     }
     return std::clamp(ended / double(cells_.size()), 0.0, 1.0);

@@ -32,7 +32,13 @@ std::vector<std::string> paragraphs(const std::string& text) {
     return out;
 }
 
-std::string join(const std::vector<std::string>& v, const std::string& sep);
+std::string join(const std::vector<std::string>& v, const std::string& sep) {
+    std::string out;
+    for (const std::string& s : v) {
+        out += (out.empty() ? "" : sep) + s;
+    }
+    return out;
+}
 
 // "--format table|json|csv": fixed values read better than their placeholder.
 std::string valueText(const Option& o) {
@@ -52,10 +58,6 @@ std::string optionList(const std::vector<Option>& options) {
             "  " + head + std::string(head.size() < 26 ? 26 - head.size() : 1, ' ') + o.help + "\n";
     }
     return out;
-}
-
-std::string optionSynopsis(const Option& o) {
-    return "[" + optionHead(o) + "]";
 }
 
 // Roff treats a backslash as an escape and a leading dot or quote as a request; a hyphen is
@@ -143,14 +145,6 @@ std::vector<std::pair<std::string, std::vector<std::string>>> verbGroups(const P
         if (!verbs.empty()) {
             out.emplace_back(first, verbs);
         }
-    }
-    return out;
-}
-
-std::string join(const std::vector<std::string>& v, const std::string& sep) {
-    std::string out;
-    for (const std::string& s : v) {
-        out += (out.empty() ? "" : sep) + s;
     }
     return out;
 }
@@ -299,7 +293,7 @@ std::string usageLine(const Program& program, const Command* command) {
     for (const bool needed : {true, false}) {
         for (const Option& o : opts) {
             if (o.required == needed) {
-                out += " " + (needed ? optionHead(o) : optionSynopsis(o));
+                out += " " + (needed ? optionHead(o) : "[" + optionHead(o) + "]");
             }
         }
     }

@@ -161,14 +161,12 @@ bool ChromeTrace::write(const std::string& path, int rank, int worldSize,
         j.field("pid", pid);
         j.field("tid", std::int64_t(s.tid));
         if (s.iteration >= 0) {
-            j.key("args");
-            j.beginObject();
+            j.beginObject("args");
             j.field("iteration", s.iteration);
             j.endObject();
         } else if (!s.comm.collective.empty()) {
             // Kineto's names and types (docs/trace-semantics.md, "Collectives and bandwidth").
-            j.key("args");
-            j.beginObject();
+            j.beginObject("args");
             j.field("Collective name", s.comm.collective);
             if (s.comm.nelems >= 0) {
                 j.field("In msg nelems", s.comm.nelems);

@@ -153,8 +153,7 @@ std::string runSweep(const RankOptions& o) {
     JsonWriter j;
     j.beginObject();
     writeFields(j, results::sweepHeaderFields(), headerOf(o, device));
-    j.key(k::kKinds);
-    j.beginArray();
+    j.beginArray(k::kKinds);
     for (const results::SweepKindRecord& kind : kinds) {
         j.beginObject();
         writeFields(j, results::sweepKindFields(), kind);

@@ -34,8 +34,7 @@ template <typename T> void put(JsonWriter& j, const char* key, Need need, const 
     if (need == Need::Optional && v.empty()) {
         return;
     }
-    j.key(key);
-    j.beginArray();
+    j.beginArray(key);
     for (const T& e : v) {
         j.value(e);
     }
@@ -60,8 +59,7 @@ void writeFields(JsonWriter& j, const std::vector<results::Field<R>>& table, con
 template <typename R>
 void writeRecords(JsonWriter& j, const char* key, const std::vector<results::Field<R>>& table,
                   const std::vector<R>& records) {
-    j.key(key);
-    j.beginArray();
+    j.beginArray(key);
     for (const R& r : records) {
         j.beginObject();
         writeFields(j, table, r);

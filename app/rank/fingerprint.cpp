@@ -114,18 +114,16 @@ struct FingerprintCallbacks {
                                                                   : nullptr;
         }
         auto ctx = std::make_unique<OpContext>();
-        bool inflight = false;
         for (const c10::IValue& v : fn.inputs()) {
             if (v.isTensor()) {
                 const at::Tensor& t = v.toTensor();
                 if (t.defined() && fp.inflight(t.storage().data())) {
-                    inflight = true;
+                    ctx->inflight = true;
                 }
                 ctx->inputs.push_back(t);
                 ctx->inputDigests.push_back(fp.tensorsJson({t}));
             }
         }
-        ctx->inflight = inflight;
         return ctx;
     }
 

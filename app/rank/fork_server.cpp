@@ -224,10 +224,7 @@ private:
                 continue;
             }
             if (it->conn >= 0) {
-                fork::Reply ended;
-                ended.kind = fork::Reply::Ended;
-                ended.value = status;
-                fork::sendReply(it->conn, ended);
+                fork::sendReply(it->conn, {fork::Reply::Ended, status, {}});
                 ::close(it->conn);
             }
             children_.erase(it);
@@ -361,10 +358,7 @@ int runForkServer(const std::string& socketPath, RankMain rankMain) {
     }
     std::printf("%s\n", contract::kReady);
     std::fflush(stdout);
-    {
-        Server server(listener, signals, rankMain);
-        server.serve();
-    }
+    Server(listener, signals, rankMain).serve(); // its ranks end with it, before the unlink
     ::unlink(socketPath.c_str());
     return 0;
 }

@@ -24,8 +24,16 @@ inline std::string formatMicros(std::int64_t ns) {
 class JsonWriter {
 public:
     void beginObject() { open('{'); }
+    void beginObject(const std::string& k) {
+        key(k);
+        open('{');
+    }
     void endObject() { close('}'); }
     void beginArray() { open('['); }
+    void beginArray(const std::string& k) {
+        key(k);
+        open('[');
+    }
     void endArray() { close(']'); }
     void key(const std::string& k) {
         comma();

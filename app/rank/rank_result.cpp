@@ -195,12 +195,10 @@ void writeModelAndConfig(JsonWriter& j, const results::RankHeader& h) {
     namespace k = results::rank_keys;
     const auto& table = results::rankHeaderFields();
     const auto object = [&](const char* key, const char* nested, bool withNested) {
-        j.key(key);
-        j.beginObject();
+        j.beginObject(key);
         writeFields(j, table, h, key);
         if (withNested) {
-            j.key(nested);
-            j.beginObject();
+            j.beginObject(nested);
             writeFields(j, table, h, std::string(key) + "." + nested);
             j.endObject();
         }
@@ -220,8 +218,7 @@ void writeLayout(JsonWriter& j, const RankResult& r) {
     writeRecords(j, k::kParameters, results::parameterFields(), params);
     for (const auto& [key, buckets] : {std::pair{k::kInitialBuckets, &r.initialBuckets},
                                        std::pair{k::kFinalBuckets, &r.finalBuckets}}) {
-        j.key(key);
-        j.beginArray();
+        j.beginArray(key);
         for (const auto& b : *buckets) {
             j.intArray(b);
         }
@@ -252,8 +249,7 @@ std::string rankResultJson(const RankResult& r) {
     }
     writeRecords(j, k::kBuckets, results::bucketFields(), buckets);
     const results::DdpLoggingRecord log = ddpLoggingOf(r.ddpLogging, r.options.recordFromIteration);
-    j.key(k::kDdpLogging);
-    j.beginObject();
+    j.beginObject(k::kDdpLogging);
     writeFields(j, results::ddpLoggingFields(), log);
     writeRecords(j, k::kSamples, results::ddpSampleFields(), log.samples);
     j.endObject();
@@ -267,8 +263,7 @@ std::string versionJson() {
     j.field("torch_version", std::string(TORCH_VERSION));
     j.field("cuda", torch::cuda::is_available());
     j.field("cuda_build", kHasCudaBuild);
-    j.key("cuda_archs");
-    j.beginArray();
+    j.beginArray("cuda_archs");
 #ifdef TORCH_CUDA_ARCH_LIST_STR
     j.value(TORCH_CUDA_ARCH_LIST_STR);
 #endif
@@ -277,16 +272,13 @@ std::string versionJson() {
     j.field("nccl", kHasNccl);
     j.field("nccl_version", ncclVersionString());
     j.field("kineto", libtorchHasKineto());
-    j.key("comm_hooks");
-    j.beginArray();
+    j.beginArray("comm_hooks");
     for (const auto& name : hookNames()) {
         j.value(name);
     }
     j.endArray();
-    j.key("comm_hooks_refused");
-    j.beginObject();
-    j.key("gloo_cpu");
-    j.beginObject();
+    j.beginObject("comm_hooks_refused");
+    j.beginObject("gloo_cpu");
     for (const auto& [hook, reason] : glooCpuRefusals()) {
         j.field(hook, reason);
     }

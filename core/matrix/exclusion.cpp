@@ -60,9 +60,7 @@ ModelExclusions::ModelExclusions(const std::vector<ExcludeRule>& rules, const Mo
         sizes_.push_back(a.values.size());
     }
     const auto axisOf = [&axes](const QString& key) {
-        return std::size_t(std::find_if(axes.begin(), axes.end(),
-                                         [&](const Axis& a) { return a.key == key; }) -
-                           axes.begin());
+        return std::size_t(std::ranges::find(axes, key, &Axis::key) - axes.begin());
     };
     const std::size_t layerAxis = axisOf("layer");
     // A setting that is no axis of the model takes the value of each layer's run settings.
@@ -88,8 +86,7 @@ ModelExclusions::ModelExclusions(const std::vector<ExcludeRule>& rules, const Mo
             }
             if (const std::size_t k = axisOf(key); k < axes.size()) {
                 const auto& values = axes[k].values;
-                const auto i = std::find_if(values.begin(), values.end(),
-                                            [&](const AxisValue& v) { return v.text == value; });
+                const auto i = std::ranges::find(values, value, &AxisValue::text);
                 possible = possible && i != values.end() &&
                            narrow(b.at[k], {std::size_t(i - values.begin())});
                 continue;
@@ -158,8 +155,9 @@ qint64 ModelExclusions::count(std::size_t d, const Live& live, qint64 cap) const
     return total;
 }
 
-bool ModelExclusions::walk(std::size_t d, const Live& live, std::vector<std::size_t>& at,
-                           const std::function<bool(const std::vector<std::size_t>&)>& visit) const {
+bool ModelExclusions::walk(
+    std::size_t d, const Live& live, std::vector<std::size_t>& at,
+    const std::function<bool(const std::vector<std::size_t>&)>& visit) const {
     if (d == sizes_.size()) {
         return visit(at);
     }

@@ -138,8 +138,7 @@ void checkLinkOf(const Matrix& m, const MachineLimits& limits, const Cell& cell,
     // only defaults it never gets here: the default is loopback).
     std::pair<int, int> at{1, 1};
     for (std::size_t i = 0; i < m.writtenLinks.values.size(); ++i) {
-        QString why;
-        const auto written = linkBitsPerSecond(m.writtenLinks.values[i], &why);
+        const auto written = linkBitsPerSecond(m.writtenLinks.values[i]);
         if (written && written == linkBitsPerSecond(link)) {
             at = m.writtenLinks.marks[i];
             break;

@@ -410,6 +410,13 @@ void requireTaken(const Ctx& c, const YAML::Node& n, const QString& key, const Q
 
 ModelSpec readModel(const Ctx& c, const YAML::Node& n) {
     ModelSpec s;
+    const auto readKnobs = [&] {
+        for (const Knob& k : knobs()) {
+            if (const YAML::Node v = n[k.key.toStdString()]) {
+                s.knobs.push_back(readKnob(c, k, v, true, "a model"));
+            }
+        }
+    };
     readIfGiven(c, n, "kind", s.kind, oneOf, QStringList{"ddp", "sweep"});
     if (s.isSweep()) {
         checkKeys(c, n, {"name", "kind", "collectives", "max_bytes", "iterations", "warmup"},
@@ -424,25 +431,16 @@ ModelSpec readModel(const Ctx& c, const YAML::Node& n) {
                               "find_unused_parameters"} +
                       knobKeys(),
                   "a torchscript model");
-        for (const Knob& k : knobs()) {
-            if (const YAML::Node v = n[k.key.toStdString()]) {
-                s.knobs.push_back(readKnob(c, k, v, true, "a model"));
-            }
-        }
+        readKnobs();
         if (!n["name"]) {
             c.fail(n, "models", "each model needs a name");
         }
         s.torchscript = readTorchScript(c, n);
-        s.family = QString::fromUtf8(spec::kTorchScriptFamily.data(),
-                                     int(spec::kTorchScriptFamily.size()));
+        s.family = qName(spec::kTorchScriptFamily);
         s.params = s.torchscript->paramsTotal;
     } else {
         checkKeys(c, n, QStringList{"name", "kind", "family", "params"} + knobKeys(), "a model");
-        for (const Knob& k : knobs()) {
-            if (const YAML::Node v = n[k.key.toStdString()]) {
-                s.knobs.push_back(readKnob(c, k, v, true, "a model"));
-            }
-        }
+        readKnobs();
         if (!n["name"] || !n["params"]) {
             c.fail(n, "models", "each model needs name and params");
         }

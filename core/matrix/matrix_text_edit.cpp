@@ -74,10 +74,15 @@ std::optional<std::pair<int, int>> blockOf(const TopLevel& t, const QString& key
     return std::nullopt;
 }
 
-// A new last line: after a newline, which the text may lack.
+// `lines` inserted at `at`: after a newline, which the text there may lack.
+TextEdit insertAt(const QString& text, int at, const QString& lines) {
+    const bool needsBreak = at > 0 && text[at - 1] != u'\n';
+    return {at, 0, (needsBreak ? "\n" : "") + lines};
+}
+
+// A new last line.
 TextEdit appendLine(const QString& text, const QString& line) {
-    const bool needsBreak = !text.isEmpty() && !text.endsWith(u'\n');
-    return {int(text.size()), 0, (needsBreak ? "\n" : "") + line + "\n"};
+    return insertAt(text, int(text.size()), line + "\n");
 }
 
 TextEdit replaceBlock(const QString& text, std::pair<int, int> block, const QString& line) {
@@ -204,10 +209,8 @@ TextEdit budgetEdit(const QString& yaml, const QString& file, const BudgetSpec& 
     const QString line = QString("budget: {host_gib: %1, device_gib: %2, reserve_gib: %3}")
                              .arg(gib(budget.hostGib), gib(budget.deviceGib),
                                   QString::number(budget.reserveGib, 'g', 6));
-    if (const auto block = blockOf(t, "budget")) {
-        return replaceBlock(yaml, *block, line);
-    }
-    return appendLine(yaml, line);
+    const auto block = blockOf(t, "budget");
+    return block ? replaceBlock(yaml, *block, line) : appendLine(yaml, line);
 }
 
 TextEdit appendModelEdit(const QString& yaml, const QString& file, const QString& entry) {
@@ -230,16 +233,13 @@ TextEdit appendModelEdit(const QString& yaml, const QString& file, const QString
     if (models.Style() == YAML::EmitterStyle::Flow) {
         // From the start of its line: yaml-cpp counts columns in bytes, the text in characters.
         const int open = int(yaml.indexOf(u'[', t.starts[std::size_t(keyLine)]));
-        const auto [close, after] = flowSequenceEnd(yaml, open, file, keyLine);
-        (void)close;
+        const int after = flowSequenceEnd(yaml, open, file, keyLine).second;
         return {after, 0, models.size() == 0 ? entry : ", " + entry};
     }
     // A block list: a new item after the last, indented as the first.
     const QString first = lineText(yaml, t.starts, std::size_t(models[0].Mark().line));
     const QString indent = first.left(std::max(0, int(first.indexOf(u'-'))));
-    const QString item = indent + "- " + entry + "\n";
-    const bool needsBreak = block->second > 0 && yaml[block->second - 1] != u'\n';
-    return {block->second, 0, (needsBreak ? "\n" : "") + item};
+    return insertAt(yaml, block->second, indent + "- " + entry + "\n");
 }
 
 TextEdit defaultsValueEdit(const QString& yaml, const QString& file, const QString& key,
@@ -268,9 +268,7 @@ TextEdit defaultsValueEdit(const QString& yaml, const QString& file, const QStri
         while (spaces < first.size() && (first[spaces] == u' ' || first[spaces] == u'\t')) {
             ++spaces;
         }
-        const QString indent = first.left(spaces);
-        const bool needsBreak = block->second > 0 && yaml[block->second - 1] != u'\n';
-        return {block->second, 0, (needsBreak ? "\n" : "") + indent + entry + "\n"};
+        return insertAt(yaml, block->second, first.left(spaces) + entry + "\n");
     }
     return valueEdit(yaml, t, key, keyNode, valueNode, value, file);
 }
@@ -303,9 +301,7 @@ TextEdit modelValueEdit(const QString& yaml, const QString& file, const QString&
     if (entry.Style() == YAML::EmitterStyle::Flow) {
         // After the mapping's last element: "{name: a, params: 2e6, key: value}".
         const int open = int(yaml.indexOf(u'{', offsetOf(yaml, t, entry.Mark())));
-        const auto [close, after] = flowSequenceEnd(yaml, open, file, entry.Mark().line);
-        (void)close;
-        return {after, 0, ", " + pair};
+        return {flowSequenceEnd(yaml, open, file, entry.Mark().line).second, 0, ", " + pair};
     }
     // A block mapping: a line after its last one, indented as its keys. Its last value must
     // end on its key's line.
@@ -322,8 +318,7 @@ TextEdit modelValueEdit(const QString& yaml, const QString& file, const QString&
         column = it->first.Mark().column;
     }
     const int end = lastLine + 1 < t.starts.size() ? t.starts[lastLine + 1] : int(yaml.size());
-    const bool needsBreak = end > 0 && yaml[end - 1] != u'\n';
-    return {end, 0, (needsBreak ? "\n" : "") + QString(column, u' ') + pair + "\n"};
+    return insertAt(yaml, end, QString(column, u' ') + pair + "\n");
 }
 
 } // namespace commprof::matrix

@@ -4,8 +4,8 @@
 #include "files/safe_file.h"
 #include "matrix/input_bounds.h"
 #include "matrix/matrix.h"
+#include "matrix/spec_names.h"
 #include "matrix/yaml_fields.h"
-#include "spec/model_families.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -54,6 +54,14 @@ qint64 whole(const QString& file, const QJsonValue& v, const QString& field, qin
     return qint64(d);
 }
 
+QStringList dimensions(const std::vector<qint64>& shape) {
+    QStringList out;
+    for (const qint64 d : shape) {
+        out << QString::number(d);
+    }
+    return out;
+}
+
 double elements(const std::vector<qint64>& shape) {
     return std::accumulate(shape.begin(), shape.end(), 1.0,
                            [](double a, qint64 b) { return a * double(b); });
@@ -92,11 +100,8 @@ QString describeCommand(const TorchScriptModel& m) {
     if (m.tokens > 0) {
         return command + QString(" --tokens %1 --vocab %2").arg(m.tokens).arg(m.vocab);
     }
-    QStringList dims;
-    for (const qint64 d : m.inputShape) {
-        dims << QString::number(d);
-    }
-    command += " --input-shape " + (dims.isEmpty() ? QString("C,H,W") : dims.join(','));
+    command += " --input-shape " +
+               (m.inputShape.empty() ? QString("C,H,W") : dimensions(m.inputShape).join(','));
     return m.classes > 0 ? command + QString(" --classes %1").arg(m.classes) : command;
 }
 
@@ -129,11 +134,8 @@ QStringList rankArguments(const TorchScriptModel& m) {
     if (m.tokens > 0) {
         a << "--tokens" << QString::number(m.tokens) << "--vocab" << QString::number(m.vocab);
     } else {
-        QStringList dims;
-        for (const qint64 d : m.inputShape) {
-            dims << QString::number(d);
-        }
-        a << "--input-shape" << dims.join(',') << "--classes" << QString::number(m.classes);
+        a << "--input-shape" << dimensions(m.inputShape).join(',') << "--classes"
+          << QString::number(m.classes);
     }
     if (m.findUnusedParameters) {
         a << "--find-unused-parameters";
@@ -175,14 +177,12 @@ void readDescription(TorchScriptModel& m) {
         if (p.toObject().value("sparse_gradient").toBool()) {
             fail(file, QString("parameter '%1' %2")
                            .arg(p.toObject().value("name").toString(),
-                                QString::fromUtf8(spec::kSparseGradientReason.data(),
-                                                  int(spec::kSparseGradientReason.size()))));
+                                qName(spec::kSparseGradientReason)));
         }
         const QJsonArray shape = p.toObject().value("shape").toArray();
-        double n = 1;
-        for (const QJsonValue d : shape) {
-            n *= d.toDouble();
-        }
+        const double n =
+            std::accumulate(shape.begin(), shape.end(), 1.0,
+                            [](double a, const QJsonValue& d) { return a * d.toDouble(); });
         total += n;
         trainable += p.toObject().value("requires_grad").toBool() ? n : 0;
     }
@@ -218,12 +218,8 @@ QString matrixEntry(const QString& ptFile, const QString& matrixFile, const QStr
         inputText =
             QString("input: {tokens: %1, vocab: %2}").arg(t.describedTokens).arg(t.describedVocab);
     } else {
-        QStringList dims;
-        for (const qint64 d : t.describedShape) {
-            dims << QString::number(d);
-        }
         inputText = QString("input: {shape: [%1]}, target: {classes: %2}")
-                        .arg(dims.join(", "))
+                        .arg(dimensions(t.describedShape).join(", "))
                         .arg(t.describedClasses);
     }
     QString path = t.file;
@@ -231,10 +227,7 @@ QString matrixEntry(const QString& ptFile, const QString& matrixFile, const QStr
         const QString relative = QFileInfo(matrixFile).absoluteDir().relativeFilePath(t.file);
         path = relative.startsWith("../../") ? t.file : relative;
     }
-    QString base = sanitizeId(QFileInfo(t.file).completeBaseName());
-    if (base.isEmpty()) {
-        base = "model";
-    }
+    const QString base = sanitizeId(QFileInfo(t.file).completeBaseName()); // never empty
     QString name = base;
     for (int n = 2; taken.contains(name); ++n) {
         name = QString("%1_%2").arg(base).arg(n);

@@ -4,13 +4,12 @@
 #include "spec/fork_contract.h"
 #include "spec/rank_contract.h"
 
+#include <QDateTime>
 #include <QDeadlineTimer>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QSet>
-
-#include <QDateTime>
 
 #include <cerrno>
 #include <csignal>

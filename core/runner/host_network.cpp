@@ -30,10 +30,6 @@ const QString kNetnsDir = QStringLiteral("/run/netns");
 const QString kHostEnd = QStringLiteral("cpl0"); // a host's end of its link, in its namespace
 constexpr qint64 kMaxRecordBytes = 64 * 1024;
 
-QString runTool(const QString& tool, const QStringList& args) {
-    return runNetworkTool(tool, args);
-}
-
 bool namespaceExists(const QString& name) {
     return QFileInfo::exists(QDir(kNetnsDir).filePath(name));
 }
@@ -48,7 +44,7 @@ QString removeNamespace(const QString& name) {
     if (!ours(name) || !namespaceExists(name)) {
         return {};
     }
-    return runTool("ip", {"netns", "del", name});
+    return runNetworkTool("ip", {"netns", "del", name});
 }
 
 // A link sends at its rate from the first byte, as a wire does. tbf's bucket (256 KiB, measured
@@ -89,12 +85,10 @@ int endLeftoverKeeper(const QJsonObject& r, const QString& path,
         return running ? names : 0;
     }
     const bool ended = running && NamespaceKeeper::endLeftover(keeper, alive.startTime);
-    if (running && !ended) {
-        if (log) {
-            log(QString("namespace keeper %1 of record %2 left alone: not a keeper of this user")
-                    .arg(keeper)
-                    .arg(path));
-        }
+    if (running && !ended && log) {
+        log(QString("namespace keeper %1 of record %2 left alone: not a keeper of this user")
+                .arg(keeper)
+                .arg(path));
     } else if (!running && log) {
         log(QString("record %1 removed: its namespaces ended with their keeper").arg(path));
     } else if (ended && log) {

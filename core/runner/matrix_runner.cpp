@@ -103,6 +103,10 @@ QString otherMatrixIn(const QString& outDir, const feasibility::Plan& plan) {
     return {};
 }
 
+QString writeCellRecord(const QString& dir, const QJsonObject& doc) {
+    return writeJsonAtomically(QDir(dir).filePath(spec::files::kCellRecord), doc);
+}
+
 } // namespace
 
 QString folderRefusal(const QString& outDir, const feasibility::Plan* plan) {
@@ -292,27 +296,19 @@ void MatrixRunner::stop() {
     }
 }
 
-void MatrixRunner::noteWriteFailures(const feasibility::PlannedCell& pc,
-                                     const QStringList& writeFailures) {
+void MatrixRunner::failCell(const feasibility::PlannedCell& pc, const QString& failure,
+                            const QStringList& writeFailures, bool stopped) {
     for (const QString& w : writeFailures) {
         summary_.writeFailures << pc.cell.id + ": " + w;
         emit logLine(pc.cell.id, "write failed: " + w);
     }
-}
-
-void MatrixRunner::failCell(const feasibility::PlannedCell& pc, const QString& failure,
-                            const QStringList& writeFailures) {
-    noteWriteFailures(pc, writeFailures);
-    ++summary_.failed;
-    emit cellStateChanged(pc.cell.id, CellState::Failed, failure);
-}
-
-void MatrixRunner::stopCell(const feasibility::PlannedCell& pc, const QString& reason,
-                            const QStringList& writeFailures) {
-    noteWriteFailures(pc, writeFailures);
-    ++summary_.stoppedCells;
-    summary_.stopped = true; // the run ended early even when this was its last cell
-    emit cellStateChanged(pc.cell.id, CellState::Stopped, reason);
+    if (stopped) {
+        ++summary_.stoppedCells;
+        summary_.stopped = true; // the run ended early even when this was its last cell
+    } else {
+        ++summary_.failed;
+    }
+    emit cellStateChanged(pc.cell.id, stopped ? CellState::Stopped : CellState::Failed, failure);
 }
 
 void MatrixRunner::next() {
@@ -363,23 +359,14 @@ void MatrixRunner::next() {
             continue;
         }
         QJsonObject cellDoc = matrix::cellJson(pc.cell, pc.estimate);
-        if (!pc.estimate.feasible) {
-            cellDoc["status"] = "skipped_infeasible";
-            if (const QString e =
-                    writeJsonAtomically(QDir(dir).filePath(spec::files::kCellRecord), cellDoc);
-                !e.isEmpty()) {
-                failCell(pc, e, {e});
-                continue;
-            }
-            ++summary_.skippedInfeasible;
-            emit cellStateChanged(pc.cell.id, CellState::SkippedInfeasible, pc.estimate.reason);
+        cellDoc["status"] = pc.estimate.feasible ? "running" : "skipped_infeasible";
+        if (const QString e = writeCellRecord(dir, cellDoc); !e.isEmpty()) {
+            failCell(pc, e, {e}); // no rank runs where its cell cannot be recorded
             continue;
         }
-        cellDoc["status"] = "running";
-        if (const QString e =
-                writeJsonAtomically(QDir(dir).filePath(spec::files::kCellRecord), cellDoc);
-            !e.isEmpty()) {
-            failCell(pc, e, {e}); // no rank runs where its cell cannot be recorded
+        if (!pc.estimate.feasible) {
+            ++summary_.skippedInfeasible;
+            emit cellStateChanged(pc.cell.id, CellState::SkippedInfeasible, pc.estimate.reason);
             continue;
         }
         runCell(pc);
@@ -589,7 +576,7 @@ QString writeCompleteCell(const QString& dir, const feasibility::PlannedCell& pc
                     {"launcher", outcome.launcher}});
     if (e.isEmpty()) {
         cellDoc["status"] = "complete";
-        e = writeJsonAtomically(QDir(dir).filePath(spec::files::kCellRecord), cellDoc);
+        e = writeCellRecord(dir, cellDoc);
         if (!e.isEmpty()) {
             QFile::remove(manifest); // a cell whose record failed is not complete
         }
@@ -666,16 +653,10 @@ void MatrixRunner::onPoolFinished(const feasibility::PlannedCell& pc, const Pool
         cellDoc["status"] = outcome.stopped ? "stopped" : "failed";
         cellDoc["failure"] = failure;
         cellDoc["stopped"] = outcome.stopped;
-        if (const QString e =
-                writeJsonAtomically(QDir(dir).filePath(spec::files::kCellRecord), cellDoc);
-            !e.isEmpty()) {
+        if (const QString e = writeCellRecord(dir, cellDoc); !e.isEmpty()) {
             writeFailures << e;
         }
-        if (outcome.stopped) {
-            stopCell(pc, failure, writeFailures);
-        } else {
-            failCell(pc, failure, writeFailures);
-        }
+        failCell(pc, failure, writeFailures, outcome.stopped);
     }
     QTimer::singleShot(0, this, &MatrixRunner::next);
 }

@@ -76,11 +76,9 @@ private:
     void finish();
     void runCell(const feasibility::PlannedCell& pc);
     void onPoolFinished(const feasibility::PlannedCell& pc, const PoolOutcome& pool);
-    void noteWriteFailures(const feasibility::PlannedCell& pc, const QStringList& writeFailures);
+    // Stopped: ended on request, counted apart from the failed cells.
     void failCell(const feasibility::PlannedCell& pc, const QString& failure,
-                  const QStringList& writeFailures);
-    void stopCell(const feasibility::PlannedCell& pc, const QString& reason,
-                  const QStringList& writeFailures);
+                  const QStringList& writeFailures, bool stopped = false);
     int rankThreads(const feasibility::PlannedCell& pc) const;
     QString threadShortfall(const feasibility::PlannedCell& pc) const;
     QStringList rankArgs(const feasibility::PlannedCell& pc, const QString& cellDir) const;

@@ -25,11 +25,8 @@
 #include <unistd.h>
 
 namespace commprof::runner {
-namespace {
 
 constexpr int kCannotRunExit = spec::exit_code::kCannotRun;
-
-} // namespace
 
 RankPool::RankPool(QObject* parent) : QObject(parent) {
     qRegisterMetaType<commprof::runner::PoolOutcome>();
@@ -356,9 +353,8 @@ void RankPool::finishIfDone() {
     if (killTimer_) {
         killTimer_->stop();
     }
-    const bool allZero =
-        std::all_of(outcome_.ranks.begin(), outcome_.ranks.end(),
-                    [](const RankExit& e) { return !e.crashed && e.exitCode == 0; });
+    const bool allZero = std::ranges::all_of(
+        outcome_.ranks, [](const RankExit& e) { return !e.crashed && e.exitCode == 0; });
     if (!allZero && retryOnAnotherPort(outcome_, spec_.deadline, spec_.maxPortRetries)) {
         emit logLine(QString("port %1 was taken: retrying on another port").arg(outcome_.port));
         outcome_.reason.clear();

@@ -551,19 +551,17 @@ void SlurmLauncher::conclude(const Record& slurm, const Record& accounting) {
     if (state.isEmpty() && !target().isEmpty()) {
         state = cancelled ? "CANCELLED" : clientExit_ == 0 ? "COMPLETED" : "FAILED";
     }
-    const bool ranksOk =
-        std::all_of(outcome_.ranks.begin(), outcome_.ranks.end(),
-                    [](const RankExit& e) { return !e.crashed && e.exitCode == 0; });
+    const bool ranksOk = std::ranges::all_of(
+        outcome_.ranks, [](const RankExit& e) { return !e.crashed && e.exitCode == 0; });
     outcome_.success = clientExit_ == 0 && ranksOk && !outcome_.timedOut && !outcome_.stopped &&
                        !target().isEmpty() && (state.isEmpty() || state == "COMPLETED");
     const QString account = target().isEmpty() ? QString() : slurmAccount(state, reason, exitCode);
     if (!outcome_.success) {
         // A rank that exited non-zero is the cause; the ranks srun killed after it are not.
-        auto failedRank = std::find_if(outcome_.ranks.begin(), outcome_.ranks.end(),
-                                       [](const RankExit& e) { return e.exitCode > 0; });
+        auto failedRank =
+            std::ranges::find_if(outcome_.ranks, [](const RankExit& e) { return e.exitCode > 0; });
         if (failedRank == outcome_.ranks.end()) {
-            failedRank = std::find_if(outcome_.ranks.begin(), outcome_.ranks.end(),
-                                      [](const RankExit& e) { return e.crashed; });
+            failedRank = std::ranges::find(outcome_.ranks, true, &RankExit::crashed);
         }
         QString why = outcome_.reason;
         if (why.isEmpty() && failedRank != outcome_.ranks.end() && !state.startsWith("CANCELLED")) {

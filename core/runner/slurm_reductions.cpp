@@ -89,21 +89,22 @@ QByteArray reduceScript(const SlurmReduceRequest& request) {
 
 SlurmReduceResult reduceOnSlurm(const SlurmReduceRequest& request) {
     SlurmReduceResult out;
+    const auto refuse = [&out](const QString& problem) {
+        out.problem = problem;
+        return out;
+    };
     const platform::SlurmTools tools = platform::findSlurmTools(request.env);
     if (tools.sbatch.isEmpty()) {
-        out.problem = "--launcher slurm needs Slurm's sbatch on PATH, and it is not there: install "
-                      "Slurm's client commands (the slurm-client package; "
+        return refuse("--launcher slurm needs Slurm's sbatch on PATH, and it is not there: "
+                      "install Slurm's client commands (the slurm-client package; "
                       "packaging/bootstrap.sh installs slurm-wlm), or summarize here without "
-                      "--launcher slurm";
-        return out;
+                      "--launcher slurm");
     }
     if (request.files.empty()) {
-        out.problem = "no traces to reduce";
-        return out;
+        return refuse("no traces to reduce");
     }
     if (QString e = files::makeDirs(QDir(request.workDir).filePath("reduced")); !e.isEmpty()) {
-        out.problem = "cannot make the work folder: " + e;
-        return out;
+        return refuse("cannot make the work folder: " + e);
     }
     // A task that fails must not leave an earlier job's reduction in its place.
     for (std::size_t i = 0; i < request.files.size(); ++i) {
@@ -111,8 +112,7 @@ SlurmReduceResult reduceOnSlurm(const SlurmReduceRequest& request) {
     }
     if (QString e = files::writeAtomically(scriptPath(request.workDir), reduceScript(request));
         !e.isEmpty()) {
-        out.problem = "cannot write the batch script: " + e;
-        return out;
+        return refuse("cannot write the batch script: " + e);
     }
     // '%' starts a pattern in Slurm's file names; the folder's own ones stay literal.
     const QString output =
@@ -128,18 +128,16 @@ SlurmReduceResult reduceOnSlurm(const SlurmReduceRequest& request) {
     sbatch.setStandardInputFile(QProcess::nullDevice());
     sbatch.start(tools.sbatch, args);
     if (!sbatch.waitForStarted(30000)) {
-        out.problem = QString("cannot start %1: %2").arg(tools.sbatch, sbatch.errorString());
-        return out;
+        return refuse(QString("cannot start %1: %2").arg(tools.sbatch, sbatch.errorString()));
     }
     sbatch.waitForFinished(-1); // the job's own time limits bound it
     const QByteArray said = sbatch.readAllStandardOutput();
     out.jobId = QString::fromUtf8(said.split('\n').value(0).trimmed()).section(';', 0, 0);
     if (out.jobId.isEmpty()) {
-        out.problem = QString("sbatch %1 submitted no job (exit %2): %3")
+        return refuse(QString("sbatch %1 submitted no job (exit %2): %3")
                           .arg(args.join(' '))
                           .arg(sbatch.exitCode())
-                          .arg(tailText(sbatch.readAllStandardError()));
-        return out;
+                          .arg(tailText(sbatch.readAllStandardError())));
     }
     for (std::size_t i = 0; i < request.files.size(); ++i) {
         SlurmReduceTask task;

@@ -110,20 +110,17 @@ SrunLine splitLabel(const QByteArray& line) {
 
 QString launchedStep(const QByteArray& line) {
     static const QRegularExpression re("launching StepId=(\\d+\\.\\d+)");
-    const QRegularExpressionMatch m = re.match(QString::fromUtf8(line));
-    return m.hasMatch() ? m.captured(1) : QString();
+    return re.match(QString::fromUtf8(line)).captured(1); // null without a match
 }
 
 QString announcedMaster(const QByteArray& line) {
     static const QRegularExpression re("^commprof: MASTER_ADDR=(\\S+)$");
-    const QRegularExpressionMatch m = re.match(QString::fromUtf8(line).trimmed());
-    return m.hasMatch() ? m.captured(1) : QString();
+    return re.match(QString::fromUtf8(line).trimmed()).captured(1); // null without a match
 }
 
 QString stepdNotice(const QByteArray& line) {
     static const QRegularExpression re("\\*\\*\\* (?:JOB|STEP) .* \\*\\*\\*");
-    const QRegularExpressionMatch m = re.match(QString::fromUtf8(line));
-    return m.hasMatch() ? m.captured(0) : QString();
+    return re.match(QString::fromUtf8(line)).captured(0); // null without a match
 }
 
 bool readTaskExits(const QByteArray& line, std::vector<RankExit>& ranks) {
