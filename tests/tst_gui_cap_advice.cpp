@@ -110,9 +110,9 @@ private slots:
         }
         w.workspaces()->setCurrent("results");
         QVERIFY(panel->isVisible());
-        QVERIFY(!w.results()->tuningTable()->isVisible());
-        w.results()->tuningTableFold()->click();
-        QVERIFY(w.results()->tuningTable()->isVisible());
+        QVERIFY(!w.results()->findChild<QTableView*>("tuningTable")->isVisible());
+        w.results()->findChild<QToolButton*>("tuningTableFold")->click();
+        QVERIFY(w.results()->findChild<QTableView*>("tuningTable")->isVisible());
         const models::CapTableModel* table = w.results()->tuningModel();
         QStringList fastest;
         for (int row = 0; row < table->rowCount(); ++row) {

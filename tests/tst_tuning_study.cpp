@@ -336,7 +336,7 @@ private slots:
         QVERIFY(groups >= 2);
         // Above the figure, the line to act on per group, as `recommend` says it; the table
         // folded. Nothing for local.
-        QVERIFY(!view.tuningTable()->isVisible());
+        QVERIFY(!view.findChild<QTableView*>("tuningTable")->isVisible());
         QStringList lines;
         for (int row = 0; row < view.capAdvice()->rows(); ++row) {
             lines << view.capAdvice()->lineAt(row);

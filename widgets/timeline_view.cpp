@@ -65,7 +65,6 @@ void TimelineView::setStack(std::shared_ptr<const timeline::TimelineStack> stack
     matches_.reset();
     criticalPath_.clear(); // the new traces' path comes after them
     currentMatch_ = 0;
-    history_.clear();
     pins_.clear();
     focusRank_ = 0;
     originUs_ = 0;
@@ -296,10 +295,7 @@ void TimelineView::toggleGroup(int rankIndex, int group) {
 }
 
 void TimelineView::togglePin(timeline::LaneKey lane) {
-    const auto it = std::find(pins_.begin(), pins_.end(), lane);
-    if (it != pins_.end()) {
-        pins_.erase(it);
-    } else {
+    if (std::erase(pins_, lane) == 0) {
         pins_.push_back(lane);
     }
     relayout();
