@@ -430,9 +430,8 @@ void MatrixDesigner::replanNow() {
                 job.throwIfCancelled();
                 out.order = models::CellTableModel::order(*out.plan, filter, sortColumn, sortOrder);
                 out.worst = models::CellTableModel::worstCell(*out.plan);
-                for (const auto& pc : out.plan->cells) {
-                    out.feasible += pc.estimate.feasible ? 1 : 0;
-                }
+                out.feasible = int(std::ranges::count_if(
+                    out.plan->cells, [](const auto& pc) { return pc.estimate.feasible; }));
             } catch (const matrix::MatrixError& e) {
                 out.errorLine = e.line;
                 out.errorColumn = e.column;

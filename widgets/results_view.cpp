@@ -321,12 +321,8 @@ void ResultsView::applyFilter(const QString& text) {
 }
 
 QCustomPlot* ResultsView::plot(const char* figure) const {
-    for (const auto& [name, plot] : plots_) {
-        if (name == figure) {
-            return plot;
-        }
-    }
-    return nullptr;
+    const auto it = std::ranges::find_if(plots_, [&](const auto& p) { return p.first == figure; });
+    return it == plots_.end() ? nullptr : it->second;
 }
 
 // The tab a figure is on: its own page, the page that holds it beside other widgets, or the

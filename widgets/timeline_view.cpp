@@ -689,12 +689,9 @@ int TimelineView::stepAtX(double xPx) const {
     const std::size_t r = std::size_t(std::clamp(focusRank_, 0, int(stack_->ranks.size()) - 1));
     const double t = stack_->toTrace(r, timeAtX(xPx));
     const auto& steps = stack_->ranks[r]->steps;
-    for (std::size_t s = 0; s < steps.size(); ++s) {
-        if (t >= steps[s].window.start && t <= steps[s].window.end) {
-            return int(s);
-        }
-    }
-    return -1;
+    const auto it = std::ranges::find_if(
+        steps, [&](const auto& s) { return t >= s.window.start && t <= s.window.end; });
+    return it == steps.end() ? -1 : int(it - steps.begin());
 }
 
 void TimelineView::mousePressEvent(QMouseEvent* event) {
