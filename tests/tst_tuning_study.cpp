@@ -338,8 +338,9 @@ private slots:
         // folded. Nothing for local.
         QVERIFY(!view.findChild<QTableView*>("tuningTable")->isVisible());
         QStringList lines;
-        for (int row = 0; row < view.capAdvice()->rows(); ++row) {
-            lines << view.capAdvice()->lineAt(row);
+        for (int row = 0; row < view.findChild<widgets::CapAdvicePanel*>("capAdvice")->rows();
+             ++row) {
+            lines << view.findChild<widgets::CapAdvicePanel*>("capAdvice")->lineAt(row);
         }
         QStringList want;
         for (const QJsonValue g : rec.json()["groups"].toArray()) {

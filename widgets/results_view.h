@@ -54,8 +54,6 @@ public:
     QTabWidget* figurePages() const { return figureTabs_; }
     // The cap study's numbers below its figure: a row per group and cap (models/cap_table_model.h).
     models::CapTableModel* tuningModel() const { return tuningModel_; }
-    // Above it, the line per group a user acts on, and the fold that shows the table.
-    CapAdvicePanel* capAdvice() const { return capAdvice_; }
     // Whether the figure is on the page shown (the DDP figures, or the sweep's).
     bool showsFigure(const char* figure) const;
     // What hovering at a plot position shows (also as the tooltip).
