@@ -93,7 +93,8 @@ private slots:
         data.tuning->groups = {group("allreduce"), group("local")};
         w.results()->setData(data);
 
-        widgets::CapAdvicePanel* panel = w.results()->capAdvice();
+        widgets::CapAdvicePanel* panel =
+            w.results()->findChild<widgets::CapAdvicePanel*>("capAdvice");
         QVERIFY(panel);
         QCOMPARE(panel->rows(), 1); // nothing for local
         QCOMPARE(panel->lineAt(0),
@@ -110,9 +111,9 @@ private slots:
         }
         w.workspaces()->setCurrent("results");
         QVERIFY(panel->isVisible());
-        QVERIFY(!w.results()->tuningTable()->isVisible());
-        w.results()->tuningTableFold()->click();
-        QVERIFY(w.results()->tuningTable()->isVisible());
+        QVERIFY(!w.results()->findChild<QTableView*>("tuningTable")->isVisible());
+        w.results()->findChild<QToolButton*>("tuningTableFold")->click();
+        QVERIFY(w.results()->findChild<QTableView*>("tuningTable")->isVisible());
         const models::CapTableModel* table = w.results()->tuningModel();
         QStringList fastest;
         for (int row = 0; row < table->rowCount(); ++row) {
@@ -207,7 +208,8 @@ private slots:
         }
         w.workspaces()->setCurrent("results");
         QTest::qWait(50); // the workspace's defaults come a turn of the event loop after showing
-        widgets::CapAdvicePanel* panel = w.results()->capAdvice();
+        widgets::CapAdvicePanel* panel =
+            w.results()->findChild<widgets::CapAdvicePanel*>("capAdvice");
         QCOMPARE(panel->rows(), 9);
         auto* strip = w.results()->findChild<QScrollArea*>("capAdviceScroll");
         QVERIFY(strip && strip->isVisible());

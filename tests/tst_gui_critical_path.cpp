@@ -17,6 +17,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTest>
+#include <QTextBrowser>
 #include <QToolTip>
 
 using namespace commprof;
@@ -134,7 +135,7 @@ private slots:
         if (!gradients.isEmpty()) {
             first << gradients.first();
         }
-        QCOMPARE(ins.culpritsText(), "Critical path: " + first.join("; "));
+        QCOMPARE(ins.findChild<QLabel*>("culprits")->text(), "Critical path: " + first.join("; "));
         QVERIFY(ins.findChild<QLabel*>("culprits")->isVisible());
         ins.criticalPathAction()->trigger(); // off: the summary goes with the path
         QVERIFY(!ins.findChild<QLabel*>("culprits")->isVisible());
@@ -170,7 +171,7 @@ private slots:
         QTest::mouseClick(t, Qt::LeftButton, {}, *at);
         QCOMPARE(clicked.count(), 1);
         QVERIFY(ins.details()->showsCriticalStep());
-        const QString text = ins.details()->plainText();
+        const QString text = ins.details()->findChild<QTextBrowser*>("sliceDetails")->toPlainText();
         QVERIFY2(text.contains(QString("Critical path, step %1").arg(c.step)) &&
                      text.contains(c.culprit),
                  qPrintable(text));

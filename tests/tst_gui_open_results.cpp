@@ -13,6 +13,7 @@
 #include "message_bar.h"
 #include "models/cell_figures_model.h"
 #include "models/results_cell_model.h"
+#include "models/run_controller.h"
 #include "models/run_state_model.h"
 #include "models/step_table_model.h"
 #include "rank_files.h"
@@ -28,6 +29,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QJsonArray>
+#include <QLabel>
 #include <QMenu>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
@@ -107,7 +109,7 @@ private slots:
             }
             QVERIFY2(points > 0, qPrintable(figure));
         }
-        QVERIFY(w.inspector()->headline().contains(worst));
+        QVERIFY(w.inspector()->findChild<QLabel*>("headline")->text().contains(worst));
         QVERIFY(w.inspector()->figures()->rowOf("backend / hook, same steps") >= 0);
         QCOMPARE(
             w.currentTrace(),
@@ -213,7 +215,8 @@ private slots:
         w.openResults(run_);
         QVERIFY(opened.wait(120000));
         const QString study = QDir(run_).absolutePath();
-        QCOMPARE(w.monitor()->outputDir(), study); // the designer shows the study's matrix
+        QCOMPARE(w.monitor()->controller()->outputDir(),
+                 study); // the designer shows the study's matrix
         w.workspaces()->setCurrent("run");
         QTRY_VERIFY(w.monitor()->model()->cellsFinished() > 0); // its records, as recorded
 
@@ -228,7 +231,8 @@ private slots:
                 "world_sizes: [1, 2]\n");
         f.close();
         QVERIFY(w.openMatrix(other));
-        QTRY_COMPARE(w.monitor()->outputDir(), QDir("results").absoluteFilePath("smoke_subset"));
+        QTRY_COMPARE(w.monitor()->controller()->outputDir(),
+                     QDir("results").absoluteFilePath("smoke_subset"));
         w.workspaces()->setCurrent("run");
         QTRY_COMPARE(w.monitor()->model()->cellCount(), 2);
         // Both ids are the study's complete cells; none ran for this matrix.
@@ -238,7 +242,7 @@ private slots:
         // The user points it at the study's folder on purpose: its records are still not this
         // matrix's, and Start, from the monitor itself, refuses before saying it started.
         w.setRunOutput(study);
-        QCOMPARE(w.monitor()->outputDir(), study);
+        QCOMPARE(w.monitor()->controller()->outputDir(), study);
         QCOMPARE(w.monitor()->model()->cellsFinished(), 0);
         const QMap<QString, QByteArray> before =
             snapshot(study, {"results.sqlite", "results.sqlite-wal", "results.sqlite-shm"});
@@ -247,7 +251,7 @@ private slots:
         QVERIFY2(!w.monitor()->logText().contains("run started"),
                  qPrintable(w.monitor()->logText()));
         QTRY_VERIFY(w.monitor()->messages()->count() > 0);
-        QVERIFY(!w.monitor()->running());
+        QVERIFY(!w.monitor()->controller()->running());
         QCOMPARE(snapshot(study, {"results.sqlite", "results.sqlite-wal", "results.sqlite-shm"}),
                  before);
     }

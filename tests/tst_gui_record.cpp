@@ -97,11 +97,13 @@ private slots:
         // "Confirm on this job": offered on the record folder. A cap other than the recorded
         // one on the controls gives it a setting to confirm even where the recommendation keeps.
         widgets::WhatIfView* page = w.whatIf();
-        QVERIFY(page->confirmButton()->isVisibleTo(page));
+        QVERIFY(page->findChild<QPushButton*>("whatIfConfirm")->isVisibleTo(page));
         QSignalSpy reshown(page, &widgets::WhatIfView::shown);
-        page->capControl()->setValue(page->capControl()->value() * 4);
+        page->findChild<QDoubleSpinBox*>("whatIfCap")
+            ->setValue(page->findChild<QDoubleSpinBox*>("whatIfCap")->value() * 4);
         QVERIFY(reshown.wait(120000));
-        QVERIFY2(page->confirmButton()->isEnabled(), qPrintable(page->confirmButton()->toolTip()));
+        QVERIFY2(page->findChild<QPushButton*>("whatIfConfirm")->isEnabled(),
+                 qPrintable(page->findChild<QPushButton*>("whatIfConfirm")->toolTip()));
         const std::optional<analysis::Setting> candidate = page->confirmCandidate();
         QVERIFY(candidate);
         w.confirmController()->setRounds(2); // confirm's fewest
@@ -116,12 +118,14 @@ private slots:
                 result = c;
                 message = m;
             });
-        QTest::mouseClick(page->confirmButton(), Qt::LeftButton);
+        QTest::mouseClick(page->findChild<QPushButton*>("whatIfConfirm"), Qt::LeftButton);
         // Running: the button is disabled, saying why, and Cancel is offered.
         QVERIFY(w.confirmController()->job()->running());
-        QVERIFY(!page->confirmButton()->isEnabled());
-        QVERIFY(page->confirmButton()->toolTip().contains("confirmation runs"));
-        QVERIFY(page->confirmCancelButton()->isVisibleTo(page));
+        QVERIFY(!page->findChild<QPushButton*>("whatIfConfirm")->isEnabled());
+        QVERIFY(page->findChild<QPushButton*>("whatIfConfirm")
+                    ->toolTip()
+                    .contains("confirmation runs"));
+        QVERIFY(page->findChild<QPushButton*>("whatIfConfirmCancel")->isVisibleTo(page));
         QTRY_VERIFY_WITH_TIMEOUT(ended, 300000);
         QVERIFY2(ok && result, qPrintable(message + "\n" + w.confirmController()->job()->output()));
         QCOMPARE(result->candidate.bucketCapMb, candidate->bucketCapMb);
@@ -141,21 +145,21 @@ private slots:
             QVERIFY(shownText.contains(*result->predictionHeld() ? "the prediction held"
                                                                  : "the prediction did not hold"));
         }
-        QVERIFY(page->confirmButton()->isEnabled());
-        QVERIFY(!page->confirmCancelButton()->isVisibleTo(page));
+        QVERIFY(page->findChild<QPushButton*>("whatIfConfirm")->isEnabled());
+        QVERIFY(!page->findChild<QPushButton*>("whatIfConfirmCancel")->isVisibleTo(page));
 
         // Again, cancelled once its first run's ranks train: the job and every rank it started
         // end, the page says so and offers the button again.
         ended = false;
-        QTest::mouseClick(page->confirmButton(), Qt::LeftButton);
+        QTest::mouseClick(page->findChild<QPushButton*>("whatIfConfirm"), Qt::LeftButton);
         QTRY_VERIFY_WITH_TIMEOUT(processesNaming(script_) >= 3, 60000); // confirm, two ranks
-        QTest::mouseClick(page->confirmCancelButton(), Qt::LeftButton);
+        QTest::mouseClick(page->findChild<QPushButton*>("whatIfConfirmCancel"), Qt::LeftButton);
         QTRY_VERIFY_WITH_TIMEOUT(ended, 30000);
         QVERIFY(!ok);
         QCOMPARE(page->confirmationText(), QString("The confirmation was cancelled"));
         QTRY_COMPARE_WITH_TIMEOUT(processesNaming(script_), 0, 10000);
-        QVERIFY(page->confirmButton()->isEnabled());
-        QVERIFY(!page->confirmCancelButton()->isVisibleTo(page));
+        QVERIFY(page->findChild<QPushButton*>("whatIfConfirm")->isEnabled());
+        QVERIFY(!page->findChild<QPushButton*>("whatIfConfirmCancel")->isVisibleTo(page));
     }
 
     void cancelEndsEveryRank() {

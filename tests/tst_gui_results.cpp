@@ -21,6 +21,7 @@
 #include <QAbstractItemModelTester>
 #include <QDir>
 #include <QJsonArray>
+#include <QLabel>
 #include <QLineEdit>
 #include <QRegularExpression>
 #include <QSignalSpy>
@@ -692,8 +693,9 @@ private slots:
         // What was trained and how it was bucketed: all of the MLP's fp32 parameters, by hand
         // from the parameter count the store holds, in one first bucket and in the rebuilt ones.
         const QString total = QString::number(cell->params * 4 / 1048576.0, 'f', 1) + " MiB";
-        QTRY_VERIFY_WITH_TIMEOUT(!panel.modelText().isEmpty(), 10000); // read off the GUI thread
-        const QString model = panel.modelText();
+        QTRY_VERIFY_WITH_TIMEOUT(!panel.findChild<QLabel*>("model")->text().isEmpty(),
+                                 10000); // read off the GUI thread
+        const QString model = panel.findChild<QLabel*>("model")->text();
         QVERIFY2(model.contains("first 1 bucket of " + total), qPrintable(model));
         QVERIFY2(model.contains("rebuilt 1 bucket of " + total) ||
                      model.contains("(" + total + " in all)"),

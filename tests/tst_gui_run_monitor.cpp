@@ -18,6 +18,7 @@
 #include <QAbstractItemModelTester>
 #include <QDir>
 #include <QHeaderView>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QProgressBar>
@@ -51,7 +52,7 @@ QString quickDdp(int iterations, int repeats) {
 // Runs the monitor's plan to its end; the run's summary.
 runner::RunSummary runToEnd(widgets::RunMonitor& monitor) {
     QSignalSpy done(&monitor, &widgets::RunMonitor::finished);
-    monitor.start();
+    monitor.controller()->start();
     if (!done.wait(120000)) {
         return {};
     }
@@ -77,17 +78,18 @@ private slots:
         o.overrides = {16.0, std::nullopt, 0};
         monitor.setPlan(std::make_shared<const feasibility::Plan>(
             feasibility::makePlan(COMMPROF_TEST_DATA "/two_ddp_cells.yaml", o)));
-        monitor.setOutput(out.path(), rankBinary());
+        monitor.controller()->setOutput(out.path(), rankBinary());
         monitor.resize(900, 700);
         monitor.show();
         QSignalSpy done(&monitor, &widgets::RunMonitor::finished);
-        monitor.start();
-        QVERIFY(monitor.running());
+        monitor.controller()->start();
+        QVERIFY(monitor.controller()->running());
         QCOMPARE(monitor.overallProgress()->maximum(), 2);
         // Mid-run, once the first cell is done: an estimate of the time left.
         QTRY_VERIFY_WITH_TIMEOUT(monitor.model()->cellsFinished() >= 1 || done.count() > 0, 240000);
         if (done.isEmpty()) {
-            QVERIFY2(monitor.etaText().contains("left"), qPrintable(monitor.etaText()));
+            QVERIFY2(monitor.findChild<QLabel*>("eta")->text().contains("left"),
+                     qPrintable(monitor.findChild<QLabel*>("eta")->text()));
         }
         QVERIFY(done.count() > 0 || done.wait(240000));
         const auto summary = done.takeFirst().at(0).value<runner::RunSummary>();
@@ -165,9 +167,9 @@ private slots:
                                "layers: [{name: gloo_cpu, overrides: {iterations: 100000, warmup: "
                                "1, batch_size: 8, timeout_s: 300}}]\n"
                                "world_sizes: [2, 1]\n"));
-        monitor.setOutput(out.path(), rankBinary());
+        monitor.controller()->setOutput(out.path(), rankBinary());
         QSignalSpy done(&monitor, &widgets::RunMonitor::finished);
-        monitor.start();
+        monitor.controller()->start();
         QTRY_VERIFY_WITH_TIMEOUT(
             monitor.model()->cell("tiny_gloo_cpu_ws2_r0")->ranks.value(1).iteration >= 3, 60000);
         QList<runner::PidRecord> ranks;
@@ -178,7 +180,7 @@ private slots:
             ranks << r;
         }
         QCOMPARE(ranks.size(), 2);
-        monitor.stop();
+        monitor.controller()->stop();
         QVERIFY(done.wait(60000));
         QVERIFY(done.takeFirst().at(0).value<runner::RunSummary>().stopped);
         // The user's Stop is "stopped" here, not a failure.
@@ -257,13 +259,13 @@ private slots:
         QTemporaryDir out;
         widgets::RunMonitor monitor;
         monitor.setPlan(planOf(quickDdp(200, 3)));
-        monitor.setOutput(out.path(), rankBinary());
+        monitor.controller()->setOutput(out.path(), rankBinary());
         monitor.show();
         QSignalSpy done(&monitor, &widgets::RunMonitor::finished);
-        monitor.start();
+        monitor.controller()->start();
         QTRY_VERIFY_WITH_TIMEOUT(
             monitor.model()->cell("tiny_gloo_cpu_ws1_r0")->ranks.value(0).iteration >= 1, 60000);
-        monitor.pauseAfterCurrentCell();
+        monitor.controller()->pauseAfterCurrentCell();
         QVERIFY(done.wait(120000));
         const auto paused = done.takeFirst().at(0).value<runner::RunSummary>();
         QCOMPARE(paused.complete, 1);
@@ -273,14 +275,15 @@ private slots:
                                             "already complete, 0 skipped_infeasible; 2 cells "
                                             "still to run"),
                  qPrintable(monitor.logText()));
-        QCOMPARE(monitor.etaText(), QString("paused: 1 complete, 2 pending; Resume runs the "
-                                            "pending cells"));
+        QCOMPARE(monitor.findChild<QLabel*>("eta")->text(),
+                 QString("paused: 1 complete, 2 pending; Resume runs the "
+                         "pending cells"));
         const QString first = out.filePath("cells/tiny_gloo_cpu_ws1_r0/manifest.json");
         const QString finishedAt = readJsonFile(first)["finished_at"].toString();
         QVERIFY(!finishedAt.isEmpty());
         QVERIFY(!QFile::exists(out.filePath("cells/tiny_gloo_cpu_ws1_r1")));
 
-        monitor.start(); // Resume
+        monitor.controller()->start(); // Resume
         QVERIFY(done.wait(120000));
         const auto resumed = done.takeFirst().at(0).value<runner::RunSummary>();
         QCOMPARE(resumed.complete, 2);
@@ -300,7 +303,7 @@ private slots:
         QVERIFY2(monitor.logText().contains("run finished: 2 complete, 0 failed, 0 stopped, 1 "
                                             "already complete"),
                  qPrintable(monitor.logText()));
-        QCOMPARE(monitor.etaText(), QString("3 cells: 3 complete"));
+        QCOMPARE(monitor.findChild<QLabel*>("eta")->text(), QString("3 cells: 3 complete"));
     }
 
     // Issue 29 item 10: after a run the rank bars show the last cell's own figures (a sweep
@@ -314,7 +317,7 @@ private slots:
                                "kind: sweep, max_bytes: 65536, iterations: 3, warmup: 1, "
                                "collectives: [all_reduce]}]\nlayers: [{name: "
                                "gloo_cpu}]\nworld_sizes: [1]\n"));
-        monitor.setOutput(out.path(), rankBinary());
+        monitor.controller()->setOutput(out.path(), rankBinary());
         monitor.show();
         QCOMPARE(monitor.rankBarTexts(), QStringList()); // nothing has run
         QCOMPARE(runToEnd(monitor).complete, 2);
@@ -323,7 +326,7 @@ private slots:
                  QString("Ranks of the last cell, sw_gloo_cpu_ws1_r0 (complete):"));
         // By hand: the sweep's last collective (all_reduce) at its largest size, 65536 B.
         QCOMPARE(monitor.rankBarTexts(), QStringList{"rank 0: swept, last all_reduce 64 KiB"});
-        QCOMPARE(monitor.etaText(), QString("2 cells: 2 complete"));
+        QCOMPARE(monitor.findChild<QLabel*>("eta")->text(), QString("2 cells: 2 complete"));
         // The live plot of a sweep says why it has no points, instead of waiting for buckets.
         QCOMPARE(monitor.plotNote(), QString("no data: a collective sweep has no DDP buckets"));
         QCOMPARE(monitor.plottedPoints(), 0);
@@ -333,7 +336,7 @@ private slots:
         QVERIFY2(monitor.logText().contains("run finished: 0 complete, 0 failed, 0 stopped, 2 "
                                             "already complete, 0 skipped_infeasible"),
                  qPrintable(monitor.logText()));
-        QCOMPARE(monitor.etaText(), QString("2 cells: 2 already complete"));
+        QCOMPARE(monitor.findChild<QLabel*>("eta")->text(), QString("2 cells: 2 already complete"));
         QCOMPARE(monitor.overallProgress()->value(), 2);
     }
 
@@ -346,7 +349,7 @@ private slots:
         widgets::RunMonitor monitor;
         const auto plan = planOf(quickDdp(3, 1));
         monitor.setPlan(plan);
-        monitor.setOutput(made, rankBinary());
+        monitor.controller()->setOutput(made, rankBinary());
         monitor.show();
         QCOMPARE(runToEnd(monitor).complete, 1);
         QCOMPARE(runToEnd(monitor).resumed, 1);
@@ -381,15 +384,15 @@ private slots:
                  qPrintable(forOther.note()));
 
         // The monitor moved to the new folder lists its cells afresh, not the last run's rows.
-        monitor.setOutput(fresh, rankBinary());
+        monitor.controller()->setOutput(fresh, rankBinary());
         QCOMPARE(stateOf(monitor, "tiny_gloo_cpu_ws1_r0"), QString("pending"));
         QCOMPARE(monitor.overallProgress()->value(), 0);
-        QCOMPARE(monitor.etaText(), QString("1 cell planned"));
+        QCOMPARE(monitor.findChild<QLabel*>("eta")->text(), QString("1 cell planned"));
 
         // Started anyway on the other matrix's folder: the runner refuses, and the message bar
         // says so (not only a line of the log).
         monitor.setPlan(other);
-        monitor.setOutput(made, rankBinary());
+        monitor.controller()->setOutput(made, rankBinary());
         const auto refused = runToEnd(monitor);
         QVERIFY(refused.refused.contains("records a run of another matrix"));
         const QStringList shown = monitor.messages()->shownMessages();

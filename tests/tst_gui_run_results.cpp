@@ -6,6 +6,7 @@
 #include "main_window.h"
 #include "matrix_designer.h"
 #include "models/results_cell_model.h"
+#include "models/run_controller.h"
 #include "models/run_state_model.h"
 #include "rank_files.h"
 #include "results_view.h"
@@ -13,6 +14,7 @@
 #include "workspaces.h"
 
 #include <QDir>
+#include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -51,10 +53,10 @@ private slots:
         const QString out = QDir(work.path()).filePath("gui_run");
         workbench::MainWindow w;
         QVERIFY(showTwoCellMatrix(w, out));
-        QCOMPARE(w.monitor()->outputDir(), out); // shown before the run starts
+        QCOMPARE(w.monitor()->controller()->outputDir(), out); // shown before the run starts
         QSignalSpy opened(&w, &workbench::MainWindow::resultsOpened);
         w.startRun();
-        QVERIFY(w.monitor()->running());
+        QVERIFY(w.monitor()->controller()->running());
         QVERIFY(opened.wait(400000));
         QCOMPARE(opened.first().at(0).toString(), out);
         QCOMPARE(w.resultsDir(), out);
@@ -83,7 +85,7 @@ private slots:
         QSignalSpy opened(&w, &workbench::MainWindow::resultsOpened);
         w.startRun();
         QTRY_VERIFY_WITH_TIMEOUT(w.monitor()->logText().contains("launching"), 120000);
-        w.monitor()->stop();
+        w.monitor()->controller()->stop();
         QVERIFY(opened.wait(120000));
         QCOMPARE(opened.first().at(0).toString(), out);
         QCOMPARE(w.resultsDir(), out);
@@ -137,7 +139,7 @@ private slots:
         w.startRun();
         QVERIFY(answer.seen());
         QVERIFY(answer.text().contains("already holds other files"));
-        QVERIFY(!w.monitor()->running());
+        QVERIFY(!w.monitor()->controller()->running());
         QCOMPARE(QDir(work.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot),
                  QStringList{"notes.txt"});
     }
@@ -183,7 +185,8 @@ private slots:
         }
         QCOMPARE(w.monitor()->overallProgress()->value(), 4);
         QCOMPARE(w.monitor()->overallProgress()->text(), QString("4 of 4 cells"));
-        QCOMPARE(w.monitor()->etaText(), QString("4 cells: 2 complete, 2 skipped_infeasible"));
+        QCOMPARE(w.monitor()->findChild<QLabel*>("eta")->text(),
+                 QString("4 cells: 2 complete, 2 skipped_infeasible"));
     }
 };
 

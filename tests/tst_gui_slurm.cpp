@@ -5,6 +5,7 @@
 
 #include "feasibility/plan.h"
 #include "local_slurm.h"
+#include "models/run_controller.h"
 #include "models/run_state_model.h"
 #include "rank_files.h"
 #include "run_monitor.h"
@@ -51,7 +52,7 @@ private slots:
         };
         widgets::RunMonitor monitor;
         monitor.setPlan(planOfRun(30, 1));
-        monitor.setOutput(out.path(), rankBinary());
+        monitor.controller()->setOutput(out.path(), rankBinary());
         monitor.resize(1000, 700);
         monitor.show();
         QVERIFY(!monitor.table()->isColumnHidden(models::RunStateModel::Scheduler));
@@ -72,7 +73,7 @@ private slots:
                     }
                 });
         QSignalSpy done(&monitor, &widgets::RunMonitor::finished);
-        monitor.start();
+        monitor.controller()->start();
         QVERIFY(done.wait(180000));
         // The finished cell: Slurm's COMPLETED and the job id of its cell.json.
         const QString shortJob =
@@ -91,8 +92,8 @@ private slots:
         done.clear();
         QTemporaryDir out2;
         monitor.setPlan(planOfRun(100000, 2));
-        monitor.setOutput(out2.path(), rankBinary());
-        monitor.start();
+        monitor.controller()->setOutput(out2.path(), rankBinary());
+        monitor.controller()->start();
         QTRY_VERIFY_WITH_TIMEOUT(seen[longCell].join('\n').contains("RUNNING"), 180000);
         QTRY_VERIFY_WITH_TIMEOUT(
             model->cell(longCell) && model->cell(longCell)->ranks.value(1).iteration >= 3, 120000);

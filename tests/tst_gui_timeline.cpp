@@ -39,6 +39,7 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTest>
+#include <QTextBrowser>
 #include <QWheelEvent>
 
 using namespace commprof;
@@ -260,7 +261,8 @@ private slots:
         QTest::mouseClick(view, Qt::LeftButton, {}, *at);
         QCOMPARE(view->selected(), (timeline::SliceRef{0, launch}));
         QVERIFY(waitIdle(inspector.selectionJobs()));
-        const QString text = inspector.details()->plainText();
+        const QString text =
+            inspector.details()->findChild<QTextBrowser*>("sliceDetails")->toPlainText();
         QVERIFY2(text.contains("cudaLaunchKernel"), qPrintable(text));
         QVERIFY(text.contains("cuda_runtime"));
         QVERIFY(text.contains(QString::number(json["dur"].toDouble(), 'f', 3) + " µs"));
@@ -287,8 +289,14 @@ private slots:
         QTest::keyClick(QApplication::focusWidget(), Qt::Key_W);
         QVERIFY(view->axis().endUs() - view->axis().startUs() < before);
         QVERIFY(waitIdle(inspector.selectionJobs()));
-        QVERIFY(inspector.details()->plainText().contains("← launched by"));
-        QVERIFY(inspector.details()->plainText().contains("stream"));
+        QVERIFY(inspector.details()
+                    ->findChild<QTextBrowser*>("sliceDetails")
+                    ->toPlainText()
+                    .contains("← launched by"));
+        QVERIFY(inspector.details()
+                    ->findChild<QTextBrowser*>("sliceDetails")
+                    ->toPlainText()
+                    .contains("stream"));
         // Selection, arrow and partner are on screen: more ink than without them.
         const QImage with = view->grab().toImage();
         view->select({}, false);
@@ -321,7 +329,8 @@ private slots:
         // [550,600], 350 us; communication the all-reduce's [500,600], 100 us; of it 50 us
         // overlapped by that copy_, 50 us exposed.
         emit view->rangeSelected(100, 600);
-        const QString text = inspector.details()->plainText();
+        const QString text =
+            inspector.details()->findChild<QTextBrowser*>("sliceDetails")->toPlainText();
         const auto shows = [&](const char* label, double us) {
             return QRegularExpression(
                        QString("%1\\s+%2")

@@ -114,7 +114,7 @@ private slots:
         QVERIFY(shownAfter(w, [&] { w.openTrace(job_); }));
         widgets::WhatIfView* page = w.whatIf();
         QVERIFY(page->message().isEmpty());
-        QVERIFY(page->plot()->isVisibleTo(page));
+        QVERIFY(page->findChild<QCustomPlot*>("whatIfPlot")->isVisibleTo(page));
         QVERIFY(page->result().has_value());
 
         // The recorded step: the median of both ranks' ProfilerStep# spans, by Python.
@@ -134,16 +134,23 @@ private slots:
         // Its parts, as the figure stacks them, sum to that step.
         QVERIFY(page->recorded().has_value());
         QVERIFY(std::abs(page->recorded()->stepMs() - recordedMs) < 1e-6 * recordedMs);
-        QVERIFY(page->numbersText().contains(QString::number(recordedMs, 'f', 2)));
-        QVERIFY(page->recommendationText().startsWith("Recommendation: "));
+        QVERIFY(page->findChild<QLabel*>("whatIfNumbers")
+                    ->text()
+                    .contains(QString::number(recordedMs, 'f', 2)));
+        QVERIFY(page->findChild<QLabel*>("whatIfRecommendation")
+                    ->text()
+                    .startsWith("Recommendation: "));
         // The whole job: no warning; and not made by `commprof record` (no capture/command.json),
         // so "Confirm on this job" is there but disabled, saying why.
         QVERIFY(page->warningsText().isEmpty());
-        QVERIFY(page->confirmButton()->isVisibleTo(page));
-        QVERIFY(!page->confirmButton()->isEnabled());
-        QVERIFY2(page->confirmButton()->toolTip().contains("commprof record") &&
-                     page->confirmButton()->toolTip().contains("capture/command.json"),
-                 qPrintable(page->confirmButton()->toolTip()));
+        QVERIFY(page->findChild<QPushButton*>("whatIfConfirm")->isVisibleTo(page));
+        QVERIFY(!page->findChild<QPushButton*>("whatIfConfirm")->isEnabled());
+        QVERIFY2(
+            page->findChild<QPushButton*>("whatIfConfirm")->toolTip().contains("commprof record") &&
+                page->findChild<QPushButton*>("whatIfConfirm")
+                    ->toolTip()
+                    .contains("capture/command.json"),
+            qPrintable(page->findChild<QPushButton*>("whatIfConfirm")->toolTip()));
 
         // What the model assumed, as `commprof trace whatif` notes it for the same job: folded
         // under the numbers, every note there once unfolded.
@@ -170,14 +177,15 @@ private slots:
         }
 
         // The controls start at the recording's settings (the params file says 0.25 MiB).
-        QCOMPARE(page->capControl()->value(), 0.25);
-        QCOMPARE(page->worldSizeControl()->value(), 2);
-        QCOMPARE(page->hookControl()->currentText(), QString("allreduce"));
+        QCOMPARE(page->findChild<QDoubleSpinBox*>("whatIfCap")->value(), 0.25);
+        QCOMPARE(page->findChild<QSpinBox*>("whatIfWorldSize")->value(), 2);
+        QCOMPARE(page->findChild<QComboBox*>("whatIfHook")->currentText(), QString("allreduce"));
         QCOMPARE(page->chosen()->capMb, 0.25);
         const double base = page->chosen()->stepMs;
 
         // A quarter of the bandwidth: never faster, and here slower (communication is exposed).
-        QVERIFY(shownAfter(w, [&] { page->bandwidthControl()->setValue(0.25); }));
+        QVERIFY(shownAfter(
+            w, [&] { page->findChild<QDoubleSpinBox*>("whatIfBandwidth")->setValue(0.25); }));
         QCOMPARE(page->chosen()->bandwidthX, 0.25);
         const double slow = page->chosen()->stepMs;
         qInfo("step at 1x %.3f ms, at 0.25x %.3f ms", base, slow);
@@ -186,22 +194,29 @@ private slots:
         // the scenario's (they differ here, so a swap shows).
         const analysis::WhatIf& shown = *page->result();
         QVERIFY(shown.replayed.uncertaintyMs != page->chosen()->uncertaintyMs);
-        QCOMPARE(errorBarAt(page->plot(), shown.replayed.stepMs), shown.replayed.uncertaintyMs);
-        QCOMPARE(errorBarAt(page->plot(), slow), page->chosen()->uncertaintyMs);
-        QVERIFY(page->numbersText().contains(QString("%1 ms \u00b1 %2")
-                                                 .arg(shown.replayed.stepMs, 0, 'f', 2)
-                                                 .arg(shown.replayed.uncertaintyMs, 0, 'f', 2)));
-        QVERIFY(page->numbersText().contains(QString::number(slow, 'f', 2)));
+        QCOMPARE(errorBarAt(page->findChild<QCustomPlot*>("whatIfPlot"), shown.replayed.stepMs),
+                 shown.replayed.uncertaintyMs);
+        QCOMPARE(errorBarAt(page->findChild<QCustomPlot*>("whatIfPlot"), slow),
+                 page->chosen()->uncertaintyMs);
+        QVERIFY(page->findChild<QLabel*>("whatIfNumbers")
+                    ->text()
+                    .contains(QString("%1 ms \u00b1 %2")
+                                  .arg(shown.replayed.stepMs, 0, 'f', 2)
+                                  .arg(shown.replayed.uncertaintyMs, 0, 'f', 2)));
+        QVERIFY(page->findChild<QLabel*>("whatIfNumbers")
+                    ->text()
+                    .contains(QString::number(slow, 'f', 2)));
         // Four times the bandwidth: never slower than at 1x.
-        QVERIFY(shownAfter(w, [&] { page->bandwidthControl()->setValue(4); }));
+        QVERIFY(shownAfter(
+            w, [&] { page->findChild<QDoubleSpinBox*>("whatIfBandwidth")->setValue(4); }));
         QVERIFY(page->chosen()->stepMs <= base);
 
         // Changes in a burst: the older predictions go stale, and only the last one's reaches
         // the page.
         QSignalSpy burst(page, &widgets::WhatIfView::shown);
-        page->bandwidthControl()->setValue(0.5);
-        page->worldSizeControl()->setValue(8);
-        page->capControl()->setValue(4);
+        page->findChild<QDoubleSpinBox*>("whatIfBandwidth")->setValue(0.5);
+        page->findChild<QSpinBox*>("whatIfWorldSize")->setValue(8);
+        page->findChild<QDoubleSpinBox*>("whatIfCap")->setValue(4);
         QVERIFY(burst.wait(120000));
         QTest::qWait(500); // any stale prediction would land by now
         QCOMPARE(burst.count(), 1);
@@ -285,8 +300,9 @@ private slots:
         auto* label = page->findChild<QLabel*>("whatIfWarnings");
         QVERIFY(label);
         QTRY_VERIFY(label->isVisible() && label->height() > 0);
-        QVERIFY2(page->recommendationText().contains("incomplete job"),
-                 qPrintable(page->recommendationText()));
+        QVERIFY2(
+            page->findChild<QLabel*>("whatIfRecommendation")->text().contains("incomplete job"),
+            qPrintable(page->findChild<QLabel*>("whatIfRecommendation")->text()));
         // The same lines as the CLI prints before the job.
         const CliResult cli = runCli("commprof", {"trace", "whatif", dir});
         QVERIFY2(cli.exitCode == 0, cli.err.constData());
@@ -315,18 +331,23 @@ private slots:
         QVERIFY(shownAfter(w, [&] { w.openTrace(job_); }));
         widgets::WhatIfView* page = w.whatIf();
         QCOMPARE(page->replays(), 1);
-        QVERIFY(shownAfter(w, [&] { page->capControl()->setValue(4); }));
+        QVERIFY(shownAfter(w, [&] { page->findChild<QDoubleSpinBox*>("whatIfCap")->setValue(4); }));
         // 4 MiB on this link: the trace's collectives allow costs at which it is faster and
         // others at which it is slower, so the page says "no change", as the CLI's no_change.
         QVERIFY(page->chosen()->noChange);
-        QVERIFY2(page->numbersText().contains(
-                     QString("(no change: the trace cannot tell this setting from the recorded "
-                             "one; the model alone says %1 ms)")
-                         .arg(page->chosen()->modelStepMs, 0, 'f', 2)),
-                 qPrintable(page->numbersText()));
-        QVERIFY(shownAfter(w, [&] { page->hookControl()->setCurrentText("fp16_compress"); }));
-        QVERIFY(shownAfter(w, [&] { page->bandwidthControl()->setValue(0.5); }));
-        QVERIFY(shownAfter(w, [&] { page->worldSizeControl()->setValue(4); }));
+        QVERIFY2(page->findChild<QLabel*>("whatIfNumbers")
+                     ->text()
+                     .contains(
+                         QString("(no change: the trace cannot tell this setting from the recorded "
+                                 "one; the model alone says %1 ms)")
+                             .arg(page->chosen()->modelStepMs, 0, 'f', 2)),
+                 qPrintable(page->findChild<QLabel*>("whatIfNumbers")->text()));
+        QVERIFY(shownAfter(w, [&] {
+            page->findChild<QComboBox*>("whatIfHook")->setCurrentText("fp16_compress");
+        }));
+        QVERIFY(shownAfter(
+            w, [&] { page->findChild<QDoubleSpinBox*>("whatIfBandwidth")->setValue(0.5); }));
+        QVERIFY(shownAfter(w, [&] { page->findChild<QSpinBox*>("whatIfWorldSize")->setValue(4); }));
         QCOMPARE(page->replays(), 1);
         const analysis::Scenario* s = page->chosen();
         QVERIFY(s);
@@ -363,12 +384,12 @@ private slots:
         QCOMPARE(s->buckets, scenario["buckets"].toInt());
         QCOMPARE(s->noChange, scenario["no_change"].toBool());
         QCOMPARE(page->result()->scenarios.size(), std::size_t(o["scenarios"].toArray().size()));
-        QCOMPARE(page->recommendationText(),
+        QCOMPARE(page->findChild<QLabel*>("whatIfRecommendation")->text(),
                  "Recommendation: " + o["recommendation"]["reason"].toString());
 
         // The inputs line names where each input came from, as the CLI's "inputs" does: the
         // hook's work from the calibration file, the replay's own error on the recording.
-        const QString numbers = page->numbersText();
+        const QString numbers = page->findChild<QLabel*>("whatIfNumbers")->text();
         QVERIFY2(numbers.contains("collective cost from the trace") &&
                      numbers.contains("fp16_compress's own work from " + calibration) &&
                      numbers.contains(
@@ -390,19 +411,19 @@ private slots:
         QVERIFY2(w.whatIf()->message().startsWith("Nothing to replay"),
                  qPrintable(w.whatIf()->message()));
         QVERIFY(w.whatIf()->message().contains("kineto_rocm_minitoy"));
-        QVERIFY(!w.whatIf()->plot()->isVisibleTo(w.whatIf()));
-        QVERIFY(!w.whatIf()->capControl()->isEnabled());
+        QVERIFY(!w.whatIf()->findChild<QCustomPlot*>("whatIfPlot")->isVisibleTo(w.whatIf()));
+        QVERIFY(!w.whatIf()->findChild<QDoubleSpinBox*>("whatIfCap")->isEnabled());
 
         // One legacy rank alone, no parameters beside it: its collectives have no sizes.
         w.openTrace(kFixtures + "legacy_gloo_ddp_rank0.json.gz");
         QTRY_VERIFY_WITH_TIMEOUT(w.whatIf()->message().contains("params"), 60000);
-        QVERIFY(!w.whatIf()->plot()->isVisibleTo(w.whatIf()));
+        QVERIFY(!w.whatIf()->findChild<QCustomPlot*>("whatIfPlot")->isVisibleTo(w.whatIf()));
         // Given the parameters file, the same trace replays.
         QSignalSpy shown(w.whatIf(), &widgets::WhatIfView::shown);
         emit w.whatIf()->paramsFileChosen(COMMPROF_TEST_DATA "/legacy_gloo_ddp_params.json");
         QVERIFY(shown.wait(60000));
         QVERIFY(w.whatIf()->message().isEmpty());
-        QVERIFY(w.whatIf()->plot()->isVisibleTo(w.whatIf()));
+        QVERIFY(w.whatIf()->findChild<QCustomPlot*>("whatIfPlot")->isVisibleTo(w.whatIf()));
     }
 };
 

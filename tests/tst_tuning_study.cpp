@@ -336,10 +336,11 @@ private slots:
         QVERIFY(groups >= 2);
         // Above the figure, the line to act on per group, as `recommend` says it; the table
         // folded. Nothing for local.
-        QVERIFY(!view.tuningTable()->isVisible());
+        QVERIFY(!view.findChild<QTableView*>("tuningTable")->isVisible());
         QStringList lines;
-        for (int row = 0; row < view.capAdvice()->rows(); ++row) {
-            lines << view.capAdvice()->lineAt(row);
+        for (int row = 0; row < view.findChild<widgets::CapAdvicePanel*>("capAdvice")->rows();
+             ++row) {
+            lines << view.findChild<widgets::CapAdvicePanel*>("capAdvice")->lineAt(row);
         }
         QStringList want;
         for (const QJsonValue g : rec.json()["groups"].toArray()) {

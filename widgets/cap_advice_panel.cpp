@@ -76,10 +76,7 @@ int actionOrder(const analysis::CapGroup& g) {
 void CapAdvicePanel::setGroups(const std::vector<analysis::CapGroup>& unordered) {
     clear();
     std::vector<analysis::CapGroup> groups = unordered;
-    std::stable_sort(groups.begin(), groups.end(),
-                     [](const analysis::CapGroup& a, const analysis::CapGroup& b) {
-                         return actionOrder(a) < actionOrder(b);
-                     });
+    std::ranges::stable_sort(groups, {}, actionOrder);
     for (const analysis::CapGroup& g : groups) {
         if (g.hook == "local") {
             continue; // it sends nothing: no cap to advise

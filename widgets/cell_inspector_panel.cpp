@@ -23,9 +23,12 @@ namespace commprof::widgets {
 
 CellInspectorPanel::CellInspectorPanel(QWidget* parent) : QWidget(parent) {
     headline_ = new QLabel("Select a cell in Results", this);
+    headline_->setObjectName("headline");
     headline_->setWordWrap(true);
     headline_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // What was trained and its buckets; empty when not known, or not yet read off the GUI thread.
     model_ = new QLabel(this);
+    model_->setObjectName("model");
     model_->setWordWrap(true);
     model_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     model_->hide();
@@ -154,14 +157,6 @@ void CellInspectorPanel::showLayout(const results::ModelLayout& m) {
     const QString rebuilt = "Rebuilt buckets (MiB, as the Reducer held them): " + sizes.join(", ");
     model_->setToolTip(m.torchscript.isEmpty() ? rebuilt : m.torchscript + "\n" + rebuilt);
     model_->show();
-}
-
-QString CellInspectorPanel::modelText() const {
-    return model_->text();
-}
-
-QString CellInspectorPanel::headline() const {
-    return headline_->text();
 }
 
 } // namespace commprof::widgets

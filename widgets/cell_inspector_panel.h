@@ -30,9 +30,6 @@ class CellInspectorPanel : public QWidget {
 public:
     explicit CellInspectorPanel(QWidget* parent = nullptr);
     void showCell(const report::ReportData& data, const QString& cellId);
-    QString headline() const;
-    // What was trained and its buckets; empty when not known, or not yet read off the GUI thread.
-    QString modelText() const;
     models::CellFiguresModel* figures() const { return figures_; }
     QCustomPlot* plot() const { return plot_; }
 

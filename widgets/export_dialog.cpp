@@ -88,15 +88,13 @@ QString ExportDialog::outDir() const {
 }
 
 ExportOptions ExportDialog::options() const {
-    ExportOptions o;
-    o.pdf = pdf_->isChecked();
-    o.svg = svg_->isChecked();
-    o.png = png_->isChecked();
-    o.widthIn = width_->currentData().toDouble();
-    o.fontPt = font_->value();
-    o.dpi = dpi_->value();
-    o.tables = tables_->isChecked();
-    return o;
+    return {.pdf = pdf_->isChecked(),
+            .svg = svg_->isChecked(),
+            .png = png_->isChecked(),
+            .widthIn = width_->currentData().toDouble(),
+            .fontPt = font_->value(),
+            .dpi = dpi_->value(),
+            .tables = tables_->isChecked()};
 }
 
 void ExportDialog::validate() {

@@ -91,12 +91,11 @@ std::vector<QCPAxisRect*> makeFacets(QCustomPlot& plot, const QStringList& names
 }
 
 QCPAxisRect* facetRect(const QCustomPlot& plot, const QString& name) {
-    for (QCPAxisRect* r : plot.axisRects()) {
-        if (!name.isEmpty() && r->property(kFacetName).toString() == name) {
-            return r;
-        }
-    }
-    return plot.xAxis->axisRect();
+    const QList<QCPAxisRect*> rects = plot.axisRects();
+    const auto it = std::ranges::find_if(rects, [&](const QCPAxisRect* r) {
+        return !name.isEmpty() && r->property(kFacetName).toString() == name;
+    });
+    return it == rects.end() ? plot.xAxis->axisRect() : *it;
 }
 
 namespace {

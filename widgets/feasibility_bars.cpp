@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "feasibility_bars.h"
 
+#include "spec/units.h"
+
 #include <QHelpEvent>
 #include <QPainter>
 #include <QToolTip>
@@ -10,7 +12,6 @@
 namespace commprof::widgets {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr int kBarHeight = 24;
 constexpr int kCaption = 18;
 const QList<QColor> kTermColours{QColor(31, 119, 180),  QColor(255, 127, 14),  QColor(44, 160, 44),
@@ -18,7 +19,7 @@ const QList<QColor> kTermColours{QColor(31, 119, 180),  QColor(255, 127, 14),  Q
                                  QColor(227, 119, 194), QColor(127, 127, 127)};
 
 QString gib(double bytes) {
-    return QString::number(bytes / kGiB, 'f', 2) + " GiB";
+    return QString::number(bytes / spec::kGiB, 'f', 2) + " GiB";
 }
 
 } // namespace
@@ -101,12 +102,9 @@ std::vector<FeasibilityBars::Segment> FeasibilityBars::segments() const {
 }
 
 QString FeasibilityBars::termAt(QPointF at) const {
-    for (const Segment& s : segments()) {
-        if (s.box.contains(at)) {
-            return s.name;
-        }
-    }
-    return {};
+    const std::vector<Segment> all = segments();
+    const auto it = std::ranges::find_if(all, [&](const Segment& s) { return s.box.contains(at); });
+    return it == all.end() ? QString() : it->name;
 }
 
 bool FeasibilityBars::event(QEvent* event) {
@@ -133,9 +131,7 @@ void FeasibilityBars::paintEvent(QPaintEvent*) {
         p.drawText(rect(), Qt::AlignCenter, "no cell: the matrix has not been planned yet");
         return;
     }
-    const BarGeometry geometry = barGeometry(*this);
-    const int left = geometry.left;
-    const int w = geometry.width;
+    const auto [left, w] = barGeometry(*this);
     const QString verdict = estimate_.feasible ? "feasible" : "infeasible: " + estimate_.reason;
     p.setPen(estimate_.feasible ? palette().color(QPalette::Text) : QColor(170, 20, 20));
     p.drawText(QRect(4, 2, width() - 8, kCaption), Qt::AlignLeft | Qt::AlignVCenter,

@@ -54,27 +54,18 @@ void JobStatus::watch(jobs::JobTracker* tracker) {
             });
     connect(tracker, &QObject::destroyed, this, [this, tracker] {
         trackers_.removeAll(tracker);
-        if (shown_ == tracker) {
-            shown_ = nullptr;
-        }
-        refresh();
+        refresh(); // shows another, never the one gone
     });
 }
 
 void JobStatus::refresh() {
-    shown_ = nullptr;
-    for (auto it = trackers_.rbegin(); it != trackers_.rend(); ++it) {
-        if ((*it)->running()) {
-            shown_ = *it;
-            break;
-        }
+    const auto it = std::find_if(trackers_.rbegin(), trackers_.rend(),
+                                 [](const jobs::JobTracker* t) { return t->running(); });
+    shown_ = it == trackers_.rend() ? nullptr : *it;
+    if (shown_) {
+        setLabel(shown_->label() + "...");
     }
-    if (!shown_) {
-        setVisible(false);
-        return;
-    }
-    setLabel(shown_->label() + "...");
-    setVisible(true);
+    setVisible(shown_ != nullptr);
 }
 
 void JobStatus::setLabel(const QString& text) {

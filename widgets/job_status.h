@@ -21,7 +21,6 @@ public:
     explicit JobStatus(QWidget* parent = nullptr);
     void watch(jobs::JobTracker* tracker);
     QString text() const;
-    jobs::JobTracker* shown() const { return shown_; }
 
 private:
     static constexpr int kMaxLabelPx = 360;

@@ -23,9 +23,7 @@ QSplitter* makeSplitter(Qt::Orientation orientation,
 
 QWidget* filteredTable(QLineEdit* filter, QTableView* table, QWidget* parent) {
     auto* box = new QWidget(parent);
-    auto* layout = new QVBoxLayout(box);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->setSpacing(2);
+    auto* layout = bareLayout<QVBoxLayout>(box, 2);
     layout->addWidget(filter);
     layout->addWidget(table, 1);
     return box;

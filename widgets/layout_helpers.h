@@ -23,6 +23,15 @@ QWidget* filteredTable(QLineEdit* filter, QTableView* table, QWidget* parent);
 // high, a click picks the whole row, and long text loses its middle (an id keeps its model and
 // its repeat).
 void makeRowTable(QTableView& table);
+// A layout of `box` with no margin around what it holds, `spacing` apart (-1: the style's).
+template <class Layout> Layout* bareLayout(QWidget* box, int spacing = -1) {
+    auto* layout = new Layout(box);
+    layout->setContentsMargins(0, 0, 0, 0);
+    if (spacing >= 0) {
+        layout->setSpacing(spacing);
+    }
+    return layout;
+}
 // A flat button with an arrow that shows `content` while it is checked (hidden at first).
 QToolButton* makeFold(const QString& text, QWidget* content, QWidget* parent);
 

@@ -11,6 +11,7 @@
 #include "matrix/model_description.h"
 #include "matrix/yaml_input.h"
 #include "models/cell_table_model.h"
+#include "spec/units.h"
 #include "yaml_highlighter.h"
 
 #include <QCheckBox>
@@ -35,7 +36,6 @@
 namespace commprof::widgets {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr int kMaxReasonPx = 420; // the reason's widest: a long one is in the tooltip
 
 QDoubleSpinBox* gibBox(QWidget* parent) {
@@ -44,6 +44,7 @@ QDoubleSpinBox* gibBox(QWidget* parent) {
     b->setDecimals(2);
     b->setSuffix(" GiB");
     b->setEnabled(false);
+    // A figure typed digit by digit is one edit of the text, made when it is complete.
     b->setKeyboardTracking(false);
     return b;
 }
@@ -152,8 +153,6 @@ void MatrixDesigner::connectEdits() {
         connect(c, &QCheckBox::toggled, this, &MatrixDesigner::budgetsEdited);
     }
     for (QDoubleSpinBox* b : {hostGib_, deviceGib_}) {
-        // A figure typed digit by digit is one edit of the text, made when it is complete.
-        b->setKeyboardTracking(false);
         connect(b, &QDoubleSpinBox::valueChanged, this, &MatrixDesigner::budgetsEdited);
     }
     connect(filter_, &QLineEdit::textChanged, this, [this](const QString& text) {
@@ -190,14 +189,12 @@ void MatrixDesigner::layOut() {
     form->addRow("host", host);
     form->addRow("device", device);
     auto* formBox = new QWidget(this);
-    auto* formColumn = new QVBoxLayout(formBox);
-    formColumn->setContentsMargins(0, 0, 0, 0);
+    auto* formColumn = bareLayout<QVBoxLayout>(formBox);
     formColumn->addLayout(form);
     formColumn->addStretch(1);
 
     auto* left = new QWidget(this);
-    auto* leftLayout = new QVBoxLayout(left);
-    leftLayout->setContentsMargins(0, 0, 0, 0);
+    auto* leftLayout = bareLayout<QVBoxLayout>(left);
     leftLayout->addWidget(editor_, 1);
     leftLayout->addWidget(error_);
     // The YAML is what people edit: it takes the width; the lists only summarise it.
@@ -362,7 +359,7 @@ void MatrixDesigner::showResolvedBudgets() {
         const QSignalBlocker blockBox(box), blockAutomatic(automatic);
         automatic->setChecked(!fixed);
         box->setEnabled(fixed);
-        box->setValue(bytes / kGiB);
+        box->setValue(bytes / spec::kGiB);
         box->setToolTip(source);
     }
 }
@@ -433,9 +430,8 @@ void MatrixDesigner::replanNow() {
                 job.throwIfCancelled();
                 out.order = models::CellTableModel::order(*out.plan, filter, sortColumn, sortOrder);
                 out.worst = models::CellTableModel::worstCell(*out.plan);
-                for (const auto& pc : out.plan->cells) {
-                    out.feasible += pc.estimate.feasible ? 1 : 0;
-                }
+                out.feasible = int(std::ranges::count_if(
+                    out.plan->cells, [](const auto& pc) { return pc.estimate.feasible; }));
             } catch (const matrix::MatrixError& e) {
                 out.errorLine = e.line;
                 out.errorColumn = e.column;
@@ -475,7 +471,7 @@ void MatrixDesigner::applyPlan(const Planned& planned) {
         addItemWithTip(*models_, model.isSweep()
                                      ? QString("%1  (collective sweep: %2, up to %3 MiB)")
                                            .arg(model.name, model.sweep.collectives.join(", "))
-                                           .arg(model.sweep.maxBytes / 1048576.0, 0, 'g', 4)
+                                           .arg(model.sweep.maxBytes / spec::kMiB, 0, 'g', 4)
                                      : QString("%1  (%2, %3M params)")
                                            .arg(model.name, model.family)
                                            .arg(model.params / 1e6, 0, 'g', 4));

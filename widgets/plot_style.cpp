@@ -39,6 +39,7 @@ const QList<QCPScatterStyle::ScatterShape> kMarkers{QCPScatterStyle::ssDisc,
                                                     QCPScatterStyle::ssPlus};
 constexpr int kWorldSizeShapes = 5; // the first markers, each filled
 
+constexpr double kBarWidth = 0.6;  // of a category's width
 constexpr double kHeadroom = 0.22; // of the range above the data: room for the flagged band
 constexpr double kFlaggedBandY = 0.02;
 // A legend takes at most this share of the figure's height: inside the axes (it hides that much
@@ -207,17 +208,12 @@ QColor flaggedColour() {
 }
 
 QColor hookColour(const QString& hook) {
-    static const QList<QPair<QString, QColor>> kColours{
+    static const QHash<QString, QColor> kColours{
         {"allreduce", QColor(31, 119, 180)},    {"fp16_compress", QColor(255, 127, 14)},
         {"bf16_compress", QColor(140, 86, 75)}, {"powersgd", QColor(44, 160, 44)},
         {"local", QColor(127, 127, 127)},
     };
-    for (const auto& [name, colour] : kColours) {
-        if (name == hook) {
-            return colour;
-        }
-    }
-    return QColor(148, 103, 189);
+    return kColours.value(hook, QColor(148, 103, 189));
 }
 
 QColor seriesColour(const QString& axis, const QString& value, int index, int shade) {
@@ -1100,6 +1096,15 @@ void sayWhenEmpty(QCustomPlot& plot, const QString& text, const FigureStyle& sty
     const int width = plot.viewport().width();
     empty->setText(width > kLaidOutPx ? wrapped(text, style.font(), width * kEmptyTextShare)
                                       : text);
+}
+
+QCPBars* addBars(QCPAxis* keys, QCPAxis* values, const QString& name, const QColor& colour) {
+    auto* b = new QCPBars(keys, values);
+    b->setName(name);
+    b->setBrush(colour);
+    b->setPen(QPen(colour.darker(130)));
+    b->setWidth(kBarWidth);
+    return b;
 }
 
 void addFlaggedLegendEntry(QCustomPlot& plot) {

@@ -126,5 +126,7 @@ QCPItemText* addFlaggedMarker(QCustomPlot& plot, double x, const QString& cellId
 void sayWhenEmpty(QCustomPlot& plot, const QString& text, const FigureStyle& style);
 // The legend entry that explains flagged markers (a graph with no data).
 void addFlaggedLegendEntry(QCustomPlot& plot);
+// Bars along `keys` (a category per key, 0.6 wide) in `colour`, outlined a shade darker.
+QCPBars* addBars(QCPAxis* keys, QCPAxis* values, const QString& name, const QColor& colour);
 
 } // namespace commprof::widgets

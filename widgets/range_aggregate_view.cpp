@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "range_aggregate_view.h"
 
+#include "result_plots.h"
 #include "timeline/ruler.h"
 
 #include <QHeaderView>
@@ -74,12 +75,10 @@ void RangeAggregateView::showRange(double fromUs, double toUs, int ranks,
                            cell(trace::toString(a.cls), QString(trace::toString(a.cls)), false)});
         slices += a.count;
     }
-    header_->setText(QString("Range %1 on %2 rank%3: %L4 slices, %L5 names. Total and self "
+    header_->setText(QString("Range %1 on %2: %L3 slices, %L4 names. Total and self "
                              "are clipped to the range: a slice that crosses its edge counts "
                              "only its part inside.")
-                         .arg(formatDuration(toUs - fromUs))
-                         .arg(ranks)
-                         .arg(ranks == 1 ? "" : "s")
+                         .arg(formatDuration(toUs - fromUs), ranksText(ranks))
                          .arg(slices)
                          .arg(rows.size()));
     table_->setSortingEnabled(true);

@@ -99,12 +99,11 @@ RecordDialog::RecordDialog(const QString& folder, QWidget* parent)
 }
 
 void RecordDialog::start() {
-    runner::RecordRequest r;
-    r.command = command_->text();
-    r.outDir = folder_->text();
-    r.steps = steps_->value();
-    r.skip = skip_->value();
-    r.nproc = nproc_->value();
+    const runner::RecordRequest r{.command = command_->text(),
+                                  .outDir = folder_->text(),
+                                  .skip = skip_->value(),
+                                  .steps = steps_->value(),
+                                  .nproc = nproc_->value()};
     QString error;
     if (!job_->startRecord(r, &error)) {
         status_->setText(error);

@@ -103,10 +103,7 @@ QSize layOutDrawn(QCustomPlot& plot, const DrawFigure& draw, const ExportOptions
     // A legend below the axes grows the page by its height: half the first height keeps it
     // within a third of the page, and lets a legend of two columns name ten entries at 8 pt.
     plot.setProperty("legendRoomPx", base / 2.0);
-    FigureStyle style;
-    style.fontPt = options.fontPt;
-    style.titleDeltaPt = 0.0;
-    draw(plot, style);
+    draw(plot, FigureStyle{.fontPt = options.fontPt, .titleDeltaPt = 0.0});
     placeLegend(plot);
     // What sits below the axes (a legend no corner had room for, a note) gets room of its own,
     // and so do long tick labels: the page grows until the data keep at least

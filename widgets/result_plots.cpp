@@ -5,6 +5,7 @@
 #include "facets.h"
 #include "report/repeat_groups.h"
 #include "report/series_names.h"
+#include "spec/units.h"
 #include "sweep_plot.h"
 #include "tuning_plot.h"
 
@@ -19,15 +20,10 @@
 namespace commprof::widgets {
 namespace {
 
-constexpr double kBarWidth = 0.6;
 constexpr double kPickRadiusPx = 20.0;
 constexpr std::size_t kUprightBars = 6;
 constexpr double kRunNamesHeadroom = 0.15; // of a bar figure's value range
 constexpr double kBoxBelowRunPx = 2.0;     // the selection's box starts below a run's name
-
-double mib(double bytes) {
-    return bytes / 1048576.0;
-}
 
 std::optional<double> overheadPercent(const store::CellRow& c) {
     if (c.complete() && c.commOverheadFraction) {
@@ -234,12 +230,8 @@ QString ranksText(int worldSize) {
 }
 
 const store::CellRow* findCell(const report::ReportData& data, const QString& cellId) {
-    for (const auto& c : data.cells) {
-        if (c.id == cellId) {
-            return &c;
-        }
-    }
-    return nullptr;
+    const auto it = std::ranges::find(data.cells, cellId, &store::CellRow::id);
+    return it == data.cells.end() ? nullptr : &*it;
 }
 
 // What the trace-derived figures say when no cell has the trace they are drawn from.
@@ -267,10 +259,8 @@ std::vector<report::RepeatGroup> axisGroups(const report::ReportData& data, bool
                 order << v;
             }
         }
-        std::stable_sort(groups.begin(), groups.end(), [&](const auto& a, const auto& b) {
-            return order.indexOf(runValue(a.first(), run)) <
-                   order.indexOf(runValue(b.first(), run));
-        });
+        std::ranges::stable_sort(
+            groups, {}, [&](const auto& g) { return order.indexOf(runValue(g.first(), run)); });
     }
     return groups;
 }
@@ -410,7 +400,7 @@ void drawBucketTimeVsBytes(QCustomPlot& plot, const report::ReportData& data,
     for (const auto& pool : data.bucketPools) {
         hooks.insert(pool.hook);
         for (const auto& s : pool.samples) {
-            xs << mib(s.bytes);
+            xs << s.bytes / spec::kMiB;
             ys << s.seconds * 1e3;
         }
     }
@@ -430,7 +420,7 @@ void drawBucketTimeVsBytes(QCustomPlot& plot, const report::ReportData& data,
                 g->setScatterStyle(QCPScatterStyle(worldSizeShape(indexOf(sizes, s.worldSize)),
                                                    colour, colour, 5));
             }
-            g->addData(mib(s.bytes), s.seconds * 1e3);
+            g->addData(s.bytes / spec::kMiB, s.seconds * 1e3);
             minBytes = minBytes == 0 ? s.bytes : std::min(minBytes, s.bytes);
             maxBytes = std::max(maxBytes, s.bytes);
         }
@@ -458,7 +448,7 @@ void drawBucketTimeVsBytes(QCustomPlot& plot, const report::ReportData& data,
                     logX ? lo * std::pow(maxBytes / lo, k / 40.0) : lo + (maxBytes - lo) * k / 40.0;
                 const double ms = it->fit->predict(bytes, p.key()) * 1e3;
                 if (ms > 0) {
-                    line->addData(mib(bytes), ms);
+                    line->addData(bytes / spec::kMiB, ms);
                 }
             }
         }
@@ -514,11 +504,7 @@ void drawStackedBreakdown(QCustomPlot& plot, const report::ReportData& data,
         mostRepeats = std::max(mostRepeats, steps->repeats);
     }
     auto bars = [&](const QString& name, const QVector<double>& values, const QColor& colour) {
-        auto* b = new QCPBars(plot.xAxis, plot.yAxis);
-        b->setName(name);
-        b->setBrush(colour);
-        b->setPen(QPen(colour.darker(130)));
-        b->setWidth(kBarWidth);
+        QCPBars* b = addBars(plot.xAxis, plot.yAxis, name, colour);
         b->setData(keys, values);
         return b;
     };
@@ -570,21 +556,16 @@ void drawAgreement(QCustomPlot& plot, const report::ReportData& data, const Figu
             // A ratio the analysis did not judge (one rank moves no data) is no disagreement:
             // an outline, named in the legend, never a bar in the layer's colour.
             if (!notJudged) {
-                notJudged = new QCPBars(plot.xAxis, plot.yAxis);
-                notJudged->setName("not judged (1 rank)"); // nothing crossed a link
+                // Nothing crossed a link.
+                notJudged = addBars(plot.xAxis, plot.yAxis, "not judged (1 rank)", Qt::gray);
                 notJudged->setBrush(Qt::NoBrush);
                 notJudged->setPen(QPen(QColor(150, 150, 150), 1, Qt::DashLine));
-                notJudged->setWidth(kBarWidth);
             }
             b = notJudged;
         } else {
             QCPBars*& layer = byLayer[c.layer];
             if (!layer) {
-                layer = new QCPBars(plot.xAxis, plot.yAxis);
-                layer->setName(c.layer);
-                layer->setBrush(layerColour(c.layer));
-                layer->setPen(QPen(layerColour(c.layer).darker(130)));
-                layer->setWidth(kBarWidth);
+                layer = addBars(plot.xAxis, plot.yAxis, c.layer, layerColour(c.layer));
             }
             b = layer;
         }
@@ -755,7 +736,7 @@ void highlightCell(QCustomPlot& plot, const char* figure, const report::ReportDa
                                                QPen(QColor(0, 0, 0, 90), 1.0), Qt::NoBrush, 7));
             if (report::bucketsCommunicated(*cell)) { // the figure draws no other's
                 for (const auto& s : data.bucketsByCell.value(cellId)) {
-                    g->addData(mib(s.bytes), s.seconds * 1e3);
+                    g->addData(s.bytes / spec::kMiB, s.seconds * 1e3);
                 }
             }
         } else {
@@ -817,7 +798,7 @@ QString cellAt(const QCustomPlot& plot, const char* figure, const report::Report
                 continue; // not drawn
             }
             for (const auto& s : data.bucketsByCell.value(c.id)) {
-                consider(c.id, {plot.xAxis->coordToPixel(mib(s.bytes)),
+                consider(c.id, {plot.xAxis->coordToPixel(s.bytes / spec::kMiB),
                                 plot.yAxis->coordToPixel(s.seconds * 1e3)});
             }
         }
@@ -929,12 +910,9 @@ const std::vector<FigureSpec>& reportFigures() {
 }
 
 const FigureSpec* figureNamed(const QString& name) {
-    for (const FigureSpec& f : reportFigures()) {
-        if (name == f.name) {
-            return &f;
-        }
-    }
-    return nullptr;
+    const auto& all = reportFigures();
+    const auto it = std::ranges::find_if(all, [&](const FigureSpec& f) { return name == f.name; });
+    return it == all.end() ? nullptr : &*it;
 }
 
 } // namespace commprof::widgets

@@ -38,11 +38,8 @@ constexpr const char* kTuningFigure = "tuning";
 constexpr int kLeastPlotPx = 150;
 
 FigureStyle viewStyle(bool eachRepeat = false) {
-    FigureStyle style;
-    style.eachRepeat = eachRepeat;
-    style.fontPt =
-        QApplication::font().pointSizeF() > 0 ? QApplication::font().pointSizeF() : style.fontPt;
-    return style;
+    const double pt = QApplication::font().pointSizeF();
+    return {.fontPt = pt > 0 ? pt : FigureStyle{}.fontPt, .eachRepeat = eachRepeat};
 }
 
 // The cell, its status and what was measured first, the settings after them: in the model's
@@ -97,9 +94,7 @@ ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
         connectPlot(plot, figure);
     }
     auto* tableBox = new QWidget(this);
-    auto* tableLayout = new QVBoxLayout(tableBox);
-    tableLayout->setContentsMargins(0, 0, 0, 0);
-    tableLayout->setSpacing(2);
+    auto* tableLayout = bareLayout<QVBoxLayout>(tableBox, 2);
     auto* filterRow = new QHBoxLayout;
     filterRow->addWidget(filter_, 1);
     filterRow->addWidget(eachRepeat_);
@@ -168,9 +163,7 @@ QWidget* ResultsView::makeTuningPage(QCustomPlot* plot) {
     tableFold_ = makeFold("Numbers per cap (predicted, held out, measured)", tuningTable_, this);
     tableFold_->setObjectName("tuningTableFold");
     auto* page = new QWidget;
-    auto* v = new QVBoxLayout(page);
-    v->setContentsMargins(0, 0, 0, 0);
-    v->setSpacing(0);
+    auto* v = bareLayout<QVBoxLayout>(page, 0);
     // A study of many groups scrolls its lines rather than squeeze the figure; the
     // splitter lets the user give them more room (at 1366x768 a strip of 75 px showed
     // four of eighteen lines).
@@ -328,12 +321,8 @@ void ResultsView::applyFilter(const QString& text) {
 }
 
 QCustomPlot* ResultsView::plot(const char* figure) const {
-    for (const auto& [name, plot] : plots_) {
-        if (name == figure) {
-            return plot;
-        }
-    }
-    return nullptr;
+    const auto it = std::ranges::find_if(plots_, [&](const auto& p) { return p.first == figure; });
+    return it == plots_.end() ? nullptr : it->second;
 }
 
 // The tab a figure is on: its own page, the page that holds it beside other widgets, or the

@@ -48,17 +48,12 @@ public:
     QTableView* table() const { return table_; }
     QLineEdit* filter() const { return filter_; }
     // "Each repeat": the figures draw every repeat instead of each group's median and spread.
-    QCheckBox* eachRepeat() const { return eachRepeat_; }
     QCustomPlot* plot(const char* figure) const;
     // The DDP figures' page, the sweep's and the cap study's (each shown when the results hold
     // what it draws).
     QTabWidget* figurePages() const { return figureTabs_; }
     // The cap study's numbers below its figure: a row per group and cap (models/cap_table_model.h).
-    QTableView* tuningTable() const { return tuningTable_; }
     models::CapTableModel* tuningModel() const { return tuningModel_; }
-    // Above it, the line per group a user acts on, and the fold that shows the table.
-    CapAdvicePanel* capAdvice() const { return capAdvice_; }
-    QToolButton* tuningTableFold() const { return tableFold_; }
     // Whether the figure is on the page shown (the DDP figures, or the sweep's).
     bool showsFigure(const char* figure) const;
     // What hovering at a plot position shows (also as the tooltip).

@@ -45,8 +45,6 @@ QString duration(double seconds) {
 
 } // namespace
 
-RunMonitor::RunMonitor(QWidget* parent) : RunMonitor(nullptr, parent) {}
-
 RunMonitor::RunMonitor(models::RunController* run, QWidget* parent)
     : QWidget(parent), run_(run ? run : new models::RunController(this)), model_(run_->model()) {
     table_ = new QTableView(this);
@@ -81,6 +79,7 @@ RunMonitor::RunMonitor(models::RunController* run, QWidget* parent)
     overall_->setRange(0, 1);
     overall_->setValue(0);
     eta_ = new QLabel(this);
+    eta_->setObjectName("eta");
 
     plot_ = new QCustomPlot(this);
     plot_->setMinimumHeight(120);
@@ -90,9 +89,7 @@ RunMonitor::RunMonitor(models::RunController* run, QWidget* parent)
     log_->setMaximumBlockCount(500); // a tail, not the whole log
     log_->setLineWrapMode(QPlainTextEdit::NoWrap);
     auto* bars = new QWidget(this);
-    rankBars_ = new QVBoxLayout(bars);
-    rankBars_->setContentsMargins(0, 0, 0, 0);
-    rankBars_->setSpacing(2);
+    rankBars_ = bareLayout<QVBoxLayout>(bars, 2);
     barsTitle_ = new QLabel(bars);
     barsTitle_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     barsTitle_->hide();
@@ -162,18 +159,6 @@ void RunMonitor::showEvent(QShowEvent* event) {
     }
 }
 
-void RunMonitor::setOutput(const QString& outDir, const QString& rankProgram) {
-    run_->setOutput(outDir, rankProgram); // shown through outputChanged
-}
-
-QString RunMonitor::outputDir() const {
-    return run_->outputDir();
-}
-
-bool RunMonitor::running() const {
-    return run_->running();
-}
-
 void RunMonitor::showOutput(const QString& outDir) {
     output_->setText(outDir.isEmpty() ? QString("Output: not chosen")
                                       : QString("Output: %1").arg(outDir));
@@ -207,10 +192,6 @@ QCPItemText* RunMonitor::waitingNote() const {
 QString RunMonitor::plotNote() const {
     const QCPItemText* note = waitingNote();
     return note ? note->text() : QString();
-}
-
-QString RunMonitor::etaText() const {
-    return eta_->text();
 }
 
 void RunMonitor::appendLog(const QString& line) {
@@ -293,18 +274,6 @@ void RunMonitor::onBucket(const QString& cellId, int rank, int iteration, double
         placeLegend(*plot_); // a new rank on the legend
     }
     plot_->replot(QCustomPlot::rpQueuedReplot);
-}
-
-void RunMonitor::start() {
-    run_->start();
-}
-
-void RunMonitor::pauseAfterCurrentCell() {
-    run_->pauseAfterCurrentCell();
-}
-
-void RunMonitor::stop() {
-    run_->stop();
 }
 
 void RunMonitor::onStarted() {

@@ -42,21 +42,16 @@ class MessageBar;
 class RunMonitor : public QWidget {
     Q_OBJECT
 public:
-    // A monitor of a run of its own.
-    explicit RunMonitor(QWidget* parent = nullptr);
     // A monitor of `run`, which it does not own; nothing of it is used once `run` is gone.
-    explicit RunMonitor(models::RunController* run, QWidget* parent = nullptr);
+    // Null: a run of its own.
+    explicit RunMonitor(models::RunController* run = nullptr, QWidget* parent = nullptr);
     void setPlan(std::shared_ptr<const feasibility::Plan> plan);
-    void setOutput(const QString& outDir, const QString& rankProgram);
-    QString outputDir() const;
     models::RunController* controller() const { return run_; }
     models::RunStateModel* model() const { return model_; }
     QCustomPlot* bucketPlot() const { return plot_; }
     QProgressBar* overallProgress() const { return overall_; }
-    QString etaText() const;
     int plottedPoints() const; // bucket times of the running cell on the live plot
     QString plotNote() const;  // what the live plot says in place of points; empty with points
-    bool running() const;
     QString logText() const;
     QPlainTextEdit* log() const { return log_; }
     QTableView* table() const { return table_; }
@@ -65,11 +60,6 @@ public:
     // The rank bars on screen: what they say, and the line above them.
     QStringList rankBarTexts() const;
     QString rankBarsTitle() const;
-
-public slots:
-    void start();
-    void pauseAfterCurrentCell();
-    void stop();
 
 signals:
     // The run ended (complete, failed, paused or stopped); its results are in outDir.

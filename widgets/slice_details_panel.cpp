@@ -31,6 +31,7 @@ QString linkTo(const timeline::SliceRef& s, const QString& text) {
 
 SliceDetailsPanel::SliceDetailsPanel(QWidget* parent) : QWidget(parent) {
     browser_ = new QTextBrowser(this);
+    browser_->setObjectName("sliceDetails");
     browser_->setOpenLinks(false);
     browser_->setFrameShape(QFrame::NoFrame);
     auto* layout = new QVBoxLayout(this);
@@ -121,10 +122,6 @@ void SliceDetailsPanel::showRange(double fromUs, double toUs,
 void SliceDetailsPanel::clearRange() {
     rangeHtml_.clear();
     render();
-}
-
-QString SliceDetailsPanel::plainText() const {
-    return browser_->toPlainText();
 }
 
 void SliceDetailsPanel::render() {

@@ -39,9 +39,6 @@ public:
     void showCriticalStep(const analysis::CriticalStep& step);
     bool showsCriticalStep() const { return critical_.has_value(); }
 
-    QString plainText() const;
-    const timeline::SliceDetails& slice() const { return slice_; }
-
 signals:
     void sliceRequested(timeline::SliceRef slice);
 

@@ -165,9 +165,8 @@ std::vector<SweepLine> sweepLines(const report::ReportData& data, QStringList* n
         for (const store::StoredSweep& s : *it) {
             kinds.push_back(&s);
         }
-        std::stable_sort(kinds.begin(), kinds.end(), [](const auto* a, const auto* b) {
-            return kindOrder(a->series.kind) < kindOrder(b->series.kind);
-        });
+        std::ranges::stable_sort(kinds, {},
+                                 [](const auto* s) { return kindOrder(s->series.kind); });
         for (const store::StoredSweep* s : kinds) {
             // One rank moves no data: nccl-tests' factor gives busbw 0 (broadcast: the
             // algbw of a copy that never leaves the process), so nothing is drawn at 1.

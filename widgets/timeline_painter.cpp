@@ -161,21 +161,11 @@ void TimelinePainter::paintRows() {
 }
 
 void TimelinePainter::paintRowBackground(const LayoutRow& row, int y) {
-    QColor bg = kLaneEven;
-    switch (row.kind) {
-    case RowKind::Rank:
-        bg = kRankHeader;
-        break;
-    case RowKind::Process:
-        bg = kProcessHeader;
-        break;
-    case RowKind::ClassLane:
-        bg = row.group % 2 ? kLaneOdd : kLaneEven;
-        break;
-    case RowKind::Slices:
-        bg = row.lane % 2 ? kLaneOdd : kLaneEven;
-        break;
-    }
+    const int lane = row.kind == RowKind::ClassLane ? row.group : row.lane;
+    const QColor bg = row.kind == RowKind::Rank      ? kRankHeader
+                      : row.kind == RowKind::Process ? kProcessHeader
+                      : lane % 2                     ? kLaneOdd
+                                                     : kLaneEven;
     p_.fillRect(QRect(0, y, tracksRight_, row.height), bg);
     if (row.kind == RowKind::Rank || row.kind == RowKind::Process) {
         p_.fillRect(QRect(0, y + row.height - 1, tracksRight_, 1), QColor(0, 0, 0, 30));

@@ -65,7 +65,6 @@ void TimelineView::setStack(std::shared_ptr<const timeline::TimelineStack> stack
     matches_.reset();
     criticalPath_.clear(); // the new traces' path comes after them
     currentMatch_ = 0;
-    history_.clear();
     pins_.clear();
     focusRank_ = 0;
     originUs_ = 0;
@@ -296,10 +295,7 @@ void TimelineView::toggleGroup(int rankIndex, int group) {
 }
 
 void TimelineView::togglePin(timeline::LaneKey lane) {
-    const auto it = std::find(pins_.begin(), pins_.end(), lane);
-    if (it != pins_.end()) {
-        pins_.erase(it);
-    } else {
+    if (std::erase(pins_, lane) == 0) {
         pins_.push_back(lane);
     }
     relayout();
@@ -693,12 +689,9 @@ int TimelineView::stepAtX(double xPx) const {
     const std::size_t r = std::size_t(std::clamp(focusRank_, 0, int(stack_->ranks.size()) - 1));
     const double t = stack_->toTrace(r, timeAtX(xPx));
     const auto& steps = stack_->ranks[r]->steps;
-    for (std::size_t s = 0; s < steps.size(); ++s) {
-        if (t >= steps[s].window.start && t <= steps[s].window.end) {
-            return int(s);
-        }
-    }
-    return -1;
+    const auto it = std::ranges::find_if(
+        steps, [&](const auto& s) { return t >= s.window.start && t <= s.window.end; });
+    return it == steps.end() ? -1 : int(it - steps.begin());
 }
 
 void TimelineView::mousePressEvent(QMouseEvent* event) {

@@ -9,6 +9,7 @@
 #include "models/step_table_model.h"
 #include "range_aggregate_view.h"
 #include "report/ddp_step_graph_text.h"
+#include "result_plots.h"
 #include "slice_details_panel.h"
 #include "step_table_view.h"
 #include "timeline/range_aggregate.h"
@@ -137,32 +138,26 @@ void TraceInspector::layOut(QHBoxLayout* bar) {
     // The timeline across the whole width, as tall as it can be; the step table and the
     // details below it, side by side, which the user may shrink to nothing or hide.
     auto* top = new QWidget(this);
-    auto* topLayout = new QVBoxLayout(top);
-    topLayout->setContentsMargins(0, 0, 0, 0);
-    topLayout->setSpacing(0);
+    auto* topLayout = bareLayout<QVBoxLayout>(top, 0);
     topLayout->addLayout(bar);
     topLayout->addWidget(culprits_);
     topLayout->addWidget(timeline_, 1);
     lower_ = makeSplitter(Qt::Horizontal, {{tabs_, 3}, {details_, 2}}, this);
     QSplitter* split = makeSplitter(Qt::Vertical, {{top, 3}, {lower_, 1}}, this);
     split->setCollapsible(1, true);
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
+    auto* layout = bareLayout<QVBoxLayout>(this);
     layout->addWidget(split);
 }
 
 void TraceInspector::connectShortcuts() {
     // Search works wherever the focus is in the window while the inspector is shown (a hidden
     // widget's shortcuts do not fire).
-    auto* find = new QShortcut(QKeySequence::Find, this);
-    find->setContext(Qt::WindowShortcut);
-    connect(find, &QShortcut::activated, searchBar_, &TimelineSearchBar::focusSearch);
-    auto* next = new QShortcut(QKeySequence::FindNext, this);
-    next->setContext(Qt::WindowShortcut);
-    connect(next, &QShortcut::activated, this, [this] { nextMatch(true); });
-    auto* prev = new QShortcut(QKeySequence::FindPrevious, this);
-    prev->setContext(Qt::WindowShortcut);
-    connect(prev, &QShortcut::activated, this, [this] { nextMatch(false); });
+    new QShortcut(QKeySequence::Find, this, searchBar_, &TimelineSearchBar::focusSearch,
+                  Qt::WindowShortcut);
+    new QShortcut(
+        QKeySequence::FindNext, this, this, [this] { nextMatch(true); }, Qt::WindowShortcut);
+    new QShortcut(
+        QKeySequence::FindPrevious, this, this, [this] { nextMatch(false); }, Qt::WindowShortcut);
 }
 
 // The views follow each other: a slice, a step or a range picked in one shows in the others.
@@ -234,10 +229,6 @@ void TraceInspector::showCulprits() {
     culprits_->setVisible(criticalPath_->isChecked() && !first.isEmpty());
 }
 
-QString TraceInspector::culpritsText() const {
-    return culprits_->text();
-}
-
 TraceInspector::~TraceInspector() = default;
 
 void TraceInspector::openTrace(const QString& path) {
@@ -265,11 +256,10 @@ void TraceInspector::openFiles(const QStringList& files) {
     // A cell's traces are named by the cell (its folder), a lone trace by its file.
     const QFileInfo first(files.value(0));
     const bool ofACell = first.fileName().startsWith("trace_rank");
-    const QString name = ofACell ? QString("cell %1 (%2 rank%3)")
-                                       .arg(QFileInfo(first.path()).fileName())
-                                       .arg(files.size())
-                                       .arg(files.size() == 1 ? "" : "s")
-                                 : first.fileName();
+    const QString name =
+        ofACell ? QString("cell %1 (%2)")
+                      .arg(QFileInfo(first.path()).fileName(), ranksText(int(files.size())))
+                : first.fileName();
     loads_->start(
         "Reading " + what_,
         [files](const jobs::JobContext& job) {
@@ -417,9 +407,8 @@ void TraceInspector::setStack(std::shared_ptr<const timeline::TimelineStack> sta
     for (const auto& r : stack_->ranks) {
         events += r->trace.events.size();
     }
-    summary_->setText(QString("%1 rank%2, %L3 slices, %4")
-                          .arg(stack_->ranks.size())
-                          .arg(stack_->ranks.size() == 1 ? "" : "s")
+    summary_->setText(QString("%1, %L2 slices, %3")
+                          .arg(ranksText(int(stack_->ranks.size())))
                           .arg(events)
                           .arg(timeline::formatDuration(stack_->endUs)));
     summary_->setToolTip(summary_->text());

@@ -63,7 +63,6 @@ public:
     // The DDP parameters file (docs/formats.md) of the traces shown: read again with it. Empty:
     // the params.json beside the traces, if any.
     void setParamsFile(const QString& path);
-    QString paramsFile() const { return paramsFile_; }
     void clear();
     // What the timeline shows, as the bar above it names it: "cell <id> (2 ranks)", a trace's
     // file name, or empty.
@@ -97,9 +96,6 @@ public:
     jobs::JobTracker* rangeJobs() const { return rangeJobs_; }
     // Checkable, key C: the critical path over the tracks.
     QAction* criticalPathAction() const { return criticalPath_; }
-    // "Critical path: rank 1: the other ranks waited 12.30 ms for it at 8 buckets; gradient
-    // ...": the first rank and gradient culprit in `trace ddp`'s words, shown with the path.
-    QString culpritsText() const;
 
 signals:
     // The primary trace's path, and what the parser warned about (a damaged file, a rank that

@@ -6,7 +6,6 @@
 namespace commprof::widgets {
 namespace {
 
-constexpr double kBarWidth = 0.6;
 // Bottom to top: the prediction, the replay, the recording (read from the top, as recorded).
 constexpr double kPredictedRow = 1, kReplayedRow = 2, kRecordedRow = 3;
 
@@ -53,11 +52,7 @@ void drawWhatIf(QCustomPlot& plot, const WhatIfFigure& f, const FigureStyle& sty
     // Horizontal bars: the key axis is the left one.
     auto bars = [&](const QString& name, const QColor& colour,
                     double (*value)(const analysis::StepParts&)) {
-        auto* b = new QCPBars(plot.yAxis, plot.xAxis);
-        b->setName(name);
-        b->setBrush(colour);
-        b->setPen(QPen(colour.darker(130)));
-        b->setWidth(kBarWidth);
+        QCPBars* b = addBars(plot.yAxis, plot.xAxis, name, colour);
         for (const Row& r : rows) {
             b->addData(r.key, value(*r.parts));
         }

@@ -44,12 +44,9 @@ struct Predicted {
 
 // The scenario of cap and hook among w's; the first when none matches.
 std::size_t scenarioOf(const analysis::WhatIf& w, double capMb, const QString& hook) {
-    for (std::size_t i = 0; i < w.scenarios.size(); ++i) {
-        if (w.scenarios[i].capMb == capMb && w.scenarios[i].hook == hook) {
-            return i;
-        }
-    }
-    return 0;
+    const auto it = std::ranges::find_if(
+        w.scenarios, [&](const auto& s) { return s.capMb == capMb && s.hook == hook; });
+    return it == w.scenarios.end() ? 0 : std::size_t(it - w.scenarios.begin());
 }
 
 QString ms(double v) {
@@ -103,8 +100,7 @@ WhatIfView::WhatIfView(jobs::JobTracker* jobs, QWidget* parent)
     QHBoxLayout* controls = makeControls();
     QHBoxLayout* confirmLine = makeConfirmLine();
     makeResultWidgets();
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
+    auto* layout = bareLayout<QVBoxLayout>(this);
     layout->addLayout(controls);
     layout->addLayout(confirmLine);
     layout->addWidget(warnings_);
@@ -354,21 +350,12 @@ void WhatIfView::setConfirmSource(bool available, const QString& why) {
     updateConfirm();
 }
 
-void WhatIfView::setConfirmRunning(const QString& text) {
-    confirmRunning_ = true;
+void WhatIfView::setConfirmState(bool running, const QString& text) {
+    confirmRunning_ = running;
     confirmation_->setText(text);
-    confirmation_->show();
-    confirmProgress_->show();
-    confirmCancel_->show();
-    updateConfirm();
-}
-
-void WhatIfView::setConfirmEnded(const QString& text) {
-    confirmRunning_ = false;
-    confirmation_->setText(text);
-    confirmation_->setVisible(!text.isEmpty());
-    confirmProgress_->hide();
-    confirmCancel_->hide();
+    confirmation_->setVisible(running || !text.isEmpty());
+    confirmProgress_->setVisible(running);
+    confirmCancel_->setVisible(running);
     updateConfirm();
 }
 
@@ -529,14 +516,6 @@ bool WhatIfView::eventFilter(QObject* watched, QEvent* event) {
         });
     }
     return QWidget::eventFilter(watched, event);
-}
-
-QString WhatIfView::numbersText() const {
-    return numbers_->text();
-}
-
-QString WhatIfView::recommendationText() const {
-    return recommendation_->text();
 }
 
 QString WhatIfView::warningsText() const {

@@ -62,13 +62,6 @@ public:
     // No job: why (shown instead of the figure).
     void setUnavailable(const QString& why);
 
-    QDoubleSpinBox* capControl() const { return cap_; }
-    QComboBox* hookControl() const { return hook_; }
-    QDoubleSpinBox* bandwidthControl() const { return bandwidth_; }
-    QSpinBox* worldSizeControl() const { return world_; }
-    QCustomPlot* plot() const { return plot_; }
-    QPushButton* confirmButton() const { return confirm_; }
-    QPushButton* confirmCancelButton() const { return confirmCancel_; }
     jobs::JobTracker* jobs() const { return jobs_; }
 
     // What is shown: the last prediction, its scenario that the controls chose, the recorded
@@ -76,8 +69,6 @@ public:
     const std::optional<analysis::WhatIf>& result() const { return result_; }
     const analysis::Scenario* chosen() const;
     const std::optional<analysis::StepParts>& recorded() const { return recorded_; }
-    QString numbersText() const;
-    QString recommendationText() const;
     // How many times this page has replayed a job (once per job opened or re-read).
     int replays() const { return replays_->load(); }
     QString message() const;          // why nothing is shown, or empty
@@ -91,8 +82,7 @@ public:
     // Whether the shown job can be confirmed on itself (a `commprof record` folder), and why not.
     void setConfirmSource(bool available, const QString& why);
     // A confirmation runs (text: its progress), or ended with `text` (what was measured).
-    void setConfirmRunning(const QString& text);
-    void setConfirmEnded(const QString& text);
+    void setConfirmState(bool running, const QString& text);
 
 signals:
     // The user chose a parameters file (docs/formats.md) for traces without sizes.

@@ -96,12 +96,8 @@ QList<QAction*> Workspaces::paneActions(const QString& workspace) const {
 }
 
 const Workspaces::Workspace* Workspaces::find(const QString& name) const {
-    for (const Workspace& w : workspaces_) {
-        if (w.name == name) {
-            return &w;
-        }
-    }
-    return nullptr;
+    const auto it = std::ranges::find(workspaces_, name, &Workspace::name);
+    return it == workspaces_.end() ? nullptr : &*it;
 }
 
 Workspaces::Workspace* Workspaces::find(const QString& name) {

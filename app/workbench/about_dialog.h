@@ -18,7 +18,6 @@ class AboutDialog : public QDialog {
 public:
     explicit AboutDialog(QWidget* parent = nullptr);
     QString versionsText() const;
-    jobs::JobTracker* query() const { return query_; }
 
 signals:
     void rankVersionKnown();

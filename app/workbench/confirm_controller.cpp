@@ -15,22 +15,20 @@ ConfirmController::ConfirmController(widgets::WhatIfView* page, QObject* parent)
     connect(page_, &widgets::WhatIfView::confirmCancelRequested, job_, &runner::RecordJob::cancel);
     connect(job_, &runner::RecordJob::progress, this, [this](int, int, const QString& text) {
         if (job_->running()) {
-            page_->setConfirmRunning("Confirming on " + recordDir_ + ": " + text);
+            page_->setConfirmState(true, "Confirming on " + recordDir_ + ": " + text);
         }
     });
     connect(job_, &runner::RecordJob::confirmed, this,
             [this](bool ok, int exitCode, const std::optional<analysis::Confirmation>& result,
                    const QString& message) {
-                if (ok && result) {
-                    page_->setConfirmEnded("Confirmed on the job:\n" + report::describe(*result));
-                } else if (message == "Cancelled") {
-                    page_->setConfirmEnded("The confirmation was cancelled");
-                } else {
-                    page_->setConfirmEnded(
-                        QString("The confirmation ended without a result (exit code %1): %2")
-                            .arg(exitCode)
-                            .arg(message));
-                }
+                page_->setConfirmState(
+                    false, ok && result ? "Confirmed on the job:\n" + report::describe(*result)
+                           : message == "Cancelled"
+                               ? QString("The confirmation was cancelled")
+                               : QString("The confirmation ended without a result (exit code "
+                                         "%1): %2")
+                                     .arg(exitCode)
+                                     .arg(message));
             });
 }
 
@@ -78,15 +76,16 @@ void ConfirmController::start(const analysis::Setting& candidate) {
         request->rounds = rounds_;
     }
     if (!request || !job_->startConfirm(*request, &error)) {
-        page_->setConfirmEnded("The confirmation could not start: " +
-                               (error.isEmpty() ? QString("no record folder") : error));
+        page_->setConfirmState(false, "The confirmation could not start: " +
+                                          (error.isEmpty() ? QString("no record folder") : error));
         return;
     }
-    page_->setConfirmRunning(QString("Confirming bucket_cap_mb %1, hook %2 on %3 (%4 rounds)...")
-                                 .arg(candidate.bucketCapMb)
-                                 .arg(candidate.hook)
-                                 .arg(recordDir_)
-                                 .arg(request->rounds));
+    page_->setConfirmState(true,
+                           QString("Confirming bucket_cap_mb %1, hook %2 on %3 (%4 rounds)...")
+                               .arg(candidate.bucketCapMb)
+                               .arg(candidate.hook)
+                               .arg(recordDir_)
+                               .arg(request->rounds));
 }
 
 } // namespace commprof::workbench

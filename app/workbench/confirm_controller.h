@@ -28,7 +28,6 @@ public:
     explicit ConfirmController(widgets::WhatIfView* page, QObject* parent = nullptr);
 
     runner::RecordJob* job() const { return job_; }
-    QString recordDir() const { return recordDir_; } // of the job shown; empty: none
     // Alternations per confirmation; 0 (the default): `commprof confirm`'s own default.
     void setRounds(int rounds) { rounds_ = rounds; }
 
@@ -44,7 +43,7 @@ private:
 
     widgets::WhatIfView* page_;
     runner::RecordJob* job_;
-    QString recordDir_;
+    QString recordDir_; // of the job shown; empty: none
     int rounds_ = 0;
 };
 

@@ -5,6 +5,7 @@
 #include "jobs/job_tracker.h"
 #include "main_window.h"
 #include "matrix_designer.h"
+#include "models/run_controller.h"
 #include "run_monitor.h"
 #include "unattended.h"
 #include "workbench_options.h"
@@ -242,7 +243,7 @@ void screenshotWhenReady(commprof::workbench::MainWindow& window, const QString&
         const qint64 t = clock->elapsed();
         const bool ready =
             midRun ? t > kShotMidRunMs && (window.monitor()->plottedPoints() >= kShotPoints ||
-                                           !window.monitor()->running())
+                                           !window.monitor()->controller()->running())
                    : t > kShotMinWaitMs && !busy(window);
         if (!ready && t < kShotMaxWaitMs) {
             return;

@@ -172,9 +172,7 @@ void MainWindow::buildWorkspaces() {
     workspaces_->addPane("probe", "Determinism", diffView_);
 
     auto* centre = new QWidget(this);
-    auto* centreLayout = new QVBoxLayout(centre);
-    centreLayout->setContentsMargins(0, 0, 0, 0);
-    centreLayout->setSpacing(0);
+    auto* centreLayout = widgets::bareLayout<QVBoxLayout>(centre, 0);
     centreLayout->addWidget(messages_);
     centreLayout->addWidget(workspaces_, 1);
     setCentralWidget(centre);

@@ -225,10 +225,7 @@ void MainWindow::rememberResults(const QString& dir) {
     QStringList recent = recentResults();
     recent.removeAll(dir);
     recent.prepend(dir);
-    while (recent.size() > kRecentMax) {
-        recent.removeLast();
-    }
-    QSettings("commprof", "workbench").setValue("recentResults", recent);
+    QSettings("commprof", "workbench").setValue("recentResults", recent.mid(0, kRecentMax));
     rebuildRecentMenu();
 }
 
@@ -271,10 +268,7 @@ bool MainWindow::openMatrix(const QString& path) {
 }
 
 bool MainWindow::saveMatrix() {
-    if (designer_->fileName().isEmpty()) {
-        return saveMatrixAs();
-    }
-    return saveMatrixAs(designer_->fileName());
+    return saveMatrixAs(designer_->fileName()); // untitled: asks where, as Save as
 }
 
 bool MainWindow::saveMatrixAs(const QString& path) {
@@ -481,17 +475,17 @@ void MainWindow::followMatrixWithOutput() {
     const bool showsResults = !resultsDir_.isEmpty() && !resultsMatrixYaml_.isEmpty() &&
                               designer_->editor()->toPlainText() == resultsMatrixYaml_;
     if (showsResults) {
-        monitor_->setOutput(resultsDir_, runner::defaultRankProgram());
+        run_->setOutput(resultsDir_, runner::defaultRankProgram());
     } else if (plan) {
-        monitor_->setOutput(QDir("results").absoluteFilePath(plan->matrix.name),
-                            runner::defaultRankProgram());
+        run_->setOutput(QDir("results").absoluteFilePath(plan->matrix.name),
+                        runner::defaultRankProgram());
     }
 }
 
 void MainWindow::setRunOutput(const QString& dir) {
     runOutputChosen_ = true;
     runOutputChosenFor_ = designer_->fileName();
-    monitor_->setOutput(dir, runner::defaultRankProgram());
+    run_->setOutput(dir, runner::defaultRankProgram());
 }
 
 void MainWindow::chooseRunOutput() {
