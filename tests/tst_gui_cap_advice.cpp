@@ -21,8 +21,8 @@
 #include <QMenuBar>
 #include <QPushButton>
 #include <QScrollArea>
-#include <QSignalSpy>
 #include <QSplitter>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTest>
@@ -289,12 +289,39 @@ private slots:
         QVERIFY2(panel.lineAt(1).startsWith("keep on"), qPrintable(panel.lineAt(1)));
         QVERIFY2(panel.lineAt(2).startsWith("one on gloo_cpu, world size 1"),
                  qPrintable(panel.lineAt(2)));
-        // Apply asks for the line's own model.
-        QSignalSpy asked(&panel, &widgets::CapAdvicePanel::applyCapRequested);
+        // Apply asks for the line's own group.
+        QStringList asked;
+        connect(&panel, &widgets::CapAdvicePanel::applyCapRequested, this,
+                [&](const analysis::CapGroup& g) {
+                    asked << g.model + " " + g.hook + " " + QString::number(*g.recommendedCapMb);
+                });
         panel.applyButton(0)->click();
-        QCOMPARE(asked.size(), 1);
-        QCOMPARE(asked.front().at(0).toString(), QString("act"));
-        QCOMPARE(asked.front().at(1).toDouble(), 1.0);
+        QCOMPARE(asked, QStringList{"act fp16_compress 1"});
+    }
+
+    // The cap goes into the model's entry, which each of its hooks reads: where another hook of
+    // the model was advised another cap, the window says so (the audit's mlp1m: allreduce 4,
+    // fp16_compress and powersgd 0.5, all set to 4 without a word).
+    void applyNamesTheModelsOtherAdvice() {
+        workbench::MainWindow w;
+        w.resize(1366, 768);
+        w.show();
+        w.designer()->setText(kMatrix, {});
+        report::ReportData data;
+        data.tuning = analysis::Recommendations{};
+        analysis::CapGroup other = group("powersgd");
+        other.recommendedCapMb = 4;
+        analysis::CapGroup elsewhere = group("powersgd");
+        elsewhere.model = "other";
+        elsewhere.recommendedCapMb = 0.5;
+        data.tuning->groups = {group("allreduce"), other, elsewhere};
+        w.results()->setData(data);
+        w.results()->capAdvice()->applyButton(0)->click();
+        const QString said = w.statusBar()->currentMessage();
+        QVERIFY2(said.contains("bucket_cap_mb: 1 is now mlp2m's") &&
+                     said.contains("mlp2m on gloo_cpu, world size 2, hook powersgd: 4 MiB") &&
+                     !said.contains("other on"),
+                 qPrintable(said));
     }
 };
 

@@ -636,8 +636,11 @@ private slots:
             c.layer = "gloo_cpu";
             c.worldSize = 2;
             c.computeMs = c.exposedCommMs = c.bookkeepingMs = c.stepMs = 1.0;
-            c.axes = {{"model", "m"},        {"layer", "gloo_cpu"}, {"world_size", "2"},
-                      {"bucket_cap_mb", cap}, {"repeat", "0"}};
+            c.axes = {{"model", "m"},
+                      {"layer", "gloo_cpu"},
+                      {"world_size", "2"},
+                      {"bucket_cap_mb", cap},
+                      {"repeat", "0"}};
             d.cells.push_back(c);
         }
         QCustomPlot bars;

@@ -123,7 +123,7 @@ void CapAdvicePanel::setGroups(const std::vector<analysis::CapGroup>& unordered)
         connect(r.apply, &QPushButton::clicked, this, [this, index] {
             const Row& row = rows_[std::size_t(index)];
             if (row.group.recommendedCapMb) {
-                emit applyCapRequested(row.group.model, *row.group.recommendedCapMb);
+                emit applyCapRequested(row.group);
             }
         });
         rows_.push_back(r);

@@ -38,7 +38,7 @@ public:
 
 signals:
     // The recommended cap, to become the bucket_cap_mb of the group's model entry.
-    void applyCapRequested(const QString& model, double capMb);
+    void applyCapRequested(const analysis::CapGroup& group);
 
 private:
     struct Row {
