@@ -82,6 +82,16 @@ private slots:
         QVERIFY(window.err.contains("--window"));
     }
 
+    // A job's DDP document has no rows for a CSV: the format is refused, not printed as a table.
+    void ddpAndWhatIfRefuseCsv() {
+        for (const QString sub : {"ddp", "whatif"}) {
+            const auto r = onFixture(sub, "legacy_gloo_ddp_rank0", {"--format", "csv"});
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(r.err.contains("--format") && r.err.contains("csv"), qPrintable(r.err));
+            QVERIFY(r.out.isEmpty());
+        }
+    }
+
     // 20 MB of gzip that inflates to 20 GiB of zeros: refused on its first bytes.
     void gzipBombOfZerosIsRefusedAtOnce() {
         QTemporaryDir dir;

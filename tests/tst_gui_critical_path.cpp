@@ -141,6 +141,38 @@ private slots:
         QVERIFY(!ins.findChild<QLabel*>("culprits")->isVisible());
     }
 
+    // Rank 0's trace cut in half holds 2 of the 4 steps: the later two are rank 1's alone, not a
+    // rank found last (the audit of issue 52 saw "step 3: rank 1 last" over them). With both
+    // ranks whole, every step is timed.
+    void aStepOneRankAloneHasIsNotJudged() {
+        const QString cut = work_.filePath("cut_job");
+        QVERIFY(QDir().mkpath(cut));
+        QFile whole(job_ + "/legacy_gloo_ddp_rank0.json.gz");
+        QVERIFY(whole.open(QIODevice::ReadOnly));
+        const QByteArray bytes = whole.readAll();
+        QFile half(cut + "/legacy_gloo_ddp_rank0.json.gz");
+        QVERIFY(half.open(QIODevice::WriteOnly));
+        half.write(bytes.left(bytes.size() / 2));
+        half.close();
+        QVERIFY(QFile::copy(job_ + "/legacy_gloo_ddp_rank1.json.gz",
+                            cut + "/legacy_gloo_ddp_rank1.json.gz"));
+        QVERIFY(QFile::copy(job_ + "/params.json", cut + "/params.json"));
+        for (const bool isCut : {false, true}) {
+            widgets::TraceInspector ins;
+            QVERIFY(showJob(ins, isCut ? cut : job_, {}));
+            widgets::TimelineView* t = ins.timeline();
+            QTRY_VERIFY_WITH_TIMEOUT(!t->criticalPath().empty(), 60000);
+            QStringList seen;
+            for (const analysis::CriticalStep& c : t->criticalPath()) {
+                seen << QString("%1:%2").arg(c.rank).arg(c.alone ? "alone" : "with others");
+            }
+            QCOMPARE(seen.size(), 4);
+            const QStringList alone = seen.filter("alone");
+            const QStringList want = isCut ? QStringList{"1:alone", "1:alone"} : QStringList{};
+            QCOMPARE(alone, want);
+        }
+    }
+
     // Hovering a step of the path shows its details as a slice's tooltip does; clicking it
     // puts them in the details panel.
     void hoveringAndClickingAStepShowIt() {

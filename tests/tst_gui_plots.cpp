@@ -623,6 +623,42 @@ private slots:
     }
 
     // Issue 29: a figure with nothing to draw says so instead of showing bare 0-5 axes.
+    // Bars run in the order of their settings' values, numbers by value: the cells come in their
+    // ids' text order, where cap 25 sorts before 2 and 4 (audit of issue 52). A figure with
+    // nothing to draw marks no bar of the selected cell.
+    void barsRunInTheirSettingsOrder() {
+        report::ReportData d;
+        for (const QString cap : {"0.25", "0.5", "1", "25", "2", "4"}) {
+            store::CellRow c;
+            c.id = "m_gloo_cpu_ws2_cap" + cap + "_r0";
+            c.status = "complete";
+            c.model = "m";
+            c.layer = "gloo_cpu";
+            c.worldSize = 2;
+            c.computeMs = c.exposedCommMs = c.bookkeepingMs = c.stepMs = 1.0;
+            c.axes = {{"model", "m"},
+                      {"layer", "gloo_cpu"},
+                      {"world_size", "2"},
+                      {"bucket_cap_mb", cap},
+                      {"repeat", "0"}};
+            d.cells.push_back(c);
+        }
+        QCustomPlot bars;
+        draw(bars, "time_breakdown", d, {600, 400});
+        auto* ticker = dynamic_cast<QCPAxisTickerText*>(bars.xAxis->ticker().data());
+        QVERIFY(ticker);
+        QCOMPARE(ticker->ticks().values(), (QList<QString>{"0.25", "0.5", "1", "2", "4", "25"}));
+
+        for (store::CellRow& c : d.cells) {
+            c.computeMs = c.exposedCommMs = c.bookkeepingMs = c.stepMs = std::nullopt;
+        }
+        QCustomPlot empty;
+        draw(empty, "time_breakdown", d, {600, 400});
+        QVERIFY(empty.findChild<QCPItemText*>("empty"));
+        widgets::highlightCell(empty, "time_breakdown", d, d.cells.front().id);
+        QVERIFY(!empty.findChild<QCPItemRect*>("selection"));
+    }
+
     void anEmptyFigureSaysSo() {
         for (const auto& figure : widgets::reportFigures()) {
             for (const bool empty : {true, false}) {

@@ -9,6 +9,7 @@
 #include "ddp_fixtures.h"
 #include "cli_runner.h"
 #include "gzip_files.h"
+#include "pdf_words.h"
 
 #include <QDir>
 #include <QFile>
@@ -131,6 +132,11 @@ private slots:
         QVERIFY2(notes.contains("incomplete job") && notes.contains("ends early"),
                  qPrintable(notes));
         QVERIFY(readFile(out + "/macros.tex").contains("an incomplete job"));
+        // The same keys as `trace whatif --json`, and the figure says it too.
+        QVERIFY(whatif["incomplete"].toBool());
+        QVERIFY(QJsonDocument(whatif["warnings"].toArray()).toJson().contains("ends early"));
+        const QString figure = wordsOf(out + "/whatif.pdf").text();
+        QVERIFY2(figure.contains("incomplete job"), qPrintable(figure));
     }
 
     // A world-size-3 job with rank 2's trace absent: named, and the job flagged.

@@ -28,15 +28,19 @@ QString CapAdvicePanel::lineAt(int row) const {
     return rows_[std::size_t(row)].line->text();
 }
 
-int CapAdvicePanel::firstRowHeight() const {
+int CapAdvicePanel::firstRowsHeight(int n) const {
     if (rows_.empty()) {
         return 0;
     }
-    const QWidget* box = rows_.front().line->parentWidget();
     const QMargins m = layout_->contentsMargins();
-    return m.top() + m.bottom() +
-           (box->hasHeightForWidth() ? box->heightForWidth(width() - m.left() - m.right())
-                                     : box->sizeHint().height());
+    int height = m.top() + m.bottom();
+    for (int i = 0; i < std::min(n, rows()); ++i) {
+        const QWidget* box = rows_[std::size_t(i)].line->parentWidget();
+        height += (i > 0 ? layout_->spacing() : 0) +
+                  (box->hasHeightForWidth() ? box->heightForWidth(width() - m.left() - m.right())
+                                            : box->sizeHint().height());
+    }
+    return height;
 }
 
 int CapAdvicePanel::wholeRowsHeight(int within) const {
@@ -116,7 +120,7 @@ void CapAdvicePanel::setGroups(const std::vector<analysis::CapGroup>& unordered)
         connect(r.apply, &QPushButton::clicked, this, [this, index] {
             const Row& row = rows_[std::size_t(index)];
             if (row.group.recommendedCapMb) {
-                emit applyCapRequested(row.group.model, *row.group.recommendedCapMb);
+                emit applyCapRequested(row.group);
             }
         });
         rows_.push_back(r);

@@ -27,9 +27,9 @@ public:
 
     int rows() const { return int(rows_.size()); }
     QString lineAt(int row) const;
-    // The height of the first row (the most actionable line) at the panel's width, margins
-    // included; 0 without.
-    int firstRowHeight() const;
+    // The height of the first `n` rows (the most actionable lines) at the panel's width, margins
+    // included; 0 without rows.
+    int firstRowsHeight(int n) const;
     // The height that shows the rows ending within `within` px whole, down to the bottom margin
     // (as last laid out); 0 where not even the first does.
     int wholeRowsHeight(int within) const;
@@ -38,7 +38,7 @@ public:
 
 signals:
     // The recommended cap, to become the bucket_cap_mb of the group's model entry.
-    void applyCapRequested(const QString& model, double capMb);
+    void applyCapRequested(const analysis::CapGroup& group);
 
 private:
     struct Row {

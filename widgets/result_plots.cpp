@@ -248,20 +248,36 @@ std::vector<const store::CellRow*> axisCells(const report::ReportData& data) {
     return out;
 }
 
+namespace {
+
+// Numbers by value, before words: the cells come in their ids' text order, where "cap25" sorts
+// before "cap4".
+bool valueLess(const QString& a, const QString& b) {
+    bool aNumber = false, bNumber = false;
+    const double x = a.toDouble(&aNumber), y = b.toDouble(&bNumber);
+    if (aNumber != bNumber) {
+        return aNumber;
+    }
+    return aNumber ? x < y : a < b;
+}
+
+} // namespace
+
 std::vector<report::RepeatGroup> axisGroups(const report::ReportData& data, bool each) {
     std::vector<report::RepeatGroup> groups = groupsOf(axisCells(data), each);
-    // The bars of a run side by side, the runs in the order their first bar came, each run in
-    // the order its bars came.
-    if (const QString run = runAxis(groups, each); !run.isEmpty()) {
-        QStringList order;
-        for (const report::RepeatGroup& g : groups) {
-            if (const QString v = runValue(g.first(), run); !order.contains(v)) {
-                order << v;
+    // By the varying axes' values in their order: the bars of a run (runAxis, the first axis)
+    // side by side, and within it by the next axis.
+    const QStringList axes = barAxes(groups, each);
+    std::stable_sort(groups.begin(), groups.end(), [&](const auto& a, const auto& b) {
+        for (const QString& axis : axes) {
+            const QString x = a.first().axes.value(axis).toString();
+            const QString y = b.first().axes.value(axis).toString();
+            if (x != y) {
+                return valueLess(x, y);
             }
         }
-        std::ranges::stable_sort(
-            groups, {}, [&](const auto& g) { return order.indexOf(runValue(g.first(), run)); });
-    }
+        return false;
+    });
     return groups;
 }
 
@@ -625,6 +641,9 @@ QCPLayer* selectionLayer(QCustomPlot& plot) {
 // "allreduce" read through its dashes), and a box the last selection left, where there is one.
 void boxGroupOf(QCustomPlot& plot, const report::ReportData& data, const QString& cellId,
                 std::vector<QCPItemRect*>& freeBoxes) {
+    if (plot.findChild<QCPItemText*>("empty")) {
+        return; // a figure that says it has nothing to draw has no bar to mark
+    }
     const auto groups = axisGroups(data, eachRepeat(plot));
     for (std::size_t i = 0; i < groups.size(); ++i) {
         if (!groups[i].contains(cellId)) {

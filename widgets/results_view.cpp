@@ -36,6 +36,9 @@ namespace {
 constexpr const char* kSweepFigure = "sweep_bandwidth";
 constexpr const char* kTuningFigure = "tuning";
 constexpr int kLeastPlotPx = 150;
+// The advice strip shows at least this many of its lines (all where it has fewer): with one, a
+// window's first layout left it one line tall for good, the other lines behind a scroll bar.
+constexpr int kLeastAdviceLines = 3;
 
 FigureStyle viewStyle(bool eachRepeat = false) {
     const double pt = QApplication::font().pointSizeF();
@@ -221,7 +224,7 @@ bool ResultsView::eventFilter(QObject* watched, QEvent* event) {
     return QWidget::eventFilter(watched, event);
 }
 
-// The least heights of the page's panes: the strip's is its first line (the most actionable),
+// The least heights of the page's panes: the strip's is its first lines (the most actionable),
 // the figure's its rows of panels at kFacetMinPx each and what it draws around them, as last laid
 // out. The page's splitter gets its sizes from the workspace's defaults and from the saved layout,
 // both after the data, and neither can shrink a pane below its least height. At 1366x768 the
@@ -232,7 +235,7 @@ void ResultsView::fitAdviceStrip() {
     if (!adviceScroll_ || !tuningSplit_ || !figure) {
         return;
     }
-    const int strip = capAdvice_->rows() > 0 ? capAdvice_->firstRowHeight()
+    const int strip = capAdvice_->rows() > 0 ? capAdvice_->firstRowsHeight(kLeastAdviceLines)
                                              : 2 * adviceScroll_->fontMetrics().height();
     adviceScroll_->setMinimumHeight(strip);
     std::set<int> rows;

@@ -63,7 +63,7 @@ signals:
     void cellSelected(const QString& cellId);
     // "Apply to matrix" on the cap study: the recommended cap of a model, for the designer to
     // set in that model's entry.
-    void applyCapRequested(const QString& model, double capMb);
+    void applyCapRequested(const analysis::CapGroup& group);
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;

@@ -500,9 +500,11 @@ void TimelinePainter::paintCriticalPath() {
             // a short one), never a cut one; the tooltip and the details panel say it all.
             const double left = std::max<double>(x(c.startUs), tracksLeft_) + kLabelPadding;
             const double right = std::min<double>(x(c.endUs), tracksRight_) - kLabelPadding;
-            const QString wordings[] = {QString("step %1: %2").arg(c.step).arg(c.culprit),
-                                        QString("step %1: rank %2 last").arg(c.step).arg(c.rank),
-                                        QString("rank %1 last").arg(c.rank)};
+            const QString last = c.alone ? "alone" : "last";
+            const QString wordings[] = {
+                QString("step %1: %2").arg(c.step).arg(c.culprit),
+                QString("step %1: rank %2 %3").arg(c.step).arg(c.rank).arg(last),
+                QString("rank %1 %2").arg(c.rank).arg(last)};
             for (const QString& text : wordings) {
                 const int w = fm_.horizontalAdvance(text);
                 if (w <= right - left) {

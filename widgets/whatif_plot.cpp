@@ -107,6 +107,9 @@ void drawWhatIf(QCustomPlot& plot, const WhatIfFigure& f, const FigureStyle& sty
     plot.yAxis->setRange(0.4, kRecordedRow + 0.6);
     plot.yAxis->grid()->setVisible(false);
     fitAxis(plot.xAxis, totals, true, false); // stacked bars need a linear axis from zero
+    if (f.incomplete) {
+        addNote(plot, "an incomplete job: a rank's trace is cut or missing", style);
+    }
     if (!f.scenario.isEmpty()) {
         addNote(plot, "what if: " + f.scenario, style);
     }

@@ -23,6 +23,7 @@ struct WhatIfFigure {
     analysis::StepParts replayed;
     analysis::StepParts predicted;
     QString scenario; // "8 MiB, allreduce, 1x bandwidth, 2 ranks": the predicted bar's settings
+    bool incomplete = false; // a rank's trace is cut or missing: the figure says so
 };
 
 // The figure of `scenario` (an index into w.scenarios).

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "whatif_report.h"
 
+#include "report/ddp_step_graph_text.h"
 #include "report/whatif_macros.h"
 #include "report/whatif_text.h"
 #include "whatif_plot.h"
@@ -10,19 +11,24 @@
 
 namespace commprof::widgets {
 
-QStringList writeWhatIfReport(const analysis::WhatIf& w,
-                              const std::optional<analysis::StepParts>& recorded,
-                              const QString& source, const QString& outDir,
+QStringList writeWhatIfReport(const analysis::WhatIf& w, const analysis::DdpJob& job,
+                              const QString& dir, const QString& outDir,
                               const ExportOptions& options) {
     makeDir(outDir);
     QStringList written;
     const QDir out(outDir);
     if (options.tables) {
-        writeText(out.filePath("macros.tex"), report::whatIfMacrosTex(w, source), written);
-        writeText(out.filePath("whatif.json"),
-                  QString::fromUtf8(QJsonDocument(report::toJson(w)).toJson()), written);
+        writeText(out.filePath("macros.tex"),
+                  report::whatIfMacrosTex(w, job.incomplete ? dir + " (an incomplete job)" : dir),
+                  written);
+        writeText(
+            out.filePath("whatif.json"),
+            QString::fromUtf8(QJsonDocument(report::withWarnings(report::toJson(w), job)).toJson()),
+            written);
     }
-    const WhatIfFigure figure = whatIfFigure(w, recorded, report::recommendedScenario(w));
+    WhatIfFigure figure =
+        whatIfFigure(w, analysis::recordedParts(job.graph()), report::recommendedScenario(w));
+    figure.incomplete = job.incomplete;
     written << writeDrawn(
         "whatif", "What if",
         [&](QCustomPlot& plot, const FigureStyle& style) { drawWhatIf(plot, figure, style); },

@@ -23,6 +23,11 @@ const options::Program& commprofProgram() {
                         "FORMAT",
                         "Output as a table for reading (the default), JSON or CSV",
                         {"table", "json", "csv"}};
+    // trace ddp and whatif print one job's document: there are no rows a CSV could hold.
+    const Option tableOrJson{"--format",
+                             "FORMAT",
+                             "Output as a table for reading (the default) or JSON",
+                             {"table", "json"}};
     const Option skip{"--skip", "K",
                       "Steps left out first, at least 2: DDP rebuilds its buckets in step 1 "
                       "(default 5)"};
@@ -147,13 +152,13 @@ const options::Program& commprofProgram() {
              "TRACE_OR_DIR...",
              "A DDP job's steps from its rank traces: phases, gradient-ready times, buckets, the "
              "critical path across ranks and its culprits",
-             {json, format, maxTrace, params}},
+             {json, tableOrJson, maxTrace, params}},
             {"trace whatif",
              "TRACE_OR_DIR...",
              "A DDP job's recorded step replayed, then predicted under other bucket caps, hooks, "
              "bandwidths and world sizes",
              {json,
-              format,
+              tableOrJson,
               maxTrace,
               params,
               {"--bucket-cap-mb", "LIST",

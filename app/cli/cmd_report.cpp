@@ -92,9 +92,7 @@ int traceReport(const QString& dir, const QString& out, const QString& params,
     for (auto it = warnings.rbegin(); it != warnings.rend(); ++it) {
         w->notes.prepend(*it);
     }
-    for (const QString& f : widgets::writeWhatIfReport(
-             *w, analysis::recordedParts(graph),
-             job.incomplete ? dir + " (an incomplete job)" : dir, out, options)) {
+    for (const QString& f : widgets::writeWhatIfReport(*w, job, dir, out, options)) {
         std::fprintf(stderr, "wrote %s\n", qPrintable(f));
     }
     return Ok;

@@ -18,6 +18,7 @@
 #include "models/run_controller.h"
 #include "models/step_table_model.h"
 #include "probe_view.h"
+#include "report/recommendation_text.h"
 #include "results_view.h"
 #include "run_monitor.h"
 #include "step_table_view.h"
@@ -137,11 +138,24 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(results_, &widgets::ResultsView::cellSelected, this, &MainWindow::showResultsCell);
     // The cap study's "Apply to matrix": an edit of the designer's text, which its undo takes
     // back; the designer is shown with it.
-    // The cap goes into the group's model entry: in `defaults` it would change every model.
+    // The cap goes into the group's model entry: in `defaults` it would change every model. The
+    // entry is read by each hook and world size of the model: a cap advised otherwise for one of
+    // them is named, never overwritten unseen.
     connect(results_, &widgets::ResultsView::applyCapRequested, this,
-            [this](const QString& model, double capMb) {
-                designer_->setModelValue(model, "bucket_cap_mb", QString::number(capMb, 'g', 6));
+            [this](const analysis::CapGroup& g) {
+                const QString cap = QString::number(*g.recommendedCapMb, 'g', 6);
+                designer_->setModelValue(g.model, "bucket_cap_mb", cap);
                 workspaces_->setCurrent("design");
+                const QString other = report::otherAdviceOfModel(
+                    results_->data().tuning ? results_->data().tuning->groups
+                                            : std::vector<analysis::CapGroup>{},
+                    g);
+                if (!other.isEmpty()) {
+                    statusBar()->showMessage(
+                        QString("bucket_cap_mb: %1 is now %2's for each hook and world size it "
+                                "runs (Edit > Undo takes it back); advised otherwise: %3")
+                            .arg(cap, g.model, other));
+                }
             });
 
     buildMenus();

@@ -24,7 +24,8 @@ const options::Program& workbenchProgram() {
             {"--matrix", "YAML", "Open an experiment matrix in the designer"},
             {"--run", "", "Start running the matrix at once"},
             {"--output", "DIR",
-             "Where a run writes (default: the open results, or results/<matrix name>)"},
+             "Where a run writes (default: the open results while they show their own matrix, "
+             "else results/<matrix name>)"},
             {"--select", "CELL_ID", "Select a cell of the results"},
             {"--size", "WxH",
              "Window size with its frame (what a screen of that size shows), e.g. 1366x768; each "

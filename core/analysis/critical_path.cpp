@@ -46,6 +46,12 @@ std::vector<CriticalStep> criticalPath(const DdpStepGraph& graph,
             CriticalStep c;
             c.step = it.step;
             c.rank = rank;
+            c.alone = graph.traces.size() > 1 &&
+                      std::count_if(graph.traces.begin(), graph.traces.end(), [&](const auto* t) {
+                          return std::any_of(
+                              t->iterations.begin(), t->iterations.end(),
+                              [&](const trace::DdpIteration& x) { return x.step == it.step; });
+                      }) == 1;
             c.startUs = own->window.start;
             c.computeEndUs = own->computeEndUs;
             c.backwardEndUs = own->backwardEndUs;

@@ -22,6 +22,9 @@ struct CriticalStep {
     double startUs = 0, computeEndUs = 0, backwardEndUs = 0, endUs = 0;
     // "rank 1 ready last at bucket 4 of 4 (gradient 14 of 14 in ready order (net.0.weight))".
     QString culprit;
+    // Only this rank's trace has the step (a cut trace's later steps, in a job of several
+    // ranks): its path, not a rank found last.
+    bool alone = false;
 };
 
 // `parameterNames` (registration order) names the gradients where it has one per gradient.

@@ -243,4 +243,15 @@ QString describeDropped(const analysis::Recommendations& r) {
     return out;
 }
 
+QString otherAdviceOfModel(const std::vector<CapGroup>& groups, const CapGroup& applied) {
+    QStringList other;
+    for (const CapGroup& g : groups) {
+        if (g.model == applied.model && g.recommendedCapMb &&
+            g.recommendedCapMb != applied.recommendedCapMb) {
+            other << QString("%1: %2 MiB").arg(groupName(g)).arg(*g.recommendedCapMb, 0, 'g', 6);
+        }
+    }
+    return other.join("; ");
+}
+
 } // namespace commprof::report

@@ -24,5 +24,10 @@ QString groupLabel(const analysis::CapGroup& g);
 QString describe(const analysis::CapGroup& g);
 // A line per cell left out: "left out: ID (incomplete): reasons".
 QString describeDropped(const analysis::Recommendations& r);
+// What a matrix loses when `applied`'s cap goes into its model's entry, which every hook, layer
+// and world size of the model reads: the model's other groups recommended another cap ("mlp2m on
+// gloo_cpu, world size 2, hook powersgd: 0.5 MiB", joined by "; "); empty where none was.
+QString otherAdviceOfModel(const std::vector<analysis::CapGroup>& groups,
+                           const analysis::CapGroup& applied);
 
 } // namespace commprof::report
