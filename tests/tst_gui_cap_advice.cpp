@@ -75,6 +75,17 @@ const char* kMatrix = "name: caps\n"
                       "  - {name: gloo_cpu}\n"
                       "world_sizes: [2]\n";
 
+// The window at 1366x768 with kMatrix in the designer and `groups` as the results' cap study.
+void showStudy(workbench::MainWindow& w, std::vector<analysis::CapGroup> groups) {
+    w.resize(1366, 768);
+    w.show();
+    w.designer()->setText(kMatrix, {});
+    report::ReportData data;
+    data.tuning = analysis::Recommendations{};
+    data.tuning->groups = std::move(groups);
+    w.results()->setData(data);
+}
+
 } // namespace
 
 class TstGuiCapAdvice : public QObject {
@@ -85,13 +96,7 @@ private slots:
 
     void applyToMatrixAndUndo() {
         workbench::MainWindow w;
-        w.resize(1366, 768);
-        w.show();
-        w.designer()->setText(kMatrix, {});
-        report::ReportData data;
-        data.tuning = analysis::Recommendations{};
-        data.tuning->groups = {group("allreduce"), group("local")};
-        w.results()->setData(data);
+        showStudy(w, {group("allreduce"), group("local")});
 
         widgets::CapAdvicePanel* panel =
             w.results()->findChild<widgets::CapAdvicePanel*>("capAdvice");
@@ -305,19 +310,13 @@ private slots:
     // the model was advised another cap, the window says so (the audit's mlp1m: allreduce 4,
     // fp16_compress and powersgd 0.5, all set to 4 without a word).
     void applyNamesTheModelsOtherAdvice() {
-        workbench::MainWindow w;
-        w.resize(1366, 768);
-        w.show();
-        w.designer()->setText(kMatrix, {});
-        report::ReportData data;
-        data.tuning = analysis::Recommendations{};
         analysis::CapGroup other = group("powersgd");
         other.recommendedCapMb = 4;
         analysis::CapGroup elsewhere = group("powersgd");
         elsewhere.model = "other";
         elsewhere.recommendedCapMb = 0.5;
-        data.tuning->groups = {group("allreduce"), other, elsewhere};
-        w.results()->setData(data);
+        workbench::MainWindow w;
+        showStudy(w, {group("allreduce"), other, elsewhere});
         w.results()->findChild<widgets::CapAdvicePanel*>("capAdvice")->applyButton(0)->click();
         const QString said = w.statusBar()->currentMessage();
         QVERIFY2(said.contains("bucket_cap_mb: 1 is now mlp2m's") &&
