@@ -138,25 +138,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(results_, &widgets::ResultsView::cellSelected, this, &MainWindow::showResultsCell);
     // The cap study's "Apply to matrix": an edit of the designer's text, which its undo takes
     // back; the designer is shown with it.
-    // The cap goes into the group's model entry: in `defaults` it would change every model. The
-    // entry is read by each hook and world size of the model: a cap advised otherwise for one of
-    // them is named, never overwritten unseen.
     connect(results_, &widgets::ResultsView::applyCapRequested, this,
-            [this](const analysis::CapGroup& g) {
-                const QString cap = QString::number(*g.recommendedCapMb, 'g', 6);
-                designer_->setModelValue(g.model, "bucket_cap_mb", cap);
-                workspaces_->setCurrent("design");
-                const QString other = report::otherAdviceOfModel(
-                    results_->data().tuning ? results_->data().tuning->groups
-                                            : std::vector<analysis::CapGroup>{},
-                    g);
-                if (!other.isEmpty()) {
-                    statusBar()->showMessage(
-                        QString("bucket_cap_mb: %1 is now %2's for each hook and world size it "
-                                "runs (Edit > Undo takes it back); advised otherwise: %3")
-                            .arg(cap, g.model, other));
-                }
-            });
+            &MainWindow::applyRecommendedCap);
 
     buildMenus();
     restoreLayout();
@@ -517,6 +500,25 @@ bool MainWindow::saveScreenshots(const QString& outDir) {
     pages->setCurrentIndex(page);
     workspaces_->setCurrent(shown);
     return ok;
+}
+
+// The cap goes into the group's model entry: in `defaults` it would change every model. The
+// entry is read by each hook and world size of the model: a cap advised otherwise for one of them
+// is named, never overwritten unseen.
+void MainWindow::applyRecommendedCap(const analysis::CapGroup& g) {
+    const QString cap = QString::number(*g.recommendedCapMb, 'g', 6);
+    designer_->setModelValue(g.model, "bucket_cap_mb", cap);
+    workspaces_->setCurrent("design");
+    const QString other =
+        report::otherAdviceOfModel(results_->data().tuning ? results_->data().tuning->groups
+                                                           : std::vector<analysis::CapGroup>{},
+                                   g);
+    if (!other.isEmpty()) {
+        statusBar()->showMessage(QString("bucket_cap_mb: %1 is now %2's for each hook and world "
+                                         "size it runs (Edit > Undo takes it back); advised "
+                                         "otherwise: %3")
+                                     .arg(cap, g.model, other));
+    }
 }
 
 } // namespace commprof::workbench

@@ -143,6 +143,7 @@ private:
     void rebuildRecentMenu();
     void openRecentResults(const QString& dir);
     void showResultsCell(const QString& id);
+    void applyRecommendedCap(const analysis::CapGroup& g);
     void onPlanChanged();
     void followMatrixWithOutput();
     void onRunFinished(const runner::RunSummary& summary, const QString& outDir);
