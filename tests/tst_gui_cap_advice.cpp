@@ -223,9 +223,9 @@ private slots:
         QCustomPlot* figure = w.results()->plot("tuning");
         const auto check = [&](const char* when) {
             QTest::qWait(20); // the figure lays its panels out a turn after its resize
-            // The first three lines, whatever the layout restored (one line alone was the
-            // audit's live window at 1920x1080).
-            for (int row = 0; row < 3; ++row) {
+            // The first lines, whatever the layout restored: three at 1920x1080 (one line alone
+            // was the audit's live window there), two where 1366x768 leaves the figure less room.
+            for (int row = 0; row < (screen.width() > 1366 ? 3 : 2); ++row) {
                 const QWidget* line = panel->applyButton(row)->parentWidget();
                 const QRect shown(line->mapTo(strip->viewport(), QPoint(0, 0)), line->size());
                 QVERIFY2(strip->viewport()->rect().contains(shown),

@@ -36,7 +36,7 @@ namespace {
 constexpr const char* kSweepFigure = "sweep_bandwidth";
 constexpr const char* kTuningFigure = "tuning";
 constexpr int kLeastPlotPx = 150;
-// The advice strip shows at least this many of its lines (all where it has fewer): with one, a
+// The advice strip shows up to this many of its lines where the figure has room: with one, a
 // window's first layout left it one line tall for good, the other lines behind a scroll bar.
 constexpr int kLeastAdviceLines = 3;
 
@@ -235,18 +235,24 @@ void ResultsView::fitAdviceStrip() {
     if (!adviceScroll_ || !tuningSplit_ || !figure) {
         return;
     }
-    const int strip = capAdvice_->rows() > 0 ? capAdvice_->firstRowsHeight(kLeastAdviceLines)
-                                             : 2 * adviceScroll_->fontMetrics().height();
-    adviceScroll_->setMinimumHeight(strip);
     std::set<int> rows;
     for (const QCPAxisRect* r : figure->axisRects()) {
         rows.insert(r->top());
     }
     const int around = plotAreaHeight(*figure) > 0 ? figure->height() - plotAreaHeight(*figure)
                                                    : 6 * figure->fontMetrics().height();
-    const int room = tuningSplit_->height() - strip - tuningSplit_->handleWidth();
-    figure->setMinimumHeight(std::clamp(around + int(rows.size()) * kFacetMinPx, kLeastPlotPx,
-                                        std::max(kLeastPlotPx, room)));
+    // The figure's need: its panels at kFacetMinPx each, and a plot area no smaller than what is
+    // drawn around it (titles, legend, axes), below which it cannot be read.
+    const int need = std::max(around + int(rows.size()) * kFacetMinPx, 2 * around);
+    const int split = tuningSplit_->height() - tuningSplit_->handleWidth();
+    // The strip's first lines, as many as the figure leaves room for, from one to
+    // kLeastAdviceLines.
+    const int strip = capAdvice_->rows() > 0
+                          ? std::clamp(split - need, capAdvice_->firstRowsHeight(1),
+                                       capAdvice_->firstRowsHeight(kLeastAdviceLines))
+                          : 2 * adviceScroll_->fontMetrics().height();
+    adviceScroll_->setMinimumHeight(strip);
+    figure->setMinimumHeight(std::clamp(need, kLeastPlotPx, std::max(kLeastPlotPx, split - strip)));
     // After the splitter and the strip's rows are laid out at the new size.
     QTimer::singleShot(0, this, &ResultsView::snapAdviceStrip);
 }
