@@ -6,8 +6,8 @@
 // field or flag, a FIFO given as a file never blocks, and names from input files reach the
 // terminal with their control characters escaped.
 
-#include "ddp_fixtures.h"
 #include "cli_runner.h"
+#include "ddp_fixtures.h"
 #include "gzip_files.h"
 #include "pdf_words.h"
 
@@ -129,8 +129,7 @@ private slots:
                  r.err.constData());
         const QJsonObject whatif = QJsonDocument::fromJson(readFile(out + "/whatif.json")).object();
         const QString notes = QString::fromUtf8(QJsonDocument(whatif["notes"].toArray()).toJson());
-        QVERIFY2(notes.contains("incomplete job") && notes.contains("ends early"),
-                 qPrintable(notes));
+        QVERIFY2(!notes.contains("ends early"), qPrintable(notes)); // in "warnings", once
         QVERIFY(readFile(out + "/macros.tex").contains("an incomplete job"));
         // The same keys as `trace whatif --json`, and the figure says it too.
         QVERIFY(whatif["incomplete"].toBool());

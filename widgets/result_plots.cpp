@@ -248,21 +248,6 @@ std::vector<const store::CellRow*> axisCells(const report::ReportData& data) {
     return out;
 }
 
-namespace {
-
-// Numbers by value, before words: the cells come in their ids' text order, where "cap25" sorts
-// before "cap4".
-bool valueLess(const QString& a, const QString& b) {
-    bool aNumber = false, bNumber = false;
-    const double x = a.toDouble(&aNumber), y = b.toDouble(&bNumber);
-    if (aNumber != bNumber) {
-        return aNumber;
-    }
-    return aNumber ? x < y : a < b;
-}
-
-} // namespace
-
 std::vector<report::RepeatGroup> axisGroups(const report::ReportData& data, bool each) {
     std::vector<report::RepeatGroup> groups = groupsOf(axisCells(data), each);
     // By the varying axes' values in their order: the bars of a run (runAxis, the first axis)
@@ -273,7 +258,7 @@ std::vector<report::RepeatGroup> axisGroups(const report::ReportData& data, bool
             const QString x = a.first().axes.value(axis).toString();
             const QString y = b.first().axes.value(axis).toString();
             if (x != y) {
-                return valueLess(x, y);
+                return report::valueLess(x, y);
             }
         }
         return false;

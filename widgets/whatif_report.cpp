@@ -12,6 +12,7 @@
 namespace commprof::widgets {
 
 QStringList writeWhatIfReport(const analysis::WhatIf& w, const analysis::DdpJob& job,
+                              const std::optional<analysis::StepParts>& recorded,
                               const QString& dir, const QString& outDir,
                               const ExportOptions& options) {
     makeDir(outDir);
@@ -26,8 +27,7 @@ QStringList writeWhatIfReport(const analysis::WhatIf& w, const analysis::DdpJob&
             QString::fromUtf8(QJsonDocument(report::withWarnings(report::toJson(w), job)).toJson()),
             written);
     }
-    WhatIfFigure figure =
-        whatIfFigure(w, analysis::recordedParts(job.graph()), report::recommendedScenario(w));
+    WhatIfFigure figure = whatIfFigure(w, recorded, report::recommendedScenario(w));
     figure.incomplete = job.incomplete;
     written << writeDrawn(
         "whatif", "What if",

@@ -83,16 +83,14 @@ int traceReport(const QString& dir, const QString& out, const QString& params,
     if (!w) {
         throw trace::TraceError((dir + ": cannot replay: " + why).toStdString());
     }
-    // A cut or missing rank is flagged in what the report writes (whatif.json's notes, the
-    // macros' source line) and on stderr, never presented as the whole job.
+    // A cut or missing rank is flagged in what the report writes (whatif.json's incomplete and
+    // warnings, the macros' source line, the figure) and on stderr, never presented as whole.
     const QStringList warnings = report::describeWarnings(job).split('\n', Qt::SkipEmptyParts);
     for (const QString& line : warnings) {
         printError(line);
     }
-    for (auto it = warnings.rbegin(); it != warnings.rend(); ++it) {
-        w->notes.prepend(*it);
-    }
-    for (const QString& f : widgets::writeWhatIfReport(*w, job, dir, out, options)) {
+    for (const QString& f :
+         widgets::writeWhatIfReport(*w, job, analysis::recordedParts(graph), dir, out, options)) {
         std::fprintf(stderr, "wrote %s\n", qPrintable(f));
     }
     return Ok;

@@ -509,10 +509,8 @@ void MainWindow::applyRecommendedCap(const analysis::CapGroup& g) {
     const QString cap = QString::number(*g.recommendedCapMb, 'g', 6);
     designer_->setModelValue(g.model, "bucket_cap_mb", cap);
     workspaces_->setCurrent("design");
-    const QString other =
-        report::otherAdviceOfModel(results_->data().tuning ? results_->data().tuning->groups
-                                                           : std::vector<analysis::CapGroup>{},
-                                   g);
+    const auto& tuning = results_->data().tuning;
+    const QString other = tuning ? report::otherAdviceOfModel(tuning->groups, g) : QString();
     if (!other.isEmpty()) {
         statusBar()->showMessage(QString("bucket_cap_mb: %1 is now %2's for each hook and world "
                                          "size it runs (Edit > Undo takes it back); advised "

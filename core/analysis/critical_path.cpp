@@ -10,7 +10,12 @@ std::vector<CriticalStep> criticalPath(const DdpStepGraph& graph,
                                        const QStringList& parameterNames) {
     // Each step's last bucket (the graph holds them in step, then index order).
     std::map<int, const MatchedBucket*> lastBucket;
-    std::map<int, int> bucketsOfStep;
+    std::map<int, int> bucketsOfStep, ranksOfStep;
+    for (const trace::DdpRankSteps* t : graph.traces) {
+        for (const trace::DdpIteration& it : t->iterations) {
+            ++ranksOfStep[it.step];
+        }
+    }
     for (const MatchedBucket& m : graph.buckets) {
         lastBucket[m.step] = &m;
         ++bucketsOfStep[m.step];
@@ -46,12 +51,7 @@ std::vector<CriticalStep> criticalPath(const DdpStepGraph& graph,
             CriticalStep c;
             c.step = it.step;
             c.rank = rank;
-            c.alone = graph.traces.size() > 1 &&
-                      std::count_if(graph.traces.begin(), graph.traces.end(), [&](const auto* t) {
-                          return std::any_of(
-                              t->iterations.begin(), t->iterations.end(),
-                              [&](const trace::DdpIteration& x) { return x.step == it.step; });
-                      }) == 1;
+            c.alone = graph.traces.size() > 1 && ranksOfStep[it.step] == 1;
             c.startUs = own->window.start;
             c.computeEndUs = own->computeEndUs;
             c.backwardEndUs = own->backwardEndUs;
