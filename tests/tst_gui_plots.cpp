@@ -112,17 +112,31 @@ report::ReportData synthetic(const QVector<int>& worldSizes, double minBytes, do
     return d;
 }
 
-// Each sweep cell again as its repeat 1, with the same series.
-void addSweepRepeat(report::ReportData& data) {
+// Each sweep cell again as its repeat `repeat`, each size timed `timeFactor` times as long.
+void addSweepRepeat(report::ReportData& data, int repeat = 1, double timeFactor = 1.0) {
     for (store::CellRow c : std::vector<store::CellRow>(data.cells)) {
-        if (c.isSweep()) {
+        if (c.isSweep() && c.repeat == 0) {
             const QString first = c.id;
-            c.id.replace("_r0", "_r1");
-            c.repeat = 1;
-            data.sweepsByCell[c.id] = data.sweepsByCell.value(first);
+            c.id.replace("_r0", QString("_r%1").arg(repeat));
+            c.repeat = repeat;
+            std::vector<store::StoredSweep> series = data.sweepsByCell.value(first);
+            for (store::StoredSweep& s : series) {
+                for (analysis::SweepPoint& p : s.series.points) {
+                    p = analysis::sweepPoint(s.series.kind, p.bytes, s.series.worldSize,
+                                             {{0, p.slowestUs * timeFactor}});
+                }
+            }
+            data.sweepsByCell[c.id] = series;
             data.cells.push_back(c);
         }
     }
+}
+
+// A sweep cell's series of one kind.
+const analysis::SweepSeries& seriesOf(const report::ReportData& data, const QString& cell,
+                                      const QString& kind) {
+    const auto& all = *data.sweepsByCell.constFind(cell);
+    return std::ranges::find(all, kind, [](const auto& s) { return s.series.kind; })->series;
 }
 
 double span(const QVector<double>& v) {
@@ -520,25 +534,105 @@ private slots:
         QCOMPARE(widgets::cellAt(bars, "time_breakdown", d, bar), QString("m_gloo_cpu_ws2_r2"));
     }
 
-    // Issue 52: repeats of a sweep draw a line each, but the legend names each series once.
-    void aSweepsRepeatsAreNamedOnce() {
+    // Issue 52: a sweep's repeats are one line per kind, as the DDP figures draw a group: the
+    // repeats' median busbw at each size, whiskers to their min and max (worked out here from
+    // each repeat's points), each name once in the legend; a click on the median picks the repeat
+    // nearest it, and selecting any repeat marks the group's line. "Each repeat" draws each.
+    void aSweepsRepeatsAreOneLineWithTheirSpread() {
         auto data = synthetic({2}, 1e5, 4e6);
-        addSweepRepeat(data);
+        addSweepRepeat(data, 1, 0.5); // twice the bandwidth
+        addSweepRepeat(data, 2, 2.0); // half of it
+        const QStringList repeats{"sweep_gloo_cpu_ws2_r0", "sweep_gloo_cpu_ws2_r1",
+                                  "sweep_gloo_cpu_ws2_r2"};
+        const auto linesOf = [](const QCustomPlot& plot) {
+            QMultiMap<QString, QCPGraph*> lines;
+            for (int i = 0; i < plot.graphCount(); ++i) {
+                if (plot.graph(i)->dataCount() > 0 && plot.graph(i)->name() != "selection") {
+                    lines.insert(plot.graph(i)->name(), plot.graph(i));
+                }
+            }
+            return lines;
+        };
+        const auto legendOf = [](const QCustomPlot& plot) {
+            QStringList entries;
+            for (int i = 0; i < plot.legend->itemCount(); ++i) {
+                if (auto* item = qobject_cast<QCPPlottableLegendItem*>(plot.legend->item(i))) {
+                    entries << item->plottable()->name();
+                }
+            }
+            return entries;
+        };
         QCustomPlot plot;
         draw(plot, "sweep_bandwidth", data, {900, 600});
-        QStringList entries;
-        int lines = 0;
-        for (int i = 0; i < plot.graphCount(); ++i) {
-            lines += plot.graph(i)->dataCount() > 0;
-        }
-        for (int i = 0; i < plot.legend->itemCount(); ++i) {
-            if (auto* item = qobject_cast<QCPPlottableLegendItem*>(plot.legend->item(i))) {
-                entries << item->plottable()->name();
+        const auto lines = linesOf(plot);
+        QCOMPARE(lines.size(), 2); // two kinds, one line each
+        for (const QString kind : {"all_reduce", "broadcast"}) {
+            const QString name = "gloo_cpu ws2 " + kind;
+            QCOMPARE(lines.count(name), 1);
+            const QCPGraph* g = lines.value(name);
+            QCOMPARE(g->property("cellId").toString(), repeats.front());
+            const QCPErrorBars* whiskers = nullptr;
+            for (int i = 0; i < plot.plottableCount(); ++i) {
+                auto* bars = qobject_cast<QCPErrorBars*>(plot.plottable(i));
+                whiskers = bars && bars->dataPlottable() == g ? bars : whiskers;
+            }
+            QVERIFY2(whiskers, qPrintable(name));
+            const auto& first = seriesOf(data, repeats[0], kind).points;
+            QCOMPARE(g->dataCount(), int(first.size()));
+            for (int i = 0; i < g->dataCount(); ++i) {
+                std::vector<double> busbw;
+                for (const QString& r : repeats) {
+                    busbw.push_back(*seriesOf(data, r, kind).points[std::size_t(i)].busbwGBps);
+                }
+                std::ranges::sort(busbw);
+                QCOMPARE(g->data()->at(i)->key, first[std::size_t(i)].bytes);
+                QVERIFY(std::abs(g->data()->at(i)->value - busbw[1]) < 1e-9 * busbw[1]);
+                QVERIFY(std::abs(whiskers->data()->at(i).errorMinus - (busbw[1] - busbw[0])) <
+                        1e-9 * busbw[1]);
+                QVERIFY(std::abs(whiskers->data()->at(i).errorPlus - (busbw[2] - busbw[1])) <
+                        1e-9 * busbw[1]);
             }
         }
-        QCOMPARE(lines, 4); // two kinds, two repeats
+        QStringList entries = legendOf(plot);
         QCOMPARE(entries.count("gloo_cpu ws2 all_reduce"), 1);
         QCOMPARE(entries.count("gloo_cpu ws2 broadcast"), 1);
+        QVERIFY2(entries.contains("median; whiskers: min to max of 3 repeats"),
+                 qPrintable(entries.join(" | ")));
+        // The median's point picks the repeat nearest it, and hovering names the spread.
+        const QCPGraph* allReduce = lines.value("gloo_cpu ws2 all_reduce");
+        const QPointF median(plot.xAxis->coordToPixel(allReduce->data()->at(2)->key),
+                             plot.yAxis->coordToPixel(allReduce->data()->at(2)->value));
+        QCOMPARE(widgets::cellAt(plot, "sweep_bandwidth", data, median), repeats[0]);
+        QVERIFY(widgets::toolTipAt(plot, "sweep_bandwidth", data, median)
+                    .contains("median busbw of 3 repeats"));
+        // Selecting the slowest repeat marks its group's median line, a mark per kind.
+        widgets::highlightCell(plot, "sweep_bandwidth", data, repeats[2]);
+        int marked = 0;
+        for (int i = 0; i < plot.graphCount(); ++i) {
+            const QCPGraph* g = plot.graph(i);
+            if (g->name() == "selection" && g->visible() && g->dataCount() > 0) {
+                ++marked;
+                QCOMPARE(g->dataCount(), allReduce->dataCount());
+                QCOMPARE(g->data()->at(2)->value, allReduce->data()->at(2)->value);
+            }
+        }
+        QCOMPARE(marked, 2);
+
+        // Each repeat: a line each, each name still once in the legend, no whiskers; a click on
+        // the slowest repeat's own point picks it.
+        QCustomPlot each;
+        widgets::setFigureSize(each, {900, 600});
+        widgets::figureNamed("sweep_bandwidth")->draw(each, data, {.eachRepeat = true});
+        widgets::placeLegend(each);
+        QCOMPARE(linesOf(each).size(), 6);
+        entries = legendOf(each);
+        QCOMPARE(entries.count("gloo_cpu ws2 all_reduce"), 1);
+        QVERIFY(!entries.join(" ").contains("whiskers"));
+        const auto& slowest = seriesOf(data, repeats[2], "all_reduce").points[2];
+        const QPointF own(each.xAxis->coordToPixel(slowest.bytes),
+                          each.yAxis->coordToPixel(*slowest.busbwGBps));
+        QCOMPARE(widgets::cellAt(each, "sweep_bandwidth", data, own), repeats[2]);
+
         // Issue 52 (audit): the note under the axes named a world-size-1 sweep's kind once per
         // repeat ("gloo_cpu ws1 (all_reduce, all_reduce, all_reduce)").
         auto one = synthetic({2}, 1e5, 4e6);

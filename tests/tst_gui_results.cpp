@@ -4,9 +4,11 @@
 // sweep_rank files worked out by hand, its selection and hover, and what `commprof report`
 // exports of it.
 
+#include "analysis/recommendation.h"
 #include "cell_inspector_panel.h"
 #include "cli_runner.h"
 #include "image_checks.h"
+#include "models/cap_table_model.h"
 #include "models/cell_figures_model.h"
 #include "models/results_cell_model.h"
 #include "rank_files.h"
@@ -15,6 +17,7 @@
 #include "results_view.h"
 #include "run_helpers.h"
 #include "store/ingest.h"
+#include "store/study_cells.h"
 
 #include <qcustomplot.h>
 
@@ -303,6 +306,39 @@ private slots:
         QVERIFY(m->data(m->index(ws2, models::ResultsCellModel::Reasons))
                     .toString()
                     .startsWith("sweep of "));
+    }
+
+    // Issue 52: the numbers per cap list the groups that carry advice (more than one rank)
+    // before world size 1's "not predicted" row, which a 276-cell study put first for each model.
+    // The smoke run's world sizes 1 and 2, recommended for as `commprof recommend` does it.
+    void numbersPerCapPutAdviceFirst() {
+        const QString dir = work_.filePath("run");
+        store::Database db(store::defaultDbPath(dir));
+        report::ReportData data = data_;
+        data.tuning = analysis::recommend(store::studyCells(db, QDir(dir).canonicalPath()));
+        widgets::ResultsView view;
+        view.setData(data);
+        const auto* table = view.findChild<QTableView*>("tuningTable");
+        QVERIFY(table);
+        const QAbstractItemModel* shown = table->model();
+        QStringList worldSizes; // of each row, as shown
+        for (int row = 0; row < shown->rowCount(); ++row) {
+            const QString group =
+                shown->data(shown->index(row, models::CapTableModel::Group)).toString();
+            const QString note =
+                shown->data(shown->index(row, models::CapTableModel::Note)).toString();
+            worldSizes << (group.contains("world size 1,") ? "1" : "2");
+            QCOMPARE(note.startsWith("not predicted"), worldSizes.back() == "1");
+        }
+        QVERIFY2(worldSizes.size() > 2 && worldSizes.front() == "2" &&
+                     worldSizes.indexOf("1") == worldSizes.size() - 1,
+                 qPrintable(worldSizes.join(' ')));
+        // `recommend` prints its groups in the same order.
+        const CliResult text = runCli("commprof", {"recommend", dir});
+        const QString out = QString::fromUtf8(text.out);
+        const qsizetype two = out.indexOf("mlp2m on gloo_cpu, world size 2");
+        const qsizetype one = out.indexOf("mlp2m on gloo_cpu, world size 1");
+        QVERIFY2(two >= 0 && one > two, qPrintable(out));
     }
 
     // The DDP figures and aggregates leave every sweep cell out, the failed one included.

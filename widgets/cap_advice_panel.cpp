@@ -28,26 +28,30 @@ QString CapAdvicePanel::lineAt(int row) const {
     return rows_[std::size_t(row)].line->text();
 }
 
-int CapAdvicePanel::firstRowsHeight(int n) const {
-    if (rows_.empty()) {
-        return 0;
-    }
+std::vector<int> CapAdvicePanel::rowEnds() const {
+    // Each row's height for the panel's width, as the layout gives it (a wrapped line is taller
+    // in a narrow panel): known before the rows are laid out, and the same after.
     const QMargins m = layout_->contentsMargins();
-    int height = m.top() + m.bottom();
-    for (int i = 0; i < std::min(n, rows()); ++i) {
-        const QWidget* box = rows_[std::size_t(i)].line->parentWidget();
-        height += (i > 0 ? layout_->spacing() : 0) +
-                  (box->hasHeightForWidth() ? box->heightForWidth(width() - m.left() - m.right())
-                                            : box->sizeHint().height());
+    const int inside = width() - m.left() - m.right();
+    std::vector<int> ends;
+    int y = m.top();
+    for (const Row& r : rows_) {
+        const QWidget* box = r.line->parentWidget();
+        y += (ends.empty() ? 0 : layout_->spacing()) +
+             (box->hasHeightForWidth() ? box->heightForWidth(inside) : box->sizeHint().height());
+        ends.push_back(y + m.bottom());
     }
-    return height;
+    return ends;
+}
+
+int CapAdvicePanel::firstRowsHeight(int n) const {
+    const std::vector<int> ends = rowEnds();
+    return ends.empty() || n < 1 ? 0 : ends[std::size_t(std::min(n, rows()) - 1)];
 }
 
 int CapAdvicePanel::wholeRowsHeight(int within) const {
-    const int bottomMargin = layout_->contentsMargins().bottom();
     int whole = 0;
-    for (const Row& r : rows_) {
-        const int end = r.line->parentWidget()->geometry().bottom() + 1 + bottomMargin;
+    for (const int end : rowEnds()) {
         if (end > within) {
             break;
         }

@@ -30,8 +30,8 @@ public:
     // The height of the first `n` rows (the most actionable lines) at the panel's width, margins
     // included; 0 without rows.
     int firstRowsHeight(int n) const;
-    // The height that shows the rows ending within `within` px whole, down to the bottom margin
-    // (as last laid out); 0 where not even the first does.
+    // The height that shows the rows ending within `within` px whole, down to the bottom margin;
+    // 0 where not even the first does.
     int wholeRowsHeight(int within) const;
     QComboBox* currentCap(int row) const { return rows_[std::size_t(row)].current; }
     QPushButton* applyButton(int row) const { return rows_[std::size_t(row)].apply; }
@@ -49,6 +49,9 @@ private:
     };
     void showRow(Row& row);
     void clear();
+    // Where each row ends at the panel's width, the bottom margin included: both heights above
+    // are measured by it, so that they agree before and after a layout.
+    std::vector<int> rowEnds() const;
     std::vector<Row> rows_;
     QVBoxLayout* layout_;
     QLabel* empty_;

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace commprof::widgets {
 namespace {
@@ -134,8 +135,81 @@ QVector<int> lineWorldSizes(const std::vector<SweepLine>& lines) {
     return out;
 }
 
-QPointF pixelOf(const QCustomPlot& plot, const analysis::SweepPoint& p) {
-    return {plot.xAxis->coordToPixel(p.bytes), plot.yAxis->coordToPixel(*p.busbwGBps)};
+QPointF pixelOf(const QCustomPlot& plot, const SweepLine::Size& s) {
+    return {plot.xAxis->coordToPixel(s.bytes), plot.yAxis->coordToPixel(s.busbw.median)};
+}
+
+// The cell's stored series, by reference (QMap's const [] gives a copy, and lines point into them).
+const std::vector<store::StoredSweep>& seriesOf(const report::ReportData& data,
+                                                const store::CellRow& c) {
+    static const std::vector<store::StoredSweep> none;
+    const auto it = data.sweepsByCell.constFind(c.id);
+    return it == data.sweepsByCell.constEnd() ? none : *it;
+}
+
+// Why a series of a complete sweep cell is not drawn; empty when it is.
+QString leftOutBecause(const store::CellRow& c, const analysis::SweepSeries& s) {
+    if (!s.unsupported.isEmpty()) {
+        return "not measured, the backend has none";
+    }
+    if (s.points.empty()) {
+        return "not measured, no sizes";
+    }
+    // One rank moves no data: nccl-tests' factor gives busbw 0 (broadcast: the algbw of a copy
+    // that never leaves the process), so nothing is drawn at 1.
+    if (c.worldSize == 1) {
+        return "not drawn, one rank moves no data";
+    }
+    if (!hasBusBandwidth(s)) {
+        return "not drawn, no busbw for the kind";
+    }
+    return {};
+}
+
+// Per size any repeat measured, the repeats' median busbw with its min and max
+// (report::spreadOf, as the DDP figures take a group's), and the point of the repeat nearest it.
+std::vector<SweepLine::Size> sizesOf(const QString& key,
+                                     const std::vector<SweepLine::Repeat>& repeats) {
+    std::map<double, std::map<const store::CellRow*, const analysis::SweepPoint*>> bySize;
+    for (const SweepLine::Repeat& r : repeats) {
+        for (const analysis::SweepPoint& p : r.sweep->series.points) {
+            bySize[p.bytes][r.cell] = &p;
+        }
+    }
+    std::vector<SweepLine::Size> out;
+    for (const auto& [bytes, points] : bySize) {
+        report::RepeatGroup group{key, {}};
+        for (const SweepLine::Repeat& r : repeats) {
+            if (points.count(r.cell)) {
+                group.cells.push_back(r.cell);
+            }
+        }
+        const auto spread =
+            report::spreadOf(group, [&](const store::CellRow& c) -> std::optional<double> {
+                return points.at(&c)->busbwGBps;
+            });
+        if (spread) {
+            out.push_back({bytes, *spread, points.at(spread->representative)});
+        }
+    }
+    return out;
+}
+
+// Whiskers from each size's min to its max, on the line's own data.
+void addWhiskers(QCPGraph* line, const std::vector<SweepLine::Size>& sizes, const QColor& colour) {
+    auto* bars = new QCPErrorBars(line->keyAxis(), line->valueAxis());
+    bars->setDataPlottable(line);
+    bars->setErrorType(QCPErrorBars::etValueError);
+    bars->setPen(QPen(colour.darker(140), 1.2));
+    bars->setWhiskerWidth(6);
+    bars->removeFromLegend();
+    for (const SweepLine::Size& s : sizes) {
+        bars->addData(s.busbw.median - s.busbw.low, s.busbw.high - s.busbw.median);
+    }
+}
+
+bool eachRepeat(const QCustomPlot& plot) {
+    return plot.property("eachRepeat").toBool();
 }
 
 double segmentDistance(QPointF pos, QPointF a, QPointF b) {
@@ -152,39 +226,52 @@ QString SweepLine::name() const {
     return shapeName(*cell) + " " + sweep->series.kind;
 }
 
-std::vector<SweepLine> sweepLines(const report::ReportData& data, QStringList* notes) {
+bool SweepLine::contains(const QString& cellId) const {
+    return std::any_of(repeats.begin(), repeats.end(),
+                       [&](const Repeat& r) { return r.cell->id == cellId; });
+}
+
+std::vector<SweepLine> sweepLines(const report::ReportData& data, QStringList* notes, bool each) {
+    std::vector<const store::CellRow*> measured;
+    for (const auto& c : data.cells) {
+        if (c.isSweep() && c.complete() && data.sweepsByCell.contains(c.id)) {
+            measured.push_back(&c);
+        }
+    }
     std::vector<SweepLine> out;
     // why -> the cell's layer and world size -> kinds, so a note names each cell once
     QMap<QString, QMap<QString, QStringList>> left;
-    for (const auto& c : data.cells) {
-        const auto it = data.sweepsByCell.constFind(c.id);
-        if (!c.isSweep() || !c.complete() || it == data.sweepsByCell.constEnd()) {
-            continue;
-        }
-        std::vector<const store::StoredSweep*> kinds;
-        for (const store::StoredSweep& s : *it) {
-            kinds.push_back(&s);
-        }
-        std::ranges::stable_sort(kinds, {},
-                                 [](const auto* s) { return kindOrder(s->series.kind); });
-        for (const store::StoredSweep* s : kinds) {
-            // One rank moves no data: nccl-tests' factor gives busbw 0 (broadcast: the
-            // algbw of a copy that never leaves the process), so nothing is drawn at 1.
-            QString why;
-            if (!s->series.unsupported.isEmpty()) {
-                why = "not measured, the backend has none";
-            } else if (s->series.points.empty()) {
-                why = "not measured, no sizes";
-            } else if (c.worldSize == 1) {
-                why = "not drawn, one rank moves no data";
-            } else if (!hasBusBandwidth(s->series)) {
-                why = "not drawn, no busbw for the kind";
+    for (const report::RepeatGroup& g :
+         each ? report::singleCellGroups(measured) : report::repeatGroups(measured)) {
+        QStringList kinds;
+        for (const store::CellRow* c : g.cells) {
+            for (const store::StoredSweep& s : seriesOf(data, *c)) {
+                if (!kinds.contains(s.series.kind)) {
+                    kinds << s.series.kind;
+                }
             }
-            if (why.isEmpty()) {
-                out.push_back({&c, s});
-            } else if (QStringList& named = left[why][shapeName(c)];
-                       !named.contains(s->series.kind)) {
-                named << s->series.kind; // a kind once however many repeats left it out
+        }
+        std::ranges::stable_sort(kinds, {}, kindOrder);
+        for (const QString& kind : kinds) {
+            SweepLine line;
+            for (const store::CellRow* c : g.cells) {
+                for (const store::StoredSweep& s : seriesOf(data, *c)) {
+                    if (s.series.kind != kind) {
+                        continue;
+                    }
+                    if (const QString why = leftOutBecause(*c, s.series); why.isEmpty()) {
+                        line.repeats.push_back({c, &s});
+                    } else if (QStringList& named = left[why][shapeName(*c)];
+                               !named.contains(kind)) {
+                        named << kind; // a kind once however many repeats left it out
+                    }
+                }
+            }
+            if (!line.repeats.empty()) {
+                line.cell = line.repeats.front().cell;
+                line.sweep = line.repeats.front().sweep;
+                line.sizes = sizesOf(g.key, line.repeats);
+                out.push_back(std::move(line));
             }
         }
     }
@@ -204,11 +291,13 @@ void drawSweepBandwidth(QCustomPlot& plot, const report::ReportData& data,
                         const FigureStyle& style) {
     // The ticks carry their unit (8 B, 1 KiB, 16 MiB): the label names only the quantity.
     resetFigure(plot, "Collective bus bandwidth vs size", "message size", "busbw (GB/s)", style);
+    plot.setProperty("eachRepeat", style.eachRepeat); // for picking and marking what is drawn
     QStringList notes;
-    const std::vector<SweepLine> lines = sweepLines(data, &notes);
+    const std::vector<SweepLine> lines = sweepLines(data, &notes, style.eachRepeat);
     const QVector<int> sizes = lineWorldSizes(lines);
     QVector<double> xs, ys;
-    QSet<QString> named; // repeats of a sweep draw a line each under one name: one entry
+    QSet<QString> named; // each repeat drawn on its own: one entry for a name
+    int mostRepeats = 0;
     for (const SweepLine& line : lines) {
         const int w =
             int(std::lower_bound(sizes.begin(), sizes.end(), line.cell->worldSize) - sizes.begin());
@@ -225,11 +314,23 @@ void drawSweepBandwidth(QCustomPlot& plot, const report::ReportData& data,
         // and a dash alone is hard to tell at a paper's size.
         g->setScatterStyle(
             QCPScatterStyle(worldSizeShape(kindOrder(line.sweep->series.kind)), colour, colour, 5));
-        for (const analysis::SweepPoint& p : line.sweep->series.points) {
-            g->addData(p.bytes, *p.busbwGBps);
-            xs << p.bytes;
-            ys << *p.busbwGBps;
+        int repeats = 0;
+        for (const SweepLine::Size& s : line.sizes) {
+            g->addData(s.bytes, s.busbw.median);
+            xs << s.bytes;
+            ys << s.busbw.low << s.busbw.high;
+            repeats = std::max(repeats, s.busbw.repeats);
         }
+        if (repeats > 1) {
+            addWhiskers(g, line.sizes, colour);
+        }
+        mostRepeats = std::max(mostRepeats, repeats);
+    }
+    if (mostRepeats > 1) {
+        // Says what the whiskers are, as the DDP figures' legend does.
+        QCPGraph* g = plot.addGraph();
+        g->setName(QString("median; whiskers: min to max of %1 repeats").arg(mostRepeats));
+        g->setPen(Qt::NoPen);
     }
     const auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
     const double minBytes = xs.isEmpty() ? kDefaultMinBytes : *lo;
@@ -272,17 +373,28 @@ void drawSweepBandwidth(QCustomPlot& plot, const report::ReportData& data,
 
 void markSweepCell(const report::ReportData& data, const QString& cellId,
                    const std::function<QCPGraph*()>& mark) {
-    for (const SweepLine& line : sweepLines(data)) {
-        if (line.cell->id != cellId) {
+    // The figure's mode is known from a mark's plot: a cell of no group's line gets none.
+    const std::vector<SweepLine> groups = sweepLines(data);
+    if (std::none_of(groups.begin(), groups.end(),
+                     [&](const SweepLine& l) { return l.contains(cellId); })) {
+        return;
+    }
+    QCPGraph* g = mark();
+    const std::vector<SweepLine> lines =
+        eachRepeat(*g->parentPlot()) ? sweepLines(data, nullptr, true) : groups;
+    bool first = true;
+    for (const SweepLine& line : lines) {
+        if (!line.contains(cellId)) {
             continue;
         }
-        QCPGraph* g = mark();
+        g = first ? g : mark();
+        first = false;
         g->setLineStyle(QCPGraph::lsLine);
         g->setPen(QPen(QColor(0, 0, 0, 110), 3.5));
         g->setScatterStyle(
             QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(Qt::black, 1.5), Qt::NoBrush, 8));
-        for (const analysis::SweepPoint& p : line.sweep->series.points) {
-            g->addData(p.bytes, *p.busbwGBps);
+        for (const SweepLine::Size& s : line.sizes) {
+            g->addData(s.bytes, s.busbw.median);
         }
     }
 }
@@ -291,17 +403,28 @@ std::optional<SweepPick> sweepPickAt(const QCustomPlot& plot, const report::Repo
                                      QPointF pos, double radiusPx) {
     std::optional<SweepPick> best;
     double bestDist = radiusPx;
-    for (const SweepLine& line : sweepLines(data)) {
-        const auto& points = line.sweep->series.points;
-        for (std::size_t i = 0; i < points.size(); ++i) {
-            const QPointF a = pixelOf(plot, points[i]);
-            const QPointF b = pixelOf(plot, points[std::min(i + 1, points.size() - 1)]);
+    for (const SweepLine& line : sweepLines(data, nullptr, eachRepeat(plot))) {
+        const auto& sizes = line.sizes;
+        for (std::size_t i = 0; i < sizes.size(); ++i) {
+            const std::size_t next = std::min(i + 1, sizes.size() - 1);
+            const QPointF a = pixelOf(plot, sizes[i]);
+            const QPointF b = pixelOf(plot, sizes[next]);
             const double d = segmentDistance(pos, a, b);
             if (d < bestDist) {
                 bestDist = d;
                 const bool nearA = std::hypot(a.x() - pos.x(), a.y() - pos.y()) <=
                                    std::hypot(b.x() - pos.x(), b.y() - pos.y());
-                best = SweepPick{line, &points[nearA ? i : std::min(i + 1, points.size() - 1)]};
+                const std::size_t at = nearA ? i : next;
+                // The repeat nearest the median there: the cell a click selects.
+                SweepLine picked = line;
+                const store::CellRow* cell = sizes[at].busbw.representative;
+                for (const SweepLine::Repeat& r : line.repeats) {
+                    if (r.cell == cell) {
+                        picked.cell = r.cell;
+                        picked.sweep = r.sweep;
+                    }
+                }
+                best = SweepPick{picked, sizes[at].point, at};
             }
         }
     }
@@ -311,18 +434,28 @@ std::optional<SweepPick> sweepPickAt(const QCustomPlot& plot, const report::Repo
 QString describeSweepPick(const SweepPick& pick) {
     const store::CellRow& c = *pick.line.cell;
     const analysis::SweepPoint& p = *pick.point;
-    return QStringList{c.id, QString("%1 · %2 · %3").arg(c.status, c.layer, ranksText(c.worldSize)),
-                       QString("%1 at %2 (%3 B)")
-                           .arg(pick.line.sweep->series.kind, sizeLabel(p.bytes))
-                           .arg(p.bytes, 0, 'f', 0),
-                       QString("busbw %1 GB/s · algbw %2 GB/s")
-                           .arg(p.busbwGBps.value_or(0), 0, 'g', 4)
-                           .arg(p.algbwGBps, 0, 'g', 4),
-                       QString("time %1 us (rank %2's fastest), typical %3 us")
-                           .arg(p.slowestUs, 0, 'f', 1)
-                           .arg(p.slowestRank)
-                           .arg(p.typicalUs, 0, 'f', 1)}
-        .join('\n');
+    QStringList lines{c.id, QString("%1 · %2 · %3").arg(c.status, c.layer, ranksText(c.worldSize)),
+                      QString("%1 at %2 (%3 B)")
+                          .arg(pick.line.sweep->series.kind, sizeLabel(p.bytes))
+                          .arg(p.bytes, 0, 'f', 0),
+                      QString("busbw %1 GB/s · algbw %2 GB/s")
+                          .arg(p.busbwGBps.value_or(0), 0, 'g', 4)
+                          .arg(p.algbwGBps, 0, 'g', 4),
+                      QString("time %1 us (rank %2's fastest), typical %3 us")
+                          .arg(p.slowestUs, 0, 'f', 1)
+                          .arg(p.slowestRank)
+                          .arg(p.typicalUs, 0, 'f', 1)};
+    if (pick.size < pick.line.sizes.size()) {
+        if (const report::Spread& s = pick.line.sizes[pick.size].busbw; s.repeats > 1) {
+            lines << QString("median busbw of %1 repeats %2 GB/s (min %3, max %4; this repeat "
+                             "is nearest it; Results > Each repeat draws them)")
+                         .arg(s.repeats)
+                         .arg(s.median, 0, 'g', 4)
+                         .arg(s.low, 0, 'g', 4)
+                         .arg(s.high, 0, 'g', 4);
+        }
+    }
+    return lines.join('\n');
 }
 
 } // namespace commprof::widgets

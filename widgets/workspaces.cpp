@@ -25,6 +25,7 @@ Workspaces::Workspaces(QWidget* parent) : QWidget(parent) {
     layout->setSpacing(0);
     layout->addWidget(tabs_);
     layout->addWidget(stack_, 1);
+    stack_->installEventFilter(this); // its size goes to the hidden pages too
     connect(tabs_, &QTabBar::currentChanged, this, [this](int i) {
         if (i < 0 || i >= int(workspaces_.size())) {
             return;
@@ -37,6 +38,7 @@ Workspaces::Workspaces(QWidget* parent) : QWidget(parent) {
 void Workspaces::addWorkspace(const QString& name, const QString& title, QWidget* page) {
     page->setObjectName(name + "Workspace");
     stack_->addWidget(page);
+    page->setGeometry(stack_->contentsRect()); // as the stack sizes its hidden pages (below)
     tabs_->addTab(title);
     page->installEventFilter(this);
     workspaces_.push_back({name, page, {}, true});
@@ -198,6 +200,18 @@ void Workspaces::applyDefaults(Workspace& w) {
 }
 
 bool Workspaces::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == stack_ && event->type() == QEvent::Resize) {
+        // The stack sizes only the page it shows: a hidden page kept a new widget's 100x30 (or
+        // the size it was last shown at), and a view drawn there while hidden was laid out at
+        // it: the What if page's figure, under a cut job's lines of warnings, got 0 px and
+        // painted on nothing ("QPainter::begin: Paint device returned engine == 0"). Each page
+        // gets the stack's size; a hidden one is laid out when it next shows or is grabbed.
+        for (const Workspace& w : workspaces_) {
+            if (w.page != stack_->currentWidget()) {
+                w.page->setGeometry(stack_->contentsRect());
+            }
+        }
+    }
     if (event->type() == QEvent::Show) {
         for (Workspace& w : workspaces_) {
             if (w.page == watched && w.defaultsPending) {

@@ -504,7 +504,8 @@ bool MainWindow::saveScreenshots(const QString& outDir) {
 
 // The cap goes into the group's model entry: in `defaults` it would change every model. The
 // entry is read by each hook and world size of the model: a cap advised otherwise for one of them
-// is named, never overwritten unseen.
+// is named in a warning that stays until closed, never overwritten unseen (the status bar's
+// message was replaced by the next one, the plan's or a job's).
 void MainWindow::applyRecommendedCap(const analysis::CapGroup& g) {
     const QString cap = QString::number(*g.recommendedCapMb, 'g', 6);
     designer_->setModelValue(g.model, "bucket_cap_mb", cap);
@@ -512,10 +513,10 @@ void MainWindow::applyRecommendedCap(const analysis::CapGroup& g) {
     const auto& tuning = results_->data().tuning;
     const QString other = tuning ? report::otherAdviceOfModel(tuning->groups, g) : QString();
     if (!other.isEmpty()) {
-        statusBar()->showMessage(QString("bucket_cap_mb: %1 is now %2's for each hook and world "
-                                         "size it runs (Edit > Undo takes it back); advised "
-                                         "otherwise: %3")
-                                     .arg(cap, g.model, other));
+        messages_->warning(QString("Other groups of %1 were advised another cap").arg(g.model),
+                           QString("bucket_cap_mb: %1 is now %2's for each hook and world size "
+                                   "it runs (Edit > Undo takes it back); advised otherwise: %3")
+                               .arg(cap, g.model, other));
     }
 }
 

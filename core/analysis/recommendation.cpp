@@ -411,6 +411,10 @@ Recommendations recommend(const std::vector<StudyCell>& cells, const CurrentCap&
         predict(m, bySweep, current);
         r.groups.push_back(std::move(m.group));
     }
+    // The groups that can be advised (more than one rank) before those of one rank, which no cap
+    // changes: a 276-cell study put a world-size-1 group before each that was advised, in the
+    // text, the JSON and the workbench's numbers alike.
+    std::ranges::stable_partition(r.groups, [](const CapGroup& g) { return g.worldSize > 1; });
     // The drift is the whole study's: every group's advice is judged again with it.
     const RunDrift drift = runDrift(r.groups);
     for (CapGroup& g : r.groups) {

@@ -37,7 +37,7 @@ struct DroppedCell {
 };
 
 struct Recommendations {
-    std::vector<CapGroup> groups;
+    std::vector<CapGroup> groups;     // those of more than one rank first, each part in key order
     std::vector<DroppedCell> dropped; // every cell not complete, by id
     bool ok() const;                  // every group is predicted (a recommendation or not)
 };
