@@ -457,6 +457,19 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     event->accept();
 }
 
+namespace {
+
+// Lets what a page queued on showing run before it is grabbed: a resize queues the legends'
+// placing and the cap study's strip fitting, which queues the strip's snap to whole lines, so
+// one turn of the loop grabbed the cap study with its figure's title under the strip.
+void settle() {
+    for (int turn = 0; turn < 4; ++turn) {
+        QApplication::processEvents();
+    }
+}
+
+} // namespace
+
 bool MainWindow::saveScreenshots(const QString& outDir) {
     QDir().mkpath(outDir);
     const QDir out(outDir);
@@ -471,7 +484,7 @@ bool MainWindow::saveScreenshots(const QString& outDir) {
     }
     for (const QString& name : workspaces_->names()) {
         workspaces_->setCurrent(name);
-        QApplication::processEvents();
+        settle();
         ok = grab().save(out.filePath("workbench_" + name + ".png")) && ok;
     }
     const std::initializer_list<std::tuple<QWidget*, const char*, const char*>> views{
@@ -481,7 +494,7 @@ bool MainWindow::saveScreenshots(const QString& outDir) {
         {inspector_, "results", "cell_inspector.png"}};
     for (const auto& [view, workspace, name] : views) {
         workspaces_->setCurrent(workspace);
-        QApplication::processEvents();
+        settle();
         ok = view->grab().save(out.filePath(name)) && ok;
     }
     // The results' other figure pages, where they hold something (the sweep's, the cap study's),
@@ -492,7 +505,7 @@ bool MainWindow::saveScreenshots(const QString& outDir) {
     for (int i = 1; i < pages->count(); ++i) {
         if (pages->isTabVisible(i)) {
             pages->setCurrentIndex(i);
-            QApplication::processEvents();
+            settle();
             const QString slug = pages->tabText(i).toLower().replace(' ', '_');
             ok = grab().save(out.filePath("workbench_results_" + slug + ".png")) && ok;
         }
