@@ -29,7 +29,7 @@ file(GLOB_RECURSE rank_files ${SOURCE_DIR}/app/rank/*.h ${SOURCE_DIR}/app/rank/*
 forbid("#include *<Q" "app/rank includes Qt" ${rank_files})
 # app/rank takes from core only what is plain C++ and header-only: the tables it shares with
 # core and the launchers, core/spec/*.h, and the rank file's field table that its writer and
-# core's reader share, core/results/rank_fields.h; those include no Qt and nothing else of core.
+# core's reader share, core/results/rank_fields.h; those include no Qt and of core only spec/.
 foreach(f ${rank_files})
   file(STRINGS ${f} includes REGEX "^#include *\"")
   foreach(line ${includes})

@@ -2,9 +2,9 @@
 // `commprof model describe FILE.pt` (issue 38): a module the user scripted and saved with
 // torch.jit.script(model).save(...) gets the description a matrix needs. Its parameter list is
 // checked against what PyTorch's Python prints from named_parameters() of the same module (an
-// independent source); a matrix that names the module plans once it is described and, before,
-// says how to describe it; a .pt that is not TorchScript is refused, exit 2, naming the file,
-// with nothing written.
+// independent source); a matrix that names the module with its input has it described by plan
+// itself (issue 52), and where Python cannot, plan says how to describe it; a .pt that is not
+// TorchScript is refused, exit 2, naming the file, with nothing written.
 
 #include "cli_runner.h"
 
@@ -99,16 +99,71 @@ private slots:
         writeMatrix();
     }
 
-    // Before the description exists, plan names the command that makes it.
-    void planWithoutDescriptionSaysHowToMakeOne() {
-        const CliResult r = runCli("commprof", {"plan", path("m.yaml")}, 60000);
+    QString describeCommand() const {
+        return "run: commprof model describe " + QDir(dir_.path()).filePath("mine.pt") +
+               " --input-shape 3,8,8 --classes 5";
+    }
+
+    // Where Python cannot describe the module, plan says, as before, which command makes its
+    // description, exit 2, and nothing is written.
+    void planWithoutPythonNamesTheCommand_data() {
+        QTest::addColumn<QString>("python");
+        QTest::newRow("python fails") << "/bin/false";
+        QTest::newRow("no such python") << "/nonexistent/python3";
+    }
+    void planWithoutPythonNamesTheCommand() {
+        QFETCH(QString, python);
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("COMMPROF_PYTHON", python);
+        const CliResult r = runCli("commprof", {"plan", path("m.yaml"), "--json"}, 60000, env);
         QCOMPARE(r.exitCode, 2);
         const QString err = QString::fromUtf8(r.err);
-        QVERIFY2(err.contains("mine.json"), r.err.constData());
-        QVERIFY2(err.contains("run: commprof model describe " +
-                              QDir(dir_.path()).filePath("mine.pt") +
-                              " --input-shape 3,8,8 --classes 5"),
-                 r.err.constData());
+        QVERIFY2(err.contains("m.yaml:4:") && err.contains("mine.json: "), r.err.constData());
+        QVERIFY2(err.contains(describeCommand()), r.err.constData());
+        QVERIFY2(err.contains("could not describe " + path("mine.pt")), r.err.constData());
+        QVERIFY(r.out.isEmpty());
+        QVERIFY(!QFile::exists(path("mine.json")));
+    }
+
+    // The matrix entry holds the input and the classes: plan describes the module itself with
+    // Python's PyTorch, says so in one line on stderr, and plans. The description's parameters
+    // are what Python's named_parameters() of the same module lists; stdout stays the plan's
+    // JSON alone.
+    void planDescribesTheModuleItself() {
+        QVERIFY(!QFile::exists(path("mine.json")));
+        const CliResult r = runCli("commprof", {"plan", path("m.yaml"), "--json"}, 300000);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QString line = "commprof: described " + path("mine.pt") +
+                             " with Python's PyTorch at the matrix entry's input (--input-shape "
+                             "3,8,8 --classes 5): wrote " +
+                             path("mine.json") + "\n";
+        QCOMPARE(QString::fromUtf8(r.err), line);
+        QJsonParseError error{};
+        const QJsonObject plan = QJsonDocument::fromJson(r.out, &error).object();
+        QVERIFY2(error.error == QJsonParseError::NoError, r.out.constData());
+        QCOMPARE(plan["cells"].toArray().size(), 1);
+        const QJsonObject d = readJson(path("mine.json"));
+        QCOMPARE(d["input"].toObject()["shape"].toArray(), (QJsonArray{3, 8, 8}));
+        QCOMPARE(d["target"].toObject()["classes"].toInt(), 5);
+        double numel = 0;
+        QStringList pythonNames, described;
+        for (const QJsonObject& p : pythonParams_) {
+            numel += p["numel"].toDouble();
+            pythonNames << p["name"].toString();
+        }
+        for (const QJsonValue p : d["parameters"].toArray()) {
+            described << p.toObject()["name"].toString();
+        }
+        QCOMPARE(described, pythonNames);
+        QCOMPARE(d["params_total"].toDouble(), numel);
+        const QJsonObject cell = plan["cells"].toArray()[0].toObject();
+        // Every parameter of the net trains: the plan sizes the cell by all of them.
+        QCOMPARE(cell["torchscript"].toObject()["params_trainable"].toDouble(), numel);
+        QCOMPARE(cell["torchscript"].toObject()["tensors"].toInt(), int(pythonParams_.size()));
+        // Described once: the next plan reads it and says nothing.
+        const CliResult again = runCli("commprof", {"plan", path("m.yaml"), "--json"}, 60000);
+        QVERIFY2(again.exitCode == 0, again.err.constData());
+        QVERIFY2(again.err.isEmpty(), again.err.constData());
     }
 
     void describedParametersAreWhatPythonLists() {

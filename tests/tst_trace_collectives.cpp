@@ -151,7 +151,8 @@ private slots:
                 !t.collectives[0].busbwGBps);
         const auto kinds = summarizeByKind(t.collectives);
         QCOMPARE(kinds.size(), std::size_t(1));
-        QCOMPARE(kinds[0].sized, std::size_t(0));
+        QCOMPARE(kinds[0].sized, std::int64_t(0));
+        QVERIFY(!kinds[0].totalBytes); // null, not 0: no record of the kind has a size
         QVERIFY(!kinds[0].medianBusbwGBps);
         // Unknown dtype: the same.
         QVERIFY(!only(TraceBuilder().raw(ncclKernel("allreduce", 10, 10, 2, "Mystery")).object())
@@ -207,7 +208,7 @@ private slots:
         QCOMPARE(kinds.size(), std::size_t(2));
         QCOMPARE(QString::fromStdString(kinds[0].kind), QString("all_reduce"));
         QCOMPARE(kinds[0].count, std::size_t(2));
-        QCOMPARE(kinds[0].totalBytes, 6e6);
+        QCOMPARE(kinds[0].totalBytes, std::optional<double>(6e6));
         // busbw of the two all-reduces at n=2: 4 and 2 GB/s; median 3.
         QCOMPARE(kinds[0].medianBusbwGBps, std::optional<double>(3.0));
         const TraceSummary s = summarize(t);

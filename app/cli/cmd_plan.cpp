@@ -2,6 +2,7 @@
 // commprof plan: a matrix's cells, each with its host and device demand against the budget.
 
 #include "cli_common.h"
+#include "matrix_describing.h"
 
 #include "feasibility/plan_stream.h"
 #include "matrix/cell_stream.h"
@@ -137,8 +138,8 @@ int planCommand(const Args& args) {
         options.overrides.gpus = n;
     }
     try {
-        const feasibility::Plan plan =
-            feasibility::planWithoutCells(matrix::loadMatrix(path), options);
+        const feasibility::Plan plan = feasibility::planWithoutCells(
+            loadDescribing([&path] { return matrix::loadMatrix(path); }), options);
         // Every cell is checked (and counted) before a byte is printed: a matrix whose
         // millionth cell is an error prints the error alone, as a small one does.
         qint64 count = 0;

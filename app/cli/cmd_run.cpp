@@ -2,6 +2,7 @@
 // commprof run: a matrix's feasible cells, each a pool of ranks, with a live view on a terminal.
 
 #include "cli_common.h"
+#include "matrix_describing.h"
 #include "terminal_progress.h"
 
 #include "runner/matrix_runner.h"
@@ -127,7 +128,8 @@ int runCommand(const Args& args) {
     options.rankProgram = runner::defaultRankProgram();
     feasibility::Plan plan;
     try {
-        plan = feasibility::makePlan(path, planOptions);
+        plan = feasibility::makePlan(loadDescribing([&path] { return matrix::loadMatrix(path); }),
+                                     planOptions);
     } catch (const matrix::MatrixError& e) {
         return badInput(e);
     }

@@ -122,7 +122,7 @@ QString formatKinds(const std::vector<trace::KindSummary>& kinds) {
     for (const auto& k : kinds) {
         out += columns(widths,
                        {QString::fromStdString(k.kind), QString::number(k.count),
-                        k.sized ? QString::number(k.totalBytes, 'f', 0) : "null",
+                        k.totalBytes ? QString::number(*k.totalBytes, 'f', 0) : "null",
                         k.medianBusbwGBps ? QString::number(*k.medianBusbwGBps, 'f', 3) : "n/a"});
     }
     return out;

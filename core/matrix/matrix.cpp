@@ -358,7 +358,14 @@ TorchScriptModel readTorchScript(const Ctx& c, const YAML::Node& n) {
     try {
         readDescription(t);
     } catch (const std::runtime_error& e) {
-        c.fail(n["torchscript"], "torchscript", QString::fromStdString(e.what()));
+        const YAML::Mark at = n["torchscript"].Mark();
+        const MatrixError error(c.file, at.line + 1, at.column + 1, "torchscript",
+                                QString::fromStdString(e.what()));
+        // Absent, not a link to nowhere nor a file that is there but wrong: describing writes it.
+        if (!QFileInfo::exists(t.description) && !files::isLink(t.description)) {
+            throw MissingDescription(error, t);
+        }
+        throw error;
     }
     return t;
 }

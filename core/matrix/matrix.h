@@ -11,6 +11,7 @@
 
 #include <optional>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 namespace commprof::matrix {
@@ -22,6 +23,15 @@ struct MatrixError : std::runtime_error {
     int line;
     int column;
     QString key;
+};
+
+// A torchscript entry whose description (FILE.json) does not exist yet. The entry holds the
+// input that `commprof model describe` needs, so a caller that may run Python describes `model`
+// and loads the matrix again; what() is the error every other caller reports, with the command.
+struct MissingDescription : MatrixError {
+    MissingDescription(const MatrixError& at, TorchScriptModel m)
+        : MatrixError(at), model(std::move(m)) {}
+    TorchScriptModel model;
 };
 
 struct TraceConfig {

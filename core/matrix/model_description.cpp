@@ -96,16 +96,22 @@ QString describeCommand(const TorchScriptModel& m) {
     static const QRegularExpression plain("^[A-Za-z0-9_./,:+=@%-]+$");
     const QString file =
         plain.match(m.file).hasMatch() ? m.file : "'" + QString(m.file).replace("'", "'\\''") + "'";
-    QString command = "commprof model describe " + file;
-    if (m.tokens > 0) {
-        return command + QString(" --tokens %1 --vocab %2").arg(m.tokens).arg(m.vocab);
-    }
-    command += " --input-shape " +
-               (m.inputShape.empty() ? QString("C,H,W") : dimensions(m.inputShape).join(','));
-    return m.classes > 0 ? command + QString(" --classes %1").arg(m.classes) : command;
+    return "commprof model describe " + file + " " + describeArguments(m).join(' ');
 }
 
 } // namespace
+
+QStringList describeArguments(const TorchScriptModel& m) {
+    if (m.tokens > 0) {
+        return {"--tokens", QString::number(m.tokens), "--vocab", QString::number(m.vocab)};
+    }
+    QStringList a{"--input-shape",
+                  m.inputShape.empty() ? QString("C,H,W") : dimensions(m.inputShape).join(',')};
+    if (m.classes > 0) {
+        a << "--classes" << QString::number(m.classes);
+    }
+    return a;
+}
 
 double TorchScriptModel::activationBytesPerSampleHere() const {
     const double bytes = activationMeasured ? measuredBytesPerSample : activationBytesPerSample;

@@ -57,6 +57,10 @@ QStringList rankArguments(const TorchScriptModel& m);
 // Reads the description; throws std::runtime_error "FILE: what is wrong".
 void readDescription(TorchScriptModel& m);
 
+// `commprof model describe FILE.pt`'s flags for this entry's input: --input-shape (C,H,W when
+// the entry has none) and --classes, or --tokens and --vocab.
+QStringList describeArguments(const TorchScriptModel& m);
+
 // A matrix entry for the module `ptFile` at the input its description was measured at, one
 // flow mapping: "{name: gpt2, torchscript: models/gpt2.pt, input: {tokens: 128, vocab: 32000}}".
 // The path is relative to the matrix file's folder (absolute for an untitled matrix, or one on

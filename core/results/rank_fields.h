@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// rank{R}.json and sweep_rank{R}.json described once (docs/formats.md), as Perfetto declares its
-// tables: each field's JSON key, the object it sits in, its type (the member's), whether a file
+// rank{R}.json and sweep_rank{R}.json described once (docs/formats.md), in spec/field_table.h's
+// rows: each field's JSON key, the object it sits in, its type (the member's), whether a file
 // may leave it out, the bounds a reader accepts and the member of the typed record it fills.
 // commprof-rank writes its records through these tables (app/rank/field_writer.h, for
 // rank_result.cpp and collective_sweep.cpp) and core reads and checks the files through the same
@@ -10,45 +10,24 @@
 // the run), stays in rank_file.cpp.
 // Plain C++17 and header-only: commprof-rank includes it and links no Qt.
 
+#include "spec/field_table.h"
+
 #include <cstdint>
-#include <limits>
 #include <optional>
 #include <string>
-#include <variant>
 #include <vector>
 
 namespace commprof::results {
 
-// What a reader does with a field, and what the writer leaves out.
-enum class Need {
-    Required,  // refused when missing or wrong; always written
-    Optional,  // may be missing, refused when wrong; the writer leaves out an empty value (an
-               // empty string, array or optional)
-    AsWritten, // figures kept beside the measurement, never checked: read when of its type,
-               // left at the member's default otherwise; always written
-};
+// The one field-table mechanism (spec/field_table.h), under the names the rank's tables use.
+using spec::Field;
+using spec::kNoLimit;
+using spec::Need;
 
-inline constexpr std::int64_t kNoLimit = std::numeric_limits<std::int64_t>::max();
 inline constexpr std::int64_t kMaxWorldSize = 1024;
 inline constexpr std::int64_t kMaxIteration = 1000000000;
 inline constexpr std::int64_t kMaxBucketIndex = 1000000;
 inline constexpr std::int64_t kMaxCount = kNoLimit / 2; // bytes, nanoseconds: whole numbers
-
-// One field. An integer member is checked as an integer in [min, max]; a number one as finite
-// and >= min (and <= max unless kNoLimit); an array's elements likewise.
-template <typename Record> struct Field {
-    using Member =
-        std::variant<int Record::*, std::int64_t Record::*, double Record::*, bool Record::*,
-                     std::string Record::*, std::optional<std::int64_t> Record::*,
-                     std::optional<double> Record::*, std::vector<std::int64_t> Record::*,
-                     std::vector<double> Record::*>;
-    const char* key;
-    const char* in; // the object that holds it: "" (the record's own), "config", "model.input"
-    Need need;
-    std::int64_t min;
-    std::int64_t max;
-    Member member;
-};
 
 // The arrays and objects of a rank file that hold records of the tables below.
 namespace rank_keys {

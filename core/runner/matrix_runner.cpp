@@ -296,19 +296,20 @@ void MatrixRunner::stop() {
     }
 }
 
-void MatrixRunner::failCell(const feasibility::PlannedCell& pc, const QString& failure,
-                            const QStringList& writeFailures, bool stopped) {
+void MatrixRunner::endCell(const feasibility::PlannedCell& pc, CellState ending,
+                           const QString& failure, const QStringList& writeFailures) {
+    Q_ASSERT(ending == CellState::Failed || ending == CellState::Stopped);
     for (const QString& w : writeFailures) {
         summary_.writeFailures << pc.cell.id + ": " + w;
         emit logLine(pc.cell.id, "write failed: " + w);
     }
-    if (stopped) {
+    if (ending == CellState::Stopped) {
         ++summary_.stoppedCells;
         summary_.stopped = true; // the run ended early even when this was its last cell
     } else {
         ++summary_.failed;
     }
-    emit cellStateChanged(pc.cell.id, stopped ? CellState::Stopped : CellState::Failed, failure);
+    emit cellStateChanged(pc.cell.id, ending, failure);
 }
 
 void MatrixRunner::next() {
@@ -656,7 +657,8 @@ void MatrixRunner::onPoolFinished(const feasibility::PlannedCell& pc, const Pool
         if (const QString e = writeCellRecord(dir, cellDoc); !e.isEmpty()) {
             writeFailures << e;
         }
-        failCell(pc, failure, writeFailures, outcome.stopped);
+        endCell(pc, outcome.stopped ? CellState::Stopped : CellState::Failed, failure,
+                writeFailures);
     }
     QTimer::singleShot(0, this, &MatrixRunner::next);
 }

@@ -76,9 +76,14 @@ private:
     void finish();
     void runCell(const feasibility::PlannedCell& pc);
     void onPoolFinished(const feasibility::PlannedCell& pc, const PoolOutcome& pool);
-    // Stopped: ended on request, counted apart from the failed cells.
+    // A cell that did not complete: `ending` is CellState::Failed, or CellState::Stopped for
+    // one ended on request (counted apart from the failed cells).
+    void endCell(const feasibility::PlannedCell& pc, CellState ending, const QString& failure,
+                 const QStringList& writeFailures);
     void failCell(const feasibility::PlannedCell& pc, const QString& failure,
-                  const QStringList& writeFailures, bool stopped = false);
+                  const QStringList& writeFailures) {
+        endCell(pc, CellState::Failed, failure, writeFailures);
+    }
     int rankThreads(const feasibility::PlannedCell& pc) const;
     QString threadShortfall(const feasibility::PlannedCell& pc) const;
     QStringList rankArgs(const feasibility::PlannedCell& pc, const QString& cellDir) const;

@@ -236,7 +236,7 @@ std::vector<KindSummary> summarizeByKind(const std::vector<CollectiveRecord>& re
         ++k.count;
         if (r.bytes) {
             ++k.sized;
-            k.totalBytes += *r.bytes;
+            k.totalBytes = k.totalBytes.value_or(0) + *r.bytes;
         }
         if (r.busbwGBps) {
             bus[r.kind].push_back(*r.busbwGBps);

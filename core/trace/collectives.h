@@ -7,6 +7,7 @@
 #include "intervals.h"
 #include "trace_event.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -40,9 +41,9 @@ std::vector<CollectiveRecord> collectiveRecords(const Trace& trace, const NameFa
 
 struct KindSummary {
     std::string kind;
-    std::size_t count = 0;
-    std::size_t sized = 0; // records whose bytes are known
-    double totalBytes = 0; // over the sized records
+    std::int64_t count = 0;
+    std::int64_t sized = 0;           // records whose bytes are known
+    std::optional<double> totalBytes; // over the sized records; null when none is sized
     std::optional<double> medianBusbwGBps;
     std::optional<double> medianAlgbwGBps;
 };

@@ -45,27 +45,27 @@ QJsonValue spanOrNull(const std::optional<Span>& s) {
     return s ? QJsonValue(QJsonArray{exact(s->start), exact(s->end)}) : QJsonValue();
 }
 
-template <typename M, typename Fields> QJsonObject written(const M& m, const Fields& fields) {
+template <typename M> QJsonObject written(const M& m, const std::vector<spec::Field<M>>& fields) {
     return fieldsJson(m, fields, [](const auto& v) { return exact(v); });
 }
 
 QJsonObject summaryJson(const TraceSummary& s) {
     QJsonArray steps;
     for (const auto& m : s.steps) {
-        steps.append(written(m, kStepFields));
+        steps.append(written(m, stepFields()));
     }
     return {{"regime", toString(s.regime)},
             {"steps_marked", s.stepsMarked},
             {"steps", steps},
-            {"totals", written(s.totals, kStepFields)},
+            {"totals", written(s.totals, stepFields())},
             {"window", spanOrNull(s.window)},
             {"window_figures",
-             s.windowFigures ? QJsonValue(written(*s.windowFigures, kStepFields)) : QJsonValue()},
+             s.windowFigures ? QJsonValue(written(*s.windowFigures, stepFields())) : QJsonValue()},
             {"warnings", toJson(s.warnings)}};
 }
 
 QJsonObject htaJson(const HtaFigures& h) {
-    QJsonObject out = written(h, kHtaFields);
+    QJsonObject out = written(h, htaFields());
     out.insert("device_events", qint64(h.deviceEvents));
     out.insert("warnings", toJson(h.warnings));
     return out;
@@ -190,14 +190,23 @@ public:
 
     // Reads a field of a record (summary_json.h's tables) by its type.
     template <typename T> void read(T& out) const {
-        if constexpr (std::is_integral_v<T>) {
+        if constexpr (std::is_same_v<T, bool>) {
+            out = boolean();
+        } else if constexpr (std::is_integral_v<T>) {
             out = integerAs<T>();
         } else if constexpr (std::is_same_v<T, std::string>) {
             out = string();
         } else if constexpr (std::is_same_v<T, double>) {
             out = number();
-        } else {
+        } else if constexpr (std::is_same_v<T, std::optional<std::int64_t>>) {
+            out = optionalInteger<std::int64_t>();
+        } else if constexpr (std::is_same_v<T, std::optional<double>>) {
             out = optionalNumber();
+        } else { // an array
+            out.clear();
+            for (const Field& e : elements()) {
+                e.read(out.emplace_back());
+            }
         }
     }
 
@@ -218,9 +227,11 @@ private:
     QJsonValue value_;
 };
 
-template <typename M, typename Fields> M readFields(const Field& f, const Fields& fields) {
+template <typename M> M readFields(const Field& f, const std::vector<spec::Field<M>>& fields) {
     M m;
-    forEachField(m, fields, [&](const char* key, auto& v) { f[key].read(v); });
+    for (const spec::Field<M>& field : fields) {
+        std::visit([&](auto member) { f[field.key].read(m.*member); }, field.member);
+    }
     return m;
 }
 
@@ -236,19 +247,19 @@ TraceSummary summaryOf(const Field& f) {
     }
     s.stepsMarked = f["steps_marked"].boolean();
     for (const Field& m : f["steps"].elements()) {
-        s.steps.push_back(readFields<StepMetrics>(m, kStepFields));
+        s.steps.push_back(readFields<StepMetrics>(m, stepFields()));
     }
-    s.totals = readFields<StepMetrics>(f["totals"], kStepFields);
+    s.totals = readFields<StepMetrics>(f["totals"], stepFields());
     s.window = f["window"].span();
     if (!f["window_figures"].isNull()) {
-        s.windowFigures = readFields<StepMetrics>(f["window_figures"], kStepFields);
+        s.windowFigures = readFields<StepMetrics>(f["window_figures"], stepFields());
     }
     s.warnings = f["warnings"].strings();
     return s;
 }
 
 HtaFigures htaOf(const Field& f) {
-    HtaFigures h = readFields<HtaFigures>(f, kHtaFields);
+    HtaFigures h = readFields<HtaFigures>(f, htaFields());
     h.deviceEvents = f["device_events"].integerAs<std::size_t>();
     h.warnings = f["warnings"].strings();
     return h;
@@ -297,7 +308,7 @@ QByteArray reductionDocument(const ReducedFile& file) {
     const RankReduction& r = *file.reduction;
     QJsonArray kinds, arrivals;
     for (const auto& k : r.byKind) {
-        kinds.append(written(k, kKindFields));
+        kinds.append(written(k, kindFields()));
     }
     for (const auto& a : r.arrivals) {
         arrivals.append(arrivalJson(a));
@@ -360,7 +371,7 @@ ReducedFile parseReduction(const QByteArray& bytes, const QString& name) {
     }
     r.collectives = f["collectives"].integerAs<std::size_t>();
     for (const Field& k : f["by_kind"].elements()) {
-        r.byKind.push_back(readFields<KindSummary>(k, kKindFields));
+        r.byKind.push_back(readFields<KindSummary>(k, kindFields()));
     }
     r.names = f["names"].strings();
     const std::vector<Field> arrivals = f["arrivals"].elements();

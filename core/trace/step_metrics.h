@@ -6,6 +6,7 @@
 #include "intervals.h"
 #include "trace_event.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,7 +34,7 @@ struct StepMetrics {
            exposedCommUs = 0;
     std::optional<double> overlapEfficiency;    // null when commUs == 0
     std::optional<double> commOverheadFraction; // null when stepUs == 0
-    std::size_t collectives = 0;                // collective records that start in the window
+    std::int64_t collectives = 0;               // collective records that start in the window
     std::optional<double> commBytes;            // their bytes; null when one of them has no size
 };
 

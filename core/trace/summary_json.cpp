@@ -7,14 +7,14 @@ namespace commprof::trace {
 namespace {
 
 // `trace summarize` writes a figure that is absent as null.
-template <typename M, typename Fields> QJsonObject written(const M& m, const Fields& fields) {
+template <typename M> QJsonObject written(const M& m, const std::vector<spec::Field<M>>& fields) {
     return fieldsJson(m, fields, [](std::optional<double> v) { return numberOrNull(v); });
 }
 
 } // namespace
 
 QJsonObject toJson(const StepMetrics& m) {
-    return written(m, kStepFields);
+    return written(m, stepFields());
 }
 
 QJsonObject toJson(const TraceSummary& s) {
@@ -40,7 +40,7 @@ QJsonObject toJson(const TraceSummary& s) {
 }
 
 QJsonObject toJson(const HtaFigures& h) {
-    return written(h, kHtaFields);
+    return written(h, htaFields());
 }
 
 QJsonObject toJson(const CollectiveRecord& r) {
@@ -64,11 +64,7 @@ QJsonObject toJson(const CollectiveRecord& r) {
 }
 
 QJsonObject toJson(const KindSummary& k) {
-    QJsonObject out = written(k, kKindFields);
-    if (!k.sized) {
-        out.insert("total_bytes", QJsonValue::Null);
-    }
-    return out;
+    return written(k, kindFields());
 }
 
 QJsonArray toJson(const std::vector<KindSummary>& kinds) {

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "matrix_describing.h"
+
+#include "cli_common.h"
+#include "model_exporter.h"
+
+#include <QFileInfo>
+
+#include <cerrno>
+#include <cstring>
+
+#include <unistd.h>
+
+namespace commprof::cli {
+
+bool describeForMatrix(const matrix::TorchScriptModel& m) {
+    if (!QFileInfo(m.file).isFile()) {
+        return false; // nothing to describe: the matrix's own message says which file
+    }
+    const QString folder = QFileInfo(m.description).absolutePath();
+    if (::access(folder.toLocal8Bit().constData(), W_OK) != 0) {
+        printError(QString("cannot describe %1 for the matrix: its folder %2 is not writable (%3), "
+                           "so %4 cannot be written there")
+                       .arg(m.file, folder, QString::fromLocal8Bit(std::strerror(errno)),
+                            QFileInfo(m.description).fileName()));
+        return false;
+    }
+    const QStringList flags = matrix::describeArguments(m);
+    // Held, not forwarded: Python's messages would interleave with the plan, and its stdout
+    // with `plan --json`'s document. Shown only when describing fails.
+    if (describeModule(m.file, flags + QStringList{"--out", m.description},
+                       ExporterOutput::OnFailure) != Ok) {
+        printError(QString("could not describe %1 with Python's PyTorch at the matrix entry's "
+                           "input (%2)")
+                       .arg(m.file, flags.join(' ')));
+        return false;
+    }
+    printError(QString("described %1 with Python's PyTorch at the matrix entry's input (%2): "
+                       "wrote %3")
+                   .arg(m.file, flags.join(' '), m.description));
+    return true;
+}
+
+} // namespace commprof::cli

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// tools/model_export.py, compiled into this program and run by PyTorch's Python: it scripts a
+// model (`model export`) or describes a module the user scripted (`model describe`, and `plan`
+// or `run` for a matrix entry whose description is missing), so this program stays free of torch.
+
+#include <QString>
+#include <QStringList>
+
+namespace commprof::cli {
+
+// How the exporter's own messages reach the user.
+enum class ExporterOutput {
+    Forwarded, // as they come: the user ran the command that runs it
+    OnFailure, // held and shown only when it fails: another command runs it on its own, and its
+               // stdout may be that command's JSON
+};
+
+// Runs the exporter script with `scriptArgs`; `what` names the command in messages. Ok, or
+// BadInput where the script exits 2 (a bad spec or file), or NotFine (3: no torch for Python,
+// Python missing, crashed or past its time).
+int runExporter(const QString& what, const QStringList& scriptArgs, ExporterOutput output);
+
+// `model describe FILE.pt flags...`: FILE.pt opened as a regular file and its zip directory's
+// declared sizes checked before Python unpacks it (commprof-rank's bound), then described.
+int describeModule(const QString& file, const QStringList& flags, ExporterOutput output);
+
+} // namespace commprof::cli
