@@ -2,6 +2,7 @@
 #include "sweep_plot.h"
 
 #include "readable_ticker.h"
+#include "report/series_names.h"
 #include "result_plots.h"
 #include "trace/trace_input.h"
 
@@ -311,17 +312,18 @@ std::optional<SweepPick> sweepPickAt(const QCustomPlot& plot, const report::Repo
 QString describeSweepPick(const SweepPick& pick) {
     const store::CellRow& c = *pick.line.cell;
     const analysis::SweepPoint& p = *pick.point;
-    return QStringList{c.id, QString("%1 · %2 · %3").arg(c.status, c.layer, ranksText(c.worldSize)),
-                       QString("%1 at %2 (%3 B)")
-                           .arg(pick.line.sweep->series.kind, sizeLabel(p.bytes))
-                           .arg(p.bytes, 0, 'f', 0),
-                       QString("busbw %1 GB/s · algbw %2 GB/s")
-                           .arg(p.busbwGBps.value_or(0), 0, 'g', 4)
-                           .arg(p.algbwGBps, 0, 'g', 4),
-                       QString("time %1 us (rank %2's fastest), typical %3 us")
-                           .arg(p.slowestUs, 0, 'f', 1)
-                           .arg(p.slowestRank)
-                           .arg(p.typicalUs, 0, 'f', 1)}
+    return QStringList{
+        c.id, QString("%1 · %2 · %3").arg(c.status, c.layer, report::ranksText(c.worldSize)),
+        QString("%1 at %2 (%3 B)")
+            .arg(pick.line.sweep->series.kind, sizeLabel(p.bytes))
+            .arg(p.bytes, 0, 'f', 0),
+        QString("busbw %1 GB/s · algbw %2 GB/s")
+            .arg(p.busbwGBps.value_or(0), 0, 'g', 4)
+            .arg(p.algbwGBps, 0, 'g', 4),
+        QString("time %1 us (rank %2's fastest), typical %3 us")
+            .arg(p.slowestUs, 0, 'f', 1)
+            .arg(p.slowestRank)
+            .arg(p.typicalUs, 0, 'f', 1)}
         .join('\n');
 }
 
