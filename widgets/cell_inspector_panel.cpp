@@ -6,6 +6,7 @@
 #include "layout_helpers.h"
 #include "models/cell_figures_model.h"
 #include "plot_style.h"
+#include "report/series_names.h"
 #include "result_plots.h"
 #include "results/model_layout.h"
 #include "results/results_folder.h"
@@ -80,7 +81,7 @@ void CellInspectorPanel::showCell(const report::ReportData& data, const QString&
     }
     headline_->setText(QString("<b>%1</b> &nbsp; %2 · %3")
                            .arg(cell->id.toHtmlEscaped(), cell->layer.toHtmlEscaped(),
-                                ranksText(cell->worldSize)));
+                                report::ranksText(cell->worldSize)));
     const auto& samples = data.bucketsByCell.value(cellId);
     QVector<double> times;
     if (!samples.empty()) {

@@ -15,6 +15,9 @@ constexpr const char* kFacetGrid = "facets";
 constexpr const char* kFacetName = "facetName";
 constexpr const char* kPanelTitle = "facetTitle";
 constexpr const char* kNoteCell = "noteCell";
+constexpr const char* kLeastPx = "leastPx";
+constexpr const char* kOwnX = "ownX";
+constexpr const char* kMostRows = "mostRows";
 
 QCPLayoutGrid* facetGrid(const QCustomPlot& plot) {
     QCPLayoutGrid* main = plot.plotLayout();
@@ -29,7 +32,7 @@ QCPLayoutGrid* facetGrid(const QCustomPlot& plot) {
 
 // A panel: its name above its axis rect.
 QCPLayoutGrid* makePanel(QCustomPlot& plot, QCPAxisRect* rect, const QString& name,
-                         const FigureStyle& style) {
+                         const FigureStyle& style, const FacetOptions& options) {
     auto* title = new QCPTextElement(&plot, name, style.font());
     title->setObjectName(kPanelTitle);
     title->setProperty("fullTitle", name);
@@ -37,7 +40,7 @@ QCPLayoutGrid* makePanel(QCustomPlot& plot, QCPAxisRect* rect, const QString& na
     rect->setProperty(kFacetName, name);
     // QCustomPlot's 15 px on every side would take a fifth of a small panel: room for the
     // ticks' labels only (the last x label overhangs the right by half its width).
-    rect->setMinimumMargins(QMargins(4, 4, 10, 2));
+    rect->setMinimumMargins(QMargins(4, options.topMarginPx, 10, 2));
     auto* panel = new QCPLayoutGrid;
     panel->setRowSpacing(0);
     panel->addElement(0, 0, title);
@@ -59,7 +62,7 @@ void styleLike(QCPAxisRect* rect, const QCPAxisRect* first) {
 } // namespace
 
 std::vector<QCPAxisRect*> makeFacets(QCustomPlot& plot, const QStringList& names,
-                                     const FigureStyle& style) {
+                                     const FigureStyle& style, FacetOptions options) {
     QCPAxisRect* first = plot.xAxis->axisRect();
     if (names.size() < 2) {
         return {first};
@@ -74,6 +77,9 @@ std::vector<QCPAxisRect*> makeFacets(QCustomPlot& plot, const QStringList& names
     grid->setObjectName(kFacetGrid);
     grid->setProperty("xLabel", plot.xAxis->label());
     grid->setProperty("yLabel", plot.yAxis->label());
+    grid->setProperty(kLeastPx, std::max(options.leastPx, 1));
+    grid->setProperty(kOwnX, options.ownX);
+    grid->setProperty(kMostRows, options.mostRows);
     main->addElement(row, 0, grid);
     grid->setFillOrder(QCPLayoutGrid::foColumnsFirst, false);
     grid->setWrap(int(names.size()));
@@ -83,11 +89,29 @@ std::vector<QCPAxisRect*> makeFacets(QCustomPlot& plot, const QStringList& names
         if (rect != first) {
             styleLike(rect, first);
         }
-        grid->addElement(makePanel(plot, rect, name, style));
+        grid->addElement(makePanel(plot, rect, name, style, options));
         rects.push_back(rect);
     }
     arrangeFacets(plot);
     return rects;
+}
+
+void setFacetXLabel(QCustomPlot& plot, const QString& label) {
+    if (QCPLayoutGrid* grid = facetGrid(plot)) {
+        grid->setProperty("xLabel", label);
+        arrangeFacets(plot);
+    } else {
+        plot.xAxis->setLabel(label);
+    }
+}
+
+void setFacetYLabel(QCustomPlot& plot, const QString& label) {
+    if (QCPLayoutGrid* grid = facetGrid(plot)) {
+        grid->setProperty("yLabel", label);
+        arrangeFacets(plot);
+    } else {
+        plot.yAxis->setLabel(label);
+    }
 }
 
 QCPAxisRect* facetRect(const QCustomPlot& plot, const QString& name) {
@@ -168,7 +192,12 @@ void arrangeFacets(QCustomPlot& plot) {
     }
     const int panels = panelCount(grid);
     const int width = plot.viewport().width();
-    const int columns = std::clamp(width / kFacetMinPx, 1, std::max(1, panels));
+    const int least = std::max(1, grid->property(kLeastPx).toInt());
+    int columns = std::clamp(width / least, 1, std::max(1, panels));
+    if (const int rows = grid->property(kMostRows).toInt(); rows > 0) {
+        columns = std::clamp((panels + rows - 1) / rows, columns, std::max(1, panels));
+    }
+    const bool ownX = grid->property(kOwnX).toBool();
     grid->setWrap(columns);
     grid->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
     if (note && panels % columns != 0) {
@@ -191,11 +220,12 @@ void arrangeFacets(QCustomPlot& plot) {
                            .elidedText(title->property("fullTitle").toString(), Qt::ElideRight,
                                        std::max(room, 1)));
         // One title per axis where a reader looks for it: left of the first column, under
-        // the lowest panel of each column (the panels share the x axis, and its ticks).
+        // the lowest panel of each column (the panels share the x axis, and its ticks, unless
+        // each has categories of its own).
         const bool lowest = i + columns >= panels;
         rect->axis(QCPAxis::atLeft)->setLabel(i % columns == 0 ? yLabel : QString());
         rect->axis(QCPAxis::atBottom)->setLabel(lowest ? xLabel : QString());
-        rect->axis(QCPAxis::atBottom)->setTickLabels(lowest);
+        rect->axis(QCPAxis::atBottom)->setTickLabels(lowest || ownX);
     }
 }
 

@@ -19,17 +19,33 @@ class QCPLayoutElement;
 
 namespace commprof::widgets {
 
+// How a figure's panels are laid out. A bar figure's panels each have their own categories:
+// every panel keeps its ticks' labels, and a panel is wide enough to name each of its bars.
+struct FacetOptions {
+    int leastPx = 150; // a panel's least width: the columns are as many as the width holds
+    bool ownX = false; // each panel's x axis has values of its own (categories), not shared
+    // At most this many rows of panels (0: as many as the columns leave): past it, narrower
+    // columns. Each row of bar panels takes its labels' height, and five rows in a column's
+    // width left the data under half of the figure.
+    int mostRows = 0;
+    int topMarginPx = 4; // above a panel's axes, below its name
+};
+constexpr int kFacetMinPx = FacetOptions{}.leastPx;
+
 // Gives the figure a panel per name, in order, named above it; with fewer than two names the
 // figure keeps its one axis rect. Returns the panels' axis rects.
 std::vector<QCPAxisRect*> makeFacets(QCustomPlot& plot, const QStringList& names,
-                                     const FigureStyle& style);
+                                     const FigureStyle& style, FacetOptions options = {});
+// The axes' titles: x under the lowest panel of each column, y left of the first column; or on
+// the figure's one axis rect.
+void setFacetXLabel(QCustomPlot& plot, const QString& label);
+void setFacetYLabel(QCustomPlot& plot, const QString& label);
 // The panel made for a name, or the figure's first axis rect when there is none.
 QCPAxisRect* facetRect(const QCustomPlot& plot, const QString& name);
-// Puts the panels in as many columns as the width holds (each at least kFacetMinPx wide), the y
-// title on the first column, the x title on the lowest panel of each column, and elides each
-// panel's name to its width. Does nothing to a figure without panels.
+// Puts the panels in as many columns as the width holds (each at least FacetOptions::leastPx
+// wide), the y title on the first column, the x title on the lowest panel of each column, and
+// elides each panel's name to its width. Does nothing to a figure without panels.
 void arrangeFacets(QCustomPlot& plot);
-constexpr int kFacetMinPx = 150;
 
 // The height the data are drawn in: the axis rects' heights summed over their rows of panels
 // (one rect: its height).

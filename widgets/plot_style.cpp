@@ -105,21 +105,21 @@ public:
         return widest;
     }
 
-protected:
-    QVector<double> createTickVector(double tickStep, const QCPRange& range) override {
-        QVector<double> all = QCPAxisTickerText::createTickVector(tickStep, range);
+    // The least k for which every k-th label in `font` clears its neighbours, at the axis's
+    // length as last laid out (1 before any layout).
+    int every(const QFont& font, const QVector<double>& keys, const QCPRange& range) const {
         const QCPAxisRect* rect = axis_->axisRect();
         const double lengthPx =
             axis_->orientation() == Qt::Horizontal ? rect->width() : rect->height();
-        if (all.size() < 2 || lengthPx <= 0 || range.size() <= 0) {
-            return all;
+        if (keys.size() < 2 || lengthPx <= 0 || range.size() <= 0) {
+            return 1;
         }
-        const QFontMetricsF fm(axis_->tickLabelFont());
+        const QFontMetricsF fm(font);
         const double angle = qDegreesToRadians(std::abs(axis_->tickLabelRotation()));
         double need = 0;
-        for (double key : all) {
+        for (double key : keys) {
             const QRectF box =
-                fm.boundingRect(QRectF(), Qt::TextDontClip, fitted(ticks().value(key)));
+                fm.boundingRect(QRectF(), Qt::TextDontClip, fitted(mTicks.value(key), font));
             const double along =
                 axis_->orientation() == Qt::Horizontal
                     ? box.width() * std::cos(angle) + box.height() * std::sin(angle)
@@ -127,7 +127,17 @@ protected:
             need = std::max(need, along + kGapPx);
         }
         const double perCategoryPx = lengthPx / range.size();
-        const int every = std::max(1, int(std::ceil(need / perCategoryPx)));
+        return std::max(1, int(std::ceil(need / perCategoryPx)));
+    }
+    // Whether labels in `font` would be thinned at the axis's present length.
+    bool thinned(const QFont& font) const {
+        return every(font, QVector<double>(mTicks.keyBegin(), mTicks.keyEnd()), axis_->range()) > 1;
+    }
+
+protected:
+    QVector<double> createTickVector(double tickStep, const QCPRange& range) override {
+        QVector<double> all = QCPAxisTickerText::createTickVector(tickStep, range);
+        const int every = this->every(axis_->tickLabelFont(), all, range);
         if (every == 1) {
             return all;
         }
@@ -145,7 +155,7 @@ protected:
         QVector<QString> labels =
             QCPAxisTickerText::createLabelVector(ticks, locale, formatChar, precision);
         for (QString& label : labels) {
-            label = fitted(label);
+            label = fitted(label, axis_->tickLabelFont());
         }
         return labels;
     }
@@ -154,14 +164,13 @@ private:
     // Every label fits the room across the axis: a line too long is broken at its spaces
     // ("0.25\ntransformer2m", read whole where one line was cut to "0.25 tra\u2026rmer2m"),
     // and only a word longer than the room loses its middle, never its ends.
-    QString fitted(const QString& label) const {
+    QString fitted(const QString& label, const QFont& font) const {
         const double room = roomPx();
-        const QFontMetricsF fm(axis_->tickLabelFont());
+        const QFontMetricsF fm(font);
         QStringList lines;
         for (const QString& line : label.split('\n')) {
-            lines << (fm.horizontalAdvance(line) > room
-                          ? wrapped(line, axis_->tickLabelFont(), room).split('\n')
-                          : QStringList{line});
+            lines << (fm.horizontalAdvance(line) > room ? wrapped(line, font, room).split('\n')
+                                                        : QStringList{line});
         }
         for (QString& line : lines) {
             line = fm.elidedText(line, Qt::ElideMiddle, room);
@@ -341,11 +350,12 @@ void categoryRuns(QCPAxis* axis, const QList<QPair<QString, int>>& runs) {
     }
 }
 
-QCPItemText* categoryRunOf(const QCustomPlot& plot, int key) {
-    int first = 1; // the runs' names were made in the categories' order
+QCPItemText* categoryRunOf(const QCustomPlot& plot, int key, const QCPAxisRect* panel) {
+    const QCPAxisRect* rect = panel ? panel : plot.xAxis->axisRect();
+    int first = 1; // the runs' names were made in the categories' order, a panel's together
     for (int i = 0; i < plot.itemCount(); ++i) {
         auto* t = qobject_cast<QCPItemText*>(plot.item(i));
-        if (!t || t->objectName() != kRunName) {
+        if (!t || t->objectName() != kRunName || t->clipAxisRect() != rect) {
             continue;
         }
         const int length = t->property("categories").toInt();
@@ -649,7 +659,7 @@ private:
 };
 
 constexpr const char* kMergedKey = "mergedLegendKey";
-constexpr double kLeastKeyPt = 6.5; // a merged key's font shrinks to fit, never below this
+constexpr double kLeastKeyPt = kLeastLabelPt; // a merged key's font shrinks, never below this
 
 // FONT a half point smaller at a time, down to kLeastKeyPt, while TOO_BIG(font) holds: the one
 // rule by which keys and category labels give up size before they give up words.
@@ -893,16 +903,23 @@ QFont categoryBaseFont(const QCPAxis& axis) {
 // of one is wider than the room across the axis: broken at its spaces, a label still kept a word
 // too long for any line, cut in its middle ("0.25 ws1 tran\u2026er2m" at 1366x768), and a cut
 // name no longer tells its bar from the others. The room itself stays: a wider one took the
-// plot area's height.
+// plot area's height. Where the axes are laid out, also while the labels are too many for the
+// axis's length: smaller text names every bar where the full size named one in two. Each
+// panel's axis (facets.h) on its own.
 void fitCategoryLabels(QCustomPlot& plot) {
-    const auto ticker = plot.xAxis ? plot.xAxis->ticker().dynamicCast<CategoryTicker>() : nullptr;
-    if (!ticker) {
-        return;
+    for (QCPAxisRect* rect : plot.axisRects()) {
+        QCPAxis* axis = rect->axis(QCPAxis::atBottom);
+        const auto ticker = axis->ticker().dynamicCast<CategoryTicker>();
+        if (!ticker) {
+            continue;
+        }
+        QFont font = categoryBaseFont(*axis);
+        const double room = ticker->roomPx();
+        shrinkWhile(font, [&](const QFont& f) {
+            return ticker->widestWordPx(f) > room || ticker->thinned(f);
+        });
+        axis->setTickLabelFont(font);
     }
-    QFont font = categoryBaseFont(*plot.xAxis);
-    const double room = ticker->roomPx();
-    shrinkWhile(font, [&](const QFont& f) { return ticker->widestWordPx(f) > room; });
-    plot.xAxis->setTickLabelFont(font);
 }
 
 // Each categoryRuns name shortened to its run's width, as the axes are now laid out.
@@ -1043,6 +1060,7 @@ void placeLegend(QCustomPlot& plot) {
     // A first layout, so that tickers fitting their labels to the axis length (the category
     // and size axes) see the real length in the replots below.
     plot.replot(QCustomPlot::rpImmediateRefresh);
+    fitCategoryLabels(plot); // at the axes' lengths now known
     fitRunNames(plot);
     if (!legend->visible()) {
         plot.replot();
@@ -1112,6 +1130,30 @@ void addFlaggedLegendEntry(QCustomPlot& plot) {
     g->setName("\u00d7 incomplete / failed: no data");
     g->setLineStyle(QCPGraph::lsNone);
     g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCross, flaggedColour(), 8));
+}
+
+// Whiskers from each point's low to its high, on the plottable's own data.
+QCPErrorBars* addSpread(QCPAbstractPlottable* of, const QColor& colour) {
+    auto* bars = new QCPErrorBars(of->keyAxis(), of->valueAxis());
+    bars->setDataPlottable(of);
+    bars->setErrorType(QCPErrorBars::etValueError);
+    bars->setPen(QPen(colour.darker(140), 1.2));
+    bars->setWhiskerWidth(6);
+    bars->removeFromLegend();
+    return bars;
+}
+
+void addSpreadPoint(QCPErrorBars* bars, double at, double low, double high) {
+    bars->addData(std::max(0.0, at - low), std::max(0.0, high - at));
+}
+
+// Says in the legend what the whiskers are, where a group has more than one repeat.
+void addSpreadLegendEntry(QCustomPlot& plot, int mostRepeats) {
+    if (mostRepeats > 1) {
+        QCPGraph* g = plot.addGraph();
+        g->setName(QString("median; whiskers: min to max of %1 repeats").arg(mostRepeats));
+        g->setPen(Qt::NoPen);
+    }
 }
 
 } // namespace commprof::widgets

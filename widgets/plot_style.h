@@ -56,13 +56,16 @@ void fitAxis(QCPAxis* axis, const QVector<double>& values, bool fromZero, bool a
 void integerTicks(QCPAxis* axis, const QVector<double>& at);
 // Ticks at whole numbers only, at a readable spacing: for counts like iterations.
 void countTicks(QCPAxis* axis);
-// A label per category (1, 2, ...), thinned to every k-th one when the axis has no room for
-// all: labels never overlap, at any width and any number of categories. A label longer than
+// A label per category (1, 2, ...), in smaller text (down to 6.5 pt) where the axis has no room
+// for all, and thinned to every k-th one only where even that has none: labels never overlap,
+// at any width and any number of categories. A label longer than
 // the room across the axis (kTickLabelShare of the figure's height, or the plot's property
 // "tickLabelRoomPx" where an export sets it) is broken at its spaces, and only a word longer
 // than the room is shortened in its middle.
 void categoryTicks(QCPAxis* axis, const QStringList& labels);
 constexpr double kTickLabelShare = 0.2;
+// The least size category labels and legend keys shrink to, to fit, before they give up words.
+constexpr double kLeastLabelPt = 6.5;
 // Names runs of neighbouring categories once each, at the top of the axes and centred over the
 // run, with a line between runs: the value a run of bars shares leaves their labels ("allreduce"
 // over "0.25 mlp_a", "1 mlp_a", ...), so that a study's labels are short enough to read whole.
@@ -70,8 +73,9 @@ constexpr double kTickLabelShare = 0.2;
 // is broken after an underscore or at a space at each placeLegend ("fp16_" over "compress"),
 // in smaller text (to 6.5 pt) where a piece is still too wide; the legend avoids them like data.
 void categoryRuns(QCPAxis* axis, const QList<QPair<QString, int>>& runs);
-// The name categoryRuns put over the run holding category `key` (1, 2, ...); null without runs.
-QCPItemText* categoryRunOf(const QCustomPlot& plot, int key);
+// The name categoryRuns put over the run holding category `key` (1, 2, ...) of the axes in
+// `panel` (the figure's first axis rect when null); null without runs.
+QCPItemText* categoryRunOf(const QCustomPlot& plot, int key, const QCPAxisRect* panel = nullptr);
 
 // Lines of at most widthPx, broken at spaces (a word longer than a line stays whole).
 QString wrapped(const QString& text, const QFont& font, double widthPx);
@@ -128,5 +132,12 @@ void sayWhenEmpty(QCustomPlot& plot, const QString& text, const FigureStyle& sty
 void addFlaggedLegendEntry(QCustomPlot& plot);
 // Bars along `keys` (a category per key, 0.6 wide) in `colour`, outlined a shade darker.
 QCPBars* addBars(QCPAxis* keys, QCPAxis* values, const QString& name, const QColor& colour);
+
+// Whiskers on the plottable's own data (removed from the legend); addSpreadPoint gives the next
+// point's from `low` to `high` around `at`.
+QCPErrorBars* addSpread(QCPAbstractPlottable* of, const QColor& colour);
+void addSpreadPoint(QCPErrorBars* bars, double at, double low, double high);
+// Says in the legend what the whiskers are, where a group has more than one repeat.
+void addSpreadLegendEntry(QCustomPlot& plot, int mostRepeats);
 
 } // namespace commprof::widgets

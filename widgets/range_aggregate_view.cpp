@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "range_aggregate_view.h"
 
-#include "result_plots.h"
+#include "report/series_names.h"
 #include "timeline/ruler.h"
 
 #include <QHeaderView>
@@ -78,7 +78,7 @@ void RangeAggregateView::showRange(double fromUs, double toUs, int ranks,
     header_->setText(QString("Range %1 on %2: %L3 slices, %L4 names. Total and self "
                              "are clipped to the range: a slice that crosses its edge counts "
                              "only its part inside.")
-                         .arg(formatDuration(toUs - fromUs), ranksText(ranks))
+                         .arg(formatDuration(toUs - fromUs), report::ranksText(ranks))
                          .arg(slices)
                          .arg(rows.size()));
     table_->setSortingEnabled(true);

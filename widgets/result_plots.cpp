@@ -11,11 +11,13 @@
 
 #include <qcustomplot.h>
 
+#include <QFontMetricsF>
 #include <QHash>
 #include <QMap>
 #include <QSet>
 
 #include <cmath>
+#include <tuple>
 
 namespace commprof::widgets {
 namespace {
@@ -24,6 +26,66 @@ constexpr double kPickRadiusPx = 20.0;
 constexpr std::size_t kUprightBars = 6;
 constexpr double kRunNamesHeadroom = 0.15; // of a bar figure's value range
 constexpr double kBoxBelowRunPx = 2.0;     // the selection's box starts below a run's name
+// One panel reads this many series, or names this many bars; past it, where several models are
+// drawn, each model gets a panel of its own (facets.h). The audit's study drew 45 series in one
+// panel, the model only a shade of the hook's colour, and named its 90 bars one in eight.
+constexpr std::size_t kSeriesPerPanel = 12;
+constexpr std::size_t kBarsPerPanel = 24;
+constexpr int kBarPanelAxisPx = 50;    // a bar panel's y axis: its ticks and its title
+constexpr int kBarLabelGapPx = 4;      // between neighbouring labels, as categoryTicks leaves it
+constexpr int kPanelRows = 3;          // rows of panels at most, each with its title and labels
+constexpr int kWorldSizePanelPx = 100; // a world-size panel's least width
+
+// What an aggregating figure drew, kept on the plot when it is drawn (keepMarks): a click, a
+// hover and a selection find their cell here, where they grouped and sorted every cell again
+// on each mouse move.
+struct DrawnMark {
+    QString panel;        // the facet's name (facets.h); empty in a figure of one panel
+    double key = 0;       // the world size, or the bar's category (1, 2, ... in its panel)
+    double value = 0;     // the median drawn (the overhead figure's point)
+    QString pick;         // the cell a click on the mark picks: the repeat at the median
+    QStringList cells;    // every repeat of the group
+    double halfWidth = 0; // a bar's: a click this near its key, in categories, picks it
+};
+constexpr const char* kDrawnMarks = "drawnMarks";
+
+void keepMarks(QCustomPlot& plot, const QList<DrawnMark>& marks) {
+    plot.setProperty(kDrawnMarks, QVariant::fromValue(marks));
+}
+
+QList<DrawnMark> drawnMarks(const QCustomPlot& plot) {
+    return plot.property(kDrawnMarks).value<QList<DrawnMark>>();
+}
+
+QStringList idsOf(const report::RepeatGroup& g) {
+    QStringList ids;
+    for (const store::CellRow* c : g.cells) {
+        ids << c->id;
+    }
+    return ids;
+}
+
+// The panels of a figure that draws `marks` (series or bars) from `cells`: a model each, in
+// valueLess order, where several models have more marks than one panel reads; else none. Up to
+// kPanelRows models: five models' bar panels in a third of a 1366x768 screen, two columns of
+// three rows, left the bars under half of the figure, or each run's name cut ("allre\u2026").
+QStringList modelPanels(const std::vector<const store::CellRow*>& cells, std::size_t marks,
+                        std::size_t perPanel) {
+    if (marks <= perPanel) {
+        return {};
+    }
+    QStringList models;
+    for (const store::CellRow* c : cells) {
+        if (!models.contains(c->model)) {
+            models << c->model;
+        }
+    }
+    if (models.size() < 2 || models.size() > kPanelRows) {
+        return {};
+    }
+    std::sort(models.begin(), models.end(), report::valueLess);
+    return models;
+}
 
 std::optional<double> overheadPercent(const store::CellRow& c) {
     if (c.complete() && c.commOverheadFraction) {
@@ -41,21 +103,6 @@ bool eachRepeat(const QCustomPlot& plot) {
 std::vector<report::RepeatGroup> groupsOf(const std::vector<const store::CellRow*>& cells,
                                           bool each) {
     return each ? report::singleCellGroups(cells) : report::repeatGroups(cells);
-}
-
-// Whiskers from each point's low to its high, on the plottable's own data.
-QCPErrorBars* addSpread(QCPAbstractPlottable* of, const QColor& colour) {
-    auto* bars = new QCPErrorBars(of->keyAxis(), of->valueAxis());
-    bars->setDataPlottable(of);
-    bars->setErrorType(QCPErrorBars::etValueError);
-    bars->setPen(QPen(colour.darker(140), 1.2));
-    bars->setWhiskerWidth(6);
-    bars->removeFromLegend();
-    return bars;
-}
-
-void addSpreadPoint(QCPErrorBars* bars, double at, double low, double high) {
-    bars->addData(std::max(0.0, at - low), std::max(0.0, high - at));
 }
 
 // The overhead figure's marks: per group of repeats, its median at its world size, and the cell
@@ -83,15 +130,6 @@ OverheadMarks overheadMarks(const report::ReportData& data, bool each) {
         }
     }
     return out;
-}
-
-// Says in the legend what the whiskers are, where a group has more than one repeat.
-void addSpreadLegendEntry(QCustomPlot& plot, int mostRepeats) {
-    if (mostRepeats > 1) {
-        QCPGraph* g = plot.addGraph();
-        g->setName(QString("median; whiskers: min to max of %1 repeats").arg(mostRepeats));
-        g->setPen(Qt::NoPen);
-    }
 }
 
 // Every world size a DDP figure shows, ascending: its index picks the dash and the marker.
@@ -127,8 +165,21 @@ std::vector<const store::CellRow*> firstCells(const std::vector<report::RepeatGr
     return cells;
 }
 
-QStringList barAxes(const std::vector<report::RepeatGroup>& groups, bool each) {
-    return report::varyingAxes(firstCells(groups), each ? QStringList{} : QStringList{"repeat"});
+// The axes bar labels leave out: the repeat, where a bar is a group of repeats, and the world
+// size, where a label's bars stand side by side, one per world size (BarPanel).
+QStringList leftOutOf(bool each, bool sideBySide = false) {
+    QStringList out;
+    if (!each) {
+        out << "repeat";
+    }
+    if (sideBySide) {
+        out << "world_size";
+    }
+    return out;
+}
+
+QStringList barAxes(const std::vector<report::RepeatGroup>& groups, const QStringList& leftOut) {
+    return report::varyingAxes(firstCells(groups), leftOut);
 }
 
 // Many bars that differ in two axes or more run in groups of the first varying axis (the hook,
@@ -136,27 +187,30 @@ QStringList barAxes(const std::vector<report::RepeatGroup>& groups, bool each) {
 // keeps the other values only. A study's labels held every value ("fp16_compress 0.25
 // transformer2m") and were cut in the middle at a column's width; without the run's value
 // they are read whole. Empty for few bars, which are labelled in full, upright.
-QString runAxis(const std::vector<report::RepeatGroup>& groups, bool each) {
+QString runAxis(const std::vector<report::RepeatGroup>& groups, const QStringList& leftOut) {
     if (groups.size() <= kUprightBars) {
         return {};
     }
-    const QStringList varying = barAxes(groups, each);
+    const QStringList varying = barAxes(groups, leftOut);
     return varying.size() >= 2 ? varying.front() : QString();
 }
 
 // A run's name: its value as a legend names it ("allreduce", "bucket_cap_mb=0.25").
 QString runValue(const store::CellRow& c, const QString& axis) {
-    return axis == "world_size" ? ranksText(c.worldSize)
+    return axis == "world_size" ? report::ranksText(c.worldSize)
                                 : report::axisValueText(axis, c.axes.value(axis).toString());
 }
 
 // A bar's label: the values that tell it from the other bars (the axis title names their axes).
 // Few bars take one value a line, upright; many take one line, turned to run up the axis, so a
-// label needs only its line's height along the axis, and run in groups (runAxis).
-void categoryAxis(QCustomPlot& plot, const std::vector<report::RepeatGroup>& groups, bool each) {
+// label needs only its line's height along the axis, and run in groups (runAxis). `axis` is the
+// figure's, or a panel's (facets.h): the panel's model does not vary in it, so no label says it.
+// `groups` holds a group per label.
+void categoryAxis(QCPAxis* axis, const std::vector<report::RepeatGroup>& groups,
+                  const QStringList& leftOut, const QString& titleNote) {
     const std::vector<const store::CellRow*> cells = firstCells(groups);
-    QStringList varying = barAxes(groups, each);
-    const QString run = runAxis(groups, each);
+    QStringList varying = barAxes(groups, leftOut);
+    const QString run = runAxis(groups, leftOut);
     varying.removeOne(run);
     const bool upright = cells.size() <= kUprightBars;
     QStringList labels;
@@ -170,20 +224,24 @@ void categoryAxis(QCustomPlot& plot, const std::vector<report::RepeatGroup>& gro
             ++runs.back().second;
         }
     }
-    categoryTicks(plot.xAxis, labels);
-    plot.xAxis->setLabel(varying.join(" \u00b7 "));
-    plot.xAxis->setTickLabelRotation(upright ? 0 : -90);
-    plot.xAxis->setRange(0.4, double(cells.size()) + 0.6);
+    categoryTicks(axis, labels);
+    QCustomPlot& plot = *axis->parentPlot();
+    if (axis == plot.xAxis) { // the panels' title is the first panel's
+        setFacetXLabel(plot, varying.join(" \u00b7 ") + titleNote);
+    }
+    axis->setTickLabelRotation(upright ? 0 : -90);
+    axis->setRange(0.4, double(cells.size()) + 0.6);
     if (!runs.isEmpty()) {
-        categoryRuns(plot.xAxis, runs);
+        categoryRuns(axis, runs);
     }
 }
 
 // Room above the bars for the runs' names (a line of text at the top of the axes).
-void roomForRuns(QCustomPlot& plot, const std::vector<report::RepeatGroup>& groups, bool each) {
-    if (!runAxis(groups, each).isEmpty()) {
-        const QCPRange r = plot.yAxis->range();
-        plot.yAxis->setRangeUpper(r.upper + r.size() * kRunNamesHeadroom);
+void roomForRuns(QCPAxis* values, const std::vector<report::RepeatGroup>& groups,
+                 const QStringList& leftOut) {
+    if (!runAxis(groups, leftOut).isEmpty()) {
+        const QCPRange r = values->range();
+        values->setRangeUpper(r.upper + r.size() * kRunNamesHeadroom);
     }
 }
 
@@ -225,10 +283,6 @@ bool flaggedCell(const store::CellRow& c) {
     return c.status == "incomplete" || c.status == "failed" || c.status == "stopped";
 }
 
-QString ranksText(int worldSize) {
-    return QString("%1 rank%2").arg(worldSize).arg(worldSize == 1 ? "" : "s");
-}
-
 const store::CellRow* findCell(const report::ReportData& data, const QString& cellId) {
     const auto it = std::ranges::find(data.cells, cellId, &store::CellRow::id);
     return it == data.cells.end() ? nullptr : &*it;
@@ -252,7 +306,7 @@ std::vector<report::RepeatGroup> axisGroups(const report::ReportData& data, bool
     std::vector<report::RepeatGroup> groups = groupsOf(axisCells(data), each);
     // By the varying axes' values in their order: the bars of a run (runAxis, the first axis)
     // side by side, and within it by the next axis.
-    const QStringList axes = barAxes(groups, each);
+    const QStringList axes = barAxes(groups, leftOutOf(each));
     std::stable_sort(groups.begin(), groups.end(), [&](const auto& a, const auto& b) {
         for (const QString& axis : axes) {
             const QString x = a.first().axes.value(axis).toString();
@@ -269,8 +323,8 @@ std::vector<report::RepeatGroup> axisGroups(const report::ReportData& data, bool
 namespace {
 
 // A group's flagged repeats: one marker at its place (the first flagged repeat's, counting the
-// others), never a value. Returns whether there was one.
-bool flagGroup(QCustomPlot& plot, double x, const report::RepeatGroup& g) {
+// others) in its panel, never a value. Returns whether there was one.
+bool flagGroup(QCustomPlot& plot, double x, const report::RepeatGroup& g, QCPAxisRect* panel) {
     std::vector<const store::CellRow*> flagged;
     for (const store::CellRow* c : g.cells) {
         if (flaggedCell(*c)) {
@@ -283,28 +337,226 @@ bool flagGroup(QCustomPlot& plot, double x, const report::RepeatGroup& g) {
     addFlaggedMarker(plot, x, flagged.front()->id,
                      flagged.size() == 1
                          ? flagged.front()->status
-                         : QString("%1 \u00d7%2").arg(flagged.front()->status).arg(flagged.size()));
+                         : QString("%1 \u00d7%2").arg(flagged.front()->status).arg(flagged.size()),
+                     panel);
     return true;
-}
-
-// Each group's flagged marker, the legend's entry for them where there is one, and what the
-// figure says when it draws nothing.
-void flagGroups(QCustomPlot& plot, const std::vector<report::RepeatGroup>& groups,
-                const FigureStyle& style) {
-    bool anyFlagged = false;
-    for (std::size_t i = 0; i < groups.size(); ++i) {
-        anyFlagged |= flagGroup(plot, double(i + 1), groups[i]);
-    }
-    if (anyFlagged) {
-        addFlaggedLegendEntry(plot);
-    }
-    sayWhenEmpty(plot, kNoTracedCell, style);
 }
 
 // The repeat a click on a group's bar picks: the one with the median step.
 const store::CellRow* representative(const report::RepeatGroup& g) {
     const auto s = report::spreadOf(g, [](const store::CellRow& c) { return c.stepMs; });
     return s ? s->representative : &g.first();
+}
+
+// A bar figure's panel: its axes, its bars (a group of repeats each) and their places, in the
+// order of their places, and a group per label. A study's bars of one setting at each world
+// size stand side by side over one label, the larger world size the darker: the audit's 30
+// bars a model took a line of text each along the axis, which neither a third of a screen nor a
+// column's width holds; 15 labels of the caps alone it does.
+struct BarPanel {
+    QString name; // empty in a figure of one panel
+    QCPAxisRect* rect = nullptr;
+    std::vector<report::RepeatGroup> groups; // a bar each
+    std::vector<double> keys;                // each bar's place on the axis
+    std::vector<int> shades;                 // each bar's world size, counted from the least
+    std::vector<report::RepeatGroup> labels; // the first bar of each label, in order
+    double width = 0.6;                      // of a bar, in categories
+    QStringList leftOut;                     // the axes the labels leave out (leftOutOf)
+    QCPAxis* keyAxis() const { return rect->axis(QCPAxis::atBottom); }
+    QCPAxis* valueAxis() const { return rect->axis(QCPAxis::atLeft); }
+};
+
+constexpr double kPairedSpan = 0.84; // of a label's width, for its bars side by side
+
+// Places the panel's bars, one per label.
+void placeBars(BarPanel& panel, bool each) {
+    panel.leftOut = leftOutOf(each);
+    panel.labels = panel.groups;
+    for (std::size_t i = 0; i < panel.groups.size(); ++i) {
+        panel.keys.push_back(double(i + 1));
+        panel.shades.push_back(0);
+    }
+}
+
+// Places the panel's bars with each world size's (of `sizes`) beside the others over a label of
+// the settings but the world size, ordered by place. False, leaving the panel as it was, where
+// two bars would take one place (cells whose settings the axes do not tell apart).
+bool placeSideBySide(BarPanel& panel, const QVector<int>& sizes, bool each) {
+    const QStringList leftOut = leftOutOf(each, true);
+    const QStringList axes = barAxes(panel.groups, leftOut);
+    const double slot = kPairedSpan / double(sizes.size());
+    QHash<QString, int> labelOf;
+    std::vector<std::size_t> labels;                          // the first group of each label
+    std::vector<std::tuple<double, int, std::size_t>> places; // key, shade, group
+    QSet<QPair<int, int>> taken;
+    for (std::size_t i = 0; i < panel.groups.size(); ++i) {
+        const store::CellRow& c = panel.groups[i].first();
+        QStringList values;
+        for (const QString& axis : axes) {
+            values << c.axes.value(axis).toString();
+        }
+        const QString label = values.join('\n');
+        if (!labelOf.contains(label)) {
+            labelOf.insert(label, int(labels.size()));
+            labels.push_back(i);
+        }
+        const auto shade = int(sizes.indexOf(c.worldSize));
+        if (taken.contains({labelOf[label], shade})) {
+            return false;
+        }
+        taken.insert({labelOf[label], shade});
+        places.emplace_back(labelOf[label] + 1 - kPairedSpan / 2 + slot * (shade + 0.5), shade, i);
+    }
+    std::sort(places.begin(), places.end());
+    panel.leftOut = leftOut;
+    panel.width = slot * 0.85;
+    for (const std::size_t i : labels) {
+        panel.labels.push_back(panel.groups[i]);
+    }
+    std::vector<report::RepeatGroup> groups;
+    for (const auto& [key, shade, group] : places) {
+        panel.keys.push_back(key);
+        panel.shades.push_back(shade);
+        groups.push_back(std::move(panel.groups[group]));
+    }
+    panel.groups = std::move(groups);
+    return true;
+}
+
+// The bar figures' panels: a model each where several models have more bars than one panel
+// names (modelPanels), each panel at least as wide as its labels need, turned up the axis a
+// line of text each at the least size categoryTicks gives them; a study's world sizes side by
+// side (BarPanel); the bars drawn kept for picking (keepMarks). `sizes` gets the world sizes
+// that stand side by side (none when each bar has a label of its own).
+std::vector<BarPanel> barPanels(QCustomPlot& plot, const report::ReportData& data,
+                                const FigureStyle& style, QVector<int>& sizes) {
+    std::vector<report::RepeatGroup> groups = axisGroups(data, style.eachRepeat);
+    const QStringList names = modelPanels(firstCells(groups), groups.size(), kBarsPerPanel);
+    sizes.clear();
+    if (groups.size() > kBarsPerPanel) {
+        for (const report::RepeatGroup& g : groups) {
+            if (!sizes.contains(g.first().worldSize)) {
+                sizes << g.first().worldSize;
+            }
+        }
+        std::sort(sizes.begin(), sizes.end());
+    }
+    if (sizes.size() < 2) {
+        sizes.clear();
+    }
+    std::vector<BarPanel> panels;
+    if (names.isEmpty()) {
+        panels.emplace_back().groups = std::move(groups);
+    } else {
+        for (const QString& name : names) {
+            panels.emplace_back().name = name;
+        }
+        for (report::RepeatGroup& g : groups) {
+            const auto panel = std::size_t(names.indexOf(g.first().model));
+            panels[panel].groups.push_back(std::move(g));
+        }
+    }
+    if (!sizes.isEmpty()) {
+        for (BarPanel& p : panels) {
+            if (!placeSideBySide(p, sizes, style.eachRepeat)) {
+                sizes.clear();
+                break;
+            }
+        }
+    }
+    std::size_t most = 0;
+    for (BarPanel& p : panels) {
+        if (sizes.isEmpty()) {
+            p.keys.clear();
+            p.shades.clear();
+            p.labels.clear();
+            p.width = BarPanel{}.width;
+            placeBars(p, style.eachRepeat);
+        }
+        most = std::max(most, p.labels.size());
+    }
+    const double perLabel =
+        QFontMetricsF(style.font(kLeastLabelPt - style.fontPt)).height() + kBarLabelGapPx;
+    // Panels whose bars stand at the same places for the same settings (a study's models each
+    // run every hook and cap) share their labels, under each column's lowest panel: labels
+    // under every panel left the bars under half of the figure at 1366x768, and a column's
+    // export past 4.5 in.
+    const auto places = [](const BarPanel& p) {
+        QStringList out;
+        for (std::size_t i = 0; i < p.groups.size(); ++i) {
+            QVariantMap axes = p.groups[i].first().axes;
+            axes.remove("model");
+            axes.remove("repeat");
+            QStringList values;
+            for (auto it = axes.begin(); it != axes.end(); ++it) {
+                values << it.key() + '=' + it.value().toString();
+            }
+            out << QString::number(p.keys[i]) + ' ' + values.join(' ');
+        }
+        return out;
+    };
+    const bool shared = std::all_of(panels.begin(), panels.end(), [&](const BarPanel& p) {
+        return places(p) == places(panels.front());
+    });
+    const FacetOptions options{.leastPx = int(double(most) * perLabel) + kBarPanelAxisPx,
+                               .ownX = !shared,
+                               .mostRows = kPanelRows,
+                               .topMarginPx = 1}; // a bar is never drawn up to the top
+    const std::vector<QCPAxisRect*> rects = makeFacets(plot, names, style, options);
+    QList<DrawnMark> marks;
+    for (std::size_t i = 0; i < panels.size(); ++i) {
+        panels[i].rect = rects[i];
+        for (std::size_t k = 0; k < panels[i].groups.size(); ++k) {
+            const report::RepeatGroup& g = panels[i].groups[k];
+            marks.append({panels[i].name, panels[i].keys[k], 0.0, representative(g)->id, idsOf(g),
+                          sizes.isEmpty() ? 0.45 : kPairedSpan / sizes.size() / 2});
+        }
+    }
+    keepMarks(plot, marks);
+    return panels;
+}
+
+// A bar's colour at its world size's place among `shades` side by side: the largest world size
+// the colour itself, each smaller one paler.
+QColor shaded(const QColor& colour, int shade, int shades) {
+    if (shades < 2 || shade >= shades - 1) {
+        return colour;
+    }
+    const double t = 0.55 * double(shades - 1 - shade) / double(shades - 1);
+    return QColor::fromRgbF(float(colour.redF() + (1 - colour.redF()) * t),
+                            float(colour.greenF() + (1 - colour.greenF()) * t),
+                            float(colour.blueF() + (1 - colour.blueF()) * t));
+}
+
+// Which bar of a label is which world size, where they stand side by side: said in the axis
+// title ("bucket_cap_mb (pale: 1 rank)"), whose line the figure has anyway; as a legend entry it
+// took a row that put a column's export past 4.5 in and the bars under half of their figure at
+// 1366x768.
+QString sideBySideNote(const QVector<int>& sizes) {
+    if (sizes.size() < 2) {
+        return {};
+    }
+    QStringList ranks;
+    for (const int ws : sizes) {
+        ranks << report::ranksText(ws);
+    }
+    return sizes.size() == 2 ? QString(" (pale: %1)").arg(ranks.front())
+                             : QString(" (palest to darkest: %1)").arg(ranks.join(", "));
+}
+
+// Each group's flagged marker, the legend's entry for them where there is one, and what the
+// figure says when it draws nothing.
+void flagGroups(QCustomPlot& plot, const std::vector<BarPanel>& panels, const FigureStyle& style) {
+    bool anyFlagged = false;
+    for (const BarPanel& panel : panels) {
+        for (std::size_t i = 0; i < panel.groups.size(); ++i) {
+            anyFlagged |= flagGroup(plot, panel.keys[i], panel.groups[i], panel.rect);
+        }
+    }
+    if (anyFlagged) {
+        addFlaggedLegendEntry(plot);
+    }
+    sayWhenEmpty(plot, kNoTracedCell, style);
 }
 
 } // namespace
@@ -320,17 +572,52 @@ void drawOverheadVsWorldSize(QCustomPlot& plot, const report::ReportData& data,
     // colour; with nothing varying, the layer's colour.
     plot.setProperty("eachRepeat", style.eachRepeat);
     const OverheadMarks marks = overheadMarks(data, style.eachRepeat);
-    const QStringList varying = report::varyingAxes(marks.drawn, {"world_size", "repeat"});
+    QStringList varying = report::varyingAxes(marks.drawn, {"world_size", "repeat"});
+    // A study's series are too many for one panel (the audit's 45 read as one tangle, the model
+    // a shade of the hook's colour): a panel per model then, the hook the colour and the cap the
+    // marker in each, on one scale, so that the models compare at a glance.
+    QSet<QString> allSeries;
+    const report::SeriesStyles allStyles = report::seriesStyles(marks.drawn, varying);
+    for (const OverheadMark& m : marks.marks) {
+        allSeries.insert(allStyles.seriesKey(m.group->first()));
+    }
+    const QStringList panels =
+        modelPanels(marks.drawn, std::size_t(allSeries.size()), kSeriesPerPanel);
+    if (!panels.isEmpty()) {
+        varying.removeAll("model");
+        // A panel is too short and narrow for more (under the third of three panels in a third
+        // of the screen "world size (ranks)" was cut); the title says of what.
+        plot.yAxis->setLabel("% of step");
+        plot.xAxis->setLabel("ranks");
+    }
+    // A world-size axis has a few ticks: panels narrower than the cap study's, two abreast in a
+    // third of the Results page at 1366x768 (five models stacked in one column left the data a
+    // third of the figure).
+    const std::vector<QCPAxisRect*> rects =
+        makeFacets(plot, panels, style, {.leastPx = kWorldSizePanelPx, .mostRows = kPanelRows});
+    const auto panelOf = [&](const store::CellRow& c) {
+        return panels.contains(c.model) ? c.model : QString();
+    };
+    const auto rectOf = [&](const store::CellRow& c) {
+        const qsizetype i = panels.indexOf(c.model);
+        return i < 0 ? rects.front() : rects[std::size_t(i)];
+    };
     const report::SeriesStyles styles = report::seriesStyles(marks.drawn, varying);
     QMap<QString, std::vector<const OverheadMark*>> series;
     QVector<double> values;
+    QList<DrawnMark> drawn;
     for (const OverheadMark& m : marks.marks) {
-        series[styles.seriesKey(m.group->first())].push_back(&m);
+        const store::CellRow& first = m.group->first();
+        series[panelOf(first) + '\n' + styles.seriesKey(first)].push_back(&m);
         values << m.spread.low << m.spread.high;
+        drawn.append({panelOf(first), double(first.worldSize), m.spread.median,
+                      m.spread.representative->id, idsOf(*m.group)});
     }
+    keepMarks(plot, drawn);
     for (const auto& points : series) {
         const store::CellRow& first = points.front()->group->first();
-        QCPGraph* g = plot.addGraph();
+        QCPAxisRect* rect = rectOf(first);
+        QCPGraph* g = plot.addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
         const QColor colour =
             styles.colourAxis.isEmpty()
                 ? layerColour(first.layer)
@@ -370,18 +657,21 @@ void drawOverheadVsWorldSize(QCustomPlot& plot, const report::ReportData& data,
     }
     addSpreadLegendEntry(plot, mostRepeats);
     const QVector<double> sizes = worldSizes(data);
-    integerTicks(plot.xAxis, sizes);
-    if (spansDecades(sizes)) {
-        plot.xAxis->setScaleType(QCPAxis::stLogarithmic);
-        plot.xAxis->setRange(sizes.front() / 1.5, sizes.back() * 1.5);
-    } else if (!sizes.isEmpty()) {
-        plot.xAxis->setRange(sizes.front() - 0.5, sizes.back() + 0.5);
+    for (QCPAxisRect* rect : rects) {
+        QCPAxis* x = rect->axis(QCPAxis::atBottom);
+        integerTicks(x, sizes);
+        if (spansDecades(sizes)) {
+            x->setScaleType(QCPAxis::stLogarithmic);
+            x->setRange(sizes.front() / 1.5, sizes.back() * 1.5);
+        } else if (!sizes.isEmpty()) {
+            x->setRange(sizes.front() - 0.5, sizes.back() + 0.5);
+        }
+        fitAxis(rect->axis(QCPAxis::atLeft), values, true);
     }
-    fitAxis(plot.yAxis, values, true);
     bool anyFlagged = false;
     for (const auto& c : data.cells) {
         if (flaggedCell(c) && !c.isSweep()) {
-            addFlaggedMarker(plot, c.worldSize, c.id, c.status);
+            addFlaggedMarker(plot, c.worldSize, c.id, c.status, rectOf(c));
             anyFlagged = true;
         }
     }
@@ -416,7 +706,7 @@ void drawBucketTimeVsBytes(QCustomPlot& plot, const report::ReportData& data,
             QCPGraph*& g = points[s.worldSize];
             if (!g) {
                 g = plot.addGraph();
-                g->setName(QString("%1, %2").arg(it.key(), ranksText(s.worldSize)));
+                g->setName(QString("%1, %2").arg(it.key(), report::ranksText(s.worldSize)));
                 g->setLineStyle(QCPGraph::lsNone);
                 g->setScatterStyle(QCPScatterStyle(worldSizeShape(indexOf(sizes, s.worldSize)),
                                                    colour, colour, 5));
@@ -466,12 +756,16 @@ void drawStackedBreakdown(QCustomPlot& plot, const report::ReportData& data,
                           const FigureStyle& style) {
     resetFigure(plot, "Median step by kind (rank 0)", "", "ms per step", style);
     plot.setProperty("eachRepeat", style.eachRepeat);
-    const auto groups = axisGroups(data, style.eachRepeat);
+    QVector<int> sizes;
+    const std::vector<BarPanel> panels = barPanels(plot, data, style, sizes);
+    if (panels.size() > 1) {
+        // A panel is too short for more (at 1366x768 "ms per step" ran into the next panel's);
+        // the title says of what.
+        setFacetYLabel(plot, "ms");
+    }
+    const int shades = std::max(1, int(sizes.size()));
     // A bar per group of repeats: each kind's median over the complete repeats, stacked, and a
     // whisker from the shortest repeat's step to the longest's.
-    QVector<double> keys, compute, exposed, bookkeeping, other, totals;
-    QVector<double> tops, lows, highs;
-    int mostRepeats = 0;
     const auto total = [](const store::CellRow& c) -> std::optional<double> {
         if (!c.computeMs || !c.exposedCommMs) {
             return std::nullopt;
@@ -479,132 +773,182 @@ void drawStackedBreakdown(QCustomPlot& plot, const report::ReportData& data,
         const double kinds = *c.computeMs + *c.exposedCommMs + c.bookkeepingMs.value_or(0.0);
         return std::max(kinds, c.stepMs.value_or(kinds));
     };
-    for (std::size_t i = 0; i < groups.size(); ++i) {
-        const auto steps = report::spreadOf(groups[i], total);
-        if (!steps) {
-            continue;
-        }
-        const auto median = [&](auto member) {
-            const auto s = report::spreadOf(groups[i], [&](const store::CellRow& c) {
-                return total(c) ? std::optional<double>((c.*member).value_or(0.0)) : std::nullopt;
-            });
-            return s ? s->median : 0.0;
-        };
-        keys << double(i + 1);
-        compute << median(&store::CellRow::computeMs);
-        exposed << median(&store::CellRow::exposedCommMs);
-        bookkeeping << median(&store::CellRow::bookkeepingMs);
-        const double kinds = compute.back() + exposed.back() + bookkeeping.back();
-        // Each kind's median is of its own steps, and the trace leaves gaps between slices:
-        // what the step has beyond the three is drawn, so the bar is the step.
-        other << std::max(0.0, steps->median - kinds);
-        totals << kinds + other.back() << steps->high;
-        tops << kinds + other.back();
-        lows << steps->low;
-        highs << steps->high;
-        mostRepeats = std::max(mostRepeats, steps->repeats);
-    }
-    auto bars = [&](const QString& name, const QVector<double>& values, const QColor& colour) {
-        QCPBars* b = addBars(plot.xAxis, plot.yAxis, name, colour);
-        b->setData(keys, values);
-        return b;
+    struct Stack {
+        QVector<double> keys, compute, exposed, bookkeeping, other;
     };
-    QCPBars* c1 = bars("compute", compute, computeColour());
-    QCPBars* c2 = bars("exposed comm.", exposed, communicationColour());
-    QCPBars* c3 = bars("bookkeeping", bookkeeping, bookkeepingColour());
-    QCPBars* c4 = bars("rest of the step", other, QColor(170, 170, 170));
-    c2->moveAbove(c1);
-    c3->moveAbove(c2);
-    c4->moveAbove(c3);
-    if (mostRepeats > 1) {
-        // Whiskers need a plottable whose value is the stack's top: bars hold their own part.
-        QCPGraph* top = plot.addGraph();
-        top->setName("spread");
-        top->removeFromLegend();
-        top->setLineStyle(QCPGraph::lsNone);
-        top->setScatterStyle(QCPScatterStyle::ssNone);
-        top->setData(keys, tops);
-        QCPErrorBars* whiskers = addSpread(top, QColor(60, 60, 60));
-        for (int i = 0; i < keys.size(); ++i) {
-            addSpreadPoint(whiskers, tops[i], lows[i], highs[i]);
+    for (const BarPanel& panel : panels) {
+        const auto& groups = panel.groups;
+        std::vector<Stack> stacks(std::size_t(shades), Stack{}); // a stack of bars per shade
+        QVector<double> keys, totals, tops, lows, highs;
+        int mostRepeats = 0;
+        for (std::size_t i = 0; i < groups.size(); ++i) {
+            const auto steps = report::spreadOf(groups[i], total);
+            if (!steps) {
+                continue;
+            }
+            const auto median = [&](auto member) {
+                const auto s = report::spreadOf(groups[i], [&](const store::CellRow& c) {
+                    return total(c) ? std::optional<double>((c.*member).value_or(0.0))
+                                    : std::nullopt;
+                });
+                return s ? s->median : 0.0;
+            };
+            Stack& stack = stacks[std::size_t(panel.shades[i])];
+            stack.keys << panel.keys[i];
+            stack.compute << median(&store::CellRow::computeMs);
+            stack.exposed << median(&store::CellRow::exposedCommMs);
+            stack.bookkeeping << median(&store::CellRow::bookkeepingMs);
+            const double kinds =
+                stack.compute.back() + stack.exposed.back() + stack.bookkeeping.back();
+            // Each kind's median is of its own steps, and the trace leaves gaps between slices:
+            // what the step has beyond the three is drawn, so the bar is the step.
+            stack.other << std::max(0.0, steps->median - kinds);
+            keys << panel.keys[i];
+            totals << kinds + stack.other.back() << steps->high;
+            tops << kinds + stack.other.back();
+            lows << steps->low;
+            highs << steps->high;
+            mostRepeats = std::max(mostRepeats, steps->repeats);
         }
+        for (int shade = 0; shade < shades; ++shade) {
+            const Stack& stack = stacks[std::size_t(shade)];
+            auto bars = [&](const QString& name, const QVector<double>& values,
+                            const QColor& colour) {
+                QCPBars* b = addBars(panel.keyAxis(), panel.valueAxis(), name,
+                                     shaded(colour, shade, shades));
+                b->setWidth(panel.width);
+                b->setData(stack.keys, values);
+                if (&panel != &panels.front() || shade != shades - 1) {
+                    b->removeFromLegend(); // each kind named once, whatever the panels
+                }
+                return b;
+            };
+            QCPBars* c1 = bars("compute", stack.compute, computeColour());
+            QCPBars* c2 = bars("exposed comm.", stack.exposed, communicationColour());
+            QCPBars* c3 = bars("bookkeeping", stack.bookkeeping, bookkeepingColour());
+            QCPBars* c4 = bars("rest of the step", stack.other, QColor(170, 170, 170));
+            c2->moveAbove(c1);
+            c3->moveAbove(c2);
+            c4->moveAbove(c3);
+        }
+        if (mostRepeats > 1) {
+            // Whiskers need a plottable whose value is the stack's top: bars hold their own part.
+            QCPGraph* top = plot.addGraph(panel.keyAxis(), panel.valueAxis());
+            top->setName("spread");
+            top->removeFromLegend();
+            top->setLineStyle(QCPGraph::lsNone);
+            top->setScatterStyle(QCPScatterStyle::ssNone);
+            top->setData(keys, tops, true); // the bars' places are in order
+            QCPErrorBars* whiskers = addSpread(top, QColor(60, 60, 60));
+            for (int i = 0; i < keys.size(); ++i) {
+                addSpreadPoint(whiskers, tops[i], lows[i], highs[i]);
+            }
+        }
+        // The title says "median"; a legend entry for the whiskers would cost the bars their
+        // room.
+        categoryAxis(panel.keyAxis(), panel.labels, panel.leftOut, sideBySideNote(sizes));
+        fitAxis(panel.valueAxis(), totals, true, false); // stacked bars: linear from zero
+        roomForRuns(panel.valueAxis(), panel.labels, panel.leftOut);
     }
-    // The title says "median"; a legend entry for the whiskers would cost the bars their room.
-    categoryAxis(plot, groups, style.eachRepeat);
-    fitAxis(plot.yAxis, totals, true, false); // stacked bars need a linear axis from zero
-    roomForRuns(plot, groups, style.eachRepeat);
-    flagGroups(plot, groups, style);
+    flagGroups(plot, panels, style);
 }
 
 void drawAgreement(QCustomPlot& plot, const report::ReportData& data, const FigureStyle& style) {
     resetFigure(plot, "Hook vs backend per step", "", "backend / hook", style);
     plot.setProperty("eachRepeat", style.eachRepeat);
-    const auto groups = axisGroups(data, style.eachRepeat);
-    QMap<QString, QCPBars*> byLayer;
-    QMap<QCPBars*, QCPErrorBars*> whiskers;
-    QCPBars* notJudged = nullptr;
-    QVector<double> values{1.0 + analysis::kAgreementTolerance};
-    int mostRepeats = 0;
-    const auto ratio = [](const store::CellRow& c) { return c.hookTraceAgreement; };
-    for (std::size_t i = 0; i < groups.size(); ++i) {
-        const auto s = report::spreadOf(groups[i], ratio);
-        if (!s) {
-            continue;
-        }
-        const store::CellRow& c = *s->representative;
-        QCPBars* b = nullptr;
-        if (!c.agreementFlagged && !c.agreementReason.isEmpty()) {
-            // A ratio the analysis did not judge (one rank moves no data) is no disagreement:
-            // an outline, named in the legend, never a bar in the layer's colour.
-            if (!notJudged) {
-                // Nothing crossed a link.
-                notJudged = addBars(plot.xAxis, plot.yAxis, "not judged (1 rank)", Qt::gray);
-                notJudged->setBrush(Qt::NoBrush);
-                notJudged->setPen(QPen(QColor(150, 150, 150), 1, Qt::DashLine));
-            }
-            b = notJudged;
-        } else {
-            QCPBars*& layer = byLayer[c.layer];
-            if (!layer) {
-                layer = addBars(plot.xAxis, plot.yAxis, c.layer, layerColour(c.layer));
-            }
-            b = layer;
-        }
-        b->addData(double(i + 1), s->median);
-        if (s->repeats > 1) {
-            QCPErrorBars*& w = whiskers[b];
-            if (!w) {
-                w = addSpread(b, QColor(60, 60, 60));
-                // Bars before the first with a spread have none: zero-length whiskers.
-                for (int k = 0; k + 1 < b->dataCount(); ++k) {
-                    w->addData(0.0, 0.0);
-                }
-            }
-        }
-        if (QCPErrorBars* w = whiskers.value(b)) {
-            addSpreadPoint(w, s->median, s->low, s->high);
-        }
-        values << s->low << s->high;
-        mostRepeats = std::max(mostRepeats, s->repeats);
+    QVector<int> sizes;
+    const std::vector<BarPanel> panels = barPanels(plot, data, style, sizes);
+    if (panels.size() > 1) {
+        setFacetYLabel(plot, "ratio"); // a panel is too short for more; the title says of what
     }
-    categoryAxis(plot, groups, style.eachRepeat);
-    fitAxis(plot.yAxis, values, true, false); // a ratio around 1: linear reads best
-    roomForRuns(plot, groups, style.eachRepeat);
+    const int shades = std::max(1, int(sizes.size()));
+    QSet<QString> named; // each layer's entry once in the legend, whatever the panels
+    const auto nameOnce = [&named](QCPBars* b, bool listed) {
+        if (!listed || named.contains(b->name())) {
+            b->removeFromLegend();
+        }
+        if (listed) {
+            named.insert(b->name());
+        }
+    };
+    const auto ratio = [](const store::CellRow& c) { return c.hookTraceAgreement; };
     const QPen agree(Qt::darkGray, 1, Qt::SolidLine);
     const QPen tolerance(flaggedColour(), 1, Qt::DashLine);
-    for (const double level :
-         {1.0 - analysis::kAgreementTolerance, 1.0, 1.0 + analysis::kAgreementTolerance}) {
-        auto* line = new QCPItemStraightLine(&plot);
-        line->point1->setCoords(0, level);
-        line->point2->setCoords(1, level);
-        line->setPen(level == 1.0 ? agree : tolerance);
+    for (const BarPanel& panel : panels) {
+        const auto& groups = panel.groups;
+        QMap<QPair<QString, int>, QCPBars*> byLayer; // per layer and shade
+        QMap<QCPBars*, QCPErrorBars*> whiskers;
+        QCPBars* notJudged = nullptr;
+        QVector<double> values{1.0 + analysis::kAgreementTolerance};
+        for (std::size_t i = 0; i < groups.size(); ++i) {
+            const auto s = report::spreadOf(groups[i], ratio);
+            if (!s) {
+                continue;
+            }
+            const store::CellRow& c = *s->representative;
+            QCPBars* b = nullptr;
+            if (!c.agreementFlagged && !c.agreementReason.isEmpty()) {
+                // A ratio the analysis did not judge (one rank moves no data) is no
+                // disagreement: an outline, named in the legend, never a bar in the layer's
+                // colour.
+                if (!notJudged) {
+                    // Nothing crossed a link.
+                    notJudged = addBars(panel.keyAxis(), panel.valueAxis(), "not judged (1 rank)",
+                                        Qt::gray);
+                    notJudged->setBrush(Qt::NoBrush);
+                    notJudged->setPen(QPen(QColor(150, 150, 150), 1, Qt::DashLine));
+                    notJudged->setWidth(panel.width);
+                    nameOnce(notJudged, true);
+                }
+                b = notJudged;
+            } else {
+                const int shade = panel.shades[i];
+                QCPBars*& layer = byLayer[{c.layer, shade}];
+                if (!layer) {
+                    layer = addBars(panel.keyAxis(), panel.valueAxis(), c.layer,
+                                    shaded(layerColour(c.layer), shade, shades));
+                    layer->setWidth(panel.width);
+                    nameOnce(layer, shade == shades - 1);
+                }
+                b = layer;
+            }
+            b->addData(panel.keys[i], s->median);
+            if (s->repeats > 1) {
+                QCPErrorBars*& w = whiskers[b];
+                if (!w) {
+                    w = addSpread(b, QColor(60, 60, 60));
+                    // Bars before the first with a spread have none: zero-length whiskers.
+                    for (int k = 0; k + 1 < b->dataCount(); ++k) {
+                        w->addData(0.0, 0.0);
+                    }
+                }
+            }
+            if (QCPErrorBars* w = whiskers.value(b)) {
+                addSpreadPoint(w, s->median, s->low, s->high);
+            }
+            values << s->low << s->high;
+        }
+        categoryAxis(panel.keyAxis(), panel.labels, panel.leftOut, sideBySideNote(sizes));
+        fitAxis(panel.valueAxis(), values, true, false); // a ratio around 1: linear reads best
+        roomForRuns(panel.valueAxis(), panel.labels, panel.leftOut);
+        for (const double level :
+             {1.0 - analysis::kAgreementTolerance, 1.0, 1.0 + analysis::kAgreementTolerance}) {
+            auto* line = new QCPItemStraightLine(&plot);
+            line->setClipAxisRect(panel.rect);
+            for (QCPItemPosition* p : {line->point1, line->point2}) {
+                p->setAxes(panel.keyAxis(), panel.valueAxis());
+            }
+            line->point1->setCoords(0, level);
+            line->point2->setCoords(1, level);
+            line->setPen(level == 1.0 ? agree : tolerance);
+        }
     }
     // The lines are items, which a legend cannot list: a graph without data says what each is.
     QCPGraph* toleranceEntry = plot.addGraph();
     toleranceEntry->setName(
         QString::fromUtf8("flagged past \u00b1%1 %").arg(analysis::kAgreementTolerance * 100));
     toleranceEntry->setPen(tolerance);
-    flagGroups(plot, groups, style);
+    flagGroups(plot, panels, style);
 }
 
 namespace {
@@ -621,17 +965,16 @@ QCPLayer* selectionLayer(QCustomPlot& plot) {
     return l;
 }
 
-// A bar figure's mark: a dashed box over the bar of the cell's group, the height of the axes
-// below the name of the bar's run where bars run in groups (a box from the top crossed the name:
-// "allreduce" read through its dashes), and a box the last selection left, where there is one.
-void boxGroupOf(QCustomPlot& plot, const report::ReportData& data, const QString& cellId,
-                std::vector<QCPItemRect*>& freeBoxes) {
+// A bar figure's mark: a dashed box over the bar of the cell's group, in the bar's panel, the
+// height of the axes below the name of the bar's run where bars run in groups (a box from the
+// top crossed the name: "allreduce" read through its dashes), and a box the last selection
+// left, where there is one.
+void boxGroupOf(QCustomPlot& plot, const QString& cellId, std::vector<QCPItemRect*>& freeBoxes) {
     if (plot.findChild<QCPItemText*>("empty")) {
         return; // a figure that says it has nothing to draw has no bar to mark
     }
-    const auto groups = axisGroups(data, eachRepeat(plot));
-    for (std::size_t i = 0; i < groups.size(); ++i) {
-        if (!groups[i].contains(cellId)) {
+    for (const DrawnMark& m : drawnMarks(plot)) {
+        if (!m.cells.contains(cellId)) {
             continue;
         }
         QCPItemRect* box = nullptr;
@@ -643,14 +986,20 @@ void boxGroupOf(QCustomPlot& plot, const report::ReportData& data, const QString
             freeBoxes.pop_back();
             box->setVisible(true);
         }
+        QCPAxisRect* panel = facetRect(plot, m.panel);
+        box->setClipAxisRect(panel);
+        for (QCPItemPosition* p : {box->topLeft, box->bottomRight}) {
+            p->setAxes(panel->axis(QCPAxis::atBottom), panel->axis(QCPAxis::atLeft));
+            p->setAxisRect(panel);
+        }
         // The name's bottom follows it through every layout (it is broken into lines to fit).
-        QCPItemText* run = categoryRunOf(plot, int(i) + 1);
+        QCPItemText* run = categoryRunOf(plot, int(std::lround(m.key)), panel);
         box->topLeft->setParentAnchorY(run ? run->bottom : nullptr);
         box->topLeft->setTypeY(run ? QCPItemPosition::ptAbsolute
                                    : QCPItemPosition::ptAxisRectRatio);
         box->bottomRight->setTypeY(QCPItemPosition::ptAxisRectRatio);
-        box->topLeft->setCoords(double(i) + 1 - 0.45, run ? kBoxBelowRunPx : 0.0);
-        box->bottomRight->setCoords(double(i) + 1 + 0.45, 1.0);
+        box->topLeft->setCoords(m.key - m.halfWidth, run ? kBoxBelowRunPx : 0.0);
+        box->bottomRight->setCoords(m.key + m.halfWidth, 1.0);
         box->setPen(QPen(Qt::black, 2, Qt::DashLine));
     }
 }
@@ -714,13 +1063,12 @@ void highlightCell(QCustomPlot& plot, const char* figure, const report::ReportDa
             t->setPen(QPen(Qt::black, 2)); // a flagged cell is marked where it is drawn
             figureChanged = true;
         } else if (name == "overhead_vs_world_size") {
-            // The mark of the cell's group: its median, or the cell's own point.
-            const OverheadMarks marks = overheadMarks(data, eachRepeat(plot));
-            for (const OverheadMark& m : marks.marks) {
-                if (m.group->contains(cellId)) {
-                    QCPGraph* g = mark();
+            // The mark of the cell's group, in its panel: its median, or the cell's own point.
+            for (const DrawnMark& m : drawnMarks(plot)) {
+                if (m.cells.contains(cellId)) {
+                    QCPGraph* g = mark(facetRect(plot, m.panel));
                     g->setScatterStyle(ring);
-                    g->addData(cell->worldSize, m.spread.median);
+                    g->addData(m.key, m.value);
                 }
             }
         } else if (name == "sweep_bandwidth") {
@@ -744,7 +1092,7 @@ void highlightCell(QCustomPlot& plot, const char* figure, const report::ReportDa
                 }
             }
         } else {
-            boxGroupOf(plot, data, cellId, freeBoxes);
+            boxGroupOf(plot, cellId, freeBoxes);
         }
     }
     plot.setCurrentLayer(current);
@@ -776,19 +1124,22 @@ QString cellAt(const QCustomPlot& plot, const char* figure, const report::Report
             }
         }
     }
+    // On every mouse move: each panel found once (facetRect walks the layout), not per mark.
+    QHash<QString, const QCPAxisRect*> panels;
+    const auto panelOf = [&](const QString& panel) {
+        const QCPAxisRect*& rect = panels[panel];
+        rect = rect ? rect : facetRect(plot, panel);
+        return rect;
+    };
     if (name == "overhead_vs_world_size") {
-        const OverheadMarks marks = overheadMarks(data, eachRepeat(plot));
-        for (const OverheadMark& m : marks.marks) {
-            consider(m.spread.representative->id,
-                     {plot.xAxis->coordToPixel(m.group->first().worldSize),
-                      plot.yAxis->coordToPixel(m.spread.median)});
+        for (const DrawnMark& m : drawnMarks(plot)) {
+            const QCPAxisRect* panel = panelOf(m.panel);
+            consider(m.pick, {panel->axis(QCPAxis::atBottom)->coordToPixel(m.key),
+                              panel->axis(QCPAxis::atLeft)->coordToPixel(m.value)});
         }
     } else if (name == "tuning") {
-        // On every mouse move: each panel found once (facetRect walks the layout), not per point.
-        QHash<QString, const QCPAxisRect*> panels;
         for (const TuningPoint& p : tuningPoints(data)) {
-            const QCPAxisRect*& panel = panels[p.panel];
-            panel = panel ? panel : facetRect(plot, p.panel);
+            const QCPAxisRect* panel = panelOf(p.panel);
             consider(p.cellId, {panel->axis(QCPAxis::atBottom)->coordToPixel(p.capMb),
                                 panel->axis(QCPAxis::atLeft)->coordToPixel(p.stepMs)});
         }
@@ -807,11 +1158,14 @@ QString cellAt(const QCustomPlot& plot, const char* figure, const report::Report
             }
         }
     } else {
-        const double x = plot.xAxis->pixelToCoord(pos.x());
-        const auto groups = axisGroups(data, eachRepeat(plot));
-        const long i = std::lround(x) - 1;
-        if (i >= 0 && i < long(groups.size()) && std::abs(x - double(i + 1)) < 0.45) {
-            best = representative(groups[std::size_t(i)])->id;
+        // The bar under the pointer in the panel it is in (with the labels under the panel).
+        for (const DrawnMark& m : drawnMarks(plot)) {
+            const QCPAxisRect* panel = panelOf(m.panel);
+            if (panel->outerRect().contains(pos.toPoint()) &&
+                std::abs(panel->axis(QCPAxis::atBottom)->pixelToCoord(pos.x()) - m.key) <
+                    m.halfWidth) {
+                return m.pick;
+            }
         }
     }
     return best;
@@ -875,8 +1229,8 @@ QString toolTipAt(const QCustomPlot& plot, const char* figure, const report::Rep
     if (!c) {
         return {};
     }
-    QStringList lines{c->id,
-                      QString("%1 · %2 · %3").arg(c->status, c->layer, ranksText(c->worldSize))};
+    QStringList lines{
+        c->id, QString("%1 · %2 · %3").arg(c->status, c->layer, report::ranksText(c->worldSize))};
     if (!c->complete()) {
         lines << c->reasons.join("; ");
         return lines.join('\n');

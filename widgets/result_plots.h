@@ -37,8 +37,6 @@ QString toolTipAt(const QCustomPlot& plot, const char* figure, const report::Rep
                   QPointF pos);
 // An incomplete or failed cell: drawn as a flagged marker, never as data.
 bool flaggedCell(const store::CellRow& c);
-// "1 rank", "2 ranks": how a cell's world size is said to a reader.
-QString ranksText(int worldSize);
 // The DDP cells the breakdown and agreement figures put on their x axis, in order.
 std::vector<const store::CellRow*> axisCells(const report::ReportData& data);
 // Their bars: a group of repeats each (its median and spread), or a cell each when `each`.

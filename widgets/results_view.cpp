@@ -85,7 +85,10 @@ ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
         } else if (name == kTuningFigure) {
             figureTabs_->addTab(makeTuningPage(plot), "Bucket cap study");
         } else {
+            // An equal share each: the bars' figure, left its least width, named a study's
+            // bars one in four.
             plots->addWidget(plot);
+            plots->setStretchFactor(plots->indexOf(plot), 1);
         }
         // Until results open, each figure says why it is empty instead of showing bare axes.
         plot->xAxis->setVisible(false);

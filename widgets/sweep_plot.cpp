@@ -2,6 +2,7 @@
 #include "sweep_plot.h"
 
 #include "readable_ticker.h"
+#include "report/series_names.h"
 #include "result_plots.h"
 #include "trace/trace_input.h"
 
@@ -195,19 +196,6 @@ std::vector<SweepLine::Size> sizesOf(const QString& key,
     return out;
 }
 
-// Whiskers from each size's min to its max, on the line's own data.
-void addWhiskers(QCPGraph* line, const std::vector<SweepLine::Size>& sizes, const QColor& colour) {
-    auto* bars = new QCPErrorBars(line->keyAxis(), line->valueAxis());
-    bars->setDataPlottable(line);
-    bars->setErrorType(QCPErrorBars::etValueError);
-    bars->setPen(QPen(colour.darker(140), 1.2));
-    bars->setWhiskerWidth(6);
-    bars->removeFromLegend();
-    for (const SweepLine::Size& s : sizes) {
-        bars->addData(s.busbw.median - s.busbw.low, s.busbw.high - s.busbw.median);
-    }
-}
-
 bool eachRepeat(const QCustomPlot& plot) {
     return plot.property("eachRepeat").toBool();
 }
@@ -322,16 +310,14 @@ void drawSweepBandwidth(QCustomPlot& plot, const report::ReportData& data,
             repeats = std::max(repeats, s.busbw.repeats);
         }
         if (repeats > 1) {
-            addWhiskers(g, line.sizes, colour);
+            QCPErrorBars* whiskers = addSpread(g, colour);
+            for (const SweepLine::Size& s : line.sizes) {
+                addSpreadPoint(whiskers, s.busbw.median, s.busbw.low, s.busbw.high);
+            }
         }
         mostRepeats = std::max(mostRepeats, repeats);
     }
-    if (mostRepeats > 1) {
-        // Says what the whiskers are, as the DDP figures' legend does.
-        QCPGraph* g = plot.addGraph();
-        g->setName(QString("median; whiskers: min to max of %1 repeats").arg(mostRepeats));
-        g->setPen(Qt::NoPen);
-    }
+    addSpreadLegendEntry(plot, mostRepeats);
     const auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
     const double minBytes = xs.isEmpty() ? kDefaultMinBytes : *lo;
     const double maxBytes = xs.isEmpty() ? kDefaultMaxBytes : std::max(*hi, 2 * *lo);
@@ -434,17 +420,18 @@ std::optional<SweepPick> sweepPickAt(const QCustomPlot& plot, const report::Repo
 QString describeSweepPick(const SweepPick& pick) {
     const store::CellRow& c = *pick.line.cell;
     const analysis::SweepPoint& p = *pick.point;
-    QStringList lines{c.id, QString("%1 · %2 · %3").arg(c.status, c.layer, ranksText(c.worldSize)),
-                      QString("%1 at %2 (%3 B)")
-                          .arg(pick.line.sweep->series.kind, sizeLabel(p.bytes))
-                          .arg(p.bytes, 0, 'f', 0),
-                      QString("busbw %1 GB/s · algbw %2 GB/s")
-                          .arg(p.busbwGBps.value_or(0), 0, 'g', 4)
-                          .arg(p.algbwGBps, 0, 'g', 4),
-                      QString("time %1 us (rank %2's fastest), typical %3 us")
-                          .arg(p.slowestUs, 0, 'f', 1)
-                          .arg(p.slowestRank)
-                          .arg(p.typicalUs, 0, 'f', 1)};
+    QStringList lines{
+        c.id, QString("%1 · %2 · %3").arg(c.status, c.layer, report::ranksText(c.worldSize)),
+        QString("%1 at %2 (%3 B)")
+            .arg(pick.line.sweep->series.kind, sizeLabel(p.bytes))
+            .arg(p.bytes, 0, 'f', 0),
+        QString("busbw %1 GB/s · algbw %2 GB/s")
+            .arg(p.busbwGBps.value_or(0), 0, 'g', 4)
+            .arg(p.algbwGBps, 0, 'g', 4),
+        QString("time %1 us (rank %2's fastest), typical %3 us")
+            .arg(p.slowestUs, 0, 'f', 1)
+            .arg(p.slowestRank)
+            .arg(p.typicalUs, 0, 'f', 1)};
     if (pick.size < pick.line.sizes.size()) {
         if (const report::Spread& s = pick.line.sizes[pick.size].busbw; s.repeats > 1) {
             lines << QString("median busbw of %1 repeats %2 GB/s (min %3, max %4; this repeat "

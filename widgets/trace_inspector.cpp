@@ -9,7 +9,7 @@
 #include "models/step_table_model.h"
 #include "range_aggregate_view.h"
 #include "report/ddp_step_graph_text.h"
-#include "result_plots.h"
+#include "report/series_names.h"
 #include "slice_details_panel.h"
 #include "step_table_view.h"
 #include "timeline/range_aggregate.h"
@@ -258,7 +258,7 @@ void TraceInspector::openFiles(const QStringList& files) {
     const bool ofACell = first.fileName().startsWith("trace_rank");
     const QString name =
         ofACell ? QString("cell %1 (%2)")
-                      .arg(QFileInfo(first.path()).fileName(), ranksText(int(files.size())))
+                      .arg(QFileInfo(first.path()).fileName(), report::ranksText(int(files.size())))
                 : first.fileName();
     loads_->start(
         "Reading " + what_,
@@ -408,7 +408,7 @@ void TraceInspector::setStack(std::shared_ptr<const timeline::TimelineStack> sta
         events += r->trace.events.size();
     }
     summary_->setText(QString("%1, %L2 slices, %3")
-                          .arg(ranksText(int(stack_->ranks.size())))
+                          .arg(report::ranksText(int(stack_->ranks.size())))
                           .arg(events)
                           .arg(timeline::formatDuration(stack_->endUs)));
     summary_->setToolTip(summary_->text());

@@ -109,9 +109,15 @@ QString axisValueText(const QString& axis, const QString& value) {
         return value;
     }
     if (axis == "world_size") {
-        return value + (value == "1" ? " rank" : " ranks");
+        bool number = false;
+        const int ranks = value.toInt(&number);
+        return number ? ranksText(ranks) : value + " ranks";
     }
     return QString("%1=%2").arg(axis, value);
+}
+
+QString ranksText(int worldSize) {
+    return QString("%1 rank%2").arg(worldSize).arg(worldSize == 1 ? "" : "s");
 }
 
 SeriesStyles seriesStyles(const std::vector<const store::CellRow*>& cells,

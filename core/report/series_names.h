@@ -32,8 +32,12 @@ QString distinguishingLabel(const store::CellRow& c, const QStringList& varying,
                             const QString& separator = " ");
 
 // A value as a legend names it: the model, the layer and the hook bare, a world size as
-// "2 ranks", any other setting as key=value.
+// "2 ranks" (ranksText), any other setting as key=value.
 QString axisValueText(const QString& axis, const QString& value);
+
+// "1 rank", "2 ranks": how a world size is said to a reader, in figures, tooltips and the
+// trace views alike.
+QString ranksText(int worldSize);
 
 // A colour per value of the first varying axis (the hook when it varies), a marker per value of
 // the second; any axis past the second shades the first axis' colour, so the legend lists each
