@@ -126,16 +126,16 @@ private slots:
     }
 
     // The matrix entry holds the input and the classes: plan describes the module itself with
-    // Python's PyTorch, says so in one line on stderr, and plans. The description's parameters
-    // are what Python's named_parameters() of the same module lists; stdout stays the plan's
-    // JSON alone.
+    // Python's PyTorch, says so in one line on stderr before it starts, and plans. The
+    // description's parameters are what Python's named_parameters() of the same module lists;
+    // stdout stays the plan's JSON alone.
     void planDescribesTheModuleItself() {
         QVERIFY(!QFile::exists(path("mine.json")));
         const CliResult r = runCli("commprof", {"plan", path("m.yaml"), "--json"}, 300000);
         QVERIFY2(r.exitCode == 0, r.err.constData());
-        const QString line = "commprof: described " + path("mine.pt") +
+        const QString line = "commprof: describing " + path("mine.pt") +
                              " with Python's PyTorch at the matrix entry's input (--input-shape "
-                             "3,8,8 --classes 5): wrote " +
+                             "3,8,8 --classes 5) into " +
                              path("mine.json") + "\n";
         QCOMPARE(QString::fromUtf8(r.err), line);
         QJsonParseError error{};

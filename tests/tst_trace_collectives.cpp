@@ -207,7 +207,7 @@ private slots:
         const auto kinds = summarizeByKind(t.collectives);
         QCOMPARE(kinds.size(), std::size_t(2));
         QCOMPARE(QString::fromStdString(kinds[0].kind), QString("all_reduce"));
-        QCOMPARE(kinds[0].count, std::size_t(2));
+        QCOMPARE(kinds[0].count, std::int64_t(2));
         QCOMPARE(kinds[0].totalBytes, std::optional<double>(6e6));
         // busbw of the two all-reduces at n=2: 4 and 2 GB/s; median 3.
         QCOMPARE(kinds[0].medianBusbwGBps, std::optional<double>(3.0));

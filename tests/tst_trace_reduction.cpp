@@ -350,11 +350,11 @@ private slots:
                      .startsWith("bad.json: field 'reduction.arrivals[0][1]': 99 is out of range"),
                  qPrintable(refusal(QJsonDocument(badIndex).toJson())));
         QJsonObject later = doc;
-        later["version"] = 2;
+        later["version"] = 1; // total_bytes 0 where the kind had no size
         QVERIFY(refusal(QJsonDocument(later).toJson())
-                    .startsWith("bad.json: field 'version': version 2 is not the 1"));
+                    .startsWith("bad.json: field 'version': version 1 is not the 2"));
         const QString syntax =
-            refusal("{\"format\": \"commprof-trace-reduction\",\n\"version\": 1,\n  ]");
+            refusal("{\"format\": \"commprof-trace-reduction\",\n\"version\": 2,\n  ]");
         QVERIFY2(syntax.startsWith("bad.json: line 3: not JSON: "), qPrintable(syntax));
 
         // Valid JSON that is not a trace: recorded, exit 0; a file that cannot be read: exit 2,

@@ -559,6 +559,45 @@ void flagGroups(QCustomPlot& plot, const std::vector<BarPanel>& panels, const Fi
     sayWhenEmpty(plot, kNoTracedCell, style);
 }
 
+// A study's series are too many for one panel (the audit's 45 read as one tangle, the model a
+// shade of the hook's colour): a panel per model then, the hook the colour and the cap the marker
+// in each, on one scale, so that the models compare at a glance. Empty for one panel; otherwise
+// the model leaves `varying` and the axes take titles short enough for a panel.
+QStringList overheadPanels(QCustomPlot& plot, const OverheadMarks& marks, QStringList& varying) {
+    QSet<QString> allSeries;
+    const report::SeriesStyles allStyles = report::seriesStyles(marks.drawn, varying);
+    for (const OverheadMark& m : marks.marks) {
+        allSeries.insert(allStyles.seriesKey(m.group->first()));
+    }
+    const QStringList panels =
+        modelPanels(marks.drawn, std::size_t(allSeries.size()), kSeriesPerPanel);
+    if (!panels.isEmpty()) {
+        varying.removeAll("model");
+        // Under the third of three panels in a third of the screen "world size (ranks)" was cut;
+        // the title says of what.
+        plot.yAxis->setLabel("% of step");
+        plot.xAxis->setLabel("ranks");
+    }
+    return panels;
+}
+
+// Each panel's world sizes as integer ticks (logarithmic where they span decades) and its value
+// axis over every panel's values, so that the panels share one scale.
+void worldSizeAxes(const std::vector<QCPAxisRect*>& rects, const QVector<double>& sizes,
+                   const QVector<double>& values) {
+    for (QCPAxisRect* rect : rects) {
+        QCPAxis* x = rect->axis(QCPAxis::atBottom);
+        integerTicks(x, sizes);
+        if (spansDecades(sizes)) {
+            x->setScaleType(QCPAxis::stLogarithmic);
+            x->setRange(sizes.front() / 1.5, sizes.back() * 1.5);
+        } else if (!sizes.isEmpty()) {
+            x->setRange(sizes.front() - 0.5, sizes.back() + 0.5);
+        }
+        fitAxis(rect->axis(QCPAxis::atLeft), values, true);
+    }
+}
+
 } // namespace
 
 void drawOverheadVsWorldSize(QCustomPlot& plot, const report::ReportData& data,
@@ -573,24 +612,8 @@ void drawOverheadVsWorldSize(QCustomPlot& plot, const report::ReportData& data,
     plot.setProperty("eachRepeat", style.eachRepeat);
     const OverheadMarks marks = overheadMarks(data, style.eachRepeat);
     QStringList varying = report::varyingAxes(marks.drawn, {"world_size", "repeat"});
-    // A study's series are too many for one panel (the audit's 45 read as one tangle, the model
-    // a shade of the hook's colour): a panel per model then, the hook the colour and the cap the
-    // marker in each, on one scale, so that the models compare at a glance.
-    QSet<QString> allSeries;
-    const report::SeriesStyles allStyles = report::seriesStyles(marks.drawn, varying);
-    for (const OverheadMark& m : marks.marks) {
-        allSeries.insert(allStyles.seriesKey(m.group->first()));
-    }
-    const QStringList panels =
-        modelPanels(marks.drawn, std::size_t(allSeries.size()), kSeriesPerPanel);
-    if (!panels.isEmpty()) {
-        varying.removeAll("model");
-        // A panel is too short and narrow for more (under the third of three panels in a third
-        // of the screen "world size (ranks)" was cut); the title says of what.
-        plot.yAxis->setLabel("% of step");
-        plot.xAxis->setLabel("ranks");
-    }
-    // A world-size axis has a few ticks: panels narrower than the cap study's, two abreast in a
+    const QStringList panels = overheadPanels(plot, marks, varying);
+    // A world-size axis has a few ticks: panels narrower than the cap study's, three abreast in a
     // third of the Results page at 1366x768 (five models stacked in one column left the data a
     // third of the figure).
     const std::vector<QCPAxisRect*> rects =
@@ -656,18 +679,7 @@ void drawOverheadVsWorldSize(QCustomPlot& plot, const report::ReportData& data,
         mostRepeats = std::max(mostRepeats, m.spread.repeats);
     }
     addSpreadLegendEntry(plot, mostRepeats);
-    const QVector<double> sizes = worldSizes(data);
-    for (QCPAxisRect* rect : rects) {
-        QCPAxis* x = rect->axis(QCPAxis::atBottom);
-        integerTicks(x, sizes);
-        if (spansDecades(sizes)) {
-            x->setScaleType(QCPAxis::stLogarithmic);
-            x->setRange(sizes.front() / 1.5, sizes.back() * 1.5);
-        } else if (!sizes.isEmpty()) {
-            x->setRange(sizes.front() - 0.5, sizes.back() + 0.5);
-        }
-        fitAxis(rect->axis(QCPAxis::atLeft), values, true);
-    }
+    worldSizeAxes(rects, worldSizes(data), values);
     bool anyFlagged = false;
     for (const auto& c : data.cells) {
         if (flaggedCell(c) && !c.isSweep()) {

@@ -68,7 +68,7 @@ int modelDescribeCommand(const Args& args) {
         return args.usageError(*bad);
     }
     return describeModule(
-        args.operands().first(),
+        "model describe", args.operands().first(),
         passed(args, {"--input-shape", "--classes", "--tokens", "--vocab", "--out"}),
         ExporterOutput::Forwarded);
 }

@@ -15,7 +15,8 @@ namespace commprof::cli {
 
 bool describeForMatrix(const matrix::TorchScriptModel& m) {
     if (!QFileInfo(m.file).isFile()) {
-        return false; // nothing to describe: the matrix's own message says which file
+        printError(QString("cannot describe %1 for the matrix: there is no such file").arg(m.file));
+        return false;
     }
     const QString folder = QFileInfo(m.description).absolutePath();
     if (::access(folder.toLocal8Bit().constData(), W_OK) != 0) {
@@ -26,18 +27,20 @@ bool describeForMatrix(const matrix::TorchScriptModel& m) {
         return false;
     }
     const QStringList flags = matrix::describeArguments(m);
+    // Said before, not after: a large module takes Python minutes, and the plan would sit
+    // silent until then.
+    printError(QString("describing %1 with Python's PyTorch at the matrix entry's input (%2) "
+                       "into %3")
+                   .arg(m.file, flags.join(' '), m.description));
     // Held, not forwarded: Python's messages would interleave with the plan, and its stdout
     // with `plan --json`'s document. Shown only when describing fails.
-    if (describeModule(m.file, flags + QStringList{"--out", m.description},
+    if (describeModule("describing " + m.file, m.file, flags + QStringList{"--out", m.description},
                        ExporterOutput::OnFailure) != Ok) {
         printError(QString("could not describe %1 with Python's PyTorch at the matrix entry's "
                            "input (%2)")
                        .arg(m.file, flags.join(' ')));
         return false;
     }
-    printError(QString("described %1 with Python's PyTorch at the matrix entry's input (%2): "
-                       "wrote %3")
-                   .arg(m.file, flags.join(' '), m.description));
     return true;
 }
 

@@ -67,18 +67,19 @@ int runExporter(const QString& what, const QStringList& scriptArgs, ExporterOutp
     return p.exitCode() == 0 ? Ok : p.exitCode() == 2 ? BadInput : NotFine;
 }
 
-int describeModule(const QString& file, const QStringList& flags, ExporterOutput output) {
+int describeModule(const QString& what, const QString& file, const QStringList& flags,
+                   ExporterOutput output) {
     // The archive's declared sizes before Python unpacks it: a 1 MB file declaring a 1 GiB
     // record would take the process to that size before torch refused it.
     try {
         ::close(files::openRegularFile(file, files::Links::Follow)); // a FIFO would block the read
     } catch (const files::FileError& e) {
-        return badInput("model describe: " + QString::fromUtf8(e.what()));
+        return badInput(what + ": " + QString::fromUtf8(e.what()));
     }
     if (const std::string why = archiveTooLarge(file.toStdString()); !why.empty()) {
-        return badInput("model describe: " + QString::fromStdString(why));
+        return badInput(what + ": " + QString::fromStdString(why));
     }
-    return runExporter("model describe", QStringList{"--describe", file} + flags, output);
+    return runExporter(what, QStringList{"--describe", file} + flags, output);
 }
 
 } // namespace commprof::cli

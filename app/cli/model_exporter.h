@@ -22,7 +22,9 @@ enum class ExporterOutput {
 int runExporter(const QString& what, const QStringList& scriptArgs, ExporterOutput output);
 
 // `model describe FILE.pt flags...`: FILE.pt opened as a regular file and its zip directory's
-// declared sizes checked before Python unpacks it (commprof-rank's bound), then described.
-int describeModule(const QString& file, const QStringList& flags, ExporterOutput output);
+// declared sizes checked before Python unpacks it (commprof-rank's bound), then described;
+// `what` starts each message (the command the user ran, or what a plan is doing).
+int describeModule(const QString& what, const QString& file, const QStringList& flags,
+                   ExporterOutput output);
 
 } // namespace commprof::cli

@@ -16,7 +16,8 @@
 namespace commprof::trace {
 
 inline constexpr const char* kReductionFormat = "commprof-trace-reduction";
-inline constexpr int kReductionVersion = 1;
+// 2: a kind with no sized record writes total_bytes null (1 wrote 0, a size it never had).
+inline constexpr int kReductionVersion = 2;
 
 // What the reducing asked for; the merge refuses a file reduced under other terms.
 struct ReductionTerms {
