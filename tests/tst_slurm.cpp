@@ -396,7 +396,7 @@ private slots:
         for (const QString& f : written) {
             const QJsonObject doc = readJsonFile(reduced + "/reduced/" + f);
             QCOMPARE(doc["format"].toString(), QString("commprof-trace-reduction"));
-            QCOMPARE(doc["version"].toInt(), 1);
+            QCOMPARE(doc["version"].toInt(), 2);
             reducedBytes += QFileInfo(reduced + "/reduced/" + f).size();
         }
         QVERIFY2(
