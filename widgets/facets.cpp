@@ -96,22 +96,27 @@ std::vector<QCPAxisRect*> makeFacets(QCustomPlot& plot, const QStringList& names
     return rects;
 }
 
-void setFacetXLabel(QCustomPlot& plot, const QString& label) {
+namespace {
+
+// A panel grid keeps the axis title once for every panel (arrangeFacets places it); one axis
+// rect takes it on its own axis.
+void setFacetLabel(QCustomPlot& plot, const char* property, QCPAxis* axis, const QString& label) {
     if (QCPLayoutGrid* grid = facetGrid(plot)) {
-        grid->setProperty("xLabel", label);
+        grid->setProperty(property, label);
         arrangeFacets(plot);
     } else {
-        plot.xAxis->setLabel(label);
+        axis->setLabel(label);
     }
 }
 
+} // namespace
+
+void setFacetXLabel(QCustomPlot& plot, const QString& label) {
+    setFacetLabel(plot, "xLabel", plot.xAxis, label);
+}
+
 void setFacetYLabel(QCustomPlot& plot, const QString& label) {
-    if (QCPLayoutGrid* grid = facetGrid(plot)) {
-        grid->setProperty("yLabel", label);
-        arrangeFacets(plot);
-    } else {
-        plot.yAxis->setLabel(label);
-    }
+    setFacetLabel(plot, "yLabel", plot.yAxis, label);
 }
 
 QCPAxisRect* facetRect(const QCustomPlot& plot, const QString& name) {
