@@ -9,54 +9,61 @@ namespace commprof::analysis {
 namespace {
 
 // The backward's compute against the wall clock: it advances at 1 outside the collectives and
-// at 1 - contention while one runs beside it. Collectives are added in launch order.
+// at 1 - contention while one runs beside it (each collective its own: CollectiveCost's
+// computeContention). Collectives are added in launch order.
 class ComputeClock {
 public:
-    explicit ComputeClock(double contention) : rate_(1.0 - std::clamp(contention, 0.0, 1.0)) {}
-    void busy(double startUs, double endUs) { busy_.push_back({startUs, endUs}); }
+    void busy(double startUs, double endUs, double contention) {
+        const double rate = 1.0 - std::clamp(contention, 0.0, 1.0);
+        busy_.push_back({startUs, endUs, rate});
+        exact_ = exact_ && rate == 1;
+    }
     // The wall time at which compute has done `progressUs`.
     double wallAt(double progressUs) const {
-        if (rate_ == 1) {
+        if (exact_) {
             return progressUs; // exactly: no contention, no rounding
         }
         double done = 0, wall = 0;
-        for (const auto& [start, end] : busy_) {
-            if (progressUs - done <= start - wall) {
+        for (const Interval& i : busy_) {
+            if (progressUs - done <= i.start - wall) {
                 break;
             }
-            done += start - wall;
-            const double inside = (end - start) * rate_;
-            if (rate_ > 0 && progressUs - done <= inside) {
-                return start + (progressUs - done) / rate_;
+            done += i.start - wall;
+            const double inside = (i.end - i.start) * i.rate;
+            if (i.rate > 0 && progressUs - done <= inside) {
+                return i.start + (progressUs - done) / i.rate;
             }
             done += inside;
-            wall = end;
+            wall = i.end;
         }
         return wall + (progressUs - done);
     }
     // The compute done by `wallUs`.
     double progressAt(double wallUs) const {
-        if (rate_ == 1) {
+        if (exact_) {
             return wallUs;
         }
         double done = 0, wall = 0;
-        for (const auto& [start, end] : busy_) {
-            if (wallUs <= start) {
+        for (const Interval& i : busy_) {
+            if (wallUs <= i.start) {
                 break;
             }
-            done += start - wall;
-            if (wallUs <= end) {
-                return done + (wallUs - start) * rate_;
+            done += i.start - wall;
+            if (wallUs <= i.end) {
+                return done + (wallUs - i.start) * i.rate;
             }
-            done += (end - start) * rate_;
-            wall = end;
+            done += (i.end - i.start) * i.rate;
+            wall = i.end;
         }
         return done + (wallUs - wall);
     }
 
 private:
-    double rate_;
-    std::vector<std::pair<double, double>> busy_;
+    struct Interval {
+        double start, end, rate;
+    };
+    std::vector<Interval> busy_;
+    bool exact_ = true;
 };
 
 // The hook's collectives: a float32 all-reduce of its wire bytes over the scenario's link, or
@@ -181,7 +188,7 @@ Schedule simulateLayout(const std::vector<ReadyParam>& readyOrder,
                         const std::vector<std::vector<int>>& layout, const HookModel& hook,
                         const CollectiveCost& cost, double computeEndUs) {
     Schedule s;
-    ComputeClock clock(cost.computeContention());
+    ComputeClock clock;
     double previousReady = 0, previousEnd = 0, lastLaunch = 0;
     // The hook's casts so far: they ran on the backward's thread, so every later gradient is
     // ready that much later.
@@ -207,7 +214,7 @@ Schedule simulateLayout(const std::vector<ReadyParam>& readyOrder,
         b.startUs = l.startUs;
         b.endUs = l.endUs;
         hookShift += b.preUs;
-        clock.busy(b.startUs, b.endUs);
+        clock.busy(b.startUs, b.endUs, cost.computeContention(wire.collectives, wire.bytes));
         previousReady = b.readyUs;
         previousEnd = b.endUs;
         lastLaunch = std::max(lastLaunch, b.readyUs + b.preUs);
@@ -221,7 +228,7 @@ Schedule simulateLayout(const std::vector<ReadyParam>& readyOrder,
 void removeScheduleEffects(std::vector<ReadyParam>* readyOrder, double* computeEndUs,
                            const std::vector<std::vector<int>>& layout, const HookModel& hook,
                            const CollectiveCost& cost) {
-    ComputeClock clock(cost.computeContention());
+    ComputeClock clock;
     double previousReady = 0, previousEnd = 0, hookShift = 0, lastShift = 0;
     std::vector<ReadyParam>& order = *readyOrder;
     for (const std::vector<int>& members : layout) {
@@ -234,11 +241,11 @@ void removeScheduleEffects(std::vector<ReadyParam>* readyOrder, double* computeE
             params.push_back(&p);
             bytes += p.bytes;
         }
-        const Launched l =
-            launch(ready, bytes, hook.wire(params), hook, cost, previousReady, previousEnd);
+        const BucketWire wire = hook.wire(params);
+        const Launched l = launch(ready, bytes, wire, hook, cost, previousReady, previousEnd);
         lastShift = hookShift;
         hookShift += l.preUs;
-        clock.busy(l.startUs, l.endUs);
+        clock.busy(l.startUs, l.endUs, cost.computeContention(wire.collectives, wire.bytes));
         previousReady = l.readyUs;
         previousEnd = l.endUs;
     }

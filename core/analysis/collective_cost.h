@@ -28,7 +28,7 @@
 //     gradients' ready times, which `scale` cannot: a collective that takes longer does not
 //     delay the compute, and compute that takes longer does not slow the wire.
 //   - `coresShare`: what part of a collective is the cores' work at all, the part a hook's
-//     dearer sums multiply and a faster link does not shorten (computeContention()).
+//     dearer sums multiply and a faster link does not shorten (computeContention).
 // ddp_prediction.h's cpuShare is none of these: it explains after the fact how far a measured
 // cell's bucket fell short of the sweep (cores over runnable threads, processor sharing) and
 // predicts no other setting, so no model of a scenario reads it.
@@ -88,11 +88,14 @@ struct CollectiveCost {
     // The share of a collective's time the backward loses beside it: the cores' work is what it
     // was, the rest waits on the wire (shorter over a faster link, taking nothing from the
     // backward), so the time lost stays and its share of the collective grows (or shrinks, over
-    // a slower link) by the measured collective's time over this one's, up to all of it.
-    double computeContention() const {
+    // a slower link) by the measured collective's time over this one's, up to all of it. Per
+    // collective: a faster link shortens only the per-byte part, not the latency.
+    double computeContention(int collectives, double bytes) const {
         // this collective's time over the measured one's (bucket_schedule.cpp's, for a hook
         // with no dearer sums)
-        const double ratio = std::max(1.0 / bandwidthX, coresShare);
+        const double measured = usOnMeasuredLink(collectives, bytes);
+        const double ratio = std::max(
+            measured > 0 ? us(collectives, bytes) / measured : 1.0 / bandwidthX, coresShare);
         return ratio > 0 ? std::min(1.0, contention / ratio) : 1.0;
     }
     // As us(), over the link it was measured on (the bandwidth factor undone).

@@ -32,8 +32,8 @@ struct TraceProfile {
     std::vector<double> bucketBytes;
     bool bytesFromParams = false;
     std::vector<double> stepsUs; // every rank's every iteration
-    // Each bucket's collective as the job ran it: its bytes and the time from when it could
-    // start (every rank launched it and the bucket before had ended) to its end.
+    // Each bucket's collective as the job ran it: its bytes and its share of the link, the time
+    // from when it could run to its end with what it ran beside others split among them.
     std::vector<std::pair<double, double>> costSamples;
     bool acrossRanks = false; // the ranks' clocks aligned by their collectives' ends
 };
