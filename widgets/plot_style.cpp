@@ -4,6 +4,7 @@
 #include "facets.h"
 #include "readable_ticker.h"
 #include "spec/layers.h"
+#include "spec/mapped.h"
 
 #include <QHash>
 #include <QMap>
@@ -853,11 +854,8 @@ QList<QCPAbstractPlottable*> legendPlottables(const QCustomPlot& plot) {
 }
 
 QStringList legendNames(const QCustomPlot& plot) {
-    QStringList names;
-    for (const QCPAbstractPlottable* p : legendPlottables(plot)) {
-        names << p->name();
-    }
-    return names;
+    return spec::mapped<QStringList>(legendPlottables(plot),
+                                     [](const QCPAbstractPlottable* p) { return p->name(); });
 }
 
 namespace {

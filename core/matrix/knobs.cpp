@@ -3,7 +3,9 @@
 
 #include "matrix/links.h"
 #include "matrix/matrix.h"
+#include "matrix/spec_names.h"
 #include "spec/comm_hooks.h"
+#include "spec/mapped.h"
 
 #include <QJsonValue>
 #include <QLocale>
@@ -15,13 +17,8 @@ namespace {
 constexpr double kMaxBucketMb = 65536.0;
 
 // The hooks commprof-rank runs over c10d::GradBucket (docs/measurement.md).
-const QStringList kHooks = [] {
-    QStringList names;
-    for (const spec::CommHook& h : spec::kCommHooks) {
-        names << QString::fromLatin1(h.name.data(), qsizetype(h.name.size()));
-    }
-    return names;
-}();
+const QStringList kHooks = spec::mapped<QStringList>(
+    spec::kCommHooks, [](const spec::CommHook& h) { return qName(h.name); });
 
 // The shortest text that reads back as the same double: two values the user wrote apart stay
 // apart (0.1000000000001 and 0.1000000000002), and 0.25 is still "0.25".
@@ -117,11 +114,7 @@ const Knob* findKnob(const QString& key) {
 }
 
 QStringList knobKeys() {
-    QStringList out;
-    for (const Knob& k : knobs()) {
-        out << k.key;
-    }
-    return out;
+    return spec::mapped<QStringList>(knobs(), [](const Knob& k) { return k.key; });
 }
 
 QStringList knobArguments(const RunConfig& config) {

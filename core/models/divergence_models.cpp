@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "divergence_models.h"
 
+#include "spec/mapped.h"
+
 #include <QStringList>
 
 namespace commprof::models {
 namespace {
 
 QString digests(const QJsonArray& tensors) {
-    QStringList out;
-    for (const QJsonValue t : tensors) {
-        out << t.toObject()["digest"].toString().left(12);
-    }
-    return out.join(" ");
+    const auto digest = [](const QJsonValue& t) {
+        return t.toObject()["digest"].toString().left(12);
+    };
+    return spec::mapped<QStringList>(tensors, digest).join(" ");
 }
 
 } // namespace
