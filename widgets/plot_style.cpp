@@ -354,9 +354,8 @@ void categoryRuns(QCPAxis* axis, const QList<QPair<QString, int>>& runs) {
 QCPItemText* categoryRunOf(const QCustomPlot& plot, int key, const QCPAxisRect* panel) {
     const QCPAxisRect* rect = panel ? panel : plot.xAxis->axisRect();
     int first = 1; // the runs' names were made in the categories' order, a panel's together
-    for (int i = 0; i < plot.itemCount(); ++i) {
-        auto* t = qobject_cast<QCPItemText*>(plot.item(i));
-        if (!t || t->objectName() != kRunName || t->clipAxisRect() != rect) {
+    for (QCPItemText* t : plot.findChildren<QCPItemText*>(kRunName)) {
+        if (t->clipAxisRect() != rect) {
             continue;
         }
         const int length = t->property("categories").toInt();
@@ -922,11 +921,7 @@ void fitCategoryLabels(QCustomPlot& plot) {
 
 // Each categoryRuns name shortened to its run's width, as the axes are now laid out.
 void fitRunNames(QCustomPlot& plot) {
-    for (int i = 0; i < plot.itemCount(); ++i) {
-        auto* t = qobject_cast<QCPItemText*>(plot.item(i));
-        if (!t || t->objectName() != kRunName) {
-            continue;
-        }
+    for (QCPItemText* t : plot.findChildren<QCPItemText*>(kRunName)) {
         const QCPAxis* axis = t->position->keyAxis();
         const double perCategory = axis->axisRect()->width() / std::max(axis->range().size(), 1.0);
         const double room = t->property("categories").toInt() * perCategory - 4;

@@ -143,13 +143,10 @@ int indexOf(const QVector<double>& sorted, int worldSize) {
 }
 
 QCPItemText* flaggedItem(const QCustomPlot& plot, const QString& cellId) {
-    for (int i = 0; i < plot.itemCount(); ++i) {
-        auto* t = qobject_cast<QCPItemText*>(plot.item(i));
-        if (t && t->objectName() == "flagged" && t->property("cellId").toString() == cellId) {
-            return t;
-        }
-    }
-    return nullptr;
+    const auto flagged = plot.findChildren<QCPItemText*>("flagged");
+    const auto it = std::ranges::find(flagged, cellId,
+                                      [](auto* t) { return t->property("cellId").toString(); });
+    return it == flagged.end() ? nullptr : *it;
 }
 
 std::vector<const store::CellRow*> firstCells(const std::vector<report::RepeatGroup>& groups) {
@@ -1114,13 +1111,10 @@ QString cellAt(const QCustomPlot& plot, const char* figure, const report::Report
             best = id;
         }
     };
-    for (int i = 0; i < plot.itemCount(); ++i) {
-        if (const auto* t = qobject_cast<const QCPItemText*>(plot.item(i));
-            t && t->objectName() == "flagged") {
-            const QRectF r(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition());
-            if (r.normalized().adjusted(-4, -4, 4, 4).contains(pos)) {
-                return t->property("cellId").toString();
-            }
+    for (const QCPItemText* t : plot.findChildren<QCPItemText*>("flagged")) {
+        const QRectF r(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition());
+        if (r.normalized().adjusted(-4, -4, 4, 4).contains(pos)) {
+            return t->property("cellId").toString();
         }
     }
     // On every mouse move: each panel found once (facetRect walks the layout), not per mark.
