@@ -608,10 +608,9 @@ void TimelineView::focusOutEvent(QFocusEvent* event) {
 }
 
 double TimelineView::anchorX() const {
-    if (hoverX_ && *hoverX_ >= kGutter && *hoverX_ < kGutter + tracksWidth()) {
-        return *hoverX_;
-    }
-    return kGutter + tracksWidth() / 2.0;
+    return hoverX_ && *hoverX_ >= kGutter && *hoverX_ < kGutter + tracksWidth()
+               ? *hoverX_
+               : kGutter + tracksWidth() / 2.0;
 }
 
 void TimelineView::keyPressEvent(QKeyEvent* event) {

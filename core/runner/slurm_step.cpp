@@ -64,10 +64,7 @@ QStringList sbatchDirectives(const matrix::LauncherSpec& spec, int worldSize, in
 
 QString shellQuote(const QString& word) {
     static const QRegularExpression plain("^[A-Za-z0-9_./=:,+@%-]+$");
-    if (plain.match(word).hasMatch()) {
-        return word;
-    }
-    return "'" + QString(word).replace("'", "'\\''") + "'";
+    return plain.match(word).hasMatch() ? word : "'" + QString(word).replace("'", "'\\''") + "'";
 }
 
 QByteArray batchScript(const QString& cellId, const QStringList& directives, int port,
