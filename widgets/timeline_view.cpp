@@ -48,10 +48,6 @@ int TimelineView::pinnedHeight() const {
     return std::min(pinnedLayout_.height(), std::max(0, height() - kHeaderHeight) / 2);
 }
 
-int TimelineView::rowsHeight() const {
-    return std::max(0, height() - rowsTop());
-}
-
 int TimelineView::scrollY() const {
     return vscroll_->value();
 }
@@ -455,14 +451,6 @@ std::optional<QPoint> TimelineView::pointOfRow(std::size_t row, double displayUs
         return std::nullopt;
     }
     return QPoint(int(std::lround(xOfTime(displayUs))), y);
-}
-
-double TimelineView::timeAtX(double xPx) const {
-    return axis_.toUs(xPx - kGutter);
-}
-
-double TimelineView::xOfTime(double displayUs) const {
-    return kGutter + axis_.toPixel(displayUs);
 }
 
 std::optional<QPoint> TimelineView::pointOfSlice(timeline::SliceRef slice) const {

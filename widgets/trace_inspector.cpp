@@ -232,10 +232,6 @@ void TraceInspector::showCulprits() {
 
 TraceInspector::~TraceInspector() = default;
 
-void TraceInspector::openTrace(const QString& path) {
-    openFiles({path});
-}
-
 void TraceInspector::openCell(const QString& cellDir) {
     const QStringList files = timeline::traceFilesOfCell(cellDir);
     if (files.isEmpty()) {

@@ -31,7 +31,7 @@ WhatIfFigure whatIfFigure(const analysis::WhatIf& w,
                           std::size_t scenario) {
     WhatIfFigure f;
     f.recorded = recorded;
-    f.replayed = analysis::replayedParts(w);
+    f.replayed = analysis::predictedParts(w.replayed);
     if (scenario < w.scenarios.size()) {
         f.predicted = analysis::predictedParts(w.scenarios[scenario]);
         f.scenario = scenarioText(w.scenarios[scenario]);

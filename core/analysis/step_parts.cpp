@@ -51,8 +51,4 @@ StepParts predictedParts(const Scenario& sc) {
     return s;
 }
 
-StepParts replayedParts(const WhatIf& w) {
-    return predictedParts(w.replayed);
-}
-
 } // namespace commprof::analysis

@@ -17,10 +17,6 @@ QString digests(const QJsonArray& tensors) {
 
 } // namespace
 
-void RankVerdictModel::setReport(const determinism::DiffReport& report) {
-    setRows(report.ranks);
-}
-
 RankVerdictModel::RankVerdictModel(QObject* parent)
     : RowTableModel(
           {memberColumn("rank", &determinism::RankDivergence::rank),
@@ -78,10 +74,6 @@ SideBySideModel::SideBySideModel(QObject* parent)
                      memberColumn("run B outputs", &SideBySideRow::digestB),
                      memberColumn("A against B", &SideBySideRow::status)},
                     parent) {}
-
-void DiscriminatorModel::setReport(const determinism::DiffReport& report) {
-    setRows(report.discriminators);
-}
 
 DiscriminatorModel::DiscriminatorModel(QObject* parent)
     : RowTableModel({memberColumn("same op, inputs -> outputs (shapes, dtypes)",
