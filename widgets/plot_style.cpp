@@ -1140,7 +1140,6 @@ void addSpreadPoint(QCPErrorBars* bars, double at, double low, double high) {
     bars->addData(std::max(0.0, at - low), std::max(0.0, high - at));
 }
 
-// Says in the legend what the whiskers are, where a group has more than one repeat.
 void addSpreadLegendEntry(QCustomPlot& plot, int mostRepeats) {
     if (mostRepeats > 1) {
         QCPGraph* g = plot.addGraph();
