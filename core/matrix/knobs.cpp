@@ -10,6 +10,8 @@
 #include <QJsonValue>
 #include <QLocale>
 
+#include <algorithm>
+
 namespace commprof::matrix {
 namespace {
 
@@ -105,12 +107,8 @@ const std::vector<Knob>& knobs() {
 }
 
 const Knob* findKnob(const QString& key) {
-    for (const Knob& k : knobs()) {
-        if (k.key == key) {
-            return &k;
-        }
-    }
-    return nullptr;
+    const auto it = std::ranges::find(knobs(), key, &Knob::key);
+    return it == knobs().end() ? nullptr : &*it;
 }
 
 QStringList knobKeys() {
@@ -192,12 +190,8 @@ KnobList readKnob(const Ctx& c, const Knob& knob, const YAML::Node& n, bool list
 }
 
 const KnobList* findList(const std::vector<KnobList>& lists, const QString& key) {
-    for (const KnobList& l : lists) {
-        if (l.key == key) {
-            return &l;
-        }
-    }
-    return nullptr;
+    const auto it = std::ranges::find(lists, key, &KnobList::key);
+    return it == lists.end() ? nullptr : &*it;
 }
 
 } // namespace commprof::matrix
