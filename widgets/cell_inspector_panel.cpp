@@ -10,6 +10,7 @@
 #include "result_plots.h"
 #include "results/model_layout.h"
 #include "results/results_folder.h"
+#include "spec/mapped.h"
 
 #include <qcustomplot.h>
 
@@ -151,10 +152,8 @@ void CellInspectorPanel::showLayout(const results::ModelLayout& m) {
                         .arg(m.trainableTensors)
                         .arg(results::bucketsText(m.initialBucketBytes),
                              results::bucketsText(m.finalBucketBytes)));
-    QStringList sizes;
-    for (const double b : m.finalBucketBytes) {
-        sizes << QString::number(b / 1048576.0, 'f', 2);
-    }
+    const auto sizes = spec::mapped<QStringList>(
+        m.finalBucketBytes, [](double b) { return QString::number(b / 1048576.0, 'f', 2); });
     const QString rebuilt = "Rebuilt buckets (MiB, as the Reducer held them): " + sizes.join(", ");
     model_->setToolTip(m.torchscript.isEmpty() ? rebuilt : m.torchscript + "\n" + rebuilt);
     model_->show();

@@ -11,6 +11,7 @@
 #include "matrix/model_description.h"
 #include "matrix/yaml_input.h"
 #include "models/cell_table_model.h"
+#include "spec/mapped.h"
 #include "spec/units.h"
 #include "yaml_highlighter.h"
 
@@ -331,10 +332,8 @@ void MatrixDesigner::chooseTorchScriptModel() {
 }
 
 void MatrixDesigner::addTorchScriptModel(const QString& ptFile) {
-    QStringList taken;
-    for (const auto& m : cells_->plan().matrix.models) {
-        taken << m.name;
-    }
+    const auto taken = spec::mapped<QStringList>(cells_->plan().matrix.models,
+                                                 [](const auto& m) { return m.name; });
     try {
         const QString entry = matrix::matrixEntry(ptFile, fileName_, taken);
         const matrix::TextEdit edit =

@@ -4,6 +4,7 @@
 #include "facets.h"
 #include "readable_ticker.h"
 #include "spec/layers.h"
+#include "spec/mapped.h"
 
 #include <QHash>
 #include <QMap>
@@ -353,9 +354,8 @@ void categoryRuns(QCPAxis* axis, const QList<QPair<QString, int>>& runs) {
 QCPItemText* categoryRunOf(const QCustomPlot& plot, int key, const QCPAxisRect* panel) {
     const QCPAxisRect* rect = panel ? panel : plot.xAxis->axisRect();
     int first = 1; // the runs' names were made in the categories' order, a panel's together
-    for (int i = 0; i < plot.itemCount(); ++i) {
-        auto* t = qobject_cast<QCPItemText*>(plot.item(i));
-        if (!t || t->objectName() != kRunName || t->clipAxisRect() != rect) {
+    for (QCPItemText* t : plot.findChildren<QCPItemText*>(kRunName)) {
+        if (t->clipAxisRect() != rect) {
             continue;
         }
         const int length = t->property("categories").toInt();
@@ -853,11 +853,8 @@ QList<QCPAbstractPlottable*> legendPlottables(const QCustomPlot& plot) {
 }
 
 QStringList legendNames(const QCustomPlot& plot) {
-    QStringList names;
-    for (const QCPAbstractPlottable* p : legendPlottables(plot)) {
-        names << p->name();
-    }
-    return names;
+    return spec::mapped<QStringList>(legendPlottables(plot),
+                                     [](const QCPAbstractPlottable* p) { return p->name(); });
 }
 
 namespace {
@@ -924,11 +921,7 @@ void fitCategoryLabels(QCustomPlot& plot) {
 
 // Each categoryRuns name shortened to its run's width, as the axes are now laid out.
 void fitRunNames(QCustomPlot& plot) {
-    for (int i = 0; i < plot.itemCount(); ++i) {
-        auto* t = qobject_cast<QCPItemText*>(plot.item(i));
-        if (!t || t->objectName() != kRunName) {
-            continue;
-        }
+    for (QCPItemText* t : plot.findChildren<QCPItemText*>(kRunName)) {
         const QCPAxis* axis = t->position->keyAxis();
         const double perCategory = axis->axisRect()->width() / std::max(axis->range().size(), 1.0);
         const double room = t->property("categories").toInt() * perCategory - 4;
@@ -1147,7 +1140,6 @@ void addSpreadPoint(QCPErrorBars* bars, double at, double low, double high) {
     bars->addData(std::max(0.0, at - low), std::max(0.0, high - at));
 }
 
-// Says in the legend what the whiskers are, where a group has more than one repeat.
 void addSpreadLegendEntry(QCustomPlot& plot, int mostRepeats) {
     if (mostRepeats > 1) {
         QCPGraph* g = plot.addGraph();

@@ -5,6 +5,7 @@
 #include "facets.h"
 #include "report/repeat_groups.h"
 #include "report/series_names.h"
+#include "spec/mapped.h"
 #include "spec/units.h"
 #include "sweep_plot.h"
 #include "tuning_plot.h"
@@ -58,11 +59,7 @@ QList<DrawnMark> drawnMarks(const QCustomPlot& plot) {
 }
 
 QStringList idsOf(const report::RepeatGroup& g) {
-    QStringList ids;
-    for (const store::CellRow* c : g.cells) {
-        ids << c->id;
-    }
-    return ids;
+    return spec::mapped<QStringList>(g.cells, [](const store::CellRow* c) { return c->id; });
 }
 
 // The panels of a figure that draws `marks` (series or bars) from `cells`: a model each, in
@@ -134,10 +131,8 @@ OverheadMarks overheadMarks(const report::ReportData& data, bool each) {
 
 // Every world size a DDP figure shows, ascending: its index picks the dash and the marker.
 QVector<double> worldSizes(const report::ReportData& data) {
-    QVector<double> out;
-    for (const store::CellRow* c : axisCells(data)) {
-        out << c->worldSize;
-    }
+    auto out = spec::mapped<QVector<double>>(axisCells(data),
+                                             [](const store::CellRow* c) { return c->worldSize; });
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
     return out;
@@ -148,21 +143,15 @@ int indexOf(const QVector<double>& sorted, int worldSize) {
 }
 
 QCPItemText* flaggedItem(const QCustomPlot& plot, const QString& cellId) {
-    for (int i = 0; i < plot.itemCount(); ++i) {
-        auto* t = qobject_cast<QCPItemText*>(plot.item(i));
-        if (t && t->objectName() == "flagged" && t->property("cellId").toString() == cellId) {
-            return t;
-        }
-    }
-    return nullptr;
+    const auto flagged = plot.findChildren<QCPItemText*>("flagged");
+    const auto it = std::ranges::find(flagged, cellId,
+                                      [](auto* t) { return t->property("cellId").toString(); });
+    return it == flagged.end() ? nullptr : *it;
 }
 
 std::vector<const store::CellRow*> firstCells(const std::vector<report::RepeatGroup>& groups) {
-    std::vector<const store::CellRow*> cells;
-    for (const report::RepeatGroup& g : groups) {
-        cells.push_back(&g.first());
-    }
-    return cells;
+    return spec::mapped<std::vector<const store::CellRow*>>(
+        groups, [](const report::RepeatGroup& g) { return &g.first(); });
 }
 
 // The axes bar labels leave out: the repeat, where a bar is a group of repeats, and the world
@@ -391,11 +380,9 @@ bool placeSideBySide(BarPanel& panel, const QVector<int>& sizes, bool each) {
     QSet<QPair<int, int>> taken;
     for (std::size_t i = 0; i < panel.groups.size(); ++i) {
         const store::CellRow& c = panel.groups[i].first();
-        QStringList values;
-        for (const QString& axis : axes) {
-            values << c.axes.value(axis).toString();
-        }
-        const QString label = values.join('\n');
+        const QString label = spec::mapped<QStringList>(axes, [&](const QString& axis) {
+                                  return c.axes.value(axis).toString();
+                              }).join('\n');
         if (!labelOf.contains(label)) {
             labelOf.insert(label, int(labels.size()));
             labels.push_back(i);
@@ -536,10 +523,7 @@ QString sideBySideNote(const QVector<int>& sizes) {
     if (sizes.size() < 2) {
         return {};
     }
-    QStringList ranks;
-    for (const int ws : sizes) {
-        ranks << report::ranksText(ws);
-    }
+    const auto ranks = spec::mapped<QStringList>(sizes, report::ranksText);
     return sizes.size() == 2 ? QString(" (pale: %1)").arg(ranks.front())
                              : QString(" (palest to darkest: %1)").arg(ranks.join(", "));
 }
@@ -1127,13 +1111,10 @@ QString cellAt(const QCustomPlot& plot, const char* figure, const report::Report
             best = id;
         }
     };
-    for (int i = 0; i < plot.itemCount(); ++i) {
-        if (const auto* t = qobject_cast<const QCPItemText*>(plot.item(i));
-            t && t->objectName() == "flagged") {
-            const QRectF r(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition());
-            if (r.normalized().adjusted(-4, -4, 4, 4).contains(pos)) {
-                return t->property("cellId").toString();
-            }
+    for (const QCPItemText* t : plot.findChildren<QCPItemText*>("flagged")) {
+        const QRectF r(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition());
+        if (r.normalized().adjusted(-4, -4, 4, 4).contains(pos)) {
+            return t->property("cellId").toString();
         }
     }
     // On every mouse move: each panel found once (facetRect walks the layout), not per mark.

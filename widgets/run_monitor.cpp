@@ -181,12 +181,7 @@ int RunMonitor::plottedPoints() const {
 }
 
 QCPItemText* RunMonitor::waitingNote() const {
-    for (int i = 0; i < plot_->itemCount(); ++i) {
-        if (plot_->item(i)->objectName() == "waiting") {
-            return qobject_cast<QCPItemText*>(plot_->item(i));
-        }
-    }
-    return nullptr;
+    return plot_->findChild<QCPItemText*>("waiting");
 }
 
 QString RunMonitor::plotNote() const {

@@ -19,10 +19,8 @@ int StepTableView::selectedStep() const {
     }
     const auto rows = selectionModel()->selectedRows();
     // The last row is the totals.
-    if (rows.isEmpty() || rows.first().row() >= model()->rowCount() - 1) {
-        return -1;
-    }
-    return rows.first().row();
+    return rows.isEmpty() || rows.first().row() >= model()->rowCount() - 1 ? -1
+                                                                           : rows.first().row();
 }
 
 void StepTableView::selectStep(int stepIndex) {

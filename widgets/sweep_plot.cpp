@@ -4,6 +4,7 @@
 #include "readable_ticker.h"
 #include "report/series_names.h"
 #include "result_plots.h"
+#include "spec/mapped.h"
 #include "trace/trace_input.h"
 
 #include <qcustomplot.h>
@@ -127,10 +128,8 @@ QString shapeName(const store::CellRow& c) {
 
 // The sorted world sizes of the lines: a line's index there picks its marker and shade.
 QVector<int> lineWorldSizes(const std::vector<SweepLine>& lines) {
-    QVector<int> out;
-    for (const SweepLine& l : lines) {
-        out << l.cell->worldSize;
-    }
+    auto out =
+        spec::mapped<QVector<int>>(lines, [](const SweepLine& l) { return l.cell->worldSize; });
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
     return out;

@@ -75,10 +75,6 @@ void TimelinePainter::enterRegion(bool pinned) {
     }
 }
 
-int TimelinePainter::yOfRow(const LayoutRow& row) const {
-    return rowsTop_ + row.top - scroll_;
-}
-
 double TimelinePainter::xOf(double displayUs) const {
     return tracksLeft_ + v_.axis_.toPixel(displayUs);
 }

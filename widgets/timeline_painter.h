@@ -33,7 +33,7 @@ public:
     void paint();
 
 private:
-    int yOfRow(const timeline::LayoutRow& row) const;
+    int yOfRow(const timeline::LayoutRow& row) const { return rowsTop_ + row.top - scroll_; }
     double xOf(double displayUs) const; // widget x
     QRectF sliceRect(timeline::SliceRef slice, bool* onScreen) const;
 

@@ -48,10 +48,6 @@ int TimelineView::pinnedHeight() const {
     return std::min(pinnedLayout_.height(), std::max(0, height() - kHeaderHeight) / 2);
 }
 
-int TimelineView::rowsHeight() const {
-    return std::max(0, height() - rowsTop());
-}
-
 int TimelineView::scrollY() const {
     return vscroll_->value();
 }
@@ -457,14 +453,6 @@ std::optional<QPoint> TimelineView::pointOfRow(std::size_t row, double displayUs
     return QPoint(int(std::lround(xOfTime(displayUs))), y);
 }
 
-double TimelineView::timeAtX(double xPx) const {
-    return axis_.toUs(xPx - kGutter);
-}
-
-double TimelineView::xOfTime(double displayUs) const {
-    return kGutter + axis_.toPixel(displayUs);
-}
-
 std::optional<QPoint> TimelineView::pointOfSlice(timeline::SliceRef slice) const {
     if (!stack_ || !slice.valid() || std::size_t(slice.rank) >= stack_->ranks.size()) {
         return std::nullopt;
@@ -608,10 +596,9 @@ void TimelineView::focusOutEvent(QFocusEvent* event) {
 }
 
 double TimelineView::anchorX() const {
-    if (hoverX_ && *hoverX_ >= kGutter && *hoverX_ < kGutter + tracksWidth()) {
-        return *hoverX_;
-    }
-    return kGutter + tracksWidth() / 2.0;
+    return hoverX_ && *hoverX_ >= kGutter && *hoverX_ < kGutter + tracksWidth()
+               ? *hoverX_
+               : kGutter + tracksWidth() / 2.0;
 }
 
 void TimelineView::keyPressEvent(QKeyEvent* event) {

@@ -27,6 +27,7 @@
 #include <QStringList>
 #include <QWidget>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -130,8 +131,8 @@ public:
     std::optional<QPoint> pointOfSlice(timeline::SliceRef slice) const;
     std::optional<timeline::SliceRef> sliceAt(QPoint p) const;
     std::optional<QPoint> pointOfRow(std::size_t row, double displayUs) const;
-    double timeAtX(double xPx) const;
-    double xOfTime(double displayUs) const;
+    double timeAtX(double xPx) const { return axis_.toUs(xPx - kGutter); }
+    double xOfTime(double displayUs) const { return kGutter + axis_.toPixel(displayUs); }
     QString describe(timeline::SliceRef slice) const;
 
     int lastFrameRects() const { return lastRects_; }
@@ -176,7 +177,7 @@ private:
     const timeline::LayoutRow* rowUnder(QPoint p) const; // of the pinned or the scrolled rows
     double anchorX() const; // the cursor inside the tracks, else their middle
     int stepAtX(double xPx) const;
-    int rowsHeight() const; // of the scrolled rows
+    int rowsHeight() const { return std::max(0, height() - rowsTop()); } // of the scrolled rows
     void moveOverviewWindow(double xPx);
     void resetOrigin();
     const QImage& overviewImage() const; // one pixel column per tracks' column

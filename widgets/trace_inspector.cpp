@@ -11,6 +11,7 @@
 #include "report/ddp_step_graph_text.h"
 #include "report/series_names.h"
 #include "slice_details_panel.h"
+#include "spec/mapped.h"
 #include "step_table_view.h"
 #include "timeline/range_aggregate.h"
 #include "timeline/rank_matching.h"
@@ -230,10 +231,6 @@ void TraceInspector::showCulprits() {
 }
 
 TraceInspector::~TraceInspector() = default;
-
-void TraceInspector::openTrace(const QString& path) {
-    openFiles({path});
-}
 
 void TraceInspector::openCell(const QString& cellDir) {
     const QStringList files = timeline::traceFilesOfCell(cellDir);
@@ -455,10 +452,8 @@ void TraceInspector::onSliceSelected(timeline::SliceRef slice) {
         return;
     }
     const auto details = timeline::describeSlice(*stack_, slice);
-    std::vector<int> numbers;
-    for (const auto& r : stack_->ranks) {
-        numbers.push_back(r->rank);
-    }
+    const auto numbers =
+        spec::mapped<std::vector<int>>(stack_->ranks, [](const auto& r) { return r->rank; });
     timeline_->setMatched({});
     details_->showSlice(details, {}, numbers, timeline_->origin());
     emit sliceSelected(timeline_->describe(slice).replace('\n', "  "));

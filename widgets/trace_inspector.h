@@ -54,7 +54,7 @@ public:
     explicit TraceInspector(jobs::JobTracker* loads = nullptr, QWidget* parent = nullptr);
     ~TraceInspector() override;
 
-    void openTrace(const QString& path);
+    void openTrace(const QString& path) { openFiles({path}); }
     // Every trace_rank<R>.json(.gz) of a cell folder, stacked.
     void openCell(const QString& cellDir);
     void openFiles(const QStringList& files);

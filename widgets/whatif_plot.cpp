@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "whatif_plot.h"
 
+#include "spec/mapped.h"
+
 #include <qcustomplot.h>
 
 namespace commprof::widgets {
@@ -29,7 +31,7 @@ WhatIfFigure whatIfFigure(const analysis::WhatIf& w,
                           std::size_t scenario) {
     WhatIfFigure f;
     f.recorded = recorded;
-    f.replayed = analysis::replayedParts(w);
+    f.replayed = analysis::predictedParts(w.replayed);
     if (scenario < w.scenarios.size()) {
         f.predicted = analysis::predictedParts(w.scenarios[scenario]);
         f.scenario = scenarioText(w.scenarios[scenario]);
@@ -84,10 +86,8 @@ void drawWhatIf(QCustomPlot& plot, const WhatIfFigure& f, const FigureStyle& sty
     errors->setPen(QPen(Qt::black, 1.2));
     errors->setWhiskerWidth(8);
     errors->setSymbolGap(0); // the bar's end is no symbol to leave room for
-    QVector<double> totals;
-    for (const Row& r : rows) {
-        totals << r.parts->stepMs() + r.parts->uncertaintyMs;
-    }
+    const auto totals = spec::mapped<QVector<double>>(
+        rows, [](const Row& r) { return r.parts->stepMs() + r.parts->uncertaintyMs; });
     // The graph keeps its points sorted by key and the error bars go by that order, so each
     // error is set in the order of its row's key: the replayed row keeps the replay's own.
     static_assert(kPredictedRow < kReplayedRow);

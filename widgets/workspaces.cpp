@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "workspaces.h"
 
+#include "spec/mapped.h"
+
 #include <QAction>
 #include <QEvent>
 #include <QSettings>
@@ -63,11 +65,7 @@ QAction* Workspaces::addPane(const QString& workspace, const QString& title, QWi
 }
 
 QStringList Workspaces::names() const {
-    QStringList out;
-    for (const Workspace& w : workspaces_) {
-        out << w.name;
-    }
-    return out;
+    return spec::mapped<QStringList>(workspaces_, [](const Workspace& w) { return w.name; });
 }
 
 QString Workspaces::current() const {
@@ -119,11 +117,9 @@ QList<QSplitter*> Workspaces::splittersOf(QWidget* page) {
 void Workspaces::save(QSettings& settings) const {
     for (const Workspace& w : workspaces_) {
         settings.beginGroup("workspaces/" + w.name);
-        QVariantList states;
-        for (QSplitter* s : splittersOf(w.page)) {
-            states << s->saveState();
-        }
-        settings.setValue("splitters", states);
+        settings.setValue("splitters",
+                          spec::mapped<QVariantList>(splittersOf(w.page),
+                                                     [](QSplitter* s) { return s->saveState(); }));
         QStringList hidden;
         for (const Pane& p : w.panes) {
             if (!p.action->isChecked()) {

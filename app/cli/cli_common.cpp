@@ -2,6 +2,7 @@
 #include "cli_common.h"
 
 #include "cli_options.h"
+#include "spec/mapped.h"
 
 #include <QFileInfo>
 #include <QJsonDocument>
@@ -65,15 +66,7 @@ Args::Args(const options::Command& command, options::ParsedArgs parsed)
     : command_(&command), parsed_(std::move(parsed)) {}
 
 QStringList Args::operands() const {
-    QStringList out;
-    for (const std::string& o : parsed_.operands) {
-        out << QString::fromStdString(o);
-    }
-    return out;
-}
-
-bool Args::has(const char* flag) const {
-    return parsed_.has(flag);
+    return spec::mapped<QStringList>(parsed_.operands, QString::fromStdString);
 }
 
 QString Args::value(const char* flag, const QString& fallback) const {
@@ -82,11 +75,7 @@ QString Args::value(const char* flag, const QString& fallback) const {
 }
 
 QStringList Args::values(const char* flag) const {
-    QStringList out;
-    for (const std::string& v : parsed_.values(flag)) {
-        out << QString::fromStdString(v);
-    }
-    return out;
+    return spec::mapped<QStringList>(parsed_.values(flag), QString::fromStdString);
 }
 
 int Args::usageError(const QString& message) const {

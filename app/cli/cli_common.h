@@ -43,7 +43,7 @@ public:
     // Empty when the table accepts the line.
     QString error() const { return QString::fromStdString(parsed_.error); }
     QStringList operands() const;
-    bool has(const char* flag) const;
+    bool has(const char* flag) const { return parsed_.has(flag); }
     // The last value given for the flag; `fallback` when none, or an empty one, was given.
     QString value(const char* flag, const QString& fallback = {}) const;
     QStringList values(const char* flag) const;

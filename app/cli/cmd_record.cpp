@@ -16,6 +16,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace commprof::cli {
@@ -23,10 +24,7 @@ namespace {
 
 QString summaryOf(const std::vector<RankCapture>& captures, const QString& dir) {
     const QJsonObject& r0 = captures.front().json;
-    int ranks = 0;
-    for (const RankCapture& c : captures) {
-        ranks += c.status == "recorded" ? 1 : 0;
-    }
+    const auto ranks = std::ranges::count(captures, QString("recorded"), &RankCapture::status);
     const QJsonArray window = r0["window"].toArray();
     const QJsonObject buckets = r0["buckets"].toObject();
     double bytes = 0;

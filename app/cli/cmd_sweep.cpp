@@ -10,6 +10,7 @@
 #include "inputs/sweep_files.h"
 #include "report/sweep_text.h"
 #include "results/cell_files.h"
+#include "results/json_kind.h"
 #include "runner/rank_pool.h"
 #include "runner/rank_program.h"
 
@@ -102,10 +103,8 @@ int summarize(const QString& dir, bool json, const QString& ddpCell = {}) {
         }
     }
     if (json) {
-        QJsonArray all;
-        for (const auto& s : series) {
-            all.append(report::toJson(s, analysis::fitSeries(s)));
-        }
+        const QJsonArray all = results::jsonArray(
+            series, [](const auto& s) { return report::toJson(s, analysis::fitSeries(s)); });
         QJsonObject doc{
             {"dir", dir}, {"series", all}, {"problems", QJsonArray::fromStringList(problems)}};
         if (prediction) {

@@ -6,6 +6,7 @@
 #include "process_memory.h"
 #include "trace_args.h"
 
+#include "results/json_kind.h"
 #include "trace/collectives.h"
 #include "trace/hta_figures.h"
 #include "trace/job_json.h"
@@ -390,13 +391,10 @@ int collectives(const TraceArgs& a) {
     const trace::Trace t = trace::readTraceFile(a.paths.first().toStdString(), a.read);
     const auto kinds = trace::summarizeByKind(t.collectives);
     if (a.format == Format::Json) {
-        QJsonArray records;
-        for (const auto& r : t.collectives) {
-            records.append(trace::toJson(r));
-        }
+        const auto record = [](const auto& r) { return trace::toJson(r); };
         printJson(QJsonObject{{"source", QString::fromStdString(t.source)},
                               {"distributed", trace::toJson(t.distributed)},
-                              {"collectives", records},
+                              {"collectives", results::jsonArray(t.collectives, record)},
                               {"summary", trace::toJson(kinds)},
                               {"warnings", trace::toJson(t.warnings)}});
         return Ok;

@@ -2,6 +2,7 @@
 #include "command_dispatch.h"
 
 #include "cli_options.h"
+#include "spec/mapped.h"
 
 #include <csignal>
 #include <exception>
@@ -29,11 +30,8 @@ const options::Command* commandOf(const QStringList& args, int& words) {
 }
 
 std::vector<std::string> toStd(const QStringList& list) {
-    std::vector<std::string> out;
-    for (const QString& s : list) {
-        out.push_back(s.toStdString());
-    }
-    return out;
+    return spec::mapped<std::vector<std::string>>(list,
+                                                  [](const QString& s) { return s.toStdString(); });
 }
 
 // --help anywhere, --version, and a command with verbs named without a valid verb are answered

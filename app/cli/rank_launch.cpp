@@ -41,10 +41,9 @@ void addRankEnvironment(QProcessEnvironment& env, int rank, int world, int port)
 
 QString endedHow(const QProcess& p, int rank) {
     const QString who = rank < 0 ? QString("the command") : QString("rank %1").arg(rank);
-    if (p.exitStatus() == QProcess::CrashExit) {
-        return who + " was killed by a signal";
-    }
-    return QString("%1 exited %2").arg(who).arg(p.exitCode());
+    return p.exitStatus() == QProcess::CrashExit
+               ? who + " was killed by a signal"
+               : QString("%1 exited %2").arg(who).arg(p.exitCode());
 }
 
 } // namespace

@@ -18,10 +18,7 @@ constexpr int kBarWidth = 20;
 
 int terminalWidth(std::FILE* stream) {
     winsize ws{};
-    if (::ioctl(::fileno(stream), TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20) {
-        return ws.ws_col;
-    }
-    return 80;
+    return ::ioctl(::fileno(stream), TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20 ? ws.ws_col : 80;
 }
 
 // A line longer than the terminal wraps and breaks the cursor arithmetic of the redraw.

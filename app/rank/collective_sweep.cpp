@@ -6,6 +6,7 @@
 #include "field_writer.h"
 #include "process_group.h"
 #include "rank_result.h"
+#include "spec/mapped.h"
 #include "spec/rank_contract.h"
 
 #include <ATen/record_function.h>
@@ -145,10 +146,8 @@ std::string runSweep(const RankOptions& o) {
         o.device == "cuda" ? torch::Device(torch::kCUDA, o.localRank) : torch::Device(torch::kCPU);
     const SweepGroup g{group.pg, device,
                        torch::TensorOptions().dtype(torch::kFloat).device(device)};
-    std::vector<results::SweepKindRecord> kinds;
-    for (const std::string& kind : o.sweepKinds) {
-        kinds.push_back(sweepKind(g, kind, o));
-    }
+    const auto kinds = spec::mapped<std::vector<results::SweepKindRecord>>(
+        o.sweepKinds, [&](const std::string& kind) { return sweepKind(g, kind, o); });
     namespace k = results::rank_keys;
     JsonWriter j;
     j.beginObject();

@@ -4,6 +4,7 @@
 #include "c10d_compat.h"
 #include "field_writer.h"
 #include "hooks/hook_factory.h"
+#include "spec/mapped.h"
 #include "spec/rank_contract.h"
 
 #include <fcntl.h>
@@ -211,11 +212,11 @@ void writeModelAndConfig(JsonWriter& j, const results::RankHeader& h) {
 // "parameters", "initial_buckets", "final_buckets": the gradients and how DDP bucketed them.
 void writeLayout(JsonWriter& j, const RankResult& r) {
     namespace k = results::rank_keys;
-    std::vector<results::ParameterRecord> params;
-    for (const auto& p : r.params) {
-        params.push_back({p.name, {p.shape.begin(), p.shape.end()}, double(p.bytes)});
-    }
-    writeRecords(j, k::kParameters, results::parameterFields(), params);
+    const auto param = [](const auto& p) {
+        return results::ParameterRecord{p.name, {p.shape.begin(), p.shape.end()}, double(p.bytes)};
+    };
+    writeRecords(j, k::kParameters, results::parameterFields(),
+                 spec::mapped<std::vector<results::ParameterRecord>>(r.params, param));
     for (const auto& [key, buckets] : {std::pair{k::kInitialBuckets, &r.initialBuckets},
                                        std::pair{k::kFinalBuckets, &r.finalBuckets}}) {
         j.beginArray(key);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "bucket_schedule.h"
 
+#include "spec/names.h"
+
 #include <QStringList>
 
 #include <algorithm>
@@ -156,11 +158,8 @@ std::optional<HookModel> hookModel(const QString& hook, int powersgdRank, QStrin
     const spec::CommHook* row = spec::findCommHook(hook.toStdString());
     if (!row) {
         if (why) {
-            QStringList names;
-            for (const spec::CommHook& h : spec::kCommHooks) {
-                names << QString::fromLatin1(h.name.data(), qsizetype(h.name.size()));
-            }
-            *why = QString("the %1 hook is not modelled (%2 are)").arg(hook, names.join(", "));
+            *why = QString("the %1 hook is not modelled (%2 are)")
+                       .arg(hook, QString::fromStdString(spec::namesOf(spec::kCommHooks)));
         }
         return std::nullopt;
     }

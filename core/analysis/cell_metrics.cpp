@@ -3,6 +3,7 @@
 
 #include "spec/comm_hooks.h"
 
+#include "spec/mapped.h"
 #include "trace/intervals.h"
 #include "trace/trace_job.h"
 #include "trace/trace_reader.h"
@@ -15,12 +16,8 @@ namespace {
 
 std::optional<double> medianMs(const std::vector<trace::StepMetrics>& steps,
                                double trace::StepMetrics::*field) {
-    std::vector<double> v;
-    v.reserve(steps.size());
-    for (const auto& s : steps) {
-        v.push_back(s.*field / 1000.0);
-    }
-    return median(v);
+    return median(spec::mapped<std::vector<double>>(
+        steps, [&](const trace::StepMetrics& s) { return s.*field / 1000.0; }));
 }
 
 // The rank-0 figures the cell has always quoted, from rank 0's summary.
@@ -231,11 +228,8 @@ CellMetrics analyzeCell(const results::CellFiles& files) {
         m.ranks.push_back(std::move(rf));
     }
     judgeCell(m, files.record.config.hook);
-    std::vector<const trace::Trace*> tracePtrs;
-    tracePtrs.reserve(traces.size());
-    for (const trace::Trace& t : traces) {
-        tracePtrs.push_back(&t);
-    }
+    const auto tracePtrs = spec::mapped<std::vector<const trace::Trace*>>(
+        traces, [](const trace::Trace& t) { return &t; });
     fillSpread(m, tracePtrs, tracedRanks, sums);
     return m;
 }

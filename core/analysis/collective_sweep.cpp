@@ -3,6 +3,7 @@
 
 #include "analysis/cell_metrics.h"
 #include "analysis/least_squares.h"
+#include "spec/mapped.h"
 #include "spec/rank_contract.h"
 #include "trace/collectives.h"
 
@@ -198,11 +199,10 @@ LinearFit fitLinear(const std::vector<SweepPoint>& points) {
         return fit;
     }
     // time = alpha x 1 + beta x bytes by the one weighted least squares (least_squares.h).
-    std::vector<LsPoint> weighted;
-    for (const SweepPoint* p : use) {
-        weighted.push_back({1.0, p->bytes, p->slowestUs, 1.0 / p->slowestUs});
-    }
-    const LsFit ls = weightedLeastSquares(weighted);
+    const LsFit ls =
+        weightedLeastSquares(spec::mapped<std::vector<LsPoint>>(use, [](const SweepPoint* p) {
+            return LsPoint{1.0, p->bytes, p->slowestUs, 1.0 / p->slowestUs};
+        }));
     if (!(ls.det > 0)) {
         fit.reason = "the sizes do not determine both terms";
         return fit;

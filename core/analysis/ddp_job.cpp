@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ddp_job.h"
 
+#include "spec/mapped.h"
 #include "trace/trace_error.h"
 
 #include <algorithm>
@@ -63,11 +64,8 @@ void noteWarnings(DdpJob* job, std::optional<int> worldSize) {
 } // namespace
 
 std::vector<const trace::DdpRankSteps*> DdpJob::pointers() const {
-    std::vector<const trace::DdpRankSteps*> out;
-    for (const auto& s : steps) {
-        out.push_back(&s);
-    }
-    return out;
+    return spec::mapped<std::vector<const trace::DdpRankSteps*>>(
+        steps, [](const trace::DdpRankSteps& s) { return &s; });
 }
 
 DdpStepGraph DdpJob::graph() const {

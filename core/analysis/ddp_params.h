@@ -11,6 +11,8 @@
 // `requires_grad`) is read too: the parameters that take a gradient are DDP's. The file is read
 // and checked by inputs/ddp_params_file.h.
 
+#include "spec/mapped.h"
+
 #include <QString>
 #include <QStringList>
 
@@ -42,11 +44,7 @@ struct DdpParams {
         return out;
     }
     QStringList names() const {
-        QStringList out;
-        for (const DdpParam& p : params) {
-            out << p.name;
-        }
-        return out;
+        return spec::mapped<QStringList>(params, [](const DdpParam& p) { return p.name; });
     }
 };
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "instrument_agreement.h"
 
+#include "spec/mapped.h"
 #include "trace/classification.h"
 #include "trace/step_metrics.h"
 
@@ -61,11 +62,10 @@ InstrumentAgreement compareInstruments(const trace::Trace& trace,
         std::vector<HookBucket>& buckets = it->second;
         std::sort(buckets.begin(), buckets.end(),
                   [](const HookBucket& x, const HookBucket& y) { return x.startUs < y.startUs; });
-        std::vector<trace::Span> intervals;
-        intervals.reserve(buckets.size());
-        for (const HookBucket& b : buckets) {
-            intervals.push_back({b.startUs, b.endUs});
-        }
+        const auto intervals =
+            spec::mapped<std::vector<trace::Span>>(buckets, [](const HookBucket& b) {
+                return trace::Span{b.startUs, b.endUs};
+            });
         ++a.steps;
         a.hookUs += trace::SpanSet::unionOf(intervals).clip(w.window).length();
         a.backendUs += backendUnion.lengthWithin(w.window);

@@ -24,10 +24,8 @@ LsFit weightedLeastSquares(const std::vector<LsPoint>& points) {
 }
 
 double LsFit::aStandardError(double weightedSquaredResiduals) const {
-    if (points <= 2 || det == 0) {
-        return 0;
-    }
-    return std::sqrt(weightedSquaredResiduals / (points - 2) * s22 / det);
+    return points <= 2 || det == 0 ? 0
+                                   : std::sqrt(weightedSquaredResiduals / (points - 2) * s22 / det);
 }
 
 } // namespace commprof::analysis

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "step_parts.h"
 
+#include "spec/mapped.h"
+
 #include <algorithm>
 
 namespace commprof::analysis {
@@ -21,10 +23,8 @@ std::optional<StepParts> recordedParts(const DdpStepGraph& graph) {
     if (graph.iterations.empty()) {
         return std::nullopt;
     }
-    std::vector<const IterationParts*> byLength;
-    for (const IterationParts& p : graph.iterations) {
-        byLength.push_back(&p);
-    }
+    auto byLength = spec::mapped<std::vector<const IterationParts*>>(
+        graph.iterations, [](const IterationParts& p) { return &p; });
     std::sort(
         byLength.begin(), byLength.end(),
         [](const IterationParts* a, const IterationParts* b) { return a->stepUs < b->stepUs; });
@@ -49,10 +49,6 @@ StepParts predictedParts(const Scenario& sc) {
     s.optimizerMs = sc.optimizerMs;
     s.uncertaintyMs = sc.uncertaintyMs;
     return s;
-}
-
-StepParts replayedParts(const WhatIf& w) {
-    return predictedParts(w.replayed);
 }
 
 } // namespace commprof::analysis

@@ -27,7 +27,6 @@ struct StepParts {
 // even count, the mean of the middle two), so that they sum to the median step whatif.h
 // reports. nullopt when the graph has no iteration.
 std::optional<StepParts> recordedParts(const DdpStepGraph& graph);
-StepParts replayedParts(const WhatIf& w);
 StepParts predictedParts(const Scenario& s);
 
 } // namespace commprof::analysis

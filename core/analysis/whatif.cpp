@@ -10,6 +10,7 @@
 #include "trace/statistics.h"
 
 #include "spec/comm_hooks.h"
+#include "spec/mapped.h"
 #include "spec/units.h"
 
 #include <algorithm>
@@ -68,10 +69,9 @@ using CostPoints = std::vector<std::pair<double, double>>; // bytes on the wire,
 
 // The points' median |measured - priced| / measured under `cost`.
 double medianError(const CostPoints& points, const CollectiveCost& cost) {
-    std::vector<double> errors;
-    for (const auto& [x, y] : points) {
-        errors.push_back(std::fabs(y - cost.fittedUs(x)) / y);
-    }
+    const auto errors = spec::mapped<std::vector<double>>(points, [&](const auto& p) {
+        return std::fabs(p.second - cost.fittedUs(p.first)) / p.second;
+    });
     return trace::median(errors).value_or(0);
 }
 
@@ -157,11 +157,10 @@ std::optional<FittedCost> lineFromTrace(const CostPoints& points, const PointSiz
         return std::nullopt;
     }
     const int ranks = std::max(2, worldSize);
-    std::vector<BucketSample> samples;
-    for (const auto& [x, y] : points) {
-        samples.push_back({ranks, x, y * 1e-6});
-    }
-    const std::optional<AlphaBetaFit> fit = fitAlphaBeta(samples);
+    const std::optional<AlphaBetaFit> fit =
+        fitAlphaBeta(spec::mapped<std::vector<BucketSample>>(points, [&](const auto& p) {
+            return BucketSample{ranks, p.first, p.second * 1e-6};
+        }));
     if (!fit) {
         *refused = "the sizes do not determine a latency and a per-byte cost";
         return std::nullopt;

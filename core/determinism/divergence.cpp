@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "divergence.h"
 
+#include "results/json_kind.h"
+#include "spec/mapped.h"
+
 #include <QMap>
 
 #include <algorithm>
@@ -21,11 +24,7 @@ int order(Verdict v) {
 }
 
 QString joined(const QList<int>& ranks) {
-    QStringList out;
-    for (int r : ranks) {
-        out << QString::number(r);
-    }
-    return out.join(",");
+    return spec::mapped<QStringList>(ranks, [](int r) { return QString::number(r); }).join(",");
 }
 
 // Ops whose outputs hold whatever bytes the allocator had: their digests are probe artifacts.
@@ -349,10 +348,7 @@ QJsonObject toJson(const DiffReport& r) {
         }
         ranks.append(o);
     }
-    QJsonArray traced;
-    for (int t : r.tracedRanks) {
-        traced.append(t);
-    }
+    const QJsonArray traced = results::jsonArray(r.tracedRanks);
     QJsonArray disc;
     for (const auto& g : r.discriminators) {
         disc.append(QJsonObject{

@@ -2,6 +2,7 @@
 #include "fingerprint_stream.h"
 
 #include "files/line_reader.h"
+#include "spec/mapped.h"
 #include "spec/rank_contract.h"
 
 #include <QDir>
@@ -19,10 +20,9 @@ QString shapes(const QJsonArray& tensors) {
     QStringList parts;
     for (const QJsonValue v : tensors) {
         const QJsonObject t = v.toObject();
-        QStringList dims;
-        for (const QJsonValue d : t["shape"].toArray()) {
-            dims << QString::number(d.toInteger());
-        }
+        const auto dims = spec::mapped<QStringList>(t["shape"].toArray(), [](const QJsonValue& d) {
+            return QString::number(d.toInteger());
+        });
         parts << t["dtype"].toString() + "[" + dims.join(",") + "]";
     }
     return parts.join(" ");

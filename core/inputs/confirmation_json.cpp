@@ -2,6 +2,7 @@
 #include "confirmation_json.h"
 
 #include "results/json_kind.h"
+#include "spec/mapped.h"
 
 #include <QJsonArray>
 
@@ -15,11 +16,8 @@ using analysis::Setting;
 namespace {
 
 std::vector<double> numbersOf(const QJsonValue& v) {
-    std::vector<double> out;
-    for (const QJsonValue x : v.toArray()) {
-        out.push_back(x.toDouble());
-    }
-    return out;
+    return spec::mapped<std::vector<double>>(v.toArray(),
+                                             [](const QJsonValue& x) { return x.toDouble(); });
 }
 
 QJsonObject settingJson(const Setting& s, const std::vector<double>& runs) {

@@ -28,10 +28,6 @@ JobContext::JobContext(std::shared_ptr<detail::Shared> shared, quint64 generatio
                        QPointer<JobTracker> tracker)
     : shared_(std::move(shared)), generation_(generation), tracker_(std::move(tracker)) {}
 
-bool JobContext::cancelled() const {
-    return shared_->current.load() != generation_;
-}
-
 void JobContext::throwIfCancelled() const {
     if (cancelled()) {
         throw Cancelled();

@@ -43,7 +43,7 @@ public:
                QPointer<JobTracker> tracker);
     quint64 generation() const { return generation_; }
     // True once a newer job started, cancel() was called, or the tracker is gone.
-    bool cancelled() const;
+    bool cancelled() const { return shared_->current.load() != generation_; }
     void throwIfCancelled() const;
     // Shown beside the job's label while it runs; total 0 means "busy, no measure".
     void progress(int done, int total, const QString& what = {}) const;

@@ -3,10 +3,14 @@
 
 #include "matrix/links.h"
 #include "matrix/matrix.h"
+#include "matrix/spec_names.h"
 #include "spec/comm_hooks.h"
+#include "spec/mapped.h"
 
 #include <QJsonValue>
 #include <QLocale>
+
+#include <algorithm>
 
 namespace commprof::matrix {
 namespace {
@@ -15,13 +19,8 @@ namespace {
 constexpr double kMaxBucketMb = 65536.0;
 
 // The hooks commprof-rank runs over c10d::GradBucket (docs/measurement.md).
-const QStringList kHooks = [] {
-    QStringList names;
-    for (const spec::CommHook& h : spec::kCommHooks) {
-        names << QString::fromLatin1(h.name.data(), qsizetype(h.name.size()));
-    }
-    return names;
-}();
+const QStringList kHooks = spec::mapped<QStringList>(
+    spec::kCommHooks, [](const spec::CommHook& h) { return qName(h.name); });
 
 // The shortest text that reads back as the same double: two values the user wrote apart stay
 // apart (0.1000000000001 and 0.1000000000002), and 0.25 is still "0.25".
@@ -108,20 +107,12 @@ const std::vector<Knob>& knobs() {
 }
 
 const Knob* findKnob(const QString& key) {
-    for (const Knob& k : knobs()) {
-        if (k.key == key) {
-            return &k;
-        }
-    }
-    return nullptr;
+    const auto it = std::ranges::find(knobs(), key, &Knob::key);
+    return it == knobs().end() ? nullptr : &*it;
 }
 
 QStringList knobKeys() {
-    QStringList out;
-    for (const Knob& k : knobs()) {
-        out << k.key;
-    }
-    return out;
+    return spec::mapped<QStringList>(knobs(), [](const Knob& k) { return k.key; });
 }
 
 QStringList knobArguments(const RunConfig& config) {
@@ -199,12 +190,8 @@ KnobList readKnob(const Ctx& c, const Knob& knob, const YAML::Node& n, bool list
 }
 
 const KnobList* findList(const std::vector<KnobList>& lists, const QString& key) {
-    for (const KnobList& l : lists) {
-        if (l.key == key) {
-            return &l;
-        }
-    }
-    return nullptr;
+    const auto it = std::ranges::find(lists, key, &KnobList::key);
+    return it == lists.end() ? nullptr : &*it;
 }
 
 } // namespace commprof::matrix

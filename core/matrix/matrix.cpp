@@ -11,6 +11,7 @@
 #include "matrix/spec_names.h"
 #include "matrix/yaml_fields.h"
 #include "matrix/yaml_input.h"
+#include "spec/mapped.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -605,20 +606,15 @@ ExcludeRule readExclude(const Ctx& c, const YAML::Node& n, const Matrix& m,
         if (!knownLayer(layer)) {
             c.fail(n["layer"], "layer", QString("unknown layer '%1'").arg(layer));
         }
-        QStringList listed;
-        for (const LayerSpec& l : m.layers) {
-            listed << l.name;
-        }
-        requireTaken(c, n["layer"], "layer", layer, listed);
+        const auto name = [](const LayerSpec& l) { return l.name; };
+        requireTaken(c, n["layer"], "layer", layer, spec::mapped<QStringList>(m.layers, name));
         r.match.emplace_back("layer", layer);
     }
     if (n["world_size"]) {
         const QString ws = QString::number(integer(c, n["world_size"], "world_size", 1));
-        QStringList listed;
-        for (const int w : m.worldSizes) {
-            listed << QString::number(w);
-        }
-        requireTaken(c, n["world_size"], "world_size", ws, listed);
+        const auto number = [](int w) { return QString::number(w); };
+        requireTaken(c, n["world_size"], "world_size", ws,
+                     spec::mapped<QStringList>(m.worldSizes, number));
         r.match.emplace_back("world_size", ws);
     }
     for (const Knob& k : knobs()) {

@@ -6,6 +6,7 @@
 #include "matrix/matrix.h"
 #include "matrix/spec_names.h"
 #include "matrix/yaml_fields.h"
+#include "spec/mapped.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -55,11 +56,7 @@ qint64 whole(const QString& file, const QJsonValue& v, const QString& field, qin
 }
 
 QStringList dimensions(const std::vector<qint64>& shape) {
-    QStringList out;
-    for (const qint64 d : shape) {
-        out << QString::number(d);
-    }
-    return out;
+    return spec::mapped<QStringList>(shape, [](qint64 d) { return QString::number(d); });
 }
 
 double elements(const std::vector<qint64>& shape) {

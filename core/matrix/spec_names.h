@@ -3,6 +3,7 @@
 // The names of spec/'s plain tables as Qt strings, for the parts of core that speak Qt.
 
 #include "spec/layers.h"
+#include "spec/mapped.h"
 #include "spec/model_families.h"
 
 #include <QString>
@@ -15,11 +16,8 @@ inline QString qName(std::string_view v) {
 }
 
 inline QStringList modelFamilyList() {
-    QStringList out;
-    for (const spec::ModelFamily& f : spec::kModelFamilies) {
-        out << qName(f.name);
-    }
-    return out;
+    return spec::mapped<QStringList>(spec::kModelFamilies,
+                                     [](const spec::ModelFamily& f) { return qName(f.name); });
 }
 
 } // namespace commprof::matrix

@@ -31,8 +31,6 @@ int editDistance(const QString& a, const QString& b) {
 
 } // namespace
 
-// Rejects keys outside `allowed`, suggesting the closest one for a likely typo, and keys that
-// are not plain names or that are given twice.
 void checkKeys(const Ctx& c, const YAML::Node& map, const QStringList& allowed,
                const QString& where) {
     QSet<QString> seen;
@@ -111,7 +109,6 @@ int integer(const Ctx& c, const YAML::Node& n, const QString& key, int min, int 
     return int(v);
 }
 
-// A number in (0, max].
 double positive(const Ctx& c, const YAML::Node& n, const QString& key, double max) {
     const double v = number(c, n, key);
     if (v <= 0 || v > max) {

@@ -1,24 +1,21 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "divergence_models.h"
 
+#include "spec/mapped.h"
+
 #include <QStringList>
 
 namespace commprof::models {
 namespace {
 
 QString digests(const QJsonArray& tensors) {
-    QStringList out;
-    for (const QJsonValue t : tensors) {
-        out << t.toObject()["digest"].toString().left(12);
-    }
-    return out.join(" ");
+    const auto digest = [](const QJsonValue& t) {
+        return t.toObject()["digest"].toString().left(12);
+    };
+    return spec::mapped<QStringList>(tensors, digest).join(" ");
 }
 
 } // namespace
-
-void RankVerdictModel::setReport(const determinism::DiffReport& report) {
-    setRows(report.ranks);
-}
 
 RankVerdictModel::RankVerdictModel(QObject* parent)
     : RowTableModel(
@@ -77,10 +74,6 @@ SideBySideModel::SideBySideModel(QObject* parent)
                      memberColumn("run B outputs", &SideBySideRow::digestB),
                      memberColumn("A against B", &SideBySideRow::status)},
                     parent) {}
-
-void DiscriminatorModel::setReport(const determinism::DiffReport& report) {
-    setRows(report.discriminators);
-}
 
 DiscriminatorModel::DiscriminatorModel(QObject* parent)
     : RowTableModel({memberColumn("same op, inputs -> outputs (shapes, dtypes)",

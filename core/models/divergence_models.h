@@ -13,7 +13,7 @@ class RankVerdictModel : public RowTableModel<determinism::RankDivergence> {
     Q_OBJECT
 public:
     explicit RankVerdictModel(QObject* parent = nullptr);
-    void setReport(const determinism::DiffReport& report);
+    void setReport(const determinism::DiffReport& report) { setRows(report.ranks); }
 };
 
 // One record of run A (or B where A lacks it) beside its counterpart.
@@ -42,7 +42,7 @@ class DiscriminatorModel : public RowTableModel<determinism::Discriminator> {
     Q_OBJECT
 public:
     explicit DiscriminatorModel(QObject* parent = nullptr);
-    void setReport(const determinism::DiffReport& report);
+    void setReport(const determinism::DiffReport& report) { setRows(report.discriminators); }
 };
 
 } // namespace commprof::models

@@ -54,10 +54,6 @@ void RunStateModel::setPlan(std::shared_ptr<const feasibility::Plan> plan) {
     endResetModel();
 }
 
-int RunStateModel::rowOf(const QString& id) const {
-    return rowOfId_.value(id, -1);
-}
-
 const RunStateModel::CellRow* RunStateModel::cell(const QString& id) const {
     const int i = rowOf(id);
     return i < 0 ? nullptr : &rows_[i];

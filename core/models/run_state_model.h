@@ -66,7 +66,7 @@ public:
     void tick(); // refreshes elapsed times of running cells
 
     const CellRow* cell(const QString& id) const;
-    int rowOf(const QString& id) const;
+    int rowOf(const QString& id) const { return rowOfId_.value(id, -1); }
     QString currentCell() const { return current_; }
     int cellsFinished() const;
     int cellCount() const { return int(rows_.size()); }

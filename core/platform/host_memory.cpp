@@ -33,10 +33,8 @@ double HostMemory::budgetBytes() const {
 }
 
 QString HostMemory::source() const {
-    if (cgroupLimitBytes && *cgroupLimitBytes < availableBytes) {
-        return "cgroup memory limit";
-    }
-    return "MemAvailable";
+    return cgroupLimitBytes && *cgroupLimitBytes < availableBytes ? "cgroup memory limit"
+                                                                  : "MemAvailable";
 }
 
 HostMemory readHostMemory(const QString& root) {

@@ -89,10 +89,6 @@ QMap<QString, QString> parseSlurmRecord(const QByteArray& line) {
     return out;
 }
 
-bool SlurmNode::idle() const {
-    return state == "IDLE";
-}
-
 QList<SlurmNode> parseSlurmNodes(const QByteArray& text) {
     static const QRegularExpression gpu("gpu(?::[^:,(]+)?:(\\d+)");
     QList<SlurmNode> out;

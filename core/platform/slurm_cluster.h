@@ -44,7 +44,7 @@ struct SlurmNode {
     double memoryBytes = 0; // RealMemory, what Slurm lets jobs use on the node
     int gpus = 0;           // from Gres=gpu[:type]:N
     QStringList partitions;
-    bool idle() const;
+    bool idle() const { return state == "IDLE"; }
 };
 QList<SlurmNode> parseSlurmNodes(const QByteArray& scontrolShowNodeOneLiners);
 

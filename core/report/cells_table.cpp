@@ -2,6 +2,7 @@
 #include "cells_table.h"
 
 #include "report/text_fields.h"
+#include "spec/mapped.h"
 
 #include <QStringList>
 
@@ -44,11 +45,8 @@ Predictions predictionsOf(store::Database& db, const std::vector<store::CellRow>
 
 QString cellsCsv(const std::vector<store::CellRow>& cells, const Predictions& predictions) {
     const std::vector<const store::CellColumn*> columns = store::csvColumns();
-    QStringList header;
-    for (const store::CellColumn* c : columns) {
-        header << c->csv();
-    }
-    QString out = header.join(',') + "\n";
+    QString out =
+        spec::mapped<QStringList>(columns, [](const auto* c) { return c->csv(); }).join(',') + "\n";
     for (const auto& cell : cells) {
         store::CellExtras extras;
         if (const auto it = predictions.find(cell.id); it != predictions.end() && it->prediction) {

@@ -50,10 +50,6 @@ QString commentText(const QString& text) {
     return out;
 }
 
-void MacroSheet::comment(const QString& text) {
-    lines_.push_back({Line::Comment, text, {}, {}});
-}
-
 void MacroSheet::define(const QString& name, const QString& value) {
     lines_.push_back({Line::Own, {}, name, value});
 }

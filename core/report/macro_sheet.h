@@ -20,7 +20,7 @@ QString commentText(const QString& text);
 
 class MacroSheet {
 public:
-    void comment(const QString& text);
+    void comment(const QString& text) { lines_.push_back({Line::Comment, text, {}, {}}); }
     // A name the report owns (CompleteCells, HeadlineStepMs); VALUE is TeX as it goes in.
     void define(const QString& name, const QString& value);
     // A figure of LABEL: \commprof<LABEL's name><SUFFIX>.

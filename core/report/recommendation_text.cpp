@@ -6,6 +6,7 @@
 #include "results/cell_files.h"
 #include "results/json_kind.h"
 #include "spec/comm_hooks.h"
+#include "spec/mapped.h"
 #include "trace/json_null.h"
 
 #include <QJsonArray>
@@ -171,12 +172,8 @@ QString describe(const CapGroup& g) {
         QString("%1, first bucket %2 MiB%3 (%4)\n")
             .arg(groupName(g), mb(g.firstBucketMb), settingsSuffix(g), g.cells.join(", "));
     if (!g.reason.isEmpty()) {
-        QStringList caps;
-        for (const double c : g.measuredCapsMb) {
-            caps << mb(c);
-        }
         return out + QString("  measured caps %1 MiB; not predicted: %2\n")
-                         .arg(caps.join(", "), g.reason);
+                         .arg(spec::mapped<QStringList>(g.measuredCapsMb, mb).join(", "), g.reason);
     }
     out += "  " + actionLine(g) + "\n"; // what to do first, the numbers it rests on below
     if (spec::sendsNothing(g.hook.toStdString())) {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "repeat_groups.h"
 
+#include "spec/mapped.h"
+
 #include <QHash>
 
 #include <algorithm>
@@ -40,11 +42,9 @@ std::vector<RepeatGroup> repeatGroups(const std::vector<const store::CellRow*>& 
 }
 
 std::vector<RepeatGroup> singleCellGroups(const std::vector<const store::CellRow*>& cells) {
-    std::vector<RepeatGroup> out;
-    for (const store::CellRow* c : cells) {
-        out.push_back({c->id, {c}});
-    }
-    return out;
+    return spec::mapped<std::vector<RepeatGroup>>(cells, [](const store::CellRow* c) {
+        return RepeatGroup{c->id, {c}};
+    });
 }
 
 std::optional<Spread> spreadOf(const RepeatGroup& g, const CellValue& value) {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "series_names.h"
 
+#include "spec/mapped.h"
+
 #include <QMap>
 #include <QSet>
 
@@ -97,11 +99,10 @@ QString seriesName(const store::CellRow& c, const QStringList& varying, bool wit
 
 QString distinguishingLabel(const store::CellRow& c, const QStringList& varying,
                             const QString& separator) {
-    QStringList parts;
-    for (const QString& k : varying) {
-        parts << (k == "world_size" ? "ws" + QString::number(c.worldSize) : valueOf(c, k));
-    }
-    return parts.join(separator);
+    const auto part = [&](const QString& k) {
+        return k == "world_size" ? "ws" + QString::number(c.worldSize) : valueOf(c, k);
+    };
+    return spec::mapped<QStringList>(varying, part).join(separator);
 }
 
 QString axisValueText(const QString& axis, const QString& value) {
@@ -153,11 +154,8 @@ int SeriesStyles::markerIndex(const store::CellRow& c) const {
 }
 
 QString SeriesStyles::shadeKey(const store::CellRow& c) const {
-    QStringList parts;
-    for (const QString& k : shadeAxes) {
-        parts << valueOf(c, k);
-    }
-    return parts.join(" \u00b7 ");
+    const auto part = [&](const QString& k) { return valueOf(c, k); };
+    return spec::mapped<QStringList>(shadeAxes, part).join(" \u00b7 ");
 }
 
 QString SeriesStyles::seriesKey(const store::CellRow& c) const {

@@ -3,6 +3,7 @@
 
 #include "files/safe_file.h"
 #include "results/rank_file.h"
+#include "spec/mapped.h"
 #include "spec/rank_contract.h"
 
 #include <QDir>
@@ -128,11 +129,9 @@ CellFiles readCellDir(const QString& dir) {
 
 std::vector<CellFiles> readCells(const QString& resultsDir) {
     const QDir cellsDir(QDir(resultsDir).filePath("cells"));
-    std::vector<CellFiles> out;
-    for (const QString& id : cellsDir.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
-        out.push_back(readCellDir(cellsDir.filePath(id)));
-    }
-    return out;
+    return spec::mapped<std::vector<CellFiles>>(
+        cellsDir.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name),
+        [&](const QString& id) { return readCellDir(cellsDir.filePath(id)); });
 }
 
 Completeness judge(const CellFiles& f) {

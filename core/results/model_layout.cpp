@@ -2,6 +2,7 @@
 #include "model_layout.h"
 
 #include "results/rank_file.h"
+#include "spec/mapped.h"
 #include "spec/rank_contract.h"
 
 #include <QDir>
@@ -39,10 +40,8 @@ QString inputText(const RankHeader& r) {
             .arg(int(*r.inputTokens))
             .arg(int(r.inputVocab.value_or(0)));
     }
-    QStringList dims;
-    for (const std::int64_t d : r.inputShape) {
-        dims << QString::number(d);
-    }
+    const auto dims =
+        spec::mapped<QStringList>(r.inputShape, [](std::int64_t d) { return QString::number(d); });
     if (dims.isEmpty()) {
         return {};
     }

@@ -124,10 +124,6 @@ EmulatedHosts::~EmulatedHosts() {
     tearDown();
 }
 
-QString EmulatedHosts::namespaceOf(int host) const {
-    return namespaces_.value(host);
-}
-
 QString EmulatedHosts::addressOf(int host) {
     return QString("169.254.77.%1").arg(host + 1);
 }

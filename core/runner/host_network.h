@@ -44,8 +44,8 @@ public:
 
     bool built() const { return !namespaces_.isEmpty(); }
     int hosts() const { return hosts_; }
-    QString namespaceOf(int host) const; // its name under /run/netns
-    static QString addressOf(int host);  // what its ranks bind: 169.254.77.(host + 1)
+    QString namespaceOf(int host) const { return namespaces_.value(host); } // under /run/netns
+    static QString addressOf(int host); // what its ranks bind: 169.254.77.(host + 1)
     // What a rank of `host` opens to join its network namespace, and first, in the user
     // namespace mode, the user namespace to join (empty as root).
     QString networkNamespacePath(int host) const;

@@ -69,10 +69,7 @@ quint64 processStartTime(qint64 pid) {
     }
     const QList<QByteArray> fields = stat.mid(close + 2).split(' ');
     // fields[0] is field 3 (state); start time is field 22.
-    if (fields.size() < 20 || fields[0] == "Z") {
-        return 0;
-    }
-    return fields[19].toULongLong();
+    return fields.size() < 20 || fields[0] == "Z" ? 0 : fields[19].toULongLong();
 }
 
 QString writePidRecord(const QString& path, qint64 pid, const QString& runId) {

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "rank_starts.h"
 
+#include "results/json_kind.h"
+#include "spec/mapped.h"
+
 #include <QJsonArray>
 #include <QStringList>
 
@@ -38,11 +41,7 @@ void RankStarts::addTo(QJsonObject& launcher) const {
         launcher["exec_reason"] = execReason;
     }
     if (!execd.isEmpty()) {
-        QJsonArray a;
-        for (int r : execd) {
-            a.append(r);
-        }
-        launcher["execd_ranks"] = a;
+        launcher["execd_ranks"] = results::jsonArray(execd);
     }
 }
 
@@ -54,12 +53,9 @@ QString RankStarts::logLine() const {
     if (startedBy == "exec") {
         return QString("ranks started by exec: %1\n").arg(execReason);
     }
-    QStringList which;
-    for (int r : execd) {
-        which << QString::number(r);
-    }
     return QString("rank(s) %1 started by exec: %2; the others %3\n")
-        .arg(which.join(", "), execReason, forked);
+        .arg(spec::mapped<QStringList>(execd, [](int r) { return QString::number(r); }).join(", "),
+             execReason, forked);
 }
 
 } // namespace commprof::runner

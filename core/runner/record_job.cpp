@@ -2,6 +2,7 @@
 #include "record_job.h"
 
 #include "inputs/confirmation_json.h"
+#include "spec/mapped.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -85,10 +86,8 @@ std::optional<ConfirmRequest> RecordJob::confirmRequestFor(const QString& record
     const QJsonObject o = f.open(QIODevice::ReadOnly)
                               ? QJsonDocument::fromJson(f.read(1 << 20)).object()
                               : QJsonObject();
-    QStringList words;
-    for (const QJsonValue w : o["command"].toArray()) {
-        words << w.toString();
-    }
+    const auto words = spec::mapped<QStringList>(o["command"].toArray(),
+                                                 [](const QJsonValue& w) { return w.toString(); });
     if (words.isEmpty()) {
         *error = path + ": missing or not written by commprof record";
         return std::nullopt;

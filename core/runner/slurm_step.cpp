@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "slurm_step.h"
 
+#include "spec/mapped.h"
+
 #include <QRegularExpression>
 
 #include <algorithm>
@@ -62,10 +64,7 @@ QStringList sbatchDirectives(const matrix::LauncherSpec& spec, int worldSize, in
 
 QString shellQuote(const QString& word) {
     static const QRegularExpression plain("^[A-Za-z0-9_./=:,+@%-]+$");
-    if (plain.match(word).hasMatch()) {
-        return word;
-    }
-    return "'" + QString(word).replace("'", "'\\''") + "'";
+    return plain.match(word).hasMatch() ? word : "'" + QString(word).replace("'", "'\\''") + "'";
 }
 
 QByteArray batchScript(const QString& cellId, const QStringList& directives, int port,
@@ -74,10 +73,7 @@ QByteArray batchScript(const QString& cellId, const QStringList& directives, int
     for (const QString& d : directives) {
         s += "#SBATCH " + d + "\n";
     }
-    QStringList quoted;
-    for (const QString& w : srunCommand) {
-        quoted << shellQuote(w);
-    }
+    const auto quoted = spec::mapped<QStringList>(srunCommand, shellQuote);
     s += QString("# commprof cell %1: its ranks as one srun step in this job's allocation.\n"
                  "# Submitted by `commprof run` with sbatch --wait --parsable --job-name, "
                  "--comment, --output and --chdir;\n"

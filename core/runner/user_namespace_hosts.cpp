@@ -164,10 +164,7 @@ bool NamespaceKeeper::endLeftover(qint64 pid, quint64 startTime) {
     // A keeper is in a user namespace of its own; a process in this one is someone else.
     const QByteArray mine = namespaceId("self", "user");
     const QByteArray its = namespaceId(QString::number(pid), "user");
-    if (its.isEmpty() || its == mine) {
-        return false;
-    }
-    return ::kill(pid_t(pid), SIGKILL) == 0;
+    return !its.isEmpty() && its != mine && ::kill(pid_t(pid), SIGKILL) == 0;
 }
 
 } // namespace commprof::runner

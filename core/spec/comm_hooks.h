@@ -4,6 +4,8 @@
 // `hook:` choices, the bucket schedule's wire model, the verdict of the hook against the trace
 // and the sweep's prediction read. Plain C++17, header-only, beside layers.h.
 
+#include "spec/names.h"
+
 #include <array>
 #include <string_view>
 
@@ -39,12 +41,7 @@ inline const CommHook* findCommHook(std::string_view name) {
     if (name == "timing" || name == "default") {
         name = "allreduce";
     }
-    for (const CommHook& h : kCommHooks) {
-        if (h.name == name) {
-            return &h;
-        }
-    }
-    return nullptr;
+    return rowNamed(kCommHooks, name);
 }
 
 // The hook of that name sends nothing (`local`, the no-communication baseline): its buckets cost

@@ -67,12 +67,7 @@ inline constexpr std::array<Layer, 3> kLayers{{
 }};
 
 inline const Layer* findLayer(std::string_view name) {
-    for (const Layer& l : kLayers) {
-        if (l.name == name) {
-            return &l;
-        }
-    }
-    return nullptr;
+    return rowNamed(kLayers, name);
 }
 
 // The layer a rank started with --backend and --device belongs to (nullptr: no such layer).

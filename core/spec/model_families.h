@@ -97,12 +97,7 @@ inline constexpr std::array<ModelFamily, 2> kModelFamilies{{
 }};
 
 inline const ModelFamily* findModelFamily(std::string_view name) {
-    for (const ModelFamily& f : kModelFamilies) {
-        if (f.name == name) {
-            return &f;
-        }
-    }
-    return nullptr;
+    return rowNamed(kModelFamilies, name);
 }
 
 // "mlp, transformer": for messages that list what is allowed.

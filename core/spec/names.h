@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The names of a table's rows, for messages that list what is allowed. Plain C++17.
+// The names of a table's rows, for messages that list what is allowed, and the row of a name.
+// Plain C++17.
 
+#include <algorithm>
+#include <iterator>
 #include <string>
+#include <string_view>
 
 namespace commprof::spec {
 
@@ -13,6 +17,13 @@ template <typename Rows> std::string namesOf(const Rows& rows) {
         out += (out.empty() ? "" : ", ") + std::string(row.name);
     }
     return out;
+}
+
+// The row of `rows` whose `name` is `name`; nullptr: none.
+template <typename Rows> auto rowNamed(const Rows& rows, std::string_view name) {
+    const auto it = std::find_if(std::begin(rows), std::end(rows),
+                                 [&](const auto& row) { return row.name == name; });
+    return it == std::end(rows) ? nullptr : &*it;
 }
 
 } // namespace commprof::spec

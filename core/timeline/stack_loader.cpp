@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "stack_loader.h"
 
+#include "spec/mapped.h"
 #include "spec/rank_contract.h"
 #include "trace/read_cancel.h"
 #include "trace/trace_error.h"
@@ -15,8 +16,9 @@
 namespace commprof::timeline {
 
 QStringList traceFilesOfCell(const QString& cellDir) {
-    QStringList files =
-        QDir(cellDir).entryList({QString::fromStdString(spec::files::kTrace.glob()), QString(spec::files::kTrace.prefix) + "*.json"}, QDir::Files);
+    QStringList files = QDir(cellDir).entryList({QString::fromStdString(spec::files::kTrace.glob()),
+                                                 QString(spec::files::kTrace.prefix) + "*.json"},
+                                                QDir::Files);
     QCollator numeric;
     numeric.setNumericMode(true);
     std::sort(files.begin(), files.end(), numeric);
@@ -28,10 +30,8 @@ QStringList traceFilesOfCell(const QString& cellDir) {
 
 TimelineStack loadStack(const QStringList& files, const std::function<bool()>& cancelled,
                         int parallel) {
-    std::vector<std::string> paths;
-    for (const QString& f : files) {
-        paths.push_back(f.toStdString());
-    }
+    const auto paths = spec::mapped<std::vector<std::string>>(
+        files, [](const QString& f) { return f.toStdString(); });
     // Parsing, the larger part, one file per core; then each rank's lanes, rows and levels.
     trace::ReadOptions options = trace::ReadOptions::fromEnvironment();
     options.cancelled = cancelled;

@@ -8,18 +8,6 @@ namespace commprof::timeline {
 TimeAxis::TimeAxis(double startUs, double endUs, int widthPx)
     : start_(startUs), end_(endUs > startUs ? endUs : startUs + 1), width_(std::max(1, widthPx)) {}
 
-double TimeAxis::usPerPixel() const {
-    return (end_ - start_) / width_;
-}
-
-double TimeAxis::toPixel(double us) const {
-    return (us - start_) / usPerPixel();
-}
-
-double TimeAxis::toUs(double px) const {
-    return start_ + px * usPerPixel();
-}
-
 void TimeAxis::setWidth(int widthPx) {
     width_ = std::max(1, widthPx);
 }

@@ -13,10 +13,10 @@ public:
     double startUs() const { return start_; }
     double endUs() const { return end_; }
     int widthPx() const { return width_; }
-    double usPerPixel() const;
+    double usPerPixel() const { return (end_ - start_) / width_; }
 
-    double toPixel(double us) const;
-    double toUs(double px) const;
+    double toPixel(double us) const { return (us - start_) / usPerPixel(); }
+    double toUs(double px) const { return start_ + px * usPerPixel(); }
 
     void setWidth(int widthPx);
     // factor > 1 zooms in; the time under anchorPx stays under it.

@@ -98,10 +98,6 @@ std::size_t TimelineLayout::rowAt(int y) const {
     return std::size_t(it - rows_.begin()) - 1;
 }
 
-std::size_t TimelineLayout::firstRowFrom(int y) const {
-    return y < 0 ? 0 : rowAt(y);
-}
-
 std::size_t TimelineLayout::rowOfSlice(int rank, const SlicePlace& place) const {
     if (rank < 0 || std::size_t(rank) >= lane_.size()) {
         return rows_.size();

@@ -68,7 +68,7 @@ public:
     // The row at y (layout coordinates); rows().size() if none.
     std::size_t rowAt(int y) const;
     // The first row at or below y.
-    std::size_t firstRowFrom(int y) const;
+    std::size_t firstRowFrom(int y) const { return y < 0 ? 0 : rowAt(y); }
     // The row that shows an event's slice, or the header that hides it when collapsed
     // (rows().size() in a pinned layout that does not hold its lane).
     std::size_t rowOfSlice(int rank, const SlicePlace& place) const;

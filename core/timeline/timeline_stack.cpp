@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "timeline_stack.h"
 
+#include "spec/mapped.h"
+
 #include <algorithm>
 #include <limits>
 
@@ -50,10 +52,8 @@ ClockAlignment alignClocks(const std::vector<const RankTimeline*>& ranks) {
                      "end of their first %1")
                  .arg(kind);
     if (!a.withoutCollective.empty()) {
-        QStringList names;
-        for (int r : a.withoutCollective) {
-            names << QString::number(r);
-        }
+        const auto names = spec::mapped<QStringList>(a.withoutCollective,
+                                                     [](int r) { return QString::number(r); });
         a.note +=
             QString("; rank %1 has none and is aligned on its first event").arg(names.join(", "));
     }

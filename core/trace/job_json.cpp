@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "job_json.h"
 
+#include "spec/mapped.h"
 #include "summary_json.h"
 
 #include <QJsonArray>
@@ -10,10 +11,9 @@
 namespace commprof::trace {
 
 QJsonObject toJson(const CollectiveInstance& i) {
-    QJsonArray arrivals;
-    for (const auto& a : i.arrivals) {
-        arrivals.append(QJsonObject{{"rank", a.rank}, {"start_us", a.startUs}});
-    }
+    const auto arrivals = spec::mapped<QJsonArray>(i.arrivals, [](const auto& a) {
+        return QJsonObject{{"rank", a.rank}, {"start_us", a.startUs}};
+    });
     return QJsonObject{
         {"process_group", QString::fromStdString(i.processGroup)},
         {"step", i.step ? QJsonValue(*i.step) : QJsonValue(QJsonValue::Null)},

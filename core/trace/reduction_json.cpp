@@ -3,6 +3,7 @@
 
 #include "files/safe_file.h"
 #include "json_null.h"
+#include "spec/mapped.h"
 #include "summary_json.h"
 #include "trace_error.h"
 
@@ -50,13 +51,10 @@ template <typename M> QJsonObject written(const M& m, const std::vector<spec::Fi
 }
 
 QJsonObject summaryJson(const TraceSummary& s) {
-    QJsonArray steps;
-    for (const auto& m : s.steps) {
-        steps.append(written(m, stepFields()));
-    }
+    const auto step = [](const StepMetrics& m) { return written(m, stepFields()); };
     return {{"regime", toString(s.regime)},
             {"steps_marked", s.stepsMarked},
-            {"steps", steps},
+            {"steps", spec::mapped<QJsonArray>(s.steps, step)},
             {"totals", written(s.totals, stepFields())},
             {"window", spanOrNull(s.window)},
             {"window_figures",
@@ -181,11 +179,8 @@ public:
     }
 
     std::vector<std::string> strings() const {
-        std::vector<std::string> out;
-        for (const Field& f : elements()) {
-            out.push_back(f.string());
-        }
-        return out;
+        return spec::mapped<std::vector<std::string>>(elements(),
+                                                      [](const Field& f) { return f.string(); });
     }
 
     // Reads a field of a record (summary_json.h's tables) by its type.

@@ -2,6 +2,7 @@
 #include "summary_json.h"
 
 #include "json_null.h"
+#include "spec/mapped.h"
 
 namespace commprof::trace {
 namespace {
@@ -18,10 +19,8 @@ QJsonObject toJson(const StepMetrics& m) {
 }
 
 QJsonObject toJson(const TraceSummary& s) {
-    QJsonArray steps;
-    for (const auto& m : s.steps) {
-        steps.append(toJson(m));
-    }
+    const auto steps =
+        spec::mapped<QJsonArray>(s.steps, [](const StepMetrics& m) { return toJson(m); });
     QJsonObject totals = toJson(s.totals);
     totals.remove("step");
     QJsonObject out{
@@ -68,19 +67,11 @@ QJsonObject toJson(const KindSummary& k) {
 }
 
 QJsonArray toJson(const std::vector<KindSummary>& kinds) {
-    QJsonArray out;
-    for (const auto& k : kinds) {
-        out.append(toJson(k));
-    }
-    return out;
+    return spec::mapped<QJsonArray>(kinds, [](const KindSummary& k) { return toJson(k); });
 }
 
 QJsonArray toJson(const std::vector<std::string>& strings) {
-    QJsonArray out;
-    for (const auto& s : strings) {
-        out.append(QString::fromStdString(s));
-    }
-    return out;
+    return spec::mapped<QJsonArray>(strings, QString::fromStdString);
 }
 
 QJsonValue toJson(const DistributedInfo& d) {

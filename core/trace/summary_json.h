@@ -8,6 +8,7 @@
 #include "step_metrics.h"
 
 #include "spec/field_table.h"
+#include "spec/mapped.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
@@ -90,11 +91,7 @@ QJsonObject fieldsJson(const M& m, const std::vector<spec::Field<M>>& fields, Nu
             return v ? QJsonValue(qint64(*v)) : QJsonValue(QJsonValue::Null);
         } else if constexpr (std::is_same_v<T, std::vector<std::int64_t>> ||
                              std::is_same_v<T, std::vector<double>>) {
-            QJsonArray a;
-            for (const auto e : v) {
-                a.append(number(double(e)));
-            }
-            return a;
+            return spec::mapped<QJsonArray>(v, [&](auto e) { return number(double(e)); });
         } else {
             return number(v);
         }

@@ -3,6 +3,7 @@
 
 #include "collectives.h"
 #include "parallel_for.h"
+#include "spec/mapped.h"
 #include "statistics.h"
 #include "trace_reader.h"
 
@@ -113,10 +114,8 @@ void measureSkew(std::map<InstanceKey, CollectiveInstance>& byKey,
         inst.firstRank = first->rank;
         inst.lastRank = last->rank;
         inst.skewUs = last->startUs - first->startUs;
-        std::vector<double> starts;
-        for (const Arrival& a : inst.arrivals) {
-            starts.push_back(a.startUs);
-        }
+        const auto starts = spec::mapped<std::vector<double>>(
+            inst.arrivals, [](const Arrival& a) { return a.startUs; });
         const double mid = median(starts).value_or(0);
         for (const Arrival& a : inst.arrivals) {
             ++lateness[a.rank].instances;
@@ -218,12 +217,8 @@ std::vector<std::string> traceFilesIn(const std::string& directory) {
                          ": no traces in this directory (looked for *.json and *.json.gz files)");
     }
     std::sort(names.begin(), names.end(), naturalLess);
-    std::vector<std::string> out;
-    out.reserve(names.size());
-    for (const auto& n : names) {
-        out.push_back((fs::path(directory) / n).string());
-    }
-    return out;
+    return spec::mapped<std::vector<std::string>>(
+        names, [&](const auto& n) { return (fs::path(directory) / n).string(); });
 }
 
 std::vector<ReadOutcome> forEachTrace(const std::vector<std::string>& files, ReadOptions options,
@@ -300,11 +295,9 @@ std::optional<int> rankOf(const Trace& trace) {
 
 JobAnalysis analyzeJob(const std::vector<const RankReduction*>& reductions,
                        const std::vector<int>& ranks) {
-    std::vector<RankInput> in;
-    in.reserve(reductions.size());
-    for (const RankReduction* r : reductions) {
-        in.push_back({&r->arrivals, &r->names, &r->summary});
-    }
+    const auto in = spec::mapped<std::vector<RankInput>>(reductions, [](const RankReduction* r) {
+        return RankInput{&r->arrivals, &r->names, &r->summary};
+    });
     return analyze(in, ranks);
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "hooks/powersgd_hook.h"
 
+#include "spec/mapped.h"
+
 #include <ATen/core/grad_mode.h>
 #include <c10/core/StreamGuard.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
@@ -158,11 +160,8 @@ at::Tensor catUncompressed(const std::vector<at::Tensor>& uncompressed,
     if (uncompressed.empty()) {
         return at::empty({0}, options);
     }
-    std::vector<at::Tensor> flat;
-    for (const auto& t : uncompressed) {
-        flat.push_back(t.view(-1));
-    }
-    return at::cat(flat);
+    return at::cat(spec::mapped<std::vector<at::Tensor>>(
+        uncompressed, [](const at::Tensor& t) { return t.view(-1); }));
 }
 
 // The matrices to compress with their P and Q: (1, rows, rank) views into the bucket's P and Q
@@ -234,11 +233,8 @@ void multiplyInto(std::vector<at::Tensor>& out, const std::vector<at::Tensor>& a
 }
 
 std::vector<at::Tensor> transposed(const std::vector<at::Tensor>& batches) {
-    std::vector<at::Tensor> out;
-    for (const auto& t : batches) {
-        out.push_back(t.transpose(1, 2));
-    }
-    return out;
+    return spec::mapped<std::vector<at::Tensor>>(
+        batches, [](const at::Tensor& t) { return t.transpose(1, 2); });
 }
 
 } // namespace
