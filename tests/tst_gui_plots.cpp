@@ -895,6 +895,65 @@ private slots:
         QVERIFY(ringed);
     }
 
+    // Where one panel's bars cannot stand side by side (two of its cells the axes do not tell
+    // apart), no panel's do, and every panel's bars run in the settings' order, as one panel's
+    // would: the first panel's were moved into the order of their places before the second was
+    // asked, and drawn in it (two layers: 1 rank's bars of each layer, then 2 ranks', became
+    // each layer's 1 and 2 ranks). The order is axisGroups', the bars' read back by clicks.
+    void panelsThatCannotPairKeepTheSettingsOrder() {
+        report::ReportData d;
+        const auto add = [&d](const QString& model, const QString& layer, const QString& hook,
+                              const QString& cap, int ws, const QString& recordedLayer) {
+            store::CellRow c;
+            c.id = QString("%1_%2_ws%3_cap%4_%5_r0").arg(model, layer).arg(ws).arg(cap, hook);
+            c.status = "complete";
+            c.model = model;
+            c.layer = layer;
+            c.worldSize = ws;
+            c.computeMs = 10.0 * ws;
+            c.exposedCommMs = cap.toDouble();
+            c.bookkeepingMs = 1.0;
+            c.stepMs = *c.computeMs + *c.exposedCommMs + 1.0;
+            c.axes = {
+                {"model", model}, {"layer", recordedLayer}, {"world_size", QString::number(ws)},
+                {"hook", hook},   {"bucket_cap_mb", cap},   {"repeat", "0"}};
+            d.cells.push_back(c);
+        };
+        for (const QString hook : {"allreduce", "powersgd"}) {
+            for (const QString cap : {"1", "4"}) {
+                for (const int ws : {1, 2}) {
+                    for (const QString layer : {"gloo_cpu", "gloo_tcp"}) {
+                        add("m_one", layer, hook, cap, ws, layer);
+                    }
+                    add("m_two", "gloo_cpu", hook, cap, ws, "gloo_cpu");
+                }
+            }
+        }
+        // A cell of another layer whose settings say gloo_cpu: the same bar's place as one.
+        add("m_two", "gloo_shm", "allreduce", "1", 1, "gloo_cpu");
+        QVERIFY(widgets::axisGroups(d).size() > 24); // more bars than one panel names
+        QCustomPlot bars;
+        draw(bars, "time_breakdown", d, {900, 600});
+        bars.replot(QCustomPlot::rpImmediateRefresh);
+        for (const QString model : {"m_one", "m_two"}) {
+            QStringList want;
+            for (const report::RepeatGroup& g : widgets::axisGroups(d)) {
+                if (g.first().model == model) {
+                    want << g.first().id;
+                }
+            }
+            QCPAxisRect* rect = widgets::facetRect(bars, model);
+            QCOMPARE(rect->property("facetName").toString(), model);
+            QStringList drawn;
+            for (int key = 1; key <= want.size(); ++key) {
+                const QPointF at(rect->axis(QCPAxis::atBottom)->coordToPixel(key),
+                                 rect->axis(QCPAxis::atLeft)->coordToPixel(1.0));
+                drawn << widgets::cellAt(bars, "time_breakdown", d, at);
+            }
+            QCOMPARE(drawn, want);
+        }
+    }
+
     void anEmptyFigureSaysSo() {
         for (const auto& figure : widgets::reportFigures()) {
             for (const bool empty : {true, false}) {

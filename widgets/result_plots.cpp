@@ -17,6 +17,7 @@
 #include <QSet>
 
 #include <cmath>
+#include <optional>
 #include <tuple>
 
 namespace commprof::widgets {
@@ -378,16 +379,22 @@ void placeBars(BarPanel& panel, bool each) {
     }
 }
 
-// Places the panel's bars with each world size's (of `sizes`) beside the others over a label of
-// the settings but the world size, ordered by place. False, leaving the panel as it was, where
-// two bars would take one place (cells whose settings the axes do not tell apart).
-bool placeSideBySide(BarPanel& panel, const QVector<int>& sizes, bool each) {
-    const QStringList leftOut = leftOutOf(each, true);
-    const QStringList axes = barAxes(panel.groups, leftOut);
+// Where each bar of a panel stands with each world size's (of `sizes`) beside the others over a
+// label of the settings but the world size: its place and shade, in the order of their places,
+// and the first bar of each label.
+struct SideBySide {
+    std::vector<std::tuple<double, int, std::size_t>> places; // key, shade, group
+    std::vector<std::size_t> labels;
+};
+
+// Nullopt where two bars would take one place (cells whose settings the axes do not tell
+// apart). The panel is left as it is: a figure's panels stand side by side all or none, so each
+// is asked before any is changed.
+std::optional<SideBySide> sideBySide(const BarPanel& panel, const QVector<int>& sizes, bool each) {
+    const QStringList axes = barAxes(panel.groups, leftOutOf(each, true));
     const double slot = kPairedSpan / double(sizes.size());
     QHash<QString, int> labelOf;
-    std::vector<std::size_t> labels;                          // the first group of each label
-    std::vector<std::tuple<double, int, std::size_t>> places; // key, shade, group
+    SideBySide out;
     QSet<QPair<int, int>> taken;
     for (std::size_t i = 0; i < panel.groups.size(); ++i) {
         const store::CellRow& c = panel.groups[i].first();
@@ -397,30 +404,56 @@ bool placeSideBySide(BarPanel& panel, const QVector<int>& sizes, bool each) {
         }
         const QString label = values.join('\n');
         if (!labelOf.contains(label)) {
-            labelOf.insert(label, int(labels.size()));
-            labels.push_back(i);
+            labelOf.insert(label, int(out.labels.size()));
+            out.labels.push_back(i);
         }
         const auto shade = int(sizes.indexOf(c.worldSize));
         if (taken.contains({labelOf[label], shade})) {
-            return false;
+            return std::nullopt;
         }
         taken.insert({labelOf[label], shade});
-        places.emplace_back(labelOf[label] + 1 - kPairedSpan / 2 + slot * (shade + 0.5), shade, i);
+        out.places.emplace_back(labelOf[label] + 1 - kPairedSpan / 2 + slot * (shade + 0.5), shade,
+                                i);
     }
-    std::sort(places.begin(), places.end());
-    panel.leftOut = leftOut;
-    panel.width = slot * 0.85;
-    for (const std::size_t i : labels) {
+    std::sort(out.places.begin(), out.places.end());
+    return out;
+}
+
+// Puts the panel's bars where `placed` says, its groups in the order of their places.
+void placeSideBySide(BarPanel& panel, const SideBySide& placed, std::size_t sizes, bool each) {
+    panel.leftOut = leftOutOf(each, true);
+    panel.width = kPairedSpan / double(sizes) * 0.85;
+    for (const std::size_t i : placed.labels) {
         panel.labels.push_back(panel.groups[i]);
     }
     std::vector<report::RepeatGroup> groups;
-    for (const auto& [key, shade, group] : places) {
+    for (const auto& [key, shade, group] : placed.places) {
         panel.keys.push_back(key);
         panel.shades.push_back(shade);
         groups.push_back(std::move(panel.groups[group]));
     }
     panel.groups = std::move(groups);
-    return true;
+}
+
+// Each panel's bars side by side where every panel can have them so (`sizes` then the world
+// sizes that stand side by side), else a label each in the settings' order (`sizes` cleared).
+void placeAll(std::vector<BarPanel>& panels, QVector<int>& sizes, bool each) {
+    std::vector<SideBySide> placed;
+    for (const BarPanel& p : panels) {
+        const auto s = sizes.isEmpty() ? std::nullopt : sideBySide(p, sizes, each);
+        if (!s) {
+            sizes.clear();
+            break;
+        }
+        placed.push_back(*s);
+    }
+    for (std::size_t i = 0; i < panels.size(); ++i) {
+        if (sizes.isEmpty()) {
+            placeBars(panels[i], each);
+        } else {
+            placeSideBySide(panels[i], placed[i], std::size_t(sizes.size()), each);
+        }
+    }
 }
 
 // The bar figures' panels: a model each where several models have more bars than one panel
@@ -456,23 +489,9 @@ std::vector<BarPanel> barPanels(QCustomPlot& plot, const report::ReportData& dat
             panels[panel].groups.push_back(std::move(g));
         }
     }
-    if (!sizes.isEmpty()) {
-        for (BarPanel& p : panels) {
-            if (!placeSideBySide(p, sizes, style.eachRepeat)) {
-                sizes.clear();
-                break;
-            }
-        }
-    }
+    placeAll(panels, sizes, style.eachRepeat);
     std::size_t most = 0;
-    for (BarPanel& p : panels) {
-        if (sizes.isEmpty()) {
-            p.keys.clear();
-            p.shades.clear();
-            p.labels.clear();
-            p.width = BarPanel{}.width;
-            placeBars(p, style.eachRepeat);
-        }
+    for (const BarPanel& p : panels) {
         most = std::max(most, p.labels.size());
     }
     const double perLabel =
