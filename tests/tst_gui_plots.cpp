@@ -954,6 +954,48 @@ private slots:
         }
     }
 
+    // The agreement figure's legend names every layer, whichever world sizes it ran at: a
+    // layer's bars side by side are a shade per world size, and the largest's named the layers,
+    // so a layer that ran only at the smaller ones had no entry. Each layer is named once.
+    void theAgreementLegendNamesEveryLayer() {
+        report::ReportData d;
+        QSet<QString> layers;
+        for (const QString layer : {"gloo_cpu", "nccl_cuda"}) {
+            for (const int ws : {2, 4}) {
+                if (layer == "nccl_cuda" && ws == 4) {
+                    continue; // one card short of four
+                }
+                for (const QString hook : {"allreduce", "powersgd"}) {
+                    for (const QString cap : {"0.5", "1", "4", "16", "25"}) {
+                        store::CellRow c;
+                        c.id = QString("m_%1_ws%2_cap%3_%4_r0").arg(layer).arg(ws).arg(cap, hook);
+                        c.status = "complete";
+                        c.model = "m";
+                        c.layer = layer;
+                        c.worldSize = ws;
+                        c.hookTraceAgreement = 1.0 + 0.01 * ws;
+                        c.axes = {{"model", "m"},
+                                  {"layer", layer},
+                                  {"world_size", QString::number(ws)},
+                                  {"hook", hook},
+                                  {"bucket_cap_mb", cap},
+                                  {"repeat", "0"}};
+                        d.cells.push_back(c);
+                        layers.insert(layer);
+                    }
+                }
+            }
+        }
+        QVERIFY(widgets::axisGroups(d).size() > 24); // world sizes side by side
+        QCustomPlot plot;
+        draw(plot, "hook_trace_agreement", d, {900, 600});
+        QVERIFY2(plot.xAxis->label().contains("pale"), qPrintable(plot.xAxis->label()));
+        const QStringList legend = widgets::legendNames(plot);
+        for (const QString& layer : layers) {
+            QVERIFY2(legend.count(layer) == 1, qPrintable(layer + ": " + legend.join(" | ")));
+        }
+    }
+
     void anEmptyFigureSaysSo() {
         for (const auto& figure : widgets::reportFigures()) {
             for (const bool empty : {true, false}) {

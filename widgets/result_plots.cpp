@@ -884,6 +884,38 @@ void drawStackedBreakdown(QCustomPlot& plot, const report::ReportData& data,
     flagGroups(plot, panels, style);
 }
 
+namespace {
+
+// A ratio the analysis did not judge (one rank moves no data) is no disagreement: an outline,
+// never a bar in the layer's colour.
+QCPBars* notJudgedBars(QCPAxis* keys, QCPAxis* values, double width) {
+    QCPBars* b = addBars(keys, values, "not judged (1 rank)", Qt::gray);
+    b->setBrush(Qt::NoBrush);
+    b->setPen(QPen(QColor(150, 150, 150), 1, Qt::DashLine));
+    b->setWidth(width);
+    return b;
+}
+
+// The agreement figure's legend, in entries without data: each layer of any world size once, in
+// its colour (a layer's bars are a shade per world size, and the largest world size's named the
+// layers where a layer that ran only at smaller ones went unnamed), the outline of a ratio not
+// judged, and the tolerance lines (items, which a legend cannot list).
+void agreementLegend(QCustomPlot& plot, const QStringList& layers, bool notJudged,
+                     const QPen& tolerance) {
+    for (const QString& layer : layers) {
+        addBars(plot.xAxis, plot.yAxis, layer, layerColour(layer));
+    }
+    if (notJudged) {
+        notJudgedBars(plot.xAxis, plot.yAxis, BarPanel{}.width); // its width shows nowhere
+    }
+    QCPGraph* toleranceEntry = plot.addGraph();
+    toleranceEntry->setName(
+        QString::fromUtf8("flagged past \u00b1%1 %").arg(analysis::kAgreementTolerance * 100));
+    toleranceEntry->setPen(tolerance);
+}
+
+} // namespace
+
 void drawAgreement(QCustomPlot& plot, const report::ReportData& data, const FigureStyle& style) {
     resetFigure(plot, "Hook vs backend per step", "", "backend / hook", style);
     plot.setProperty("eachRepeat", style.eachRepeat);
@@ -893,15 +925,8 @@ void drawAgreement(QCustomPlot& plot, const report::ReportData& data, const Figu
         setFacetYLabel(plot, "ratio"); // a panel is too short for more; the title says of what
     }
     const int shades = std::max(1, int(sizes.size()));
-    QSet<QString> named; // each layer's entry once in the legend, whatever the panels
-    const auto nameOnce = [&named](QCPBars* b, bool listed) {
-        if (!listed || named.contains(b->name())) {
-            b->removeFromLegend();
-        }
-        if (listed) {
-            named.insert(b->name());
-        }
-    };
+    QStringList layers; // each layer drawn, named once in the legend (agreementLegend)
+    bool anyNotJudged = false;
     const auto ratio = [](const store::CellRow& c) { return c.hookTraceAgreement; };
     const QPen agree(Qt::darkGray, 1, Qt::SolidLine);
     const QPen tolerance(flaggedColour(), 1, Qt::DashLine);
@@ -919,17 +944,10 @@ void drawAgreement(QCustomPlot& plot, const report::ReportData& data, const Figu
             const store::CellRow& c = *s->representative;
             QCPBars* b = nullptr;
             if (!c.agreementFlagged && !c.agreementReason.isEmpty()) {
-                // A ratio the analysis did not judge (one rank moves no data) is no
-                // disagreement: an outline, named in the legend, never a bar in the layer's
-                // colour.
                 if (!notJudged) {
-                    // Nothing crossed a link.
-                    notJudged = addBars(panel.keyAxis(), panel.valueAxis(), "not judged (1 rank)",
-                                        Qt::gray);
-                    notJudged->setBrush(Qt::NoBrush);
-                    notJudged->setPen(QPen(QColor(150, 150, 150), 1, Qt::DashLine));
-                    notJudged->setWidth(panel.width);
-                    nameOnce(notJudged, true);
+                    notJudged = notJudgedBars(panel.keyAxis(), panel.valueAxis(), panel.width);
+                    notJudged->removeFromLegend();
+                    anyNotJudged = true;
                 }
                 b = notJudged;
             } else {
@@ -939,7 +957,10 @@ void drawAgreement(QCustomPlot& plot, const report::ReportData& data, const Figu
                     layer = addBars(panel.keyAxis(), panel.valueAxis(), c.layer,
                                     shaded(layerColour(c.layer), shade, shades));
                     layer->setWidth(panel.width);
-                    nameOnce(layer, shade == shades - 1);
+                    layer->removeFromLegend();
+                    if (!layers.contains(c.layer)) {
+                        layers << c.layer;
+                    }
                 }
                 b = layer;
             }
@@ -974,11 +995,7 @@ void drawAgreement(QCustomPlot& plot, const report::ReportData& data, const Figu
             line->setPen(level == 1.0 ? agree : tolerance);
         }
     }
-    // The lines are items, which a legend cannot list: a graph without data says what each is.
-    QCPGraph* toleranceEntry = plot.addGraph();
-    toleranceEntry->setName(
-        QString::fromUtf8("flagged past \u00b1%1 %").arg(analysis::kAgreementTolerance * 100));
-    toleranceEntry->setPen(tolerance);
+    agreementLegend(plot, layers, anyNotJudged, tolerance);
     flagGroups(plot, panels, style);
 }
 
