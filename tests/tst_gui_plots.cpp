@@ -996,6 +996,66 @@ private slots:
         }
     }
 
+    // Seven models' series, more than one panel reads: a panel per model however many models
+    // (past three they all went into one panel, 56 series in one tangle), in no more than three
+    // rows of columns, narrow as the figure is. Each panel holds its own model's series. The bar
+    // figures keep one panel past three models (kMostBarPanels: their panels need their labels'
+    // width).
+    void manyModelsHaveAPanelEachInThreeRows() {
+        report::ReportData d;
+        QStringList models;
+        for (int m = 0; m < 7; ++m) {
+            models << QString("mlp_%1").arg(QChar('a' + m));
+            for (const QString hook : {"allreduce", "powersgd"}) {
+                for (const QString cap : {"1", "4", "25"}) {
+                    for (const int ws : {1, 2}) {
+                        store::CellRow c;
+                        c.id = QString("%1_gloo_cpu_ws%2_cap%3_%4_r0")
+                                   .arg(models.back())
+                                   .arg(ws)
+                                   .arg(cap, hook);
+                        c.status = "complete";
+                        c.model = models.back();
+                        c.layer = "gloo_cpu";
+                        c.worldSize = ws;
+                        c.commOverheadFraction = 0.01 * ws * (m + 1) + 0.001 * cap.toDouble();
+                        c.computeMs = c.exposedCommMs = c.bookkeepingMs = 1.0;
+                        c.stepMs = 3.0;
+                        c.axes = {{"model", models.back()},
+                                  {"layer", "gloo_cpu"},
+                                  {"world_size", QString::number(ws)},
+                                  {"hook", hook},
+                                  {"bucket_cap_mb", cap},
+                                  {"repeat", "0"}};
+                        d.cells.push_back(c);
+                    }
+                }
+            }
+        }
+        QCustomPlot plot;
+        draw(plot, "overhead_vs_world_size", d, {230, 600}); // two panels abreast at most
+        plot.replot(QCustomPlot::rpImmediateRefresh);
+        QStringList panels;
+        QSet<int> rows; // a row of panels shares its top
+        for (QCPAxisRect* rect : plot.axisRects()) {
+            const QString model = rect->property("facetName").toString();
+            panels << model;
+            rows.insert(rect->top());
+            for (int i = 0; i < plot.graphCount(); ++i) {
+                const QCPGraph* g = plot.graph(i);
+                if (g->dataCount() > 0 && g->keyAxis()->axisRect() == rect) {
+                    QVERIFY2(g->name().startsWith(model + " "), qPrintable(g->name()));
+                }
+            }
+        }
+        panels.sort();
+        QCOMPARE(panels, models);
+        QVERIFY2(rows.size() <= 3, qPrintable(QString("%1 rows").arg(rows.size())));
+        QCustomPlot bars;
+        draw(bars, "time_breakdown", d, {230, 600});
+        QCOMPARE(bars.axisRects().size(), 1);
+    }
+
     void anEmptyFigureSaysSo() {
         for (const auto& figure : widgets::reportFigures()) {
             for (const bool empty : {true, false}) {

@@ -506,6 +506,21 @@ int heightBelowAxes(QCustomPlot& plot) {
     return below;
 }
 
+int squeezedBelowAxes(QCustomPlot& plot) {
+    // Laid out twice: a key that flows into rows knows its height at its width after one layout.
+    plot.replot(QCustomPlot::rpImmediateRefresh);
+    plot.replot(QCustomPlot::rpImmediateRefresh);
+    QCPLayoutGrid* grid = plot.plotLayout();
+    const int axes = axesRow(plot, plot.xAxis->axisRect());
+    int squeezed = 0;
+    for (int row = axes + 1; axes >= 0 && row < grid->rowCount(); ++row) {
+        if (QCPLayoutElement* e = grid->element(row, 0)) {
+            squeezed += std::max(0, e->minimumOuterSizeHint().height() - e->outerRect().height());
+        }
+    }
+    return squeezed;
+}
+
 QCPTextElement* addNote(QCustomPlot& plot, const QString& text, const FigureStyle& style) {
     auto* note = new QCPTextElement(&plot, text, style.font());
     note->setObjectName("note");

@@ -17,6 +17,7 @@
 #include <QSet>
 
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <tuple>
 
@@ -32,9 +33,17 @@ constexpr double kBoxBelowRunPx = 2.0;     // the selection's box starts below a
 // panel, the model only a shade of the hook's colour, and named its 90 bars one in eight.
 constexpr std::size_t kSeriesPerPanel = 12;
 constexpr std::size_t kBarsPerPanel = 24;
-constexpr int kBarPanelAxisPx = 50;    // a bar panel's y axis: its ticks and its title
-constexpr int kBarLabelGapPx = 4;      // between neighbouring labels, as categoryTicks leaves it
-constexpr int kPanelRows = 3;          // rows of panels at most, each with its title and labels
+constexpr int kBarPanelAxisPx = 50; // a bar panel's y axis: its ticks and its title
+constexpr int kBarLabelGapPx = 4;   // between neighbouring labels, as categoryTicks leaves it
+// Rows of a series figure's panels at most (a model each): more models take more columns.
+constexpr int kMostPanelRows = 3;
+// Models a bar figure draws a panel each for, at most; past it one panel holds every model's
+// bars. At 1366x768 four models' bar panels in the Results page's third (about 340 px) stood in
+// three columns of about 110 px: each named one of its four bars, and the columns' axis titles
+// ran into each other; five in two columns of three rows left the bars under half of the figure,
+// or each run's name cut ("allre\u2026"). A bar panel needs the width of its labels, which a
+// world-size panel's few ticks do not.
+constexpr qsizetype kMostBarPanels = 3;
 constexpr int kWorldSizePanelPx = 100; // a world-size panel's least width
 
 // What an aggregating figure drew, kept on the plot when it is drawn (keepMarks): a click, a
@@ -67,11 +76,10 @@ QStringList idsOf(const report::RepeatGroup& g) {
 }
 
 // The panels of a figure that draws `marks` (series or bars) from `cells`: a model each, in
-// valueLess order, where several models have more marks than one panel reads; else none. Up to
-// kPanelRows models: five models' bar panels in a third of a 1366x768 screen, two columns of
-// three rows, left the bars under half of the figure, or each run's name cut ("allre\u2026").
+// valueLess order, where several models, `mostModels` at most, have more marks than one panel
+// reads; else none.
 QStringList modelPanels(const std::vector<const store::CellRow*>& cells, std::size_t marks,
-                        std::size_t perPanel) {
+                        std::size_t perPanel, qsizetype mostModels) {
     if (marks <= perPanel) {
         return {};
     }
@@ -81,7 +89,7 @@ QStringList modelPanels(const std::vector<const store::CellRow*>& cells, std::si
             models << c->model;
         }
     }
-    if (models.size() < 2 || models.size() > kPanelRows) {
+    if (models.size() < 2 || models.size() > mostModels) {
         return {};
     }
     std::sort(models.begin(), models.end(), report::valueLess);
@@ -464,7 +472,8 @@ void placeAll(std::vector<BarPanel>& panels, QVector<int>& sizes, bool each) {
 std::vector<BarPanel> barPanels(QCustomPlot& plot, const report::ReportData& data,
                                 const FigureStyle& style, QVector<int>& sizes) {
     std::vector<report::RepeatGroup> groups = axisGroups(data, style.eachRepeat);
-    const QStringList names = modelPanels(firstCells(groups), groups.size(), kBarsPerPanel);
+    const QStringList names =
+        modelPanels(firstCells(groups), groups.size(), kBarsPerPanel, kMostBarPanels);
     sizes.clear();
     if (groups.size() > kBarsPerPanel) {
         for (const report::RepeatGroup& g : groups) {
@@ -519,7 +528,6 @@ std::vector<BarPanel> barPanels(QCustomPlot& plot, const report::ReportData& dat
     });
     const FacetOptions options{.leastPx = int(double(most) * perLabel) + kBarPanelAxisPx,
                                .ownX = !shared,
-                               .mostRows = kPanelRows,
                                .topMarginPx = 1}; // a bar is never drawn up to the top
     const std::vector<QCPAxisRect*> rects = makeFacets(plot, names, style, options);
     QList<DrawnMark> marks;
@@ -588,8 +596,10 @@ QStringList overheadPanels(QCustomPlot& plot, const OverheadMarks& marks, QStrin
     for (const OverheadMark& m : marks.marks) {
         allSeries.insert(allStyles.seriesKey(m.group->first()));
     }
-    const QStringList panels =
-        modelPanels(marks.drawn, std::size_t(allSeries.size()), kSeriesPerPanel);
+    // However many models: four models' 16 series in one panel read as one tangle, the model a
+    // shade of the hook's colour; a world-size panel is narrow (kWorldSizePanelPx).
+    const QStringList panels = modelPanels(marks.drawn, std::size_t(allSeries.size()),
+                                           kSeriesPerPanel, std::numeric_limits<qsizetype>::max());
     if (!panels.isEmpty()) {
         varying.removeAll("model");
         // Under the third of three panels in a third of the screen "world size (ranks)" was cut;
@@ -636,7 +646,7 @@ void drawOverheadVsWorldSize(QCustomPlot& plot, const report::ReportData& data,
     // third of the Results page at 1366x768 (five models stacked in one column left the data a
     // third of the figure).
     const std::vector<QCPAxisRect*> rects =
-        makeFacets(plot, panels, style, {.leastPx = kWorldSizePanelPx, .mostRows = kPanelRows});
+        makeFacets(plot, panels, style, {.leastPx = kWorldSizePanelPx, .mostRows = kMostPanelRows});
     const auto panelOf = [&](const store::CellRow& c) {
         return panels.contains(c.model) ? c.model : QString();
     };
