@@ -1056,6 +1056,62 @@ private slots:
         QCOMPARE(bars.axisRects().size(), 1);
     }
 
+    // A 3-model study's bars at the widths of the Results page's third at 1366x768: every run's
+    // name on one line, all in one size. One model's steps ten times the others' gave its axis
+    // a wider tick label, and "fp16_compress" over its run was broken into "fp16_" over
+    // "compress" in that panel alone.
+    void runNamesReadOnOneLineInEveryPanel() {
+        report::ReportData d;
+        for (const QString model : {"mlp_a", "mlp_b", "mlp_c"}) {
+            for (const QString hook : {"allreduce", "fp16_compress", "local"}) {
+                for (const QString cap : {"0.5", "1", "4", "16", "25"}) {
+                    for (const int ws : {1, 2}) {
+                        store::CellRow c;
+                        c.id = QString("%1_gloo_cpu_ws%2_cap%3_%4_r0")
+                                   .arg(model)
+                                   .arg(ws)
+                                   .arg(cap, hook);
+                        c.status = "complete";
+                        c.model = model;
+                        c.layer = "gloo_cpu";
+                        c.worldSize = ws;
+                        c.computeMs = model == "mlp_b" ? 400.0 : 20.0;
+                        c.exposedCommMs = ws * cap.toDouble();
+                        c.bookkeepingMs = 1.0;
+                        c.stepMs = *c.computeMs + *c.exposedCommMs + 1.0;
+                        c.axes = {{"model", model},
+                                  {"layer", "gloo_cpu"},
+                                  {"world_size", QString::number(ws)},
+                                  {"hook", hook},
+                                  {"bucket_cap_mb", cap},
+                                  {"repeat", "0"}};
+                        d.cells.push_back(c);
+                    }
+                }
+            }
+        }
+        for (int width = 330; width <= 400; width += 5) {
+            QCustomPlot plot;
+            draw(plot, "time_breakdown", d, {width, 390});
+            QCOMPARE(plot.axisRects().size(), 3);
+            QSet<double> sizes;
+            int names = 0;
+            for (int i = 0; i < plot.itemCount(); ++i) {
+                auto* t = qobject_cast<QCPItemText*>(plot.item(i));
+                if (t && t->objectName() == "categoryRun") {
+                    ++names;
+                    QVERIFY2(!t->text().contains('\n'),
+                             qPrintable(QString("%1 px: %2").arg(width).arg(t->text())));
+                    QCOMPARE(t->text(), t->property("fullText").toString());
+                    sizes.insert(t->font().pointSizeF());
+                }
+            }
+            QCOMPARE(names, 9); // a run per hook in each panel
+            QCOMPARE(sizes.size(), 1);
+            QVERIFY(*sizes.begin() >= widgets::kLeastLabelPt);
+        }
+    }
+
     void anEmptyFigureSaysSo() {
         for (const auto& figure : widgets::reportFigures()) {
             for (const bool empty : {true, false}) {
