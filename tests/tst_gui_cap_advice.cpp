@@ -20,7 +20,9 @@
 #include <QComboBox>
 #include <QMenu>
 #include <QMenuBar>
+#include <QPlainTextEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QStatusBar>
@@ -331,6 +333,27 @@ private slots:
                      !said.contains("other on"),
                  qPrintable(said));
         QVERIFY(w.messages()->isVisible());
+
+        // One warning however many applies: each added one, four deep after four clicks.
+        const auto warnings = [&w] {
+            return w.messages()->shownMessages().filter(QRegularExpression("^Other groups"));
+        };
+        QCOMPARE(warnings().size(), 1);
+        w.messages()->warning("Something else", "said meanwhile");
+        w.results()->findChild<widgets::CapAdvicePanel*>("capAdvice")->applyButton(0)->click();
+        QCOMPARE(warnings().size(), 1);
+        // An edit elsewhere leaves the cap set: the warning holds.
+        QPlainTextEdit* editor = w.designer()->editor();
+        editor->appendPlainText("# a note");
+        QCOMPARE(warnings().size(), 1);
+        // Undone in the editor, the cap is no longer set: the warning goes, the other message
+        // stays.
+        for (int i = 0; i < 5 && editor->toPlainText() != QString::fromUtf8(kMatrix); ++i) {
+            editor->undo();
+        }
+        QCOMPARE(editor->toPlainText(), QString::fromUtf8(kMatrix));
+        QCOMPARE(warnings().size(), 0);
+        QVERIFY(w.messages()->shownMessages().contains("Something else: said meanwhile"));
     }
 };
 

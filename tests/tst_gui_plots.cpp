@@ -895,6 +895,223 @@ private slots:
         QVERIFY(ringed);
     }
 
+    // Where one panel's bars cannot stand side by side (two of its cells the axes do not tell
+    // apart), no panel's do, and every panel's bars run in the settings' order, as one panel's
+    // would: the first panel's were moved into the order of their places before the second was
+    // asked, and drawn in it (two layers: 1 rank's bars of each layer, then 2 ranks', became
+    // each layer's 1 and 2 ranks). The order is axisGroups', the bars' read back by clicks.
+    void panelsThatCannotPairKeepTheSettingsOrder() {
+        report::ReportData d;
+        const auto add = [&d](const QString& model, const QString& layer, const QString& hook,
+                              const QString& cap, int ws, const QString& recordedLayer) {
+            store::CellRow c;
+            c.id = QString("%1_%2_ws%3_cap%4_%5_r0").arg(model, layer).arg(ws).arg(cap, hook);
+            c.status = "complete";
+            c.model = model;
+            c.layer = layer;
+            c.worldSize = ws;
+            c.computeMs = 10.0 * ws;
+            c.exposedCommMs = cap.toDouble();
+            c.bookkeepingMs = 1.0;
+            c.stepMs = *c.computeMs + *c.exposedCommMs + 1.0;
+            c.axes = {
+                {"model", model}, {"layer", recordedLayer}, {"world_size", QString::number(ws)},
+                {"hook", hook},   {"bucket_cap_mb", cap},   {"repeat", "0"}};
+            d.cells.push_back(c);
+        };
+        for (const QString hook : {"allreduce", "powersgd"}) {
+            for (const QString cap : {"1", "4"}) {
+                for (const int ws : {1, 2}) {
+                    for (const QString layer : {"gloo_cpu", "gloo_tcp"}) {
+                        add("m_one", layer, hook, cap, ws, layer);
+                    }
+                    add("m_two", "gloo_cpu", hook, cap, ws, "gloo_cpu");
+                }
+            }
+        }
+        // A cell of another layer whose settings say gloo_cpu: the same bar's place as one.
+        add("m_two", "gloo_shm", "allreduce", "1", 1, "gloo_cpu");
+        QVERIFY(widgets::axisGroups(d).size() > 24); // more bars than one panel names
+        QCustomPlot bars;
+        draw(bars, "time_breakdown", d, {900, 600});
+        bars.replot(QCustomPlot::rpImmediateRefresh);
+        for (const QString model : {"m_one", "m_two"}) {
+            QStringList want;
+            for (const report::RepeatGroup& g : widgets::axisGroups(d)) {
+                if (g.first().model == model) {
+                    want << g.first().id;
+                }
+            }
+            QCPAxisRect* rect = widgets::facetRect(bars, model);
+            QCOMPARE(rect->property("facetName").toString(), model);
+            QStringList drawn;
+            for (int key = 1; key <= want.size(); ++key) {
+                const QPointF at(rect->axis(QCPAxis::atBottom)->coordToPixel(key),
+                                 rect->axis(QCPAxis::atLeft)->coordToPixel(1.0));
+                drawn << widgets::cellAt(bars, "time_breakdown", d, at);
+            }
+            QCOMPARE(drawn, want);
+        }
+    }
+
+    // The agreement figure's legend names every layer, whichever world sizes it ran at: a
+    // layer's bars side by side are a shade per world size, and the largest's named the layers,
+    // so a layer that ran only at the smaller ones had no entry. Each layer is named once.
+    void theAgreementLegendNamesEveryLayer() {
+        report::ReportData d;
+        QSet<QString> layers;
+        for (const QString layer : {"gloo_cpu", "nccl_cuda"}) {
+            for (const int ws : {2, 4}) {
+                if (layer == "nccl_cuda" && ws == 4) {
+                    continue; // one card short of four
+                }
+                for (const QString hook : {"allreduce", "powersgd"}) {
+                    for (const QString cap : {"0.5", "1", "4", "16", "25"}) {
+                        store::CellRow c;
+                        c.id = QString("m_%1_ws%2_cap%3_%4_r0").arg(layer).arg(ws).arg(cap, hook);
+                        c.status = "complete";
+                        c.model = "m";
+                        c.layer = layer;
+                        c.worldSize = ws;
+                        c.hookTraceAgreement = 1.0 + 0.01 * ws;
+                        c.axes = {{"model", "m"},
+                                  {"layer", layer},
+                                  {"world_size", QString::number(ws)},
+                                  {"hook", hook},
+                                  {"bucket_cap_mb", cap},
+                                  {"repeat", "0"}};
+                        d.cells.push_back(c);
+                        layers.insert(layer);
+                    }
+                }
+            }
+        }
+        QVERIFY(widgets::axisGroups(d).size() > 24); // world sizes side by side
+        QCustomPlot plot;
+        draw(plot, "hook_trace_agreement", d, {900, 600});
+        QVERIFY2(plot.xAxis->label().contains("pale"), qPrintable(plot.xAxis->label()));
+        const QStringList legend = widgets::legendNames(plot);
+        for (const QString& layer : layers) {
+            QVERIFY2(legend.count(layer) == 1, qPrintable(layer + ": " + legend.join(" | ")));
+        }
+    }
+
+    // Seven models' series, more than one panel reads: a panel per model however many models
+    // (past three they all went into one panel, 56 series in one tangle), in no more than three
+    // rows of columns, narrow as the figure is. Each panel holds its own model's series. The bar
+    // figures keep one panel past three models (kMostBarPanels: their panels need their labels'
+    // width).
+    void manyModelsHaveAPanelEachInThreeRows() {
+        report::ReportData d;
+        QStringList models;
+        for (int m = 0; m < 7; ++m) {
+            models << QString("mlp_%1").arg(QChar('a' + m));
+            for (const QString hook : {"allreduce", "powersgd"}) {
+                for (const QString cap : {"1", "4", "25"}) {
+                    for (const int ws : {1, 2}) {
+                        store::CellRow c;
+                        c.id = QString("%1_gloo_cpu_ws%2_cap%3_%4_r0")
+                                   .arg(models.back())
+                                   .arg(ws)
+                                   .arg(cap, hook);
+                        c.status = "complete";
+                        c.model = models.back();
+                        c.layer = "gloo_cpu";
+                        c.worldSize = ws;
+                        c.commOverheadFraction = 0.01 * ws * (m + 1) + 0.001 * cap.toDouble();
+                        c.computeMs = c.exposedCommMs = c.bookkeepingMs = 1.0;
+                        c.stepMs = 3.0;
+                        c.axes = {{"model", models.back()},
+                                  {"layer", "gloo_cpu"},
+                                  {"world_size", QString::number(ws)},
+                                  {"hook", hook},
+                                  {"bucket_cap_mb", cap},
+                                  {"repeat", "0"}};
+                        d.cells.push_back(c);
+                    }
+                }
+            }
+        }
+        QCustomPlot plot;
+        draw(plot, "overhead_vs_world_size", d, {230, 600}); // two panels abreast at most
+        plot.replot(QCustomPlot::rpImmediateRefresh);
+        QStringList panels;
+        QSet<int> rows; // a row of panels shares its top
+        for (QCPAxisRect* rect : plot.axisRects()) {
+            const QString model = rect->property("facetName").toString();
+            panels << model;
+            rows.insert(rect->top());
+            for (int i = 0; i < plot.graphCount(); ++i) {
+                const QCPGraph* g = plot.graph(i);
+                if (g->dataCount() > 0 && g->keyAxis()->axisRect() == rect) {
+                    QVERIFY2(g->name().startsWith(model + " "), qPrintable(g->name()));
+                }
+            }
+        }
+        panels.sort();
+        QCOMPARE(panels, models);
+        QVERIFY2(rows.size() <= 3, qPrintable(QString("%1 rows").arg(rows.size())));
+        QCustomPlot bars;
+        draw(bars, "time_breakdown", d, {230, 600});
+        QCOMPARE(bars.axisRects().size(), 1);
+    }
+
+    // A 3-model study's bars at the widths of the Results page's third at 1366x768: every run's
+    // name on one line, all in one size. One model's steps ten times the others' gave its axis
+    // a wider tick label, and "fp16_compress" over its run was broken into "fp16_" over
+    // "compress" in that panel alone.
+    void runNamesReadOnOneLineInEveryPanel() {
+        report::ReportData d;
+        for (const QString model : {"mlp_a", "mlp_b", "mlp_c"}) {
+            for (const QString hook : {"allreduce", "fp16_compress", "local"}) {
+                for (const QString cap : {"0.5", "1", "4", "16", "25"}) {
+                    for (const int ws : {1, 2}) {
+                        store::CellRow c;
+                        c.id = QString("%1_gloo_cpu_ws%2_cap%3_%4_r0")
+                                   .arg(model)
+                                   .arg(ws)
+                                   .arg(cap, hook);
+                        c.status = "complete";
+                        c.model = model;
+                        c.layer = "gloo_cpu";
+                        c.worldSize = ws;
+                        c.computeMs = model == "mlp_b" ? 400.0 : 20.0;
+                        c.exposedCommMs = ws * cap.toDouble();
+                        c.bookkeepingMs = 1.0;
+                        c.stepMs = *c.computeMs + *c.exposedCommMs + 1.0;
+                        c.axes = {{"model", model},
+                                  {"layer", "gloo_cpu"},
+                                  {"world_size", QString::number(ws)},
+                                  {"hook", hook},
+                                  {"bucket_cap_mb", cap},
+                                  {"repeat", "0"}};
+                        d.cells.push_back(c);
+                    }
+                }
+            }
+        }
+        for (int width = 330; width <= 400; width += 5) {
+            QCustomPlot plot;
+            draw(plot, "time_breakdown", d, {width, 390});
+            QCOMPARE(plot.axisRects().size(), 3);
+            QSet<double> sizes;
+            int names = 0;
+            for (int i = 0; i < plot.itemCount(); ++i) {
+                auto* t = qobject_cast<QCPItemText*>(plot.item(i));
+                if (t && t->objectName() == "categoryRun") {
+                    ++names;
+                    QVERIFY2(!t->text().contains('\n'),
+                             qPrintable(QString("%1 px: %2").arg(width).arg(t->text())));
+                    QCOMPARE(t->text(), t->property("fullText").toString());
+                    sizes.insert(t->font().pointSizeF());
+                }
+            }
+            QCOMPARE(names, 9); // a run per hook in each panel
+            QCOMPARE(sizes.size(), 1);
+            QVERIFY(*sizes.begin() >= widgets::kLeastLabelPt);
+        }
+    }
+
     void anEmptyFigureSaysSo() {
         for (const auto& figure : widgets::reportFigures()) {
             for (const bool empty : {true, false}) {

@@ -110,6 +110,17 @@ private slots:
         QTest::addColumn<QString>("python");
         QTest::newRow("python fails") << "/bin/false";
         QTest::newRow("no such python") << "/nonexistent/python3";
+        // As Python killed at its time limit (30 minutes, too long to wait for here): the
+        // description half written to its .part, then the process gone.
+        QFile killed(path("killed_python.sh"));
+        QVERIFY(killed.open(QIODevice::WriteOnly));
+        killed.write("#!/bin/sh\n"
+                     "while [ $# -gt 0 ]; do [ \"$1\" = --out ] && out=$2; shift; done\n"
+                     "printf '{\"parameters\": [' > \"$out.part\"\n"
+                     "kill -KILL $$\n");
+        killed.close();
+        QVERIFY(killed.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
+        QTest::newRow("python killed while writing") << killed.fileName();
     }
     void planWithoutPythonNamesTheCommand() {
         QFETCH(QString, python);
@@ -123,6 +134,7 @@ private slots:
         QVERIFY2(err.contains("could not describe " + path("mine.pt")), r.err.constData());
         QVERIFY(r.out.isEmpty());
         QVERIFY(!QFile::exists(path("mine.json")));
+        QVERIFY(!QFile::exists(path("mine.json.part"))); // nothing half written left behind
     }
 
     // The matrix entry holds the input and the classes: plan describes the module itself with

@@ -25,8 +25,8 @@ struct FacetOptions {
     int leastPx = 150; // a panel's least width: the columns are as many as the width holds
     bool ownX = false; // each panel's x axis has values of its own (categories), not shared
     // At most this many rows of panels (0: as many as the columns leave): past it, narrower
-    // columns. Each row of bar panels takes its labels' height, and five rows in a column's
-    // width left the data under half of the figure.
+    // columns. Each row takes its panel's title and axis, and five rows in a column's width
+    // left the data a third of the figure.
     int mostRows = 0;
     int topMarginPx = 4; // above a panel's axes, below its name
 };

@@ -36,10 +36,15 @@ MessageBar::MessageBar(QWidget* parent) : QWidget(parent) {
     setVisible(false);
 }
 
-void MessageBar::show(Severity severity, const QString& title, const QString& text) {
+void MessageBar::show(Severity severity, const QString& title, const QString& text,
+                      const QString& key) {
+    if (!key.isEmpty()) {
+        dismiss(key);
+    }
     const Look look = lookOf(severity);
     auto* frame = new QFrame(this);
     frame->setObjectName("message");
+    frame->setProperty("key", key);
     frame->setProperty("message", title.isEmpty() ? text : title + ": " + text);
     frame->setStyleSheet(QString("QFrame#message { background: %1; border: 1px solid %2; "
                                  "border-radius: 3px; }")
@@ -63,12 +68,7 @@ void MessageBar::show(Severity severity, const QString& title, const QString& te
     row->addWidget(icon, 0, Qt::AlignTop);
     row->addWidget(label, 1);
     row->addWidget(close, 0, Qt::AlignTop);
-    connect(close, &QToolButton::clicked, this, [this, frame] {
-        frame->deleteLater();
-        stack_->removeWidget(frame);
-        setVisible(stack_->count() > 0);
-        emit changed();
-    });
+    connect(close, &QToolButton::clicked, this, [this, frame] { remove(frame); });
     stack_->insertWidget(0, frame);
     // Old messages make room: the newest few stay on screen.
     while (stack_->count() > kMaxShown) {
@@ -78,6 +78,25 @@ void MessageBar::show(Severity severity, const QString& title, const QString& te
     }
     setVisible(true);
     emit changed();
+}
+
+void MessageBar::remove(QWidget* frame) {
+    frame->deleteLater();
+    stack_->removeWidget(frame);
+    setVisible(stack_->count() > 0);
+    emit changed();
+}
+
+void MessageBar::dismiss(const QString& key) {
+    if (key.isEmpty()) {
+        return; // a message said without a key is closed by the user alone
+    }
+    for (int i = 0; i < stack_->count(); ++i) {
+        if (QWidget* frame = stack_->itemAt(i)->widget(); frame->property("key") == key) {
+            remove(frame);
+            return; // one message a key
+        }
+    }
 }
 
 void MessageBar::clearAll() {

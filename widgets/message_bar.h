@@ -20,11 +20,16 @@ public:
     static constexpr int kMaxShown = 4;
 
     explicit MessageBar(QWidget* parent = nullptr);
-    void show(Severity severity, const QString& title, const QString& text);
+    // A message with a `key` replaces the one shown with that key: a warning about a state
+    // (the matrix's cap) is one message, not one per time it was said.
+    void show(Severity severity, const QString& title, const QString& text,
+              const QString& key = {});
     void error(const QString& title, const QString& text) { show(Severity::Error, title, text); }
-    void warning(const QString& title, const QString& text) {
-        show(Severity::Warning, title, text);
+    void warning(const QString& title, const QString& text, const QString& key = {}) {
+        show(Severity::Warning, title, text, key);
     }
+    // Takes away the message shown with `key`, where there is one: what it said no longer holds.
+    void dismiss(const QString& key);
     void clearAll();
     // The messages on screen, newest first, as "title: text".
     QStringList shownMessages() const;
@@ -34,6 +39,7 @@ signals:
     void changed();
 
 private:
+    void remove(QWidget* frame);
     QVBoxLayout* stack_;
 };
 

@@ -506,6 +506,21 @@ int heightBelowAxes(QCustomPlot& plot) {
     return below;
 }
 
+int squeezedBelowAxes(QCustomPlot& plot) {
+    // Laid out twice: a key that flows into rows knows its height at its width after one layout.
+    plot.replot(QCustomPlot::rpImmediateRefresh);
+    plot.replot(QCustomPlot::rpImmediateRefresh);
+    QCPLayoutGrid* grid = plot.plotLayout();
+    const int axes = axesRow(plot, plot.xAxis->axisRect());
+    int squeezed = 0;
+    for (int row = axes + 1; axes >= 0 && row < grid->rowCount(); ++row) {
+        if (QCPLayoutElement* e = grid->element(row, 0)) {
+            squeezed += std::max(0, e->minimumOuterSizeHint().height() - e->outerRect().height());
+        }
+    }
+    return squeezed;
+}
+
 QCPTextElement* addNote(QCustomPlot& plot, const QString& text, const FigureStyle& style) {
     auto* note = new QCPTextElement(&plot, text, style.font());
     note->setObjectName("note");
@@ -919,22 +934,45 @@ void fitCategoryLabels(QCustomPlot& plot) {
     }
 }
 
-// Each categoryRuns name shortened to its run's width, as the axes are now laid out.
+// Each categoryRuns name fitted to its run's width, as the axes are now laid out, every name of
+// the figure in one size: the largest at which each reads on one line, down to kLeastKeyPt. A
+// 3-model study's "fp16_compress" was broken into "fp16_" over "compress" at 1366x768 in the one
+// panel whose wider tick labels left its axes a few pixels narrower. Where a name is too wide
+// even at that size, the names keep theirs and that one is broken into lines, a half point
+// smaller at a time down to kLeastKeyPt while a piece is still too wide ("allreduce" over a run
+// of 18 bars at 1366x768).
 void fitRunNames(QCustomPlot& plot) {
+    struct Name {
+        QCPItemText* item;
+        QString full;
+        double room; // px
+    };
+    std::vector<Name> names;
+    QFont common;
     for (QCPItemText* t : plot.findChildren<QCPItemText*>(kRunName)) {
         const QCPAxis* axis = t->position->keyAxis();
         const double perCategory = axis->axisRect()->width() / std::max(axis->range().size(), 1.0);
-        const double room = t->property("categories").toInt() * perCategory - 4;
-        // Broken into lines, and where a piece is still too wide, a half point smaller at a
-        // time down to kLeastKeyPt ("allreduce" over a run of 18 bars at 1366x768).
-        QFont font = categoryBaseFont(*axis);
-        const QString full = t->property("fullText").toString();
+        names.push_back({t, t->property("fullText").toString(),
+                         t->property("categories").toInt() * perCategory - 4});
+        common = categoryBaseFont(*axis);
+    }
+    const auto anyTooWide = [&names](const QFont& f) {
+        const QFontMetricsF fm(f);
+        return std::any_of(names.begin(), names.end(),
+                           [&](const Name& n) { return fm.horizontalAdvance(n.full) > n.room; });
+    };
+    const QFont base = common;
+    shrinkWhile(common, anyTooWide);
+    if (anyTooWide(common)) {
+        common = base; // smaller text would not spare the break: every name keeps its size
+    }
+    for (const Name& n : names) {
+        QFont font = common;
         shrinkWhile(font, [&](const QFont& f) {
-            return brokenToWidth(full, f, room).contains(QChar(0x2026));
+            return brokenToWidth(n.full, f, n.room).contains(QChar(0x2026));
         });
-        const QString text = brokenToWidth(full, font, room);
-        t->setFont(font);
-        t->setText(text);
+        n.item->setFont(font);
+        n.item->setText(brokenToWidth(n.full, font, n.room));
     }
 }
 

@@ -97,6 +97,9 @@ void fitTitle(QCustomPlot& plot);
 // The height of what the layout holds below the axis rect (a legend put there, notes), laid
 // out at the plot's size.
 int heightBelowAxes(QCustomPlot& plot);
+// How much less height than they need the elements below the axis rect got, laid out at the
+// plot's size (rows of panels above them take their least heights first); 0 where none is cut.
+int squeezedBelowAxes(QCustomPlot& plot);
 // A note under the axes, wrapped to the plot's width.
 QCPTextElement* addNote(QCustomPlot& plot, const QString& text, const FigureStyle& style);
 // Puts the legend in the first corner of the axis rect that covers no data region, else below

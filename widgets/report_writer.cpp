@@ -113,6 +113,18 @@ QSize layOutDrawn(QCustomPlot& plot, const DrawFigure& draw, const ExportOptions
         setFigureSize(plot, {w, h});
         plot.replot(QCustomPlot::rpImmediateRefresh);
     }
+    // Rows of panels keep their least heights where the page is shorter than the layout's, and
+    // the legend under them is cut at the page's foot (five models' two rows of panels in a
+    // column, "median; whiskers" half off the page): the page grows by what the legend lacks.
+    for (int pass = 0; pass < 8; ++pass) {
+        const int squeezed = squeezedBelowAxes(plot);
+        if (squeezed == 0) {
+            break;
+        }
+        h += squeezed;
+        setFigureSize(plot, {w, h});
+        plot.replot(QCustomPlot::rpImmediateRefresh);
+    }
     for (int pass = 0; pass < 3; ++pass) {
         const int around = h - plotAreaHeight(plot);
         const int need = int(std::ceil(around / (1.0 - kPlotShare)));

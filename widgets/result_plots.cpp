@@ -18,6 +18,8 @@
 #include <QSet>
 
 #include <cmath>
+#include <limits>
+#include <optional>
 #include <tuple>
 
 namespace commprof::widgets {
@@ -32,9 +34,17 @@ constexpr double kBoxBelowRunPx = 2.0;     // the selection's box starts below a
 // panel, the model only a shade of the hook's colour, and named its 90 bars one in eight.
 constexpr std::size_t kSeriesPerPanel = 12;
 constexpr std::size_t kBarsPerPanel = 24;
-constexpr int kBarPanelAxisPx = 50;    // a bar panel's y axis: its ticks and its title
-constexpr int kBarLabelGapPx = 4;      // between neighbouring labels, as categoryTicks leaves it
-constexpr int kPanelRows = 3;          // rows of panels at most, each with its title and labels
+constexpr int kBarPanelAxisPx = 50; // a bar panel's y axis: its ticks and its title
+constexpr int kBarLabelGapPx = 4;   // between neighbouring labels, as categoryTicks leaves it
+// Rows of a series figure's panels at most (a model each): more models take more columns.
+constexpr int kMostPanelRows = 3;
+// Models a bar figure draws a panel each for, at most; past it one panel holds every model's
+// bars. At 1366x768 four models' bar panels in the Results page's third (about 340 px) stood in
+// three columns of about 110 px: each named one of its four bars, and the columns' axis titles
+// ran into each other; five in two columns of three rows left the bars under half of the figure,
+// or each run's name cut ("allre\u2026"). A bar panel needs the width of its labels, which a
+// world-size panel's few ticks do not.
+constexpr qsizetype kMostBarPanels = 3;
 constexpr int kWorldSizePanelPx = 100; // a world-size panel's least width
 
 // What an aggregating figure drew, kept on the plot when it is drawn (keepMarks): a click, a
@@ -63,11 +73,10 @@ QStringList idsOf(const report::RepeatGroup& g) {
 }
 
 // The panels of a figure that draws `marks` (series or bars) from `cells`: a model each, in
-// valueLess order, where several models have more marks than one panel reads; else none. Up to
-// kPanelRows models: five models' bar panels in a third of a 1366x768 screen, two columns of
-// three rows, left the bars under half of the figure, or each run's name cut ("allre\u2026").
+// valueLess order, where several models, `mostModels` at most, have more marks than one panel
+// reads; else none.
 QStringList modelPanels(const std::vector<const store::CellRow*>& cells, std::size_t marks,
-                        std::size_t perPanel) {
+                        std::size_t perPanel, qsizetype mostModels) {
     if (marks <= perPanel) {
         return {};
     }
@@ -77,7 +86,7 @@ QStringList modelPanels(const std::vector<const store::CellRow*>& cells, std::si
             models << c->model;
         }
     }
-    if (models.size() < 2 || models.size() > kPanelRows) {
+    if (models.size() < 2 || models.size() > mostModels) {
         return {};
     }
     std::sort(models.begin(), models.end(), report::valueLess);
@@ -367,16 +376,22 @@ void placeBars(BarPanel& panel, bool each) {
     }
 }
 
-// Places the panel's bars with each world size's (of `sizes`) beside the others over a label of
-// the settings but the world size, ordered by place. False, leaving the panel as it was, where
-// two bars would take one place (cells whose settings the axes do not tell apart).
-bool placeSideBySide(BarPanel& panel, const QVector<int>& sizes, bool each) {
-    const QStringList leftOut = leftOutOf(each, true);
-    const QStringList axes = barAxes(panel.groups, leftOut);
+// Where each bar of a panel stands with each world size's (of `sizes`) beside the others over a
+// label of the settings but the world size: its place and shade, in the order of their places,
+// and the first bar of each label.
+struct SideBySide {
+    std::vector<std::tuple<double, int, std::size_t>> places; // key, shade, group
+    std::vector<std::size_t> labels;
+};
+
+// Nullopt where two bars would take one place (cells whose settings the axes do not tell
+// apart). The panel is left as it is: a figure's panels stand side by side all or none, so each
+// is asked before any is changed.
+std::optional<SideBySide> sideBySide(const BarPanel& panel, const QVector<int>& sizes, bool each) {
+    const QStringList axes = barAxes(panel.groups, leftOutOf(each, true));
     const double slot = kPairedSpan / double(sizes.size());
     QHash<QString, int> labelOf;
-    std::vector<std::size_t> labels;                          // the first group of each label
-    std::vector<std::tuple<double, int, std::size_t>> places; // key, shade, group
+    SideBySide out;
     QSet<QPair<int, int>> taken;
     for (std::size_t i = 0; i < panel.groups.size(); ++i) {
         const store::CellRow& c = panel.groups[i].first();
@@ -384,30 +399,56 @@ bool placeSideBySide(BarPanel& panel, const QVector<int>& sizes, bool each) {
                                   return c.axes.value(axis).toString();
                               }).join('\n');
         if (!labelOf.contains(label)) {
-            labelOf.insert(label, int(labels.size()));
-            labels.push_back(i);
+            labelOf.insert(label, int(out.labels.size()));
+            out.labels.push_back(i);
         }
         const auto shade = int(sizes.indexOf(c.worldSize));
         if (taken.contains({labelOf[label], shade})) {
-            return false;
+            return std::nullopt;
         }
         taken.insert({labelOf[label], shade});
-        places.emplace_back(labelOf[label] + 1 - kPairedSpan / 2 + slot * (shade + 0.5), shade, i);
+        out.places.emplace_back(labelOf[label] + 1 - kPairedSpan / 2 + slot * (shade + 0.5), shade,
+                                i);
     }
-    std::sort(places.begin(), places.end());
-    panel.leftOut = leftOut;
-    panel.width = slot * 0.85;
-    for (const std::size_t i : labels) {
+    std::sort(out.places.begin(), out.places.end());
+    return out;
+}
+
+// Puts the panel's bars where `placed` says, its groups in the order of their places.
+void placeSideBySide(BarPanel& panel, const SideBySide& placed, std::size_t sizes, bool each) {
+    panel.leftOut = leftOutOf(each, true);
+    panel.width = kPairedSpan / double(sizes) * 0.85;
+    for (const std::size_t i : placed.labels) {
         panel.labels.push_back(panel.groups[i]);
     }
     std::vector<report::RepeatGroup> groups;
-    for (const auto& [key, shade, group] : places) {
+    for (const auto& [key, shade, group] : placed.places) {
         panel.keys.push_back(key);
         panel.shades.push_back(shade);
         groups.push_back(std::move(panel.groups[group]));
     }
     panel.groups = std::move(groups);
-    return true;
+}
+
+// Each panel's bars side by side where every panel can have them so (`sizes` then the world
+// sizes that stand side by side), else a label each in the settings' order (`sizes` cleared).
+void placeAll(std::vector<BarPanel>& panels, QVector<int>& sizes, bool each) {
+    std::vector<SideBySide> placed;
+    for (const BarPanel& p : panels) {
+        const auto s = sizes.isEmpty() ? std::nullopt : sideBySide(p, sizes, each);
+        if (!s) {
+            sizes.clear();
+            break;
+        }
+        placed.push_back(*s);
+    }
+    for (std::size_t i = 0; i < panels.size(); ++i) {
+        if (sizes.isEmpty()) {
+            placeBars(panels[i], each);
+        } else {
+            placeSideBySide(panels[i], placed[i], std::size_t(sizes.size()), each);
+        }
+    }
 }
 
 // The bar figures' panels: a model each where several models have more bars than one panel
@@ -418,7 +459,8 @@ bool placeSideBySide(BarPanel& panel, const QVector<int>& sizes, bool each) {
 std::vector<BarPanel> barPanels(QCustomPlot& plot, const report::ReportData& data,
                                 const FigureStyle& style, QVector<int>& sizes) {
     std::vector<report::RepeatGroup> groups = axisGroups(data, style.eachRepeat);
-    const QStringList names = modelPanels(firstCells(groups), groups.size(), kBarsPerPanel);
+    const QStringList names =
+        modelPanels(firstCells(groups), groups.size(), kBarsPerPanel, kMostBarPanels);
     sizes.clear();
     if (groups.size() > kBarsPerPanel) {
         for (const report::RepeatGroup& g : groups) {
@@ -443,23 +485,9 @@ std::vector<BarPanel> barPanels(QCustomPlot& plot, const report::ReportData& dat
             panels[panel].groups.push_back(std::move(g));
         }
     }
-    if (!sizes.isEmpty()) {
-        for (BarPanel& p : panels) {
-            if (!placeSideBySide(p, sizes, style.eachRepeat)) {
-                sizes.clear();
-                break;
-            }
-        }
-    }
+    placeAll(panels, sizes, style.eachRepeat);
     std::size_t most = 0;
-    for (BarPanel& p : panels) {
-        if (sizes.isEmpty()) {
-            p.keys.clear();
-            p.shades.clear();
-            p.labels.clear();
-            p.width = BarPanel{}.width;
-            placeBars(p, style.eachRepeat);
-        }
+    for (const BarPanel& p : panels) {
         most = std::max(most, p.labels.size());
     }
     const double perLabel =
@@ -487,7 +515,6 @@ std::vector<BarPanel> barPanels(QCustomPlot& plot, const report::ReportData& dat
     });
     const FacetOptions options{.leastPx = int(double(most) * perLabel) + kBarPanelAxisPx,
                                .ownX = !shared,
-                               .mostRows = kPanelRows,
                                .topMarginPx = 1}; // a bar is never drawn up to the top
     const std::vector<QCPAxisRect*> rects = makeFacets(plot, names, style, options);
     QList<DrawnMark> marks;
@@ -553,8 +580,10 @@ QStringList overheadPanels(QCustomPlot& plot, const OverheadMarks& marks, QStrin
     for (const OverheadMark& m : marks.marks) {
         allSeries.insert(allStyles.seriesKey(m.group->first()));
     }
-    const QStringList panels =
-        modelPanels(marks.drawn, std::size_t(allSeries.size()), kSeriesPerPanel);
+    // However many models: four models' 16 series in one panel read as one tangle, the model a
+    // shade of the hook's colour; a world-size panel is narrow (kWorldSizePanelPx).
+    const QStringList panels = modelPanels(marks.drawn, std::size_t(allSeries.size()),
+                                           kSeriesPerPanel, std::numeric_limits<qsizetype>::max());
     if (!panels.isEmpty()) {
         varying.removeAll("model");
         // Under the third of three panels in a third of the screen "world size (ranks)" was cut;
@@ -601,7 +630,7 @@ void drawOverheadVsWorldSize(QCustomPlot& plot, const report::ReportData& data,
     // third of the Results page at 1366x768 (five models stacked in one column left the data a
     // third of the figure).
     const std::vector<QCPAxisRect*> rects =
-        makeFacets(plot, panels, style, {.leastPx = kWorldSizePanelPx, .mostRows = kPanelRows});
+        makeFacets(plot, panels, style, {.leastPx = kWorldSizePanelPx, .mostRows = kMostPanelRows});
     const auto panelOf = [&](const store::CellRow& c) {
         return panels.contains(c.model) ? c.model : QString();
     };
@@ -849,6 +878,38 @@ void drawStackedBreakdown(QCustomPlot& plot, const report::ReportData& data,
     flagGroups(plot, panels, style);
 }
 
+namespace {
+
+// A ratio the analysis did not judge (one rank moves no data) is no disagreement: an outline,
+// never a bar in the layer's colour.
+QCPBars* notJudgedBars(QCPAxis* keys, QCPAxis* values, double width) {
+    QCPBars* b = addBars(keys, values, "not judged (1 rank)", Qt::gray);
+    b->setBrush(Qt::NoBrush);
+    b->setPen(QPen(QColor(150, 150, 150), 1, Qt::DashLine));
+    b->setWidth(width);
+    return b;
+}
+
+// The agreement figure's legend, in entries without data: each layer of any world size once, in
+// its colour (a layer's bars are a shade per world size, and the largest world size's named the
+// layers where a layer that ran only at smaller ones went unnamed), the outline of a ratio not
+// judged, and the tolerance lines (items, which a legend cannot list).
+void agreementLegend(QCustomPlot& plot, const QStringList& layers, bool notJudged,
+                     const QPen& tolerance) {
+    for (const QString& layer : layers) {
+        addBars(plot.xAxis, plot.yAxis, layer, layerColour(layer));
+    }
+    if (notJudged) {
+        notJudgedBars(plot.xAxis, plot.yAxis, BarPanel{}.width); // its width shows nowhere
+    }
+    QCPGraph* toleranceEntry = plot.addGraph();
+    toleranceEntry->setName(
+        QString::fromUtf8("flagged past \u00b1%1 %").arg(analysis::kAgreementTolerance * 100));
+    toleranceEntry->setPen(tolerance);
+}
+
+} // namespace
+
 void drawAgreement(QCustomPlot& plot, const report::ReportData& data, const FigureStyle& style) {
     resetFigure(plot, "Hook vs backend per step", "", "backend / hook", style);
     plot.setProperty("eachRepeat", style.eachRepeat);
@@ -858,15 +919,8 @@ void drawAgreement(QCustomPlot& plot, const report::ReportData& data, const Figu
         setFacetYLabel(plot, "ratio"); // a panel is too short for more; the title says of what
     }
     const int shades = std::max(1, int(sizes.size()));
-    QSet<QString> named; // each layer's entry once in the legend, whatever the panels
-    const auto nameOnce = [&named](QCPBars* b, bool listed) {
-        if (!listed || named.contains(b->name())) {
-            b->removeFromLegend();
-        }
-        if (listed) {
-            named.insert(b->name());
-        }
-    };
+    QStringList layers; // each layer drawn, named once in the legend (agreementLegend)
+    bool anyNotJudged = false;
     const auto ratio = [](const store::CellRow& c) { return c.hookTraceAgreement; };
     const QPen agree(Qt::darkGray, 1, Qt::SolidLine);
     const QPen tolerance(flaggedColour(), 1, Qt::DashLine);
@@ -884,17 +938,10 @@ void drawAgreement(QCustomPlot& plot, const report::ReportData& data, const Figu
             const store::CellRow& c = *s->representative;
             QCPBars* b = nullptr;
             if (!c.agreementFlagged && !c.agreementReason.isEmpty()) {
-                // A ratio the analysis did not judge (one rank moves no data) is no
-                // disagreement: an outline, named in the legend, never a bar in the layer's
-                // colour.
                 if (!notJudged) {
-                    // Nothing crossed a link.
-                    notJudged = addBars(panel.keyAxis(), panel.valueAxis(), "not judged (1 rank)",
-                                        Qt::gray);
-                    notJudged->setBrush(Qt::NoBrush);
-                    notJudged->setPen(QPen(QColor(150, 150, 150), 1, Qt::DashLine));
-                    notJudged->setWidth(panel.width);
-                    nameOnce(notJudged, true);
+                    notJudged = notJudgedBars(panel.keyAxis(), panel.valueAxis(), panel.width);
+                    notJudged->removeFromLegend();
+                    anyNotJudged = true;
                 }
                 b = notJudged;
             } else {
@@ -904,7 +951,10 @@ void drawAgreement(QCustomPlot& plot, const report::ReportData& data, const Figu
                     layer = addBars(panel.keyAxis(), panel.valueAxis(), c.layer,
                                     shaded(layerColour(c.layer), shade, shades));
                     layer->setWidth(panel.width);
-                    nameOnce(layer, shade == shades - 1);
+                    layer->removeFromLegend();
+                    if (!layers.contains(c.layer)) {
+                        layers << c.layer;
+                    }
                 }
                 b = layer;
             }
@@ -939,11 +989,7 @@ void drawAgreement(QCustomPlot& plot, const report::ReportData& data, const Figu
             line->setPen(level == 1.0 ? agree : tolerance);
         }
     }
-    // The lines are items, which a legend cannot list: a graph without data says what each is.
-    QCPGraph* toleranceEntry = plot.addGraph();
-    toleranceEntry->setName(
-        QString::fromUtf8("flagged past \u00b1%1 %").arg(analysis::kAgreementTolerance * 100));
-    toleranceEntry->setPen(tolerance);
+    agreementLegend(plot, layers, anyNotJudged, tolerance);
     flagGroups(plot, panels, style);
 }
 

@@ -4,6 +4,7 @@
 #include "cli_common.h"
 #include "model_exporter.h"
 
+#include <QFile>
 #include <QFileInfo>
 
 #include <cerrno>
@@ -13,7 +14,9 @@
 
 namespace commprof::cli {
 
-bool describeForMatrix(const matrix::TorchScriptModel& m) {
+namespace {
+
+bool describeInto(const matrix::TorchScriptModel& m) {
     if (!QFileInfo(m.file).isFile()) {
         printError(QString("cannot describe %1 for the matrix: there is no such file").arg(m.file));
         return false;
@@ -42,6 +45,26 @@ bool describeForMatrix(const matrix::TorchScriptModel& m) {
         return false;
     }
     return true;
+}
+
+void removePartOf(const QString& description) {
+    // Python writes the description to FILE.json.part and renames it; killed past its time (or
+    // crashed) it leaves the .part, which no later command reads or removes. Only a regular file:
+    // what is there under the name otherwise is not what Python left.
+    const QFileInfo part(description + ".part");
+    if (part.isFile() && !part.isSymLink()) {
+        QFile::remove(part.filePath());
+    }
+}
+
+} // namespace
+
+bool describeForMatrix(const matrix::TorchScriptModel& m) {
+    if (describeInto(m)) {
+        return true;
+    }
+    removePartOf(m.description);
+    return false;
 }
 
 } // namespace commprof::cli

@@ -13,7 +13,7 @@ namespace commprof::cli {
 
 // Describes m.file at the matrix entry's input into m.description, saying so on stderr in one
 // line. False where it could not (no Python or torch, a module Python refuses, a folder it
-// cannot write), after saying why.
+// cannot write, Python past its time), after saying why, with nothing left behind.
 bool describeForMatrix(const matrix::TorchScriptModel& m);
 
 // load() (a matrix read), each missing description written once and load() tried again. Where

@@ -12,6 +12,7 @@
 #include "job_status.h"
 #include "jobs/job_tracker.h"
 #include "layout_helpers.h"
+#include "matrix/matrix_text_edit.h"
 #include "matrix_designer.h"
 #include "message_bar.h"
 #include "models/probe_model.h"
@@ -140,6 +141,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     // back; the designer is shown with it.
     connect(results_, &widgets::ResultsView::applyCapRequested, this,
             &MainWindow::applyRecommendedCap);
+    connect(designer_->editor(), &QPlainTextEdit::textChanged, this,
+            &MainWindow::dropCapWarningUnlessItHolds);
 
     buildMenus();
     restoreLayout();
@@ -515,21 +518,55 @@ bool MainWindow::saveScreenshots(const QString& outDir) {
     return ok;
 }
 
+namespace {
+
+constexpr const char* kCapWarning = "appliedCap"; // the message bar's key of the warning below
+
+} // namespace
+
 // The cap goes into the group's model entry: in `defaults` it would change every model. The
 // entry is read by each hook and world size of the model: a cap advised otherwise for one of them
 // is named in a warning that stays until closed, never overwritten unseen (the status bar's
-// message was replaced by the next one, the plan's or a job's).
+// message was replaced by the next one, the plan's or a job's), and only while it holds: one
+// warning however many applies (each added one), gone when the entry's cap is undone or changed.
 void MainWindow::applyRecommendedCap(const analysis::CapGroup& g) {
     const QString cap = QString::number(*g.recommendedCapMb, 'g', 6);
     designer_->setModelValue(g.model, "bucket_cap_mb", cap);
     workspaces_->setCurrent("design");
     const auto& tuning = results_->data().tuning;
     const QString other = tuning ? report::otherAdviceOfModel(tuning->groups, g) : QString();
-    if (!other.isEmpty()) {
+    if (!other.isEmpty() && capSetInMatrix(g.model, cap).value_or(false)) {
+        appliedCap_ = {g.model, cap};
         messages_->warning(QString("Other groups of %1 were advised another cap").arg(g.model),
                            QString("bucket_cap_mb: %1 is now %2's for each hook and world size "
                                    "it runs (Edit > Undo takes it back); advised otherwise: %3")
-                               .arg(cap, g.model, other));
+                               .arg(cap, g.model, other),
+                           kCapWarning);
+    }
+}
+
+std::optional<bool> MainWindow::capSetInMatrix(const QString& model, const QString& cap) const {
+    const QString text = designer_->editor()->toPlainText();
+    try {
+        // Setting it again would change nothing: the entry holds the cap as the apply wrote it.
+        const matrix::TextEdit edit =
+            matrix::modelValueEdit(text, designer_->fileName(), model, "bucket_cap_mb", cap);
+        return matrix::applied(text, edit) == text;
+    } catch (const matrix::MatrixError& e) {
+        if (e.key == "models") {
+            return false; // no entry of the model any more
+        }
+        return std::nullopt; // a text being typed that does not parse says neither
+    }
+}
+
+void MainWindow::dropCapWarningUnlessItHolds() {
+    if (appliedCap_.first.isEmpty()) {
+        return;
+    }
+    if (!capSetInMatrix(appliedCap_.first, appliedCap_.second).value_or(true)) {
+        messages_->dismiss(kCapWarning);
+        appliedCap_ = {};
     }
 }
 

@@ -13,6 +13,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 
 class QLabel;
 class QMenu;
@@ -144,6 +145,10 @@ private:
     void openRecentResults(const QString& dir);
     void showResultsCell(const QString& id);
     void applyRecommendedCap(const analysis::CapGroup& g);
+    // Whether the designer's entry of `model` sets bucket_cap_mb to `cap`; nullopt where its
+    // text does not parse.
+    std::optional<bool> capSetInMatrix(const QString& model, const QString& cap) const;
+    void dropCapWarningUnlessItHolds();
     void onPlanChanged();
     void followMatrixWithOutput();
     void onRunFinished(const runner::RunSummary& summary, const QString& outDir);
@@ -189,6 +194,7 @@ private:
     QString resultsMatrixYaml_, resultsMatrixFile_;
     QAction* showResultsMatrix_ = nullptr;
     widgets::ExportOptions exportOptions_;
+    QPair<QString, QString> appliedCap_; // the model and cap the shown cap warning is about
 };
 
 } // namespace commprof::workbench
