@@ -145,6 +145,19 @@ double span(const QVector<double>& v) {
     return *hi / *lo;
 }
 
+// A complete gloo_cpu cell of a study (repeat 0), its axes the study's; the caller sets its times.
+store::CellRow studyCell(const QString& model, const QString& hook, const QString& cap, int ws) {
+    store::CellRow c;
+    c.id = QString("%1_gloo_cpu_ws%2_cap%3_%4_r0").arg(model).arg(ws).arg(cap, hook);
+    c.status = "complete";
+    c.model = model;
+    c.layer = "gloo_cpu";
+    c.worldSize = ws;
+    c.axes = {{"model", model}, {"layer", "gloo_cpu"},  {"world_size", QString::number(ws)},
+              {"hook", hook},   {"bucket_cap_mb", cap}, {"repeat", "0"}};
+    return c;
+}
+
 } // namespace
 
 class TstGuiPlots : public QObject {
@@ -769,15 +782,7 @@ private slots:
             for (const QString& hook : hooks) {
                 for (const QString& cap : caps) {
                     for (const int ws : {1, 2}) {
-                        store::CellRow c;
-                        c.id = QString("%1_gloo_cpu_ws%2_cap%3_%4_r0")
-                                   .arg(model)
-                                   .arg(ws)
-                                   .arg(cap, hook);
-                        c.status = "complete";
-                        c.model = model;
-                        c.layer = "gloo_cpu";
-                        c.worldSize = ws;
+                        store::CellRow c = studyCell(model, hook, cap, ws);
                         c.commOverheadFraction =
                             0.01 * ws + 0.001 * cap.toDouble() + 0.1 * hooks.indexOf(hook);
                         c.computeMs = model == "m_one" ? 100.0 : 300.0;
@@ -785,12 +790,6 @@ private slots:
                         c.bookkeepingMs = 1.0;
                         c.stepMs = *c.computeMs + *c.exposedCommMs + 1.0;
                         c.hookTraceAgreement = 1.0;
-                        c.axes = {{"model", model},
-                                  {"layer", "gloo_cpu"},
-                                  {"world_size", QString::number(ws)},
-                                  {"hook", hook},
-                                  {"bucket_cap_mb", cap},
-                                  {"repeat", "0"}};
                         d.cells.push_back(c);
                     }
                 }
@@ -1009,24 +1008,10 @@ private slots:
             for (const QString hook : {"allreduce", "powersgd"}) {
                 for (const QString cap : {"1", "4", "25"}) {
                     for (const int ws : {1, 2}) {
-                        store::CellRow c;
-                        c.id = QString("%1_gloo_cpu_ws%2_cap%3_%4_r0")
-                                   .arg(models.back())
-                                   .arg(ws)
-                                   .arg(cap, hook);
-                        c.status = "complete";
-                        c.model = models.back();
-                        c.layer = "gloo_cpu";
-                        c.worldSize = ws;
+                        store::CellRow c = studyCell(models.back(), hook, cap, ws);
                         c.commOverheadFraction = 0.01 * ws * (m + 1) + 0.001 * cap.toDouble();
                         c.computeMs = c.exposedCommMs = c.bookkeepingMs = 1.0;
                         c.stepMs = 3.0;
-                        c.axes = {{"model", models.back()},
-                                  {"layer", "gloo_cpu"},
-                                  {"world_size", QString::number(ws)},
-                                  {"hook", hook},
-                                  {"bucket_cap_mb", cap},
-                                  {"repeat", "0"}};
                         d.cells.push_back(c);
                     }
                 }
@@ -1066,25 +1051,11 @@ private slots:
             for (const QString hook : {"allreduce", "fp16_compress", "local"}) {
                 for (const QString cap : {"0.5", "1", "4", "16", "25"}) {
                     for (const int ws : {1, 2}) {
-                        store::CellRow c;
-                        c.id = QString("%1_gloo_cpu_ws%2_cap%3_%4_r0")
-                                   .arg(model)
-                                   .arg(ws)
-                                   .arg(cap, hook);
-                        c.status = "complete";
-                        c.model = model;
-                        c.layer = "gloo_cpu";
-                        c.worldSize = ws;
+                        store::CellRow c = studyCell(model, hook, cap, ws);
                         c.computeMs = model == "mlp_b" ? 400.0 : 20.0;
                         c.exposedCommMs = ws * cap.toDouble();
                         c.bookkeepingMs = 1.0;
                         c.stepMs = *c.computeMs + *c.exposedCommMs + 1.0;
-                        c.axes = {{"model", model},
-                                  {"layer", "gloo_cpu"},
-                                  {"world_size", QString::number(ws)},
-                                  {"hook", hook},
-                                  {"bucket_cap_mb", cap},
-                                  {"repeat", "0"}};
                         d.cells.push_back(c);
                     }
                 }
