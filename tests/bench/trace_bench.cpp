@@ -285,6 +285,12 @@ int main(int argc, char** argv) {
     const int repeats = argc > 2 ? std::atoi(argv[2]) : 7;
     const std::string cli = COMMPROF_BIN_DIR "/commprof";
     const std::vector<unsigned char> gz = fileBytes(path);
+    if (gz.empty() || repeats < 1) {
+        // Medians of nothing, and a missing file read as empty, ended in a segfault.
+        std::fprintf(stderr, "usage: trace_bench [TRACE] [REPEATS >= 1]: '%s' cannot be read\n",
+                     path.c_str());
+        return 2;
+    }
     const std::vector<std::string> job(8, path);
     const std::string zcatCommand = "zcat '" + path + "' > /dev/null";
     std::string command = "'" + cli;
