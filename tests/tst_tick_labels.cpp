@@ -7,6 +7,7 @@
 // "300" over "250" over "200" in a 3.3-inch report figure.
 
 #include "gui_helpers.h"
+#include "pdf_words.h"
 #include "plot_style.h"
 #include "readable_ticker.h"
 #include "report/report_data.h"
@@ -15,6 +16,7 @@
 
 #include <qcustomplot.h>
 
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace commprof;
@@ -226,6 +228,45 @@ private slots:
                     QVERIFY2(crowded.isEmpty(), qPrintable(crowded.join("; ")));
                 }
             }
+        }
+    }
+
+    // Issue 52 (CI, Debian 12): a 2-model tuning figure at 9 pt drew its y axis's lowest label,
+    // "10", at the panel's bottom corner over the cap axis's first label, "0.25", which a narrow
+    // panel puts half out to its left; the top one, "10000", reached the panel's name above it.
+    // Here the lowest y value walks from 6 to 25 ms so that the "10" and "20" ticks pass through
+    // the bottom corner and the top tick past the top, and poppler reads each PDF's words.
+    void aPanelsCornerKeepsItsTwoAxesLabelsApart() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        for (double lowMs = 6.0; lowMs <= 25.0; lowMs += 0.1) {
+            report::ReportData data;
+            data.tuning.emplace();
+            for (const char* model : {"mlp1m", "transformer2m"}) {
+                analysis::CapGroup g;
+                g.model = model;
+                g.layer = "gloo_cpu";
+                g.hook = "allreduce";
+                g.worldSize = 2;
+                for (const double cap : {0.25, 1.0, 4.0, 25.0}) {
+                    analysis::CapCandidate c;
+                    c.capMb = cap;
+                    c.predictedStepMs = 3000;
+                    c.predictedExposedMs = lowMs * (1 + cap);
+                    g.candidates.push_back(c);
+                }
+                data.tuning->groups.push_back(g);
+            }
+            widgets::ExportOptions o;
+            o.widthIn = 3.3;
+            o.png = false;
+            o.tables = false;
+            widgets::writeFigure(*widgets::figureNamed("tuning"), data, dir.path(), o);
+            const PdfPage page = wordsOf(QDir(dir.path()).filePath("tuning.pdf"));
+            QVERIFY2(page.words.size() > 10, qPrintable(page.text()));
+            const QStringList over = overlappingWords(page);
+            QVERIFY2(over.isEmpty(),
+                     qPrintable(QString("lowest %1 ms: %2").arg(lowMs).arg(over.join("; "))));
         }
     }
 };

@@ -78,6 +78,37 @@ QVector<double> readableLinearTicks(const QCPAxis* axis, double& step, Linear li
     return ticks;
 }
 
+// Where the x axis's first label (centred on its tick) starts, in pixels, as last laid out: a
+// narrow panel puts a base-2 cap axis's "0.25" half out to the left of its axis rect.
+double firstXLabelLeftPx(const QCPAxis* x) {
+    const QVector<double> ticks = x->tickVector();
+    const QVector<QString> labels = x->tickVectorLabels();
+    const QFontMetricsF fm(x->tickLabelFont());
+    double left = std::numeric_limits<double>::infinity();
+    for (qsizetype i = 0; i < ticks.size() && i < labels.size(); ++i) {
+        if (x->range().contains(ticks[i]) && !labels[i].isEmpty()) {
+            left = std::min(left, x->coordToPixel(ticks[i]) - fm.horizontalAdvance(labels[i]) / 2);
+        }
+    }
+    return left;
+}
+
+// Whether a left axis's label at `px`, `heightPx` tall, reaches past its axis rect into another
+// text: above, past the rect's margin into the panel's name; below, into the x labels' band
+// where the first x label overhangs the left end into the y labels' column.
+bool reachesIntoACorner(const QCPAxis* axis, double px, double heightPx) {
+    const QCPAxisRect* rect = axis->axisRect();
+    if (px - heightPx / 2 < rect->outerRect().top()) {
+        return true;
+    }
+    const QCPAxis* x = rect->axis(QCPAxis::atBottom);
+    if (!x || !x->visible() || !x->tickLabels() ||
+        px + heightPx / 2 <= rect->bottom() + x->tickLabelPadding() + x->tickLengthOut()) {
+        return false;
+    }
+    return firstXLabelLeftPx(x) < rect->left() - axis->tickLabelPadding() - axis->tickLengthOut();
+}
+
 } // namespace
 
 QString readableTickLabel(double value, const QLocale& locale, int precision) {
@@ -126,6 +157,23 @@ void dropTouchingLabels(const QCPAxis* axis, const QVector<double>& ticks,
             labels[i].clear();
         } else {
             kept = i;
+        }
+    }
+    if (!vertical || axis->axisType() != QCPAxis::atLeft) {
+        return;
+    }
+    // A label in a corner gives way, while two others stay to read the axis's scale by.
+    const auto shown = [&] {
+        qsizetype n = 0;
+        for (qsizetype i = 0; i < ticks.size() && i < labels.size(); ++i) {
+            n += !labels[i].isEmpty() && axis->range().contains(ticks[i]);
+        }
+        return n;
+    };
+    for (qsizetype i = 0; i < ticks.size() && i < labels.size(); ++i) {
+        if (!labels[i].isEmpty() && axis->range().contains(ticks[i]) && shown() > 2 &&
+            reachesIntoACorner(axis, axis->coordToPixel(ticks[i]), fm.height())) {
+            labels[i].clear();
         }
     }
 }

@@ -19,6 +19,8 @@ QString readableTickLabel(double value, const QLocale& locale, int precision);
 // Blanks each label that would touch the last one kept, measured with the axis font on the axis
 // as last laid out: the last guard of every numeric axis the figures draw, whatever chose its
 // ticks (a base-2 log axis's "0.25" ran into its "1" where long y labels left a panel narrow).
+// A left axis's label that reaches past its rect's top into a panel's name, or below it into
+// an x label overhanging the corner, is blanked too, while two others stay.
 void dropTouchingLabels(const QCPAxis* axis, const QVector<double>& ticks,
                         QVector<QString>& labels);
 
