@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "run_monitor.h"
 
+#include "analysis/number_text.h"
 #include "flagged_row_delegate.h"
 #include "layout_helpers.h"
 #include "message_bar.h"
@@ -30,7 +31,7 @@ namespace commprof::widgets {
 namespace {
 
 QString cellsText(int n) {
-    return QString("%1 cell%2").arg(n).arg(n == 1 ? "" : "s");
+    return analysis::countText(n, "cell");
 }
 
 QString duration(double seconds) {

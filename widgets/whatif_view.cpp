@@ -2,6 +2,7 @@
 #include "whatif_view.h"
 
 #include "analysis/cell_settings.h"
+#include "analysis/number_text.h"
 #include "analysis/recommendation.h"
 #include "inputs/cell_settings_file.h"
 #include "jobs/job_tracker.h"
@@ -464,22 +465,22 @@ void WhatIfView::display(const analysis::WhatIf& w, std::size_t chosen,
     QStringList lines;
     if (recorded) {
         lines << QString("Recorded: median step %1 ms = compute %2 + exposed comm. %3 + straggler "
-                         "wait %4 + optimizer %5 ms (%6, %7 ranks, %8 buckets at %9 MiB)")
+                         "wait %4 + optimizer %5 ms (%6, %7, %8 at %9 MiB)")
                      .arg(ms(w.stepMs), ms(recorded->computeMs), ms(recorded->exposedCommMs),
-                          ms(recorded->stragglerWaitMs), ms(recorded->optimizerMs), w.hook)
-                     .arg(w.worldSize)
-                     .arg(w.recordedBuckets)
-                     .arg(QString::number(w.recordedCapMb, 'g', 6));
+                          ms(recorded->stragglerWaitMs), ms(recorded->optimizerMs), w.hook,
+                          analysis::countText(w.worldSize, "rank"),
+                          analysis::countText(w.recordedBuckets, "bucket"),
+                          analysis::mb(w.recordedCapMb));
     }
     lines << QString("Replayed by the model: %1 ms \u00b1 %2 (%3 % from the recording)")
                  .arg(ms(w.replayed.stepMs), ms(w.replayed.uncertaintyMs))
                  .arg(w.stepMs > 0 ? (w.replayed.stepMs / w.stepMs - 1) * 100 : 0, 0, 'f', 1);
     if (const analysis::Scenario* s = this->chosen()) {
         lines << QString("What if %1: %2 ms \u00b1 %3 = compute %4 + exposed comm. %5 + optimizer "
-                         "%6 ms, %7 buckets%8")
+                         "%6 ms, %7%8")
                      .arg(scenarioText(*s), ms(s->stepMs), ms(s->uncertaintyMs), ms(s->computeMs),
-                          ms(s->exposedMs), ms(s->optimizerMs))
-                     .arg(s->buckets)
+                          ms(s->exposedMs), ms(s->optimizerMs),
+                          analysis::countText(s->buckets, "bucket"))
                      .arg(s->recordedLayout ? QString(" (the recorded buckets)")
                           : s->hookWorkUnknown
                               ? QString(" (no change: the hooks' own work is unknown on this "

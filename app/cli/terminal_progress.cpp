@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "terminal_progress.h"
 
+#include "analysis/number_text.h"
+
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -128,10 +130,8 @@ QString RunProgressView::cellLine(const QString& id, const Running& r) const {
         slowest = std::min(slowest, v);
     }
     const double elapsedS = double(clock_.elapsed() - r.startMs) / 1000.0;
-    QString line = QString("  %1  %2 rank%3  iter %4/%5")
-                       .arg(id)
-                       .arg(ranks)
-                       .arg(ranks == 1 ? "" : "s")
+    QString line = QString("  %1  %2  iter %3/%4")
+                       .arg(id, analysis::countText(ranks, "rank"))
                        .arg(slowest)
                        .arg(r.of);
     if (r.lastStepMs > 0) {

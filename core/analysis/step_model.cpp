@@ -9,8 +9,8 @@ const BackendConcurrency& collectiveConcurrency(const QString& backend) {
     static const std::array<BackendConcurrency, 2> kRows{{
         {"gloo",
          "gloo can run two collectives at once (ProcessGroupGloo's two worker threads), but they "
-         "share one link and the cores the backward computes on; one at a time, with the rest "
-         "in the calibrated scale"},
+         "share one link: each is priced at its share of the link's busy time, so one at a time "
+         "spends that time as the job did"},
         {"nccl", "NCCL runs a process group's collectives in order on one stream"},
     }};
     return backend == "gloo" ? kRows[0] : kRows[1];

@@ -14,9 +14,11 @@
 // collectives one at a time. NCCL runs a process group's collectives on one stream, in order, so
 // that is what it does. gloo can run two at once (ProcessGroupGloo's worker threads; the rank
 // asks for 2), but two concurrent all-reduces share one link and, on a CPU host, the cores the
-// backward computes on: what a second one gains in latency it loses in bandwidth, and what is
-// left is in the calibrated scale (recommendation.h), measured on the same host. One at a time is
-// therefore the assumption for gloo too, and the model says so rather than pretending to overlap.
+// backward computes on: what a second one gains in latency it loses in bandwidth. A trace's
+// collectives are priced at their share of the link (trace_ready_times.cpp, linkShares), a
+// cell's with the rest in the calibrated scale (recommendation.h), measured on the same host. One
+// at a time is therefore the assumption for gloo too, and the model says so rather than
+// pretending to overlap.
 
 #include "analysis/bucket_schedule.h"
 #include "analysis/collective_cost.h"

@@ -148,9 +148,8 @@ QString openLatencies(double shortestUs) {
 std::optional<FittedCost> lineFromTrace(const CostPoints& points, const PointSizes& sizes,
                                         int worldSize, QString* refused) {
     if (sizes.distinct < 2 || sizes.spread < kFitSpread) {
-        *refused = QString("%1 distinct size%2 spanning %3x: a latency needs %4 sizes over %5x")
-                       .arg(sizes.distinct)
-                       .arg(sizes.distinct == 1 ? "" : "s")
+        *refused = QString("%1 spanning %2x: a latency needs %3 sizes over %4x")
+                       .arg(countText(sizes.distinct, "distinct size"))
                        .arg(sizes.spread, 0, 'g', 3)
                        .arg(kFitSizes)
                        .arg(kFitSpread);

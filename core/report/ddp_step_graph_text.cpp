@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ddp_step_graph_text.h"
 
+#include "analysis/number_text.h"
 #include "results/json_kind.h"
 #include "trace/json_null.h"
 
@@ -89,34 +90,34 @@ QJsonObject toJson(const analysis::DdpStepGraph& g) {
 }
 
 QString describe(const analysis::Culprit& c) {
-    return QString("%1: the other ranks waited %2 ms for it at %3 buckets")
+    return QString("%1: the other ranks waited %2 ms for it at %3")
         .arg(c.what)
         .arg(c.waitUs / 1e3, 0, 'f', 2)
-        .arg(c.buckets);
+        .arg(analysis::countText(c.buckets, "bucket"));
 }
 
 QString describe(const analysis::DdpStepGraph& g) {
     QString out;
     for (std::size_t i = 0; i < g.traces.size(); ++i) {
         const trace::DdpRankSteps& t = *g.traces[i];
-        out += QString("rank %1 (%2, %3%4): %5 iterations\n")
+        out += QString("rank %1 (%2, %3%4): %5\n")
                    .arg(g.ranks[i])
                    .arg(QString::fromStdString(t.source))
                    .arg(t.backend.empty() ? QString("backend unknown")
                                           : QString::fromStdString(t.backend))
                    .arg(t.legacy ? ", legacy export" : "")
-                   .arg(t.iterations.size());
+                   .arg(analysis::countText(qint64(t.iterations.size()), "iteration"));
         for (const trace::DdpIteration& it : t.iterations) {
             out += QString("  step %1: %2 ms = forward %3 + backward compute %4 + after it %5 + "
-                           "optimizer %6; %7 gradients, %8 buckets\n")
+                           "optimizer %6; %7, %8\n")
                        .arg(it.step)
                        .arg(it.stepUs() / 1e3, 0, 'f', 2)
                        .arg(it.forwardUs() / 1e3, 0, 'f', 2)
                        .arg(it.backwardComputeUs() / 1e3, 0, 'f', 2)
                        .arg(it.afterComputeUs() / 1e3, 0, 'f', 2)
                        .arg(it.afterBackwardUs() / 1e3, 0, 'f', 2)
-                       .arg(it.gradientReadyUs.size())
-                       .arg(it.buckets.size());
+                       .arg(analysis::countText(qint64(it.gradientReadyUs.size()), "gradient"),
+                            analysis::countText(qint64(it.buckets.size()), "bucket"));
             for (const trace::BucketCollective& b : it.buckets) {
                 out += QString("    bucket: launch %1 ms, %2, %3 gradients, %4\n")
                            .arg((b.launchUs - it.backwardStartUs) / 1e3, 0, 'f', 2)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "series_names.h"
 
+#include "analysis/number_text.h"
 #include "spec/mapped.h"
 
 #include <QMap>
@@ -118,7 +119,7 @@ QString axisValueText(const QString& axis, const QString& value) {
 }
 
 QString ranksText(int worldSize) {
-    return QString("%1 rank%2").arg(worldSize).arg(worldSize == 1 ? "" : "s");
+    return analysis::countText(worldSize, "rank");
 }
 
 SeriesStyles seriesStyles(const std::vector<const store::CellRow*>& cells,

@@ -93,11 +93,11 @@ QJsonObject toJson(const analysis::WhatIf& w) {
 QString describe(const analysis::WhatIf& w) {
     QString out =
         QString("recorded: %1 MiB (from %2; first bucket %3 MiB%10), hook %4, world size "
-                "%5, %6 buckets; median step %7 ms, replayed %8 ms +- %11 (%9 %)\n")
+                "%5, %6; median step %7 ms, replayed %8 ms +- %11 (%9 %)\n")
             .arg(analysis::mb(w.recordedCapMb), w.recordedCapFrom,
                  analysis::mb(w.recordedFirstBucketMb), w.hook)
             .arg(w.worldSize)
-            .arg(w.recordedBuckets)
+            .arg(analysis::countText(w.recordedBuckets, "bucket"))
             .arg(w.stepMs, 0, 'f', 2)
             .arg(w.replayed.stepMs, 0, 'f', 2)
             .arg(w.stepMs > 0 ? (w.replayed.stepMs - w.stepMs) / w.stepMs * 100 : 0, 0, 'f', 1)
