@@ -120,7 +120,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(designer_, &widgets::MatrixDesigner::planChanged, this, &MainWindow::onPlanChanged);
     connect(designer_, &widgets::MatrixDesigner::modificationChanged, this,
             &MainWindow::updateTitle);
-    connect(designer_, &widgets::MatrixDesigner::fileNameChanged, this, &MainWindow::updateTitle);
+    connect(designer_, &widgets::MatrixDesigner::planChanged, this, &MainWindow::updateTitle);
     connect(designer_, &widgets::MatrixDesigner::loadedWithError, this, [this](const QString& m) {
         messages_->warning("The matrix has an error",
                            m + "\nThe designer marks it (F8 goes there).");
@@ -138,10 +138,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         [this](const runner::RunSummary& s, const QString& outDir) { onRunFinished(s, outDir); });
     connect(results_, &widgets::ResultsView::cellSelected, this, &MainWindow::showResultsCell);
     // The cap study's "Apply to matrix": an edit of the designer's text, which its undo takes
-    // back; the designer is shown with it.
+    // back; the designer is shown with it. Whether the cap still holds is asked once an edit
+    // has settled and parsed (a text that does not parse says neither), not at each keystroke.
     connect(results_, &widgets::ResultsView::applyCapRequested, this,
             &MainWindow::applyRecommendedCap);
-    connect(designer_->editor(), &QPlainTextEdit::textChanged, this,
+    connect(designer_, &widgets::MatrixDesigner::planChanged, this,
             &MainWindow::dropCapWarningUnlessItHolds);
 
     buildMenus();
