@@ -51,6 +51,9 @@ struct Figures {
     int directionRight = 0, directionJudged = 0;
     double linkErr = 0, linkNone = 0;
     int linkWithin = 0, links = 0;
+    // The recommendation against the recorded variant: measured no worse than by its interval
+    // (held) of those judged; kept the recorded settings; advised a setting nobody measured.
+    int adviceHeld = 0, adviceJudged = 0, adviceKept = 0, adviceUnmeasured = 0;
     int failed = 0; // what-ifs that exited non-zero
 
     void add(const Figures& o) {
@@ -60,6 +63,8 @@ struct Figures {
         covered += o.covered, predictions += o.predictions;
         directionRight += o.directionRight, directionJudged += o.directionJudged;
         linkErr += o.linkErr, linkNone += o.linkNone, linkWithin += o.linkWithin, links += o.links;
+        adviceHeld += o.adviceHeld, adviceJudged += o.adviceJudged, adviceKept += o.adviceKept;
+        adviceUnmeasured += o.adviceUnmeasured;
         failed += o.failed;
     }
 };
@@ -73,7 +78,7 @@ QString row(const QString& name, const Figures& f) {
         int(std::count_if(f.replay.begin(), f.replay.end(), [](double e) { return e <= 0.05; }));
     const double worst = f.replay.empty() ? 0 : *std::max_element(f.replay.begin(), f.replay.end());
     return QString("%1 %2 %3 %4 | %5 %6 %7 | %8 %9 %10 | %11/%12 %13 | %14/%15 | %16 %17 %18/%19 "
-                   "| %20")
+                   "| %21 | %20")
         .arg(name, -22)
         .arg(pct(f.capErr, f.caps))
         .arg(pct(f.capNone, f.caps))
@@ -94,7 +99,13 @@ QString row(const QString& name, const Figures& f) {
         .arg(pct(f.linkNone, f.links))
         .arg(f.linkWithin, 3)
         .arg(f.links, -3)
-        .arg(f.failed);
+        .arg(f.failed)
+        .arg(QString("%1/%2 %3 %4")
+                 .arg(f.adviceHeld, 3)
+                 .arg(f.adviceJudged, -3)
+                 .arg(f.adviceKept, 3)
+                 .arg(f.adviceUnmeasured, 3),
+             -17);
 }
 
 class Bench {
@@ -137,6 +148,7 @@ public:
                             replayed, 100 * (replayed / rec["step_ms"].toDouble() - 1),
                             from.medianMs, rec["buckets"].toInt());
             }
+            judgeAdvice(j, from, w, replayed, verbose, f);
             for (const Variant& to : j.variants) {
                 if (to.label == from.label) {
                     continue;
@@ -170,6 +182,34 @@ public:
             }
         }
         return f;
+    }
+
+    // The trace's recommendation against what the job measured: the recommended variant's
+    // median no worse than the traced variant's by more than the recommendation's interval
+    // (scaled as every prediction is, from the replay to the unprofiled median).
+    static void judgeAdvice(const Job& j, const Variant& from, const QJsonObject& w,
+                            double replayed, bool verbose, Figures& f) {
+        const QJsonObject rec = w["recommendation"].toObject();
+        if (rec["keep"].toBool()) {
+            ++f.adviceKept;
+            return;
+        }
+        const auto to = std::find_if(j.variants.begin(), j.variants.end(), [&](const Variant& v) {
+            return v.capMb == rec["bucket_cap_mb"].toDouble() && v.hook == rec["hook"].toString();
+        });
+        if (to == j.variants.end()) {
+            ++f.adviceUnmeasured;
+            return;
+        }
+        const double interval = from.medianMs * rec["uncertainty_ms"].toDouble() / replayed;
+        const bool held = to->medianMs - from.medianMs <= interval;
+        f.adviceHeld += held;
+        ++f.adviceJudged;
+        if (verbose) {
+            std::printf("    advice %s -> %s: measured %+5.1f ms, interval %.1f ms (%s)\n",
+                        qPrintable(from.label), qPrintable(to->label), to->medianMs - from.medianMs,
+                        interval, held ? "held" : "worse");
+        }
     }
 
     // Each variant over `to` predicted from the same variant's trace over `from`.
@@ -267,8 +307,10 @@ int main(int argc, char** argv) {
     std::printf("MAPE in %%, model beside \"no change\" on the same ratios; replay error "
                 "|replayed/traced - 1| median, worst, within 5 %%; coverage of the 90 %% "
                 "interval; fp16 direction right/judged (moves > 5 %%); links: MAPE, \"no "
-                "change\", within 15 %%; what-ifs that failed\n\n");
-    const QString head = QString("%1 %2 %3 %4 | %5 %6 %7 | %8 %9 %10 | %11 | %12 | %13 | %14")
+                "change\", within 15 %%; advice: the recommendation measured no worse than the "
+                "traced variant by more than its interval / of those judged, kept the recorded "
+                "settings, advised a setting not measured; what-ifs that failed\n\n");
+    const QString head = QString("%1 %2 %3 %4 | %5 %6 %7 | %8 %9 %10 | %11 | %12 | %13 | %15 | %14")
                              .arg("", -22)
                              .arg("caps", 5)
                              .arg("none", 5)
@@ -282,7 +324,8 @@ int main(int argc, char** argv) {
                              .arg("coverage", 15)
                              .arg("fp16", 7)
                              .arg("links  none within", 22)
-                             .arg("failed");
+                             .arg("failed")
+                             .arg("advice held kept ?", -17);
     std::printf("%s\n", qPrintable(head));
     for (const QString& half : {QString("develop"), QString("judge")}) {
         for (const QJsonValue fam : m["split"][half].toArray()) {
