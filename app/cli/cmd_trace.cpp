@@ -58,9 +58,12 @@ QString formatSummary(const trace::TraceSummary& s) {
     out += columns(widths, {"step", "step_us", "compute_us", "comm_us", "bookkeep_us", "memory_us",
                             "overlap_us", "exposed_us"});
     auto row = [&](const QString& label, const trace::StepMetrics& m) {
-        out += columns(widths, {label, figure(m.stepUs), figure(m.computeUs), figure(m.commUs),
-                                figure(m.bookkeepingUs), figure(m.memoryUs), figure(m.overlapUs),
-                                figure(m.exposedCommUs)});
+        QStringList cells{label};
+        for (const double v : {m.stepUs, m.computeUs, m.commUs, m.bookkeepingUs, m.memoryUs,
+                               m.overlapUs, m.exposedCommUs}) {
+            cells << figure(v);
+        }
+        out += columns(widths, cells);
     };
     for (const auto& m : s.steps) {
         row(QString::number(m.step), m);
@@ -81,23 +84,15 @@ QString stepsCsvHeader() {
 
 QString stepsCsvRows(const std::optional<int>& rank, const trace::TraceSummary& s) {
     QString out;
-    auto n = [](double v) { return QString::number(v, 'f', 3); };
     for (const auto& m : s.steps) {
-        out += QStringList{rank ? QString::number(*rank) : QString(),
-                           QString::number(m.step),
-                           n(m.startUs),
-                           n(m.endUs),
-                           n(m.stepUs),
-                           n(m.computeUs),
-                           n(m.commUs),
-                           n(m.bookkeepingUs),
-                           n(m.memoryUs),
-                           n(m.overlapUs),
-                           n(m.exposedCommUs),
-                           QString::number(m.collectives),
-                           m.commBytes ? QString::number(*m.commBytes, 'f', 0) : QString()}
-                   .join(',') +
-               '\n';
+        QStringList cells{rank ? QString::number(*rank) : QString(), QString::number(m.step)};
+        for (const double v : {m.startUs, m.endUs, m.stepUs, m.computeUs, m.commUs, m.bookkeepingUs,
+                               m.memoryUs, m.overlapUs, m.exposedCommUs}) {
+            cells << QString::number(v, 'f', 3);
+        }
+        cells << QString::number(m.collectives)
+              << (m.commBytes ? QString::number(*m.commBytes, 'f', 0) : QString());
+        out += cells.join(',') + '\n';
     }
     return out;
 }

@@ -40,6 +40,25 @@ std::string join(const std::vector<std::string>& v, const std::string& sep) {
     return out;
 }
 
+// `s` with each character replaced by what `f` makes of it.
+template <typename F> std::string eachChar(const std::string& s, F f) {
+    std::string out;
+    for (const char c : s) {
+        out += f(c);
+    }
+    return out;
+}
+
+// Text padded with spaces to `width`, at least one space.
+std::string padded(const std::string& text, std::size_t width) {
+    return text + std::string(text.size() < width ? width - text.size() : 1, ' ');
+}
+
+// "plan MATRIX.yaml": a command with the operands it names.
+std::string commandHead(const Command& c) {
+    return c.name + (c.operands.empty() ? "" : " " + c.operands);
+}
+
 // "--format table|json|csv": fixed values read better than their placeholder.
 std::string valueText(const Option& o) {
     return o.choices.empty() ? o.value : join(o.choices, "|");
@@ -53,9 +72,7 @@ std::string optionHead(const Option& o) {
 std::string optionList(const std::vector<Option>& options) {
     std::string out = options.empty() ? "" : "\noptions:\n";
     for (const Option& o : options) {
-        const std::string head = optionHead(o);
-        out +=
-            "  " + head + std::string(head.size() < 26 ? 26 - head.size() : 1, ' ') + o.help + "\n";
+        out += "  " + padded(optionHead(o), 26) + o.help + "\n";
     }
     return out;
 }
@@ -63,16 +80,9 @@ std::string optionList(const std::vector<Option>& options) {
 // Roff treats a backslash as an escape and a leading dot or quote as a request; a hyphen is
 // typeset as a minus only when written \-.
 std::string roff(const std::string& s) {
-    std::string out;
-    for (char c : s) {
-        if (c == '\\') {
-            out += "\\e";
-        } else if (c == '-') {
-            out += "\\-";
-        } else {
-            out += c;
-        }
-    }
+    std::string out = eachChar(s, [](char c) -> std::string {
+        return c == '\\' ? "\\e" : c == '-' ? "\\-" : std::string(1, c);
+    });
     if (!out.empty() && (out[0] == '.' || out[0] == '\'')) {
         out = "\\&" + out;
     }
@@ -185,21 +195,13 @@ std::string bashFunctionName(const Program& p) {
 
 // zsh's _arguments specs use [ ] : as syntax; help text only needs to read well.
 std::string zshText(const std::string& s) {
-    std::string out;
-    for (char c : s) {
-        if (c == '[' || c == '(') {
-            out += '{';
-        } else if (c == ']' || c == ')') {
-            out += '}';
-        } else if (c == ':') {
-            out += ' ';
-        } else if (c == '\'') {
-            out += "'\\''";
-        } else {
-            out += c;
-        }
-    }
-    return out;
+    return eachChar(s, [](char c) -> std::string {
+        return c == '[' || c == '('   ? "{"
+               : c == ']' || c == ')' ? "}"
+               : c == ':'             ? " "
+               : c == '\''            ? "'\\''"
+                                      : std::string(1, c);
+    });
 }
 
 std::string zshArguments(const std::vector<Option>& options, const std::string& indent) {
@@ -313,9 +315,7 @@ std::string helpText(const Program& program) {
     } else {
         out += "usage: " + program.name + " COMMAND [ARGS]\n\ncommands:\n";
         for (const Command& c : program.commands) {
-            const std::string head = c.name + (c.operands.empty() ? "" : " " + c.operands);
-            out += "  " + head + std::string(head.size() < 38 ? 38 - head.size() : 1, ' ') +
-                   c.summary + "\n";
+            out += "  " + padded(commandHead(c), 38) + c.summary + "\n";
         }
         out += "\n'" + program.name + " COMMAND --help' lists a command's options.\n";
     }
@@ -345,8 +345,8 @@ std::string manPage(const Program& program, const std::string& version) {
     if (!program.commands.empty()) {
         out += ".SH COMMANDS\n";
         for (const Command& c : program.commands) {
-            out += ".SS " + roff(c.name + (c.operands.empty() ? "" : " " + c.operands)) + "\n" +
-                   roff(c.summary) + "\n" + roffOptions(c.options);
+            out += ".SS " + roff(commandHead(c)) + "\n" + roff(c.summary) + "\n" +
+                   roffOptions(c.options);
         }
     }
     if (!program.options.empty()) {
