@@ -216,8 +216,8 @@ void RunProgressView::finish() {
     finished_ = true;
 }
 
-ProgressLine::ProgressLine(std::FILE* out, bool live, QString what, int plainEvery)
-    : out_(out), live_(live), what_(std::move(what)), plainEvery_(std::max(1, plainEvery)) {}
+ProgressLine::ProgressLine(std::FILE* out, bool live, QString what)
+    : out_(out), live_(live), what_(std::move(what)) {}
 
 void ProgressLine::update(int done, int total, const QString& name) {
     if (live_) {
@@ -227,7 +227,7 @@ void ProgressLine::update(int done, int total, const QString& name) {
         std::fprintf(out_, "\r\033[K%s", qPrintable(fit(line, terminalWidth(out_))));
         std::fflush(out_);
         open_ = true;
-    } else if (done % plainEvery_ == 0 || done == total) {
+    } else {
         std::fprintf(out_, "%s %d/%d %s\n", qPrintable(what_), done, total, qPrintable(name));
     }
 }

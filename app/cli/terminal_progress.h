@@ -64,11 +64,10 @@ private:
     bool finished_ = false;
 };
 
-// "what 12/500 name": a line redrawn in place on a terminal, else a plain line every
-// `plainEvery` items (and the last).
+// "what 12/500 name": a line redrawn in place on a terminal, else a plain line each.
 class ProgressLine {
 public:
-    ProgressLine(std::FILE* out, bool live, QString what, int plainEvery = 1);
+    ProgressLine(std::FILE* out, bool live, QString what);
     void update(int done, int total, const QString& name);
     void finish();
 
@@ -76,7 +75,6 @@ private:
     std::FILE* out_;
     bool live_;
     QString what_;
-    int plainEvery_;
     bool open_ = false;
 };
 

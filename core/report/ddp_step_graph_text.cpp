@@ -17,20 +17,19 @@ QJsonObject toJson(const analysis::DdpStepGraph& g) {
         for (const trace::DdpIteration& it : t.iterations) {
             const QJsonArray ready = results::jsonArray(
                 it.gradientReadyUs, [&](double r) { return r - it.backwardStartUs; });
-            QJsonArray buckets;
-            for (const trace::BucketCollective& b : it.buckets) {
-                const auto rel = [&](const std::optional<double>& v) {
-                    return v ? QJsonValue(*v - it.backwardStartUs) : QJsonValue(QJsonValue::Null);
-                };
-                buckets.append(QJsonObject{{"launch_us", b.launchUs - it.backwardStartUs},
-                                           {"start_us", rel(b.startUs)},
-                                           {"end_us", rel(b.endUs)},
-                                           {"elements", trace::numberOrNull(b.elements)},
-                                           {"bytes", trace::numberOrNull(b.bytes)},
-                                           {"seq", trace::numberOrNull(b.seq)},
-                                           {"first_gradient", b.firstGradient},
-                                           {"gradients", b.gradients}});
-            }
+            const auto rel = [&](const std::optional<double>& v) {
+                return v ? QJsonValue(*v - it.backwardStartUs) : QJsonValue();
+            };
+            const auto bucket = [&](const trace::BucketCollective& b) {
+                return QJsonObject{{"launch_us", b.launchUs - it.backwardStartUs},
+                                   {"start_us", rel(b.startUs)},
+                                   {"end_us", rel(b.endUs)},
+                                   {"elements", trace::numberOrNull(b.elements)},
+                                   {"bytes", trace::numberOrNull(b.bytes)},
+                                   {"seq", trace::numberOrNull(b.seq)},
+                                   {"first_gradient", b.firstGradient},
+                                   {"gradients", b.gradients}};
+            };
             iterations.append(QJsonObject{{"step", it.step},
                                           {"step_us", it.stepUs()},
                                           {"forward_us", it.forwardUs()},
@@ -38,7 +37,7 @@ QJsonObject toJson(const analysis::DdpStepGraph& g) {
                                           {"wait_for_last_bucket_us", it.afterComputeUs()},
                                           {"optimizer_us", it.afterBackwardUs()},
                                           {"gradient_ready_us", ready},
-                                          {"buckets", buckets}});
+                                          {"buckets", results::jsonArray(it.buckets, bucket)}});
         }
         ranks.append(QJsonObject{{"rank", g.ranks[i]},
                                  {"source", QString::fromStdString(t.source)},
@@ -48,42 +47,37 @@ QJsonObject toJson(const analysis::DdpStepGraph& g) {
                                  {"sized", t.sized},
                                  {"iterations", iterations}});
     }
-    QJsonArray buckets;
-    for (const analysis::MatchedBucket& m : g.buckets) {
+    const auto matched = [](const analysis::MatchedBucket& m) {
         QJsonObject wait;
         for (const auto& [rank, w] : m.waitUs) {
             wait[QString::number(rank)] = w;
         }
-        buckets.append(QJsonObject{
+        return QJsonObject{
             {"step", m.step},
             {"index", m.index},
             {"seq", trace::numberOrNull(m.seq)},
             {"ranks", results::jsonArray(m.byRank, [](const auto& rb) { return rb.first; })},
             {"unmatched", m.unmatched},
-            {"last_rank", m.lastRank ? QJsonValue(*m.lastRank) : QJsonValue(QJsonValue::Null)},
-            {"wait_us", wait}});
-    }
-    QJsonArray parts;
-    for (const analysis::IterationParts& p : g.iterations) {
-        parts.append(QJsonObject{{"rank", p.rank},
-                                 {"step", p.step},
-                                 {"step_us", p.stepUs},
-                                 {"compute_us", p.computeUs},
-                                 {"exposed_comm_us", p.exposedCommUs},
-                                 {"straggler_wait_us", p.stragglerWaitUs},
-                                 {"optimizer_us", p.optimizerUs}});
-    }
+            {"last_rank", trace::numberOrNull(m.lastRank)},
+            {"wait_us", wait}};
+    };
+    const auto part = [](const analysis::IterationParts& p) {
+        return QJsonObject{{"rank", p.rank},
+                           {"step", p.step},
+                           {"step_us", p.stepUs},
+                           {"compute_us", p.computeUs},
+                           {"exposed_comm_us", p.exposedCommUs},
+                           {"straggler_wait_us", p.stragglerWaitUs},
+                           {"optimizer_us", p.optimizerUs}};
+    };
     const auto culprits = [](const std::vector<analysis::Culprit>& v) {
-        QJsonArray out;
-        for (const analysis::Culprit& c : v) {
-            out.append(
-                QJsonObject{{"what", c.what}, {"wait_us", c.waitUs}, {"buckets", c.buckets}});
-        }
-        return out;
+        return results::jsonArray(v, [](const analysis::Culprit& c) {
+            return QJsonObject{{"what", c.what}, {"wait_us", c.waitUs}, {"buckets", c.buckets}};
+        });
     };
     return QJsonObject{{"ranks", ranks},
-                       {"buckets", buckets},
-                       {"critical_path", parts},
+                       {"buckets", results::jsonArray(g.buckets, matched)},
+                       {"critical_path", results::jsonArray(g.iterations, part)},
                        {"culprits", QJsonObject{{"ranks", culprits(g.culpritRanks)},
                                                 {"gradients", culprits(g.culpritGradients)}}},
                        {"notes", QJsonArray::fromStringList(g.notes)}};

@@ -16,16 +16,7 @@ namespace {
 // Where an axis goes among the varying ones: the hook leads (it gets the colour), the placement
 // (layer, model) comes last, so a colour and a marker go to the settings a study compares.
 int axisRank(const QString& key) {
-    if (key == "hook") {
-        return 0;
-    }
-    if (key == "layer") {
-        return 2;
-    }
-    if (key == "model") {
-        return 3;
-    }
-    return 1;
+    return key == "hook" ? 0 : key == "layer" ? 2 : key == "model" ? 3 : 1;
 }
 
 QString valueOf(const store::CellRow& c, const QString& axis) {

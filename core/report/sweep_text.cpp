@@ -38,8 +38,7 @@ QString ms(double us) {
 } // namespace
 
 QJsonObject toJson(const analysis::SweepSeries& s, const analysis::LinearFit& fit) {
-    QJsonArray points;
-    for (const analysis::SweepPoint& p : s.points) {
+    const auto pointJson = [](const analysis::SweepPoint& p) {
         QJsonObject point{
             {"bytes", p.bytes},          {"slowest_us", p.slowestUs},
             {"typical_us", p.typicalUs}, {"slowest_rank", p.slowestRank},
@@ -51,12 +50,12 @@ QJsonObject toJson(const analysis::SweepSeries& s, const analysis::LinearFit& fi
             }
             point["us_by_rank"] = perRank;
         }
-        points.append(point);
-    }
+        return point;
+    };
     QJsonObject o{{"layer", s.layer},
                   {"kind", s.kind},
                   {"world_size", s.worldSize},
-                  {"points", points},
+                  {"points", results::jsonArray(s.points, pointJson)},
                   {"fit", toJson(fit)}};
     if (!s.unsupported.isEmpty()) {
         o["unsupported"] = s.unsupported;
@@ -65,35 +64,34 @@ QJsonObject toJson(const analysis::SweepSeries& s, const analysis::LinearFit& fi
 }
 
 QJsonObject toJson(const analysis::DdpPrediction& d) {
-    QJsonArray buckets;
-    for (const analysis::BucketPrediction& b : d.buckets) {
-        buckets.append(QJsonObject{{"index", b.index},
-                                   {"bytes", b.bytes},
-                                   {"sweep_us", b.sweepUs},
-                                   {"cpu_share", b.cpuShare},
-                                   {"predicted_us", b.predictedUs},
-                                   {"fit_us", trace::numberOrNull(b.fitUs)},
-                                   {"measured_us", b.measuredUs},
-                                   {"wait_us", b.waitUs},
-                                   {"queued_us", b.queuedUs},
-                                   {"samples", b.samples},
-                                   {"fraction_of_sweep_bandwidth", b.sweepFraction()}});
-    }
-    return QJsonObject{{"steps", d.steps},
-                       {"host_cpus", d.hostCpus},
-                       {"sweep_ms_per_step", d.sweepUsPerStep / 1000.0},
-                       {"predicted_ms_per_step", d.predictedUsPerStep / 1000.0},
-                       {"fit_ms_per_step", d.fitUsPerStep ? QJsonValue(*d.fitUsPerStep / 1000.0)
-                                                          : QJsonValue(QJsonValue::Null)},
-                       {"measured_ms_per_step", d.measuredUsPerStep / 1000.0},
-                       {"measured_min_ms", d.measuredMinUs / 1000.0},
-                       {"measured_max_ms", d.measuredMaxUs / 1000.0},
-                       {"within_range", d.withinRange()},
-                       {"off_by", d.offBy()},
-                       {"wait_ms_per_step", d.waitUsPerStep / 1000.0},
-                       {"queued_ms_per_step", d.queuedUsPerStep / 1000.0},
-                       {"backend_ms_per_step", d.backendUsPerStep / 1000.0},
-                       {"buckets", buckets}};
+    const auto bucket = [](const analysis::BucketPrediction& b) {
+        return QJsonObject{{"index", b.index},
+                           {"bytes", b.bytes},
+                           {"sweep_us", b.sweepUs},
+                           {"cpu_share", b.cpuShare},
+                           {"predicted_us", b.predictedUs},
+                           {"fit_us", trace::numberOrNull(b.fitUs)},
+                           {"measured_us", b.measuredUs},
+                           {"wait_us", b.waitUs},
+                           {"queued_us", b.queuedUs},
+                           {"samples", b.samples},
+                           {"fraction_of_sweep_bandwidth", b.sweepFraction()}};
+    };
+    return QJsonObject{
+        {"steps", d.steps},
+        {"host_cpus", d.hostCpus},
+        {"sweep_ms_per_step", d.sweepUsPerStep / 1000.0},
+        {"predicted_ms_per_step", d.predictedUsPerStep / 1000.0},
+        {"fit_ms_per_step", d.fitUsPerStep ? QJsonValue(*d.fitUsPerStep / 1000.0) : QJsonValue()},
+        {"measured_ms_per_step", d.measuredUsPerStep / 1000.0},
+        {"measured_min_ms", d.measuredMinUs / 1000.0},
+        {"measured_max_ms", d.measuredMaxUs / 1000.0},
+        {"within_range", d.withinRange()},
+        {"off_by", d.offBy()},
+        {"wait_ms_per_step", d.waitUsPerStep / 1000.0},
+        {"queued_ms_per_step", d.queuedUsPerStep / 1000.0},
+        {"backend_ms_per_step", d.backendUsPerStep / 1000.0},
+        {"buckets", results::jsonArray(d.buckets, bucket)}};
 }
 
 void addSweepFigures(store::Database& db, const QString& cellKey, bool sweep, QJsonObject& cell) {
@@ -103,11 +101,9 @@ void addSweepFigures(store::Database& db, const QString& cellKey, bool sweep, QJ
         return;
     }
     const std::optional<store::StoredPrediction> p = store::prediction(db, cellKey);
-    cell["prediction"] =
-        p && p->prediction ? QJsonValue(toJson(*p->prediction)) : QJsonValue(QJsonValue::Null);
+    cell["prediction"] = p && p->prediction ? QJsonValue(toJson(*p->prediction)) : QJsonValue();
     cell["prediction_note"] = p ? p->note : QString("not predicted: the cell is not complete");
-    cell["sweep_cell"] =
-        p && !p->sweepCell.isEmpty() ? QJsonValue(p->sweepCell) : QJsonValue(QJsonValue::Null);
+    cell["sweep_cell"] = p ? trace::textOrNull(p->sweepCell) : QJsonValue();
 }
 
 QString spreadVerdict(const analysis::DdpPrediction& d) {
