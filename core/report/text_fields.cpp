@@ -2,6 +2,7 @@
 #include "text_fields.h"
 
 #include <algorithm>
+#include <iterator>
 #include <utility>
 
 namespace commprof::report {
@@ -19,67 +20,35 @@ QString csvField(const QString& text) {
 
 namespace {
 
-using Commands = std::initializer_list<std::pair<char32_t, const char*>>;
-
-// The command of `c` in `table`; nullptr for none.
-const char* commandOf(Commands table, char32_t c) {
-    const auto* it = std::ranges::find(table, c, &Commands::value_type::first);
-    return it == table.end() ? nullptr : it->second;
-}
+using Command = std::pair<char32_t, const char*>;
 
 // The accents LaTeX's own OT1 encoding has commands for, by their Unicode combining mark.
-const char* accentCommand(char32_t mark) {
-    return commandOf({{0x300, "\\`"},
-                      {0x301, "\\'"},
-                      {0x302, "\\^"},
-                      {0x303, "\\~"},
-                      {0x304, "\\="},
-                      {0x306, "\\u"},
-                      {0x307, "\\."},
-                      {0x308, "\\\""},
-                      {0x30A, "\\r"},
-                      {0x30B, "\\H"},
-                      {0x30C, "\\v"},
-                      {0x323, "\\d"},
-                      {0x327, "\\c"},
-                      {0x331, "\\b"}},
-                     mark);
-}
+constexpr Command kAccents[] = {{0x300, "\\`"}, {0x301, "\\'"}, {0x302, "\\^"}, {0x303, "\\~"},
+                                {0x304, "\\="}, {0x306, "\\u"}, {0x307, "\\."}, {0x308, "\\\""},
+                                {0x30A, "\\r"}, {0x30B, "\\H"}, {0x30C, "\\v"}, {0x323, "\\d"},
+                                {0x327, "\\c"}, {0x331, "\\b"}};
 
 // Letters with a command of their own in LaTeX's kernel.
-const char* letterCommand(char32_t c) {
-    return commandOf({{0xDF, "\\ss{}"},
-                      {0xE6, "\\ae{}"},
-                      {0xC6, "\\AE{}"},
-                      {0xF8, "\\o{}"},
-                      {0xD8, "\\O{}"},
-                      {0x153, "\\oe{}"},
-                      {0x152, "\\OE{}"},
-                      {0x142, "\\l{}"},
-                      {0x141, "\\L{}"},
-                      {0x131, "\\i{}"}},
-                     c);
+constexpr Command kLetters[] = {
+    {0xDF, "\\ss{}"},  {0xE6, "\\ae{}"},  {0xC6, "\\AE{}"}, {0xF8, "\\o{}"},  {0xD8, "\\O{}"},
+    {0x153, "\\oe{}"}, {0x152, "\\OE{}"}, {0x142, "\\l{}"}, {0x141, "\\L{}"}, {0x131, "\\i{}"}};
+
+// ASCII characters TeX reads as commands and has no escape with a backslash for.
+constexpr Command kAsciiWords[] = {
+    {'\\', "\\textbackslash{}"}, {'~', "\\textasciitilde{}"}, {'^', "\\textasciicircum{}"}};
+
+// The command of `c` in `table`; nullptr for none.
+template <std::size_t N> const char* commandOf(const Command (&table)[N], char32_t c) {
+    const auto* it = std::ranges::find(table, c, &Command::first);
+    return it == std::end(table) ? nullptr : it->second;
 }
 
 QString asciiTex(char32_t c) {
-    switch (c) {
-    case '\\':
-        return "\\textbackslash{}";
-    case '~':
-        return "\\textasciitilde{}";
-    case '^':
-        return "\\textasciicircum{}";
-    case '{':
-    case '}':
-    case '$':
-    case '&':
-    case '#':
-    case '_':
-    case '%':
-        return QString('\\') + QChar(char16_t(c));
-    default:
-        return QString(QChar(char16_t(c)));
+    if (const char* word = commandOf(kAsciiWords, c)) {
+        return word;
     }
+    const QChar ch{char16_t(c)};
+    return QString("{}$&#_%").contains(ch) ? QString('\\') + ch : QString(ch);
 }
 
 // é is e with an acute accent: \'{e}. Empty when the character is not an ASCII letter with
@@ -92,7 +61,7 @@ QString accented(char32_t c) {
     }
     QString out = QString(QChar(char16_t(parts.front())));
     for (qsizetype i = 1; i < parts.size(); ++i) {
-        const char* accent = accentCommand(parts[i]);
+        const char* accent = commandOf(kAccents, parts[i]);
         if (!accent) {
             return {};
         }
@@ -118,7 +87,7 @@ QString texText(const QString& text) {
             }
         } else if (c >= 0x20 && c < 0x7F) {
             out += asciiTex(c);
-        } else if (const char* letter = letterCommand(c)) {
+        } else if (const char* letter = commandOf(kLetters, c)) {
             out += letter;
         } else if (const QString a = accented(c); !a.isEmpty()) {
             out += a;
