@@ -106,10 +106,8 @@ Format formatOf(const Args& args) {
     return out;
 }
 
-// Debian's python3 has torch; a python3 earlier on PATH may not. COMMPROF_PYTHON overrides.
 QString pythonProgram() {
-    const QString chosen = qEnvironmentVariable("COMMPROF_PYTHON");
-    if (!chosen.isEmpty()) {
+    if (QString chosen = qEnvironmentVariable("COMMPROF_PYTHON"); !chosen.isEmpty()) {
         return chosen;
     }
     return QFileInfo::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";

@@ -151,14 +151,12 @@ QJsonObject singleDocument(const trace::RankReduction& r) {
 int printOne(const TraceArgs& a, const trace::RankReduction& r) {
     if (a.format == Format::Csv) {
         printText(stepsCsvHeader() + stepsCsvRows(r.rank, r.summary));
-        return Ok;
-    }
-    if (a.format == Format::Json) {
+    } else if (a.format == Format::Json) {
         printJson(singleDocument(r));
-        return Ok;
+    } else {
+        printText(formatSummary(r.summary) + formatKinds(r.byKind) +
+                  (r.hta ? formatHta(*r.hta) : QString()));
     }
-    printText(formatSummary(r.summary) + formatKinds(r.byKind) +
-              (r.hta ? formatHta(*r.hta) : QString()));
     return Ok;
 }
 
@@ -346,9 +344,7 @@ int printJob(const TraceArgs& a, const std::vector<const trace::RankReduction*>&
             csv += stepsCsvRows(ranks[i], traces[i]->summary);
         }
         printText(csv);
-        return Ok;
-    }
-    if (a.format == Format::Json) {
+    } else if (a.format == Format::Json) {
         QJsonArray rankDocs;
         for (std::size_t i = 0; i < traces.size(); ++i) {
             QJsonObject doc = singleDocument(*traces[i]);
@@ -358,9 +354,9 @@ int printJob(const TraceArgs& a, const std::vector<const trace::RankReduction*>&
         QJsonObject out = trace::toJson(job, false);
         out.insert("ranks", rankDocs);
         printJobJson(out, job.instances);
-        return Ok;
+    } else {
+        printText(formatJob(ranks, traces, job));
     }
-    printText(formatJob(ranks, traces, job));
     return Ok;
 }
 

@@ -4,6 +4,8 @@
 #include "report/macro_sheet.h"
 #include "report/text_fields.h"
 
+#include <algorithm>
+
 namespace commprof::report {
 namespace {
 
@@ -14,13 +16,10 @@ QString ms(double v) {
 } // namespace
 
 std::size_t recommendedScenario(const analysis::WhatIf& w) {
-    for (std::size_t i = 0; i < w.scenarios.size(); ++i) {
-        if (w.scenarios[i].capMb == w.recommendation.capMb &&
-            w.scenarios[i].hook == w.recommendation.hook) {
-            return i;
-        }
-    }
-    return w.scenarios.size();
+    const auto it = std::ranges::find_if(w.scenarios, [&](const analysis::Scenario& s) {
+        return s.capMb == w.recommendation.capMb && s.hook == w.recommendation.hook;
+    });
+    return std::size_t(it - w.scenarios.begin());
 }
 
 QString whatIfMacrosTex(const analysis::WhatIf& w, const QString& source) {
