@@ -10,42 +10,41 @@
 namespace commprof::report {
 
 QJsonObject toJson(const analysis::DdpStepGraph& g) {
+    const auto iteration = [](const trace::DdpIteration& it) {
+        const QJsonArray ready = results::jsonArray(
+            it.gradientReadyUs, [&](double r) { return r - it.backwardStartUs; });
+        const auto rel = [&](const std::optional<double>& v) {
+            return v ? QJsonValue(*v - it.backwardStartUs) : QJsonValue();
+        };
+        const auto bucket = [&](const trace::BucketCollective& b) {
+            return QJsonObject{{"launch_us", b.launchUs - it.backwardStartUs},
+                               {"start_us", rel(b.startUs)},
+                               {"end_us", rel(b.endUs)},
+                               {"elements", trace::numberOrNull(b.elements)},
+                               {"bytes", trace::numberOrNull(b.bytes)},
+                               {"seq", trace::numberOrNull(b.seq)},
+                               {"first_gradient", b.firstGradient},
+                               {"gradients", b.gradients}};
+        };
+        return QJsonObject{{"step", it.step},
+                           {"step_us", it.stepUs()},
+                           {"forward_us", it.forwardUs()},
+                           {"backward_compute_us", it.backwardComputeUs()},
+                           {"wait_for_last_bucket_us", it.afterComputeUs()},
+                           {"optimizer_us", it.afterBackwardUs()},
+                           {"gradient_ready_us", ready},
+                           {"buckets", results::jsonArray(it.buckets, bucket)}};
+    };
     QJsonArray ranks;
     for (std::size_t i = 0; i < g.traces.size(); ++i) {
         const trace::DdpRankSteps& t = *g.traces[i];
-        QJsonArray iterations;
-        for (const trace::DdpIteration& it : t.iterations) {
-            const QJsonArray ready = results::jsonArray(
-                it.gradientReadyUs, [&](double r) { return r - it.backwardStartUs; });
-            const auto rel = [&](const std::optional<double>& v) {
-                return v ? QJsonValue(*v - it.backwardStartUs) : QJsonValue();
-            };
-            const auto bucket = [&](const trace::BucketCollective& b) {
-                return QJsonObject{{"launch_us", b.launchUs - it.backwardStartUs},
-                                   {"start_us", rel(b.startUs)},
-                                   {"end_us", rel(b.endUs)},
-                                   {"elements", trace::numberOrNull(b.elements)},
-                                   {"bytes", trace::numberOrNull(b.bytes)},
-                                   {"seq", trace::numberOrNull(b.seq)},
-                                   {"first_gradient", b.firstGradient},
-                                   {"gradients", b.gradients}};
-            };
-            iterations.append(QJsonObject{{"step", it.step},
-                                          {"step_us", it.stepUs()},
-                                          {"forward_us", it.forwardUs()},
-                                          {"backward_compute_us", it.backwardComputeUs()},
-                                          {"wait_for_last_bucket_us", it.afterComputeUs()},
-                                          {"optimizer_us", it.afterBackwardUs()},
-                                          {"gradient_ready_us", ready},
-                                          {"buckets", results::jsonArray(it.buckets, bucket)}});
-        }
         ranks.append(QJsonObject{{"rank", g.ranks[i]},
                                  {"source", QString::fromStdString(t.source)},
                                  {"backend", QString::fromStdString(t.backend)},
                                  {"legacy_export", t.legacy},
                                  {"steps_marked", t.stepsMarked},
                                  {"sized", t.sized},
-                                 {"iterations", iterations}});
+                                 {"iterations", results::jsonArray(t.iterations, iteration)}});
     }
     const auto matched = [](const analysis::MatchedBucket& m) {
         QJsonObject wait;
