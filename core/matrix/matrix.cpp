@@ -104,8 +104,7 @@ int timeLimit(const Ctx& c, const YAML::Node& n, const QString& key) {
         seconds = ok && minutes == std::floor(minutes) ? minutes * 60 : -1;
     }
     c.failIf(seconds <= 0 || seconds > kMaxTimeoutS, n, key,
-             QString("expected whole minutes or [D-]HH:MM:SS, above 0 and at most 7 days, got "
-                     "'%1'")
+             QString("expected whole minutes or [D-]HH:MM:SS, above 0 and at most 7 days, got '%1'")
                  .arg(text));
     return int(seconds);
 }
@@ -275,8 +274,8 @@ void checkOverridesLeaveAxesAlone(const Ctx& c, const Matrix& m, const YAML::Nod
             continue;
         }
         c.failIf(findList(m.defaultKnobLists, k.key), v, k.key,
-                 QString("%1 is a list in defaults, an axis of the matrix: a layer cannot "
-                         "override it (exclude the cells instead)")
+                 QString("%1 is a list in defaults, an axis of the matrix: a layer cannot override "
+                         "it (exclude the cells instead)")
                      .arg(k.key));
         for (const ModelSpec& model : m.models) {
             c.failIf(findList(model.knobs, k.key), v, k.key,
@@ -297,8 +296,7 @@ TorchScriptModel readTorchScript(const Ctx& c, const YAML::Node& n) {
     t.file = QFileInfo(QFileInfo(c.file).absoluteDir(), path).absoluteFilePath();
     t.description = t.file.left(t.file.size() - 3) + ".json";
     c.failIf(!n["input"], n, "input",
-             "a torchscript model needs input: {shape: [C, H, W]} or {tokens: N, "
-             "vocab: V}");
+             "a torchscript model needs input: {shape: [C, H, W]} or {tokens: N, vocab: V}");
     const YAML::Node input = requireMap(c, n["input"], "input");
     checkKeys(c, input, {"shape", "tokens", "vocab"}, "a model's input");
     if (input["shape"]) {
@@ -436,8 +434,8 @@ void checkRoot(const Ctx& c, const YAML::Node& root) {
         const QString key = QString::fromStdString(it->first.Scalar());
         if (it->first.IsScalar() && runKeys().contains(key)) {
             c.fail(it->first, key,
-                   QString("unknown key in the matrix: '%1' is a run setting of the models; "
-                           "write it under defaults (for every model) or in a model's entry")
+                   QString("unknown key in the matrix: '%1' is a run setting of the models; write "
+                           "it under defaults (for every model) or in a model's entry")
                        .arg(key));
         }
     }
@@ -460,8 +458,8 @@ QSet<QString> readModels(const Ctx& c, const YAML::Node& root, Matrix& m) {
         const QString id = sanitizeId(s.name);
         if (const auto other = modelIds.find(id); other != modelIds.end()) {
             c.fail(n["name"], "name",
-                   QString("model '%1' makes the same cell id part '%2' as model '%3' at line "
-                           "%4; rename one")
+                   QString("model '%1' makes the same cell id part '%2' as model '%3' at line %4; "
+                           "rename one")
                        .arg(s.name, id, other->name)
                        .arg(other->line));
         }
@@ -721,13 +719,13 @@ void checkCellCount(const Matrix& m, const MachineLimits& limits,
     if (!sameAxes) {
         formula = QString("%1 models, each with its own lists,").arg(m.models.size());
     }
-    throw MatrixError(m.file, 1, 1, "cells",
-                      QString("the matrix expands to more than %1 cells (%2 = %3 before "
-                              "exclusions), above the limit of %1; raise it with "
-                              "COMMPROF_MAX_CELLS=N")
-                          .arg(limits.maxCells)
-                          .arg(formula)
-                          .arg(product, 0, 'f', 0));
+    throw MatrixError(
+        m.file, 1, 1, "cells",
+        QString("the matrix expands to more than %1 cells (%2 = %3 before exclusions), above the "
+                "limit of %1; raise it with COMMPROF_MAX_CELLS=N")
+            .arg(limits.maxCells)
+            .arg(formula)
+            .arg(product, 0, 'f', 0));
 }
 
 // NCCL refuses two ranks on one GPU; a node with GPUs must have one per rank.
@@ -746,19 +744,19 @@ void checkGpusPerRank(const Matrix& m, const MachineLimits& limits, const Cell& 
     if (busiest <= limits.gpus) {
         return;
     }
-    throw MatrixError(m.file, worldSize.line, worldSize.column, "world_sizes",
-                      placed.size() == 1
-                          ? QString("layer %1 needs one GPU per rank: world size %2 on a "
-                                    "machine with %3 GPU(s)")
-                                .arg(cell.layer.name)
-                                .arg(ws)
-                                .arg(limits.gpus)
-                          : QString("layer %1 needs one GPU per rank: world size %2 puts %3 "
-                                    "ranks on a node with %4 GPU(s)")
-                                .arg(cell.layer.name)
-                                .arg(ws)
-                                .arg(busiest)
-                                .arg(limits.gpus));
+    throw MatrixError(
+        m.file, worldSize.line, worldSize.column, "world_sizes",
+        placed.size() == 1
+            ? QString("layer %1 needs one GPU per rank: world size %2 on a machine with %3 GPU(s)")
+                  .arg(cell.layer.name)
+                  .arg(ws)
+                  .arg(limits.gpus)
+            : QString("layer %1 needs one GPU per rank: world size %2 puts %3 ranks on a node with "
+                      "%4 GPU(s)")
+                  .arg(cell.layer.name)
+                  .arg(ws)
+                  .arg(busiest)
+                  .arg(limits.gpus));
 }
 
 // A model's cells, each checked against the machine as it comes.
