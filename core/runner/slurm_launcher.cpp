@@ -365,13 +365,9 @@ void SlurmLauncher::onJobKnown(const QString& id) {
 
 void SlurmLauncher::onStepKnown(const QString& id) {
     stepId_ = id;
-    if (mode_ == Mode::Allocation) {
+    if (mode_ == Mode::Allocation) { // a cancel waits for the id only in a job of its own
         recordTarget();
         setState("RUNNING", {}, nodes_);
-        if (cancelWhenKnown_) {
-            cancelling_ = false;
-            cancel(outcome_.reason);
-        }
     }
 }
 
