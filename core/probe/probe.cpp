@@ -407,15 +407,11 @@ bool archCovers(const QStringList& compiledArchs, const QString& computeCapabili
 
 ProbeReport runProbe(const ProbeOptions& options) {
     ProbeReport r;
-    checkHost(options, r);
-    checkRankAndGpus(options, r);
-    checkNccl(options, r);
-    checkHostsAgreeOnNccl(options, r);
-    checkPorts(options, r);
-    checkStaleRanks(options, r);
-    checkLinks(options, r);
-    checkBudgets(options, r);
-    checkFormation(options, r);
+    for (const auto check :
+         {checkHost, checkRankAndGpus, checkNccl, checkHostsAgreeOnNccl, checkPorts,
+          checkStaleRanks, checkLinks, checkBudgets, checkFormation}) {
+        check(options, r);
+    }
     return r;
 }
 
