@@ -19,6 +19,7 @@
 #include <QProcess>
 #include <QTimer>
 
+#include <array>
 #include <functional>
 #include <optional>
 
@@ -70,8 +71,8 @@ private:
     // What each attempt (each rendezvous port) starts afresh.
     struct Attempt {
         int clientExit = -1;
-        LineSplitter clientLines[2]; // stdout, stderr
-        FollowedFile jobOutput;      // slurm-<job>.out of a job of its own
+        std::array<LineSplitter, 2> clientLines; // stdout, stderr
+        FollowedFile jobOutput;                  // slurm-<job>.out of a job of its own
         LineSplitter jobOutputLines;
         QString stepId, state, masterAddr;
         QStringList notices;   // slurmstepd's *** lines
