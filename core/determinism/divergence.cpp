@@ -162,8 +162,7 @@ void describePattern(DiffReport& r) {
     if (originsByOp.isEmpty()) {
         r.pattern = "outside_window";
         r.summary = QString("divergence found, but no origin in the traced ranks (%1) or "
-                            "iterations: only receivers; "
-                            "widen the traced ranks or iterations")
+                            "iterations: only receivers; widen the traced ranks or iterations")
                         .arg(joined(r.tracedRanks));
         return;
     }

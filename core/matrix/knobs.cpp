@@ -157,11 +157,9 @@ KnobList readKnob(const Ctx& c, const Knob& knob, const YAML::Node& n, bool list
                 // Named as written: 0.10000000000000001 is the number 0.1, which the user may
                 // not have written.
                 const QString written = QString::fromStdString(v.Scalar());
-                if (earlier != text) {
-                    c.fail(v, knob.key,
-                           QString("%1 is listed twice (it is the rate of the earlier %2)")
-                               .arg(written, earlier));
-                }
+                c.failIf(earlier != text, v, knob.key,
+                         QString("%1 is listed twice (it is the rate of the earlier %2)")
+                             .arg(written, earlier));
                 c.fail(v, knob.key,
                        written == text ? QString("%1 is listed twice").arg(text)
                                        : QString("%1 is listed twice (it reads as %2, as an "
@@ -173,13 +171,9 @@ KnobList readKnob(const Ctx& c, const Knob& knob, const YAML::Node& n, bool list
         list.marks.emplace_back(v.Mark().line + 1, v.Mark().column + 1);
     };
     if (n.IsSequence()) {
-        if (!listAllowed) {
-            c.fail(n, knob.key,
-                   QString("a list is allowed in defaults or a model entry, not in %1").arg(where));
-        }
-        if (n.size() == 0) {
-            c.fail(n, knob.key, "an empty list: give at least one value");
-        }
+        c.failIf(!listAllowed, n, knob.key,
+                 QString("a list is allowed in defaults or a model entry, not in %1").arg(where));
+        c.failIf(n.size() == 0, n, knob.key, "an empty list: give at least one value");
         for (const YAML::Node& v : n) {
             add(v);
         }

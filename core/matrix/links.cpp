@@ -70,9 +70,7 @@ QString readLink(const Ctx& c, const YAML::Node& n) {
         return text;
     }
     QString why;
-    if (!linkBitsPerSecond(text, &why)) {
-        c.fail(n, "link", why);
-    }
+    c.failIf(!linkBitsPerSecond(text, &why), n, "link", why);
     // "1.0gbit" and "1gbit" are one link: spelled by its number, so ids and series agree.
     static const QRegularExpression parts("^([0-9.]+)([a-z]+)$");
     const QRegularExpressionMatch m = parts.match(text);

@@ -68,11 +68,8 @@ void readRunConfig(const Ctx& c, const YAML::Node& n, RunConfig& r, const QStrin
         readIfGiven(c, t, "first_step", r.trace.firstStep, integer, 0, kMaxCount);
         readIfGiven(c, t, "steps", r.trace.steps, integer, 1, kMaxCount);
     }
-    if (r.warmup >= r.iterations) {
-        c.fail(
-            n["warmup"] ? n["warmup"] : n, "warmup",
-            QString("warmup (%1) must be below iterations (%2)").arg(r.warmup).arg(r.iterations));
-    }
+    c.failIf(r.warmup >= r.iterations, n["warmup"] ? n["warmup"] : n, "warmup",
+             QString("warmup (%1) must be below iterations (%2)").arg(r.warmup).arg(r.iterations));
 }
 
 std::optional<double> budgetValue(const Ctx& c, const YAML::Node& n, const QString& key) {
@@ -86,9 +83,8 @@ std::optional<double> budgetValue(const Ctx& c, const YAML::Node& n, const QStri
 QString slurmName(const Ctx& c, const YAML::Node& n, const QString& key) {
     QString v = str(c, n, key);
     static const QRegularExpression plain("^[A-Za-z0-9_.-]{1,64}$");
-    if (!plain.match(v).hasMatch()) {
-        c.fail(n, key, QString("'%1' is not a Slurm name (1 to 64 of A-Z a-z 0-9 _ . -)").arg(v));
-    }
+    c.failIf(!plain.match(v).hasMatch(), n, key,
+             QString("'%1' is not a Slurm name (1 to 64 of A-Z a-z 0-9 _ . -)").arg(v));
     return v;
 }
 
@@ -107,12 +103,9 @@ int timeLimit(const Ctx& c, const YAML::Node& n, const QString& key) {
         const double minutes = text.toDouble(&ok);
         seconds = ok && minutes == std::floor(minutes) ? minutes * 60 : -1;
     }
-    if (seconds <= 0 || seconds > kMaxTimeoutS) {
-        c.fail(n, key,
-               QString("expected whole minutes or [D-]HH:MM:SS, above 0 and at most 7 days, got "
-                       "'%1'")
-                   .arg(text));
-    }
+    c.failIf(seconds <= 0 || seconds > kMaxTimeoutS, n, key,
+             QString("expected whole minutes or [D-]HH:MM:SS, above 0 and at most 7 days, got '%1'")
+                 .arg(text));
     return int(seconds);
 }
 
@@ -127,19 +120,15 @@ const QStringList kOwnSlurmOptions =
 QString extraArg(const Ctx& c, const YAML::Node& n) {
     QString a = str(c, n, "extra_args");
     static const QRegularExpression plain("^-[^\\s\"'\\\\]{1,199}$");
-    if (!plain.match(a).hasMatch()) {
-        c.fail(n, "extra_args",
-               QString("'%1' is not one option (it starts with '-', has no spaces, quotes or "
-                       "backslashes, and is at most 200 characters)")
-                   .arg(a));
-    }
+    c.failIf(!plain.match(a).hasMatch(), n, "extra_args",
+             QString("'%1' is not one option (it starts with '-', has no spaces, quotes or "
+                     "backslashes, and is at most 200 characters)")
+                 .arg(a));
     const QString name = a.startsWith("--") ? a.section('=', 0, 0) : a.left(2);
-    if (kOwnSlurmOptions.contains(name)) {
-        c.fail(n, "extra_args",
-               QString("%1 is set by commprof (use the launcher's own keys: partition, account, "
-                       "nodes, ntasks_per_node, time_limit)")
-                   .arg(name));
-    }
+    c.failIf(kOwnSlurmOptions.contains(name), n, "extra_args",
+             QString("%1 is set by commprof (use the launcher's own keys: partition, account, "
+                     "nodes, ntasks_per_node, time_limit)")
+                 .arg(name));
     return a;
 }
 
@@ -159,18 +148,15 @@ void readLauncher(const Ctx& c, const YAML::Node& n, Matrix& m) {
     }
     readIfGiven(c, n, "partition", l.partition, slurmName);
     readIfGiven(c, n, "account", l.account, slurmName);
-    if (n["nodes"] && n["ntasks_per_node"]) {
-        c.fail(n["ntasks_per_node"], "ntasks_per_node",
-               "give nodes or ntasks_per_node, not both: each decides where the ranks go");
-    }
+    c.failIf(n["nodes"] && n["ntasks_per_node"], n["ntasks_per_node"], "ntasks_per_node",
+             "give nodes or ntasks_per_node, not both: each decides where the ranks go");
     readIfGiven(c, n, "nodes", l.nodes, integer, 1, kMaxNodes);
     readIfGiven(c, n, "ntasks_per_node", l.ntasksPerNode, integer, 1, kMaxNodes);
     readIfGiven(c, n, "rendezvous_port", l.rendezvousPort, integer, 1024, 65535 - 8);
     if (const YAML::Node extra = n["extra_args"]) {
         requireSeq(c, extra, "extra_args");
-        if (extra.size() > std::size_t(kMaxExtraArgs)) {
-            c.fail(extra, "extra_args", QString("at most %1 arguments").arg(kMaxExtraArgs));
-        }
+        c.failIf(extra.size() > std::size_t(kMaxExtraArgs), extra, "extra_args",
+                 QString("at most %1 arguments").arg(kMaxExtraArgs));
         for (const YAML::Node& a : extra) {
             l.extraArgs << extraArg(c, a);
         }
@@ -261,23 +247,18 @@ SweepSpec readSweep(const Ctx& c, const YAML::Node& n) {
         s.collectives.clear();
         for (const YAML::Node& v : requireSeq(c, k, "collectives")) {
             const QString kind = oneOf(c, v, "collectives", kSweepCollectives);
-            if (s.collectives.contains(kind)) {
-                c.fail(v, "collectives", QString("'%1' is listed twice").arg(kind));
-            }
+            c.failIf(s.collectives.contains(kind), v, "collectives",
+                     QString("'%1' is listed twice").arg(kind));
             s.collectives << kind;
         }
-        if (s.collectives.isEmpty()) {
-            c.fail(k, "collectives", "at least one collective is needed");
-        }
+        c.failIf(s.collectives.isEmpty(), k, "collectives", "at least one collective is needed");
     }
     if (n["max_bytes"]) {
         s.maxBytes = number(c, n["max_bytes"], "max_bytes");
-        if (s.maxBytes < 8 || s.maxBytes > kMaxSweepBytes) {
-            c.fail(n["max_bytes"], "max_bytes",
-                   QString("expected 8 .. %1 bytes, got %2")
-                       .arg(kMaxSweepBytes, 0, 'f', 0)
-                       .arg(QString::fromStdString(n["max_bytes"].Scalar())));
-        }
+        c.failIf(s.maxBytes < 8 || s.maxBytes > kMaxSweepBytes, n["max_bytes"], "max_bytes",
+                 QString("expected 8 .. %1 bytes, got %2")
+                     .arg(kMaxSweepBytes, 0, 'f', 0)
+                     .arg(QString::fromStdString(n["max_bytes"].Scalar())));
     }
     readIfGiven(c, n, "iterations", s.iterations, integer, 1, 1000);
     readIfGiven(c, n, "warmup", s.warmup, integer, 0, 1000);
@@ -292,19 +273,15 @@ void checkOverridesLeaveAxesAlone(const Ctx& c, const Matrix& m, const YAML::Nod
         if (!v) {
             continue;
         }
-        if (findList(m.defaultKnobLists, k.key)) {
-            c.fail(v, k.key,
-                   QString("%1 is a list in defaults, an axis of the matrix: a layer cannot "
-                           "override it (exclude the cells instead)")
-                       .arg(k.key));
-        }
+        c.failIf(findList(m.defaultKnobLists, k.key), v, k.key,
+                 QString("%1 is a list in defaults, an axis of the matrix: a layer cannot override "
+                         "it (exclude the cells instead)")
+                     .arg(k.key));
         for (const ModelSpec& model : m.models) {
-            if (findList(model.knobs, k.key)) {
-                c.fail(v, k.key,
-                       QString("%1 is set by model '%2' (line %3): a layer cannot override it too")
-                           .arg(k.key, model.name)
-                           .arg(model.line));
-            }
+            c.failIf(findList(model.knobs, k.key), v, k.key,
+                     QString("%1 is set by model '%2' (line %3): a layer cannot override it too")
+                         .arg(k.key, model.name)
+                         .arg(model.line));
         }
     }
 }
@@ -314,46 +291,33 @@ void checkOverridesLeaveAxesAlone(const Ctx& c, const Matrix& m, const YAML::Nod
 TorchScriptModel readTorchScript(const Ctx& c, const YAML::Node& n) {
     TorchScriptModel t;
     const QString path = str(c, n["torchscript"], "torchscript");
-    if (path.isEmpty() || !path.endsWith(".pt")) {
-        c.fail(n["torchscript"], "torchscript", "expected a FILE.pt (commprof model export)");
-    }
+    c.failIf(path.isEmpty() || !path.endsWith(".pt"), n["torchscript"], "torchscript",
+             "expected a FILE.pt (commprof model export)");
     t.file = QFileInfo(QFileInfo(c.file).absoluteDir(), path).absoluteFilePath();
     t.description = t.file.left(t.file.size() - 3) + ".json";
-    if (!n["input"]) {
-        c.fail(n, "input",
-               "a torchscript model needs input: {shape: [C, H, W]} or {tokens: N, "
-               "vocab: V}");
-    }
+    c.failIf(!n["input"], n, "input",
+             "a torchscript model needs input: {shape: [C, H, W]} or {tokens: N, vocab: V}");
     const YAML::Node input = requireMap(c, n["input"], "input");
     checkKeys(c, input, {"shape", "tokens", "vocab"}, "a model's input");
     if (input["shape"]) {
-        if (input["tokens"] || input["vocab"]) {
-            c.fail(input, "input", "either shape or tokens and vocab, not both");
-        }
+        c.failIf(input["tokens"] || input["vocab"], input, "input",
+                 "either shape or tokens and vocab, not both");
         for (const YAML::Node& d : requireSeq(c, input["shape"], "shape")) {
             t.inputShape.push_back(integer(c, d, "shape", 1));
         }
-        if (t.inputShape.empty()) {
-            c.fail(input["shape"], "shape", "expected at least one dimension");
-        }
-        if (!n["target"]) {
-            c.fail(n, "target", "an image input needs target: {classes: N}");
-        }
+        c.failIf(t.inputShape.empty(), input["shape"], "shape", "expected at least one dimension");
+        c.failIf(!n["target"], n, "target", "an image input needs target: {classes: N}");
         const YAML::Node target = requireMap(c, n["target"], "target");
         checkKeys(c, target, {"classes"}, "a model's target");
-        if (!target["classes"]) {
-            c.fail(target, "classes", "target needs classes");
-        }
+        c.failIf(!target["classes"], target, "classes", "target needs classes");
         t.classes = integer(c, target["classes"], "classes", 1);
     } else {
-        if (!input["tokens"] || !input["vocab"]) {
-            c.fail(input, "input", "expected shape, or tokens and vocab");
-        }
+        c.failIf(!input["tokens"] || !input["vocab"], input, "input",
+                 "expected shape, or tokens and vocab");
         t.tokens = integer(c, input["tokens"], "tokens", 1);
         t.vocab = integer(c, input["vocab"], "vocab", 2, kMaxVocab);
-        if (n["target"]) {
-            c.fail(n["target"], "target", "token input trains on the next token: no target");
-        }
+        c.failIf(bool(n["target"]), n["target"], "target",
+                 "token input trains on the next token: no target");
     }
     readIfGiven(c, n, "find_unused_parameters", t.findUnusedParameters, boolean);
     try {
@@ -429,9 +393,7 @@ ModelSpec readModel(const Ctx& c, const YAML::Node& n) {
     if (s.isSweep()) {
         checkKeys(c, n, {"name", "kind", "collectives", "max_bytes", "iterations", "warmup"},
                   "a sweep (kind: sweep)");
-        if (!n["name"]) {
-            c.fail(n, "models", "a sweep needs a name");
-        }
+        c.failIf(!n["name"], n, "models", "a sweep needs a name");
         s.sweep = readSweep(c, n);
     } else if (n["torchscript"]) {
         checkKeys(c, n,
@@ -440,23 +402,18 @@ ModelSpec readModel(const Ctx& c, const YAML::Node& n) {
                       knobKeys(),
                   "a torchscript model");
         readKnobs();
-        if (!n["name"]) {
-            c.fail(n, "models", "each model needs a name");
-        }
+        c.failIf(!n["name"], n, "models", "each model needs a name");
         s.torchscript = readTorchScript(c, n);
         s.family = qName(spec::kTorchScriptFamily);
         s.params = s.torchscript->paramsTotal;
     } else {
         checkKeys(c, n, QStringList{"name", "kind", "family", "params"} + knobKeys(), "a model");
         readKnobs();
-        if (!n["name"] || !n["params"]) {
-            c.fail(n, "models", "each model needs name and params");
-        }
+        c.failIf(!n["name"] || !n["params"], n, "models", "each model needs name and params");
         readIfGiven(c, n, "family", s.family, oneOf, modelFamilyList());
         s.params = number(c, n["params"], "params");
-        if (s.params < 1e4 || s.params > 2e9) {
-            c.fail(n["params"], "params", "expected 1e4 .. 2e9 parameters");
-        }
+        c.failIf(s.params < 1e4 || s.params > 2e9, n["params"], "params",
+                 "expected 1e4 .. 2e9 parameters");
     }
     s.name = str(c, n["name"], "name");
     s.line = n["name"].Mark().line + 1;
@@ -477,8 +434,8 @@ void checkRoot(const Ctx& c, const YAML::Node& root) {
         const QString key = QString::fromStdString(it->first.Scalar());
         if (it->first.IsScalar() && runKeys().contains(key)) {
             c.fail(it->first, key,
-                   QString("unknown key in the matrix: '%1' is a run setting of the models; "
-                           "write it under defaults (for every model) or in a model's entry")
+                   QString("unknown key in the matrix: '%1' is a run setting of the models; write "
+                           "it under defaults (for every model) or in a model's entry")
                        .arg(key));
         }
     }
@@ -496,14 +453,13 @@ QSet<QString> readModels(const Ctx& c, const YAML::Node& root, Matrix& m) {
     for (const YAML::Node& n : requireSeq(c, root["models"], "models")) {
         requireMap(c, n, "models");
         ModelSpec s = readModel(c, n);
-        if (modelNames.contains(s.name)) {
-            c.fail(n["name"], "name", QString("model '%1' is listed twice").arg(s.name));
-        }
+        c.failIf(modelNames.contains(s.name), n["name"], "name",
+                 QString("model '%1' is listed twice").arg(s.name));
         const QString id = sanitizeId(s.name);
         if (const auto other = modelIds.find(id); other != modelIds.end()) {
             c.fail(n["name"], "name",
-                   QString("model '%1' makes the same cell id part '%2' as model '%3' at line "
-                           "%4; rename one")
+                   QString("model '%1' makes the same cell id part '%2' as model '%3' at line %4; "
+                           "rename one")
                        .arg(s.name, id, other->name)
                        .arg(other->line));
         }
@@ -511,9 +467,7 @@ QSet<QString> readModels(const Ctx& c, const YAML::Node& root, Matrix& m) {
         modelNames.insert(s.name);
         m.models.push_back(s);
     }
-    if (m.models.empty()) {
-        c.fail(root["models"], "models", "at least one model is needed");
-    }
+    c.failIf(m.models.empty(), root["models"], "models", "at least one model is needed");
     return modelNames;
 }
 
@@ -521,9 +475,7 @@ QSet<QString> readModels(const Ctx& c, const YAML::Node& root, Matrix& m) {
 LayerSpec readLayer(const Ctx& c, const YAML::Node& n, const Matrix& m) {
     requireMap(c, n, "layers");
     checkKeys(c, n, {"name", "backend", "device", "overrides"}, "a layer");
-    if (!n["name"]) {
-        c.fail(n, "layers", "each layer needs a name");
-    }
+    c.failIf(!n["name"], n, "layers", "each layer needs a name");
     const QString name = str(c, n["name"], "name");
     const spec::Layer* known = spec::findLayer(name.toStdString());
     if (!known) {
@@ -532,19 +484,16 @@ LayerSpec readLayer(const Ctx& c, const YAML::Node& n, const Matrix& m) {
                    .arg(name, QString::fromStdString(spec::layerNames())));
     }
     for (const LayerSpec& earlier : m.layers) {
-        if (earlier.name == name) {
-            c.fail(n["name"], "name", QString("layer '%1' is listed twice").arg(name));
-        }
+        c.failIf(earlier.name == name, n["name"], "name",
+                 QString("layer '%1' is listed twice").arg(name));
     }
     LayerSpec l = layerSpec(*known);
     l.line = n["name"].Mark().line + 1;
     l.column = n["name"].Mark().column + 1;
-    if (n["backend"] && str(c, n["backend"], "backend") != l.backend) {
-        c.fail(n["backend"], "backend", QString("layer %1 runs on %2").arg(name, l.backend));
-    }
-    if (n["device"] && str(c, n["device"], "device") != l.device) {
-        c.fail(n["device"], "device", QString("layer %1 runs on %2").arg(name, l.device));
-    }
+    c.failIf(n["backend"] && str(c, n["backend"], "backend") != l.backend, n["backend"], "backend",
+             QString("layer %1 runs on %2").arg(name, l.backend));
+    c.failIf(n["device"] && str(c, n["device"], "device") != l.device, n["device"], "device",
+             QString("layer %1 runs on %2").arg(name, l.device));
     if (n["overrides"]) {
         RunConfig o = m.defaults;
         readRunConfig(c, n["overrides"], o, "overrides", nullptr);
@@ -558,32 +507,24 @@ void readLayers(const Ctx& c, const YAML::Node& root, Matrix& m) {
     for (const YAML::Node& n : requireSeq(c, root["layers"], "layers")) {
         m.layers.push_back(readLayer(c, n, m));
     }
-    if (m.layers.empty()) {
-        c.fail(root["layers"], "layers", "at least one layer is needed");
-    }
+    c.failIf(m.layers.empty(), root["layers"], "layers", "at least one layer is needed");
 }
 
 // Whole, distinct world sizes of one host, with where each was written.
 void readWorldSizes(const Ctx& c, const YAML::Node& root, Matrix& m) {
     for (const YAML::Node& n : requireSeq(c, root["world_sizes"], "world_sizes")) {
         const double v = number(c, n, "world_sizes");
-        if (v < 1 || v != std::floor(v)) {
-            c.fail(n, "world_sizes",
-                   QString("world size must be a positive integer, got %1")
-                       .arg(QString::fromStdString(n.Scalar())));
-        }
-        if (v > 1024) {
-            c.fail(n, "world_sizes", "world size above 1024 ranks on one host");
-        }
-        if (std::find(m.worldSizes.begin(), m.worldSizes.end(), int(v)) != m.worldSizes.end()) {
-            c.fail(n, "world_sizes", QString("world size %1 is listed twice").arg(int(v)));
-        }
+        c.failIf(v < 1 || v != std::floor(v), n, "world_sizes",
+                 QString("world size must be a positive integer, got %1")
+                     .arg(QString::fromStdString(n.Scalar())));
+        c.failIf(v > 1024, n, "world_sizes", "world size above 1024 ranks on one host");
+        c.failIf(std::find(m.worldSizes.begin(), m.worldSizes.end(), int(v)) != m.worldSizes.end(),
+                 n, "world_sizes", QString("world size %1 is listed twice").arg(int(v)));
         m.worldSizes.push_back(int(v));
         m.worldSizeMarks.emplace_back(n.Mark().line + 1, n.Mark().column + 1);
     }
-    if (m.worldSizes.empty()) {
-        c.fail(root["world_sizes"], "world_sizes", "at least one world size is needed");
-    }
+    c.failIf(m.worldSizes.empty(), root["world_sizes"], "world_sizes",
+             "at least one world size is needed");
 }
 
 // One exclude rule: each value one the matrix takes, spelled as its axis spells it
@@ -596,9 +537,8 @@ ExcludeRule readExclude(const Ctx& c, const YAML::Node& n, const Matrix& m,
     ExcludeRule r;
     if (n["model"]) {
         const QString model = str(c, n["model"], "model");
-        if (!modelNames.contains(model)) {
-            c.fail(n["model"], "model", QString("unknown model '%1'").arg(model));
-        }
+        c.failIf(!modelNames.contains(model), n["model"], "model",
+                 QString("unknown model '%1'").arg(model));
         r.match.emplace_back("model", model);
     }
     if (n["layer"]) {
@@ -637,12 +577,11 @@ void readBudget(const Ctx& c, const YAML::Node& b, Matrix& m) {
     readIfGiven(c, b, "device_gib", m.budget.deviceGib, budgetValue);
     if (b["reserve_gib"]) {
         m.budget.reserveGib = number(c, b["reserve_gib"], "reserve_gib");
-        if (m.budget.reserveGib < 0 || m.budget.reserveGib > kMaxGib) {
-            c.fail(b["reserve_gib"], "reserve_gib",
-                   QString("must be from 0 to %1, got %2")
-                       .arg(kMaxGib, 0, 'g', 12)
-                       .arg(m.budget.reserveGib));
-        }
+        c.failIf(m.budget.reserveGib < 0 || m.budget.reserveGib > kMaxGib, b["reserve_gib"],
+                 "reserve_gib",
+                 QString("must be from 0 to %1, got %2")
+                     .arg(kMaxGib, 0, 'g', 12)
+                     .arg(m.budget.reserveGib));
     }
 }
 
@@ -780,13 +719,13 @@ void checkCellCount(const Matrix& m, const MachineLimits& limits,
     if (!sameAxes) {
         formula = QString("%1 models, each with its own lists,").arg(m.models.size());
     }
-    throw MatrixError(m.file, 1, 1, "cells",
-                      QString("the matrix expands to more than %1 cells (%2 = %3 before "
-                              "exclusions), above the limit of %1; raise it with "
-                              "COMMPROF_MAX_CELLS=N")
-                          .arg(limits.maxCells)
-                          .arg(formula)
-                          .arg(product, 0, 'f', 0));
+    throw MatrixError(
+        m.file, 1, 1, "cells",
+        QString("the matrix expands to more than %1 cells (%2 = %3 before exclusions), above the "
+                "limit of %1; raise it with COMMPROF_MAX_CELLS=N")
+            .arg(limits.maxCells)
+            .arg(formula)
+            .arg(product, 0, 'f', 0));
 }
 
 // NCCL refuses two ranks on one GPU; a node with GPUs must have one per rank.
@@ -805,19 +744,19 @@ void checkGpusPerRank(const Matrix& m, const MachineLimits& limits, const Cell& 
     if (busiest <= limits.gpus) {
         return;
     }
-    throw MatrixError(m.file, worldSize.line, worldSize.column, "world_sizes",
-                      placed.size() == 1
-                          ? QString("layer %1 needs one GPU per rank: world size %2 on a "
-                                    "machine with %3 GPU(s)")
-                                .arg(cell.layer.name)
-                                .arg(ws)
-                                .arg(limits.gpus)
-                          : QString("layer %1 needs one GPU per rank: world size %2 puts %3 "
-                                    "ranks on a node with %4 GPU(s)")
-                                .arg(cell.layer.name)
-                                .arg(ws)
-                                .arg(busiest)
-                                .arg(limits.gpus));
+    throw MatrixError(
+        m.file, worldSize.line, worldSize.column, "world_sizes",
+        placed.size() == 1
+            ? QString("layer %1 needs one GPU per rank: world size %2 on a machine with %3 GPU(s)")
+                  .arg(cell.layer.name)
+                  .arg(ws)
+                  .arg(limits.gpus)
+            : QString("layer %1 needs one GPU per rank: world size %2 puts %3 ranks on a node with "
+                      "%4 GPU(s)")
+                  .arg(cell.layer.name)
+                  .arg(ws)
+                  .arg(busiest)
+                  .arg(limits.gpus));
 }
 
 // A model's cells, each checked against the machine as it comes.

@@ -45,9 +45,9 @@ TopLevel topLevel(const QString& yaml, const QString& file) {
         return t; // an empty text: everything is added at its end
     }
     if (!t.root.IsMap() || t.root.Style() == YAML::EmitterStyle::Flow) {
-        throw MatrixError(file, t.root.Mark().line + 1, t.root.Mark().column + 1, "matrix",
-                          "the designer edits a matrix written as a block mapping (one key per "
-                          "line); this one is not, so edit its text");
+        failAt(file, t.root, "matrix",
+               "the designer edits a matrix written as a block mapping (one key per line); this "
+               "one is not, so edit its text");
     }
     for (auto it = t.root.begin(); it != t.root.end(); ++it) {
         t.keys.emplace_back(QString::fromStdString(it->first.Scalar()), it->first.Mark().line);
@@ -226,8 +226,7 @@ TextEdit appendModelEdit(const QString& yaml, const QString& file, const QString
         return replaceBlock(yaml, *block, alone);
     }
     if (!models.IsSequence()) {
-        throw MatrixError(file, models.Mark().line + 1, models.Mark().column + 1, "models",
-                          "models is not a list, so a model cannot be added to it");
+        failAt(file, models, "models", "models is not a list, so a model cannot be added to it");
     }
     const int keyLine = models.Mark().line;
     if (models.Style() == YAML::EmitterStyle::Flow) {
@@ -255,9 +254,9 @@ TextEdit defaultsValueEdit(const QString& yaml, const QString& file, const QStri
         return replaceBlock(yaml, *block, "defaults:\n  " + entry);
     }
     if (!defaults.IsMap() || defaults.Style() == YAML::EmitterStyle::Flow) {
-        throw MatrixError(file, defaults.Mark().line + 1, defaults.Mark().column + 1, "defaults",
-                          "the designer edits defaults written as a block mapping (one key per "
-                          "line); these are not, so edit their text");
+        failAt(file, defaults, "defaults",
+               "the designer edits defaults written as a block mapping (one key per line); these "
+               "are not, so edit their text");
     }
     YAML::Node keyNode, valueNode;
     if (!findKey(defaults, key, keyNode, valueNode)) {
@@ -310,9 +309,9 @@ TextEdit modelValueEdit(const QString& yaml, const QString& file, const QString&
     for (auto it = entry.begin(); it != entry.end(); ++it) {
         if (!it->second.IsScalar() && !it->second.IsNull() &&
             it->second.Style() != YAML::EmitterStyle::Flow) {
-            throw MatrixError(file, it->first.Mark().line + 1, it->first.Mark().column + 1, key,
-                              "the designer adds a key to a model entry whose values are on "
-                              "their keys' lines; this one is not, so edit its text");
+            failAt(file, it->first, key,
+                   "the designer adds a key to a model entry whose values are on their keys' "
+                   "lines; this one is not, so edit its text");
         }
         lastLine = std::max(lastLine, std::size_t(it->first.Mark().line));
         column = it->first.Mark().column;

@@ -64,30 +64,22 @@ void checkKeys(const Ctx& c, const YAML::Node& map, const QStringList& allowed,
 }
 
 YAML::Node requireMap(const Ctx& c, const YAML::Node& n, const QString& key) {
-    if (!n.IsMap()) {
-        c.fail(n, key, "expected a mapping");
-    }
+    c.failIf(!n.IsMap(), n, key, "expected a mapping");
     return n;
 }
 
 YAML::Node requireSeq(const Ctx& c, const YAML::Node& n, const QString& key) {
-    if (!n.IsSequence()) {
-        c.fail(n, key, "expected a list");
-    }
+    c.failIf(!n.IsSequence(), n, key, "expected a list");
     return n;
 }
 
 QString str(const Ctx& c, const YAML::Node& n, const QString& key) {
-    if (!n.IsScalar()) {
-        c.fail(n, key, "expected a string");
-    }
+    c.failIf(!n.IsScalar(), n, key, "expected a string");
     return scalarText(c.file, n, key);
 }
 
 double number(const Ctx& c, const YAML::Node& n, const QString& key) {
-    if (!n.IsScalar()) {
-        c.fail(n, key, "expected a number");
-    }
+    c.failIf(!n.IsScalar(), n, key, "expected a number");
     bool ok = false;
     const double v = QString::fromStdString(n.Scalar()).toDouble(&ok);
     if (!ok || !std::isfinite(v)) {

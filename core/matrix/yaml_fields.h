@@ -16,6 +16,11 @@ struct Ctx {
     [[noreturn]] void fail(const YAML::Node& at, const QString& key, const QString& msg) const {
         failAt(file, at, key, msg);
     }
+    void failIf(bool bad, const YAML::Node& at, const QString& key, const QString& msg) const {
+        if (bad) {
+            fail(at, key, msg);
+        }
+    }
 };
 
 // Rejects keys outside `allowed`, suggesting the closest one for a likely typo, and keys that

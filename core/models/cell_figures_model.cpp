@@ -55,10 +55,10 @@ void addInstrumentRows(std::vector<CellFigure>& rows, const store::CellRow& cell
     }
     const double steps = cell.agreementSteps;
     const QString source = cell.backendSource.isEmpty() ? "none" : cell.backendSource;
-    rows.push_back({"hook, per compared step", ms(*cell.hookTotalMs / steps),
-                    QString("union of the hook's bucket intervals, %1 rank-steps of every "
-                            "traced rank")
-                        .arg(cell.agreementSteps)});
+    rows.push_back(
+        {"hook, per compared step", ms(*cell.hookTotalMs / steps),
+         QString("union of the hook's bucket intervals, %1 rank-steps of every traced rank")
+             .arg(cell.agreementSteps)});
     rows.push_back(
         {"backend, per compared step", ms(*cell.backendTotalMs / steps),
          QString("union of the backend's own work (%1), the same rank-steps").arg(source)});
@@ -70,8 +70,8 @@ void addInstrumentRows(std::vector<CellFigure>& rows, const store::CellRow& cell
             {"backend / hook, same steps", QString::number(r, 'f', 3),
              cell.agreementReason.isEmpty() ? verdict : verdict + ": " + cell.agreementReason,
              cell.agreementFlagged,
-             "The two figures above divided: the hook's own span in the trace is "
-             "never counted as the backend's"});
+             "The two figures above divided: the hook's own span in the trace is never counted as "
+             "the backend's"});
     } else {
         rows.push_back({"backend / hook, same steps", "n/a", cell.agreementReason, true});
     }
@@ -87,8 +87,8 @@ void addInstrumentRows(std::vector<CellFigure>& rows, const store::CellRow& cell
 void addDdpLoggerRows(std::vector<CellFigure>& rows, const store::CellRow& cell) {
     if (cell.ddpLogger.samples > 0) {
         rows.push_back({"DDP logger: backward comm.", ms(cell.ddpLogger.backwardCommMs),
-                        QString("c10d::Logger, first bucket launch to the last completion, mean "
-                                "of %1 sampled rank-iterations")
+                        QString("c10d::Logger, first bucket launch to the last completion, mean of "
+                                "%1 sampled rank-iterations")
                             .arg(cell.ddpLogger.samples)});
     }
     if (cell.ddpLogger.ratio) {
@@ -99,21 +99,21 @@ void addDdpLoggerRows(std::vector<CellFigure>& rows, const store::CellRow& cell)
             {"DDP logger / hook", QString::number(*cell.ddpLogger.ratio, 'f', 3),
              cell.ddpLogger.reason.isEmpty() ? verdict : verdict + ": " + cell.ddpLogger.reason,
              cell.ddpLogger.flagged,
-             "The logger's backward communication over the extent of the hook's "
-             "bucket intervals, the same iterations"});
+             "The logger's backward communication over the extent of the hook's bucket intervals, "
+             "the same iterations"});
     } else {
         rows.push_back({"DDP logger / hook", "n/a", cell.ddpLogger.reason, false});
     }
     if (cell.overlapTaxMs && cell.overlapTaxPercent) {
-        rows.push_back({"overlap tax",
-                        QString("%1 (%2 %)")
-                            .arg(ms(cell.overlapTaxMs))
-                            .arg(*cell.overlapTaxPercent, 0, 'f', 1),
-                        QString("backward compute (DDP logger) %1 against %2 in %3, its "
-                                "hook: local twin")
-                            .arg(ms(cell.ddpLogger.backwardComputeMs),
-                                 ms(*cell.ddpLogger.backwardComputeMs - *cell.overlapTaxMs),
-                                 cell.overlapTwin)});
+        rows.push_back(
+            {"overlap tax",
+             QString("%1 (%2 %)")
+                 .arg(ms(cell.overlapTaxMs))
+                 .arg(*cell.overlapTaxPercent, 0, 'f', 1),
+             QString("backward compute (DDP logger) %1 against %2 in %3, its hook: local twin")
+                 .arg(ms(cell.ddpLogger.backwardComputeMs),
+                      ms(*cell.ddpLogger.backwardComputeMs - *cell.overlapTaxMs),
+                      cell.overlapTwin)});
     }
 }
 
@@ -121,11 +121,10 @@ void addRankRows(std::vector<CellFigure>& rows, const store::CellRow& cell,
                  const std::vector<store::RankFiguresRow>& ranks) {
     if (cell.slowestRank) {
         rows.push_back({"slowest rank", QString("rank %1").arg(*cell.slowestRank),
-                        cell.medianSkewMs
-                            ? QString("last to arrive at most steps; step times differ by %1 "
-                                      "across ranks (median)")
-                                  .arg(ms(cell.medianSkewMs))
-                            : QString("last to arrive at most steps")});
+                        cell.medianSkewMs ? QString("last to arrive at most steps; step times "
+                                                    "differ by %1 across ranks (median)")
+                                                .arg(ms(cell.medianSkewMs))
+                                          : QString("last to arrive at most steps")});
     }
     for (const store::RankFiguresRow& r : ranks) {
         const QString value = QString("step %1 · comm %2 · exposed %3")
@@ -153,11 +152,11 @@ void addPredictionRows(std::vector<CellFigure>& rows, const store::StoredPredict
     rows.push_back({"all-reduce predicted", msOf(d.predictedUsPerStep),
                     QString("per step, from %1: %2 alone, at the CPU share each bucket had")
                         .arg(p.sweepCell, msOf(d.sweepUsPerStep))});
-    rows.push_back({"all-reduce measured", msOf(d.measuredUsPerStep),
-                    QString("the collective's own time (last rank's span), median of %1 "
-                            "steps, range %2 .. %3")
-                        .arg(d.steps)
-                        .arg(msOf(d.measuredMinUs), msOf(d.measuredMaxUs))});
+    rows.push_back(
+        {"all-reduce measured", msOf(d.measuredUsPerStep),
+         QString("the collective's own time (last rank's span), median of %1 steps, range %2 .. %3")
+             .arg(d.steps)
+             .arg(msOf(d.measuredMinUs), msOf(d.measuredMaxUs))});
     rows.push_back({"prediction off by", QString("%1 %").arg(d.offBy() * 100.0, 0, 'f', 1),
                     report::spreadVerdict(d), !d.withinRange()});
     rows.push_back({"waiting for the last rank", msOf(d.waitUsPerStep),

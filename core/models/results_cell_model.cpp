@@ -89,19 +89,10 @@ QStringList columnTips() {
     return out;
 }
 
+// The world size, and the columns from the cap to the agreement (the enum's order).
 bool numericColumn(int column) {
-    switch (column) {
-    case ResultsCellModel::WorldSize:
-    case ResultsCellModel::CapMb:
-    case ResultsCellModel::Repeat:
-    case ResultsCellModel::StepMs:
-    case ResultsCellModel::CommMs:
-    case ResultsCellModel::Overhead:
-    case ResultsCellModel::Agreement:
-        return true;
-    default:
-        return false;
-    }
+    return column == ResultsCellModel::WorldSize ||
+           (column >= ResultsCellModel::CapMb && column <= ResultsCellModel::Agreement);
 }
 
 } // namespace

@@ -128,10 +128,11 @@ void checkRankAndGpus(const ProbeOptions& o, ProbeReport& r) {
                                    {"compute_capability", g.computeCapability}});
         if (rank["cuda_build"].toBool() && !archs.isEmpty() &&
             !archCovers(archs, g.computeCapability)) {
-            r.issues << QString("%1 (compute capability %2) is not covered by the rank worker's "
-                                "CUDA archs (%3): "
-                                "the first kernel would die with \"no kernel image is available\"")
-                            .arg(g.name, g.computeCapability, archs.join(" "));
+            r.issues
+                << QString(
+                       "%1 (compute capability %2) is not covered by the rank worker's CUDA archs "
+                       "(%3): the first kernel would die with \"no kernel image is available\"")
+                       .arg(g.name, g.computeCapability, archs.join(" "));
         }
     }
     r.details["gpus"] = gpuJson;
@@ -161,11 +162,10 @@ void checkNccl(const ProbeOptions& o, ProbeReport& r) {
     if (versions.size() > 1) {
         QStringList sorted(versions.begin(), versions.end());
         sorted.sort();
-        r.warnings
-            << QString("more than one NCCL version on the library path (%1): which one loads "
-                       "depends on the "
-                       "search order; a skew between ranks or hosts hangs or corrupts collectives")
-                   .arg(sorted.join(", "));
+        r.warnings << QString("more than one NCCL version on the library path (%1): which one "
+                              "loads depends on the search order; a skew between ranks or hosts "
+                              "hangs or corrupts collectives")
+                          .arg(sorted.join(", "));
     }
 }
 
@@ -201,8 +201,7 @@ void checkHostsAgreeOnNccl(const ProbeOptions& o, ProbeReport& r) {
             QJsonObject{{"host", host}, {"nccl_versions", QJsonArray::fromStringList(theirs)}});
         if (theirs != mine) {
             r.issues << QString("NCCL differs between hosts: this host has %1, %2 has %3; ranks on "
-                                "different NCCL "
-                                "versions can hang or corrupt collectives")
+                                "different NCCL versions can hang or corrupt collectives")
                             .arg(mine.isEmpty() ? QString("none") : mine.join(", "), host,
                                  theirs.isEmpty() ? QString("none") : theirs.join(", "));
         }
@@ -256,12 +255,10 @@ void checkStaleRanks(const ProbeOptions& o, ProbeReport& r) {
             r.warnings << QString("ended %1 commprof-rank process(es) left by an earlier launcher")
                               .arg(ended);
         } else {
-            r.issues
-                << QString(
-                       "%1 commprof-rank process(es) left by an earlier launcher are still running "
-                       "(see %2); end them with `commprof probe --cleanup`")
-                       .arg(stale.size())
-                       .arg(pidDir);
+            r.issues << QString("%1 commprof-rank process(es) left by an earlier launcher are "
+                                "still running (see %2); end them with `commprof probe --cleanup`")
+                            .arg(stale.size())
+                            .arg(pidDir);
         }
     }
     r.details["stale_ranks"] = stale;
@@ -410,15 +407,11 @@ bool archCovers(const QStringList& compiledArchs, const QString& computeCapabili
 
 ProbeReport runProbe(const ProbeOptions& options) {
     ProbeReport r;
-    checkHost(options, r);
-    checkRankAndGpus(options, r);
-    checkNccl(options, r);
-    checkHostsAgreeOnNccl(options, r);
-    checkPorts(options, r);
-    checkStaleRanks(options, r);
-    checkLinks(options, r);
-    checkBudgets(options, r);
-    checkFormation(options, r);
+    for (const auto check :
+         {checkHost, checkRankAndGpus, checkNccl, checkHostsAgreeOnNccl, checkPorts,
+          checkStaleRanks, checkLinks, checkBudgets, checkFormation}) {
+        check(options, r);
+    }
     return r;
 }
 

@@ -42,15 +42,13 @@ public:
             if (!ok()) {
                 return;
             }
-            if (*f.in == '\0') { // most fields: no nested object to find
-                std::visit([&](auto member) { read(doc, f, where, out->*member); }, f.member);
-                continue;
-            }
             QJsonObject o = doc;
             QString at = where;
-            for (const QString& part : QString::fromLatin1(f.in).split('.')) {
-                o = o.value(part).toObject();
-                at += part + '.';
+            if (*f.in != '\0') { // most fields: no nested object to find
+                for (const QString& part : QString::fromLatin1(f.in).split('.')) {
+                    o = o.value(part).toObject();
+                    at += part + '.';
+                }
             }
             std::visit([&](auto member) { read(o, f, at, out->*member); }, f.member);
         }
@@ -129,18 +127,6 @@ private:
         }
     }
     template <typename R>
-    void read(const QJsonObject& o, const Field<R>& f, const QString& at,
-              std::optional<std::int64_t>& out) {
-        if (o.contains(f.key) || f.need == Need::Required) {
-            std::int64_t value = 0;
-            read(o, f, at, value);
-            if (ok() && o.value(f.key).isDouble() &&
-                wholeIn(o.value(f.key).toDouble(), f.min, f.max)) {
-                out = value;
-            }
-        }
-    }
-    template <typename R>
     void read(const QJsonObject& o, const Field<R>& f, const QString& at, double& out) {
         const QJsonValue v = o.value(f.key);
         const bool ofType = v.isDouble() && (!checked(f) || numberOk(f, v.toDouble()));
@@ -148,13 +134,15 @@ private:
             out = v.toDouble();
         }
     }
-    template <typename R>
-    void read(const QJsonObject& o, const Field<R>& f, const QString& at,
-              std::optional<double>& out) {
+    // An optional number: taken only where present and, for an integer, whole and in bounds.
+    template <typename R, typename T>
+    void read(const QJsonObject& o, const Field<R>& f, const QString& at, std::optional<T>& out) {
         if (o.contains(f.key) || f.need == Need::Required) {
-            double value = 0;
+            T value = 0;
             read(o, f, at, value);
-            if (ok() && o.value(f.key).isDouble()) {
+            const QJsonValue v = o.value(f.key);
+            if (ok() && v.isDouble() &&
+                (std::is_floating_point_v<T> || wholeIn(v.toDouble(), f.min, f.max))) {
                 out = value;
             }
         }

@@ -15,7 +15,6 @@ public:
     explicit FollowedFile(qint64 maxChunk = 1024LL * 1024) : maxChunk_(maxChunk) {}
     // What PATH gained since the last call; empty when nothing did, or it is not there yet.
     QByteArray readMore(const QString& path);
-    void rewind() { offset_ = 0; }
 
 private:
     qint64 maxChunk_;

@@ -97,17 +97,12 @@ ForkServer::ForkServer(QObject* parent) : QObject(parent) {
 }
 
 ForkServer::~ForkServer() {
-    probeTimer_.stop();
-    if (process_) {
-        process_->disconnect(this);
-    }
     if (process_ && process_->state() != QProcess::NotRunning) {
+        process_->disconnect(this);
         process_->closeWriteChannel(); // the server ends when its stdin does
-        if (!process_->waitForFinished(2000)) {
-            process_->kill();
-            process_->waitForFinished(1000);
-        }
+        process_->waitForFinished(2000);
     }
+    refuse({}); // one that did not end by then is killed
 }
 
 bool ForkServer::refuse(const QString& why) {

@@ -52,10 +52,6 @@ class LineSplitter {
 public:
     void feed(const QByteArray& bytes, const std::function<void(const QByteArray&)>& onLine);
     QByteArray takeRest(); // what followed the last newline, once the stream has ended
-    void clear() {
-        partial_.clear();
-        dropping_ = false;
-    }
 
 private:
     QByteArray partial_;
@@ -69,10 +65,6 @@ public:
     QString text() const; // the last spec::kStderrTailBytes, trimmed
     // The first line, kept however much follows it (a notice the tail may have lost).
     QString firstLine() const;
-    void clear() {
-        bytes_.clear();
-        head_.clear();
-    }
 
 private:
     QByteArray bytes_;

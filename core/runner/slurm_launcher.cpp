@@ -85,7 +85,7 @@ void SlurmLauncher::start(const CellLaunch& launch) {
 }
 
 QString SlurmLauncher::target() const {
-    return mode_ == Mode::OwnJob ? jobId_ : stepId_;
+    return mode_ == Mode::OwnJob ? jobId_ : a_.stepId;
 }
 
 QString SlurmLauncher::stepCommand(QStringList& command, QProcessEnvironment& env, int port,
@@ -105,8 +105,8 @@ QString SlurmLauncher::stepCommand(QStringList& command, QProcessEnvironment& en
             .arg(needed);
     }
     // The step's first node holds rank 0 and its rendezvous store.
-    masterAddr_ = hosts.front();
-    env.insert("MASTER_ADDR", masterAddr_);
+    a_.masterAddr = hosts.front();
+    env.insert("MASTER_ADDR", a_.masterAddr);
     env.insert("MASTER_PORT", QString::number(port));
     command << tools_.srun
             << srunOptions(launch_.launcher, launch_.worldSize, slurmJobName(launch_.cellId),
@@ -146,22 +146,8 @@ void SlurmLauncher::launchAttempt() {
     for (int r = 0; r < launch_.worldSize; ++r) {
         outcome_.ranks[std::size_t(r)].rank = r;
     }
-    rankErr_.assign(std::size_t(launch_.worldSize), {});
-    clientLines_[0].clear();
-    clientLines_[1].clear();
-    jobOutput_.rewind();
-    jobOutputLines_.clear();
-    notices_.clear();
-    srunLines_.clear();
-    clientExit_ = -1;
-    cancelling_ = false;
-    cancelWhenKnown_ = false;
-    finishing_ = false;
-    stepId_.clear();
-    masterAddr_.clear();
-    waiterEnding_ = false;
-    waiterExit_.reset();
-    state_.clear();
+    a_ = Attempt();
+    a_.rankErr.assign(std::size_t(launch_.worldSize), {});
     jobId_ = mode_ == Mode::Allocation ? launch_.env.value("SLURM_JOB_ID") : QString();
 
     QProcessEnvironment env = launch_.env;
@@ -211,7 +197,7 @@ void SlurmLauncher::launchAttempt() {
     });
     connect(client, &QProcess::errorOccurred, this, [this, client](QProcess::ProcessError e) {
         if (e == QProcess::FailedToStart && client == client_) {
-            keepLast(srunLines_,
+            keepLast(a_.srunLines,
                      QString("cannot start %1: %2").arg(client->program(), client->errorString()));
             onClientFinished(spec::exit_code::kCannotRun, QProcess::NormalExit);
         }
@@ -224,7 +210,7 @@ void SlurmLauncher::readClient(QProcess::ProcessChannel channel) {
         return;
     }
     client_->setReadChannel(channel);
-    clientLines_[channel == QProcess::StandardOutput ? 0 : 1].feed(
+    a_.clientLines[channel == QProcess::StandardOutput ? 0 : 1].feed(
         client_->readAll(), [this, channel](const QByteArray& line) {
             if (mode_ == Mode::Allocation) {
                 takeLine(line); // srun's own output: labelled rank lines and its messages
@@ -232,7 +218,8 @@ void SlurmLauncher::readClient(QProcess::ProcessChannel channel) {
                        !line.trimmed().isEmpty()) {
                 onJobKnown(QString::fromUtf8(line.trimmed()).section(';', 0, 0));
             } else if (!line.trimmed().isEmpty()) {
-                keepLast(srunLines_, QString::fromUtf8(line).trimmed()); // sbatch's own messages
+                keepLast(a_.srunLines,
+                         QString::fromUtf8(line).trimmed()); // sbatch's own messages
             }
         });
 }
@@ -241,8 +228,8 @@ void SlurmLauncher::takeLine(const QByteArray& raw) {
     const QByteArray line = raw.endsWith('\r') ? raw.chopped(1) : raw;
     const SrunLine s = splitLabel(line);
     if (const QString notice = stepdNotice(s.text); !notice.isEmpty()) {
-        if (!notices_.contains(notice)) {
-            keepLast(notices_, notice);
+        if (!a_.notices.contains(notice)) {
+            keepLast(a_.notices, notice);
             emit logLine(notice);
         }
     }
@@ -251,11 +238,11 @@ void SlurmLauncher::takeLine(const QByteArray& raw) {
             emit progress(s.rank, event);
             return;
         }
-        rankErr_[std::size_t(s.rank)].append(s.text + '\n');
+        a_.rankErr[std::size_t(s.rank)].append(s.text + '\n');
         return;
     }
     if (const QString master = announcedMaster(line); !master.isEmpty()) {
-        masterAddr_ = master; // the batch script found it on the job's first node
+        a_.masterAddr = master; // the batch script found it on the job's first node
         return;
     }
     if (const QString step = launchedStep(line); !step.isEmpty()) {
@@ -263,13 +250,13 @@ void SlurmLauncher::takeLine(const QByteArray& raw) {
         return;
     }
     if (readTaskExits(line, outcome_.ranks)) {
-        keepLast(srunLines_, QString::fromUtf8(line).trimmed());
+        keepLast(a_.srunLines, QString::fromUtf8(line).trimmed());
         return;
     }
     const QString text = QString::fromUtf8(line).trimmed();
     if (text.contains("error", Qt::CaseInsensitive) || text.contains("step creation") ||
         text.contains("aborted", Qt::CaseInsensitive) || text.startsWith("commprof:")) {
-        keepLast(srunLines_, text);
+        keepLast(a_.srunLines, text);
         if (text.contains("step creation")) {
             setState("PENDING", "step creation: " + text.section(':', -1).trimmed(), nodes_);
         }
@@ -283,8 +270,8 @@ void SlurmLauncher::tailJobOutput() {
         return;
     }
     // Nothing while the job is pending: Slurm creates the file when the job starts.
-    jobOutputLines_.feed(
-        jobOutput_.readMore(QDir(launch_.workDir).filePath(QString("slurm-%1.out").arg(jobId_))),
+    a_.jobOutputLines.feed(
+        a_.jobOutput.readMore(QDir(launch_.workDir).filePath(QString("slurm-%1.out").arg(jobId_))),
         [this](const QByteArray& line) { takeLine(line); });
 }
 
@@ -293,14 +280,14 @@ void SlurmLauncher::poll() {
         tailJobOutput();
     }
     const QString id = target();
-    if (id.isEmpty() || polling_ || finishing_) {
+    if (id.isEmpty() || polling_ || a_.finishing) {
         return;
     }
     polling_ = true;
     ask(tools_.scontrol, {"show", mode_ == Mode::OwnJob ? "job" : "step", "-o", id},
         [this](const platform::ToolResult& t) {
             polling_ = false;
-            if (!t.ok() || finishing_) {
+            if (!t.ok() || a_.finishing) {
                 return;
             }
             const Record r = platform::parseSlurmRecord(t.out.split('\n').value(0));
@@ -318,18 +305,18 @@ void SlurmLauncher::poll() {
 // later, sbatch is ended and the job's own exit code stands for its.
 void SlurmLauncher::endWaiterOnceJobEnded(const Record& job) {
     const QString state = job.value("JobState");
-    if (state.isEmpty() || slurmStateActive(state) || waiterEnding_ || !clientRunning(client_)) {
+    if (state.isEmpty() || slurmStateActive(state) || a_.waiterEnding || !clientRunning(client_)) {
         return;
     }
-    waiterEnding_ = true;
+    a_.waiterEnding = true;
     const QString exitCode = job.value("ExitCode"); // "CODE:SIGNAL"
     QTimer::singleShot(kWaiterGraceMs, this, [this, state, exitCode] {
-        if (!clientRunning(client_) || finishing_) {
+        if (!clientRunning(client_) || a_.finishing) {
             return;
         }
         const int code = exitCode.section(':', 0, 0).toInt();
         const int signal = exitCode.section(':', 1, 1).toInt();
-        waiterExit_ = signal > 0 ? 128 + signal : code;
+        a_.waiterExit = signal > 0 ? 128 + signal : code;
         emit logLine(QString("the job ended (%1, exit code %2); sbatch --wait was still waiting")
                          .arg(state, exitCode));
         client_->kill();
@@ -337,13 +324,13 @@ void SlurmLauncher::endWaiterOnceJobEnded(const Record& job) {
 }
 
 void SlurmLauncher::setState(const QString& state, const QString& reason, const QString& nodes) {
-    if (state.isEmpty() || (state == state_ && reason == reason_ && nodes == nodes_)) {
+    if (state.isEmpty() || (state == a_.state && reason == reason_ && nodes == nodes_)) {
         return;
     }
-    state_ = state;
+    a_.state = state;
     reason_ = reason;
     nodes_ = nodes;
-    QJsonObject s{{"state", state}, {"job_id", jobId_}, {"step_id", stepId_}};
+    QJsonObject s{{"state", state}, {"job_id", jobId_}, {"step_id", a_.stepId}};
     if (!reason.isEmpty() && reason != "None") {
         s["reason"] = reason;
     }
@@ -357,21 +344,17 @@ void SlurmLauncher::onJobKnown(const QString& id) {
     jobId_ = id;
     recordTarget();
     setState("PENDING", "submitted", {});
-    if (cancelWhenKnown_) {
-        cancelling_ = false;
+    if (a_.cancelWhenKnown) {
+        a_.cancelling = false;
         cancel(outcome_.reason);
     }
 }
 
 void SlurmLauncher::onStepKnown(const QString& id) {
-    stepId_ = id;
-    if (mode_ == Mode::Allocation) {
+    a_.stepId = id;
+    if (mode_ == Mode::Allocation) { // a cancel waits for the id only in a job of its own
         recordTarget();
         setState("RUNNING", {}, nodes_);
-        if (cancelWhenKnown_) {
-            cancelling_ = false;
-            cancel(outcome_.reason);
-        }
     }
 }
 
@@ -395,10 +378,10 @@ void SlurmLauncher::cancel(const QString& why) {
     if (outcome_.reason.isEmpty()) {
         outcome_.reason = why;
     }
-    if (cancelling_ || !clientRunning(client_)) {
+    if (a_.cancelling || !clientRunning(client_)) {
         return;
     }
-    cancelling_ = true;
+    a_.cancelling = true;
     const QString id = target();
     if (!id.isEmpty()) {
         emit logLine(QString("%1: scancel %2").arg(why, id));
@@ -408,8 +391,8 @@ void SlurmLauncher::cancel(const QString& why) {
             }
         });
     } else if (mode_ == Mode::OwnJob) {
-        cancelWhenKnown_ = true; // sbatch prints the id as soon as the job is submitted
-        cancelling_ = false;
+        a_.cancelWhenKnown = true; // sbatch prints the id as soon as the job is submitted
+        a_.cancelling = false;
     } else {
         client_->terminate(); // srun before its step exists: nothing to cancel yet
     }
@@ -448,17 +431,18 @@ void SlurmLauncher::ask(const QString& program, const QStringList& args,
 }
 
 void SlurmLauncher::onClientFinished(int exitCode, QProcess::ExitStatus status) {
-    if (finishing_) {
+    if (a_.finishing) {
         return;
     }
-    finishing_ = true;
+    a_.finishing = true;
     killTimer_->stop();
-    clientExit_ = status == QProcess::NormalExit ? exitCode : waiterExit_.value_or(-1);
+    a_.clientExit = status == QProcess::NormalExit ? exitCode : a_.waiterExit.value_or(-1);
     for (const QProcess::ProcessChannel c : {QProcess::StandardOutput, QProcess::StandardError}) {
         readClient(c);
-        if (const QByteArray rest = clientLines_[c == QProcess::StandardOutput ? 0 : 1].takeRest();
+        if (const QByteArray rest =
+                a_.clientLines[c == QProcess::StandardOutput ? 0 : 1].takeRest();
             !rest.isEmpty()) {
-            mode_ == Mode::Allocation ? takeLine(rest) : keepLast(srunLines_, tailText(rest));
+            mode_ == Mode::Allocation ? takeLine(rest) : keepLast(a_.srunLines, tailText(rest));
         }
     }
     settle(kSettleTries);
@@ -483,7 +467,7 @@ void SlurmLauncher::settle(int triesLeft) {
                 return;
             }
             tailJobOutput();
-            if (const QByteArray rest = jobOutputLines_.takeRest(); !rest.isEmpty()) {
+            if (const QByteArray rest = a_.jobOutputLines.takeRest(); !rest.isEmpty()) {
                 takeLine(rest);
             }
             readAccounting(r);
@@ -515,7 +499,7 @@ void SlurmLauncher::readAccounting(const Record& slurm) {
 QString SlurmLauncher::slurmAccount(const QString& state, const QString& reason,
                                     const QString& exitCode) const {
     QString s = mode_ == Mode::OwnJob ? QString("slurm job %1").arg(jobId_)
-                                      : QString("slurm step %1").arg(stepId_);
+                                      : QString("slurm step %1").arg(a_.stepId);
     s += " " + (state.isEmpty() ? QString("(state unknown)") : state);
     QStringList details;
     if (!reason.isEmpty() && reason != "None") {
@@ -527,8 +511,8 @@ QString SlurmLauncher::slurmAccount(const QString& state, const QString& reason,
     if (!details.isEmpty()) {
         s += " (" + details.join(", ") + ")";
     }
-    if (!notices_.isEmpty()) {
-        s += ": " + notices_.last();
+    if (!a_.notices.isEmpty()) {
+        s += ": " + a_.notices.last();
     }
     return s;
 }
@@ -536,24 +520,24 @@ QString SlurmLauncher::slurmAccount(const QString& state, const QString& reason,
 void SlurmLauncher::conclude(const Record& slurm, const Record& accounting) {
     for (std::size_t r = 0; r < outcome_.ranks.size(); ++r) {
         RankExit& e = outcome_.ranks[r];
-        if (e.exitCode == -1 && !e.crashed && clientExit_ == 0) {
+        if (e.exitCode == -1 && !e.crashed && a_.clientExit == 0) {
             e.exitCode = 0; // srun reports only the tasks that did not end well
         }
-        e.stderrTail = rankErr_[r].text();
+        e.stderrTail = a_.rankErr[r].text();
     }
     // Slurm's view: sacct, else scontrol (a job of its own), else what srun said of the step.
     QString state = accounting.value("State", slurm.value("JobState"));
     QString reason =
         accounting.contains("State") ? accounting.value("Reason") : slurm.value("Reason");
     const QString exitCode = accounting.value("ExitCode", slurm.value("ExitCode"));
-    const bool cancelled = std::any_of(notices_.begin(), notices_.end(),
+    const bool cancelled = std::any_of(a_.notices.begin(), a_.notices.end(),
                                        [](const QString& n) { return n.contains("CANCELLED"); });
     if (state.isEmpty() && !target().isEmpty()) {
-        state = cancelled ? "CANCELLED" : clientExit_ == 0 ? "COMPLETED" : "FAILED";
+        state = cancelled ? "CANCELLED" : a_.clientExit == 0 ? "COMPLETED" : "FAILED";
     }
     const bool ranksOk = std::ranges::all_of(
         outcome_.ranks, [](const RankExit& e) { return !e.crashed && e.exitCode == 0; });
-    outcome_.success = clientExit_ == 0 && ranksOk && !outcome_.timedOut && !outcome_.stopped &&
+    outcome_.success = a_.clientExit == 0 && ranksOk && !outcome_.timedOut && !outcome_.stopped &&
                        !target().isEmpty() && (state.isEmpty() || state == "COMPLETED");
     const QString account = target().isEmpty() ? QString() : slurmAccount(state, reason, exitCode);
     if (!outcome_.success) {
@@ -570,23 +554,23 @@ void SlurmLauncher::conclude(const Record& slurm, const Record& accounting) {
         if (target().isEmpty() && why.isEmpty()) {
             why = QString("%1 exited %2%3")
                       .arg(mode_ == Mode::OwnJob ? "sbatch" : "srun")
-                      .arg(clientExit_)
-                      .arg(srunLines_.isEmpty() ? QString() : ": " + srunLines_.join("; "));
+                      .arg(a_.clientExit)
+                      .arg(a_.srunLines.isEmpty() ? QString() : ": " + a_.srunLines.join("; "));
         }
         outcome_.reason = why.isEmpty() ? account : account.isEmpty() ? why : why + "; " + account;
     }
-    outcome_.launcher =
-        QJsonObject{{"kind", "slurm"},
-                    {"mode", mode_ == Mode::OwnJob ? "sbatch" : "allocation"},
-                    {"job_id", jobId_},
-                    {"step_id", stepId_},
-                    {"state", state},
-                    {"reason", reason},
-                    {"exit_code", exitCode},
-                    {"nodes", nodes_.isEmpty() ? slurm.value("NodeList") : nodes_},
-                    {"master_addr", masterAddr_.isEmpty() ? QJsonValue() : QJsonValue(masterAddr_)},
-                    {"port", outcome_.port},
-                    {"accounting", accounting.contains("State")}};
+    outcome_.launcher = QJsonObject{
+        {"kind", "slurm"},
+        {"mode", mode_ == Mode::OwnJob ? "sbatch" : "allocation"},
+        {"job_id", jobId_},
+        {"step_id", a_.stepId},
+        {"state", state},
+        {"reason", reason},
+        {"exit_code", exitCode},
+        {"nodes", nodes_.isEmpty() ? slurm.value("NodeList") : nodes_},
+        {"master_addr", a_.masterAddr.isEmpty() ? QJsonValue() : QJsonValue(a_.masterAddr)},
+        {"port", outcome_.port},
+        {"accounting", accounting.contains("State")}};
     if (mode_ == Mode::OwnJob) {
         outcome_.launcher["script"] = "slurm_job.sh";
         outcome_.launcher["output"] = jobId_.isEmpty() ? QString() : "slurm-" + jobId_ + ".out";
@@ -594,8 +578,8 @@ void SlurmLauncher::conclude(const Record& slurm, const Record& accounting) {
     setState(state, reason, outcome_.launcher["nodes"].toString());
     outcome_.launcherLog += QString("slurm: %1, sbatch/srun exit %2\n")
                                 .arg(account.isEmpty() ? QString("no job") : account)
-                                .arg(clientExit_);
-    for (const QString& l : srunLines_) {
+                                .arg(a_.clientExit);
+    for (const QString& l : a_.srunLines) {
         outcome_.launcherLog += "  " + l + "\n";
     }
     finishAttempt();
@@ -606,7 +590,7 @@ void SlurmLauncher::finishAttempt() {
     if (retryOnAnotherPort(outcome_, launch_.deadline)) {
         emit logLine(QString("port %1 was taken on %2: retrying on the next port")
                          .arg(outcome_.port)
-                         .arg(masterAddr_.isEmpty() ? QString("the first node") : masterAddr_));
+                         .arg(a_.masterAddr.isEmpty() ? QString("the first node") : a_.masterAddr));
         outcome_.reason.clear();
         outcome_.success = false;
         QTimer::singleShot(0, this, &SlurmLauncher::launchAttempt);

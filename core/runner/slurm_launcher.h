@@ -19,6 +19,7 @@
 #include <QProcess>
 #include <QTimer>
 
+#include <array>
 #include <functional>
 #include <optional>
 
@@ -67,25 +68,24 @@ private:
     Mode mode_ = Mode::OwnJob;
     PoolOutcome outcome_;
     QProcess* client_ = nullptr; // srun (inside an allocation) or sbatch --wait
-    int clientExit_ = -1;
-    LineSplitter clientLines_[2]; // stdout, stderr
-    FollowedFile jobOutput_;      // slurm-<job>.out of a job of its own
-    LineSplitter jobOutputLines_;
+    // What each attempt (each rendezvous port) starts afresh.
+    struct Attempt {
+        int clientExit = -1;
+        std::array<LineSplitter, 2> clientLines; // stdout, stderr
+        FollowedFile jobOutput;                  // slurm-<job>.out of a job of its own
+        LineSplitter jobOutputLines;
+        QString stepId, state, masterAddr;
+        QStringList notices;   // slurmstepd's *** lines
+        QStringList srunLines; // srun's and sbatch's own error lines, the last few
+        std::vector<StderrTail> rankErr;
+        bool cancelling = false, cancelWhenKnown = false, finishing = false, waiterEnding = false;
+        std::optional<int> waiterExit; // the job's exit code, when sbatch --wait was ended
+    };
+    Attempt a_;
     QString jobId_;
-    QString stepId_;
-    QString state_;
     QString reason_;
     QString nodes_;
-    QString masterAddr_;
-    QStringList notices_;   // slurmstepd's *** lines
-    QStringList srunLines_; // srun's and sbatch's own error lines, the last few
-    std::vector<StderrTail> rankErr_;
-    bool cancelling_ = false;
-    bool cancelWhenKnown_ = false;
     bool polling_ = false;
-    bool finishing_ = false;
-    bool waiterEnding_ = false;
-    std::optional<int> waiterExit_; // the job's exit code, when sbatch --wait was ended
     QTimer* deadlineTimer_;
     QTimer* pollTimer_;
     QTimer* killTimer_;

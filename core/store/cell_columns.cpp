@@ -90,13 +90,12 @@ const std::vector<CellColumn> kColumns = {
                           .csvPosition = 0,
                           .view = "cell",
                           .doc = "the cell id, `<model>_<layer>_ws<N>_r<repeat>`"}),
-    stored<&CellRow::status>(
-        {.name = "status",
-         .identity = true,
-         .csvPosition = 1,
-         .view = "status",
-         .doc = "`complete`, `incomplete`, `failed`, `stopped` (ended by Stop or SIGINT) or "
-                "`skipped_infeasible`"}),
+    stored<&CellRow::status>({.name = "status",
+                              .identity = true,
+                              .csvPosition = 1,
+                              .view = "status",
+                              .doc = "`complete`, `incomplete`, `failed`, `stopped` (ended by Stop "
+                                     "or SIGINT) or `skipped_infeasible`"}),
     stored<&CellRow::reasons>(
         {.name = "reasons",
          .identity = true,
@@ -229,15 +228,13 @@ const std::vector<CellColumn> kColumns = {
          .since = 6,
          .csvPosition = 24,
          .doc = "the Reducer's DDP logger: backward compute (prepare_for_backward to the last "
-                "gradient "
-                "ready), mean over every rank's sampled recorded iterations"}),
+                "gradient ready), mean over every rank's sampled recorded iterations"}),
     stored<&CellRow::ddpLogger, &analysis::DdpLoggerFigures::backwardCommMs>(
         {.name = "ddp_backward_comm_ms",
          .since = 6,
          .csvPosition = 25,
-         .doc =
-             "the DDP logger: backward communication (first bucket launch to the last completion), "
-             "the same mean"}),
+         .doc = "the DDP logger: backward communication (first bucket launch to the last "
+                "completion), the same mean"}),
     stored<&CellRow::ddpLogger, &analysis::DdpLoggerFigures::overlapMs>(
         {.name = "ddp_overlap_ms",
          .since = 6,

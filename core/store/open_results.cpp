@@ -39,9 +39,8 @@ OpenedResults openResults(const QString& resultsDir, const QString& dbPath,
         }
         out.db = std::make_unique<Database>(dbPath, OpenMode::Memory);
         out.db->copyFrom(*onDisk);
-        out.note = dbPath + " cannot be written and is older than the files: brought up to "
-                            "date in memory, not saved (run `commprof ingest` where it can be "
-                            "written)";
+        out.note = dbPath + " cannot be written and is older than the files: brought up to date in "
+                            "memory, not saved (run `commprof ingest` where it can be written)";
     } else {
         out.db = std::make_unique<Database>(dbPath, OpenMode::Memory);
         out.note = dbPath + " cannot be written: the results were read into memory, not saved";

@@ -7,9 +7,9 @@
 namespace commprof::store {
 
 std::vector<CellRow> cells(Database& db, const QString& runDir) {
-    Statement s = db.prepare(QString("SELECT %1 FROM cells WHERE (?1 IS NULL OR run_dir = ?1) "
-                                     "ORDER BY run_dir, id")
-                                 .arg(cellsSelectList()));
+    Statement s = db.prepare(
+        QString("SELECT %1 FROM cells WHERE (?1 IS NULL OR run_dir = ?1) ORDER BY run_dir, id")
+            .arg(cellsSelectList()));
     s.bind(runDir.isEmpty() ? QVariant() : QVariant(runDir));
     std::vector<CellRow> out;
     while (s.step()) {
@@ -20,9 +20,8 @@ std::vector<CellRow> cells(Database& db, const QString& runDir) {
 }
 
 Statement bucketsQuery(Database& db) {
-    return db.prepare(
-        "SELECT rank, iter, idx, bytes, nparams, start_ns, end_ns FROM buckets WHERE cell_key = ? "
-        "ORDER BY rank, iter, idx");
+    return db.prepare("SELECT rank, iter, idx, bytes, nparams, start_ns, end_ns FROM buckets WHERE "
+                      "cell_key = ? ORDER BY rank, iter, idx");
 }
 
 std::vector<BucketRow> buckets(Statement& s, const QString& cellKey) {
@@ -43,10 +42,10 @@ std::vector<BucketRow> buckets(Database& db, const QString& cellKey) {
 }
 
 std::vector<trace::StepMetrics> steps(Database& db, const QString& cellKey) {
-    Statement s = db.prepare(
-        "SELECT step, start_us, end_us, step_us, compute_us, comm_us, bookkeeping_us, overlap_us, "
-        "exposed_comm_us, overlap_efficiency, comm_overhead_fraction FROM trace_steps "
-        "WHERE cell_key = ? AND rank = 0 ORDER BY step");
+    Statement s =
+        db.prepare("SELECT step, start_us, end_us, step_us, compute_us, comm_us, bookkeeping_us, "
+                   "overlap_us, exposed_comm_us, overlap_efficiency, comm_overhead_fraction FROM "
+                   "trace_steps WHERE cell_key = ? AND rank = 0 ORDER BY step");
     s.bind(cellKey);
     std::vector<trace::StepMetrics> out;
     while (s.step()) {
@@ -61,8 +60,8 @@ std::vector<trace::StepMetrics> steps(Database& db, const QString& cellKey) {
 
 std::vector<RankFiguresRow> rankFigures(Database& db, const QString& cellKey) {
     Statement s = db.prepare("SELECT rank, step_ms, comm_ms, exposed_comm_ms, hook_ms, backend_ms, "
-                             "agreement, agreement_flagged, agreement_reason, trace_error "
-                             "FROM rank_figures WHERE cell_key = ? ORDER BY rank");
+                             "agreement, agreement_flagged, agreement_reason, trace_error FROM "
+                             "rank_figures WHERE cell_key = ? ORDER BY rank");
     s.bind(cellKey);
     std::vector<RankFiguresRow> out;
     while (s.step()) {

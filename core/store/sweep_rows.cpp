@@ -34,10 +34,10 @@ std::vector<StoredSweep> sweeps(Database& db, const QString& cellKey) {
     if (cell.step()) {
         readColumns(cell, 0, layer, world);
     }
-    Statement fits = db.prepare(
-        "SELECT kind, unsupported, refused, reason, method, alpha_us, beta_us_per_byte, r2, "
-        "sizes, from_bytes, to_bytes, left_out_from_bytes, note FROM sweep_fits "
-        "WHERE cell_key = ? ORDER BY kind");
+    Statement fits =
+        db.prepare("SELECT kind, unsupported, refused, reason, method, alpha_us, beta_us_per_byte, "
+                   "r2, sizes, from_bytes, to_bytes, left_out_from_bytes, note FROM sweep_fits "
+                   "WHERE cell_key = ? ORDER BY kind");
     fits.bind(cellKey);
     while (fits.step()) {
         StoredSweep s;
@@ -95,10 +95,9 @@ void insertPrediction(Database& db, const QString& cellKey, const StoredPredicti
 }
 
 std::optional<StoredPrediction> prediction(Database& db, const QString& cellKey) {
-    Statement s = db.prepare(
-        "SELECT sweep_cell, note, steps, predicted_ms, fit_ms, measured_ms, measured_min_ms, "
-        "measured_max_ms, wait_ms, queued_ms, backend_ms, host_cpus, sweep_ms "
-        "FROM ddp_predictions WHERE cell_key = ?");
+    Statement s = db.prepare("SELECT sweep_cell, note, steps, predicted_ms, fit_ms, measured_ms, "
+                             "measured_min_ms, measured_max_ms, wait_ms, queued_ms, backend_ms, "
+                             "host_cpus, sweep_ms FROM ddp_predictions WHERE cell_key = ?");
     s.bind(cellKey);
     if (!s.step()) {
         return std::nullopt;
@@ -123,9 +122,9 @@ std::optional<StoredPrediction> prediction(Database& db, const QString& cellKey)
     d.backendUsPerStep = us(10);
     d.hostCpus = s.column(11).toInt();
     d.sweepUsPerStep = us(12);
-    Statement b = db.prepare("SELECT idx, bytes, predicted_us, fit_us, measured_us, wait_us, "
-                             "queued_us, samples, sweep_us, cpu_share FROM bucket_predictions "
-                             "WHERE cell_key = ? ORDER BY idx");
+    Statement b = db.prepare(
+        "SELECT idx, bytes, predicted_us, fit_us, measured_us, wait_us, queued_us, samples, "
+        "sweep_us, cpu_share FROM bucket_predictions WHERE cell_key = ? ORDER BY idx");
     b.bind(cellKey);
     while (b.step()) {
         analysis::BucketPrediction bp;
