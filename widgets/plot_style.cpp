@@ -75,6 +75,27 @@ QCPRange stackedRange(const QCPBars* bars, double key) {
     return {base, base};
 }
 
+// A text centred at `x` on `keys`, its top `y` down the axes (a share of their height), clipped
+// to them: a flagged marker, a run's name.
+QCPItemText* textAtTop(QCPAxis* keys, double x, double y, const char* name, const QString& text,
+                       const QFont& font, const QColor& colour) {
+    QCPAxisRect* rect = keys->axisRect();
+    auto* t = new QCPItemText(keys->parentPlot());
+    t->setObjectName(name);
+    t->setClipAxisRect(rect);
+    t->position->setAxes(keys, rect->axis(QCPAxis::atLeft));
+    t->position->setAxisRect(rect);
+    t->position->setTypeX(QCPItemPosition::ptPlotCoords);
+    t->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    t->position->setCoords(x, y);
+    t->setPositionAlignment(Qt::AlignTop | Qt::AlignHCenter);
+    t->setFont(font);
+    t->setColor(colour);
+    t->setPadding(QMargins(2, 1, 2, 1));
+    t->setText(text);
+    return t;
+}
+
 // Keeps every k-th category, k the least that leaves room between neighbouring labels along
 // the axis. A rotated label takes its bounding box's width: what its neighbour must clear.
 class CategoryTicker : public QCPAxisTickerText {
@@ -332,21 +353,10 @@ void categoryRuns(QCPAxis* axis, const QList<QPair<QString, int>>& runs) {
             line->point2->setCoords(first - 0.5, 1);
             line->setPen(QPen(QColor(150, 150, 150), 1, Qt::DashLine));
         }
-        auto* t = new QCPItemText(plot);
-        t->setObjectName(kRunName);
+        QCPItemText* t = textAtTop(axis, first + (length - 1) / 2.0, 0.0, kRunName, name,
+                                   axis->tickLabelFont(), QColor(60, 60, 60));
         t->setProperty("fullText", name);
         t->setProperty("categories", length);
-        t->setClipAxisRect(rect);
-        t->position->setAxes(axis, rect->axis(QCPAxis::atLeft));
-        t->position->setAxisRect(rect);
-        t->position->setTypeX(QCPItemPosition::ptPlotCoords);
-        t->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-        t->position->setCoords(first + (length - 1) / 2.0, 0.0);
-        t->setPositionAlignment(Qt::AlignTop | Qt::AlignHCenter);
-        t->setFont(axis->tickLabelFont());
-        t->setColor(QColor(60, 60, 60));
-        t->setPadding(QMargins(2, 1, 2, 1));
-        t->setText(name);
         first += length;
     }
 }
@@ -370,6 +380,7 @@ QCPItemText* categoryRunOf(const QCustomPlot& plot, int key, const QCPAxisRect* 
 void resetFigure(QCustomPlot& plot, const QString& title, const QString& x, const QString& y,
                  const FigureStyle& style) {
     plot.clearPlottables();
+    plot.setProperty("eachRepeat", style.eachRepeat);
     plot.clearItems();
     plot.plotLayout()->clear();
     auto* heading = new QCPTextElement(&plot, title, style.font(style.titleDeltaPt, true));
@@ -401,6 +412,10 @@ void resetFigure(QCustomPlot& plot, const QString& title, const QString& x, cons
     plot.legend->setBrush(QColor(255, 255, 255, 235));
     plot.legend->setBorderPen(QPen(QColor(160, 160, 160)));
     plot.legend->setMargins(QMargins(4, 2, 4, 2));
+}
+
+bool eachRepeat(const QCustomPlot& plot) {
+    return plot.property("eachRepeat").toBool();
 }
 
 QVector<QRectF> dataRegions(const QCustomPlot& plot) {
@@ -491,34 +506,34 @@ int axesRow(QCustomPlot& plot, const QCPAxisRect* rect) {
     return -1;
 }
 
+// The sum of `px` over the elements of the main layout's rows below the axes.
+template <class Px> int sumBelowAxes(QCustomPlot& plot, Px px) {
+    QCPLayoutGrid* grid = plot.plotLayout();
+    const int axes = axesRow(plot, plot.xAxis->axisRect());
+    int sum = 0;
+    for (int row = axes + 1; axes >= 0 && row < grid->rowCount(); ++row) {
+        if (QCPLayoutElement* e = grid->element(row, 0)) {
+            sum += px(*e);
+        }
+    }
+    return sum;
+}
+
 } // namespace
 
 int heightBelowAxes(QCustomPlot& plot) {
     plot.replot(QCustomPlot::rpImmediateRefresh); // lays the elements out
-    QCPLayoutGrid* grid = plot.plotLayout();
-    const int axes = axesRow(plot, plot.xAxis->axisRect());
-    int below = 0;
-    for (int row = axes + 1; axes >= 0 && row < grid->rowCount(); ++row) {
-        if (QCPLayoutElement* e = grid->element(row, 0)) {
-            below += e->minimumOuterSizeHint().height();
-        }
-    }
-    return below;
+    return sumBelowAxes(plot,
+                        [](QCPLayoutElement& e) { return e.minimumOuterSizeHint().height(); });
 }
 
 int squeezedBelowAxes(QCustomPlot& plot) {
     // Laid out twice: a key that flows into rows knows its height at its width after one layout.
     plot.replot(QCustomPlot::rpImmediateRefresh);
     plot.replot(QCustomPlot::rpImmediateRefresh);
-    QCPLayoutGrid* grid = plot.plotLayout();
-    const int axes = axesRow(plot, plot.xAxis->axisRect());
-    int squeezed = 0;
-    for (int row = axes + 1; axes >= 0 && row < grid->rowCount(); ++row) {
-        if (QCPLayoutElement* e = grid->element(row, 0)) {
-            squeezed += std::max(0, e->minimumOuterSizeHint().height() - e->outerRect().height());
-        }
-    }
-    return squeezed;
+    return sumBelowAxes(plot, [](QCPLayoutElement& e) {
+        return std::max(0, e.minimumOuterSizeHint().height() - e.outerRect().height());
+    });
 }
 
 QCPTextElement* addNote(QCustomPlot& plot, const QString& text, const FigureStyle& style) {
@@ -1105,23 +1120,12 @@ void placeLegend(QCustomPlot& plot) {
 QCPItemText* addFlaggedMarker(QCustomPlot& plot, double x, const QString& cellId,
                               const QString& status, QCPAxisRect* panel) {
     QCPAxisRect* rect = panel ? panel : plot.xAxis->axisRect();
-    auto* t = new QCPItemText(&plot);
-    t->setObjectName("flagged");
-    t->setProperty("cellId", cellId);
-    t->position->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
-    t->position->setAxisRect(rect);
-    t->setClipAxisRect(rect);
-    t->position->setTypeX(QCPItemPosition::ptPlotCoords);
-    t->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-    t->position->setCoords(x, kFlaggedBandY);
-    t->setPositionAlignment(Qt::AlignTop | Qt::AlignHCenter);
-    t->setTextAlignment(Qt::AlignHCenter);
     QFont f = plot.xAxis->tickLabelFont();
     f.setBold(true);
-    t->setFont(f);
-    t->setColor(flaggedColour());
-    t->setText(QString::fromUtf8("\u00d7 ") + status);
-    t->setPadding(QMargins(2, 1, 2, 1));
+    QCPItemText* t = textAtTop(rect->axis(QCPAxis::atBottom), x, kFlaggedBandY, "flagged",
+                               QString::fromUtf8("\u00d7 ") + status, f, flaggedColour());
+    t->setProperty("cellId", cellId);
+    t->setTextAlignment(Qt::AlignHCenter);
     t->setClipToAxisRect(true);
     return t;
 }
