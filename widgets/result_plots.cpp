@@ -174,10 +174,7 @@ std::vector<const store::CellRow*> firstCells(const std::vector<report::RepeatGr
 // The axes bar labels leave out: the repeat, where a bar is a group of repeats, and the world
 // size, where a label's bars stand side by side, one per world size (BarPanel).
 QStringList leftOutOf(bool each, bool sideBySide = false) {
-    QStringList out;
-    if (!each) {
-        out << "repeat";
-    }
+    QStringList out = each ? QStringList() : QStringList{"repeat"};
     if (sideBySide) {
         out << "world_size";
     }
