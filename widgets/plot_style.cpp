@@ -1167,7 +1167,6 @@ void addFlaggedLegendEntry(QCustomPlot& plot) {
     g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCross, flaggedColour(), 8));
 }
 
-// Whiskers from each point's low to its high, on the plottable's own data.
 QCPErrorBars* addSpread(QCPAbstractPlottable* of, const QColor& colour) {
     auto* bars = new QCPErrorBars(of->keyAxis(), of->valueAxis());
     bars->setDataPlottable(of);

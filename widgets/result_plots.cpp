@@ -644,10 +644,12 @@ void drawOverheadVsWorldSize(QCustomPlot& plot, const report::ReportData& data,
     QMap<QString, std::vector<const OverheadMark*>> series;
     QVector<double> values;
     QList<DrawnMark> drawn;
+    int mostRepeats = 0;
     for (const OverheadMark& m : marks.marks) {
         const store::CellRow& first = m.group->first();
         series[panelOf(first) + '\n' + styles.seriesKey(first)].push_back(&m);
         values << m.spread.low << m.spread.high;
+        mostRepeats = std::max(mostRepeats, m.spread.repeats);
         drawn.append({panelOf(first), double(first.worldSize), m.spread.median,
                       m.spread.representative->id, idsOf(*m.group)});
     }
@@ -688,10 +690,6 @@ void drawOverheadVsWorldSize(QCustomPlot& plot, const report::ReportData& data,
     }
     if (!varying.isEmpty()) {
         styleLegend(plot, styles, true);
-    }
-    int mostRepeats = 0;
-    for (const OverheadMark& m : marks.marks) {
-        mostRepeats = std::max(mostRepeats, m.spread.repeats);
     }
     addSpreadLegendEntry(plot, mostRepeats);
     worldSizeAxes(rects, worldSizes(data), values);
@@ -805,7 +803,7 @@ void drawStackedBreakdown(QCustomPlot& plot, const report::ReportData& data,
     for (const BarPanel& panel : panels) {
         const auto& groups = panel.groups;
         std::vector<Stack> stacks(std::size_t(shades), Stack{}); // a stack of bars per shade
-        QVector<double> keys, totals, tops, lows, highs;
+        QVector<double> keys, tops, lows, highs;
         int mostRepeats = 0;
         for (std::size_t i = 0; i < groups.size(); ++i) {
             const auto steps = report::spreadOf(groups[i], total);
@@ -830,7 +828,6 @@ void drawStackedBreakdown(QCustomPlot& plot, const report::ReportData& data,
             // what the step has beyond the three is drawn, so the bar is the step.
             stack.other << std::max(0.0, steps->median - kinds);
             keys << panel.keys[i];
-            totals << kinds + stack.other.back() << steps->high;
             tops << kinds + stack.other.back();
             lows << steps->low;
             highs << steps->high;
@@ -873,7 +870,7 @@ void drawStackedBreakdown(QCustomPlot& plot, const report::ReportData& data,
         // The title says "median"; a legend entry for the whiskers would cost the bars their
         // room.
         categoryAxis(panel.keyAxis(), panel.labels, panel.leftOut, sideBySideNote(sizes));
-        fitAxis(panel.valueAxis(), totals, true, false); // stacked bars: linear from zero
+        fitAxis(panel.valueAxis(), tops + highs, true, false); // stacked bars: linear from zero
         roomForRuns(panel.valueAxis(), panel.labels, panel.leftOut);
     }
     flagGroups(plot, panels, style);

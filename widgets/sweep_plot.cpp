@@ -281,8 +281,7 @@ void drawSweepBandwidth(QCustomPlot& plot, const report::ReportData& data,
     QSet<QString> named; // each repeat drawn on its own: one entry for a name
     int mostRepeats = 0;
     for (const SweepLine& line : lines) {
-        const int w =
-            int(std::lower_bound(sizes.begin(), sizes.end(), line.cell->worldSize) - sizes.begin());
+        const auto w = int(sizes.indexOf(line.cell->worldSize)); // every line's is there
         const QColor colour = worldSizeShade(layerColour(line.cell->layer), w);
         QCPGraph* g = plot.addGraph();
         g->setName(line.name());
