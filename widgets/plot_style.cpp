@@ -585,19 +585,6 @@ public:
                 rows * lineHeight() + mMargins.top() + mMargins.bottom()};
     }
     const QList<Entry>& entries() const { return entries_; }
-    // The first marker key's text ("bucket_cap_mb: 0.25 1 4"), or empty.
-    QString markerText() const {
-        for (const Entry& e : entries_) {
-            if (!e.plottable) {
-                QStringList parts{e.title + ":"};
-                for (const LegendMarker& m : e.markers) {
-                    parts << m.label;
-                }
-                return parts.join(' ');
-            }
-        }
-        return {};
-    }
 
 protected:
     void draw(QCPPainter* painter) override {
@@ -688,6 +675,17 @@ private:
     bool spansFigure_;
 };
 
+// The entries a legend item holds: a plottable's own, or a flowed key's.
+QList<FlowKey::Entry> entriesOf(QCPAbstractLegendItem* item) {
+    if (auto* p = qobject_cast<QCPPlottableLegendItem*>(item)) {
+        return {{p->plottable(), {}, {}}};
+    }
+    if (auto* key = dynamic_cast<FlowKey*>(item)) {
+        return key->entries();
+    }
+    return {};
+}
+
 constexpr const char* kMergedKey = "mergedLegendKey";
 constexpr double kLeastKeyPt = kLeastLabelPt; // a merged key's font shrinks, never below this
 
@@ -705,15 +703,10 @@ FlowKey* mergeLegend(QCPLegend& legend) {
     QList<FlowKey::Entry> entries;
     QList<QCPAbstractLegendItem*> merged;
     for (int i = 0; i < legend.itemCount(); ++i) {
-        QCPAbstractLegendItem* item = legend.item(i);
-        if (auto* p = qobject_cast<QCPPlottableLegendItem*>(item)) {
-            entries.append({p->plottable(), {}, {}});
-        } else if (auto* key = dynamic_cast<FlowKey*>(item)) {
-            entries.append(key->entries());
-        } else {
-            continue;
+        if (const QList<FlowKey::Entry> held = entriesOf(legend.item(i)); !held.isEmpty()) {
+            entries.append(held);
+            merged << legend.item(i);
         }
-        merged << item;
     }
     for (QCPAbstractLegendItem* item : merged) {
         legend.removeItem(item);
@@ -856,9 +849,12 @@ void addMarkerKey(QCustomPlot& plot, const QString& title, const QList<LegendMar
 
 QString markerKeyText(const QCustomPlot& plot) {
     for (int i = 0; plot.legend && i < plot.legend->itemCount(); ++i) {
-        if (auto* key = dynamic_cast<FlowKey*>(plot.legend->item(i))) {
-            if (const QString text = key->markerText(); !text.isEmpty()) {
-                return text;
+        for (const FlowKey::Entry& e : entriesOf(plot.legend->item(i))) {
+            if (!e.plottable) {
+                return (QStringList{e.title + ":"} +
+                        spec::mapped<QStringList>(e.markers,
+                                                  [](const LegendMarker& m) { return m.label; }))
+                    .join(' ');
             }
         }
     }
@@ -868,14 +864,9 @@ QString markerKeyText(const QCustomPlot& plot) {
 QList<QCPAbstractPlottable*> legendPlottables(const QCustomPlot& plot) {
     QList<QCPAbstractPlottable*> out;
     for (int i = 0; plot.legend && plot.legend->visible() && i < plot.legend->itemCount(); ++i) {
-        QCPAbstractLegendItem* item = plot.legend->item(i);
-        if (auto* p = qobject_cast<QCPPlottableLegendItem*>(item)) {
-            out << p->plottable();
-        } else if (auto* key = dynamic_cast<FlowKey*>(item)) {
-            for (const FlowKey::Entry& e : key->entries()) {
-                if (e.plottable) {
-                    out << e.plottable;
-                }
+        for (const FlowKey::Entry& e : entriesOf(plot.legend->item(i))) {
+            if (e.plottable) {
+                out << e.plottable;
             }
         }
     }
