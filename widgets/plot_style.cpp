@@ -75,6 +75,27 @@ QCPRange stackedRange(const QCPBars* bars, double key) {
     return {base, base};
 }
 
+// A text centred at `x` on `keys`, its top `y` down the axes (a share of their height), clipped
+// to them: a flagged marker, a run's name.
+QCPItemText* textAtTop(QCPAxis* keys, double x, double y, const char* name, const QString& text,
+                       const QFont& font, const QColor& colour) {
+    QCPAxisRect* rect = keys->axisRect();
+    auto* t = new QCPItemText(keys->parentPlot());
+    t->setObjectName(name);
+    t->setClipAxisRect(rect);
+    t->position->setAxes(keys, rect->axis(QCPAxis::atLeft));
+    t->position->setAxisRect(rect);
+    t->position->setTypeX(QCPItemPosition::ptPlotCoords);
+    t->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    t->position->setCoords(x, y);
+    t->setPositionAlignment(Qt::AlignTop | Qt::AlignHCenter);
+    t->setFont(font);
+    t->setColor(colour);
+    t->setPadding(QMargins(2, 1, 2, 1));
+    t->setText(text);
+    return t;
+}
+
 // Keeps every k-th category, k the least that leaves room between neighbouring labels along
 // the axis. A rotated label takes its bounding box's width: what its neighbour must clear.
 class CategoryTicker : public QCPAxisTickerText {
@@ -332,21 +353,10 @@ void categoryRuns(QCPAxis* axis, const QList<QPair<QString, int>>& runs) {
             line->point2->setCoords(first - 0.5, 1);
             line->setPen(QPen(QColor(150, 150, 150), 1, Qt::DashLine));
         }
-        auto* t = new QCPItemText(plot);
-        t->setObjectName(kRunName);
+        QCPItemText* t = textAtTop(axis, first + (length - 1) / 2.0, 0.0, kRunName, name,
+                                   axis->tickLabelFont(), QColor(60, 60, 60));
         t->setProperty("fullText", name);
         t->setProperty("categories", length);
-        t->setClipAxisRect(rect);
-        t->position->setAxes(axis, rect->axis(QCPAxis::atLeft));
-        t->position->setAxisRect(rect);
-        t->position->setTypeX(QCPItemPosition::ptPlotCoords);
-        t->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-        t->position->setCoords(first + (length - 1) / 2.0, 0.0);
-        t->setPositionAlignment(Qt::AlignTop | Qt::AlignHCenter);
-        t->setFont(axis->tickLabelFont());
-        t->setColor(QColor(60, 60, 60));
-        t->setPadding(QMargins(2, 1, 2, 1));
-        t->setText(name);
         first += length;
     }
 }
@@ -370,6 +380,7 @@ QCPItemText* categoryRunOf(const QCustomPlot& plot, int key, const QCPAxisRect* 
 void resetFigure(QCustomPlot& plot, const QString& title, const QString& x, const QString& y,
                  const FigureStyle& style) {
     plot.clearPlottables();
+    plot.setProperty("eachRepeat", style.eachRepeat);
     plot.clearItems();
     plot.plotLayout()->clear();
     auto* heading = new QCPTextElement(&plot, title, style.font(style.titleDeltaPt, true));
@@ -401,6 +412,10 @@ void resetFigure(QCustomPlot& plot, const QString& title, const QString& x, cons
     plot.legend->setBrush(QColor(255, 255, 255, 235));
     plot.legend->setBorderPen(QPen(QColor(160, 160, 160)));
     plot.legend->setMargins(QMargins(4, 2, 4, 2));
+}
+
+bool eachRepeat(const QCustomPlot& plot) {
+    return plot.property("eachRepeat").toBool();
 }
 
 QVector<QRectF> dataRegions(const QCustomPlot& plot) {
@@ -491,34 +506,34 @@ int axesRow(QCustomPlot& plot, const QCPAxisRect* rect) {
     return -1;
 }
 
+// The sum of `px` over the elements of the main layout's rows below the axes.
+template <class Px> int sumBelowAxes(QCustomPlot& plot, Px px) {
+    QCPLayoutGrid* grid = plot.plotLayout();
+    const int axes = axesRow(plot, plot.xAxis->axisRect());
+    int sum = 0;
+    for (int row = axes + 1; axes >= 0 && row < grid->rowCount(); ++row) {
+        if (QCPLayoutElement* e = grid->element(row, 0)) {
+            sum += px(*e);
+        }
+    }
+    return sum;
+}
+
 } // namespace
 
 int heightBelowAxes(QCustomPlot& plot) {
     plot.replot(QCustomPlot::rpImmediateRefresh); // lays the elements out
-    QCPLayoutGrid* grid = plot.plotLayout();
-    const int axes = axesRow(plot, plot.xAxis->axisRect());
-    int below = 0;
-    for (int row = axes + 1; axes >= 0 && row < grid->rowCount(); ++row) {
-        if (QCPLayoutElement* e = grid->element(row, 0)) {
-            below += e->minimumOuterSizeHint().height();
-        }
-    }
-    return below;
+    return sumBelowAxes(plot,
+                        [](QCPLayoutElement& e) { return e.minimumOuterSizeHint().height(); });
 }
 
 int squeezedBelowAxes(QCustomPlot& plot) {
     // Laid out twice: a key that flows into rows knows its height at its width after one layout.
     plot.replot(QCustomPlot::rpImmediateRefresh);
     plot.replot(QCustomPlot::rpImmediateRefresh);
-    QCPLayoutGrid* grid = plot.plotLayout();
-    const int axes = axesRow(plot, plot.xAxis->axisRect());
-    int squeezed = 0;
-    for (int row = axes + 1; axes >= 0 && row < grid->rowCount(); ++row) {
-        if (QCPLayoutElement* e = grid->element(row, 0)) {
-            squeezed += std::max(0, e->minimumOuterSizeHint().height() - e->outerRect().height());
-        }
-    }
-    return squeezed;
+    return sumBelowAxes(plot, [](QCPLayoutElement& e) {
+        return std::max(0, e.minimumOuterSizeHint().height() - e.outerRect().height());
+    });
 }
 
 QCPTextElement* addNote(QCustomPlot& plot, const QString& text, const FigureStyle& style) {
@@ -570,19 +585,6 @@ public:
                 rows * lineHeight() + mMargins.top() + mMargins.bottom()};
     }
     const QList<Entry>& entries() const { return entries_; }
-    // The first marker key's text ("bucket_cap_mb: 0.25 1 4"), or empty.
-    QString markerText() const {
-        for (const Entry& e : entries_) {
-            if (!e.plottable) {
-                QStringList parts{e.title + ":"};
-                for (const LegendMarker& m : e.markers) {
-                    parts << m.label;
-                }
-                return parts.join(' ');
-            }
-        }
-        return {};
-    }
 
 protected:
     void draw(QCPPainter* painter) override {
@@ -673,6 +675,17 @@ private:
     bool spansFigure_;
 };
 
+// The entries a legend item holds: a plottable's own, or a flowed key's.
+QList<FlowKey::Entry> entriesOf(QCPAbstractLegendItem* item) {
+    if (auto* p = qobject_cast<QCPPlottableLegendItem*>(item)) {
+        return {{p->plottable(), {}, {}}};
+    }
+    if (auto* key = dynamic_cast<FlowKey*>(item)) {
+        return key->entries();
+    }
+    return {};
+}
+
 constexpr const char* kMergedKey = "mergedLegendKey";
 constexpr double kLeastKeyPt = kLeastLabelPt; // a merged key's font shrinks, never below this
 
@@ -690,15 +703,10 @@ FlowKey* mergeLegend(QCPLegend& legend) {
     QList<FlowKey::Entry> entries;
     QList<QCPAbstractLegendItem*> merged;
     for (int i = 0; i < legend.itemCount(); ++i) {
-        QCPAbstractLegendItem* item = legend.item(i);
-        if (auto* p = qobject_cast<QCPPlottableLegendItem*>(item)) {
-            entries.append({p->plottable(), {}, {}});
-        } else if (auto* key = dynamic_cast<FlowKey*>(item)) {
-            entries.append(key->entries());
-        } else {
-            continue;
+        if (const QList<FlowKey::Entry> held = entriesOf(legend.item(i)); !held.isEmpty()) {
+            entries.append(held);
+            merged << legend.item(i);
         }
-        merged << item;
     }
     for (QCPAbstractLegendItem* item : merged) {
         legend.removeItem(item);
@@ -841,9 +849,12 @@ void addMarkerKey(QCustomPlot& plot, const QString& title, const QList<LegendMar
 
 QString markerKeyText(const QCustomPlot& plot) {
     for (int i = 0; plot.legend && i < plot.legend->itemCount(); ++i) {
-        if (auto* key = dynamic_cast<FlowKey*>(plot.legend->item(i))) {
-            if (const QString text = key->markerText(); !text.isEmpty()) {
-                return text;
+        for (const FlowKey::Entry& e : entriesOf(plot.legend->item(i))) {
+            if (!e.plottable) {
+                return (QStringList{e.title + ":"} +
+                        spec::mapped<QStringList>(e.markers,
+                                                  [](const LegendMarker& m) { return m.label; }))
+                    .join(' ');
             }
         }
     }
@@ -853,14 +864,9 @@ QString markerKeyText(const QCustomPlot& plot) {
 QList<QCPAbstractPlottable*> legendPlottables(const QCustomPlot& plot) {
     QList<QCPAbstractPlottable*> out;
     for (int i = 0; plot.legend && plot.legend->visible() && i < plot.legend->itemCount(); ++i) {
-        QCPAbstractLegendItem* item = plot.legend->item(i);
-        if (auto* p = qobject_cast<QCPPlottableLegendItem*>(item)) {
-            out << p->plottable();
-        } else if (auto* key = dynamic_cast<FlowKey*>(item)) {
-            for (const FlowKey::Entry& e : key->entries()) {
-                if (e.plottable) {
-                    out << e.plottable;
-                }
+        for (const FlowKey::Entry& e : entriesOf(plot.legend->item(i))) {
+            if (e.plottable) {
+                out << e.plottable;
             }
         }
     }
@@ -1105,23 +1111,12 @@ void placeLegend(QCustomPlot& plot) {
 QCPItemText* addFlaggedMarker(QCustomPlot& plot, double x, const QString& cellId,
                               const QString& status, QCPAxisRect* panel) {
     QCPAxisRect* rect = panel ? panel : plot.xAxis->axisRect();
-    auto* t = new QCPItemText(&plot);
-    t->setObjectName("flagged");
-    t->setProperty("cellId", cellId);
-    t->position->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
-    t->position->setAxisRect(rect);
-    t->setClipAxisRect(rect);
-    t->position->setTypeX(QCPItemPosition::ptPlotCoords);
-    t->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-    t->position->setCoords(x, kFlaggedBandY);
-    t->setPositionAlignment(Qt::AlignTop | Qt::AlignHCenter);
-    t->setTextAlignment(Qt::AlignHCenter);
     QFont f = plot.xAxis->tickLabelFont();
     f.setBold(true);
-    t->setFont(f);
-    t->setColor(flaggedColour());
-    t->setText(QString::fromUtf8("\u00d7 ") + status);
-    t->setPadding(QMargins(2, 1, 2, 1));
+    QCPItemText* t = textAtTop(rect->axis(QCPAxis::atBottom), x, kFlaggedBandY, "flagged",
+                               QString::fromUtf8("\u00d7 ") + status, f, flaggedColour());
+    t->setProperty("cellId", cellId);
+    t->setTextAlignment(Qt::AlignHCenter);
     t->setClipToAxisRect(true);
     return t;
 }
@@ -1163,7 +1158,6 @@ void addFlaggedLegendEntry(QCustomPlot& plot) {
     g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCross, flaggedColour(), 8));
 }
 
-// Whiskers from each point's low to its high, on the plottable's own data.
 QCPErrorBars* addSpread(QCPAbstractPlottable* of, const QColor& colour) {
     auto* bars = new QCPErrorBars(of->keyAxis(), of->valueAxis());
     bars->setDataPlottable(of);

@@ -83,6 +83,8 @@ QString wrapped(const QString& text, const QFont& font, double widthPx);
 // A fresh figure: title on top, one axis rect, a legend; fonts from the style.
 void resetFigure(QCustomPlot& plot, const QString& title, const QString& x, const QString& y,
                  const FigureStyle& style);
+// The style's eachRepeat the figure was drawn with (resetFigure keeps it).
+bool eachRepeat(const QCustomPlot& plot);
 
 // Where data is drawn, in widget pixels: every point of every graph (as a small square), every
 // bar, every flagged marker. The legend must avoid all of them.

@@ -68,6 +68,18 @@ QList<DrawnMark> drawnMarks(const QCustomPlot& plot) {
     return plot.property(kDrawnMarks).value<QList<DrawnMark>>();
 }
 
+// The points of a figure of points in panels: the overhead figure's medians as drawn, or the
+// tuning figure's measured steps.
+QList<DrawnMark> pointMarks(const QCustomPlot& plot, const QString& figure,
+                            const report::ReportData& data) {
+    if (figure != "tuning") {
+        return drawnMarks(plot);
+    }
+    return spec::mapped<QList<DrawnMark>>(tuningPoints(data), [](const TuningPoint& p) {
+        return DrawnMark{p.panel, p.capMb, p.stepMs, p.cellId, {p.cellId}};
+    });
+}
+
 QStringList idsOf(const report::RepeatGroup& g) {
     return spec::mapped<QStringList>(g.cells, [](const store::CellRow* c) { return c->id; });
 }
@@ -98,10 +110,6 @@ std::optional<double> overheadPercent(const store::CellRow& c) {
         return *c.commOverheadFraction * 100.0;
     }
     return std::nullopt;
-}
-
-bool eachRepeat(const QCustomPlot& plot) {
-    return plot.property("eachRepeat").toBool();
 }
 
 // The cells of `cells` grouped by all but their repeat, or one group per cell when the figure
@@ -166,10 +174,7 @@ std::vector<const store::CellRow*> firstCells(const std::vector<report::RepeatGr
 // The axes bar labels leave out: the repeat, where a bar is a group of repeats, and the world
 // size, where a label's bars stand side by side, one per world size (BarPanel).
 QStringList leftOutOf(bool each, bool sideBySide = false) {
-    QStringList out;
-    if (!each) {
-        out << "repeat";
-    }
+    QStringList out = each ? QStringList() : QStringList{"repeat"};
     if (sideBySide) {
         out << "world_size";
     }
@@ -611,8 +616,6 @@ void worldSizeAxes(const std::vector<QCPAxisRect*>& rects, const QVector<double>
     }
 }
 
-} // namespace
-
 void drawOverheadVsWorldSize(QCustomPlot& plot, const report::ReportData& data,
                              const FigureStyle& style) {
     resetFigure(plot, "Exposed comm. vs world size", "world size (ranks)",
@@ -622,7 +625,6 @@ void drawOverheadVsWorldSize(QCustomPlot& plot, const report::ReportData& data,
     // (each repeat a point of its own when the style asks). The first varying axis (the hook,
     // when it varies) gives the colour, the second the marker, any further one a shade of the
     // colour; with nothing varying, the layer's colour.
-    plot.setProperty("eachRepeat", style.eachRepeat);
     const OverheadMarks marks = overheadMarks(data, style.eachRepeat);
     QStringList varying = report::varyingAxes(marks.drawn, {"world_size", "repeat"});
     const QStringList panels = overheadPanels(plot, marks, varying);
@@ -642,10 +644,12 @@ void drawOverheadVsWorldSize(QCustomPlot& plot, const report::ReportData& data,
     QMap<QString, std::vector<const OverheadMark*>> series;
     QVector<double> values;
     QList<DrawnMark> drawn;
+    int mostRepeats = 0;
     for (const OverheadMark& m : marks.marks) {
         const store::CellRow& first = m.group->first();
         series[panelOf(first) + '\n' + styles.seriesKey(first)].push_back(&m);
         values << m.spread.low << m.spread.high;
+        mostRepeats = std::max(mostRepeats, m.spread.repeats);
         drawn.append({panelOf(first), double(first.worldSize), m.spread.median,
                       m.spread.representative->id, idsOf(*m.group)});
     }
@@ -686,10 +690,6 @@ void drawOverheadVsWorldSize(QCustomPlot& plot, const report::ReportData& data,
     }
     if (!varying.isEmpty()) {
         styleLegend(plot, styles, true);
-    }
-    int mostRepeats = 0;
-    for (const OverheadMark& m : marks.marks) {
-        mostRepeats = std::max(mostRepeats, m.spread.repeats);
     }
     addSpreadLegendEntry(plot, mostRepeats);
     worldSizeAxes(rects, worldSizes(data), values);
@@ -780,7 +780,6 @@ void drawBucketTimeVsBytes(QCustomPlot& plot, const report::ReportData& data,
 void drawStackedBreakdown(QCustomPlot& plot, const report::ReportData& data,
                           const FigureStyle& style) {
     resetFigure(plot, "Median step by kind (rank 0)", "", "ms per step", style);
-    plot.setProperty("eachRepeat", style.eachRepeat);
     QVector<int> sizes;
     const std::vector<BarPanel> panels = barPanels(plot, data, style, sizes);
     if (panels.size() > 1) {
@@ -804,7 +803,7 @@ void drawStackedBreakdown(QCustomPlot& plot, const report::ReportData& data,
     for (const BarPanel& panel : panels) {
         const auto& groups = panel.groups;
         std::vector<Stack> stacks(std::size_t(shades), Stack{}); // a stack of bars per shade
-        QVector<double> keys, totals, tops, lows, highs;
+        QVector<double> keys, tops, lows, highs;
         int mostRepeats = 0;
         for (std::size_t i = 0; i < groups.size(); ++i) {
             const auto steps = report::spreadOf(groups[i], total);
@@ -829,7 +828,6 @@ void drawStackedBreakdown(QCustomPlot& plot, const report::ReportData& data,
             // what the step has beyond the three is drawn, so the bar is the step.
             stack.other << std::max(0.0, steps->median - kinds);
             keys << panel.keys[i];
-            totals << kinds + stack.other.back() << steps->high;
             tops << kinds + stack.other.back();
             lows << steps->low;
             highs << steps->high;
@@ -872,13 +870,11 @@ void drawStackedBreakdown(QCustomPlot& plot, const report::ReportData& data,
         // The title says "median"; a legend entry for the whiskers would cost the bars their
         // room.
         categoryAxis(panel.keyAxis(), panel.labels, panel.leftOut, sideBySideNote(sizes));
-        fitAxis(panel.valueAxis(), totals, true, false); // stacked bars: linear from zero
+        fitAxis(panel.valueAxis(), tops + highs, true, false); // stacked bars: linear from zero
         roomForRuns(panel.valueAxis(), panel.labels, panel.leftOut);
     }
     flagGroups(plot, panels, style);
 }
-
-namespace {
 
 // A ratio the analysis did not judge (one rank moves no data) is no disagreement: an outline,
 // never a bar in the layer's colour.
@@ -908,11 +904,8 @@ void agreementLegend(QCustomPlot& plot, const QStringList& layers, bool notJudge
     toleranceEntry->setPen(tolerance);
 }
 
-} // namespace
-
 void drawAgreement(QCustomPlot& plot, const report::ReportData& data, const FigureStyle& style) {
     resetFigure(plot, "Hook vs backend per step", "", "backend / hook", style);
-    plot.setProperty("eachRepeat", style.eachRepeat);
     QVector<int> sizes;
     const std::vector<BarPanel> panels = barPanels(plot, data, style, sizes);
     if (panels.size() > 1) {
@@ -992,8 +985,6 @@ void drawAgreement(QCustomPlot& plot, const report::ReportData& data, const Figu
     agreementLegend(plot, layers, anyNotJudged, tolerance);
     flagGroups(plot, panels, style);
 }
-
-namespace {
 
 // The selection's marks on a buffered layer of their own above the figure: picking a cell
 // redraws the marks, not the figure under them (results_repaint_bench times both).
@@ -1104,9 +1095,9 @@ void highlightCell(QCustomPlot& plot, const char* figure, const report::ReportDa
         if (QCPItemText* t = flaggedItem(plot, cellId)) {
             t->setPen(QPen(Qt::black, 2)); // a flagged cell is marked where it is drawn
             figureChanged = true;
-        } else if (name == "overhead_vs_world_size") {
+        } else if (name == "overhead_vs_world_size" || name == "tuning") {
             // The mark of the cell's group, in its panel: its median, or the cell's own point.
-            for (const DrawnMark& m : drawnMarks(plot)) {
+            for (const DrawnMark& m : pointMarks(plot, name, data)) {
                 if (m.cells.contains(cellId)) {
                     QCPGraph* g = mark(facetRect(plot, m.panel));
                     g->setScatterStyle(ring);
@@ -1115,14 +1106,6 @@ void highlightCell(QCustomPlot& plot, const char* figure, const report::ReportDa
             }
         } else if (name == "sweep_bandwidth") {
             markSweepCell(data, cellId, mark);
-        } else if (name == "tuning") {
-            for (const TuningPoint& p : tuningPoints(data)) {
-                if (p.cellId == cellId) {
-                    QCPGraph* g = mark(facetRect(plot, p.panel));
-                    g->setScatterStyle(ring);
-                    g->addData(p.capMb, p.stepMs);
-                }
-            }
         } else if (name == "bucket_time_vs_bytes") {
             QCPGraph* g = mark();
             // Thin rings: a cell has many buckets, and the marks must not hide the others.
@@ -1170,17 +1153,11 @@ QString cellAt(const QCustomPlot& plot, const char* figure, const report::Report
         rect = rect ? rect : facetRect(plot, panel);
         return rect;
     };
-    if (name == "overhead_vs_world_size") {
-        for (const DrawnMark& m : drawnMarks(plot)) {
+    if (name == "overhead_vs_world_size" || name == "tuning") {
+        for (const DrawnMark& m : pointMarks(plot, name, data)) {
             const QCPAxisRect* panel = panelOf(m.panel);
             consider(m.pick, {panel->axis(QCPAxis::atBottom)->coordToPixel(m.key),
                               panel->axis(QCPAxis::atLeft)->coordToPixel(m.value)});
-        }
-    } else if (name == "tuning") {
-        for (const TuningPoint& p : tuningPoints(data)) {
-            const QCPAxisRect* panel = panelOf(p.panel);
-            consider(p.cellId, {panel->axis(QCPAxis::atBottom)->coordToPixel(p.capMb),
-                                panel->axis(QCPAxis::atLeft)->coordToPixel(p.stepMs)});
         }
     } else if (name == "sweep_bandwidth") {
         if (const auto pick = sweepPickAt(plot, data, pos, kPickRadiusPx)) {
@@ -1212,13 +1189,28 @@ QString cellAt(const QCustomPlot& plot, const char* figure, const report::Report
 
 namespace {
 
+// What the figures that draw a group's median draw of each repeat, and with how many digits.
+struct RepeatValue {
+    const char* figure;
+    const char* what;
+    int digits;
+    std::optional<double> (*value)(const store::CellRow&);
+};
+const RepeatValue kRepeatValues[] = {
+    {"overhead_vs_world_size", "exposed %", 2, overheadPercent},
+    {"time_breakdown", "step ms", 2,
+     [](const store::CellRow& c) { return c.complete() ? c.stepMs : std::nullopt; }},
+    {"hook_trace_agreement", "backend / hook", 3,
+     [](const store::CellRow& c) { return c.complete() ? c.hookTraceAgreement : std::nullopt; }},
+};
+
 // Where a figure draws a group's median: the group's repeats and their values, so that the
 // repeats behind a mark are named where it is hovered.
 QString repeatsText(const QCustomPlot& plot, const char* figure, const report::ReportData& data,
                     const store::CellRow& cell) {
-    const QString name(figure);
-    if (eachRepeat(plot) || (name != "overhead_vs_world_size" && name != "time_breakdown" &&
-                             name != "hook_trace_agreement")) {
+    const auto* drawn = std::ranges::find_if(
+        kRepeatValues, [&](const RepeatValue& r) { return QString(figure) == r.figure; });
+    if (eachRepeat(plot) || drawn == std::end(kRepeatValues)) {
         return {};
     }
     std::vector<const store::CellRow*> cells;
@@ -1232,27 +1224,13 @@ QString repeatsText(const QCustomPlot& plot, const char* figure, const report::R
     }
     QStringList each;
     for (const store::CellRow* c : cells) {
-        double v = 0;
-        bool has = c->complete();
-        if (name == "overhead_vs_world_size") {
-            has = has && c->commOverheadFraction;
-            v = c->commOverheadFraction.value_or(0) * 100.0;
-        } else if (name == "time_breakdown") {
-            has = has && c->stepMs;
-            v = c->stepMs.value_or(0);
-        } else {
-            has = has && c->hookTraceAgreement;
-            v = c->hookTraceAgreement.value_or(0);
-        }
-        each << QString("r%1 %2").arg(c->repeat).arg(
-            has ? QString::number(v, 'f', name == "hook_trace_agreement" ? 3 : 2) : c->status);
+        const auto v = drawn->value(*c);
+        each << QString("r%1 %2").arg(c->repeat).arg(v ? QString::number(*v, 'f', drawn->digits)
+                                                       : c->status);
     }
-    const char* what = name == "overhead_vs_world_size" ? "exposed %"
-                       : name == "time_breakdown"       ? "step ms"
-                                                        : "backend / hook";
     return QString("median of %1 repeats (%2): %3 (Results > Each repeat draws them)")
         .arg(cells.size())
-        .arg(what, each.join(", "));
+        .arg(drawn->what, each.join(", "));
 }
 
 } // namespace

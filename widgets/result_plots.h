@@ -16,15 +16,6 @@ class QCustomPlot;
 
 namespace commprof::widgets {
 
-void drawOverheadVsWorldSize(QCustomPlot& plot, const report::ReportData& data,
-                             const FigureStyle& style = {});
-void drawBucketTimeVsBytes(QCustomPlot& plot, const report::ReportData& data,
-                           const FigureStyle& style = {});
-void drawStackedBreakdown(QCustomPlot& plot, const report::ReportData& data,
-                          const FigureStyle& style = {});
-void drawAgreement(QCustomPlot& plot, const report::ReportData& data,
-                   const FigureStyle& style = {});
-
 // Marks one cell in a figure drawn by the matching draw function (a graph or item named
 // "selection", or the cell's flagged marker outlined); an empty id clears the mark.
 void highlightCell(QCustomPlot& plot, const char* figure, const report::ReportData& data,

@@ -195,10 +195,6 @@ std::vector<SweepLine::Size> sizesOf(const QString& key,
     return out;
 }
 
-bool eachRepeat(const QCustomPlot& plot) {
-    return plot.property("eachRepeat").toBool();
-}
-
 double segmentDistance(QPointF pos, QPointF a, QPointF b) {
     const QPointF ab = b - a;
     const double len2 = QPointF::dotProduct(ab, ab);
@@ -278,7 +274,6 @@ void drawSweepBandwidth(QCustomPlot& plot, const report::ReportData& data,
                         const FigureStyle& style) {
     // The ticks carry their unit (8 B, 1 KiB, 16 MiB): the label names only the quantity.
     resetFigure(plot, "Collective bus bandwidth vs size", "message size", "busbw (GB/s)", style);
-    plot.setProperty("eachRepeat", style.eachRepeat); // for picking and marking what is drawn
     QStringList notes;
     const std::vector<SweepLine> lines = sweepLines(data, &notes, style.eachRepeat);
     const QVector<int> sizes = lineWorldSizes(lines);
@@ -286,8 +281,7 @@ void drawSweepBandwidth(QCustomPlot& plot, const report::ReportData& data,
     QSet<QString> named; // each repeat drawn on its own: one entry for a name
     int mostRepeats = 0;
     for (const SweepLine& line : lines) {
-        const int w =
-            int(std::lower_bound(sizes.begin(), sizes.end(), line.cell->worldSize) - sizes.begin());
+        const auto w = int(sizes.indexOf(line.cell->worldSize)); // every line's is there
         const QColor colour = worldSizeShade(layerColour(line.cell->layer), w);
         QCPGraph* g = plot.addGraph();
         g->setName(line.name());

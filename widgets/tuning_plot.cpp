@@ -61,11 +61,9 @@ struct Panels {
     QString of(const QString& model, const QString& layer, int worldSize) const {
         return placements ? QString("%1 \u00b7 %2 ws%3").arg(model, layer).arg(worldSize) : model;
     }
-    QString of(const analysis::CapGroup& g) const {
-        return names.isEmpty() ? QString() : of(g.model, g.layer, g.worldSize);
-    }
-    QString of(const store::CellRow& c) const {
-        return names.isEmpty() ? QString() : of(c.model, c.layer, c.worldSize);
+    // A group's or a cell's.
+    template <class Placed> QString of(const Placed& p) const {
+        return names.isEmpty() ? QString() : of(p.model, p.layer, p.worldSize);
     }
 };
 

@@ -52,22 +52,18 @@ void drawWhatIf(QCustomPlot& plot, const WhatIfFigure& f, const FigureStyle& sty
     rows.push_back({kReplayedRow, &f.replayed});
     rows.push_back({kPredictedRow, &f.predicted});
     // Horizontal bars: the key axis is the left one.
-    auto bars = [&](const QString& name, const QColor& colour,
-                    double (*value)(const analysis::StepParts&)) {
+    using Parts = analysis::StepParts;
+    auto bars = [&](const QString& name, const QColor& colour, double Parts::*value) {
         QCPBars* b = addBars(plot.yAxis, plot.xAxis, name, colour);
         for (const Row& r : rows) {
-            b->addData(r.key, value(*r.parts));
+            b->addData(r.key, (*r.parts).*value);
         }
         return b;
     };
-    QCPBars* compute =
-        bars("compute", computeColour(), [](const analysis::StepParts& p) { return p.computeMs; });
-    QCPBars* exposed = bars("exposed comm.", communicationColour(),
-                            [](const analysis::StepParts& p) { return p.exposedCommMs; });
-    QCPBars* wait = bars("straggler wait", stragglerColour(),
-                         [](const analysis::StepParts& p) { return p.stragglerWaitMs; });
-    QCPBars* optimizer = bars("optimizer", bookkeepingColour(),
-                              [](const analysis::StepParts& p) { return p.optimizerMs; });
+    QCPBars* compute = bars("compute", computeColour(), &Parts::computeMs);
+    QCPBars* exposed = bars("exposed comm.", communicationColour(), &Parts::exposedCommMs);
+    QCPBars* wait = bars("straggler wait", stragglerColour(), &Parts::stragglerWaitMs);
+    QCPBars* optimizer = bars("optimizer", bookkeepingColour(), &Parts::optimizerMs);
     exposed->moveAbove(compute);
     wait->moveAbove(exposed);
     optimizer->moveAbove(wait);
