@@ -163,17 +163,18 @@ void dropTouchingLabels(const QCPAxis* axis, const QVector<double>& ticks,
         return;
     }
     // A label in a corner gives way, while two others stay to read the axis's scale by.
-    const auto shown = [&] {
-        qsizetype n = 0;
-        for (qsizetype i = 0; i < ticks.size() && i < labels.size(); ++i) {
-            n += !labels[i].isEmpty() && axis->range().contains(ticks[i]);
-        }
-        return n;
+    const auto drawn = [&](qsizetype i) {
+        return !labels[i].isEmpty() && axis->range().contains(ticks[i]);
     };
-    for (qsizetype i = 0; i < ticks.size() && i < labels.size(); ++i) {
-        if (!labels[i].isEmpty() && axis->range().contains(ticks[i]) && shown() > 2 &&
-            reachesIntoACorner(axis, axis->coordToPixel(ticks[i]), fm.height())) {
+    const qsizetype count = std::min(ticks.size(), labels.size());
+    qsizetype shown = 0;
+    for (qsizetype i = 0; i < count; ++i) {
+        shown += drawn(i);
+    }
+    for (qsizetype i = 0; i < count && shown > 2; ++i) {
+        if (drawn(i) && reachesIntoACorner(axis, axis->coordToPixel(ticks[i]), fm.height())) {
             labels[i].clear();
+            --shown;
         }
     }
 }
