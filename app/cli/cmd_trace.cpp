@@ -6,6 +6,7 @@
 #include "process_memory.h"
 #include "trace_args.h"
 
+#include "inputs/ddp_job_files.h"
 #include "results/json_kind.h"
 #include "trace/collectives.h"
 #include "trace/hta_figures.h"
@@ -243,35 +244,12 @@ void printJobJson(QJsonObject doc, const std::vector<trace::CollectiveInstance>&
     std::fflush(stdout);
 }
 
-// The files a job's summary reads: the paths given, a folder by its traces. Whether each came
-// from a folder decides whether a file that is no trace is skipped or refused.
-struct JobFiles {
-    std::vector<std::string> files;
-    std::vector<bool> fromDirectory;
-};
-
-JobFiles listJobFiles(const QStringList& paths) {
-    JobFiles out;
-    for (const QString& p : paths) {
-        if (QFileInfo(p).isDir()) {
-            for (auto& f : trace::traceFilesIn(p.toStdString())) {
-                out.files.push_back(std::move(f));
-                out.fromDirectory.push_back(true);
-            }
-        } else {
-            out.files.push_back(p.toStdString());
-            out.fromDirectory.push_back(false);
-        }
-    }
-    return out;
-}
-
 // The reductions the summary covers: a tensorboard_trace_handler folder's latest complete window
 // of each worker (trace/trace_windows.h), less the JSON files of a folder that are no traces (a
 // results cell holds rank files and a manifest beside its traces). What was left out goes to
 // `notes`; a named file that cannot be read is refused.
 std::vector<const trace::RankReduction*>
-keepTraces(const TraceArgs& a, const JobFiles& in,
+keepTraces(const TraceArgs& a, const inputs::TraceFiles& in,
            const std::vector<trace::LoadedReduction>& loaded, std::vector<std::string>& notes) {
     const trace::WindowChoice windows =
         trace::latestCompleteWindows(in.files, [&](std::size_t i) -> std::optional<int> {
@@ -361,7 +339,7 @@ int printJob(const TraceArgs& a, const std::vector<const trace::RankReduction*>&
 }
 
 int summarizeJob(const TraceArgs& a) {
-    const JobFiles in = listJobFiles(a.paths);
+    const inputs::TraceFiles in = inputs::traceFilesOf(a.paths);
     // Each rank reduced as it is read, its events dropped: memory stays that of one trace per
     // reading thread, whatever the number of ranks.
     keepLargeBlocksOutOfTheHeap();

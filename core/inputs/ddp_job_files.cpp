@@ -19,22 +19,6 @@ using analysis::DdpParams;
 
 namespace {
 
-std::vector<std::string> traceFiles(const QStringList& paths, std::vector<bool>* fromDirectory) {
-    std::vector<std::string> files;
-    for (const QString& p : paths) {
-        if (QFileInfo(p).isDir()) {
-            for (auto& f : trace::traceFilesIn(p.toStdString())) {
-                files.push_back(std::move(f));
-                fromDirectory->push_back(true);
-            }
-        } else {
-            files.push_back(p.toStdString());
-            fromDirectory->push_back(false);
-        }
-    }
-    return files;
-}
-
 // What the trace reader says of a trace without collective sizes (trace/ddp_steps.cpp).
 constexpr const char* kSizesNeeded = "need --params FILE";
 
@@ -77,6 +61,22 @@ void sizeFromParams(DdpJob* job, const DdpParams& params, const QString& file) {
 
 } // namespace
 
+TraceFiles traceFilesOf(const QStringList& paths) {
+    TraceFiles out;
+    for (const QString& p : paths) {
+        if (QFileInfo(p).isDir()) {
+            for (auto& f : trace::traceFilesIn(p.toStdString())) {
+                out.files.push_back(std::move(f));
+                out.fromDirectory.push_back(true);
+            }
+        } else {
+            out.files.push_back(p.toStdString());
+            out.fromDirectory.push_back(false);
+        }
+    }
+    return out;
+}
+
 QString fileBeside(const QStringList& paths, const QString& name) {
     if (paths.isEmpty()) {
         return {};
@@ -93,8 +93,7 @@ DdpJob readDdpJob(const QStringList& paths, const trace::ReadOptions& options,
     if (!paramsFile.isEmpty()) {
         params = readDdpParams(paramsFile);
     }
-    std::vector<bool> fromDirectory;
-    const std::vector<std::string> files = traceFiles(paths, &fromDirectory);
+    const auto [files, fromDirectory] = traceFilesOf(paths);
     std::vector<std::optional<trace::DdpRankSteps>> read(files.size());
     const std::vector<trace::ReadOutcome> outcomes = trace::forEachTrace(
         files, options, 0, [&](std::size_t i, trace::Trace&& t) { read[i] = trace::ddpSteps(t); });

@@ -9,6 +9,9 @@
 #include <QString>
 #include <QStringList>
 
+#include <string>
+#include <vector>
+
 namespace commprof::inputs {
 
 // The file the job scripts write beside their traces (tests/ddp_trace_job.py): read without
@@ -26,6 +29,14 @@ analysis::DdpJob readDdpJob(const QStringList& paths, const trace::ReadOptions& 
 // left unsized (the legacy export), its note then naming the file: what readDdpJob does with
 // the file it finds, for a job whose traces were read elsewhere (the workbench's, already open).
 void attachParams(analysis::DdpJob* job, analysis::DdpParams params, const QString& path);
+
+// The files a job is read from: the paths given, a folder by its traces. Whether each came from
+// a folder decides whether a file that is no trace is skipped or refused.
+struct TraceFiles {
+    std::vector<std::string> files;
+    std::vector<bool> fromDirectory;
+};
+TraceFiles traceFilesOf(const QStringList& paths);
 
 // The file `name` beside these traces (in the folder given, or the first file's), or empty.
 QString fileBeside(const QStringList& paths, const QString& name = kParamsFileName);
