@@ -15,48 +15,40 @@ public:
     QString problem;
 
     void string(const char* key, QString* out) {
-        const QJsonValue v = o_.value(key);
-        if (v.isUndefined() || v.isNull()) {
-            return;
-        }
-        if (!v.isString()) {
-            return wrong(key, "a string", v);
-        }
-        *out = v.toString();
+        take(key, out, "a string", true, [](const QJsonValue& v) { return v.isString(); });
     }
     void number(const char* key, double* out) {
-        const QJsonValue v = o_.value(key);
-        if (v.isUndefined()) {
-            return;
-        }
-        if (!v.isDouble() || !std::isfinite(v.toDouble())) {
-            return wrong(key, "a number", v);
-        }
-        *out = v.toDouble();
+        take(key, out, "a number", false,
+             [](const QJsonValue& v) { return v.isDouble() && std::isfinite(v.toDouble()); });
     }
     void integer(const char* key, int* out) {
-        const QJsonValue v = o_.value(key);
-        if (v.isUndefined()) {
-            return;
-        }
-        const double d = v.toDouble();
-        if (!v.isDouble() || d != std::floor(d) || std::fabs(d) > 1e9) {
-            return wrong(key, "an integer", v);
-        }
-        *out = int(d);
+        take(key, out, "an integer", false, [](const QJsonValue& v) {
+            const double d = v.toDouble();
+            return v.isDouble() && d == std::floor(d) && std::fabs(d) <= 1e9;
+        });
     }
     void object(const char* key, QJsonObject* out) {
-        const QJsonValue v = o_.value(key);
-        if (v.isUndefined()) {
-            return;
-        }
-        if (!v.isObject()) {
-            return wrong(key, "an object", v);
-        }
-        *out = v.toObject();
+        take(key, out, "an object", false, [](const QJsonValue& v) { return v.isObject(); });
     }
 
 private:
+    // The value at `key` into *out where `fits` takes it; absent (or null, where `nullIsAbsent`)
+    // leaves *out as it was.
+    template <typename T, typename Fits>
+    void take(const char* key, T* out, const char* expected, bool nullIsAbsent, Fits fits) {
+        const QJsonValue v = o_.value(key);
+        if (v.isUndefined() || (nullIsAbsent && v.isNull())) {
+            return;
+        }
+        if (!fits(v)) {
+            return wrong(key, expected, v);
+        }
+        as(v, out);
+    }
+    static void as(const QJsonValue& v, QString* out) { *out = v.toString(); }
+    static void as(const QJsonValue& v, double* out) { *out = v.toDouble(); }
+    static void as(const QJsonValue& v, int* out) { *out = int(v.toDouble()); }
+    static void as(const QJsonValue& v, QJsonObject* out) { *out = v.toObject(); }
     void wrong(const char* key, const char* expected, const QJsonValue& v) {
         if (problem.isEmpty()) {
             problem = QString("%1%2: expected %3, found %4")
