@@ -8,10 +8,10 @@
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QSet>
 
 #include <cmath>
 #include <concepts>
+#include <set>
 #include <type_traits>
 #include <variant>
 
@@ -256,22 +256,20 @@ std::vector<std::vector<std::int64_t>> indexLists(const QJsonValue& v) {
 
 // Iterations and buckets: each listed once.
 void checkUnique(Checker& c, const RankRecord& r) {
-    QSet<int> iterations;
+    std::set<int> iterations;
     for (std::size_t i = 0; i < r.iterations.size() && c.ok(); ++i) {
-        if (iterations.contains(r.iterations[i].iter)) {
+        if (!iterations.insert(r.iterations[i].iter).second) {
             c.fail(QString("iterations[%1].iter").arg(i),
                    QString("iteration %1 is listed twice").arg(r.iterations[i].iter));
         }
-        iterations.insert(r.iterations[i].iter);
     }
-    QSet<QPair<int, int>> buckets;
+    std::set<std::pair<int, int>> buckets;
     for (std::size_t i = 0; i < r.buckets.size() && c.ok(); ++i) {
         const BucketRecord& b = r.buckets[i];
-        if (buckets.contains({b.iter, b.index})) {
+        if (!buckets.insert({b.iter, b.index}).second) {
             c.fail(QString("buckets[%1].index").arg(i),
                    QString("bucket %1 of iteration %2 is listed twice").arg(b.index).arg(b.iter));
         }
-        buckets.insert({b.iter, b.index});
     }
 }
 
