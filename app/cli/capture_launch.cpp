@@ -2,6 +2,7 @@
 #include "capture_launch.h"
 
 #include "files/safe_file.h"
+#include "spec/mapped.h"
 
 #include <QDir>
 #include <QFile>
@@ -80,9 +81,8 @@ std::vector<RankCapture> readCaptures(const QString& dir) {
         c.status = c.json["status"].toString();
         c.message = c.json["message"].toString();
         c.rank = c.json["rank"].isDouble() ? c.json["rank"].toInt() : -1;
-        for (const QJsonValue v : c.json["step_ms"].toArray()) {
-            c.stepMs.push_back(v.toDouble());
-        }
+        c.stepMs = spec::mapped<std::vector<double>>(
+            c.json["step_ms"].toArray(), [](const QJsonValue& v) { return v.toDouble(); });
         out.push_back(std::move(c));
     }
     std::sort(out.begin(), out.end(), [](const RankCapture& a, const RankCapture& b) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "results_cell_model.h"
 
+#include "spec/mapped.h"
 #include "store/cell_columns.h"
 
 #include <algorithm>
@@ -68,25 +69,21 @@ constexpr const char* kShown[ResultsCellModel::ColumnCount] = {"id",
                                                                "reasons"};
 
 QStringList headers() {
-    QStringList out;
-    for (const char* name : kShown) {
+    return spec::mapped<QStringList>(kShown, [](const char* name) {
         const QString shown(name);
-        out << (shown.startsWith("axis:") ? shown.mid(5) : QString(store::cellColumn(name).view));
-    }
-    return out;
+        return shown.startsWith("axis:") ? shown.mid(5) : QString(store::cellColumn(name).view);
+    });
 }
 
 // A header's tooltip: the column's line of docs/formats.md, without its Markdown.
 QStringList columnTips() {
-    QStringList out;
-    for (const char* name : kShown) {
+    return spec::mapped<QStringList>(kShown, [](const char* name) {
         const QString shown(name);
-        out << (shown == "axis:hook"        ? QString("the DDP communication hook (hook:)")
-                : shown == "axis:cap MiB"   ? QString("DDP's bucket cap in MiB (bucket_cap_mb:)")
-                : shown.startsWith("axis:") ? QString()
-                                            : QString(store::cellColumn(name).doc).remove('`'));
-    }
-    return out;
+        return shown == "axis:hook"        ? QString("the DDP communication hook (hook:)")
+               : shown == "axis:cap MiB"   ? QString("DDP's bucket cap in MiB (bucket_cap_mb:)")
+               : shown.startsWith("axis:") ? QString()
+                                           : QString(store::cellColumn(name).doc).remove('`');
+    });
 }
 
 // The world size, and the columns from the cap to the agreement (the enum's order).
