@@ -19,13 +19,11 @@ namespace commprof::cli {
 
 int recommendCommand(const Args& args) {
     const QString dir = args.operands().first();
-    const results::FolderCheck check = results::checkResultsFolder(dir);
-    if (!check.ok) {
-        return badInput(check.reason);
-    }
-    // As `cells` refuses it: through a link, a cell's files are somewhere else.
-    if (const QString link = results::linkInFolder(dir); !link.isEmpty()) {
-        return badInput(link);
+    // As `cells` refuses it, before the flags: no results folder, or a link in it.
+    try {
+        store::requireResultsFolder(dir);
+    } catch (const store::StoreError& e) {
+        return badInput(e);
     }
     analysis::CurrentCap current;
     if (args.has("--current-cap-mb")) {

@@ -79,15 +79,10 @@ void RunProgressView::cellState(const QString& id, const QString& state, const Q
             ++measured_;
             running_.remove(id);
         }
-        if (state == "complete") {
-            ++done_;
-        } else if (state == "failed") {
-            ++failed_;
-        } else if (state == "stopped") {
-            ++stopped_;
-        } else {
-            ++skipped_;
-        }
+        ++(state == "complete"  ? done_
+           : state == "failed"  ? failed_
+           : state == "stopped" ? stopped_
+                                : skipped_);
     }
     // The state line stays in the scroll-back; the live lines are drawn again under it. A
     // detail that starts with the state's word ("stopped on request") is not said twice.
