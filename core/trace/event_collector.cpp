@@ -25,6 +25,19 @@ od::field&& unwrap(simdjson::simdjson_result<od::field>&& result) {
     return std::move(result).value_unsafe();
 }
 
+// A string value as a view into the JSON text when it has no escapes (no copy), else
+// unescaped into simdjson's buffer.
+std::string_view stringView(od::value& value) {
+    std::string_view tok = value.raw_json_token();
+    while (!tok.empty() && tok.back() != '"') {
+        tok.remove_suffix(1); // raw tokens may carry the whitespace that follows them
+    }
+    if (tok.size() >= 2 && tok.substr(1, tok.size() - 2).find('\\') == std::string_view::npos) {
+        return tok.substr(1, tok.size() - 2);
+    }
+    return value.get_string();
+}
+
 bool validTime(double v) {
     return std::isfinite(v) && std::fabs(v) < kAbsurdUs;
 }
@@ -165,17 +178,6 @@ std::optional<std::int64_t> firstInputElements(od::value& value) {
 }
 
 } // namespace
-
-std::string_view stringView(od::value& value) {
-    std::string_view tok = value.raw_json_token();
-    while (!tok.empty() && tok.back() != '"') {
-        tok.remove_suffix(1); // raw tokens may carry the whitespace that follows them
-    }
-    if (tok.size() >= 2 && tok.substr(1, tok.size() - 2).find('\\') == std::string_view::npos) {
-        return tok.substr(1, tok.size() - 2);
-    }
-    return value.get_string();
-}
 
 std::int64_t EventCollector::readId(od::value& value, LastId& last) {
     const std::string_view token = value.raw_json_token();
