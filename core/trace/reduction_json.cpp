@@ -301,13 +301,7 @@ QByteArray reductionDocument(const ReducedFile& file) {
         return QJsonDocument(doc).toJson(QJsonDocument::Indented);
     }
     const RankReduction& r = *file.reduction;
-    QJsonArray kinds, arrivals;
-    for (const auto& k : r.byKind) {
-        kinds.append(written(k, kindFields()));
-    }
-    for (const auto& a : r.arrivals) {
-        arrivals.append(arrivalJson(a));
-    }
+    const auto kind = [](const KindSummary& k) { return written(k, kindFields()); };
     doc.insert("reduction",
                QJsonObject{{"source", QString::fromStdString(r.source)},
                            {"rank", numberOrNull(r.rank)},
@@ -315,9 +309,9 @@ QByteArray reductionDocument(const ReducedFile& file) {
                            {"summary", summaryJson(r.summary)},
                            {"hta_figures", r.hta ? QJsonValue(htaJson(*r.hta)) : QJsonValue()},
                            {"collectives", qint64(r.collectives)},
-                           {"by_kind", kinds},
+                           {"by_kind", spec::mapped<QJsonArray>(r.byKind, kind)},
                            {"names", toJson(r.names)},
-                           {"arrivals", arrivals}});
+                           {"arrivals", spec::mapped<QJsonArray>(r.arrivals, arrivalJson)}});
     // Compact: the arrivals are most of it, and one line per number would triple its size.
     return QJsonDocument(doc).toJson(QJsonDocument::Compact) + '\n';
 }

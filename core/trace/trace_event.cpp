@@ -27,8 +27,7 @@ StringTable::StringTable(const StringTable& other) : strings_(other.strings_) {
 
 StringTable& StringTable::operator=(const StringTable& other) {
     if (this != &other) {
-        StringTable copy(other);
-        *this = std::move(copy);
+        *this = StringTable(other);
     }
     return *this;
 }
