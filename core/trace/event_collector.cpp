@@ -65,16 +65,10 @@ std::optional<double> numberOf(od::value& value) {
     }
 }
 
+// A '.', 'e' or 'E' before the number's end: the token may run on past it.
 bool isFloatLiteral(std::string_view token) {
-    for (char c : token) {
-        if (c == '.' || c == 'e' || c == 'E') {
-            return true;
-        }
-        if (c == ',' || c == '}' || c == ' ' || c == '\n') {
-            break;
-        }
-    }
-    return false;
+    const std::size_t at = token.find_first_of(".eE,} \n");
+    return at < token.size() && (token[at] == '.' || token[at] == 'e' || token[at] == 'E');
 }
 
 std::optional<std::int64_t> integerOf(od::value& value) {

@@ -70,9 +70,7 @@ std::string Trace::laneName(std::int64_t pid, std::int64_t tid) const {
     std::string thread;
     if (auto t = threads.find({pid, tid}); t != threads.end() && !t->second.name.empty()) {
         thread = t->second.name;
-        while (!thread.empty() && thread.back() == ' ') { // Kineto writes "stream 7 "
-            thread.pop_back();
-        }
+        thread.erase(thread.find_last_not_of(' ') + 1); // Kineto writes "stream 7 "; npos + 1 is 0
     } else {
         thread = "thread " + idText(tid);
     }
