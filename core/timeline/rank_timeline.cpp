@@ -39,13 +39,12 @@ ProcessGroup makeGroup(const trace::Trace& t, std::int64_t pid) {
         name = trimmed(p->second.name);
         labels = trimmed(p->second.labels);
     }
-    const QString id = QString::fromStdString(t.idText(pid));
     if (!labels.isEmpty()) {
         g.title = name.isEmpty() ? labels : labels + " · " + name;
     } else if (!name.isEmpty()) {
         g.title = name;
     }
-    g.detail = "pid " + id;
+    g.detail = "pid " + QString::fromStdString(t.idText(pid));
     return g;
 }
 

@@ -301,9 +301,7 @@ void EventCollector::add(od::value element) {
     readFields(element.get_object(), el);
     // Everything below runs only once the whole object was read without error.
     ++out_.elements;
-    if (!el.hasTs || el.tsFloat) {
-        out_.tsFloatOrMissing = true;
-    }
+    out_.tsFloatOrMissing = out_.tsFloatOrMissing || !el.hasTs || el.tsFloat;
     out_.tsString = out_.tsString || el.tsString;
     switch (el.ph) {
     case 'X':
@@ -347,13 +345,11 @@ void EventCollector::readFields(od::object obj, Element& el) {
             }
             break;
         case 'n':
-            if (key == "name") {
-                if (value.type() == od::json_type::string) {
-                    el.metaName = stringView(value);
-                    wantShape_ = el.metaName == "c10d::allreduce_" ||
-                                 el.metaName == "torch::autograd::AccumulateGrad";
-                    e.name = out_.strings.intern(el.metaName);
-                }
+            if (key == "name" && value.type() == od::json_type::string) {
+                el.metaName = stringView(value);
+                wantShape_ = el.metaName == "c10d::allreduce_" ||
+                             el.metaName == "torch::autograd::AccumulateGrad";
+                e.name = out_.strings.intern(el.metaName);
             }
             break;
         case 'c':

@@ -233,13 +233,10 @@ template <typename M> M readFields(const Field& f, const std::vector<spec::Field
 TraceSummary summaryOf(const Field& f) {
     TraceSummary s;
     const std::string regime = f["regime"].string();
-    if (regime == toString(Regime::Host)) {
-        s.regime = Regime::Host;
-    } else if (regime == toString(Regime::Device)) {
-        s.regime = Regime::Device;
-    } else {
+    if (regime != toString(Regime::Host) && regime != toString(Regime::Device)) {
         f["regime"].fail("expected \"host\" or \"device\"");
     }
+    s.regime = regime == toString(Regime::Device) ? Regime::Device : Regime::Host;
     s.stepsMarked = f["steps_marked"].boolean();
     for (const Field& m : f["steps"].elements()) {
         s.steps.push_back(readFields<StepMetrics>(m, stepFields()));
