@@ -14,10 +14,7 @@ QString trimmed(const std::string& s) {
 
 // Numbers first in their own order; string pids and tids (interned) after every number.
 std::pair<int, std::int64_t> orderKey(std::optional<std::int64_t> sortIndex, std::int64_t id) {
-    if (sortIndex) {
-        return {0, *sortIndex};
-    }
-    return {trace::isStringIdValue(id) ? 1 : 0, id};
+    return sortIndex ? std::pair(0, *sortIndex) : std::pair(trace::isStringIdValue(id) ? 1 : 0, id);
 }
 
 ClassLane classLane(trace::EventClass cls, const trace::SpanSet& set) {
