@@ -114,10 +114,8 @@ bool isHostSideCategory(std::string_view c) {
 bool isDeviceWork(std::string_view category, const TraceEvent& e) {
     static const std::array<std::string_view, 7> known{
         "kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset", "mtia_ccp_events"};
-    if (std::find(known.begin(), known.end(), category) != known.end()) {
-        return true;
-    }
-    return e.onStream && e.stream >= 0 && !category.empty() && !isHostSideCategory(category);
+    return std::ranges::find(known, category) != known.end() ||
+           (e.onStream && e.stream >= 0 && !category.empty() && !isHostSideCategory(category));
 }
 
 // For each event, whether its launch lies inside a host collective span on the same thread.

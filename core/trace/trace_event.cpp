@@ -57,13 +57,9 @@ std::string Trace::idText(std::int64_t id) const {
 }
 
 std::string Trace::laneName(std::int64_t pid, std::int64_t tid) const {
-    std::string process;
     const auto p = processes.find(pid);
-    if (p != processes.end() && !p->second.name.empty()) {
-        process = p->second.name;
-    } else {
-        process = "process " + idText(pid);
-    }
+    std::string process =
+        p != processes.end() && !p->second.name.empty() ? p->second.name : "process " + idText(pid);
     if (p != processes.end() && !p->second.labels.empty()) {
         process += " (" + p->second.labels + ")"; // Kineto: "python3.10 (GPU 0)"
     }
