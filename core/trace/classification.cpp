@@ -43,11 +43,9 @@ bool isCollectiveKernelName(std::string_view name) {
 // commprof-rank's own hook span (c10d::allreduce_bucket#N), which would make the hook-versus-
 // backend check compare the hook with itself.
 bool isHostCollectiveName(std::string_view name) {
-    if (name.starts_with("c10d::allreduce_bucket#")) {
-        return false;
-    }
-    return name.starts_with("gloo:") || name.starts_with("nccl:") || name.starts_with("c10d::") ||
-           name.find("record_param_comms") != std::string_view::npos;
+    return !name.starts_with("c10d::allreduce_bucket#") &&
+           (name.starts_with("gloo:") || name.starts_with("nccl:") || name.starts_with("c10d::") ||
+            name.find("record_param_comms") != std::string_view::npos);
 }
 
 bool isKernel(const EventFacts& e) {
