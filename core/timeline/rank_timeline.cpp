@@ -14,10 +14,7 @@ QString trimmed(const std::string& s) {
 
 // Numbers first in their own order; string pids and tids (interned) after every number.
 std::pair<int, std::int64_t> orderKey(std::optional<std::int64_t> sortIndex, std::int64_t id) {
-    if (sortIndex) {
-        return {0, *sortIndex};
-    }
-    return {trace::isStringIdValue(id) ? 1 : 0, id};
+    return sortIndex ? std::pair(0, *sortIndex) : std::pair(trace::isStringIdValue(id) ? 1 : 0, id);
 }
 
 ClassLane classLane(trace::EventClass cls, const trace::SpanSet& set) {
@@ -39,13 +36,12 @@ ProcessGroup makeGroup(const trace::Trace& t, std::int64_t pid) {
         name = trimmed(p->second.name);
         labels = trimmed(p->second.labels);
     }
-    const QString id = QString::fromStdString(t.idText(pid));
     if (!labels.isEmpty()) {
         g.title = name.isEmpty() ? labels : labels + " · " + name;
     } else if (!name.isEmpty()) {
         g.title = name;
     }
-    g.detail = "pid " + id;
+    g.detail = "pid " + QString::fromStdString(t.idText(pid));
     return g;
 }
 

@@ -10,10 +10,6 @@ namespace {
 // Powers of ten of the units in nanoseconds.
 constexpr int kUnitExponent[] = {0, 3, 6, 9};
 
-TimeUnit unitOfExponent(int e) {
-    return TimeUnit(e / 3);
-}
-
 double pow10(int e) {
     return std::pow(10.0, e);
 }
@@ -106,7 +102,7 @@ Ruler makeRuler(const TimeAxis& axis, double originUs, int minLabelSpacingPx) {
             e = candidate;
         }
     }
-    r.unit = unitOfExponent(e);
+    r.unit = TimeUnit(e / 3);
     r.decimals = std::max(0, e - k);
 
     const double from = (axis.startUs() - originUs) / r.minorStepUs;
@@ -145,7 +141,7 @@ Ruler makeRuler(const TimeAxis& axis, double originUs, int minLabelSpacingPx) {
             }
         }
         r.baseLabel =
-            formatInUnit(double(baseIndex) * r.stepUs, unitOfExponent(eb), std::max(0, eb - k));
+            formatInUnit(double(baseIndex) * r.stepUs, TimeUnit(eb / 3), std::max(0, eb - k));
     }
     for (auto& t : r.ticks) {
         if (!t.major) {

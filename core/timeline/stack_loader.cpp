@@ -39,13 +39,11 @@ TimelineStack loadStack(const QStringList& files, const std::function<bool()>& c
         trace::readTraces(paths, options, std::size_t(std::max(0, parallel)));
     // A stopped read is neither a warning nor an error: nobody wants this stack any more.
     const auto stopIfCancelled = [&] {
-        if (trace::isCancelled(cancelled)) {
+        if (std::ranges::any_of(read, &trace::ReadOutcome::cancelled) ||
+            trace::isCancelled(cancelled)) {
             throw trace::ReadCancelled(0, 0);
         }
     };
-    if (std::any_of(read.begin(), read.end(), [](const auto& r) { return r.cancelled; })) {
-        throw trace::ReadCancelled(0, 0);
-    }
     stopIfCancelled();
     std::vector<QString> warnings;
     std::vector<int> ok;
@@ -73,7 +71,7 @@ TimelineStack loadStack(const QStringList& files, const std::function<bool()>& c
             std::make_shared<const RankTimeline>(buildRankTimeline(std::move(t), rank, files[i]));
     });
     stopIfCancelled();
-    ranks.erase(std::remove(ranks.begin(), ranks.end(), nullptr), ranks.end());
+    std::erase(ranks, nullptr);
     // What the parser kept warnings about (a damaged file) goes with the stack too.
     for (const auto& r : ranks) {
         for (const auto& w : r->trace.warnings) {

@@ -64,11 +64,8 @@ TimelineStack stackRanks(std::vector<std::shared_ptr<const RankTimeline>> ranks)
     TimelineStack s;
     std::ranges::stable_sort(ranks, {}, &RankTimeline::rank);
     s.ranks = std::move(ranks);
-    std::vector<const RankTimeline*> raw;
-    for (const auto& r : s.ranks) {
-        raw.push_back(r.get());
-    }
-    s.clocks = alignClocks(raw);
+    s.clocks = alignClocks(spec::mapped<std::vector<const RankTimeline*>>(
+        s.ranks, [](const auto& r) { return r.get(); }));
     double start = std::numeric_limits<double>::max();
     double end = std::numeric_limits<double>::lowest();
     for (std::size_t i = 0; i < s.ranks.size(); ++i) {

@@ -13,6 +13,41 @@
 namespace commprof::trace {
 namespace {
 
+bool isCopy(std::string_view category, std::string_view name) {
+    return category == "gpu_memcpy" || category == "Memcpy" || name.starts_with("Memcpy");
+}
+
+bool isMemset(std::string_view category, std::string_view name) {
+    return category == "gpu_memset" || category == "Memset" || name.starts_with("Memset");
+}
+
+// A kernel of a collective library or implementation, by name.
+bool isCollectiveKernelName(std::string_view name) {
+    if (name.starts_with("multimem_")) {
+        return true;
+    }
+    std::string lower(name);
+    std::ranges::transform(lower, lower.begin(),
+                           [](unsigned char c) { return char(std::tolower(c)); });
+    for (std::string_view needle :
+         {"nccl", "rccl", "all_reduce", "allreduce", "all_gather", "allgather", "reduce_scatter",
+          "reducescatter", "all_to_all", "alltoall"}) {
+        if (lower.find(needle) != std::string::npos) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// A host span of a collective: gloo:*, nccl:*, c10d::* or *record_param_comms*, but not
+// commprof-rank's own hook span (c10d::allreduce_bucket#N), which would make the hook-versus-
+// backend check compare the hook with itself.
+bool isHostCollectiveName(std::string_view name) {
+    return !name.starts_with("c10d::allreduce_bucket#") &&
+           (name.starts_with("gloo:") || name.starts_with("nccl:") || name.starts_with("c10d::") ||
+            name.find("record_param_comms") != std::string_view::npos);
+}
+
 bool isKernel(const EventFacts& e) {
     return e.deviceWork && !isCopy(e.category, e.name) && !isMemset(e.category, e.name);
 }
@@ -70,42 +105,58 @@ bool isHostSideCategory(std::string_view c) {
            c.ends_with("_driver") || c.ends_with("annotation") || c.ends_with("_sync");
 }
 
-} // namespace
-
-bool isCopy(std::string_view category, std::string_view name) {
-    return category == "gpu_memcpy" || category == "Memcpy" || name.starts_with("Memcpy");
-}
-
-bool isMemset(std::string_view category, std::string_view name) {
-    return category == "gpu_memset" || category == "Memset" || name.starts_with("Memset");
-}
-
+// Device work: kernel, gpu_memcpy, gpu_memset and their 2021 names Kernel, Memcpy, Memset,
+// MTIA's mtia_ccp_events, or any other category whose event sits on a numbered device stream,
+// except runtime, driver, annotation and synchronisation categories (host-side calls that
+// name a stream, like ROCm's).
 bool isDeviceWork(std::string_view category, const TraceEvent& e) {
     static const std::array<std::string_view, 7> known{
         "kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset", "mtia_ccp_events"};
-    if (std::find(known.begin(), known.end(), category) != known.end()) {
-        return true;
-    }
-    return e.onStream && e.stream >= 0 && !category.empty() && !isHostSideCategory(category);
+    return std::ranges::find(known, category) != known.end() ||
+           (e.onStream && e.stream >= 0 && !category.empty() && !isHostSideCategory(category));
 }
 
-bool isCollectiveKernelName(std::string_view name) {
-    if (name.starts_with("multimem_")) {
-        return true;
-    }
-    std::string lower(name);
-    for (char& c : lower) {
-        c = char(std::tolower(static_cast<unsigned char>(c)));
-    }
-    for (std::string_view needle :
-         {"nccl", "rccl", "all_reduce", "allreduce", "all_gather", "allgather", "reduce_scatter",
-          "reducescatter", "all_to_all", "alltoall"}) {
-        if (lower.find(needle) != std::string::npos) {
-            return true;
+// For each event, whether its launch lies inside a host collective span on the same thread.
+std::vector<bool> launchedByCollective(const Trace& trace, const NameFacts& names,
+                                       const LaunchIndex& launches) {
+    const auto& events = trace.events;
+    std::vector<bool> out(events.size(), false);
+    // Host collective spans per thread, merged.
+    std::map<std::pair<std::int64_t, std::int64_t>, std::vector<Span>> spans;
+    for (const auto& e : events) {
+        if (!e.deviceWork() && names.hostCollective(e.name)) {
+            spans[{e.pid, e.tid}].push_back({e.startUs, e.endUs});
         }
     }
-    return false;
+    if (spans.empty()) {
+        return out;
+    }
+    std::map<std::pair<std::int64_t, std::int64_t>, SpanSet> lanes;
+    for (auto& [key, list] : spans) {
+        lanes.emplace(key, SpanSet::unionOf(std::move(list)));
+    }
+    auto inside = [&](const TraceEvent& launch) {
+        const auto it = lanes.find({launch.pid, launch.tid});
+        if (it == lanes.end()) {
+            return false;
+        }
+        const auto& s = it->second.spans();
+        auto pos = std::ranges::upper_bound(s, launch.startUs, {}, &Span::start);
+        if (pos == s.begin()) {
+            return false;
+        }
+        --pos;
+        return launch.startUs >= pos->start && launch.endUs <= pos->end;
+    };
+    for (std::uint32_t i = 0; i < events.size(); ++i) {
+        if (const auto launch = launches.launchOf(i); launch && events[i].deviceWork()) {
+            out[i] = inside(events[*launch]);
+        }
+    }
+    return out;
 }
+
+} // namespace
 
 NameFacts::NameFacts(const Trace& trace) : bits_(trace.strings.size(), 0) {
     for (std::uint32_t id = 0; id < bits_.size(); ++id) {
@@ -120,14 +171,6 @@ NameFacts::NameFacts(const Trace& trace) : bits_(trace.strings.size(), 0) {
         b |= s.starts_with("Memset") ? kMemsetName : 0;
         bits_[id] = b;
     }
-}
-
-bool isHostCollectiveName(std::string_view name) {
-    if (name.starts_with("c10d::allreduce_bucket#")) {
-        return false;
-    }
-    return name.starts_with("gloo:") || name.starts_with("nccl:") || name.starts_with("c10d::") ||
-           name.find("record_param_comms") != std::string_view::npos;
 }
 
 std::span<const ClassificationRule> deviceRegimeTable() {
@@ -172,45 +215,6 @@ LaunchIndex::LaunchIndex(const Trace& trace) {
             launch_[f.device] = f.launch;
         }
     }
-}
-
-std::vector<bool> launchedByCollective(const Trace& trace, const NameFacts& names,
-                                       const LaunchIndex& launches) {
-    const auto& events = trace.events;
-    std::vector<bool> out(events.size(), false);
-    // Host collective spans per thread, merged.
-    std::map<std::pair<std::int64_t, std::int64_t>, std::vector<Span>> spans;
-    for (const auto& e : events) {
-        if (!e.deviceWork() && names.hostCollective(e.name)) {
-            spans[{e.pid, e.tid}].push_back({e.startUs, e.endUs});
-        }
-    }
-    if (spans.empty()) {
-        return out;
-    }
-    std::map<std::pair<std::int64_t, std::int64_t>, SpanSet> lanes;
-    for (auto& [key, list] : spans) {
-        lanes.emplace(key, SpanSet::unionOf(std::move(list)));
-    }
-    auto inside = [&](const TraceEvent& launch) {
-        const auto it = lanes.find({launch.pid, launch.tid});
-        if (it == lanes.end()) {
-            return false;
-        }
-        const auto& s = it->second.spans();
-        auto pos = std::ranges::upper_bound(s, launch.startUs, {}, &Span::start);
-        if (pos == s.begin()) {
-            return false;
-        }
-        --pos;
-        return launch.startUs >= pos->start && launch.endUs <= pos->end;
-    };
-    for (std::uint32_t i = 0; i < events.size(); ++i) {
-        if (const auto launch = launches.launchOf(i); launch && events[i].deviceWork()) {
-            out[i] = inside(events[*launch]);
-        }
-    }
-    return out;
 }
 
 TraceContext traceContext(const Trace& trace, const NameFacts& names) {

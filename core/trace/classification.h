@@ -41,21 +41,7 @@ std::span<const ClassificationRule> deviceRegimeTable();
 std::span<const ClassificationRule> hostRegimeTable();
 EventClass classify(const TraceContext& trace, const EventFacts& event);
 
-// Device work: kernel, gpu_memcpy, gpu_memset and their 2021 names Kernel, Memcpy, Memset,
-// MTIA's mtia_ccp_events, or any other category whose event sits on a numbered device stream,
-// except runtime, driver, annotation and synchronisation categories (host-side calls that
-// name a stream, like ROCm's).
-bool isDeviceWork(std::string_view category, const TraceEvent& e);
-// A kernel of a collective library or implementation, by name.
-bool isCollectiveKernelName(std::string_view name);
-// A host span of a collective: gloo:*, nccl:*, c10d::* or *record_param_comms*, but not
-// commprof-rank's own hook span (c10d::allreduce_bucket#N), which would make the hook-versus-
-// backend check compare the hook with itself.
-bool isHostCollectiveName(std::string_view name);
-bool isCopy(std::string_view category, std::string_view name);
-bool isMemset(std::string_view category, std::string_view name);
-
-// The name rules above, decided once per interned string of a trace.
+// The name rules of docs/trace-semantics.md, decided once per interned string of a trace.
 class NameFacts {
 public:
     explicit NameFacts(const Trace& trace);
@@ -99,9 +85,6 @@ private:
 
 // Sets the device-work flag of every event (isDeviceWork, decided once per category).
 void markDeviceWork(Trace& trace);
-// For each event, whether its launch lies inside a host collective span on the same thread.
-std::vector<bool> launchedByCollective(const Trace& trace, const NameFacts& names,
-                                       const LaunchIndex& launches);
 TraceContext traceContext(const Trace& trace, const NameFacts& names);
 // Sets trace.regime and every event's class, after markDeviceWork; names and launches must be
 // of this trace. The overload without them does all of it.

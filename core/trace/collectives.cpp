@@ -31,6 +31,35 @@ const CommArgs* argsOf(const Trace& trace, std::uint32_t event,
     return nullptr;
 }
 
+// Fills bytes, algbw and busbw from the record's message fields and duration.
+void fillBandwidth(CollectiveRecord& r) {
+    const auto size = dtypeBytes(r.dtype);
+    if (!size) {
+        return;
+    }
+    std::optional<std::int64_t> elements;
+    if ((r.kind == "all_gather" || r.kind == "reduce_scatter" || r.kind == "gather" ||
+         r.kind == "scatter") &&
+        r.inNelems && r.outNelems) {
+        elements = std::max(*r.inNelems, *r.outNelems); // nccl-tests' "size"
+    } else {
+        elements = r.inNelems ? r.inNelems : r.outNelems;
+    }
+    if (!elements || *elements < 0) {
+        return;
+    }
+    r.bytes = double(*elements) * *size;
+    if (!(r.durationUs > 0)) {
+        return;
+    }
+    r.algbwGBps = *r.bytes / (r.durationUs * 1e-6) / 1e9;
+    // One rank moves nothing over a bus (the factor is 0): its bus bandwidth is no figure, not
+    // 0 GB/s.
+    if (const auto f = busBandwidthFactor(r.kind, r.groupSize); f && *f > 0) {
+        r.busbwGBps = *r.algbwGBps * *f;
+    }
+}
+
 CollectiveRecord makeRecord(const Trace& trace, std::uint32_t index, const CommArgs* args) {
     const TraceEvent& e = trace.events[index];
     CollectiveRecord r;
@@ -149,37 +178,6 @@ std::optional<double> busBandwidthFactor(std::string_view kind, std::optional<st
     return std::nullopt;
 }
 
-void fillBandwidth(CollectiveRecord& r) {
-    r.bytes.reset();
-    r.algbwGBps.reset();
-    r.busbwGBps.reset();
-    const auto size = dtypeBytes(r.dtype);
-    if (!size) {
-        return;
-    }
-    std::optional<std::int64_t> elements;
-    if ((r.kind == "all_gather" || r.kind == "reduce_scatter" || r.kind == "gather" ||
-         r.kind == "scatter") &&
-        r.inNelems && r.outNelems) {
-        elements = std::max(*r.inNelems, *r.outNelems); // nccl-tests' "size"
-    } else {
-        elements = r.inNelems ? r.inNelems : r.outNelems;
-    }
-    if (!elements || *elements < 0) {
-        return;
-    }
-    r.bytes = double(*elements) * *size;
-    if (!(r.durationUs > 0)) {
-        return;
-    }
-    r.algbwGBps = *r.bytes / (r.durationUs * 1e-6) / 1e9;
-    // One rank moves nothing over a bus (the factor is 0): its bus bandwidth is no figure, not
-    // 0 GB/s.
-    if (const auto f = busBandwidthFactor(r.kind, r.groupSize); f && *f > 0) {
-        r.busbwGBps = *r.algbwGBps * *f;
-    }
-}
-
 std::vector<CollectiveRecord> collectiveRecords(const Trace& trace, const NameFacts& names,
                                                 const LaunchIndex& launches) {
     std::unordered_map<std::uint32_t, std::size_t> argsByEvent;
@@ -261,8 +259,8 @@ bool startsIn(const CollectiveRecord& record, const std::optional<Span>& window)
 std::vector<CollectiveRecord> collectivesIn(const std::vector<CollectiveRecord>& records,
                                             const std::optional<Span>& window) {
     std::vector<CollectiveRecord> out;
-    std::copy_if(records.begin(), records.end(), std::back_inserter(out),
-                 [&](const CollectiveRecord& r) { return startsIn(r, window); });
+    std::ranges::copy_if(records, std::back_inserter(out),
+                         [&](const CollectiveRecord& r) { return startsIn(r, window); });
     return out;
 }
 

@@ -26,8 +26,6 @@ std::optional<int> dtypeBytes(std::string_view dtype);
 // reduce_scatter, all_to_all (n-1)/n; broadcast, reduce, send/recv 1. nullopt for other kinds
 // or when n is needed and unknown.
 std::optional<double> busBandwidthFactor(std::string_view kind, std::optional<std::int64_t> n);
-// Fills bytes, algbw and busbw from the record's message fields and duration.
-void fillBandwidth(CollectiveRecord& r);
 
 // The collective records of a classified trace, in start order. One per collective kernel when
 // the trace has them (sizes from the kernel's own args, else from the record_param_comms span

@@ -78,33 +78,25 @@ std::array<std::size_t, 5> collect(const Trace& trace, BackwardSpans& out) {
     for (const ShapeArgs& a : trace.shapes) {
         out.shapeOf.emplace(a.event, &a);
     }
+    // The span list of each role before Launch, in Role's order.
+    using List = std::vector<const TraceEvent*> BackwardSpans::*;
+    constexpr List kLists[] = {nullptr, &BackwardSpans::evaluate, &BackwardSpans::accumulate,
+                               &BackwardSpans::copyBack};
     std::array<std::size_t, 5> launchCount{};
     for (std::size_t i = 0; i < trace.events.size(); ++i) {
         const TraceEvent& e = trace.events[i];
         const NameRole r = roles[e.name];
-        switch (r.role) {
-        case Role::None:
-            break;
-        case Role::EvaluateFunction:
-            out.evaluate.push_back(&e);
-            break;
-        case Role::AccumulateGrad:
-            out.accumulate.push_back(&e);
-            break;
-        case Role::CopyBack:
-            out.copyBack.push_back(&e);
-            break;
-        case Role::Launch:
-            if ((r.launch == LaunchKind::ParamComms && !allReduceComms[i]) || e.deviceWork()) {
-                break;
+        if (r.role != Role::Launch) {
+            if (r.role != Role::None) {
+                (out.*kLists[std::size_t(r.role)]).push_back(&e);
             }
+        } else if ((r.launch != LaunchKind::ParamComms || allReduceComms[i]) && !e.deviceWork()) {
             const auto shape = out.shapeOf.find(std::uint32_t(i));
             out.launches.push_back({r.launch, e.startUs, e.endUs,
                                     r.launch == LaunchKind::C10d && shape != out.shapeOf.end()
                                         ? std::optional<std::int64_t>(shape->second->elements)
                                         : std::nullopt});
             ++launchCount[std::size_t(r.launch)];
-            break;
         }
     }
     return launchCount;

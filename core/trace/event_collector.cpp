@@ -25,6 +25,19 @@ od::field&& unwrap(simdjson::simdjson_result<od::field>&& result) {
     return std::move(result).value_unsafe();
 }
 
+// A string value as a view into the JSON text when it has no escapes (no copy), else
+// unescaped into simdjson's buffer.
+std::string_view stringView(od::value& value) {
+    std::string_view tok = value.raw_json_token();
+    while (!tok.empty() && tok.back() != '"') {
+        tok.remove_suffix(1); // raw tokens may carry the whitespace that follows them
+    }
+    if (tok.size() >= 2 && tok.substr(1, tok.size() - 2).find('\\') == std::string_view::npos) {
+        return tok.substr(1, tok.size() - 2);
+    }
+    return value.get_string();
+}
+
 bool validTime(double v) {
     return std::isfinite(v) && std::fabs(v) < kAbsurdUs;
 }
@@ -52,16 +65,10 @@ std::optional<double> numberOf(od::value& value) {
     }
 }
 
+// A '.', 'e' or 'E' before the number's end: the token may run on past it.
 bool isFloatLiteral(std::string_view token) {
-    for (char c : token) {
-        if (c == '.' || c == 'e' || c == 'E') {
-            return true;
-        }
-        if (c == ',' || c == '}' || c == ' ' || c == '\n') {
-            break;
-        }
-    }
-    return false;
+    const std::size_t at = token.find_first_of(".eE,} \n");
+    return at < token.size() && (token[at] == '.' || token[at] == 'e' || token[at] == 'E');
 }
 
 std::optional<std::int64_t> integerOf(od::value& value) {
@@ -165,17 +172,6 @@ std::optional<std::int64_t> firstInputElements(od::value& value) {
 }
 
 } // namespace
-
-std::string_view stringView(od::value& value) {
-    std::string_view tok = value.raw_json_token();
-    while (!tok.empty() && tok.back() != '"') {
-        tok.remove_suffix(1); // raw tokens may carry the whitespace that follows them
-    }
-    if (tok.size() >= 2 && tok.substr(1, tok.size() - 2).find('\\') == std::string_view::npos) {
-        return tok.substr(1, tok.size() - 2);
-    }
-    return value.get_string();
-}
 
 std::int64_t EventCollector::readId(od::value& value, LastId& last) {
     const std::string_view token = value.raw_json_token();
@@ -305,9 +301,7 @@ void EventCollector::add(od::value element) {
     readFields(element.get_object(), el);
     // Everything below runs only once the whole object was read without error.
     ++out_.elements;
-    if (!el.hasTs || el.tsFloat) {
-        out_.tsFloatOrMissing = true;
-    }
+    out_.tsFloatOrMissing = out_.tsFloatOrMissing || !el.hasTs || el.tsFloat;
     out_.tsString = out_.tsString || el.tsString;
     switch (el.ph) {
     case 'X':
@@ -351,13 +345,11 @@ void EventCollector::readFields(od::object obj, Element& el) {
             }
             break;
         case 'n':
-            if (key == "name") {
-                if (value.type() == od::json_type::string) {
-                    el.metaName = stringView(value);
-                    wantShape_ = el.metaName == "c10d::allreduce_" ||
-                                 el.metaName == "torch::autograd::AccumulateGrad";
-                    e.name = out_.strings.intern(el.metaName);
-                }
+            if (key == "name" && value.type() == od::json_type::string) {
+                el.metaName = stringView(value);
+                wantShape_ = el.metaName == "c10d::allreduce_" ||
+                             el.metaName == "torch::autograd::AccumulateGrad";
+                e.name = out_.strings.intern(el.metaName);
             }
             break;
         case 'c':

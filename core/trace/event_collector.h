@@ -100,8 +100,4 @@ private:
     LastId lastPid_, lastTid_;
 };
 
-// A string value as a view into the JSON text when it has no escapes (no copy), else
-// unescaped into simdjson's buffer.
-std::string_view stringView(simdjson::ondemand::value& value);
-
 } // namespace commprof::trace

@@ -22,13 +22,16 @@ void FragmentJoiner::add(Fragment& f) {
         }
         return v;
     };
-    const auto base = std::uint32_t(trace_.events.size());
-    for (TraceEvent e : f.events) {
+    const auto remapped = [&](TraceEvent e) {
         e.name = map[e.name];
         e.category = map[e.category];
         e.pid = id(e.pid);
         e.tid = id(e.tid);
-        trace_.events.push_back(e);
+        return e;
+    };
+    const auto base = std::uint32_t(trace_.events.size());
+    for (const TraceEvent& e : f.events) {
+        trace_.events.push_back(remapped(e));
     }
     // Each fragment's events are freed as soon as they are joined, so a large trace never
     // holds two copies of its events.
@@ -41,12 +44,8 @@ void FragmentJoiner::add(Fragment& f) {
         s.event += base;
         trace_.shapes.push_back(std::move(s));
     }
-    for (StackOp op : f.stackOps) {
-        op.event.name = map[op.event.name];
-        op.event.category = map[op.event.category];
-        op.event.pid = id(op.event.pid);
-        op.event.tid = id(op.event.tid);
-        stackOps_.push_back(op);
+    for (const StackOp& op : f.stackOps) {
+        stackOps_.push_back({op.begin, remapped(op.event)});
     }
     for (MetaRecord& m : f.meta) {
         m.pid = id(m.pid);

@@ -229,10 +229,8 @@ private:
             const auto id = trace_.strings.find(s);
             return id && symbol_[*id];
         };
-        if (has("cudaLaunchKernel") || has("hipLaunchKernel")) {
-            return false;
-        }
-        return has("runFunction - job_prep_and_submit_for_execution");
+        return !has("cudaLaunchKernel") && !has("hipLaunchKernel") &&
+               has("runFunction - job_prep_and_submit_for_execution");
     }
 
     // GPUKernelFilter: a numbered stream and a correlation, or a device-wide sync.

@@ -12,6 +12,15 @@ inline bool isJsonSpace(char c) {
     return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
+// The ',' that only whitespace separates from text[p], looking no further back than lo; npos
+// when there is none.
+inline std::size_t commaBefore(const char* text, std::size_t lo, std::size_t p) {
+    while (p > lo && isJsonSpace(text[p - 1])) {
+        --p;
+    }
+    return p > lo && text[p - 1] == ',' ? p - 1 : std::string::npos;
+}
+
 class TopLevel {
 public:
     static constexpr std::size_t npos = std::string::npos;

@@ -233,13 +233,10 @@ template <typename M> M readFields(const Field& f, const std::vector<spec::Field
 TraceSummary summaryOf(const Field& f) {
     TraceSummary s;
     const std::string regime = f["regime"].string();
-    if (regime == toString(Regime::Host)) {
-        s.regime = Regime::Host;
-    } else if (regime == toString(Regime::Device)) {
-        s.regime = Regime::Device;
-    } else {
+    if (regime != toString(Regime::Host) && regime != toString(Regime::Device)) {
         f["regime"].fail("expected \"host\" or \"device\"");
     }
+    s.regime = regime == toString(Regime::Device) ? Regime::Device : Regime::Host;
     s.stepsMarked = f["steps_marked"].boolean();
     for (const Field& m : f["steps"].elements()) {
         s.steps.push_back(readFields<StepMetrics>(m, stepFields()));
@@ -301,13 +298,7 @@ QByteArray reductionDocument(const ReducedFile& file) {
         return QJsonDocument(doc).toJson(QJsonDocument::Indented);
     }
     const RankReduction& r = *file.reduction;
-    QJsonArray kinds, arrivals;
-    for (const auto& k : r.byKind) {
-        kinds.append(written(k, kindFields()));
-    }
-    for (const auto& a : r.arrivals) {
-        arrivals.append(arrivalJson(a));
-    }
+    const auto kind = [](const KindSummary& k) { return written(k, kindFields()); };
     doc.insert("reduction",
                QJsonObject{{"source", QString::fromStdString(r.source)},
                            {"rank", numberOrNull(r.rank)},
@@ -315,9 +306,9 @@ QByteArray reductionDocument(const ReducedFile& file) {
                            {"summary", summaryJson(r.summary)},
                            {"hta_figures", r.hta ? QJsonValue(htaJson(*r.hta)) : QJsonValue()},
                            {"collectives", qint64(r.collectives)},
-                           {"by_kind", kinds},
+                           {"by_kind", spec::mapped<QJsonArray>(r.byKind, kind)},
                            {"names", toJson(r.names)},
-                           {"arrivals", arrivals}});
+                           {"arrivals", spec::mapped<QJsonArray>(r.arrivals, arrivalJson)}});
     // Compact: the arrivals are most of it, and one line per number would triple its size.
     return QJsonDocument(doc).toJson(QJsonDocument::Compact) + '\n';
 }

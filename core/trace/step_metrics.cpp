@@ -11,10 +11,7 @@ namespace commprof::trace {
 namespace {
 
 std::optional<double> ratio(double num, double den) {
-    if (!(den > 0.0)) {
-        return std::nullopt;
-    }
-    return num / den;
+    return den > 0.0 ? std::optional(num / den) : std::nullopt;
 }
 
 void finishRatios(StepMetrics& m) {

@@ -32,10 +32,7 @@ std::size_t TextSource::read(char* into, std::size_t room) {
     // As readTraceText: the size found at open, or less if the file shrank meanwhile.
     const std::size_t got =
         plainLeft_ ? file_.read(into, std::min<std::uint64_t>(room, plainLeft_)) : 0;
-    plainLeft_ -= got;
-    if (got == 0) {
-        plainLeft_ = 0;
-    }
+    plainLeft_ = got == 0 ? 0 : plainLeft_ - got;
     return got;
 }
 

@@ -27,8 +27,7 @@ StringTable::StringTable(const StringTable& other) : strings_(other.strings_) {
 
 StringTable& StringTable::operator=(const StringTable& other) {
     if (this != &other) {
-        StringTable copy(other);
-        *this = std::move(copy);
+        *this = StringTable(other);
     }
     return *this;
 }
@@ -58,22 +57,16 @@ std::string Trace::idText(std::int64_t id) const {
 }
 
 std::string Trace::laneName(std::int64_t pid, std::int64_t tid) const {
-    std::string process;
     const auto p = processes.find(pid);
-    if (p != processes.end() && !p->second.name.empty()) {
-        process = p->second.name;
-    } else {
-        process = "process " + idText(pid);
-    }
+    std::string process =
+        p != processes.end() && !p->second.name.empty() ? p->second.name : "process " + idText(pid);
     if (p != processes.end() && !p->second.labels.empty()) {
         process += " (" + p->second.labels + ")"; // Kineto: "python3.10 (GPU 0)"
     }
     std::string thread;
     if (auto t = threads.find({pid, tid}); t != threads.end() && !t->second.name.empty()) {
         thread = t->second.name;
-        while (!thread.empty() && thread.back() == ' ') { // Kineto writes "stream 7 "
-            thread.pop_back();
-        }
+        thread.erase(thread.find_last_not_of(' ') + 1); // Kineto writes "stream 7 "; npos + 1 is 0
     } else {
         thread = "thread " + idText(tid);
     }

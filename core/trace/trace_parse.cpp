@@ -99,14 +99,7 @@ std::size_t guessElementStart(const char* text, std::size_t size, std::size_t fr
         return npos;
     }
     for (std::size_t p = std::size_t(static_cast<const char*>(nl) - text) + 1; p < limit; ++p) {
-        if (text[p] != '{') {
-            continue;
-        }
-        std::size_t q = p;
-        while (q > from && isJsonSpace(text[q - 1])) {
-            --q;
-        }
-        if (q > from && text[q - 1] == ',') {
+        if (text[p] == '{' && commaBefore(text, from, p) != npos) {
             return p;
         }
     }

@@ -104,15 +104,10 @@ std::size_t lastBoundary(const char* text, std::size_t lo, std::size_t hi, std::
         while (g < hi && (text[g] == ' ' || text[g] == '\t' || text[g] == '\r')) {
             ++g;
         }
-        if (g < hi && text[g] == '{') {
-            std::size_t q = line;
-            while (q > lo && isJsonSpace(text[q - 1])) {
-                --q;
-            }
-            if (q > lo && text[q - 1] == ',') {
-                comma = q - 1;
-                return g;
-            }
+        const std::size_t c = g < hi && text[g] == '{' ? commaBefore(text, lo, line) : npos;
+        if (c != npos) {
+            comma = c;
+            return g;
         }
         end = line;
     }
