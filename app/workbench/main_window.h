@@ -81,7 +81,6 @@ public:
     // Where a run started here writes; shown in the run monitor before it starts.
     void setRunOutput(const QString& dir);
     void startRun();
-    void selectResultsCell(const QString& id);
     void runProbe();
     void resetLayout();
     void showAbout();
@@ -127,7 +126,6 @@ protected:
 
 private:
     void buildWorkspaces();
-    void buildMenus();
     void buildFileMenu();
     void buildEditMenu();
     void buildViewMenu();
@@ -136,7 +134,6 @@ private:
     void restoreLayout();
     // True to go on: saved, discarded, or nothing to save; false when the user cancelled.
     bool maybeSaveMatrix(const QString& why);
-    void refuse(const QString& title, const QString& text);
     // Runs fn; an exception becomes a message under title. True when fn finished.
     bool attempt(const QString& title, const std::function<void()>& fn);
     void updateTitle();
