@@ -6,7 +6,6 @@
 #include "main_window.h"
 #include "matrix_designer.h"
 #include "models/run_controller.h"
-#include "results_view.h"
 #include "run_monitor.h"
 #include "unattended.h"
 #include "workbench_options.h"
@@ -212,9 +211,8 @@ void openRequested(commprof::workbench::MainWindow& window, const QCommandLinePa
             [&window] { window.startRun(); }, Qt::SingleShotConnection);
     }
     if (flags.isSet("select")) {
-        QObject::connect(
-            &window, &commprof::workbench::MainWindow::resultsOpened, &window,
-            [&window, id = flags.value("select")] { window.results()->selectCell(id); });
+        QObject::connect(&window, &commprof::workbench::MainWindow::resultsOpened, &window,
+                         [&window, id = flags.value("select")] { window.selectResultsCell(id); });
     }
 }
 

@@ -81,6 +81,7 @@ public:
     // Where a run started here writes; shown in the run monitor before it starts.
     void setRunOutput(const QString& dir);
     void startRun();
+    void selectResultsCell(const QString& id);
     void runProbe();
     void resetLayout();
     void showAbout();

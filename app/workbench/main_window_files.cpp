@@ -213,6 +213,10 @@ void MainWindow::showResultsCell(const QString& id) {
     }
 }
 
+void MainWindow::selectResultsCell(const QString& id) {
+    results_->selectCell(id);
+}
+
 QStringList MainWindow::recentResults() const {
     return QSettings("commprof", "workbench").value("recentResults").toStringList();
 }
