@@ -65,6 +65,14 @@ void addItemWithTip(QListWidget& list, const QString& text) {
     (new QListWidgetItem(text, &list))->setToolTip(text);
 }
 
+// One step on the editor's undo stack, the rest of the text and the cursor left as they are.
+void applyEdit(QTextDocument* document, const matrix::TextEdit& edit) {
+    QTextCursor cursor(document);
+    cursor.setPosition(edit.from);
+    cursor.setPosition(edit.from + edit.length, QTextCursor::KeepAnchor);
+    cursor.insertText(edit.text);
+}
+
 } // namespace
 
 // What a plan job hands back: the plan, or the YAML's error with its place.
@@ -294,7 +302,7 @@ bool MatrixDesigner::writeBudgetsToText() {
         const matrix::TextEdit edit = matrix::budgetEdit(text, fileName_, budget);
         overrides_.hostGib = std::nullopt;
         overrides_.deviceGib = std::nullopt;
-        applyEdit(edit.from, edit.length, edit.text);
+        applyEdit(editor_->document(), edit);
         return true;
     } catch (const matrix::MatrixError& e) {
         emit editFailed(QString("The budgets are used but not written to the matrix: %1")
@@ -303,19 +311,10 @@ bool MatrixDesigner::writeBudgetsToText() {
     }
 }
 
-void MatrixDesigner::applyEdit(int from, int length, const QString& text) {
-    // One step on the editor's undo stack, the rest of the text and the cursor left as they are.
-    QTextCursor cursor(editor_->document());
-    cursor.setPosition(from);
-    cursor.setPosition(from + length, QTextCursor::KeepAnchor);
-    cursor.insertText(text);
-}
-
 void MatrixDesigner::setModelValue(const QString& model, const QString& key, const QString& value) {
     try {
-        const matrix::TextEdit edit =
-            matrix::modelValueEdit(editor_->toPlainText(), fileName_, model, key, value);
-        applyEdit(edit.from, edit.length, edit.text);
+        applyEdit(editor_->document(),
+                  matrix::modelValueEdit(editor_->toPlainText(), fileName_, model, key, value));
     } catch (const std::exception& e) {
         emit editFailed(
             QString("Cannot set %1: %2 for the model %3: %4").arg(key, value, model, e.what()));
@@ -336,9 +335,8 @@ void MatrixDesigner::addTorchScriptModel(const QString& ptFile) {
                                                  [](const auto& m) { return m.name; });
     try {
         const QString entry = matrix::matrixEntry(ptFile, fileName_, taken);
-        const matrix::TextEdit edit =
-            matrix::appendModelEdit(editor_->toPlainText(), fileName_, entry);
-        applyEdit(edit.from, edit.length, edit.text);
+        applyEdit(editor_->document(),
+                  matrix::appendModelEdit(editor_->toPlainText(), fileName_, entry));
     } catch (const std::exception& e) {
         emit editFailed(QString("Cannot add %1: %2")
                             .arg(QFileInfo(ptFile).fileName(), QString::fromUtf8(e.what())));
@@ -482,9 +480,8 @@ void MatrixDesigner::applyPlan(const Planned& planned) {
                            .arg(layer.name, layer.backend, layer.device, layer.interconnect));
     }
     worldSizes_->clear();
-    for (int ws : plan.matrix.worldSizes) {
-        worldSizes_->addItem(QString::number(ws));
-    }
+    worldSizes_->addItems(spec::mapped<QStringList>(plan.matrix.worldSizes,
+                                                    [](int ws) { return QString::number(ws); }));
     worstCell_ = planned.worst;
     feasibleCount_ = planned.feasible;
     const QString keep = selectedId_;

@@ -120,7 +120,6 @@ private:
     void setStale(bool stale);
     void chooseTorchScriptModel();
     bool writeBudgetsToText();
-    void applyEdit(int from, int length, const QString& text);
 
     QString fileName_;
     CodeEditor* editor_;

@@ -38,9 +38,7 @@ MessageBar::MessageBar(QWidget* parent) : QWidget(parent) {
 
 void MessageBar::show(Severity severity, const QString& title, const QString& text,
                       const QString& key) {
-    if (!key.isEmpty()) {
-        dismiss(key);
-    }
+    dismiss(key);
     const Look look = lookOf(severity);
     auto* frame = new QFrame(this);
     frame->setObjectName("message");

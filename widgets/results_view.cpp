@@ -36,8 +36,7 @@ namespace {
 constexpr const char* kSweepFigure = "sweep_bandwidth";
 constexpr const char* kTuningFigure = "tuning";
 constexpr int kLeastPlotPx = 150;
-// The advice strip shows up to this many of its lines where the figure has room: with one, a
-// window's first layout left it one line tall for good, the other lines behind a scroll bar.
+// The advice strip shows up to this many of its lines where the figure has room.
 constexpr int kLeastAdviceLines = 3;
 
 FigureStyle viewStyle(bool eachRepeat = false) {
@@ -45,9 +44,8 @@ FigureStyle viewStyle(bool eachRepeat = false) {
     return {.fontPt = pt > 0 ? pt : FigureStyle{}.fontPt, .eachRepeat = eachRepeat};
 }
 
-// The cell, its status and what was measured first, the settings after them: in the model's
-// order the measured numbers came after kind, model, layer, ranks, hook, cap and repeat, and
-// at 1366x768 "comm ms/step" sat past the table's right edge.
+// The cell, its status and what was measured first, the settings after them, so that the
+// measured numbers stay in view on a small screen.
 void orderColumns(QHeaderView& header) {
     using M = models::ResultsCellModel;
     const int order[] = {M::Id,        M::Status, M::StepMs, M::CommMs, M::Overhead,
@@ -171,8 +169,7 @@ QWidget* ResultsView::makeTuningPage(QCustomPlot* plot) {
     auto* page = new QWidget;
     auto* v = bareLayout<QVBoxLayout>(page, 0);
     // A study of many groups scrolls its lines rather than squeeze the figure; the
-    // splitter lets the user give them more room (at 1366x768 a strip of 75 px showed
-    // four of eighteen lines).
+    // splitter lets the user give them more room.
     auto* adviceScroll = adviceScroll_ = new QScrollArea;
     adviceScroll->setObjectName("capAdviceScroll");
     adviceScroll->setWidget(capAdvice_);
@@ -230,9 +227,7 @@ bool ResultsView::eventFilter(QObject* watched, QEvent* event) {
 // The least heights of the page's panes: the strip's is its first lines (the most actionable),
 // the figure's its rows of panels at kFacetMinPx each and what it draws around them, as last laid
 // out. The page's splitter gets its sizes from the workspace's defaults and from the saved layout,
-// both after the data, and neither can shrink a pane below its least height. At 1366x768 the
-// strip's earlier least (its lines, up to two fifths of the page) left a study's panels 110 px
-// tall; the strip now scrolls its other lines, and the user may drag it taller.
+// both after the data, and neither can shrink a pane below its least height.
 void ResultsView::fitAdviceStrip() {
     QCustomPlot* figure = plot(kTuningFigure);
     if (!adviceScroll_ || !tuningSplit_ || !figure) {
@@ -260,8 +255,8 @@ void ResultsView::fitAdviceStrip() {
     QTimer::singleShot(0, this, &ResultsView::snapAdviceStrip);
 }
 
-// A strip that scrolls ends under a whole line, never across one (at 1366x768 the third line
-// showed its top half): what a row does not fill goes to the figure below it.
+// A strip that scrolls ends under a whole line, never across one: what a row does not fill goes
+// to the figure below it.
 void ResultsView::snapAdviceStrip() {
     const int shown = adviceScroll_->viewport()->height();
     if (capAdvice_->height() <= shown) {

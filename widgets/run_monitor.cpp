@@ -30,10 +30,6 @@
 namespace commprof::widgets {
 namespace {
 
-QString cellsText(int n) {
-    return analysis::countText(n, "cell");
-}
-
 QString duration(double seconds) {
     if (seconds < 90) {
         return QString("%1 s").arg(std::max(1.0, std::round(seconds)));
@@ -96,10 +92,7 @@ RunMonitor::RunMonitor(models::RunController* run, QWidget* parent)
     barsTitle_->hide();
     rankBars_->addWidget(barsTitle_);
 
-    connect(model_, &models::RunStateModel::bucketTimed, this,
-            [this](const QString& id, int rank, int iteration, double ms, qint64) {
-                onBucket(id, rank, iteration, ms);
-            });
+    connect(model_, &models::RunStateModel::bucketTimed, this, &RunMonitor::onBucket);
     connect(model_, &models::RunStateModel::currentCellChanged, this, [this](const QString& id) {
         startCellPlot(id);
         const int row = model_->rowOf(id);
@@ -322,10 +315,10 @@ void RunMonitor::updateProgress() {
         const int pending = model_->pendingCount();
         eta_->setText(
             total == 0         ? QString()
-            : pending == total ? cellsText(total) + " planned"
+            : pending == total ? analysis::countText(total, "cell") + " planned"
             : run_->paused()
                 ? QString("paused: %1; Resume runs the pending cells").arg(model_->stateCounts())
-                : QString("%1: %2").arg(cellsText(total), model_->stateCounts()));
+                : QString("%1: %2").arg(analysis::countText(total, "cell"), model_->stateCounts()));
     } else {
         eta_->setText(eta ? "about " + duration(*eta) + " left" : QString("estimating..."));
     }

@@ -147,9 +147,8 @@ void SliceDetailsPanel::render() {
 
 // The critical path's step: whose it is, the culprit, and where its time went.
 QString SliceDetailsPanel::criticalStepHtml() const {
-    QString html;
     const analysis::CriticalStep& c = *critical_;
-    html += QString("<h3 style='margin-bottom:2px'>Critical path, step %1</h3>").arg(c.step);
+    QString html = QString("<h3 style='margin-bottom:2px'>Critical path, step %1</h3>").arg(c.step);
     html += "<table cellspacing='0' cellpadding='1'>";
     html += row("rank", QString::number(c.rank));
     html += row("culprit", esc(c.culprit));
@@ -163,9 +162,8 @@ QString SliceDetailsPanel::criticalStepHtml() const {
 
 // The slice's own fields.
 QString SliceDetailsPanel::sliceHtml() const {
-    QString html;
     const auto& s = slice_;
-    html += QString("<h3 style='margin-bottom:2px'>%1</h3>").arg(esc(s.name));
+    QString html = QString("<h3 style='margin-bottom:2px'>%1</h3>").arg(esc(s.name));
     html += "<table cellspacing='0' cellpadding='1'>";
     html += row("rank", QString::number(s.rankNumber));
     html += row("category", esc(s.category));
@@ -187,11 +185,10 @@ QString SliceDetailsPanel::sliceHtml() const {
 // The slices it launched or was launched by, each a link.
 QString SliceDetailsPanel::flowHtml() const {
     const auto& s = slice_;
-    QString html;
     if (s.partners.empty()) {
-        return html;
+        return {};
     }
-    html += "<h4 style='margin-bottom:2px'>Flow</h4><table cellspacing='0' cellpadding='1'>";
+    QString html = "<h4 style='margin-bottom:2px'>Flow</h4><table cellspacing='0' cellpadding='1'>";
     for (const auto& p : s.partners) {
         html +=
             row(p.isDevice ? "launched →" : "← launched by",
@@ -205,14 +202,13 @@ QString SliceDetailsPanel::flowHtml() const {
 
 // The same slice on every rank: each one's start after the first's, and the ranks without it.
 QString SliceDetailsPanel::everyRankHtml() const {
-    QString html;
     if (matched_.slices.size() <= 1 && matched_.unmatchedRanks.empty()) {
-        return html;
+        return {};
     }
-    html += matched_.slices.size() > 1
-                ? QString("<h4 style='margin-bottom:2px'>On every rank: skew %1</h4>")
-                      .arg(formatDuration(matched_.skewUs))
-                : QString("<h4 style='margin-bottom:2px'>On every rank</h4>");
+    QString html = matched_.slices.size() > 1
+                       ? QString("<h4 style='margin-bottom:2px'>On every rank: skew %1</h4>")
+                             .arg(formatDuration(matched_.skewUs))
+                       : QString("<h4 style='margin-bottom:2px'>On every rank</h4>");
     html += QString("<p style='color:#666;margin-top:0'>matched by %1</p>")
                 .arg(esc(matched_.matchedBy));
     html += "<table cellspacing='0' cellpadding='1'>";
@@ -239,8 +235,7 @@ QString SliceDetailsPanel::everyRankHtml() const {
 
 // The slice's args, read in the background: reading, none, their error, or a row each.
 QString SliceDetailsPanel::argsHtml() const {
-    QString html;
-    html += "<h4 style='margin-bottom:2px'>Args</h4>";
+    QString html = "<h4 style='margin-bottom:2px'>Args</h4>";
     if (!argsError_.isEmpty()) {
         html += QString("<p style='color:#a00'>%1</p>").arg(esc(argsError_));
     } else if (!args_) {

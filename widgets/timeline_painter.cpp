@@ -429,9 +429,8 @@ void TimelinePainter::paintSelection() {
     if (on) {
         QRectF box = r;
         if (box.width() < kMinSelectedPx) {
-            // Narrower than its outline, the slice would read as the outline's black, or
-            // as the colour of whatever was first in its pixel column (issue 29): at any
-            // zoom it keeps its own colour inside the selection's frame.
+            // Narrower than its outline, the slice would read as the outline's black, or as
+            // another slice's colour: at any zoom it keeps its own inside the frame.
             const double mid = box.center().x();
             box =
                 QRectF(mid - kMinSelectedPx / 2, box.top() + 0.5, kMinSelectedPx, box.height() - 1);
@@ -774,7 +773,7 @@ void TimelinePainter::paintHoverTime(int top, const std::vector<QRectF>& taken) 
         return QRectF(std::clamp(left, double(tracksLeft_), double(tracksRight_ - w)), y, w, 13);
     };
     // Right of the line, else left of it, else down over the tick labels: never over the
-    // skew, the range or the clock note (issue 29).
+    // skew, the range or the clock note.
     const QRectF box = firstClear(
         {boxAt(x + 4, top + 1), boxAt(x - 4 - w, top + 1), boxAt(x + 4, top + kAnnotationBand + 1)},
         taken);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "timeline_search_bar.h"
 
+#include "layout_helpers.h"
+
 #include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -31,9 +33,7 @@ TimelineSearchBar::TimelineSearchBar(QWidget* parent) : QWidget(parent) {
     debounce_->setSingleShot(true);
     debounce_->setInterval(kDebounceMs);
 
-    auto* layout = new QHBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->setSpacing(2);
+    auto* layout = bareLayout<QHBoxLayout>(this, 2);
     layout->addWidget(edit_, 1);
     layout->addWidget(regex_);
     layout->addWidget(prev_);
@@ -46,10 +46,10 @@ TimelineSearchBar::TimelineSearchBar(QWidget* parent) : QWidget(parent) {
     connect(regex_, &QToolButton::toggled, this, emitSearch);
     connect(prev_, &QToolButton::clicked, this, &TimelineSearchBar::previousRequested);
     connect(next_, &QToolButton::clicked, this, &TimelineSearchBar::nextRequested);
-    connect(edit_, &QLineEdit::returnPressed, this, [this] {
+    connect(edit_, &QLineEdit::returnPressed, this, [this, emitSearch] {
         if (debounce_->isActive()) {
             debounce_->stop();
-            emit searchChanged(edit_->text(), regex_->isChecked());
+            emitSearch();
         }
         if (QGuiApplication::keyboardModifiers() & Qt::ShiftModifier) {
             emit previousRequested();

@@ -110,13 +110,6 @@ void TimelineView::rememberView() {
     }
 }
 
-void TimelineView::rememberBurst() {
-    if (!lastZoom_.isValid() || lastZoom_.elapsed() > kZoomBurstMs) {
-        rememberView();
-    }
-    lastZoom_.start();
-}
-
 void TimelineView::setVisibleRange(double startUs, double endUs, bool remember) {
     if (remember) {
         rememberView();
@@ -132,7 +125,10 @@ void TimelineView::fitAll() {
 }
 
 void TimelineView::zoomAt(double factor, double xPx) {
-    rememberBurst();
+    if (!lastZoom_.isValid() || lastZoom_.elapsed() > kZoomBurstMs) {
+        rememberView(); // once per burst of zoom steps
+    }
+    lastZoom_.start();
     axis_.zoom(factor, xPx - kGutter);
     clampAxis();
     update();
@@ -188,26 +184,11 @@ void TimelineView::setOrigin(double displayUs, const QString& what) {
     update();
 }
 
-void TimelineView::setFocusRank(int rankIndex) {
-    focusRank_ = rankIndex;
-    update();
-}
-
 void TimelineView::select(timeline::SliceRef slice, bool revealIt) {
     selected_ = slice;
     if (slice.valid() && revealIt) {
         reveal(slice);
     }
-    update();
-}
-
-void TimelineView::setCriticalPath(std::vector<analysis::CriticalStep> path) {
-    criticalPath_ = std::move(path);
-    update();
-}
-
-void TimelineView::setCriticalPathShown(bool shown) {
-    criticalPathShown_ = shown;
     update();
 }
 
@@ -251,16 +232,6 @@ QColor TimelineView::criticalPathColour() {
     return QColor(0xe8, 0x00, 0x2a);
 }
 
-void TimelineView::setMatched(const timeline::MatchedSlices& matched) {
-    matched_ = matched;
-    update();
-}
-
-void TimelineView::setRange(std::optional<std::pair<double, double>> range) {
-    range_ = range;
-    update();
-}
-
 void TimelineView::setMatches(std::shared_ptr<const timeline::SearchMatches> matches) {
     matches_ = std::move(matches);
     currentMatch_ = matches_ ? matches_->count() : 0;
@@ -272,11 +243,6 @@ void TimelineView::setCurrentMatch(std::size_t index) {
     if (matches_ && index < matches_->count()) {
         reveal(matches_->slices[index]);
     }
-    update();
-}
-
-void TimelineView::setColouring(Colouring colouring) {
-    colouring_ = colouring;
     update();
 }
 
@@ -390,13 +356,6 @@ const QImage& TimelineView::overviewImage() const {
         }
     }
     return overviewImage_;
-}
-
-void TimelineView::resetOrigin() {
-    if (originUs_ != 0 || originText_ != "from the trace start") {
-        setOrigin(0, "from the trace start");
-        emit originReset();
-    }
 }
 
 void TimelineView::scrollToRow(std::size_t row) {
@@ -620,9 +579,12 @@ void TimelineView::keyPressEvent(QKeyEvent* event) {
         break;
     case Qt::Key_Home:
     case Qt::Key_F:
-        // The whole trace counted from a step would read negative before it (issue 29).
+        // The whole trace counted from a step would read negative before it.
         fitAll();
-        resetOrigin();
+        if (originUs_ != 0 || originText_ != "from the trace start") {
+            setOrigin(0, "from the trace start");
+            emit originReset();
+        }
         break;
     case Qt::Key_P:
         if (stack_ && selected_.valid() && std::size_t(selected_.rank) < stack_->ranks.size()) {

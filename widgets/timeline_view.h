@@ -78,25 +78,25 @@ public:
     double origin() const { return originUs_; }
     QString originText() const { return originText_; }
     // Whose steps the band strip shows (index into the stack's ranks).
-    void setFocusRank(int rankIndex);
+    void setFocusRank(int rankIndex) { set(focusRank_, rankIndex); }
     int focusRank() const { return focusRank_; }
 
     void select(timeline::SliceRef slice, bool reveal = true);
     timeline::SliceRef selected() const { return selected_; }
     // The matching instances on every rank, outlined with their skew (set by the owner).
-    void setMatched(const timeline::MatchedSlices& matched);
-    void setRange(std::optional<std::pair<double, double>> range);
+    void setMatched(const timeline::MatchedSlices& matched) { set(matched_, matched); }
+    void setRange(std::optional<std::pair<double, double>> range) { set(range_, range); }
     std::optional<std::pair<double, double>> range() const { return range_; }
     void setMatches(std::shared_ptr<const timeline::SearchMatches> matches);
     void setCurrentMatch(std::size_t index); // reveals it
-    void setColouring(Colouring colouring);
+    void setColouring(Colouring colouring) { set(colouring_, colouring); }
     Colouring colouring() const { return colouring_; }
     // Each step's critical path (analysis/critical_path.h, times on each rank's own trace
     // clock), drawn over its rank's header row while shown: compute, then what the backward
     // waited for, then the optimizer, with the culprit named beside it.
-    void setCriticalPath(std::vector<analysis::CriticalStep> path);
+    void setCriticalPath(std::vector<analysis::CriticalStep> path) { set(criticalPath_, path); }
     const std::vector<analysis::CriticalStep>& criticalPath() const { return criticalPath_; }
-    void setCriticalPathShown(bool shown);
+    void setCriticalPathShown(bool shown) { set(criticalPathShown_, shown); }
     bool criticalPathShown() const { return criticalPathShown_; }
     static QColor criticalPathColour();
     // The critical step drawn under a point of a rank's header row (its index in
@@ -169,17 +169,20 @@ protected:
 
 private:
     friend class TimelinePainter;
+    // A property the frame draws: set, then drawn again.
+    template <class T> void set(T& member, T value) {
+        member = std::move(value);
+        update();
+    }
     void relayout();
     void clampAxis();
     void rememberView();
-    void rememberBurst(); // once per burst of zoom steps
     void reveal(timeline::SliceRef slice);
     const timeline::LayoutRow* rowUnder(QPoint p) const; // of the pinned or the scrolled rows
     double anchorX() const; // the cursor inside the tracks, else their middle
     int stepAtX(double xPx) const;
     int rowsHeight() const { return std::max(0, height() - rowsTop()); } // of the scrolled rows
     void moveOverviewWindow(double xPx);
-    void resetOrigin();
     const QImage& overviewImage() const; // one pixel column per tracks' column
 
     std::shared_ptr<const timeline::TimelineStack> stack_;

@@ -85,8 +85,7 @@ TraceInspector::TraceInspector(jobs::JobTracker* loads, QWidget* parent)
     tabs_->addTab(stepTable_, "Steps");
     tabs_->addTab(aggregate_, "Range by name");
 
-    QHBoxLayout* bar = makeToolbar();
-    layOut(bar);
+    layOut(makeToolbar());
     connectShortcuts();
     connectViews();
     makeCriticalPathAction();
@@ -412,8 +411,7 @@ void TraceInspector::setStack(std::shared_ptr<const timeline::TimelineStack> sta
     if (!searchBar_->text().isEmpty()) {
         search(searchBar_->text(), searchBar_->regex());
     }
-    QStringList warnings(stack_->warnings.begin(), stack_->warnings.end());
-    emit loaded(primaryTrace(), warnings);
+    emit loaded(primaryTrace(), QStringList(stack_->warnings.begin(), stack_->warnings.end()));
     readDdpJob();
 }
 
@@ -582,14 +580,10 @@ void TraceInspector::nextMatch(bool forward) {
         i = matches_->nextAfter(forward ? timeline_->axis().startUs() : timeline_->axis().endUs(),
                                 forward);
     }
-    showMatch(i);
-}
-
-void TraceInspector::showMatch(std::size_t index) {
-    currentMatch_ = index;
-    timeline_->setCurrentMatch(index);
-    searchBar_->setResult(matches_->count(), index, matches_->error);
-    selectSlice(matches_->slices[index]);
+    currentMatch_ = i;
+    timeline_->setCurrentMatch(i);
+    searchBar_->setResult(n, i, matches_->error);
+    selectSlice(matches_->slices[i]);
 }
 
 } // namespace commprof::widgets

@@ -117,7 +117,6 @@ private:
     void onSliceSelected(timeline::SliceRef slice);
     void onRange(double fromUs, double toUs);
     void onStepChosen(int stepIndex);
-    void showMatch(std::size_t index);
     void readDdpJob();
     void showCulprits();
     struct ArgReader;

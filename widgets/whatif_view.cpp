@@ -267,14 +267,10 @@ void WhatIfView::setJob(std::shared_ptr<const analysis::DdpJobAnalysis> job) {
         return;
     }
     recordedSettings_ = true;
-    showWarnings();
+    const QString warnings = report::describeWarnings(job_->job).trimmed();
+    warnings_->setText(warnings);
+    warnings_->setVisible(!warnings.isEmpty());
     predict();
-}
-
-void WhatIfView::showWarnings() {
-    const QString text = job_ ? report::describeWarnings(job_->job).trimmed() : QString();
-    warnings_->setText(text);
-    warnings_->setVisible(!text.isEmpty());
 }
 
 void WhatIfView::setUnavailable(const QString& why) {

@@ -106,7 +106,6 @@ private:
                  const std::optional<analysis::StepParts>& recorded);
     void setControlsEnabled(bool on);
     void updateConfirm();
-    void showWarnings();
 
     jobs::JobTracker* jobs_ = nullptr;
     std::shared_ptr<const analysis::DdpJobAnalysis> job_;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "workspaces.h"
 
+#include "layout_helpers.h"
 #include "spec/mapped.h"
 
 #include <QAction>
@@ -22,9 +23,7 @@ Workspaces::Workspaces(QWidget* parent) : QWidget(parent) {
     tabs_->setExpanding(false);
     tabs_->setDrawBase(true);
     stack_ = new QStackedWidget(this);
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->setSpacing(0);
+    auto* layout = bareLayout<QVBoxLayout>(this, 0);
     layout->addWidget(tabs_);
     layout->addWidget(stack_, 1);
     stack_->installEventFilter(this); // its size goes to the hidden pages too
@@ -86,13 +85,9 @@ QWidget* Workspaces::page(const QString& name) const {
 }
 
 QList<QAction*> Workspaces::paneActions(const QString& workspace) const {
-    QList<QAction*> out;
-    if (const Workspace* w = find(workspace)) {
-        for (const Pane& p : w->panes) {
-            out << p.action;
-        }
-    }
-    return out;
+    const Workspace* w = find(workspace);
+    return w ? spec::mapped<QList<QAction*>>(w->panes, [](const Pane& p) { return p.action; })
+             : QList<QAction*>{};
 }
 
 const Workspaces::Workspace* Workspaces::find(const QString& name) const {
@@ -197,11 +192,9 @@ void Workspaces::applyDefaults(Workspace& w) {
 
 bool Workspaces::eventFilter(QObject* watched, QEvent* event) {
     if (watched == stack_ && event->type() == QEvent::Resize) {
-        // The stack sizes only the page it shows: a hidden page kept a new widget's 100x30 (or
-        // the size it was last shown at), and a view drawn there while hidden was laid out at
-        // it: the What if page's figure, under a cut job's lines of warnings, got 0 px and
-        // painted on nothing ("QPainter::begin: Paint device returned engine == 0"). Each page
-        // gets the stack's size; a hidden one is laid out when it next shows or is grabbed.
+        // The stack sizes only the page it shows: a view drawn on a hidden page would be laid
+        // out at a stale size, even 0 px. Each page gets the stack's size; a hidden one is laid
+        // out when it next shows or is grabbed.
         for (const Workspace& w : workspaces_) {
             if (w.page != stack_->currentWidget()) {
                 w.page->setGeometry(stack_->contentsRect());

@@ -24,17 +24,15 @@ void YamlHighlighter::highlightBlock(const QString& text) {
     keyFormat.setFontWeight(QFont::Bold);
     numberFormat.setForeground(QColor(150, 60, 0));
     commentFormat.setForeground(QColor(120, 120, 120));
-    for (auto it = number.globalMatch(text); it.hasNext();) {
-        const auto m = it.next();
-        setFormat(int(m.capturedStart()), int(m.capturedLength()), numberFormat);
-    }
-    for (auto it = key.globalMatch(text); it.hasNext();) {
-        const auto m = it.next();
-        setFormat(int(m.capturedStart(1)), int(m.capturedLength(1)), keyFormat);
-    }
-    if (const auto m = comment.match(text); m.hasMatch()) {
-        setFormat(int(m.capturedStart()), int(m.capturedLength()), commentFormat);
-    }
+    const auto paint = [&](const QRegularExpression& re, int group, const QTextCharFormat& f) {
+        for (auto it = re.globalMatch(text); it.hasNext();) {
+            const auto m = it.next();
+            setFormat(int(m.capturedStart(group)), int(m.capturedLength(group)), f);
+        }
+    };
+    paint(number, 0, numberFormat);
+    paint(key, 1, keyFormat);
+    paint(comment, 0, commentFormat); // to the line's end: one match at most
     if (errorLine_ > 0 && currentBlock().blockNumber() + 1 == errorLine_) {
         QTextCharFormat error;
         error.setUnderlineStyle(QTextCharFormat::WaveUnderline);

@@ -58,11 +58,10 @@ QSize windowSize(const QString& text) {
 }
 
 // --size is what a screen of that size shows: the window's frame, title bar and borders
-// included. Sizing the inside put the title bar and the status bar off a 1366x768 screen. A
-// window manager reports the frame's margins once it has framed the window, some turns of the
-// event loop after show; then the inside is the size less them, and a frame that would run off
-// the screen starts at its corner. Without a window manager (offscreen, bare X) the frame is the
-// window. `done` runs once the size is settled either way.
+// included. A window manager reports the frame's margins once it has framed the window, some
+// turns of the event loop after show; then the inside is the size less them, and a frame that
+// would run off the screen starts at its corner. Without a window manager (offscreen, bare X)
+// the frame is the window. `done` runs once the size is settled either way.
 void fitFrame(QWidget& window, QSize size, std::function<void()> done) {
     auto* timer = new QTimer(&window);
     timer->setInterval(kFramePollMs);

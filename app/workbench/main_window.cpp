@@ -133,9 +133,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             [this](const QString& m) { messages_->warning("The matrix was not changed", m); });
     connect(monitor_, &widgets::RunMonitor::outputChangeRequested, this,
             &MainWindow::chooseRunOutput);
-    connect(
-        run_, &models::RunController::finished, this,
-        [this](const runner::RunSummary& s, const QString& outDir) { onRunFinished(s, outDir); });
+    connect(run_, &models::RunController::finished, this, &MainWindow::onRunFinished);
     connect(results_, &widgets::ResultsView::cellSelected, this, &MainWindow::showResultsCell);
     // The cap study's "Apply to matrix": an edit of the designer's text, which its undo takes
     // back; the designer is shown with it. Whether the cap still holds is asked once an edit
@@ -145,7 +143,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(designer_, &widgets::MatrixDesigner::planChanged, this,
             &MainWindow::dropCapWarningUnlessItHolds);
 
-    buildMenus();
+    // The menu bar in the order it shows; each menu is built where its actions are listed.
+    buildFileMenu();
+    buildEditMenu();
+    buildViewMenu();
+    buildRunMenu();
+    buildToolsAndHelpMenus();
     restoreLayout();
     updateTitle();
     statusBar()->showMessage("Open a results folder (Ctrl+O), a matrix (Ctrl+M) or a trace "
@@ -177,15 +180,6 @@ void MainWindow::buildWorkspaces() {
     centreLayout->addWidget(messages_);
     centreLayout->addWidget(workspaces_, 1);
     setCentralWidget(centre);
-}
-
-// The menu bar in the order it shows; each menu is built where its actions are listed.
-void MainWindow::buildMenus() {
-    buildFileMenu();
-    buildEditMenu();
-    buildViewMenu();
-    buildRunMenu();
-    buildToolsAndHelpMenus();
 }
 
 // Opening and saving: results, matrices, traces, jobs to record, runs to compare, exports.
@@ -420,10 +414,6 @@ bool MainWindow::maybeSaveMatrix(const QString& why) {
     default:
         return false;
     }
-}
-
-void MainWindow::refuse(const QString& title, const QString& text) {
-    QMessageBox::warning(this, title, text);
 }
 
 void MainWindow::reportError(const QString& title, const QString& text) {

@@ -127,7 +127,6 @@ protected:
 
 private:
     void buildWorkspaces();
-    void buildMenus();
     void buildFileMenu();
     void buildEditMenu();
     void buildViewMenu();
@@ -136,7 +135,6 @@ private:
     void restoreLayout();
     // True to go on: saved, discarded, or nothing to save; false when the user cancelled.
     bool maybeSaveMatrix(const QString& why);
-    void refuse(const QString& title, const QString& text);
     // Runs fn; an exception becomes a message under title. True when fn finished.
     bool attempt(const QString& title, const std::function<void()>& fn);
     void updateTitle();

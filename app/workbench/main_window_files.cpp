@@ -38,6 +38,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenu>
+#include <QMessageBox>
 #include <QSettings>
 #include <QStatusBar>
 
@@ -91,7 +92,7 @@ void MainWindow::openResults(const QString& dir) {
     const QString abs = QDir(dir).absolutePath();
     const results::FolderCheck check = results::checkResultsFolder(abs);
     if (!check.ok) {
-        refuse("Not a results folder", check.reason);
+        QMessageBox::warning(this, "Not a results folder", check.reason);
         return;
     }
     resultsJobs_->start(
@@ -136,8 +137,7 @@ void MainWindow::onResultsLoaded(const QString& dir, const LoadedResults& l) {
     resultsData_ = std::make_shared<const report::ReportData>(l.data);
     rememberResults(dir);
     results_->setData(l.data);
-    const bool stay = std::exchange(stayInView_, false);
-    if (!same && !stay) {
+    if (!std::exchange(stayInView_, false) && !same) {
         workspaces_->setCurrent("results");
     }
     if (!same) {
@@ -314,10 +314,6 @@ void MainWindow::openTrace(const QString& path) {
 }
 
 void MainWindow::openTraces(const QStringList& files) {
-    if (files.size() == 1) {
-        openTrace(files.first());
-        return;
-    }
     results_->table()->clearSelection();
     workspaces_->setCurrent("inspect");
     traceInspector_->openFiles(files);
@@ -455,17 +451,15 @@ void MainWindow::runProbe() {
 }
 
 void MainWindow::onPlanChanged() {
-    const auto plan = designer_->plan();
-    monitor_->setPlan(plan);
+    monitor_->setPlan(designer_->plan());
     planStatus_->setText(designer_->summary());
     followMatrixWithOutput();
 }
 
 // The run's folder follows the matrix the designer shows: the open results' folder while it
 // shows their matrix (Start resumes them), else results/NAME. A folder the user chose stays
-// while the designer holds the matrix file it was chosen for. Issue 52: opening a 14-cell
-// matrix beside a 276-cell study left the study's folder, whose records the monitor then showed
-// as the new matrix's cells.
+// while the designer holds the matrix file it was chosen for: another matrix never shows
+// a study's records as its own cells.
 void MainWindow::followMatrixWithOutput() {
     if (runOutputChosen_ && designer_->fileName() == runOutputChosenFor_) {
         return;
@@ -507,7 +501,8 @@ void MainWindow::startRun() {
     // scribbles into some other folder that happens to be there.
     if (const QString refusal = runner::folderRefusal(run_->outputDir(), run_->plan().get());
         !refusal.isEmpty()) {
-        refuse("The run cannot write there", refusal + " (Run > Choose output folder).");
+        QMessageBox::warning(this, "The run cannot write there",
+                             refusal + " (Run > Choose output folder).");
         return;
     }
     if (!designer_->errorText().isEmpty()) {
