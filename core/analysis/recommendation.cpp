@@ -228,10 +228,11 @@ CapCandidate candidateAt(const Members& m, const HookModel& hook,
                          double cap) {
     const CapGroup& g = m.group;
     const Prediction p = predictCap(g, hook, all, cap);
-    CapCandidate c{.capMb = cap,
-                   .buckets = p.buckets,
-                   .predictedStepMs = p.stepMs,
-                   .predictedExposedMs = p.exposedMs};
+    CapCandidate c;
+    c.capMb = cap;
+    c.buckets = p.buckets;
+    c.predictedExposedMs = p.exposedMs;
+    c.predictedStepMs = p.stepMs;
     if (measured.stepMs.count(cap)) {
         c.measuredStepMs = measured.stepMs[cap];
         c.stepStandardErrorMs = measured.spread[cap].standardErrorMs;
