@@ -6,6 +6,8 @@
 #include <QStringList>
 
 #include <algorithm>
+#include <functional>
+#include <numeric>
 
 namespace commprof::analysis {
 namespace {
@@ -116,10 +118,9 @@ std::vector<std::vector<int>> assignBuckets(const std::vector<double>& bytesInRe
 }
 
 BucketWire HookModel::wire(const std::vector<const ReadyParam*>& members) const {
-    double all = 0;
-    for (const ReadyParam* p : members) {
-        all += p->bytes;
-    }
+    const double all =
+        std::accumulate(members.begin(), members.end(), 0.0,
+                        [](double sum, const ReadyParam* p) { return sum + p->bytes; });
     switch (sends) {
     case spec::HookWire::Nothing:
         return {};
@@ -135,10 +136,9 @@ BucketWire HookModel::wire(const std::vector<const ReadyParam*>& members) const 
     constexpr double kFloat = 4;
     double uncompressed = 0, factors = 0;
     for (const ReadyParam* p : members) {
-        double numel = p->shape.empty() ? p->bytes / kFloat : 1.0;
-        for (const double d : p->shape) {
-            numel *= d;
-        }
+        const double numel = p->shape.empty() ? p->bytes / kFloat
+                                              : std::accumulate(p->shape.begin(), p->shape.end(),
+                                                                1.0, std::multiplies<>());
         const double element = numel > 0 ? p->bytes / numel : kFloat;
         const double n = p->shape.empty() ? numel : p->shape.front();
         const double m = n > 0 ? numel / n : 0;

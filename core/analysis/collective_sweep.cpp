@@ -75,17 +75,13 @@ std::vector<SweepSeries> mergeSweep(const QMap<int, results::SweepRecord>& docs,
             }
         }
     }
-    std::set<QString> kinds;
-    for (const auto& [kind, sizes] : times) {
-        kinds.insert(kind);
-    }
     for (const auto& [kind, why] : unsupported) {
-        kinds.insert(kind);
+        times[kind]; // an unsupported kind is a series too, with no points
     }
     std::vector<SweepSeries> out;
-    for (const QString& kind : kinds) {
+    for (const auto& [kind, sizes] : times) {
         SweepSeries s{layer, kind, world, {}, unsupported.count(kind) ? unsupported[kind] : ""};
-        for (const auto& [bytes, ranks] : times[kind]) {
+        for (const auto& [bytes, ranks] : sizes) {
             if (int(ranks.size()) != world && problems) {
                 *problems << QString("%1 at %2 bytes: %3 of %4 ranks reported")
                                  .arg(kind)

@@ -9,9 +9,6 @@
 namespace commprof::analysis {
 namespace {
 
-// The 90 % interval's half-width in standard errors (two-sided normal).
-constexpr double kZ90 = 1.645;
-
 // The time within [from, to] that some collective of `it` was in flight on its rank.
 double overlapUs(const trace::DdpIteration& it, double from, double to) {
     std::vector<std::pair<double, double>> spans;

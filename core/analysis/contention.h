@@ -18,6 +18,9 @@
 
 namespace commprof::analysis {
 
+// The 90 % interval's half-width in standard errors (two-sided normal).
+inline constexpr double kZ90 = 1.645;
+
 struct ContentionEstimate {
     double share = 0;         // the least-squares slope, clamped to [0, 1]
     double low = 0, high = 1; // its 90 % interval, within [0, 1]

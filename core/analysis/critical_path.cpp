@@ -30,12 +30,8 @@ std::vector<CriticalStep> criticalPath(const DdpStepGraph& graph,
             const auto last = lastBucket.find(it.step);
             const MatchedBucket* m = last == lastBucket.end() ? nullptr : last->second;
             // The latest rank's path where the traces time it; else the first rank's with the step.
-            int rank = graph.ranks[i];
-            bool timed = false;
-            if (m && m->lastRank) {
-                rank = *m->lastRank;
-                timed = true;
-            }
+            const bool timed = m && m->lastRank;
+            const int rank = timed ? *m->lastRank : graph.ranks[i];
             const auto r = std::find(graph.ranks.begin(), graph.ranks.end(), rank);
             const std::size_t ri = std::size_t(r - graph.ranks.begin());
             const trace::DdpIteration* own = nullptr;

@@ -48,10 +48,11 @@ private:
     }
 };
 
-void fail(QString* why, const QString& text) {
+std::nullopt_t fail(QString* why, const QString& text) {
     if (why) {
         *why = text;
     }
+    return std::nullopt;
 }
 
 } // namespace
@@ -73,12 +74,10 @@ std::optional<DdpPrediction> predictDdp(const std::vector<RankFigures>& ranks,
                                         const std::vector<SweepPoint>& allReduce,
                                         const LinearFit& fit, int hostCpus, QString* why) {
     if (ranks.size() < 2) {
-        fail(why, "world size 1: the all-reduce moves nothing between ranks; not predicted");
-        return std::nullopt;
+        return fail(why, "world size 1: the all-reduce moves nothing between ranks; not predicted");
     }
     if (!typicalUsAt(allReduce, 1)) {
-        fail(why, "the all_reduce sweep has no timed size");
-        return std::nullopt;
+        return fail(why, "the all_reduce sweep has no timed size");
     }
     // step -> bucket index -> the bucket on every rank
     std::map<int, std::map<int, Instance>> steps;
@@ -131,8 +130,7 @@ std::optional<DdpPrediction> predictDdp(const std::vector<RankFigures>& ranks,
         waits.push_back(wait);
     }
     if (d.steps == 0) {
-        fail(why, "no traced step has every bucket's backend span on every rank");
-        return std::nullopt;
+        return fail(why, "no traced step has every bucket's backend span on every rank");
     }
     d.measuredUsPerStep = *median(measured);
     d.measuredMinUs = *std::min_element(measured.begin(), measured.end());

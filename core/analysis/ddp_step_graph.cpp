@@ -4,6 +4,7 @@
 #include "trace/statistics.h"
 
 #include <algorithm>
+#include <numeric>
 #include <set>
 
 namespace commprof::analysis {
@@ -123,10 +124,9 @@ DdpStepGraph buildStepGraph(const std::vector<const trace::DdpRankSteps*>& trace
         if (!m.lastRank) {
             continue;
         }
-        double waited = 0;
-        for (const auto& [rank, w] : m.waitUs) {
-            waited += w;
-        }
+        const double waited =
+            std::accumulate(m.waitUs.begin(), m.waitUs.end(), 0.0,
+                            [](double sum, const auto& rankWait) { return sum + rankWait.second; });
         Culprit& r = byRank[QString::number(*m.lastRank)];
         r.what = QString("rank %1").arg(*m.lastRank);
         r.waitUs += waited;

@@ -22,9 +22,8 @@ QString percent(double fraction) {
     return QString::number(fraction * 100.0, 'f', 1);
 }
 
-} // namespace
-
-std::vector<trace::Span> backendSpans(const trace::Trace& trace, std::string* source) {
+// Backend spans of a trace: gloo:* host spans where there are any, else collective kernels.
+std::vector<trace::Span> backendSpans(const trace::Trace& trace, std::string& source) {
     const trace::NameFacts names(trace);
     std::vector<trace::Span> gloo, kernels;
     for (const trace::TraceEvent& e : trace.events) {
@@ -35,18 +34,18 @@ std::vector<trace::Span> backendSpans(const trace::Trace& trace, std::string* so
         }
     }
     auto& chosen = gloo.empty() ? kernels : gloo;
-    if (source) {
-        *source = chosen.empty() ? "" : gloo.empty() ? "collective kernels" : "gloo:* host spans";
-    }
+    source = chosen.empty() ? "" : gloo.empty() ? "collective kernels" : "gloo:* host spans";
     std::sort(chosen.begin(), chosen.end(),
               [](const trace::Span& a, const trace::Span& b) { return a.start < b.start; });
     return std::move(chosen);
 }
 
+} // namespace
+
 InstrumentAgreement compareInstruments(const trace::Trace& trace,
                                        const std::vector<HookBucket>& hook) {
     InstrumentAgreement a;
-    const std::vector<trace::Span> backend = backendSpans(trace, &a.backendSource);
+    const std::vector<trace::Span> backend = backendSpans(trace, a.backendSource);
     const trace::SpanSet backendUnion = trace::SpanSet::unionOf(backend);
     const bool sameClock = a.backendSource == "gloo:* host spans";
     std::map<int, std::vector<HookBucket>> byIteration;
@@ -99,13 +98,12 @@ void judgeAgreement(InstrumentAgreement& a) {
     if (a.hookUs <= 0 || a.backendUs <= 0) {
         // A value on one side and zero on the other is a parser bug until proven otherwise.
         a.flagged = a.hookUs > 0 || a.backendUs > 0;
-        a.reason = a.hookUs > 0 ? (a.backendSource.empty()
-                                       ? "the trace has no backend collective work (gloo:* "
-                                         "spans or collective kernels) in the hook's steps"
-                                       : "the backend's spans lie outside the hook's steps")
-                                : "the hook recorded no bucket in the traced steps";
-        if (!a.flagged) {
-            a.reason.clear();
+        if (a.flagged) {
+            a.reason = a.hookUs > 0 ? (a.backendSource.empty()
+                                           ? "the trace has no backend collective work (gloo:* "
+                                             "spans or collective kernels) in the hook's steps"
+                                           : "the backend's spans lie outside the hook's steps")
+                                    : "the hook recorded no bucket in the traced steps";
         }
         return;
     }

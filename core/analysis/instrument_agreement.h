@@ -50,9 +50,6 @@ struct InstrumentAgreement {
     std::string reason; // why it is flagged, in words
 };
 
-// Backend spans of a trace: gloo:* host spans where there are any, else collective kernels.
-std::vector<trace::Span> backendSpans(const trace::Trace& trace, std::string* source = nullptr);
-
 // Compares per traced step (ProfilerStep#N against the hook's iteration N). A bucket's backend
 // span is the earliest not yet taken that starts inside the bucket's interval (gloo ends its
 // span after running its future's callbacks, the hook's completion among them, so the span's end

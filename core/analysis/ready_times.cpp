@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 
 namespace commprof::analysis {
 namespace {
@@ -118,10 +119,8 @@ std::optional<StepProfile> profileFromRankFiles(const QString& cellId,
         if (next + std::size_t(b.nparams) > bytes.size()) {
             return fail("its buckets hold more parameters than the model has");
         }
-        double inBucket = 0;
-        for (std::size_t j = next; j < next + std::size_t(b.nparams); ++j) {
-            inBucket += bytes[j];
-        }
+        const auto from = bytes.begin() + long(next);
+        const double inBucket = std::accumulate(from, from + b.nparams, 0.0);
         if (inBucket != b.bytes) {
             return fail(QString("bucket %1's %2 bytes are not its parameters' in reverse "
                                 "registration order (%3): the ready order is unknown")

@@ -101,11 +101,7 @@ Prediction predictCap(const CapGroup& g, const HookModel& hook,
     profile.optimizerUs = trace::median(optimizer).value_or(0);
     const StepPrediction s =
         predictStep(profile, ruleFor(g, capMb), hook, costOf(g, trace::median(scale).value_or(1)));
-    Prediction out;
-    out.buckets = s.buckets();
-    out.exposedMs = s.exposedUs / 1e3;
-    out.stepMs = s.stepUs / 1e3;
-    return out;
+    return {s.stepUs / 1e3, s.exposedUs / 1e3, s.buckets()};
 }
 
 // Without a held-out error to go by, a cap not run must be predicted this much faster.
@@ -412,8 +408,7 @@ Recommendations recommend(const std::vector<StudyCell>& cells, const CurrentCap&
         r.groups.push_back(std::move(m.group));
     }
     // The groups that can be advised (more than one rank) before those of one rank, which no cap
-    // changes: a 276-cell study put a world-size-1 group before each that was advised, in the
-    // text, the JSON and the workbench's numbers alike.
+    // changes.
     std::ranges::stable_partition(r.groups, [](const CapGroup& g) { return g.worldSize > 1; });
     // The drift is the whole study's: every group's advice is judged again with it.
     const RunDrift drift = runDrift(r.groups);

@@ -9,12 +9,10 @@ namespace commprof::analysis {
 namespace {
 
 StepParts partsOf(const IterationParts& p) {
-    StepParts s;
-    s.computeMs = p.computeUs / 1e3;
-    s.exposedCommMs = p.exposedCommUs / 1e3;
-    s.stragglerWaitMs = p.stragglerWaitUs / 1e3;
-    s.optimizerMs = p.optimizerUs / 1e3;
-    return s;
+    return {.computeMs = p.computeUs / 1e3,
+            .exposedCommMs = p.exposedCommUs / 1e3,
+            .stragglerWaitMs = p.stragglerWaitUs / 1e3,
+            .optimizerMs = p.optimizerUs / 1e3};
 }
 
 } // namespace
@@ -34,21 +32,17 @@ std::optional<StepParts> recordedParts(const DdpStepGraph& graph) {
     }
     const StepParts a = partsOf(*byLength[n / 2 - 1]);
     const StepParts b = partsOf(*byLength[n / 2]);
-    StepParts m;
-    m.computeMs = (a.computeMs + b.computeMs) / 2;
-    m.exposedCommMs = (a.exposedCommMs + b.exposedCommMs) / 2;
-    m.stragglerWaitMs = (a.stragglerWaitMs + b.stragglerWaitMs) / 2;
-    m.optimizerMs = (a.optimizerMs + b.optimizerMs) / 2;
-    return m;
+    return StepParts{.computeMs = (a.computeMs + b.computeMs) / 2,
+                     .exposedCommMs = (a.exposedCommMs + b.exposedCommMs) / 2,
+                     .stragglerWaitMs = (a.stragglerWaitMs + b.stragglerWaitMs) / 2,
+                     .optimizerMs = (a.optimizerMs + b.optimizerMs) / 2};
 }
 
 StepParts predictedParts(const Scenario& sc) {
-    StepParts s;
-    s.computeMs = sc.computeMs;
-    s.exposedCommMs = sc.exposedMs;
-    s.optimizerMs = sc.optimizerMs;
-    s.uncertaintyMs = sc.uncertaintyMs;
-    return s;
+    return {.computeMs = sc.computeMs,
+            .exposedCommMs = sc.exposedMs,
+            .optimizerMs = sc.optimizerMs,
+            .uncertaintyMs = sc.uncertaintyMs};
 }
 
 } // namespace commprof::analysis

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 
 namespace commprof::analysis {
 namespace {
@@ -91,12 +92,10 @@ using Spans = std::vector<std::pair<double, double>>;
 // one before had ended) to the ranks' median end.
 Spans collectiveSpans(const Iterations& its, const std::vector<double>& offset,
                       std::size_t buckets) {
-    bool started = true;
-    for (const trace::DdpIteration* it : its) {
-        for (const trace::BucketCollective& b : it->buckets) {
-            started = started && b.startUs.has_value();
-        }
-    }
+    const bool started = std::ranges::all_of(its, [](const trace::DdpIteration* it) {
+        return std::ranges::all_of(
+            it->buckets, [](const trace::BucketCollective& b) { return b.startUs.has_value(); });
+    });
     Spans spans;
     double previousEnd = 0;
     for (std::size_t k = 0; k < buckets; ++k) {
@@ -129,11 +128,9 @@ std::vector<std::size_t> runningIn(const Spans& spans, double from, double to) {
 // worker threads), each takes an equal part of the time, none more than it still needs at the
 // link's mean rate over the time it was busy, and what one does not need goes to the others;
 // where all have had what they need, the time goes to them in proportion to their bytes. Two
-// large all-reduces share the link evenly (the corpus's convnet at 500mbit: 8.4 MB and 1.5 MB at
-// 16.6 and 16.4 ns/B), while a small one beside a large one waits in the link's queue and takes
-// little of it (the same trace's 1 KB collective spans 66 ms). `heard[k]`: the share was timed;
-// false where it was the collective's need beside another that needed more (a need is no
-// measurement).
+// large all-reduces share the link evenly, while a small one beside a large one waits in the
+// link's queue and takes little of it. `heard[k]`: the share was timed; false where it was the
+// collective's need beside another that needed more (a need is no measurement).
 std::vector<double> linkShares(const Spans& spans, const std::vector<double>& bytes,
                                std::vector<bool>& heard) {
     std::vector<double> edges;
@@ -178,10 +175,9 @@ std::vector<double> linkShares(const Spans& spans, const std::vector<double>& by
         if (left > 0) {
             // Every need met and the link still busy: slower than its mean rate here, for all of
             // them alike (in proportion to their bytes), and no one of them waited on another.
-            double runningBytes = 0;
-            for (const std::size_t k : running) {
-                runningBytes += bytes[k];
-            }
+            const double runningBytes =
+                std::accumulate(running.begin(), running.end(), 0.0,
+                                [&](double sum, std::size_t k) { return sum + bytes[k]; });
             for (const std::size_t k : running) {
                 share[k] += left * (runningBytes > 0 ? bytes[k] / runningBytes
                                                      : 1.0 / double(running.size()));
@@ -245,16 +241,14 @@ void addJobStep(const Iterations& its, std::size_t gradients, TraceProfile& out)
 // first iteration's layout and every bucket's end.
 bool aligned(const Iterations& its, std::size_t ranks, std::size_t gradients,
              const TraceProfile& out) {
-    bool ok = its.size() == ranks && ranks > 1;
-    for (const trace::DdpIteration* it : its) {
-        ok = ok && it && it->gradientReadyUs.size() == gradients &&
-             it->buckets.size() == out.layout.size();
-        for (const trace::BucketCollective& b :
-             it ? it->buckets : std::vector<trace::BucketCollective>{}) {
-            ok = ok && b.endUs.has_value();
-        }
-    }
-    return ok;
+    return its.size() == ranks && ranks > 1 &&
+           std::ranges::all_of(its, [&](const trace::DdpIteration* it) {
+               return it && it->gradientReadyUs.size() == gradients &&
+                      it->buckets.size() == out.layout.size() &&
+                      std::ranges::all_of(it->buckets, [](const trace::BucketCollective& b) {
+                          return b.endUs.has_value();
+                      });
+           });
 }
 
 // Each step's gradients given their bytes and shapes, their ready times kept in order (a
@@ -300,11 +294,9 @@ std::optional<TraceProfile> profileFromTraces(const std::vector<const trace::Ddp
     }
     out.bytesFromParams = params != nullptr;
     for (const std::vector<int>& members : out.layout) {
-        double sum = 0;
-        for (const int i : members) {
-            sum += (*bytes)[std::size_t(i)];
-        }
-        out.bucketBytes.push_back(sum);
+        out.bucketBytes.push_back(
+            std::accumulate(members.begin(), members.end(), 0.0,
+                            [&](double sum, int i) { return sum + (*bytes)[std::size_t(i)]; }));
     }
 
     // The steps every rank has, with every bucket's end: those the job's view is taken from.

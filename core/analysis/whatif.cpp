@@ -62,8 +62,6 @@ struct FittedCost {
 // distinct sizes, the largest at least this many times the smallest.
 constexpr int kFitSizes = 3;
 constexpr double kFitSpread = 2;
-// The 90 % interval's half-width in standard errors (two-sided normal).
-constexpr double kZ90 = 1.645;
 
 using CostPoints = std::vector<std::pair<double, double>>; // bytes on the wire, us
 
@@ -343,12 +341,11 @@ std::vector<CollectiveCost> costCorners(const WhatIf& w, const Replay& r, bool o
 Scenario predictScenario(const WhatIf& w, const Replay& r, double capMb, double firstBucketMb,
                          const HookModel& hook, double bandwidthX, int worldSize,
                          std::vector<double>* cornersMs = nullptr, bool openLatency = false) {
-    Scenario s;
-    s.capMb = capMb;
-    s.firstBucketMb = firstBucketMb;
-    s.hook = hook.hook;
-    s.bandwidthX = bandwidthX;
-    s.worldSize = worldSize;
+    Scenario s{.capMb = capMb,
+               .firstBucketMb = firstBucketMb,
+               .hook = hook.hook,
+               .bandwidthX = bandwidthX,
+               .worldSize = worldSize};
     // The recorded settings are the replay: the recorded buckets, not the rule's.
     s.recordedLayout =
         capMb == w.recordedCapMb && firstBucketMb == w.recordedFirstBucketMb && hook.hook == w.hook;

@@ -33,6 +33,12 @@ bool producesUninitialized(const QString& name) {
            name == "aten::resize_" || name == "aten::resize_as_";
 }
 
+// A difference between two records of the same op that is not a known probe artifact
+// (uninitialized memory, a buffer in flight).
+bool outputsDiffer(const FpRecord& a, const FpRecord& b) {
+    return a.artifact.isEmpty() && !producesUninitialized(a.name) && a.outputs != b.outputs;
+}
+
 // The rank's first record whose inputs matched and whose outputs did not: that op made a
 // different value from the same inputs. Before any such record, a record whose inputs differ
 // can only be reading bytes no op wrote (an allocation inside a kernel, reused memory): no
@@ -43,8 +49,8 @@ RankDivergence firstDivergence(const FpStream& a, const FpStream& b) {
     d.rank = a.rank;
     std::optional<std::pair<FpRecord, FpRecord>> firstDiffering;
     for (const FpRecord& ra : a.records) {
-        const auto it = b.byKey.find(ra.key());
-        if (it == b.byKey.end()) {
+        const FpRecord* rb = b.find(ra.key());
+        if (!rb) {
             if (b.truncated && ra.seq >= qint64(b.records.size())) {
                 d.note = "run B's stream was truncated by its record budget here";
                 break;
@@ -54,19 +60,18 @@ RankDivergence firstDivergence(const FpStream& a, const FpStream& b) {
             d.note = "run B has no record " + ra.key();
             return d;
         }
-        const FpRecord& rb = b.records[std::size_t(*it)];
-        if (!ra.artifact.isEmpty() || producesUninitialized(ra.name) || ra.outputs == rb.outputs) {
-            continue; // equal, or a known probe artifact (uninitialized memory, a buffer in flight)
+        if (!outputsDiffer(ra, *rb)) {
+            continue;
         }
-        if (ra.inputs == rb.inputs) {
+        if (ra.inputs == rb->inputs) {
             d.first = ra;
-            d.other = rb;
+            d.other = *rb;
             d.inputsMatched = true;
             d.verdict = Verdict::Origin;
             return d;
         }
         if (!firstDiffering) {
-            firstDiffering = std::make_pair(ra, rb);
+            firstDiffering = std::make_pair(ra, *rb);
         }
     }
     // Records only B has: its control flow took another path.
@@ -84,13 +89,12 @@ RankDivergence firstDivergence(const FpStream& a, const FpStream& b) {
         // semantic state (parameters after the step) to tell them apart.
         bool endsDifferent = false;
         for (auto it = a.records.rbegin(); it != a.records.rend(); ++it) {
-            const auto ib = b.byKey.find(it->key());
-            if (ib != b.byKey.end() && it->artifact.isEmpty() && !producesUninitialized(it->name) &&
-                it->outputs != b.records[std::size_t(*ib)].outputs) {
+            const FpRecord* rb = b.find(it->key());
+            if (rb && outputsDiffer(*it, *rb)) {
                 endsDifferent = true;
                 break;
             }
-            if (ib != b.byKey.end() && it->layer == "semantic") {
+            if (rb && it->layer == "semantic") {
                 break; // the last semantic record matched: the runs end in the same state
             }
         }
@@ -121,12 +125,9 @@ void settleCollectiveOrigin(RankDivergence& d, const QList<int>& tracedRanks, bo
     }
     QList<int> changedInputs;
     for (int other : tracedRanks) {
-        const FpStream& oa = streamOf(a, other);
-        const FpStream& ob = streamOf(b, other);
-        const auto ia = oa.byKey.find(d.first->key());
-        const auto ib = ob.byKey.find(d.first->key());
-        if (ia != oa.byKey.end() && ib != ob.byKey.end() &&
-            oa.records[std::size_t(*ia)].inputs != ob.records[std::size_t(*ib)].inputs) {
+        const FpRecord* ra = streamOf(a, other).find(d.first->key());
+        const FpRecord* rb = streamOf(b, other).find(d.first->key());
+        if (ra && rb && ra->inputs != rb->inputs) {
             changedInputs << other;
         }
     }
@@ -166,14 +167,11 @@ void describePattern(DiffReport& r) {
                         .arg(joined(r.tracedRanks));
         return;
     }
-    QString op;
-    int most = 0;
-    for (auto it = originsByOp.begin(); it != originsByOp.end(); ++it) {
-        if (it->size() > most) {
-            most = int(it->size());
-            op = it.key();
-        }
-    }
+    const auto top =
+        std::max_element(originsByOp.begin(), originsByOp.end(),
+                         [](const auto& x, const auto& y) { return x.size() < y.size(); });
+    const int most = int(top->size());
+    const QString op = top.key();
     if (most >= 2) {
         r.pattern = "op_nondeterministic";
         r.summary = QString("%1 ranks are origins at %2: the op itself is nondeterministic")
@@ -204,10 +202,8 @@ void addDiscriminators(DiffReport& r, const QMap<int, FpStream>& a, const QMap<i
         }
         Discriminator& g = groups[ra.signature()];
         g.signature = ra.signature();
-        const auto ib = sb.byKey.find(ra.key());
-        const bool clean =
-            ib != sb.byKey.end() && ra.outputs == sb.records[std::size_t(*ib)].outputs;
-        (clean ? g.clean : g.divergent)++;
+        const FpRecord* rb = sb.find(ra.key());
+        (rb && ra.outputs == rb->outputs ? g.clean : g.divergent)++;
     }
     r.discriminators.assign(groups.begin(), groups.end());
 }

@@ -34,12 +34,9 @@ QString FpRecord::signature() const {
     return shapes(inputs) + " -> " + shapes(outputs);
 }
 
-qint64 maxFingerprintBytes() {
-    return files::limitFromEnv(kMaxFingerprintBytesEnv, kDefaultMaxFingerprintBytes);
-}
-
-qint64 maxFingerprintLineBytes() {
-    return files::limitFromEnv(kMaxFingerprintLineBytesEnv, kDefaultMaxFingerprintLineBytes);
+const FpRecord* FpStream::find(const QString& key) const {
+    const auto it = byKey.find(key);
+    return it == byKey.end() ? nullptr : &records[std::size_t(*it)];
 }
 
 namespace {
@@ -68,9 +65,11 @@ FpStream readStream(const QString& path, int rank) {
     FpStream s;
     s.rank = rank;
     s.path = path;
-    const files::LineLimits limits{maxFingerprintBytes(), maxFingerprintLineBytes(),
-                                   QString("raise it with %1=N").arg(kMaxFingerprintBytesEnv),
-                                   QString("raise it with %1=N").arg(kMaxFingerprintLineBytesEnv)};
+    const files::LineLimits limits{
+        files::limitFromEnv(kMaxFingerprintBytesEnv, kDefaultMaxFingerprintBytes),
+        files::limitFromEnv(kMaxFingerprintLineBytesEnv, kDefaultMaxFingerprintLineBytes),
+        QString("raise it with %1=N").arg(kMaxFingerprintBytesEnv),
+        QString("raise it with %1=N").arg(kMaxFingerprintLineBytesEnv)};
     files::LineReader reader(path, limits, files::Links::Refuse);
     bool header = false;
     QByteArray raw;

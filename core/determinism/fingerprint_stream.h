@@ -33,6 +33,7 @@ struct FpStream {
     std::vector<FpRecord> records; // in seq order
     QMap<QString, int> byKey;      // key -> index into records
     bool truncated = false;
+    const FpRecord* find(const QString& key) const; // null where the stream has no such record
 };
 
 // A fingerprint file, and one of its lines, larger than these are refused, named with the limit
@@ -42,8 +43,6 @@ inline constexpr qint64 kDefaultMaxFingerprintBytes = qint64(1) << 30;
 inline constexpr qint64 kDefaultMaxFingerprintLineBytes = qint64(16) << 20;
 inline constexpr const char* kMaxFingerprintBytesEnv = "COMMPROF_MAX_FINGERPRINT_BYTES";
 inline constexpr const char* kMaxFingerprintLineBytesEnv = "COMMPROF_MAX_FINGERPRINT_LINE_BYTES";
-qint64 maxFingerprintBytes();
-qint64 maxFingerprintLineBytes();
 
 // Every fp_rank*.jsonl in DIR, by rank: a name the rank does not write, a file without its
 // header or whose header names another rank is refused. Throws std::runtime_error naming the file

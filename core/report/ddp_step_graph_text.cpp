@@ -90,6 +90,7 @@ QString describe(const analysis::Culprit& c) {
 }
 
 QString describe(const analysis::DdpStepGraph& g) {
+    const auto ms = [](double us) { return QString::number(us / 1e3, 'f', 2); };
     QString out;
     for (std::size_t i = 0; i < g.traces.size(); ++i) {
         const trace::DdpRankSteps& t = *g.traces[i];
@@ -103,22 +104,18 @@ QString describe(const analysis::DdpStepGraph& g) {
         for (const trace::DdpIteration& it : t.iterations) {
             out += QString("  step %1: %2 ms = forward %3 + backward compute %4 + after it %5 + "
                            "optimizer %6; %7, %8\n")
-                       .arg(it.step)
-                       .arg(it.stepUs() / 1e3, 0, 'f', 2)
-                       .arg(it.forwardUs() / 1e3, 0, 'f', 2)
-                       .arg(it.backwardComputeUs() / 1e3, 0, 'f', 2)
-                       .arg(it.afterComputeUs() / 1e3, 0, 'f', 2)
-                       .arg(it.afterBackwardUs() / 1e3, 0, 'f', 2)
-                       .arg(analysis::countText(qint64(it.gradientReadyUs.size()), "gradient"),
+                       .arg(QString::number(it.step), ms(it.stepUs()), ms(it.forwardUs()),
+                            ms(it.backwardComputeUs()), ms(it.afterComputeUs()),
+                            ms(it.afterBackwardUs()),
+                            analysis::countText(qint64(it.gradientReadyUs.size()), "gradient"),
                             analysis::countText(qint64(it.buckets.size()), "bucket"));
             for (const trace::BucketCollective& b : it.buckets) {
                 out += QString("    bucket: launch %1 ms, %2, %3 gradients, %4\n")
-                           .arg((b.launchUs - it.backwardStartUs) / 1e3, 0, 'f', 2)
-                           .arg(b.startUs
-                                    ? QString("runs %1 .. %2 ms")
-                                          .arg((*b.startUs - it.backwardStartUs) / 1e3, 0, 'f', 2)
-                                          .arg((*b.endUs - it.backwardStartUs) / 1e3, 0, 'f', 2)
-                                    : QString("no execution in the trace"))
+                           .arg(ms(b.launchUs - it.backwardStartUs))
+                           .arg(b.startUs ? QString("runs %1 .. %2 ms")
+                                                .arg(ms(*b.startUs - it.backwardStartUs),
+                                                     ms(*b.endUs - it.backwardStartUs))
+                                          : QString("no execution in the trace"))
                            .arg(b.gradients)
                            .arg(b.bytes ? QString("%1 bytes").arg(*b.bytes, 0, 'f', 0)
                                         : QString("size unknown"));

@@ -7,6 +7,8 @@
 #include <QSet>
 #include <QStringList>
 
+#include <algorithm>
+
 namespace commprof::report {
 
 QString numberName(int n) {
@@ -83,15 +85,10 @@ QString MacroSheet::tex() const {
         }
         QString name = plain;
         const auto clashes = [&](const QString& candidate) {
-            if (bases.contains(candidate)) {
-                return true;
-            }
-            for (const QString& s : suffixes[label]) {
-                if (taken.contains(candidate + s)) {
-                    return true;
-                }
-            }
-            return false;
+            return bases.contains(candidate) ||
+                   std::ranges::any_of(suffixes[label], [&](const QString& s) {
+                       return taken.contains(candidate + s);
+                   });
         };
         for (int k = 1; clashes(name); ++k) {
             name = plain + "Alt" + numberName(k);

@@ -95,17 +95,6 @@ QString ms(double v) {
     return QString::number(v, 'f', 2);
 }
 
-QString nowText(const analysis::CapAdvice& a) {
-    if (!a.currentCapMb) {
-        return {};
-    }
-    QString now = "now " + mb(*a.currentCapMb);
-    if (a.currentFrom == "ddp_default") {
-        now += ", DDP's default, assumed";
-    }
-    return now;
-}
-
 } // namespace
 
 QString groupName(const CapGroup& g) {
@@ -140,14 +129,15 @@ QString actionLine(const CapGroup& g) {
         return line;
     }
     if (*g.recommendedCapMb == *a.currentCapMb) {
-        QString line = QString("keep bucket_cap_mb: %1: no cap is faster").arg(mb(*a.currentCapMb));
-        if (a.currentFrom == "ddp_default") {
-            line += " (now DDP's default, assumed)";
-        }
-        return line;
+        return QString("keep bucket_cap_mb: %1: no cap is faster%2")
+            .arg(mb(*a.currentCapMb), a.currentFrom == "ddp_default"
+                                          ? QString(" (now DDP's default, assumed)")
+                                          : QString());
     }
-    return QString("set bucket_cap_mb: %1 (%2): -%3 ms a step (±%4 ms, %5)")
-        .arg(mb(*g.recommendedCapMb), nowText(a), ms(*a.savingMs), ms(*a.uncertaintyMs), basis);
+    return QString("set bucket_cap_mb: %1 (now %2%3): -%4 ms a step (±%5 ms, %6)")
+        .arg(mb(*g.recommendedCapMb), mb(*a.currentCapMb),
+             a.currentFrom == "ddp_default" ? QString(", DDP's default, assumed") : QString(),
+             ms(*a.savingMs), ms(*a.uncertaintyMs), basis);
 }
 
 QJsonObject toJson(const analysis::Recommendations& r) {

@@ -63,13 +63,12 @@ std::optional<Spread> spreadOf(const RepeatGroup& g, const CellValue& value) {
     std::stable_sort(values.begin(), values.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     const std::size_t n = values.size();
-    Spread s;
-    s.repeats = int(n);
-    s.low = values.front().first;
-    s.high = values.back().first;
-    s.median = n % 2 ? values[n / 2].first : (values[n / 2 - 1].first + values[n / 2].first) / 2;
-    s.representative = values[(n - 1) / 2].second;
-    return s;
+    return Spread{.median = n % 2 ? values[n / 2].first
+                                  : (values[n / 2 - 1].first + values[n / 2].first) / 2,
+                  .low = values.front().first,
+                  .high = values.back().first,
+                  .repeats = int(n),
+                  .representative = values[(n - 1) / 2].second};
 }
 
 } // namespace commprof::report

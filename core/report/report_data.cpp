@@ -20,6 +20,37 @@
 namespace commprof::report {
 namespace {
 
+// The cell's hook ("allreduce" where the cell names none).
+QString hookOf(const store::CellRow& c) {
+    const QString hook = c.axes.value("hook").toString();
+    return hook.isEmpty() ? QString("allreduce") : hook;
+}
+
+// The pool a cell's buckets belong to: its layer, then its hook where that is not the default
+// all-reduce ("gloo_cpu", "gloo_cpu fp16_compress").
+QString bucketPoolName(const store::CellRow& c) {
+    const QString hook = hookOf(c);
+    return hook == "allreduce" ? c.layer : c.layer + " " + hook;
+}
+
+// The complete DDP cell a headline quotes: the largest world size (then model) of the layer, or
+// of any layer when layer is empty.
+const store::CellRow* largestComplete(const std::vector<store::CellRow>& cells,
+                                      const QString& layer = {}) {
+    const store::CellRow* best = nullptr;
+    for (const auto& c : cells) {
+        if (!c.complete() || c.isSweep() || !c.commOverheadFraction ||
+            (!layer.isEmpty() && c.layer != layer)) {
+            continue;
+        }
+        if (!best || c.worldSize > best->worldSize ||
+            (c.worldSize == best->worldSize && c.params > best->params)) {
+            best = &c;
+        }
+    }
+    return best;
+}
+
 QString percent(double fraction) {
     return QString::number(fraction * 100.0, 'f', 1) + "\\%";
 }
@@ -167,16 +198,6 @@ bool bucketsCommunicated(const store::CellRow& c) {
            !spec::sendsNothing(hookOf(c).toStdString());
 }
 
-QString hookOf(const store::CellRow& c) {
-    const QString hook = c.axes.value("hook").toString();
-    return hook.isEmpty() ? QString("allreduce") : hook;
-}
-
-QString bucketPoolName(const store::CellRow& c) {
-    const QString hook = hookOf(c);
-    return hook == "allreduce" ? c.layer : c.layer + " " + hook;
-}
-
 ReportData loadReportData(store::Database& db, const QString& runDir) {
     ReportData d;
     d.cells = store::cells(db, runDir);
@@ -274,22 +295,6 @@ QString bucketsCsv(store::Database& db, const ReportData& data) {
         }
     }
     return out;
-}
-
-const store::CellRow* largestComplete(const std::vector<store::CellRow>& cells,
-                                      const QString& layer) {
-    const store::CellRow* best = nullptr;
-    for (const auto& c : cells) {
-        if (!c.complete() || c.isSweep() || !c.commOverheadFraction ||
-            (!layer.isEmpty() && c.layer != layer)) {
-            continue;
-        }
-        if (!best || c.worldSize > best->worldSize ||
-            (c.worldSize == best->worldSize && c.params > best->params)) {
-            best = &c;
-        }
-    }
-    return best;
 }
 
 QMap<QString, QString> cellNotes(const ReportData& data) {

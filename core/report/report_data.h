@@ -29,11 +29,6 @@ struct BucketPool {
 // Whether a cell's buckets go into a pool: a complete DDP cell of more than one rank whose hook
 // sends its buckets.
 bool bucketsCommunicated(const store::CellRow& c);
-// The cell's hook ("allreduce" where the cell names none).
-QString hookOf(const store::CellRow& c);
-// The pool a cell's buckets belong to: its layer, then its hook where that is not the default
-// all-reduce ("gloo_cpu", "gloo_cpu fp16_compress").
-QString bucketPoolName(const store::CellRow& c);
 
 struct ReportData {
     std::vector<store::CellRow> cells;     // every cell
@@ -68,10 +63,5 @@ QMap<QString, QString> cellNotes(const ReportData& data);
 
 // Every recorded point of complete sweep cells, one row per cell, kind and size.
 QString sweepCsv(const ReportData& data);
-
-// The complete DDP cell a headline quotes: the largest world size (then model) of the layer, or
-// of any layer when layer is empty.
-const store::CellRow* largestComplete(const std::vector<store::CellRow>& cells,
-                                      const QString& layer = {});
 
 } // namespace commprof::report
