@@ -167,10 +167,9 @@ void noteBelow(QCustomPlot& plot, QCPLayoutGrid* grid, QCPTextElement* note) {
     fitTitle(plot);
 }
 
-// The note in the cell the last row of panels leaves empty: under the axes it grew a column's
-// figure of three panels by its lines (5.15 in tall at 3.3 in wide, where 4.5 in is the most).
-// It sits atop the cell, over a filler that takes the row's height: a text element alone would
-// cap the row at the text's height (a grid's row is no taller than its elements allow).
+// The note in the cell the last row of panels leaves empty, where under the axes it would grow
+// the figure by its lines. It sits atop the cell, over a filler that takes the row's height: a
+// text element alone would cap the row at its height (a grid's row is no taller than that).
 void noteInSpareCell(QCustomPlot& plot, QCPLayoutGrid* grid, QCPTextElement* note, int room) {
     note->layout()->take(note);
     plot.plotLayout()->simplify();

@@ -58,21 +58,16 @@ QRectF around(QPointF p, double radius) {
 
 // The value range of a bar stacked on others: from the top of the bars below to its own top.
 QCPRange stackedRange(const QCPBars* bars, double key) {
+    const auto valueAt = [key](const QCPBars* b) {
+        const auto it = std::find_if(b->data()->constBegin(), b->data()->constEnd(),
+                                     [key](const QCPBarsData& d) { return d.key == key; });
+        return it == b->data()->constEnd() ? 0.0 : it->value;
+    };
     double base = 0;
     for (const QCPBars* below = bars->barBelow(); below; below = below->barBelow()) {
-        for (auto it = below->data()->findBegin(key); it != below->data()->constEnd(); ++it) {
-            if (it->key == key) {
-                base += it->value;
-                break;
-            }
-        }
+        base += valueAt(below);
     }
-    for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd(); ++it) {
-        if (it->key == key) {
-            return {base, base + it->value};
-        }
-    }
-    return {base, base};
+    return {base, base + valueAt(bars)};
 }
 
 // A text centred at `x` on `keys`, its top `y` down the axes (a share of their height), clipped
@@ -183,9 +178,8 @@ protected:
     }
 
 private:
-    // Every label fits the room across the axis: a line too long is broken at its spaces
-    // ("0.25\ntransformer2m", read whole where one line was cut to "0.25 tra\u2026rmer2m"),
-    // and only a word longer than the room loses its middle, never its ends.
+    // Every label fits the room across the axis: a line too long is broken at its spaces, and
+    // only a word longer than the room loses its middle, never its ends.
     QString fitted(const QString& label, const QFont& font) const {
         const double room = roomPx();
         const QFontMetricsF fm(font);
@@ -308,10 +302,7 @@ void fitAxis(QCPAxis* axis, const QVector<double>& values, bool fromZero, bool a
 
 void integerTicks(QCPAxis* axis, const QVector<double>& at) {
     auto ticker = QSharedPointer<ClearLabels<QCPAxisTickerText>>::create(axis);
-    QVector<double> sorted = at;
-    std::sort(sorted.begin(), sorted.end());
-    sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
-    for (double v : sorted) {
+    for (double v : at) { // the ticker's map keeps them sorted, each once
         ticker->addTick(v, QString::number(std::llround(v)));
     }
     axis->setTicker(ticker);
@@ -559,8 +550,7 @@ struct IconAccess : QCPAbstractPlottable {
 // Legend entries flowed into rows of the figure's width, each as wide as its own text: a marker
 // key ("bucket_cap_mb: \u25cf 0.25 \u25a0 1 \u25b2 4"), and, where a grid of columns had no room
 // for every entry, every entry of the legend in one such key. A legend must name every value the
-// figure tells apart (a hook's colour cut as "\u2026 3 more" hid powersgd at 1366x768): flowed,
-// the entries take the sum of their widths instead of the widest one's times their number.
+// figure tells apart: flowed, the entries take the sum of their widths, not the widest's times n.
 class FlowKey : public QCPAbstractLegendItem {
 public:
     // One entry: a plottable's icon and name, or a marker key's title and markers.
@@ -727,11 +717,8 @@ void unmergeLegend(QCPLegend& legend) {
             continue;
         }
         QList<FlowKey::Entry> markerKeys;
-        for (const FlowKey::Entry& e : key->entries()) {
-            if (!e.plottable) {
-                markerKeys.append(e);
-            }
-        }
+        std::ranges::copy_if(key->entries(), std::back_inserter(markerKeys),
+                             [](const FlowKey::Entry& e) { return !e.plottable; });
         legend.removeItem(key);
         legend.simplify();
         for (const FlowKey::Entry& e : markerKeys) {
@@ -918,12 +905,9 @@ QFont categoryBaseFont(const QCPAxis& axis) {
 }
 
 // The category labels in smaller text, a half point at a time down to kLeastKeyPt, while a word
-// of one is wider than the room across the axis: broken at its spaces, a label still kept a word
-// too long for any line, cut in its middle ("0.25 ws1 tran\u2026er2m" at 1366x768), and a cut
-// name no longer tells its bar from the others. The room itself stays: a wider one took the
-// plot area's height. Where the axes are laid out, also while the labels are too many for the
-// axis's length: smaller text names every bar where the full size named one in two. Each
-// panel's axis (facets.h) on its own.
+// of one is wider than the room across the axis (a word cut in its middle no longer tells its
+// bar from the others; a wider room would take the plot area's height), and, where the axes are
+// laid out, while the labels are too many for the axis's length. Each panel's axis on its own.
 void fitCategoryLabels(QCustomPlot& plot) {
     for (QCPAxisRect* rect : plot.axisRects()) {
         QCPAxis* axis = rect->axis(QCPAxis::atBottom);
@@ -941,12 +925,9 @@ void fitCategoryLabels(QCustomPlot& plot) {
 }
 
 // Each categoryRuns name fitted to its run's width, as the axes are now laid out, every name of
-// the figure in one size: the largest at which each reads on one line, down to kLeastKeyPt. A
-// 3-model study's "fp16_compress" was broken into "fp16_" over "compress" at 1366x768 in the one
-// panel whose wider tick labels left its axes a few pixels narrower. Where a name is too wide
-// even at that size, the names keep theirs and that one is broken into lines, a half point
-// smaller at a time down to kLeastKeyPt while a piece is still too wide ("allreduce" over a run
-// of 18 bars at 1366x768).
+// the figure in one size: the largest at which each reads on one line, down to kLeastKeyPt.
+// Where a name is too wide even at that size, the names keep theirs and that one is broken into
+// lines, a half point smaller at a time down to kLeastKeyPt while a piece is still too wide.
 void fitRunNames(QCustomPlot& plot) {
     struct Name {
         QCPItemText* item;
@@ -1018,11 +999,7 @@ LegendCount resetLegend(QCustomPlot& plot, QCPLegend& legend, QCPAxisRect& rect)
 // The first corner of the axis rect where the legend covers no data, within a third of the
 // figure's height; false when there is none.
 bool placeInCorner(QCustomPlot& plot, QCPLegend& legend, QCPAxisRect& rect) {
-    int index = 0;
-    while (index < rect.insetLayout()->elementCount() &&
-           rect.insetLayout()->elementAt(index) != &legend) {
-        ++index;
-    }
+    const auto index = int(rect.insetLayout()->elements(false).indexOf(&legend));
     for (const Qt::Alignment corner :
          {Qt::AlignTop | Qt::AlignRight, Qt::AlignTop | Qt::AlignLeft,
           Qt::AlignBottom | Qt::AlignRight, Qt::AlignBottom | Qt::AlignLeft}) {
@@ -1152,6 +1129,9 @@ QCPBars* addBars(QCPAxis* keys, QCPAxis* values, const QString& name, const QCol
 }
 
 void addFlaggedLegendEntry(QCustomPlot& plot) {
+    if (!plot.findChild<QCPItemText*>("flagged")) {
+        return; // no marker to explain
+    }
     QCPGraph* g = plot.addGraph();
     g->setName("\u00d7 incomplete / failed: no data");
     g->setLineStyle(QCPGraph::lsNone);

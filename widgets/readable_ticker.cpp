@@ -63,21 +63,6 @@ QVector<double> logTicksOf(const std::vector<double>& mantissas, int everyDecade
     return out;
 }
 
-// From the most ticks down, the first linear step whose labels clear each other. `linear`
-// gives the step and the ticks QCustomPlot's linear ticker makes for a count; `gapPx` the least
-// distance between neighbouring ticks of a tick vector.
-template <typename Linear, typename GapPx>
-QVector<double> readableLinearTicks(const QCPAxis* axis, double& step, Linear linear, GapPx gapPx) {
-    QVector<double> ticks;
-    for (int count = kMostLinearTicks; count >= 1; --count) {
-        ticks = linear(count, step);
-        if (gapPx(ticks, step) >= labelPitchPx(axis, ticks)) {
-            break;
-        }
-    }
-    return ticks;
-}
-
 // Where the x axis's first label (centred on its tick) starts, in pixels, as last laid out: a
 // narrow panel puts a base-2 cap axis's "0.25" half out to the left of its axis rect.
 double firstXLabelLeftPx(const QCPAxis* x) {
@@ -110,6 +95,22 @@ bool reachesIntoACorner(const QCPAxis* axis, double px, double heightPx) {
 }
 
 } // namespace
+
+template <typename Base>
+template <typename GapPx>
+QVector<double> AxisTicker<Base>::readableLinearTicks(const QCPRange& range, double& step,
+                                                      GapPx gapPx) {
+    QVector<double> ticks;
+    for (int count = kMostLinearTicks; count >= 1; --count) {
+        this->setTickCount(count);
+        step = QCPAxisTicker::getTickStep(range);
+        ticks = QCPAxisTicker::createTickVector(step, range);
+        if (gapPx(ticks, step) >= labelPitchPx(axis_, ticks)) {
+            break;
+        }
+    }
+    return ticks;
+}
 
 QString readableTickLabel(double value, const QLocale& locale, int precision) {
     const int digits = std::clamp(precision, 1, 15);
@@ -146,10 +147,15 @@ void dropTouchingLabels(const QCPAxis* axis, const QVector<double>& ticks,
     const auto extent = [&](const QString& text) {
         return vertical ? fm.height() : fm.horizontalAdvance(text) + fm.horizontalAdvance(' ');
     };
+    const qsizetype count = std::min(ticks.size(), labels.size());
+    const auto drawn = [&](qsizetype i) {
+        return !labels[i].isEmpty() && axis->range().contains(ticks[i]);
+    };
     qsizetype kept = -1;
-    for (qsizetype i = 0; i < ticks.size() && i < labels.size(); ++i) {
-        if (!axis->range().contains(ticks[i]) || labels[i].isEmpty()) {
-            continue; // not drawn
+    qsizetype shown = 0; // labels kept
+    for (qsizetype i = 0; i < count; ++i) {
+        if (!drawn(i)) {
+            continue;
         }
         // Centred on their ticks: they clear when the ticks are half of each one's extent apart.
         if (kept >= 0 && std::abs(axis->coordToPixel(ticks[i]) - axis->coordToPixel(ticks[kept])) <
@@ -157,20 +163,13 @@ void dropTouchingLabels(const QCPAxis* axis, const QVector<double>& ticks,
             labels[i].clear();
         } else {
             kept = i;
+            ++shown;
         }
     }
     if (!vertical || axis->axisType() != QCPAxis::atLeft) {
         return;
     }
     // A label in a corner gives way, while two others stay to read the axis's scale by.
-    const auto drawn = [&](qsizetype i) {
-        return !labels[i].isEmpty() && axis->range().contains(ticks[i]);
-    };
-    const qsizetype count = std::min(ticks.size(), labels.size());
-    qsizetype shown = 0;
-    for (qsizetype i = 0; i < count; ++i) {
-        shown += drawn(i);
-    }
     for (qsizetype i = 0; i < count && shown > 2; ++i) {
         if (drawn(i) && reachesIntoACorner(axis, axis->coordToPixel(ticks[i]), fm.height())) {
             labels[i].clear();
@@ -186,9 +185,9 @@ QVector<double> ReadableLinearTicker::createTickVector(double tickStep, const QC
     if (lengthPx <= 0 || range.size() <= 0) {
         ticks = QCPAxisTicker::createTickVector(tickStep, range);
     } else {
-        ticks = readableLinearTicks(
-            axis_, step, linearTicks(range),
-            [&](const QVector<double>&, double s) { return s / range.size() * lengthPx; });
+        ticks = readableLinearTicks(range, step, [&](const QVector<double>&, double s) {
+            return s / range.size() * lengthPx;
+        });
     }
     subTicks_ = QCPAxisTicker::getSubTickCount(step);
     return ticks;
@@ -217,10 +216,9 @@ QVector<double> ReadableLogTicker::createTickVector(double tickStep, const QCPRa
     if (logTicksOf({1, 2, 3, 5}, 1, range).size() < 2) {
         // Zoomed in under a decade: linear steps, spaced by where they fall on the log axis.
         double step = tickStep;
-        return readableLinearTicks(axis_, step, linearTicks(range),
-                                   [&](const QVector<double>& ticks, double) {
-                                       return leastLogGapPx(ticks, pxPerDecade);
-                                   });
+        return readableLinearTicks(range, step, [&](const QVector<double>& ticks, double) {
+            return leastLogGapPx(ticks, pxPerDecade);
+        });
     }
     for (int every = 2;; ++every) {
         const QVector<double> ticks = logTicksOf({1}, every, range);

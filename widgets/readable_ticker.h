@@ -3,8 +3,6 @@
 
 #include <qcustomplot.h>
 
-#include <functional>
-
 namespace commprof::widgets {
 
 // Tickers that choose their ticks by the room the axis has: neighbouring labels are always at
@@ -38,21 +36,17 @@ protected:
     const QCPAxis* axis_;
 };
 
-// What both share: the axis they measure, QCustomPlot's own linear ticks for a tick count (its
-// step and ticks), which the readable choice starts from, the sub-ticks that choice leaves,
-// and readable labels.
+// What both share: the axis they measure, the readable choice among QCustomPlot's own linear
+// ticks, the sub-ticks that choice leaves, and readable labels.
 template <typename Base> class AxisTicker : public ClearLabels<Base> {
 public:
     using ClearLabels<Base>::ClearLabels;
 
 protected:
-    std::function<QVector<double>(int, double&)> linearTicks(const QCPRange& range) {
-        return [this, range](int count, double& step) {
-            this->setTickCount(count);
-            step = QCPAxisTicker::getTickStep(range);
-            return QCPAxisTicker::createTickVector(step, range);
-        };
-    }
+    // From the most ticks down, the first linear step (into `step`) whose labels clear each
+    // other; `gapPx` gives the least distance between neighbouring ticks of a tick vector.
+    template <typename GapPx>
+    QVector<double> readableLinearTicks(const QCPRange& range, double& step, GapPx gapPx);
     int getSubTickCount(double /*tickStep*/) override { return subTicks_; }
     QString getTickLabel(double tick, const QLocale& locale, QChar /*formatChar*/,
                          int precision) override {

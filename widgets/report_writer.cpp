@@ -49,21 +49,6 @@ void writeText(const QString& path, const QString& text, QStringList& written) {
     written << path;
 }
 
-double ExportOptions::heightIn() const {
-    return widthIn * kAspect;
-}
-
-QStringList ExportOptions::formats() const {
-    QStringList out;
-    for (const auto& [on, format] :
-         {std::pair{pdf, "pdf"}, std::pair{svg, "svg"}, std::pair{png, "png"}}) {
-        if (on) {
-            out << format;
-        }
-    }
-    return out;
-}
-
 QStringList writeTables(store::Database& db, const report::ReportData& data,
                         const QString& outDir) {
     makeDir(outDir);
@@ -95,7 +80,7 @@ QSize layOutDrawn(QCustomPlot& plot, const DrawFigure& draw, const ExportOptions
     // layout computed for it is the layout drawn.
     const int unitsPerInch = plot.logicalDpiX();
     const int w = int(std::lround(options.widthIn * unitsPerInch));
-    const int base = int(std::lround(options.heightIn() * unitsPerInch));
+    const int base = int(std::lround(options.widthIn * kAspect * unitsPerInch));
     int h = base;
     setFigureSize(plot, {w, h});
     // Cell labels may take up to this much across their axis, whatever the page grows to.
@@ -106,16 +91,14 @@ QSize layOutDrawn(QCustomPlot& plot, const DrawFigure& draw, const ExportOptions
     draw(plot, FigureStyle{.fontPt = options.fontPt, .titleDeltaPt = 0.0});
     placeLegend(plot);
     // What sits below the axes (a legend no corner had room for, a note) gets room of its own,
-    // and so do long tick labels: the page grows until the data keep at least
-    // kPlotShare of it.
+    // and so do long tick labels: the page grows until the data keep at least kPlotShare of it.
     if (const int below = heightBelowAxes(plot); below > 0) {
         h += below;
         setFigureSize(plot, {w, h});
         plot.replot(QCustomPlot::rpImmediateRefresh);
     }
     // Rows of panels keep their least heights where the page is shorter than the layout's, and
-    // the legend under them is cut at the page's foot (five models' two rows of panels in a
-    // column, "median; whiskers" half off the page): the page grows by what the legend lacks.
+    // the legend under them is cut at the page's foot: the page grows by what the legend lacks.
     for (int pass = 0; pass < 8; ++pass) {
         const int squeezed = squeezedBelowAxes(plot);
         if (squeezed == 0) {

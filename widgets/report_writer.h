@@ -32,8 +32,6 @@ struct ExportOptions {
     double fontPt = 9.0;
     int dpi = 300; // PNG only
     bool tables = true;
-    double heightIn() const;
-    QStringList formats() const;
 };
 
 // Makes outDir, and writes `text` to `path` atomically, adding it to `written`: each throws

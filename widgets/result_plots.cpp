@@ -30,8 +30,7 @@ constexpr std::size_t kUprightBars = 6;
 constexpr double kRunNamesHeadroom = 0.15; // of a bar figure's value range
 constexpr double kBoxBelowRunPx = 2.0;     // the selection's box starts below a run's name
 // One panel reads this many series, or names this many bars; past it, where several models are
-// drawn, each model gets a panel of its own (facets.h). The audit's study drew 45 series in one
-// panel, the model only a shade of the hook's colour, and named its 90 bars one in eight.
+// drawn, each model gets a panel of its own (facets.h).
 constexpr std::size_t kSeriesPerPanel = 12;
 constexpr std::size_t kBarsPerPanel = 24;
 constexpr int kBarPanelAxisPx = 50; // a bar panel's y axis: its ticks and its title
@@ -39,17 +38,12 @@ constexpr int kBarLabelGapPx = 4;   // between neighbouring labels, as categoryT
 // Rows of a series figure's panels at most (a model each): more models take more columns.
 constexpr int kMostPanelRows = 3;
 // Models a bar figure draws a panel each for, at most; past it one panel holds every model's
-// bars. At 1366x768 four models' bar panels in the Results page's third (about 340 px) stood in
-// three columns of about 110 px: each named one of its four bars, and the columns' axis titles
-// ran into each other; five in two columns of three rows left the bars under half of the figure,
-// or each run's name cut ("allre\u2026"). A bar panel needs the width of its labels, which a
-// world-size panel's few ticks do not.
+// bars: a bar panel needs the width of its labels, which a world-size panel's few ticks do not.
 constexpr qsizetype kMostBarPanels = 3;
 constexpr int kWorldSizePanelPx = 100; // a world-size panel's least width
 
 // What an aggregating figure drew, kept on the plot when it is drawn (keepMarks): a click, a
-// hover and a selection find their cell here, where they grouped and sorted every cell again
-// on each mouse move.
+// hover and a selection find their cell here, not by grouping every cell on each mouse move.
 struct DrawnMark {
     QString panel;        // the facet's name (facets.h); empty in a figure of one panel
     double key = 0;       // the world size, or the bar's category (1, 2, ... in its panel)
@@ -112,13 +106,6 @@ std::optional<double> overheadPercent(const store::CellRow& c) {
     return std::nullopt;
 }
 
-// The cells of `cells` grouped by all but their repeat, or one group per cell when the figure
-// draws each repeat.
-std::vector<report::RepeatGroup> groupsOf(const std::vector<const store::CellRow*>& cells,
-                                          bool each) {
-    return each ? report::singleCellGroups(cells) : report::repeatGroups(cells);
-}
-
 // The overhead figure's marks: per group of repeats, its median at its world size, and the cell
 // a click there picks (the repeat nearest the median).
 struct OverheadMark {
@@ -137,7 +124,7 @@ OverheadMarks overheadMarks(const report::ReportData& data, bool each) {
             out.drawn.push_back(&c);
         }
     }
-    out.groups = groupsOf(out.drawn, each);
+    out.groups = each ? report::singleCellGroups(out.drawn) : report::repeatGroups(out.drawn);
     for (const report::RepeatGroup& g : out.groups) {
         if (const auto s = report::spreadOf(g, overheadPercent)) {
             out.marks.push_back({&g, *s});
@@ -187,9 +174,7 @@ QStringList barAxes(const std::vector<report::RepeatGroup>& groups, const QStrin
 
 // Many bars that differ in two axes or more run in groups of the first varying axis (the hook,
 // which colours the other figures), named once above each run (categoryRuns): each bar's label
-// keeps the other values only. A study's labels held every value ("fp16_compress 0.25
-// transformer2m") and were cut in the middle at a column's width; without the run's value
-// they are read whole. Empty for few bars, which are labelled in full, upright.
+// keeps the other values only, short enough to read whole. Empty for few bars (upright, in full).
 QString runAxis(const std::vector<report::RepeatGroup>& groups, const QStringList& leftOut) {
     if (groups.size() <= kUprightBars) {
         return {};
@@ -306,7 +291,9 @@ std::vector<const store::CellRow*> axisCells(const report::ReportData& data) {
 }
 
 std::vector<report::RepeatGroup> axisGroups(const report::ReportData& data, bool each) {
-    std::vector<report::RepeatGroup> groups = groupsOf(axisCells(data), each);
+    const std::vector<const store::CellRow*> cells = axisCells(data);
+    std::vector<report::RepeatGroup> groups =
+        each ? report::singleCellGroups(cells) : report::repeatGroups(cells);
     // By the varying axes' values in their order: the bars of a run (runAxis, the first axis)
     // side by side, and within it by the next axis.
     const QStringList axes = barAxes(groups, leftOutOf(each));
@@ -326,23 +313,19 @@ std::vector<report::RepeatGroup> axisGroups(const report::ReportData& data, bool
 namespace {
 
 // A group's flagged repeats: one marker at its place (the first flagged repeat's, counting the
-// others) in its panel, never a value. Returns whether there was one.
-bool flagGroup(QCustomPlot& plot, double x, const report::RepeatGroup& g, QCPAxisRect* panel) {
+// others) in its panel, never a value.
+void flagGroup(QCustomPlot& plot, double x, const report::RepeatGroup& g, QCPAxisRect* panel) {
     std::vector<const store::CellRow*> flagged;
-    for (const store::CellRow* c : g.cells) {
-        if (flaggedCell(*c)) {
-            flagged.push_back(c);
-        }
+    std::ranges::copy_if(g.cells, std::back_inserter(flagged),
+                         [](const store::CellRow* c) { return flaggedCell(*c); });
+    if (!flagged.empty()) {
+        addFlaggedMarker(
+            plot, x, flagged.front()->id,
+            flagged.size() == 1
+                ? flagged.front()->status
+                : QString("%1 \u00d7%2").arg(flagged.front()->status).arg(flagged.size()),
+            panel);
     }
-    if (flagged.empty()) {
-        return false;
-    }
-    addFlaggedMarker(plot, x, flagged.front()->id,
-                     flagged.size() == 1
-                         ? flagged.front()->status
-                         : QString("%1 \u00d7%2").arg(flagged.front()->status).arg(flagged.size()),
-                     panel);
-    return true;
 }
 
 // The repeat a click on a group's bar picks: the one with the median step.
@@ -353,9 +336,7 @@ const store::CellRow* representative(const report::RepeatGroup& g) {
 
 // A bar figure's panel: its axes, its bars (a group of repeats each) and their places, in the
 // order of their places, and a group per label. A study's bars of one setting at each world
-// size stand side by side over one label, the larger world size the darker: the audit's 30
-// bars a model took a line of text each along the axis, which neither a third of a screen nor a
-// column's width holds; 15 labels of the caps alone it does.
+// size stand side by side over one label, the larger world size the darker: fewer labels to fit.
 struct BarPanel {
     QString name; // empty in a figure of one panel
     QCPAxisRect* rect = nullptr;
@@ -371,7 +352,6 @@ struct BarPanel {
 
 constexpr double kPairedSpan = 0.84; // of a label's width, for its bars side by side
 
-// Places the panel's bars, one per label.
 void placeBars(BarPanel& panel, bool each) {
     panel.leftOut = leftOutOf(each);
     panel.labels = panel.groups;
@@ -499,8 +479,7 @@ std::vector<BarPanel> barPanels(QCustomPlot& plot, const report::ReportData& dat
         QFontMetricsF(style.font(kLeastLabelPt - style.fontPt)).height() + kBarLabelGapPx;
     // Panels whose bars stand at the same places for the same settings (a study's models each
     // run every hook and cap) share their labels, under each column's lowest panel: labels
-    // under every panel left the bars under half of the figure at 1366x768, and a column's
-    // export past 4.5 in.
+    // under every panel would take the bars' room.
     const auto places = [](const BarPanel& p) {
         QStringList out;
         for (std::size_t i = 0; i < p.groups.size(); ++i) {
@@ -548,9 +527,7 @@ QColor shaded(const QColor& colour, int shade, int shades) {
 }
 
 // Which bar of a label is which world size, where they stand side by side: said in the axis
-// title ("bucket_cap_mb (pale: 1 rank)"), whose line the figure has anyway; as a legend entry it
-// took a row that put a column's export past 4.5 in and the bars under half of their figure at
-// 1366x768.
+// title ("bucket_cap_mb (pale: 1 rank)"), whose line the figure has anyway, not in a legend row.
 QString sideBySideNote(const QVector<int>& sizes) {
     if (sizes.size() < 2) {
         return {};
@@ -563,36 +540,30 @@ QString sideBySideNote(const QVector<int>& sizes) {
 // Each group's flagged marker, the legend's entry for them where there is one, and what the
 // figure says when it draws nothing.
 void flagGroups(QCustomPlot& plot, const std::vector<BarPanel>& panels, const FigureStyle& style) {
-    bool anyFlagged = false;
     for (const BarPanel& panel : panels) {
         for (std::size_t i = 0; i < panel.groups.size(); ++i) {
-            anyFlagged |= flagGroup(plot, panel.keys[i], panel.groups[i], panel.rect);
+            flagGroup(plot, panel.keys[i], panel.groups[i], panel.rect);
         }
     }
-    if (anyFlagged) {
-        addFlaggedLegendEntry(plot);
-    }
+    addFlaggedLegendEntry(plot);
     sayWhenEmpty(plot, kNoTracedCell, style);
 }
 
-// A study's series are too many for one panel (the audit's 45 read as one tangle, the model a
-// shade of the hook's colour): a panel per model then, the hook the colour and the cap the marker
-// in each, on one scale, so that the models compare at a glance. Empty for one panel; otherwise
-// the model leaves `varying` and the axes take titles short enough for a panel.
+// A study's series are too many for one panel: a panel per model then, the hook the colour and
+// the cap the marker in each, on one scale, so that the models compare at a glance. Empty for one
+// panel; otherwise the model leaves `varying` and the axes take titles short enough for a panel.
 QStringList overheadPanels(QCustomPlot& plot, const OverheadMarks& marks, QStringList& varying) {
     QSet<QString> allSeries;
     const report::SeriesStyles allStyles = report::seriesStyles(marks.drawn, varying);
     for (const OverheadMark& m : marks.marks) {
         allSeries.insert(allStyles.seriesKey(m.group->first()));
     }
-    // However many models: four models' 16 series in one panel read as one tangle, the model a
-    // shade of the hook's colour; a world-size panel is narrow (kWorldSizePanelPx).
+    // However many models: a world-size panel is narrow (kWorldSizePanelPx).
     const QStringList panels = modelPanels(marks.drawn, std::size_t(allSeries.size()),
                                            kSeriesPerPanel, std::numeric_limits<qsizetype>::max());
     if (!panels.isEmpty()) {
         varying.removeAll("model");
-        // Under the third of three panels in a third of the screen "world size (ranks)" was cut;
-        // the title says of what.
+        // Short enough for a narrow panel; the title says of what.
         plot.yAxis->setLabel("% of step");
         plot.xAxis->setLabel("ranks");
     }
@@ -628,9 +599,7 @@ void drawOverheadVsWorldSize(QCustomPlot& plot, const report::ReportData& data,
     const OverheadMarks marks = overheadMarks(data, style.eachRepeat);
     QStringList varying = report::varyingAxes(marks.drawn, {"world_size", "repeat"});
     const QStringList panels = overheadPanels(plot, marks, varying);
-    // A world-size axis has a few ticks: panels narrower than the cap study's, three abreast in a
-    // third of the Results page at 1366x768 (five models stacked in one column left the data a
-    // third of the figure).
+    // A world-size axis has a few ticks: panels narrower than the cap study's, in few rows.
     const std::vector<QCPAxisRect*> rects =
         makeFacets(plot, panels, style, {.leastPx = kWorldSizePanelPx, .mostRows = kMostPanelRows});
     const auto panelOf = [&](const store::CellRow& c) {
@@ -693,16 +662,12 @@ void drawOverheadVsWorldSize(QCustomPlot& plot, const report::ReportData& data,
     }
     addSpreadLegendEntry(plot, mostRepeats);
     worldSizeAxes(rects, worldSizes(data), values);
-    bool anyFlagged = false;
     for (const auto& c : data.cells) {
         if (flaggedCell(c) && !c.isSweep()) {
             addFlaggedMarker(plot, c.worldSize, c.id, c.status, rectOf(c));
-            anyFlagged = true;
         }
     }
-    if (anyFlagged) {
-        addFlaggedLegendEntry(plot);
-    }
+    addFlaggedLegendEntry(plot);
     sayWhenEmpty(plot, kNoTracedCell, style);
 }
 
@@ -722,8 +687,7 @@ void drawBucketTimeVsBytes(QCustomPlot& plot, const report::ReportData& data,
     }
     const bool logX = spansDecades(xs);
     for (auto it = data.bucketPools.begin(); it != data.bucketPools.end(); ++it) {
-        // A colour per hook where the pools differ in it (each hook is fitted apart), else the
-        // layer's.
+        // A colour per hook where the pools differ in it (each is fitted apart), else the layer's.
         const QColor colour = hooks.size() > 1 ? hookColour(it->hook) : layerColour(it->layer);
         QMap<int, QCPGraph*> points;
         double minBytes = 0, maxBytes = 0;
@@ -783,9 +747,7 @@ void drawStackedBreakdown(QCustomPlot& plot, const report::ReportData& data,
     QVector<int> sizes;
     const std::vector<BarPanel> panels = barPanels(plot, data, style, sizes);
     if (panels.size() > 1) {
-        // A panel is too short for more (at 1366x768 "ms per step" ran into the next panel's);
-        // the title says of what.
-        setFacetYLabel(plot, "ms");
+        setFacetYLabel(plot, "ms"); // a panel is too short for more; the title says of what
     }
     const int shades = std::max(1, int(sizes.size()));
     // A bar per group of repeats: each kind's median over the complete repeats, stacked, and a
@@ -867,8 +829,7 @@ void drawStackedBreakdown(QCustomPlot& plot, const report::ReportData& data,
                 addSpreadPoint(whiskers, tops[i], lows[i], highs[i]);
             }
         }
-        // The title says "median"; a legend entry for the whiskers would cost the bars their
-        // room.
+        // No legend entry for the whiskers (the title says "median"): it would cost the bars room.
         categoryAxis(panel.keyAxis(), panel.labels, panel.leftOut, sideBySideNote(sizes));
         fitAxis(panel.valueAxis(), tops + highs, true, false); // stacked bars: linear from zero
         roomForRuns(panel.valueAxis(), panel.labels, panel.leftOut);
@@ -887,9 +848,8 @@ QCPBars* notJudgedBars(QCPAxis* keys, QCPAxis* values, double width) {
 }
 
 // The agreement figure's legend, in entries without data: each layer of any world size once, in
-// its colour (a layer's bars are a shade per world size, and the largest world size's named the
-// layers where a layer that ran only at smaller ones went unnamed), the outline of a ratio not
-// judged, and the tolerance lines (items, which a legend cannot list).
+// its colour (its bars are a shade per world size), the outline of a ratio not judged, and the
+// tolerance lines (items, which a legend cannot list).
 void agreementLegend(QCustomPlot& plot, const QStringList& layers, bool notJudged,
                      const QPen& tolerance) {
     for (const QString& layer : layers) {
@@ -999,9 +959,8 @@ QCPLayer* selectionLayer(QCustomPlot& plot) {
 }
 
 // A bar figure's mark: a dashed box over the bar of the cell's group, in the bar's panel, the
-// height of the axes below the name of the bar's run where bars run in groups (a box from the
-// top crossed the name: "allreduce" read through its dashes), and a box the last selection
-// left, where there is one.
+// height of the axes below the name of the bar's run where bars run in groups (not across it),
+// and a box the last selection left, where there is one.
 void boxGroupOf(QCustomPlot& plot, const QString& cellId, std::vector<QCPItemRect*>& freeBoxes) {
     if (plot.findChild<QCPItemText*>("empty")) {
         return; // a figure that says it has nothing to draw has no bar to mark

@@ -116,12 +116,6 @@ void sizeAxis(QCPAxis* axis, double lo, double hi) {
     axis->setRange(lo / 1.5, hi * 1.5);
 }
 
-bool hasBusBandwidth(const analysis::SweepSeries& s) {
-    return std::all_of(s.points.begin(), s.points.end(), [](const analysis::SweepPoint& p) {
-        return p.busbwGBps && *p.busbwGBps > 0;
-    });
-}
-
 QString shapeName(const store::CellRow& c) {
     return QString("%1 ws%2").arg(c.layer).arg(c.worldSize);
 }
@@ -160,7 +154,9 @@ QString leftOutBecause(const store::CellRow& c, const analysis::SweepSeries& s) 
     if (c.worldSize == 1) {
         return "not drawn, one rank moves no data";
     }
-    if (!hasBusBandwidth(s)) {
+    if (!std::ranges::all_of(s.points, [](const analysis::SweepPoint& p) {
+            return p.busbwGBps && *p.busbwGBps > 0;
+        })) {
         return "not drawn, no busbw for the kind";
     }
     return {};
@@ -337,9 +333,7 @@ void drawSweepBandwidth(QCustomPlot& plot, const report::ReportData& data,
         addFlaggedMarker(plot, x, flagged[i]->id,
                          shapeName(*flagged[i]) + " sweep " + flagged[i]->status);
     }
-    if (!flagged.empty()) {
-        addFlaggedLegendEntry(plot);
-    }
+    addFlaggedLegendEntry(plot);
     sayWhenEmpty(plot,
                  anySweep ? "No complete sweep series to draw"
                           : "No sweep cells in these results:\nadd a kind: sweep entry "

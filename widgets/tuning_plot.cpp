@@ -32,8 +32,7 @@ const analysis::CapGroup* firstDrawn(const std::vector<analysis::CapGroup>& grou
 }
 
 // Whether the drawn groups differ in layer or world size. The groups not predicted (world size
-// 1's) draw nothing, so they name no panel: counting them put "gloo_cpu ws2" in every panel's
-// title, which a column's half width cut ("transformer2m · gloo_…").
+// 1's) draw nothing, so they name no panel and count for nothing here.
 bool placementsVary(const std::vector<analysis::CapGroup>& groups) {
     const analysis::CapGroup* first = firstDrawn(groups);
     return first && std::any_of(groups.begin(), groups.end(), [&](const analysis::CapGroup& g) {
@@ -175,15 +174,14 @@ QString unpredictedNote(const std::vector<analysis::CapGroup>& groups) {
     QStringList notes;
     for (auto it = byReason.begin(); it != byReason.end(); ++it) {
         if (it.value().size() > 1 && sizes[it.key()].size() == 1) {
-            // Groups that share their world size (one rank's, say) are counted, not named: at a
-            // column's width their names took five lines.
+            // Groups that share their world size (one rank's, say) are counted, not named.
             const int ws = *sizes[it.key()].begin();
             QString why = it.key();
             if (const QString prefix = QString("world size %1: ").arg(ws); why.startsWith(prefix)) {
                 why = why.mid(prefix.size());
             }
-            // One rank's groups need no reason spelled out (the cap advice and recommend.csv
-            // give it): its three lines pushed a column's figure past 4.5 in.
+            // One rank's groups need no reason spelled out: the cap advice and recommend.csv
+            // give it.
             notes << (ws == 1 ? QString("not predicted: the %1 groups at world size 1, where no "
                                         "rank sends")
                                     .arg(it.value().size())
@@ -224,8 +222,7 @@ void drawTuning(QCustomPlot& plot, const report::ReportData& data, const FigureS
     const std::vector<analysis::CapGroup> none;
     const std::vector<analysis::CapGroup>& groups = data.tuning ? data.tuning->groups : none;
     QString title = "Step time vs bucket cap";
-    // The drawn groups' shared placement, in the panels' short form: the long one ("(gloo_cpu,
-    // world size 2)") was cut at a column's width.
+    // The drawn groups' shared placement, in the panels' short form a column's width holds.
     if (const analysis::CapGroup* first = firstDrawn(groups); first && !placementsVary(groups)) {
         title += QString(" (%1 ws%2)").arg(first->layer).arg(first->worldSize);
     }

@@ -44,13 +44,14 @@ void drawWhatIf(QCustomPlot& plot, const WhatIfFigure& f, const FigureStyle& sty
     struct Row {
         double key;
         const analysis::StepParts* parts;
+        const char* label;
     };
     std::vector<Row> rows;
     if (f.recorded) {
-        rows.push_back({kRecordedRow, &*f.recorded});
+        rows.push_back({kRecordedRow, &*f.recorded, "recorded"});
     }
-    rows.push_back({kReplayedRow, &f.replayed});
-    rows.push_back({kPredictedRow, &f.predicted});
+    rows.push_back({kReplayedRow, &f.replayed, "replayed"});
+    rows.push_back({kPredictedRow, &f.predicted, "what if"});
     // Horizontal bars: the key axis is the left one.
     using Parts = analysis::StepParts;
     auto bars = [&](const QString& name, const QColor& colour, double Parts::*value) {
@@ -94,11 +95,9 @@ void drawWhatIf(QCustomPlot& plot, const WhatIfFigure& f, const FigureStyle& sty
     plot.legend->removeItem(plot.legend->itemWithPlottable(ends));
 
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-    if (f.recorded) {
-        ticker->addTick(kRecordedRow, "recorded");
+    for (const Row& r : rows) {
+        ticker->addTick(r.key, r.label);
     }
-    ticker->addTick(kReplayedRow, "replayed");
-    ticker->addTick(kPredictedRow, "what if");
     plot.yAxis->setTicker(ticker);
     plot.yAxis->setRange(0.4, kRecordedRow + 0.6);
     plot.yAxis->grid()->setVisible(false);
