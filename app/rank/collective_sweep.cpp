@@ -4,8 +4,8 @@
 #include "bucket_timer.h"
 #include "c10d_compat.h"
 #include "field_writer.h"
-#include "process_group.h"
 #include "rank_result.h"
+#include "rendezvous.h"
 #include "spec/mapped.h"
 #include "spec/rank_contract.h"
 

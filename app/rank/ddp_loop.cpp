@@ -9,7 +9,6 @@
 #include "hooks/hook_factory.h"
 #include "json_writer.h"
 #include "models.h"
-#include "process_group.h"
 #include "rendezvous.h"
 #include "spec/layers.h"
 #include "spec/rank_contract.h"
