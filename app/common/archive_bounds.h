@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A TorchScript file is a zip archive, and torch::jit::load allocates each record at the size
-// the archive declares for it before inflating it: a 1 MB archive that declares a 1 GB record
-// took the rank to 1.18 GB before it refused. The declared sizes are read from the archive's
-// central directory first, without torch, so such a file is refused at the cost of reading it.
-// Plain C++17: commprof-rank checks a module here before loading it, and `commprof model
-// describe` before its Python loads one.
+// the archive declares for it before inflating it, so the declared sizes are read from the
+// central directory first, without torch. Plain C++17: commprof-rank checks a module here
+// before loading it, and `commprof model describe` before its Python loads one.
 
 #include <cstdint>
 #include <string>

@@ -3,31 +3,22 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <iterator>
 #include <sstream>
 
 namespace commprof::options {
 namespace {
 
 std::vector<std::string> words(const std::string& s) {
-    std::vector<std::string> out;
     std::istringstream in(s);
-    for (std::string w; in >> w;) {
-        out.push_back(w);
-    }
-    return out;
+    return {std::istream_iterator<std::string>(in), std::istream_iterator<std::string>()};
 }
 
 std::vector<std::string> paragraphs(const std::string& text) {
     std::vector<std::string> out;
-    std::size_t start = 0;
-    while (start < text.size()) {
-        const std::size_t end = text.find("\n\n", start);
-        out.push_back(
-            text.substr(start, end == std::string::npos ? std::string::npos : end - start));
-        if (end == std::string::npos) {
-            break;
-        }
-        start = end + 2;
+    for (std::size_t start = 0, end = 0; start < text.size(); start = end + 2) {
+        end = std::min(text.find("\n\n", start), text.size());
+        out.push_back(text.substr(start, end - start));
     }
     return out;
 }
@@ -180,7 +171,6 @@ std::string bashValueCase(const std::vector<Option>& options) {
 
 std::vector<std::string> flagsOf(const std::vector<Option>& options) {
     std::vector<std::string> out;
-    out.reserve(options.size());
     for (const Option& o : options) {
         out.push_back(o.flag);
     }
@@ -214,8 +204,7 @@ std::string zshArguments(const std::vector<Option>& options, const std::string& 
                      : namesFolder(o)   ? "_files -/"
                                         : "_files");
         }
-        out += indent;
-        out += "    " + spec + "' \\\n";
+        out += indent + "    " + spec + "' \\\n";
     }
     out += indent + "    '*:file:_files'\n";
     return out;
@@ -255,6 +244,12 @@ OperandSpec operandSpec(const std::string& text) {
     return spec;
 }
 
+const Option* findOption(const std::vector<Option>& options, const std::string& flag) {
+    const auto it = std::find_if(options.begin(), options.end(),
+                                 [&](const Option& o) { return o.flag == flag; });
+    return it == options.end() ? nullptr : &*it;
+}
+
 } // namespace
 
 Option required(Option option) {
@@ -275,18 +270,9 @@ const Command* findCommand(const Program& program, const std::string& name) {
     return it == c.end() ? nullptr : &*it;
 }
 
-const Option* findOption(const std::vector<Option>& options, const std::string& flag) {
-    const auto it = std::find_if(options.begin(), options.end(),
-                                 [&](const Option& o) { return o.flag == flag; });
-    return it == options.end() ? nullptr : &*it;
-}
-
 std::string usageLine(const Program& program, const Command* command) {
-    std::string out = program.name;
+    std::string out = program.name + (command ? " " + command->name : "");
     const std::vector<Option>& opts = command ? command->options : program.options;
-    if (command) {
-        out += " " + command->name;
-    }
     const std::string& operands = command ? command->operands : program.operands;
     if (!operands.empty()) {
         out += " " + operands;
@@ -303,9 +289,8 @@ std::string usageLine(const Program& program, const Command* command) {
 }
 
 std::string commandHelp(const Program& program, const Command& command) {
-    std::string out = "usage: " + usageLine(program, &command) + "\n\n" + command.summary + "\n";
-    out += optionList(command.options);
-    return out;
+    return "usage: " + usageLine(program, &command) + "\n\n" + command.summary + "\n" +
+           optionList(command.options);
 }
 
 std::string helpText(const Program& program) {
@@ -329,8 +314,7 @@ std::string helpText(const Program& program) {
 std::string manPage(const Program& program, const std::string& version) {
     std::string out = ".TH " + upper(program.name) + " 1 \"\" \"" + program.name + " " + version +
                       "\" \"User Commands\"\n";
-    out += ".SH NAME\n" + roff(program.name) + " \\- " + roff(program.summary) + "\n";
-    out += ".SH SYNOPSIS\n";
+    out += ".SH NAME\n" + roff(program.name) + " \\- " + roff(program.summary) + "\n.SH SYNOPSIS\n";
     if (program.commands.empty()) {
         out += ".B " + roff(program.name) + "\n" +
                roff(usageLine(program, nullptr).substr(program.name.size() + 1)) + "\n";
@@ -360,10 +344,9 @@ std::string manPage(const Program& program, const std::string& version) {
 
 std::string bashCompletion(const Program& program) {
     const std::string fn = bashFunctionName(program);
-    std::string out = "# bash completion for " + program.name + ", generated from its options\n";
-    out +=
-        fn +
-        "() {\n    local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\"\n";
+    std::string out = "# bash completion for " + program.name + ", generated from its options\n" +
+                      fn + "() {\n    local cur=\"${COMP_WORDS[COMP_CWORD]}\" " +
+                      "prev=\"${COMP_WORDS[COMP_CWORD-1]}\"\n";
     if (program.commands.empty()) {
         out += "    case \"$prev\" in\n" + bashValueCase(program.options) + "    esac\n";
         out += "    if [[ \"$cur\" == -* ]]; then\n        COMPREPLY=($(compgen -W \"" +
@@ -371,9 +354,8 @@ std::string bashCompletion(const Program& program) {
                "        COMPREPLY=($(compgen -f -- \"$cur\"))\n    fi\n}\n";
     } else {
         std::vector<std::string> top = firstWords(program);
-        for (const std::string& f : flagsOf(program.options)) {
-            top.push_back(f);
-        }
+        const std::vector<std::string> flags = flagsOf(program.options);
+        top.insert(top.end(), flags.begin(), flags.end());
         out += "    if [[ $COMP_CWORD -eq 1 ]]; then\n        COMPREPLY=($(compgen -W \"" +
                join(top, " ") + "\" -- \"$cur\")); return\n    fi\n";
         out += "    local cmd=\"${COMP_WORDS[1]}\"\n    case \"$cmd\" in\n";

@@ -48,7 +48,6 @@ struct Program {
 };
 
 const Command* findCommand(const Program& program, const std::string& name);
-const Option* findOption(const std::vector<Option>& options, const std::string& flag);
 
 // "commprof plan MATRIX.yaml [--json] [--profile FILE]"
 std::string usageLine(const Program& program, const Command* command);

@@ -7,6 +7,7 @@
 
 #include <unistd.h>
 
+#include <optional>
 #include <stdexcept>
 
 namespace commprof::rank {
@@ -21,11 +22,6 @@ std::vector<uint8_t> vec(const std::string& s) {
     return std::vector<uint8_t>(s.begin(), s.end());
 }
 
-std::string keyList(const std::vector<std::string>& keys) {
-    return std::to_string(keys.size()) + " key(s), first '" +
-           (keys.empty() ? std::string() : keys.front()) + "'";
-}
-
 // OP, then each field with its length.
 std::string message(char op, std::initializer_list<std::string> fields) {
     std::string m(1, op);
@@ -35,10 +31,12 @@ std::string message(char op, std::initializer_list<std::string> fields) {
     return m;
 }
 
-std::string waitRequest(char op, std::chrono::milliseconds timeout,
-                        const std::vector<std::string>& keys) {
+std::string keysRequest(char op, const std::vector<std::string>& keys,
+                        std::optional<std::chrono::milliseconds> timeout = std::nullopt) {
     std::string m(1, op);
-    store::putU32(m, store::wireMs(timeout));
+    if (timeout) {
+        store::putU32(m, store::wireMs(*timeout));
+    }
     store::putU32(m, std::uint32_t(keys.size()));
     for (const auto& k : keys) {
         store::putField(m, k);
@@ -108,7 +106,7 @@ std::vector<uint8_t> BoundStore::compareSet(const std::string& key,
 }
 
 std::vector<uint8_t> BoundStore::get(const std::string& key) {
-    const std::string reply = request(waitRequest(store::Get, timeout_, {key}), timeout_);
+    const std::string reply = request(keysRequest(store::Get, {key}, timeout_), timeout_);
     if (reply[0] != store::Done) {
         throw std::runtime_error("rendezvous: timed out after " + std::to_string(timeout_.count()) +
                                  " ms waiting for key '" + key + "'");
@@ -125,12 +123,7 @@ bool BoundStore::deleteKey(const std::string& key) {
 }
 
 bool BoundStore::check(const std::vector<std::string>& keys) {
-    std::string m(1, store::Check);
-    store::putU32(m, std::uint32_t(keys.size()));
-    for (const auto& k : keys) {
-        store::putField(m, k);
-    }
-    return request(m).substr(1) == "1";
+    return request(keysRequest(store::Check, keys)).substr(1) == "1";
 }
 
 int64_t BoundStore::getNumKeys() {
@@ -143,9 +136,10 @@ void BoundStore::wait(const std::vector<std::string>& keys) {
 
 void BoundStore::wait(const std::vector<std::string>& keys,
                       const std::chrono::milliseconds& timeout) {
-    if (request(waitRequest(store::Wait, timeout, keys), timeout)[0] != store::Done) {
+    if (request(keysRequest(store::Wait, keys, timeout), timeout)[0] != store::Done) {
         throw std::runtime_error("rendezvous: timed out after " + std::to_string(timeout.count()) +
-                                 " ms waiting for " + keyList(keys));
+                                 " ms waiting for " + std::to_string(keys.size()) +
+                                 " key(s), first '" + (keys.empty() ? "" : keys.front()) + "'");
     }
 }
 

@@ -9,6 +9,29 @@
 #include <time.h>
 
 namespace commprof::rank {
+namespace {
+
+// Test only (--hook-delay-ms). The backend's own span ends after the callbacks its future runs
+// inline on the backend's thread, so sleeping there would delay both instruments alike. The
+// delay runs on a thread of its own instead: the backend is done, and the hook (and the
+// Reducer, which waits on the returned future) completes `delayMs` later.
+FuturePtr delayedCompletion(const FuturePtr& future, std::function<void()> record, double delayMs) {
+    auto result = c10::make_intrusive<c10::ivalue::Future>(future->elementType());
+    future->addCallback([result, record, delayMs](c10::ivalue::Future& done) {
+        if (done.hasError()) {
+            result->setError(done.exception_ptr());
+            return;
+        }
+        std::thread([result, record, delayMs, value = done.value()] {
+            std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(delayMs));
+            record();
+            result->markCompleted(value);
+        }).detach();
+    });
+    return result;
+}
+
+} // namespace
 
 std::int64_t monotonicNs() {
     timespec ts{};
@@ -79,33 +102,8 @@ c10::intrusive_ptr<c10::ivalue::Future> TimingCommHook::runHook(c10d::GradBucket
         future->elementType());
 }
 
-// Test only (--hook-delay-ms). The backend's own span ends after the callbacks its future runs
-// inline on the backend's thread, so sleeping there would delay both instruments alike. The
-// delay runs on a thread of its own instead: the backend is done, and the hook (and the
-// Reducer, which waits on the returned future) completes `delayMs` later.
-c10::intrusive_ptr<c10::ivalue::Future>
-TimingCommHook::delayedCompletion(const c10::intrusive_ptr<c10::ivalue::Future>& future,
-                                  std::function<void()> record, double delayMs) {
-    auto result = c10::make_intrusive<c10::ivalue::Future>(future->elementType());
-    future->addCallback([result, record, delayMs](c10::ivalue::Future& done) {
-        if (done.hasError()) {
-            result->setError(done.exception_ptr());
-            return;
-        }
-        std::thread([result, record, delayMs, value = done.value()] {
-            std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(delayMs));
-            record();
-            result->markCompleted(value);
-        }).detach();
-    });
-    return result;
-}
-
 at::Tensor TimingCommHook::parseHookResult(const c10::IValue& result) {
-    if (result.isTensor()) {
-        return result.toTensor();
-    }
-    return result.toTensorVector()[0];
+    return result.isTensor() ? result.toTensor() : result.toTensorVector()[0];
 }
 
 } // namespace commprof::rank

@@ -62,9 +62,6 @@ public:
     at::Tensor parseHookResult(const c10::IValue& result) override;
 
 private:
-    static c10::intrusive_ptr<c10::ivalue::Future>
-    delayedCompletion(const c10::intrusive_ptr<c10::ivalue::Future>& future,
-                      std::function<void()> record, double delayMs);
     std::unique_ptr<BucketAlgorithm> algorithm_;
     std::shared_ptr<BucketLog> log_;
     double completionDelayMs_ = 0;

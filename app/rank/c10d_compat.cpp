@@ -97,10 +97,7 @@ ProcessGroupPtr makeNcclGroup(const c10::intrusive_ptr<c10d::Store>& store, int 
     return nccl;
 #endif
 #else
-    (void)store;
-    (void)rank;
-    (void)world;
-    (void)timeout;
+    (void)store, (void)rank, (void)world, (void)timeout;
     throw std::runtime_error(
         "this libtorch was built without NCCL: --backend nccl is not available");
 #endif

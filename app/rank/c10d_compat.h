@@ -20,18 +20,16 @@
 
 namespace commprof::rank {
 
-constexpr bool kHasNccl =
 #ifdef USE_C10D_NCCL
-    true;
+constexpr bool kHasNccl = true;
 #else
-    false;
+constexpr bool kHasNccl = false;
 #endif
 
-constexpr bool kHasCudaBuild =
 #ifdef USE_CUDA
-    true;
+constexpr bool kHasCudaBuild = true;
 #else
-    false;
+constexpr bool kHasCudaBuild = false;
 #endif
 
 // Whatever the Reducer and our hook talk to.

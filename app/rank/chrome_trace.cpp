@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -35,11 +36,8 @@ CommMessage messageOf(const at::RecordFunction& fn) {
         return m;
     }
     m.collective = name + 5;
-    std::int64_t n = 0;
-    bool sized = false;
     const auto add = [&](const at::Tensor& t) {
-        n += t.numel();
-        sized = true;
+        m.nelems = std::max<std::int64_t>(m.nelems, 0) + t.numel();
         if (m.dtype.empty()) {
             m.dtype = c10::toString(t.scalar_type());
         }
@@ -52,9 +50,6 @@ CommMessage messageOf(const at::RecordFunction& fn) {
                 add(t);
             }
         }
-    }
-    if (sized) {
-        m.nelems = n;
     }
     return m;
 }
@@ -84,12 +79,12 @@ bool inPlace(const std::string& collective) {
     return collective == "all_reduce" || collective == "broadcast";
 }
 
-} // namespace
-
 long currentTid() {
     thread_local const long tid = long(syscall(SYS_gettid));
     return tid;
 }
+
+} // namespace
 
 ChromeTrace& ChromeTrace::instance() {
     static ChromeTrace trace;
@@ -123,11 +118,6 @@ void ChromeTrace::addClosedOp(std::string name, std::int64_t startNs, std::int64
     open_.fetch_sub(1, std::memory_order_acq_rel);
 }
 
-std::size_t ChromeTrace::size() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return spans_.size();
-}
-
 bool ChromeTrace::write(const std::string& path, int rank, int worldSize,
                         std::string& error) const {
     // An op that never closes (a collective that failed) must not hold the results back.
@@ -148,8 +138,7 @@ bool ChromeTrace::write(const std::string& path, int rank, int worldSize,
         std::to_string(rank) + ",\"clock\":\"CLOCK_MONOTONIC\"},\"traceEvents\":[\n";
     head += "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + std::to_string(pid) +
             ",\"args\":{\"name\":\"rank " + std::to_string(rank) + "\"}}";
-    gzwrite(out, head.data(), unsigned(head.size()));
-    std::string line;
+    gzputs(out, head.c_str());
     for (const Span& s : spans_) {
         JsonWriter j;
         j.beginObject();
@@ -179,11 +168,9 @@ bool ChromeTrace::write(const std::string& path, int rank, int worldSize,
             j.endObject();
         }
         j.endObject();
-        line = ",\n" + j.str();
-        gzwrite(out, line.data(), unsigned(line.size()));
+        gzputs(out, (",\n" + j.str()).c_str());
     }
-    const std::string tail = "\n]}\n";
-    gzwrite(out, tail.data(), unsigned(tail.size()));
+    gzputs(out, "\n]}\n");
     if (gzclose(out) != Z_OK || std::rename(tmp.c_str(), path.c_str()) != 0) {
         error = "cannot finish " + path;
         return false;

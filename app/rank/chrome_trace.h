@@ -41,7 +41,6 @@ public:
     // closed (for at most a second). Returns false with a message on error.
     // `worldSize` is every collective's "Group size".
     bool write(const std::string& path, int rank, int worldSize, std::string& error) const;
-    std::size_t size() const;
 
 private:
     struct Span {
@@ -58,7 +57,5 @@ private:
     mutable std::mutex mutex_;
     std::vector<Span> spans_;
 };
-
-long currentTid();
 
 } // namespace commprof::rank

@@ -4,8 +4,8 @@
 #include "bucket_timer.h"
 #include "c10d_compat.h"
 #include "field_writer.h"
-#include "process_group.h"
 #include "rank_result.h"
+#include "rendezvous.h"
 #include "spec/mapped.h"
 #include "spec/rank_contract.h"
 
@@ -21,7 +21,6 @@ std::int64_t elementsPerRank(const std::string& kind, std::int64_t bytes, int wo
     return kind == "all_gather" || kind == "reduce_scatter" ? total / world : total;
 }
 
-// Launches one collective of `kind` and waits for it.
 void runOnce(c10d::ProcessGroup& pg, const std::string& kind, std::vector<at::Tensor>& one,
              std::vector<std::vector<at::Tensor>>& many) {
     if (kind == "all_reduce") {

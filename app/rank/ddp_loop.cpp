@@ -9,7 +9,6 @@
 #include "hooks/hook_factory.h"
 #include "json_writer.h"
 #include "models.h"
-#include "process_group.h"
 #include "rendezvous.h"
 #include "spec/layers.h"
 #include "spec/rank_contract.h"
@@ -28,21 +27,6 @@ namespace {
 
 double msSince(std::int64_t startNs) {
     return double(monotonicNs() - startNs) / 1e6;
-}
-
-void emitBuckets(BucketLog& log, int rank) {
-    for (const auto& b : log.takeNew()) {
-        JsonWriter j;
-        j.beginObject();
-        j.field(spec::progress::kEvent, spec::progress::kBucket);
-        j.field(spec::progress::kRank, rank);
-        j.field(spec::progress::kIter, b.iteration);
-        j.field(spec::progress::kIndex, b.index);
-        j.field(spec::progress::kBytes, b.bytes);
-        j.field(spec::progress::kMs, double(b.endNs - b.startNs) / 1e6);
-        j.endObject();
-        emit(j.str());
-    }
 }
 
 std::unique_ptr<torch::optim::Optimizer> makeOptimizer(const std::string& name,
@@ -92,11 +76,6 @@ bool checksumsAgree(ProcessGroupPtr& pg, const std::vector<IterationTimes>& its,
     return true;
 }
 
-std::string interconnectFor(const RankOptions& o) {
-    const spec::Layer* layer = spec::layerOf(o.backend, o.device);
-    return layer ? std::string(spec::interconnectAt(*layer, o.worldSize)) : "unknown";
-}
-
 // Threads, then the device this rank trains on, refused up front when this libtorch or this
 // machine cannot give it.
 torch::Device chooseDevice(const RankOptions& o, RankResult& result) {
@@ -105,11 +84,11 @@ torch::Device chooseDevice(const RankOptions& o, RankResult& result) {
     }
     result.intraOpThreads = torch::get_num_threads();
     if (o.backend == "nccl" && !kHasNccl) {
-        throw RunFailure("this libtorch (" + std::string(TORCH_VERSION) +
-                         ") was built without NCCL: --backend nccl is not available here");
+        throw std::runtime_error("this libtorch (" + std::string(TORCH_VERSION) +
+                                 ") was built without NCCL: --backend nccl is not available here");
     }
     if (o.device == "cuda" && !torch::cuda::is_available()) {
-        throw RunFailure(
+        throw std::runtime_error(
             std::string("--device cuda: ") +
             (kHasCudaBuild ? "no CUDA device is visible" : "this libtorch was built without CUDA"));
     }
@@ -188,11 +167,11 @@ std::shared_ptr<c10d::Reducer> buildReducer(const RankOptions& o, const Trainee&
 }
 
 // DDP around the trainee: the Reducer with its comm hook and bucket log, DDP's logging, the
-// optimizer. Members are destroyed in reverse order, the hook before the Reducer it is on.
+// optimizer. Members are destroyed in reverse order, the Reducer last.
 struct Ddp {
     std::shared_ptr<c10d::Reducer> reducer;
     std::shared_ptr<BucketLog> log;
-    InstalledHook hook;
+    std::shared_ptr<const PowerSgdCounters> powersgd; // null for the other hooks
     DdpLoggingRecorder ddpLogging;
     GradDump gradDump;
     std::unique_ptr<torch::optim::Optimizer> optimizer;
@@ -258,7 +237,7 @@ IterationTimes trainStep(const RankOptions& o, int it, Trainee& t, Ddp& d,
     Fingerprinter& fp = Fingerprinter::instance();
     if (fp.captureSemantic()) {
         for (std::size_t i = 0; i < t.params.size(); ++i) {
-            fp.record("optim::param_after_step:" + t.names[i], {}, {t.params[i]});
+            fp.record("optim::param_after_step:" + t.names[i], {t.params[i]});
         }
     }
     times.stepMs = msSince(t0);
@@ -295,7 +274,18 @@ void emitIteration(const RankOptions& o, const IterationTimes& times, const torc
     j.field(spec::progress::kLoss, loss.item<double>());
     j.endObject();
     emit(j.str());
-    emitBuckets(log, o.rank);
+    for (const auto& b : log.takeNew()) {
+        JsonWriter bj;
+        bj.beginObject();
+        bj.field(spec::progress::kEvent, spec::progress::kBucket);
+        bj.field(spec::progress::kRank, o.rank);
+        bj.field(spec::progress::kIter, b.iteration);
+        bj.field(spec::progress::kIndex, b.index);
+        bj.field(spec::progress::kBytes, b.bytes);
+        bj.field(spec::progress::kMs, double(b.endNs - b.startNs) / 1e6);
+        bj.endObject();
+        emit(bj.str());
+    }
 }
 
 // The iterations, the trace switched on for the traced steps only.
@@ -332,10 +322,10 @@ void collectRun(const RankOptions& o, const Trainee& t, Ddp& d, RankResult& resu
     fp.setIteration(-1); // nothing after the loop is captured
     fp.close();
     result.ddpLogging = d.ddpLogging.finish();
-    if (d.hook.powersgd) {
-        result.powersgdNumelBefore = d.hook.powersgd->numelBefore.load();
-        result.powersgdNumelAfter = d.hook.powersgd->numelAfter.load();
-        result.powersgdCompressedBuckets = d.hook.powersgd->compressedBuckets.load();
+    if (d.powersgd) {
+        result.powersgdNumelBefore = d.powersgd->numelBefore.load();
+        result.powersgdNumelAfter = d.powersgd->numelAfter.load();
+        result.powersgdCompressedBuckets = d.powersgd->compressedBuckets.load();
     }
     if (o.dumpGrads) {
         d.gradDump.write(o.outDir + "/grads_rank" + std::to_string(o.rank) + ".pt");
@@ -372,7 +362,7 @@ void finishRun(const RankOptions& o, const Trainee& t, ProcessGroupPtr& pg,
         result.traceFile = spec::files::kTrace.of(o.rank);
         if (!ChromeTrace::instance().write(o.outDir + "/" + result.traceFile, o.rank, o.worldSize,
                                            error)) {
-            throw RunFailure(error);
+            throw std::runtime_error(error);
         }
     }
 }
@@ -383,7 +373,9 @@ RankResult runDdp(const RankOptions& o) {
     const std::int64_t wallStart = monotonicNs();
     RankResult result;
     result.options = o;
-    result.interconnect = interconnectFor(o);
+    const spec::Layer* layer = spec::layerOf(o.backend, o.device);
+    result.interconnect =
+        layer ? std::string(spec::interconnectAt(*layer, o.worldSize)) : "unknown";
     const torch::Device device = chooseDevice(o, result);
     RankGroup group = joinGroup(o); // the store lives as long as the group
     Trainee trainee = loadTrainee(o, device, group, result);

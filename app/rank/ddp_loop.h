@@ -6,10 +6,6 @@
 
 namespace commprof::rank {
 
-struct RunFailure : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
-
 // Prints progress as JSON lines on stdout; throws on any failure.
 RankResult runDdp(const RankOptions& options);
 

@@ -25,10 +25,6 @@ std::string hex(std::uint64_t v) {
     return buf;
 }
 
-std::string dtypeName(const at::Tensor& t) {
-    return std::string(c10::toString(t.scalar_type()));
-}
-
 // One word's contribution: a splitmix64-style mix of its value and its position. int64
 // arithmetic wraps modulo 2^64 and >> is an arithmetic shift, exactly as torch's int64 ops do,
 // so the CPU loop and the tensor-op path below give identical digests.
@@ -72,7 +68,11 @@ std::uint64_t digestWithTensorOps(const at::Tensor& t, std::int64_t nbytes) {
     return static_cast<std::uint64_t>(x.sum().item<std::int64_t>());
 }
 
-std::uint64_t digestPrepared(const at::Tensor& input, bool forceTensorOps) {
+// Order-independent, position-aware digest of a tensor's bytes, computed where the tensor
+// lives; only one 64-bit scalar per tensor (or per chunk) reaches the host. Integer sums wrap
+// modulo 2^64, which is associative and commutative: any reduction order gives the same value.
+// The self-test forces the tensor-op path on the CPU too.
+std::uint64_t digestBytes(const at::Tensor& input, bool forceTensorOps = false) {
     at::DisableRecordFunctionGuard noRecording; // the digest's own ops are not ops of the model
     at::NoGradGuard noGrad;
     if (!input.defined() || input.numel() == 0) {
@@ -83,12 +83,6 @@ std::uint64_t digestPrepared(const at::Tensor& input, bool forceTensorOps) {
     const std::uint64_t sum =
         (t.is_cpu() && !forceTensorOps) ? digestOnCpu(t, nbytes) : digestWithTensorOps(t, nbytes);
     return sum ^ static_cast<std::uint64_t>(nbytes);
-}
-
-} // namespace
-
-std::uint64_t digestBytes(const at::Tensor& input) {
-    return digestPrepared(input, false);
 }
 
 std::string digestHex(const at::Tensor& t, int chunkDim) {
@@ -102,6 +96,8 @@ std::string digestHex(const at::Tensor& t, int chunkDim) {
     return out;
 }
 
+} // namespace
+
 struct FingerprintCallbacks {
     static std::unique_ptr<at::ObserverContext> onStart(const at::RecordFunction& fn) {
         Fingerprinter& fp = Fingerprinter::instance();
@@ -114,16 +110,16 @@ struct FingerprintCallbacks {
                                                                   : nullptr;
         }
         auto ctx = std::make_unique<OpContext>();
+        std::vector<at::Tensor> inputs;
         for (const c10::IValue& v : fn.inputs()) {
             if (v.isTensor()) {
                 const at::Tensor& t = v.toTensor();
-                if (t.defined() && fp.inflight(t.storage().data())) {
-                    ctx->inflight = true;
-                }
-                ctx->inputs.push_back(t);
-                ctx->inputDigests.push_back(fp.tensorsJson({t}));
+                ctx->inflight = ctx->inflight || (t.defined() && fp.inflight(t.storage().data()));
+                inputs.push_back(t);
             }
         }
+        // Digested now: an in-place op changes its inputs before it ends.
+        ctx->inputs = fp.tensorsJson(inputs);
         return ctx;
     }
 
@@ -157,23 +153,15 @@ struct FingerprintCallbacks {
             data[where].fill_(bumped);
             fp.perturbed_ = true;
         }
-        std::string inputs = "[";
-        for (std::size_t i = 0; i < ctx->inputDigests.size(); ++i) {
-            // tensorsJson gives "[{...}]": splice the single object in.
-            const std::string& one = ctx->inputDigests[i];
-            inputs += (i ? "," : "") + one.substr(1, one.size() - 2);
-        }
-        inputs += "]";
         const bool uninitialized = name.rfind("aten::empty", 0) == 0 || name == "aten::new_empty";
-        fp.writeRecord(name, "op", inputs, fp.tensorsJson(outputs), false,
+        fp.writeRecord(name, "op", ctx->inputs, fp.tensorsJson(outputs), false,
                        uninitialized   ? "uninitialized"
                        : ctx->inflight ? "inflight_collective"
                                        : nullptr);
     }
 
     struct OpContext : at::ObserverContext {
-        std::vector<at::Tensor> inputs;
-        std::vector<std::string> inputDigests;
+        std::string inputs; // their digests, as tensorsJson writes them
         bool inflight = false;
     };
 };
@@ -224,7 +212,7 @@ void Fingerprinter::configure(const RankOptions& o) {
     j.field("digest",
             "sum64 of splitmix(word, index) over 4-byte words (or bytes), xor byte count");
     j.endObject();
-    write(j.str());
+    std::fprintf(file_, "%s\n", j.str().c_str());
 }
 
 void Fingerprinter::setIteration(int it) {
@@ -264,7 +252,7 @@ std::string Fingerprinter::tensorsJson(const std::vector<at::Tensor>& ts) {
         } else {
             j.key("shape");
             j.intArray(t.sizes());
-            j.field("dtype", dtypeName(t));
+            j.field("dtype", std::string(c10::toString(t.scalar_type())));
             j.field("numel", std::int64_t(t.numel()));
             j.field("digest", digestHex(t, o_.fpChunkDim));
         }
@@ -274,10 +262,8 @@ std::string Fingerprinter::tensorsJson(const std::vector<at::Tensor>& ts) {
     return j.str();
 }
 
-void Fingerprinter::record(const std::string& name, const std::vector<at::Tensor>& inputs,
-                           const std::vector<at::Tensor>& outputs, bool collective,
-                           const char* artifact) {
-    writeRecord(name, "semantic", tensorsJson(inputs), tensorsJson(outputs), collective, artifact);
+void Fingerprinter::record(const std::string& name, const std::vector<at::Tensor>& outputs) {
+    writeRecord(name, "semantic", tensorsJson({}), tensorsJson(outputs), false, nullptr);
 }
 
 void Fingerprinter::writeRecord(const std::string& name, const char* layer,
@@ -319,14 +305,7 @@ void Fingerprinter::writeRecord(const std::string& name, const char* layer,
     }
     ++seq_;
     bytes_ += (long long)line.size() + 1;
-    std::fputs(line.c_str(), file_);
-    std::fputc('\n', file_);
-}
-
-void Fingerprinter::write(const std::string& line) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    std::fputs(line.c_str(), file_);
-    std::fputc('\n', file_);
+    std::fprintf(file_, "%s\n", line.c_str());
 }
 
 void Fingerprinter::close() {
@@ -342,9 +321,9 @@ std::string digestSelftestJson() {
     const int threads = at::get_num_threads();
     // The reduction as tensor ops under two thread layouts (as on a device), and the CPU loop.
     at::set_num_threads(1);
-    const std::uint64_t one = digestPrepared(t, true);
+    const std::uint64_t one = digestBytes(t, true);
     at::set_num_threads(std::max(2, threads));
-    const std::uint64_t many = digestPrepared(t, true);
+    const std::uint64_t many = digestBytes(t, true);
     const std::uint64_t loop = digestBytes(t);
     const std::uint64_t viaChunks = digestBytes(t.clone().contiguous());
     const at::Tensor permuted = t.index_select(0, at::randperm(t.size(0)));

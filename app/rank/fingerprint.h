@@ -19,12 +19,6 @@
 
 namespace commprof::rank {
 
-// Order-independent, position-aware digest of a tensor's bytes, computed where the tensor
-// lives; only one 64-bit scalar per tensor (or per chunk) reaches the host. Integer sums wrap
-// modulo 2^64, which is associative and commutative: any reduction order gives the same value.
-std::uint64_t digestBytes(const at::Tensor& t);
-std::string digestHex(const at::Tensor& t, int chunkDim = -1);
-
 class Fingerprinter {
 public:
     static Fingerprinter& instance();
@@ -38,25 +32,22 @@ public:
     // and no ATen op sees them.
     bool captureCollectives() const { return enabled() && inScope_; }
 
-    // Semantic records. Collective records carry collective=true: their output depends on
-    // every rank's input.
-    void record(const std::string& name, const std::vector<at::Tensor>& inputs,
-                const std::vector<at::Tensor>& outputs, bool collective = false,
-                const char* artifact = nullptr);
+    // A semantic record of tensors as a step left them (it has no inputs).
+    void record(const std::string& name, const std::vector<at::Tensor>& outputs);
     // Buffers of all-reduces in flight: an op that reads one sees a value in motion.
     void collectiveStarted(const void* data);
     void collectiveFinished(const void* data);
     void close();
 
     // For records whose inputs and outputs are digested at different moments (a collective's
-    // input at launch, its output at completion).
+    // input at launch, its output at completion). Collective records carry collective=true:
+    // their output depends on every rank's input.
     std::string tensorsJson(const std::vector<at::Tensor>& ts);
     void writeRecord(const std::string& name, const char* layer, const std::string& inputs,
                      const std::string& outputs, bool collective, const char* artifact);
 
 private:
     friend struct FingerprintCallbacks;
-    void write(const std::string& line);
     bool inflight(const void* data);
 
     RankOptions o_;

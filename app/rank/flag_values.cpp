@@ -130,11 +130,8 @@ void readSeed(const std::string& flag, const std::string& v, RankOptions& o) {
 }
 
 void readFingerprint(const options::Option& row, const std::string& v, RankOptions& o) {
-    for (const char* layer : {"semantic", "op"}) {
-        if (v.find(layer) != std::string::npos) {
-            (std::string(layer) == "op" ? o.fpOp : o.fpSemantic) = true;
-        }
-    }
+    o.fpSemantic = o.fpSemantic || v.find("semantic") != std::string::npos;
+    o.fpOp = o.fpOp || v.find("op") != std::string::npos;
     if (!o.fpOp && !o.fpSemantic) {
         // Looser than its choices ("op,semantic" too), so refused in their words.
         throw UsageError(options::choiceError(row, v));
@@ -162,10 +159,8 @@ void readSweepKinds(const std::string& flag, const std::string& v, RankOptions& 
     for (const std::string& kind : kinds) {
         if (kind != "all_reduce" && kind != "all_gather" && kind != "reduce_scatter" &&
             kind != "broadcast") {
-            throw UsageError(flag +
-                             ": expected a list of all_reduce, all_gather, reduce_scatter, "
-                             "broadcast, got '" +
-                             kind + "'");
+            throw UsageError(flag + ": expected a list of all_reduce, all_gather, " +
+                             "reduce_scatter, broadcast, got '" + kind + "'");
         }
     }
     o.sweepKinds = kinds;

@@ -23,17 +23,9 @@ inline std::string formatMicros(std::int64_t ns) {
 
 class JsonWriter {
 public:
-    void beginObject() { open('{'); }
-    void beginObject(const std::string& k) {
-        key(k);
-        open('{');
-    }
+    void beginObject(const char* k = nullptr) { open('{', k); }
     void endObject() { close('}'); }
-    void beginArray() { open('['); }
-    void beginArray(const std::string& k) {
-        key(k);
-        open('[');
-    }
+    void beginArray(const char* k = nullptr) { open('[', k); }
     void endArray() { close(']'); }
     void key(const std::string& k) {
         comma();
@@ -64,15 +56,10 @@ public:
         std::snprintf(buf, sizeof buf, "%.17g", v);
         out_ += buf;
     }
-    void raw(const std::string& json) {
-        prefix();
-        out_ += json;
-    }
     template <typename T> void field(const std::string& k, const T& v) {
         key(k);
         value(v);
     }
-    // An array of integers from any container of them.
     template <typename C> void intArray(const C& values) {
         beginArray();
         for (const auto& v : values) {
@@ -82,12 +69,16 @@ public:
     }
     void fieldRaw(const std::string& k, const std::string& json) {
         key(k);
-        raw(json);
+        prefix();
+        out_ += json;
     }
     const std::string& str() const { return out_; }
 
 private:
-    void open(char c) {
+    void open(char c, const char* k) {
+        if (k) {
+            key(k);
+        }
         prefix();
         out_ += c;
         first_.push_back(true);
@@ -114,27 +105,16 @@ private:
     void quote(const std::string& s) {
         out_ += '"';
         for (unsigned char c : s) {
-            switch (c) {
-            case '"':
-                out_ += "\\\"";
-                break;
-            case '\\':
-                out_ += "\\\\";
-                break;
-            case '\n':
-                out_ += "\\n";
-                break;
-            case '\t':
-                out_ += "\\t";
-                break;
-            default:
-                if (c < 0x20) {
-                    char buf[8];
-                    std::snprintf(buf, sizeof buf, "\\u%04x", c);
-                    out_ += buf;
-                } else {
-                    out_ += char(c);
-                }
+            if (c == '"' || c == '\\') {
+                out_ += {'\\', char(c)};
+            } else if (c == '\n' || c == '\t') {
+                out_ += c == '\n' ? "\\n" : "\\t";
+            } else if (c < 0x20) {
+                char buf[8];
+                std::snprintf(buf, sizeof buf, "\\u%04x", c);
+                out_ += buf;
+            } else {
+                out_ += char(c);
             }
         }
         out_ += '"';

@@ -1,25 +1,32 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// commprof-rank: one rank of a DDP measurement. Its exit codes, progress lines and file names
-// are the launchers' contract (spec/rank_contract.h).
+// commprof-rank: one rank of a DDP measurement, or with --fork-server SOCKET the server that
+// forks ranks for the runner (fork_server.h). Its exit codes, progress lines and file names are
+// the launchers' contract (spec/rank_contract.h).
 
 #include "collective_sweep.h"
 #include "ddp_loop.h"
 #include "fingerprint.h"
+#include "fork_server.h"
 #include "options.h"
+#include "rank_exit.h"
 #include "rank_flags.h"
 #include "rendezvous.h"
+#include "spec/fork_contract.h"
 #include "spec/rank_contract.h"
 #include "torchscript_model.h"
 
 #include <sys/stat.h>
 
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 
 using namespace commprof::rank;
 namespace exit_code = commprof::spec::exit_code;
 
-// The rank itself; rank_entry.cpp's main runs it, or the fork server that forks it.
+namespace {
+
+// The rank itself; main runs it, or the fork server that forks it.
 int rankMain(int argc, char** argv) {
     RankOptions options;
     try {
@@ -59,12 +66,11 @@ int rankMain(int argc, char** argv) {
     try {
         if (!options.sweepKinds.empty()) {
             runSweep(options);
-            return exit_code::kOk;
+        } else {
+            writeFileAtomically(options.outDir + "/" +
+                                    commprof::spec::files::kRankResult.of(options.rank),
+                                rankResultJson(runDdp(options)));
         }
-        const RankResult result = runDdp(options);
-        writeFileAtomically(options.outDir + "/" +
-                                commprof::spec::files::kRankResult.of(options.rank),
-                            rankResultJson(result));
         return exit_code::kOk;
     } catch (const RendezvousError& e) {
         std::cerr << prefix << e.what() << std::endl;
@@ -80,4 +86,13 @@ int rankMain(int argc, char** argv) {
         std::cerr << prefix << what << std::endl;
         return exit_code::kFailed;
     }
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    if (argc == 3 && std::strcmp(argv[1], commprof::spec::fork::kServerFlag) == 0) {
+        endRankProcess(runForkServer(argv[2], rankMain));
+    }
+    endRankProcess(rankMain(argc, argv));
 }

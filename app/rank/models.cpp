@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "models.h"
 
+#include "spec/mapped.h"
 #include "spec/model_families.h"
 
 #include <cmath>
@@ -83,8 +84,9 @@ void adopt(TrainingModel& m, const std::shared_ptr<Net>& net, std::int64_t seq, 
            std::int64_t out, const torch::Device& device) {
     net->to(device);
     m.owner = net;
-    m.parameters = namedTensors(net->named_parameters());
-    m.buffers = namedTensors(net->named_buffers());
+    const auto named = [](const auto& item) { return std::make_pair(item.key(), item.value()); };
+    m.parameters = spec::mapped<NamedTensors>(net->named_parameters(), named);
+    m.buffers = spec::mapped<NamedTensors>(net->named_buffers(), named);
     m.forward = [net](const torch::Tensor& x) { return net->forward(x); };
     m.makeBatch = [seq, width, out, device](int batch, at::Generator& gen) {
         const auto shape = [&](std::int64_t w) {
@@ -105,14 +107,6 @@ std::int64_t countParameters(const NamedTensors& tensors) {
         n += p.numel();
     }
     return n;
-}
-
-NamedTensors namedTensors(const torch::OrderedDict<std::string, torch::Tensor>& dict) {
-    NamedTensors out;
-    for (const auto& item : dict) {
-        out.emplace_back(item.key(), item.value());
-    }
-    return out;
 }
 
 TrainingModel makeModel(const std::string& family, double params, const torch::Device& device) {

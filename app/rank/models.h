@@ -26,6 +26,5 @@ struct TrainingModel {
 
 TrainingModel makeModel(const std::string& family, double params, const torch::Device& device);
 std::int64_t countParameters(const NamedTensors& tensors);
-NamedTensors namedTensors(const torch::OrderedDict<std::string, torch::Tensor>& dict);
 
 } // namespace commprof::rank

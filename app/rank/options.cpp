@@ -23,8 +23,7 @@ std::string env(const char* name, const char* fallback = nullptr) {
     return {};
 }
 
-} // namespace
-
+// "mlp50m" -> (mlp, 5e7), "transformer400m" -> (transformer, 4e8); nullopt for other names.
 std::optional<std::pair<std::string, double>> presetOf(const std::string& model) {
     for (const spec::ModelFamily& f : spec::kModelFamilies) {
         const std::string family(f.presetPrefix);
@@ -45,6 +44,8 @@ std::optional<std::pair<std::string, double>> presetOf(const std::string& model)
     }
     return std::nullopt;
 }
+
+} // namespace
 
 bool RankOptions::perturbsRank(int r) const {
     return !perturbOp.empty() &&
@@ -108,16 +109,11 @@ std::set<std::string> readFlags(int argc, char** argv, RankOptions& o) {
 // Presets: a model named like mlp50m or transformer400m sizes itself when --params and
 // --family are not given.
 void applyPreset(RankOptions& o, const std::set<std::string>& given) {
-    const bool paramsGiven = given.count("--params") > 0;
-    const bool familyGiven = given.count("--family") > 0;
-    if (paramsGiven && familyGiven) {
-        return;
-    }
     if (const auto preset = presetOf(o.model)) {
-        if (!paramsGiven) {
+        if (!given.count("--params")) {
             o.params = preset->second;
         }
-        if (!familyGiven) {
+        if (!given.count("--family")) {
             o.family = preset->first;
         }
     }
@@ -147,8 +143,7 @@ void checkModel(RankOptions& o, const std::set<std::string>& given) {
     if (!o.torchscript.empty()) {
         checkTorchScriptInput(o);
         if (!given.count("--model")) { // named after the file: "resnet18" for models/resnet18.pt
-            const auto slash = o.torchscript.find_last_of('/');
-            o.model = o.torchscript.substr(slash == std::string::npos ? 0 : slash + 1);
+            o.model = o.torchscript.substr(o.torchscript.find_last_of('/') + 1); // npos + 1 is 0
             o.model = o.model.substr(0, o.model.rfind(".pt"));
         }
     } else if (!o.inputShape.empty() || o.tokens || o.vocab || o.classes ||

@@ -108,9 +108,6 @@ struct RankOptions {
     std::string storeToken; // COMMPROF_STORE_TOKEN: what a store client presents first
 };
 
-// "mlp50m" -> (mlp, 5e7), "transformer400m" -> (transformer, 4e8); nullopt for other names.
-std::optional<std::pair<std::string, double>> presetOf(const std::string& model);
-
 // Throws UsageError naming the flag.
 RankOptions parseOptions(int argc, char** argv);
 // One line naming every flag; --help prints the whole table (rank_flags.h).

@@ -140,8 +140,8 @@ const std::vector<RankFlag>& rankFlags() {
         {{"--fork-server", "SOCKET",
           "Serve the runner on this unix socket, forking ranks from one libtorch start-up "
           "(alone on the line)"},
-         // rank_entry.cpp serves it before a rank's flags are read: here only when it is not
-         // alone on the line.
+         // main.cpp serves it before a rank's flags are read: here only when it is not alone on
+         // the line.
          [](auto&, auto& f, auto&) {
              throw UsageError(f.flag + " takes its socket and nothing else: commprof-rank " +
                               f.flag + " SOCKET");

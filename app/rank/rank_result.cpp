@@ -23,8 +23,7 @@ namespace commprof::rank {
 
 std::int64_t peakHostBytes() {
     std::ifstream status("/proc/self/status");
-    std::string line;
-    while (std::getline(status, line)) {
+    for (std::string line; std::getline(status, line);) {
         if (line.rfind("VmHWM:", 0) == 0) {
             return std::stoll(line.substr(6)) * 1024;
         }
@@ -33,8 +32,7 @@ std::int64_t peakHostBytes() {
 }
 
 void emit(const std::string& line) {
-    std::fputs(line.c_str(), stdout);
-    std::fputc('\n', stdout);
+    std::printf("%s\n", line.c_str());
     std::fflush(stdout);
 }
 
@@ -57,8 +55,7 @@ void writeFileAtomically(const std::string& path, const std::string& content) {
     if (fd < 0) {
         throw std::runtime_error("cannot write " + tmp);
     }
-    std::size_t done = 0;
-    while (done < content.size()) {
+    for (std::size_t done = 0; done < content.size();) {
         const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
         if (n <= 0) {
             ::close(fd);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <sstream>
 
 namespace commprof::rank {
 namespace {
@@ -15,24 +16,27 @@ namespace {
 std::string join(const std::vector<std::string>& lines) {
     std::string out;
     for (const auto& l : lines) {
-        out += l;
-        out += '\n';
+        out += l + '\n';
     }
     return out;
 }
 
 std::vector<std::string> split(const std::vector<std::uint8_t>& bytes) {
     std::vector<std::string> out;
-    std::string cur;
-    for (auto b : bytes) {
-        if (b == '\n') {
-            out.push_back(cur);
-            cur.clear();
-        } else {
-            cur += char(b);
-        }
+    std::istringstream in(std::string(bytes.begin(), bytes.end()));
+    for (std::string line; std::getline(in, line);) {
+        out.push_back(line);
     }
     return out;
+}
+
+// PREFIX0 .. PREFIX{world-1}: one key per rank.
+std::vector<std::string> rankKeys(const std::string& prefix, int world) {
+    std::vector<std::string> keys;
+    for (int r = 0; r < world; ++r) {
+        keys.push_back(prefix + std::to_string(r));
+    }
+    return keys;
 }
 
 std::string shapeOf(const at::Tensor& t) {
@@ -55,8 +59,6 @@ StoreServerConfig serverConfig(const RankOptions& o) {
     c.maxClients = 2 * o.worldSize + 16;
     return c;
 }
-
-} // namespace
 
 c10::intrusive_ptr<c10d::Store> connectStore(const RankOptions& o) {
     const auto timeout = std::chrono::milliseconds(std::int64_t(o.rendezvousTimeoutS * 1000));
@@ -82,11 +84,7 @@ c10::intrusive_ptr<c10d::Store> connectStore(const RankOptions& o) {
         }
         const std::string prefix = "commprof/arrived/";
         store->set(prefix + std::to_string(o.rank), std::vector<std::uint8_t>{1});
-        std::vector<std::string> keys;
-        for (int r = 0; r < o.worldSize; ++r) {
-            keys.push_back(prefix + std::to_string(r));
-        }
-        store->wait(keys, timeout);
+        store->wait(rankKeys(prefix, o.worldSize), timeout);
         return store;
     } catch (const std::exception& e) {
         std::string what = e.what();
@@ -100,6 +98,23 @@ c10::intrusive_ptr<c10d::Store> connectStore(const RankOptions& o) {
                               " s (world size " + std::to_string(o.worldSize) +
                               "): " + what.substr(0, what.find('\n')));
     }
+}
+
+std::string bindAddress(const RankOptions& o) {
+    const char* own = std::getenv("COMMPROF_BIND_ADDR");
+    return own && *own ? std::string(own) : o.masterAddr;
+}
+
+} // namespace
+
+RankGroup joinGroup(const RankOptions& o) {
+    RankGroup g;
+    g.store = connectStore(o);
+    const auto timeout = std::chrono::milliseconds(std::int64_t(o.collectiveTimeoutS * 1000));
+    g.pg = o.backend == "nccl"
+               ? makeNcclGroup(g.store, o.rank, o.worldSize, timeout)
+               : makeGlooGroup(g.store, o.rank, o.worldSize, bindAddress(o), timeout);
+    return g;
 }
 
 std::vector<std::string>
@@ -135,10 +150,7 @@ void checkFormation(c10d::Store& store, const RankOptions& o,
     const std::string mine = join(signature);
     store.set("commprof/signature/" + std::to_string(o.rank),
               std::vector<std::uint8_t>(mine.begin(), mine.end()));
-    std::vector<std::string> keys;
-    for (int r = 0; r < o.worldSize; ++r) {
-        keys.push_back("commprof/signature/" + std::to_string(r));
-    }
+    const std::vector<std::string> keys = rankKeys("commprof/signature/", o.worldSize);
     store.wait(keys, std::chrono::milliseconds(std::int64_t(o.rendezvousTimeoutS * 1000)));
     const std::vector<std::string> reference = split(store.get(keys[0]));
     for (int r = 1; r < o.worldSize; ++r) {

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Rendezvous over TCPStore and the formation check: every rank must hold the same model.
+// Rendezvous over TCPStore, the rank's process group, and the formation check: every rank must
+// hold the same model. gloo binds the address the launcher gave this rank (COMMPROF_BIND_ADDR:
+// its emulated host's, where the runner placed it on one), else MASTER_ADDR as before; rank 0's
+// store stays at MASTER_ADDR, which every host reaches.
 
 #include "c10d_compat.h"
 #include "options.h"
@@ -14,7 +17,13 @@ struct RendezvousError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-c10::intrusive_ptr<c10d::Store> connectStore(const RankOptions& o);
+struct RankGroup {
+    c10::intrusive_ptr<c10d::Store> store;
+    ProcessGroupPtr pg;
+};
+
+// For training and the sweep alike.
+RankGroup joinGroup(const RankOptions& o);
 
 // One entry per parameter and buffer, in order: "name dtype[shape]".
 std::vector<std::string>

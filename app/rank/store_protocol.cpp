@@ -19,7 +19,6 @@ void putField(std::string& out, const std::string& bytes) {
 
 std::string frame(const std::string& body) {
     std::string out;
-    out.reserve(body.size() + 4);
     putU32(out, std::uint32_t(body.size()));
     return out + body;
 }
@@ -74,12 +73,6 @@ std::vector<std::string> Reader::keys(std::uint32_t minimum) {
         out.push_back(key());
     }
     return out;
-}
-
-std::string Reader::rest() {
-    std::string s = body_.substr(pos_);
-    pos_ = body_.size();
-    return s;
 }
 
 void Reader::end() const {

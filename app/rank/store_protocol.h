@@ -77,7 +77,6 @@ public:
     std::string key() { return field(kMaxKeyBytes); }
     // A count, then that many keys; at least `minimum`.
     std::vector<std::string> keys(std::uint32_t minimum);
-    std::string rest();
     // Throws when bytes are left over.
     void end() const;
 

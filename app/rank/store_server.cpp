@@ -63,10 +63,8 @@ bool sameToken(const std::string& a, const std::string& b) {
 std::optional<std::int64_t> parseInt64(const std::string& s) {
     std::int64_t v = 0;
     const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || end != s.data() + s.size() || s.empty()) {
-        return std::nullopt;
-    }
-    return v;
+    const bool whole = ec == std::errc() && end == s.data() + s.size() && !s.empty();
+    return whole ? std::optional<std::int64_t>(v) : std::nullopt;
 }
 
 int msUntil(Clock::time_point t, Clock::time_point now) {
@@ -265,6 +263,7 @@ private:
         }
     }
 
+    // A frame to handle (whole, or one that breaks the limits), or a refusal to close on.
     bool hasWork(const Connection& c) const {
         if (c.dead || c.waiting || !c.out.empty()) {
             return false;
@@ -287,20 +286,10 @@ private:
     // Handles the connection's buffered frames, one reply at a time, until it must wait for
     // the client or for a key.
     void resume(Connection& c) {
-        while (!c.dead && !c.waiting && c.out.empty()) {
-            if (c.closeAfterWrite) {
-                c.dead = true;
-                return;
-            }
-            if (c.in.size() < 4) {
-                return;
-            }
-            const std::uint32_t n = store::peekU32(c.in);
+        while (hasWork(c)) {
+            const std::uint32_t n = c.closeAfterWrite ? 0 : store::peekU32(c.in);
             if (n == 0 || n > frameLimit(c)) {
-                c.dead = true;
-                return;
-            }
-            if (c.in.size() - 4 < n) {
+                c.dead = true; // refused, or a frame that breaks the limits
                 return;
             }
             const std::string body = c.in.substr(4, n);
@@ -343,11 +332,8 @@ private:
         store::Reader r(body);
         const char op = r.op();
         if (!c.authenticated) {
-            if (!admit(c, op, r)) {
-                return;
-            }
-            if (op == store::Hello) {
-                return;
+            if (!admit(c, op, r) || op == store::Hello) {
+                return; // turned away, or let in by its hello
             }
         } else if (op == store::Hello) {
             throw ProtocolError("a second hello");

@@ -45,11 +45,8 @@ bool waitFor(int fd, short events, SteadyTime deadline) {
     for (;;) {
         pollfd p{fd, events, 0};
         const int n = ::poll(&p, 1, msLeft(deadline));
-        if (n > 0) {
-            return true;
-        }
-        if (n == 0) {
-            return false;
+        if (n >= 0) {
+            return n > 0;
         }
         if (errno != EINTR) {
             throw std::runtime_error(std::string("rendezvous store: ") + std::strerror(errno));
@@ -76,8 +73,8 @@ void sendAll(int fd, const std::string& data, SteadyTime deadline) {
     }
 }
 
-void receiveAll(int fd, std::string& out, std::size_t n, SteadyTime deadline) {
-    out.clear();
+std::string receiveAll(int fd, std::size_t n, SteadyTime deadline) {
+    std::string out;
     while (out.size() < n) {
         if (!waitFor(fd, POLLIN, deadline)) {
             throw std::runtime_error("rendezvous store: no reply in time");
@@ -92,6 +89,7 @@ void receiveAll(int fd, std::string& out, std::size_t n, SteadyTime deadline) {
             throw std::runtime_error("rendezvous store connection lost");
         }
     }
+    return out;
 }
 
 } // namespace
@@ -157,17 +155,13 @@ int connectBefore(const std::string& host, int port, SteadyTime deadline) {
 
 std::string exchange(int fd, const std::string& body, SteadyTime deadline) {
     sendAll(fd, store::frame(body), deadline);
-    std::string head;
-    receiveAll(fd, head, 4, deadline);
-    const std::uint32_t n = store::peekU32(head);
+    const std::uint32_t n = store::peekU32(receiveAll(fd, 4, deadline));
     // A reply holds a status byte and at most one value.
     if (n == 0 || n > store::kMaxFrameBytes + 1) {
         throw std::runtime_error("rendezvous store: reply of " + std::to_string(n) +
                                  " bytes breaks the protocol");
     }
-    std::string reply;
-    receiveAll(fd, reply, n, deadline);
-    return reply;
+    return receiveAll(fd, n, deadline);
 }
 
 } // namespace commprof::rank

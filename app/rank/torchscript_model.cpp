@@ -2,6 +2,7 @@
 #include "torchscript_model.h"
 
 #include "archive_bounds.h"
+#include "spec/mapped.h"
 #include "spec/model_families.h"
 
 #include <torch/script.h>
@@ -42,11 +43,9 @@ std::string shapeText(c10::IntArrayRef sizes) {
 }
 
 std::string inputText(const RankOptions& o) {
-    if (o.tokens > 0) {
-        return "token ids [batch, " + std::to_string(o.tokens) + "] below " +
-               std::to_string(o.vocab);
-    }
-    return "float images [batch, " + shapeText(o.inputShape).substr(1);
+    return o.tokens > 0 ? "token ids [batch, " + std::to_string(o.tokens) + "] below " +
+                              std::to_string(o.vocab)
+                        : "float images [batch, " + shapeText(o.inputShape).substr(1);
 }
 
 // The parameters of nn.Embedding / nn.EmbeddingBag submodules scripted with sparse=True: told
@@ -71,8 +70,7 @@ std::vector<std::string> sparseGradientParameters(const torch::jit::Module& modu
 }
 
 // The description beside the module is what plan sized the cell by and what `cells` shows:
-// one that disagrees with the module (another export's, or edited) is refused before any
-// training, where it was believed (10 parameters shown for a module of 65).
+// one that disagrees with the module (another export's, or edited) is refused before training.
 void checkDescription(const RankOptions& o, const NamedTensors& parameters) {
     const auto total = double(countParameters(parameters));
     const bool paramsDiffer = o.describedParams >= 0 && total != o.describedParams;
@@ -87,9 +85,8 @@ void checkDescription(const RankOptions& o, const NamedTensors& parameters) {
     says += o.describedParams >= 0 ? count(o.describedParams) + " parameters" : "";
     says += o.describedParams >= 0 && o.describedTensors >= 0 ? " in " : "";
     says += o.describedTensors >= 0 ? std::to_string(o.describedTensors) + " tensors" : "";
-    throw ModelFileError(o.torchscript + ": the module holds " + count(total) +
-                         " parameters in " + std::to_string(parameters.size()) + " tensors, " +
-                         says +
+    throw ModelFileError(o.torchscript + ": the module holds " + count(total) + " parameters in " +
+                         std::to_string(parameters.size()) + " tensors, " + says +
                          "; export them again together (commprof model export SPEC --out FILE.pt)");
 }
 
@@ -126,12 +123,9 @@ TrainingModel loadTorchScript(const RankOptions& o, const torch::Device& device)
 
     TrainingModel m;
     m.owner = module;
-    for (const auto& p : module->named_parameters(/*recurse=*/true)) {
-        m.parameters.emplace_back(p.name, p.value);
-    }
-    for (const auto& b : module->named_buffers(/*recurse=*/true)) {
-        m.buffers.emplace_back(b.name, b.value);
-    }
+    const auto named = [](const auto& slot) { return std::make_pair(slot.name, slot.value); };
+    m.parameters = spec::mapped<NamedTensors>(module->named_parameters(/*recurse=*/true), named);
+    m.buffers = spec::mapped<NamedTensors>(module->named_buffers(/*recurse=*/true), named);
     checkDescription(o, m.parameters);
     m.forward = [module, file](const torch::Tensor& input) {
         c10::IValue out = module->forward({input});
@@ -141,9 +135,7 @@ TrainingModel loadTorchScript(const RankOptions& o, const torch::Device& device)
         }
         return out.toTensor();
     };
-    const std::int64_t tokens = o.tokens;
-    const std::int64_t vocab = o.vocab;
-    const std::int64_t classes = o.classes;
+    const std::int64_t tokens = o.tokens, vocab = o.vocab, classes = o.classes;
     const std::vector<std::int64_t> shape = o.inputShape;
     if (tokens > 0) {
         // One sequence of tokens + 1 ids per sample: the input is all but the last, the target

@@ -62,11 +62,9 @@ int connectTo(const char* path, std::string& error) {
 }
 
 // The rank forked by the server, its pid in REPLY; false with ERROR when it must be exec'd.
-bool forkRank(int server, char** rankArgv, fork::Reply& reply, std::string& error) {
+bool forkRank(int server, int rankArgc, char** rankArgv, fork::Reply& reply, std::string& error) {
     fork::Request request;
-    for (char** a = rankArgv; *a; ++a) {
-        request.argv.emplace_back(*a);
-    }
+    request.argv.assign(rankArgv, rankArgv + rankArgc);
     for (char** e = environ; *e; ++e) {
         request.env.emplace_back(*e);
     }
@@ -126,7 +124,7 @@ int main(int argc, char** argv) {
     std::string error;
     fork::Reply reply;
     const int server = connectTo(argv[1], error);
-    if (server < 0 || !forkRank(server, argv + 2, reply, error)) {
+    if (server < 0 || !forkRank(server, argc - 2, argv + 2, reply, error)) {
         // The contract's notice first: the runner records the rank as exec'd, and why.
         std::fprintf(stderr, "%s%s\n", commprof::spec::fork::kExecNotice, error.c_str());
         std::fflush(stderr);

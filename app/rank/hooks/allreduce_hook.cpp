@@ -8,7 +8,7 @@ namespace commprof::rank {
 void AllreduceHook::prepare(c10d::GradBucket& bucket) {
     Fingerprinter& fp = Fingerprinter::instance();
     if (fp.captureSemantic()) {
-        fp.record("ddp::grads_before_reduce#" + std::to_string(bucket.getIndex()), {},
+        fp.record("ddp::grads_before_reduce#" + std::to_string(bucket.getIndex()),
                   bucket.getGradients());
     }
     // Divide first, as DDP's default hook does, so the sum cannot overflow in low precision.

@@ -23,8 +23,13 @@ public:
     virtual FuturePtr run(c10d::GradBucket& bucket, std::int64_t& wireBytes) = 0;
 };
 
-// A future already completed with `value`, valid for tensors on any device (a CUDA tensor
-// needs a future that knows its device).
-FuturePtr completedFuture(const at::Tensor& value);
+// A future for a tensor on `device`: a CUDA tensor needs a future that knows its device.
+inline FuturePtr tensorFuture(const c10::Device& device) {
+    std::vector<c10::Device> devices;
+    if (!device.is_cpu()) {
+        devices.push_back(device);
+    }
+    return c10::make_intrusive<c10::ivalue::Future>(c10::TensorType::get(), devices);
+}
 
 } // namespace commprof::rank

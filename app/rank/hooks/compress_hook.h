@@ -12,7 +12,20 @@ class CompressHook : public BucketAlgorithm {
 public:
     CompressHook(ProcessGroupPtr pg, at::ScalarType wireType)
         : pg_(std::move(pg)), wireType_(wireType) {}
-    FuturePtr run(c10d::GradBucket& bucket, std::int64_t& wireBytes) override;
+    FuturePtr run(c10d::GradBucket& bucket, std::int64_t& wireBytes) override {
+        at::Tensor buffer = bucket.getBufferRef();
+        // Cast, then divide in the narrow type, in Python's order: the same two roundings.
+        std::vector<at::Tensor> compressed{buffer.to(wireType_).div_(pg_->getSize())};
+        wireBytes = compressed[0].numel() * std::int64_t(compressed[0].element_size());
+        auto future = pg_->allreduce(compressed)->getFuture();
+        return future->then(
+            [buffer](c10::ivalue::Future& done) -> c10::IValue {
+                // In place, as Python does, so the peak memory stays one bucket.
+                buffer.copy_(done.value().toTensorVector()[0]);
+                return buffer;
+            },
+            c10::TensorType::get());
+    }
 
 private:
     ProcessGroupPtr pg_;

@@ -65,14 +65,16 @@ std::map<std::string, std::string> glooCpuRefusals() {
     return refused;
 }
 
-InstalledHook installHook(c10d::Reducer& reducer, const RankOptions& o, const ProcessGroupPtr& pg,
-                          std::shared_ptr<BucketLog> log, const c10::Device& device) {
-    InstalledHook installed;
+std::shared_ptr<const PowerSgdCounters> installHook(c10d::Reducer& reducer, const RankOptions& o,
+                                                    const ProcessGroupPtr& pg,
+                                                    std::shared_ptr<BucketLog> log,
+                                                    const c10::Device& device) {
+    std::shared_ptr<const PowerSgdCounters> counters;
     const std::string& name = o.hook; // options.cpp has turned "timing" into "allreduce"
     if (name == "default") {
         // DDP's own C++ all-reduce, untimed: the reference the timing hook is compared with.
         reducer.register_builtin_comm_hook(c10d::BuiltinCommHookType::ALLREDUCE);
-        return installed;
+        return counters;
     }
     std::unique_ptr<BucketAlgorithm> algorithm;
     if (name == "allreduce") {
@@ -82,11 +84,9 @@ InstalledHook installHook(c10d::Reducer& reducer, const RankOptions& o, const Pr
         checkWireType(pg, o, type, device);
         algorithm = std::make_unique<CompressHook>(pg, type);
     } else if (name == "powersgd") {
-        PowerSgdOptions p;
-        p.matrixApproximationRank = o.powersgdRank;
-        p.startIter = o.powersgdStartIter;
-        auto hook = std::make_unique<PowerSgdHook>(pg, p);
-        installed.powersgd = hook->counters();
+        auto hook = std::make_unique<PowerSgdHook>(
+            pg, PowerSgdOptions{o.powersgdRank, o.powersgdStartIter});
+        counters = hook->counters();
         algorithm = std::move(hook);
     } else if (name == "local") {
         algorithm = std::make_unique<LocalHook>(pg->getSize());
@@ -95,7 +95,7 @@ InstalledHook installHook(c10d::Reducer& reducer, const RankOptions& o, const Pr
     }
     reducer.register_comm_hook(
         std::make_unique<TimingCommHook>(std::move(algorithm), std::move(log), o.hookDelayMs));
-    return installed;
+    return counters;
 }
 
 } // namespace commprof::rank

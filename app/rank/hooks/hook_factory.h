@@ -14,15 +14,12 @@
 
 namespace commprof::rank {
 
-struct InstalledHook {
-    std::shared_ptr<const PowerSgdCounters> powersgd; // set for powersgd only
-};
-
-// Registers the hook; throws std::runtime_error naming the hook and the reason when this
-// backend cannot run it (every rank reaches the same verdict: the check is a collective).
-InstalledHook installHook(c10d::Reducer& reducer, const RankOptions& options,
-                          const ProcessGroupPtr& pg, std::shared_ptr<BucketLog> log,
-                          const c10::Device& device);
+// Registers the hook and returns PowerSGD's counters (null for the other hooks); throws
+// std::runtime_error naming the hook and the reason when this backend cannot run it (every rank
+// reaches the same verdict: the check is a collective).
+std::shared_ptr<const PowerSgdCounters>
+installHook(c10d::Reducer& reducer, const RankOptions& options, const ProcessGroupPtr& pg,
+            std::shared_ptr<BucketLog> log, const c10::Device& device);
 
 // The hooks this build has, and for the gloo_cpu layer (the one any machine can try) the hooks
 // its gloo cannot run, each with the backend's reason: for `--version --json`, so a plan can

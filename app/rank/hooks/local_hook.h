@@ -11,7 +11,14 @@ namespace commprof::rank {
 class LocalHook : public BucketAlgorithm {
 public:
     explicit LocalHook(int worldSize) : worldSize_(worldSize) {}
-    FuturePtr run(c10d::GradBucket& bucket, std::int64_t& wireBytes) override;
+    FuturePtr run(c10d::GradBucket& bucket, std::int64_t& wireBytes) override {
+        at::Tensor buffer = bucket.getBufferRef();
+        buffer.div_(worldSize_);
+        wireBytes = 0;
+        auto done = tensorFuture(buffer.device());
+        done->markCompleted(buffer);
+        return done;
+    }
 
 private:
     int worldSize_;

@@ -42,8 +42,8 @@ void allreduceAndWait(const ProcessGroupPtr& pg, const at::Tensor& t) {
     pg->allreduce(tensors)->wait();
 }
 
-} // namespace
-
+// _orthogonalize: Gram-Schmidt for ranks up to 2 and half types, QR otherwise; in place on a
+// batch of matrices (batch, rows, rank).
 void orthogonalize(at::Tensor matrices, double epsilon) {
     const std::int64_t rank = matrices.size(2);
     const auto dtype = matrices.scalar_type();
@@ -54,6 +54,8 @@ void orthogonalize(at::Tensor matrices, double epsilon) {
         at::linalg_qr_out(matrices, r, matrices, "reduced");
     }
 }
+
+} // namespace
 
 PowerSgdHook::PowerSgdHook(ProcessGroupPtr pg, PowerSgdOptions options)
     : pg_(std::move(pg)), o_(options), rng_(options.randomSeed) {}
@@ -116,11 +118,7 @@ FuturePtr PowerSgdHook::run(c10d::GradBucket& bucket, std::int64_t& wireBytes) {
     wireBytes = (uncompressedNumel + p.totalP + p.totalQ) * elementSize;
     ++counters_->compressedBuckets;
 
-    std::vector<c10::Device> devices;
-    if (!input.device().is_cpu()) {
-        devices.push_back(input.device());
-    }
-    auto result = c10::make_intrusive<c10::ivalue::Future>(c10::TensorType::get(), devices);
+    auto result = tensorFuture(input.device());
     // The worker computes on the stream the Reducer called the hook on, as Python's hook does.
     const c10::Stream stream =
         c10::impl::getDeviceGuardImpl(input.device().type())->getStream(input.device());
@@ -180,10 +178,9 @@ LowRank lowRankViews(const std::vector<at::Tensor>& toCompress, const at::Tensor
         auto g = std::find_if(byShape.begin(), byShape.end(),
                               [&](const auto& group) { return group.first == shape; });
         if (g == byShape.end()) {
-            byShape.push_back({shape, {matrix}});
-        } else {
-            g->second.push_back(matrix);
+            g = byShape.insert(byShape.end(), {shape, {}});
         }
+        g->second.push_back(matrix);
     }
     LowRank out;
     std::int64_t pIdx = 0, qIdx = 0;

@@ -61,8 +61,4 @@ private:
     OrderedWorker worker_; // last: joined before the state above goes
 };
 
-// _orthogonalize: Gram-Schmidt for ranks up to 2 and half types, QR otherwise; in place on a
-// batch of matrices (batch, rows, rank).
-void orthogonalize(at::Tensor matrices, double epsilon);
-
 } // namespace commprof::rank
