@@ -403,11 +403,12 @@ private:
             const std::string key = r.key();
             r.end();
             const auto it = data_.find(key);
-            if (it != data_.end()) {
+            const bool found = it != data_.end();
+            if (found) {
                 storedBytes_ -= it->first.size() + it->second.size();
                 data_.erase(it);
             }
-            reply(c, store::Done, it != data_.end() ? "1" : "0");
+            reply(c, store::Done, found ? "1" : "0");
             return;
         }
         case store::Count:
