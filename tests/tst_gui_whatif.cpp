@@ -189,6 +189,8 @@ private slots:
 
         // The controls start at the recording's settings (the params file says 0.25 MiB).
         QCOMPARE(page->findChild<QDoubleSpinBox*>("whatIfCap")->value(), 0.25);
+        // Shown with the decimals the value has, as the CLI writes caps ("0.25", never "0.2500").
+        QCOMPARE(page->findChild<QDoubleSpinBox*>("whatIfCap")->text(), QString("0.25 MiB"));
         QCOMPARE(page->findChild<QSpinBox*>("whatIfWorldSize")->value(), 2);
         QCOMPARE(page->findChild<QComboBox*>("whatIfHook")->currentText(), QString("allreduce"));
         QCOMPARE(page->chosen()->capMb, 0.25);

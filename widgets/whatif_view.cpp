@@ -31,6 +31,24 @@
 namespace commprof::widgets {
 namespace {
 
+// Caps go down to 1/16 MiB, so the box keeps four decimals, but it shows only the ones a
+// value has ("1 MiB", "0.0625 MiB"), as the matrix and the CLI write caps.
+class CapSpinBox : public QDoubleSpinBox {
+public:
+    using QDoubleSpinBox::QDoubleSpinBox;
+    QString textFromValue(double value) const override {
+        QString text = QDoubleSpinBox::textFromValue(value);
+        const QChar point = locale().decimalPoint().front();
+        if (text.contains(point)) {
+            while (text.endsWith('0'))
+                text.chop(1);
+            if (text.endsWith(point))
+                text.chop(1);
+        }
+        return text;
+    }
+};
+
 // What the controls allow: a cap from 64 KiB to 4 GiB (DDP takes any; these bound the model's
 // buckets), a link from a hundredth to a thousand times the recorded, up to a million ranks.
 constexpr double kMinCapMb = 0.0625, kMaxCapMb = 4096;
@@ -118,7 +136,7 @@ WhatIfView::WhatIfView(jobs::JobTracker* jobs, QWidget* parent)
 
 // The settings a user changes (cap, hook, bandwidth, world size), then the actions on the job.
 QHBoxLayout* WhatIfView::makeControls() {
-    cap_ = new QDoubleSpinBox(this);
+    cap_ = new CapSpinBox(this);
     cap_->setObjectName("whatIfCap");
     cap_->setRange(kMinCapMb, kMaxCapMb);
     cap_->setDecimals(4);
