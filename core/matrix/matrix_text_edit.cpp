@@ -3,6 +3,8 @@
 
 #include "matrix/yaml_input.h"
 
+#include <QRegularExpression>
+
 #include <vector>
 
 namespace commprof::matrix {
@@ -263,11 +265,8 @@ TextEdit defaultsValueEdit(const QString& yaml, const QString& file, const QStri
         // A new last line of the block, indented as its first key.
         const QString first =
             lineText(yaml, t.starts, std::size_t(defaults.begin()->first.Mark().line));
-        int spaces = 0;
-        while (spaces < first.size() && (first[spaces] == u' ' || first[spaces] == u'\t')) {
-            ++spaces;
-        }
-        return insertAt(yaml, block->second, first.left(spaces) + entry + "\n");
+        const QString indent = first.left(first.indexOf(QRegularExpression("[^ \t]")));
+        return insertAt(yaml, block->second, indent + entry + "\n");
     }
     return valueEdit(yaml, t, key, keyNode, valueNode, value, file);
 }
@@ -276,14 +275,12 @@ TextEdit modelValueEdit(const QString& yaml, const QString& file, const QString&
                         const QString& key, const QString& value) {
     const TopLevel t = topLevel(yaml, file);
     const YAML::Node models = t.root.IsNull() ? YAML::Node() : t.root["models"];
-    YAML::Node entry;
-    bool found = false;
+    std::optional<YAML::Node> found;
     if (models.IsSequence()) {
         for (const YAML::Node& m : models) {
             if (m.IsMap() && m["name"] && m["name"].IsScalar() &&
                 QString::fromStdString(m["name"].Scalar()) == model) {
-                entry.reset(m);
-                found = true;
+                found.emplace(m);
             }
         }
     }
@@ -291,6 +288,7 @@ TextEdit modelValueEdit(const QString& yaml, const QString& file, const QString&
         throw MatrixError(file, models ? models.Mark().line + 1 : 1, 1, "models",
                           QString("no model entry named '%1' in the matrix").arg(model));
     }
+    const YAML::Node entry = *found;
     YAML::Node keyNode, valueNode;
     if (findKey(entry, key, keyNode, valueNode)) {
         return valueEdit(yaml, t, key, keyNode, valueNode, value, file,
