@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "matrix_text_edit.h"
 
-#include "matrix/yaml_input.h"
+#include "matrix/yaml_fields.h"
 
 #include <QRegularExpression>
 
@@ -46,11 +46,10 @@ TopLevel topLevel(const QString& yaml, const QString& file) {
     if (t.root.IsNull()) {
         return t; // an empty text: everything is added at its end
     }
-    if (!t.root.IsMap() || t.root.Style() == YAML::EmitterStyle::Flow) {
-        failAt(file, t.root, "matrix",
-               "the designer edits a matrix written as a block mapping (one key per line); this "
-               "one is not, so edit its text");
-    }
+    Ctx{file}.failIf(
+        !t.root.IsMap() || t.root.Style() == YAML::EmitterStyle::Flow, t.root, "matrix",
+        "the designer edits a matrix written as a block mapping (one key per line); this "
+        "one is not, so edit its text");
     for (auto it = t.root.begin(); it != t.root.end(); ++it) {
         t.keys.emplace_back(QString::fromStdString(it->first.Scalar()), it->first.Mark().line);
     }
@@ -227,9 +226,8 @@ TextEdit appendModelEdit(const QString& yaml, const QString& file, const QString
         (models.IsSequence() && models.size() == 0 && models.Style() != YAML::EmitterStyle::Flow)) {
         return replaceBlock(yaml, *block, alone);
     }
-    if (!models.IsSequence()) {
-        failAt(file, models, "models", "models is not a list, so a model cannot be added to it");
-    }
+    Ctx{file}.failIf(!models.IsSequence(), models, "models",
+                     "models is not a list, so a model cannot be added to it");
     const int keyLine = models.Mark().line;
     if (models.Style() == YAML::EmitterStyle::Flow) {
         // From the start of its line: yaml-cpp counts columns in bytes, the text in characters.
@@ -255,11 +253,10 @@ TextEdit defaultsValueEdit(const QString& yaml, const QString& file, const QStri
     if (defaults.IsNull()) {
         return replaceBlock(yaml, *block, "defaults:\n  " + entry);
     }
-    if (!defaults.IsMap() || defaults.Style() == YAML::EmitterStyle::Flow) {
-        failAt(file, defaults, "defaults",
-               "the designer edits defaults written as a block mapping (one key per line); these "
-               "are not, so edit their text");
-    }
+    Ctx{file}.failIf(!defaults.IsMap() || defaults.Style() == YAML::EmitterStyle::Flow, defaults,
+                     "defaults",
+                     "the designer edits defaults written as a block mapping (one key per line); "
+                     "these are not, so edit their text");
     YAML::Node keyNode, valueNode;
     if (!findKey(defaults, key, keyNode, valueNode)) {
         // A new last line of the block, indented as its first key.
