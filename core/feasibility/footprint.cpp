@@ -7,6 +7,7 @@
 
 #include <QJsonArray>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -103,22 +104,19 @@ Coefficients::Coefficients()
       } {}
 
 double Coefficients::operator[](const char* key) const {
-    for (const auto& c : table_) {
-        if (std::string_view(c.key) == key) {
-            return c.value;
-        }
+    const auto c = std::ranges::find(table_, std::string_view(key), &Coefficient::key);
+    if (c == table_.end()) {
+        throw std::invalid_argument(std::string("unknown coefficient ") + key);
     }
-    throw std::invalid_argument(std::string("unknown coefficient ") + key);
+    return c->value;
 }
 
 void Coefficients::set(const QString& key, double value) {
-    for (auto& c : table_) {
-        if (key == c.key) {
-            c.value = value;
-            return;
-        }
+    const auto c = std::ranges::find(table_, key.toStdString(), &Coefficient::key);
+    if (c == table_.end()) {
+        throw std::invalid_argument("unknown coefficient '" + key.toStdString() + "'");
     }
-    throw std::invalid_argument("unknown coefficient '" + key.toStdString() + "'");
+    c->value = value;
 }
 
 FootprintEstimate estimate(const matrix::Cell& cell, const Coefficients& k,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "machine_profile.h"
 
-#include "matrix/yaml_input.h"
+#include "matrix/yaml_fields.h"
 #include "platform/host_memory.h"
 #include "spec/units.h"
 
@@ -16,10 +16,8 @@ constexpr double kMaxValue = 1.0e6;
 double positive(const QString& file, const YAML::Node& n, const QString& key) {
     bool ok = false;
     const double v = n.IsScalar() ? QString::fromStdString(n.Scalar()).toDouble(&ok) : 0;
-    if (!ok || !(v > 0) || v > kMaxValue) {
-        matrix::failAt(file, n, key,
-                       QString("expected a number above 0 and at most %1").arg(kMaxValue));
-    }
+    matrix::Ctx{file}.failIf(!ok || !(v > 0) || v > kMaxValue, n, key,
+                             QString("expected a number above 0 and at most %1").arg(kMaxValue));
     return v;
 }
 
@@ -27,15 +25,14 @@ MachineProfile parseProfile(const QString& path, const YAML::Node& root) {
     if (!root.IsMap()) {
         throw matrix::MatrixError(path, 1, 1, "document", "expected a mapping");
     }
+    const matrix::Ctx c{path};
     MachineProfile p;
     QSet<QString> seen;
     for (auto it = root.begin(); it != root.end(); ++it) {
         const QString key = matrix::keyName(path, it->first, seen);
         const YAML::Node v = it->second;
         if (key == "name") {
-            if (!v.IsScalar()) {
-                matrix::failAt(path, v, key, "expected a string");
-            }
+            c.failIf(!v.IsScalar(), v, key, "expected a string");
             p.name = QString::fromStdString(v.Scalar());
         } else if (key == "host_gib") {
             p.hostGib = positive(path, v, key);
@@ -44,9 +41,7 @@ MachineProfile parseProfile(const QString& path, const YAML::Node& root) {
         } else if (key == "gpus") {
             p.gpus = int(positive(path, v, key));
         } else if (key == "coefficients") {
-            if (!v.IsMap()) {
-                matrix::failAt(path, v, key, "expected a mapping of coefficient: value");
-            }
+            c.failIf(!v.IsMap(), v, key, "expected a mapping of coefficient: value");
             QSet<QString> seenCoefficients;
             for (auto c = v.begin(); c != v.end(); ++c) {
                 const QString ck = matrix::keyName(path, c->first, seenCoefficients);

@@ -204,24 +204,22 @@ Plan makePlan(const QString& matrixPath, const PlanOptions& options) {
 
 QJsonObject toJson(const PlannedCell& pc) {
     QJsonObject cell = matrix::cellJson(pc.cell, pc.estimate);
-    QJsonArray nodes;
-    for (const NodeDemand& n : pc.nodes) {
-        nodes.append(QJsonObject{{"ranks", n.ranks},
-                                 {"host_demand_bytes", n.hostBytes},
-                                 {"device_demand_bytes", n.deviceBytes}});
-    }
-    cell["nodes"] = nodes;
+    cell["nodes"] = results::jsonArray(pc.nodes, [](const NodeDemand& n) {
+        return QJsonObject{{"ranks", n.ranks},
+                           {"host_demand_bytes", n.hostBytes},
+                           {"device_demand_bytes", n.deviceBytes}};
+    });
     return cell;
 }
 
 QJsonObject toJson(const Plan& plan) {
     const QJsonArray cells =
         results::jsonArray(plan.cells, [](const PlannedCell& pc) { return toJson(pc); });
-    QJsonArray coefficients;
-    for (const auto& c : plan.coefficients.table()) {
-        coefficients.append(QJsonObject{
-            {"key", c.key}, {"value", c.value}, {"unit", c.unit}, {"source", c.source}});
-    }
+    const QJsonArray coefficients =
+        results::jsonArray(plan.coefficients.table(), [](const auto& c) {
+            return QJsonObject{
+                {"key", c.key}, {"value", c.value}, {"unit", c.unit}, {"source", c.source}};
+        });
     return QJsonObject{
         {"matrix", plan.matrix.name},
         {"file", plan.matrix.file},

@@ -2,6 +2,7 @@
 #include "exclusion.h"
 
 #include "matrix/knobs.h"
+#include "spec/mapped.h"
 
 #include <QSet>
 #include <QStringList>
@@ -56,9 +57,8 @@ std::vector<ExcludeRule> distinctRules(const std::vector<ExcludeRule>& rules) {
 
 ModelExclusions::ModelExclusions(const std::vector<ExcludeRule>& rules, const ModelSpec& model,
                                  const std::vector<Axis>& axes) {
-    for (const Axis& a : axes) {
-        sizes_.push_back(a.values.size());
-    }
+    sizes_ =
+        spec::mapped<std::vector<std::size_t>>(axes, [](const Axis& a) { return a.values.size(); });
     const auto axisOf = [&axes](const QString& key) {
         return std::size_t(std::ranges::find(axes, key, &Axis::key) - axes.begin());
     };
@@ -184,19 +184,12 @@ bool ModelExclusions::walk(
 }
 
 qint64 ModelExclusions::countUpTo(qint64 cap) const {
-    Live all;
-    for (const Bound& r : rules_) {
-        all.push_back(&r);
-    }
-    return count(0, all, cap);
+    return count(0, spec::mapped<Live>(rules_, [](const Bound& r) { return &r; }), cap);
 }
 
 void ModelExclusions::forEachKept(
     const std::function<bool(const std::vector<std::size_t>&)>& visit) const {
-    Live all;
-    for (const Bound& r : rules_) {
-        all.push_back(&r);
-    }
+    const Live all = spec::mapped<Live>(rules_, [](const Bound& r) { return &r; });
     if (count(0, all, 1) == 0) {
         return;
     }

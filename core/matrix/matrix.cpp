@@ -170,13 +170,11 @@ void readLauncher(const Ctx& c, const YAML::Node& n, Matrix& m) {
                 longest = std::max(longest, layer.overrides->timeoutS);
             }
         }
-        if (*l.timeLimitS < longest) {
-            c.fail(n["time_limit"], "time_limit",
-                   QString("%1 s is below the longest timeout_s of the matrix (%2 s): Slurm would "
-                           "end a cell before its deadline; raise time_limit or lower timeout_s")
-                       .arg(*l.timeLimitS)
-                       .arg(longest));
-        }
+        c.failIf(*l.timeLimitS < longest, n["time_limit"], "time_limit",
+                 QString("%1 s is below the longest timeout_s of the matrix (%2 s): Slurm would "
+                         "end a cell before its deadline; raise time_limit or lower timeout_s")
+                     .arg(*l.timeLimitS)
+                     .arg(longest));
     }
 }
 
@@ -200,40 +198,12 @@ QString sanitizeId(const QString& text) {
     for (const QChar ch : text.toLower()) {
         out += (ch.isLetterOrNumber() && ch.unicode() < 128) ? ch : QChar('_');
     }
-    out.replace(QRegularExpression("_+"), "_");
-    while (out.startsWith('_')) {
-        out.remove(0, 1);
-    }
-    while (out.endsWith('_')) {
-        out.chop(1);
-    }
+    out.replace(QRegularExpression("_+"), "_").remove(QRegularExpression("^_|_$"));
     return out.isEmpty() ? QString("x") : out.left(80);
 }
 
 qint64 defaultMaxCells() {
     return files::limitFromEnv("COMMPROF_MAX_CELLS", kDefaultMaxCells);
-}
-
-Matrix loadMatrix(const QString& path) {
-    return parseMatrix(readYamlFile(path), path);
-}
-
-namespace {
-
-Matrix parseRoot(const Ctx& c, const YAML::Node& root);
-
-} // namespace
-
-Matrix parseMatrix(const QByteArray& yaml, const QString& fileName) {
-    const Ctx c{fileName};
-    const YAML::Node root = loadYaml(yaml, fileName);
-    try {
-        return parseRoot(c, root);
-    } catch (const YAML::Exception& e) {
-        // A conversion this parser did not foresee: still an error at the node, never an abort.
-        throw MatrixError(fileName, e.mark.line + 1, e.mark.column + 1, "yaml",
-                          QString::fromStdString(e.msg));
-    }
 }
 
 namespace {
@@ -432,12 +402,10 @@ void checkRoot(const Ctx& c, const YAML::Node& root) {
     // models: said, not left to the generic refusal.
     for (auto it = root.begin(); it != root.end(); ++it) {
         const QString key = QString::fromStdString(it->first.Scalar());
-        if (it->first.IsScalar() && runKeys().contains(key)) {
-            c.fail(it->first, key,
-                   QString("unknown key in the matrix: '%1' is a run setting of the models; write "
-                           "it under defaults (for every model) or in a model's entry")
-                       .arg(key));
-        }
+        c.failIf(it->first.IsScalar() && runKeys().contains(key), it->first, key,
+                 QString("unknown key in the matrix: '%1' is a run setting of the models; write "
+                         "it under defaults (for every model) or in a model's entry")
+                     .arg(key));
     }
     checkKeys(c, root,
               {"name", "defaults", "models", "layers", "world_sizes", "repeats", "exclude",
@@ -478,11 +446,9 @@ LayerSpec readLayer(const Ctx& c, const YAML::Node& n, const Matrix& m) {
     c.failIf(!n["name"], n, "layers", "each layer needs a name");
     const QString name = str(c, n["name"], "name");
     const spec::Layer* known = spec::findLayer(name.toStdString());
-    if (!known) {
-        c.fail(n["name"], "name",
-               QString("unknown layer '%1' (%2)")
-                   .arg(name, QString::fromStdString(spec::layerNames())));
-    }
+    c.failIf(
+        !known, n["name"], "name",
+        QString("unknown layer '%1' (%2)").arg(name, QString::fromStdString(spec::layerNames())));
     for (const LayerSpec& earlier : m.layers) {
         c.failIf(earlier.name == name, n["name"], "name",
                  QString("layer '%1' is listed twice").arg(name));
@@ -543,9 +509,7 @@ ExcludeRule readExclude(const Ctx& c, const YAML::Node& n, const Matrix& m,
     }
     if (n["layer"]) {
         const QString layer = str(c, n["layer"], "layer");
-        if (!knownLayer(layer)) {
-            c.fail(n["layer"], "layer", QString("unknown layer '%1'").arg(layer));
-        }
+        c.failIf(!knownLayer(layer), n["layer"], "layer", QString("unknown layer '%1'").arg(layer));
         const auto name = [](const LayerSpec& l) { return l.name; };
         requireTaken(c, n["layer"], "layer", layer, spec::mapped<QStringList>(m.layers, name));
         r.match.emplace_back("layer", layer);
@@ -624,6 +588,22 @@ Matrix parseRoot(const Ctx& c, const YAML::Node& root) {
 
 } // namespace
 
+Matrix loadMatrix(const QString& path) {
+    return parseMatrix(readYamlFile(path), path);
+}
+
+Matrix parseMatrix(const QByteArray& yaml, const QString& fileName) {
+    const Ctx c{fileName};
+    const YAML::Node root = loadYaml(yaml, fileName);
+    try {
+        return parseRoot(c, root);
+    } catch (const YAML::Exception& e) {
+        // A conversion this parser did not foresee: still an error at the node, never an abort.
+        throw MatrixError(fileName, e.mark.line + 1, e.mark.column + 1, "yaml",
+                          QString::fromStdString(e.msg));
+    }
+}
+
 namespace {
 
 // Which DDP settings take more than one value over the matrix's DDP cells: those are in ids.
@@ -636,9 +616,7 @@ QSet<QString> knobsInIds(const Matrix& m) {
                 continue;
             }
             if (const KnobList* list = knobListOf(m, model, k.key)) {
-                for (const QString& v : list->values) {
-                    seen.insert(v);
-                }
+                seen.unite(QSet<QString>(list->values.begin(), list->values.end()));
             } else {
                 seen.insert(k.valueOf(m.defaults));
             }
@@ -667,18 +645,15 @@ void forEachCellOf(const ModelSpec& model, const std::vector<Axis>& axes,
         Cell cell;
         cell.model = model;
         cell.sweepMaxBytes = model.isSweep() ? model.sweep.maxBytes : 0.0;
-        QString id = modelId;
-        for (std::size_t k = 0; k < axes.size(); ++k) {
-            axes[k].apply(cell, at[k]);
-            if (inId[k]) {
-                id += u'_';
-                id += axes[k].values[at[k]].idPart;
-            }
-        }
-        cell.id = std::move(id);
+        cell.id = modelId;
         cell.axes.reserve(axes.size() + 1);
         cell.axes.emplace_back("model", model.name);
         for (std::size_t k = 0; k < axes.size(); ++k) {
+            axes[k].apply(cell, at[k]);
+            if (inId[k]) {
+                cell.id += u'_';
+                cell.id += axes[k].values[at[k]].idPart;
+            }
             cell.axes.emplace_back(axes[k].key, axes[k].values[at[k]].text);
         }
         return visit(cell, at);
@@ -687,8 +662,9 @@ void forEachCellOf(const ModelSpec& model, const std::vector<Axis>& axes,
 
 // Counted before anything is built, and without visiting the cells (matrix/exclusion.h), so
 // a matrix of a billion cells is refused, or cut by its exclusions to a few, in a moment.
-void checkCellCount(const Matrix& m, const MachineLimits& limits,
-                    const std::vector<ExcludeRule>& excludes) {
+// Returns the count before exclusions.
+double checkCellCount(const Matrix& m, const MachineLimits& limits,
+                      const std::vector<ExcludeRule>& excludes) {
     double product = 0;
     std::vector<std::vector<Axis>> axesPerModel;
     for (const ModelSpec& model : m.models) {
@@ -696,7 +672,7 @@ void checkCellCount(const Matrix& m, const MachineLimits& limits,
         product += combinations(axesPerModel.back());
     }
     if (product <= double(limits.maxCells)) {
-        return;
+        return product;
     }
     const qint64 cap = limits.maxCells + 1;
     qint64 count = 0;
@@ -704,7 +680,7 @@ void checkCellCount(const Matrix& m, const MachineLimits& limits,
         count += ModelExclusions(excludes, m.models[i], axesPerModel[i]).countUpTo(cap - count);
     }
     if (count <= limits.maxCells) {
-        return;
+        return product;
     }
     // "2 models x 3 layers x 4 world sizes x 1 repeats", with the first model's axes where
     // every model has the same ones.
@@ -785,15 +761,11 @@ void forEachCell(const Matrix& m, const MachineLimits& limits,
                  const std::function<void(Cell&)>& visit) {
     const QSet<QString> knobIds = knobsInIds(m);
     const std::vector<ExcludeRule> excludes = distinctRules(m.excludes);
-    checkCellCount(m, limits, excludes);
+    const double expected = checkCellCount(m, limits, excludes);
     // Hashes, not ids, so a million cells cost a few MB here. A hash seen before sends us
     // back over the cells for the first one with this id: one before this cell is a duplicate,
     // else it was two ids with one hash.
     std::unordered_set<std::size_t> seen;
-    double expected = 0;
-    for (const ModelSpec& model : m.models) {
-        expected += combinations(axesOf(m, model));
-    }
     seen.reserve(std::size_t(std::min(expected, double(limits.maxCells))));
     std::size_t position = 0;
     const auto firstWithId = [&](const QString& id) {

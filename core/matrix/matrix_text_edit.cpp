@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "matrix_text_edit.h"
 
-#include "matrix/yaml_input.h"
+#include "matrix/yaml_fields.h"
+
+#include <QRegularExpression>
 
 #include <vector>
 
@@ -44,11 +46,10 @@ TopLevel topLevel(const QString& yaml, const QString& file) {
     if (t.root.IsNull()) {
         return t; // an empty text: everything is added at its end
     }
-    if (!t.root.IsMap() || t.root.Style() == YAML::EmitterStyle::Flow) {
-        failAt(file, t.root, "matrix",
-               "the designer edits a matrix written as a block mapping (one key per line); this "
-               "one is not, so edit its text");
-    }
+    Ctx{file}.failIf(
+        !t.root.IsMap() || t.root.Style() == YAML::EmitterStyle::Flow, t.root, "matrix",
+        "the designer edits a matrix written as a block mapping (one key per line); this "
+        "one is not, so edit its text");
     for (auto it = t.root.begin(); it != t.root.end(); ++it) {
         t.keys.emplace_back(QString::fromStdString(it->first.Scalar()), it->first.Mark().line);
     }
@@ -225,9 +226,8 @@ TextEdit appendModelEdit(const QString& yaml, const QString& file, const QString
         (models.IsSequence() && models.size() == 0 && models.Style() != YAML::EmitterStyle::Flow)) {
         return replaceBlock(yaml, *block, alone);
     }
-    if (!models.IsSequence()) {
-        failAt(file, models, "models", "models is not a list, so a model cannot be added to it");
-    }
+    Ctx{file}.failIf(!models.IsSequence(), models, "models",
+                     "models is not a list, so a model cannot be added to it");
     const int keyLine = models.Mark().line;
     if (models.Style() == YAML::EmitterStyle::Flow) {
         // From the start of its line: yaml-cpp counts columns in bytes, the text in characters.
@@ -253,21 +253,17 @@ TextEdit defaultsValueEdit(const QString& yaml, const QString& file, const QStri
     if (defaults.IsNull()) {
         return replaceBlock(yaml, *block, "defaults:\n  " + entry);
     }
-    if (!defaults.IsMap() || defaults.Style() == YAML::EmitterStyle::Flow) {
-        failAt(file, defaults, "defaults",
-               "the designer edits defaults written as a block mapping (one key per line); these "
-               "are not, so edit their text");
-    }
+    Ctx{file}.failIf(!defaults.IsMap() || defaults.Style() == YAML::EmitterStyle::Flow, defaults,
+                     "defaults",
+                     "the designer edits defaults written as a block mapping (one key per line); "
+                     "these are not, so edit their text");
     YAML::Node keyNode, valueNode;
     if (!findKey(defaults, key, keyNode, valueNode)) {
         // A new last line of the block, indented as its first key.
         const QString first =
             lineText(yaml, t.starts, std::size_t(defaults.begin()->first.Mark().line));
-        int spaces = 0;
-        while (spaces < first.size() && (first[spaces] == u' ' || first[spaces] == u'\t')) {
-            ++spaces;
-        }
-        return insertAt(yaml, block->second, first.left(spaces) + entry + "\n");
+        const QString indent = first.left(first.indexOf(QRegularExpression("[^ \t]")));
+        return insertAt(yaml, block->second, indent + entry + "\n");
     }
     return valueEdit(yaml, t, key, keyNode, valueNode, value, file);
 }
@@ -276,14 +272,12 @@ TextEdit modelValueEdit(const QString& yaml, const QString& file, const QString&
                         const QString& key, const QString& value) {
     const TopLevel t = topLevel(yaml, file);
     const YAML::Node models = t.root.IsNull() ? YAML::Node() : t.root["models"];
-    YAML::Node entry;
-    bool found = false;
+    std::optional<YAML::Node> found;
     if (models.IsSequence()) {
         for (const YAML::Node& m : models) {
             if (m.IsMap() && m["name"] && m["name"].IsScalar() &&
                 QString::fromStdString(m["name"].Scalar()) == model) {
-                entry.reset(m);
-                found = true;
+                found.emplace(m);
             }
         }
     }
@@ -291,6 +285,7 @@ TextEdit modelValueEdit(const QString& yaml, const QString& file, const QString&
         throw MatrixError(file, models ? models.Mark().line + 1 : 1, 1, "models",
                           QString("no model entry named '%1' in the matrix").arg(model));
     }
+    const YAML::Node entry = *found;
     YAML::Node keyNode, valueNode;
     if (findKey(entry, key, keyNode, valueNode)) {
         return valueEdit(yaml, t, key, keyNode, valueNode, value, file,

@@ -216,15 +216,12 @@ QString matrixEntry(const QString& ptFile, const QString& matrixFile, const QStr
     }
     t.description = t.file.left(t.file.size() - 3) + ".json";
     readDescription(t); // checked as the plan will check it
-    QString inputText;
-    if (t.describedTokens > 0) {
-        inputText =
-            QString("input: {tokens: %1, vocab: %2}").arg(t.describedTokens).arg(t.describedVocab);
-    } else {
-        inputText = QString("input: {shape: [%1]}, target: {classes: %2}")
-                        .arg(dimensions(t.describedShape).join(", "))
-                        .arg(t.describedClasses);
-    }
+    const QString inputText =
+        t.describedTokens > 0
+            ? QString("input: {tokens: %1, vocab: %2}").arg(t.describedTokens).arg(t.describedVocab)
+            : QString("input: {shape: [%1]}, target: {classes: %2}")
+                  .arg(dimensions(t.describedShape).join(", "))
+                  .arg(t.describedClasses);
     QString path = t.file;
     if (!matrixFile.isEmpty()) {
         const QString relative = QFileInfo(matrixFile).absoluteDir().relativeFilePath(t.file);

@@ -46,19 +46,14 @@ void checkKeys(const Ctx& c, const YAML::Node& map, const QStringList& allowed,
                            "*name may stand for a whole value)")
                        .arg(where));
         }
-        QString best;
-        int bestDist = 3;
-        for (const QString& a : allowed) {
-            const int d = editDistance(key, a);
-            if (d < bestDist) {
-                bestDist = d;
-                best = a;
-            }
-        }
+        const auto distance = [&key](const QString& a) { return editDistance(key, a); };
+        const auto best = std::ranges::min_element(allowed, {}, distance);
         c.fail(it->first, key,
                QString("unknown key in %1%2 (allowed: %3)")
                    .arg(where,
-                        best.isEmpty() ? QString() : QString("; did you mean '%1'?").arg(best),
+                        best == allowed.end() || distance(*best) >= 3
+                            ? QString()
+                            : QString("; did you mean '%1'?").arg(*best),
                         allowed.join(", ")));
     }
 }
@@ -82,33 +77,27 @@ double number(const Ctx& c, const YAML::Node& n, const QString& key) {
     c.failIf(!n.IsScalar(), n, key, "expected a number");
     bool ok = false;
     const double v = QString::fromStdString(n.Scalar()).toDouble(&ok);
-    if (!ok || !std::isfinite(v)) {
-        c.fail(n, key,
-               QString("expected a number, got '%1'").arg(QString::fromStdString(n.Scalar())));
-    }
+    c.failIf(!ok || !std::isfinite(v), n, key,
+             QString("expected a number, got '%1'").arg(QString::fromStdString(n.Scalar())));
     return v;
 }
 
 int integer(const Ctx& c, const YAML::Node& n, const QString& key, int min, int max) {
     const double v = number(c, n, key);
-    if (v != std::floor(v) || v < min || v > max) {
-        c.fail(n, key,
-               QString("expected an integer from %1 to %2, got %3")
-                   .arg(min)
-                   .arg(max)
-                   .arg(QString::fromStdString(n.Scalar())));
-    }
+    c.failIf(v != std::floor(v) || v < min || v > max, n, key,
+             QString("expected an integer from %1 to %2, got %3")
+                 .arg(min)
+                 .arg(max)
+                 .arg(QString::fromStdString(n.Scalar())));
     return int(v);
 }
 
 double positive(const Ctx& c, const YAML::Node& n, const QString& key, double max) {
     const double v = number(c, n, key);
-    if (v <= 0 || v > max) {
-        c.fail(n, key,
-               QString("must be above 0 and at most %1, got %2")
-                   .arg(max, 0, 'g', 12)
-                   .arg(QString::fromStdString(n.Scalar())));
-    }
+    c.failIf(v <= 0 || v > max, n, key,
+             QString("must be above 0 and at most %1, got %2")
+                 .arg(max, 0, 'g', 12)
+                 .arg(QString::fromStdString(n.Scalar())));
     return v;
 }
 
@@ -125,9 +114,8 @@ bool boolean(const Ctx& c, const YAML::Node& n, const QString& key) {
 
 QString oneOf(const Ctx& c, const YAML::Node& n, const QString& key, const QStringList& allowed) {
     QString v = str(c, n, key);
-    if (!allowed.contains(v)) {
-        c.fail(n, key, QString("'%1' is not one of %2").arg(v, allowed.join(", ")));
-    }
+    c.failIf(!allowed.contains(v), n, key,
+             QString("'%1' is not one of %2").arg(v, allowed.join(", ")));
     return v;
 }
 

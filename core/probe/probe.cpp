@@ -21,6 +21,8 @@
 #include <QTemporaryDir>
 #include <QTemporaryFile>
 
+#include <algorithm>
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -147,25 +149,30 @@ void checkRankAndGpus(const ProbeOptions& o, ProbeReport& r) {
     }
 }
 
-void checkNccl(const ProbeOptions& o, ProbeReport& r) {
-    const QStringList libs = ncclLibraries(o.env);
-    QJsonArray arr;
-    QSet<QString> versions;
-    for (const QString& lib : libs) {
-        const QString v = ncclVersionOf(lib);
-        arr.append(QJsonObject{{"path", lib}, {"version", v}});
-        if (!v.isEmpty()) {
-            versions.insert(v);
+// The distinct versions of a report's nccl_libraries, sorted.
+QStringList versionsOf(const QJsonArray& libs) {
+    QStringList v;
+    for (const QJsonValue lib : libs) {
+        const QString version = lib.toObject()["version"].toString();
+        if (!version.isEmpty() && !v.contains(version)) {
+            v << version;
         }
     }
+    v.sort();
+    return v;
+}
+
+void checkNccl(const ProbeOptions& o, ProbeReport& r) {
+    QJsonArray arr;
+    for (const QString& lib : ncclLibraries(o.env)) {
+        arr.append(QJsonObject{{"path", lib}, {"version", ncclVersionOf(lib)}});
+    }
     r.details["nccl_libraries"] = arr;
-    if (versions.size() > 1) {
-        QStringList sorted(versions.begin(), versions.end());
-        sorted.sort();
+    if (const QStringList versions = versionsOf(arr); versions.size() > 1) {
         r.warnings << QString("more than one NCCL version on the library path (%1): which one "
                               "loads depends on the search order; a skew between ranks or hosts "
                               "hangs or corrupts collectives")
-                          .arg(sorted.join(", "));
+                          .arg(versions.join(", "));
     }
 }
 
@@ -175,17 +182,6 @@ void checkHostsAgreeOnNccl(const ProbeOptions& o, ProbeReport& r) {
     if (o.otherHosts.isEmpty()) {
         return;
     }
-    auto versionsOf = [](const QJsonArray& libs) {
-        QStringList v;
-        for (const QJsonValue lib : libs) {
-            const QString version = lib.toObject()["version"].toString();
-            if (!version.isEmpty() && !v.contains(version)) {
-                v << version;
-            }
-        }
-        v.sort();
-        return v;
-    };
     const QStringList mine = versionsOf(r.details["nccl_libraries"].toArray());
     QJsonArray hosts;
     for (const QString& path : o.otherHosts) {
@@ -393,16 +389,11 @@ QString portHolder(int port, const QString& root) {
 
 bool archCovers(const QStringList& compiledArchs, const QString& computeCapability) {
     const QString cc = QString(computeCapability).remove('.');
-    for (const QString& a : compiledArchs) {
-        // sm_90 runs on 9.0 exactly; compute_XX (PTX) can be JIT-compiled for that or newer.
-        if (a == "sm_" + cc || a == "sm_" + cc + "a") {
-            return true;
-        }
-        if (a.startsWith("compute_") && a.mid(8).toInt() <= cc.toInt()) {
-            return true;
-        }
-    }
-    return false;
+    // sm_90 runs on 9.0 exactly; compute_XX (PTX) can be JIT-compiled for that or newer.
+    return std::ranges::any_of(compiledArchs, [&](const QString& a) {
+        return a == "sm_" + cc || a == "sm_" + cc + "a" ||
+               (a.startsWith("compute_") && a.mid(8).toInt() <= cc.toInt());
+    });
 }
 
 ProbeReport runProbe(const ProbeOptions& options) {

@@ -47,10 +47,9 @@ QString removeNamespace(const QString& name) {
     return runNetworkTool("ip", {"netns", "del", name});
 }
 
-// A link sends at its rate from the first byte, as a wire does. tbf's bucket (256 KiB, measured
-// to keep 94-98 % of the rate) would let a message under it cross at loopback speed, a regime
-// of its own that the sweep's fit took for the link's (beta 0.93 ns/B over 1gbit): a second
-// bucket of one packet at 10 % over the rate (peakrate) holds every burst to the rate.
+// A link sends at its rate from the first byte, as a wire does. tbf's bucket (256 KiB) would
+// let a message under it cross at loopback speed, which the sweep's fit would take for the
+// link's: a second bucket of one packet at 10 % over the rate (peakrate) holds bursts to it.
 constexpr int kMaxPacketBytes = 16384; // the host end's GSO size, within the peak bucket
 constexpr int kPeakBucketBytes = 20000;
 
@@ -178,7 +177,6 @@ QString EmulatedHosts::build(const QString& runId, const QString& link, int host
     }
     record_ = path;
     namespaces_ = names;
-    hosts_ = hosts;
     if (emulation.mode == platform::LinkEmulationMode::UserNamespace) {
         // The keeper is recorded once it runs; a SIGKILL before that ends it all the same.
         keeper_ = std::make_unique<NamespaceKeeper>();
@@ -248,7 +246,6 @@ void EmulatedHosts::tearDown() {
     }
     namespaces_.clear();
     record_.clear();
-    hosts_ = 0;
 }
 
 int removeLeftoverHosts(const std::function<void(const QString&)>& log, bool remove) {

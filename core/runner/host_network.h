@@ -42,8 +42,6 @@ public:
     // Removes every namespace (with its links and qdiscs) and the record; safe to call twice.
     void tearDown();
 
-    bool built() const { return !namespaces_.isEmpty(); }
-    int hosts() const { return hosts_; }
     QString namespaceOf(int host) const { return namespaces_.value(host); } // under /run/netns
     static QString addressOf(int host); // what its ranks bind: 169.254.77.(host + 1)
     // What a rank of `host` opens to join its network namespace, and first, in the user
@@ -56,7 +54,6 @@ public:
 private:
     QString record_; // the record's path
     QStringList namespaces_;
-    int hosts_ = 0;
     std::unique_ptr<NamespaceKeeper> keeper_; // the user namespace mode's; null as root
 };
 

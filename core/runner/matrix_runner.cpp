@@ -331,7 +331,7 @@ void MatrixRunner::next() {
         const QString dir = cellDir(pc.cell.id);
         if (files::isLink(dir)) {
             const QString e = files::linkRefused(dir);
-            failCell(pc, e, {e});
+            endCell(pc, CellState::Failed, e, {e});
             continue;
         }
         if (options_.resume && hasManifest(dir)) {
@@ -350,19 +350,20 @@ void MatrixRunner::next() {
                 e = QString("cannot move %1 aside to %2").arg(dir, aside);
             }
             if (!e.isEmpty()) {
-                failCell(pc, e, {e});
+                endCell(pc, CellState::Failed, e, {e});
                 continue;
             }
             emit logLine(pc.cell.id, "moved an earlier attempt aside to " + aside);
         }
         if (const QString e = files::makeDirs(dir, options_.outDir); !e.isEmpty()) {
-            failCell(pc, e, {e});
+            endCell(pc, CellState::Failed, e, {e});
             continue;
         }
         QJsonObject cellDoc = matrix::cellJson(pc.cell, pc.estimate);
         cellDoc["status"] = pc.estimate.feasible ? "running" : "skipped_infeasible";
         if (const QString e = writeCellRecord(dir, cellDoc); !e.isEmpty()) {
-            failCell(pc, e, {e}); // no rank runs where its cell cannot be recorded
+            // No rank runs where its cell cannot be recorded.
+            endCell(pc, CellState::Failed, e, {e});
             continue;
         }
         if (!pc.estimate.feasible) {
@@ -421,9 +422,7 @@ QStringList MatrixRunner::rankArgs(const feasibility::PlannedCell& pc, const QSt
 
 // Local ranks that would meet RLIMIT_NPROC can wait in their thread pool until the deadline
 // instead of failing, so the cell fails now, with the reason. Besides its intra-op pool a rank
-// runs three threads of its own, rank 0 one more (its store): counted in /proc/PID/task, 5 and
-// 4 for a ws2 cell at --threads 1 (which ran under a limit of 10 with the runner's own thread,
-// and failed under 9), and a ws1 cell at --threads 2 that waited until its deadline under 3.
+// runs three threads of its own (/proc/PID/task), rank 0 one more (its store).
 QString MatrixRunner::threadShortfall(const feasibility::PlannedCell& pc) const {
     if (plan_.matrix.launcher.kind != matrix::LauncherKind::Local) {
         return {}; // the ranks run on other nodes, under their limits

@@ -80,10 +80,6 @@ private:
     // one ended on request (counted apart from the failed cells).
     void endCell(const feasibility::PlannedCell& pc, CellState ending, const QString& failure,
                  const QStringList& writeFailures);
-    void failCell(const feasibility::PlannedCell& pc, const QString& failure,
-                  const QStringList& writeFailures) {
-        endCell(pc, CellState::Failed, failure, writeFailures);
-    }
     int rankThreads(const feasibility::PlannedCell& pc) const;
     QString threadShortfall(const feasibility::PlannedCell& pc) const;
     QStringList rankArgs(const feasibility::PlannedCell& pc, const QString& cellDir) const;

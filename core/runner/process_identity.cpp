@@ -11,11 +11,11 @@
 #include <QFileInfo>
 #include <QList>
 #include <QRandomGenerator>
+#include <QRegularExpression>
 #include <QThread>
 
 #include <algorithm>
 #include <csignal>
-#include <iterator>
 #include <unistd.h>
 
 namespace commprof::runner {
@@ -34,12 +34,9 @@ QString executableOf(qint64 pid) {
     if (n <= 0) {
         return {};
     }
-    QString path = QFile::decodeName(QByteArray(target, int(n)));
     // A binary rebuilt while it runs shows as "PATH (deleted)".
-    if (path.endsWith(" (deleted)")) {
-        path.chop(10);
-    }
-    return path;
+    static const QRegularExpression deleted(" \\(deleted\\)$");
+    return QFile::decodeName(QByteArray(target, int(n))).remove(deleted);
 }
 
 bool environmentHolds(qint64 pid, const QByteArray& entry) {
@@ -110,8 +107,7 @@ bool stillRunning(const PidRecord& record) {
 bool isRecordedRank(const PidRecord& record) {
     const QString binary = QFileInfo(executableOf(record.pid)).fileName();
     return stillRunning(record) &&
-           std::any_of(std::begin(kRankBinaries), std::end(kRankBinaries),
-                       [&](const char* name) { return binary == name; }) &&
+           std::ranges::any_of(kRankBinaries, [&](const char* name) { return binary == name; }) &&
            environmentHolds(record.pid, "COMMPROF_RUN_ID=" + record.runId.toLatin1());
 }
 

@@ -31,10 +31,9 @@ QStringList placement(const matrix::LauncherSpec& spec, int worldSize) {
 
 QStringList srunOptions(const matrix::LauncherSpec& spec, int worldSize, const QString& name,
                         int minutes, const QStringList& nodeList) {
-    QStringList exports{"ALL"};
-    for (const char* e : kRankEnvironment) {
-        exports << e;
-    }
+    const QStringList exports =
+        QStringList{"ALL"} +
+        spec::mapped<QStringList>(kRankEnvironment, [](const char* e) { return QString(e); });
     // --verbose for the step id and every task's exit; --label to tell the ranks apart.
     QStringList o{"--verbose",
                   "--label",
