@@ -94,7 +94,9 @@ public:
     // Each step's critical path (analysis/critical_path.h, times on each rank's own trace
     // clock), drawn over its rank's header row while shown: compute, then what the backward
     // waited for, then the optimizer, with the culprit named beside it.
-    void setCriticalPath(std::vector<analysis::CriticalStep> path) { set(criticalPath_, path); }
+    void setCriticalPath(std::vector<analysis::CriticalStep> path) {
+        set(criticalPath_, std::move(path));
+    }
     const std::vector<analysis::CriticalStep>& criticalPath() const { return criticalPath_; }
     void setCriticalPathShown(bool shown) { set(criticalPathShown_, shown); }
     bool criticalPathShown() const { return criticalPathShown_; }
