@@ -96,27 +96,14 @@ std::vector<QCPAxisRect*> makeFacets(QCustomPlot& plot, const QStringList& names
     return rects;
 }
 
-namespace {
-
-// A panel grid keeps the axis title once for every panel (arrangeFacets places it); one axis
-// rect takes it on its own axis.
-void setFacetLabel(QCustomPlot& plot, const char* property, QCPAxis* axis, const QString& label) {
+void setFacetLabel(QCustomPlot& plot, Qt::Orientation axis, const QString& label) {
+    const bool x = axis == Qt::Horizontal;
     if (QCPLayoutGrid* grid = facetGrid(plot)) {
-        grid->setProperty(property, label);
+        grid->setProperty(x ? "xLabel" : "yLabel", label);
         arrangeFacets(plot);
     } else {
-        axis->setLabel(label);
+        (x ? plot.xAxis : plot.yAxis)->setLabel(label);
     }
-}
-
-} // namespace
-
-void setFacetXLabel(QCustomPlot& plot, const QString& label) {
-    setFacetLabel(plot, "xLabel", plot.xAxis, label);
-}
-
-void setFacetYLabel(QCustomPlot& plot, const QString& label) {
-    setFacetLabel(plot, "yLabel", plot.yAxis, label);
 }
 
 QCPAxisRect* facetRect(const QCustomPlot& plot, const QString& name) {
@@ -133,23 +120,6 @@ namespace {
 bool isPanel(QCPLayoutElement* e) {
     auto* panel = qobject_cast<QCPLayoutGrid*>(e);
     return panel && !qobject_cast<QCPLegend*>(e) && panel->objectName() != kNoteCell;
-}
-
-int panelCount(QCPLayoutGrid* grid) {
-    int panels = 0;
-    for (int i = 0; i < grid->elementCount(); ++i) {
-        panels += isPanel(grid->elementAt(i));
-    }
-    return panels;
-}
-
-QCPTextElement* noteOf(QCustomPlot& plot) {
-    for (QCPLayoutElement* e : plot.plotLayout()->elements(true)) {
-        if (auto* t = qobject_cast<QCPTextElement*>(e); t && t->objectName() == "note") {
-            return t;
-        }
-    }
-    return nullptr;
 }
 
 // The figure's note (addNote) under the axes, as addNote put it.
@@ -190,11 +160,11 @@ void arrangeFacets(QCustomPlot& plot) {
     if (!grid) {
         return;
     }
-    QCPTextElement* note = noteOf(plot);
+    QCPTextElement* note = plot.findChild<QCPTextElement*>("note");
     if (note) {
         noteBelow(plot, grid, note);
     }
-    const int panels = panelCount(grid);
+    const auto panels = int(std::ranges::count_if(grid->elements(false), isPanel));
     const int width = plot.viewport().width();
     const int least = std::max(1, grid->property(kLeastPx).toInt());
     int columns = std::clamp(width / least, 1, std::max(1, panels));

@@ -36,10 +36,9 @@ constexpr int kFacetMinPx = FacetOptions{}.leastPx;
 // figure keeps its one axis rect. Returns the panels' axis rects.
 std::vector<QCPAxisRect*> makeFacets(QCustomPlot& plot, const QStringList& names,
                                      const FigureStyle& style, FacetOptions options = {});
-// The axes' titles: x under the lowest panel of each column, y left of the first column; or on
-// the figure's one axis rect.
-void setFacetXLabel(QCustomPlot& plot, const QString& label);
-void setFacetYLabel(QCustomPlot& plot, const QString& label);
+// An axis's title: x under the lowest panel of each column, y left of the first column (the grid
+// keeps it once for every panel); or on the figure's one axis rect.
+void setFacetLabel(QCustomPlot& plot, Qt::Orientation axis, const QString& label);
 // The panel made for a name, or the figure's first axis rect when there is none.
 QCPAxisRect* facetRect(const QCustomPlot& plot, const QString& name);
 // Puts the panels in as many columns as the width holds (each at least FacetOptions::leastPx

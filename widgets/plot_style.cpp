@@ -52,10 +52,6 @@ constexpr const char* kLegendRank = "legendRank";
 constexpr const char* kRunName = "categoryRun";
 constexpr const char* kRunSeparator = "categoryRunSeparator";
 
-QRectF around(QPointF p, double radius) {
-    return {p.x() - radius, p.y() - radius, 2 * radius, 2 * radius};
-}
-
 // The value range of a bar stacked on others: from the top of the bars below to its own top.
 QCPRange stackedRange(const QCPBars* bars, double key) {
     const auto valueAt = [key](const QCPBars* b) {
@@ -409,42 +405,6 @@ bool eachRepeat(const QCustomPlot& plot) {
     return plot.property("eachRepeat").toBool();
 }
 
-QVector<QRectF> dataRegions(const QCustomPlot& plot) {
-    QVector<QRectF> out;
-    for (int i = 0; i < plot.plottableCount(); ++i) {
-        const QCPAbstractPlottable* p = const_cast<QCustomPlot&>(plot).plottable(i);
-        const QCPAxis* x = p->keyAxis();
-        const QCPAxis* y = p->valueAxis();
-        if (!x || !y || !p->visible()) {
-            continue;
-        }
-        if (const auto* g = qobject_cast<const QCPGraph*>(p)) {
-            const double r = std::max(3.0, g->scatterStyle().size() / 2.0 + 1.0);
-            for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it) {
-                out << around({x->coordToPixel(it->key), y->coordToPixel(it->value)}, r);
-            }
-        } else if (const auto* b = qobject_cast<const QCPBars*>(p)) {
-            for (auto it = b->data()->constBegin(); it != b->data()->constEnd(); ++it) {
-                const QCPRange v = stackedRange(b, it->key);
-                out << QRectF(QPointF(x->coordToPixel(it->key - b->width() / 2),
-                                      y->coordToPixel(v.upper)),
-                              QPointF(x->coordToPixel(it->key + b->width() / 2),
-                                      y->coordToPixel(v.lower)))
-                           .normalized();
-            }
-        }
-    }
-    for (int i = 0; i < plot.itemCount(); ++i) {
-        if (const auto* t = qobject_cast<const QCPItemText*>(plot.item(i))) {
-            if (t->objectName() == "flagged" || t->objectName() == kRunName) {
-                out << QRectF(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition())
-                           .normalized();
-            }
-        }
-    }
-    return out;
-}
-
 void setFigureSize(QCustomPlot& plot, QSize size) {
     plot.resize(size);
     plot.setViewport(QRect(QPoint(0, 0), size));
@@ -484,6 +444,45 @@ void fitTitle(QCustomPlot& plot) {
 }
 
 namespace {
+
+// Where data is drawn, in widget pixels: every point of every graph (as a small square), every
+// bar, every flagged marker. The legend must avoid all of them.
+QVector<QRectF> dataRegions(const QCustomPlot& plot) {
+    QVector<QRectF> out;
+    for (int i = 0; i < plot.plottableCount(); ++i) {
+        const QCPAbstractPlottable* p = const_cast<QCustomPlot&>(plot).plottable(i);
+        const QCPAxis* x = p->keyAxis();
+        const QCPAxis* y = p->valueAxis();
+        if (!x || !y || !p->visible()) {
+            continue;
+        }
+        if (const auto* g = qobject_cast<const QCPGraph*>(p)) {
+            const double r = std::max(3.0, g->scatterStyle().size() / 2.0 + 1.0);
+            for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it) {
+                out << QRectF(x->coordToPixel(it->key) - r, y->coordToPixel(it->value) - r, 2 * r,
+                              2 * r);
+            }
+        } else if (const auto* b = qobject_cast<const QCPBars*>(p)) {
+            for (auto it = b->data()->constBegin(); it != b->data()->constEnd(); ++it) {
+                const QCPRange v = stackedRange(b, it->key);
+                out << QRectF(QPointF(x->coordToPixel(it->key - b->width() / 2),
+                                      y->coordToPixel(v.upper)),
+                              QPointF(x->coordToPixel(it->key + b->width() / 2),
+                                      y->coordToPixel(v.lower)))
+                           .normalized();
+            }
+        }
+    }
+    for (int i = 0; i < plot.itemCount(); ++i) {
+        if (const auto* t = qobject_cast<const QCPItemText*>(plot.item(i))) {
+            if (t->objectName() == "flagged" || t->objectName() == kRunName) {
+                out << QRectF(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition())
+                           .normalized();
+            }
+        }
+    }
+    return out;
+}
 
 // The main layout's row that holds the axis rect (or the panels it is the first of).
 int axesRow(QCustomPlot& plot, const QCPAxisRect* rect) {

@@ -6,12 +6,16 @@
 // where the values span more than a decade; a legend that never covers data; and missing data
 // drawn as its own annotated marker, never as a value.
 
+#include "spec/mapped.h"
+
 #include <QColor>
 #include <QFont>
 #include <QString>
 #include <QVector>
 
 #include <qcustomplot.h>
+
+#include <algorithm>
 
 namespace commprof::widgets {
 
@@ -45,6 +49,13 @@ QCPScatterStyle::ScatterShape markerShape(int index);
 // Dash and marker of the index-th world size in ascending order (1 -> solid, 2 -> dash, ...).
 Qt::PenStyle worldSizeDash(int index);
 QCPScatterStyle::ScatterShape worldSizeShape(int index);
+// What `of` gives over `range`, each value once, ascending: a value's index picks its style.
+template <class Out, class Range, class Of> Out ascendingDistinct(const Range& range, Of of) {
+    Out out = spec::mapped<Out>(range, of);
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
 
 // True when the positive values span more than a decade: then an axis is logarithmic.
 bool spansDecades(const QVector<double>& values);
@@ -86,9 +97,6 @@ void resetFigure(QCustomPlot& plot, const QString& title, const QString& x, cons
 // The style's eachRepeat the figure was drawn with (resetFigure keeps it).
 bool eachRepeat(const QCustomPlot& plot);
 
-// Where data is drawn, in widget pixels: every point of every graph (as a small square), every
-// bar, every flagged marker. The legend must avoid all of them.
-QVector<QRectF> dataRegions(const QCustomPlot& plot);
 // Lays a plot out at a size whether or not it is on screen (a hidden widget gets its resize
 // event only when shown): for export, and for tests.
 void setFigureSize(QCustomPlot& plot, QSize size);

@@ -82,6 +82,11 @@ QSize layOutDrawn(QCustomPlot& plot, const DrawFigure& draw, const ExportOptions
     const int w = int(std::lround(options.widthIn * unitsPerInch));
     const int base = int(std::lround(options.widthIn * kAspect * unitsPerInch));
     int h = base;
+    const auto grow = [&](int to) {
+        h = to;
+        setFigureSize(plot, {w, h});
+        plot.replot(QCustomPlot::rpImmediateRefresh);
+    };
     setFigureSize(plot, {w, h});
     // Cell labels may take up to this much across their axis, whatever the page grows to.
     plot.setProperty("tickLabelRoomPx", base * kLabelShareOfBase);
@@ -93,9 +98,7 @@ QSize layOutDrawn(QCustomPlot& plot, const DrawFigure& draw, const ExportOptions
     // What sits below the axes (a legend no corner had room for, a note) gets room of its own,
     // and so do long tick labels: the page grows until the data keep at least kPlotShare of it.
     if (const int below = heightBelowAxes(plot); below > 0) {
-        h += below;
-        setFigureSize(plot, {w, h});
-        plot.replot(QCustomPlot::rpImmediateRefresh);
+        grow(h + below);
     }
     // Rows of panels keep their least heights where the page is shorter than the layout's, and
     // the legend under them is cut at the page's foot: the page grows by what the legend lacks.
@@ -104,9 +107,7 @@ QSize layOutDrawn(QCustomPlot& plot, const DrawFigure& draw, const ExportOptions
         if (squeezed == 0) {
             break;
         }
-        h += squeezed;
-        setFigureSize(plot, {w, h});
-        plot.replot(QCustomPlot::rpImmediateRefresh);
+        grow(h + squeezed);
     }
     for (int pass = 0; pass < 3; ++pass) {
         const int around = h - plotAreaHeight(plot);
@@ -114,9 +115,7 @@ QSize layOutDrawn(QCustomPlot& plot, const DrawFigure& draw, const ExportOptions
         if (need <= h) {
             break;
         }
-        h = need;
-        setFigureSize(plot, {w, h});
-        plot.replot(QCustomPlot::rpImmediateRefresh);
+        grow(need);
     }
     return {w, h};
 }

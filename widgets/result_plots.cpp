@@ -3,7 +3,6 @@
 
 #include "analysis/cell_metrics.h"
 #include "facets.h"
-#include "report/repeat_groups.h"
 #include "report/series_names.h"
 #include "spec/mapped.h"
 #include "spec/units.h"
@@ -17,10 +16,12 @@
 #include <QMap>
 #include <QSet>
 
+#include <array>
 #include <cmath>
 #include <limits>
 #include <optional>
 #include <tuple>
+#include <type_traits>
 
 namespace commprof::widgets {
 namespace {
@@ -42,36 +43,10 @@ constexpr int kMostPanelRows = 3;
 constexpr qsizetype kMostBarPanels = 3;
 constexpr int kWorldSizePanelPx = 100; // a world-size panel's least width
 
-// What an aggregating figure drew, kept on the plot when it is drawn (keepMarks): a click, a
-// hover and a selection find their cell here, not by grouping every cell on each mouse move.
-struct DrawnMark {
-    QString panel;        // the facet's name (facets.h); empty in a figure of one panel
-    double key = 0;       // the world size, or the bar's category (1, 2, ... in its panel)
-    double value = 0;     // the median drawn (the overhead figure's point)
-    QString pick;         // the cell a click on the mark picks: the repeat at the median
-    QStringList cells;    // every repeat of the group
-    double halfWidth = 0; // a bar's: a click this near its key, in categories, picks it
-};
 constexpr const char* kDrawnMarks = "drawnMarks";
-
-void keepMarks(QCustomPlot& plot, const QList<DrawnMark>& marks) {
-    plot.setProperty(kDrawnMarks, QVariant::fromValue(marks));
-}
 
 QList<DrawnMark> drawnMarks(const QCustomPlot& plot) {
     return plot.property(kDrawnMarks).value<QList<DrawnMark>>();
-}
-
-// The points of a figure of points in panels: the overhead figure's medians as drawn, or the
-// tuning figure's measured steps.
-QList<DrawnMark> pointMarks(const QCustomPlot& plot, const QString& figure,
-                            const report::ReportData& data) {
-    if (figure != "tuning") {
-        return drawnMarks(plot);
-    }
-    return spec::mapped<QList<DrawnMark>>(tuningPoints(data), [](const TuningPoint& p) {
-        return DrawnMark{p.panel, p.capMb, p.stepMs, p.cellId, {p.cellId}};
-    });
 }
 
 QStringList idsOf(const report::RepeatGroup& g) {
@@ -135,11 +110,8 @@ OverheadMarks overheadMarks(const report::ReportData& data, bool each) {
 
 // Every world size a DDP figure shows, ascending: its index picks the dash and the marker.
 QVector<double> worldSizes(const report::ReportData& data) {
-    auto out = spec::mapped<QVector<double>>(axisCells(data),
-                                             [](const store::CellRow* c) { return c->worldSize; });
-    std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
-    return out;
+    return ascendingDistinct<QVector<double>>(
+        axisCells(data), [](const store::CellRow* c) { return double(c->worldSize); });
 }
 
 int indexOf(const QVector<double>& sorted, int worldSize) {
@@ -215,7 +187,7 @@ void categoryAxis(QCPAxis* axis, const std::vector<report::RepeatGroup>& groups,
     categoryTicks(axis, labels);
     QCustomPlot& plot = *axis->parentPlot();
     if (axis == plot.xAxis) { // the panels' title is the first panel's
-        setFacetXLabel(plot, varying.join(" \u00b7 ") + titleNote);
+        setFacetLabel(plot, Qt::Horizontal, varying.join(" \u00b7 ") + titleNote);
     }
     axis->setTickLabelRotation(upright ? 0 : -90);
     axis->setRange(0.4, double(cells.size()) + 0.6);
@@ -236,19 +208,17 @@ void roomForRuns(QCPAxis* values, const std::vector<report::RepeatGroup>& groups
 // The legend of a figure styled by report::SeriesStyles: each colour once, the markers in one
 // key (in grey, never cut), each shade once (a grey band, which no marker looks like): the
 // entries grow with the values, not with their product.
-void styleLegend(QCustomPlot& plot, const report::SeriesStyles& styles, bool lines) {
-    const auto entry = [&](const QString& name, const QColor& colour,
-                           QCPScatterStyle::ScatterShape shape) {
-        QCPGraph* g = plot.addGraph();
-        g->setName(name);
-        g->setPen(lines && shape == QCPScatterStyle::ssNone ? QPen(colour, 2) : Qt::NoPen);
-        g->setScatterStyle(
-            QCPScatterStyle(shape == QCPScatterStyle::ssNone ? QCPScatterStyle::ssSquare : shape,
-                            colour, colour, 7));
-    };
+void styleLegend(QCustomPlot& plot, const report::SeriesStyles& styles) {
+    // A colour's entry: its line and a square where the markers have a key of their own, else
+    // the first marker.
+    const bool markerKey = !styles.markerAxis.isEmpty();
     for (int c = 0; c < styles.colourValues.size(); ++c) {
-        entry(styles.colourName(c), seriesColour(styles.colourAxis, styles.colourValues[c], c, 0),
-              styles.markerAxis.isEmpty() ? markerShape(0) : QCPScatterStyle::ssNone);
+        const QColor colour = seriesColour(styles.colourAxis, styles.colourValues[c], c, 0);
+        QCPGraph* g = plot.addGraph();
+        g->setName(styles.colourName(c));
+        g->setPen(markerKey ? QPen(colour, 2) : Qt::NoPen);
+        g->setScatterStyle(QCPScatterStyle(markerKey ? QCPScatterStyle::ssSquare : markerShape(0),
+                                           colour, colour, 7));
     }
     QList<LegendMarker> markers;
     for (int m = 0; m < styles.markerValues.size(); ++m) {
@@ -274,6 +244,10 @@ bool flaggedCell(const store::CellRow& c) {
 const store::CellRow* findCell(const report::ReportData& data, const QString& cellId) {
     const auto it = std::ranges::find(data.cells, cellId, &store::CellRow::id);
     return it == data.cells.end() ? nullptr : &*it;
+}
+
+void keepMarks(QCustomPlot& plot, const QList<DrawnMark>& marks) {
+    plot.setProperty(kDrawnMarks, QVariant::fromValue(marks));
 }
 
 // What the trace-derived figures say when no cell has the trace they are drawn from.
@@ -312,28 +286,6 @@ std::vector<report::RepeatGroup> axisGroups(const report::ReportData& data, bool
 
 namespace {
 
-// A group's flagged repeats: one marker at its place (the first flagged repeat's, counting the
-// others) in its panel, never a value.
-void flagGroup(QCustomPlot& plot, double x, const report::RepeatGroup& g, QCPAxisRect* panel) {
-    std::vector<const store::CellRow*> flagged;
-    std::ranges::copy_if(g.cells, std::back_inserter(flagged),
-                         [](const store::CellRow* c) { return flaggedCell(*c); });
-    if (!flagged.empty()) {
-        addFlaggedMarker(
-            plot, x, flagged.front()->id,
-            flagged.size() == 1
-                ? flagged.front()->status
-                : QString("%1 \u00d7%2").arg(flagged.front()->status).arg(flagged.size()),
-            panel);
-    }
-}
-
-// The repeat a click on a group's bar picks: the one with the median step.
-const store::CellRow* representative(const report::RepeatGroup& g) {
-    const auto s = report::spreadOf(g, [](const store::CellRow& c) { return c.stepMs; });
-    return s ? s->representative : &g.first();
-}
-
 // A bar figure's panel: its axes, its bars (a group of repeats each) and their places, in the
 // order of their places, and a group per label. A study's bars of one setting at each world
 // size stand side by side over one label, the larger world size the darker: fewer labels to fit.
@@ -351,15 +303,6 @@ struct BarPanel {
 };
 
 constexpr double kPairedSpan = 0.84; // of a label's width, for its bars side by side
-
-void placeBars(BarPanel& panel, bool each) {
-    panel.leftOut = leftOutOf(each);
-    panel.labels = panel.groups;
-    for (std::size_t i = 0; i < panel.groups.size(); ++i) {
-        panel.keys.push_back(double(i + 1));
-        panel.shades.push_back(0);
-    }
-}
 
 // Where each bar of a panel stands with each world size's (of `sizes`) beside the others over a
 // label of the settings but the world size: its place and shade, in the order of their places,
@@ -399,24 +342,9 @@ std::optional<SideBySide> sideBySide(const BarPanel& panel, const QVector<int>& 
     return out;
 }
 
-// Puts the panel's bars where `placed` says, its groups in the order of their places.
-void placeSideBySide(BarPanel& panel, const SideBySide& placed, std::size_t sizes, bool each) {
-    panel.leftOut = leftOutOf(each, true);
-    panel.width = kPairedSpan / double(sizes) * 0.85;
-    for (const std::size_t i : placed.labels) {
-        panel.labels.push_back(panel.groups[i]);
-    }
-    std::vector<report::RepeatGroup> groups;
-    for (const auto& [key, shade, group] : placed.places) {
-        panel.keys.push_back(key);
-        panel.shades.push_back(shade);
-        groups.push_back(std::move(panel.groups[group]));
-    }
-    panel.groups = std::move(groups);
-}
-
 // Each panel's bars side by side where every panel can have them so (`sizes` then the world
-// sizes that stand side by side), else a label each in the settings' order (`sizes` cleared).
+// sizes that stand side by side), else a label each in the settings' order (`sizes` cleared);
+// a panel's groups in the order of their places.
 void placeAll(std::vector<BarPanel>& panels, QVector<int>& sizes, bool each) {
     std::vector<SideBySide> placed;
     for (const BarPanel& p : panels) {
@@ -428,11 +356,27 @@ void placeAll(std::vector<BarPanel>& panels, QVector<int>& sizes, bool each) {
         placed.push_back(*s);
     }
     for (std::size_t i = 0; i < panels.size(); ++i) {
-        if (sizes.isEmpty()) {
-            placeBars(panels[i], each);
-        } else {
-            placeSideBySide(panels[i], placed[i], std::size_t(sizes.size()), each);
+        BarPanel& panel = panels[i];
+        SideBySide own; // a label each, at 1, 2, ...
+        for (std::size_t k = 0; k < panel.groups.size(); ++k) {
+            own.places.emplace_back(double(k + 1), 0, k);
+            own.labels.push_back(k);
         }
+        const SideBySide& at = sizes.isEmpty() ? own : placed[i];
+        panel.leftOut = leftOutOf(each, !sizes.isEmpty());
+        if (!sizes.isEmpty()) {
+            panel.width = kPairedSpan / double(sizes.size()) * 0.85;
+        }
+        for (const std::size_t k : at.labels) {
+            panel.labels.push_back(panel.groups[k]);
+        }
+        std::vector<report::RepeatGroup> groups;
+        for (const auto& [key, shade, group] : at.places) {
+            panel.keys.push_back(key);
+            panel.shades.push_back(shade);
+            groups.push_back(std::move(panel.groups[group]));
+        }
+        panel.groups = std::move(groups);
     }
 }
 
@@ -446,15 +390,10 @@ std::vector<BarPanel> barPanels(QCustomPlot& plot, const report::ReportData& dat
     std::vector<report::RepeatGroup> groups = axisGroups(data, style.eachRepeat);
     const QStringList names =
         modelPanels(firstCells(groups), groups.size(), kBarsPerPanel, kMostBarPanels);
-    sizes.clear();
-    if (groups.size() > kBarsPerPanel) {
-        for (const report::RepeatGroup& g : groups) {
-            if (!sizes.contains(g.first().worldSize)) {
-                sizes << g.first().worldSize;
-            }
-        }
-        std::sort(sizes.begin(), sizes.end());
-    }
+    sizes = groups.size() > kBarsPerPanel
+                ? ascendingDistinct<QVector<int>>(
+                      groups, [](const report::RepeatGroup& g) { return g.first().worldSize; })
+                : QVector<int>();
     if (sizes.size() < 2) {
         sizes.clear();
     }
@@ -506,7 +445,10 @@ std::vector<BarPanel> barPanels(QCustomPlot& plot, const report::ReportData& dat
         panels[i].rect = rects[i];
         for (std::size_t k = 0; k < panels[i].groups.size(); ++k) {
             const report::RepeatGroup& g = panels[i].groups[k];
-            marks.append({panels[i].name, panels[i].keys[k], 0.0, representative(g)->id, idsOf(g),
+            // A click on a group's bar picks the repeat with the median step.
+            const auto s = report::spreadOf(g, [](const store::CellRow& c) { return c.stepMs; });
+            marks.append({panels[i].name, panels[i].keys[k], 0.0,
+                          (s ? s->representative : &g.first())->id, idsOf(g),
                           sizes.isEmpty() ? 0.45 : kPairedSpan / sizes.size() / 2});
         }
     }
@@ -537,12 +479,23 @@ QString sideBySideNote(const QVector<int>& sizes) {
                              : QString(" (palest to darkest: %1)").arg(ranks.join(", "));
 }
 
-// Each group's flagged marker, the legend's entry for them where there is one, and what the
-// figure says when it draws nothing.
+// Each group's flagged repeats: one marker at its bar's place (the first flagged repeat's,
+// counting the others) in its panel, never a value; the legend's entry for them where there is
+// one, and what the figure says when it draws nothing.
 void flagGroups(QCustomPlot& plot, const std::vector<BarPanel>& panels, const FigureStyle& style) {
     for (const BarPanel& panel : panels) {
         for (std::size_t i = 0; i < panel.groups.size(); ++i) {
-            flagGroup(plot, panel.keys[i], panel.groups[i], panel.rect);
+            std::vector<const store::CellRow*> flagged;
+            std::ranges::copy_if(panel.groups[i].cells, std::back_inserter(flagged),
+                                 [](const store::CellRow* c) { return flaggedCell(*c); });
+            if (!flagged.empty()) {
+                const QString& status = flagged.front()->status;
+                addFlaggedMarker(plot, panel.keys[i], flagged.front()->id,
+                                 flagged.size() == 1
+                                     ? status
+                                     : QString("%1 \u00d7%2").arg(status).arg(flagged.size()),
+                                 panel.rect);
+            }
         }
     }
     addFlaggedLegendEntry(plot);
@@ -605,10 +558,6 @@ void drawOverheadVsWorldSize(QCustomPlot& plot, const report::ReportData& data,
     const auto panelOf = [&](const store::CellRow& c) {
         return panels.contains(c.model) ? c.model : QString();
     };
-    const auto rectOf = [&](const store::CellRow& c) {
-        const qsizetype i = panels.indexOf(c.model);
-        return i < 0 ? rects.front() : rects[std::size_t(i)];
-    };
     const report::SeriesStyles styles = report::seriesStyles(marks.drawn, varying);
     QMap<QString, std::vector<const OverheadMark*>> series;
     QVector<double> values;
@@ -625,7 +574,7 @@ void drawOverheadVsWorldSize(QCustomPlot& plot, const report::ReportData& data,
     keepMarks(plot, drawn);
     for (const auto& points : series) {
         const store::CellRow& first = points.front()->group->first();
-        QCPAxisRect* rect = rectOf(first);
+        QCPAxisRect* rect = facetRect(plot, panelOf(first));
         QCPGraph* g = plot.addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
         const QColor colour =
             styles.colourAxis.isEmpty()
@@ -658,13 +607,13 @@ void drawOverheadVsWorldSize(QCustomPlot& plot, const report::ReportData& data,
         }
     }
     if (!varying.isEmpty()) {
-        styleLegend(plot, styles, true);
+        styleLegend(plot, styles);
     }
     addSpreadLegendEntry(plot, mostRepeats);
     worldSizeAxes(rects, worldSizes(data), values);
     for (const auto& c : data.cells) {
         if (flaggedCell(c) && !c.isSweep()) {
-            addFlaggedMarker(plot, c.worldSize, c.id, c.status, rectOf(c));
+            addFlaggedMarker(plot, c.worldSize, c.id, c.status, facetRect(plot, panelOf(c)));
         }
     }
     addFlaggedLegendEntry(plot);
@@ -735,6 +684,15 @@ void drawBucketTimeVsBytes(QCustomPlot& plot, const report::ReportData& data,
     }
     fitAxis(plot.xAxis, xs, true);
     fitAxis(plot.yAxis, ys, true);
+    QList<DrawnMark> buckets; // each bucket drawn, by its cell
+    for (const auto& c : data.cells) {
+        if (report::bucketsCommunicated(c)) {
+            for (const auto& s : data.bucketsByCell.value(c.id)) {
+                buckets.append({{}, s.bytes / spec::kMiB, s.seconds * 1e3, c.id, {c.id}});
+            }
+        }
+    }
+    keepMarks(plot, buckets);
     sayWhenEmpty(plot,
                  "No bucket crossed a link: no complete DDP cell of 2 or more\nranks whose hook "
                  "sends (hook: local sends nothing)",
@@ -747,7 +705,8 @@ void drawStackedBreakdown(QCustomPlot& plot, const report::ReportData& data,
     QVector<int> sizes;
     const std::vector<BarPanel> panels = barPanels(plot, data, style, sizes);
     if (panels.size() > 1) {
-        setFacetYLabel(plot, "ms"); // a panel is too short for more; the title says of what
+        // A panel is too short for more; the title says of what.
+        setFacetLabel(plot, Qt::Vertical, "ms");
     }
     const int shades = std::max(1, int(sizes.size()));
     // A bar per group of repeats: each kind's median over the complete repeats, stacked, and a
@@ -759,8 +718,19 @@ void drawStackedBreakdown(QCustomPlot& plot, const report::ReportData& data,
         const double kinds = *c.computeMs + *c.exposedCommMs + c.bookkeepingMs.value_or(0.0);
         return std::max(kinds, c.stepMs.value_or(kinds));
     };
+    // The kinds stacked, bottom to top; each kind's median is of its own steps, and the trace
+    // leaves gaps between slices: what the step has beyond the three is drawn, so the bar is the
+    // step.
+    const std::pair<const char*, QColor> kinds[] = {{"compute", computeColour()},
+                                                    {"exposed comm.", communicationColour()},
+                                                    {"bookkeeping", bookkeepingColour()},
+                                                    {"rest of the step", QColor(170, 170, 170)}};
+    using Ms = std::optional<double> store::CellRow::*;
+    const Ms measured[] = {&store::CellRow::computeMs, &store::CellRow::exposedCommMs,
+                           &store::CellRow::bookkeepingMs};
     struct Stack {
-        QVector<double> keys, compute, exposed, bookkeeping, other;
+        QVector<double> keys;
+        std::array<QVector<double>, std::extent_v<decltype(kinds)>> parts; // a kind's bars each
     };
     for (const BarPanel& panel : panels) {
         const auto& groups = panel.groups;
@@ -772,49 +742,40 @@ void drawStackedBreakdown(QCustomPlot& plot, const report::ReportData& data,
             if (!steps) {
                 continue;
             }
-            const auto median = [&](auto member) {
-                const auto s = report::spreadOf(groups[i], [&](const store::CellRow& c) {
-                    return total(c) ? std::optional<double>((c.*member).value_or(0.0))
-                                    : std::nullopt;
-                });
-                return s ? s->median : 0.0;
-            };
             Stack& stack = stacks[std::size_t(panel.shades[i])];
             stack.keys << panel.keys[i];
-            stack.compute << median(&store::CellRow::computeMs);
-            stack.exposed << median(&store::CellRow::exposedCommMs);
-            stack.bookkeeping << median(&store::CellRow::bookkeepingMs);
-            const double kinds =
-                stack.compute.back() + stack.exposed.back() + stack.bookkeeping.back();
-            // Each kind's median is of its own steps, and the trace leaves gaps between slices:
-            // what the step has beyond the three is drawn, so the bar is the step.
-            stack.other << std::max(0.0, steps->median - kinds);
+            double sum = 0;
+            for (std::size_t k = 0; k < std::size(measured); ++k) {
+                const auto s = report::spreadOf(groups[i], [&](const store::CellRow& c) {
+                    return total(c) ? std::optional<double>((c.*measured[k]).value_or(0.0))
+                                    : std::nullopt;
+                });
+                stack.parts[k] << (s ? s->median : 0.0);
+                sum += stack.parts[k].back();
+            }
+            stack.parts.back() << std::max(0.0, steps->median - sum);
             keys << panel.keys[i];
-            tops << kinds + stack.other.back();
+            tops << sum + stack.parts.back().back();
             lows << steps->low;
             highs << steps->high;
             mostRepeats = std::max(mostRepeats, steps->repeats);
         }
         for (int shade = 0; shade < shades; ++shade) {
             const Stack& stack = stacks[std::size_t(shade)];
-            auto bars = [&](const QString& name, const QVector<double>& values,
-                            const QColor& colour) {
-                QCPBars* b = addBars(panel.keyAxis(), panel.valueAxis(), name,
-                                     shaded(colour, shade, shades));
+            QCPBars* below = nullptr;
+            for (std::size_t k = 0; k < std::size(kinds); ++k) {
+                QCPBars* b = addBars(panel.keyAxis(), panel.valueAxis(), kinds[k].first,
+                                     shaded(kinds[k].second, shade, shades));
                 b->setWidth(panel.width);
-                b->setData(stack.keys, values);
+                b->setData(stack.keys, stack.parts[k]);
                 if (&panel != &panels.front() || shade != shades - 1) {
                     b->removeFromLegend(); // each kind named once, whatever the panels
                 }
-                return b;
-            };
-            QCPBars* c1 = bars("compute", stack.compute, computeColour());
-            QCPBars* c2 = bars("exposed comm.", stack.exposed, communicationColour());
-            QCPBars* c3 = bars("bookkeeping", stack.bookkeeping, bookkeepingColour());
-            QCPBars* c4 = bars("rest of the step", stack.other, QColor(170, 170, 170));
-            c2->moveAbove(c1);
-            c3->moveAbove(c2);
-            c4->moveAbove(c3);
+                if (below) {
+                    b->moveAbove(below);
+                }
+                below = b;
+            }
         }
         if (mostRepeats > 1) {
             // Whiskers need a plottable whose value is the stack's top: bars hold their own part.
@@ -869,7 +830,8 @@ void drawAgreement(QCustomPlot& plot, const report::ReportData& data, const Figu
     QVector<int> sizes;
     const std::vector<BarPanel> panels = barPanels(plot, data, style, sizes);
     if (panels.size() > 1) {
-        setFacetYLabel(plot, "ratio"); // a panel is too short for more; the title says of what
+        // A panel is too short for more; the title says of what.
+        setFacetLabel(plot, Qt::Vertical, "ratio");
     }
     const int shades = std::max(1, int(sizes.size()));
     QStringList layers; // each layer drawn, named once in the legend (agreementLegend)
@@ -912,17 +874,15 @@ void drawAgreement(QCustomPlot& plot, const report::ReportData& data, const Figu
                 b = layer;
             }
             b->addData(panel.keys[i], s->median);
-            if (s->repeats > 1) {
-                QCPErrorBars*& w = whiskers[b];
-                if (!w) {
-                    w = addSpread(b, QColor(60, 60, 60));
-                    // Bars before the first with a spread have none: zero-length whiskers.
-                    for (int k = 0; k + 1 < b->dataCount(); ++k) {
-                        w->addData(0.0, 0.0);
-                    }
+            QCPErrorBars*& w = whiskers[b];
+            if (!w && s->repeats > 1) {
+                w = addSpread(b, QColor(60, 60, 60));
+                // Bars before the first with a spread have none: zero-length whiskers.
+                for (int k = 0; k + 1 < b->dataCount(); ++k) {
+                    w->addData(0.0, 0.0);
                 }
             }
-            if (QCPErrorBars* w = whiskers.value(b)) {
+            if (w) {
                 addSpreadPoint(w, s->median, s->low, s->high);
             }
             values << s->low << s->high;
@@ -958,42 +918,33 @@ QCPLayer* selectionLayer(QCustomPlot& plot) {
     return l;
 }
 
-// A bar figure's mark: a dashed box over the bar of the cell's group, in the bar's panel, the
-// height of the axes below the name of the bar's run where bars run in groups (not across it),
-// and a box the last selection left, where there is one.
-void boxGroupOf(QCustomPlot& plot, const QString& cellId, std::vector<QCPItemRect*>& freeBoxes) {
-    if (plot.findChild<QCPItemText*>("empty")) {
-        return; // a figure that says it has nothing to draw has no bar to mark
+// A bar's mark: a dashed box over it, in its panel, the height of the axes below the name of the
+// bar's run where bars run in groups (not across it); a box the last selection left, where there
+// is one.
+void boxBar(QCustomPlot& plot, const DrawnMark& m, std::vector<QCPItemRect*>& freeBoxes) {
+    QCPItemRect* box = nullptr;
+    if (freeBoxes.empty()) {
+        box = new QCPItemRect(&plot);
+        box->setObjectName("selection");
+    } else {
+        box = freeBoxes.back();
+        freeBoxes.pop_back();
+        box->setVisible(true);
     }
-    for (const DrawnMark& m : drawnMarks(plot)) {
-        if (!m.cells.contains(cellId)) {
-            continue;
-        }
-        QCPItemRect* box = nullptr;
-        if (freeBoxes.empty()) {
-            box = new QCPItemRect(&plot);
-            box->setObjectName("selection");
-        } else {
-            box = freeBoxes.back();
-            freeBoxes.pop_back();
-            box->setVisible(true);
-        }
-        QCPAxisRect* panel = facetRect(plot, m.panel);
-        box->setClipAxisRect(panel);
-        for (QCPItemPosition* p : {box->topLeft, box->bottomRight}) {
-            p->setAxes(panel->axis(QCPAxis::atBottom), panel->axis(QCPAxis::atLeft));
-            p->setAxisRect(panel);
-        }
-        // The name's bottom follows it through every layout (it is broken into lines to fit).
-        QCPItemText* run = categoryRunOf(plot, int(std::lround(m.key)), panel);
-        box->topLeft->setParentAnchorY(run ? run->bottom : nullptr);
-        box->topLeft->setTypeY(run ? QCPItemPosition::ptAbsolute
-                                   : QCPItemPosition::ptAxisRectRatio);
-        box->bottomRight->setTypeY(QCPItemPosition::ptAxisRectRatio);
-        box->topLeft->setCoords(m.key - m.halfWidth, run ? kBoxBelowRunPx : 0.0);
-        box->bottomRight->setCoords(m.key + m.halfWidth, 1.0);
-        box->setPen(QPen(Qt::black, 2, Qt::DashLine));
+    QCPAxisRect* panel = facetRect(plot, m.panel);
+    box->setClipAxisRect(panel);
+    for (QCPItemPosition* p : {box->topLeft, box->bottomRight}) {
+        p->setAxes(panel->axis(QCPAxis::atBottom), panel->axis(QCPAxis::atLeft));
+        p->setAxisRect(panel);
     }
+    // The name's bottom follows it through every layout (it is broken into lines to fit).
+    QCPItemText* run = categoryRunOf(plot, int(std::lround(m.key)), panel);
+    box->topLeft->setParentAnchorY(run ? run->bottom : nullptr);
+    box->topLeft->setTypeY(run ? QCPItemPosition::ptAbsolute : QCPItemPosition::ptAxisRectRatio);
+    box->bottomRight->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    box->topLeft->setCoords(m.key - m.halfWidth, run ? kBoxBelowRunPx : 0.0);
+    box->bottomRight->setCoords(m.key + m.halfWidth, 1.0);
+    box->setPen(QPen(Qt::black, 2, Qt::DashLine));
 }
 
 } // namespace
@@ -1027,11 +978,8 @@ void highlightCell(QCustomPlot& plot, const char* figure, const report::ReportDa
     }
     QCPLayer* const current = plot.currentLayer();
     plot.setCurrentLayer(layer); // new marks are made on it
-    const store::CellRow* cell = findCell(data, cellId);
-    if (cell) {
+    if (findCell(data, cellId)) {
         const QString name(figure);
-        const QCPScatterStyle ring(QCPScatterStyle::ssCircle, QPen(Qt::black, 2.5), Qt::NoBrush,
-                                   15);
         // A mark on the figure's axes, or on a facets.h panel's.
         auto mark = [&plot, &freeGraphs](QCPAxisRect* panel = nullptr) {
             QCPGraph* g = nullptr;
@@ -1054,29 +1002,32 @@ void highlightCell(QCustomPlot& plot, const char* figure, const report::ReportDa
         if (QCPItemText* t = flaggedItem(plot, cellId)) {
             t->setPen(QPen(Qt::black, 2)); // a flagged cell is marked where it is drawn
             figureChanged = true;
-        } else if (name == "overhead_vs_world_size" || name == "tuning") {
-            // The mark of the cell's group, in its panel: its median, or the cell's own point.
-            for (const DrawnMark& m : pointMarks(plot, name, data)) {
-                if (m.cells.contains(cellId)) {
-                    QCPGraph* g = mark(facetRect(plot, m.panel));
-                    g->setScatterStyle(ring);
-                    g->addData(m.key, m.value);
-                }
-            }
         } else if (name == "sweep_bandwidth") {
-            markSweepCell(data, cellId, mark);
-        } else if (name == "bucket_time_vs_bytes") {
-            QCPGraph* g = mark();
-            // Thin rings: a cell has many buckets, and the marks must not hide the others.
-            g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle,
-                                               QPen(QColor(0, 0, 0, 90), 1.0), Qt::NoBrush, 7));
-            if (report::bucketsCommunicated(*cell)) { // the figure draws no other's
-                for (const auto& s : data.bucketsByCell.value(cellId)) {
-                    g->addData(s.bytes / spec::kMiB, s.seconds * 1e3);
-                }
-            }
+            markSweepCell(plot, data, cellId, mark);
         } else {
-            boxGroupOf(plot, cellId, freeBoxes);
+            // Thin rings on the buckets: a cell has many, and the marks must not hide the others.
+            const bool thin = name == "bucket_time_vs_bytes";
+            const QCPScatterStyle ring(QCPScatterStyle::ssCircle,
+                                       thin ? QPen(QColor(0, 0, 0, 90), 1.0) : QPen(Qt::black, 2.5),
+                                       Qt::NoBrush, thin ? 7 : 15);
+            // A figure that says it has nothing to draw has no bar to mark.
+            const bool empty = plot.findChild<QCPItemText*>("empty");
+            QHash<QString, QCPGraph*> rings; // of the cell's group's points, per panel
+            for (const DrawnMark& m : drawnMarks(plot)) {
+                if (!m.cells.contains(cellId) || (m.halfWidth > 0 && empty)) {
+                    continue;
+                }
+                if (m.halfWidth > 0) {
+                    boxBar(plot, m, freeBoxes);
+                    continue;
+                }
+                QCPGraph*& g = rings[m.panel];
+                if (!g) {
+                    g = mark(facetRect(plot, m.panel));
+                    g->setScatterStyle(ring);
+                }
+                g->addData(m.key, m.value);
+            }
         }
     }
     plot.setCurrentLayer(current);
@@ -1089,58 +1040,36 @@ void highlightCell(QCustomPlot& plot, const char* figure, const report::ReportDa
 
 QString cellAt(const QCustomPlot& plot, const char* figure, const report::ReportData& data,
                QPointF pos) {
-    const QString name(figure);
-    QString best;
-    double bestDist = kPickRadiusPx;
-    auto consider = [&](const QString& id, QPointF at) {
-        const double d = std::hypot(at.x() - pos.x(), at.y() - pos.y());
-        if (d < bestDist) {
-            bestDist = d;
-            best = id;
-        }
-    };
     for (const QCPItemText* t : plot.findChildren<QCPItemText*>("flagged")) {
         const QRectF r(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition());
         if (r.normalized().adjusted(-4, -4, 4, 4).contains(pos)) {
             return t->property("cellId").toString();
         }
     }
+    if (QString(figure) == "sweep_bandwidth") {
+        const auto pick = sweepPickAt(plot, data, pos, kPickRadiusPx);
+        return pick ? pick->line.cell->id : QString();
+    }
     // On every mouse move: each panel found once (facetRect walks the layout), not per mark.
     QHash<QString, const QCPAxisRect*> panels;
-    const auto panelOf = [&](const QString& panel) {
-        const QCPAxisRect*& rect = panels[panel];
-        rect = rect ? rect : facetRect(plot, panel);
-        return rect;
-    };
-    if (name == "overhead_vs_world_size" || name == "tuning") {
-        for (const DrawnMark& m : pointMarks(plot, name, data)) {
-            const QCPAxisRect* panel = panelOf(m.panel);
-            consider(m.pick, {panel->axis(QCPAxis::atBottom)->coordToPixel(m.key),
-                              panel->axis(QCPAxis::atLeft)->coordToPixel(m.value)});
-        }
-    } else if (name == "sweep_bandwidth") {
-        if (const auto pick = sweepPickAt(plot, data, pos, kPickRadiusPx)) {
-            best = pick->line.cell->id;
-        }
-    } else if (name == "bucket_time_vs_bytes") {
-        for (const auto& c : data.cells) {
-            if (!report::bucketsCommunicated(c)) {
-                continue; // not drawn
-            }
-            for (const auto& s : data.bucketsByCell.value(c.id)) {
-                consider(c.id, {plot.xAxis->coordToPixel(s.bytes / spec::kMiB),
-                                plot.yAxis->coordToPixel(s.seconds * 1e3)});
-            }
-        }
-    } else {
-        // The bar under the pointer in the panel it is in (with the labels under the panel).
-        for (const DrawnMark& m : drawnMarks(plot)) {
-            const QCPAxisRect* panel = panelOf(m.panel);
+    QString best;
+    double bestDist = kPickRadiusPx;
+    for (const DrawnMark& m : drawnMarks(plot)) {
+        const QCPAxisRect*& panel = panels[m.panel];
+        panel = panel ? panel : facetRect(plot, m.panel);
+        const QCPAxis* keys = panel->axis(QCPAxis::atBottom);
+        if (m.halfWidth > 0) {
+            // The bar under the pointer in the panel it is in (with the labels under the panel).
             if (panel->outerRect().contains(pos.toPoint()) &&
-                std::abs(panel->axis(QCPAxis::atBottom)->pixelToCoord(pos.x()) - m.key) <
-                    m.halfWidth) {
+                std::abs(keys->pixelToCoord(pos.x()) - m.key) < m.halfWidth) {
                 return m.pick;
             }
+        } else if (const double d =
+                       std::hypot(keys->coordToPixel(m.key) - pos.x(),
+                                  panel->axis(QCPAxis::atLeft)->coordToPixel(m.value) - pos.y());
+                   d < bestDist) {
+            bestDist = d;
+            best = m.pick;
         }
     }
     return best;

@@ -34,6 +34,18 @@ std::vector<const store::CellRow*> axisCells(const report::ReportData& data);
 std::vector<report::RepeatGroup> axisGroups(const report::ReportData& data, bool each = false);
 const store::CellRow* findCell(const report::ReportData& data, const QString& cellId);
 
+// What a figure drew of its cells, kept on the plot when it is drawn (keepMarks): a click, a
+// hover and a selection find their cell here, not by grouping every cell on each mouse move.
+struct DrawnMark {
+    QString panel;        // the facet's name (facets.h); empty in a figure of one panel
+    double key = 0;       // a point's x, or the bar's category (1, 2, ... in its panel)
+    double value = 0;     // a point's y: the median drawn, a measured step, a bucket's time
+    QString pick;         // the cell a click on the mark picks: the repeat at the median
+    QStringList cells;    // every repeat of the group
+    double halfWidth = 0; // a bar's: a click this near its key, in categories, picks it; 0: a point
+};
+void keepMarks(QCustomPlot& plot, const QList<DrawnMark>& marks);
+
 struct FigureSpec {
     const char* name;
     const char* title; // for menus and file dialogs

@@ -4,7 +4,6 @@
 #include "readable_ticker.h"
 #include "report/series_names.h"
 #include "result_plots.h"
-#include "spec/mapped.h"
 #include "trace/trace_input.h"
 
 #include <qcustomplot.h>
@@ -118,15 +117,6 @@ void sizeAxis(QCPAxis* axis, double lo, double hi) {
 
 QString shapeName(const store::CellRow& c) {
     return QString("%1 ws%2").arg(c.layer).arg(c.worldSize);
-}
-
-// The sorted world sizes of the lines: a line's index there picks its marker and shade.
-QVector<int> lineWorldSizes(const std::vector<SweepLine>& lines) {
-    auto out =
-        spec::mapped<QVector<int>>(lines, [](const SweepLine& l) { return l.cell->worldSize; });
-    std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
-    return out;
 }
 
 QPointF pixelOf(const QCustomPlot& plot, const SweepLine::Size& s) {
@@ -272,7 +262,9 @@ void drawSweepBandwidth(QCustomPlot& plot, const report::ReportData& data,
     resetFigure(plot, "Collective bus bandwidth vs size", "message size", "busbw (GB/s)", style);
     QStringList notes;
     const std::vector<SweepLine> lines = sweepLines(data, &notes, style.eachRepeat);
-    const QVector<int> sizes = lineWorldSizes(lines);
+    // A line's index among the world sizes picks its marker and shade.
+    const auto sizes = ascendingDistinct<QVector<int>>(
+        lines, [](const SweepLine& l) { return l.cell->worldSize; });
     QVector<double> xs, ys;
     QSet<QString> named; // each repeat drawn on its own: one entry for a name
     int mostRepeats = 0;
@@ -344,24 +336,13 @@ void drawSweepBandwidth(QCustomPlot& plot, const report::ReportData& data,
     }
 }
 
-void markSweepCell(const report::ReportData& data, const QString& cellId,
+void markSweepCell(const QCustomPlot& plot, const report::ReportData& data, const QString& cellId,
                    const std::function<QCPGraph*()>& mark) {
-    // The figure's mode is known from a mark's plot: a cell of no group's line gets none.
-    const std::vector<SweepLine> groups = sweepLines(data);
-    if (std::none_of(groups.begin(), groups.end(),
-                     [&](const SweepLine& l) { return l.contains(cellId); })) {
-        return;
-    }
-    QCPGraph* g = mark();
-    const std::vector<SweepLine> lines =
-        eachRepeat(*g->parentPlot()) ? sweepLines(data, nullptr, true) : groups;
-    bool first = true;
-    for (const SweepLine& line : lines) {
+    for (const SweepLine& line : sweepLines(data, nullptr, eachRepeat(plot))) {
         if (!line.contains(cellId)) {
             continue;
         }
-        g = first ? g : mark();
-        first = false;
+        QCPGraph* g = mark();
         g->setLineStyle(QCPGraph::lsLine);
         g->setPen(QPen(QColor(0, 0, 0, 110), 3.5));
         g->setScatterStyle(
@@ -390,12 +371,11 @@ std::optional<SweepPick> sweepPickAt(const QCustomPlot& plot, const report::Repo
                 const std::size_t at = nearA ? i : next;
                 // The repeat nearest the median there: the cell a click selects.
                 SweepLine picked = line;
-                const store::CellRow* cell = sizes[at].busbw.representative;
-                for (const SweepLine::Repeat& r : line.repeats) {
-                    if (r.cell == cell) {
-                        picked.cell = r.cell;
-                        picked.sweep = r.sweep;
-                    }
+                if (const auto r = std::ranges::find(line.repeats, sizes[at].busbw.representative,
+                                                     &SweepLine::Repeat::cell);
+                    r != line.repeats.end()) {
+                    picked.cell = r->cell;
+                    picked.sweep = r->sweep;
                 }
                 best = SweepPick{picked, sizes[at].point, at};
             }

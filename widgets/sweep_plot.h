@@ -52,7 +52,7 @@ void drawSweepBandwidth(QCustomPlot& plot, const report::ReportData& data,
 
 // Marks every line the figure draws the cell in (its group's median, or its own line where the
 // figure draws each repeat), each on a graph `mark` gives (the selection's own).
-void markSweepCell(const report::ReportData& data, const QString& cellId,
+void markSweepCell(const QCustomPlot& plot, const report::ReportData& data, const QString& cellId,
                    const std::function<QCPGraph*()>& mark);
 
 // The drawn point, or failing that the line, nearest a widget position within `radiusPx`: on a

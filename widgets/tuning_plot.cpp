@@ -11,7 +11,6 @@
 #include <QSet>
 
 #include <algorithm>
-#include <iterator>
 
 namespace commprof::widgets {
 namespace {
@@ -202,22 +201,6 @@ QString unpredictedNote(const std::vector<analysis::CapGroup>& groups) {
 
 } // namespace
 
-std::vector<TuningPoint> tuningPoints(const report::ReportData& data) {
-    std::vector<TuningPoint> out;
-    if (!data.tuning) {
-        return out;
-    }
-    const Panels panels(data.tuning->groups);
-    for (const analysis::CapGroup& g : data.tuning->groups) {
-        for (const analysis::CapCandidate& c : g.candidates) {
-            if (c.measuredStepMs) {
-                out.push_back({c.measuredCell, c.capMb, *c.measuredStepMs, panels.of(g)});
-            }
-        }
-    }
-    return out;
-}
-
 void drawTuning(QCustomPlot& plot, const report::ReportData& data, const FigureStyle& style) {
     const std::vector<analysis::CapGroup> none;
     const std::vector<analysis::CapGroup>& groups = data.tuning ? data.tuning->groups : none;
@@ -232,18 +215,15 @@ void drawTuning(QCustomPlot& plot, const report::ReportData& data, const FigureS
         plot.yAxis->setLabel("ms"); // a panel is too short for more; the title says of what
     }
     std::vector<QCPAxisRect*> rects = makeFacets(plot, panels.names, style);
-    const auto panelOf = [&](const QString& name) {
-        const qsizetype i = panels.names.indexOf(name);
-        return i < 0 ? rects.front() : rects[std::size_t(i)];
-    };
     QVector<double> caps;
+    QList<DrawnMark> measured; // the measured steps, each its cell's
     QMap<QCPAxisRect*, QVector<double>> times;
     QStringList named; // hooks with a legend entry: each once, whatever the panels
     for (const analysis::CapGroup& g : groups) {
         if (g.candidates.empty()) {
             continue;
         }
-        QCPAxisRect* panel = panelOf(panels.of(g));
+        QCPAxisRect* panel = facetRect(plot, panels.of(g));
         // In one panel the hook tells the lines apart; the legend names it once.
         QCPGraph* step = drawGroup(plot, panel, g, data, times[panel]);
         if (named.contains(g.hook)) {
@@ -252,8 +232,13 @@ void drawTuning(QCustomPlot& plot, const report::ReportData& data, const FigureS
         named << g.hook;
         for (const analysis::CapCandidate& c : g.candidates) {
             caps << c.capMb;
+            if (c.measuredStepMs) {
+                measured.append(
+                    {panels.of(g), c.capMb, *c.measuredStepMs, c.measuredCell, {c.measuredCell}});
+            }
         }
     }
+    keepMarks(plot, measured);
     if (!named.isEmpty()) {
         addStyleEntries(plot);
     }
@@ -262,7 +247,7 @@ void drawTuning(QCustomPlot& plot, const report::ReportData& data, const FigureS
         if (data.tuning && !c.isSweep() && flaggedCell(c) && c.axes.contains("bucket_cap_mb")) {
             const double cap = c.axes.value("bucket_cap_mb").toDouble();
             if (cap > 0) {
-                addFlaggedMarker(plot, cap, c.id, c.status, panelOf(panels.of(c)));
+                addFlaggedMarker(plot, cap, c.id, c.status, facetRect(plot, panels.of(c)));
                 caps << cap;
             }
         }

@@ -14,15 +14,6 @@ class QCustomPlot;
 
 namespace commprof::widgets {
 
-// A measured cell of a cap study, where the figure draws it.
-struct TuningPoint {
-    QString cellId;
-    double capMb = 0;
-    double stepMs = 0;
-    QString panel; // the facets.h panel it is drawn in; empty: the figure's only one
-};
-std::vector<TuningPoint> tuningPoints(const report::ReportData& data);
-
 void drawTuning(QCustomPlot& plot, const report::ReportData& data, const FigureStyle& style = {});
 
 } // namespace commprof::widgets
