@@ -10,7 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <ranges>
+#include <span>
 
 namespace commprof::widgets {
 namespace {
@@ -418,7 +418,8 @@ void TimelinePainter::paintSelection() {
     const QRectF r = sliceRect(v_.selected_, &on);
     const auto& rank = *stack.ranks[std::size_t(v_.selected_.rank)];
     const auto partners = rank.flows.partners(rank.trace, v_.selected_.event);
-    for (const auto& partner : partners | std::views::take(kMaxArrows)) {
+    for (const auto& partner :
+         std::span(partners).first(std::min<std::size_t>(partners.size(), kMaxArrows))) {
         bool pOn = false;
         const QRectF pr = sliceRect({v_.selected_.rank, partner.event}, &pOn);
         if (pr.isNull()) {
