@@ -50,14 +50,9 @@ int CapAdvicePanel::firstRowsHeight(int n) const {
 }
 
 int CapAdvicePanel::wholeRowsHeight(int within) const {
-    int whole = 0;
-    for (const int end : rowEnds()) {
-        if (end > within) {
-            break;
-        }
-        whole = end;
-    }
-    return whole;
+    const std::vector<int> ends = rowEnds(); // ascending
+    const auto past = std::ranges::upper_bound(ends, within);
+    return past == ends.begin() ? 0 : *std::prev(past);
 }
 
 void CapAdvicePanel::clear() {

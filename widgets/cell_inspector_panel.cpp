@@ -46,8 +46,7 @@ CellInspectorPanel::CellInspectorPanel(QWidget* parent) : QWidget(parent) {
     table_->setAlternatingRowColors(true);
     table_->setSelectionMode(QAbstractItemView::NoSelection);
     table_->setItemDelegate(new FlaggedRowDelegate(models::CellFiguresModel::FlaggedRole, table_));
-    // Labels and values share the width and wrap, so a narrow dock still shows every figure
-    // (sized to their contents, the per-rank values pushed the column off the edge).
+    // Labels and values share the width and wrap, so a narrow dock still shows every figure.
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     table_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     table_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);

@@ -109,7 +109,14 @@ void MatrixDesigner::makeEditorAndLists() {
     addModel_ = new QPushButton("Add TorchScript model…", this);
     addModel_->setToolTip("Add a module made by `commprof model export` to the models, sized "
                           "from its description");
-    connect(addModel_, &QPushButton::clicked, this, &MatrixDesigner::chooseTorchScriptModel);
+    connect(addModel_, &QPushButton::clicked, this, [this] {
+        const QString start = fileName_.isEmpty() ? QString() : QFileInfo(fileName_).absolutePath();
+        const QString file = QFileDialog::getOpenFileName(
+            this, "Add a TorchScript model", start, "TorchScript modules (*.pt);;All files (*)");
+        if (!file.isEmpty()) {
+            addTorchScriptModel(file);
+        }
+    });
     layers_ = shortList(this);
     worldSizes_ = shortList(this);
     worldSizes_->setFlow(QListView::LeftToRight); // "1 2 4 8" on one line
@@ -321,15 +328,6 @@ void MatrixDesigner::setModelValue(const QString& model, const QString& key, con
     }
 }
 
-void MatrixDesigner::chooseTorchScriptModel() {
-    const QString start = fileName_.isEmpty() ? QString() : QFileInfo(fileName_).absolutePath();
-    const QString file = QFileDialog::getOpenFileName(this, "Add a TorchScript model", start,
-                                                      "TorchScript modules (*.pt);;All files (*)");
-    if (!file.isEmpty()) {
-        addTorchScriptModel(file);
-    }
-}
-
 void MatrixDesigner::addTorchScriptModel(const QString& ptFile) {
     const auto taken = spec::mapped<QStringList>(cells_->plan().matrix.models,
                                                  [](const auto& m) { return m.name; });
@@ -487,23 +485,21 @@ void MatrixDesigner::applyPlan(const Planned& planned) {
     const QString keep = selectedId_;
     cells_->setPlan(planned.plan, planned.order);
     // Per-node demand only where budgets are per node (the Slurm launcher).
-    table_->setColumnHidden(models::CellTableModel::Nodes, !planned.plan->budget.perNode);
-    table_->setColumnHidden(models::CellTableModel::Varies, cells_->varying().isEmpty());
+    using Cells = models::CellTableModel;
+    table_->setColumnHidden(Cells::Nodes, !planned.plan->budget.perNode);
+    table_->setColumnHidden(Cells::Varies, cells_->varying().isEmpty());
     if (!sizedColumns_) {
         table_->resizeColumnsToContents();
         sizedColumns_ = true;
     }
     // The columns whose text a new plan changes most (ids, the axes that vary, "feasible" once a
     // cell is skipped, the reasons) are fitted to it again, so none is cut in its middle. Only
-    // the reason is capped: the axes that vary are what tell cells apart, and a cap on them hid
-    // the last ("repeat=N", after "model=transformer2m") at 420 px.
-    for (const int column : {models::CellTableModel::Id, models::CellTableModel::Varies,
-                             models::CellTableModel::Feasible, models::CellTableModel::Reason}) {
+    // the reason is capped: the axes that vary are what tell cells apart.
+    for (const int column : {Cells::Id, Cells::Varies, Cells::Feasible, Cells::Reason}) {
         table_->resizeColumnToContents(column);
     }
-    table_->setColumnWidth(
-        models::CellTableModel::Reason,
-        std::min(table_->columnWidth(models::CellTableModel::Reason), kMaxReasonPx));
+    table_->setColumnWidth(Cells::Reason,
+                           std::min(table_->columnWidth(Cells::Reason), kMaxReasonPx));
     showResolvedBudgets();
     selectCell(keep);
     if (selectedCell().isEmpty()) {

@@ -118,7 +118,6 @@ private:
     void budgetsEdited();
     void showResolvedBudgets();
     void setStale(bool stale);
-    void chooseTorchScriptModel();
     bool writeBudgetsToText();
 
     QString fileName_;

@@ -7,8 +7,6 @@
 #include <QFrame>
 #include <QStringList>
 
-class QLabel;
-class QToolButton;
 class QVBoxLayout;
 
 namespace commprof::widgets {

@@ -7,7 +7,6 @@
 
 #include <QDialog>
 
-class QDialogButtonBox;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;

@@ -11,8 +11,6 @@
 
 #include <qcustomplot.h>
 
-#include <algorithm>
-
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -29,6 +27,9 @@
 
 namespace commprof::widgets {
 namespace {
+
+constexpr double kSweepMinBytes = 8; // a sweep's first size (nccl-tests' 8 B)
+constexpr int kSweepBarSteps = 1000;
 
 QString duration(double seconds) {
     if (seconds < 90) {
@@ -106,7 +107,14 @@ RunMonitor::RunMonitor(models::RunController* run, QWidget* parent)
     connect(model_, &QAbstractItemModel::modelReset, this, &RunMonitor::updateProgress);
     connect(run_, &models::RunController::started, this, &RunMonitor::onStarted);
     connect(run_, &models::RunController::finished, this, &RunMonitor::onRunFinished);
-    connect(run_, &models::RunController::logLine, this, &RunMonitor::appendLog);
+    connect(run_, &models::RunController::logLine, this, [this](const QString& line) {
+        QScrollBar* bar = log_->verticalScrollBar();
+        const bool following = bar->value() >= bar->maximum() - 2;
+        log_->appendPlainText(line);
+        if (following) {
+            bar->setValue(bar->maximum()); // follow, unless the user scrolled up to read
+        }
+    });
     connect(run_, &models::RunController::outputChanged, this, &RunMonitor::showOutput);
     auto* clock = new QTimer(this);
     connect(clock, &QTimer::timeout, model_, &models::RunStateModel::tick);
@@ -181,15 +189,6 @@ QCPItemText* RunMonitor::waitingNote() const {
 QString RunMonitor::plotNote() const {
     const QCPItemText* note = waitingNote();
     return note ? note->text() : QString();
-}
-
-void RunMonitor::appendLog(const QString& line) {
-    QScrollBar* bar = log_->verticalScrollBar();
-    const bool following = bar->value() >= bar->maximum() - 2;
-    log_->appendPlainText(line);
-    if (following) {
-        bar->setValue(bar->maximum()); // follow, unless the user scrolled up to read
-    }
 }
 
 void RunMonitor::startCellPlot(const QString& cellId) {
@@ -337,11 +336,6 @@ QStringList RunMonitor::rankBarTexts() const {
 QString RunMonitor::rankBarsTitle() const {
     return barsTitle_->isHidden() ? QString() : barsTitle_->text();
 }
-
-namespace {
-constexpr double kSweepMinBytes = 8; // a sweep's first size (nccl-tests' 8 B)
-constexpr int kSweepBarSteps = 1000;
-} // namespace
 
 void RunMonitor::updateRankBars() {
     const QString id = model_->currentCell();

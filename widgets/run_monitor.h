@@ -72,7 +72,6 @@ protected:
 private:
     void updateRankBars();
     void updateProgress();
-    void appendLog(const QString& line);
     void onBucket(const QString& cellId, int rank, int iteration, double ms);
     void startCellPlot(const QString& cellId);
     QCPGraph* rankGraph(int rank);

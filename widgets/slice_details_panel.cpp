@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "slice_details_panel.h"
 
+#include "layout_helpers.h"
 #include "timeline/ruler.h"
 
 #include <QTextBrowser>
 #include <QUrl>
 #include <QVBoxLayout>
-
-#include <utility>
 
 namespace commprof::widgets {
 namespace {
@@ -34,9 +33,7 @@ SliceDetailsPanel::SliceDetailsPanel(QWidget* parent) : QWidget(parent) {
     browser_->setObjectName("sliceDetails");
     browser_->setOpenLinks(false);
     browser_->setFrameShape(QFrame::NoFrame);
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(browser_);
+    bareLayout<QVBoxLayout>(this)->addWidget(browser_);
     connect(browser_, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
         const QStringList parts = url.toString().split(':');
         if (parts.size() == 3 && parts[0] == "slice") {
@@ -55,7 +52,6 @@ void SliceDetailsPanel::showSlice(const timeline::SliceDetails& slice,
     matched_ = matched;
     rankNumbers_ = rankNumbers;
     sliceOrigin_ = originUs;
-    hasSlice_ = slice.slice.valid();
     args_.reset();
     argsError_.clear();
     render();
@@ -68,7 +64,6 @@ void SliceDetailsPanel::showArgs(const std::optional<Args>& args, const QString&
 }
 
 void SliceDetailsPanel::showCriticalStep(const analysis::CriticalStep& step) {
-    hasSlice_ = false;
     slice_ = {};
     matched_ = {};
     critical_ = step;
@@ -77,7 +72,6 @@ void SliceDetailsPanel::showCriticalStep(const analysis::CriticalStep& step) {
 
 void SliceDetailsPanel::clearSlice() {
     critical_.reset();
-    hasSlice_ = false;
     slice_ = {};
     matched_ = {};
     render();
@@ -125,22 +119,23 @@ void SliceDetailsPanel::clearRange() {
 }
 
 void SliceDetailsPanel::render() {
+    const bool hasSlice = slice_.slice.valid();
     QString html;
     if (critical_) {
         html += criticalStepHtml();
     }
-    if (!hasSlice_ && !critical_ && rangeHtml_.isEmpty()) {
+    if (!hasSlice && !critical_ && rangeHtml_.isEmpty()) {
         html = "<p style='color:#666'>Click a slice to see its details. Shift+drag across the "
                "timeline to measure a range.</p>"
                "<p style='color:#666'><b>W</b>/<b>S</b> zoom, <b>A</b>/<b>D</b> pan, "
                "<b>Ctrl</b>+wheel zoom, <b>F</b> fit, <b>Backspace</b> back, "
                "double-click zooms to a slice, <b>Ctrl+F</b> finds slices.</p>";
     }
-    if (hasSlice_) {
+    if (hasSlice) {
         html += sliceHtml() + flowHtml() + everyRankHtml() + argsHtml();
     }
     if (!rangeHtml_.isEmpty()) {
-        html += (hasSlice_ ? "<hr>" : "") + rangeHtml_;
+        html += (hasSlice ? "<hr>" : "") + rangeHtml_;
     }
     browser_->setHtml(html);
 }
@@ -160,7 +155,6 @@ QString SliceDetailsPanel::criticalStepHtml() const {
     return html;
 }
 
-// The slice's own fields.
 QString SliceDetailsPanel::sliceHtml() const {
     const auto& s = slice_;
     QString html = QString("<h3 style='margin-bottom:2px'>%1</h3>").arg(esc(s.name));

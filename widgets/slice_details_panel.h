@@ -55,7 +55,6 @@ private:
     timeline::MatchedSlices matched_;
     std::vector<int> rankNumbers_;
     double sliceOrigin_ = 0;
-    bool hasSlice_ = false;
     std::optional<Args> args_;
     QString argsError_;
     QString rangeHtml_;

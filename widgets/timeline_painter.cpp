@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 
 namespace commprof::widgets {
 namespace {
@@ -42,6 +43,18 @@ const QColor kRangeFill(40, 120, 255, 38);
 const QColor kRangeEdge(40, 120, 255, 170);
 const QColor kFlow(0x20, 0x20, 0x20);
 const QColor kNote(0xb3, 0x4d, 0x00);
+constexpr int kAnnotationBand = 14; // the ruler's upper line, above the tick labels
+
+// The first box that overlaps none taken, else the first.
+QRectF firstClear(std::initializer_list<QRectF> candidates, const std::vector<QRectF>& taken) {
+    for (const QRectF& c : candidates) {
+        if (std::none_of(taken.begin(), taken.end(),
+                         [&](const QRectF& t) { return t.intersects(c); })) {
+            return c;
+        }
+    }
+    return *candidates.begin();
+}
 
 } // namespace
 
@@ -405,11 +418,8 @@ void TimelinePainter::paintSelection() {
     const QRectF r = sliceRect(v_.selected_, &on);
     const auto& rank = *stack.ranks[std::size_t(v_.selected_.rank)];
     const auto partners = rank.flows.partners(rank.trace, v_.selected_.event);
-    int arrows = 0;
-    for (const auto& partner : partners) {
-        if (++arrows > kMaxArrows) {
-            break;
-        }
+    for (const auto& partner :
+         std::span(partners).first(std::min<std::size_t>(partners.size(), kMaxArrows))) {
         bool pOn = false;
         const QRectF pr = sliceRect({v_.selected_.rank, partner.event}, &pOn);
         if (pr.isNull()) {
@@ -473,12 +483,9 @@ void TimelinePainter::paintCriticalPath() {
         const std::size_t r = std::size_t(row.rank);
         const int number = stack.ranks[r]->rank;
         const int y = yOfRow(row);
+        const auto x = [&](double traceUs) { return xOf(stack.toDisplay(r, traceUs)); };
         for (const analysis::CriticalStep& c : v_.criticalPath_) {
-            if (c.rank != number) {
-                continue;
-            }
-            const auto x = [&](double traceUs) { return xOf(stack.toDisplay(r, traceUs)); };
-            if (x(c.endUs) < tracksLeft_ || x(c.startUs) > tracksRight_) {
+            if (c.rank != number || x(c.endUs) < tracksLeft_ || x(c.startUs) > tracksRight_) {
                 continue;
             }
             // Compute and the optimizer as a bar along the header's foot; what the backward
@@ -560,11 +567,12 @@ void TimelinePainter::paintGutter() {
         const auto& rank = *stack.ranks[std::size_t(row.rank)];
         const int y = yOfRow(row);
         QRect box(4, y, tracksLeft_ - 10, row.height);
+        const bool header = row.kind == RowKind::Rank || row.kind == RowKind::Process;
+        p_.setFont(header ? bold : labelFont_);
+        p_.setPen(text);
         switch (row.kind) {
         case RowKind::Rank: {
             p_.fillRect(QRect(0, y, tracksLeft_, row.height), kRankHeader);
-            p_.setFont(bold);
-            p_.setPen(text);
             const QString arrow = v_.collapsed_.rankCollapsed(row.rank) ? "▸ " : "▾ ";
             const QString title =
                 arrow + QString("rank %1  ").arg(rank.rank) + QFileInfo(rank.path).fileName();
@@ -578,8 +586,6 @@ void TimelinePainter::paintGutter() {
             const QString arrow = v_.collapsed_.groupCollapsed(row.rank, row.group) ? "▸ " : "▾ ";
             box.adjust(10, 0, 0, 0);
             const int detailWidth = fm_.horizontalAdvance(g.detail) + 6;
-            p_.setFont(bold);
-            p_.setPen(text);
             p_.drawText(box.adjusted(0, 0, -detailWidth, 0), Qt::AlignLeft | Qt::AlignVCenter,
                         QFontMetrics(bold).elidedText(arrow + g.title, Qt::ElideRight,
                                                       box.width() - detailWidth));
@@ -593,8 +599,6 @@ void TimelinePainter::paintGutter() {
             box.adjust(14, 0, 0, 0);
             p_.fillRect(QRect(box.left(), y + 3, 8, row.height - 6),
                         toQColor(timeline::classColour(lane.cls)));
-            p_.setFont(labelFont_);
-            p_.setPen(text);
             p_.drawText(box.adjusted(12, 0, 0, 0), Qt::AlignLeft | Qt::AlignVCenter, lane.title);
             break;
         }
@@ -610,8 +614,6 @@ void TimelinePainter::paintGutter() {
                 } else {
                     box.adjust(22, 0, 0, 0);
                 }
-                p_.setFont(labelFont_);
-                p_.setPen(text);
                 p_.drawText(box, Qt::AlignLeft | Qt::AlignVCenter,
                             fm_.elidedText(title, Qt::ElideRight, box.width()));
             }
@@ -651,23 +653,6 @@ void TimelinePainter::paintHeader() {
     paintHoverTime(top, taken);
     p_.fillRect(QRect(0, TimelineView::kHeaderHeight - 1, v_.width(), 1), QColor(0, 0, 0, 60));
 }
-
-namespace {
-
-constexpr int kAnnotationBand = 14; // the ruler's upper line, above the tick labels
-
-// The first box that overlaps none taken, else the first.
-QRectF firstClear(std::initializer_list<QRectF> candidates, const std::vector<QRectF>& taken) {
-    for (const QRectF& c : candidates) {
-        if (std::none_of(taken.begin(), taken.end(),
-                         [&](const QRectF& t) { return t.intersects(c); })) {
-            return c;
-        }
-    }
-    return *candidates.begin();
-}
-
-} // namespace
 
 // A tick per ruler step down from `base`, the major ones labelled.
 void TimelinePainter::paintTicks(int base) {
@@ -808,7 +793,6 @@ void TimelinePainter::paintOverview() {
                          QRect(0, r * rowsPerRank, image.width(), rowsPerRank));
         }
     }
-    // The visible window: the rest dimmed, the window framed.
     const double x0 = std::clamp(v_.overviewXOfTime(v_.axis_.startUs()), double(tracksLeft_),
                                  double(tracksRight_));
     const double x1 =

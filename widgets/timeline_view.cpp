@@ -3,8 +3,6 @@
 
 #include "timeline_painter.h"
 
-#include "timeline/palette.h"
-
 #include <QContextMenuEvent>
 #include <QHelpEvent>
 #include <QKeyEvent>
@@ -15,7 +13,6 @@
 #include <QToolTip>
 #include <QWheelEvent>
 
-#include <algorithm>
 #include <cmath>
 
 namespace commprof::widgets {
@@ -37,8 +34,6 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
     vscroll_->setSingleStep(metrics_.sliceRow);
     connect(vscroll_, &QScrollBar::valueChanged, this, [this] { update(); });
 }
-
-TimelineView::~TimelineView() = default;
 
 int TimelineView::tracksWidth() const {
     return std::max(1, width() - kGutter - vscroll_->sizeHint().width());
@@ -205,13 +200,11 @@ std::optional<std::size_t> TimelineView::criticalStepAt(QPoint p) const {
     const int number = stack_->ranks[r]->rank;
     const double t = stack_->toTrace(r, timeAtX(p.x()));
     const double slack = 2 * axis_.usPerPixel(); // a step one pixel wide can still be hovered
-    for (std::size_t k = 0; k < criticalPath_.size(); ++k) {
-        const analysis::CriticalStep& c = criticalPath_[k];
-        if (c.rank == number && t >= c.startUs - slack && t <= c.endUs + slack) {
-            return k;
-        }
-    }
-    return std::nullopt;
+    const auto it = std::ranges::find_if(criticalPath_, [&](const analysis::CriticalStep& c) {
+        return c.rank == number && t >= c.startUs - slack && t <= c.endUs + slack;
+    });
+    return it == criticalPath_.end() ? std::nullopt
+                                     : std::optional(std::size_t(it - criticalPath_.begin()));
 }
 
 QString TimelineView::describeCritical(const analysis::CriticalStep& c) {
@@ -316,9 +309,7 @@ double TimelineView::overviewXOfTime(double displayUs) const {
 void TimelineView::moveOverviewWindow(double xPx) {
     const double span = axis_.endUs() - axis_.startUs();
     const double start = overviewTimeAtX(xPx) - overviewGrabUs_;
-    axis_ = timeline::TimeAxis(start, start + span, tracksWidth());
-    clampAxis();
-    update();
+    setVisibleRange(start, start + span);
 }
 
 const QImage& TimelineView::overviewImage() const {
@@ -394,9 +385,7 @@ void TimelineView::reveal(timeline::SliceRef slice) {
     const double span = axis_.endUs() - axis_.startUs();
     if (end < axis_.startUs() || s > axis_.endUs()) {
         const double mid = s + e.durationUs() / 2;
-        axis_ = timeline::TimeAxis(mid - span / 2, mid + span / 2, tracksWidth());
-        clampAxis();
-        update();
+        setVisibleRange(mid - span / 2, mid + span / 2);
     }
 }
 
@@ -461,19 +450,16 @@ QString TimelineView::describe(timeline::SliceRef slice) const {
              trace::toString(e.cls));
 }
 
-TimelineView::NameCache& TimelineView::namesOf(int rank) const {
+TimelineView::Name& TimelineView::nameOf(int rank, std::uint32_t name) const {
     auto& cache = names_[std::size_t(rank)];
-    if (cache.text.empty()) {
-        const std::size_t n = stack_->ranks[std::size_t(rank)]->trace.strings.size();
-        cache.text.resize(n);
-        cache.advance.assign(n, -1.0f);
-        cache.colour.assign(n, 0);
+    if (cache.empty()) {
+        cache.resize(stack_->ranks[std::size_t(rank)]->trace.strings.size());
     }
-    return cache;
+    return cache[name];
 }
 
 const QString& TimelineView::nameText(int rank, std::uint32_t name) const {
-    QString& text = namesOf(rank).text[name];
+    QString& text = nameOf(rank, name).text;
     if (text.isNull()) {
         text = QString::fromStdString(stack_->ranks[std::size_t(rank)]->trace.strings.at(name));
     }
@@ -481,7 +467,7 @@ const QString& TimelineView::nameText(int rank, std::uint32_t name) const {
 }
 
 QRgb TimelineView::nameColour(int rank, std::uint32_t name) const {
-    QRgb& colour = namesOf(rank).colour[name];
+    QRgb& colour = nameOf(rank, name).colour;
     if (colour == 0) {
         const auto c =
             timeline::nameColour(stack_->ranks[std::size_t(rank)]->trace.strings.at(name));
@@ -492,7 +478,7 @@ QRgb TimelineView::nameColour(int rank, std::uint32_t name) const {
 
 float TimelineView::nameAdvance(int rank, std::uint32_t name) const {
     const QString& text = nameText(rank, name);
-    float& advance = namesOf(rank).advance[name];
+    float& advance = nameOf(rank, name).advance;
     if (advance < 0) {
         QFont f = font();
         f.setPixelSize(11);
@@ -542,16 +528,6 @@ QStringList TimelineView::keyHelp() {
             "Ctrl+F, F3     search, next match (Shift+F3: previous)",
             "C              the critical path of each step, on / off",
             "Esc            clear the selection;  ?  this list"};
-}
-
-void TimelineView::focusInEvent(QFocusEvent* event) {
-    QWidget::focusInEvent(event);
-    update();
-}
-
-void TimelineView::focusOutEvent(QFocusEvent* event) {
-    QWidget::focusOutEvent(event);
-    update();
 }
 
 double TimelineView::anchorX() const {
@@ -713,7 +689,6 @@ void TimelineView::mouseMoveEvent(QMouseEvent* event) {
                 clampAxis();
                 vscroll_->setValue(vscroll_->value() - dy);
                 pressAt_ = pos;
-                update();
             }
         }
     }

@@ -14,7 +14,6 @@
 #include "timeline/overview.h"
 #include "timeline/palette.h"
 #include "timeline/rank_matching.h"
-#include "timeline/ruler.h"
 #include "timeline/slice_ref.h"
 #include "timeline/slice_search.h"
 #include "timeline/time_axis.h"
@@ -55,7 +54,6 @@ public:
     enum class Colouring { ByName, ByClass };
 
     explicit TimelineView(QWidget* parent = nullptr);
-    ~TimelineView() override;
 
     void setStack(std::shared_ptr<const timeline::TimelineStack> stack);
     const timeline::TimelineStack* stack() const { return stack_.get(); }
@@ -156,8 +154,6 @@ signals:
 
 protected:
     void paintEvent(QPaintEvent* event) override;
-    void focusInEvent(QFocusEvent* event) override;
-    void focusOutEvent(QFocusEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
     void wheelEvent(QWheelEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
@@ -223,13 +219,13 @@ private:
 
     // Per rank, per interned name: the name as QString and its width in the current font,
     // filled as slices are first labelled.
-    struct NameCache {
-        std::vector<QString> text;
-        std::vector<float> advance;
-        std::vector<QRgb> colour; // 0: not yet known (every colour is opaque)
+    struct Name {
+        QString text;
+        float advance = -1;
+        QRgb colour = 0; // not yet known (every colour is opaque)
     };
-    mutable std::vector<NameCache> names_;
-    NameCache& namesOf(int rank) const;
+    mutable std::vector<std::vector<Name>> names_;
+    Name& nameOf(int rank, std::uint32_t name) const;
     const QString& nameText(int rank, std::uint32_t name) const;
     float nameAdvance(int rank, std::uint32_t name) const;
     QRgb nameColour(int rank, std::uint32_t name) const;

@@ -50,7 +50,6 @@ struct TraceInspector::ArgReader {
 
 namespace {
 
-// The workbench's settings key of the critical path's toggle.
 constexpr const char* kCriticalPathKey = "timeline/criticalPath";
 
 struct DdpRead {
@@ -228,8 +227,6 @@ void TraceInspector::showCulprits() {
     culprits_->setToolTip(all.join('\n'));
     culprits_->setVisible(criticalPath_->isChecked() && !first.isEmpty());
 }
-
-TraceInspector::~TraceInspector() = default;
 
 void TraceInspector::openCell(const QString& cellDir) {
     const QStringList files = timeline::traceFilesOfCell(cellDir);

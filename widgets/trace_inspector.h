@@ -52,7 +52,6 @@ class TraceInspector : public QWidget {
 public:
     // loads: where trace loading runs (shown by the owner); null: a tracker of our own.
     explicit TraceInspector(jobs::JobTracker* loads = nullptr, QWidget* parent = nullptr);
-    ~TraceInspector() override;
 
     void openTrace(const QString& path) { openFiles({path}); }
     // Every trace_rank<R>.json(.gz) of a cell folder, stacked.

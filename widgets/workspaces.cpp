@@ -17,6 +17,11 @@
 
 namespace commprof::widgets {
 
+template <class Self> auto* Workspaces::find(Self& self, const QString& name) {
+    const auto it = std::ranges::find(self.workspaces_, name, &Workspace::name);
+    return it == self.workspaces_.end() ? nullptr : &*it;
+}
+
 Workspaces::Workspaces(QWidget* parent) : QWidget(parent) {
     tabs_ = new QTabBar(this);
     tabs_->setDocumentMode(true);
@@ -46,7 +51,7 @@ void Workspaces::addWorkspace(const QString& name, const QString& title, QWidget
 }
 
 QAction* Workspaces::addPane(const QString& workspace, const QString& title, QWidget* pane) {
-    Workspace* w = find(workspace);
+    Workspace* w = find(*this, workspace);
     if (!w) {
         return nullptr;
     }
@@ -80,23 +85,14 @@ void Workspaces::setCurrent(const QString& name) {
 }
 
 QWidget* Workspaces::page(const QString& name) const {
-    const Workspace* w = find(name);
+    const Workspace* w = find(*this, name);
     return w ? w->page : nullptr;
 }
 
 QList<QAction*> Workspaces::paneActions(const QString& workspace) const {
-    const Workspace* w = find(workspace);
+    const Workspace* w = find(*this, workspace);
     return w ? spec::mapped<QList<QAction*>>(w->panes, [](const Pane& p) { return p.action; })
              : QList<QAction*>{};
-}
-
-const Workspaces::Workspace* Workspaces::find(const QString& name) const {
-    const auto it = std::ranges::find(workspaces_, name, &Workspace::name);
-    return it == workspaces_.end() ? nullptr : &*it;
-}
-
-Workspaces::Workspace* Workspaces::find(const QString& name) {
-    return const_cast<Workspace*>(std::as_const(*this).find(name));
 }
 
 QList<QSplitter*> Workspaces::splittersOf(QWidget* page) {
@@ -206,7 +202,7 @@ bool Workspaces::eventFilter(QObject* watched, QEvent* event) {
             if (w.page == watched && w.defaultsPending) {
                 // Proportions need the page's real size, laid out once it is shown.
                 QTimer::singleShot(0, this, [this, name = w.name] {
-                    if (Workspace* now = find(name); now && now->defaultsPending) {
+                    if (Workspace* now = find(*this, name); now && now->defaultsPending) {
                         applyDefaults(*now);
                     }
                 });

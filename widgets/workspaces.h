@@ -60,8 +60,7 @@ private:
         std::vector<Pane> panes;
         bool defaultsPending = true;
     };
-    const Workspace* find(const QString& name) const;
-    Workspace* find(const QString& name);
+    template <class Self> static auto* find(Self& self, const QString& name); // null: none
     void applyDefaults(Workspace& w);
     static QList<QSplitter*> splittersOf(QWidget* page);
 

@@ -5,8 +5,6 @@
 
 namespace commprof::widgets {
 
-YamlHighlighter::YamlHighlighter(QTextDocument* document) : QSyntaxHighlighter(document) {}
-
 void YamlHighlighter::setError(int line, int column) {
     if (line != errorLine_ || column != errorColumn_) {
         errorLine_ = line;

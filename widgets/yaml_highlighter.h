@@ -9,7 +9,7 @@ namespace commprof::widgets {
 class YamlHighlighter : public QSyntaxHighlighter {
     Q_OBJECT
 public:
-    explicit YamlHighlighter(QTextDocument* document);
+    using QSyntaxHighlighter::QSyntaxHighlighter;
     // 1-based line and column of the error; line 0 clears.
     void setError(int line, int column);
     int errorLine() const { return errorLine_; }

@@ -13,7 +13,9 @@
 
 namespace commprof::workbench {
 
-QString rankLibtorchVersion(const QString& rankProgram) {
+// What `commprof-rank --version --json` says about its libtorch, in words; throws with the
+// reason when the program cannot be run or answers something else.
+static QString rankLibtorchVersion(const QString& rankProgram) {
     const QJsonObject v = runner::rankVersion(rankProgram);
     QStringList traits{
         v["cuda_build"].toBool() ? "CUDA build" : "CPU only",

@@ -28,8 +28,4 @@ private:
     jobs::JobTracker* query_;
 };
 
-// What `commprof-rank --version --json` says about its libtorch, in words; throws with the
-// reason when the program cannot be run or answers something else.
-QString rankLibtorchVersion(const QString& rankProgram);
-
 } // namespace commprof::workbench

@@ -5,8 +5,6 @@
 
 namespace commprof::workbench {
 
-Application::Application(int& argc, char** argv) : QApplication(argc, argv) {}
-
 bool Application::notify(QObject* receiver, QEvent* event) {
     QString error;
     try {

@@ -13,7 +13,7 @@ namespace commprof::workbench {
 class Application : public QApplication {
     Q_OBJECT
 public:
-    Application(int& argc, char** argv);
+    using QApplication::QApplication;
     bool notify(QObject* receiver, QEvent* event) override;
     void setErrorSink(std::function<void(const QString&)> sink) { sink_ = std::move(sink); }
 

@@ -17,12 +17,10 @@
 #include "message_bar.h"
 #include "models/probe_model.h"
 #include "models/run_controller.h"
-#include "models/step_table_model.h"
 #include "probe_view.h"
 #include "report/recommendation_text.h"
 #include "results_view.h"
 #include "run_monitor.h"
-#include "step_table_view.h"
 #include "trace_inspector.h"
 #include "whatif_view.h"
 #include "workspaces.h"
@@ -43,6 +41,7 @@
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTextDocument>
 #include <QUrl>
@@ -65,7 +64,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     probeJobs_ = new jobs::JobTracker(this);
     diffJobs_ = new jobs::JobTracker(this);
 
-    // The trace inspector: timeline of every rank, search, details and the step table.
     traceInspector_ = new widgets::TraceInspector(traceJobs_, this);
     timeline_ = traceInspector_->timeline();
     stepTable_ = traceInspector_->stepTable();
@@ -117,7 +115,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     statusBar()->addPermanentWidget(planStatus_);
 
     connect(probeView_, &widgets::ProbeView::probeRequested, this, &MainWindow::runProbe);
-    connect(designer_, &widgets::MatrixDesigner::planChanged, this, &MainWindow::onPlanChanged);
+    connect(designer_, &widgets::MatrixDesigner::planChanged, this, [this] {
+        monitor_->setPlan(designer_->plan());
+        planStatus_->setText(designer_->summary());
+        followMatrixWithOutput();
+    });
     connect(designer_, &widgets::MatrixDesigner::modificationChanged, this,
             &MainWindow::updateTitle);
     connect(designer_, &widgets::MatrixDesigner::planChanged, this, &MainWindow::updateTitle);
@@ -149,14 +151,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     buildViewMenu();
     buildRunMenu();
     buildToolsAndHelpMenus();
-    restoreLayout();
+    const QSettings settings("commprof", "workbench");
+    restoreGeometry(settings.value("geometry").toByteArray());
+    workspaces_->restore(settings);
     updateTitle();
     statusBar()->showMessage("Open a results folder (Ctrl+O), a matrix (Ctrl+M) or a trace "
                              "(Ctrl+T)",
                              15000);
 }
-
-MainWindow::~MainWindow() = default;
 
 void MainWindow::buildWorkspaces() {
     workspaces_ = new widgets::Workspaces(this);
@@ -362,12 +364,6 @@ void MainWindow::resetLayout() {
     statusBar()->showMessage("Layout of this workspace reset", 3000);
 }
 
-void MainWindow::restoreLayout() {
-    const QSettings settings("commprof", "workbench");
-    restoreGeometry(settings.value("geometry").toByteArray());
-    workspaces_->restore(settings);
-}
-
 void MainWindow::updateTitle() {
     // The title names the matrix (with [*] for unsaved edits) and the results folder; with
     // neither of the user's, the trace shown (an untouched untitled designer is no matrix of
@@ -453,6 +449,8 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 
 namespace {
 
+constexpr const char* kCapWarning = "appliedCap"; // the message bar's key of the cap warning
+
 // Lets what a page queued on showing run before it is grabbed: a resize queues the legends'
 // placing and the cap study's strip fitting, which queues the strip's snap to whole lines, so
 // one turn of the loop grabbed the cap study with its figure's title under the strip.
@@ -508,12 +506,6 @@ bool MainWindow::saveScreenshots(const QString& outDir) {
     workspaces_->setCurrent(shown);
     return ok;
 }
-
-namespace {
-
-constexpr const char* kCapWarning = "appliedCap"; // the message bar's key of the warning below
-
-} // namespace
 
 // The cap goes into the group's model entry: in `defaults` it would change every model. The
 // entry is read by each hook and world size of the model: a cap advised otherwise for one of them

@@ -52,7 +52,6 @@ public:
     static constexpr int kRecentMax = 8;
 
     explicit MainWindow(QWidget* parent = nullptr);
-    ~MainWindow() override;
 
     // Files. Each reports its own errors (message bar, or a dialog where the user must decide).
     // Opens a results folder off the GUI thread; a folder that is not one is refused with a
@@ -132,7 +131,6 @@ private:
     void buildViewMenu();
     void buildRunMenu();
     void buildToolsAndHelpMenus();
-    void restoreLayout();
     // True to go on: saved, discarded, or nothing to save; false when the user cancelled.
     bool maybeSaveMatrix(const QString& why);
     // Runs fn; an exception becomes a message under title. True when fn finished.
@@ -147,7 +145,6 @@ private:
     // text does not parse.
     std::optional<bool> capSetInMatrix(const QString& model, const QString& cap) const;
     void dropCapWarningUnlessItHolds();
-    void onPlanChanged();
     void followMatrixWithOutput();
     void onRunFinished(const runner::RunSummary& summary, const QString& outDir);
     void showExportDialog();

@@ -256,10 +256,8 @@ void MainWindow::rebuildRecentMenu() {
 }
 
 bool MainWindow::openMatrix(const QString& path) {
-    if (!maybeSaveMatrix("Opening another matrix replaces the text in the editor.")) {
-        return false;
-    }
-    if (!attempt("Cannot open matrix", [&] { designer_->loadFile(path); })) {
+    if (!maybeSaveMatrix("Opening another matrix replaces the text in the editor.") ||
+        !attempt("Cannot open matrix", [&] { designer_->loadFile(path); })) {
         return false;
     }
     statusBar()->showMessage("Matrix " + QDir::toNativeSeparators(path), 5000);
@@ -305,7 +303,6 @@ void MainWindow::openTrace(const QString& path) {
     // A trace of its own is no cell of the open results: no cell stays selected beside it.
     results_->table()->clearSelection();
     workspaces_->setCurrent("inspect");
-    // A folder opens with all its ranks.
     if (QFileInfo(path).isDir()) {
         traceInspector_->openFolder(path);
     } else {
@@ -448,12 +445,6 @@ void MainWindow::runProbe() {
     connect(
         probeJobs_, &jobs::JobTracker::finished, probeView_,
         [this] { probeView_->setBusy(probeJobs_->running()); }, Qt::SingleShotConnection);
-}
-
-void MainWindow::onPlanChanged() {
-    monitor_->setPlan(designer_->plan());
-    planStatus_->setText(designer_->summary());
-    followMatrixWithOutput();
 }
 
 // The run's folder follows the matrix the designer shows: the open results' folder while it
