@@ -2,11 +2,51 @@
 #include "rank_timeline.h"
 
 #include <algorithm>
+#include <cfloat>
+#include <cmath>
 #include <limits>
 #include <map>
+#include <tuple>
 
 namespace commprof::timeline {
 namespace {
+
+// Two times closer than this are the same time: the rounding of a double at that magnitude.
+double nestingSlackUs(double t) {
+    return std::max(1e-6, 8 * DBL_EPSILON * std::abs(t));
+}
+
+// Call-stack depth within one thread or stream: one row per depth, so a ProfilerStep and the
+// ops inside it are both visible. The rows of `events` (indices into trace.events, any order),
+// row 0 first.
+//
+// The rule, in start order (a longer slice before a shorter one that starts with it): a slice
+// goes one row below the innermost slice still open when it starts. A slice that outlives the
+// one above it (a partial overlap, which Chrome traces allow) still gets that row, so no two
+// slices of one row ever overlap and none is drawn over another. A slice that starts when the
+// one before it ends (within rounding) is its sibling, not its child.
+std::vector<SliceRow> assignDepths(const trace::Trace& trace, std::vector<std::uint32_t> events) {
+    const auto& ev = trace.events;
+    // By start, the enclosing slice first.
+    std::ranges::sort(events, {},
+                      [&](std::uint32_t i) { return std::tuple(ev[i].startUs, -ev[i].endUs, i); });
+    std::vector<SliceRow> rows;
+    std::vector<double> openEnds; // the end of the slice open on each row, innermost last
+    for (const std::uint32_t i : events) {
+        const auto& e = ev[i];
+        const double slack = nestingSlackUs(e.startUs);
+        while (!openEnds.empty() && openEnds.back() <= e.startUs + slack) {
+            openEnds.pop_back();
+        }
+        const std::size_t depth = openEnds.size();
+        if (depth == rows.size()) {
+            rows.emplace_back();
+        }
+        rows[depth].push(e.startUs, std::max(e.startUs, e.endUs), i, e.name, e.cls);
+        openEnds.push_back(std::max(e.startUs, e.endUs));
+    }
+    return rows;
+}
 
 QString trimmed(const std::string& s) {
     return QString::fromStdString(s).trimmed();
@@ -47,21 +87,65 @@ ProcessGroup makeGroup(const trace::Trace& t, std::int64_t pid) {
 
 } // namespace
 
-const SliceRow& RankTimeline::rowOf(std::uint32_t event) const {
-    const SlicePlace& p = places[event];
-    return groups[p.group].lanes[p.lane].rows[p.depth];
-}
-
-std::size_t RankTimeline::indexInRow(std::uint32_t event) const {
-    return rowOf(event).indexOf(event, trace.events[event].startUs);
-}
-
 double RankTimeline::selfTimeUs(std::uint32_t event) const {
     const SlicePlace& p = places[event];
     const auto& rows = groups[p.group].lanes[p.lane].rows;
-    const std::size_t i = indexInRow(event);
-    return i < rows[p.depth].size() ? timeline::selfTimeUs(rows, p.depth, i)
-                                    : trace.events[event].durationUs();
+    const SliceRow& row = rows[p.depth];
+    const std::size_t i = row.indexOf(event, trace.events[event].startUs);
+    if (i == row.size()) {
+        return trace.events[event].durationUs();
+    }
+    const double children =
+        p.depth + 1 < rows.size() ? rows[p.depth + 1].coveredWithin(row.starts[i], row.ends[i]) : 0;
+    return std::max(0.0, (row.ends[i] - row.starts[i]) - children);
+}
+
+FlowIndex::FlowIndex(const trace::Trace& trace) : byLaunch_(trace.flows), byDevice_(trace.flows) {
+    std::ranges::sort(byLaunch_, {}, [](const auto& f) { return std::pair(f.launch, f.device); });
+    std::ranges::sort(byDevice_, {}, [](const auto& f) { return std::pair(f.device, f.launch); });
+    for (std::uint32_t i = 0; i < trace.events.size(); ++i) {
+        if (trace.events[i].correlation >= 0) {
+            byCorrelation_.emplace_back(trace.events[i].correlation, i);
+        }
+    }
+    std::sort(byCorrelation_.begin(), byCorrelation_.end());
+}
+
+std::vector<FlowPartner> FlowIndex::partners(const trace::Trace& trace, std::uint32_t event) const {
+    std::vector<FlowPartner> out;
+    auto add = [&](std::uint32_t other, bool flow) {
+        if (other == event || other >= trace.events.size()) {
+            return;
+        }
+        for (auto& p : out) {
+            if (p.event == other) {
+                p.viaFlow = p.viaFlow || flow;
+                p.viaCorrelation = p.viaCorrelation || !flow;
+                return;
+            }
+        }
+        out.push_back({other, trace.events[other].deviceWork(), flow, !flow});
+    };
+    for (const auto& f : std::ranges::equal_range(byLaunch_, event, {}, &trace::FlowLink::launch)) {
+        add(f.device, true);
+    }
+    for (const auto& f : std::ranges::equal_range(byDevice_, event, {}, &trace::FlowLink::device)) {
+        add(f.launch, true);
+    }
+    const auto& self = trace.events[event];
+    if (self.correlation >= 0) {
+        // Only across the host/device line: two host spans can share an id by accident of
+        // the producer (a ROCm runtime call and its own API span), and neither launched the other.
+        for (const auto& [id, other] :
+             std::ranges::equal_range(byCorrelation_, self.correlation, {},
+                                      &std::pair<std::int64_t, std::uint32_t>::first)) {
+            if (trace.events[other].deviceWork() != self.deviceWork()) {
+                add(other, false);
+            }
+        }
+    }
+    std::ranges::sort(out, {}, [&](const FlowPartner& p) { return trace.events[p.event].startUs; });
+    return out;
 }
 
 RankTimeline buildRankTimeline(trace::Trace trace, int rank, const QString& path) {

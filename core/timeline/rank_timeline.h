@@ -5,18 +5,40 @@
 // group per process or device, named and ordered as the trace's `ph:"M"` metadata says, each
 // with one lane per thread or stream and one row per call-stack depth.
 
-#include "depth.h"
-#include "flow_index.h"
 #include "slice_row.h"
 #include "trace/step_metrics.h"
 #include "trace/trace_event.h"
 
 #include <QString>
 
-#include <optional>
 #include <vector>
 
 namespace commprof::timeline {
+
+// Launch <-> device partners of a slice: the kernel or copy a runtime call started, or the
+// call that started a kernel. Kineto links them twice: an `ac2g` flow (Trace::flows) and the
+// shared `correlation` id of the runtime call and its device activity. Either is enough;
+// both are followed, and a partner found both ways is listed once.
+struct FlowPartner {
+    std::uint32_t event = 0;
+    bool isDevice = false; // the partner is the device side (a kernel, copy or memset)
+    bool viaFlow = false;  // an ac2g flow joins them
+    bool viaCorrelation = false;
+};
+
+class FlowIndex {
+public:
+    FlowIndex() = default;
+    explicit FlowIndex(const trace::Trace& trace);
+    // In start order.
+    std::vector<FlowPartner> partners(const trace::Trace& trace, std::uint32_t event) const;
+
+private:
+    std::vector<trace::FlowLink> byLaunch_; // sorted by launch
+    std::vector<trace::FlowLink> byDevice_; // sorted by device
+    // (correlation, event) of every event that has one, sorted.
+    std::vector<std::pair<std::int64_t, std::uint32_t>> byCorrelation_;
+};
 
 struct ThreadLane {
     std::int64_t pid = 0;
@@ -61,9 +83,8 @@ struct RankTimeline {
     double startUs = 0; // over all events, on the trace's own clock
     double endUs = 0;
 
-    const SliceRow& rowOf(std::uint32_t event) const;
-    // The event's position in its row; rowOf(event).size() if it is not drawn.
-    std::size_t indexInRow(std::uint32_t event) const;
+    // What the event spends outside its children: its duration minus the time covered by the
+    // row below it within its span.
     double selfTimeUs(std::uint32_t event) const;
 };
 

@@ -278,9 +278,4 @@ void classify(Trace& trace, const NameFacts& names, const LaunchIndex& launches)
     }
 }
 
-void classify(Trace& trace) {
-    markDeviceWork(trace);
-    classify(trace, NameFacts(trace), LaunchIndex(trace));
-}
-
 } // namespace commprof::trace

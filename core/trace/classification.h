@@ -87,8 +87,7 @@ private:
 void markDeviceWork(Trace& trace);
 TraceContext traceContext(const Trace& trace, const NameFacts& names);
 // Sets trace.regime and every event's class, after markDeviceWork; names and launches must be
-// of this trace. The overload without them does all of it.
+// of this trace.
 void classify(Trace& trace, const NameFacts& names, const LaunchIndex& launches);
-void classify(Trace& trace);
 
 } // namespace commprof::trace

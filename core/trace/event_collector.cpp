@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "event_collector.h"
 
+#include "json_scan.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -8,6 +10,45 @@
 #include <limits>
 
 namespace commprof::trace {
+
+class EventCollector {
+public:
+    // base: where this collector's text starts in the whole decompressed text, so event
+    // offsets are file-wide. origin: the start of the buffer the parser reads.
+    EventCollector(Fragment& out, const char* origin, std::uint64_t base)
+        : out_(out), origin_(origin), base_(base) {}
+
+    // One element of traceEvents. Throws simdjson_error on malformed JSON; then nothing of
+    // this element was added.
+    void add(simdjson::ondemand::value element);
+
+private:
+    struct Element; // one element's fields, read before its ph says what it is
+    // The phases of add(): its fields, then what its ph makes of them.
+    void readFields(simdjson::ondemand::object obj, Element& el);
+    void readTs(simdjson::ondemand::value& value, Element& el);
+    void keepComplete(Element& el); // ph "X"
+    void keepMeta(Element& el);     // ph "M"
+    void readArgs(simdjson::ondemand::object args, TraceEvent& e, MetaRecord& meta, bool& hasMeta);
+    // The last id read from one field, by its JSON token: most events repeat their
+    // neighbours' pid and tid, and the same bytes always read as the same id.
+    struct LastId {
+        std::string_view token;
+        std::int64_t id = 0;
+    };
+    std::int64_t readId(simdjson::ondemand::value& value, LastId& last);
+    std::int64_t readId(simdjson::ondemand::value& value);
+
+    Fragment& out_;
+    const char* origin_;
+    std::uint64_t base_;
+    CommArgs comm_; // scratch for the element being read
+    // The element is an op whose input shapes are kept (ShapeArgs), and what its args said.
+    bool wantShape_ = false;
+    std::optional<ShapeArgs> shape_;
+    LastId lastPid_, lastTid_;
+};
+
 namespace {
 
 namespace od = simdjson::ondemand;
@@ -455,6 +496,67 @@ void EventCollector::keepMeta(Element& el) {
     meta.pid = el.e.pid;
     meta.tid = el.e.tid;
     out_.meta.push_back(std::move(meta));
+}
+
+Stretch readStretch(od::parser& parser, char* copy, std::size_t copyLen, std::size_t copyCapacity,
+                    std::size_t from, std::size_t stopAt, Fragment& fragment) {
+    Stretch out;
+    const char* origin = copy + 1;
+    EventCollector collector(fragment, origin, from);
+    std::size_t elementStart = from;
+    bool inElement = false;
+    od::document doc;
+    bool started = false;
+    try {
+        doc = parser.iterate(simdjson::padded_string_view(copy, copyLen, copyCapacity));
+        started = true;
+        od::array arr = doc.get_array();
+        for (auto item : arr) {
+            od::value v = item.value();
+            elementStart = from + std::size_t(v.raw_json_token().data() - origin);
+            if (elementStart >= stopAt) {
+                out.kind = Stretch::Stopped;
+                out.next = elementStart;
+                return out;
+            }
+            inElement = true;
+            collector.add(v);
+            inElement = false;
+            out.nothingRead = false;
+        }
+    } catch (const simdjson::simdjson_error& err) {
+        out.kind = Stretch::Broken;
+        out.error = err.what();
+        out.elementStart = elementStart;
+        if (!inElement && !out.nothingRead) {
+            // Broken between elements: the break is where the last whole element ends, so
+            // that reading on from there never reads that element twice.
+            const TopLevel scan(copy, copyLen);
+            const std::size_t end = scan.endOfValue(elementStart - from + 1);
+            if (end != TopLevel::npos) {
+                out.elementStart = from + end - 1;
+            }
+        }
+        const char* loc = nullptr;
+        out.refused = !started;
+        out.atEnd = started && (doc.current_location().get(loc) != simdjson::SUCCESS || !loc ||
+                                std::size_t(loc - copy) + 1 >= copyLen);
+        return out;
+    }
+    // The array closed: find its ']' (the structural just before where the parser stands).
+    out.kind = Stretch::Closed;
+    std::size_t close = copyLen - 1;
+    const char* loc = nullptr;
+    if (doc.current_location().get(loc) == simdjson::SUCCESS && loc && loc > copy &&
+        std::size_t(loc - copy) < copyLen) {
+        close = std::size_t(loc - copy) - 1;
+        while (close > 0 && copy[close] != ']') {
+            --close;
+        }
+    }
+    out.closedByUs = close + 1 >= copyLen;
+    out.arrayEnd = from + close - 1;
+    return out;
 }
 
 } // namespace commprof::trace

@@ -4,6 +4,11 @@
 // metadata, flows and collective arguments found there, with strings interned locally. The
 // parser gives each chunk of a large trace its own collector and joins the fragments in file
 // order (trace_parse.cpp), so collectors never share anything.
+//
+// readStretch collects one bracketed stretch ('[' + elements + ']') and says how it ended:
+// where the array closed, where reading stopped, or where the JSON broke. The in-memory parser
+// (trace_parse.cpp) and the streamed reader (trace_stream.cpp) both read their chunks through
+// it.
 
 #include "trace_event.h"
 
@@ -62,42 +67,24 @@ struct Fragment {
     bool tsString = false;
 };
 
-class EventCollector {
-public:
-    // base: where this collector's text starts in the whole decompressed text, so event
-    // offsets are file-wide. origin: the start of the buffer the parser reads.
-    EventCollector(Fragment& out, const char* origin, std::uint64_t base)
-        : out_(out), origin_(origin), base_(base) {}
-
-    // One element of traceEvents. Throws simdjson_error on malformed JSON; then nothing of
-    // this element was added.
-    void add(simdjson::ondemand::value element);
-
-private:
-    struct Element; // one element's fields, read before its ph says what it is
-    // The phases of add(): its fields, then what its ph makes of them.
-    void readFields(simdjson::ondemand::object obj, Element& el);
-    void readTs(simdjson::ondemand::value& value, Element& el);
-    void keepComplete(Element& el); // ph "X"
-    void keepMeta(Element& el);     // ph "M"
-    void readArgs(simdjson::ondemand::object args, TraceEvent& e, MetaRecord& meta, bool& hasMeta);
-    // The last id read from one field, by its JSON token: most events repeat their
-    // neighbours' pid and tid, and the same bytes always read as the same id.
-    struct LastId {
-        std::string_view token;
-        std::int64_t id = 0;
-    };
-    std::int64_t readId(simdjson::ondemand::value& value, LastId& last);
-    std::int64_t readId(simdjson::ondemand::value& value);
-
-    Fragment& out_;
-    const char* origin_;
-    std::uint64_t base_;
-    CommArgs comm_; // scratch for the element being read
-    // The element is an op whose input shapes are kept (ShapeArgs), and what its args said.
-    bool wantShape_ = false;
-    std::optional<ShapeArgs> shape_;
-    LastId lastPid_, lastTid_;
+// How reading a bracketed stretch of traceEvents ended.
+struct Stretch {
+    enum Kind { Stopped, Closed, Broken } kind = Broken;
+    std::size_t next = std::string::npos;     // Stopped: the first element at or after stopAt
+    std::size_t arrayEnd = std::string::npos; // Closed: the position of traceEvents' ']'
+    bool closedByUs = false; // Closed by the bracket we appended: the text ended first
+    std::size_t elementStart = std::string::npos; // Broken: where the unreadable element starts
+    bool atEnd = false;                           // Broken by running into the end of the stretch
+    bool refused = false;    // simdjson refused the stretch as a whole (stage 1)
+    bool nothingRead = true; // no element was read (a refused stretch, or one that breaks
+                             // in its first element)
+    std::string error;
 };
+
+// doc holds '[' + text[from, to) + ']' at `copy`; copy + 1 corresponds to text + from.
+// Elements starting at or after stopAt are left unread.
+Stretch readStretch(simdjson::ondemand::parser& parser, char* copy, std::size_t copyLen,
+                    std::size_t copyCapacity, std::size_t from, std::size_t stopAt,
+                    Fragment& fragment);
 
 } // namespace commprof::trace

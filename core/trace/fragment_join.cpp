@@ -81,6 +81,8 @@ void FragmentJoiner::finish() {
             trace_.warnings.push_back(std::to_string(n) + what);
         }
     };
+    warn(unclosed_, " 'B' events without a matching 'E' were dropped");
+    warn(unmatchedEnds_, " 'E' events without a matching 'B' were ignored");
     warn(negative_, " events with a negative duration were dropped");
     warn(badTime_, " events with a missing, non-numeric or absurd timestamp were dropped");
     warn(nonObjects_, " entries of traceEvents are not objects and were skipped");
@@ -88,7 +90,6 @@ void FragmentJoiner::finish() {
 
 void FragmentJoiner::pairBeginEnd() {
     std::map<std::pair<std::int64_t, std::int64_t>, std::vector<TraceEvent>> stacks;
-    std::size_t unmatchedEnds = 0;
     for (const StackOp& op : stackOps_) {
         auto& stack = stacks[{op.event.pid, op.event.tid}];
         if (op.begin) {
@@ -100,7 +101,7 @@ void FragmentJoiner::pairBeginEnd() {
             continue;
         }
         if (stack.empty()) {
-            ++unmatchedEnds;
+            ++unmatchedEnds_;
             continue;
         }
         TraceEvent e = stack.back();
@@ -115,17 +116,8 @@ void FragmentJoiner::pairBeginEnd() {
             trace_.events.push_back(e);
         }
     }
-    std::size_t unclosed = 0;
     for (const auto& [key, stack] : stacks) {
-        unclosed += stack.size();
-    }
-    if (unclosed) {
-        trace_.warnings.push_back(std::to_string(unclosed) +
-                                  " 'B' events without a matching 'E' were dropped");
-    }
-    if (unmatchedEnds) {
-        trace_.warnings.push_back(std::to_string(unmatchedEnds) +
-                                  " 'E' events without a matching 'B' were ignored");
+        unclosed_ += stack.size();
     }
 }
 

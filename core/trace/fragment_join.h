@@ -22,7 +22,6 @@ public:
     // joined (at most `maxEvents` events), in huge pages. The arrays then grow in place instead
     // of being copied at every doubling into fresh pages.
     void reserveLike(double scale, std::size_t maxEvents);
-    std::size_t events() const { return trace_.events.size(); }
 
     void add(Fragment& f);
 
@@ -51,7 +50,7 @@ private:
     std::vector<StackOp> stackOps_;
     std::vector<MetaRecord> meta_;
     std::vector<FlowRecord> flows_;
-    std::size_t negative_ = 0, badTime_ = 0, nonObjects_ = 0;
+    std::size_t negative_ = 0, badTime_ = 0, nonObjects_ = 0, unclosed_ = 0, unmatchedEnds_ = 0;
     bool tsFloatOrMissing_ = false, tsString_ = false;
 };
 

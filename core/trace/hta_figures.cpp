@@ -44,6 +44,23 @@ bool htaMemoryName(std::string_view n) {
            n.starts_with("hipMemset") || n.starts_with("dma");
 }
 
+// HTA's kernel types, by name (hta/common/types.py, hta/utils/utils.py: get_kernel_type).
+enum class HtaKernelType { Communication, Memory, Computation, Other };
+
+HtaKernelType htaKernelType(std::string_view name) {
+    if (name.starts_with("nccl") || name.starts_with("hip") || name.starts_with("hccl") ||
+        contains(name, "ncclKernel")) {
+        return HtaKernelType::Communication;
+    }
+    if (htaMemoryName(name)) {
+        return HtaKernelType::Memory;
+    }
+    if (!htaNotCompute(name)) {
+        return HtaKernelType::Computation;
+    }
+    return HtaKernelType::Other;
+}
+
 // One row of HTA's event table, after its loader: times rounded inwards when the ts column is
 // float, stream normalised.
 struct Row {
@@ -284,10 +301,14 @@ private:
     void cutMtia() {
         double tStart = std::numeric_limits<double>::infinity();
         double tEnd = -std::numeric_limits<double>::infinity();
+        std::vector<Span> steps;
         for (const Row& r : rows_) {
-            if (cpuCategory(trace_.strings.at(r.category)) && isStep(r)) {
-                tStart = std::min(tStart, r.ts);
-                tEnd = std::max(tEnd, r.end);
+            if (isStep(r)) {
+                steps.push_back({r.ts, r.end});
+                if (cpuCategory(trace_.strings.at(r.category))) {
+                    tStart = std::min(tStart, r.ts);
+                    tEnd = std::max(tEnd, r.end);
+                }
             }
         }
         std::vector<bool> keep(rows_.size(), false);
@@ -299,12 +320,6 @@ private:
                 if (r.correlation != -1) {
                     ids.at(r.correlation, true);
                 }
-            }
-        }
-        std::vector<Span> steps;
-        for (const Row& r : rows_) {
-            if (isStep(r)) {
-                steps.push_back({r.ts, r.end});
             }
         }
         for (std::size_t i = 0; i < rows_.size(); ++i) {
@@ -341,20 +356,6 @@ private:
 };
 
 } // namespace
-
-HtaKernelType htaKernelType(std::string_view name) {
-    if (name.starts_with("nccl") || name.starts_with("hip") || name.starts_with("hccl") ||
-        contains(name, "ncclKernel")) {
-        return HtaKernelType::Communication;
-    }
-    if (htaMemoryName(name)) {
-        return HtaKernelType::Memory;
-    }
-    if (!htaNotCompute(name)) {
-        return HtaKernelType::Computation;
-    }
-    return HtaKernelType::Other;
-}
 
 HtaFigures htaFigures(const Trace& trace, std::optional<Span> window) {
     HtaTable table(trace);

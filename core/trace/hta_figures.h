@@ -13,10 +13,6 @@
 
 namespace commprof::trace {
 
-// HTA's kernel types, by name (hta/common/types.py, hta/utils/utils.py: get_kernel_type).
-enum class HtaKernelType { Communication, Memory, Computation, Other };
-HtaKernelType htaKernelType(std::string_view name);
-
 struct HtaFigures {
     // All null when the trace has no device events, or when HTA itself would fail on it (its
     // own checks); `warnings` then says which.

@@ -38,8 +38,6 @@ public:
         return slot.used ? &slot.value : nullptr;
     }
 
-    std::size_t size() const { return used_; }
-
 private:
     struct Slot {
         std::int64_t id = 0;

@@ -52,23 +52,15 @@ QJsonObject toJson(const StepVerdict& v) {
 }
 
 QJsonObject toJson(const JobAnalysis& job, bool withInstances) {
-    QJsonArray instances, lateness, stragglers, steps;
-    std::vector<double> skews;
-    for (const auto& i : job.instances) {
-        if (withInstances) {
-            instances.append(toJson(i));
-        }
-        skews.push_back(i.skewUs);
-    }
+    const auto json = [](const auto& x) { return toJson(x); };
+    QJsonArray stragglers;
     for (const auto& r : job.ranks) {
-        lateness.append(toJson(r));
         if (r.straggler) {
             stragglers.append(toJson(r));
         }
     }
-    for (const auto& v : job.steps) {
-        steps.append(toJson(v));
-    }
+    auto skews =
+        spec::mapped<std::vector<double>>(job.instances, [](const auto& i) { return i.skewUs; });
     std::sort(skews.begin(), skews.end());
     const QJsonValue medianSkew =
         skews.empty() ? QJsonValue(QJsonValue::Null) : QJsonValue(skews[skews.size() / 2]);
@@ -78,8 +70,7 @@ QJsonObject toJson(const JobAnalysis& job, bool withInstances) {
         {"skew", QJsonObject{{"instances", qint64(job.instances.size())},
                              {"median_skew_us", medianSkew},
                              {"max_skew_us", maxSkew}}},
-        {"instances", instances},
-        {"lateness", lateness},
+        {"lateness", spec::mapped<QJsonArray>(job.ranks, json)},
         {"stragglers", stragglers},
         {"straggler_rule",
          QJsonObject{{"threshold_us", job.thresholdUs},
@@ -88,11 +79,11 @@ QJsonObject toJson(const JobAnalysis& job, bool withInstances) {
                      {"last_share", kStragglerLastShare},
                      {"rule", "last at two thirds or more of the matched collectives, with a "
                               "median lateness above threshold_us"}}},
-        {"steps", steps},
+        {"steps", spec::mapped<QJsonArray>(job.steps, json)},
         {"job_warnings", toJson(job.warnings)},
     };
-    if (!withInstances) {
-        out.remove("instances");
+    if (withInstances) {
+        out.insert("instances", spec::mapped<QJsonArray>(job.instances, json));
     }
     return out;
 }

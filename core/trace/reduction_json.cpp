@@ -360,11 +360,8 @@ ReducedFile parseReduction(const QByteArray& bytes, const QString& name) {
         r.byKind.push_back(readFields<KindSummary>(k, kindFields()));
     }
     r.names = f["names"].strings();
-    const std::vector<Field> arrivals = f["arrivals"].elements();
-    r.arrivals.reserve(arrivals.size());
-    for (const Field& a : arrivals) {
-        r.arrivals.push_back(arrivalOf(a, r.names.size()));
-    }
+    r.arrivals = spec::mapped<std::vector<CollectiveArrival>>(
+        f["arrivals"].elements(), [&](const Field& a) { return arrivalOf(a, r.names.size()); });
     out.reduction = std::move(r);
     return out;
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "step_metrics.h"
 
+#include "spec/mapped.h"
+
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -21,8 +23,7 @@ void finishRatios(StepMetrics& m) {
     m.commOverheadFraction = ratio(m.exposedCommUs, m.stepUs);
 }
 
-} // namespace
-
+// Step number of a "ProfilerStep#N" name, or nullopt.
 std::optional<int> profilerStepNumber(const std::string& name) {
     constexpr std::string_view prefix = "ProfilerStep#";
     if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) {
@@ -38,16 +39,32 @@ std::optional<int> profilerStepNumber(const std::string& name) {
     return n;
 }
 
-std::vector<std::optional<int>> stepNumbersByName(const Trace& trace) {
-    std::vector<std::optional<int>> out(trace.strings.size());
-    for (std::uint32_t id = 0; id < trace.strings.size(); ++id) {
-        out[id] = profilerStepNumber(trace.strings.at(id));
+void countCollectives(const Trace& trace, StepMetrics& m) {
+    double bytes = 0;
+    bool allSized = true;
+    for (const auto& c : trace.collectives) {
+        if (c.startUs >= m.startUs && c.startUs < m.endUs) {
+            ++m.collectives;
+            if (c.bytes) {
+                bytes += *c.bytes;
+            } else {
+                allSized = false;
+            }
+        }
     }
-    return out;
+    if (allSized) {
+        m.commBytes = bytes;
+    }
 }
 
+} // namespace
+
 std::vector<StepWindow> stepWindows(const Trace& trace, bool* marked) {
-    const std::vector<std::optional<int>> stepOfName = stepNumbersByName(trace);
+    // Each interned name's ProfilerStep number, decided once per distinct name.
+    std::vector<std::optional<int>> stepOfName(trace.strings.size());
+    for (std::uint32_t id = 0; id < stepOfName.size(); ++id) {
+        stepOfName[id] = profilerStepNumber(trace.strings.at(id));
+    }
     std::map<int, Span> windows;
     for (const auto& e : trace.events) {
         if (const auto n = stepOfName[e.name]) {
@@ -58,26 +75,20 @@ std::vector<StepWindow> stepWindows(const Trace& trace, bool* marked) {
             }
         }
     }
-    std::vector<StepWindow> out;
     if (marked) {
         *marked = !windows.empty();
     }
-    if (windows.empty()) {
-        if (trace.events.empty()) {
-            return out;
-        }
-        Span all{std::numeric_limits<double>::max(), std::numeric_limits<double>::lowest()};
+    if (windows.empty() && !trace.events.empty()) {
+        Span& all = windows[0] = {std::numeric_limits<double>::max(),
+                                  std::numeric_limits<double>::lowest()};
         for (const auto& e : trace.events) {
             all.start = std::min(all.start, e.startUs);
             all.end = std::max(all.end, e.endUs);
         }
-        out.push_back({0, all});
-        return out;
     }
-    for (const auto& [n, span] : windows) {
-        out.push_back({n, span});
-    }
-    return out;
+    return spec::mapped<std::vector<StepWindow>>(windows, [](const auto& w) {
+        return StepWindow{w.first, w.second};
+    });
 }
 
 ClassSpans classSpans(const Trace& trace) {
@@ -113,28 +124,6 @@ StepMetrics measureWindow(const ClassSpans& spans, const StepWindow& w) {
     finishRatios(m);
     return m;
 }
-
-namespace {
-
-void countCollectives(const Trace& trace, StepMetrics& m) {
-    double bytes = 0;
-    bool allSized = true;
-    for (const auto& c : trace.collectives) {
-        if (c.startUs >= m.startUs && c.startUs < m.endUs) {
-            ++m.collectives;
-            if (c.bytes) {
-                bytes += *c.bytes;
-            } else {
-                allSized = false;
-            }
-        }
-    }
-    if (allSized) {
-        m.commBytes = bytes;
-    }
-}
-
-} // namespace
 
 TraceSummary summarize(const Trace& trace, std::optional<Span> window) {
     TraceSummary s;

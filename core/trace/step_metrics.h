@@ -48,10 +48,6 @@ struct TraceSummary {
     std::vector<std::string> warnings;
 };
 
-// Step number of a "ProfilerStep#N" name, or nullopt.
-std::optional<int> profilerStepNumber(const std::string& name);
-// For each interned name, its ProfilerStep number, decided once per distinct name.
-std::vector<std::optional<int>> stepNumbersByName(const Trace& trace);
 // ProfilerStep#N merged by N (host and device), or one unmarked window over everything.
 std::vector<StepWindow> stepWindows(const Trace& trace, bool* marked = nullptr);
 ClassSpans classSpans(const Trace& trace);

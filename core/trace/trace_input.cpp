@@ -50,19 +50,15 @@ void padTail(PaddedBuffer& buf) {
 // A Chrome trace starts with '{' or '[' after any whitespace. Checked on the first inflated
 // bytes, so a bomb of zeros stops at once instead of at the size limit.
 void checkLooksLikeJson(const PaddedBuffer& buf, const std::string& path) {
-    for (std::size_t i = 0; i < buf.size; ++i) {
-        const auto c = static_cast<unsigned char>(buf.data.get()[i]);
-        if (std::isspace(c)) {
-            continue;
-        }
-        if (c != '{' && c != '[') {
-            char hex[8];
-            std::snprintf(hex, sizeof hex, "0x%02x", c);
-            fail(path, std::string("not a Chrome trace: the decompressed text starts with byte ") +
-                           hex + " at offset " + std::to_string(i) +
-                           ", not with a JSON object or array");
-        }
-        return;
+    const auto* text = reinterpret_cast<const unsigned char*>(buf.data.get());
+    const auto* c =
+        std::find_if_not(text, text + buf.size, [](unsigned char b) { return std::isspace(b); });
+    if (c != text + buf.size && *c != '{' && *c != '[') {
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "0x%02x", *c);
+        fail(path, std::string("not a Chrome trace: the decompressed text starts with byte ") +
+                       hex + " at offset " + std::to_string(c - text) +
+                       ", not with a JSON object or array");
     }
 }
 

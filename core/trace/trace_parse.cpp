@@ -5,7 +5,6 @@
 #include "fragment_join.h"
 #include "json_scan.h"
 #include "parallel_for.h"
-#include "stretch_reader.h"
 #include "trace_damage.h"
 #include "trace_error.h"
 #include "trace_skeleton.h"
@@ -335,25 +334,19 @@ Joined joinChunks(std::vector<ChunkResult>& results, const std::vector<std::size
     return j;
 }
 
-// The trace before any event is read: its source, size and the damage the buffer's reader
-// already found.
-Trace emptyTrace(const PaddedBuffer& buf, const std::string& source) {
+} // namespace
+
+Trace parseTraceBuffer(PaddedBuffer& buf, const std::string& source, const ParseOptions& options,
+                       const CancelCheck& cancelled) {
     Trace trace;
     trace.source = source;
     trace.textBytes = buf.size;
+    // The damage the buffer's reader already found.
     for (const std::string* w : {&buf.damage, &buf.note}) {
         if (!w->empty()) {
             trace.warnings.push_back(*w);
         }
     }
-    return trace;
-}
-
-} // namespace
-
-Trace parseTraceBuffer(PaddedBuffer& buf, const std::string& source, const ParseOptions& options,
-                       const CancelCheck& cancelled) {
-    Trace trace = emptyTrace(buf, source);
     const char* text = buf.data.get();
     const std::size_t size = buf.size;
     const TopLevel top(text, size);

@@ -10,46 +10,36 @@ namespace commprof::trace {
 namespace od = simdjson::ondemand;
 constexpr std::size_t npos = std::string::npos;
 
-std::size_t scanKeys(const TopLevel& top, const char* text, std::size_t size, std::size_t p,
-                     Skeleton& sk, bool stopAtEvents) {
-    // Where the text stops being an object of keys: the scan ends there, marked.
-    const auto malformed = [&sk](std::size_t at) {
-        sk.malformed = true;
-        return at;
-    };
+void scanKeys(const TopLevel& top, const char* text, std::size_t size, std::size_t p, Skeleton& sk,
+              bool stopAtEvents) {
+    // The scan ends at the object's '}', or where the text stops being an object of keys.
     for (;;) {
         p = top.skipSpace(p);
-        if (p >= size) {
-            return malformed(p);
-        }
-        if (text[p] == ',') {
+        if (p < size && text[p] == ',') {
             p = top.skipSpace(p + 1);
         }
-        if (p < size && text[p] == '}') {
-            return p + 1;
-        }
         if (p >= size || text[p] != '"') {
-            return malformed(p);
+            return;
         }
         const std::size_t keyEnd = top.endOfString(p);
         if (keyEnd == npos) {
-            return malformed(p);
+            return;
         }
         const std::string_view key(text + p + 1, keyEnd - p - 2);
         p = top.skipSpace(keyEnd);
         if (p >= size || text[p] != ':') {
-            return malformed(p);
+            return;
         }
         p = top.skipSpace(p + 1);
         if (key == "traceEvents" && stopAtEvents && sk.arrayStart == npos) {
             // Not an array (arrayStart at the value): the caller reports it with the parser's
             // words.
             sk.arrayStart = p < size && text[p] == '[' ? p + 1 : p;
-            return p;
+            return;
         }
         const std::size_t valueEnd = top.endOfValue(p);
         if (valueEnd == npos) {
-            return malformed(p);
+            return;
         }
         if (key == "distributedInfo") {
             sk.distributedInfo = std::string(text + p, valueEnd - p);

@@ -18,13 +18,12 @@ struct Skeleton {
     std::size_t arrayStart = std::string::npos; // just after the '[' of the events
     std::optional<std::string> distributedInfo; // the objects' text, as written
     std::optional<std::string> otherData;
-    bool malformed = false;
 };
 
 // Reads "key": value pairs of the root object from p until traceEvents (stopAtEvents) or the
-// end. Returns the position after the last pair read.
-std::size_t scanKeys(const TopLevel& top, const char* text, std::size_t size, std::size_t p,
-                     Skeleton& sk, bool stopAtEvents);
+// end.
+void scanKeys(const TopLevel& top, const char* text, std::size_t size, std::size_t p, Skeleton& sk,
+              bool stopAtEvents);
 
 // Finds the root and, in an object, the keys before traceEvents. True when traceEvents is an
 // array that starts within text[0, size): then sk.arrayStart is just after its '['. On the

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "trace_stream.h"
 
+#include "event_collector.h"
 #include "fragment_join.h"
 #include "json_scan.h"
 #include "parallel_for.h"
-#include "stretch_reader.h"
-#include "text_source.h"
+#include "trace_file.h"
 #include "trace_skeleton.h"
 
+#include <isa-l/igzip_lib.h>
 #include <simdjson.h>
 
 #include <algorithm>
@@ -33,6 +34,92 @@ constexpr std::size_t kBoundaryWindow = std::size_t(1) << 20;
 constexpr std::size_t kMaxHead = std::size_t(64) << 20;
 // Pieces the reading thread may have waiting before it parses one itself.
 constexpr std::size_t kAhead = 2;
+// The gzip input read at a time.
+constexpr std::size_t kInputBlock = std::size_t(256) << 10;
+
+// A trace file's text from the start, a piece at a time: inflated with ISA-L as it is asked
+// for, or read as it is. Only a file that readTraceText would read without a remark is read
+// here: one gzip member that ends where the file ends, checksum and all. Anything else (a
+// corrupt or cut stream, concatenated members, bytes after the end) makes the source
+// irregular, and its reader leaves the file to readTraceText, which says what is wrong.
+class TextSource {
+public:
+    // Throws TraceError as readTraceText does for a file it cannot open or refuses.
+    explicit TextSource(const std::string& path) : file_(path) {
+        if (!file_.gzip()) {
+            plainLeft_ = file_.size();
+            return;
+        }
+        state_ = std::make_unique<inflate_state>();
+        isal_inflate_init(state_.get());
+        state_->crc_flag = ISAL_GZIP;
+        in_.resize(kInputBlock);
+    }
+
+    // Up to `room` bytes of text into `into`; 0 at the end, or once irregular. Throws
+    // TraceError when the file cannot be read.
+    std::size_t read(char* into, std::size_t room) {
+        if (irregular_ || room == 0) {
+            return 0;
+        }
+        if (state_) {
+            return inflate(into, room);
+        }
+        // As readTraceText: the size found at open, or less if the file shrank meanwhile.
+        const std::size_t got =
+            plainLeft_ ? file_.read(into, std::min<std::uint64_t>(room, plainLeft_)) : 0;
+        plainLeft_ = got == 0 ? 0 : plainLeft_ - got;
+        return got;
+    }
+    bool irregular() const { return irregular_; }
+    // TraceFile::textSizeHint.
+    std::uint64_t textSizeHint() const { return file_.textSizeHint(); }
+
+private:
+    std::size_t inflate(char* into, std::size_t room) {
+        for (;;) {
+            if (state_->avail_in == 0 && !inputEnded_) {
+                const std::size_t got = file_.read(in_.data(), in_.size());
+                inputEnded_ = got == 0;
+                state_->next_in = in_.data();
+                state_->avail_in = std::uint32_t(got);
+            }
+            if (memberDone_) {
+                // Whatever follows the member (another member, or anything else) is
+                // readTraceText's to report.
+                irregular_ = state_->avail_in != 0;
+                return 0;
+            }
+            state_->next_out = reinterpret_cast<std::uint8_t*>(into);
+            state_->avail_out = std::uint32_t(std::min<std::size_t>(room, std::size_t(1) << 30));
+            const std::uint32_t roomBefore = state_->avail_out;
+            const std::uint32_t inBefore = state_->avail_in;
+            if (isal_inflate(state_.get()) != ISAL_DECOMP_OK) {
+                irregular_ = true;
+                return 0;
+            }
+            const std::size_t got = roomBefore - state_->avail_out;
+            memberDone_ = state_->block_state == ISAL_BLOCK_FINISH;
+            if (got != 0) {
+                return got;
+            }
+            const bool stuck =
+                !memberDone_ && state_->avail_in == inBefore && (inBefore != 0 || inputEnded_);
+            if (stuck) {
+                irregular_ = true; // the stream ends before its member does
+                return 0;
+            }
+        }
+    }
+
+    TraceFile file_;
+    std::unique_ptr<inflate_state> state_; // gzip only
+    std::vector<unsigned char> in_;
+    std::uint64_t plainLeft_ = 0; // plain files: bytes still to read of the size found at open
+    bool inputEnded_ = false;
+    bool memberDone_ = false;
+    bool irregular_ = false;
+};
 
 // '[' at data()[0], then up to capacity() bytes of text, then room for ']' and the padding.
 class PieceBuffer {
@@ -150,26 +237,19 @@ public:
         return PieceBuffer(capacity);
     }
 
-    std::size_t waiting() {
-        const std::lock_guard<std::mutex> lock(mutex_);
-        return waiting_.size();
-    }
-
-    bool failed() {
-        const std::lock_guard<std::mutex> lock(mutex_);
-        return failed_;
-    }
-
     // Pieces parsed so far (not those skipped once the read failed or stopped).
     std::size_t parsed() {
         const std::lock_guard<std::mutex> lock(mutex_);
         return parsed_;
     }
 
-    // Parses one waiting piece, if there is one.
-    bool parseOne(od::parser& parser) {
+    // Parses waiting pieces until no more than `ahead` wait; false once the read has failed.
+    bool parseWaiting(od::parser& parser, std::size_t ahead) {
         std::unique_lock<std::mutex> lock(mutex_);
-        return parseFront(parser, lock);
+        while (waiting_.size() > ahead) {
+            parseFront(parser, lock);
+        }
+        return !failed_;
     }
 
     // A parsing thread: pieces until the queue is closed and empty.
@@ -385,8 +465,7 @@ private:
             queue.abandon();
             return false;
         }
-        while (queue.parseOne(parser)) {
-        }
+        queue.parseWaiting(parser, 0);
         return true;
     }
 
@@ -440,10 +519,7 @@ private:
             piece.buffer = std::move(following);
             piece.from = textBase;
             filled = carry;
-            while (queue.waiting() > ahead) {
-                queue.parseOne(parser);
-            }
-            if (queue.failed()) {
+            if (!queue.parseWaiting(parser, ahead)) {
                 return false;
             }
         }
