@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "bucket_schedule.h"
 
+#include "spec/mapped.h"
 #include "spec/names.h"
-
-#include <QStringList>
 
 #include <algorithm>
 #include <functional>
@@ -79,20 +78,28 @@ double collectiveUs(const HookModel& hook, const CollectiveCost& cost, const Buc
                         cost.usOnMeasuredLink(wire.collectives, wire.bytes));
 }
 
-// A bucket launched in order: ready once its last gradient is and the bucket before was, its
-// collective started once the hook's casts are done and the collective before has ended.
-struct Launched {
-    double readyUs = 0, preUs = 0, startUs = 0, endUs = 0;
+// Buckets launched in order: each ready once its last gradient is and the bucket before was, its
+// collective started once the hook's casts are done and the collective before has ended. The
+// backward's compute runs slower beside each collective (clock), and the hook's casts so far ran
+// on the backward's thread, so every later gradient is ready that much later (hookShift).
+struct Launcher {
+    const HookModel& hook;
+    const CollectiveCost& cost;
+    ComputeClock clock{};
+    ScheduledBucket last{}; // the bucket launched last
+    double hookShift = 0;
+
+    // `b` (its gradient bytes given) launched once its last gradient is ready at `lastReadyUs`.
+    void launch(ScheduledBucket& b, double lastReadyUs, const BucketWire& wire) {
+        b.readyUs = std::max(lastReadyUs, last.readyUs);
+        b.preUs = hook.work.preUsPerByte * b.bytes;
+        b.startUs = std::max(b.readyUs + b.preUs, last.endUs);
+        b.endUs = b.startUs + collectiveUs(hook, cost, wire) + hook.work.postUsPerByte * b.bytes;
+        hookShift += b.preUs;
+        clock.busy(b.startUs, b.endUs, cost.computeContention(wire.collectives, wire.bytes));
+        last = b;
+    }
 };
-Launched launch(double lastReadyUs, double bytes, const BucketWire& wire, const HookModel& hook,
-                const CollectiveCost& cost, double previousReady, double previousEnd) {
-    Launched l;
-    l.readyUs = std::max(lastReadyUs, previousReady);
-    l.preUs = hook.work.preUsPerByte * bytes;
-    l.startUs = std::max(l.readyUs + l.preUs, previousEnd);
-    l.endUs = l.startUs + collectiveUs(hook, cost, wire) + hook.work.postUsPerByte * bytes;
-    return l;
-}
 
 } // namespace
 
@@ -171,10 +178,7 @@ std::optional<HookModel> hookModel(const QString& hook, int powersgdRank, QStrin
 }
 
 std::vector<double> bytesOf(const std::vector<ReadyParam>& params) {
-    std::vector<double> bytes(params.size());
-    std::transform(params.begin(), params.end(), bytes.begin(),
-                   [](const ReadyParam& p) { return p.bytes; });
-    return bytes;
+    return spec::mapped<std::vector<double>>(params, [](const ReadyParam& p) { return p.bytes; });
 }
 
 Schedule simulateSchedule(const std::vector<ReadyParam>& readyOrder, const BucketRule& rule,
@@ -187,11 +191,8 @@ Schedule simulateLayout(const std::vector<ReadyParam>& readyOrder,
                         const std::vector<std::vector<int>>& layout, const HookModel& hook,
                         const CollectiveCost& cost, double computeEndUs) {
     Schedule s;
-    ComputeClock clock;
-    double previousReady = 0, previousEnd = 0, lastLaunch = 0;
-    // The hook's casts so far: they ran on the backward's thread, so every later gradient is
-    // ready that much later.
-    double hookShift = 0;
+    Launcher launcher{hook, cost};
+    double lastLaunch = 0;
     for (const std::vector<int>& members : layout) {
         ScheduledBucket b;
         b.nparams = int(members.size());
@@ -202,53 +203,40 @@ Schedule simulateLayout(const std::vector<ReadyParam>& readyOrder,
             const ReadyParam& p = readyOrder[std::size_t(i)];
             params.push_back(&p);
             b.bytes += p.bytes;
-            progress = std::max(progress, p.readyUs + hookShift);
+            progress = std::max(progress, p.readyUs + launcher.hookShift);
         }
         const BucketWire wire = hook.wire(params);
         b.wireBytes = wire.bytes;
-        const Launched l =
-            launch(clock.wallAt(progress), b.bytes, wire, hook, cost, previousReady, previousEnd);
-        b.readyUs = l.readyUs;
-        b.preUs = l.preUs;
-        b.startUs = l.startUs;
-        b.endUs = l.endUs;
-        hookShift += b.preUs;
-        clock.busy(b.startUs, b.endUs, cost.computeContention(wire.collectives, wire.bytes));
-        previousReady = b.readyUs;
-        previousEnd = b.endUs;
+        launcher.launch(b, launcher.clock.wallAt(progress), wire);
         lastLaunch = std::max(lastLaunch, b.readyUs + b.preUs);
         s.buckets.push_back(b);
     }
-    s.computeEndUs = std::max(clock.wallAt(computeEndUs + hookShift), lastLaunch);
-    s.commEndUs = previousEnd;
+    s.computeEndUs = std::max(launcher.clock.wallAt(computeEndUs + launcher.hookShift), lastLaunch);
+    s.commEndUs = launcher.last.endUs;
     return s;
 }
 
 void removeScheduleEffects(std::vector<ReadyParam>* readyOrder, double* computeEndUs,
                            const std::vector<std::vector<int>>& layout, const HookModel& hook,
                            const CollectiveCost& cost) {
-    ComputeClock clock;
-    double previousReady = 0, previousEnd = 0, hookShift = 0, lastShift = 0;
+    Launcher launcher{hook, cost};
+    double lastShift = 0;
     std::vector<ReadyParam>& order = *readyOrder;
     for (const std::vector<int>& members : layout) {
         std::vector<const ReadyParam*> params;
-        double bytes = 0, ready = 0;
+        ScheduledBucket b;
+        double ready = 0;
         for (const int i : members) {
             ReadyParam& p = order[std::size_t(i)];
             ready = std::max(ready, p.readyUs);
-            p.readyUs = std::max(0.0, clock.progressAt(p.readyUs) - hookShift);
+            p.readyUs = std::max(0.0, launcher.clock.progressAt(p.readyUs) - launcher.hookShift);
             params.push_back(&p);
-            bytes += p.bytes;
+            b.bytes += p.bytes;
         }
-        const BucketWire wire = hook.wire(params);
-        const Launched l = launch(ready, bytes, wire, hook, cost, previousReady, previousEnd);
-        lastShift = hookShift;
-        hookShift += l.preUs;
-        clock.busy(l.startUs, l.endUs, cost.computeContention(wire.collectives, wire.bytes));
-        previousReady = l.readyUs;
-        previousEnd = l.endUs;
+        lastShift = launcher.hookShift;
+        launcher.launch(b, ready, hook.wire(params));
     }
-    *computeEndUs = std::max(0.0, clock.progressAt(*computeEndUs) - lastShift);
+    *computeEndUs = std::max(0.0, launcher.clock.progressAt(*computeEndUs) - lastShift);
 }
 
 } // namespace commprof::analysis

@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <exception>
 #include <numeric>
 
 namespace commprof::analysis {

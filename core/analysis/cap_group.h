@@ -30,10 +30,10 @@ struct CapCandidate {
     QString measuredCell;
     // (held-out prediction, else prediction - measured) / measured
     std::optional<double> error() const {
-        if (!measuredStepMs || *measuredStepMs <= 0) {
-            return std::nullopt;
-        }
-        return (heldOutStepMs.value_or(predictedStepMs) - *measuredStepMs) / *measuredStepMs;
+        return measuredStepMs && *measuredStepMs > 0
+                   ? std::optional((heldOutStepMs.value_or(predictedStepMs) - *measuredStepMs) /
+                                   *measuredStepMs)
+                   : std::nullopt;
     }
 };
 

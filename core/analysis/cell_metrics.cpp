@@ -147,13 +147,11 @@ void fillSpread(CellMetrics& m, const std::vector<const trace::Trace*>& traces,
 } // namespace
 
 std::vector<HookBucket> hookBuckets(const results::RankRecord& rankFile) {
-    std::vector<HookBucket> out;
-    out.reserve(rankFile.buckets.size());
-    for (const results::BucketRecord& b : rankFile.buckets) {
-        out.push_back({b.iter, b.index, double(b.startNs) / 1000.0, double(b.endNs) / 1000.0,
-                       double(b.bytes)});
-    }
-    return out;
+    return spec::mapped<std::vector<HookBucket>>(
+        rankFile.buckets, [](const results::BucketRecord& b) {
+            return HookBucket{b.iter, b.index, double(b.startNs) / 1000.0, double(b.endNs) / 1000.0,
+                              double(b.bytes)};
+        });
 }
 
 CellMetrics analyzeCell(const results::CellFiles& files) {
@@ -179,12 +177,10 @@ CellMetrics analyzeCell(const results::CellFiles& files) {
         for (const HookBucket& b : hookBuckets(files.records[0])) {
             perIteration[b.iteration].push_back({b.startUs, b.endUs});
         }
-        std::vector<double> hookMs;
-        hookMs.reserve(perIteration.size());
-        for (auto& [iter, spans] : perIteration) {
-            hookMs.push_back(trace::SpanSet::unionOf(spans).length() / 1000.0);
-        }
-        m.hookCommMs = median(hookMs);
+        m.hookCommMs =
+            median(spec::mapped<std::vector<double>>(perIteration, [](const auto& spans) {
+                return trace::SpanSet::unionOf(spans.second).length() / 1000.0;
+            }));
     }
 
     // Every rank's trace against its own hook.

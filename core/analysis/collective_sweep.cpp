@@ -107,8 +107,7 @@ std::vector<const SweepPoint*> timedBySize(const std::vector<SweepPoint>& points
             out.push_back(&p);
         }
     }
-    std::sort(out.begin(), out.end(),
-              [](const SweepPoint* a, const SweepPoint* b) { return a->bytes < b->bytes; });
+    std::ranges::sort(out, {}, &SweepPoint::bytes);
     return out;
 }
 

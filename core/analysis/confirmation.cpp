@@ -54,10 +54,9 @@ predictDifference(const DdpStepGraph& graph, const DdpParams* params, const Sett
 }
 
 std::optional<bool> Confirmation::predictionHeld() const {
-    if (!measured || !predicted) {
-        return std::nullopt;
-    }
-    return measured->meanMs >= predicted->lowMs && measured->meanMs <= predicted->highMs;
+    return measured && predicted ? std::optional(measured->meanMs >= predicted->lowMs &&
+                                                 measured->meanMs <= predicted->highMs)
+                                 : std::nullopt;
 }
 
 std::optional<double> steadyStepMs(const std::vector<std::vector<double>>& rankStepMs, int skip) {
@@ -70,10 +69,7 @@ std::optional<double> steadyStepMs(const std::vector<std::vector<double>>& rankS
         sum += *trace::median(std::vector<double>(steps.begin() + skip, steps.end()));
         ++ranks;
     }
-    if (ranks == 0) {
-        return std::nullopt;
-    }
-    return sum / ranks;
+    return ranks > 0 ? std::optional(sum / ranks) : std::nullopt;
 }
 
 } // namespace commprof::analysis

@@ -93,10 +93,7 @@ ContentionEstimate contentionFromTraces(const std::vector<const trace::DdpRankSt
     out.determined = true;
     out.share = std::clamp(slope, 0.0, 1.0);
     out.low = std::clamp(slope - kZ90 * se, 0.0, 1.0);
-    out.high = std::clamp(slope + kZ90 * se, 0.0, 1.0);
-    if (out.high < out.low) {
-        std::swap(out.low, out.high);
-    }
+    out.high = std::clamp(slope + kZ90 * se, 0.0, 1.0); // se >= 0: never below low
     out.detail = QString("from the trace: each gradient's compute against the collective time "
                          "beside it, over %1 gradient gaps with a collective beside them and %2 "
                          "gap-steps (slope %3, 90 % interval %4..%5)")

@@ -52,7 +52,7 @@ std::vector<CriticalStep> criticalPath(const DdpStepGraph& graph,
             c.computeEndUs = own->computeEndUs;
             c.backwardEndUs = own->backwardEndUs;
             c.endUs = own->window.end;
-            QString bucket;
+            QString bucket = "no bucket";
             if (m) {
                 bucket = QString("bucket %1 of %2").arg(m->index + 1).arg(bucketsOfStep[it.step]);
                 const auto b = m->byRank.find(rank);
@@ -62,8 +62,6 @@ std::vector<CriticalStep> criticalPath(const DdpStepGraph& graph,
                                            int(own->gradientReadyUs.size()), parameterNames) +
                               ")";
                 }
-            } else {
-                bucket = "no bucket";
             }
             c.culprit =
                 timed ? QString("rank %1 ready last at %2").arg(rank).arg(bucket)
@@ -71,8 +69,7 @@ std::vector<CriticalStep> criticalPath(const DdpStepGraph& graph,
             out.push_back(c);
         }
     }
-    std::sort(out.begin(), out.end(),
-              [](const CriticalStep& a, const CriticalStep& b) { return a.step < b.step; });
+    std::ranges::sort(out, {}, &CriticalStep::step);
     return out;
 }
 

@@ -4,11 +4,10 @@
 #include "analysis/instrument_agreement.h"
 #include "spec/comm_hooks.h"
 
-#include <QSet>
-
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 namespace commprof::analysis {
 namespace {
@@ -56,10 +55,8 @@ DdpLoggerFigures ddpLoggerFigures(const QMap<int, results::RankRecord>& rankFile
                                                          : QString::fromStdString(log.reason));
             continue;
         }
-        QSet<int> recorded;
-        for (const std::int64_t i : log.recordedIterationsSampled) {
-            recorded.insert(int(i));
-        }
+        const std::set<std::int64_t> recorded(log.recordedIterationsSampled.begin(),
+                                              log.recordedIterationsSampled.end());
         const std::map<int, Extent> extents = hookExtents(r);
         for (const results::DdpSampleRecord& s : log.samples) {
             const int iter = s.iter;

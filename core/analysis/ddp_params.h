@@ -17,6 +17,7 @@
 #include <QStringList>
 
 #include <optional>
+#include <ranges>
 #include <vector>
 
 namespace commprof::analysis {
@@ -37,11 +38,8 @@ struct DdpParams {
     // Each gradient's bytes in the order the backward readies them: registration order
     // reversed, the order DDP's rebuilt buckets hold them in for a model run front to back.
     std::vector<double> bytesInReadyOrder() const {
-        std::vector<double> out;
-        for (auto it = params.rbegin(); it != params.rend(); ++it) {
-            out.push_back(it->bytes);
-        }
-        return out;
+        return spec::mapped<std::vector<double>>(std::views::reverse(params),
+                                                 [](const DdpParam& p) { return p.bytes; });
     }
     QStringList names() const {
         return spec::mapped<QStringList>(params, [](const DdpParam& p) { return p.name; });

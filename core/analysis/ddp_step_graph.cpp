@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ddp_step_graph.h"
 
-#include "trace/statistics.h"
+#include "spec/mapped.h"
 
 #include <algorithm>
 #include <numeric>
@@ -17,24 +17,19 @@ const trace::DdpIteration* iterationOf(const trace::DdpRankSteps& t, int step) {
 }
 
 // The bucket's key within its step: its sequence number where every rank's has one, else its
-// launch order.
+// launch order. `its` holds nullptr for a rank without the step.
 bool everyBucketHasSeq(const std::vector<const trace::DdpIteration*>& its) {
-    return std::all_of(its.begin(), its.end(), [](const trace::DdpIteration* it) {
-        return std::all_of(it->buckets.begin(), it->buckets.end(),
-                           [](const trace::BucketCollective& b) { return b.seq.has_value(); });
+    return std::ranges::all_of(its, [](const trace::DdpIteration* it) {
+        return !it || std::ranges::all_of(it->buckets, [](const trace::BucketCollective& b) {
+            return b.seq.has_value();
+        });
     });
 }
 
 void matchStep(DdpStepGraph& g, int step) {
-    std::vector<const trace::DdpIteration*> its(g.traces.size(), nullptr);
-    std::vector<const trace::DdpIteration*> present;
-    for (std::size_t i = 0; i < g.traces.size(); ++i) {
-        its[i] = iterationOf(*g.traces[i], step);
-        if (its[i]) {
-            present.push_back(its[i]);
-        }
-    }
-    const bool bySeq = everyBucketHasSeq(present);
+    const auto its = spec::mapped<std::vector<const trace::DdpIteration*>>(
+        g.traces, [&](const trace::DdpRankSteps* t) { return iterationOf(*t, step); });
+    const bool bySeq = everyBucketHasSeq(its);
     std::map<std::int64_t, MatchedBucket> byKey;
     for (std::size_t i = 0; i < g.traces.size(); ++i) {
         if (!its[i]) {

@@ -18,10 +18,6 @@ namespace {
 // differ from them in the last digit.
 constexpr double kClockSlackUs = 0.002;
 
-QString percent(double fraction) {
-    return QString::number(fraction * 100.0, 'f', 1);
-}
-
 // Backend spans of a trace: gloo:* host spans where there are any, else collective kernels.
 std::vector<trace::Span> backendSpans(const trace::Trace& trace, std::string& source) {
     const trace::NameFacts names(trace);
@@ -35,8 +31,7 @@ std::vector<trace::Span> backendSpans(const trace::Trace& trace, std::string& so
     }
     auto& chosen = gloo.empty() ? kernels : gloo;
     source = chosen.empty() ? "" : gloo.empty() ? "collective kernels" : "gloo:* host spans";
-    std::sort(chosen.begin(), chosen.end(),
-              [](const trace::Span& a, const trace::Span& b) { return a.start < b.start; });
+    std::ranges::sort(chosen, {}, &trace::Span::start);
     return std::move(chosen);
 }
 
@@ -59,8 +54,7 @@ InstrumentAgreement compareInstruments(const trace::Trace& trace,
             continue;
         }
         std::vector<HookBucket>& buckets = it->second;
-        std::sort(buckets.begin(), buckets.end(),
-                  [](const HookBucket& x, const HookBucket& y) { return x.startUs < y.startUs; });
+        std::ranges::sort(buckets, {}, &HookBucket::startUs);
         const auto intervals =
             spec::mapped<std::vector<trace::Span>>(buckets, [](const HookBucket& b) {
                 return trace::Span{b.startUs, b.endUs};
@@ -112,7 +106,8 @@ void judgeAgreement(InstrumentAgreement& a) {
     if (std::abs(deviation) > kAgreementTolerance) {
         a.flagged = true;
         a.reason = QString("the backend (%1) measured %2 % %3 than the hook over %4 step(s)")
-                       .arg(QString::fromStdString(a.backendSource), percent(std::abs(deviation)),
+                       .arg(QString::fromStdString(a.backendSource),
+                            QString::number(std::abs(deviation) * 100.0, 'f', 1),
                             deviation < 0 ? "less" : "more")
                        .arg(a.steps)
                        .toStdString();

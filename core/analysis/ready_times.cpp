@@ -160,10 +160,7 @@ std::vector<double> recordedStepsMs(const QMap<int, results::RankRecord>& ranks)
 }
 
 std::optional<double> measuredStepMs(const QMap<int, results::RankRecord>& ranks) {
-    if (!ranks.contains(0)) {
-        return std::nullopt;
-    }
-    return trace::median(recordedStepsMs(ranks));
+    return trace::median(recordedStepsMs(ranks)); // none without rank 0's steps
 }
 
 } // namespace commprof::analysis

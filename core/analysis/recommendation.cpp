@@ -41,19 +41,14 @@ double capOf(const StudyCell* f) {
     return f->record.config.bucketCapMb;
 }
 
-struct SweepFit {
-    QString cellId;
-    std::vector<SweepPoint> allReduce;
-};
-
 // Every complete sweep offered by cell id: each layer and world size pairs with the first that
 // timed all_reduce (sweep_pairing.h).
-SweepPairing<SweepFit> allReduceSweeps(const std::vector<const StudyCell*>& sweeps) {
-    SweepPairing<SweepFit> out;
+SweepPairing<const StudyCell*> allReduceSweeps(const std::vector<const StudyCell*>& sweeps) {
+    SweepPairing<const StudyCell*> out;
     for (const StudyCell* f : sweeps) {
         const bool timed = !f->allReduce.empty();
         out.offer({results::networkOf(f->record.layer, f->record.config.link), f->record.worldSize},
-                  true, timed, {f->id, f->allReduce});
+                  true, timed, f);
     }
     return out;
 }
@@ -75,16 +70,11 @@ CollectiveCost costOf(const CapGroup& g, double scale) {
     return c;
 }
 
-struct Prediction {
-    double stepMs = 0, exposedMs = 0;
-    int buckets = 0;
-};
-
 // A cap's step from the medians of REFERENCE: the ready times of its finest cap (the most
 // launches resolve them best) stretched to the median compute end, the median forward, optimizer
 // and scale.
-Prediction predictCap(const CapGroup& g, const HookModel& hook,
-                      const std::vector<const Profile*>& reference, double capMb) {
+StepPrediction predictCap(const CapGroup& g, const HookModel& hook,
+                          const std::vector<const Profile*>& reference, double capMb) {
     std::vector<double> forward, computeEnd, optimizer, scale;
     const Profile* finest = reference.front();
     for (const Profile* p : reference) {
@@ -99,9 +89,8 @@ Prediction predictCap(const CapGroup& g, const HookModel& hook,
     StepProfile profile = stretchedTo(finest->ready, trace::median(computeEnd).value_or(0));
     profile.forwardUs = trace::median(forward).value_or(0);
     profile.optimizerUs = trace::median(optimizer).value_or(0);
-    const StepPrediction s =
-        predictStep(profile, ruleFor(g, capMb), hook, costOf(g, trace::median(scale).value_or(1)));
-    return {s.stepUs / 1e3, s.exposedUs / 1e3, s.buckets()};
+    return predictStep(profile, ruleFor(g, capMb), hook,
+                       costOf(g, trace::median(scale).value_or(1)));
 }
 
 // Without a held-out error to go by, a cap not run must be predicted this much faster.
@@ -137,8 +126,7 @@ const CapCandidate& chooseCap(const CapGroup& g) {
 // The group's cells by cap, and the caps they ran at.
 void listCells(Members& m) {
     CapGroup& g = m.group;
-    std::sort(m.cells.begin(), m.cells.end(),
-              [](const auto& a, const auto& b) { return capOf(a) < capOf(b); });
+    std::ranges::sort(m.cells, {}, capOf);
     for (const StudyCell* f : m.cells) {
         g.cells << f->id;
         if (g.measuredCapsMb.empty() || g.measuredCapsMb.back() != capOf(f)) {
@@ -149,8 +137,8 @@ void listCells(Members& m) {
 
 // The sweep of the group's network and world size and its all_reduce line (g.sweepCell, g.fit);
 // false with g.reason where there is none or its line is refused.
-bool sweepLine(CapGroup& g, const SweepPairing<SweepFit>& sweeps) {
-    const SweepFit* sweep = sweeps.find({results::networkOf(g.layer, g.link), g.worldSize});
+bool sweepLine(CapGroup& g, const SweepPairing<const StudyCell*>& sweeps) {
+    const StudyCell* const* sweep = sweeps.find({results::networkOf(g.layer, g.link), g.worldSize});
     if (!sweep) {
         g.reason = QString("no complete all_reduce sweep of %1 at world size %2 in this folder "
                            "(add a kind: sweep entry to the matrix)")
@@ -158,8 +146,8 @@ bool sweepLine(CapGroup& g, const SweepPairing<SweepFit>& sweeps) {
                        .arg(g.worldSize);
         return false;
     }
-    g.sweepCell = sweep->cellId;
-    g.fit = fitLinear(sweep->allReduce);
+    g.sweepCell = (*sweep)->id;
+    g.fit = fitLinear((*sweep)->allReduce);
     if (g.fit.refused) {
         g.reason =
             QString("the sweep %1's all_reduce fit was refused: %2").arg(g.sweepCell, g.fit.reason);
@@ -227,12 +215,12 @@ CapCandidate candidateAt(const Members& m, const HookModel& hook,
                          const std::vector<const Profile*>& all, MeasuredCaps& measured,
                          double cap) {
     const CapGroup& g = m.group;
-    const Prediction p = predictCap(g, hook, all, cap);
+    const StepPrediction p = predictCap(g, hook, all, cap);
     CapCandidate c;
     c.capMb = cap;
-    c.buckets = p.buckets;
-    c.predictedExposedMs = p.exposedMs;
-    c.predictedStepMs = p.stepMs;
+    c.buckets = p.buckets();
+    c.predictedExposedMs = p.exposedUs / 1e3;
+    c.predictedStepMs = p.stepUs / 1e3;
     if (measured.stepMs.count(cap)) {
         c.measuredStepMs = measured.stepMs[cap];
         c.stepStandardErrorMs = measured.spread[cap].standardErrorMs;
@@ -241,7 +229,7 @@ CapCandidate candidateAt(const Members& m, const HookModel& hook,
         std::copy_if(all.begin(), all.end(), std::back_inserter(others),
                      [&](const Profile* q) { return q->capMb != cap; });
         if (!others.empty()) {
-            c.heldOutStepMs = predictCap(g, hook, others, cap).stepMs;
+            c.heldOutStepMs = predictCap(g, hook, others, cap).stepUs / 1e3;
         }
     }
     if (const auto cell = std::ranges::find(m.cells, cap, capOf); cell != m.cells.end()) {
@@ -263,15 +251,15 @@ void scoreModel(CapGroup& g) {
     if (n > 0) {
         g.mape = sum / n;
     }
-    g.heldOut =
-        n > 0 && std::all_of(g.candidates.begin(), g.candidates.end(), [](const CapCandidate& c) {
-            return !c.measuredStepMs || c.heldOutStepMs;
-        });
+    g.heldOut = n > 0 && std::ranges::all_of(g.candidates, [](const CapCandidate& c) {
+                    return !c.measuredStepMs || c.heldOutStepMs;
+                });
 }
 
 // A group's caps predicted from its sweep and its cells' ready times, measured beside predicted,
 // and the advice against its current cap.
-void predict(Members& m, const SweepPairing<SweepFit>& sweeps, const CurrentCap& currentCap) {
+void predict(Members& m, const SweepPairing<const StudyCell*>& sweeps,
+             const CurrentCap& currentCap) {
     CapGroup& g = m.group;
     listCells(m);
     QString why;
@@ -345,10 +333,8 @@ void tellApart(std::map<QString, Members>& groups) {
             const QStringList names = m->cells.front()->record.config.all.keys();
             keys.insert(names.begin(), names.end());
         }
+        keys.erase("bucket_cap_mb");
         for (const QString& k : keys) {
-            if (k == "bucket_cap_mb") {
-                continue;
-            }
             QSet<QString> values;
             for (const Members* m : same) {
                 values.insert(results::compactJson(m->cells.front()->record.config.all.value(k)));
@@ -371,8 +357,7 @@ int CapGroup::measured() const {
 }
 
 bool Recommendations::ok() const {
-    return std::all_of(groups.begin(), groups.end(),
-                       [](const CapGroup& g) { return g.reason.isEmpty(); });
+    return std::ranges::all_of(groups, [](const CapGroup& g) { return g.reason.isEmpty(); });
 }
 
 Recommendations recommend(const std::vector<StudyCell>& cells, const CurrentCap& current) {

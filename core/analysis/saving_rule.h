@@ -14,10 +14,9 @@ enum class Saving {
 };
 
 inline Saving judgeSaving(double savingMs, double uncertaintyMs) {
-    if (!(savingMs > 0)) {
-        return Saving::None;
-    }
-    return savingMs > uncertaintyMs ? Saving::BeyondUncertainty : Saving::InsideUncertainty;
+    return !(savingMs > 0)            ? Saving::None
+           : savingMs > uncertaintyMs ? Saving::BeyondUncertainty
+                                      : Saving::InsideUncertainty;
 }
 
 } // namespace commprof::analysis

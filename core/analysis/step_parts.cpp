@@ -23,9 +23,7 @@ std::optional<StepParts> recordedParts(const DdpStepGraph& graph) {
     }
     auto byLength = spec::mapped<std::vector<const IterationParts*>>(
         graph.iterations, [](const IterationParts& p) { return &p; });
-    std::sort(
-        byLength.begin(), byLength.end(),
-        [](const IterationParts* a, const IterationParts* b) { return a->stepUs < b->stepUs; });
+    std::ranges::sort(byLength, {}, &IterationParts::stepUs);
     const std::size_t n = byLength.size();
     if (n % 2 == 1) {
         return partsOf(*byLength[n / 2]);

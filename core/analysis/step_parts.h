@@ -11,8 +11,6 @@
 #include "analysis/ddp_step_graph.h"
 #include "analysis/whatif.h"
 
-#include <QString>
-
 #include <optional>
 
 namespace commprof::analysis {

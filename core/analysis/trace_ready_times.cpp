@@ -273,8 +273,8 @@ void finishSteps(const std::vector<double>& bytes, const DdpParams* params, cons
 
 std::optional<TraceProfile> profileFromTraces(const std::vector<const trace::DdpRankSteps*>& traces,
                                               const DdpParams* params, QString* why) {
-    const auto withIteration = std::find_if(traces.begin(), traces.end(),
-                                            [](const auto* t) { return !t->iterations.empty(); });
+    const auto withIteration =
+        std::ranges::find_if(traces, [](const auto* t) { return !t->iterations.empty(); });
     if (withIteration == traces.end()) {
         *why = "no iteration with a backward in any trace";
         return std::nullopt;
@@ -283,10 +283,8 @@ std::optional<TraceProfile> profileFromTraces(const std::vector<const trace::Ddp
     const std::size_t gradients = first->gradientReadyUs.size();
     TraceProfile out;
     for (const trace::BucketCollective& b : first->buckets) {
-        std::vector<int>& members = out.layout.emplace_back();
-        for (int i = 0; i < b.gradients; ++i) {
-            members.push_back(b.firstGradient + i);
-        }
+        std::vector<int>& members = out.layout.emplace_back(std::size_t(b.gradients));
+        std::iota(members.begin(), members.end(), b.firstGradient);
     }
     const std::optional<std::vector<double>> bytes = gradientBytes(*first, params, why);
     if (!bytes) {

@@ -15,14 +15,14 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 
 namespace commprof::analysis {
 namespace {
 
-// Caps a recorded layout is looked for among when neither a flag nor --params names the cap.
-const std::vector<double> kCandidateCapsMb{0.0625, 0.125, 0.25, 0.5, 1,  2,  4,  5,   8,  10,
-                                           16,     20,    25,   32,  40, 50, 64, 100, 128};
+// Caps a recorded layout is looked for among when neither a flag nor --params names the cap, in
+// the order they are tried: DDP's default, then from the largest down.
+const std::vector<double> kCandidateCapsMb{25, 128, 100, 64, 50, 40,  32,   20,    16,    10,
+                                           8,  5,   4,   2,  1,  0.5, 0.25, 0.125, 0.0625};
 
 // The recorded buckets' wire bytes over their gradient bytes under `hook`.
 double wireShareOf(const TraceProfile& tp, const HookModel& hook) {
@@ -178,8 +178,6 @@ std::optional<FittedCost> lineFromTrace(const CostPoints& points, const PointSiz
     }
     FittedCost out;
     out.pinned = sizes.distinct >= kFitSizes;
-    out.cost.worldSize = worldSize;
-    out.sizes = sizes;
     out.cost.alphaUs = alphaUs;
     out.cost.betaUsPerByte = betaUs;
     out.latencyLowUs = out.pinned ? std::max(0.0, alphaUs - kZ90 * seUs) : 0.0;
@@ -204,19 +202,14 @@ std::optional<FittedCost> lineFromTrace(const CostPoints& points, const PointSiz
 // Their time over their bytes: the cost that keeps the recorded collectives' total, where a
 // median of per-collective ratios lets a small, latency-bound collective price every byte of
 // the large ones.
-FittedCost inProportion(const CostPoints& points, const PointSizes& sizes, int worldSize,
-                        const QString& refused) {
+FittedCost inProportion(const CostPoints& points, const PointSizes& sizes, const QString& refused) {
     double us = 0, bytes = 0;
     for (const auto& [x, y] : points) {
         us += y;
         bytes += x;
     }
     FittedCost out;
-    out.cost.worldSize = worldSize;
-    out.sizes = sizes;
-    out.cost.alphaUs = 0;
     out.cost.betaUsPerByte = bytes > 0 ? us / bytes : 0;
-    out.latencyLowUs = 0;
     out.latencyHighUs = sizes.shortestUs;
     out.method = QString("in proportion to the bytes, over %1 timed collectives (%2; %3)")
                      .arg(points.size())
@@ -229,8 +222,7 @@ FittedCost inProportion(const CostPoints& points, const PointSizes& sizes, int w
 // timed collectives' total over what the line prices them at (they ran inside the job, beside
 // its backward: the level is theirs, the shape the sweep's). The latency is the sweep's, so no
 // other is left open; the interval widens by the sweep's own residual spread.
-FittedCost fromSweep(const CostPoints& points, const PointSizes& sizes, int worldSize,
-                     const SweepOffer& sweep, const QString& refused) {
+FittedCost fromSweep(const CostPoints& points, const SweepOffer& sweep, const QString& refused) {
     double traceUs = 0, sweepUs = 0;
     for (const auto& [x, y] : points) {
         traceUs += y;
@@ -238,8 +230,6 @@ FittedCost fromSweep(const CostPoints& points, const PointSizes& sizes, int worl
     }
     const double scale = traceUs > 0 && sweepUs > 0 ? traceUs / sweepUs : 1.0;
     FittedCost out;
-    out.cost.worldSize = worldSize;
-    out.sizes = sizes;
     out.cost.alphaUs = scale * sweep.fit.alphaUs;
     out.cost.betaUsPerByte = scale * sweep.fit.betaUsPerByte;
     out.latencyLowUs = out.latencyHighUs = out.cost.alphaUs;
@@ -268,22 +258,22 @@ FittedCost fromSweep(const CostPoints& points, const PointSizes& sizes, int worl
 FittedCost fitCost(const DdpStepGraph& g, const TraceProfile& tp, int worldSize,
                    const HookModel& recordedHook, double coresShare, const SweepOffer* sweep) {
     const CostPoints points = costPoints(g, tp, recordedHook, coresShare);
-    if (points.empty() && !sweep) {
-        FittedCost out;
-        out.cost.worldSize = worldSize;
-        out.method = "no timed collective in the traces: communication costs nothing";
-        return out;
-    }
     const PointSizes sizes = sizesOf(points);
     QString refused;
     const std::optional<FittedCost> line =
         points.empty() ? std::nullopt : lineFromTrace(points, sizes, worldSize, &refused);
-    if (sweep && !(line && line->pinned)) {
-        return fromSweep(points, sizes, worldSize, *sweep,
-                         line ? QString("2 sizes cannot pin the latency down") : refused);
+    FittedCost out;
+    if (points.empty() && !sweep) {
+        out.method = "no timed collective in the traces: communication costs nothing";
+    } else if (sweep && !(line && line->pinned)) {
+        out = fromSweep(points, *sweep,
+                        line ? QString("2 sizes cannot pin the latency down") : refused);
+    } else {
+        out = line ? *line : inProportion(points, sizes, refused);
+        out.relativeError = medianError(points, out.cost);
     }
-    FittedCost out = line ? *line : inProportion(points, sizes, worldSize, refused);
-    out.relativeError = medianError(points, out.cost);
+    out.cost.worldSize = worldSize;
+    out.sizes = sizes;
     return out;
 }
 
@@ -385,8 +375,7 @@ Scenario predictScenario(const WhatIf& w, const Replay& r, double capMb, double 
             }
             steps.push_back(std::move(out));
         }
-        std::sort(steps.begin(), steps.end(),
-                  [](const Parts& a, const Parts& b) { return a.stepUs() < b.stepUs(); });
+        std::ranges::sort(steps, {}, &Parts::stepUs);
         Parts m = std::move(steps[steps.size() / 2]);
         if (steps.size() % 2 == 0) {
             const Parts& lower = steps[steps.size() / 2 - 1];
@@ -462,21 +451,18 @@ void weighEvidence(Scenario* s, const std::vector<double>& cornersMs, const Scen
         most = std::max(most, d);
         farthest = std::max(farthest, std::fabs(d));
     }
-    if (!(least <= 0 && most >= 0) || farthest == 0) {
-        return;
+    if (least <= 0 && most >= 0 && farthest != 0) {
+        predictNoChange(s, base, farthest);
     }
-    predictNoChange(s, base, farthest);
 }
 
 // Whether `hook`'s own work is known: none for a hook that sends the gradients as they are (or
 // nothing), else only from a calibration of this machine on this backend.
 bool hookWorkKnown(const HookModel& hook, const HookCalibration* calibration,
                    const QString& backend, bool onDevice) {
-    if (hook.sends == spec::HookWire::Gradient || hook.sends == spec::HookWire::Nothing) {
-        return true;
-    }
-    return calibration && calibration->backend == backend && calibration->onDevice == onDevice &&
-           calibration->hooks.count(hook.hook) > 0;
+    return hook.sends == spec::HookWire::Gradient || hook.sends == spec::HookWire::Nothing ||
+           (calibration && calibration->backend == backend && calibration->onDevice == onDevice &&
+            calibration->hooks.count(hook.hook) > 0);
 }
 
 // The backward's loss beside a collective: as given; none where the collectives run on a
@@ -684,26 +670,24 @@ bool Making::recordedCap() const {
         // DDP's default 25 MiB where it fits, else the largest candidate that does: every cap
         // between a bucket's bytes without its last gradient and its bytes makes the same
         // buckets, and jobs set round caps.
-        std::vector<double> candidates{25};
-        candidates.insert(candidates.end(), kCandidateCapsMb.rbegin(), kCandidateCapsMb.rend());
-        const auto found = std::find_if(candidates.begin(), candidates.end(),
-                                        [&](double c) { return reproducingFirst(c).has_value(); });
-        if (found != candidates.end()) {
+        const auto found = std::ranges::find_if(
+            kCandidateCapsMb, [&](double c) { return reproducingFirst(c).has_value(); });
+        if (found != kCandidateCapsMb.end()) {
             cap = *found;
         }
         w.recordedCapFrom = "the recorded buckets";
     }
-    if (!cap && (t0.reducedAfterBackward || t0.reducedPerGradient)) {
+    // A job that does not reduce through DDP's buckets, or gradient sizes shared evenly within a
+    // bucket (which cannot show where the rule closed it): the recorded buckets are replayed as
+    // recorded, and the cap is DDP's default, said so.
+    const bool notDdps = t0.reducedAfterBackward || t0.reducedPerGradient;
+    if (!cap && (notDdps || !tp.bytesFromParams)) {
         cap = 25;
-        w.recordedCapFrom = "none: the job does not reduce through DDP's buckets (DDP's default "
-                            "for its scenarios)";
-    }
-    if (!cap && !tp.bytesFromParams) {
-        // Gradient sizes shared evenly within a bucket cannot show where the rule closed it: the
-        // recorded buckets are replayed as recorded, and the cap is DDP's default, said so.
-        cap = 25;
-        w.recordedCapFrom = "DDP's default (assumed: no cap reproduces the recorded buckets from "
-                            "sizes estimated from the collectives; give --recorded-bucket-cap-mb)";
+        w.recordedCapFrom =
+            notDdps ? "none: the job does not reduce through DDP's buckets (DDP's default for its "
+                      "scenarios)"
+                    : "DDP's default (assumed: no cap reproduces the recorded buckets from sizes "
+                      "estimated from the collectives; give --recorded-bucket-cap-mb)";
     }
     if (!cap) {
         *why = "no bucket cap reproduces the recorded buckets from these gradient sizes: give "
@@ -1037,10 +1021,7 @@ std::optional<WhatIf> whatIf(const Replay& r, const WhatIfOptions& options, QStr
 std::optional<WhatIf> whatIf(const DdpStepGraph& graph, const DdpParams* params,
                              const WhatIfOptions& options, QString* why) {
     const std::optional<Replay> r = replay(graph, params, options, why);
-    if (!r) {
-        return std::nullopt;
-    }
-    return whatIf(*r, options, why);
+    return r ? whatIf(*r, options, why) : std::nullopt;
 }
 
 } // namespace commprof::analysis

@@ -102,7 +102,6 @@ RankDivergence firstDivergence(const FpStream& a, const FpStream& b) {
             d.verdict = Verdict::Receiver;
             d.first = firstDiffering->first;
             d.other = firstDiffering->second;
-            d.inputsMatched = false;
             d.note = "its inputs differed first: the difference came from outside the traced ranks "
                      "or iterations";
         }
@@ -131,14 +130,12 @@ void settleCollectiveOrigin(RankDivergence& d, const QList<int>& tracedRanks, bo
             changedInputs << other;
         }
     }
-    if (!changedInputs.isEmpty()) {
+    if (!changedInputs.isEmpty() || !allTraced) {
         d.verdict = Verdict::Receiver;
         d.inputsMatched = false;
-        d.note = "collective: the input of rank(s) " + joined(changedInputs) + " differed";
-    } else if (!allTraced) {
-        d.verdict = Verdict::Receiver;
-        d.inputsMatched = false;
-        d.note = "collective: its inputs from untraced ranks are unknown";
+        d.note = changedInputs.isEmpty()
+                     ? "collective: its inputs from untraced ranks are unknown"
+                     : "collective: the input of rank(s) " + joined(changedInputs) + " differed";
     } else {
         d.note = "collective with identical inputs on every rank gave different outputs";
     }
@@ -215,15 +212,17 @@ const char* toString(Verdict v) {
     return i < int(std::size(kVerdicts)) ? kVerdicts[i].second : "unknown";
 }
 
-DiffReport diff(const QMap<int, FpStream>& a, const QMap<int, FpStream>& b, int worldSize) {
+DiffReport diff(const LoadedRuns& runs) {
+    const QMap<int, FpStream>& a = runs.a;
+    const QMap<int, FpStream>& b = runs.b;
     DiffReport r;
-    r.worldSize = worldSize;
+    r.worldSize = runs.worldSize;
     for (auto it = a.begin(); it != a.end(); ++it) {
         if (b.contains(it.key())) {
             r.tracedRanks << it.key();
         }
     }
-    const bool allTraced = worldSize > 0 && r.tracedRanks.size() == worldSize;
+    const bool allTraced = r.worldSize > 0 && r.tracedRanks.size() == r.worldSize;
     for (int rank : r.tracedRanks) {
         RankDivergence d = firstDivergence(streamOf(a, rank), streamOf(b, rank));
         settleCollectiveOrigin(d, r.tracedRanks, allTraced, a, b);
@@ -237,32 +236,33 @@ DiffReport diff(const QMap<int, FpStream>& a, const QMap<int, FpStream>& b, int 
 
 namespace {
 
-// What a run's header lines say of it: the same in every one of its files.
-struct RunShape {
-    int worldSize = 0;
-    QString layers;
-    QString digest;
-    QString from; // the file it was read from
-};
+// What a run's header lines say of it, the same in every one of its files: each field by its
+// key, and how a difference in it between two runs is said.
+constexpr const char* kShapeKeys[] = {"world_size", "layers", "digest"};
+constexpr const char* kShapeDiffers[] = {
+    "world size %1 against %2", "fingerprint layers '%1' against '%2'", "digest '%1' against '%2'"};
 
-RunShape shapeOf(const QString& dir, const QMap<int, FpStream>& streams) {
+QStringList shapeOf(const FpStream& s) {
+    return {QString::number(s.worldSize), s.layers, s.digest};
+}
+
+// The run's shape; a file whose header says otherwise than the first's is refused.
+QStringList shapeOf(const QString& dir, const QMap<int, FpStream>& streams) {
     if (streams.isEmpty()) {
         throw std::runtime_error(
             (dir + ": no fp_rank*.jsonl (run commprof-rank with --fingerprint)").toStdString());
     }
-    const FpStream& first = streams.first();
-    const RunShape shape{first.worldSize, first.layers, first.digest, first.path};
+    QStringList shape = shapeOf(streams.first());
     for (const FpStream& s : streams) {
-        const auto differs = [&](const char* what, const QString& a, const QString& b) {
-            if (a != b) {
-                throw std::runtime_error(QString("%1: %2 %3, but %4 says %5: files of two runs")
-                                             .arg(s.path, what, b, shape.from, a)
-                                             .toStdString());
+        const QStringList own = shapeOf(s);
+        for (int i = 0; i < shape.size(); ++i) {
+            if (own[i] != shape[i]) {
+                throw std::runtime_error(
+                    QString("%1: %2 %3, but %4 says %5: files of two runs")
+                        .arg(s.path, kShapeKeys[i], own[i], streams.first().path, shape[i])
+                        .toStdString());
             }
-        };
-        differs("world_size", QString::number(shape.worldSize), QString::number(s.worldSize));
-        differs("layers", shape.layers, s.layers);
-        differs("digest", shape.digest, s.digest);
+        }
     }
     return shape;
 }
@@ -271,22 +271,18 @@ RunShape shapeOf(const QString& dir, const QMap<int, FpStream>& streams) {
 // same way (the method's first check: same seed, data, world size and configuration): a
 // world-size-1 run against a world-size-2 run differs at the first all-reduce, which is no op's
 // fault.
-void requireComparable(const RunShape& a, const RunShape& b) {
+void requireComparable(const LoadedRuns& runs, const QStringList& a, const QStringList& b) {
     QStringList differ;
-    if (a.worldSize != b.worldSize) {
-        differ << QString("world size %1 against %2").arg(a.worldSize).arg(b.worldSize);
-    }
-    if (a.layers != b.layers) {
-        differ << QString("fingerprint layers '%1' against '%2'").arg(a.layers, b.layers);
-    }
-    if (a.digest != b.digest) {
-        differ << QString("digest '%1' against '%2'").arg(a.digest, b.digest);
+    for (int i = 0; i < a.size(); ++i) {
+        if (a[i] != b[i]) {
+            differ << QString(kShapeDiffers[i]).arg(a[i], b[i]);
+        }
     }
     if (!differ.isEmpty()) {
         throw std::runtime_error(
             QString("the runs are not comparable: %1 (%2 against %3); commprof diff compares runs "
                     "of the same seed, data, world size and configuration")
-                .arg(differ.join("; "), a.from, b.from)
+                .arg(differ.join("; "), runs.a.first().path, runs.b.first().path)
                 .toStdString());
     }
 }
@@ -295,15 +291,10 @@ void requireComparable(const RunShape& a, const RunShape& b) {
 
 LoadedRuns loadRuns(const QString& dirA, const QString& dirB) {
     LoadedRuns runs{loadFingerprints(dirA), loadFingerprints(dirB), 0};
-    const RunShape a = shapeOf(dirA, runs.a);
-    const RunShape b = shapeOf(dirB, runs.b);
-    requireComparable(a, b);
-    runs.worldSize = a.worldSize;
+    const QStringList a = shapeOf(dirA, runs.a);
+    requireComparable(runs, a, shapeOf(dirB, runs.b));
+    runs.worldSize = runs.a.first().worldSize;
     return runs;
-}
-
-DiffReport diff(const LoadedRuns& runs) {
-    return diff(runs.a, runs.b, runs.worldSize);
 }
 
 DiffReport diffDirs(const QString& dirA, const QString& dirB) {
@@ -344,11 +335,10 @@ QJsonObject toJson(const DiffReport& r) {
         ranks.append(o);
     }
     const QJsonArray traced = results::jsonArray(r.tracedRanks);
-    QJsonArray disc;
-    for (const auto& g : r.discriminators) {
-        disc.append(QJsonObject{
-            {"signature", g.signature}, {"clean", g.clean}, {"divergent", g.divergent}});
-    }
+    const QJsonArray disc = results::jsonArray(r.discriminators, [](const Discriminator& g) {
+        return QJsonObject{
+            {"signature", g.signature}, {"clean", g.clean}, {"divergent", g.divergent}};
+    });
     return QJsonObject{{"ranks", ranks},         {"pattern", r.pattern},
                        {"traced_ranks", traced}, {"world_size", r.worldSize},
                        {"summary", r.summary},   {"discriminators", disc}};

@@ -39,13 +39,11 @@ struct DiffReport {
     bool diverged() const { return pattern != "none"; }
 };
 
-// worldSize: how many ranks the runs had (to know whether every rank was traced).
-DiffReport diff(const QMap<int, FpStream>& a, const QMap<int, FpStream>& b, int worldSize);
 // Both runs' streams, loaded once: the report and the view are built from the same reads.
 struct LoadedRuns {
     QMap<int, FpStream> a;
     QMap<int, FpStream> b;
-    int worldSize = 0;
+    int worldSize = 0; // how many ranks the runs had (to know whether every rank was traced)
 };
 LoadedRuns loadRuns(const QString& dirA, const QString& dirB); // throws std::runtime_error
 DiffReport diff(const LoadedRuns& runs);

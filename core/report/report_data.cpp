@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "report_data.h"
 
-#include "analysis/cap_advice.h"
 #include "inputs/matrix_cap.h"
 #include "matrix/spec_names.h"
 #include "report/cells_table.h"

@@ -67,13 +67,7 @@ bool valueLess(const QString& a, const QString& b) {
     bool aNumber = false, bNumber = false;
     const double x = a.toDouble(&aNumber);
     const double y = b.toDouble(&bNumber);
-    if (aNumber && bNumber) {
-        return x < y || (x == y && a < b);
-    }
-    if (aNumber != bNumber) {
-        return aNumber;
-    }
-    return a < b;
+    return aNumber && bNumber ? x < y || (x == y && a < b) : aNumber != bNumber ? aNumber : a < b;
 }
 
 QString seriesName(const store::CellRow& c, const QStringList& varying, bool withLayer) {

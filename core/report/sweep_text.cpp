@@ -5,8 +5,6 @@
 #include "store/sweep_rows.h"
 #include "trace/json_null.h"
 
-#include <QJsonArray>
-
 namespace commprof::report {
 namespace {
 

@@ -12,10 +12,9 @@ QString csvField(const QString& text) {
     if (!s.isEmpty() && QString("=+-@\t\r").contains(s.front())) {
         s.prepend('\'');
     }
-    if (s.contains(',') || s.contains('"') || s.contains('\n') || s.contains('\r')) {
-        return '"' + s.replace("\"", "\"\"") + '"';
-    }
-    return s;
+    return s.contains(',') || s.contains('"') || s.contains('\n') || s.contains('\r')
+               ? '"' + s.replace("\"", "\"\"") + '"'
+               : s;
 }
 
 namespace {
