@@ -45,14 +45,12 @@ QJsonObject cellJson(const Cell& cell, const feasibility::FootprintEstimate& est
     }
     o["axes"] = axes;
     if (const auto& t = cell.model.torchscript) {
-        QJsonObject input;
-        if (t->tokens > 0) {
-            input = {{"tokens", t->tokens}, {"vocab", t->vocab}};
-        } else {
-            input = {
-                {"shape", results::jsonArray(t->inputShape, [](qint64 d) { return double(d); })},
-                {"classes", t->classes}};
-        }
+        const QJsonObject input =
+            t->tokens > 0
+                ? QJsonObject{{"tokens", t->tokens}, {"vocab", t->vocab}}
+                : QJsonObject{{"shape", results::jsonArray(t->inputShape,
+                                                           [](qint64 d) { return double(d); })},
+                              {"classes", t->classes}};
         o["torchscript"] = QJsonObject{{"file", t->file},
                                        {"description", t->description},
                                        {"params_trainable", t->paramsTrainable},

@@ -30,25 +30,21 @@ void add(Demand& d, const QString& name, double bytes, const QString& basis = {}
     }
 }
 
-// A TorchScript module's terms: the weights and what DDP keeps for the trainable ones, from
-// its description; the activations as `commprof calibrate` measured them, else from the
-// tensors the export saw saved (an estimate, as is either scaled to another input).
-void addTorchScriptTerms(Demand& pool, double ranks, const matrix::Cell& cell,
-                         const Coefficients& k, double optimizerBytes) {
-    const matrix::TorchScriptModel& t = *cell.model.torchscript;
-    const QString described = "described";
-    add(pool, QStringLiteral("parameters"), ranks * t.paramsTotal * k["param_bytes"], described);
-    add(pool, QStringLiteral("gradients"), ranks * t.paramsTrainable * k["grad_bytes"], described);
-    if (!cell.config.gradientAsBucketView) {
-        add(pool, QStringLiteral("DDP bucket buffers"),
-            ranks * t.paramsTrainable * k["bucket_bytes"], described);
+// Sets feasible, binding and reason from the pools' terms and budgets.
+void decideFeasibility(FootprintEstimate& e) {
+    const bool hostFits = e.host.total() <= e.host.budgetBytes;
+    const bool deviceFits = !e.device.used || e.device.total() <= e.device.budgetBytes;
+    e.feasible = hostFits && deviceFits;
+    e.binding = (e.device.used && e.device.ratio() > e.host.ratio()) ? Pool::Device : Pool::Host;
+    if (!e.feasible) {
+        const Demand& d = e.binding == Pool::Device ? e.device : e.host;
+        e.reason = d.budgetBytes <= 0
+                       ? QString("no %1 memory on this machine").arg(toString(d.pool))
+                       : QString("%1 demand %2 GiB exceeds the budget of %3 GiB")
+                             .arg(toString(d.pool))
+                             .arg(d.total() / spec::kGiB, 0, 'f', 2)
+                             .arg(d.budgetBytes / spec::kGiB, 0, 'f', 2);
     }
-    add(pool, "optimizer state (" + cell.config.optimizer + ")",
-        ranks * t.paramsTrainable * optimizerBytes, described);
-    add(pool, QStringLiteral("activations"),
-        ranks * (t.activationBytesFixedHere() +
-                 t.activationBytesPerSampleHere() * cell.config.batchSize),
-        t.activationBasis());
 }
 
 } // namespace
@@ -174,39 +170,32 @@ FootprintEstimate estimate(const matrix::Cell& cell, const Coefficients& k,
     if (cell.isSweep()) {
         add(modelPool, QStringLiteral("sweep message buffers"),
             ranksOnPool * k["sweep_buffer_factor"] * cell.sweepMaxBytes);
-    } else if (scripted) {
-        addTorchScriptTerms(modelPool, ranksOnPool, cell, k, optimizerBytes);
     } else {
-        add(modelPool, QStringLiteral("parameters"), ranksOnPool * p * k["param_bytes"]);
-        add(modelPool, QStringLiteral("gradients"), ranksOnPool * gradBytes);
+        // A TorchScript module's weights and what DDP keeps for its trainable ones come from its
+        // description; its activations as `commprof calibrate` measured them, else from the
+        // tensors the export saw saved (an estimate, as is either scaled to another input).
+        const matrix::TorchScriptModel* t = scripted ? &*cell.model.torchscript : nullptr;
+        const double total = t ? t->paramsTotal : p;
+        const double trainable = t ? t->paramsTrainable : p;
+        const QString basis = t ? QStringLiteral("described") : QString();
+        add(modelPool, QStringLiteral("parameters"), ranksOnPool * total * k["param_bytes"], basis);
+        add(modelPool, QStringLiteral("gradients"),
+            t ? ranksOnPool * trainable * k["grad_bytes"] : ranksOnPool * gradBytes, basis);
         // With gradient_as_bucket_view the gradients are views into the buckets: no second copy.
         if (!cell.config.gradientAsBucketView) {
             add(modelPool, QStringLiteral("DDP bucket buffers"),
-                ranksOnPool * p * k["bucket_bytes"]);
+                ranksOnPool * trainable * k["bucket_bytes"], basis);
         }
         add(modelPool, "optimizer state (" + cell.config.optimizer + ")",
-            ranksOnPool * p * optimizerBytes);
+            ranksOnPool * trainable * optimizerBytes, basis);
         add(modelPool, QStringLiteral("activations"),
-            ranksOnPool * activationBytes(cell, *family, k));
+            ranksOnPool * (t ? t->activationBytesFixedHere() +
+                                   t->activationBytesPerSampleHere() * cell.config.batchSize
+                             : activationBytes(cell, *family, k)),
+            t ? t->activationBasis() : QString());
     }
     decideFeasibility(e);
     return e;
-}
-
-void decideFeasibility(FootprintEstimate& e) {
-    const bool hostFits = e.host.total() <= e.host.budgetBytes;
-    const bool deviceFits = !e.device.used || e.device.total() <= e.device.budgetBytes;
-    e.feasible = hostFits && deviceFits;
-    e.binding = (e.device.used && e.device.ratio() > e.host.ratio()) ? Pool::Device : Pool::Host;
-    if (!e.feasible) {
-        const Demand& d = e.binding == Pool::Device ? e.device : e.host;
-        e.reason = d.budgetBytes <= 0
-                       ? QString("no %1 memory on this machine").arg(toString(d.pool))
-                       : QString("%1 demand %2 GiB exceeds the budget of %3 GiB")
-                             .arg(toString(d.pool))
-                             .arg(d.total() / spec::kGiB, 0, 'f', 2)
-                             .arg(d.budgetBytes / spec::kGiB, 0, 'f', 2);
-    }
 }
 
 QJsonObject toJson(const FootprintEstimate& e) {

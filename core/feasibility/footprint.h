@@ -77,8 +77,6 @@ struct MachineBudget {
 
 FootprintEstimate estimate(const matrix::Cell& cell, const Coefficients& k,
                            const MachineBudget& budget);
-// Sets feasible, binding and reason from the pools' terms and budgets.
-void decideFeasibility(FootprintEstimate& e);
 
 QJsonObject toJson(const FootprintEstimate& e);
 

@@ -7,6 +7,9 @@
 
 #include <QSet>
 
+#include <tuple>
+#include <utility>
+
 namespace commprof::feasibility {
 namespace {
 
@@ -61,13 +64,10 @@ MachineProfile parseProfile(const QString& path, const YAML::Node& root) {
 
 // A budget someone set: the command line's (`flag`), the profile's, else the matrix's less its
 // reserve (`matrixSource` says so); nothing where each left it to "auto".
-struct SetBudget {
-    double bytes;
-    QString source;
-};
+using SetBudget = std::pair<double, QString>; // bytes, source
 std::optional<SetBudget> setBudget(const std::optional<double>& cliGib, const QString& flag,
                                    const MachineProfile* profile,
-                                   std::optional<double> MachineProfile::*profileGib,
+                                   std::optional<double> BudgetOverrides::*profileGib,
                                    const std::optional<double>& matrixGib,
                                    const QString& matrixSource, double reserve) {
     if (cliGib) {
@@ -116,8 +116,7 @@ MachineBudget resolveBudget(const matrix::Matrix& m, const MachineProfile* profi
                                        .arg(perNode ? " (per node)" : "")
                                        .arg(m.budget.reserveGib),
                                    reserve)) {
-        b.hostBytes = set->bytes;
-        b.hostSource = set->source;
+        std::tie(b.hostBytes, b.hostSource) = *set;
     } else if (slurm && slurm->reachable()) {
         b.hostBytes = std::max(0.0, slurm->smallestMemoryBytes() - reserve);
         b.hostSource = QString("scontrol show node: smallest RealMemory of %1 node(s) of %2 minus "
@@ -146,8 +145,7 @@ MachineBudget resolveBudget(const matrix::Matrix& m, const MachineProfile* profi
             m.budget.deviceGib,
             QString("matrix budget.device_gib minus %1 GiB reserve").arg(m.budget.reserveGib),
             reserve)) {
-        b.deviceBytes = set->bytes;
-        b.deviceSource = set->source;
+        std::tie(b.deviceBytes, b.deviceSource) = *set;
     } else if (!gpus.isEmpty()) {
         const double smallest =
             std::ranges::min(gpus, {}, &platform::GpuInfo::memoryBytes).memoryBytes;

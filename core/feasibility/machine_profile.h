@@ -12,21 +12,19 @@
 
 namespace commprof::feasibility {
 
-struct MachineProfile {
-    QString name;
-    std::optional<double> hostGib;
-    std::optional<double> deviceGib;
-    std::optional<int> gpus;
-    Coefficients coefficients;
-};
-
-MachineProfile loadProfile(const QString& path); // throws matrix::MatrixError
-
+// What the command line sets; a profile sets the same.
 struct BudgetOverrides {
     std::optional<double> hostGib;
     std::optional<double> deviceGib;
     std::optional<int> gpus;
 };
+
+struct MachineProfile : BudgetOverrides {
+    QString name;
+    Coefficients coefficients;
+};
+
+MachineProfile loadProfile(const QString& path); // throws matrix::MatrixError
 
 // What "auto" budgets are made from; read from this machine unless given.
 struct MachineFacts {

@@ -73,48 +73,6 @@ PlannedCell placeCell(matrix::Cell cell, const matrix::LauncherSpec& launcher,
     return pc;
 }
 
-} // namespace
-
-Plan planWithoutCells(const matrix::Matrix& m, const PlanOptions& options) {
-    Plan plan;
-    plan.matrix = m;
-    if (options.launcher) {
-        plan.matrix.launcher.kind = *options.launcher;
-    }
-    std::optional<MachineProfile> profile;
-    if (!options.profilePath.isEmpty()) {
-        profile = loadProfile(options.profilePath);
-        plan.coefficients = profile->coefficients;
-    }
-    std::optional<MachineFacts> facts = options.facts;
-    if (plan.matrix.launcher.kind == matrix::LauncherKind::Slurm && !(facts && facts->slurm)) {
-        // Budgets per node, from the nodes a run would use.
-        if (!facts) {
-            facts = currentMachine();
-        }
-        facts->slurm = platform::querySlurmCluster(plan.matrix.launcher.partition,
-                                                   QProcessEnvironment::systemEnvironment());
-    }
-    plan.budget =
-        resolveBudget(plan.matrix, profile ? &*profile : nullptr, options.overrides, facts);
-    plan.linkRefusal = platform::linkEmulationRefusal();
-    return plan;
-}
-
-matrix::MachineLimits machineLimits(const Plan& plan) {
-    return {.gpus = plan.budget.gpus, .linkRefusal = plan.linkRefusal};
-}
-
-void forEachPlannedCell(const Plan& plan, const std::function<void(PlannedCell&)>& visit) {
-    matrix::forEachCell(plan.matrix, machineLimits(plan), [&](matrix::Cell& cell) {
-        PlannedCell pc =
-            placeCell(std::move(cell), plan.matrix.launcher, plan.coefficients, plan.budget);
-        visit(pc);
-    });
-}
-
-namespace {
-
 void placeCells(Plan& plan) {
     // Growing a vector of 100k cells moves each of them about twice, which costs more than
     // placing it. Only an exact count is reserved: exclusions or a matrix over the limit
@@ -128,16 +86,6 @@ void placeCells(Plan& plan) {
     }
     forEachPlannedCell(plan, [&plan](PlannedCell& pc) { plan.cells.push_back(std::move(pc)); });
 }
-
-} // namespace
-
-Plan makePlan(const matrix::Matrix& m, const PlanOptions& options) {
-    Plan plan = planWithoutCells(m, options);
-    placeCells(plan);
-    return plan;
-}
-
-namespace {
 
 // The same axes, budget and coefficients, and models of the same names, kinds and DDP settings
 // in the same order: then every model has the axes it had (so the cell count, which the earlier
@@ -182,6 +130,50 @@ void placeChangedModels(Plan& plan, const Plan& previous) {
 }
 
 } // namespace
+
+Plan planWithoutCells(const matrix::Matrix& m, const PlanOptions& options) {
+    Plan plan;
+    plan.matrix = m;
+    if (options.launcher) {
+        plan.matrix.launcher.kind = *options.launcher;
+    }
+    std::optional<MachineProfile> profile;
+    if (!options.profilePath.isEmpty()) {
+        profile = loadProfile(options.profilePath);
+        plan.coefficients = profile->coefficients;
+    }
+    std::optional<MachineFacts> facts = options.facts;
+    if (plan.matrix.launcher.kind == matrix::LauncherKind::Slurm && !(facts && facts->slurm)) {
+        // Budgets per node, from the nodes a run would use.
+        if (!facts) {
+            facts = currentMachine();
+        }
+        facts->slurm = platform::querySlurmCluster(plan.matrix.launcher.partition,
+                                                   QProcessEnvironment::systemEnvironment());
+    }
+    plan.budget =
+        resolveBudget(plan.matrix, profile ? &*profile : nullptr, options.overrides, facts);
+    plan.linkRefusal = platform::linkEmulationRefusal();
+    return plan;
+}
+
+matrix::MachineLimits machineLimits(const Plan& plan) {
+    return {.gpus = plan.budget.gpus, .linkRefusal = plan.linkRefusal};
+}
+
+void forEachPlannedCell(const Plan& plan, const std::function<void(PlannedCell&)>& visit) {
+    matrix::forEachCell(plan.matrix, machineLimits(plan), [&](matrix::Cell& cell) {
+        PlannedCell pc =
+            placeCell(std::move(cell), plan.matrix.launcher, plan.coefficients, plan.budget);
+        visit(pc);
+    });
+}
+
+Plan makePlan(const matrix::Matrix& m, const PlanOptions& options) {
+    Plan plan = planWithoutCells(m, options);
+    placeCells(plan);
+    return plan;
+}
 
 std::shared_ptr<const Plan> replan(const matrix::Matrix& m, const PlanOptions& options,
                                    const std::shared_ptr<const Plan>& previous) {

@@ -3,6 +3,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QScopeGuard>
 
 #include <cerrno>
 #include <cstring>
@@ -78,6 +79,7 @@ int openRegularFile(const QString& path, Links links) {
 QByteArray readRegularFile(const QString& path, qint64 maxBytes, Links links,
                            const QString& raise) {
     const int fd = openRegularFile(path, links);
+    const auto closeFd = qScopeGuard([fd] { ::close(fd); });
     struct stat st {};
     ::fstat(fd, &st);
     const auto tooLarge = [&](const QString& size) {
@@ -87,7 +89,6 @@ QByteArray readRegularFile(const QString& path, qint64 maxBytes, Links links,
                                    .arg(raise.isEmpty() ? QString() : "; " + raise));
     };
     if (st.st_size > maxBytes) {
-        ::close(fd);
         throw tooLarge(QString("%1 bytes").arg(qint64(st.st_size)));
     }
     QByteArray out;
@@ -99,21 +100,25 @@ QByteArray readRegularFile(const QString& path, qint64 maxBytes, Links links,
             continue;
         }
         if (n < 0) {
-            const int e = errno;
-            ::close(fd);
-            throw FileError(path, "cannot read: " + reason(e));
+            throw FileError(path, "cannot read: " + reason(errno));
         }
         if (n == 0) {
             break;
         }
         if (out.size() + n > maxBytes) { // a file that grows, or a /proc file reporting size 0
-            ::close(fd);
             throw tooLarge("more than that");
         }
         out.append(chunk, n);
     }
-    ::close(fd);
     return out;
+}
+
+QByteArray readRegularFileOrEmpty(const QString& path, qint64 maxBytes, Links links) {
+    try {
+        return readRegularFile(path, maxBytes, links);
+    } catch (const FileError&) {
+        return {};
+    }
 }
 
 QString writeAtomically(const QString& path, const QByteArray& bytes) {

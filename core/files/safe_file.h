@@ -27,6 +27,9 @@ enum class Links { Follow, Refuse };
 // Throws FileError naming the path.
 QByteArray readRegularFile(const QString& path, qint64 maxBytes, Links links,
                            const QString& raise = {});
+// The same, empty where readRegularFile throws: for files whose absence is an answer (a process
+// that has ended, a record that is not there).
+QByteArray readRegularFileOrEmpty(const QString& path, qint64 maxBytes, Links links);
 
 // Opens PATH for reading, non-blocking (a FIFO never waits for a writer), and returns its file
 // descriptor, which the caller closes. Throws FileError unless it is a regular file (or, with

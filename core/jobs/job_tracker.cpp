@@ -38,12 +38,9 @@ void JobContext::progress(int done, int total, const QString& what) const {
     if (cancelled()) {
         return;
     }
-    const auto shared = shared_;
-    const quint64 generation = generation_;
-    const QPointer<JobTracker> tracker = tracker_;
     QMetaObject::invokeMethod(
         QCoreApplication::instance(),
-        [shared, generation, tracker, done, total, what] {
+        [shared = shared_, generation = generation_, tracker = tracker_, done, total, what] {
             if (tracker && shared->current.load() == generation && tracker->running()) {
                 emit tracker->progressed(done, total, what);
             }

@@ -106,13 +106,6 @@ ModelExclusions::ModelExclusions(const std::vector<ExcludeRule>& rules, const Mo
     }
 }
 
-bool ModelExclusions::excluded(std::size_t d, const Live& live) const {
-    // Every live rule took its value on the axes before `d`: one that fixes no later axis
-    // removes every cell from here on.
-    return std::any_of(live.begin(), live.end(),
-                       [d](const Bound* r) { return r->decidedAfter <= d; });
-}
-
 ModelExclusions::Split ModelExclusions::split(std::size_t d, const Live& live) const {
     Split s;
     std::map<std::size_t, Live> named;
@@ -132,7 +125,10 @@ ModelExclusions::Split ModelExclusions::split(std::size_t d, const Live& live) c
 }
 
 qint64 ModelExclusions::count(std::size_t d, const Live& live, qint64 cap) const {
-    if (cap <= 0 || excluded(d, live)) {
+    // Every live rule took its value on the axes before `d`: one that fixes no later axis
+    // removes every cell from here on.
+    if (cap <= 0 ||
+        std::ranges::any_of(live, [d](const Bound* r) { return r->decidedAfter <= d; })) {
         return 0;
     }
     if (live.empty()) {

@@ -44,7 +44,6 @@ private:
         std::vector<std::pair<std::size_t, Live>> named; // by value index, ascending
         Live others;
     };
-    bool excluded(std::size_t d, const Live& live) const;
     Split split(std::size_t d, const Live& live) const;
     qint64 count(std::size_t d, const Live& live, qint64 cap) const;
     bool walk(std::size_t d, const Live& live, std::vector<std::size_t>& at,

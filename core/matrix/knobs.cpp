@@ -119,13 +119,8 @@ QStringList knobArguments(const RunConfig& config) {
     QStringList a;
     for (const Knob& k : knobs()) {
         const QString v = k.valueOf(config);
-        if (k.rankFlag.isEmpty()) {
-            continue;
-        }
-        if (!k.isSwitch) {
-            a << k.rankFlag << v;
-        } else if (v == "true") {
-            a << k.rankFlag;
+        if (!k.rankFlag.isEmpty() && (!k.isSwitch || v == "true")) {
+            a << k.rankFlag << (k.isSwitch ? QStringList() : QStringList{v});
         }
     }
     return a;

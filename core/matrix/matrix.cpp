@@ -178,36 +178,6 @@ void readLauncher(const Ctx& c, const YAML::Node& n, Matrix& m) {
     }
 }
 
-} // namespace
-
-MatrixError::MatrixError(QString f, int l, int col, QString k, const QString& message)
-    : std::runtime_error(
-          QString("%1:%2:%3: %4: %5").arg(f).arg(l).arg(col).arg(k, message).toStdString()),
-      file(std::move(f)), line(l), column(col), key(std::move(k)) {}
-
-bool knownLayer(const QString& name) {
-    return spec::findLayer(name.toStdString()) != nullptr;
-}
-
-LayerSpec layerSpec(const spec::Layer& l) {
-    return {qName(l.name), qName(l.backend), qName(l.device), qName(l.interconnect), {}, 0, 0};
-}
-
-QString sanitizeId(const QString& text) {
-    QString out;
-    for (const QChar ch : text.toLower()) {
-        out += (ch.isLetterOrNumber() && ch.unicode() < 128) ? ch : QChar('_');
-    }
-    out.replace(QRegularExpression("_+"), "_").remove(QRegularExpression("^_|_$"));
-    return out.isEmpty() ? QString("x") : out.left(80);
-}
-
-qint64 defaultMaxCells() {
-    return files::limitFromEnv("COMMPROF_MAX_CELLS", kDefaultMaxCells);
-}
-
-namespace {
-
 // The message sizes a sweep may go up to: at least one float, at most 16 GiB.
 constexpr double kMaxSweepBytes = 16.0 * 1024 * 1024 * 1024;
 
@@ -453,9 +423,10 @@ LayerSpec readLayer(const Ctx& c, const YAML::Node& n, const Matrix& m) {
         c.failIf(earlier.name == name, n["name"], "name",
                  QString("layer '%1' is listed twice").arg(name));
     }
-    LayerSpec l = layerSpec(*known);
-    l.line = n["name"].Mark().line + 1;
-    l.column = n["name"].Mark().column + 1;
+    const YAML::Mark at = n["name"].Mark();
+    LayerSpec l{
+        qName(known->name), qName(known->backend), qName(known->device), qName(known->interconnect),
+        std::nullopt,       at.line + 1,           at.column + 1};
     c.failIf(n["backend"] && str(c, n["backend"], "backend") != l.backend, n["backend"], "backend",
              QString("layer %1 runs on %2").arg(name, l.backend));
     c.failIf(n["device"] && str(c, n["device"], "device") != l.device, n["device"], "device",
@@ -509,7 +480,8 @@ ExcludeRule readExclude(const Ctx& c, const YAML::Node& n, const Matrix& m,
     }
     if (n["layer"]) {
         const QString layer = str(c, n["layer"], "layer");
-        c.failIf(!knownLayer(layer), n["layer"], "layer", QString("unknown layer '%1'").arg(layer));
+        c.failIf(!spec::findLayer(layer.toStdString()), n["layer"], "layer",
+                 QString("unknown layer '%1'").arg(layer));
         const auto name = [](const LayerSpec& l) { return l.name; };
         requireTaken(c, n["layer"], "layer", layer, spec::mapped<QStringList>(m.layers, name));
         r.match.emplace_back("layer", layer);
@@ -585,26 +557,6 @@ Matrix parseRoot(const Ctx& c, const YAML::Node& root) {
     recordLinkMarks(root, m);
     return m;
 }
-
-} // namespace
-
-Matrix loadMatrix(const QString& path) {
-    return parseMatrix(readYamlFile(path), path);
-}
-
-Matrix parseMatrix(const QByteArray& yaml, const QString& fileName) {
-    const Ctx c{fileName};
-    const YAML::Node root = loadYaml(yaml, fileName);
-    try {
-        return parseRoot(c, root);
-    } catch (const YAML::Exception& e) {
-        // A conversion this parser did not foresee: still an error at the node, never an abort.
-        throw MatrixError(fileName, e.mark.line + 1, e.mark.column + 1, "yaml",
-                          QString::fromStdString(e.msg));
-    }
-}
-
-namespace {
 
 // Which DDP settings take more than one value over the matrix's DDP cells: those are in ids.
 QSet<QString> knobsInIds(const Matrix& m) {
@@ -707,32 +659,24 @@ double checkCellCount(const Matrix& m, const MachineLimits& limits,
 // NCCL refuses two ranks on one GPU; a node with GPUs must have one per rank.
 void checkGpusPerRank(const Matrix& m, const MachineLimits& limits, const Cell& cell,
                       const AxisValue& worldSize) {
-    if (limits.gpus <= 0) {
-        return;
-    }
-    const spec::Layer* layer = spec::findLayer(cell.layer.name.toStdString());
+    const spec::Layer* layer =
+        limits.gpus > 0 ? spec::findLayer(cell.layer.name.toStdString()) : nullptr;
     if (!layer || layer->gpus != spec::GpuRule::OnePerRank) {
         return;
     }
-    const int ws = cell.worldSize;
-    const std::vector<int> placed = ranksPerNode(m.launcher, ws);
+    const std::vector<int> placed = ranksPerNode(m.launcher, cell.worldSize);
     const int busiest = *std::max_element(placed.begin(), placed.end());
     if (busiest <= limits.gpus) {
         return;
     }
-    throw MatrixError(
-        m.file, worldSize.line, worldSize.column, "world_sizes",
-        placed.size() == 1
-            ? QString("layer %1 needs one GPU per rank: world size %2 on a machine with %3 GPU(s)")
-                  .arg(cell.layer.name)
-                  .arg(ws)
-                  .arg(limits.gpus)
-            : QString("layer %1 needs one GPU per rank: world size %2 puts %3 ranks on a node with "
-                      "%4 GPU(s)")
-                  .arg(cell.layer.name)
-                  .arg(ws)
-                  .arg(busiest)
-                  .arg(limits.gpus));
+    const QString where = placed.size() == 1 ? QString("on a machine")
+                                             : QString("puts %1 ranks on a node").arg(busiest);
+    throw MatrixError(m.file, worldSize.line, worldSize.column, "world_sizes",
+                      QString("layer %1 needs one GPU per rank: world size %2 %3 with %4 GPU(s)")
+                          .arg(cell.layer.name)
+                          .arg(cell.worldSize)
+                          .arg(where)
+                          .arg(limits.gpus));
 }
 
 // A model's cells, each checked against the machine as it comes.
@@ -746,9 +690,9 @@ void forEachCheckedCellOf(const Matrix& m, const ModelSpec& model, const Machine
     forEachCellOf(model, axes, knobIds, excludes, [&](Cell& cell, const auto& at) {
         if (worldSizeAxis != axes.end()) {
             const auto k = std::size_t(worldSizeAxis - axes.begin());
-            checkGpusPerRank(m, limits, cell, axes[k].values[at[k]]);
-            checkLinkOf(m, limits, cell,
-                        {axes[k].values[at[k]].line, axes[k].values[at[k]].column});
+            const AxisValue& ws = axes[k].values[at[k]];
+            checkGpusPerRank(m, limits, cell, ws);
+            checkLinkOf(m, limits, cell, {ws.line, ws.column});
         }
         visit(cell);
         return true;
@@ -756,6 +700,40 @@ void forEachCheckedCellOf(const Matrix& m, const ModelSpec& model, const Machine
 }
 
 } // namespace
+
+MatrixError::MatrixError(QString f, int l, int col, QString k, const QString& message)
+    : std::runtime_error(
+          QString("%1:%2:%3: %4: %5").arg(f).arg(l).arg(col).arg(k, message).toStdString()),
+      file(std::move(f)), line(l), column(col), key(std::move(k)) {}
+
+QString sanitizeId(const QString& text) {
+    QString out;
+    for (const QChar ch : text.toLower()) {
+        out += (ch.isLetterOrNumber() && ch.unicode() < 128) ? ch : QChar('_');
+    }
+    out.replace(QRegularExpression("_+"), "_").remove(QRegularExpression("^_|_$"));
+    return out.isEmpty() ? QString("x") : out.left(80);
+}
+
+qint64 defaultMaxCells() {
+    return files::limitFromEnv("COMMPROF_MAX_CELLS", kDefaultMaxCells);
+}
+
+Matrix loadMatrix(const QString& path) {
+    return parseMatrix(readYamlFile(path), path);
+}
+
+Matrix parseMatrix(const QByteArray& yaml, const QString& fileName) {
+    const Ctx c{fileName};
+    const YAML::Node root = loadYaml(yaml, fileName);
+    try {
+        return parseRoot(c, root);
+    } catch (const YAML::Exception& e) {
+        // A conversion this parser did not foresee: still an error at the node, never an abort.
+        throw MatrixError(fileName, e.mark.line + 1, e.mark.column + 1, "yaml",
+                          QString::fromStdString(e.msg));
+    }
+}
 
 void forEachCell(const Matrix& m, const MachineLimits& limits,
                  const std::function<void(Cell&)>& visit) {

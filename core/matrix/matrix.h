@@ -4,7 +4,6 @@
 
 #include "matrix/launcher.h"
 #include "matrix/model_description.h"
-#include "spec/layers.h"
 
 #include <QString>
 #include <QStringList>
@@ -179,8 +178,5 @@ std::vector<Cell> expand(const Matrix& m, const MachineLimits& limits); // throw
 
 // Lower-case letters, digits and '_' only: a name from YAML can never leave the results dir.
 QString sanitizeId(const QString& text);
-bool knownLayer(const QString& name);
-// The layer's matrix defaults from spec/layers.h; `name` must be a known layer.
-LayerSpec layerSpec(const spec::Layer& layer);
 
 } // namespace commprof::matrix

@@ -18,6 +18,11 @@ namespace {
 // memory, so this bounds a parse to about 250 MB and 4 s.
 constexpr qint64 kDefaultMaxYamlBytes = 2LL * 1024 * 1024;
 
+// The largest YAML file read (COMMPROF_MAX_MATRIX_BYTES overrides it).
+qint64 maxYamlBytes() {
+    return files::limitFromEnv("COMMPROF_MAX_MATRIX_BYTES", kDefaultMaxYamlBytes);
+}
+
 // Where the second document starts, if there is one. Events only, no nodes, and at most two
 // documents: yaml-cpp's LoadAll never returns on some malformed texts (it keeps finding empty
 // documents), where Load, which reads one, does.
@@ -62,10 +67,6 @@ private:
 };
 
 } // namespace
-
-qint64 maxYamlBytes() {
-    return files::limitFromEnv("COMMPROF_MAX_MATRIX_BYTES", kDefaultMaxYamlBytes);
-}
 
 QByteArray readYamlFile(const QString& file) {
     try {

@@ -14,10 +14,7 @@
 
 namespace commprof::matrix {
 
-// The largest YAML file read (COMMPROF_MAX_MATRIX_BYTES overrides it).
-qint64 maxYamlBytes();
-
-// Reads FILE (a regular file, at most maxYamlBytes()). Throws MatrixError.
+// Reads FILE (a regular file, at most 2 MiB or COMMPROF_MAX_MATRIX_BYTES). Throws MatrixError.
 QByteArray readYamlFile(const QString& file);
 
 // Parses TEXT; `file` names it in errors. Throws MatrixError.

@@ -11,8 +11,7 @@ namespace commprof::platform {
 
 LinkEmulation linkEmulation() {
     for (const char* tool : {"ip", "tc"}) {
-        if (QStandardPaths::findExecutable(tool).isEmpty() &&
-            QStandardPaths::findExecutable(tool, {"/usr/sbin", "/sbin"}).isEmpty()) {
+        if (networkToolPath(tool).isEmpty()) {
             return {LinkEmulationMode::Unavailable,
                     QString("'%1' (iproute2) is not installed").arg(tool)};
         }
@@ -34,16 +33,15 @@ LinkEmulation linkEmulation() {
     return {LinkEmulationMode::UserNamespace, {}};
 }
 
+QString networkToolPath(const QString& tool) {
+    const QString onPath = QStandardPaths::findExecutable(tool);
+    return onPath.isEmpty() ? QStandardPaths::findExecutable(tool, {"/usr/sbin", "/sbin"}) : onPath;
+}
+
 QString linkEmulationModeName(LinkEmulationMode mode) {
-    switch (mode) {
-    case LinkEmulationMode::Root:
-        return "root";
-    case LinkEmulationMode::UserNamespace:
-        return "user_namespace";
-    case LinkEmulationMode::Unavailable:
-        break;
-    }
-    return "unavailable";
+    return mode == LinkEmulationMode::Root            ? "root"
+           : mode == LinkEmulationMode::UserNamespace ? "user_namespace"
+                                                      : "unavailable";
 }
 
 QString linkEmulationRefusal() {

@@ -22,6 +22,9 @@ struct LinkEmulation {
 };
 
 LinkEmulation linkEmulation();
+// Where iproute2's `tool` (ip, tc) is: on PATH, else in /usr/sbin or /sbin (not on a normal
+// user's PATH); empty when it is not installed.
+QString networkToolPath(const QString& tool);
 // "root", "user_namespace" or "unavailable", as probe --json writes it.
 QString linkEmulationModeName(LinkEmulationMode mode);
 

@@ -20,6 +20,28 @@ QString find(const QProcessEnvironment& env, const QString& program) {
                                           env.value("PATH").split(':', Qt::SkipEmptyParts));
 }
 
+QList<SlurmNode> parseSlurmNodes(const QByteArray& text) {
+    static const QRegularExpression gpu("gpu(?::[^:,(]+)?:(\\d+)");
+    QList<SlurmNode> out;
+    for (const QByteArray& line : text.split('\n')) {
+        const QMap<QString, QString> r = parseSlurmRecord(line);
+        if (!r.contains("NodeName")) {
+            continue;
+        }
+        SlurmNode n;
+        n.name = r["NodeName"];
+        n.state = r["State"];
+        n.cpus = r.value("CPUTot", r["CPUEfctv"]).toInt();
+        n.memoryBytes = r["RealMemory"].toDouble() * spec::kMiB;
+        for (QRegularExpressionMatchIterator g = gpu.globalMatch(r["Gres"]); g.hasNext();) {
+            n.gpus += g.next().captured(1).toInt();
+        }
+        n.partitions = r["Partitions"].split(',', Qt::SkipEmptyParts);
+        out << n;
+    }
+    return out;
+}
+
 } // namespace
 
 QStringList SlurmTools::missing() const {
@@ -89,39 +111,6 @@ QMap<QString, QString> parseSlurmRecord(const QByteArray& line) {
     return out;
 }
 
-QList<SlurmNode> parseSlurmNodes(const QByteArray& text) {
-    static const QRegularExpression gpu("gpu(?::[^:,(]+)?:(\\d+)");
-    QList<SlurmNode> out;
-    for (const QByteArray& line : text.split('\n')) {
-        const QMap<QString, QString> r = parseSlurmRecord(line);
-        if (!r.contains("NodeName")) {
-            continue;
-        }
-        SlurmNode n;
-        n.name = r["NodeName"];
-        n.state = r["State"];
-        n.cpus = r.value("CPUTot", r["CPUEfctv"]).toInt();
-        n.memoryBytes = r["RealMemory"].toDouble() * spec::kMiB;
-        for (QRegularExpressionMatchIterator g = gpu.globalMatch(r["Gres"]); g.hasNext();) {
-            n.gpus += g.next().captured(1).toInt();
-        }
-        n.partitions = r["Partitions"].split(',', Qt::SkipEmptyParts);
-        out << n;
-    }
-    return out;
-}
-
-QList<SlurmPartition> parseSlurmPartitions(const QByteArray& text) {
-    QList<SlurmPartition> out;
-    for (const QByteArray& line : text.split('\n')) {
-        const QMap<QString, QString> r = parseSlurmRecord(line);
-        if (r.contains("PartitionName")) {
-            out << SlurmPartition{r["PartitionName"], r["Default"] == "YES", r["State"]};
-        }
-    }
-    return out;
-}
-
 int SlurmCluster::smallestCpus() const {
     return nodes.isEmpty() ? 0 : std::ranges::min(nodes, {}, &SlurmNode::cpus).cpus;
 }
@@ -152,10 +141,12 @@ SlurmCluster querySlurmCluster(const QString& partition, const QProcessEnvironme
         c.problem = parts.problem("scontrol show partition");
         return c;
     }
-    for (const SlurmPartition& p : parseSlurmPartitions(parts.out)) {
-        if (partition.isEmpty() ? p.isDefault : p.name == partition) {
-            c.partition = p.name;
-            c.partitionUp = p.state == "UP";
+    for (const QByteArray& line : parts.out.split('\n')) {
+        const QMap<QString, QString> p = parseSlurmRecord(line);
+        if (p.contains("PartitionName") &&
+            (partition.isEmpty() ? p["Default"] == "YES" : p["PartitionName"] == partition)) {
+            c.partition = p["PartitionName"];
+            c.partitionUp = p["State"] == "UP"; // else DOWN, DRAIN or INACTIVE
         }
     }
     c.allocation = env.value("SLURM_JOB_ID");

@@ -46,14 +46,6 @@ struct SlurmNode {
     QStringList partitions;
     bool idle() const { return state == "IDLE"; }
 };
-QList<SlurmNode> parseSlurmNodes(const QByteArray& scontrolShowNodeOneLiners);
-
-struct SlurmPartition {
-    QString name;
-    bool isDefault = false;
-    QString state; // UP, DOWN, DRAIN, INACTIVE
-};
-QList<SlurmPartition> parseSlurmPartitions(const QByteArray& scontrolShowPartitionOneLiners);
 
 // The cluster as the nodes a run would use: the current allocation's nodes when commprof runs
 // inside one (SLURM_JOB_ID), else the nodes of `partition` (the default partition when empty).

@@ -9,18 +9,11 @@
 #include <unistd.h>
 
 namespace commprof::platform {
-namespace {
 
-constexpr qint64 kMaxStatusBytes = 64 * 1024;
-
-// "Uid:" (real first) and "Threads:" of /proc/PID/status; false when it is gone.
-bool statusOf(const QString& path, quint64& uid, quint64& threads) {
-    QByteArray text;
-    try {
-        text = files::readRegularFile(path, kMaxStatusBytes, files::Links::Follow);
-    } catch (const files::FileError&) {
-        return false;
-    }
+bool processStatus(const QString& path, quint64& uid, quint64& threads) {
+    constexpr qint64 kMaxStatusBytes = 64 * 1024;
+    const QByteArray text =
+        files::readRegularFileOrEmpty(path, kMaxStatusBytes, files::Links::Follow);
     bool haveUid = false;
     bool haveThreads = false;
     for (const QByteArray& line : text.split('\n')) {
@@ -32,8 +25,6 @@ bool statusOf(const QString& path, quint64& uid, quint64& threads) {
     }
     return haveUid && haveThreads;
 }
-
-} // namespace
 
 ThreadLimit readThreadLimit(const QString& procRoot) {
     ThreadLimit out;
@@ -47,8 +38,8 @@ ThreadLimit readThreadLimit(const QString& procRoot) {
     for (const QString& pid : proc.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
         quint64 owner = 0;
         quint64 threads = 0;
-        if (pid.front().isDigit() && statusOf(proc.filePath(pid + "/status"), owner, threads) &&
-            owner == uid) {
+        if (pid.front().isDigit() &&
+            processStatus(proc.filePath(pid + "/status"), owner, threads) && owner == uid) {
             out.inUse += threads;
         }
     }

@@ -19,6 +19,9 @@ struct ThreadLimit {
 // The real user's thread limit and use. Root (uid 0) is not held to it by the kernel.
 ThreadLimit readThreadLimit(const QString& procRoot = "/proc");
 
+// "Uid:" (the real one) and "Threads:" of a /proc/PID/status file; false when it is gone.
+bool processStatus(const QString& path, quint64& uid, quint64& threads);
+
 // Why NEED more threads cannot be started under LIMIT ("RLIMIT_NPROC ..." naming the limit,
 // the use and how to raise it), or empty when they can.
 QString threadShortfall(const ThreadLimit& limit, quint64 need);

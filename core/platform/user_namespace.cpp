@@ -50,6 +50,13 @@ constexpr int kTrialTimeoutMs = 10000;
     ::_exit(kNamespaceSetupExit);
 }
 
+// Async-signal-safe: nothing while `ok`, else failStep(step).
+void require(bool ok, const char* step) {
+    if (!ok) {
+        failStep(step);
+    }
+}
+
 // Async-signal-safe: writes all of `text` to `path`.
 bool writeWhole(const char* path, const char* text) {
     const int fd = ::open(path, O_WRONLY | O_CLOEXEC);
@@ -64,14 +71,11 @@ bool writeWhole(const char* path, const char* text) {
 
 QString tryOwnNamespaces() {
     const OwnNamespaceMaps maps = ownNamespaceMaps();
-    QString program = QStandardPaths::findExecutable("true");
-    if (program.isEmpty()) {
-        program = "/bin/true";
-    }
+    const QString found = QStandardPaths::findExecutable("true");
     QProcess p;
     p.setStandardInputFile(QProcess::nullDevice());
     p.setChildProcessModifier([maps] { enterOwnNamespacesOrExit(maps); });
-    p.start(program, {});
+    p.start(found.isEmpty() ? QString("/bin/true") : found, {});
     if (!p.waitForFinished(kTrialTimeoutMs)) {
         p.kill();
         p.waitForFinished(1000);
@@ -95,43 +99,25 @@ OwnNamespaceMaps ownNamespaceMaps() {
 }
 
 void enterOwnNamespacesOrExit(const OwnNamespaceMaps& maps) {
-    if (::unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET) != 0) {
-        failStep("unshare");
-    }
+    require(::unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET) == 0, "unshare");
     // An unprivileged process may map only its own ids, and its gid only once it has given up
     // setgroups(2) (user_namespaces(7)).
-    if (!writeWhole("/proc/self/uid_map", maps.uidMap)) {
-        failStep("uid_map");
-    }
-    if (!writeWhole("/proc/self/setgroups", "deny")) {
-        failStep("setgroups");
-    }
-    if (!writeWhole("/proc/self/gid_map", maps.gidMap)) {
-        failStep("gid_map");
-    }
+    require(writeWhole("/proc/self/uid_map", maps.uidMap), "uid_map");
+    require(writeWhole("/proc/self/setgroups", "deny"), "setgroups");
+    require(writeWhole("/proc/self/gid_map", maps.gidMap), "gid_map");
     // Nothing mounted from here on propagates back to the machine's mount namespace (a mount
     // namespace made in a user namespace gets slave mounts at most; private says so outright).
-    if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
-        failStep("mount --make-rprivate /");
-    }
-    if (::mount("tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0) {
-        failStep("mount tmpfs /run");
-    }
-    if (::mkdir("/run/netns", 0755) != 0) {
-        failStep("mkdir /run/netns");
-    }
+    require(::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0,
+            "mount --make-rprivate /");
+    require(::mount("tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") == 0,
+            "mount tmpfs /run");
+    require(::mkdir("/run/netns", 0755) == 0, "mkdir /run/netns");
 }
 
 void joinNamespacesOrExit(int userFd, int mountFd, int netFd) {
-    if (::setns(userFd, CLONE_NEWUSER) != 0) {
-        failStep("setns user");
-    }
-    if (mountFd >= 0 && ::setns(mountFd, CLONE_NEWNS) != 0) {
-        failStep("setns mount");
-    }
-    if (netFd >= 0 && ::setns(netFd, CLONE_NEWNET) != 0) {
-        failStep("setns net");
-    }
+    require(::setns(userFd, CLONE_NEWUSER) == 0, "setns user");
+    require(mountFd < 0 || ::setns(mountFd, CLONE_NEWNS) == 0, "setns mount");
+    require(netFd < 0 || ::setns(netFd, CLONE_NEWNET) == 0, "setns net");
 }
 
 QString namespaceSetupFailure(const QByteArray& stderrText) {

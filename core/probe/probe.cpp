@@ -9,6 +9,7 @@
 #include "runner/rank_pool.h"
 #include "runner/rank_program.h"
 #include "runner/results_lock.h"
+#include "spec/mapped.h"
 #include "spec/rank_contract.h"
 #include "spec/units.h"
 
@@ -16,38 +17,75 @@
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTemporaryFile>
 
 #include <algorithm>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <sys/statvfs.h>
-#include <unistd.h>
 
 namespace commprof::probe {
 namespace {
 
-QString gib(double bytes) {
-    return QString::number(bytes / spec::kGiB, 'f', 2) + " GiB";
+QStringList ncclLibraries(const QProcessEnvironment& env) {
+    QStringList dirs = env.value("LD_LIBRARY_PATH").split(':', Qt::SkipEmptyParts);
+    dirs += {"/usr/local/cuda/lib64", "/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib"};
+    QStringList out;
+    QSet<QString> seen;
+    for (const QString& d : dirs) {
+        for (const QFileInfo& fi : QDir(d).entryInfoList({"libnccl.so*"}, QDir::Files)) {
+            const QString canonical = fi.canonicalFilePath();
+            if (!seen.contains(canonical)) {
+                seen.insert(canonical);
+                out << fi.absoluteFilePath();
+            }
+        }
+    }
+    return out;
 }
 
-bool portFree(int port) {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    if (fd < 0) {
-        return false;
+// The process holding a listening TCP port, as "name (pid N)", from /proc; empty if not visible.
+QString portHolder(int port, const QString& root) {
+    const QDir r(root);
+    const QString portHex = QString("%1").arg(port, 4, 16, QChar('0')).toUpper();
+    QString inode;
+    for (const char* table : {"proc/net/tcp", "proc/net/tcp6"}) {
+        for (const QByteArray& line : platform::readSystemFile(r.filePath(table)).split('\n')) {
+            const QList<QByteArray> cols = line.simplified().split(' ');
+            if (cols.size() > 9 && cols[3] == "0A" && cols[1].endsWith(":" + portHex.toLatin1())) {
+                inode = cols[9];
+            }
+        }
     }
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = htons(quint16(port));
-    const bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-    ::close(fd);
-    return ok;
+    if (inode.isEmpty()) {
+        return {};
+    }
+    const QString target = "socket:[" + inode + "]";
+    for (const QString& pid :
+         QDir(r.filePath("proc")).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        bool numeric = false;
+        pid.toLongLong(&numeric);
+        if (!numeric) {
+            continue;
+        }
+        const QDir fds(r.filePath("proc/" + pid + "/fd"));
+        for (const QFileInfo& fd :
+             fds.entryInfoList(QDir::System | QDir::Files | QDir::NoDotAndDotDot)) {
+            if (fd.symLinkTarget().endsWith(target) ||
+                QFile::symLinkTarget(fd.absoluteFilePath()) == target) {
+                const QString comm =
+                    QString(platform::readSystemFile(r.filePath("proc/" + pid + "/comm")))
+                        .trimmed();
+                return QString("%1 (pid %2)").arg(comm, pid);
+            }
+        }
+    }
+    return {};
+}
+
+QString gib(double bytes) {
+    return QString::number(bytes / spec::kGiB, 'f', 2) + " GiB";
 }
 
 void checkHost(const ProbeOptions& o, ProbeReport& r) {
@@ -151,13 +189,10 @@ void checkRankAndGpus(const ProbeOptions& o, ProbeReport& r) {
 
 // The distinct versions of a report's nccl_libraries, sorted.
 QStringList versionsOf(const QJsonArray& libs) {
-    QStringList v;
-    for (const QJsonValue lib : libs) {
-        const QString version = lib.toObject()["version"].toString();
-        if (!version.isEmpty() && !v.contains(version)) {
-            v << version;
-        }
-    }
+    QStringList v = spec::mapped<QStringList>(
+        libs, [](const QJsonValue& lib) { return lib.toObject()["version"].toString(); });
+    v.removeAll(QString());
+    v.removeDuplicates();
     v.sort();
     return v;
 }
@@ -208,7 +243,7 @@ void checkHostsAgreeOnNccl(const ProbeOptions& o, ProbeReport& r) {
 void checkPorts(const ProbeOptions& o, ProbeReport& r) {
     QJsonArray ports;
     for (int p = o.firstPort; p < o.firstPort + o.portCount; ++p) {
-        const bool free = portFree(p);
+        const bool free = runner::RankPool::freeLoopbackPort(nullptr, p) == p;
         QJsonObject entry{{"port", p}, {"free", free}};
         if (!free) {
             const QString holder = portHolder(p, o.root);
@@ -326,65 +361,10 @@ QJsonObject ProbeReport::toJson() const {
     return o;
 }
 
-QStringList ncclLibraries(const QProcessEnvironment& env) {
-    QStringList dirs = env.value("LD_LIBRARY_PATH").split(':', Qt::SkipEmptyParts);
-    dirs += {"/usr/local/cuda/lib64", "/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib"};
-    QStringList out;
-    QSet<QString> seen;
-    for (const QString& d : dirs) {
-        for (const QFileInfo& fi : QDir(d).entryInfoList({"libnccl.so*"}, QDir::Files)) {
-            const QString canonical = fi.canonicalFilePath();
-            if (!seen.contains(canonical)) {
-                seen.insert(canonical);
-                out << fi.absoluteFilePath();
-            }
-        }
-    }
-    return out;
-}
-
 QString ncclVersionOf(const QString& libraryPath) {
     const QRegularExpressionMatch m =
         QRegularExpression("libnccl\\.so\\.(\\d+(?:\\.\\d+)*)$").match(libraryPath);
     return m.hasMatch() ? m.captured(1) : QString();
-}
-
-QString portHolder(int port, const QString& root) {
-    const QDir r(root);
-    const QString portHex = QString("%1").arg(port, 4, 16, QChar('0')).toUpper();
-    QString inode;
-    for (const char* table : {"proc/net/tcp", "proc/net/tcp6"}) {
-        for (const QByteArray& line : platform::readSystemFile(r.filePath(table)).split('\n')) {
-            const QList<QByteArray> cols = line.simplified().split(' ');
-            if (cols.size() > 9 && cols[3] == "0A" && cols[1].endsWith(":" + portHex.toLatin1())) {
-                inode = cols[9];
-            }
-        }
-    }
-    if (inode.isEmpty()) {
-        return {};
-    }
-    const QString target = "socket:[" + inode + "]";
-    for (const QString& pid :
-         QDir(r.filePath("proc")).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
-        bool numeric = false;
-        pid.toLongLong(&numeric);
-        if (!numeric) {
-            continue;
-        }
-        const QDir fds(r.filePath("proc/" + pid + "/fd"));
-        for (const QFileInfo& fd :
-             fds.entryInfoList(QDir::System | QDir::Files | QDir::NoDotAndDotDot)) {
-            if (fd.symLinkTarget().endsWith(target) ||
-                QFile::symLinkTarget(fd.absoluteFilePath()) == target) {
-                const QString comm =
-                    QString(platform::readSystemFile(r.filePath("proc/" + pid + "/comm")))
-                        .trimmed();
-                return QString("%1 (pid %2)").arg(comm, pid);
-            }
-        }
-    }
-    return {};
 }
 
 bool archCovers(const QStringList& compiledArchs, const QString& computeCapability) {

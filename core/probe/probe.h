@@ -42,11 +42,8 @@ struct ProbeReport {
 ProbeReport runProbe(const ProbeOptions& options);
 
 // Pieces the probe is made of, tested one by one.
-QStringList ncclLibraries(const QProcessEnvironment& env);
 QString
 ncclVersionOf(const QString& libraryPath); // from the file name: libnccl.so.2.18.3 -> 2.18.3
-// The process holding a listening TCP port, as "name (pid N)", from /proc; empty if not visible.
-QString portHolder(int port, const QString& root = "/");
 bool archCovers(const QStringList& compiledArchs, const QString& computeCapability);
 
 } // namespace commprof::probe

@@ -50,6 +50,20 @@ QSet<QString> listeningSockets() {
     return out;
 }
 
+// commprof-rank-fork beside RANK_PROGRAM (a build tree) or in ../libexec/commprof/ (an
+// installed one); empty when neither exists.
+QString forkClientFor(const QString& rankProgram) {
+    const QDir dir = QFileInfo(rankProgram).absoluteDir();
+    for (const QString& candidate :
+         {dir.filePath(contract::kClientProgram),
+          dir.filePath(QString("../libexec/commprof/") + contract::kClientProgram)}) {
+        if (QFileInfo(candidate).isExecutable()) {
+            return QDir::cleanPath(candidate);
+        }
+    }
+    return {};
+}
+
 } // namespace
 
 int removeStaleForkFolders() {
@@ -77,18 +91,6 @@ int removeStaleForkFolders() {
         }
     }
     return removed;
-}
-
-QString forkClientFor(const QString& rankProgram) {
-    const QDir dir = QFileInfo(rankProgram).absoluteDir();
-    for (const QString& candidate :
-         {dir.filePath(contract::kClientProgram),
-          dir.filePath(QString("../libexec/commprof/") + contract::kClientProgram)}) {
-        if (QFileInfo(candidate).isExecutable()) {
-            return QDir::cleanPath(candidate);
-        }
-    }
-    return {};
 }
 
 ForkServer::ForkServer(QObject* parent) : QObject(parent) {

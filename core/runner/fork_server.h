@@ -85,8 +85,4 @@ private:
 // server runs it first.
 int removeStaleForkFolders();
 
-// commprof-rank-fork beside RANK_PROGRAM (a build tree) or in ../libexec/commprof/ (an
-// installed one); empty when neither exists.
-QString forkClientFor(const QString& rankProgram);
-
 } // namespace commprof::runner

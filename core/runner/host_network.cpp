@@ -17,8 +17,6 @@
 #include <QRegularExpression>
 #include <QStandardPaths>
 
-#include <algorithm>
-
 #include <unistd.h>
 
 namespace commprof::runner {
@@ -69,9 +67,7 @@ int endLeftoverKeeper(const QJsonObject& r, const QString& path,
                       const std::function<void(const QString&)>& log, bool remove) {
     const qint64 owner = qint64(r["owner_pid"].toDouble());
     const qint64 keeper = qint64(r["keeper_pid"].toDouble());
-    PidRecord alive;
-    alive.pid = keeper;
-    alive.startTime = r["keeper_start"].toString().toULongLong();
+    const PidRecord alive{keeper, r["keeper_start"].toString().toULongLong(), {}, {}};
     const bool running = keeper > 1 && alive.startTime > 0 && stillRunning(alive);
     const int names = int(r["namespaces"].toArray().size());
     if (!remove) {
@@ -103,9 +99,8 @@ int endLeftoverKeeper(const QJsonObject& r, const QString& path,
 } // namespace
 
 QString hostRecordDir() {
-    const QByteArray env = qgetenv("COMMPROF_LINK_RECORD_DIR");
-    if (!env.isEmpty()) {
-        return QString::fromLocal8Bit(env);
+    if (const QString env = qEnvironmentVariable("COMMPROF_LINK_RECORD_DIR"); !env.isEmpty()) {
+        return env;
     }
     if (::geteuid() == 0) {
         return QStringLiteral("/run/commprof/links");
@@ -193,31 +188,28 @@ QString EmulatedHosts::build(const QString& runId, const QString& link, int host
     }
 
     QList<QPair<QString, QStringList>> steps;
+    const auto ip = [&steps](const QStringList& args) { steps.append({"ip", args}); };
     for (const QString& n : names) {
-        steps.append({"ip", {"netns", "add", n}});
-        steps.append({"ip", {"-n", n, "link", "set", "lo", "up"}});
+        ip({"netns", "add", n});
+        ip({"-n", n, "link", "set", "lo", "up"});
     }
     if (bridge.isEmpty()) {
-        steps.append({"ip",
-                      {"link", "add", kHostEnd, "netns", names[0], "type", "veth", "peer", "name",
-                       kHostEnd, "netns", names[1]}});
+        ip({"link", "add", kHostEnd, "netns", names[0], "type", "veth", "peer", "name", kHostEnd,
+            "netns", names[1]});
     } else {
-        steps.append({"ip", {"-n", bridge, "link", "add", "cpbr", "type", "bridge"}});
-        steps.append({"ip", {"-n", bridge, "link", "set", "cpbr", "up"}});
+        ip({"-n", bridge, "link", "add", "cpbr", "type", "bridge"});
+        ip({"-n", bridge, "link", "set", "cpbr", "up"});
         for (int h = 0; h < hosts; ++h) {
             const QString port = QString("cph%1").arg(h);
-            steps.append({"ip",
-                          {"link", "add", kHostEnd, "netns", names[h], "type", "veth", "peer",
-                           "name", port, "netns", bridge}});
-            steps.append({"ip", {"-n", bridge, "link", "set", port, "master", "cpbr", "up"}});
+            ip({"link", "add", kHostEnd, "netns", names[h], "type", "veth", "peer", "name", port,
+                "netns", bridge});
+            ip({"-n", bridge, "link", "set", port, "master", "cpbr", "up"});
         }
     }
     for (int h = 0; h < hosts; ++h) {
-        steps.append(
-            {"ip", {"-n", names[h], "addr", "add", addressOf(h) + "/24", "dev", kHostEnd}});
-        steps.append({"ip",
-                      {"-n", names[h], "link", "set", kHostEnd, "gso_max_size",
-                       QString::number(kMaxPacketBytes), "up"}});
+        ip({"-n", names[h], "addr", "add", addressOf(h) + "/24", "dev", kHostEnd});
+        ip({"-n", names[h], "link", "set", kHostEnd, "gso_max_size",
+            QString::number(kMaxPacketBytes), "up"});
         steps.append({"tc", QStringList{"-n", names[h], "qdisc", "add", "dev", kHostEnd, "root"} +
                                 shaperOf(link)});
     }
@@ -264,9 +256,8 @@ int removeLeftoverHosts(const std::function<void(const QString&)>& log, bool rem
             }
             continue;
         }
-        PidRecord owner;
-        owner.pid = qint64(r["owner_pid"].toDouble());
-        owner.startTime = r["owner_start"].toString().toULongLong();
+        const PidRecord owner{
+            qint64(r["owner_pid"].toDouble()), r["owner_start"].toString().toULongLong(), {}, {}};
         if (owner.pid > 0 && stillRunning(owner)) {
             continue; // a live run's hosts
         }
@@ -281,20 +272,14 @@ int removeLeftoverHosts(const std::function<void(const QString&)>& log, bool rem
             if (!ours(n) || !namespaceExists(n)) {
                 continue;
             }
-            if (!remove) {
-                ++removed;
-                if (log) {
-                    log(QString("namespace %1, left by run pid %2").arg(n).arg(owner.pid));
-                }
-                continue;
-            }
-            const QString e = removeNamespace(n);
+            const QString e = remove ? removeNamespace(n) : QString();
             all = all && e.isEmpty();
             removed += e.isEmpty() ? 1 : 0;
             if (log) {
-                log(e.isEmpty()
-                        ? QString("removed namespace %1, left by run pid %2").arg(n).arg(owner.pid)
-                        : e);
+                log(e.isEmpty() ? QString("%1namespace %2, left by run pid %3")
+                                      .arg(remove ? "removed " : "", n)
+                                      .arg(owner.pid)
+                                : e);
             }
         }
         if (all && remove) {

@@ -5,14 +5,62 @@
 
 #include <QJsonDocument>
 
-#include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace commprof::runner {
 namespace {
 
 constexpr qsizetype kTailBytes = qsizetype(spec::kStderrTailBytes);
 constexpr qsizetype kMaxLine = qsizetype(spec::progress::kMaxLineBytes);
+
+bool finiteIn(const QJsonValue& v, double lo, double hi) {
+    const double d = v.toDouble(std::nan(""));
+    return v.isDouble() && std::isfinite(d) && d >= lo && d <= hi;
+}
+
+// A whole number in [lo, hi] (JSON numbers are doubles).
+bool wholeIn(const QJsonValue& v, double lo, double hi) {
+    return finiteIn(v, lo, hi) && std::floor(v.toDouble()) == v.toDouble();
+}
+
+constexpr double kMaxInt = 2147483647.0;
+constexpr double kMaxMs = 1e9;     // eleven days: no step or bucket takes longer
+constexpr double kMaxBytes = 1e15; // a petabyte: no gradient bucket or message is larger
+
+// The fields of EVENT that its kind has, each in range; empty when one is missing or not.
+QJsonObject checkedFields(const QJsonObject& event, int rank) {
+    namespace P = spec::progress;
+    const QString kind = event[P::kEvent].toString();
+    if (!wholeIn(event[P::kRank], rank, rank)) {
+        return {};
+    }
+    QJsonObject out{{P::kEvent, kind}, {P::kRank, rank}};
+    const auto take = [&](const char* key, bool ok) {
+        out[key] = event[key];
+        return ok;
+    };
+    bool ok = false;
+    if (kind == P::kIteration) {
+        ok = take(P::kOf, wholeIn(event[P::kOf], 1, kMaxInt)) &&
+             take(P::kIter, wholeIn(event[P::kIter], 0, event[P::kOf].toDouble() - 1)) &&
+             take(P::kStepMs, finiteIn(event[P::kStepMs], 0, kMaxMs));
+        // A loss that diverged is written as null by the rank: the event stays, without it.
+        if (finiteIn(event[P::kLoss], -1e300, 1e300)) {
+            out[P::kLoss] = event[P::kLoss];
+        }
+    } else if (kind == P::kBucket) {
+        ok = take(P::kIter, wholeIn(event[P::kIter], 0, kMaxInt)) &&
+             take(P::kIndex, wholeIn(event[P::kIndex], 0, kMaxInt)) &&
+             take(P::kBytes, wholeIn(event[P::kBytes], 0, kMaxBytes)) &&
+             take(P::kMs, finiteIn(event[P::kMs], 0, kMaxMs));
+    } else if (kind == P::kSweep) {
+        ok =
+            take(P::kKind, event[P::kKind].isString() && event[P::kKind].toString().size() <= 64) &&
+            take(P::kBytes, wholeIn(event[P::kBytes], 0, kMaxBytes));
+    }
+    return ok ? out : QJsonObject{};
+}
 
 } // namespace
 
@@ -65,59 +113,6 @@ QString tailText(const QByteArray& bytes) {
     return QString::fromUtf8(bytes.right(kTailBytes)).trimmed();
 }
 
-namespace {
-
-// A whole number in [lo, hi] (JSON numbers are doubles; NaN fails every comparison).
-bool wholeIn(const QJsonValue& v, double lo, double hi) {
-    const double d = v.toDouble(std::nan(""));
-    return v.isDouble() && d >= lo && d <= hi && std::floor(d) == d;
-}
-
-bool finiteIn(const QJsonValue& v, double lo, double hi) {
-    const double d = v.toDouble(std::nan(""));
-    return v.isDouble() && std::isfinite(d) && d >= lo && d <= hi;
-}
-
-constexpr double kMaxInt = 2147483647.0;
-constexpr double kMaxMs = 1e9;     // eleven days: no step or bucket takes longer
-constexpr double kMaxBytes = 1e15; // a petabyte: no gradient bucket or message is larger
-
-// The fields of EVENT that its kind has, each in range; empty when one is missing or not.
-QJsonObject checkedFields(const QJsonObject& event, int rank) {
-    namespace P = spec::progress;
-    const QString kind = event[P::kEvent].toString();
-    if (!wholeIn(event[P::kRank], rank, rank)) {
-        return {};
-    }
-    QJsonObject out{{P::kEvent, kind}, {P::kRank, rank}};
-    const auto take = [&](const char* key, bool ok) {
-        out[key] = event[key];
-        return ok;
-    };
-    bool ok = false;
-    if (kind == P::kIteration) {
-        ok = take(P::kOf, wholeIn(event[P::kOf], 1, kMaxInt)) &&
-             take(P::kIter, wholeIn(event[P::kIter], 0, event[P::kOf].toDouble() - 1)) &&
-             take(P::kStepMs, finiteIn(event[P::kStepMs], 0, kMaxMs));
-        // A loss that diverged is written as null by the rank: the event stays, without it.
-        if (finiteIn(event[P::kLoss], -1e300, 1e300)) {
-            out[P::kLoss] = event[P::kLoss];
-        }
-    } else if (kind == P::kBucket) {
-        ok = take(P::kIter, wholeIn(event[P::kIter], 0, kMaxInt)) &&
-             take(P::kIndex, wholeIn(event[P::kIndex], 0, kMaxInt)) &&
-             take(P::kBytes, wholeIn(event[P::kBytes], 0, kMaxBytes)) &&
-             take(P::kMs, finiteIn(event[P::kMs], 0, kMaxMs));
-    } else if (kind == P::kSweep) {
-        ok =
-            take(P::kKind, event[P::kKind].isString() && event[P::kKind].toString().size() <= 64) &&
-            take(P::kBytes, wholeIn(event[P::kBytes], 0, kMaxBytes));
-    }
-    return ok ? out : QJsonObject{};
-}
-
-} // namespace
-
 QJsonObject progressEvent(const QByteArray& line, int rank) {
     const QByteArray text = line.trimmed();
     return text.startsWith('{') && qsizetype(text.size()) <= kMaxLine
@@ -145,9 +140,9 @@ bool portClash(const std::vector<RankExit>& ranks) {
            ranks.front().stderrTail.contains(QLatin1String(spec::kPortInUse));
 }
 
-bool retryOnAnotherPort(const PoolOutcome& o, const QDeadlineTimer& deadline, int maxRetries) {
+bool retryOnAnotherPort(const PoolOutcome& o, const QDeadlineTimer& deadline) {
     return !o.success && portClash(o.ranks) && !o.timedOut && !o.stopped &&
-           !deadline.hasExpired() && o.attempts <= maxRetries;
+           !deadline.hasExpired() && o.attempts <= kMaxPortRetries;
 }
 
 } // namespace commprof::runner

@@ -88,8 +88,7 @@ QString rankEnd(const RankExit& rank);
 bool portClash(const std::vector<RankExit>& ranks);
 // Whether a finished attempt is tried again on another port: it failed by a port clash, was
 // neither stopped nor out of time, and the retries are not used up.
-bool retryOnAnotherPort(const PoolOutcome& outcome, const QDeadlineTimer& deadline,
-                        int maxRetries = kMaxPortRetries);
+bool retryOnAnotherPort(const PoolOutcome& outcome, const QDeadlineTimer& deadline);
 
 } // namespace commprof::runner
 

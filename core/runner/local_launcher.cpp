@@ -68,8 +68,8 @@ QString LocalLauncher::placeRanks(const CellLaunch& launch, PoolSpec& spec) {
     }
     for (int r = 0; r < launch.worldSize; ++r) {
         const int host = r / perHost;
-        spec.places.push_back({hosts_->namespaceOf(host), EmulatedHosts::addressOf(host),
-                               hosts_->networkNamespacePath(host), hosts_->userNamespacePath()});
+        spec.places.push_back({EmulatedHosts::addressOf(host), hosts_->networkNamespacePath(host),
+                               hosts_->userNamespacePath()});
     }
     link_ = QJsonObject{{"rate", launch.link}, {"hosts", hosts}, {"ranks_per_host", perHost}};
     emit logLine(QString("%1 emulated hosts of %2 rank(s) joined at %3")

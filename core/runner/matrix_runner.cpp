@@ -103,8 +103,95 @@ QString otherMatrixIn(const QString& outDir, const feasibility::Plan& plan) {
     return {};
 }
 
+QString rankFileName(bool sweep, int rank) {
+    return QString::fromStdString(
+        (sweep ? spec::files::kSweep : spec::files::kRankResult).of(rank));
+}
+
+// The rank files of a finished cell, checked before a manifest is written. Empty on success.
+QString verifyRankFiles(const QString& dir, int worldSize, bool sweep) {
+    for (int r = 0; r < worldSize; ++r) {
+        const QString path = QDir(dir).filePath(rankFileName(sweep, r));
+        if (!QFileInfo::exists(path) && !files::isLink(path)) {
+            return QString::fromStdString(spec::files::kRankResult.of(r)) + " missing";
+        }
+        const results::RankFile f = results::readRankFile(path);
+        if (!f.ok()) {
+            return f.problem;
+        }
+        if (f.worldSize() != worldSize || f.rank() != r) {
+            return QString("%1 says rank %2 of %3, expected rank %4 of %5")
+                .arg(rankFileName(sweep, r))
+                .arg(f.rank())
+                .arg(f.worldSize())
+                .arg(r)
+                .arg(worldSize);
+        }
+    }
+    return {};
+}
+
 QString writeCellRecord(const QString& dir, const QJsonObject& doc) {
     return writeJsonAtomically(QDir(dir).filePath(spec::files::kCellRecord), doc);
+}
+
+// The cell's launcher.log lines: how its ranks ended, each rank's exit and stderr's tail.
+QString launcherLogOf(const feasibility::PlannedCell& pc, const PoolOutcome& outcome,
+                      const std::optional<RankStarts>& starts, double wallS) {
+    QString log = QString("cell %1: %2 rank(s), port %3, %4 attempt(s), %5 s, %6\n")
+                      .arg(pc.cell.id)
+                      .arg(pc.cell.worldSize)
+                      .arg(outcome.port)
+                      .arg(outcome.attempts)
+                      .arg(wallS, 0, 'f', 1)
+                      .arg(outcome.success ? "all ranks exited 0" : "FAILED: " + outcome.reason);
+    if (outcome.timedOut) {
+        log += QString("deadline of %1 s passed\n").arg(pc.cell.config.timeoutS);
+    }
+    if (starts) {
+        log += starts->logLine();
+    }
+    log += outcome.launcherLog;
+    for (const RankExit& r : outcome.ranks) {
+        log += QString("rank %1: %2\n")
+                   .arg(r.rank)
+                   .arg(r.crashed ? QString("killed by a signal")
+                                  : QString("exit code %1").arg(r.exitCode));
+        if (!r.stderrTail.isEmpty()) {
+            log += "  stderr tail:\n    " + QString(r.stderrTail).replace("\n", "\n    ") + "\n";
+        }
+    }
+    return log;
+}
+
+// The manifest, then the cell record with status complete: what a complete cell has. Empty, or
+// the write that failed (then no manifest is left).
+QString writeCompleteCell(const QString& dir, const feasibility::PlannedCell& pc,
+                          const PoolOutcome& outcome, double wallS, QJsonObject& cellDoc) {
+    const QString manifest = QDir(dir).filePath(spec::files::kManifest);
+    QJsonArray ranks;
+    for (int r = 0; r < pc.cell.worldSize; ++r) {
+        ranks.append(rankFileName(pc.cell.isSweep(), r));
+    }
+    // Last, atomically, and only now: its presence is what "complete" means.
+    QString e = writeJsonAtomically(
+        manifest,
+        QJsonObject{{"cell_id", pc.cell.id},
+                    {"world_size", pc.cell.worldSize},
+                    {"rank_files", ranks},
+                    {"finished_at", QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs)},
+                    {"wall_s", wallS},
+                    {"port", outcome.port},
+                    {"attempts", outcome.attempts},
+                    {"launcher", outcome.launcher}});
+    if (e.isEmpty()) {
+        cellDoc["status"] = "complete";
+        e = writeCellRecord(dir, cellDoc);
+        if (!e.isEmpty()) {
+            QFile::remove(manifest); // a cell whose record failed is not complete
+        }
+    }
+    return e;
 }
 
 } // namespace
@@ -132,33 +219,6 @@ const char* toString(CellState s) {
 
 QString writeJsonAtomically(const QString& path, const QJsonObject& doc) {
     return files::writeAtomically(path, QJsonDocument(doc).toJson(QJsonDocument::Indented));
-}
-
-QString rankFileName(bool sweep, int rank) {
-    return QString::fromStdString(
-        (sweep ? spec::files::kSweep : spec::files::kRankResult).of(rank));
-}
-
-QString verifyRankFiles(const QString& dir, int worldSize, bool sweep) {
-    for (int r = 0; r < worldSize; ++r) {
-        const QString path = QDir(dir).filePath(rankFileName(sweep, r));
-        if (!QFileInfo::exists(path) && !files::isLink(path)) {
-            return QString::fromStdString(spec::files::kRankResult.of(r)) + " missing";
-        }
-        const results::RankFile f = results::readRankFile(path);
-        if (!f.ok()) {
-            return f.problem;
-        }
-        if (f.worldSize() != worldSize || f.rank() != r) {
-            return QString("%1 says rank %2 of %3, expected rank %4 of %5")
-                .arg(rankFileName(sweep, r))
-                .arg(f.rank())
-                .arg(f.worldSize())
-                .arg(r)
-                .arg(worldSize);
-        }
-    }
-    return {};
 }
 
 MatrixRunner::MatrixRunner(feasibility::Plan plan, RunOptions options, QObject* parent)
@@ -523,73 +583,9 @@ void MatrixRunner::runCell(const feasibility::PlannedCell& pc) {
     launcher_->start(launch);
 }
 
-namespace {
-
-// The cell's launcher.log lines: how its ranks ended, each rank's exit and stderr's tail.
-QString launcherLogOf(const feasibility::PlannedCell& pc, const PoolOutcome& outcome,
-                      const std::optional<RankStarts>& starts, double wallS) {
-    QString log = QString("cell %1: %2 rank(s), port %3, %4 attempt(s), %5 s, %6\n")
-                      .arg(pc.cell.id)
-                      .arg(pc.cell.worldSize)
-                      .arg(outcome.port)
-                      .arg(outcome.attempts)
-                      .arg(wallS, 0, 'f', 1)
-                      .arg(outcome.success ? "all ranks exited 0" : "FAILED: " + outcome.reason);
-    if (outcome.timedOut) {
-        log += QString("deadline of %1 s passed\n").arg(pc.cell.config.timeoutS);
-    }
-    if (starts) {
-        log += starts->logLine();
-    }
-    log += outcome.launcherLog;
-    for (const RankExit& r : outcome.ranks) {
-        log += QString("rank %1: %2\n")
-                   .arg(r.rank)
-                   .arg(r.crashed ? QString("killed by a signal")
-                                  : QString("exit code %1").arg(r.exitCode));
-        if (!r.stderrTail.isEmpty()) {
-            log += "  stderr tail:\n    " + QString(r.stderrTail).replace("\n", "\n    ") + "\n";
-        }
-    }
-    return log;
-}
-
-// The manifest, then the cell record with status complete: what a complete cell has. Empty, or
-// the write that failed (then no manifest is left).
-QString writeCompleteCell(const QString& dir, const feasibility::PlannedCell& pc,
-                          const PoolOutcome& outcome, double wallS, QJsonObject& cellDoc) {
-    const QString manifest = QDir(dir).filePath(spec::files::kManifest);
-    QJsonArray ranks;
-    for (int r = 0; r < pc.cell.worldSize; ++r) {
-        ranks.append(rankFileName(pc.cell.isSweep(), r));
-    }
-    // Last, atomically, and only now: its presence is what "complete" means.
-    QString e = writeJsonAtomically(
-        manifest,
-        QJsonObject{{"cell_id", pc.cell.id},
-                    {"world_size", pc.cell.worldSize},
-                    {"rank_files", ranks},
-                    {"finished_at", QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs)},
-                    {"wall_s", wallS},
-                    {"port", outcome.port},
-                    {"attempts", outcome.attempts},
-                    {"launcher", outcome.launcher}});
-    if (e.isEmpty()) {
-        cellDoc["status"] = "complete";
-        e = writeCellRecord(dir, cellDoc);
-        if (!e.isEmpty()) {
-            QFile::remove(manifest); // a cell whose record failed is not complete
-        }
-    }
-    return e;
-}
-
-} // namespace
-
-void MatrixRunner::onPoolFinished(const feasibility::PlannedCell& pc, const PoolOutcome& pool) {
+void MatrixRunner::onPoolFinished(const feasibility::PlannedCell& pc, PoolOutcome outcome) {
     const QString dir = cellDir(pc.cell.id);
-    PoolOutcome outcome = pool;
-    if (!pool.success && forkServer_ && forkServer_->serving() && execReason_.isEmpty() &&
+    if (!outcome.success && forkServer_ && forkServer_->serving() && execReason_.isEmpty() &&
         !runningCell_.isEmpty()) {
         forkServer_
             ->answers(); // a server gone with the cell's forked ranks is named in its failure

@@ -3,10 +3,9 @@
 // Runs a plan cell by cell into a results directory (docs/formats.md): infeasible cells are
 // recorded as skipped_infeasible with their numbers, feasible ones are started by the plan's
 // launcher (a local rank pool, or one Slurm step); a manifest is written last, atomically,
-// only when every rank succeeded. The folder is locked
-// for the run, never entered through a symbolic link, and every write is checked: a file that
-// could not be written (a full disk) makes its cell incomplete, and the reason is kept in
-// memory for the summary.
+// only when every rank succeeded. The folder is locked for the run, never entered through a
+// symbolic link, and every write is checked: a file that could not be written (a full disk)
+// makes its cell incomplete, and the reason is kept in memory for the summary.
 
 #include "feasibility/plan.h"
 #include "runner/cell_launcher.h"
@@ -75,7 +74,7 @@ private:
     void next();
     void finish();
     void runCell(const feasibility::PlannedCell& pc);
-    void onPoolFinished(const feasibility::PlannedCell& pc, const PoolOutcome& pool);
+    void onPoolFinished(const feasibility::PlannedCell& pc, PoolOutcome outcome);
     // A cell that did not complete: `ending` is CellState::Failed, or CellState::Stopped for
     // one ended on request (counted apart from the failed cells).
     void endCell(const feasibility::PlannedCell& pc, CellState ending, const QString& failure,
@@ -113,8 +112,6 @@ private:
 // may be null (the matrix is then not compared). Empty when the run may go there. Reads only.
 QString folderRefusal(const QString& outDir, const feasibility::Plan* plan);
 
-// The rank files of a finished cell, checked before a manifest is written. Empty on success.
-QString verifyRankFiles(const QString& cellDir, int worldSize, bool sweep = false);
 // Empty on success, else "PATH: reason".
 QString writeJsonAtomically(const QString& path, const QJsonObject& doc);
 

@@ -1,31 +1,22 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "network_tool.h"
 
+#include "platform/link_emulation.h"
 #include "platform/user_namespace.h"
 
 #include <QProcess>
-#include <QStandardPaths>
 
 namespace commprof::runner {
-namespace {
-
-constexpr int kToolTimeoutMs = 15000;
-
-} // namespace
-
-QString networkToolPath(const QString& tool) {
-    const QString onPath = QStandardPaths::findExecutable(tool);
-    return onPath.isEmpty() ? QStandardPaths::findExecutable(tool, {"/usr/sbin", "/sbin"}) : onPath;
-}
 
 QString runNetworkTool(const QString& tool, const QStringList& args,
                        const std::function<void()>& enter) {
+    constexpr int kToolTimeoutMs = 15000;
     QProcess p;
     p.setStandardInputFile(QProcess::nullDevice());
     if (enter) {
         p.setChildProcessModifier(enter);
     }
-    p.start(networkToolPath(tool), args);
+    p.start(platform::networkToolPath(tool), args);
     if (!p.waitForFinished(kToolTimeoutMs)) {
         p.kill();
         p.waitForFinished(1000);

@@ -11,9 +11,6 @@
 
 namespace commprof::runner {
 
-// Where `tool` is: on PATH, else in /usr/sbin or /sbin (not on a normal user's PATH).
-QString networkToolPath(const QString& tool);
-
 // Runs `tool` with `args`, `enter` (if set) run in the child before exec. Empty on success,
 // else the command and what it or the namespace setup said.
 QString runNetworkTool(const QString& tool, const QStringList& args,

@@ -40,25 +40,17 @@ QString executableOf(qint64 pid) {
 }
 
 bool environmentHolds(qint64 pid, const QByteArray& entry) {
-    try {
-        const QByteArray env = files::readRegularFile(QString("/proc/%1/environ").arg(pid),
-                                                      kMaxEnvironBytes, files::Links::Follow);
-        return env.split('\0').contains(entry);
-    } catch (const files::FileError&) {
-        return false;
-    }
+    return files::readRegularFileOrEmpty(QString("/proc/%1/environ").arg(pid), kMaxEnvironBytes,
+                                         files::Links::Follow)
+        .split('\0')
+        .contains(entry);
 }
 
 } // namespace
 
 quint64 processStartTime(qint64 pid) {
-    QByteArray stat;
-    try {
-        stat = files::readRegularFile(QString("/proc/%1/stat").arg(pid), kMaxPidFileBytes,
-                                      files::Links::Follow);
-    } catch (const files::FileError&) {
-        return 0;
-    }
+    const QByteArray stat = files::readRegularFileOrEmpty(QString("/proc/%1/stat").arg(pid),
+                                                          kMaxPidFileBytes, files::Links::Follow);
     // The command name (field 2) may hold spaces; fields after the last ')' are plain.
     const int close = stat.lastIndexOf(')');
     if (close < 0) {
@@ -75,13 +67,10 @@ QString writePidRecord(const QString& path, qint64 pid, const QString& runId) {
 }
 
 QList<QByteArray> readRecordWords(const QString& path, int count) {
-    QByteArray text;
-    try {
-        text = files::readRegularFile(path, kMaxPidFileBytes, files::Links::Refuse);
-    } catch (const files::FileError&) {
-        return {};
-    }
-    const QList<QByteArray> words = text.trimmed().split(' ');
+    const QList<QByteArray> words =
+        files::readRegularFileOrEmpty(path, kMaxPidFileBytes, files::Links::Refuse)
+            .trimmed()
+            .split(' ');
     return words.size() == count ? words : QList<QByteArray>{};
 }
 
@@ -147,10 +136,7 @@ int endRecordedProcesses(const QString& dir, int graceMs) {
 
 QString randomToken(int bits) {
     QByteArray bytes(qsizetype((bits + 7) / 8), '\0');
-    QRandomGenerator* rng = QRandomGenerator::system();
-    for (char& b : bytes) {
-        b = char(rng->bounded(256));
-    }
+    std::ranges::generate(bytes, [] { return char(QRandomGenerator::system()->bounded(256)); });
     return QString::fromLatin1(bytes.toHex());
 }
 

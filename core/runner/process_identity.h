@@ -29,14 +29,13 @@ QList<QByteArray> readRecordWords(const QString& path, int count);
 // True when the recorded process still runs (same pid, same start time).
 bool stillRunning(const PidRecord& record);
 // True when the recorded process still runs, /proc/PID/exe is a commprof-rank binary (or the
-// fork server's client, commprof-rank-fork) and its
-// environment holds COMMPROF_RUN_ID=<the record's run id>: a rank this run id's launcher started.
+// fork server's client, commprof-rank-fork) and its environment holds COMMPROF_RUN_ID=<the
+// record's run id>: a rank this run id's launcher started.
 bool isRecordedRank(const PidRecord& record);
 
 // Ends the ranks recorded in DIR/*.pid and DIR/*.pid.*.tmp (SIGTERM, then SIGKILL) and
-// removes the files. A record
-// whose process is gone or is not such a rank is removed and its process left alone. Returns
-// how many ranks were ended.
+// removes the files. A record whose process is gone or is not such a rank is removed and its
+// process left alone. Returns how many ranks were ended.
 int endRecordedProcesses(const QString& dir, int graceMs = 2000);
 
 // A secret of `bits` random bits from the system's generator, in lower-case hex.

@@ -42,7 +42,7 @@ RankPool::~RankPool() {
     removePidFiles();
 }
 
-int RankPool::freeLoopbackPort(QString* error) {
+int RankPool::freeLoopbackPort(QString* error, int wanted) {
     const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) {
         if (error) {
@@ -53,7 +53,7 @@ int RankPool::freeLoopbackPort(QString* error) {
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = 0;
+    addr.sin_port = htons(quint16(wanted));
     socklen_t len = sizeof addr;
     int port = 0;
     if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
@@ -233,7 +233,7 @@ RankPool::HostFds RankPool::openHostOf(int rank, QProcessEnvironment& env) const
     const auto open = [](const QString& path) {
         return ::open(QFile::encodeName(path).constData(), O_RDONLY | O_CLOEXEC);
     };
-    fds.net = open(place.netnsPath.isEmpty() ? "/run/netns/" + place.netns : place.netnsPath);
+    fds.net = open(place.netnsPath);
     if (!place.userns.isEmpty()) {
         fds.user = open(place.userns);
     }
@@ -355,7 +355,7 @@ void RankPool::finishIfDone() {
     }
     const bool allZero = std::ranges::all_of(
         outcome_.ranks, [](const RankExit& e) { return !e.crashed && e.exitCode == 0; });
-    if (!allZero && retryOnAnotherPort(outcome_, spec_.deadline, spec_.maxPortRetries)) {
+    if (!allZero && retryOnAnotherPort(outcome_, spec_.deadline)) {
         emit logLine(QString("port %1 was taken: retrying on another port").arg(outcome_.port));
         outcome_.reason.clear();
         relaunchPending_ = true;

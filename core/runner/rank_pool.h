@@ -20,9 +20,8 @@ namespace commprof::runner {
 
 // Where one rank runs when the cell's hosts are emulated (runner/host_network.h).
 struct RankPlace {
-    QString netns;     // the host's namespace's name
     QString address;   // the host's address: the rank binds gloo to it (COMMPROF_BIND_ADDR)
-    QString netnsPath; // what the rank opens to join it (/run/netns/NAME as root)
+    QString netnsPath; // what the rank opens to join its host (/run/netns/NAME as root)
     // The user namespace the rank joins first, where the hosts are a normal user's (entering a
     // network namespace takes CAP_SYS_ADMIN in the user namespace that owns it); empty as root.
     QString userns;
@@ -37,8 +36,7 @@ struct PoolSpec {
     QString pidTag;          // file name prefix for this pool's pid files
     QDeadlineTimer deadline; // absolute; retries never extend it
     int graceMs = 3000;      // between SIGTERM and SIGKILL
-    int maxPortRetries = kMaxPortRetries;
-    int firstPort = 0; // 0: pick a free loopback port; otherwise try this one first
+    int firstPort = 0;       // 0: pick a free loopback port; otherwise try this one first
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     // One per rank on emulated hosts; empty: every rank on this machine's loopback. Rank 0's
     // address is every rank's MASTER_ADDR.
@@ -62,7 +60,8 @@ public:
     PoolOutcome runBlocking(const PoolSpec& spec);
 
     // A port of 127.0.0.1 free now, or 0 with why not in ERROR (no port free, loopback down).
-    static int freeLoopbackPort(QString* error = nullptr);
+    // Given WANTED, that port when it is free now, else 0.
+    static int freeLoopbackPort(QString* error = nullptr, int wanted = 0);
 
 signals:
     void progress(int rank, const QJsonObject& event); // JSON lines from a rank's stdout

@@ -13,9 +13,8 @@
 namespace commprof::runner {
 
 QString defaultRankProgram() {
-    const QByteArray env = qgetenv("COMMPROF_RANK");
-    if (!env.isEmpty()) {
-        return QString(env);
+    if (const QString env = qEnvironmentVariable("COMMPROF_RANK"); !env.isEmpty()) {
+        return env;
     }
     const QString beside = QDir(QCoreApplication::applicationDirPath()).filePath("commprof-rank");
     if (QFileInfo(beside).isExecutable()) {

@@ -4,7 +4,6 @@
 #include "results/json_kind.h"
 #include "spec/mapped.h"
 
-#include <QJsonArray>
 #include <QStringList>
 
 namespace commprof::runner {

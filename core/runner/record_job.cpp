@@ -26,6 +26,30 @@ QString lastLine(const QString& text) {
     return lines.isEmpty() ? QString() : lines.last().trimmed();
 }
 
+// The commprof program used: COMMPROF_CLI, else the one beside this program, else "commprof".
+QString cliProgram() {
+    const QString chosen = qEnvironmentVariable("COMMPROF_CLI");
+    if (!chosen.isEmpty()) {
+        return chosen;
+    }
+    const QString beside = QDir(QCoreApplication::applicationDirPath()).filePath("commprof");
+    return QFileInfo(beside).isExecutable() ? beside : QString("commprof");
+}
+
+QStringList recordArguments(const RecordRequest& r) {
+    QStringList a{"record",
+                  "--out",
+                  r.outDir,
+                  "--skip",
+                  QString::number(r.skip),
+                  "--steps",
+                  QString::number(r.steps)};
+    if (r.nproc > 0) {
+        a << "--nproc" << QString::number(r.nproc);
+    }
+    return a << "--" << QProcess::splitCommand(r.command);
+}
+
 } // namespace
 
 RecordJob::RecordJob(QObject* parent) : QObject(parent) {
@@ -38,29 +62,6 @@ RecordJob::~RecordJob() {
         ::kill(-pid_t(process_->processId()), SIGKILL);
         process_->waitForFinished(kGraceMs);
     }
-}
-
-QString RecordJob::cliProgram() {
-    const QString chosen = qEnvironmentVariable("COMMPROF_CLI");
-    if (!chosen.isEmpty()) {
-        return chosen;
-    }
-    const QString beside = QDir(QCoreApplication::applicationDirPath()).filePath("commprof");
-    return QFileInfo(beside).isExecutable() ? beside : QString("commprof");
-}
-
-QStringList RecordJob::recordArguments(const RecordRequest& r) {
-    QStringList a{"record",
-                  "--out",
-                  r.outDir,
-                  "--skip",
-                  QString::number(r.skip),
-                  "--steps",
-                  QString::number(r.steps)};
-    if (r.nproc > 0) {
-        a << "--nproc" << QString::number(r.nproc);
-    }
-    return a << "--" << QProcess::splitCommand(r.command);
 }
 
 QStringList RecordJob::confirmArguments(const ConfirmRequest& c) {

@@ -43,10 +43,7 @@ public:
     explicit RecordJob(QObject* parent = nullptr);
     ~RecordJob() override; // ends a job still running
 
-    // The commprof program used: COMMPROF_CLI, else the one beside this program, else "commprof".
-    static QString cliProgram();
-    // The command line `commprof record` / `confirm` is started with (for tests and the log).
-    static QStringList recordArguments(const RecordRequest& r);
+    // The command line `commprof confirm` is started with (for tests and the log).
     static QStringList confirmArguments(const ConfirmRequest& c);
 
     // What `commprof record` wrote into DIR/capture/command.json (the command as it ran, its

@@ -28,12 +28,47 @@ QMap<QString, QString> slurmRecord(const JobRecord& r, const QProcessEnvironment
         }
         return {};
     }
-    return t.ok() ? platform::parseSlurmRecord(t.out.split('\n').value(0)) : QMap<QString, QString>{};
+    return t.ok() ? platform::parseSlurmRecord(t.out.split('\n').value(0))
+                  : QMap<QString, QString>{};
 }
 
 bool ownedByThisUser(const QString& userId) {
     const QRegularExpressionMatch m = QRegularExpression("\\((\\d+)\\)$").match(userId);
     return m.hasMatch() && m.captured(1).toUInt() == ::getuid();
+}
+
+bool readJobRecord(const QString& path, JobRecord& out) {
+    const QList<QByteArray> parts = readRecordWords(path, 3);
+    static const QRegularExpression id("^\\d+(\\.\\d+)?$");
+    if (parts.isEmpty()) {
+        return false;
+    }
+    out = {QString::fromLatin1(parts[0]), QString::fromUtf8(parts[1]),
+           QString::fromLatin1(parts[2]), path};
+    return id.match(out.id).hasMatch() && !out.runId.isEmpty();
+}
+
+// Whether Slurm still runs the recorded job or step as the record describes it; `problem` says
+// why not (or that Slurm could not be asked).
+bool isRecordedJob(const JobRecord& r, const QProcessEnvironment& env, QString* problem = nullptr) {
+    const QString scontrol = platform::findSlurmTools(env).scontrol;
+    if (scontrol.isEmpty()) {
+        if (problem) {
+            *problem = "scontrol is not on PATH";
+        }
+        return false;
+    }
+    const QMap<QString, QString> s = slurmRecord(r, env, scontrol, problem);
+    if (s.isEmpty()) {
+        return false;
+    }
+    if (r.isStep()) {
+        return s.value("StepId") == r.id && s.value("Name") == r.name &&
+               ownedByThisUser(s.value("UserId")) && slurmStateActive(s.value("State"));
+    }
+    return s.value("JobId") == r.id && s.value("JobName") == r.name &&
+           s.value("Comment") == slurmJobComment(r.runId) && ownedByThisUser(s.value("UserId")) &&
+           slurmStateActive(s.value("JobState"));
 }
 
 } // namespace
@@ -55,38 +90,6 @@ bool slurmStateActive(const QString& state) {
 
 QString writeJobRecord(const QString& path, const JobRecord& r) {
     return files::writeAtomically(path, QString("%1 %2 %3\n").arg(r.id, r.name, r.runId).toUtf8());
-}
-
-bool readJobRecord(const QString& path, JobRecord& out) {
-    const QList<QByteArray> parts = readRecordWords(path, 3);
-    static const QRegularExpression id("^\\d+(\\.\\d+)?$");
-    if (parts.isEmpty()) {
-        return false;
-    }
-    out = {QString::fromLatin1(parts[0]), QString::fromUtf8(parts[1]),
-           QString::fromLatin1(parts[2]), path};
-    return id.match(out.id).hasMatch() && !out.runId.isEmpty();
-}
-
-bool isRecordedJob(const JobRecord& r, const QProcessEnvironment& env, QString* problem) {
-    const QString scontrol = platform::findSlurmTools(env).scontrol;
-    if (scontrol.isEmpty()) {
-        if (problem) {
-            *problem = "scontrol is not on PATH";
-        }
-        return false;
-    }
-    const QMap<QString, QString> s = slurmRecord(r, env, scontrol, problem);
-    if (s.isEmpty()) {
-        return false;
-    }
-    if (r.isStep()) {
-        return s.value("StepId") == r.id && s.value("Name") == r.name &&
-               ownedByThisUser(s.value("UserId")) && slurmStateActive(s.value("State"));
-    }
-    return s.value("JobId") == r.id && s.value("JobName") == r.name &&
-           s.value("Comment") == slurmJobComment(r.runId) && ownedByThisUser(s.value("UserId")) &&
-           slurmStateActive(s.value("JobState"));
 }
 
 int endRecordedJobs(const QString& dir, const QProcessEnvironment& env, int waitMs) {

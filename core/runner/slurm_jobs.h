@@ -25,16 +25,10 @@ struct JobRecord {
 
 // "ID NAME RUNID". Empty on success, else why not.
 QString writeJobRecord(const QString& path, const JobRecord& record);
-bool readJobRecord(const QString& path, JobRecord& out);
 
-// Whether Slurm still runs the recorded job or step as the record describes it; `problem` says
-// why not (or that Slurm could not be asked).
-bool isRecordedJob(const JobRecord& record, const QProcessEnvironment& env,
-                   QString* problem = nullptr);
-
-// Cancels every job and step recorded in DIR that isRecordedJob confirms, waits (at most
-// waitMs) until Slurm reports them ended, and removes the records. Records Slurm cannot be asked
-// about (no scontrol) are kept for a later run. Returns how many were cancelled.
+// Cancels every job and step recorded in DIR that Slurm still runs as its record describes it,
+// waits (at most waitMs) until Slurm reports them ended, and removes the records. Records Slurm
+// cannot be asked about (no scontrol) are kept for a later run. Returns how many were cancelled.
 int endRecordedJobs(const QString& dir, const QProcessEnvironment& env, int waitMs = 60000);
 
 // Slurm job states in which the job's processes may still run.

@@ -84,10 +84,6 @@ void SlurmLauncher::start(const CellLaunch& launch) {
     launchAttempt();
 }
 
-QString SlurmLauncher::target() const {
-    return mode_ == Mode::OwnJob ? jobId_ : a_.stepId;
-}
-
 QString SlurmLauncher::stepCommand(QStringList& command, QProcessEnvironment& env, int port,
                                    int minutes) {
     const QString nodeList = launch_.env.value("SLURM_JOB_NODELIST");
@@ -217,9 +213,8 @@ void SlurmLauncher::readClient(QProcess::ProcessChannel channel) {
             } else if (channel == QProcess::StandardOutput && jobId_.isEmpty() &&
                        !line.trimmed().isEmpty()) {
                 onJobKnown(QString::fromUtf8(line.trimmed()).section(';', 0, 0));
-            } else if (!line.trimmed().isEmpty()) {
-                keepLast(a_.srunLines,
-                         QString::fromUtf8(line).trimmed()); // sbatch's own messages
+            } else if (!line.trimmed().isEmpty()) { // sbatch's own messages
+                keepLast(a_.srunLines, QString::fromUtf8(line).trimmed());
             }
         });
 }
@@ -530,8 +525,7 @@ void SlurmLauncher::conclude(const Record& slurm, const Record& accounting) {
     QString reason =
         accounting.contains("State") ? accounting.value("Reason") : slurm.value("Reason");
     const QString exitCode = accounting.value("ExitCode", slurm.value("ExitCode"));
-    const bool cancelled = std::any_of(a_.notices.begin(), a_.notices.end(),
-                                       [](const QString& n) { return n.contains("CANCELLED"); });
+    const bool cancelled = !a_.notices.filter("CANCELLED").isEmpty();
     if (state.isEmpty() && !target().isEmpty()) {
         state = cancelled ? "CANCELLED" : a_.clientExit == 0 ? "COMPLETED" : "FAILED";
     }

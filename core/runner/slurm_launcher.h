@@ -59,7 +59,8 @@ private:
     // Runs a short Slurm command without blocking the event loop.
     void ask(const QString& program, const QStringList& args,
              const std::function<void(const platform::ToolResult&)>& done);
-    QString target() const; // what scancel ends: the job, or the step inside an allocation
+    // What scancel ends: the job, or the step inside an allocation.
+    QString target() const { return mode_ == Mode::OwnJob ? jobId_ : a_.stepId; }
     void recordTarget();
     void removeRecord();
 

@@ -59,8 +59,8 @@ QString taskState(const platform::SlurmTools& tools, const QProcessEnvironment& 
     return state;
 }
 
-} // namespace
-
+// The batch script of the job array: task i runs `PROGRAM trace reduce FILES[i] --out
+// WORKDIR/reduced/i.json ARGS`.
 QByteArray reduceScript(const SlurmReduceRequest& request) {
     QString s = "#!/bin/sh\n";
     if (!request.partition.isEmpty()) {
@@ -86,6 +86,8 @@ QByteArray reduceScript(const SlurmReduceRequest& request) {
          "esac\n";
     return s.toUtf8();
 }
+
+} // namespace
 
 SlurmReduceResult reduceOnSlurm(const SlurmReduceRequest& request) {
     SlurmReduceResult out;

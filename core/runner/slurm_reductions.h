@@ -36,10 +36,6 @@ struct SlurmReduceResult {
     std::vector<SlurmReduceTask> tasks; // one per file, in the order given
 };
 
-// The batch script of the job array: task i runs `PROGRAM trace reduce FILES[i] --out
-// WORKDIR/reduced/i.json ARGS`.
-QByteArray reduceScript(const SlurmReduceRequest& request);
-
 // Submits the job array and waits for it (blocking: the command has nothing else to do).
 SlurmReduceResult reduceOnSlurm(const SlurmReduceRequest& request);
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace commprof::runner {
 
@@ -142,17 +143,12 @@ bool readTaskExits(const QByteArray& line, std::vector<RankExit>& ranks) {
 
 QString schedulerStateText(const QJsonObject& s) {
     QString text = s["state"].toString();
-    if (!s["job_id"].toString().isEmpty()) {
-        text += " job " + s["job_id"].toString();
-    }
-    if (!s["step_id"].toString().isEmpty()) {
-        text += " step " + s["step_id"].toString();
-    }
-    if (s.contains("nodes")) {
-        text += " on " + s["nodes"].toString();
-    }
-    if (s.contains("reason")) {
-        text += " (" + s["reason"].toString() + ")";
+    for (const auto& [key, part] :
+         {std::pair{"job_id", " job %1"}, std::pair{"step_id", " step %1"},
+          std::pair{"nodes", " on %1"}, std::pair{"reason", " (%1)"}}) {
+        if (!s[key].toString().isEmpty()) {
+            text += QString(part).arg(s[key].toString());
+        }
     }
     return text;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "user_namespace_hosts.h"
 
-#include "files/safe_file.h"
+#include "platform/thread_limit.h"
 #include "platform/user_namespace.h"
 #include "runner/network_tool.h"
 #include "runner/process_identity.h"
@@ -40,21 +40,6 @@ void closeFd(int& fd) {
     fd = -1;
 }
 
-// The real uid in /proc/PID/status, or -1.
-qint64 ownerOf(qint64 pid) {
-    try {
-        const QByteArray status = files::readRegularFile(QString("/proc/%1/status").arg(pid),
-                                                         64 * 1024, files::Links::Follow);
-        for (const QByteArray& line : status.split('\n')) {
-            if (line.startsWith("Uid:")) {
-                return line.mid(4).simplified().split(' ').value(0).toLongLong();
-            }
-        }
-    } catch (const files::FileError&) {
-    }
-    return -1;
-}
-
 // The kernel's name of a process' namespace ("user:[4026531837]"), or empty.
 QByteArray namespaceId(const QString& process, const char* kind) {
     char target[128];
@@ -72,10 +57,7 @@ NamespaceKeeper::~NamespaceKeeper() {
 QString NamespaceKeeper::start() {
     stop();
     const platform::OwnNamespaceMaps maps = platform::ownNamespaceMaps();
-    QString shell = QStandardPaths::findExecutable("sh");
-    if (shell.isEmpty()) {
-        shell = "/bin/sh";
-    }
+    const QString shell = QStandardPaths::findExecutable("sh");
     proc_ = std::make_unique<QProcess>();
     proc_->setWorkingDirectory("/"); // holds nothing of the runner's folders busy
     // Death signal after the namespaces: set before, it could be lost as the credentials
@@ -86,7 +68,7 @@ QString NamespaceKeeper::start() {
             ::_exit(platform::kNamespaceSetupExit);
         }
     });
-    proc_->start(shell, kKeeperScript);
+    proc_->start(shell.isEmpty() ? QString("/bin/sh") : shell, kKeeperScript);
     QByteArray said;
     QElapsedTimer clock;
     clock.start();
@@ -155,10 +137,12 @@ QString NamespaceKeeper::networkNamespacePath(const QString& name) const {
 }
 
 bool NamespaceKeeper::endLeftover(qint64 pid, quint64 startTime) {
-    PidRecord keeper;
-    keeper.pid = pid;
-    keeper.startTime = startTime;
-    if (pid <= 1 || startTime == 0 || !stillRunning(keeper) || ownerOf(pid) != qint64(::getuid())) {
+    const PidRecord keeper{pid, startTime, {}, {}};
+    quint64 uid = 0;
+    quint64 threads = 0;
+    if (pid <= 1 || startTime == 0 || !stillRunning(keeper) ||
+        !platform::processStatus(QString("/proc/%1/status").arg(pid), uid, threads) ||
+        uid != ::getuid()) {
         return false;
     }
     // A keeper is in a user namespace of its own; a process in this one is someone else.
