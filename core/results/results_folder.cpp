@@ -10,11 +10,9 @@
 #include <QJsonObject>
 
 namespace commprof::results {
+namespace {
 
-QString cellDir(const QString& resultsDir, const QString& cellId) {
-    return QDir(QDir(resultsDir).filePath("cells")).filePath(cellId);
-}
-
+// The entries commprof keeps at the top of a results folder.
 const QStringList& folderEntries() {
     static const QStringList entries{".lock",
                                      spec::files::kPidDir,
@@ -26,6 +24,18 @@ const QStringList& folderEntries() {
                                      "results.sqlite-shm",
                                      "results.sqlite-journal"};
     return entries;
+}
+
+bool looksLikeCell(const QDir& cell) {
+    return cell.exists(spec::files::kCellRecord) || cell.exists(spec::files::kManifest) ||
+           !cell.entryList({QString::fromStdString(spec::files::kRankResult.glob())}, QDir::Files)
+                .isEmpty();
+}
+
+} // namespace
+
+QString cellDir(const QString& resultsDir, const QString& cellId) {
+    return QDir(QDir(resultsDir).filePath("cells")).filePath(cellId);
 }
 
 QString linkInFolder(const QString& dir) {
@@ -44,16 +54,6 @@ QString linkInFolder(const QString& dir) {
     }
     return {};
 }
-
-namespace {
-
-bool looksLikeCell(const QDir& cell) {
-    return cell.exists(spec::files::kCellRecord) || cell.exists(spec::files::kManifest) ||
-           !cell.entryList({QString::fromStdString(spec::files::kRankResult.glob())}, QDir::Files)
-                .isEmpty();
-}
-
-} // namespace
 
 FolderCheck checkResultsFolder(const QString& dir) {
     const QFileInfo info(dir);
