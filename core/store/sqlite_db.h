@@ -59,7 +59,6 @@ public:
     void run();  // step to completion, then reset for reuse
     void reset();
     QVariant column(int i) const;
-    int columnCount() const;
 
 private:
     sqlite3* db_;

@@ -27,15 +27,14 @@ public:
           buckets_(bucketsQuery(db)), points_(sweepPointsQuery(db)) {}
 
     results::CellRecord cellRecord(const QString& key) {
-        Statement& s = record_;
-        s.bind(key);
+        record_.bind(key);
         results::CellRecord c;
-        if (s.step()) { // else a cell the store could not take: never complete, never grouped
-            readColumns(s, 0, c.id, c.kind, c.status, c.model, c.layer, c.worldSize,
+        if (record_.step()) { // else a cell the store could not take: never complete, never grouped
+            readColumns(record_, 0, c.id, c.kind, c.status, c.model, c.layer, c.worldSize,
                         c.config.bucketCapMb, c.config.firstBucketMb, c.config.hook, c.config.link);
-            c.config.all = QJsonDocument::fromJson(s.column(10).toString().toUtf8()).object();
+            c.config.all = QJsonDocument::fromJson(record_.column(10).toString().toUtf8()).object();
         }
-        s.reset();
+        record_.reset();
         return c;
     }
 
