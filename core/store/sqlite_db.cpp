@@ -178,6 +178,10 @@ void Statement::reset() {
     next_ = 1;
 }
 
+int Statement::columnCount() const {
+    return sqlite3_column_count(stmt_);
+}
+
 QVariant Statement::column(int i) const {
     switch (sqlite3_column_type(stmt_, i)) {
     case SQLITE_INTEGER:

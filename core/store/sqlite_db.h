@@ -59,6 +59,7 @@ public:
     void run();  // step to completion, then reset for reuse
     void reset();
     QVariant column(int i) const;
+    int columnCount() const;
 
 private:
     sqlite3* db_;
