@@ -12,7 +12,6 @@
 namespace commprof::results {
 namespace {
 
-// The entries commprof keeps at the top of a results folder.
 const QStringList& folderEntries() {
     static const QStringList entries{".lock",
                                      spec::files::kPidDir,

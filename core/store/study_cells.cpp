@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "study_cells.h"
 
+#include "spec/mapped.h"
 #include "store/queries.h"
 #include "store/sweep_rows.h"
 
@@ -46,14 +47,12 @@ public:
             readColumns(ranks_, 1, rank.recordFromIteration, rank.powersgdRank);
         }
         for (params_.bind(key); params_.step();) {
-            results::ParameterRecord param;
-            param.name = params_.column(1).toString().toStdString();
-            for (const QJsonValue d :
-                 QJsonDocument::fromJson(params_.column(2).toString().toUtf8()).array()) {
-                param.shape.push_back(d.toDouble());
-            }
-            param.bytes = params_.column(3).toDouble();
-            ranks[params_.column(0).toInt()].parameters.push_back(std::move(param));
+            ranks[params_.column(0).toInt()].parameters.push_back(
+                {params_.column(1).toString().toStdString(),
+                 spec::mapped<std::vector<double>>(
+                     QJsonDocument::fromJson(params_.column(2).toString().toUtf8()).array(),
+                     [](const QJsonValue& d) { return d.toDouble(); }),
+                 params_.column(3).toDouble()});
         }
         for (iterations_.bind(key); iterations_.step();) {
             results::IterationRecord i;
