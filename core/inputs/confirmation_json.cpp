@@ -36,6 +36,8 @@ QJsonObject settingJson(const Setting& s, const std::vector<double>& runs) {
 QJsonObject toJson(const Confirmation& c) {
     QJsonObject o{{"recorded", settingJson(c.recorded, c.aMs)},
                   {"candidate", settingJson(c.candidate, c.bMs)}};
+    o["measured"] = QJsonValue();
+    o["predicted"] = QJsonValue();
     if (c.measured) {
         o["measured"] =
             QJsonObject{{"difference_ms", c.measured->meanMs},
@@ -43,8 +45,6 @@ QJsonObject toJson(const Confirmation& c) {
                         {"level", c.measured->level},
                         {"rounds", c.measured->pairs},
                         {"sd_ms", c.measured->sdMs}};
-    } else {
-        o["measured"] = QJsonValue();
     }
     if (c.predicted) {
         o["predicted"] =
@@ -53,7 +53,6 @@ QJsonObject toJson(const Confirmation& c) {
                         {"recorded_step_ms", c.predicted->recordedStepMs},
                         {"candidate_step_ms", c.predicted->candidateStepMs}};
     } else {
-        o["predicted"] = QJsonValue();
         o["prediction_missing"] = c.predictionMissing;
     }
     const std::optional<bool> held = c.predictionHeld();
@@ -73,24 +72,20 @@ std::optional<Confirmation> confirmationFromJson(const QJsonObject& o) {
     c.bMs = numbersOf(k["runs_ms"]);
     if (o["measured"].isObject()) {
         const QJsonObject m = o["measured"].toObject();
-        PairedDifference d;
-        d.meanMs = m["difference_ms"].toDouble();
-        d.lowMs = m["interval_ms"].toArray().at(0).toDouble();
-        d.highMs = m["interval_ms"].toArray().at(1).toDouble();
-        d.level = m["level"].toDouble();
-        d.pairs = m["rounds"].toInt();
-        d.sdMs = m["sd_ms"].toDouble();
-        c.measured = d;
+        c.measured = PairedDifference{.pairs = m["rounds"].toInt(),
+                                      .meanMs = m["difference_ms"].toDouble(),
+                                      .lowMs = m["interval_ms"].toArray().at(0).toDouble(),
+                                      .highMs = m["interval_ms"].toArray().at(1).toDouble(),
+                                      .level = m["level"].toDouble(),
+                                      .sdMs = m["sd_ms"].toDouble()};
     }
     if (o["predicted"].isObject()) {
         const QJsonObject p = o["predicted"].toObject();
-        PredictedDifference d;
-        d.differenceMs = p["difference_ms"].toDouble();
-        d.lowMs = p["interval_ms"].toArray().at(0).toDouble();
-        d.highMs = p["interval_ms"].toArray().at(1).toDouble();
-        d.recordedStepMs = p["recorded_step_ms"].toDouble();
-        d.candidateStepMs = p["candidate_step_ms"].toDouble();
-        c.predicted = d;
+        c.predicted = PredictedDifference{.differenceMs = p["difference_ms"].toDouble(),
+                                          .lowMs = p["interval_ms"].toArray().at(0).toDouble(),
+                                          .highMs = p["interval_ms"].toArray().at(1).toDouble(),
+                                          .recordedStepMs = p["recorded_step_ms"].toDouble(),
+                                          .candidateStepMs = p["candidate_step_ms"].toDouble()};
     }
     c.predictionMissing = o["prediction_missing"].toString();
     return c;

@@ -64,14 +64,11 @@ void sizeFromParams(DdpJob* job, const DdpParams& params, const QString& file) {
 TraceFiles traceFilesOf(const QStringList& paths) {
     TraceFiles out;
     for (const QString& p : paths) {
-        if (QFileInfo(p).isDir()) {
-            for (auto& f : trace::traceFilesIn(p.toStdString())) {
-                out.files.push_back(std::move(f));
-                out.fromDirectory.push_back(true);
-            }
-        } else {
-            out.files.push_back(p.toStdString());
-            out.fromDirectory.push_back(false);
+        const bool dir = QFileInfo(p).isDir();
+        for (std::string& f : dir ? trace::traceFilesIn(p.toStdString())
+                                  : std::vector<std::string>{p.toStdString()}) {
+            out.files.push_back(std::move(f));
+            out.fromDirectory.push_back(dir);
         }
     }
     return out;

@@ -161,47 +161,35 @@ std::optional<Refusal> readSettings(const QJsonObject& o, DdpParams& out) {
 
 } // namespace
 
-std::optional<DdpParams> parseDdpParams(const QByteArray& text, const QString& name,
-                                        QString* error) {
-    const auto fail = [&](const Refusal& r) -> std::optional<DdpParams> {
-        *error = r.where.isEmpty() ? QString("%1: %2").arg(name, r.what)
-                                   : QString("%1: %2: %3").arg(name, r.where, r.what);
-        return std::nullopt;
-    };
-    QJsonParseError err;
-    const QJsonDocument doc = QJsonDocument::fromJson(text, &err);
-    if (err.error != QJsonParseError::NoError) {
-        return fail(
-            {{}, QString("not JSON: %1 at byte %2").arg(err.errorString()).arg(err.offset)});
-    }
-    if (!doc.isObject()) {
-        return fail({{}, "expected a JSON object"});
-    }
-    const QJsonObject o = doc.object();
-    DdpParams out;
-    if (auto refused = readParamList(o, out)) {
-        return fail(*refused);
-    }
-    if (auto refused = readSettings(o, out)) {
-        return fail(*refused);
-    }
-    return out;
-}
-
 DdpParams readDdpParams(const QString& path) {
-    QString error;
-    std::optional<DdpParams> params;
+    const auto fail = [&](const Refusal& r) {
+        throw trace::TraceError((r.where.isEmpty()
+                                     ? QString("%1: %2").arg(path, r.what)
+                                     : QString("%1: %2: %3").arg(path, r.where, r.what))
+                                    .toStdString());
+    };
+    QByteArray text;
     try {
-        params = parseDdpParams(files::readRegularFile(path, kMaxParamsBytes, files::Links::Follow),
-                                path, &error);
+        text = files::readRegularFile(path, kMaxParamsBytes, files::Links::Follow);
     } catch (const files::FileError& e) {
         throw trace::TraceError((path + ": " + e.detail).toStdString());
     }
-    if (!params) {
-        throw trace::TraceError(error.toStdString());
+    QJsonParseError err;
+    const QJsonDocument doc = QJsonDocument::fromJson(text, &err);
+    if (err.error != QJsonParseError::NoError) {
+        fail({{}, QString("not JSON: %1 at byte %2").arg(err.errorString()).arg(err.offset)});
     }
-    params->source = path;
-    return std::move(*params);
+    if (!doc.isObject()) {
+        fail({{}, "expected a JSON object"});
+    }
+    DdpParams out;
+    for (const auto& read : {readParamList, readSettings}) {
+        if (auto refused = read(doc.object(), out)) {
+            fail(*refused);
+        }
+    }
+    out.source = path;
+    return out;
 }
 
 } // namespace commprof::inputs

@@ -5,18 +5,12 @@
 
 #include "analysis/ddp_params.h"
 
-#include <QByteArray>
 #include <QString>
-
-#include <optional>
 
 namespace commprof::inputs {
 
-// nullopt with *error ("NAME: params[3].dtype: ...") when the text is not such a file.
-std::optional<analysis::DdpParams> parseDdpParams(const QByteArray& text, const QString& name,
-                                                  QString* error);
-
-// Reads a parameters file. Throws trace::TraceError naming the file and what is wrong with it.
+// Reads a parameters file. Throws trace::TraceError naming the file and what is wrong with it
+// ("PATH: params[3].dtype: ...").
 analysis::DdpParams readDdpParams(const QString& path);
 
 } // namespace commprof::inputs

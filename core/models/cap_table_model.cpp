@@ -3,21 +3,7 @@
 
 #include "report/recommendation_text.h"
 
-#include <limits>
-
 namespace commprof::models {
-namespace {
-
-QVariant ms(const std::optional<double>& v) {
-    return v ? QVariant(QString::number(*v, 'f', 2)) : QVariant(QString("-"));
-}
-
-QVariant sortable(const std::optional<double>& v) {
-    return v ? *v : -std::numeric_limits<double>::infinity();
-}
-
-} // namespace
-
 CapTableModel::CapTableModel(QObject* parent)
     : TableModel({"group", "cap MiB", "buckets", "predicted step ms", "predicted exposed ms",
                   "held out ms", "measured step ms", "error", "note"},
@@ -59,6 +45,9 @@ QVariant CapTableModel::data(const QModelIndex& index, int role) const {
         return {};
     }
     const bool sort = role == SortRole;
+    if (!c && index.column() != Group && index.column() != Note) {
+        return sort ? sortNumber(std::nullopt) : QVariant();
+    }
     switch (index.column()) {
     case Group:
         return report::groupName(g);
@@ -76,32 +65,20 @@ QVariant CapTableModel::data(const QModelIndex& index, int role) const {
         }
         return notes.join(", ");
     }
-    default:
-        break;
-    }
-    if (!c) {
-        return sort ? QVariant(-std::numeric_limits<double>::infinity()) : QVariant();
-    }
-    switch (index.column()) {
     case CapMb:
         return sort ? QVariant(c->capMb) : QVariant(QString::number(c->capMb, 'g', 6));
     case Buckets:
         return c->buckets;
     case PredictedStepMs:
-        return sort ? sortable(c->predictedStepMs) : ms(c->predictedStepMs);
+        return sort ? sortNumber(c->predictedStepMs) : fixed(c->predictedStepMs, 2);
     case PredictedExposedMs:
-        return sort ? sortable(c->predictedExposedMs) : ms(c->predictedExposedMs);
+        return sort ? sortNumber(c->predictedExposedMs) : fixed(c->predictedExposedMs, 2);
     case HeldOutStepMs:
-        return sort ? sortable(c->heldOutStepMs) : ms(c->heldOutStepMs);
+        return sort ? sortNumber(c->heldOutStepMs) : fixed(c->heldOutStepMs, 2);
     case MeasuredStepMs:
-        return sort ? sortable(c->measuredStepMs) : ms(c->measuredStepMs);
-    case Error: {
-        const auto e = c->error();
-        if (sort) {
-            return sortable(e);
-        }
-        return e ? QVariant(QString("%1 %").arg(*e * 100, 0, 'f', 1)) : QVariant(QString("-"));
-    }
+        return sort ? sortNumber(c->measuredStepMs) : fixed(c->measuredStepMs, 2);
+    case Error:
+        return sort ? sortNumber(c->error()) : fixed(c->error(), 1, 100.0, " %");
     default:
         return {};
     }

@@ -25,8 +25,7 @@ public:
         HeldOutStepMs,
         MeasuredStepMs,
         Error,
-        Note, // fastest, recommended, or why the group predicts nothing
-        ColumnCount
+        Note // fastest, recommended, or why the group predicts nothing
     };
     enum Role { SortRole = Qt::UserRole + 1 }; // numbers as numbers, a missing one first
 

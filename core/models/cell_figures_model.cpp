@@ -20,27 +20,6 @@ QString percentOf(const std::optional<double>& part, const std::optional<double>
                : QString();
 }
 
-} // namespace
-
-QString agreementVerdict(double backendOverHook, double tolerance) {
-    const double deviation = backendOverHook - 1.0;
-    const QString band = QString("±%1 %").arg(tolerance * 100.0, 0, 'g', 3);
-    if (std::abs(deviation) <= tolerance) {
-        return QString("agree within %1").arg(band);
-    }
-    return QString("backend %1 % %2 hook (beyond %3)")
-        .arg(std::abs(deviation) * 100.0, 0, 'f', 1)
-        .arg(deviation > 0 ? "above" : "below", band);
-}
-
-CellFiguresModel::CellFiguresModel(QObject* parent)
-    : RowTableModel({memberColumn("figure", &CellFigure::figure),
-                     memberColumn("value", &CellFigure::value),
-                     memberColumn("meaning", &CellFigure::note)},
-                    parent) {}
-
-namespace {
-
 // The two instruments over the same rank-steps: the ratio shown is the quotient of the two
 // figures shown above it, so the three can never contradict each other.
 void addInstrumentRows(std::vector<CellFigure>& rows, const store::CellRow& cell) {
@@ -194,6 +173,23 @@ void addSweepRows(std::vector<CellFigure>& rows, const std::vector<store::Stored
 
 } // namespace
 
+QString agreementVerdict(double backendOverHook, double tolerance) {
+    const double deviation = backendOverHook - 1.0;
+    const QString band = QString("±%1 %").arg(tolerance * 100.0, 0, 'g', 3);
+    if (std::abs(deviation) <= tolerance) {
+        return QString("agree within %1").arg(band);
+    }
+    return QString("backend %1 % %2 hook (beyond %3)")
+        .arg(std::abs(deviation) * 100.0, 0, 'f', 1)
+        .arg(deviation > 0 ? "above" : "below", band);
+}
+
+CellFiguresModel::CellFiguresModel(QObject* parent)
+    : RowTableModel({memberColumn("figure", &CellFigure::figure),
+                     memberColumn("value", &CellFigure::value),
+                     memberColumn("meaning", &CellFigure::note)},
+                    parent) {}
+
 void CellFiguresModel::setCell(const store::CellRow* cell,
                                const std::vector<store::RankFiguresRow>* ranks,
                                const store::StoredPrediction* prediction,
@@ -201,11 +197,9 @@ void CellFiguresModel::setCell(const store::CellRow* cell,
     std::vector<CellFigure> rows;
     if (cell) {
         rows.push_back({"status", cell->status, cell->reasons.join("; "), !cell->complete()});
-        if (cell->isSweep()) {
-            if (sweeps) {
-                addSweepRows(rows, *sweeps);
-            }
-        } else if (cell->complete()) {
+        if (cell->isSweep() && sweeps) {
+            addSweepRows(rows, *sweeps);
+        } else if (!cell->isSweep() && cell->complete()) {
             rows.push_back({"step (median)", ms(cell->stepMs), {}});
             rows.push_back(
                 {"compute", ms(cell->computeMs), percentOf(cell->computeMs, cell->stepMs)});

@@ -223,14 +223,6 @@ QVariant CellTableModel::data(const QModelIndex& index, int role) const {
         return {};
     }
     switch (index.column()) {
-    case Id:
-        return pc.cell.id;
-    case Varies:
-        return variesText(pc.cell, varying_);
-    case Layer:
-        return pc.cell.layer.name;
-    case WorldSize:
-        return pc.cell.worldSize;
     case Feasible:
         // A sweep the budget shrank is feasible only as less than was asked for: said here,
         // where the user reads "yes".
@@ -239,8 +231,6 @@ QVariant CellTableModel::data(const QModelIndex& index, int role) const {
                 .arg(QString::fromStdString(trace::formatRoundedByteSize(pc.cell.sweepMaxBytes)));
         }
         return pc.estimate.feasible ? "yes" : "skipped_infeasible";
-    case Binding:
-        return feasibility::toString(pc.estimate.binding);
     case HostGiB:
         return QString::number(pc.estimate.host.total() / spec::kGiB, 'f', 2);
     case DeviceGiB:
@@ -254,8 +244,8 @@ QVariant CellTableModel::data(const QModelIndex& index, int role) const {
     }
     case Nodes:
         return plan_->budget.perNode ? feasibility::nodeDemandText(pc) : QString();
-    default:
-        return {};
+    default: // the id, the varying axes, the layer, the ranks and the binding pool as they sort
+        return sortKey(pc, index.column(), varying_);
     }
 }
 

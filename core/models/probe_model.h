@@ -17,7 +17,6 @@ struct ProbeFinding {
 class ProbeModel : public RowTableModel<ProbeFinding> {
     Q_OBJECT
 public:
-    enum Column { Severity, Check, Finding, ColumnCount };
     enum Role { SeverityRole = Qt::UserRole + 1 };
 
     explicit ProbeModel(QObject* parent = nullptr);

@@ -5,20 +5,9 @@
 #include "store/cell_columns.h"
 
 #include <algorithm>
-#include <limits>
 
 namespace commprof::models {
 namespace {
-
-QVariant fixed(const std::optional<double>& v, int decimals, double scale = 1.0,
-               const char* suffix = "") {
-    return v ? QVariant(QString::number(*v * scale, 'f', decimals) + suffix)
-             : QVariant(QString("-"));
-}
-
-QVariant number(const std::optional<double>& v) {
-    return v ? *v : -std::numeric_limits<double>::infinity();
-}
 
 QVariant capOf(const store::CellRow& c) {
     return c.axes.value("bucket_cap_mb").toString();
@@ -32,20 +21,20 @@ QVariant sortKey(const store::CellRow& c, int column) {
     case ResultsCellModel::CapMb: {
         bool number = false;
         const double cap = capOf(c).toString().toDouble(&number);
-        return number ? cap : -std::numeric_limits<double>::infinity(); // a sweep has none
+        return sortNumber(number ? std::optional(cap) : std::nullopt); // a sweep has none
     }
     case ResultsCellModel::Repeat:
         return c.repeat;
     case ResultsCellModel::Status:
         return c.status;
     case ResultsCellModel::StepMs:
-        return number(show ? c.stepMs : std::nullopt);
+        return sortNumber(show ? c.stepMs : std::nullopt);
     case ResultsCellModel::CommMs:
-        return number(show ? (c.traceCommMs ? c.traceCommMs : c.hookCommMs) : std::nullopt);
+        return sortNumber(show ? (c.traceCommMs ? c.traceCommMs : c.hookCommMs) : std::nullopt);
     case ResultsCellModel::Overhead:
-        return number(show ? c.commOverheadFraction : std::nullopt);
+        return sortNumber(show ? c.commOverheadFraction : std::nullopt);
     case ResultsCellModel::Agreement:
-        return number(show ? c.hookTraceAgreement : std::nullopt);
+        return sortNumber(show ? c.hookTraceAgreement : std::nullopt);
     default:
         return {};
     }

@@ -162,19 +162,18 @@ void RunController::onRunFinished(const runner::RunSummary& s) {
               s.lost.isEmpty() && model_->pendingCount() + model_->stoppedCount() > 0;
     // A refused run ran nothing; the runner's own line says why.
     if (s.refused.isEmpty()) {
-        const int stopped = s.stoppedCells;
         const QString counts = QString("%1 complete, %2 failed, %3 stopped, %4 already complete, "
                                        "%5 skipped_infeasible")
                                    .arg(s.complete)
                                    .arg(s.failed)
-                                   .arg(stopped)
+                                   .arg(s.stoppedCells)
                                    .arg(s.resumed)
                                    .arg(s.skippedInfeasible);
         emit logLine(
             paused_ ? QString("run %1: %2; %3 cells still to run, Resume (F5) runs "
                               "them into the same folder")
                           .arg(stopRequested_ ? "stopped" : "paused", counts)
-                          .arg(model_->pendingCount() + stopped)
+                          .arg(model_->pendingCount() + s.stoppedCells)
                     : QString("run %1: %2").arg(s.stopped ? "ended early" : "finished", counts));
     }
     recorded_.clear(); // the run changed what the folder holds

@@ -24,6 +24,19 @@ std::optional<double> fractionDone(const RunStateModel::CellRow& r) {
     return f;
 }
 
+QString stateText(const RunStateModel::CellRow& r) {
+    return r.recorded.isEmpty() ? QString(runner::toString(r.state)) : r.recorded;
+}
+
+struct Mean {
+    double sum = 0;
+    int n = 0;
+    void add(double v) { sum += v, ++n; }
+    std::optional<double> value() const {
+        return n > 0 ? std::optional<double>(sum / n) : std::nullopt;
+    }
+};
+
 } // namespace
 
 bool RunStateModel::CellRow::finished() const {
@@ -165,13 +178,10 @@ QString RunStateModel::stateCounts() const {
     const QStringList order{"complete",           "failed",  "incomplete", "stopped", "skipped",
                             "skipped_infeasible", "running", "pending"};
     QHash<QString, int> counts;
-    for (const CellRow& r : rows_) {
-        ++counts[stateText(r)];
-    }
     QStringList words = order;
-    for (auto it = counts.cbegin(); it != counts.cend(); ++it) {
-        if (!words.contains(it.key())) {
-            words << it.key(); // a word a folder recorded that no run says
+    for (const CellRow& r : rows_) {
+        if (const QString s = stateText(r); ++counts[s] == 1 && !words.contains(s)) {
+            words << s; // a word a folder recorded that no run says
         }
     }
     QStringList parts;
@@ -182,19 +192,6 @@ QString RunStateModel::stateCounts() const {
     }
     return parts.join(", ");
 }
-
-namespace {
-
-struct Mean {
-    double sum = 0;
-    int n = 0;
-    void add(double v) { sum += v, ++n; }
-    std::optional<double> value() const {
-        return n > 0 ? std::optional<double>(sum / n) : std::nullopt;
-    }
-};
-
-} // namespace
 
 std::optional<double> RunStateModel::etaSeconds() const {
     // A cell's kind and world size: what its time depends on most.
@@ -213,15 +210,7 @@ std::optional<double> RunStateModel::etaSeconds() const {
             running = &r;
         }
     }
-    std::optional<double> projectedMs;
-    std::optional<double> runningLeftMs;
-    if (running) {
-        const auto f = fractionDone(*running);
-        if (f && *f > 0.05) {
-            projectedMs = double(running->elapsedMs) / *f;
-            runningLeftMs = std::max(0.0, *projectedMs - double(running->elapsedMs));
-        }
-    }
+    std::optional<double> projectedMs; // the running cell's, from its share of iterations done
     // Finished cells are the better basis; the running cell's projection only until there are.
     const auto basis = [&](const CellRow& r) -> std::optional<double> {
         if (const auto it = bySize.constFind(key(r)); it != bySize.constEnd()) {
@@ -232,14 +221,17 @@ std::optional<double> RunStateModel::etaSeconds() const {
         }
         return overall.n > 0 ? overall.value() : projectedMs;
     };
-    if (running && !runningLeftMs) {
-        const auto b = basis(*running);
+    double leftMs = 0;
+    if (running) {
+        if (const auto f = fractionDone(*running); f && *f > 0.05) {
+            projectedMs = double(running->elapsedMs) / *f;
+        }
+        const auto b = projectedMs ? projectedMs : basis(*running);
         if (!b) {
             return std::nullopt;
         }
-        runningLeftMs = std::max(0.0, *b - double(running->elapsedMs));
+        leftMs = std::max(0.0, *b - double(running->elapsedMs));
     }
-    double leftMs = runningLeftMs.value_or(0.0);
     for (const CellRow& r : rows_) {
         if (r.state == runner::CellState::Pending) {
             const auto b = basis(r);
@@ -250,10 +242,6 @@ std::optional<double> RunStateModel::etaSeconds() const {
         }
     }
     return leftMs / 1000.0;
-}
-
-QString RunStateModel::stateText(const CellRow& r) const {
-    return r.recorded.isEmpty() ? QString(runner::toString(r.state)) : r.recorded;
 }
 
 QVariant RunStateModel::data(const QModelIndex& index, int role) const {
@@ -282,15 +270,12 @@ QVariant RunStateModel::data(const QModelIndex& index, int role) const {
     case Ranks: {
         QStringList parts;
         for (auto it = r.ranks.begin(); it != r.ranks.end(); ++it) {
-            if (!it->sweptLast.isEmpty()) {
-                parts << QString("r%1 %2").arg(it.key()).arg(it->sweptLast);
-                continue;
-            }
-            parts << QString("r%1 %2/%3 %4 ms")
-                         .arg(it.key())
-                         .arg(it->iteration)
-                         .arg(it->of)
-                         .arg(it->lastStepMs, 0, 'f', 1);
+            parts << (!it->sweptLast.isEmpty() ? QString("r%1 %2").arg(it.key()).arg(it->sweptLast)
+                                               : QString("r%1 %2/%3 %4 ms")
+                                                     .arg(it.key())
+                                                     .arg(it->iteration)
+                                                     .arg(it->of)
+                                                     .arg(it->lastStepMs, 0, 'f', 1));
         }
         return parts.join("  ");
     }

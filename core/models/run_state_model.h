@@ -46,8 +46,7 @@ public:
         bool sweep = false;       // a collective sweep, not a DDP cell: its time is of another kind
         double sweepMaxBytes = 0; // its largest message: how far its sizes have come
         int worldSize = 0;
-        QString
-            recorded; // the folder's word for the cell (complete, incomplete, ...) until it runs
+        QString recorded;      // the folder's word (complete, incomplete, ...) until the cell runs
         bool finished() const; // in a state it will not leave in this run
     };
     // A cell as a results folder records it: the store's status and why.
@@ -91,7 +90,6 @@ protected:
     int rows() const override { return int(rows_.size()); }
 
 private:
-    QString stateText(const CellRow& r) const;
     QList<CellRow> rows_;
     QHash<QString, int> rowOfId_;
     QString current_;

@@ -4,7 +4,6 @@
 namespace commprof::models {
 namespace {
 
-// A column of microseconds to one decimal.
 RowColumn<StepTableRow> microseconds(QString header, double trace::StepMetrics::*figure) {
     return {std::move(header), [figure](const StepTableRow& r) {
                 return QVariant(QString::number(r.metrics.*figure, 'f', 1));

@@ -25,8 +25,7 @@ public:
         BookkeepingUs,
         OverlapUs,
         ExposedUs,
-        Efficiency,
-        ColumnCount
+        Efficiency
     };
 
     explicit StepTableModel(QObject* parent = nullptr);

@@ -7,10 +7,14 @@
 // are a table of (header, what a row shows), so the bounds, the roles and the column switch
 // are written once here and not again in every model.
 
+#include "spec/mapped.h"
+
 #include <QAbstractTableModel>
 #include <QStringList>
 
 #include <functional>
+#include <limits>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -50,6 +54,18 @@ private:
     QStringList tips_;
 };
 
+// A figure as a SortRole gives it: a number, where a missing one sorts first.
+inline QVariant sortNumber(const std::optional<double>& v) {
+    return v ? *v : -std::numeric_limits<double>::infinity();
+}
+
+// A figure as shown: scaled, to `decimals` places and with its suffix; "-" where missing.
+inline QVariant fixed(const std::optional<double>& v, int decimals, double scale = 1.0,
+                      const char* suffix = "") {
+    return v ? QVariant(QString::number(*v * scale, 'f', decimals) + suffix)
+             : QVariant(QString("-"));
+}
+
 // One column of a RowTableModel: its header and what a row shows in it.
 template <class Row> struct RowColumn {
     QString header;
@@ -76,7 +92,9 @@ public:
 
 protected:
     RowTableModel(Columns columns, QObject* parent)
-        : TableModel(headersOf(columns), parent), columns_(std::move(columns)) {}
+        : TableModel(spec::mapped<QStringList>(columns, [](const Column& c) { return c.header; }),
+                     parent),
+          columns_(std::move(columns)) {}
 
     // What a row gives for a role. By default its column's text, for display and as the
     // tooltip; a model with roles of its own answers them and hands the rest here.
@@ -99,14 +117,6 @@ protected:
     int rows() const final { return int(rows_.size()); }
 
 private:
-    static QStringList headersOf(const Columns& columns) {
-        QStringList out;
-        for (const Column& c : columns) {
-            out << c.header;
-        }
-        return out;
-    }
-
     Columns columns_;
     std::vector<Row> rows_;
 };

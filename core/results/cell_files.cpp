@@ -28,24 +28,23 @@ QRegularExpression perRankName(const spec::PerRankFile& f) {
 } // namespace
 
 QJsonObject readRecord(const QString& path, QString* problem) {
+    QString why;
     try {
-        const QByteArray bytes =
-            files::readRegularFile(path, kMaxRecordBytes, files::Links::Refuse);
         QJsonParseError err;
-        const QJsonDocument doc = QJsonDocument::fromJson(bytes, &err);
+        const QJsonDocument doc = QJsonDocument::fromJson(
+            files::readRegularFile(path, kMaxRecordBytes, files::Links::Refuse), &err);
         if (err.error == QJsonParseError::NoError && doc.isObject()) {
             return doc.object();
         }
-        if (problem) {
-            *problem = QString("%1 unparseable: %2")
-                           .arg(QFileInfo(path).fileName(), err.error == QJsonParseError::NoError
-                                                                ? QString("not an object")
-                                                                : err.errorString());
-        }
+        why = QString("%1 unparseable: %2")
+                  .arg(QFileInfo(path).fileName(), err.error == QJsonParseError::NoError
+                                                       ? QString("not an object")
+                                                       : err.errorString());
     } catch (const files::FileError& e) {
-        if (problem) {
-            *problem = QFileInfo(path).fileName() + ": " + e.detail;
-        }
+        why = QFileInfo(path).fileName() + ": " + e.detail;
+    }
+    if (problem) {
+        *problem = why;
     }
     return {};
 }
@@ -71,9 +70,7 @@ CellFiles readCellDir(const QString& dir) {
         files::isLink(d.filePath(spec::files::kCellRecord))) {
         QString problem;
         f.cell = readRecord(d.filePath(spec::files::kCellRecord), &problem);
-        if (!problem.isEmpty()) {
-            f.unreadable << problem;
-        } else if (auto typed = parseCellRecord(f.cell, &problem)) {
+        if (auto typed = problem.isEmpty() ? parseCellRecord(f.cell, &problem) : std::nullopt) {
             f.record = std::move(*typed);
         } else {
             f.unreadable << problem;
@@ -154,7 +151,6 @@ Completeness judge(const CellFiles& f) {
     for (const SweepRecord& s : f.sweeps) {
         worldSizes.insert(s.worldSize);
         cellIds.insert(QString::fromStdString(s.cellId));
-        signatures.insert({});
     }
     for (const RankRecord& r : f.records) {
         if (!sweep) {
@@ -166,34 +162,26 @@ Completeness judge(const CellFiles& f) {
     if (worldSizes.size() == 1) {
         c.worldSize = *worldSizes.begin();
     }
-    if (!f.hasManifest) {
-        c.reasons << "no manifest";
-    }
-    if (!ranks.contains(0)) {
-        c.reasons << "missing " + rank0;
-    }
-    if (worldSizes.size() > 1) {
-        c.reasons << "rank files disagree on world_size";
-    }
-    if (cellIds.size() > 1) {
-        c.reasons << "rank files disagree on cell_id";
-    }
-    if (!ranks.isEmpty() && cellIds.size() == 1 && !f.cell.isEmpty() &&
-        *cellIds.begin() != f.cell["id"].toString()) {
-        c.reasons << QString("rank files belong to cell '%1'").arg(*cellIds.begin());
-    }
-    if (signatures.size() > 1) {
-        c.reasons << "rank files disagree on the model signature";
-    }
-    if (c.worldSize > 0 && ranks.size() != c.worldSize) {
-        c.reasons << QString("%1 rank files, world_size %2").arg(ranks.size()).arg(c.worldSize);
-    }
-    if (ranks.isEmpty() && c.worldSize == 0) {
-        c.reasons << "no rank files";
-    }
-    if (f.records.contains(0) && !f.records[0].traceFile.empty() && !f.traces.contains(0)) {
-        c.reasons << QString("rank 0 wrote a trace, but %1 is missing")
-                         .arg(QString::fromStdString(spec::files::kTrace.of(0)));
+    const QString cellId = cellIds.size() == 1 ? *cellIds.begin() : QString();
+    const std::pair<bool, QString> checks[] = {
+        {!f.hasManifest, "no manifest"},
+        {!ranks.contains(0), "missing " + rank0},
+        {worldSizes.size() > 1, "rank files disagree on world_size"},
+        {cellIds.size() > 1, "rank files disagree on cell_id"},
+        {!ranks.isEmpty() && cellIds.size() == 1 && !f.cell.isEmpty() &&
+             cellId != f.cell["id"].toString(),
+         QString("rank files belong to cell '%1'").arg(cellId)},
+        {signatures.size() > 1, "rank files disagree on the model signature"},
+        {c.worldSize > 0 && ranks.size() != c.worldSize,
+         QString("%1 rank files, world_size %2").arg(ranks.size()).arg(c.worldSize)},
+        {ranks.isEmpty() && c.worldSize == 0, "no rank files"},
+        {f.records.contains(0) && !f.records[0].traceFile.empty() && !f.traces.contains(0),
+         QString("rank 0 wrote a trace, but %1 is missing")
+             .arg(QString::fromStdString(spec::files::kTrace.of(0)))}};
+    for (const auto& [holds, reason] : checks) {
+        if (holds) {
+            c.reasons << reason;
+        }
     }
     c.reasons << f.unreadable;
     if (!f.leftovers.isEmpty()) {

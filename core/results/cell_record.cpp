@@ -79,9 +79,7 @@ std::optional<CellRecord> parseCellRecord(const QJsonObject& cell, QString* prob
     config.string("link", &r.config.link);
     for (const QString& p : {top.problem, config.problem}) {
         if (!p.isEmpty()) {
-            if (problem) {
-                *problem = p;
-            }
+            *problem = p;
             return std::nullopt;
         }
     }

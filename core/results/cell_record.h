@@ -31,6 +31,6 @@ struct CellRecord {
 
 // nullopt with *problem ("cell.json: config.bucket_cap_mb: expected a number, found a string")
 // when a field has the wrong type.
-std::optional<CellRecord> parseCellRecord(const QJsonObject& cell, QString* problem = nullptr);
+std::optional<CellRecord> parseCellRecord(const QJsonObject& cell, QString* problem);
 
 } // namespace commprof::results

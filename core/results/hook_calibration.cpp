@@ -19,21 +19,23 @@ constexpr qint64 kMaxCalibrationBytes = 1 << 20;
 } // namespace
 
 std::optional<HookCalibration> readHookCalibration(const QString& path, QString* why) {
+    const auto fail = [why](const QString& message) {
+        *why = message;
+        return std::nullopt;
+    };
     // A regular file of bounded size only: a FIFO or a device would block the read or never end.
     QByteArray text;
     try {
         text = files::readRegularFile(path, kMaxCalibrationBytes, files::Links::Follow);
     } catch (const files::FileError& e) {
-        *why = QString::fromUtf8(e.what());
-        return std::nullopt;
+        return fail(QString::fromUtf8(e.what()));
     }
     QJsonParseError error;
     const QJsonDocument doc = QJsonDocument::fromJson(text, &error);
     if (!doc.isObject()) {
-        *why = QString("%1: not a hook calibration (%2 at byte %3)")
-                   .arg(path, error.errorString())
-                   .arg(error.offset);
-        return std::nullopt;
+        return fail(QString("%1: not a hook calibration (%2 at byte %3)")
+                        .arg(path, error.errorString())
+                        .arg(error.offset));
     }
     const QJsonObject root = doc.object();
     HookCalibration out;
@@ -41,50 +43,41 @@ std::optional<HookCalibration> readHookCalibration(const QString& path, QString*
     out.backend = root["backend"].toString();
     out.onDevice = root["device"].toString("cpu") != "cpu";
     if (out.backend.isEmpty()) {
-        *why = path + ": backend: expected \"gloo\" or \"nccl\"";
-        return std::nullopt;
+        return fail(path + ": backend: expected \"gloo\" or \"nccl\"");
     }
     out.float32UsPerByte = root["fp32_ns_per_byte"].toDouble() * 1e-3;
     if (root.contains("contention")) {
         const double v = root["contention"].toDouble(-1);
         if (!(v >= 0 && v <= 1)) {
-            *why = path + ": contention: expected a share from 0 to 1";
-            return std::nullopt;
+            return fail(path + ": contention: expected a share from 0 to 1");
         }
         out.contention = v;
     }
     if (!(out.float32UsPerByte > 0) || out.float32UsPerByte > 1) {
-        *why = path + ": fp32_ns_per_byte: expected a number > 0 (ns per byte)";
-        return std::nullopt;
+        return fail(path + ": fp32_ns_per_byte: expected a number > 0 (ns per byte)");
     }
     if (root.contains("hooks") && !root["hooks"].isObject()) {
-        *why = path + ": hooks: expected an object of hooks by name";
-        return std::nullopt;
+        return fail(path + ": hooks: expected an object of hooks by name");
     }
     const QJsonObject hooks = root["hooks"].toObject();
     for (auto it = hooks.begin(); it != hooks.end(); ++it) {
         if (!it.value().isObject()) {
-            *why = QString("%1: hooks.%2: expected an object").arg(path, it.key());
-            return std::nullopt;
+            return fail(QString("%1: hooks.%2: expected an object").arg(path, it.key()));
         }
         const QJsonObject h = it.value().toObject();
         HookWork w;
-        const struct {
-            const char* key;
-            double* to;
-        } fields[] = {{"pre_ns_per_byte", &w.preUsPerByte},
-                      {"post_ns_per_byte", &w.postUsPerByte},
-                      {"collective_factor", &w.collectiveFactor}};
-        for (const auto& field : fields) {
-            const QJsonValue v = h[field.key];
+        const std::pair<const char*, double*> fields[] = {
+            {"pre_ns_per_byte", &w.preUsPerByte},
+            {"post_ns_per_byte", &w.postUsPerByte},
+            {"collective_factor", &w.collectiveFactor}};
+        for (const auto& [key, to] : fields) {
+            const QJsonValue v = h[key];
             if (!v.isDouble() || !(v.toDouble() >= 0) || v.toDouble() > 1e6) {
-                *why = QString("%1: hooks.%2.%3: expected a number >= 0 (ns per byte)")
-                           .arg(path, it.key(), field.key);
-                return std::nullopt;
+                return fail(QString("%1: hooks.%2.%3: expected a number >= 0 (ns per byte)")
+                                .arg(path, it.key(), key));
             }
             // ns to us; the factor is a ratio, at least 1 by the time it is read
-            *field.to =
-                field.to == &w.collectiveFactor ? std::max(1.0, v.toDouble()) : v.toDouble() * 1e-3;
+            *to = to == &w.collectiveFactor ? std::max(1.0, v.toDouble()) : v.toDouble() * 1e-3;
         }
         out.hooks[it.key()] = w;
     }

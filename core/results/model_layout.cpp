@@ -60,17 +60,15 @@ std::optional<ModelLayout> readModelLayout(const QString& cellDir, QString* prob
         return std::nullopt;
     }
     const RankRecord& r = f.record;
-    ModelLayout m;
-    m.name = QString::fromStdString(r.modelName);
-    m.family = QString::fromStdString(r.family);
-    m.torchscript = QString::fromStdString(r.torchscript);
-    m.input = inputText(r);
-    m.params = r.params;
-    m.frozen = r.frozenParams;
-    m.trainableTensors = int(r.parameters.size());
-    m.initialBucketBytes = bucketBytes(r.initialBuckets, r.parameters);
-    m.finalBucketBytes = bucketBytes(r.finalBuckets, r.parameters);
-    return m;
+    return ModelLayout{.name = QString::fromStdString(r.modelName),
+                       .family = QString::fromStdString(r.family),
+                       .torchscript = QString::fromStdString(r.torchscript),
+                       .input = inputText(r),
+                       .params = r.params,
+                       .frozen = r.frozenParams,
+                       .trainableTensors = int(r.parameters.size()),
+                       .initialBucketBytes = bucketBytes(r.initialBuckets, r.parameters),
+                       .finalBucketBytes = bucketBytes(r.finalBuckets, r.parameters)};
 }
 
 QString bucketsText(const std::vector<double>& bytes) {

@@ -81,10 +81,6 @@ public:
     }
 
 private:
-    template <typename R> static bool checked(const Field<R>& f) {
-        return f.need != Need::AsWritten;
-    }
-
     // Whether to take the value: false when it is missing and may be, or is not of its type
     // and need not be (a problem is recorded where it must be).
     template <typename R>
@@ -99,20 +95,6 @@ private:
         return false;
     }
 
-    template <typename R> QString integerExpected(const Field<R>& f, const QJsonValue& v) {
-        return QString("expected an integer from %1 to %2, found %3")
-            .arg(f.min)
-            .arg(f.max)
-            .arg(v.isDouble() ? QString::number(v.toDouble(), 'g', 17) : describeJson(v));
-    }
-
-    template <typename R> QString numberExpected(const Field<R>& f, const QJsonValue& v) {
-        return (f.max == kNoLimit
-                    ? QString("expected a finite number >= %1, found %2").arg(f.min)
-                    : QString("expected a number from %1 to %2, found %3").arg(f.min).arg(f.max))
-            .arg(describeJson(v));
-    }
-
     template <typename R> bool numberOk(const Field<R>& f, double d) const {
         return std::isfinite(d) && d >= double(f.min) && (f.max == kNoLimit || d <= double(f.max));
     }
@@ -121,16 +103,26 @@ private:
     template <typename R, std::integral T>
     void read(const QJsonObject& o, const Field<R>& f, const QString& at, T& out) {
         const QJsonValue v = o.value(f.key);
-        if (present(v, f, at, v.isDouble() && wholeIn(v.toDouble(), f.min, f.max),
-                    integerExpected(f, v))) {
+        const QString expected =
+            QString("expected an integer from %1 to %2, found %3")
+                .arg(f.min)
+                .arg(f.max)
+                .arg(v.isDouble() ? QString::number(v.toDouble(), 'g', 17) : describeJson(v));
+        if (present(v, f, at, v.isDouble() && wholeIn(v.toDouble(), f.min, f.max), expected)) {
             out = T(v.toDouble());
         }
     }
     template <typename R>
     void read(const QJsonObject& o, const Field<R>& f, const QString& at, double& out) {
         const QJsonValue v = o.value(f.key);
-        const bool ofType = v.isDouble() && (!checked(f) || numberOk(f, v.toDouble()));
-        if (present(v, f, at, ofType, numberExpected(f, v))) {
+        const bool ofType =
+            v.isDouble() && (f.need == Need::AsWritten || numberOk(f, v.toDouble()));
+        const QString expected =
+            (f.max == kNoLimit
+                 ? QString("expected a finite number >= %1, found %2").arg(f.min)
+                 : QString("expected a number from %1 to %2, found %3").arg(f.min).arg(f.max))
+                .arg(describeJson(v));
+        if (present(v, f, at, ofType, expected)) {
             out = v.toDouble();
         }
     }
@@ -174,7 +166,7 @@ private:
                               (std::is_floating_point_v<T> || wholeIn(d, f.min, f.max));
             if (fits) {
                 out.push_back(T(d));
-            } else if (checked(f)) {
+            } else if (f.need != Need::AsWritten) {
                 fail(at + f.key,
                      QString("expected numbers >= %1, found %2").arg(f.min).arg(describeJson(e)));
                 return;

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // One rank{R}.json (or a sweep's sweep_rank{R}.json) as commprof-rank writes it
-// (docs/formats.md), read and checked before
-// anything uses it: a regular file (never a link, a device or a FIFO) of bounded size, a JSON
-// object, and the fields the store keys on (rank, world size, iteration and bucket numbers) in
-// range and unique, every field as rank_fields.h declares it. What is wrong is one line naming the
-// file and the field.
+// (docs/formats.md), read and checked before anything uses it: a regular file (never a link, a
+// device or a FIFO) of bounded size, a JSON object, and the fields the store keys on (rank, world
+// size, iteration and bucket numbers) in range and unique, every field as rank_fields.h declares
+// it. What is wrong is one line naming the file and the field.
 
 #include "results/rank_record.h"
 

@@ -10,10 +10,7 @@
 #include <QJsonObject>
 
 namespace commprof::results {
-
-QString cellDir(const QString& resultsDir, const QString& cellId) {
-    return QDir(QDir(resultsDir).filePath("cells")).filePath(cellId);
-}
+namespace {
 
 const QStringList& folderEntries() {
     static const QStringList entries{".lock",
@@ -26,6 +23,18 @@ const QStringList& folderEntries() {
                                      "results.sqlite-shm",
                                      "results.sqlite-journal"};
     return entries;
+}
+
+bool looksLikeCell(const QDir& cell) {
+    return cell.exists(spec::files::kCellRecord) || cell.exists(spec::files::kManifest) ||
+           !cell.entryList({QString::fromStdString(spec::files::kRankResult.glob())}, QDir::Files)
+                .isEmpty();
+}
+
+} // namespace
+
+QString cellDir(const QString& resultsDir, const QString& cellId) {
+    return QDir(QDir(resultsDir).filePath("cells")).filePath(cellId);
 }
 
 QString linkInFolder(const QString& dir) {
@@ -44,16 +53,6 @@ QString linkInFolder(const QString& dir) {
     }
     return {};
 }
-
-namespace {
-
-bool looksLikeCell(const QDir& cell) {
-    return cell.exists(spec::files::kCellRecord) || cell.exists(spec::files::kManifest) ||
-           !cell.entryList({QString::fromStdString(spec::files::kRankResult.glob())}, QDir::Files)
-                .isEmpty();
-}
-
-} // namespace
 
 FolderCheck checkResultsFolder(const QString& dir) {
     const QFileInfo info(dir);

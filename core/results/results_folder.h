@@ -11,8 +11,6 @@
 
 namespace commprof::results {
 
-const QStringList& folderEntries();
-
 // Where a run keeps the files of the cell `cellId`: DIR/cells/ID.
 QString cellDir(const QString& resultsDir, const QString& cellId);
 
@@ -30,8 +28,8 @@ struct FolderCheck {
 FolderCheck checkResultsFolder(const QString& dir);
 
 // Why a run may not write into DIR: it exists and holds entries other than a results folder's
-// own (folderEntries()) without being a results folder; a run writes only into a new folder,
-// an empty one or one it can continue. Empty when it may. Reads only.
+// own (run.json, cells/, its database, ...) without being a results folder; a run writes only
+// into a new folder, an empty one or one it can continue. Empty when it may. Reads only.
 QString foreignFolder(const QString& dir);
 
 struct RunMatrix {

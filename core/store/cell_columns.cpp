@@ -32,12 +32,9 @@ void assign(QVariantMap& out, const QVariant& v) {
     out = QJsonDocument::fromJson(v.toString().toUtf8()).object().toVariantMap();
 }
 template <typename T> void assign(std::optional<T>& out, const QVariant& v) {
-    if (v.isNull()) {
-        out.reset();
-    } else {
-        T value{};
-        assign(value, v);
-        out = value;
+    out.reset();
+    if (!v.isNull()) {
+        assign(out.emplace(), v);
     }
 }
 

@@ -19,9 +19,7 @@ namespace commprof::store {
 namespace {
 
 // Raised when ingest derives something else from files that have not changed (a new figure
-// computed from the same rank files), so that every cell is read again once. 2: the two
-// instruments not judged under the local and powersgd hooks; 3: only allreduce cells predicted
-// from the sweep; 4: the ranks of a cell not judged (world size 1) not flagged either.
+// computed from the same rank files), so that every cell is read again once.
 constexpr int kIngestRevision = 4;
 
 // The records are a few kilobytes; a larger one is hashed by its listing alone, and reading it

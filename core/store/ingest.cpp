@@ -29,8 +29,6 @@ constexpr const char* kPerCellTables[] = {
     "rank_figures",    "bucket_matches",     "step_spread",  "sweep_points", "sweep_fits",
     "ddp_predictions", "bucket_predictions", "cell_sources", "parameters",   "cell_records"};
 
-// The network (layer and link, results::networkOf) and world size that pair a DDP cell with a
-// sweep.
 using Shape = analysis::SweepShape;
 
 QString shapeText(const Shape& s) {
@@ -97,12 +95,6 @@ struct CellSource {
     bool sweepSource = false;
     QString depends;
 };
-
-void insertSource(Database& db, const QString& key, const QString& runDir, const CellSource& s) {
-    db.prepare("INSERT INTO cell_sources VALUES (?,?,?,?,?,?)")
-        .bindAll({key, runDir, s.files, shapeText(s.shape), s.sweepSource, s.depends})
-        .run();
-}
 
 void deleteCell(Database& db, const QString& key) {
     for (const char* table : kPerCellTables) {
@@ -187,15 +179,14 @@ CellRow cellRowOf(const QString& key, const QString& runDir, const results::Cell
             r.axes.insert(k.key, k.valueOf(config));
         }
     }
-    if (cell.contains("feasible")) {
-        r.feasible = cell["feasible"].toBool();
-    }
+    r.feasible =
+        cell.contains("feasible") ? std::optional(cell["feasible"].toBool()) : std::nullopt;
     r.binding = cell["binding"].toString();
     static_cast<analysis::CellFigures&>(r) = m; // the figures as the analysis made them
     r.hostDemandBytes = pools["host"].toObject()["demand_bytes"].toDouble();
-    if (pools.contains("device")) {
-        r.deviceDemandBytes = pools["device"].toObject()["demand_bytes"].toDouble();
-    }
+    r.deviceDemandBytes = pools.contains("device")
+                              ? std::optional(pools["device"].toObject()["demand_bytes"].toDouble())
+                              : std::nullopt;
     return r;
 }
 
@@ -219,14 +210,10 @@ void insertParameters(Database& db, const QString& key, int rank,
     }
 }
 
-struct Inserted {
-    QString status;
-    CellSource source;
-};
-
-// `files` is the cell's fingerprint, taken before it was read.
-Inserted insertCell(Database& db, const QString& runDir, const results::CellFiles& f,
-                    const QString& files, SweepsByShape& sweeps, int hostCpus) {
+// The cell's status and source. `files` is the cell's fingerprint, taken before it was read.
+std::pair<QString, CellSource> insertCell(Database& db, const QString& runDir,
+                                          const results::CellFiles& f, const QString& files,
+                                          SweepsByShape& sweeps, int hostCpus) {
     const bool hasData = !f.records.isEmpty();
     const analysis::CellMetrics m = hasData ? analysis::analyzeCell(f) : analysis::CellMetrics{};
     std::vector<analysis::SweepSeries> series;
@@ -287,7 +274,10 @@ Inserted insertCell(Database& db, const QString& runDir, const results::CellFile
                 {key, term["pool"].toString(), term["name"].toString(), term["bytes"].toDouble()})
             .run();
     }
-    insertSource(db, key, runDir, source);
+    db.prepare("INSERT INTO cell_sources VALUES (?,?,?,?,?,?)")
+        .bindAll({key, runDir, source.files, shapeText(source.shape), source.sweepSource,
+                  source.depends})
+        .run();
     t.commit();
     return {c.status, source};
 }
@@ -341,17 +331,17 @@ struct Entry {
     bool sweep() const { return read ? read->isSweep() : stored->sweep; }
 };
 
-// One ingest, or with `checkOnly` the question whether ingesting would change anything (then it
+// One ingest, or with `stale` the question whether ingesting would change anything (then it
 // writes nothing and stops at the first change: *stale). Each phase returns false to stop there.
 class IngestRun {
 public:
     IngestRun(Database& db, const std::function<void(int, int, const QString&)>& progress,
-              bool checkOnly, bool* stale)
-        : db_(db), progress_(progress), checkOnly_(checkOnly), stale_(stale) {}
+              bool* stale)
+        : db_(db), progress_(progress), stale_(stale) {}
 
     IngestSummary run(const QString& resultsDir) {
         requireResultsFolder(resultsDir);
-        if (checkOnly_ ? db_.userVersion() != kSchemaVersion : (migrate(db_), false)) {
+        if (stale_ ? db_.userVersion() != kSchemaVersion : (migrate(db_), false)) {
             changed();
             return s_;
         }
@@ -374,7 +364,7 @@ private:
         if (stale_) {
             *stale_ = true;
         }
-        return checkOnly_;
+        return stale_ != nullptr;
     }
 
     // run.json's record, and the cores the run's ranks shared as the runner recorded them
@@ -425,7 +415,6 @@ private:
         return true;
     }
 
-    // A cell folder that is gone takes its rows with it.
     bool removeGone(const QSet<QString>& keys) {
         QStringList gone;
         Statement all = db_.prepare("SELECT key FROM cells WHERE run_dir = ?");
@@ -464,12 +453,10 @@ private:
             }
             const auto [status, source] = storeCell(e, sweeps);
             if (e.sweep()) {
-                SweepSource src{e.id, e.dir, e.files, std::nullopt};
-                if (e.read) {
-                    src.allReduce = analysis::allReducePoints(e.read->sweeps);
-                }
                 sweeps.offer(source.shape, status == "complete", source.sweepSource,
-                             std::move(src));
+                             {e.id, e.dir, e.files,
+                              e.read ? std::optional(analysis::allReducePoints(e.read->sweeps))
+                                     : std::nullopt});
             }
             e.read.reset(); // a cell's files are kept only until it is stored
             count(status);
@@ -485,8 +472,7 @@ private:
             return {e.stored->status, e.stored->source};
         }
         try {
-            const Inserted in = insertCell(db_, runDir_, *e.read, e.files, sweeps, hostCpus_);
-            return {in.status, in.source};
+            return insertCell(db_, runDir_, *e.read, e.files, sweeps, hostCpus_);
         } catch (const StoreError& err) {
             return {insertUnstorable(db_, runDir_, *e.read, QString::fromStdString(err.what())),
                     {}};
@@ -503,8 +489,7 @@ private:
 
     Database& db_;
     const std::function<void(int, int, const QString&)> progress_;
-    const bool checkOnly_;
-    bool* const stale_;
+    bool* const stale_; // a check: nothing is written
     IngestSummary s_;
     QString runDir_;
     int hostCpus_ = 0;
@@ -527,7 +512,7 @@ QString defaultDbPath(const QString& resultsDir) {
 
 IngestSummary ingest(const QString& resultsDir, Database& db,
                      const std::function<void(int, int, const QString&)>& progress) {
-    return IngestRun(db, progress, false, nullptr).run(resultsDir);
+    return IngestRun(db, progress, nullptr).run(resultsDir);
 }
 
 IngestSummary ingest(const QString& resultsDir, const QString& dbPath,
@@ -539,7 +524,7 @@ IngestSummary ingest(const QString& resultsDir, const QString& dbPath,
 
 bool isCurrent(const QString& resultsDir, Database& db) {
     bool stale = false;
-    IngestRun(db, {}, true, &stale).run(resultsDir);
+    IngestRun(db, {}, &stale).run(resultsDir);
     return !stale;
 }
 

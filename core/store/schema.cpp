@@ -127,9 +127,7 @@ void migrate(Database& db) {
                              .arg(kSchemaVersion)
                              .toStdString());
     }
-    if (version == kSchemaVersion) {
-        return; // another process migrated it meanwhile; the transaction rolls back
-    }
+    // Another process may have migrated it meanwhile: then there is nothing left to apply.
     while (version < kSchemaVersion) {
         ++version;
         db.exec(migrationTo(version));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "study_cells.h"
 
+#include "spec/mapped.h"
 #include "store/queries.h"
 #include "store/sweep_rows.h"
 
@@ -27,15 +28,14 @@ public:
           buckets_(bucketsQuery(db)), points_(sweepPointsQuery(db)) {}
 
     results::CellRecord cellRecord(const QString& key) {
-        Statement& s = record_;
-        s.bind(key);
+        record_.bind(key);
         results::CellRecord c;
-        if (s.step()) { // else a cell the store could not take: never complete, never grouped
-            readColumns(s, 0, c.id, c.kind, c.status, c.model, c.layer, c.worldSize,
+        if (record_.step()) { // else a cell the store could not take: never complete, never grouped
+            readColumns(record_, 0, c.id, c.kind, c.status, c.model, c.layer, c.worldSize,
                         c.config.bucketCapMb, c.config.firstBucketMb, c.config.hook, c.config.link);
-            c.config.all = QJsonDocument::fromJson(s.column(10).toString().toUtf8()).object();
+            c.config.all = QJsonDocument::fromJson(record_.column(10).toString().toUtf8()).object();
         }
-        s.reset();
+        record_.reset();
         return c;
     }
 
@@ -47,14 +47,12 @@ public:
             readColumns(ranks_, 1, rank.recordFromIteration, rank.powersgdRank);
         }
         for (params_.bind(key); params_.step();) {
-            results::ParameterRecord param;
-            param.name = params_.column(1).toString().toStdString();
-            for (const QJsonValue d :
-                 QJsonDocument::fromJson(params_.column(2).toString().toUtf8()).array()) {
-                param.shape.push_back(d.toDouble());
-            }
-            param.bytes = params_.column(3).toDouble();
-            ranks[params_.column(0).toInt()].parameters.push_back(std::move(param));
+            ranks[params_.column(0).toInt()].parameters.push_back(
+                {params_.column(1).toString().toStdString(),
+                 spec::mapped<std::vector<double>>(
+                     QJsonDocument::fromJson(params_.column(2).toString().toUtf8()).array(),
+                     [](const QJsonValue& d) { return d.toDouble(); }),
+                 params_.column(3).toDouble()});
         }
         for (iterations_.bind(key); iterations_.step();) {
             results::IterationRecord i;

@@ -29,10 +29,9 @@ std::vector<StoredSweep> sweeps(Database& db, const QString& cellKey) {
     std::vector<StoredSweep> out;
     Statement cell = db.prepare("SELECT layer, world_size FROM cells WHERE key = ?");
     cell.bind(cellKey);
-    QString layer;
-    int world = 0;
+    StoredSweep ofCell; // the layer and world size every kind shares
     if (cell.step()) {
-        readColumns(cell, 0, layer, world);
+        readColumns(cell, 0, ofCell.series.layer, ofCell.series.worldSize);
     }
     Statement fits =
         db.prepare("SELECT kind, unsupported, refused, reason, method, alpha_us, beta_us_per_byte, "
@@ -40,9 +39,7 @@ std::vector<StoredSweep> sweeps(Database& db, const QString& cellKey) {
                    "WHERE cell_key = ? ORDER BY kind");
     fits.bind(cellKey);
     while (fits.step()) {
-        StoredSweep s;
-        s.series.layer = layer;
-        s.series.worldSize = world;
+        StoredSweep s = ofCell;
         readColumns(fits, 0, s.series.kind, s.series.unsupported, s.fit.refused, s.fit.reason,
                     s.fit.method, s.fit.alphaUs, s.fit.betaUsPerByte, s.fit.r2, s.fit.sizes,
                     s.fit.fromBytes, s.fit.toBytes, s.fit.leftOutFromBytes, s.fit.note);
