@@ -6,6 +6,7 @@
 
 #include <QApplication>
 
+#include <cstdio>
 #include <functional>
 
 namespace commprof::workbench {
@@ -14,7 +15,21 @@ class Application : public QApplication {
     Q_OBJECT
 public:
     using QApplication::QApplication;
-    bool notify(QObject* receiver, QEvent* event) override;
+    bool notify(QObject* receiver, QEvent* event) override {
+        QString error;
+        try {
+            return QApplication::notify(receiver, event);
+        } catch (const std::exception& e) {
+            error = QString::fromUtf8(e.what());
+        } catch (...) {
+            error = "unknown error";
+        }
+        std::fprintf(stderr, "commprof-workbench: unexpected error: %s\n", qPrintable(error));
+        if (sink_) {
+            sink_(error);
+        }
+        return false;
+    }
     void setErrorSink(std::function<void(const QString&)> sink) { sink_ = std::move(sink); }
 
 private:

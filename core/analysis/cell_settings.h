@@ -6,6 +6,8 @@
 // read a cell's traces with them, so a cap-4 cell is replayed at 4 MiB and a gloo_cpu cell as gloo
 // on a CPU, whatever the traces themselves can show.
 
+#include "spec/comm_hooks.h"
+
 #include <QString>
 
 namespace commprof::analysis {
@@ -23,6 +25,14 @@ struct CellSettings {
 };
 
 // Why a cell that ran the `local` hook has nothing to predict from; empty for any other hook.
-QString localBaselineWhy(const CellSettings& cell);
+inline QString localBaselineWhy(const CellSettings& cell) {
+    if (!spec::sendsNothing(cell.hook.toStdString())) {
+        return {};
+    }
+    return QString("%1 says the job ran the `local` hook, which sends nothing: it is the "
+                   "no-communication baseline, and its traces time no collective to predict "
+                   "another hook or cap from (open a cell that communicates)")
+        .arg(cell.path);
+}
 
 } // namespace commprof::analysis

@@ -13,7 +13,13 @@ using results::HookWork;
 
 // The work of `hook` in a job on `backend` (on a device or not) under `calibration`: nothing
 // for a hook or a backend it does not cover.
-HookWork hookWork(const HookCalibration& calibration, const QString& hook, const QString& backend,
-                  bool onDevice);
+inline HookWork hookWork(const HookCalibration& calibration, const QString& hook,
+                         const QString& backend, bool onDevice) {
+    if (backend != calibration.backend || onDevice != calibration.onDevice) {
+        return {};
+    }
+    const auto it = calibration.hooks.find(hook);
+    return it == calibration.hooks.end() ? HookWork{} : it->second;
+}
 
 } // namespace commprof::analysis

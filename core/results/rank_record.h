@@ -18,7 +18,15 @@ struct RankRecord : RankHeader {
     std::vector<BucketRecord> buckets;
     DdpLoggingRecord ddpLogging;
     // The iterations from record_from_iteration on.
-    std::vector<const IterationRecord*> recorded() const;
+    std::vector<const IterationRecord*> recorded() const {
+        std::vector<const IterationRecord*> out;
+        for (const IterationRecord& it : iterations) {
+            if (it.iter >= recordFromIteration) {
+                out.push_back(&it);
+            }
+        }
+        return out;
+    }
 };
 
 struct SweepRecord : SweepHeader {

@@ -6,6 +6,7 @@
 #include "hta_figures.h"
 #include "step_metrics.h"
 
+#include <future>
 #include <optional>
 
 namespace commprof::trace {
@@ -15,6 +16,17 @@ struct TraceReport {
     std::optional<HtaFigures> hta;
 };
 
-TraceReport reportOf(const Trace& trace, std::optional<Span> window, bool withHta);
+inline TraceReport reportOf(const Trace& trace, std::optional<Span> window, bool withHta) {
+    TraceReport out;
+    std::future<HtaFigures> hta;
+    if (withHta) {
+        hta = std::async(std::launch::async, [&] { return htaFigures(trace, window); });
+    }
+    out.summary = summarize(trace, window);
+    if (withHta) {
+        out.hta = hta.get();
+    }
+    return out;
+}
 
 } // namespace commprof::trace
