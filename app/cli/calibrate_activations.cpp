@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "calibrate_activations.h"
+#include "cli_common.h"
 
 #include "files/safe_file.h"
 #include "matrix/model_description.h"

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// What `commprof record` and `commprof confirm` share: running a user's command, unmodified,
+// What `commprof record` and `commprof confirm` share: their flags (--skip, --steps, --nproc),
+// checked, a fresh folder for what they write, and running a user's command, unmodified,
 // with commprof's Python capture (tools/capture, compiled into this program) loaded at Python
 // start-up through PYTHONPATH: one layer on the plain rank launcher (rank_launch.h), which
 // starts the command as its own launcher would (torchrun, srun) or, with --nproc N, as N ranks
 // with the environment torchrun's standalone mode sets. The ranks' output is theirs and goes
 // straight to this terminal.
 
+#include "cli_common.h"
 #include "rank_launch.h"
 
 #include <QJsonObject>
@@ -17,6 +19,19 @@
 #include <vector>
 
 namespace commprof::cli {
+
+struct RecordFlags {
+    int skip = 5;  // steps left out first: DDP rebuilds its buckets after step 0
+    int steps = 5; // steps traced (record) after them
+    int nproc = 0; // 0: the command launches its ranks itself
+};
+
+// Empty when every flag given is within its range; else the message naming the flag.
+QString parseRecordFlags(const Args& args, RecordFlags* out);
+
+// Makes DIR, which must be missing or empty: a record never mixes its files with others.
+// Empty on success, else the reason naming DIR.
+QString prepareFreshFolder(const QString& dir);
 
 struct CaptureRun {
     QStringList command;        // the program and its arguments, as the user typed them

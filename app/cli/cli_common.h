@@ -86,6 +86,9 @@ int modelDescribeCommand(const Args& args);
 int recordCommand(const Args& args);
 int confirmCommand(const Args& args);
 int calibrateHooksCommand(const Args& args);
+// commprof calibrate FILE.pt: the activation term of a TorchScript module measured by the rank
+// itself, written into the description beside it, where plan reads it.
+int calibrateActivations(const Args& args, const QString& module);
 
 // The Python with PyTorch to run commprof's scripts with: COMMPROF_PYTHON, else Debian's
 // /usr/bin/python3 (a python3 earlier on PATH may lack torch), else python3.

@@ -2,7 +2,6 @@
 // commprof calibrate: predicted against measured host memory, and a refitted baseline; for a
 // TorchScript module (FILE.pt), its activation term measured.
 
-#include "calibrate_activations.h"
 #include "cli_common.h"
 
 #include "feasibility/calibration.h"
@@ -25,7 +24,6 @@ int calibrateCommand(const Args& args) {
     }
     const QString profilePath = args.value("--profile");
     const QString writePath = args.value("--write-profile");
-    const bool json = args.has("--json");
     feasibility::Coefficients k;
     try {
         if (!profilePath.isEmpty()) {
@@ -65,7 +63,7 @@ int calibrateCommand(const Args& args) {
                     .arg(c.baselineRefit / (1024.0 * 1024.0), 0, 'f', 1)
                     .toUtf8());
     }
-    if (json) {
+    if (args.has("--json")) {
         printJson(feasibility::toJson(c));
     } else {
         QString text;

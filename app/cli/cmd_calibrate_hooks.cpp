@@ -32,8 +32,7 @@ int calibrateHooksCommand(const Args& args) {
         return notFine("calibrate hooks: cannot put tools/hook_calibrate.py in a temporary folder");
     }
     const QString copy = tmp.filePath("hook_calibrate.py");
-    QString err = files::writeAtomically(copy, script.readAll());
-    if (!err.isEmpty()) {
+    if (const QString err = files::writeAtomically(copy, script.readAll()); !err.isEmpty()) {
         return notFine("calibrate hooks: " + err);
     }
     const QString measured = tmp.filePath("calibration.json");
@@ -62,8 +61,7 @@ int calibrateHooksCommand(const Args& args) {
     if (!in.open(QIODevice::ReadOnly)) {
         return badInput("calibrate hooks: cannot write " + out);
     }
-    err = files::writeAtomically(out, in.readAll());
-    if (!err.isEmpty()) {
+    if (const QString err = files::writeAtomically(out, in.readAll()); !err.isEmpty()) {
         return badInput("calibrate hooks: " + err);
     }
     QString text = QString("stored in %1 (every trace whatif on this machine reads it)\n").arg(out);

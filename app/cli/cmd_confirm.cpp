@@ -12,7 +12,6 @@
 #include "files/safe_file.h"
 #include "inputs/confirmation_json.h"
 #include "inputs/ddp_job_files.h"
-#include "record_flags.h"
 #include "report/confirmation_text.h"
 #include "results/hook_calibration.h"
 #include "spec/comm_hooks.h"

@@ -56,7 +56,6 @@ int armsCommand(const Args& args) {
         return args.usageError(
             QString("--world: expected 1..%1, got '%2'").arg(kMaxWorld).arg(args.value("--world")));
     }
-    const bool json = args.has("--json");
     const QStringList baseFlags = base.split(' ', Qt::SkipEmptyParts);
     const QStringList changedFlags = baseFlags + change.split(' ', Qt::SkipEmptyParts);
     for (const auto& [name, flags] : {std::pair{QString("unchanged_1"), baseFlags},
@@ -91,7 +90,7 @@ int armsCommand(const Args& args) {
                                       : "the change does not make the run deterministic"},
             {"unchanged", determinism::toJson(unchanged)},
             {"changed", determinism::toJson(changed)}};
-        if (json) {
+        if (args.has("--json")) {
             printJson(doc);
         } else {
             printText(doc["verdict"].toString() + "\n");
@@ -117,10 +116,9 @@ int diffCommand(const Args& args) {
     if (dirs.size() != 2) {
         return args.usageError("expected RUN_A and RUN_B, or --arms");
     }
-    const bool json = args.has("--json");
     try {
         const determinism::DiffReport r = determinism::diffDirs(dirs[0], dirs[1]);
-        if (json) {
+        if (args.has("--json")) {
             printJson(determinism::toJson(r));
         } else {
             QString text = r.summary + "\n";

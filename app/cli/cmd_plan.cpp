@@ -2,7 +2,7 @@
 // commprof plan: a matrix's cells, each with its host and device demand against the budget.
 
 #include "cli_common.h"
-#include "matrix_describing.h"
+#include "model_exporter.h"
 
 #include "feasibility/plan_stream.h"
 #include "matrix/cell_stream.h"
@@ -113,7 +113,6 @@ private:
 
 int planCommand(const Args& args) {
     const QString path = args.operands().first();
-    const bool json = args.has("--json");
     feasibility::PlanOptions options;
     options.profilePath = args.value("--profile");
     options.launcher = launcherOf(args);
@@ -146,7 +145,7 @@ int planCommand(const Args& args) {
         matrix::forEachCell(plan.matrix, feasibility::machineLimits(plan),
                             [&count](matrix::Cell&) { ++count; });
         Output out;
-        if (json) {
+        if (args.has("--json")) {
             feasibility::writeJson(plan, [&out](const QByteArray& b) { out(b); });
             out.flush();
             return Ok;

@@ -71,7 +71,6 @@ int probeCommand(const Args& args) {
     probe::ProbeOptions o;
     o.rankProgram = runner::defaultRankProgram();
     const bool json = args.has("--json");
-    const std::optional<matrix::LauncherKind> launcher = launcherOf(args);
     o.cleanup = args.has("--cleanup");
     o.formation = !args.has("--no-formation");
     o.otherHosts = args.values("--compare-hosts");
@@ -89,7 +88,7 @@ int probeCommand(const Args& args) {
         o.firstPort = first;
         o.portCount = last - first + 1;
     }
-    if (launcher == matrix::LauncherKind::Slurm) {
+    if (launcherOf(args) == matrix::LauncherKind::Slurm) {
         return probeSlurm(args.value("--partition"), json);
     }
     const probe::ProbeReport r = probe::runProbe(o);

@@ -8,7 +8,6 @@
 #include "capture_launch.h"
 #include "cli_common.h"
 #include "files/safe_file.h"
-#include "record_flags.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -17,7 +16,6 @@
 #include <QJsonObject>
 
 #include <algorithm>
-#include <stdexcept>
 
 namespace commprof::cli {
 namespace {

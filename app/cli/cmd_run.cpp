@@ -2,7 +2,7 @@
 // commprof run: a matrix's feasible cells, each a pool of ranks, with a live view on a terminal.
 
 #include "cli_common.h"
-#include "matrix_describing.h"
+#include "model_exporter.h"
 #include "terminal_progress.h"
 
 #include "runner/matrix_runner.h"
@@ -124,7 +124,6 @@ int runCommand(const Args& args) {
     feasibility::PlanOptions planOptions;
     planOptions.profilePath = args.value("--profile");
     planOptions.launcher = launcherOf(args);
-    const bool jsonProgress = args.has("--json-progress");
     options.rankProgram = runner::defaultRankProgram();
     feasibility::Plan plan;
     try {
@@ -141,7 +140,7 @@ int runCommand(const Args& args) {
 
     runner::MatrixRunner run(plan, options);
     const StopOnSignal stopOnSignal(run);
-    ProgressOut progress(jsonProgress);
+    ProgressOut progress(args.has("--json-progress"));
     std::vector<RunProgressView::CellPlan> cells;
     for (const auto& pc : plan.cells) {
         if (options.onlyCell.isEmpty() || pc.cell.id == options.onlyCell) {

@@ -3,7 +3,6 @@
 // ranks: skew and stragglers), and a record per collective.
 
 #include "cli_common.h"
-#include "process_memory.h"
 #include "trace_args.h"
 
 #include "inputs/ddp_job_files.h"
@@ -171,9 +170,8 @@ int summarizeOne(const TraceArgs& a) {
         return printOne(a, *loaded.front().reduction);
     }
     heapInHugePages();
-    const trace::RankReduction r =
-        trace::reduceTrace(trace::readTraceFile(file.front(), a.read), a.window, a.hta);
-    return printOne(a, r);
+    return printOne(
+        a, trace::reduceTrace(trace::readTraceFile(file.front(), a.read), a.window, a.hta));
 }
 
 QString formatJob(const std::vector<int>& ranks,

@@ -105,14 +105,13 @@ analysis::WhatIfOptions whatIfOptions(const Args& args) {
     if (const auto k = sane(args, "--compute-contention", spec::kSaneShare)) {
         o.computeContention = *k;
     }
+    QString why;
     if (args.has("--hook-calibration")) {
-        QString why;
         o.hookCalibration = results::readHookCalibration(args.value("--hook-calibration"), &why);
         if (!o.hookCalibration) {
             throw trace::TraceError("--hook-calibration: " + why.toStdString());
         }
     } else {
-        QString why;
         o.hookCalibration = results::storedHookCalibration(&why);
         if (!why.isEmpty()) {
             printError("warning: this machine's hook calibration is not used: " + why);

@@ -29,11 +29,6 @@ const options::Command* commandOf(const QStringList& args, int& words) {
     return args.isEmpty() ? nullptr : options::findCommand(program, args[0].toStdString());
 }
 
-std::vector<std::string> toStd(const QStringList& list) {
-    return spec::mapped<std::vector<std::string>>(list,
-                                                  [](const QString& s) { return s.toStdString(); });
-}
-
 // --help anywhere, --version, and a command with verbs named without a valid verb are answered
 // here, from the table.
 std::optional<int> answeredFromTable(const QStringList& args) {
@@ -92,7 +87,9 @@ int dispatchCommand(const QStringList& args, const CommandTable& commands) {
         std::fputs(options::helpText(commprofProgram()).c_str(), stderr);
         return BadInput;
     }
-    const Args parsed(*command, options::parseArgs(*command, toStd(args.mid(words))));
+    const auto line = spec::mapped<std::vector<std::string>>(
+        args.mid(words), [](const QString& s) { return s.toStdString(); });
+    const Args parsed(*command, options::parseArgs(*command, line));
     if (!parsed.error().isEmpty()) {
         return parsed.usageError(parsed.error());
     }

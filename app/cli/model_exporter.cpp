@@ -6,10 +6,13 @@
 #include "files/safe_file.h"
 
 #include <QFile>
+#include <QFileInfo>
 #include <QProcess>
 #include <QTemporaryDir>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 
 #include <unistd.h>
 
@@ -17,6 +20,37 @@ namespace commprof::cli {
 namespace {
 
 constexpr int kExportMinutes = 30; // ResNet-50 scripts in seconds; a huge GPT takes longer
+
+bool describeInto(const matrix::TorchScriptModel& m) {
+    if (!QFileInfo(m.file).isFile()) {
+        printError(QString("cannot describe %1 for the matrix: there is no such file").arg(m.file));
+        return false;
+    }
+    const QString folder = QFileInfo(m.description).absolutePath();
+    if (::access(folder.toLocal8Bit().constData(), W_OK) != 0) {
+        printError(QString("cannot describe %1 for the matrix: its folder %2 is not writable (%3), "
+                           "so %4 cannot be written there")
+                       .arg(m.file, folder, QString::fromLocal8Bit(std::strerror(errno)),
+                            QFileInfo(m.description).fileName()));
+        return false;
+    }
+    const QStringList flags = matrix::describeArguments(m);
+    // Said before, not after: a large module takes Python minutes, and the plan would sit
+    // silent until then.
+    printError(QString("describing %1 with Python's PyTorch at the matrix entry's input (%2) "
+                       "into %3")
+                   .arg(m.file, flags.join(' '), m.description));
+    // Held, not forwarded: Python's messages would interleave with the plan, and its stdout
+    // with `plan --json`'s document. Shown only when describing fails.
+    if (describeModule("describing " + m.file, m.file, flags + QStringList{"--out", m.description},
+                       ExporterOutput::OnFailure) != Ok) {
+        printError(QString("could not describe %1 with Python's PyTorch at the matrix entry's "
+                           "input (%2)")
+                       .arg(m.file, flags.join(' ')));
+        return false;
+    }
+    return true;
+}
 
 } // namespace
 
@@ -80,6 +114,20 @@ int describeModule(const QString& what, const QString& file, const QStringList& 
         return badInput(what + ": " + QString::fromStdString(why));
     }
     return runExporter(what, QStringList{"--describe", file} + flags, output);
+}
+
+bool describeForMatrix(const matrix::TorchScriptModel& m) {
+    if (describeInto(m)) {
+        return true;
+    }
+    // Python writes the description to FILE.json.part and renames it; killed past its time (or
+    // crashed) it leaves the .part, which no later command reads or removes. Only a regular file:
+    // what is there under the name otherwise is not what Python left.
+    const QFileInfo part(m.description + ".part");
+    if (part.isFile() && !part.isSymLink()) {
+        QFile::remove(part.filePath());
+    }
+    return false;
 }
 
 } // namespace commprof::cli

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "process_memory.h"
+#include "trace_args.h"
 
 #include <cstdint>
 #include <cstdlib> // and with it __GLIBC__

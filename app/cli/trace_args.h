@@ -45,4 +45,11 @@ int guarded(const Args& args, const std::function<int(const TraceArgs&)>& comman
 std::vector<trace::LoadedReduction> reduceOnSlurm(const TraceArgs& a,
                                                   const std::vector<std::string>& files);
 
+// How `trace summarize` has glibc's malloc lay out its memory, decided once per process before
+// the traces are read (process_memory.cpp; docs/performance.md measures both). One trace: the
+// heap in transparent huge pages, for every thread.
+void heapInHugePages();
+// A job's traces one after another: large blocks from the kernel and back to it.
+void keepLargeBlocksOutOfTheHeap();
+
 } // namespace commprof::cli

@@ -82,11 +82,10 @@ std::string roff(const std::string& s) {
 
 std::string roffParagraphs(const std::string& text) {
     std::string out;
-    bool first = true;
-    for (const std::string& p : paragraphs(text)) {
-        out += first ? "" : ".PP\n";
-        first = false;
-        std::istringstream lines(p);
+    const std::vector<std::string> ps = paragraphs(text);
+    for (std::size_t i = 0; i < ps.size(); ++i) {
+        out += i ? ".PP\n" : "";
+        std::istringstream lines(ps[i]);
         for (std::string line; std::getline(lines, line);) {
             out += roff(line) + "\n";
         }
@@ -116,9 +115,8 @@ std::string roffRequired(const std::vector<Option>& options) {
     return out;
 }
 
-std::string upper(std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
-    return s;
+std::string upper(const std::string& s) {
+    return eachChar(s, [](unsigned char c) { return std::string(1, char(std::toupper(c))); });
 }
 
 // Command names that take a verb ("trace summarize") complete in two steps.
@@ -244,12 +242,6 @@ OperandSpec operandSpec(const std::string& text) {
     return spec;
 }
 
-const Option* findOption(const std::vector<Option>& options, const std::string& flag) {
-    const auto it = std::find_if(options.begin(), options.end(),
-                                 [&](const Option& o) { return o.flag == flag; });
-    return it == options.end() ? nullptr : &*it;
-}
-
 } // namespace
 
 Option required(Option option) {
@@ -347,11 +339,11 @@ std::string bashCompletion(const Program& program) {
     std::string out = "# bash completion for " + program.name + ", generated from its options\n" +
                       fn + "() {\n    local cur=\"${COMP_WORDS[COMP_CWORD]}\" " +
                       "prev=\"${COMP_WORDS[COMP_CWORD-1]}\"\n";
+    // The words a flag completes from: the program's flags, or its command's.
+    std::string flagWords = "$opts";
     if (program.commands.empty()) {
         out += "    case \"$prev\" in\n" + bashValueCase(program.options) + "    esac\n";
-        out += "    if [[ \"$cur\" == -* ]]; then\n        COMPREPLY=($(compgen -W \"" +
-               join(flagsOf(program.options), " ") + "\" -- \"$cur\"))\n    else\n" +
-               "        COMPREPLY=($(compgen -f -- \"$cur\"))\n    fi\n}\n";
+        flagWords = join(flagsOf(program.options), " ");
     } else {
         std::vector<std::string> top = firstWords(program);
         const std::vector<std::string> flags = flagsOf(program.options);
@@ -371,10 +363,10 @@ std::string bashCompletion(const Program& program) {
                    " --help\"\n        case \"$prev\" in\n" + bashValueCase(c.options) +
                    "        esac ;;\n";
         }
-        out += "    esac\n    if [[ \"$cur\" == -* ]]; then\n"
-               "        COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n    else\n"
-               "        COMPREPLY=($(compgen -f -- \"$cur\"))\n    fi\n}\n";
+        out += "    esac\n";
     }
+    out += "    if [[ \"$cur\" == -* ]]; then\n        COMPREPLY=($(compgen -W \"" + flagWords +
+           "\" -- \"$cur\"))\n    else\n        COMPREPLY=($(compgen -f -- \"$cur\"))\n    fi\n}\n";
     out += "complete -o filenames -F " + fn + " " + program.name + "\n";
     return out;
 }
@@ -465,8 +457,9 @@ ParsedArgs parseArgs(const Command& command, const std::vector<std::string>& arg
             out.operands.push_back(a);
             continue;
         }
-        const Option* o = findOption(command.options, a);
-        if (!o) {
+        const auto o = std::find_if(command.options.begin(), command.options.end(),
+                                    [&](const Option& x) { return x.flag == a; });
+        if (o == command.options.end()) {
             return refuse("unknown option '" + a + "'");
         }
         if (!o->takesValue()) {

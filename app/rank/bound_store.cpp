@@ -3,7 +3,6 @@
 
 #include "store_protocol.h"
 #include "store_server.h"
-#include "store_socket.h"
 
 #include <unistd.h>
 
@@ -49,9 +48,9 @@ std::string keysRequest(char op, const std::vector<std::string>& keys,
 BoundStore::BoundStore(StoreAddress address, std::chrono::milliseconds timeout,
                        std::shared_ptr<StoreServer> server)
     : CompatStore(timeout), address_(std::move(address)), server_(std::move(server)) {
-    fd_ = connectBefore(address_.host, address_.port, Clock::now() + timeout);
+    fd_ = store::connectBefore(address_.host, address_.port, Clock::now() + timeout);
     const std::string reply =
-        exchange(fd_, message(store::Hello, {address_.token}), Clock::now() + timeout);
+        store::exchange(fd_, message(store::Hello, {address_.token}), Clock::now() + timeout);
     if (reply.empty() || reply[0] != store::Done) {
         ::close(fd_);
         fd_ = -1;
@@ -78,7 +77,7 @@ std::string BoundStore::request(const std::string& message, std::chrono::millise
     }
     std::string reply;
     try {
-        reply = exchange(fd_, message, Clock::now() + timeout_ + waitMs);
+        reply = store::exchange(fd_, message, Clock::now() + timeout_ + waitMs);
     } catch (const std::exception&) {
         // A reply may be half read: the connection cannot be trusted again.
         ::close(fd_);

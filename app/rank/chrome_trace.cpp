@@ -74,11 +74,6 @@ void onOpEnd(const at::RecordFunction& fn, at::ObserverContext* ctx) {
                                         std::move(start->comm));
 }
 
-// The collectives whose output message is their input (in place): Kineto writes both sizes.
-bool inPlace(const std::string& collective) {
-    return collective == "all_reduce" || collective == "broadcast";
-}
-
 long currentTid() {
     thread_local const long tid = long(syscall(SYS_gettid));
     return tid;
@@ -159,7 +154,8 @@ bool ChromeTrace::write(const std::string& path, int rank, int worldSize,
             j.field("Collective name", s.comm.collective);
             if (s.comm.nelems >= 0) {
                 j.field("In msg nelems", s.comm.nelems);
-                if (inPlace(s.comm.collective)) {
+                // Output message is the input (in place): Kineto writes both sizes.
+                if (s.comm.collective == "all_reduce" || s.comm.collective == "broadcast") {
                     j.field("Out msg nelems", s.comm.nelems);
                 }
                 j.field("dtype", s.comm.dtype);

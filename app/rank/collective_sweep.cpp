@@ -1,6 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "collective_sweep.h"
-
 #include "bucket_timer.h"
 #include "c10d_compat.h"
 #include "field_writer.h"

@@ -54,13 +54,9 @@ void DdpLoggingRecorder::collect() {
         return;
     }
     lastIteration_ = iteration;
-    DdpLoggingSample s;
-    s.iteration = int(iteration - 1);
-    s.forwardComputeNs = intOf(d, "forward_compute_time");
-    s.backwardComputeNs = intOf(d, "backward_compute_time");
-    s.backwardCommNs = intOf(d, "backward_comm_time");
-    s.overlapNs = intOf(d, "backward_compute_comm_overlap_time");
-    result_.samples.push_back(s);
+    result_.samples.push_back({int(iteration - 1), intOf(d, "forward_compute_time"),
+                               intOf(d, "backward_compute_time"), intOf(d, "backward_comm_time"),
+                               intOf(d, "backward_compute_comm_overlap_time")});
     result_.avgForwardComputeNs = intOf(d, "avg_forward_compute_time");
     result_.avgBackwardComputeNs = intOf(d, "avg_backward_compute_time");
     result_.avgBackwardCommNs = intOf(d, "avg_backward_comm_time");

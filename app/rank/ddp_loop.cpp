@@ -1,23 +1,21 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "ddp_loop.h"
-
 #include "bucket_timer.h"
 #include "chrome_trace.h"
 #include "ddp_logging.h"
 #include "fingerprint.h"
-#include "grad_dump.h"
 #include "hooks/hook_factory.h"
 #include "json_writer.h"
 #include "models.h"
+#include "rank_result.h"
 #include "rendezvous.h"
 #include "spec/layers.h"
 #include "spec/rank_contract.h"
-#include "torchscript_model.h"
 
 #include <ATen/record_function.h>
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <limits>
 #include <set>
 #include <thread>
@@ -75,6 +73,39 @@ bool checksumsAgree(ProcessGroupPtr& pg, const std::vector<IterationTimes>& its,
     note = "identical on all " + std::to_string(world) + " ranks for every iteration";
     return true;
 }
+
+// --dump-grads (test only): every iteration's reduced gradients (and, in params_rankR.pt, the
+// parameters after the last step), written once at the end in the format torch.load reads, so
+// a test can compare them with Python DDP's element by element.
+class GradDump {
+public:
+    enum class Of { Grads, Values };
+    // Copies every grad (or the parameters' values) to the CPU.
+    void add(const std::vector<torch::Tensor>& params, Of of = Of::Grads) {
+        at::DisableRecordFunctionGuard notTheModel; // instrumentation, not ops to trace
+        c10::List<at::Tensor> grads;
+        for (const auto& p : params) {
+            // An unused parameter's gradient stays undefined under find_unused_parameters:
+            // zeros, as Python's None is read on the other side.
+            const at::Tensor& t = of == Of::Values ? p : p.grad();
+            grads.push_back(t.defined() ? t.detach().to(torch::kCPU).clone()
+                                        : torch::zeros_like(p, torch::kCPU));
+        }
+        iterations_.push_back(grads);
+    }
+    // A list (per iteration) of lists (per parameter) of tensors. Throws on a write error.
+    void write(const std::string& path) const {
+        const std::vector<char> bytes = torch::pickle_save(c10::IValue(iterations_));
+        std::ofstream out(path, std::ios::binary);
+        out.write(bytes.data(), std::streamsize(bytes.size()));
+        if (!out) {
+            throw std::runtime_error("cannot write " + path);
+        }
+    }
+
+private:
+    c10::List<c10::List<at::Tensor>> iterations_;
+};
 
 // Threads, then the device this rank trains on, refused up front when this libtorch or this
 // machine cannot give it.

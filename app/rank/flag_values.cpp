@@ -1,10 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "flag_values.h"
 
-#include <algorithm>
-#include <cmath>
-#include <cstdint>
-#include <random>
 #include <stdexcept>
 #include <type_traits>
 
@@ -108,36 +104,6 @@ void readInputShape(const std::string& flag, const std::string& v, RankOptions& 
     }
 }
 
-// Read as a number so that descriptions may write 1.1e7, but a count all the same.
-void readDescribedParams(const std::string& flag, const std::string& v, RankOptions& o) {
-    o.describedParams = toDouble(flag, v);
-    if (o.describedParams < 0 || o.describedParams != std::floor(o.describedParams)) {
-        throw UsageError(flag + ": expected a whole number >= 0, got '" + v + "'");
-    }
-}
-
-void readDescribedTensors(const std::string& flag, const std::string& v, RankOptions& o) {
-    o.describedTensors = toInt(flag, v);
-    if (o.describedTensors < 0) {
-        throw UsageError(flag + ": expected a whole number >= 0, got '" + v + "'");
-    }
-}
-
-void readSeed(const std::string& flag, const std::string& v, RankOptions& o) {
-    // "random": a different seed every run, the classic source of a run that will not repeat.
-    o.seed = v == "random" ? (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}()
-                           : static_cast<std::uint64_t>(toDouble(flag, v));
-}
-
-void readFingerprint(const options::Option& row, const std::string& v, RankOptions& o) {
-    o.fpSemantic = o.fpSemantic || v.find("semantic") != std::string::npos;
-    o.fpOp = o.fpOp || v.find("op") != std::string::npos;
-    if (!o.fpOp && !o.fpSemantic) {
-        // Looser than its choices ("op,semantic" too), so refused in their words.
-        throw UsageError(options::choiceError(row, v));
-    }
-}
-
 // "START:END[:EVERY]", END exclusive.
 void readFpIters(const std::string& flag, const std::string& v, RankOptions& o) {
     const auto c1 = v.find(':');
@@ -164,14 +130,6 @@ void readSweepKinds(const std::string& flag, const std::string& v, RankOptions& 
         }
     }
     o.sweepKinds = kinds;
-}
-
-void readSweepMaxBytes(const std::string& flag, const std::string& v, RankOptions& o) {
-    const double b = toDouble(flag, v);
-    if (!(b >= 8 && b <= double(std::int64_t(1) << 40))) {
-        throw UsageError(flag + ": expected 8 to 2^40 bytes, got '" + v + "'");
-    }
-    o.sweepMaxBytes = std::int64_t(b);
 }
 
 // "OP@RANKS:ITER": the last '@' and ':' split it, so OP itself may hold either.

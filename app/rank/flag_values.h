@@ -28,13 +28,8 @@ double parseHookDelay(const std::string& flag, const std::string& v);
 
 // The flags whose values have a grammar of their own; each adds to `o` as the flag says.
 void readInputShape(const std::string& flag, const std::string& v, RankOptions& o);
-void readDescribedParams(const std::string& flag, const std::string& v, RankOptions& o);
-void readDescribedTensors(const std::string& flag, const std::string& v, RankOptions& o);
-void readSeed(const std::string& flag, const std::string& v, RankOptions& o);
-void readFingerprint(const options::Option& row, const std::string& v, RankOptions& o);
 void readFpIters(const std::string& flag, const std::string& v, RankOptions& o);
 void readSweepKinds(const std::string& flag, const std::string& v, RankOptions& o);
-void readSweepMaxBytes(const std::string& flag, const std::string& v, RankOptions& o);
 void readPerturb(const std::string& flag, const std::string& v, RankOptions& o);
 
 } // namespace commprof::rank

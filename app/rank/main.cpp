@@ -3,17 +3,16 @@
 // forks ranks for the runner (fork_server.h). Its exit codes, progress lines and file names are
 // the launchers' contract (spec/rank_contract.h).
 
-#include "collective_sweep.h"
-#include "ddp_loop.h"
 #include "fingerprint.h"
 #include "fork_server.h"
+#include "models.h"
 #include "options.h"
 #include "rank_exit.h"
 #include "rank_flags.h"
+#include "rank_result.h"
 #include "rendezvous.h"
 #include "spec/fork_contract.h"
 #include "spec/rank_contract.h"
-#include "torchscript_model.h"
 
 #include <sys/stat.h>
 

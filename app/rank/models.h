@@ -2,11 +2,16 @@
 #pragma once
 // What the DDP loop trains: a synthetic model of a requested parameter count (within 2 %), an
 // MLP family and a transformer-block family whose buckets differ in shape, or a TorchScript
-// module (torchscript_model.h).
+// module (commprof model export, or any torch.jit.script'ed module; torchscript_model.cpp):
+// loaded with torch::jit::load, put in train mode, fed an image batch with a cross-entropy
+// target or token ids with a next-token loss.
+
+#include "options.h"
 
 #include <torch/torch.h>
 
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 namespace commprof::rank {
@@ -26,5 +31,19 @@ struct TrainingModel {
 
 TrainingModel makeModel(const std::string& family, double params, const torch::Device& device);
 std::int64_t countParameters(const NamedTensors& tensors);
+
+// Every message names the file and what was wrong with it.
+struct ModelFileError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// Throws ModelFileError for a missing, unreadable, truncated or non-TorchScript file.
+TrainingModel loadTorchScript(const RankOptions& o, const torch::Device& device);
+
+// The first forward's output against the input spec: a tensor of [batch, classes] or
+// [batch, tokens, vocab]. Throws ModelFileError otherwise.
+void checkOutput(const RankOptions& o, const torch::Tensor& output, int batch);
+// What the first forward's exception says about the file and the input spec.
+ModelFileError forwardFailure(const RankOptions& o, const std::exception& e);
 
 } // namespace commprof::rank

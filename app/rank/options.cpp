@@ -45,20 +45,6 @@ std::optional<std::pair<std::string, double>> presetOf(const std::string& model)
     return std::nullopt;
 }
 
-} // namespace
-
-bool RankOptions::perturbsRank(int r) const {
-    return !perturbOp.empty() &&
-           (perturbRanks.empty() ||
-            std::find(perturbRanks.begin(), perturbRanks.end(), r) != perturbRanks.end());
-}
-
-std::string usageText() {
-    return options::usageLine(rankProgram(), nullptr) + "\n";
-}
-
-namespace {
-
 // The environment plants faults through a real `commprof run`, whose ranks inherit it; the
 // flags, read after it, win.
 void readFaultEnvironment(RankOptions& o) {
@@ -68,13 +54,6 @@ void readFaultEnvironment(RankOptions& o) {
     if (const auto hookDelay = env("COMMPROF_HOOK_DELAY_MS"); !hookDelay.empty()) {
         o.hookDelayMs = parseHookDelay("COMMPROF_HOOK_DELAY_MS", hookDelay);
     }
-}
-
-const RankFlag* findFlag(const std::string& flag) {
-    const auto& flags = rankFlags();
-    const auto it = std::find_if(flags.begin(), flags.end(),
-                                 [&](const RankFlag& f) { return f.option.flag == flag; });
-    return it == flags.end() ? nullptr : &*it;
 }
 
 // Each argument through its row of the table, "--flag value" or "--flag=value"; returns the
@@ -90,8 +69,9 @@ std::set<std::string> readFlags(int argc, char** argv, RankOptions& o) {
             arg = arg.substr(0, eq);
             inlineValue = true;
         }
-        const RankFlag* flag = findFlag(arg);
-        if (!flag) {
+        const auto flag = std::find_if(rankFlags().begin(), rankFlags().end(),
+                                       [&](const RankFlag& f) { return f.option.flag == arg; });
+        if (flag == rankFlags().end()) {
             throw UsageError("unknown flag '" + arg + "'");
         }
         if (flag->option.takesValue() && !inlineValue) {
@@ -222,6 +202,16 @@ void readRendezvousEnvironment(RankOptions& o) {
 }
 
 } // namespace
+
+bool RankOptions::perturbsRank(int r) const {
+    return !perturbOp.empty() &&
+           (perturbRanks.empty() ||
+            std::find(perturbRanks.begin(), perturbRanks.end(), r) != perturbRanks.end());
+}
+
+std::string usageText() {
+    return options::usageLine(rankProgram(), nullptr) + "\n";
+}
 
 RankOptions parseOptions(int argc, char** argv) {
     RankOptions o;

@@ -3,6 +3,10 @@
 
 #include "flag_values.h"
 
+#include <cmath>
+#include <cstdint>
+#include <random>
+
 namespace commprof::rank {
 
 const std::vector<RankFlag>& rankFlags() {
@@ -34,11 +38,22 @@ const std::vector<RankFlag>& rankFlags() {
          [](auto& o, auto&, auto&) { o.findUnusedParameters = true; }},
         {{"--described-params", "N",
           "With --torchscript: the parameter count its description gives; another is refused"},
-         [](auto& o, auto& f, auto& v) { readDescribedParams(f.flag, v, o); }},
+         // Read as a number so that descriptions may write 1.1e7, but a count all the same.
+         [](auto& o, auto& f, auto& v) {
+             o.describedParams = toDouble(f.flag, v);
+             if (o.describedParams < 0 || o.describedParams != std::floor(o.describedParams)) {
+                 throw UsageError(f.flag + ": expected a whole number >= 0, got '" + v + "'");
+             }
+         }},
         {{"--described-tensors", "N",
           "With --torchscript: the parameter tensors its description lists; another count is "
           "refused"},
-         [](auto& o, auto& f, auto& v) { readDescribedTensors(f.flag, v, o); }},
+         [](auto& o, auto& f, auto& v) {
+             o.describedTensors = toInt(f.flag, v);
+             if (o.describedTensors < 0) {
+                 throw UsageError(f.flag + ": expected a whole number >= 0, got '" + v + "'");
+             }
+         }},
         {{"--check-module", "",
           "With --torchscript: load the module, check it against the flags above, and exit"},
          [](auto& o, auto&, auto&) { o.checkModule = true; }},
@@ -83,7 +98,12 @@ const std::vector<RankFlag>& rankFlags() {
           "First PowerSGD iteration, >= 2 (default: first recorded, at least 2)"},
          [](auto& o, auto& f, auto& v) { o.powersgdStartIter = toInt(f.flag, v); }},
         {{"--seed", "N", "Random seed, or 'random'"},
-         [](auto& o, auto& f, auto& v) { readSeed(f.flag, v, o); }},
+         // "random": a different seed every run, the classic source of a run that will not repeat.
+         [](auto& o, auto& f, auto& v) {
+             o.seed = v == "random"
+                          ? (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}()
+                          : static_cast<std::uint64_t>(toDouble(f.flag, v));
+         }},
         {{"--threads", "N", "Intra-op threads (0: libtorch's default)"},
          [](auto& o, auto& f, auto& v) { o.threads = toInt(f.flag, v); }},
         {{"--trace", "", "Write a Chrome trace of the profiled steps"},
@@ -104,7 +124,14 @@ const std::vector<RankFlag>& rankFlags() {
           "LAYERS",
           "Record digests: semantic, op or semantic,op",
           {"semantic", "op", "semantic,op"}},
-         [](auto& o, auto& f, auto& v) { readFingerprint(f, v, o); }},
+         [](auto& o, auto& f, auto& v) {
+             o.fpSemantic = o.fpSemantic || v.find("semantic") != std::string::npos;
+             o.fpOp = o.fpOp || v.find("op") != std::string::npos;
+             if (!o.fpOp && !o.fpSemantic) {
+                 // Looser than its choices ("op,semantic" too), so refused in their words.
+                 throw UsageError(options::choiceError(f, v));
+             }
+         }},
         {{"--fp-iters", "START:END[:EVERY]", "Iterations fingerprinted"},
          [](auto& o, auto& f, auto& v) { readFpIters(f.flag, v, o); }},
         {{"--fp-ranks", "RANKS", "Ranks fingerprinted: all, or 0,3,8-15"},
@@ -130,7 +157,13 @@ const std::vector<RankFlag>& rankFlags() {
           "Collective sweep instead of training: all_reduce,all_gather,reduce_scatter,broadcast"},
          [](auto& o, auto& f, auto& v) { readSweepKinds(f.flag, v, o); }},
         {{"--sweep-max-bytes", "N", "Largest message of the sweep (default 256 MiB)"},
-         [](auto& o, auto& f, auto& v) { readSweepMaxBytes(f.flag, v, o); }},
+         [](auto& o, auto& f, auto& v) {
+             const double b = toDouble(f.flag, v);
+             if (!(b >= 8 && b <= double(std::int64_t(1) << 40))) {
+                 throw UsageError(f.flag + ": expected 8 to 2^40 bytes, got '" + v + "'");
+             }
+             o.sweepMaxBytes = std::int64_t(b);
+         }},
         {{"--sweep-warmup", "N", "Untimed repetitions per size (default 2)"},
          [](auto& o, auto& f, auto& v) { o.sweepWarmup = toInt(f.flag, v); }},
         {{"--sweep-iters", "N", "Timed repetitions per size (default 11)"},

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Everything one rank measured, and its file rank{R}.json (docs/formats.md).
+// Everything one rank measured, and its file rank{R}.json (docs/formats.md); the rank's two
+// runs, training and the collective sweep.
 
 #include "bucket_timer.h"
 #include "ddp_logging.h"
@@ -56,6 +57,16 @@ struct RankResult {
     std::int64_t powersgdNumelAfter = 0;
     std::int64_t powersgdCompressedBuckets = 0;
 };
+
+// One rank's DDP run (ddp_loop.cpp): setup as Python DDP does it, then the timed loop over
+// c10d::Reducer. Prints progress as JSON lines on stdout; throws on any failure.
+RankResult runDdp(const RankOptions& options);
+
+// commprof-rank --sweep (collective_sweep.cpp): collectives over message sizes from 8 B doubling
+// to a maximum, like nccl-tests' *_perf. Each size gets warmup iterations, then timed ones with a
+// barrier before each, so that no iteration queues behind the previous one. Writes
+// sweep_rank{R}.json (docs/formats.md). Throws on any failure; returns the file written.
+std::string runSweep(const RankOptions& options);
 
 std::string rankResultJson(const RankResult& r);
 // Temp file, fsync, rename: a reader never sees half a file.

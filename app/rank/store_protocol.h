@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The rendezvous store's wire protocol, shared by the server (rank 0) and every client.
+// The rendezvous store's wire protocol and sockets, shared by the server (rank 0) and every
+// client.
 //
 // A frame is a u32 little-endian body length (1..kMaxFrameBytes) and the body. A request body
 // is an op byte and its fields: a field is a u32 length and that many bytes, a count or a
@@ -87,5 +88,20 @@ private:
 
 // The connection's timeouts in milliseconds as the wire carries them: at most 2^32-1.
 std::uint32_t wireMs(std::chrono::milliseconds ms);
+
+// The sockets (store_socket.cpp): the server's listening socket and a client's blocking
+// exchange with a deadline, so no peer can stall a rank past its timeout.
+using SteadyTime = std::chrono::steady_clock::time_point;
+
+// A non-blocking listening socket on host:port only. Throws "address already in use" for
+// EADDRINUSE.
+int listenOn(const std::string& host, int port);
+
+// Connects to host:port, retrying until the deadline (the server may not be up yet).
+int connectBefore(const std::string& host, int port, SteadyTime deadline);
+
+// One framed request and its reply. Throws std::runtime_error when the connection is lost,
+// the deadline passes, or the reply's length breaks the protocol's limit.
+std::string exchange(int fd, const std::string& body, SteadyTime deadline);
 
 } // namespace commprof::rank::store

@@ -2,7 +2,6 @@
 #include "store_server.h"
 
 #include "store_protocol.h"
-#include "store_socket.h"
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -77,7 +76,7 @@ int msUntil(Clock::time_point t, Clock::time_point now) {
 class StoreServer::Loop {
 public:
     explicit Loop(StoreServerConfig config) : config_(std::move(config)) {
-        listenFd_ = listenOn(config_.host, config_.port);
+        listenFd_ = store::listenOn(config_.host, config_.port);
         wakeFd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
         if (wakeFd_ < 0) {
             ::close(listenFd_);
@@ -170,12 +169,9 @@ private:
 
     void expire(Clock::time_point now) {
         for (auto& c : conns_) {
-            if (c.dead) {
-                continue;
-            }
-            if (!c.authenticated && now >= c.helloDeadline) {
+            if (!c.dead && !c.authenticated && now >= c.helloDeadline) {
                 c.dead = true;
-            } else if (c.waiting) {
+            } else if (!c.dead && c.waiting) {
                 answerIfReady(c);
             }
         }
@@ -209,11 +205,10 @@ private:
             if (pending >= kMaxPendingHellos && oldest) {
                 oldest->dead = true;
             }
-            Connection c;
+            Connection& c = conns_.emplace_back();
             c.fd = fd;
             c.helloDeadline =
                 Clock::now() + std::min<Clock::duration>(kHelloTimeout, config_.waitCap);
-            conns_.push_back(std::move(c));
         }
     }
 
@@ -225,7 +220,7 @@ private:
             c.dead = true;
             return;
         }
-        if ((revents & POLLOUT) || (revents & POLLERR)) {
+        if (revents & (POLLOUT | POLLERR)) {
             if (!flush(c)) {
                 return;
             }
@@ -433,7 +428,10 @@ private:
         } else if (!config_.token.empty()) {
             throw ProtocolError("the first message must be a hello");
         }
-        if (clients() >= std::size_t(config_.maxClients)) {
+        const auto clients = std::count_if(conns_.begin(), conns_.end(), [](const Connection& k) {
+            return k.authenticated && !k.dead;
+        });
+        if (std::size_t(clients) >= std::size_t(config_.maxClients)) {
             refuse(c, "too many clients (" + std::to_string(config_.maxClients) + ")");
             return false;
         }
@@ -447,12 +445,6 @@ private:
     void refuse(Connection& c, const std::string& why) {
         reply(c, store::Refused, why);
         c.closeAfterWrite = true;
-    }
-
-    std::size_t clients() const {
-        return std::size_t(std::count_if(conns_.begin(), conns_.end(), [](const Connection& c) {
-            return c.authenticated && !c.dead;
-        }));
     }
 
     // Stores key=value within the store's limits, replies `answer`, and wakes waiters.
@@ -478,15 +470,13 @@ private:
     }
 
     void answerIfReady(Connection& c) {
-        if (haveAll(c.waitKeys)) {
-            c.waiting = false;
-            reply(c, store::Done, c.waitOp == store::Get ? data_[c.waitKeys.front()] : "");
-        } else if (Clock::now() >= c.waitDeadline) {
-            c.waiting = false;
-            reply(c, store::TimedOut);
-        } else {
+        const bool ready = haveAll(c.waitKeys);
+        if (!ready && Clock::now() < c.waitDeadline) {
             return;
         }
+        c.waiting = false;
+        reply(c, ready ? store::Done : store::TimedOut,
+              ready && c.waitOp == store::Get ? data_[c.waitKeys.front()] : "");
         flush(c);
     }
 

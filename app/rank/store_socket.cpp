@@ -1,6 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "store_socket.h"
-
 #include "store_protocol.h"
 
 #include <fcntl.h>
@@ -17,7 +15,7 @@
 #include <stdexcept>
 #include <thread>
 
-namespace commprof::rank {
+namespace commprof::rank::store {
 namespace {
 
 addrinfo* resolve(const std::string& host, int port, bool passive) {
@@ -31,6 +29,25 @@ addrinfo* resolve(const std::string& host, int port, bool passive) {
         throw std::runtime_error("cannot resolve rendezvous address '" + host + "'");
     }
     return res;
+}
+
+// A socket of `flags` on the first of host:port's addresses that `use` (bind, connect) takes,
+// else -1 with the last failure's errno in `err`.
+template <typename Use>
+int firstSocket(const std::string& host, int port, bool passive, int flags, int& err, Use use) {
+    addrinfo* res = resolve(host, port, passive);
+    int out = -1;
+    for (addrinfo* a = res; a && out < 0; a = a->ai_next) {
+        const int fd = ::socket(a->ai_family, a->ai_socktype | flags, a->ai_protocol);
+        if (fd >= 0 && use(fd, *a)) {
+            out = fd;
+        } else if (fd >= 0) {
+            err = errno;
+            ::close(fd);
+        }
+    }
+    ::freeaddrinfo(res);
+    return out;
 }
 
 int msLeft(SteadyTime deadline) {
@@ -95,25 +112,13 @@ std::string receiveAll(int fd, std::size_t n, SteadyTime deadline) {
 } // namespace
 
 int listenOn(const std::string& host, int port) {
-    addrinfo* res = resolve(host, port, true);
     int err = 0;
-    int listenFd = -1;
-    for (addrinfo* a = res; a && listenFd < 0; a = a->ai_next) {
-        const int fd =
-            ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
-        if (fd < 0) {
-            continue;
-        }
-        const int one = 1;
-        ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-        if (::bind(fd, a->ai_addr, a->ai_addrlen) == 0 && ::listen(fd, 512) == 0) {
-            listenFd = fd;
-        } else {
-            err = errno;
-            ::close(fd);
-        }
-    }
-    ::freeaddrinfo(res);
+    const int listenFd = firstSocket(
+        host, port, true, SOCK_NONBLOCK | SOCK_CLOEXEC, err, [](int fd, const addrinfo& a) {
+            const int one = 1;
+            ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+            return ::bind(fd, a.ai_addr, a.ai_addrlen) == 0 && ::listen(fd, 512) == 0;
+        });
     if (listenFd < 0) {
         throw std::runtime_error(err == EADDRINUSE
                                      ? "address already in use"
@@ -125,23 +130,15 @@ int listenOn(const std::string& host, int port) {
 int connectBefore(const std::string& host, int port, SteadyTime deadline) {
     int lastErr = 0;
     for (;;) {
-        addrinfo* res = resolve(host, port, false);
-        int connected = -1;
-        for (addrinfo* a = res; a && connected < 0; a = a->ai_next) {
-            const int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
-            if (fd < 0) {
-                continue;
-            }
-            if (::connect(fd, a->ai_addr, a->ai_addrlen) == 0) {
+        const int connected =
+            firstSocket(host, port, false, SOCK_CLOEXEC, lastErr, [](int fd, const addrinfo& a) {
+                if (::connect(fd, a.ai_addr, a.ai_addrlen) != 0) {
+                    return false;
+                }
                 const int one = 1;
                 ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-                connected = fd;
-            } else {
-                lastErr = errno;
-                ::close(fd);
-            }
-        }
-        ::freeaddrinfo(res);
+                return true;
+            });
         if (connected >= 0) {
             return connected;
         }
@@ -154,14 +151,14 @@ int connectBefore(const std::string& host, int port, SteadyTime deadline) {
 }
 
 std::string exchange(int fd, const std::string& body, SteadyTime deadline) {
-    sendAll(fd, store::frame(body), deadline);
-    const std::uint32_t n = store::peekU32(receiveAll(fd, 4, deadline));
+    sendAll(fd, frame(body), deadline);
+    const std::uint32_t n = peekU32(receiveAll(fd, 4, deadline));
     // A reply holds a status byte and at most one value.
-    if (n == 0 || n > store::kMaxFrameBytes + 1) {
+    if (n == 0 || n > kMaxFrameBytes + 1) {
         throw std::runtime_error("rendezvous store: reply of " + std::to_string(n) +
                                  " bytes breaks the protocol");
     }
     return receiveAll(fd, n, deadline);
 }
 
-} // namespace commprof::rank
+} // namespace commprof::rank::store

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "torchscript_model.h"
+#include "models.h"
 
 #include "archive_bounds.h"
 #include "spec/mapped.h"

@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "hooks/hook_factory.h"
 
-#include "hooks/allreduce_hook.h"
-#include "hooks/compress_hook.h"
-#include "hooks/local_hook.h"
+#include "fingerprint.h"
 
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
 
@@ -11,6 +9,99 @@
 
 namespace commprof::rank {
 namespace {
+
+// --hook allreduce (alias timing): what DDP's default hook does, divide by the world size and
+// all-reduce the bucket, with the determinism fingerprints around the collective.
+class AllreduceHook : public BucketAlgorithm {
+public:
+    explicit AllreduceHook(ProcessGroupPtr pg) : pg_(std::move(pg)) {}
+
+    void prepare(c10d::GradBucket& bucket) override {
+        Fingerprinter& fp = Fingerprinter::instance();
+        if (fp.captureSemantic()) {
+            fp.record("ddp::grads_before_reduce#" + std::to_string(bucket.getIndex()),
+                      bucket.getGradients());
+        }
+        // Divide first, as DDP's default hook does, so the sum cannot overflow in low precision.
+        bucket.getBufferRef().div_(pg_->getSize());
+    }
+
+    FuturePtr run(c10d::GradBucket& bucket, std::int64_t& wireBytes) override {
+        std::vector<at::Tensor> tensors{bucket.getBufferRef()};
+        const at::Tensor buffer = tensors[0];
+        wireBytes = buffer.numel() * std::int64_t(buffer.element_size());
+        Fingerprinter& fp = Fingerprinter::instance();
+        if (!fp.enabled()) {
+            return pg_->allreduce(tensors)->getFuture();
+        }
+        // Fingerprinting: the collective's input is digested at launch, its output at completion.
+        const std::string name = "ddp::allreduce_bucket#" + std::to_string(bucket.getIndex());
+        const bool collective = fp.captureCollectives();
+        const std::string inputDigest = collective ? fp.tensorsJson(tensors) : std::string();
+        fp.collectiveStarted(buffer.storage().data());
+        auto future = pg_->allreduce(tensors)->getFuture();
+        return future->then(
+            [buffer, name, inputDigest, collective](c10::ivalue::Future& done) {
+                Fingerprinter& f = Fingerprinter::instance();
+                f.collectiveFinished(buffer.storage().data());
+                if (collective) {
+                    f.writeRecord(name, "semantic", inputDigest, f.tensorsJson({buffer}), true,
+                                  nullptr);
+                }
+                return done.value();
+            },
+            future->elementType());
+    }
+
+private:
+    ProcessGroupPtr pg_;
+};
+
+// --hook fp16_compress and bf16_compress: PyTorch's default_hooks.fp16_compress_hook and
+// bf16_compress_hook. Cast the bucket to the narrow type, divide by the world size in that
+// type, all-reduce, and copy the result back into the bucket.
+class CompressHook : public BucketAlgorithm {
+public:
+    CompressHook(ProcessGroupPtr pg, at::ScalarType wireType)
+        : pg_(std::move(pg)), wireType_(wireType) {}
+    FuturePtr run(c10d::GradBucket& bucket, std::int64_t& wireBytes) override {
+        at::Tensor buffer = bucket.getBufferRef();
+        // Cast, then divide in the narrow type, in Python's order: the same two roundings.
+        std::vector<at::Tensor> compressed{buffer.to(wireType_).div_(pg_->getSize())};
+        wireBytes = compressed[0].numel() * std::int64_t(compressed[0].element_size());
+        auto future = pg_->allreduce(compressed)->getFuture();
+        return future->then(
+            [buffer](c10::ivalue::Future& done) -> c10::IValue {
+                // In place, as Python does, so the peak memory stays one bucket.
+                buffer.copy_(done.value().toTensorVector()[0]);
+                return buffer;
+            },
+            c10::TensorType::get());
+    }
+
+private:
+    ProcessGroupPtr pg_;
+    at::ScalarType wireType_;
+};
+
+// --hook local: no communication at all, the bucket only divided by the world size. The
+// compute-only baseline: what a step costs when gradients are never exchanged (the ranks'
+// models drift apart, which is the point of a baseline, not a training run).
+class LocalHook : public BucketAlgorithm {
+public:
+    explicit LocalHook(int worldSize) : worldSize_(worldSize) {}
+    FuturePtr run(c10d::GradBucket& bucket, std::int64_t& wireBytes) override {
+        at::Tensor buffer = bucket.getBufferRef();
+        buffer.div_(worldSize_);
+        wireBytes = 0;
+        auto done = tensorFuture(buffer.device());
+        done->markCompleted(buffer);
+        return done;
+    }
+
+private:
+    int worldSize_;
+};
 
 std::string firstLine(const std::string& s) {
     return s.substr(0, s.find('\n'));
