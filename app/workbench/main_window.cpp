@@ -115,24 +115,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     statusBar()->addPermanentWidget(planStatus_);
 
     connect(probeView_, &widgets::ProbeView::probeRequested, this, &MainWindow::runProbe);
-    connect(designer_, &widgets::MatrixDesigner::planChanged, this, [this] {
-        monitor_->setPlan(designer_->plan());
-        planStatus_->setText(designer_->summary());
-        followMatrixWithOutput();
-    });
-    connect(designer_, &widgets::MatrixDesigner::modificationChanged, this,
-            &MainWindow::updateTitle);
-    connect(designer_, &widgets::MatrixDesigner::planChanged, this, &MainWindow::updateTitle);
-    connect(designer_, &widgets::MatrixDesigner::loadedWithError, this, [this](const QString& m) {
-        messages_->warning("The matrix has an error",
-                           m + "\nThe designer marks it (F8 goes there).");
-    });
-    connect(designer_, &widgets::MatrixDesigner::staleChanged, this,
-            [this] { planStatus_->setText(designer_->summary()); });
-    connect(designer_, &widgets::MatrixDesigner::planFailed, this,
-            [this](const QString& m) { reportError("The matrix could not be planned", m); });
-    connect(designer_, &widgets::MatrixDesigner::editFailed, this,
-            [this](const QString& m) { messages_->warning("The matrix was not changed", m); });
+    connectDesigner();
     connect(monitor_, &widgets::RunMonitor::outputChangeRequested, this,
             &MainWindow::chooseRunOutput);
     connect(run_, &models::RunController::finished, this, &MainWindow::onRunFinished);
@@ -158,6 +141,27 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     statusBar()->showMessage("Open a results folder (Ctrl+O), a matrix (Ctrl+M) or a trace "
                              "(Ctrl+T)",
                              15000);
+}
+
+void MainWindow::connectDesigner() {
+    connect(designer_, &widgets::MatrixDesigner::planChanged, this, [this] {
+        monitor_->setPlan(designer_->plan());
+        planStatus_->setText(designer_->summary());
+        followMatrixWithOutput();
+    });
+    connect(designer_, &widgets::MatrixDesigner::modificationChanged, this,
+            &MainWindow::updateTitle);
+    connect(designer_, &widgets::MatrixDesigner::planChanged, this, &MainWindow::updateTitle);
+    connect(designer_, &widgets::MatrixDesigner::loadedWithError, this, [this](const QString& m) {
+        messages_->warning("The matrix has an error",
+                           m + "\nThe designer marks it (F8 goes there).");
+    });
+    connect(designer_, &widgets::MatrixDesigner::staleChanged, this,
+            [this] { planStatus_->setText(designer_->summary()); });
+    connect(designer_, &widgets::MatrixDesigner::planFailed, this,
+            [this](const QString& m) { reportError("The matrix could not be planned", m); });
+    connect(designer_, &widgets::MatrixDesigner::editFailed, this,
+            [this](const QString& m) { messages_->warning("The matrix was not changed", m); });
 }
 
 void MainWindow::buildWorkspaces() {

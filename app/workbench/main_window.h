@@ -125,6 +125,7 @@ protected:
     void closeEvent(QCloseEvent* event) override;
 
 private:
+    void connectDesigner();
     void buildWorkspaces();
     void buildFileMenu();
     void buildEditMenu();
