@@ -20,24 +20,6 @@ namespace {
 
 constexpr qint64 kMaxCaptureBytes = 256LL * 1024 * 1024; // a huge model's parameter list
 
-// An integer flag within [low, high], or the message saying what it must be.
-QString intFlag(const Args& args, const char* flag, int low, int high, int* out) {
-    if (!args.has(flag)) {
-        return {};
-    }
-    bool ok = false;
-    const int v = args.value(flag).toInt(&ok);
-    if (!ok || v < low || v > high) {
-        return QString("%1: expected a whole number from %2 to %3, got '%4'")
-            .arg(flag)
-            .arg(low)
-            .arg(high)
-            .arg(args.value(flag));
-    }
-    *out = v;
-    return {};
-}
-
 // The capture's two files from this program's resources into `dir`.
 void extractCapture(const QString& dir) {
     for (const char* name : {"sitecustomize.py", "commprof_capture.py"}) {
@@ -64,6 +46,23 @@ QProcessEnvironment environmentFor(const CaptureRun& run, const QString& capture
 }
 
 } // namespace
+
+QString intFlag(const Args& args, const char* flag, int low, int high, int* out) {
+    if (!args.has(flag)) {
+        return {};
+    }
+    bool ok = false;
+    const int v = args.value(flag).toInt(&ok);
+    if (!ok || v < low || v > high) {
+        return QString("%1: expected a whole number from %2 to %3, got '%4'")
+            .arg(flag)
+            .arg(low)
+            .arg(high)
+            .arg(args.value(flag));
+    }
+    *out = v;
+    return {};
+}
 
 QString parseRecordFlags(const Args& args, RecordFlags* out) {
     // The window starts at step 2 at the earliest: step 0 runs with one bucket and DDP

@@ -29,6 +29,10 @@ struct RecordFlags {
 // Empty when every flag given is within its range; else the message naming the flag.
 QString parseRecordFlags(const Args& args, RecordFlags* out);
 
+// An integer flag within [low, high] into OUT (left as it is when the flag is absent), or the
+// message saying what it must be.
+QString intFlag(const Args& args, const char* flag, int low, int high, int* out);
+
 // Makes DIR, which must be missing or empty: a record never mixes its files with others.
 // Empty on success, else the reason naming DIR.
 QString prepareFreshFolder(const QString& dir);

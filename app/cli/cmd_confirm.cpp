@@ -107,10 +107,9 @@ int confirmCommand(const Args& args) {
         return args.usageError("--bucket-cap-mb: expected a number > 0, got '" +
                                args.value("--bucket-cap-mb") + "'");
     }
-    const int rounds = args.value("--rounds", "4").toInt(&ok);
-    if (!ok || rounds < kMinRounds || rounds > 1000) {
-        return args.usageError("--rounds: expected a whole number from 2 to 1000, got '" +
-                               args.value("--rounds") + "'");
+    int rounds = 4;
+    if (const QString e = intFlag(args, "--rounds", kMinRounds, 1000, &rounds); !e.isEmpty()) {
+        return args.usageError(e);
     }
     analysis::Confirmation c;
     try {
