@@ -63,11 +63,10 @@ QColor toQColor(timeline::Rgb c) {
 }
 
 TimelinePainter::TimelinePainter(const TimelineView& view, QPainter& painter)
-    : v_(view), p_(painter), labelFont_(view.font()), fm_(labelFont_) {
+    : v_(view), p_(painter), labelFont_(view.font()), fm_(labelFont_),
+      tracksLeft_(TimelineView::kGutter), tracksRight_(tracksLeft_ + v_.tracksWidth()) {
     labelFont_.setPixelSize(11);
     fm_ = QFontMetrics(labelFont_);
-    tracksLeft_ = TimelineView::kGutter;
-    tracksRight_ = tracksLeft_ + v_.tracksWidth();
     enterRegion(false);
     ruler_ =
         timeline::makeRuler(v_.axis_, v_.originUs_, fm_.horizontalAdvance("+0000.000 ms") + 16);
@@ -86,10 +85,6 @@ void TimelinePainter::enterRegion(bool pinned) {
     while (lastRow_ < rows.size() && rows[lastRow_].top < bottom) {
         ++lastRow_;
     }
-}
-
-double TimelinePainter::xOf(double displayUs) const {
-    return tracksLeft_ + v_.axis_.toPixel(displayUs);
 }
 
 void TimelinePainter::paint() {
@@ -128,28 +123,25 @@ void TimelinePainter::paintRows() {
         paintRowBackground(rows[i], yOfRow(rows[i]));
     }
     // Step bands behind each rank's rows, from its own steps: skew shows as shifted bands.
-    for (std::size_t i = firstRow_; i < lastRow_;) {
+    for (std::size_t i = firstRow_, j = i; i < lastRow_; i = j) {
         const int rank = rows[i].rank;
-        std::size_t j = i;
         while (j < lastRow_ && rows[j].rank == rank) {
             ++j;
         }
         paintStepBands(rank, yOfRow(rows[i]), yOfRow(rows[j - 1]) + rows[j - 1].height);
-        i = j;
     }
     p_.setPen(kGrid);
     for (const auto& t : ruler_.ticks) {
         if (t.major) {
-            const double x = std::round(xOf(t.us)) + 0.5;
+            const double x = std::round(v_.xOfTime(t.us)) + 0.5;
             p_.drawLine(QPointF(x, rowsTop_), QPointF(x, rowsBottom_));
         }
     }
     p_.setClipRect(
         QRect(tracksLeft_, rowsTop_, tracksRight_ - tracksLeft_, rowsBottom_ - rowsTop_));
-    const auto& stack = *v_.stack_;
     for (std::size_t i = firstRow_; i < lastRow_; ++i) {
         const LayoutRow& row = rows[i];
-        const auto& rank = *stack.ranks[std::size_t(row.rank)];
+        const auto& rank = *v_.stack_->ranks[std::size_t(row.rank)];
         const int y = yOfRow(row);
         if (row.kind == RowKind::ClassLane) {
             const auto& lane = rank.classLanes[std::size_t(row.group)];
@@ -190,12 +182,11 @@ void TimelinePainter::paintStepBands(int rank, int top, int bottom) {
     // Steps narrower than this are not told apart: at that zoom bands would only be noise.
     constexpr double kMinStepPx = 6;
     const double first = stack.toTrace(std::size_t(rank), v_.axis_.startUs());
-    auto firstVisible =
-        std::lower_bound(steps.begin(), steps.end(), first,
-                         [](const trace::StepWindow& w, double t) { return w.window.end < t; });
+    const auto firstVisible = std::ranges::lower_bound(
+        steps, first, {}, [](const trace::StepWindow& w) { return w.window.end; });
     for (std::size_t s = std::size_t(firstVisible - steps.begin()); s < steps.size(); ++s) {
-        const double x0 = xOf(stack.toDisplay(std::size_t(rank), steps[s].window.start));
-        const double x1 = xOf(stack.toDisplay(std::size_t(rank), steps[s].window.end));
+        const double x0 = v_.xOfTime(stack.toDisplay(std::size_t(rank), steps[s].window.start));
+        const double x1 = v_.xOfTime(stack.toDisplay(std::size_t(rank), steps[s].window.end));
         if (x0 > tracksRight_) {
             break;
         }
@@ -219,8 +210,7 @@ void TimelinePainter::paintSlices(const timeline::SliceRow& fullRow, int rank, i
     if (fullRow.empty()) {
         return;
     }
-    const auto& stack = *v_.stack_;
-    const double off = stack.offsetsUs[std::size_t(rank)];
+    const double off = v_.stack_->offsetsUs[std::size_t(rank)];
     const double upp = v_.axis_.usPerPixel();
     const double a0 = v_.axis_.startUs() - off; // trace time at the left edge
     const double tEnd = v_.axis_.endUs() - off;
@@ -230,11 +220,9 @@ void TimelinePainter::paintSlices(const timeline::SliceRow& fullRow, int rank, i
     const bool byClass = v_.colouring() == TimelineView::Colouring::ByClass;
     const QRgb classFill = toQColor(timeline::classColour(cls)).rgb();
     auto fillOf = [&](std::size_t i) -> QRgb {
-        if (classLane) {
-            return classFill;
-        }
-        return byClass ? toQColor(timeline::classColour(row.classes[i])).rgb()
-                       : v_.nameColour(rank, row.names[i]);
+        return classLane ? classFill
+               : byClass ? toQColor(timeline::classColour(row.classes[i])).rgb()
+                         : v_.nameOf(rank, row.names[i]).colour;
     };
 
     // Everything narrower than kMinRectPx goes into one line of pixels, drawn once stretched
@@ -303,10 +291,13 @@ void TimelinePainter::paintLabel(const QRectF& slice, int rank, std::uint32_t na
     if (avail < kMinLabelPx - 2 * kLabelPadding) {
         return;
     }
-    const QString& full = v_.nameText(rank, name);
-    QString text = full;
-    if (v_.nameAdvance(rank, name) > avail) {
-        text = fm_.elidedText(full, Qt::ElideRight, int(avail));
+    auto& n = v_.nameOf(rank, name);
+    if (n.advance < 0) {
+        n.advance = float(fm_.horizontalAdvance(n.text));
+    }
+    QString text = n.text;
+    if (n.advance > avail) {
+        text = fm_.elidedText(n.text, Qt::ElideRight, int(avail));
         if (text.size() <= 1) {
             return;
         }
@@ -335,8 +326,8 @@ QRectF TimelinePainter::sliceRect(timeline::SliceRef slice, bool* onScreen) cons
     }
     const LayoutRow& row = layout_->rows()[r];
     const auto& e = rank.trace.events[slice.event];
-    const double x0 = xOf(stack.toDisplay(std::size_t(slice.rank), e.startUs));
-    const double x1 = xOf(stack.toDisplay(std::size_t(slice.rank), e.endUs));
+    const double x0 = v_.xOfTime(stack.toDisplay(std::size_t(slice.rank), e.startUs));
+    const double x1 = v_.xOfTime(stack.toDisplay(std::size_t(slice.rank), e.endUs));
     const int y = yOfRow(row);
     *onScreen = y + row.height > rowsTop_ && y < rowsBottom_ && x1 >= tracksLeft_ - 1 &&
                 x0 <= tracksRight_ + 1;
@@ -359,10 +350,10 @@ void TimelinePainter::paintOverlays() {
     if (v_.selected_.valid()) {
         paintSelection();
     }
-    p_.restore();
     if (v_.criticalPathShown_) {
         paintCriticalPath();
     }
+    p_.restore();
     if (v_.range_) {
         paintRange();
     }
@@ -376,47 +367,42 @@ void TimelinePainter::paintSearchMatches() {
     int drawn = 0;
     p_.setPen(QPen(kSearchHit, 1));
     for (; it != m.startsUs.end() && *it <= v_.axis_.endUs() && drawn < kMaxOutlined; ++it) {
-        bool on = false;
-        const QRectF r = sliceRect(m.slices[std::size_t(it - m.startsUs.begin())], &on);
-        if (on) {
-            p_.drawRect(r);
-            ++drawn;
-        }
+        drawn += int(outline(m.slices[std::size_t(it - m.startsUs.begin())]));
     }
     if (v_.currentMatch_ < m.count()) {
-        bool on = false;
-        const QRectF r = sliceRect(m.slices[v_.currentMatch_], &on);
-        if (on) {
-            p_.setPen(QPen(kSearchHit, 3));
-            p_.drawRect(r.adjusted(-1, -1, 1, 1));
-        }
+        p_.setPen(QPen(kSearchHit, 3));
+        outline(m.slices[v_.currentMatch_], 1);
     }
+}
+
+bool TimelinePainter::outline(timeline::SliceRef slice, double grow) {
+    bool on = false;
+    const QRectF r = sliceRect(slice, &on);
+    if (on) {
+        p_.drawRect(r.adjusted(-grow, -grow, grow, grow));
+    }
+    return on;
 }
 
 // The selected slice's counterparts on the other ranks, and each rank's start across the rows.
 void TimelinePainter::paintSameSliceOnEveryRank() {
     p_.setPen(QPen(kMatched, 2));
     for (const auto& s : v_.matched_.slices) {
-        bool on = false;
-        const QRectF r = sliceRect(s, &on);
-        if (on) {
-            p_.drawRect(r);
-        }
+        outline(s);
     }
     // Each rank's start, across the rows, so the skew reads at a glance.
     p_.setPen(QPen(kMatched, 1, Qt::DashLine));
     for (double us : v_.matched_.startsUs) {
-        const double x = std::round(xOf(us)) + 0.5;
+        const double x = std::round(v_.xOfTime(us)) + 0.5;
         p_.drawLine(QPointF(x, rowsTop_), QPointF(x, rowsBottom_));
     }
 }
 
 // The selected slice framed, with arrows to its flow partners (launch to device).
 void TimelinePainter::paintSelection() {
-    const auto& stack = *v_.stack_;
     bool on = false;
     const QRectF r = sliceRect(v_.selected_, &on);
-    const auto& rank = *stack.ranks[std::size_t(v_.selected_.rank)];
+    const auto& rank = *v_.stack_->ranks[std::size_t(v_.selected_.rank)];
     const auto partners = rank.flows.partners(rank.trace, v_.selected_.event);
     for (const auto& partner :
          std::span(partners).first(std::min<std::size_t>(partners.size(), kMaxArrows))) {
@@ -447,7 +433,7 @@ void TimelinePainter::paintSelection() {
             const auto& e = rank.trace.events[v_.selected_.event];
             const bool byClass = v_.colouring() == TimelineView::Colouring::ByClass;
             p_.fillRect(box, byClass ? toQColor(timeline::classColour(e.cls))
-                                     : QColor(v_.nameColour(v_.selected_.rank, e.name)));
+                                     : QColor(v_.nameOf(v_.selected_.rank, e.name).colour));
         }
         p_.setPen(QPen(kSelection, 2));
         p_.drawRect(box.adjusted(-0.5, -0.5, 0.5, 0.5));
@@ -456,8 +442,8 @@ void TimelinePainter::paintSelection() {
 
 // The measured range: shaded across the rows, with its two edges.
 void TimelinePainter::paintRange() {
-    const double x0 = std::max<double>(xOf(v_.range_->first), tracksLeft_);
-    const double x1 = std::min<double>(xOf(v_.range_->second), tracksRight_);
+    const double x0 = std::max<double>(v_.xOfTime(v_.range_->first), tracksLeft_);
+    const double x1 = std::min<double>(v_.xOfTime(v_.range_->second), tracksRight_);
     if (x1 >= x0) {
         p_.fillRect(QRectF(x0, rowsTop_, std::max(1.0, x1 - x0), rowsBottom_ - rowsTop_),
                     kRangeFill);
@@ -471,10 +457,6 @@ void TimelinePainter::paintCriticalPath() {
     const auto& stack = *v_.stack_;
     const auto& rows = layout_->rows();
     const QColor colour = TimelineView::criticalPathColour();
-    p_.save();
-    p_.setClipRect(
-        QRect(tracksLeft_, rowsTop_, tracksRight_ - tracksLeft_, rowsBottom_ - rowsTop_));
-    p_.setFont(labelFont_);
     for (std::size_t i = firstRow_; i < lastRow_; ++i) {
         const LayoutRow& row = rows[i];
         if (row.kind != timeline::RowKind::Rank) {
@@ -483,7 +465,7 @@ void TimelinePainter::paintCriticalPath() {
         const std::size_t r = std::size_t(row.rank);
         const int number = stack.ranks[r]->rank;
         const int y = yOfRow(row);
-        const auto x = [&](double traceUs) { return xOf(stack.toDisplay(r, traceUs)); };
+        const auto x = [&](double traceUs) { return v_.xOfTime(stack.toDisplay(r, traceUs)); };
         for (const analysis::CriticalStep& c : v_.criticalPath_) {
             if (c.rank != number || x(c.endUs) < tracksLeft_ || x(c.startUs) > tracksRight_) {
                 continue;
@@ -520,7 +502,6 @@ void TimelinePainter::paintCriticalPath() {
             }
         }
     }
-    p_.restore();
 }
 
 std::vector<std::pair<double, double>> TimelinePainter::criticalSpansOf(int rank) const {
@@ -553,7 +534,6 @@ void TimelinePainter::paintArrow(QPointF from, QPointF to, QColor colour) {
 }
 
 void TimelinePainter::paintGutter() {
-    const auto& stack = *v_.stack_;
     const auto& rows = layout_->rows();
     p_.save();
     p_.setClipRect(QRect(0, rowsTop_, tracksLeft_, rowsBottom_ - rowsTop_));
@@ -564,7 +544,7 @@ void TimelinePainter::paintGutter() {
     const QColor dim(0x60, 0x66, 0x70);
     for (std::size_t i = firstRow_; i < lastRow_; ++i) {
         const LayoutRow& row = rows[i];
-        const auto& rank = *stack.ranks[std::size_t(row.rank)];
+        const auto& rank = *v_.stack_->ranks[std::size_t(row.rank)];
         const int y = yOfRow(row);
         QRect box(4, y, tracksLeft_ - 10, row.height);
         const bool header = row.kind == RowKind::Rank || row.kind == RowKind::Process;
@@ -658,7 +638,7 @@ void TimelinePainter::paintHeader() {
 void TimelinePainter::paintTicks(int base) {
     const QColor text = v_.palette().text().color();
     for (const auto& t : ruler_.ticks) {
-        const double x = std::round(xOf(t.us)) + 0.5;
+        const double x = std::round(v_.xOfTime(t.us)) + 0.5;
         p_.setPen(t.major ? text : QColor(0x90, 0x90, 0x98));
         p_.drawLine(QPointF(x, base - (t.major ? 14 : 4)), QPointF(x, base));
         if (t.major) {
@@ -674,8 +654,8 @@ void TimelinePainter::paintRangeLabel(int top, std::vector<QRectF>& taken) {
     if (!v_.range_) {
         return;
     }
-    const double x0 = xOf(v_.range_->first);
-    const double x1 = xOf(v_.range_->second);
+    const double x0 = v_.xOfTime(v_.range_->first);
+    const double x1 = v_.xOfTime(v_.range_->second);
     const QString label = timeline::formatDuration(v_.range_->second - v_.range_->first);
     const QRectF bar(x0, top + 1, std::max(1.0, x1 - x0), kAnnotationBand - 1);
     p_.fillRect(bar, QColor(40, 120, 255, 60));
@@ -713,8 +693,8 @@ void TimelinePainter::paintSkewLabel(int top, std::vector<QRectF>& taken) {
     const int band = kAnnotationBand;
     const auto [lo, hi] =
         std::minmax_element(v_.matched_.startsUs.begin(), v_.matched_.startsUs.end());
-    const double x0 = xOf(*lo);
-    const double x1 = std::max(x0 + 1, xOf(*hi));
+    const double x0 = v_.xOfTime(*lo);
+    const double x1 = std::max(x0 + 1, v_.xOfTime(*hi));
     const int y = top + band - 1;
     p_.setPen(QPen(kMatched, 2));
     p_.drawLine(QPointF(x0, y), QPointF(x1, y));
@@ -822,8 +802,9 @@ void TimelinePainter::paintStrip(int top) {
     p_.setClipRect(QRect(tracksLeft_, top, tracksRight_ - tracksLeft_, h));
     double lastX = -1;
     for (std::size_t s = 0; s < rank.steps.size(); ++s) {
-        const double x0 = xOf(stack.toDisplay(std::size_t(focus), rank.steps[s].window.start));
-        const double x1 = xOf(stack.toDisplay(std::size_t(focus), rank.steps[s].window.end));
+        const double x0 =
+            v_.xOfTime(stack.toDisplay(std::size_t(focus), rank.steps[s].window.start));
+        const double x1 = v_.xOfTime(stack.toDisplay(std::size_t(focus), rank.steps[s].window.end));
         // One band per pixel column at most, however many steps share it.
         if (x1 < tracksLeft_ || x0 > tracksRight_ || std::floor(x0) <= lastX) {
             continue;

@@ -34,8 +34,9 @@ public:
 
 private:
     int yOfRow(const timeline::LayoutRow& row) const { return rowsTop_ + row.top - scroll_; }
-    double xOf(double displayUs) const; // widget x
     QRectF sliceRect(timeline::SliceRef slice, bool* onScreen) const;
+    // The slice outlined with the current pen, `grow` pixels out, where it is on screen.
+    bool outline(timeline::SliceRef slice, double grow = 0);
 
     void paintRows();
     void paintRowBackground(const timeline::LayoutRow& row, int y);

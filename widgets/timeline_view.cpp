@@ -92,6 +92,7 @@ void TimelineView::clampAxis() {
     const double total = stack_ ? stack_->endUs : 1.0;
     const double margin = total * 0.05;
     axis_.clamp(-margin, total + margin, kMinSpanUs);
+    update();
 }
 
 void TimelineView::rememberView() {
@@ -111,7 +112,6 @@ void TimelineView::setVisibleRange(double startUs, double endUs, bool remember) 
     }
     axis_ = timeline::TimeAxis(startUs, endUs, tracksWidth());
     clampAxis();
-    update();
 }
 
 void TimelineView::fitAll() {
@@ -126,13 +126,11 @@ void TimelineView::zoomAt(double factor, double xPx) {
     lastZoom_.start();
     axis_.zoom(factor, xPx - kGutter);
     clampAxis();
-    update();
 }
 
 void TimelineView::panBy(double fractionOfSpan) {
     axis_.pan(fractionOfSpan * axis_.widthPx());
     clampAxis();
-    update();
 }
 
 bool TimelineView::back() {
@@ -192,11 +190,11 @@ std::optional<std::size_t> TimelineView::criticalStepAt(QPoint p) const {
         p.x() >= kGutter + tracksWidth() || p.y() < rowsTop()) {
         return std::nullopt;
     }
-    const std::size_t i = layout_.rowAt(p.y() - rowsTop() + scrollY());
-    if (i >= layout_.rows().size() || layout_.rows()[i].kind != timeline::RowKind::Rank) {
+    const timeline::LayoutRow* row = rowUnder(p);
+    if (!row || row->kind != timeline::RowKind::Rank) {
         return std::nullopt;
     }
-    const std::size_t r = std::size_t(layout_.rows()[i].rank);
+    const std::size_t r = std::size_t(row->rank);
     const int number = stack_->ranks[r]->rank;
     const double t = stack_->toTrace(r, timeAtX(p.x()));
     const double slack = 2 * axis_.usPerPixel(); // a step one pixel wide can still be hovered
@@ -217,12 +215,6 @@ QString TimelineView::describeCritical(const analysis::CriticalStep& c) {
         .arg(timeline::formatDuration(c.backwardEndUs - c.computeEndUs))
         .arg(timeline::formatDuration(c.endUs - c.backwardEndUs))
         .arg(timeline::formatDuration(c.endUs - c.startUs));
-}
-
-QColor TimelineView::criticalPathColour() {
-    // A red no name hashes to (the palette's are softer), drawn opaque so that it reads alike
-    // over any slice.
-    return QColor(0xe8, 0x00, 0x2a);
 }
 
 void TimelineView::setMatches(std::shared_ptr<const timeline::SearchMatches> matches) {
@@ -366,16 +358,9 @@ void TimelineView::reveal(timeline::SliceRef slice) {
     const auto& rank = *stack_->ranks[std::size_t(slice.rank)];
     const auto& place = rank.places[slice.event];
     // Whatever hides it opens, as in Perfetto.
-    bool changed = false;
-    if (collapsed_.rankCollapsed(slice.rank)) {
-        collapsed_.toggleRank(slice.rank);
-        changed = true;
-    }
-    if (collapsed_.groupCollapsed(slice.rank, int(place.group))) {
-        collapsed_.toggleGroup(slice.rank, int(place.group));
-        changed = true;
-    }
-    if (changed) {
+    const std::size_t opened = collapsed_.ranks.erase(slice.rank) +
+                               collapsed_.groups.erase({slice.rank, int(place.group)});
+    if (opened > 0) {
         relayout();
     }
     scrollToRow(layout_.rowOfSlice(slice.rank, place));
@@ -452,39 +437,17 @@ QString TimelineView::describe(timeline::SliceRef slice) const {
 
 TimelineView::Name& TimelineView::nameOf(int rank, std::uint32_t name) const {
     auto& cache = names_[std::size_t(rank)];
+    const auto& strings = stack_->ranks[std::size_t(rank)]->trace.strings;
     if (cache.empty()) {
-        cache.resize(stack_->ranks[std::size_t(rank)]->trace.strings.size());
+        cache.resize(strings.size());
     }
-    return cache[name];
-}
-
-const QString& TimelineView::nameText(int rank, std::uint32_t name) const {
-    QString& text = nameOf(rank, name).text;
-    if (text.isNull()) {
-        text = QString::fromStdString(stack_->ranks[std::size_t(rank)]->trace.strings.at(name));
+    Name& n = cache[name];
+    if (n.text.isNull()) {
+        n.text = QString::fromStdString(strings.at(name));
+        const auto c = timeline::nameColour(strings.at(name));
+        n.colour = qRgb(c.r, c.g, c.b);
     }
-    return text;
-}
-
-QRgb TimelineView::nameColour(int rank, std::uint32_t name) const {
-    QRgb& colour = nameOf(rank, name).colour;
-    if (colour == 0) {
-        const auto c =
-            timeline::nameColour(stack_->ranks[std::size_t(rank)]->trace.strings.at(name));
-        colour = qRgb(c.r, c.g, c.b);
-    }
-    return colour;
-}
-
-float TimelineView::nameAdvance(int rank, std::uint32_t name) const {
-    const QString& text = nameText(rank, name);
-    float& advance = nameOf(rank, name).advance;
-    if (advance < 0) {
-        QFont f = font();
-        f.setPixelSize(11);
-        advance = float(QFontMetrics(f).horizontalAdvance(text));
-    }
-    return advance;
+    return n;
 }
 
 void TimelineView::paintEvent(QPaintEvent*) {
@@ -494,10 +457,8 @@ void TimelineView::paintEvent(QPaintEvent*) {
         // The keys over the tracks, as Perfetto's "?": what the user can do from here.
         const QStringList lines = keyHelp();
         const QFontMetrics fm = fontMetrics();
-        int w = 0;
-        for (const QString& l : lines) {
-            w = std::max(w, fm.horizontalAdvance(l));
-        }
+        const auto advance = [&](const QString& l) { return fm.horizontalAdvance(l); };
+        const int w = advance(*std::ranges::max_element(lines, {}, advance));
         const QRect box(QPoint(0, 0), QSize(w + 24, fm.lineSpacing() * int(lines.size()) + 16));
         const QRect at = box.translated(rect().center() - box.center());
         p.setPen(QPen(palette().color(QPalette::Mid), 1));
@@ -648,14 +609,11 @@ void TimelineView::mousePressEvent(QMouseEvent* event) {
         return;
     }
     if (pos.y() >= rowsTop() && pos.x() < kGutter) {
-        const std::size_t i = layout_.rowAt(pos.y() - rowsTop() + scrollY());
-        if (i < layout_.rows().size()) {
-            const auto& row = layout_.rows()[i];
-            if (row.kind == timeline::RowKind::Rank) {
-                toggleRank(row.rank);
-            } else if (row.kind == timeline::RowKind::Process) {
-                toggleGroup(row.rank, row.group);
-            }
+        const timeline::LayoutRow* row = rowUnder(pos);
+        if (row && row->kind == timeline::RowKind::Rank) {
+            toggleRank(row->rank);
+        } else if (row && row->kind == timeline::RowKind::Process) {
+            toggleGroup(row->rank, row->group);
         }
         return;
     }

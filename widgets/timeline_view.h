@@ -98,7 +98,9 @@ public:
     const std::vector<analysis::CriticalStep>& criticalPath() const { return criticalPath_; }
     void setCriticalPathShown(bool shown) { set(criticalPathShown_, shown); }
     bool criticalPathShown() const { return criticalPathShown_; }
-    static QColor criticalPathColour();
+    // A red no name hashes to (the palette's are softer), drawn opaque so that it reads alike
+    // over any slice.
+    static QColor criticalPathColour() { return {0xe8, 0x00, 0x2a}; }
     // The critical step drawn under a point of a rank's header row (its index in
     // criticalPath()), while the path is shown; hovering it shows describeCritical(), clicking
     // it emits criticalStepClicked().
@@ -173,7 +175,7 @@ private:
         update();
     }
     void relayout();
-    void clampAxis();
+    void clampAxis(); // to the trace and a margin, then drawn again
     void rememberView();
     void reveal(timeline::SliceRef slice);
     const timeline::LayoutRow* rowUnder(QPoint p) const; // of the pinned or the scrolled rows
@@ -217,18 +219,15 @@ private:
     double overviewGrabUs_ = 0; // where in the window the overview was grabbed
     double measureFromUs_ = 0;
 
-    // Per rank, per interned name: the name as QString and its width in the current font,
-    // filled as slices are first labelled.
+    // Per rank, per interned name: the name as QString and its colour, filled as slices are
+    // first drawn, and its width in the labels' font, as they are first labelled.
     struct Name {
         QString text;
         float advance = -1;
-        QRgb colour = 0; // not yet known (every colour is opaque)
+        QRgb colour = 0;
     };
     mutable std::vector<std::vector<Name>> names_;
     Name& nameOf(int rank, std::uint32_t name) const;
-    const QString& nameText(int rank, std::uint32_t name) const;
-    float nameAdvance(int rank, std::uint32_t name) const;
-    QRgb nameColour(int rank, std::uint32_t name) const;
 
     mutable int lastRects_ = 0;
     mutable int lastLabels_ = 0;
