@@ -39,10 +39,8 @@ RangeAggregateView::RangeAggregateView(QWidget* parent) : QWidget(parent) {
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->verticalHeader()->hide();
     table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->horizontalHeader()->setSectionResizeMode(Name, QHeaderView::Stretch);
-    for (int c = Count; c < ColumnCount; ++c) {
-        table_->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
-    }
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 2, 0, 0);
     layout->setSpacing(2);

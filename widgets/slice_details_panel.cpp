@@ -13,17 +13,20 @@ namespace {
 
 using timeline::formatDuration;
 
-QString esc(const QString& s) {
-    return s.toHtmlEscaped();
-}
-
 QString row(const QString& key, const QString& value) {
     return QString("<tr><td style='color:#555;padding-right:10px'>%1</td><td>%2</td></tr>")
-        .arg(esc(key), value);
+        .arg(key.toHtmlEscaped(), value);
+}
+
+QString table(const QString& rows) {
+    return "<table cellspacing='0' cellpadding='1'>" + rows + "</table>";
 }
 
 QString linkTo(const timeline::SliceRef& s, const QString& text) {
-    return QString("<a href='slice:%1:%2'>%3</a>").arg(s.rank).arg(s.event).arg(esc(text));
+    return QString("<a href='slice:%1:%2'>%3</a>")
+        .arg(s.rank)
+        .arg(s.event)
+        .arg(text.toHtmlEscaped());
 }
 
 } // namespace
@@ -88,23 +91,20 @@ void SliceDetailsPanel::showRange(double fromUs, double toUs,
         html += QString("<td align='right' style='color:#555'>rank %1</td>").arg(r.rankNumber);
     }
     html += "</tr>";
-    auto line = [&](const char* label, auto figure, bool bold) {
-        html += QString("<tr><td style='color:#555;padding-right:8px'>%1</td>").arg(label);
-        for (const auto& r : ranks) {
-            const QString v = formatDuration(figure(r.figures));
-            html += QString("<td align='right'>%1</td>").arg(bold ? "<b>" + v + "</b>" : v);
-        }
-        html += "</tr>";
-    };
     using M = trace::StepMetrics;
-    // Exposed communication in bold: what a change of bucket or hook wins back.
     const std::pair<const char*, double M::*> kinds[] = {
         {"compute", &M::computeUs},         {"communication", &M::commUs},
         {"bookkeeping", &M::bookkeepingUs}, {"memory", &M::memoryUs},
         {"overlap", &M::overlapUs},         {"exposed comm.", &M::exposedCommUs}};
     for (const auto& [label, member] : kinds) {
-        line(
-            label, [member](const M& m) { return m.*member; }, member == &M::exposedCommUs);
+        // Exposed communication in bold: what a change of bucket or hook wins back.
+        const bool bold = member == &M::exposedCommUs;
+        html += QString("<tr><td style='color:#555;padding-right:8px'>%1</td>").arg(label);
+        for (const auto& r : ranks) {
+            const QString v = formatDuration(r.figures.*member);
+            html += QString("<td align='right'>%1</td>").arg(bold ? "<b>" + v + "</b>" : v);
+        }
+        html += "</tr>";
     }
     html += "</table><p style='color:#555'>Union lengths inside the range, as "
             "<tt>commprof trace summarize --window</tt> counts them; exposed communication is "
@@ -120,10 +120,7 @@ void SliceDetailsPanel::clearRange() {
 
 void SliceDetailsPanel::render() {
     const bool hasSlice = slice_.slice.valid();
-    QString html;
-    if (critical_) {
-        html += criticalStepHtml();
-    }
+    QString html = critical_ ? criticalStepHtml() : QString();
     if (!hasSlice && !critical_ && rangeHtml_.isEmpty()) {
         html = "<p style='color:#666'>Click a slice to see its details. Shift+drag across the "
                "timeline to measure a range.</p>"
@@ -143,37 +140,29 @@ void SliceDetailsPanel::render() {
 // The critical path's step: whose it is, the culprit, and where its time went.
 QString SliceDetailsPanel::criticalStepHtml() const {
     const analysis::CriticalStep& c = *critical_;
-    QString html = QString("<h3 style='margin-bottom:2px'>Critical path, step %1</h3>").arg(c.step);
-    html += "<table cellspacing='0' cellpadding='1'>";
-    html += row("rank", QString::number(c.rank));
-    html += row("culprit", esc(c.culprit));
-    html += row("step", formatDuration(c.endUs - c.startUs));
-    html += row("compute", formatDuration(c.computeEndUs - c.startUs));
-    html += row("waited after it", formatDuration(c.backwardEndUs - c.computeEndUs));
-    html += row("optimizer", formatDuration(c.endUs - c.backwardEndUs));
-    html += "</table>";
-    return html;
+    return QString("<h3 style='margin-bottom:2px'>Critical path, step %1</h3>").arg(c.step) +
+           table(row("rank", QString::number(c.rank)) + row("culprit", c.culprit.toHtmlEscaped()) +
+                 row("step", formatDuration(c.endUs - c.startUs)) +
+                 row("compute", formatDuration(c.computeEndUs - c.startUs)) +
+                 row("waited after it", formatDuration(c.backwardEndUs - c.computeEndUs)) +
+                 row("optimizer", formatDuration(c.endUs - c.backwardEndUs)));
 }
 
 QString SliceDetailsPanel::sliceHtml() const {
     const auto& s = slice_;
-    QString html = QString("<h3 style='margin-bottom:2px'>%1</h3>").arg(esc(s.name));
-    html += "<table cellspacing='0' cellpadding='1'>";
-    html += row("rank", QString::number(s.rankNumber));
-    html += row("category", esc(s.category));
-    html += row("class", esc(s.cls));
-    html += row("lane", esc(s.lane));
-    html += row("start", formatDuration(s.startUs - sliceOrigin_));
-    html += row("duration", formatDuration(s.durationUs));
-    html += row("self time", formatDuration(s.selfUs));
+    QString rows =
+        row("rank", QString::number(s.rankNumber)) + row("category", s.category.toHtmlEscaped()) +
+        row("class", s.cls.toHtmlEscaped()) + row("lane", s.lane.toHtmlEscaped()) +
+        row("start", formatDuration(s.startUs - sliceOrigin_)) +
+        row("duration", formatDuration(s.durationUs)) + row("self time", formatDuration(s.selfUs));
     if (s.stream >= 0) {
-        html += row("stream", QString::number(s.stream));
+        rows += row("stream", QString::number(s.stream));
     }
     if (s.correlation >= 0) {
-        html += row("correlation", QString::number(s.correlation));
+        rows += row("correlation", QString::number(s.correlation));
     }
-    html += "</table>";
-    return html;
+    return QString("<h3 style='margin-bottom:2px'>%1</h3>").arg(s.name.toHtmlEscaped()) +
+           table(rows);
 }
 
 // The slices it launched or was launched by, each a link.
@@ -182,16 +171,15 @@ QString SliceDetailsPanel::flowHtml() const {
     if (s.partners.empty()) {
         return {};
     }
-    QString html = "<h4 style='margin-bottom:2px'>Flow</h4><table cellspacing='0' cellpadding='1'>";
+    QString rows;
     for (const auto& p : s.partners) {
-        html +=
-            row(p.isDevice ? "launched →" : "← launched by",
-                linkTo(p.slice, p.name) +
-                    QString("<br><span style='color:#666'>%1, %2, at %3</span>")
-                        .arg(esc(p.lane), esc(p.via), formatDuration(p.startUs - sliceOrigin_)));
+        rows += row(p.isDevice ? "launched →" : "← launched by",
+                    linkTo(p.slice, p.name) +
+                        QString("<br><span style='color:#666'>%1, %2, at %3</span>")
+                            .arg(p.lane.toHtmlEscaped(), p.via.toHtmlEscaped(),
+                                 formatDuration(p.startUs - sliceOrigin_)));
     }
-    html += "</table>";
-    return html;
+    return "<h4 style='margin-bottom:2px'>Flow</h4>" + table(rows);
 }
 
 // The same slice on every rank: each one's start after the first's, and the ranks without it.
@@ -199,13 +187,12 @@ QString SliceDetailsPanel::everyRankHtml() const {
     if (matched_.slices.size() <= 1 && matched_.unmatchedRanks.empty()) {
         return {};
     }
-    QString html = matched_.slices.size() > 1
-                       ? QString("<h4 style='margin-bottom:2px'>On every rank: skew %1</h4>")
-                             .arg(formatDuration(matched_.skewUs))
-                       : QString("<h4 style='margin-bottom:2px'>On every rank</h4>");
+    const QString skew =
+        matched_.slices.size() > 1 ? ": skew " + formatDuration(matched_.skewUs) : QString();
+    QString html = "<h4 style='margin-bottom:2px'>On every rank" + skew + "</h4>";
     html += QString("<p style='color:#666;margin-top:0'>matched by %1</p>")
-                .arg(esc(matched_.matchedBy));
-    html += "<table cellspacing='0' cellpadding='1'>";
+                .arg(matched_.matchedBy.toHtmlEscaped());
+    QString rows;
     const auto rankName = [this](int r) {
         return QString("rank %1").arg(r < int(rankNumbers_.size()) ? rankNumbers_[std::size_t(r)]
                                                                    : r);
@@ -217,32 +204,31 @@ QString SliceDetailsPanel::everyRankHtml() const {
         if (m.rank == matched_.lastRank && matched_.skewUs > 0) {
             text += " (last)";
         }
-        html += row(rankName(m.rank), linkTo(m, text));
+        rows += row(rankName(m.rank), linkTo(m, text));
     }
     // Said, not guessed: a neighbouring step's instance would show a step as skew.
     for (int r : matched_.unmatchedRanks) {
-        html += row(rankName(r), "<span style='color:#a00'>unmatched: none at this place</span>");
+        rows += row(rankName(r), "<span style='color:#a00'>unmatched: none at this place</span>");
     }
-    html += "</table>";
-    return html;
+    return html + table(rows);
 }
 
 // The slice's args, read in the background: reading, none, their error, or a row each.
 QString SliceDetailsPanel::argsHtml() const {
     QString html = "<h4 style='margin-bottom:2px'>Args</h4>";
     if (!argsError_.isEmpty()) {
-        html += QString("<p style='color:#a00'>%1</p>").arg(esc(argsError_));
+        html += QString("<p style='color:#a00'>%1</p>").arg(argsError_.toHtmlEscaped());
     } else if (!args_) {
         html += "<p style='color:#666'>reading…</p>";
     } else if (args_->empty()) {
         html += "<p style='color:#666'>none</p>";
     } else {
-        html += "<table cellspacing='0' cellpadding='1'>";
+        QString rows;
         for (const auto& [key, value] : *args_) {
-            html += row(QString::fromStdString(key),
-                        "<tt>" + esc(QString::fromStdString(value)) + "</tt>");
+            rows += row(QString::fromStdString(key),
+                        "<tt>" + QString::fromStdString(value).toHtmlEscaped() + "</tt>");
         }
-        html += "</table>";
+        html += table(rows);
     }
     return html;
 }

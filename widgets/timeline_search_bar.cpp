@@ -35,10 +35,9 @@ TimelineSearchBar::TimelineSearchBar(QWidget* parent) : QWidget(parent) {
 
     auto* layout = bareLayout<QHBoxLayout>(this, 2);
     layout->addWidget(edit_, 1);
-    layout->addWidget(regex_);
-    layout->addWidget(prev_);
-    layout->addWidget(next_);
-    layout->addWidget(count_);
+    for (QWidget* w : std::initializer_list<QWidget*>{regex_, prev_, next_, count_}) {
+        layout->addWidget(w);
+    }
 
     auto emitSearch = [this] { emit searchChanged(edit_->text(), regex_->isChecked()); };
     connect(debounce_, &QTimer::timeout, this, emitSearch);
@@ -76,15 +75,11 @@ void TimelineSearchBar::setQuery(const QString& text, bool regex) {
 }
 
 void TimelineSearchBar::setResult(std::size_t count, std::size_t current, const QString& error) {
+    count_->setToolTip(error);
+    count_->setStyleSheet(error.isEmpty() ? QString() : "color:#b00020");
     if (!error.isEmpty()) {
         count_->setText("error");
-        count_->setToolTip(error);
-        count_->setStyleSheet("color:#b00020");
-        return;
-    }
-    count_->setStyleSheet({});
-    count_->setToolTip({});
-    if (edit_->text().isEmpty()) {
+    } else if (edit_->text().isEmpty()) {
         count_->clear();
     } else if (count == 0) {
         count_->setText("no match");
