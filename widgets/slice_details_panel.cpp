@@ -200,10 +200,9 @@ QString SliceDetailsPanel::everyRankHtml() const {
     const double first = *std::min_element(matched_.startsUs.begin(), matched_.startsUs.end());
     for (std::size_t i = 0; i < matched_.slices.size(); ++i) {
         const auto& m = matched_.slices[i];
-        QString text = "+" + formatDuration(matched_.startsUs[i] - first);
-        if (m.rank == matched_.lastRank && matched_.skewUs > 0) {
-            text += " (last)";
-        }
+        const bool last = m.rank == matched_.lastRank && matched_.skewUs > 0;
+        const QString text =
+            "+" + formatDuration(matched_.startsUs[i] - first) + (last ? " (last)" : "");
         rows += row(rankName(m.rank), linkTo(m, text));
     }
     // Said, not guessed: a neighbouring step's instance would show a step as skew.

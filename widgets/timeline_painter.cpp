@@ -585,15 +585,14 @@ void TimelinePainter::paintGutter() {
         case RowKind::Slices:
             if (row.depth == 0) {
                 const auto& lane = rank.groups[std::size_t(row.group)].lanes[std::size_t(row.lane)];
-                QString title = lane.title;
+                // Out of its rank's rows: say whose it is, and mark it pinned.
+                const QString title = pinnedRegion_
+                                          ? QString("rank %1 · %2").arg(rank.rank).arg(lane.title)
+                                          : lane.title;
                 if (pinnedRegion_) {
-                    // Out of its rank's rows: say whose it is, and mark it pinned.
                     p_.fillRect(QRect(4, y + 5, 6, row.height - 10), QColor(0x40, 0x70, 0xd0));
-                    title = QString("rank %1 · %2").arg(rank.rank).arg(lane.title);
-                    box.adjust(10, 0, 0, 0);
-                } else {
-                    box.adjust(22, 0, 0, 0);
                 }
+                box.adjust(pinnedRegion_ ? 10 : 22, 0, 0, 0);
                 p_.drawText(box, Qt::AlignLeft | Qt::AlignVCenter,
                             fm_.elidedText(title, Qt::ElideRight, box.width()));
             }
@@ -610,10 +609,7 @@ void TimelinePainter::paintHeader() {
     p_.setFont(labelFont_);
     // The gutter's corner: what the labels count from.
     p_.setPen(QColor(0x50, 0x55, 0x60));
-    QString corner = v_.originText_;
-    if (ruler_.hasBase) {
-        corner += "\n+ " + ruler_.baseLabel;
-    }
+    const QString corner = v_.originText_ + (ruler_.hasBase ? "\n+ " + ruler_.baseLabel : "");
     p_.drawText(QRect(6, top + 1, tracksLeft_ - 12, TimelineView::kRulerHeight - 2),
                 Qt::AlignLeft | Qt::AlignVCenter, corner);
     p_.save();
