@@ -2,7 +2,6 @@
 #include "cell_inspector_panel.h"
 
 #include "flagged_row_delegate.h"
-#include "jobs/job_tracker.h"
 #include "layout_helpers.h"
 #include "models/cell_figures_model.h"
 #include "plot_style.h"
@@ -34,7 +33,6 @@ CellInspectorPanel::CellInspectorPanel(QWidget* parent) : QWidget(parent) {
     model_->setWordWrap(true);
     model_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     model_->hide();
-    modelReads_ = new jobs::JobTracker(this);
     figures_ = new models::CellFiguresModel(this);
     table_ = new QTableView(this);
     table_->setModel(figures_);

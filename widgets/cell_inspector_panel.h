@@ -5,6 +5,7 @@
 // comm hook recorded them; above them what the cell trained (its model's description) and how
 // DDP bucketed it.
 
+#include "jobs/job_tracker.h"
 #include "report/report_data.h"
 
 #include <QWidget>
@@ -15,9 +16,6 @@ class QTableView;
 
 namespace commprof::models {
 class CellFiguresModel;
-}
-namespace commprof::jobs {
-class JobTracker;
 }
 namespace commprof::results {
 struct ModelLayout;
@@ -42,7 +40,7 @@ private:
     static constexpr int kNotesFromWidth = 420; // narrower: the meanings go to tooltips
     QLabel* headline_;
     QLabel* model_;
-    jobs::JobTracker* modelReads_;
+    jobs::JobTracker* modelReads_ = new jobs::JobTracker(this);
     models::CellFiguresModel* figures_;
     QTableView* table_;
     QCustomPlot* plot_;

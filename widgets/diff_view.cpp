@@ -4,7 +4,6 @@
 #include "models/divergence_models.h"
 
 #include <QHeaderView>
-#include <QLabel>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -76,10 +75,6 @@ void DiffView::selectRank(int row) {
     } else {
         sideBySide_->setStreams({}, {}, {});
     }
-}
-
-QString DiffView::summaryText() const {
-    return summary_->text();
 }
 
 } // namespace commprof::widgets

@@ -5,9 +5,9 @@
 
 #include "determinism/divergence.h"
 
+#include <QLabel>
 #include <QWidget>
 
-class QLabel;
 class QTableView;
 
 namespace commprof::models {
@@ -25,7 +25,7 @@ public:
     // The report and both runs' streams, as loaded off the GUI thread.
     void setRuns(const determinism::DiffReport& report, const determinism::LoadedRuns& runs);
     void selectRank(int row);
-    QString summaryText() const;
+    QString summaryText() const { return summary_->text(); }
     models::SideBySideModel* sideBySide() const { return sideBySide_; }
     models::RankVerdictModel* verdicts() const { return verdicts_; }
     models::DiscriminatorModel* discriminators() const { return discriminators_; }

@@ -4,7 +4,6 @@
 #include "jobs/job_tracker.h"
 
 #include <QHBoxLayout>
-#include <QLabel>
 #include <QProgressBar>
 #include <QStyle>
 #include <QToolButton>
@@ -72,10 +71,6 @@ void JobStatus::setLabel(const QString& text) {
     // A long path must not widen the window past a small screen: shortened, whole in the tip.
     label_->setToolTip(text);
     label_->setText(label_->fontMetrics().elidedText(text, Qt::ElideMiddle, kMaxLabelPx));
-}
-
-QString JobStatus::text() const {
-    return isVisible() ? label_->toolTip() : QString();
 }
 
 } // namespace commprof::widgets

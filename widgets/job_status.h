@@ -3,9 +3,9 @@
 // In the status bar: what runs in the background right now, its progress, and a Cancel
 // button. Every job tracker of the window is watched; the most recently started job is shown.
 
+#include <QLabel>
 #include <QWidget>
 
-class QLabel;
 class QProgressBar;
 class QToolButton;
 
@@ -20,7 +20,7 @@ class JobStatus : public QWidget {
 public:
     explicit JobStatus(QWidget* parent = nullptr);
     void watch(jobs::JobTracker* tracker);
-    QString text() const;
+    QString text() const { return isVisible() ? label_->toolTip() : QString(); }
 
 private:
     static constexpr int kMaxLabelPx = 360;

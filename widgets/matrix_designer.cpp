@@ -5,7 +5,6 @@
 #include "feasibility_bars.h"
 #include "files/safe_file.h"
 #include "flagged_row_delegate.h"
-#include "jobs/job_tracker.h"
 #include "layout_helpers.h"
 #include "matrix/matrix_text_edit.h"
 #include "matrix/model_description.h"
@@ -91,7 +90,6 @@ MatrixDesigner::MatrixDesigner(QWidget* parent) : QWidget(parent) {
     makeEditorAndLists();
     makeCellTable();
     makeBudgets();
-    planner_ = new jobs::JobTracker(this);
     connectEdits();
     layOut();
 }

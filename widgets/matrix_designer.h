@@ -7,6 +7,7 @@
 // matrix of 100k cells never stalls typing; a newer edit makes an older plan stale.
 
 #include "feasibility/plan.h"
+#include "jobs/job_tracker.h"
 
 #include <QWidget>
 
@@ -23,9 +24,6 @@ class QTimer;
 
 namespace commprof::models {
 class CellTableModel;
-}
-namespace commprof::jobs {
-class JobTracker;
 }
 
 namespace commprof::widgets {
@@ -137,7 +135,7 @@ private:
     QDoubleSpinBox* hostGib_;
     QCheckBox* deviceAuto_;
     QDoubleSpinBox* deviceGib_;
-    jobs::JobTracker* planner_;
+    jobs::JobTracker* planner_ = new jobs::JobTracker(this);
     feasibility::BudgetOverrides overrides_;
     // Read once, off the GUI thread: replanning on every pause in typing must not run
     // nvidia-smi each time.

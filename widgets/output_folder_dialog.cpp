@@ -9,7 +9,6 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QGridLayout>
-#include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 
@@ -49,10 +48,6 @@ QString OutputFolderDialog::folder() const {
     const QString text = field_->text().trimmed();
     return text.isEmpty() ? QString()
                           : QDir::cleanPath(QDir(QDir::fromNativeSeparators(text)).absolutePath());
-}
-
-QString OutputFolderDialog::note() const {
-    return note_->text();
 }
 
 bool OutputFolderDialog::acceptable() const {

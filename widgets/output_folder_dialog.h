@@ -8,11 +8,11 @@
 #include "feasibility/plan.h"
 
 #include <QDialog>
+#include <QLabel>
 
 #include <memory>
 
 class QDialogButtonBox;
-class QLabel;
 class QLineEdit;
 
 namespace commprof::widgets {
@@ -25,7 +25,7 @@ public:
                        QWidget* parent = nullptr);
     QString folder() const;
     QLineEdit* field() const { return field_; }
-    QString note() const;
+    QString note() const { return note_->text(); }
     bool acceptable() const; // Choose is enabled
 
 private:

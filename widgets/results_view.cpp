@@ -57,6 +57,21 @@ void orderColumns(QHeaderView& header) {
     }
 }
 
+// Shows `model` in `table` as rows to pick, in the model's own order until a click on a header
+// sorts them by `sortRole`; returns the proxy that sorts them.
+QSortFilterProxyModel* showSortable(QTableView& table, QAbstractItemModel* model, int sortRole) {
+    auto* sorted = new QSortFilterProxyModel(model);
+    sorted->setSourceModel(model);
+    sorted->setSortRole(sortRole);
+    table.setModel(sorted);
+    makeRowTable(table);
+    table.setSortingEnabled(true);
+    table.sortByColumn(-1, Qt::AscendingOrder);
+    table.setAlternatingRowColors(true);
+    table.horizontalHeader()->setStretchLastSection(true);
+    return sorted;
+}
+
 } // namespace
 
 const QStringList& ResultsView::shownFigures() {
@@ -114,11 +129,6 @@ ResultsView::ResultsView(QWidget* parent) : QWidget(parent) {
 // The cells, sortable and filterable, with the choice of drawing each repeat.
 void ResultsView::makeCellTable() {
     model_ = new models::ResultsCellModel(this);
-    proxy_ = new QSortFilterProxyModel(this);
-    proxy_->setSourceModel(model_);
-    proxy_->setSortRole(models::ResultsCellModel::SortRole);
-    proxy_->setFilterKeyColumn(-1);
-    proxy_->setFilterCaseSensitivity(Qt::CaseInsensitive);
     filter_ = new QLineEdit(this);
     filter_->setPlaceholderText("Filter cells (id, status, model, hook, layer, reason)");
     filter_->setClearButtonEnabled(true);
@@ -132,14 +142,11 @@ void ResultsView::makeCellTable() {
         onSelectionChanged(); // the marks follow what is drawn
     });
     table_ = new QTableView(this);
-    table_->setModel(proxy_);
-    makeRowTable(*table_);
+    proxy_ = showSortable(*table_, model_, models::ResultsCellModel::SortRole);
+    proxy_->setFilterKeyColumn(-1);
+    proxy_->setFilterCaseSensitivity(Qt::CaseInsensitive);
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
-    table_->setSortingEnabled(true);
-    table_->sortByColumn(-1, Qt::AscendingOrder); // the results' own order until a click
-    table_->setAlternatingRowColors(true);
     table_->setItemDelegate(new FlaggedRowDelegate(models::ResultsCellModel::FlaggedRole, table_));
-    table_->horizontalHeader()->setStretchLastSection(true);
     orderColumns(*table_->horizontalHeader());
     connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &ResultsView::onSelectionChanged);
@@ -150,17 +157,9 @@ QWidget* ResultsView::makeTuningPage(QCustomPlot* plot) {
     // The figure above the numbers it draws: predicted, held out and measured per cap,
     // a row each, sortable.
     tuningModel_ = new models::CapTableModel(this);
-    auto* tuningSorted = new QSortFilterProxyModel(this);
-    tuningSorted->setSourceModel(tuningModel_);
-    tuningSorted->setSortRole(models::CapTableModel::SortRole);
     tuningTable_ = new QTableView;
     tuningTable_->setObjectName("tuningTable");
-    tuningTable_->setModel(tuningSorted);
-    makeRowTable(*tuningTable_);
-    tuningTable_->setSortingEnabled(true);
-    tuningTable_->sortByColumn(-1, Qt::AscendingOrder); // recommend's order until a click
-    tuningTable_->setAlternatingRowColors(true);
-    tuningTable_->horizontalHeader()->setStretchLastSection(true);
+    showSortable(*tuningTable_, tuningModel_, models::CapTableModel::SortRole);
     capAdvice_ = new CapAdvicePanel;
     connect(capAdvice_, &CapAdvicePanel::applyCapRequested, this, &ResultsView::applyCapRequested);
     // What to do at the top; the numbers it rests on below, folded until asked for.

@@ -47,7 +47,6 @@ public:
     QSortFilterProxyModel* sortedModel() const { return proxy_; }
     QTableView* table() const { return table_; }
     QLineEdit* filter() const { return filter_; }
-    // "Each repeat": the figures draw every repeat instead of each group's median and spread.
     QCustomPlot* plot(const char* figure) const;
     // The DDP figures' page, the sweep's and the cap study's (each shown when the results hold
     // what it draws).

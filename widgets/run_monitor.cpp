@@ -267,10 +267,6 @@ void RunMonitor::onBucket(const QString& cellId, int rank, int iteration, double
 void RunMonitor::onStarted() {
     messages_->clearAll(); // the last run's refusal is no news about this one
     startCellPlot({});
-    startButton_->setEnabled(false);
-    changeOutput_->setEnabled(false);
-    pauseButton_->setEnabled(true);
-    stopButton_->setEnabled(true);
     updateProgress();
 }
 
@@ -292,12 +288,6 @@ void RunMonitor::onRunFinished(const runner::RunSummary& s, const QString& outDi
                 : QString("no data: %1 ended before its first recorded bucket").arg(plotCell_));
         plot_->replot(QCustomPlot::rpQueuedReplot);
     }
-    // Resume continues the paused run in the same folder; F5 does the same.
-    startButton_->setText(run_->paused() ? "Resume" : "Start");
-    startButton_->setEnabled(true);
-    changeOutput_->setEnabled(true);
-    pauseButton_->setEnabled(false);
-    stopButton_->setEnabled(false);
     updateProgress();
     emit finished(s, outDir);
 }
@@ -307,9 +297,15 @@ void RunMonitor::updateProgress() {
     overall_->setRange(0, std::max(1, total));
     overall_->setValue(model_->cellsFinished());
     const auto eta = model_->etaSeconds();
-    if (!run_->running()) {
+    const bool running = run_->running();
+    startButton_->setEnabled(!running);
+    changeOutput_->setEnabled(!running);
+    pauseButton_->setEnabled(running);
+    stopButton_->setEnabled(running);
+    if (!running) {
+        // Resume continues the paused run in the same folder, as F5 does; not after another plan.
         if (run_->paused() != (startButton_->text() == "Resume")) {
-            startButton_->setText(run_->paused() ? "Resume" : "Start"); // another plan or folder
+            startButton_->setText(run_->paused() ? "Resume" : "Start");
         }
         const int pending = model_->pendingCount();
         eta_->setText(

@@ -4,7 +4,6 @@
 #include "analysis/critical_path.h"
 #include "inputs/ddp_job_files.h"
 #include "inputs/ddp_params_file.h"
-#include "jobs/job_tracker.h"
 #include "layout_helpers.h"
 #include "models/step_table_model.h"
 #include "range_aggregate_view.h"
@@ -30,7 +29,6 @@
 #include <QComboBox>
 #include <QFileInfo>
 #include <QHBoxLayout>
-#include <QLabel>
 #include <QSettings>
 #include <QShortcut>
 #include <QSplitter>
@@ -68,10 +66,6 @@ struct SelectionFacts {
 
 TraceInspector::TraceInspector(jobs::JobTracker* loads, QWidget* parent)
     : QWidget(parent), loads_(loads ? loads : new jobs::JobTracker(this)) {
-    selectionJobs_ = new jobs::JobTracker(this);
-    searchJobs_ = new jobs::JobTracker(this);
-    rangeJobs_ = new jobs::JobTracker(this);
-    ddpJobs_ = new jobs::JobTracker(this);
     timeline_ = new TimelineView(this);
     details_ = new SliceDetailsPanel(this);
     searchBar_ = new TimelineSearchBar(this);
@@ -242,12 +236,12 @@ void TraceInspector::openCell(const QString& cellDir) {
 
 void TraceInspector::openFiles(const QStringList& files) {
     paramsFile_.clear(); // another job's parameters are not these traces'
-    what_ = files.size() == 1 ? QFileInfo(files.first()).fileName()
-                              : QString("%1 ranks of %2")
-                                    .arg(files.size())
-                                    .arg(QFileInfo(QFileInfo(files.first()).path()).fileName());
-    // A cell's traces are named by the cell (its folder), a lone trace by its file.
     const QFileInfo first(files.value(0));
+    what_ =
+        files.size() == 1
+            ? first.fileName()
+            : QString("%1 ranks of %2").arg(files.size()).arg(QFileInfo(first.path()).fileName());
+    // A cell's traces are named by the cell (its folder), a lone trace by its file.
     const bool ofACell = first.fileName().startsWith("trace_rank");
     const QString name =
         ofACell ? QString("cell %1 (%2)")
@@ -350,15 +344,10 @@ void TraceInspector::clear() {
     setStack(nullptr);
 }
 
-QString TraceInspector::shownName() const {
-    return shown_->text();
-}
-
 void TraceInspector::setStack(std::shared_ptr<const timeline::TimelineStack> stack) {
     stack_ = std::move(stack);
     selectionJobs_->cancel();
     searchJobs_->cancel();
-    rangeJobs_->cancel();
     matches_.reset();
     currentMatch_ = 0;
     readers_.clear();
@@ -367,9 +356,7 @@ void TraceInspector::setStack(std::shared_ptr<const timeline::TimelineStack> sta
         criticalPath_->setChecked(stack_->ranks.size() > 1);
     }
     details_->clearSlice();
-    details_->clearRange();
-    aggregate_->clear();
-    tabs_->setCurrentWidget(stepTable_);
+    onRange(0, 0); // no range: the step table in front
     {
         const QSignalBlocker block(focus_);
         focus_->clear();

@@ -13,9 +13,11 @@
 // the What if page, or why there is none.
 
 #include "analysis/ddp_job.h"
+#include "jobs/job_tracker.h"
 #include "timeline/slice_ref.h"
 #include "timeline/timeline_stack.h"
 
+#include <QLabel>
 #include <QStringList>
 #include <QWidget>
 
@@ -25,13 +27,9 @@
 class QAction;
 class QComboBox;
 class QHBoxLayout;
-class QLabel;
 class QSplitter;
 class QTabWidget;
 
-namespace commprof::jobs {
-class JobTracker;
-}
 namespace commprof::models {
 class StepTableModel;
 }
@@ -65,7 +63,7 @@ public:
     void clear();
     // What the timeline shows, as the bar above it names it: "cell <id> (2 ranks)", a trace's
     // file name, or empty.
-    QString shownName() const;
+    QString shownName() const { return shown_->text(); }
     // Shows an already built stack (tests, benchmarks).
     void setStack(std::shared_ptr<const timeline::TimelineStack> stack);
 
@@ -121,10 +119,10 @@ private:
     struct ArgReader;
 
     jobs::JobTracker* loads_ = nullptr;
-    jobs::JobTracker* selectionJobs_ = nullptr;
-    jobs::JobTracker* searchJobs_ = nullptr;
-    jobs::JobTracker* rangeJobs_ = nullptr;
-    jobs::JobTracker* ddpJobs_ = nullptr;
+    jobs::JobTracker* selectionJobs_ = new jobs::JobTracker(this);
+    jobs::JobTracker* searchJobs_ = new jobs::JobTracker(this);
+    jobs::JobTracker* rangeJobs_ = new jobs::JobTracker(this);
+    jobs::JobTracker* ddpJobs_ = new jobs::JobTracker(this);
     QAction* criticalPath_ = nullptr;
     std::shared_ptr<const analysis::DdpJobAnalysis> ddpJob_;
     QString paramsFile_;

@@ -203,9 +203,7 @@ QHBoxLayout* WhatIfView::makeConfirmLine() {
     confirmLine->addWidget(confirmProgress_);
     confirmLine->addWidget(confirmation_, 1);
     confirmLine->addWidget(confirmCancel_);
-    confirmProgress_->hide();
-    confirmCancel_->hide();
-    confirmation_->hide();
+    setConfirmState(false, {}); // hidden until one is started
     return confirmLine;
 }
 
@@ -533,16 +531,8 @@ bool WhatIfView::eventFilter(QObject* watched, QEvent* event) {
     return QWidget::eventFilter(watched, event);
 }
 
-QString WhatIfView::warningsText() const {
-    return warnings_->isVisibleTo(this) ? warnings_->text() : QString();
-}
-
-QString WhatIfView::confirmationText() const {
-    return confirmation_->isVisibleTo(this) ? confirmation_->text() : QString();
-}
-
-QString WhatIfView::message() const {
-    return message_->isVisibleTo(this) ? message_->text() : QString();
+QString WhatIfView::shownText(const QLabel* label) const {
+    return label->isVisibleTo(this) ? label->text() : QString();
 }
 
 } // namespace commprof::widgets

@@ -71,9 +71,10 @@ public:
     const std::optional<analysis::StepParts>& recorded() const { return recorded_; }
     // How many times this page has replayed a job (once per job opened or re-read).
     int replays() const { return replays_->load(); }
-    QString message() const;          // why nothing is shown, or empty
-    QString warningsText() const;     // the job's warnings as shown above the recommendation
-    QString confirmationText() const; // the confirmation's progress or result
+    QString message() const { return shownText(message_); } // why nothing is shown, or empty
+    // The job's warnings as shown above the recommendation; the confirmation's progress or result.
+    QString warningsText() const { return shownText(warnings_); }
+    QString confirmationText() const { return shownText(confirmation_); }
 
     // The setting "Confirm on this job" measures: the recommendation's, or where it keeps the
     // recorded setting, the one the controls chose; nullopt when both are the recorded one.
@@ -106,6 +107,7 @@ private:
                  const std::optional<analysis::StepParts>& recorded);
     void setControlsEnabled(bool on);
     void updateConfirm();
+    QString shownText(const QLabel* label) const; // empty while the label is hidden
 
     jobs::JobTracker* jobs_ = nullptr;
     std::shared_ptr<const analysis::DdpJobAnalysis> job_;

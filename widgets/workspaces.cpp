@@ -50,10 +50,10 @@ void Workspaces::addWorkspace(const QString& name, const QString& title, QWidget
     workspaces_.push_back({name, page, {}, true});
 }
 
-QAction* Workspaces::addPane(const QString& workspace, const QString& title, QWidget* pane) {
+void Workspaces::addPane(const QString& workspace, const QString& title, QWidget* pane) {
     Workspace* w = find(*this, workspace);
     if (!w) {
-        return nullptr;
+        return;
     }
     auto* action = new QAction(title, this);
     action->setCheckable(true);
@@ -65,7 +65,6 @@ QAction* Workspaces::addPane(const QString& workspace, const QString& title, QWi
         }
     });
     w->panes.push_back({pane, action});
-    return action;
 }
 
 QStringList Workspaces::names() const {

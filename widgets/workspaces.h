@@ -27,7 +27,7 @@ public:
     // name: the settings key and object name; title: the tab's text (with its mnemonic).
     void addWorkspace(const QString& name, const QString& title, QWidget* page);
     // A pane of a workspace that the user may hide (View > title); shown by default.
-    QAction* addPane(const QString& workspace, const QString& title, QWidget* pane);
+    void addPane(const QString& workspace, const QString& title, QWidget* pane);
 
     QStringList names() const;
     QString current() const;

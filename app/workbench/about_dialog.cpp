@@ -8,7 +8,6 @@
 #include <QHBoxLayout>
 #include <QIcon>
 #include <QJsonObject>
-#include <QLabel>
 #include <QVBoxLayout>
 
 namespace commprof::workbench {
@@ -46,9 +45,9 @@ AboutDialog::AboutDialog(QWidget* parent) : QDialog(parent) {
     layout->addWidget(buttons);
     showVersions("asking commprof-rank...");
 
-    query_ = new jobs::JobTracker(this);
     const QString rank = runner::defaultRankProgram();
-    query_->start(
+    auto* query = new jobs::JobTracker(this);
+    query->start(
         "Asking commprof-rank for its version",
         [rank](const jobs::JobContext&) { return rankLibtorchVersion(rank); },
         [this](const QString& v) {
@@ -65,10 +64,6 @@ void AboutDialog::showVersions(const QString& libtorch) {
     versions_->setText(QString("commprof %1<br>libtorch %2<br>Qt %3 (built with %4)")
                            .arg(QStringLiteral(COMMPROF_VERSION), libtorch.toHtmlEscaped(),
                                 qVersion(), QT_VERSION_STR));
-}
-
-QString AboutDialog::versionsText() const {
-    return versions_->text();
 }
 
 } // namespace commprof::workbench

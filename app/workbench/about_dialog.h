@@ -4,12 +4,7 @@
 // of `commprof-rank --version --json`, off the GUI thread) and of Qt.
 
 #include <QDialog>
-
-class QLabel;
-
-namespace commprof::jobs {
-class JobTracker;
-}
+#include <QLabel>
 
 namespace commprof::workbench {
 
@@ -17,7 +12,7 @@ class AboutDialog : public QDialog {
     Q_OBJECT
 public:
     explicit AboutDialog(QWidget* parent = nullptr);
-    QString versionsText() const;
+    QString versionsText() const { return versions_->text(); }
 
 signals:
     void rankVersionKnown();
@@ -25,7 +20,6 @@ signals:
 private:
     void showVersions(const QString& libtorch);
     QLabel* versions_;
-    jobs::JobTracker* query_;
 };
 
 } // namespace commprof::workbench

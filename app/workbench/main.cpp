@@ -22,7 +22,6 @@
 #include <QTimer>
 
 #include <cstdio>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -61,31 +60,41 @@ QSize windowSize(const QString& text) {
 // included. A window manager reports the frame's margins once it has framed the window, some
 // turns of the event loop after show; then the inside is the size less them, and a frame that
 // would run off the screen starts at its corner. Without a window manager (offscreen, bare X)
-// the frame is the window. `done` runs once the size is settled either way.
-void fitFrame(QWidget& window, QSize size, std::function<void()> done) {
+// the frame is the window. A size under the smallest the window's contents allow cannot be had
+// (the layout holds the window at that smallest as it is shown): said, with the size it is.
+void fitShownWindow(QWidget& window, QSize size) {
     auto* timer = new QTimer(&window);
     timer->setInterval(kFramePollMs);
-    QObject::connect(timer, &QTimer::timeout, &window,
-                     [&window, size, timer, done, tries = 0]() mutable {
-                         const QSize margins = window.frameGeometry().size() - window.size();
-                         // The offscreen platform's frame is 2 px no screen shows: its
-                         // pictures keep the size asked for.
-                         const bool framed = (margins.width() > 0 || margins.height() > 0) &&
-                                             QGuiApplication::platformName() != "offscreen";
-                         if (!framed && ++tries < kFramePolls) {
-                             return;
-                         }
-                         timer->deleteLater();
-                         timer->stop();
-                         if (framed) {
-                             window.resize(size - margins);
-                             const QRect screen = window.screen()->availableGeometry();
-                             if (!screen.contains(QRect(window.pos(), size))) {
-                                 window.move(screen.topLeft());
-                             }
-                         }
-                         QTimer::singleShot(0, &window, done);
-                     });
+    QObject::connect(timer, &QTimer::timeout, &window, [&window, size, timer, tries = 0]() mutable {
+        const QSize margins = window.frameGeometry().size() - window.size();
+        // The offscreen platform's frame is 2 px no screen shows: its
+        // pictures keep the size asked for.
+        const bool framed = (margins.width() > 0 || margins.height() > 0) &&
+                            QGuiApplication::platformName() != "offscreen";
+        if (!framed && ++tries < kFramePolls) {
+            return;
+        }
+        timer->deleteLater();
+        timer->stop();
+        if (framed) {
+            window.resize(size - margins);
+            const QRect screen = window.screen()->availableGeometry();
+            if (!screen.contains(QRect(window.pos(), size))) {
+                window.move(screen.topLeft());
+            }
+        }
+        QTimer::singleShot(0, &window, [&window, size] {
+            const QSize frame = QGuiApplication::platformName() == "offscreen"
+                                    ? window.size()
+                                    : window.frameGeometry().size();
+            if (frame != size) {
+                std::fprintf(stderr,
+                             "commprof-workbench: --size %dx%d is smaller than the window's "
+                             "contents allow; the window is %dx%d\n",
+                             size.width(), size.height(), frame.width(), frame.height());
+            }
+        });
+    });
     timer->start();
 }
 
@@ -214,22 +223,6 @@ void openRequested(commprof::workbench::MainWindow& window, const QCommandLinePa
         QObject::connect(&window, &commprof::workbench::MainWindow::resultsOpened, &window,
                          [&window, id = flags.value("select")] { window.selectResultsCell(id); });
     }
-}
-
-// A size under the smallest the window's contents allow cannot be had (the layout holds the
-// window at that smallest as it is shown): said, with the size it is.
-void fitShownWindow(QWidget& window, QSize size) {
-    fitFrame(window, size, [&window, size] {
-        const QSize frame = QGuiApplication::platformName() == "offscreen"
-                                ? window.size()
-                                : window.frameGeometry().size();
-        if (frame != size) {
-            std::fprintf(stderr,
-                         "commprof-workbench: --size %dx%d is smaller than the window's "
-                         "contents allow; the window is %dx%d\n",
-                         size.width(), size.height(), frame.width(), frame.height());
-        }
-    });
 }
 
 // Pictures into `out` once everything asked for is loaded, or mid-run (for the run monitor)

@@ -10,7 +10,6 @@
 #include "confirm_controller.h"
 #include "diff_view.h"
 #include "job_status.h"
-#include "jobs/job_tracker.h"
 #include "layout_helpers.h"
 #include "matrix/matrix_text_edit.h"
 #include "matrix_designer.h"
@@ -57,12 +56,6 @@ namespace commprof::workbench {
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     initResources();
     setWindowIcon(QIcon(":/commprof/commprof.svg"));
-
-    traceJobs_ = new jobs::JobTracker(this);
-    resultsJobs_ = new jobs::JobTracker(this);
-    exportJobs_ = new jobs::JobTracker(this);
-    probeJobs_ = new jobs::JobTracker(this);
-    diffJobs_ = new jobs::JobTracker(this);
 
     traceInspector_ = new widgets::TraceInspector(traceJobs_, this);
     timeline_ = traceInspector_->timeline();
@@ -148,10 +141,10 @@ void MainWindow::connectDesigner() {
         monitor_->setPlan(designer_->plan());
         planStatus_->setText(designer_->summary());
         followMatrixWithOutput();
+        updateTitle();
     });
     connect(designer_, &widgets::MatrixDesigner::modificationChanged, this,
             &MainWindow::updateTitle);
-    connect(designer_, &widgets::MatrixDesigner::planChanged, this, &MainWindow::updateTitle);
     connect(designer_, &widgets::MatrixDesigner::loadedWithError, this, [this](const QString& m) {
         messages_->warning("The matrix has an error",
                            m + "\nThe designer marks it (F8 goes there).");
@@ -283,8 +276,10 @@ void MainWindow::buildViewMenu() {
     viewMenu_->addSeparator();
     viewMenu_->addAction(traceInspector_->criticalPathAction());
     viewMenu_->addSeparator();
-    viewMenu_->addAction("&Reset layout", QKeySequence("Ctrl+Shift+R"), this,
-                         &MainWindow::resetLayout);
+    viewMenu_->addAction("&Reset layout", QKeySequence("Ctrl+Shift+R"), this, [this] {
+        workspaces_->resetCurrent();
+        statusBar()->showMessage("Layout of this workspace reset", 3000);
+    });
 }
 
 void MainWindow::buildRunMenu() {
@@ -308,7 +303,11 @@ void MainWindow::buildToolsAndHelpMenus() {
     QMenu* help = menuBar()->addMenu("&Help");
     help->addAction("&Documentation", QKeySequence::HelpContents, this,
                     &MainWindow::openDocumentation);
-    help->addAction("&About commprof", this, &MainWindow::showAbout);
+    help->addAction("&About commprof", this, [this] {
+        auto* about = new AboutDialog(this);
+        about->setAttribute(Qt::WA_DeleteOnClose);
+        about->open();
+    });
 }
 
 void MainWindow::openDocumentation() {
@@ -355,17 +354,6 @@ QString MainWindow::documentationPath() {
         }
     }
     return {};
-}
-
-void MainWindow::showAbout() {
-    auto* about = new AboutDialog(this);
-    about->setAttribute(Qt::WA_DeleteOnClose);
-    about->open();
-}
-
-void MainWindow::resetLayout() {
-    workspaces_->resetCurrent();
-    statusBar()->showMessage("Layout of this workspace reset", 3000);
 }
 
 void MainWindow::updateTitle() {

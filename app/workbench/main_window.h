@@ -5,6 +5,7 @@
 // message bar; a dialog where the user must decide), background jobs with progress and cancel,
 // and the wiring between views.
 
+#include "jobs/job_tracker.h"
 #include "report/report_data.h"
 #include "report_writer.h"
 #include "runner/matrix_runner.h"
@@ -18,9 +19,6 @@
 class QLabel;
 class QMenu;
 
-namespace commprof::jobs {
-class JobTracker;
-}
 namespace commprof::models {
 class StepTableModel;
 class ProbeModel;
@@ -82,8 +80,6 @@ public:
     void startRun();
     void selectResultsCell(const QString& id);
     void runProbe();
-    void resetLayout();
-    void showAbout();
     // Help > Documentation (F1): opens workbench.md with the desktop's program for it, and
     // says in the message bar where the documentation is when none could show it.
     void openDocumentation();
@@ -171,11 +167,11 @@ private:
     widgets::MessageBar* messages_ = nullptr;
     widgets::JobStatus* jobStatus_ = nullptr;
     QLabel* planStatus_ = nullptr;
-    jobs::JobTracker* traceJobs_ = nullptr;
-    jobs::JobTracker* resultsJobs_ = nullptr;
-    jobs::JobTracker* exportJobs_ = nullptr;
-    jobs::JobTracker* probeJobs_ = nullptr;
-    jobs::JobTracker* diffJobs_ = nullptr;
+    jobs::JobTracker* traceJobs_ = new jobs::JobTracker(this);
+    jobs::JobTracker* resultsJobs_ = new jobs::JobTracker(this);
+    jobs::JobTracker* exportJobs_ = new jobs::JobTracker(this);
+    jobs::JobTracker* probeJobs_ = new jobs::JobTracker(this);
+    jobs::JobTracker* diffJobs_ = new jobs::JobTracker(this);
     widgets::Workspaces* workspaces_ = nullptr;
     QMenu* viewMenu_ = nullptr;
     QMenu* recentMenu_ = nullptr;

@@ -9,7 +9,6 @@
 #include "determinism/divergence.h"
 #include "diff_view.h"
 #include "export_dialog.h"
-#include "jobs/job_tracker.h"
 #include "matrix/yaml_input.h"
 #include "matrix_designer.h"
 #include "message_bar.h"
@@ -25,7 +24,6 @@
 #include "result_plots.h"
 #include "results/results_folder.h"
 #include "results_view.h"
-#include "run_monitor.h"
 #include "runner/rank_program.h"
 #include "store/ingest.h"
 #include "store/open_results.h"
@@ -434,14 +432,9 @@ void MainWindow::runProbe() {
     probeJobs_->start(
         "Probing this machine",
         [options](const jobs::JobContext&) { return probe::runProbe(options); },
-        [this](const probe::ProbeReport& r) {
-            probeModel_->setReport(r);
-            probeView_->setBusy(false);
-        },
-        [this](const QString& e) {
-            probeView_->setBusy(false);
-            reportError("The probe failed", e);
-        });
+        [this](const probe::ProbeReport& r) { probeModel_->setReport(r); },
+        [this](const QString& e) { reportError("The probe failed", e); });
+    // Idle again, whether done, failed or cancelled (a newer probe keeps it busy).
     connect(
         probeJobs_, &jobs::JobTracker::finished, probeView_,
         [this] { probeView_->setBusy(probeJobs_->running()); }, Qt::SingleShotConnection);
