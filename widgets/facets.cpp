@@ -15,9 +15,7 @@ constexpr const char* kFacetGrid = "facets";
 constexpr const char* kFacetName = "facetName";
 constexpr const char* kPanelTitle = "facetTitle";
 constexpr const char* kNoteCell = "noteCell";
-constexpr const char* kLeastPx = "leastPx";
-constexpr const char* kOwnX = "ownX";
-constexpr const char* kMostRows = "mostRows";
+constexpr const char* kOptions = "facetOptions";
 
 QCPLayoutGrid* facetGrid(const QCustomPlot& plot) {
     QCPLayoutGrid* main = plot.plotLayout();
@@ -77,9 +75,7 @@ std::vector<QCPAxisRect*> makeFacets(QCustomPlot& plot, const QStringList& names
     grid->setObjectName(kFacetGrid);
     grid->setProperty("xLabel", plot.xAxis->label());
     grid->setProperty("yLabel", plot.yAxis->label());
-    grid->setProperty(kLeastPx, std::max(options.leastPx, 1));
-    grid->setProperty(kOwnX, options.ownX);
-    grid->setProperty(kMostRows, options.mostRows);
+    grid->setProperty(kOptions, QVariant::fromValue(options));
     main->addElement(row, 0, grid);
     grid->setFillOrder(QCPLayoutGrid::foColumnsFirst, false);
     grid->setWrap(int(names.size()));
@@ -166,12 +162,11 @@ void arrangeFacets(QCustomPlot& plot) {
     }
     const auto panels = int(std::ranges::count_if(grid->elements(false), isPanel));
     const int width = plot.viewport().width();
-    const int least = std::max(1, grid->property(kLeastPx).toInt());
-    int columns = std::clamp(width / least, 1, std::max(1, panels));
-    if (const int rows = grid->property(kMostRows).toInt(); rows > 0) {
+    const auto options = grid->property(kOptions).value<FacetOptions>();
+    int columns = std::clamp(width / std::max(1, options.leastPx), 1, std::max(1, panels));
+    if (const int rows = options.mostRows; rows > 0) {
         columns = std::clamp((panels + rows - 1) / rows, columns, std::max(1, panels));
     }
-    const bool ownX = grid->property(kOwnX).toBool();
     grid->setWrap(columns);
     grid->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
     if (note && panels % columns != 0) {
@@ -199,7 +194,7 @@ void arrangeFacets(QCustomPlot& plot) {
         const bool lowest = i + columns >= panels;
         rect->axis(QCPAxis::atLeft)->setLabel(i % columns == 0 ? yLabel : QString());
         rect->axis(QCPAxis::atBottom)->setLabel(lowest ? xLabel : QString());
-        rect->axis(QCPAxis::atBottom)->setTickLabels(lowest || ownX);
+        rect->axis(QCPAxis::atBottom)->setTickLabels(lowest || options.ownX);
     }
 }
 
