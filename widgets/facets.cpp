@@ -77,8 +77,6 @@ std::vector<QCPAxisRect*> makeFacets(QCustomPlot& plot, const QStringList& names
     grid->setProperty("yLabel", plot.yAxis->label());
     grid->setProperty(kOptions, QVariant::fromValue(options));
     main->addElement(row, 0, grid);
-    grid->setFillOrder(QCPLayoutGrid::foColumnsFirst, false);
-    grid->setWrap(int(names.size()));
     std::vector<QCPAxisRect*> rects;
     for (const QString& name : names) {
         QCPAxisRect* rect = rects.empty() ? first : new QCPAxisRect(&plot);

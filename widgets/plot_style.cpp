@@ -76,7 +76,6 @@ QCPItemText* textAtTop(QCPAxis* keys, double x, double y, const char* name, cons
     t->setClipAxisRect(rect);
     t->position->setAxes(keys, rect->axis(QCPAxis::atLeft));
     t->position->setAxisRect(rect);
-    t->position->setTypeX(QCPItemPosition::ptPlotCoords);
     t->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
     t->position->setCoords(x, y);
     t->setPositionAlignment(Qt::AlignTop | Qt::AlignHCenter);
@@ -307,8 +306,7 @@ void integerTicks(QCPAxis* axis, const QVector<double>& at) {
 
 void countTicks(QCPAxis* axis) {
     auto ticker = QSharedPointer<ClearLabels<QCPAxisTickerFixed>>::create(axis);
-    ticker->setTickStep(1.0);
-    ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+    ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples); // of its default step, 1
     axis->setTicker(ticker);
     axis->setNumberFormat("f");
     axis->setNumberPrecision(0);
@@ -392,7 +390,6 @@ void resetFigure(QCustomPlot& plot, const QString& title, const QString& x, cons
     plot.legend = new QCPLegend;
     rect->insetLayout()->addElement(plot.legend, Qt::AlignTop | Qt::AlignRight);
     plot.legend->setLayer("legend");
-    plot.legend->setVisible(true);
     plot.legend->setFont(style.font());
     plot.legend->setIconSize(20, 14);
     plot.legend->setRowSpacing(1);
@@ -1093,7 +1090,6 @@ QCPItemText* addFlaggedMarker(QCustomPlot& plot, double x, const QString& cellId
                                QString::fromUtf8("\u00d7 ") + status, f, flaggedColour());
     t->setProperty("cellId", cellId);
     t->setTextAlignment(Qt::AlignHCenter);
-    t->setClipToAxisRect(true);
     return t;
 }
 
@@ -1140,7 +1136,6 @@ void addFlaggedLegendEntry(QCustomPlot& plot) {
 QCPErrorBars* addSpread(QCPAbstractPlottable* of, const QColor& colour) {
     auto* bars = new QCPErrorBars(of->keyAxis(), of->valueAxis());
     bars->setDataPlottable(of);
-    bars->setErrorType(QCPErrorBars::etValueError);
     bars->setPen(QPen(colour.darker(140), 1.2));
     bars->setWhiskerWidth(6);
     bars->removeFromLegend();

@@ -183,7 +183,6 @@ void styleLegend(QCustomPlot& plot, const report::SeriesStyles& styles) {
             QCPGraph* band = plot.addGraph();
             band->setName(styles.shadeName(s));
             band->setPen(QPen(seriesColour({}, {}, 0, s), 6, Qt::SolidLine, Qt::FlatCap));
-            band->setScatterStyle(QCPScatterStyle::ssNone);
         }
     }
 }
@@ -769,7 +768,6 @@ void drawStackedBreakdown(QCustomPlot& plot, const report::ReportData& data,
             top->setName("spread");
             top->removeFromLegend();
             top->setLineStyle(QCPGraph::lsNone);
-            top->setScatterStyle(QCPScatterStyle::ssNone);
             top->setData(keys, tops, true); // the bars' places are in order
             QCPErrorBars* whiskers = addSpread(top, QColor(60, 60, 60));
             for (int i = 0; i < keys.size(); ++i) {

@@ -88,10 +88,7 @@ private:
 // not to touch (asked again at each replot, so a resize re-spaces them).
 class DecadeTicker : public ClearLabels<QCPAxisTickerLog> {
 public:
-    explicit DecadeTicker(const QCPAxis* axis) : ClearLabels(axis) {
-        setLogBase(10);
-        setSubTickCount(8);
-    }
+    using ClearLabels::ClearLabels; // QCPAxisTickerLog's base 10 and 8 sub-ticks
 
 protected:
     QVector<double> createTickVector(double tickStep, const QCPRange& range) override {
