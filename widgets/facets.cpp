@@ -57,6 +57,43 @@ void styleLike(QCPAxisRect* rect, const QCPAxisRect* first) {
     }
 }
 
+// A panel of the grid (a legend or a note put in an empty cell is none).
+bool isPanel(QCPLayoutElement* e) {
+    auto* panel = qobject_cast<QCPLayoutGrid*>(e);
+    return panel && !qobject_cast<QCPLegend*>(e) && panel->objectName() != kNoteCell;
+}
+
+// The figure's note (addNote) under the axes, as addNote put it.
+void noteBelow(QCustomPlot& plot, QCPLayoutGrid* grid, QCPTextElement* note) {
+    auto* cell = qobject_cast<QCPLayoutGrid*>(note->layout());
+    if (!cell || cell->objectName() != kNoteCell) {
+        return;
+    }
+    cell->take(note);
+    grid->remove(cell);
+    grid->simplify();
+    QCPLayoutGrid* main = plot.plotLayout();
+    main->addElement(main->rowCount(), 0, note);
+    main->setRowStretchFactor(main->rowCount() - 1, 0.001);
+    fitTitle(plot);
+}
+
+// The note in the cell the last row of panels leaves empty, where under the axes it would grow
+// the figure by its lines. It sits atop the cell, over a filler that takes the row's height: a
+// text element alone would cap the row at its height (a grid's row is no taller than that).
+void noteInSpareCell(QCustomPlot& plot, QCPLayoutGrid* grid, QCPTextElement* note, int room) {
+    note->layout()->take(note);
+    plot.plotLayout()->simplify();
+    auto* cell = new QCPLayoutGrid;
+    cell->setObjectName(kNoteCell);
+    grid->addElement(cell); // the first empty cell: the one after the last panel
+    cell->addElement(0, 0, note);
+    cell->addElement(1, 0, new QCPLayoutElement(&plot));
+    cell->setRowStretchFactor(0, 0.001);
+    note->setText(wrapped(note->property("fullText").toString(), note->font(),
+                          room - note->margins().left() - note->margins().right()));
+}
+
 } // namespace
 
 std::vector<QCPAxisRect*> makeFacets(QCustomPlot& plot, const QStringList& names,
@@ -107,47 +144,6 @@ QCPAxisRect* facetRect(const QCustomPlot& plot, const QString& name) {
     });
     return it == rects.end() ? plot.xAxis->axisRect() : *it;
 }
-
-namespace {
-
-// A panel of the grid (a legend or a note put in an empty cell is none).
-bool isPanel(QCPLayoutElement* e) {
-    auto* panel = qobject_cast<QCPLayoutGrid*>(e);
-    return panel && !qobject_cast<QCPLegend*>(e) && panel->objectName() != kNoteCell;
-}
-
-// The figure's note (addNote) under the axes, as addNote put it.
-void noteBelow(QCustomPlot& plot, QCPLayoutGrid* grid, QCPTextElement* note) {
-    auto* cell = qobject_cast<QCPLayoutGrid*>(note->layout());
-    if (!cell || cell->objectName() != kNoteCell) {
-        return;
-    }
-    cell->take(note);
-    grid->remove(cell);
-    grid->simplify();
-    QCPLayoutGrid* main = plot.plotLayout();
-    main->addElement(main->rowCount(), 0, note);
-    main->setRowStretchFactor(main->rowCount() - 1, 0.001);
-    fitTitle(plot);
-}
-
-// The note in the cell the last row of panels leaves empty, where under the axes it would grow
-// the figure by its lines. It sits atop the cell, over a filler that takes the row's height: a
-// text element alone would cap the row at its height (a grid's row is no taller than that).
-void noteInSpareCell(QCustomPlot& plot, QCPLayoutGrid* grid, QCPTextElement* note, int room) {
-    note->layout()->take(note);
-    plot.plotLayout()->simplify();
-    auto* cell = new QCPLayoutGrid;
-    cell->setObjectName(kNoteCell);
-    grid->addElement(cell); // the first empty cell: the one after the last panel
-    cell->addElement(0, 0, note);
-    cell->addElement(1, 0, new QCPLayoutElement(&plot));
-    cell->setRowStretchFactor(0, 0.001);
-    note->setText(wrapped(note->property("fullText").toString(), note->font(),
-                          room - note->margins().left() - note->margins().right()));
-}
-
-} // namespace
 
 void arrangeFacets(QCustomPlot& plot) {
     QCPLayoutGrid* grid = facetGrid(plot);

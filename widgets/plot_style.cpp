@@ -441,7 +441,6 @@ void fitTitle(QCustomPlot& plot) {
 }
 
 namespace {
-
 // Where data is drawn, in widget pixels: every point of every graph (as a small square), every
 // bar, every flagged marker. The legend must avoid all of them.
 QVector<QRectF> dataRegions(const QCustomPlot& plot) {
@@ -505,37 +504,6 @@ template <class Px> int sumBelowAxes(QCustomPlot& plot, Px px) {
     }
     return sum;
 }
-
-} // namespace
-
-int heightBelowAxes(QCustomPlot& plot) {
-    plot.replot(QCustomPlot::rpImmediateRefresh); // lays the elements out
-    return sumBelowAxes(plot,
-                        [](QCPLayoutElement& e) { return e.minimumOuterSizeHint().height(); });
-}
-
-int squeezedBelowAxes(QCustomPlot& plot) {
-    // Laid out twice: a key that flows into rows knows its height at its width after one layout.
-    plot.replot(QCustomPlot::rpImmediateRefresh);
-    plot.replot(QCustomPlot::rpImmediateRefresh);
-    return sumBelowAxes(plot, [](QCPLayoutElement& e) {
-        return std::max(0, e.minimumOuterSizeHint().height() - e.outerRect().height());
-    });
-}
-
-QCPTextElement* addNote(QCustomPlot& plot, const QString& text, const FigureStyle& style) {
-    auto* note = new QCPTextElement(&plot, text, style.font());
-    note->setObjectName("note");
-    note->setProperty("fullText", text);
-    note->setTextColor(QColor(90, 90, 90));
-    note->setMargins(QMargins(4, 0, 4, 2));
-    plot.plotLayout()->addElement(plot.plotLayout()->rowCount(), 0, note);
-    plot.plotLayout()->setRowStretchFactor(plot.plotLayout()->rowCount() - 1, 0.001);
-    fitTitle(plot);
-    return note;
-}
-
-namespace {
 
 // Calls a plottable's legend icon (protected in QCustomPlot, which gives it to its own legend
 // item only): the flowed key draws the same icon as a legend row would.
@@ -821,48 +789,6 @@ bool placeBeside(QCustomPlot& plot, QCPLegend& legend, const QCPAxisRect* rect, 
     return true;
 }
 
-} // namespace
-
-void addMarkerKey(QCustomPlot& plot, const QString& title, const QList<LegendMarker>& markers) {
-    if (markers.isEmpty() || !plot.legend) {
-        return;
-    }
-    plot.legend->addItem(new FlowKey(plot.legend, {{nullptr, title, markers}}));
-}
-
-QString markerKeyText(const QCustomPlot& plot) {
-    for (int i = 0; plot.legend && i < plot.legend->itemCount(); ++i) {
-        for (const FlowKey::Entry& e : entriesOf(plot.legend->item(i))) {
-            if (!e.plottable) {
-                return (QStringList{e.title + ":"} +
-                        spec::mapped<QStringList>(e.markers,
-                                                  [](const LegendMarker& m) { return m.label; }))
-                    .join(' ');
-            }
-        }
-    }
-    return {};
-}
-
-QList<QCPAbstractPlottable*> legendPlottables(const QCustomPlot& plot) {
-    QList<QCPAbstractPlottable*> out;
-    for (int i = 0; plot.legend && plot.legend->visible() && i < plot.legend->itemCount(); ++i) {
-        for (const FlowKey::Entry& e : entriesOf(plot.legend->item(i))) {
-            if (e.plottable) {
-                out << e.plottable;
-            }
-        }
-    }
-    return out;
-}
-
-QStringList legendNames(const QCustomPlot& plot) {
-    return spec::mapped<QStringList>(legendPlottables(plot),
-                                     [](const QCPAbstractPlottable* p) { return p->name(); });
-}
-
-namespace {
-
 // A name in lines of at most widthPx, broken after an underscore or at a space ("fp16_" over
 // "compress"), each line still too long cut at its end.
 QString brokenToWidth(const QString& text, const QFont& font, double widthPx) {
@@ -1056,6 +982,71 @@ void placeOutside(QCustomPlot& plot, QCPLegend& legend, QCPAxisRect& rect, Legen
 }
 
 } // namespace
+
+int heightBelowAxes(QCustomPlot& plot) {
+    plot.replot(QCustomPlot::rpImmediateRefresh); // lays the elements out
+    return sumBelowAxes(plot,
+                        [](QCPLayoutElement& e) { return e.minimumOuterSizeHint().height(); });
+}
+
+int squeezedBelowAxes(QCustomPlot& plot) {
+    // Laid out twice: a key that flows into rows knows its height at its width after one layout.
+    plot.replot(QCustomPlot::rpImmediateRefresh);
+    plot.replot(QCustomPlot::rpImmediateRefresh);
+    return sumBelowAxes(plot, [](QCPLayoutElement& e) {
+        return std::max(0, e.minimumOuterSizeHint().height() - e.outerRect().height());
+    });
+}
+
+QCPTextElement* addNote(QCustomPlot& plot, const QString& text, const FigureStyle& style) {
+    auto* note = new QCPTextElement(&plot, text, style.font());
+    note->setObjectName("note");
+    note->setProperty("fullText", text);
+    note->setTextColor(QColor(90, 90, 90));
+    note->setMargins(QMargins(4, 0, 4, 2));
+    plot.plotLayout()->addElement(plot.plotLayout()->rowCount(), 0, note);
+    plot.plotLayout()->setRowStretchFactor(plot.plotLayout()->rowCount() - 1, 0.001);
+    fitTitle(plot);
+    return note;
+}
+
+void addMarkerKey(QCustomPlot& plot, const QString& title, const QList<LegendMarker>& markers) {
+    if (markers.isEmpty() || !plot.legend) {
+        return;
+    }
+    plot.legend->addItem(new FlowKey(plot.legend, {{nullptr, title, markers}}));
+}
+
+QString markerKeyText(const QCustomPlot& plot) {
+    for (int i = 0; plot.legend && i < plot.legend->itemCount(); ++i) {
+        for (const FlowKey::Entry& e : entriesOf(plot.legend->item(i))) {
+            if (!e.plottable) {
+                return (QStringList{e.title + ":"} +
+                        spec::mapped<QStringList>(e.markers,
+                                                  [](const LegendMarker& m) { return m.label; }))
+                    .join(' ');
+            }
+        }
+    }
+    return {};
+}
+
+QList<QCPAbstractPlottable*> legendPlottables(const QCustomPlot& plot) {
+    QList<QCPAbstractPlottable*> out;
+    for (int i = 0; plot.legend && plot.legend->visible() && i < plot.legend->itemCount(); ++i) {
+        for (const FlowKey::Entry& e : entriesOf(plot.legend->item(i))) {
+            if (e.plottable) {
+                out << e.plottable;
+            }
+        }
+    }
+    return out;
+}
+
+QStringList legendNames(const QCustomPlot& plot) {
+    return spec::mapped<QStringList>(legendPlottables(plot),
+                                     [](const QCPAbstractPlottable* p) { return p->name(); });
+}
 
 void placeLegend(QCustomPlot& plot) {
     fitTitle(plot);

@@ -187,56 +187,9 @@ void styleLegend(QCustomPlot& plot, const report::SeriesStyles& styles) {
     }
 }
 
-} // namespace
-
-bool flaggedCell(const store::CellRow& c) {
-    return c.status == "incomplete" || c.status == "failed" || c.status == "stopped";
-}
-
-const store::CellRow* findCell(const report::ReportData& data, const QString& cellId) {
-    const auto it = std::ranges::find(data.cells, cellId, &store::CellRow::id);
-    return it == data.cells.end() ? nullptr : &*it;
-}
-
-void keepMarks(QCustomPlot& plot, const QList<DrawnMark>& marks) {
-    plot.setProperty(kDrawnMarks, QVariant::fromValue(marks));
-}
-
 // What the trace-derived figures say when no cell has the trace they are drawn from.
 constexpr const char* kNoTracedCell =
     "No complete DDP cell with a trace to draw\n(trace: {enabled: true} in the matrix)";
-
-std::vector<const store::CellRow*> axisCells(const report::ReportData& data) {
-    std::vector<const store::CellRow*> out;
-    for (const auto& c : data.cells) {
-        if (c.status != "skipped_infeasible" && !c.isSweep()) {
-            out.push_back(&c);
-        }
-    }
-    return out;
-}
-
-std::vector<report::RepeatGroup> axisGroups(const report::ReportData& data, bool each) {
-    const std::vector<const store::CellRow*> cells = axisCells(data);
-    std::vector<report::RepeatGroup> groups =
-        each ? report::singleCellGroups(cells) : report::repeatGroups(cells);
-    // By the varying axes' values in their order: the bars of a run (runAxis, the first axis)
-    // side by side, and within it by the next axis.
-    const QStringList axes = barAxes(groups, leftOutOf(each));
-    std::stable_sort(groups.begin(), groups.end(), [&](const auto& a, const auto& b) {
-        for (const QString& axis : axes) {
-            const QString x = a.first().axes.value(axis).toString();
-            const QString y = b.first().axes.value(axis).toString();
-            if (x != y) {
-                return report::valueLess(x, y);
-            }
-        }
-        return false;
-    });
-    return groups;
-}
-
-namespace {
 
 // A bar figure's panel: its axes, its bars (a group of repeats each) and their places, in the
 // order of their places, and a group per label. A study's bars of one setting at each world
@@ -922,7 +875,94 @@ void boxBar(QCustomPlot& plot, const DrawnMark& m, std::vector<QCPItemRect*>& fr
     box->setPen(QPen(Qt::black, 2, Qt::DashLine));
 }
 
+// What the figures that draw a group's median draw of each repeat, and with how many digits.
+struct RepeatValue {
+    const char* figure;
+    const char* what;
+    int digits;
+    std::optional<double> (*value)(const store::CellRow&);
+};
+const RepeatValue kRepeatValues[] = {
+    {"overhead_vs_world_size", "exposed %", 2, overheadPercent},
+    {"time_breakdown", "step ms", 2,
+     [](const store::CellRow& c) { return c.complete() ? c.stepMs : std::nullopt; }},
+    {"hook_trace_agreement", "backend / hook", 3,
+     [](const store::CellRow& c) { return c.complete() ? c.hookTraceAgreement : std::nullopt; }},
+};
+
+// Where a figure draws a group's median: the group's repeats and their values, so that the
+// repeats behind a mark are named where it is hovered.
+QString repeatsText(const QCustomPlot& plot, const char* figure, const report::ReportData& data,
+                    const store::CellRow& cell) {
+    const auto* drawn = std::ranges::find_if(
+        kRepeatValues, [&](const RepeatValue& r) { return QString(figure) == r.figure; });
+    if (eachRepeat(plot) || drawn == std::end(kRepeatValues)) {
+        return {};
+    }
+    std::vector<const store::CellRow*> cells;
+    for (const auto& c : data.cells) {
+        if (report::repeatGroupKey(c) == report::repeatGroupKey(cell)) {
+            cells.push_back(&c);
+        }
+    }
+    if (cells.size() < 2) {
+        return {};
+    }
+    QStringList each;
+    for (const store::CellRow* c : cells) {
+        const auto v = drawn->value(*c);
+        each << QString("r%1 %2").arg(c->repeat).arg(v ? QString::number(*v, 'f', drawn->digits)
+                                                       : c->status);
+    }
+    return QString("median of %1 repeats (%2): %3 (Results > Each repeat draws them)")
+        .arg(cells.size())
+        .arg(drawn->what, each.join(", "));
+}
+
 } // namespace
+
+bool flaggedCell(const store::CellRow& c) {
+    return c.status == "incomplete" || c.status == "failed" || c.status == "stopped";
+}
+
+const store::CellRow* findCell(const report::ReportData& data, const QString& cellId) {
+    const auto it = std::ranges::find(data.cells, cellId, &store::CellRow::id);
+    return it == data.cells.end() ? nullptr : &*it;
+}
+
+void keepMarks(QCustomPlot& plot, const QList<DrawnMark>& marks) {
+    plot.setProperty(kDrawnMarks, QVariant::fromValue(marks));
+}
+
+std::vector<const store::CellRow*> axisCells(const report::ReportData& data) {
+    std::vector<const store::CellRow*> out;
+    for (const auto& c : data.cells) {
+        if (c.status != "skipped_infeasible" && !c.isSweep()) {
+            out.push_back(&c);
+        }
+    }
+    return out;
+}
+
+std::vector<report::RepeatGroup> axisGroups(const report::ReportData& data, bool each) {
+    const std::vector<const store::CellRow*> cells = axisCells(data);
+    std::vector<report::RepeatGroup> groups =
+        each ? report::singleCellGroups(cells) : report::repeatGroups(cells);
+    // By the varying axes' values in their order: the bars of a run (runAxis, the first axis)
+    // side by side, and within it by the next axis.
+    const QStringList axes = barAxes(groups, leftOutOf(each));
+    std::stable_sort(groups.begin(), groups.end(), [&](const auto& a, const auto& b) {
+        for (const QString& axis : axes) {
+            const QString x = a.first().axes.value(axis).toString();
+            const QString y = b.first().axes.value(axis).toString();
+            if (x != y) {
+                return report::valueLess(x, y);
+            }
+        }
+        return false;
+    });
+    return groups;
+}
 
 void highlightCell(QCustomPlot& plot, const char* figure, const report::ReportData& data,
                    const QString& cellId) {
@@ -1049,54 +1089,6 @@ QString cellAt(const QCustomPlot& plot, const char* figure, const report::Report
     }
     return best;
 }
-
-namespace {
-
-// What the figures that draw a group's median draw of each repeat, and with how many digits.
-struct RepeatValue {
-    const char* figure;
-    const char* what;
-    int digits;
-    std::optional<double> (*value)(const store::CellRow&);
-};
-const RepeatValue kRepeatValues[] = {
-    {"overhead_vs_world_size", "exposed %", 2, overheadPercent},
-    {"time_breakdown", "step ms", 2,
-     [](const store::CellRow& c) { return c.complete() ? c.stepMs : std::nullopt; }},
-    {"hook_trace_agreement", "backend / hook", 3,
-     [](const store::CellRow& c) { return c.complete() ? c.hookTraceAgreement : std::nullopt; }},
-};
-
-// Where a figure draws a group's median: the group's repeats and their values, so that the
-// repeats behind a mark are named where it is hovered.
-QString repeatsText(const QCustomPlot& plot, const char* figure, const report::ReportData& data,
-                    const store::CellRow& cell) {
-    const auto* drawn = std::ranges::find_if(
-        kRepeatValues, [&](const RepeatValue& r) { return QString(figure) == r.figure; });
-    if (eachRepeat(plot) || drawn == std::end(kRepeatValues)) {
-        return {};
-    }
-    std::vector<const store::CellRow*> cells;
-    for (const auto& c : data.cells) {
-        if (report::repeatGroupKey(c) == report::repeatGroupKey(cell)) {
-            cells.push_back(&c);
-        }
-    }
-    if (cells.size() < 2) {
-        return {};
-    }
-    QStringList each;
-    for (const store::CellRow* c : cells) {
-        const auto v = drawn->value(*c);
-        each << QString("r%1 %2").arg(c->repeat).arg(v ? QString::number(*v, 'f', drawn->digits)
-                                                       : c->status);
-    }
-    return QString("median of %1 repeats (%2): %3 (Results > Each repeat draws them)")
-        .arg(cells.size())
-        .arg(drawn->what, each.join(", "));
-}
-
-} // namespace
 
 QString toolTipAt(const QCustomPlot& plot, const char* figure, const report::ReportData& data,
                   QPointF pos) {
