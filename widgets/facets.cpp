@@ -15,9 +15,7 @@ constexpr const char* kFacetGrid = "facets";
 constexpr const char* kFacetName = "facetName";
 constexpr const char* kPanelTitle = "facetTitle";
 constexpr const char* kNoteCell = "noteCell";
-constexpr const char* kLeastPx = "leastPx";
-constexpr const char* kOwnX = "ownX";
-constexpr const char* kMostRows = "mostRows";
+constexpr const char* kOptions = "facetOptions";
 
 QCPLayoutGrid* facetGrid(const QCustomPlot& plot) {
     QCPLayoutGrid* main = plot.plotLayout();
@@ -59,63 +57,6 @@ void styleLike(QCPAxisRect* rect, const QCPAxisRect* first) {
     }
 }
 
-} // namespace
-
-std::vector<QCPAxisRect*> makeFacets(QCustomPlot& plot, const QStringList& names,
-                                     const FigureStyle& style, FacetOptions options) {
-    QCPAxisRect* first = plot.xAxis->axisRect();
-    if (names.size() < 2) {
-        return {first};
-    }
-    QCPLayoutGrid* main = plot.plotLayout();
-    int row = 0;
-    while (row < main->rowCount() && main->element(row, 0) != first) {
-        ++row;
-    }
-    main->take(first);
-    auto* grid = new QCPLayoutGrid;
-    grid->setObjectName(kFacetGrid);
-    grid->setProperty("xLabel", plot.xAxis->label());
-    grid->setProperty("yLabel", plot.yAxis->label());
-    grid->setProperty(kLeastPx, std::max(options.leastPx, 1));
-    grid->setProperty(kOwnX, options.ownX);
-    grid->setProperty(kMostRows, options.mostRows);
-    main->addElement(row, 0, grid);
-    grid->setFillOrder(QCPLayoutGrid::foColumnsFirst, false);
-    grid->setWrap(int(names.size()));
-    std::vector<QCPAxisRect*> rects;
-    for (const QString& name : names) {
-        QCPAxisRect* rect = rects.empty() ? first : new QCPAxisRect(&plot);
-        if (rect != first) {
-            styleLike(rect, first);
-        }
-        grid->addElement(makePanel(plot, rect, name, style, options));
-        rects.push_back(rect);
-    }
-    arrangeFacets(plot);
-    return rects;
-}
-
-void setFacetLabel(QCustomPlot& plot, Qt::Orientation axis, const QString& label) {
-    const bool x = axis == Qt::Horizontal;
-    if (QCPLayoutGrid* grid = facetGrid(plot)) {
-        grid->setProperty(x ? "xLabel" : "yLabel", label);
-        arrangeFacets(plot);
-    } else {
-        (x ? plot.xAxis : plot.yAxis)->setLabel(label);
-    }
-}
-
-QCPAxisRect* facetRect(const QCustomPlot& plot, const QString& name) {
-    const QList<QCPAxisRect*> rects = plot.axisRects();
-    const auto it = std::ranges::find_if(rects, [&](const QCPAxisRect* r) {
-        return !name.isEmpty() && r->property(kFacetName).toString() == name;
-    });
-    return it == rects.end() ? plot.xAxis->axisRect() : *it;
-}
-
-namespace {
-
 // A panel of the grid (a legend or a note put in an empty cell is none).
 bool isPanel(QCPLayoutElement* e) {
     auto* panel = qobject_cast<QCPLayoutGrid*>(e);
@@ -155,6 +96,55 @@ void noteInSpareCell(QCustomPlot& plot, QCPLayoutGrid* grid, QCPTextElement* not
 
 } // namespace
 
+std::vector<QCPAxisRect*> makeFacets(QCustomPlot& plot, const QStringList& names,
+                                     const FigureStyle& style, FacetOptions options) {
+    QCPAxisRect* first = plot.xAxis->axisRect();
+    if (names.size() < 2) {
+        return {first};
+    }
+    QCPLayoutGrid* main = plot.plotLayout();
+    int row = 0;
+    while (row < main->rowCount() && main->element(row, 0) != first) {
+        ++row;
+    }
+    main->take(first);
+    auto* grid = new QCPLayoutGrid;
+    grid->setObjectName(kFacetGrid);
+    grid->setProperty("xLabel", plot.xAxis->label());
+    grid->setProperty("yLabel", plot.yAxis->label());
+    grid->setProperty(kOptions, QVariant::fromValue(options));
+    main->addElement(row, 0, grid);
+    std::vector<QCPAxisRect*> rects;
+    for (const QString& name : names) {
+        QCPAxisRect* rect = rects.empty() ? first : new QCPAxisRect(&plot);
+        if (rect != first) {
+            styleLike(rect, first);
+        }
+        grid->addElement(makePanel(plot, rect, name, style, options));
+        rects.push_back(rect);
+    }
+    arrangeFacets(plot);
+    return rects;
+}
+
+void setFacetLabel(QCustomPlot& plot, Qt::Orientation axis, const QString& label) {
+    const bool x = axis == Qt::Horizontal;
+    if (QCPLayoutGrid* grid = facetGrid(plot)) {
+        grid->setProperty(x ? "xLabel" : "yLabel", label);
+        arrangeFacets(plot);
+    } else {
+        (x ? plot.xAxis : plot.yAxis)->setLabel(label);
+    }
+}
+
+QCPAxisRect* facetRect(const QCustomPlot& plot, const QString& name) {
+    const QList<QCPAxisRect*> rects = plot.axisRects();
+    const auto it = std::ranges::find_if(rects, [&](const QCPAxisRect* r) {
+        return !name.isEmpty() && r->property(kFacetName).toString() == name;
+    });
+    return it == rects.end() ? plot.xAxis->axisRect() : *it;
+}
+
 void arrangeFacets(QCustomPlot& plot) {
     QCPLayoutGrid* grid = facetGrid(plot);
     if (!grid) {
@@ -166,12 +156,11 @@ void arrangeFacets(QCustomPlot& plot) {
     }
     const auto panels = int(std::ranges::count_if(grid->elements(false), isPanel));
     const int width = plot.viewport().width();
-    const int least = std::max(1, grid->property(kLeastPx).toInt());
-    int columns = std::clamp(width / least, 1, std::max(1, panels));
-    if (const int rows = grid->property(kMostRows).toInt(); rows > 0) {
+    const auto options = grid->property(kOptions).value<FacetOptions>();
+    int columns = std::clamp(width / std::max(1, options.leastPx), 1, std::max(1, panels));
+    if (const int rows = options.mostRows; rows > 0) {
         columns = std::clamp((panels + rows - 1) / rows, columns, std::max(1, panels));
     }
-    const bool ownX = grid->property(kOwnX).toBool();
     grid->setWrap(columns);
     grid->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
     if (note && panels % columns != 0) {
@@ -199,7 +188,7 @@ void arrangeFacets(QCustomPlot& plot) {
         const bool lowest = i + columns >= panels;
         rect->axis(QCPAxis::atLeft)->setLabel(i % columns == 0 ? yLabel : QString());
         rect->axis(QCPAxis::atBottom)->setLabel(lowest ? xLabel : QString());
-        rect->axis(QCPAxis::atBottom)->setTickLabels(lowest || ownX);
+        rect->axis(QCPAxis::atBottom)->setTickLabels(lowest || options.ownX);
     }
 }
 

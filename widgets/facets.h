@@ -13,10 +13,6 @@
 
 #include <vector>
 
-class QCustomPlot;
-class QCPAxisRect;
-class QCPLayoutElement;
-
 namespace commprof::widgets {
 
 // How a figure's panels are laid out. A bar figure's panels each have their own categories:

@@ -22,6 +22,22 @@ QString gib(double bytes) {
     return QString::number(bytes / spec::kGiB, 'f', 2) + " GiB";
 }
 
+// Where the bars go: left of them the pool's name, right a margin.
+struct BarGeometry {
+    int left;
+    int width;
+};
+
+BarGeometry barGeometry(const QWidget& w) {
+    const int left = w.fontMetrics().horizontalAdvance("device") + 14;
+    return {left, std::max(10, w.width() - left - 10)};
+}
+
+double scaleOf(const feasibility::Demand& d) {
+    // The scale holds both the demand and the budget, so an overflow is visible.
+    return std::max({d.total(), d.budgetBytes, 1.0}) * 1.05;
+}
+
 } // namespace
 
 FeasibilityBars::FeasibilityBars(QWidget* parent) : QWidget(parent) {
@@ -54,26 +70,6 @@ QString FeasibilityBars::caption(const feasibility::Demand& d) const {
         .arg(gib(d.total()), gib(d.budgetBytes))
         .arg(d.total() / d.budgetBytes * 100.0, 0, 'f', 0);
 }
-
-namespace {
-
-// Where the bars go: left of them the pool's name, right a margin.
-struct BarGeometry {
-    int left;
-    int width;
-};
-
-BarGeometry barGeometry(const QWidget& w) {
-    const int left = w.fontMetrics().horizontalAdvance("device") + 14;
-    return {left, std::max(10, w.width() - left - 10)};
-}
-
-double scaleOf(const feasibility::Demand& d) {
-    // The scale holds both the demand and the budget, so an overflow is visible.
-    return std::max({d.total(), d.budgetBytes, 1.0}) * 1.05;
-}
-
-} // namespace
 
 std::vector<FeasibilityBars::Segment> FeasibilityBars::segments() const {
     std::vector<Segment> out;

@@ -76,7 +76,6 @@ QCPItemText* textAtTop(QCPAxis* keys, double x, double y, const char* name, cons
     t->setClipAxisRect(rect);
     t->position->setAxes(keys, rect->axis(QCPAxis::atLeft));
     t->position->setAxisRect(rect);
-    t->position->setTypeX(QCPItemPosition::ptPlotCoords);
     t->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
     t->position->setCoords(x, y);
     t->setPositionAlignment(Qt::AlignTop | Qt::AlignHCenter);
@@ -307,8 +306,7 @@ void integerTicks(QCPAxis* axis, const QVector<double>& at) {
 
 void countTicks(QCPAxis* axis) {
     auto ticker = QSharedPointer<ClearLabels<QCPAxisTickerFixed>>::create(axis);
-    ticker->setTickStep(1.0);
-    ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+    ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples); // of its default step, 1
     axis->setTicker(ticker);
     axis->setNumberFormat("f");
     axis->setNumberPrecision(0);
@@ -392,7 +390,6 @@ void resetFigure(QCustomPlot& plot, const QString& title, const QString& x, cons
     plot.legend = new QCPLegend;
     rect->insetLayout()->addElement(plot.legend, Qt::AlignTop | Qt::AlignRight);
     plot.legend->setLayer("legend");
-    plot.legend->setVisible(true);
     plot.legend->setFont(style.font());
     plot.legend->setIconSize(20, 14);
     plot.legend->setRowSpacing(1);
@@ -444,7 +441,6 @@ void fitTitle(QCustomPlot& plot) {
 }
 
 namespace {
-
 // Where data is drawn, in widget pixels: every point of every graph (as a small square), every
 // bar, every flagged marker. The legend must avoid all of them.
 QVector<QRectF> dataRegions(const QCustomPlot& plot) {
@@ -508,37 +504,6 @@ template <class Px> int sumBelowAxes(QCustomPlot& plot, Px px) {
     }
     return sum;
 }
-
-} // namespace
-
-int heightBelowAxes(QCustomPlot& plot) {
-    plot.replot(QCustomPlot::rpImmediateRefresh); // lays the elements out
-    return sumBelowAxes(plot,
-                        [](QCPLayoutElement& e) { return e.minimumOuterSizeHint().height(); });
-}
-
-int squeezedBelowAxes(QCustomPlot& plot) {
-    // Laid out twice: a key that flows into rows knows its height at its width after one layout.
-    plot.replot(QCustomPlot::rpImmediateRefresh);
-    plot.replot(QCustomPlot::rpImmediateRefresh);
-    return sumBelowAxes(plot, [](QCPLayoutElement& e) {
-        return std::max(0, e.minimumOuterSizeHint().height() - e.outerRect().height());
-    });
-}
-
-QCPTextElement* addNote(QCustomPlot& plot, const QString& text, const FigureStyle& style) {
-    auto* note = new QCPTextElement(&plot, text, style.font());
-    note->setObjectName("note");
-    note->setProperty("fullText", text);
-    note->setTextColor(QColor(90, 90, 90));
-    note->setMargins(QMargins(4, 0, 4, 2));
-    plot.plotLayout()->addElement(plot.plotLayout()->rowCount(), 0, note);
-    plot.plotLayout()->setRowStretchFactor(plot.plotLayout()->rowCount() - 1, 0.001);
-    fitTitle(plot);
-    return note;
-}
-
-namespace {
 
 // Calls a plottable's legend icon (protected in QCustomPlot, which gives it to its own legend
 // item only): the flowed key draws the same icon as a legend row would.
@@ -824,48 +789,6 @@ bool placeBeside(QCustomPlot& plot, QCPLegend& legend, const QCPAxisRect* rect, 
     return true;
 }
 
-} // namespace
-
-void addMarkerKey(QCustomPlot& plot, const QString& title, const QList<LegendMarker>& markers) {
-    if (markers.isEmpty() || !plot.legend) {
-        return;
-    }
-    plot.legend->addItem(new FlowKey(plot.legend, {{nullptr, title, markers}}));
-}
-
-QString markerKeyText(const QCustomPlot& plot) {
-    for (int i = 0; plot.legend && i < plot.legend->itemCount(); ++i) {
-        for (const FlowKey::Entry& e : entriesOf(plot.legend->item(i))) {
-            if (!e.plottable) {
-                return (QStringList{e.title + ":"} +
-                        spec::mapped<QStringList>(e.markers,
-                                                  [](const LegendMarker& m) { return m.label; }))
-                    .join(' ');
-            }
-        }
-    }
-    return {};
-}
-
-QList<QCPAbstractPlottable*> legendPlottables(const QCustomPlot& plot) {
-    QList<QCPAbstractPlottable*> out;
-    for (int i = 0; plot.legend && plot.legend->visible() && i < plot.legend->itemCount(); ++i) {
-        for (const FlowKey::Entry& e : entriesOf(plot.legend->item(i))) {
-            if (e.plottable) {
-                out << e.plottable;
-            }
-        }
-    }
-    return out;
-}
-
-QStringList legendNames(const QCustomPlot& plot) {
-    return spec::mapped<QStringList>(legendPlottables(plot),
-                                     [](const QCPAbstractPlottable* p) { return p->name(); });
-}
-
-namespace {
-
 // A name in lines of at most widthPx, broken after an underscore or at a space ("fp16_" over
 // "compress"), each line still too long cut at its end.
 QString brokenToWidth(const QString& text, const QFont& font, double widthPx) {
@@ -1060,6 +983,71 @@ void placeOutside(QCustomPlot& plot, QCPLegend& legend, QCPAxisRect& rect, Legen
 
 } // namespace
 
+int heightBelowAxes(QCustomPlot& plot) {
+    plot.replot(QCustomPlot::rpImmediateRefresh); // lays the elements out
+    return sumBelowAxes(plot,
+                        [](QCPLayoutElement& e) { return e.minimumOuterSizeHint().height(); });
+}
+
+int squeezedBelowAxes(QCustomPlot& plot) {
+    // Laid out twice: a key that flows into rows knows its height at its width after one layout.
+    plot.replot(QCustomPlot::rpImmediateRefresh);
+    plot.replot(QCustomPlot::rpImmediateRefresh);
+    return sumBelowAxes(plot, [](QCPLayoutElement& e) {
+        return std::max(0, e.minimumOuterSizeHint().height() - e.outerRect().height());
+    });
+}
+
+QCPTextElement* addNote(QCustomPlot& plot, const QString& text, const FigureStyle& style) {
+    auto* note = new QCPTextElement(&plot, text, style.font());
+    note->setObjectName("note");
+    note->setProperty("fullText", text);
+    note->setTextColor(QColor(90, 90, 90));
+    note->setMargins(QMargins(4, 0, 4, 2));
+    plot.plotLayout()->addElement(plot.plotLayout()->rowCount(), 0, note);
+    plot.plotLayout()->setRowStretchFactor(plot.plotLayout()->rowCount() - 1, 0.001);
+    fitTitle(plot);
+    return note;
+}
+
+void addMarkerKey(QCustomPlot& plot, const QString& title, const QList<LegendMarker>& markers) {
+    if (markers.isEmpty() || !plot.legend) {
+        return;
+    }
+    plot.legend->addItem(new FlowKey(plot.legend, {{nullptr, title, markers}}));
+}
+
+QString markerKeyText(const QCustomPlot& plot) {
+    for (int i = 0; plot.legend && i < plot.legend->itemCount(); ++i) {
+        for (const FlowKey::Entry& e : entriesOf(plot.legend->item(i))) {
+            if (!e.plottable) {
+                return (QStringList{e.title + ":"} +
+                        spec::mapped<QStringList>(e.markers,
+                                                  [](const LegendMarker& m) { return m.label; }))
+                    .join(' ');
+            }
+        }
+    }
+    return {};
+}
+
+QList<QCPAbstractPlottable*> legendPlottables(const QCustomPlot& plot) {
+    QList<QCPAbstractPlottable*> out;
+    for (int i = 0; plot.legend && plot.legend->visible() && i < plot.legend->itemCount(); ++i) {
+        for (const FlowKey::Entry& e : entriesOf(plot.legend->item(i))) {
+            if (e.plottable) {
+                out << e.plottable;
+            }
+        }
+    }
+    return out;
+}
+
+QStringList legendNames(const QCustomPlot& plot) {
+    return spec::mapped<QStringList>(legendPlottables(plot),
+                                     [](const QCPAbstractPlottable* p) { return p->name(); });
+}
+
 void placeLegend(QCustomPlot& plot) {
     fitTitle(plot);
     QCPLegend* legend = plot.legend;
@@ -1093,7 +1081,6 @@ QCPItemText* addFlaggedMarker(QCustomPlot& plot, double x, const QString& cellId
                                QString::fromUtf8("\u00d7 ") + status, f, flaggedColour());
     t->setProperty("cellId", cellId);
     t->setTextAlignment(Qt::AlignHCenter);
-    t->setClipToAxisRect(true);
     return t;
 }
 
@@ -1140,7 +1127,6 @@ void addFlaggedLegendEntry(QCustomPlot& plot) {
 QCPErrorBars* addSpread(QCPAbstractPlottable* of, const QColor& colour) {
     auto* bars = new QCPErrorBars(of->keyAxis(), of->valueAxis());
     bars->setDataPlottable(of);
-    bars->setErrorType(QCPErrorBars::etValueError);
     bars->setPen(QPen(colour.darker(140), 1.2));
     bars->setWhiskerWidth(6);
     bars->removeFromLegend();

@@ -34,6 +34,10 @@ void failUnless(bool ok, const QString& path) {
     }
 }
 
+DrawFigure drawing(const FigureSpec& figure, const report::ReportData& data) {
+    return [&](QCustomPlot& p, const FigureStyle& style) { figure.draw(p, data, style); };
+}
+
 } // namespace
 
 void makeDir(const QString& outDir) {
@@ -69,9 +73,7 @@ QStringList writeTables(store::Database& db, const report::ReportData& data,
 
 QSize layOutFigure(QCustomPlot& plot, const FigureSpec& figure, const report::ReportData& data,
                    const ExportOptions& options) {
-    return layOutDrawn(
-        plot, [&](QCustomPlot& p, const FigureStyle& style) { figure.draw(p, data, style); },
-        options);
+    return layOutDrawn(plot, drawing(figure, data), options);
 }
 
 QSize layOutDrawn(QCustomPlot& plot, const DrawFigure& draw, const ExportOptions& options) {
@@ -122,10 +124,7 @@ QSize layOutDrawn(QCustomPlot& plot, const DrawFigure& draw, const ExportOptions
 
 QStringList writeFigure(const FigureSpec& figure, const report::ReportData& data,
                         const QString& outDir, const ExportOptions& options) {
-    return writeDrawn(
-        figure.name, figure.title,
-        [&](QCustomPlot& p, const FigureStyle& style) { figure.draw(p, data, style); }, outDir,
-        options);
+    return writeDrawn(figure.name, figure.title, drawing(figure, data), outDir, options);
 }
 
 QStringList writeDrawn(const QString& name, const QString& title, const DrawFigure& draw,
@@ -140,7 +139,8 @@ QStringList writeDrawn(const QString& name, const QString& title, const DrawFigu
 
     QStringList written;
     const QString base = QDir(outDir).filePath(name);
-    // Draws the laid-out figure into a device; the file is written when the painter ends.
+    // Draws the laid-out figure into a device; the file is written when the painter ends (an
+    // image's when it is saved, which throws where it cannot: nothing written is returned then).
     const auto paint = [&](QPaintDevice& device, const QString& path, double scale = 1.0) {
         QCPPainter painter;
         failUnless(painter.begin(&device), path);
@@ -148,6 +148,7 @@ QStringList writeDrawn(const QString& name, const QString& title, const DrawFigu
         painter.scale(scale, scale);
         plot.toPainter(&painter, w, h);
         failUnless(painter.end(), path);
+        written << path;
     };
     if (options.pdf) {
         const QString path = base + ".pdf";
@@ -158,7 +159,6 @@ QStringList writeDrawn(const QString& name, const QString& title, const DrawFigu
         pdf.setTitle(title);
         pdf.setCreator("commprof");
         paint(pdf, path);
-        written << path;
     }
     if (options.svg) {
         const QString path = base + ".svg";
@@ -169,7 +169,6 @@ QStringList writeDrawn(const QString& name, const QString& title, const DrawFigu
         svg.setViewBox(QRect(0, 0, w, h));
         svg.setTitle(title);
         paint(svg, path);
-        written << path;
     }
     if (options.png) {
         const QString path = base + ".png";
@@ -184,7 +183,6 @@ QStringList writeDrawn(const QString& name, const QString& title, const DrawFigu
         image.setDotsPerMeterX(int(std::lround(options.dpi / kMetresPerInch)));
         image.setDotsPerMeterY(int(std::lround(options.dpi / kMetresPerInch)));
         failUnless(image.save(path, "PNG"), path);
-        written << path;
     }
     return written;
 }

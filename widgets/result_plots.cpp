@@ -61,12 +61,9 @@ QStringList modelPanels(const std::vector<const store::CellRow*>& cells, std::si
     if (marks <= perPanel) {
         return {};
     }
-    QStringList models;
-    for (const store::CellRow* c : cells) {
-        if (!models.contains(c->model)) {
-            models << c->model;
-        }
-    }
+    QStringList models =
+        spec::mapped<QStringList>(cells, [](const store::CellRow* c) { return c->model; });
+    models.removeDuplicates();
     if (models.size() < 2 || models.size() > mostModels) {
         return {};
     }
@@ -161,50 +158,6 @@ QString runValue(const store::CellRow& c, const QString& axis) {
                                 : report::axisValueText(axis, c.axes.value(axis).toString());
 }
 
-// A bar's label: the values that tell it from the other bars (the axis title names their axes).
-// Few bars take one value a line, upright; many take one line, turned to run up the axis, so a
-// label needs only its line's height along the axis, and run in groups (runAxis). `axis` is the
-// figure's, or a panel's (facets.h): the panel's model does not vary in it, so no label says it.
-// `groups` holds a group per label.
-void categoryAxis(QCPAxis* axis, const std::vector<report::RepeatGroup>& groups,
-                  const QStringList& leftOut, const QString& titleNote) {
-    const std::vector<const store::CellRow*> cells = firstCells(groups);
-    QStringList varying = barAxes(groups, leftOut);
-    const QString run = runAxis(groups, leftOut);
-    varying.removeOne(run);
-    const bool upright = cells.size() <= kUprightBars;
-    QStringList labels;
-    QList<QPair<QString, int>> runs;
-    for (const store::CellRow* c : cells) {
-        labels << report::distinguishingLabel(*c, varying, upright ? "\n" : " ");
-        if (!run.isEmpty()) {
-            if (runs.isEmpty() || runs.back().first != runValue(*c, run)) {
-                runs.append({runValue(*c, run), 0});
-            }
-            ++runs.back().second;
-        }
-    }
-    categoryTicks(axis, labels);
-    QCustomPlot& plot = *axis->parentPlot();
-    if (axis == plot.xAxis) { // the panels' title is the first panel's
-        setFacetLabel(plot, Qt::Horizontal, varying.join(" \u00b7 ") + titleNote);
-    }
-    axis->setTickLabelRotation(upright ? 0 : -90);
-    axis->setRange(0.4, double(cells.size()) + 0.6);
-    if (!runs.isEmpty()) {
-        categoryRuns(axis, runs);
-    }
-}
-
-// Room above the bars for the runs' names (a line of text at the top of the axes).
-void roomForRuns(QCPAxis* values, const std::vector<report::RepeatGroup>& groups,
-                 const QStringList& leftOut) {
-    if (!runAxis(groups, leftOut).isEmpty()) {
-        const QCPRange r = values->range();
-        values->setRangeUpper(r.upper + r.size() * kRunNamesHeadroom);
-    }
-}
-
 // The legend of a figure styled by report::SeriesStyles: each colour once, the markers in one
 // key (in grey, never cut), each shade once (a grey band, which no marker looks like): the
 // entries grow with the values, not with their product.
@@ -230,61 +183,13 @@ void styleLegend(QCustomPlot& plot, const report::SeriesStyles& styles) {
             QCPGraph* band = plot.addGraph();
             band->setName(styles.shadeName(s));
             band->setPen(QPen(seriesColour({}, {}, 0, s), 6, Qt::SolidLine, Qt::FlatCap));
-            band->setScatterStyle(QCPScatterStyle::ssNone);
         }
     }
-}
-
-} // namespace
-
-bool flaggedCell(const store::CellRow& c) {
-    return c.status == "incomplete" || c.status == "failed" || c.status == "stopped";
-}
-
-const store::CellRow* findCell(const report::ReportData& data, const QString& cellId) {
-    const auto it = std::ranges::find(data.cells, cellId, &store::CellRow::id);
-    return it == data.cells.end() ? nullptr : &*it;
-}
-
-void keepMarks(QCustomPlot& plot, const QList<DrawnMark>& marks) {
-    plot.setProperty(kDrawnMarks, QVariant::fromValue(marks));
 }
 
 // What the trace-derived figures say when no cell has the trace they are drawn from.
 constexpr const char* kNoTracedCell =
     "No complete DDP cell with a trace to draw\n(trace: {enabled: true} in the matrix)";
-
-std::vector<const store::CellRow*> axisCells(const report::ReportData& data) {
-    std::vector<const store::CellRow*> out;
-    for (const auto& c : data.cells) {
-        if (c.status != "skipped_infeasible" && !c.isSweep()) {
-            out.push_back(&c);
-        }
-    }
-    return out;
-}
-
-std::vector<report::RepeatGroup> axisGroups(const report::ReportData& data, bool each) {
-    const std::vector<const store::CellRow*> cells = axisCells(data);
-    std::vector<report::RepeatGroup> groups =
-        each ? report::singleCellGroups(cells) : report::repeatGroups(cells);
-    // By the varying axes' values in their order: the bars of a run (runAxis, the first axis)
-    // side by side, and within it by the next axis.
-    const QStringList axes = barAxes(groups, leftOutOf(each));
-    std::stable_sort(groups.begin(), groups.end(), [&](const auto& a, const auto& b) {
-        for (const QString& axis : axes) {
-            const QString x = a.first().axes.value(axis).toString();
-            const QString y = b.first().axes.value(axis).toString();
-            if (x != y) {
-                return report::valueLess(x, y);
-            }
-        }
-        return false;
-    });
-    return groups;
-}
-
-namespace {
 
 // A bar figure's panel: its axes, its bars (a group of repeats each) and their places, in the
 // order of their places, and a group per label. A study's bars of one setting at each world
@@ -384,9 +289,11 @@ void placeAll(std::vector<BarPanel>& panels, QVector<int>& sizes, bool each) {
 // names (modelPanels), each panel at least as wide as its labels need, turned up the axis a
 // line of text each at the least size categoryTicks gives them; a study's world sizes side by
 // side (BarPanel); the bars drawn kept for picking (keepMarks). `sizes` gets the world sizes
-// that stand side by side (none when each bar has a label of its own).
+// that stand side by side (none when each bar has a label of its own). Panels take `shortY` for
+// the value axis's title: a panel is too short for more; the figure's title says of what.
 std::vector<BarPanel> barPanels(QCustomPlot& plot, const report::ReportData& data,
-                                const FigureStyle& style, QVector<int>& sizes) {
+                                const FigureStyle& style, QVector<int>& sizes,
+                                const QString& shortY) {
     std::vector<report::RepeatGroup> groups = axisGroups(data, style.eachRepeat);
     const QStringList names =
         modelPanels(firstCells(groups), groups.size(), kBarsPerPanel, kMostBarPanels);
@@ -410,10 +317,9 @@ std::vector<BarPanel> barPanels(QCustomPlot& plot, const report::ReportData& dat
         }
     }
     placeAll(panels, sizes, style.eachRepeat);
-    std::size_t most = 0;
-    for (const BarPanel& p : panels) {
-        most = std::max(most, p.labels.size());
-    }
+    const std::size_t most = std::ranges::max_element(panels, {}, [](const BarPanel& p) {
+                                 return p.labels.size();
+                             })->labels.size();
     const double perLabel =
         QFontMetricsF(style.font(kLeastLabelPt - style.fontPt)).height() + kBarLabelGapPx;
     // Panels whose bars stand at the same places for the same settings (a study's models each
@@ -453,6 +359,9 @@ std::vector<BarPanel> barPanels(QCustomPlot& plot, const report::ReportData& dat
         }
     }
     keepMarks(plot, marks);
+    if (panels.size() > 1) {
+        setFacetLabel(plot, Qt::Vertical, shortY);
+    }
     return panels;
 }
 
@@ -477,6 +386,45 @@ QString sideBySideNote(const QVector<int>& sizes) {
     const auto ranks = spec::mapped<QStringList>(sizes, report::ranksText);
     return sizes.size() == 2 ? QString(" (pale: %1)").arg(ranks.front())
                              : QString(" (palest to darkest: %1)").arg(ranks.join(", "));
+}
+
+// A panel's bars named on its key axis, and its value axis fitted to `values`, linear from zero
+// (stacked bars, and a ratio around 1, read best so). A bar's label: the values that tell it
+// from the other bars (the axis title names their axes). Few bars take one value a line,
+// upright; many take one line, turned to run up the axis, so a label needs only its line's
+// height along the axis, and run in groups (runAxis) named above the bars, with room left for
+// the names. A panel's (facets.h) model does not vary in it, so no label says it.
+void categoryAxis(const BarPanel& panel, const QVector<int>& sizes, const QVector<double>& values) {
+    const std::vector<const store::CellRow*> cells = firstCells(panel.labels);
+    QStringList varying = barAxes(panel.labels, panel.leftOut);
+    const QString run = runAxis(panel.labels, panel.leftOut);
+    varying.removeOne(run);
+    const bool upright = cells.size() <= kUprightBars;
+    QStringList labels;
+    QList<QPair<QString, int>> runs;
+    for (const store::CellRow* c : cells) {
+        labels << report::distinguishingLabel(*c, varying, upright ? "\n" : " ");
+        if (!run.isEmpty()) {
+            if (runs.isEmpty() || runs.back().first != runValue(*c, run)) {
+                runs.append({runValue(*c, run), 0});
+            }
+            ++runs.back().second;
+        }
+    }
+    QCPAxis* axis = panel.keyAxis();
+    categoryTicks(axis, labels);
+    QCustomPlot& plot = *axis->parentPlot();
+    if (axis == plot.xAxis) { // the panels' title is the first panel's
+        setFacetLabel(plot, Qt::Horizontal, varying.join(" \u00b7 ") + sideBySideNote(sizes));
+    }
+    axis->setTickLabelRotation(upright ? 0 : -90);
+    axis->setRange(0.4, double(cells.size()) + 0.6);
+    fitAxis(panel.valueAxis(), values, true, false);
+    if (!runs.isEmpty()) {
+        categoryRuns(axis, runs);
+        const QCPRange r = panel.valueAxis()->range();
+        panel.valueAxis()->setRangeUpper(r.upper + r.size() * kRunNamesHeadroom);
+    }
 }
 
 // Each group's flagged repeats: one marker at its bar's place (the first flagged repeat's,
@@ -506,11 +454,9 @@ void flagGroups(QCustomPlot& plot, const std::vector<BarPanel>& panels, const Fi
 // the cap the marker in each, on one scale, so that the models compare at a glance. Empty for one
 // panel; otherwise the model leaves `varying` and the axes take titles short enough for a panel.
 QStringList overheadPanels(QCustomPlot& plot, const OverheadMarks& marks, QStringList& varying) {
-    QSet<QString> allSeries;
     const report::SeriesStyles allStyles = report::seriesStyles(marks.drawn, varying);
-    for (const OverheadMark& m : marks.marks) {
-        allSeries.insert(allStyles.seriesKey(m.group->first()));
-    }
+    const auto allSeries = ascendingDistinct<QStringList>(
+        marks.marks, [&](const OverheadMark& m) { return allStyles.seriesKey(m.group->first()); });
     // However many models: a world-size panel is narrow (kWorldSizePanelPx).
     const QStringList panels = modelPanels(marks.drawn, std::size_t(allSeries.size()),
                                            kSeriesPerPanel, std::numeric_limits<qsizetype>::max());
@@ -559,21 +505,21 @@ void drawOverheadVsWorldSize(QCustomPlot& plot, const report::ReportData& data,
         return panels.contains(c.model) ? c.model : QString();
     };
     const report::SeriesStyles styles = report::seriesStyles(marks.drawn, varying);
-    QMap<QString, std::vector<const OverheadMark*>> series;
+    QMap<QString, QMultiMap<int, const OverheadMark*>> series; // each one's points by world size
     QVector<double> values;
     QList<DrawnMark> drawn;
     int mostRepeats = 0;
     for (const OverheadMark& m : marks.marks) {
         const store::CellRow& first = m.group->first();
-        series[panelOf(first) + '\n' + styles.seriesKey(first)].push_back(&m);
+        series[panelOf(first) + '\n' + styles.seriesKey(first)].insert(first.worldSize, &m);
         values << m.spread.low << m.spread.high;
         mostRepeats = std::max(mostRepeats, m.spread.repeats);
         drawn.append({panelOf(first), double(first.worldSize), m.spread.median,
                       m.spread.representative->id, idsOf(*m.group)});
     }
     keepMarks(plot, drawn);
-    for (const auto& points : series) {
-        const store::CellRow& first = points.front()->group->first();
+    for (const auto& bySize : series) {
+        const store::CellRow& first = bySize.first()->group->first();
         QCPAxisRect* rect = facetRect(plot, panelOf(first));
         QCPGraph* g = plot.addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
         const QColor colour =
@@ -588,11 +534,7 @@ void drawOverheadVsWorldSize(QCustomPlot& plot, const report::ReportData& data,
         if (style.eachRepeat) {
             g->setLineStyle(QCPGraph::lsNone); // repeats at one size joined would zigzag
         }
-        QMultiMap<int, const OverheadMark*> bySize;
-        for (const OverheadMark* m : points) {
-            bySize.insert(m->group->first().worldSize, m);
-        }
-        const bool spread = std::any_of(points.begin(), points.end(),
+        const bool spread = std::any_of(bySize.begin(), bySize.end(),
                                         [](const auto* m) { return m->spread.repeats > 1; });
         QCPErrorBars* whiskers = spread ? addSpread(g, colour) : nullptr;
         for (auto p = bySize.begin(); p != bySize.end(); ++p) {
@@ -703,11 +645,7 @@ void drawStackedBreakdown(QCustomPlot& plot, const report::ReportData& data,
                           const FigureStyle& style) {
     resetFigure(plot, "Median step by kind (rank 0)", "", "ms per step", style);
     QVector<int> sizes;
-    const std::vector<BarPanel> panels = barPanels(plot, data, style, sizes);
-    if (panels.size() > 1) {
-        // A panel is too short for more; the title says of what.
-        setFacetLabel(plot, Qt::Vertical, "ms");
-    }
+    const std::vector<BarPanel> panels = barPanels(plot, data, style, sizes, "ms");
     const int shades = std::max(1, int(sizes.size()));
     // A bar per group of repeats: each kind's median over the complete repeats, stacked, and a
     // whisker from the shortest repeat's step to the longest's.
@@ -783,7 +721,6 @@ void drawStackedBreakdown(QCustomPlot& plot, const report::ReportData& data,
             top->setName("spread");
             top->removeFromLegend();
             top->setLineStyle(QCPGraph::lsNone);
-            top->setScatterStyle(QCPScatterStyle::ssNone);
             top->setData(keys, tops, true); // the bars' places are in order
             QCPErrorBars* whiskers = addSpread(top, QColor(60, 60, 60));
             for (int i = 0; i < keys.size(); ++i) {
@@ -791,9 +728,7 @@ void drawStackedBreakdown(QCustomPlot& plot, const report::ReportData& data,
             }
         }
         // No legend entry for the whiskers (the title says "median"): it would cost the bars room.
-        categoryAxis(panel.keyAxis(), panel.labels, panel.leftOut, sideBySideNote(sizes));
-        fitAxis(panel.valueAxis(), tops + highs, true, false); // stacked bars: linear from zero
-        roomForRuns(panel.valueAxis(), panel.labels, panel.leftOut);
+        categoryAxis(panel, sizes, tops + highs);
     }
     flagGroups(plot, panels, style);
 }
@@ -828,11 +763,7 @@ void agreementLegend(QCustomPlot& plot, const QStringList& layers, bool notJudge
 void drawAgreement(QCustomPlot& plot, const report::ReportData& data, const FigureStyle& style) {
     resetFigure(plot, "Hook vs backend per step", "", "backend / hook", style);
     QVector<int> sizes;
-    const std::vector<BarPanel> panels = barPanels(plot, data, style, sizes);
-    if (panels.size() > 1) {
-        // A panel is too short for more; the title says of what.
-        setFacetLabel(plot, Qt::Vertical, "ratio");
-    }
+    const std::vector<BarPanel> panels = barPanels(plot, data, style, sizes, "ratio");
     const int shades = std::max(1, int(sizes.size()));
     QStringList layers; // each layer drawn, named once in the legend (agreementLegend)
     bool anyNotJudged = false;
@@ -867,9 +798,7 @@ void drawAgreement(QCustomPlot& plot, const report::ReportData& data, const Figu
                                     shaded(layerColour(c.layer), shade, shades));
                     layer->setWidth(panel.width);
                     layer->removeFromLegend();
-                    if (!layers.contains(c.layer)) {
-                        layers << c.layer;
-                    }
+                    layers << c.layer;
                 }
                 b = layer;
             }
@@ -887,9 +816,7 @@ void drawAgreement(QCustomPlot& plot, const report::ReportData& data, const Figu
             }
             values << s->low << s->high;
         }
-        categoryAxis(panel.keyAxis(), panel.labels, panel.leftOut, sideBySideNote(sizes));
-        fitAxis(panel.valueAxis(), values, true, false); // a ratio around 1: linear reads best
-        roomForRuns(panel.valueAxis(), panel.labels, panel.leftOut);
+        categoryAxis(panel, sizes, values);
         for (const double level :
              {1.0 - analysis::kAgreementTolerance, 1.0, 1.0 + analysis::kAgreementTolerance}) {
             auto* line = new QCPItemStraightLine(&plot);
@@ -902,6 +829,7 @@ void drawAgreement(QCustomPlot& plot, const report::ReportData& data, const Figu
             line->setPen(level == 1.0 ? agree : tolerance);
         }
     }
+    layers.removeDuplicates();
     agreementLegend(plot, layers, anyNotJudged, tolerance);
     flagGroups(plot, panels, style);
 }
@@ -947,7 +875,94 @@ void boxBar(QCustomPlot& plot, const DrawnMark& m, std::vector<QCPItemRect*>& fr
     box->setPen(QPen(Qt::black, 2, Qt::DashLine));
 }
 
+// What the figures that draw a group's median draw of each repeat, and with how many digits.
+struct RepeatValue {
+    const char* figure;
+    const char* what;
+    int digits;
+    std::optional<double> (*value)(const store::CellRow&);
+};
+const RepeatValue kRepeatValues[] = {
+    {"overhead_vs_world_size", "exposed %", 2, overheadPercent},
+    {"time_breakdown", "step ms", 2,
+     [](const store::CellRow& c) { return c.complete() ? c.stepMs : std::nullopt; }},
+    {"hook_trace_agreement", "backend / hook", 3,
+     [](const store::CellRow& c) { return c.complete() ? c.hookTraceAgreement : std::nullopt; }},
+};
+
+// Where a figure draws a group's median: the group's repeats and their values, so that the
+// repeats behind a mark are named where it is hovered.
+QString repeatsText(const QCustomPlot& plot, const char* figure, const report::ReportData& data,
+                    const store::CellRow& cell) {
+    const auto* drawn = std::ranges::find_if(
+        kRepeatValues, [&](const RepeatValue& r) { return QString(figure) == r.figure; });
+    if (eachRepeat(plot) || drawn == std::end(kRepeatValues)) {
+        return {};
+    }
+    std::vector<const store::CellRow*> cells;
+    for (const auto& c : data.cells) {
+        if (report::repeatGroupKey(c) == report::repeatGroupKey(cell)) {
+            cells.push_back(&c);
+        }
+    }
+    if (cells.size() < 2) {
+        return {};
+    }
+    QStringList each;
+    for (const store::CellRow* c : cells) {
+        const auto v = drawn->value(*c);
+        each << QString("r%1 %2").arg(c->repeat).arg(v ? QString::number(*v, 'f', drawn->digits)
+                                                       : c->status);
+    }
+    return QString("median of %1 repeats (%2): %3 (Results > Each repeat draws them)")
+        .arg(cells.size())
+        .arg(drawn->what, each.join(", "));
+}
+
 } // namespace
+
+bool flaggedCell(const store::CellRow& c) {
+    return c.status == "incomplete" || c.status == "failed" || c.status == "stopped";
+}
+
+const store::CellRow* findCell(const report::ReportData& data, const QString& cellId) {
+    const auto it = std::ranges::find(data.cells, cellId, &store::CellRow::id);
+    return it == data.cells.end() ? nullptr : &*it;
+}
+
+void keepMarks(QCustomPlot& plot, const QList<DrawnMark>& marks) {
+    plot.setProperty(kDrawnMarks, QVariant::fromValue(marks));
+}
+
+std::vector<const store::CellRow*> axisCells(const report::ReportData& data) {
+    std::vector<const store::CellRow*> out;
+    for (const auto& c : data.cells) {
+        if (c.status != "skipped_infeasible" && !c.isSweep()) {
+            out.push_back(&c);
+        }
+    }
+    return out;
+}
+
+std::vector<report::RepeatGroup> axisGroups(const report::ReportData& data, bool each) {
+    const std::vector<const store::CellRow*> cells = axisCells(data);
+    std::vector<report::RepeatGroup> groups =
+        each ? report::singleCellGroups(cells) : report::repeatGroups(cells);
+    // By the varying axes' values in their order: the bars of a run (runAxis, the first axis)
+    // side by side, and within it by the next axis.
+    const QStringList axes = barAxes(groups, leftOutOf(each));
+    std::stable_sort(groups.begin(), groups.end(), [&](const auto& a, const auto& b) {
+        for (const QString& axis : axes) {
+            const QString x = a.first().axes.value(axis).toString();
+            const QString y = b.first().axes.value(axis).toString();
+            if (x != y) {
+                return report::valueLess(x, y);
+            }
+        }
+        return false;
+    });
+    return groups;
+}
 
 void highlightCell(QCustomPlot& plot, const char* figure, const report::ReportData& data,
                    const QString& cellId) {
@@ -1074,54 +1089,6 @@ QString cellAt(const QCustomPlot& plot, const char* figure, const report::Report
     }
     return best;
 }
-
-namespace {
-
-// What the figures that draw a group's median draw of each repeat, and with how many digits.
-struct RepeatValue {
-    const char* figure;
-    const char* what;
-    int digits;
-    std::optional<double> (*value)(const store::CellRow&);
-};
-const RepeatValue kRepeatValues[] = {
-    {"overhead_vs_world_size", "exposed %", 2, overheadPercent},
-    {"time_breakdown", "step ms", 2,
-     [](const store::CellRow& c) { return c.complete() ? c.stepMs : std::nullopt; }},
-    {"hook_trace_agreement", "backend / hook", 3,
-     [](const store::CellRow& c) { return c.complete() ? c.hookTraceAgreement : std::nullopt; }},
-};
-
-// Where a figure draws a group's median: the group's repeats and their values, so that the
-// repeats behind a mark are named where it is hovered.
-QString repeatsText(const QCustomPlot& plot, const char* figure, const report::ReportData& data,
-                    const store::CellRow& cell) {
-    const auto* drawn = std::ranges::find_if(
-        kRepeatValues, [&](const RepeatValue& r) { return QString(figure) == r.figure; });
-    if (eachRepeat(plot) || drawn == std::end(kRepeatValues)) {
-        return {};
-    }
-    std::vector<const store::CellRow*> cells;
-    for (const auto& c : data.cells) {
-        if (report::repeatGroupKey(c) == report::repeatGroupKey(cell)) {
-            cells.push_back(&c);
-        }
-    }
-    if (cells.size() < 2) {
-        return {};
-    }
-    QStringList each;
-    for (const store::CellRow* c : cells) {
-        const auto v = drawn->value(*c);
-        each << QString("r%1 %2").arg(c->repeat).arg(v ? QString::number(*v, 'f', drawn->digits)
-                                                       : c->status);
-    }
-    return QString("median of %1 repeats (%2): %3 (Results > Each repeat draws them)")
-        .arg(cells.size())
-        .arg(drawn->what, each.join(", "));
-}
-
-} // namespace
 
 QString toolTipAt(const QCustomPlot& plot, const char* figure, const report::ReportData& data,
                   QPointF pos) {

@@ -12,8 +12,6 @@
 #include "report/repeat_groups.h"
 #include "report/report_data.h"
 
-class QCustomPlot;
-
 namespace commprof::widgets {
 
 // Marks one cell in a figure drawn by the matching draw function (a graph or item named

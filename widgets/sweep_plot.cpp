@@ -24,16 +24,15 @@ constexpr double kDefaultMaxBytes = 4194304;
 // The kinds in the order nccl-tests lists them; each has its own dash, all_reduce solid.
 const QStringList kKinds{"all_reduce", "all_gather", "reduce_scatter", "broadcast"};
 
-Qt::PenStyle kindDash(const QString& kind) {
-    static const QList<Qt::PenStyle> dashes{Qt::SolidLine, Qt::DashLine, Qt::DashDotLine,
-                                            Qt::DotLine};
-    const auto i = kKinds.indexOf(kind);
-    return i < 0 ? Qt::DashDotDotLine : dashes[i];
-}
-
 int kindOrder(const QString& kind) {
     const auto i = kKinds.indexOf(kind);
     return i < 0 ? int(kKinds.size()) : int(i);
+}
+
+Qt::PenStyle kindDash(const QString& kind) {
+    static const Qt::PenStyle dashes[] = {Qt::SolidLine, Qt::DashLine, Qt::DashDotLine, Qt::DotLine,
+                                          Qt::DashDotDotLine}; // the last: any other
+    return dashes[kindOrder(kind)];
 }
 
 // The layer's colour, darker for each further world size: a layer stays one hue, and
@@ -89,10 +88,7 @@ private:
 // not to touch (asked again at each replot, so a resize re-spaces them).
 class DecadeTicker : public ClearLabels<QCPAxisTickerLog> {
 public:
-    explicit DecadeTicker(const QCPAxis* axis) : ClearLabels(axis) {
-        setLogBase(10);
-        setSubTickCount(8);
-    }
+    using ClearLabels::ClearLabels; // QCPAxisTickerLog's base 10 and 8 sub-ticks
 
 protected:
     QVector<double> createTickVector(double tickStep, const QCPRange& range) override {
@@ -106,14 +102,6 @@ protected:
 private:
     static constexpr double kRowsPerLabel = 1.5;
 };
-
-// A log axis of message sizes from lo to hi, with room on either side for the end markers.
-void sizeAxis(QCPAxis* axis, double lo, double hi) {
-    axis->setScaleType(QCPAxis::stLogarithmic);
-    axis->setTicker(QSharedPointer<SizeTicker>::create(axis));
-    axis->setSubTicks(false);
-    axis->setRange(lo / 1.5, hi * 1.5);
-}
 
 QString shapeName(const store::CellRow& c) {
     return QString("%1 ws%2").arg(c.layer).arg(c.worldSize);
@@ -215,11 +203,10 @@ std::vector<SweepLine> sweepLines(const report::ReportData& data, QStringList* n
         QStringList kinds;
         for (const store::CellRow* c : g.cells) {
             for (const store::StoredSweep& s : seriesOf(data, *c)) {
-                if (!kinds.contains(s.series.kind)) {
-                    kinds << s.series.kind;
-                }
+                kinds << s.series.kind;
             }
         }
+        kinds.removeDuplicates();
         std::ranges::stable_sort(kinds, {}, kindOrder);
         for (const QString& kind : kinds) {
             SweepLine line;
@@ -302,7 +289,11 @@ void drawSweepBandwidth(QCustomPlot& plot, const report::ReportData& data,
     const auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
     const double minBytes = xs.isEmpty() ? kDefaultMinBytes : *lo;
     const double maxBytes = xs.isEmpty() ? kDefaultMaxBytes : std::max(*hi, 2 * *lo);
-    sizeAxis(plot.xAxis, minBytes, maxBytes);
+    // Room on either side for the end markers.
+    plot.xAxis->setScaleType(QCPAxis::stLogarithmic);
+    plot.xAxis->setTicker(QSharedPointer<SizeTicker>::create(plot.xAxis));
+    plot.xAxis->setSubTicks(false);
+    plot.xAxis->setRange(minBytes / 1.5, maxBytes * 1.5);
     fitAxis(plot.yAxis, ys, true);
     if (plot.yAxis->scaleType() == QCPAxis::stLogarithmic) {
         // Bandwidth is read in orders of magnitude: a tick per decade where there is room.

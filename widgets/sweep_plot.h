@@ -16,8 +16,6 @@
 #include <functional>
 #include <optional>
 
-class QCustomPlot;
-
 namespace commprof::widgets {
 
 // One line of the figure: a kind of one group of repeats (of one repeat, in each-repeat mode).

@@ -10,8 +10,6 @@
 #include "plot_style.h"
 #include "report/report_data.h"
 
-class QCustomPlot;
-
 namespace commprof::widgets {
 
 void drawTuning(QCustomPlot& plot, const report::ReportData& data, const FigureStyle& style = {});
