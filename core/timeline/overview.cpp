@@ -8,7 +8,6 @@ namespace commprof::timeline {
 TraceOverview buildOverview(const TimelineStack& stack, std::size_t bins) {
     TraceOverview o;
     o.bins = std::max<std::size_t>(1, bins);
-    o.startUs = 0;
     o.binUs = std::max(stack.endUs, 1e-9) / double(o.bins);
     for (std::size_t r = 0; r < stack.ranks.size(); ++r) {
         const RankTimeline& rank = *stack.ranks[r];

@@ -33,6 +33,10 @@ double linear(std::uint8_t channel) {
     return c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4);
 }
 
+double relativeLuminance(Rgb c) {
+    return 0.2126 * linear(c.r) + 0.7152 * linear(c.g) + 0.0722 * linear(c.b);
+}
+
 } // namespace
 
 Rgb classColour(trace::EventClass cls) {
@@ -56,10 +60,6 @@ Rgb nameColour(std::string_view name) {
         h *= 16777619u;
     }
     return kNamePalette[h % kNamePalette.size()];
-}
-
-double relativeLuminance(Rgb c) {
-    return 0.2126 * linear(c.r) + 0.7152 * linear(c.g) + 0.0722 * linear(c.b);
 }
 
 double contrastRatio(Rgb a, Rgb b) {

@@ -22,8 +22,7 @@ Rgb classColour(trace::EventClass cls);
 // FNV-1a of the name picks one of namePalette(); never depends on the run or the trace.
 Rgb nameColour(std::string_view name);
 std::span<const Rgb> namePalette();
-// WCAG 2 relative luminance and contrast ratio (1 to 21).
-double relativeLuminance(Rgb c);
+// WCAG 2 contrast ratio (1 to 21).
 double contrastRatio(Rgb a, Rgb b);
 // Black or white, whichever contrasts more with the fill.
 Rgb textColourOn(Rgb fill);

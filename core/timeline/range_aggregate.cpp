@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "range_aggregate.h"
 
+#include "spec/mapped.h"
+
 #include <algorithm>
 #include <map>
 #include <string>
@@ -53,11 +55,8 @@ std::vector<NameAggregate> aggregateRange(const TimelineStack& stack, double fro
             sum.selfUs += a.selfUs;
         }
     }
-    std::vector<NameAggregate> out;
-    out.reserve(byName.size());
-    for (auto& [key, a] : byName) {
-        out.push_back(std::move(a));
-    }
+    auto out = spec::mapped<std::vector<NameAggregate>>(
+        byName, [](const auto& name) { return name.second; });
     std::ranges::stable_sort(out, std::greater{}, &NameAggregate::totalUs);
     return out;
 }

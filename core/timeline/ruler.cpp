@@ -96,12 +96,7 @@ Ruler makeRuler(const TimeAxis& axis, double originUs, int minLabelSpacingPx) {
     const int perMajor = m == 2 ? 4 : 5;
     r.minorStepUs = r.stepUs / perMajor;
     // The largest unit in which the step is at least a tenth: 500 µs reads "0.5 ms".
-    int e = 0;
-    for (int candidate : kUnitExponent) {
-        if (candidate <= k + 1) {
-            e = candidate;
-        }
-    }
+    const int e = *(std::ranges::upper_bound(kUnitExponent, k + 1) - 1); // k >= 0
     r.unit = TimeUnit(e / 3);
     r.decimals = std::max(0, e - k);
 
@@ -134,12 +129,8 @@ Ruler makeRuler(const TimeAxis& axis, double originUs, int minLabelSpacingPx) {
         }
         r.baseUs = originUs + double(baseIndex) * r.stepUs;
         const double baseNs = std::abs(double(baseIndex) * stepNs);
-        int eb = 0;
-        for (int candidate : kUnitExponent) {
-            if (pow10(candidate) <= baseNs) {
-                eb = candidate;
-            }
-        }
+        const auto above = std::ranges::upper_bound(kUnitExponent, baseNs, {}, pow10);
+        const int eb = above == std::begin(kUnitExponent) ? 0 : *(above - 1);
         r.baseLabel =
             formatInUnit(double(baseIndex) * r.stepUs, TimeUnit(eb / 3), std::max(0, eb - k));
     }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "slice_search.h"
 
+#include "spec/mapped.h"
+
 #include <QRegularExpression>
 
 #include <algorithm>
@@ -62,12 +64,8 @@ SearchMatches searchSlices(const TimelineStack& stack, const QString& pattern, b
     }
     std::ranges::sort(
         found, {}, [](const Found& f) { return std::tuple(f.start, f.slice.rank, f.slice.event); });
-    out.slices.reserve(found.size());
-    out.startsUs.reserve(found.size());
-    for (const auto& f : found) {
-        out.slices.push_back(f.slice);
-        out.startsUs.push_back(f.start);
-    }
+    out.slices = spec::mapped<std::vector<SliceRef>>(found, [](const Found& f) { return f.slice; });
+    out.startsUs = spec::mapped<std::vector<double>>(found, [](const Found& f) { return f.start; });
     return out;
 }
 

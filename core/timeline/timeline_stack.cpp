@@ -14,13 +14,9 @@ ClockAlignment alignClocks(const std::vector<const RankTimeline*>& ranks) {
     if (ranks.size() < 2) {
         return a;
     }
-    double latestStart = std::numeric_limits<double>::lowest();
-    double earliestEnd = std::numeric_limits<double>::max();
-    for (const auto* r : ranks) {
-        latestStart = std::max(latestStart, r->startUs);
-        earliestEnd = std::min(earliestEnd, r->endUs);
-    }
-    if (latestStart < earliestEnd) {
+    const auto startOf = [](const RankTimeline* r) { return r->startUs; };
+    const auto endOf = [](const RankTimeline* r) { return r->endUs; };
+    if (startOf(std::ranges::max(ranks, {}, startOf)) < endOf(std::ranges::min(ranks, {}, endOf))) {
         a.mode = ClockMode::Shared;
         return a;
     }

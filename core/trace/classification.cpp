@@ -54,9 +54,6 @@ bool isKernel(const EventFacts& e) {
 bool isDeviceCopy(const EventFacts& e) {
     return e.deviceWork && isCopy(e.category, e.name);
 }
-bool isDeviceToDevice(std::string_view name) {
-    return name.find("DtoD") != std::string_view::npos;
-}
 
 using Ctx = const TraceContext&;
 using Ev = const EventFacts&;
@@ -68,7 +65,8 @@ const std::array<ClassificationRule, 9> kDeviceTable{{
     {"any kernel launched by a collective",
      [](Ctx, Ev e) { return isKernel(e) && e.launchedByCollective; }, EventClass::Communication},
     {"any other kernel", [](Ctx, Ev e) { return isKernel(e); }, EventClass::Compute},
-    {"device-to-device copy", [](Ctx, Ev e) { return isDeviceCopy(e) && isDeviceToDevice(e.name); },
+    {"device-to-device copy",
+     [](Ctx, Ev e) { return isDeviceCopy(e) && e.name.find("DtoD") != std::string_view::npos; },
      EventClass::Bookkeeping},
     {"memset", [](Ctx, Ev e) { return e.deviceWork && isMemset(e.category, e.name); },
      EventClass::Bookkeeping},

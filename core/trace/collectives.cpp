@@ -256,12 +256,4 @@ bool startsIn(const CollectiveRecord& record, const std::optional<Span>& window)
     return !window || (record.startUs >= window->start && record.startUs < window->end);
 }
 
-std::vector<CollectiveRecord> collectivesIn(const std::vector<CollectiveRecord>& records,
-                                            const std::optional<Span>& window) {
-    std::vector<CollectiveRecord> out;
-    std::ranges::copy_if(records, std::back_inserter(out),
-                         [&](const CollectiveRecord& r) { return startsIn(r, window); });
-    return out;
-}
-
 } // namespace commprof::trace

@@ -50,7 +50,5 @@ std::vector<KindSummary> summarizeByKind(const std::vector<CollectiveRecord>& re
 // Whether a collective belongs to a --window: it starts inside it (every one does without a
 // window). The records, the per-kind summary and the straggler report all count by this rule.
 bool startsIn(const CollectiveRecord& record, const std::optional<Span>& window);
-std::vector<CollectiveRecord> collectivesIn(const std::vector<CollectiveRecord>& records,
-                                            const std::optional<Span>& window);
 
 } // namespace commprof::trace

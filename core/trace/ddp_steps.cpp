@@ -163,14 +163,6 @@ BackwardSpans backwardSpans(const Trace& trace) {
     return out;
 }
 
-// Bytes per element of the gradient an AccumulateGrad span takes, from its record_shapes
-// "Input type"; 0 where the trace does not say or the type is not a gradient's.
-int gradientElementBytes(const BackwardSpans& spans, const Trace& trace,
-                         const TraceEvent& accumulate) {
-    const auto shape = spans.shapeOf.find(std::uint32_t(&accumulate - trace.events.data()));
-    return shape == spans.shapeOf.end() ? 0 : bytesPerElement(shape->second->type);
-}
-
 bool inside(const Span& w, double t) {
     return t >= w.start && t <= w.end;
 }
@@ -282,7 +274,9 @@ bool readBackward(const Trace& trace, const BackwardSpans& spans, const StepWind
             continue;
         }
         it.gradientReadyUs.push_back(a->endUs);
-        gradientBytes.push_back(gradientElementBytes(spans, trace, *a));
+        const auto shape = spans.shapeOf.find(std::uint32_t(a - trace.events.data()));
+        gradientBytes.push_back(
+            shape == spans.shapeOf.end() ? 0 : bytesPerElement(shape->second->type));
         // Marked steps of one loop follow each other: a gradient in two is a trace whose steps
         // overlap, and the iterations read from it would disagree with the other ranks' for a
         // reason the trace, not the job, holds.

@@ -8,9 +8,6 @@
 
 namespace commprof::trace {
 
-EventDetails::EventDetails(std::string path, ReadOptions options)
-    : path_(std::move(path)), options_(options) {}
-
 std::string EventDetails::objectJson(std::uint64_t offset) {
     if (!text_) {
         text_ = readTraceText(path_, options_);

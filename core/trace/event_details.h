@@ -18,7 +18,8 @@ namespace commprof::trace {
 
 class EventDetails {
 public:
-    explicit EventDetails(std::string path, ReadOptions options = ReadOptions::fromEnvironment());
+    explicit EventDetails(std::string path, ReadOptions options = ReadOptions::fromEnvironment())
+        : path_(std::move(path)), options_(std::move(options)) {}
 
     // The event object exactly as written at `offset`. Throws TraceError when the file no
     // longer holds an object there (it changed since it was parsed).

@@ -2,7 +2,6 @@
 #include "hta_figures.h"
 
 #include "id_table.h"
-#include "step_metrics.h"
 
 #include <algorithm>
 #include <cmath>

@@ -15,19 +15,15 @@ namespace commprof::trace {
 
 inline constexpr std::size_t kHugePage = std::size_t(2) << 20;
 
-// The whole huge pages inside [data, data + bytes).
-inline void adviseHugePages(const void* data, std::size_t bytes) {
-    const auto begin = (reinterpret_cast<std::uintptr_t>(data) + kHugePage - 1) & ~(kHugePage - 1);
-    const auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes) & ~(kHugePage - 1);
+// Reserves room for `count` elements and advises huge pages for the whole ones inside it.
+template <class T> void reserveHuge(std::vector<T>& v, std::size_t count) {
+    v.reserve(count);
+    const auto data = reinterpret_cast<std::uintptr_t>(v.data());
+    const auto begin = (data + kHugePage - 1) & ~(kHugePage - 1);
+    const auto end = (data + v.capacity() * sizeof(T)) & ~(kHugePage - 1);
     if (end > begin) {
         ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
     }
-}
-
-// Reserves room for `count` elements and advises huge pages for it.
-template <class T> void reserveHuge(std::vector<T>& v, std::size_t count) {
-    v.reserve(count);
-    adviseHugePages(v.data(), v.capacity() * sizeof(T));
 }
 
 } // namespace commprof::trace

@@ -43,7 +43,9 @@ RankReduction reduceTrace(const Trace& trace, std::optional<Span> window, bool w
     TraceReport report = reportOf(trace, window, withHta);
     r.summary = std::move(report.summary);
     r.hta = std::move(report.hta);
-    const std::vector<CollectiveRecord> inWindow = collectivesIn(trace.collectives, window);
+    std::vector<CollectiveRecord> inWindow;
+    std::ranges::copy_if(trace.collectives, std::back_inserter(inWindow),
+                         [&](const CollectiveRecord& c) { return startsIn(c, window); });
     r.collectives = inWindow.size();
     r.byKind = summarizeByKind(inWindow);
     r.arrivals = collectiveArrivals(trace.collectives, stepWindows(trace), window, r.names);

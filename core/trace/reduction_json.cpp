@@ -238,9 +238,8 @@ TraceSummary summaryOf(const Field& f) {
     }
     s.regime = regime == toString(Regime::Device) ? Regime::Device : Regime::Host;
     s.stepsMarked = f["steps_marked"].boolean();
-    for (const Field& m : f["steps"].elements()) {
-        s.steps.push_back(readFields<StepMetrics>(m, stepFields()));
-    }
+    s.steps = spec::mapped<std::vector<StepMetrics>>(
+        f["steps"].elements(), [](const Field& m) { return readFields(m, stepFields()); });
     s.totals = readFields<StepMetrics>(f["totals"], stepFields());
     s.window = f["window"].span();
     if (!f["window_figures"].isNull()) {
@@ -356,9 +355,8 @@ ReducedFile parseReduction(const QByteArray& bytes, const QString& name) {
         r.hta = htaOf(f["hta_figures"]);
     }
     r.collectives = f["collectives"].integerAs<std::size_t>();
-    for (const Field& k : f["by_kind"].elements()) {
-        r.byKind.push_back(readFields<KindSummary>(k, kindFields()));
-    }
+    r.byKind = spec::mapped<std::vector<KindSummary>>(
+        f["by_kind"].elements(), [](const Field& k) { return readFields(k, kindFields()); });
     r.names = f["names"].strings();
     r.arrivals = spec::mapped<std::vector<CollectiveArrival>>(
         f["arrivals"].elements(), [&](const Field& a) { return arrivalOf(a, r.names.size()); });

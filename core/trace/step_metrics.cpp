@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
-#include <limits>
 #include <map>
 
 namespace commprof::trace {
@@ -79,12 +78,8 @@ std::vector<StepWindow> stepWindows(const Trace& trace, bool* marked) {
         *marked = !windows.empty();
     }
     if (windows.empty() && !trace.events.empty()) {
-        Span& all = windows[0] = {std::numeric_limits<double>::max(),
-                                  std::numeric_limits<double>::lowest()};
-        for (const auto& e : trace.events) {
-            all.start = std::min(all.start, e.startUs);
-            all.end = std::max(all.end, e.endUs);
-        }
+        windows[0] = {std::ranges::min(trace.events, {}, &TraceEvent::startUs).startUs,
+                      std::ranges::max(trace.events, {}, &TraceEvent::endUs).endUs};
     }
     return spec::mapped<std::vector<StepWindow>>(windows, [](const auto& w) {
         return StepWindow{w.first, w.second};

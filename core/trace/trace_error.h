@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stdexcept>
+#include <string>
 
 namespace commprof::trace {
 
@@ -17,5 +18,9 @@ class NotATraceError : public TraceError {
 public:
     using TraceError::TraceError;
 };
+
+[[noreturn]] inline void fail(const std::string& path, const std::string& what) {
+    throw TraceError(path + ": " + what);
+}
 
 } // namespace commprof::trace

@@ -11,13 +11,6 @@
 #include <cstring>
 
 namespace commprof::trace {
-namespace {
-
-[[noreturn]] void fail(const std::string& path, const std::string& what) {
-    throw TraceError(path + ": " + what);
-}
-
-} // namespace
 
 TraceFile::TraceFile(const std::string& path) : path_(path) {
     // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below anyway.

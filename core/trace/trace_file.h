@@ -17,7 +17,6 @@ public:
     TraceFile(const TraceFile&) = delete;
     TraceFile& operator=(const TraceFile&) = delete;
 
-    int fd() const { return fd_; }
     const std::string& path() const { return path_; }
     std::uint64_t size() const { return size_; }
     // By its magic bytes, not by its name.

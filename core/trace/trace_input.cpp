@@ -9,7 +9,6 @@
 #include <simdjson.h>
 
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -24,10 +23,6 @@ namespace {
 
 constexpr std::size_t kReadBlock = std::size_t(4) << 20;
 
-[[noreturn]] void fail(const std::string& path, const std::string& what) {
-    throw TraceError(path + ": " + what);
-}
-
 std::string limitMessage(const std::string& path, std::uint64_t limit, const char* how) {
     return path + ": " + how + " more than " + formatByteSize(limit) +
            ", the limit on a trace's size; raise it with " + kMaxTraceSizeFlag + " SIZE or " +
@@ -41,10 +36,6 @@ void reserve(PaddedBuffer& buf, std::size_t minCapacity) {
     }
     buf.data.resize(minCapacity + simdjson::SIMDJSON_PADDING);
     buf.capacity = minCapacity;
-}
-
-void padTail(PaddedBuffer& buf) {
-    std::memset(buf.data.get() + buf.size, 0, simdjson::SIMDJSON_PADDING);
 }
 
 // A Chrome trace starts with '{' or '[' after any whitespace. Checked on the first inflated
@@ -91,18 +82,15 @@ void readPlain(const TraceFile& file, const ReadOptions& options, PaddedBuffer& 
     }
 }
 
-// The size the gzip trailer gives is a good first guess, capped by the limit so a lying trailer
-// cannot make us allocate too much.
-std::size_t initialCapacity(const TraceFile& file, std::uint64_t limit) {
-    const std::uint64_t hint = file.textSizeHint();
-    const std::uint64_t guess = hint ? hint + 1 : file.size() * 8;
-    return std::size_t(std::min<std::uint64_t>(std::max<std::uint64_t>(guess, 1 << 16), limit + 1));
-}
-
 void readGzip(const TraceFile& file, const ReadOptions& options, PaddedBuffer& buf) {
     const std::string& path = file.path();
     const std::uint64_t limit = options.maxTextBytes;
-    reserve(buf, initialCapacity(file, limit));
+    // The size the gzip trailer gives is a good first guess, capped by the limit so a lying
+    // trailer cannot make us allocate too much.
+    const std::uint64_t hint = file.textSizeHint();
+    const std::uint64_t guess = hint ? hint + 1 : file.size() * 8;
+    reserve(buf, std::size_t(
+                     std::min<std::uint64_t>(std::max<std::uint64_t>(guess, 1 << 16), limit + 1)));
     std::vector<unsigned char> in(kReadBlock);
     auto state = std::make_unique<inflate_state>();
     isal_inflate_init(state.get());
@@ -282,21 +270,20 @@ PaddedBuffer copyToPadded(const char* text, std::size_t size) {
     reserve(buf, size + 1);
     std::memcpy(buf.data.get(), text, size);
     buf.size = size;
-    padTail(buf);
+    std::memset(buf.data.get() + buf.size, 0, simdjson::SIMDJSON_PADDING);
     return buf;
 }
 
 PaddedBuffer readTraceText(const std::string& path, const ReadOptions& options) {
     const TraceFile file(path);
     PaddedBuffer buf;
-    buf.gzip = file.gzip();
-    if (buf.gzip) {
+    if (file.gzip()) {
         readGzip(file, options, buf);
     } else {
         readPlain(file, options, buf);
     }
     reserve(buf, buf.size + 1);
-    padTail(buf);
+    std::memset(buf.data.get() + buf.size, 0, simdjson::SIMDJSON_PADDING);
     return buf;
 }
 

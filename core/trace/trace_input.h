@@ -66,9 +66,8 @@ struct PaddedBuffer {
     MappedBytes data;
     std::size_t size = 0;
     std::size_t capacity = 0; // usable bytes; the allocation is capacity + padding
-    bool gzip = false;
-    std::string damage; // non-empty when the input ended early; the text is what was read
-    std::string note;   // something worth a warning that did not damage the text
+    std::string damage;       // non-empty when the input ended early; the text is what was read
+    std::string note;         // something worth a warning that did not damage the text
 };
 
 // Throws TraceError naming the file.

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "trace_job.h"
 
-#include "collectives.h"
 #include "parallel_for.h"
 #include "spec/mapped.h"
 #include "statistics.h"
@@ -71,14 +70,9 @@ std::map<InstanceKey, CollectiveInstance> matchInstances(const std::vector<RankI
     for (std::size_t r = 0; r < rankInputs.size(); ++r) {
         const std::vector<std::string>& names = *rankInputs[r].names;
         for (const CollectiveArrival& c : *rankInputs[r].arrivals) {
-            InstanceKey key;
-            key.processGroup = names[c.processGroup];
-            if (c.seq) {
-                key.seq = c.seq;
-            } else {
-                key.step = c.step;
-                key.ordinal = c.ordinal;
-            }
+            const InstanceKey key = c.seq
+                                        ? InstanceKey{names[c.processGroup], c.seq, {}, 0}
+                                        : InstanceKey{names[c.processGroup], {}, c.step, c.ordinal};
             CollectiveInstance& inst = byKey[key];
             inst.processGroup = key.processGroup;
             inst.seq = key.seq;

@@ -158,20 +158,10 @@ struct Piece {
 struct PieceResult {
     Fragment fragment;
     Stretch end;
-    bool sound = false;
     bool parsed = false;
     std::uint64_t textEnd = 0; // the file offset just past its elements
     PieceBuffer buffer;        // the last piece's, for what follows the array
 };
-
-// A piece's elements, and whether the guess that made its end holds: every piece but the last
-// must close exactly at the ']' written over its boundary ',', the last at the array's own.
-void parsePiece(od::parser& parser, Piece& piece, PieceResult& out) {
-    char* doc = piece.buffer.data() + piece.docStart;
-    out.end = readStretch(parser, doc, piece.docLen, piece.buffer.allocated() - piece.docStart,
-                          piece.from, npos, out.fragment);
-    out.sound = out.end.kind == Stretch::Closed && out.end.closedByUs != piece.last;
-}
 
 // The last element start in text[lo, hi) that begins a line: a '{' with only blanks before it on
 // its line, and a ',' before the newline (whitespace between). npos when there is none in the
@@ -302,8 +292,12 @@ private:
         bool sound = false;
         if (!skip) {
             try {
-                parsePiece(parser, piece, out);
-                sound = out.sound;
+                out.end = readStretch(parser, piece.buffer.data() + piece.docStart, piece.docLen,
+                                      piece.buffer.allocated() - piece.docStart, piece.from, npos,
+                                      out.fragment);
+                // The guess that made its end holds: every piece but the last must close
+                // exactly at the ']' written over its boundary ',', the last at the array's own.
+                sound = out.end.kind == Stretch::Closed && out.end.closedByUs != piece.last;
             } catch (...) {
                 // Out of memory, say: the whole-text path meets it again and reports it.
             }

@@ -60,14 +60,11 @@ WindowChoice latestCompleteWindows(const std::vector<std::string>& files,
     // The latest cycle complete on every worker that has it.
     std::optional<std::size_t> chosen;
     for (std::size_t k = cycles; k-- > 0 && !chosen;) {
-        bool complete = true;
-        for (const auto& [worker, w] : workers) {
-            if (k >= w.size() || steps(w[k].second).value_or(-1) < fullest[worker] ||
-                fullest[worker] < 0) {
-                complete = false;
-            }
-        }
-        if (complete) {
+        if (std::ranges::all_of(workers, [&](const auto& worker) {
+                const auto& [name, w] = worker;
+                return k < w.size() && steps(w[k].second).value_or(-1) >= fullest[name] &&
+                       fullest[name] >= 0;
+            })) {
             chosen = k;
         }
     }
