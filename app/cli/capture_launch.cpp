@@ -35,13 +35,10 @@ void extractCapture(const QString& dir) {
 }
 
 QProcessEnvironment environmentFor(const CaptureRun& run, const QString& captureDir) {
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    QProcessEnvironment env = run.env;
     const QString old = env.value("PYTHONPATH");
     env.insert("PYTHONPATH", captureDir + (old.isEmpty() ? "" : ":" + old));
     env.insert("COMMPROF_CAPTURE_DIR", QDir(run.outDir).absolutePath());
-    for (auto it = run.env.begin(); it != run.env.end(); ++it) {
-        env.insert(it.key(), it.value());
-    }
     return env;
 }
 
@@ -104,11 +101,8 @@ CaptureRunResult runWithCapture(const CaptureRun& run) {
                                  captureDir.errorString().toStdString());
     }
     extractCapture(captureDir.path());
-    RankLaunch launch;
-    launch.command = run.command;
-    launch.nproc = run.nproc;
+    RankLaunch launch = run;
     launch.env = environmentFor(run, captureDir.path());
-    launch.stdoutToStderr = run.stdoutToStderr;
     return launchRanks(launch);
 }
 

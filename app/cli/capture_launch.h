@@ -12,7 +12,6 @@
 #include "rank_launch.h"
 
 #include <QJsonObject>
-#include <QMap>
 #include <QString>
 #include <QStringList>
 
@@ -37,13 +36,9 @@ QString intFlag(const Args& args, const char* flag, int low, int high, int* out)
 // Empty on success, else the reason naming DIR.
 QString prepareFreshFolder(const QString& dir);
 
-struct CaptureRun {
-    QStringList command;        // the program and its arguments, as the user typed them
-    int nproc = 0;              // 0: the command starts its ranks itself
-    QString outDir;             // COMMPROF_CAPTURE_DIR: where the capture writes
-    QMap<QString, QString> env; // the other COMMPROF_CAPTURE_* settings
-    // The ranks' stdout to this program's stderr: stdout then holds one JSON document (--json).
-    bool stdoutToStderr = false;
+// The command as the user typed it, its env holding the other COMMPROF_CAPTURE_* settings.
+struct CaptureRun : RankLaunch {
+    QString outDir; // COMMPROF_CAPTURE_DIR: where the capture writes
 };
 
 using CaptureRunResult = RankLaunchResult;

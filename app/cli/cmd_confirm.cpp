@@ -44,12 +44,12 @@ RunOutcome runOnce(const QStringList& command, int nproc, const QString& dir, in
     run.command = command;
     run.nproc = nproc;
     run.outDir = dir;
-    run.env = {{"COMMPROF_CAPTURE_MODE", "time"}};
+    run.env.insert("COMMPROF_CAPTURE_MODE", "time");
     run.stdoutToStderr = json;
     if (candidate) {
-        run.env["COMMPROF_CAPTURE_BUCKET_CAP_MB"] =
-            QString::number(candidate->bucketCapMb, 'g', 17);
-        run.env["COMMPROF_CAPTURE_HOOK"] = candidate->hook;
+        run.env.insert("COMMPROF_CAPTURE_BUCKET_CAP_MB",
+                       QString::number(candidate->bucketCapMb, 'g', 17));
+        run.env.insert("COMMPROF_CAPTURE_HOOK", candidate->hook);
     }
     const CaptureRunResult ran = runWithCapture(run);
     if (!ran.failure.isEmpty()) {

@@ -59,9 +59,9 @@ int recordCommand(const Args& args) {
     run.command = args.operands();
     run.nproc = f.nproc;
     run.outDir = dir;
-    run.env = {{"COMMPROF_CAPTURE_MODE", "record"},
-               {"COMMPROF_CAPTURE_SKIP", QString::number(f.skip)},
-               {"COMMPROF_CAPTURE_STEPS", QString::number(f.steps)}};
+    run.env.insert("COMMPROF_CAPTURE_MODE", "record");
+    run.env.insert("COMMPROF_CAPTURE_SKIP", QString::number(f.skip));
+    run.env.insert("COMMPROF_CAPTURE_STEPS", QString::number(f.steps));
     // The command as run, for `confirm` from the workbench (runner::RecordJob::confirmRequestFor).
     const QJsonArray words = QJsonArray::fromStringList(run.command);
     const QString madeCapture = files::makeDirs(QDir(dir).filePath("capture"));

@@ -85,8 +85,7 @@ int traceReport(const QString& dir, const QString& out, const QString& params,
     }
     // A cut or missing rank is flagged in what the report writes (whatif.json's incomplete and
     // warnings, the macros' source line, the figure) and on stderr, never presented as whole.
-    const QStringList warnings = report::describeWarnings(job).split('\n', Qt::SkipEmptyParts);
-    for (const QString& line : warnings) {
+    for (const QString& line : report::describeWarnings(job).split('\n', Qt::SkipEmptyParts)) {
         printError(line);
     }
     for (const QString& f :

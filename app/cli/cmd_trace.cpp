@@ -77,10 +77,9 @@ QString formatSummary(const trace::TraceSummary& s) {
 
 // One row per step for a spreadsheet; a job adds a row per rank and step. Totals are left to
 // the reader, who can sum the columns.
-QString stepsCsvHeader() {
-    return "rank,step,start_us,end_us,step_us,compute_us,comm_us,bookkeeping_us,memory_us,"
-           "overlap_us,exposed_comm_us,collectives,comm_bytes\n";
-}
+constexpr const char* kStepsCsvHeader =
+    "rank,step,start_us,end_us,step_us,compute_us,comm_us,bookkeeping_us,memory_us,overlap_us,"
+    "exposed_comm_us,collectives,comm_bytes\n";
 
 QString stepsCsvRows(const std::optional<int>& rank, const trace::TraceSummary& s) {
     QString out;
@@ -150,7 +149,7 @@ QJsonObject singleDocument(const trace::RankReduction& r) {
 // was reduced here or by a Slurm task.
 int printOne(const TraceArgs& a, const trace::RankReduction& r) {
     if (a.format == Format::Csv) {
-        printText(stepsCsvHeader() + stepsCsvRows(r.rank, r.summary));
+        printText(kStepsCsvHeader + stepsCsvRows(r.rank, r.summary));
     } else if (a.format == Format::Json) {
         printJson(singleDocument(r));
     } else {
@@ -315,7 +314,7 @@ std::vector<int> numberRanks(const std::vector<const trace::RankReduction*>& tra
 int printJob(const TraceArgs& a, const std::vector<const trace::RankReduction*>& traces,
              const std::vector<int>& ranks, const trace::JobAnalysis& job) {
     if (a.format == Format::Csv) {
-        QString csv = stepsCsvHeader();
+        QString csv = kStepsCsvHeader;
         for (std::size_t i = 0; i < traces.size(); ++i) {
             csv += stepsCsvRows(ranks[i], traces[i]->summary);
         }
@@ -348,9 +347,7 @@ int summarizeJob(const TraceArgs& a) {
     const std::vector<const trace::RankReduction*> traces = keepTraces(a, in, loaded, notes);
     const std::vector<int> ranks = numberRanks(traces, notes);
     trace::JobAnalysis job = trace::analyzeJob(traces, ranks);
-    for (auto& n : notes) { // after the analysis's own warnings, as they always came
-        job.warnings.push_back(std::move(n));
-    }
+    job.warnings.insert(job.warnings.end(), notes.begin(), notes.end()); // after its own
     return printJob(a, traces, ranks, job);
 }
 

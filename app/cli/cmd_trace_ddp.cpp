@@ -102,9 +102,7 @@ analysis::WhatIfOptions whatIfOptions(const Args& args) {
     o.firstBucketMb = sane(args, "--first-bucket-mb", spec::kSaneMebibytes);
     o.bandwidthX = sane(args, "--bandwidth-x", spec::kSaneFactor).value_or(1);
     o.recordedCapMb = sane(args, "--recorded-bucket-cap-mb", spec::kSaneMebibytes);
-    if (const auto k = sane(args, "--compute-contention", spec::kSaneShare)) {
-        o.computeContention = *k;
-    }
+    o.computeContention = sane(args, "--compute-contention", spec::kSaneShare);
     QString why;
     if (args.has("--hook-calibration")) {
         o.hookCalibration = results::readHookCalibration(args.value("--hook-calibration"), &why);
@@ -129,17 +127,17 @@ analysis::WhatIfOptions whatIfOptions(const Args& args) {
     return o;
 }
 
-// The job's output with its warnings: in the JSON (and on stderr, which a reader of the JSON
-// alone may not look at otherwise), or before the text.
-void printJob(const analysis::DdpJob& job, Format format, const QJsonObject& json,
-              const QString& text) {
+// The job's result (its step graph or what-if) with its warnings: in the JSON (and on stderr,
+// which a reader of the JSON alone may not look at otherwise), or before the text.
+template <typename Result>
+void printJob(const analysis::DdpJob& job, Format format, const Result& result) {
     if (format == Format::Json) {
         for (const QString& line : report::describeWarnings(job).split('\n', Qt::SkipEmptyParts)) {
             printError(line);
         }
-        printJson(report::withWarnings(json, job));
+        printJson(report::withWarnings(report::toJson(result), job));
     } else {
-        printText(report::describeWarnings(job) + text);
+        printText(report::describeWarnings(job) + report::describe(result));
     }
 }
 
@@ -148,9 +146,7 @@ void printJob(const analysis::DdpJob& job, Format format, const QJsonObject& jso
 int traceDdpCommand(const Args& args) {
     return guarded(args, [&](const TraceArgs& a) {
         const analysis::DdpJob job = inputs::readDdpJob(a.paths, a.read, args.value("--params"));
-        const analysis::DdpStepGraph g = job.graph();
-        printJob(job, a.format, a.format == Format::Json ? report::toJson(g) : QJsonObject(),
-                 a.format == Format::Json ? QString() : report::describe(g));
+        printJob(job, a.format, job.graph());
         return Ok;
     });
 }
@@ -181,8 +177,7 @@ int traceWhatIfCommand(const Args& args) {
             }
             throw trace::TraceError((a.paths.join(", ") + ": cannot replay: " + why).toStdString());
         }
-        printJob(job, a.format, a.format == Format::Json ? report::toJson(*w) : QJsonObject(),
-                 a.format == Format::Json ? QString() : report::describe(*w));
+        printJob(job, a.format, *w);
         return Ok;
     });
 }

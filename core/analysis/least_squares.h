@@ -9,6 +9,7 @@
 // below zero, a line worse than the mean) stays with the caller: the fit itself refuses
 // nothing, and a singular system gives det = 0 for the caller's own test.
 
+#include <cmath>
 #include <vector>
 
 namespace commprof::analysis {
@@ -26,9 +27,29 @@ struct LsFit {
     // a's standard error from the weighted residuals' sum of squares, sum w (y - fit)^2, as the
     // caller computes them: sqrt(that / (points - 2) x s22 / det); 0 with no residual degree of
     // freedom.
-    double aStandardError(double weightedSquaredResiduals) const;
+    double aStandardError(double weightedSquaredResiduals) const {
+        return points <= 2 || det == 0
+                   ? 0
+                   : std::sqrt(weightedSquaredResiduals / (points - 2) * s22 / det);
+    }
 };
 
-LsFit weightedLeastSquares(const std::vector<LsPoint>& points);
+inline LsFit weightedLeastSquares(const std::vector<LsPoint>& points) {
+    LsFit fit;
+    for (const LsPoint& p : points) {
+        fit.s11 += p.weight * p.x1 * p.x1;
+        fit.s12 += p.weight * p.x1 * p.x2;
+        fit.s22 += p.weight * p.x2 * p.x2;
+        fit.s1y += p.weight * p.x1 * p.y;
+        fit.s2y += p.weight * p.x2 * p.y;
+        ++fit.points;
+    }
+    fit.det = fit.s11 * fit.s22 - fit.s12 * fit.s12;
+    if (fit.det != 0) {
+        fit.a = (fit.s1y * fit.s22 - fit.s2y * fit.s12) / fit.det;
+        fit.b = (fit.s2y * fit.s11 - fit.s1y * fit.s12) / fit.det;
+    }
+    return fit;
+}
 
 } // namespace commprof::analysis

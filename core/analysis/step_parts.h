@@ -10,7 +10,9 @@
 
 #include "analysis/ddp_step_graph.h"
 #include "analysis/whatif.h"
+#include "spec/mapped.h"
 
+#include <algorithm>
 #include <optional>
 
 namespace commprof::analysis {
@@ -24,7 +26,36 @@ struct StepParts {
 // The recorded median step's parts: those of the median rank-iteration by step length (with an
 // even count, the mean of the middle two), so that they sum to the median step whatif.h
 // reports. nullopt when the graph has no iteration.
-std::optional<StepParts> recordedParts(const DdpStepGraph& graph);
-StepParts predictedParts(const Scenario& s);
+inline std::optional<StepParts> recordedParts(const DdpStepGraph& graph) {
+    if (graph.iterations.empty()) {
+        return std::nullopt;
+    }
+    const auto partsOf = [](const IterationParts* p) {
+        return StepParts{.computeMs = p->computeUs / 1e3,
+                         .exposedCommMs = p->exposedCommUs / 1e3,
+                         .stragglerWaitMs = p->stragglerWaitUs / 1e3,
+                         .optimizerMs = p->optimizerUs / 1e3};
+    };
+    auto byLength = spec::mapped<std::vector<const IterationParts*>>(
+        graph.iterations, [](const IterationParts& p) { return &p; });
+    std::ranges::sort(byLength, {}, &IterationParts::stepUs);
+    const std::size_t n = byLength.size();
+    if (n % 2 == 1) {
+        return partsOf(byLength[n / 2]);
+    }
+    const StepParts a = partsOf(byLength[n / 2 - 1]);
+    const StepParts b = partsOf(byLength[n / 2]);
+    return StepParts{.computeMs = (a.computeMs + b.computeMs) / 2,
+                     .exposedCommMs = (a.exposedCommMs + b.exposedCommMs) / 2,
+                     .stragglerWaitMs = (a.stragglerWaitMs + b.stragglerWaitMs) / 2,
+                     .optimizerMs = (a.optimizerMs + b.optimizerMs) / 2};
+}
+
+inline StepParts predictedParts(const Scenario& sc) {
+    return {.computeMs = sc.computeMs,
+            .exposedCommMs = sc.exposedMs,
+            .optimizerMs = sc.optimizerMs,
+            .uncertaintyMs = sc.uncertaintyMs};
+}
 
 } // namespace commprof::analysis

@@ -301,7 +301,8 @@ constexpr double kHalfIqrSigmas = 0.6745;
 // that keeps the recorded buckets' mean size at its fitted cost: what the samples cannot tell
 // from the fit), at each end of the contention's interval, each the fit's error cheaper and
 // dearer. With `open`, the latencies are every one from none to the shortest collective's time.
-std::vector<CollectiveCost> costCorners(const WhatIf& w, const Replay& r, bool open) {
+std::vector<CollectiveCost> costCorners(const Replay& r, bool open) {
+    const WhatIf& w = r.recorded;
     const double meanBytes = w.latencyReferenceBytes;
     const double error = w.costErrorFraction;
     std::vector<CollectiveCost> out;
@@ -328,9 +329,10 @@ std::vector<CollectiveCost> costCorners(const WhatIf& w, const Replay& r, bool o
 }
 
 // `cornersMs`, where given, gets the step at each of costCorners() in their order.
-Scenario predictScenario(const WhatIf& w, const Replay& r, double capMb, double firstBucketMb,
-                         const HookModel& hook, double bandwidthX, int worldSize,
-                         std::vector<double>* cornersMs = nullptr, bool openLatency = false) {
+Scenario predictScenario(const Replay& r, double capMb, double firstBucketMb, const HookModel& hook,
+                         double bandwidthX, int worldSize, std::vector<double>* cornersMs = nullptr,
+                         bool openLatency = false) {
+    const WhatIf& w = r.recorded;
     Scenario s{.capMb = capMb,
                .firstBucketMb = firstBucketMb,
                .hook = hook.hook,
@@ -410,7 +412,7 @@ Scenario predictScenario(const WhatIf& w, const Replay& r, double capMb, double 
     // off moves the step by what it exposes (and takes from the backward), not by the whole
     // step; the farthest of them bounds the interval.
     double fromCost = 0;
-    for (const CollectiveCost& c : costCorners(w, r, s.latencyOpen)) {
+    for (const CollectiveCost& c : costCorners(r, s.latencyOpen)) {
         const double ms = at(c).stepUs() / 1e3;
         fromCost = std::max(fromCost, std::fabs(ms - s.stepMs));
         if (cornersMs) {
@@ -504,67 +506,6 @@ QString settingText(const Scenario& s) {
     return QString("%1 MiB with %2").arg(mb(s.capMb), s.hook);
 }
 
-// Keep what the job has unless the best advisable scenario is faster than the recorded
-// settings at the same bandwidth and world size (`base`) by more than its interval
-// (saving_rule.h: the rule `recommend` advises a cap by).
-void decideAgainst(WhatIfRecommendation& r, const WhatIf& w,
-                   const std::vector<Scenario>& scenarios) {
-    const Scenario& base = r.baseline;
-    const Scenario* best = nullptr;
-    for (const Scenario& s : scenarios) {
-        // `local` sends nothing (the no-communication baseline, not a way to train), so it is
-        // shown, never advised.
-        if (!spec::sendsNothing(s.hook.toStdString()) && (!best || s.stepMs < best->stepMs)) {
-            best = &s;
-        }
-    }
-    r.capMb = w.recordedCapMb;
-    r.hook = w.hook;
-    r.stepMs = base.stepMs;
-    r.keep = true;
-    const QString where = QString("at %1x the bandwidth and %2 ranks")
-                              .arg(base.bandwidthX, 0, 'g', 4)
-                              .arg(base.worldSize);
-    if (!best) {
-        r.reason = "keep what you have: no scenario but `local`, which sends nothing (the "
-                   "no-communication baseline, not a setting to train with)";
-        return;
-    }
-    r.gainMs = base.stepMs - best->stepMs;
-    r.uncertaintyMs = best->uncertaintyMs;
-    const Saving saving = judgeSaving(r.gainMs, r.uncertaintyMs);
-    if (best->recordedLayout || saving == Saving::None) {
-        r.reason = QString("keep what you have: no scenario is predicted faster than the recorded "
-                           "settings (%1, %2 ms a step %3)")
-                       .arg(settingText(base))
-                       .arg(base.stepMs, 0, 'f', 2)
-                       .arg(where);
-        r.gainMs = std::max(0.0, r.gainMs);
-        return;
-    }
-    if (saving == Saving::InsideUncertainty) {
-        r.reason = QString("keep what you have: the best scenario (%1) is predicted %2 ms a step "
-                           "faster than the recorded settings %3, inside its 90 % interval of "
-                           "+-%4 ms")
-                       .arg(settingText(*best))
-                       .arg(r.gainMs, 0, 'f', 2)
-                       .arg(where)
-                       .arg(r.uncertaintyMs, 0, 'f', 2);
-        return;
-    }
-    r.keep = false;
-    r.capMb = best->capMb;
-    r.hook = best->hook;
-    r.stepMs = best->stepMs;
-    r.reason = QString("%1 is predicted %2 ms a step faster than the recorded settings (%3 ms) %4, "
-                       "beyond its 90 % interval of +-%5 ms")
-                   .arg(settingText(*best))
-                   .arg(r.gainMs, 0, 'f', 2)
-                   .arg(base.stepMs, 0, 'f', 2)
-                   .arg(where)
-                   .arg(r.uncertaintyMs, 0, 'f', 2);
-}
-
 // Why DDP's rule at the recorded cap makes other buckets than the job recorded.
 QString whyRuleDiffers(const TraceProfile& tp, const std::vector<std::vector<int>>& rule) {
     const QString counts = QString("the rule makes %1 buckets, the job recorded %2")
@@ -590,6 +531,16 @@ std::optional<HookModel> modelOn(const HookCalibration* calibration, const WhatI
         m->work = hookWork(*calibration, name, w.backend, w.onDevice);
     }
     return m;
+}
+
+// The recorded settings at `bandwidthX` and `worldSize`, what a scenario there is weighed
+// against (the replay itself at 1x and the recorded world size); `cornersMs` gets its step at
+// each cost the trace allows.
+Scenario baselineAt(const Replay& r, double bandwidthX, int worldSize,
+                    std::vector<double>* cornersMs = nullptr, bool openLatency = false) {
+    const WhatIf& w = r.recorded;
+    return predictScenario(r, w.recordedCapMb, w.recordedFirstBucketMb, r.recordedHook, bandwidthX,
+                           worldSize, cornersMs, openLatency);
 }
 
 // One job's replay in the making: its inputs and this machine's calibration.
@@ -794,11 +745,9 @@ void Making::replayJob(const SweepOffer* sweep, Replay* replay) const {
 
     // The replay: the recorded settings at the recorded link and world size, its error on the
     // recording part of every interval (its own included).
-    w.replayed = predictScenario(w, r, w.recordedCapMb, w.recordedFirstBucketMb, recordedHook, 1,
-                                 w.worldSize);
+    w.replayed = baselineAt(r, 1, w.worldSize);
     w.replayErrorFraction = w.stepMs > 0 ? std::fabs(w.replayed.stepMs - w.stepMs) / w.stepMs : 0;
-    w.replayed = predictScenario(w, r, w.recordedCapMb, w.recordedFirstBucketMb, recordedHook, 1,
-                                 w.worldSize);
+    w.replayed = baselineAt(r, 1, w.worldSize);
 }
 
 // Where each 16-bit or low-rank hook's own work comes from, in the notes.
@@ -842,16 +791,6 @@ void hookNotes(const Replay& r, const QStringList& hooks, WhatIf& w) {
     }
 }
 
-// The recorded settings at `bandwidthX` and `worldSize`, what a scenario there is weighed
-// against (the replay itself at 1x and the recorded world size); `cornersMs` gets its step at
-// each cost the trace allows.
-Scenario baselineAt(const Replay& r, double bandwidthX, int worldSize,
-                    std::vector<double>* cornersMs, bool openLatency = false) {
-    const WhatIf& w = r.recorded;
-    return predictScenario(w, r, w.recordedCapMb, w.recordedFirstBucketMb, r.recordedHook,
-                           bandwidthX, worldSize, cornersMs, openLatency);
-}
-
 // The recorded settings at the scenarios' bandwidth and world size (baselineAt()), its step at
 // each cost the trace allows, and at each with every latency open (predicted once, the first
 // time a scenario needs them).
@@ -874,7 +813,7 @@ std::optional<Scenario> predictAgainst(const Replay& r, const ScenarioSettings& 
     const double first = settings.firstBucketMb.value_or(
         w.firstBucketFollowsCap ? settings.capMb : w.recordedFirstBucketMb);
     std::vector<double> corners;
-    Scenario s = predictScenario(w, r, settings.capMb, first, *hook, settings.bandwidthX,
+    Scenario s = predictScenario(r, settings.capMb, first, *hook, settings.bandwidthX,
                                  settings.worldSize.value_or(w.worldSize), &corners);
     const auto workKnown = [&](const HookModel& h) {
         return hookWorkKnown(h, calibration, w.backend, w.onDevice);
@@ -898,26 +837,75 @@ std::optional<Scenario> predictAgainst(const Replay& r, const ScenarioSettings& 
     return s;
 }
 
-// The recommendation over `scenarios` against `base`; none on DDP's settings for a job whose
-// collectives are not DDP's buckets.
-WhatIfRecommendation decideOver(const Replay& r, const std::vector<Scenario>& scenarios,
+// Keep what the job has unless the best advisable scenario is faster than the recorded
+// settings at the same bandwidth and world size (`base`) by more than its interval
+// (saving_rule.h: the rule `recommend` advises a cap by); no advice on DDP's settings for a job
+// whose collectives are not DDP's buckets.
+WhatIfRecommendation decideOver(const Replay& rp, const std::vector<Scenario>& scenarios,
                                 const Scenario& base) {
-    WhatIfRecommendation rec;
-    rec.baseline = base;
-    decideAgainst(rec, r.recorded, scenarios);
-    if (!r.noAdviceWhy.isEmpty()) {
+    const WhatIf& w = rp.recorded;
+    WhatIfRecommendation r;
+    r.capMb = w.recordedCapMb;
+    r.hook = w.hook;
+    r.stepMs = base.stepMs;
+    r.baseline = base;
+    const Scenario* best = nullptr;
+    for (const Scenario& s : scenarios) {
+        // `local` sends nothing (the no-communication baseline, not a way to train), so it is
+        // shown, never advised.
+        if (!spec::sendsNothing(s.hook.toStdString()) && (!best || s.stepMs < best->stepMs)) {
+            best = &s;
+        }
+    }
+    const QString where = QString("at %1x the bandwidth and %2 ranks")
+                              .arg(base.bandwidthX, 0, 'g', 4)
+                              .arg(base.worldSize);
+    if (best) {
+        r.gainMs = base.stepMs - best->stepMs;
+        r.uncertaintyMs = best->uncertaintyMs;
+    }
+    const Saving saving = best ? judgeSaving(r.gainMs, r.uncertaintyMs) : Saving::None;
+    if (!best) {
+        r.reason = "keep what you have: no scenario but `local`, which sends nothing (the "
+                   "no-communication baseline, not a setting to train with)";
+    } else if (best->recordedLayout || saving == Saving::None) {
+        r.reason = QString("keep what you have: no scenario is predicted faster than the recorded "
+                           "settings (%1, %2 ms a step %3)")
+                       .arg(settingText(base))
+                       .arg(base.stepMs, 0, 'f', 2)
+                       .arg(where);
+        r.gainMs = std::max(0.0, r.gainMs);
+    } else if (saving == Saving::InsideUncertainty) {
+        r.reason = QString("keep what you have: the best scenario (%1) is predicted %2 ms a step "
+                           "faster than the recorded settings %3, inside its 90 % interval of "
+                           "+-%4 ms")
+                       .arg(settingText(*best))
+                       .arg(r.gainMs, 0, 'f', 2)
+                       .arg(where)
+                       .arg(r.uncertaintyMs, 0, 'f', 2);
+    } else if (rp.noAdviceWhy.isEmpty()) {
+        r.keep = false;
+        r.capMb = best->capMb;
+        r.hook = best->hook;
+        r.stepMs = best->stepMs;
+        r.reason =
+            QString("%1 is predicted %2 ms a step faster than the recorded settings (%3 ms) %4, "
+                    "beyond its 90 % interval of +-%5 ms")
+                .arg(settingText(*best))
+                .arg(r.gainMs, 0, 'f', 2)
+                .arg(base.stepMs, 0, 'f', 2)
+                .arg(where)
+                .arg(r.uncertaintyMs, 0, 'f', 2);
+    }
+    if (!rp.noAdviceWhy.isEmpty()) {
         // The scenarios say what DDP's reducer would do with these gradients; this job's own
         // collectives are not DDP's buckets, so no cap or hook of DDP's is advice for it.
-        rec.keep = true;
-        rec.capMb = r.recorded.recordedCapMb;
-        rec.hook = r.recorded.hook;
-        rec.stepMs = rec.baseline.stepMs;
-        rec.reason = QString("no advice on DDP's settings: this job does not reduce its gradients "
-                             "through DDP's buckets (%1); the scenarios say what DDP's reducer "
-                             "would do with them")
-                         .arg(r.noAdviceWhy);
+        r.reason = QString("no advice on DDP's settings: this job does not reduce its gradients "
+                           "through DDP's buckets (%1); the scenarios say what DDP's reducer "
+                           "would do with them")
+                       .arg(rp.noAdviceWhy);
     }
-    return rec;
+    return r;
 }
 
 } // namespace
@@ -978,7 +966,7 @@ std::optional<Scenario> predict(const Replay& r, const ScenarioSettings& setting
 
 WhatIfRecommendation decide(const Replay& r, const std::vector<Scenario>& scenarios) {
     const Scenario& first = scenarios.empty() ? r.recorded.replayed : scenarios.front();
-    return decideOver(r, scenarios, baselineAt(r, first.bandwidthX, first.worldSize, nullptr));
+    return decideOver(r, scenarios, baselineAt(r, first.bandwidthX, first.worldSize));
 }
 
 std::optional<WhatIf> whatIf(const Replay& r, const WhatIfOptions& options, QString* why) {

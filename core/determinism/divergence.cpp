@@ -205,37 +205,6 @@ void addDiscriminators(DiffReport& r, const QMap<int, FpStream>& a, const QMap<i
     r.discriminators.assign(groups.begin(), groups.end());
 }
 
-} // namespace
-
-const char* toString(Verdict v) {
-    const int i = order(v);
-    return i < int(std::size(kVerdicts)) ? kVerdicts[i].second : "unknown";
-}
-
-DiffReport diff(const LoadedRuns& runs) {
-    const QMap<int, FpStream>& a = runs.a;
-    const QMap<int, FpStream>& b = runs.b;
-    DiffReport r;
-    r.worldSize = runs.worldSize;
-    for (auto it = a.begin(); it != a.end(); ++it) {
-        if (b.contains(it.key())) {
-            r.tracedRanks << it.key();
-        }
-    }
-    const bool allTraced = r.worldSize > 0 && r.tracedRanks.size() == r.worldSize;
-    for (int rank : r.tracedRanks) {
-        RankDivergence d = firstDivergence(streamOf(a, rank), streamOf(b, rank));
-        settleCollectiveOrigin(d, r.tracedRanks, allTraced, a, b);
-        r.ranks.push_back(d);
-    }
-    std::ranges::stable_sort(r.ranks, {}, [](const RankDivergence& d) { return order(d.verdict); });
-    describePattern(r);
-    addDiscriminators(r, a, b);
-    return r;
-}
-
-namespace {
-
 // What a run's header lines say of it, the same in every one of its files: each field by its
 // key, and how a difference in it between two runs is said.
 constexpr const char* kShapeKeys[] = {"world_size", "layers", "digest"};
@@ -288,6 +257,33 @@ void requireComparable(const LoadedRuns& runs, const QStringList& a, const QStri
 }
 
 } // namespace
+
+const char* toString(Verdict v) {
+    const int i = order(v);
+    return i < int(std::size(kVerdicts)) ? kVerdicts[i].second : "unknown";
+}
+
+DiffReport diff(const LoadedRuns& runs) {
+    const QMap<int, FpStream>& a = runs.a;
+    const QMap<int, FpStream>& b = runs.b;
+    DiffReport r;
+    r.worldSize = runs.worldSize;
+    for (auto it = a.begin(); it != a.end(); ++it) {
+        if (b.contains(it.key())) {
+            r.tracedRanks << it.key();
+        }
+    }
+    const bool allTraced = r.worldSize > 0 && r.tracedRanks.size() == r.worldSize;
+    for (int rank : r.tracedRanks) {
+        RankDivergence d = firstDivergence(streamOf(a, rank), streamOf(b, rank));
+        settleCollectiveOrigin(d, r.tracedRanks, allTraced, a, b);
+        r.ranks.push_back(d);
+    }
+    std::ranges::stable_sort(r.ranks, {}, [](const RankDivergence& d) { return order(d.verdict); });
+    describePattern(r);
+    addDiscriminators(r, a, b);
+    return r;
+}
 
 LoadedRuns loadRuns(const QString& dirA, const QString& dirB) {
     LoadedRuns runs{loadFingerprints(dirA), loadFingerprints(dirB), 0};

@@ -28,19 +28,6 @@ QString shapes(const QJsonArray& tensors) {
     return parts.join(" ");
 }
 
-} // namespace
-
-QString FpRecord::signature() const {
-    return shapes(inputs) + " -> " + shapes(outputs);
-}
-
-const FpRecord* FpStream::find(const QString& key) const {
-    const auto it = byKey.find(key);
-    return it == byKey.end() ? nullptr : &records[std::size_t(*it)];
-}
-
-namespace {
-
 [[noreturn]] void refuse(const QString& where, const QString& what) {
     throw std::runtime_error((where + ": " + what).toStdString());
 }
@@ -135,6 +122,15 @@ FpStream readStream(const QString& path, int rank) {
 }
 
 } // namespace
+
+QString FpRecord::signature() const {
+    return shapes(inputs) + " -> " + shapes(outputs);
+}
+
+const FpRecord* FpStream::find(const QString& key) const {
+    const auto it = byKey.find(key);
+    return it == byKey.end() ? nullptr : &records[std::size_t(*it)];
+}
 
 QMap<int, FpStream> loadFingerprints(const QString& dir) {
     QMap<int, FpStream> out;

@@ -104,19 +104,8 @@ void predictionMacros(const ReportData& data, const store::CellRow& headline, Ma
     tex.define("HeadlinePredictionSweepCell", texText(it->sweepCell));
 }
 
-// The recommendation of each cap study, and how well its prediction held: per group of
-// `commprof recommend`, the recommended cap ("none" where nothing is recommended), the current
-// cap, the saving a step and its uncertainty, the line a reader acts on, and the MAPE; for the
-// headline, the group of the default hook (allreduce) with the most measured caps, also the best
-// measured cap and the measured step at the fastest cap against the best one's.
 QString capText(const std::optional<double>& cap) {
     return cap ? QString::number(*cap, 'g', 6) : QString("none");
-}
-
-// The action line as TeX: its "±" as TeX's own sign.
-QString actionTex(const analysis::CapGroup& g) {
-    return texText(actionLine(g).replace(QString::fromUtf8("±"), "+-"))
-        .replace("+-", "\\ensuremath{\\pm}");
 }
 
 void adviceMacros(const QString& label, const analysis::CapGroup& g, MacroSheet& tex) {
@@ -130,9 +119,16 @@ void adviceMacros(const QString& label, const analysis::CapGroup& g, MacroSheet&
         define("SavingMs", QString::number(*g.advice.savingMs, 'f', 2));
         define("UncertaintyMs", QString::number(*g.advice.uncertaintyMs, 'f', 2));
     }
-    define("Recommendation", actionTex(g));
+    // The action line as TeX: its "±" as TeX's own sign.
+    define("Recommendation", texText(actionLine(g).replace(QString::fromUtf8("±"), "+-"))
+                                 .replace("+-", "\\ensuremath{\\pm}"));
 }
 
+// The recommendation of each cap study, and how well its prediction held: per group of
+// `commprof recommend`, the recommended cap ("none" where nothing is recommended), the current
+// cap, the saving a step and its uncertainty, the line a reader acts on, and the MAPE; for the
+// headline, the group of the default hook (allreduce) with the most measured caps, also the best
+// measured cap and the measured step at the fastest cap against the best one's.
 void tuningMacros(const ReportData& data, MacroSheet& tex) {
     if (!data.tuning) {
         return;

@@ -7,26 +7,19 @@
 #include <QJsonArray>
 
 namespace commprof::report {
-namespace {
 
-// Where every input of the predictions came from (docs/cli.md).
-QJsonObject inputsJson(const analysis::WhatIf& w) {
+QJsonObject toJson(const analysis::WhatIf& w) {
+    // Where every input of the predictions came from (docs/cli.md).
     QJsonObject hooks;
     for (const auto& [hook, from] : w.hookWorkFrom) {
         hooks[hook] = from;
     }
-    QJsonObject o{{"collective_cost", w.costFrom},
-                  {"compute_contention", w.contentionFrom},
-                  {"hook_work", hooks}};
+    QJsonObject inputs{{"collective_cost", w.costFrom},
+                       {"compute_contention", w.contentionFrom},
+                       {"hook_work", hooks}};
     if (!w.costSweep.isEmpty()) {
-        o["sweep_cell"] = w.costSweep;
+        inputs["sweep_cell"] = w.costSweep;
     }
-    return o;
-}
-
-} // namespace
-
-QJsonObject toJson(const analysis::WhatIf& w) {
     const auto scenarioJson = [](const analysis::Scenario& s) {
         return QJsonObject{{"bucket_cap_mb", s.capMb},
                            {"first_bucket_mb", s.firstBucketMb},
@@ -86,7 +79,7 @@ QJsonObject toJson(const analysis::WhatIf& w) {
                                        {"gain_ms", w.recommendation.gainMs},
                                        {"uncertainty_ms", w.recommendation.uncertaintyMs},
                                        {"reason", w.recommendation.reason}}},
-        {"inputs", inputsJson(w)},
+        {"inputs", inputs},
         {"notes", QJsonArray::fromStringList(w.notes)}};
 }
 
