@@ -201,12 +201,11 @@ void CellFiguresModel::setCell(const store::CellRow* cell,
             addSweepRows(rows, *sweeps);
         } else if (!cell->isSweep() && cell->complete()) {
             rows.push_back({"step (median)", ms(cell->stepMs), {}});
-            rows.push_back(
-                {"compute", ms(cell->computeMs), percentOf(cell->computeMs, cell->stepMs)});
-            rows.push_back({"exposed communication", ms(cell->exposedCommMs),
-                            percentOf(cell->exposedCommMs, cell->stepMs)});
-            rows.push_back({"bookkeeping", ms(cell->bookkeepingMs),
-                            percentOf(cell->bookkeepingMs, cell->stepMs)});
+            for (const auto& [name, part] : {std::pair{"compute", cell->computeMs},
+                                             {"exposed communication", cell->exposedCommMs},
+                                             {"bookkeeping", cell->bookkeepingMs}}) {
+                rows.push_back({name, ms(part), percentOf(part, cell->stepMs)});
+            }
             if (cell->overlapEfficiency) {
                 rows.push_back({"overlap efficiency",
                                 QString::number(*cell->overlapEfficiency * 100.0, 'f', 1) + " %",

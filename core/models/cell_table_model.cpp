@@ -47,7 +47,7 @@ bool less(const QVariant& a, const QVariant& b) {
 CellTableModel::CellTableModel(QObject* parent)
     : TableModel({"cell", "varies", "layer", "ranks", "feasible", "binding", "host GiB",
                   "device GiB", "why not", "per node"},
-                 parent),
+                 parent, {WorldSize, HostGiB, DeviceGiB}),
       plan_(std::make_shared<const feasibility::Plan>()) {}
 
 QStringList CellTableModel::varyingAxes(const feasibility::Plan& plan) {
@@ -203,21 +203,13 @@ void CellTableModel::fetchMore(const QModelIndex& parent) {
     endInsertRows();
 }
 
-QVariant CellTableModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid() || index.row() >= loaded_) {
-        return {};
-    }
+QVariant CellTableModel::cellData(const QModelIndex& index, int role) const {
     const auto& pc = plan_->cells[std::size_t(order_[std::size_t(index.row())])];
     if (role == InfeasibleRole) {
         return !pc.estimate.feasible;
     }
     if (role == PlanIndexRole) {
         return order_[std::size_t(index.row())];
-    }
-    if (role == Qt::TextAlignmentRole) {
-        const bool numeric =
-            index.column() == WorldSize || index.column() == HostGiB || index.column() == DeviceGiB;
-        return QVariant(Qt::AlignVCenter | (numeric ? Qt::AlignRight : Qt::AlignLeft));
     }
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole) {
         return {};

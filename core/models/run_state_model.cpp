@@ -53,14 +53,12 @@ void RunStateModel::setPlan(std::shared_ptr<const feasibility::Plan> plan) {
     if (plan) {
         rows_.reserve(qsizetype(plan->cells.size()));
         for (const auto& pc : plan->cells) {
-            CellRow r;
-            r.id = pc.cell.id;
-            r.deadlineS = pc.cell.config.timeoutS;
-            r.sweep = pc.cell.isSweep();
-            r.sweepMaxBytes = pc.cell.sweepMaxBytes;
-            r.worldSize = pc.cell.worldSize;
-            rowOfId_.insert(r.id, int(rows_.size()));
-            rows_.push_back(r);
+            rowOfId_.insert(pc.cell.id, int(rows_.size()));
+            rows_.push_back({.id = pc.cell.id,
+                             .deadlineS = pc.cell.config.timeoutS,
+                             .sweep = pc.cell.isSweep(),
+                             .sweepMaxBytes = pc.cell.sweepMaxBytes,
+                             .worldSize = pc.cell.worldSize});
         }
     }
     current_.clear();
@@ -122,35 +120,31 @@ void RunStateModel::onRankProgress(const QString& id, int rank, const QJsonObjec
     }
     namespace P = spec::progress; // the keys commprof-rank writes
     const QString kind = event[P::kEvent].toString();
-    if (kind == P::kIteration) {
-        RankProgress& p = rows_[i].ranks[rank];
-        p.iteration = event[P::kIter].toInt() + 1;
-        p.of = event[P::kOf].toInt();
-        p.lastStepMs = event[P::kStepMs].toDouble();
-        ++p.eventsSeen;
-        emit dataChanged(index(i, Ranks), index(i, Ranks));
-    } else if (kind == P::kSweep) {
-        RankProgress& p = rows_[i].ranks[rank];
-        const double bytes = event[P::kBytes].toDouble();
-        p.sweptBytes = bytes;
-        p.sweptLast =
-            QString("%1 %2").arg(event[P::kKind].toString(),
-                                 QString::fromStdString(trace::formatRoundedByteSize(bytes)));
-        ++p.eventsSeen;
-        emit dataChanged(index(i, Ranks), index(i, Ranks));
-    } else if (kind == P::kBucket) {
+    if (kind == P::kBucket) {
         emit bucketTimed(id, rank, event[P::kIter].toInt(), event[P::kMs].toDouble(),
                          event[P::kBytes].toInteger());
+    } else if (kind == P::kIteration || kind == P::kSweep) {
+        RankProgress& p = rows_[i].ranks[rank];
+        if (kind == P::kIteration) {
+            p.iteration = event[P::kIter].toInt() + 1;
+            p.of = event[P::kOf].toInt();
+            p.lastStepMs = event[P::kStepMs].toDouble();
+        } else {
+            p.sweptBytes = event[P::kBytes].toDouble();
+            p.sweptLast = QString("%1 %2").arg(
+                event[P::kKind].toString(),
+                QString::fromStdString(trace::formatRoundedByteSize(p.sweptBytes)));
+        }
+        ++p.eventsSeen;
+        emit dataChanged(index(i, Ranks), index(i, Ranks));
     }
 }
 
 void RunStateModel::onLauncherState(const QString& id, const QJsonObject& state) {
-    const int i = rowOf(id);
-    if (i < 0) {
-        return;
+    if (const int i = rowOf(id); i >= 0) {
+        rows_[i].scheduler = state;
+        emit dataChanged(index(i, Scheduler), index(i, Scheduler));
     }
-    rows_[i].scheduler = state;
-    emit dataChanged(index(i, Scheduler), index(i, Scheduler));
 }
 
 void RunStateModel::tick() {
@@ -244,10 +238,7 @@ std::optional<double> RunStateModel::etaSeconds() const {
     return leftMs / 1000.0;
 }
 
-QVariant RunStateModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid() || index.row() >= rowCount()) {
-        return {};
-    }
+QVariant RunStateModel::cellData(const QModelIndex& index, int role) const {
     const CellRow& r = rows_[index.row()];
     if (role == RunningRole) {
         return r.state == runner::CellState::Running;
