@@ -108,13 +108,12 @@ void addRankRows(std::vector<CellFigure>& rows, const store::CellRow& cell,
     for (const store::RankFiguresRow& r : ranks) {
         const QString value = QString("step %1 · comm %2 · exposed %3")
                                   .arg(ms(r.stepMs), ms(r.commMs), ms(r.exposedCommMs));
-        QString note = r.traceError;
-        if (note.isEmpty()) {
-            note = r.agreement ? QString("backend / hook %1%2")
-                                     .arg(*r.agreement, 0, 'f', 3)
-                                     .arg(r.agreementFlagged ? ": " + r.agreementReason : "")
-                               : QString("no trace");
-        }
+        const QString note = !r.traceError.isEmpty() ? r.traceError
+                             : r.agreement
+                                 ? QString("backend / hook %1%2")
+                                       .arg(*r.agreement, 0, 'f', 3)
+                                       .arg(r.agreementFlagged ? ": " + r.agreementReason : "")
+                                 : QString("no trace");
         rows.push_back({QString("rank %1").arg(r.rank), value, note,
                         r.agreementFlagged || !r.traceError.isEmpty()});
     }

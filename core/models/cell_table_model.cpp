@@ -108,17 +108,12 @@ std::vector<int> CellTableModel::order(const feasibility::Plan& plan, const QStr
 }
 
 int CellTableModel::worstCell(const feasibility::Plan& plan) {
-    int worst = -1;
-    double ratio = -1;
-    for (int i = 0; i < int(plan.cells.size()); ++i) {
-        const auto& e = plan.cells[std::size_t(i)].estimate;
-        const double r = std::max(e.host.ratio(), e.device.used ? e.device.ratio() : 0.0);
-        if (r > ratio) {
-            ratio = r;
-            worst = i;
-        }
-    }
-    return worst;
+    const auto ratio = [](const feasibility::PlannedCell& pc) {
+        const auto& e = pc.estimate;
+        return std::max(e.host.ratio(), e.device.used ? e.device.ratio() : 0.0);
+    };
+    const auto worst = std::ranges::max_element(plan.cells, {}, ratio);
+    return worst == plan.cells.end() ? -1 : int(worst - plan.cells.begin());
 }
 
 void CellTableModel::setPlan(std::shared_ptr<const feasibility::Plan> plan,

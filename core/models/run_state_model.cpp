@@ -53,12 +53,14 @@ void RunStateModel::setPlan(std::shared_ptr<const feasibility::Plan> plan) {
     if (plan) {
         rows_.reserve(qsizetype(plan->cells.size()));
         for (const auto& pc : plan->cells) {
-            rowOfId_.insert(pc.cell.id, int(rows_.size()));
-            rows_.push_back({.id = pc.cell.id,
-                             .deadlineS = pc.cell.config.timeoutS,
-                             .sweep = pc.cell.isSweep(),
-                             .sweepMaxBytes = pc.cell.sweepMaxBytes,
-                             .worldSize = pc.cell.worldSize});
+            CellRow r;
+            r.id = pc.cell.id;
+            r.deadlineS = pc.cell.config.timeoutS;
+            r.sweep = pc.cell.isSweep();
+            r.sweepMaxBytes = pc.cell.sweepMaxBytes;
+            r.worldSize = pc.cell.worldSize;
+            rowOfId_.insert(r.id, int(rows_.size()));
+            rows_.push_back(r);
         }
     }
     current_.clear();
@@ -91,13 +93,12 @@ void RunStateModel::showRecorded(const QHash<QString, RecordedCell>& cells) {
 
 void RunStateModel::onCellState(const QString& id, runner::CellState state, const QString& detail) {
     const int i = rowOf(id);
-    if (i < 0) {
+    // A resumed run passes over the cells it did: they stay as they ended.
+    if (i < 0 ||
+        (state == runner::CellState::Skipped && rows_[i].state == runner::CellState::Complete)) {
         return;
     }
     CellRow& r = rows_[i];
-    if (state == runner::CellState::Skipped && r.state == runner::CellState::Complete) {
-        return; // a resumed run passes over the cells it did: they stay as they ended
-    }
     r.state = state;
     r.detail = detail;
     r.recorded.clear();
