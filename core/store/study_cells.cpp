@@ -88,11 +88,12 @@ std::vector<analysis::StudyCell> studyCells(Database& db, const std::vector<Cell
     std::vector<analysis::StudyCell> out;
     StudyQueries q(db);
     for (const CellRow& row : rows) {
-        analysis::StudyCell c{.id = row.id,
-                              .status = row.status,
-                              .reasons = row.reasons,
-                              .sweep = row.isSweep(),
-                              .record = q.cellRecord(row.key)};
+        analysis::StudyCell c;
+        c.id = row.id;
+        c.status = row.status;
+        c.reasons = row.reasons;
+        c.sweep = row.isSweep();
+        c.record = q.cellRecord(row.key);
         if (row.complete() && c.sweep) {
             c.allReduce = q.allReducePoints(row.key);
         } else if (row.complete()) {

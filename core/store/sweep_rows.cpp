@@ -101,27 +101,27 @@ std::optional<StoredPrediction> prediction(Database& db, const QString& cellKey)
         return p;
     }
     const auto us = [&](int i) { return s.column(i).toDouble() * 1000.0; };
-    analysis::DdpPrediction d{.steps = s.column(2).toInt(),
-                              .hostCpus = s.column(11).toInt(),
-                              .sweepUsPerStep = us(12),
-                              .predictedUsPerStep = us(3),
-                              .fitUsPerStep =
-                                  s.column(4).isNull() ? std::nullopt : std::optional(us(4)),
-                              .measuredUsPerStep = us(5),
-                              .measuredMinUs = us(6),
-                              .measuredMaxUs = us(7),
-                              .waitUsPerStep = us(8),
-                              .queuedUsPerStep = us(9),
-                              .backendUsPerStep = us(10)};
     Statement b = db.prepare(
         "SELECT idx, bytes, predicted_us, fit_us, measured_us, wait_us, queued_us, samples, "
         "sweep_us, cpu_share FROM bucket_predictions WHERE cell_key = ? ORDER BY idx");
     b.bind(cellKey);
-    d.buckets = readRows<analysis::BucketPrediction>(b, [](analysis::BucketPrediction& bp) {
+    const auto bucket = [](analysis::BucketPrediction& bp) {
         return std::tie(bp.index, bp.bytes, bp.predictedUs, bp.fitUs, bp.measuredUs, bp.waitUs,
                         bp.queuedUs, bp.samples, bp.sweepUs, bp.cpuShare);
-    });
-    p.prediction = d;
+    };
+    p.prediction = analysis::DdpPrediction{
+        .steps = s.column(2).toInt(),
+        .hostCpus = s.column(11).toInt(),
+        .sweepUsPerStep = us(12),
+        .predictedUsPerStep = us(3),
+        .fitUsPerStep = s.column(4).isNull() ? std::nullopt : std::optional(us(4)),
+        .measuredUsPerStep = us(5),
+        .measuredMinUs = us(6),
+        .measuredMaxUs = us(7),
+        .waitUsPerStep = us(8),
+        .queuedUsPerStep = us(9),
+        .backendUsPerStep = us(10),
+        .buckets = readRows<analysis::BucketPrediction>(b, bucket)};
     return p;
 }
 
