@@ -117,8 +117,12 @@ void Coefficients::set(const QString& key, double value) {
 
 FootprintEstimate estimate(const matrix::Cell& cell, const Coefficients& k,
                            const MachineBudget& budget) {
-    FootprintEstimate e{.host = {.pool = Pool::Host, .used = true, .budgetBytes = budget.hostBytes},
-                        .device = {.pool = Pool::Device, .budgetBytes = budget.deviceBytes}};
+    FootprintEstimate e;
+    e.host.pool = Pool::Host;
+    e.device.pool = Pool::Device;
+    e.host.used = true;
+    e.host.budgetBytes = budget.hostBytes;
+    e.device.budgetBytes = budget.deviceBytes;
     const double ws = cell.worldSize;
     const double p = cell.model.params;
     const spec::Layer* layer = spec::findLayer(cell.layer.name.toStdString());
