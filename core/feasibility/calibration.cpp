@@ -52,18 +52,16 @@ Calibration calibrate(const QString& resultsDir, const Coefficients& k,
                 c.predictedDevicePerRank += perRank;
             }
         }
-        const auto measured = [&c](double host, double device) {
-            c.measuredHostPerRank = std::max(c.measuredHostPerRank, host);
-            c.measuredDevicePerRank = std::max(c.measuredDevicePerRank, device);
+        const auto measured = [&c](const auto& ranks) {
+            for (const auto& rank : ranks) {
+                c.measuredHostPerRank = std::max(c.measuredHostPerRank, rank.peakHostBytes);
+                c.measuredDevicePerRank = std::max(c.measuredDevicePerRank, rank.peakDeviceBytes);
+            }
         };
         if (files.isSweep()) {
-            for (const results::SweepRecord& rank : files.sweeps) {
-                measured(rank.peakHostBytes, rank.peakDeviceBytes);
-            }
+            measured(files.sweeps);
         } else {
-            for (const results::RankRecord& rank : files.records) {
-                measured(rank.peakHostBytes, rank.peakDeviceBytes);
-            }
+            measured(files.records);
         }
         // The baseline that would make this cell's prediction cover what it used.
         const double otherTerms = c.predictedHostPerRank - out.baselineBefore;
@@ -87,21 +85,20 @@ Calibration calibrate(const QString& resultsDir, const Coefficients& k,
 }
 
 QJsonObject toJson(const Calibration& c) {
-    QJsonArray cells;
-    for (const auto& cell : c.cells) {
+    const QJsonArray cells = results::jsonArray(c.cells, [](const CellCalibration& cell) {
         const QJsonArray terms = results::jsonArray(cell.hostTerms, [](const auto& t) {
             return QJsonObject{{"name", t.name}, {"bytes_per_rank", t.bytes}};
         });
-        cells.append(QJsonObject{{"id", cell.cellId},
-                                 {"world_size", cell.worldSize},
-                                 {"layer", cell.layer},
-                                 {"predicted_host_bytes_per_rank", cell.predictedHostPerRank},
-                                 {"measured_host_bytes_per_rank", cell.measuredHostPerRank},
-                                 {"host_error_fraction", cell.hostErrorFraction()},
-                                 {"predicted_device_bytes_per_rank", cell.predictedDevicePerRank},
-                                 {"measured_device_bytes_per_rank", cell.measuredDevicePerRank},
-                                 {"host_terms", terms}});
-    }
+        return QJsonObject{{"id", cell.cellId},
+                           {"world_size", cell.worldSize},
+                           {"layer", cell.layer},
+                           {"predicted_host_bytes_per_rank", cell.predictedHostPerRank},
+                           {"measured_host_bytes_per_rank", cell.measuredHostPerRank},
+                           {"host_error_fraction", cell.hostErrorFraction()},
+                           {"predicted_device_bytes_per_rank", cell.predictedDevicePerRank},
+                           {"measured_device_bytes_per_rank", cell.measuredDevicePerRank},
+                           {"host_terms", terms}};
+    });
     return QJsonObject{{"cells", cells},
                        {"process_baseline_mib_before", c.baselineBefore / spec::kMiB},
                        {"process_baseline_mib_refit", c.baselineRefit / spec::kMiB},

@@ -20,11 +20,10 @@ namespace commprof::feasibility {
 namespace {
 
 // Every node's demand, and the busiest node's estimate against the per-node budget.
-PlannedCell placeNodes(matrix::Cell cell, const matrix::LauncherSpec& launcher,
-                       const Coefficients& k, const MachineBudget& budget) {
+PlannedCell placeNodes(matrix::Cell cell, const Plan& plan) {
     PlannedCell pc{std::move(cell), {}, {}};
     const matrix::Cell& placed = pc.cell;
-    const std::vector<int> perNode = matrix::ranksPerNode(launcher, placed.worldSize);
+    const std::vector<int> perNode = matrix::ranksPerNode(plan.matrix.launcher, placed.worldSize);
     pc.nodes.reserve(perNode.size());
     int busiest = 0;
     for (const int ranks : perNode) {
@@ -34,14 +33,14 @@ PlannedCell placeNodes(matrix::Cell cell, const matrix::LauncherSpec& launcher,
             part = placed;
             part->worldSize = ranks;
         }
-        FootprintEstimate e = estimate(part ? *part : placed, k, budget);
+        FootprintEstimate e = estimate(part ? *part : placed, plan.coefficients, plan.budget);
         pc.nodes.push_back({ranks, e.host.total(), e.device.used ? e.device.total() : 0.0});
         if (ranks > busiest) {
             busiest = ranks;
             pc.estimate = std::move(e);
         }
     }
-    if (budget.perNode && !pc.estimate.feasible) {
+    if (plan.budget.perNode && !pc.estimate.feasible) {
         pc.estimate.reason +=
             QString(" on a node with %1 of the %2 rank(s)").arg(busiest).arg(placed.worldSize);
     }
@@ -51,12 +50,11 @@ PlannedCell placeNodes(matrix::Cell cell, const matrix::LauncherSpec& launcher,
 // A sweep that would not fit stops at the largest power of two that does (its sizes double
 // from 8 B, so that is the largest size it runs anyway); one that does not fit even at 8 B is
 // infeasible with the numbers of its full size.
-PlannedCell placeCell(matrix::Cell cell, const matrix::LauncherSpec& launcher,
-                      const Coefficients& k, const MachineBudget& budget) {
+PlannedCell placeCell(matrix::Cell cell, const Plan& plan) {
     if (!cell.isSweep()) {
-        return placeNodes(std::move(cell), launcher, k, budget);
+        return placeNodes(std::move(cell), plan);
     }
-    PlannedCell pc = placeNodes(cell, launcher, k, budget);
+    PlannedCell pc = placeNodes(cell, plan);
     if (pc.estimate.feasible) {
         return pc;
     }
@@ -65,8 +63,7 @@ PlannedCell placeCell(matrix::Cell cell, const matrix::LauncherSpec& launcher,
     for (double bytes = std::exp2(std::floor(std::log2(cell.sweepMaxBytes))); bytes >= 8;
          bytes /= 2) {
         capped.sweepMaxBytes = bytes;
-        if (PlannedCell smaller = placeNodes(capped, launcher, k, budget);
-            smaller.estimate.feasible) {
+        if (PlannedCell smaller = placeNodes(capped, plan); smaller.estimate.feasible) {
             return smaller;
         }
     }
@@ -123,8 +120,7 @@ void placeChangedModels(Plan& plan, const Plan& previous) {
             continue;
         }
         matrix::forEachCellOfModel(plan.matrix, i, machineLimits(plan), [&](matrix::Cell& cell) {
-            plan.cells.push_back(
-                placeCell(std::move(cell), plan.matrix.launcher, plan.coefficients, plan.budget));
+            plan.cells.push_back(placeCell(std::move(cell), plan));
         });
     }
 }
@@ -163,8 +159,7 @@ matrix::MachineLimits machineLimits(const Plan& plan) {
 
 void forEachPlannedCell(const Plan& plan, const std::function<void(PlannedCell&)>& visit) {
     matrix::forEachCell(plan.matrix, machineLimits(plan), [&](matrix::Cell& cell) {
-        PlannedCell pc =
-            placeCell(std::move(cell), plan.matrix.launcher, plan.coefficients, plan.budget);
+        PlannedCell pc = placeCell(std::move(cell), plan);
         visit(pc);
     });
 }

@@ -4,6 +4,8 @@
 #include "matrix/knobs.h"
 #include "matrix/matrix.h"
 
+#include <numeric>
+
 namespace commprof::matrix {
 
 std::vector<Axis> axesOf(const Matrix& m, const ModelSpec& model) {
@@ -52,11 +54,8 @@ const KnobList* knobListOf(const Matrix& m, const ModelSpec& model, const QStrin
 }
 
 double combinations(const std::vector<Axis>& axes) {
-    double n = 1;
-    for (const Axis& a : axes) {
-        n *= double(a.values.size());
-    }
-    return n;
+    return std::accumulate(axes.begin(), axes.end(), 1.0,
+                           [](double n, const Axis& a) { return n * double(a.values.size()); });
 }
 
 } // namespace commprof::matrix

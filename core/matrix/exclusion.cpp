@@ -19,10 +19,7 @@ qint64 addUpTo(qint64 a, qint64 b, qint64 cap) {
 }
 
 qint64 mulUpTo(qint64 a, qint64 b, qint64 cap) {
-    if (a == 0 || b == 0) {
-        return 0;
-    }
-    return a > cap / b ? cap : std::min(cap, a * b);
+    return a == 0 || b == 0 ? 0 : a > cap / b ? cap : std::min(cap, a * b);
 }
 
 // `into` narrowed to `values` (both ascending); false when nothing is left.

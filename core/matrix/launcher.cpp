@@ -38,14 +38,12 @@ QJsonObject toJson(const LauncherSpec& spec) {
     }
     o["partition"] = spec.partition;
     o["account"] = spec.account;
-    if (spec.nodes) {
-        o["nodes"] = *spec.nodes;
-    }
-    if (spec.ntasksPerNode) {
-        o["ntasks_per_node"] = *spec.ntasksPerNode;
-    }
-    if (spec.timeLimitS) {
-        o["time_limit_s"] = *spec.timeLimitS;
+    for (const auto& [key, value] : {std::pair{"nodes", spec.nodes},
+                                     {"ntasks_per_node", spec.ntasksPerNode},
+                                     {"time_limit_s", spec.timeLimitS}}) {
+        if (value) {
+            o[key] = *value;
+        }
     }
     o["extra_args"] = QJsonArray::fromStringList(spec.extraArgs);
     o["rendezvous_port"] = spec.rendezvousPort;

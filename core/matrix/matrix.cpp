@@ -383,15 +383,17 @@ void checkRoot(const Ctx& c, const YAML::Node& root) {
               "the matrix");
 }
 
-// The models, each named once and making a cell id part no other model makes; returns their
-// names for the exclude rules.
-QSet<QString> readModels(const Ctx& c, const YAML::Node& root, Matrix& m) {
-    QSet<QString> modelNames;
+bool hasModel(const Matrix& m, const QString& name) {
+    return std::ranges::find(m.models, name, &ModelSpec::name) != m.models.end();
+}
+
+// The models, each named once and making a cell id part no other model makes.
+void readModels(const Ctx& c, const YAML::Node& root, Matrix& m) {
     QMap<QString, ModelSpec> modelIds; // the id part each model makes -> the model
     for (const YAML::Node& n : requireSeq(c, root["models"], "models")) {
         requireMap(c, n, "models");
         ModelSpec s = readModel(c, n);
-        c.failIf(modelNames.contains(s.name), n["name"], "name",
+        c.failIf(hasModel(m, s.name), n["name"], "name",
                  QString("model '%1' is listed twice").arg(s.name));
         const QString id = sanitizeId(s.name);
         if (const auto other = modelIds.find(id); other != modelIds.end()) {
@@ -402,11 +404,9 @@ QSet<QString> readModels(const Ctx& c, const YAML::Node& root, Matrix& m) {
                        .arg(other->line));
         }
         modelIds.insert(id, s);
-        modelNames.insert(s.name);
         m.models.push_back(s);
     }
     c.failIf(m.models.empty(), root["models"], "models", "at least one model is needed");
-    return modelNames;
 }
 
 // One layer: a known one, listed once, whose backend and device (where written) are its own.
@@ -419,10 +419,8 @@ LayerSpec readLayer(const Ctx& c, const YAML::Node& n, const Matrix& m) {
     c.failIf(
         !known, n["name"], "name",
         QString("unknown layer '%1' (%2)").arg(name, QString::fromStdString(spec::layerNames())));
-    for (const LayerSpec& earlier : m.layers) {
-        c.failIf(earlier.name == name, n["name"], "name",
-                 QString("layer '%1' is listed twice").arg(name));
-    }
+    c.failIf(std::ranges::find(m.layers, name, &LayerSpec::name) != m.layers.end(), n["name"],
+             "name", QString("layer '%1' is listed twice").arg(name));
     const YAML::Mark at = n["name"].Mark();
     LayerSpec l{
         qName(known->name), qName(known->backend), qName(known->device), qName(known->interconnect),
@@ -468,13 +466,13 @@ void readWorldSizes(const Ctx& c, const YAML::Node& root, Matrix& m) {
 // (matrix/axes.h), so matching is equality. `taken` caches each setting's values over the
 // rules.
 ExcludeRule readExclude(const Ctx& c, const YAML::Node& n, const Matrix& m,
-                        const QSet<QString>& modelNames, QHash<QString, QStringList>& taken) {
+                        QHash<QString, QStringList>& taken) {
     requireMap(c, n, "exclude");
     checkKeys(c, n, QStringList{"model", "layer", "world_size"} + knobKeys(), "an exclude rule");
     ExcludeRule r;
     if (n["model"]) {
         const QString model = str(c, n["model"], "model");
-        c.failIf(!modelNames.contains(model), n["model"], "model",
+        c.failIf(!hasModel(m, model), n["model"], "model",
                  QString("unknown model '%1'").arg(model));
         r.match.emplace_back("model", model);
     }
@@ -539,13 +537,13 @@ Matrix parseRoot(const Ctx& c, const YAML::Node& root) {
         readRunConfig(c, root["defaults"], m.defaults, "defaults", &m.defaultKnobLists);
     }
     readIfGiven(c, root, "repeats", m.repeats, integer, 1, kMaxCount);
-    const QSet<QString> modelNames = readModels(c, root, m);
+    readModels(c, root, m);
     readLayers(c, root, m);
     readWorldSizes(c, root, m);
     if (root["exclude"]) {
         QHash<QString, QStringList> taken; // each setting's values, found once for all rules
         for (const YAML::Node& n : requireSeq(c, root["exclude"], "exclude")) {
-            m.excludes.push_back(readExclude(c, n, m, modelNames, taken));
+            m.excludes.push_back(readExclude(c, n, m, taken));
         }
     }
     if (const YAML::Node b = root["budget"]) {

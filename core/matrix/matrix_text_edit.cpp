@@ -81,11 +81,6 @@ TextEdit insertAt(const QString& text, int at, const QString& lines) {
     return {at, 0, (needsBreak ? "\n" : "") + lines};
 }
 
-// A new last line.
-TextEdit appendLine(const QString& text, const QString& line) {
-    return insertAt(text, int(text.size()), line + "\n");
-}
-
 TextEdit replaceBlock(const QString& text, std::pair<int, int> block, const QString& line) {
     // The block's last line kept its newline, unless it was the text's last line without one.
     const bool hadBreak = block.second > block.first && text[block.second - 1] == u'\n';
@@ -211,7 +206,7 @@ TextEdit budgetEdit(const QString& yaml, const QString& file, const BudgetSpec& 
                              .arg(gib(budget.hostGib), gib(budget.deviceGib),
                                   QString::number(budget.reserveGib, 'g', 6));
     const auto block = blockOf(t, "budget");
-    return block ? replaceBlock(yaml, *block, line) : appendLine(yaml, line);
+    return block ? replaceBlock(yaml, *block, line) : insertAt(yaml, int(yaml.size()), line + "\n");
 }
 
 TextEdit appendModelEdit(const QString& yaml, const QString& file, const QString& entry) {
@@ -220,7 +215,7 @@ TextEdit appendModelEdit(const QString& yaml, const QString& file, const QString
     const std::optional<std::pair<int, int>> block = blockOf(t, "models");
     const YAML::Node models = t.root.IsNull() ? YAML::Node() : t.root["models"];
     if (!block) {
-        return appendLine(yaml, alone);
+        return insertAt(yaml, int(yaml.size()), alone + "\n");
     }
     if (models.IsNull() ||
         (models.IsSequence() && models.size() == 0 && models.Style() != YAML::EmitterStyle::Flow)) {
@@ -247,7 +242,7 @@ TextEdit defaultsValueEdit(const QString& yaml, const QString& file, const QStri
     const QString entry = key + ": " + value;
     const std::optional<std::pair<int, int>> block = blockOf(t, "defaults");
     if (!block) {
-        return appendLine(yaml, "defaults:\n  " + entry);
+        return insertAt(yaml, int(yaml.size()), "defaults:\n  " + entry + "\n");
     }
     const YAML::Node defaults = t.root["defaults"];
     if (defaults.IsNull()) {

@@ -133,13 +133,8 @@ bool TorchScriptModel::activationScaled() const {
 }
 
 QStringList rankArguments(const TorchScriptModel& m) {
-    QStringList a{"--torchscript", m.file};
-    if (m.tokens > 0) {
-        a << "--tokens" << QString::number(m.tokens) << "--vocab" << QString::number(m.vocab);
-    } else {
-        a << "--input-shape" << dimensions(m.inputShape).join(',') << "--classes"
-          << QString::number(m.classes);
-    }
+    // The matrix and a description both give an image input its shape and classes.
+    QStringList a = QStringList{"--torchscript", m.file} + describeArguments(m);
     if (m.findUnusedParameters) {
         a << "--find-unused-parameters";
     }

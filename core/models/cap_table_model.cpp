@@ -7,7 +7,9 @@ namespace commprof::models {
 CapTableModel::CapTableModel(QObject* parent)
     : TableModel({"group", "cap MiB", "buckets", "predicted step ms", "predicted exposed ms",
                   "held out ms", "measured step ms", "error", "note"},
-                 parent) {}
+                 parent,
+                 {CapMb, Buckets, PredictedStepMs, PredictedExposedMs, HeldOutStepMs,
+                  MeasuredStepMs, Error}) {}
 
 void CapTableModel::setGroups(const std::vector<analysis::CapGroup>& groups) {
     beginResetModel();
@@ -24,17 +26,10 @@ void CapTableModel::setGroups(const std::vector<analysis::CapGroup>& groups) {
     endResetModel();
 }
 
-QVariant CapTableModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid() || index.row() >= rowCount()) {
-        return {};
-    }
+QVariant CapTableModel::cellData(const QModelIndex& index, int role) const {
     const Row& r = rows_[std::size_t(index.row())];
     const analysis::CapGroup& g = *r.group;
     const analysis::CapCandidate* c = r.candidate;
-    if (role == Qt::TextAlignmentRole) {
-        const bool text = index.column() == Group || index.column() == Note;
-        return QVariant(Qt::AlignVCenter | (text ? Qt::AlignLeft : Qt::AlignRight));
-    }
     if (role == Qt::ToolTipRole && index.column() == Group) {
         return report::actionLine(g);
     }

@@ -31,10 +31,10 @@ public:
 
     explicit CapTableModel(QObject* parent = nullptr);
     void setGroups(const std::vector<analysis::CapGroup>& groups);
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
 
 protected:
     int rows() const override { return int(rows_.size()); }
+    QVariant cellData(const QModelIndex& index, int role) const override;
 
 private:
     struct Row {

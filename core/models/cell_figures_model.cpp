@@ -108,13 +108,12 @@ void addRankRows(std::vector<CellFigure>& rows, const store::CellRow& cell,
     for (const store::RankFiguresRow& r : ranks) {
         const QString value = QString("step %1 · comm %2 · exposed %3")
                                   .arg(ms(r.stepMs), ms(r.commMs), ms(r.exposedCommMs));
-        QString note = r.traceError;
-        if (note.isEmpty()) {
-            note = r.agreement ? QString("backend / hook %1%2")
-                                     .arg(*r.agreement, 0, 'f', 3)
-                                     .arg(r.agreementFlagged ? ": " + r.agreementReason : "")
-                               : QString("no trace");
-        }
+        const QString note = !r.traceError.isEmpty() ? r.traceError
+                             : r.agreement
+                                 ? QString("backend / hook %1%2")
+                                       .arg(*r.agreement, 0, 'f', 3)
+                                       .arg(r.agreementFlagged ? ": " + r.agreementReason : "")
+                                 : QString("no trace");
         rows.push_back({QString("rank %1").arg(r.rank), value, note,
                         r.agreementFlagged || !r.traceError.isEmpty()});
     }
@@ -201,12 +200,11 @@ void CellFiguresModel::setCell(const store::CellRow* cell,
             addSweepRows(rows, *sweeps);
         } else if (!cell->isSweep() && cell->complete()) {
             rows.push_back({"step (median)", ms(cell->stepMs), {}});
-            rows.push_back(
-                {"compute", ms(cell->computeMs), percentOf(cell->computeMs, cell->stepMs)});
-            rows.push_back({"exposed communication", ms(cell->exposedCommMs),
-                            percentOf(cell->exposedCommMs, cell->stepMs)});
-            rows.push_back({"bookkeeping", ms(cell->bookkeepingMs),
-                            percentOf(cell->bookkeepingMs, cell->stepMs)});
+            for (const auto& [name, part] : {std::pair{"compute", cell->computeMs},
+                                             {"exposed communication", cell->exposedCommMs},
+                                             {"bookkeeping", cell->bookkeepingMs}}) {
+                rows.push_back({name, ms(part), percentOf(part, cell->stepMs)});
+            }
             if (cell->overlapEfficiency) {
                 rows.push_back({"overlap efficiency",
                                 QString::number(*cell->overlapEfficiency * 100.0, 'f', 1) + " %",

@@ -47,7 +47,7 @@ bool less(const QVariant& a, const QVariant& b) {
 CellTableModel::CellTableModel(QObject* parent)
     : TableModel({"cell", "varies", "layer", "ranks", "feasible", "binding", "host GiB",
                   "device GiB", "why not", "per node"},
-                 parent),
+                 parent, {WorldSize, HostGiB, DeviceGiB}),
       plan_(std::make_shared<const feasibility::Plan>()) {}
 
 QStringList CellTableModel::varyingAxes(const feasibility::Plan& plan) {
@@ -108,17 +108,12 @@ std::vector<int> CellTableModel::order(const feasibility::Plan& plan, const QStr
 }
 
 int CellTableModel::worstCell(const feasibility::Plan& plan) {
-    int worst = -1;
-    double ratio = -1;
-    for (int i = 0; i < int(plan.cells.size()); ++i) {
-        const auto& e = plan.cells[std::size_t(i)].estimate;
-        const double r = std::max(e.host.ratio(), e.device.used ? e.device.ratio() : 0.0);
-        if (r > ratio) {
-            ratio = r;
-            worst = i;
-        }
-    }
-    return worst;
+    const auto ratio = [](const feasibility::PlannedCell& pc) {
+        const auto& e = pc.estimate;
+        return std::max(e.host.ratio(), e.device.used ? e.device.ratio() : 0.0);
+    };
+    const auto worst = std::ranges::max_element(plan.cells, {}, ratio);
+    return worst == plan.cells.end() ? -1 : int(worst - plan.cells.begin());
 }
 
 void CellTableModel::setPlan(std::shared_ptr<const feasibility::Plan> plan,
@@ -203,21 +198,13 @@ void CellTableModel::fetchMore(const QModelIndex& parent) {
     endInsertRows();
 }
 
-QVariant CellTableModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid() || index.row() >= loaded_) {
-        return {};
-    }
+QVariant CellTableModel::cellData(const QModelIndex& index, int role) const {
     const auto& pc = plan_->cells[std::size_t(order_[std::size_t(index.row())])];
     if (role == InfeasibleRole) {
         return !pc.estimate.feasible;
     }
     if (role == PlanIndexRole) {
         return order_[std::size_t(index.row())];
-    }
-    if (role == Qt::TextAlignmentRole) {
-        const bool numeric =
-            index.column() == WorldSize || index.column() == HostGiB || index.column() == DeviceGiB;
-        return QVariant(Qt::AlignVCenter | (numeric ? Qt::AlignRight : Qt::AlignLeft));
     }
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole) {
         return {};

@@ -67,13 +67,13 @@ public:
     int planIndexAt(int row) const;
     int rowOfCell(const QString& cellId);
 
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     bool canFetchMore(const QModelIndex& parent) const override;
     void fetchMore(const QModelIndex& parent) override;
     void sort(int column, Qt::SortOrder order) override;
 
 protected:
     int rows() const override { return loaded_; }
+    QVariant cellData(const QModelIndex& index, int role) const override;
 
 private:
     void reorder(std::vector<int> order);

@@ -75,12 +75,6 @@ QStringList columnTips() {
     });
 }
 
-// The world size, and the columns from the cap to the agreement (the enum's order).
-bool numericColumn(int column) {
-    return column == ResultsCellModel::WorldSize ||
-           (column >= ResultsCellModel::CapMb && column <= ResultsCellModel::Agreement);
-}
-
 } // namespace
 
 void ResultsCellModel::setCells(std::vector<store::CellRow> cells, QMap<QString, QString> notes) {
@@ -115,14 +109,13 @@ QString ResultsCellModel::idAt(int row) const {
     return row >= 0 && row < int(cells_.size()) ? cells_[std::size_t(row)].id : QString();
 }
 
-ResultsCellModel::ResultsCellModel(QObject* parent) : TableModel(headers(), parent) {
+ResultsCellModel::ResultsCellModel(QObject* parent)
+    : TableModel(headers(), parent,
+                 {WorldSize, CapMb, Repeat, StepMs, CommMs, Overhead, Agreement}) {
     setColumnTips(columnTips());
 }
 
-QVariant ResultsCellModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid() || index.row() >= rowCount()) {
-        return {};
-    }
+QVariant ResultsCellModel::cellData(const QModelIndex& index, int role) const {
     const store::CellRow& c = cells_[std::size_t(index.row())];
     const bool flagged = c.status == "incomplete" || c.status == "failed" || c.status == "stopped";
     if (role == CellIdRole) {
@@ -136,10 +129,6 @@ QVariant ResultsCellModel::data(const QModelIndex& index, int role) const {
             return key;
         }
         role = Qt::DisplayRole; // the others sort by what they show
-    }
-    if (role == Qt::TextAlignmentRole) {
-        return QVariant(Qt::AlignVCenter |
-                        (numericColumn(index.column()) ? Qt::AlignRight : Qt::AlignLeft));
     }
     if (role == Qt::ToolTipRole) {
         if (index.column() == Agreement && !c.agreementReason.isEmpty()) {

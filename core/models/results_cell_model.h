@@ -45,10 +45,9 @@ public:
     // that does not can be hidden).
     bool varies(int column) const;
 
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-
 protected:
     int rows() const override { return int(cells_.size()); }
+    QVariant cellData(const QModelIndex& index, int role) const override;
 
 private:
     std::vector<store::CellRow> cells_;

@@ -93,13 +93,12 @@ void RunStateModel::showRecorded(const QHash<QString, RecordedCell>& cells) {
 
 void RunStateModel::onCellState(const QString& id, runner::CellState state, const QString& detail) {
     const int i = rowOf(id);
-    if (i < 0) {
+    // A resumed run passes over the cells it did: they stay as they ended.
+    if (i < 0 ||
+        (state == runner::CellState::Skipped && rows_[i].state == runner::CellState::Complete)) {
         return;
     }
     CellRow& r = rows_[i];
-    if (state == runner::CellState::Skipped && r.state == runner::CellState::Complete) {
-        return; // a resumed run passes over the cells it did: they stay as they ended
-    }
     r.state = state;
     r.detail = detail;
     r.recorded.clear();
@@ -122,35 +121,31 @@ void RunStateModel::onRankProgress(const QString& id, int rank, const QJsonObjec
     }
     namespace P = spec::progress; // the keys commprof-rank writes
     const QString kind = event[P::kEvent].toString();
-    if (kind == P::kIteration) {
-        RankProgress& p = rows_[i].ranks[rank];
-        p.iteration = event[P::kIter].toInt() + 1;
-        p.of = event[P::kOf].toInt();
-        p.lastStepMs = event[P::kStepMs].toDouble();
-        ++p.eventsSeen;
-        emit dataChanged(index(i, Ranks), index(i, Ranks));
-    } else if (kind == P::kSweep) {
-        RankProgress& p = rows_[i].ranks[rank];
-        const double bytes = event[P::kBytes].toDouble();
-        p.sweptBytes = bytes;
-        p.sweptLast =
-            QString("%1 %2").arg(event[P::kKind].toString(),
-                                 QString::fromStdString(trace::formatRoundedByteSize(bytes)));
-        ++p.eventsSeen;
-        emit dataChanged(index(i, Ranks), index(i, Ranks));
-    } else if (kind == P::kBucket) {
+    if (kind == P::kBucket) {
         emit bucketTimed(id, rank, event[P::kIter].toInt(), event[P::kMs].toDouble(),
                          event[P::kBytes].toInteger());
+    } else if (kind == P::kIteration || kind == P::kSweep) {
+        RankProgress& p = rows_[i].ranks[rank];
+        if (kind == P::kIteration) {
+            p.iteration = event[P::kIter].toInt() + 1;
+            p.of = event[P::kOf].toInt();
+            p.lastStepMs = event[P::kStepMs].toDouble();
+        } else {
+            p.sweptBytes = event[P::kBytes].toDouble();
+            p.sweptLast = QString("%1 %2").arg(
+                event[P::kKind].toString(),
+                QString::fromStdString(trace::formatRoundedByteSize(p.sweptBytes)));
+        }
+        ++p.eventsSeen;
+        emit dataChanged(index(i, Ranks), index(i, Ranks));
     }
 }
 
 void RunStateModel::onLauncherState(const QString& id, const QJsonObject& state) {
-    const int i = rowOf(id);
-    if (i < 0) {
-        return;
+    if (const int i = rowOf(id); i >= 0) {
+        rows_[i].scheduler = state;
+        emit dataChanged(index(i, Scheduler), index(i, Scheduler));
     }
-    rows_[i].scheduler = state;
-    emit dataChanged(index(i, Scheduler), index(i, Scheduler));
 }
 
 void RunStateModel::tick() {
@@ -244,10 +239,7 @@ std::optional<double> RunStateModel::etaSeconds() const {
     return leftMs / 1000.0;
 }
 
-QVariant RunStateModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid() || index.row() >= rowCount()) {
-        return {};
-    }
+QVariant RunStateModel::cellData(const QModelIndex& index, int role) const {
     const CellRow& r = rows_[index.row()];
     if (role == RunningRole) {
         return r.state == runner::CellState::Running;

@@ -80,14 +80,13 @@ public:
     // fold. Nothing before there is a basis.
     std::optional<double> etaSeconds() const;
 
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-
 signals:
     void bucketTimed(const QString& cellId, int rank, int iteration, double ms, qint64 bytes);
     void currentCellChanged(const QString& cellId);
 
 protected:
     int rows() const override { return int(rows_.size()); }
+    QVariant cellData(const QModelIndex& index, int role) const override;
 
 private:
     QList<CellRow> rows_;

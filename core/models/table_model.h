@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // What every flat table model here shares: fixed, named columns and no children. A subclass
-// says how many rows it has (rows()) and what a cell shows (data()).
+// says how many rows it has (rows()) and what a cell shows (cellData()).
 //
 // RowTableModel goes one step further for a model whose rows are plain values: its columns
 // are a table of (header, what a row shows), so the bounds, the roles and the column switch
@@ -23,14 +23,28 @@ namespace commprof::models {
 class TableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    TableModel(QStringList columns, QObject* parent)
-        : QAbstractTableModel(parent), columns_(std::move(columns)) {}
+    // `rightAligned`: the columns of figures, aligned right and the others left; where none are
+    // given, cellData answers Qt::TextAlignmentRole.
+    TableModel(QStringList columns, QObject* parent, QList<int> rightAligned = {})
+        : QAbstractTableModel(parent), columns_(std::move(columns)),
+          rightAligned_(std::move(rightAligned)) {}
 
     int rowCount(const QModelIndex& parent = {}) const final {
         return parent.isValid() ? 0 : rows();
     }
     int columnCount(const QModelIndex& parent = {}) const final {
         return parent.isValid() ? 0 : int(columns_.size());
+    }
+    // Bounds checked here, once: cellData sees only an index inside the table.
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const final {
+        if (!index.isValid() || index.row() >= rows() || index.column() >= columns_.size()) {
+            return {};
+        }
+        if (role == Qt::TextAlignmentRole && !rightAligned_.isEmpty()) {
+            const bool right = rightAligned_.contains(index.column());
+            return QVariant(Qt::AlignVCenter | (right ? Qt::AlignRight : Qt::AlignLeft));
+        }
+        return cellData(index, role);
     }
     QVariant headerData(int section, Qt::Orientation orientation,
                         int role = Qt::DisplayRole) const final {
@@ -45,6 +59,7 @@ public:
 
 protected:
     virtual int rows() const = 0;
+    virtual QVariant cellData(const QModelIndex& index, int role) const = 0;
     // What each column holds, shown when the pointer rests on its header (a short header such
     // as "exposed comm" does not say of what, or how it is measured).
     void setColumnTips(QStringList tips) { tips_ = std::move(tips); }
@@ -52,6 +67,7 @@ protected:
 private:
     QStringList columns_;
     QStringList tips_;
+    QList<int> rightAligned_;
 };
 
 // A figure as a SortRole gives it: a number, where a missing one sorts first.
@@ -82,15 +98,10 @@ public:
     using Column = RowColumn<Row>;
     using Columns = std::vector<Column>;
 
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const final {
-        if (!index.isValid() || index.row() >= int(rows_.size()) || index.column() < 0 ||
-            index.column() >= int(columns_.size())) {
-            return {};
-        }
+protected:
+    QVariant cellData(const QModelIndex& index, int role) const final {
         return rowData(rows_[std::size_t(index.row())], index.column(), role);
     }
-
-protected:
     RowTableModel(Columns columns, QObject* parent)
         : TableModel(spec::mapped<QStringList>(columns, [](const Column& c) { return c.header; }),
                      parent),

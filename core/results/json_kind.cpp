@@ -3,26 +3,21 @@
 
 #include <QJsonDocument>
 
+#include <map>
+
 namespace commprof::results {
 
 QString describeJson(const QJsonValue& v) {
-    switch (v.type()) {
-    case QJsonValue::Null:
-        return "null";
-    case QJsonValue::Bool:
-        return "a boolean";
-    case QJsonValue::Double:
-        return "a number";
-    case QJsonValue::String:
+    if (v.isString()) {
         return QString("a string \"%1\"").arg(v.toString().left(40));
-    case QJsonValue::Array:
-        return "an array";
-    case QJsonValue::Object:
-        return "an object";
-    case QJsonValue::Undefined:
-        break;
     }
-    return "nothing";
+    static const std::map<QJsonValue::Type, const char*> kKinds{{QJsonValue::Null, "null"},
+                                                                {QJsonValue::Bool, "a boolean"},
+                                                                {QJsonValue::Double, "a number"},
+                                                                {QJsonValue::Array, "an array"},
+                                                                {QJsonValue::Object, "an object"}};
+    const auto kind = kKinds.find(v.type());
+    return kind == kKinds.end() ? "nothing" : kind->second;
 }
 
 QString compactJson(const QJsonValue& v) {

@@ -21,17 +21,15 @@ QString mib(double bytes) {
 // Each bucket's bytes: the sum of its parameters' (indices into `parameters`).
 std::vector<double> bucketBytes(const std::vector<std::vector<std::int64_t>>& buckets,
                                 const std::vector<ParameterRecord>& parameters) {
-    std::vector<double> out;
-    for (const auto& b : buckets) {
+    return spec::mapped<std::vector<double>>(buckets, [&](const std::vector<std::int64_t>& b) {
         double bytes = 0;
         for (const std::int64_t i : b) {
             if (i >= 0 && std::size_t(i) < parameters.size()) {
                 bytes += parameters[std::size_t(i)].bytes;
             }
         }
-        out.push_back(bytes);
-    }
-    return out;
+        return bytes;
+    });
 }
 
 QString inputText(const RankHeader& r) {

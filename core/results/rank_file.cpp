@@ -3,6 +3,7 @@
 
 #include "files/safe_file.h"
 #include "results/json_kind.h"
+#include "spec/mapped.h"
 #include "spec/rank_contract.h"
 
 #include <QFileInfo>
@@ -236,14 +237,11 @@ void checkAgainstWallTime(Checker& c, const RankRecord& r) {
 
 // An array of arrays of parameter indices ("initial_buckets"), as written; not checked.
 std::vector<std::vector<std::int64_t>> indexLists(const QJsonValue& v) {
-    std::vector<std::vector<std::int64_t>> out;
-    for (const QJsonValue b : v.toArray()) {
-        std::vector<std::int64_t>& bucket = out.emplace_back();
-        for (const QJsonValue i : b.toArray()) {
-            bucket.push_back(i.toInteger());
-        }
-    }
-    return out;
+    return spec::mapped<std::vector<std::vector<std::int64_t>>>(
+        v.toArray(), [](const QJsonValue& b) {
+            return spec::mapped<std::vector<std::int64_t>>(
+                b.toArray(), [](const QJsonValue& i) { return i.toInteger(); });
+        });
 }
 
 // Iterations and buckets: each listed once.

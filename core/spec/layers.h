@@ -72,21 +72,13 @@ inline const Layer* findLayer(std::string_view name) {
 
 // The layer a rank started with --backend and --device belongs to (nullptr: no such layer).
 inline const Layer* layerOf(std::string_view backend, std::string_view device) {
-    for (const Layer& l : kLayers) {
-        if (l.backend == backend && (l.device == device || l.gpus == GpuRule::OnePerRank)) {
-            return &l;
-        }
-    }
-    return nullptr;
+    return rowWhere(kLayers, [&](const Layer& l) {
+        return l.backend == backend && (l.device == device || l.gpus == GpuRule::OnePerRank);
+    });
 }
 
 inline const Layer* headlineLayer() {
-    for (const Layer& l : kLayers) {
-        if (l.headline) {
-            return &l;
-        }
-    }
-    return nullptr;
+    return rowWhere(kLayers, [](const Layer& l) { return l.headline; });
 }
 
 inline bool usesDevice(const Layer& l) {

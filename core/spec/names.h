@@ -19,11 +19,15 @@ template <typename Rows> std::string namesOf(const Rows& rows) {
     return out;
 }
 
+// The first row of `rows` that `pred` holds for; nullptr: none.
+template <typename Rows, typename Pred> auto rowWhere(const Rows& rows, Pred pred) {
+    const auto it = std::find_if(std::begin(rows), std::end(rows), pred);
+    return it == std::end(rows) ? nullptr : &*it;
+}
+
 // The row of `rows` whose `name` is `name`; nullptr: none.
 template <typename Rows> auto rowNamed(const Rows& rows, std::string_view name) {
-    const auto it = std::find_if(std::begin(rows), std::end(rows),
-                                 [&](const auto& row) { return row.name == name; });
-    return it == std::end(rows) ? nullptr : &*it;
+    return rowWhere(rows, [&](const auto& row) { return row.name == name; });
 }
 
 } // namespace commprof::spec

@@ -4,6 +4,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -64,8 +65,10 @@ template <auto... Path> CellColumn stored(CellColumn c) {
     return c;
 }
 
-QVariant predictionMs(const CellExtras& e, double analysis::DdpPrediction::*us) {
-    return e.prediction ? QVariant(e.prediction->*us / 1000.0) : QVariant();
+// A derived column of the DDP prediction: the figure in microseconds shown in milliseconds.
+template <double analysis::DdpPrediction::*Us>
+QVariant predictionMs(const CellRow&, const CellExtras& e) {
+    return e.prediction ? QVariant(e.prediction->*Us / 1000.0) : QVariant();
 }
 
 // Stored columns in the order of the `cells` table (its migrations in schema.cpp), then the
@@ -281,18 +284,12 @@ const std::vector<CellColumn> kColumns = {
      .inJson = false,
      .csvPosition = 21,
      .doc = "a DDP cell's all-reduce per step predicted from its sweep (measurement.md)",
-     .get =
-         [](const CellRow&, const CellExtras& e) {
-             return predictionMs(e, &analysis::DdpPrediction::predictedUsPerStep);
-         }},
+     .get = predictionMs<&analysis::DdpPrediction::predictedUsPerStep>},
     {.name = "measured_allreduce_ms",
      .inJson = false,
      .csvPosition = 22,
      .doc = "the all-reduce per step measured, as the prediction defines it",
-     .get =
-         [](const CellRow&, const CellExtras& e) {
-             return predictionMs(e, &analysis::DdpPrediction::measuredUsPerStep);
-         }},
+     .get = predictionMs<&analysis::DdpPrediction::measuredUsPerStep>},
     {.name = "prediction_off_by",
      .inJson = false,
      .csvPosition = 23,
@@ -322,9 +319,7 @@ std::vector<const CellColumn*> csvColumns() {
     std::vector<const CellColumn*> out;
     for (const CellColumn& c : kColumns) {
         if (c.csv()) {
-            if (out.size() <= std::size_t(c.csvPosition)) {
-                out.resize(std::size_t(c.csvPosition) + 1, nullptr);
-            }
+            out.resize(std::max(out.size(), std::size_t(c.csvPosition) + 1), nullptr);
             out[std::size_t(c.csvPosition)] = &c;
         }
     }

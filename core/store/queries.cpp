@@ -26,12 +26,9 @@ Statement bucketsQuery(Database& db) {
 
 std::vector<BucketRow> buckets(Statement& s, const QString& cellKey) {
     s.bind(cellKey);
-    std::vector<BucketRow> out;
-    while (s.step()) {
-        out.push_back({s.column(0).toInt(), s.column(1).toInt(), s.column(2).toInt(),
-                       s.column(3).toLongLong(), s.column(4).toLongLong(), s.column(5).toLongLong(),
-                       s.column(6).toLongLong()});
-    }
+    std::vector<BucketRow> out = readRows<BucketRow>(s, [](BucketRow& b) {
+        return std::tie(b.rank, b.iter, b.index, b.bytes, b.nparams, b.startNs, b.endNs);
+    });
     s.reset();
     return out;
 }
@@ -47,15 +44,11 @@ std::vector<trace::StepMetrics> steps(Database& db, const QString& cellKey) {
                    "overlap_us, exposed_comm_us, overlap_efficiency, comm_overhead_fraction FROM "
                    "trace_steps WHERE cell_key = ? AND rank = 0 ORDER BY step");
     s.bind(cellKey);
-    std::vector<trace::StepMetrics> out;
-    while (s.step()) {
-        trace::StepMetrics m;
-        readColumns(s, 0, m.step, m.startUs, m.endUs, m.stepUs, m.computeUs, m.commUs,
-                    m.bookkeepingUs, m.overlapUs, m.exposedCommUs, m.overlapEfficiency,
-                    m.commOverheadFraction);
-        out.push_back(m);
-    }
-    return out;
+    return readRows<trace::StepMetrics>(s, [](trace::StepMetrics& m) {
+        return std::tie(m.step, m.startUs, m.endUs, m.stepUs, m.computeUs, m.commUs,
+                        m.bookkeepingUs, m.overlapUs, m.exposedCommUs, m.overlapEfficiency,
+                        m.commOverheadFraction);
+    });
 }
 
 std::vector<RankFiguresRow> rankFigures(Database& db, const QString& cellKey) {
@@ -63,14 +56,10 @@ std::vector<RankFiguresRow> rankFigures(Database& db, const QString& cellKey) {
                              "agreement, agreement_flagged, agreement_reason, trace_error FROM "
                              "rank_figures WHERE cell_key = ? ORDER BY rank");
     s.bind(cellKey);
-    std::vector<RankFiguresRow> out;
-    while (s.step()) {
-        RankFiguresRow r;
-        readColumns(s, 0, r.rank, r.stepMs, r.commMs, r.exposedCommMs, r.hookMs, r.backendMs,
-                    r.agreement, r.agreementFlagged, r.agreementReason, r.traceError);
-        out.push_back(r);
-    }
-    return out;
+    return readRows<RankFiguresRow>(s, [](RankFiguresRow& r) {
+        return std::tie(r.rank, r.stepMs, r.commMs, r.exposedCommMs, r.hookMs, r.backendMs,
+                        r.agreement, r.agreementFlagged, r.agreementReason, r.traceError);
+    });
 }
 
 QJsonObject toJson(const CellRow& c) {

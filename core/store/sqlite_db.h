@@ -7,6 +7,8 @@
 
 #include <optional>
 #include <stdexcept>
+#include <tuple>
+#include <vector>
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -82,6 +84,15 @@ inline void columnInto(const QVariant& v, std::optional<double>& out) {
 }
 template <typename... T> void readColumns(const Statement& s, int first, T&... out) {
     (columnInto(s.column(first++), out), ...);
+}
+// Every row the statement steps to as a T, its columns read (readColumns) into the members
+// `fields` ties: [](Row& r) { return std::tie(r.a, r.b); }.
+template <typename T, typename Fields> std::vector<T> readRows(Statement& s, Fields fields) {
+    std::vector<T> out;
+    while (s.step()) {
+        std::apply([&s](auto&... f) { readColumns(s, 0, f...); }, fields(out.emplace_back()));
+    }
+    return out;
 }
 
 // BEGIN IMMEDIATE ... COMMIT, rolled back if not committed.

@@ -26,7 +26,6 @@ void insertSweep(Database& db, const QString& cellKey,
 }
 
 std::vector<StoredSweep> sweeps(Database& db, const QString& cellKey) {
-    std::vector<StoredSweep> out;
     Statement cell = db.prepare("SELECT layer, world_size FROM cells WHERE key = ?");
     cell.bind(cellKey);
     StoredSweep ofCell; // the layer and world size every kind shares
@@ -38,13 +37,12 @@ std::vector<StoredSweep> sweeps(Database& db, const QString& cellKey) {
                    "r2, sizes, from_bytes, to_bytes, left_out_from_bytes, note FROM sweep_fits "
                    "WHERE cell_key = ? ORDER BY kind");
     fits.bind(cellKey);
-    while (fits.step()) {
-        StoredSweep s = ofCell;
-        readColumns(fits, 0, s.series.kind, s.series.unsupported, s.fit.refused, s.fit.reason,
-                    s.fit.method, s.fit.alphaUs, s.fit.betaUsPerByte, s.fit.r2, s.fit.sizes,
-                    s.fit.fromBytes, s.fit.toBytes, s.fit.leftOutFromBytes, s.fit.note);
-        out.push_back(s);
-    }
+    std::vector<StoredSweep> out = readRows<StoredSweep>(fits, [&ofCell](StoredSweep& s) {
+        s = ofCell;
+        return std::tie(s.series.kind, s.series.unsupported, s.fit.refused, s.fit.reason,
+                        s.fit.method, s.fit.alphaUs, s.fit.betaUsPerByte, s.fit.r2, s.fit.sizes,
+                        s.fit.fromBytes, s.fit.toBytes, s.fit.leftOutFromBytes, s.fit.note);
+    });
     Statement points = sweepPointsQuery(db);
     for (StoredSweep& s : out) {
         s.series.points = sweepPoints(points, cellKey, s.series.kind);
@@ -59,14 +57,12 @@ Statement sweepPointsQuery(Database& db) {
 
 std::vector<analysis::SweepPoint> sweepPoints(Statement& query, const QString& cellKey,
                                               const QString& kind) {
-    std::vector<analysis::SweepPoint> out;
     query.bindAll({cellKey, kind});
-    while (query.step()) {
-        analysis::SweepPoint p;
-        readColumns(query, 0, p.bytes, p.slowestUs, p.typicalUs, p.slowestRank, p.algbwGBps,
-                    p.busbwGBps);
-        out.push_back(p);
-    }
+    std::vector<analysis::SweepPoint> out =
+        readRows<analysis::SweepPoint>(query, [](analysis::SweepPoint& p) {
+            return std::tie(p.bytes, p.slowestUs, p.typicalUs, p.slowestRank, p.algbwGBps,
+                            p.busbwGBps);
+        });
     query.reset(); // for the next kind or cell
     return out;
 }
@@ -105,31 +101,27 @@ std::optional<StoredPrediction> prediction(Database& db, const QString& cellKey)
         return p;
     }
     const auto us = [&](int i) { return s.column(i).toDouble() * 1000.0; };
-    analysis::DdpPrediction d;
-    d.steps = s.column(2).toInt();
-    d.predictedUsPerStep = us(3);
-    if (!s.column(4).isNull()) {
-        d.fitUsPerStep = us(4);
-    }
-    d.measuredUsPerStep = us(5);
-    d.measuredMinUs = us(6);
-    d.measuredMaxUs = us(7);
-    d.waitUsPerStep = us(8);
-    d.queuedUsPerStep = us(9);
-    d.backendUsPerStep = us(10);
-    d.hostCpus = s.column(11).toInt();
-    d.sweepUsPerStep = us(12);
     Statement b = db.prepare(
         "SELECT idx, bytes, predicted_us, fit_us, measured_us, wait_us, queued_us, samples, "
         "sweep_us, cpu_share FROM bucket_predictions WHERE cell_key = ? ORDER BY idx");
     b.bind(cellKey);
-    while (b.step()) {
-        analysis::BucketPrediction bp;
-        readColumns(b, 0, bp.index, bp.bytes, bp.predictedUs, bp.fitUs, bp.measuredUs, bp.waitUs,
-                    bp.queuedUs, bp.samples, bp.sweepUs, bp.cpuShare);
-        d.buckets.push_back(bp);
-    }
-    p.prediction = d;
+    const auto bucket = [](analysis::BucketPrediction& bp) {
+        return std::tie(bp.index, bp.bytes, bp.predictedUs, bp.fitUs, bp.measuredUs, bp.waitUs,
+                        bp.queuedUs, bp.samples, bp.sweepUs, bp.cpuShare);
+    };
+    p.prediction = analysis::DdpPrediction{
+        .steps = s.column(2).toInt(),
+        .hostCpus = s.column(11).toInt(),
+        .sweepUsPerStep = us(12),
+        .predictedUsPerStep = us(3),
+        .fitUsPerStep = s.column(4).isNull() ? std::nullopt : std::optional(us(4)),
+        .measuredUsPerStep = us(5),
+        .measuredMinUs = us(6),
+        .measuredMaxUs = us(7),
+        .waitUsPerStep = us(8),
+        .queuedUsPerStep = us(9),
+        .backendUsPerStep = us(10),
+        .buckets = readRows<analysis::BucketPrediction>(b, bucket)};
     return p;
 }
 
