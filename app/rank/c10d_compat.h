@@ -32,6 +32,11 @@ constexpr bool kHasCudaBuild = true;
 constexpr bool kHasCudaBuild = false;
 #endif
 
+// The first line of an error's what(): libtorch's carry a C++ backtrace after it.
+inline std::string firstLine(const std::string& what) {
+    return what.substr(0, what.find('\n'));
+}
+
 // Whatever the Reducer and our hook talk to.
 using ProcessGroupPtr = c10::intrusive_ptr<c10d::ProcessGroup>;
 

@@ -102,8 +102,7 @@ std::vector<double> timeSize(const SweepGroup& g, const std::string& kind, std::
         if (measuredAny || !timesUs.empty()) {
             throw;
         }
-        const std::string what = e.what();
-        unsupported = what.substr(0, what.find('\n'));
+        unsupported = firstLine(e.what());
         return {};
     }
     return timesUs;

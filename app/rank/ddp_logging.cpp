@@ -11,10 +11,6 @@ std::int64_t intOf(const at::DDPLoggingData& d, const char* key) {
     return it == d.ints_map.end() ? 0 : it->second;
 }
 
-std::string firstLine(const std::string& s) {
-    return s.substr(0, s.find('\n'));
-}
-
 } // namespace
 
 DdpLoggingRecorder::DdpLoggingRecorder(std::shared_ptr<c10d::Reducer> reducer,

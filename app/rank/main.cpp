@@ -39,16 +39,11 @@ int rankMain(int argc, char** argv) {
         std::fprintf(stderr, "%s\n", e.what());
         return exit_code::kFailed;
     }
-    if (options.help) {
-        std::fputs(commprof::options::helpText(rankProgram()).c_str(), stdout);
-        return exit_code::kOk;
-    }
-    if (options.digestSelftest) {
-        std::fputs(digestSelftestJson().c_str(), stdout);
-        return exit_code::kOk;
-    }
-    if (options.version) {
-        std::fputs(versionJson().c_str(), stdout);
+    if (options.help || options.digestSelftest || options.version) {
+        const std::string text = options.help ? commprof::options::helpText(rankProgram())
+                                 : options.digestSelftest ? digestSelftestJson()
+                                                          : versionJson();
+        std::fputs(text.c_str(), stdout);
         return exit_code::kOk;
     }
     if (options.checkModule) {

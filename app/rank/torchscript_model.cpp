@@ -2,6 +2,7 @@
 #include "models.h"
 
 #include "archive_bounds.h"
+#include "c10d_compat.h"
 #include "spec/mapped.h"
 #include "spec/model_families.h"
 
@@ -17,10 +18,6 @@
 
 namespace commprof::rank {
 namespace {
-
-std::string firstLine(const std::string& what) {
-    return what.substr(0, what.find('\n'));
-}
 
 // An interpreter error is a TorchScript traceback that ends in the op's own "RuntimeError: ..."
 // line: that line is the reason.

@@ -149,7 +149,7 @@ Plan planWithoutCells(const matrix::Matrix& m, const PlanOptions& options) {
     }
     plan.budget =
         resolveBudget(plan.matrix, profile ? &*profile : nullptr, options.overrides, facts);
-    plan.linkRefusal = platform::linkEmulationRefusal();
+    plan.linkRefusal = platform::linkEmulation().refusal;
     return plan;
 }
 

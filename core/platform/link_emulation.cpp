@@ -44,8 +44,4 @@ QString linkEmulationModeName(LinkEmulationMode mode) {
                                                       : "unavailable";
 }
 
-QString linkEmulationRefusal() {
-    return linkEmulation().refusal;
-}
-
 } // namespace commprof::platform

@@ -28,7 +28,4 @@ QString networkToolPath(const QString& tool);
 // "root", "user_namespace" or "unavailable", as probe --json writes it.
 QString linkEmulationModeName(LinkEmulationMode mode);
 
-// Why links cannot be emulated here, or empty.
-QString linkEmulationRefusal();
-
 } // namespace commprof::platform

@@ -8,8 +8,6 @@
 #include <QRegularExpression>
 #include <QStandardPaths>
 
-#include <algorithm>
-
 namespace commprof::platform {
 namespace {
 
@@ -109,18 +107,6 @@ QMap<QString, QString> parseSlurmRecord(const QByteArray& line) {
         out[name] = text.mid(valueStart).trimmed();
     }
     return out;
-}
-
-int SlurmCluster::smallestCpus() const {
-    return nodes.isEmpty() ? 0 : std::ranges::min(nodes, {}, &SlurmNode::cpus).cpus;
-}
-
-double SlurmCluster::smallestMemoryBytes() const {
-    return nodes.isEmpty() ? 0 : std::ranges::min(nodes, {}, &SlurmNode::memoryBytes).memoryBytes;
-}
-
-int SlurmCluster::smallestGpus() const {
-    return nodes.isEmpty() ? 0 : std::ranges::min(nodes, {}, &SlurmNode::gpus).gpus;
 }
 
 QStringList expandHostnames(const QString& nodeList, const QProcessEnvironment& env) {

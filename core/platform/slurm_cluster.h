@@ -12,6 +12,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <algorithm>
+
 namespace commprof::platform {
 
 struct SlurmTools {
@@ -57,9 +59,12 @@ struct SlurmCluster {
     QList<SlurmNode> nodes;
     bool reachable() const { return problem.isEmpty(); }
     // Per node, the smallest of the nodes: what every node can give a cell.
-    int smallestCpus() const;
-    double smallestMemoryBytes() const;
-    int smallestGpus() const;
+    int smallestCpus() const { return smallest(&SlurmNode::cpus); }
+    double smallestMemoryBytes() const { return smallest(&SlurmNode::memoryBytes); }
+    int smallestGpus() const { return smallest(&SlurmNode::gpus); }
+    template <typename T> T smallest(T SlurmNode::*field) const {
+        return nodes.isEmpty() ? T{} : std::ranges::min(nodes, {}, field).*field;
+    }
 };
 SlurmCluster querySlurmCluster(const QString& partition, const QProcessEnvironment& env);
 

@@ -4,7 +4,6 @@
 #include "files/safe_file.h"
 #include "matrix/links.h"
 #include "platform/link_emulation.h"
-#include "runner/network_tool.h"
 #include "runner/process_identity.h"
 
 #include <QAtomicInt>

@@ -399,30 +399,27 @@ void MatrixRunner::next() {
             emit cellStateChanged(pc.cell.id, CellState::Skipped, "complete in an earlier run");
             continue;
         }
+        QString e;
         if (QFileInfo::exists(dir)) {
             // Never mix new files with what an earlier, interrupted attempt left.
             const QString aside = out.filePath(
                 QString(".aside/%1.%2")
                     .arg(pc.cell.id,
                          QDateTime::currentDateTimeUtc().toString("yyyyMMddThhmmsszzz")));
-            QString e = files::makeDirs(out.filePath(".aside"), options_.outDir);
+            e = files::makeDirs(out.filePath(".aside"), options_.outDir);
             if (e.isEmpty() && !QDir().rename(dir, aside)) {
                 e = QString("cannot move %1 aside to %2").arg(dir, aside);
             }
-            if (!e.isEmpty()) {
-                endCell(pc, CellState::Failed, e, {e});
-                continue;
+            if (e.isEmpty()) {
+                emit logLine(pc.cell.id, "moved an earlier attempt aside to " + aside);
             }
-            emit logLine(pc.cell.id, "moved an earlier attempt aside to " + aside);
-        }
-        if (const QString e = files::makeDirs(dir, options_.outDir); !e.isEmpty()) {
-            endCell(pc, CellState::Failed, e, {e});
-            continue;
         }
         QJsonObject cellDoc = matrix::cellJson(pc.cell, pc.estimate);
         cellDoc["status"] = pc.estimate.feasible ? "running" : "skipped_infeasible";
-        if (const QString e = writeCellRecord(dir, cellDoc); !e.isEmpty()) {
-            // No rank runs where its cell cannot be recorded.
+        e = e.isEmpty() ? files::makeDirs(dir, options_.outDir) : e;
+        // No rank runs where its cell cannot be recorded.
+        e = e.isEmpty() ? writeCellRecord(dir, cellDoc) : e;
+        if (!e.isEmpty()) {
             endCell(pc, CellState::Failed, e, {e});
             continue;
         }

@@ -167,8 +167,11 @@ bool RankPool::startRank(int r, const QString& master, const QString& storeToken
             ::close(fd);
         }
     }
-    if (up) {
-        writePidFile(r, raw->processId());
+    const QString error = up && !spec_.pidDir.isEmpty()
+                              ? writePidRecord(pidFile(r), raw->processId(), spec_.runId)
+                              : QString();
+    if (!error.isEmpty()) {
+        emit logLine("cannot record the rank's pid: " + error);
     }
     return up;
 }
@@ -267,16 +270,6 @@ QString RankPool::pidFile(int rank) const {
         .filePath(spec_.pidTag + QString::fromStdString(spec::files::kPidFile.of(rank)));
 }
 
-void RankPool::writePidFile(int rank, qint64 pid) {
-    if (spec_.pidDir.isEmpty()) {
-        return;
-    }
-    const QString error = writePidRecord(pidFile(rank), pid, spec_.runId);
-    if (!error.isEmpty()) {
-        emit logLine("cannot record the rank's pid: " + error);
-    }
-}
-
 void RankPool::removePidFiles() {
     if (spec_.pidDir.isEmpty()) {
         return;
@@ -325,18 +318,16 @@ void RankPool::terminateAll(const QString& reason) {
     if (!killTimer_) {
         killTimer_ = new QTimer(this);
         killTimer_->setSingleShot(true);
-        connect(killTimer_, &QTimer::timeout, this, &RankPool::killRemaining);
+        connect(killTimer_, &QTimer::timeout, this, [this] {
+            for (auto& p : procs_) {
+                if (p->state() != QProcess::NotRunning) {
+                    emit logLine("a rank ignored SIGTERM: sending SIGKILL");
+                    p->kill();
+                }
+            }
+        });
     }
     killTimer_->start(spec_.graceMs);
-}
-
-void RankPool::killRemaining() {
-    for (auto& p : procs_) {
-        if (p->state() != QProcess::NotRunning) {
-            emit logLine("a rank ignored SIGTERM: sending SIGKILL");
-            p->kill();
-        }
-    }
 }
 
 void RankPool::stop() {

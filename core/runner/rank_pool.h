@@ -86,10 +86,8 @@ private:
     void failWithoutPort(const QString& why);
     void onRankFinished(int rank, int exitCode, QProcess::ExitStatus status);
     void terminateAll(const QString& reason);
-    void killRemaining();
     void finishIfDone();
     QString pidFile(int rank) const;
-    void writePidFile(int rank, qint64 pid);
     void removePidFiles();
 
     PoolSpec spec_;

@@ -16,22 +16,6 @@
 namespace commprof::runner {
 namespace {
 
-// The record as Slurm has it now: `scontrol show job|step -o ID`; empty when Slurm no longer
-// knows it.
-QMap<QString, QString> slurmRecord(const JobRecord& r, const QProcessEnvironment& env,
-                                   const QString& scontrol, QString* problem) {
-    const platform::ToolResult t =
-        platform::runTool(scontrol, {"show", r.isStep() ? "step" : "job", "-o", r.id}, env);
-    if (!t.ran) {
-        if (problem) {
-            *problem = t.problem("scontrol");
-        }
-        return {};
-    }
-    return t.ok() ? platform::parseSlurmRecord(t.out.split('\n').value(0))
-                  : QMap<QString, QString>{};
-}
-
 bool ownedByThisUser(const QString& userId) {
     const QRegularExpressionMatch m = QRegularExpression("\\((\\d+)\\)$").match(userId);
     return m.hasMatch() && m.captured(1).toUInt() == ::getuid();
@@ -48,20 +32,15 @@ bool readJobRecord(const QString& path, JobRecord& out) {
     return id.match(out.id).hasMatch() && !out.runId.isEmpty();
 }
 
-// Whether Slurm still runs the recorded job or step as the record describes it; `problem` says
-// why not (or that Slurm could not be asked).
-bool isRecordedJob(const JobRecord& r, const QProcessEnvironment& env, QString* problem = nullptr) {
-    const QString scontrol = platform::findSlurmTools(env).scontrol;
-    if (scontrol.isEmpty()) {
-        if (problem) {
-            *problem = "scontrol is not on PATH";
-        }
+// Whether Slurm still runs the recorded job or step as the record describes it
+// (`scontrol show job|step -o ID`; Slurm no longer knows one that has ended).
+bool isRecordedJob(const JobRecord& r, const QProcessEnvironment& env, const QString& scontrol) {
+    const platform::ToolResult t =
+        platform::runTool(scontrol, {"show", r.isStep() ? "step" : "job", "-o", r.id}, env);
+    if (!t.ok()) {
         return false;
     }
-    const QMap<QString, QString> s = slurmRecord(r, env, scontrol, problem);
-    if (s.isEmpty()) {
-        return false;
-    }
+    const QMap<QString, QString> s = platform::parseSlurmRecord(t.out.split('\n').value(0));
     if (r.isStep()) {
         return s.value("StepId") == r.id && s.value("Name") == r.name &&
                ownedByThisUser(s.value("UserId")) && slurmStateActive(s.value("State"));
@@ -108,7 +87,7 @@ int endRecordedJobs(const QString& dir, const QProcessEnvironment& env, int wait
         if (tools.scontrol.isEmpty() || tools.scancel.isEmpty()) {
             continue; // cannot be checked here: kept for a run that can
         }
-        if (isRecordedJob(r, env)) {
+        if (isRecordedJob(r, env, tools.scontrol)) {
             platform::runTool(tools.scancel, {r.id}, env);
             live << r;
         } else {
@@ -118,7 +97,7 @@ int endRecordedJobs(const QString& dir, const QProcessEnvironment& env, int wait
     QElapsedTimer clock;
     clock.start();
     for (const JobRecord& r : live) {
-        while (isRecordedJob(r, env) && clock.elapsed() < waitMs) {
+        while (isRecordedJob(r, env, tools.scontrol) && clock.elapsed() < waitMs) {
             QThread::msleep(250);
         }
         QFile::remove(r.path);

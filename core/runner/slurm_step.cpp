@@ -11,9 +11,6 @@
 
 namespace commprof::runner {
 
-const char* const kRankEnvironment[4] = {"MASTER_ADDR", "MASTER_PORT", "COMMPROF_STORE_TOKEN",
-                                         "COMMPROF_RUN_ID"};
-
 int slurmMinutes(const matrix::LauncherSpec& spec, double timeoutS) {
     const double seconds = spec.timeLimitS ? double(*spec.timeLimitS) : timeoutS;
     return std::max(1, int(std::ceil(seconds / 60.0)));
@@ -32,9 +29,10 @@ QStringList placement(const matrix::LauncherSpec& spec, int worldSize) {
 
 QStringList srunOptions(const matrix::LauncherSpec& spec, int worldSize, const QString& name,
                         int minutes, const QStringList& nodeList) {
-    const QStringList exports =
-        QStringList{"ALL"} +
-        spec::mapped<QStringList>(kRankEnvironment, [](const char* e) { return QString(e); });
+    // The environment variables the ranks need, passed by name (their values never appear on a
+    // command line, where every user of the node could read them).
+    const QStringList exports{"ALL", "MASTER_ADDR", "MASTER_PORT", "COMMPROF_STORE_TOKEN",
+                              "COMMPROF_RUN_ID"};
     // --verbose for the step id and every task's exit; --label to tell the ranks apart.
     QStringList o{"--verbose",
                   "--label",

@@ -16,10 +16,6 @@
 
 namespace commprof::runner {
 
-// The environment variables the ranks need, passed by name to srun --export (their values never
-// appear on a command line, where every user of the node could read them).
-extern const char* const kRankEnvironment[4];
-
 // Slurm's --time in whole minutes, rounded up: `time_limit`, else the cell's deadline.
 int slurmMinutes(const matrix::LauncherSpec& spec, double timeoutS);
 

@@ -17,11 +17,18 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
 #include <memory>
 
 class QProcess;
 
 namespace commprof::runner {
+
+// Runs iproute2's `tool` (ip, tc) with `args`: in this machine's namespaces as root, or with
+// `enter` run in the child before exec to join a keeper's. Empty on success, else the command
+// and what it or the namespace setup said.
+QString runNetworkTool(const QString& tool, const QStringList& args,
+                       const std::function<void()>& enter = {});
 
 class NamespaceKeeper {
 public:

@@ -103,10 +103,6 @@ private:
     int worldSize_;
 };
 
-std::string firstLine(const std::string& s) {
-    return s.substr(0, s.find('\n'));
-}
-
 // A one-element all-reduce in the hook's wire type, on every rank alike, before training: a
 // backend that cannot reduce the type fails here with its own words, not in the middle of a
 // backward pass.
