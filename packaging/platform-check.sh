@@ -34,7 +34,7 @@ case "$RELEASE" in
 esac
 shift $(($# >= 2 ? 2 : $#))
 if [ "$(id -u)" -ne 0 ]; then
-  exec sudo --preserve-env=COMMPROF_CACHE,COMMPROF_MIRROR,COMMPROF_JOBS,CCACHE_DISABLE bash "$0" "$RELEASE" "$ACTION" "$@"
+  exec sudo --preserve-env=COMMPROF_CACHE,COMMPROF_MIRROR,COMMPROF_JOBS,COMMPROF_CTEST_JOBS,CCACHE_DISABLE bash "$0" "$RELEASE" "$ACTION" "$@"
 fi
 
 CACHE=${COMMPROF_CACHE:-$HOME/.cache/commprof}/$RELEASE
@@ -42,6 +42,7 @@ ROOTFS=$CACHE/root
 BUILD_DIR=$CACHE/build
 MIRROR=${COMMPROF_MIRROR:-http://deb.debian.org/debian}
 JOBS=${COMMPROF_JOBS:-$(nproc)}
+CTEST_JOBS=${COMMPROF_CTEST_JOBS:-$((2 * JOBS))} # as in bootstrap.sh: suites mostly wait on ranks
 
 # shellcheck source=packages.sh
 source "$SRC/packaging/packages.sh"
@@ -181,9 +182,9 @@ build_and_test() {
     echo "Debian $SUITE commprof-rank --version --json: $(in_root /build/bin/commprof-rank --version --json)"
   fi
   if [ "$RUN_CTEST" -eq 1 ]; then
-    say "ctest (-j $JOBS${labels[*]:+, ${labels[*]}})"
+    say "ctest (-j $CTEST_JOBS${labels[*]:+, ${labels[*]}})"
     in_root env COMMPROF_REQUIRE_PYTORCH="$HAVE_PYTORCH" ctest --test-dir /build \
-      --output-on-failure -j "$JOBS" "${labels[@]}"
+      --output-on-failure -j "$CTEST_JOBS" "${labels[@]}"
   fi
   if [ "$RUN_CTEST" -eq 1 ] && [ "$HAVE_PYTORCH" -eq 1 ] && [ -x "$BUILD_DIR/bin/commprof-rank" ]; then
     say "a 2-rank gloo cell, checked against Python DDP"
